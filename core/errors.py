@@ -1,0 +1,44 @@
+"""Typed errors raised by core. Every message says what went wrong and what to do instead."""
+from __future__ import annotations
+
+
+class VaultError(Exception):
+    """Base class for errors a caller can act on; `code` is a stable machine-readable name."""
+
+    code = "vault_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class PathError(VaultError):
+    """A caller-supplied path was refused by the path resolver."""
+
+    code = "invalid_path"
+
+
+class AbsolutePathError(PathError):
+    code = "absolute_path_blocked"
+
+
+class TraversalError(PathError):
+    code = "path_traversal_blocked"
+
+
+class HiddenPathError(PathError):
+    code = "hidden_path_blocked"
+
+
+class SymlinkEscapeError(PathError):
+    code = "symlink_escapes_vault"
+
+
+class NotFoundError(VaultError):
+    code = "not_found"
+
+
+class QueryError(VaultError):
+    """Bad query arguments (an unknown sort, an invalid stale value, a bad cursor...)."""
+
+    code = "invalid_query"

@@ -1,0 +1,160 @@
+"""The in-memory index: immutable snapshots, swapped whole on every change.
+
+Readers take `index.snapshot` once and work on it; a writer builds the next snapshot
+under a lock and swaps the reference, so no reader ever sees half an update.
+"""
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from . import okf
+from .model import FOLDER, NOTE, Entry, Skipped
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One consistent generation of the index.
+
+    `paths`/`entries` hold notes, attachments and folders in code-point order of path.
+    """
+
+    generation: int
+    paths: tuple[str, ...]
+    entries: tuple[Entry, ...]
+    by_path: dict[str, Entry]
+    skipped: tuple[Skipped, ...] = ()
+    is_bundle: bool = False
+    loaded: bool = True
+    problems: tuple[str, ...] = ()
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def get(self, path: str) -> Entry | None:
+        """The entry at a canonical vault-relative path, or None."""
+        return self.by_path.get(path)
+
+    def span(self, folder: str | None) -> tuple[int, int]:
+        """Index range of the entries at or below `folder` (None or "" = the whole vault)."""
+        if not folder:
+            return 0, len(self.paths)
+        lo = bisect_left(self.paths, folder + "/")
+        hi = bisect_right(self.paths, folder + "/\U0010ffff")
+        return lo, hi
+
+    def cached(self, key: object, build):
+        """Memoize a derived structure (counts, inverted lists) for this generation only."""
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = build()
+            return value
+
+    @property
+    def note_count(self) -> int:
+        return self.cached("note_count", lambda: sum(1 for e in self.entries if e.kind == NOTE))
+
+
+def _bundle(by_path: dict[str, Entry], mode: str) -> bool:
+    if mode == "on":
+        return True
+    if mode == "off":
+        return False
+    index = by_path.get("index.md")
+    return index is not None and okf.declares_okf(index.frontmatter)
+
+
+def _reorder(paths: tuple[str, ...], added: list[str], removed: set[str]) -> tuple[str, ...]:
+    """The sorted path tuple after a small change, without re-sorting everything."""
+    if not added and not removed:
+        return paths
+    if len(added) + len(removed) > 2000:
+        return tuple(sorted((set(paths) - removed).union(added)))
+    work = list(paths)
+    for p in removed:
+        i = bisect_left(work, p)
+        if i < len(work) and work[i] == p:
+            del work[i]
+    for p in added:
+        insort(work, p)
+    return tuple(work)
+
+
+class Index:
+    """Holds the current Snapshot and applies changes by building the next one."""
+
+    def __init__(self, okf_mode: str = "auto") -> None:
+        if okf_mode not in okf.MODES:
+            raise ValueError(f"okf mode must be one of {', '.join(okf.MODES)}")
+        self.okf_mode = okf_mode
+        self._lock = threading.Lock()
+        self._snapshot = Snapshot(0, (), (), {}, loaded=False)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The current generation (an atomic reference read)."""
+        return self._snapshot
+
+    def load(self, entries: Iterable[Entry], skipped: Iterable[Skipped] = (), problems: Iterable[str] = (),
+             loaded: bool = True) -> Snapshot:
+        """Replace the whole index (start-up or a full rescan)."""
+        by_path = {e.path: e for e in entries}
+        with self._lock:
+            return self._swap(by_path, tuple(skipped), tuple(problems), loaded)
+
+    def apply(self, upserts: Iterable[Entry] = (), removals: Iterable[str] = (),
+              skipped: Iterable[Skipped] = ()) -> Snapshot:
+        """Add or replace entries, remove paths (a removed folder takes everything under it),
+        and record newly skipped files. Returns the new snapshot."""
+        upserts = list(upserts)
+        with self._lock:
+            old = self._snapshot
+            by_path = dict(old.by_path)
+            skip = {s.path: s for s in old.skipped}
+            removed: set[str] = set()
+            for path in removals:
+                skip.pop(path, None)
+                gone = by_path.pop(path, None)
+                if gone is None:
+                    continue
+                removed.add(path)
+                if gone.kind == FOLDER:
+                    lo, hi = old.span(path)
+                    for p in old.paths[lo:hi]:
+                        if by_path.pop(p, None) is not None:
+                            removed.add(p)
+            for entry in upserts:
+                skip.pop(entry.path, None)
+                by_path[entry.path] = entry
+                removed.discard(entry.path)
+            for s in skipped:
+                skip[s.path] = s
+                if by_path.pop(s.path, None) is not None:
+                    removed.add(s.path)
+            added = list(dict.fromkeys(e.path for e in upserts if e.path not in old.by_path))
+            paths = _reorder(old.paths, [p for p in added if p in by_path], removed)
+            return self._swap(by_path, tuple(skip.values()), old.problems, old.loaded, paths)
+
+    def mark_loaded(self) -> Snapshot:
+        """Flag the current entries as a complete index."""
+        with self._lock:
+            old = self._snapshot
+            return self._swap(dict(old.by_path), old.skipped, old.problems, True)
+
+    def _swap(self, by_path: dict[str, Entry], skipped: tuple[Skipped, ...], problems: tuple[str, ...],
+              loaded: bool, paths: tuple[str, ...] | None = None) -> Snapshot:
+        if paths is None:
+            paths = tuple(sorted(by_path))
+        snap = Snapshot(
+            generation=self._snapshot.generation + 1,
+            paths=paths,
+            entries=tuple(map(by_path.__getitem__, paths)),
+            by_path=by_path,
+            skipped=skipped,
+            is_bundle=_bundle(by_path, self.okf_mode),
+            loaded=loaded,
+            problems=problems,
+        )
+        self._snapshot = snap
+        return snap

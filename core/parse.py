@@ -1,0 +1,222 @@
+"""Turn one note's bytes into index facts: frontmatter, title, tags, links, OKF fields.
+
+Never raises on bad content: malformed YAML, non-UTF-8 bytes, YAML bombs and odd types
+become a `frontmatter_error` message or a `decode_error` flag on an otherwise indexed note.
+"""
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+import frontmatter
+import yaml
+
+from . import okf
+from .fastyaml import FALLBACK, parse_simple
+from .model import Link
+
+MAX_FRONTMATTER_CHARS = 256 * 1024
+MAX_FRONTMATTER_NODES = 20_000
+MAX_DEPTH = 64
+_YAML = frontmatter.YAMLHandler()  # python-frontmatter picks libyaml's CSafeLoader when present
+
+_H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_TAG = re.compile(r"#([\w/-]*[^\W\d][\w/-]*)")  # Obsidian: not all digits; must follow whitespace
+_WIKI = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"\[[^\]\n]*\]\(<?([^)<>\s]+)>?(?:\s+\"[^\"]*\")?\)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFacts:
+    """What parsing one note yields (the scanner adds path, size and times)."""
+
+    frontmatter: dict[str, Any]
+    title: str
+    tags: tuple[str, ...]
+    links: tuple[Link, ...]
+    content_chars: int
+    frontmatter_error: str | None
+    decode_error: bool
+    okf_status: str
+    okf_trust: str
+    stale_date: dt.date | None
+    stale_instant: dt.datetime | None
+
+
+class _Budget(Exception):
+    pass
+
+
+def decode(data: bytes) -> tuple[str, bool]:
+    """Decode note bytes: strip a UTF-8 BOM, replace invalid bytes (flagged), and fold CRLF/CR to LF."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text, bad = data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        text, bad = data.decode("utf-8", errors="replace"), True
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text, bad
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str]:
+    """Split LF text into (frontmatter YAML or None, body). The block must open on line 1 and close."""
+    if not text.startswith("---"):
+        return None, text
+    first_end = text.find("\n")
+    if first_end < 0 or text[3:first_end].strip() != "":
+        return None, text
+    pos = first_end + 1
+    while pos <= len(text):
+        nl = text.find("\n", pos)
+        line = text[pos:] if nl < 0 else text[pos:nl]
+        if line.rstrip() in ("---", "..."):
+            return text[first_end + 1 : pos], ("" if nl < 0 else text[nl + 1 :])
+        if nl < 0:
+            break
+        pos = nl + 1
+    return None, text
+
+
+def json_safe(value: Any) -> Any:
+    """Convert a YAML value to JSON-safe data (dates to ISO 8601), with size and depth budgets."""
+    budget = [MAX_FRONTMATTER_NODES]
+
+    def conv(v: Any, depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > MAX_DEPTH:
+            raise _Budget
+        if v is None or isinstance(v, (bool, int, str)):
+            return v
+        if isinstance(v, float):
+            return v if math.isfinite(v) else str(v)
+        if isinstance(v, (dt.date, dt.datetime)):
+            return v.isoformat()
+        if isinstance(v, dict):
+            return {k if isinstance(k, str) else str(conv(k, depth + 1)): conv(x, depth + 1) for k, x in v.items()}
+        if isinstance(v, (list, tuple, set, frozenset)):
+            return [conv(x, depth + 1) for x in v]
+        if isinstance(v, bytes):
+            return base64.b64encode(v).decode("ascii")
+        return str(v)
+
+    return conv(value, 0)
+
+
+def load_yaml(block: str) -> tuple[dict[str, Any], str | None]:
+    """Parse a frontmatter block to a raw (not yet JSON-safe) mapping, or ({}, error message)."""
+    if len(block) > MAX_FRONTMATTER_CHARS:
+        return {}, f"frontmatter is larger than {MAX_FRONTMATTER_CHARS // 1024} KiB and was not parsed"
+    raw = parse_simple(block)
+    if raw is FALLBACK:
+        try:
+            raw = _YAML.load(block)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark
+            where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark is not None else ""
+            return {}, f"invalid YAML frontmatter{where}: {exc.problem or exc.context}"
+        except (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
+            return {}, f"invalid YAML frontmatter: {exc}"
+    if raw is None:
+        return {}, None
+    if not isinstance(raw, dict):
+        return {}, f"frontmatter is a {type(raw).__name__}, not a mapping of keys to values"
+    return raw, None
+
+
+def frontmatter_tags(value: Any) -> list[str]:
+    """Tags from a frontmatter `tags` value: a list, or a comma/space separated string; '#' stripped."""
+    if isinstance(value, str):
+        items: list[Any] = re.split(r"[,\s]+", value)
+    elif isinstance(value, list):
+        items = value
+    else:
+        return []
+    out = []
+    for item in items:
+        if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            tag = str(item).strip().lstrip("#")
+            if tag:
+                out.append(tag)
+    return out
+
+
+def _strip_code(body: str) -> str:
+    if "`" not in body and "~~~" not in body:
+        return body
+    return _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
+
+
+def body_links(body: str) -> tuple[Link, ...]:
+    """Wiki links, embeds and local Markdown links in a note body (code excluded)."""
+    links: list[Link] = []
+    if "[[" in body:
+        for m in _WIKI.finditer(body):
+            bang, inner = m.start() > 0 and body[m.start() - 1] == "!", m.group(1)
+            target, _, alias = inner.partition("|")
+            target, _, heading = target.partition("#")
+            target = target.strip()
+            heading_part = heading.strip() or None
+            if not target and not heading_part:
+                continue
+            links.append(Link(target, "embed" if bang else "wiki", heading_part, alias.strip() or None))
+    if "](" in body:
+        for m in _MDLINK.finditer(body):
+            bang, href = m.start() > 0 and body[m.start() - 1] == "!", m.group(1)
+            if _SCHEME.match(href) or href.startswith("#"):
+                continue
+            target, _, heading = unquote(href).partition("#")
+            if target:
+                links.append(Link(target, "embed" if bang else "markdown", heading or None, None))
+    return tuple(links)
+
+
+def parse_note(data: bytes, stem: str) -> NoteFacts:
+    """Parse a note's bytes. `stem` (file name without .md) is the title of last resort."""
+    text, bad = decode(data)
+    block, body = split_frontmatter(text)
+    raw: dict[str, Any] = {}
+    error = None
+    fm: dict[str, Any] = {}
+    if block is not None:
+        raw, error = load_yaml(block)
+        try:
+            fm = json_safe(raw)
+        except (_Budget, RecursionError):
+            raw, fm = {}, {}
+            error = "frontmatter is too large or too deeply nested (possibly a YAML alias bomb) and was ignored"
+    title = fm.get("title")
+    if not isinstance(title, str) or not title.strip():
+        code_free = _strip_code(body) if "# " in body else body
+        m = _H1.search(code_free)
+        title = m.group(1).strip() if m else stem
+    else:
+        title = title.strip()
+    tags = frontmatter_tags(fm.get("tags")) + frontmatter_tags(fm.get("tag"))
+    scan = _strip_code(body)
+    if "#" in scan:
+        tags.extend(m.group(1).rstrip("/") for m in _TAG.finditer(scan)
+                    if m.start() == 0 or scan[m.start() - 1].isspace())
+    stale_date, stale_instant = okf.parse_stale_after(raw.get("stale_after"))
+    return NoteFacts(
+        frontmatter=fm,
+        title=title,
+        tags=tuple(dict.fromkeys(t for t in tags if t)),
+        links=body_links(scan),
+        content_chars=len(body),
+        frontmatter_error=error,
+        decode_error=bad,
+        okf_status=okf.derive_status(raw.get("status")),
+        okf_trust=okf.derive_trust(raw.get("verified")),
+        stale_date=stale_date,
+        stale_instant=stale_instant,
+    )

@@ -1,0 +1,90 @@
+"""The one resolver for caller-supplied vault paths (every read, list and write goes through it).
+
+A caller path is vault-relative, `/`-separated, and names nothing hidden. Anything else is
+refused with a typed error whose message says what to write instead.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from .errors import AbsolutePathError, HiddenPathError, PathError, SymlinkEscapeError, TraversalError
+
+MAX_PATH_CHARS = 1024
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def normalize(path: object, *, what: str = "path") -> str:
+    """Validate a caller-supplied vault-relative path and return its canonical form.
+
+    The canonical form has no leading, trailing or doubled slashes and no `.` segments.
+    Raises PathError (or a subclass) for empty, absolute, traversing, hidden, backslashed
+    or control-character paths. The messages start with the stable phrases
+    "absolute path blocked", "path traversal blocked" and "hidden path blocked".
+    """
+    if not isinstance(path, str):
+        raise PathError(f"{what} must be a string such as 'Projects/plan.md', got {type(path).__name__}")
+    if path == "" or path.strip() == "":
+        raise PathError(f"empty {what}: give a vault-relative path such as 'Projects/plan.md'")
+    if len(path) > MAX_PATH_CHARS:
+        raise PathError(f"{what} is longer than {MAX_PATH_CHARS} characters: give a shorter vault-relative path")
+    if _CONTROL.search(path):
+        raise PathError(f"{what} contains a NUL or control character: remove it and use a plain vault-relative path")
+    if "\\" in path:
+        raise PathError(f"{what} contains a backslash: separate folders with '/' as in 'Projects/plan.md'")
+    if path.startswith(("/", "~")) or _DRIVE.match(path):
+        raise AbsolutePathError(
+            f"absolute path blocked: {path!r} points outside the vault; use a vault-relative {what} "
+            "such as 'Projects/plan.md' (omit it to cover the whole vault)"
+        )
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if not parts:
+        raise TraversalError(
+            f"path traversal blocked: {path!r} names the vault root itself; omit the {what} to cover the whole vault"
+        )
+    for part in parts:
+        if part == "..":
+            raise TraversalError(
+                f"path traversal blocked: {path!r} uses '..'; name the target by its vault-relative path instead"
+            )
+        if part.startswith("."):
+            raise HiddenPathError(
+                f"hidden path blocked: {part!r} is hidden (dot-prefixed, like .obsidian or .git); "
+                "vaultwatch never reads, lists or writes hidden files; use a path outside hidden folders"
+            )
+        if part.strip() != part and part.strip() == "":
+            raise PathError(f"{what} has a blank segment: remove it")
+    return "/".join(parts)
+
+
+def normalize_folder(folder: object) -> str | None:
+    """Normalize a folder argument: None stays None (whole vault), "" stays "" (the root level)."""
+    if folder is None:
+        return None
+    if isinstance(folder, str) and folder == "":
+        return ""
+    return normalize(folder, what="folder")
+
+
+def is_hidden(rel_path: str) -> bool:
+    """True when any segment of a vault-relative path is dot-prefixed."""
+    return any(part.startswith(".") for part in rel_path.split("/"))
+
+
+def to_disk(root_real: str, rel: str) -> str:
+    """Map a canonical vault-relative path to its real location, refusing symlink escapes.
+
+    `root_real` must be the vault's realpath. Raises SymlinkEscapeError when the real
+    location lies outside the vault and HiddenPathError when a link leads into a hidden
+    folder of the vault. A path that does not exist yet maps to its would-be location,
+    checked against its nearest existing parent.
+    """
+    joined = os.path.join(root_real, *rel.split("/"))
+    real = os.path.realpath(joined)
+    if real != root_real and not real.startswith(root_real + os.sep):
+        raise SymlinkEscapeError(f"symlink escapes vault: {rel!r} resolves outside the vault and is never followed")
+    inside = os.path.relpath(real, root_real).replace(os.sep, "/")
+    if inside != "." and is_hidden(inside):
+        raise HiddenPathError(f"hidden path blocked: {rel!r} leads into a hidden folder through a symlink")
+    return real

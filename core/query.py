@@ -1,0 +1,268 @@
+"""The one listing function. Every listing — the MCP tools, the compat tools, the CLI and the
+TUI's list, tree counts and triage tabs — is a `Query` run against a `Snapshot`.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from bisect import bisect_right
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from . import okf
+from .clock import Clock
+from .errors import QueryError
+from .glob import compile_glob
+from .index import Snapshot
+from .model import ATTACHMENT, FOLDER, NOTE, Entry
+from .paths import normalize_folder
+
+SORTS = ("path", "modified", "title", "size", "overdue")
+Pair = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """What to list. Defaults: every note in the vault, in code-point order of path.
+
+    folder: None = whole vault; "" = root level only; else that folder and its subfolders
+        (name boundary: "Projects" covers "Projects/Archive", not "ProjectsOld").
+    recursive: False = only the folder's direct children.
+    pattern: case-sensitive glob; matched against the vault-relative path, or against the
+        path inside `folder` when pattern_base == "folder".
+    filters / exclude: frontmatter (key, value) equality pairs, ANDed; `exclude` negates each.
+    text: case-insensitive substring of title or path.
+    problems_only: only notes with a frontmatter error or undecodable bytes.
+    """
+
+    folder: str | None = None
+    recursive: bool = True
+    pattern: str | None = None
+    pattern_base: str = "vault"
+    filters: tuple[Pair, ...] = ()
+    exclude: tuple[Pair, ...] = ()
+    text: str | None = None
+    problems_only: bool = False
+    include_notes: bool = True
+    include_attachments: bool = False
+    include_folders: bool = False
+    sort: str = "path"
+    descending: bool = False
+    limit: int | None = None
+    cursor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueryResult:
+    """A page of entries plus what a caller needs to page on and judge freshness."""
+
+    entries: tuple[Entry, ...]
+    total: int
+    next_cursor: str | None
+    generation: int
+    is_bundle: bool
+    loaded: bool
+
+
+def pairs(filters: Mapping[str, Any] | None) -> tuple[Pair, ...]:
+    """Turn a {key: value} mapping into validated (key, value) pairs (values become strings)."""
+    if not filters:
+        return ()
+    if not isinstance(filters, Mapping):
+        raise QueryError('filters must be an object of frontmatter key to value, e.g. {"status": "deprecated"}')
+    out = []
+    for key, value in filters.items():
+        if not isinstance(key, str) or not key.strip():
+            raise QueryError("filter keys must be non-empty frontmatter key names")
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, (int, float)):
+            value = str(value)
+        elif not isinstance(value, str):
+            raise QueryError(f"filter {key!r} needs a string value, e.g. {{{key!r}: \"value\"}}")
+        out.append((key, value))
+    return tuple(out)
+
+
+def _scalar_eq(value: Any, want: str) -> bool:
+    if isinstance(value, bool):
+        return want.lower() == ("true" if value else "false")
+    if isinstance(value, str):
+        return value == want
+    if value is None:
+        return want == "" or want.lower() in ("null", "~")
+    if isinstance(value, (int, float)):
+        return str(value) == want
+    return False
+
+
+def _field_matcher(key: str, want: str, bundle: bool, clock: Clock) -> Callable[[Entry], bool]:
+    if bundle and key == "status":
+        return lambda e: e.okf_status == want
+    if bundle and key == "trust_tier":
+        if want not in okf.TRUST_TIERS:
+            raise QueryError(f"trust_tier {want!r} is not a tier: use one of {', '.join(okf.TRUST_TIERS)}")
+        return lambda e: e.okf_trust == want
+    if bundle and key == "stale":
+        flag = okf.parse_bool_word(want)
+        if flag is None:
+            raise QueryError(f"stale filter {want!r} is not a boolean: use true or false (also yes/no/1/0)")
+        return lambda e: okf.is_stale(e.stale_date, e.stale_instant, clock) is flag
+    if key in ("tags", "tag"):
+        folded = want.lstrip("#").casefold()
+        return lambda e: any(t.casefold() == folded for t in e.tags)
+
+    def match(e: Entry) -> bool:
+        value = e.frontmatter.get(key, _MISSING)
+        if value is _MISSING:
+            return False
+        if isinstance(value, list):
+            return any(_scalar_eq(v, want) for v in value)
+        return _scalar_eq(value, want)
+
+    return match
+
+
+_MISSING = object()
+
+
+def _fingerprint(q: Query) -> str:
+    core = asdict(replace(q, limit=None, cursor=None))
+    return hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _sort_key(sort: str, clock: Clock) -> Callable[[Entry], Any]:
+    if sort == "modified":
+        return lambda e: e.mtime_ns
+    if sort == "title":
+        return lambda e: e.title.casefold()
+    if sort == "size":
+        return lambda e: e.size_bytes
+    if sort == "overdue":  # most overdue first when ascending
+        def overdue(e: Entry) -> Any:
+            days = okf.overdue_days(e.stale_date, e.stale_instant, clock)
+            return -days if days is not None else 1
+        return overdue
+    return lambda e: ""
+
+
+def encode_cursor(fp: str, key: Any, path: str) -> str:
+    raw = json.dumps([fp, key, path], ensure_ascii=False).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        got_fp, key, path = json.loads(raw)
+        if not isinstance(path, str):
+            raise ValueError
+    except (ValueError, TypeError):
+        raise QueryError("cursor is not valid: pass back the next_cursor of a previous result, unchanged") from None
+    if got_fp != fp:
+        raise QueryError("cursor belongs to a different query: repeat the same arguments with it, or drop the cursor")
+    return key, path
+
+
+def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
+    """Answer a Query from one snapshot. Raises QueryError/PathError for bad arguments."""
+    folder = normalize_folder(q.folder)
+    if q.sort not in SORTS:
+        raise QueryError(f"sort {q.sort!r} is unknown: use one of {', '.join(SORTS)}")
+    if q.limit is not None and (not isinstance(q.limit, int) or q.limit < 1):
+        raise QueryError("limit must be a positive whole number (omit it for the complete listing)")
+    if q.pattern_base not in ("vault", "folder"):
+        raise QueryError("pattern_base must be 'vault' or 'folder'")
+    recursive = q.recursive and folder != ""
+    filtered = bool(q.filters or q.exclude or q.problems_only)
+    kinds = set()
+    if q.include_notes:
+        kinds.add(NOTE)
+    if q.include_attachments and not filtered:
+        kinds.add(ATTACHMENT)
+    if q.include_folders and not filtered:
+        kinds.add(FOLDER)
+
+    checks: list[Callable[[Entry], bool]] = []
+    for key, want in q.filters:
+        checks.append(_field_matcher(key, want, snapshot.is_bundle, clock))
+    for key, want in q.exclude:
+        m = _field_matcher(key, want, snapshot.is_bundle, clock)
+        checks.append(lambda e, m=m: not m(e))
+    if q.problems_only:
+        checks.append(lambda e: e.frontmatter_error is not None or e.decode_error)
+
+    lo, hi = snapshot.span(folder)
+    prefix_len = len(folder) + 1 if folder else 0
+    depth_ok: Callable[[str], bool] | None = None
+    if not recursive:
+        depth_ok = lambda p: "/" not in p[prefix_len:]  # noqa: E731
+    rx = compile_glob(q.pattern) if q.pattern else None
+    strip = prefix_len if (q.pattern_base == "folder" and folder) else 0
+    needle = q.text.casefold() if q.text else None
+
+    matched: list[Entry] = []
+    append = matched.append
+    for e in snapshot.entries[lo:hi]:
+        if e.kind not in kinds:
+            continue
+        if depth_ok is not None and not depth_ok(e.path):
+            continue
+        if rx is not None and rx.fullmatch(e.path[strip:] if strip else e.path) is None:
+            continue
+        if needle is not None and needle not in e.path.casefold() and needle not in e.title.casefold():
+            continue
+        if checks and not all(c(e) for c in checks):
+            continue
+        append(e)
+
+    fp = _fingerprint(q)
+    keyf = _sort_key(q.sort, clock)
+    if q.sort != "path":
+        matched.sort(key=lambda e: (keyf(e), e.path), reverse=q.descending)
+    elif q.descending:
+        matched.reverse()
+    total = len(matched)
+    start = 0
+    if q.cursor:
+        ckey, cpath = _decode_cursor(q.cursor, fp)
+        marks = [(keyf(e), e.path) for e in matched]
+        if q.descending:
+            start = next((i for i, m in enumerate(marks) if m < (ckey, cpath)), total)
+        else:
+            start = bisect_right(marks, (ckey, cpath))
+    end = total if q.limit is None else min(total, start + q.limit)
+    page = tuple(matched[start:end])
+    next_cursor = None
+    if end < total and page:
+        last = page[-1]
+        next_cursor = encode_cursor(fp, keyf(last), last.path)
+    return QueryResult(page, total, next_cursor, snapshot.generation, snapshot.is_bundle, snapshot.loaded)
+
+
+def stats(snapshot: Snapshot, clock: Clock) -> dict[str, Any]:
+    """Counts for `vaultwatch stats`, the TUI's tab badges and the MCP triage tool."""
+    out: dict[str, Any] = {
+        "notes": 0, "attachments": 0, "folders": 0,
+        "status": {}, "stale": 0, "trust_tier": {t: 0 for t in okf.TRUST_TIERS},
+        "frontmatter_errors": 0, "decode_errors": 0, "skipped": len(snapshot.skipped),
+        "okf_bundle": snapshot.is_bundle, "generation": snapshot.generation,
+    }
+    for e in snapshot.entries:
+        if e.kind == FOLDER:
+            out["folders"] += 1
+        elif e.kind == ATTACHMENT:
+            out["attachments"] += 1
+        else:
+            out["notes"] += 1
+            out["status"][e.okf_status] = out["status"].get(e.okf_status, 0) + 1
+            out["trust_tier"][e.okf_trust] += 1
+            if okf.is_stale(e.stale_date, e.stale_instant, clock):
+                out["stale"] += 1
+            if e.frontmatter_error is not None:
+                out["frontmatter_errors"] += 1
+            if e.decode_error:
+                out["decode_errors"] += 1
+    return out

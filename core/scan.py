@@ -1,0 +1,314 @@
+"""Walk a vault and turn its files into index entries.
+
+Hidden (dot-prefixed) names are never indexed at any depth; ignore rules exclude more.
+Symlinks are followed only when they resolve inside the vault and outside hidden folders.
+Broken links, loops, FIFOs and unreadable files are skipped and counted, never fatal.
+"""
+from __future__ import annotations
+
+import gc
+import mimetypes
+import multiprocessing
+import os
+import threading
+import stat as stat_mod
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from .ignore import IgnoreRules
+from .model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped
+from .parse import parse_note
+from .paths import is_hidden
+
+DEFAULT_ATTACHMENT_EXTS = frozenset(
+    "pdf docx xlsx pptx odt ods odp png jpg jpeg gif webp svg bmp tiff zip tar gz "
+    "mp3 mp4 wav ogg txt csv tsv json yaml toml xml html css js ts".split()
+)
+MAX_NOTE_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ScanConfig:
+    """What the scanner indexes. `attachment_exts` None means every extension (`*`)."""
+
+    attachment_exts: frozenset[str] | None = DEFAULT_ATTACHMENT_EXTS
+    ignore: IgnoreRules = IgnoreRules()
+
+    def kind_of(self, name: str) -> str | None:
+        """'note', 'attachment' or None (not part of the vault) for a file name."""
+        dot = name.rfind(".")
+        ext = name[dot + 1 :].lower() if dot > 0 else ""
+        if ext == "md":
+            return NOTE
+        if self.attachment_exts is None or ext in self.attachment_exts:
+            return ATTACHMENT
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class FileFact:
+    """A file found by the walk: where it is, where its bytes are, and its stat."""
+
+    rel: str
+    real: str
+    kind: str
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+Found = FileFact | Entry | Skipped  # Entry here is a folder entry
+
+
+def parse_attachment_exts(spec: str | Iterable[str] | None) -> frozenset[str] | None:
+    """Parse an allowlist ("pdf,png", a list, or "*" for all) into lowercase extensions."""
+    if spec is None:
+        return DEFAULT_ATTACHMENT_EXTS
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    cleaned = {i.strip().lower().lstrip(".") for i in items if i.strip()}
+    return None if "*" in cleaned else frozenset(cleaned)
+
+
+def _inside(root_real: str, real: str) -> str | None:
+    """The vault-relative form of a real path, or None when it lies outside the vault."""
+    if real == root_real:
+        return ""
+    if not real.startswith(root_real + os.sep):
+        return None
+    return real[len(root_real) + 1 :].replace(os.sep, "/")
+
+
+def walk(root_real: str, config: ScanConfig) -> Iterator[Found]:
+    """Yield FileFacts, folder Entries and Skipped records for the vault at `root_real` (a realpath)."""
+    seen_dirs: set[tuple[int, int]] = set()
+    try:
+        st = os.stat(root_real)
+        seen_dirs.add((st.st_dev, st.st_ino))
+    except OSError:
+        return
+    stack: list[tuple[str, str]] = [(root_real, "")]
+    while stack:
+        dir_real, dir_rel = stack.pop()
+        try:
+            it = os.scandir(dir_real)
+        except OSError as exc:
+            if dir_rel:
+                yield Skipped(dir_rel, f"folder unreadable: {exc.strerror or exc}")
+            continue
+        with it:
+            for de in it:
+                name = de.name
+                if name.startswith("."):
+                    continue
+                rel = f"{dir_rel}/{name}" if dir_rel else name
+                try:
+                    found = _visit(de, rel, root_real, config, seen_dirs)
+                except OSError as exc:
+                    found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
+                if found is None:
+                    continue
+                if isinstance(found, tuple):
+                    entry, real = found
+                    yield entry
+                    stack.append((real, rel))
+                else:
+                    yield found
+
+
+def _visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, seen_dirs: set[tuple[int, int]]):
+    is_link = de.is_symlink()
+    real = de.path
+    if is_link:
+        try:
+            st = os.stat(de.path)
+        except OSError as exc:
+            reason = "symlink loop" if exc.errno == 40 else "broken symlink"
+            return Skipped(rel, reason)
+        real = os.path.realpath(de.path)
+        inside = _inside(root_real, real)
+        if inside is None:
+            return Skipped(rel, "symlink escapes vault")
+        if inside == "" or is_hidden(inside):
+            return Skipped(rel, "symlink into a hidden folder or the vault root")
+    else:
+        st = de.stat(follow_symlinks=False)
+    if stat_mod.S_ISDIR(st.st_mode):
+        if config.ignore.excluded(rel, is_dir=True):
+            return None
+        key = (st.st_dev, st.st_ino)
+        if key in seen_dirs:
+            return Skipped(rel, "symlink loop") if is_link else None
+        seen_dirs.add(key)
+        return Entry(path=rel, kind=FOLDER, size_bytes=0, mtime_ns=st.st_mtime_ns, title=de.name, inode=st.st_ino), real
+    kind = config.kind_of(de.name)
+    if kind is None:
+        return None
+    if not config.ignore.empty and config.ignore.excluded(rel):
+        return None
+    if not stat_mod.S_ISREG(st.st_mode):
+        return Skipped(rel, "not a regular file")
+    return FileFact(rel, real, kind, st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def entry_for(fact: FileFact) -> Entry | Skipped:
+    """Read and parse one file into an Entry. Errors become a Skipped record."""
+    stem = fact.rel.rsplit("/", 1)[-1]
+    if fact.kind == ATTACHMENT:
+        mime = mimetypes.guess_type(stem, strict=False)[0] or "application/octet-stream"
+        return Entry(path=fact.rel, kind=ATTACHMENT, size_bytes=fact.size, mtime_ns=fact.mtime_ns,
+                     title=stem, inode=fact.inode, mime_type=mime)
+    if fact.size > MAX_NOTE_BYTES:
+        return Skipped(fact.rel, f"note larger than {MAX_NOTE_BYTES // (1024 * 1024)} MiB")
+    try:
+        with open(fact.real, "rb") as f:
+            data = f.read(MAX_NOTE_BYTES + 1)
+    except OSError as exc:
+        return Skipped(fact.rel, f"unreadable: {exc.strerror or exc}")
+    if len(data) > MAX_NOTE_BYTES:
+        return Skipped(fact.rel, f"note larger than {MAX_NOTE_BYTES // (1024 * 1024)} MiB")
+    facts = parse_note(data, stem[:-3] if stem.lower().endswith(".md") else stem)
+    return Entry(
+        path=fact.rel, kind=NOTE, size_bytes=len(data), mtime_ns=fact.mtime_ns, title=facts.title,
+        inode=fact.inode, frontmatter=facts.frontmatter, tags=facts.tags, links=facts.links,
+        content_chars=facts.content_chars, frontmatter_error=facts.frontmatter_error,
+        decode_error=facts.decode_error, okf_status=facts.okf_status, okf_trust=facts.okf_trust,
+        stale_date=facts.stale_date, stale_instant=facts.stale_instant,
+    )
+
+
+def stat_one(root_real: str, rel: str, config: ScanConfig) -> FileFact | Entry | Skipped | None:
+    """Stat a single vault path the way the walk would (None: absent, hidden or not part of the vault)."""
+    if is_hidden(rel):
+        return None
+    abs_path = os.path.join(root_real, *rel.split("/"))
+    parent = os.path.dirname(abs_path)
+    name = os.path.basename(abs_path)
+    try:
+        with os.scandir(parent) as it:
+            for de in it:
+                if de.name == name:
+                    found = _visit(de, rel, root_real, config, set())
+                    return found[0] if isinstance(found, tuple) else found
+    except OSError:
+        return None
+    return None
+
+
+ProgressFn = Callable[[int, int], None]
+PARALLEL_MIN_FILES = 3000
+CHUNK = 400
+
+
+def _parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
+    return [entry_for(f) for f in chunk]
+
+
+def _pool(workers: int):
+    # fork is cheapest, but forking a multi-threaded process (the TUI) can deadlock the child:
+    # there, a forkserver (a clean single-threaded parent) forks the workers instead.
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":
+        ctx.set_forkserver_preload(["core.scan"])
+    return ctx.Pool(workers)
+
+
+def scan(root_real: str, config: ScanConfig, progress: ProgressFn | None = None,
+         workers: int | None = None) -> tuple[list[Entry], list[Skipped]]:
+    """Walk and parse the whole vault. Returns (entries incl. folders, skipped).
+
+    Parsing is CPU-bound Python, so large vaults are parsed by a pool of processes (one
+    per core by default) fed with chunks while the walk is still going; small vaults, or
+    a machine where no process can be started, are parsed in this process.
+    """
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # 100k long-lived records: generational GC passes would cost seconds here
+    try:
+        if workers >= 2:
+            try:
+                return _scan_parallel(root_real, config, progress, workers)
+            except _Sequential:
+                pass
+            except (OSError, RuntimeError, multiprocessing.ProcessError):
+                pass  # no processes to be had (sandbox, fd limits): parse here instead
+        return _scan_here(root_real, config, progress)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+class _Sequential(Exception):
+    """The vault is too small for a process pool to pay off."""
+
+
+def _split(root_real: str, config: ScanConfig) -> tuple[list[FileFact], list[Entry], list[Skipped]]:
+    facts: list[FileFact] = []
+    folders: list[Entry] = []
+    skipped: list[Skipped] = []
+    for found in walk(root_real, config):
+        if isinstance(found, FileFact):
+            facts.append(found)
+        elif isinstance(found, Skipped):
+            skipped.append(found)
+        else:
+            folders.append(found)
+    return facts, folders, skipped
+
+
+def _scan_here(root_real: str, config: ScanConfig, progress: ProgressFn | None) -> tuple[list[Entry], list[Skipped]]:
+    facts, entries, skipped = _split(root_real, config)
+    total = len(facts)
+    for done, fact in enumerate(facts, 1):
+        out = entry_for(fact)
+        (skipped if isinstance(out, Skipped) else entries).append(out)
+        if progress is not None and done % 2000 == 0:
+            progress(done, total)
+    if progress is not None:
+        progress(total, total)
+    return entries, skipped
+
+
+def _scan_parallel(root_real: str, config: ScanConfig, progress: ProgressFn | None,
+                   workers: int) -> tuple[list[Entry], list[Skipped]]:
+    entries: list[Entry] = []
+    skipped: list[Skipped] = []
+    walked = iter(walk(root_real, config))
+    first: list[FileFact] = []
+    for found in walked:  # look ahead: a small vault never pays for a pool
+        if isinstance(found, FileFact):
+            first.append(found)
+            if len(first) >= PARALLEL_MIN_FILES:
+                break
+        else:
+            (skipped if isinstance(found, Skipped) else entries).append(found)
+    else:
+        raise _Sequential
+    seen = [0]
+
+    def chunks():
+        batch = first
+        for found in walked:  # runs in the pool's feeder thread, overlapping the parse
+            if isinstance(found, FileFact):
+                batch.append(found)
+                if len(batch) >= CHUNK:
+                    seen[0] += len(batch)
+                    yield batch
+                    batch = []
+            else:
+                (skipped if isinstance(found, Skipped) else entries).append(found)
+        if batch:
+            seen[0] += len(batch)
+            yield batch
+
+    done = 0
+    with _pool(workers) as pool:
+        for batch in pool.imap_unordered(_parse_chunk, chunks()):
+            for out in batch:
+                (skipped if isinstance(out, Skipped) else entries).append(out)
+            done += len(batch)
+            if progress is not None:
+                progress(done, max(done, seen[0]))
+    if progress is not None:
+        progress(done, done)
+    return entries, skipped

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Set up and run vaultwatch from a source checkout, with nothing but Python 3.11+.
+
+    python3 dev.py run [ARGS...]    launch vaultwatch (default: the bundled demo vault)
+    python3 dev.py test [ARGS...]   run the whole test suite
+    python3 dev.py bench [NAME]     run the benchmarks in bench/ (JSON on stdout)
+    python3 dev.py screenshots      regenerate the SVGs in screenshots/
+
+Each command creates or updates ./.venv first. The step is idempotent: the
+virtualenv is reinstalled only when pyproject.toml changed since the last install.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".vaultwatch-installed"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def _want() -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+
+
+def ensure_venv() -> None:
+    """Create ./.venv and install vaultwatch with its test extras when needed."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"vaultwatch needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    if not PY.exists():
+        print("dev.py: creating .venv", file=sys.stderr)
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    if STAMP.exists() and STAMP.read_text() == _want():
+        return
+    print("dev.py: installing vaultwatch and its test dependencies into .venv", file=sys.stderr)
+    pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.check_call([*pip, "install", "-e", f"{ROOT}[test]"])
+    STAMP.write_text(_want())
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "test", "bench", "screenshots"}:
+        print(__doc__)
+        return 2
+    cmd, rest = argv[0], argv[1:]
+    ensure_venv()
+    env = dict(os.environ)
+    if cmd == "run":
+        return subprocess.call([str(BIN / "vaultwatch"), *rest], env=env)
+    if cmd == "test":
+        return subprocess.call([str(PY), str(ROOT / "tests" / "run_suite.py"), *rest], cwd=ROOT, env=env)
+    if cmd == "bench":
+        return subprocess.call([str(PY), str(ROOT / "bench" / "run_all.py"), *rest], cwd=ROOT, env=env)
+    return subprocess.call([str(PY), str(ROOT / "screenshots" / "make_screenshots.py"), *rest], cwd=ROOT, env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
