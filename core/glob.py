@@ -15,6 +15,29 @@ MAX_PATTERN_CHARS = 512
 MAX_WILDCARDS = 24
 
 
+def _class_char(c: str) -> str:
+    return "\\" + c if c in "\\]-^[&~|" else c
+
+
+def _char_class(body: str, negate: bool) -> str:
+    """A bracket expression as a regex that never matches `/`: ranges kept (empty ones
+    such as `z-a` dropped, as fnmatch does), every other character literal."""
+    items: list[str] = []
+    k, n = 0, len(body)
+    while k < n:
+        if k + 2 < n and body[k + 1] == "-":
+            lo, hi = body[k], body[k + 2]
+            if lo <= hi:
+                items.append(f"{_class_char(lo)}-{_class_char(hi)}")
+            k += 3
+        else:
+            items.append(_class_char(body[k]))
+            k += 1
+    if negate:
+        return f"[^/{''.join(items)}]"
+    return f"(?!/)[{''.join(items)}]" if items else "(?!)"
+
+
 def _segment(seg: str) -> str:
     out: list[str] = []
     i, n = 0, len(seg)
@@ -40,10 +63,7 @@ def _segment(seg: str) -> str:
             else:
                 body = seg[i + 1 : j]
                 negate = body[:1] in ("!", "^")
-                if negate:
-                    body = body[1:]
-                body = body.replace("\\", "\\\\").replace("/", "")
-                out.append(f"[{'^' if negate else ''}/{body}]" if negate else f"[{body}]")
+                out.append(_char_class(body[1:] if negate else body, negate))
                 i = j
         else:
             out.append(re.escape(c))
@@ -81,3 +101,23 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 def glob_match(pattern: str, path: str) -> bool:
     """True when the vault-relative `path` matches the glob `pattern`."""
     return compile_glob(pattern).fullmatch(path) is not None
+
+
+def literal_hint(pattern: str) -> str:
+    """The longest run of literal characters every match must contain (a cheap pre-filter)."""
+    best = ""
+    for run in re.split(r"[*?\[\]/]+", pattern):
+        if len(run) > len(best):
+            best = run
+    return best if "[" not in pattern else ""
+
+
+def literal_dir(pattern: str) -> str:
+    """The leading folder segments of a pattern that contain no wildcard ("" if none)."""
+    parts = pattern.strip("/").split("/")[:-1]
+    lead: list[str] = []
+    for part in parts:
+        if any(c in part for c in "*?["):
+            break
+        lead.append(part)
+    return "/".join(lead)

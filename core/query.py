@@ -6,15 +6,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from bisect import bisect_right
-from collections.abc import Callable, Mapping
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Mapping
+from itertools import compress
+from operator import attrgetter, itemgetter, methodcaller, not_
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from . import okf
+from . import okf, postings
 from .clock import Clock
 from .errors import QueryError
-from .glob import compile_glob
+from .glob import compile_glob, literal_dir, literal_hint
 from .index import Snapshot
 from .model import ATTACHMENT, FOLDER, NOTE, Entry
 from .paths import normalize_folder
@@ -86,46 +88,23 @@ def pairs(filters: Mapping[str, Any] | None) -> tuple[Pair, ...]:
     return tuple(out)
 
 
-def _scalar_eq(value: Any, want: str) -> bool:
-    if isinstance(value, bool):
-        return want.lower() == ("true" if value else "false")
-    if isinstance(value, str):
-        return value == want
-    if value is None:
-        return want == "" or want.lower() in ("null", "~")
-    if isinstance(value, (int, float)):
-        return str(value) == want
-    return False
 
 
-def _field_matcher(key: str, want: str, bundle: bool, clock: Clock) -> Callable[[Entry], bool]:
-    if bundle and key == "status":
-        return lambda e: e.okf_status == want
-    if bundle and key == "trust_tier":
-        if want not in okf.TRUST_TIERS:
-            raise QueryError(f"trust_tier {want!r} is not a tier: use one of {', '.join(okf.TRUST_TIERS)}")
-        return lambda e: e.okf_trust == want
-    if bundle and key == "stale":
-        flag = okf.parse_bool_word(want)
-        if flag is None:
-            raise QueryError(f"stale filter {want!r} is not a boolean: use true or false (also yes/no/1/0)")
-        return lambda e: okf.is_stale(e.stale_date, e.stale_instant, clock) is flag
-    if key in ("tags", "tag"):
-        folded = want.lstrip("#").casefold()
-        return lambda e: any(t.casefold() == folded for t in e.tags)
+def _by_kinds(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+    if kinds == {NOTE, ATTACHMENT, FOLDER}:
+        return snapshot.paths, snapshot.entries
 
-    def match(e: Entry) -> bool:
-        value = e.frontmatter.get(key, _MISSING)
-        if value is _MISSING:
-            return False
-        if isinstance(value, list):
-            return any(_scalar_eq(v, want) for v in value)
-        return _scalar_eq(value, want)
+    def build() -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+        chosen = tuple(compress(snapshot.entries, map(kinds.__contains__, map(attrgetter("kind"), snapshot.entries))))
+        return tuple(map(attrgetter("path"), chosen)), chosen
 
-    return match
+    return snapshot.cached(("kinds", kinds), build)
 
 
-_MISSING = object()
+def _span(paths: tuple[str, ...], folder: str | None) -> tuple[int, int]:
+    if not folder:
+        return 0, len(paths)
+    return bisect_left(paths, folder + "/"), bisect_right(paths, folder + "/\U0010ffff")
 
 
 def _fingerprint(q: Query) -> str:
@@ -185,38 +164,55 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     if q.include_folders and not filtered:
         kinds.add(FOLDER)
 
-    checks: list[Callable[[Entry], bool]] = []
-    for key, want in q.filters:
-        checks.append(_field_matcher(key, want, snapshot.is_bundle, clock))
-    for key, want in q.exclude:
-        m = _field_matcher(key, want, snapshot.is_bundle, clock)
-        checks.append(lambda e, m=m: not m(e))
-    if q.problems_only:
-        checks.append(lambda e: e.frontmatter_error is not None or e.decode_error)
-
-    lo, hi = snapshot.span(folder)
+    paths, entries = _by_kinds(snapshot, frozenset(kinds))
+    lo, hi = _span(paths, folder)
+    if q.pattern and (q.pattern_base == "vault" or not folder):
+        base = literal_dir(q.pattern)  # "Projects/*/x.md" can only match under Projects/
+        if base:
+            blo, bhi = _span(paths, base)
+            lo, hi = max(lo, blo), min(hi, bhi)
+            hi = max(lo, hi)
+    cand_paths: Iterable[str] = paths[lo:hi]
+    cands: Iterable[Entry] = entries[lo:hi]
+    if filtered and kinds:  # filters apply to notes only: answer them from the inverted lists
+        chosen: set[int] | frozenset[int] | None = None
+        for key, want in q.filters:
+            found = postings.positions(snapshot, key, want, clock)
+            chosen = found if chosen is None else chosen & found
+        if q.problems_only:
+            found = postings.problems(snapshot)
+            chosen = found if chosen is None else chosen & found
+        for key, want in q.exclude:
+            chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - postings.positions(
+                snapshot, key, want, clock)
+        order = sorted(i for i in chosen if lo <= i < hi) if chosen is not None else range(lo, hi)
+        cands = [entries[i] for i in order]
+        cand_paths = [paths[i] for i in order]
+    # The path stages run in C via map()/compress().
     prefix_len = len(folder) + 1 if folder else 0
-    depth_ok: Callable[[str], bool] | None = None
     if not recursive:
-        depth_ok = lambda p: "/" not in p[prefix_len:]  # noqa: E731
-    rx = compile_glob(q.pattern) if q.pattern else None
-    strip = prefix_len if (q.pattern_base == "folder" and folder) else 0
-    needle = q.text.casefold() if q.text else None
-
-    matched: list[Entry] = []
-    append = matched.append
-    for e in snapshot.entries[lo:hi]:
-        if e.kind not in kinds:
-            continue
-        if depth_ok is not None and not depth_ok(e.path):
-            continue
-        if rx is not None and rx.fullmatch(e.path[strip:] if strip else e.path) is None:
-            continue
-        if needle is not None and needle not in e.path.casefold() and needle not in e.title.casefold():
-            continue
-        if checks and not all(c(e) for c in checks):
-            continue
-        append(e)
+        rel = map(itemgetter(slice(prefix_len, None)), cand_paths) if prefix_len else cand_paths
+        keep = list(map(not_, map(methodcaller("__contains__", "/"), rel)))
+        cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
+    if q.pattern:
+        rx = compile_glob(q.pattern)
+        strip = prefix_len if (q.pattern_base == "folder" and folder) else 0
+        hint = literal_hint(q.pattern)
+        if hint:  # substring test in C first; the regex only sees the survivors
+            keep = list(map(methodcaller("__contains__", hint), cand_paths))
+            cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
+        rel = map(itemgetter(slice(strip, None)), cand_paths) if strip else cand_paths
+        keep = list(map(rx.fullmatch, rel))
+        cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
+    if q.text:
+        needle = q.text.casefold()
+        if isinstance(cands, tuple):  # unfiltered: use this generation's folded titles and paths
+            hay = snapshot.cached(("hay", frozenset(kinds)), lambda: [
+                f"{e.path}\n{e.title}".casefold() for e in entries])[lo:hi]
+            cands = list(compress(cands, map(methodcaller("__contains__", needle), hay)))
+        else:
+            cands = [e for e in cands if needle in e.path.casefold() or needle in e.title.casefold()]
+    matched = list(cands)
 
     fp = _fingerprint(q)
     keyf = _sort_key(q.sort, clock)

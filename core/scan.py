@@ -87,7 +87,15 @@ def walk(root_real: str, config: ScanConfig) -> Iterator[Found]:
     except OSError:
         return
     stack: list[tuple[str, str]] = [(root_real, "")]
-    while stack:
+    # Symlinked folders are walked after every real one, so a real folder is always listed
+    # at its real path (whatever the scandir order) and a link to it is the duplicate.
+    deferred: list[tuple[str, os.DirEntry[str]]] = []
+    while stack or deferred:
+        if not stack:
+            deferred.sort(key=lambda item: item[0], reverse=True)
+            rel, de = deferred.pop()
+            yield from _take(de, rel, root_real, config, seen_dirs, stack)
+            continue
         dir_real, dir_rel = stack.pop()
         try:
             it = os.scandir(dir_real)
@@ -101,18 +109,33 @@ def walk(root_real: str, config: ScanConfig) -> Iterator[Found]:
                 if name.startswith("."):
                     continue
                 rel = f"{dir_rel}/{name}" if dir_rel else name
-                try:
-                    found = _visit(de, rel, root_real, config, seen_dirs)
-                except OSError as exc:
-                    found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
-                if found is None:
+                if de.is_symlink() and _is_dir(de):
+                    deferred.append((rel, de))
                     continue
-                if isinstance(found, tuple):
-                    entry, real = found
-                    yield entry
-                    stack.append((real, rel))
-                else:
-                    yield found
+                yield from _take(de, rel, root_real, config, seen_dirs, stack)
+
+
+def _is_dir(de: os.DirEntry[str]) -> bool:
+    try:
+        return de.is_dir()
+    except OSError:
+        return False
+
+
+def _take(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig,
+          seen_dirs: set[tuple[int, int]], stack: list[tuple[str, str]]) -> Iterator[Found]:
+    try:
+        found = _visit(de, rel, root_real, config, seen_dirs)
+    except OSError as exc:
+        found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
+    if found is None:
+        return
+    if isinstance(found, tuple):
+        entry, real = found
+        yield entry
+        stack.append((real, rel))
+    else:
+        yield found
 
 
 def _visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, seen_dirs: set[tuple[int, int]]):
@@ -137,7 +160,9 @@ def _visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, s
             return None
         key = (st.st_dev, st.st_ino)
         if key in seen_dirs:
-            return Skipped(rel, "symlink loop") if is_link else None
+            if not is_link:
+                return None
+            return Skipped(rel, "symlinked folder already listed at its real path (a loop or a duplicate)")
         seen_dirs.add(key)
         return Entry(path=rel, kind=FOLDER, size_bytes=0, mtime_ns=st.st_mtime_ns, title=de.name, inode=st.st_ino), real
     kind = config.kind_of(de.name)

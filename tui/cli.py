@@ -83,12 +83,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=1))
         return 0
-    print(f"vault        {vault.root}")
-    print(f"okf bundle   {'yes' if data['okf_bundle'] else 'no'}")
+    print(f"vault               {vault.root}")
+    print(f"okf bundle          {'yes' if data['okf_bundle'] else 'no'}")
     for key in ("notes", "attachments", "folders", "stale", "frontmatter_errors", "decode_errors", "skipped"):
-        print(f"{key.replace('_', ' '):<13}{data[key]}")
-    print("status       " + ", ".join(f"{k} {v}" for k, v in sorted(data["status"].items())))
-    print("trust tier   " + ", ".join(f"{k} {v}" for k, v in data["trust_tier"].items()))
+        print(f"{key.replace('_', ' '):<20}{data[key]}")
+    print("status              " + ", ".join(f"{k} {v}" for k, v in sorted(data["status"].items())))
+    print("trust tier          " + ", ".join(f"{k} {v}" for k, v in data["trust_tier"].items()))
     return 0
 
 
