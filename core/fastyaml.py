@@ -12,14 +12,15 @@ anything else (the caller then runs libyaml).  The subset:
 * ``key:`` followed by a block sequence (any indentation, including indentless) whose
   items are such values or one-line-per-key mappings (``- by: x`` / ``  at: y``).
 
-Plain scalars are resolved and constructed with PyYAML's own tables (the implicit
-resolvers and SafeConstructor of ``yaml.CSafeLoader``), so ``yes``, ``0x1F``, ``1_000``,
-``~``, ``2026-01-02T03:04:05Z`` become the same bool/int/None/datetime libyaml gives.
-Comments, tabs, CRs, anchors, aliases, tags, block scalars, multi-line scalars, nested
-mappings, flow mappings, document markers, directives and unusual characters all fall back.
+Plain scalars are resolved and constructed with PyYAML's own tables (the implicit resolvers
+and SafeConstructor of ``yaml.CSafeLoader``, read at import), so ``yes``, ``0x1F``, ``~``,
+``2026-01-02T03:04:05Z`` become the same bool/int/None/datetime libyaml gives.  Comments,
+tabs, CRs, anchors, aliases, tags, block scalars, multi-line scalars, nested mappings, flow
+mappings, document markers, directives and unusual characters all fall back.
 """
 from __future__ import annotations
 
+import datetime
 import json
 import re
 
@@ -34,12 +35,10 @@ _LOADER = yaml.CSafeLoader
 _RESOLVERS = _LOADER.yaml_implicit_resolvers
 _WILDCARD = tuple(_RESOLVERS.get(None, ()))
 _STR_TAG = "tag:yaml.org,2002:str"
-_FLOAT_TAG = "tag:yaml.org,2002:float"
 # Tags SafeConstructor can build from a plain scalar; any other match (merge ``<<``,
 # value ``=``, yaml ``!``/``&``/``*``) is left to libyaml.
-_SCALAR_TAGS = frozenset(
-    "tag:yaml.org,2002:" + t for t in ("null", "bool", "int", "float", "timestamp")
-)
+_SCALAR_TAGS = frozenset("tag:yaml.org,2002:" + t
+                         for t in ("null", "bool", "int", "float", "timestamp"))
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _CTORS = {tag: _LOADER.yaml_constructors[tag] for tag in _SCALAR_TAGS}
 
@@ -55,7 +54,11 @@ _DQ = re.compile(r'"([^"\\]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\]*)*)"')
 _SQ = re.compile(r"'((?:[^']|'')*)'")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _FLOW_PLAIN = re.compile(r"[^,\[\]{}#:'\"]+")
-# Memo of _resolve: plain scalars already validated (block-context rules or stricter).
+# The commonest timestamps; fromisoformat builds exactly what construct_yaml_timestamp does.
+_ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
+_FLOW_SEP = re.compile(r" *(?:$|, *(?=[^ ]))")
+# Memo of _resolve. Holds only plain scalars that passed block-context validation (or the
+# stricter flow rules, or are keys), so _value may consult it before validating.
 _CACHE: dict = {}
 _MISS = object()
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -81,9 +84,11 @@ def _parse(text: str) -> dict:
         raise _Fallback
     if not text.replace("\n", " ").isprintable() and _BAD_CHAR.search(text):
         raise _Fallback
-    rows = _LINE.findall(text if text[-1] == "\n" else text + "\n")
+    if text[-1] != "\n":
+        text += "\n"
+    rows = _LINE.findall(text)
     n = len(rows)
-    if n != text.count("\n") + (text[-1] != "\n"):
+    if n != text.count("\n"):
         raise _Fallback  # paranoia: exactly one row per line
     out: dict = {}
     i = 0
@@ -94,9 +99,7 @@ def _parse(text: str) -> dict:
             continue  # blank line
         if indent or dash or not key:
             raise _Fallback
-        key = _CACHE.get(key, _MISS)
-        if key is _MISS:
-            key = _resolve(rows[i - 1][2])
+        key = _CACHE.get(key) or _resolve(key)  # (falsy keys: _resolve re-reads)
         if key in out:
             raise _Fallback
         if raw:
@@ -108,14 +111,17 @@ def _parse(text: str) -> dict:
         if j < n and rows[j][1]:
             out[key], i = _block_seq(rows, j, len(rows[j][0]))
         else:
-            out[key] = None  # next comes a key (or an indented line, rejected above)
+            out[key] = None  # next comes a key (or something rejected above)
     if not out:
         raise _Fallback
     return out
 
 
 def _block_seq(rows: list, i: int, col: int) -> tuple[list, int]:
-    """Parse ``- item`` rows at column ``col`` from row ``i``; return (items, next row)."""
+    """Parse ``- item`` rows at column ``col`` from row ``i``; return (items, next row).
+
+    Stops at the first other non-blank row; the top level then rejects anything that is not
+    a column-0 key (continuation lines, nested content, bad indentation)."""
     n = len(rows)
     items: list = []
     while i < n:
@@ -123,14 +129,8 @@ def _block_seq(rows: list, i: int, col: int) -> tuple[list, int]:
         if not (dash or key or raw):
             i += 1
             continue
-        if len(indent) != col:
-            if len(indent) > col:
-                raise _Fallback  # continuation line or nested content
-            break  # back to the top level, which only accepts column-0 keys
-        if not dash:
-            if col == 0:
-                break  # an indentless sequence ends at the next key
-            raise _Fallback
+        if not dash or len(indent) != col:
+            break
         i += 1
         if not key:
             items.append(_value(raw) if raw else None)
@@ -140,16 +140,10 @@ def _block_seq(rows: list, i: int, col: int) -> tuple[list, int]:
         key_col = col + len(dash)
         while i < n:
             indent, dash, key, raw = rows[i]
-            if not (dash or key or raw):
-                i += 1
-                continue
-            if len(indent) != key_col:
-                if len(indent) > key_col:
-                    raise _Fallback
-                break
-            if dash or not key:
-                raise _Fallback
-            _add_pair(item, key, raw)
+            if dash or key or raw:
+                if dash or not key or len(indent) != key_col:
+                    break
+                _add_pair(item, key, raw)
             i += 1
         items.append(item)
     return items, i
@@ -157,7 +151,7 @@ def _block_seq(rows: list, i: int, col: int) -> tuple[list, int]:
 
 def _add_pair(mapping: dict, key: str, raw: str) -> None:
     """Add a one-line ``key: value`` pair to a sequence item's mapping."""
-    key = _resolve(key)
+    key = _CACHE.get(key) or _resolve(key)
     if key in mapping:
         raise _Fallback
     mapping[key] = _value(raw) if raw else None
@@ -166,12 +160,12 @@ def _add_pair(mapping: dict, key: str, raw: str) -> None:
 def _value(s: str):
     """Parse a one-line block-context value (non-empty, no leading spaces)."""
     s = s.rstrip(" ")
-    value = _CACHE.get(s, _MISS)
-    if value is not _MISS:
-        return value
     c = s[0]
     if c == '"' and s.find('"', 1) == len(s) - 1 and "\\" not in s:
         return s[1:-1]
+    value = _CACHE.get(s, _MISS)
+    if value is not _MISS:
+        return value
     if c == '"' or c == "'":
         value, end = _quoted(s, 0)
         if end != len(s):
@@ -179,9 +173,10 @@ def _value(s: str):
         return value
     if c == "[":
         return _flow_seq(s)
-    if (c in _INDICATORS and not (c == "-" and (s[1:2].isalnum() or s[1:2] == ".")))\
-            or ": " in s or " #" in s or s[-1] == ":":
-        raise _Fallback
+    if c in _INDICATORS and not (c == "-" and (s[1:2].isalnum() or s[1:2] == ".")):
+        raise _Fallback  # ``-1`` and ``-.5`` are fine; ``- x``, ``&a``, ``|`` are not
+    if ": " in s or " #" in s or s[-1] == ":":
+        raise _Fallback  # a mapping, a comment or a dangling key
     return _resolve(s)
 
 
@@ -211,28 +206,19 @@ def _flow_seq(s: str) -> list:
     items: list = []
     pos, n = 0, len(inner)
     while pos < n:
-        c = inner[pos]
-        if c == '"' or c == "'":
+        if inner[pos] in "\"'":
             value, pos = _quoted(inner, pos)
         else:
             m = _FLOW_PLAIN.match(inner, pos)
-            if m is None:
-                raise _Fallback
-            raw = m.group().rstrip(" ")
-            if raw[0] in _INDICATORS and not (raw[0] == "-" and raw[1:2].isalnum()):
+            raw = m.group().rstrip(" ") if m else ""
+            if not raw or raw[0] in _INDICATORS and not (raw[0] == "-" and raw[1:2].isalnum()):
                 raise _Fallback
             value, pos = _resolve(raw), m.end()
         items.append(value)
-        while pos < n and inner[pos] == " ":
-            pos += 1
-        if pos < n:
-            if inner[pos] != ",":
-                raise _Fallback
-            pos += 1
-            while pos < n and inner[pos] == " ":
-                pos += 1
-            if pos == n:
-                raise _Fallback  # trailing comma
+        m = _FLOW_SEP.match(inner, pos)
+        if m is None:
+            raise _Fallback  # junk after an item, or a trailing comma
+        pos = m.end()
     return items
 
 
@@ -241,6 +227,9 @@ def _resolve(value: str):
     result = _CACHE.get(value, _MISS)
     if result is not _MISS:
         return result
+    m = _ISO.fullmatch(value)
+    if m is not None:  # resolves to timestamp; see _ISO
+        return (datetime.datetime if m.group(1) else datetime.date).fromisoformat(value)
     for tag, regexp in (*_RESOLVERS.get(value[:1], ()), *_WILDCARD):
         if regexp.match(value):
             break
@@ -252,8 +241,8 @@ def _resolve(value: str):
         result = _CTORS[tag](_CONSTRUCTOR, ScalarNode(tag, value))
     else:
         raise _Fallback
-    if len(_CACHE) >= 20_000:
-        _CACHE.clear()
-    if tag != _FLOAT_TAG:  # not floats: each .nan must stay a distinct object
-        _CACHE[value] = result  # immutable: str, None, bool, int, date, datetime
+    if len(value) <= 64:  # bounded memory: at most 20k short strings
+        if len(_CACHE) >= 20_000:
+            _CACHE.clear()
+        _CACHE[value] = result  # immutable: str, None, bool, int, float, date, datetime
     return result
