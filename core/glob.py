@@ -39,14 +39,18 @@ def _char_class(body: str, negate: bool) -> str:
 
 
 def _segment(seg: str) -> str:
-    out: list[str] = []
+    """One path level. Between stars, each fixed run is matched at its leftmost place inside an
+    atomic group (as fnmatch does), so `*a*a*a*b` cannot backtrack exponentially."""
+    pieces: list[list[str]] = [[]]
+    out = pieces[0]
     i, n = 0, len(seg)
     while i < n:
         c = seg[i]
         if c == "*":
             while i < n and seg[i] == "*":
                 i += 1
-            out.append("[^/]*")
+            out = []
+            pieces.append(out)
             continue
         if c == "?":
             out.append("[^/]")
@@ -68,7 +72,10 @@ def _segment(seg: str) -> str:
         else:
             out.append(re.escape(c))
         i += 1
-    return "".join(out)
+    if len(pieces) == 1:
+        return "".join(pieces[0])
+    middle = "".join(f"(?>[^/]*?{''.join(p)})" for p in pieces[1:-1] if p)
+    return f"{''.join(pieces[0])}{middle}[^/]*{''.join(pieces[-1])}"
 
 
 @lru_cache(maxsize=256)
@@ -88,13 +95,29 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         collapsed.append(part)
     if sum(p.count("*") + p.count("?") for p in collapsed) > MAX_WILDCARDS:
         raise QueryError(f"pattern has more than {MAX_WILDCARDS} wildcards: simplify the glob")
+    # Levels between two `**` are found at their leftmost place, atomically: `**` absorbs any
+    # gap, so that is never wrong, and `**/a/**/a/**/b` cannot backtrack polynomially.
     rx: list[str] = []
-    last = len(collapsed) - 1
-    for i, part in enumerate(collapsed):
+    run: list[str] = []
+    opened = False  # inside `**` ... `**`
+    for part in collapsed + [None]:
+        if part is not None and part != "**":
+            run.append(_segment(part))
+            continue
+        body = "/".join(run)
+        if part is None:
+            rx.append(body)
+        elif opened and run:
+            rx.append(f"(?>(?:[^/]*/)*?{body}/)")
+        elif run:
+            rx.append(body + "/")
         if part == "**":
-            rx.append(".*" if i == last else "(?:[^/]*/)*")
-        else:
-            rx.append(_segment(part) + ("" if i == last else "/"))
+            opened = True
+        run = []
+    if collapsed[-1] == "**":
+        rx.append(".*")
+    elif opened:
+        rx.insert(len(rx) - 1, "(?:[^/]*/)*")
     return re.compile("".join(rx), re.DOTALL)
 
 

@@ -27,7 +27,7 @@ class IgnoreRules:
         spec = None
         try:
             with open(os.path.join(root, IGNORE_FILE), encoding="utf-8", errors="replace") as f:
-                spec = pathspec.PathSpec.from_lines("gitwildmatch", f.read().splitlines())
+                spec = pathspec.GitIgnoreSpec.from_lines(f.read().splitlines())
         except FileNotFoundError:
             pass
         except (OSError, ValueError) as exc:

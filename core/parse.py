@@ -51,6 +51,36 @@ class NoteFacts:
     stale_instant: dt.datetime | None
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _scalar(v: Any) -> Any:
+    cls = v.__class__
+    if cls in _PLAIN:
+        return v
+    if cls is dt.date or cls is dt.datetime:
+        return v.isoformat()
+    raise _Budget  # anything else: let the general walk decide
+
+
+def _flat(value: dict) -> dict | None:
+    """JSON-safe copy of a mapping of scalars, lists of scalars and lists of flat mappings; None if deeper."""
+    try:
+        out = {}
+        for k, v in value.items():
+            if k.__class__ is not str:
+                return None
+            cls = v.__class__
+            if cls is list:
+                out[k] = [{kk: _scalar(vv) for kk, vv in x.items() if kk.__class__ is str} if x.__class__ is dict
+                          and all(kk.__class__ is str for kk in x) else _scalar(x) for x in v]
+            else:
+                out[k] = _scalar(v)
+        return out
+    except _Budget:
+        return None
+
+
 class _Budget(Exception):
     pass
 
@@ -68,6 +98,9 @@ def decode(data: bytes) -> tuple[str, bool]:
     return text, bad
 
 
+_FENCE_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+
+
 def split_frontmatter(text: str) -> tuple[str | None, str]:
     """Split LF text into (frontmatter YAML or None, body). The block must open on line 1 and close."""
     if not text.startswith("---"):
@@ -75,20 +108,18 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     first_end = text.find("\n")
     if first_end < 0 or text[3:first_end].strip() != "":
         return None, text
-    pos = first_end + 1
-    while pos <= len(text):
-        nl = text.find("\n", pos)
-        line = text[pos:] if nl < 0 else text[pos:nl]
-        if line.rstrip() in ("---", "..."):
-            return text[first_end + 1 : pos], ("" if nl < 0 else text[nl + 1 :])
-        if nl < 0:
-            break
-        pos = nl + 1
-    return None, text
+    m = _FENCE_END.search(text, first_end + 1)
+    if m is None:
+        return None, text
+    return text[first_end + 1 : m.start()], text[m.end() + 1 :]
 
 
 def json_safe(value: Any) -> Any:
     """Convert a YAML value to JSON-safe data (dates to ISO 8601), with size and depth budgets."""
+    if value.__class__ is dict and len(value) < 200:
+        fast = _flat(value)  # the common shape, without the general walk's per-node calls
+        if fast is not None:
+            return fast
     budget = [MAX_FRONTMATTER_NODES]
 
     def conv(v: Any, depth: int) -> Any:

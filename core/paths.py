@@ -12,7 +12,7 @@ from .errors import AbsolutePathError, HiddenPathError, PathError, SymlinkEscape
 
 MAX_PATH_CHARS = 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 control characters
 
 
 def normalize(path: object, *, what: str = "path") -> str:
@@ -33,12 +33,14 @@ def normalize(path: object, *, what: str = "path") -> str:
         raise PathError(f"{what} contains a NUL or control character: remove it and use a plain vault-relative path")
     if "\\" in path:
         raise PathError(f"{what} contains a backslash: separate folders with '/' as in 'Projects/plan.md'")
-    if path.startswith(("/", "~")) or _DRIVE.match(path):
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    # Checked on the first real segment too, so "./C:/x" or "./~" cannot slip through.
+    # "~" (a home folder to a shell) is refused; a name such as "~draft.md" is an ordinary file.
+    if path.startswith("/") or (parts and (parts[0] == "~" or _DRIVE.match(parts[0]))):
         raise AbsolutePathError(
             f"absolute path blocked: {path!r} points outside the vault; use a vault-relative {what} "
             "such as 'Projects/plan.md' (omit it to cover the whole vault)"
         )
-    parts = [p for p in path.split("/") if p not in ("", ".")]
     if not parts:
         raise TraversalError(
             f"path traversal blocked: {path!r} names the vault root itself; omit the {what} to cover the whole vault"
@@ -56,6 +58,26 @@ def normalize(path: object, *, what: str = "path") -> str:
         if part.strip() != part and part.strip() == "":
             raise PathError(f"{what} has a blank segment: remove it")
     return "/".join(parts)
+
+
+_BAD_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\\]")
+
+
+def unaddressable(name: str, *, at_root: bool) -> str | None:
+    """Why a name found on disk could never be passed back through `normalize` (None: it can).
+
+    The scanner skips such files, so nothing is listed that a read would then refuse, and no
+    control character in a file name ever reaches a terminal.
+    """
+    if name.isprintable() and "\\" not in name and name.strip() and not at_root:
+        return None  # the common case, decided in C
+    if _BAD_NAME.search(name):
+        return "the name contains a control character or a backslash"
+    if not name.strip():
+        return "the name is blank"
+    if at_root and (name == "~" or _DRIVE.match(name)):
+        return "the name looks like an absolute path"
+    return None
 
 
 def normalize_folder(folder: object) -> str | None:

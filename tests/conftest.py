@@ -1,0 +1,116 @@
+"""Shared fixtures: real vaults on disk (the bundled demo vault copied, or built from a dict)
+and a clock frozen at the demo vault's "today", 2026-11-29."""
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from core.clock import FixedClock
+from core.vault import Vault, demo_vault_path
+
+AS_OF = dt.date(2026, 11, 29)
+OKF_INDEX = '---\nokf_version: "0.2"\ntitle: Index\n---\n# Index\n'
+
+Files = Mapping[str, "str | bytes"]
+
+
+def write_files(root: Path, files: Files) -> Path:
+    """Write {vault-relative path: text or bytes} under `root` (folders created as needed).
+
+    A path ending in "/" with an empty value creates an empty folder.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        target = root / rel
+        if rel.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8", newline="")
+    return root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache_home(tmp_path_factory: pytest.TempPathFactory):
+    """Keep the index cache of every vault a test opens out of the real ~/.cache (tests that
+    need their own cache folder still set XDG_CACHE_HOME with monkeypatch)."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
+
+
+@pytest.fixture(scope="session")
+def write_vault() -> Callable[[Path, Files], Path]:
+    """`write_files` as a fixture, for module- and session-scoped vault fixtures."""
+    return write_files
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    """A clock frozen at 00:00 UTC on 2026-11-29 (the demo vault's and vaultgen's "today")."""
+    return FixedClock.at_date(AS_OF)
+
+
+@pytest.fixture
+def demo_vault(tmp_path: Path) -> Path:
+    """A private, writable copy of the bundled demo vault (symlinks and dot-files kept)."""
+    dst = tmp_path / "demo"
+    shutil.copytree(demo_vault_path(), dst, symlinks=True)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def demo_vault_ro(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One copy of the demo vault per test session, for tests that only read it."""
+    dst = tmp_path_factory.mktemp("demo-ro") / "demo"
+    shutil.copytree(demo_vault_path(), dst, symlinks=True)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def demo(demo_vault_ro: Path) -> Vault:
+    """The demo vault, loaded once per session with the clock at 2026-11-29. Do not modify it."""
+    vault = Vault(demo_vault_ro, clock=FixedClock.at_date(AS_OF))
+    vault.load()
+    return vault
+
+
+@pytest.fixture
+def make_vault(tmp_path: Path) -> Callable[..., Path]:
+    """Build a vault from {relpath: content}; returns its root. `okf=True` adds an OKF index.md."""
+    counter = itertools.count()
+
+    def make(files: Files, *, okf: bool = False, name: str | None = None) -> Path:
+        root = tmp_path / (name or f"vault{next(counter)}")
+        all_files = dict(files)
+        if okf:
+            all_files.setdefault("index.md", OKF_INDEX)
+        return write_files(root, all_files)
+
+    return make
+
+
+@pytest.fixture
+def open_vault(clock: FixedClock) -> Callable[..., Vault]:
+    """Open and fully load a vault (fixed clock unless one is given); keyword args go to Vault."""
+
+    def open_(root: str | os.PathLike[str], **kwargs) -> Vault:
+        kwargs.setdefault("clock", clock)
+        vault = Vault(root, **kwargs)
+        vault.load()
+        return vault
+
+    return open_

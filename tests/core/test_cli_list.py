@@ -1,0 +1,170 @@
+"""`vaultwatch list` and `vaultwatch stats` as real subprocesses: output shapes, options, errors."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+AS_OF = ["--as-of", "2026-11-29"]
+ROW_KEYS = {"path", "kind", "title", "status", "stale", "trust_tier", "frontmatter", "size_bytes", "modified_at"}
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL_THEME")}
+    return subprocess.run([sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True,
+                          timeout=60, cwd=cwd, env=env)
+
+
+def json_lines(proc: subprocess.CompletedProcess[str]) -> list[dict]:
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
+def test_list_json_lines_on_the_default_demo_vault(tmp_path: Path) -> None:
+    rows = json_lines(run("list", "--json", *AS_OF, cwd=tmp_path))
+    assert len(rows) == 43
+    assert [r["path"] for r in rows] == sorted(r["path"] for r in rows)
+    for row in rows:
+        assert ROW_KEYS <= set(row), row["path"]
+        assert row["kind"] == "note"
+        assert isinstance(row["frontmatter"], dict)
+        assert row["status"] in ("draft", "stable", "deprecated")
+        assert isinstance(row["stale"], bool)
+        assert row["trust_tier"] in ("unverified", "machine-confirmed", "human-reviewed")
+        assert isinstance(row["size_bytes"], int) and row["size_bytes"] > 0
+        assert row["modified_at"].endswith("Z")
+    by_path = {r["path"]: r for r in rows}
+    onboarding = by_path["Projects/Onboarding Revamp.md"]
+    assert (onboarding["status"], onboarding["stale"], onboarding["trust_tier"]) == ("stable", True,
+                                                                                       "machine-confirmed")
+    assert onboarding["frontmatter"]["stale_after"] == "2026-11-29"  # JSON-safe: a date is ISO text
+    assert by_path["Areas/Craft/Woodworking/Sharpening Chisels.md"]["frontmatter"]["published"] is True
+    assert by_path["Inbox/Broken frontmatter.md"]["frontmatter_error"]
+
+
+def test_list_filters_and_as_of(demo_vault: Path) -> None:
+    rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--filter", "stale=true",
+                          "--filter", "status=deprecated"))
+    assert [r["path"] for r in rows] == [
+        "Projects/Archive/Billing Rewrite 2024.md", "Projects/Archive/Legacy Deploy Script.md",
+        "Projects/Archive/Retired/Q3 2024 Roadmap.md"]
+    # a day earlier, the note whose stale_after is 2026-11-29 is not yet stale
+    before = json_lines(run("list", str(demo_vault), "--json", "--as-of", "2026-11-28", "--filter", "stale=yes"))
+    assert "Projects/Onboarding Revamp.md" not in [r["path"] for r in before]
+    assert len(before) == 7
+
+
+def test_list_folder_pattern_attachments_and_folders(demo_vault: Path) -> None:
+    rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--folder", "Resources", "--attachments"))
+    att = [r for r in rows if r["kind"] == "attachment"]
+    assert [(r["path"], r["mime_type"]) for r in att] == [
+        ("Resources/attachments/architecture-diagram.png", "image/png"),
+        ("Resources/attachments/reading-list.pdf", "application/pdf")]
+    assert all(r["size_bytes"] > 0 and r["modified_at"] for r in att)
+
+    rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--folder", "Projects", "--no-recursive",
+                          "--folders"))
+    assert [(r["path"], r["kind"]) for r in rows] == [
+        ("Projects/Archive", "folder"), ("Projects/Atlas Migration.md", "note"),
+        ("Projects/Bold Ideas Spec.md", "note"), ("Projects/Onboarding Revamp.md", "note"),
+        ("Projects/Search Relevance v2.md", "note")]
+
+    rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--folder", ""))
+    assert [r["path"] for r in rows] == ["Café notes.md", "Getting Started.md", "index.md"]
+
+    rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--pattern", "**/*Cheatsheet.md"))
+    assert [r["path"] for r in rows] == ["Resources/Tools/Git Cheatsheet.md", "Resources/Tools/tmux Cheatsheet.md"]
+
+
+def test_list_sort_limit_and_cursor(demo_vault: Path) -> None:
+    first = run("list", str(demo_vault), "--json", *AS_OF, "--sort", "title", "--limit", "5")
+    rows = json_lines(first)
+    assert len(rows) == 5
+    titles = [r["title"].casefold() for r in rows]
+    assert titles == sorted(titles)
+    assert "next cursor: " in first.stderr
+    cursor = first.stderr.split("next cursor: ", 1)[1].split()[0]
+    second = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--sort", "title", "--limit", "5",
+                            "--cursor", cursor))
+    assert len(second) == 5 and not {r["path"] for r in second} & {r["path"] for r in rows}
+    assert second[0]["title"].casefold() >= titles[-1]
+    wrong = run("list", str(demo_vault), "--json", "--sort", "path", "--cursor", cursor)
+    assert wrong.returncode != 0 and "different query" in wrong.stderr
+
+
+def test_list_table_output(demo_vault: Path) -> None:
+    proc = run("list", str(demo_vault), *AS_OF, "--folder", "People")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[:5] == ["PATH", "KIND", "STATUS", "STALE", "TRUST"]
+    assert len(lines) == 4 and lines[1].startswith("People/Ben Okafor.md")
+    assert "3 of 3 entries" in proc.stderr
+
+
+def test_list_okf_off(demo_vault: Path) -> None:
+    rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--okf", "off", "--filter", "status=stable"))
+    assert len(rows) == 19  # only the notes that say so: no implicit stable
+    assert all(r["stale"] is None and r["trust_tier"] is None for r in rows)
+
+
+def test_list_attachment_exts_option(demo_vault: Path) -> None:
+    rows = json_lines(run("list", str(demo_vault), "--json", "--attachments", "--attachment-exts", "PDF",
+                          "--folder", "Resources/attachments"))
+    assert [r["path"] for r in rows] == ["Resources/attachments/reading-list.pdf"]
+
+
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        (["--folder", "/etc"], "absolute path blocked"),
+        (["--folder", "../x"], "path traversal blocked"),
+        (["--folder", ".obsidian"], "hidden path blocked"),
+        (["--filter", "stale=maybe"], "not a boolean"),
+        (["--filter", "novalue"], "KEY=VALUE"),
+        (["--as-of", "29/11/2026"], "YYYY-MM-DD"),
+        (["--limit", "0"], "limit"),
+        (["--sort", "bogus"], "invalid choice"),
+        (["--cursor", "garbage"], "cursor"),
+    ],
+)
+def test_list_errors_go_to_stderr_with_nonzero_exit(demo_vault: Path, args: list[str], phrase: str) -> None:
+    proc = run("list", str(demo_vault), "--json", *args)
+    assert proc.returncode != 0
+    assert phrase in proc.stderr
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_vault_is_an_error(tmp_path: Path) -> None:
+    proc = run("list", str(tmp_path / "nope"))
+    assert proc.returncode != 0 and "not a directory" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_stats_json_and_text(demo_vault: Path) -> None:
+    proc = run("stats", str(demo_vault), *AS_OF, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert (data["notes"], data["attachments"], data["stale"]) == (43, 2, 8)
+    assert data["folders"] == 19
+    assert data["status"] == {"stable": 28, "draft": 8, "deprecated": 7}
+    assert data["trust_tier"] == {"unverified": 21, "machine-confirmed": 10, "human-reviewed": 12}
+    assert (data["frontmatter_errors"], data["skipped"], data["okf_bundle"]) == (1, 0, True)
+
+    text = run("stats", str(demo_vault), *AS_OF)
+    assert text.returncode == 0, text.stderr
+    out = "\n".join(" ".join(line.split()) for line in text.stdout.splitlines())  # column widths may change
+    for needle in ("okf bundle yes", "notes 43", "attachments 2", "stale 8", "folders 19",
+                   "deprecated 7", "human-reviewed 12", "frontmatter errors 1", "skipped 0"):
+        assert needle in out, needle
+
+
+def test_stats_counts_skipped_files(make_vault) -> None:
+    root = make_vault({"a.md": "# a\n"})
+    os.symlink("missing.md", root / "broken.md")
+    os.mkfifo(root / "pipe.md")
+    data = json.loads(run("stats", str(root), "--json").stdout)
+    assert data["notes"] == 1 and data["skipped"] == 2 and data["okf_bundle"] is False
