@@ -1,0 +1,1039 @@
+"""The one write path for agents (MCP tools) and the human (TUI actions).
+
+Every mutation of the vault goes through `Writer`, which guarantees:
+
+- **Path safety**: the same resolver as reads (core.paths.normalize + to_disk), so nothing
+  is ever written outside the vault or into a hidden folder (`.obsidian`, `.git`, `.trash`,
+  anything dot-prefixed), also not through a symlinked folder; new files are checked
+  against their nearest existing parent. Only Markdown notes (`.md`) are written, plus
+  allowlisted attachments where the caller explicitly asks. NUL bytes and contents over
+  the size cap are refused.
+- **Atomicity**: new bytes go to a hidden temporary file in the same folder, are fsynced,
+  then `os.replace`d over the note and the folder is fsynced; a crash at any moment leaves
+  the old or the new file, never a mix. Creation is no-clobber. The note's mode is kept.
+- **No lost updates**: every mutation takes an optional `if_match` etag (SHA-256 hex of the
+  note's bytes, as `read` returns it) checked under a per-note lock shared by every Writer
+  in the process; a mismatch raises ConflictError carrying the current etag. Just before
+  the replace the bytes on disk are compared again, so an outside editor's save in the
+  meantime is a conflict too, never silently overwritten. Replacing an existing note
+  wholesale requires `if_match` or `overwrite=True`.
+- **Index and events**: after each write the changed paths are re-read into the index
+  synchronously (`vault.refresh_paths(..., source=actor)`, which publishes
+  DocumentsChanged; the watcher's later echo is a no-op) and a WriteApplied event carries
+  who, what and a diff summary.
+- **Attestation**: only the human (`actor` "human" or "human:<name>") may add a `verified`
+  entry whose `by` starts with `human:`; an agent's write, edit or frontmatter update
+  that would add one is refused.
+
+Actors are free-form strings: "human", "human:<user>", or "agent:<name>" for MCP callers.
+"""
+from __future__ import annotations
+
+import ctypes
+import difflib
+import errno
+import hashlib
+import os
+import secrets
+import stat as stat_mod
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from . import fmedit, rename as links
+from .errors import NotFoundError, VaultError
+from .events import Event
+from .fmedit import FrontmatterEditError
+from .model import ATTACHMENT, FOLDER, NOTE
+from .parse import decode, load_yaml, split_frontmatter
+from .paths import is_hidden, normalize, to_disk
+from .sections import SectionError, edit_section as _edit_section
+
+__all__ = [
+    "MAX_WRITE_BYTES", "AlreadyExistsError", "ConflictError", "EditError", "FrontmatterEditError",
+    "SectionError", "WriteApplied", "WriteFailed", "WriteRefused", "WriteResult", "Writer", "etag_of",
+    "is_human",
+]
+
+MAX_WRITE_BYTES = 10 * 1024 * 1024
+MAX_EDIT_BYTES = 64 * 1024 * 1024  # notes larger than the scanner indexes are not edited
+BOM = b"\xef\xbb\xbf"
+TRASH = ".trash"
+REWRITE_THREADS = 16  # concurrent link rewrites during a rename
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def etag_of(data: bytes) -> str:
+    """The etag of a note's bytes: SHA-256, lowercase hex (the same value `read` returns)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_human(actor: str) -> bool:
+    """True for the human at the keyboard ("human" or "human:<user>"); everything else is an agent."""
+    return actor == "human" or actor.startswith("human:")
+
+
+# --- errors ----------------------------------------------------------------------------
+
+class ConflictError(VaultError):
+    """The note changed since the caller read it (or vanished): re-read, re-apply, retry."""
+
+    code = "revision_conflict"
+
+    def __init__(self, message: str, path: str, current_etag: str | None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.current_etag = current_etag
+
+
+class AlreadyExistsError(VaultError):
+    """A create or a rename would replace an existing file or folder."""
+
+    code = "already_exists"
+
+    def __init__(self, message: str, path: str, current_etag: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.current_etag = current_etag
+
+
+class WriteRefused(VaultError):
+    """The write breaks a rule (not a note, too large, NUL bytes, overwrite without if_match...)."""
+
+    code = "write_refused"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class WriteFailed(VaultError):
+    """The file system refused the write (disk full, read-only, permissions); nothing changed."""
+
+    code = "write_failed"
+
+
+class EditError(VaultError):
+    """old_text was not found, or found more than once."""
+
+    code = "no_match"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+# --- results and events ----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What one write call did."""
+
+    operation: str  # write | edit | edit_section | update_frontmatter | rename | delete
+    path: str  # the note's vault-relative path after the operation (rename: the destination)
+    etag: str | None  # etag of the new bytes (None after a delete or for a folder)
+    previous_etag: str | None  # etag before the operation (None when created, or a folder)
+    created: bool = False
+    changed: bool = True  # False when the call asked for what was already there
+    changed_paths: tuple[str, ...] = ()  # every vault path written, created, moved or removed
+    diff_summary: str = ""
+    warnings: tuple[str, ...] = ()  # e.g. ambiguous links a rename left alone
+    moved_to: str | None = None  # rename destination, or the trash location of a delete
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-safe form for tool results."""
+        return {
+            "operation": self.operation, "path": self.path, "etag": self.etag,
+            "previous_etag": self.previous_etag, "created": self.created, "changed": self.changed,
+            "changed_paths": list(self.changed_paths), "diff_summary": self.diff_summary,
+            "warnings": list(self.warnings), "moved_to": self.moved_to,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WriteApplied(Event):
+    """A write went through the write path (published after the index was updated)."""
+
+    actor: str
+    operation: str
+    path: str
+    paths: tuple[str, ...]
+    diff_summary: str
+    at: float = 0.0
+
+
+# --- per-note locks --------------------------------------------------------------------
+
+class _LockTable:
+    """One lock per real file path, shared by every Writer in the process; unused locks are dropped."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, list] = {}  # key -> [lock, users]
+
+    @contextmanager
+    def hold(self, *keys: str) -> Iterator[None]:
+        ordered = sorted(set(keys))  # one global order: two-path operations never deadlock
+        taken: list[str] = []
+        try:
+            for key in ordered:
+                with self._guard:
+                    slot = self._locks.setdefault(key, [threading.Lock(), 0])
+                    slot[1] += 1
+                try:
+                    slot[0].acquire()
+                except BaseException:
+                    self._drop(key)
+                    raise
+                taken.append(key)
+            yield
+        finally:
+            for key in reversed(taken):
+                self._locks[key][0].release()
+                self._drop(key)
+
+    def _drop(self, key: str) -> None:
+        with self._guard:
+            slot = self._locks[key]
+            slot[1] -= 1
+            if slot[1] == 0:
+                del self._locks[key]
+
+
+_LOCKS = _LockTable()
+
+
+# --- file system primitives ------------------------------------------------------------
+
+def _os_error(exc: OSError, rel: str, unchanged: str = "is unchanged") -> WriteFailed:
+    code = exc.errno
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        why = "disk full (no space left on the device)"
+        fix = "free some space and retry"
+    elif code == errno.EFBIG:
+        why = "the file is larger than the file system or process allows"
+        fix = "write less content"
+    elif code == errno.EROFS:
+        why = "the vault is on a read-only file system"
+        fix = "make it writable first"
+    elif code in (errno.EACCES, errno.EPERM):
+        why = "permission denied"
+        fix = "check the permissions of the note and its folder"
+    elif code == errno.ENAMETOOLONG:
+        why = "the file name is too long"
+        fix = "use a shorter name"
+    else:
+        why = exc.strerror or str(exc)
+        fix = "check the vault folder and retry"
+    return WriteFailed(f"write failed: {why}; {rel!r} {unchanged}; {fix}")
+
+
+def _read(real: str) -> tuple[bytes, int] | None:
+    """(bytes, mode) of the regular file at a real path, or None when nothing is there."""
+    try:
+        fd = os.open(real, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise WriteRefused(f"{_rel_hint(real)} is a folder, not a note", "is_a_folder") from None
+    except OSError as exc:
+        raise _os_error(exc, os.path.basename(real), "was not changed") from None
+    try:
+        st = os.fstat(fd)
+        if stat_mod.S_ISDIR(st.st_mode):
+            raise WriteRefused(f"{_rel_hint(real)} is a folder, not a note", "is_a_folder")
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise WriteRefused(f"{_rel_hint(real)} is not a regular file (a FIFO or device?); vaultwatch "
+                               "only writes regular files", "not_a_regular_file")
+        if st.st_size > MAX_EDIT_BYTES:
+            raise WriteRefused(f"{_rel_hint(real)} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does "
+                               "not rewrite notes that large", "too_large")
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks), stat_mod.S_IMODE(st.st_mode)
+    finally:
+        os.close(fd)
+
+
+def _rel_hint(real: str) -> str:
+    return repr(os.path.basename(real))
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot fsync a directory; the data itself is synced
+    finally:
+        os.close(fd)
+
+
+_RENAME_NOREPLACE = 1
+_AT_FDCWD = -100
+try:
+    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+except (AttributeError, OSError):  # not glibc >= 2.28 / not Linux
+    _renameat2 = None
+
+
+def rename_noreplace(src: str, dst: str) -> None:
+    """Rename src to dst atomically, failing with FileExistsError if dst exists (files or folders)."""
+    if _renameat2 is not None:
+        if _renameat2(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
+            return
+        err = ctypes.get_errno()
+        if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+            raise OSError(err, os.strerror(err), dst)
+    if os.path.isdir(src) and not os.path.islink(src):
+        if os.path.lexists(dst):  # best effort where the kernel lacks RENAME_NOREPLACE
+            raise FileExistsError(errno.EEXIST, "File exists", dst)
+        os.rename(src, dst)
+        return
+    os.link(src, dst, follow_symlinks=False)  # no-clobber; then drop the old name
+    os.unlink(src)
+
+
+Hook = Callable[[str], None]
+
+
+def _atomic_write(real: str, data: bytes, *, mode: int | None, create: bool,
+                  precheck: Callable[[], None] | None, hook: Hook | None) -> None:
+    """Write `data` to the real path `real` via a synced temporary file in the same folder.
+
+    create: no-clobber (FileExistsError if something appeared). precheck runs just before
+    the switch (it raises to abort). hook(stage) is a test seam: "temp_written" after the
+    temporary file is synced, "replaced" after the switch.
+    """
+    directory, name = os.path.split(real)
+    dfd = os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    tmp: str | None = None
+    try:
+        for _ in range(50):
+            candidate = f".vaultwatch-{secrets.token_hex(8)}.tmp"  # hidden: never indexed
+            try:
+                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o666,
+                             dir_fd=dfd)
+            except FileExistsError:
+                continue
+            tmp = candidate
+            break
+        else:
+            raise OSError(errno.EEXIST, "could not create a temporary file")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if mode is not None:
+                os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if hook is not None:
+            hook("temp_written")
+        if precheck is not None:
+            precheck()
+        if create:
+            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            os.unlink(tmp, dir_fd=dfd)
+        else:
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        tmp = None
+        if hook is not None:
+            hook("replaced")
+        try:
+            os.fsync(dfd)
+        except OSError:
+            pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+        os.close(dfd)
+
+
+# --- content helpers -------------------------------------------------------------------
+
+def _human_attestations(data: bytes | None) -> Counter:
+    """`by` values starting with human: in a note's `verified` frontmatter."""
+    if not data:
+        return Counter()
+    text, _ = decode(data)
+    block, _ = split_frontmatter(text)
+    if block is None:
+        return Counter()
+    raw, error = load_yaml(block)
+    if error:
+        return Counter()
+    verified = raw.get("verified")
+    items = [verified] if isinstance(verified, dict) else verified if isinstance(verified, list) else []
+    return Counter(i["by"] for i in items
+                   if isinstance(i, dict) and isinstance(i.get("by"), str) and i["by"].startswith("human:"))
+
+
+def _frontmatter_ok(text: str) -> tuple[bool, str | None]:
+    """(has a block, error) for a note's text."""
+    folded = text.replace("\r\n", "\n").replace("\r", "\n")
+    block, _ = split_frontmatter(folded)
+    if block is None:
+        return False, None
+    return True, load_yaml(block)[1]
+
+
+def _uniform_crlf(text: str) -> bool:
+    n = text.count("\n")
+    return n > 0 and text.count("\r\n") == n
+
+
+def _line_summary(old: str, new: str) -> str:
+    a, b = old.splitlines(), new.splitlines()
+    if len(a) + len(b) > 40_000:
+        return f"rewritten ({len(old)} -> {len(new)} characters)"
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += i2 - i1
+        if tag in ("replace", "insert"):
+            added += j2 - j1
+    return f"+{added} -{removed} lines"
+
+
+def _line_numbers(text: str, needle: str, limit: int = 8) -> list[int]:
+    out, pos = [], text.find(needle)
+    while pos >= 0 and len(out) < limit:
+        out.append(text.count("\n", 0, pos) + 1)
+        pos = text.find(needle, pos + max(1, len(needle)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    rel: str  # canonical vault-relative path
+    real: str  # where the bytes live (symlinks inside the vault followed)
+    kind: str  # note | attachment
+
+
+class Writer:
+    """The write path over one Vault. Thread-safe; every Writer in the process shares the note locks."""
+
+    def __init__(self, vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
+        """`fault_hook(stage)` is for crash tests only: called at "temp_written" and "replaced"."""
+        self.vault = vault
+        self.max_bytes = max_bytes
+        self._hook = fault_hook
+
+    # --- public operations ---
+
+    def etag(self, path: str) -> str:
+        """Current etag of a note or attachment (NotFoundError when absent)."""
+        t = self._target(path, allow_attachment=True)
+        found = _read(t.real)
+        if found is None:
+            raise NotFoundError(f"not found: {t.rel!r} does not exist; list_documents shows what exists")
+        return etag_of(found[0])
+
+    def write(self, path: str, content: str | bytes, *, if_match: str | None = None, overwrite: bool = False,
+              create_only: bool = False, actor: str = "human", allow_attachment: bool = False) -> WriteResult:
+        """Create a note, or replace an existing one wholesale.
+
+        Creating needs nothing; missing parent folders are created. Replacing needs
+        `if_match` (the etag you read) or `overwrite=True`; `create_only=True` refuses to
+        replace anything. A replaced note keeps its BOM and, when the new content has plain
+        LF line breaks, its CRLF line breaks. Writing the bytes already there is a no-op.
+        """
+        t = self._target(path, allow_attachment=allow_attachment)
+        data = self._encode(content, t)
+        with _LOCKS.hold(t.real):
+            found = _read(t.real)
+            if found is None:
+                if if_match is not None:
+                    raise ConflictError(f"revision conflict: {t.rel!r} does not exist (any more), so if_match "
+                                        "cannot match; omit if_match to create it", t.rel, None)
+                created = self._commit(t, None, data, actor=actor, create=True)
+                return self._done("write", t, None, data, actor, created=True, extra=created,
+                                  summary=f"created ({_count_lines(data)} lines)" if t.kind == NOTE
+                                  else f"created ({len(data)} bytes)")
+            old, mode = found
+            current = etag_of(old)
+            if create_only:
+                raise AlreadyExistsError(f"already exists: {t.rel!r} is already in the vault (etag {current}); "
+                                         "choose another path, or replace it with if_match set to that etag",
+                                         t.rel, current)
+            self._check_match(t, if_match, current)
+            if if_match is None and not overwrite:
+                raise WriteRefused(f"{t.rel!r} already exists: to replace it pass if_match={current!r} (its current "
+                                   "etag; read it first to see what you replace) or overwrite=true; to change "
+                                   "part of it use edit or update_frontmatter", "exists_requires_if_match")
+            if t.kind == NOTE:
+                data = self._keep_style(old, data)
+            if data == old:
+                return self._unchanged("write", t, current)
+            self._commit(t, old, data, actor=actor, mode=mode)
+            summary = (_line_summary(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
+                       if t.kind == NOTE else f"replaced ({len(old)} -> {len(data)} bytes)")
+            return self._done("write", t, current, data, actor, summary=summary)
+
+    def edit(self, path: str, old_text: str, new_text: str, *, replace_all: bool = False,
+             if_match: str | None = None, actor: str = "human") -> WriteResult:
+        """Replace the exact text `old_text` with `new_text`; it must occur exactly once unless `replace_all`.
+
+        Matching is exact (whitespace and case included). In a note with CRLF line breaks,
+        old_text/new_text written with LF match and are written back with CRLF.
+        """
+        if not isinstance(old_text, str) or not isinstance(new_text, str):
+            raise EditError("old_text and new_text must be strings", "invalid_arguments")
+        if old_text == "":
+            raise EditError("old_text is empty: give the exact text to replace (to add text, include a "
+                            "neighbouring line in old_text, or append under a heading with a section edit)",
+                            "empty_old_text")
+        if old_text == new_text:
+            raise EditError("old_text and new_text are identical: nothing would change", "no_change")
+
+        def change(text: str) -> tuple[str, str, tuple[str, ...]]:
+            work, back = text, None
+            count = text.count(old_text)
+            old, new = old_text, new_text
+            if count == 0 and _uniform_crlf(text) and "\r" not in old_text:
+                work, back = text.replace("\r\n", "\n"), "\r\n"
+                new = new_text.replace("\r\n", "\n")
+                count = work.count(old)
+            if count == 0:
+                hint = ""
+                squeezed = " ".join(old_text.split())
+                if squeezed and squeezed in " ".join(work.split()):
+                    hint = " (text matching it up to whitespace exists: copy the exact spaces and line breaks)"
+                raise EditError(f"old_text not found in the note{hint}; read the note again (it may have "
+                                "changed) and copy old_text exactly", "no_match")
+            if count > 1 and not replace_all:
+                lines = ", ".join(map(str, _line_numbers(work, old)))
+                raise EditError(f"old_text matches {count} times (at lines {lines}); include more surrounding "
+                                "text so it matches once, or pass replace_all=true", "ambiguous_match")
+            result = work.replace(old, new) if replace_all else work.replace(old, new, 1)
+            if back:
+                result = result.replace("\n", back)
+            times = f" ({count} replacements)" if count > 1 else ""
+            return result, _line_summary(text, result) + times, ()
+
+        return self._modify("edit", path, change, if_match=if_match, actor=actor)
+
+    def edit_section(self, path: str, heading: str, mode: str, text: str, *, if_match: str | None = None,
+                     actor: str = "human") -> WriteResult:
+        """Replace, append to or prepend to the own content of one heading (see core.sections)."""
+        if not isinstance(text, str):
+            raise EditError("text must be a string", "invalid_arguments")
+
+        def change(note: str) -> tuple[str, str, tuple[str, ...]]:
+            result, h = _edit_section(note, heading, mode, text)
+            return result, f"{mode} under {h.label} (line {h.line}): {_line_summary(note, result)}", ()
+
+        return self._modify("edit_section", path, change, if_match=if_match, actor=actor)
+
+    def update_frontmatter(self, path: str, set: Mapping[str, Any] | None = None,
+                           delete: Iterable[str] | None = None, append: Mapping[str, Any] | None = None, *,
+                           if_match: str | None = None, actor: str = "human") -> WriteResult:
+        """Set, delete or append to frontmatter keys, changing only those keys' lines (see core.fmedit)."""
+        if set is not None and not isinstance(set, Mapping):
+            raise FrontmatterEditError("set must be a mapping of keys to values", "invalid_arguments")
+        if append is not None and not isinstance(append, Mapping):
+            raise FrontmatterEditError("append must be a mapping of keys to items", "invalid_arguments")
+        if isinstance(delete, str):
+            delete = [delete]
+        if not (set or delete or append):
+            raise FrontmatterEditError("nothing to do: give set, delete or append", "invalid_arguments")
+
+        def change(note: str) -> tuple[str, str, tuple[str, ...]]:
+            edit = fmedit.update(note, set=set, delete=delete or (), append=append)
+            return edit.text, "frontmatter: " + "; ".join(edit.summary) if edit.changed else "", ()
+
+        return self._modify("update_frontmatter", path, change, if_match=if_match, actor=actor)
+
+    def rename(self, src: str, dst: str, *, update_links: bool = True, if_match: str | None = None,
+               actor: str = "human") -> WriteResult:
+        """Move a note, attachment or folder to `dst` and rewrite links to it across the vault.
+
+        The destination must not exist (missing parent folders are created). A note must
+        keep the .md extension and an attachment an allowlisted one. Each linking note is
+        rewritten atomically under its own lock; links that were ambiguous are left alone and
+        reported in `warnings`.
+        """
+        src_rel = normalize(src, what="source path")
+        dst_rel = normalize(dst, what="destination path")
+        src_abs, kind = self._locate_existing(src_rel)
+        if os.path.islink(src_abs):
+            raise WriteRefused(f"{src_rel!r} is a symbolic link; rename the file it points to instead",
+                               "is_a_symlink")
+        if dst_rel == src_rel:
+            raise WriteRefused(f"source and destination are the same path ({src_rel!r}): nothing to do",
+                               "same_path")
+        if kind == FOLDER:
+            if dst_rel.startswith(src_rel + "/"):
+                raise WriteRefused(f"cannot move folder {src_rel!r} into itself ({dst_rel!r})", "invalid_destination")
+        else:
+            dst_kind = self.vault.config.kind_of(dst_rel.rsplit("/", 1)[-1])
+            if kind == NOTE and dst_kind != NOTE:
+                raise WriteRefused(f"a note must keep the .md extension: rename it to e.g. "
+                                   f"{dst_rel.rsplit('.', 1)[0] + '.md'!r}", "not_a_note")
+            if kind == ATTACHMENT and dst_kind != ATTACHMENT:
+                raise WriteRefused(f"{dst_rel!r} does not have an allowlisted attachment extension; keep the "
+                                   "file's extension", "not_an_attachment")
+        dst_abs = self._new_location(dst_rel)
+        if kind == FOLDER and (dst_abs + os.sep).startswith(os.path.realpath(src_abs) + os.sep):
+            raise WriteRefused(f"cannot move folder {src_rel!r} into itself", "invalid_destination")
+        snap = self.vault.snapshot
+        if update_links and not snap.loaded:
+            self.vault.wait_ready(30)
+            snap = self.vault.snapshot
+        content_real = to_disk(self.vault.root_real, src_rel) if kind != FOLDER else src_abs
+        with _LOCKS.hold(content_real, dst_abs):
+            if not os.path.lexists(src_abs):
+                raise NotFoundError(f"not found: {src_rel!r} does not exist; list_documents shows what exists")
+            if os.path.lexists(dst_abs) and not _same_file(src_abs, dst_abs):
+                raise AlreadyExistsError(f"destination exists: {dst_rel!r} is already in the vault; choose another "
+                                         "name, or delete or rename it first (vaultwatch never overwrites on rename)",
+                                         dst_rel)
+            previous = None
+            if kind != FOLDER:
+                found = _read(content_real)
+                previous = etag_of(found[0]) if found else None
+                self._check_match(_Target(src_rel, content_real, kind), if_match, previous)
+            elif if_match is not None:
+                raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
+            moved_files = self._files_under(src_rel, src_abs) if kind == FOLDER else [src_rel]
+            created = self._make_parents(dst_rel)
+            try:
+                if _same_file(src_abs, dst_abs) and os.path.lexists(dst_abs):
+                    os.rename(src_abs, dst_abs)  # a case-only rename on a case-insensitive file system
+                else:
+                    rename_noreplace(src_abs, dst_abs)
+            except FileExistsError:
+                raise AlreadyExistsError(f"destination exists: {dst_rel!r} appeared meanwhile; choose another name",
+                                         dst_rel) from None
+            except OSError as exc:
+                raise _os_error(exc, src_rel, "was not moved") from None
+            _fsync_dir(os.path.dirname(src_abs))
+            _fsync_dir(os.path.dirname(dst_abs))
+        moves = {p: dst_rel + p[len(src_rel):] for p in moved_files}
+        new_paths = [dst_rel, *(moves.values() if kind == FOLDER else ()), *self._dirs_under(dst_rel, dst_abs, kind)]
+        self._refresh([src_rel, *created, *new_paths], actor)
+        warnings: list[str] = []
+        rewritten: list[str] = []
+        n_links = 0
+        if update_links:
+            n_links, rewritten, warnings = self._rewrite_links(snap, moves, actor)
+        etag = None
+        if kind != FOLDER:
+            found = _read(to_disk(self.vault.root_real, dst_rel))
+            etag = etag_of(found[0]) if found else None
+        what = {NOTE: "note", ATTACHMENT: "attachment", FOLDER: "folder"}[kind]
+        summary = f"renamed {what} {src_rel} -> {dst_rel}"
+        if kind == FOLDER:
+            summary += f" ({len(moved_files)} files)"
+        if update_links:
+            summary += f"; rewrote {n_links} link{'s' if n_links != 1 else ''} in {len(rewritten)} " \
+                       f"note{'s' if len(rewritten) != 1 else ''}"
+        if warnings:
+            summary += f"; {len(warnings)} link{'s' if len(warnings) != 1 else ''} left alone"
+        paths = tuple(dict.fromkeys([src_rel, dst_rel, *rewritten]))
+        return self._publish(WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary,
+                                         tuple(warnings), dst_rel), actor)
+
+    def delete(self, path: str, *, permanent: bool = False, confirm_path: str | None = None,
+               if_match: str | None = None, actor: str = "human") -> WriteResult:
+        """Move a note, attachment or folder to the vault's `.trash/` folder (as Obsidian does).
+
+        In the trash the name is kept; a clash gets a numeric suffix ("Plan 1.md").
+        `permanent=True` deletes instead, and only when `confirm_path` repeats `path` exactly;
+        a folder is deleted permanently only when empty.
+        """
+        rel = normalize(path)
+        src_abs, kind = self._locate_existing(rel)
+        if permanent and confirm_path != path:
+            raise WriteRefused(f"permanent deletion needs confirm_path={path!r} (the exact same path repeated); "
+                               "or omit permanent to move it to the vault's .trash/ folder, where it can be "
+                               "restored", "confirmation_required")
+        content_real = to_disk(self.vault.root_real, rel) if kind != FOLDER else src_abs
+        snap = self.vault.snapshot
+        with _LOCKS.hold(content_real):
+            if not os.path.lexists(src_abs):
+                raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists")
+            previous = None
+            if kind != FOLDER:
+                found = _read(content_real)
+                previous = etag_of(found[0]) if found else None
+                self._check_match(_Target(rel, content_real, kind), if_match, previous)
+            elif if_match is not None:
+                raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
+            moved_to = None
+            try:
+                if permanent:
+                    if kind == FOLDER and not os.path.islink(src_abs):
+                        try:
+                            os.rmdir(src_abs)
+                        except OSError as exc:
+                            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                                raise WriteRefused(f"folder {rel!r} is not empty: vaultwatch only deletes empty "
+                                                   "folders permanently; move it to the trash (omit permanent) "
+                                                   "or delete its notes first", "folder_not_empty") from None
+                            raise
+                    else:
+                        os.unlink(src_abs)
+                else:
+                    moved_to = self._to_trash(src_abs, rel)
+            except OSError as exc:
+                raise _os_error(exc, rel, "was not deleted") from None
+            _fsync_dir(os.path.dirname(src_abs))
+        self._refresh([rel], actor)
+        warnings: tuple[str, ...] = ()
+        if kind != FOLDER:
+            linking = links.linking_notes(
+                snap.entries, rel, lambda: links.LinkIndex(e.path for e in snap.entries if e.kind != FOLDER))
+            if linking:
+                listed = ", ".join(linking[:10]) + (" ..." if len(linking) > 10 else "")
+                n = len(linking)
+                warnings = (f"{n} note{'s' if n != 1 else ''} still link{'' if n != 1 else 's'} to {rel} "
+                            f"(now broken links): {listed}",)
+        summary = f"deleted {rel} permanently" if permanent else f"moved {rel} to {moved_to}"
+        return self._publish(WriteResult("delete", rel, None, previous, False, True, (rel,), summary, warnings,
+                                         moved_to), actor)
+
+    # --- the read-modify-write core ---
+
+    def _modify(self, operation: str, path: str, change: Callable[[str], tuple[str, str, tuple[str, ...]]], *,
+                if_match: str | None, actor: str) -> WriteResult:
+        t = self._target(path)
+        with _LOCKS.hold(t.real):
+            found = _read(t.real)
+            if found is None:
+                raise NotFoundError(f"not found: {t.rel!r} does not exist; create it with write, or check the "
+                                    "path with list_documents")
+            old, mode = found
+            current = etag_of(old)
+            self._check_match(t, if_match, current)
+            bom = BOM if old.startswith(BOM) else b""
+            try:
+                text = old[len(bom):].decode("utf-8")
+            except UnicodeDecodeError:
+                raise WriteRefused(f"{t.rel!r} is not valid UTF-8, so it cannot be edited in place without "
+                                   "damaging it; replace it whole with write", "not_utf8") from None
+            new_text, summary, warnings = change(text)
+            if new_text == text:
+                return self._unchanged(operation, t, current)
+            if operation != "update_frontmatter":
+                had, err_before = _frontmatter_ok(text)
+                has, err_after = _frontmatter_ok(new_text)
+                if had and err_before is None and (not has or err_after is not None):
+                    raise EditError(f"this change would break the note's frontmatter ({err_after or 'block removed'}); "
+                                    "nothing was changed; use update_frontmatter to change frontmatter keys",
+                                    "would_break_frontmatter")
+            data = bom + self._encode(new_text, t, check_size=False)
+            self._commit(t, old, data, actor=actor, mode=mode)
+            return self._done(operation, t, current, data, actor, summary=summary, warnings=warnings)
+
+    def _commit(self, t: _Target, old: bytes | None, data: bytes, *, actor: str, mode: int | None = None,
+                create: bool = False) -> list[str]:
+        """Write `data` atomically (lock held). Returns vault paths of folders created for it."""
+        if len(data) > self.max_bytes:
+            raise WriteRefused(f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
+                               "split it into several notes", "too_large")
+        if t.kind == NOTE and not is_human(actor):
+            added = _human_attestations(data) - _human_attestations(old)
+            if added:
+                who = next(iter(added))
+                raise WriteRefused(f"agents cannot attest human review: this change adds a `verified` entry with "
+                                   f"by: {who!r}; record your own check with by: 'agent:<your name>' "
+                                   "(machine-confirmed) and leave human review to a person",
+                                   "human_attestation_refused")
+        created = self._make_parents(t.rel) if create else []
+
+        def precheck() -> None:
+            if create:
+                return
+            now = _read(t.real)
+            if now is None or now[0] != old:
+                raise ConflictError(f"revision conflict: {t.rel!r} was changed by someone else while this write "
+                                    "was in progress; read it again and retry", t.rel,
+                                    etag_of(now[0]) if now else None)
+
+        try:
+            _atomic_write(t.real, data, mode=mode, create=create, precheck=precheck, hook=self._hook)
+        except FileExistsError:
+            found = _read(t.real)
+            raise AlreadyExistsError(f"already exists: {t.rel!r} was created by someone else meanwhile; read it "
+                                     "and retry with if_match", t.rel, etag_of(found[0]) if found else None) from None
+        except OSError as exc:
+            raise _os_error(exc, t.rel, "was not created" if create else "is unchanged") from None
+        return created
+
+    def _check_match(self, t: _Target, if_match: str | None, current: str | None) -> None:
+        if if_match is None:
+            return
+        if not isinstance(if_match, str):
+            raise WriteRefused("if_match must be the etag string returned by read", "invalid_arguments")
+        if current is None:
+            raise ConflictError(f"revision conflict: {t.rel!r} does not exist (any more); list_documents shows "
+                                "what exists", t.rel, None)
+        if if_match.strip().strip('"').lower() != current:
+            raise ConflictError(f"revision conflict: {t.rel!r} changed since you read it (your if_match "
+                                f"{if_match[:16]!r}..., current etag {current!r}); read it again, re-apply your "
+                                "change to the new content and retry with the new etag", t.rel, current)
+
+    # --- rename helpers ---
+
+    def _rewrite_links(self, snap, moves: dict[str, str], actor: str) -> tuple[int, list[str], list[str]]:
+        files = {e.path for e in snap.entries if e.kind != FOLDER} | set(moves)
+        before = links.LinkIndex(files)
+        after = before.moved(moves)
+        count, rewritten, warnings = 0, [], []
+
+        def one(old_path: str) -> tuple[str, int, tuple[str, ...]]:
+            new_path = moves.get(old_path, old_path)
+            try:
+                return (new_path, *self._rewrite_one(old_path, new_path, moves, before, after, actor))
+            except VaultError as exc:
+                return new_path, 0, (f"{new_path}: links not updated: {exc.message}",)
+
+        todo = list(links.candidate_notes(snap.entries, moves))
+        # Each note is rewritten atomically under its own lock; doing several at once lets the
+        # file system batch their fsyncs (a folder move can touch thousands of notes).
+        with ThreadPoolExecutor(max_workers=max(1, min(REWRITE_THREADS, len(todo)))) as pool:
+            for new_path, n, warns in pool.map(one, todo):
+                warnings.extend(warns)
+                if n:
+                    count += n
+                    rewritten.append(new_path)
+        if rewritten:
+            self.vault.refresh_paths(rewritten, source=actor)
+        return count, rewritten, warnings
+
+    def _rewrite_one(self, old_path: str, new_path: str, moves, before, after, actor: str) -> tuple[int, tuple]:
+        t = self._target(new_path)
+        for _attempt in range(3):
+            with _LOCKS.hold(t.real):
+                found = _read(t.real)
+                if found is None:
+                    return 0, ()
+                old, mode = found
+                bom = BOM if old.startswith(BOM) else b""
+                try:
+                    text = old[len(bom):].decode("utf-8")
+                except UnicodeDecodeError:
+                    return 0, (f"{new_path}: not valid UTF-8; links not updated",)
+                result = links.rewrite_links(text, old_path, new_path, moves, before, after)
+                if result.changed:
+                    had, err = _frontmatter_ok(text)
+                    _, err_after = _frontmatter_ok(result.text)
+                    if had and err is None and err_after is not None:  # a name that YAML cannot hold unquoted
+                        result = links.rewrite_links(text, old_path, new_path, moves, before, after, frontmatter=False)
+                        result = links.Rewrite(result.text, result.changed,
+                                               (*result.warnings, f"{new_path}: frontmatter links left alone "
+                                                "(the rewrite would break the YAML)"))
+                if not result.changed:
+                    return 0, result.warnings
+                try:
+                    self._commit(t, old, bom + result.text.encode("utf-8"), actor=actor, mode=mode)
+                except ConflictError:
+                    continue  # edited meanwhile: read again and redo this note
+                return result.changed, result.warnings
+        return 0, (f"{new_path}: kept changing while its links were being updated; links not updated",)
+
+    def _files_under(self, rel: str, abs_path: str) -> list[str]:
+        out: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(abs_path):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            base = os.path.relpath(dirpath, abs_path).replace(os.sep, "/")
+            prefix = rel if base == "." else f"{rel}/{base}"
+            for name in filenames:
+                if not name.startswith(".") and self.vault.config.kind_of(name) is not None:
+                    out.append(f"{prefix}/{name}")
+        return sorted(out)
+
+    def _dirs_under(self, rel: str, abs_path: str, kind: str) -> list[str]:
+        if kind != FOLDER:
+            return []
+        out: list[str] = []
+        for dirpath, dirnames, _ in os.walk(abs_path):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            base = os.path.relpath(dirpath, abs_path).replace(os.sep, "/")
+            prefix = rel if base == "." else f"{rel}/{base}"
+            out.extend(f"{prefix}/{d}" for d in dirnames)
+        return out
+
+    def _to_trash(self, src_abs: str, rel: str) -> str:
+        trash = os.path.join(self.vault.root_real, TRASH)
+        if os.path.islink(trash) or (os.path.exists(trash) and not os.path.isdir(trash)):
+            raise WriteRefused(f"the vault's {TRASH} is not a plain folder (a symlink or a file); fix it, or delete "
+                               "permanently with permanent=true and confirm_path", "trash_unusable")
+        os.makedirs(trash, exist_ok=True)
+        name = rel.rsplit("/", 1)[-1]
+        stem, dot, ext = name.rpartition(".")
+        if not stem or os.path.isdir(src_abs):
+            stem, dot, ext = name, "", ""
+        for i in range(10_000):
+            candidate = name if i == 0 else f"{stem} {i}{dot}{ext}"
+            try:
+                rename_noreplace(src_abs, os.path.join(trash, candidate))
+            except FileExistsError:
+                continue
+            _fsync_dir(trash)
+            return f"{TRASH}/{candidate}"
+        raise WriteRefused(f"the trash already holds 10,000 items named like {name!r}; empty it first", "trash_full")
+
+    # --- paths ---
+
+    def _target(self, path: str, *, allow_attachment: bool = False) -> _Target:
+        rel = normalize(path)
+        name = rel.rsplit("/", 1)[-1]
+        kind = self.vault.config.kind_of(name)
+        if kind != NOTE:
+            if kind == ATTACHMENT and allow_attachment:
+                pass
+            elif kind == ATTACHMENT:
+                raise WriteRefused(f"{rel!r} is an attachment; vaultwatch writes only Markdown notes here: use a "
+                                   "path ending in .md", "not_a_note")
+            else:
+                raise WriteRefused(f"{rel!r} is not a Markdown note: use a path ending in .md (other file types "
+                                   "are not written)", "not_a_note")
+        real = to_disk(self.vault.root_real, rel)
+        return _Target(rel, real, kind)
+
+    def _new_location(self, rel: str) -> str:
+        """The real path a new file or folder at `rel` would get: its parent resolved and checked."""
+        parent_rel, _, name = rel.rpartition("/")
+        parent = to_disk(self.vault.root_real, parent_rel) if parent_rel else self.vault.root_real
+        return os.path.join(parent, name)
+
+    def _locate_existing(self, rel: str) -> tuple[str, str]:
+        """(absolute path of the entry itself, kind) for an existing vault file or folder."""
+        abs_path = self._new_location(rel)
+        try:
+            st = os.stat(abs_path)
+        except FileNotFoundError:
+            raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists") from None
+        except OSError as exc:
+            raise _os_error(exc, rel, "was not changed") from None
+        to_disk(self.vault.root_real, rel)  # a symlink must resolve inside the vault, outside hidden folders
+        if stat_mod.S_ISDIR(st.st_mode):
+            return abs_path, FOLDER
+        kind = self.vault.config.kind_of(rel.rsplit("/", 1)[-1])
+        if kind is None or not stat_mod.S_ISREG(st.st_mode):
+            raise WriteRefused(f"{rel!r} is not a note, an allowlisted attachment or a folder of the vault",
+                               "not_a_vault_file")
+        return abs_path, kind
+
+    def _make_parents(self, rel: str) -> list[str]:
+        """Create the missing folders above `rel`; returns their vault paths (outermost first)."""
+        parts = rel.split("/")[:-1]
+        created: list[str] = []
+        for i in range(1, len(parts) + 1):
+            folder_rel = "/".join(parts[:i])
+            real = to_disk(self.vault.root_real, folder_rel)
+            if os.path.isdir(real):
+                continue
+            try:
+                os.mkdir(real)
+            except FileExistsError:
+                if not os.path.isdir(real):
+                    raise WriteRefused(f"{folder_rel!r} exists and is not a folder", "not_a_folder") from None
+                continue
+            except OSError as exc:
+                raise _os_error(exc, rel, "was not created") from None
+            _fsync_dir(os.path.dirname(real))
+            created.append(folder_rel)
+        return created
+
+    def _encode(self, content: str | bytes, t: _Target, *, check_size: bool = True) -> bytes:
+        if isinstance(content, str):
+            if t.kind == NOTE and "\x00" in content:
+                raise WriteRefused("content contains NUL characters; a Markdown note is text: remove them",
+                                   "nul_bytes")
+            try:
+                data = content.encode("utf-8")
+            except UnicodeEncodeError:
+                raise WriteRefused("content is not valid Unicode text (lone surrogates); send UTF-8 text",
+                                   "invalid_text") from None
+        elif isinstance(content, (bytes, bytearray)):
+            data = bytes(content)
+            if t.kind == NOTE:
+                if b"\x00" in data:
+                    raise WriteRefused("content contains NUL bytes; a Markdown note is text: remove them", "nul_bytes")
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise WriteRefused("note content must be UTF-8 text", "invalid_text") from None
+        else:
+            raise WriteRefused(f"content must be text, got {type(content).__name__}", "invalid_arguments")
+        if check_size and len(data) > self.max_bytes:
+            raise WriteRefused(f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
+                               "split it into several notes", "too_large")
+        return data
+
+    @staticmethod
+    def _keep_style(old: bytes, new: bytes) -> bytes:
+        if old.startswith(BOM) and not new.startswith(BOM):
+            new = BOM + new
+        if b"\r" not in new and b"\n" in new and _uniform_crlf(old.decode("utf-8", "replace")):
+            new = new.replace(b"\n", b"\r\n")
+        return new
+
+    # --- results ---
+
+    def _refresh(self, paths: list[str], actor: str) -> None:
+        self.vault.refresh_paths([p for p in dict.fromkeys(paths) if p and not is_hidden(p)], source=actor)
+
+    def _index_paths(self, t: _Target) -> list[str]:
+        paths = [t.rel]
+        real_rel = os.path.relpath(t.real, self.vault.root_real).replace(os.sep, "/")
+        if real_rel != t.rel:
+            paths.append(real_rel)  # the note is a symlink inside the vault: its target changed too
+        return paths
+
+    def _done(self, operation: str, t: _Target, previous: str | None, data: bytes, actor: str, *,
+              created: bool = False, extra: Iterable[str] = (), summary: str = "",
+              warnings: tuple[str, ...] = ()) -> WriteResult:
+        paths = [*extra, *self._index_paths(t)]
+        self._refresh(paths, actor)
+        ignore = self.vault.config.ignore
+        if not ignore.empty and ignore.excluded(t.rel):
+            warnings = (*warnings, f"{t.rel} matches the vault's ignore rules, so it is not listed or searched")
+        return self._publish(WriteResult(operation, t.rel, etag_of(data), previous, created, True,
+                                         tuple(dict.fromkeys(paths)), summary, warnings), actor)
+
+    def _unchanged(self, operation: str, t: _Target, etag: str) -> WriteResult:
+        return WriteResult(operation, t.rel, etag, etag, False, False, (), "no change (already as requested)")
+
+    def _publish(self, result: WriteResult, actor: str) -> WriteResult:
+        self.vault.bus.publish(WriteApplied(actor, result.operation, result.path, result.changed_paths,
+                                            result.diff_summary, time.time()))
+        return result
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _count_lines(data: bytes) -> int:
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+
