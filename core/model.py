@@ -3,11 +3,18 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 
 NOTE = "note"
 ATTACHMENT = "attachment"
 FOLDER = "folder"
+
+
+@lru_cache(maxsize=65536)
+def _iso_utc(seconds: int) -> str:
+    # a listing of 10k rows formats few distinct seconds: cached, this was half the row cost
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +73,7 @@ class Entry:
     @property
     def modified_at(self) -> str:
         """Last modification as ISO 8601 UTC, second precision."""
-        stamp = dt.datetime.fromtimestamp(self.mtime_ns / 1e9, dt.timezone.utc).replace(microsecond=0)
-        return stamp.isoformat().replace("+00:00", "Z")
+        return _iso_utc(self.mtime_ns // 1_000_000_000)
 
 
 _ENTRY_FIELDS = tuple(f.name for f in fields(Entry))

@@ -23,6 +23,10 @@ from .model import Link
 MAX_FRONTMATTER_CHARS = 256 * 1024
 MAX_FRONTMATTER_NODES = 20_000
 MAX_DEPTH = 64
+# Per-note caps on what the index keeps: a hostile note repeating "[[x]] #t" over 50 MB would
+# otherwise pin ~100 MB of Link records in memory for as long as it exists.
+MAX_LINKS = 10_000
+MAX_TAGS = 1_000
 _YAML = frontmatter.YAMLHandler()  # python-frontmatter picks libyaml's CSafeLoader when present
 
 _H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
@@ -192,6 +196,8 @@ def body_links(body: str) -> tuple[Link, ...]:
     links: list[Link] = []
     if "[[" in body:
         for m in _WIKI.finditer(body):
+            if len(links) >= MAX_LINKS:
+                break
             bang, inner = m.start() > 0 and body[m.start() - 1] == "!", m.group(1)
             target, _, alias = inner.partition("|")
             target, _, heading = target.partition("#")
@@ -200,8 +206,10 @@ def body_links(body: str) -> tuple[Link, ...]:
             if not target and not heading_part:
                 continue
             links.append(Link(target, "embed" if bang else "wiki", heading_part, alias.strip() or None))
-    if "](" in body:
+    if "](" in body and len(links) < MAX_LINKS:
         for m in _MDLINK.finditer(body):
+            if len(links) >= MAX_LINKS:
+                break
             bang, href = m.start() > 0 and body[m.start() - 1] == "!", m.group(1)
             if _SCHEME.match(href) or href.startswith("#"):
                 continue
@@ -225,23 +233,27 @@ def parse_note(data: bytes, stem: str) -> NoteFacts:
         except (_Budget, RecursionError):
             raw, fm = {}, {}
             error = "frontmatter is too large or too deeply nested (possibly a YAML alias bomb) and was ignored"
+    scan = _strip_code(body)  # once: on a big note each pass copies the whole body
     title = fm.get("title")
     if not isinstance(title, str) or not title.strip():
-        code_free = _strip_code(body) if "# " in body else body
-        m = _H1.search(code_free)
+        m = _H1.search(scan) if "# " in body else None
         title = m.group(1).strip() if m else stem
     else:
         title = title.strip()
     tags = frontmatter_tags(fm.get("tags")) + frontmatter_tags(fm.get("tag"))
-    scan = _strip_code(body)
     if "#" in scan:
-        tags.extend(m.group(1).rstrip("/") for m in _TAG.finditer(scan)
-                    if m.start() == 0 or scan[m.start() - 1].isspace())
+        seen = dict.fromkeys(tags)
+        for m in _TAG.finditer(scan):
+            if len(seen) >= MAX_TAGS:
+                break
+            if m.start() == 0 or scan[m.start() - 1].isspace():
+                seen.setdefault(m.group(1).rstrip("/"))
+        tags = list(seen)
     stale_date, stale_instant = okf.parse_stale_after(raw.get("stale_after"))
     return NoteFacts(
         frontmatter=fm,
         title=title,
-        tags=tuple(dict.fromkeys(t for t in tags if t)),
+        tags=tuple(dict.fromkeys(t for t in tags[:MAX_TAGS] if t)),
         links=body_links(scan),
         content_chars=len(body),
         frontmatter_error=error,

@@ -13,6 +13,9 @@ from .errors import AbsolutePathError, HiddenPathError, PathError, SymlinkEscape
 MAX_PATH_CHARS = 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1 control characters
+# Lone surrogates: what Python makes of file-name bytes that are not UTF-8. Such a name cannot
+# be sent as JSON text or drawn on a terminal, so it is neither accepted nor listed.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def normalize(path: object, *, what: str = "path") -> str:
@@ -31,6 +34,9 @@ def normalize(path: object, *, what: str = "path") -> str:
         raise PathError(f"{what} is longer than {MAX_PATH_CHARS} characters: give a shorter vault-relative path")
     if _CONTROL.search(path):
         raise PathError(f"{what} contains a NUL or control character: remove it and use a plain vault-relative path")
+    if _SURROGATE.search(path):
+        raise PathError(f"{what} is not valid Unicode text (it holds a lone surrogate, as undecodable bytes give): "
+                        "use a plain UTF-8 vault-relative path")
     if "\\" in path:
         raise PathError(f"{what} contains a backslash: separate folders with '/' as in 'Projects/plan.md'")
     parts = [p for p in path.split("/") if p not in ("", ".")]
@@ -73,11 +79,24 @@ def unaddressable(name: str, *, at_root: bool) -> str | None:
         return None  # the common case, decided in C
     if _BAD_NAME.search(name):
         return "the name contains a control character or a backslash"
+    if _SURROGATE.search(name):
+        return "the name is not valid UTF-8"
     if not name.strip():
         return "the name is blank"
     if at_root and (name == "~" or _DRIVE.match(name)):
         return "the name looks like an absolute path"
     return None
+
+
+def displayable(rel: str) -> str:
+    """A path found on disk as printable text: undecodable name bytes become `\\xNN` escapes.
+
+    Used for the paths of skipped files, which are reported (to agents as JSON, to the
+    terminal) but never addressed.
+    """
+    if not _SURROGATE.search(rel):
+        return rel
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def normalize_folder(folder: object) -> str | None:

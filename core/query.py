@@ -224,11 +224,18 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     start = 0
     if q.cursor:
         ckey, cpath = _decode_cursor(q.cursor, fp)
-        marks = [(keyf(e), e.path) for e in matched]
-        if q.descending:
-            start = next((i for i, m in enumerate(marks) if m < (ckey, cpath)), total)
-        else:
-            start = bisect_right(marks, (ckey, cpath))
+        try:
+            if q.descending:
+                marks = [(keyf(e), e.path) for e in matched]
+                start = next((i for i, m in enumerate(marks) if m < (ckey, cpath)), total)
+            elif q.sort == "path":
+                if ckey != "":
+                    raise TypeError
+                start = bisect_right(matched, cpath, key=attrgetter("path"))
+            else:
+                start = bisect_right(matched, (ckey, cpath), key=lambda e: (keyf(e), e.path))
+        except TypeError:  # a hand-edited cursor whose sort key has the wrong type
+            raise QueryError("cursor is not valid: pass back the next_cursor of a previous result, unchanged") from None
     end = total if q.limit is None else min(total, start + q.limit)
     page = tuple(matched[start:end])
     next_cursor = None

@@ -18,13 +18,39 @@ from dataclasses import dataclass
 from .ignore import IgnoreRules
 from .model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped
 from .parse import parse_note
-from .paths import is_hidden
+from .paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
 
 DEFAULT_ATTACHMENT_EXTS = frozenset(
     "pdf docx xlsx pptx odt ods odp png jpg jpeg gif webp svg bmp tiff zip tar gz "
     "mp3 mp4 wav ogg txt csv tsv json yaml toml xml html css js ts".split()
 )
 MAX_NOTE_BYTES = 64 * 1024 * 1024
+# Our own table for the default allowlist, so a mime_type does not depend on the machine's
+# /etc/mime.types; other extensions fall back to Python's built-in table only.
+_MIME = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "odt": "application/vnd.oasis.opendocument.text",
+    "ods": "application/vnd.oasis.opendocument.spreadsheet",
+    "odp": "application/vnd.oasis.opendocument.presentation",
+    "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+    "svg": "image/svg+xml", "bmp": "image/bmp", "tiff": "image/tiff",
+    "zip": "application/zip", "tar": "application/x-tar", "gz": "application/gzip",
+    "mp3": "audio/mpeg", "mp4": "video/mp4", "wav": "audio/wav", "ogg": "audio/ogg",
+    "txt": "text/plain", "csv": "text/csv", "tsv": "text/tab-separated-values", "json": "application/json",
+    "yaml": "application/yaml", "toml": "application/toml", "xml": "application/xml", "html": "text/html",
+    "css": "text/css", "js": "text/javascript", "ts": "text/typescript",
+}
+_BUILTIN_MIME = mimetypes.MimeTypes()  # Python's own table, without the system files
+
+
+def mime_type(name: str) -> str:
+    """The MIME type of an attachment file name (case-insensitive extension)."""
+    dot = name.rfind(".")
+    ext = name[dot + 1 :].lower() if dot > 0 else ""
+    return _MIME.get(ext) or _BUILTIN_MIME.guess_type(name.lower(), strict=False)[0] or "application/octet-stream"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +81,9 @@ class FileFact:
     size: int
     mtime_ns: int
     inode: int
+
+    def __reduce__(self):  # positional pickling: the walk ships 100k of these to parse workers
+        return (FileFact, (self.rel, self.real, self.kind, self.size, self.mtime_ns, self.inode))
 
 
 Found = FileFact | Entry | Skipped  # Entry here is a folder entry
@@ -109,6 +138,11 @@ def walk(root_real: str, config: ScanConfig) -> Iterator[Found]:
                 if name.startswith("."):
                     continue
                 rel = f"{dir_rel}/{name}" if dir_rel else name
+                bad = unaddressable(name, at_root=not dir_rel)
+                if bad is not None or len(rel) > MAX_PATH_CHARS:  # listed, it could never be read
+                    yield Skipped(displayable(rel),
+                                  f"cannot be addressed: {bad or f'path longer than {MAX_PATH_CHARS} characters'}")
+                    continue
                 if de.is_symlink() and _is_dir(de):
                     deferred.append((rel, de))
                     continue
@@ -179,7 +213,7 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
     """Read and parse one file into an Entry. Errors become a Skipped record."""
     stem = fact.rel.rsplit("/", 1)[-1]
     if fact.kind == ATTACHMENT:
-        mime = mimetypes.guess_type(stem, strict=False)[0] or "application/octet-stream"
+        mime = mime_type(stem)
         return Entry(path=fact.rel, kind=ATTACHMENT, size_bytes=fact.size, mtime_ns=fact.mtime_ns,
                      title=stem, inode=fact.inode, mime_type=mime)
     if fact.size > MAX_NOTE_BYTES:
@@ -201,22 +235,69 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
     )
 
 
+def walked_folder(root_real: str, folder_rel: str, config: ScanConfig) -> str | None:
+    """The vault path at which the walk lists the folder `folder_rel` ("" is the root).
+
+    That is `folder_rel` itself unless the way to it passes a symlinked folder the walk does
+    not follow: a link to a folder listed at its real path (a duplicate, or the root itself)
+    makes it that folder's real vault path; a link out of the vault or into a hidden folder
+    makes it None (not part of the vault). Single-path refreshes and watcher events use it,
+    so a path spelled through such a link is never indexed under that spelling (and nothing
+    outside the vault is ever indexed through one).
+    """
+    if not folder_rel:
+        return ""
+    canon = ""
+    for part in folder_rel.split("/"):
+        nxt = f"{canon}/{part}" if canon else part
+        full = os.path.join(root_real, *nxt.split("/"))
+        if os.path.islink(full):
+            inside = _inside(root_real, os.path.realpath(full))
+            if inside is None or (inside and is_hidden(inside)):
+                return None
+            if inside == "" or _listed_elsewhere(full, root_real, config):
+                canon = inside
+                continue
+        canon = nxt
+    return canon
+
+
 def stat_one(root_real: str, rel: str, config: ScanConfig) -> FileFact | Entry | Skipped | None:
     """Stat a single vault path the way the walk would (None: absent, hidden or not part of the vault)."""
     if is_hidden(rel):
         return None
-    abs_path = os.path.join(root_real, *rel.split("/"))
+    parent_rel = rel.rpartition("/")[0]
+    if parent_rel and walked_folder(root_real, parent_rel, config) != parent_rel:
+        return None  # spelled through a symlinked folder the walk does not follow
+    parts = rel.split("/")
+    bad = next((r for i, p in enumerate(parts) if (r := unaddressable(p, at_root=i == 0))), None)
+    abs_path = os.path.join(root_real, *parts)
     parent = os.path.dirname(abs_path)
     name = os.path.basename(abs_path)
     try:
         with os.scandir(parent) as it:
             for de in it:
                 if de.name == name:
+                    if bad is not None or len(rel) > MAX_PATH_CHARS:
+                        reason = bad or f"path longer than {MAX_PATH_CHARS} characters"
+                        return Skipped(displayable(rel), f"cannot be addressed: {reason}")
+                    if de.is_symlink() and _is_dir(de) and _listed_elsewhere(de.path, root_real, config):
+                        return Skipped(rel, "symlinked folder already listed at its real path (a loop or a duplicate)")
                     found = _visit(de, rel, root_real, config, set())
                     return found[0] if isinstance(found, tuple) else found
     except OSError:
         return None
     return None
+
+
+def _listed_elsewhere(link: str, root_real: str, config: ScanConfig) -> bool:
+    """True when a symlinked folder's target is a folder the full walk lists at its real path
+    (inside the vault, not hidden, not ignored): the walk skips such a link, so stat_one does too."""
+    inside = _inside(root_real, os.path.realpath(link))
+    if not inside or is_hidden(inside):
+        return False
+    parts = inside.split("/")
+    return not any(config.ignore.excluded("/".join(parts[:i]), is_dir=True) for i in range(1, len(parts) + 1))
 
 
 ProgressFn = Callable[[int, int], None]

@@ -1,6 +1,7 @@
 """The facade a front end holds: open a vault, load its index, answer queries, publish events."""
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -17,6 +18,8 @@ from .paths import normalize, to_disk
 from .query import Query, QueryResult, run_query, stats
 from .scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, scan, stat_one
 
+GC_FREEZE_MIN = 20_000  # entries; see load()
+
 
 def demo_vault_path() -> Path:
     """The demo vault bundled with vaultwatch (the default vault of every command)."""
@@ -27,7 +30,8 @@ class Vault:
     """One vault: its index, its clock and its event bus."""
 
     def __init__(self, root: str | os.PathLike[str], *, clock: Clock | None = None, okf_mode: str = "auto",
-                 attachment_exts: str | list[str] | None = None, bus: EventBus | None = None) -> None:
+                 attachment_exts: str | list[str] | None = None, bus: EventBus | None = None,
+                 cache: bool | None = None) -> None:
         self.root = os.path.abspath(os.fspath(root))
         if not os.path.isdir(self.root):
             raise VaultError(f"vault folder not found: {self.root!r} is not a directory; pass an existing folder")
@@ -39,6 +43,19 @@ class Vault:
         self.config = ScanConfig(self.attachment_exts, IgnoreRules.from_vault(self.root_real))
         self._ready = threading.Event()
         self._loader: threading.Thread | None = None
+        # live index (issue 3): one lock serialises every refresh (watcher, writes, rescans)
+        self._refresh_lock = threading.RLock()
+        self._start_lock = threading.Lock()  # creates the watcher and search index once
+        self._live = None
+        self._search = None
+        self._links_prev = None
+        if cache is None:
+            cache = os.environ.get("VAULTWATCH_CACHE", "1").lower() not in ("0", "off", "no", "false")
+        self.entry_cache = None
+        if cache:
+            from .cache import EntryCache
+            self.entry_cache = EntryCache(self.root_real)
+            self.bus.subscribe(self._cache_on_change)
 
     @property
     def snapshot(self) -> Snapshot:
@@ -46,15 +63,31 @@ class Vault:
         return self.index.snapshot
 
     def load(self) -> Snapshot:
-        """Scan and parse the whole vault now (blocking); publishes progress and IndexReady."""
+        """Scan and parse the whole vault now (blocking); publishes progress and IndexReady.
+
+        With the entry cache on (the default), files whose size, mtime and inode match the
+        cache are not read again; the cache is brought up to date in the background.
+        """
         started = time.perf_counter()
         for problem in self.config.ignore.problems:
             self.bus.publish(IndexProblem(problem))
-        entries, skipped = scan(self.root_real, self.config,
-                                lambda done, total: self.bus.publish(IndexProgress("parse", done, total)))
-        snap = self.index.load(entries, skipped, self.config.ignore.problems)
+        progress = lambda done, total: self.bus.publish(IndexProgress("parse", done, total))  # noqa: E731
+        with self._refresh_lock:
+            if self.entry_cache is not None:
+                from .cache import warm_scan
+                entries, skipped = warm_scan(self.entry_cache, self.root_real, self.config, progress,
+                                             lambda msg: self.bus.publish(IndexProblem(msg)))
+            else:
+                entries, skipped = scan(self.root_real, self.config, progress)
+            snap = self.index.load(entries, skipped, self.config.ignore.problems)
+        if len(entries) >= GC_FREEZE_MIN:
+            # 100k long-lived records were made with the collector off: without this, the next
+            # collections walk them all (a one-second pause soon after start-up at 100k notes)
+            gc.freeze()
         self._ready.set()
         self.bus.publish(IndexReady(snap.generation, snap.note_count, time.perf_counter() - started))
+        if self.entry_cache is not None and self.entry_cache.dirty:
+            self._flush_cache_soon(0.0)
         return snap
 
     def start(self) -> None:
@@ -83,15 +116,26 @@ class Vault:
         bumps the generation. A path that is gone (or now hidden/ignored) is removed, with
         everything under it when it was a folder.
         """
+        with self._refresh_lock:
+            found = {rel: (stat_one(self.root_real, rel, self.config) if rel else None)
+                     for rel in dict.fromkeys(paths)}
+            return self._apply_found(found, source)
+
+    def _apply_found(self, found_by_path: dict, source: str) -> Snapshot:
+        """Apply stat results ({path: FileFact | Entry | Skipped | None}) to the index; publish the change.
+
+        The one place single-path changes enter the index (refresh_paths and the live
+        watcher both end here). Unchanged size/mtime/inode is a no-op.
+        """
         snap = self.snapshot
         upserts: list[Entry] = []
         removals: list[str] = []
         skipped: list[Skipped] = []
-        for rel in dict.fromkeys(paths):
-            found = stat_one(self.root_real, rel, self.config) if rel else None
+        was_skipped = {s.path for s in snap.skipped} if snap.skipped else set()
+        for rel, found in found_by_path.items():
             old = snap.get(rel)
             if found is None:
-                if old is not None:
+                if old is not None or rel in was_skipped:
                     removals.append(rel)
                 continue
             if isinstance(found, Skipped):
@@ -132,3 +176,150 @@ class Vault:
     def disk_path(self, path: str) -> str:
         """Validated real filesystem location of a caller-supplied vault path."""
         return to_disk(self.root_real, normalize(path))
+
+    # --- live index (issue 3): cache, watcher, pending writes, search, links -------------------
+
+    def _cache_on_change(self, event) -> None:
+        if isinstance(event, DocumentsChanged) and self.entry_cache is not None:
+            self.entry_cache.mark_dirty((*event.added, *event.changed, *event.removed))
+            self._flush_cache_soon()
+
+    def _flush_cache_soon(self, delay: float = 1.0) -> None:
+        cache = self.entry_cache
+        if cache is not None:
+            cache.flush_soon(lambda: self.snapshot.entries, lambda msg: self.bus.publish(IndexProblem(msg)), delay)
+
+    def start_watching(self) -> None:
+        """Watch the vault folder and apply outside changes to the index (idempotent).
+
+        Call before or after `start()`/`load()`: changes seen while the index loads are
+        applied once it is ready. Stop with `stop()`.
+        """
+        with self._start_lock:
+            if self._live is None:
+                from .watch import LiveIndex
+                self._live = LiveIndex(self)
+                self._live.start()
+
+    def start_search(self):
+        """Build (or bring up to date) the full-text index in the background (idempotent).
+        Returns the core.search.SearchIndex."""
+        with self._start_lock:
+            if self._search is None:
+                from .cache import vault_cache_dir
+                from .search import SearchIndex
+                base = self.entry_cache.dir if self.entry_cache is not None and not self.entry_cache.disabled \
+                    else vault_cache_dir(self.root_real)
+                self._search = SearchIndex(self, base / "search.sqlite")
+                self._search.start()
+            return self._search
+
+    def start_live(self, *, search: bool = True) -> None:
+        """Everything a long-running front end wants: watch, load in the background, index for search."""
+        self.start_watching()
+        self.start()
+        if search:
+            self.start_search()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop watching and indexing, and write the entry cache out. Safe to call twice; the
+        index stays readable, and `start_watching()`/`search()` start afresh afterwards."""
+        live, self._live = self._live, None
+        if live is not None:
+            live.stop(timeout)
+        search, self._search = self._search, None
+        if search is not None:
+            search.stop(timeout)
+        cache = self.entry_cache
+        if cache is not None:
+            cache.wait_flushed(timeout)
+            if cache.dirty and self._ready.is_set():
+                problem = cache.flush(self.snapshot.entries)
+                if problem:
+                    self.bus.publish(IndexProblem(problem))
+
+    def wait_for_pending_writes(self, timeout: float | None = 10.0) -> bool:
+        """Wait until every change known now is in the index (and the search index, once built).
+
+        "Known" means: the initial load, file-system events the watcher has delivered, and
+        changes queued for full-text indexing. Writes made through vaultwatch are applied
+        synchronously and are never pending. Returns False when `timeout` (seconds) passed
+        first: answer from the current index and report `index_stale`.
+        """
+        deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
+        if not self.wait_ready(max(0.0, deadline - time.monotonic())):
+            return False
+        live, search = self._live, self._search
+        if live is not None and not live.wait_applied(deadline):
+            return False
+        if search is not None and not search.wait_synced(deadline):
+            return False
+        return True
+
+    @property
+    def index_stale(self) -> bool:
+        """True while the listing may lag the disk: loading, watcher changes in flight, the vault
+        folder gone or held back because it suddenly looked empty."""
+        if not self._ready.is_set() or not self.snapshot.loaded:
+            return True
+        live = self._live
+        if live is not None and (live.pending or live.root_missing or live.holding):
+            return True
+        return self.entry_cache is not None and self.entry_cache.hold
+
+    def search(self, text: str, scope: Query | None = None, *, folder: str | None = None,
+               recursive: bool | None = None, pattern: str | None = None, filters=None, exclude=None,
+               limit: int = 20, cursor: str | None = None, count: bool | None = None, wait: float = 0.0):
+        """Full-text search, ranked, with the listing's scoping arguments. Returns a SearchResult.
+
+        text: words, "phrases", prefix* and -excluded words (every input is safe).
+        scope / folder / recursive / pattern / filters / exclude: exactly the listing's
+            semantics (a `Query`, or its fields as keywords; filters as {key: value}).
+        limit (1-1000), cursor: paging. count: True = exact total always; None (default) = total
+            unless that needs a slow scoped count; False = only when free.
+        wait: seconds to wait for a first full-text index build before answering.
+        Raises QueryError for bad arguments, SearchNotReady (a QueryError) while the full-text
+        index is still being built (starts building it on first use).
+        """
+        from .search import scope_query
+
+        index = self.start_search()
+        q = scope_query(scope, folder=folder, recursive=recursive, pattern=pattern, filters=filters,
+                        exclude=exclude)
+        if wait > 0:
+            self.wait_search_ready(wait)
+        return index.search(text, q, limit=limit, cursor=cursor, count=count)
+
+    def search_status(self):
+        """Progress of the full-text index (a SearchStatus); starts building it if needed."""
+        return self.start_search().status()
+
+    def wait_search_ready(self, timeout: float | None = None) -> bool:
+        """Block until the full-text index is built; False on timeout or when it failed."""
+        index = self.start_search()
+        deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
+        while not index.ready:
+            if index.problem or time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def _graph(self):
+        from .links import graph
+
+        g = graph(self.snapshot, self._links_prev)
+        self._links_prev = g
+        return g
+
+    def links(self, path: str):
+        """Outgoing links, backlinks and broken links of one note (a LinkReport); validated path."""
+        entry = self.entry(path)
+        return self._graph().report(entry.path)
+
+    def broken_links(self):
+        """Every link in the vault that resolves to nothing (ResolvedLinks, by source path)."""
+        return self._graph().broken
+
+    def orphans(self) -> tuple[str, ...]:
+        """Notes with no links in or out (in path order)."""
+        return self._graph().orphans()

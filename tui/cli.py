@@ -92,6 +92,85 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_search(args: argparse.Namespace) -> int:
+    vault = open_vault(args)
+    try:
+        last = -1
+        while not vault.wait_search_ready(0.5):
+            status = vault.search_status()
+            if status.problem:
+                raise VaultError(status.problem)
+            if status.done != last and sys.stderr.isatty():
+                print(f"\rbuilding the search index: {status.done} of {status.total} notes", end="", file=sys.stderr)
+                last = status.done
+        if last >= 0 and sys.stderr.isatty():
+            print(file=sys.stderr)
+        res = vault.search(args.query, folder=args.folder, recursive=False if args.no_recursive else None,
+                           pattern=args.pattern, filters=pairs(_parse_filters(args.filter)), limit=args.limit,
+                           cursor=args.cursor, count=True)
+    finally:
+        vault.stop()
+    bundle = vault.snapshot.is_bundle
+    if args.json:
+        for hit in res.hits:
+            row = hit.as_json()
+            okf_row = entry_json(hit.entry, vault.clock, bundle, frontmatter=False)
+            row.update({k: okf_row[k] for k in ("status", "stale", "trust_tier") if k in okf_row})
+            print(json.dumps(row, ensure_ascii=False))
+    else:
+        for i, hit in enumerate(res.hits, 1):
+            print(f"{i:>3}. {hit.path}  ({hit.score:.3f})")
+            print(f"     {hit.snippet}")
+    more = f"; next page: --cursor {res.next_cursor}" if res.next_cursor else ""
+    total = "" if res.total is None else f" of {res.total}"
+    print(f"{len(res.hits)}{total} matching notes{more}", file=sys.stderr)
+    return 0
+
+
+def cmd_links(args: argparse.Namespace) -> int:
+    vault = open_vault(args)
+    report = vault.links(args.path)
+    if args.json:
+        print(json.dumps(report.as_json(), ensure_ascii=False, indent=1))
+        return 0
+    print(f"{report.path}")
+    print(f"outgoing ({len(report.outgoing)}):")
+    for r in report.outgoing:
+        shown = r.link.target + (f"#{r.link.heading}" if r.link.heading else "")
+        print(f"  {r.link.kind:<8} {shown}  ->  {r.target or 'BROKEN'}")
+    print(f"backlinks ({len(report.backlinks)}):")
+    for r in report.backlinks:
+        print(f"  {r.source}")
+    print(f"broken ({len(report.broken)})")
+    return 0
+
+
+def _tui_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--socket", metavar="PATH", default=None,
+                   help="serve MCP on this Unix socket (default: one per vault under $XDG_RUNTIME_DIR/vaultwatch/)")
+    p.add_argument("--no-mcp", action="store_true", help="do not serve MCP (the TUI only)")
+    p.add_argument("--compat", metavar="SETS", default="",
+                   help="also serve compatibility tools, comma-separated: vault-cortex,obsidian-mcp")
+    p.add_argument("--read-only", action="store_true", help="serve no write tools to agents")
+    p.add_argument("--audit-log", metavar="PATH", default=None, help="append every agent call to PATH as JSON lines")
+    p.add_argument("--http", metavar="127.0.0.1:PORT", default=None,
+                   help="also serve MCP over loopback HTTP with a bearer token")
+    p.add_argument("--no-watch", action="store_true", help="do not follow outside edits")
+    p.add_argument("--theme", default=None, help="a Textual theme name, e.g. textual-light, nord, gruvbox")
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from .app import make_app  # noqa: PLC0415  (textual loads only for the TUI)
+    from .config import AppConfig  # noqa: PLC0415
+
+    vault = open_vault(args, load=False)  # the app loads it in the background
+    config = AppConfig(mcp=not args.no_mcp, watch=not args.no_watch, socket_path=args.socket,
+                       compat=frozenset(c.strip() for c in args.compat.split(",") if c.strip()),
+                       read_only=args.read_only, audit_log=args.audit_log, http=args.http, theme=args.theme)
+    make_app(vault, config=config).run()
+    return 0
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     """The argument parser for every subcommand, and each subcommand's handler."""
     parser = argparse.ArgumentParser(
@@ -122,6 +201,36 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     _vault_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     handlers["stats"] = cmd_stats
+
+    p = sub.add_parser("search", help="full-text search (ranked, with snippets) scoped like list")
+    _vault_options(p)
+    p.add_argument("query", help='words, "phrases", prefix* and -excluded words')
+    p.add_argument("--folder", default=None, help="only this folder and its subfolders; '' for the root level")
+    p.add_argument("--no-recursive", action="store_true", help="only the folder's direct children")
+    p.add_argument("--pattern", default=None, help="case-sensitive glob on the vault-relative path")
+    p.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
+                   help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier")
+    p.add_argument("--limit", type=int, default=20, help="hits per page (default 20, at most 500)")
+    p.add_argument("--cursor", default=None, help="continue after a previous page")
+    p.add_argument("--json", action="store_true", help="JSON lines, one object per hit")
+    handlers["search"] = cmd_search
+
+    p = sub.add_parser("links", help="outgoing links, backlinks and broken links of one note")
+    _vault_options(p)
+    p.add_argument("path", help="vault-relative path of the note, e.g. 'Projects/Atlas Migration.md'")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    handlers["links"] = cmd_links
+
+    p = sub.add_parser("tui", help="open the TUI and serve MCP on the vault's socket (the default command)")
+    _vault_options(p)
+    _tui_options(p)
+    handlers["tui"] = cmd_tui
+
+    from mcp_server.cli import register as register_mcp
+    register_mcp(sub, handlers, _vault_options, open_vault)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = "commands and their options (`vaultwatch COMMAND --help` explains each):\n" + "\n".join(
+        "  " + " ".join(cp.format_usage().split()[1:]) for cp in sub.choices.values())
     return parser, handlers
 
 
@@ -130,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser, handlers = build_parser()
     if not argv or (argv[0] not in handlers and argv[0] not in ("-h", "--help")):
-        argv = ["list", *argv]  # until the TUI lands, the default view is the listing
+        argv = ["tui", *argv]  # no command (or a VAULT path first): the TUI
     args = parser.parse_args(argv)
     try:
         return handlers[args.command](args)

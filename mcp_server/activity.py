@@ -1,0 +1,266 @@
+"""Every MCP call becomes an `AgentAccess` event on the core bus, attributed to its agent.
+
+`Activity.middleware` wraps each inbound request. For `tools/call` it times the call,
+gives the tool a `CallRecord` (through a context variable, which also reaches the worker
+thread a sync tool runs in) to note the paths it listed or read and how many results it
+returned, and publishes the event when the call ends, error or not. The agent is named
+from the client's handshake (`clientInfo` name/version; on 2026-07-28 connections, the
+same fields from each request's `_meta`) and the session from the transport.
+
+`AuditLog` appends every AgentAccess event on a bus to a file as JSON lines.
+"""
+from __future__ import annotations
+
+import contextvars
+import datetime as dt
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from core.events import AgentAccess, AgentConnected, Event, EventBus
+
+from .wire import SESSION_HEADER
+
+MODERN_IDLE_SECONDS = 300.0  # a 2026-07-28 client has no session: it counts as connected while active
+MAX_ARG_CHARS = 400
+MAX_SUMMARY_CHARS = 160
+AUDIT_MAX_PATHS = 200
+
+
+@dataclass
+class CallRecord:
+    """What a tool tells the activity layer about the call it is serving."""
+
+    paths: list[str] = field(default_factory=list)
+    result_count: int | None = None
+    write: bool = False
+    diff_summary: str | None = None
+
+    def listed(self, paths: Iterable[str], count: int | None = None) -> None:
+        """Record the paths a listing returned (and its result count, default their number)."""
+        self.paths.extend(paths)
+        self.result_count = len(self.paths) if count is None else count
+
+
+_current: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar("vaultwatch_call", default=None)
+
+
+def current_call() -> CallRecord:
+    """The record of the tool call being served (a throwaway one outside a call)."""
+    return _current.get() or CallRecord()
+
+
+def _clip(value: Any, depth: int = 0) -> Any:
+    """A JSON-safe, size-bounded copy of caller arguments for events and the audit log."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_ARG_CHARS else value[:MAX_ARG_CHARS] + f"…(+{len(value) - MAX_ARG_CHARS})"
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if depth >= 4:
+        return "…"
+    if isinstance(value, Mapping):
+        items = list(value.items())
+        out = {str(k)[:80]: _clip(v, depth + 1) for k, v in items[:30]}
+        if len(items) > 30:
+            out["…"] = f"{len(items) - 30} more keys"
+        return out
+    if isinstance(value, (list, tuple)):
+        out_list = [_clip(v, depth + 1) for v in value[:30]]
+        if len(value) > 30:
+            out_list.append(f"…{len(value) - 30} more")
+        return out_list
+    return str(value)[:MAX_ARG_CHARS]
+
+
+def summarize(arguments: Mapping[str, Any]) -> str:
+    """One line for the activity panel: `key=value` pairs, long values shortened."""
+    parts = []
+    for key, value in arguments.items():
+        if value is None or value is False or value == {} or value == []:
+            continue
+        if isinstance(value, Mapping):
+            text = "{" + ", ".join(f"{k}: {v}" for k, v in list(value.items())[:6]) + "}"
+        elif isinstance(value, str):
+            text = repr(value)
+        else:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        text = text.replace("\n", " ")
+        if len(text) > 60:
+            text = text[:57] + "…"
+        parts.append(f"{key}={text}")
+    line = " ".join(parts)
+    return line if len(line) <= MAX_SUMMARY_CHARS else line[:MAX_SUMMARY_CHARS - 1] + "…"
+
+
+def _error_text(result: Any) -> str | None:
+    if not isinstance(result, Mapping) or not result.get("isError"):
+        return None
+    for block in result.get("content") or ():
+        if isinstance(block, Mapping) and block.get("type") == "text":
+            return str(block.get("text", ""))[:500]
+    return "tool error"
+
+
+@dataclass
+class _Agent:
+    agent: str
+    modern: bool
+    last_seen: float
+
+
+class Activity:
+    """Attributes MCP calls to agents and publishes them on `bus` (see module doc)."""
+
+    def __init__(self, bus: EventBus, *, clock: Callable[[], float] = time.time) -> None:
+        self.bus = bus
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._agents: dict[str, _Agent] = {}
+
+    def agents(self) -> list[tuple[str, str]]:
+        """Connected (agent, session) pairs, in order of connection."""
+        self.prune()
+        with self._lock:
+            return [(a.agent, session) for session, a in self._agents.items()]
+
+    def prune(self) -> None:
+        """Report 2026-07-28 clients idle for MODERN_IDLE_SECONDS as gone (they never say goodbye)."""
+        cutoff = self._clock() - MODERN_IDLE_SECONDS
+        with self._lock:
+            gone = [(s, a) for s, a in self._agents.items() if a.modern and a.last_seen < cutoff]
+            for s, _ in gone:
+                del self._agents[s]
+        for s, a in gone:
+            self.bus.publish(AgentConnected(a.agent, s, False))
+
+    def forget(self, session: str) -> None:
+        """Report the agent of `session` as gone (its session ended)."""
+        with self._lock:
+            gone = self._agents.pop(session, None)
+        if gone is not None:
+            self.bus.publish(AgentConnected(gone.agent, session, False))
+
+    def disconnect_all(self) -> None:
+        """Report every agent as gone (the server is stopping)."""
+        with self._lock:
+            gone, self._agents = self._agents, {}
+        for session, a in gone.items():
+            self.bus.publish(AgentConnected(a.agent, session, False))
+
+    def _identify(self, ctx: Any) -> tuple[str, str] | None:
+        """(agent, session) of a request, registering the agent on first sight; None before the handshake."""
+        session_obj = ctx.session
+        params = session_obj.client_params
+        if params is None:
+            return None
+        info = params.client_info
+        agent = f"{info.name}/{info.version}" if info.version else info.name
+        conn = getattr(session_obj, "_connection", None)  # the SDK exposes no public handle on it
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        request = ctx.request
+        header = request.headers.get(SESSION_HEADER) if request is not None and hasattr(request, "headers") else None
+        if modern:
+            session = header[:80] if header else f"{info.name}@stateless"
+        elif conn is not None and conn.session_id:
+            session = conn.session_id
+        elif conn is not None:
+            session = conn.state.setdefault("vaultwatch.session", uuid.uuid4().hex)
+        else:
+            session = header or "unknown"
+        now = self._clock()
+        with self._lock:
+            known = self._agents.get(session)
+            if known is not None:
+                known.last_seen = now
+                return agent, session
+            self._agents[session] = _Agent(agent, modern, now)
+        if not modern and conn is not None:
+            conn.exit_stack.callback(self.forget, session)
+        self.bus.publish(AgentConnected(agent, session, True))
+        return agent, session
+
+    async def middleware(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        """Server middleware: publish one AgentAccess event per tools/call."""
+        if ctx.method != "tools/call":
+            result = await call_next(ctx)
+            if ctx.method != "initialize":
+                self._identify(ctx)
+            return result
+        who = self._identify(ctx) or ("unknown agent", "unknown")
+        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        tool = str(params.get("name", "?"))[:100]
+        raw_args = params.get("arguments")
+        arguments = raw_args if isinstance(raw_args, Mapping) else {}
+        record = CallRecord()
+        token = _current.set(record)
+        started = time.perf_counter()
+        error: str | None = None
+        try:
+            result = await call_next(ctx)
+            error = _error_text(result)
+            return result
+        except BaseException as exc:
+            message = getattr(getattr(exc, "error", None), "message", None)
+            error = str(message or exc or type(exc).__name__)[:500]
+            raise
+        finally:
+            _current.reset(token)
+            self.bus.publish(AgentAccess(
+                agent=who[0], session=who[1], tool=tool, summary=summarize(arguments),
+                arguments=_clip(dict(arguments)), paths=tuple(record.paths),
+                result_count=record.result_count if error is None else None,
+                duration_ms=round((time.perf_counter() - started) * 1000, 3), error=error,
+                at=self._clock(), write=record.write, diff_summary=record.diff_summary,
+            ))
+
+
+class AuditLog:
+    """Appends each AgentAccess event on a bus to `path` as one JSON line (file mode 0600)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.abspath(os.path.expanduser(path))
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        self._lock = threading.Lock()
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def attach(self, bus: EventBus) -> "AuditLog":
+        """Start logging the bus's AgentAccess events."""
+        self._unsubscribe = bus.subscribe(self._on_event)
+        return self
+
+    def _on_event(self, event: Event) -> None:
+        if not isinstance(event, AgentAccess):
+            return
+        paths = list(event.paths)
+        line: dict[str, Any] = {
+            "at": dt.datetime.fromtimestamp(event.at, dt.timezone.utc).isoformat(timespec="milliseconds"),
+            "agent": event.agent, "session": event.session, "tool": event.tool, "summary": event.summary,
+            "arguments": event.arguments, "paths": paths[:AUDIT_MAX_PATHS], "result_count": event.result_count,
+            "duration_ms": event.duration_ms, "error": event.error, "write": event.write,
+        }
+        if len(paths) > AUDIT_MAX_PATHS:
+            line["paths_total"] = len(paths)
+        if event.diff_summary is not None:
+            line["diff_summary"] = event.diff_summary
+        data = (json.dumps(line, ensure_ascii=False, default=str) + "\n").encode()
+        with self._lock:
+            if self._fd >= 0:
+                os.write(self._fd, data)
+
+    def close(self) -> None:
+        """Stop logging and close the file."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1

@@ -1,0 +1,191 @@
+"""The MCP subcommands of `vaultwatch`: serve, bridge and mcp-config.
+
+tui/cli.py registers them with one call: `register(sub, handlers, _vault_options, open_vault)`.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+
+from core.vault import Vault, demo_vault_path
+
+from .config import COMPAT_SETS, CLIENTS, parse_compat
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _err(message: str) -> int:
+    print(f"vaultwatch: {message}", file=sys.stderr, flush=True)
+    return 2
+
+
+def _vault_root(path: str | None) -> str:
+    root = os.path.realpath(path or str(demo_vault_path()))
+    if not os.path.isdir(root):
+        raise ValueError(f"vault folder not found: {root!r} is not a directory; pass an existing folder")
+    return root
+
+
+def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
+             vault_options: Callable[..., None], open_vault: Callable[..., Vault]) -> None:
+    """Add `serve`, `bridge` and `mcp-config` to the vaultwatch command line."""
+
+    def cmd_serve(args: argparse.Namespace) -> int:
+        from .host import HostError, McpHost
+
+        try:
+            compat = parse_compat(args.compat)
+        except ValueError as exc:
+            return _err(str(exc))
+        _log_warnings_to_stderr()
+        vault = open_vault(args, load=False)
+        try:
+            if args.stdio:
+                _start_live(vault)
+                return _serve_stdio(args, vault, compat)
+            host = McpHost(vault, socket_path=args.socket, compat=compat, read_only=args.read_only,
+                           audit_log=args.audit_log, http=args.http)
+            _start_live(vault)  # only once the options are known good: a refused start leaves no threads
+            return asyncio.run(_serve_socket(host))
+        except HostError as exc:
+            return _err(str(exc))
+        finally:
+            stop = getattr(vault, "stop", None)
+            if callable(stop):
+                stop()
+
+    p = sub.add_parser("serve", help="serve the vault to MCP agents without the TUI (until Ctrl+C)",
+                       description="Serve VAULT over MCP on its Unix socket (printed at start) until SIGINT or "
+                                   "SIGTERM; agents connect through `vaultwatch bridge` or the socket itself.")
+    vault_options(p)
+    p.add_argument("--stdio", action="store_true", help="serve one client on stdin/stdout instead (no socket)")
+    p.add_argument("--socket", metavar="PATH", default=None,
+                   help="Unix socket path (default: one per vault under $XDG_RUNTIME_DIR/vaultwatch)")
+    p.add_argument("--http", metavar="127.0.0.1:PORT", default=None,
+                   help="also serve loopback HTTP with a bearer token (never a network address)")
+    p.add_argument("--compat", metavar="SETS", default=None,
+                   help=f"add compatibility tools: {','.join(COMPAT_SETS)}")
+    p.add_argument("--read-only", action="store_true", help="offer no tools that change the vault")
+    p.add_argument("--audit-log", metavar="PATH", default=None,
+                   help="append every agent call to PATH as JSON lines")
+    handlers["serve"] = cmd_serve
+
+    def cmd_bridge(args: argparse.Namespace) -> int:
+        from .bridge import BridgeError, run_bridge
+        from .paths import default_socket_path, find_socket
+
+        if args.socket:
+            path, hint = os.path.abspath(args.socket), None
+        else:
+            try:
+                root = _vault_root(args.vault)
+            except ValueError as exc:
+                return _err(f"bridge: {exc}")
+            path, hint = find_socket(root) or default_socket_path(root), root
+        try:
+            return run_bridge(path, hint)
+        except BridgeError as exc:
+            print(f"vaultwatch bridge: {exc}", file=sys.stderr, flush=True)
+            return 1
+
+    p = sub.add_parser("bridge", help="relay stdio to a running vaultwatch (for MCP clients that spawn commands)",
+                       description="Relay an MCP client's stdin/stdout to the vaultwatch serving a vault. Fails at "
+                                   "once when none is running; exits when stdin ends or the app goes away.")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--vault", metavar="VAULT", default=None, help="the vault (default: the bundled demo vault)")
+    group.add_argument("--socket", metavar="PATH", default=None, help="the socket path vaultwatch printed")
+    handlers["bridge"] = cmd_bridge
+
+    def cmd_mcp_config(args: argparse.Namespace) -> int:
+        from .config import WHERE, snippet
+        from .paths import HostError, default_socket_path, http_token, parse_http
+
+        try:
+            root = _vault_root(args.vault)
+            url = token = None
+            if args.http:
+                host, port = parse_http(args.http)
+                shown = f"[{host}]" if ":" in host else host
+                url = f"http://{shown}:{port}/mcp"
+                token = http_token(default_socket_path(root))
+        except (ValueError, HostError) as exc:
+            return _err(str(exc))
+        clients = [args.client] if args.client else list(CLIENTS)
+        for i, client in enumerate(clients):
+            if len(clients) > 1:
+                print(("\n" if i else "") + f"# {WHERE[client]}")
+            else:
+                print(f"# {WHERE[client]}", file=sys.stderr)
+            print(snippet(client, root, http_url=url, token=token))
+        if url:
+            print(f"# start the server with: vaultwatch serve {root} --http {args.http}", file=sys.stderr)
+        return 0
+
+    p = sub.add_parser("mcp-config", help="print a ready-to-paste MCP client configuration",
+                       description="Print the configuration that connects an MCP client to vaultwatch for VAULT.")
+    p.add_argument("vault", nargs="?", default=None, help="vault folder (default: the bundled demo vault)")
+    p.add_argument("--client", choices=CLIENTS, default=None,
+                   help="only this client's configuration (default: all four)")
+    p.add_argument("--http", metavar="127.0.0.1:PORT", default=None,
+                   help="configure URL clients for `serve --http` instead of the stdio bridge")
+    handlers["mcp-config"] = cmd_mcp_config
+
+
+def _log_warnings_to_stderr() -> None:
+    """Headless: warnings and errors (a tool that crashed, a failed shutdown step) go to stderr."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("vaultwatch: %(levelname)s %(name)s: %(message)s"))
+        handler.setLevel(logging.WARNING)
+        root.addHandler(handler)
+
+
+def _start_live(vault: Vault) -> None:
+    """Load in the background, follow outside edits, and build the full-text index (when the core can)."""
+    start_live = getattr(vault, "start_live", None)
+    if callable(start_live):
+        start_live()
+    else:
+        vault.start()
+
+
+async def _serve_socket(host) -> int:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, host.stop)
+    ready = asyncio.Event()
+    task = asyncio.create_task(host.run(ready))
+    waiter = asyncio.create_task(ready.wait())
+    await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
+    if ready.is_set():
+        print(f"vaultwatch: serving {host.vault.root} on {host.socket_path} (Ctrl+C stops)", flush=True)
+        if host.http_url:
+            from .host import token_path
+            print(f"vaultwatch: loopback HTTP on {host.http_url} (bearer token in {token_path(host.socket_path)})",
+                  flush=True)
+    waiter.cancel()
+    await task  # raises HostError when it could not start
+    print("vaultwatch: stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str]) -> int:
+    from .activity import AuditLog
+    from .server import build_server
+
+    server, _ = build_server(vault, compat=compat, read_only=args.read_only)
+    audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
+    try:
+        asyncio.run(server.run_stdio_async())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if audit is not None:
+            audit.close()
+    return 0

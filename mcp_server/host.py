@@ -1,0 +1,309 @@
+"""Serve the MCP server on a Unix domain socket (and optionally loopback HTTP) inside an
+asyncio loop the caller owns: the TUI's, or `vaultwatch serve`'s.
+
+    host = McpHost(vault)                 # socket path: default_socket_path(vault.root_real)
+    ready = asyncio.Event()
+    task = asyncio.create_task(host.run(ready))
+    await ready.wait()                    # bound: agents can connect to host.socket_path
+    host.stop()                           # from any thread; run() returns within 1 s
+    await task
+
+The SDK has no Unix-socket transport, so this serves its streamable-HTTP app with uvicorn
+on a socket bound here: mode 0600 (set before listen(), so nobody else can ever connect)
+inside a 0700 directory. One vaultwatch per socket: an exclusive flock on `<socket>.lock`,
+held while serving, tells a live instance (HostError naming its pid) from a stale socket
+left by a crash (removed and re-bound). `<socket>.json` records who serves what.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import fcntl
+import hmac
+import json
+import os
+import socket
+import stat as stat_mod
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+
+from core.vault import Vault
+
+from .activity import Activity, AuditLog
+from .server import ToolRegistrar, build_server
+from .paths import (MAX_UNIX_PATH, HostError, default_socket_path, find_socket, http_token, parse_http,
+                    read_info, runtime_dir, token_path, write_private)
+from .wire import MCP_PATH, SESSION_HEADER
+
+STOP_BUDGET = 0.8  # seconds run() may spend shutting down before it cancels what is left
+PRUNE_SECONDS = 30.0
+UDS_HOSTS = ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"]
+
+
+class LoopbackGuard:
+    """ASGI wrapper for the loopback HTTP listener: exact Host, same-origin Origin, bearer token."""
+
+    def __init__(self, app: Any, token: str, host: str, port: int) -> None:
+        self.app = app
+        self._auth = f"Bearer {token}".encode()
+        names = ["localhost", "[::1]" if ":" in host else host]
+        self.hosts = {f"{n}:{port}".encode() for n in names}
+        self.origins = {f"http://{n}:{port}".encode() for n in names}
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = dict(scope.get("headers") or [])
+        if headers.get(b"host") not in self.hosts:
+            return await _plain(send, 421, "Invalid Host header: use the loopback address vaultwatch printed")
+        origin = headers.get(b"origin")
+        if origin is not None and origin not in self.origins:
+            return await _plain(send, 403, "Cross-origin requests are refused")
+        if not hmac.compare_digest(headers.get(b"authorization", b""), self._auth):
+            return await _plain(send, 401, "Missing or wrong bearer token: send 'Authorization: Bearer <token>' "
+                                           "with the token from `vaultwatch mcp-config --http`",
+                                [(b"www-authenticate", b'Bearer realm="vaultwatch"')])
+        return await self.app(scope, receive, send)
+
+
+async def _plain(send: Any, status: int, text: str, extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    body = text.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode()), *extra]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class SessionEnd:
+    """ASGI wrapper: a DELETE naming only a bridge session (2026-07-28 clients have no MCP session)
+    ends that agent's presence; everything else goes to the MCP app."""
+
+    def __init__(self, app: Any, activity: Activity) -> None:
+        self.app = app
+        self.activity = activity
+        self._header = SESSION_HEADER.encode()
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("method") == "DELETE":
+            headers = dict(scope.get("headers") or [])
+            bridge = headers.get(self._header)
+            if bridge and b"mcp-session-id" not in headers:
+                self.activity.forget(bridge.decode("latin-1")[:80])
+                return await _plain(send, 204, "")
+        return await self.app(scope, receive, send)
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without signal capture: the loop's owner (TUI or `serve`) owns the signals."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):  # noqa: D102
+        yield
+
+
+def _uvicorn(app: Any) -> _Uvicorn:
+    config = uvicorn.Config(app, lifespan="off", log_config=None, access_log=False, timeout_graceful_shutdown=0.3,
+                            timeout_keep_alive=30, ws="none")
+    return _Uvicorn(config)
+
+
+class McpHost:
+    """The MCP server of one vault, served on its Unix socket (see module doc)."""
+
+    def __init__(self, vault: Vault, *, socket_path: str | None = None, compat: Iterable[str] = frozenset(),
+                 read_only: bool = False, audit_log: str | None = None, http: str | None = None,
+                 extra_tools: Sequence[ToolRegistrar] | None = None) -> None:
+        self.vault = vault
+        self.socket_path = os.path.abspath(socket_path) if socket_path else default_socket_path(vault.root_real)
+        if len(os.fsencode(self.socket_path)) > MAX_UNIX_PATH:
+            raise HostError(f"socket path is too long for a Unix socket ({len(self.socket_path)} > "
+                            f"{MAX_UNIX_PATH} bytes): {self.socket_path}; pass a shorter --socket")
+        self.http = parse_http(http) if http else None
+        self.http_url: str | None = None
+        self.audit_log_path = audit_log
+        self.activity = Activity(vault.bus)
+        self.server, _ = build_server(vault, compat=compat, read_only=read_only, activity=self.activity,
+                                      extra_tools=extra_tools)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._stop_requested = False
+        self._guard = threading.Lock()
+
+    def agents(self) -> list[tuple[str, str]]:
+        """Connected (agent name, session id) pairs."""
+        return self.activity.agents()
+
+    def stop(self) -> None:
+        """Ask run() to finish (thread-safe, idempotent; run() returns within 1 s)."""
+        with self._guard:
+            self._stop_requested = True
+            loop, event = self._loop, self._stop
+        if loop is not None and event is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(event.set)
+
+    def _lock(self) -> int:
+        try:
+            fd = os.open(self.socket_path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+                         | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except OSError as exc:
+            raise HostError(f"cannot create {self.socket_path}.lock: {exc.strerror or exc}; "
+                            "pass a --socket in a folder of your own") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise HostError(f"cannot lock {self.socket_path}.lock: {exc.strerror}") from None
+            info = read_info(self.socket_path) or {}
+            who = f"pid {info['pid']}" if info.get("pid") else "another process"
+            vault = info.get("vault", "this vault")
+            raise HostError(f"another vaultwatch ({who}) already serves {vault} on {self.socket_path}; quit it "
+                            "first, or let agents use that one (vaultwatch bridge --socket "
+                            f"{self.socket_path})") from None
+        return fd
+
+    def _bind(self) -> socket.socket:
+        path = self.socket_path
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            pass
+        else:
+            if not stat_mod.S_ISSOCK(st.st_mode):
+                raise HostError(f"{path} exists and is not a socket; remove it or pass another --socket")
+            os.unlink(path)  # we hold the lock, so this socket is a leftover of a crashed run
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(path)
+            os.chmod(path, 0o600)  # before listen(): until then nobody can connect at all
+            sock.listen(128)
+            sock.setblocking(False)
+        except OSError as exc:
+            sock.close()
+            raise HostError(f"cannot listen on {path}: {exc.strerror or exc}") from None
+        return sock
+
+    def _bind_http(self) -> socket.socket:
+        assert self.http is not None
+        host, port = self.http
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+            sock.listen(128)
+            sock.setblocking(False)
+        except OSError as exc:
+            sock.close()
+            raise HostError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; pick another port") from None
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        self.http_url = f"http://{shown}:{sock.getsockname()[1]}{MCP_PATH}"
+        return sock
+
+    async def run(self, ready: asyncio.Event | None = None) -> None:
+        """Bind, set `ready`, serve until stop(); unlinks the socket on the way out."""
+        with self._guard:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            if self._stop_requested:
+                self._stop.set()
+        lock_fd = self._lock()
+        audit: AuditLog | None = None
+        sockets: list[socket.socket] = []
+        servers: list[_Uvicorn] = []
+        tasks: list[asyncio.Task] = []
+        created: list[str] = []  # only what this run made is removed: never a file that was in the way
+        try:
+            sockets.append(self._bind())
+            created += [self.socket_path, self.socket_path + ".json"]
+            if self.http:
+                sockets.append(self._bind_http())
+            if self.audit_log_path:
+                audit = AuditLog(self.audit_log_path).attach(self.vault.bus)
+            hosts = list(UDS_HOSTS)
+            origins: list[str] = []
+            if self.http:
+                port = sockets[1].getsockname()[1]
+                hosts += [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+                origins += [f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://[::1]:{port}"]
+            app = self.server.streamable_http_app(
+                streamable_http_path=MCP_PATH, json_response=True,
+                transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                                             allowed_hosts=hosts, allowed_origins=origins))
+            app = SessionEnd(app, self.activity)
+            servers.append(_uvicorn(app))
+            if self.http:
+                token = http_token(self.socket_path)
+                servers.append(_uvicorn(LoopbackGuard(app, token, self.http[0], sockets[1].getsockname()[1])))
+            info = json.dumps({"pid": os.getpid(), "vault": self.vault.root_real, "socket": self.socket_path,
+                               "http": self.http_url, "started_at": time.time()})
+            with contextlib.suppress(OSError):  # informative only: never a reason not to serve
+                write_private(self.socket_path + ".json", info)
+            manager_up = asyncio.Event()
+
+            async def own_sessions() -> None:
+                async with self.server.session_manager.run():
+                    manager_up.set()
+                    await self._stop.wait()
+
+            tasks.append(asyncio.create_task(own_sessions(), name="vaultwatch-mcp-sessions"))
+            await manager_up.wait()
+            for srv, sock in zip(servers, sockets):
+                tasks.append(asyncio.create_task(srv.serve(sockets=[sock]), name="vaultwatch-mcp-uvicorn"))
+            while not all(s.started for s in servers):
+                failed = [t for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
+                if failed:
+                    raise HostError(f"the MCP server failed to start: {failed[0].exception()!r}")
+                if any(t.done() for t in tasks):
+                    break
+                await asyncio.sleep(0.005)
+            pruner = asyncio.create_task(self._prune_idle_agents(), name="vaultwatch-mcp-agents")
+            if ready is not None:
+                ready.set()
+            try:
+                await self._stop.wait()
+            finally:
+                pruner.cancel()
+        finally:
+            try:
+                for leftover in created:  # first, so clients (and bridges) see the app leaving at once
+                    with contextlib.suppress(OSError):
+                        os.unlink(leftover)
+                await self._shutdown(servers, tasks)
+            finally:
+                for sock in sockets:
+                    sock.close()
+                if audit is not None:
+                    audit.close()
+                self.activity.disconnect_all()
+                os.close(lock_fd)
+
+    async def _prune_idle_agents(self) -> None:
+        while not self._stop.is_set():
+            await asyncio.sleep(PRUNE_SECONDS)
+            self.activity.prune()
+
+    async def _shutdown(self, servers: list[_Uvicorn], tasks: list[asyncio.Task]) -> None:
+        if self._stop is not None:
+            self._stop.set()  # ends the session manager: every session is cancelled
+        for srv in servers:
+            srv.should_exit = True
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=STOP_BUDGET)
+        if pending:
+            for srv in servers:
+                srv.force_exit = True
+            for t in pending:
+                t.cancel()
+            await asyncio.wait(pending, timeout=0.15)
+
+
+__all__ = ["HostError", "McpHost", "default_socket_path", "find_socket", "read_info", "runtime_dir", "token_path"]

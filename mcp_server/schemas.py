@@ -1,0 +1,171 @@
+"""Output shapes of the MCP tools (they become each tool's published output schema)."""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import WithJsonSchema
+
+from typing_extensions import NotRequired, TypedDict
+
+
+ROW_FIELDS = ("path, kind (note|attachment|folder), title, folder, size_bytes, modified_at (ISO 8601 UTC); notes "
+              "also status, stale, trust_tier (null outside an OKF bundle), tags, and frontmatter when asked for; "
+              "attachments mime_type; frontmatter_error / decode_error when the note has one; overdue_days on "
+              "triage's stale page")
+
+# Rows are described, not checked field by field: a per-field schema costs every client that
+# validates results (the Python SDK uses jsonschema) ~15 us a row, 150 ms at 10k rows; and the
+# server's own check of its output is skipped for them (`Any`: they come straight from core).
+Rows = Annotated[Any, WithJsonSchema({
+    "type": "array", "description": "Listing rows in order.",
+    "items": {"type": "object", "required": ["path", "kind"], "description": "One row: " + ROW_FIELDS},
+})]
+
+
+class DocumentList(TypedDict):
+    """A (page of a) listing: rows in order, the total match count and the cursor for the next page."""
+
+    result: Rows
+    total: int
+    returned: int
+    next_cursor: str | None
+    okf_bundle: bool
+
+
+class SearchHit(TypedDict):
+    path: str
+    title: str
+    folder: str
+    score: float
+    snippet: str
+    snippet_plain: str
+    highlights: list[list[int]]
+    modified_at: str
+    status: str | None
+    stale: bool | None
+    trust_tier: str | None
+    tags: list[str]
+
+
+class SearchResults(TypedDict):
+    """Hits best first; total is null when counting them exactly would be slow."""
+
+    result: list[SearchHit]
+    total: int | None
+    returned: int
+    next_cursor: str | None
+    okf_bundle: bool
+
+
+class ReadOutput(TypedDict):
+    """A note (whole, one section, a line range or frontmatter only) or an attachment."""
+
+    path: str
+    kind: Literal["note", "attachment"]
+    title: str
+    etag: str
+    size_bytes: int
+    modified_at: str
+    selection: Literal["whole", "frontmatter", "section", "lines"]
+    okf_bundle: NotRequired[bool]
+    status: NotRequired[str | None]
+    stale: NotRequired[bool | None]
+    stale_after: NotRequired[Any]
+    trust_tier: NotRequired[str | None]
+    tags: NotRequired[list[str]]
+    frontmatter: NotRequired[dict[str, Any]]
+    frontmatter_error: NotRequired[str]
+    decode_error: NotRequired[bool]
+    content: NotRequired[str | None]
+    start_line: NotRequired[int | None]
+    end_line: NotRequired[int | None]
+    total_lines: NotRequired[int | None]
+    offset: NotRequired[int]
+    total_chars: NotRequired[int]
+    truncated: NotRequired[bool]
+    next_offset: NotRequired[int | None]
+    notice: NotRequired[str]
+    mime_type: NotRequired[str | None]
+    content_base64: NotRequired[str]
+    content_omitted: NotRequired[str]
+
+
+class TriageCounts(TypedDict):
+    notes: int
+    deprecated: int
+    stale: int
+    unverified: int
+    machine_confirmed: int
+    human_reviewed: int
+    broken_frontmatter: int
+    undecodable: int
+    skipped_files: int
+    by_status: dict[str, int]
+
+
+class SkippedFile(TypedDict):
+    path: str
+    reason: str
+
+
+class TriageOutput(TypedDict):
+    """Triage counts, and when a category is asked for, one page of its notes."""
+
+    as_of: str
+    okf_bundle: bool
+    counts: TriageCounts
+    category: str | None
+    result: Rows
+    total: int
+    returned: int
+    next_cursor: str | None
+    skipped: NotRequired[list[SkippedFile]]
+
+
+class FolderRow(TypedDict):
+    path: str
+    notes: int
+    subfolders: int
+    modified_at: str
+
+
+class FolderList(TypedDict):
+    result: list[FolderRow]
+    total: int
+
+
+class TagRow(TypedDict):
+    tag: str
+    count: int
+
+
+class TagList(TypedDict):
+    result: list[TagRow]
+    total: int
+
+
+class OutgoingLink(TypedDict):
+    target: str
+    kind: Literal["wiki", "embed", "markdown"]
+    heading: str | None
+    alias: str | None
+    resolved: str | None
+
+
+class Links(TypedDict):
+    path: str
+    outgoing: list[OutgoingLink]
+    backlinks: list[str]
+    broken: list[OutgoingLink]
+
+
+class PathList(TypedDict):
+    """vault_list_notes: vault-relative note paths (the text content is the bare JSON array)."""
+
+    result: list[str]
+
+
+class TextResult(TypedDict):
+    """obsidian_list_notes: the Markdown or JSON text, exactly as the text content carries it."""
+
+    result: str

@@ -1,0 +1,170 @@
+"""Build the MCP server over one Vault: the read tools, the compatibility sets, room for more.
+
+    server, activity = build_server(vault, compat={"vault-cortex"}, extra_tools=[register_write_tools])
+
+`extra_tools` are functions `(server: MCPServer, env: ToolEnv) -> None` that add tools.
+Left as None it is `default_extra_tools()`: `mcp_server/write_tools.py`'s `register`, when that
+module exists (it checks `env.read_only` itself and adds nothing in read-only mode). Every call passes through `Activity.middleware`, which publishes an
+`AgentAccess` event on `vault.bus`.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import SERVER_INFO_META_KEY, CallToolResult
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from core.vault import Vault
+
+from . import compat as compat_tools
+from . import tools as native_tools
+from .activity import Activity
+from .results import fail, log
+from .tools import ToolEnv
+
+ToolRegistrar = Callable[[MCPServer, ToolEnv], None]
+
+INSTRUCTIONS = (
+    "vaultwatch serves one Markdown vault (Obsidian-style notes with YAML frontmatter, OKF fields "
+    "status/stale/trust_tier when the vault is an OKF bundle). Paths are vault-relative and case-sensitive. "
+    "Start with list_folders or triage for an overview, list_documents to enumerate or filter notes, "
+    "search (when offered) to find notes by content, read for a note's text and etag, get_links for its links. "
+    "A human watches every call live."
+)
+
+
+def quiet_logging() -> None:
+    """Keep the SDK's log output off the terminal (a TUI owns it; headless serve prints its own lines).
+
+    MCPServer() calls logging.basicConfig with a Rich handler on stderr; basicConfig does
+    nothing once the root logger has a handler, so give it a NullHandler first.
+    """
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.NullHandler())
+    for name in ("mcp", "uvicorn", "uvicorn.error", "uvicorn.access", "httpx2", "httpcore"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def _argument_help(tool: str, schema: Mapping[str, Any] | None, exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err.get("loc", ()))
+        got = err.get("input")
+        shown = repr(got)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        what = err.get("msg", "invalid value")
+        parts.append(f"{loc or 'arguments'}: {what}" + ("" if err.get("type") == "missing" else f" (got {shown})"))
+    names = ", ".join(sorted((schema or {}).get("properties", {}))) or "none"
+    return (f"invalid arguments for {tool}: {'; '.join(parts)}. This tool takes: {names}; "
+            "fix the arguments to match its input schema and call again")
+
+
+class VaultMCPServer(MCPServer):
+    """MCPServer whose tool errors always read `Error: <what happened and what to do>`.
+
+    Argument validation failures are reworded for an agent (field, problem, the accepted
+    arguments), unknown argument names are refused instead of silently ignored, and an
+    unexpected exception never shows a traceback.
+
+    Tools named in `fast_tools` (the read tools) take a shorter way out: their results are
+    already JSON-safe, so `fast_path` puts them on the wire as they are instead of letting the
+    SDK dump, validate and re-dump them (four passes over a 10,000-row listing, ~60% of its
+    cost). Anything unusual about a request sends it down the SDK's ordinary path.
+    """
+
+    fast_tools: set[str]
+
+    async def fast_path(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        """Server middleware: serve a read tool's tools/call and shape the wire result directly."""
+        params = ctx.params
+        if ctx.method != "tools/call" or not isinstance(params, Mapping):
+            return await call_next(ctx)
+        name, arguments = params.get("name"), params.get("arguments")
+        conn = getattr(ctx.session, "_connection", None)
+        if (name not in self.fast_tools or not isinstance(arguments, (Mapping, type(None)))
+                or set(params) - {"name", "arguments", "_meta"} or conn is None or not conn.initialize_accepted):
+            return await call_next(ctx)
+        context = Context(request_context=ctx, mcp_server=self, subscriptions=self._subscriptions)
+        result = await self.call_tool(name, dict(arguments or {}), context)
+        return self._wire(result, ctx.protocol_version)
+
+    def _wire(self, result: CallToolResult, version: str) -> dict[str, Any]:
+        """The wire form of a CallToolResult, as the SDK's per-version sieve would shape it."""
+        out: dict[str, Any] = {
+            "content": [block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content],
+            "isError": result.is_error,
+        }
+        if result.structured_content is not None:
+            out["structuredContent"] = result.structured_content
+        meta = dict(result.meta) if result.meta else None
+        if version in MODERN_PROTOCOL_VERSIONS:
+            out["resultType"] = "complete"
+            meta = {**(meta or {}), SERVER_INFO_META_KEY: self._lowlevel_server.server_info_stamp}
+        if meta:
+            out["_meta"] = meta
+        return out
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            known = ", ".join(sorted(t.name for t in self._tool_manager.list_tools()))
+            return fail(f"unknown tool {name!r}: this server offers {known}")
+        allowed = set(tool.parameters.get("properties", {}))
+        extra = sorted(k for k in arguments if k not in allowed)
+        if extra:
+            return fail(f"unknown argument{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))} for {name}: "
+                        f"it takes {', '.join(sorted(allowed)) or 'no arguments'}; check the spelling and call again")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            log.error("tool %s failed unexpectedly", name, exc_info=exc.__cause__ or exc)
+            return fail(f"internal error in {name} ({type(exc.__cause__).__name__}); the vault was not changed by "
+                        "this call; try again, and report it if it repeats")
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return fail(_argument_help(name, tool.parameters, exc.__cause__))
+            return fail(str(exc).removeprefix(f"Error executing tool {name}: "))
+
+
+def default_extra_tools() -> list[ToolRegistrar]:
+    """The registrars added when a caller passes none: `mcp_server.write_tools.register`, once it exists."""
+    try:
+        from . import write_tools  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    register = getattr(write_tools, "register", None)
+    return [register] if callable(register) else []
+
+
+def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = False,
+                 extra_tools: Sequence[ToolRegistrar] | None = None, activity: Activity | None = None,
+                 name: str = "vaultwatch") -> tuple[VaultMCPServer, Activity]:
+    """The MCP server for `vault` and the Activity that attributes its calls (see module doc)."""
+    quiet_logging()
+    activity = activity or Activity(vault.bus)
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        ver = version("vaultwatch")
+    except PackageNotFoundError:
+        ver = "0"
+    server = VaultMCPServer(name, title="vaultwatch", version=ver, instructions=INSTRUCTIONS,
+                            middleware=[activity.middleware], log_level="WARNING")
+    env = ToolEnv(vault, read_only=read_only, compat=frozenset(compat))
+    native_tools.register(server, env)
+    compat_tools.register(server, env)
+    server.fast_tools = {t.name for t in server._tool_manager.list_tools()}
+    server.middleware.append(server.fast_path)
+    for registrar in default_extra_tools() if extra_tools is None else extra_tools:
+        registrar(server, env)
+    return server, activity
+
+
+__all__ = ["ToolEnv", "ToolRegistrar", "VaultMCPServer", "build_server", "quiet_logging"]

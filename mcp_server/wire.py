@@ -1,0 +1,6 @@
+"""Names shared by the server and the bridge on the socket's HTTP wire (kept free of SDK imports,
+so `vaultwatch bridge` starts in a fraction of a second)."""
+from __future__ import annotations
+
+MCP_PATH = "/mcp"
+SESSION_HEADER = "x-vaultwatch-session"  # the bridge names its client's session (2026-07-28 requests carry none)

@@ -1,0 +1,75 @@
+"""Helpers for the MCP tests: the real server on a real Unix socket, and real `mcp` clients."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import Implementation
+
+from core.vault import Vault
+from mcp_server.host import McpHost
+
+ROOT = Path(__file__).resolve().parents[2]
+VAULTWATCH = [sys.executable, "-m", "tui.cli"]
+ALL_COMPAT = frozenset({"vault-cortex", "obsidian-mcp"})
+
+
+@contextlib.asynccontextmanager
+async def serving(vault: Vault, socket_path: str | os.PathLike[str], **options) -> AsyncIterator[McpHost]:
+    """Run an McpHost for `vault` on `socket_path` in this event loop; stop it on exit."""
+    options.setdefault("compat", ALL_COMPAT)
+    host = McpHost(vault, socket_path=os.fspath(socket_path), **options)
+    ready = asyncio.Event()
+    task = asyncio.create_task(host.run(ready))
+    waiter = asyncio.create_task(ready.wait())
+    await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        waiter.cancel()
+        task.result()  # raises the HostError
+    try:
+        yield host
+    finally:
+        host.stop()
+        await asyncio.wait_for(task, 5)
+
+
+def uds_client(socket_path: str | os.PathLike[str], *, name: str = "pytest-agent", version: str = "1.0",
+               mode: str = "legacy") -> Client:
+    """A real `mcp` client speaking streamable HTTP over the Unix socket."""
+    http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=os.fspath(socket_path)),
+                              timeout=httpx2.Timeout(30, read=60))
+    return Client(streamable_http_client("http://localhost/mcp", http_client=http), mode=mode,
+                  client_info=Implementation(name=name, version=version))
+
+
+@contextlib.asynccontextmanager
+async def in_own_task(cm) -> AsyncIterator:
+    """Enter and exit the async context manager `cm` in one dedicated task.
+
+    anyio cancel scopes (inside the SDK client) must be exited by the task that entered
+    them; a module-scoped fixture's setup and teardown run in different tasks.
+    """
+    entered: asyncio.Future = asyncio.get_running_loop().create_future()
+    leave = asyncio.Event()
+
+    async def hold() -> None:
+        async with cm as value:
+            entered.set_result(value)
+            await leave.wait()
+
+    task = asyncio.create_task(hold())
+    done, _ = await asyncio.wait([task, entered], return_when=asyncio.FIRST_COMPLETED)
+    if task in done and not entered.done():
+        task.result()
+    try:
+        yield entered.result()
+    finally:
+        leave.set()
+        await asyncio.wait_for(task, 10)

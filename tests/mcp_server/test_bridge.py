@@ -1,0 +1,197 @@
+"""`vaultwatch bridge` as a real subprocess: driven by the SDK's stdio client and by raw
+JSON-RPC lines, including the app going away (with a request in flight, and idle) and EOF."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp_types import Implementation
+
+from core.events import AgentConnected
+from mcp_server.bridge import APP_GONE
+from mcp_testing import ROOT, VAULTWATCH, serving
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw-client", "version": "0.1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def bridge_params(socket_path) -> StdioServerParameters:
+    return StdioServerParameters(command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "bridge", "--socket", str(socket_path)],
+                                 cwd=str(ROOT))
+
+
+def hold_tool(started: asyncio.Event):
+    """An extra tool that stays in flight until cancelled (to catch the app going away mid-call)."""
+    def register(server, env) -> None:
+        async def hold(seconds: float = 30.0) -> str:
+            started.set()
+            await asyncio.sleep(seconds)
+            return "done"
+        server.add_tool(hold, name="hold", description="Test tool: wait `seconds`.")
+    return register
+
+
+class RawBridge:
+    """A bridge subprocess spoken to in raw JSON-RPC lines."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @classmethod
+    async def start(cls, *args: str) -> "RawBridge":
+        proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", *args, cwd=str(ROOT),
+                                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                    stderr=subprocess.PIPE)
+        return cls(proc)
+
+    async def send(self, message) -> None:
+        data = message if isinstance(message, bytes) else json.dumps(message).encode()
+        self.proc.stdin.write(data + b"\n")
+        await self.proc.stdin.drain()
+
+    async def receive(self, timeout: float = 10) -> dict:
+        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        assert line, "the bridge closed stdout"
+        return json.loads(line)
+
+    async def handshake(self) -> dict:
+        await self.send(INIT)
+        reply = await self.receive()
+        await self.send(INITIALIZED)
+        return reply
+
+    async def exit_code(self, timeout: float = 10) -> int:
+        return await asyncio.wait_for(self.proc.wait(), timeout)
+
+    async def stderr(self) -> str:
+        return (await self.proc.stderr.read()).decode()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_sdk_stdio_client_through_the_bridge(demo, sock_dir, mode):
+    async with serving(demo, sock_dir / "v.sock") as host:
+        client = Client(bridge_params(host.socket_path), mode=mode,
+                        client_info=Implementation(name="stdio-agent", version="3"))
+        async with client:
+            assert client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert {"list_documents", "read", "vault_list_notes", "obsidian_list_notes"} <= names
+            listing = await client.call_tool("list_documents", {"folder": "Projects", "limit": 2})
+            assert listing.structured_content["total"] == 7 and listing.meta["index_stale"] is False
+            note = await client.call_tool("read", {"path": "Getting Started.md"})
+            assert note.structured_content["title"] and not note.is_error
+            refused = await client.call_tool("vault_list_notes", {"folder": "../.."})
+            assert refused.is_error and "path traversal blocked" in refused.content[0].text
+            agents = dict(host.agents())
+            assert "stdio-agent/3" in agents
+        for _ in range(100):  # the client closed the bridge's stdin: it ends the session on its way out
+            if not host.agents():
+                break
+            await asyncio.sleep(0.02)
+        assert host.agents() == []
+
+
+def test_bridge_fails_fast_when_nothing_listens(sock_dir, tmp_path):
+    started = time.perf_counter()
+    missing = subprocess.run([*VAULTWATCH, "bridge", "--socket", str(sock_dir / "none.sock")], cwd=ROOT,
+                             input=b"", capture_output=True, timeout=20)
+    assert missing.returncode == 1 and b"no vaultwatch is running" in missing.stderr
+    assert missing.stdout == b""
+    vault_dir = tmp_path / "my vault"
+    vault_dir.mkdir()
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(sock_dir)}
+    by_vault = subprocess.run([*VAULTWATCH, "bridge", "--vault", str(vault_dir)], cwd=ROOT, env=env,
+                              input=b"", capture_output=True, timeout=20)
+    assert by_vault.returncode == 1 and str(vault_dir).encode() in by_vault.stderr
+    assert time.perf_counter() - started < 10
+
+
+async def test_bridge_answers_the_call_in_flight_when_the_app_goes_away(demo, sock_dir):
+    started = asyncio.Event()
+    async with serving(demo, sock_dir / "v.sock", extra_tools=[hold_tool(started)]) as host:
+        bridge = await RawBridge.start("--socket", host.socket_path)
+        assert (await bridge.handshake())["result"]["serverInfo"]["name"] == "vaultwatch"
+        await bridge.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                           "params": {"name": "hold", "arguments": {"seconds": 30}}})
+        await asyncio.wait_for(started.wait(), 10)
+        stop_at = time.perf_counter()
+        host.stop()
+    assert time.perf_counter() - stop_at < 1.0  # the host stopped with the call in flight
+    reply = await bridge.receive()
+    assert reply["id"] == 7 and reply["error"]["code"] == -32603 and reply["error"]["message"] == APP_GONE
+    assert await bridge.exit_code() == 1
+    assert "stopped serving this vault" in await bridge.stderr()
+
+
+async def test_bridge_exits_when_the_serving_process_is_killed_while_idle(sock_dir, tmp_path):
+    sock = sock_dir / "v.sock"
+    serve = await asyncio.create_subprocess_exec(*VAULTWATCH, "serve", "--socket", str(sock), cwd=str(ROOT),
+                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        line = (await asyncio.wait_for(serve.stdout.readline(), 30)).decode()
+        assert str(sock) in line
+        bridge = await RawBridge.start("--socket", str(sock))
+        await bridge.handshake()
+        await bridge.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                           "params": {"name": "list_tags", "arguments": {"limit": 1}}})
+        assert (await bridge.receive())["result"]["structuredContent"]["result"]
+        serve.send_signal(signal.SIGKILL)  # a crash: the socket file stays behind
+        await serve.wait()
+        killed_at = time.perf_counter()
+        assert await bridge.exit_code() == 1
+        assert time.perf_counter() - killed_at < 3
+        assert os.path.exists(sock)
+    finally:
+        if serve.returncode is None:
+            serve.kill()
+            await serve.wait()
+    # the next vaultwatch on that socket cleans the leftover up and serves again
+    again = await asyncio.create_subprocess_exec(*VAULTWATCH, "serve", "--socket", str(sock), cwd=str(ROOT),
+                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert str(sock) in (await asyncio.wait_for(again.stdout.readline(), 30)).decode()
+        client = Client(bridge_params(sock), mode="legacy")
+        async with client:
+            assert (await client.call_tool("list_documents", {"limit": 1})).structured_content["total"] == 43
+    finally:
+        again.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(again.wait(), 10) == 0
+    assert not os.path.exists(sock)
+
+
+async def test_bridge_exits_cleanly_on_stdin_eof_and_closes_the_session(demo, sock_dir, events):
+    seen = events(demo)
+    async with serving(demo, sock_dir / "v.sock") as host:
+        bridge = await RawBridge.start("--socket", host.socket_path)
+        await bridge.handshake()
+        await bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                           "params": {"name": "read", "arguments": {"path": "index.md", "frontmatter_only": True}}})
+        bridge.proc.stdin.close()  # EOF right behind the request: its answer still comes
+        reply = await bridge.receive()
+        assert reply["id"] == 3 and reply["result"]["structuredContent"]["title"] == "Vault map"
+        assert await bridge.exit_code() == 0
+        for _ in range(50):
+            if not host.agents():
+                break
+            await asyncio.sleep(0.02)
+        assert host.agents() == []
+    gone = [e for e in seen if isinstance(e, AgentConnected) and not e.connected]
+    assert [e.agent for e in gone] == ["raw-client/0.1"]
+
+
+async def test_bridge_answers_garbage_with_a_parse_error(demo, sock_dir):
+    async with serving(demo, sock_dir / "v.sock") as host:
+        bridge = await RawBridge.start("--socket", host.socket_path)
+        await bridge.send(b"this is not json")
+        reply = await bridge.receive()
+        assert reply["id"] is None and reply["error"]["code"] == -32700
+        assert (await bridge.handshake())["id"] == 1  # and keeps working
+        bridge.proc.stdin.close()
+        assert await bridge.exit_code() == 0

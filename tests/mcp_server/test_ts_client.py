@@ -1,0 +1,59 @@
+"""A client nobody here wrote: the official MCP TypeScript SDK (@modelcontextprotocol/sdk, run with
+node) spawns `vaultwatch bridge` and calls tools on a vaultwatch serving the demo vault.
+
+The SDK is installed from npm into tests/mcp_server/ts_client/node_modules on first use
+(`npm install`, pinned in package.json; skipped when already there).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mcp_testing import VAULTWATCH, serving
+
+CLIENT_DIR = Path(__file__).resolve().parent / "ts_client"
+SDK = CLIENT_DIR / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+
+
+@pytest.fixture(scope="module")
+def ts_sdk() -> Path:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("node and npm are needed to run the TypeScript SDK client")
+    wanted = json.loads((CLIENT_DIR / "package.json").read_text())["dependencies"]["@modelcontextprotocol/sdk"]
+    if not SDK.exists() or json.loads(SDK.read_text())["version"] != wanted:
+        done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=CLIENT_DIR,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"npm install failed:\n{done.stderr[-2000:]}"
+    return Path(node)
+
+
+async def test_typescript_sdk_client_through_the_bridge(ts_sdk, demo, sock_dir):
+    async with serving(demo, sock_dir / "v.sock", compat=frozenset({"vault-cortex"})) as host:
+        proc = await asyncio.create_subprocess_exec(
+            str(ts_sdk), "client.mjs", *VAULTWATCH, "bridge", "--socket", host.socket_path, cwd=str(CLIENT_DIR),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        agents_during = host.agents()
+    report = json.loads(out)
+    assert report["ok"], report.get("error") or err.decode()
+    assert report["server"]["name"] == "vaultwatch"
+    tools = {t["name"]: t for t in report["tools"]}
+    assert {"list_documents", "read", "triage", "vault_list_notes"} <= set(tools)
+    assert all(tools[n]["readOnly"] and tools[n]["hasOutputSchema"] for n in ("list_documents", "read", "triage"))
+    calls = report["calls"]
+    listing = calls["list"]["structured"]
+    assert not calls["list"]["isError"] and listing["total"] == 7 and len(listing["result"]) == 3
+    assert calls["list"]["meta"]["index_stale"] is False
+    assert calls["deprecated"]["structured"]["total"] == 7
+    assert calls["read"]["structured"]["content"].startswith("## Work")
+    assert json.loads(calls["paths"]["text"]) == ["Projects/Atlas Migration.md", "Projects/Bold Ideas Spec.md",
+                                                  "Projects/Onboarding Revamp.md", "Projects/Search Relevance v2.md"]
+    assert calls["hidden"]["isError"] and "hidden path blocked" in calls["hidden"]["text"]
+    assert calls["badArgs"]["isError"] and calls["badArgs"]["text"].startswith("Error: invalid arguments")
+    assert agents_during == []  # the TS client closed its session when it was done
