@@ -138,9 +138,12 @@ def cmd_links(args: argparse.Namespace) -> int:
     for r in report.outgoing:
         shown = r.link.target + (f"#{r.link.heading}" if r.link.heading else "")
         print(f"  {r.link.kind:<8} {shown}  ->  {r.target or 'BROKEN'}")
-    print(f"backlinks ({len(report.backlinks)}):")
+    sources: dict[str, int] = {}
     for r in report.backlinks:
-        print(f"  {r.source}")
+        sources[r.source] = sources.get(r.source, 0) + 1
+    print(f"backlinks ({len(sources)} notes):")
+    for source, n in sources.items():
+        print(f"  {source}" + (f"  (x{n})" if n > 1 else ""))
     print(f"broken ({len(report.broken)})")
     return 0
 

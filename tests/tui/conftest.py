@@ -1,0 +1,35 @@
+"""TUI fixtures: the demo vault with fixed modification times, and apps in the test config
+(no MCP server, no watcher, no timers, no blink, no animation, a frozen wall clock)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from tui_helpers import copy_demo, open_loaded
+
+from tui.app import VaultwatchApp, make_app
+from tui.config import fixed_config
+
+
+@pytest.fixture(autouse=True)
+def _no_env_leakage(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Colour and theme settings of the developer's shell must not change what tests see."""
+    for name in ("NO_COLOR", "TEXTUAL_THEME", "TEXTUAL_ANIMATIONS", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def tui_demo(tmp_path: Path) -> Path:
+    """A private copy of the demo vault with pinned modification times."""
+    return copy_demo(tmp_path / "demo")
+
+
+@pytest.fixture
+def app_for() -> Callable[..., VaultwatchApp]:
+    """Build an app (test config) over a loaded vault at `root`; keyword args change the config."""
+
+    def build(root: Path, **changes) -> VaultwatchApp:
+        return make_app(open_loaded(root), config=fixed_config(**changes))
+
+    return build

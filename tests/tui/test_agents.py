@@ -1,0 +1,100 @@
+"""A real agent (the `mcp` client) on the app's real Unix socket, watched through the TUI."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
+from tui_helpers import open_loaded
+
+from tui.app import make_app
+from tui.config import fixed_config
+from tui.widgets.activity import ActivityList
+
+
+@contextlib.asynccontextmanager
+async def agent(socket_path: str, name: str):
+    """An MCP client session over the app's Unix socket, introducing itself as `name`."""
+    http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=socket_path),
+                              timeout=httpx2.Timeout(30, read=60))
+    async with http, Client(streamable_http_client("http://localhost/mcp", http_client=http),
+                            client_info=Implementation(name=name, version="1.0")) as client:
+        yield client
+
+
+async def wait_for(predicate, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+def socket_path():
+    # AF_UNIX paths are short: keep the socket out of pytest's long tmp_path
+    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
+        yield os.path.join(folder, "tui.sock")
+
+
+async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, socket_path: str) -> None:
+    app = make_app(open_loaded(tui_demo), config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.settle()
+        await wait_for(lambda: os.path.exists(socket_path))
+        assert stat.S_IMODE(os.stat(socket_path).st_mode) == 0o600
+        await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
+        activity = app.query_one(ActivityList)
+
+        async with agent(socket_path, "claude-test") as claude, agent(socket_path, "cursor-test") as cursor:
+            listed = await claude.call_tool("list_documents", {"folder": "Projects"})
+            assert not listed.is_error
+            await wait_for(lambda: len(activity.rows) >= 1)
+            row = activity.rows[-1]
+            assert (row.agent.split("/")[0], row.tool) == ("claude-test", "list_documents")
+            assert row.result_count == 7 and row.error is None
+            assert app.session.marks.get("Projects/Atlas Migration.md").kind == "listed"
+            assert app.session.marks.folder("Projects").agent == row.agent
+
+            activity.focus()
+            await pilot.press("end", "f")  # follow the selected agent (claude)
+            assert app.following and app.follow_agent == row.agent
+            await cursor.call_tool("read", {"path": "People/Ben Okafor.md"})
+            await claude.call_tool("read", {"path": "Projects/Atlas Migration.md"})
+            await wait_for(lambda: len(activity.rows) >= 3)
+            await app.settle()
+            assert app.preview.path == "Projects/Atlas Migration.md"  # claude's read, not cursor's
+            assert "read by claude-test" in app.preview.head_text
+            assert app.session.marks.get("People/Ben Okafor.md").agent.startswith("cursor-test")
+
+            bad = await claude.call_tool("read", {"path": "../etc/passwd"})
+            assert bad.is_error
+            await wait_for(lambda: len(activity.rows) >= 4)
+            assert activity.rows[-1].error and "traversal" in activity.rows[-1].error
+
+            await wait_for(lambda: {"claude-test", "cursor-test"} <= {a.split("/")[0] for a in app.agents.values()})
+            status = app.status.parts["mcp"].plain
+            assert socket_path in status and "claude-test" in status and "cursor-test" in status
+        await pilot.press("q")
+    assert not os.path.exists(socket_path)  # quitting stopped the server and removed its socket
+
+
+async def test_second_instance_on_the_same_socket_reports_the_error(tui_demo: Path, socket_path: str) -> None:
+    first = make_app(open_loaded(tui_demo), config=fixed_config(mcp=True, socket_path=socket_path))
+    async with first.run_test(size=(120, 30)):
+        await wait_for(lambda: os.path.exists(socket_path))
+        second = make_app(open_loaded(tui_demo), config=fixed_config(mcp=True, socket_path=socket_path))
+        async with second.run_test(size=(120, 30)) as pilot:
+            await wait_for(lambda: second.host_error is not None)
+            await pilot.pause()
+            assert "MCP off" in second.status.parts["mcp"].plain
+            assert len(second.active_list.rows) == 43  # the TUI itself keeps working

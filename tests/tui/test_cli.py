@@ -1,0 +1,107 @@
+"""`vaultwatch` on the command line: the help, and the TUI as a real process in a pseudo-terminal."""
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_help_documents_every_command_and_the_tui_options() -> None:
+    out = run_cli("--help")
+    assert out.returncode == 0
+    for word in ("list", "stats", "tui", "serve", "bridge", "mcp-config", "--socket", "--no-mcp", "--compat",
+                 "--read-only", "--as-of", "--okf", "opens the TUI"):
+        assert word in out.stdout, word
+    tui = run_cli("tui", "--help")
+    assert tui.returncode == 0 and "--no-watch" in tui.stdout and "--theme" in tui.stdout
+
+
+def test_subcommands_still_work() -> None:
+    out = run_cli("stats")
+    assert out.returncode == 0 and "notes" in out.stdout
+    bad = run_cli("tui", "--as-of", "yesterday", "--no-mcp")
+    assert bad.returncode == 2 and "invalid as-of date" in bad.stderr and "Traceback" not in bad.stderr
+
+
+class Terminal:
+    """`vaultwatch ARGS` in a pseudo-terminal, read until quiet, driven by keystrokes."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.master, slave = pty.openpty()
+        os.set_blocking(self.master, False)
+        self.proc = subprocess.Popen([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, stdin=slave,
+                                     stdout=slave, stderr=slave, env=env, close_fds=True)
+        os.close(slave)
+        self.output = b""
+
+    def read_until(self, needle: bytes, timeout: float = 30.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if ready:
+                try:
+                    self.output += os.read(self.master, 65536)
+                except OSError:
+                    return needle in self.output
+            if needle in self.output:
+                return True
+            if self.proc.poll() is not None:
+                return needle in self.output
+        return False
+
+    def type(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def close(self) -> int | None:
+        try:
+            return self.proc.wait(timeout=10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            os.close(self.master)
+
+
+@pytest.fixture
+def tui_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL_THEME")}
+    env.update(TERM="xterm-256color", COLUMNS="120", LINES="36", XDG_STATE_HOME=str(tmp_path / "state"))
+    return env
+
+
+@pytest.mark.slow
+def test_the_tui_starts_serves_and_quits_cleanly(tui_env: dict[str, str], demo_vault: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
+        socket_path = os.path.join(folder, "cli.sock")
+        term = Terminal([str(demo_vault), "--as-of", "2026-11-29", "--socket", socket_path, "--no-watch"], tui_env)
+        try:
+            assert term.read_until(b"Deploy Runbook"), term.output[-2000:]
+            deadline = time.monotonic() + 30
+            while not os.path.exists(socket_path) and time.monotonic() < deadline:
+                term.read_until(b"\x00", timeout=0.2)
+            assert os.path.exists(socket_path), "the app never served MCP on its socket"
+            term.type("q")
+            started = time.monotonic()
+            status = term.close()
+            took = time.monotonic() - started
+            tail = term.output[-3000:]
+            assert status == 0, tail
+            assert took < 10, f"quitting took {took:.1f} s"  # the server itself stops in <= 1 s
+            assert not os.path.exists(socket_path)
+            assert b"Traceback" not in term.output, tail
+        finally:
+            if term.proc.poll() is None:
+                term.proc.kill()

@@ -1,0 +1,44 @@
+"""Helpers shared by the TUI tests (imported by conftest and the test modules)."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from core.clock import parse_as_of
+from core.events import AgentAccess
+from core.vault import Vault, demo_vault_path
+from tui.config import FIXED_WALL
+
+AS_OF = "2026-11-29"
+BASE_MTIME = 1_795_860_000  # 2026-11-28 10:00 UTC
+
+
+def pin_mtimes(root: Path) -> Path:
+    """Give every file a fixed, distinct modification time (copies get 'now' otherwise)."""
+    files = sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+    for i, path in enumerate(files):
+        stamp = BASE_MTIME - i * 190_000
+        os.utime(path, (stamp, stamp))
+    return root
+
+
+def copy_demo(dst: Path) -> Path:
+    """A copy of the bundled demo vault at `dst` with pinned modification times."""
+    shutil.copytree(demo_vault_path(), dst, symlinks=True)
+    return pin_mtimes(dst)
+
+
+def open_loaded(root: Path) -> Vault:
+    """The vault at `root`, fully loaded, with the clock at the demo vault's today."""
+    vault = Vault(root, clock=parse_as_of(AS_OF))
+    vault.load()
+    return vault
+
+
+def access(agent: str, tool: str, paths: tuple[str, ...], *, ago: float = 5.0, summary: str = "",
+           count: int | None = None, ms: float = 3.2, error: str | None = None, session: str = "") -> AgentAccess:
+    """An AgentAccess event as the MCP activity layer publishes it."""
+    return AgentAccess(agent=agent, session=session or f"s-{agent}", tool=tool, summary=summary or tool,
+                       paths=paths, result_count=len(paths) if count is None else count, duration_ms=ms,
+                       error=error, at=FIXED_WALL - ago)

@@ -1,0 +1,43 @@
+"""What the app runs with besides the vault: MCP hosting, watching, time and test switches."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+FIXED_WALL = 1_795_950_000.0  # 2026-11-29 11:00 UTC
+
+
+@dataclass(frozen=True, slots=True)
+class AppConfig:
+    """Options of one TUI session.
+
+    mcp: host the MCP server on a Unix socket in the app (off in most tests and snapshots).
+    watch: follow outside edits with the core watcher when it is available.
+    socket_path / compat / read_only / audit_log / http: handed to the MCP host.
+    wall: the wall clock for "how long ago" labels (fixed in snapshots).
+    localtime: how activity times are shown (time.gmtime in snapshots: no time-zone leakage).
+    tick: seconds between refreshes of those labels; None switches the timer off.
+    animate: Textual animations and cursor blink (off in tests).
+    theme: a Textual theme name, or None for the default.
+    """
+
+    mcp: bool = True
+    watch: bool = True
+    socket_path: str | None = None
+    compat: frozenset[str] = frozenset()
+    read_only: bool = False
+    audit_log: str | None = None
+    http: str | None = None
+    wall: Callable[[], float] = field(default=time.time)
+    localtime: Callable[[float], time.struct_time] = field(default=time.localtime)
+    tick: float | None = 5.0
+    animate: bool = True
+    theme: str | None = None
+
+
+def fixed_config(**changes) -> AppConfig:
+    """A deterministic config: no server, no watcher, no timers, no blink, a frozen wall clock."""
+    base = dict(mcp=False, watch=False, tick=None, animate=False, wall=lambda: FIXED_WALL, localtime=time.gmtime)
+    base.update(changes)
+    return AppConfig(**base)

@@ -1,0 +1,65 @@
+"""The help screen (`?`): every key the app binds, and the filter-bar syntax."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+FILTER_HELP = (
+    ("words", "free text: matched against title and path (case-insensitive, as one phrase)"),
+    ('"two words"', "a quoted phrase (also for words starting with - or containing :)"),
+    ("status:deprecated", "OKF status (draft, stable, deprecated); any frontmatter key:value works"),
+    ("trust:unverified", "trust tier: unverified, machine (machine-confirmed), human (human-reviewed)"),
+    ("stale:true", "stale_after reached as of the as-of date (true/false)"),
+    ("tag:craft  #craft", "a tag from the frontmatter or the body"),
+    ("type:howto", "frontmatter equality (list fields match by membership)"),
+    ("path:Projects/**", "case-sensitive glob on the path; path:Projects means that folder"),
+    ("-status:draft", "exclude notes matching key:value"),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and filter syntax; escape, q or ? closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "dismiss_help", "Close", id="help.close"),
+    ]
+
+    def __init__(self, sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
+        super().__init__()
+        self.sections = sections
+
+    def compose(self):
+        keys = Table(show_header=False, box=None, padding=(0, 2, 0, 0), expand=True)
+        for _ in range(2):
+            keys.add_column(style="bold", no_wrap=True)
+            keys.add_column(ratio=1)
+        for title, rows in self.sections:
+            if not rows:
+                continue
+            keys.add_row(Text(title, style="bold underline"), "", "", "")
+            for i in range(0, len(rows), 2):
+                pair = rows[i:i + 2] + [("", "")] * (2 - len(rows[i:i + 2]))
+                keys.add_row(Text(pair[0][0]), Text(pair[0][1]), Text(pair[1][0]), Text(pair[1][1]))
+        syntax = Table(title="Filter bar ( / )", title_justify="left", title_style="bold underline",
+                       show_header=False, box=None, padding=(0, 2, 0, 0))
+        syntax.add_column(style="bold", no_wrap=True)
+        syntax.add_column()
+        for term, what in FILTER_HELP:
+            syntax.add_row(Text(term), Text(what))
+        with VerticalScroll(id="help-body"):
+            yield Static(Text("vaultwatch", style="bold") + Text(" · watch and triage a vault while agents use it"),
+                         id="help-title")
+            yield Static(keys)
+            yield Static(syntax, id="help-syntax")
+            yield Static(Text("Terms AND together. Agents reach this vault over MCP on the socket shown in the "
+                              "status line; ctrl+p › Copy bridge config gives a client configuration. "
+                              "escape closes this screen.", style="dim"), id="help-foot")
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

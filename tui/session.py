@@ -1,0 +1,43 @@
+"""The state the app's widgets share: the vault, the as-of clock and what agents touched."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.clock import Clock
+from core.index import Snapshot
+from core.query import Query, QueryResult, run_query, stats
+from core.vault import Vault
+
+from .config import AppConfig
+from .marks import AgentColors, AgentMarks
+
+
+class Session:
+    """One TUI session over one vault.
+
+    The as-of clock is the session's own: changing it re-judges staleness in the TUI
+    without changing what agents see over MCP (they keep the vault's clock).
+    """
+
+    def __init__(self, vault: Vault, config: AppConfig) -> None:
+        self.vault = vault
+        self.config = config
+        self.clock: Clock = vault.clock
+        self.marks = AgentMarks()
+        self.colors = AgentColors()
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self.vault.snapshot
+
+    def now(self) -> float:
+        """Wall-clock seconds for "how long ago" labels."""
+        return self.config.wall()
+
+    def query(self, q: Query, snapshot: Snapshot | None = None) -> QueryResult:
+        """Run the one core query with the session's as-of clock."""
+        return run_query(snapshot or self.vault.snapshot, q, self.clock)
+
+    def stats(self, snapshot: Snapshot | None = None) -> dict[str, Any]:
+        """Core counts with the session's as-of clock."""
+        return stats(snapshot or self.vault.snapshot, self.clock)

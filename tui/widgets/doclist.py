@@ -1,0 +1,171 @@
+"""The document list: notes of a core query result, one line each, with agent markers."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.style import Style
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
+from core import okf
+from core.model import Entry
+
+from ..marks import ago, short_agent
+from ..session import Session
+from .rowlist import Cell, Column, RowList
+
+SORT_CYCLE = ("path", "title", "modified", "size")
+COLUMN_SORT = {"title": "title", "folder": "path", "modified": "modified", "stale": "overdue"}
+TRUST_SHORT = {"unverified": "unverified", "machine-confirmed": "machine", "human-reviewed": "human"}
+
+
+class DocList(RowList):
+    """Notes with title, folder, status, trust tier, staleness, modified date and agent marks."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "cycle_sort", "Sort", id="list.sort"),
+        Binding("r", "reverse_sort", "Reverse", show=False, id="list.reverse"),
+    ]
+    empty_text = "No notes match"
+
+    def __init__(self, session: Session, *, sort: str = "path", stale_header: str = "Stale",
+                 id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.session = session
+        self.sort = sort
+        self.descending = False
+        self.stale_header = stale_header
+        self._agent_column_considered = False
+
+    class SortChanged(Message):
+        """The user asked for another sort order (the owner re-queries)."""
+
+        def __init__(self, doclist: DocList) -> None:
+            super().__init__()
+            self.doclist = doclist
+
+        @property
+        def control(self) -> DocList:
+            return self.doclist
+
+    def row_key(self, row: Entry) -> str:
+        return row.path
+
+    def all_columns(self) -> Sequence[Column]:
+        marks = bool(self.session.marks.by_path)
+        self._agent_column_considered = marks
+        cols = [
+            Column("title", "Title", 14, flex=True, pos=1),
+            Column("mark", "", 1, pos=0),
+            Column("status", "Status", 10, pos=3),
+            Column("stale", self.stale_header, max(7, len(self.stale_header) + 2), right=True, pos=5),
+        ]
+        if marks:  # who touched a note matters more than when it was modified
+            cols.append(Column("agent", "Agent", 14, pos=7))
+        cols += [Column("trust", "Trust", 10, pos=4), Column("modified", "Modified", 10, pos=6),
+                 Column("folder", "Folder", 22, pos=2)]
+        return cols
+
+    def header_label(self, column: Column) -> str:
+        arrow = "▼" if self.descending else "▲"
+        if COLUMN_SORT.get(column.key) == self.sort:
+            return f"{column.label} {arrow}"
+        if column.key == "title" and self.sort not in COLUMN_SORT.values():
+            return f"{column.label} (by {self.sort} {arrow})"
+        return column.label
+
+    def cells(self, row: Entry, columns: Sequence[Column]) -> list[Cell]:
+        session = self.session
+        bundle = session.snapshot.is_bundle
+        folder_shown = any(c.key == "folder" for c in columns)
+        out: list = []
+        for col in columns:
+            key = col.key
+            if key == "title":
+                if folder_shown or not row.folder or cell_len(row.title) + 8 > col.width:
+                    out.append((row.title, None))
+                else:  # no folder column at this width: the folder follows the title, dimmed
+                    out.append([(row.title, None), ("  " + row.folder, self.cstyle("rowlist--dim"))])
+            elif key == "folder":
+                out.append((row.folder or "/", self.cstyle("rowlist--dim")))
+            elif key == "status":
+                status = row.okf_status if bundle else _raw_status(row)
+                style = None
+                if status == "deprecated":
+                    style = self.cstyle("rowlist--error")
+                elif status == "draft":
+                    style = self.cstyle("rowlist--warn")
+                if row.frontmatter_error:
+                    status, style = "broken", self.cstyle("rowlist--error")
+                out.append((status, style))
+            elif key == "stale":
+                days = okf.overdue_days(row.stale_date, row.stale_instant, session.clock) if bundle else None
+                out.append(("" if days is None else f"{days}d", self.cstyle("rowlist--warn")))
+            elif key == "trust":
+                tier = TRUST_SHORT.get(row.okf_trust, row.okf_trust) if bundle else ""
+                style = self.cstyle("rowlist--ok") if tier == "human" else (
+                    self.cstyle("rowlist--dim") if tier == "unverified" else None)
+                out.append((tier, style))
+            elif key == "modified":
+                out.append((row.modified_at[:10], self.cstyle("rowlist--dim")))
+            elif key == "mark":
+                mark = session.marks.get(row.path)
+                if mark is None:
+                    out.append(("", None))
+                else:
+                    glyph = "○" if mark.kind == "listed" else ("✎" if mark.kind == "wrote" else "●")
+                    out.append((glyph, Style(color=session.colors(mark.agent), bold=True)))
+            elif key == "agent":
+                mark = session.marks.get(row.path)
+                if mark is None:
+                    out.append(("", None))
+                else:
+                    text = f"{ago(session.now() - mark.at):>3} {short_agent(mark.agent)}"
+                    out.append((text, Style(color=session.colors(mark.agent))))
+            else:
+                out.append(("", None))
+        return out
+
+    def marks_changed(self, paths: tuple[str, ...]) -> None:
+        """Agents touched `paths`: redraw if any is on screen (or the Agent column must appear)."""
+        if self._layout is None or not self._agent_column_considered:
+            self.invalidate()  # the first marks bring the Agent column
+            return
+        top = int(self.scroll_y)
+        shown = {e.path for e in self.rows[top:top + self.size.height]}
+        if not shown.isdisjoint(paths):
+            self._lines.clear()
+            self.refresh()
+
+    def action_cycle_sort(self) -> None:
+        current = SORT_CYCLE.index(self.sort) if self.sort in SORT_CYCLE else -1
+        self.sort = SORT_CYCLE[(current + 1) % len(SORT_CYCLE)]
+        self.descending = self.sort == "modified"
+        self.invalidate()
+        self.post_message(self.SortChanged(self))
+
+    def action_reverse_sort(self) -> None:
+        self.descending = not self.descending
+        self.invalidate()
+        self.post_message(self.SortChanged(self))
+
+    def on_row_list_header_clicked(self, event: RowList.HeaderClicked) -> None:
+        sort = COLUMN_SORT.get(event.column)
+        if sort is None:
+            return
+        event.stop()
+        if sort == "overdue" and not self.session.snapshot.is_bundle:
+            return
+        if sort == self.sort:
+            self.descending = not self.descending
+        else:
+            self.sort, self.descending = sort, sort == "modified"
+        self.invalidate()
+        self.post_message(self.SortChanged(self))
+
+
+def _raw_status(entry: Entry) -> str:
+    value = entry.frontmatter.get("status")
+    return value.strip() if isinstance(value, str) else ""

@@ -1,0 +1,130 @@
+"""The folder tree: the vault's folders with note counts, from the index, loaded lazily."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from core.folders import FolderTree, folder_tree
+
+from ..marks import ago, short_agent
+from ..session import Session
+
+ROOT = ""
+
+
+class FolderView(Tree[str]):
+    """Folders of the vault; node data is the folder's vault path ("" = the whole vault).
+
+    Children are added when a node is first expanded, so a vault with thousands of
+    folders costs only what is open. `sync()` re-reads counts and children from a new
+    snapshot without collapsing anything or moving the cursor.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Scope", show=False, id="tree.scope"),
+    ]
+
+    def __init__(self, session: Session, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(self._label("All notes", 0, None), data=ROOT, id=id, classes=classes)
+        self.session = session
+        self.show_root = True
+        self.guide_depth = 2
+        self._tree: FolderTree | None = None
+
+    def process_label(self, label) -> Text:
+        if isinstance(label, str):
+            return Text(label)  # folder names are literal, never markup
+        return label
+
+    def _label(self, name: str, count: int, folder: str | None) -> Text:
+        text = Text(name)
+        text.append(f" {count}", style=Style(dim=True))
+        if folder is not None:
+            mark = self.session.marks.folder(folder) if folder else None
+            if mark is not None:
+                text.append(f" ● {ago(self.session.now() - mark.at)} {short_agent(mark.agent)}",
+                            style=Style(color=self.session.colors(mark.agent)))
+        return text
+
+    def sync(self) -> None:
+        """Bring counts, marks and children of every loaded node up to date."""
+        tree = folder_tree(self.session.snapshot)
+        self._tree = tree
+        self.root.set_label(self._label("All notes", tree.note_count(ROOT), None))
+        self._sync_children(self.root, tree)
+        if not self.root.is_expanded:
+            self.root.expand()
+
+    def refresh_marks(self) -> None:
+        """Relabel loaded nodes (agent marks or their ages changed)."""
+        if self._tree is None:
+            return
+        stack = list(self.root.children)
+        while stack:
+            node = stack.pop()
+            folder = node.data or ""
+            node.set_label(self._label(folder.rsplit("/", 1)[-1], self._tree.note_count(folder), folder))
+            stack.extend(node.children)
+
+    def _sync_children(self, node: TreeNode[str], tree: FolderTree) -> None:
+        folder = node.data or ROOT
+        wanted = tree.child_folders(folder)
+        loaded = node is self.root or node.is_expanded or bool(node.children)
+        if not loaded:
+            node.allow_expand = bool(wanted)
+            return
+        existing = {child.data: child for child in node.children}
+        if tuple(existing) != wanted:
+            for path, child in existing.items():
+                if path not in wanted:
+                    child.remove()
+            for i, path in enumerate(wanted):
+                if path not in existing:
+                    before = next((existing[p] for p in wanted[i + 1:] if p in existing), None)
+                    name = path.rsplit("/", 1)[-1]
+                    label = self._label(name, tree.note_count(path), path)
+                    if before is not None:
+                        existing[path] = node.add(label, data=path, before=before,
+                                                  allow_expand=bool(tree.child_folders(path)))
+                    else:
+                        existing[path] = node.add(label, data=path, allow_expand=bool(tree.child_folders(path)))
+        for path in wanted:
+            child = existing[path]
+            child.set_label(self._label(path.rsplit("/", 1)[-1], tree.note_count(path), path))
+            child.allow_expand = bool(tree.child_folders(path))
+            self._sync_children(child, tree)
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
+        node = event.node
+        if node.children or self._tree is None:
+            return
+        for path in self._tree.child_folders(node.data or ROOT):
+            node.add(self._label(path.rsplit("/", 1)[-1], self._tree.note_count(path), path), data=path,
+                     allow_expand=bool(self._tree.child_folders(path)))
+
+    def folder_node(self, folder: str) -> TreeNode[str] | None:
+        """Expand down to `folder` and return its node (None when it is not a folder)."""
+        if self._tree is None:
+            return None
+        node = self.root
+        if not folder:
+            return node
+        parts = folder.split("/")
+        for i in range(len(parts)):
+            path = "/".join(parts[: i + 1])
+            if not node.is_expanded:
+                node.expand()
+                if not node.children:
+                    for child_path in self._tree.child_folders(node.data or ROOT):
+                        node.add(self._label(child_path.rsplit("/", 1)[-1], self._tree.note_count(child_path),
+                                             child_path), data=child_path,
+                                 allow_expand=bool(self._tree.child_folders(child_path)))
+            node = next((c for c in node.children if c.data == path), None)
+            if node is None:
+                return None
+        return node

@@ -1,0 +1,289 @@
+"""The preview: a note's OKF facts and frontmatter table, its rendered body, links and backlinks.
+
+The note is read and rendered in a thread worker (never on the UI thread); wiki links are
+clickable (and listed below the body for the keyboard: tab to the list, enter to follow);
+`backspace` goes back. The preview re-reads its note when the index says it changed.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.console import Group
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from core import linkmap, okf
+from core.clock import Clock
+from core.errors import VaultError
+from core.index import Snapshot
+from core.model import Entry
+from core.parse import decode, split_frontmatter
+
+from ..marks import ago
+from ..session import Session
+from .noterender import render_note
+from .problems import Problem
+
+MAX_READ_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """Everything the preview shows for one note, built off the UI thread."""
+
+    path: str
+    entry: Entry
+    head: Any
+    meta: Any
+    body: Text
+    links: list
+    backlinks: tuple[str, ...]
+
+
+class NoteBody(Static):
+    """The rendered body; its links' `@click` actions land here."""
+
+    def action_follow(self, index: int) -> None:
+        self.post_message(Preview.FollowLink(index))
+
+
+class Preview(VerticalScroll, can_focus=True):
+    """Preview of one note (or of a skipped file's problem)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("backspace,b", "back", "Back", id="preview.back"),
+    ]
+
+    class FollowLink(Message):
+        """A link in the body was clicked."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class Opened(Message):
+        """The preview now shows `path` (None: nothing)."""
+
+        def __init__(self, path: str | None) -> None:
+            super().__init__()
+            self.path = path
+
+    def __init__(self, session: Session, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.session = session
+        self.path: str | None = None
+        self.entry: Entry | None = None
+        self.history: list[str] = []
+        self.links: list = []
+        self.backlinks: tuple[str, ...] = ()
+        self.head_text = ""  # the header as plain text (for tests and the follow-mode status)
+
+    def compose(self):
+        yield Static(Text("Select a note to preview it", style="italic"), id="preview-head")
+        yield Static("", id="preview-meta")
+        yield NoteBody("", id="preview-body")
+        yield OptionList(id="preview-links")
+
+    # -- opening -------------------------------------------------------------------------
+    def show(self, path: str | None, *, push: bool = False, keep_scroll: bool = False) -> None:
+        """Preview the note at `path` (push: remember the current one for `back`)."""
+        if path is None:
+            self._clear("Select a note to preview it")
+            return
+        if push and self.path is not None and self.path != path:
+            self.history.append(self.path)
+            del self.history[:-100]
+        self._load(path, self.session.snapshot, self.session.clock, keep_scroll)
+
+    def show_problem(self, problem: Problem) -> None:
+        """Preview a broken file: the note itself when indexed, else the scan's reason."""
+        if problem.entry is not None:
+            self.show(problem.path)
+            return
+        self.path, self.entry = problem.path, None
+        self._set_head(Group(Text(problem.path, style="bold"),
+                             Text(f"skipped by the scan: {problem.message}", style="red")))
+        self._set_parts("", Text(""), [], ())
+        self.post_message(self.Opened(None))
+
+    def _clear(self, message: str) -> None:
+        self.path, self.entry = None, None
+        self._set_head(Group(Text(message, style="italic")))
+        self._set_parts("", Text(""), [], ())
+        self.post_message(self.Opened(None))
+
+    def refresh_if_changed(self) -> None:
+        """Re-read the note when a new index generation changed (or removed) it."""
+        if self.path is None:
+            return
+        current = self.session.snapshot.get(self.path)
+        if current is None:
+            if self.entry is not None:
+                self._clear(f"{self.path} was deleted or moved")
+            return
+        if current is not self.entry:
+            self._load(self.path, self.session.snapshot, self.session.clock, True)
+
+    def refresh_marks(self) -> None:
+        """Redraw the header (agent marks or the as-of date changed)."""
+        if self.entry is not None and self.path is not None:
+            self._set_head(_head(self.entry, self.session, self.session.snapshot.is_bundle))
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
+    def _load(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool) -> None:
+        worker = get_current_worker()
+        entry = snapshot.get(path)
+        if entry is None:
+            self.app.call_from_thread(self._clear, f"{path} is not in the index")
+            return
+        if entry.kind != "note":  # attachments and folders: their facts, never their bytes
+            result = Rendered(path, entry, _head(entry, self.session, snapshot.is_bundle, clock), "",
+                              Text(""), [], linkmap.backlinks(snapshot, path))
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._apply, result, keep_scroll)
+            return
+        try:
+            with open(self.session.vault.disk_path(path), "rb") as fh:
+                data = fh.read(MAX_READ_BYTES + 1)
+        except (OSError, VaultError) as exc:
+            self.app.call_from_thread(self._clear, f"cannot read {path}: {exc}")
+            return
+        text, _bad = decode(data[:MAX_READ_BYTES])
+        _block, body = split_frontmatter(text)
+        if len(data) > MAX_READ_BYTES:
+            body += f"\n\n… the note is larger than {MAX_READ_BYTES // (1024 * 1024)} MB; the rest is not shown"
+        rendered_body, links = render_note(body, lambda link: linkmap.resolve(snapshot, path, link))
+        backlinks = linkmap.backlinks(snapshot, path)
+        if worker.is_cancelled:
+            return
+        result = Rendered(path, entry, _head(entry, self.session, snapshot.is_bundle, clock), _meta(entry),
+                          rendered_body, links, backlinks)
+        self.app.call_from_thread(self._apply, result, keep_scroll)
+
+    def _apply(self, r: Rendered, keep_scroll: bool) -> None:
+        same = r.path == self.path
+        self.path, self.entry = r.path, r.entry
+        self._set_head(r.head)
+        self._set_parts(r.meta, r.body, r.links, r.backlinks)
+        if not (keep_scroll and same):
+            self.scroll_home(animate=False, immediate=True)
+        self.post_message(self.Opened(r.path))
+
+    def _set_head(self, head: Group) -> None:
+        self.head_text = "\n".join(t.plain for t in head.renderables if isinstance(t, Text))
+        self.query_one("#preview-head", Static).update(head)
+
+    def _set_parts(self, meta: Any, body: Text, links: list, backlinks: tuple[str, ...]) -> None:
+        self.links, self.backlinks = links, backlinks
+        self.query_one("#preview-meta", Static).update(meta)
+        self.query_one("#preview-body", NoteBody).update(body)
+        options = self.query_one("#preview-links", OptionList)
+        options.clear_options()
+        seen: set[str] = set()
+        items: list[Option] = []
+        for _link, target in links:
+            if target is None or target in seen or target == self.path:
+                continue
+            seen.add(target)
+            items.append(Option(Text.assemble(("→ ", "dim"), target), id=f"to:{target}"))
+        for source in backlinks:
+            items.append(Option(Text.assemble(("← ", "dim"), source), id=f"from:{source}"))
+        options.add_options(items)
+        options.display = bool(items)
+        options.border_title = f"Links {len(seen)} · Backlinks {len(backlinks)}"
+
+    # -- following ------------------------------------------------------------------------
+    def on_preview_follow_link(self, event: FollowLink) -> None:
+        event.stop()
+        if 0 <= event.index < len(self.links):
+            target = self.links[event.index][1]
+            if target is not None:
+                self.open_target(target)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        option_id = event.option.id or ""
+        self.open_target(option_id.split(":", 1)[1])
+
+    def open_target(self, target: str) -> None:
+        """Follow a link to `target` (a note, or an attachment shown by its facts)."""
+        self.show(target, push=True)
+
+    def action_back(self) -> None:
+        if self.history:
+            self.show(self.history.pop())
+        else:
+            self.app.bell()
+
+
+def _okf_line(entry: Entry, session: Session, clock: Clock) -> Text:
+    line = Text()
+    status = entry.okf_status
+    line.append(status, "bold red" if status == "deprecated" else ("yellow" if status == "draft" else "green"))
+    line.append(" · ")
+    line.append(entry.okf_trust, "green" if entry.okf_trust == "human-reviewed" else "")
+    days = okf.overdue_days(entry.stale_date, entry.stale_instant, clock)
+    if days is not None:
+        since = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
+        line.append(f" · stale {days}d (since {since}, as of {clock.today().isoformat()})", "yellow")
+    elif entry.stale_date or entry.stale_instant:
+        until = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
+        line.append(f" · fresh until {until}", "dim")
+    return line
+
+
+def _head(entry: Entry, session: Session, bundle: bool, clock: Clock | None = None) -> Group:
+    parts: list[Any] = [Text(entry.title, style="bold"), Text(entry.path, style="dim")]
+    if bundle and entry.kind == "note":
+        parts.append(_okf_line(entry, session, clock or session.clock))
+    if entry.kind == "attachment":
+        parts.append(Text(f"attachment · {entry.mime_type or 'unknown type'} · {entry.size_bytes:,} bytes",
+                          style="dim"))
+    mark = session.marks.get(entry.path)
+    if mark is not None:
+        verb = {"read": "read", "listed": "listed", "wrote": "written"}[mark.kind]
+        parts.append(Text(f"● {verb} by {mark.agent} {ago(session.now() - mark.at)} ago",
+                          style=Style(color=session.colors(mark.agent))))
+    return Group(*parts)
+
+
+def _value(value: Any) -> str:
+    """A frontmatter value as YAML would spell it (true, null, lists comma-separated)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        return ", ".join(_value(v) for v in value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return "null"
+    return str(value)
+
+
+def _meta(entry: Entry) -> Any:
+    if entry.kind != "note":
+        return ""
+    if entry.frontmatter_error:
+        return Text(f"frontmatter error: {entry.frontmatter_error}", style="bold red")
+    if not entry.frontmatter:
+        return Text("no frontmatter", style="dim italic")
+    table = Table(show_header=False, box=None, padding=(0, 1), expand=True)
+    key_width = min(18, max(len(str(k)) for k in entry.frontmatter))
+    table.add_column("key", style="bold", no_wrap=True, min_width=key_width, max_width=18)
+    table.add_column("value", ratio=1)
+    for key, value in entry.frontmatter.items():
+        shown = _value(value)
+        if len(shown) > 300:
+            shown = shown[:299] + "…"
+        table.add_row(Text(str(key)), Text(shown))
+    return table

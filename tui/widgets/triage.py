@@ -1,0 +1,201 @@
+"""The centre tabs: every note, then the triage views (deprecated, stale, trust tier, broken).
+
+Each pane names its base core Query; the app narrows it by the folder scope and the filter
+bar, runs it off the UI thread and hands the result back (`show`). Counts on the tab labels
+come from the same queries.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Static, TabPane
+
+from core import okf
+from core.model import Entry
+from core.query import Query
+
+from ..session import Session
+from .doclist import DocList
+from .problems import ProblemList, problems_of
+from .rowlist import RowList
+
+NOT_BUNDLE = "Not an OKF bundle (index.md declares no okf_version), so there is no status, staleness or trust"
+
+
+class TriagePane(TabPane):
+    """A tab holding one list; subclasses define the base query."""
+
+    label = "Notes"
+    okf_only = False
+
+    def __init__(self, session: Session, pane_id: str) -> None:
+        super().__init__(self.label, id=pane_id)
+        self.session = session
+
+    @property
+    def rowlist(self) -> RowList:
+        return self.query_one(RowList)
+
+    def base_query(self) -> Query:
+        return Query()
+
+    def count_queries(self) -> dict[str, Query]:
+        """Queries whose totals the tab label and pane header show."""
+        return {"": self.base_query()}
+
+    def label_for(self, counts: dict[str, int]) -> str:
+        return f"{self.label} {counts.get('', 0):,}"
+
+    def show(self, rows: Sequence, *, empty: str | None = None, keep: bool = True) -> None:
+        if self.okf_only and not self.session.snapshot.is_bundle and self.session.snapshot.loaded:
+            empty = NOT_BUNDLE
+        self.rowlist.set_rows(rows, empty=empty, keep=keep)
+
+    def show_counts(self, counts: dict[str, int]) -> None:
+        """Update in-pane count displays (the tab label is set by the owner)."""
+
+
+class NotesPane(TriagePane):
+    label = "Notes"
+
+    def compose(self):
+        yield DocList(self.session, id="list-notes")
+
+
+class DeprecatedPane(TriagePane):
+    label = "Deprecated"
+    okf_only = True
+
+    def compose(self):
+        yield DocList(self.session, id="list-deprecated")
+
+    def base_query(self) -> Query:
+        return Query(filters=(("status", "deprecated"),))
+
+
+class StalePane(TriagePane):
+    label = "Stale"
+    okf_only = True
+
+    def compose(self):
+        yield Static(id="stale-info", classes="pane-info")
+        yield DocList(self.session, sort="overdue", stale_header="Overdue", id="list-stale")
+
+    def on_mount(self) -> None:
+        self.show_counts({})
+
+    def base_query(self) -> Query:
+        return Query(filters=(("stale", "true"),))
+
+    def show_counts(self, counts: dict[str, int]) -> None:
+        text = Text()
+        text.append("Stale as of ")
+        text.append(self.session.clock.today().isoformat(), style="bold")
+        text.append(" · most overdue first · ")
+        text.append("d", style="bold")
+        text.append(" sets the date")
+        self.query_one("#stale-info", Static).update(text)
+
+
+class TierBar(Static):
+    """The three trust tiers with their counts; click one (or press [ and ]) to list it."""
+
+    class Picked(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def action_pick(self, index: int) -> None:
+        self.post_message(self.Picked(index))
+
+
+class TrustPane(TriagePane):
+    label = "Trust"
+    okf_only = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("[", "tier(-1)", "Prev tier", id="trust.prev"),
+        Binding("]", "tier(1)", "Next tier", id="trust.next"),
+    ]
+
+    def __init__(self, session: Session, pane_id: str) -> None:
+        super().__init__(session, pane_id)
+        self.tier = 0
+        self._counts: dict[str, int] = {}
+
+    def compose(self):
+        yield TierBar(id="tier-bar", classes="pane-info")
+        yield DocList(self.session, id="list-trust")
+
+    def on_mount(self) -> None:
+        self.show_counts({})
+
+    def base_query(self) -> Query:
+        return Query(filters=(("trust_tier", okf.TRUST_TIERS[self.tier]),))
+
+    def count_queries(self) -> dict[str, Query]:
+        return {tier: Query(filters=(("trust_tier", tier),)) for tier in okf.TRUST_TIERS}
+
+    def label_for(self, counts: dict[str, int]) -> str:
+        return f"Trust {counts.get('unverified', 0):,}·{counts.get('machine-confirmed', 0):,}·" \
+               f"{counts.get('human-reviewed', 0):,}"
+
+    def show_counts(self, counts: dict[str, int]) -> None:
+        self._counts = counts or self._counts
+        text = Text()
+        for i, tier in enumerate(okf.TRUST_TIERS):
+            if i:
+                text.append("  ")
+            style = Style(bold=True, reverse=True) if i == self.tier else Style()
+            text.append(f" {tier} {self._counts.get(tier, 0):,} ", style + Style(meta={"@click": f"pick({i})"}))
+        text.append("   [ ] switch", style="dim")
+        self.query_one(TierBar).update(text)
+
+    def on_tier_bar_picked(self, event: TierBar.Picked) -> None:
+        self._set_tier(event.index)
+
+    def action_tier(self, delta: int) -> None:
+        self._set_tier((self.tier + delta) % len(okf.TRUST_TIERS))
+
+    def _set_tier(self, index: int) -> None:
+        if index != self.tier:
+            self.tier = index
+            self.show_counts({})
+            self.post_message(Requery())
+
+
+class BrokenPane(TriagePane):
+    label = "Broken"
+
+    def compose(self):
+        yield ProblemList(id="list-broken")
+
+    def base_query(self) -> Query:
+        return Query(problems_only=True)
+
+    def label_for(self, counts: dict[str, int]) -> str:
+        return f"{self.label} {counts.get('', 0) + len(self.session.snapshot.skipped):,}"
+
+
+class Requery(Message):
+    """A pane changed what it lists (tier, sort): the app re-runs its query."""
+
+
+def rows_for(pane: TriagePane, entries: Sequence[Entry], skipped: Sequence) -> Sequence:
+    """The rows a pane's list shows for a query result."""
+    if isinstance(pane, BrokenPane):
+        return tuple(problems_of(entries, skipped))
+    return entries
+
+
+PANES: tuple[tuple[str, type[TriagePane]], ...] = (
+    ("notes", NotesPane),
+    ("deprecated", DeprecatedPane),
+    ("stale", StalePane),
+    ("trust", TrustPane),
+    ("broken", BrokenPane),
+)
