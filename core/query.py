@@ -119,10 +119,15 @@ def _sort_key(sort: str, clock: Clock) -> Callable[[Entry], Any]:
         return lambda e: e.title.casefold()
     if sort == "size":
         return lambda e: e.size_bytes
-    if sort == "overdue":  # most overdue first when ascending
+    if sort == "overdue":  # most overdue first when ascending; not stale sorts last
+        today, now = clock.today(), clock.now()  # once per query, not once per note
+
         def overdue(e: Entry) -> Any:
-            days = okf.overdue_days(e.stale_date, e.stale_instant, clock)
-            return -days if days is not None else 1
+            if e.stale_date is not None:
+                return -(today - e.stale_date).days if e.stale_date <= today else 1
+            if e.stale_instant is not None and e.stale_instant <= now:
+                return -(now - e.stale_instant).days
+            return 1
         return overdue
     return lambda e: ""
 
