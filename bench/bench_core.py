@@ -28,7 +28,7 @@ def child(path: str, manifest_path: str) -> dict:
 
     manifest = json.loads(open(manifest_path).read())
     t = time.perf_counter()
-    v = Vault(path, clock=parse_as_of(AS_OF))
+    v = Vault(path, clock=parse_as_of(AS_OF), cache=False)  # cold: no entry cache
     v.load()
     cold = time.perf_counter() - t
     queries = {

@@ -37,6 +37,7 @@ EMPTY_GUARD = 10  # a vault that had more entries than this and now looks empty 
 # A file modified within this long before its entry was written may have changed again since
 # without changing size or mtime (timestamp granularity: ext4 a few ms, FAT 2 s): re-read it.
 RACY_NS = 2_000_000_000
+MAX_FLUSH_WAIT = 30.0  # seconds a busy vault may keep the cache unwritten
 _CORE = Path(__file__).resolve().parent
 _PARSER_SOURCES = ("parse.py", "fastyaml.py", "okf.py", "model.py", "scan.py", "cache.py")
 _FIELDS = tuple(f.name for f in fields(Entry))
@@ -188,6 +189,7 @@ class EntryCache:
         self._dirty: set[int] = set()
         self._flush_thread: threading.Thread | None = None
         self._wake = threading.Event()
+        self._last_change = 0.0
         self._latest: Callable[[], Iterable[Entry]] | None = None
         self.hold = False  # True while the vault looks empty/unmounted: never overwrite a good cache
         self.last_stats: WarmStats | None = None
@@ -210,6 +212,7 @@ class EntryCache:
         try:
             con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA synchronous=NORMAL")
+            con.execute("PRAGMA journal_size_limit = 33554432")
             con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             con.execute("CREATE TABLE IF NOT EXISTS buckets (id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
             got = dict(con.execute("SELECT key, value FROM meta").fetchall())
@@ -222,13 +225,14 @@ class EntryCache:
                     ("schema", str(SCHEMA_VERSION)), ("fingerprint", FINGERPRINT), ("root", self.root_real)])
                 con.execute("COMMIT")
                 if had:
-                    self._reset_reason = "cache was written by another vaultwatch version; rebuilt"
+                    self._reset_reason = self.VERSION_RESET
         except BaseException:
             con.close()
             raise
         return con
 
     _reset_reason: str | None = None
+    VERSION_RESET = "index cache was written by another vaultwatch version; rebuilt it"
 
     def _discard(self) -> None:
         for suffix in ("", "-wal", "-shm"):
@@ -287,6 +291,7 @@ class EntryCache:
         """Note that these paths changed (their buckets are rewritten on the next flush)."""
         with self._lock:
             self._dirty.update(bucket_of(p) for p in paths)
+            self._last_change = time.monotonic()
 
     def mark_all_dirty(self) -> None:
         with self._lock:
@@ -350,8 +355,15 @@ class EntryCache:
         t.start()
 
     def _flush_loop(self, report: Callable[[str], None], delay: float) -> None:
+        started = time.monotonic()
         while True:
-            self._wake.wait(delay)
+            # debounce: a burst of changes (a git checkout) is written once it settles, so the
+            # flush does not compete with the index for the interpreter (at most MAX_FLUSH_WAIT)
+            while not self._wake.wait(delay):
+                quiet = time.monotonic() - self._last_change
+                if quiet >= delay or time.monotonic() - started >= MAX_FLUSH_WAIT:
+                    break
+            started = time.monotonic()
             latest = self._latest
             if latest is None:
                 return
@@ -484,7 +496,7 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
 
 def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
               progress: Callable[[int, int], None] | None = None,
-              report: Callable[[str], None] | None = None) -> tuple[list[Entry], list[Skipped]]:
+              report: Callable[..., None] | None = None) -> tuple[list[Entry], list[Skipped]]:
     """Walk the vault and build its entries, reusing cached ones whose stat still matches.
 
     Changed buckets are marked dirty on `cache` (the caller flushes them). When the vault
@@ -500,8 +512,8 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
         # decode while the child walks: in the common case (nothing changed) every entry is used
         cached, problems = cache.load_entries()
         if report:
-            for problem in problems:
-                report(problem)
+            for problem in problems:  # a cache from another version is routine: say so quietly
+                report(problem, "info" if problem == cache.VERSION_RESET else "warning")
         reason = "; ".join(problems) or None
         n_cached = len(cached)
         walked = walker.rows()
@@ -533,7 +545,7 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
             cache.hold = True
             if report:
                 report(f"vault {root_real} looks empty or unreadable (unmounted drive?) but the cache knows "
-                       f"{n_cached} entries; serving those and keeping the cache until the vault is back")
+                       f"{n_cached} entries; serving those and keeping the cache until the vault is back", "error")
             entries = list(cached.values())
             cache.last_stats = WarmStats(n_cached, 0, 0, 0, time.perf_counter() - started, reason)
             return entries, skipped

@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .index import Snapshot
+from . import linkmap
 from .linkmap import resolve
 from .model import NOTE, Link
 
 GRAPH_KEY = "links.graph"
+_NAMES_KEY = "linkmap.names"  # core.linkmap's memo of name tables on a snapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,35 +61,84 @@ class LinkReport:
 
 
 class LinkGraph:
-    """Resolved links of every note in one snapshot, with their reverse index."""
+    """Resolved links of every note in one snapshot, with their reverse index.
+
+    Built from scratch when the set of paths changed (a new or removed note can change how
+    any link resolves); patched from `previous` when only contents changed, which costs in
+    proportion to the notes that changed, not to the vault.
+    """
 
     def __init__(self, snapshot: Snapshot, previous: LinkGraph | None = None) -> None:
         self.snapshot = snapshot
         self.paths = snapshot.paths
         self.by_path = snapshot.by_path
-        reuse = previous is not None and previous.paths is snapshot.paths
-        prev_by_path = previous.by_path if reuse else {}
-        prev_out = previous.outgoing if reuse else {}
+        changed = None
+        if previous is not None and previous.paths is snapshot.paths:
+            prev_by_path = previous.by_path
+            changed = [e for e in snapshot.entries if prev_by_path.get(e.path) is not e]
+            if any(e.kind != prev_by_path[e.path].kind for e in changed):
+                changed = None  # a file became a folder (or back): names resolve differently
+        if changed is None:
+            self._build()
+        else:
+            # same paths, same kinds: the resolver's name tables are the previous snapshot's
+            snapshot.cached(_NAMES_KEY, lambda: linkmap._names(previous.snapshot))
+            self._patch(previous, [e for e in changed if e.kind == NOTE])
+
+    def _resolve(self, e) -> tuple[ResolvedLink, ...]:
+        return tuple(ResolvedLink(e.path, link, resolve(self.snapshot, e.path, link)) for link in e.links)
+
+    def _build(self) -> None:
         outgoing: dict[str, tuple[ResolvedLink, ...]] = {}
-        for e in snapshot.entries:
-            if e.kind != NOTE or not e.links:
-                continue
-            if reuse and prev_by_path.get(e.path) is e:
-                outgoing[e.path] = prev_out[e.path]
-                continue
-            outgoing[e.path] = tuple(ResolvedLink(e.path, link, resolve(snapshot, e.path, link))
-                                     for link in e.links)
+        for e in self.snapshot.entries:
+            if e.kind == NOTE and e.links:
+                outgoing[e.path] = self._resolve(e)
         self.outgoing = outgoing
         incoming: dict[str, list[ResolvedLink]] = {}
         broken: list[ResolvedLink] = []
-        for links in outgoing.values():
+        for links in outgoing.values():  # path order, so every list below is in source order
             for r in links:
                 if r.target is None:
                     broken.append(r)
                 elif r.target != r.source:
                     incoming.setdefault(r.target, []).append(r)
-        self.incoming = {k: tuple(sorted(v, key=lambda r: r.source)) for k, v in incoming.items()}
-        self.broken = tuple(sorted(broken, key=lambda r: r.source))
+        self.incoming = {k: tuple(v) for k, v in incoming.items()}
+        self.broken = tuple(broken)
+
+    def _patch(self, previous: LinkGraph, changed: list) -> None:
+        outgoing = dict(previous.outgoing)
+        incoming = dict(previous.incoming)
+        touched: set[str] = set()
+        new_by_target: dict[str, list[ResolvedLink]] = {}
+        new_broken: list[ResolvedLink] = []
+        changed_paths = set()
+        for e in changed:
+            changed_paths.add(e.path)
+            for r in outgoing.pop(e.path, ()):
+                if r.target is not None and r.target != r.source:
+                    touched.add(r.target)
+            if not e.links:
+                continue
+            links = outgoing[e.path] = self._resolve(e)
+            for r in links:
+                if r.target is None:
+                    new_broken.append(r)
+                elif r.target != r.source:
+                    touched.add(r.target)
+                    new_by_target.setdefault(r.target, []).append(r)
+        for target in touched:
+            merged = [r for r in incoming.get(target, ()) if r.source not in changed_paths]
+            merged.extend(new_by_target.get(target, ()))
+            merged.sort(key=_source)  # stable: one source's links stay in note order
+            if merged:
+                incoming[target] = tuple(merged)
+            else:
+                incoming.pop(target, None)
+        broken = [r for r in previous.broken if r.source not in changed_paths] + new_broken
+        broken.sort(key=_source)
+        self.outgoing = outgoing
+        self.incoming = incoming
+        self.broken = tuple(broken)
 
     def report(self, path: str) -> LinkReport:
         """Outgoing links, backlinks and broken links of the note (or attachment) at `path`."""
@@ -98,6 +149,10 @@ class LinkGraph:
     def orphans(self) -> tuple[str, ...]:
         """Notes no other note links to (no backlinks), in path order."""
         return tuple(e.path for e in self.snapshot.entries if e.kind == NOTE and e.path not in self.incoming)
+
+
+def _source(r: ResolvedLink) -> str:
+    return r.source
 
 
 def graph(snapshot: Snapshot, previous: LinkGraph | None = None) -> LinkGraph:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import heapq
 import json
 import os
 import re
@@ -27,7 +26,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import okf
 from .errors import QueryError
 from .events import DocumentsChanged, IndexProblem, IndexProgress, IndexReady
 from .model import NOTE, Entry
@@ -45,6 +43,10 @@ MAX_TERMS = 32
 MAX_LIMIT = 1000
 MAX_BODY_CHARS = 2_000_000  # text beyond this (per note) is not searchable
 BATCH = 400
+_WEIGHTS_SQL = ", ".join(str(w) for w in WEIGHTS)
+# the OKF factor of a docs row `d` on a bundle, with :today (ordinal) and :now (epoch seconds)
+_FACTOR_SQL = (f"(CASE WHEN d.deprecated THEN {DEPRECATED_FACTOR} ELSE 1.0 END) * "
+               f"(CASE WHEN d.stale_day <= :today OR d.stale_at <= :now THEN {STALE_FACTOR} ELSE 1.0 END)")
 _OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module
 _WORD = re.compile(r"[^\W_]", re.UNICODE)  # a token character for FTS5's unicode61 (letters, digits)
 _HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*")
@@ -170,15 +172,15 @@ class SearchHit:
 class SearchResult:
     """A page of hits, best first.
 
-    `total` counts every matching note in scope (None when that would be slow and `count`
-    was not asked for: a scoped search over a very common word);
+    `total` counts every matching note in scope (as the full-text index knows them: it can
+    differ by notes still in flight, which `index_stale` tells);
     `next_cursor` continues the listing; `index_stale` is true while changes are still
     being applied to the full-text index (results may miss the newest edits).
     """
 
     query: str
     hits: tuple[SearchHit, ...]
-    total: int | None
+    total: int
     next_cursor: str | None
     generation: int
     is_bundle: bool
@@ -194,15 +196,6 @@ class SearchStatus:
     total: int
     pending: int  # changes waiting to be applied
     problem: str | None = None
-
-
-def _factor(e: Entry, clock) -> float:
-    """OKF ranking factor of a note on a bundle: deprecated x0.5, stale x0.75 (both: x0.375)."""
-    f = DEPRECATED_FACTOR if e.okf_status == "deprecated" else 1.0
-    if (e.stale_date is not None or e.stale_instant is not None) and okf.is_stale(e.stale_date, e.stale_instant,
-                                                                                      clock):
-        f *= STALE_FACTOR
-    return f
 
 
 def _snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
@@ -315,7 +308,8 @@ class SearchIndex:
         self._thread: threading.Thread | None = None
         self._local = threading.local()
         self._epoch = 0  # bumped when the database file is replaced
-        self._paths: dict[int, str] = {}
+        self._rowids: dict[str, int] = {}  # path -> FTS rowid (for scoped searches)
+        self._writes = 0  # committed write transactions (invalidates readers' scope tables)
         self._synced_generation = -1
         self.ready = False
         self.done = 0
@@ -398,6 +392,7 @@ class SearchIndex:
             try:
                 con.execute("PRAGMA journal_mode=WAL")
                 con.execute("PRAGMA synchronous=NORMAL")
+                con.execute("PRAGMA journal_size_limit = 67108864")  # truncate the WAL back to 64 MiB
                 con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 got = dict(con.execute("SELECT key, value FROM meta").fetchall())
                 if got.get("fingerprint") != FINGERPRINT or got.get("root") != self.vault.root_real:
@@ -409,7 +404,8 @@ class SearchIndex:
                     con.execute("DROP TABLE IF EXISTS docs")
                     con.execute("DELETE FROM meta")
                     con.execute("CREATE TABLE docs (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
-                                "size INTEGER, mtime_ns INTEGER, inode INTEGER)")
+                                "size INTEGER, mtime_ns INTEGER, inode INTEGER, "
+                                "deprecated INTEGER, stale_day INTEGER, stale_at REAL)")
                     con.execute(f"CREATE VIRTUAL TABLE fts USING fts5(path, title, headings, body, "
                                 f"tokenize='{TOKENIZER}')")
                     con.executemany("INSERT INTO meta VALUES (?, ?)", [
@@ -497,7 +493,7 @@ class SearchIndex:
         snap = self.vault.snapshot
         self._synced_generation = snap.generation
         docs = self._load_docs(con)
-        self._paths = {i: (snap.by_path[p].path if p in snap.by_path else p) for p, (i, *_) in docs.items()}
+        self._rowids = {(snap.by_path[p].path if p in snap.by_path else p): i for p, (i, *_) in docs.items()}
         work: list[str] = []
         for e in snap.entries:
             if e.kind != NOTE:
@@ -519,6 +515,10 @@ class SearchIndex:
             time.sleep(0)  # let listing threads in between batches
         if self.total and not self.ready:
             con.execute("PRAGMA optimize")
+            try:  # a cold build leaves a WAL the size of the index: fold it in and truncate it
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.OperationalError:
+                pass
         self.build_seconds = time.perf_counter() - started
         self.ready = True
         bus.publish(IndexProgress("search", self.total, self.total))
@@ -547,23 +547,28 @@ class SearchIndex:
                     if old is not None:
                         con.execute("DELETE FROM fts WHERE rowid = ?", (old[0],))
                         con.execute("DELETE FROM docs WHERE id = ?", (old[0],))
-                        self._paths.pop(old[0], None)
+                        self._rowids.pop(path, None)
                     continue
+                okf_cols = (e.okf_status == "deprecated",
+                            e.stale_date.toordinal() if e.stale_date is not None else None,
+                            e.stale_instant.timestamp() if e.stale_instant is not None else None)
                 if old is not None:
                     if old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
                         continue
                     rowid = old[0]
                     con.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
-                    con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
-                                (e.size_bytes, e.mtime_ns, e.inode, rowid))
+                    con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
+                                "stale_at = ? WHERE id = ?", (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, rowid))
                 else:
-                    rowid = con.execute("INSERT INTO docs (path, size, mtime_ns, inode) VALUES (?, ?, ?, ?)",
-                                        (path, e.size_bytes, e.mtime_ns, e.inode)).lastrowid
+                    rowid = con.execute("INSERT INTO docs (path, size, mtime_ns, inode, deprecated, stale_day, "
+                                        "stale_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                        (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols)).lastrowid
                 headings, body = text
                 con.execute("INSERT INTO fts (rowid, path, title, headings, body) VALUES (?, ?, ?, ?, ?)",
                             (rowid, path, e.title, headings, body))
-                self._paths[rowid] = e.path
+                self._rowids[e.path] = rowid
             con.execute("COMMIT")
+            self._writes += 1
         except BaseException:
             con.execute("ROLLBACK")
             raise
@@ -576,14 +581,22 @@ class SearchIndex:
             return con
         if con is not None:
             con.close()
-        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
+        # autocommit: the scope temp table's writes must not open a transaction that would pin
+        # this reader to an old snapshot of the index
+        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False,
+                              isolation_level=None)
         con.execute("PRAGMA cache_size = -8000")
         local.con, local.epoch = con, self._epoch
         return con
 
     def search(self, text: object, scope: Query, *, limit: int = 20, cursor: str | None = None,
                count: bool | None = None) -> SearchResult:
-        """Rank the notes in `scope` that match `text`. See `Vault.search`."""
+        """Rank the notes in `scope` that match `text`. See `Vault.search`.
+
+        Ranking, OKF factors, scoping and paging all run inside SQLite (one pass over the
+        matches, FTS5 as the outer loop); Python only sees the page. `count` is accepted for
+        compatibility: the total is always counted (also inside SQLite).
+        """
         terms = parse_query(text)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise QueryError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
@@ -594,86 +607,66 @@ class SearchIndex:
         match = to_fts(terms)
         vault = self.vault
         snap = vault.snapshot
+        clock = vault.clock
         fp = hashlib.sha256(json.dumps([match, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
         offset = _decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
-        clock = vault.clock
-        allowed = None
-        ceiling = 1.0  # the largest OKF factor any note in scope can get
-        if not _unscoped(scope):  # the listing's own query; memoized per snapshot (typing repeats a scope)
-            allowed, ceiling = snap.cached(("search.scope", scope, clock.today()),
-                                           lambda: self._scope(snap, scope))
-        want = offset + limit + 1  # one more than the page: tells whether there is a next page
         con = self._reader()
-        weights = ", ".join(str(w) for w in WEIGHTS)
+        scoped = not _unscoped(scope)
         try:
-            cur = con.execute(f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ? ORDER BY 2",
-                              (match,))
-            best: list[float] = []  # min-heap of the `want` best adjusted scores so far
-            found: list[tuple[float, str, Entry, int]] = []
-            exhausted = True
-            paths = self._paths
-            by_path = snap.by_path
-            for rowid, rank in cur:
-                raw = -rank
-                if len(best) >= want and raw * ceiling < best[0]:
-                    exhausted = False  # rows come best-first and factors only lower scores: done
-                    break
-                path = paths.get(rowid)
-                e = by_path.get(path) if path is not None else None
-                if e is None or e.kind != NOTE or (allowed is not None and path not in allowed):
-                    continue
-                score = raw * _factor(e, clock) if bundle else raw
-                found.append((score, path, e, rowid))
-                if len(best) < want:
-                    heapq.heappush(best, score)
-                elif score > best[0]:
-                    heapq.heapreplace(best, score)
-            cur.close()
-            total = None
-            if exhausted:
-                total = len(found)
-            elif count or (count is None and allowed is None):
-                total = self._count(con, match, allowed, by_path, exact=bool(count))
-            found.sort(key=lambda t: (-t[0], t[1]))
-            page = found[offset:offset + limit]
-            more = len(found) > offset + limit
-            snippets = self._snippets(con, match, {rowid: p for _, p, _, rowid in page})
+            if scoped:
+                self._fill_scope(con, snap, scope)
+            join = " CROSS JOIN temp.scope s ON s.id = fts.rowid" if scoped else ""
+            factor = _FACTOR_SQL if bundle else "1.0"
+            now = clock.now()
+            params = {"m": match, "today": clock.today().toordinal(), "now": now.timestamp(),
+                      "lim": limit + 1, "off": offset}
+            rows = con.execute(
+                f"SELECT fts.rowid, d.path, -bm25(fts, {_WEIGHTS_SQL}) * {factor} AS score "
+                f"FROM fts{join} CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH :m "
+                f"ORDER BY score DESC, d.path LIMIT :lim OFFSET :off", params).fetchall()
+            total = con.execute(f"SELECT count(*) FROM fts{join} WHERE fts MATCH :m", {"m": match}).fetchone()[0]
+            more = len(rows) > limit
+            page = []
+            for rowid, path, score in rows[:limit]:
+                e = snap.by_path.get(path)
+                if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
+                    page.append((rowid, e, score))
+            snippets = self._snippets(con, match, {rowid: e.path for rowid, e, _ in page})
         except sqlite3.OperationalError as exc:
             raise QueryError(f"search could not run this query ({exc}); use plain words, \"phrases\", "
                              "prefix* and -exclusions") from None
         except sqlite3.DatabaseError as exc:
             raise QueryError(f"search index is damaged ({exc}); it is being rebuilt, try again shortly") from None
         hits = []
-        for score, path, e, _ in page:
-            marked, plain, spans = snippets.get(path) or _snippet_parts(e.title)
-            hits.append(SearchHit(path, e.title, score, marked, plain, spans, e))
+        for _rowid, e, score in page:
+            marked, plain, spans = snippets.get(e.path) or _snippet_parts(e.title)
+            hits.append(SearchHit(e.path, e.title, score, marked, plain, spans, e))
         next_cursor = _encode_cursor(fp, offset + limit) if more else None
         stale = self.pending > 0 or vault.index_stale
         return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale)
 
-    def _scope(self, snap, scope: Query) -> tuple[frozenset[str], float]:
-        """The paths a scoped search may return, and the largest OKF factor among them."""
-        entries = run_query(snap, scope, self.vault.clock).entries
+    def _fill_scope(self, con: sqlite3.Connection, snap, scope: Query) -> None:
+        """Load the scope's note ids into this connection's temp table (reused while nothing changed)."""
         clock = self.vault.clock
-        ceiling = max((_factor(e, clock) for e in entries), default=1.0) if snap.is_bundle else 1.0
-        return frozenset(e.path for e in entries), ceiling
-
-    def _count(self, con, match: str, allowed: frozenset[str] | None, by_path: dict, exact: bool) -> int:
-        if allowed is None and not exact:  # counted inside SQLite: may lag in-flight changes (index_stale)
-            return con.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (match,)).fetchone()[0]
-        paths = self._paths
-        n = 0
-        for (rowid,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (match,)):
-            path = paths.get(rowid)
-            if path is None:
-                continue
-            if allowed is not None:
-                n += path in allowed
-            else:
-                e = by_path.get(path)
-                n += e is not None and e.kind == NOTE
-        return n
+        key = (snap.generation, scope, clock.today(), self._writes)
+        local = self._local
+        if getattr(local, "scope_key", None) == key:
+            return
+        allowed = snap.cached(("search.scope", scope, clock.today()),
+                              lambda: tuple(e.path for e in run_query(snap, scope, clock).entries))
+        ids = self._rowids
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS scope (id INTEGER PRIMARY KEY)")
+        con.execute("BEGIN")  # touches only the temp database: no snapshot of the index is held
+        try:
+            con.execute("DELETE FROM temp.scope")
+            con.executemany("INSERT OR IGNORE INTO temp.scope (id) VALUES (?)",
+                            ((i,) for i in map(ids.get, allowed) if i is not None))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        local.scope_key = key
 
     def _snippets(self, con, match: str, ids: dict[int, str]) -> dict[str, tuple[str, str, tuple]]:
         """Snippets for a page of hits: from the body when it matches, else from the best column."""

@@ -76,7 +76,8 @@ class Vault:
             if self.entry_cache is not None:
                 from .cache import warm_scan
                 entries, skipped = warm_scan(self.entry_cache, self.root_real, self.config, progress,
-                                             lambda msg: self.bus.publish(IndexProblem(msg)))
+                                             lambda msg, severity="warning": self.bus.publish(
+                                                 IndexProblem(msg, severity)))
             else:
                 entries, skipped = scan(self.root_real, self.config, progress)
             snap = self.index.load(entries, skipped, self.config.ignore.problems)
@@ -152,8 +153,10 @@ class Vault:
         new = self.index.apply(upserts, removals, skipped)
         added = tuple(e.path for e in upserts if snap.get(e.path) is None)
         changed = tuple(e.path for e in upserts if snap.get(e.path) is not None)
-        gone = tuple(p for p in snap.by_path.keys() - new.by_path.keys())
-        self.bus.publish(DocumentsChanged(new.generation, added, changed, tuple(sorted(gone)), source))
+        # only removals and newly skipped files take paths away (an upsert never does): skip the
+        # whole-index set difference for plain edits, which matters at 100k notes
+        gone = tuple(sorted(snap.by_path.keys() - new.by_path.keys())) if (removals or skipped) else ()
+        self.bus.publish(DocumentsChanged(new.generation, added, changed, gone, source))
         return new
 
     def list(self, query: Query | None = None) -> QueryResult:
@@ -275,8 +278,8 @@ class Vault:
         text: words, "phrases", prefix* and -excluded words (every input is safe).
         scope / folder / recursive / pattern / filters / exclude: exactly the listing's
             semantics (a `Query`, or its fields as keywords; filters as {key: value}).
-        limit (1-1000), cursor: paging. count: True = exact total always; None (default) = total
-            unless that needs a slow scoped count; False = only when free.
+        limit (1-1000), cursor: paging (`next_cursor` of the previous result). `count` is
+            accepted for compatibility; `total` is always counted.
         wait: seconds to wait for a first full-text index build before answering.
         Raises QueryError for bad arguments, SearchNotReady (a QueryError) while the full-text
         index is still being built (starts building it on first use).

@@ -145,3 +145,19 @@ def test_graph_is_built_once_per_snapshot(rules_vault):
     assert graph(snap) is graph(snap)
     rules_vault.links("Home.md")
     assert rules_vault._graph() is graph(snap)
+
+
+def test_cli_links(demo_vault, capsys):
+    import json
+
+    from tui.cli import main
+
+    assert main(["links", str(demo_vault), "Projects/Atlas Migration.md", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["broken"][0]["target"] == "Vendor Contracts"
+    assert "index.md" in {r["source"] for r in data["backlinks"]}
+    assert main(["links", str(demo_vault), "Projects/Atlas Migration.md"]) == 0
+    out = capsys.readouterr().out
+    assert "Vendor Contracts  ->  BROKEN" in out and "index.md  (x2)" in out
+    assert main(["links", str(demo_vault), "../etc/passwd"]) == 2
+    assert "path traversal blocked" in capsys.readouterr().err

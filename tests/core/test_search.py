@@ -285,6 +285,16 @@ def test_changes_through_refresh_paths_reach_search(demo_search, demo_vault):
     assert demo_search.search("platypus").hits == ()
 
 
+def test_a_scoped_search_does_not_pin_the_reader_to_old_data(demo_search, demo_vault):
+    assert demo_search.search("deploy", folder="Projects").hits  # fills the reader's scope table
+    (demo_vault / "Projects" / "new plan.md").write_text("# New plan\nokapi migration\n")
+    demo_search.refresh_paths(["Projects/new plan.md"])
+    assert demo_search.wait_for_pending_writes(5)
+    assert paths(demo_search.search("okapi")) == ["Projects/new plan.md"]
+    assert paths(demo_search.search("okapi", folder="Projects")) == ["Projects/new plan.md"]
+    assert demo_search._search._local.con.in_transaction is False
+
+
 def test_corrupt_search_index_is_rebuilt_and_reported(demo_vault, clock):
     v = Vault(demo_vault, clock=clock)
     v.load()
@@ -318,3 +328,22 @@ def test_search_index_tables_survive_injection_attempts(demo_search):
 def test_hit_json_shape(demo_search):
     row = demo_search.search("deploy", limit=1).hits[0].as_json()
     assert set(row) >= {"path", "title", "folder", "score", "snippet", "highlights", "modified_at"}
+
+
+def test_cli_search(demo_vault, capsys):
+    import json
+
+    from tui.cli import main
+
+    assert main(["search", str(demo_vault), "deploy runbook", "--limit", "2", "--json", "--as-of", "2026-11-29"]) == 0
+    out, err = capsys.readouterr()
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["path"] for r in rows][0] == "Areas/Engineering/Deploy Runbook.md" and len(rows) == 2
+    assert "**" in rows[0]["snippet"] and "status" in rows[0]
+    assert "next page: --cursor" in err
+    assert main(["search", str(demo_vault), "deploy", "--filter", "status=deprecated"]) == 0
+    out, _ = capsys.readouterr()
+    assert "Legacy Deploy Script" in out and "Deploy Runbook.md" not in out.replace("Legacy Deploy", "")
+    assert main(["search", str(demo_vault), "\"'; DROP TABLE x; --"]) == 0
+    assert main(["search", str(demo_vault), "*"]) == 2
+    assert "no words to look for" in capsys.readouterr().err
