@@ -54,7 +54,12 @@ def main(argv: list[str]) -> int:
     if cmd == "run":
         return subprocess.call([str(BIN / "vaultwatch"), *rest], env=env)
     if cmd == "test":
-        return subprocess.call([str(PY), str(ROOT / "tests" / "run_suite.py"), *rest], cwd=ROOT, env=env)
+        # snapshots must not see the user's colour or theme settings
+        env.pop("NO_COLOR", None)
+        env.pop("TEXTUAL_THEME", None)
+        workers = [] if any(a.startswith("-n") for a in rest) else ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2")]
+        return subprocess.call([str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--snapshot-warn-unused",
+                                *workers, *rest], cwd=ROOT, env=env)
     if cmd == "bench":
         return subprocess.call([str(PY), str(ROOT / "bench" / "run_all.py"), *rest], cwd=ROOT, env=env)
     return subprocess.call([str(PY), str(ROOT / "screenshots" / "make_screenshots.py"), *rest], cwd=ROOT, env=env)

@@ -66,9 +66,19 @@ class Terminal:
     def type(self, text: str) -> None:
         os.write(self.master, text.encode())
 
-    def close(self) -> int | None:
+    def close(self, timeout: float = 10.0) -> int | None:
+        """Wait for the process to exit, draining its output meanwhile: a terminal app that
+        cannot write its last frames (a full pty buffer) would never exit."""
         try:
-            return self.proc.wait(timeout=10)
+            deadline = time.monotonic() + timeout
+            while self.proc.poll() is None and time.monotonic() < deadline:
+                ready, _, _ = select.select([self.master], [], [], 0.05)
+                if ready:
+                    try:
+                        self.output += os.read(self.master, 65536)
+                    except OSError:
+                        pass
+            return self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
