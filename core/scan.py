@@ -107,15 +107,17 @@ def _inside(root_real: str, real: str) -> str | None:
     return real[len(root_real) + 1 :].replace(os.sep, "/")
 
 
-def walk(root_real: str, config: ScanConfig) -> Iterator[Found]:
-    """Yield FileFacts, folder Entries and Skipped records for the vault at `root_real` (a realpath)."""
+def walk(root_real: str, config: ScanConfig, start: str = "") -> Iterator[Found]:
+    """Yield FileFacts, folder Entries and Skipped records for the vault at `root_real` (a realpath),
+    or only for what lies below the vault-relative folder `start` (the folder itself excluded)."""
     seen_dirs: set[tuple[int, int]] = set()
+    start_real = os.path.realpath(os.path.join(root_real, *start.split("/"))) if start else root_real
     try:
-        st = os.stat(root_real)
+        st = os.stat(start_real)
         seen_dirs.add((st.st_dev, st.st_ino))
     except OSError:
         return
-    stack: list[tuple[str, str]] = [(root_real, "")]
+    stack: list[tuple[str, str]] = [(start_real, start)]
     # Symlinked folders are walked after every real one, so a real folder is always listed
     # at its real path (whatever the scandir order) and a link to it is the duplicate.
     deferred: list[tuple[str, os.DirEntry[str]]] = []

@@ -24,7 +24,7 @@ from .events import IndexProblem
 from .ignore import IgnoreRules
 from .model import FOLDER, NOTE, Entry, Skipped
 from .paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
-from .scan import FileFact, Found, ScanConfig, _is_dir, _listed_elsewhere, _take, _visit, walk, walked_folder
+from .scan import FileFact, Found, ScanConfig, _is_dir, _listed_elsewhere, _visit, walk, walked_folder
 
 DEBOUNCE_MS = 50
 STEP_MS = 20
@@ -78,35 +78,7 @@ def stat_many(root_real: str, rels: Iterable[str], config: ScanConfig) -> dict[s
 
 def walk_under(root_real: str, folder: Entry, config: ScanConfig) -> Iterator[Found]:
     """Everything below an indexed folder (not the folder itself), as the full walk would find it."""
-    real = os.path.realpath(os.path.join(root_real, *folder.path.split("/")))
-    try:
-        st = os.stat(real)
-    except OSError:
-        return
-    seen_dirs = {(st.st_dev, st.st_ino)}
-    stack = [(real, folder.path)]
-    deferred: list[tuple[str, os.DirEntry[str]]] = []
-    while stack or deferred:
-        if not stack:
-            deferred.sort(key=lambda item: item[0], reverse=True)
-            rel, de = deferred.pop()
-            yield from _take(de, rel, root_real, config, seen_dirs, stack)
-            continue
-        dir_real, dir_rel = stack.pop()
-        try:
-            it = os.scandir(dir_real)
-        except OSError as exc:
-            yield Skipped(dir_rel, f"folder unreadable: {exc.strerror or exc}")
-            continue
-        with it:
-            for de in it:
-                if de.name.startswith("."):
-                    continue
-                rel = f"{dir_rel}/{de.name}"
-                if de.is_symlink() and _is_dir(de):
-                    deferred.append((rel, de))
-                    continue
-                yield from _take(de, rel, root_real, config, seen_dirs, stack)
+    return walk(root_real, config, start=folder.path)
 
 
 def _rel_of(found: Found) -> str:
