@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import os
+import subprocess
 import time
 from collections.abc import Iterable
 from dataclasses import replace
@@ -20,7 +21,7 @@ from typing import Any, ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -34,13 +35,16 @@ from core.folders import folder_tree
 from core.index import Snapshot
 from core.query import Query
 from core.vault import Vault
+from core.writes import ConflictError
 
+from .actions import Actions, Outcome, editor_command
 from .config import AppConfig
 from .marks import access_kind
 from .messages import AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ProblemReported
 from .screens.asof import AsOfScreen
 from .screens.help import HelpScreen
 from .screens.palette import NoteCommands
+from .screens.triage import SnoozeScreen, StatusScreen
 from .session import Session
 from .widgets.activity import ActivityList
 from .widgets.doclist import DocList
@@ -77,6 +81,8 @@ class VaultwatchApp(App[None]):
         Binding("d", "as_of", "Set as-of date", show=False, id="app.as_of"),
         Binding("p", "focus_preview", "Preview", show=False, id="app.preview"),
         Binding("escape", "focus_list", "Back to the list", show=False, id="app.list"),
+        Binding("u", "undo", "Undo the last action", show=False, id="app.undo"),
+        Binding("ctrl+r", "reload", "Reload changed notes", show=False, id="app.reload"),
         Binding("1", "tab('notes')", "Notes", show=False, id="app.tab_notes"),
         Binding("2", "tab('deprecated')", "Deprecated", show=False, id="app.tab_deprecated"),
         Binding("3", "tab('stale')", "Stale", show=False, id="app.tab_stale"),
@@ -106,6 +112,8 @@ class VaultwatchApp(App[None]):
         self._user_layout: dict[str, bool] = {}
         self.reading = False  # narrow screens: the preview replaces the list
         self.loaded = False  # the app has seen a complete index
+        self.actions = Actions(session.vault, user=self.config.user)
+        self._conflicted: list[str] = []  # notes whose last action met an outside change
         if not self.config.animate:
             self.animation_level = "none"
         self._theme_error: str | None = None
@@ -562,6 +570,124 @@ class VaultwatchApp(App[None]):
         out[0][1].append(("mouse", "click rows, headers (sort), folders (scope) and links in the preview"))
         return out
 
+    # -- triage actions (writes run in thread workers; see tui.actions) ------------------------------
+    def on_doc_list_picks_changed(self, message: DocList.PicksChanged) -> None:
+        count = len(message.doclist.picked)
+        self.status.set_part("picked", Text(f"{count} marked", style="bold") if count else None)
+
+    def on_doc_list_act(self, message: DocList.Act) -> None:
+        doclist = message.doclist
+        targets = doclist.targets()
+        if not targets:
+            return
+        action = message.action
+        if action == "status":
+            current = targets[0].okf_status if len(targets) == 1 else None
+
+            def chosen(status: str | None) -> None:
+                if status is not None:
+                    self._act(doclist, self.actions.set_status, targets, status)
+
+            self.push_screen(StatusScreen(len(targets), current), chosen)
+        elif action == "verify":
+            self._act(doclist, self.actions.mark_reviewed, targets)
+        elif action == "snooze":
+            as_of = self.session.clock.today()
+
+            def days_chosen(days: int | None) -> None:
+                if days is not None:
+                    self._act(doclist, self.actions.snooze, targets, days, as_of)
+
+            self.push_screen(SnoozeScreen(len(targets), as_of.isoformat(), blink=self.config.animate), days_chosen)
+        elif action == "edit":
+            current = doclist.current
+            if current is not None:
+                self._edit_worker(current)
+
+    def _act(self, doclist: DocList, fn, *args) -> None:
+        doclist.clear_picks()
+        self._action_worker(fn, *args)
+
+    @work(thread=True, group="write", exit_on_error=False, description="triage action")
+    def _action_worker(self, fn, *args) -> None:
+        outcome = fn(*args)
+        self._from_thread(self._show_outcome, outcome)
+
+    @work(group="write", exit_on_error=False, description="$EDITOR")
+    async def _edit_worker(self, entry) -> None:
+        """Suspend the app, run $EDITOR on the note, resume and index what it saved."""
+        try:
+            before = await asyncio.to_thread(self.actions.seen_bytes, entry)
+        except VaultError as exc:
+            self._show_outcome(Outcome("edit", conflicts=[entry.path]) if isinstance(exc, ConflictError)
+                               else Outcome("edit", errors=[(entry.path, exc.message)]))
+            return
+        command = editor_command(self.session.vault.disk_path(entry.path))
+        try:
+            try:
+                with self.suspend():
+                    # the app is suspended: the editor owns the terminal until it exits
+                    code = subprocess.run(command, check=False).returncode  # noqa: ASYNC221
+            except SuspendNotSupported:  # headless (tests) or web: no terminal to hand over
+                done = await asyncio.to_thread(subprocess.run, command, check=False, stdin=subprocess.DEVNULL,
+                                               capture_output=True)
+                code = done.returncode
+        except OSError as exc:
+            self.notify(f"could not start the editor {command[0]!r}: {exc.strerror or exc}; set $EDITOR",
+                        severity="error", title="edit")
+            return
+        outcome = await asyncio.to_thread(self.actions.edited, entry.path, before)
+        if code:
+            outcome.errors.append((entry.path, f"the editor exited with status {code}"))
+        self._show_outcome(outcome)
+
+    def action_undo(self) -> None:
+        self._undo_worker()
+
+    @work(thread=True, group="write", exit_on_error=False, description="undo")
+    def _undo_worker(self) -> None:
+        outcome = self.actions.undo()
+        if outcome is None:
+            self._from_thread(lambda: self.notify("nothing to undo", title="undo"))
+        else:
+            self._from_thread(self._show_outcome, outcome)
+
+    def action_reload(self) -> None:
+        paths = list(self._conflicted)
+        current = self.active_list.current
+        if isinstance(self.active_list, DocList) and current is not None:
+            paths.append(current.path)
+        self._conflicted.clear()
+        if paths:
+            self._reload_worker(paths)
+
+    @work(thread=True, group="write", exit_on_error=False, description="reload")
+    def _reload_worker(self, paths: list[str]) -> None:
+        self.actions.reload(paths)
+        self._from_thread(lambda: self.notify(f"reloaded {_names(paths)} from disk", title="reload", markup=False))
+
+    def _show_outcome(self, outcome: Outcome) -> None:
+        """Say what an action changed, and loudly what it refused to overwrite."""
+        if outcome.done:
+            lines = [f"{path}: {summary}" for path, summary in outcome.done[:5]]
+            if len(outcome.done) > 5:
+                lines.append(f"… and {len(outcome.done) - 5} more notes")
+            if outcome.unchanged:
+                lines.append(f"already so: {_names(outcome.unchanged)}")
+            if not outcome.label.startswith("undid"):
+                lines.append("u undoes")
+            self.notify("\n".join(lines), title=outcome.label, markup=False)
+        elif outcome.unchanged and not (outcome.conflicts or outcome.errors):
+            self.notify(f"nothing to change: {_names(outcome.unchanged)}", title=outcome.label, markup=False)
+        if outcome.conflicts:
+            self._conflicted = list(dict.fromkeys([*self._conflicted, *outcome.conflicts]))
+            self.notify(f"{_names(outcome.conflicts)} changed on disk since it was shown (an agent or another "
+                        "editor). Nothing was written there: the current content is kept. Press ctrl+r to "
+                        "reload, then act again.", title=f"conflict: {outcome.label}", severity="warning",
+                        timeout=12, markup=False)
+        for path, message in outcome.errors:
+            self.notify(f"{path}: {message}", title=f"failed: {outcome.label}", severity="error", markup=False)
+
     # -- MCP host --------------------------------------------------------------------------------
     @work(exclusive=True, group="mcp", exit_on_error=False, description="MCP server")
     async def run_mcp(self) -> None:
@@ -716,6 +842,12 @@ class VaultwatchApp(App[None]):
         else:
             text.append("f follows the selected agent", style="dim")
         self.query_one("#activity-title", Static).update(text, layout=False)
+
+
+def _names(paths: list[str], limit: int = 3) -> str:
+    """"a.md, b.md and 4 more" for notifications."""
+    shown = ", ".join(paths[:limit])
+    return shown if len(paths) <= limit else f"{shown} and {len(paths) - limit} more"
 
 
 def _log_to_file() -> None:

@@ -20,6 +20,7 @@ class AppConfig:
     tick: seconds between refreshes of those labels; None switches the timer off.
     animate: Textual animations and cursor blink (off in tests).
     theme: a Textual theme name, or None for the default.
+    user: who the triage actions write as (`human:<user>`); None: the login name.
     """
 
     mcp: bool = True
@@ -34,6 +35,7 @@ class AppConfig:
     tick: float | None = 5.0
     animate: bool = True
     theme: str | None = None
+    user: str | None = None
 
 
 def fixed_config(**changes) -> AppConfig:

@@ -27,6 +27,11 @@ class DocList(RowList):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "cycle_sort", "Sort", id="list.sort"),
         Binding("r", "reverse_sort", "Reverse", show=False, id="list.reverse"),
+        Binding("space", "toggle_pick", "Mark the row for the next action", show=False, id="list.mark"),
+        Binding("c", "act('status')", "Status", id="list.status"),
+        Binding("v", "act('verify')", "Mark human-reviewed", show=False, id="list.verify"),
+        Binding("z", "act('snooze')", "Snooze stale (N days)", show=False, id="list.snooze"),
+        Binding("e", "act('edit')", "Open in $EDITOR", show=False, id="list.edit"),
     ]
     empty_text = "No notes match"
 
@@ -38,6 +43,7 @@ class DocList(RowList):
         self.descending = False
         self.stale_header = stale_header
         self._agent_column_considered = False
+        self.picked: set[str] = set()  # paths marked for the next action (space)
 
     class SortChanged(Message):
         """The user asked for another sort order (the owner re-queries)."""
@@ -49,6 +55,62 @@ class DocList(RowList):
         @property
         def control(self) -> DocList:
             return self.doclist
+
+    class Act(Message):
+        """The user asked for a triage action ("status", "verify", "snooze", "edit") on `targets`."""
+
+        def __init__(self, doclist: DocList, action: str) -> None:
+            super().__init__()
+            self.doclist, self.action = doclist, action
+
+        @property
+        def control(self) -> DocList:
+            return self.doclist
+
+    class PicksChanged(Message):
+        """Rows were marked or unmarked (the owner shows the count)."""
+
+        def __init__(self, doclist: DocList) -> None:
+            super().__init__()
+            self.doclist = doclist
+
+        @property
+        def control(self) -> DocList:
+            return self.doclist
+
+    def targets(self) -> list[Entry]:
+        """The marked rows (in list order), else the row under the cursor."""
+        if self.picked:
+            return [e for e in self.rows if e.path in self.picked]
+        current = self.current
+        return [current] if current is not None else []
+
+    def set_rows(self, rows, *, empty: str | None = None, keep: bool = True) -> None:
+        super().set_rows(rows, empty=empty, keep=keep)
+        if self.picked:  # a mark on a row that left the list is dropped, never acted on unseen
+            listed = {e.path for e in rows}
+            if not self.picked <= listed:
+                self.picked &= listed
+                self.post_message(self.PicksChanged(self))
+
+    def clear_picks(self) -> None:
+        if self.picked:
+            self.picked.clear()
+            self.invalidate()
+            self.post_message(self.PicksChanged(self))
+
+    def action_toggle_pick(self) -> None:
+        row = self.current
+        if row is None:
+            return
+        self.picked.symmetric_difference_update({row.path})
+        self.invalidate()
+        self.post_message(self.PicksChanged(self))
+        self.action_move(1)
+
+    def action_act(self, action: str) -> None:
+        if self.current is not None:
+            self.post_message(self.Act(self, action))
 
     def row_key(self, row: Entry) -> str:
         return row.path
@@ -88,6 +150,10 @@ class DocList(RowList):
                     out.append((row.title, None))
                 else:  # no folder column at this width: the folder follows the title, dimmed
                     out.append([(row.title, None), ("  " + row.folder, self.cstyle("rowlist--dim"))])
+                if row.path in self.picked:
+                    cell = out[-1]
+                    out[-1] = [("✓ ", self.cstyle("rowlist--accent") + Style(bold=True)),
+                               *(cell if isinstance(cell, list) else [cell])]
             elif key == "folder":
                 out.append((row.folder or "/", self.cstyle("rowlist--dim")))
             elif key == "status":

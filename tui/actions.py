@@ -1,0 +1,205 @@
+"""The human's triage actions on notes: set status, mark human-reviewed, snooze, edit, undo.
+
+Every call here blocks (file reads and writes) and runs in a thread worker, never on the
+UI thread. Writes go through core.writes.Writer with `if_match` set to the etag of the
+bytes the human was shown: the list row's entry says what the human saw (size, mtime,
+inode), and when the file on disk no longer matches it — an agent or another editor
+changed the note since — the action refuses with a conflict instead of writing. Undo
+restores the exact previous bytes, again with `if_match` (the etag the action produced),
+so a later edit by someone else is never clobbered.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import getpass
+import os
+import shlex
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from core.errors import NotFoundError, VaultError
+from core.model import Entry
+from core.writes import ConflictError, Writer, etag_of
+
+MAX_UNDO = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One note written by an action: its bytes before, and the etag of the bytes written."""
+
+    path: str
+    before: bytes
+    etag: str
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one action did, note by note (for the notification)."""
+
+    label: str
+    done: list[tuple[str, str]] = field(default_factory=list)  # (path, diff summary)
+    unchanged: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
+
+    @property
+    def changed_paths(self) -> list[str]:
+        return [p for p, _ in self.done]
+
+
+def login_name() -> str:
+    """The user at the keyboard (for `verified: by: human:<user>`)."""
+    try:
+        return getpass.getuser() or os.environ.get("USER") or "user"
+    except (OSError, KeyError, ImportError):  # no login name in this environment
+        return os.environ.get("USER") or "user"
+
+
+def editor_command(path: str) -> list[str]:
+    """$VISUAL or $EDITOR (split like a shell would), then `vi`, with the file appended."""
+    spec = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        argv = shlex.split(spec)
+    except ValueError:
+        argv = [spec]
+    return [*(argv or ["vi"]), path]
+
+
+def line_summary(old: bytes, new: bytes) -> str:
+    """+added -removed lines between two versions of a note."""
+    a = old.decode("utf-8", "replace").splitlines()
+    b = new.decode("utf-8", "replace").splitlines()
+    added = removed = 0
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op in ("replace", "delete"):
+            removed += i2 - i1
+        if op in ("replace", "insert"):
+            added += j2 - j1
+    return f"edited: +{added} -{removed} lines"
+
+
+class Actions:
+    """The TUI's write side over one vault, for one user. Thread-safe (one action at a time)."""
+
+    def __init__(self, vault, *, user: str | None = None, now: Callable[[], dt.datetime] | None = None) -> None:
+        self.vault = vault
+        self.writer = Writer(vault)
+        self.actor = f"human:{user or login_name()}"
+        self._now = now or (lambda: vault.clock.now())
+        self.undo_stack: list[tuple[str, tuple[Change, ...]]] = []
+        self._own: dict[str, str] = {}  # path -> etag of the bytes our latest write left there
+        self._lock = threading.Lock()
+
+    # -- reading what the human saw ---------------------------------------------------------
+    def seen_bytes(self, entry: Entry) -> bytes:
+        """The note's bytes, provided they are what the human was shown (or what our own last
+        write left there). Raises ConflictError when the file changed behind the app's back,
+        NotFoundError when it is gone."""
+        real = self.vault.disk_path(entry.path)
+        try:
+            with open(real, "rb") as f:
+                st = os.fstat(f.fileno())
+                data = f.read()
+        except FileNotFoundError:
+            raise NotFoundError(f"{entry.path} was deleted or moved") from None
+        except OSError as exc:
+            raise VaultError(f"{entry.path} cannot be read: {exc.strerror or exc}") from None
+        shown = (entry.size_bytes, entry.mtime_ns, entry.inode)
+        if (st.st_size, st.st_mtime_ns, st.st_ino) != shown and self._own.get(entry.path) != etag_of(data):
+            raise ConflictError(f"{entry.path} changed on disk since it was shown", entry.path, etag_of(data))
+        return data
+
+    # -- actions ----------------------------------------------------------------------------
+    def set_status(self, entries: Sequence[Entry], status: str) -> Outcome:
+        """Set `status` on each note."""
+        return self._update(f"status → {status}", entries, set={"status": status})
+
+    def mark_reviewed(self, entries: Sequence[Entry]) -> Outcome:
+        """Append a `verified` entry by this human, at the clock's now."""
+        at = self._now().isoformat(timespec="seconds")
+        return self._update("marked human-reviewed", entries,
+                            append={"verified": {"by": self.actor, "at": at}})
+
+    def snooze(self, entries: Sequence[Entry], days: int, as_of: dt.date) -> Outcome:
+        """Set `stale_after` to the as-of date plus `days`."""
+        until = as_of + dt.timedelta(days=days)
+        return self._update(f"snoozed until {until.isoformat()}", entries, set={"stale_after": until})
+
+    def _update(self, label: str, entries: Iterable[Entry], **change) -> Outcome:
+        out = Outcome(label)
+        written: list[Change] = []
+        with self._lock:
+            for entry in entries:
+                try:
+                    before = self.seen_bytes(entry)
+                    result = self.writer.update_frontmatter(entry.path, **change, if_match=etag_of(before),
+                                                            actor=self.actor)
+                except ConflictError:
+                    out.conflicts.append(entry.path)
+                    continue
+                except VaultError as exc:
+                    out.errors.append((entry.path, exc.message))
+                    continue
+                if not result.changed or result.etag is None:
+                    out.unchanged.append(entry.path)
+                    continue
+                self._own[entry.path] = result.etag
+                written.append(Change(entry.path, before, result.etag))
+                out.done.append((entry.path, result.diff_summary))
+            self._remember(label, written)
+        return out
+
+    def edited(self, path: str, before: bytes) -> Outcome:
+        """After $EDITOR returned: index what it saved and remember it for undo."""
+        out = Outcome("edited in $EDITOR")
+        with self._lock:
+            try:
+                with open(self.vault.disk_path(path), "rb") as f:
+                    after = f.read()
+            except OSError as exc:
+                out.errors.append((path, f"cannot be read after editing: {exc.strerror or exc}"))
+                self.vault.refresh_paths([path], source=self.actor)
+                return out
+            self.vault.refresh_paths([path], source=self.actor)
+            if after == before:
+                out.unchanged.append(path)
+                return out
+            etag = etag_of(after)
+            self._own[path] = etag
+            self._remember(out.label, [Change(path, before, etag)])
+            out.done.append((path, line_summary(before, after)))
+        return out
+
+    def undo(self) -> Outcome | None:
+        """Restore the bytes the last action replaced (None: nothing to undo). A note changed
+        since by someone else is left alone and reported as a conflict."""
+        with self._lock:
+            if not self.undo_stack:
+                return None
+            label, changes = self.undo_stack.pop()
+            out = Outcome(f"undid {label}")
+            for change in reversed(changes):
+                try:
+                    result = self.writer.write(change.path, change.before, if_match=change.etag, actor=self.actor)
+                except ConflictError:
+                    out.conflicts.append(change.path)
+                    continue
+                except VaultError as exc:
+                    out.errors.append((change.path, exc.message))
+                    continue
+                if result.etag is not None:
+                    self._own[change.path] = result.etag
+                out.done.append((change.path, result.diff_summary))
+        return out
+
+    def reload(self, paths: Iterable[str]) -> None:
+        """Re-read notes from disk into the index (after a conflict, or an unwatched change)."""
+        self.vault.refresh_paths(list(paths), source="disk")
+
+    def _remember(self, label: str, written: list[Change]) -> None:
+        if written:
+            self.undo_stack.append((label, tuple(written)))
+            del self.undo_stack[:-MAX_UNDO]

@@ -1,0 +1,104 @@
+"""Small dialogs of the triage actions: pick a status (`c`), snooze for N days (`z`)."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.okf import STATUSES
+
+DIALOG_CSS = """
+{name} {{ align: center middle; }}
+{name} > Vertical {{
+    width: 56; height: auto; padding: 1 2;
+    border: round $accent; background: $surface;
+}}
+{name} OptionList {{ height: auto; max-height: 5; }}
+{name} .dialog-error {{ height: auto; }}
+"""
+
+
+def _what(count: int) -> str:
+    return "this note" if count == 1 else f"{count} marked notes"
+
+
+class StatusScreen(ModalScreen[str | None]):
+    """Choose draft, stable or deprecated (1, 2, 3 or enter); escape cancels."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="StatusScreen")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="status.cancel"),
+        Binding("1", "pick(0)", "Draft", show=False, id="status.draft"),
+        Binding("2", "pick(1)", "Stable", show=False, id="status.stable"),
+        Binding("3", "pick(2)", "Deprecated", show=False, id="status.deprecated"),
+    ]
+
+    def __init__(self, count: int, current: str | None = None) -> None:
+        super().__init__()
+        self.count = count
+        self.current = current
+
+    def compose(self):
+        with Vertical():
+            yield Static(Text(f"Set the status of {_what(self.count)}", style="bold"))
+            yield OptionList(*(Option(f"{i + 1}  {s}", id=s) for i, s in enumerate(STATUSES)), id="status-options")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        if self.current in STATUSES:
+            options.highlighted = STATUSES.index(self.current)
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_pick(self, index: int) -> None:
+        self.dismiss(STATUSES[index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class SnoozeScreen(ModalScreen[int | None]):
+    """Ask for a number of days (default 14); dismisses with it, or None on escape."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="SnoozeScreen")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="snooze.cancel")]
+    MAX_DAYS = 3650
+
+    def __init__(self, count: int, as_of: str, days: int = 14, blink: bool = True) -> None:
+        super().__init__()
+        self.count, self.as_of, self.days, self.blink = count, as_of, days, blink
+
+    def compose(self):
+        with Vertical():
+            yield Static(Text(f"Snooze {_what(self.count)}: stale_after = {self.as_of} + days", style="bold"))
+            yield Input(value=str(self.days), id="snooze-days", select_on_focus=True)
+            yield Static("", classes="dialog-error", id="snooze-error")
+
+    def on_mount(self) -> None:
+        field = self.query_one(Input)
+        field.cursor_blink = self.blink
+        field.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        try:
+            days = int(text)
+        except ValueError:
+            days = 0
+        if not 1 <= days <= self.MAX_DAYS:
+            self.query_one("#snooze-error", Static).update(
+                Text(f"enter a whole number of days from 1 to {self.MAX_DAYS}, e.g. 14", style="bold red"))
+            return
+        self.dismiss(days)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
