@@ -304,7 +304,7 @@ def _listed_elsewhere(link: str, root_real: str, config: ScanConfig) -> bool:
 
 ProgressFn = Callable[[int, int], None]
 PARALLEL_MIN_FILES = 3000
-CHUNK = 400
+CHUNK = 1000
 
 
 def _parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
