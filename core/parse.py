@@ -27,6 +27,9 @@ MAX_DEPTH = 64
 # otherwise pin ~100 MB of Link records in memory for as long as it exists.
 MAX_LINKS = 10_000
 MAX_TAGS = 1_000
+# Title, tags and links are looked for in the first 4 M characters of a body: beyond that a note is
+# data, not a note, and scanning it whole cost a 50 MB note ~0.5 GB of transient memory.
+MAX_SCAN_CHARS = 4_000_000
 _YAML = frontmatter.YAMLHandler()  # python-frontmatter picks libyaml's CSafeLoader when present
 
 _H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
@@ -233,7 +236,7 @@ def parse_note(data: bytes, stem: str) -> NoteFacts:
         except (_Budget, RecursionError):
             raw, fm = {}, {}
             error = "frontmatter is too large or too deeply nested (possibly a YAML alias bomb) and was ignored"
-    scan = _strip_code(body)  # once: on a big note each pass copies the whole body
+    scan = _strip_code(body if len(body) <= MAX_SCAN_CHARS else body[:MAX_SCAN_CHARS])  # once: each pass copies
     title = fm.get("title")
     if not isinstance(title, str) or not title.strip():
         m = _H1.search(scan) if "# " in body else None

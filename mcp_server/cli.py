@@ -44,6 +44,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             return _err(str(exc))
         _log_warnings_to_stderr()
         vault = open_vault(args, load=False)
+        _report_problems_to_stderr(vault)
         try:
             if args.stdio:
                 _start_live(vault)
@@ -134,6 +135,18 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     p.add_argument("--http", metavar="127.0.0.1:PORT", default=None,
                    help="configure URL clients for `serve --http` instead of the stdio bridge")
     handlers["mcp-config"] = cmd_mcp_config
+
+
+def _report_problems_to_stderr(vault: Vault) -> None:
+    """Headless: the problems the TUI would show (vault folder gone, cache rebuilt, socket file removed...)
+    go to stderr as they happen, one line each."""
+    from core.events import IndexProblem
+
+    def show(event) -> None:
+        if isinstance(event, IndexProblem):
+            print(f"vaultwatch: {event.severity}: {event.message}", file=sys.stderr, flush=True)
+
+    vault.bus.subscribe(show)
 
 
 def _log_warnings_to_stderr() -> None:

@@ -42,6 +42,7 @@ from .paths import (MAX_UNIX_PATH, HostError, default_socket_path, find_socket, 
 from .wire import MCP_PATH, SESSION_HEADER
 
 STOP_BUDGET = 0.8  # seconds run() may spend shutting down before it cancels what is left
+SOCKET_CHECK_SECONDS = 0.25  # how often the socket file's presence is checked (one lstat)
 PRUNE_SECONDS = 30.0
 UDS_HOSTS = ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"]
 
@@ -265,12 +266,15 @@ class McpHost:
                     break
                 await asyncio.sleep(0.005)
             pruner = asyncio.create_task(self._prune_idle_agents(), name="vaultwatch-mcp-agents")
+            keeper = asyncio.create_task(self._keep_socket(servers[0].config.app, servers, sockets, tasks),
+                                         name="vaultwatch-mcp-socket")
             if ready is not None:
                 ready.set()
             try:
                 await self._stop.wait()
             finally:
                 pruner.cancel()
+                keeper.cancel()
         finally:
             try:
                 for leftover in created:  # first, so clients (and bridges) see the app leaving at once
@@ -284,6 +288,51 @@ class McpHost:
                     audit.close()
                 self.activity.disconnect_all()
                 os.close(lock_fd)
+
+    async def _keep_socket(self, app: Any, servers: list, sockets: list, tasks: list) -> None:
+        """Notice the socket file being removed (a tmp cleaner, a stray `rm`) and listen again at the
+        same path, so new agents can still connect; report it on the bus. Sessions already open are
+        unaffected either way. A file someone else put at the path is left alone and reported."""
+        from core.events import IndexProblem
+
+        def inode() -> int | None:
+            try:
+                st = os.lstat(self.socket_path)
+            except OSError:
+                return None
+            return st.st_ino if stat_mod.S_ISSOCK(st.st_mode) else -1
+
+        bound = inode()
+        reported_foreign = False
+        while not self._stop.is_set():
+            await asyncio.sleep(SOCKET_CHECK_SECONDS)
+            now = inode()
+            if now == bound:
+                continue
+            if now is not None:  # something else took the path: never clobber it
+                if not reported_foreign:
+                    reported_foreign = True
+                    self.vault.bus.publish(IndexProblem(
+                        f"the MCP socket {self.socket_path} was replaced by another file; new agents cannot "
+                        "connect until vaultwatch restarts", "error"))
+                continue
+            try:
+                os.makedirs(os.path.dirname(self.socket_path), mode=0o700, exist_ok=True)
+                sock = self._bind()
+            except (OSError, HostError) as exc:
+                self.vault.bus.publish(IndexProblem(
+                    f"the MCP socket {self.socket_path} was removed and could not be re-created ({exc}); new "
+                    "agents cannot connect until vaultwatch restarts", "error"))
+                bound = None
+                continue
+            srv = _uvicorn(app)
+            servers.append(srv)
+            sockets.append(sock)
+            tasks.append(asyncio.create_task(srv.serve(sockets=[sock]), name="vaultwatch-mcp-uvicorn"))
+            bound = inode()
+            self.vault.bus.publish(IndexProblem(
+                f"the MCP socket {self.socket_path} was removed while serving; listening there again "
+                "(agents already connected were not affected)", "warning"))
 
     async def _prune_idle_agents(self) -> None:
         while not self._stop.is_set():
