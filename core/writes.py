@@ -405,7 +405,8 @@ def _uniform_crlf(text: str) -> bool:
     return n > 0 and text.count("\r\n") == n
 
 
-def _line_summary(old: str, new: str) -> str:
+def line_summary(old: str, new: str) -> str:
+    """+added -removed lines between two versions of a note's text."""
     a, b = old.splitlines(), new.splitlines()
     if len(a) + len(b) > 40_000:
         return f"rewritten ({len(old)} -> {len(new)} characters)"
@@ -489,7 +490,7 @@ class Writer:
             if data == old:
                 return self._unchanged("write", t, current)
             self._commit(t, old, data, actor=actor, mode=mode)
-            summary = (_line_summary(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
+            summary = (line_summary(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
                        if t.kind == NOTE else f"replaced ({len(old)} -> {len(data)} bytes)")
             return self._done("write", t, current, data, actor, summary=summary)
 
@@ -532,7 +533,7 @@ class Writer:
             if back:
                 result = result.replace("\n", back)
             times = f" ({count} replacements)" if count > 1 else ""
-            return result, _line_summary(text, result) + times, ()
+            return result, line_summary(text, result) + times, ()
 
         return self._modify("edit", path, change, if_match=if_match, actor=actor)
 
@@ -544,7 +545,7 @@ class Writer:
 
         def change(note: str) -> tuple[str, str, tuple[str, ...]]:
             result, h = _edit_section(note, heading, mode, text)
-            return result, f"{mode} under {h.label} (line {h.line}): {_line_summary(note, result)}", ()
+            return result, f"{mode} under {h.label} (line {h.line}): {line_summary(note, result)}", ()
 
         return self._modify("edit_section", path, change, if_match=if_match, actor=actor)
 

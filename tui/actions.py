@@ -11,7 +11,6 @@ so a later edit by someone else is never clobbered.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import getpass
 import os
 import shlex
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 
 from core.errors import NotFoundError, VaultError
 from core.model import Entry
-from core.writes import ConflictError, Writer, etag_of
+from core.writes import ConflictError, Writer, etag_of, line_summary
 
 MAX_UNDO = 50
 
@@ -66,19 +65,6 @@ def editor_command(path: str) -> list[str]:
     except ValueError:
         argv = [spec]
     return [*(argv or ["vi"]), path]
-
-
-def line_summary(old: bytes, new: bytes) -> str:
-    """+added -removed lines between two versions of a note."""
-    a = old.decode("utf-8", "replace").splitlines()
-    b = new.decode("utf-8", "replace").splitlines()
-    added = removed = 0
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op in ("replace", "delete"):
-            removed += i2 - i1
-        if op in ("replace", "insert"):
-            added += j2 - j1
-    return f"edited: +{added} -{removed} lines"
 
 
 class Actions:
@@ -170,7 +156,7 @@ class Actions:
             etag = etag_of(after)
             self._own[path] = etag
             self._remember(out.label, [Change(path, before, etag)])
-            out.done.append((path, line_summary(before, after)))
+            out.done.append((path, "edited: " + line_summary(before.decode("utf-8", "replace"), after.decode("utf-8", "replace"))))
         return out
 
     def undo(self) -> Outcome | None:
