@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -225,7 +226,8 @@ class McpSession:
 
     def __init__(self, vault, *, socket_path: str | None = None, name: str = "reliability-agent", **options) -> None:
         self.vault = vault
-        self.socket_path = socket_path or os.path.join(short_dir(), "s.sock")
+        self._own_dir = None if socket_path else short_dir()
+        self.socket_path = socket_path or os.path.join(self._own_dir, "s.sock")
         self.name = name
         self.options = options
         self.loop = asyncio.new_event_loop()
@@ -264,6 +266,8 @@ class McpSession:
                 self._task.result(15)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
+        if self._own_dir is not None:
+            shutil.rmtree(self._own_dir, ignore_errors=True)
 
     async def acall(self, name: str, args: Any, timeout: float = 30.0) -> CallOutcome:
         """`call` for coroutines running in this session's loop (see `run`)."""
