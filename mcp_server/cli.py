@@ -160,12 +160,8 @@ def _log_warnings_to_stderr() -> None:
 
 
 def _start_live(vault: Vault) -> None:
-    """Load in the background, follow outside edits, and build the full-text index (when the core can)."""
-    start_live = getattr(vault, "start_live", None)
-    if callable(start_live):
-        start_live()
-    else:
-        vault.start()
+    """Load in the background, follow outside edits, and build the full-text index."""
+    vault.start_live()
 
 
 async def _serve_socket(host) -> int:
