@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from .model import FOLDER, Entry, Link, Skipped
+from .model import FOLDER, Entry, Link, Skipped, make_entry
 from .scan import PARALLEL_MIN_FILES, FileFact, ScanConfig, entry_for, walk
 
 SCHEMA_VERSION = 1
@@ -136,14 +136,17 @@ def _encode(e: Entry, memo: dict) -> tuple:
     )
 
 
+_make_link = Link._make
+
+
 def _decode(t: tuple) -> Entry:
     links = t[8]
     if links:
-        links = tuple([Link(*ln) for ln in links])
+        links = tuple(map(_make_link, links))
     sd, si = t[15], t[16]
-    return Entry(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], links, t[9], t[10], t[11], t[12], t[13], t[14],
-                 dt.date.fromordinal(sd) if sd is not None else None,
-                 dt.datetime.fromisoformat(si) if si is not None else None)
+    return make_entry(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], links, t[9], t[10], t[11], t[12], t[13],
+                      t[14], dt.date.fromordinal(sd) if sd is not None else None,
+                      dt.datetime.fromisoformat(si) if si is not None else None)
 
 
 def encode_bucket(entries: Iterable[Entry], written_ns: int | None = None) -> bytes:

@@ -54,6 +54,15 @@ _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _SPACE = re.compile(r"\s+")
 
 
+def _read_capped(f, expected: int, cap: int) -> bytes:
+    """Up to `cap` bytes of an open file whose stat said `expected` bytes (read(cap) would
+    allocate the whole cap up front for every note)."""
+    data = f.read(min(cap, expected + 1))
+    if len(data) > expected and len(data) < cap:
+        data += f.read(cap - len(data))
+    return data
+
+
 class SearchNotReady(QueryError):
     """The full-text index is still being built; listing works meanwhile."""
 
@@ -534,7 +543,7 @@ class SearchIndex:
                 continue
             try:
                 with open(os.path.join(root, *path.split("/")), "rb") as f:
-                    data = f.read(MAX_BODY_CHARS * 4 + 4096)
+                    data = _read_capped(f, e.size_bytes, MAX_BODY_CHARS * 4 + 4096)
             except OSError:
                 rows.append((path, None, None))  # gone or unreadable: the next event re-indexes it
                 continue

@@ -72,6 +72,24 @@ class Vault:
         for problem in self.config.ignore.problems:
             self.bus.publish(IndexProblem(problem))
         progress = lambda done, total: self.bus.publish(IndexProgress("parse", done, total))  # noqa: E731
+        gc_was = gc.isenabled()
+        gc.disable()  # the scan makes ~1M long-lived objects; see the freeze below
+        try:
+            snap = self._load_entries(progress)
+        finally:
+            if len(self.index.snapshot.by_path) >= GC_FREEZE_MIN:
+                # Freeze before the collector is back on: otherwise its first pass walks every
+                # record just made (0.3 s at 100k notes), and later passes keep walking them.
+                gc.freeze()
+            if gc_was:
+                gc.enable()
+        self._ready.set()
+        self.bus.publish(IndexReady(snap.generation, snap.note_count, time.perf_counter() - started))
+        if self.entry_cache is not None and self.entry_cache.dirty:
+            self._flush_cache_soon(0.0)
+        return snap
+
+    def _load_entries(self, progress) -> Snapshot:
         with self._refresh_lock:
             if self.entry_cache is not None:
                 from .cache import warm_scan
@@ -80,16 +98,7 @@ class Vault:
                                                  IndexProblem(msg, severity)))
             else:
                 entries, skipped = scan(self.root_real, self.config, progress)
-            snap = self.index.load(entries, skipped, self.config.ignore.problems)
-        if len(entries) >= GC_FREEZE_MIN:
-            # 100k long-lived records were made with the collector off: without this, the next
-            # collections walk them all (a one-second pause soon after start-up at 100k notes)
-            gc.freeze()
-        self._ready.set()
-        self.bus.publish(IndexReady(snap.generation, snap.note_count, time.perf_counter() - started))
-        if self.entry_cache is not None and self.entry_cache.dirty:
-            self._flush_cache_soon(0.0)
-        return snap
+            return self.index.load(entries, skipped, self.config.ignore.problems)
 
     def start(self) -> None:
         """Load the index in a background thread (queries meanwhile report `loaded=False`)."""

@@ -70,7 +70,7 @@ def stat_many(root_real: str, rels: Iterable[str], config: ScanConfig) -> dict[s
                         found = _visit(de, rel, root_real, config, set())
                     except OSError as exc:
                         found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
-                    out[rel] = found[0] if isinstance(found, tuple) else found
+                    out[rel] = found[0] if type(found) is tuple else found
         except OSError:
             pass
     return out

@@ -216,6 +216,42 @@ def test_file_deleted_between_walk_and_read_is_skipped(make_vault) -> None:
     assert results["gone.md"].reason.startswith("unreadable")
 
 
+def test_a_note_that_grew_or_shrank_since_the_walk_is_read_whole(make_vault) -> None:
+    root = make_vault({"grow.md": "# g\n", "shrink.md": "# s\n" + "x" * 5000, "big.md": "# b\n"})
+    facts = {f.rel: f for f in walk(os.path.realpath(root), ScanConfig()) if isinstance(f, scan_mod.FileFact)}
+    (root / "grow.md").write_text("# grown\n" + "[[Target]]\n" * 300000)  # ~3 MB, read past the first chunk
+    (root / "shrink.md").write_text("# s\n")
+    grown = scan_mod.entry_for(facts["grow.md"])
+    assert grown.title == "grown" and grown.size_bytes == (root / "grow.md").stat().st_size
+    assert len(grown.links) == 10_000 and grown.links[0].target == "Target"  # the per-note cap
+    shrunk = scan_mod.entry_for(facts["shrink.md"])
+    assert shrunk.size_bytes == 4 and shrunk.content_chars == 4
+
+
+def test_a_note_swapped_for_a_fifo_after_the_walk_does_not_hang_the_scan(make_vault) -> None:
+    root = make_vault({"a.md": "# a\n"})
+    [fact] = [f for f in walk(os.path.realpath(root), ScanConfig()) if isinstance(f, scan_mod.FileFact)]
+    os.unlink(root / "a.md")
+    os.mkfifo(root / "a.md")
+    out = scan_mod.entry_for(fact)  # no writer on the FIFO: a blocking open would never return
+    assert out.path == "a.md" and out.size_bytes == 0
+
+
+def test_entries_made_by_make_entry_are_ordinary_frozen_entries() -> None:
+    from dataclasses import FrozenInstanceError
+
+    from core.model import Entry, make_entry
+
+    fast = make_entry("a/b.md", "note", 3, 4, "B", 5, {"k": 1}, ("t",), (), 7, None, False, None, "draft")
+    slow = Entry("a/b.md", "note", 3, 4, "B", 5, {"k": 1}, ("t",), (), 7, None, False, None, "draft")
+    assert type(fast) is Entry and fast == slow and hash(fast.path) == hash(slow.path)
+    assert make_entry("x.md", "note", 0, 0, "x") == Entry("x.md", "note", 0, 0, "x")
+    with pytest.raises(FrozenInstanceError):
+        fast.title = "changed"  # type: ignore[misc]
+    import pickle
+    assert pickle.loads(pickle.dumps(fast)) == slow
+
+
 # --- attachments allowlist ------------------------------------------------------------------------
 
 
