@@ -8,8 +8,8 @@
   `tags`, and a lone `#craft` is `tag:craft`.
 - `path:GLOB` is the case-sensitive path glob; a value without wildcards means that folder and
   everything below it (`path:Projects` = `path:Projects/**`), or that note when it ends in `.md`.
-- Everything else is free text, matched (as one phrase, case-insensitively) against title and
-  path; `"quoted words"` keep their spacing.
+- Everything else is free text: each word must occur (case-insensitively) in the title or the
+  path, in any order; `"quoted words"` are one phrase and keep their spacing.
 All terms AND together. Bad input raises `FilterError` with the character span to point at.
 """
 from __future__ import annotations
@@ -159,8 +159,7 @@ def to_query(terms: tuple[Term, ...]) -> Query:
             pattern = _path_glob(term.value)
         else:
             (exclude if term.negated else filters).append(_field(term))
-    text = " ".join(words) if words else None
-    return Query(pattern=pattern, filters=tuple(filters), exclude=tuple(exclude), text=text)
+    return Query(pattern=pattern, filters=tuple(filters), exclude=tuple(exclude), words=tuple(words))
 
 
 def merge(base: Query, extra: Query) -> Query:
@@ -178,5 +177,6 @@ def merge(base: Query, extra: Query) -> Query:
         filters=base.filters + tuple(f for f in extra.filters if f not in base.filters),
         exclude=base.exclude + tuple(f for f in extra.exclude if f not in base.exclude),
         text=base.text or extra.text,
+        words=base.words + tuple(w for w in extra.words if w not in base.words),
         problems_only=base.problems_only or extra.problems_only,
     )

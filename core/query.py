@@ -36,6 +36,7 @@ class Query:
         path inside `folder` when pattern_base == "folder".
     filters / exclude: frontmatter (key, value) equality pairs, ANDed; `exclude` negates each.
     text: case-insensitive substring of title or path.
+    words: more such substrings; every one must occur (the filter bar's free words, ANDed).
     problems_only: only notes with a frontmatter error or undecodable bytes.
     """
 
@@ -46,6 +47,7 @@ class Query:
     filters: tuple[Pair, ...] = ()
     exclude: tuple[Pair, ...] = ()
     text: str | None = None
+    words: tuple[str, ...] = ()
     problems_only: bool = False
     include_notes: bool = True
     include_attachments: bool = False
@@ -238,14 +240,16 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
         rel = map(itemgetter(slice(strip, None)), cand_paths) if strip else cand_paths
         keep = list(map(rx.fullmatch, rel))
         cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
-    if q.text:
-        needle = q.text.casefold()
+    needles = [n.casefold() for n in ((q.text,) if q.text else ()) + tuple(q.words) if n]
+    if needles:
         if isinstance(cands, tuple):  # unfiltered: use this generation's folded titles and paths
             hay = snapshot.cached(("hay", frozenset(kinds)), lambda: [
                 f"{e.path}\n{e.title}".casefold() for e in entries])[lo:hi]
-            cands = list(compress(cands, map(methodcaller("__contains__", needle), hay)))
         else:
-            cands = [e for e in cands if needle in e.path.casefold() or needle in e.title.casefold()]
+            hay = [f"{e.path}\n{e.title}".casefold() for e in cands]
+        for needle in needles:  # each narrows the survivors of the one before
+            keep = list(map(methodcaller("__contains__", needle), hay))
+            cands, hay = list(compress(cands, keep)), list(compress(hay, keep))
     matched = list(cands)
 
     fp = _fingerprint(q)

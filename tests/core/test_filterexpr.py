@@ -13,10 +13,10 @@ from core.query import Query, run_query
 @pytest.mark.parametrize("text, want", [
     ("", Query()),
     ("   ", Query()),
-    ("deploy", Query(text="deploy")),
-    ("deploy runbook", Query(text="deploy runbook")),
-    ('"two  spaces"', Query(text="two  spaces")),
-    ('"-dash" "a:b"', Query(text="-dash a:b")),
+    ("deploy", Query(words=("deploy",))),
+    ("deploy runbook", Query(words=("deploy", "runbook"))),
+    ('"two  spaces"', Query(words=("two  spaces",))),
+    ('"-dash" "a:b"', Query(words=("-dash", "a:b"))),
     ("status:deprecated", Query(filters=(("status", "deprecated"),))),
     ("-status:draft", Query(exclude=(("status", "draft"),))),
     ("trust:unverified", Query(filters=(("trust_tier", "unverified"),))),
@@ -34,13 +34,13 @@ from core.query import Query, run_query
     ("path:Projects/**", Query(pattern="Projects/**")),
     ("path:Projects", Query(pattern="Projects/**")),
     ("path:/Projects/Archive/", Query(pattern="Projects/Archive/**")),
-    ("path:Projects/Atlas Migration.md", Query(pattern="Projects/Atlas/**", text="Migration.md")),  # spaces end it
+    ("path:Projects/Atlas Migration.md", Query(pattern="Projects/Atlas/**", words=("Migration.md",))),  # spaces end it
     ('path:"Projects/Atlas Migration.md"', Query(pattern="Projects/Atlas Migration.md")),
     ("path:*.md", Query(pattern="*.md")),
     ("status:deprecated trust:unverified stale:true tag:craft type:howto path:Projects/** -status:draft free words",
      Query(pattern="Projects/**", filters=(("status", "deprecated"), ("trust_tier", "unverified"), ("stale", "true"),
                                            ("tags", "craft"), ("type", "howto")),
-           exclude=(("status", "draft"),), text="free words")),
+           exclude=(("status", "draft"),), words=("free", "words"))),
 ])
 def test_terms(text: str, want: Query) -> None:
     assert parse(text) == want
@@ -80,12 +80,22 @@ def test_merge_narrows_a_tab_query() -> None:
     tab = Query(filters=(("status", "deprecated"),), sort="overdue")
     got = merge(tab, parse("tag:ops -type:howto runbook path:Areas"))
     assert got == Query(filters=(("status", "deprecated"), ("tags", "ops")), exclude=(("type", "howto"),),
-                        text="runbook", pattern="Areas/**", sort="overdue")
+                        words=("runbook",), pattern="Areas/**", sort="overdue")
     assert merge(tab, parse("status:deprecated")).filters == (("status", "deprecated"),)
     with pytest.raises(QueryError):
         merge(Query(pattern="a/**"), Query(pattern="b/**"))
     with pytest.raises(QueryError):
         merge(Query(text="a"), Query(text="b"))
+
+
+def test_free_words_and_together_in_any_order(demo) -> None:
+    def paths(text: str) -> list[str]:
+        return [e.path for e in run_query(demo.snapshot, parse(text), demo.clock).entries]
+
+    assert paths("script legacy") == paths("LEGACY script") == ["Projects/Archive/Legacy Deploy Script.md"]
+    assert paths("script archive") == ["Projects/Archive/Legacy Deploy Script.md"]  # one in the path, one in the title
+    assert paths('"script legacy"') == []  # a quoted phrase keeps its order and spacing
+    assert paths("legacy nosuchword") == []
 
 
 def test_parsed_queries_run_on_the_demo_vault(demo) -> None:
