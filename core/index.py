@@ -43,17 +43,38 @@ class Snapshot:
         hi = bisect_right(self.paths, folder + "/\U0010ffff")
         return lo, hi
 
-    def cached(self, key: object, build):
-        """Memoize a derived structure (counts, inverted lists) for this generation only."""
+    def cached(self, key: object, build, patch=None):
+        """Memoize a derived structure (counts, inverted lists) for this generation only.
+
+        `patch(old_value, base, changed_paths)` may derive the value from an earlier
+        generation's (`base`) when this one only replaced entries in place (same paths, same
+        kinds: see Index.apply); it returns None to ask for a full build. That keeps the first
+        query after an edit at 100k notes in milliseconds instead of a rebuild per structure.
+        """
         try:
             return self._cache[key]
         except KeyError:
-            value = self._cache[key] = build()
-            return value
+            pass
+        value = None
+        if patch is not None:
+            origin = self._cache.get(_ORIGIN)
+            if origin is not None:
+                base, changed = origin
+                old = base._cache.get(key, _MISSING)
+                if old is not _MISSING:
+                    value = patch(old, base, changed)
+        if value is None:
+            value = build()
+        self._cache[key] = value
+        return value
 
     @property
     def note_count(self) -> int:
         return self.cached("note_count", lambda: sum(1 for e in self.entries if e.kind == NOTE))
+
+
+_ORIGIN = "__origin__"  # in Snapshot._cache: (earlier snapshot, frozenset of paths replaced since)
+_MISSING = object()
 
 
 def _bundle(by_path: dict[str, Entry], mode: str) -> bool:
@@ -79,6 +100,19 @@ def _reorder(paths: tuple[str, ...], added: list[str], removed: set[str]) -> tup
     for p in added:
         insort(work, p)
     return tuple(work)
+
+
+def _link_origin(snap: Snapshot, old: Snapshot, changed: frozenset[str]) -> None:
+    """Let `snap` derive its caches from `old`'s (or from what `old` would have derived its own
+    from, when `old` built none), then cut `old`'s link: only one earlier generation is ever
+    kept alive this way."""
+    inherited = old._cache.get(_ORIGIN)
+    if inherited is not None and len(old._cache) == 1:  # nothing computed on `old` itself
+        base, before = inherited
+        snap._cache[_ORIGIN] = (base, before | changed)
+    else:
+        snap._cache[_ORIGIN] = (old, changed)
+    old._cache.pop(_ORIGIN, None)
 
 
 class Index:
@@ -134,7 +168,11 @@ class Index:
                     removed.add(s.path)
             added = list(dict.fromkeys(e.path for e in upserts if e.path not in old.by_path))
             paths = _reorder(old.paths, [p for p in added if p in by_path], removed)
-            return self._swap(by_path, tuple(skip.values()), old.problems, old.loaded, paths)
+            snap = self._swap(by_path, tuple(skip.values()), old.problems, old.loaded, paths)
+            if paths is old.paths and upserts and snap.is_bundle == old.is_bundle and all(
+                    (o := old.by_path.get(e.path)) is not None and o.kind == e.kind for e in upserts):
+                _link_origin(snap, old, frozenset(e.path for e in upserts))
+            return snap
 
     def mark_loaded(self) -> Snapshot:
         """Flag the current entries as a complete index."""

@@ -6,9 +6,11 @@ Positions index the snapshot's notes-only order (code-point order of path).
 """
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 from collections.abc import Callable
+from itertools import compress
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from . import okf
@@ -20,12 +22,56 @@ from .model import NOTE, Entry
 Positions = set[int] | frozenset[int]
 
 
+MAX_PATCH = 2000  # changed entries beyond which a structure is rebuilt rather than patched
+_NOTE_ONLY = frozenset({NOTE})
+
+
+def subset(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+    """(paths, entries) of the entries of these kinds, in path order."""
+    def build() -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+        chosen = tuple(compress(snapshot.entries, map(kinds.__contains__, map(attrgetter("kind"),
+                                                                              snapshot.entries))))
+        return tuple(map(attrgetter("path"), chosen)), chosen
+
+    def patch(old, base, changed):
+        paths, entries = old
+        work = list(entries)
+        for i in changed_positions(paths, changed):
+            work[i] = snapshot.by_path[paths[i]]
+        return paths, tuple(work)
+
+    return snapshot.cached(("kinds", kinds), build, patching(patch))
+
+
 def notes(snapshot: Snapshot) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
     """(paths, entries) of the notes only, in path order."""
-    def build() -> tuple[tuple[str, ...], tuple[Entry, ...]]:
-        chosen = tuple(e for e in snapshot.entries if e.kind == NOTE)
-        return tuple(e.path for e in chosen), chosen
-    return snapshot.cached(("kinds", frozenset({NOTE})), build)
+    return subset(snapshot, _NOTE_ONLY)
+
+
+def changed_positions(paths: tuple[str, ...], changed: frozenset[str]) -> list[int]:
+    """Positions in `paths` of the changed paths that are in it (raises _TooMany past MAX_PATCH)."""
+    if len(changed) > MAX_PATCH:
+        raise _TooMany
+    out = []
+    for p in changed:
+        i = bisect_left(paths, p)
+        if i < len(paths) and paths[i] == p:
+            out.append(i)
+    return out
+
+
+class _TooMany(Exception):
+    pass
+
+
+def patching(fn):
+    """Wrap a patch function: too many changes mean a rebuild (None), not a slow patch."""
+    def run(old, base, changed):
+        try:
+            return fn(old, base, changed)
+        except _TooMany:
+            return None
+    return run
 
 
 def _tokens(value: Any) -> list[str]:
@@ -59,10 +105,36 @@ def _inverted(snapshot: Snapshot, name: str, tokens: Callable[[Entry], list[str]
     def build() -> dict[str, list[int]]:
         inv: dict[str, list[int]] = defaultdict(list)
         for i, e in enumerate(notes(snapshot)[1]):
-            for tok in tokens(e):
+            for tok in dict.fromkeys(tokens(e)):  # once per note, even for a repeated tag
                 inv[tok].append(i)
         return dict(inv)
-    return snapshot.cached(("inverted", name), build)
+
+    @patching
+    def patch(old: dict[str, list[int]], base: Snapshot, changed: frozenset[str]) -> dict[str, list[int]]:
+        paths, entries = notes(snapshot)
+        before = notes(base)[1]
+        inv = dict(old)
+        copied: set[str] = set()
+
+        def own(tok: str) -> list[int]:  # copy on write: `old` belongs to another generation
+            if tok not in copied:
+                copied.add(tok)
+                inv[tok] = list(inv.get(tok, ()))
+            return inv[tok]
+
+        for i in changed_positions(paths, changed):
+            was, now = set(tokens(before[i])), set(tokens(entries[i]))
+            for tok in was - now:
+                lst = own(tok)
+                lst.pop(bisect_left(lst, i))
+                if not lst:
+                    del inv[tok]
+                    copied.discard(tok)
+            for tok in now - was:
+                insort(own(tok), i)
+        return inv
+
+    return snapshot.cached(("inverted", name), build, patch)
 
 
 def _union(inv: dict[str, list[int]], keys: list[str]) -> set[int]:
@@ -72,26 +144,61 @@ def _union(inv: dict[str, list[int]], keys: list[str]) -> set[int]:
     return out
 
 
-def _stale(snapshot: Snapshot, clock: Clock) -> set[int]:
-    def build() -> tuple[list, list, list, list]:
-        dated = sorted((e.stale_date, i) for i, e in enumerate(notes(snapshot)[1]) if e.stale_date is not None)
-        timed = sorted((e.stale_instant, i) for i, e in enumerate(notes(snapshot)[1]) if e.stale_instant is not None)
-        return [d for d, _ in dated], [i for _, i in dated], [t for t, _ in timed], [i for _, i in timed]
-    dates, dpos, instants, ipos = snapshot.cached("stale", build)
-    out = set(dpos[: bisect_right(dates, clock.today())])
-    out.update(ipos[: bisect_right(instants, clock.now())])
+def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
+    """Positions of the notes whose stale_after has been reached as of `clock`."""
+    def build() -> tuple[list, list]:
+        entries = notes(snapshot)[1]
+        dated = sorted((e.stale_date, i) for i, e in enumerate(entries) if e.stale_date is not None)
+        timed = sorted((e.stale_instant, i) for i, e in enumerate(entries) if e.stale_instant is not None)
+        return dated, timed
+
+    @patching
+    def patch(old: tuple[list, list], base: Snapshot, changed: frozenset[str]) -> tuple[list, list]:
+        paths, entries = notes(snapshot)
+        before = notes(base)[1]
+        dated, timed = list(old[0]), list(old[1])
+        for i in changed_positions(paths, changed):
+            for lst, field in ((dated, "stale_date"), (timed, "stale_instant")):
+                was, now = getattr(before[i], field), getattr(entries[i], field)
+                if was == now:
+                    continue
+                if was is not None:
+                    lst.pop(bisect_left(lst, (was, i)))
+                if now is not None:
+                    insort(lst, (now, i))
+        return dated, timed
+
+    dated, timed = snapshot.cached("stale", build, patch)
+    out = set(map(_second, dated[: bisect_right(dated, clock.today(), key=_first)]))
+    out.update(map(_second, timed[: bisect_right(timed, clock.now(), key=_first)]))
     return out
+
+
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 def all_notes(snapshot: Snapshot) -> frozenset[int]:
     """Every note position."""
-    return snapshot.cached("all_positions", lambda: frozenset(range(len(notes(snapshot)[1]))))
+    return snapshot.cached("all_positions", lambda: frozenset(range(len(notes(snapshot)[1]))),
+                           lambda old, base, changed: old)  # in-place edits keep every position
+
+
+def _is_problem(e: Entry) -> bool:
+    return e.frontmatter_error is not None or e.decode_error
 
 
 def problems(snapshot: Snapshot) -> Positions:
     """Positions of notes with a frontmatter error or undecodable bytes."""
+    @patching
+    def patch(old: frozenset[int], base: Snapshot, changed: frozenset[str]) -> frozenset[int]:
+        paths, entries = notes(snapshot)
+        work = set(old)
+        for i in changed_positions(paths, changed):
+            (work.add if _is_problem(entries[i]) else work.discard)(i)
+        return frozenset(work)
+
     return snapshot.cached("problems", lambda: frozenset(
-        i for i, e in enumerate(notes(snapshot)[1]) if e.frontmatter_error is not None or e.decode_error))
+        i for i, e in enumerate(notes(snapshot)[1]) if _is_problem(e)), patch)
 
 
 def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Positions:
@@ -108,7 +215,7 @@ def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Position
         flag = okf.parse_bool_word(want)
         if flag is None:
             raise QueryError(f"stale filter {want!r} is not a boolean: use true or false (also yes/no/1/0)")
-        stale = _stale(snapshot, clock)
+        stale = stale_positions(snapshot, clock)
         return stale if flag else set(all_notes(snapshot) - stale)
     if key in ("tags", "tag"):
         inv = _inverted(snapshot, "@tags", lambda e: [t.casefold() for t in e.tags])

@@ -95,12 +95,11 @@ def pairs(filters: Mapping[str, Any] | None) -> tuple[Pair, ...]:
 def _by_kinds(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
     if kinds == {NOTE, ATTACHMENT, FOLDER}:
         return snapshot.paths, snapshot.entries
+    return postings.subset(snapshot, kinds)
 
-    def build() -> tuple[tuple[str, ...], tuple[Entry, ...]]:
-        chosen = tuple(compress(snapshot.entries, map(kinds.__contains__, map(attrgetter("kind"), snapshot.entries))))
-        return tuple(map(attrgetter("path"), chosen)), chosen
 
-    return snapshot.cached(("kinds", kinds), build)
+def _same(old, base, changed):  # a structure of paths only: in-place edits leave it as it was
+    return old
 
 
 def _containing(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...], needle: str,
@@ -118,7 +117,7 @@ def _containing(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...
         starts.append(at)
         return "\n".join(paths) + "\n", starts
 
-    blob, starts = snapshot.cached(("joined", kinds), build)
+    blob, starts = snapshot.cached(("joined", kinds), build, _same)
     out: list[int] = []
     find, end = blob.find, starts[hi]
     i = find(needle, starts[lo], end)
@@ -127,6 +126,18 @@ def _containing(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...
         out.append(k)
         i = find(needle, starts[k + 1], end)  # the next path: one hit per path
     return out
+
+
+def _hay(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...], entries: tuple[Entry, ...]) -> list[str]:
+    """Every entry's path and title, case-folded, for free-text matching (this generation)."""
+    @postings.patching
+    def patch(old: list[str], base: Snapshot, changed: frozenset[str]) -> list[str]:
+        work = list(old)
+        for i in postings.changed_positions(paths, changed):
+            work[i] = f"{paths[i]}\n{entries[i].title}".casefold()
+        return work
+
+    return snapshot.cached(("hay", kinds), lambda: [f"{e.path}\n{e.title}".casefold() for e in entries], patch)
 
 
 def _span(paths: tuple[str, ...], folder: str | None) -> tuple[int, int]:
@@ -243,8 +254,7 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     needles = [n.casefold() for n in ((q.text,) if q.text else ()) + tuple(q.words) if n]
     if needles:
         if isinstance(cands, tuple):  # unfiltered: use this generation's folded titles and paths
-            hay = snapshot.cached(("hay", frozenset(kinds)), lambda: [
-                f"{e.path}\n{e.title}".casefold() for e in entries])[lo:hi]
+            hay = _hay(snapshot, frozenset(kinds), paths, entries)[lo:hi]
         else:
             hay = [f"{e.path}\n{e.title}".casefold() for e in cands]
         for needle in needles:  # each narrows the survivors of the one before
@@ -285,25 +295,41 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
 
 def stats(snapshot: Snapshot, clock: Clock) -> dict[str, Any]:
     """Counts for `vaultwatch stats`, the TUI's tab badges and the MCP triage tool."""
-    out: dict[str, Any] = {
-        "notes": 0, "attachments": 0, "folders": 0,
-        "status": {}, "stale": 0, "trust_tier": {t: 0 for t in okf.TRUST_TIERS},
-        "frontmatter_errors": 0, "decode_errors": 0, "skipped": len(snapshot.skipped),
+    kinds, status, trust, fm_errors, decode_errors = _counts(snapshot)
+    return {
+        "notes": kinds.get(NOTE, 0), "attachments": kinds.get(ATTACHMENT, 0), "folders": kinds.get(FOLDER, 0),
+        "status": {k: v for k, v in status.items() if v}, "stale": len(postings.stale_positions(snapshot, clock)),
+        "trust_tier": {t: trust.get(t, 0) for t in okf.TRUST_TIERS},
+        "frontmatter_errors": fm_errors, "decode_errors": decode_errors, "skipped": len(snapshot.skipped),
         "okf_bundle": snapshot.is_bundle, "generation": snapshot.generation,
     }
-    for e in snapshot.entries:
-        if e.kind == FOLDER:
-            out["folders"] += 1
-        elif e.kind == ATTACHMENT:
-            out["attachments"] += 1
-        else:
-            out["notes"] += 1
-            out["status"][e.okf_status] = out["status"].get(e.okf_status, 0) + 1
-            out["trust_tier"][e.okf_trust] += 1
-            if okf.is_stale(e.stale_date, e.stale_instant, clock):
-                out["stale"] += 1
-            if e.frontmatter_error is not None:
-                out["frontmatter_errors"] += 1
-            if e.decode_error:
-                out["decode_errors"] += 1
-    return out
+
+
+def _counts(snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int], dict[str, int], int, int]:
+    """Clock-free counts of one generation: by kind, by OKF status and trust tier, problems."""
+    def add(counts: list, e: Entry, step: int) -> None:
+        kinds, status, trust = counts[0], counts[1], counts[2]
+        kinds[e.kind] = kinds.get(e.kind, 0) + step
+        if e.kind == NOTE:
+            status[e.okf_status] = status.get(e.okf_status, 0) + step
+            trust[e.okf_trust] = trust.get(e.okf_trust, 0) + step
+            counts[3] += step if e.frontmatter_error is not None else 0
+            counts[4] += step if e.decode_error else 0
+
+    def build() -> tuple:
+        counts: list = [{}, {}, {}, 0, 0]
+        for e in snapshot.entries:
+            add(counts, e, 1)
+        return tuple(counts)
+
+    @postings.patching
+    def patch(old: tuple, base: Snapshot, changed: frozenset[str]) -> tuple:
+        if len(changed) > postings.MAX_PATCH:
+            return None
+        counts = [dict(old[0]), dict(old[1]), dict(old[2]), old[3], old[4]]
+        for path in changed:
+            add(counts, base.by_path[path], -1)
+            add(counts, snapshot.by_path[path], 1)
+        return tuple(counts)
+
+    return snapshot.cached("counts", build, patch)
