@@ -47,9 +47,10 @@ class Snapshot:
         """Memoize a derived structure (counts, inverted lists) for this generation only.
 
         `patch(old_value, base, changed_paths)` may derive the value from an earlier
-        generation's (`base`) when this one only replaced entries in place (same paths, same
-        kinds: see Index.apply); it returns None to ask for a full build. That keeps the first
-        query after an edit at 100k notes in milliseconds instead of a rebuild per structure.
+        generation's (`base`); `changed_paths` holds every path added, removed or replaced since.
+        It returns None to ask for a full build. Structures indexed by position must check
+        `in_place(base)` first (same paths, same kinds). That keeps the first query after an
+        edit at 100k notes in milliseconds instead of a rebuild per structure.
         """
         try:
             return self._cache[key]
@@ -59,7 +60,7 @@ class Snapshot:
         if patch is not None:
             origin = self._cache.get(_ORIGIN)
             if origin is not None:
-                base, changed = origin
+                base, changed, _ = origin
                 old = base._cache.get(key, _MISSING)
                 if old is not _MISSING:
                     value = patch(old, base, changed)
@@ -68,12 +69,18 @@ class Snapshot:
         self._cache[key] = value
         return value
 
+    def in_place(self, base: Snapshot) -> bool:
+        """True when this generation differs from `base` (its cache origin) only by entries
+        replaced in place: the same paths in the same order, each of the same kind."""
+        origin = self._cache.get(_ORIGIN)
+        return origin is not None and origin[0] is base and origin[2]
+
     @property
     def note_count(self) -> int:
         return self.cached("note_count", lambda: sum(1 for e in self.entries if e.kind == NOTE))
 
 
-_ORIGIN = "__origin__"  # in Snapshot._cache: (earlier snapshot, frozenset of paths replaced since)
+_ORIGIN = "__origin__"  # in Snapshot._cache: (earlier snapshot, paths changed since, in place?)
 _MISSING = object()
 
 
@@ -102,16 +109,16 @@ def _reorder(paths: tuple[str, ...], added: list[str], removed: set[str]) -> tup
     return tuple(work)
 
 
-def _link_origin(snap: Snapshot, old: Snapshot, changed: frozenset[str]) -> None:
+def _link_origin(snap: Snapshot, old: Snapshot, changed: frozenset[str], in_place: bool) -> None:
     """Let `snap` derive its caches from `old`'s (or from what `old` would have derived its own
     from, when `old` built none), then cut `old`'s link: only one earlier generation is ever
     kept alive this way."""
     inherited = old._cache.get(_ORIGIN)
     if inherited is not None and len(old._cache) == 1:  # nothing computed on `old` itself
-        base, before = inherited
-        snap._cache[_ORIGIN] = (base, before | changed)
+        base, before, was_in_place = inherited
+        snap._cache[_ORIGIN] = (base, before | changed, was_in_place and in_place)
     else:
-        snap._cache[_ORIGIN] = (old, changed)
+        snap._cache[_ORIGIN] = (old, changed, in_place)
     old._cache.pop(_ORIGIN, None)
 
 
@@ -169,9 +176,10 @@ class Index:
             added = list(dict.fromkeys(e.path for e in upserts if e.path not in old.by_path))
             paths = _reorder(old.paths, [p for p in added if p in by_path], removed)
             snap = self._swap(by_path, tuple(skip.values()), old.problems, old.loaded, paths)
-            if paths is old.paths and upserts and snap.is_bundle == old.is_bundle and all(
-                    (o := old.by_path.get(e.path)) is not None and o.kind == e.kind for e in upserts):
-                _link_origin(snap, old, frozenset(e.path for e in upserts))
+            if snap.is_bundle == old.is_bundle:
+                in_place = paths is old.paths and all(
+                    (o := old.by_path.get(e.path)) is not None and o.kind == e.kind for e in upserts)
+                _link_origin(snap, old, frozenset(e.path for e in upserts) | removed, in_place)
             return snap
 
     def mark_loaded(self) -> Snapshot:

@@ -14,6 +14,9 @@ from .index import Snapshot
 from .model import FOLDER, NOTE, Entry, Link
 
 
+MAX_PATCH = 5000  # changed paths beyond which a table is rebuilt rather than patched
+
+
 def _names(snapshot: Snapshot) -> tuple[dict[str, list[str]], dict[str, str]]:
     def build() -> tuple[dict[str, list[str]], dict[str, str]]:
         by_name: dict[str, list[str]] = {}
@@ -26,7 +29,30 @@ def _names(snapshot: Snapshot) -> tuple[dict[str, list[str]], dict[str, str]]:
             by_name.setdefault(folded.rsplit("/", 1)[-1], []).append(e.path)
         return by_name, by_path
 
-    return snapshot.cached("linkmap.names", build)
+    def patch(old, base: Snapshot, changed: frozenset[str]):
+        if len(changed) > MAX_PATCH:
+            return None
+        by_name, by_path = dict(old[0]), dict(old[1])
+        for path in changed:
+            was, now = base.by_path.get(path), snapshot.by_path.get(path)
+            had, has = was is not None and was.kind != FOLDER, now is not None and now.kind != FOLDER
+            if had == has:
+                continue  # replaced in place (or a folder either way): the names are the same
+            folded = path.casefold()
+            name = folded.rsplit("/", 1)[-1]
+            paths = [p for p in by_name.get(name, ()) if p != path]  # a copy: `old` is another generation's
+            if has:
+                by_path[folded] = path
+                paths.append(path)
+            elif by_path.get(folded) == path:
+                del by_path[folded]
+            if paths:
+                by_name[name] = paths
+            else:
+                by_name.pop(name, None)
+        return by_name, by_path
+
+    return snapshot.cached("linkmap.names", build, patch)
 
 
 def _with_ext(target: str) -> str:
@@ -75,23 +101,52 @@ def outgoing(snapshot: Snapshot, path: str) -> list[tuple[Link, str | None]]:
     return [(link, resolve(snapshot, path, link)) for link in entry.links]
 
 
+def link_key(link: Link) -> str:
+    """The last segment of a link's target, casefolded, without `.md`: the name a link can
+    only resolve through (adding or removing a file of that name may change where it points)."""
+    last = link.target.rsplit("/", 1)[-1].casefold()
+    return last[:-3] if last.endswith(".md") else last
+
+
+def file_key(path: str) -> str:
+    """The link key of a file: its name, casefolded, without `.md`."""
+    name = path.rsplit("/", 1)[-1].casefold()
+    return name[:-3] if name.endswith(".md") else name
+
+
 def _by_target_name(snapshot: Snapshot) -> dict[str, tuple[str, ...]]:
-    """Notes by the last segment (casefolded, without .md) of each link target they write."""
+    """Notes by the link key of each link target they write (sources in path order)."""
     def build() -> dict[str, tuple[str, ...]]:
         names: dict[str, list[str]] = {}
         for e in snapshot.entries:
             if e.kind != NOTE or not e.links:
                 continue
             for link in e.links:
-                last = link.target.rsplit("/", 1)[-1].casefold()
-                if last.endswith(".md"):
-                    last = last[:-3]
-                sources = names.setdefault(last, [])
+                sources = names.setdefault(link_key(link), [])
                 if not sources or sources[-1] != e.path:
                     sources.append(e.path)
         return {k: tuple(v) for k, v in names.items()}
 
-    return snapshot.cached("linkmap.by_target_name", build)
+    def keys(e: Entry | None) -> set[str]:
+        return {link_key(link) for link in e.links} if e is not None and e.kind == NOTE else set()
+
+    def patch(old: dict[str, tuple[str, ...]], base: Snapshot, changed: frozenset[str]):
+        if len(changed) > MAX_PATCH:
+            return None
+        names = dict(old)
+        for path in changed:
+            was, now = keys(base.by_path.get(path)), keys(snapshot.by_path.get(path))
+            for key in was - now:
+                rest = tuple(p for p in names.get(key, ()) if p != path)
+                if rest:
+                    names[key] = rest
+                else:
+                    names.pop(key, None)
+            for key in now - was:
+                names[key] = tuple(sorted((*names.get(key, ()), path)))
+        return names
+
+    return snapshot.cached("linkmap.by_target_name", build, patch)
 
 
 def backlinks(snapshot: Snapshot, path: str) -> tuple[str, ...]:
@@ -103,11 +158,8 @@ def backlinks(snapshot: Snapshot, path: str) -> tuple[str, ...]:
     if snapshot.get(path) is None:
         return ()
     name = path.rsplit("/", 1)[-1].casefold()
-    stem = name[:-3] if name.endswith(".md") else name
-    index = _by_target_name(snapshot)
-    candidates = set(index.get(stem, ()))
-    if stem != name:
-        candidates.update(index.get(name, ()))
+    stem = file_key(path)
+    candidates = set(_by_target_name(snapshot).get(stem, ()))
     found = []
     for source in sorted(candidates):
         entry = snapshot.get(source)

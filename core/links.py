@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .index import Snapshot
 from . import linkmap
 from .linkmap import resolve
-from .model import NOTE, Link
+from .model import FOLDER, NOTE, Link
 
 GRAPH_KEY = "links.graph"
 _NAMES_KEY = "linkmap.names"  # core.linkmap's memo of name tables on a snapshot
@@ -72,18 +72,22 @@ class LinkGraph:
         self.snapshot = snapshot
         self.paths = snapshot.paths
         self.by_path = snapshot.by_path
-        changed = None
-        if previous is not None and previous.paths is snapshot.paths:
-            prev_by_path = previous.by_path
-            changed = [e for e in snapshot.entries if prev_by_path.get(e.path) is not e]
-            if any(e.kind != prev_by_path[e.path].kind for e in changed):
-                changed = None  # a file became a folder (or back): names resolve differently
-        if changed is None:
+        delta = _delta(previous, snapshot) if previous is not None else None
+        if delta is None:
             self._build()
-        else:
-            # same paths, same kinds: the resolver's name tables are the previous snapshot's
+            return
+        changed, removed, keys = delta
+        index = linkmap._by_target_name(snapshot)  # kept current each generation: patched, not rebuilt
+        if not keys:
+            # same files, same kinds: the resolver's name tables are the previous snapshot's
             snapshot.cached(_NAMES_KEY, lambda: linkmap._names(previous.snapshot))
-            self._patch(previous, [e for e in changed if e.kind == NOTE])
+        else:
+            # a file of these link keys came or went: every link through such a name may now
+            # point elsewhere, so those notes are resolved again along with the edited ones
+            again = {p for k in keys for p in index.get(k, ())}
+            again.difference_update(e.path for e in changed)
+            changed = changed + [self.by_path[p] for p in sorted(again)]
+        self._patch(previous, changed, removed)
 
     def _resolve(self, e) -> tuple[ResolvedLink, ...]:
         return tuple(ResolvedLink(e.path, link, resolve(self.snapshot, e.path, link)) for link in e.links)
@@ -105,13 +109,19 @@ class LinkGraph:
         self.incoming = {k: tuple(v) for k, v in incoming.items()}
         self.broken = tuple(broken)
 
-    def _patch(self, previous: LinkGraph, changed: list) -> None:
+    def _patch(self, previous: LinkGraph, changed: list, removed: list[str] = ()) -> None:
         outgoing = dict(previous.outgoing)
         incoming = dict(previous.incoming)
         touched: set[str] = set()
         new_by_target: dict[str, list[ResolvedLink]] = {}
         new_broken: list[ResolvedLink] = []
-        changed_paths = set()
+        changed_paths = set(removed)
+        for path in removed:  # notes gone: their links go with them
+            for r in outgoing.pop(path, ()):
+                if r.target is not None and r.target != r.source:
+                    touched.add(r.target)
+            if path in incoming:  # whoever linked here was resolved again (same link key)
+                touched.add(path)
         for e in changed:
             changed_paths.add(e.path)
             for r in outgoing.pop(e.path, ()):
@@ -153,6 +163,46 @@ class LinkGraph:
 
 def _source(r: ResolvedLink) -> str:
     return r.source
+
+
+MAX_DELTA = 5000  # changed notes beyond which the graph is rebuilt rather than patched
+
+
+def _delta(previous: LinkGraph, snapshot: Snapshot) -> tuple[list, list[str], set[str]] | None:
+    """What changed since `previous`'s snapshot: (notes added or edited, note paths removed,
+    link keys of files added or removed), or None when rebuilding is simpler (a path changed
+    kind, or too much changed)."""
+    before = previous.by_path
+    if previous.paths is snapshot.paths:  # same paths: only contents can differ
+        changed = [e for e in snapshot.entries if before.get(e.path) is not e]
+        if any(e.kind != before[e.path].kind for e in changed):
+            return None  # a file became a folder (or back): names resolve differently
+        if len(changed) > MAX_DELTA:
+            return None
+        return [e for e in changed if e.kind == NOTE], [], set()
+    now = snapshot.by_path
+    changed, keys = [], set()
+    for e in snapshot.entries:
+        was = before.get(e.path)
+        if was is e:
+            continue
+        if was is not None and was.kind != e.kind:
+            return None
+        if was is None and e.kind != FOLDER:
+            keys.add(linkmap.file_key(e.path))
+        if e.kind == NOTE:
+            changed.append(e)
+    removed = []
+    for p in previous.paths:
+        if p not in now:
+            was = before[p]
+            if was.kind != FOLDER:
+                keys.add(linkmap.file_key(p))
+            if was.kind == NOTE:
+                removed.append(p)
+    if len(changed) + len(removed) > MAX_DELTA:
+        return None
+    return changed, removed, keys
 
 
 def graph(snapshot: Snapshot, previous: LinkGraph | None = None) -> LinkGraph:

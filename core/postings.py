@@ -40,7 +40,7 @@ def subset(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], 
             work[i] = snapshot.by_path[paths[i]]
         return paths, tuple(work)
 
-    return snapshot.cached(("kinds", kinds), build, patching(patch))
+    return snapshot.cached(("kinds", kinds), build, patching(snapshot)(patch))
 
 
 def notes(snapshot: Snapshot) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
@@ -64,14 +64,20 @@ class _TooMany(Exception):
     pass
 
 
-def patching(fn):
-    """Wrap a patch function: too many changes mean a rebuild (None), not a slow patch."""
-    def run(old, base, changed):
-        try:
-            return fn(old, base, changed)
-        except _TooMany:
-            return None
-    return run
+def patching(snapshot: Snapshot):
+    """Decorator for a patch of a structure indexed by position: it runs only when `snapshot`
+    changed in place since the base (else None: rebuild), and too many changes mean a rebuild
+    too, not a slow patch."""
+    def wrap(fn):
+        def run(old, base, changed):
+            if not snapshot.in_place(base):
+                return None
+            try:
+                return fn(old, base, changed)
+            except _TooMany:
+                return None
+        return run
+    return wrap
 
 
 def _tokens(value: Any) -> list[str]:
@@ -109,7 +115,7 @@ def _inverted(snapshot: Snapshot, name: str, tokens: Callable[[Entry], list[str]
                 inv[tok].append(i)
         return dict(inv)
 
-    @patching
+    @patching(snapshot)
     def patch(old: dict[str, list[int]], base: Snapshot, changed: frozenset[str]) -> dict[str, list[int]]:
         paths, entries = notes(snapshot)
         before = notes(base)[1]
@@ -152,7 +158,7 @@ def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
         timed = sorted((e.stale_instant, i) for i, e in enumerate(entries) if e.stale_instant is not None)
         return dated, timed
 
-    @patching
+    @patching(snapshot)
     def patch(old: tuple[list, list], base: Snapshot, changed: frozenset[str]) -> tuple[list, list]:
         paths, entries = notes(snapshot)
         before = notes(base)[1]
@@ -180,7 +186,7 @@ _first, _second = itemgetter(0), itemgetter(1)
 def all_notes(snapshot: Snapshot) -> frozenset[int]:
     """Every note position."""
     return snapshot.cached("all_positions", lambda: frozenset(range(len(notes(snapshot)[1]))),
-                           lambda old, base, changed: old)  # in-place edits keep every position
+                           patching(snapshot)(lambda old, base, changed: old))  # in place: same positions
 
 
 def _is_problem(e: Entry) -> bool:
@@ -189,7 +195,7 @@ def _is_problem(e: Entry) -> bool:
 
 def problems(snapshot: Snapshot) -> Positions:
     """Positions of notes with a frontmatter error or undecodable bytes."""
-    @patching
+    @patching(snapshot)
     def patch(old: frozenset[int], base: Snapshot, changed: frozenset[str]) -> frozenset[int]:
         paths, entries = notes(snapshot)
         work = set(old)

@@ -117,7 +117,7 @@ def _containing(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...
         starts.append(at)
         return "\n".join(paths) + "\n", starts
 
-    blob, starts = snapshot.cached(("joined", kinds), build, _same)
+    blob, starts = snapshot.cached(("joined", kinds), build, postings.patching(snapshot)(_same))
     out: list[int] = []
     find, end = blob.find, starts[hi]
     i = find(needle, starts[lo], end)
@@ -130,7 +130,7 @@ def _containing(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...
 
 def _hay(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...], entries: tuple[Entry, ...]) -> list[str]:
     """Every entry's path and title, case-folded, for free-text matching (this generation)."""
-    @postings.patching
+    @postings.patching(snapshot)
     def patch(old: list[str], base: Snapshot, changed: frozenset[str]) -> list[str]:
         work = list(old)
         for i in postings.changed_positions(paths, changed):
@@ -322,14 +322,15 @@ def _counts(snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int], dict[st
             add(counts, e, 1)
         return tuple(counts)
 
-    @postings.patching
-    def patch(old: tuple, base: Snapshot, changed: frozenset[str]) -> tuple:
+    def patch(old: tuple, base: Snapshot, changed: frozenset[str]) -> tuple | None:
         if len(changed) > postings.MAX_PATCH:
             return None
         counts = [dict(old[0]), dict(old[1]), dict(old[2]), old[3], old[4]]
-        for path in changed:
-            add(counts, base.by_path[path], -1)
-            add(counts, snapshot.by_path[path], 1)
+        for path in changed:  # added, removed or replaced: any change of shape is fine here
+            if (was := base.by_path.get(path)) is not None:
+                add(counts, was, -1)
+            if (now := snapshot.by_path.get(path)) is not None:
+                add(counts, now, 1)
         return tuple(counts)
 
     return snapshot.cached("counts", build, patch)

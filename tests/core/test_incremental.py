@@ -100,7 +100,8 @@ def test_an_edit_is_patched_not_rebuilt_and_keeps_one_earlier_generation() -> No
     index.apply(upserts=[make_entry("n4.md", NOTE, 2, 0, "t4", frontmatter={"status": "deprecated"})])
     third = index.snapshot
     assert "__origin__" not in second._cache  # cut: no chain of generations kept alive
-    base, changed = third._cache["__origin__"]
-    assert base is first and changed == {"n3.md", "n4.md"}  # `second` computed nothing: reach past it
+    base, changed, in_place = third._cache["__origin__"]
+    assert base is first and changed == {"n3.md", "n4.md"} and in_place  # `second` computed nothing
+    assert third.in_place(first)
     got = [e.path for e in run_query(third, Query(filters=(("status", "deprecated"),)), CLOCK).entries]
     assert got == ["n3.md", "n4.md"]
