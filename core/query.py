@@ -7,7 +7,7 @@ import base64
 import hashlib
 import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import compress
 from operator import attrgetter, itemgetter, methodcaller, not_
 from dataclasses import asdict, dataclass, replace
@@ -189,6 +189,30 @@ def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
     return key, path
 
 
+def _pages_by_position(q: Query, recursive: bool) -> bool:
+    """True when the answer is a run of positions in path order (no path or text stage, path
+    sort): then only the page's entries are looked at, not every match."""
+    return recursive and not q.pattern and not q.text and not any(q.words) and q.sort == "path" \
+        and not q.descending
+
+
+def _position_page(snapshot: Snapshot, q: Query, paths: tuple[str, ...], entries: tuple[Entry, ...],
+                   order: Sequence[int]) -> QueryResult:
+    """The page of `order` (ascending positions into paths/entries) that q's cursor and limit pick."""
+    fp = _fingerprint(q)
+    total = len(order)
+    start = 0
+    if q.cursor:
+        ckey, cpath = _decode_cursor(q.cursor, fp)
+        if ckey != "":
+            raise QueryError("cursor is not valid: pass back the next_cursor of a previous result, unchanged")
+        start = bisect_right(order, cpath, key=paths.__getitem__)
+    end = total if q.limit is None else min(total, start + q.limit)
+    page = tuple(map(entries.__getitem__, order[start:end]))
+    next_cursor = encode_cursor(fp, "", page[-1].path) if end < total and page else None
+    return QueryResult(page, total, next_cursor, snapshot.generation, snapshot.is_bundle, snapshot.loaded)
+
+
 def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     """Answer a Query from one snapshot. Raises QueryError/PathError for bad arguments."""
     folder = normalize_folder(q.folder)
@@ -229,9 +253,16 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
         for key, want in q.exclude:
             chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - postings.positions(
                 snapshot, key, want, clock)
-        order = sorted(i for i in chosen if lo <= i < hi) if chosen is not None else range(lo, hi)
+        if chosen is None:
+            order: Sequence[int] = range(lo, hi)
+        else:
+            order = sorted(chosen) if (lo, hi) == (0, len(paths)) else sorted(i for i in chosen if lo <= i < hi)
+        if _pages_by_position(q, recursive):
+            return _position_page(snapshot, q, paths, entries, order)
         cands = [entries[i] for i in order]
         cand_paths = [paths[i] for i in order]
+    elif _pages_by_position(q, recursive):
+        return _position_page(snapshot, q, paths, entries, range(lo, hi))
     # The path stages run in C via map()/compress().
     prefix_len = len(folder) + 1 if folder else 0
     if not recursive:

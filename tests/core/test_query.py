@@ -107,6 +107,18 @@ def test_paging_covers_everything_once_in_order(vault: Vault, limit: int, sort: 
     assert 1 <= len(pages[-1]) <= limit
 
 
+@pytest.mark.parametrize("limit", [1, 2, 5])
+@pytest.mark.parametrize("kw", [
+    {"filters": (("stale", "false"),)}, {"exclude": (("status", "draft"),)}, {"folder": "a"},
+    {"folder": "a", "filters": (("stale", "false"),)}, {"include_attachments": True, "include_folders": True},
+])
+def test_paging_filtered_and_scoped_listings(vault: Vault, limit: int, kw: dict) -> None:
+    full = listed(vault, **kw)
+    assert full  # each case lists something
+    pages, totals = page_through(vault, limit, **kw)
+    assert [p for page in pages for p in page] == full and totals == {len(full)}
+
+
 def test_paging_is_stable_across_changes(vault: Vault) -> None:
     first = vault.list(Query(limit=3))
     assert [e.path for e in first.entries] == NOTES[:3]
