@@ -1,26 +1,38 @@
 """JSON shapes of index records, shared by the CLI and the MCP tools."""
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 from . import okf
 from .clock import Clock
-from .model import ATTACHMENT, FOLDER, Entry
+from .model import ATTACHMENT, FOLDER, NOTE, Entry
+
+# Rows kept: ~700 bytes each with its escaped copy (~1 KB with frontmatter), so <= ~25 MB. A
+# listing bigger than this uses what is cached and keeps nothing new.
+ROW_CACHE_MAX = 25_000
 
 
 def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = True) -> dict[str, Any]:
     """One listing row: path, kind, title, OKF fields (on a bundle), size, modified time, frontmatter."""
-    row: dict[str, Any] = {"path": entry.path, "kind": entry.kind, "title": entry.title, "folder": entry.folder}
-    if entry.kind == FOLDER:
-        row.update(size_bytes=0, modified_at=entry.modified_at)
-        return row
-    if entry.kind == ATTACHMENT:
-        row.update(size_bytes=entry.size_bytes, modified_at=entry.modified_at, mime_type=entry.mime_type)
-        return row
-    row["status"] = entry.okf_status if bundle else _raw_str(entry.frontmatter.get("status"))
-    row["stale"] = okf.is_stale(entry.stale_date, entry.stale_instant, clock) if bundle else None
-    row["trust_tier"] = entry.okf_trust if bundle else None
-    row["tags"] = list(entry.tags)
+    kind = entry.kind
+    if kind == FOLDER:
+        return {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
+                "size_bytes": 0, "modified_at": entry.modified_at}
+    if kind == ATTACHMENT:
+        return {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
+                "size_bytes": entry.size_bytes, "modified_at": entry.modified_at, "mime_type": entry.mime_type}
+    if bundle:
+        row: dict[str, Any] = {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
+                               "status": entry.okf_status,
+                               "stale": okf.is_stale(entry.stale_date, entry.stale_instant, clock),
+                               "trust_tier": entry.okf_trust, "tags": list(entry.tags)}
+    else:
+        row = {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
+               "status": _raw_str(entry.frontmatter.get("status")), "stale": None, "trust_tier": None,
+               "tags": list(entry.tags)}
     if frontmatter:
         row["frontmatter"] = entry.frontmatter
     row["size_bytes"] = entry.size_bytes
@@ -34,3 +46,92 @@ def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = 
 
 def _raw_str(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
+def row_bytes(row: dict[str, Any]) -> bytes:
+    """A row as compact JSON, UTF-8 encoded (a lone surrogate, which UTF-8 cannot hold, is written
+    as its JSON escape `\\udXXX`: it only ever occurs inside a JSON string)."""
+    return _dumps(row).encode("utf-8", "backslashreplace")
+
+
+class RowCache:
+    """Listing rows as compact UTF-8 JSON, kept across calls (and index generations) per Entry.
+
+    A row depends on its Entry (immutable: an edit makes a new one), on whether the vault is
+    an OKF bundle and, for a note in a bundle, on `stale` as of the clock. A cached row is
+    served only when all three are what they were when it was made; anything else makes it
+    again. Thread-safe (a race makes a row twice, never a wrong one); at most `max_rows`
+    rows are kept, so notes deleted from the vault cannot accumulate.
+
+    Bytes rather than str: joining 10,000 of them is a plain copy, with no re-encoding.
+    """
+
+    def __init__(self, max_rows: int = ROW_CACHE_MAX) -> None:
+        self.max_rows = max_rows
+        self._lock = threading.Lock()
+        # per frontmatter flag: path -> [entry, bundle, stale, JSON, the JSON escaped or None]
+        self._rows: tuple[dict[str, list], dict[str, list]] = ({}, {})
+
+    def __len__(self) -> int:
+        return sum(map(len, self._rows))
+
+    def clear(self) -> None:
+        """Forget every cached row."""
+        with self._lock:
+            self._rows = ({}, {})
+
+    def rows(self, entries: Sequence[Entry], clock: Clock, bundle: bool, *, frontmatter: bool = False) -> list[bytes]:
+        """`row_bytes(entry_json(entry, clock, bundle, frontmatter=...))` for each entry, in order."""
+        return self._rows_of(entries, clock, bundle, frontmatter, None)
+
+    def rows_escaped(self, entries: Sequence[Entry], clock: Clock, bundle: bool, *,
+                     frontmatter: bool = False) -> tuple[list[bytes], list[bytes]]:
+        """`rows(...)`, and the same rows escaped for the inside of a JSON string (quotes and
+        backslashes escaped: joined and quoted, they are a JSON string holding the listing)."""
+        escaped: list[bytes] = []
+        return self._rows_of(entries, clock, bundle, frontmatter, escaped), escaped
+
+    def _rows_of(self, entries: Sequence[Entry], clock: Clock, bundle: bool, frontmatter: bool,
+                 escaped: list[bytes] | None) -> list[bytes]:
+        rows = self._rows
+        cache = rows[frontmatter]
+        keep = len(entries) <= self.max_rows
+        today = clock.today() if bundle else None
+        now = None
+        out: list[bytes] = []
+        append = out.append
+        made = 0
+        for e in entries:
+            stale: bool | None = None
+            if bundle and e.kind == NOTE:
+                # okf.is_stale, inline: this loop runs once per row of every listing
+                if e.stale_date is not None:
+                    stale = e.stale_date <= today
+                elif e.stale_instant is not None:
+                    if now is None:
+                        now = clock.now()
+                    stale = e.stale_instant <= now
+                else:
+                    stale = False
+            hit = cache.get(e.path)
+            if hit is None or hit[0] is not e or hit[1] != bundle or hit[2] != stale:
+                row = entry_json(e, clock, bundle, frontmatter=frontmatter)
+                if stale is not None:
+                    row["stale"] = stale  # the value the cache key holds, even if the clock moved meanwhile
+                hit = [e, bundle, stale, row_bytes(row), None]
+                if keep:
+                    cache[e.path] = hit
+                    made += 1
+            append(hit[3])
+            if escaped is not None:
+                if hit[4] is None:  # compact JSON holds no control characters: only these two need escaping
+                    hit[4] = hit[3].replace(b"\\", b"\\\\").replace(b'"', b'\\"')
+                escaped.append(hit[4])
+        if made and sum(map(len, rows)) > self.max_rows:
+            with self._lock:
+                if self._rows is rows:
+                    self._rows = ({}, {})
+        return out

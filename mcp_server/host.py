@@ -39,6 +39,7 @@ from .activity import Activity, AuditLog
 from .server import ToolRegistrar, build_server
 from .paths import (MAX_UNIX_PATH, HostError, default_socket_path, find_socket, http_token, parse_http,
                     read_info, runtime_dir, token_path, write_private)
+from .splice import Splice
 from .wire import MCP_PATH, SESSION_HEADER
 
 STOP_BUDGET = 0.8  # seconds run() may spend shutting down before it cancels what is left
@@ -135,6 +136,7 @@ class McpHost:
         self._stop: asyncio.Event | None = None
         self._stop_requested = False
         self._guard = threading.Lock()
+        self.splice: Splice | None = None  # the layer that puts pre-serialised listings on the wire
 
     def agents(self) -> list[tuple[str, str]]:
         """Connected (agent name, session id) pairs."""
@@ -238,7 +240,8 @@ class McpHost:
                 streamable_http_path=MCP_PATH, json_response=True,
                 transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                                              allowed_hosts=hosts, allowed_origins=origins))
-            app = SessionEnd(app, self.activity)
+            self.splice = Splice(app)
+            app = SessionEnd(self.splice, self.activity)
             servers.append(_uvicorn(app))
             if self.http:
                 token = http_token(self.socket_path)

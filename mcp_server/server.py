@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from core.vault import Vault
 
 from . import compat as compat_tools
+from . import schemas, splice
 from . import tools as native_tools
 from .activity import Activity
 from .results import fail, log
@@ -77,7 +78,9 @@ class VaultMCPServer(MCPServer):
     Tools named in `fast_tools` (the read tools) take a shorter way out: their results are
     already JSON-safe, so `fast_path` puts them on the wire as they are instead of letting the
     SDK dump, validate and re-dump them (four passes over a 10,000-row listing, ~60% of its
-    cost). Anything unusual about a request sends it down the SDK's ordinary path.
+    cost). Anything unusual about a request sends it down the SDK's ordinary path. On the
+    socket, a listing's rows and text do not even pass through the SDK: they are cached JSON
+    (core.serialize.RowCache) that splice.py puts on the wire as it is.
     """
 
     fast_tools: set[str]
@@ -93,7 +96,11 @@ class VaultMCPServer(MCPServer):
                 or set(params) - {"name", "arguments", "_meta"} or conn is None or not conn.initialize_accepted):
             return await call_next(ctx)
         context = Context(request_context=ctx, mcp_server=self, subscriptions=self._subscriptions)
-        result = await self.call_tool(name, dict(arguments or {}), context)
+        token = splice.enable(splice.scope_values(ctx.request))
+        try:
+            result = await self.call_tool(name, dict(arguments or {}), context)
+        finally:
+            splice.reset(token)
         return self._wire(result, ctx.protocol_version)
 
     def _wire(self, result: CallToolResult, version: str) -> dict[str, Any]:
@@ -164,6 +171,9 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     server.middleware.append(server.fast_path)
     for registrar in default_extra_tools() if extra_tools is None else extra_tools:
         registrar(server, env)
+    for tool in server._tool_manager.list_tools():
+        if tool.fn_metadata.output_schema:  # published only; results are still checked against the model
+            tool.fn_metadata.output_schema = schemas.compact(tool.fn_metadata.output_schema)
     return server, activity
 
 

@@ -18,14 +18,14 @@ from core.clock import parse_as_of
 from core.model import FOLDER
 from core.query import Query, pairs, run_query, stats
 from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError, read as read_file
-from core.serialize import entry_json
+from core.serialize import RowCache, entry_json
 from core.tags import tag_counts
 from core.vault import Vault
 
 from . import descriptions as d
 from . import schemas
 from .activity import current_call
-from .results import fail, ok, read_only, vault_errors
+from .results import fail, listing, ok, read_only, vault_errors
 
 PENDING_WRITES_TIMEOUT = 10.0
 SEARCH_BUILD_WAIT = 5.0  # a first search waits this long for the full-text index before saying it is building
@@ -80,6 +80,7 @@ def _counts(snap, clock) -> dict[str, Any]:
 def register(server: MCPServer, env: ToolEnv) -> None:
     """Register the native read tools on `server`."""
     vault = env.vault
+    row_cache = RowCache()
 
     @vault_errors
     def list_documents(
@@ -95,10 +96,11 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         meta = index_freshness(vault, wait_for_pending_writes)
         res = vault.list(Query(folder=folder, pattern=pattern, filters=pairs(filters),
                                include_attachments=include_attachments, limit=limit, cursor=cursor))
-        rows = _rows(vault, res.entries, res.is_bundle, frontmatter=include_frontmatter)
-        current_call().listed((r["path"] for r in rows))
-        return ok({"result": rows, "total": res.total, "returned": len(rows), "next_cursor": res.next_cursor,
-                   "okf_bundle": res.is_bundle}, meta=meta)
+        entries = res.entries
+        current_call().listed([e.path for e in entries])
+        return listing(row_cache, entries, vault.clock, res.is_bundle,
+                       {"total": res.total, "returned": len(entries), "next_cursor": res.next_cursor,
+                        "okf_bundle": res.is_bundle}, frontmatter=include_frontmatter, meta=meta)
 
     server.add_tool(list_documents, name="list_documents", title="List Documents", description=d.LIST_DOCUMENTS,
                     annotations=read_only("List Documents"))

@@ -1,0 +1,135 @@
+"""Pre-serialised JSON on the socket's HTTP wire: big tool results skip the SDK's serialisers.
+
+A listing of 10,000 rows is JSON text already (core.serialize.RowCache keeps each row's
+text), yet the SDK would turn it into objects and dump them again on the way out, and a
+client waits for every pass. Instead, while a read tool is served for an HTTP request,
+`put(json_bytes)` parks the finished JSON and returns a placeholder string (a random token)
+that the tool puts where the value belongs; the SDK carries the small placeholder through
+its pipeline; `Splice`, the ASGI layer under the transport, swaps the placeholder for the
+parked bytes as the response leaves, and fixes its Content-Length.
+
+Placeholders exist only for requests that pass through `Splice` (the fast path checks the
+request's ASGI scope); everywhere else (stdio, in-memory clients) `active()` is False and
+tools build ordinary results. Tokens are 128-bit random, so nothing a note contains can
+collide with one.
+"""
+from __future__ import annotations
+
+import contextvars
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+SCOPE_KEY = "vaultwatch.splice"
+_PREFIX = "vaultwatch-splice:"
+
+_values: contextvars.ContextVar[dict[bytes, tuple[bytes, ...]] | None] = contextvars.ContextVar("vaultwatch_splice",
+                                                                                     default=None)
+
+
+def scope_values(request: Any) -> dict[bytes, tuple[bytes, ...]] | None:
+    """The parking place `Splice` made for this HTTP request, or None (no Splice on its way out)."""
+    scope = getattr(request, "scope", None)
+    values = scope.get(SCOPE_KEY) if isinstance(scope, Mapping) else None
+    return values if isinstance(values, dict) else None
+
+
+def enable(values: dict[bytes, tuple[bytes, ...]] | None) -> contextvars.Token:
+    """Let tools called in this context park JSON in `values` (None: they may not); pass the
+    returned token to `reset`."""
+    return _values.set(values)
+
+
+def reset(token: contextvars.Token) -> None:
+    """Undo `enable`."""
+    _values.reset(token)
+
+
+def active() -> bool:
+    """Whether a tool running now may use `put` (its result leaves through `Splice`)."""
+    return _values.get() is not None
+
+
+def put(*json_parts: bytes) -> str:
+    """Park one finished JSON value (the concatenation of `json_parts`, UTF-8); returns the
+    placeholder string to put where the value belongs. Only call when `active()`."""
+    values = _values.get()
+    if values is None:
+        raise RuntimeError("splice.put outside a spliceable request")
+    token = _PREFIX + secrets.token_hex(16)
+    values[b'"' + token.encode() + b'"'] = json_parts
+    return token
+
+
+def fill(body: bytes, values: dict[bytes, tuple[bytes, ...]]) -> bytes:
+    """`body` with every parked placeholder (quotes included) replaced by its JSON; the used ones are dropped."""
+    found: list[tuple[int, bytes]] = []
+    for key in list(values):
+        at = body.find(key)
+        if at >= 0:
+            found.append((at, key))
+    if not found:
+        return body
+    found.sort()
+    parts, start = [], 0
+    for at, key in found:
+        parts.append(body[start:at])
+        parts.extend(values.pop(key))
+        start = at + len(key)
+    parts.append(body[start:])
+    return b"".join(parts)
+
+
+class Splice:
+    """ASGI wrapper: give each POST a parking place and fill the placeholders in its response."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.filled = 0  # placeholders filled so far (diagnostics and tests)
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            return await self.app(scope, receive, send)
+        values: dict[bytes, tuple[bytes, ...]] = {}
+        scope[SCOPE_KEY] = values
+        held: list[dict] = []  # a sized response's start and body chunks, until its last chunk
+
+        async def send_filled(message: dict) -> None:
+            kind = message["type"]
+            if kind == "http.response.start":
+                if any(k.lower() == b"content-length" for k, _ in message.get("headers") or ()):
+                    held.append(message)  # its length is fixed once the body is filled
+                    return
+                return await send(message)
+            if kind != "http.response.body":
+                return await send(message)
+            if not held:  # streamed (SSE): each event is one chunk
+                if values and message.get("body"):
+                    message = {**message, "body": self._fill(message["body"], values)}
+                return await send(message)
+            held.append(message)
+            if message.get("more_body", False):
+                return
+            start, chunks = held[0], held[1:]
+            held.clear()
+            body = b"".join(c.get("body", b"") for c in chunks)
+            if values:
+                body = self._fill(body, values)
+            headers = [(k, v) for k, v in start.get("headers") or () if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+
+        try:
+            await self.app(scope, receive, send_filled)
+        finally:
+            values.clear()
+        if held:  # a start with no last body chunk: pass on what there is
+            for message in held:
+                await send(message)
+
+    def _fill(self, body: bytes, values: dict[bytes, tuple[bytes, ...]]) -> bytes:
+        before = len(values)
+        body = fill(body, values)
+        self.filled += before - len(values)
+        return body
