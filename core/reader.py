@@ -15,7 +15,7 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import okf
+from . import okf, textmap
 from .errors import NotFoundError, VaultError
 from .model import ATTACHMENT, FOLDER, Entry
 from .parse import decode, parse_note
@@ -27,7 +27,11 @@ MAX_CHARS_LIMIT = 1_000_000
 ATTACHMENT_CAP_BYTES = 1024 * 1024
 MAX_READ_BYTES = 64 * 1024 * 1024
 SELECTIONS = ("whole", "frontmatter", "section", "lines")
-
+# Notes this big are read through a page map (core.textmap): each call hashes the bytes and
+# decodes only the page asked for, instead of decoding and parsing the whole note.
+WINDOWED_MIN_BYTES = 1024 * 1024
+WINDOW_MISSES = 0  # answers that had to decode every chunk because the plan missed one (tests expect 0)
+_MAPS = textmap.MapCache()
 
 
 class ReadError(VaultError):
@@ -159,7 +163,8 @@ def _suggest(entries: dict[str, Entry], rel: str) -> str:
     return f" (did you mean {', '.join(repr(h) for h in hits)}?)" if hits else ""
 
 
-def _read_bytes(real: str, rel: str) -> tuple[bytes, os.stat_result]:
+def _open(real: str, rel: str) -> tuple[int, os.stat_result]:
+    """An open descriptor on a regular file within the read limit, and its stat."""
     try:
         fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -173,15 +178,61 @@ def _read_bytes(real: str, rel: str) -> tuple[bytes, os.stat_result]:
         if st.st_size > MAX_READ_BYTES:
             raise ReadError(f"cannot read {rel!r}: it is {st.st_size // (1024 * 1024)} MiB, "
                             f"above the {MAX_READ_BYTES // (1024 * 1024)} MiB read limit")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks), st
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd, st
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """What the caller asked for, validated as far as it can be without the note's text."""
+
+    section: str | None
+    lines: tuple[int, int] | None
+    frontmatter_only: bool
+    offset: int
+    max_chars: int
+
+
+def _line_range(lines: object) -> tuple[int, int]:
+    try:
+        first, last = (int(lines[0]), int(lines[1]))  # type: ignore[index]
+    except (TypeError, ValueError, IndexError):
+        raise ReadError("lines must be [start, end], 1-based and inclusive, e.g. [1, 40]") from None
+    if first < 1 or last < first:
+        raise ReadError(f"lines [{first}, {last}] is not a range: use 1 <= start <= end, e.g. [1, 40]")
+    return first, last
+
+
+def _beyond(rel: str, first: int, total_lines: int) -> ReadError:
+    return ReadError(f"lines start at {first} but {rel!r} has {total_lines} lines: "
+                     f"pick a start between 1 and {max(total_lines, 1)}")
+
+
+def _past_end(offset: int, total: int) -> ReadError:
+    return ReadError(f"offset {offset} is past the end of the selection ({total} characters): "
+                     "start again from offset=0")
+
+
+def _common(facts, bundle: bool, clock) -> dict[str, Any]:
+    return dict(
+        frontmatter=facts.frontmatter, frontmatter_error=facts.frontmatter_error, decode_error=facts.decode_error,
+        status=facts.okf_status if bundle else None,
+        stale=okf.is_stale(facts.stale_date, facts.stale_instant, clock) if bundle else None,
+        stale_after=facts.frontmatter.get("stale_after"),
+        trust_tier=facts.okf_trust if bundle else None, tags=facts.tags,
+    )
 
 
 def read(vault, path: object, *, section: str | None = None, lines: tuple[int, int] | None = None,
@@ -194,6 +245,9 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
     last line is clamped) and `frontmatter_only` may be given; none means the whole note.
     `offset`/`max_chars` page the selected content by characters. Attachments return
     metadata plus base64 bytes when `attachment_content` and no larger than `attachment_cap`.
+
+    A note of WINDOWED_MIN_BYTES or more is never decoded whole per call: the bytes are
+    streamed for the etag and only the page asked for is decoded (see core.textmap).
 
     Raises PathError (absolute, traversal, hidden, symlink escape), NotFoundError and
     ReadError, each with a message that says what to do instead.
@@ -218,60 +272,67 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
                             "paths are case-sensitive and vault-relative; list_documents shows what exists")
     if entry.kind == FOLDER:
         raise ReadError(f"{rel!r} is a folder: list its notes with list_documents(folder={rel!r})")
-    data, st = _read_bytes(real, rel)
-    if (st.st_size, st.st_mtime_ns) != (entry.size_bytes, entry.mtime_ns):
-        vault.refresh_paths([rel])  # the index lags the disk: bring it up to date for everyone
+    fd, st = _open(real, rel)
+    try:
+        if (st.st_size, st.st_mtime_ns) != (entry.size_bytes, entry.mtime_ns):
+            vault.refresh_paths([rel])  # the index lags the disk: bring it up to date for everyone
+        modified = Entry(rel, entry.kind, st.st_size, st.st_mtime_ns, "").modified_at
+        if entry.kind == ATTACHMENT:
+            if section is not None or lines is not None or frontmatter_only:
+                raise ReadError(f"{rel!r} is an attachment ({entry.mime_type}): section, lines and "
+                                "frontmatter_only apply to notes only; read it without them")
+            return _attachment(fd, st, rel, entry, modified, snap.is_bundle, attachment_content, attachment_cap)
+        ask = _Ask(section, lines, frontmatter_only, offset, max_chars)
+        stem = rel.rsplit("/", 1)[-1]
+        stem = stem[:-3] if stem.endswith(".md") else stem
+        if st.st_size >= WINDOWED_MIN_BYTES:
+            return _note_windowed(vault, fd, st, rel, stem, entry.kind, modified, snap.is_bundle, ask)
+        return _note_whole(vault, _read_all(fd), rel, stem, entry.kind, modified, snap.is_bundle, ask)
+    finally:
+        os.close(fd)
+
+
+def _attachment(fd: int, st: os.stat_result, rel: str, entry: Entry, modified: str, bundle: bool,
+                want: bool, cap: int) -> ReadResult:
+    b64 = omitted = None
+    if not want or st.st_size > cap:  # only the etag is needed: stream the bytes through the hash
+        etag, size, _ = textmap.stream(fd, textmap.CHUNK, ())
+    else:
+        data = _read_all(fd)
+        etag, size = hashlib.sha256(data).hexdigest(), len(data)
+    if not want:
+        omitted = "content not requested"
+    elif size > cap:
+        omitted = (f"attachment is {size} bytes, above the {cap}-byte cap for inline "
+                   "content; open it from the vault folder instead")
+    else:
+        b64 = base64.b64encode(data).decode("ascii")
+    return ReadResult(rel, ATTACHMENT, etag, size, modified, entry.title, "whole", bundle,
+                      mime_type=entry.mime_type, content_base64=b64, content_omitted=omitted)
+
+
+def _note_whole(vault, data: bytes, rel: str, stem: str, kind: str, modified: str, bundle: bool,
+                ask: _Ask) -> ReadResult:
+    """A note read whole: decode and parse all of its bytes (small notes)."""
     etag = hashlib.sha256(data).hexdigest()
-    modified = Entry(rel, entry.kind, st.st_size, st.st_mtime_ns, "").modified_at
-
-    if entry.kind == ATTACHMENT:
-        if section is not None or lines is not None or frontmatter_only:
-            raise ReadError(f"{rel!r} is an attachment ({entry.mime_type}): section, lines and "
-                            "frontmatter_only apply to notes only; read it without them")
-        b64 = omitted = None
-        if not attachment_content:
-            omitted = "content not requested"
-        elif len(data) > attachment_cap:
-            omitted = (f"attachment is {len(data)} bytes, above the {attachment_cap}-byte cap for inline "
-                       "content; open it from the vault folder instead")
-        else:
-            b64 = base64.b64encode(data).decode("ascii")
-        return ReadResult(rel, ATTACHMENT, etag, len(data), modified, entry.title, "whole", snap.is_bundle,
-                          mime_type=entry.mime_type, content_base64=b64, content_omitted=omitted)
-
-    stem = rel.rsplit("/", 1)[-1]
-    facts = parse_note(data, stem[:-3] if stem.endswith(".md") else stem)
+    facts = parse_note(data, stem)
     text, _ = decode(data)
-    bundle = snap.is_bundle
-    common: dict[str, Any] = dict(
-        frontmatter=facts.frontmatter, frontmatter_error=facts.frontmatter_error, decode_error=facts.decode_error,
-        status=facts.okf_status if bundle else None,
-        stale=okf.is_stale(facts.stale_date, facts.stale_instant, vault.clock) if bundle else None,
-        stale_after=facts.frontmatter.get("stale_after"),
-        trust_tier=facts.okf_trust if bundle else None, tags=facts.tags,
-    )
-    if frontmatter_only:
-        return ReadResult(rel, entry.kind, etag, len(data), modified, facts.title, "frontmatter", bundle, **common)
-
+    common = _common(facts, bundle, vault.clock)
+    if ask.frontmatter_only:
+        return ReadResult(rel, kind, etag, len(data), modified, facts.title, "frontmatter", bundle, **common)
     all_lines = text.split("\n")
     if text.endswith("\n"):
         all_lines.pop()
     total_lines = len(all_lines)
-    if section is not None:
-        if not isinstance(section, str):
+    if ask.section is not None:
+        if not isinstance(ask.section, str):
             raise ReadError("section must be a heading's text, e.g. 'Setup'")
-        first, last = _section_span(text, all_lines, section)
+        first, last = _section_span(text, all_lines, ask.section)
         selection = "section"
-    elif lines is not None:
-        try:
-            first, last = (int(lines[0]), int(lines[1]))
-        except (TypeError, ValueError, IndexError):
-            raise ReadError("lines must be [start, end], 1-based and inclusive, e.g. [1, 40]") from None
-        if first < 1 or last < first:
-            raise ReadError(f"lines [{first}, {last}] is not a range: use 1 <= start <= end, e.g. [1, 40]")
+    elif ask.lines is not None:
+        first, last = _line_range(ask.lines)
         if first > total_lines:
-            raise ReadError(f"lines start at {first} but {rel!r} has {total_lines} lines: "
-                            f"pick a start between 1 and {max(total_lines, 1)}")
+            raise _beyond(rel, first, total_lines)
         last = min(last, total_lines)
         selection = "lines"
     else:
@@ -280,14 +341,146 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
         chosen_text = text
     else:
         chosen_text = "\n".join(all_lines[first - 1:last]) + "\n"
+    offset = ask.offset
     if offset > len(chosen_text):
-        raise ReadError(f"offset {offset} is past the end of the selection ({len(chosen_text)} characters): "
-                        "start again from offset=0")
-    piece, next_offset = _page(chosen_text, offset, max_chars)
+        raise _past_end(offset, len(chosen_text))
+    piece, next_offset = _page(chosen_text, offset, ask.max_chars)
     if next_offset is not None or offset:
         first_shown = first + chosen_text.count("\n", 0, offset)
         last_shown = first_shown + max(piece.count("\n") - (1 if piece.endswith("\n") else 0), 0)
         first, last = first_shown, min(last_shown, last)
-    return ReadResult(rel, entry.kind, etag, len(data), modified, facts.title, selection, bundle, **common,
+    return ReadResult(rel, kind, etag, len(data), modified, facts.title, selection, bundle, **common,
                       content=piece, start_line=first, end_line=last, total_lines=total_lines, offset=offset,
                       total_chars=len(chosen_text), next_offset=next_offset)
+
+
+def _note_windowed(vault, fd: int, st: os.stat_result, rel: str, stem: str, kind: str, modified: str,
+                   bundle: bool, ask: _Ask) -> ReadResult:
+    """A big note: stream its bytes through the hash, decode only the chunks the page needs.
+
+    One pass over the file both hashes it and keeps the chunks the answer is decoded from,
+    so the etag and the content come from the same bytes even if the file changes meanwhile
+    (a map whose etag no longer matches is rebuilt, at most three times)."""
+    global WINDOW_MISSES
+    if ask.section is not None and not isinstance(ask.section, str):
+        raise ReadError("section must be a heading's text, e.g. 'Setup'")
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    tmap = _MAPS.get(key)
+    everything = False
+    for _attempt in range(4):
+        if tmap is None:
+            tmap = textmap.build(fd)
+        plan = None if everything else _plan(tmap, rel, ask)
+        etag, size, get = textmap.stream(fd, tmap.chunk, plan if plan is not None else range(len(tmap.points)))
+        if etag != tmap.etag:
+            tmap = None  # changed since the map was made (or since it was cached)
+            continue
+        _MAPS.put(key, tmap)
+        try:
+            return _answer(vault, tmap, get, plan is None, etag, size, rel, stem, kind, modified, bundle, ask)
+        except textmap.Missing:
+            WINDOW_MISSES += 1  # a planning gap: correct, but answer from every chunk
+            everything = True
+    raise ReadError(f"cannot read {rel!r}: it kept changing while it was being read; read it again")
+
+
+def _plan(tmap: textmap.TextMap, rel: str, ask: _Ask) -> set[int] | None:
+    """The chunks the answer is decoded from, or None for all of them (first section read, facts
+    that need the whole text). Raises the line-range errors that need only the map."""
+    if tmap.facts("x") is None:
+        return None
+    if ask.frontmatter_only:
+        return set()
+    first = last = 0
+    if ask.section is not None:
+        span = tmap.sections.get(ask.section)
+        if span is None:
+            return None
+        if isinstance(span, str):
+            raise ReadError(span)
+        first, last = span
+    elif ask.lines is not None:
+        first, last = _line_range(ask.lines)
+        if first > tmap.total_lines:
+            raise _beyond(rel, first, tmap.total_lines)
+        last = min(last, tmap.total_lines)
+    need: set[int] = set()
+    if first:
+        a_lo, a_hi = tmap.line_bounds(first)
+        need.update(tmap.span(a_lo, a_hi))
+        b_lo, b_hi = tmap.line_bounds(last + 1) if last < tmap.total_lines else (tmap.total_chars,) * 2
+        need.update(tmap.span(b_lo, b_hi))
+        need.update(tmap.span(min(a_lo + ask.offset, b_lo), a_hi + ask.offset + ask.max_chars))
+    else:
+        need.update(tmap.span(ask.offset, ask.offset + ask.max_chars))
+    return need
+
+
+def _answer(vault, tmap: textmap.TextMap, get, have_all: bool, etag: str, size: int, rel: str, stem: str,
+            kind: str, modified: str, bundle: bool, ask: _Ask) -> ReadResult:
+    facts = tmap.facts(stem)
+    if facts is None:  # rare: a note whose facts depend on more than its head (see core.textmap)
+        facts = parse_note(b"".join(get(k) for k in range(len(tmap.points))), stem)
+    common = _common(facts, bundle, vault.clock)
+    if ask.frontmatter_only:
+        return ReadResult(rel, kind, etag, size, modified, facts.title, "frontmatter", bundle, **common)
+    total_lines = tmap.total_lines
+    if ask.section is not None:
+        span = tmap.sections.get(ask.section)
+        if span is None:  # first read of this heading in this version: find it in the whole text
+            text, _ = tmap.window(get, 0, tmap.total_chars)
+            all_lines = text.split("\n")
+            if text.endswith("\n"):
+                all_lines.pop()
+            try:
+                span = _section_span(text, all_lines, ask.section)
+            except ReadError as exc:
+                span = exc.message
+            del text, all_lines
+            if len(tmap.sections) >= 64:
+                tmap.sections.clear()
+            tmap.sections[ask.section] = span
+        if isinstance(span, str):
+            raise ReadError(span)
+        first, last = span
+        selection = "section"
+    elif ask.lines is not None:
+        first, last = _line_range(ask.lines)
+        if first > total_lines:
+            raise _beyond(rel, first, total_lines)
+        last = min(last, total_lines)
+        selection = "lines"
+    else:
+        first, last, selection = 1, total_lines, "whole"
+    if selection == "whole":
+        a, b, synthetic = 0, tmap.total_chars, False
+    else:
+        a = tmap.line_start(get, first)
+        if last < total_lines:
+            b, synthetic = tmap.line_start(get, last + 1), False
+        else:
+            b, synthetic = tmap.total_chars, not tmap.ends_with_lf
+    length = b - a + synthetic
+    offset, max_chars = ask.offset, ask.max_chars
+    if offset > length:
+        raise _past_end(offset, length)
+    stop = min(offset + max_chars, length)
+    got, newlines = tmap.window(get, a + min(offset, b - a), a + min(stop, b - a))
+    if synthetic and stop > b - a:
+        got += "\n"
+    before = newlines - (first - 1) + (1 if synthetic and offset > b - a else 0)  # LFs of the selection before offset
+    if offset >= length:
+        piece, next_offset = "", None
+    elif offset + max_chars >= length:
+        piece, next_offset = got, None
+    else:
+        cut = got.rfind("\n", max_chars // 2)
+        end = offset + cut + 1 if cut >= 0 and offset + cut > 0 else offset + max_chars
+        piece, next_offset = got[:end - offset], end
+    if next_offset is not None or offset:
+        first_shown = first + before
+        last_shown = first_shown + max(piece.count("\n") - (1 if piece.endswith("\n") else 0), 0)
+        first, last = first_shown, min(last_shown, last)
+    return ReadResult(rel, kind, etag, size, modified, facts.title, selection, bundle, **common,
+                      content=piece, start_line=first, end_line=last, total_lines=total_lines, offset=offset,
+                      total_chars=length, next_offset=next_offset)

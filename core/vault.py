@@ -253,7 +253,9 @@ class Vault:
     def wait_for_pending_writes(self, timeout: float | None = 10.0) -> bool:
         """Wait until every change known now is in the index (and the search index, once built).
 
-        "Known" means: the initial load, file-system events the watcher has delivered, and
+        "Known" means: the initial load, every change made on disk before the call (outside
+        edits the OS has not handed to the watcher yet or that wait in its debounce window
+        included: see LiveIndex.wait_settled, which costs up to one watcher tick, ~50 ms), and
         changes queued for full-text indexing. Writes made through vaultwatch are applied
         synchronously and are never pending. Returns False when `timeout` (seconds) passed
         first: answer from the current index and report `index_stale`.
@@ -262,7 +264,7 @@ class Vault:
         if not self.wait_ready(max(0.0, deadline - time.monotonic())):
             return False
         live, search = self._live, self._search
-        if live is not None and not live.wait_applied(deadline):
+        if live is not None and not live.wait_settled(deadline):
             return False
         if search is not None and not search.wait_synced(deadline):
             return False

@@ -11,6 +11,20 @@ Trouble is survived and reported as IndexProblem events: a deleted or unmounted 
 keeps the index as it was (and the watcher waits for the root to come back, then rescans);
 a vault that suddenly looks empty is not applied; a changed `.vaultwatchignore` or
 `.obsidian/app.json` reloads the ignore rules and rescans.
+
+Lost events: when the kernel's queue of file events overflows (more than
+/proc/sys/fs/inotify/max_queued_events waiting), the OS drops events; notify reports that
+as a path-less "rescan" event, which watchfiles 1.3 discards (samuelcolvin/watchfiles#348).
+So the watcher watches for the two ways a queue overflows: the process stalled (suspended,
+stopped, starved: a gap between two of its wake-ups longer than STALL_S) or a single batch
+of at least BURST_RECHECK changes. Either schedules a full comparison of the disk with the
+index at the next quiet moment, and a comparison that finds changes no event reported
+publishes an IndexProblem saying how many were missed and that they are indexed now.
+
+Pending changes: `wait_settled` is a barrier on the watcher's cycles. It returns once a
+watchfiles call that was still running SETTLE_MS after the wait began has returned and
+everything queued by then is applied, so edits still in the OS queue or in the debounce
+window when the wait began are in the index when it returns.
 """
 from __future__ import annotations
 
@@ -28,9 +42,34 @@ from .scan import FileFact, Found, ScanConfig, _is_dir, _listed_elsewhere, _visi
 
 DEBOUNCE_MS = 50
 STEP_MS = 20
-TICK_MS = 100  # the watcher wakes at least this often to check on the vault root
+TICK_MS = 50  # the watcher wakes at least this often: to check on the vault root, and to settle waits
+SETTLE_MS = 25  # how long the OS gets to hand a finished write's event to the watcher (see wait_settled)
+POLL_DELAY_MS = 500  # the polling fallback's period
+STALL_S = 1.0  # a gap this long between two watcher wake-ups may have overflowed the OS event queue
 EMPTY_GUARD = 10  # removing more than this many entries and leaving an empty root is held back
 RULE_FILES = frozenset({".vaultwatchignore", ".obsidian/app.json"})
+
+
+def _queue_limit() -> int:
+    try:
+        with open("/proc/sys/fs/inotify/max_queued_events") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 16_384
+
+
+QUEUE_LIMIT = _queue_limit()  # events the OS queues for one watcher before dropping them
+# One batch this big means thousands of raw events (a file write alone is three) arrived within
+# a debounce window: close enough to the queue limit to check the whole vault afterwards.
+BURST_RECHECK = max(QUEUE_LIMIT // 16, 256)
+
+
+def _wall() -> float:
+    """Seconds on a clock that keeps running while the process is stopped or the machine sleeps."""
+    try:
+        return time.clock_gettime(time.CLOCK_BOOTTIME)
+    except (AttributeError, OSError):
+        return time.monotonic()
 
 
 def stat_many(root_real: str, rels: Iterable[str], config: ScanConfig) -> dict[str, Found | None]:
@@ -101,9 +140,17 @@ class LiveIndex:
         self.vault = vault
         self.debounce_ms, self.step_ms = debounce_ms, step_ms
         self._cond = threading.Condition()
-        self._batches: list[tuple[set[str], bool]] = []
+        self._batches: list[tuple[set[str], bool, str | None]] = []  # (paths, rescan, why a rescan re-checks)
         self._received = 0
         self._applied = 0
+        self._cycle_at = float("-inf")  # monotonic time the watcher last returned from watchfiles
+        self.polling = False
+        self.recheck_due = False  # events may have been lost: a full comparison waits for a quiet moment
+        self.rechecks = 0  # full comparisons made because events may have been lost
+        self.missed = 0  # changes those comparisons found that no event ever reported
+        # paths a re-check found changed, until events for them turn up (then they were only late):
+        # (paths, why, when the re-check was applied)
+        self._suspects: tuple[set[str], str, float] | None = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.root_missing = False
@@ -131,8 +178,29 @@ class LiveIndex:
 
     @property
     def pending(self) -> int:
-        """Change batches received from the watcher and not yet applied to the index."""
-        return self._received - self._applied
+        """Change batches received from the watcher and not yet applied to the index (a full
+        comparison that is due because events may have been lost counts as one)."""
+        return self._received - self._applied + self.recheck_due
+
+    def wait_settled(self, deadline: float) -> bool:
+        """Wait until every change made on disk before this call is applied to the index.
+
+        First a barrier on the watcher: a watchfiles call still running SETTLE_MS after this
+        call began must have returned (so an event the OS queued before this call, or one
+        waiting in the debounce window, has been handed over), then `wait_applied`. False at
+        the deadline (monotonic). With the vault folder gone there is nothing to wait for:
+        returns at once (`Vault.index_stale` says the index cannot follow the disk).
+        """
+        asked = time.monotonic()
+        settle = (SETTLE_MS + (POLL_DELAY_MS if self.polling else 0)) / 1000
+        with self._cond:
+            while not (self.root_missing or (self.watching.is_set() and self._cycle_at >= asked + settle
+                                              and not self.recheck_due)):
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set():
+                    return False
+                self._cond.wait(left)
+        return self.wait_applied(deadline)
 
     def wait_applied(self, deadline: float) -> bool:
         """Wait until every batch received so far is applied; False at the deadline (monotonic)."""
@@ -149,12 +217,23 @@ class LiveIndex:
         """Queue a full comparison of the disk with the index (counts as a pending change)."""
         self._enqueue(set(), True)
 
+    def recheck(self, why: str) -> None:
+        """Queue a full comparison because events may have been lost; changes it finds are reported."""
+        self.rechecks += 1
+        with self._cond:
+            self._enqueue(set(), True, why)
+            self.recheck_due = False
+
     def _report(self, message: str, severity: str = "warning") -> None:
         self.vault.bus.publish(IndexProblem(message, severity))
 
-    def _enqueue(self, rels: set[str], rescan: bool) -> None:
+    def _due(self) -> None:
         with self._cond:
-            self._batches.append((rels, rescan))
+            self.recheck_due = True
+
+    def _enqueue(self, rels: set[str], rescan: bool, why: str | None = None) -> None:
+        with self._cond:
+            self._batches.append((rels, rescan, why))
             self._received += 1
             self._cond.notify_all()
 
@@ -165,6 +244,25 @@ class LiveIndex:
         except OSError:
             return None
         return st.st_ino if os.path.isdir(self.vault.root_real) else None
+
+    def _report_missed(self) -> None:
+        """Half a second after a re-check, its changed paths that no event has reported since were
+        missed by the watcher (lost events never come; late ones come within milliseconds)."""
+        with self._cond:
+            suspects = self._suspects
+            if suspects is None or time.monotonic() - suspects[2] < 0.5 or self._applied < self._received:
+                return
+            self._suspects = None
+        paths, why, _ = suspects
+        if paths:
+            self.missed += len(paths)
+            self._report(f"file watcher missed {len(paths):,} change(s) because {why}; re-checked the whole vault "
+                         "and indexed them")
+
+    def _cycle_done(self) -> None:
+        with self._cond:
+            self._cycle_at = time.monotonic()
+            self._cond.notify_all()
 
     def _watch_loop(self) -> None:
         import watchfiles
@@ -178,7 +276,9 @@ class LiveIndex:
             ino = self._root_inode()
             if ino is None:
                 if not self.root_missing:
-                    self.root_missing = True
+                    with self._cond:
+                        self.root_missing = True
+                        self._cond.notify_all()  # waiters stop waiting for a folder that is gone
                     self.watching.clear()
                     self._report(f"vault folder {root} was deleted or unmounted; keeping the index as it was "
                                  "and waiting for the folder to come back", "error")
@@ -188,17 +288,34 @@ class LiveIndex:
                 self.root_missing = False
                 self._report(f"vault folder {root} is back; re-indexing it", "info")
                 needs_rescan = True
+            self.polling = polling
+            last_wake = None  # _wall() at the previous yield of this watch session
+            recheck: tuple[str, float] | None = None  # (why, since when) a full comparison is due
+            in_burst = False  # a burst re-check was queued: the rest of that burst waits for its end
             try:
                 for changes in watchfiles.watch(
                         root, watch_filter=None, debounce=self.debounce_ms, step=self.step_ms,
                         stop_event=self._stop, rust_timeout=TICK_MS, yield_on_timeout=True,
                         raise_interrupt=False, ignore_permission_denied=True, force_polling=polling,
-                        poll_delay_ms=500):
+                        poll_delay_ms=POLL_DELAY_MS):
                     failures = 0
                     self.watching.set()  # the first yield: the OS watches are in place
                     if needs_rescan:
                         needs_rescan = False
                         self.rescan()
+                    now = _wall()
+                    if last_wake is not None and now - last_wake > STALL_S and recheck is None and not polling:
+                        recheck = (f"vaultwatch was stalled for {now - last_wake:.1f} s (stopped, suspended or "
+                                   "overloaded), long enough for the operating system's queue of file events "
+                                   f"({QUEUE_LIMIT:,} at most) to overflow", time.monotonic())
+                        self._due()
+                    last_wake = now
+                    if len(changes) >= BURST_RECHECK and recheck is None and not polling:
+                        # the first check comes at most 1 s into a burst, then one more once it is over
+                        recheck = (f"a burst of {len(changes):,} file changes at once may have overflowed the "
+                                   f"operating system's queue of file events ({QUEUE_LIMIT:,} at most)",
+                                   float("inf") if in_burst else time.monotonic())
+                        self._due()
                     root_event = False
                     if changes:
                         rels: set[str] = set()
@@ -216,7 +333,17 @@ class LiveIndex:
                                 rels.add(rel)
                         if rels or rescan:
                             self._enqueue(rels, rescan)
+                    if recheck is not None and (not changes or time.monotonic() - recheck[1] > 1.0):
+                        self.recheck(recheck[0])  # once the backlog is in: what is still different was lost
+                        in_burst = bool(changes)
+                        recheck = None
+                    elif not changes:
+                        in_burst = False
+                    self._report_missed()
+                    self._cycle_done()
                     if root_event or self._root_inode() != ino:
+                        if recheck is not None:
+                            self.recheck(recheck[0])
                         break  # the root was deleted or replaced: re-attach (or wait for it)
                     if self.holding and _visible_names(root):
                         self.holding = False
@@ -224,6 +351,9 @@ class LiveIndex:
                 self.watching.clear()
             except Exception as exc:  # the watcher must never take the app down
                 self.watching.clear()
+                if recheck is not None:
+                    self.recheck(recheck[0])
+                    recheck = None
                 failures += 1
                 needs_rescan = True
                 if failures == 1:
@@ -248,13 +378,27 @@ class LiveIndex:
                     return
             rels: set[str] = set()
             rescan = False
-            for r, full in batches:
+            whys: list[str] = []
+            for r, full, why in batches:
                 rels |= r
                 rescan = rescan or full
+                if why:
+                    whys.append(why)
             self.last_batch_size = len(rels)
+            if rels and self._suspects is not None:
+                with self._cond:  # an event turned up for a path the re-check changed: it was late, not lost
+                    if self._suspects is not None:
+                        self._suspects[0].difference_update(rels)
             try:
                 if rescan:
-                    self.reconcile()
+                    if rels:  # what events reported goes in first: the comparison sees only the rest
+                        self.apply_paths(rels)
+                    changed = self.reconcile()
+                    if whys:
+                        with self._cond:  # a second re-check adds to the first one's suspects
+                            old = self._suspects
+                            self._suspects = ((old[0] | changed, old[1], time.monotonic()) if old is not None
+                                              else (changed, whys[0], time.monotonic()))
                 elif rels:
                     self.apply_paths(rels)
             except Exception as exc:  # reported; the next event or rescan repairs the index
@@ -339,12 +483,13 @@ class LiveIndex:
                 continue  # the title may come from the file name: parse it again
             found[rel] = dataclasses.replace(old, path=rel)
 
-    def reconcile(self) -> None:
-        """Compare the whole disk with the index and apply the differences (rules reloaded first)."""
+    def reconcile(self) -> set[str]:
+        """Compare the whole disk with the index and apply the differences (rules reloaded first).
+        Returns the paths that differed."""
         vault = self.vault
         root = vault.root_real
         if self._root_inode() is None:
-            return
+            return set()
         rules = IgnoreRules.from_vault(root)
         if rules != vault.config.ignore:
             vault.config = ScanConfig(vault.config.attachment_exts, rules)
@@ -375,7 +520,7 @@ class LiveIndex:
                     self.holding = True
                     self._report(f"vault {root} looks empty or unreadable; keeping the index and the cache "
                                  "until files reappear", "error")
-                return
+                return set()
             for p in gone:
                 found[p] = None
             for s in snap.skipped:  # skipped files that vanished
@@ -389,6 +534,7 @@ class LiveIndex:
                 cache.hold = False
                 cache.mark_all_dirty()
                 vault._flush_cache_soon()
+            return set(found)
 
 
 def _ancestors(rel: str) -> Iterator[str]:

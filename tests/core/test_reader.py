@@ -6,8 +6,20 @@ import hashlib
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from core.errors import HiddenPathError, NotFoundError, SymlinkEscapeError, TraversalError, AbsolutePathError
+from core import parse as parse_mod
+from core import reader as reader_mod
+from core import textmap
+from core.errors import (
+    AbsolutePathError,
+    HiddenPathError,
+    NotFoundError,
+    SymlinkEscapeError,
+    TraversalError,
+    VaultError,
+)
 from core.reader import ReadError, read
 
 NOTE = """---
@@ -204,3 +216,158 @@ def test_okf_fields_are_null_outside_a_bundle(make_vault, open_vault):
     r = read(v, "a.md").as_json()
     assert (r["okf_bundle"], r["status"], r["stale"], r["trust_tier"]) == (False, None, None, None)
     assert r["frontmatter"] == {"status": "deprecated"}
+
+
+# --- big notes: the windowed path (core.textmap) answers exactly what the whole path answers -------
+
+FRAGMENTS = ["---", "...", "\r", "\n", "\r\n", "é", "€", "😀", b"\xff", b"\xc3", b"\xe2\x82", b"\xf0\x9f", "# ",
+             "#tag ", "[[x]]", "`", " ", "\t", "a", "title: T\n", "## H\n", "# Top\n", "```\n", "status: deprecated\n",
+             "\ufeff", "verified:\n  - by: human:ana\n", "stale_after: 2026-01-01\n"]
+
+
+def _bytes(parts) -> bytes:
+    return b"".join(p if isinstance(p, bytes) else p.encode() for p in parts)
+
+
+def _requests(text_len: int, lines: int) -> list[dict]:
+    reqs: list[dict] = [{}, {"frontmatter_only": True}, {"section": "H"}, {"section": "H", "offset": 3, "max_chars": 5},
+                        {"section": "Top"}, {"section": "nope"}]
+    for offset in sorted({0, 1, 2, text_len // 3, text_len // 2, max(text_len - 1, 0), text_len, text_len + 1}):
+        for max_chars in (1, 2, 7, 40, 10_000):
+            reqs.append({"offset": offset, "max_chars": max_chars})
+    for first in sorted({1, 2, max(lines // 2, 1), lines, lines + 1}):
+        for span in (0, 1, 5, 1000):
+            reqs.append({"lines": (first, first + span)})
+            reqs.append({"lines": (first, first + span), "offset": 2, "max_chars": 9})
+    return reqs
+
+
+def _outcome(vault, **kw):
+    try:
+        return read(vault, "n.md", **kw).as_json()
+    except VaultError as exc:
+        return (type(exc).__name__, exc.message)
+
+
+def _compare(vault, monkeypatch, chunks=(4, 5, 7, 64)) -> int:
+    """Every request answered through the whole path and the windowed path (at several chunk
+    sizes, cold and warm page map); returns the number of requests compared."""
+    data = open(vault.root_real + "/n.md", "rb").read()
+    text, _ = parse_mod.decode(data)
+    reqs = _requests(len(text), text.count("\n") + 1)
+    monkeypatch.setattr(reader_mod, "WINDOWED_MIN_BYTES", 1 << 62)
+    want = [_outcome(vault, **r) for r in reqs]
+    monkeypatch.setattr(reader_mod, "WINDOWED_MIN_BYTES", 0)
+    for chunk in chunks:
+        monkeypatch.setattr(textmap, "CHUNK", chunk)
+        reader_mod._MAPS.clear()
+        for _warm in range(2):
+            got = [_outcome(vault, **r) for r in reqs]
+            diff = [(r, w, g) for r, w, g in zip(reqs, want, got) if w != g]
+            assert not diff, (chunk, data[:300], diff[:3])
+    return len(reqs)
+
+
+BIG_CASES = {
+    "plain": NOTE,
+    "crlf and lone cr": "---\r\ntitle: Win\r\n---\r\n# H1\r\nline\rnext\r\n\r\n## H\r\nbody\r\n",
+    "bom twice": b"\xef\xbb\xbf\xef\xbb\xbf---\ntitle: x\n---\nbody\n",
+    "invalid bytes everywhere": b"---\ntitle: caf\xe9\n---\n\xff\xfe# H\n\xe2\x82 half\n\xf0\x9f\x98",
+    "no final newline": "# Top\n\n## H\ntext without end",
+    "fence as last line": "---\ntitle: last\n---",
+    "dots close the block": "---\ntitle: dots\n...   \n# Top\n",
+    "never closed": "---\ntitle: open\n# Top\n## H\n",
+    "opening with spaces": "---  \t\ntitle: spaced\n---\n# Top\n",
+    "four dashes": "----\ntitle: no\n---\n# Top\n",
+    "empty": "",
+    "only newlines": "\n\n\n",
+    "multibyte at every byte": "😀é€a\n" * 50,
+    "code and tags": "# Top\n```\n## not H\n```\n#tag #other [[link]]\n## H\n`#nottag`\n",
+}
+
+
+@pytest.mark.parametrize("name", list(BIG_CASES))
+def test_windowed_reads_answer_exactly_like_whole_reads(name, make_vault, open_vault, monkeypatch):
+    v = open_vault(make_vault({"n.md": BIG_CASES[name]}, okf=True))
+    misses = reader_mod.WINDOW_MISSES
+    assert _compare(v, monkeypatch) > 30
+    assert reader_mod.WINDOW_MISSES == misses, "a page plan missed a chunk the answer needed"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.sampled_from(FRAGMENTS), max_size=80), bom=st.booleans(), fm=st.booleans())
+def test_windowed_reads_match_on_generated_notes(parts, bom, fm, make_vault, open_vault, monkeypatch):
+    data = (b"\xef\xbb\xbf" if bom else b"") + (b"---\n" if fm else b"") + _bytes(parts)
+    v = open_vault(make_vault({"n.md": data}))
+    misses = reader_mod.WINDOW_MISSES
+    _compare(v, monkeypatch, chunks=(4, 6))
+    assert reader_mod.WINDOW_MISSES == misses
+
+
+@pytest.mark.parametrize("name, text", [
+    ("fence far past the scan limit", "---\ntitle: far\n" + "k: v\n" * 40 + "---\n# Far title\n#t1 " + "x " * 80),
+    ("block over the frontmatter cap", "---\n" + "a: 1\n" * 60 + "---\n# After a huge block\n#late"),
+    ("body longer than the scan limit", "---\ntags: [a]\n---\n" + "#early " * 5 + "y" * 200 + "\n# Late H1\n#late"),
+    ("no block, long body", "text #one\n" + "z" * 300 + "\n# Late\n"),
+    ("a cut line that looks like a fence", "---\n" + "b" * 92 + "\n-----x\nmore\n# Title\n"),
+    ("first line of spaces", "---" + " " * 300 + "\ntitle: spaced\n---\n# Spaced\n"),
+], ids=lambda x: x if len(x) < 40 else "")
+def test_facts_at_the_scan_and_frontmatter_caps(name, text, make_vault, open_vault, monkeypatch):
+    """With the parser's caps made small, the page map's facts (from the block and the body's
+    head only) still equal parse_note's on the whole text, including the fallback cases."""
+    for mod in (parse_mod, textmap):
+        monkeypatch.setattr(mod, "MAX_SCAN_CHARS", 100)
+        monkeypatch.setattr(mod, "MAX_FRONTMATTER_CHARS", 120)
+    v = open_vault(make_vault({"n.md": text}, okf=True))
+    _compare(v, monkeypatch, chunks=(4, 9, 64))
+    if name == "a cut line that looks like a fence":  # the head alone would mislead: whole text used
+        with open(v.root_real + "/n.md", "rb") as fh:
+            assert textmap.build(fh.fileno(), 64).facts("n") is None
+
+
+def test_a_late_page_of_a_big_note_decodes_a_few_chunks(make_vault, open_vault, monkeypatch):
+    line = "Lorem ipsum [[Target]] dolor #tag sit, déjà vu 😀.\n"
+    body = line * 60_000  # ~3.2 MB
+    v = open_vault(make_vault({"n.md": "---\ntitle: Big\n---\n" + body}))
+    assert os.path.getsize(v.root_real + "/n.md") >= reader_mod.WINDOWED_MIN_BYTES
+    reader_mod._MAPS.clear()
+    late = read(v, "n.md", offset=2_500_000, max_chars=5000)
+    fd = os.open(v.root_real + "/n.md", os.O_RDONLY)
+    try:
+        st_ = os.fstat(fd)
+        tmap = reader_mod._MAPS.get((st_.st_dev, st_.st_ino, st_.st_size, st_.st_mtime_ns, st_.st_ctime_ns))
+    finally:
+        os.close(fd)
+    assert tmap is not None and len(tmap.points) >= 12
+    ask = reader_mod._Ask(None, None, False, 2_500_000, 5000)
+    assert len(reader_mod._plan(tmap, "n.md", ask)) <= 2  # of 13 chunks: the page's, not the note's
+    lines_ask = reader_mod._Ask(None, (50_000, 50_010), False, 0, 40_000)
+    assert len(reader_mod._plan(tmap, "n.md", lines_ask)) <= 3
+    whole_text = (v.root_real + "/n.md")
+    data = open(whole_text, "rb").read()
+    text = data.decode()
+    assert late.content == text[2_500_000:2_500_000 + len(late.content)]
+    assert late.etag == hashlib.sha256(data).hexdigest() and late.title == "Big"
+    assert late.start_line == text.count("\n", 0, 2_500_000) + 1
+    lines = read(v, "n.md", lines=(50_000, 50_002))
+    assert lines.content == line * 3 and lines.start_line == 50_000
+
+
+def test_a_stale_page_map_is_never_trusted(make_vault, open_vault, monkeypatch):
+    """A map cached under the file's identity but made from other bytes (an in-place rewrite
+    within one timestamp tick) is caught by the etag of the bytes just read, and rebuilt."""
+    monkeypatch.setattr(reader_mod, "WINDOWED_MIN_BYTES", 0)
+    root = make_vault({"n.md": "# Old\n" + "old line\n" * 100})
+    v = open_vault(root)
+    reader_mod._MAPS.clear()
+    assert read(v, "n.md").title == "Old"
+    old_map = next(iter(reader_mod._MAPS._maps.values()))
+    (root / "n.md").write_text("# New\n" + "new text\n" * 100)
+    fd = os.open(root / "n.md", os.O_RDONLY)
+    st_ = os.fstat(fd)
+    os.close(fd)
+    reader_mod._MAPS.put((st_.st_dev, st_.st_ino, st_.st_size, st_.st_mtime_ns, st_.st_ctime_ns), old_map)
+    r = read(v, "n.md", offset=10, max_chars=30)
+    data = (root / "n.md").read_bytes()
+    assert r.etag == hashlib.sha256(data).hexdigest() and r.title == "New"
+    assert r.content == data.decode()[10:10 + len(r.content)] and r.content.startswith("text\nnew text")

@@ -276,3 +276,37 @@ async def test_vault_watcher_runs_in_an_event_loop_and_stops(make_vault, clock):
     watcher.stop()
     await asyncio.wait_for(task, 2.0)
     assert all(not t.is_alive() for t in threads)
+
+
+def test_wait_for_pending_writes_covers_edits_the_watcher_has_not_delivered_yet(live):
+    """An outside edit finished before the call is in the listing when the call returns: the wait
+    covers events still in the OS queue or in the watcher's debounce window, not only batches
+    already handed to the index. Each round writes, then waits at once (no sleep in between)."""
+    lv = live(BASE)
+    vault = lv.vault
+    for i in range(12):
+        action = i % 3
+        if action == 0:
+            lv.write(f"Out/new{i}.md", f"# New {i}\n")
+        elif action == 1:
+            lv.write("a.md", f"---\ntitle: Alpha {i}\n---\n")
+        else:
+            (lv.root / f"Out/new{i - 2}.md").rename(lv.root / f"Out/moved{i}.md")
+        assert vault.wait_for_pending_writes(DEADLINE) is True
+        assert not vault.index_stale
+        paths = lv.paths()
+        if action == 0:
+            assert f"Out/new{i}.md" in paths, (i, paths)
+        elif action == 1:
+            assert vault.snapshot.get("a.md").title == f"Alpha {i}", i
+        else:
+            assert f"Out/moved{i}.md" in paths and f"Out/new{i - 2}.md" not in paths, (i, paths)
+
+
+def test_waiting_when_nothing_changed_is_short(live):
+    lv = live(BASE)
+    assert lv.vault.wait_for_pending_writes(DEADLINE)
+    started = time.monotonic()
+    for _ in range(5):
+        assert lv.vault.wait_for_pending_writes(DEADLINE)
+    assert (time.monotonic() - started) / 5 < 0.5

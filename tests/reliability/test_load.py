@@ -115,12 +115,25 @@ async def _until(predicate, timeout: float = 10.0) -> float:
     return time.perf_counter() - start
 
 
+def key(app, name: str) -> None:
+    """Deliver one key press to the app the way its terminal driver does, without waiting for the
+    app to go idle afterwards (Pilot.press does, which under load measures the harness, not the app)."""
+    from textual import events
+
+    app.post_message(events.Key(name, name if len(name) == 1 else None))
+
+
 async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_size):
+    """The human filters and triages in the TUI (Textual's test harness, real keys for triage)
+    while agents in their own process work on the app's socket: every keystroke is timed, and
+    every write acknowledged to anyone (agents and human) is on disk at the end."""
     from core.clock import parse_as_of
+    from core.parse import parse_note
     from core.vault import Vault
     from reliability_helpers import short_dir
     from tui.app import make_app
     from tui.config import fixed_config
+    from tui.screens.triage import StatusScreen
 
     notes, n_agents, calls = (10_000, 20, 500) if full_size else (1_000, 6, 80)
     root = tmp_path / "vault"
@@ -132,9 +145,20 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     sock = os.path.join(sock_dir, "tui.sock")
     vault = Vault(root, clock=parse_as_of("2026-11-29"))
     vault.load()
-    app = make_app(vault, config=fixed_config(mcp=True, watch=True, socket_path=sock))
+    # the human triages vault notes the agents list, read and search (but do not write); notes with
+    # broken frontmatter are refused by every triage action (they belong to the Broken tab)
+    rng = random.Random(5)
+    snap = vault.snapshot
+    pool = [p for p in vault_paths(root)[0] if not p.startswith("Load/") and p != "index.md"
+            and snap.get(p) is not None and snap.get(p).frontmatter_error is None]
+    targets = rng.sample(pool, min(len(pool), 400))
+    app = make_app(vault, config=fixed_config(mcp=True, watch=True, socket_path=sock, user="loadtester"))
     samples: list[float] = []
-    async with app.run_test(size=(160, 50)):
+    triage_samples: list[float] = []  # status key or v -> the note written and its row showing it
+    dialog_samples: list[float] = []  # c -> the status dialog open
+    expected: dict[str, dict] = {}  # path -> what the human's triage left there
+    statuses = {"draft": "1", "stable": "2", "deprecated": "3"}
+    async with app.run_test(size=(160, 50)) as pilot:
         await app.settle(timeout=60)
         assert await _until(lambda: os.path.exists(sock), 20) < 20
         env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -142,7 +166,7 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
             sys.executable, str(Path(__file__).with_name("load_agents.py")), sock, str(root), str(n_agents),
             str(calls), "5", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
         reader = asyncio.create_task(agents.communicate())
-        rounds = during = 0
+        rounds = during = triage_during = 0
         filter_input = app.query_one("#filter-input")
         doclist = app.active_list
         while not reader.done() or rounds < 2:
@@ -157,18 +181,74 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
                 samples.append(time.perf_counter() - t)
                 during += busy
                 await asyncio.sleep(0.15)  # a brisk typist: ~6 keys a second
+            # then triages two notes with the app's own keys: a status (c, then 1-3) and a review (v)
+            for kind in ("status", "review"):
+                path = targets[(2 * rounds + (kind == "review")) % len(targets)]
+                busy = not reader.done()
+                assert doclist.select_key(path), f"{path} is not listed"
+                await pilot.pause()
+                entry = doclist.current
+                assert entry.path == path
+                if kind == "status":
+                    new = next(st for st in ("deprecated", "stable", "draft") if st != entry.okf_status)
+                    t = time.perf_counter()
+                    key(app, "c")
+                    assert await _until(lambda: isinstance(app.screen, StatusScreen), 20) < 20, "no status dialog"
+                    dialog_samples.append(time.perf_counter() - t)
+                    await asyncio.sleep(0.15)
+                    t = time.perf_counter()
+                    key(app, statuses[new])
+                    done = lambda p=path, n=new: (doclist.current is not None and doclist.current.path == p
+                                                  and doclist.current.okf_status == n)
+                    expected.setdefault(path, {})["status"] = new
+                else:
+                    verified = entry.frontmatter.get("verified")
+                    count = len(verified) if isinstance(verified, list) else int(bool(verified))
+                    t = time.perf_counter()
+                    key(app, "v")
+                    done = lambda p=path, c=count: (doclist.current is not None and doclist.current.path == p
+                                                    and len(doclist.current.frontmatter.get("verified") or ()) == c + 1)
+                    expected.setdefault(path, {})["reviewed"] = True
+                took = await _until(done, 20)
+                assert took < 20, f"triage of {path} ({kind}) not written and shown within 20 s"
+                triage_samples.append(time.perf_counter() - t)
+                triage_during += busy
+                await asyncio.sleep(0.15)
             if rounds > 2000:
                 break
         out, err = await reader
         await app.settle(timeout=60)
+        for worker in [w for w in app.workers if w.group == "write"]:
+            await worker.wait()
+        refused = [f"{n.title}: {n.message}" for n in app._notifications
+                   if n.title.startswith(("conflict:", "failed:"))]
+        own = dict(app.actions._own)
     shutil.rmtree(sock_dir, ignore_errors=True)
     result = json.loads(out.decode().strip().splitlines()[-1])
     assert result["errors"] == [], result["errors"][:10]
     lost = [p for p, etag in result["own"].items() if hashlib.sha256((root / p).read_bytes()).hexdigest() != etag]
     assert lost == []
     assert f"count: {result['increments']}\n" in (root / "Load" / "counter.md").read_text()
+    # the human's triage: no action refused, and every acknowledged write is what is on disk
+    assert refused == [], refused
+    assert set(own) == set(expected), (sorted(set(expected) - set(own))[:5], sorted(set(own) - set(expected))[:5])
+    human_lost = []
+    for path, want in expected.items():
+        data = (root / path).read_bytes()
+        facts = parse_note(data, path)
+        verified = facts.frontmatter.get("verified")
+        ok = hashlib.sha256(data).hexdigest() == own[path]
+        if "status" in want:
+            ok = ok and facts.okf_status == want["status"]
+        if want.get("reviewed"):
+            ok = ok and isinstance(verified, list) and any(v.get("by") == "human:loadtester" for v in verified
+                                                           if isinstance(v, dict))
+        if not ok:
+            human_lost.append(path)
+    assert human_lost == [], human_lost[:10]
     ordered = sorted(samples)
     p95 = ordered[int(len(ordered) * 0.95)] * 1000
+    tri = sorted(triage_samples)
     figure("agents", n_agents)
     figure("agent_calls", len(result["latencies"]))
     figure("acknowledged_writes", result["acked_writes"])
@@ -178,7 +258,17 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     figure("keystroke_p50_ms", round(statistics.median(ordered) * 1000, 1))
     figure("keystroke_p95_ms", round(p95, 1))
     figure("keystroke_max_ms", round(ordered[-1] * 1000, 1))
+    figure("triage_actions", len(tri))
+    figure("triage_actions_while_agents_ran", triage_during)
+    figure("human_notes_written", len(own))
+    figure("human_lost_updates", len(human_lost))
+    figure("triage_p50_ms", round(statistics.median(tri) * 1000, 1))
+    figure("triage_p95_ms", round(tri[int(len(tri) * 0.95)] * 1000, 1))
+    figure("triage_max_ms", round(tri[-1] * 1000, 1))
+    dia = sorted(dialog_samples)
+    figure("status_dialog_p95_ms", round(dia[int(len(dia) * 0.95)] * 1000, 1))
     assert during >= 10, "the agents finished before the human could type"
+    assert triage_during >= 2, "the agents finished before the human could triage"
     # The issue's target is p95 <= 100 ms: RELIABILITY.md reports the figure against it. At CI size
     # (sharing two cores with other tests) this guards against the TUI freezing; at nightly size the
     # agents' own process competes for the same two cores and the figure is reported, not asserted.
