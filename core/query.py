@@ -208,7 +208,10 @@ def _position_page(snapshot: Snapshot, q: Query, paths: tuple[str, ...], entries
             raise QueryError("cursor is not valid: pass back the next_cursor of a previous result, unchanged")
         start = bisect_right(order, cpath, key=paths.__getitem__)
     end = total if q.limit is None else min(total, start + q.limit)
-    page = tuple(map(entries.__getitem__, order[start:end]))
+    if isinstance(order, range):  # a plain span: one slice, no per-entry lookups
+        page = entries[order.start + start:order.start + end]
+    else:
+        page = tuple(map(entries.__getitem__, order[start:end]))
     next_cursor = encode_cursor(fp, "", page[-1].path) if end < total and page else None
     return QueryResult(page, total, next_cursor, snapshot.generation, snapshot.is_bundle, snapshot.loaded)
 
