@@ -33,7 +33,10 @@ def _parent(path: str) -> str:
 
 def folder_tree(snapshot: Snapshot) -> FolderTree:
     """The snapshot's folder tree (memoized per generation)."""
-    return snapshot.cached("folders.tree", lambda: _build(snapshot))
+    def patch(old: FolderTree, base: Snapshot, changed: frozenset[str]) -> FolderTree | None:
+        return old if snapshot.in_place(base) else None  # folders and note counts follow paths only
+
+    return snapshot.cached("folders.tree", lambda: _build(snapshot), patch)
 
 
 def _build(snapshot: Snapshot) -> FolderTree:

@@ -17,16 +17,20 @@ from .model import FOLDER, NOTE, Entry, Link
 MAX_PATCH = 5000  # changed paths beyond which a table is rebuilt rather than patched
 
 
-def _names(snapshot: Snapshot) -> tuple[dict[str, list[str]], dict[str, str]]:
+def _names(snapshot: Snapshot) -> tuple[dict[str, str | tuple[str, ...]], dict[str, str]]:
     def build() -> tuple[dict[str, list[str]], dict[str, str]]:
-        by_name: dict[str, list[str]] = {}
+        by_name: dict[str, str | tuple[str, ...]] = {}
         by_path: dict[str, str] = {}
         for e in snapshot.entries:
             if e.kind == FOLDER:
                 continue
             folded = e.path.casefold()
             by_path[folded] = e.path
-            by_name.setdefault(folded.rsplit("/", 1)[-1], []).append(e.path)
+            name = folded.rsplit("/", 1)[-1]
+            had = by_name.get(name)
+            # most names are unique: a bare path string, not a one-element list (100k lists
+            # cost 26 MB and a long walk for every garbage collection)
+            by_name[name] = e.path if had is None else (had + (e.path,) if type(had) is tuple else (had, e.path))
         return by_name, by_path
 
     def patch(old, base: Snapshot, changed: frozenset[str]):
@@ -40,19 +44,25 @@ def _names(snapshot: Snapshot) -> tuple[dict[str, list[str]], dict[str, str]]:
                 continue  # replaced in place (or a folder either way): the names are the same
             folded = path.casefold()
             name = folded.rsplit("/", 1)[-1]
-            paths = [p for p in by_name.get(name, ()) if p != path]  # a copy: `old` is another generation's
+            paths = [p for p in _candidates(by_name, name) if p != path]
             if has:
                 by_path[folded] = path
                 paths.append(path)
             elif by_path.get(folded) == path:
                 del by_path[folded]
             if paths:
-                by_name[name] = paths
+                by_name[name] = paths[0] if len(paths) == 1 else tuple(paths)
             else:
                 by_name.pop(name, None)
         return by_name, by_path
 
     return snapshot.cached("linkmap.names", build, patch)
+
+
+def _candidates(by_name: dict, name: str) -> tuple[str, ...]:
+    """The paths of the files named `name` (casefolded) in a `_names` table."""
+    found = by_name.get(name, ())
+    return (found,) if type(found) is str else found
 
 
 def _with_ext(target: str) -> str:
@@ -87,7 +97,7 @@ def resolve(snapshot: Snapshot, source: str, link: Link) -> str | None:
     if hit:
         return hit
     name = want.rsplit("/", 1)[-1]
-    candidates = by_name.get(name, ())
+    candidates = _candidates(by_name, name)
     if "/" in want:
         candidates = [p for p in candidates if p.casefold().endswith("/" + want)]
     return _pick(candidates, source)
