@@ -1,22 +1,31 @@
 """The vaultwatch TUI: folder tree, filterable list, preview, triage tabs and agent activity.
 
-`make_app(vault, config=...)` builds the domain side (the session, the MCP host) and hands
-it to `VaultwatchApp`. The app never touches the disk on the UI thread: the index loads in
-the background, queries and previews run in thread workers, and core events reach the app
-as coalesced Textual messages posted from whatever thread published them.
+`make_app(vault, config=...)` builds the domain side (the session, and how to build the MCP
+host and the watcher) and hands it to `VaultwatchApp`. The app never touches the disk on the
+UI thread: the index loads in the background, queries and previews run in thread workers,
+and core events reach the app as coalesced Textual messages posted from whatever thread
+published them.
+
+Start-up paints first: only what the first frame needs is imported and composed before it.
+The index load, the MCP server (whose SDK takes ~0.5 s to import), the watcher and the
+hidden tabs' lists start after the first frame is on the screen.
 """
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import os
 import subprocess
+import sys
+import threading
 import time
-from collections.abc import Iterable
-from dataclasses import replace
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -28,23 +37,21 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, Tree
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from core import filterexpr
+from core import filterexpr, linkmap
 from core.errors import VaultError
 from core.events import AgentAccess, AgentConnected, DocumentsChanged, Event, IndexProblem, IndexProgress, IndexReady
 from core.folders import folder_tree
 from core.index import Snapshot
+from core.model import Link
 from core.query import Query
 from core.vault import Vault
-from core.writes import ConflictError
 
-from .actions import Actions, Outcome, editor_command
+from . import spans
 from .config import AppConfig
 from .marks import access_kind
-from .messages import AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ProblemReported
-from .screens.asof import AsOfScreen
-from .screens.help import HelpScreen
+from .messages import (AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ListFailed, ListReady,
+                       ProblemReported)
 from .screens.palette import NoteCommands
-from .screens.triage import SnoozeScreen, StatusScreen
 from .session import Session
 from .widgets.activity import ActivityList
 from .widgets.doclist import DocList
@@ -56,12 +63,29 @@ from .widgets.rowlist import RowList
 from .widgets.statusline import StatusLine
 from .widgets.triage import PANES, Requery, TriagePane, rows_for
 
-VIEW_GROUPS = frozenset({"query", "counts", "preview"})
+if TYPE_CHECKING:
+    from .actions import Actions, Outcome
+
+VIEW_GROUPS = frozenset({"query", "counts", "preview", "warm"})
 COUNTS_DELAY = 0.15
 COUNTS_DELAY_BIG = 0.5
 BIG_VAULT = 20_000
+INLINE_QUERY_NOTES = 20_000  # up to this many notes a list query takes a few ms: run it inline
 PREVIEW_DELAY = 0.06
+TYPING_PAUSE = 0.35  # the preview waits this long after a filter keystroke
+WARM_WORD = "\x00"  # matches no title, path or note name: a query with it only builds core's caches
 log = logging.getLogger("vaultwatch.tui")
+
+
+@dataclass(frozen=True, slots=True)
+class ListRequest:
+    """One run of a pane's query: the newest request wins, older ones are dropped unshown."""
+
+    seq: int
+    pane: TriagePane
+    query: Query
+    snapshot: Snapshot
+    keep: bool
 
 
 class VaultwatchApp(App[None]):
@@ -91,28 +115,40 @@ class VaultwatchApp(App[None]):
     ]
 
     def __init__(self, session: Session, *, host: Any = None, host_error: str | None = None,
-                 watcher: Any = None) -> None:
+                 watcher: Any = None, host_factory: Callable[[], Any] | None = None) -> None:
         super().__init__()
         self.session = session
         self.config: AppConfig = session.config
         self.host = host
         self.host_error = host_error
         self.watcher = watcher
+        self._host_factory = host_factory  # builds the host after the first frame (see run_mcp)
         self.scope: str | None = None
         self.filter_query = Query()
         self.follow_agent: str | None = None
         self.following = False
         self.agents: dict[str, str] = {}  # session id -> agent name
+        self._agent_backlog: deque[AgentAccess] = deque()  # calls not drawn yet (see on_agent_called)
         self._unsubscribe = None
         self._counts_timer = None
         self._preview_timer = None
         self._stats_key: tuple | None = None
         self._mcp_worker: Worker | None = None
         self._quitting = False
+        self._started = False  # the services that wait for the first frame have been started
+        self._frozen = False  # long-lived objects moved out of the collector's way (gc.freeze)
+        self._typing_until = 0.0  # monotonic time until which the filter counts as being typed
+        self._warmed = -1  # the index generation whose folded text the filter warm-up built
+        # the visible list's query: one thread at a time, the newest request wins (see run_active)
+        self._list_lock = threading.Lock()
+        self._list_next: ListRequest | None = None
+        self._list_busy = False
+        self._list_seq = 0
+        self._list_reset = False  # a request to show the list from its top is not shown yet
         self._user_layout: dict[str, bool] = {}
         self.reading = False  # narrow screens: the preview replaces the list
         self.loaded = False  # the app has seen a complete index
-        self.actions = Actions(session.vault, user=self.config.user)
+        self._actions: Actions | None = None
         self._conflicted: list[str] = []  # notes whose last action met an outside change
         if not self.config.animate:
             self.animation_level = "none"
@@ -126,18 +162,37 @@ class VaultwatchApp(App[None]):
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield FilterBar(id="filterbar")
+        # the app keeps its own references: a query from a handler that runs while the screen
+        # is being torn down (quitting during a burst of tab keys) finds nothing
+        self._filterbar = FilterBar(id="filterbar")
+        self._tree = FolderView(self.session, id="tree")
+        self._tabs = TabbedContent(id="tabs")
+        self._preview = Preview(self.session, id="preview")
+        self._activity_panel = Vertical(id="activity")
+        self._activity_title = Static(id="activity-title")
+        self._activity = ActivityList(self.session, id="activity-list")
+        self._status = StatusLine(id="status")
+        self._panes = [cls(self.session, pane_id, lazy=i > 0) for i, (pane_id, cls) in enumerate(PANES)]
+        yield self._filterbar
         with Horizontal(id="main"):
-            yield FolderView(self.session, id="tree")
-            with TabbedContent(id="tabs"):
-                for pane_id, cls in PANES:
-                    yield cls(self.session, pane_id)
-            yield Preview(self.session, id="preview")
-        with Vertical(id="activity"):
-            yield Static(id="activity-title")
-            yield ActivityList(self.session, id="activity-list")
-        yield StatusLine(id="status")
+            yield self._tree
+            with self._tabs:
+                yield from self._panes
+            yield self._preview
+        with self._activity_panel:
+            yield self._activity_title
+            yield self._activity
+        yield self._status
         yield Footer()
+
+    @property
+    def actions(self) -> Actions:
+        """The triage actions (imported on first use: start-up does not need the write path)."""
+        if self._actions is None:
+            from .actions import Actions  # noqa: PLC0415
+
+            self._actions = Actions(self.session.vault, user=self.config.user)
+        return self._actions
 
     def on_mount(self) -> None:
         if not self.config.animate:
@@ -151,22 +206,41 @@ class VaultwatchApp(App[None]):
             self.loaded = True
             self.refresh_views(keep=False)
         else:
-            # paint first: the loader thread's stat/parse loop competes with the first frame
-            self.call_after_refresh(self.session.vault.start)
             self._status_indexing(0, 0)
-            for pane in self.query(TriagePane):
+            for pane in self._panes:
                 pane.show((), empty="Indexing…")
-        if self.host is not None:
-            self._mcp_worker = self.run_mcp()
+        if self.host is not None or self._host_factory is not None:
+            self.status.set_part("mcp", Text("MCP starting…", style="dim"))
         elif self.host_error:
             self.status.set_part("mcp", Text(f"MCP off: {self.host_error}", style="red"))
-        if self.watcher is not None:
-            self.run_watcher()
         if self.config.tick:
             self.set_interval(self.config.tick, self._tick)
         if self._theme_error:
             self.notify(self._theme_error, severity="warning", title="theme")
         self.active_list.focus()
+        # paint first: the loader's stat/parse loop, the MCP SDK import and the hidden tabs
+        # would all delay the first frame
+        self.call_after_refresh(self._start_services)
+
+    async def _start_services(self) -> None:
+        """What waits for the first frame: the index load, the MCP server, the watcher, the
+        hidden tabs' lists."""
+        if self._started or self._quitting:
+            return
+        self._started = True
+        if not self.session.vault.wait_ready(0):
+            _prestart_scan_helpers()
+            self.session.vault.start()
+        if self.host is not None or self._host_factory is not None:
+            self._mcp_worker = self.run_mcp()
+        if self.watcher is not None:
+            self.run_watcher()
+        if self._live():
+            await self._preview.build_parts()
+        for pane in self._panes:
+            if not self._live():
+                return
+            await pane.materialize()
 
     def on_resize(self) -> None:
         self._apply_layout()
@@ -174,6 +248,25 @@ class VaultwatchApp(App[None]):
     def on_descendant_focus(self, event) -> None:
         if not self.config.animate and isinstance(event.widget, Input):
             event.widget.cursor_blink = False  # also the palette's and dialogs' inputs
+        if event.widget.id == "filter-input" and self.loaded:
+            self._warm_filter()
+
+    def _warm_filter(self) -> None:
+        """The first free word typed makes core fold every title and path of the index
+        generation (~0.1 s at 100k notes; kept, and patched on changes): start that when the
+        filter bar gets the focus, before the first key. (Not at start-up: the folded text
+        costs ~10 MB at 100k notes, wasted for someone who never filters.)"""
+        snapshot = self.session.snapshot
+        if snapshot.generation != self._warmed:
+            self._warmed = snapshot.generation
+            self._warm_worker(snapshot)
+
+    @work(thread=True, group="warm", exit_on_error=False, description="filter warm-up")
+    def _warm_worker(self, snapshot: Snapshot) -> None:
+        try:
+            self.session.query(Query(words=(WARM_WORD,), limit=1), snapshot)
+        except VaultError:
+            pass
 
     def _apply_layout(self) -> None:
         """Wide screens show tree, list and preview side by side (the tree from 140 columns);
@@ -181,25 +274,24 @@ class VaultwatchApp(App[None]):
         escape returns)."""
         width, height = self.size
         narrow = width < 100
-        self.query_one("#tree").display = self._user_layout.get("tree", width >= 140)
-        self.query_one("#activity").display = self._user_layout.get("activity", height >= 30)
-        self.query_one("#preview").display = not narrow or self.reading
-        self.query_one("#tabs").display = not (narrow and self.reading)
+        self._tree.display = self._user_layout.get("tree", width >= 140)
+        self._activity_panel.display = self._user_layout.get("activity", height >= 30)
+        self._preview.display = not narrow or self.reading
+        self._tabs.display = not (narrow and self.reading)
         self.screen.set_class(narrow, "-narrow")
 
     @property
     def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
+        return self._status
 
     @property
     def tabs(self) -> TabbedContent:
-        return self.query_one("#tabs", TabbedContent)
+        return self._tabs
 
     @property
     def active_pane(self) -> TriagePane:
-        pane = self.tabs.active_pane
-        assert isinstance(pane, TriagePane)
-        return pane
+        active = self._tabs.active
+        return next((p for p in self._panes if p.id == active), self._panes[0])
 
     @property
     def active_list(self) -> RowList:
@@ -207,7 +299,11 @@ class VaultwatchApp(App[None]):
 
     @property
     def preview(self) -> Preview:
-        return self.query_one(Preview)
+        return self._preview
+
+    def _live(self) -> bool:
+        """False while quitting or tearing the screen down: late messages are dropped."""
+        return not self._quitting and self.is_running and self._tabs.is_attached
 
     # -- core events, from any thread ----------------------------------------------------------
     def _relay(self, event: Event) -> None:
@@ -215,6 +311,7 @@ class VaultwatchApp(App[None]):
         if isinstance(event, DocumentsChanged):
             self.post_message(IndexChanged(event.generation))
         elif isinstance(event, AgentAccess):
+            self._agent_backlog.append(event)  # deque.append: safe from any thread
             self.post_message(AgentCalled(event))
         elif isinstance(event, AgentConnected):
             self.post_message(AgentPresence(event))
@@ -231,9 +328,8 @@ class VaultwatchApp(App[None]):
     def on_index_progressed(self, message: IndexProgressed) -> None:
         if not self.session.vault.wait_ready(0):
             self._status_indexing(message.done, message.total)
-            for pane in self.query(TriagePane):
-                pane.rowlist._empty = f"Indexing… {message.done:,} of {message.total:,} files"
-                pane.rowlist.refresh()
+            for pane in self._panes:
+                pane.set_empty(f"Indexing… {message.done:,} of {message.total:,} files")
 
     def on_index_loaded(self, message: IndexLoaded) -> None:
         self.loaded = True
@@ -246,26 +342,40 @@ class VaultwatchApp(App[None]):
         if message.severity == "error" and not self.loaded and self.session.vault.wait_ready(0):
             self.loaded = True  # the load gave up: say so where the notes would be
             self.status.set_part("index", Text("indexing failed", style="bold red"))
-            for pane in self.query(TriagePane):
+            for pane in self._panes:
                 pane.show((), empty=message.text)
 
     def on_agent_called(self, message: AgentCalled) -> None:
-        event = message.event
-        self.query_one(ActivityList).add(event)
-        marked = self.session.marks.record(event)
-        if event.agent not in self.agents.values():
-            self.agents.setdefault(event.session or event.agent, event.agent)
+        """Every call waiting in the backlog gets its row; marks, tree, titles and the status
+        line are redrawn once for all of them (20 agents make ~200 calls a second)."""
+        events: list[AgentAccess] = []
+        backlog = self._agent_backlog
+        while backlog:
+            events.append(backlog.popleft())
+        if not events or not self._live():
+            return
+        self._activity.extend(events)
+        marked: set[str] = set()
+        followed: str | None = None
+        for event in events:
+            self.session.colors(event.agent)  # agents get their colours in the order they call
+            marked.update(self.session.marks.record(event))
+            if event.agent not in self.agents.values():
+                self.agents.setdefault(event.session or event.agent, event.agent)
+            if self.following and event.paths and access_kind(event) == "read" and \
+                    (self.follow_agent in (None, event.agent)):
+                followed = event.paths[0]
         if marked:
-            for doclist in self.query(DocList):
-                doclist.marks_changed(marked)
-            self.query_one(FolderView).refresh_marks()
+            paths = tuple(marked)
+            for pane in self._panes:
+                if isinstance(pane.rowlist, DocList) and pane.ready:
+                    pane.rowlist.marks_changed(paths)
+            self._tree.refresh_marks(marked)
             if self.preview.path in marked:
                 self.preview.refresh_marks()
-        if self.following and event.paths and access_kind(event) == "read" and \
-                (self.follow_agent in (None, event.agent)):
-            path = event.paths[0]
-            self.preview.show(path)
-            self.active_list.select_key(path) if isinstance(self.active_list, DocList) else None
+        if followed is not None:
+            self.preview.show(followed)
+            self.active_list.select_key(followed) if isinstance(self.active_list, DocList) else None
         self._update_activity_title()
         self._status_agents()
 
@@ -290,39 +400,94 @@ class VaultwatchApp(App[None]):
 
     def refresh_views(self, *, keep: bool = True) -> None:
         """Re-query the visible list now and everything else shortly after (coalesced)."""
+        if not self._live():
+            return
         self.run_active(keep=keep)
         self.preview.refresh_if_changed()
         if self._counts_timer is not None:
             self._counts_timer.stop()
+        for worker in self.workers:  # stale counts: stop competing with the list's query
+            if worker.group == "counts" and not worker.is_finished:
+                worker.cancel()
         # counting runs every tab's query: on a big vault wait for a pause in the typing, or the
         # counts compete with the visible list's query for the interpreter
         delay = COUNTS_DELAY if self.session.snapshot.note_count < BIG_VAULT else COUNTS_DELAY_BIG
         self._counts_timer = self.set_timer(delay, self.run_counts)
 
-    def run_active(self, *, keep: bool = True) -> None:
-        """Re-run the visible pane's query (off the UI thread)."""
-        pane = self.active_pane
+    def run_active(self, *, keep: bool = True, pane: TriagePane | None = None) -> None:
+        """Re-run the visible pane's query off the UI thread.
+
+        Requests coalesce: one query thread runs at a time and, when it finishes, takes only
+        the newest request made meanwhile. Typing fast never queues a query per key, and two
+        100k-note queries never compete for the interpreter."""
+        if not self._live():
+            return
+        pane = pane or self.active_pane
         try:
             q = self.query_for(pane)
         except VaultError as exc:
-            self.query_one(FilterBar).show_error(exc.message)
+            self._filterbar.show_error(exc.message)
             return
-        self._query_worker(pane.id or "", q, self.session.snapshot, keep)
+        # a newer request that supersedes one made to reset the list (a new filter) resets it too
+        keep = keep and not self._list_reset
+        self._list_reset = not keep
+        self._list_seq += 1
+        request = ListRequest(self._list_seq, pane, q, self.session.snapshot, keep)
+        if request.snapshot.note_count <= INLINE_QUERY_NOTES and not self._list_busy:
+            self._list_inline(request)
+            return
+        with self._list_lock:
+            self._list_next = request
+            if self._list_busy:
+                return
+            self._list_busy = True
+        self._list_worker()
 
-    @work(thread=True, exclusive=True, group="query", exit_on_error=False, description="list query")
-    def _query_worker(self, pane_id: str, q: Query, snapshot: Snapshot, keep: bool) -> None:
-        worker = get_current_worker()
+    @work(thread=True, group="query", exit_on_error=False, description="list query")
+    def _list_worker(self) -> None:
         try:
-            result = self.session.query(q, snapshot)
+            while True:
+                with self._list_lock:
+                    request, self._list_next = self._list_next, None
+                    if request is None or self._quitting:
+                        self._list_busy = False
+                        return
+                try:
+                    result = self.session.query(request.query, request.snapshot)
+                except VaultError as exc:
+                    self.post_message(ListFailed(request.seq, exc.message))
+                    continue
+                if self._list_next is not None:  # superseded while it ran: build no rows for it
+                    continue
+                rows = rows_for(request.pane, result.entries, request.snapshot.skipped)
+                self.post_message(ListReady(request, rows, result.total))
+        except BaseException:
+            with self._list_lock:
+                self._list_busy = False
+            raise
+
+    def _list_inline(self, request: ListRequest) -> None:
+        """A small vault's query (a few ms) runs right here: handing it to a thread and back
+        costs more than that while agents keep the other threads busy."""
+        try:
+            result = self.session.query(request.query, request.snapshot)
         except VaultError as exc:
-            if not worker.is_cancelled:
-                self._from_thread(self.query_one(FilterBar).show_error, exc.message)
+            self._filterbar.show_error(exc.message)
             return
-        if worker.is_cancelled:
-            return
-        pane = self.query_one(f"#{pane_id}", TriagePane)
-        rows = rows_for(pane, result.entries, snapshot.skipped)
-        self._from_thread(self._show_rows, pane, rows, result.total, keep)
+        self._list_reset = False
+        rows = rows_for(request.pane, result.entries, request.snapshot.skipped)
+        self._show_rows(request.pane, rows, result.total, request.keep)
+
+    def on_list_ready(self, message: ListReady) -> None:
+        request = message.request
+        if request.seq != self._list_seq or not self._live():
+            return  # a newer request is on its way
+        self._list_reset = False
+        self._show_rows(request.pane, message.rows, message.total, request.keep)
+
+    def on_list_failed(self, message: ListFailed) -> None:
+        if message.seq == self._list_seq and self._live():
+            self._filterbar.show_error(message.error)
 
     def _show_rows(self, pane: TriagePane, rows, total: int, keep: bool) -> None:
         empty = None
@@ -335,8 +500,10 @@ class VaultwatchApp(App[None]):
     def run_counts(self) -> None:
         """Re-count every tab, the tree and the status line (off the UI thread)."""
         self._counts_timer = None
+        if not self._live():
+            return
         plans: dict[str, dict[str, Query]] = {}
-        for pane in self.query(TriagePane):
+        for pane in self._panes:
             try:
                 plans[pane.id or ""] = {k: self.query_for(pane, base) for k, base in pane.count_queries().items()}
             except VaultError:
@@ -363,12 +530,21 @@ class VaultwatchApp(App[None]):
         if fresh:  # the filter and folder scope change tab counts only, not the vault's totals
             stats = self.session.stats(snapshot)
             folder_tree(snapshot)  # built here, off the UI thread, and memoized on the snapshot
+            if not worker.is_cancelled:
+                # the first preview maps note names for its links (~0.1 s at 100k notes, then
+                # kept): do it now, idle, and before the freeze below
+                try:
+                    linkmap.resolve(snapshot, "", Link(WARM_WORD, "wiki", None, None))
+                except VaultError:
+                    pass
         if not worker.is_cancelled:
             self._from_thread(self._show_counts, counts, stats, snapshot)
 
     def _show_counts(self, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot) -> None:
+        if not self._live():
+            return
         relabelled = []
-        for pane in self.query(TriagePane):
+        for pane in self._panes:
             mine = counts.get(pane.id or "", {})
             tab = self.tabs.get_tab(pane.id or "")
             label = pane.label_for(mine)
@@ -383,8 +559,15 @@ class VaultwatchApp(App[None]):
         if stats is not None:
             self._stats_key = (snapshot.generation, self.session.clock)
             if snapshot is self.session.snapshot:
-                self.query_one(FolderView).sync()
+                self._tree.sync()
             self._status_stats(stats)
+            if not self._frozen and snapshot.loaded:
+                # The index (frozen by core after its load) and what the views derived from it
+                # (core's name maps: ~100k small lists at 100k notes) live as long as the app.
+                # Left to the collector, each full collection walks them: 50-70 ms pauses while
+                # typing. Freezing keeps them out of every later collection.
+                self._frozen = True
+                gc.freeze()
 
     def _from_thread(self, fn, *args) -> None:
         """Run `fn` on the UI thread from a worker thread (dropped while shutting down)."""
@@ -397,6 +580,9 @@ class VaultwatchApp(App[None]):
 
     # -- user actions -----------------------------------------------------------------------------
     def on_filter_bar_applied(self, message: FilterBar.Applied) -> None:
+        if message.query == self.filter_query:
+            return  # "vault" -> "vault " lists the same notes
+        self._typing_until = time.monotonic() + TYPING_PAUSE
         self.filter_query = message.query
         self.refresh_views(keep=False)
 
@@ -409,9 +595,15 @@ class VaultwatchApp(App[None]):
         self._status_vault()
         self.refresh_views(keep=False)
 
-    def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
-        self.run_active()
-        self.call_after_refresh(self.active_list.focus)
+    async def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
+        pane = message.pane
+        if not isinstance(pane, TriagePane) or not self._live():
+            return  # e.g. the tabs being removed while the app quits
+        await pane.materialize()  # opened before the hidden tabs were built
+        if not self._live() or pane is not self.active_pane:
+            return
+        self.run_active(pane=pane)
+        self.call_after_refresh(pane.rowlist.focus)
 
     @on(Requery)
     @on(DocList.SortChanged)
@@ -427,10 +619,13 @@ class VaultwatchApp(App[None]):
             return
         if message.rowlist is not self.active_list:
             return
-        # key repeat moves the cursor many rows a second: preview where it comes to rest
+        # key repeat moves the cursor many rows a second: preview where it comes to rest; while
+        # the filter is being typed, wait for a pause in the typing (opening a note re-lays the
+        # screen out, which the next keystroke would wait for)
         if self._preview_timer is not None:
             self._preview_timer.stop()
-        self._preview_timer = self.set_timer(PREVIEW_DELAY, lambda: self._preview_row(row))
+        delay = max(PREVIEW_DELAY, self._typing_until - time.monotonic())
+        self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row))
 
     def _preview_row(self, row) -> None:
         self._preview_timer = None
@@ -453,7 +648,7 @@ class VaultwatchApp(App[None]):
         self.active_list.select_key(path)
 
     def action_focus_filter(self) -> None:
-        self.query_one("#filter-input", Input).focus()
+        self._filterbar.query_one("#filter-input", Input).focus()
 
     def action_focus_list(self) -> None:
         if self.reading:
@@ -471,28 +666,30 @@ class VaultwatchApp(App[None]):
         self.tabs.active = pane_id
 
     def action_toggle_tree(self) -> None:
-        tree = self.query_one("#tree")
+        tree = self._tree
         self._user_layout["tree"] = not tree.display
         self._apply_layout()
 
     def action_toggle_activity(self) -> None:
-        panel = self.query_one("#activity")
+        panel = self._activity_panel
         self._user_layout["activity"] = not panel.display
         self._apply_layout()
 
     def action_toggle_follow(self) -> None:
         self.following = not self.following
-        self.query_one(ActivityList).follow_tail = not self.following  # keep the followed row selected
+        self._activity.follow_tail = not self.following  # keep the followed row selected
         if self.following:
-            current = self.query_one(ActivityList).current
+            current = self._activity.current
             self.follow_agent = current.agent if current is not None else None
-            if not self.query_one("#activity").display:
+            if not self._activity_panel.display:
                 self._user_layout["activity"] = True
                 self._apply_layout()
         self._update_activity_title()
         self._status_agents()
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen  # noqa: PLC0415  (dialogs load when first opened)
+
         self.push_screen(HelpScreen(self.key_help()))
 
     def action_as_of(self) -> None:
@@ -500,17 +697,23 @@ class VaultwatchApp(App[None]):
             if clock is not None:
                 self.set_clock(clock)
 
+        from .screens.asof import AsOfScreen  # noqa: PLC0415
+
         current = self.session.clock.today().isoformat()
         self.push_screen(AsOfScreen(current, blink=self.config.animate), done)
 
     def set_clock(self, clock) -> None:
         """Judge staleness by another as-of clock (this session only; agents keep theirs)."""
         self.session.clock = clock
-        for doclist in self.query(DocList):
-            doclist.invalidate()
+        self._invalidate_doclists()
         self.preview.refresh_marks()
         self._status_vault()
         self.refresh_views()
+
+    def _invalidate_doclists(self) -> None:
+        for pane in self._panes:
+            if isinstance(pane.rowlist, DocList):
+                pane.rowlist.invalidate()
 
     def action_copy_bridge_config(self) -> None:
         text = self.bridge_config()
@@ -542,12 +745,12 @@ class VaultwatchApp(App[None]):
         yield SystemCommand("Set as-of date", "Judge staleness as of another date", self.action_as_of)
         yield SystemCommand("Copy bridge config", "Copy an MCP client configuration for `vaultwatch bridge`",
                             self.action_copy_bridge_config)
-        yield SystemCommand("Clear filter", "Show every note again", lambda: self.query_one(FilterBar).set_text(""))
+        yield SystemCommand("Clear filter", "Show every note again", lambda: self._filterbar.set_text(""))
 
     def _focus_tree(self) -> None:
         self._user_layout["tree"] = True
         self._apply_layout()
-        self.query_one(FolderView).focus()
+        self._tree.focus()
 
     def key_help(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Sections of (key, description) for the help screen, from the bindings themselves."""
@@ -581,6 +784,7 @@ class VaultwatchApp(App[None]):
         if not targets:
             return
         action = message.action
+        from .screens.triage import SnoozeScreen, StatusScreen  # noqa: PLC0415
         if action == "status":
             current = targets[0].okf_status if len(targets) == 1 else None
 
@@ -616,6 +820,10 @@ class VaultwatchApp(App[None]):
     @work(group="write", exit_on_error=False, description="$EDITOR")
     async def _edit_worker(self, entry) -> None:
         """Suspend the app, run $EDITOR on the note, resume and index what it saved."""
+        from core.writes import ConflictError  # noqa: PLC0415
+
+        from .actions import Outcome, editor_command  # noqa: PLC0415
+
         try:
             before = await asyncio.to_thread(self.actions.seen_bytes, entry)
         except VaultError as exc:
@@ -689,21 +897,41 @@ class VaultwatchApp(App[None]):
             self.notify(f"{path}: {message}", title=f"failed: {outcome.label}", severity="error", markup=False)
 
     # -- MCP host --------------------------------------------------------------------------------
-    @work(exclusive=True, group="mcp", exit_on_error=False, description="MCP server")
-    async def run_mcp(self) -> None:
-        """Serve MCP on the host's socket until quit (errors land in on_worker_state_changed)."""
-        ready = asyncio.Event()
+    @work(thread=True, exclusive=True, group="mcp", exit_on_error=False, description="MCP server")
+    def run_mcp(self) -> None:
+        """Serve MCP on the host's socket until quit (errors land in on_worker_state_changed).
 
-        async def announce() -> None:
-            await ready.wait()
-            self._status_agents()
+        The server has a thread and an asyncio loop of its own: an agent's request never
+        holds up a frame or a keystroke for longer than the interpreter's 5 ms thread switch
+        (in the app's loop, each request ran to its next await first). The host is built
+        here too, after the first frame: importing the MCP SDK takes ~0.5 s. A host that
+        cannot be built (a second vaultwatch on the vault) leaves the TUI working and says why
+        in the status line."""
+        if self.host is None and self._host_factory is not None:
+            try:
+                self.host = self._host_factory()
+            except Exception as exc:
+                self.host_error = str(exc) or type(exc).__name__
+                self._from_thread(self.status.set_part, "mcp", Text(f"MCP off: {self.host_error}", style="red"))
+                return
+        host = self.host
+        if host is None or self._quitting:
+            return
 
-        announcer = asyncio.create_task(announce())
-        self.status.set_part("mcp", Text("MCP starting…", style="dim"))
-        try:
-            await self.host.run(ready)
-        finally:
-            announcer.cancel()
+        async def serve() -> None:
+            ready = asyncio.Event()
+
+            async def announce() -> None:
+                await ready.wait()
+                self._from_thread(self._status_agents)
+
+            announcer = asyncio.create_task(announce())
+            try:
+                await host.run(ready)
+            finally:
+                announcer.cancel()
+
+        asyncio.run(serve())
 
     @work(exclusive=True, group="watch", exit_on_error=False, description="watcher")
     async def run_watcher(self) -> None:
@@ -735,10 +963,10 @@ class VaultwatchApp(App[None]):
             self._unsubscribe()
             self._unsubscribe = None
         waits = []
+        if self._mcp_worker is not None:
+            waits.append(self._mcp_worker)  # it may still be building the host: stop it after
         if self.host is not None:
             self.host.stop()
-            if self._mcp_worker is not None:
-                waits.append(self._mcp_worker)
         if self.watcher is not None:
             try:  # stopping flushes the index cache to disk: not on the UI thread
                 await asyncio.wait_for(asyncio.to_thread(self.watcher.stop), 6.0)
@@ -750,37 +978,48 @@ class VaultwatchApp(App[None]):
                 await asyncio.wait_for(worker.wait(), 2.0)
             except Exception:  # cancelled, failed or slow: it is reported elsewhere; quit anyway
                 worker.cancel()
+            if worker is self._mcp_worker and self.host is not None:
+                self.host.stop()  # built while we waited
 
     async def on_unmount(self) -> None:
         if not self._quitting:
             await self.shutdown()
 
     async def settle(self, timeout: float = 10.0) -> None:
-        """Wait until the index is loaded and no view worker is pending (tests, screenshots)."""
+        """Wait until the index is loaded and no view work is pending (tests, screenshots):
+        no view worker running, no timer set, no message queued anywhere on the screen (a
+        list's Highlighted is on its way to the app), several refreshes in a row."""
         deadline = time.monotonic() + timeout
+        quiet = 0
         while time.monotonic() < deadline:
-            busy = [w for w in self.workers if w.group in VIEW_GROUPS and not w.is_finished]
-            idle = self._counts_timer is None and self._preview_timer is None
-            if self.loaded and not busy and idle:
-                await asyncio.sleep(0.01)
-                busy = [w for w in self.workers if w.group in VIEW_GROUPS and not w.is_finished]
-                idle = self._counts_timer is None and self._preview_timer is None
-                if not busy and idle and not self._message_queue.qsize():
-                    # widgets finish some updates after a refresh (the tab underline follows a
-                    # relabelled tab): let a few refresh cycles pass
-                    for _ in range(3):
-                        await self.screen.wait_for_refresh()
+            if self._views_idle():
+                quiet += 1
+                if quiet >= 3:
                     return
+                # widgets finish some updates after a refresh (the tab underline follows a
+                # relabelled tab): let a refresh cycle pass and look again
+                await self.screen.wait_for_refresh()
+                await asyncio.sleep(0.005)
+                continue
+            quiet = 0
             await asyncio.sleep(0.01)
         raise TimeoutError("the views did not settle")
+
+    def _views_idle(self) -> bool:
+        if not (self.loaded and self._started and self._preview.built and all(p.ready for p in self._panes)):
+            return False
+        if self._counts_timer is not None or self._preview_timer is not None or self._list_busy:
+            return False
+        if any(w.group in VIEW_GROUPS and not w.is_finished for w in self.workers):
+            return False
+        return not any(node._message_queue.qsize() for node in (self, *self.screen.walk_children(with_self=True)))
 
     # -- status line -------------------------------------------------------------------------------
     def _tick(self) -> None:
         if not self.session.marks.by_path:
             return
-        for doclist in self.query(DocList):
-            doclist.invalidate()
-        self.query_one(FolderView).refresh_marks()
+        self._invalidate_doclists()
+        self._tree.refresh_marks()
         self.preview.refresh_marks()
 
     def _status_vault(self) -> None:
@@ -788,7 +1027,7 @@ class VaultwatchApp(App[None]):
         text.append(Path(self.session.vault.root).name or self.session.vault.root, style="bold")
         if self.scope:
             text.append(f"/{self.scope}", style="bold")
-        text.append(f"  as of {self.session.clock.today().isoformat()}", style="dim")
+        spans.append(text, f"  as of {self.session.clock.today().isoformat()}", "dim")
         self.status.set_part("vault", text)
 
     def _status_indexing(self, done: int, total: int) -> None:
@@ -798,10 +1037,10 @@ class VaultwatchApp(App[None]):
     def _status_stats(self, stats: dict) -> None:
         text = Text(f"{stats['notes']:,} notes")
         if stats.get("okf_bundle"):
-            text.append(f" · {stats['stale']:,} stale", style="yellow" if stats["stale"] else "")
+            spans.append(text, f" · {stats['stale']:,} stale", "yellow" if stats["stale"] else None)
         broken = stats["frontmatter_errors"] + stats["skipped"]
         if broken:
-            text.append(f" · {broken:,} broken", style="red")
+            spans.append(text, f" · {broken:,} broken", "red")
         self.status.set_part("stats", text)
 
     def _status_agents(self) -> None:
@@ -820,28 +1059,30 @@ class VaultwatchApp(App[None]):
                     text.append(", ")
                 text.append(name, style=Style(color=self.session.colors(name)))
         else:
-            text.append(" · no agents", style="dim")
+            spans.append(text, " · no agents", "dim")
         self.status.set_part("mcp", text)
 
     def _update_activity_title(self) -> None:
         text = Text()
         text.append("Agent activity", style="bold")
-        calls = len(self.query_one(ActivityList).calls)
-        text.append(f"  {calls:,} calls", style="dim")
+        calls = len(self._activity.calls)
+        spans.append(text, f"  {calls:,} calls", "dim")
         names = sorted(set(self.agents.values()))
         if names:
-            text.append(f" · {len(names)} agent{'s' if len(names) != 1 else ''}: ", style="dim")
+            spans.append(text, f" · {len(names)} agent{'s' if len(names) != 1 else ''}: ", "dim")
             for i, name in enumerate(names):
                 if i:
                     text.append(", ")
                 text.append(name, style=Style(color=self.session.colors(name)))
         text.append("  ")
         if self.following:
-            text.append(f" following {self.follow_agent or 'any agent'} ", style="bold reverse")
-            text.append("  f stops", style="dim")
+            text.append(" ", style="reverse")  # a pad of another style: see tui.spans
+            text.append(f"following {self.follow_agent or 'any agent'}", style="bold reverse")
+            text.append(" ", style="reverse")
+            spans.append(text, "  f stops", "dim")
         else:
             text.append("f follows the selected agent", style="dim")
-        self.query_one("#activity-title", Static).update(text, layout=False)
+        self._activity_title.update(spans.tidy(text), layout=False)
 
 
 def _names(paths: list[str], limit: int = 3) -> str:
@@ -879,36 +1120,40 @@ def _watcher_for(vault: Vault, search: bool) -> Any:
 def _prestart_scan_helpers() -> None:
     """Core's parallel scan forks its workers through multiprocessing, whose resource tracker is
     started with this process's stderr descriptor. Inside the app stderr is Textual's capture
-    (fileno() == -1) and the scan fails with "bad value(s) in fds_to_keep": start the tracker
-    now, while stderr is still the real one."""
-    try:
-        from multiprocessing import resource_tracker  # noqa: PLC0415
+    (fileno() == -1) and the scan would fail with "bad value(s) in fds_to_keep": start the
+    tracker with the real stderr put back for the moment. (Called after the first frame: the
+    spawn costs the first paint ~10 ms.)"""
+    from multiprocessing import resource_tracker  # noqa: PLC0415
 
+    captured = sys.stderr
+    try:
+        if sys.__stderr__ is not None:
+            sys.stderr = sys.__stderr__
         resource_tracker.ensure_running()
     except Exception as exc:  # the scan reports its own failure if this mattered
         log.warning("could not pre-start the multiprocessing resource tracker: %r", exc)
+    finally:
+        sys.stderr = captured
 
 
 def make_app(vault: Vault, *, config: AppConfig | None = None) -> VaultwatchApp:
-    """Build the session (and the MCP host and watcher the config asks for) and the app."""
+    """Build the session (and the watcher, and how to build the MCP host, that the config asks
+    for) and the app. The host is built by the app after its first frame."""
     config = config or AppConfig()
-    if not vault.wait_ready(0):
-        _prestart_scan_helpers()
     session = Session(vault, config)
-    host = None
-    host_error = None
+    host_factory = None
     if config.mcp:
         _log_to_file()
-        try:
+
+        def host_factory() -> Any:
             from mcp_server.host import McpHost  # noqa: PLC0415  (imports the SDK only when serving)
-            host = McpHost(vault, socket_path=config.socket_path, compat=config.compat, read_only=config.read_only,
+
+            return McpHost(vault, socket_path=config.socket_path, compat=config.compat, read_only=config.read_only,
                            audit_log=config.audit_log, http=config.http)
-        except Exception as exc:  # shown in the status line; the TUI still works
-            host_error = str(exc) or type(exc).__name__
     watcher = None
     if config.watch:
         try:
             watcher = _watcher_for(vault, search=config.mcp)
         except Exception as exc:
             log.warning("watcher unavailable: %r", exc)
-    return VaultwatchApp(session, host=host, host_error=host_error, watcher=watcher)
+    return VaultwatchApp(session, watcher=watcher, host_factory=host_factory)

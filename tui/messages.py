@@ -2,7 +2,8 @@
 
 Floods are coalesced: a pending `IndexChanged` or `IndexProgressed` is replaced by a newer
 one (Message.can_replace), so a `git checkout` of 5,000 files costs one refresh, not 5,000.
-Agent calls are never coalesced: every call gets its activity row.
+Agent calls are never dropped: each waits in the app's backlog and gets its activity row; the
+`AgentCalled` notices coalesce, so a burst of calls is drawn in one pass.
 """
 from __future__ import annotations
 
@@ -50,11 +51,15 @@ class ProblemReported(Message):
 
 
 class AgentCalled(Message):
-    """One MCP tool call by one agent."""
+    """MCP tool calls are waiting in the app's backlog. Coalesced: the handler draws every
+    waiting call (each gets its row), so a queued notice adds nothing."""
 
     def __init__(self, event: AgentAccess) -> None:
         super().__init__()
         self.event = event
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, AgentCalled)
 
 
 class AgentPresence(Message):
@@ -63,3 +68,19 @@ class AgentPresence(Message):
     def __init__(self, event: AgentConnected) -> None:
         super().__init__()
         self.event = event
+
+
+class ListReady(Message):
+    """A list query finished (posted from its thread); shown only if no newer one was asked."""
+
+    def __init__(self, request, rows, total: int) -> None:
+        super().__init__()
+        self.request, self.rows, self.total = request, rows, total
+
+
+class ListFailed(Message):
+    """A list query was refused (e.g. a bad glob): the filter bar shows why."""
+
+    def __init__(self, seq: int, error: str) -> None:
+        super().__init__()
+        self.seq, self.error = seq, error

@@ -6,6 +6,7 @@ import os
 import threading
 from pathlib import Path
 
+from textual import events
 from textual.widgets import Input, OptionList
 from tui_helpers import access, pin_mtimes
 
@@ -98,7 +99,7 @@ async def test_folder_tree_scopes_every_list_with_a_name_boundary(tui_demo: Path
         await app.settle()
         tree = app.query_one(FolderView)
         labels = {str(n.label) for n in tree.root.children}
-        assert "Projects 7" in labels and "ProjectsOld 2" in labels
+        assert "Projects (7)" in labels and "ProjectsOld (2)" in labels
         node = tree.folder_node("Projects")
         tree.select_node(node)
         await pilot.pause()
@@ -247,7 +248,7 @@ async def test_outside_edit_updates_list_and_keeps_selection(tui_demo: Path, app
         assert "Getting Started (edited)" in [e.title for e in doclist.rows]
         assert str(app.tabs.get_tab("notes").label) == "Notes 44"
         tree = app.query_one(FolderView)
-        assert any(str(n.label).startswith("Areas 15") for n in tree.root.children)
+        assert any(str(n.label).startswith("Areas (15)") for n in tree.root.children)
 
 
 async def test_preview_reloads_when_its_note_changes(tui_demo: Path, app_for) -> None:
@@ -281,7 +282,7 @@ async def test_titles_render_literally(tmp_path: Path, app_for) -> None:
         await app.settle()
         assert "[draft] spec [/] and [bold]x[/bold]" in app.preview.head_text
         tree = app.query_one(FolderView)
-        assert str(tree.root.label).startswith("All notes 2")
+        assert str(tree.root.label).startswith("All notes (2)")
 
 
 async def test_empty_vault(tmp_path: Path, app_for) -> None:
@@ -488,3 +489,90 @@ async def test_themes(tui_demo: Path, app_for) -> None:
         await pilot.pause()
         assert app.theme == "textual-dark"
         assert any("unknown theme" in n.message for n in app._notifications)
+
+
+async def test_tab_keys_faster_than_the_app_then_quit(tui_demo: Path) -> None:
+    """Session 1 crashed with NoMatches '#tabs' (app.py, TabActivated -> run_active -> tabs):
+    tab keys arriving faster than the app handles them left TabActivated messages that ran
+    while quitting tore the screen down. Keys are posted without waiting, like key repeat,
+    while the app is still starting (its index loading in the background)."""
+    from core.clock import parse_as_of
+    from core.vault import Vault
+    from tui.app import make_app
+    from tui.config import fixed_config
+
+    for _ in range(8):  # a race: each round reproduced it about one time in four
+        app = make_app(Vault(tui_demo, clock=parse_as_of("2026-11-29")), config=fixed_config())
+        async with app.run_test(size=(120, 30)):
+            for key in "2345123451234":
+                app.post_message(events.Key(key, key))
+            while app._message_queue.qsize():  # every key handled (Textual itself cannot take
+                await asyncio.sleep(0.005)  # a key once its screens are gone); then quit
+        # run_test re-raises an exception raised in a handler; a crashed app also exits non-zero
+        assert app.return_code in (None, 0)
+
+
+async def test_fast_typing_coalesces_list_queries(tui_demo: Path, app_for, monkeypatch) -> None:
+    """Keys typed faster than a query runs never queue a query each: the list query thread
+    takes only the newest filter when it is free, and the list ends on the last text."""
+    import tui.app
+
+    monkeypatch.setattr(tui.app, "INLINE_QUERY_NOTES", 0)  # as in a big vault: queries in a thread
+    app = app_for(tui_demo)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.settle()
+        ran: list[Query] = []
+        gate = threading.Event()
+        original = app.session.query
+
+        def slow_query(q, snapshot=None):
+            if q.limit is None:  # the list's own queries (tab counts ask for one row)
+                ran.append(q)
+                gate.wait(5)  # a 100k-note query takes a while: hold the first one
+            return original(q, snapshot)
+
+        app.session.query = slow_query
+        await pilot.press("slash")
+        for ch in "deploy":
+            app.post_message(events.Key(ch, ch))
+        await pilot.pause()
+        while len(app.query_one("#filter-input", Input).value) < 6:
+            await asyncio.sleep(0.01)
+        gate.set()
+        await app.settle()
+        assert app.query_one("#filter-input", Input).value == "deploy"
+        assert len(ran) <= 3, [q.words for q in ran]  # the first key's, the last key's, maybe one between
+        assert ran[-1].words == ("deploy",)
+        assert paths(app) == ["Areas/Engineering/Deploy Runbook.md", "Projects/Archive/Legacy Deploy Script.md"]
+        del app.session.query
+        await pilot.press("ctrl+u")
+        await app.settle()
+        assert len(paths(app)) == 43
+
+
+async def test_hidden_tabs_are_built_after_the_first_frame(tui_demo: Path) -> None:
+    """Only the visible tab's list is composed for the first frame; the others are mounted
+    right after it, and a tab opened before that still lists its notes."""
+    from core.clock import parse_as_of
+    from core.vault import Vault
+    from tui.app import make_app
+    from tui.config import fixed_config
+    from tui.widgets.triage import TriagePane
+
+    app = make_app(Vault(tui_demo, clock=parse_as_of("2026-11-29")), config=fixed_config())
+    first_frame: list[list[bool]] = []
+    start_services = app._start_services
+
+    async def after_first_frame() -> None:  # what the app runs once its first frame is painted
+        first_frame.append([p.ready for p in app.query(TriagePane)])
+        app.post_message(events.Key("3", "3"))  # the Stale tab, before the hidden tabs are built
+        await start_services()
+
+    app._start_services = after_first_frame
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.settle()
+        assert first_frame[0][0] and not any(first_frame[0][1:])
+        assert all(p.ready for p in app.query(TriagePane))
+        assert app.active_pane.id == "stale" and len(paths(app)) == 8
+        assert app.host is None  # this config serves no MCP
+        await pilot.press("q")

@@ -37,6 +37,29 @@ def test_subcommands_still_work() -> None:
     assert bad.returncode == 2 and "invalid as-of date" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_the_launch_path_leaves_the_mcp_sdk_for_after_the_first_frame() -> None:
+    """First paint <= 0.5 s from process start: the MCP SDK, uvicorn and starlette (~0.5 s to
+    import) load after the first frame, in the app's MCP worker, not on the way to it."""
+    probe = (
+        "import sys\n"
+        "from tui import cli\n"
+        "from tui.app import make_app\n"
+        "from tui.config import AppConfig\n"
+        "from core.vault import Vault, demo_vault_path\n"
+        "cli.build_parser()\n"
+        "app = make_app(Vault(demo_vault_path()), config=AppConfig(mcp=True, watch=True))\n"
+        "assert app.host is None and app._host_factory is not None\n"
+        "heavy = sorted(m for m in sys.modules if m == 'mcp_server.host' or m.split('.')[0] in\n"
+        "               ('mcp', 'uvicorn', 'starlette', 'pydantic', 'httpx', 'anyio'))\n"
+        "print(heavy)\n"
+    )
+    env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="vw-state-"))
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
+
+
 class Terminal:
     """`vaultwatch ARGS` in a pseudo-terminal, read until quiet, driven by keystrokes."""
 

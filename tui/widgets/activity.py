@@ -36,10 +36,14 @@ class ActivityList(RowList):
         self.follow_tail = True
 
     def add(self, event: AgentAccess) -> None:
-        """Append one call. The cursor rides along on the newest row while it sits on the last
+        """Append one call (see `extend`)."""
+        self.extend((event,))
+
+    def extend(self, events: Sequence[AgentAccess]) -> None:
+        """Append calls. The cursor rides along on the newest row while it sits on the last
         one and `follow_tail` is set; that is not a selection, so no Highlighted is posted."""
         at_end = not self.calls or self.cursor >= len(self.calls) - 1
-        self.calls.append(event)
+        self.calls.extend(events)
         rows = tuple(self.calls)
         self.rows = rows
         self.invalidate()

@@ -149,7 +149,7 @@ class DocList(RowList):
                 if folder_shown or not row.folder or cell_len(row.title) + 8 > col.width:
                     out.append((row.title, None))
                 else:  # no folder column at this width: the folder follows the title, dimmed
-                    out.append([(row.title, None), ("  " + row.folder, self.cstyle("rowlist--dim"))])
+                    out.append([(row.title, None), ("  ", None), (row.folder, self.cstyle("rowlist--dim"))])
                 if row.path in self.picked:
                     cell = out[-1]
                     out[-1] = [("✓ ", self.cstyle("rowlist--accent") + Style(bold=True)),

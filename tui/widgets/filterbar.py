@@ -16,6 +16,8 @@ from core import filterexpr
 from core.errors import QueryError
 from core.query import Query
 
+from ..spans import tidy
+
 PLACEHOLDER = ("/ filter: words  status:deprecated  trust:unverified  stale:true  tag:craft  path:Projects/**  "
                "-key:value")
 
@@ -34,6 +36,9 @@ class FilterBar(Vertical):
         def __init__(self, text: str, query: Query) -> None:
             super().__init__()
             self.text, self.query = text, query
+
+        def can_replace(self, message) -> bool:
+            return isinstance(message, FilterBar.Applied)  # a newer text supersedes a queued one
 
     class Left(Message):
         """The user is done with the filter (escape or enter)."""
@@ -72,7 +77,7 @@ class FilterBar(Vertical):
             query = filterexpr.parse(text)
         except QueryError as exc:
             self.error = exc
-            error_line.update(_error_text(text, exc))
+            error_line.update(tidy(_error_text(text, exc)))
             error_line.display = True
             self.add_class("-error")
             return

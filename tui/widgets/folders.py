@@ -1,6 +1,7 @@
 """The folder tree: the vault's folders with note counts, from the index, loaded lazily."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.style import Style
@@ -42,12 +43,16 @@ class FolderView(Tree[str]):
         return label
 
     def _label(self, name: str, count: int, folder: str | None) -> Text:
+        """"Projects (12)", then who touched the folder last. Separating spaces stay unstyled
+        (see tui.spans: screenshots showed "Archive0")."""
         text = Text(name)
-        text.append(f" {count}", style=Style(dim=True))
+        text.append(" ")
+        text.append(f"({count:,})", style=Style(dim=True))
         if folder is not None:
             mark = self.session.marks.folder(folder) if folder else None
             if mark is not None:
-                text.append(f" ● {ago(self.session.now() - mark.at)} {short_agent(mark.agent)}",
+                text.append(" ")
+                text.append(f"● {ago(self.session.now() - mark.at)} {short_agent(mark.agent)}",
                             style=Style(color=self.session.colors(mark.agent)))
         return text
 
@@ -60,14 +65,26 @@ class FolderView(Tree[str]):
         if not self.root.is_expanded:
             self.root.expand()
 
-    def refresh_marks(self) -> None:
-        """Relabel loaded nodes (agent marks or their ages changed)."""
+    def refresh_marks(self, paths: Iterable[str] | None = None) -> None:
+        """Relabel loaded nodes (agent marks or their ages changed): those holding `paths`,
+        or all of them."""
         if self._tree is None:
             return
+        folders: set[str] | None = None
+        if paths is not None:
+            folders = set()
+            for path in paths:
+                while "/" in path:
+                    path = path.rsplit("/", 1)[0]
+                    if path in folders:
+                        break
+                    folders.add(path)
         stack = list(self.root.children)
         while stack:
             node = stack.pop()
             folder = node.data or ""
+            if folders is not None and folder not in folders:
+                continue  # nothing below it was touched either
             node.set_label(self._label(folder.rsplit("/", 1)[-1], self._tree.note_count(folder), folder))
             stack.extend(node.children)
 

@@ -2,8 +2,12 @@
 
 Textual's Markdown widget is superlinear (2,100 lines take 10 s), so the preview draws a
 note line by line into one rich Text: headings, lists, quotes, fences, rules, inline code,
-bold, tags, wiki links, embeds and Markdown links. Cost is linear and capped at
+bold, tags, wiki links, embeds, Markdown links and tables. Cost is linear and capped at
 `max_lines`. Links carry an `@click` action with their index in the returned link table.
+
+Tables (GitHub style: a header row, a `| --- | :-: |` delimiter row, body rows) are drawn as
+aligned columns; given the `width` they will be shown at, wide cells wrap inside their
+column instead of the whole row wrapping across the screen.
 """
 from __future__ import annotations
 
@@ -12,10 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
 from core.model import Link
+
+from .. import spans
 
 MAX_LINES = 3000
 
@@ -31,6 +38,11 @@ _INLINE = re.compile(
     r"|(?P<tag>(?<![^\s(])#[\w/-]*[^\W\d][\w/-]*)"
 )
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_TABLE_DELIMITER = re.compile(r"^\s{0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+COLUMN_GAP = " │ "
+MIN_COLUMN = 4
+_console: Console | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +50,8 @@ class Styles:
     """The styles the renderer uses (taken from the app's theme by the caller)."""
 
     heading: Style = Style(bold=True, color="#7fb4ff")
+    table_head: Style = Style(bold=True)
+    table_rule: Style = Style(dim=True)
     heading1: Style = Style(bold=True, underline=True, color="#7fb4ff")
     link: Style = Style(underline=True, color="#5fd7ff")
     broken: Style = Style(color="#ff6b6b", strike=True)
@@ -57,31 +71,41 @@ def wiki_link(inner: str, embed: bool) -> Link:
 
 
 def render_note(body: str, resolve: Callable[[Link], str | None], styles: Styles = Styles(),
-                max_lines: int = MAX_LINES) -> tuple[Text, list[tuple[Link, str | None]]]:
-    """Render a note body. Returns the Text and the links in it with their resolved paths."""
+                max_lines: int = MAX_LINES, width: int | None = None) -> tuple[Text, list[tuple[Link, str | None]]]:
+    """Render a note body (tables fitted to `width` cells when given). Returns the Text and
+    the links in it with their resolved paths."""
     out = Text(no_wrap=False, overflow="fold")
     links: list[tuple[Link, str | None]] = []
     lines = body.split("\n")
     fence: str | None = None
-    for n, line in enumerate(lines):
+    n = -1
+    while n + 1 < len(lines):
+        n += 1
+        line = lines[n]
         if n >= max_lines:
             out.append(f"\n… {len(lines) - max_lines:,} more lines not shown: open the note in your editor",
                        styles.dim)
             break
         if n:
             out.append("\n")
+        if fence is None and "|" in line and n + 1 < len(lines) and _TABLE_DELIMITER.match(lines[n + 1]):
+            end = _table_end(lines, n, max_lines)
+            if end > n + 1:
+                _table(out, lines[n:end], resolve, links, styles, width)
+                n = end - 1
+                continue
         m = _FENCE.match(line)
         if fence is not None:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
                 fence = None
-                out.append("  " + "╌" * 20, styles.dim)
+                spans.append(out, "  " + "╌" * 20, styles.dim)
             else:
-                out.append("  " + line, styles.code)
+                spans.append(out, "  " + line, styles.code)
             continue
         if m:
             fence = m.group(1)
             lang = line.strip()[len(fence):].strip()
-            out.append("  " + "╌" * 20 + (f" {lang}" if lang else ""), styles.dim)
+            spans.append(out, "  " + "╌" * 20 + (f" {lang}" if lang else ""), styles.dim)
             continue
         if _RULE.match(line):
             out.append("─" * 40, styles.dim)
@@ -104,6 +128,117 @@ def render_note(body: str, resolve: Callable[[Link], str | None], styles: Styles
             continue
         _inline(out, line, resolve, links, styles, None)
     return out, links
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of a table row: split on unescaped pipes, outer pipes optional."""
+    line = line.strip()
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|") and not line.endswith("\\|"):
+        line = line[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(line)]
+
+
+def _table_end(lines: list[str], start: int, max_lines: int) -> int:
+    """One past the last line of the table whose header is `lines[start]` (start + 1 when the
+    header and delimiter rows disagree on the number of columns: not a table)."""
+    if len(_cells(lines[start])) != len(_cells(lines[start + 1])):
+        return start + 1
+    end = start + 2
+    while end < len(lines) and end < max_lines and "|" in lines[end] and lines[end].strip():
+        end += 1
+    return end
+
+
+def _fit_widths(natural: list[int], floors: list[int], width: int | None) -> list[int]:
+    """Column widths: as wide as their widest cell while the table fits `width`; else the
+    narrow columns keep their width and the wide ones share what is left, none narrower
+    than its floor (its header's longest word)."""
+    widths = [max(1, w) for w in natural]
+    if width is None:
+        return widths
+    room = width - len(COLUMN_GAP) * (len(widths) - 1)
+    if sum(widths) <= room:
+        return widths
+    fixed: dict[int, int] = {}
+    while True:  # water-filling: columns narrower than a fair share keep their width
+        open_cols = [i for i in range(len(widths)) if i not in fixed]
+        if not open_cols:
+            break
+        share = (room - sum(fixed.values())) // len(open_cols)
+        narrow = [i for i in open_cols if widths[i] <= max(share, floors[i])]
+        if not narrow:
+            break
+        for i in narrow:
+            fixed[i] = widths[i]
+    open_cols = [i for i in range(len(widths)) if i not in fixed]
+    left = room - sum(fixed.values())
+    out = []
+    for i in range(len(widths)):
+        if i in fixed:
+            out.append(fixed[i])
+        else:
+            rank = open_cols.index(i)
+            share = left // len(open_cols) + (1 if rank < left % len(open_cols) else 0)
+            out.append(max(floors[i], MIN_COLUMN, share))
+    return out
+
+
+def _wrap(cell: Text, width: int) -> list[Text]:
+    global _console
+    if cell.cell_len <= width:
+        return [cell]
+    if _console is None:  # Text.wrap needs a console only for tab sizes and the like
+        _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)
+    return list(cell.wrap(_console, width, overflow="fold"))
+
+
+def _table(out: Text, rows: list[str], resolve: Callable[[Link], str | None], links: list, styles: Styles,
+           width: int | None) -> None:
+    """A Markdown table as aligned columns: header, a rule, then the body rows."""
+    aligns = []
+    for spec in _cells(rows[1]):
+        left, right = spec.startswith(":"), spec.endswith(":")
+        aligns.append("center" if left and right else ("right" if right else "left"))
+    ncols = len(aligns)
+    grid: list[list[Text]] = []
+    for r, row in enumerate(rows[:1] + rows[2:]):
+        cells = (_cells(row) + [""] * ncols)[:ncols]
+        texts = []
+        for cell in cells:
+            text = Text()
+            _inline(text, cell, resolve, links, styles, styles.table_head if r == 0 else None)
+            texts.append(text)
+        grid.append(texts)
+    natural = [max(t[i].cell_len for t in grid) for i in range(ncols)]
+    floors = [min(natural[i], max([MIN_COLUMN, *(len(w) for w in grid[0][i].plain.split())])) for i in range(ncols)]
+    widths = _fit_widths(natural, floors, width)
+    # styled runs never start with a space: some SVG renderers drop a run's leading spaces
+    gap = Text.assemble(" ", ("│", styles.table_rule), " ")
+    for r, texts in enumerate(grid):
+        if r:
+            out.append("\n")
+        wrapped = [_wrap(t, w) for t, w in zip(texts, widths, strict=True)]
+        for k in range(max(len(w) for w in wrapped)):
+            if k:
+                out.append("\n")
+            line = Text()
+            for i, parts in enumerate(wrapped):
+                if i:
+                    line.append_text(gap)
+                piece = parts[k].copy() if k < len(parts) else Text()
+                piece.rstrip()
+                pad = widths[i] - piece.cell_len
+                before = pad if aligns[i] == "right" else (pad // 2 if aligns[i] == "center" else 0)
+                line.append(" " * before)
+                line.append_text(piece)
+                line.append(" " * (pad - before))
+            line.rstrip()
+            out.append_text(line)
+        if r == 0:
+            out.append("\n")
+            out.append("─┼─".join("─" * w for w in widths), styles.table_rule)
 
 
 def _inline(out: Text, line: str, resolve: Callable[[Link], str | None], links: list, styles: Styles,

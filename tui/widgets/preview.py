@@ -10,9 +10,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
@@ -29,6 +30,7 @@ from core.index import Snapshot
 from core.model import Entry
 from core.parse import decode, split_frontmatter
 
+from .. import spans
 from ..marks import ago
 from ..session import Session
 from .noterender import render_note
@@ -81,22 +83,60 @@ class Preview(VerticalScroll, can_focus=True):
     def __init__(self, session: Session, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.session = session
+        self._body_width: int | None = None  # what tables in the body are fitted to
         self.path: str | None = None
         self.entry: Entry | None = None
         self.history: list[str] = []
         self.links: list = []
         self.backlinks: tuple[str, ...] = ()
         self.head_text = ""  # the header as plain text (for tests and the follow-mode status)
+        self._head = Static(Text("Select a note to preview it", style="italic"), id="preview-head")
+        # the rest is mounted after the app's first frame (build_parts): the first frame shows
+        # only the header's "Select a note"
+        self._meta = Static("", id="preview-meta")
+        self._body = NoteBody("", id="preview-body")
+        self._links = OptionList(id="preview-links")
+        self._built = False
+        self._pending_parts: tuple | None = None
 
     def compose(self):
-        yield Static(Text("Select a note to preview it", style="italic"), id="preview-head")
-        yield Static("", id="preview-meta")
-        yield NoteBody("", id="preview-body")
-        yield OptionList(id="preview-links")
+        yield self._head
+
+    @property
+    def built(self) -> bool:
+        """True once the body and links widgets are mounted."""
+        return self._body.is_mounted
+
+    async def build_parts(self) -> None:
+        """Mount the frontmatter, body and links widgets (once), then show what waited."""
+        if self._built:
+            return
+        self._built = True
+        await self.mount(self._meta, self._body, self._links)
+        if self._pending_parts is not None:
+            parts, self._pending_parts = self._pending_parts, None
+            self._set_parts(*parts)
+        elif not self._links.option_count:
+            self._links.display = False
 
     # -- opening -------------------------------------------------------------------------
+    def on_resize(self) -> None:
+        width = self._measure_body()
+        if width != self._body_width:
+            self._body_width = width
+            if self.path is not None and self.entry is not None:  # refit the tables
+                self._load(self.path, self.session.snapshot, self.session.clock, True)
+
+    def _measure_body(self) -> int | None:
+        # the body's width with a vertical scrollbar (a long note has one)
+        width = self.scrollable_content_region.width - (0 if self.show_vertical_scrollbar else
+                                                        self.styles.scrollbar_size_vertical)
+        return width if width > 0 else None
+
     def show(self, path: str | None, *, push: bool = False, keep_scroll: bool = False) -> None:
         """Preview the note at `path` (push: remember the current one for `back`)."""
+        if self._body_width is None:
+            self._body_width = self._measure_body()
         if path is None:
             self._clear("Select a note to preview it")
             return
@@ -142,6 +182,7 @@ class Preview(VerticalScroll, can_focus=True):
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
     def _load(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool) -> None:
         worker = get_current_worker()
+        width = self._body_width
         entry = snapshot.get(path)
         if entry is None:
             self.app.call_from_thread(self._clear, f"{path} is not in the index")
@@ -162,7 +203,8 @@ class Preview(VerticalScroll, can_focus=True):
         _block, body = split_frontmatter(text)
         if len(data) > MAX_READ_BYTES:
             body += f"\n\n… the note is larger than {MAX_READ_BYTES // (1024 * 1024)} MB; the rest is not shown"
-        rendered_body, links = render_note(body, lambda link: linkmap.resolve(snapshot, path, link))
+        rendered_body, links = render_note(body, lambda link: linkmap.resolve(snapshot, path, link), width=width)
+        rendered_body = spans.tidy(rendered_body)
         backlinks = linkmap.backlinks(snapshot, path)
         if worker.is_cancelled:
             return
@@ -181,13 +223,16 @@ class Preview(VerticalScroll, can_focus=True):
 
     def _set_head(self, head: Group) -> None:
         self.head_text = "\n".join(t.plain for t in head.renderables if isinstance(t, Text))
-        self.query_one("#preview-head", Static).update(head)
+        self._head.update(head)
 
     def _set_parts(self, meta: Any, body: Text, links: list, backlinks: tuple[str, ...]) -> None:
         self.links, self.backlinks = links, backlinks
-        self.query_one("#preview-meta", Static).update(meta)
-        self.query_one("#preview-body", NoteBody).update(body)
-        options = self.query_one("#preview-links", OptionList)
+        if not self._body.is_mounted:
+            self._pending_parts = (meta, body, links, backlinks)
+            return
+        self._meta.update(meta)
+        self._body.update(body)
+        options = self._links
         options.clear_options()
         seen: set[str] = set()
         items: list[Option] = []
@@ -230,15 +275,15 @@ def _okf_line(entry: Entry, session: Session, clock: Clock) -> Text:
     line = Text()
     status = entry.okf_status
     line.append(status, "bold red" if status == "deprecated" else ("yellow" if status == "draft" else "green"))
-    line.append(" · ")
+    line.append(" · ")  # tidy() keeps the spaces out of the next run's start
     line.append(entry.okf_trust, "green" if entry.okf_trust == "human-reviewed" else "")
     days = okf.overdue_days(entry.stale_date, entry.stale_instant, clock)
     if days is not None:
         since = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
-        line.append(f" · stale {days}d (since {since}, as of {clock.today().isoformat()})", "yellow")
+        spans.append(line, f" · stale {days}d (since {since}, as of {clock.today().isoformat()})", "yellow")
     elif entry.stale_date or entry.stale_instant:
         until = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
-        line.append(f" · fresh until {until}", "dim")
+        spans.append(line, f" · fresh until {until}", "dim")
     return line
 
 
@@ -254,7 +299,7 @@ def _head(entry: Entry, session: Session, bundle: bool, clock: Clock | None = No
         verb = {"read": "read", "listed": "listed", "wrote": "written"}[mark.kind]
         parts.append(Text(f"● {verb} by {mark.agent} {ago(session.now() - mark.at)} ago",
                           style=Style(color=session.colors(mark.agent))))
-    return Group(*parts)
+    return Group(*(spans.tidy(p) if isinstance(p, Text) else p for p in parts))
 
 
 def _value(value: Any) -> str:
@@ -270,6 +315,39 @@ def _value(value: Any) -> str:
     return str(value)
 
 
+class KeyValues:
+    """Frontmatter as two aligned columns, values wrapped under their column.
+
+    A rich Table draws the same, but measures every cell on each of Textual's layout passes:
+    this renders in one pass, so opening a note stays cheap while the list scrolls."""
+
+    def __init__(self, rows: list[tuple[str, str]], key_width: int) -> None:
+        self.rows = rows
+        self.key_width = key_width
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(self.key_width + 4, options.max_width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        kw = self.key_width
+        value_width = max(4, width - kw - 4)  # " key  value " : a space either side of each
+        bold = Style(bold=True)
+        blank = " " * (kw + 3)
+        for key, value in self.rows:
+            shown = Text(key)
+            shown.truncate(kw, overflow="ellipsis")
+            lines = Text(value).wrap(console, value_width, overflow="fold") if value else [Text()]
+            for i, line in enumerate(lines):
+                if i:
+                    head = [Segment(blank)]
+                else:
+                    head = [Segment(" "), Segment(shown.plain + " " * (kw - shown.cell_len + 2), bold)]
+                tail = Segment(" " * max(0, value_width - line.cell_len + 1))
+                yield from spans.separate([*head, *line.render(console), tail])
+                yield Segment.line()
+
+
 def _meta(entry: Entry) -> Any:
     if entry.kind != "note":
         return ""
@@ -277,13 +355,11 @@ def _meta(entry: Entry) -> Any:
         return Text(f"frontmatter error: {entry.frontmatter_error}", style="bold red")
     if not entry.frontmatter:
         return Text("no frontmatter", style="dim italic")
-    table = Table(show_header=False, box=None, padding=(0, 1), expand=True)
     key_width = min(18, max(len(str(k)) for k in entry.frontmatter))
-    table.add_column("key", style="bold", no_wrap=True, min_width=key_width, max_width=18)
-    table.add_column("value", ratio=1)
+    rows = []
     for key, value in entry.frontmatter.items():
         shown = _value(value)
         if len(shown) > 300:
             shown = shown[:299] + "…"
-        table.add_row(Text(str(key)), Text(shown))
-    return table
+        rows.append((str(key), shown))
+    return KeyValues(rows, key_width)

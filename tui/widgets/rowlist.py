@@ -21,6 +21,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..spans import separate
+
+LINE_CACHE = 600  # rendered lines kept per list (a dozen screens; each Strip holds 7 small caches)
+
 
 class Column(NamedTuple):
     """One column: `width` cells (plus the remaining space when `flex`), shown at position `pos`."""
@@ -138,9 +142,15 @@ class RowList(ScrollView, can_focus=True):
         self.updates = 0  # counts set_rows calls (benchmarks and tests wait on it)
         self.cursor = 0
         self._stamp = 0
-        self._lines: LRUCache[tuple, Strip] = LRUCache(2048)
+        self._lines: LRUCache[tuple, Strip] = LRUCache(LINE_CACHE)
         self._layout: tuple[int, int, list[Column]] | None = None
         self._empty = self.empty_text
+        # styles resolved once per (stamp, focus): DOMNode.rich_style walks every ancestor
+        self._styles_key: tuple[int, bool] | None = None
+        self._base = Style()
+        self._cursor = Style()
+        self._cstyles: dict[str, Style] = {}
+        self._combined: dict[tuple[Style, Style], Style] = {}  # base + cell style, per stamp
 
     # -- what subclasses provide -------------------------------------------------------
     def row_key(self, row: Any) -> Any:
@@ -201,12 +211,27 @@ class RowList(ScrollView, can_focus=True):
         self._move_to(index)
         return True
 
+    def set_empty(self, text: str) -> None:
+        """What the list says while it has no rows (e.g. indexing progress)."""
+        self._empty = text
+        if self.is_mounted and not self.rows:
+            self.refresh()
+
     def invalidate(self) -> None:
         """Forget rendered lines (the rows, marks or theme changed) and repaint."""
         self._stamp += 1
         self._lines.clear()
         self._layout = None
         self.refresh()
+
+    def _resolve_styles(self) -> None:
+        key = (self._stamp, self.has_focus)
+        if self._styles_key != key:
+            self._styles_key = key
+            self._base = self.rich_style
+            self._cursor = self._base + self.get_component_rich_style("rowlist--cursor")
+            self._cstyles = {}
+            self._combined = {}
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -249,11 +274,19 @@ class RowList(ScrollView, can_focus=True):
         if index == self.cursor:
             self._reveal()
             return
+        old = self.cursor
         self.cursor = index
-        self._lines.clear()
+        # cached lines are keyed by whether they hold the cursor: only the two rows that
+        # changed need drawing again, and only if they are on screen
         self._reveal()
-        self.refresh()
+        self._refresh_row(old)
+        self._refresh_row(index)
         self.post_message(self.Highlighted(self, self.current))
+
+    def _refresh_row(self, index: int) -> None:
+        y = index - int(self.scroll_y) + 1  # line 0 is the header
+        if 1 <= y < self.scrollable_content_region.height:
+            self.refresh_line(index + 1)  # virtual coordinates: ScrollView subtracts scroll_y
 
     def action_move(self, delta: int) -> None:
         self._move_to(self.cursor + delta)
@@ -312,53 +345,68 @@ class RowList(ScrollView, can_focus=True):
 
     def _strip(self, cells: Sequence[Cell | Parts], columns: Sequence[Column], base: Style, width: int) -> Strip:
         segments: list[Segment] = []
-        for i, (cell, col) in enumerate(zip(cells, columns, strict=True)):
-            if i:
-                segments.append(Segment(" ", base))
+        used = -1
+        gap = Segment(" ", base)
+        combined = self._combined
+        for cell, col in zip(cells, columns, strict=True):
+            if used >= 0:
+                segments.append(gap)
+            used += col.width + 1
             if isinstance(cell, list):
                 segments.extend(_fit_parts(cell, col.width, base))
                 continue
             text, style = cell
-            segments.append(Segment(fit(text, col.width, col.right), base + style if style else base))
-        return Strip(segments).adjust_cell_length(width, base)
+            if style:
+                key = (base, style)
+                style = combined.get(key)
+                if style is None:
+                    style = combined[key] = base + cell[1]
+            segments.append(Segment(fit(text, col.width, col.right), style or base))
+        if used < width:
+            segments.append(Segment(" " * (width - used), base))
+        segments = separate(segments)  # every visible run starts at its cell (see tui.spans)
+        if used <= width:
+            return Strip(segments, width)
+        return Strip(segments, used).adjust_cell_length(width, base)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         columns = self._columns(width)
+        self._resolve_styles()
+        base = self._base
         if y == 0:
             header = self.get_component_rich_style("rowlist--header")
             cells = [(self.header_label(c), None) for c in columns]
-            return self._strip(cells, columns, self.rich_style + header, width)
+            return self._strip(cells, columns, base + header, width)
         index = int(self.scroll_y) + y - 1
-        base = self.rich_style
         if not self.rows:
             if y == 1:
                 style = self.get_component_rich_style("rowlist--empty")
-                return Strip([Segment(fit(" " + self._empty, width), base + style)])
+                return Strip([Segment(" ", base), Segment(fit(self._empty, width - 1), base + style)])
             return Strip.blank(width, base)
         if index >= len(self.rows):
             return Strip.blank(width, base)
         selected = index == self.cursor
-        key = (self._stamp, index, selected, width)
+        key = (self._stamp, index, selected, width, self._styles_key)
         strip = self._lines.get(key)
         if strip is None:
-            style = base + self.get_component_rich_style("rowlist--cursor") if selected else base
             cells = self.cells(self.rows[index], columns)
-            strip = self._strip(cells, columns, style, width)
+            strip = self._strip(cells, columns, self._cursor if selected else base, width)
             self._lines[key] = strip
         return strip
 
     def on_focus(self, event: events.Focus) -> None:
-        self._lines.clear()
-        self.refresh()
+        self.refresh()  # the cursor row's colours follow the focus (the line key holds it)
 
     def on_blur(self, event: events.Blur) -> None:
-        self._lines.clear()
         self.refresh()
 
     def cstyle(self, name: str) -> Style:
         """The rich style of one of this list's component classes (e.g. "rowlist--warn")."""
-        return self.get_component_rich_style(name, partial=True)
+        style = self._cstyles.get(name)
+        if style is None:
+            style = self._cstyles[name] = self.get_component_rich_style(name, partial=True)
+        return style
 
 
 

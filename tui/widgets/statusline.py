@@ -5,6 +5,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from ..spans import tidy
+
 
 class StatusLine(Static):
     """One line at the bottom; the app sets its parts and it redraws."""
@@ -22,6 +24,8 @@ class StatusLine(Static):
         line = Text(" ", no_wrap=True, overflow="ellipsis")
         for i, part in enumerate(self.parts.values()):
             if i:
-                line.append(" │ ", Style(dim=True))
+                line.append(" ")
+                line.append("│", Style(dim=True))
+                line.append(" ")
             line.append_text(part)
-        self.update(line, layout=False)  # one fixed line: no screen re-layout per agent call
+        self.update(tidy(line), layout=False)  # one fixed line: no screen re-layout per agent call

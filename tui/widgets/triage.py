@@ -3,22 +3,28 @@
 Each pane names its base core Query; the app narrows it by the folder scope and the filter
 bar, runs it off the UI thread and hands the result back (`show`). Counts on the tab labels
 come from the same queries.
+
+A pane made with `lazy=True` composes its list only when `materialize()` is awaited (after
+the first frame, or when its tab is opened first): hidden tabs cost the first paint nothing.
+Its list object exists from the start, so rows shown before it is mounted wait for it.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static, TabPane
 
 from core import okf
 from core.model import Entry
 from core.query import Query
 
+from .. import spans
 from ..session import Session
 from .doclist import DocList
 from .problems import ProblemList, problems_of
@@ -33,13 +39,52 @@ class TriagePane(TabPane):
     label = "Notes"
     okf_only = False
 
-    def __init__(self, session: Session, pane_id: str) -> None:
+    def __init__(self, session: Session, pane_id: str, *, lazy: bool = False) -> None:
         super().__init__(self.label, id=pane_id)
         self.session = session
+        self.lazy = lazy
+        self._list = self.make_list()
+        self._pending: tuple[Sequence, str | None, bool] | None = None
+
+    def make_list(self) -> RowList:
+        """The pane's list widget (built once, with the pane)."""
+        raise NotImplementedError
+
+    def extras(self) -> list[Widget]:
+        """Widgets shown above the list."""
+        return []
+
+    def _parts(self) -> Iterator[Widget]:
+        yield from self.extras()
+        yield self._list
+
+    def compose(self):
+        if not self.lazy:
+            yield from self._parts()
+
+    async def materialize(self) -> None:
+        """Mount the list of a lazy pane (no-op once done), then show what waited for it."""
+        if not self.lazy:
+            return
+        self.lazy = False
+        await self.mount_all(list(self._parts()))
+        self.on_materialized()
+        if self._pending is not None:
+            rows, empty, keep = self._pending
+            self._pending = None
+            self._list.set_rows(rows, empty=empty, keep=keep)
+
+    def on_materialized(self) -> None:
+        """The pane's widgets are mounted (subclasses fill in what they show)."""
+
+    @property
+    def ready(self) -> bool:
+        """True once the list is mounted."""
+        return self._list.is_mounted
 
     @property
     def rowlist(self) -> RowList:
-        return self.query_one(RowList)
+        return self._list
 
     def base_query(self) -> Query:
         return Query()
@@ -54,7 +99,14 @@ class TriagePane(TabPane):
     def show(self, rows: Sequence, *, empty: str | None = None, keep: bool = True) -> None:
         if self.okf_only and not self.session.snapshot.is_bundle and self.session.snapshot.loaded:
             empty = NOT_BUNDLE
-        self.rowlist.set_rows(rows, empty=empty, keep=keep)
+        if not self._list.is_mounted:
+            self._pending = (rows, empty, keep)
+            return
+        self._list.set_rows(rows, empty=empty, keep=keep)
+
+    def set_empty(self, text: str) -> None:
+        """Change what an empty list says (indexing progress)."""
+        self._list.set_empty(text)
 
     def show_counts(self, counts: dict[str, int]) -> None:
         """Update in-pane count displays (the tab label is set by the owner)."""
@@ -63,16 +115,16 @@ class TriagePane(TabPane):
 class NotesPane(TriagePane):
     label = "Notes"
 
-    def compose(self):
-        yield DocList(self.session, id="list-notes")
+    def make_list(self) -> RowList:
+        return DocList(self.session, id="list-notes")
 
 
 class DeprecatedPane(TriagePane):
     label = "Deprecated"
     okf_only = True
 
-    def compose(self):
-        yield DocList(self.session, id="list-deprecated")
+    def make_list(self) -> RowList:
+        return DocList(self.session, id="list-deprecated")
 
     def base_query(self) -> Query:
         return Query(filters=(("status", "deprecated"),))
@@ -82,11 +134,17 @@ class StalePane(TriagePane):
     label = "Stale"
     okf_only = True
 
-    def compose(self):
-        yield Static(id="stale-info", classes="pane-info")
-        yield DocList(self.session, sort="overdue", stale_header="Overdue", id="list-stale")
+    def make_list(self) -> RowList:
+        return DocList(self.session, sort="overdue", stale_header="Overdue", id="list-stale")
+
+    def extras(self) -> list[Widget]:
+        self._info = Static(id="stale-info", classes="pane-info")
+        return [self._info]
 
     def on_mount(self) -> None:
+        self.show_counts({})
+
+    def on_materialized(self) -> None:
         self.show_counts({})
 
     def base_query(self) -> Query:
@@ -99,7 +157,9 @@ class StalePane(TriagePane):
         text.append(" · most overdue first · ")
         text.append("d", style="bold")
         text.append(" sets the date")
-        self.query_one("#stale-info", Static).update(text)
+        info = getattr(self, "_info", None)
+        if info is not None and info.is_mounted:
+            info.update(spans.tidy(text))
 
 
 class TierBar(Static):
@@ -122,16 +182,22 @@ class TrustPane(TriagePane):
         Binding("]", "tier(1)", "Next tier", id="trust.next"),
     ]
 
-    def __init__(self, session: Session, pane_id: str) -> None:
-        super().__init__(session, pane_id)
+    def __init__(self, session: Session, pane_id: str, *, lazy: bool = False) -> None:
         self.tier = 0
         self._counts: dict[str, int] = {}
+        super().__init__(session, pane_id, lazy=lazy)
 
-    def compose(self):
-        yield TierBar(id="tier-bar", classes="pane-info")
-        yield DocList(self.session, id="list-trust")
+    def make_list(self) -> RowList:
+        return DocList(self.session, id="list-trust")
+
+    def extras(self) -> list[Widget]:
+        self._bar = TierBar(id="tier-bar", classes="pane-info")
+        return [self._bar]
 
     def on_mount(self) -> None:
+        self.show_counts({})
+
+    def on_materialized(self) -> None:
         self.show_counts({})
 
     def base_query(self) -> Query:
@@ -150,10 +216,18 @@ class TrustPane(TriagePane):
         for i, tier in enumerate(okf.TRUST_TIERS):
             if i:
                 text.append("  ")
-            style = Style(bold=True, reverse=True) if i == self.tier else Style()
-            text.append(f" {tier} {self._counts.get(tier, 0):,} ", style + Style(meta={"@click": f"pick({i})"}))
-        text.append("   [ ] switch", style="dim")
-        self.query_one(TierBar).update(text)
+            click = Style(meta={"@click": f"pick({i})"})
+            chosen = i == self.tier
+            # the pads differ in style from the label (see tui.spans)
+            pad = Style(reverse=True) + click if chosen else Style(dim=True) + click
+            text.append(" ", pad)
+            text.append(f"{tier} {self._counts.get(tier, 0):,}", (Style(bold=True, reverse=True) if chosen else Style())
+                        + click)
+            text.append(" ", pad)
+        spans.append(text, "   [ ] switch", "dim")
+        bar = getattr(self, "_bar", None)
+        if bar is not None and bar.is_mounted:
+            bar.update(spans.tidy(text))
 
     def on_tier_bar_picked(self, event: TierBar.Picked) -> None:
         self._set_tier(event.index)
@@ -171,8 +245,8 @@ class TrustPane(TriagePane):
 class BrokenPane(TriagePane):
     label = "Broken"
 
-    def compose(self):
-        yield ProblemList(id="list-broken")
+    def make_list(self) -> RowList:
+        return ProblemList(id="list-broken")
 
     def base_query(self) -> Query:
         return Query(problems_only=True)

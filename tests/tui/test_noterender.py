@@ -1,0 +1,65 @@
+"""The preview's Markdown renderer: tables drawn as aligned columns (session 1 showed them raw)."""
+from __future__ import annotations
+
+from rich.cells import cell_len
+
+from tui.widgets.noterender import render_note
+
+TABLE = """Before.
+
+| Finish | Look | Durability | Coats | Notes |
+| --- | :-- | :---: | ---: | --- |
+| Danish oil | warm, low sheen | low | 3-4 | easy repair; rags are a fire risk |
+| Hardwax oil | natural | medium | 2 | see [[Walnut Side Table]] |
+| Shellac \\| wax | warm | low |
+
+After | with a pipe, but no delimiter row: not a table
+"""
+
+
+def lines_of(body: str, width: int | None = None) -> tuple[list[str], list]:
+    text, links = render_note(body, lambda link: f"{link.target}.md", width=width)
+    return text.plain.split("\n"), links
+
+
+def test_tables_render_as_aligned_columns() -> None:
+    lines, links = lines_of(TABLE)
+    assert not any(line.lstrip().startswith("|") for line in lines)  # no raw Markdown rows
+    start = next(i for i, line in enumerate(lines) if line.startswith("Finish"))
+    header, rule, danish, hardwax, shellac = lines[start:start + 5]
+    bars = [i for i, ch in enumerate(header) if ch == "│"]
+    assert len(bars) == 4
+    for row in (danish, hardwax, shellac):  # every row's separators sit under the header's
+        assert [i for i, ch in enumerate(row) if ch == "│"] == bars, row
+    assert [i for i, ch in enumerate(rule) if ch == "┼"] == bars and set(rule) <= {"─", "┼"}
+    assert danish.startswith("Danish oil ") and "easy repair; rags are a fire risk" in danish
+    # alignment from the delimiter row: centred durability, right-aligned coats
+    durability = danish[bars[1] + 1:bars[2]]
+    assert durability.strip() == "low" and durability.index("low") > 1
+    assert danish[bars[2] + 1:bars[3]].endswith("3-4 ")
+    assert shellac.startswith("Shellac | wax")  # an escaped pipe is content; missing cells are empty
+    # links inside cells are still links, with their place in the link table
+    assert links and links[0][0].target == "Walnut Side Table"
+    assert lines[start + 5] == "" and lines[start + 6].startswith("After | with a pipe")
+
+
+def test_wide_tables_fit_the_preview_width_by_wrapping_inside_columns() -> None:
+    lines, _ = lines_of(TABLE, width=50)
+    start = next(i for i, line in enumerate(lines) if line.startswith("Finish"))
+    table = lines[start:lines.index("", start)]
+    assert max(cell_len(line) for line in table) <= 50
+    assert table[0].split() == ["Finish", "│", "Look", "│", "Durability", "│", "Coats", "│", "Notes"]
+    bars = [i for i, ch in enumerate(table[0]) if ch == "│"]
+    assert table[1].count("┼") == 4
+    for row in table[2:]:
+        assert [i for i, ch in enumerate(row) if ch == "│"] == bars, row
+    notes = " ".join(row[bars[-1] + 1:].strip() for row in table[2:])
+    assert "easy repair; rags are a fire risk" in notes  # wrapped inside its column, not lost
+
+
+def test_not_tables() -> None:
+    body = "a | b\nno delimiter\n\n| x | y |\n| --- |\n| 1 | 2 |\n```\n| in | fence |\n| --- | --- |\n```\n"
+    lines, _ = lines_of(body)
+    assert "a | b" in lines
+    assert "| x | y |" in lines  # the delimiter row has fewer cells: GitHub does not draw it either
+    assert any("| in | fence |" in line for line in lines)  # code stays code
