@@ -264,28 +264,32 @@ class EntryCache:
         except OSError as exc:
             self.disabled = f"cache folder {self.dir} is not usable ({exc}); caching is off"
             return {}, [self.disabled]
+        problems = [self._reset_reason] if self._reset_reason else []
+        out: dict[str, Entry] = {}
+        bad: list[str] = []
         try:
-            blobs = con.execute("SELECT id, data FROM buckets").fetchall()
+            # one bucket's bytes at a time: all 64 at once (30 MB at 100k notes) raised the
+            # process's peak memory, which the allocator then kept
+            for (bid,) in con.execute("SELECT id FROM buckets").fetchall():
+                row = con.execute("SELECT data FROM buckets WHERE id = ?", (bid,)).fetchone()
+                if row is None:
+                    continue
+                try:
+                    written, rows = decode_bucket(row[0])
+                    racy = written - RACY_NS
+                    decoded = [_decode(t) for t in rows if t[3] < racy]  # mtime safely before the write
+                except (ValueError, EOFError, TypeError, IndexError, OverflowError) as exc:
+                    bad.append(repr(exc))
+                    self._dirty.add(bid)
+                    continue
+                del row, rows
+                for e in decoded:
+                    out[e.path] = e
         except sqlite3.DatabaseError as exc:
             con.close()
             self._discard()
             return {}, [f"cache file {self.db_path} was corrupt ({exc}); rebuilt it"]
         con.close()
-        problems = [self._reset_reason] if self._reset_reason else []
-        out: dict[str, Entry] = {}
-        bad: list[str] = []
-        while blobs:
-            bid, blob = blobs.pop()
-            try:
-                written, rows = decode_bucket(blob)
-                racy = written - RACY_NS
-                decoded = [_decode(t) for t in rows if t[3] < racy]  # mtime safely before the write
-            except (ValueError, EOFError, TypeError, IndexError, OverflowError) as exc:
-                bad.append(repr(exc))
-                self._dirty.add(bid)
-                continue
-            for e in decoded:
-                out[e.path] = e
         if bad:
             problems.append(f"{len(bad)} cache bucket(s) were corrupt ({bad[-1]}); their notes were parsed again")
         return out, problems
