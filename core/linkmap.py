@@ -124,9 +124,10 @@ def file_key(path: str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
-def _by_target_name(snapshot: Snapshot) -> dict[str, tuple[str, ...]]:
-    """Notes by the link key of each link target they write (sources in path order)."""
-    def build() -> dict[str, tuple[str, ...]]:
+def _by_target_name(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
+    """Notes by the link key of each link target they write (sources in path order; a single
+    source is a bare path string, as in `_names`). Read it through `link_sources`."""
+    def build() -> dict[str, str | tuple[str, ...]]:
         names: dict[str, list[str]] = {}
         for e in snapshot.entries:
             if e.kind != NOTE or not e.links:
@@ -135,28 +136,33 @@ def _by_target_name(snapshot: Snapshot) -> dict[str, tuple[str, ...]]:
                 sources = names.setdefault(link_key(link), [])
                 if not sources or sources[-1] != e.path:
                     sources.append(e.path)
-        return {k: tuple(v) for k, v in names.items()}
+        return {k: v[0] if len(v) == 1 else tuple(v) for k, v in names.items()}
 
     def keys(e: Entry | None) -> set[str]:
         return {link_key(link) for link in e.links} if e is not None and e.kind == NOTE else set()
 
-    def patch(old: dict[str, tuple[str, ...]], base: Snapshot, changed: frozenset[str]):
+    def patch(old: dict[str, str | tuple[str, ...]], base: Snapshot, changed: frozenset[str]):
         if len(changed) > MAX_PATCH:
             return None
         names = dict(old)
         for path in changed:
             was, now = keys(base.by_path.get(path)), keys(snapshot.by_path.get(path))
-            for key in was - now:
-                rest = tuple(p for p in names.get(key, ()) if p != path)
+            for key in was | now:
+                rest = [p for p in _candidates(names, key) if p != path]
+                if key in now:
+                    rest = sorted((*rest, path))
                 if rest:
-                    names[key] = rest
+                    names[key] = rest[0] if len(rest) == 1 else tuple(rest)
                 else:
                     names.pop(key, None)
-            for key in now - was:
-                names[key] = tuple(sorted((*names.get(key, ()), path)))
         return names
 
     return snapshot.cached("linkmap.by_target_name", build, patch)
+
+
+def link_sources(snapshot: Snapshot, key: str) -> tuple[str, ...]:
+    """Paths of the notes with a link whose link key is `key` (path order)."""
+    return _candidates(_by_target_name(snapshot), key)
 
 
 def backlinks(snapshot: Snapshot, path: str) -> tuple[str, ...]:
@@ -169,7 +175,7 @@ def backlinks(snapshot: Snapshot, path: str) -> tuple[str, ...]:
         return ()
     name = path.rsplit("/", 1)[-1].casefold()
     stem = file_key(path)
-    candidates = set(_by_target_name(snapshot).get(stem, ()))
+    candidates = set(link_sources(snapshot, stem))
     found = []
     for source in sorted(candidates):
         entry = snapshot.get(source)

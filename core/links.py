@@ -77,14 +77,14 @@ class LinkGraph:
             self._build()
             return
         changed, removed, keys = delta
-        index = linkmap._by_target_name(snapshot)  # kept current each generation: patched, not rebuilt
+        linkmap._by_target_name(snapshot)  # kept current each generation: patched, not rebuilt
         if not keys:
             # same files, same kinds: the resolver's name tables are the previous snapshot's
             snapshot.cached(_NAMES_KEY, lambda: linkmap._names(previous.snapshot))
         else:
             # a file of these link keys came or went: every link through such a name may now
             # point elsewhere, so those notes are resolved again along with the edited ones
-            again = {p for k in keys for p in index.get(k, ())}
+            again = {p for k in keys for p in linkmap.link_sources(snapshot, k)}
             again.difference_update(e.path for e in changed)
             changed = changed + [self.by_path[p] for p in sorted(again)]
         self._patch(previous, changed, removed)
