@@ -184,7 +184,8 @@ def _open(real: str, rel: str) -> tuple[int, os.stat_result]:
     return fd, st
 
 
-def _read_all(fd: int) -> bytes:
+def read_all(fd: int) -> bytes:
+    """Everything left to read from an open file descriptor, in 1 MiB reads."""
     chunks = []
     while True:
         chunk = os.read(fd, 1 << 20)
@@ -215,9 +216,21 @@ def _line_range(lines: object) -> tuple[int, int]:
     return first, last
 
 
-def _beyond(rel: str, first: int, total_lines: int) -> ReadError:
-    return ReadError(f"lines start at {first} but {rel!r} has {total_lines} lines: "
-                     f"pick a start between 1 and {max(total_lines, 1)}")
+def _lines_within(lines: object, rel: str, total_lines: int) -> tuple[int, int]:
+    """The asked line range, its end clipped to the note's `total_lines` (a start past them is an error)."""
+    first, last = _line_range(lines)
+    if first > total_lines:
+        raise ReadError(f"lines start at {first} but {rel!r} has {total_lines} lines: "
+                        f"pick a start between 1 and {max(total_lines, 1)}")
+    return first, min(last, total_lines)
+
+
+def _split_lines(text: str) -> list[str]:
+    """The text's lines, without the empty one after a final newline."""
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
 
 
 def _past_end(offset: int, total: int) -> ReadError:
@@ -287,7 +300,7 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
         stem = stem[:-3] if stem.endswith(".md") else stem
         if st.st_size >= WINDOWED_MIN_BYTES:
             return _note_windowed(vault, fd, st, rel, stem, entry.kind, modified, snap.is_bundle, ask)
-        return _note_whole(vault, _read_all(fd), rel, stem, entry.kind, modified, snap.is_bundle, ask)
+        return _note_whole(vault, read_all(fd), rel, stem, entry.kind, modified, snap.is_bundle, ask)
     finally:
         os.close(fd)
 
@@ -298,7 +311,7 @@ def _attachment(fd: int, st: os.stat_result, rel: str, entry: Entry, modified: s
     if not want or st.st_size > cap:  # only the etag is needed: stream the bytes through the hash
         etag, size, _ = textmap.stream(fd, textmap.CHUNK, ())
     else:
-        data = _read_all(fd)
+        data = read_all(fd)
         etag, size = hashlib.sha256(data).hexdigest(), len(data)
     if not want:
         omitted = "content not requested"
@@ -320,9 +333,7 @@ def _note_whole(vault, data: bytes, rel: str, stem: str, kind: str, modified: st
     common = _common(facts, bundle, vault.clock)
     if ask.frontmatter_only:
         return ReadResult(rel, kind, etag, len(data), modified, facts.title, "frontmatter", bundle, **common)
-    all_lines = text.split("\n")
-    if text.endswith("\n"):
-        all_lines.pop()
+    all_lines = _split_lines(text)
     total_lines = len(all_lines)
     if ask.section is not None:
         if not isinstance(ask.section, str):
@@ -330,10 +341,7 @@ def _note_whole(vault, data: bytes, rel: str, stem: str, kind: str, modified: st
         first, last = _section_span(text, all_lines, ask.section)
         selection = "section"
     elif ask.lines is not None:
-        first, last = _line_range(ask.lines)
-        if first > total_lines:
-            raise _beyond(rel, first, total_lines)
-        last = min(last, total_lines)
+        first, last = _lines_within(ask.lines, rel, total_lines)
         selection = "lines"
     else:
         first, last, selection = (1 if total_lines else 0), total_lines, "whole"
@@ -400,10 +408,7 @@ def _plan(tmap: textmap.TextMap, rel: str, ask: _Ask) -> set[int] | None:
             raise ReadError(span)
         first, last = span
     elif ask.lines is not None:
-        first, last = _line_range(ask.lines)
-        if first > tmap.total_lines:
-            raise _beyond(rel, first, tmap.total_lines)
-        last = min(last, tmap.total_lines)
+        first, last = _lines_within(ask.lines, rel, tmap.total_lines)
     need: set[int] = set()
     if first:
         a_lo, a_hi = tmap.line_bounds(first)
@@ -429,9 +434,7 @@ def _answer(vault, tmap: textmap.TextMap, get, have_all: bool, etag: str, size: 
         span = tmap.sections.get(ask.section)
         if span is None:  # first read of this heading in this version: find it in the whole text
             text, _ = tmap.window(get, 0, tmap.total_chars)
-            all_lines = text.split("\n")
-            if text.endswith("\n"):
-                all_lines.pop()
+            all_lines = _split_lines(text)
             try:
                 span = _section_span(text, all_lines, ask.section)
             except ReadError as exc:
@@ -445,10 +448,7 @@ def _answer(vault, tmap: textmap.TextMap, get, have_all: bool, etag: str, size: 
         first, last = span
         selection = "section"
     elif ask.lines is not None:
-        first, last = _line_range(ask.lines)
-        if first > total_lines:
-            raise _beyond(rel, first, total_lines)
-        last = min(last, total_lines)
+        first, last = _lines_within(ask.lines, rel, total_lines)
         selection = "lines"
     else:
         first, last, selection = 1, total_lines, "whole"

@@ -52,6 +52,7 @@ from .fmedit import FrontmatterEditError
 from .model import ATTACHMENT, FOLDER, NOTE
 from .parse import decode, load_yaml, split_frontmatter
 from .paths import is_hidden, normalize, to_disk
+from .reader import read_all
 from .sections import SectionError, edit_section as _edit_section
 
 __all__ = [
@@ -258,13 +259,7 @@ def _read(real: str) -> tuple[bytes, int] | None:
         if st.st_size > MAX_EDIT_BYTES:
             raise WriteRefused(f"{_rel_hint(real)} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does "
                                "not rewrite notes that large", "too_large")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks), stat_mod.S_IMODE(st.st_mode)
+        return read_all(fd), stat_mod.S_IMODE(st.st_mode)
     finally:
         os.close(fd)
 

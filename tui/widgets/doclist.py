@@ -45,8 +45,8 @@ class DocList(RowList):
         self._agent_column_considered = False
         self.picked: set[str] = set()  # paths marked for the next action (space)
 
-    class SortChanged(Message):
-        """The user asked for another sort order (the owner re-queries)."""
+    class _Posted(Message):
+        """A message about one DocList (its `control`)."""
 
         def __init__(self, doclist: DocList) -> None:
             super().__init__()
@@ -56,27 +56,18 @@ class DocList(RowList):
         def control(self) -> DocList:
             return self.doclist
 
-    class Act(Message):
+    class SortChanged(_Posted):
+        """The user asked for another sort order (the owner re-queries)."""
+
+    class Act(_Posted):
         """The user asked for a triage action ("status", "verify", "snooze", "edit") on `targets`."""
 
         def __init__(self, doclist: DocList, action: str) -> None:
-            super().__init__()
-            self.doclist, self.action = doclist, action
+            super().__init__(doclist)
+            self.action = action
 
-        @property
-        def control(self) -> DocList:
-            return self.doclist
-
-    class PicksChanged(Message):
+    class PicksChanged(_Posted):
         """Rows were marked or unmarked (the owner shows the count)."""
-
-        def __init__(self, doclist: DocList) -> None:
-            super().__init__()
-            self.doclist = doclist
-
-        @property
-        def control(self) -> DocList:
-            return self.doclist
 
     def targets(self) -> list[Entry]:
         """The marked rows (in list order), else the row under the cursor."""
