@@ -17,46 +17,52 @@ from .model import FOLDER, NOTE, Entry, Link
 MAX_PATCH = 5000  # changed paths beyond which a table is rebuilt rather than patched
 
 
-def _names(snapshot: Snapshot) -> tuple[dict[str, str | tuple[str, ...]], dict[str, str]]:
-    def build() -> tuple[dict[str, list[str]], dict[str, str]]:
+def _names(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
+    """Files (notes and attachments) by casefolded name: a bare path for a unique name (most
+    are), else a tuple of paths in path order. Exact paths are found through their name too
+    (`_exact`): a second table keyed by folded path cost ~15 MB at 100k notes."""
+    def build() -> dict[str, str | tuple[str, ...]]:
         by_name: dict[str, str | tuple[str, ...]] = {}
-        by_path: dict[str, str] = {}
         for e in snapshot.entries:
             if e.kind == FOLDER:
                 continue
-            folded = e.path.casefold()
-            by_path[folded] = e.path
-            name = folded.rsplit("/", 1)[-1]
+            name = e.path.rsplit("/", 1)[-1].casefold()
             had = by_name.get(name)
             # most names are unique: a bare path string, not a one-element list (100k lists
             # cost 26 MB and a long walk for every garbage collection)
             by_name[name] = e.path if had is None else (had + (e.path,) if type(had) is tuple else (had, e.path))
-        return by_name, by_path
+        return by_name
 
     def patch(old, base: Snapshot, changed: frozenset[str]):
         if len(changed) > MAX_PATCH:
             return None
-        by_name, by_path = dict(old[0]), dict(old[1])
+        by_name = dict(old)
         for path in changed:
             was, now = base.by_path.get(path), snapshot.by_path.get(path)
             had, has = was is not None and was.kind != FOLDER, now is not None and now.kind != FOLDER
             if had == has:
                 continue  # replaced in place (or a folder either way): the names are the same
-            folded = path.casefold()
-            name = folded.rsplit("/", 1)[-1]
+            name = path.rsplit("/", 1)[-1].casefold()
             paths = [p for p in _candidates(by_name, name) if p != path]
             if has:
-                by_path[folded] = path
-                paths.append(path)
-            elif by_path.get(folded) == path:
-                del by_path[folded]
+                paths = sorted((*paths, path))
             if paths:
                 by_name[name] = paths[0] if len(paths) == 1 else tuple(paths)
             else:
                 by_name.pop(name, None)
-        return by_name, by_path
+        return by_name
 
     return snapshot.cached("linkmap.names", build, patch)
+
+
+def _exact(by_name: dict, folded: str) -> str | None:
+    """The file whose casefolded path is `folded` (of two that differ only in case, the later
+    in path order)."""
+    hit = None
+    for p in _candidates(by_name, folded.rsplit("/", 1)[-1]):
+        if p.casefold() == folded:
+            hit = p
+    return hit
 
 
 def _candidates(by_name: dict, name: str) -> tuple[str, ...]:
@@ -84,16 +90,16 @@ def resolve(snapshot: Snapshot, source: str, link: Link) -> str | None:
     target = link.target.strip()
     if not target:
         return source if link.heading else None  # [[#Heading]] points into the note itself
-    by_name, by_path = _names(snapshot)
+    by_name = _names(snapshot)
     if link.kind == "markdown" or (link.kind == "embed" and "/" in target and target.startswith(".")):
         rel = target[1:] if target.startswith("/") else posixpath.join(posixpath.dirname(source), target)
         rel = posixpath.normpath(rel)
         if not rel.startswith(".."):
-            hit = by_path.get(rel.casefold()) or by_path.get(_with_ext(rel).casefold())
+            hit = _exact(by_name, rel.casefold()) or _exact(by_name, _with_ext(rel).casefold())
             if hit:
                 return hit
     want = _with_ext(target.lstrip("/")).casefold()
-    hit = by_path.get(want)
+    hit = _exact(by_name, want)
     if hit:
         return hit
     name = want.rsplit("/", 1)[-1]

@@ -6,6 +6,7 @@ Positions index the snapshot's notes-only order (code-point order of path).
 """
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 from collections.abc import Callable
@@ -107,25 +108,27 @@ def _wanted(want: str) -> list[str]:
     return keys
 
 
-def _inverted(snapshot: Snapshot, name: str, tokens: Callable[[Entry], list[str]]) -> dict[str, list[int]]:
-    def build() -> dict[str, list[int]]:
-        inv: dict[str, list[int]] = defaultdict(list)
+def _inverted(snapshot: Snapshot, name: str, tokens: Callable[[Entry], list[str]]) -> dict[str, array]:
+    # arrays of positions, not lists of ints: a third of the memory, and nothing the garbage
+    # collector walks (lists of 10k+ ints made full collections, and their frames, slow)
+    def build() -> dict[str, array]:
+        inv: dict[str, array] = defaultdict(_positions)
         for i, e in enumerate(notes(snapshot)[1]):
             for tok in dict.fromkeys(tokens(e)):  # once per note, even for a repeated tag
                 inv[tok].append(i)
         return dict(inv)
 
     @patching(snapshot)
-    def patch(old: dict[str, list[int]], base: Snapshot, changed: frozenset[str]) -> dict[str, list[int]]:
+    def patch(old: dict[str, array], base: Snapshot, changed: frozenset[str]) -> dict[str, array]:
         paths, entries = notes(snapshot)
         before = notes(base)[1]
         inv = dict(old)
         copied: set[str] = set()
 
-        def own(tok: str) -> list[int]:  # copy on write: `old` belongs to another generation
+        def own(tok: str) -> array:  # copy on write: `old` belongs to another generation
             if tok not in copied:
                 copied.add(tok)
-                inv[tok] = list(inv.get(tok, ()))
+                inv[tok] = _positions(inv.get(tok, ()))
             return inv[tok]
 
         for i in changed_positions(paths, changed):
@@ -143,7 +146,11 @@ def _inverted(snapshot: Snapshot, name: str, tokens: Callable[[Entry], list[str]
     return snapshot.cached(("inverted", name), build, patch)
 
 
-def _union(inv: dict[str, list[int]], keys: list[str]) -> set[int]:
+def _positions(items=()) -> array:
+    return array("i", items)
+
+
+def _union(inv: dict[str, array], keys: list[str]) -> set[int]:
     out: set[int] = set()
     for k in keys:
         out.update(inv.get(k, ()))
@@ -152,14 +159,14 @@ def _union(inv: dict[str, list[int]], keys: list[str]) -> set[int]:
 
 def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
     """Positions of the notes whose stale_after has been reached as of `clock`."""
-    def build() -> tuple[list, list]:
+    def build() -> tuple[tuple, tuple]:
         entries = notes(snapshot)[1]
         dated = sorted((e.stale_date, i) for i, e in enumerate(entries) if e.stale_date is not None)
         timed = sorted((e.stale_instant, i) for i, e in enumerate(entries) if e.stale_instant is not None)
-        return dated, timed
+        return tuple(dated), tuple(timed)  # tuples of (date, int): untracked by the collector
 
     @patching(snapshot)
-    def patch(old: tuple[list, list], base: Snapshot, changed: frozenset[str]) -> tuple[list, list]:
+    def patch(old: tuple[tuple, tuple], base: Snapshot, changed: frozenset[str]) -> tuple[tuple, tuple]:
         paths, entries = notes(snapshot)
         before = notes(base)[1]
         dated, timed = list(old[0]), list(old[1])
@@ -172,7 +179,7 @@ def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
                     lst.pop(bisect_left(lst, (was, i)))
                 if now is not None:
                     insort(lst, (now, i))
-        return dated, timed
+        return tuple(dated), tuple(timed)
 
     dated, timed = snapshot.cached("stale", build, patch)
     out = set(map(_second, dated[: bisect_right(dated, clock.today(), key=_first)]))

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .memory import release_free_memory
 from .errors import QueryError
 from .events import DocumentsChanged, IndexProblem, IndexProgress, IndexReady
 from .model import NOTE, Entry
@@ -455,6 +456,7 @@ class SearchIndex:
             self._resync = False
         self._sync_all(con)
         self._finish(seq)
+        release_free_memory()  # the comparison's tables (~10 MB at 100k notes) are garbage now
         while not self._stop.is_set():
             with self._cond:
                 while not self._queue and not self._resync and not self._stop.is_set():

@@ -93,6 +93,19 @@ def test_warm_start_reuses_every_entry_and_lists_the_same(make_vault, clock):
     assert warm.list().total == plain.list().total == 5
 
 
+def test_equal_links_are_one_object_after_a_warm_load(make_vault, clock):
+    notes = {f"n{i}.md": "see [[Hub]] and [[Hub#Top]]\n" for i in range(40)}  # spread over buckets
+    root = make_vault({**notes, "Hub.md": "hub"})
+    backdate(root)
+    open_loaded(root, clock)[0].stop()
+    warm, _ = open_loaded(root, clock)
+    assert warm.entry_cache.last_stats.reused == 41
+    links = [e.links for e in warm.snapshot.entries if e.path.startswith("n")]
+    assert len({cache_mod.bucket_of(f"n{i}.md") for i in range(40)}) > 1
+    assert all(ln == links[0] for ln in links) and len(links[0]) == 2
+    assert len({id(ln[0]) for ln in links}) == 1 and len({id(ln[1]) for ln in links}) == 1
+
+
 def test_a_changed_file_is_parsed_again_and_others_are_not(make_vault, clock):
     root = make_vault(NOTES)
     backdate(root)
@@ -243,7 +256,7 @@ def test_bucket_round_trip_keeps_every_field(demo, clock):
     entries = [e for e in demo.snapshot.entries if e.kind != "folder"]
     written, decoded = decode_bucket(encode_bucket(entries, 123))
     assert written == 123
-    assert [cache_mod._decode(t) for t in decoded] == sorted(entries, key=lambda e: e.path)
+    assert [cache_mod._decode(t, {}) for t in decoded] == sorted(entries, key=lambda e: e.path)
     assert any(e.stale_instant is not None or e.stale_date is not None for e in entries)
 
 

@@ -63,3 +63,15 @@ def test_backlinks_agree_with_resolving_every_link(demo) -> None:
     for e in snap.entries:
         if e.kind != "folder":
             assert set(backlinks(snap, e.path)) == expected.get(e.path, set()), e.path
+
+
+def test_exact_paths_resolve_through_the_name_table(make_vault, open_vault) -> None:
+    # exact (casefolded) paths win over a same-folder name match, and of two files that
+    # differ only in case the later in path order is the one an exact path names
+    root = make_vault({"Docs/Plan.md": "x", "X/Docs/Plan.md": "x", "Case/Note.md": "x", "Case/note.md": "x"})
+    snap = open_vault(root).snapshot
+    assert resolve(snap, "X/Docs/Other.md", Link("Docs/Plan", "wiki")) == "Docs/Plan.md"
+    assert resolve(snap, "X/Docs/Other.md", Link("docs/plan.MD", "wiki")) == "Docs/Plan.md"
+    assert resolve(snap, "Top.md", Link("CASE/NOTE.md", "wiki")) == "Case/note.md"
+    assert resolve(snap, "Case/x.md", Link("Note.md", "markdown")) == "Case/note.md"
+    assert resolve(snap, "Top.md", Link("Docs/Missing", "wiki")) is None
