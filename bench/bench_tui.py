@@ -12,8 +12,9 @@ Two parts:
   it) in a pseudo-terminal, timed from before the process is spawned. `first_paint_s` is when
   the terminal has received the first frame showing the screen with its indexing progress;
   `mcp_ready_s` when the status line shows the socket; `list_loaded_s` when the Notes tab
-  counts the vault. The whole process's RSS (VmRSS, VmHWM from /proc) is read once all three
-  happened: the index, the MCP server and the watcher are all in it. The child keeps its
+  counts the vault. The whole process's RSS (VmRSS, and the peak VmHWM, from /proc) is read
+  SETTLE_S after all three happened: the index, the MCP server, the watcher and the
+  full-text index's sync are all in it. The child keeps its
   bytecode under bench/out/pycache (as an installed vaultwatch has it, whatever
   PYTHONDONTWRITEBYTECODE says here); the first launch, which compiles it, is reported apart.
 - in-process Pilot runs (headless) for the interactive figures. Frame work is measured by
@@ -48,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import AS_OF, emit, vault
 
 ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=$]*[a-zA-Z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[=>()][0-9A-Za-z]?")
+SETTLE_S = 4.0  # seconds after the list shows the vault before the launched app's memory is read
 NOTES_COUNTED = re.compile(r"Notes [1-9][0-9]{0,2}(,[0-9]{3})*")
 
 
@@ -118,7 +120,15 @@ def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Pa
                 mark("list_loaded_s")
             if {"first_paint_s", "mcp_ready_s", "list_loaded_s"} <= out.keys():
                 break
-        time.sleep(0.5)  # let the watcher and the MCP server settle before reading RSS
+        # the full-text sync, the tab counts and the cache flush run on after the list shows:
+        # read the memory once they had time to finish (the peak covers the whole run)
+        settle_until = time.perf_counter() + SETTLE_S
+        while time.perf_counter() < settle_until:  # keep draining the terminal meanwhile
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    os.read(fd, 1 << 16)
+                except OSError:
+                    break
         rss = proc_status(pid)
         out["rss_mb"], out["peak_rss_mb"] = rss.get("VmRSS"), rss.get("VmHWM")
         t = time.perf_counter()
@@ -229,7 +239,9 @@ async def interactive(root: Path, size: tuple[int, int]) -> dict:
     clock = FrameClock()
     t = time.perf_counter()
     v = Vault(root, clock=parse_as_of(AS_OF))  # not loaded: the app loads it in the background
-    app = make_app(v, config=fixed_config())
+    # the test config (no MCP, no watcher, no timers), but the garbage collector run as the
+    # real app runs it: between frames, when input is quiet (tui.gcpolicy)
+    app = make_app(v, config=fixed_config(idle_gc=True))
     try:
         async with app.run_test(size=size) as pilot:
             await app.screen.wait_for_refresh()
@@ -250,6 +262,7 @@ async def interactive(root: Path, size: tuple[int, int]) -> dict:
             out.update(await agent_rows(app, v, clock, AgentAccess))
             steps["agent_rows"] = proc_status()["VmRSS"]
             out["rss_mb_after"] = steps
+            out["idle_gc_collections_by_generation"] = list(app.collector.collections)
             out["vault_unchanged"] = v.snapshot.generation == generation
             rss = proc_status()
             out["rss_mb"], out["peak_rss_mb"] = rss["VmRSS"], rss["VmHWM"]

@@ -21,6 +21,8 @@ class AppConfig:
     animate: Textual animations and cursor blink (off in tests).
     theme: a Textual theme name, or None for the default.
     user: who the triage actions write as (`human:<user>`); None: the login name.
+    idle_gc: collect garbage between frames when input is quiet (tui.gcpolicy), not mid-frame;
+    off in tests, whose process outlives the app.
     """
 
     mcp: bool = True
@@ -36,10 +38,13 @@ class AppConfig:
     animate: bool = True
     theme: str | None = None
     user: str | None = None
+    idle_gc: bool = True
 
 
 def fixed_config(**changes) -> AppConfig:
-    """A deterministic config: no server, no watcher, no timers, no blink, a frozen wall clock."""
-    base = dict(mcp=False, watch=False, tick=None, animate=False, wall=lambda: FIXED_WALL, localtime=time.gmtime)
+    """A deterministic config: no server, no watcher, no timers, no blink, a frozen wall clock,
+    the garbage collector left as CPython runs it."""
+    base = dict(mcp=False, watch=False, tick=None, animate=False, wall=lambda: FIXED_WALL, localtime=time.gmtime,
+                idle_gc=False)
     base.update(changes)
     return AppConfig(**base)

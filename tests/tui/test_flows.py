@@ -576,3 +576,18 @@ async def test_hidden_tabs_are_built_after_the_first_frame(tui_demo: Path) -> No
         assert app.active_pane.id == "stale" and len(paths(app)) == 8
         assert app.host is None  # this config serves no MCP
         await pilot.press("q")
+
+
+async def test_focusing_the_filter_bar_builds_what_the_first_key_needs(tui_demo: Path, app_for) -> None:
+    """The folded titles (free words) and the tag and type lists (`tag:`, `type:`) are built
+    in the background when the bar gets the focus, not by the first key that needs them."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.settle()
+        snapshot = app.session.snapshot
+        wanted = {("inverted", "@tags"), ("inverted", "fm:type")}
+        assert not wanted & snapshot._cache.keys()
+        await pilot.press("slash")
+        await app.workers.wait_for_complete()
+        built = snapshot._cache.keys()
+        assert wanted <= built and any(type(k) is tuple and k[0] == "hay" for k in built)

@@ -1,0 +1,124 @@
+"""Garbage collection between frames (tui.gcpolicy): the collector's rules with a fake clock,
+and the running app taking collection over after its load and handing it back on quit."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from tui import gcpolicy
+from tui.gcpolicy import IdleCollector
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def collector():
+    clock = FakeClock()
+    c = IdleCollector(quiet=0.2, clock=clock)
+    was = gc.isenabled()
+    yield c, clock
+    c.stop()
+    (gc.enable if was else gc.disable)()
+
+
+def _garbage(n: int = 2 * gcpolicy.YOUNG_MIN) -> list:
+    return [[i] for i in range(n)]  # tracked containers: they count as new objects
+
+
+def test_start_and_stop_hand_collection_over_and_back(collector) -> None:
+    c, _ = collector
+    gc.enable()
+    c.start()
+    assert c.active and not gc.isenabled()
+    c.start()  # idempotent: stop must still restore "enabled"
+    c.stop()
+    assert not c.active and gc.isenabled()
+    c.stop()
+    assert gc.isenabled()
+
+
+def test_nothing_is_collected_while_input_keeps_coming(collector) -> None:
+    c, clock = collector
+    c.start()
+    keep = _garbage()
+    c.input_seen()
+    clock.now += 0.1
+    assert c.tick() is None
+    clock.now += 0.15  # 0.25 s since the last key: quiet
+    assert c.tick() == 1
+    assert c.collections == [0, 1, 0]
+    del keep
+
+
+def test_too_little_garbage_is_left_for_later(collector) -> None:
+    c, clock = collector
+    c.start()
+    gc.collect()
+    clock.now += 10
+    assert gc.get_count()[0] < gcpolicy.YOUNG_MIN
+    assert c.tick() is None
+
+
+def test_the_backstop_collects_even_mid_input(collector, monkeypatch) -> None:
+    c, clock = collector
+    monkeypatch.setattr(gcpolicy, "BACKSTOP", 2 * gcpolicy.YOUNG_MIN)
+    c.start()
+    c.input_seen()
+    keep = _garbage(3 * gcpolicy.YOUNG_MIN)
+    assert c.tick() == 1
+    del keep
+
+
+def test_every_tenth_collection_is_a_full_one(collector) -> None:
+    c, clock = collector
+    c.start()
+    got = []
+    for _ in range(gcpolicy.FULL_EVERY):
+        keep = _garbage()
+        clock.now += 1
+        got.append(c.tick())
+        del keep
+    assert got == [1] * (gcpolicy.FULL_EVERY - 1) + [2]
+
+
+def test_a_collector_turned_back_on_elsewhere_is_turned_off_again(collector) -> None:
+    c, clock = collector
+    c.start()
+    gc.enable()  # what a core load restores when it started before the app took over
+    c.tick()
+    assert not gc.isenabled()
+
+
+async def test_the_app_collects_when_idle_and_restores_the_collector_on_quit(tui_demo, app_for) -> None:
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        app = app_for(tui_demo, idle_gc=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.settle()
+            assert app.collector.active and not gc.isenabled()
+            await pilot.press("down", "down", "up")
+            keep = _garbage()
+            for _ in range(40):  # ticks every 0.25 s; the keys above hold it for 0.2 s
+                if sum(app.collector.collections):
+                    break
+                await pilot.pause(0.05)
+            assert sum(app.collector.collections) >= 1
+            del keep
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+async def test_the_test_config_leaves_the_collector_alone(tui_demo, app_for) -> None:
+    app = app_for(tui_demo)
+    async with app.run_test(size=(120, 40)):
+        await app.settle()
+        assert not app.collector.active
