@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from .foreground import Foreground
 from .clock import Clock, SystemClock
 from .errors import NotFoundError, VaultError
 from .events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
@@ -38,6 +39,7 @@ class Vault:
         self.root_real = os.path.realpath(self.root)
         self.clock: Clock = clock or SystemClock()
         self.bus = bus or EventBus()
+        self.foreground = Foreground()  # a person's input goes before agents' calls (see core.foreground)
         self.index = Index(okf_mode)
         self.attachment_exts = parse_attachment_exts(attachment_exts)
         self.config = ScanConfig(self.attachment_exts, IgnoreRules.from_vault(self.root_real))

@@ -1,6 +1,7 @@
 """Every MCP call becomes an `AgentAccess` event on the core bus, attributed to its agent.
 
-`Activity.middleware` wraps each inbound request. For `tools/call` it times the call,
+`Activity.middleware` wraps each inbound request. For `tools/call` it first lets a person's
+input in the TUI go first (core.foreground: a bounded wait), then times the call,
 gives the tool a `CallRecord` (through a context variable, which also reaches the worker
 thread a sync tool runs in) to note the paths it listed or read and how many results it
 returned, and publishes the event when the call ends, error or not. The agent is named
@@ -25,6 +26,7 @@ from typing import Any
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from core.events import AgentAccess, AgentConnected, Event, EventBus
+from core.foreground import Foreground
 
 from .wire import SESSION_HEADER
 
@@ -32,6 +34,7 @@ MODERN_IDLE_SECONDS = 300.0  # a 2026-07-28 client has no session: it counts as 
 MAX_ARG_CHARS = 400
 MAX_SUMMARY_CHARS = 160
 AUDIT_MAX_PATHS = 200
+FOREGROUND_MAX_WAIT = 0.25  # seconds a tool call may wait while a person's input is answered
 
 
 @dataclass
@@ -118,9 +121,11 @@ class _Agent:
 class Activity:
     """Attributes MCP calls to agents and publishes them on `bus` (see module doc)."""
 
-    def __init__(self, bus: EventBus, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, bus: EventBus, *, clock: Callable[[], float] = time.time,
+                 foreground: Foreground | None = None) -> None:
         self.bus = bus
         self._clock = clock
+        self.foreground = foreground
         self._lock = threading.Lock()
         self._agents: dict[str, _Agent] = {}
 
@@ -200,9 +205,11 @@ class Activity:
         arguments = raw_args if isinstance(raw_args, Mapping) else {}
         record = CallRecord()
         token = _current.set(record)
-        started = time.perf_counter()
+        started = time.perf_counter()  # the latency shown includes any wait for the person
         error: str | None = None
         try:
+            if self.foreground is not None:
+                await self.foreground.wait_turn(FOREGROUND_MAX_WAIT)
             result = await call_next(ctx)
             error = _error_text(result)
             return result

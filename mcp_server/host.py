@@ -129,7 +129,7 @@ class McpHost:
         self.http = parse_http(http) if http else None
         self.http_url: str | None = None
         self.audit_log_path = audit_log
-        self.activity = Activity(vault.bus)
+        self.activity = Activity(vault.bus, foreground=vault.foreground)
         self.server, _ = build_server(vault, compat=compat, read_only=read_only, activity=self.activity,
                                       extra_tools=extra_tools)
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -156,7 +156,7 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
                  name: str = "vaultwatch") -> tuple[VaultMCPServer, Activity]:
     """The MCP server for `vault` and the Activity that attributes its calls (see module doc)."""
     quiet_logging()
-    activity = activity or Activity(vault.bus)
+    activity = activity or Activity(vault.bus, foreground=vault.foreground)
     from importlib.metadata import PackageNotFoundError, version
     try:
         ver = version("vaultwatch")

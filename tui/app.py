@@ -75,6 +75,9 @@ BIG_VAULT = 20_000
 INLINE_QUERY_NOTES = 20_000  # up to this many notes a list query takes a few ms: run it inline
 PREVIEW_DELAY = 0.06
 TYPING_PAUSE = 0.35  # the preview waits this long after a filter keystroke
+HOLD_SECONDS = 0.2  # a person's key or edit holds agents' calls back this long, unless answered sooner
+WRITE_HOLD_SECONDS = 1.0  # ... and a triage write, until it is written
+ASKING_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 WARM_FIELDS = ("tag", "type")  # the filter bar's documented field terms whose lists the tab counts do not build
 WARM_WORD = "\x00"  # matches no title, path or note name: a query with it only builds core's caches
 log = logging.getLogger("vaultwatch.tui")
@@ -141,6 +144,7 @@ class VaultwatchApp(App[None]):
         self._started = False  # the services that wait for the first frame have been started
         self._frozen = False  # long-lived objects moved out of the collector's way (gc.freeze)
         self.collector = IdleCollector()
+        self._writes_pending = 0  # triage writes started and not finished (see _answered)
         self._typing_until = 0.0  # monotonic time until which the filter counts as being typed
         self._warmed = -1  # the index generation whose folded text the filter warm-up built
         # the visible list's query: one thread at a time, the newest request wins (see run_active)
@@ -249,7 +253,19 @@ class VaultwatchApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self.collector.input_seen()
+            if isinstance(event, ASKING_EVENTS):  # not a mouse merely passing over the screen
+                self._person_acts()
         await super().on_event(event)
+
+    def _person_acts(self, seconds: float | None = None) -> None:
+        """A person's input is being answered: agents' calls wait a moment (core.foreground)."""
+        self.session.vault.foreground.hold(HOLD_SECONDS if seconds is None else seconds)
+
+    def _answered(self) -> None:
+        """The screen shows the answer to the person's last input (unless more is on its way):
+        agents' calls may go on at once."""
+        if self._list_next is None and not self._list_busy and not self._writes_pending:
+            self.session.vault.foreground.release()
 
     def on_resize(self) -> None:
         self._apply_layout()
@@ -508,6 +524,7 @@ class VaultwatchApp(App[None]):
         elif total == 0 and self.session.snapshot.note_count == 0:
             empty = "This vault has no notes yet"
         pane.show(rows, empty=empty, keep=keep)
+        self.call_after_refresh(self._answered)
 
     def run_counts(self) -> None:
         """Re-count every tab, the tree and the status line (off the UI thread)."""
@@ -599,6 +616,7 @@ class VaultwatchApp(App[None]):
         if message.query == self.filter_query:
             return  # "vault" -> "vault " lists the same notes
         self._typing_until = time.monotonic() + TYPING_PAUSE
+        self._person_acts()  # also an edit that came without a key (a paste, the palette)
         self.filter_query = message.query
         self.refresh_views(keep=False)
 
@@ -826,12 +844,21 @@ class VaultwatchApp(App[None]):
 
     def _act(self, doclist: DocList, fn, *args) -> None:
         doclist.clear_picks()
+        self._writes_pending += 1
+        self._person_acts(WRITE_HOLD_SECONDS)
         self._action_worker(fn, *args)
 
     @work(thread=True, group="write", exit_on_error=False, description="triage action")
     def _action_worker(self, fn, *args) -> None:
-        outcome = fn(*args)
+        try:
+            outcome = fn(*args)
+        finally:
+            self._from_thread(self._write_done)
         self._from_thread(self._show_outcome, outcome)
+
+    def _write_done(self) -> None:
+        self._writes_pending -= 1
+        self._person_acts()  # the row showing the write is next: the list refresh releases
 
     @work(group="write", exit_on_error=False, description="$EDITOR")
     async def _edit_worker(self, entry) -> None:

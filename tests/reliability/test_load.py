@@ -152,7 +152,9 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     pool = [p for p in vault_paths(root)[0] if not p.startswith("Load/") and p != "index.md"
             and snap.get(p) is not None and snap.get(p).frontmatter_error is None]
     targets = rng.sample(pool, min(len(pool), 400))
-    app = make_app(vault, config=fixed_config(mcp=True, watch=True, socket_path=sock, user="loadtester"))
+    # the app as a person runs it (server, watcher, garbage collected between frames), minus timers
+    app = make_app(vault, config=fixed_config(mcp=True, watch=True, socket_path=sock, user="loadtester",
+                                              idle_gc=True))
     samples: list[float] = []
     triage_samples: list[float] = []  # status key or v -> the note written and its row showing it
     dialog_samples: list[float] = []  # c -> the status dialog open

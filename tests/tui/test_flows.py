@@ -591,3 +591,31 @@ async def test_focusing_the_filter_bar_builds_what_the_first_key_needs(tui_demo:
         await app.workers.wait_for_complete()
         built = snapshot._cache.keys()
         assert wanted <= built and any(type(k) is tuple and k[0] == "hay" for k in built)
+
+
+async def test_a_persons_input_holds_agents_back_until_the_screen_answers(tui_demo: Path, app_for,
+                                                                          monkeypatch) -> None:
+    """A key (or a filter edit) claims the foreground that agents' MCP calls wait for; the list
+    showing the answer gives it back (long before the claim would expire on its own)."""
+    import tui.app
+
+    monkeypatch.setattr(tui.app, "HOLD_SECONDS", 30.0)
+    app = app_for(tui_demo)
+    fg = app.session.vault.foreground
+    holds: list[float] = []
+    hold = fg.hold
+    monkeypatch.setattr(fg, "hold", lambda seconds: (holds.append(seconds), hold(seconds)))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.settle()
+        await pilot.press("slash")
+        await app.settle()
+        holds.clear()
+        app.post_message(events.Key("d", "d"))
+        await app.settle()
+        assert app.query_one("#filter-input", Input).value == "d"
+        assert 30.0 in holds  # claimed by the key ...
+        assert fg.remaining() == 0.0  # ... and given back once the list showed the answer
+        holds.clear()
+        app.query_one("#filter-input", Input).value = "deploy"  # an edit without a key (a paste)
+        await app.settle()
+        assert holds == [30.0] and fg.remaining() == 0.0 and len(paths(app)) == 2
