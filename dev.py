@@ -57,7 +57,8 @@ def main(argv: list[str]) -> int:
         # snapshots must not see the user's colour or theme settings
         env.pop("NO_COLOR", None)
         env.pop("TEXTUAL_THEME", None)
-        workers = [] if any(a.startswith("-n") for a in rest) else ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2")]
+        workers = [] if any(a.startswith("-n") for a in rest) else ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2"),
+                                                                    "--dist", "loadgroup"]
         return subprocess.call([str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--snapshot-warn-unused",
                                 *workers, *rest], cwd=ROOT, env=env)
     if cmd == "bench":

@@ -24,8 +24,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from load_agents import Agent, vault_paths
 from reliability_helpers import ROOT
+
+# the two load scenarios take one test worker in turn: run side by side (two sets of 20 agents on
+# two cores) each would measure the other's load, which is not the scenario either describes
+pytestmark = pytest.mark.xdist_group("load")
 
 VAULTGEN = ROOT.parent / "shared" / "vaultgen.py"
 
