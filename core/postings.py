@@ -9,7 +9,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import compress
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -231,7 +231,23 @@ def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Position
         stale = stale_positions(snapshot, clock)
         return stale if flag else set(all_notes(snapshot) - stale)
     if key in ("tags", "tag"):
-        inv = _inverted(snapshot, "@tags", lambda e: [t.casefold() for t in e.tags])
-        return set(inv.get(want.lstrip("#").casefold(), ()))
-    inv = _inverted(snapshot, "fm:" + key, lambda e: _tokens(e.frontmatter[key]) if key in e.frontmatter else [])
-    return _union(inv, _wanted(want))
+        return set(_tag_index(snapshot).get(want.lstrip("#").casefold(), ()))
+    return _union(_field_index(snapshot, key), _wanted(want))
+
+
+def _tag_index(snapshot: Snapshot) -> dict[str, array]:
+    return _inverted(snapshot, "@tags", lambda e: [t.casefold() for t in e.tags])
+
+
+def _field_index(snapshot: Snapshot, key: str) -> dict[str, array]:
+    return _inverted(snapshot, "fm:" + key, lambda e: _tokens(e.frontmatter[key]) if key in e.frontmatter else [])
+
+
+def warm(snapshot: Snapshot, keys: Iterable[str]) -> None:
+    """Build the inverted lists that `key:value` terms for these keys read (tags and plain
+    frontmatter fields), so that the first such term does not wait for them."""
+    for key in keys:
+        if key in ("tags", "tag"):
+            _tag_index(snapshot)
+        else:
+            _field_index(snapshot, key)

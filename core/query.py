@@ -145,6 +145,15 @@ def _hay(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...],
                            patch)
 
 
+def warm(snapshot: Snapshot, fields: Iterable[str] = ()) -> None:
+    """Build ahead what a listing of notes reads for its first free word (folded titles and
+    paths) and its first `field:value` term for each of `fields`: no keystroke waits for them."""
+    kinds = frozenset({NOTE})
+    paths, entries = _by_kinds(snapshot, kinds)
+    _hay(snapshot, kinds, paths, entries)
+    postings.warm(snapshot, fields)
+
+
 def _span(paths: tuple[str, ...], folder: str | None) -> tuple[int, int]:
     if not folder:
         return 0, len(paths)

@@ -43,8 +43,7 @@ from core.events import AgentAccess, AgentConnected, DocumentsChanged, Event, In
 from core.folders import folder_tree
 from core.memory import release_free_memory
 from core.index import Snapshot
-from core.model import Link
-from core.query import Query, pairs
+from core.query import Query, warm as warm_listing
 from core.vault import Vault
 
 from . import spans
@@ -79,7 +78,6 @@ HOLD_SECONDS = 0.2  # a person's key or edit holds agents' calls back this long,
 WRITE_HOLD_SECONDS = 1.0  # ... and a triage write, until it is written
 ASKING_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 WARM_FIELDS = ("tag", "type")  # the filter bar's documented field terms whose lists the tab counts do not build
-WARM_WORD = "\x00"  # matches no title, path or note name: a query with it only builds core's caches
 log = logging.getLogger("vaultwatch.tui")
 
 
@@ -289,12 +287,7 @@ class VaultwatchApp(App[None]):
 
     @work(thread=True, group="warm", exit_on_error=False, description="filter warm-up")
     def _warm_worker(self, snapshot: Snapshot) -> None:
-        for q in (Query(words=(WARM_WORD,), limit=1), *(Query(filters=pairs({key: WARM_WORD}), limit=1)
-                                                         for key in WARM_FIELDS)):
-            try:
-                self.session.query(q, snapshot)
-            except VaultError:
-                pass
+        warm_listing(snapshot, WARM_FIELDS)
 
     def _apply_layout(self) -> None:
         """Wide screens show tree, list and preview side by side (the tree from 140 columns);
@@ -560,12 +553,9 @@ class VaultwatchApp(App[None]):
             stats = self.session.stats(snapshot)
             folder_tree(snapshot)  # built here, off the UI thread, and memoized on the snapshot
             if not worker.is_cancelled:
-                # the first preview maps note names for its links (~0.1 s at 100k notes, then
-                # kept): do it now, idle, and before the freeze below
-                try:
-                    linkmap.resolve(snapshot, "", Link(WARM_WORD, "wiki", None, None))
-                except VaultError:
-                    pass
+                # the first preview maps note names for its links: do it now, idle, and
+                # before the freeze below
+                linkmap.warm(snapshot)
         if not worker.is_cancelled:
             self._from_thread(self._show_counts, counts, stats, snapshot)
 
