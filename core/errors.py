@@ -34,6 +34,12 @@ class SymlinkEscapeError(PathError):
     code = "symlink_escapes_vault"
 
 
+class PathChangedError(PathError):
+    """The path changed on disk while it was being resolved (a symlink removed or replaced midway)."""
+
+    code = "path_changed"
+
+
 class NotFoundError(VaultError):
     code = "not_found"
 

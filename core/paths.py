@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 
-from .errors import AbsolutePathError, HiddenPathError, PathError, SymlinkEscapeError, TraversalError
+from .errors import AbsolutePathError, HiddenPathError, PathChangedError, PathError, SymlinkEscapeError, TraversalError
 
 MAX_PATH_CHARS = 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -113,6 +113,18 @@ def is_hidden(rel_path: str) -> bool:
     return any(part.startswith(".") for part in rel_path.split("/"))
 
 
+def realpath_or_none(path: str) -> str | None:
+    """`os.path.realpath(path)`, or None when the path changed on disk while it was being resolved.
+
+    realpath lstat()s each segment and then readlink()s the symlinks among them: a link
+    removed between the two raises FileNotFoundError even in non-strict mode.
+    """
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return None
+
+
 def to_disk(root_real: str, rel: str) -> str:
     """Map a canonical vault-relative path to its real location, refusing symlink escapes.
 
@@ -122,7 +134,10 @@ def to_disk(root_real: str, rel: str) -> str:
     checked against its nearest existing parent.
     """
     joined = os.path.join(root_real, *rel.split("/"))
-    real = os.path.realpath(joined)
+    real = realpath_or_none(joined)
+    if real is None:
+        raise PathChangedError(f"{rel!r} changed on disk while it was being resolved (a symlink on the way "
+                               "was removed or replaced); nothing was done: try again")
     if real != root_real and not real.startswith(root_real + os.sep):
         raise SymlinkEscapeError(f"symlink escapes vault: {rel!r} resolves outside the vault and is never followed")
     inside = os.path.relpath(real, root_real).replace(os.sep, "/")

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from .ignore import IgnoreRules
 from .model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped, make_entry
 from .parse import parse_note
-from .paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
+from .paths import MAX_PATH_CHARS, displayable, is_hidden, realpath_or_none, unaddressable
 
 DEFAULT_ATTACHMENT_EXTS = frozenset(
     "pdf docx xlsx pptx odt ods odp png jpg jpeg gif webp svg bmp tiff zip tar gz "
@@ -99,8 +99,11 @@ def parse_attachment_exts(spec: str | Iterable[str] | None) -> frozenset[str] | 
     return None if "*" in cleaned else frozenset(cleaned)
 
 
-def _inside(root_real: str, real: str) -> str | None:
-    """The vault-relative form of a real path, or None when it lies outside the vault."""
+def _inside(root_real: str, real: str | None) -> str | None:
+    """The vault-relative form of a real path, or None when it lies outside the vault (or is
+    None: it changed while being resolved)."""
+    if real is None:
+        return None
     if real == root_real:
         return ""
     if not real.startswith(root_real + os.sep):
@@ -112,7 +115,9 @@ def walk(root_real: str, config: ScanConfig, start: str = "") -> Iterator[Found]
     """Yield FileFacts, folder Entries and Skipped records for the vault at `root_real` (a realpath),
     or only for what lies below the vault-relative folder `start` (the folder itself excluded)."""
     seen_dirs: set[tuple[int, int]] = set()
-    start_real = os.path.realpath(os.path.join(root_real, *start.split("/"))) if start else root_real
+    start_real = realpath_or_none(os.path.join(root_real, *start.split("/"))) if start else root_real
+    if start_real is None:
+        return
     try:
         st = os.stat(start_real)
         seen_dirs.add((st.st_dev, st.st_ino))
@@ -199,7 +204,9 @@ def _visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, s
         except OSError as exc:
             reason = "symlink loop" if exc.errno == 40 else "broken symlink"
             return Skipped(rel, reason)
-        real = os.path.realpath(de.path)
+        real = realpath_or_none(de.path)
+        if real is None:
+            return Skipped(rel, "changed while being scanned")
         inside = _inside(root_real, real)
         if inside is None:
             return Skipped(rel, "symlink escapes vault")
@@ -288,7 +295,7 @@ def walked_folder(root_real: str, folder_rel: str, config: ScanConfig) -> str | 
         nxt = f"{canon}/{part}" if canon else part
         full = os.path.join(root_real, *nxt.split("/"))
         if os.path.islink(full):
-            inside = _inside(root_real, os.path.realpath(full))
+            inside = _inside(root_real, realpath_or_none(full))
             if inside is None or (inside and is_hidden(inside)):
                 return None
             if inside == "" or _listed_elsewhere(full, root_real, config):
@@ -329,7 +336,7 @@ def stat_one(root_real: str, rel: str, config: ScanConfig) -> FileFact | Entry |
 def _listed_elsewhere(link: str, root_real: str, config: ScanConfig) -> bool:
     """True when a symlinked folder's target is a folder the full walk lists at its real path
     (inside the vault, not hidden, not ignored): the walk skips such a link, so stat_one does too."""
-    inside = _inside(root_real, os.path.realpath(link))
+    inside = _inside(root_real, realpath_or_none(link))
     if not inside or is_hidden(inside):
         return False
     parts = inside.split("/")

@@ -216,6 +216,25 @@ def test_file_deleted_between_walk_and_read_is_skipped(make_vault) -> None:
     assert results["gone.md"].reason.startswith("unreadable")
 
 
+def test_symlink_removed_while_the_walk_resolves_it_is_skipped(make_vault, monkeypatch) -> None:
+    """The walk stat()s a link, then realpath() readlink()s it: a link removed in between is
+    skipped with a reason; the walk goes on."""
+    root = make_vault({"real.md": "# real\n"})
+    os.symlink(root / "real.md", root / "link.md")
+    real_readlink = os.readlink
+
+    def removed_first(path, *args, **kwargs):
+        if os.path.basename(path) == "link.md" and os.path.islink(path):
+            os.unlink(path)
+        return real_readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "readlink", removed_first)
+    found = list(walk(os.path.realpath(root), ScanConfig()))
+    assert [f.rel for f in found if isinstance(f, scan_mod.FileFact)] == ["real.md"]
+    assert [(s.path, s.reason) for s in found if isinstance(s, scan_mod.Skipped)] == [
+        ("link.md", "changed while being scanned")]
+
+
 def test_a_note_that_grew_or_shrank_since_the_walk_is_read_whole(make_vault) -> None:
     root = make_vault({"grow.md": "# g\n", "shrink.md": "# s\n" + "x" * 5000, "big.md": "# b\n"})
     facts = {f.rel: f for f in walk(os.path.realpath(root), ScanConfig()) if isinstance(f, scan_mod.FileFact)}
