@@ -215,3 +215,53 @@ def test_every_mcp_tool_contains_every_hostile_path(tmp_path, figure, full_size)
     figure("cases", len(cases))
     figure("tool_calls", counts["calls"])
     figure("tool_errors", counts["errors"])
+
+
+def test_a_link_removed_while_a_tool_resolves_it_is_a_structured_error(tmp_path, figure, monkeypatch):
+    """The race the concurrent corpus above once hit in CI: one agent deletes a symlink while
+    another agent's path through it is being resolved. Here the link is removed at the worst
+    moment, between realpath's lstat (it is a link) and its readlink, for every tool that takes
+    a path: each answer is a structured error and the vault is left as it was."""
+    root = tmp_path / "vault"
+    (root / "victims").mkdir(parents=True)
+    (root / "index.md").write_text("---\nsecret: x\n---\n# Index\n## Secret\nSecret text\n")
+    (root / "victims" / "v.md").write_text("# victim\n")
+    vault = Vault(root, cache=False)
+    vault.load()
+    link = root / "root-link"
+    real_readlink = os.readlink
+    armed = {"on": False, "raced": 0}
+
+    def readlink_after_removal(path, *args, **kwargs):
+        if armed["on"] and os.path.basename(path) == "root-link" and os.path.islink(path):
+            os.unlink(path)
+            armed["raced"] += 1
+        return real_readlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "readlink", readlink_after_removal)
+    through_link = "root-link/index.md"
+    calls = [c for c in _tool_calls(through_link, "victims/v.md")
+             if through_link in (c[1].get("path"), c[1].get("new_path"))]
+    before = {p: p.read_bytes() for p in root.rglob("*.md")}
+    changed: list[str] = []
+    with McpSession(vault) as session:
+        for name, args in calls:
+            if not os.path.lexists(link):
+                os.symlink(root, link)
+            armed["on"] = True
+            out = session.call(name, args, timeout=15)
+            armed["on"] = False
+            where = f"{name}({json.dumps(args)[:80]})"
+            assert out.protocol_error is None, where
+            assert out.is_error, f"{where} succeeded through a link that was removed midway"
+            assert out.text.startswith("Error: ") and "internal error" not in out.text, f"{where}: {out.text}"
+            if "changed on disk while it was being resolved" in out.text:
+                changed.append(name)
+    assert armed["raced"] >= len(calls)
+    assert {"read", "get_links", "write", "edit", "update_frontmatter", "rename", "delete"} <= set(changed)
+    assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
+    figure("cases", len(calls))
+    figure("fixed_bug", "a symlink removed by one agent while another agent's path through it was being resolved "
+                        "made the tool answer 'internal error (FileNotFoundError)' (os.path.realpath readlink()s a "
+                        "link it lstat()ed a moment before); core/paths.py now answers path_changed, the scanner "
+                        "skips such a link with a reason")
