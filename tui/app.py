@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
+from textual.app import App, ComposeResult, ScreenStackError, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -253,7 +253,13 @@ class VaultwatchApp(App[None]):
             self.collector.input_seen()
             if isinstance(event, ASKING_EVENTS):  # not a mouse merely passing over the screen
                 self._person_acts()
-        await super().on_event(event)
+        try:
+            await super().on_event(event)
+        except ScreenStackError:
+            # the screens were removed under a key's handler while the app shuts down (quit
+            # from outside the queue: a signal, a closed terminal): the key goes with them
+            if self.is_running:
+                raise
 
     def _person_acts(self, seconds: float | None = None) -> None:
         """A person's input is being answered: agents' calls wait a moment (core.foreground)."""
