@@ -46,12 +46,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import fmedit, rename as links
-from .errors import NotFoundError, PathChangedError, VaultError
+from .errors import NotFoundError, VaultError
 from .events import Event
 from .fmedit import FrontmatterEditError
 from .model import ATTACHMENT, FOLDER, NOTE
 from .parse import decode, load_yaml, split_frontmatter
-from .paths import is_hidden, normalize, realpath_or_none, to_disk
+from .paths import is_hidden, normalize, to_disk
 from .reader import read_all
 from .sections import SectionError, edit_section as _edit_section
 
@@ -593,11 +593,7 @@ class Writer:
                 raise WriteRefused(f"{dst_rel!r} does not have an allowlisted attachment extension; keep the "
                                    "file's extension", "not_an_attachment")
         dst_abs = self._new_location(dst_rel)
-        src_real = realpath_or_none(src_abs) if kind == FOLDER else src_abs
-        if src_real is None:
-            raise PathChangedError(f"{src_rel!r} changed on disk while it was being resolved; nothing was "
-                                   "done: try again")
-        if kind == FOLDER and (dst_abs + os.sep).startswith(src_real + os.sep):
+        if kind == FOLDER and (dst_abs + os.sep).startswith(to_disk(self.vault.root_real, src_rel) + os.sep):
             raise WriteRefused(f"cannot move folder {src_rel!r} into itself", "invalid_destination")
         snap = self.vault.snapshot
         if update_links and not snap.loaded:

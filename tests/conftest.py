@@ -114,3 +114,28 @@ def open_vault(clock: FixedClock) -> Callable[..., Vault]:
         return vault
 
     return open_
+
+
+class LinkRemover:
+    """Removes the symlinks named in `names` at the worst moment for a path resolver: after
+    os.path.realpath has lstat()ed one (it is a link) and before it readlink()s it, as another
+    caller deleting or renaming the link would. `removed` counts the removals."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.names: set[str] = set()
+        self.removed = 0
+        real_readlink = os.readlink
+
+        def readlink_after_removal(path, *args, **kwargs):
+            if os.path.basename(path) in self.names and os.path.islink(path):
+                os.unlink(path)
+                self.removed += 1
+            return real_readlink(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, "readlink", readlink_after_removal)
+
+
+@pytest.fixture
+def link_remover(monkeypatch: pytest.MonkeyPatch) -> LinkRemover:
+    """A LinkRemover with no names yet: set `.names` to arm it."""
+    return LinkRemover(monkeypatch)

@@ -164,7 +164,7 @@ def test_to_disk_maps_inside_and_refuses_escapes(tmp_path) -> None:
             to_disk(root, rel)
 
 
-def test_to_disk_reports_a_symlink_removed_while_it_is_resolved(tmp_path, monkeypatch) -> None:
+def test_to_disk_reports_a_symlink_removed_while_it_is_resolved(tmp_path, link_remover) -> None:
     """realpath lstat()s a segment, sees a link, then readlink()s it: a link removed in between
     (another caller renaming or deleting it) is a structured PathChangedError, not an OSError."""
     vault = tmp_path / "vault"
@@ -172,18 +172,12 @@ def test_to_disk_reports_a_symlink_removed_while_it_is_resolved(tmp_path, monkey
     (vault / "Projects" / "plan.md").write_text("x")
     os.symlink(vault / "Projects", vault / "link")
     root = os.path.realpath(vault)
-    real_readlink = os.readlink
-
-    def removed_first(path, *args, **kwargs):
-        if os.path.basename(path) == "link" and os.path.islink(path):
-            os.unlink(path)  # the other caller wins the race here
-        return real_readlink(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "readlink", removed_first)
+    link_remover.names = {"link"}
     with pytest.raises(PathChangedError, match="changed on disk while it was being resolved") as info:
         to_disk(root, "link/plan.md")
     assert info.value.code == "path_changed"
     assert isinstance(info.value, PathError)
+    assert link_remover.removed == 1
 
 
 # --- properties ---------------------------------------------------------------------------------

@@ -216,23 +216,17 @@ def test_file_deleted_between_walk_and_read_is_skipped(make_vault) -> None:
     assert results["gone.md"].reason.startswith("unreadable")
 
 
-def test_symlink_removed_while_the_walk_resolves_it_is_skipped(make_vault, monkeypatch) -> None:
+def test_symlink_removed_while_the_walk_resolves_it_is_skipped(make_vault, link_remover) -> None:
     """The walk stat()s a link, then realpath() readlink()s it: a link removed in between is
     skipped with a reason; the walk goes on."""
     root = make_vault({"real.md": "# real\n"})
     os.symlink(root / "real.md", root / "link.md")
-    real_readlink = os.readlink
-
-    def removed_first(path, *args, **kwargs):
-        if os.path.basename(path) == "link.md" and os.path.islink(path):
-            os.unlink(path)
-        return real_readlink(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "readlink", removed_first)
+    link_remover.names = {"link.md"}
     found = list(walk(os.path.realpath(root), ScanConfig()))
     assert [f.rel for f in found if isinstance(f, scan_mod.FileFact)] == ["real.md"]
     assert [(s.path, s.reason) for s in found if isinstance(s, scan_mod.Skipped)] == [
         ("link.md", "changed while being scanned")]
+    assert link_remover.removed == 1
 
 
 def test_a_note_that_grew_or_shrank_since_the_walk_is_read_whole(make_vault) -> None:

@@ -217,7 +217,7 @@ def test_every_mcp_tool_contains_every_hostile_path(tmp_path, figure, full_size)
     figure("tool_errors", counts["errors"])
 
 
-def test_a_link_removed_while_a_tool_resolves_it_is_a_structured_error(tmp_path, figure, monkeypatch):
+def test_a_link_removed_while_a_tool_resolves_it_is_a_structured_error(tmp_path, figure, link_remover):
     """The race the concurrent corpus above once hit in CI: one agent deletes a symlink while
     another agent's path through it is being resolved. Here the link is removed at the worst
     moment, between realpath's lstat (it is a link) and its readlink, for every tool that takes
@@ -229,16 +229,6 @@ def test_a_link_removed_while_a_tool_resolves_it_is_a_structured_error(tmp_path,
     vault = Vault(root, cache=False)
     vault.load()
     link = root / "root-link"
-    real_readlink = os.readlink
-    armed = {"on": False, "raced": 0}
-
-    def readlink_after_removal(path, *args, **kwargs):
-        if armed["on"] and os.path.basename(path) == "root-link" and os.path.islink(path):
-            os.unlink(path)
-            armed["raced"] += 1
-        return real_readlink(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "readlink", readlink_after_removal)
     through_link = "root-link/index.md"
     calls = [c for c in _tool_calls(through_link, "victims/v.md")
              if through_link in (c[1].get("path"), c[1].get("new_path"))]
@@ -248,16 +238,16 @@ def test_a_link_removed_while_a_tool_resolves_it_is_a_structured_error(tmp_path,
         for name, args in calls:
             if not os.path.lexists(link):
                 os.symlink(root, link)
-            armed["on"] = True
+            link_remover.names = {"root-link"}
             out = session.call(name, args, timeout=15)
-            armed["on"] = False
+            link_remover.names = set()
             where = f"{name}({json.dumps(args)[:80]})"
             assert out.protocol_error is None, where
             assert out.is_error, f"{where} succeeded through a link that was removed midway"
             assert out.text.startswith("Error: ") and "internal error" not in out.text, f"{where}: {out.text}"
             if "changed on disk while it was being resolved" in out.text:
                 changed.append(name)
-    assert armed["raced"] >= len(calls)
+    assert link_remover.removed >= len(calls)
     assert {"read", "get_links", "write", "edit", "update_frontmatter", "rename", "delete"} <= set(changed)
     assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
     figure("cases", len(calls))
