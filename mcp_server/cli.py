@@ -47,7 +47,6 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
         _report_problems_to_stderr(vault)
         try:
             if args.stdio:
-                _start_live(vault)
                 return _serve_stdio(args, vault, compat)
             host = McpHost(vault, socket_path=args.socket, compat=compat, read_only=args.read_only,
                            audit_log=args.audit_log, http=args.http)
@@ -188,13 +187,25 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
     from .activity import AuditLog
     from .server import build_server
 
-    server, _ = build_server(vault, compat=compat, read_only=args.read_only)
-    audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
+    from core.vaultlock import VaultBusy, VaultLock
+
+    lock = VaultLock(vault.root_real)
     try:
-        asyncio.run(server.run_stdio_async())
-    except KeyboardInterrupt:
-        pass
+        lock.acquire(record={"kind": "stdio", "socket": None, "http": None})
+    except VaultBusy as busy:
+        reach = f"--socket {busy.holder.socket}" if busy.holder.socket else f"--vault {vault.root_real}"
+        return _err(f"{busy}; quit it first, or have this client run `vaultwatch bridge {reach}` instead")
+    try:
+        _start_live(vault)
+        server, _ = build_server(vault, compat=compat, read_only=args.read_only)
+        audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
+        try:
+            asyncio.run(server.run_stdio_async())
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if audit is not None:
+                audit.close()
     finally:
-        if audit is not None:
-            audit.close()
+        lock.release()
     return 0

@@ -34,6 +34,7 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
 from core.vault import Vault
+from core.vaultlock import VaultBusy, VaultLock
 
 from .activity import Activity, AuditLog
 from .server import ToolRegistrar, build_server
@@ -120,8 +121,9 @@ class McpHost:
 
     def __init__(self, vault: Vault, *, socket_path: str | None = None, compat: Iterable[str] = frozenset(),
                  read_only: bool = False, audit_log: str | None = None, http: str | None = None,
-                 extra_tools: Sequence[ToolRegistrar] | None = None) -> None:
+                 extra_tools: Sequence[ToolRegistrar] | None = None, kind: str = "serve") -> None:
         self.vault = vault
+        self.kind = kind  # "tui", "serve" or "headless": recorded for whoever finds the vault busy
         self.socket_path = os.path.abspath(socket_path) if socket_path else default_socket_path(vault.root_real)
         if len(os.fsencode(self.socket_path)) > MAX_UNIX_PATH:
             raise HostError(f"socket path is too long for a Unix socket ({len(self.socket_path)} > "
@@ -150,6 +152,22 @@ class McpHost:
         if loop is not None and event is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(event.set)
+
+    def _lock_vault(self) -> VaultLock:
+        """The vault's own lock (core/vaultlock.py): one server per vault whatever the socket path."""
+        lock = VaultLock(self.vault.root_real)
+        try:
+            lock.acquire(record=self._record())
+        except VaultBusy as busy:
+            reach = (f"vaultwatch bridge --socket {busy.holder.socket}" if busy.holder.socket
+                     else f"vaultwatch bridge --vault {self.vault.root_real}")
+            raise HostError(f"{busy}; quit it first, or let agents use that one ({reach})") from None
+        except OSError as exc:
+            raise HostError(f"cannot lock the vault folder {self.vault.root_real}: {exc.strerror or exc}") from None
+        return lock
+
+    def _record(self) -> dict[str, Any]:
+        return {"kind": self.kind, "socket": self.socket_path, "http": self.http_url, "started_at": time.time()}
 
     def _lock(self) -> int:
         try:
@@ -217,7 +235,12 @@ class McpHost:
             self._stop = asyncio.Event()
             if self._stop_requested:
                 self._stop.set()
-        lock_fd = self._lock()
+        vault_lock = self._lock_vault()
+        try:
+            lock_fd = self._lock()
+        except BaseException:
+            vault_lock.release()
+            raise
         audit: AuditLog | None = None
         sockets: list[socket.socket] = []
         servers: list[_Uvicorn] = []
@@ -246,8 +269,9 @@ class McpHost:
             if self.http:
                 token = http_token(self.socket_path)
                 servers.append(_uvicorn(LoopbackGuard(app, token, self.http[0], sockets[1].getsockname()[1])))
+            vault_lock.publish(self._record())  # now with the HTTP URL
             info = json.dumps({"pid": os.getpid(), "vault": self.vault.root_real, "socket": self.socket_path,
-                               "http": self.http_url, "started_at": time.time()})
+                               "http": self.http_url, "kind": self.kind, "started_at": time.time()})
             with contextlib.suppress(OSError):  # informative only: never a reason not to serve
                 write_private(self.socket_path + ".json", info)
             manager_up = asyncio.Event()
@@ -291,6 +315,7 @@ class McpHost:
                     audit.close()
                 self.activity.disconnect_all()
                 os.close(lock_fd)
+                vault_lock.release()
 
     async def _keep_socket(self, app: Any, servers: list, sockets: list, tasks: list) -> None:
         """Notice the socket file being removed (a tmp cleaner, a stray `rm`) and listen again at the

@@ -43,13 +43,15 @@ def write_files(root: Path, files: Files) -> Path:
 def _private_cache_home(tmp_path_factory: pytest.TempPathFactory):
     """Keep the index cache of every vault a test opens out of the real ~/.cache (tests that
     need their own cache folder still set XDG_CACHE_HOME with monkeypatch)."""
-    previous = os.environ.get("XDG_CACHE_HOME")
+    previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))  # server records, logs, tokens
     yield
-    if previous is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -15,10 +15,10 @@ def run(*args: str, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([*VAULTWATCH, *args], cwd=ROOT, capture_output=True, text=True, timeout=60, **kwargs)
 
 
-def test_serve_prints_the_socket_and_stops_on_sigterm(sock_dir, tmp_path):
+def test_serve_prints_the_socket_and_stops_on_sigterm(sock_dir, tmp_path, demo_vault):
     sock = sock_dir / "s.sock"
     audit = tmp_path / "audit.jsonl"
-    proc = subprocess.Popen([*VAULTWATCH, "serve", "--socket", str(sock), "--audit-log", str(audit)], cwd=ROOT,
+    proc = subprocess.Popen([*VAULTWATCH, "serve", str(demo_vault), "--socket", str(sock), "--audit-log", str(audit)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -32,13 +32,13 @@ def test_serve_prints_the_socket_and_stops_on_sigterm(sock_dir, tmp_path):
     assert "stopped" in proc.stderr.read()
 
 
-def test_serve_refuses_a_second_instance_and_bad_options(sock_dir):
+def test_serve_refuses_a_second_instance_and_bad_options(sock_dir, demo_vault):
     sock = sock_dir / "s.sock"
-    first = subprocess.Popen([*VAULTWATCH, "serve", "--socket", str(sock)], cwd=ROOT,
+    first = subprocess.Popen([*VAULTWATCH, "serve", str(demo_vault), "--socket", str(sock)], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert str(sock) in first.stdout.readline()
-        second = run("serve", "--socket", str(sock))
+        second = run("serve", str(demo_vault), "--socket", str(sock))
         assert second.returncode == 2 and f"(pid {first.pid}) already serves" in second.stderr
     finally:
         first.send_signal(signal.SIGINT)
@@ -49,10 +49,10 @@ def test_serve_refuses_a_second_instance_and_bad_options(sock_dir):
     assert public.returncode == 2 and "only listens on loopback" in public.stderr
 
 
-async def test_serve_stdio_is_a_plain_stdio_server(tmp_path):
+async def test_serve_stdio_is_a_plain_stdio_server(tmp_path, demo_vault):
     audit = tmp_path / "a.jsonl"
     params = StdioServerParameters(command=VAULTWATCH[0], cwd=str(ROOT), args=[
-        *VAULTWATCH[1:], "serve", "--stdio", "--compat", "obsidian-mcp", "--as-of", "2026-11-29",
+        *VAULTWATCH[1:], "serve", str(demo_vault), "--stdio", "--compat", "obsidian-mcp", "--as-of", "2026-11-29",
         "--audit-log", str(audit)])
     async with Client(params, mode="legacy") as client:
         names = {t.name for t in (await client.list_tools()).tools}

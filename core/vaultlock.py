@@ -1,0 +1,210 @@
+"""One server per vault on this machine, whatever the environment: an exclusive `flock` on the
+vault directory itself, held while a process serves the vault (the TUI, `serve`, `serve --stdio`).
+
+The lock belongs to the vault, not to a socket path or an environment variable: two servers
+started with different XDG_RUNTIME_DIR (or one on stdio) still meet on the same directory
+inode. The kernel drops the lock when the holder dies (even by SIGKILL), so a crash leaves no
+stale lock behind. Who holds it is found two ways:
+
+- `/proc/locks` names the pid holding an flock on the vault's (device, inode), from any
+  environment of this user;
+- the holder's record (`<state>/servers/<dev>-<ino>.json`, mode 0600, in the user's state
+  folder) says what it serves: socket path, HTTP URL, headless or TUI.
+
+Nothing is ever written into the vault.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import pwd
+import stat as stat_mod
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class VaultBusy(Exception):
+    """Another process already serves this vault; `holder` says which (pid, socket...)."""
+
+    def __init__(self, root: str, holder: "Holder") -> None:
+        self.root = root
+        self.holder = holder
+        super().__init__(holder.describe(root))
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The process serving a vault, as far as it can be known."""
+
+    pid: int | None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def socket(self) -> str | None:
+        value = self.info.get("socket")
+        return value if isinstance(value, str) else None
+
+    def describe(self, root: str) -> str:
+        who = f"pid {self.pid}" if self.pid else "another process"
+        kind = self.info.get("kind")
+        what = {"tui": " in its TUI", "headless": " headless", "stdio": " on stdio"}.get(kind, "") \
+            if isinstance(kind, str) else ""
+        where = f" on {self.socket}" if self.socket else ""
+        http = f" and {self.info['http']}" if isinstance(self.info.get("http"), str) else ""
+        return f"another vaultwatch ({who}) already serves {root}{what}{where}{http}"
+
+
+def home_dir() -> str:
+    """The user's home from the password database ($HOME when it is not known there)."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return os.path.expanduser("~")
+
+
+def state_dir() -> str:
+    """The user's vaultwatch state folder: $XDG_STATE_HOME/vaultwatch, else ~/.local/state/vaultwatch.
+
+    It survives logout and reboots (unlike the runtime folder): logs of headless servers, the
+    loopback HTTP token and the servers' records live here. Created 0700 when missing."""
+    base = os.environ.get("XDG_STATE_HOME")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.environ.get("HOME") or home_dir(), ".local", "state")
+    path = os.path.join(base, "vaultwatch")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
+def vault_key(root_real: str) -> str:
+    """`<dev>-<ino>` of the vault directory: the same vault whatever path or environment names it."""
+    st = os.stat(root_real)
+    return f"{st.st_dev:x}-{st.st_ino:x}"
+
+
+def record_path(root_real: str) -> str:
+    folder = os.path.join(state_dir(), "servers")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return os.path.join(folder, vault_key(root_real) + ".json")
+
+
+def _read_record(root_real: str) -> dict[str, Any]:
+    try:
+        path = record_path(root_real)
+        st = os.lstat(path)
+        if not stat_mod.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            return {}
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def lock_holder_pid(root_real: str) -> int | None:
+    """The pid holding an flock on the vault directory, from /proc/locks (None when unknown)."""
+    try:
+        st = os.stat(root_real)
+        want = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                parts = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 1234 fe:00:2156312 0 EOF" (blocked waiters start with "->")
+                if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == want and parts[4].isdigit():
+                    return int(parts[4])
+    except OSError:
+        pass
+    return None
+
+
+def holder(root_real: str) -> Holder | None:
+    """Who serves the vault now, or None when nobody holds its lock (never takes the lock where
+    /proc/locks can tell, so a server starting at that moment is not disturbed)."""
+    if os.path.exists("/proc/locks"):
+        pid = lock_holder_pid(root_real)
+        if pid is None:
+            return None
+        info = _read_record(root_real)
+        return Holder(pid, info if info.get("pid") == pid else {})
+    probe = VaultLock(root_real)
+    try:
+        probe.acquire(record=None)
+    except VaultBusy as busy:
+        return busy.holder
+    except OSError:
+        return None
+    probe.release()
+    return None
+
+
+def _busy_holder(root_real: str) -> Holder:
+    pid = lock_holder_pid(root_real)
+    info = _read_record(root_real)
+    if info.get("pid") not in (None, pid) and pid is not None:
+        info = {}  # a record left by an earlier holder: only the pid is known
+    return Holder(pid if pid is not None else info.get("pid") if isinstance(info.get("pid"), int) else None, info)
+
+
+class VaultLock:
+    """The exclusive lock on one vault (see module doc). Not reentrant: a second acquire of the
+    same vault, even in this process, is refused like any other."""
+
+    def __init__(self, root_real: str) -> None:
+        self.root = root_real
+        self._fd: int | None = None
+        self._record: str | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self, record: dict[str, Any] | None) -> None:
+        """Take the lock or raise VaultBusy naming the holder; `record` is published for others to read."""
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise VaultBusy(self.root, _busy_holder(self.root)) from None
+            raise
+        self._fd = fd
+        if record is not None:
+            self.publish(record)
+
+    def publish(self, record: dict[str, Any]) -> None:
+        """Replace this holder's record (pid added); informative only, never a reason to fail."""
+        if self._fd is None:
+            return
+        with contextlib.suppress(OSError):
+            path = record_path(self.root)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                         0o600)
+            try:
+                os.write(fd, json.dumps({**record, "pid": os.getpid(), "vault": self.root}).encode())
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+            self._record = path
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        if self._record is not None:
+            with contextlib.suppress(OSError):
+                if _read_record(self.root).get("pid") == os.getpid():
+                    os.unlink(self._record)
+            self._record = None
+        fd, self._fd = self._fd, None
+        os.close(fd)  # drops the flock
+
+    def __enter__(self) -> "VaultLock":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
