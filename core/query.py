@@ -190,6 +190,12 @@ def encode_cursor(fp: str, key: Any, path: str) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+def cursor_after(q: Query, entry: Entry, clock: Clock) -> str:
+    """The cursor that continues `q`'s listing right after `entry`, one of its rows: for a caller
+    that hands out fewer rows than a page held (an MCP answer cut to its byte budget)."""
+    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock)(entry), entry.path)
+
+
 def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))

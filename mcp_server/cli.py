@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
 
         try:
             compat = parse_compat(args.compat)
+            _server_options(args)
         except ValueError as exc:
             return _err(str(exc))
         _log_warnings_to_stderr()
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             if args.stdio:
                 return _serve_stdio(args, vault, compat)
             host = McpHost(vault, socket_path=args.socket, compat=compat, read_only=args.read_only,
-                           audit_log=args.audit_log, http=args.http)
+                           audit_log=args.audit_log, http=args.http, **_server_options(args))
             _start_live(vault)  # only once the options are known good: a refused start leaves no threads
             return asyncio.run(_serve_socket(host))
         except HostError as exc:
@@ -73,6 +74,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     p.add_argument("--read-only", action="store_true", help="offer no tools that change the vault")
     p.add_argument("--audit-log", metavar="PATH", default=None,
                    help="append every agent call to PATH as JSON lines")
+    add_server_options(p)
     handlers["serve"] = cmd_serve
 
     def cmd_bridge(args: argparse.Namespace) -> int:
@@ -136,6 +138,23 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     handlers["mcp-config"] = cmd_mcp_config
 
 
+def add_server_options(p: argparse.ArgumentParser) -> None:
+    """The options that shape the MCP server's answers (serve and the TUI share them)."""
+    from .budget import DEFAULT_ANSWER_BYTES, HARD_ANSWER_BYTES
+
+    p.add_argument("--max-answer-bytes", metavar="N", type=int, default=DEFAULT_ANSWER_BYTES,
+                   help=f"text budget of a tool answer that does not choose its size (default {DEFAULT_ANSWER_BYTES}; "
+                        f"at most {HARD_ANSWER_BYTES}, the cap of any answer)")
+
+
+def _server_options(args: argparse.Namespace) -> dict:
+    from .budget import DEFAULT_ANSWER_BYTES
+
+    from .budget import check
+
+    return {"max_answer_bytes": check(getattr(args, "max_answer_bytes", None) or DEFAULT_ANSWER_BYTES)}
+
+
 def _report_problems_to_stderr(vault: Vault) -> None:
     """Headless: the problems the TUI would show (vault folder gone, cache rebuilt, socket file removed...)
     go to stderr as they happen, one line each."""
@@ -197,7 +216,7 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         return _err(f"{busy}; quit it first, or have this client run `vaultwatch bridge {reach}` instead")
     try:
         _start_live(vault)
-        server, _ = build_server(vault, compat=compat, read_only=args.read_only)
+        server, _ = build_server(vault, compat=compat, read_only=args.read_only, **_server_options(args))
         audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
         try:
             asyncio.run(server.run_stdio_async())

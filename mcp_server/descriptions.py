@@ -19,7 +19,7 @@ Parameters:
 - pattern: case-sensitive glob on the vault-relative path; * and ? stay within one folder level, ** spans any depth including none ("**/*.md" also matches root notes; "Journal/*.md" only Journal's top level).
 - filters: frontmatter equality, ANDed; list fields match by membership; see its own description for the OKF keys. Any filter excludes attachments.
 - include_frontmatter: rows carry path, title, OKF fields and tags; set it to true to add each note's whole frontmatter (costly on big listings; read(frontmatter_only=true) gets one note's).
-- limit / cursor: omit limit to get the complete listing in one answer; with limit, pass next_cursor back unchanged (same other arguments) to get the next page. total always counts every match.
+- limit / cursor: without limit a page holds as many rows as fit the answer budget (64 KiB of text by default); pass next_cursor back unchanged (same other arguments) for the next page until it is null: every row comes exactly once, in order. total always counts every match. A limit whose page would pass 2 MiB is refused with a limit that fits.
 
 Behavior: read-only. Answers from vaultwatch's live index, which follows the disk within a fraction of a second, in code-point order of path (uppercase before lowercase). Hidden (dot-prefixed) files and folders are never listed; symlinked notes inside the vault are. A folder that does not exist, or no match, gives an empty result, not an error. _meta.index_stale is true when the answer may miss a write still in flight or the index is still loading.
 
@@ -49,7 +49,8 @@ P_WAIT = ('When true, wait (at most 10 s) until writes already made to the vault
           'current index with _meta.index_stale=true.')
 P_INCLUDE_FM = ("Add each note's full frontmatter to its row (default false: rows carry path, title, status, stale, "
                 "trust_tier and tags).")
-P_LIMIT = 'Page size. Omit for the complete listing in one answer.'
+P_LIMIT = 'Rows per page. Omit it: as many rows as fit the answer budget; follow next_cursor for the rest.'
+P_PAGE_LIMIT = P_LIMIT
 P_CURSOR = 'The next_cursor of the previous page, unchanged, to continue the same listing.'
 
 SEARCH = f"""Full-text search over the vault's notes (title, headings, body and path), ranked by relevance, with a snippet of each match.
@@ -123,7 +124,7 @@ Returns: {"as_of", "okf_bundle", "counts": {"notes", "deprecated", "stale", "unv
 
 P_CATEGORY = 'Which notes to page through; "overview" returns counts only.'
 P_AS_OF = 'Date (YYYY-MM-DD) staleness is judged on; default today.'
-P_TRIAGE_LIMIT = 'Page size for the category (default 50).'
+P_TRIAGE_LIMIT = 'Rows per page (default 50, fewer past the answer budget).'
 
 LIST_FOLDERS = f"""List the vault's folders with the number of notes each holds (subfolders included), to see the vault's structure before listing or reading notes.
 

@@ -121,7 +121,8 @@ class McpHost:
 
     def __init__(self, vault: Vault, *, socket_path: str | None = None, compat: Iterable[str] = frozenset(),
                  read_only: bool = False, audit_log: str | None = None, http: str | None = None,
-                 extra_tools: Sequence[ToolRegistrar] | None = None, kind: str = "serve") -> None:
+                 extra_tools: Sequence[ToolRegistrar] | None = None, kind: str = "serve",
+                 **server_options: Any) -> None:
         self.vault = vault
         self.kind = kind  # "tui", "serve" or "headless": recorded for whoever finds the vault busy
         self.socket_path = os.path.abspath(socket_path) if socket_path else default_socket_path(vault.root_real)
@@ -132,8 +133,11 @@ class McpHost:
         self.http_url: str | None = None
         self.audit_log_path = audit_log
         self.activity = Activity(vault.bus, foreground=vault.foreground)
-        self.server, _ = build_server(vault, compat=compat, read_only=read_only, activity=self.activity,
-                                      extra_tools=extra_tools)
+        try:  # server_options: build_server's own (max_answer_bytes, tool_prefix)
+            self.server, _ = build_server(vault, compat=compat, read_only=read_only, activity=self.activity,
+                                          extra_tools=extra_tools, **server_options)
+        except ValueError as exc:
+            raise HostError(str(exc)) from None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._stop_requested = False

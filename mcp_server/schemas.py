@@ -132,6 +132,8 @@ class FolderRow(TypedDict):
 class FolderList(TypedDict):
     result: list[FolderRow]
     total: int
+    returned: int
+    next_cursor: str | None
 
 
 class TagRow(TypedDict):
@@ -142,6 +144,8 @@ class TagRow(TypedDict):
 class TagList(TypedDict):
     result: list[TagRow]
     total: int
+    returned: int
+    next_cursor: str | None
 
 
 class OutgoingLink(TypedDict):
@@ -157,6 +161,7 @@ class Links(TypedDict):
     outgoing: list[OutgoingLink]
     backlinks: list[str]
     broken: list[OutgoingLink]
+    truncated: NotRequired[dict[str, int]]
 
 
 class PathList(TypedDict):

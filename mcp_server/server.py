@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from core.vault import Vault
 
 from . import compat as compat_tools
-from . import schemas, splice
+from . import budget, schemas, splice
 from . import tools as native_tools
 from .activity import Activity
 from .results import fail, log
@@ -153,8 +153,14 @@ def default_extra_tools() -> list[ToolRegistrar]:
 
 def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = False,
                  extra_tools: Sequence[ToolRegistrar] | None = None, activity: Activity | None = None,
-                 name: str = "vaultwatch") -> tuple[VaultMCPServer, Activity]:
-    """The MCP server for `vault` and the Activity that attributes its calls (see module doc)."""
+                 name: str = "vaultwatch", max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES,
+                 ) -> tuple[VaultMCPServer, Activity]:
+    """The MCP server for `vault` and the Activity that attributes its calls (see module doc).
+
+    `max_answer_bytes` is the text budget of a default answer (mcp_server/budget.py); ValueError
+    when it is outside the accepted range.
+    """
+    budget.check(max_answer_bytes)
     quiet_logging()
     activity = activity or Activity(vault.bus, foreground=vault.foreground)
     from importlib.metadata import PackageNotFoundError, version
@@ -164,7 +170,7 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
         ver = "0"
     server = VaultMCPServer(name, title="vaultwatch", version=ver, instructions=INSTRUCTIONS,
                             middleware=[activity.middleware], log_level="WARNING")
-    env = ToolEnv(vault, read_only=read_only, compat=frozenset(compat))
+    env = ToolEnv(vault, read_only=read_only, compat=frozenset(compat), max_answer_bytes=max_answer_bytes)
     native_tools.register(server, env)
     compat_tools.register(server, env)
     server.fast_tools = {t.name for t in server._tool_manager.list_tools()}

@@ -6,6 +6,8 @@ errors as `Error: ...` tool errors and tells the activity layer what it listed o
 """
 from __future__ import annotations
 
+import base64
+import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -16,20 +18,23 @@ from pydantic import Field
 from core import okf
 from core.clock import parse_as_of
 from core.model import FOLDER
-from core.query import Query, pairs, run_query, stats
+from core.errors import QueryError
+from core.query import Query, cursor_after, encode_cursor, pairs, run_query, stats
 from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError, read as read_file
 from core.serialize import RowCache, entry_json
 from core.tags import tag_counts
 from core.vault import Vault
 
+from . import budget, schemas
 from . import descriptions as d
-from . import schemas
 from .activity import current_call
-from .results import fail, listing, ok, read_only, vault_errors
+from .results import fail, listing, ok, page_rows, read_only, vault_errors
 
 PENDING_WRITES_TIMEOUT = 10.0
 SEARCH_BUILD_WAIT = 5.0  # a first search waits this long for the full-text index before saying it is building
 LOAD_WAIT = 10.0
+TRIAGE_PAGE = 50  # rows of a triage page when the call gives no limit (fewer past the answer budget)
+SKIPPED_SHOWN = 100  # skipped files listed on the broken page (counts.skipped_files has them all)
 FilterValue = str | bool | int | float
 
 
@@ -40,6 +45,12 @@ class ToolEnv:
     vault: Vault
     read_only: bool = False
     compat: frozenset[str] = frozenset()
+    max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES
+
+
+def root_folder(folder: str | None) -> str | None:
+    """A folder argument as core takes it: "/" (how some vault servers name the root) means "", the root level."""
+    return "" if isinstance(folder, str) and folder.strip() == "/" else folder
 
 
 def index_freshness(vault: Vault, wait_for_pending_writes: bool = False) -> dict[str, Any]:
@@ -94,13 +105,14 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.DocumentList]:
         meta = index_freshness(vault, wait_for_pending_writes)
-        res = vault.list(Query(folder=folder, pattern=pattern, filters=pairs(filters),
-                               include_attachments=include_attachments, limit=limit, cursor=cursor))
-        entries = res.entries
-        current_call().listed([e.path for e in entries])
-        return listing(row_cache, entries, vault.clock, res.is_bundle,
-                       {"total": res.total, "returned": len(entries), "next_cursor": res.next_cursor,
-                        "okf_bundle": res.is_bundle}, frontmatter=include_frontmatter, meta=meta)
+        q = Query(folder=root_folder(folder), pattern=pattern, filters=pairs(filters),
+                  include_attachments=include_attachments,
+                  limit=budget.default_rows(env.max_answer_bytes) if limit is None else limit, cursor=cursor)
+        res = vault.list(q)
+        return listing(row_cache, res, q, vault.clock,
+                       {"total": res.total, "returned": len(res.entries), "next_cursor": res.next_cursor,
+                        "okf_bundle": res.is_bundle}, budget_bytes=env.max_answer_bytes, explicit=limit is not None,
+                       frontmatter=include_frontmatter, meta=meta)
 
     server.add_tool(list_documents, name="list_documents", title="List Documents", description=d.LIST_DOCUMENTS,
                     annotations=read_only("List Documents"))
@@ -112,17 +124,28 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         lines: Annotated[list[int] | None, Field(min_length=2, max_length=2, description=d.P_LINES)] = None,
         frontmatter_only: Annotated[bool, Field(description=d.P_FM_ONLY)] = False,
         offset: Annotated[int, Field(ge=0, description=d.P_OFFSET)] = 0,
-        max_chars: Annotated[int, Field(ge=1, le=MAX_CHARS_LIMIT, description=d.P_MAX_CHARS)] = DEFAULT_MAX_CHARS,
-        include_attachment_content: Annotated[bool, Field(description=d.P_ATT_CONTENT)] = True,
+        max_chars: Annotated[int | None, Field(ge=1, le=MAX_CHARS_LIMIT, description=d.P_MAX_CHARS)] = None,
+        include_attachment_content: Annotated[bool | None, Field(description=d.P_ATT_CONTENT)] = None,
     ) -> Annotated[CallToolResult, schemas.ReadOutput]:
         index_freshness(vault)
-        result = read_file(vault, path, section=section, lines=tuple(lines) if lines else None,
-                           frontmatter_only=frontmatter_only,
-                           offset=offset, max_chars=max_chars, attachment_content=include_attachment_content)
-        out = result.as_json()
-        notice = result.marker()
-        if notice:
-            out["notice"] = notice
+        room = env.max_answer_bytes
+        chars = DEFAULT_MAX_CHARS if max_chars is None else max_chars
+        for _ in range(4):  # a default read shrinks until its answer fits the budget (a few tries at most)
+            result = read_file(vault, path, section=section, lines=tuple(lines) if lines else None,
+                               frontmatter_only=frontmatter_only, offset=offset, max_chars=chars,
+                               attachment_content=include_attachment_content is not False)
+            out = result.as_json()
+            notice = result.marker()
+            if notice:
+                out["notice"] = notice
+            size = len(budget.encoded(out))
+            if size <= room or max_chars is not None or not out.get("content"):
+                break
+            chars = max(1, min(chars - 1, int(chars * (room - budget.TAIL_BYTES) / size * 0.95)))
+        if include_attachment_content is None and size > room and "content_base64" in out:
+            del out["content_base64"]
+            out["content_omitted"] = (f"the bytes would pass this server's answer budget ({room:,} bytes of text): "
+                                      "pass include_attachment_content=true to get them (files up to 1 MiB)")
         current_call().listed([result.path], 1)
         return ok(out)
 
@@ -133,10 +156,11 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         category: Annotated[Literal["overview", "deprecated", "stale", "unverified", "machine-confirmed",
                                     "human-reviewed", "broken"], Field(description=d.P_CATEGORY)] = "overview",
         as_of: Annotated[str | None, Field(max_length=64, description=d.P_AS_OF)] = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description=d.P_TRIAGE_LIMIT)] = 50,
+        limit: Annotated[int | None, Field(ge=1, le=1000, description=d.P_TRIAGE_LIMIT)] = None,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.TriageOutput]:
         meta = index_freshness(vault)
+        explicit, limit = limit is not None, TRIAGE_PAGE if limit is None else limit
         clock = parse_as_of(as_of) if as_of else vault.clock
         snap = vault.snapshot
         counts = _counts(snap, clock)
@@ -159,7 +183,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             return ok(out, meta=meta)
         if category == "broken":
             q = Query(problems_only=True, limit=limit, cursor=cursor)
-            out["skipped"] = [{"path": s.path, "reason": s.reason} for s in snap.skipped]
+            out["skipped"] = [{"path": s.path, "reason": s.reason} for s in snap.skipped[:SKIPPED_SHOWN]]
         elif not snap.is_bundle:
             return fail(f"category {category!r} needs an OKF bundle, and this vault is not one (its root index.md "
                         "declares no okf_version): use list_documents with filters on your own frontmatter keys, "
@@ -175,8 +199,12 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         if category == "stale":
             for row, e in zip(rows, res.entries):
                 row["overdue_days"] = okf.overdue_days(e.stale_date, e.stale_instant, clock)
-        out.update(result=rows, total=res.total, returned=len(rows), next_cursor=res.next_cursor)
-        current_call().listed((r["path"] for r in rows))
+        n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=explicit)
+        if error:
+            return fail(error)
+        next_cursor = res.next_cursor if n == len(rows) else cursor_after(q, res.entries[n - 1], clock)
+        out.update(result=rows[:n], total=res.total, returned=n, next_cursor=next_cursor)
+        current_call().listed((r["path"] for r in rows[:n]))
         return ok(out, meta=meta)
 
     server.add_tool(triage, name="triage", title="Triage Notes", description=d.TRIAGE,
@@ -186,18 +214,25 @@ def register(server: MCPServer, env: ToolEnv) -> None:
     def list_folders(
         folder: Annotated[str | None, Field(description=d.P_LF_FOLDER)] = None,
         recursive: Annotated[bool, Field(description=d.P_LF_RECURSIVE)] = True,
+        limit: Annotated[int | None, Field(ge=1, le=100_000, description=d.P_PAGE_LIMIT)] = None,
+        cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.FolderList]:
         from core.folders import folder_tree
 
         meta = index_freshness(vault)
         snap = vault.snapshot
-        res = run_query(snap, Query(folder=folder, recursive=recursive, include_notes=False, include_folders=True),
-                        vault.clock)
+        q = Query(folder=root_folder(folder), recursive=recursive, include_notes=False, include_folders=True,
+                  limit=budget.default_rows(env.max_answer_bytes) if limit is None else limit, cursor=cursor)
+        res = run_query(snap, q, vault.clock)
         tree = folder_tree(snap)
         rows = [{"path": e.path, "notes": tree.note_count(e.path), "subfolders": len(tree.child_folders(e.path)),
-                 "modified_at": e.modified_at} for e in res.entries if e.kind == FOLDER]
-        current_call().listed((r["path"] for r in rows))
-        return ok({"result": rows, "total": len(rows)}, meta=meta)
+                 "modified_at": e.modified_at} for e in res.entries]
+        n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=limit is not None)
+        if error:
+            return fail(error)
+        next_cursor = res.next_cursor if n == len(rows) else cursor_after(q, res.entries[n - 1], vault.clock)
+        current_call().listed((r["path"] for r in rows[:n]))
+        return ok({"result": rows[:n], "total": res.total, "returned": n, "next_cursor": next_cursor}, meta=meta)
 
     server.add_tool(list_folders, name="list_folders", title="List Folders", description=d.LIST_FOLDERS,
                     annotations=read_only("List Folders"))
@@ -206,17 +241,28 @@ def register(server: MCPServer, env: ToolEnv) -> None:
     def list_tags(
         folder: Annotated[str | None, Field(description=d.P_LT_FOLDER)] = None,
         prefix: Annotated[str | None, Field(max_length=256, description=d.P_LT_PREFIX)] = None,
-        limit: Annotated[int | None, Field(ge=1, le=100_000, description=d.P_LT_LIMIT)] = None,
+        limit: Annotated[int | None, Field(ge=1, le=100_000, description=d.P_PAGE_LIMIT)] = None,
+        cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.TagList]:
         meta = index_freshness(vault)
+        folder = root_folder(folder)
         counts = tag_counts(vault.snapshot, folder)
         if prefix:
             folded = prefix.lstrip("#").casefold()
             counts = [(t, n) for t, n in counts if t.casefold().startswith(folded)]
         total = len(counts)
-        rows = [{"tag": t, "count": n} for t, n in (counts if limit is None else counts[:limit])]
+        fp = ["tags", folder, prefix or ""]
+        start = tag_cursor_start(counts, cursor, fp)
+        size = budget.default_rows(env.max_answer_bytes) if limit is None else limit
+        rows = [{"tag": t, "count": c} for t, c in counts[start:start + size]]
+        n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=limit is not None)
+        if error:
+            return fail(error)
+        rows = rows[:n]
+        more = start + n < total and rows
+        next_cursor = encode_cursor(json.dumps(fp), rows[-1]["count"], rows[-1]["tag"]) if more else None
         current_call().listed((), len(rows))
-        return ok({"result": rows, "total": total}, meta=meta)
+        return ok({"result": rows, "total": total, "returned": n, "next_cursor": next_cursor}, meta=meta)
 
     server.add_tool(list_tags, name="list_tags", title="List Tags", description=d.LIST_TAGS,
                     annotations=read_only("List Tags"))
@@ -236,7 +282,8 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             out = {"path": report.path, "outgoing": outgoing,
                    "backlinks": list(dict.fromkeys(r.source for r in report.backlinks)),
                    "broken": [_link_json(r) for r in report.broken]}
-            current_call().listed([report.path], len(outgoing) + len(out["backlinks"]))
+            _fit_links(out, env.max_answer_bytes)
+            current_call().listed([report.path], len(out["outgoing"]) + len(out["backlinks"]))
             return ok(out)
 
         server.add_tool(get_links, name="get_links", title="Get Links", description=d.GET_LINKS,
@@ -244,6 +291,48 @@ def register(server: MCPServer, env: ToolEnv) -> None:
 
     if callable(getattr(vault, "search", None)):
         _register_search(server, vault)
+
+
+def _fit_links(out: dict[str, Any], room: int) -> None:
+    """Cut a get_links answer's lists to the answer budget, the same share of each, saying so in `truncated`."""
+    size = len(budget.encoded(out))
+    if size <= room:
+        return
+    keys = ("outgoing", "backlinks", "broken")
+    totals = {key: len(out[key]) for key in keys}
+    sums = {}
+    for key in keys:
+        acc, run = [0], 0
+        for item in out[key]:
+            run += len(budget.encoded(item)) + 1
+            acc.append(run)
+        sums[key] = acc
+    fixed = size - sum(acc[-1] for acc in sums.values())
+    lo, hi = 0.0, 1.0
+    for _ in range(30):  # the largest common share of every list that fits
+        mid = (lo + hi) / 2
+        used = fixed + sum(acc[int(mid * (len(acc) - 1))] for acc in sums.values())
+        lo, hi = (mid, hi) if used <= room - budget.TAIL_BYTES else (lo, mid)
+    for key in keys:
+        out[key] = out[key][:int(lo * totals[key])]
+    out["truncated"] = {key: n for key, n in totals.items() if len(out[key]) < n}
+
+
+def tag_cursor_start(counts: list[tuple[str, int]], cursor: str | None, fp: list) -> int:
+    """Where a list_tags page starts: after the (count, tag) its cursor names, in the most-used-first order."""
+    if not cursor:
+        return 0
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        got, count, tag = json.loads(raw)
+        if not isinstance(count, int) or not isinstance(tag, str):
+            raise ValueError
+    except (ValueError, TypeError):
+        raise QueryError("cursor is not valid: pass back the next_cursor of a previous result, unchanged") from None
+    if got != json.dumps(fp):
+        raise QueryError("cursor belongs to a different query: repeat the same arguments with it, or drop the cursor")
+    mark = (-count, tag)
+    return next((i for i, (t, c) in enumerate(counts) if (-c, t) > mark), len(counts))
 
 
 def _link_json(resolved) -> dict[str, Any]:
@@ -265,7 +354,7 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
-        res = vault.search(query, folder=folder, pattern=pattern, filters=pairs(filters), limit=limit,
+        res = vault.search(query, folder=root_folder(folder), pattern=pattern, filters=pairs(filters), limit=limit,
                            cursor=cursor, wait=SEARCH_BUILD_WAIT)
         hits = []
         for hit in res.hits:

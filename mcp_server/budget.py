@@ -1,0 +1,63 @@
+"""How big one tool answer may be: the byte budget of a default answer and the hard cap of any.
+
+Agents pay for every byte in context tokens, and clients have hard limits: the MCP TypeScript
+SDK's stdio transport drops a message over 10 MiB and the connection with it; Claude Code caps
+tool output at 25k tokens. So:
+
+- a call that does not choose its own size (no `limit`, no `max_chars`) gets at most the
+  server's budget of text (`--max-answer-bytes`, default 64 KiB), and a cursor for the rest;
+- no answer, whatever its arguments, carries more than HARD_ANSWER_BYTES of text. The wire
+  message holds that text twice at most (the text content, escaped, and structuredContent),
+  so it stays under 6 MiB, well inside the 10 MiB a TS SDK client reads.
+
+Sizes are counted on the text content: compact UTF-8 JSON, the copy an agent's model reads.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+DEFAULT_ANSWER_BYTES = 64 * 1024
+HARD_ANSWER_BYTES = 2 * 1024 * 1024
+MIN_ANSWER_BYTES = 4 * 1024
+MAX_DEFAULT_ROWS = 1000  # rows a default page asks core for before the byte budget cuts it
+TAIL_BYTES = 400  # room for the fields around the rows (total, next_cursor, counts...)
+TS_SDK_LIMIT = "10 MiB"
+
+
+def encoded(data: Any) -> bytes:
+    """`data` as the compact UTF-8 JSON of a text content block."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "surrogatepass")
+
+
+def check(max_answer_bytes: int) -> int:
+    """Validate a server's `--max-answer-bytes`; ValueError says the accepted range."""
+    if (not isinstance(max_answer_bytes, int) or isinstance(max_answer_bytes, bool)
+            or not MIN_ANSWER_BYTES <= max_answer_bytes <= HARD_ANSWER_BYTES):
+        raise ValueError(f"--max-answer-bytes must be between {MIN_ANSWER_BYTES} and {HARD_ANSWER_BYTES} "
+                         f"(the hard cap of one answer, well under the {TS_SDK_LIMIT} MCP clients accept)")
+    return max_answer_bytes
+
+
+def default_rows(budget: int) -> int:
+    """How many rows a default page asks for: more than the budget can hold, cut by `fit` afterwards."""
+    return max(1, min(MAX_DEFAULT_ROWS, budget // 64))
+
+
+def fit(sizes: Sequence[int], budget: int) -> int:
+    """How many of the leading rows (their byte sizes) fit in `budget` with their separators and
+    the answer's other fields; at least one when there is any, so a page always moves on."""
+    room = budget - TAIL_BYTES
+    used = 0
+    for n, size in enumerate(sizes):
+        used += size + 1
+        if used > room:
+            return max(n, 1)
+    return len(sizes)
+
+
+def over_cap(size: int, what: str) -> str:
+    """The error text for an answer of `size` bytes that would pass the hard cap."""
+    return (f"this answer would carry {size:,} bytes, over the {HARD_ANSWER_BYTES:,} bytes one answer may hold "
+            f"(MCP clients drop messages over {TS_SDK_LIMIT}): {what}")

@@ -1,0 +1,192 @@
+"""Every answer fits an agent's budget: on a 20,000-note vault, through the real server on its socket,
+with the real Python client and the official TypeScript SDK client (over `vaultwatch bridge`).
+
+- a call that does not size itself (no limit / max_chars) answers at most the server's budget
+  of text (default 64 KiB), with `total` and `next_cursor`;
+- following next_cursor returns every row exactly once, in code-point order of path (seed 000);
+- no answer passes the hard cap (2 MiB of text, far under the TS SDK's 10 MiB message limit),
+  whatever the arguments: asking for more is an error that says so.
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from core.clock import FixedClock
+from core.vault import Vault
+from mcp_server import budget
+
+from mcp_testing import VAULTWATCH, in_own_task, serving, uds_client
+from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+NOTES = 20_000
+BUDGET = budget.DEFAULT_ANSWER_BYTES
+
+
+def note_path(i: int) -> str:
+    return f"Area {i % 40:02d}/Topic {i % 7}/Note {i:05d}.md"
+
+
+@pytest.fixture(scope="module")
+def big_vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Vault, list[str]]:
+    """20,000 notes in 280 folders, each linking to index.md, which links to every note."""
+    root = tmp_path_factory.mktemp("big") / "vault"
+    paths = [note_path(i) for i in range(NOTES)]
+    for folder in {p.rsplit("/", 1)[0] for p in paths}:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for i, rel in enumerate(paths):
+        (root / rel).write_text(f"---\ntitle: Note {i} about café ✓\nstatus: {('draft', 'stable')[i % 2]}\n"
+                                f"tags: [t{i % 300}, area{i % 40}]\n---\n# Note {i}\n\nSee [[index]].\n",
+                                encoding="utf-8")
+    links = "\n".join(f"- [[{p[:-3]}]]" for p in paths)
+    (root / "index.md").write_text(f"---\ntitle: Index\n---\n# Index\n\n{links}\n", encoding="utf-8")
+    vault = Vault(root, clock=FixedClock.at_date(dt.date(2026, 11, 29)))
+    vault.load()
+    return vault, sorted([*paths, "index.md"])
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def big_server(big_vault):
+    folder = tempfile.mkdtemp(prefix="vwb", dir="/tmp")
+    try:
+        async with serving(big_vault[0], folder + "/v.sock") as host:
+            async with in_own_task(uds_client(host.socket_path)) as client:
+                yield host, client
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def text_bytes(result) -> int:
+    return len(result.content[0].text.encode("utf-8"))
+
+
+async def test_list_documents_default_pages_fit_the_budget_and_cover_every_path_once(big_server, big_vault):
+    _, client = big_server
+    seen: list[str] = []
+    cursor, pages = None, 0
+    while True:
+        result = await client.call_tool("list_documents", {"cursor": cursor} if cursor else {})
+        assert not result.is_error, result.content[0].text
+        out = result.structured_content
+        assert json.loads(result.content[0].text) == out  # the text is a compact copy of the same data
+        assert text_bytes(result) <= BUDGET
+        assert out["total"] == NOTES + 1 and out["returned"] == len(out["result"]) > 0
+        seen += [row["path"] for row in out["result"]]
+        pages += 1
+        cursor = out["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == big_vault[1]  # every path exactly once, in code-point order
+    assert pages > 20
+
+
+async def test_a_page_the_caller_sizes_may_pass_the_budget_but_never_the_hard_cap(big_server):
+    _, client = big_server
+    result = await client.call_tool("list_documents", {"limit": 1000})
+    assert not result.is_error and result.structured_content["returned"] == 1000
+    assert BUDGET < text_bytes(result) < budget.HARD_ANSWER_BYTES
+    result = await client.call_tool("list_documents", {"limit": 20_001, "include_frontmatter": True})
+    assert result.is_error
+    text = result.content[0].text
+    assert "over the 2,097,152 bytes one answer may hold" in text and "10 MiB" in text and "limit=" in text
+    fits = int(text.split("pass limit=")[1].split()[0])
+    again = await client.call_tool("list_documents", {"limit": fits, "include_frontmatter": True})
+    assert not again.is_error and text_bytes(again) <= budget.HARD_ANSWER_BYTES
+
+
+async def test_every_read_tool_answers_within_the_budget_by_default(big_server):
+    _, client = big_server
+    calls = {
+        "list_documents": {"include_frontmatter": True, "folder": "Area 01"},
+        "list_folders": {},
+        "list_tags": {},
+        "triage": {"category": "broken"},
+        "read": {"path": "index.md"},
+        "get_links": {"path": "index.md"},
+    }
+    for name, args in calls.items():
+        result = await client.call_tool(name, args)
+        assert not result.is_error, (name, result.content[0].text)
+        assert text_bytes(result) <= BUDGET, name
+    read = (await client.call_tool("read", {"path": "index.md"})).structured_content
+    assert read["truncated"] and read["next_offset"] == len(read["content"])
+    links = (await client.call_tool("get_links", {"path": "index.md"})).structured_content
+    assert links["truncated"]["backlinks"] == NOTES and 0 < len(links["backlinks"]) < NOTES
+
+
+async def test_list_tags_and_list_folders_page_with_a_cursor(big_server):
+    _, client = big_server
+    for tool, key, total in (("list_tags", "tag", 340), ("list_folders", "path", 320)):
+        seen, cursor = [], None
+        while True:
+            out = (await client.call_tool(tool, {"limit": 50, **({"cursor": cursor} if cursor else {})})
+                   ).structured_content
+            assert out["total"] == total, tool
+            seen += [row[key] for row in out["result"]]
+            cursor = out["next_cursor"]
+            if cursor is None:
+                break
+        assert len(seen) == len(set(seen)) == total, tool
+        whole = (await client.call_tool(tool, {"limit": 1000})).structured_content["result"]
+        assert seen == [row[key] for row in whole], tool
+
+
+async def test_a_compat_listing_keeps_its_unpaged_contract_within_the_hard_cap(big_server, big_vault):
+    _, client = big_server
+    result = await client.call_tool("vault_list_notes", {})
+    assert not result.is_error
+    assert json.loads(result.content[0].text) == big_vault[1]
+    assert text_bytes(result) < budget.HARD_ANSWER_BYTES
+
+
+async def test_typescript_sdk_client_pages_the_whole_big_vault_through_the_bridge(ts_sdk, big_server,  # noqa: F811
+                                                                                 big_vault):
+    host, _ = big_server
+    proc = await asyncio.create_subprocess_exec(
+        str(ts_sdk), "page_loop.mjs", "list_documents", "{}", *VAULTWATCH, "bridge", "--socket", host.socket_path,
+        cwd=str(CLIENT_DIR), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    report = json.loads(out)
+    assert report["ok"], report.get("error") or err.decode()[-2000:]
+    assert report["paths"] == big_vault[1]
+    assert max(report["textBytes"]) <= BUDGET and report["pages"] > 20
+    assert set(report["totals"]) == {NOTES + 1}
+
+
+async def test_the_budget_is_a_server_option_and_bounded_by_the_hard_cap(demo):
+    from mcp import Client
+
+    from mcp_server.server import build_server
+
+    for bad in (100, budget.HARD_ANSWER_BYTES + 1):
+        with pytest.raises(ValueError, match="--max-answer-bytes must be between 4096 and 2097152"):
+            build_server(demo, max_answer_bytes=bad)
+    server, _ = build_server(demo, max_answer_bytes=4096, extra_tools=[])
+    async with Client(server) as client:
+        whole = (await client.call_tool("list_documents", {"limit": 1000})).structured_content["result"]
+        seen, cursor, pages = [], None, 0
+        while True:
+            result = await client.call_tool("list_documents", {"cursor": cursor} if cursor else {})
+            assert text_bytes(result) <= 4096
+            out = result.structured_content
+            seen += out["result"]
+            pages, cursor = pages + 1, out["next_cursor"]
+            if cursor is None:
+                break
+    assert seen == whole and pages > 1
+
+
+async def test_serve_refuses_a_budget_past_the_hard_cap(demo_vault):
+    done = await asyncio.to_thread(subprocess.run, [*VAULTWATCH, "serve", str(demo_vault), "--stdio", "--max-answer-bytes", "99999999"],
+                                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "--max-answer-bytes must be between" in done.stderr
