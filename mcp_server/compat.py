@@ -84,7 +84,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             current_call().listed(r["path"] for r in rows)
             if params.response_format == "json":
                 text = json.dumps({"folder": folder, "count": len(rows), "backend": "filesystem", "entries": rows},
-                                  ensure_ascii=False, indent=2)
+                                  ensure_ascii=False, separators=(",", ":"))
             else:
                 text = _markdown(folder, rows)
             return ok({"result": text}, text=text)

@@ -8,10 +8,8 @@ from pydantic import WithJsonSchema
 from typing_extensions import NotRequired, TypedDict
 
 
-ROW_FIELDS = ("path, kind (note|attachment|folder), title, folder, size_bytes, modified_at (ISO 8601 UTC); notes "
-              "also status, stale, trust_tier (null outside an OKF bundle), tags, and frontmatter when asked for; "
-              "attachments mime_type; frontmatter_error / decode_error when the note has one; overdue_days on "
-              "triage's stale page")
+ROW_FIELDS = ("path, kind, title, folder, size_bytes, modified_at; notes: status, stale, trust_tier, tags, "
+              "frontmatter (when asked), frontmatter_error/decode_error; attachments: mime_type; stale page: overdue_days")
 
 # Rows are described, not checked: any per-row subschema (even {"type": "object"}) makes every
 # client that validates results walk each row (the Python SDK's jsonschema: ~6 us a row, 60 ms
@@ -178,7 +176,8 @@ class TextResult(TypedDict):
 
 def compact(schema: dict[str, Any]) -> dict[str, Any]:
     """The same JSON schema, cheaper for clients to compile and check: local `$ref`s inlined,
-    `anyOf` of bare types folded into one `type` list, per-property `title`s dropped.
+    `anyOf` of bare types (or of one typed schema and null) folded into one `type` list,
+    `title`s dropped.
 
     Validation semantics are unchanged (titles are annotations). It matters to clients that
     validate results with a generic validator: the Python SDK compiles each tool's output schema
@@ -205,7 +204,7 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
                 expanding.pop()
         out: dict[str, Any] = {}
         for key, value in node.items():
-            if key == "$defs" or (property_schema and key == "title"):
+            if key == "$defs" or (key == "title" and isinstance(value, str)):
                 continue
             if key == "properties" and isinstance(value, dict):
                 out[key] = {name: walk(sub, property_schema=True) for name, sub in value.items()}
@@ -216,6 +215,19 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
                 and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches)):
             del out["anyOf"]
             out["type"] = [b["type"] for b in branches]
+        elif (isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches
+              and "type" not in out):
+            # [X, null] with X of one type: X's keywords (minimum, maxLength, items...) apply to
+            # that type only, so {"type": [t, "null"], ...X} accepts exactly the same values
+            typed = branches[0] if branches[1] == {"type": "null"} else branches[1]
+            if (isinstance(typed, dict) and isinstance(typed.get("type"), str)
+                    and not set(typed) & {"const", "anyOf", "oneOf", "allOf", "$ref", "not"}
+                    and not set(typed) & set(out)):
+                del out["anyOf"]
+                out.update(typed)
+                out["type"] = [typed["type"], "null"]
+                if isinstance(typed.get("enum"), list):
+                    out["enum"] = [*typed["enum"], None]
         return out
 
     try:
@@ -224,6 +236,26 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
         return schema
     if defs and _has_ref(out):
         out["$defs"] = defs  # a $ref with siblings stays a $ref: keep what it points at
+    return out
+
+
+def compact_input(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's published input schema, compacted like `compact`, without the generated title,
+    and with an optional argument whose default is null published as its plain type: leaving
+    it out is how to say "none" (the server's own model, which validates every call, still
+    accepts an explicit null)."""
+    out = compact(schema)
+    out.pop("title", None)
+    required = set(out.get("required") or ())
+    for name, prop in (out.get("properties") or {}).items():
+        if not isinstance(prop, dict) or name in required or "default" not in prop or prop["default"] is not None:
+            continue
+        del prop["default"]
+        kinds = prop.get("type")
+        if isinstance(kinds, list) and len(kinds) == 2 and "null" in kinds:  # leave it out rather than send null
+            prop["type"] = kinds[0] if kinds[1] == "null" else kinds[1]
+            if isinstance(prop.get("enum"), list):
+                prop["enum"] = [v for v in prop["enum"] if v is not None]
     return out
 
 

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from core.vault import Vault
 
 from . import compat as compat_tools
-from . import budget, schemas, splice
+from . import budget, descriptions, schemas, splice
 from . import tools as native_tools
 from .activity import Activity
 from .results import fail, log
@@ -31,13 +31,7 @@ from .tools import ToolEnv
 
 ToolRegistrar = Callable[[MCPServer, ToolEnv], None]
 
-INSTRUCTIONS = (
-    "vaultwatch serves one Markdown vault (Obsidian-style notes with YAML frontmatter, OKF fields "
-    "status/stale/trust_tier when the vault is an OKF bundle). Paths are vault-relative and case-sensitive. "
-    "Start with list_folders or triage for an overview, list_documents to enumerate or filter notes, "
-    "search (when offered) to find notes by content, read for a note's text and etag, get_links for its links. "
-    "A human watches every call live."
-)
+INSTRUCTIONS = descriptions.INSTRUCTIONS
 
 
 def quiet_logging() -> None:
@@ -178,8 +172,12 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     for registrar in default_extra_tools() if extra_tools is None else extra_tools:
         registrar(server, env)
     for tool in server._tool_manager.list_tools():
+        tool.parameters = schemas.compact_input(tool.parameters)
         if tool.fn_metadata.output_schema:  # published only; results are still checked against the model
             tool.fn_metadata.output_schema = schemas.compact(tool.fn_metadata.output_schema)
+            tool.fn_metadata.output_schema.pop("description", None)  # the model's docstring: the description says it
+        if tool.annotations is not None and tool.annotations.title == tool.title:
+            tool.annotations = tool.annotations.model_copy(update={"title": None})  # said once, as the tool's title
     return server, activity
 
 

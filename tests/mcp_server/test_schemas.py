@@ -80,4 +80,6 @@ def test_recursive_and_annotated_refs_are_kept():
         "a": {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "A", "default": None},
         "b": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}}})
     assert folded["properties"]["a"] == {"type": ["string", "null"], "default": None}
-    assert folded["properties"]["b"] == {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}
+    assert folded["properties"]["b"] == {"type": ["string", "null"], "minLength": 1}  # minLength binds strings only
+    kept = {"anyOf": [{"type": "string", "const": "x"}, {"type": "null"}]}
+    assert schemas.compact({"type": "object", "properties": {"c": kept}})["properties"]["c"] == kept
