@@ -1,4 +1,5 @@
-"""`vaultwatch bridge`: relay an MCP client's stdio to the running vaultwatch's Unix socket.
+"""`vaultwatch bridge`: relay an MCP client's stdio to the vaultwatch serving a vault, starting
+one when none runs, and following the vault when another server takes it over.
 
 Clients such as Claude Desktop, Cursor or VS Code spawn a command and talk JSON-RPC on its
 stdin/stdout; vaultwatch serves streamable HTTP on a socket. The bridge POSTs each stdin
@@ -8,13 +9,21 @@ server assigns at `initialize`, sends the negotiated version as MCP-Protocol-Ver
 2026-07-28 requests the routing headers that era requires, and DELETEs the session on EOF.
 It imports no MCP SDK (only httpx2), so clients get it running in a fraction of a second.
 
-- Nothing listening: it fails at once, before reading stdin, with a message on stderr.
-- The app goes away (socket removed or replaced, serving process gone, connection lost):
-  every request still in flight is answered with a JSON-RPC error, and the bridge exits 1.
-- stdin reaches EOF: answers still due are awaited (at most 5 s), the session is closed, exit 0.
-  SIGTERM/SIGINT/SIGHUP close the session and exit 0 at once.
-
-vaultwatch sends nothing unsolicited, so the bridge opens no standalone GET stream.
+- Finding the server (launch.py): the vault's lock names the process serving it; when none
+  does, the bridge starts a headless `vaultwatch serve --headless` (shared by every bridge of
+  the vault, exiting by itself when idle). Sockets are trusted only in a folder of this user's
+  with mode 0700 and with a listener running as this user (SO_PEERCRED), before any byte.
+- The server goes away (TUI quit, TUI taking over from a headless server, a crash, `kill -9`):
+  the bridge finds (or starts) the vault's server again, re-initializes with the client's
+  original `initialize` (the client keeps its session and never sees a new handshake), and
+  goes on. A request that never reached the old server is sent again; a read cut off in flight
+  is retried; a write cut off in flight is answered with an error saying it may have been
+  applied (never sent twice). Each request uses its own connection, so "not sent" is known.
+- `notifications/cancelled` is forwarded and the cancelled request's reply is dropped.
+- stdin reaches EOF: answers still due are awaited (at most 5 s; not open subscription streams),
+  the session is closed, exit 0. SIGTERM/SIGINT/SIGHUP close the session and exit 0 at once.
+- `--socket` without `--vault`: nothing to start; the bridge fails at once when nothing listens
+  and, when the app goes away, waits for a server on that socket again.
 """
 from __future__ import annotations
 
@@ -25,35 +34,44 @@ import json
 import os
 import re
 import signal
-import socket
-import struct
 import sys
 import threading
+import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import httpx2
 
+from .launch import BridgeError, NotListening, connect_trusted
 from .wire import MCP_PATH, SESSION_HEADER
 
-APP_GONE = ("vaultwatch stopped serving this vault (the app was closed or crashed); "
-            "restart vaultwatch, then reconnect this client")
+APP_GONE = ("vaultwatch stopped serving this vault (the app was closed or crashed) and no server could be "
+            "reached again")
+MAYBE_APPLIED = ("vaultwatch changed servers (the TUI was opened or quit, or the server restarted) while this "
+                 "call was in flight; it may or may not have been applied: check the note before retrying")
 INTERNAL_ERROR = -32603
 PARSE_ERROR = -32700
 DRAIN_SECONDS = 5.0
-WATCH_INTERVAL = 0.2
+WATCH_INTERVAL = 0.05
+RETRIES = 4
 URL = f"http://localhost{MCP_PATH}"
 MODERN_META_KEY = "io.modelcontextprotocol/protocolVersion"
 NAME_KEYS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+LONG_LIVED = frozenset({"subscriptions/listen"})  # open streams: EOF does not wait for them
+READ_METHODS = frozenset({"initialize", "ping", "tools/list", "resources/list", "resources/read",
+                          "resources/templates/list", "prompts/list", "prompts/get", "completion/complete",
+                          "server/discover", "subscriptions/listen"})
 _HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
 
-
-class BridgeError(Exception):
-    """The bridge cannot start (no vaultwatch listening, a socket of another user...)."""
+Locate = Callable[[float], "tuple[str, int | None]"]  # grace seconds -> (socket, pid); raises BridgeError
 
 
-class _Gone(Exception):
-    """The app serving the socket went away."""
+class _Lost(Exception):
+    """The server went away under a request; `sent` says whether it may have seen the request."""
+
+    def __init__(self, sent: bool) -> None:
+        self.sent = sent
 
 
 def _say(message: str) -> None:
@@ -68,50 +86,48 @@ def _header_value(value: str) -> str:
 
 
 def probe(path: str, vault_hint: str | None = None) -> int | None:
-    """Check that a vaultwatch listens on `path`; returns its pid when the OS tells it.
+    """Check that a vaultwatch of this user listens on `path`; returns its pid when the OS tells it.
 
-    Raises BridgeError saying what to do when nothing listens there.
+    Raises BridgeError saying what to do when nothing (or an impostor) listens there.
     """
     what = f"for {vault_hint}" if vault_hint else f"on {path}"
     start = "start it with `vaultwatch VAULT` (or `vaultwatch serve VAULT` without the TUI), then retry"
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         raise BridgeError(f"no vaultwatch is running {what} (no socket at {path}); {start}")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(2.0)
     try:
-        sock.connect(path)
-    except (ConnectionRefusedError, FileNotFoundError):
+        return connect_trusted(path)
+    except NotListening:
         raise BridgeError(f"no vaultwatch is running {what}: {path} is a leftover of one that stopped; "
                           f"{start}") from None
-    except PermissionError:
-        raise BridgeError(f"cannot connect to {path}: permission denied (it belongs to another user)") from None
-    except OSError as exc:
-        raise BridgeError(f"cannot connect to {path}: {exc.strerror or exc}") from None
-    try:
-        if hasattr(socket, "SO_PEERCRED"):
-            raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-            pid = struct.unpack("3i", raw)[0]
-            return pid if pid > 0 else None
-        return None
-    finally:
-        sock.close()
 
 
 class Relay:
     """One client's relay (see module doc)."""
 
-    def __init__(self, path: str, pid: int | None) -> None:
+    def __init__(self, path: str, pid: int | None, locate: Locate | None = None,
+                 unavailable: str | None = None) -> None:
         self.path = path
         self.pid = pid
+        self.locate = locate  # how to find (or start) the server again; None: wait on `path`
         self.session_id: str | None = None
         self.version: str | None = None
         self.inflight: dict[Any, str] = {}
+        self.tasks: dict[Any, asyncio.Task] = {}
+        self.cancelled: set[Any] = set()
+        self.read_only_tools: set[str] = set()
         self.eof = asyncio.Event()
-        self.gone = asyncio.Event()
         self.idle = asyncio.Event()
         self.idle.set()
         self.terminated = False
+        self.http: httpx2.AsyncClient | None = None
+        self.generation = 0
+        self.ready = asyncio.Event()  # set while `http` points at a live server (or it is known unavailable)
+        self.unavailable: str | None = unavailable  # why no server can be reached now
+        self._reconnecting: asyncio.Task | None = None
         self._socket_id: tuple[int, int] | None = None
+        self.init_message: dict | None = None  # the client's initialize, replayed to every new server
+        self.switches = 0
+        self._chores: set[asyncio.Task] = set()
         self._out = threading.Lock()
         self._client_session = "bridge-" + uuid.uuid4().hex[:12]
 
@@ -126,19 +142,14 @@ class Relay:
                 self.eof.set()
 
     def error(self, request_id: Any, code: int, message: str) -> None:
+        if request_id in self.cancelled:
+            return
         self.emit({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
     def answered(self, request_id: Any) -> None:
         self.inflight.pop(request_id, None)
-        if not self.inflight:
+        if not any(m not in LONG_LIVED for m in self.inflight.values()):
             self.idle.set()
-
-    def answer_inflight(self, message: str) -> None:
-        """Tell the client every request still waiting failed, and why."""
-        for request_id in list(self.inflight):
-            self.error(request_id, INTERNAL_ERROR, message)
-        self.inflight.clear()
-        self.idle.set()
 
     # -- stdin --------------------------------------------------------------------------
     def start_stdin(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue) -> None:
@@ -162,6 +173,80 @@ class Relay:
 
         threading.Thread(target=reader, name="vaultwatch-bridge-stdin", daemon=True).start()
 
+    # -- upstream -----------------------------------------------------------------------
+    def _client(self) -> httpx2.AsyncClient:
+        # one connection per request (no keep-alive): a refused connect proves the request was never sent
+        transport = httpx2.AsyncHTTPTransport(uds=self.path, limits=httpx2.Limits(max_keepalive_connections=0))
+        return httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(30, read=300))
+
+    def _attach(self, path: str, pid: int | None) -> None:
+        self.path, self.pid = path, pid
+        self.http = self._client()
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            self._socket_id = (st.st_dev, st.st_ino)
+        self.generation += 1
+
+    def lost(self, generation: int) -> None:
+        """The server of `generation` went away: find the next one (once, whoever notices first)."""
+        if generation != self.generation or (self._reconnecting and not self._reconnecting.done()):
+            return
+        self.ready.clear()
+        self._reconnecting = asyncio.create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        old, self.http = self.http, None
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await old.aclose()
+        try:
+            if self.locate is not None:
+                path, pid = await asyncio.to_thread(self.locate, 0.3)
+            else:
+                path, pid = await asyncio.to_thread(_wait_for_socket, self.path, 10.0)
+            self._attach(path, pid)
+            await self._reinitialize()
+            self.unavailable = None
+            self.switches += 1
+        except (BridgeError, _Lost, httpx2.HTTPError, OSError) as exc:
+            self.http = None
+            self.unavailable = f"{APP_GONE}: {exc}" if str(exc) else APP_GONE
+            _say(self.unavailable)
+        finally:
+            self.ready.set()
+
+    async def _reinitialize(self) -> None:
+        """Replay the client's initialize to the new server, so the client keeps its session."""
+        self.session_id = None
+        if self.init_message is None or self.http is None:
+            return
+        message = {**self.init_message, "id": f"vaultwatch-bridge-reinit-{self.generation}"}
+        raw = json.dumps(message).encode()
+        resp = await self.http.post(URL, content=raw, headers=self.headers_for(message))
+        if resp.status_code >= 400:
+            raise BridgeError(f"the new server refused initialize: HTTP {resp.status_code}")
+        self.session_id = resp.headers.get("mcp-session-id")
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await self.http.post(URL, content=json.dumps(note).encode(), headers=self.headers_for(note))
+        await self._learn_tools(self.http)
+
+    async def _learn_tools(self, http: httpx2.AsyncClient) -> None:
+        """Ask the server which tools only read (their calls may be retried across a switch)."""
+        message = {"jsonrpc": "2.0", "id": f"vaultwatch-bridge-tools-{self.generation}", "method": "tools/list"}
+        with contextlib.suppress(httpx2.HTTPError, ValueError):
+            resp = await http.post(URL, content=json.dumps(message).encode(), headers=self.headers_for(message))
+            body = resp.json() if resp.headers.get("content-type", "").startswith("application/json") else None
+            if isinstance(body, dict) and isinstance(body.get("result"), dict):
+                self._note_read_only(body["result"].get("tools"))
+
+    async def connected(self) -> tuple[httpx2.AsyncClient, int] | None:
+        """The live upstream, waiting through a switch; None when no server can be reached."""
+        await self.ready.wait()
+        if self.http is None:
+            self.lost(self.generation)  # try again for this request
+            await self.ready.wait()
+        return (self.http, self.generation) if self.http is not None else None
+
     # -- HTTP ---------------------------------------------------------------------------
     def headers_for(self, message: Any) -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream", "content-type": "application/json",
@@ -184,28 +269,89 @@ class Relay:
             headers["mcp-protocol-version"] = self.version
         return headers
 
-    async def forward(self, http: httpx2.AsyncClient, raw: bytes, message: Any) -> None:
-        """POST one client message and relay what comes back."""
+    def _background(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._chores.add(task)
+        task.add_done_callback(self._chores.discard)
+
+    def retry_safe(self, message: Any) -> bool:
+        """May this request be sent again after the server went away with it (a read)?"""
+        method = message.get("method") if isinstance(message, dict) else None
+        if method == "tools/call":
+            params = message.get("params")
+            name = params.get("name") if isinstance(params, dict) else None
+            return isinstance(name, str) and name in self.read_only_tools
+        return method in READ_METHODS
+
+    async def forward(self, raw: bytes, message: Any) -> None:
+        """POST one client message (again, after a switch, when that cannot apply it twice)."""
         request_id = message.get("id") if isinstance(message, dict) and "method" in message else None
         is_request = request_id is not None
+        if isinstance(message, dict) and message.get("method") == "initialize":
+            self.init_message = message
+        for attempt in range(RETRIES + 1):
+            up = await self.connected()
+            if up is None:
+                if is_request:
+                    self.error(request_id, INTERNAL_ERROR, self.unavailable or APP_GONE)
+                    self.answered(request_id)
+                return
+            http, generation = up
+            try:
+                await self._post(http, raw, message, request_id)
+                if isinstance(message, dict) and message.get("method") == "notifications/initialized" \
+                        and not self.read_only_tools:
+                    self._background(self._learn_tools(http))
+                return
+            except _Lost as lost:
+                self.lost(generation)
+                if lost.sent and not self.retry_safe(message):
+                    if is_request:
+                        self.error(request_id, INTERNAL_ERROR, MAYBE_APPLIED)
+                        self.answered(request_id)
+                    return
+                if isinstance(message, dict) and message.get("method") == "notifications/initialized":
+                    return  # the new server was initialized by the bridge itself
+                if isinstance(message, dict) and message.get("method") == "initialize":
+                    return await self._answer_initialize(request_id)
+        if is_request:
+            self.error(request_id, INTERNAL_ERROR, self.unavailable or APP_GONE)
+            self.answered(request_id)
+
+    async def _answer_initialize(self, request_id: Any) -> None:
+        """The client's initialize was cut off: the bridge re-initialized the new server with it;
+        send it once more for the client's own answer (an initialize twice changes nothing)."""
+        up = await self.connected()
+        if up is None:
+            self.error(request_id, INTERNAL_ERROR, self.unavailable or APP_GONE)
+            self.answered(request_id)
+            return
+        raw = json.dumps(self.init_message).encode()
+        with contextlib.suppress(_Lost):
+            await self._post(up[0], raw, self.init_message, request_id)
+            return
+        self.error(request_id, INTERNAL_ERROR, self.unavailable or APP_GONE)
+        self.answered(request_id)
+
+    async def _post(self, http: httpx2.AsyncClient, raw: bytes, message: Any, request_id: Any) -> None:
+        is_request = request_id is not None
+        sent = False
         try:
             async with http.stream("POST", URL, content=raw, headers=self.headers_for(message)) as resp:
+                sent = True
                 if isinstance(message, dict) and message.get("method") == "initialize":
                     self.session_id = resp.headers.get("mcp-session-id") or self.session_id
                 ctype = resp.headers.get("content-type", "").lower()
+                if resp.status_code == 404 and self.session_id and not (
+                        isinstance(message, dict) and message.get("method") == "initialize"):
+                    raise _Lost(sent=False)  # another server on the socket: this one never saw our session
                 if resp.status_code == 202 or not is_request and resp.status_code < 400:
                     return
                 if ctype.startswith("text/event-stream") and resp.status_code < 400:
                     await self._relay_sse(resp, request_id)
                     return
-                if resp.status_code >= 500:
-                    # a request cut off by the app shutting down: let the watchdog name it that way
-                    if not self.app_alive():
-                        self.gone.set()
-                    with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(self.gone.wait(), 3 * WATCH_INTERVAL)
-                    if self.gone.is_set():
-                        return
+                if resp.status_code >= 500 and not await self._still_alive():
+                    raise _Lost(sent=True)  # cut off by the server shutting down
                 body = await resp.aread()
                 reply = None
                 if ctype.startswith("application/json"):
@@ -216,13 +362,20 @@ class Relay:
                         reply["id"] = request_id  # a refusal before the server parsed the id
                     self._deliver(reply)
                 elif is_request:
-                    hint = (" (the session expired or vaultwatch restarted: reconnect this client)"
-                            if resp.status_code == 404 else "")
                     text = body[:200].decode("utf-8", "replace").strip()
-                    self.error(request_id, INTERNAL_ERROR, f"vaultwatch answered HTTP {resp.status_code}{hint}: {text}")
+                    self.error(request_id, INTERNAL_ERROR, f"vaultwatch answered HTTP {resp.status_code}: {text}")
                     self.answered(request_id)
+        except (httpx2.ConnectError, httpx2.ConnectTimeout):
+            raise _Lost(sent=False) from None
         except httpx2.TransportError:
-            self.gone.set()
+            raise _Lost(sent=True) from None
+
+    async def _still_alive(self) -> bool:
+        for _ in range(6):
+            if not self.app_alive():
+                return False
+            await asyncio.sleep(WATCH_INTERVAL)
+        return self.app_alive()
 
     async def _relay_sse(self, resp: httpx2.Response, request_id: Any) -> None:
         data: list[str] = []
@@ -236,21 +389,52 @@ class Relay:
                 if request_id not in self.inflight:
                     return
         if request_id in self.inflight:
+            if not self.app_alive():
+                raise _Lost(sent=True)
             self.error(request_id, INTERNAL_ERROR, "vaultwatch closed the response stream without an answer")
             self.answered(request_id)
 
     def _deliver(self, message: Any) -> None:
         if isinstance(message, dict) and ("result" in message or "error" in message):
-            method = self.inflight.get(message.get("id"))
-            if method == "initialize" and isinstance(message.get("result"), dict):
-                version = message["result"].get("protocolVersion")
+            request_id = message.get("id")
+            method = self.inflight.get(request_id)
+            result = message.get("result")
+            if method == "initialize" and isinstance(result, dict):
+                version = result.get("protocolVersion")
                 self.version = version if isinstance(version, str) else None
-            self.answered(message.get("id"))
+            elif method == "tools/list" and isinstance(result, dict):
+                self._note_read_only(result.get("tools"))
+            if request_id in self.cancelled:
+                self.cancelled.discard(request_id)
+                self.answered(request_id)
+                return  # the client cancelled it: it expects no reply
+            if request_id is not None and request_id not in self.inflight:
+                return  # answered already (a retry's duplicate)
+            self.answered(request_id)
         self.emit(message)
 
-    async def pump(self, http: httpx2.AsyncClient, queue: asyncio.Queue) -> None:
+    def _note_read_only(self, tools: Any) -> None:
+        for tool in tools if isinstance(tools, list) else ():
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+                if notes.get("readOnlyHint") is True:
+                    self.read_only_tools.add(tool["name"])
+                else:
+                    self.read_only_tools.discard(tool["name"])
+
+    def _cancel(self, message: dict) -> None:
+        params = message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        if request_id is None or request_id not in self.inflight:
+            return
+        self.cancelled.add(request_id)
+        task = self.tasks.get(request_id)
+        if task is not None and not task.done():
+            task.cancel()  # closes its stream; the server's answer, if any, is dropped
+        self.answered(request_id)
+
+    async def pump(self, queue: asyncio.Queue) -> None:
         """Forward stdin lines: requests concurrently, everything else in order."""
-        tasks: set[asyncio.Task] = set()
         while True:
             raw = await queue.get()
             if raw is None:
@@ -265,13 +449,19 @@ class Relay:
                 self.error(None, PARSE_ERROR, "Parse error: each stdin line must be one JSON-RPC message")
                 continue
             if isinstance(message, dict) and "method" in message and message.get("id") is not None:
-                self.inflight[message["id"]] = str(message["method"])
-                self.idle.clear()
-                task = asyncio.create_task(self.forward(http, raw, message))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
+                request_id = message["id"]
+                self.cancelled.discard(request_id)
+                self.inflight[request_id] = str(message["method"])
+                if message["method"] not in LONG_LIVED:
+                    self.idle.clear()
+                task = asyncio.create_task(self.forward(raw, message))
+                self.tasks[request_id] = task
+                task.add_done_callback(lambda t, rid=request_id: self.tasks.pop(rid, None)
+                                       if self.tasks.get(rid) is t else None)
             else:
-                await self.forward(http, raw, message)
+                if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
+                    self._cancel(message)
+                await self.forward(raw, message)
 
     def app_alive(self) -> bool:
         """True while the socket we connected to is still there and its process still runs."""
@@ -291,37 +481,35 @@ class Relay:
         return True
 
     async def watch(self) -> None:
-        """Notice the app going away even when no request is in flight."""
-        with contextlib.suppress(OSError):
-            st = os.stat(self.path)
-            self._socket_id = (st.st_dev, st.st_ino)
-        while self.app_alive():
+        """Notice the server going away even when no request is in flight, and follow the vault."""
+        while True:
             await asyncio.sleep(WATCH_INTERVAL)
-        self.gone.set()
+            if self.ready.is_set() and self.http is not None and not self.app_alive():
+                self.lost(self.generation)
 
     async def run(self) -> int:
-        """Relay until stdin ends (0) or the app goes away (1)."""
+        """Relay until stdin ends (0)."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
         self.start_stdin(loop, queue)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             with contextlib.suppress(ValueError, RuntimeError):
                 loop.add_signal_handler(sig, self._terminate)
-        transport = httpx2.AsyncHTTPTransport(uds=self.path)
-        async with httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(30, read=300)) as http:
-            tasks = [asyncio.create_task(self.watch()), asyncio.create_task(self.pump(http, queue))]
-            gone = asyncio.create_task(self.gone.wait())
-            done_reading = asyncio.create_task(self._eof_then_idle())
-            await asyncio.wait([gone, done_reading], return_when=asyncio.FIRST_COMPLETED)
-            for task in (*tasks, gone, done_reading):
-                task.cancel()
-            if self.gone.is_set():
-                self.answer_inflight(APP_GONE)
-                _say(APP_GONE)
-                return 1
+        if self.unavailable is None:
+            self._attach(self.path, self.pid)
+        self.ready.set()
+        tasks = [asyncio.create_task(self.watch()), asyncio.create_task(self.pump(queue))]
+        await self._eof_then_idle()
+        for task in tasks:
+            task.cancel()
+        for task in list(self.tasks.values()):
+            task.cancel()
+        if self.http is not None:
             with contextlib.suppress(httpx2.HTTPError):  # ends the MCP session (or, 2026-07-28, the agent's presence)
-                await http.delete(URL, headers=self.headers_for({}), timeout=2.0)
-            return 0
+                await self.http.delete(URL, headers=self.headers_for({}), timeout=2.0)
+            with contextlib.suppress(Exception):
+                await self.http.aclose()
+        return 0
 
     def _terminate(self) -> None:
         """The client asked the bridge to go (SIGTERM): close the session and exit without waiting."""
@@ -336,10 +524,30 @@ class Relay:
             await asyncio.wait_for(self.idle.wait(), DRAIN_SECONDS)
 
 
-def run_bridge(socket_path: str, vault_hint: str | None = None) -> int:
-    """Relay stdio to the vaultwatch on `socket_path` until stdin ends or the app goes away."""
-    pid = probe(socket_path, vault_hint)
-    code = asyncio.run(Relay(socket_path, pid).run())
+def _wait_for_socket(path: str, timeout: float) -> tuple[str, int | None]:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return path, connect_trusted(path)
+        except NotListening:
+            if time.monotonic() > deadline:
+                raise BridgeError(f"nothing listens on {path} again after {timeout:g} s") from None
+            time.sleep(0.02)
+
+
+def run_bridge(socket_path: str, vault_hint: str | None = None, *, locate: Locate | None = None) -> int:
+    """Relay stdio to the vaultwatch on `socket_path` (found or started by `locate` when given) until stdin ends."""
+    unavailable = None
+    pid = None
+    if locate is not None:
+        try:
+            socket_path, pid = locate(0.0)
+        except BridgeError as exc:
+            unavailable = str(exc)  # said to the client on each call, not only to a log it never shows
+            _say(unavailable)
+    else:
+        pid = probe(socket_path, vault_hint)
+    code = asyncio.run(Relay(socket_path, pid, locate, unavailable).run())
     with contextlib.suppress(Exception):
         sys.stdout.flush()
         sys.stderr.flush()

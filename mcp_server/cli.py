@@ -36,7 +36,9 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     """Add `serve`, `bridge` and `mcp-config` to the vaultwatch command line."""
 
     def cmd_serve(args: argparse.Namespace) -> int:
-        from .host import HostError, McpHost
+        from core.vaultlock import VaultBusy, VaultLock
+
+        from .paths import HostError, default_socket_path
 
         try:
             compat = parse_compat(args.compat)
@@ -44,18 +46,45 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
         except ValueError as exc:
             return _err(str(exc))
         _log_warnings_to_stderr()
-        vault = open_vault(args, load=False)
-        _report_problems_to_stderr(vault)
-        try:
-            if args.stdio:
+        if args.stdio:
+            vault = open_vault(args, load=False)
+            _report_problems_to_stderr(vault)
+            try:
                 return _serve_stdio(args, vault, compat)
-            host = McpHost(vault, socket_path=args.socket, compat=compat, read_only=args.read_only,
-                           audit_log=args.audit_log, http=args.http, **_server_options(args))
+            finally:
+                vault.stop()
+        # the vault's lock first, before the SDK import (~0.9 s): a refused start costs nothing, and
+        # bridges starting servers at the same moment see this one at once
+        lock = None
+        try:
+            root = _vault_root(args.vault)
+            socket_path = os.path.abspath(args.socket) if args.socket else default_socket_path(root)
+            lock = VaultLock(root)
+            lock.acquire(record={"kind": "headless" if args.headless else "serve", "socket": socket_path,
+                                 "http": None})
+        except VaultBusy as busy:
+            reach = (f"vaultwatch bridge --socket {busy.holder.socket}" if busy.holder.socket
+                     else f"vaultwatch bridge --vault {root}")
+            return _err(f"{busy}; quit it first, or let agents use that one ({reach})")
+        except (ValueError, HostError) as exc:
+            return _err(str(exc))
+        except OSError as exc:
+            return _err(f"cannot lock the vault folder: {exc.strerror or exc}")
+        vault = None
+        try:
+            from .host import McpHost
+
+            vault = open_vault(args, load=False)
+            _report_problems_to_stderr(vault)
+            host = McpHost(vault, socket_path=socket_path, compat=compat, read_only=args.read_only,
+                           audit_log=args.audit_log, http=args.http, kind="headless" if args.headless else "serve",
+                           vault_lock=lock, idle_exit=args.idle_exit, **_server_options(args))
             _start_live(vault)  # only once the options are known good: a refused start leaves no threads
             return asyncio.run(_serve_socket(host))
         except HostError as exc:
             return _err(str(exc))
         finally:
+            lock.release()  # (run() released it already; here for a start that failed before run)
             stop = getattr(vault, "stop", None)
             if callable(stop):
                 stop()
@@ -75,32 +104,46 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     p.add_argument("--audit-log", metavar="PATH", default=None,
                    help="append every agent call to PATH as JSON lines")
     add_server_options(p)
+    p.add_argument("--headless", action="store_true",
+                   help="a server started for agents (by `vaultwatch bridge`): the TUI takes the vault over from it")
+    p.add_argument("--idle-exit", metavar="SECONDS", type=float, default=None,
+                   help="stop after SECONDS without MCP clients (bridges start a server again when needed)")
     handlers["serve"] = cmd_serve
 
     def cmd_bridge(args: argparse.Namespace) -> int:
         from .bridge import BridgeError, run_bridge
-        from .paths import default_socket_path, find_socket
+        from .launch import IDLE_EXIT_DEFAULT, locate
+        from .paths import HostError, default_socket_path
 
-        if args.socket:
-            path, hint = os.path.abspath(args.socket), None
-        else:
+        if args.socket and not args.vault:
+            path = os.path.abspath(args.socket)
             try:
-                root = _vault_root(args.vault)
-            except ValueError as exc:
-                return _err(f"bridge: {exc}")
-            path, hint = find_socket(root) or default_socket_path(root), root
+                return run_bridge(path, None)
+            except BridgeError as exc:
+                print(f"vaultwatch bridge: {exc}", file=sys.stderr, flush=True)
+                return 1
         try:
-            return run_bridge(path, hint)
-        except BridgeError as exc:
-            print(f"vaultwatch bridge: {exc}", file=sys.stderr, flush=True)
-            return 1
+            root = _vault_root(args.vault)
+            path = os.path.abspath(args.socket) if args.socket else default_socket_path(root)
+        except (ValueError, HostError) as exc:
+            return _err(f"bridge: {exc}")
+        idle = args.idle_exit if args.idle_exit is not None else IDLE_EXIT_DEFAULT
 
-    p = sub.add_parser("bridge", help="relay stdio to a running vaultwatch (for MCP clients that spawn commands)",
-                       description="Relay an MCP client's stdin/stdout to the vaultwatch serving a vault. Fails at "
-                                   "once when none is running; exits when stdin ends or the app goes away.")
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("--vault", metavar="VAULT", default=None, help="the vault (default: the bundled demo vault)")
-    group.add_argument("--socket", metavar="PATH", default=None, help="the socket path vaultwatch printed")
+        def find(grace: float) -> tuple[str, int | None]:
+            return locate(root, path, spawn=not args.no_start, idle_exit=idle, grace=grace)
+
+        return run_bridge(path, root, locate=find)
+
+    p = sub.add_parser("bridge", help="relay stdio to the vault's vaultwatch (for MCP clients that spawn commands)",
+                       description="Relay an MCP client's stdin/stdout to the vaultwatch serving a vault, starting a "
+                                   "headless one when none runs, and following the vault when the TUI opens or "
+                                   "quits. Exits when stdin ends.")
+    p.add_argument("--vault", metavar="VAULT", default=None, help="the vault (default: the bundled demo vault)")
+    p.add_argument("--socket", metavar="PATH", default=None,
+                   help="the socket to use (with --vault: where a started server listens; alone: only that socket)")
+    p.add_argument("--idle-exit", metavar="SECONDS", type=float, default=None,
+                   help="a server this bridge starts stops after SECONDS without clients (default 600)")
+    p.add_argument("--no-start", action="store_true", help="never start a server; wait for the TUI or `serve`")
     handlers["bridge"] = cmd_bridge
 
     def cmd_mcp_config(args: argparse.Namespace) -> int:

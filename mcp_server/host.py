@@ -46,6 +46,7 @@ from .wire import MCP_PATH, SESSION_HEADER
 STOP_BUDGET = 0.8  # seconds run() may spend shutting down before it cancels what is left
 SOCKET_CHECK_SECONDS = 0.25  # how often the socket file's presence is checked (one lstat)
 PRUNE_SECONDS = 30.0
+STALE_AGENT_SECONDS = 1800.0  # an agent silent this long no longer keeps a headless server up
 UDS_HOSTS = ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"]
 
 
@@ -102,6 +103,32 @@ class SessionEnd:
         return await self.app(scope, receive, send)
 
 
+class _Counting:
+    """ASGI wrapper: counts HTTP requests in flight and notes the last one (for idle exit)."""
+
+    def __init__(self, app: Any, host: "McpHost") -> None:
+        self.app = app
+        self.host = host
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        self.host._inflight += 1
+        self.host._last_request = time.monotonic()
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            self.host._inflight -= 1
+            self.host._last_request = time.monotonic()
+
+
+def _idle_problem(seconds: float):
+    from core.events import IndexProblem
+
+    return IndexProblem(f"no MCP client for {seconds:g} s: this headless server stops (a bridge starts it again)",
+                        "info")
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn without signal capture: the loop's owner (TUI or `serve`) owns the signals."""
 
@@ -122,9 +149,14 @@ class McpHost:
     def __init__(self, vault: Vault, *, socket_path: str | None = None, compat: Iterable[str] = frozenset(),
                  read_only: bool = False, audit_log: str | None = None, http: str | None = None,
                  extra_tools: Sequence[ToolRegistrar] | None = None, kind: str = "serve",
+                 vault_lock: VaultLock | None = None, idle_exit: float | None = None,
                  **server_options: Any) -> None:
         self.vault = vault
         self.kind = kind  # "tui", "serve" or "headless": recorded for whoever finds the vault busy
+        self._vault_lock = vault_lock  # taken by the caller already (serve takes it before importing the SDK)
+        self.idle_exit = idle_exit  # stop after this many seconds without clients (headless servers)
+        self._inflight = 0
+        self._last_request = time.monotonic()
         self.socket_path = os.path.abspath(socket_path) if socket_path else default_socket_path(vault.root_real)
         if len(os.fsencode(self.socket_path)) > MAX_UNIX_PATH:
             raise HostError(f"socket path is too long for a Unix socket ({len(self.socket_path)} > "
@@ -159,6 +191,10 @@ class McpHost:
 
     def _lock_vault(self) -> VaultLock:
         """The vault's own lock (core/vaultlock.py): one server per vault whatever the socket path."""
+        if self._vault_lock is not None and self._vault_lock.held:
+            lock, self._vault_lock = self._vault_lock, None
+            lock.publish(self._record())
+            return lock
         lock = VaultLock(self.vault.root_real)
         try:
             lock.acquire(record=self._record())
@@ -268,7 +304,7 @@ class McpHost:
                 transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                                              allowed_hosts=hosts, allowed_origins=origins))
             self.splice = Splice(app)
-            app = SessionEnd(self.splice, self.activity)
+            app = _Counting(SessionEnd(self.splice, self.activity), self)
             servers.append(_uvicorn(app))
             if self.http:
                 token = http_token(self.socket_path)
@@ -297,6 +333,7 @@ class McpHost:
                     break
                 await asyncio.sleep(0.005)
             pruner = asyncio.create_task(self._prune_idle_agents(), name="vaultwatch-mcp-agents")
+            idler = asyncio.create_task(self._exit_when_idle(), name="vaultwatch-mcp-idle") if self.idle_exit else None
             keeper = asyncio.create_task(self._keep_socket(servers[0].config.app, servers, sockets, tasks),
                                          name="vaultwatch-mcp-socket")
             if ready is not None:
@@ -306,6 +343,8 @@ class McpHost:
             finally:
                 pruner.cancel()
                 keeper.cancel()
+                if idler is not None:
+                    idler.cancel()
         finally:
             try:
                 for leftover in created:  # first, so clients (and bridges) see the app leaving at once
@@ -365,6 +404,22 @@ class McpHost:
             self.vault.bus.publish(IndexProblem(
                 f"the MCP socket {self.socket_path} was removed while serving; listening there again "
                 "(agents already connected were not affected)", "warning"))
+
+    async def _exit_when_idle(self) -> None:
+        """Stop once no client has been connected (and no request in flight) for idle_exit seconds.
+        An agent whose bridge died without a goodbye stops counting after STALE_AGENT_SECONDS."""
+        assert self.idle_exit
+        idle_since = time.monotonic()
+        while not self._stop.is_set():
+            await asyncio.sleep(min(1.0, self.idle_exit / 4))
+            now = time.monotonic()
+            agents = bool(self.activity.agents()) and now - self._last_request < STALE_AGENT_SECONDS
+            if self._inflight or agents:
+                idle_since = now
+            elif now - idle_since >= self.idle_exit:
+                self.vault.bus.publish(_idle_problem(self.idle_exit))
+                self.stop()
+                return
 
     async def _prune_idle_agents(self) -> None:
         while not self._stop.is_set():

@@ -113,3 +113,144 @@ def test_a_killed_server_leaves_no_lock_behind(demo_vault, tmp_path):
 
 if not hasattr(os, "O_DIRECTORY"):  # pragma: no cover
     pytestmark = pytest.mark.skip("the vault lock needs O_DIRECTORY (POSIX)")
+
+
+# -- the bridge starts a headless server when none runs -----------------------------------------
+
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+
+from core.vaultlock import holder  # noqa: E402
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "life-agent", "version": "1"}}}
+
+
+class Bridge:
+    """`vaultwatch bridge --vault V` as a client spawns it, spoken to in raw JSON-RPC lines."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.next_id = 100
+
+    @classmethod
+    async def start(cls, vault: Path, env: dict[str, str], *args: str) -> "Bridge":
+        proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", "--vault", str(vault), *args,
+                                                    cwd=str(ROOT), env=env, stdin=subprocess.PIPE,
+                                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return cls(proc)
+
+    async def send(self, message: dict) -> None:
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        await self.proc.stdin.drain()
+
+    async def receive(self, timeout: float = 30) -> dict:
+        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        assert line, "the bridge closed stdout: " + (await self.proc.stderr.read()).decode()
+        return json.loads(line)
+
+    async def handshake(self) -> dict:
+        await self.send(INIT)
+        reply = await self.receive()
+        await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return reply
+
+    async def call(self, name: str, arguments: dict, timeout: float = 30) -> dict:
+        self.next_id += 1
+        await self.send({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                         "params": {"name": name, "arguments": arguments}})
+        reply = await self.receive(timeout)
+        assert reply["id"] == self.next_id
+        return reply
+
+    async def close(self) -> int:
+        if self.proc.returncode is None:
+            self.proc.stdin.close()
+            try:
+                return await asyncio.wait_for(self.proc.wait(), 15)
+            except asyncio.TimeoutError:
+                self.proc.kill()
+                return await self.proc.wait()
+        return self.proc.returncode
+
+
+def stop_holder(vault: Path) -> None:
+    """End the headless server a test's bridge started (it is detached: nobody else would)."""
+    h = None
+    for _ in range(30):  # one may still be starting (a bridge's last restart)
+        h = holder(os.path.realpath(vault))
+        if h is not None:
+            break
+        time.sleep(0.1)
+    if h is not None and h.pid:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(h.pid, signal.SIGTERM)
+        for _ in range(200):
+            if holder(os.path.realpath(vault)) is None:
+                return
+            time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(h.pid, signal.SIGKILL)
+
+
+import contextlib  # noqa: E402
+
+
+@pytest.fixture
+def headless_cleanup(demo_vault):
+    yield
+    stop_holder(demo_vault)
+
+
+async def test_client_first_the_bridge_starts_one_shared_headless_server(demo_vault, tmp_path, headless_cleanup):
+    state = tmp_path / "state"
+    env = client_env(short_dir("vwa"), state)
+    first = await Bridge.start(demo_vault, env)
+    reply = await first.handshake()
+    assert reply["result"]["serverInfo"]["name"] == "vaultwatch"
+    listing = await first.call("list_documents", {"limit": 1})
+    assert listing["result"]["structuredContent"]["total"] == 43
+    served_by = holder(str(demo_vault.resolve()))
+    assert served_by is not None and served_by.pid != first.proc.pid
+    assert (state / "vaultwatch" / "logs").is_dir()  # the headless server logs to the state folder
+    # a second bridge, in an environment without XDG_RUNTIME_DIR, attaches to the same server
+    second = await Bridge.start(demo_vault, client_env(None, state))
+    await second.handshake()
+    assert (await second.call("list_tags", {"limit": 1}))["result"]["structuredContent"]["result"]
+    assert holder(str(demo_vault.resolve())).pid == served_by.pid
+    assert await first.close() == 0 and await second.close() == 0
+
+
+async def test_kill_9_of_the_headless_server_the_next_call_starts_a_new_one(demo_vault, tmp_path,
+                                                                            headless_cleanup):
+    env = client_env(short_dir("vwa"), tmp_path / "state")
+    bridge = await Bridge.start(demo_vault, env)
+    await bridge.handshake()
+    assert (await bridge.call("list_documents", {"limit": 1}))["result"]["structuredContent"]["total"] == 43
+    old = holder(str(demo_vault.resolve())).pid
+    os.kill(old, signal.SIGKILL)
+    reply = await bridge.call("list_documents", {"limit": 1})  # no new handshake from the client
+    assert "result" in reply, reply
+    assert reply["result"]["structuredContent"]["total"] == 43
+    new = holder(str(demo_vault.resolve())).pid
+    assert new != old
+    assert await bridge.close() == 0
+
+
+async def test_a_headless_server_exits_by_itself_once_idle(demo_vault, tmp_path, headless_cleanup):
+    env = client_env(short_dir("vwa"), tmp_path / "state")
+    bridge = await Bridge.start(demo_vault, env, "--idle-exit", "1")
+    await bridge.handshake()
+    await bridge.call("list_tags", {"limit": 1})
+    pid = holder(str(demo_vault.resolve())).pid
+    assert await bridge.close() == 0
+    for _ in range(200):  # 1 s idle after the session ended, then a clean stop
+        if holder(str(demo_vault.resolve())) is None:
+            break
+        await asyncio.sleep(0.05)
+    assert holder(str(demo_vault.resolve())) is None
+    with pytest.raises(ProcessLookupError):
+        for _ in range(100):
+            os.kill(pid, 0)
+            await asyncio.sleep(0.05)

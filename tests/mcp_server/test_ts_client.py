@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -57,3 +58,26 @@ async def test_typescript_sdk_client_through_the_bridge(ts_sdk, demo, sock_dir):
     assert calls["hidden"]["isError"] and "hidden path blocked" in calls["hidden"]["text"]
     assert calls["badArgs"]["isError"] and calls["badArgs"]["text"].startswith("Error: invalid arguments")
     assert agents_during == []  # the TS client closed its session when it was done
+
+
+async def test_typescript_sdk_client_first_the_bridge_starts_the_server(ts_sdk, demo_vault, tmp_path):
+    """Client first, app later: the client spawns the bridge with a trimmed environment while no
+    vaultwatch runs; the bridge starts a headless server and the tools appear (no 'Connection closed')."""
+    from core.vaultlock import holder
+    from test_lifecycle import client_env, short_dir, stop_holder
+
+    env = client_env(short_dir("vwt"), tmp_path / "state")
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            str(ts_sdk), "client.mjs", *VAULTWATCH, "bridge", "--vault", str(demo_vault), cwd=str(CLIENT_DIR),
+            env={**env, "PATH": os.environ["PATH"]}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        report = json.loads(out)
+        assert report["ok"], report.get("error") or err.decode()
+        assert {"list_documents", "read", "triage"} <= {t["name"] for t in report["tools"]}
+        assert report["calls"]["list"]["structured"]["total"] == 7
+        served = holder(str(demo_vault.resolve()))
+        assert served is not None  # (its record is in the client's state folder, not ours: ask /proc)
+        assert b"--headless" in Path(f"/proc/{served.pid}/cmdline").read_bytes().split(b"\0")
+    finally:
+        stop_holder(demo_vault)

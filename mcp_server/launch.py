@@ -1,0 +1,199 @@
+"""Find, trust and, when none runs, start the server a bridge relays to. No SDK imports: the
+bridge must be up in a fraction of a second.
+
+- Finding: the vault's lock (core/vaultlock.py) names the process serving it from any
+  environment; its record in the state folder names its socket, and when the record is not
+  ours to read (the server runs with another XDG_STATE_HOME) the socket is read from
+  /proc (the listening Unix sockets of the holder's pid). Otherwise the default socket path.
+- Trusting: a socket is used only when its folder belongs to this user and nobody else may
+  enter it (mode 0700), the socket is ours, and the process listening on it runs as this user
+  (SO_PEERCRED), checked before a single byte is relayed.
+- Starting: `vaultwatch serve VAULT --headless` detached from the bridge (its own session,
+  stdin/stdout closed, stderr appended to `<state>/logs/<vault-key>.log`), shared by every
+  bridge of the vault, exiting by itself after `--idle-exit` seconds without clients. Bridges
+  racing to start one are harmless: the vault lock lets one serve, the others exit at once.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import stat as stat_mod
+import struct
+import subprocess
+import sys
+import time
+
+from core.vaultlock import Holder, holder, state_dir, vault_key
+
+IDLE_EXIT_DEFAULT = 600.0  # seconds a headless server waits without clients before it exits
+START_TIMEOUT = 15.0
+POLL = 0.01
+
+
+class BridgeError(Exception):
+    """The bridge cannot reach a server (another user's socket, a stdio-only server, a failed start...)."""
+
+
+class NotListening(Exception):
+    """Nothing accepts connections on the socket yet (or any more)."""
+
+
+def check_folder(path: str) -> None:
+    """Refuse a socket whose folder another user owns or may write to (they could have put an
+    impostor there): the folder must be ours and mode 0700, the socket ours too."""
+    folder = os.path.dirname(os.path.abspath(path)) or "/"
+    try:
+        st = os.lstat(folder)
+    except OSError as exc:
+        raise NotListening(f"{folder}: {exc.strerror}") from None
+    uid = os.getuid()
+    if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != uid:
+        raise BridgeError(f"refusing {path}: its folder {folder} belongs to uid {st.st_uid}, not to you (uid {uid}); "
+                          "another user may have put it there. Remove the folder, or set XDG_RUNTIME_DIR (or "
+                          "--socket) to a private folder")
+    if st.st_mode & 0o077:
+        raise BridgeError(f"refusing {path}: its folder {folder} is mode {stat_mod.S_IMODE(st.st_mode):o}, so other "
+                          "users may put sockets there; run `chmod 700 " + folder + "` or use a private folder")
+    try:
+        sst = os.lstat(path)
+    except FileNotFoundError:
+        raise NotListening(f"no socket at {path}") from None
+    if not stat_mod.S_ISSOCK(sst.st_mode):
+        raise BridgeError(f"{path} is not a socket; remove it or pass another --socket")
+    if sst.st_uid != uid:
+        raise BridgeError(f"refusing {path}: the socket belongs to uid {sst.st_uid}, not to you (uid {uid})")
+
+
+def peer(sock: socket.socket) -> tuple[int | None, int | None]:
+    """(pid, uid) of the process on the other end of a connected Unix socket, when the OS tells."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None, None
+    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, _ = struct.unpack("3i", raw)
+    return (pid if pid > 0 else None), uid
+
+
+def connect_trusted(path: str) -> int | None:
+    """Check the socket's folder and owner, connect, and check the listener runs as this user.
+    Returns the server's pid. NotListening when nothing accepts there (yet); BridgeError on an impostor."""
+    check_folder(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(2.0)
+    try:
+        try:
+            sock.connect(path)
+        except (ConnectionRefusedError, FileNotFoundError):
+            raise NotListening(f"{path} is a leftover of a server that stopped") from None
+        except PermissionError:
+            raise BridgeError(f"cannot connect to {path}: permission denied (it belongs to another user)") from None
+        except OSError as exc:
+            raise NotListening(f"cannot connect to {path}: {exc.strerror or exc}") from None
+        pid, uid = peer(sock)
+        if uid is not None and uid != os.getuid():
+            raise BridgeError(f"refusing {path}: the process serving it (pid {pid}) runs as uid {uid}, not as you "
+                              f"(uid {os.getuid()}); nothing was sent to it")
+        return pid
+    finally:
+        sock.close()
+
+
+def listening_sockets(pid: int) -> list[str]:
+    """The paths of the Unix sockets process `pid` listens on (Linux /proc; [] elsewhere)."""
+    try:
+        inodes = set()
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        paths = []
+        with open(f"/proc/{pid}/net/unix", encoding="utf-8", errors="replace") as fh:
+            next(fh, None)
+            for line in fh:
+                parts = line.split(None, 7)
+                # Num RefCount Protocol Flags Type St Inode Path; flag 0x10000 = listening
+                if len(parts) == 8 and parts[6] in inodes and int(parts[3], 16) & 0x10000:
+                    paths.append(parts[7].rstrip("\n"))
+        return [p for p in paths if p.startswith("/") and p.endswith(".sock")]
+    except (OSError, ValueError):
+        return []
+
+
+def holder_socket(h: Holder) -> str | None:
+    if h.socket:
+        return h.socket
+    if h.pid:
+        found = listening_sockets(h.pid)
+        return found[0] if found else None
+    return None
+
+
+def log_path(root_real: str) -> str:
+    folder = os.path.join(state_dir(), "logs")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return os.path.join(folder, vault_key(root_real) + ".log")
+
+
+def _project_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def spawn_headless(root_real: str, socket_path: str, idle_exit: float) -> subprocess.Popen:
+    """Start `vaultwatch serve ROOT --headless` detached from this process (see module doc)."""
+    log = log_path(root_real)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        os.write(fd, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started by a bridge (pid {os.getpid()})\n".encode())
+        return subprocess.Popen(
+            [sys.executable, "-m", "tui.cli", "serve", root_real, "--headless", "--socket", socket_path,
+             "--idle-exit", f"{idle_exit:g}"],
+            cwd=_project_root(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
+            start_new_session=True, close_fds=True)
+    finally:
+        os.close(fd)
+
+
+def _log_tail(root_real: str, lines: int = 5) -> str:
+    with contextlib.suppress(OSError):
+        with open(log_path(root_real), encoding="utf-8", errors="replace") as fh:
+            tail = [ln.rstrip() for ln in fh.readlines()[-lines:] if ln.strip()]
+        return " | ".join(tail)
+    return ""
+
+
+def locate(root_real: str, default_socket: str, *, spawn: bool = True, idle_exit: float = IDLE_EXIT_DEFAULT,
+           grace: float = 0.0, timeout: float = START_TIMEOUT) -> tuple[str, int | None]:
+    """The (socket, pid) of the server of `root_real`, started headless when none runs (after
+    `grace` seconds without any holder: a TUI taking the vault over holds it within that)."""
+    deadline = time.monotonic() + timeout
+    free_since: float | None = None
+    child: subprocess.Popen | None = None
+    starts = 0
+    while True:
+        now = time.monotonic()
+        h = holder(root_real)
+        if h is not None:
+            free_since = None
+            if h.info.get("kind") == "stdio":
+                raise BridgeError(f"{h.describe(root_real)}: a stdio server serves only the client that started "
+                                  "it; stop it, or configure that client with `vaultwatch bridge` too")
+            path = holder_socket(h)
+            if path:
+                with contextlib.suppress(NotListening):
+                    return path, connect_trusted(path)
+        else:
+            with contextlib.suppress(NotListening):  # a server that takes no vault lock (an older vaultwatch)
+                return default_socket, connect_trusted(default_socket)
+            free_since = now if free_since is None else free_since
+            if spawn and now - free_since >= grace and (child is None or child.poll() is not None):
+                if starts >= 3:
+                    raise BridgeError(f"the headless server for {root_real} did not start; its log "
+                                      f"{log_path(root_real)} says: {_log_tail(root_real) or 'nothing'}")
+                child = spawn_headless(root_real, default_socket, idle_exit)
+                starts += 1
+        if now > deadline:
+            what = ("started a headless server that did not answer" if child is not None
+                    else "found no server")
+            raise BridgeError(f"{what} for {root_real} within {timeout:g} s; see {log_path(root_real)}")
+        time.sleep(POLL)
