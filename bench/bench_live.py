@@ -2,7 +2,7 @@
 
     python bench/bench_live.py [--notes 100000] [--edits 40] [--burst 5000]
 
-Generates its own vaultgen vault (it edits files, so it never touches the vaults other
+Generates its own vault (bench/vaultgen.py; it edits files, so it never touches the vaults other
 benchmarks share) and uses a private cache folder. Every phase runs in a fresh child
 process, so start-up and RSS figures are its own. Prints JSON. Figures on a shared machine
 are noisy: compare runs, not single numbers.
@@ -26,7 +26,8 @@ START = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import AS_OF, OUT, emit, vaultgen_script  # noqa: E402
+from bench.common import AS_OF, OUT, emit  # noqa: E402
+from bench.vaultgen import generate  # noqa: E402
 
 TARGETS = {"warm_start_100k_s": 1.0, "edit_visible_p95_ms": 300, "search_p50_ms": 20, "fts_build_100k_s": 20,
            "burst_5000_s": 5}
@@ -207,7 +208,7 @@ def main() -> int:
     ap.add_argument("--edits", type=int, default=40)
     ap.add_argument("--burst", type=int, default=5000)
     ap.add_argument("--warm-runs", type=int, default=5)
-    ap.add_argument("--vault", default=None, help="use this copy of a vaultgen vault (it will be edited)")
+    ap.add_argument("--vault", default=None, help="use this copy of a generated vault (it will be edited)")
     ap.add_argument("--child", nargs="*", default=None)
     args = ap.parse_args()
     if args.child is not None:
@@ -228,8 +229,7 @@ def main() -> int:
         if path.exists():
             shutil.rmtree(path)
         OUT.mkdir(parents=True, exist_ok=True)
-        subprocess.check_call([sys.executable, str(vaultgen_script()), str(path), "--notes", str(args.notes)],
-                              stdout=subprocess.DEVNULL)
+        generate(path, args.notes)
     cache = tempfile.mkdtemp(prefix="vaultwatch-bench-cache-")
     env = {**os.environ, "XDG_CACHE_HOME": cache}
     result: dict = {"notes": args.notes, "cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0],

@@ -1,37 +1,32 @@
-"""Shared helpers for the benchmarks: vaultgen vaults, timing, JSON output."""
+"""Shared helpers for the benchmarks: generated vaults (bench/vaultgen.py), timing, JSON output."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.vaultgen import TODAY, VERSION, generate, manifest_path
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(os.environ.get("VAULTWATCH_BENCH_DIR", ROOT / "bench" / "out"))
-AS_OF = "2026-11-29"  # vaultgen's manifest counts stale notes as of this day
+AS_OF = TODAY.isoformat()  # the generator's manifest counts stale notes as of this day
 
 
-def vaultgen_script() -> Path:
-    """Where vaultgen.py is: $VAULTGEN, else ../shared/vaultgen.py beside the checkout."""
-    env = os.environ.get("VAULTGEN")
-    return Path(env) if env else ROOT.parent / "shared" / "vaultgen.py"
-
-
-def vault(notes: int) -> tuple[Path, dict]:
-    """A vaultgen vault of `notes` notes (generated once, then reused) and its manifest."""
+def vault(notes: int, *, realistic: bool = False) -> tuple[Path, dict]:
+    """A generated vault of `notes` notes (generated once, then reused) and its manifest."""
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"vault-{notes}"
-    manifest = OUT / f"vault-{notes}.manifest.json"
-    if not manifest.exists():
-        if path.exists():
-            subprocess.check_call(["rm", "-rf", str(path)])
-        subprocess.check_call([sys.executable, str(vaultgen_script()), str(path), "--notes", str(notes)],
-                              stdout=subprocess.DEVNULL)
-    return path, json.loads(manifest.read_text())
+    path = OUT / f"vault-{notes}{'-realistic' if realistic else ''}"
+    manifest = manifest_path(path)
+    if manifest.exists():
+        m = json.loads(manifest.read_text(encoding="utf-8"))
+        if m.get("generator") == f"bench.vaultgen {VERSION}":
+            return path, m
+    shutil.rmtree(path, ignore_errors=True)
+    return path, generate(path, notes, realistic=realistic)
 
 
 def timed(fn: Callable[[], object], repeat: int = 15) -> dict[str, float]:
