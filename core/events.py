@@ -48,6 +48,16 @@ class IndexReady(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class WatcherReady(Event):
+    """The OS watches on the vault are in place (again): from now on an outside edit is seen.
+
+    Published once per watch session (at start, and after the root came back or the watcher
+    restarted); `polling` when the watcher fell back to polling the folder."""
+
+    polling: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class IndexProblem(Event):
     """Something the user should know about (vault vanished, cache rebuilt, watcher overflow)."""
 

@@ -215,6 +215,23 @@ class Vault:
                 self._live = LiveIndex(self)
                 self._live.start()
 
+    def wait_watching(self, timeout: float | None = None) -> bool:
+        """Block until the watcher's OS watches are in place (when it publishes WatcherReady), so
+        an outside edit made after this returned True is seen. Also waits for `start_watching()`
+        when another thread has yet to call it. False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            live = self._live
+            step = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
+            if live is not None:
+                if live.watching.wait(step):
+                    return True
+            else:
+                time.sleep(step)
+            if deadline is not None and time.monotonic() >= deadline:
+                live = self._live
+                return live is not None and live.watching.is_set()
+
     def start_search(self):
         """Build (or bring up to date) the full-text index in the background (idempotent).
         Returns the core.search.SearchIndex."""

@@ -34,7 +34,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 
-from .events import IndexProblem
+from .events import IndexProblem, WatcherReady
 from .ignore import IgnoreRules
 from .model import FOLDER, NOTE, Entry, Skipped
 from .paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
@@ -299,7 +299,9 @@ class LiveIndex:
                         raise_interrupt=False, ignore_permission_denied=True, force_polling=polling,
                         poll_delay_ms=POLL_DELAY_MS):
                     failures = 0
-                    self.watching.set()  # the first yield: the OS watches are in place
+                    if not self.watching.is_set():  # the first yield: the OS watches are in place
+                        self.watching.set()
+                        self.vault.bus.publish(WatcherReady(polling))
                     if needs_rescan:
                         needs_rescan = False
                         self.rescan()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.events import DocumentsChanged, IndexProblem
+from core.events import DocumentsChanged, IndexProblem, WatcherReady
 from core.query import Query
 from core.vault import Vault
 from core.watch import EMPTY_GUARD, VaultWatcher
@@ -71,7 +71,7 @@ def live(make_vault, clock):
             vault.start_search()
             assert vault.wait_search_ready(DEADLINE)
         opened.append(vault)
-        assert vault._live.watching.wait(DEADLINE)
+        assert vault.wait_watching(DEADLINE)
         return handle
 
     yield open_
@@ -209,6 +209,27 @@ def test_pending_writes_before_the_index_is_loaded(make_vault, clock):
     assert not vault.index_stale
 
 
+def test_watcher_ready_is_an_event_and_a_wait(make_vault, clock):
+    """Tests and front ends wait for the watcher's OS watches instead of sleeping: WatcherReady on
+    the bus, once per watch session, and Vault.wait_watching (which also waits for the start)."""
+    vault = Vault(make_vault(BASE), clock=clock)
+    ready: list[WatcherReady] = []
+    vault.bus.subscribe(lambda e: ready.append(e) if isinstance(e, WatcherReady) else None)
+    vault.load()
+    assert vault.wait_watching(0.05) is False  # nobody started the watcher
+    try:
+        vault.start_watching()
+        assert vault.wait_watching(DEADLINE)
+        assert ready == [WatcherReady(polling=False)]
+        (Path(vault.root) / "seen.md").write_text("# Seen\n")
+        eventually(lambda: vault.snapshot.get("seen.md") is not None, what="an edit right after the wait")
+        time.sleep(0.2)  # four watcher ticks later: still one event, not one per tick
+        assert len(ready) == 1
+    finally:
+        vault.stop()
+    assert vault.wait_watching(0.05) is False
+
+
 def test_deleted_vault_root_is_survived_and_reported(live, tmp_path):
     files = {f"n{i:02}.md": f"# Note {i}\n" for i in range(EMPTY_GUARD + 5)}
     lv = live(files)
@@ -268,9 +289,7 @@ async def test_vault_watcher_runs_in_an_event_loop_and_stops(make_vault, clock):
     task = asyncio.create_task(watcher.run())
     await asyncio.to_thread(vault.load)
     deadline = time.monotonic() + DEADLINE
-    while vault._live is None or not vault._live.watching.is_set():
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.01)
+    assert await asyncio.to_thread(vault.wait_watching, DEADLINE)
     (root / "async.md").write_text("# Async\n")
     while vault.snapshot.get("async.md") is None:
         assert time.monotonic() < deadline, "edit not applied"

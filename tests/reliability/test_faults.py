@@ -9,6 +9,7 @@ tests/core/test_watch.py (vault root deleted and recreated, vault suddenly empty
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import resource
@@ -120,7 +121,7 @@ def test_vault_deleted_while_serving_is_survived_and_reported(tmp_path, figure):
     vault.start_watching()
     vault.load()
     with McpSession(vault, name="survivor") as s:
-        assert _wait(lambda: vault._live.watching.is_set())
+        assert vault.wait_watching(10)
         shutil.rmtree(root)
         assert _wait(lambda: any("deleted or unmounted" in p for p in problems)), problems
         listing = s.call("list_documents", {})
@@ -337,7 +338,7 @@ def test_a_burst_of_thousands_of_files_is_absorbed_and_listed_over_mcp(tmp_path,
     vault.load()
     try:
         with McpSession(vault, name="burst-watcher") as s:
-            assert _wait(lambda: vault._live.watching.is_set())
+            assert vault.wait_watching(10)
             started = time.monotonic()
             for i in range(n):  # rewrite every note, add as many new ones, and delete a tenth
                 (root / f"b{i % 10}" / f"n{i}.md").write_text(f"# changed {i}\n")
@@ -386,11 +387,15 @@ async def test_headless_serve_survives_and_reports_on_stderr(tmp_path, sock_dir,
         os.unlink(sock)
         assert _wait(lambda: os.path.exists(sock), 5)
         shutil.rmtree(root)
-        time.sleep(1.0)
         async with uds_client(sock, name="after") as c:
-            out = await c.call_tool("list_documents", {})
-            assert not out.is_error and out.structured_content["total"] == 15
-            assert out.meta and out.meta.get("index_stale") is True
+            end = time.monotonic() + 20
+            while True:  # until the watcher has noticed the vault is gone
+                out = await c.call_tool("list_documents", {})
+                assert not out.is_error and out.structured_content["total"] == 15
+                if out.meta and out.meta.get("index_stale") is True:
+                    break
+                assert time.monotonic() < end, f"the deleted vault never showed as stale: {out.meta}"
+                await asyncio.sleep(0.05)
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=15)
@@ -418,7 +423,7 @@ WATCHING_CHILD = textwrap.dedent("""
     v.bus.subscribe(lambda e: say(problem=e.message, severity=e.severity) if isinstance(e, IndexProblem) else None)
     v.start_watching()
     v.load()
-    assert v._live.watching.wait(20)
+    assert v.wait_watching(20)
     say(ready=True)
     for line in sys.stdin:
         if line.strip() == "wait":
