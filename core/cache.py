@@ -15,7 +15,6 @@ A corrupt or incompatible cache (another schema, another parser) is rebuilt, nev
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import hashlib
 import marshal
 import os
@@ -28,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from .memory import collector_paused
 from .model import FOLDER, Entry, Link, Skipped, make_entry
 from .scan import PARALLEL_MIN_FILES, FileFact, ScanConfig, entry_for, walk
 
@@ -515,9 +515,7 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
     condition is reported.
     """
     started = time.perf_counter()
-    gc_was = gc.isenabled()
-    gc.disable()  # 100k long-lived records: collections mid-load cost more than the load
-    try:
+    with collector_paused():  # 100k long-lived records: collections mid-load cost more than the load
         walker = _Walker(root_real, config)
         # decode while the child walks: in the common case (nothing changed) every entry is used
         cached, problems = cache.load_entries()
@@ -571,6 +569,3 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
         cache.last_stats = WarmStats(n_cached, reused, len(to_parse), removed, time.perf_counter() - started,
                                      reason)
         return entries, skipped
-    finally:
-        if gc_was:
-            gc.enable()

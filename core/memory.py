@@ -1,12 +1,83 @@
-"""Process memory housekeeping: hand the C heap's free pages back to the OS after big work.
+"""Process memory housekeeping, the one owner of the process-global garbage-collector tricks.
 
-CPython frees its own small-object arenas when they empty, but pages that C allocations
-(SQLite's caches, large buffers, dict tables) used and freed stay resident in glibc's heap
-until `malloc_trim`. Only glibc has it; elsewhere this does nothing.
+Nothing else in vaultwatch calls `gc.disable`, `gc.enable` or `gc.freeze`:
+
+- `collector_paused()`: automatic collection off for a block (a load making 100k long-lived
+  records, where generational passes cost seconds). Pauses nest and overlap across threads:
+  they are counted, and collection comes back on (if it was on before the first) only when the
+  last one ends, so a load finishing in one thread never turns collection back on under a front
+  end that holds its own pause (the TUI's between-frames collector, `pause_collector()`).
+- `freeze_long_lived()`: move every object alive now out of the collector's way for good
+  (`gc.freeze`): the index after a big load, the views' derived tables.
+- `collect(generation)` and `pending_objects()`: explicit collections for a collector that
+  runs them itself while collection is paused.
+- `release_free_memory()`: hand the C heap's free pages back to the OS after big work.
+  CPython frees its own small-object arenas when they empty, but pages that C allocations
+  (SQLite's caches, large buffers, dict tables) used and freed stay resident in glibc's heap
+  until `malloc_trim`. Only glibc has it; elsewhere this does nothing.
 """
 from __future__ import annotations
 
+import gc
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_lock = threading.Lock()
+_pauses = 0
+_was_enabled = True
+
+
+def pause_collector() -> None:
+    """Turn automatic collection off until the matching `resume_collector()` (counted)."""
+    global _pauses, _was_enabled
+    with _lock:
+        if _pauses == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _pauses += 1
+
+
+def resume_collector() -> None:
+    """End one pause; the last one turns collection back on if it was on before the first."""
+    global _pauses
+    with _lock:
+        if _pauses == 0:
+            raise RuntimeError("resume_collector() without a matching pause_collector()")
+        _pauses -= 1
+        if _pauses == 0 and _was_enabled:
+            gc.enable()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Automatic garbage collection off for the block (see the module docstring)."""
+    pause_collector()
+    try:
+        yield
+    finally:
+        resume_collector()
+
+
+def collector_pauses() -> int:
+    """How many pauses are in effect (0: the collector is CPython's as it was)."""
+    return _pauses
+
+
+def freeze_long_lived() -> None:
+    """Keep every object alive now out of all later collections (gc.freeze)."""
+    gc.freeze()
+
+
+def pending_objects() -> int:
+    """New container objects since the last collection of the youngest generation."""
+    return gc.get_count()[0]
+
+
+def collect(generation: int = 2) -> int:
+    """Collect `generation` (and the younger ones) now; the number of unreachable objects found."""
+    return gc.collect(generation)
 
 
 def release_free_memory() -> bool:

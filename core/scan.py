@@ -6,7 +6,6 @@ Broken links, loops, FIFOs and unreadable files are skipped and counted, never f
 """
 from __future__ import annotations
 
-import gc
 import mimetypes
 import multiprocessing
 import os
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .ignore import IgnoreRules
+from .memory import collector_paused
 from .model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped, make_entry
 from .parse import parse_note
 from .paths import MAX_PATH_CHARS, displayable, is_hidden, realpath_or_none, unaddressable
@@ -371,9 +371,7 @@ def scan(root_real: str, config: ScanConfig, progress: ProgressFn | None = None,
     a machine where no process can be started, are parsed in this process.
     """
     workers = workers if workers is not None else (os.cpu_count() or 1)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # 100k long-lived records: generational GC passes would cost seconds here
-    try:
+    with collector_paused():  # 100k long-lived records: generational GC passes would cost seconds here
         if workers >= 2:
             try:
                 return _scan_parallel(root_real, config, progress, workers)
@@ -382,9 +380,6 @@ def scan(root_real: str, config: ScanConfig, progress: ProgressFn | None = None,
             except (OSError, RuntimeError, multiprocessing.ProcessError):
                 pass  # no processes to be had (sandbox, fd limits): parse here instead
         return _scan_here(root_real, config, progress)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 class _Sequential(Exception):

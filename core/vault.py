@@ -1,7 +1,6 @@
 """The facade a front end holds: open a vault, load its index, answer queries, publish events."""
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
@@ -14,6 +13,7 @@ from .errors import NotFoundError, VaultError
 from .events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
 from .ignore import IgnoreRules
 from .index import Index, Snapshot
+from .memory import collector_paused, freeze_long_lived
 from .model import Entry, Skipped
 from .paths import normalize, to_disk
 from .query import Query, QueryResult, run_query, stats
@@ -74,17 +74,14 @@ class Vault:
         for problem in self.config.ignore.problems:
             self.bus.publish(IndexProblem(problem))
         progress = lambda done, total: self.bus.publish(IndexProgress("parse", done, total))  # noqa: E731
-        gc_was = gc.isenabled()
-        gc.disable()  # the scan makes ~1M long-lived objects; see the freeze below
-        try:
-            snap = self._load_entries(progress)
-        finally:
-            if len(self.index.snapshot.by_path) >= GC_FREEZE_MIN:
-                # Freeze before the collector is back on: otherwise its first pass walks every
-                # record just made (0.3 s at 100k notes), and later passes keep walking them.
-                gc.freeze()
-            if gc_was:
-                gc.enable()
+        with collector_paused():  # the scan makes ~1M long-lived objects; see the freeze below
+            try:
+                snap = self._load_entries(progress)
+            finally:
+                if len(self.index.snapshot.by_path) >= GC_FREEZE_MIN:
+                    # Freeze before the collector is back on: otherwise its first pass walks every
+                    # record just made (0.3 s at 100k notes), and later passes keep walking them.
+                    freeze_long_lived()
         self._ready.set()
         self.bus.publish(IndexReady(snap.generation, snap.note_count, time.perf_counter() - started))
         if self.entry_cache is not None and self.entry_cache.dirty:

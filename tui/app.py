@@ -13,7 +13,6 @@ hidden tabs' lists start after the first frame is on the screen.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import logging
 import os
@@ -41,7 +40,7 @@ from core import filterexpr, linkmap
 from core.errors import VaultError
 from core.events import AgentAccess, AgentConnected, DocumentsChanged, Event, IndexProblem, IndexProgress, IndexReady
 from core.folders import folder_tree
-from core.memory import release_free_memory
+from core.memory import freeze_long_lived, release_free_memory
 from core.index import Snapshot
 from core.query import Query, warm as warm_listing
 from core.vault import Vault
@@ -592,7 +591,7 @@ class VaultwatchApp(App[None]):
                 # Left to the collector, each full collection walks them: 50-70 ms pauses while
                 # typing. Freezing keeps them out of every later collection.
                 self._frozen = True
-                gc.freeze()
+                freeze_long_lived()
                 release_free_memory()
                 if self.config.idle_gc and not self._quitting:
                     self.collector.start()

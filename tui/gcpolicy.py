@@ -9,12 +9,17 @@ is tens of thousands of objects) in one of thirty, pushing those frames past 16 
 key or mouse event came for `quiet` seconds, or, whatever the input, once garbage candidates
 pile up past BACKSTOP. Reference counting still frees almost everything at once; only
 reference cycles wait for a tick. Stopping hands collection back to CPython.
+
+The switching goes through core.memory, the one owner of the collector: the app holds a pause
+for as long as it collects itself, so a core load ending meanwhile (its own pause) cannot turn
+automatic collection back on under it.
 """
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
+
+from core.memory import collect, pause_collector, pending_objects, resume_collector
 
 TICK_SECONDS = 0.25
 YOUNG_MIN = 700  # CPython's own first threshold: fewer new objects than this are not worth a pass
@@ -31,7 +36,6 @@ class IdleCollector:
         self._clock = clock
         self._last_input = float("-inf")
         self._ticks_collected = 0
-        self._was_enabled = True
         self.active = False
         self.collections = [0, 0, 0]  # per generation collected (tests and benchmarks read it)
 
@@ -39,8 +43,7 @@ class IdleCollector:
         """Take collection over from CPython (idempotent)."""
         if self.active:
             return
-        self._was_enabled = gc.isenabled()
-        gc.disable()
+        pause_collector()
         self.active = True
 
     def stop(self) -> None:
@@ -48,8 +51,7 @@ class IdleCollector:
         if not self.active:
             return
         self.active = False
-        if self._was_enabled:
-            gc.enable()
+        resume_collector()
 
     def input_seen(self) -> None:
         """A key or mouse event arrived: hold collections until it has been quiet a while."""
@@ -59,15 +61,13 @@ class IdleCollector:
         """Collect if it is time to; returns the generation collected, or None."""
         if not self.active:
             return None
-        if gc.isenabled():
-            gc.disable()  # a core load restores the collector as it found it: maybe on again
-        pending = gc.get_count()[0]
+        pending = pending_objects()
         if pending < YOUNG_MIN:
             return None
         if self._clock() - self._last_input < self.quiet and pending < BACKSTOP:
             return None
         self._ticks_collected += 1
         generation = 2 if self._ticks_collected % FULL_EVERY == 0 else 1
-        gc.collect(generation)
+        collect(generation)
         self.collections[generation] += 1
         return generation

@@ -61,3 +61,39 @@ def test_big_query_structures_are_invisible_to_the_collector(demo) -> None:
     # arrays are tracked (for their type) but hold no references the collector could walk
     assert [type(x) for x in gc.get_referents(starts)] in ([], [type])
     assert all(gc.get_referents(lst) in ([], [array]) for inv in inverted for lst in inv.values())
+
+
+def test_collector_pauses_are_counted_across_threads() -> None:
+    """A pause ending in one thread leaves collection off while another thread still holds one;
+    the last one restores what the first found."""
+    import threading
+
+    from core.memory import collector_pauses, collector_paused, pause_collector, resume_collector
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        entered, release = threading.Event(), threading.Event()
+
+        def load() -> None:
+            with collector_paused():
+                entered.set()
+                release.wait(10)
+
+        t = threading.Thread(target=load)
+        t.start()
+        assert entered.wait(10) and not gc.isenabled()
+        pause_collector()  # this thread's pause outlives the load's
+        release.set()
+        t.join(10)
+        assert collector_pauses() == 1 and not gc.isenabled()
+        resume_collector()
+        assert collector_pauses() == 0 and gc.isenabled()
+        with pytest.raises(RuntimeError):
+            resume_collector()
+        gc.disable()  # collection that was off before the first pause stays off after the last
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()

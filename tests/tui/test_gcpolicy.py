@@ -6,6 +6,7 @@ import gc
 
 import pytest
 
+from core.memory import pause_collector, resume_collector
 from tui import gcpolicy
 from tui.gcpolicy import IdleCollector
 
@@ -88,12 +89,15 @@ def test_every_tenth_collection_is_a_full_one(collector) -> None:
     assert got == [1] * (gcpolicy.FULL_EVERY - 1) + [2]
 
 
-def test_a_collector_turned_back_on_elsewhere_is_turned_off_again(collector) -> None:
-    c, clock = collector
+def test_a_core_load_overlapping_the_takeover_cannot_turn_collection_back_on(collector) -> None:
+    c, _ = collector
+    gc.enable()
+    pause_collector()  # a core load (another thread) began before the app took over...
     c.start()
-    gc.enable()  # what a core load restores when it started before the app took over
-    c.tick()
-    assert not gc.isenabled()
+    resume_collector()  # ...and ended after it: one owner counts both pauses
+    assert c.active and not gc.isenabled()
+    c.stop()
+    assert gc.isenabled()
 
 
 async def test_the_app_collects_when_idle_and_restores_the_collector_on_quit(tui_demo, app_for) -> None:
