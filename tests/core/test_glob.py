@@ -211,4 +211,5 @@ def test_adversarial_patterns_match_in_bounded_time(pattern: str, path: str) -> 
     started = time.perf_counter()
     assert rx.fullmatch(path) is None
     assert rx.fullmatch(path[:-1] + "b") is not None
-    assert time.perf_counter() - started < 0.05, pattern
+    # backtracking would take minutes to forever here; a bound a loaded machine never reaches
+    assert time.perf_counter() - started < 1.0, pattern
