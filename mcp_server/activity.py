@@ -28,6 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from core.events import AgentAccess, AgentConnected, Event, EventBus
 from core.foreground import Foreground
 
+from . import sdk
 from .wire import SESSION_HEADER
 
 MODERN_IDLE_SECONDS = 300.0  # a 2026-07-28 client has no session: it counts as connected while active
@@ -167,7 +168,7 @@ class Activity:
             return None
         info = params.client_info
         agent = f"{info.name}/{info.version}" if info.version else info.name
-        conn = getattr(session_obj, "_connection", None)  # the SDK exposes no public handle on it
+        conn = sdk.connection(session_obj)  # the SDK exposes no public handle on it
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         request = ctx.request
         header = request.headers.get(SESSION_HEADER) if request is not None and hasattr(request, "headers") else None

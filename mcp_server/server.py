@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import SERVER_INFO_META_KEY, CallToolResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -23,7 +22,7 @@ from pydantic import ValidationError
 from core.vault import Vault
 
 from . import compat as compat_tools
-from . import budget, descriptions, schemas, splice
+from . import budget, descriptions, schemas, sdk, splice
 from . import tools as native_tools
 from .activity import Activity
 from .results import fail, log
@@ -85,11 +84,11 @@ class VaultMCPServer(MCPServer):
         if ctx.method != "tools/call" or not isinstance(params, Mapping):
             return await call_next(ctx)
         name, arguments = params.get("name"), params.get("arguments")
-        conn = getattr(ctx.session, "_connection", None)
+        conn = sdk.connection(ctx.session)
         if (name not in self.fast_tools or not isinstance(arguments, (Mapping, type(None)))
                 or set(params) - {"name", "arguments", "_meta"} or conn is None or not conn.initialize_accepted):
             return await call_next(ctx)
-        context = Context(request_context=ctx, mcp_server=self, subscriptions=self._subscriptions)
+        context = sdk.tool_context(self, ctx)
         token = splice.enable(splice.scope_values(ctx.request))
         try:
             result = await self.call_tool(name, dict(arguments or {}), context)
@@ -108,15 +107,15 @@ class VaultMCPServer(MCPServer):
         meta = dict(result.meta) if result.meta else None
         if version in MODERN_PROTOCOL_VERSIONS:
             out["resultType"] = "complete"
-            meta = {**(meta or {}), SERVER_INFO_META_KEY: self._lowlevel_server.server_info_stamp}
+            meta = {**(meta or {}), SERVER_INFO_META_KEY: sdk.server_info_stamp(self)}
         if meta:
             out["_meta"] = meta
         return out
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        tool = self._tool_manager.get_tool(name)
+        tool = sdk.tool(self, name)
         if tool is None:
-            known = ", ".join(sorted(t.name for t in self._tool_manager.list_tools()))
+            known = ", ".join(sorted(t.name for t in sdk.tools(self)))
             return fail(f"unknown tool {name!r}: this server offers {known}")
         allowed = set(tool.parameters.get("properties", {}))
         extra = sorted(k for k in arguments if k not in allowed)
@@ -167,11 +166,13 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     env = ToolEnv(vault, read_only=read_only, compat=frozenset(compat), max_answer_bytes=max_answer_bytes)
     native_tools.register(server, env)
     compat_tools.register(server, env)
-    server.fast_tools = {t.name for t in server._tool_manager.list_tools()}
-    server.middleware.append(server.fast_path)
+    sdk.check(server)
+    server.fast_tools = {t.name for t in sdk.tools(server)}
+    if sdk.fast_path_enabled():
+        server.middleware.append(server.fast_path)
     for registrar in default_extra_tools() if extra_tools is None else extra_tools:
         registrar(server, env)
-    for tool in server._tool_manager.list_tools():
+    for tool in sdk.tools(server):
         tool.parameters = schemas.compact_input(tool.parameters)
         if tool.fn_metadata.output_schema:  # published only; results are still checked against the model
             tool.fn_metadata.output_schema = schemas.compact(tool.fn_metadata.output_schema)

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import contextvars
 import secrets
-from collections.abc import Mapping
 from typing import Any
+
+from . import sdk
 
 SCOPE_KEY = "vaultwatch.splice"
 _PREFIX = "vaultwatch-splice:"
@@ -29,8 +30,8 @@ _values: contextvars.ContextVar[dict[bytes, tuple[bytes, ...]] | None] = context
 
 def scope_values(request: Any) -> dict[bytes, tuple[bytes, ...]] | None:
     """The parking place `Splice` made for this HTTP request, or None (no Splice on its way out)."""
-    scope = getattr(request, "scope", None)
-    values = scope.get(SCOPE_KEY) if isinstance(scope, Mapping) else None
+    scope = sdk.request_scope(request)
+    values = scope.get(SCOPE_KEY) if scope is not None else None
     return values if isinstance(values, dict) else None
 
 

@@ -6,6 +6,7 @@ from mcp_types import SERVER_INFO_META_KEY, CallToolResult, TextContent
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from mcp_server import sdk
 from mcp_server.server import build_server
 
 
@@ -15,7 +16,7 @@ def sdk_wire(server, result: CallToolResult, version: str) -> dict:
                                                                               exclude_none=True))
     if version in MODERN_PROTOCOL_VERSIONS:
         dumped.setdefault("resultType", "complete")
-        dumped["_meta"] = {**(dumped.get("_meta") or {}), SERVER_INFO_META_KEY: server._lowlevel_server.server_info_stamp}
+        dumped["_meta"] = {**(dumped.get("_meta") or {}), SERVER_INFO_META_KEY: sdk.server_info_stamp(server)}
     return dumped
 
 
@@ -38,3 +39,32 @@ def test_only_read_tools_take_the_fast_path(demo):
     server, _ = build_server(demo, compat={"vault-cortex"}, extra_tools=[register])
     assert {"list_documents", "read", "triage", "vault_list_notes"} <= server.fast_tools
     assert "custom" not in server.fast_tools
+
+
+def test_the_switch_and_the_sdk_version_turn_the_fast_path_off(demo, monkeypatch):
+    server, _ = build_server(demo, extra_tools=[])
+    assert sdk.INSTALLED_SDK == sdk.TESTED_SDK and server.fast_path in server.middleware
+    monkeypatch.setenv(sdk.ENV_SWITCH, "0")
+    server, _ = build_server(demo, extra_tools=[])
+    assert server.fast_path not in server.middleware
+    monkeypatch.delenv(sdk.ENV_SWITCH)
+    monkeypatch.setattr(sdk, "FAST_PATH_PROBLEM", "mcp 9.9 is installed but ...")
+    server, _ = build_server(demo, extra_tools=[])
+    assert server.fast_path not in server.middleware  # another SDK version: the ordinary path only
+
+
+def test_an_sdk_without_the_internals_the_server_needs_is_a_clear_error(demo):
+    server, _ = build_server(demo, extra_tools=[])
+    del server._tool_manager
+    with pytest.raises(RuntimeError, match="_tool_manager"):
+        sdk.check(server)
+
+
+def test_no_other_module_touches_the_sdk_internals():
+    import pathlib
+    import re
+
+    root = pathlib.Path(sdk.__file__).parent
+    private = re.compile(r"\._(tool_manager|lowlevel_server|subscriptions|connection)\b|\"_connection\"")
+    offenders = [p.name for p in root.glob("*.py") if p.name != "sdk.py" and private.search(p.read_text())]
+    assert offenders == []

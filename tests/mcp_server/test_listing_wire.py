@@ -16,7 +16,7 @@ from core.clock import FixedClock
 from core.model import make_entry
 from core.query import Query
 from core.serialize import RowCache, entry_json, row_bytes
-from mcp_server import splice
+from mcp_server import sdk, splice
 from mcp_server.server import build_server
 
 from mcp_testing import serving, uds_client
@@ -31,6 +31,18 @@ FILES = {
     "e.md": "---\ntitle: " + json.dumps(TRICKY, ensure_ascii=False) + "\nnote: \"multi\\nline \\\\ value\"\n---\nbody\n",
     "Sub/f.md": "---\nstatus: deprecated\n---\n# Foxtrot\n",
 }
+
+
+@pytest.fixture(autouse=True, params=["fast-path", "sdk-path"])
+def path_taken(request, monkeypatch) -> str:
+    """Every test here runs twice: with the fast path (mcp_server/sdk.py) and with it switched off,
+    where every call takes the SDK's ordinary path. The answers must be the same."""
+    if request.param == "sdk-path":
+        monkeypatch.setenv(sdk.ENV_SWITCH, "0")
+    else:
+        monkeypatch.delenv(sdk.ENV_SWITCH, raising=False)
+    assert sdk.fast_path_enabled() is (request.param == "fast-path")
+    return request.param
 
 
 @dataclass
@@ -134,7 +146,7 @@ async def test_paged_and_filtered_listings_share_the_cache_correctly(make_vault,
         assert attachments["returned"] == 1
 
 
-async def test_the_spliced_wire_is_well_formed_json_with_the_right_length(demo, sock_dir):
+async def test_the_spliced_wire_is_well_formed_json_with_the_right_length(demo, sock_dir, path_taken):
     """A raw HTTP client sees one JSON document: no placeholder left, Content-Length exact
     (the demo vault has non-ASCII titles, so bytes and characters differ)."""
     async with serving(demo, sock_dir / "v.sock") as host:
@@ -150,7 +162,8 @@ async def test_the_spliced_wire_is_well_formed_json_with_the_right_length(demo, 
                 "jsonrpc": "2.0", "id": 2, "method": "tools/call",
                 "params": {"name": "list_documents", "arguments": {"include_frontmatter": True}}})
             await http.delete("http://localhost/mcp", headers=headers)
-        assert host.splice.filled == 2  # the rows and the text went out pre-serialised
+        # the rows and the text went out pre-serialised (on the fast path only)
+        assert host.splice.filled == (2 if path_taken == "fast-path" else 0)
     assert r.status_code == 200 and int(r.headers["content-length"]) == len(r.content)
     assert b"vaultwatch-splice" not in r.content
     reply = json.loads(r.content)
@@ -162,7 +175,7 @@ async def test_the_spliced_wire_is_well_formed_json_with_the_right_length(demo, 
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_socket_answers_equal_the_sdk_pipeline(demo, sock_dir, mode):
+async def test_socket_answers_equal_the_sdk_pipeline(demo, sock_dir, mode, path_taken):
     """The spliced answer over the socket (handshake era and 2026-07-28 era) is what an
     in-memory client gets from the SDK's ordinary pipeline, where nothing is spliced."""
     calls = [{}, {"include_frontmatter": True}, {"limit": 5}, {"filters": {"status": "deprecated"}},
@@ -172,7 +185,7 @@ async def test_socket_answers_equal_the_sdk_pipeline(demo, sock_dir, mode):
         ordinary = [await listing(memory, **args) for args in calls]
     async with serving(demo, sock_dir / "v.sock") as host, uds_client(host.socket_path, mode=mode) as client:
         spliced = [await listing(client, **args) for args in calls]
-        assert host.splice.filled == 2 * len(calls)
+        assert host.splice.filled == (2 * len(calls) if path_taken == "fast-path" else 0)
     assert spliced == ordinary
     assert ordinary[0]["result"] == expected(demo)
 

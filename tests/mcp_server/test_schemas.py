@@ -8,6 +8,7 @@ from jsonschema.validators import validator_for
 from mcp import Client
 from pydantic import TypeAdapter
 
+from mcp_server import sdk
 from mcp_server import schemas
 from mcp_server.server import build_server
 
@@ -53,8 +54,8 @@ def test_compact_schema_is_valid_and_self_contained(name):
 
 async def test_compacted_schemas_accept_and_refuse_the_same_results(demo):
     server, _ = build_server(demo, extra_tools=[])
-    published = {t.name: t.output_schema for t in server._tool_manager.list_tools()}
-    originals = {t.name: t.fn_metadata.output_model for t in server._tool_manager.list_tools()}
+    published = {t.name: t.output_schema for t in sdk.tools(server)}
+    originals = {t.name: t.fn_metadata.output_model for t in sdk.tools(server)}
     async with Client(server) as client:
         results = [(name, (await client.call_tool(name, args)).structured_content) for name, args in CALLS]
     checked = 0

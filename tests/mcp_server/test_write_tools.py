@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_server import sdk
 from core.events import AgentAccess, DocumentsChanged
 from core.vault import Vault
 from mcp_server.server import build_server
@@ -71,7 +72,7 @@ async def test_read_only_server_offers_no_write_tools(vault, sock_dir):
         result, text = await call(client, "write", path="x.md", content="x")
         assert result.is_error and "unknown tool 'write'" in text
     server, _ = build_server(vault, read_only=True)
-    assert not {t.name for t in server._tool_manager.list_tools()} & set(WRITE_TOOLS)
+    assert not {t.name for t in sdk.tools(server)} & set(WRITE_TOOLS)
 
 
 async def test_read_then_write_with_if_match_and_a_stale_etag_conflicts(vault, sock_dir, events):

@@ -1,0 +1,97 @@
+"""The MCP SDK's private internals, fenced: vaultwatch touches them here and nowhere else.
+
+mcp 2.x gives no public handle on a few things the server needs, so this module reaches in:
+
+- the tool registry (`MCPServer._tool_manager`): a tool's input schema, to refuse unknown
+  argument names, and its published output schema, to compact it (`tool`, `tools`);
+- a session's connection (`ServerSession._connection`): the transport's session id, the exit
+  stack that tells when an agent's session ends, whether initialize was accepted (`connection`);
+- for the fast path only: the server's subscription bus (`MCPServer._subscriptions`), to build
+  the Context a tool is called with, and the low-level server's `server_info_stamp`, to shape
+  a tools/call result for the wire ourselves (`tool_context`, `server_info_stamp`); and the
+  ASGI scope of the HTTP request (`request_scope`), where splice.Splice parks pre-serialised
+  JSON for the response.
+
+At import the installed SDK is compared with TESTED_SDK (the version pinned in pyproject.toml):
+on any other version the fast path is off (`FAST_PATH_PROBLEM` says why) and every call takes
+the SDK's ordinary path, which gives the same answers, only slower. `VAULTWATCH_SDK_FAST_PATH=0`
+turns it off by hand (tests run the listing tests both ways). `check(server)` verifies, when a
+server is built, that the internals the server cannot do without are there, and raises a clear
+error otherwise instead of a tool silently missing.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the SDK itself is imported only where a server is built (0.5 s)
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver import Context
+
+TESTED_SDK = "2.3.0"
+ENV_SWITCH = "VAULTWATCH_SDK_FAST_PATH"
+
+
+def _installed() -> str | None:
+    try:
+        return version("mcp")
+    except PackageNotFoundError:
+        return None
+
+
+INSTALLED_SDK = _installed()
+FAST_PATH_PROBLEM = (None if INSTALLED_SDK == TESTED_SDK else
+                     f"mcp {INSTALLED_SDK} is installed but vaultwatch's fast path was written against {TESTED_SDK}; "
+                     "every call takes the SDK's ordinary path")
+
+
+def fast_path_enabled() -> bool:
+    """Whether built servers serve read tools through the fast path (see the module docstring)."""
+    if FAST_PATH_PROBLEM is not None:
+        return False
+    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+def check(server: MCPServer) -> None:
+    """Raise RuntimeError when an internal the server always needs is missing from this SDK."""
+    manager = getattr(server, "_tool_manager", None)
+    if manager is None or not callable(getattr(manager, "get_tool", None)) \
+            or not callable(getattr(manager, "list_tools", None)):
+        raise RuntimeError(f"mcp {INSTALLED_SDK}: MCPServer has no _tool_manager with get_tool/list_tools; "
+                           f"vaultwatch is tested with mcp {TESTED_SDK} (see mcp_server/sdk.py)")
+
+
+def tool(server: MCPServer, name: str) -> Any:
+    """The registered tool `name` (the SDK's Tool: .parameters, .fn_metadata), or None."""
+    return server._tool_manager.get_tool(name)
+
+
+def tools(server: MCPServer) -> list[Any]:
+    """Every registered tool (the SDK's Tool objects), in registration order."""
+    return list(server._tool_manager.list_tools())
+
+
+def connection(session: Any) -> Any:
+    """The connection behind a request's session (.session_id, .state, .exit_stack,
+    .initialize_accepted), or None when the transport has none."""
+    return getattr(session, "_connection", None)
+
+
+def tool_context(server: MCPServer, request_context: Any) -> Context:
+    """The Context the SDK would hand a tool called in `request_context` (fast path)."""
+    from mcp.server.mcpserver import Context
+
+    return Context(request_context=request_context, mcp_server=server, subscriptions=server._subscriptions)
+
+
+def server_info_stamp(server: MCPServer) -> Any:
+    """What the SDK puts under SERVER_INFO_META_KEY in a modern-protocol result (fast path)."""
+    return server._lowlevel_server.server_info_stamp
+
+
+def request_scope(request: Any) -> Mapping[str, Any] | None:
+    """The ASGI scope of the HTTP request a call arrived in, or None (stdio, in-memory)."""
+    scope = getattr(request, "scope", None)
+    return scope if isinstance(scope, Mapping) else None
