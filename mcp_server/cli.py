@@ -85,9 +85,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             return _err(str(exc))
         finally:
             lock.release()  # (run() released it already; here for a start that failed before run)
-            stop = getattr(vault, "stop", None)
-            if callable(stop):
-                stop()
+            vault.stop()
 
     p = sub.add_parser("serve", help="serve the vault to MCP agents without the TUI (until Ctrl+C)",
                        description="Serve VAULT over MCP on its Unix socket (printed at start) until SIGINT or "

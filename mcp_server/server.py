@@ -3,9 +3,9 @@
     server, activity = build_server(vault, compat={"vault-cortex"}, extra_tools=[register_write_tools])
 
 `extra_tools` are functions `(server: MCPServer, env: ToolEnv) -> None` that add tools.
-Left as None it is `default_extra_tools()`: `mcp_server/write_tools.py`'s `register`, when that
-module exists (it checks `env.read_only` itself and adds nothing in read-only mode). Every call passes through `Activity.middleware`, which publishes an
-`AgentAccess` event on `vault.bus`.
+Left as None it is the write tools (`mcp_server/write_tools.py`'s `register`, which checks
+`env.read_only` itself and adds nothing in read-only mode). Every call passes through
+`Activity.middleware`, which publishes an `AgentAccess` event on `vault.bus`.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from . import tools as native_tools
 from .activity import Activity
 from .results import fail, log
 from .tools import ToolEnv
+from .write_tools import register as register_write_tools
 
 ToolRegistrar = Callable[[MCPServer, ToolEnv], None]
 
@@ -134,16 +135,6 @@ class VaultMCPServer(MCPServer):
             return fail(str(exc).removeprefix(f"Error executing tool {name}: "))
 
 
-def default_extra_tools() -> list[ToolRegistrar]:
-    """The registrars added when a caller passes none: `mcp_server.write_tools.register`, once it exists."""
-    try:
-        from . import write_tools  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    register = getattr(write_tools, "register", None)
-    return [register] if callable(register) else []
-
-
 def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = False,
                  extra_tools: Sequence[ToolRegistrar] | None = None, activity: Activity | None = None,
                  name: str = "vaultwatch", max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES,
@@ -170,7 +161,9 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     server.fast_tools = {t.name for t in sdk.tools(server)}
     if sdk.fast_path_enabled():
         server.middleware.append(server.fast_path)
-    for registrar in default_extra_tools() if extra_tools is None else extra_tools:
+    if extra_tools is None:
+        extra_tools = [register_write_tools]
+    for registrar in extra_tools:
         registrar(server, env)
     for tool in sdk.tools(server):
         tool.parameters = schemas.compact_input(tool.parameters)

@@ -54,21 +54,15 @@ def root_folder(folder: str | None) -> str | None:
 
 
 def index_freshness(vault: Vault, wait_for_pending_writes: bool = False) -> dict[str, Any]:
-    """Wait (bounded) for the first index and, when asked, for pending writes; the `_meta` to report.
-
-    Uses the live index's `wait_for_pending_writes(timeout)` / `index_stale` when the vault has them.
-    """
+    """Wait (bounded) for the first index and, when asked, for pending writes; the `_meta` to report."""
     stale = False
     if not vault.snapshot.loaded:
         vault.wait_ready(LOAD_WAIT)
-    waiter = getattr(vault, "wait_for_pending_writes", None)
-    if wait_for_pending_writes and callable(waiter) and waiter(PENDING_WRITES_TIMEOUT) is False:
+    if wait_for_pending_writes and vault.wait_for_pending_writes(PENDING_WRITES_TIMEOUT) is False:
         stale = True
-    flag = getattr(vault, "index_stale", False)
-    if callable(flag):
-        flag = flag()
     snap = vault.snapshot
-    meta: dict[str, Any] = {"index_stale": bool(stale or flag or not snap.loaded), "generation": snap.generation}
+    meta: dict[str, Any] = {"index_stale": bool(stale or vault.index_stale or not snap.loaded),
+                            "generation": snap.generation}
     if not snap.loaded:
         meta["index_loading"] = True
     return meta
@@ -267,30 +261,28 @@ def register(server: MCPServer, env: ToolEnv) -> None:
     server.add_tool(list_tags, name="list_tags", title="List Tags", description=d.LIST_TAGS,
                     annotations=read_only("List Tags"))
 
-    if callable(getattr(vault, "links", None)):
-        @vault_errors
-        def get_links(
-            path: Annotated[str, Field(min_length=1, max_length=1024, description=d.P_LINK_PATH)],
-        ) -> Annotated[CallToolResult, schemas.Links]:
-            index_freshness(vault)
-            entry = vault.entry(path)
-            if entry.kind == FOLDER:
-                raise ReadError(f"{entry.path!r} is a folder: pass a note's path "
-                                f"(list_documents(folder={entry.path!r}) lists them)")
-            report = vault.links(entry.path)
-            outgoing = [_link_json(r) for r in report.outgoing]
-            out = {"path": report.path, "outgoing": outgoing,
-                   "backlinks": list(dict.fromkeys(r.source for r in report.backlinks)),
-                   "broken": [_link_json(r) for r in report.broken]}
-            _fit_links(out, env.max_answer_bytes)
-            current_call().listed([report.path], len(out["outgoing"]) + len(out["backlinks"]))
-            return ok(out)
+    @vault_errors
+    def get_links(
+        path: Annotated[str, Field(min_length=1, max_length=1024, description=d.P_LINK_PATH)],
+    ) -> Annotated[CallToolResult, schemas.Links]:
+        index_freshness(vault)
+        entry = vault.entry(path)
+        if entry.kind == FOLDER:
+            raise ReadError(f"{entry.path!r} is a folder: pass a note's path "
+                            f"(list_documents(folder={entry.path!r}) lists them)")
+        report = vault.links(entry.path)
+        outgoing = [_link_json(r) for r in report.outgoing]
+        out = {"path": report.path, "outgoing": outgoing,
+               "backlinks": list(dict.fromkeys(r.source for r in report.backlinks)),
+               "broken": [_link_json(r) for r in report.broken]}
+        _fit_links(out, env.max_answer_bytes)
+        current_call().listed([report.path], len(out["outgoing"]) + len(out["backlinks"]))
+        return ok(out)
 
-        server.add_tool(get_links, name="get_links", title="Get Links", description=d.GET_LINKS,
-                        annotations=read_only("Get Links"))
+    server.add_tool(get_links, name="get_links", title="Get Links", description=d.GET_LINKS,
+                    annotations=read_only("Get Links"))
 
-    if callable(getattr(vault, "search", None)):
-        _register_search(server, vault)
+    _register_search(server, vault)
 
 
 def _fit_links(out: dict[str, Any], room: int) -> None:
