@@ -37,7 +37,7 @@ class FilterError(QueryError):
 
 
 @dataclass(frozen=True, slots=True)
-class Term:
+class FilterTerm:
     """One parsed term: free text (key None), a path glob (key "path") or a field comparison."""
 
     key: str | None
@@ -62,9 +62,9 @@ def _read_bare(text: str, i: int) -> tuple[str, int]:
     return text[i:j], j
 
 
-def tokenize(text: str) -> tuple[Term, ...]:
+def tokenize(text: str) -> tuple[FilterTerm, ...]:
     """Split filter-bar text into terms (raises FilterError on malformed ones)."""
-    terms: list[Term] = []
+    terms: list[FilterTerm] = []
     i, n = 0, len(text)
     while i < n:
         if text[i].isspace():
@@ -76,7 +76,7 @@ def tokenize(text: str) -> tuple[Term, ...]:
             if i < n and not text[i].isspace():
                 raise FilterError("put a space after a closing quote", i, i + 1)
             if value.strip():
-                terms.append(Term(None, value, False, start, i))
+                terms.append(FilterTerm(None, value, False, start, i))
             continue
         negated = text[i] == "-"
         if negated:
@@ -95,20 +95,20 @@ def tokenize(text: str) -> tuple[Term, ...]:
                 value, i = _read_bare(text, j + 1)
             if not value.strip():
                 raise FilterError(f"{key}: has no value: write {key}:VALUE, e.g. status:deprecated", start, i)
-            terms.append(Term(key, value.strip(), negated, start, i))
+            terms.append(FilterTerm(key, value.strip(), negated, start, i))
             continue
         if j < n and text[j] == '"':
             raise FilterError('a quote inside a word: quote the whole value, e.g. "two words"', j, j + 1)
         word, i = text[i:j], j
         if word.startswith("#") and len(word) > 1:
-            terms.append(Term("tags", word[1:], negated, start, i))
+            terms.append(FilterTerm("tags", word[1:], negated, start, i))
         elif negated:
             if not word:
                 raise FilterError("a lone '-' excludes nothing: write -key:value, e.g. -status:draft", start, i)
             raise FilterError(f"-{word} cannot exclude free text: use -key:value, or quote it to search "
                               f'for it: "-{word}"', start, i)
         else:
-            terms.append(Term(None, word, False, start, i))
+            terms.append(FilterTerm(None, word, False, start, i))
     return tuple(terms)
 
 
@@ -121,7 +121,7 @@ def _path_glob(value: str) -> str:
     return f"{value}/**" if value else "**"
 
 
-def _field(term: Term) -> tuple[str, str]:
+def _field(term: FilterTerm) -> tuple[str, str]:
     key = KEY_ALIASES.get(term.key, term.key)
     value = term.value
     if key == "stale" and okf.parse_bool_word(value) is None:
@@ -141,7 +141,7 @@ def parse(text: str) -> Query:
     return to_query(tokenize(text))
 
 
-def to_query(terms: tuple[Term, ...]) -> Query:
+def to_query(terms: tuple[FilterTerm, ...]) -> Query:
     """Build the Query the terms describe."""
     words: list[str] = []
     pattern: str | None = None

@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from . import fmedit, rename as links
+from . import fmedit, rename
 from .errors import NotFoundError, VaultError
 from .events import Event
 from .fmedit import FrontmatterEditError
@@ -701,8 +701,8 @@ class Writer:
         self._refresh([rel], actor)
         warnings: tuple[str, ...] = ()
         if kind != FOLDER:
-            linking = links.linking_notes(
-                snap.entries, rel, lambda: links.LinkIndex(e.path for e in snap.entries if e.kind != FOLDER))
+            linking = rename.linking_notes(
+                snap.entries, rel, lambda: rename.LinkIndex(e.path for e in snap.entries if e.kind != FOLDER))
             if linking:
                 listed = ", ".join(linking[:10]) + (" ..." if len(linking) > 10 else "")
                 n = len(linking)
@@ -797,7 +797,7 @@ class Writer:
 
     def _rewrite_links(self, snap, moves: dict[str, str], actor: str) -> tuple[int, list[str], list[str]]:
         files = {e.path for e in snap.entries if e.kind != FOLDER} | set(moves)
-        before = links.LinkIndex(files)
+        before = rename.LinkIndex(files)
         after = before.moved(moves)
         count, rewritten, warnings = 0, [], []
 
@@ -808,7 +808,7 @@ class Writer:
             except VaultError as exc:
                 return new_path, 0, (f"{new_path}: links not updated: {exc.message}",)
 
-        todo = list(links.candidate_notes(snap.entries, moves))
+        todo = list(rename.candidate_notes(snap.entries, moves))
         # Each note is rewritten atomically under its own lock; doing several at once lets the
         # file system batch their fsyncs (a folder move can touch thousands of notes).
         with ThreadPoolExecutor(max_workers=max(1, min(REWRITE_THREADS, len(todo)))) as pool:
@@ -834,13 +834,13 @@ class Writer:
                     text = old[len(bom):].decode("utf-8")
                 except UnicodeDecodeError:
                     return 0, (f"{new_path}: not valid UTF-8; links not updated",)
-                result = links.rewrite_links(text, old_path, new_path, moves, before, after)
+                result = rename.rewrite_links(text, old_path, new_path, moves, before, after)
                 if result.changed:
                     had, err = _frontmatter_ok(text)
                     _, err_after = _frontmatter_ok(result.text)
                     if had and err is None and err_after is not None:  # a name that YAML cannot hold unquoted
-                        result = links.rewrite_links(text, old_path, new_path, moves, before, after, frontmatter=False)
-                        result = links.Rewrite(result.text, result.changed,
+                        result = rename.rewrite_links(text, old_path, new_path, moves, before, after, frontmatter=False)
+                        result = rename.Rewrite(result.text, result.changed,
                                                (*result.warnings, f"{new_path}: frontmatter links left alone "
                                                 "(the rewrite would break the YAML)"))
                 if not result.changed:
