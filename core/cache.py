@@ -487,9 +487,9 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
         from . import scan as scan_mod
         try:
             out: list[Entry | Skipped] = []
-            with scan_mod._pool(os.cpu_count() or 2) as pool:  # the scanner's own pool policy
+            with scan_mod.parse_pool(os.cpu_count() or 2) as pool:  # the scanner's own pool policy
                 chunks = [facts[i:i + scan_mod.CHUNK] for i in range(0, len(facts), scan_mod.CHUNK)]
-                for batch in pool.imap_unordered(scan_mod._parse_chunk, chunks):
+                for batch in pool.imap_unordered(scan_mod.parse_chunk, chunks):
                     out.extend(batch)
                     if progress is not None:
                         progress(len(out), len(facts))

@@ -17,7 +17,10 @@ from .model import FOLDER, NOTE, Entry, Link
 MAX_PATCH = 5000  # changed paths beyond which a table is rebuilt rather than patched
 
 
-def _names(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
+_NAMES_KEY = "linkmap.names"  # the memo of the name table on a snapshot
+
+
+def names(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
     """Files (notes and attachments) by casefolded name: a bare path for a unique name (most
     are), else a tuple of paths in path order. Exact paths are found through their name too
     (`_exact`): a second table keyed by folded path cost ~15 MB at 100k notes."""
@@ -52,7 +55,13 @@ def _names(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
                 by_name.pop(name, None)
         return by_name
 
-    return snapshot.cached("linkmap.names", build, patch)
+    return snapshot.cached(_NAMES_KEY, build, patch)
+
+
+def reuse_names(snapshot: Snapshot, previous: Snapshot) -> None:
+    """Give `snapshot` the name table of `previous`, for a generation with the same files of the
+    same kinds (edits only): the table would be the same."""
+    snapshot.cached(_NAMES_KEY, lambda: names(previous))
 
 
 def _exact(by_name: dict, folded: str) -> str | None:
@@ -68,11 +77,11 @@ def _exact(by_name: dict, folded: str) -> str | None:
 def warm(snapshot: Snapshot) -> None:
     """Build the name table link resolution reads (~0.1 s at 100k notes, then kept and
     patched), so that the first preview or backlink lookup does not wait for it."""
-    _names(snapshot)
+    names(snapshot)
 
 
 def _candidates(by_name: dict, name: str) -> tuple[str, ...]:
-    """The paths of the files named `name` (casefolded) in a `_names` table."""
+    """The paths of the files named `name` (casefolded) in a `names` table."""
     found = by_name.get(name, ())
     return (found,) if type(found) is str else found
 
@@ -96,7 +105,7 @@ def resolve(snapshot: Snapshot, source: str, link: Link) -> str | None:
     target = link.target.strip()
     if not target:
         return source if link.heading else None  # [[#Heading]] points into the note itself
-    by_name = _names(snapshot)
+    by_name = names(snapshot)
     if link.kind == "markdown" or (link.kind == "embed" and "/" in target and target.startswith(".")):
         rel = target[1:] if target.startswith("/") else posixpath.join(posixpath.dirname(source), target)
         rel = posixpath.normpath(rel)
@@ -136,9 +145,9 @@ def file_key(path: str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
-def _by_target_name(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
+def by_target_name(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
     """Notes by the link key of each link target they write (sources in path order; a single
-    source is a bare path string, as in `_names`). Read it through `link_sources`."""
+    source is a bare path string, as in `names`). Read it through `link_sources`."""
     def build() -> dict[str, str | tuple[str, ...]]:
         names: dict[str, list[str]] = {}
         for e in snapshot.entries:
@@ -174,7 +183,7 @@ def _by_target_name(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
 
 def link_sources(snapshot: Snapshot, key: str) -> tuple[str, ...]:
     """Paths of the notes with a link whose link key is `key` (path order)."""
-    return _candidates(_by_target_name(snapshot), key)
+    return _candidates(by_target_name(snapshot), key)
 
 
 def backlinks(snapshot: Snapshot, path: str) -> tuple[str, ...]:

@@ -16,7 +16,6 @@ from .linkmap import resolve
 from .model import FOLDER, NOTE, Link
 
 GRAPH_KEY = "links.graph"
-_NAMES_KEY = "linkmap.names"  # core.linkmap's memo of name tables on a snapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +76,10 @@ class LinkGraph:
             self._build()
             return
         changed, removed, keys = delta
-        linkmap._by_target_name(snapshot)  # kept current each generation: patched, not rebuilt
+        linkmap.by_target_name(snapshot)  # kept current each generation: patched, not rebuilt
         if not keys:
             # same files, same kinds: the resolver's name tables are the previous snapshot's
-            snapshot.cached(_NAMES_KEY, lambda: linkmap._names(previous.snapshot))
+            linkmap.reuse_names(snapshot, previous.snapshot)
         else:
             # a file of these link keys came or went: every link through such a name may now
             # point elsewhere, so those notes are resolved again along with the edited ones

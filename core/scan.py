@@ -154,11 +154,11 @@ def walk(root_real: str, config: ScanConfig, start: str = "") -> Iterator[Found]
                                   f"cannot be addressed: {bad or f'path longer than {MAX_PATH_CHARS} characters'}")
                     continue
                 if de.is_symlink():
-                    if _is_dir(de):
+                    if is_dir(de):
                         deferred.append((rel, de))
                         continue
                 elif no_ignores and de.is_file(follow_symlinks=False):
-                    # the common case (a plain file, no ignore rules) without _visit's general path
+                    # the common case (a plain file, no ignore rules) without visit's general path
                     kind = kind_of(name)
                     if kind is None:
                         continue
@@ -172,7 +172,8 @@ def walk(root_real: str, config: ScanConfig, start: str = "") -> Iterator[Found]
                 yield from _take(de, rel, root_real, config, seen_dirs, stack)
 
 
-def _is_dir(de: os.DirEntry[str]) -> bool:
+def is_dir(de: os.DirEntry[str]) -> bool:
+    """Whether a directory entry is a folder (following a symlink); False when it cannot be told."""
     try:
         return de.is_dir()
     except OSError:
@@ -182,7 +183,7 @@ def _is_dir(de: os.DirEntry[str]) -> bool:
 def _take(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig,
           seen_dirs: set[tuple[int, int]], stack: list[tuple[str, str]]) -> Iterator[Found]:
     try:
-        found = _visit(de, rel, root_real, config, seen_dirs)
+        found = visit(de, rel, root_real, config, seen_dirs)
     except OSError as exc:
         found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
     if found is None:
@@ -195,7 +196,9 @@ def _take(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig,
         yield found
 
 
-def _visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, seen_dirs: set[tuple[int, int]]):
+def visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, seen_dirs: set[tuple[int, int]]):
+    """What the walk makes of one directory entry: a FileFact to parse, a Skipped with the reason, a folder
+    as (its entry, its real path), or None (hidden, ignored, not part of the vault)."""
     is_link = de.is_symlink()
     real = de.path
     if is_link:
@@ -298,7 +301,7 @@ def walked_folder(root_real: str, folder_rel: str, config: ScanConfig) -> str | 
             inside = _inside(root_real, realpath_or_none(full))
             if inside is None or (inside and is_hidden(inside)):
                 return None
-            if inside == "" or _listed_elsewhere(full, root_real, config):
+            if inside == "" or listed_elsewhere(full, root_real, config):
                 canon = inside
                 continue
         canon = nxt
@@ -324,16 +327,16 @@ def stat_one(root_real: str, rel: str, config: ScanConfig) -> FileFact | Entry |
                     if bad is not None or len(rel) > MAX_PATH_CHARS:
                         reason = bad or f"path longer than {MAX_PATH_CHARS} characters"
                         return Skipped(displayable(rel), f"cannot be addressed: {reason}")
-                    if de.is_symlink() and _is_dir(de) and _listed_elsewhere(de.path, root_real, config):
+                    if de.is_symlink() and is_dir(de) and listed_elsewhere(de.path, root_real, config):
                         return Skipped(rel, "symlinked folder already listed at its real path (a loop or a duplicate)")
-                    found = _visit(de, rel, root_real, config, set())
+                    found = visit(de, rel, root_real, config, set())
                     return found[0] if type(found) is tuple else found
     except OSError:
         return None
     return None
 
 
-def _listed_elsewhere(link: str, root_real: str, config: ScanConfig) -> bool:
+def listed_elsewhere(link: str, root_real: str, config: ScanConfig) -> bool:
     """True when a symlinked folder's target is a folder the full walk lists at its real path
     (inside the vault, not hidden, not ignored): the walk skips such a link, so stat_one does too."""
     inside = _inside(root_real, realpath_or_none(link))
@@ -348,11 +351,13 @@ PARALLEL_MIN_FILES = 3000
 CHUNK = 1000
 
 
-def _parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
+def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
+    """Entries (or skips) for a chunk of files: the unit of work of a parse_pool worker."""
     return [entry_for(f) for f in chunk]
 
 
-def _pool(workers: int):
+def parse_pool(workers: int):
+    """The process pool that parses chunks of files (the scanner's and the entry cache's)."""
     # fork is cheapest, but forking a multi-threaded process (the TUI) can deadlock the child:
     # there, a forkserver (a clean single-threaded parent) forks the workers instead.
     method = "fork" if threading.active_count() == 1 else "forkserver"
@@ -446,8 +451,8 @@ def _scan_parallel(root_real: str, config: ScanConfig, progress: ProgressFn | No
             yield batch
 
     done = 0
-    with _pool(workers) as pool:
-        for batch in pool.imap_unordered(_parse_chunk, chunks()):
+    with parse_pool(workers) as pool:
+        for batch in pool.imap_unordered(parse_chunk, chunks()):
             for out in batch:
                 (skipped if isinstance(out, Skipped) else entries).append(out)
             done += len(batch)

@@ -46,7 +46,7 @@ class Vault:
         self._ready = threading.Event()
         self._loader: threading.Thread | None = None
         # live index (issue 3): one lock serialises every refresh (watcher, writes, rescans)
-        self._refresh_lock = threading.RLock()
+        self.refresh_lock = threading.RLock()
         self._start_lock = threading.Lock()  # creates the watcher and search index once
         self._live = None
         self._search = None
@@ -85,11 +85,11 @@ class Vault:
         self._ready.set()
         self.bus.publish(IndexReady(snap.generation, snap.note_count, time.perf_counter() - started))
         if self.entry_cache is not None and self.entry_cache.dirty:
-            self._flush_cache_soon(0.0)
+            self.flush_cache_soon(0.0)
         return snap
 
     def _load_entries(self, progress) -> Snapshot:
-        with self._refresh_lock:
+        with self.refresh_lock:
             if self.entry_cache is not None:
                 from .cache import warm_scan
                 entries, skipped = warm_scan(self.entry_cache, self.root_real, self.config, progress,
@@ -125,12 +125,12 @@ class Vault:
         bumps the generation. A path that is gone (or now hidden/ignored) is removed, with
         everything under it when it was a folder.
         """
-        with self._refresh_lock:
+        with self.refresh_lock:
             found = {rel: (stat_one(self.root_real, rel, self.config) if rel else None)
                      for rel in dict.fromkeys(paths)}
-            return self._apply_found(found, source)
+            return self.apply_found(found, source)
 
-    def _apply_found(self, found_by_path: dict, source: str) -> Snapshot:
+    def apply_found(self, found_by_path: dict, source: str) -> Snapshot:
         """Apply stat results ({path: FileFact | Entry | Skipped | None}) to the index; publish the change.
 
         The one place single-path changes enter the index (refresh_paths and the live
@@ -193,9 +193,9 @@ class Vault:
     def _cache_on_change(self, event) -> None:
         if isinstance(event, DocumentsChanged) and self.entry_cache is not None:
             self.entry_cache.mark_dirty((*event.added, *event.changed, *event.removed))
-            self._flush_cache_soon()
+            self.flush_cache_soon()
 
-    def _flush_cache_soon(self, delay: float = 1.0) -> None:
+    def flush_cache_soon(self, delay: float = 1.0) -> None:
         cache = self.entry_cache
         if cache is not None:
             cache.flush_soon(lambda: self.snapshot.entries, lambda msg: self.bus.publish(IndexProblem(msg)), delay)

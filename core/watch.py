@@ -5,7 +5,7 @@ not the 1.6 s default) and turns each batch of raw events into vault-relative pa
 applier drains every batch queued meanwhile (a `git checkout` flood becomes a few large
 refreshes), stats the paths once per folder, walks folders that appeared, reuses parsed
 entries of files that merely moved, and applies the result through the vault's one refresh
-path (`Vault._apply_found`), which publishes DocumentsChanged with the new generation.
+path (`Vault.apply_found`), which publishes DocumentsChanged with the new generation.
 
 Trouble is survived and reported as IndexProblem events: a deleted or unmounted vault root
 keeps the index as it was (and the watcher waits for the root to come back, then rescans);
@@ -38,7 +38,7 @@ from .events import IndexProblem, WatcherReady
 from .ignore import IgnoreRules
 from .model import FOLDER, NOTE, Entry, Skipped
 from .paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
-from .scan import FileFact, Found, ScanConfig, _is_dir, _listed_elsewhere, _visit, walk, walked_folder
+from .scan import FileFact, Found, ScanConfig, is_dir, listed_elsewhere, visit, walk, walked_folder
 
 DEBOUNCE_MS = 50
 STEP_MS = 20
@@ -101,12 +101,12 @@ def stat_many(root_real: str, rels: Iterable[str], config: ScanConfig) -> dict[s
                     if bad is not None or len(rel) > MAX_PATH_CHARS:
                         out[rel] = Skipped(displayable(rel), f"cannot be addressed: {bad or 'path too long'}")
                         continue
-                    if de.is_symlink() and _is_dir(de) and _listed_elsewhere(de.path, root_real, config):
+                    if de.is_symlink() and is_dir(de) and listed_elsewhere(de.path, root_real, config):
                         out[rel] = Skipped(rel, "symlinked folder already listed at its real path (a loop or a "
                                                 "duplicate)")
                         continue
                     try:
-                        found = _visit(de, rel, root_real, config, set())
+                        found = visit(de, rel, root_real, config, set())
                     except OSError as exc:
                         found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
                     out[rel] = found[0] if type(found) is tuple else found
@@ -415,7 +415,7 @@ class LiveIndex:
         root = vault.root_real
         if self._root_inode() is None:
             return  # the watcher reports it; never turn a vanished vault into an empty index
-        with vault._refresh_lock:
+        with vault.refresh_lock:
             snap = vault.snapshot
             config = vault.config
             rels = set(rels)
@@ -452,7 +452,7 @@ class LiveIndex:
                                  "keeping the index and the cache until files reappear", "error")
                 return
             self._reuse_moved(found, snap, removed)
-            vault._apply_found(found, "disk")
+            vault.apply_found(found, "disk")
 
     @staticmethod
     def _removed_entries(found: dict[str, Found | None], snap) -> list[Entry]:
@@ -497,7 +497,7 @@ class LiveIndex:
             vault.config = ScanConfig(vault.config.attachment_exts, rules)
             for problem in rules.problems:
                 self._report(problem)
-        with vault._refresh_lock:
+        with vault.refresh_lock:
             snap = vault.snapshot
             config = vault.config
             found: dict[str, Found | None] = {}
@@ -530,12 +530,12 @@ class LiveIndex:
                     found.setdefault(s.path, None)
             self.holding = False
             self._reuse_moved(found, snap, self._removed_entries(found, snap))
-            vault._apply_found(found, "disk")
-            cache = getattr(vault, "entry_cache", None)
+            vault.apply_found(found, "disk")
+            cache = vault.entry_cache
             if cache is not None and cache.hold:
                 cache.hold = False
                 cache.mark_all_dirty()
-                vault._flush_cache_soon()
+                vault.flush_cache_soon()
             return set(found)
 
 

@@ -189,7 +189,7 @@ def test_our_own_write_is_applied_once(live):
 
 def test_pending_writes_are_counted_until_applied(live):
     lv = live(BASE)
-    with lv.vault._refresh_lock:  # keep the applier busy (it takes the same lock)
+    with lv.vault.refresh_lock:  # keep the applier busy (it takes the same lock)
         lv.write("late.md", "# Late\n")
         eventually(lambda: lv.vault._live.pending > 0, what="event received")
         assert lv.vault.index_stale
