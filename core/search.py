@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .memory import release_free_memory
 from .errors import QueryError
@@ -32,6 +32,9 @@ from .events import DocumentsChanged, IndexProblem, IndexProgress, IndexReady
 from .model import NOTE, Entry
 from .parse import decode, split_frontmatter
 from .query import Query, pairs, run_query
+
+if TYPE_CHECKING:  # vault.py imports this module
+    from .vault import Vault
 
 SCHEMA_VERSION = 1
 TOKENIZER = "unicode61 remove_diacritics 2"
@@ -306,7 +309,7 @@ class SearchIndex:
     make the index's lag visible to `Vault.wait_for_pending_writes` and `index_stale`.
     """
 
-    def __init__(self, vault, db_path: Path) -> None:
+    def __init__(self, vault: Vault, db_path: Path) -> None:
         self.vault = vault
         self.db_path = db_path
         self._cond = threading.Condition()

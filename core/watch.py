@@ -33,12 +33,16 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from .events import IndexProblem, WatcherReady
 from .ignore import IgnoreRules
 from .model import FOLDER, NOTE, Entry, Skipped
 from .paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
 from .scan import FileFact, Found, ScanConfig, is_dir, listed_elsewhere, visit, walk, walked_folder
+
+if TYPE_CHECKING:  # vault.py imports this module
+    from .vault import Vault
 
 DEBOUNCE_MS = 50
 STEP_MS = 20
@@ -136,7 +140,7 @@ def _visible_names(root_real: str) -> bool:
 class LiveIndex:
     """The watcher and applier threads of one vault, and the count of changes still in flight."""
 
-    def __init__(self, vault, *, debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS) -> None:
+    def __init__(self, vault: Vault, *, debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS) -> None:
         self.vault = vault
         self.debounce_ms, self.step_ms = debounce_ms, step_ms
         self._cond = threading.Condition()
@@ -553,7 +557,7 @@ class VaultWatcher:
     core threads, so any event loop, or none, can host it) and returns after `stop()`.
     """
 
-    def __init__(self, vault, *, search: bool = True) -> None:
+    def __init__(self, vault: Vault, *, search: bool = True) -> None:
         self.vault = vault
         self.search = search
         self._stopped = threading.Event()

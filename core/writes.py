@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import fmedit, rename
 from .errors import NotFoundError, VaultError
@@ -54,6 +54,9 @@ from .parse import decode, load_yaml, split_frontmatter
 from .paths import is_hidden, normalize, to_disk
 from .reader import read_all
 from .sections import SectionError, edit_section as _edit_section
+
+if TYPE_CHECKING:  # vault.py imports this module
+    from .vault import Vault
 
 __all__ = [
     "MAX_WRITE_BYTES", "AlreadyExistsError", "ConflictError", "EditError", "FrontmatterEditError",
@@ -432,7 +435,7 @@ class _Target:
 class Writer:
     """The write path over one Vault. Thread-safe; every Writer in the process shares the note locks."""
 
-    def __init__(self, vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
+    def __init__(self, vault: Vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
         """`fault_hook(stage)` is for crash tests only: called at "temp_written" and "replaced"."""
         self.vault = vault
         self.max_bytes = max_bytes

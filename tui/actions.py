@@ -17,10 +17,14 @@ import shlex
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from core.errors import NotFoundError, VaultError
 from core.model import Entry
 from core.writes import ConflictError, Writer, etag_of, line_summary
+
+if TYPE_CHECKING:
+    from core.vault import Vault
 
 MAX_UNDO = 50
 
@@ -70,7 +74,7 @@ def editor_command(path: str) -> list[str]:
 class Actions:
     """The TUI's write side over one vault, for one user. Thread-safe (one action at a time)."""
 
-    def __init__(self, vault, *, user: str | None = None, now: Callable[[], dt.datetime] | None = None) -> None:
+    def __init__(self, vault: Vault, *, user: str | None = None, now: Callable[[], dt.datetime] | None = None) -> None:
         self.vault = vault
         self.writer = Writer(vault)
         self.actor = f"human:{user or login_name()}"
