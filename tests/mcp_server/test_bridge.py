@@ -117,7 +117,8 @@ async def test_a_write_in_flight_when_the_app_goes_away_is_answered_maybe_applie
         await asyncio.wait_for(started.wait(), 10)
         stop_at = time.perf_counter()
         host.stop()
-    assert time.perf_counter() - stop_at < 1.0  # the host stopped with the call in flight
+    # the host stopped with the call in flight, not after it (30 s): a bound a loaded machine never reaches
+    assert time.perf_counter() - stop_at < 10.0
     reply = await bridge.receive()
     # not a read the bridge knows: never sent twice, and the client is told it may have been applied
     assert reply["id"] == 7 and reply["error"]["code"] == -32603 and reply["error"]["message"] == MAYBE_APPLIED
