@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from core.vault import Vault, demo_vault_path
 
-from .config import COMPAT_SETS, CLIENTS, parse_compat
+from .config import COMPAT_SETS, CLIENTS, check_prefix, parse_compat
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -186,6 +186,8 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-answer-bytes", metavar="N", type=int, default=DEFAULT_ANSWER_BYTES,
                    help=f"text budget of a tool answer that does not choose its size (default {DEFAULT_ANSWER_BYTES}; "
                         f"at most {HARD_ANSWER_BYTES}, the cap of any answer)")
+    p.add_argument("--tool-prefix", metavar="PREFIX", default="",
+                   help="start every tool name with PREFIX (e.g. vault_), for clients that do not namespace servers")
 
 
 def _server_options(args: argparse.Namespace) -> dict:
@@ -193,7 +195,9 @@ def _server_options(args: argparse.Namespace) -> dict:
 
     from .budget import check
 
-    return {"max_answer_bytes": check(getattr(args, "max_answer_bytes", None) or DEFAULT_ANSWER_BYTES)}
+    prefix = check_prefix(getattr(args, "tool_prefix", "") or "")
+    return {"max_answer_bytes": check(getattr(args, "max_answer_bytes", None) or DEFAULT_ANSWER_BYTES),
+            "tool_prefix": prefix}
 
 
 def _report_problems_to_stderr(vault: Vault) -> None:

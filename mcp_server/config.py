@@ -33,6 +33,13 @@ def parse_compat(spec: str | None) -> frozenset[str]:
     return frozenset(names)
 
 
+def check_prefix(prefix: str) -> str:
+    """Validate `--tool-prefix`; ValueError says what is accepted."""
+    if prefix and (len(prefix) > 32 or not prefix.isascii() or not prefix.replace("_", "").replace("-", "").isalnum()):
+        raise ValueError(f"--tool-prefix {prefix!r}: use up to 32 ASCII letters, digits, '_' or '-' (e.g. vault_)")
+    return prefix
+
+
 def command() -> list[str]:
     """How a client should start vaultwatch: the absolute path of the console script when installed."""
     script = os.path.join(os.path.dirname(sys.executable), "vaultwatch")

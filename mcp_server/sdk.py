@@ -3,7 +3,9 @@
 mcp 2.x gives no public handle on a few things the server needs, so this module reaches in:
 
 - the tool registry (`MCPServer._tool_manager`): a tool's input schema, to refuse unknown
-  argument names, and its published output schema, to compact it (`tool`, `tools`);
+  argument names, and its published output schema, to compact it (`tool`, `tools`); the names,
+  for `--tool-prefix` (`rename_tools`); the prompt registry, to refuse an unknown prompt as
+  -32602 (`prompt_names`); the instructions, which the prefix extends (`set_instructions`);
 - a session's connection (`ServerSession._connection`): the transport's session id, the exit
   stack that tells when an agent's session ends, whether initialize was accepted (`connection`);
 - for the fast path only: the server's subscription bus (`MCPServer._subscriptions`), to build
@@ -71,6 +73,26 @@ def tool(server: MCPServer, name: str) -> Any:
 def tools(server: MCPServer) -> list[Any]:
     """Every registered tool (the SDK's Tool objects), in registration order."""
     return list(server._tool_manager.list_tools())
+
+
+def prompt_names(server: MCPServer) -> list[str]:
+    """The names of the registered prompts."""
+    return [p.name for p in server._prompt_manager.list_prompts()]
+
+
+def rename_tools(server: MCPServer, rename: Any) -> None:
+    """Give every registered tool the name `rename(name)` (`--tool-prefix`), keeping their order."""
+    manager = server._tool_manager
+    registered = list(manager.list_tools())
+    manager._tools.clear()
+    for t in registered:
+        t.name = rename(t.name)
+        manager._tools[t.name] = t
+
+
+def set_instructions(server: MCPServer, text: str) -> None:
+    """Replace the instructions the server sends at initialization."""
+    server._lowlevel_server.instructions = text
 
 
 def connection(session: Any) -> Any:

@@ -15,16 +15,18 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp_types import SERVER_INFO_META_KEY, CallToolResult
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, SERVER_INFO_META_KEY, CallToolResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from core.vault import Vault
 
 from . import compat as compat_tools
-from . import budget, descriptions, schemas, sdk, splice
+from . import budget, descriptions, prompts, schemas, sdk, splice
 from . import tools as native_tools
 from .activity import Activity
+from .config import check_prefix
 from .results import fail, log
 from .tools import ToolEnv
 from .write_tools import register as register_write_tools
@@ -115,9 +117,9 @@ class VaultMCPServer(MCPServer):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = sdk.tool(self, name)
-        if tool is None:
+        if tool is None:  # a protocol error, as the spec has it (-32602), not a tool result
             known = ", ".join(sorted(t.name for t in sdk.tools(self)))
-            return fail(f"unknown tool {name!r}: this server offers {known}")
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}; this server offers {known}")
         allowed = set(tool.parameters.get("properties", {}))
         extra = sorted(k for k in arguments if k not in allowed)
         if extra:
@@ -135,14 +137,32 @@ class VaultMCPServer(MCPServer):
             return fail(str(exc).removeprefix(f"Error executing tool {name}: "))
 
 
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        if name not in sdk.prompt_names(self):
+            known = ", ".join(sorted(sdk.prompt_names(self))) or "none"
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name!r}; this server offers {known}")
+        return await super().get_prompt(name, arguments, context)
+
+
+def add_prefix(server: VaultMCPServer, prefix: str) -> None:
+    """Rename every tool to `prefix + name` (`--tool-prefix vault_`), for clients that do not namespace
+    servers: read, write, edit, delete and search collide with filesystem servers' tools."""
+    if not check_prefix(prefix):
+        return
+    sdk.rename_tools(server, lambda name: prefix + name)
+    server.fast_tools = {prefix + name for name in server.fast_tools}
+    sdk.set_instructions(server, (server.instructions or "") + (
+        f"\n\nEvery tool name here starts with {prefix!r}: {prefix}read is the read tool named above."))
+
+
 def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = False,
                  extra_tools: Sequence[ToolRegistrar] | None = None, activity: Activity | None = None,
                  name: str = "vaultwatch", max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES,
-                 ) -> tuple[VaultMCPServer, Activity]:
+                 tool_prefix: str = "") -> tuple[VaultMCPServer, Activity]:
     """The MCP server for `vault` and the Activity that attributes its calls (see module doc).
 
-    `max_answer_bytes` is the text budget of a default answer (mcp_server/budget.py); ValueError
-    when it is outside the accepted range.
+    `max_answer_bytes` is the text budget of a default answer (mcp_server/budget.py);
+    `tool_prefix` starts every tool's name (add_prefix). ValueError for a value out of range.
     """
     budget.check(max_answer_bytes)
     quiet_logging()
@@ -172,6 +192,8 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
             tool.fn_metadata.output_schema.pop("description", None)  # the model's docstring: the description says it
         if tool.annotations is not None and tool.annotations.title == tool.title:
             tool.annotations = tool.annotations.model_copy(update={"title": None})  # said once, as the tool's title
+    prompts.register(server, env)
+    add_prefix(server, tool_prefix)
     return server, activity
 
 

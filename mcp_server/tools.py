@@ -48,6 +48,19 @@ class ToolEnv:
     max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES
 
 
+# Which fields of an answer carry text from the notes themselves (written by people and other agents):
+# named in _meta.untrusted, so a client or model can treat them as data, never as instructions.
+ROW_TEXT = "result[].title, tags, frontmatter"
+READ_TEXT = "title, tags, frontmatter, content"
+HIT_TEXT = "result[].title, snippet, snippet_plain, tags"
+LINK_TEXT = "outgoing[].target, heading, alias"
+
+
+def untrusted(meta: dict[str, Any], fields: str) -> dict[str, Any]:
+    """`meta` with `untrusted` naming the note-text fields of the answer."""
+    return {**meta, "untrusted": fields}
+
+
 def root_folder(folder: str | None) -> str | None:
     """A folder argument as core takes it: "/" (how some vault servers name the root) means "", the root level."""
     return "" if isinstance(folder, str) and folder.strip() == "/" else folder
@@ -106,7 +119,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         return listing(row_cache, res, q, vault.clock,
                        {"total": res.total, "returned": len(res.entries), "next_cursor": res.next_cursor,
                         "okf_bundle": res.is_bundle}, budget_bytes=env.max_answer_bytes, explicit=limit is not None,
-                       frontmatter=include_frontmatter, meta=meta)
+                       frontmatter=include_frontmatter, meta=untrusted(meta, ROW_TEXT))
 
     server.add_tool(list_documents, name="list_documents", title="List Documents", description=d.LIST_DOCUMENTS,
                     annotations=read_only("List Documents"))
@@ -141,7 +154,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             out["content_omitted"] = (f"the bytes would pass this server's answer budget ({room:,} bytes of text): "
                                       "pass include_attachment_content=true to get them (files up to 1 MiB)")
         current_call().listed([result.path], 1)
-        return ok(out)
+        return ok(out, meta=untrusted({}, READ_TEXT))
 
     server.add_tool(read, name="read", title="Read Note", description=d.READ, annotations=read_only("Read Note"))
 
@@ -199,7 +212,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         next_cursor = res.next_cursor if n == len(rows) else cursor_after(q, res.entries[n - 1], clock)
         out.update(result=rows[:n], total=res.total, returned=n, next_cursor=next_cursor)
         current_call().listed((r["path"] for r in rows[:n]))
-        return ok(out, meta=meta)
+        return ok(out, meta=untrusted(meta, ROW_TEXT))
 
     server.add_tool(triage, name="triage", title="Triage Notes", description=d.TRIAGE,
                     annotations=read_only("Triage Notes"))
@@ -277,7 +290,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                "broken": [_link_json(r) for r in report.broken]}
         _fit_links(out, env.max_answer_bytes)
         current_call().listed([report.path], len(out["outgoing"]) + len(out["backlinks"]))
-        return ok(out)
+        return ok(out, meta=untrusted({}, LINK_TEXT))
 
     server.add_tool(get_links, name="get_links", title="Get Links", description=d.GET_LINKS,
                     annotations=read_only("Get Links"))
@@ -358,7 +371,7 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
         meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
         current_call().listed((h["path"] for h in hits))
         return ok({"result": hits, "total": res.total, "returned": len(hits), "next_cursor": res.next_cursor,
-                   "okf_bundle": res.is_bundle}, meta=meta)
+                   "okf_bundle": res.is_bundle}, meta=untrusted(meta, HIT_TEXT))
 
     server.add_tool(search, name="search", title="Search Notes", description=d.SEARCH,
                     annotations=read_only("Search Notes"))

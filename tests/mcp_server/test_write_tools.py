@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from mcp_server import sdk
 from core.events import AgentAccess, DocumentsChanged
@@ -69,8 +70,9 @@ async def test_read_only_server_offers_no_write_tools(vault, sock_dir):
     async with serving(vault, sock_dir / "s.sock", read_only=True) as host, uds_client(host.socket_path) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert not names & set(WRITE_TOOLS) and "read" in names
-        result, text = await call(client, "write", path="x.md", content="x")
-        assert result.is_error and "unknown tool 'write'" in text
+        with pytest.raises(MCPError) as refused:  # a protocol error, as the spec has it for an unknown tool
+            await call(client, "write", path="x.md", content="x")
+        assert refused.value.code == -32602 and "Unknown tool: 'write'" in refused.value.message
     server, _ = build_server(vault, read_only=True)
     assert not {t.name for t in sdk.tools(server)} & set(WRITE_TOOLS)
 
