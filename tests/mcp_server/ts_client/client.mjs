@@ -25,7 +25,13 @@ try {
     badArgs: ["list_documents", { limit: "many" }],
   };
   for (const [key, [name, callArgs]] of Object.entries(calls)) {
-    const r = await client.callTool({ name, arguments: callArgs });
+    let r;
+    try {
+      r = await client.callTool({ name, arguments: callArgs });
+    } catch (err) { // a protocol error (e.g. -32602 for a tool this server does not offer)
+      report.calls[key] = { isError: true, protocolError: err?.code ?? null, text: String(err?.message ?? err) };
+      continue;
+    }
     report.calls[key] = {
       isError: r.isError ?? false,
       text: r.content?.[0]?.text ?? null,
