@@ -122,15 +122,19 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                 return 1
         try:
             root = _vault_root(args.vault)
-            path = os.path.abspath(args.socket) if args.socket else default_socket_path(root)
-        except (ValueError, HostError) as exc:
+        except ValueError as exc:
             return _err(f"bridge: {exc}")
+        refusal = None
+        try:
+            path: str | None = os.path.abspath(args.socket) if args.socket else default_socket_path(root)
+        except HostError as exc:  # e.g. the runtime folder belongs to another user: said to the client, on each call
+            path, refusal = None, str(exc)
         idle = args.idle_exit if args.idle_exit is not None else IDLE_EXIT_DEFAULT
 
         def find(grace: float) -> tuple[str, int | None]:
-            return locate(root, path, spawn=not args.no_start, idle_exit=idle, grace=grace)
+            return locate(root, path, spawn=not args.no_start, idle_exit=idle, grace=grace, refusal=refusal)
 
-        return run_bridge(path, root, locate=find)
+        return run_bridge(path or "", root, locate=find)
 
     p = sub.add_parser("bridge", help="relay stdio to the vault's vaultwatch (for MCP clients that spawn commands)",
                        description="Relay an MCP client's stdin/stdout to the vaultwatch serving a vault, starting a "

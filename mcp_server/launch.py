@@ -162,10 +162,13 @@ def _log_tail(root_real: str, lines: int = 5) -> str:
     return ""
 
 
-def locate(root_real: str, default_socket: str, *, spawn: bool = True, idle_exit: float = IDLE_EXIT_DEFAULT,
-           grace: float = 0.0, timeout: float = START_TIMEOUT) -> tuple[str, int | None]:
+def locate(root_real: str, default_socket: str | None, *, spawn: bool = True,
+           idle_exit: float = IDLE_EXIT_DEFAULT, grace: float = 0.0, timeout: float = START_TIMEOUT,
+           refusal: str | None = None) -> tuple[str, int | None]:
     """The (socket, pid) of the server of `root_real`, started headless when none runs (after
-    `grace` seconds without any holder: a TUI taking the vault over holds it within that)."""
+    `grace` seconds without any holder: a TUI taking the vault over holds it within that).
+    `default_socket` None: the runtime folder cannot be trusted (`refusal` says why), so only a
+    server found through the vault's lock is used and none is started."""
     deadline = time.monotonic() + timeout
     free_since: float | None = None
     child: subprocess.Popen | None = None
@@ -182,6 +185,8 @@ def locate(root_real: str, default_socket: str, *, spawn: bool = True, idle_exit
             if path:
                 with contextlib.suppress(NotListening):
                     return path, connect_trusted(path)
+        elif default_socket is None:
+            raise BridgeError(refusal or "no socket folder can be trusted")
         else:
             with contextlib.suppress(NotListening):  # a server that takes no vault lock (an older vaultwatch)
                 return default_socket, connect_trusted(default_socket)

@@ -67,6 +67,9 @@ def find_socket(vault_root_real: str) -> str | None:
     for folder in dict.fromkeys(dirs):
         path = os.path.join(folder, name)
         try:
+            st = os.lstat(folder)
+            if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+                continue  # a folder another user could have put a socket in: never trusted
             if stat_mod.S_ISSOCK(os.lstat(path).st_mode):
                 return path
         except OSError:
