@@ -180,8 +180,7 @@ def test_our_own_write_is_applied_once(live):
     lv.write("mine.md", "# Mine\n")
     snap = lv.vault.refresh_paths(["mine.md"], source="agent:test")  # what the write path does
     assert snap.get("mine.md").title == "Mine"
-    assert lv.vault.wait_for_pending_writes(DEADLINE)
-    time.sleep(0.3)  # the watcher's echo has long arrived
+    # a barrier on the watcher's cycles: the write's own event (the echo) is applied when it returns
     assert lv.vault.wait_for_pending_writes(DEADLINE)
     touching = [c for c in lv.changes() if "mine.md" in (*c.added, *c.changed)]
     assert [c.source for c in touching] == ["agent:test"]
@@ -223,7 +222,8 @@ def test_watcher_ready_is_an_event_and_a_wait(make_vault, clock):
         assert ready == [WatcherReady(polling=False)]
         (Path(vault.root) / "seen.md").write_text("# Seen\n")
         eventually(lambda: vault.snapshot.get("seen.md") is not None, what="an edit right after the wait")
-        time.sleep(0.2)  # four watcher ticks later: still one event, not one per tick
+        for _ in range(3):  # each wait is a barrier on a later watcher cycle: still one event, not one per tick
+            assert vault.wait_for_pending_writes(DEADLINE)
         assert len(ready) == 1
     finally:
         vault.stop()
