@@ -1,9 +1,10 @@
 """Issue 2 benchmark: cold full index, peak RSS and in-process query times on vaultgen vaults.
 
-    python bench/bench_core.py [--sizes 10000,100000]
+    python bench/bench_core.py [--sizes 10000,100000] [--realistic]
 
 Each size runs in a fresh child process (so peak RSS and the cold index are its own) and
-checks its answers against vaultgen's manifest. Prints JSON.
+checks its answers against the generator's manifest (bench/vaultgen.py; --realistic: its long,
+rich notes). Prints JSON.
 """
 from __future__ import annotations
 
@@ -73,6 +74,7 @@ def child(path: str, manifest_path: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--realistic", action="store_true", help="the generator's realistic notes (2-20 KB)")
     ap.add_argument("--child", nargs=2, metavar=("VAULT", "MANIFEST"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -80,11 +82,12 @@ def main() -> None:
         return
     results = {}
     for size in [int(s) for s in a.sizes.split(",")]:
-        path, _ = vault(size)
+        path, _ = vault(size, realistic=a.realistic)
         out = subprocess.run([sys.executable, __file__, "--child", str(path), str(path) + ".manifest.json"],
                              check=True, capture_output=True, text=True).stdout
         results[str(size)] = json.loads(out)
-    emit({"benchmark": "core_index", "as_of": AS_OF, "targets": TARGETS, "results": results})
+    emit({"benchmark": "core_index", "as_of": AS_OF, "realistic": a.realistic, "targets": TARGETS,
+          "results": results})
 
 
 if __name__ == "__main__":
