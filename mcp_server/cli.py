@@ -70,7 +70,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             return _err(str(exc))
         except OSError as exc:
             return _err(f"cannot lock the vault folder: {exc.strerror or exc}")
-        vault = None
+        vault: Vault | None = None
         try:
             from .host import McpHost
 
@@ -85,7 +85,8 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             return _err(str(exc))
         finally:
             lock.release()  # (run() released it already; here for a start that failed before run)
-            vault.stop()
+            if vault is not None:  # open_vault may have failed
+                vault.stop()
 
     p = sub.add_parser("serve", help="serve the vault to MCP agents without the TUI (until Ctrl+C)",
                        description="Serve VAULT over MCP on its Unix socket (printed at start) until SIGINT or "

@@ -49,6 +49,13 @@ def test_serve_refuses_a_second_instance_and_bad_options(sock_dir, demo_vault):
     assert public.returncode == 2 and "only listens on loopback" in public.stderr
 
 
+def test_serve_with_a_vault_that_fails_to_open_is_a_clear_error(sock_dir, demo_vault):
+    """A start that fails before the vault is open (here a bad --as-of) says why, with no traceback."""
+    got = run("serve", str(demo_vault), "--socket", str(sock_dir / "s.sock"), "--as-of", "nonsense")
+    assert got.returncode != 0
+    assert "invalid as-of date 'nonsense'" in got.stderr and "Traceback" not in got.stderr, got.stderr
+
+
 async def test_serve_stdio_is_a_plain_stdio_server(tmp_path, demo_vault):
     audit = tmp_path / "a.jsonl"
     params = StdioServerParameters(command=VAULTWATCH[0], cwd=str(ROOT), args=[
