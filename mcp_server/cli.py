@@ -160,7 +160,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                 host, port = parse_http(args.http)
                 shown = f"[{host}]" if ":" in host else host
                 url = f"http://{shown}:{port}/mcp"
-                token = http_token(default_socket_path(root))
+                token = http_token(root)
         except (ValueError, HostError) as exc:
             return _err(str(exc))
         clients = [args.client] if args.client else list(CLIENTS)
@@ -244,7 +244,7 @@ async def _serve_socket(host) -> int:
         print(f"vaultwatch: serving {host.vault.root} on {host.socket_path} (Ctrl+C stops)", flush=True)
         if host.http_url:
             from .host import token_path
-            print(f"vaultwatch: loopback HTTP on {host.http_url} (bearer token in {token_path(host.socket_path)})",
+            print(f"vaultwatch: loopback HTTP on {host.http_url} (bearer token in {token_path(host.vault.root_real)})",
                   flush=True)
     waiter.cancel()
     await task  # raises HostError when it could not start

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 from mcp.server.transport_security import TransportSecuritySettings
 
 from core.vault import Vault
@@ -46,6 +47,9 @@ from .wire import MCP_PATH, SESSION_HEADER
 STOP_BUDGET = 0.8  # seconds run() may spend shutting down before it cancels what is left
 SOCKET_CHECK_SECONDS = 0.25  # how often the socket file's presence is checked (one lstat)
 PRUNE_SECONDS = 30.0
+MAX_HTTP_CONNECTIONS = 64  # loopback HTTP connections open at once (each costs a file descriptor)
+HEADER_TIMEOUT = 10.0  # seconds a loopback HTTP connection may take to send its request head
+BODY_TIMEOUT = 30.0  # seconds a request body may stall
 STALE_AGENT_SECONDS = 1800.0  # an agent silent this long no longer keeps a headless server up
 UDS_HOSTS = ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"]
 
@@ -137,9 +141,64 @@ class _Uvicorn(uvicorn.Server):
         yield
 
 
-def _uvicorn(app: Any) -> _Uvicorn:
-    config = uvicorn.Config(app, lifespan="off", log_config=None, access_log=False, timeout_graceful_shutdown=0.3,
-                            timeout_keep_alive=30, ws="none")
+class _GuardedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol for the loopback listener, with the limits a local server needs
+    against a process that opens connections and never finishes a request: at most
+    MAX_HTTP_CONNECTIONS at once (more get 503 and are closed), and HEADER_TIMEOUT seconds for a
+    new connection's request headers. (Anyone on the machine can connect before the token is checked.)"""
+
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > MAX_HTTP_CONNECTIONS:
+            body = b"Too many connections to vaultwatch's loopback HTTP; retry shortly"
+            transport.write(b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n"
+                            b"content-length: %d\r\n\r\n%s" % (len(body), body))
+            transport.close()
+            return
+        self._header_timer = self.loop.call_later(HEADER_TIMEOUT, self._headers_late)
+
+    def _headers_late(self) -> None:
+        if self.cycle is None and not self.transport.is_closing():
+            self.transport.close()  # no complete request head within HEADER_TIMEOUT
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.cycle is not None and self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        super().connection_lost(exc)
+
+
+class _BodyDeadline:
+    """ASGI wrapper: a request body that stalls for BODY_TIMEOUT seconds counts as a disconnect."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def timed_receive() -> dict:
+            try:
+                return await asyncio.wait_for(receive(), BODY_TIMEOUT)
+            except asyncio.TimeoutError:
+                return {"type": "http.disconnect"}
+
+        return await self.app(scope, timed_receive, send)
+
+
+def _uvicorn(app: Any, *, http: bool = False) -> _Uvicorn:
+    extra: dict[str, Any] = {"http": _GuardedH11} if http else {}
+    config = uvicorn.Config(_BodyDeadline(app) if http else app, lifespan="off", log_config=None, access_log=False,
+                            timeout_graceful_shutdown=0.3, timeout_keep_alive=30, ws="none", **extra)
     return _Uvicorn(config)
 
 
@@ -255,9 +314,12 @@ class McpHost:
         assert self.http is not None
         host, port = self.http
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted sockets only when the listener's
+        # proto says TCP; without it half the answers waited ~40 ms for the client's delayed ACK
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.bind((host, port))
             sock.listen(128)
             sock.setblocking(False)
@@ -284,6 +346,7 @@ class McpHost:
         audit: AuditLog | None = None
         sockets: list[socket.socket] = []
         servers: list[_Uvicorn] = []
+        self._servers = servers  # (for tests: the HTTP listener's open connections)
         tasks: list[asyncio.Task] = []
         created: list[str] = []  # only what this run made is removed: never a file that was in the way
         try:
@@ -307,8 +370,9 @@ class McpHost:
             app = _Counting(SessionEnd(self.splice, self.activity), self)
             servers.append(_uvicorn(app))
             if self.http:
-                token = http_token(self.socket_path)
-                servers.append(_uvicorn(LoopbackGuard(app, token, self.http[0], sockets[1].getsockname()[1])))
+                token = http_token(self.vault.root_real)
+                servers.append(_uvicorn(LoopbackGuard(app, token, self.http[0], sockets[1].getsockname()[1]),
+                                        http=True))
             vault_lock.publish(self._record())  # now with the HTTP URL
             info = json.dumps({"pid": os.getpid(), "vault": self.vault.root_real, "socket": self.socket_path,
                                "http": self.http_url, "kind": self.kind, "started_at": time.time()})

@@ -1,8 +1,8 @@
 """Where a vault's socket and its companions live, and the loopback HTTP options.
 
 Kept free of SDK imports: `vaultwatch bridge` and `mcp-config` only need these.
-Files next to `<hash>.sock`: `.lock` (flock held while serving), `.json` (who serves what),
-and `<hash>.token` (the bearer token of `--http`, mode 0600).
+Files next to `<hash>.sock`: `.lock` (flock held while serving), `.json` (who serves what).
+The bearer token of `--http` lives in the state folder (`token_path`), so it survives reboots.
 """
 from __future__ import annotations
 
@@ -100,14 +100,18 @@ def write_private(path: str, text: str) -> None:
         os.close(fd)
 
 
-def token_path(socket_path: str) -> str:
-    """The 0600 file holding the bearer token of `--http` for this socket's vault."""
-    return socket_path[: -len(".sock")] + ".token" if socket_path.endswith(".sock") else socket_path + ".token"
+def token_path(vault_root_real: str) -> str:
+    """The 0600 file holding the bearer token of `--http` for this vault: in the user's state
+    folder (kept across logout and reboots, unlike the runtime folder), in a 0700 `tokens` folder."""
+    from core.vaultlock import state_dir, vault_key
+
+    folder = _private_dir(os.path.join(state_dir(), "tokens"))
+    return os.path.join(folder, vault_key(vault_root_real) + ".token")
 
 
-def http_token(socket_path: str) -> str:
-    """The bearer token for loopback HTTP (created on first use, kept across restarts)."""
-    path = token_path(socket_path)
+def http_token(vault_root_real: str) -> str:
+    """The bearer token for loopback HTTP (created on first use, kept across restarts and reboots)."""
+    path = token_path(vault_root_real)
     try:
         st = os.lstat(path)
         if stat_mod.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077:

@@ -207,7 +207,7 @@ async def test_http_needs_the_token_and_the_right_host(demo, sock_dir):
         port = s.getsockname()[1]
     async with serving(demo, sock_dir / "v.sock", http=f"127.0.0.1:{port}") as host:
         assert host.http_url == f"http://127.0.0.1:{port}/mcp"
-        tfile = token_path(host.socket_path)
+        tfile = token_path(demo.root_real)
         assert stat.S_IMODE(os.stat(tfile).st_mode) == 0o600
         token = open(tfile).read().strip()
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
