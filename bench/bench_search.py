@@ -41,13 +41,67 @@ def quality() -> dict:
     return out
 
 
+def _pct(xs: list[float], q: float) -> float:
+    ordered = sorted(xs)
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * q))], 2)
+
+
+def scale(notes: int) -> dict:
+    """Cold full-text build, index bytes per note-text byte and keyword latency on a vaultgen vault."""
+    import os
+    import random
+    import time
+
+    from bench.common import AS_OF, vault
+    from core.clock import parse_as_of
+    from core.vault import Vault
+
+    path, _manifest = vault(notes)
+    text_bytes = sum(f.stat().st_size for f in Path(path).rglob("*.md"))
+    out: dict = {"notes": notes, "note_text_mb": round(text_bytes / 1e6, 1)}
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["XDG_CACHE_HOME"] = cache
+        v = Vault(path, clock=parse_as_of(AS_OF))
+        v.load()
+        progress: list[tuple[int, int]] = []
+        v.bus.subscribe(lambda e: progress.append((e.done, e.total)) if getattr(e, "phase", None) == "search" else None)
+        t = time.perf_counter()
+        assert v.wait_search_ready(900)
+        out["fts_build_s"] = round(time.perf_counter() - t, 2)
+        out["progress_events"] = len(progress)
+        db = Path(v._search.db_path)
+        size = sum(Path(str(db) + sfx).stat().st_size for sfx in ("", "-wal") if Path(str(db) + sfx).exists())
+        out["index_mb"] = round(size / 1e6, 1)
+        out["index_bytes_per_note_byte"] = round(size / text_bytes, 3)
+        entries = [e for e in v.snapshot.entries if e.kind == "note"]
+        rnd = random.Random(7)
+        sample = rnd.sample(entries, 20)
+        queries = ([e.title for e in sample[:10]] + ["latency socket", "budget roadmap", "vault triage",
+                   "stale index", "metric disk", '"review meeting"', "budg*", "laten*",
+                   "how do I rotate the deploy keys", "notes about the roadmap review"])
+        lat: list[float] = []
+        for q in queries:
+            for _ in range(5):
+                q0 = time.perf_counter()
+                v.search(q, limit=20)
+                lat.append((time.perf_counter() - q0) * 1000)
+        out["keyword_search_ms"] = {"p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "max": round(max(lat), 2),
+                                    "samples": len(lat)}
+        v.stop()
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("parts", nargs="*", default=["quality"])
+    ap.add_argument("parts", nargs="*", default=["quality", "scale"])
+    ap.add_argument("--notes", type=int, default=100_000)
     args = ap.parse_args()
-    out: dict = {}
+    out: dict = {"targets": {"keyword_p50_ms": 10, "keyword_p95_ms": 50, "fts_build_100k_s": 15,
+                             "index_bytes_per_note_byte": 1.2}}
     if "quality" in args.parts:
         out["quality"] = quality()
+    if "scale" in args.parts:
+        out["scale"] = scale(args.notes)
     emit(out)
     return 0
 

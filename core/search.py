@@ -21,11 +21,13 @@ import re
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import ranking
 from .memory import release_free_memory
 from .errors import QueryError
 from .events import DocumentsChanged, IndexProblem, IndexProgress, IndexReady
@@ -36,10 +38,14 @@ from .query import Query, pairs, run_query
 if TYPE_CHECKING:  # vault.py imports this module
     from .vault import Vault
 
-SCHEMA_VERSION = 1
-TOKENIZER = "unicode61 remove_diacritics 2"
-# bm25 column weights: path, title, headings, body
-WEIGHTS = (2.0, 10.0, 4.0, 1.0)
+SCHEMA_VERSION = 2
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+COLUMNS = ("path", "name", "title", "aliases", "headings", "body")
+WEIGHTS = ranking.WEIGHTS
+CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
+FALLBACK_BELOW = 3  # a strict AND of 3+ words with fewer hits than this (or none) falls back to ranked OR
+NEAR_CHECKED = 60  # candidates checked for proximity
+COMPRESS_LEVEL = 1
 DEPRECATED_FACTOR = 0.5
 STALE_FACTOR = 0.75
 MAX_QUERY_CHARS = 500
@@ -56,6 +62,7 @@ _WORD = re.compile(r"[^\W_]", re.UNICODE)  # a token character for FTS5's unicod
 _HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*")
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _SPACE = re.compile(r"\s+")
+_LEAD_MARKS = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
 
 
 def _read_capped(f, expected: int, cap: int) -> bytes:
@@ -155,6 +162,75 @@ def to_fts(terms: Iterable[Term]) -> str:
     return positive + negative
 
 
+def _has(part: set[str], tokens: list[str], prefix: bool) -> bool:
+    """Whether a field's token set holds every token of a term (a prefix term: starts one)."""
+    if not tokens:
+        return False
+    if prefix:
+        return all(tok in part for tok in tokens[:-1]) and any(p.startswith(tokens[-1]) for p in part)
+    return all(tok in part for tok in tokens)
+
+
+def _wanted(terms: Iterable[Term]) -> list[Term]:
+    """The terms a note must match: the positive ones without stop and question words (unless
+    that leaves nothing), each once."""
+    positive = [t for t in terms if not t.exclude]
+    wanted = [t for t in positive if t.phrase or t.prefix or not ranking.is_stop(t.text)] or positive
+    out, seen = [], set()
+    for t in wanted:
+        key = (t.text.casefold(), t.phrase, t.prefix)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
+
+
+def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[int, str, float, tuple[str, ...]]]:
+    """Fold near-duplicate hits (same title, near-identical text, different folders) into one: the
+    newest path (natural order) takes the best member's place and lists the others."""
+    titles: dict[str, list[int]] = {}
+    rows = {r[0]: r for r in con.execute(
+        f"SELECT id, lower(title) FROM docs WHERE id IN ({','.join(str(int(r[0])) for r in scored)})")} if scored else {}
+    for i, (rowid, _path, _s) in enumerate(scored):
+        title = rows.get(rowid, (None, None))[1]
+        if title:
+            titles.setdefault(title, []).append(i)
+    groups = [idx for idx in titles.values() if len(idx) > 1]
+    if not groups:
+        return [(r, p, s, ()) for r, p, s in scored]
+    want = [scored[i][0] for idx in groups for i in idx]
+    bodies = dict(con.execute(f"SELECT id, body FROM content WHERE id IN ({','.join(str(int(x)) for x in want)})"))
+    replace_at: dict[int, tuple[int, str, float, tuple[str, ...]]] = {}
+    dropped: set[int] = set()
+    for idx in groups:
+        clusters: list[list[int]] = []
+        for i in idx:
+            rowid, path = scored[i][0], scored[i][1]
+            folder = path.rpartition("/")[0]
+            for cl in clusters:
+                head = scored[cl[0]]
+                if head[1].rpartition("/")[0] != folder and ranking.similar_text(bodies.get(head[0]) or "",
+                                                                                 bodies.get(rowid) or ""):
+                    cl.append(i)
+                    break
+            else:
+                clusters.append([i])
+        for cl in clusters:
+            if len(cl) < 2:
+                continue
+            paths = ranking.newest_first(scored[i][1] for i in cl)
+            rep = next(i for i in cl if scored[i][1] == paths[0])
+            first = min(cl)
+            replace_at[first] = (scored[rep][0], paths[0], scored[first][2], tuple(paths[1:]))
+            dropped.update(i for i in cl if i != first)
+    out = []
+    for i, (rowid, path, s) in enumerate(scored):
+        if i in dropped:
+            continue
+        out.append(replace_at.get(i, (rowid, path, s, ())))
+    return out
+
+
 # --- results -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -173,12 +249,17 @@ class SearchHit:
     snippet_plain: str
     highlights: tuple[tuple[int, int], ...]
     entry: Entry
+    duplicates: tuple[str, ...] = ()  # near-identical notes (same title) in other folders, folded into this hit
 
     def as_json(self) -> dict[str, Any]:
-        """The hit as a JSON-safe dict (path, title, folder, score, snippet, highlights, modified_at)."""
-        return {"path": self.path, "title": self.title, "folder": self.entry.folder, "score": self.score,
-                "snippet": self.snippet, "snippet_plain": self.snippet_plain,
-                "highlights": [list(h) for h in self.highlights], "modified_at": self.entry.modified_at}
+        """The hit as a JSON-safe dict (path, title, folder, score, snippet, highlights, modified_at,
+        and duplicates when there are any)."""
+        out = {"path": self.path, "title": self.title, "folder": self.entry.folder, "score": self.score,
+               "snippet": self.snippet, "snippet_plain": self.snippet_plain,
+               "highlights": [list(h) for h in self.highlights], "modified_at": self.entry.modified_at}
+        if self.duplicates:
+            out["duplicates"] = list(self.duplicates)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +279,8 @@ class SearchResult:
     generation: int
     is_bundle: bool
     index_stale: bool
+    match: str = "all"  # "all": every word matched; "any": too few did, so notes with any word, ranked
+    mode: str = "keyword"  # "keyword", "semantic" or "hybrid" (core.hybrid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +364,7 @@ def _unscoped(q: Query) -> bool:
 def _fingerprint() -> str:
     h = hashlib.sha256(repr((SCHEMA_VERSION, TOKENIZER)).encode())
     h.update(Path(__file__).read_bytes())
+    h.update(Path(ranking.__file__).read_bytes())
     return h.hexdigest()[:24]
 
 
@@ -300,6 +384,93 @@ def note_text(data: bytes) -> tuple[str, str]:
                  and (m := _HEADING.fullmatch(line.rstrip())) is not None]
         headings = "\n".join(found)
     return headings, body
+
+
+def _inflate(blob: bytes | None) -> str | None:
+    if blob is None:
+        return None
+    try:
+        return zlib.decompress(blob).decode("utf-8")
+    except (zlib.error, UnicodeDecodeError):
+        return ""
+
+
+def _register(con: sqlite3.Connection) -> None:
+    con.create_function("vw_inflate", 1, _inflate, deterministic=True)
+
+
+_SEP = "\x1f"
+MAX_FIELD_TERMS = 400
+
+
+def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
+    """FTS5's own tokens of each text (stemmed, folded), in order, through a temp FTS5 table on `con`.
+
+    The ranking compares these with a note's stored field tokens, so "creates" in a title and
+    "create" in a query agree exactly as they do inside the index. Touches only `temp`.
+    """
+    if not texts:
+        return []
+    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok USING fts5(x, tokenize='{TOKENIZER}')")
+    con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok_v USING fts5vocab(temp, vw_tok, instance)")
+    own = not con.in_transaction
+    if own:
+        con.execute("BEGIN")
+    try:
+        con.executemany("INSERT INTO temp.vw_tok (rowid, x) VALUES (?, ?)", enumerate(texts))
+        out: list[list[str]] = [[] for _ in texts]
+        for doc, term in con.execute("SELECT doc, term FROM temp.vw_tok_v ORDER BY doc, offset"):
+            out[doc].append(term)
+        con.execute("DELETE FROM temp.vw_tok")
+    except BaseException:
+        if own:
+            con.execute("ROLLBACK")
+        raise
+    if own:
+        con.execute("COMMIT")
+    return out
+
+
+def field_terms(con: sqlite3.Connection, rows: list[tuple[str, str, str, str]]) -> list[str]:
+    """For each (name, title, aliases, headings): the distinct tokens of name+title, aliases and
+    headings, stored with the note (`fterms`) so a query can see which fields hold its words."""
+    texts = []
+    for name, title, aliases, headings in rows:
+        texts += [name + " " + title, aliases, headings]
+    toks = tokens_of(con, texts)
+    out = []
+    for i in range(len(rows)):
+        parts = []
+        for k in range(3):
+            seen = list(dict.fromkeys(toks[3 * i + k]))[:MAX_FIELD_TERMS]
+            parts.append(" ".join(seen))
+        out.append(_SEP.join(parts))
+    return out
+
+
+def _deflate(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), COMPRESS_LEVEL)
+
+
+def note_aliases(e: Entry) -> str:
+    """A note's frontmatter aliases (`aliases` or `alias`, a list or one string), one per line."""
+    fm = e.frontmatter or {}
+    out: list[str] = []
+    for key in ("aliases", "alias"):
+        value = fm.get(key)
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool))
+    return "\n".join(out)
+
+
+def note_name(path: str) -> str:
+    """The words of a note's file name (see `ranking.name_words`)."""
+    stem = path.rsplit("/", 1)[-1]
+    if stem.lower().endswith(".md"):
+        stem = stem[:-3]
+    return ranking.name_words(stem)
 
 
 class SearchIndex:
@@ -324,6 +495,7 @@ class SearchIndex:
         self._rowids: dict[str, int] = {}  # path -> FTS rowid (for scoped searches)
         self._writes = 0  # committed write transactions (invalidates readers' scope tables)
         self._synced_generation = -1
+        self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
         self.ready = False
         self.done = 0
         self.total = 0
@@ -402,6 +574,7 @@ class SearchIndex:
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         for attempt in (1, 2):
             con = sqlite3.connect(self.db_path, timeout=10.0, isolation_level=None, check_same_thread=False)
+            _register(con)
             try:
                 con.execute("PRAGMA journal_mode=WAL")
                 con.execute("PRAGMA synchronous=NORMAL")
@@ -416,11 +589,17 @@ class SearchIndex:
                     con.execute("DROP TABLE IF EXISTS fts")
                     con.execute("DROP TABLE IF EXISTS docs")
                     con.execute("DELETE FROM meta")
+                    con.execute("DROP VIEW IF EXISTS content")
+                    # the note text lives once, zlib-compressed, in docs; FTS5 reads it through the
+                    # view (external content) for snippets and for removing a note's old postings
                     con.execute("CREATE TABLE docs (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
                                 "size INTEGER, mtime_ns INTEGER, inode INTEGER, "
-                                "deprecated INTEGER, stale_day INTEGER, stale_at REAL)")
-                    con.execute(f"CREATE VIRTUAL TABLE fts USING fts5(path, title, headings, body, "
-                                f"tokenize='{TOKENIZER}')")
+                                "deprecated INTEGER, stale_day INTEGER, stale_at REAL, "
+                                "name TEXT, title TEXT, aliases TEXT, headings TEXT, body BLOB, fterms TEXT)")
+                    con.execute("CREATE VIEW content AS SELECT id, path, name, title, aliases, headings, "
+                                "vw_inflate(body) AS body FROM docs")
+                    con.execute(f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(COLUMNS)}, content='content', "
+                                f"content_rowid='id', tokenize='{TOKENIZER}')")
                     con.executemany("INSERT INTO meta VALUES (?, ?)", [
                         ("fingerprint", FINGERPRINT), ("root", self.vault.root_real)])
                     con.execute("COMMIT")
@@ -553,33 +732,45 @@ class SearchIndex:
                 rows.append((path, None, None))  # gone or unreadable: the next event re-indexes it
                 continue
             rows.append((path, e, note_text(data)))
+        fields_of = {}
+        live = [(path, e, text) for path, e, text in rows if e is not None]
+        if live:
+            fields = [(note_name(e.path), e.title, note_aliases(e), text[0]) for _p, e, text in live]
+            for (path, _e, _t), f, ft in zip(live, fields, field_terms(con, fields)):
+                fields_of[path] = (*f, ft)
         con.execute("BEGIN IMMEDIATE")
         try:
             for path, e, text in rows:
                 old = con.execute("SELECT id, size, mtime_ns, inode FROM docs WHERE path = ?", (path,)).fetchone()
+                if old is not None and e is not None and old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
+                    continue
+                if old is not None:  # external content: FTS5 needs the old text to drop its postings
+                    con.execute(f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) "
+                                f"SELECT 'delete', id, {', '.join(COLUMNS)} FROM content WHERE id = ?", (old[0],))
                 if e is None:
                     if old is not None:
-                        con.execute("DELETE FROM fts WHERE rowid = ?", (old[0],))
                         con.execute("DELETE FROM docs WHERE id = ?", (old[0],))
                         self._rowids.pop(path, None)
                     continue
                 okf_cols = (e.okf_status == "deprecated",
                             e.stale_date.toordinal() if e.stale_date is not None else None,
                             e.stale_instant.timestamp() if e.stale_instant is not None else None)
+                body = text[1]
+                *fields, fterms = fields_of[path]
                 if old is not None:
-                    if old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
-                        continue
                     rowid = old[0]
-                    con.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
                     con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
-                                "stale_at = ? WHERE id = ?", (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, rowid))
+                                "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
+                                "WHERE id = ?",
+                                (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *fields, _deflate(body), fterms, rowid))
                 else:
                     rowid = con.execute("INSERT INTO docs (path, size, mtime_ns, inode, deprecated, stale_day, "
-                                        "stale_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                        (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols)).lastrowid
-                headings, body = text
-                con.execute("INSERT INTO fts (rowid, path, title, headings, body) VALUES (?, ?, ?, ?, ?)",
-                            (rowid, path, e.title, headings, body))
+                                        "stale_at, name, title, aliases, headings, body, fterms) "
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                        (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *fields,
+                                         _deflate(body), fterms)).lastrowid
+                con.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (rowid, path, *fields, body))
                 self._rowids[e.path] = rowid
             con.execute("COMMIT")
             self._writes += 1
@@ -600,6 +791,7 @@ class SearchIndex:
         con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False,
                               isolation_level=None)
         con.execute("PRAGMA cache_size = -8000")
+        _register(con)
         local.con, local.epoch = con, self._epoch
         return con
 
@@ -607,9 +799,12 @@ class SearchIndex:
                count: bool | None = None) -> SearchResult:
         """Rank the notes in `scope` that match `text`. See `Vault.search`.
 
-        Ranking, OKF factors, scoping and paging all run inside SQLite (one pass over the
-        matches, FTS5 as the outer loop); Python only sees the page. `count` is accepted for
-        compatibility: the total is always counted (also inside SQLite).
+        Every word must match (stop and question words need not); when that finds fewer than
+        FALLBACK_BELOW notes, any word may match, ranked by how much of the query a note
+        covers (`SearchResult.match` says which). FTS5 picks the candidates (its bm25 order
+        plus every note whose name, title, aliases or headings match); `ranking.score`
+        orders them; near-duplicates (same title, near-identical text) are grouped under the
+        newest path. `count` is accepted for compatibility: the total is always counted.
         """
         terms = parse_query(text)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
@@ -618,11 +813,14 @@ class SearchIndex:
             raise QueryError(self.problem)
         if not self.ready:
             raise SearchNotReady(self.done, self.total)
-        match = to_fts(terms)
+        wanted = _wanted(terms)
+        neg = "".join(" NOT " + _quote(t) for t in terms if t.exclude)
+        strict = " ".join(_quote(t) for t in wanted) + neg
+        loose = "(" + " OR ".join(_quote(t) for t in wanted) + ")" + neg
         vault = self.vault
         snap = vault.snapshot
         clock = vault.clock
-        fp = hashlib.sha256(json.dumps([match, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
+        fp = hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
         offset = _decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
         con = self._reader()
@@ -631,34 +829,143 @@ class SearchIndex:
             if scoped:
                 self._fill_scope(con, snap, scope)
             join = " CROSS JOIN temp.scope s ON s.id = fts.rowid" if scoped else ""
-            factor = _FACTOR_SQL if bundle else "1.0"
-            now = clock.now()
-            params = {"m": match, "today": clock.today().toordinal(), "now": now.timestamp(),
-                      "lim": limit + 1, "off": offset}
-            rows = con.execute(
-                f"SELECT fts.rowid, d.path, -bm25(fts, {_WEIGHTS_SQL}) * {factor} AS score "
-                f"FROM fts{join} CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH :m "
-                f"ORDER BY score DESC, d.path LIMIT :lim OFFSET :off", params).fetchall()
-            total = con.execute(f"SELECT count(*) FROM fts{join} WHERE fts MATCH :m", {"m": match}).fetchone()[0]
-            more = len(rows) > limit
+            total = con.execute(f"SELECT count(*) FROM fts{join} WHERE fts MATCH ?", (strict,)).fetchone()[0]
+            mode, match = "all", strict
+            if (total == 0 or total < FALLBACK_BELOW and len(wanted) > 2) and len(wanted) > 1:
+                any_total = con.execute(f"SELECT count(*) FROM fts{join} WHERE fts MATCH ?", (loose,)).fetchone()[0]
+                if any_total > total:
+                    mode, match, total = "any", loose, any_total
+            okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
+            ranked = self._ranked(con, join, match, wanted, okf, offset + limit + 1, mode)
+            more = len(ranked) > offset + limit
             page = []
-            for rowid, path, score in rows[:limit]:
+            for rowid, path, score_, dups in ranked[offset:offset + limit]:
                 e = snap.by_path.get(path)
                 if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
-                    page.append((rowid, e, score))
-            snippets = self._snippets(con, match, {rowid: e.path for rowid, e, _ in page})
+                    page.append((rowid, e, score_, dups))
+            snippets = self._snippets(con, match, {rowid: e.path for rowid, e, _, _ in page})
         except sqlite3.OperationalError as exc:
             raise QueryError(f"search could not run this query ({exc}); use plain words, \"phrases\", "
                              "prefix* and -exclusions") from None
         except sqlite3.DatabaseError as exc:
             raise QueryError(f"search index is damaged ({exc}); it is being rebuilt, try again shortly") from None
         hits = []
-        for _rowid, e, score in page:
+        for _rowid, e, score_, dups in page:
             marked, plain, spans = snippets.get(e.path) or _snippet_parts(e.title)
-            hits.append(SearchHit(e.path, e.title, score, marked, plain, spans, e))
+            hits.append(SearchHit(e.path, e.title, round(score_, 4), marked, plain, spans, e, dups))
         next_cursor = _encode_cursor(fp, offset + limit) if more else None
         stale = self.pending > 0 or vault.index_stale
-        return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale)
+        return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode)
+
+    def _ranked(self, con, join: str, match: str, wanted: list[Term], okf: tuple[int, float] | None,
+                need: int, mode: str) -> list[tuple[int, str, float, tuple[str, ...]]]:
+        """(rowid, path, score, duplicate paths), best first, at least `need` long when there are as many."""
+        w = ", ".join(str(x) for x in WEIGHTS)
+        window = max(CANDIDATES, need)
+        cands = dict(con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) FROM fts{join} WHERE fts MATCH ? "
+                                 f"ORDER BY bm25(fts, {w}) LIMIT ?", (match, window)).fetchall())
+        fields = "(" + match + ") AND ({name title aliases headings} : (" + " OR ".join(_quote(t) for t in wanted) + "))"
+        # notes whose fields hold a word join in; their bm25 is this query's (its terms twice, so halved):
+        # bm25() under a rowid IN (...) would recount every term's matches once per note
+        for rowid, b in con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) / 2 FROM fts{join} WHERE fts MATCH ? "
+                                    f"ORDER BY bm25(fts, 0, 2, 2, 2, 1, 0) LIMIT ?", (fields, CANDIDATES)):
+            cands.setdefault(rowid, b)
+        scored = self._score(con, cands, wanted, okf, mode)
+        scored.sort(key=lambda r: (-r[2], r[1]))
+        return _group_duplicates(con, scored)
+
+    def _term_stats(self, con, wanted: list[Term]) -> tuple[int, list[float], list[float], list[list[str]]]:
+        """(note count, our IDFs, FTS5's IDFs, each term's tokens) for the query's terms."""
+        cache = self._stats
+        if cache is None or cache[0] != self._writes:
+            cache = (self._writes, con.execute("SELECT count(*) FROM docs").fetchone()[0], {})
+            self._stats = cache
+        n_docs, known = cache[1], cache[2]
+        missing = [t for t in wanted if (t.text, t.phrase, t.prefix) not in known]
+        if missing:
+            con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_rows USING fts5vocab(main, fts, row)")
+            for t, toks in zip(missing, tokens_of(con, [t.text for t in missing])):
+                if len(toks) == 1 and not t.prefix:
+                    row = con.execute("SELECT doc FROM temp.vw_rows WHERE term = ?", (toks[0],)).fetchone()
+                    df = row[0] if row else 0
+                else:
+                    df = con.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (_quote(t),)).fetchone()[0]
+                if len(known) > 4096:
+                    known.clear()
+                known[(t.text, t.phrase, t.prefix)] = (df, toks)
+        stats = [known[(t.text, t.phrase, t.prefix)] for t in wanted]
+        return (n_docs, [ranking.idf(df, n_docs) for df, _ in stats], [ranking.fts_idf(df, n_docs) for df, _ in stats],
+                [toks for _, toks in stats])
+
+    def _score(self, con, cands: dict[int, float], wanted: list[Term], okf, mode: str) -> list[tuple[int, str, float]]:
+        """Score candidate notes (rowid -> FTS5's -bm25) with `ranking.score`."""
+        if not cands:
+            return []
+        _n, idfs, fidfs, toks = self._term_stats(con, wanted)
+        fidf_sum = sum(fidfs)
+        inlist = ",".join(str(int(i)) for i in cands)
+        rows = con.execute(f"SELECT id, path, deprecated, stale_day, stale_at, fterms FROM docs "
+                           f"WHERE id IN ({inlist})").fetchall()
+        present: list[set[int] | None] = [None] * len(wanted)
+        if mode == "any":  # which words each candidate has (in "all" mode: every one)
+            for j, t in enumerate(wanted):
+                present[j] = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? "
+                                                        f"AND rowid IN ({inlist})", (_quote(t),))}
+        prelim = []
+        for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
+            parts = [set(p.split()) for p in (fterms or _SEP * 2).split(_SEP)]
+            sigs = []
+            for j, (t, tk) in enumerate(zip(wanted, toks)):
+                where = [_has(part, tk, t.prefix) for part in parts]
+                sigs.append(ranking.TermSignal(present[j] is None or rowid in present[j], *where))
+            factor = 1.0
+            if okf is not None:
+                if deprecated:
+                    factor *= DEPRECATED_FACTOR
+                if (stale_day is not None and stale_day <= okf[0]) or (stale_at is not None and stale_at <= okf[1]):
+                    factor *= STALE_FACTOR
+            prelim.append((rowid, path, sigs, factor))
+        near: set[int] = set()
+        if len(wanted) > 1:  # proximity: checked for the best candidates only (a seek per note)
+            best = sorted(prelim, key=lambda r: -ranking.score(r[2], idfs, cands[r[0]], fidf_sum, False, r[3]))
+            ids = ",".join(str(r[0]) for r in best[:NEAR_CHECKED])
+            expr = f"NEAR({' '.join(_quote(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
+            near = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({ids})", (expr,))}
+        return [(rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, rowid in near, factor))
+                for rowid, path, sigs, factor in prelim]
+
+    def matching(self, terms: list[Term]) -> set[str]:
+        """Paths of the notes that match any of `terms` (for -exclusions outside keyword mode)."""
+        if not terms:
+            return set()
+        expr = " OR ".join(_quote(replace(t, exclude=False)) for t in terms)
+        return {p for (p,) in self._reader().execute(
+            "SELECT d.path FROM fts CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?", (expr,))}
+
+    def passages(self, paths: list[str], make) -> list[str]:
+        """`make(name, title, aliases, headings, body)` for each path, from the stored text ("" if unknown)."""
+        if not paths:
+            return []
+        con = self._reader()
+        got: dict[str, str] = {}
+        for i in range(0, len(paths), 500):
+            chunk = paths[i:i + 500]
+            for path, name, title, aliases, headings, body in con.execute(
+                    f"SELECT path, name, title, aliases, headings, body FROM content "
+                    f"WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+                got[path] = make(name or "", title or "", aliases or "", headings or "", body or "")
+        return [got.get(p, "") for p in paths]
+
+    def lead(self, paths: list[str], chars: int = 160) -> dict[str, str]:
+        """The first words of each note's body, whitespace collapsed (a snippet for a hit by meaning)."""
+        out = {}
+        for path, text in zip(paths, self.passages(paths, lambda n, t, a, h, body: body)):
+            lines = text.split("\n")
+            while lines and (not lines[0].strip() or lines[0].startswith("# ")):
+                lines.pop(0)  # the title heading says nothing the title does not
+            text = _SPACE.sub(" ", _LEAD_MARKS.sub("", "\n".join(lines))).strip()
+            out[path] = text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
+        return out
 
     def _fill_scope(self, con: sqlite3.Connection, snap, scope: Query) -> None:
         """Load the scope's note ids into this connection's temp table (reused while nothing changed)."""
@@ -689,7 +996,7 @@ class SearchIndex:
         marks = ",".join("?" * len(ids))
         out = {}
         for rowid, body, best in con.execute(
-                f"SELECT rowid, snippet(fts, 3, '{_OPEN}', '{_CLOSE}', '…', 24), "
+                f"SELECT rowid, snippet(fts, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
                 f"snippet(fts, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM fts "
                 f"WHERE fts MATCH ? AND rowid IN ({marks})", (match, *ids)):
             out[ids[rowid]] = _snippet_parts(body if body and _OPEN in body else (best or ""))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .foreground import Foreground
 from .clock import Clock, SystemClock
-from .errors import NotFoundError, VaultError
+from .errors import NotFoundError, QueryError, VaultError
 from .events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
 from .ignore import IgnoreRules
 from .index import Index, Snapshot
@@ -50,6 +50,7 @@ class Vault:
         self._start_lock = threading.Lock()  # creates the watcher and search index once
         self._live = None
         self._search = None
+        self._vectors = None
         self._links_prev = None
         if cache is None:
             cache = os.environ.get("VAULTWATCH_CACHE", "1").lower() not in ("0", "off", "no", "false")
@@ -242,12 +243,29 @@ class Vault:
                 self._search.start()
             return self._search
 
+    def start_vectors(self):
+        """Compute note vectors for semantic search in the background, after the full-text index
+        (idempotent). Returns the core.semantic.VectorIndex, or None without the `semantic`
+        extra (or with VAULTWATCH_SEMANTIC=0)."""
+        from . import semantic
+
+        if not semantic.offered():
+            return None
+        index = self.start_search()
+        with self._start_lock:
+            if self._vectors is None:
+                self._vectors = semantic.VectorIndex(self, index, index.db_path.with_name("vectors.npz"))
+                self._vectors.start()
+            return self._vectors
+
     def start_live(self, *, search: bool = True) -> None:
-        """Everything a long-running front end wants: watch, load in the background, index for search."""
+        """Everything a long-running front end wants: watch, load in the background, index for
+        search (and, with the semantic extra, compute note vectors after that)."""
         self.start_watching()
         self.start()
         if search:
             self.start_search()
+            self.start_vectors()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop watching and indexing, and write the entry cache out. Safe to call twice; the
@@ -255,6 +273,9 @@ class Vault:
         live, self._live = self._live, None
         if live is not None:
             live.stop(timeout)
+        vectors, self._vectors = self._vectors, None
+        if vectors is not None:
+            vectors.stop(timeout)
         search, self._search = self._search, None
         if search is not None:
             search.stop(timeout)
@@ -299,7 +320,8 @@ class Vault:
 
     def search(self, text: str, scope: Query | None = None, *, folder: str | None = None,
                recursive: bool | None = None, pattern: str | None = None, filters=None, exclude=None,
-               limit: int = 20, cursor: str | None = None, count: bool | None = None, wait: float = 0.0):
+               limit: int = 20, cursor: str | None = None, count: bool | None = None, wait: float = 0.0,
+               mode: str | None = None):
         """Full-text search, ranked, with the listing's scoping arguments. Returns a SearchResult.
 
         text: words, "phrases", prefix* and -excluded words (every input is safe).
@@ -308,6 +330,8 @@ class Vault:
         limit (1-1000), cursor: paging (`next_cursor` of the previous result). `count` is
             accepted for compatibility; `total` is always counted.
         wait: seconds to wait for a first full-text index build before answering.
+        mode: "keyword", "semantic" or "hybrid" (core.hybrid; the latter two need the
+            semantic extra); None: hybrid once note vectors are ready, else keyword.
         Raises QueryError for bad arguments, SearchNotReady (a QueryError) while the full-text
         index is still being built (starts building it on first use).
         """
@@ -318,7 +342,41 @@ class Vault:
                         exclude=exclude)
         if wait > 0:
             self.wait_search_ready(wait)
-        return index.search(text, q, limit=limit, cursor=cursor, count=count)
+        from . import hybrid
+
+        vectors = self._vectors if mode is None else (self.start_vectors() if mode != "keyword" else None)
+        used = hybrid.resolve_mode(mode, vectors)
+        if used == "keyword":
+            return index.search(text, q, limit=limit, cursor=cursor, count=count)
+        if wait > 0:
+            vectors.wait_ready(wait)
+        return hybrid.search(self, index, vectors, text, q, used, limit=limit, cursor=cursor)
+
+    def similar(self, path: str, scope: Query | None = None, *, folder: str | None = None,
+                pattern: str | None = None, filters=None, limit: int = 10, wait: float = 0.0):
+        """Notes like the note at `path`, nearest by meaning first (a SearchResult; needs the
+        semantic extra, else a QueryError that says so)."""
+        from . import hybrid
+        from .search import scope_query
+
+        index = self.start_search()
+        vectors = self.start_vectors()
+        if vectors is None:
+            raise QueryError("similar needs semantic search: install vaultwatch[semantic]")
+        if wait > 0:
+            self.wait_search_ready(wait)
+            vectors.wait_ready(wait)
+        q = scope_query(scope, folder=folder, pattern=pattern, filters=filters)
+        return hybrid.similar(self, index, vectors, path, q, limit=limit)
+
+    def semantic_status(self) -> dict:
+        """What semantic search offers now: installed, ready, done/total vectors, problem."""
+        from . import semantic
+
+        v = self._vectors
+        return {"installed": semantic.offered(),
+                "ready": bool(v and v.ready), "done": v.done if v else 0, "total": v.total if v else 0,
+                "problem": v.problem if v else None}
 
     def search_status(self):
         """Progress of the full-text index (a SearchStatus); starts building it if needed."""

@@ -44,10 +44,14 @@ P_CURSOR = 'next_cursor of the previous page, unchanged.'
 
 SEARCH = """Full-text search of notes (title, headings, body, path), best match first, with a snippet per hit.
 Use it to find notes by what they say; use list_documents for a complete or exactly filtered listing, then read a hit by its path.
-BM25 ranking, title > headings > body > path; on an OKF bundle deprecated notes rank x0.5, stale x0.75. A first search waits up to 5 s for the full-text index.
+Stemmed BM25 with boosts for name/title, aliases, headings and words close together; OKF deprecated x0.5, stale x0.75; near-identical notes in other folders fold into one hit (duplicates). match="any" says too few notes had every word. A first search waits up to 5 s for the index.
 Errors: an unusable query (says how to write it); "search index is still building": retry shortly or use list_documents."""
 
-P_QUERY = 'Words (all must match), "exact phrases", prefix* and -excluded words; any text is safe to pass.'
+P_QUERY = 'Words or a question (stop words need not match), "exact phrases", prefix* and -excluded words; any text is safe.'
+P_MODE = 'hybrid (default once note vectors are ready): words and meaning fused; keyword; semantic: meaning only.'
+P_MODE_OFF = 'keyword only: semantic and hybrid need vaultwatch[semantic], not installed here.'
+P_SIMILAR_PATH = 'The note to find notes like.'
+SIMILAR = "Notes like a given note, nearest by meaning first (offline embeddings); the same rows as search."
 P_SEARCH_LIMIT = 'Hits per page (default 20).'
 
 READ = """Read one file: a note whole or one part (frontmatter only, a section by heading, a line range), or an attachment's metadata and bytes.

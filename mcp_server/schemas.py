@@ -43,6 +43,7 @@ class SearchHit(TypedDict):
     stale: bool | None
     trust_tier: str | None
     tags: list[str]
+    duplicates: NotRequired[list[str]]
 
 
 class SearchResults(TypedDict):
@@ -53,6 +54,8 @@ class SearchResults(TypedDict):
     returned: int
     next_cursor: str | None
     okf_bundle: bool
+    match: Literal["all", "any"]
+    mode: Literal["keyword", "semantic", "hybrid"]
 
 
 class ReadOutput(TypedDict):

@@ -23,6 +23,7 @@ from core.query import Query, cursor_after, encode_cursor, pairs, run_query, sta
 from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError, read as read_file
 from core.serialize import RowCache, entry_json
 from core.tags import tag_counts
+from core.semantic import offered as semantic_offered
 from core.vault import Vault
 
 from . import budget, schemas
@@ -31,6 +32,8 @@ from .activity import current_call
 from .results import fail, listing, ok, page_rows, read_only, vault_errors
 
 PENDING_WRITES_TIMEOUT = 10.0
+# what the search tool's mode offers, as installed (the annotation is read from module globals)
+P_MODE = d.P_MODE if semantic_offered() else d.P_MODE_OFF
 SEARCH_BUILD_WAIT = 5.0  # a first search waits this long for the full-text index before saying it is building
 LOAD_WAIT = 10.0
 TRIAGE_PAGE = 50  # rows of a triage page when the call gives no limit (fewer past the answer budget)
@@ -347,7 +350,9 @@ def _link_json(resolved) -> dict[str, Any]:
 
 
 def _register_search(server: MCPServer, vault: Vault) -> None:
-    """Full-text search over the live index's FTS5 index (`vault.search`)."""
+    """Full-text search over the live index's FTS5 index (`vault.search`); with the semantic
+    extra also by meaning (`mode`) and the `similar` tool."""
+    semantic = semantic_offered()
 
     @vault_errors
     def search(
@@ -357,10 +362,15 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
         filters: Annotated[dict[str, FilterValue] | None, Field(description=d.P_FILTERS)] = None,
         limit: Annotated[int, Field(ge=1, le=1000, description=d.P_SEARCH_LIMIT)] = 20,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
+        mode: Annotated[Literal["hybrid", "keyword", "semantic"] | None,
+                        Field(description=P_MODE)] = None,
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
         res = vault.search(query, folder=root_folder(folder), pattern=pattern, filters=pairs(filters), limit=limit,
-                           cursor=cursor, wait=SEARCH_BUILD_WAIT)
+                           cursor=cursor, wait=SEARCH_BUILD_WAIT, mode=mode)
+        return _hits_answer(vault, res, meta)
+
+    def _hits_answer(vault: Vault, res, meta: dict[str, Any]) -> CallToolResult:
         hits = []
         for hit in res.hits:
             row = hit.as_json()
@@ -371,7 +381,23 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
         meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
         current_call().listed((h["path"] for h in hits))
         return ok({"result": hits, "total": res.total, "returned": len(hits), "next_cursor": res.next_cursor,
-                   "okf_bundle": res.is_bundle}, meta=untrusted(meta, HIT_TEXT))
+                   "okf_bundle": res.is_bundle, "match": res.match, "mode": res.mode},
+                  meta=untrusted(meta, HIT_TEXT))
 
     server.add_tool(search, name="search", title="Search Notes", description=d.SEARCH,
                     annotations=read_only("Search Notes"))
+    if not semantic:
+        return
+
+    @vault_errors
+    def similar(
+        path: Annotated[str, Field(min_length=1, max_length=4096, description=d.P_SIMILAR_PATH)],
+        folder: Annotated[str | None, Field(description=d.P_FOLDER)] = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    ) -> Annotated[CallToolResult, schemas.SearchResults]:
+        meta = index_freshness(vault)
+        res = vault.similar(path, folder=root_folder(folder), limit=limit, wait=SEARCH_BUILD_WAIT)
+        return _hits_answer(vault, res, meta)
+
+    server.add_tool(similar, name="similar", title="Similar Notes", description=d.SIMILAR,
+                    annotations=read_only("Similar Notes"))

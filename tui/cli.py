@@ -92,7 +92,67 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress_bar(done: int, total: int, what: str, width: int = 30) -> str:
+    frac = done / total if total else 1.0
+    filled = int(frac * width)
+    return f"\r{what} [{'#' * filled}{'.' * (width - filled)}] {frac:4.0%} {done}/{total} notes"
+
+
+def _search_args(args: argparse.Namespace) -> dict:
+    out = {"query": args.query, "limit": args.limit}
+    for key in ("folder", "pattern", "cursor", "mode"):
+        if getattr(args, key, None) is not None:
+            out[key] = getattr(args, key)
+    filters = _parse_filters(args.filter)
+    if filters:
+        out["filters"] = filters
+    return out
+
+
+def _remote_search(args: argparse.Namespace) -> dict | None:
+    """The answer of the vaultwatch already serving this vault, or None (then search here)."""
+    if args.local or args.no_recursive or getattr(args, "as_of", None) or getattr(args, "okf", "auto") != "auto":
+        return None  # options the running server does not take per call
+    import os
+
+    from mcp_server.remote import RemoteError, call_tool
+
+    root = os.path.realpath(args.vault or str(demo_vault_path()))
+    try:
+        return call_tool(root, "search", _search_args(args))
+    except RemoteError as exc:
+        raise VaultError(str(exc)) from None
+
+
+def _print_hits(rows: list[dict], as_json: bool) -> None:
+    if as_json:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+        return
+    for i, row in enumerate(rows, 1):
+        print(f"{i:>3}. {row['path']}  ({row['score']:.3f})")
+        print(f"     {row['snippet']}")
+        if row.get("duplicates"):
+            print(f"     also: {', '.join(row['duplicates'])}")
+
+
+def _summary(returned: int, total, match: str, mode: str, next_cursor, where: str) -> None:
+    more = f"; next page: --cursor {next_cursor}" if next_cursor else ""
+    of = "" if total is None else f" of {total}"
+    how = " (too few notes had every word: notes with any of them, ranked)" if match == "any" and mode == "keyword" else ""
+    print(f"{returned}{of} matching notes{how}; {mode} search{where}{more}", file=sys.stderr)
+
+
 def cmd_search(args: argparse.Namespace) -> int:
+    remote = _remote_search(args)
+    if remote is not None:
+        rows = remote.get("result", [])
+        if args.json:
+            rows = [{k: v for k, v in r.items() if k != "tags"} for r in rows]
+        _print_hits(rows, args.json)
+        _summary(len(rows), remote.get("total"), remote.get("match", "all"), remote.get("mode", "keyword"),
+                 remote.get("next_cursor"), " (answered by the running vaultwatch)")
+        return 0
     vault = open_vault(args)
     try:
         last = -1
@@ -101,29 +161,25 @@ def cmd_search(args: argparse.Namespace) -> int:
             if status.problem:
                 raise VaultError(status.problem)
             if status.done != last and sys.stderr.isatty():
-                print(f"\rbuilding the search index: {status.done} of {status.total} notes", end="", file=sys.stderr)
+                print(_progress_bar(status.done, status.total, "building the search index"), end="", file=sys.stderr)
                 last = status.done
         if last >= 0 and sys.stderr.isatty():
-            print(file=sys.stderr)
+            print(_progress_bar(1, 1, "building the search index")[:-len("1/1 notes")] + "done", file=sys.stderr)
         res = vault.search(args.query, folder=args.folder, recursive=False if args.no_recursive else None,
                            pattern=args.pattern, filters=pairs(_parse_filters(args.filter)), limit=args.limit,
-                           cursor=args.cursor, count=True)
+                           cursor=args.cursor, count=True, mode=args.mode,
+                           wait=600.0 if args.mode not in (None, "keyword") else 0.0)
     finally:
         vault.stop()
     bundle = vault.snapshot.is_bundle
-    if args.json:
-        for hit in res.hits:
-            row = hit.as_json()
-            okf_row = entry_json(hit.entry, vault.clock, bundle, frontmatter=False)
-            row.update({k: okf_row[k] for k in ("status", "stale", "trust_tier") if k in okf_row})
-            print(json.dumps(row, ensure_ascii=False))
-    else:
-        for i, hit in enumerate(res.hits, 1):
-            print(f"{i:>3}. {hit.path}  ({hit.score:.3f})")
-            print(f"     {hit.snippet}")
-    more = f"; next page: --cursor {res.next_cursor}" if res.next_cursor else ""
-    total = "" if res.total is None else f" of {res.total}"
-    print(f"{len(res.hits)}{total} matching notes{more}", file=sys.stderr)
+    rows = []
+    for hit in res.hits:
+        row = hit.as_json()
+        okf_row = entry_json(hit.entry, vault.clock, bundle, frontmatter=False)
+        row.update({k: okf_row[k] for k in ("status", "stale", "trust_tier") if k in okf_row})
+        rows.append(row)
+    _print_hits(rows, args.json)
+    _summary(len(res.hits), res.total, res.match, res.mode, res.next_cursor, "")
     return 0
 
 
@@ -215,6 +271,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
                    help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier")
     p.add_argument("--limit", type=int, default=20, help="hits per page (default 20, at most 500)")
     p.add_argument("--cursor", default=None, help="continue after a previous page")
+    p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default=None,
+                   help="hybrid/semantic need vaultwatch[semantic] (default: hybrid when a running vaultwatch "
+                        "has note vectors, else keyword)")
+    p.add_argument("--local", action="store_true",
+                   help="search in this process even when a running vaultwatch serves the vault")
     p.add_argument("--json", action="store_true", help="JSON lines, one object per hit")
     handlers["search"] = cmd_search
 

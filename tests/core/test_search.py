@@ -106,7 +106,8 @@ def test_title_match_ranks_first_and_snippets_mark_terms(demo_search):
         assert "**" in hit.snippet and "\n" not in hit.snippet
         assert hit.highlights
         for start, end in hit.highlights:
-            assert hit.snippet_plain[start:end].lower() in ("deploy", "runbook")
+            # English stemming: "deployed" and "runbooks" match too
+            assert hit.snippet_plain[start:end].lower().startswith(("deploy", "runbook"))
         rebuilt, last = [], 0
         for start, end in hit.highlights:
             rebuilt += [hit.snippet_plain[last:start], "**", hit.snippet_plain[start:end], "**"]
