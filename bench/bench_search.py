@@ -35,10 +35,18 @@ def quality() -> dict:
         v.load()
         assert v.wait_search_ready(60)
         try:
-            out = {"notes": v.stats()["notes"], "keyword": evaluate(v)}
+            out = {"notes": v.stats()["notes"], "keyword": evaluate(v, mode="keyword")}
+        if v.start_vectors() is not None and v._vectors.wait_ready(300):
+            out["hybrid"] = evaluate(v, mode="hybrid")
+            out["semantic"] = evaluate(v, mode="semantic")
         finally:
             v.stop()
     return out
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 1e6
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -87,6 +95,24 @@ def scale(notes: int) -> dict:
                 lat.append((time.perf_counter() - q0) * 1000)
         out["keyword_search_ms"] = {"p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "max": round(max(lat), 2),
                                     "samples": len(lat)}
+        from core import semantic
+
+        if semantic.offered():
+            rss0 = _rss_mb()
+            t = time.perf_counter()
+            vectors = v.start_vectors()
+            assert vectors.wait_ready(1800), vectors.problem
+            out["vectors_build_s"] = round(time.perf_counter() - t, 2)
+            out["vectors_rss_added_mb"] = round(_rss_mb() - rss0, 1)
+            out["vectors_cache_mb"] = round(vectors.cache_path.stat().st_size / 1e6, 1)
+            for mode in ("hybrid", "semantic"):
+                lat = []
+                for q in queries:
+                    for _ in range(3):
+                        q0 = time.perf_counter()
+                        v.search(q, limit=20, mode=mode)
+                        lat.append((time.perf_counter() - q0) * 1000)
+                out[f"{mode}_search_ms"] = {"p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "samples": len(lat)}
         v.stop()
     return out
 
@@ -97,7 +123,8 @@ def main() -> int:
     ap.add_argument("--notes", type=int, default=100_000)
     args = ap.parse_args()
     out: dict = {"targets": {"keyword_p50_ms": 10, "keyword_p95_ms": 50, "fts_build_100k_s": 15,
-                             "index_bytes_per_note_byte": 1.2}}
+                             "index_bytes_per_note_byte": 1.2, "hybrid_p50_ms": 30, "vectors_100k_s": 60,
+                             "vectors_rss_added_mb": 80}}
     if "quality" in args.parts:
         out["quality"] = quality()
     if "scale" in args.parts:

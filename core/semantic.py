@@ -27,6 +27,7 @@ DIM = 256
 MAX_TOKENS = 256  # tokens of a note that make its vector (the name, title, headings and body start first)
 PASSAGE_CHARS = 1200
 BATCH = 256
+SCORE_CHUNK = 8192
 CACHE_VERSION = 1
 
 
@@ -295,7 +296,10 @@ class VectorIndex:
             paths, mat = self._paths, self._mat
         if not paths:
             return []
-        sims = mat @ (query_vec.astype(np.float32) / 127.0)
+        q = query_vec.astype(np.float32) / 127.0
+        sims = np.empty(len(paths), dtype=np.float32)
+        for i in range(0, len(paths), SCORE_CHUNK):  # int8 rows widened a chunk at a time (8 MB, not 100)
+            sims[i:i + SCORE_CHUNK] = mat[i:i + SCORE_CHUNK].astype(np.float32) @ q
         if allowed is not None:
             mask = np.fromiter((p in allowed for p in paths), dtype=bool, count=len(paths))
             sims = np.where(mask, sims, -np.inf)
