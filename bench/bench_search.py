@@ -36,9 +36,9 @@ def quality() -> dict:
         assert v.wait_search_ready(60)
         try:
             out = {"notes": v.stats()["notes"], "keyword": evaluate(v, mode="keyword")}
-        if v.start_vectors() is not None and v._vectors.wait_ready(300):
-            out["hybrid"] = evaluate(v, mode="hybrid")
-            out["semantic"] = evaluate(v, mode="semantic")
+            if v.start_vectors() is not None and v._vectors.wait_ready(300):
+                out["hybrid"] = evaluate(v, mode="hybrid")
+                out["semantic"] = evaluate(v, mode="semantic")
         finally:
             v.stop()
     return out

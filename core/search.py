@@ -45,6 +45,7 @@ WEIGHTS = ranking.WEIGHTS
 CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
 FALLBACK_BELOW = 3  # a strict AND of 3+ words with fewer hits than this (or none) falls back to ranked OR
 NEAR_CHECKED = 60  # candidates checked for proximity
+COMMON_FAST_ABOVE = 20_000  # matches above which a query of only common words skips FTS5's bm25 sort
 COMPRESS_LEVEL = 1
 DEPRECATED_FACTOR = 0.5
 STALE_FACTOR = 0.75
@@ -836,7 +837,7 @@ class SearchIndex:
                 if any_total > total:
                     mode, match, total = "any", loose, any_total
             okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
-            ranked = self._ranked(con, join, match, wanted, okf, offset + limit + 1, mode)
+            ranked = self._ranked(con, join, match, wanted, okf, offset + limit + 1, mode, total)
             more = len(ranked) > offset + limit
             page = []
             for rowid, path, score_, dups in ranked[offset:offset + limit]:
@@ -858,18 +859,27 @@ class SearchIndex:
         return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode)
 
     def _ranked(self, con, join: str, match: str, wanted: list[Term], okf: tuple[int, float] | None,
-                need: int, mode: str) -> list[tuple[int, str, float, tuple[str, ...]]]:
+                need: int, mode: str, total: int) -> list[tuple[int, str, float, tuple[str, ...]]]:
         """(rowid, path, score, duplicate paths), best first, at least `need` long when there are as many."""
         w = ", ".join(str(x) for x in WEIGHTS)
         window = max(CANDIDATES, need)
-        cands = dict(con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) FROM fts{join} WHERE fts MATCH ? "
-                                 f"ORDER BY bm25(fts, {w}) LIMIT ?", (match, window)).fetchall())
         fields = "(" + match + ") AND ({name title aliases headings} : (" + " OR ".join(_quote(t) for t in wanted) + "))"
-        # notes whose fields hold a word join in; their bm25 is this query's (its terms twice, so halved):
-        # bm25() under a rowid IN (...) would recount every term's matches once per note
-        for rowid, b in con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) / 2 FROM fts{join} WHERE fts MATCH ? "
-                                    f"ORDER BY bm25(fts, 0, 2, 2, 2, 1, 0) LIMIT ?", (fields, CANDIDATES)):
-            cands.setdefault(rowid, b)
+        _n, _idfs, fidfs, _toks = self._term_stats(con, wanted)
+        if total > COMMON_FAST_ABOVE and max(fidfs) <= 1e-6:
+            # every word is in most notes: FTS5's bm25 is ~0 for all of them, and sorting the many
+            # matches by it would cost O(matches); the field matches carry the signal instead
+            cands = {r: 0.0 for (r,) in con.execute(f"SELECT fts.rowid FROM fts{join} WHERE fts MATCH ? LIMIT ?",
+                                                     (fields, window))}
+            for (r,) in con.execute(f"SELECT fts.rowid FROM fts{join} WHERE fts MATCH ? LIMIT ?", (match, window)):
+                cands.setdefault(r, 0.0)
+        else:
+            cands = dict(con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) FROM fts{join} WHERE fts MATCH ? "
+                                     f"ORDER BY bm25(fts, {w}) LIMIT ?", (match, window)).fetchall())
+            # notes whose fields hold a word join in; their bm25 is this query's (its terms twice, so
+            # halved): bm25() under a rowid IN (...) would recount every term's matches once per note
+            for rowid, b in con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) / 2 FROM fts{join} WHERE fts MATCH ? "
+                                        f"ORDER BY bm25(fts, 0, 2, 2, 2, 1, 0) LIMIT ?", (fields, CANDIDATES)):
+                cands.setdefault(rowid, b)
         scored = self._score(con, cands, wanted, okf, mode)
         scored.sort(key=lambda r: (-r[2], r[1]))
         return _group_duplicates(con, scored)
