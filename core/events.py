@@ -81,6 +81,7 @@ class AgentAccess(Event):
     at: float = 0.0  # epoch seconds
     write: bool = False
     diff_summary: str | None = None
+    change_ids: tuple[int, ...] = ()  # the change journal's ids of what this call changed
 
 
 @dataclass(frozen=True, slots=True)

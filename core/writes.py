@@ -29,6 +29,7 @@ Actors are free-form strings: "human", "human:<user>", or "agent:<name>" for MCP
 """
 from __future__ import annotations
 
+import contextvars
 import ctypes
 import difflib
 import errno
@@ -45,7 +46,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import fmedit, rename
+from . import fmedit, journal as _journal, rename
 from .errors import NotFoundError, VaultError
 from .events import Event
 from .fmedit import FrontmatterEditError
@@ -451,8 +452,10 @@ class Writer:
             raise NotFoundError(f"not found: {t.rel!r} does not exist; list_documents shows what exists")
         return etag_of(found[0])
 
+    @_journal.journaled("write")
     def write(self, path: str, content: str | bytes, *, if_match: str | None = None, overwrite: bool = False,
-              create_only: bool = False, actor: str = "human", allow_attachment: bool = False) -> WriteResult:
+              create_only: bool = False, actor: str = "human", allow_attachment: bool = False,
+              exact: bool = False) -> WriteResult:
         """Create a note, or replace an existing one wholesale.
 
         Creating needs nothing; missing parent folders are created. Replacing needs
@@ -483,7 +486,7 @@ class Writer:
                 raise WriteRefused(f"{t.rel!r} already exists: to replace it pass if_match={current!r} (its current "
                                    "etag; read it first to see what you replace) or overwrite=true; to change "
                                    "part of it use edit or update_frontmatter", "exists_requires_if_match")
-            if t.kind == NOTE:
+            if t.kind == NOTE and not exact:  # exact: a revert puts back the very bytes
                 data = self._keep_style(old, data)
             if data == old:
                 return self._unchanged("write", t, current)
@@ -492,6 +495,7 @@ class Writer:
                        if t.kind == NOTE else f"replaced ({len(old)} -> {len(data)} bytes)")
             return self._done("write", t, current, data, actor, summary=summary)
 
+    @_journal.journaled("edit")
     def edit(self, path: str, old_text: str, new_text: str, *, replace_all: bool = False,
              if_match: str | None = None, actor: str = "human") -> WriteResult:
         """Replace the exact text `old_text` with `new_text`; it must occur exactly once unless `replace_all`.
@@ -535,6 +539,7 @@ class Writer:
 
         return self._modify("edit", path, change, if_match=if_match, actor=actor)
 
+    @_journal.journaled("edit_section")
     def edit_section(self, path: str, heading: str, mode: str, text: str, *, if_match: str | None = None,
                      actor: str = "human") -> WriteResult:
         """Replace, append to or prepend to the own content of one heading (see core.sections)."""
@@ -547,6 +552,7 @@ class Writer:
 
         return self._modify("edit_section", path, change, if_match=if_match, actor=actor)
 
+    @_journal.journaled("update_frontmatter")
     def update_frontmatter(self, path: str, set: Mapping[str, Any] | None = None,
                            delete: Iterable[str] | None = None, append: Mapping[str, Any] | None = None, *,
                            if_match: str | None = None, actor: str = "human") -> WriteResult:
@@ -566,6 +572,7 @@ class Writer:
 
         return self._modify("update_frontmatter", path, change, if_match=if_match, actor=actor)
 
+    @_journal.journaled("rename")
     def rename(self, src: str, dst: str, *, update_links: bool = True, if_match: str | None = None,
                actor: str = "human") -> WriteResult:
         """Move a note, attachment or folder to `dst` and rewrite links to it across the vault.
@@ -618,6 +625,7 @@ class Writer:
             elif if_match is not None:
                 raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
             moved_files = self._files_under(src_rel, src_abs) if kind == FOLDER else [src_rel]
+            _journal.approve(src_rel, None, None, operation="rename", dest=dst_rel)
             created = self._make_parents(dst_rel)
             try:
                 if _same_file(src_abs, dst_abs) and os.path.lexists(dst_abs):
@@ -656,6 +664,7 @@ class Writer:
         return self._publish(WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary,
                                          tuple(warnings), dst_rel), actor)
 
+    @_journal.journaled("delete")
     def delete(self, path: str, *, permanent: bool = False, confirm_path: str | None = None,
                if_match: str | None = None, actor: str = "human") -> WriteResult:
         """Move a note, attachment or folder to the vault's `.trash/` folder (as Obsidian does).
@@ -683,6 +692,7 @@ class Writer:
             elif if_match is not None:
                 raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
             moved_to = None
+            _journal.approve(rel, None, None, operation="delete")
             try:
                 if permanent:
                     if kind == FOLDER and not os.path.islink(src_abs):
@@ -773,6 +783,7 @@ class Writer:
                                     "was in progress; read it again and retry", t.rel,
                                     etag_of(now[0]) if now else None)
 
+        _journal.approve(t.rel, old, data)  # the approval gate; raises when the person declines
         try:
             _atomic_write(t.real, data, mode=mode, create=create, precheck=precheck, hook=self._hook)
         except FileExistsError:
@@ -781,6 +792,7 @@ class Writer:
                                      "and retry with if_match", t.rel, etag_of(found[0]) if found else None) from None
         except OSError as exc:
             raise _os_error(exc, t.rel, "was not created" if create else "is unchanged") from None
+        _journal.committed(t.rel, old, data)
         return created
 
     def _check_match(self, t: _Target, if_match: str | None, current: str | None) -> None:
@@ -814,8 +826,9 @@ class Writer:
         todo = list(rename.candidate_notes(snap.entries, moves))
         # Each note is rewritten atomically under its own lock; doing several at once lets the
         # file system batch their fsyncs (a folder move can touch thousands of notes).
+        ctx = contextvars.copy_context()  # the change journal's scope reaches the rewriting threads
         with ThreadPoolExecutor(max_workers=max(1, min(REWRITE_THREADS, len(todo)))) as pool:
-            for new_path, n, warns in pool.map(one, todo):
+            for new_path, n, warns in pool.map(lambda p: ctx.copy().run(one, p), todo):
                 warnings.extend(warns)
                 if n:
                     count += n

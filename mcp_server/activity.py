@@ -12,6 +12,7 @@ same fields from each request's `_meta`) and the session from the transport.
 """
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import datetime as dt
 import json
@@ -27,6 +28,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from core.events import AgentAccess, AgentConnected, Event, EventBus
 from core.foreground import Foreground
+from core.journal import Caller, calling
 
 from . import sdk
 from .wire import SESSION_HEADER
@@ -36,6 +38,8 @@ MAX_ARG_CHARS = 400
 MAX_SUMMARY_CHARS = 160
 AUDIT_MAX_PATHS = 200
 FOREGROUND_MAX_WAIT = 0.25  # seconds a tool call may wait while a person's input is answered
+GATED_TOOLS = frozenset({"write", "edit", "update_frontmatter", "rename", "delete"})  # may wait for approval
+PROGRESS_EVERY = 1.0  # seconds between progress notifications while a call waits for approval
 
 
 @dataclass
@@ -208,10 +212,12 @@ class Activity:
         token = _current.set(record)
         started = time.perf_counter()  # the latency shown includes any wait for the person
         error: str | None = None
+        caller = Caller(who[0], who[1], tool, _clip(dict(arguments)))  # names the call's changes in the journal
         try:
             if self.foreground is not None:
                 await self.foreground.wait_turn(FOREGROUND_MAX_WAIT)
-            result = await call_next(ctx)
+            with calling(caller):
+                result = await (_with_progress(ctx, caller, call_next) if tool in GATED_TOOLS else call_next(ctx))
             error = _error_text(result)
             return result
         except BaseException as exc:
@@ -226,7 +232,48 @@ class Activity:
                 result_count=record.result_count if error is None else None,
                 duration_ms=round((time.perf_counter() - started) * 1000, 3), error=error,
                 at=self._clock(), write=record.write, diff_summary=record.diff_summary,
+                change_ids=tuple(caller.change_ids),
             ))
+
+
+def _progress_token(ctx: Any) -> Any:
+    params = ctx.params if isinstance(ctx.params, Mapping) else {}
+    meta = params.get("_meta")
+    return meta.get("progressToken") if isinstance(meta, Mapping) else None
+
+
+async def _progress(ctx: Any, progress: float, total: float, message: str) -> None:
+    """One progress notification for the call; on the socket (JSON responses, no stream per call)
+    it goes out on the session's standalone stream, which the SDK clients keep open."""
+    token = _progress_token(ctx)
+    if token is None:
+        return
+    try:
+        if getattr(ctx.session, "can_send_request", False):  # a duplex channel (stdio): on the call's own stream
+            await ctx.session.report_progress(progress, total, message)
+        else:
+            await ctx.session.send_progress_notification(token, progress, total, message)
+    except Exception:  # a client that went away: the call keeps waiting anyway (and may time out)
+        pass
+
+
+async def _with_progress(ctx: Any, caller: Caller, call_next: Callable[[Any], Any]) -> Any:
+    """Run the call; while it waits for the person's approval, send progress notifications
+    (clients that reset their timeout on progress keep waiting)."""
+    task = asyncio.ensure_future(call_next(ctx))
+    try:
+        while True:
+            done, _ = await asyncio.wait([task], timeout=PROGRESS_EVERY)
+            if done:
+                return task.result()
+            pending = caller.waiting
+            if pending is not None:
+                waited = round(pending.timeout - pending.remaining(time.monotonic()), 1)
+                await _progress(ctx, waited, pending.timeout,
+                                f"waiting for the person to approve this {pending.operation} in vaultwatch")
+    finally:
+        if not task.done():
+            task.cancel()
 
 
 class AuditLog:
@@ -258,6 +305,8 @@ class AuditLog:
             line["paths_total"] = len(paths)
         if event.diff_summary is not None:
             line["diff_summary"] = event.diff_summary
+        if event.change_ids:
+            line["change_ids"] = list(event.change_ids)  # the journal's ids (`vaultwatch changes`, revert)
         data = (json.dumps(line, ensure_ascii=False, default=str) + "\n").encode()
         with self._lock:
             if self._fd >= 0:

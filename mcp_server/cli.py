@@ -100,6 +100,8 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     p.add_argument("--compat", metavar="SETS", default=None,
                    help=f"add compatibility tools: {','.join(COMPAT_SETS)}")
     p.add_argument("--read-only", action="store_true", help="offer no tools that change the vault")
+    p.add_argument("--approve", choices=("none", "writes", "deletes"), default=None,
+                   help="changes that need the person's approval are declined here (no TUI to approve them in)")
     p.add_argument("--audit-log", metavar="PATH", default=None,
                    help="append every agent call to PATH as JSON lines")
     add_server_options(p)

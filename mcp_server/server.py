@@ -3,7 +3,7 @@
     server, activity = build_server(vault, compat={"vault-cortex"}, extra_tools=[register_write_tools])
 
 `extra_tools` are functions `(server: MCPServer, env: ToolEnv) -> None` that add tools.
-Left as None it is the write tools (`mcp_server/write_tools.py`'s `register`, which checks
+Left as None it is the `history` tool and the write tools (`mcp_server/write_tools.py`'s `register`, which checks
 `env.read_only` itself and adds nothing in read-only mode). Every call passes through
 `Activity.middleware`, which publishes an `AgentAccess` event on `vault.bus`.
 """
@@ -29,6 +29,7 @@ from .activity import Activity
 from .config import check_prefix
 from .results import fail, log
 from .tools import ToolEnv
+from .history_tool import register as register_history
 from .write_tools import register as register_write_tools
 
 ToolRegistrar = Callable[[MCPServer, ToolEnv], None]
@@ -182,7 +183,7 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     if sdk.fast_path_enabled():
         server.middleware.append(server.fast_path)
     if extra_tools is None:
-        extra_tools = [register_write_tools]
+        extra_tools = [register_history, register_write_tools]
     for registrar in extra_tools:
         registrar(server, env)
     for tool in sdk.tools(server):

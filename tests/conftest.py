@@ -45,7 +45,7 @@ def _private_cache_home(tmp_path_factory: pytest.TempPathFactory):
     need their own cache folder still set XDG_CACHE_HOME with monkeypatch)."""
     previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
-    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))  # server records, logs, tokens
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))  # server records, logs, tokens, change journals
     yield
     for name, value in previous.items():
         if value is None:

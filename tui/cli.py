@@ -12,6 +12,8 @@ from core.query import SORTS, Query, pairs
 from core.serialize import entry_json
 from core.vault import Vault, demo_vault_path
 
+from .changes_cli import add_approve_option, apply_approval, register as register_changes
+
 Handler = Callable[[argparse.Namespace], int]
 
 
@@ -36,6 +38,7 @@ def open_vault(args: argparse.Namespace, *, load: bool = True) -> Vault:
     """Open (and by default fully load) the vault named on the command line."""
     root = args.vault or str(demo_vault_path())
     vault = Vault(root, clock=clock_from(args), okf_mode=args.okf, attachment_exts=args.attachment_exts)
+    apply_approval(args, vault, tui=getattr(args, "command", None) == "tui")
     if load:
         vault.load()
     return vault
@@ -216,6 +219,7 @@ def _tui_options(p: argparse.ArgumentParser) -> None:
                    help="also serve MCP over loopback HTTP with a bearer token")
     p.add_argument("--no-watch", action="store_true", help="do not follow outside edits")
     p.add_argument("--theme", default=None, help="a Textual theme name, e.g. textual-light, nord, gruvbox")
+    add_approve_option(p)
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -292,6 +296,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     from mcp_server.cli import register as register_mcp
     register_mcp(sub, handlers, _vault_options, open_vault)
+    register_changes(sub, handlers, _vault_options, open_vault)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = "commands and their options (`vaultwatch COMMAND --help` explains each):\n" + "\n".join(
         "  " + " ".join(cp.format_usage().split()[1:]) for cp in sub.choices.values())

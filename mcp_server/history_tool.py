@@ -1,0 +1,66 @@
+"""The `history` read tool: a note's journaled changes (core.journal), newest first.
+
+An agent sees what others (agents, the person, outside editors) changed in a note, and
+whether its own change was reverted and by whom. Registered in read-only mode too.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server import MCPServer
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from core.journal import Change, journal_for
+from core.paths import normalize
+
+from .activity import current_call
+from .results import fail, ok, read_only, vault_errors
+
+HISTORY = ("A note's change history as vaultwatch journaled it, newest first: who (agent, person, or an "
+           "edit outside vaultwatch), when, the tool, a summary, etags, and whether a change was reverted "
+           "(reverted_by) or is itself a revert (revert_of).")
+P_PATH = 'Vault-relative path, e.g. "Projects/Plan.md" (a rename is found under both paths).'
+P_LIMIT = "Most changes to return (default 20)."
+
+
+def change_row(c: Change) -> dict[str, Any]:
+    """The compact form of one change for agents."""
+    row: dict[str, Any] = {"id": c.id, "at": c.as_json()["at"], "kind": c.kind, "who": c.who, "tool": c.tool,
+                           "path": c.path, "summary": c.summary}
+    if c.session:
+        row["session"] = c.session
+    if c.src:
+        row["src"] = c.src
+    if c.etag or c.previous_etag:
+        row["etag"], row["previous_etag"] = c.etag, c.previous_etag
+    if c.reverted_by is not None:
+        row["reverted_by"] = c.reverted_by
+    if c.revert_of is not None:
+        row["revert_of"] = c.revert_of
+    return row
+
+
+def register(server: MCPServer, env: Any) -> None:
+    """Add the `history` tool (also in read-only mode) and open the vault's journal now."""
+    vault = env.vault
+    journal_for(vault)  # opened at start: outside edits from now on show as "changed outside" rows
+
+    @vault_errors
+    def history(
+        path: Annotated[str, Field(min_length=1, max_length=1024, description=P_PATH)],
+        limit: Annotated[int, Field(ge=1, le=500, description=P_LIMIT)] = 20,
+    ) -> CallToolResult:
+        rel = normalize(path)
+        journal = journal_for(vault)
+        if journal is None:
+            return fail("the change journal is switched off (VAULTWATCH_JOURNAL=0), so there is no history")
+        changes = journal.changes(path=rel, limit=limit)
+        current_call().listed([rel], len(changes))
+        return ok({"path": rel, "changes": [change_row(c) for c in changes]})
+
+    server.add_tool(history, name="history", title="Change History", description=HISTORY,
+                    annotations=read_only("Change History"))
+
+
+__all__ = ["change_row", "register"]

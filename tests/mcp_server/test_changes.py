@@ -1,0 +1,150 @@
+"""Change journal, history tool, audit ids and the approval gate over the real server and the real client."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from core import approval
+from core.approval import ApprovalGate, ApprovalRequested
+from core.journal import journal_for
+from core.revert import revert
+from core.vault import Vault
+from core.writes import Writer
+
+from mcp_testing import serving, uds_client
+
+
+@pytest.fixture
+def vault(tmp_path: Path, monkeypatch) -> Vault:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Plan.md").write_text("# Plan\n- one\n")
+    (root / "Home.md").write_text("See [[Plan]].\n")
+    v = Vault(root)
+    v.load()
+    return v
+
+
+def disk(vault: Vault, rel: str) -> bytes:
+    return (Path(vault.root) / rel).read_bytes()
+
+
+class Person:
+    """Answers approval requests from another thread, as the TUI would (after `delay` seconds)."""
+
+    def __init__(self, gate: ApprovalGate, vault: Vault, answer: bool | None, reason: str = "", delay: float = 0.0):
+        self.gate, self.answer, self.reason, self.delay = gate, answer, reason, delay
+        self.seen: list = []
+        self.unsubscribe = vault.bus.subscribe(self.on_event)
+
+    def on_event(self, event) -> None:
+        if isinstance(event, ApprovalRequested):
+            self.seen.append(event.pending)
+            if self.answer is not None:
+                threading.Timer(self.delay, self.gate.decide, (event.pending.id, self.answer, self.reason)).start()
+
+
+async def test_an_agents_write_is_journaled_with_its_session_and_the_audit_log_carries_the_id(vault, sock_dir,
+                                                                                           tmp_path):
+    audit = tmp_path / "audit.jsonl"
+    async with serving(vault, sock_dir / "s.sock", audit_log=str(audit)) as host, \
+            uds_client(host.socket_path, name="claude-test") as client:
+        result = await client.call_tool("edit", {"path": "Plan.md", "old_text": "- one", "new_text": "- two"})
+        assert not result.is_error
+        history = await client.call_tool("history", {"path": "Plan.md"})
+        rows = history.structured_content["changes"]
+        assert rows[0]["who"] == "claude-test/1.0" and rows[0]["tool"] == "edit" and rows[0]["session"]
+        assert rows[0]["etag"] == result.structured_content["etag"]
+        journal = journal_for(vault)
+        revert(Writer(vault), journal, rows[0]["id"], actor="human:tester")
+        history = await client.call_tool("history", {"path": "Plan.md"})
+        rows = history.structured_content["changes"]
+        assert rows[0]["kind"] == "revert" and rows[0]["who"] == "human:tester" and rows[0]["revert_of"] == rows[1]["id"]
+        assert rows[1]["reverted_by"] == rows[0]["id"]  # the agent can see its change was reverted, and by whom
+        read = await client.call_tool("read", {"path": "Plan.md"})
+        assert "- one" in read.structured_content["content"]
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    edit = next(line for line in lines if line["tool"] == "edit")
+    assert edit["change_ids"] == [rows[1]["id"]]
+    assert "change_ids" not in next(line for line in lines if line["tool"] == "history")
+
+
+async def test_approve_round_trip_returns_the_normal_answer_with_progress_meanwhile(vault, sock_dir):
+    gate = ApprovalGate("writes")
+    approval.attach(vault, gate)
+    gate.attend()
+    person = Person(gate, vault, True, delay=1.6)
+    progress: list[tuple] = []
+
+    async def on_progress(value, total, message):
+        progress.append((value, total, message))
+
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool("write", {"path": "Plan.md", "content": "# New\n", "overwrite": True},
+                                        progress_callback=on_progress)
+    assert not result.is_error and result.structured_content["changed"]
+    assert disk(vault, "Plan.md") == b"# New\n"
+    [pending] = person.seen
+    assert pending.before == b"# Plan\n- one\n" and pending.after == b"# New\n" and pending.operation == "write"
+    assert progress and "approve" in progress[0][2] and progress[0][1] == gate.timeout
+
+
+async def test_deny_round_trip_is_a_tool_error_with_the_reason_and_nothing_changes(vault, sock_dir):
+    gate = ApprovalGate("writes")
+    approval.attach(vault, gate)
+    gate.attend()
+    Person(gate, vault, False, "not this note")
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool("rename", {"path": "Plan.md", "new_path": "Old.md"})
+        assert result.is_error
+        assert result.content[0].text == "Error: the person declined this change: not this note"
+        result = await client.call_tool("edit", {"path": "Plan.md", "old_text": "- one", "new_text": "- x"})
+        assert result.content[0].text == "Error: the person declined this change: not this note"
+    assert disk(vault, "Plan.md") == b"# Plan\n- one\n" and disk(vault, "Home.md") == b"See [[Plan]].\n"
+    assert journal_for(vault).changes() == []
+
+
+async def test_no_decision_in_time_declines(vault, sock_dir):
+    gate = ApprovalGate("writes", timeout=0.5)
+    approval.attach(vault, gate)
+    gate.attend()
+    person = Person(gate, vault, None)
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        started = time.monotonic()
+        result = await client.call_tool("write", {"path": "New.md", "content": "x\n"})
+    assert result.is_error and "the person declined this change: no decision within 0.5 s" in result.content[0].text
+    assert time.monotonic() - started >= 0.5 and len(person.seen) == 1
+    assert not (Path(vault.root) / "New.md").exists() and gate.pending() == []
+
+
+async def test_unattended_gate_declines_at_once_saying_how_to_approve(vault, sock_dir):
+    approval.attach(vault, ApprovalGate("deletes"))
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool("delete", {"path": "Plan.md"})
+        assert result.is_error and "the person declined this change" in result.content[0].text
+        assert "open the TUI" in result.content[0].text
+        written = await client.call_tool("write", {"path": "New.md", "content": "x\n"})  # deletes only
+        assert not written.is_error
+    assert (Path(vault.root) / "Plan.md").exists()
+
+
+def test_folder_rules_override_the_mode(vault):
+    gate = ApprovalGate("none", folders=[("Journal/**", "writes"), ("Archive/**", "deletes")])
+    assert gate.needs("write", "Journal/2026/a.md") and not gate.needs("write", "Plan.md")
+    assert gate.needs("delete", "Archive/x.md") and not gate.needs("edit", "Archive/x.md")
+    assert gate.needs("rename", "Plan.md", dest="Journal/Plan.md")  # a move into a guarded folder waits
+
+
+def test_settings_file_rules(tmp_path):
+    path = tmp_path / "settings.toml"
+    path.write_text('[approve]\nmode = "deletes"\ntimeout = 30\n[approve.folders]\n"Journal/**" = "writes"\n')
+    assert approval.load_rules(str(path)) == ("deletes", [("Journal/**", "writes")], 30.0)
+    path.write_text('[approve]\nmode = "sometimes"\n')
+    with pytest.raises(Exception, match="approve.mode must be one of"):
+        approval.load_rules(str(path))
+    assert approval.load_rules(str(tmp_path / "none.toml")) == (None, [], None)

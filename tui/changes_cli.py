@@ -1,0 +1,139 @@
+"""`vaultwatch changes` and `vaultwatch revert`, and the `--approve` option of the TUI and serve.
+
+    vaultwatch changes [VAULT] [--agent NAME] [--since TIME] [--path PATH] [--limit N] [--json]
+    vaultwatch revert CHANGE_ID [VAULT]
+    vaultwatch revert --agent NAME [VAULT] --yes
+
+Both read the vault's change journal (core.journal) in the state folder; a revert writes
+through core.writes.Writer as the person (`human:<login>`), so it is journaled too.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import getpass
+import json
+import sys
+from collections.abc import Callable
+
+from core import approval
+from core.errors import VaultError
+from core.journal import Change, journal_for, parse_since
+from core.revert import RevertRefused, revert, revert_agent
+from core.writes import Writer
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def add_approve_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--approve", choices=approval.MODES, default=None,
+                   help="agents' writes (or only deletes) wait for the person's approval in the TUI; "
+                        "headless, they are declined (default: none, or [approve] in settings.toml)")
+
+
+def apply_approval(args: argparse.Namespace, vault, *, tui: bool = False) -> None:
+    """Attach the approval gate `--approve` and the settings file ask for (the TUI always gets one)."""
+    if hasattr(args, "approve"):
+        approval.configure(vault, args.approve, always=tui)
+
+
+def person() -> str:
+    try:
+        return "human:" + getpass.getuser()
+    except (KeyError, OSError):
+        return "human"
+
+
+def _when(at: float) -> str:
+    return dt.datetime.fromtimestamp(at, dt.timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _line(c: Change) -> str:
+    state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
+    where = f"{c.src} -> {c.path}" if c.src else c.path
+    who = c.who + (f" [{c.session[:8]}]" if c.session else "")
+    return f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}"
+
+
+def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
+             vault_options: Callable[..., None], open_vault: Callable[..., object]) -> None:
+    """Add `changes` and `revert` to the vaultwatch command line."""
+
+    def cmd_changes(args: argparse.Namespace) -> int:
+        vault = open_vault(args, load=False)
+        journal = journal_for(vault)
+        if journal is None:
+            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        since = parse_since(args.since, vault.clock.now()) if args.since else None
+        changes = journal.changes(agent=args.agent, since=since, path=args.path, limit=args.limit)
+        if args.json:
+            for c in changes:
+                print(json.dumps(c.as_json(), ensure_ascii=False))
+        else:
+            for c in changes:
+                print(_line(c))
+        print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} (journal: {journal.path})", file=sys.stderr)
+        return 0
+
+    p = sub.add_parser("changes", help="changes made through vaultwatch (agents, the person, reverts), newest first")
+    vault_options(p)
+    p.add_argument("--agent", metavar="NAME", default=None, help="only this agent's changes (its client name)")
+    p.add_argument("--since", metavar="TIME", default=None,
+                   help="only changes since TIME: an ISO date or time, or a duration back (30m, 2h, 1d)")
+    p.add_argument("--path", metavar="PATH", default=None, help="only changes touching this vault path")
+    p.add_argument("--limit", type=int, default=None, help="at most N changes")
+    p.add_argument("--json", action="store_true", help="JSON lines, one change per line")
+    handlers["changes"] = cmd_changes
+
+    def cmd_revert(args: argparse.Namespace) -> int:
+        if args.change_id is not None and not args.change_id.isdigit():
+            if args.vault is not None or args.agent is None:
+                raise VaultError(f"CHANGE_ID must be a number from `vaultwatch changes`, not {args.change_id!r}")
+            args.vault, args.change_id = args.change_id, None  # `revert --agent NAME VAULT`
+        if args.change_id is not None:
+            args.change_id = int(args.change_id)
+        if (args.change_id is None) == (args.agent is None):
+            raise VaultError("give a CHANGE_ID (from `vaultwatch changes`), or --agent NAME to revert all its changes")
+        if args.agent is not None and not args.yes:
+            raise VaultError(f"reverting every change of {args.agent!r} needs --yes (list them first with "
+                             f"`vaultwatch changes --agent {args.agent}`)")
+        vault = open_vault(args)
+        journal = journal_for(vault)
+        if journal is None:
+            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        writer = Writer(vault)
+        try:
+            if args.agent is not None:
+                outcome = revert_agent(writer, journal, args.agent, actor=person())
+                for done in outcome.reverted:
+                    print(f"reverted change {done.change_id} (revert is change {done.revert.id})")
+                for cid, why in outcome.refused:
+                    print(f"not reverted: {why}", file=sys.stderr)
+                return 1 if outcome.refused else 0
+            try:
+                done = revert(writer, journal, args.change_id, actor=person())
+            except RevertRefused as exc:
+                print(f"vaultwatch: {exc.message}", file=sys.stderr)
+                if args.show_versions and exc.path:
+                    for name, data in exc.versions.items():
+                        print(f"--- {name} ---", file=sys.stderr)
+                        print("(absent)" if data is None else data.decode("utf-8", "replace"), file=sys.stderr)
+                return 1
+            print(f"reverted change {done.change_id}: {done.revert.summary} (revert is change {done.revert.id})")
+            return 0
+        finally:
+            stop = getattr(vault, "stop", None)
+            if callable(stop):
+                stop()
+
+    p = sub.add_parser("revert", help="revert a change from the journal (or every change of one agent)")
+    p.add_argument("change_id", nargs="?", default=None, help="the change's id (`vaultwatch changes`)")
+    vault_options(p)
+    p.add_argument("--agent", metavar="NAME", default=None, help="revert every change of this agent, newest first")
+    p.add_argument("--yes", action="store_true", help="confirm reverting all of an agent's changes")
+    p.add_argument("--show-versions", action="store_true",
+                   help="when refused, print the three versions (before, written, current)")
+    handlers["revert"] = cmd_revert
+
+
+__all__ = ["add_approve_option", "apply_approval", "person", "register"]
