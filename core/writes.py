@@ -692,7 +692,7 @@ class Writer:
             elif if_match is not None:
                 raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
             moved_to = None
-            _journal.approve(rel, None, None, operation="delete")
+            _journal.approve(rel, found[0] if kind != FOLDER and found else None, None, operation="delete")
             try:
                 if permanent:
                     if kind == FOLDER and not os.path.islink(src_abs):

@@ -115,6 +115,8 @@ class VaultwatchApp(App[None]):
         Binding("3", "tab('stale')", "Stale", show=False, id="app.tab_stale"),
         Binding("4", "tab('trust')", "Trust", show=False, id="app.tab_trust"),
         Binding("5", "tab('broken')", "Broken", show=False, id="app.tab_broken"),
+        Binding("C", "changes", "Changes", show=False, id="app.changes"),  # tui/review.py: diffs, revert, approval
+        Binding("g", "approval_mode", "Approval mode", show=False, id="app.approval"),
     ]
 
     def __init__(self, session: Session, *, host: Any = None, host_error: str | None = None,
@@ -233,6 +235,8 @@ class VaultwatchApp(App[None]):
         if self._started or self._quitting:
             return
         self._started = True
+        from . import review  # noqa: PLC0415  (diffs, revert, approval dialogs: not needed for the first frame)
+        await self.mount(review.ReviewHost(self.session.vault))  # attends the approval gate before agents come
         if not self.session.vault.wait_ready(0):
             _prestart_scan_helpers()
             self.session.vault.start()
@@ -668,6 +672,9 @@ class VaultwatchApp(App[None]):
     def on_row_list_chosen(self, message: RowList.Chosen) -> None:
         row = message.row
         if isinstance(message.rowlist, ActivityList):
+            from . import review  # noqa: PLC0415
+            if row is not None and review.open_call(self, row):  # an agent's write: its diff
+                return
             if row is not None and row.paths:
                 self.preview.show(row.paths[0], push=True)
             return
@@ -700,6 +707,14 @@ class VaultwatchApp(App[None]):
         tree = self._tree
         self._user_layout["tree"] = not tree.display
         self._apply_layout()
+
+    def action_changes(self) -> None:
+        from . import review  # noqa: PLC0415
+        review.open_changes(self)
+
+    def action_approval_mode(self) -> None:
+        from . import review  # noqa: PLC0415
+        review.cycle_mode(self)
 
     def action_toggle_activity(self) -> None:
         panel = self._activity_panel

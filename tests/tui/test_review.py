@@ -1,0 +1,178 @@
+"""Reviewing agents' changes in the TUI (tui/review.py): a real agent on the app's real socket, Pilot keys."""
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from test_agents import agent, wait_for
+from tui_helpers import open_loaded
+
+from core import approval
+from core.approval import ApprovalGate
+from core.journal import journal_for
+from tui.app import make_app
+from tui.config import fixed_config
+from tui.diffview import DiffView, plain
+from tui.review import ApprovalScreen, ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen
+from tui.widgets.activity import ActivityList
+
+NOTE = "Projects/Atlas Migration.md"
+
+
+@pytest.fixture
+def socket_path():
+    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
+        yield os.path.join(folder, "tui.sock")
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+async def started(app, pilot, socket_path):
+    await app.settle()
+    await wait_for(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain, 10)
+
+
+def diff_text(screen) -> str:
+    return plain(screen.query_one(DiffView).renderable)
+
+
+async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_demo: Path, socket_path: str):
+    vault = open_loaded(tui_demo)
+    before = (tui_demo / NOTE).read_bytes()
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await started(app, pilot, socket_path)
+        async with agent(socket_path, "claude-test") as claude:
+            read = await claude.call_tool("read", {"path": NOTE})
+            line = next(x for x in read.structured_content["content"].splitlines() if x.strip() and
+                        not x.startswith(("---", "#")) and ":" not in x)
+            changed = await claude.call_tool("edit", {"path": NOTE, "old_text": line,
+                                                       "new_text": line + " EDITED-BY-AGENT"})
+            assert not changed.is_error
+            activity = app.query_one(ActivityList)
+            await wait_for(lambda: any(r.tool == "edit" for r in activity.rows))
+            activity.focus()
+            await pilot.press("end", "enter")
+            await wait_for(lambda: isinstance(app.screen, ChangeScreen))
+            text = diff_text(app.screen)
+            assert "claude-test/1.0" in text and "edit" in text and NOTE in text
+            assert "- " + line.strip()[:20] in text.replace("  ", " ") or line.strip()[:20] in text
+            assert "EDITED-BY-AGENT" in text and "+1 -1 lines" in text
+            await pilot.press("r")
+            await wait_for(lambda: (tui_demo / NOTE).read_bytes() == before)
+            reread = await claude.call_tool("read", {"path": NOTE})
+            assert "EDITED-BY-AGENT" not in reread.structured_content["content"]
+            history = await claude.call_tool("history", {"path": NOTE})
+            rows = history.structured_content["changes"]
+            assert rows[0]["kind"] == "revert" and rows[0]["who"].startswith("human:")
+            assert rows[1]["reverted_by"] == rows[0]["id"]
+
+
+async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_versions(tui_demo: Path):
+    vault = open_loaded(tui_demo)
+    from core.writes import Writer
+    Writer(vault).write("Inbox/new.md", "agent text\n", actor="agent:bot")
+    (tui_demo / "Inbox" / "new.md").write_bytes(b"person's own text\n")
+    vault.refresh_paths(["Inbox/new.md"])
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 50)) as pilot:
+        await app.settle()
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        assert [c.kind for c in screen.rows] == ["outside", "change"]
+        await pilot.press("down", "r")
+        await wait_for(lambda: isinstance(app.screen, VersionsScreen))
+        shown = " ".join(str(s.render()) for s in app.screen.query("Static"))
+        assert "changed after it, outside vaultwatch" in shown
+        assert "agent text" in shown and "person's own text" in shown
+    assert (tui_demo / "Inbox" / "new.md").read_bytes() == b"person's own text\n"
+
+
+async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: Path):
+    vault = open_loaded(tui_demo)
+    from core.writes import Writer
+    writer = Writer(vault)
+    before = (tui_demo / NOTE).read_bytes()
+    writer.update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
+    writer.write("Inbox/bot.md", "bot\n", actor="agent:bot")
+    writer.write("Inbox/other.md", "other\n", actor="agent:other")
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(170, 50)) as pilot:
+        await app.settle()
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        await pilot.press("down", "down")  # the frontmatter edit
+        text = diff_text(screen)
+        assert "frontmatter" in text and "status: " in text and "'deprecated'" in text
+        await pilot.press("R")
+        await wait_for(lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(lambda: not (tui_demo / "Inbox" / "bot.md").exists())
+        await wait_for(lambda: (tui_demo / NOTE).read_bytes() == before)
+        assert (tui_demo / "Inbox" / "other.md").exists()
+
+
+async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path):
+    vault = open_loaded(tui_demo)
+    from core.writes import Writer
+    result = Writer(vault).rename(NOTE, "Archive/Atlas.md", actor="agent:mover")
+    assert len(result.changed_paths) > 2
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 50)) as pilot:
+        await app.settle()
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        text = diff_text(app.screen)
+        assert f"moved {NOTE} → Archive/Atlas.md" in text and "rewrote links in" in text
+        assert "links rewritten in" in text and "[[Atlas" in text
+
+
+@pytest.mark.parametrize("keys, answer", [
+    (("y",), None),
+    (("n",), "Error: the person declined this change: denied in the TUI"),
+    (("d", *"not now", "enter"), "Error: the person declined this change: not now"),
+])
+async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str, keys, answer):
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await started(app, pilot, socket_path)
+        async with agent(socket_path, "claude-test") as claude:
+            call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
+            await wait_for(lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(DiffView) and
+                           app.screen.query_one(DiffView).renderable, 10)
+            text = diff_text(app.screen)
+            assert "claude-test/1.0 wants to write Inbox/idea.md" in text and "# Idea" in text
+            assert not call.done()
+            await pilot.press(*keys)
+            result = await asyncio.wait_for(call, 10)
+    if answer is None:
+        assert not result.is_error and (tui_demo / "Inbox" / "idea.md").read_bytes() == b"# Idea\n"
+    else:
+        assert result.is_error and result.content[0].text == answer
+        assert not (tui_demo / "Inbox" / "idea.md").exists()
+
+
+async def test_g_cycles_the_approval_mode_and_the_gate_then_asks(tui_demo: Path):
+    vault = open_loaded(tui_demo)
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 50)) as pilot:
+        await app.settle()
+        await pilot.press("g")
+        gate = approval.gate_for(vault)
+        assert gate is not None and gate.mode == "writes" and gate.attended
+        await pilot.press("g")
+        assert gate.mode == "deletes"
+        await pilot.press("g")
+        assert gate.mode == "none"
+    assert not gate.attended  # the app left: an unattended gate declines at once
