@@ -69,6 +69,13 @@ def test_revert_restores_the_exact_bytes(setup):
         revert(writer, journal, reverted.id)
 
 
+def test_revert_puts_back_lf_bytes_over_crlf_ones_without_restyling_them(setup):
+    root, _, writer, journal = setup({"a.md": "one\ntwo\n"})
+    writer.write("a.md", "one\r\ntwo\r\nthree\r\n", overwrite=True, actor="agent:x")
+    revert(writer, journal, journal.changes()[0].id)
+    assert (root / "a.md").read_bytes() == b"one\ntwo\n"  # a plain write would keep the CRLF "style"
+
+
 def test_revert_of_a_created_note_moves_it_to_the_trash_and_its_revert_brings_it_back(setup):
     root, _, writer, journal = setup({"a.md": "a\n"})
     writer.write("new.md", "fresh\n", actor="agent:x")
