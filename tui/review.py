@@ -28,7 +28,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Static
 
 from core import approval
-from core.approval import ApprovalRequested, ApprovalSettled, Pending
+from core.approval import ApprovalModeChanged, ApprovalRequested, ApprovalSettled, Pending
 from core.journal import Change, ChangeRecorded, journal_for
 from core.revert import RevertRefused, revert, revert_agent
 from core.writes import Writer
@@ -508,6 +508,7 @@ class ReviewHost(Widget):
             self._leave = gate.attend()
             for pending in gate.pending():
                 self.post_message(self.Asked(pending))
+            self.show_gate()
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -515,14 +516,38 @@ class ReviewHost(Widget):
         if self._leave is not None:
             self._leave()
 
+    class GateChanged(Message):
+        pass
+
     def _relay(self, event) -> None:
         if isinstance(event, ApprovalRequested):
             self.post_message(self.Asked(event.pending))
         elif isinstance(event, ChangeRecorded):
             self.post_message(self.Recorded(event.change))
+        elif isinstance(event, (ApprovalSettled, ApprovalModeChanged)):
+            self.post_message(self.GateChanged())
+
+    def on_review_host_gate_changed(self, message: GateChanged) -> None:
+        self.show_gate()
+
+    def show_gate(self) -> None:
+        """The status line's approval part: the mode and how many changes wait (nothing when off)."""
+        gate = self.gate
+        status = getattr(self.app, "status", None)
+        if status is None:
+            return
+        if gate is None or (gate.mode == "none" and not gate.folders and not gate.pending()):
+            status.set_part("approval", None)
+            return
+        waiting = len(gate.pending())
+        text = Text(f"approve: {gate.mode}" + (" + folder rules" if gate.folders else ""), style="bold yellow")
+        if waiting:
+            text.append(f" · {waiting} waiting", style="bold red")
+        status.set_part("approval", text)
 
     def on_review_host_asked(self, message: Asked) -> None:
         self._queue.append(message.pending)
+        self.show_gate()
         self._next()
 
     def on_review_host_recorded(self, message: Recorded) -> None:
@@ -571,6 +596,7 @@ def cycle_mode(app: Any) -> None:
         app.query_one(ReviewHost)._leave = gate.attend()
     mode = MODES_CYCLE[(MODES_CYCLE.index(gate.mode) + 1) % len(MODES_CYCLE)]
     gate.set_mode(mode)
+    app.query_one(ReviewHost).show_gate()
     what = {"none": "agents' changes go through without asking",
             "writes": "every agent write waits for your approval",
             "deletes": "agents' deletes wait for your approval"}[mode]

@@ -154,6 +154,7 @@ async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str, key
             text = diff_text(app.screen)
             assert "claude-test/1.0 wants to write Inbox/idea.md" in text and "# Idea" in text
             assert not call.done()
+            await wait_for(lambda: "1 waiting" in app.status.parts["approval"].plain)
             await pilot.press(*keys)
             result = await asyncio.wait_for(call, 10)
     if answer is None:
@@ -171,8 +172,9 @@ async def test_g_cycles_the_approval_mode_and_the_gate_then_asks(tui_demo: Path)
         await pilot.press("g")
         gate = approval.gate_for(vault)
         assert gate is not None and gate.mode == "writes" and gate.attended
+        assert app.status.parts["approval"].plain == "approve: writes"
         await pilot.press("g")
-        assert gate.mode == "deletes"
+        assert gate.mode == "deletes" and app.status.parts["approval"].plain == "approve: deletes"
         await pilot.press("g")
-        assert gate.mode == "none"
+        assert gate.mode == "none" and "approval" not in app.status.parts
     assert not gate.attended  # the app left: an unattended gate declines at once
