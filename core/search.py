@@ -47,6 +47,7 @@ FALLBACK_BELOW = 3  # a strict AND of 3+ words with fewer hits than this (or non
 NEAR_CHECKED = 60  # candidates checked for proximity
 COMMON_FAST_ABOVE = 20_000  # matches above which a query of only common words skips FTS5's bm25 sort
 COMPRESS_LEVEL = 1
+MAX_DUPLICATES = 20  # candidates of one file name compared for near-identical text
 DEPRECATED_FACTOR = 0.5
 STALE_FACTOR = 0.75
 MAX_QUERY_CHARS = 500
@@ -187,16 +188,12 @@ def _wanted(terms: Iterable[Term]) -> list[Term]:
 
 
 def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[int, str, float, tuple[str, ...]]]:
-    """Fold near-duplicate hits (same title, near-identical text, different folders) into one: the
-    newest path (natural order) takes the best member's place and lists the others."""
-    titles: dict[str, list[int]] = {}
-    rows = {r[0]: r for r in con.execute(
-        f"SELECT id, lower(title) FROM docs WHERE id IN ({','.join(str(int(r[0])) for r in scored)})")} if scored else {}
-    for i, (rowid, _path, _s) in enumerate(scored):
-        title = rows.get(rowid, (None, None))[1]
-        if title:
-            titles.setdefault(title, []).append(i)
-    groups = [idx for idx in titles.values() if len(idx) > 1]
+    """Fold near-duplicate hits (same file name, near-identical text, different folders) into one:
+    the newest path (natural order) takes the best member's place and lists the others."""
+    names: dict[str, list[int]] = {}
+    for i, (_rowid, path, _s) in enumerate(scored):  # the same file name (so the same default title)
+        names.setdefault(path.rpartition("/")[2].casefold(), []).append(i)
+    groups = [idx[:MAX_DUPLICATES] for idx in names.values() if len(idx) > 1]
     if not groups:
         return [(r, p, s, ()) for r, p, s in scored]
     want = [scored[i][0] for idx in groups for i in idx]
@@ -250,7 +247,7 @@ class SearchHit:
     snippet_plain: str
     highlights: tuple[tuple[int, int], ...]
     entry: Entry
-    duplicates: tuple[str, ...] = ()  # near-identical notes (same title) in other folders, folded into this hit
+    duplicates: tuple[str, ...] = ()  # near-identical notes (same file name) in other folders, folded in
 
     def as_json(self) -> dict[str, Any]:
         """The hit as a JSON-safe dict (path, title, folder, score, snippet, highlights, modified_at,

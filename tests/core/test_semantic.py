@@ -40,6 +40,9 @@ def vec_vault(corpus, tmp_path_factory):
     v.start_watching()
     v.load()
     assert v.wait_search_ready(60)
+    progress: list = []
+    v.bus.subscribe(lambda e: progress.append((e.done, e.total)) if getattr(e, "phase", None) == "vectors" else None)
+    v.vector_progress = progress
     vectors = v.start_vectors()
     assert vectors is not None and vectors.wait_ready(120), vectors.problem
     yield v
@@ -57,6 +60,15 @@ def test_vectors_are_int8_one_row_per_note(vec_vault):
     assert vectors._mat.dtype.name == "int8" and vectors._mat.shape == (notes, semantic.DIM)
     assert vec_vault.semantic_status() == {"installed": True, "ready": True, "done": vectors.done,
                                            "total": vectors.total, "problem": None}
+
+
+@needs_extra
+def test_the_first_vector_build_reports_progress_on_the_bus(vec_vault):
+    progress = vec_vault.vector_progress
+    notes = sum(1 for e in vec_vault.snapshot.entries if e.kind == "note")
+    assert progress[0] == (0, progress[0][1]) and progress[0][1] >= notes - 1
+    assert progress[-1][0] == progress[-1][1] and len(progress) == 1 + -(-progress[0][1] // semantic.BATCH)
+    assert [d for d, _ in progress] == sorted(d for d, _ in progress)
 
 
 @needs_extra
