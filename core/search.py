@@ -801,7 +801,7 @@ class SearchIndex:
         FALLBACK_BELOW notes, any word may match, ranked by how much of the query a note
         covers (`SearchResult.match` says which). FTS5 picks the candidates (its bm25 order
         plus every note whose name, title, aliases or headings match); `ranking.score`
-        orders them; near-duplicates (same title, near-identical text) are grouped under the
+        orders them; near-duplicates (same file name, near-identical text) are grouped under the
         newest path. `count` is accepted for compatibility: the total is always counted.
         """
         terms = parse_query(text)
