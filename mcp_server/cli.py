@@ -10,6 +10,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 
 from core.vault import Vault, demo_vault_path
@@ -60,8 +61,18 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             root = _vault_root(args.vault)
             socket_path = os.path.abspath(args.socket) if args.socket else default_socket_path(root)
             lock = VaultLock(root)
-            lock.acquire(record={"kind": "headless" if args.headless else "serve", "socket": socket_path,
-                                 "http": None})
+            record = {"kind": "headless" if args.headless else "serve", "socket": socket_path, "http": None}
+            deadline = time.monotonic() + (args.wait_lock or 0)
+            if args.wait_lock:
+                from . import host as _host  # noqa: F401  (the SDK import overlaps the wait)
+            while True:
+                try:
+                    lock.acquire(record=record)
+                    break
+                except VaultBusy:
+                    if time.monotonic() >= deadline:
+                        raise
+                    time.sleep(0.01)  # a TUI handing the vault back: it lets go within its shutdown
         except VaultBusy as busy:
             reach = (f"vaultwatch bridge --socket {busy.holder.socket}" if busy.holder.socket
                      else f"vaultwatch bridge --vault {root}")
@@ -109,6 +120,8 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                    help="a server started for agents (by `vaultwatch bridge`): the TUI takes the vault over from it")
     p.add_argument("--idle-exit", metavar="SECONDS", type=float, default=None,
                    help="stop after SECONDS without MCP clients (bridges start a server again when needed)")
+    p.add_argument("--wait-lock", metavar="SECONDS", type=float, default=None,
+                   help="when another vaultwatch serves the vault, wait up to SECONDS for it to stop")
     handlers["serve"] = cmd_serve
 
     def cmd_bridge(args: argparse.Namespace) -> int:

@@ -38,6 +38,7 @@ from core.vault import Vault
 from core.vaultlock import VaultBusy, VaultLock
 
 from .activity import Activity, AuditLog
+from .handover import hand_back, take_over
 from .server import ToolRegistrar, build_server
 from .paths import (MAX_UNIX_PATH, HostError, default_socket_path, find_socket, http_token, parse_http,
                     read_info, runtime_dir, token_path, write_private)
@@ -113,12 +114,20 @@ class _Counting:
     def __init__(self, app: Any, host: "McpHost") -> None:
         self.app = app
         self.host = host
+        self._bridge_header = SESSION_HEADER.encode()
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         self.host._inflight += 1
         self.host._last_request = time.monotonic()
+        for key, value in scope.get("headers") or ():
+            if key == self._bridge_header:  # a bridge: it can follow the vault to the next server
+                if scope.get("method") == "DELETE":
+                    self.host._bridges.pop(value, None)
+                else:
+                    self.host._bridges[value] = time.monotonic()
+                break
         try:
             return await self.app(scope, receive, send)
         finally:
@@ -216,6 +225,7 @@ class McpHost:
         self.idle_exit = idle_exit  # stop after this many seconds without clients (headless servers)
         self._inflight = 0
         self._last_request = time.monotonic()
+        self._bridges: dict[bytes, float] = {}  # bridges seen (their session header) and when last
         self.socket_path = os.path.abspath(socket_path) if socket_path else default_socket_path(vault.root_real)
         if len(os.fsencode(self.socket_path)) > MAX_UNIX_PATH:
             raise HostError(f"socket path is too long for a Unix socket ({len(self.socket_path)} > "
@@ -248,15 +258,21 @@ class McpHost:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(event.set)
 
-    def _lock_vault(self) -> VaultLock:
-        """The vault's own lock (core/vaultlock.py): one server per vault whatever the socket path."""
+    async def _lock_vault(self) -> VaultLock:
+        """The vault's own lock (core/vaultlock.py): one server per vault whatever the socket path.
+        The TUI takes the vault over from a headless server (handover.py): the headless one stops
+        accepting, finishes its calls in flight and releases the lock; bridges follow the vault."""
         if self._vault_lock is not None and self._vault_lock.held:
             lock, self._vault_lock = self._vault_lock, None
             lock.publish(self._record())
             return lock
         lock = VaultLock(self.vault.root_real)
         try:
-            lock.acquire(record=self._record())
+            try:
+                lock.acquire(record=self._record())
+            except VaultBusy as busy:
+                if self.kind != "tui" or not await take_over(lock, busy, self._record()):
+                    raise
         except VaultBusy as busy:
             reach = (f"vaultwatch bridge --socket {busy.holder.socket}" if busy.holder.socket
                      else f"vaultwatch bridge --vault {self.vault.root_real}")
@@ -337,7 +353,7 @@ class McpHost:
             self._stop = asyncio.Event()
             if self._stop_requested:
                 self._stop.set()
-        vault_lock = self._lock_vault()
+        vault_lock = await self._lock_vault()
         try:
             lock_fd = self._lock()
         except BaseException:
@@ -420,8 +436,12 @@ class McpHost:
                     sock.close()
                 if audit is not None:
                     audit.close()
+                now = time.monotonic()
+                bridges = any(now - seen < STALE_AGENT_SECONDS for seen in self._bridges.values())
                 self.activity.disconnect_all()
                 os.close(lock_fd)
+                if self.kind == "tui" and bridges:
+                    hand_back(self.vault.root_real, self.socket_path)  # before the lock goes: no gap to race
                 vault_lock.release()
 
     async def _keep_socket(self, app: Any, servers: list, sockets: list, tasks: list) -> None:

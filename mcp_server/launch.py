@@ -139,7 +139,8 @@ def _project_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def spawn_headless(root_real: str, socket_path: str, idle_exit: float) -> subprocess.Popen:
+def spawn_headless(root_real: str, socket_path: str, idle_exit: float,
+                   wait_lock: float | None = None) -> subprocess.Popen:
     """Start `vaultwatch serve ROOT --headless` detached from this process (see module doc)."""
     log = log_path(root_real)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
@@ -147,7 +148,7 @@ def spawn_headless(root_real: str, socket_path: str, idle_exit: float) -> subpro
         os.write(fd, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started by a bridge (pid {os.getpid()})\n".encode())
         return subprocess.Popen(
             [sys.executable, "-m", "tui.cli", "serve", root_real, "--headless", "--socket", socket_path,
-             "--idle-exit", f"{idle_exit:g}"],
+             "--idle-exit", f"{idle_exit:g}", *(["--wait-lock", f"{wait_lock:g}"] if wait_lock else [])],
             cwd=_project_root(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
             start_new_session=True, close_fds=True)
     finally:

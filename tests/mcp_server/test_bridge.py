@@ -197,3 +197,37 @@ async def test_bridge_answers_garbage_with_a_parse_error(demo, sock_dir):
         assert (await bridge.handshake())["id"] == 1  # and keeps working
         bridge.proc.stdin.close()
         assert await bridge.exit_code() == 0
+
+
+async def test_a_cancelled_call_is_cancelled_upstream_and_its_reply_dropped(demo, sock_dir):
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    def register(server, env) -> None:
+        async def hold(seconds: float = 30.0) -> str:
+            started.set()
+            try:
+                await asyncio.sleep(seconds)
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return "done"
+        server.add_tool(hold, name="hold", description="Test tool: wait `seconds`.")
+
+    async with serving(demo, sock_dir / "v.sock", extra_tools=[register]) as host:
+        bridge = await RawBridge.start("--socket", host.socket_path)
+        await bridge.handshake()
+        await bridge.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                           "params": {"name": "hold", "arguments": {"seconds": 3}}})
+        await asyncio.wait_for(started.wait(), 10)
+        await bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": 9, "reason": "the user pressed Esc"}})
+        await asyncio.wait_for(cancelled.wait(), 10)  # the server stopped working on it
+        await asyncio.sleep(3.5)  # past the time the call would have finished
+        await bridge.send({"jsonrpc": "2.0", "id": 10, "method": "ping"})
+        reply = await bridge.receive()
+        assert reply["id"] == 10  # nothing for id 9 came before it: its reply, if any, was dropped
+        bridge.proc.stdin.close()
+        assert await bridge.exit_code() == 0
+        rest = await bridge.proc.stdout.read()
+        assert b'"id":9' not in rest

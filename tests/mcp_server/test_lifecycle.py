@@ -136,6 +136,7 @@ class Bridge:
 
     @classmethod
     async def start(cls, vault: Path, env: dict[str, str], *args: str) -> "Bridge":
+        args = args if "--idle-exit" in args else (*args, "--idle-exit", "30")  # a leftover stops by itself
         proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", "--vault", str(vault), *args,
                                                     cwd=str(ROOT), env=env, stdin=subprocess.PIPE,
                                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -183,15 +184,32 @@ def stop_holder(vault: Path) -> None:
         if h is not None:
             break
         time.sleep(0.1)
-    if h is not None and h.pid:
+    pids = {h.pid} if h is not None and h.pid else set()
+    pids |= headless_for(vault)  # and any other this test's bridges started (the vault path is this test's own)
+    for pid in pids:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(h.pid, signal.SIGTERM)
-        for _ in range(200):
-            if holder(os.path.realpath(vault)) is None:
-                return
-            time.sleep(0.05)
+            os.kill(pid, signal.SIGTERM)
+    for _ in range(200):
+        if holder(os.path.realpath(vault)) is None and not headless_for(vault):
+            return
+        time.sleep(0.05)
+    for pid in pids | headless_for(vault):
         with contextlib.suppress(ProcessLookupError):
-            os.kill(h.pid, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
+
+
+def headless_for(vault: Path) -> set[int]:
+    """Pids of headless servers of exactly this vault (a test's own tmp path), from /proc."""
+    want = os.fsencode(os.path.realpath(vault))
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    argv = fh.read().split(b"\0")
+                if b"--headless" in argv and want in argv:
+                    found.add(int(entry))
+    return found
 
 
 import contextlib  # noqa: E402

@@ -69,7 +69,8 @@ async def test_typescript_sdk_client_first_the_bridge_starts_the_server(ts_sdk, 
     env = client_env(short_dir("vwt"), tmp_path / "state")
     try:
         proc = await asyncio.create_subprocess_exec(
-            str(ts_sdk), "client.mjs", *VAULTWATCH, "bridge", "--vault", str(demo_vault), cwd=str(CLIENT_DIR),
+            str(ts_sdk), "client.mjs", *VAULTWATCH, "bridge", "--vault", str(demo_vault), "--idle-exit", "30",
+            cwd=str(CLIENT_DIR),
             env={**env, "PATH": os.environ["PATH"]}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         report = json.loads(out)

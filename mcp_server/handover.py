@@ -1,0 +1,70 @@
+"""The TUI and a headless server hand the vault over without the agent noticing.
+
+- Take-over (the TUI opens on a vault a headless server serves): SIGTERM to the headless server,
+  which unlinks its socket (bridges notice at once), finishes its calls in flight and releases
+  the vault lock; the TUI takes the lock as soon as it is free and binds. Every bridge finds
+  the TUI through the lock and re-initializes there with its client's original `initialize`.
+- Hand-back (the TUI quits while agents are connected): before releasing the lock the TUI starts
+  a headless server that waits for the lock (`serve --headless --wait-lock`): it imports and
+  loads while the TUI shuts down, and serves the moment the lock is free. Bridges follow it.
+
+Only a headless server is ever stopped: a TUI or `serve` someone started is left alone.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from typing import Any
+
+from core.vaultlock import VaultBusy, VaultLock
+
+from .launch import IDLE_EXIT_DEFAULT, log_path, spawn_headless
+
+TAKEOVER_SECONDS = 10.0  # how long the TUI waits for a headless server to let go
+WAIT_LOCK_SECONDS = 15.0  # how long a hand-back server waits for the TUI to let go
+
+
+def is_headless(busy: VaultBusy) -> bool:
+    h = busy.holder
+    if h.info.get("kind") == "headless":
+        return True
+    if h.pid:  # its record may be in another state folder: its command line says it too
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{h.pid}/cmdline", "rb") as fh:
+                return b"--headless" in fh.read().split(b"\0")
+    return False
+
+
+async def take_over(lock: VaultLock, busy: VaultBusy, record: dict[str, Any]) -> bool:
+    """Stop the headless server holding the vault and take its lock; False when the holder is
+    not headless (the caller reports it busy) or does not let go in time."""
+    if not is_headless(busy) or not busy.holder.pid:
+        return False
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(busy.holder.pid, signal.SIGTERM)
+    deadline = time.monotonic() + TAKEOVER_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            lock.acquire(record=record)
+            return True
+        except VaultBusy as again:
+            if again.holder.pid != busy.holder.pid and not is_headless(again):
+                raise
+            if again.holder.pid and again.holder.pid != busy.holder.pid:  # a bridge restarted one meanwhile
+                busy = again
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(again.holder.pid, signal.SIGTERM)
+        await asyncio.sleep(0.01)
+    return False
+
+
+def hand_back(root_real: str, socket_path: str) -> None:
+    """Start the headless server that takes over when this TUI lets go (see module doc)."""
+    with contextlib.suppress(OSError):
+        spawn_headless(root_real, socket_path, IDLE_EXIT_DEFAULT, wait_lock=WAIT_LOCK_SECONDS)
+
+
+__all__ = ["hand_back", "is_headless", "log_path", "take_over"]

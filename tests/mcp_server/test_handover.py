@@ -1,0 +1,117 @@
+"""The TUI and a headless server hand the vault over while an agent calls every 100 ms, with
+real processes: the agent's bridge (spawned as clients spawn it), the headless server it
+starts, and the real TUI in a pseudo-terminal, opened and then quit mid-session."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+
+from core.vaultlock import holder
+from mcp_server.bridge import MAYBE_APPLIED
+from mcp_testing import ROOT
+from test_lifecycle import Bridge, client_env, short_dir, stop_holder
+
+
+class Tui:
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.master, slave = pty.openpty()
+        os.set_blocking(self.master, False)
+        self.proc = subprocess.Popen([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, stdin=slave, stdout=slave,
+                                     stderr=slave, env=env, close_fds=True)
+        os.close(slave)
+
+    def drain(self) -> None:
+        while select.select([self.master], [], [], 0)[0]:
+            try:
+                if not os.read(self.master, 65536):
+                    return
+            except OSError:
+                return
+
+    def quit(self, timeout: float = 20) -> int | None:
+        os.write(self.master, b"q")
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self.drain()
+            time.sleep(0.05)
+        if self.proc.poll() is None:
+            self.proc.kill()
+        os.close(self.master)
+        return self.proc.wait(5)
+
+
+async def wait_for(predicate, timeout: float, tick=None) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if tick:
+            tick()
+        if predicate():
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_tui_opened_and_quit_while_an_agent_calls_every_100ms(demo_vault, tmp_path):
+    root = str(demo_vault.resolve())
+    env = client_env(short_dir("vwh"), tmp_path / "state")
+    audit = tmp_path / "tui-audit.jsonl"
+    bridge = await Bridge.start(demo_vault, env)
+    calls: list[tuple[float, float, str, dict]] = []  # (sent, latency, kind, reply)
+    stop = asyncio.Event()
+    tui = None
+
+    async def agent() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            kind = "write" if n % 5 == 0 else "read"
+            sent = time.monotonic()
+            if kind == "write":
+                reply = await bridge.call("write", {"path": f"Agent/w{n}.md", "content": f"# w{n}\n"}, timeout=60)
+            else:
+                reply = await bridge.call("list_documents", {"limit": 1}, timeout=60)
+            calls.append((sent, time.monotonic() - sent, kind, reply))
+            await asyncio.sleep(0.1)
+
+    try:
+        await bridge.handshake()
+        worker = asyncio.create_task(agent())
+        assert await wait_for(lambda: len(calls) >= 5, 60)
+        headless = holder(root).pid
+        tui = Tui([root, "--audit-log", str(audit)], {**env, "TERM": "xterm-256color", "COLUMNS": "120",
+                                                       "LINES": "40"})
+        assert await wait_for(lambda: (h := holder(root)) is not None and h.pid == tui.proc.pid, 60, tui.drain)
+        opened = len(calls)
+        assert await wait_for(lambda: len(calls) >= opened + 10, 60, tui.drain)
+        assert tui.quit() == 0
+        assert await wait_for(lambda: (h := holder(root)) is not None and h.pid not in (headless, tui.proc.pid),
+                              60)
+        quit_at = len(calls)
+        assert await wait_for(lambda: len(calls) >= quit_at + 10, 60)
+        stop.set()
+        await asyncio.wait_for(worker, 60)
+    finally:
+        stop.set()
+        if tui is not None and tui.proc.poll() is None:
+            tui.proc.kill()
+        await bridge.close()
+        stop_holder(demo_vault)
+    failed_reads = [r for _, _, kind, r in calls if kind == "read" and "result" not in r]
+    assert failed_reads == []
+    writes = [(r, n) for n, (_, _, kind, r) in enumerate(calls, 1) if kind == "write"]
+    for reply, _ in writes:  # a write is acknowledged, or said to be maybe applied: never a silent loss
+        assert "result" in reply or reply["error"]["message"] == MAYBE_APPLIED, reply
+    acked = [r["result"]["structuredContent"]["path"] for r, _ in writes if "result" in r
+             and not r["result"].get("isError")]
+    assert acked and all((demo_vault / p).is_file() for p in acked)
+    seen_by_tui = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert any(e.get("agent", "").startswith("life-agent") for e in seen_by_tui)  # the TUI saw the agent's calls
+    gaps = [b[0] - a[0] for a, b in zip(calls, calls[1:])]
+    print(json.dumps({"calls": len(calls), "longest_gap_s": round(max(gaps), 3),
+                      "maybe_applied": sum(1 for r, _ in writes if "error" in r)}))
