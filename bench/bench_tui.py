@@ -202,6 +202,13 @@ class FrameClock:
         return locals().get("found")
 
 
+async def settle(app, timeout: float = 60.0) -> None:
+    """The app shows the answer to everything asked so far (tui.idle.settle)."""
+    from tui.idle import settle as settled
+
+    await settled(app, timeout)
+
+
 async def until(predicate, timeout: float = 60.0, step: float = 0.0005) -> float:
     start = time.perf_counter()
     while not predicate():
@@ -247,12 +254,12 @@ async def interactive(root: Path, size: tuple[int, int]) -> dict:
             await app.screen.wait_for_refresh()
             out["first_paint_after_app_built_s"] = round(time.perf_counter() - t, 3)
             await until(lambda: v.wait_ready(0), timeout=120, step=0.05)
-            await app.settle(timeout=60)
+            await settle(app, timeout=60)
             out["index_loaded_s"] = round(time.perf_counter() - t, 2)
-            out["rows"] = len(app.active_list.rows)
+            out["rows"] = len(app.main.active_list.rows)
             if v.entry_cache is not None:  # a cold load writes the cache: let it finish
                 await asyncio.to_thread(v.entry_cache.wait_flushed, 120)
-            await app.settle(timeout=60)
+            await settle(app, timeout=60)
             generation = v.snapshot.generation  # a write to the vault would change it
             steps = {"settled": proc_status()["VmRSS"]}
             out.update(await typing(app, pilot, clock))
@@ -280,10 +287,10 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
     from core import filterexpr
 
     out: dict = {}
-    doclist = app.active_list
+    doclist = app.main.active_list
     ran: list = []
     shown: list[tuple[float, object]] = []
-    orig_query, orig_show = app.session.query, app._show_rows
+    orig_query, orig_show = app.session.query, app.main.show_rows
 
     def query(q, snapshot=None):
         if q.limit is None:  # the list's own queries (tab counts and warm-ups ask for one row)
@@ -292,9 +299,9 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
 
     def show_rows(pane, rows, total, keep):
         orig_show(pane, rows, total, keep)
-        shown.append((time.perf_counter(), app.filter_query))
+        shown.append((time.perf_counter(), app.main.filter_query))
 
-    app.session.query, app._show_rows = query, show_rows
+    app.session.query, app.main.show_rows = query, show_rows
     field = app.query_one("#filter-input")
 
     async def type_text(text: str, gap: float) -> dict:
@@ -311,7 +318,7 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
             await asyncio.sleep(gap)
         final = keys[-1][1]
         await until(lambda: bool(shown) and shown[-1][1] == final, timeout=30)
-        await app.settle(timeout=60)
+        await settle(app, timeout=60)
         updated, painted, work, unchanged = [], [], [], 0
         for i, (t0, q) in enumerate(keys):
             if i and q == keys[i - 1][1]:
@@ -334,16 +341,16 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
         # the first key as soon as the filter bar has the focus: the bar's warm-up (core
         # folding every title and path once) has only just started. (Keys go to the input
         # only once it has the focus: a letter sent to the list would be a triage action.)
-        app.action_focus_filter()
+        app.main.action_focus_filter()
         await until(focused, timeout=10)
         t0 = time.perf_counter()
         app.post_message(key_event("v"))
         want = filterexpr.parse("v")
         await until(lambda: bool(shown) and shown[-1][1] == want, timeout=30)
         out["filter_first_key_right_after_focus_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-        await app.settle(timeout=60)
+        await settle(app, timeout=60)
         await pilot.press("ctrl+u")
-        await app.settle(timeout=60)
+        await settle(app, timeout=60)
         # a brisk typist, ~8 keys a second
         steady = await type_text("vault 12", 0.12)
         out["filter_keystroke_to_list_updated"] = stats(steady["updated"])
@@ -353,7 +360,7 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
         out["filter_list_queries_run"] = steady["queries"]
         out["filter_rows_after"] = len(doclist.rows)
         await pilot.press("ctrl+u")
-        await app.settle(timeout=60)
+        await settle(app, timeout=60)
         # a burst, a key every 25 ms: queries coalesce and the last key still lists at once
         burst = await type_text("socket 00", 0.025)
         out["filter_burst_keys"] = burst["keys"]
@@ -361,7 +368,7 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
         out["filter_burst_key_to_list_updated"] = stats(burst["updated"])
         out["filter_burst_last_key_to_list_updated_ms"] = round(burst["updated"][-1] * 1000, 1)
         await pilot.press("ctrl+u")
-        await app.settle(timeout=60)
+        await settle(app, timeout=60)
         # whole filter texts at once (the palette's "Clear filter", a pasted term)
         samples = []
         for text in ("status:deprecated", "stale:true", "", "tag:craft", "path:Projects/**", ""):
@@ -371,12 +378,12 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
             field.value = text
             await until(lambda n=n, want=want: len(shown) > n and shown[-1][1] == want, timeout=30)
             samples.append(time.perf_counter() - t0)
-            await app.settle(timeout=60)
+            await settle(app, timeout=60)
         out["filter_set_whole_text_to_list_updated"] = stats(samples)
     finally:
-        del app.session.query, app._show_rows
+        del app.session.query, app.main.show_rows
     await pilot.press("escape")
-    await app.settle(timeout=60)
+    await settle(app, timeout=60)
     return out
 
 
@@ -384,9 +391,9 @@ async def scrolling(app, pilot, clock: FrameClock) -> dict:
     """Hold pagedown (key repeat, 30 keys a second, never waiting for the app), then jump the
     viewport across all the rows, then let the cursor rest so the preview opens its note."""
     out: dict = {}
-    doclist = app.active_list
+    doclist = app.main.active_list
     doclist.focus()
-    await app.settle(timeout=60)
+    await settle(app, timeout=60)
     moves: list[tuple[float, float]] = []
     orig_move = doclist._move_to
 
@@ -425,15 +432,15 @@ async def scrolling(app, pilot, clock: FrameClock) -> dict:
     out["scroll_pagedown_key_to_painted"] = stats(latency)
 
     # the cursor rests: the preview opens the note under it (a layout of the whole screen)
-    await app.settle(timeout=60)
+    await settle(app, timeout=60)
     samples = []
     for _ in range(10):
-        before = app.preview.path
+        before = app.main.preview.path
         app.post_message(key_event("down"))
-        await until(lambda b=before: app.preview.path != b, timeout=10)
+        await until(lambda b=before: app.main.preview.path != b, timeout=10)
         frame = await painted_after(clock, time.perf_counter())
         samples.append(frame[1] - frame[0])
-        await app.settle(timeout=60)
+        await settle(app, timeout=60)
     out["preview_open_frame_work"] = stats(samples)
 
     # the viewport jumps to 40 places spread over the whole list (scrollbar drag, mouse
@@ -463,7 +470,7 @@ async def agent_rows(app, v, clock: FrameClock, AgentAccess) -> dict:
     from tui.widgets.activity import ActivityList
 
     activity = app.query_one(ActivityList)
-    paths = tuple(e.path for e in app.active_list.rows[:100])
+    paths = tuple(e.path for e in app.main.active_list.rows[:100])
     samples, work = [], []
     for i in range(30):
         event = AgentAccess(agent=f"bench-agent-{i % 3}/1", session=f"s{i % 3}",

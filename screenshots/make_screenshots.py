@@ -24,6 +24,7 @@ from core.events import AgentAccess  # noqa: E402
 from core.vault import Vault, demo_vault_path  # noqa: E402
 from tui.app import VaultwatchApp, make_app  # noqa: E402
 from tui.config import FIXED_WALL, fixed_config  # noqa: E402
+from tui.idle import settle  # noqa: E402
 
 BASE_MTIME = 1_795_860_000  # 2026-11-28 10:00 UTC; each file a little older than the last
 Step = Callable[[VaultwatchApp, object], Awaitable[None]]
@@ -62,7 +63,7 @@ def agent_calls(app: VaultwatchApp) -> None:
 async def keys(app: VaultwatchApp, pilot, *presses: str) -> None:
     for key in presses:
         await pilot.press(key)
-        await app.settle()
+        await settle(app)
 
 
 SHOTS: list[tuple[str, tuple[int, int], Callable]] = [
@@ -82,14 +83,14 @@ async def shoot(root: Path, name: str, size: tuple[int, int], step, out: Path) -
     vault.load()
     app = make_app(vault, config=fixed_config())
     async with app.run_test(size=size) as pilot:
-        await app.settle()
+        await settle(app)
         if name == "agents":
             agent_calls(app)
             await pilot.pause()
-            await app.settle()
+            await settle(app)
         elif name == "preview":
-            app.open_note("Areas/Engineering/Deploy Runbook.md")
-            await app.settle()
+            app.main.open_note("Areas/Engineering/Deploy Runbook.md")
+            await settle(app)
             await keys(app, pilot, "p", "pagedown")
         else:
             await step(app, pilot)

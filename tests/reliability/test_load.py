@@ -136,8 +136,9 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     from core.vault import Vault
     from reliability_helpers import short_dir
     from tui.app import make_app
+    from tui.idle import settle
     from tui.config import fixed_config
-    from tui.screens.triage import StatusScreen
+    from tui.screens.triage import ConfirmScreen, StatusScreen
 
     notes, n_agents, calls = (10_000, 20, 500) if full_size else (1_000, 6, 80)
     root = tmp_path / "vault"
@@ -164,7 +165,7 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     expected: dict[str, dict] = {}  # path -> what the human's triage left there
     statuses = {"draft": "1", "stable": "2", "deprecated": "3"}
     async with app.run_test(size=(160, 50)) as pilot:
-        await app.settle(timeout=60)
+        await settle(app, timeout=60)
         assert await _until(lambda: os.path.exists(sock), 20) < 20
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         agents = await asyncio.create_subprocess_exec(
@@ -173,7 +174,7 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
         reader = asyncio.create_task(agents.communicate())
         rounds = during = triage_during = 0
         filter_input = app.query_one("#filter-input")
-        doclist = app.active_list
+        doclist = app.main.active_list
         while not reader.done() or rounds < 2:
             rounds += 1
             # typing "vault" and erasing it, one character at a time, as the filter bar sees keystrokes
@@ -211,6 +212,8 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
                     count = len(verified) if isinstance(verified, list) else int(bool(verified))
                     t = time.perf_counter()
                     key(app, "v")
+                    assert await _until(lambda: isinstance(app.screen, ConfirmScreen), 20) < 20, "no confirmation"
+                    key(app, "y")
                     done = lambda p=path, c=count: (doclist.current is not None and doclist.current.path == p
                                                     and len(doclist.current.frontmatter.get("verified") or ()) == c + 1)
                     expected.setdefault(path, {})["reviewed"] = True
@@ -222,7 +225,7 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
             if rounds > 2000:
                 break
         out, err = await reader
-        await app.settle(timeout=60)
+        await settle(app, timeout=60)
         for worker in [w for w in app.workers if w.group == "write"]:
             await worker.wait()
         refused = [f"{n.title}: {n.message}" for n in app._notifications

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from tui_helpers import access
 
+from tui.idle import settle
 from tui.screens.triage import SnoozeScreen, StatusScreen
 from tui.widgets.activity import ActivityList
 
@@ -21,7 +22,7 @@ INCIDENT = "Areas/Engineering/Incident Template.md"  # unverified
 
 
 async def start(app, pilot) -> None:
-    await app.settle()
+    await settle(app)
     await pilot.pause()
 
 
@@ -31,12 +32,12 @@ async def finish(app, pilot) -> None:
         for worker in [w for w in app.workers if w.group == "write"]:
             await worker.wait()
         await pilot.pause()
-    await app.settle()
+    await settle(app)
     await pilot.pause()
 
 
 async def select(app, pilot, path: str) -> None:
-    assert app.active_list.select_key(path), f"{path} is not listed"
+    assert app.main.active_list.select_key(path), f"{path} is not listed"
     await pilot.pause()
 
 
@@ -73,14 +74,14 @@ async def test_set_status_on_one_note_changes_only_its_status_line(tui_demo: Pat
         assert only_key_line_changed(before, after, b"status").rstrip() == b"status: stable"
         assert (tui_demo / FINISHES).read_bytes() == other
         assert app.session.snapshot.get(PLANE).okf_status == "stable"
-        row = next(e for e in app.active_list.rows if e.path == PLANE)
+        row = next(e for e in app.main.active_list.rows if e.path == PLANE)
         assert row.okf_status == "stable"  # the list follows through DocumentsChanged
-        assert app.preview.path == PLANE and app.preview.entry.okf_status == "stable"
+        assert app.main.preview.path == PLANE and app.main.preview.entry.okf_status == "stable"
         assert any("status → stable" in n and "\"deprecated\" -> \"stable\"" in n for n in notes(app)), notes(app)
         # the Deprecated tab no longer lists it
         await pilot.press("2")
-        await app.settle()
-        assert PLANE not in {e.path for e in app.active_list.rows}
+        await settle(app)
+        assert PLANE not in {e.path for e in app.main.active_list.rows}
 
 
 async def test_set_status_on_marked_notes(tui_demo: Path, app_for) -> None:
@@ -89,7 +90,7 @@ async def test_set_status_on_marked_notes(tui_demo: Path, app_for) -> None:
     everything = {p.relative_to(tui_demo).as_posix(): p.read_bytes() for p in tui_demo.rglob("*.md")}
     async with app.run_test(size=(160, 50)) as pilot:
         await start(app, pilot)
-        doclist = app.active_list
+        doclist = app.main.active_list
         assert doclist.current.path == FINISHES
         await pilot.press("space", "space")  # marks the first two rows, the cursor moves on
         assert doclist.picked == {FINISHES, PLANE}
@@ -118,7 +119,7 @@ async def test_mark_human_reviewed_moves_the_note_to_the_human_tier(tui_demo: Pa
         await start(app, pilot)
         assert app.session.snapshot.get(INCIDENT).okf_trust == "unverified"
         await select(app, pilot, INCIDENT)
-        await pilot.press("v")
+        await pilot.press("v", "y")  # y confirms the attestation
         await finish(app, pilot)
         entry = app.session.snapshot.get(INCIDENT)
         assert entry.okf_trust == "human-reviewed"
@@ -130,9 +131,9 @@ async def test_mark_human_reviewed_moves_the_note_to_the_human_tier(tui_demo: Pa
         assert after.split(b"\n---", 1)[1] == before.split(b"\n---", 1)[1]  # and so is the body
         assert any("marked human-reviewed" in n for n in notes(app))
         await pilot.press("4", "right_square_bracket", "right_square_bracket")  # Trust tab, human tier
-        await app.settle()
-        assert INCIDENT in {e.path for e in app.active_list.rows}
-        assert str(app.tabs.get_tab("trust").label).startswith("Trust ")
+        await settle(app)
+        assert INCIDENT in {e.path for e in app.main.active_list.rows}
+        assert str(app.main.tabs.get_tab("trust").label).startswith("Trust ")
 
 
 async def test_snooze_takes_the_note_off_the_stale_tab(tui_demo: Path, app_for) -> None:
@@ -140,9 +141,9 @@ async def test_snooze_takes_the_note_off_the_stale_tab(tui_demo: Path, app_for) 
     async with app.run_test(size=(160, 50)) as pilot:
         await start(app, pilot)
         await pilot.press("3")
-        await app.settle()
-        stale = [e.path for e in app.active_list.rows]
-        path = app.active_list.current.path
+        await settle(app)
+        stale = [e.path for e in app.main.active_list.rows]
+        path = app.main.active_list.current.path
         assert path in stale and len(stale) > 1
         before = (tui_demo / path).read_bytes()
         await pilot.press("z")
@@ -151,13 +152,13 @@ async def test_snooze_takes_the_note_off_the_stale_tab(tui_demo: Path, app_for) 
         await pilot.press("enter")  # the default: 14 days
         await finish(app, pilot)
         assert app.session.snapshot.get(path).stale_date == dt.date(2026, 12, 13)
-        assert path not in {e.path for e in app.active_list.rows}
-        assert str(app.tabs.get_tab("stale").label) == f"Stale {len(stale) - 1}"
+        assert path not in {e.path for e in app.main.active_list.rows}
+        assert str(app.main.tabs.get_tab("stale").label) == f"Stale {len(stale) - 1}"
         new_line = only_key_line_changed(before, (tui_demo / path).read_bytes(), b"stale_after")
         assert new_line.rstrip() == b"stale_after: 2026-12-13"
 
         # a bad number is refused in the dialog, escape writes nothing
-        other = app.active_list.current.path
+        other = app.main.active_list.current.path
         other_before = (tui_demo / other).read_bytes()
         await pilot.press("z")
         await pilot.pause()
@@ -176,7 +177,7 @@ async def test_undo_restores_the_exact_bytes(tui_demo: Path, app_for) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await start(app, pilot)
         await select(app, pilot, INCIDENT)
-        await pilot.press("v")
+        await pilot.press("v", "y")  # y confirms the attestation
         await finish(app, pilot)
         await set_status(app, pilot, "3")
         assert (tui_demo / INCIDENT).read_bytes() != before
@@ -198,8 +199,8 @@ async def test_outside_change_is_a_conflict_never_overwritten(tui_demo: Path, ap
     async with app.run_test(size=(160, 50)) as pilot:
         await start(app, pilot)
         await select(app, pilot, PLANE)
-        await app.settle()
-        assert app.preview.path == PLANE
+        await settle(app)
+        assert app.main.preview.path == PLANE
         # an agent rewrites the note behind the app's back (no watcher in tests: the app still
         # shows the old version)
         outside = (tui_demo / PLANE).read_bytes().replace(b"status: deprecated", b"status: draft") + b"\nagent was here\n"

@@ -17,6 +17,7 @@ from tui_helpers import open_loaded
 
 from tui.app import make_app
 from tui.config import fixed_config
+from tui.idle import settle
 from tui.widgets.activity import ActivityList
 
 
@@ -49,7 +50,7 @@ def socket_path():
 async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, socket_path: str) -> None:
     app = make_app(open_loaded(tui_demo), config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(160, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         await wait_for(lambda: os.path.exists(socket_path))
         assert stat.S_IMODE(os.stat(socket_path).st_mode) == 0o600
         await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
@@ -67,13 +68,13 @@ async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, s
 
             activity.focus()
             await pilot.press("end", "f")  # follow the selected agent (claude)
-            assert app.following and app.follow_agent == row.agent
+            assert app.main.activity.following and app.main.activity.follow_agent == row.agent
             await cursor.call_tool("read", {"path": "People/Ben Okafor.md"})
             await claude.call_tool("read", {"path": "Projects/Atlas Migration.md"})
             await wait_for(lambda: len(activity.rows) >= 3)
-            await app.settle()
-            assert app.preview.path == "Projects/Atlas Migration.md"  # claude's read, not cursor's
-            assert "read by claude-test" in app.preview.head_text
+            await settle(app)
+            assert app.main.preview.path == "Projects/Atlas Migration.md"  # claude's read, not cursor's
+            assert "read by claude-test" in app.main.preview.head_text
             assert app.session.marks.get("People/Ben Okafor.md").agent.startswith("cursor-test")
 
             bad = await claude.call_tool("read", {"path": "../etc/passwd"})
@@ -81,7 +82,7 @@ async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, s
             await wait_for(lambda: len(activity.rows) >= 4)
             assert activity.rows[-1].error and "traversal" in activity.rows[-1].error
 
-            await wait_for(lambda: {"claude-test", "cursor-test"} <= {a.split("/")[0] for a in app.agents.values()})
+            await wait_for(lambda: {"claude-test", "cursor-test"} <= {a.split("/")[0] for a in app.main.activity.agents.values()})
             status = app.status.parts["mcp"].plain
             assert socket_path in status and "claude-test" in status and "cursor-test" in status
         await pilot.press("q")
@@ -94,7 +95,7 @@ async def test_second_instance_on_the_same_socket_reports_the_error(tui_demo: Pa
         await wait_for(lambda: os.path.exists(socket_path))
         second = make_app(open_loaded(tui_demo), config=fixed_config(mcp=True, socket_path=socket_path))
         async with second.run_test(size=(120, 30)) as pilot:
-            await wait_for(lambda: second.host_error is not None)
+            await wait_for(lambda: second.services.host_error is not None)
             await pilot.pause()
             assert "MCP off" in second.status.parts["mcp"].plain
-            assert len(second.active_list.rows) == 43  # the TUI itself keeps working
+            assert len(second.main.active_list.rows) == 43  # the TUI itself keeps working

@@ -13,6 +13,7 @@ from tui_helpers import access, pin_mtimes
 from core import okf
 from core.query import Query
 from tui.screens.asof import AsOfScreen
+from tui.idle import settle
 from tui.screens.help import HelpScreen
 from tui.widgets.activity import ActivityList
 from tui.widgets.doclist import DocList
@@ -22,7 +23,7 @@ from tui.widgets.problems import Problem, ProblemList
 
 
 def paths(app) -> list[str]:
-    return [e.path for e in app.active_list.rows]
+    return [e.path for e in app.main.active_list.rows]
 
 
 def line_text(rowlist, y: int) -> str:
@@ -34,39 +35,39 @@ async def type_filter(app, pilot, text: str) -> None:
         await pilot.press("slash")
     for ch in text:
         await pilot.press(ch if ch != " " else "space")
-    await app.settle()
+    await settle(app)
     await pilot.pause()
 
 
 async def test_lists_every_note_with_counts_on_tabs(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         stats = app.session.stats()
         assert len(paths(app)) == stats["notes"] == 43
         assert paths(app) == sorted(paths(app))
-        labels = {pane: str(app.tabs.get_tab(pane).label) for pane in ("notes", "deprecated", "stale", "broken")}
+        labels = {pane: str(app.main.tabs.get_tab(pane).label) for pane in ("notes", "deprecated", "stale", "broken")}
         assert labels["notes"] == "Notes 43"
         assert labels["deprecated"] == f"Deprecated {stats['status']['deprecated']}"
         assert labels["stale"] == f"Stale {stats['stale']}"
         assert labels["broken"] == f"Broken {stats['frontmatter_errors'] + stats['skipped']}"
-        assert app.preview.path == paths(app)[0]
+        assert app.main.preview.path == paths(app)[0]
         await pilot.press("down", "down")
-        await app.settle()
-        assert app.preview.path == paths(app)[2]
+        await settle(app)
+        assert app.main.preview.path == paths(app)[2]
 
 
 async def test_filter_bar_uses_the_core_query_and_reports_bad_terms(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.settle()
+        await settle(app)
         await type_filter(app, pilot, "status:deprecated -tag:ops")
         got = paths(app)
         want = [e.path for e in app.session.query(Query(filters=(("status", "deprecated"),),
                                                         exclude=(("tags", "ops"),))).entries]
         assert got == want and 0 < len(got) < 7
         assert all(app.session.snapshot.get(p).okf_status == "deprecated" for p in got)
-        assert str(app.tabs.get_tab("notes").label) == f"Notes {len(want)}"
+        assert str(app.main.tabs.get_tab("notes").label) == f"Notes {len(want)}"
 
         await pilot.press("ctrl+u")
         await type_filter(app, pilot, "stale:maybe")
@@ -80,13 +81,13 @@ async def test_filter_bar_uses_the_core_query_and_reports_bad_terms(tui_demo: Pa
         assert not app.query_one("#filter-error").display
         assert paths(app) == ["Areas/Engineering/Deploy Runbook.md"]
         await pilot.press("escape")
-        assert app.focused is app.active_list
+        assert app.focused is app.main.active_list
 
 
 async def test_filter_path_and_trust_terms(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.settle()
+        await settle(app)
         await type_filter(app, pilot, "path:Projects trust:unverified")
         got = paths(app)
         assert got and all(p.startswith("Projects/") for p in got)
@@ -96,67 +97,67 @@ async def test_filter_path_and_trust_terms(tui_demo: Path, app_for) -> None:
 async def test_folder_tree_scopes_every_list_with_a_name_boundary(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         tree = app.query_one(FolderView)
         labels = {str(n.label) for n in tree.root.children}
         assert "Projects (7)" in labels and "ProjectsOld (2)" in labels
         node = tree.folder_node("Projects")
         tree.select_node(node)
         await pilot.pause()
-        await app.settle()
+        await settle(app)
         got = paths(app)
         assert len(got) == 7 and all(p.startswith("Projects/") for p in got)
-        assert str(app.tabs.get_tab("deprecated").label) == "Deprecated 3"
+        assert str(app.main.tabs.get_tab("deprecated").label) == "Deprecated 3"
         await pilot.press("2")
-        await app.settle()
+        await settle(app)
         assert all(p.startswith("Projects/Archive/") for p in paths(app))
         tree.select_node(tree.root)
         await pilot.pause()
-        await app.settle()
+        await settle(app)
         deprecated = {e.path for e in app.session.snapshot.entries if e.kind == "note" and e.okf_status == "deprecated"}
-        assert app.active_pane.id == "deprecated" and len(deprecated) == 7
+        assert app.main.active_pane.id == "deprecated" and len(deprecated) == 7
         assert set(paths(app)) == deprecated  # the whole vault's deprecated notes again, not only Projects'
 
 
 async def test_triage_tabs(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("2")
-        await app.settle()
-        assert app.active_pane.id == "deprecated"
+        await settle(app)
+        assert app.main.active_pane.id == "deprecated"
         assert paths(app) and all(app.session.snapshot.get(p).okf_status == "deprecated" for p in paths(app))
 
         await pilot.press("3")
-        await app.settle()
+        await settle(app)
         clock = app.session.clock
-        days = [okf.overdue_days(e.stale_date, e.stale_instant, clock) for e in app.active_list.rows]
+        days = [okf.overdue_days(e.stale_date, e.stale_instant, clock) for e in app.main.active_list.rows]
         assert days and None not in days and days == sorted(days, reverse=True)
         assert "Stale as of 2026-11-29" in str(app.query_one("#stale-info").render())
-        assert line_text(app.active_list, 1).rstrip().endswith(f"{days[0]}d") or f"{days[0]}d" in line_text(
-            app.active_list, 1)
+        assert line_text(app.main.active_list, 1).rstrip().endswith(f"{days[0]}d") or f"{days[0]}d" in line_text(
+            app.main.active_list, 1)
 
         await pilot.press("4")
-        await app.settle()
+        await settle(app)
         tiers = {app.session.snapshot.get(p).okf_trust for p in paths(app)}
         assert tiers == {"unverified"}
         await pilot.press("right_square_bracket")
-        await app.settle()
+        await settle(app)
         assert {app.session.snapshot.get(p).okf_trust for p in paths(app)} == {"machine-confirmed"}
 
         await pilot.press("5")
-        await app.settle()
+        await settle(app)
         rows = app.query_one(ProblemList).rows
         assert any(r.path == "Inbox/Broken frontmatter.md" and r.kind == "frontmatter" for r in rows)
         first = app.query_one(ProblemList).current
         assert isinstance(first, Problem)
-        assert app.preview.path == first.path
+        assert app.main.preview.path == first.path
 
 
 async def test_stale_tab_follows_the_as_of_date(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         before = app.session.stats()["stale"]
         await pilot.press("3", "d")
         await pilot.pause()
@@ -170,11 +171,11 @@ async def test_stale_tab_follows_the_as_of_date(tui_demo: Path, app_for) -> None
         field.value = "2030-01-01"
         await pilot.press("enter")
         await pilot.pause()
-        await app.settle()
+        await settle(app)
         after = app.session.stats()["stale"]
         assert after > before
-        assert str(app.tabs.get_tab("stale").label) == f"Stale {after}"
-        assert len(app.active_list.rows) == after
+        assert str(app.main.tabs.get_tab("stale").label) == f"Stale {after}"
+        assert len(app.main.active_list.rows) == after
         assert "2030-01-01" in str(app.query_one("#stale-info").render())
         assert app.session.vault.clock.today().isoformat() == "2026-11-29"  # agents keep the vault's clock
 
@@ -187,48 +188,48 @@ async def test_preview_follows_links_and_goes_back(tmp_path: Path, app_for) -> N
     pin_mtimes(root)
     app = app_for(root)
     async with app.run_test(size=(160, 40)) as pilot:
-        await app.settle()
-        assert app.preview.path == "A.md"
+        await settle(app)
+        assert app.main.preview.path == "A.md"
         body = app.query_one(NoteBody)
         assert "Target" in str(body.render()) and "Missing one" in str(body.render())
         await pilot.click(NoteBody, offset=(2, 0))  # the link is the first thing in the body
-        await app.settle()
-        assert app.preview.path == "Sub/Target.md"
-        assert app.preview.backlinks == ("A.md",)
+        await settle(app)
+        assert app.main.preview.path == "Sub/Target.md"
+        assert app.main.preview.backlinks == ("A.md",)
         await pilot.press("p", "backspace")
-        await app.settle()
-        assert app.preview.path == "A.md"
+        await settle(app)
+        assert app.main.preview.path == "A.md"
         links = app.query_one("#preview-links", OptionList)
         assert [o.id for o in links._options] == ["to:Sub/Target.md", "from:Sub/Target.md"]
         links.focus()
         links.highlighted = 0
         await pilot.press("enter")
-        await app.settle()
-        assert app.preview.path == "Sub/Target.md"
+        await settle(app)
+        assert app.main.preview.path == "Sub/Target.md"
 
 
 async def test_long_note_preview_is_fast_and_complete(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         loop = asyncio.get_running_loop()
         started = loop.time()
-        app.open_note("Areas/Engineering/Deploy Runbook.md")
-        await app.settle()
+        app.main.open_note("Areas/Engineering/Deploy Runbook.md")
+        await settle(app)
         await pilot.pause()
         assert loop.time() - started < 10.0  # a freeze guard: bench/bench_tui.py times the preview
         body = str(app.query_one(NoteBody).render())
         assert "Rollback" in body and len(body.splitlines()) >= 400
-        assert app.preview.virtual_size.height > 400
+        assert app.main.preview.virtual_size.height > 400
 
 
 async def test_outside_edit_updates_list_and_keeps_selection(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press(*["down"] * 20)
-        await app.settle()
-        doclist = app.active_list
+        await settle(app)
+        doclist = app.main.active_list
         selected = doclist.current.path
         top = doclist.scroll_y
         assert top > 0
@@ -242,13 +243,13 @@ async def test_outside_edit_updates_list_and_keeps_selection(tui_demo: Path, app
         thread.start()  # the watcher calls refresh_paths from its own thread
         thread.join()
         await pilot.pause()
-        await app.settle()
+        await settle(app)
         assert doclist.current.path == selected
         assert doclist.cursor - doclist.scroll_y == screen_row  # same place on screen
         assert "Areas/AAA new.md" in paths(app)
         assert app.session.snapshot.get("Getting Started.md").title == "Getting Started (edited)"
         assert "Getting Started (edited)" in [e.title for e in doclist.rows]
-        assert str(app.tabs.get_tab("notes").label) == "Notes 44"
+        assert str(app.main.tabs.get_tab("notes").label) == "Notes 44"
         tree = app.query_one(FolderView)
         assert any(str(n.label).startswith("Areas (15)") for n in tree.root.children)
 
@@ -256,17 +257,17 @@ async def test_outside_edit_updates_list_and_keeps_selection(tui_demo: Path, app
 async def test_preview_reloads_when_its_note_changes(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 40)) as pilot:
-        await app.settle()
-        path = app.preview.path
+        await settle(app)
+        path = app.main.preview.path
         target = tui_demo / path
         target.write_text(target.read_text() + "\n\nA line added outside vaultwatch.\n")
         st = target.stat()
         os.utime(target, (st.st_atime, st.st_mtime + 5))
         app.session.vault.refresh_paths([path])
         await pilot.pause()
-        await app.settle()
+        await settle(app)
         assert "A line added outside vaultwatch." in str(app.query_one(NoteBody).render())
-        assert app.preview.path == path
+        assert app.main.preview.path == path
 
 
 async def test_titles_render_literally(tmp_path: Path, app_for) -> None:
@@ -276,13 +277,13 @@ async def test_titles_render_literally(tmp_path: Path, app_for) -> None:
     (root / "[b].md").write_text("# [red]Not red[/red]\n")
     app = app_for(root)
     async with app.run_test(size=(120, 20)) as pilot:
-        await app.settle()
-        rows = [line_text(app.active_list, y) for y in (1, 2)]
+        await settle(app)
+        rows = [line_text(app.main.active_list, y) for y in (1, 2)]
         assert rows[0].strip().startswith("[red]Not red[/red]")
         assert rows[1].strip().startswith("[draft] spec [/] and")
         await pilot.press("down", "enter")
-        await app.settle()
-        assert "[draft] spec [/] and [bold]x[/bold]" in app.preview.head_text
+        await settle(app)
+        assert "[draft] spec [/] and [bold]x[/bold]" in app.main.preview.head_text
         tree = app.query_one(FolderView)
         assert str(tree.root.label).startswith("All notes (2)")
 
@@ -292,12 +293,12 @@ async def test_empty_vault(tmp_path: Path, app_for) -> None:
     root.mkdir()
     app = app_for(root)
     async with app.run_test(size=(100, 24)) as pilot:
-        await app.settle()
+        await settle(app)
         assert paths(app) == []
-        assert "no notes yet" in line_text(app.active_list, 1)
+        assert "no notes yet" in line_text(app.main.active_list, 1)
         await pilot.press("3")
-        await app.settle()
-        assert "Not an OKF bundle" in line_text(app.active_list, 1)
+        await settle(app)
+        assert "Not an OKF bundle" in line_text(app.main.active_list, 1)
 
 
 async def test_background_load_shows_progress_then_the_list(tui_demo: Path) -> None:
@@ -308,7 +309,7 @@ async def test_background_load_shows_progress_then_the_list(tui_demo: Path) -> N
     vault = Vault(tui_demo, clock=parse_as_of("2026-11-29"))  # not loaded: the app starts it
     app = make_app(vault, config=fixed_config())
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.pause()
         assert len(paths(app)) == 43
 
@@ -316,7 +317,7 @@ async def test_background_load_shows_progress_then_the_list(tui_demo: Path) -> N
 async def test_help_palette_and_keys(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -334,9 +335,9 @@ async def test_help_palette_and_keys(tui_demo: Path, app_for) -> None:
         hits = [hit async for hit in provider.search("dply rnbk")]
         assert hits and hits[0].text == "Deploy Runbook"
         hits[0].command()
-        await app.settle()
-        assert app.preview.path == "Areas/Engineering/Deploy Runbook.md"
-        assert app.active_list.current.path == "Areas/Engineering/Deploy Runbook.md"
+        await settle(app)
+        assert app.main.preview.path == "Areas/Engineering/Deploy Runbook.md"
+        assert app.main.active_list.current.path == "Areas/Engineering/Deploy Runbook.md"
 
         commands = {c.title for c in app.get_system_commands(app.screen)}
         assert {"Show Stale", "Toggle follow mode", "Set as-of date", "Copy bridge config"} <= commands
@@ -346,13 +347,13 @@ async def test_help_palette_and_keys(tui_demo: Path, app_for) -> None:
 async def test_narrow_screen_reads_in_place(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.settle()
-        assert not app.query_one("#tree").display and not app.preview.display
+        await settle(app)
+        assert not app.query_one("#tree").display and not app.main.preview.display
         await pilot.press("enter")
-        await app.settle()
-        assert app.preview.display and not app.query_one("#tabs").display
+        await settle(app)
+        assert app.main.preview.display and not app.query_one("#tabs").display
         await pilot.press("escape")
-        assert app.query_one("#tabs").display and not app.preview.display
+        assert app.query_one("#tabs").display and not app.main.preview.display
         await pilot.press("t")
         assert app.query_one("#tree").display
 
@@ -360,25 +361,25 @@ async def test_narrow_screen_reads_in_place(tui_demo: Path, app_for) -> None:
 async def test_sorting_by_key_and_header_click(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 40)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("s")
-        await app.settle()
-        titles = [e.title.casefold() for e in app.active_list.rows]
+        await settle(app)
+        titles = [e.title.casefold() for e in app.main.active_list.rows]
         assert titles == sorted(titles)
         await pilot.press("r")
-        await app.settle()
-        assert [e.title.casefold() for e in app.active_list.rows] == sorted(titles, reverse=True)
-        await pilot.click("#list-notes", offset=(app.active_list.column_x("modified") + 1, 0))
-        await app.settle()
-        stamps = [e.mtime_ns for e in app.active_list.rows]
-        assert app.active_list.sort == "modified" and stamps == sorted(stamps, reverse=True)
+        await settle(app)
+        assert [e.title.casefold() for e in app.main.active_list.rows] == sorted(titles, reverse=True)
+        await pilot.click("#list-notes", offset=(app.main.active_list.column_x("modified") + 1, 0))
+        await settle(app)
+        stamps = [e.mtime_ns for e in app.main.active_list.rows]
+        assert app.main.active_list.sort == "modified" and stamps == sorted(stamps, reverse=True)
 
 
 async def test_agent_events_show_as_activity_rows_marks_and_follow(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     bus = app.session.vault.bus
     async with app.run_test(size=(160, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         listed = ("Projects/Atlas Migration.md", "Projects/Bold Ideas Spec.md")
         publisher = threading.Thread(target=bus.publish, args=(access("claude", "list_documents", listed),))
         publisher.start()
@@ -389,38 +390,38 @@ async def test_agent_events_show_as_activity_rows_marks_and_follow(tui_demo: Pat
         assert "claude" in str(app.query_one("#activity-title").render())
         marks = app.session.marks
         assert marks.get(listed[0]).kind == "listed" and marks.folder("Projects").agent == "claude"
-        row = next(y for y in range(1, 45) if "Atlas Migration" in line_text(app.active_list, y))
-        assert "○" in line_text(app.active_list, row) and "claude" in line_text(app.active_list, row)
+        row = next(y for y in range(1, 45) if "Atlas Migration" in line_text(app.main.active_list, y))
+        assert "○" in line_text(app.main.active_list, row) and "claude" in line_text(app.main.active_list, row)
         tree = app.query_one(FolderView)
         assert any("claude" in str(n.label) for n in tree.root.children if n.data == "Projects")
 
         await pilot.press("f")
-        assert app.following and app.follow_agent == "claude"  # the selected activity row's agent
-        start = app.preview.path
+        assert app.main.activity.following and app.main.activity.follow_agent == "claude"  # the selected activity row's agent
+        start = app.main.preview.path
         bus.publish(access("cursor", "read", ("People/Ben Okafor.md",), ago=1))
         await pilot.pause()
-        await app.settle()
-        assert app.preview.path == start  # another agent's read is not followed
+        await settle(app)
+        assert app.main.preview.path == start  # another agent's read is not followed
         bus.publish(access("claude", "read", ("Getting Started.md",), ago=0))
         await pilot.pause()
-        await app.settle()
-        assert app.preview.path == "Getting Started.md"
-        assert "read by claude now ago" in app.preview.head_text or "read by claude" in app.preview.head_text
+        await settle(app)
+        assert app.main.preview.path == "Getting Started.md"
+        assert "read by claude now ago" in app.main.preview.head_text or "read by claude" in app.main.preview.head_text
         activity.focus()
         await pilot.press("down")  # select cursor's row: follow cursor instead
-        assert activity.current.agent == "cursor" and app.follow_agent == "cursor"
+        assert activity.current.agent == "cursor" and app.main.activity.follow_agent == "cursor"
         bus.publish(access("cursor", "read", ("People/Priya Raman.md",), ago=0))
         await pilot.pause()
-        await app.settle()
-        assert app.preview.path == "People/Priya Raman.md"
+        await settle(app)
+        assert app.main.preview.path == "People/Priya Raman.md"
         await pilot.press("f")
-        assert not app.following
+        assert not app.main.activity.following
 
 
 async def test_activity_rows_appear_within_100ms(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)):
-        await app.settle()
+        await settle(app)
         activity = app.query_one(ActivityList)
         loop = asyncio.get_running_loop()
         delays = []
@@ -439,12 +440,12 @@ async def test_activity_rows_appear_within_100ms(tui_demo: Path, app_for) -> Non
 
 async def test_outside_edits_reach_the_list_through_the_real_watcher(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, watch=True)
-    assert app.watcher is not None
+    assert app.services.watcher is not None
     async with app.run_test(size=(160, 40)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("down", "down", "down")
-        await app.settle()
-        selected = app.active_list.current.path
+        await settle(app)
+        selected = app.main.active_list.current.path
         loop = asyncio.get_running_loop()
         assert await asyncio.to_thread(app.watcher.vault.wait_watching, 10)
         started = loop.time()
@@ -452,7 +453,7 @@ async def test_outside_edits_reach_the_list_through_the_real_watcher(tui_demo: P
         while "Inbox/Dropped in by sync.md" not in paths(app):
             assert loop.time() - started < 10, "the new note never reached the list"
             await asyncio.sleep(0.02)
-        assert app.active_list.current.path == selected
+        assert app.main.active_list.current.path == selected
         (tui_demo / "Inbox" / "Dropped in by sync.md").unlink()
         while "Inbox/Dropped in by sync.md" in paths(app):
             assert loop.time() - started < 10, "the deleted note never left the list"
@@ -468,26 +469,26 @@ async def test_broken_tab_lists_skipped_files_with_their_reason(tmp_path: Path, 
     os.mkfifo(root / "pipe.md")
     app = app_for(root)
     async with app.run_test(size=(160, 40)) as pilot:
-        await app.settle()
-        assert str(app.tabs.get_tab("broken").label) == "Broken 2"
+        await settle(app)
+        assert str(app.main.tabs.get_tab("broken").label) == "Broken 2"
         await pilot.press("5")
-        await app.settle()
+        await settle(app)
         rows = {(r.path, r.kind) for r in app.query_one(ProblemList).rows}
         assert rows == {("bad yaml.md", "frontmatter"), ("pipe.md", "skipped")}
         await pilot.press("down")
-        await app.settle()
+        await settle(app)
         assert app.query_one(ProblemList).current.path == "pipe.md"
-        assert "skipped by the scan" in app.preview.head_text and "not a regular file" in app.preview.head_text
+        assert "skipped by the scan" in app.main.preview.head_text and "not a regular file" in app.main.preview.head_text
 
 
 async def test_themes(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, theme="nord")
     async with app.run_test(size=(120, 30)):
-        await app.settle()
+        await settle(app)
         assert app.theme == "nord"
     app = app_for(tui_demo, theme="no-such-theme")
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.pause()
         assert app.theme == "textual-dark"
         assert any("unknown theme" in n.message for n in app._notifications)
@@ -519,12 +520,12 @@ async def test_tab_keys_faster_than_the_app_then_quit(tui_demo: Path) -> None:
 async def test_fast_typing_coalesces_list_queries(tui_demo: Path, app_for, monkeypatch) -> None:
     """Keys typed faster than a query runs never queue a query each: the list query thread
     takes only the newest filter when it is free, and the list ends on the last text."""
-    import tui.app
+    import tui.querying
 
-    monkeypatch.setattr(tui.app, "INLINE_QUERY_NOTES", 0)  # as in a big vault: queries in a thread
+    monkeypatch.setattr(tui.querying, "INLINE_QUERY_NOTES", 0)  # as in a big vault: queries in a thread
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.settle()
+        await settle(app)
         ran: list[Query] = []
         gate = threading.Event()
         original = app.session.query
@@ -543,14 +544,14 @@ async def test_fast_typing_coalesces_list_queries(tui_demo: Path, app_for, monke
         while len(app.query_one("#filter-input", Input).value) < 6:
             await asyncio.sleep(0.01)
         gate.set()
-        await app.settle()
+        await settle(app)
         assert app.query_one("#filter-input", Input).value == "deploy"
         assert len(ran) <= 3, [q.words for q in ran]  # the first key's, the last key's, maybe one between
         assert ran[-1].words == ("deploy",)
         assert paths(app) == ["Areas/Engineering/Deploy Runbook.md", "Projects/Archive/Legacy Deploy Script.md"]
         del app.session.query
         await pilot.press("ctrl+u")
-        await app.settle()
+        await settle(app)
         assert len(paths(app)) == 43
 
 
@@ -574,11 +575,11 @@ async def test_hidden_tabs_are_built_after_the_first_frame(tui_demo: Path) -> No
 
     app._start_services = after_first_frame
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.settle()
+        await settle(app)
         assert first_frame[0][0] and not any(first_frame[0][1:])
         assert all(p.ready for p in app.query(TriagePane))
-        assert app.active_pane.id == "stale" and len(paths(app)) == 8
-        assert app.host is None  # this config serves no MCP
+        assert app.main.active_pane.id == "stale" and len(paths(app)) == 8
+        assert app.services.host is None  # this config serves no MCP
         await pilot.press("q")
 
 
@@ -594,12 +595,12 @@ async def test_what_the_first_filter_key_needs_is_built_in_the_background(tui_de
         return wanted <= keys and any(type(k) is tuple and k[0] == "hay" for k in keys)
 
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.settle()
+        await settle(app)
         assert built(app.session.snapshot)
         note = tui_demo / "Getting Started.md"
         note.write_text(note.read_text() + "\nOne more line.\n")
         app.session.vault.refresh_paths(["Getting Started.md"])
-        await app.settle()
+        await settle(app)
         newer = app.session.snapshot
         assert not wanted & newer._cache.keys()
         await pilot.press("slash")
@@ -620,16 +621,16 @@ async def test_a_persons_input_holds_agents_back_until_the_screen_answers(tui_de
     hold = fg.hold
     monkeypatch.setattr(fg, "hold", lambda seconds: (holds.append(seconds), hold(seconds)))
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("slash")
-        await app.settle()
+        await settle(app)
         holds.clear()
         app.post_message(events.Key("d", "d"))
-        await app.settle()
+        await settle(app)
         assert app.query_one("#filter-input", Input).value == "d"
         assert 30.0 in holds  # claimed by the key ...
         assert fg.remaining() == 0.0  # ... and given back once the list showed the answer
         holds.clear()
         app.query_one("#filter-input", Input).value = "deploy"  # an edit without a key (a paste)
-        await app.settle()
+        await settle(app)
         assert holds == [30.0] and fg.remaining() == 0.0 and len(paths(app)) == 2

@@ -9,6 +9,7 @@ import pytest
 from core.memory import pause_collector, resume_collector
 from tui import gcpolicy
 from tui.gcpolicy import IdleCollector
+from tui.idle import settle
 
 
 class FakeClock:
@@ -106,7 +107,7 @@ async def test_the_app_collects_when_idle_and_restores_the_collector_on_quit(tui
     try:
         app = app_for(tui_demo, idle_gc=True)
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.settle()
+            await settle(app)
             assert app.collector.active and not gc.isenabled()
             await pilot.press("down", "down", "up")
             keep = _garbage()
@@ -124,5 +125,5 @@ async def test_the_app_collects_when_idle_and_restores_the_collector_on_quit(tui
 async def test_the_test_config_leaves_the_collector_alone(tui_demo, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 40)):
-        await app.settle()
+        await settle(app)
         assert not app.collector.active

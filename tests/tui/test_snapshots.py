@@ -12,6 +12,7 @@ from tui_helpers import access, open_loaded
 
 from tui.app import make_app
 from tui.config import fixed_config
+from tui.idle import settle
 from tui.widgets.folders import FolderView
 
 WIDE = (160, 50)
@@ -24,10 +25,10 @@ def app_on(root: Path):
 
 def keys(*presses: str):
     async def run_before(pilot) -> None:
-        await pilot.app.settle()
+        await settle(pilot.app)
         for key in presses:
             await pilot.press(key)
-            await pilot.app.settle()
+            await settle(pilot.app)
         await pilot.pause()
 
     return run_before
@@ -69,11 +70,11 @@ def test_filter_error(snap_compare, tui_demo: Path) -> None:
 
 def test_folder_scope(snap_compare, tui_demo: Path) -> None:
     async def run_before(pilot) -> None:
-        await pilot.app.settle()
+        await settle(pilot.app)
         tree = pilot.app.query_one(FolderView)
         tree.select_node(tree.folder_node("Areas/Engineering"))
         await pilot.pause()
-        await pilot.app.settle()
+        await settle(pilot.app)
         await pilot.pause()
 
     assert snap_compare(app_on(tui_demo), terminal_size=WIDE, run_before=run_before)
@@ -81,11 +82,11 @@ def test_folder_scope(snap_compare, tui_demo: Path) -> None:
 
 def test_preview_long_note(snap_compare, tui_demo: Path) -> None:
     async def run_before(pilot) -> None:
-        await pilot.app.settle()
-        pilot.app.open_note("Areas/Engineering/Deploy Runbook.md")
-        await pilot.app.settle()
+        await settle(pilot.app)
+        pilot.app.main.open_note("Areas/Engineering/Deploy Runbook.md")
+        await settle(pilot.app)
         await pilot.press("p", "pagedown", "pagedown")
-        await pilot.app.settle()
+        await settle(pilot.app)
         await pilot.pause()
 
     assert snap_compare(app_on(tui_demo), terminal_size=WIDE, run_before=run_before)
@@ -98,7 +99,7 @@ def test_narrow_reading_mode(snap_compare, tui_demo: Path) -> None:
 def test_activity_two_agents(snap_compare, tui_demo: Path) -> None:
     async def run_before(pilot) -> None:
         app = pilot.app
-        await app.settle()
+        await settle(app)
         bus = app.session.vault.bus
         bus.publish(access("claude-desktop/0.9", "list_documents",
                            ("Areas/Engineering/Deploy Runbook.md", "Areas/Engineering/Oncall Handbook.md",
@@ -113,7 +114,7 @@ def test_activity_two_agents(snap_compare, tui_demo: Path) -> None:
         bus.publish(access("cursor/1.4", "read", ("Projects/Atlas Migration.md",),
                            summary='path="Projects/Atlas Migration.md"', ago=3, ms=1.9))
         await pilot.pause()
-        await app.settle()
+        await settle(app)
         await pilot.pause()
 
     assert snap_compare(app_on(tui_demo), terminal_size=WIDE, run_before=run_before)

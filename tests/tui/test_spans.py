@@ -9,6 +9,7 @@ from rich.style import Style
 from rich.text import Text
 
 from tui.spans import separate, tidy
+from tui.idle import settle
 from tui.widgets.folders import FolderView
 
 
@@ -65,8 +66,8 @@ def test_separate_splits_spaces_off_segments() -> None:
 async def test_list_rows_and_tree_labels_keep_their_spacing(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(80, 24)) as pilot:  # narrow: folder hints follow the titles
-        await app.settle()
-        doclist = app.active_list
+        await settle(app)
+        doclist = app.main.active_list
         hinted = 0
         for y in range(1, 12):
             strip = doclist.render_line(y)

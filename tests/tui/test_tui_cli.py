@@ -48,7 +48,7 @@ def test_the_launch_path_leaves_the_mcp_sdk_for_after_the_first_frame() -> None:
         "from core.vault import Vault, demo_vault_path\n"
         "cli.build_parser()\n"
         "app = make_app(Vault(demo_vault_path()), config=AppConfig(mcp=True, watch=True))\n"
-        "assert app.host is None and app._host_factory is not None\n"
+        "assert app.services.host is None and app.services.host_factory is not None\n"
         "heavy = sorted(m for m in sys.modules if m == 'mcp_server.host' or m.split('.')[0] in\n"
         "               ('mcp', 'uvicorn', 'starlette', 'pydantic', 'httpx', 'anyio'))\n"
         "print(heavy)\n"

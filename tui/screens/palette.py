@@ -43,7 +43,7 @@ class NoteCommands(Provider):
             await asyncio.sleep(0)
         found.sort(key=lambda t: (-t[0], t[2]))
         for score, title, path in found[:MAX_HITS]:
-            yield Hit(score, _highlight(matcher, title), partial(app.open_note, path), text=title,
+            yield Hit(score, _highlight(matcher, title), partial(app.main.open_note, path), text=title,
                       help=escape(path))
 
 

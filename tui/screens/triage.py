@@ -1,9 +1,11 @@
-"""Small dialogs of the triage actions: pick a status (`c`), snooze for N days (`z`)."""
+"""Small dialogs of the triage actions: pick a status (`c`), snooze for N days (`z`), and the
+one-key confirmation of the human attestation (`v`). Each names the note(s) it acts on."""
 from __future__ import annotations
 
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -23,8 +25,13 @@ DIALOG_CSS = """
 """
 
 
-def _what(count: int) -> str:
-    return "this note" if count == 1 else f"{count} marked notes"
+def describe(titles: list[str], limit: int = 3) -> str:
+    """The notes an action is about: a title, or "3 notes: A, B and C" (at most `limit` named)."""
+    if len(titles) == 1:
+        return titles[0]
+    named = ", ".join(titles[:limit])
+    more = f" and {len(titles) - limit} more" if len(titles) > limit else ""
+    return f"{len(titles)} notes: {named}{more}"
 
 
 class StatusScreen(ModalScreen[str | None]):
@@ -38,14 +45,14 @@ class StatusScreen(ModalScreen[str | None]):
         Binding("3", "pick(2)", "Deprecated", show=False, id="status.deprecated"),
     ]
 
-    def __init__(self, count: int, current: str | None = None) -> None:
+    def __init__(self, what: str, current: str | None = None) -> None:
         super().__init__()
-        self.count = count
+        self.question = f"Set the status of {what}"
         self.current = current
 
     def compose(self):
         with Vertical():
-            yield Static(Text(f"Set the status of {_what(self.count)}", style="bold"))
+            yield Static(Text(self.question, style="bold"))
             yield OptionList(*(Option(f"{i + 1}  {s}", id=s) for i, s in enumerate(STATUSES)), id="status-options")
 
     def on_mount(self) -> None:
@@ -72,13 +79,14 @@ class SnoozeScreen(ModalScreen[int | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="snooze.cancel")]
     MAX_DAYS = 3650
 
-    def __init__(self, count: int, as_of: str, days: int = 14, blink: bool = True) -> None:
+    def __init__(self, what: str, as_of: str, days: int = 14, blink: bool = True) -> None:
         super().__init__()
-        self.count, self.as_of, self.days, self.blink = count, as_of, days, blink
+        self.as_of, self.days, self.blink = as_of, days, blink
+        self.question = f"Snooze {what}: stale_after = {as_of} + days"
 
     def compose(self):
         with Vertical():
-            yield Static(Text(f"Snooze {_what(self.count)}: stale_after = {self.as_of} + days", style="bold"))
+            yield Static(Text(self.question, style="bold"))
             yield Input(value=str(self.days), id="snooze-days", select_on_focus=True)
             yield Static("", classes="dialog-error", id="snooze-error")
 
@@ -102,3 +110,24 @@ class SnoozeScreen(ModalScreen[int | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A one-key confirmation: `y` or enter does it, any other key (escape, a letter typed on
+    by mistake) cancels, so no stray typing can confirm a write."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmScreen")
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self):
+        with Vertical():
+            yield Static(Text(self.question, style="bold"), id="confirm-question")
+            yield Static(Text("y or enter: yes · any other key: no", style="italic"), id="confirm-keys")
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        self.dismiss(event.key in ("y", "enter"))

@@ -1,14 +1,21 @@
-"""The agent activity panel: one row per MCP call, newest at the bottom, as it happens."""
+"""The agent activity panel: one row per MCP call, newest at the bottom, as it happens; its
+title names the agents and says whether the preview follows one of them."""
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
 
 from core.events import AgentAccess
 
+from .. import spans
+from ..marks import access_kind
 from ..session import Session
 from .rowlist import Cell, Column, RowList
 
@@ -82,3 +89,86 @@ class ActivityList(RowList):
             "error": (row.error or "", err),
         }
         return [values[c.key] for c in columns]
+
+
+class ActivityTitle(Static):
+    """The activity panel's title: the call count, the agents, and whether the preview follows."""
+
+    def show(self, calls: int, names: Iterable[str], colors: Callable[[str], str], *, following: bool,
+             follow_agent: str | None) -> None:
+        text = Text()
+        text.append("Agent activity", style="bold")
+        spans.append(text, f"  {calls:,} calls", "dim")
+        names = sorted(set(names))
+        if names:
+            spans.append(text, f" · {len(names)} agent{'s' if len(names) != 1 else ''}: ", "dim")
+            for i, name in enumerate(names):
+                if i:
+                    text.append(", ")
+                text.append(name, style=Style(color=colors(name)))
+        text.append("  ")
+        if following:
+            text.append(" ", style="reverse")  # a pad of another style: see tui.spans
+            text.append(f"following {follow_agent or 'any agent'}", style="bold reverse")
+            text.append(" ", style="reverse")
+            spans.append(text, "  f stops", "dim")
+        else:
+            text.append("f follows the selected agent", style="dim")
+        self.update(spans.tidy(text), layout=False)
+
+
+class ActivityPanel(Vertical):
+    """The activity list under its title, and who is connected and followed."""
+
+    def __init__(self, session: Session, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.session = session
+        self.agents: dict[str, str] = {}  # session id -> agent name
+        self.following = False
+        self.follow_agent: str | None = None  # None: any agent
+        self.title = ActivityTitle(id="activity-title")
+        self.calls = ActivityList(session, id="activity-list")
+
+    def compose(self) -> ComposeResult:
+        yield self.title
+        yield self.calls
+
+    def record(self, events: Sequence[AgentAccess]) -> str | None:
+        """Add the calls' rows; the path the preview should follow (the newest followed read)."""
+        self.calls.extend(events)
+        followed: str | None = None
+        for event in events:
+            self.session.colors(event.agent)  # agents get their colours in the order they call
+            if event.agent not in self.agents.values():
+                self.agents.setdefault(event.session or event.agent, event.agent)
+            if self.following and event.paths and access_kind(event) == "read" and \
+                    (self.follow_agent in (None, event.agent)):
+                followed = event.paths[0]
+        return followed
+
+    def presence(self, session: str, agent: str, connected: bool) -> None:
+        if connected:
+            self.agents[session] = agent
+        else:
+            self.agents.pop(session, None)
+        self.show_title()
+
+    def toggle_follow(self) -> bool:
+        """Follow the selected row's agent (or stop); True when following now."""
+        self.following = not self.following
+        self.calls.follow_tail = not self.following  # keep the followed row selected
+        if self.following:
+            current = self.calls.current
+            self.follow_agent = current.agent if current is not None else None
+        self.show_title()
+        return self.following
+
+    def selected(self, row: AgentAccess | None) -> None:
+        """A row was highlighted: while following, follow its agent."""
+        if row is not None and self.following:
+            self.follow_agent = row.agent
+            self.show_title()
+
+    def show_title(self) -> None:
+        self.title.show(len(self.calls.calls), self.agents.values(), self.session.colors,
+                        following=self.following, follow_agent=self.follow_agent)

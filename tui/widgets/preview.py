@@ -86,6 +86,7 @@ class Preview(VerticalScroll, can_focus=True):
         self._body_width: int | None = None  # what tables in the body are fitted to
         self.path: str | None = None
         self.entry: Entry | None = None
+        self.wanted: str | None = None  # the note asked for last (shown, or on its way): triage's target
         self.history: list[str] = []
         self.links: list = []
         self.backlinks: tuple[str, ...] = ()
@@ -143,6 +144,7 @@ class Preview(VerticalScroll, can_focus=True):
         if push and self.path is not None and self.path != path:
             self.history.append(self.path)
             del self.history[:-100]
+        self.wanted = path
         self._load(path, self.session.snapshot, self.session.clock, keep_scroll)
 
     def show_problem(self, problem: Problem) -> None:
@@ -151,6 +153,7 @@ class Preview(VerticalScroll, can_focus=True):
             self.show(problem.path)
             return
         self.path, self.entry = problem.path, None
+        self.wanted = None
         self._set_head(Group(Text(problem.path, style="bold"),
                              Text(f"skipped by the scan: {problem.message}", style="red")))
         self._set_parts("", Text(""), [], ())
@@ -158,6 +161,7 @@ class Preview(VerticalScroll, can_focus=True):
 
     def _clear(self, message: str) -> None:
         self.path, self.entry = None, None
+        self.wanted = None
         self._set_head(Group(Text(message, style="italic")))
         self._set_parts("", Text(""), [], ())
         self.post_message(self.Opened(None))

@@ -1,10 +1,15 @@
 """The status line: indexing progress, counts, the as-of date, MCP socket and connected agents."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from .. import spans
 from ..spans import tidy
 
 
@@ -29,3 +34,49 @@ class StatusLine(Static):
                 line.append(" ")
             line.append_text(part)
         self.update(tidy(line), layout=False)  # one fixed line: no screen re-layout per agent call
+
+    # -- the parts ------------------------------------------------------------------------------
+    def show_vault(self, root: str, scope: str | None, today: str) -> None:
+        """The vault's name, the folder scope and the as-of date."""
+        text = Text()
+        text.append(Path(root).name or root, style="bold")
+        if scope:
+            text.append(f"/{scope}", style="bold")
+        spans.append(text, f"  as of {today}", "dim")
+        self.set_part("vault", text)
+
+    def show_indexing(self, done: int, total: int) -> None:
+        text = f"indexing {done:,}/{total:,}" if total else "indexing…"
+        self.set_part("index", Text(text, style="yellow"))
+
+    def show_stats(self, stats: dict) -> None:
+        """The vault's totals (`Session.stats`)."""
+        text = Text(f"{stats['notes']:,} notes")
+        if stats.get("okf_bundle"):
+            spans.append(text, f" · {stats['stale']:,} stale", "yellow" if stats["stale"] else None)
+        broken = stats["frontmatter_errors"] + stats["skipped"]
+        if broken:
+            spans.append(text, f" · {broken:,} broken", "red")
+        self.set_part("stats", text)
+
+    def show_mcp_starting(self) -> None:
+        self.set_part("mcp", Text("MCP starting…", style="dim"))
+
+    def show_mcp_off(self, error: str | None = None) -> None:
+        self.set_part("mcp", Text(f"MCP off: {error}", style="red") if error else Text("MCP off", style="dim"))
+
+    def show_agents(self, host: Any, names: Iterable[str], colors: Callable[[str], str]) -> None:
+        """The MCP socket and the connected agents' names in their colours."""
+        text = Text()
+        text.append("MCP ", style="bold green")
+        text.append(str(getattr(host, "socket_path", "")), style="dim")
+        names = sorted(set(names))
+        if names:
+            text.append(" · ")
+            for i, name in enumerate(names):
+                if i:
+                    text.append(", ")
+                text.append(name, style=Style(color=colors(name)))
+        else:
+            spans.append(text, " · no agents", "dim")
+        self.set_part("mcp", text)

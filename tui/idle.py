@@ -1,0 +1,47 @@
+"""Waiting until the TUI is idle: the public way for tests, benchmarks and screenshot scripts
+to know that the screen shows the answer to everything asked so far.
+
+    async with app.run_test() as pilot:
+        await settle(app)      # index loaded, lists and counts shown, no view work pending
+
+Production code never waits like this: the app reacts to messages.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .app import VaultwatchApp
+
+
+def idle(app: VaultwatchApp) -> bool:
+    """The main screen has no view work pending and no message is queued anywhere on the
+    current screen (a list's Highlighted may be on its way to the screen)."""
+    if not app.main.idle():
+        return False
+    nodes = (app, *app.screen.walk_children(with_self=True))
+    if app.screen is not app.main:
+        nodes = (*nodes, app.main)
+    return not any(node.message_queue_size for node in nodes)
+
+
+async def settle(app: VaultwatchApp, timeout: float = 10.0) -> None:
+    """Wait until the index is loaded and no view work is pending: no view worker running, no
+    timer set, no message queued, several refreshes in a row (raises TimeoutError)."""
+    deadline = time.monotonic() + timeout
+    quiet = 0
+    while time.monotonic() < deadline:
+        if idle(app):
+            quiet += 1
+            if quiet >= 3:
+                return
+            # widgets finish some updates after a refresh (the tab underline follows a
+            # relabelled tab): let a refresh cycle pass and look again
+            await app.screen.wait_for_refresh()
+            await asyncio.sleep(0.005)
+            continue
+        quiet = 0
+        await asyncio.sleep(0.01)
+    raise TimeoutError("the views did not settle")

@@ -1,0 +1,650 @@
+"""The main screen: the workflow of the TUI (the app holds the lifecycle; see `tui.app`).
+
+Its layout (filter bar, folder tree, triage tabs, preview, activity panel, status line), how
+the views follow the index, the filter, the folder scope and the agents' calls (the visible
+list's queries run through `tui.querying`), the navigation keys, and the triage dispatch (the
+writes themselves run in `tui.triaging`).
+
+Core events arrive as coalesced messages posted here by the app's bus subscriber, from
+whatever thread published them.
+
+(About 550 lines: this is where every message between the views meets; the work behind each
+handler lives in its widget, in `tui.querying` or in `tui.triaging`, and each handler here is
+the few lines that connect them.)
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Input, TabbedContent, Tree
+from textual.worker import Worker, get_current_worker
+
+from core import filterexpr
+from core.errors import VaultError
+from core.events import AgentAccess
+from core.index import Snapshot
+from core.model import NOTE, Entry
+from core.query import Query, warm as warm_listing
+
+from ..messages import (AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ListFailed, ListReady,
+                        ProblemReported)
+from ..querying import ListScheduler, count_all
+from ..triaging import TriageFlow
+from ..widgets.activity import ActivityList, ActivityPanel
+from ..widgets.doclist import DocList
+from ..widgets.filterbar import FilterBar
+from ..widgets.folders import FolderView
+from ..widgets.preview import Preview
+from ..widgets.problems import Problem
+from ..widgets.rowlist import RowList
+from ..widgets.statusline import StatusLine
+from ..widgets.triage import PANES, Requery, TriagePane
+
+if TYPE_CHECKING:
+    from ..app import VaultwatchApp
+
+VIEW_GROUPS = frozenset({"query", "counts", "preview", "warm"})
+COUNTS_DELAY = 0.15
+COUNTS_DELAY_BIG = 0.5
+BIG_VAULT = 20_000
+PREVIEW_DELAY = 0.06
+TYPING_PAUSE = 0.35  # the preview waits this long after a filter keystroke
+TYPING_GUARD = 0.6  # keys this close together after leaving the filter are still filter text
+WARM_FIELDS = ("tag", "type")  # the filter bar's documented field terms whose lists the tab counts do not build
+
+
+class MainScreen(Screen[None]):
+    """Tree, tabs, preview, activity and status over the app's session."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "app.quit", "Quit", id="app.quit"),
+        Binding("slash", "focus_filter", "Filter", id="app.filter"),
+        Binding("question_mark", "app.help", "Help", id="app.help"),
+        Binding("f", "toggle_follow", "Follow", id="app.follow"),
+        Binding("a", "toggle_activity", "Activity", id="app.activity"),
+        Binding("t", "toggle_tree", "Folder tree", show=False, id="app.tree"),
+        Binding("d", "as_of", "Set as-of date", show=False, id="app.as_of"),
+        Binding("p", "focus_preview", "Preview", show=False, id="app.preview"),
+        Binding("escape", "focus_list", "Back to the list", show=False, id="app.list"),
+        Binding("u", "undo", "Undo the last action", show=False, id="app.undo"),
+        Binding("ctrl+r", "reload", "Reload changed notes", show=False, id="app.reload"),
+        Binding("1", "tab('notes')", "Notes", show=False, id="app.tab_notes"),
+        Binding("2", "tab('deprecated')", "Deprecated", show=False, id="app.tab_deprecated"),
+        Binding("3", "tab('stale')", "Stale", show=False, id="app.tab_stale"),
+        Binding("4", "tab('trust')", "Trust", show=False, id="app.tab_trust"),
+        Binding("5", "tab('broken')", "Broken", show=False, id="app.tab_broken"),
+        Binding("C", "changes", "Changes", show=False, id="app.changes"),  # tui/review.py: diffs, revert, approval
+        Binding("g", "approval_mode", "Approval mode", show=False, id="app.approval"),
+    ]
+
+    app: VaultwatchApp
+
+    def __init__(self, app: VaultwatchApp) -> None:
+        super().__init__()
+        self.session = app.session
+        self.config = app.config
+        self.scope: str | None = None
+        self.filter_query = Query()
+        self.reading = False  # narrow screens: the preview replaces the list
+        self.loaded = False  # the screen has seen a complete index
+        self.triage = TriageFlow(self, app)
+        self.lists = ListScheduler(self, self.session, show=lambda *a: self.show_rows(*a), failed=self._list_error,
+                                   quitting=lambda: app.quitting)
+        self._counts_timer = None
+        self._preview_timer = None
+        self._stats_key: tuple | None = None
+        self._typing_until = 0.0  # monotonic time until which the filter counts as being typed
+        self._guard_from: float | None = None  # when the filter was left (see on_key)
+        self._warmed = -1  # the index generation whose folded text the filter warm-up built
+        self._user_layout: dict[str, bool] = {}
+
+    # -- layout ----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        # the screen keeps its own references: a query from a handler that runs while the
+        # screen is being torn down (quitting during a burst of tab keys) finds nothing
+        self._filterbar = FilterBar(id="filterbar")
+        self._tree = FolderView(self.session, id="tree")
+        self._tabs = TabbedContent(id="tabs")
+        self._preview = Preview(self.session, id="preview")
+        self._activity_panel = ActivityPanel(self.session, id="activity")
+        self._status = StatusLine(id="status")
+        self._panes = [cls(self.session, pane_id, lazy=i > 0) for i, (pane_id, cls) in enumerate(PANES)]
+        yield self._filterbar
+        with Horizontal(id="main"):
+            yield self._tree
+            with self._tabs:
+                yield from self._panes
+            yield self._preview
+        yield self._activity_panel
+        yield self._status
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if not self.config.animate:
+            for widget in self.query(Input):
+                widget.cursor_blink = False
+        self._apply_layout()
+        self._activity_panel.show_title()
+        self._status_vault()
+        if self.session.vault.wait_ready(0):
+            self.loaded = True
+            self.refresh_views(keep=False)
+        else:
+            self._status.show_indexing(0, 0)
+            for pane in self._panes:
+                pane.show((), empty="Indexing…")
+        services = self.app.services
+        if services.serving:
+            self._status.show_mcp_starting()
+        elif services.host_error:
+            self._status.show_mcp_off(services.host_error)
+        self.active_list.focus()
+
+    async def build_hidden(self) -> None:
+        """What the first frame did without: the preview's parts and the hidden tabs' lists."""
+        if self._live():
+            await self._preview.build_parts()
+        for pane in self._panes:
+            if not self._live():
+                return
+            await pane.materialize()
+
+    def on_resize(self) -> None:
+        self._apply_layout()
+
+    def on_descendant_focus(self, event) -> None:
+        if not self.config.animate and isinstance(event.widget, Input):
+            event.widget.cursor_blink = False
+        if event.widget.id == "filter-input" and self.loaded:
+            self.warm_filter()
+
+    def warm_filter(self) -> None:
+        """The first free word typed makes core fold every title and path of the index
+        generation (~0.1 s at 100k notes; kept, and patched on changes), and the first `tag:`
+        or `type:` term builds that field's inverted list (~0.17 s): build them in the
+        background once the first counts are shown, and again for a new generation when the
+        filter bar gets the focus, so that no keystroke waits for them (~10 MB at 100k notes)."""
+        snapshot = self.session.snapshot
+        if snapshot.generation != self._warmed:
+            self._warmed = snapshot.generation
+            self._warm_worker(snapshot)
+
+    @work(thread=True, group="warm", exit_on_error=False, description="filter warm-up")
+    def _warm_worker(self, snapshot: Snapshot) -> None:
+        warm_listing(snapshot, WARM_FIELDS)
+
+    def _apply_layout(self) -> None:
+        """Wide screens show tree, list and preview side by side (the tree from 140 columns);
+        narrow ones show the list, and the preview in its place while reading (enter opens it,
+        escape returns)."""
+        width, height = self.app.size
+        narrow = width < 100
+        self._tree.display = self._user_layout.get("tree", width >= 140)
+        self._activity_panel.display = self._user_layout.get("activity", height >= 30)
+        self._preview.display = not narrow or self.reading
+        self._tabs.display = not (narrow and self.reading)
+        self.set_class(narrow, "-narrow")
+
+    @property
+    def status(self) -> StatusLine:
+        return self._status
+
+    @property
+    def tabs(self) -> TabbedContent:
+        return self._tabs
+
+    @property
+    def panes(self) -> list[TriagePane]:
+        return self._panes
+
+    @property
+    def active_pane(self) -> TriagePane:
+        active = self._tabs.active
+        return next((p for p in self._panes if p.id == active), self._panes[0])
+
+    @property
+    def active_list(self) -> RowList:
+        return self.active_pane.rowlist
+
+    @property
+    def activity(self) -> ActivityPanel:
+        return self._activity_panel
+
+    @property
+    def preview(self) -> Preview:
+        return self._preview
+
+    @property
+    def tree(self) -> FolderView:
+        return self._tree
+
+    def _live(self) -> bool:
+        """False while quitting or tearing the screen down: late messages are dropped."""
+        return not self.app.quitting and self.app.is_running and self._tabs.is_attached
+
+    def idle(self) -> bool:
+        """No view work is pending: the index is loaded, the hidden parts are built, no view
+        worker runs, no timer is set (see tui.settle)."""
+        if not (self.loaded and self.app.services.started and self._preview.built
+                and all(p.ready for p in self._panes)):
+            return False
+        if self._counts_timer is not None or self._preview_timer is not None or self.lists.pending:
+            return False
+        return not any(w.group in VIEW_GROUPS and not w.is_finished for w in self.app.workers)
+
+    def answered(self) -> bool:
+        """Nothing the person asked for is still on its way (a list query, a write)."""
+        return not self.lists.pending and not self.triage.pending
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.app.services.worker_failed(event)
+
+    # -- core events (posted by the app's bus subscriber) -------------------------------------
+    def on_index_changed(self, message: IndexChanged) -> None:
+        self.refresh_views()
+
+    def on_index_progressed(self, message: IndexProgressed) -> None:
+        if not self.session.vault.wait_ready(0):
+            self._status.show_indexing(message.done, message.total)
+            for pane in self._panes:
+                pane.set_empty(f"Indexing… {message.done:,} of {message.total:,} files")
+
+    def on_index_loaded(self, message: IndexLoaded) -> None:
+        self.loaded = True
+        self._status.set_part("index", None)
+        self.refresh_views(keep=False)
+
+    def on_problem_reported(self, message: ProblemReported) -> None:
+        self.app.notify(message.text, severity="error" if message.severity == "error" else "warning",
+                        title="vault")
+        if message.severity == "error" and not self.loaded and self.session.vault.wait_ready(0):
+            self.loaded = True  # the load gave up: say so where the notes would be
+            self._status.set_part("index", Text("indexing failed", style="bold red"))
+            for pane in self._panes:
+                pane.show((), empty=message.text)
+
+    def on_agent_called(self, message: AgentCalled) -> None:
+        """Every call waiting in the app's backlog gets its row; marks, tree, titles and the
+        status line are redrawn once for all of them (20 agents make ~200 calls a second)."""
+        events: list[AgentAccess] = []
+        backlog = self.app.agent_backlog
+        while backlog:
+            events.append(backlog.popleft())
+        if not events or not self._live():
+            return
+        followed = self._activity_panel.record(events)
+        marked: set[str] = set()
+        for event in events:
+            marked.update(self.session.marks.record(event))
+        if marked:
+            paths = tuple(marked)
+            for pane in self._panes:
+                if isinstance(pane.rowlist, DocList) and pane.ready:
+                    pane.rowlist.marks_changed(paths)
+            self._tree.refresh_marks(marked)
+            if self.preview.path in marked:
+                self.preview.refresh_marks()
+        if followed is not None:
+            self.preview.show(followed)
+            self.active_list.select_key(followed) if isinstance(self.active_list, DocList) else None
+        self._activity_panel.show_title()
+        self.show_agents()
+
+    def on_agent_presence(self, message: AgentPresence) -> None:
+        event = message.event
+        self._activity_panel.presence(event.session, event.agent, event.connected)
+        self.show_agents()
+
+    # -- querying ---------------------------------------------------------------------------
+    def query_for(self, pane: TriagePane, base: Query | None = None) -> Query:
+        """The pane's query narrowed by the folder scope and the filter bar (raises QueryError)."""
+        q = filterexpr.merge(base or pane.base_query(), self.filter_query)
+        q = replace(q, folder=self.scope)
+        rowlist = pane.rowlist
+        if isinstance(rowlist, DocList):
+            q = replace(q, sort=rowlist.sort, descending=rowlist.descending)
+        return q
+
+    def refresh_views(self, *, keep: bool = True) -> None:
+        """Re-query the visible list now and everything else shortly after (coalesced)."""
+        if not self._live():
+            return
+        self.run_active(keep=keep)
+        self.preview.refresh_if_changed()
+        if self._counts_timer is not None:
+            self._counts_timer.stop()
+        for worker in self.app.workers:  # stale counts: stop competing with the list's query
+            if worker.group == "counts" and not worker.is_finished:
+                worker.cancel()
+        # counting runs every tab's query: on a big vault wait for a pause in the typing, or the
+        # counts compete with the visible list's query for the interpreter
+        delay = COUNTS_DELAY if self.session.snapshot.note_count < BIG_VAULT else COUNTS_DELAY_BIG
+        self._counts_timer = self.set_timer(delay, self.run_counts)
+
+    def run_active(self, *, keep: bool = True, pane: TriagePane | None = None) -> None:
+        """Re-run the visible pane's query off the UI thread (coalesced: tui.querying)."""
+        if not self._live():
+            return
+        pane = pane or self.active_pane
+        try:
+            q = self.query_for(pane)
+        except VaultError as exc:
+            self._filterbar.show_error(exc.message)
+            return
+        self.lists.request(pane, q, keep=keep)
+
+    def _list_error(self, message: str) -> None:
+        self._filterbar.show_error(message)
+
+    def on_list_ready(self, message: ListReady) -> None:
+        request = message.request
+        if not self.lists.current(request.seq) or not self._live():
+            return  # a newer request is on its way
+        self.lists.shown()
+        self.show_rows(request.pane, message.rows, message.total, request.keep)
+
+    def on_list_failed(self, message: ListFailed) -> None:
+        if self.lists.current(message.seq) and self._live():
+            self._filterbar.show_error(message.error)
+
+    def show_rows(self, pane: TriagePane, rows, total: int, keep: bool) -> None:
+        empty = None
+        if not self.session.snapshot.loaded:
+            empty = "Indexing…"
+        elif total == 0 and self.session.snapshot.note_count == 0:
+            empty = "This vault has no notes yet"
+        pane.show(rows, empty=empty, keep=keep)
+        self.call_after_refresh(self.app.answered)
+
+    def run_counts(self) -> None:
+        """Re-count every tab, the tree and the status line (off the UI thread)."""
+        self._counts_timer = None
+        if not self._live():
+            return
+        plans: dict[str, dict[str, Query]] = {}
+        for pane in self._panes:
+            try:
+                plans[pane.id or ""] = {k: self.query_for(pane, base) for k, base in pane.count_queries().items()}
+            except VaultError:
+                plans[pane.id or ""] = {}
+        snapshot = self.session.snapshot
+        fresh = (snapshot.generation, self.session.clock) != self._stats_key
+        self._counts_worker(plans, snapshot, fresh)
+
+    @work(thread=True, exclusive=True, group="counts", exit_on_error=False, description="tab counts")
+    def _counts_worker(self, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool) -> None:
+        worker = get_current_worker()
+        done = count_all(self.session, plans, snapshot, fresh, lambda: worker.is_cancelled)
+        if done is not None:
+            self.app.from_thread(self._show_counts, *done, snapshot)
+
+    def _show_counts(self, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot) -> None:
+        if not self._live():
+            return
+        relabelled = []
+        for pane in self._panes:
+            mine = counts.get(pane.id or "", {})
+            tab = self.tabs.get_tab(pane.id or "")
+            label = pane.label_for(mine)
+            if tab.label.plain != label:
+                tab.label = label
+                relabelled.append(tab)
+            pane.show_counts(mine)
+        if relabelled:
+            # Tabs places its underline before the relabelled tab is re-laid out; relabelling once
+            # more after the refresh puts it under the tab's new width
+            self.call_after_refresh(lambda: [setattr(t, "label", t.label) for t in relabelled])
+        if stats is not None:
+            self._stats_key = (snapshot.generation, self.session.clock)
+            if snapshot is self.session.snapshot:
+                self._tree.sync()
+            self._status.show_stats(stats)
+            if snapshot.loaded and self.app.freeze_long_lived() and snapshot is self.session.snapshot:
+                self.warm_filter()
+
+    # -- user actions -----------------------------------------------------------------------------
+    def on_filter_bar_applied(self, message: FilterBar.Applied) -> None:
+        if message.query == self.filter_query:
+            return  # "vault" -> "vault " lists the same notes
+        self._typing_until = time.monotonic() + TYPING_PAUSE
+        self.app.person_acts()  # also an edit that came without a key (a paste, the palette)
+        self.filter_query = message.query
+        self.refresh_views(keep=False)
+
+    def on_filter_bar_left(self, message: FilterBar.Left) -> None:
+        # the person may type on without looking: keys in that burst go on into the filter
+        self._guard_from = message.time
+        self.app.set_focus(self.active_list)  # at once: Widget.focus() waits behind queued keys
+
+    def end_typing_guard(self) -> None:
+        """The list's keys act at once again (the typing burst that left the filter is over)."""
+        self._guard_from = None
+
+    def reroute(self, event: events.Key, sent_to: object) -> bool:
+        """A key the focus had not caught up with, now at the app before its bindings run: True
+        when it went on into the filter instead. Textual sends a key to the widget focused when
+        the key is taken from the queue and runs bindings once it bubbled up, so in a burst
+        (fast typing, type-ahead on a busy machine) the keys behind `/` reach the list and then
+        the bindings of the filter's focus chain (`p`, the preview; `e`, the editor...)."""
+        field = self._filterbar.query_one("#filter-input", Input)
+        if self.focused is not field or sent_to is field or sent_to is None:
+            return False
+        self._into_filter(event, field)
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key in the burst of typing that left the filter (enter or escape, then
+        more keys less than TYPING_GUARD apart, timed when the terminal delivered them) is
+        filter text, not a list action: it goes on into the filter. Before, `/plane` enter
+        ` verify` wrote a human attestation. Any other key (an arrow, tab) ends that burst."""
+        if self._guard_from is None:
+            return
+        if event.character is None or not event.is_printable or event.time - self._guard_from > TYPING_GUARD:
+            self._guard_from = None
+            return
+        if isinstance(self.focused, Input):
+            return
+        self._guard_from = event.time
+        self._into_filter(event, self._filterbar.query_one("#filter-input", Input))
+
+    def _into_filter(self, event: events.Key, field: Input) -> None:
+        event.stop()
+        event.prevent_default()
+        if self.focused is not field:
+            self.app.set_focus(field)
+        # through the field's queue, behind the keys it still has to handle
+        copy = events.Key(event.key, event.character)
+        self.app.key_targets[id(copy)] = field
+        field.post_message(copy)
+
+    def on_tree_node_selected(self, message: Tree.NodeSelected) -> None:
+        folder = message.node.data
+        self.scope = folder or None
+        self._status_vault()
+        self.refresh_views(keep=False)
+
+    async def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
+        pane = message.pane
+        if not isinstance(pane, TriagePane) or not self._live():
+            return  # e.g. the tabs being removed while the app quits
+        await pane.materialize()  # opened before the hidden tabs were built
+        if not self._live() or pane is not self.active_pane:
+            return
+        self.run_active(pane=pane)
+        self.call_after_refresh(pane.rowlist.focus)
+
+    @on(Requery)
+    @on(DocList.SortChanged)
+    def _requery(self) -> None:
+        self.run_active()
+
+    def on_row_list_highlighted(self, message: RowList.Highlighted) -> None:
+        row = message.row
+        if isinstance(message.rowlist, ActivityList):
+            self._activity_panel.selected(row)
+            return
+        if message.rowlist is not self.active_list:
+            return
+        # key repeat moves the cursor many rows a second: preview where it comes to rest; while
+        # the filter is being typed, wait for a pause in the typing (opening a note re-lays the
+        # screen out, which the next keystroke would wait for)
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        delay = max(PREVIEW_DELAY, self._typing_until - time.monotonic())
+        self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row))
+
+    def _preview_row(self, row) -> None:
+        self._preview_timer = None
+        if isinstance(row, Problem):
+            self.preview.show_problem(row)
+        elif row is not None:
+            self.preview.show(row.path)
+
+    def on_row_list_chosen(self, message: RowList.Chosen) -> None:
+        row = message.row
+        if isinstance(message.rowlist, ActivityList):
+            from .. import review  # noqa: PLC0415
+            if row is not None and review.open_call(self.app, row):  # an agent's write: its diff
+                return
+            if row is not None and row.paths:
+                self.preview.show(row.paths[0], push=True)
+            return
+        self.action_focus_preview()
+
+    def open_note(self, path: str) -> None:
+        """Preview a note (palette, tests) and put the list cursor on it when it is listed."""
+        self.preview.show(path, push=self.preview.path is not None)
+        self.active_list.select_key(path)
+
+    def action_focus_filter(self) -> None:
+        # at once: keys typed right after `/` are queued already and must reach the field
+        self.app.set_focus(self._filterbar.query_one("#filter-input", Input))
+
+    def clear_filter(self) -> None:
+        self._filterbar.set_text("")
+
+    def action_focus_list(self) -> None:
+        if self.reading:
+            self.reading = False
+            self._apply_layout()
+        self.active_list.focus()
+
+    def action_focus_preview(self) -> None:
+        if self.app.size.width < 100 and not self.reading:
+            self.reading = True
+            self._apply_layout()
+        self.preview.focus()
+
+    def action_tab(self, pane_id: str) -> None:
+        self.tabs.active = pane_id
+
+    def action_toggle_tree(self) -> None:
+        self._user_layout["tree"] = not self._tree.display
+        self._apply_layout()
+
+    def action_changes(self) -> None:
+        from .. import review  # noqa: PLC0415
+        review.open_changes(self.app)
+
+    def action_approval_mode(self) -> None:
+        from .. import review  # noqa: PLC0415
+        review.cycle_mode(self.app)
+
+    def action_toggle_activity(self) -> None:
+        self._user_layout["activity"] = not self._activity_panel.display
+        self._apply_layout()
+
+    def focus_tree(self) -> None:
+        self._user_layout["tree"] = True
+        self._apply_layout()
+        self._tree.focus()
+
+    def action_toggle_follow(self) -> None:
+        if self._activity_panel.toggle_follow() and not self._activity_panel.display:
+            self._user_layout["activity"] = True
+            self._apply_layout()
+        self.show_agents()
+
+    def action_as_of(self) -> None:
+        def done(clock) -> None:
+            if clock is not None:
+                self.set_clock(clock)
+
+        from .asof import AsOfScreen  # noqa: PLC0415
+
+        current = self.session.clock.today().isoformat()
+        self.app.push_screen(AsOfScreen(current, blink=self.config.animate), done)
+
+    def set_clock(self, clock) -> None:
+        """Judge staleness by another as-of clock (this session only; agents keep theirs)."""
+        self.session.clock = clock
+        self.invalidate_doclists()
+        self.preview.refresh_marks()
+        self._status_vault()
+        self.refresh_views()
+
+    def invalidate_doclists(self) -> None:
+        for pane in self._panes:
+            if isinstance(pane.rowlist, DocList):
+                pane.rowlist.invalidate()
+
+    def tick(self) -> None:
+        """Redraw the "read … ago" marks (the app's tick)."""
+        if not self.session.marks.by_path:
+            return
+        self.invalidate_doclists()
+        self._tree.refresh_marks()
+        self.preview.refresh_marks()
+
+    # -- triage (dispatched here, written in tui.triaging) --------------------------------------
+    def on_doc_list_picks_changed(self, message: DocList.PicksChanged) -> None:
+        count = len(message.doclist.picked)
+        self._status.set_part("picked", Text(f"{count} marked", style="bold") if count else None)
+
+    def on_doc_list_act(self, message: DocList.Act) -> None:
+        doclist = message.doclist
+        self.triage.dispatch(doclist, message.action, self.targets(doclist, edit=message.action == "edit"))
+
+    def targets(self, doclist: DocList, *, edit: bool = False) -> list[Entry]:
+        """What a triage key acts on: the marked rows, else the note the preview shows (opened
+        from the palette, a link or follow mode, it may not be the list's cursor row); the list's
+        cursor row when the preview is hidden. A cursor move the preview has not caught up with
+        yet is shown first, so the action and the preview agree."""
+        if doclist.picked and not edit:
+            return doclist.targets()
+        if self._preview_timer is not None:  # the cursor just moved: preview its row now
+            self._preview_timer.stop()
+            self._preview_row(doclist.current)
+        path = self.preview.wanted if self.preview.display else None
+        entry = self.session.snapshot.get(path) if path else None
+        if entry is not None and entry.kind == NOTE:
+            return [entry]
+        current = doclist.current
+        return [current] if current is not None else []
+
+    def action_undo(self) -> None:
+        self.triage.undo()
+
+    def action_reload(self) -> None:
+        current = self.active_list.current
+        self.triage.reload(current.path if isinstance(self.active_list, DocList) and current is not None else None)
+
+    # -- status and activity title ------------------------------------------------------------------
+    def _status_vault(self) -> None:
+        self._status.show_vault(self.session.vault.root, self.scope, self.session.clock.today().isoformat())
+
+    def show_agents(self) -> None:
+        host = self.app.services.host
+        if host is None:
+            if not self.app.services.host_error:
+                self._status.show_mcp_off()
+            return
+        self._status.show_agents(host, self._activity_panel.agents.values(), self.session.colors)

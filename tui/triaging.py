@@ -1,0 +1,186 @@
+"""Triage writes from the TUI: dispatching a list's action to its dialog and its write, running
+the writes in thread workers (the write path is `tui.actions`), $EDITOR, undo and reload, and
+saying what each changed (and, loudly, what it refused to overwrite).
+
+Writes hold agents' calls back until they are written (core.foreground), and the list refresh
+that shows the write releases them.
+"""
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from typing import TYPE_CHECKING
+
+from textual.app import SuspendNotSupported
+
+from core.errors import VaultError
+
+from .widgets.doclist import DocList
+
+if TYPE_CHECKING:
+    from core.index import Entry
+
+    from .actions import Actions, Outcome
+    from .app import VaultwatchApp
+    from .screens.main import MainScreen
+
+WRITE_HOLD_SECONDS = 1.0  # a triage write holds agents' calls back until it is written, at most this long
+
+
+class TriageFlow:
+    """The triage actions of one main screen."""
+
+    def __init__(self, screen: MainScreen, app: VaultwatchApp) -> None:
+        self.screen = screen
+        self.app = app
+        self.pending = 0  # triage writes started and not finished
+        self.conflicted: list[str] = []  # notes whose last action met an outside change
+        self._actions: Actions | None = None
+
+    @property
+    def actions(self) -> Actions:
+        """The triage actions (imported on first use: start-up does not need the write path)."""
+        if self._actions is None:
+            from .actions import Actions  # noqa: PLC0415
+
+            self._actions = Actions(self.app.session.vault, user=self.app.config.user)
+        return self._actions
+
+    def dispatch(self, doclist: DocList, action: str, targets: list[Entry]) -> None:
+        """A list asked for `action` on `targets` (the marked rows, else the previewed note):
+        ask what the dialog needs, naming the notes, then write."""
+        if not targets:
+            return
+        from .screens.triage import ConfirmScreen, SnoozeScreen, StatusScreen, describe  # noqa: PLC0415
+        app = self.app
+        what = describe([e.title or e.path for e in targets])
+        if action == "status":
+            current = targets[0].okf_status if len(targets) == 1 else None
+
+            def chosen(status: str | None) -> None:
+                if status is not None:
+                    self._act(doclist, self.actions.set_status, targets, status)
+
+            app.push_screen(StatusScreen(what, current), chosen)
+        elif action == "verify":
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self._act(doclist, self.actions.mark_reviewed, targets)
+
+            user = app.config.user or "you"
+            app.push_screen(ConfirmScreen(f"Mark {what} human-reviewed (verified by human:{user})?"), confirmed)
+        elif action == "snooze":
+            as_of = app.session.clock.today()
+
+            def days_chosen(days: int | None) -> None:
+                if days is not None:
+                    self._act(doclist, self.actions.snooze, targets, days, as_of)
+
+            app.push_screen(SnoozeScreen(what, as_of.isoformat(), blink=app.config.animate), days_chosen)
+        elif action == "edit":
+            self.screen.run_worker(self._edit(targets[0]), group="write", exit_on_error=False,
+                                   description="$EDITOR")
+
+    def _act(self, doclist: DocList, fn, *args) -> None:
+        doclist.clear_picks()
+        self.pending += 1
+        self.app.person_acts(WRITE_HOLD_SECONDS)
+        self.screen.run_worker(lambda: self._write(fn, *args), thread=True, group="write", exit_on_error=False,
+                               description="triage action")
+
+    def _write(self, fn, *args) -> None:
+        try:
+            outcome = fn(*args)
+        finally:
+            self.app.from_thread(self._write_done)
+        self.app.from_thread(self.show_outcome, outcome)
+
+    def _write_done(self) -> None:
+        self.pending -= 1
+        self.app.person_acts()  # the row showing the write is next: the list refresh releases
+
+    async def _edit(self, entry: Entry) -> None:
+        """Suspend the app, run $EDITOR on the note, resume and index what it saved."""
+        from core.writes import ConflictError  # noqa: PLC0415
+
+        from .actions import Outcome, editor_command  # noqa: PLC0415
+
+        app = self.app
+        try:
+            before = await asyncio.to_thread(self.actions.seen_bytes, entry)
+        except VaultError as exc:
+            self.show_outcome(Outcome("edit", conflicts=[entry.path]) if isinstance(exc, ConflictError)
+                              else Outcome("edit", errors=[(entry.path, exc.message)]))
+            return
+        command = editor_command(app.session.vault.disk_path(entry.path))
+        try:
+            try:
+                with app.suspend():
+                    # the app is suspended: the editor owns the terminal until it exits
+                    code = subprocess.run(command, check=False).returncode  # noqa: ASYNC221
+            except SuspendNotSupported:  # headless (tests) or web: no terminal to hand over
+                done = await asyncio.to_thread(subprocess.run, command, check=False, stdin=subprocess.DEVNULL,
+                                               capture_output=True)
+                code = done.returncode
+        except OSError as exc:
+            app.notify(f"could not start the editor {command[0]!r}: {exc.strerror or exc}; set $EDITOR",
+                       severity="error", title="edit")
+            return
+        outcome = await asyncio.to_thread(self.actions.edited, entry.path, before)
+        if code:
+            outcome.errors.append((entry.path, f"the editor exited with status {code}"))
+        self.show_outcome(outcome)
+
+    def undo(self) -> None:
+        self.screen.run_worker(self._undo, thread=True, group="write", exit_on_error=False, description="undo")
+
+    def _undo(self) -> None:
+        outcome = self.actions.undo()
+        if outcome is None:
+            self.app.from_thread(lambda: self.app.notify("nothing to undo", title="undo"))
+        else:
+            self.app.from_thread(self.show_outcome, outcome)
+
+    def reload(self, current: str | None) -> None:
+        """Re-read the notes whose last action met a conflict (and `current`) from disk."""
+        paths = list(self.conflicted)
+        if current is not None:
+            paths.append(current)
+        self.conflicted.clear()
+        if paths:
+            self.screen.run_worker(lambda: self._reload(paths), thread=True, group="write", exit_on_error=False,
+                                   description="reload")
+
+    def _reload(self, paths: list[str]) -> None:
+        self.actions.reload(paths)
+        self.app.from_thread(lambda: self.app.notify(f"reloaded {names(paths)} from disk", title="reload",
+                                                     markup=False))
+
+    def show_outcome(self, outcome: Outcome) -> None:
+        """Say what an action changed, and loudly what it refused to overwrite."""
+        notify = self.app.notify
+        if outcome.done:
+            lines = [f"{path}: {summary}" for path, summary in outcome.done[:5]]
+            if len(outcome.done) > 5:
+                lines.append(f"… and {len(outcome.done) - 5} more notes")
+            if outcome.unchanged:
+                lines.append(f"already so: {names(outcome.unchanged)}")
+            if not outcome.label.startswith("undid"):
+                lines.append("u undoes")
+            notify("\n".join(lines), title=outcome.label, markup=False)
+        elif outcome.unchanged and not (outcome.conflicts or outcome.errors):
+            notify(f"nothing to change: {names(outcome.unchanged)}", title=outcome.label, markup=False)
+        if outcome.conflicts:
+            self.conflicted = list(dict.fromkeys([*self.conflicted, *outcome.conflicts]))
+            notify(f"{names(outcome.conflicts)} changed on disk since it was shown (an agent or another "
+                   "editor). Nothing was written there: the current content is kept. Press ctrl+r to "
+                   "reload, then act again.", title=f"conflict: {outcome.label}", severity="warning",
+                   timeout=12, markup=False)
+        for path, message in outcome.errors:
+            notify(f"{path}: {message}", title=f"failed: {outcome.label}", severity="error", markup=False)
+
+
+def names(paths: list[str], limit: int = 3) -> str:
+    """"a.md, b.md and 4 more" for notifications."""
+    shown = ", ".join(paths[:limit])
+    return shown if len(paths) <= limit else f"{shown} and {len(paths) - limit} more"
