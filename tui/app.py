@@ -180,20 +180,38 @@ class VaultwatchApp(App[None]):
     # -- core events, from any thread ----------------------------------------------------------
     def _relay(self, event: Event) -> None:
         """Bus subscriber: runs in the publisher's thread, so it only posts messages."""
-        main = self.main
         if isinstance(event, DocumentsChanged):
-            main.post_message(IndexChanged(event.generation))
+            self.post_message(IndexChanged(event.generation))
         elif isinstance(event, AgentAccess):
             self.agent_backlog.append(event)  # deque.append: safe from any thread
-            main.post_message(AgentCalled(event))
+            self.post_message(AgentCalled(event))
         elif isinstance(event, AgentConnected):
-            main.post_message(AgentPresence(event))
+            self.post_message(AgentPresence(event))
         elif isinstance(event, IndexProgress):
-            main.post_message(IndexProgressed(event.phase, event.done, event.total))
+            self.post_message(IndexProgressed(event.phase, event.done, event.total))
         elif isinstance(event, IndexReady):
-            main.post_message(IndexLoaded(event.notes, event.seconds))
+            self.post_message(IndexLoaded(event.notes, event.seconds))
         elif isinstance(event, IndexProblem):
-            main.post_message(ProblemReported(event.message, event.severity))
+            self.post_message(ProblemReported(event.message, event.severity))
+
+    # handled in the app's queue, not the main screen's, which carries the compositor's updates
+    def on_index_changed(self, message: IndexChanged) -> None:
+        self.main.index_changed(message)
+
+    def on_index_progressed(self, message: IndexProgressed) -> None:
+        self.main.index_progressed(message)
+
+    def on_index_loaded(self, message: IndexLoaded) -> None:
+        self.main.index_loaded(message)
+
+    def on_problem_reported(self, message: ProblemReported) -> None:
+        self.main.problem_reported(message)
+
+    def on_agent_called(self, message: AgentCalled) -> None:
+        self.main.agent_called(message)
+
+    def on_agent_presence(self, message: AgentPresence) -> None:
+        self.main.agent_presence(message)
 
     def from_thread(self, fn, *args) -> None:
         """Run `fn` on the UI thread from a worker thread (dropped while shutting down)."""

@@ -5,8 +5,10 @@ the views follow the index, the filter, the folder scope and the agents' calls (
 list's queries run through `tui.querying`), the navigation keys, and the triage dispatch (the
 writes themselves run in `tui.triaging`).
 
-Core events arrive as coalesced messages posted here by the app's bus subscriber, from
-whatever thread published them.
+Core events arrive as coalesced messages that the app's bus subscriber posts to the app
+(from whatever thread published them), whose handlers call the methods here: as before
+the split, a flood of agent calls waits in the app's queue, not in this screen's, which also
+carries the compositor's updates.
 
 (About 550 lines: this is where every message between the views meets; the work behind each
 handler lives in its widget, in `tui.querying` or in `tui.triaging`, and each handler here is
@@ -247,22 +249,22 @@ class MainScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.services.worker_failed(event)
 
-    # -- core events (posted by the app's bus subscriber) -------------------------------------
-    def on_index_changed(self, message: IndexChanged) -> None:
+    # -- core events (the app's handlers of its bus subscriber's messages call these) ----------
+    def index_changed(self, message: IndexChanged) -> None:
         self.refresh_views()
 
-    def on_index_progressed(self, message: IndexProgressed) -> None:
+    def index_progressed(self, message: IndexProgressed) -> None:
         if not self.session.vault.wait_ready(0):
             self._status.show_indexing(message.done, message.total)
             for pane in self._panes:
                 pane.set_empty(f"Indexing… {message.done:,} of {message.total:,} files")
 
-    def on_index_loaded(self, message: IndexLoaded) -> None:
+    def index_loaded(self, message: IndexLoaded) -> None:
         self.loaded = True
         self._status.set_part("index", None)
         self.refresh_views(keep=False)
 
-    def on_problem_reported(self, message: ProblemReported) -> None:
+    def problem_reported(self, message: ProblemReported) -> None:
         self.app.notify(message.text, severity="error" if message.severity == "error" else "warning",
                         title="vault")
         if message.severity == "error" and not self.loaded and self.session.vault.wait_ready(0):
@@ -271,7 +273,7 @@ class MainScreen(Screen[None]):
             for pane in self._panes:
                 pane.show((), empty=message.text)
 
-    def on_agent_called(self, message: AgentCalled) -> None:
+    def agent_called(self, message: AgentCalled) -> None:
         """Every call waiting in the app's backlog gets its row; marks, tree, titles and the
         status line are redrawn once for all of them (20 agents make ~200 calls a second)."""
         events: list[AgentAccess] = []
@@ -298,7 +300,7 @@ class MainScreen(Screen[None]):
         self._activity_panel.show_title()
         self.show_agents()
 
-    def on_agent_presence(self, message: AgentPresence) -> None:
+    def agent_presence(self, message: AgentPresence) -> None:
         event = message.event
         self._activity_panel.presence(event.session, event.agent, event.connected)
         self.show_agents()
