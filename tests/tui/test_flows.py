@@ -447,7 +447,7 @@ async def test_outside_edits_reach_the_list_through_the_real_watcher(tui_demo: P
         await settle(app)
         selected = app.main.active_list.current.path
         loop = asyncio.get_running_loop()
-        assert await asyncio.to_thread(app.watcher.vault.wait_watching, 10)
+        assert await asyncio.to_thread(app.services.watcher.vault.wait_watching, 10)
         started = loop.time()
         (tui_demo / "Inbox" / "Dropped in by sync.md").write_text("---\ntitle: From the phone\n---\nhi\n")
         while "Inbox/Dropped in by sync.md" not in paths(app):
@@ -511,7 +511,7 @@ async def test_tab_keys_faster_than_the_app_then_quit(tui_demo: Path) -> None:
         async with app.run_test(size=(120, 30)):
             for key in "2345123451234":
                 app.post_message(events.Key(key, key))
-            while app._message_queue.qsize():  # the keys taken; the last may still be in its
+            while app.message_queue_size:  # the keys taken; the last may still be in its
                 await asyncio.sleep(0.005)  # handler when run_test quits (the app drops it)
         # run_test re-raises an exception raised in a handler; a crashed app also exits non-zero
         assert app.return_code in (None, 0)
