@@ -159,6 +159,7 @@ async def _approve_latency(rounds: int) -> dict:
     from core.approval import ApprovalGate
     from tui.app import make_app
     from tui.config import fixed_config
+    from tui.idle import settle
     from tui.review import ApprovalScreen
 
     with tempfile.TemporaryDirectory(prefix="vwb-") as tmp:
@@ -170,7 +171,7 @@ async def _approve_latency(rounds: int) -> dict:
         app = make_app(vault, config=fixed_config(mcp=True, socket_path=sock))
         samples = []
         async with app.run_test(size=(120, 50)) as pilot:
-            await app.settle()
+            await settle(app)
             await wait_for(lambda: os.path.exists(sock) and sock in app.status.parts["mcp"].plain, 20)
             async with agent(sock, "bench-agent") as client:
                 for i in range(rounds):

@@ -16,6 +16,7 @@ from core.approval import ApprovalGate
 from core.journal import journal_for
 from tui.app import make_app
 from tui.config import fixed_config
+from tui.idle import settle
 from tui.diffview import DiffView, plain
 from tui.review import ApprovalScreen, ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen
 from tui.widgets.activity import ActivityList
@@ -35,7 +36,7 @@ def _state(tmp_path, monkeypatch):
 
 
 async def started(app, pilot, socket_path):
-    await app.settle()
+    await settle(app)
     await wait_for(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain, 10)
 
 
@@ -83,7 +84,7 @@ async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_vers
     vault.refresh_paths(["Inbox/new.md"])
     app = make_app(vault, config=fixed_config())
     async with app.run_test(size=(120, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("C")
         await wait_for(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
@@ -106,7 +107,7 @@ async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: P
     writer.write("Inbox/other.md", "other\n", actor="agent:other")
     app = make_app(vault, config=fixed_config())
     async with app.run_test(size=(170, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("C")
         await wait_for(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
@@ -128,7 +129,7 @@ async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path
     assert len(result.changed_paths) > 2
     app = make_app(vault, config=fixed_config())
     async with app.run_test(size=(120, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("C")
         await wait_for(lambda: isinstance(app.screen, ChangesScreen))
         text = diff_text(app.screen)
@@ -168,7 +169,7 @@ async def test_g_cycles_the_approval_mode_and_the_gate_then_asks(tui_demo: Path)
     vault = open_loaded(tui_demo)
     app = make_app(vault, config=fixed_config())
     async with app.run_test(size=(120, 50)) as pilot:
-        await app.settle()
+        await settle(app)
         await pilot.press("g")
         gate = approval.gate_for(vault)
         assert gate is not None and gate.mode == "writes" and gate.attended
