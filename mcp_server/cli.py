@@ -165,8 +165,8 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     handlers["bridge"] = cmd_bridge
 
     def cmd_mcp_config(args: argparse.Namespace) -> int:
-        from .config import WHERE, snippet
-        from .paths import HostError, default_socket_path, http_token, parse_http
+        from .config import ENV_TOKEN_CLIENTS, TOKEN_ENV, WHERE, snippet
+        from .paths import HostError, http_token, parse_http, token_path
 
         try:
             root = _vault_root(args.vault)
@@ -178,24 +178,40 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                 token = http_token(root)
         except (ValueError, HostError) as exc:
             return _err(str(exc))
+        if args.show_token:
+            if token is None:
+                return _err("--show-token needs --http 127.0.0.1:PORT")
+            print(token)
+            return 0
         clients = [args.client] if args.client else list(CLIENTS)
         for i, client in enumerate(clients):
             if len(clients) > 1:
                 print(("\n" if i else "") + f"# {WHERE[client]}")
             else:
                 print(f"# {WHERE[client]}", file=sys.stderr)
-            print(snippet(client, root, http_url=url, token=token))
+            print(snippet(client, root, http_url=url, token=token, inline_token=args.inline_token))
         if url:
             print(f"# start the server with: vaultwatch serve {root} --http {args.http}", file=sys.stderr)
+            if "claude-desktop" in clients:
+                print("# Claude Desktop starts commands only (no URLs): its form is the stdio bridge, which reaches "
+                      "the same server", file=sys.stderr)
+            if not args.inline_token and ENV_TOKEN_CLIENTS & set(clients):
+                print(f"# the token is not in these files: export {TOKEN_ENV}=$(cat {token_path(root)}) where the "
+                      "client starts (VS Code asks for it once); --inline-token writes it in instead, so never "
+                      "commit such a file", file=sys.stderr)
         return 0
 
     p = sub.add_parser("mcp-config", help="print a ready-to-paste MCP client configuration",
-                       description="Print the configuration that connects an MCP client to vaultwatch for VAULT.")
+                       description="Print the configuration that connects an MCP client to vaultwatch for VAULT, in "
+                                   "each client's documented format.")
     p.add_argument("vault", nargs="?", default=None, help="vault folder (default: the bundled demo vault)")
     p.add_argument("--client", choices=CLIENTS, default=None,
-                   help="only this client's configuration (default: all four)")
+                   help="only this client's configuration (default: all of them)")
     p.add_argument("--http", metavar="127.0.0.1:PORT", default=None,
                    help="configure URL clients for `serve --http` instead of the stdio bridge")
+    p.add_argument("--inline-token", action="store_true",
+                   help="with --http: write the bearer token into the configuration (never commit it)")
+    p.add_argument("--show-token", action="store_true", help="with --http: print only the bearer token")
     handlers["mcp-config"] = cmd_mcp_config
 
 

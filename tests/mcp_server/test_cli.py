@@ -70,23 +70,97 @@ async def test_serve_stdio_is_a_plain_stdio_server(tmp_path, demo_vault):
     assert json.loads(line)["tool"] == "triage"
 
 
-@pytest.mark.parametrize("client", ["claude-desktop", "cursor", "vscode"])
-def test_mcp_config_json_runs_the_bridge(client, tmp_path):
-    out = run("mcp-config", str(tmp_path), "--client", client)
+# Each client's documented format (read 2026-12-01):
+#   Claude Desktop  claude_desktop_config.json {"mcpServers": {name: {command, args, env}}} (stdio only)
+#   Claude Code     `claude mcp add [--env K=V] NAME -- CMD ARGS`; HTTP `--transport http NAME URL --header H`
+#   Cursor          mcp.json {"mcpServers": {name: {command, args, env} | {url, headers}}}, ${env:NAME} expanded
+#   VS Code         mcp.json {"servers": {name: {"type": "stdio"|"http", ...}}, "inputs": [promptString...]}
+#   Codex CLI       config.toml [mcp_servers.NAME] command/args/env, startup_timeout_sec (default 10);
+#                   HTTP url + bearer_token_env_var (developers.openai.com/codex/mcp)
+#   Gemini CLI      settings.json {"mcpServers": {name: {command, args, env, timeout} | {httpUrl, headers}}},
+#                   $VAR expanded in strings (geminicli.com/docs/tools/mcp-server)
+#   Windsurf        mcp_config.json {"mcpServers": {name: {command, args, env} | {serverUrl, headers}}},
+#                   ${env:NAME} expanded (docs.windsurf.com/windsurf/cascade/mcp)
+#   Zed             settings.json {"context_servers": {name: {command, args, env} | {url, headers}}} (zed.dev/docs/ai/mcp)
+STDIO_JSON = {"claude-desktop": "mcpServers", "cursor": "mcpServers", "vscode": "servers", "gemini": "mcpServers",
+              "windsurf": "mcpServers", "zed": "context_servers"}
+
+
+@pytest.mark.parametrize("client", sorted(STDIO_JSON))
+def test_mcp_config_json_runs_the_bridge_in_each_clients_format(client, tmp_path, sock_dir):
+    env = {"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(sock_dir), "XDG_STATE_HOME": str(tmp_path / "st")}
+    out = run("mcp-config", str(tmp_path), "--client", client, env=env)
     assert out.returncode == 0, out.stderr
     config = json.loads(out.stdout)
-    entry = (config["servers"] if client == "vscode" else config["mcpServers"])["vaultwatch"]
+    assert list(config) == [STDIO_JSON[client]]
+    entry = config[STDIO_JSON[client]]["vaultwatch"]
     assert entry["args"][-3:] == ["bridge", "--vault", str(tmp_path.resolve())]
     assert entry["command"].startswith("/")
+    # clients trim the environment they spawn with: what the bridge needs is pinned in the entry
+    assert entry["env"] == {"XDG_RUNTIME_DIR": str(sock_dir), "XDG_STATE_HOME": str(tmp_path / "st")}
+    if client == "vscode":
+        assert entry["type"] == "stdio"
+    if client == "gemini":
+        assert entry["timeout"] >= 30000
 
 
-def test_mcp_config_claude_code_and_http(tmp_path, monkeypatch, sock_dir):
-    out = run("mcp-config", str(tmp_path), "--client", "claude-code")
-    assert out.stdout.startswith("claude mcp add vaultwatch -- /") and "bridge --vault" in out.stdout
-    http = run("mcp-config", str(tmp_path), "--client", "vscode", "--http", "127.0.0.1:8765",
-               env={"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(sock_dir)})
-    entry = json.loads(http.stdout)["servers"]["vaultwatch"]
+def test_mcp_config_codex_is_toml_with_a_startup_timeout(tmp_path, sock_dir):
+    import tomllib
+
+    out = run("mcp-config", str(tmp_path), "--client", "codex",
+              env={"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(sock_dir)})
+    entry = tomllib.loads(out.stdout)["mcp_servers"]["vaultwatch"]
+    assert entry["args"][-3:] == ["bridge", "--vault", str(tmp_path.resolve())]
+    assert entry["startup_timeout_sec"] > 10  # Codex's default 10 s is less than a big vault's cold start
+    assert entry["env"] == {"XDG_RUNTIME_DIR": str(sock_dir)}
+    http = run("mcp-config", str(tmp_path), "--client", "codex", "--http", "127.0.0.1:8765",
+               env={"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "st")})
+    entry = tomllib.loads(http.stdout)["mcp_servers"]["vaultwatch"]
+    assert entry == {"url": "http://127.0.0.1:8765/mcp", "bearer_token_env_var": "VAULTWATCH_TOKEN"}
+
+
+HTTP_KEYS = {"cursor": ("mcpServers", "url", "Bearer ${env:VAULTWATCH_TOKEN}"),
+             "windsurf": ("mcpServers", "serverUrl", "Bearer ${env:VAULTWATCH_TOKEN}"),
+             "gemini": ("mcpServers", "httpUrl", "Bearer $VAULTWATCH_TOKEN"),
+             "zed": ("context_servers", "url", None)}
+
+
+@pytest.mark.parametrize("client", sorted(HTTP_KEYS))
+def test_mcp_config_http_forms_keep_the_token_out_of_the_file(client, tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "st")}
+    out = run("mcp-config", str(tmp_path), "--client", client, "--http", "127.0.0.1:8765", env=env)
+    token = run("mcp-config", str(tmp_path), "--http", "127.0.0.1:8765", "--show-token", env=env).stdout.strip()
+    assert len(token) >= 32
+    top, url_key, header = HTTP_KEYS[client]
+    entry = json.loads(out.stdout)[top]["vaultwatch"]
+    assert entry[url_key] == "http://127.0.0.1:8765/mcp"
+    if header is None:  # Zed documents no variable expansion: the token is in (a user settings file)
+        assert entry["headers"]["Authorization"] == f"Bearer {token}"
+    else:
+        assert entry["headers"]["Authorization"] == header and token not in out.stdout
+        assert "export VAULTWATCH_TOKEN=" in out.stderr
+        inline = run("mcp-config", str(tmp_path), "--client", client, "--http", "127.0.0.1:8765", "--inline-token",
+                     env=env)
+        assert json.loads(inline.stdout)[top]["vaultwatch"]["headers"]["Authorization"] == f"Bearer {token}"
+
+
+def test_mcp_config_claude_code_vscode_and_claude_desktop_with_http(tmp_path, sock_dir):
+    env = {"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "st")}
+    out = run("mcp-config", str(tmp_path), "--client", "claude-code", env=env)
+    assert out.stdout.startswith(f"claude mcp add --env XDG_STATE_HOME={tmp_path / 'st'} vaultwatch -- /")
+    assert "bridge --vault" in out.stdout
+    code = run("mcp-config", str(tmp_path), "--client", "claude-code", "--http", "127.0.0.1:8765", env=env)
+    assert code.stdout.strip() == ('claude mcp add --transport http vaultwatch http://127.0.0.1:8765/mcp --header '
+                                   '"Authorization: Bearer $VAULTWATCH_TOKEN"')
+    http = run("mcp-config", str(tmp_path), "--client", "vscode", "--http", "127.0.0.1:8765", env=env)
+    config = json.loads(http.stdout)
+    entry = config["servers"]["vaultwatch"]
     assert entry["type"] == "http" and entry["url"] == "http://127.0.0.1:8765/mcp"
-    assert entry["headers"]["Authorization"].startswith("Bearer ") and len(entry["headers"]["Authorization"]) > 40
-    everything = run("mcp-config", str(tmp_path))
-    assert everything.stdout.count("# ") == 4
+    assert entry["headers"]["Authorization"] == "Bearer ${input:vaultwatch-token}"  # VS Code asks once
+    assert config["inputs"][0]["id"] == "vaultwatch-token" and config["inputs"][0]["password"] is True
+    desktop = run("mcp-config", str(tmp_path), "--client", "claude-desktop", "--http", "127.0.0.1:8765", env=env)
+    entry = json.loads(desktop.stdout)["mcpServers"]["vaultwatch"]
+    assert "bridge" in entry["args"]  # Claude Desktop spawns commands only...
+    assert "Claude Desktop starts commands only" in desktop.stderr  # ...and says so, not silently
+    everything = run("mcp-config", str(tmp_path), env=env)
+    assert everything.stdout.count("\n# ") + everything.stdout.startswith("# ") == 8
