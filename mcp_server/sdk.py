@@ -95,6 +95,17 @@ def set_instructions(server: MCPServer, text: str) -> None:
     server._lowlevel_server.instructions = text
 
 
+def on_set_logging_level(server: MCPServer, set_level: Any) -> None:
+    """Serve logging/setLevel (which also advertises the logging capability): `set_level(session, level)`."""
+    from mcp_types import EmptyResult, SetLevelRequestParams
+
+    async def handle(ctx: Any, params: Any) -> Any:
+        set_level(ctx.session, params.level)
+        return EmptyResult()
+
+    server._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, handle)
+
+
 def connection(session: Any) -> Any:
     """The connection behind a request's session (.session_id, .state, .exit_stack,
     .initialize_accepted), or None when the transport has none."""

@@ -10,6 +10,7 @@ Left as None it is the `history` tool and the write tools (`mcp_server/write_too
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -23,7 +24,7 @@ from pydantic import ValidationError
 from core.vault import Vault
 
 from . import compat as compat_tools
-from . import budget, descriptions, prompts, schemas, sdk, splice
+from . import budget, descriptions, progress, prompts, schemas, sdk, splice
 from . import tools as native_tools
 from .activity import Activity
 from .config import check_prefix
@@ -81,6 +82,7 @@ class VaultMCPServer(MCPServer):
     """
 
     fast_tools: set[str]
+    client_log: progress.ClientLog
 
     async def fast_path(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         """Server middleware: serve a read tool's tools/call and shape the wire result directly."""
@@ -126,8 +128,11 @@ class VaultMCPServer(MCPServer):
         if extra:
             return fail(f"unknown argument{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))} for {name}: "
                         f"it takes {', '.join(sorted(allowed)) or 'no arguments'}; check the spelling and call again")
+        started = time.monotonic()
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await progress.around(context, super().call_tool(name, arguments, context))
+            await self._log_call(context, name, result, started)
+            return result
         except UnexpectedToolError as exc:
             log.error("tool %s failed unexpectedly", name, exc_info=exc.__cause__ or exc)
             return fail(f"internal error in {name} ({type(exc.__cause__).__name__}); the vault was not changed by "
@@ -137,6 +142,15 @@ class VaultMCPServer(MCPServer):
                 return fail(_argument_help(name, tool.parameters, exc.__cause__))
             return fail(str(exc).removeprefix(f"Error executing tool {name}: "))
 
+    async def _log_call(self, context: Any, name: str, result: Any, started: float) -> None:
+        """Tell a client that asked (logging/setLevel) how the call went."""
+        if context is None or not self.client_log.levels:
+            return
+        await self.client_log.send(context, "debug", f"{name}: {1000 * (time.monotonic() - started):.1f} ms")
+        meta = getattr(result, "meta", None) or {}
+        if meta.get("index_stale"):
+            await self.client_log.send(context, "warning", f"{name}: the answer may miss writes still in flight "
+                                                           "(pass wait_for_pending_writes=true to wait for them)")
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
         if name not in sdk.prompt_names(self):
@@ -194,6 +208,8 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
         if tool.annotations is not None and tool.annotations.title == tool.title:
             tool.annotations = tool.annotations.model_copy(update={"title": None})  # said once, as the tool's title
     prompts.register(server, env)
+    server.client_log = progress.ClientLog()
+    sdk.on_set_logging_level(server, server.client_log.set_level)
     add_prefix(server, tool_prefix)
     return server, activity
 

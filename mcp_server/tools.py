@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -26,7 +27,7 @@ from core.tags import tag_counts
 from core.semantic import offered as semantic_offered
 from core.vault import Vault
 
-from . import budget, schemas
+from . import budget, progress, schemas
 from . import descriptions as d
 from .activity import current_call
 from .results import fail, listing, ok, page_rows, read_only, vault_errors
@@ -301,6 +302,22 @@ def register(server: MCPServer, env: ToolEnv) -> None:
     _register_search(server, vault)
 
 
+def _wait_for_search_index(vault: Vault) -> float:
+    """Before a search: while the full-text index is still being built, report its progress to a client
+    that asked for progress (up to SEARCH_BUILD_WAIT); the seconds left for search's own wait."""
+    channel = progress.current()
+    if channel is None:
+        return SEARCH_BUILD_WAIT
+    deadline = time.monotonic() + SEARCH_BUILD_WAIT
+    status = vault.search_status()
+    while not status.ready and not status.problem and time.monotonic() < deadline:
+        channel.report(status.done, status.total or None,
+                       f"building the full-text index: {status.done} of {status.total} notes")
+        time.sleep(0.2)
+        status = vault.search_status()
+    return max(0.0, deadline - time.monotonic())
+
+
 def _fit_links(out: dict[str, Any], room: int) -> None:
     """Cut a get_links answer's lists to the answer budget, the same share of each, saying so in `truncated`."""
     size = len(budget.encoded(out))
@@ -366,8 +383,9 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
                         Field(description=P_MODE)] = None,
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
+        wait = _wait_for_search_index(vault)
         res = vault.search(query, folder=root_folder(folder), pattern=pattern, filters=pairs(filters), limit=limit,
-                           cursor=cursor, wait=SEARCH_BUILD_WAIT, mode=mode)
+                           cursor=cursor, wait=wait, mode=mode)
         return _hits_answer(vault, res, meta)
 
     def _hits_answer(vault: Vault, res, meta: dict[str, Any]) -> CallToolResult:

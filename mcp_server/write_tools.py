@@ -106,7 +106,7 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
         new_text: Annotated[str | None, Field(description=d.P_NEW_TEXT)] = None,
         replace_all: Annotated[bool, Field(description=d.P_REPLACE_ALL)] = False,
         heading: Annotated[str | None, Field(max_length=1024, description=d.P_HEADING)] = None,
-        mode: Annotated[Literal["append", "prepend", "replace"] | None, Field(description=d.P_MODE)] = None,
+        mode: Annotated[Literal["append", "prepend", "replace"] | None, Field(description=d.P_EDIT_MODE)] = None,
         text: Annotated[str | None, Field(description=d.P_TEXT)] = None,
         if_match: Annotated[str | None, Field(max_length=128, description=d.P_IF_MATCH)] = None,
     ) -> Annotated[CallToolResult, WriteOutput]:

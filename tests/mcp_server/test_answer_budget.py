@@ -27,7 +27,7 @@ from mcp_server import budget
 from mcp_testing import VAULTWATCH, in_own_task, serving, uds_client
 from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.xdist_group("big_vault")]  # one 20k build
 
 NOTES = 20_000
 BUDGET = budget.DEFAULT_ANSWER_BYTES
@@ -88,6 +88,43 @@ async def test_list_documents_default_pages_fit_the_budget_and_cover_every_path_
             break
     assert seen == big_vault[1]  # every path exactly once, in code-point order
     assert pages > 20
+
+
+async def test_a_first_search_reports_the_index_build_as_progress(big_vault, tmp_path):
+    """20,000 notes take seconds to index for full-text search: through `vaultwatch serve --stdio`, a
+    client that sent a progress token hears how far the build got (it used to wait in silence, then
+    get 'still building'), and a client that set a log level gets the call's log lines.
+    (The socket answers plain JSON, which has no room for notifications: see mcp_server/progress.py.)"""
+    from mcp import Client, StdioServerParameters
+
+    from mcp_testing import ROOT
+
+    heard: list[tuple[float, float | None, str | None]] = []
+    logged: list = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total, message))
+
+    async def on_log(params) -> None:
+        logged.append(params)
+
+    root = tmp_path / "copy"  # a vault of its own: one server per vault, and big_server may serve the other
+    await asyncio.to_thread(shutil.copytree, big_vault[0].root, root)
+    params = StdioServerParameters(command=VAULTWATCH[0], cwd=str(ROOT), args=[
+        *VAULTWATCH[1:], "serve", str(root), "--stdio", "--as-of", "2026-11-29"])
+    async with Client(params, mode="legacy", logging_callback=on_log) as client:
+        capabilities = client.server_capabilities
+        await client.set_logging_level("debug")
+        result = await client.call_tool("search", {"query": "café"}, progress_callback=on_progress)
+    assert capabilities.logging is not None
+    assert heard, "no progress notification during the first search"
+    assert [p for p, _, _ in heard] == sorted({p for p, _, _ in heard})  # strictly increasing
+    assert any(total == NOTES + 1 and "full-text index" in (message or "") for _, total, message in heard)
+    if result.is_error:
+        assert "still building" in result.content[0].text
+    else:
+        assert result.structured_content["result"]
+    assert any("search:" in str(entry.data) and entry.level == "debug" for entry in logged)
 
 
 async def test_a_page_the_caller_sizes_may_pass_the_budget_but_never_the_hard_cap(big_server):

@@ -1,0 +1,113 @@
+"""Progress notifications and client logging for tool calls that take a while.
+
+A client that sends a progress token with tools/call hears from a call that runs longer than a
+second (a first search while the full-text index builds, wait_for_pending_writes, a big
+rename): the tool reports real progress where it knows some (the index build: notes done of
+total), and otherwise a heartbeat says every second that the call is still working, which also
+keeps a client's request timeout from firing (the TS SDK resets it on progress when asked).
+Progress values only increase, as the spec requires; once a tool reports its own, the heartbeat
+stops. Without a token the SDK's report_progress is a no-op.
+
+Where they arrive: on stdio (`serve --stdio`) and in-process clients. The socket's HTTP
+transport answers each call as one JSON body (host.py: json_response=True, which splice.py and
+the bridge are built around), so there a call's notifications have nowhere to go and are
+dropped by the SDK; answering calls that carry a progress token as SSE is left to do.
+
+Logging: `logging/setLevel` sets, per session, the least severe level the client wants as
+`notifications/message`; nothing is sent before a client asks. Each call then logs its
+duration (debug) and a warning when its answer may miss writes still in flight.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from typing import Any
+
+HEARTBEAT = 1.0
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+_current: contextvars.ContextVar[Progress | None] = contextvars.ContextVar("vaultwatch_progress", default=None)
+
+
+class Progress:
+    """The progress channel of one tool call (see module doc)."""
+
+    def __init__(self, context: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self.context = context
+        self.loop = loop
+        self.own = False  # the tool reports its own progress: no heartbeat
+        self.last = 0.0
+
+    async def _send(self, progress: float, total: float | None, message: str | None) -> None:
+        try:
+            await self.context.report_progress(progress, total, message)
+        except Exception:  # a client gone mid-call: the answer path reports that, not this one
+            pass
+
+    def report(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """From the tool's worker thread: send a progress notification (when it moves forward)."""
+        self.own = True
+        if progress <= self.last:
+            return
+        self.last = progress
+        asyncio.run_coroutine_threadsafe(self._send(progress, total, message), self.loop)
+
+    async def heartbeat(self) -> None:
+        start = time.monotonic()
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            seconds = round(time.monotonic() - start)
+            if not self.own and seconds > self.last:
+                self.last = seconds
+                await self._send(seconds, None, f"still working ({seconds} s)")
+
+
+def current() -> Progress | None:
+    """The progress channel of the tool call running in this context, or None."""
+    return _current.get()
+
+
+async def around(context: Any, call: Any) -> Any:
+    """Run the coroutine `call` with a progress channel for `context` (and its heartbeat)."""
+    try:
+        context.request_context  # noqa: B018  (raises outside a request)
+    except Exception:
+        return await call
+    progress = Progress(context, asyncio.get_running_loop())
+    token = _current.set(progress)
+    beat = asyncio.create_task(progress.heartbeat())
+    try:
+        return await call
+    finally:
+        beat.cancel()
+        _current.reset(token)
+
+
+class ClientLog:
+    """The level each session asked for with logging/setLevel, and the messages sent at it."""
+
+    def __init__(self) -> None:
+        self.levels: dict[int, int] = {}  # id(connection) -> index into LEVELS
+
+    @staticmethod
+    def _key(session: Any) -> int:
+        from . import sdk
+
+        return id(sdk.connection(session) or session)  # the connection outlives each request's session view
+
+    def set_level(self, session: Any, level: str) -> None:
+        self.levels[self._key(session)] = LEVELS.index(level)
+
+    async def send(self, context: Any, level: str, message: str) -> None:
+        try:
+            session = context.request_context.session
+        except Exception:
+            return
+        wanted = self.levels.get(self._key(session))
+        if wanted is None or LEVELS.index(level) < wanted:
+            return
+        try:
+            await context.log(level, message, logger_name="vaultwatch")
+        except Exception:
+            pass
