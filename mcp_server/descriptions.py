@@ -56,7 +56,7 @@ P_SEARCH_LIMIT = 'Hits per page (default 20).'
 
 READ = """Read one file: a note whole or one part (frontmatter only, a section by heading, a line range), or an attachment's metadata and bytes.
 Use it once a listing or search gave you a path, fetching only the part you need of a long note; list_documents gives the metadata of many notes at once.
-Reads the bytes on disk now; etag covers the whole file, even when you read a part. Give at most one of section, lines and frontmatter_only; while truncated is true, call again with offset = next_offset.
+Reads the bytes on disk now; etag covers the whole file, even for a part. At most one of section, lines, frontmatter_only; while truncated, call again with offset = next_offset.
 Errors: "not found" (close matches listed); a folder; a section not found or ambiguous (headings listed); a range out of bounds; files over 64 MiB."""
 
 P_PATH = 'Vault-relative path with extension, e.g. "Projects/Atlas Migration.md".'
@@ -103,17 +103,17 @@ Errors: not a .md path; "already exists" (pass if_match or overwrite); NUL chara
 
 EDIT = """Change part of a note in place: replace an exact piece of text, or replace, append to or prepend to the content under one heading.
 Use it for targeted body changes; update_frontmatter sets frontmatter keys, write replaces a whole note.
-Give old_text + new_text, or heading + mode + text. Nothing else changes; in a CRLF note plain line breaks match and are written as CRLF; an edit that would break the frontmatter YAML is refused.
+Give old_text + new_text, or heading + mode + text. Nothing else changes (CRLF notes stay CRLF); an edit that would break the frontmatter YAML is refused.
 Errors: old_text not found or found N times (lines listed: add context or replace_all); heading not found or ambiguous (candidates listed)."""
 
 UPDATE_FRONTMATTER = """Set, delete or append to keys of a note's YAML frontmatter, rewriting only those keys' lines.
 Use it for properties such as status, tags or verified (comments, key order, quoting and body stay byte-identical); use edit for body text.
-The result must re-parse to exactly the requested change, or nothing is written. Record your own check by appending {"verified": {"by": "agent:<your name>", "at": "<ISO datetime>"}}; "human:" attestations are refused.
+The result must re-parse to exactly the requested change, or nothing is written. Record your own check by appending {"verified": {"by": "agent:<you>", "at": "<ISO datetime>"}}; "human:" ones are refused.
 Errors: malformed YAML, a duplicate key or a flow mapping (edit the block with edit); append to a non-list (use set)."""
 
 RENAME = """Rename or move a note, attachment or folder, and rewrite every link to it across the vault, as Obsidian does.
 Use it to rename or reorganise; never write a copy and delete the original (that breaks every link).
-The move is atomic and never overwrites; each linking note is then rewritten atomically, keeping each link's style, heading and alias (wiki, Markdown and frontmatter links). Already ambiguous links stay and are listed in warnings.
+The move is atomic and never overwrites; each linking note is then rewritten atomically, keeping each link's style, heading and alias. Already ambiguous links stay, listed in warnings.
 Errors: destination exists; a changed extension; a folder into itself; a symbolic link (rename its target)."""
 
 DELETE = """Delete a note, attachment or folder by moving it to the vault's .trash/ folder, as Obsidian does, or permanently when confirmed.
