@@ -3,6 +3,7 @@
 
     python3 dev.py run [ARGS...]    launch vaultwatch (default: the bundled demo vault)
     python3 dev.py test [ARGS...]   run the whole test suite
+    python3 dev.py lint             ruff and mypy on core/ and mcp_server/ (settings in pyproject.toml)
     python3 dev.py bench [NAME]     run the benchmarks in bench/ (JSON on stdout)
     python3 dev.py screenshots      regenerate the SVGs in screenshots/
 
@@ -45,7 +46,7 @@ def ensure_venv() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "bench", "screenshots"}:
+    if not argv or argv[0] not in {"run", "test", "lint", "bench", "screenshots"}:
         print(__doc__)
         return 2
     cmd, rest = argv[0], argv[1:]
@@ -61,6 +62,10 @@ def main(argv: list[str]) -> int:
                                                                     "--dist", "loadgroup"]
         return subprocess.call([str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--snapshot-warn-unused",
                                 *workers, *rest], cwd=ROOT, env=env)
+    if cmd == "lint":
+        ruff = subprocess.call([str(BIN / "ruff"), "check", "core", "mcp_server"], cwd=ROOT, env=env)
+        mypy = subprocess.call([str(BIN / "mypy")], cwd=ROOT, env=env)  # files: [tool.mypy] in pyproject.toml
+        return ruff or mypy
     if cmd == "bench":
         return subprocess.call([str(PY), str(ROOT / "bench" / "run_all.py"), *rest], cwd=ROOT, env=env)
     return subprocess.call([str(PY), str(ROOT / "screenshots" / "make_screenshots.py"), *rest], cwd=ROOT, env=env)

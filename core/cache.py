@@ -407,10 +407,10 @@ def _walk_rows(root_real: str, config: ScanConfig) -> list[tuple]:
     rows: list[tuple] = []
     prefix = root_real + os.sep
     for found in walk(root_real, config):
-        if type(found) is FileFact:
+        if isinstance(found, FileFact):
             real = None if found.real == prefix + found.rel.replace("/", os.sep) else found.real
             rows.append((_FILE, found.rel, real, found.kind, found.size, found.mtime_ns, found.inode))
-        elif type(found) is Skipped:
+        elif isinstance(found, Skipped):
             rows.append((_SKIP, found.path, found.reason))
         else:
             rows.append((_DIR, found.path, found.mtime_ns, found.inode, found.title))
@@ -563,7 +563,10 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
         cache.mark_dirty([f.rel for f in to_parse])
         cache.mark_dirty(cached.keys())  # files gone since the cache was written
         for out in _parse_many(to_parse, progress):
-            (skipped if type(out) is Skipped else entries).append(out)
+            if isinstance(out, Skipped):
+                skipped.append(out)
+            else:
+                entries.append(out)
         if progress is not None:
             progress(n_files, n_files)
         cache.last_stats = WarmStats(n_cached, reused, len(to_parse), removed, time.perf_counter() - started,

@@ -20,7 +20,7 @@ class SystemClock:
     """The real clock: local calendar day, aware UTC instant."""
 
     def now(self) -> dt.datetime:
-        return dt.datetime.now(dt.timezone.utc)
+        return dt.datetime.now(dt.UTC)
 
     def today(self) -> dt.date:
         return dt.date.today()
@@ -39,9 +39,9 @@ class FixedClock:
         return self.instant.date()
 
     @classmethod
-    def at_date(cls, day: dt.date) -> "FixedClock":
+    def at_date(cls, day: dt.date) -> FixedClock:
         """The start (00:00 UTC) of a calendar day: that day's date-based stale_after values count as reached."""
-        return cls(dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc))
+        return cls(dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC))
 
 
 def parse_as_of(text: str) -> FixedClock:
@@ -57,5 +57,5 @@ def parse_as_of(text: str) -> FixedClock:
     except ValueError:
         raise ValueError(f"invalid as-of date {text!r}: use YYYY-MM-DD, e.g. 2026-11-29") from None
     if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.timezone.utc)
+        value = value.replace(tzinfo=dt.UTC)
     return FixedClock(value)

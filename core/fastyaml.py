@@ -211,7 +211,7 @@ def _flow_seq(s: str) -> list:
         else:
             m = _FLOW_PLAIN.match(inner, pos)
             raw = m.group().rstrip(" ") if m else ""
-            if not raw or raw[0] in _INDICATORS and not (raw[0] == "-" and raw[1:2].isalnum()):
+            if m is None or not raw or raw[0] in _INDICATORS and not (raw[0] == "-" and raw[1:2].isalnum()):
                 raise _Fallback
             value, pos = _resolve(raw), m.end()
         items.append(value)
@@ -230,11 +230,7 @@ def _resolve(value: str):
     m = _ISO.fullmatch(value)
     if m is not None:  # resolves to timestamp; see _ISO
         return (datetime.datetime if m.group(1) else datetime.date).fromisoformat(value)
-    for tag, regexp in (*_RESOLVERS.get(value[:1], ()), *_WILDCARD):
-        if regexp.match(value):
-            break
-    else:
-        tag = _STR_TAG
+    tag = next((t for t, regexp in (*_RESOLVERS.get(value[:1], ()), *_WILDCARD) if regexp.match(value)), _STR_TAG)
     if tag == _STR_TAG:
         result = value
     elif tag in _SCALAR_TAGS:

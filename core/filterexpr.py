@@ -122,6 +122,7 @@ def _path_glob(value: str) -> str:
 
 
 def _field(term: FilterTerm) -> tuple[str, str]:
+    assert term.key is not None  # free text is not a field
     key = KEY_ALIASES.get(term.key, term.key)
     value = term.value
     if key == "stale" and okf.parse_bool_word(value) is None:

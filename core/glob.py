@@ -89,10 +89,10 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         raise QueryError("pattern contains a NUL character: remove it")
     parts = pattern.strip("/").split("/") if pattern.strip("/") else [""]
     collapsed: list[str] = []
-    for part in parts:
-        if part == "**" and collapsed and collapsed[-1] == "**":
+    for seg in parts:
+        if seg == "**" and collapsed and collapsed[-1] == "**":
             continue  # a/**/**/b == a/**/b; also defuses glob bombs
-        collapsed.append(part)
+        collapsed.append(seg)
     if sum(p.count("*") + p.count("?") for p in collapsed) > MAX_WILDCARDS:
         raise QueryError(f"pattern has more than {MAX_WILDCARDS} wildcards: simplify the glob")
     # Levels between two `**` are found at their leftmost place, atomically: `**` absorbs any

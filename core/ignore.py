@@ -21,7 +21,7 @@ class IgnoreRules:
     problems: tuple[str, ...] = field(default=())
 
     @classmethod
-    def from_vault(cls, root: str) -> "IgnoreRules":
+    def from_vault(cls, root: str) -> IgnoreRules:
         """Read `.vaultwatchignore` and `.obsidian/app.json` (userIgnoreFilters). Bad files are reported, not fatal."""
         problems: list[str] = []
         spec = None

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from .index import Snapshot
 from .model import FOLDER, NOTE, Entry, Link
 
-
 MAX_PATCH = 5000  # changed paths beyond which a table is rebuilt rather than patched
 
 
@@ -33,7 +32,7 @@ def names(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
             had = by_name.get(name)
             # most names are unique: a bare path string, not a one-element list (100k lists
             # cost 26 MB and a long walk for every garbage collection)
-            by_name[name] = e.path if had is None else (had + (e.path,) if type(had) is tuple else (had, e.path))
+            by_name[name] = e.path if had is None else (had + (e.path,) if isinstance(had, tuple) else (had, e.path))
         return by_name
 
     def patch(old, base: Snapshot, changed: frozenset[str]):
@@ -120,7 +119,7 @@ def resolve(snapshot: Snapshot, source: str, link: Link) -> str | None:
     name = want.rsplit("/", 1)[-1]
     candidates = _candidates(by_name, name)
     if "/" in want:
-        candidates = [p for p in candidates if p.casefold().endswith("/" + want)]
+        candidates = tuple(p for p in candidates if p.casefold().endswith("/" + want))
     return _pick(candidates, source)
 
 

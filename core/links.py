@@ -8,10 +8,11 @@ note contents changed since the previous graph, the links of unchanged notes are
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .index import Snapshot
 from . import linkmap
+from .index import Snapshot
 from .linkmap import resolve
 from .model import FOLDER, NOTE, Link
 
@@ -72,7 +73,7 @@ class LinkGraph:
         self.paths = snapshot.paths
         self.by_path = snapshot.by_path
         delta = _delta(previous, snapshot) if previous is not None else None
-        if delta is None:
+        if previous is None or delta is None:
             self._build()
             return
         changed, removed, keys = delta
@@ -108,7 +109,7 @@ class LinkGraph:
         self.incoming = {k: tuple(v) for k, v in incoming.items()}
         self.broken = tuple(broken)
 
-    def _patch(self, previous: LinkGraph, changed: list, removed: list[str] = ()) -> None:
+    def _patch(self, previous: LinkGraph, changed: list, removed: Sequence[str] = ()) -> None:
         outgoing = dict(previous.outgoing)
         incoming = dict(previous.incoming)
         touched: set[str] = set()

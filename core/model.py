@@ -14,7 +14,7 @@ FOLDER = "folder"
 @lru_cache(maxsize=65536)
 def _iso_utc(seconds: int) -> str:
     # a listing of 10k rows formats few distinct seconds: cached, this was half the row cost
-    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 class Link(NamedTuple):
@@ -99,7 +99,7 @@ def make_entry(path: str, kind: str, size_bytes: int, mtime_ns: int, title: str,
     fields); a load builds 100k entries, in the parse workers and again in the parent. The
     result is an ordinary, frozen Entry.
     """
-    e = _new(_EntryUnderConstruction)
+    e: Any = _new(_EntryUnderConstruction)  # fields set one by one, then it becomes an Entry
     e.path = path
     e.kind = kind
     e.size_bytes = size_bytes

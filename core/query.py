@@ -9,9 +9,9 @@ import json
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from itertools import compress
 from operator import attrgetter, itemgetter, methodcaller, not_
-from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from . import okf, postings
@@ -288,6 +288,8 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
         return _position_page(snapshot, q, paths, entries, range(lo, hi))
     # The path stages run in C via map()/compress().
     prefix_len = len(folder) + 1 if folder else 0
+    keep: list[Any]  # truthy per candidate: bools, or regex matches
+    hay: Sequence[str]
     if not recursive:
         rel = map(itemgetter(slice(prefix_len, None)), cand_paths) if prefix_len else cand_paths
         keep = list(map(not_, map(methodcaller("__contains__", "/"), rel)))

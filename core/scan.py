@@ -9,8 +9,8 @@ from __future__ import annotations
 import mimetypes
 import multiprocessing
 import os
-import threading
 import stat as stat_mod
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -207,9 +207,10 @@ def visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, se
         except OSError as exc:
             reason = "symlink loop" if exc.errno == 40 else "broken symlink"
             return Skipped(rel, reason)
-        real = realpath_or_none(de.path)
-        if real is None:
+        resolved = realpath_or_none(de.path)
+        if resolved is None:
             return Skipped(rel, "changed while being scanned")
+        real = resolved
         inside = _inside(root_real, real)
         if inside is None:
             return Skipped(rel, "symlink escapes vault")
@@ -410,7 +411,10 @@ def _scan_here(root_real: str, config: ScanConfig, progress: ProgressFn | None) 
     total = len(facts)
     for done, fact in enumerate(facts, 1):
         out = entry_for(fact)
-        (skipped if isinstance(out, Skipped) else entries).append(out)
+        if isinstance(out, Skipped):
+            skipped.append(out)
+        else:
+            entries.append(out)
         if progress is not None and done % 2000 == 0:
             progress(done, total)
     if progress is not None:
@@ -429,8 +433,10 @@ def _scan_parallel(root_real: str, config: ScanConfig, progress: ProgressFn | No
             first.append(found)
             if len(first) >= PARALLEL_MIN_FILES:
                 break
+        elif isinstance(found, Skipped):
+            skipped.append(found)
         else:
-            (skipped if isinstance(found, Skipped) else entries).append(found)
+            entries.append(found)
     else:
         raise _Sequential
     seen = [0]

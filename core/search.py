@@ -22,15 +22,15 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import ranking
-from .memory import release_free_memory
 from .errors import QueryError
 from .events import DocumentsChanged, IndexProblem, IndexProgress, IndexReady
+from .memory import release_free_memory
 from .model import NOTE, Entry
 from .parse import decode, split_frontmatter
 from .query import Query, pairs, run_query
@@ -499,7 +499,7 @@ class SearchIndex:
         self.total = 0
         self.problem: str | None = None
         self.build_seconds: float | None = None
-        self._unsub = None
+        self._unsub: Callable[[], None] | None = None
 
     # lifecycle --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -717,7 +717,7 @@ class SearchIndex:
     def _apply(self, con: sqlite3.Connection, paths: list[str], snap) -> None:
         """Index, re-index or drop `paths` to match `snap`, in one transaction."""
         root = self.vault.root_real
-        rows = []
+        rows: list[tuple[str, Entry | None, Any]] = []
         for path in paths:
             e = snap.by_path.get(path)
             if e is None or e.kind != NOTE:

@@ -184,7 +184,7 @@ def headings(text: str) -> tuple[Heading, ...]:
         line_no += 1
     out: list[Heading] = []
     stack: list[tuple[int, str]] = []
-    for i, (level, title, line, start, body_start) in enumerate(found):
+    for i, (level, title, heading_line, start, body_start) in enumerate(found):
         own_end = found[i + 1][3] if i + 1 < len(found) else len(text)
         end = len(text)
         for later in found[i + 1:]:
@@ -194,7 +194,7 @@ def headings(text: str) -> tuple[Heading, ...]:
         while stack and stack[-1][0] >= level:
             stack.pop()
         parents = tuple(f"{'#' * lv} {t}" for lv, t in stack)
-        out.append(Heading(level, title, line, start, body_start, own_end, end, parents))
+        out.append(Heading(level, title, heading_line, start, body_start, own_end, end, parents))
         stack.append((level, title))
     return tuple(out)
 

@@ -99,7 +99,7 @@ class RowCache:
         rows = self._rows
         cache = rows[frontmatter]
         keep = len(entries) <= self.max_rows
-        today = clock.today() if bundle else None
+        today = clock.today()
         now = None
         out: list[bytes] = []
         append = out.append

@@ -25,7 +25,7 @@ import threading
 import uuid
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import NamedTuple
 
 from .parse import (
@@ -177,6 +177,7 @@ class _Head:
             head = "".join(self.prefix)
             # a line cut at MAX_SCAN_CHARS could look like a closing line that is not one
             return head if split_frontmatter(head)[0] is None else None
+        assert self.block_start is not None  # a body follows a frontmatter block
         size = self.fence_start - self.block_start
         if size <= MAX_FRONTMATTER_CHARS:
             block = "".join(self.block)[:size]
@@ -326,7 +327,7 @@ def build(fd: int, chunk: int | None = None) -> TextMap:
     return TextMap(h.hexdigest(), size, chunk, points, char, line, last == "\n", bad, facts)
 
 
-def stream(fd: int, chunk: int, wanted: set[int] | range) -> tuple[str, int, Callable[[int], bytes]]:
+def stream(fd: int, chunk: int, wanted: Collection[int]) -> tuple[str, int, Callable[[int], bytes]]:
     """Hash the whole file (its etag) keeping only the chunks in `wanted`. Returns (etag, size,
     get) where get(k) is chunk k's bytes, b"" past the end, and raises Missing for a chunk not kept."""
     h = hashlib.sha256()

@@ -6,11 +6,12 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .foreground import Foreground
 from .clock import Clock, SystemClock
 from .errors import NotFoundError, QueryError, VaultError
 from .events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
+from .foreground import Foreground
 from .ignore import IgnoreRules
 from .index import Index, Snapshot
 from .memory import collector_paused, freeze_long_lived
@@ -18,6 +19,10 @@ from .model import Entry, Skipped
 from .paths import normalize, to_disk
 from .query import Query, QueryResult, run_query, stats
 from .scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, scan, stat_one
+
+if TYPE_CHECKING:  # imported when first started
+    from .search import SearchIndex
+    from .watch import LiveIndex
 
 GC_FREEZE_MIN = 20_000  # entries; see load()
 
@@ -48,8 +53,8 @@ class Vault:
         # live index (issue 3): one lock serialises every refresh (watcher, writes, rescans)
         self.refresh_lock = threading.RLock()
         self._start_lock = threading.Lock()  # creates the watcher and search index once
-        self._live = None
-        self._search = None
+        self._live: LiveIndex | None = None
+        self._search: SearchIndex | None = None
         self._vectors = None
         self._links_prev = None
         if cache is None:
@@ -156,7 +161,10 @@ class Vault:
                     found.mtime_ns, found.inode):
                 continue
             entry = entry_for(found) if isinstance(found, FileFact) else found
-            (skipped if isinstance(entry, Skipped) else upserts).append(entry)
+            if isinstance(entry, Skipped):
+                skipped.append(entry)
+            else:
+                upserts.append(entry)
         if not (upserts or removals or skipped):
             return snap
         new = self.index.apply(upserts, removals, skipped)

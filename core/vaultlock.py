@@ -29,7 +29,7 @@ from typing import Any
 class VaultBusy(Exception):
     """Another process already serves this vault; `holder` says which (pid, socket...)."""
 
-    def __init__(self, root: str, holder: "Holder") -> None:
+    def __init__(self, root: str, holder: Holder) -> None:
         self.root = root
         self.holder = holder
         super().__init__(holder.describe(root))
@@ -203,7 +203,7 @@ class VaultLock:
         fd, self._fd = self._fd, None
         os.close(fd)  # drops the flock
 
-    def __enter__(self) -> "VaultLock":
+    def __enter__(self) -> VaultLock:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -98,9 +98,10 @@ def stat_many(root_real: str, rels: Iterable[str], config: ScanConfig) -> dict[s
         try:
             with os.scandir(os.path.join(root_real, *parent.split("/")) if parent else root_real) as it:
                 for de in it:
-                    rel = names.get(de.name)
-                    if rel is None:
+                    wanted = names.get(de.name)
+                    if wanted is None:
                         continue
+                    rel = wanted
                     bad = unaddressable(de.name, at_root=not parent)
                     if bad is not None or len(rel) > MAX_PATH_CHARS:
                         out[rel] = Skipped(displayable(rel), f"cannot be addressed: {bad or 'path too long'}")

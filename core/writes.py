@@ -40,8 +40,8 @@ import stat as stat_mod
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -54,7 +54,8 @@ from .model import ATTACHMENT, FOLDER, NOTE
 from .parse import decode, load_yaml, split_frontmatter
 from .paths import is_hidden, normalize, to_disk
 from .reader import read_all
-from .sections import SectionError, edit_section as _edit_section
+from .sections import SectionError
+from .sections import edit_section as _edit_section
 
 if TYPE_CHECKING:  # vault.py imports this module
     from .vault import Vault
@@ -287,6 +288,7 @@ def _fsync_dir(path: str) -> None:
 
 _RENAME_NOREPLACE = 1
 _AT_FDCWD = -100
+_renameat2: Any
 try:
     _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
@@ -419,7 +421,8 @@ def line_summary(old: str, new: str) -> str:
 
 
 def _line_numbers(text: str, needle: str, limit: int = 8) -> list[int]:
-    out, pos = [], text.find(needle)
+    out: list[int] = []
+    pos = text.find(needle)
     while pos >= 0 and len(out) < limit:
         out.append(text.count("\n", 0, pos) + 1)
         pos = text.find(needle, pos + max(1, len(needle)))
@@ -814,7 +817,9 @@ class Writer:
         files = {e.path for e in snap.entries if e.kind != FOLDER} | set(moves)
         before = rename.LinkIndex(files)
         after = before.moved(moves)
-        count, rewritten, warnings = 0, [], []
+        count = 0
+        rewritten: list[str] = []
+        warnings: list[str] = []
 
         def one(old_path: str) -> tuple[str, int, tuple[str, ...]]:
             new_path = moves.get(old_path, old_path)

@@ -286,7 +286,7 @@ class AuditLog:
         self._lock = threading.Lock()
         self._unsubscribe: Callable[[], None] | None = None
 
-    def attach(self, bus: EventBus) -> "AuditLog":
+    def attach(self, bus: EventBus) -> AuditLog:
         """Start logging the bus's AgentAccess events."""
         self._unsubscribe = bus.subscribe(self._on_event)
         return self
@@ -296,7 +296,7 @@ class AuditLog:
             return
         paths = list(event.paths)
         line: dict[str, Any] = {
-            "at": dt.datetime.fromtimestamp(event.at, dt.timezone.utc).isoformat(timespec="milliseconds"),
+            "at": dt.datetime.fromtimestamp(event.at, dt.UTC).isoformat(timespec="milliseconds"),
             "agent": event.agent, "session": event.session, "tool": event.tool, "summary": event.summary,
             "arguments": event.arguments, "paths": paths[:AUDIT_MAX_PATHS], "result_count": event.result_count,
             "duration_ms": event.duration_ms, "error": event.error, "write": event.write,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import json
 import os
 import re
@@ -263,7 +264,7 @@ class Relay:
             headers["mcp-protocol-version"] = modern
             headers["mcp-method"] = method
             key = NAME_KEYS.get(method)
-            if key and isinstance(params.get(key), str):
+            if key and isinstance(params, dict) and isinstance(params.get(key), str):
                 headers["mcp-name"] = _header_value(params[key])
         elif self.version and method != "initialize":
             headers["mcp-protocol-version"] = self.version
@@ -289,7 +290,7 @@ class Relay:
         is_request = request_id is not None
         if isinstance(message, dict) and message.get("method") == "initialize":
             self.init_message = message
-        for attempt in range(RETRIES + 1):
+        for _attempt in range(RETRIES + 1):
             up = await self.connected()
             if up is None:
                 if is_request:
@@ -335,10 +336,8 @@ class Relay:
 
     async def _post(self, http: httpx2.AsyncClient, raw: bytes, message: Any, request_id: Any) -> None:
         is_request = request_id is not None
-        sent = False
         try:
             async with http.stream("POST", URL, content=raw, headers=self.headers_for(message)) as resp:
-                sent = True
                 if isinstance(message, dict) and message.get("method") == "initialize":
                     self.session_id = resp.headers.get("mcp-session-id") or self.session_id
                 ctype = resp.headers.get("content-type", "").lower()
@@ -413,11 +412,15 @@ class Relay:
             self.answered(request_id)
         self.emit(message)
 
+    def _forget_task(self, request_id: Any, task: asyncio.Task) -> None:
+        if self.tasks.get(request_id) is task:
+            self.tasks.pop(request_id, None)
+
     def _note_read_only(self, tools: Any) -> None:
         for tool in tools if isinstance(tools, list) else ():
             if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                notes = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
-                if notes.get("readOnlyHint") is True:
+                notes = tool.get("annotations")
+                if isinstance(notes, dict) and notes.get("readOnlyHint") is True:
                     self.read_only_tools.add(tool["name"])
                 else:
                     self.read_only_tools.discard(tool["name"])
@@ -456,8 +459,7 @@ class Relay:
                     self.idle.clear()
                 task = asyncio.create_task(self.forward(raw, message))
                 self.tasks[request_id] = task
-                task.add_done_callback(lambda t, rid=request_id: self.tasks.pop(rid, None)
-                                       if self.tasks.get(rid) is t else None)
+                task.add_done_callback(functools.partial(self._forget_task, request_id))
             else:
                 if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
                     self._cancel(message)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from core.vault import Vault, demo_vault_path
 
-from .config import COMPAT_SETS, CLIENTS, check_prefix, parse_compat
+from .config import CLIENTS, COMPAT_SETS, check_prefix, parse_compat
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -48,12 +48,12 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             return _err(str(exc))
         _log_warnings_to_stderr()
         if args.stdio:
-            vault = open_vault(args, load=False)
-            _report_problems_to_stderr(vault)
+            stdio_vault = open_vault(args, load=False)
+            _report_problems_to_stderr(stdio_vault)
             try:
-                return _serve_stdio(args, vault, compat)
+                return _serve_stdio(args, stdio_vault, compat)
             finally:
-                vault.stop()
+                stdio_vault.stop()
         # the vault's lock first, before the SDK import (~0.9 s): a refused start costs nothing, and
         # bridges starting servers at the same moment see this one at once
         lock = None
@@ -130,9 +130,8 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
         from .paths import HostError, default_socket_path
 
         if args.socket and not args.vault:
-            path = os.path.abspath(args.socket)
             try:
-                return run_bridge(path, None)
+                return run_bridge(os.path.abspath(args.socket), None)
             except BridgeError as exc:
                 print(f"vaultwatch bridge: {exc}", file=sys.stderr, flush=True)
                 return 1
@@ -227,9 +226,7 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
 
 
 def _server_options(args: argparse.Namespace) -> dict:
-    from .budget import DEFAULT_ANSWER_BYTES
-
-    from .budget import check
+    from .budget import DEFAULT_ANSWER_BYTES, check
 
     prefix = check_prefix(getattr(args, "tool_prefix", "") or "")
     return {"max_answer_bytes": check(getattr(args, "max_answer_bytes", None) or DEFAULT_ANSWER_BYTES),
@@ -284,10 +281,10 @@ async def _serve_socket(host) -> int:
 
 
 def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str]) -> int:
+    from core.vaultlock import VaultBusy, VaultLock
+
     from .activity import AuditLog
     from .server import build_server
-
-    from core.vaultlock import VaultBusy, VaultLock
 
     lock = VaultLock(vault.root_real)
     try:

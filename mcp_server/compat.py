@@ -25,6 +25,7 @@ from .activity import current_call
 from .results import ok, read_only, vault_errors
 from .tools import ToolEnv, index_freshness
 
+
 class ListNotesParams(BaseModel):
     """obsidian_list_notes arguments (one `params` object, as obsidian-mcp takes them)."""
 
@@ -81,7 +82,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             rows = [{"path": e.path, "is_folder": e.kind == FOLDER,
                      "size_bytes": 0 if e.kind == FOLDER else e.size_bytes, "modified_at": e.modified_at}
                     for e in res.entries]
-            current_call().listed(r["path"] for r in rows)
+            current_call().listed(e.path for e in res.entries)
             if params.response_format == "json":
                 text = json.dumps({"folder": folder, "count": len(rows), "backend": "filesystem", "entries": rows},
                                   ensure_ascii=False, separators=(",", ":"))

@@ -142,9 +142,9 @@ P_DEL_PATH = 'Vault-relative path of the note, attachment or folder.'
 P_PERMANENT = 'Delete for good instead of moving to .trash/ (needs confirm_path).'
 P_CONFIRM = 'The same path again, character for character, when permanent is true.'
 
-VAULT_LIST_NOTES = f"""List Markdown note paths in the vault, optionally filtered by folder and/or glob pattern. Returns vault-relative paths only, not note content or metadata.
+VAULT_LIST_NOTES = """List Markdown note paths in the vault, optionally filtered by folder and/or glob pattern. Returns vault-relative paths only, not note content or metadata.
 
-Example: vault_list_notes({{ folder: "Projects" }}) Example: vault_list_notes({{ glob: "**/session-log.md" }}) Example: vault_list_notes({{ folder: "Projects", glob: "*.md" }}) (the folder's top-level notes only)
+Example: vault_list_notes({ folder: "Projects" }) Example: vault_list_notes({ glob: "**/session-log.md" }) Example: vault_list_notes({ folder: "Projects", glob: "*.md" }) (the folder's top-level notes only)
 
 When to use: browsing what exists in a folder by file name, or finding notes matching a path pattern. Prefer list_documents when you need metadata (frontmatter, status, tags) along with paths. Prefer search for content-based discovery. Use read to read a note from the results.
 
@@ -165,7 +165,7 @@ Returns: JSON array of vault-relative path strings (e.g. ["Notes/idea.md", "Proj
 P_VLN_GLOB = 'Glob pattern for note paths (e.g. "**/*session-log*.md").'
 P_VLN_FOLDER = 'Vault-relative folder to list (e.g. "About Me", "Projects").'
 
-OBSIDIAN_LIST_NOTES = f"""List notes and folders in the vault, optionally scoped to one folder, to discover its structure before reading or writing.
+OBSIDIAN_LIST_NOTES = """List notes and folders in the vault, optionally scoped to one folder, to discover its structure before reading or writing.
 
 When to use: to discover the vault's structure before reading or writing. For finding a note by its contents, search is faster; for metadata and filters use list_documents; to read a note use read.
 
@@ -178,7 +178,7 @@ Behavior: read-only; reads vaultwatch's live index of the filesystem (backend "f
 
 Errors: returned as text starting "Error: " with is_error set: path errors ("absolute path blocked" / "path traversal blocked" / "hidden path blocked"); an unknown response_format: use "markdown" or "json". A listing over 2 MiB of text (the most one answer may carry) is an error: narrow it with folder, or page with list_documents.
 
-Returns: str: a Markdown list, or JSON of the shape {{"folder": str, "count": int, "backend": "filesystem", "entries": [{{"path": str, "is_folder": bool, "size_bytes": int, "modified_at": str}}]}}; the structured result carries the same text as "result". On failure: "Error: <message>"."""
+Returns: str: a Markdown list, or JSON of the shape {"folder": str, "count": int, "backend": "filesystem", "entries": [{"path": str, "is_folder": bool, "size_bytes": int, "modified_at": str}]}; the structured result carries the same text as "result". On failure: "Error: <message>"."""
 
 P_OLN_PARAMS = 'Listing options: folder ("" = vault root), recursive (default false), response_format ("markdown" or "json").'
 P_OLN_FOLDER = 'Vault-relative folder, empty for the root.'

@@ -39,9 +39,19 @@ from core.vaultlock import VaultBusy, VaultLock
 
 from .activity import Activity, AuditLog
 from .handover import hand_back, take_over
+from .paths import (
+    MAX_UNIX_PATH,
+    HostError,
+    default_socket_path,
+    find_socket,
+    http_token,
+    parse_http,
+    read_info,
+    runtime_dir,
+    token_path,
+    write_private,
+)
 from .server import ToolRegistrar, build_server
-from .paths import (MAX_UNIX_PATH, HostError, default_socket_path, find_socket, http_token, parse_http,
-                    read_info, runtime_dir, token_path, write_private)
 from .splice import Splice
 from .wire import MCP_PATH, SESSION_HEADER
 
@@ -111,7 +121,7 @@ class SessionEnd:
 class _Counting:
     """ASGI wrapper: counts HTTP requests in flight and notes the last one (for idle exit)."""
 
-    def __init__(self, app: Any, host: "McpHost") -> None:
+    def __init__(self, app: Any, host: McpHost) -> None:
         self.app = app
         self.host = host
         self._bridge_header = SESSION_HEADER.encode()
@@ -378,7 +388,7 @@ class McpHost:
                 port = sockets[1].getsockname()[1]
                 hosts += [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
                 origins += [f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://[::1]:{port}"]
-            app = self.server.streamable_http_app(
+            app: Any = self.server.streamable_http_app(
                 streamable_http_path=MCP_PATH, json_response=True,
                 transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                                              allowed_hosts=hosts, allowed_origins=origins))
@@ -399,11 +409,11 @@ class McpHost:
             async def own_sessions() -> None:
                 async with self.server.session_manager.run():
                     manager_up.set()
-                    await self._stop.wait()
+                    await self._stopping.wait()
 
             tasks.append(asyncio.create_task(own_sessions(), name="vaultwatch-mcp-sessions"))
             await manager_up.wait()
-            for srv, sock in zip(servers, sockets):
+            for srv, sock in zip(servers, sockets, strict=True):
                 tasks.append(asyncio.create_task(srv.serve(sockets=[sock]), name="vaultwatch-mcp-uvicorn"))
             while not all(s.started for s in servers):
                 failed = [t for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
@@ -459,7 +469,7 @@ class McpHost:
 
         bound = inode()
         reported_foreign = False
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             await asyncio.sleep(SOCKET_CHECK_SECONDS)
             now = inode()
             if now == bound:
@@ -489,12 +499,18 @@ class McpHost:
                 f"the MCP socket {self.socket_path} was removed while serving; listening there again "
                 "(agents already connected were not affected)", "warning"))
 
+    @property
+    def _stopping(self) -> asyncio.Event:
+        """The stop event of the running host (set by `stop()`)."""
+        assert self._stop is not None, "the host is not running"
+        return self._stop
+
     async def _exit_when_idle(self) -> None:
         """Stop once no client has been connected (and no request in flight) for idle_exit seconds.
         An agent whose bridge died without a goodbye stops counting after STALE_AGENT_SECONDS."""
         assert self.idle_exit
         idle_since = time.monotonic()
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             await asyncio.sleep(min(1.0, self.idle_exit / 4))
             now = time.monotonic()
             agents = bool(self.activity.agents()) and now - self._last_request < STALE_AGENT_SECONDS
@@ -506,7 +522,7 @@ class McpHost:
                 return
 
     async def _prune_idle_agents(self) -> None:
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             await asyncio.sleep(PRUNE_SECONDS)
             self.activity.prune()
 

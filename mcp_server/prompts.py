@@ -6,9 +6,10 @@ only one. An unknown prompt name is a -32602 protocol error (VaultMCPServer.get_
 """
 from __future__ import annotations
 
+from typing import Annotated
+
 from mcp.server import MCPServer
 from pydantic import Field
-from typing_extensions import Annotated
 
 REVIEW = """Review the notes of this vault that need attention, with vaultwatch's tools{scope}.
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from core.clock import Clock
 from core.errors import VaultError
-from core.model import Entry
 from core.query import Query, QueryResult, cursor_after
 from core.serialize import RowCache, entry_json
 

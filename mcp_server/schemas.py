@@ -1,12 +1,10 @@
 """Output shapes of the MCP tools (they become each tool's published output schema)."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import WithJsonSchema
-
-from typing_extensions import NotRequired, TypedDict
-
+from typing_extensions import TypedDict
 
 ROW_FIELDS = ("path, kind, title, folder, size_bytes, modified_at; notes: status, stale, trust_tier, tags, "
               "frontmatter (when asked), frontmatter_error/decode_error; attachments: mime_type; stale page: overdue_days")

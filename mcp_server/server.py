@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from core.vault import Vault
 
-from . import compat as compat_tools
 from . import budget, descriptions, progress, prompts, schemas, sdk, splice
+from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
 from .config import check_prefix

@@ -18,10 +18,11 @@ from pydantic import Field
 
 from core import okf
 from core.clock import parse_as_of
-from core.model import FOLDER
 from core.errors import QueryError
+from core.model import FOLDER
 from core.query import Query, cursor_after, encode_cursor, pairs, run_query, stats
-from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError, read as read_file
+from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
+from core.reader import read as read_file
 from core.serialize import RowCache, entry_json
 from core.tags import tag_counts
 from core.semantic import offered as semantic_offered
@@ -142,7 +143,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         room = env.max_answer_bytes
         chars = DEFAULT_MAX_CHARS if max_chars is None else max_chars
         for _ in range(4):  # a default read shrinks until its answer fits the budget (a few tries at most)
-            result = read_file(vault, path, section=section, lines=tuple(lines) if lines else None,
+            result = read_file(vault, path, section=section, lines=(lines[0], lines[1]) if lines else None,
                                frontmatter_only=frontmatter_only, offset=offset, max_chars=chars,
                                attachment_content=include_attachment_content is not False)
             out = result.as_json()
@@ -208,14 +209,14 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         res = run_query(snap, q, clock)
         rows = _rows(vault, res.entries, res.is_bundle, clock)
         if category == "stale":
-            for row, e in zip(rows, res.entries):
+            for row, e in zip(rows, res.entries, strict=True):
                 row["overdue_days"] = okf.overdue_days(e.stale_date, e.stale_instant, clock)
         n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=explicit)
         if error:
             return fail(error)
         next_cursor = res.next_cursor if n == len(rows) else cursor_after(q, res.entries[n - 1], clock)
         out.update(result=rows[:n], total=res.total, returned=n, next_cursor=next_cursor)
-        current_call().listed((r["path"] for r in rows[:n]))
+        current_call().listed(r["path"] for r in rows[:n])
         return ok(out, meta=untrusted(meta, ROW_TEXT))
 
     server.add_tool(triage, name="triage", title="Triage Notes", description=d.TRIAGE,
@@ -242,7 +243,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         if error:
             return fail(error)
         next_cursor = res.next_cursor if n == len(rows) else cursor_after(q, res.entries[n - 1], vault.clock)
-        current_call().listed((r["path"] for r in rows[:n]))
+        current_call().listed(e.path for e in res.entries[:n])
         return ok({"result": rows[:n], "total": res.total, "returned": n, "next_cursor": next_cursor}, meta=meta)
 
     server.add_tool(list_folders, name="list_folders", title="List Folders", description=d.LIST_FOLDERS,
@@ -271,7 +272,8 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             return fail(error)
         rows = rows[:n]
         more = start + n < total and rows
-        next_cursor = encode_cursor(json.dumps(fp), rows[-1]["count"], rows[-1]["tag"]) if more else None
+        last_tag, last_count = counts[start + n - 1] if more else ("", 0)
+        next_cursor = encode_cursor(json.dumps(fp), last_count, last_tag) if more else None
         current_call().listed((), len(rows))
         return ok({"result": rows, "total": total, "returned": n, "next_cursor": next_cursor}, meta=meta)
 
@@ -397,7 +399,7 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
                        tags=facts.get("tags", []))
             hits.append(row)
         meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
-        current_call().listed((h["path"] for h in hits))
+        current_call().listed(h["path"] for h in hits)
         return ok({"result": hits, "total": res.total, "returned": len(hits), "next_cursor": res.next_cursor,
                    "okf_bundle": res.is_bundle, "match": res.match, "mode": res.mode},
                   meta=untrusted(meta, HIT_TEXT))

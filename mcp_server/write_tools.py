@@ -20,7 +20,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from core.vault import Vault
-from core.writes import WriteResult, Writer
+from core.writes import Writer, WriteResult
 
 from . import descriptions as d
 from .activity import current_call
@@ -116,8 +116,8 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
         if by_text and by_heading:
             return fail("give either old_text + new_text, or heading + mode + text, not both")
         if by_heading:
-            missing = [n for n, v in (("heading", heading), ("mode", mode), ("text", text)) if v is None]
-            if missing:
+            if heading is None or mode is None or text is None:
+                missing = [n for n, v in (("heading", heading), ("mode", mode), ("text", text)) if v is None]
                 return fail(f"a section edit needs heading, mode and text; missing: {', '.join(missing)}")
             return _result(writer.edit_section(path, heading, mode, text, if_match=if_match, actor=agent_name(ctx)))
         if old_text is None or new_text is None:
