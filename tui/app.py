@@ -344,12 +344,9 @@ def _log_to_file() -> None:
 
 def _watcher_for(vault: Vault, search: bool) -> Any:
     """The core watcher for this vault (with the full-text index when agents can search)."""
-    try:
-        from core import watch  # noqa: PLC0415  (optional until the live-index work lands)
-    except ImportError:
-        return None
-    factory = getattr(watch, "VaultWatcher", None)
-    return factory(vault, search=search) if factory is not None else None
+    from core.watch import VaultWatcher  # noqa: PLC0415  (off the way to the first frame)
+
+    return VaultWatcher(vault, search=search)
 
 
 def make_app(vault: Vault, *, config: AppConfig | None = None) -> VaultwatchApp:
