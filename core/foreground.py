@@ -44,6 +44,11 @@ class Foreground:
             except RuntimeError:  # that loop has closed
                 pass
 
+    @property
+    def waiting(self) -> int:
+        """Calls waiting for their turn right now (tests wait on it instead of sleeping)."""
+        return len(self._waiters)
+
     def remaining(self) -> float:
         """Seconds left of the current claim (0.0 when there is none)."""
         return max(0.0, self._until - self._clock())

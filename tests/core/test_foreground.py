@@ -44,9 +44,21 @@ def test_no_wait_when_nobody_holds_it() -> None:
 def test_a_call_waits_until_the_release() -> None:
     fg = Foreground()
     fg.hold(30.0)
-    threading.Timer(0.05, fg.release).start()
-    waited = asyncio.run(fg.wait_turn(5.0))
-    assert 0.04 <= waited < 5.0 and fg.waits == 1
+
+    async def scenario() -> tuple[float, float]:
+        call = asyncio.create_task(fg.wait_turn(5.0))
+        while fg.waiting == 0:  # the call is asleep on the claim (not a guess at how long that takes)
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0.05)
+        assert not call.done()  # still held: it waits for the release, not for a poll
+        released = time.monotonic()
+        threading.Thread(target=fg.release).start()  # from another thread, as the TUI does
+        waited = await call
+        return waited, time.monotonic() - released
+
+    waited, after_release = asyncio.run(scenario())
+    assert 0.05 <= waited < 5.0 and fg.waits == 1 and fg.waiting == 0
+    assert after_release < 2.5  # woken by the release, well before the 5 s bound
 
 
 def test_a_call_never_waits_longer_than_its_bound() -> None:

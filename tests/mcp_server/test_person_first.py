@@ -23,7 +23,9 @@ async def test_tool_calls_wait_for_a_held_foreground_and_go_on_when_released(dem
 
                 before = fg.waited_s
                 call = asyncio.create_task(client.call_tool("read", {"path": "index.md"}))
-                await asyncio.sleep(0.02)
+                while fg.waiting == 0:  # the call has reached its turn and waits for the person
+                    assert not call.done(), "the call went on while the foreground was held"
+                    await asyncio.sleep(0.002)
                 fg.release()  # the screen answered the person: the waiting call goes on at once
                 result = await call
                 assert not result.is_error and fg.waits == 2
