@@ -13,8 +13,16 @@ from dataclasses import asdict, replace
 from .errors import QueryError
 from .model import NOTE
 from .query import Query, run_query
-from .search import (MAX_LIMIT, SearchHit, SearchResult, _decode_cursor, _encode_cursor, _snippet_parts, _unscoped,
-                     parse_query)
+from .search import (
+    MAX_LIMIT,
+    SearchHit,
+    SearchResult,
+    _decode_cursor,
+    _encode_cursor,
+    _snippet_parts,
+    _unscoped,
+    parse_query,
+)
 
 MODES = ("hybrid", "keyword", "semantic")
 RRF_K = 60

@@ -117,7 +117,7 @@ class ChangeRecorded(Event):
 
 
 def _iso(at: float) -> str:
-    return dt.datetime.fromtimestamp(at, dt.timezone.utc).isoformat(timespec="milliseconds")
+    return dt.datetime.fromtimestamp(at, dt.UTC).isoformat(timespec="milliseconds")
 
 
 def etag(data: bytes) -> str:
@@ -188,7 +188,7 @@ class _File:
 class Scope:
     """One Writer operation in progress: what it committed so far."""
 
-    journal: "Journal | None"
+    journal: Journal | None
     gate: Any
     operation: str
     actor: str
@@ -270,7 +270,7 @@ def _problem(message: str) -> Event:
 
 def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
     names = fn.__code__.co_varnames[1:fn.__code__.co_argcount]
-    out: dict[str, Any] = dict(zip(names, args))
+    out: dict[str, Any] = dict(zip(names, args, strict=False))
     out.update(kwargs)
     out.pop("actor", None)
     clean: dict[str, Any] = {}
@@ -312,7 +312,7 @@ def enabled_by_env() -> bool:
 _open_lock = threading.Lock()
 
 
-def journal_for(vault: Any, *, create: bool = True) -> "Journal | None":
+def journal_for(vault: Any, *, create: bool = True) -> Journal | None:
     """The vault's journal, opened on first use (None when switched off: VAULTWATCH_JOURNAL=0)."""
     found = vault.__dict__.get("_journal", ...)
     if found is not ...:
@@ -333,7 +333,7 @@ def journal_for(vault: Any, *, create: bool = True) -> "Journal | None":
         return journal
 
 
-def attach(vault: Any, journal: "Journal | None") -> None:
+def attach(vault: Any, journal: Journal | None) -> None:
     """Use `journal` for `vault` (None: journal nothing)."""
     vault._journal = journal
     if journal is not None:
@@ -413,7 +413,7 @@ class Journal:
         self._count, self._bytes = int(row[0]), int(row[1])
 
     @classmethod
-    def for_vault(cls, vault: Any, **options: Any) -> "Journal":
+    def for_vault(cls, vault: Any, **options: Any) -> Journal:
         """The journal of `vault` in the state folder, on the vault's clock, watching its bus."""
         clock = vault.clock
         journal = cls(journal_path(vault.root_real), clock=lambda: clock.now().timestamp(), bus=vault.bus,
@@ -532,7 +532,8 @@ class Journal:
                      row["operation"], row["path"], row.get("src"), row.get("moved_to"),
                      row.get("path_kind", "note"), row.get("summary") or "", args_json, row.get("previous_etag"),
                      row.get("etag"), row.get("revert_of"), size))
-                cid = int(cur.lastrowid)
+                assert cur.lastrowid is not None  # an INSERT just ran
+                cid = cur.lastrowid
                 if packed:
                     con.executemany("INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
                                     [(cid, *p) for p in packed])
@@ -602,7 +603,8 @@ class Journal:
                 limit: int | None = None, kinds: Iterable[str] | None = None) -> list[Change]:
         """Journaled changes, newest first, optionally of one agent, since a time, or touching a path."""
         sql = f"SELECT {_COLS} FROM changes"
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if path is not None:
             where.append("id IN (SELECT change_id FROM paths WHERE path=?)")
             params.append(path)
@@ -703,7 +705,7 @@ def parse_since(text: str, now: dt.datetime) -> float:
         raise VaultError(f"--since {text!r}: give an ISO date or time (2026-11-29, 2026-11-29T10:00) or a "
                          "duration back from now (30m, 2h, 1d)") from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
+        when = when.replace(tzinfo=dt.UTC)
     return when.timestamp()
 
 

@@ -91,7 +91,7 @@ def score(signals: Sequence[TermSignal], idfs: Sequence[float], bm25: float, fts
     matched = 0.0
     s = 0.0
     all_in_title = bool(signals)
-    for sig, w in zip(signals, idfs):
+    for sig, w in zip(signals, idfs, strict=False):
         if not sig.present:
             all_in_title = False
             continue

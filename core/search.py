@@ -734,8 +734,8 @@ class SearchIndex:
         live = [(path, e, text) for path, e, text in rows if e is not None]
         if live:
             fields = [(note_name(e.path), e.title, note_aliases(e), text[0]) for _p, e, text in live]
-            for (path, _e, _t), f, ft in zip(live, fields, field_terms(con, fields)):
-                fields_of[path] = (*f, ft)
+            for (path, _e, _t), fld, ft in zip(live, fields, field_terms(con, fields), strict=False):
+                fields_of[path] = (*fld, ft)
         con.execute("BEGIN IMMEDIATE")
         try:
             for path, e, text in rows:
@@ -754,21 +754,21 @@ class SearchIndex:
                             e.stale_date.toordinal() if e.stale_date is not None else None,
                             e.stale_instant.timestamp() if e.stale_instant is not None else None)
                 body = text[1]
-                *fields, fterms = fields_of[path]
+                *cols, fterms = fields_of[path]
                 if old is not None:
                     rowid = old[0]
                     con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
                                 "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
                                 "WHERE id = ?",
-                                (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *fields, _deflate(body), fterms, rowid))
+                                (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols, _deflate(body), fterms, rowid))
                 else:
                     rowid = con.execute("INSERT INTO docs (path, size, mtime_ns, inode, deprecated, stale_day, "
                                         "stale_at, name, title, aliases, headings, body, fterms) "
                                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                        (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *fields,
+                                        (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols,
                                          _deflate(body), fterms)).lastrowid
                 con.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            (rowid, path, *fields, body))
+                            (rowid, path, *cols, body))
                 self._rowids[e.path] = rowid
             con.execute("COMMIT")
             self._writes += 1
@@ -891,7 +891,7 @@ class SearchIndex:
         missing = [t for t in wanted if (t.text, t.phrase, t.prefix) not in known]
         if missing:
             con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_rows USING fts5vocab(main, fts, row)")
-            for t, toks in zip(missing, tokens_of(con, [t.text for t in missing])):
+            for t, toks in zip(missing, tokens_of(con, [t.text for t in missing]), strict=False):
                 if len(toks) == 1 and not t.prefix:
                     row = con.execute("SELECT doc FROM temp.vw_rows WHERE term = ?", (toks[0],)).fetchone()
                     df = row[0] if row else 0
@@ -922,9 +922,10 @@ class SearchIndex:
         for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
             parts = [set(p.split()) for p in (fterms or _SEP * 2).split(_SEP)]
             sigs = []
-            for j, (t, tk) in enumerate(zip(wanted, toks)):
+            for j, (t, tk) in enumerate(zip(wanted, toks, strict=False)):
                 where = [_has(part, tk, t.prefix) for part in parts]
-                sigs.append(ranking.TermSignal(present[j] is None or rowid in present[j], *where))
+                has = present[j]
+                sigs.append(ranking.TermSignal(has is None or rowid in has, *where))
             factor = 1.0
             if okf is not None:
                 if deprecated:
@@ -966,7 +967,7 @@ class SearchIndex:
     def lead(self, paths: list[str], chars: int = 160) -> dict[str, str]:
         """The first words of each note's body, whitespace collapsed (a snippet for a hit by meaning)."""
         out = {}
-        for path, text in zip(paths, self.passages(paths, lambda n, t, a, h, body: body)):
+        for path, text in zip(paths, self.passages(paths, lambda n, t, a, h, body: body), strict=False):
             lines = text.split("\n")
             while lines and (not lines[0].strip() or lines[0].startswith("# ")):
                 lines.pop(0)  # the title heading says nothing the title does not

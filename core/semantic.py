@@ -169,7 +169,13 @@ class VectorIndex:
     def _key(self, e) -> tuple[int, int, int]:
         return (e.size_bytes, e.mtime_ns, e.inode)
 
-    def _load_cache(self) -> dict[str, tuple[tuple[int, int, int], Any]]:
+    @property
+    def _model(self) -> Embedder:
+        """The embedder, once started (every caller runs after start())."""
+        assert self.embedder is not None, "the semantic index has not been started"
+        return self.embedder
+
+    def _load_cache(self) -> dict[str, tuple[tuple[int, ...], Any]]:
         np = self._np
         try:
             with np.load(self.cache_path, allow_pickle=False) as z:
@@ -229,8 +235,8 @@ class VectorIndex:
             if self._stop.is_set():
                 return
             idx = todo[b:b + BATCH]
-            vecs = self.embedder.embed(self._texts([notes[i] for i in idx]))
-            mat[idx] = self.embedder.quantize(vecs)
+            vecs = self._model.embed(self._texts([notes[i] for i in idx]))
+            mat[idx] = self._model.quantize(vecs)
             self.done = min(len(todo), b + BATCH)
             bus.publish(IndexProgress("vectors", self.done, self.total))
             time.sleep(0)
@@ -253,7 +259,7 @@ class VectorIndex:
             paths, row, keys, mat = list(self._paths), dict(self._row), self._keys, self._mat
         live = [snap.by_path[p] for p in batch if p in snap.by_path and snap.by_path[p].kind == NOTE]
         gone = {p for p in batch if p not in snap.by_path or snap.by_path[p].kind != NOTE}
-        vecs = self.embedder.quantize(self.embedder.embed(self._texts(live))) if live else None
+        vecs = self._model.quantize(self._model.embed(self._texts(live))) if live else None
         if gone:
             keep = [i for i, p in enumerate(paths) if p not in gone]
             paths = [paths[i] for i in keep]
@@ -263,6 +269,7 @@ class VectorIndex:
         keys = keys.copy()
         row = {p: i for i, p in enumerate(paths)}
         for j, e in enumerate(live):
+            assert vecs is not None  # live is not empty
             i = row.get(e.path)
             if i is not None:
                 mat[i] = vecs[j]
@@ -309,7 +316,7 @@ class VectorIndex:
         return [(paths[i], float(sims[i])) for i in top if np.isfinite(sims[i])]
 
     def query(self, text: str, allowed: set[str] | None, k: int) -> list[tuple[str, float]]:
-        vec = self.embedder.embed([text])[0]
+        vec = self._model.embed([text])[0]
         if not vec.any():
             return []
         return self.rank(vec, allowed, k)

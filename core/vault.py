@@ -356,7 +356,7 @@ class Vault:
         used = hybrid.resolve_mode(mode, vectors)
         if used == "keyword":
             return index.search(text, q, limit=limit, cursor=cursor, count=count)
-        if wait > 0:
+        if wait > 0 and vectors is not None:
             vectors.wait_ready(wait)
         return hybrid.search(self, index, vectors, text, q, used, limit=limit, cursor=cursor)
 

@@ -46,7 +46,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import fmedit, journal as _journal, rename
+from . import fmedit, rename
+from . import journal as _journal
 from .errors import NotFoundError, VaultError
 from .events import Event
 from .fmedit import FrontmatterEditError

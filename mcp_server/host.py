@@ -31,8 +31,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
 from mcp.server.transport_security import TransportSecuritySettings
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from core.vault import Vault
 from core.vaultlock import VaultBusy, VaultLock
@@ -208,7 +208,7 @@ class _BodyDeadline:
         async def timed_receive() -> dict:
             try:
                 return await asyncio.wait_for(receive(), BODY_TIMEOUT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return {"type": "http.disconnect"}
 
         return await self.app(scope, timed_receive, send)
@@ -216,8 +216,10 @@ class _BodyDeadline:
 
 def _uvicorn(app: Any, *, http: bool = False) -> _Uvicorn:
     extra: dict[str, Any] = {"http": _GuardedH11} if http else {}
+    # timeout_graceful_shutdown is typed int but used as seconds by asyncio.wait_for: 0.3 s is meant
     config = uvicorn.Config(_BodyDeadline(app) if http else app, lifespan="off", log_config=None, access_log=False,
-                            timeout_graceful_shutdown=0.3, timeout_keep_alive=30, ws="none", **extra)
+                            timeout_keep_alive=30, ws="none", **extra,
+                            timeout_graceful_shutdown=0.3)  # type: ignore[arg-type]
     return _Uvicorn(config)
 
 

@@ -28,9 +28,9 @@ from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
 from .config import check_prefix
+from .history_tool import register as register_history
 from .results import fail, log
 from .tools import ToolEnv
-from .history_tool import register as register_history
 from .write_tools import register as register_write_tools
 
 ToolRegistrar = Callable[[MCPServer, ToolEnv], None]

@@ -23,9 +23,9 @@ from core.model import FOLDER
 from core.query import Query, cursor_after, encode_cursor, pairs, run_query, stats
 from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
 from core.reader import read as read_file
+from core.semantic import offered as semantic_offered
 from core.serialize import RowCache, entry_json
 from core.tags import tag_counts
-from core.semantic import offered as semantic_offered
 from core.vault import Vault
 
 from . import budget, progress, schemas
