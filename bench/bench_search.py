@@ -9,6 +9,7 @@ size on a vaultgen vault. Prints JSON.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 import tempfile
@@ -95,6 +96,7 @@ def scale(notes: int) -> dict:
                 lat.append((time.perf_counter() - q0) * 1000)
         out["keyword_search_ms"] = {"p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "max": round(max(lat), 2),
                                     "samples": len(lat)}
+        print(json.dumps(out), file=sys.stderr, flush=True)  # partial figures survive a later failure
         from core import semantic
 
         if semantic.offered():
@@ -104,7 +106,12 @@ def scale(notes: int) -> dict:
             assert vectors.wait_ready(1800), vectors.problem
             out["vectors_build_s"] = round(time.perf_counter() - t, 2)
             out["vectors_rss_added_mb"] = round(_rss_mb() - rss0, 1)
-            out["vectors_cache_mb"] = round(vectors.cache_path.stat().st_size / 1e6, 1)
+            deadline = time.monotonic() + 120  # the cache is written just after the vectors are ready
+            while not vectors.cache_path.exists() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if vectors.cache_path.exists():
+                out["vectors_cache_mb"] = round(vectors.cache_path.stat().st_size / 1e6, 1)
+            print(json.dumps(out), file=sys.stderr, flush=True)
             for mode in ("hybrid", "semantic"):
                 lat = []
                 for q in queries:
