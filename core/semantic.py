@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .events import DocumentsChanged, IndexProblem, IndexProgress
+from .memory import release_free_memory
 from .model import NOTE
 
 DIM = 256
@@ -247,6 +248,7 @@ class VectorIndex:
         self.ready = True
         if todo:
             self._save_cache()
+        release_free_memory()  # the batches' token arrays and passages are garbage now
 
     def _update(self, batch: list[str]) -> None:
         """Re-embed changed notes, add new ones, drop removed ones (a new published matrix)."""
