@@ -24,6 +24,7 @@ import httpx2
 import pytest
 
 from core.parse import decode
+from mcp_server.paths import token_path
 from reliability_helpers import ROOT, short_dir, tree_state, uds_client
 
 AUDITED = r"""
@@ -270,7 +271,7 @@ def test_loopback_http_needs_token_host_and_origin(tmp_path, runtime, figure):
     served = Served(root, runtime, tmp_path / "audit.log", "--http", f"127.0.0.1:{port}")
     try:
         sock = served.wait_socket(runtime)
-        token_file = sock[: -len(".sock")] + ".token"
+        token_file = token_path(os.path.realpath(root))  # the state folder's 0700 tokens folder, not the runtime one
         assert _wait(lambda: os.path.exists(token_file))
         assert stat.S_IMODE(os.stat(token_file).st_mode) == 0o600
         token = Path(token_file).read_text().strip()
