@@ -39,7 +39,7 @@ EMPTY_GUARD = 10  # a vault that had more entries than this and now looks empty 
 RACY_NS = 2_000_000_000
 MAX_FLUSH_WAIT = 30.0  # seconds a busy vault may keep the cache unwritten
 _CORE = Path(__file__).resolve().parent
-_PARSER_SOURCES = ("parse.py", "fastyaml.py", "okf.py", "model.py", "scan.py", "cache.py")
+_PARSER_SOURCES = ("parse.py", "mdlex.py", "fastyaml.py", "okf.py", "model.py", "scan.py", "cache.py")
 _FIELDS = tuple(f.name for f in fields(Entry))
 
 

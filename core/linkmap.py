@@ -85,9 +85,10 @@ def _candidates(by_name: dict, name: str) -> tuple[str, ...]:
     return (found,) if type(found) is str else found
 
 
-def _with_ext(target: str) -> str:
-    last = target.rsplit("/", 1)[-1]
-    return target if "." in last and not last.endswith(".") else target + ".md"
+def _forms(target: str) -> tuple[str, ...]:
+    """A target as written, then with `.md` (names may hold dots: `[[Release v1.2]]` is the note
+    `Release v1.2.md`, while `[[Books.base]]` is the file `Books.base`)."""
+    return (target,) if target.endswith(".md") else (target, target + ".md")
 
 
 def _pick(candidates: Iterable[str], source: str) -> str | None:
@@ -109,18 +110,24 @@ def resolve(snapshot: Snapshot, source: str, link: Link) -> str | None:
         rel = target[1:] if target.startswith("/") else posixpath.join(posixpath.dirname(source), target)
         rel = posixpath.normpath(rel)
         if not rel.startswith(".."):
-            hit = _exact(by_name, rel.casefold()) or _exact(by_name, _with_ext(rel).casefold())
-            if hit:
-                return hit
-    want = _with_ext(target.lstrip("/")).casefold()
-    hit = _exact(by_name, want)
-    if hit:
-        return hit
-    name = want.rsplit("/", 1)[-1]
-    candidates = _candidates(by_name, name)
-    if "/" in want:
-        candidates = tuple(p for p in candidates if p.casefold().endswith("/" + want))
-    return _pick(candidates, source)
+            for form in _forms(rel.casefold()):
+                hit = _exact(by_name, form)
+                if hit:
+                    return hit
+    forms = _forms(target.lstrip("/").casefold())
+    for want in forms:
+        hit = _exact(by_name, want)
+        if hit:
+            return hit
+    for want in forms:
+        name = want.rsplit("/", 1)[-1]
+        candidates = _candidates(by_name, name)
+        if "/" in want:
+            candidates = tuple(p for p in candidates if p.casefold().endswith("/" + want))
+        hit = _pick(candidates, source)
+        if hit:
+            return hit
+    return None
 
 
 def outgoing(snapshot: Snapshot, path: str) -> list[tuple[Link, str | None]]:

@@ -15,6 +15,9 @@ STATUSES = ("draft", "stable", "deprecated")
 TRUST_TIERS = ("unverified", "machine-confirmed", "human-reviewed")
 OKF_KEYS = ("status", "stale", "trust_tier")
 MODES = ("auto", "on", "off")
+# The bundle's own files, not knowledge notes: OKF reserves the root index.md (the manifest) and
+# log.md. They are left out of the status and trust-tier counts and pages.
+RESERVED = frozenset({"index.md", "log.md"})
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -35,19 +38,24 @@ def derive_status(raw: Any) -> str:
 
 
 def derive_trust(raw_verified: Any) -> str:
-    """Trust tier from `verified` (a list, or a single mapping); a literal trust_tier key is ignored."""
+    """Trust tier from `verified` (a list, or a single mapping); a literal trust_tier key is ignored.
+
+    OKF entries are mappings with a `by` string: `human:...` makes the note human-reviewed,
+    any other `by` machine-confirmed. A malformed entry (a bare string like "human:alice", a
+    mapping without `by`) verifies nothing."""
     if isinstance(raw_verified, dict):
         items: list[Any] = [raw_verified]
     elif isinstance(raw_verified, list):
         items = raw_verified
     else:
         return "unverified"
-    if not items:
-        return "unverified"
+    tier = "unverified"
     for item in items:
-        if isinstance(item, dict) and isinstance(item.get("by"), str) and item["by"].startswith("human:"):
-            return "human-reviewed"
-    return "machine-confirmed"
+        if isinstance(item, dict) and isinstance(item.get("by"), str) and item["by"].strip():
+            if item["by"].startswith("human:"):
+                return "human-reviewed"
+            tier = "machine-confirmed"
+    return tier
 
 
 def parse_stale_after(raw: Any) -> tuple[dt.date | None, dt.datetime | None]:

@@ -10,12 +10,11 @@ import datetime as dt
 import math
 import re
 from typing import Any, NamedTuple
-from urllib.parse import unquote
 
 import frontmatter
 import yaml
 
-from . import okf
+from . import mdlex, okf
 from .fastyaml import FALLBACK, parse_simple
 from .model import Link
 
@@ -31,13 +30,6 @@ MAX_TAGS = 1_000
 MAX_SCAN_CHARS = 4_000_000
 _YAML = frontmatter.YAMLHandler()  # python-frontmatter picks libyaml's CSafeLoader when present
 
-_H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
-_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
-_TAG = re.compile(r"#([\w/-]*[^\W\d][\w/-]*)")  # Obsidian: not all digits; must follow whitespace
-_WIKI = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(r"\[[^\]\n]*\]\(<?([^)<>\s]+)>?(?:\s+\"[^\"]*\")?\)")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class NoteFacts(NamedTuple):
@@ -189,40 +181,32 @@ def frontmatter_tags(value: Any) -> list[str]:
     return out
 
 
-def _strip_code(body: str) -> str:
-    if "`" not in body and "~~~" not in body:
-        return body
-    return _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
+def _links(toks: list[mdlex.LinkTok]) -> list[Link]:
+    return [Link(t.target, t.kind, t.heading, t.alias) for t in toks if t.target or t.heading]
 
 
 def body_links(body: str) -> tuple[Link, ...]:
-    """Wiki links, embeds and local Markdown links in a note body (code excluded)."""
-    links: list[Link] = []
-    if "[[" in body:
-        for m in _WIKI.finditer(body):  # finditer, not findall: a hostile body has millions
-            at = m.start()
-            bang = at > 0 and body[at - 1] == "!"
-            target, _, alias = m.group(1).partition("|")
-            target, _, heading = target.partition("#")
-            target = target.strip()
-            heading_part = heading.strip() or None
-            if not target and not heading_part:
-                continue
-            links.append(Link(target, "embed" if bang else "wiki", heading_part, alias.strip() or None))
-            if len(links) >= MAX_LINKS:
-                return tuple(links)
-    if "](" in body:
-        for m in _MDLINK.finditer(body):
-            at, href = m.start(), m.group(1)
-            bang = at > 0 and body[at - 1] == "!"
-            if _SCHEME.match(href) or href.startswith("#"):
-                continue
-            target, _, heading = unquote(href).partition("#")
-            if target:
-                links.append(Link(target, "embed" if bang else "markdown", heading or None, None))
-                if len(links) >= MAX_LINKS:
-                    break
-    return tuple(links)
+    """Wiki links, embeds, local Markdown links and reference definitions of a note body
+    (code and comments excluded: core.mdlex's rules)."""
+    return tuple(_links(mdlex.links(mdlex.masked(body))))
+
+
+def property_links(fm: dict[str, Any]) -> list[Link]:
+    """Wiki links in frontmatter property values (`up: "[[Plan]]"`, `related: ["[[A]]", "[[B]]"]`):
+    Obsidian shows them as backlinks and in the graph. Strings at any depth of lists and mappings."""
+    out: list[Link] = []
+    stack: list[Any] = list(reversed(fm.values()))  # popped from the end: in property order
+    while stack and len(out) < MAX_LINKS:
+        v = stack.pop()
+        cls = v.__class__
+        if cls is str:
+            if "[[" in v:
+                out.extend(_links(mdlex.wiki_links(v)))
+        elif cls is list:
+            stack.extend(reversed(v))
+        elif cls is dict:
+            stack.extend(reversed(list(v.values())))
+    return out
 
 
 def parse_note(data: bytes, stem: str) -> NoteFacts:
@@ -239,28 +223,24 @@ def parse_note(data: bytes, stem: str) -> NoteFacts:
         except (_Budget, RecursionError):
             raw, fm = {}, {}
             error = "frontmatter is too large or too deeply nested (possibly a YAML alias bomb) and was ignored"
-    scan = _strip_code(body if len(body) <= MAX_SCAN_CHARS else body[:MAX_SCAN_CHARS])  # once: each pass copies
+    scan = mdlex.masked(body if len(body) <= MAX_SCAN_CHARS else body[:MAX_SCAN_CHARS])  # once: each pass copies
+    # Obsidian's rule: a note's name is its file name; a frontmatter `title` is shown where set.
+    # A heading is never the title (a section H1 halfway down is no name for the note).
     title = fm.get("title")
-    if not isinstance(title, str) or not title.strip():
-        m = _H1.search(scan) if "# " in body else None
-        title = m.group(1).strip() if m else stem
-    else:
-        title = title.strip()
-    tags = frontmatter_tags(fm.get("tags")) + frontmatter_tags(fm.get("tag"))
+    title = title.strip() if isinstance(title, str) and title.strip() else stem
+    # `tags` only: Obsidian 1.9 dropped the singular `tag` key (it is an ordinary property now)
+    tags = frontmatter_tags(fm.get("tags"))
     if "#" in scan:
-        seen = dict.fromkeys(tags)
-        for m in _TAG.finditer(scan):
-            if len(seen) >= MAX_TAGS:
-                break
-            if m.start() == 0 or scan[m.start() - 1].isspace():
-                seen.setdefault(m.group(1).rstrip("/"))
-        tags = list(seen)
+        tags = list(dict.fromkeys(tags + mdlex.tags(scan, MAX_TAGS)))
+    links = _links(mdlex.links(scan)) if "[" in scan else []
+    if block is not None and "[[" in block and fm:
+        links = property_links(fm) + links
     stale_date, stale_instant = okf.parse_stale_after(raw.get("stale_after"))
     return NoteFacts(
         frontmatter=fm,
         title=title,
         tags=tuple(dict.fromkeys(t for t in tags[:MAX_TAGS] if t)),
-        links=body_links(scan),
+        links=tuple(links[:MAX_LINKS]),
         content_chars=len(body),
         frontmatter_error=error,
         decode_error=bad,

@@ -217,7 +217,8 @@ def problems(snapshot: Snapshot) -> Positions:
 def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Positions:
     """Note positions matching one filter pair, with OKF semantics for status, stale and
     trust_tier on a bundle; list values match by membership, booleans case-insensitively,
-    tags case-insensitively and without '#'. Raises QueryError for invalid OKF values."""
+    tags case-insensitively, without '#' and with their nested tags (`inbox` matches
+    `inbox/to-read`, as in Obsidian). Raises QueryError for invalid OKF values."""
     if snapshot.is_bundle and key == "status":
         return set(_inverted(snapshot, "@status", lambda e: [e.okf_status]).get(want, ()))
     if snapshot.is_bundle and key == "trust_tier":
@@ -235,8 +236,19 @@ def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Position
     return _union(_field_index(snapshot, key), _wanted(want))
 
 
+def _tag_tokens(e: Entry) -> list[str]:
+    """A note's tags, casefolded, each with its parents: Obsidian's tag search for `inbox` also
+    finds `#inbox/to-read`."""
+    out = [t.casefold() for t in e.tags]
+    for t in out[:]:
+        while "/" in t:
+            t = t.rsplit("/", 1)[0]
+            out.append(t)
+    return out
+
+
 def _tag_index(snapshot: Snapshot) -> dict[str, array]:
-    return _inverted(snapshot, "@tags", lambda e: [t.casefold() for t in e.tags])
+    return _inverted(snapshot, "@tags", _tag_tokens)
 
 
 def _field_index(snapshot: Snapshot, key: str) -> dict[str, array]:

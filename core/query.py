@@ -39,6 +39,7 @@ class Query:
     text: case-insensitive substring of title or path.
     words: more such substrings; every one must occur (the filter bar's free words, ANDed).
     problems_only: only notes with a frontmatter error or undecodable bytes.
+    skip_paths: vault paths left out of a filtered listing (triage leaves out OKF's index.md and log.md).
     """
 
     folder: str | None = None
@@ -50,6 +51,7 @@ class Query:
     text: str | None = None
     words: tuple[str, ...] = ()
     problems_only: bool = False
+    skip_paths: tuple[str, ...] = ()
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -276,6 +278,10 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
         for key, want in q.exclude:
             chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - postings.positions(
                 snapshot, key, want, clock)
+        if q.skip_paths:
+            drop = {i for p in q.skip_paths if (i := bisect_left(paths, p)) < len(paths) and paths[i] == p}
+            if drop:
+                chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - drop
         if chosen is None:
             order: Sequence[int] = range(lo, hi)
         else:
@@ -363,12 +369,14 @@ def stats(snapshot: Snapshot, clock: Clock) -> dict[str, Any]:
 
 def _counts(snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int], dict[str, int], int, int]:
     """Clock-free counts of one generation: by kind, by OKF status and trust tier, problems."""
+    bundle = snapshot.is_bundle
     def add(counts: list, e: Entry, step: int) -> None:
         kinds, status, trust = counts[0], counts[1], counts[2]
         kinds[e.kind] = kinds.get(e.kind, 0) + step
         if e.kind == NOTE:
-            status[e.okf_status] = status.get(e.okf_status, 0) + step
-            trust[e.okf_trust] = trust.get(e.okf_trust, 0) + step
+            if not (bundle and e.path in okf.RESERVED):  # OKF's index.md and log.md are no notes to triage
+                status[e.okf_status] = status.get(e.okf_status, 0) + step
+                trust[e.okf_trust] = trust.get(e.okf_trust, 0) + step
             counts[3] += step if e.frontmatter_error is not None else 0
             counts[4] += step if e.decode_error else 0
 
@@ -379,7 +387,7 @@ def _counts(snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int], dict[st
         return tuple(counts)
 
     def patch(old: tuple, base: Snapshot, changed: frozenset[str]) -> tuple | None:
-        if len(changed) > postings.MAX_PATCH:
+        if len(changed) > postings.MAX_PATCH or base.is_bundle != bundle:
             return None
         counts = [dict(old[0]), dict(old[1]), dict(old[2]), old[3], old[4]]
         for path in changed:  # added, removed or replaced: any change of shape is fine here

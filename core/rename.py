@@ -18,28 +18,23 @@ Rewriting keeps the link's style: a bare name stays a bare name while it is unam
 (else it becomes the full vault path, Obsidian's "shortest path when possible"), a path
 stays a path, a relative Markdown link stays relative, `.md` is kept or omitted as it was,
 percent-encoding and `<...>` are kept; headings (`#Heading`, `#^block`), aliases (`|alias`),
-embeds (`![[...]]`) and link titles are preserved. Links inside fenced or inline code are
-not links and are never touched. Wiki links inside frontmatter strings (`up: "[[Plan]]"`)
-are rewritten too, as Obsidian does for properties.
+embeds (`![[...]]`) and link titles are preserved; only the path part of each link changes.
+Links are found by core.mdlex, the index's own reader: links in code (fenced, indented, in
+callouts and lists, code spans) and comments are not links and are never touched; reference
+definitions (`[ref]: old.md`) are rewritten like inline Markdown links. Wiki links inside
+frontmatter strings (`up: "[[Plan]]"`) are rewritten too, as Obsidian does for properties.
 """
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
 from .model import NOTE
-from .sections import code_ranges, frontmatter_span, inline_code_ranges
+from . import mdlex
+from .sections import frontmatter_span
 
-_WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_MD = re.compile(
-    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\([ \t]*"
-    r"(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*)"
-    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"
-)
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _SAFE = "/-._~!$&'*+,;=:@"
 
 
@@ -126,71 +121,26 @@ class LinkIndex:
         return sorted(found), how
 
 
-def _masked(pos: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in ranges)
-
-
 def find_links(text: str, frontmatter: bool = True) -> list[Occurrence]:
-    """Every wiki link, embed and local Markdown link in a note (code excluded), in text order.
+    """Every wiki link, embed, local Markdown link and reference definition in a note, in text
+    order, as core.mdlex reads them (the index's reader: code and comments excluded).
 
     With `frontmatter`, wiki links inside the frontmatter block's strings are included.
     """
     span = frontmatter_span(text)
     body = span.body_start if span is not None else 0
     out: list[Occurrence] = []
-    if frontmatter and span is not None and "[[" in text[span.yaml_start:span.yaml_end]:
-        for m in _WIKI.finditer(text, span.yaml_start, span.yaml_end):
-            occ = _wiki(m, True)
-            if occ is not None:
-                out.append(occ)
-    if "[[" not in text[body:] and "](" not in text[body:]:
+    if frontmatter and span is not None:
+        for t in mdlex.wiki_links(text[span.yaml_start:span.yaml_end], span.yaml_start):
+            if t.raw:
+                out.append(Occurrence(t.start, t.end, t.raw, t.target, False, True))
+    rest = text[body:] if body else text
+    if "[" not in rest:
         return out
-    fenced = code_ranges(text, body)
-    inline = inline_code_ranges(text, body, len(text)) if "`" in text[body:] else []
-    skip = sorted(fenced + inline)
-    for m in _WIKI.finditer(text, body):
-        if not _masked(m.start(), skip):
-            occ = _wiki(m, False)
-            if occ is not None:
-                out.append(occ)
-    for m in _MD.finditer(text, body):
-        if _masked(m.start(), skip):
-            continue
-        occ = _markdown(m)
-        if occ is not None:
-            out.append(occ)
-    out.sort(key=lambda o: o.start)
+    for t in mdlex.links(mdlex.masked(rest), body):
+        if t.raw:
+            out.append(Occurrence(t.start, t.end, t.raw, t.target, t.markdown))
     return out
-
-
-def _wiki(m: re.Match[str], in_frontmatter: bool) -> Occurrence | None:
-    inner, base = m.group(2), m.start(2)
-    cut = len(inner)
-    for ch in "#|":
-        i = inner.find(ch)
-        if 0 <= i < cut:
-            cut = i
-    if cut > 0 and cut < len(inner) and inner[cut] == "|" and inner[cut - 1] == "\\":
-        cut -= 1  # [[Note\|alias]] inside a table
-    part = inner[:cut]
-    lead = len(part) - len(part.lstrip())
-    stripped = part.strip()
-    if not stripped:
-        return None
-    start = base + lead
-    return Occurrence(start, start + len(stripped), stripped, stripped, False, in_frontmatter)
-
-
-def _markdown(m: re.Match[str]) -> Occurrence | None:
-    href, start = m.group(3), m.start(3)
-    if href.startswith("<"):
-        href, start = href[1:-1], start + 1
-    if not href or href.startswith("#") or _SCHEME.match(href):
-        return None
-    path = href.split("#", 1)[0]
-    if not path:
-        return None
-    return Occurrence(start, start + len(path), path, unquote(path), True)
 
 
 def _show(path: str, keep_md: bool) -> str:
@@ -300,7 +250,7 @@ def _frontmatter_mentions(value: object, names: set[str]) -> bool:
     if isinstance(value, str):
         if "[[" not in value:
             return False
-        return any(_link_name(m.group(2).split("|")[0].split("#")[0]) in names for m in _WIKI.finditer(value))
+        return any(_link_name(t.target) in names for t in mdlex.wiki_links(value))
     if isinstance(value, dict):
         return any(_frontmatter_mentions(v, names) for v in value.values())
     if isinstance(value, list):

@@ -21,9 +21,11 @@ from .model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped, make_entry
 from .parse import parse_note
 from .paths import MAX_PATH_CHARS, displayable, is_hidden, realpath_or_none, unaddressable
 
+# Obsidian's accepted file formats (help: "Accepted file formats": .base, .canvas, images, audio,
+# video, PDF) and common office, archive and text files
 DEFAULT_ATTACHMENT_EXTS = frozenset(
-    "pdf docx xlsx pptx odt ods odp png jpg jpeg gif webp svg bmp tiff zip tar gz "
-    "mp3 mp4 wav ogg txt csv tsv json yaml toml xml html css js ts".split()
+    "base canvas pdf docx xlsx pptx odt ods odp avif png jpg jpeg gif webp svg bmp tiff zip tar gz "
+    "flac m4a mp3 ogg wav webm 3gp mkv mov mp4 ogv txt csv tsv json yaml toml xml html css js ts".split()
 )
 MAX_NOTE_BYTES = 64 * 1024 * 1024
 # Our own table for the default allowlist, so a mime_type does not depend on the machine's
@@ -40,6 +42,9 @@ _MIME = {
     "svg": "image/svg+xml", "bmp": "image/bmp", "tiff": "image/tiff",
     "zip": "application/zip", "tar": "application/x-tar", "gz": "application/gzip",
     "mp3": "audio/mpeg", "mp4": "video/mp4", "wav": "audio/wav", "ogg": "audio/ogg",
+    "base": "application/yaml", "canvas": "application/json", "avif": "image/avif", "flac": "audio/flac",
+    "m4a": "audio/mp4", "webm": "video/webm", "3gp": "video/3gpp", "mkv": "video/x-matroska",
+    "mov": "video/quicktime", "ogv": "video/ogg",
     "txt": "text/plain", "csv": "text/csv", "tsv": "text/tab-separated-values", "json": "application/json",
     "yaml": "application/yaml", "toml": "application/toml", "xml": "application/xml", "html": "text/html",
     "css": "text/css", "js": "text/javascript", "ts": "text/typescript",

@@ -5,8 +5,8 @@ they are: LF, CRLF or mixed), so an edit that splices offsets from these functio
 every other byte of the note untouched.
 
 Headings are ATX headings (`#` to `######` followed by a space, up to three spaces of
-indentation), as Obsidian writes them. Lines inside fenced code blocks (``` or ~~~) and
-inside the frontmatter are never headings.
+indentation), as Obsidian writes them, found by core.mdlex (the index's reader): lines in
+code, comments and the frontmatter are never headings.
 
 A heading's *own content* runs from the line after the heading to the next heading of any
 level; its *section* runs to the next heading of the same or a higher level (so it includes
@@ -19,13 +19,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import mdlex
 from .errors import VaultError
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _LEVEL_PREFIX = re.compile(r"^(#{1,6})[ \t]+(.*)$")
-_INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 
 MODES = ("replace", "append", "prepend")
 
@@ -135,66 +133,30 @@ def body_offset(text: str) -> int:
     return span.body_start if span is not None else 0
 
 
-def code_ranges(text: str, start: int = 0) -> list[tuple[int, int]]:
-    """[start, end) ranges of fenced code blocks at or after `start` (an unclosed fence runs to the end)."""
-    ranges: list[tuple[int, int]] = []
-    fence: str | None = None
-    fence_start = 0
-    for offset, line in lines_with_offsets(text[start:]):
-        bare = strip_eol(line)
-        if fence is None:
-            m = _FENCE_OPEN.match(bare)
-            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
-                fence, fence_start = m.group(1), start + offset
-        else:
-            stripped = bare.strip()
-            if (len(bare) - len(bare.lstrip(" ")) <= 3 and stripped
-                    and set(stripped) == {fence[0]} and len(stripped) >= len(fence)):
-                ranges.append((fence_start, start + offset + len(line)))
-                fence = None
-    if fence is not None:
-        ranges.append((fence_start, len(text)))
-    return ranges
-
-
-def inline_code_ranges(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """[start, end) ranges of inline code spans (`code`) within text[start:end]."""
-    if "`" not in text[start:end]:
-        return []
-    return [(start + m.start(), start + m.end()) for m in _INLINE_CODE.finditer(text[start:end])]
-
-
 def headings(text: str) -> tuple[Heading, ...]:
-    """Every heading of the note body, with its section extents, in document order."""
+    """Every heading of the note body, with its section extents, in document order.
+
+    Read by core.mdlex, the index's reader: a `#` line inside code (fenced, also in callouts
+    and list items, or indented) or inside a comment is not a heading."""
     body = body_offset(text)
-    fenced = code_ranges(text, body)
-    found: list[tuple[int, str, int, int, int]] = []  # level, text, line, start, body_start
-    fi = 0
-    line_no = text.count("\n", 0, body) + 1
-    for offset, line in lines_with_offsets(text[body:]):
-        pos = body + offset
-        while fi < len(fenced) and fenced[fi][1] <= pos:
-            fi += 1
-        in_code = fi < len(fenced) and fenced[fi][0] <= pos < fenced[fi][1]
-        if not in_code and line.lstrip(" ").startswith("#"):
-            m = _ATX.match(strip_eol(line))
-            if m:
-                title = _CLOSING_HASHES.sub("", m.group(2) or "").strip()
-                found.append((len(m.group(1)), title, line_no, pos, pos + len(line)))
-        line_no += 1
+    scan = mdlex.masked(text[body:] if body else text)
+    found = [(h.level, h.text, h.start, h.end) for h in mdlex.headings(scan, body)]
     out: list[Heading] = []
     stack: list[tuple[int, str]] = []
-    for i, (level, title, heading_line, start, body_start) in enumerate(found):
-        own_end = found[i + 1][3] if i + 1 < len(found) else len(text)
+    line_no, counted = 1, 0
+    for i, (level, title, start, body_start) in enumerate(found):
+        line_no += text.count("\n", counted, start)
+        counted = start
+        own_end = found[i + 1][2] if i + 1 < len(found) else len(text)
         end = len(text)
         for later in found[i + 1:]:
             if later[0] <= level:
-                end = later[3]
+                end = later[2]
                 break
         while stack and stack[-1][0] >= level:
             stack.pop()
         parents = tuple(f"{'#' * lv} {t}" for lv, t in stack)
-        out.append(Heading(level, title, heading_line, start, body_start, own_end, end, parents))
+        out.append(Heading(level, title, line_no, start, body_start, own_end, end, parents))
         stack.append((level, title))
     return tuple(out)
 

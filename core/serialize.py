@@ -31,7 +31,7 @@ def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = 
                                "trust_tier": entry.okf_trust, "tags": list(entry.tags)}
     else:
         row = {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
-               "status": _raw_str(entry.frontmatter.get("status")), "stale": None, "trust_tier": None,
+               "status": None, "stale": None, "trust_tier": None,  # OKF fields: null off a bundle
                "tags": list(entry.tags)}
     if frontmatter:
         row["frontmatter"] = entry.frontmatter
@@ -42,10 +42,6 @@ def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = 
     if entry.decode_error:
         row["decode_error"] = True
     return row
-
-
-def _raw_str(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode

@@ -193,6 +193,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         if category == "overview":
             current_call().listed((), 0)
             return ok(out, meta=meta)
+        okf_files = tuple(sorted(okf.RESERVED))  # the bundle's own files are not notes to triage
         if category == "broken":
             q = Query(problems_only=True, limit=limit, cursor=cursor)
             out["skipped"] = [{"path": s.path, "reason": s.reason} for s in snap.skipped[:SKIPPED_SHOWN]]
@@ -201,11 +202,11 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                         "declares no okf_version): use list_documents with filters on your own frontmatter keys, "
                         "or triage category 'broken'")
         elif category == "deprecated":
-            q = Query(filters=(("status", "deprecated"),), limit=limit, cursor=cursor)
+            q = Query(filters=(("status", "deprecated"),), skip_paths=okf_files, limit=limit, cursor=cursor)
         elif category == "stale":
-            q = Query(filters=(("stale", "true"),), sort="overdue", limit=limit, cursor=cursor)
+            q = Query(filters=(("stale", "true"),), sort="overdue", skip_paths=okf_files, limit=limit, cursor=cursor)
         else:
-            q = Query(filters=(("trust_tier", category),), limit=limit, cursor=cursor)
+            q = Query(filters=(("trust_tier", category),), skip_paths=okf_files, limit=limit, cursor=cursor)
         res = run_query(snap, q, clock)
         rows = _rows(vault, res.entries, res.is_bundle, clock)
         if category == "stale":

@@ -78,9 +78,12 @@ def test_derive_status(raw, status: str) -> None:
         ([{"by": "humanish-linter"}], "machine-confirmed"),  # prefix is "human:", with the colon
         ([{"by": "Human:ana"}], "machine-confirmed"),  # case-sensitive prefix
         ([{"by": " human:ana"}], "machine-confirmed"),
-        ([{"at": "2026-01-01"}], "machine-confirmed"),  # an entry without `by` is still an entry
-        (["human:ana"], "machine-confirmed"),  # a non-mapping entry is "any other entry"
-        ([{"by": 5}], "machine-confirmed"),
+        # OKF entries are mappings with a `by` string; a malformed entry verifies nothing
+        ([{"at": "2026-01-01"}], "unverified"),
+        (["human:ana"], "unverified"),  # a list of strings, not mappings
+        (["human:ana", {"by": "ci"}], "machine-confirmed"),
+        ([{"by": 5}], "unverified"),
+        ([{"by": "  "}], "unverified"),
     ],
 )
 def test_derive_trust(verified, tier: str) -> None:

@@ -195,7 +195,7 @@ def test_symlink_escape_is_refused_and_inside_links_are_read(vault, tmp_path):
 def test_reads_what_is_on_disk_now_and_updates_the_index(vault):
     path = os.path.join(vault.root_real, "fresh.md")
     with open(path, "w") as fh:
-        fh.write("# Fresh\n")
+        fh.write("---\ntitle: Fresh\n---\n")
     assert read(vault, "fresh.md").title == "Fresh"  # created after the scan: found anyway
     assert vault.snapshot.get("fresh.md") is not None
     with open(path, "w") as fh:
@@ -357,12 +357,12 @@ def test_a_stale_page_map_is_never_trusted(make_vault, open_vault, monkeypatch):
     """A map cached under the file's identity but made from other bytes (an in-place rewrite
     within one timestamp tick) is caught by the etag of the bytes just read, and rebuilt."""
     monkeypatch.setattr(reader_mod, "WINDOWED_MIN_BYTES", 0)
-    root = make_vault({"n.md": "# Old\n" + "old line\n" * 100})
+    root = make_vault({"n.md": "---\ntitle: Old\n---\n" + "old line\n" * 100})
     v = open_vault(root)
     reader_mod._MAPS.clear()
     assert read(v, "n.md").title == "Old"
     old_map = next(iter(reader_mod._MAPS._maps.values()))
-    (root / "n.md").write_text("# New\n" + "new text\n" * 100)
+    (root / "n.md").write_text("---\ntitle: New\n---\n" + "new text\n" * 100)
     fd = os.open(root / "n.md", os.O_RDONLY)
     st_ = os.fstat(fd)
     os.close(fd)
@@ -370,4 +370,4 @@ def test_a_stale_page_map_is_never_trusted(make_vault, open_vault, monkeypatch):
     r = read(v, "n.md", offset=10, max_chars=30)
     data = (root / "n.md").read_bytes()
     assert r.etag == hashlib.sha256(data).hexdigest() and r.title == "New"
-    assert r.content == data.decode()[10:10 + len(r.content)] and r.content.startswith("text\nnew text")
+    assert r.content == data.decode()[10:10 + len(r.content)] and r.content.startswith(" New\n---\nnew text")

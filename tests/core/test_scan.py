@@ -128,7 +128,7 @@ def test_symlinks_broken_loops_fifos_and_escapes(tmp_path: Path, make_vault, ope
     (outside / "secret.md").write_text("# secret\n")
     (outside / "sub").mkdir()
     root = make_vault({
-        "real/note.md": "# real note\n",
+        "real/note.md": "---\ntitle: real note\n---\n",
         "real/deep/d.md": "# deep\n",
         ".hidden/h.md": "# hidden\n",
         "plain.md": "# plain\n",
@@ -232,7 +232,7 @@ def test_symlink_removed_while_the_walk_resolves_it_is_skipped(make_vault, link_
 def test_a_note_that_grew_or_shrank_since_the_walk_is_read_whole(make_vault) -> None:
     root = make_vault({"grow.md": "# g\n", "shrink.md": "# s\n" + "x" * 5000, "big.md": "# b\n"})
     facts = {f.rel: f for f in walk(os.path.realpath(root), ScanConfig()) if isinstance(f, scan_mod.FileFact)}
-    (root / "grow.md").write_text("# grown\n" + "[[Target]]\n" * 300000)  # ~3 MB, read past the first chunk
+    (root / "grow.md").write_text("---\ntitle: grown\n---\n" + "[[Target]]\n" * 300000)  # ~3 MB, read past the first chunk
     (root / "shrink.md").write_text("# s\n")
     grown = scan_mod.entry_for(facts["grow.md"])
     assert grown.title == "grown" and grown.size_bytes == (root / "grow.md").stat().st_size
@@ -268,8 +268,11 @@ def test_entries_made_by_make_entry_are_ordinary_frozen_entries() -> None:
 # --- attachments allowlist ------------------------------------------------------------------------
 
 
-def test_default_allowlist_has_33_extensions() -> None:
-    assert len(DEFAULT_ATTACHMENT_EXTS) == 33
+def test_default_allowlist_has_43_extensions() -> None:
+    assert len(DEFAULT_ATTACHMENT_EXTS) == 43
+    # every format of Obsidian's help page "Accepted file formats" but Markdown itself
+    assert set("base canvas avif bmp gif jpeg jpg png svg webp flac m4a mp3 ogg wav webm 3gp mkv mov mp4 ogv "
+               "pdf".split()) <= DEFAULT_ATTACHMENT_EXTS
     assert {"pdf", "png", "jpg", "jpeg", "svg", "docx", "csv", "mp3", "mp4", "zip"} <= DEFAULT_ATTACHMENT_EXTS
     assert "md" not in DEFAULT_ATTACHMENT_EXTS
     assert all(e == e.lower() and not e.startswith(".") for e in DEFAULT_ATTACHMENT_EXTS)

@@ -79,7 +79,7 @@ def live(make_vault, clock):
         v.stop()
 
 
-BASE = {"a.md": "# Alpha\n", "Projects/b.md": "# Beta\nlinks [[a]]\n", "Projects/Sub/c.md": "# Gamma\n"}
+BASE = {"a.md": "---\ntitle: Alpha\n---\n", "Projects/b.md": "# Beta\nlinks [[a]]\n", "Projects/Sub/c.md": "# Gamma\n"}
 
 
 def test_new_note_appears_with_an_added_event(live):
@@ -129,7 +129,7 @@ def test_folder_moved_in_from_outside_is_indexed_whole(live, tmp_path):
     outside = tmp_path / "outside" / "Imported"
     for i in range(30):
         (outside / f"d{i % 3}").mkdir(parents=True, exist_ok=True)
-        (outside / f"d{i % 3}" / f"n{i}.md").write_text(f"# Imported {i}\n")
+        (outside / f"d{i % 3}" / f"n{i}.md").write_text(f"---\ntitle: Imported {i}\n---\n")
     outside.rename(lv.root / "Imported")
     eventually(lambda: len(lv.paths(folder="Imported")) == 30, what="moved-in folder indexed")
     assert lv.vault.snapshot.get("Imported/d1/n4.md").title == "Imported 4"
@@ -177,7 +177,7 @@ def test_a_burst_of_files_is_coalesced(live):
 
 def test_our_own_write_is_applied_once(live):
     lv = live(BASE)
-    lv.write("mine.md", "# Mine\n")
+    lv.write("mine.md", "---\ntitle: Mine\n---\n")
     snap = lv.vault.refresh_paths(["mine.md"], source="agent:test")  # what the write path does
     assert snap.get("mine.md").title == "Mine"
     # a barrier on the watcher's cycles: the write's own event (the echo) is applied when it returns
@@ -256,7 +256,7 @@ def test_vault_that_suddenly_looks_empty_is_held(live, tmp_path):
     eventually(lambda: any("looks empty" in p.message for p in lv.problems()), what="empty vault reported")
     assert len(lv.paths()) == len(files)
     assert lv.vault.index_stale
-    (lv.root / "n00.md").write_text("# Back\n")
+    (lv.root / "n00.md").write_text("---\ntitle: Back\n---\n")
     # write_text creates the file, then fills it: the rescan may first see it empty (title
     # "n00"); the filling is a change of its own that must follow
     eventually(lambda: lv.paths() == ["n00.md"] and lv.vault.snapshot.get("n00.md").title == "Back",

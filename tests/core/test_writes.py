@@ -82,8 +82,8 @@ def test_replacing_needs_if_match_or_overwrite(vault, writer):
         writer.write("Projects/Plan.md", "new", if_match="0" * 64)
     assert info.value.code == "revision_conflict" and info.value.current_etag == etag_of(before)
     assert read(vault, "Projects/Plan.md") == before
-    result = writer.write("Projects/Plan.md", "# New\n", if_match=etag_of(before))
-    assert read(vault, "Projects/Plan.md") == b"# New\n" and result.previous_etag == etag_of(before)
+    result = writer.write("Projects/Plan.md", "---\ntitle: New\n---\n", if_match=etag_of(before))
+    assert read(vault, "Projects/Plan.md") == b"---\ntitle: New\n---\n" and result.previous_etag == etag_of(before)
     assert vault.snapshot.get("Projects/Plan.md").title == "New"
     writer.write("Projects/Plan.md", "# Forced\n", overwrite=True)
     assert read(vault, "Projects/Plan.md") == b"# Forced\n"

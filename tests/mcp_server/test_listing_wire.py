@@ -120,9 +120,10 @@ async def test_edits_and_the_clock_never_meet_a_stale_cached_row(make_vault, ope
         vault.refresh_paths(["index.md"])
         plain = await listing(client)
         assert plain["okf_bundle"] is False and plain["result"] == expected(vault)
-        assert all(r["stale"] is None and r["trust_tier"] is None for r in plain["result"])
-        assert rows_by_path(plain)["a.md"]["status"] == "deprecated"  # the raw frontmatter value
-        assert rows_by_path(plain)["c.md"]["status"] is None
+        # OKF fields are null off a bundle, status too (read says null; the raw value stays in frontmatter)
+        assert all(r["status"] is None and r["stale"] is None and r["trust_tier"] is None for r in plain["result"])
+        full = rows_by_path(await listing(client, include_frontmatter=True))
+        assert full["a.md"]["status"] is None and full["a.md"]["frontmatter"]["status"] == "deprecated"
 
         # a deleted note leaves every listing
         (root / "b.md").unlink()

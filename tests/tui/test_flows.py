@@ -274,7 +274,7 @@ async def test_titles_render_literally(tmp_path: Path, app_for) -> None:
     root = tmp_path / "v"
     root.mkdir()
     (root / "a.md").write_text('---\ntitle: "[draft] spec [/] and [bold]x[/bold]"\n---\n# body [/]\n')
-    (root / "[b].md").write_text("# [red]Not red[/red]\n")
+    (root / "[b].md").write_text('---\ntitle: "[red]Not red[/red]"\n---\n# body\n')
     app = app_for(root)
     async with app.run_test(size=(120, 20)) as pilot:
         await settle(app)
