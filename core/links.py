@@ -208,3 +208,15 @@ def _delta(previous: LinkGraph, snapshot: Snapshot) -> tuple[list, list[str], se
 def graph(snapshot: Snapshot, previous: LinkGraph | None = None) -> LinkGraph:
     """The link graph of `snapshot`, built on first use and memoized on the snapshot."""
     return snapshot.cached(GRAPH_KEY, lambda: LinkGraph(snapshot, previous))
+
+
+def unresolved_by_note(snapshot: Snapshot) -> dict[str, tuple[ResolvedLink, ...]]:
+    """Notes with unresolved links (Obsidian's "unresolved links": the linked file does not
+    exist), each with those links in note order; in path order. Memoized per snapshot."""
+    def build() -> dict[str, tuple[ResolvedLink, ...]]:
+        out: dict[str, list[ResolvedLink]] = {}
+        for r in graph(snapshot).broken:
+            out.setdefault(r.source, []).append(r)
+        return {k: tuple(v) for k, v in out.items()}
+
+    return snapshot.cached("links.unresolved_by_note", build)

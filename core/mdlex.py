@@ -40,6 +40,7 @@ Offsets are into the text as given (LF, CRLF or mixed line breaks: a CR is part 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -201,11 +202,18 @@ def _block_ranges(body: str) -> list[tuple[int, int]]:
 
 
 def _inline_ranges(body: str, skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """[start, end) of code spans and comments outside the `skip` ranges, left to right."""
+    """[start, end) of code spans and comments outside the `skip` ranges, left to right.
+
+    Linear in the body: backtick runs are indexed by length once (a run closes at the next run
+    of its length within its paragraph), and a closer searched for once and not found is not
+    searched for again."""
     out: list[tuple[int, int]] = []
     si = 0
     n = len(body)
     pos = 0
+    runs: dict[int, list[int]] | None = None
+    blanks: list[int] | None = None
+    no_html_close = False
     while True:
         m = _INLINE_START.search(body, pos)
         if m is None:
@@ -218,31 +226,37 @@ def _inline_ranges(body: str, skip: list[tuple[int, int]]) -> list[tuple[int, in
             continue
         tok = m.group()
         if tok == "`":
-            run = _BACKTICKS.match(body, at)
-            length = run.end() - at
+            end = at
+            while end < n and body[end] == "`":
+                end += 1
+            length = end - at
             if at > 0 and body[at - 1] == "\\":  # an escaped backtick is literal
                 pos = at + 1
                 continue
-            limit = _BLANK_LINE.search(body, run.end())
-            stop = limit.start() if limit else n
-            close = None
-            for r in _BACKTICKS.finditer(body, run.end(), stop):
-                if r.end() - r.start() == length:
-                    close = r
-                    break
-            if close is None:
-                pos = run.end()
+            if runs is None:
+                runs = {}
+                for r in _BACKTICKS.finditer(body):
+                    runs.setdefault(r.end() - r.start(), []).append(r.start())
+                blanks = [b.start() for b in _BLANK_LINE.finditer(body)]
+            same = runs.get(length, ())
+            i = bisect_right(same, at)
+            bi = bisect_right(blanks, at)
+            stop = blanks[bi] if bi < len(blanks) else n
+            close = same[i] if i < len(same) and same[i] < stop else -1
+            if close < 0:
+                pos = end
                 continue
-            out.append((at, close.end()))
-            pos = close.end()
+            out.append((at, close + length))
+            pos = close + length
         elif tok == "%%":
             end = body.find("%%", at + 2)
             end = n if end < 0 else end + 2
             out.append((at, end))
             pos = end
         else:
-            end = body.find("-->", at + 4)
+            end = -1 if no_html_close else body.find("-->", at + 4)
             if end < 0:
+                no_html_close = True
                 if at == 0 or body[at - 1] == "\n":
                     out.append((at, n))
                     return out

@@ -17,7 +17,7 @@ OKF_KEYS = ("status", "stale", "trust_tier")
 MODES = ("auto", "on", "off")
 # The bundle's own files, not knowledge notes: OKF reserves the root index.md (the manifest) and
 # log.md. They are left out of the status and trust-tier counts and pages.
-RESERVED = frozenset({"index.md", "log.md"})
+RESERVED = ("index.md", "log.md")  # sorted: a Query's skip_paths
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -214,6 +214,17 @@ def problems(snapshot: Snapshot) -> Positions:
         i for i, e in enumerate(notes(snapshot)[1]) if _is_problem(e)), patch)
 
 
+def unresolved_links(snapshot: Snapshot) -> Positions:
+    """Positions of notes with at least one link that resolves to no file (core.links)."""
+    from .links import unresolved_by_note  # links builds on the index, as postings does
+
+    def build() -> frozenset[int]:
+        by_note = unresolved_by_note(snapshot)
+        return frozenset(i for i, p in enumerate(notes(snapshot)[0]) if p in by_note)
+
+    return snapshot.cached("unresolved_links", build)
+
+
 def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Positions:
     """Note positions matching one filter pair, with OKF semantics for status, stale and
     trust_tier on a bundle; list values match by membership, booleans case-insensitively,

@@ -16,11 +16,13 @@ INSTRUCTIONS = """vaultwatch serves one Markdown vault (Obsidian-style notes wit
 
 Tools: list_folders or triage for an overview, list_documents to enumerate or filter, search to find notes by their words, read for a note's text and etag, get_links for its links; write, edit, update_frontmatter, rename and delete change notes (absent on a read-only server).
 
+Notes are read as Obsidian reads them: a title is the frontmatter title, else the file name (never a heading); links and tags in code or comments do not count.
+
 Paths are vault-relative and case-sensitive, with extension, exactly as listings show them ("Projects/Plan.md"). Hidden (dot-prefixed) files and folders are never listed, read or written. A folder argument: omitted = the whole vault; "" or "/" = root level only; "Projects" = that folder and everything below it ("Projects/Archive", not "ProjectsOld"); a folder that does not exist lists as empty. Path errors: "absolute path blocked", "path traversal blocked" (".."), "hidden path blocked", "symlink escapes vault": pass a vault-relative path outside hidden folders; "not found" may list close matches.
 
 Paging: an answer holds at most a budget of text (64 KiB unless the server sets another). Listings carry total (every match) and next_cursor: pass it back unchanged with the same other arguments until it is null; every row comes exactly once, in order (code-point order of path unless a tool says otherwise). limit sizes a page yourself; no answer may pass 2 MiB (the error names a limit that fits). read pages long content with offset = next_offset.
 
-OKF: on an OKF bundle (the root index.md declares okf_version) rows carry status (draft|stable|deprecated), stale (stale_after reached) and trust_tier (unverified|machine-confirmed|human-reviewed); elsewhere stale and trust_tier are null. filters: frontmatter equality, ANDed; list fields match by membership, tags case-insensitively (inline #tags too), YAML booleans as "true"/"false"; on a bundle status "stable" also matches notes without a status, and stale takes "true"/"false". Any filter excludes attachments.
+OKF: on an OKF bundle (the root index.md declares okf_version) rows carry status (draft|stable|deprecated), stale (stale_after reached) and trust_tier (unverified|machine-confirmed|human-reviewed); elsewhere all three are null. filters: frontmatter equality, ANDed; list fields match by membership, tags case-insensitively with nested tags (inline #tags too; "inbox" finds "inbox/to-read"), YAML booleans as "true"/"false"; on a bundle status "stable" also matches notes without a status, and stale takes "true"/"false". Any filter excludes attachments.
 
 Writes are atomic. etag is the SHA-256 of a file's bytes: pass read's etag as if_match; "revision conflict" carries the current etag: read again, re-apply your change, retry. A write's etag is your next if_match; changed_paths lists every file written, moved or removed.
 
@@ -67,9 +69,9 @@ P_OFFSET = 'Character offset into the content: next_offset of a truncated read.'
 P_MAX_CHARS = 'Most characters of content (default 40000, fewer past the answer budget).'
 P_ATT_CONTENT = "Return an attachment's bytes as base64 (up to 1 MiB; by default when they fit the budget)."
 
-TRIAGE = """Count the notes that need review and page through one group: deprecated, stale (as of a date), each trust tier, or broken (bad frontmatter, undecodable, skipped files).
+TRIAGE = """Count the notes that need review and page through one group: deprecated, stale (as of a date), each trust tier, broken (bad frontmatter, undecodable, skipped files), or broken_links (notes linking to no file, with those links).
 Use it to start a review or pick what to fix first; for other combinations use list_documents filters.
-Counts cover the whole vault. The stale page is most overdue first (overdue_days per row), the others in path order; broken also lists skipped files with the reason. Outside an OKF bundle only overview and broken apply."""
+Counts cover the whole vault. The stale page is most overdue first (overdue_days per row), the others in path order; broken also lists skipped files with the reason. Outside an OKF bundle only overview, broken and broken_links apply; a bundle's index.md and log.md are not triaged."""
 
 P_CATEGORY = 'Which group to page through; "overview" (default) answers the counts only.'
 P_AS_OF = 'Judge staleness as of this date (YYYY-MM-DD or ISO datetime); default today.'

@@ -25,6 +25,7 @@ from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
 from core.reader import read as read_file
 from core.semantic import offered as semantic_offered
 from core.serialize import RowCache, entry_json
+from core.links import unresolved_by_note
 from core.tags import tag_counts
 from core.vault import Vault
 
@@ -166,7 +167,8 @@ def register(server: MCPServer, env: ToolEnv) -> None:
     @vault_errors
     def triage(
         category: Annotated[Literal["overview", "deprecated", "stale", "unverified", "machine-confirmed",
-                                    "human-reviewed", "broken"], Field(description=d.P_CATEGORY)] = "overview",
+                                    "human-reviewed", "broken", "broken_links"],
+                            Field(description=d.P_CATEGORY)] = "overview",
         as_of: Annotated[str | None, Field(max_length=64, description=d.P_AS_OF)] = None,
         limit: Annotated[int | None, Field(ge=1, le=1000, description=d.P_TRIAGE_LIMIT)] = None,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
@@ -193,14 +195,17 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         if category == "overview":
             current_call().listed((), 0)
             return ok(out, meta=meta)
-        okf_files = tuple(sorted(okf.RESERVED))  # the bundle's own files are not notes to triage
+        okf_files = okf.RESERVED  # the bundle's own files are not notes to triage
         if category == "broken":
             q = Query(problems_only=True, limit=limit, cursor=cursor)
             out["skipped"] = [{"path": s.path, "reason": s.reason} for s in snap.skipped[:SKIPPED_SHOWN]]
+        elif category == "broken_links":
+            vault.broken_links()  # the link graph, patched from the previous generation's
+            q = Query(unresolved_links=True, limit=limit, cursor=cursor)
         elif not snap.is_bundle:
             return fail(f"category {category!r} needs an OKF bundle, and this vault is not one (its root index.md "
                         "declares no okf_version): use list_documents with filters on your own frontmatter keys, "
-                        "or triage category 'broken'")
+                        "or triage category 'broken' or 'broken_links'")
         elif category == "deprecated":
             q = Query(filters=(("status", "deprecated"),), skip_paths=okf_files, limit=limit, cursor=cursor)
         elif category == "stale":
@@ -212,6 +217,11 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         if category == "stale":
             for row, e in zip(rows, res.entries, strict=True):
                 row["overdue_days"] = okf.overdue_days(e.stale_date, e.stale_instant, clock)
+        if category == "broken_links":
+            unresolved = unresolved_by_note(snap)
+            for row, e in zip(rows, res.entries):
+                row["broken_links"] = [{"target": r.link.target, "kind": r.link.kind, "heading": r.link.heading,
+                                        "alias": r.link.alias} for r in unresolved.get(e.path, ())]
         n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=explicit)
         if error:
             return fail(error)

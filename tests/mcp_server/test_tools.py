@@ -260,6 +260,21 @@ async def test_triage_stale_is_most_overdue_first_and_as_of_matters(agent):
     assert earlier["as_of"] == "2025-01-01" and earlier["counts"]["stale"] < 8
 
 
+async def test_triage_broken_links_lists_notes_with_unresolved_links(agent):
+    # Obsidian's "unresolved links": a link whose file does not exist; each row names its links
+    page = await ok(agent, "triage", {"category": "broken_links"})
+    assert page["category"] == "broken_links" and page["total"] == 2
+    rows = {r["path"]: r["broken_links"] for r in page["result"]}
+    assert rows == {
+        "Projects/Archive/Retired/Q3 2024 Roadmap.md": [
+            {"target": "Quarterly OKRs 2027", "kind": "wiki", "heading": None, "alias": None}],
+        "Projects/Atlas Migration.md": [{"target": "Vendor Contracts", "kind": "wiki", "heading": None, "alias": None}],
+    }
+    first = await ok(agent, "triage", {"category": "broken_links", "limit": 1})
+    second = await ok(agent, "triage", {"category": "broken_links", "limit": 1, "cursor": first["next_cursor"]})
+    assert [r["path"] for r in first["result"] + second["result"]] == sorted(rows)
+
+
 async def test_triage_categories_page_through(agent):
     for category, total in [("deprecated", 7), ("unverified", 21), ("machine-confirmed", 10),
                             ("human-reviewed", 11)]:  # OKF reserves index.md: not a note to triage

@@ -341,7 +341,7 @@ def test_a_burst_of_thousands_of_files_is_absorbed_and_listed_over_mcp(tmp_path,
             assert vault.wait_watching(10)
             started = time.monotonic()
             for i in range(n):  # rewrite every note, add as many new ones, and delete a tenth
-                (root / f"b{i % 10}" / f"n{i}.md").write_text(f"# changed {i}\n")
+                (root / f"b{i % 10}" / f"n{i}.md").write_text(f"---\ntitle: changed {i}\n---\n")
                 (root / f"b{i % 10}" / f"m{i}.md").write_text(f"# new {i}\n")
             for i in range(0, n, 10):
                 (root / f"b{i % 10}" / f"m{i}.md").unlink()

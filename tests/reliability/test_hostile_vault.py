@@ -503,7 +503,7 @@ def test_live_watcher_never_indexes_through_symlinks_or_unaddressable_names(tmp_
         (outside / "note.md").write_text("---\nsecret: TOPSECRET2\n---\n# outside changed\n")
         (outside / "new.md").write_text("# new outside\n")
         (root / "real" / "y.md").write_text("# y\n")
-        (root / "real" / "x.md").write_text("# x changed\n")
+        (root / "real" / "x.md").write_text("---\ntitle: x changed\n---\n")
         (root / "new\nline.md").write_text("# nl\n")
         with open(os.fsencode(root) + b"/bad\xff.md", "wb") as f:
             f.write(b"# bad\n")

@@ -127,7 +127,7 @@ class DeprecatedPane(TriagePane):
         return DocList(self.session, id="list-deprecated")
 
     def base_query(self) -> Query:
-        return Query(filters=(("status", "deprecated"),))
+        return Query(filters=(("status", "deprecated"),), skip_paths=okf.RESERVED)
 
 
 class StalePane(TriagePane):
@@ -148,7 +148,7 @@ class StalePane(TriagePane):
         self.show_counts({})
 
     def base_query(self) -> Query:
-        return Query(filters=(("stale", "true"),))
+        return Query(filters=(("stale", "true"),), skip_paths=okf.RESERVED)
 
     def show_counts(self, counts: dict[str, int]) -> None:
         text = Text()
@@ -201,10 +201,10 @@ class TrustPane(TriagePane):
         self.show_counts({})
 
     def base_query(self) -> Query:
-        return Query(filters=(("trust_tier", okf.TRUST_TIERS[self.tier]),))
+        return Query(filters=(("trust_tier", okf.TRUST_TIERS[self.tier]),), skip_paths=okf.RESERVED)
 
     def count_queries(self) -> dict[str, Query]:
-        return {tier: Query(filters=(("trust_tier", tier),)) for tier in okf.TRUST_TIERS}
+        return {tier: Query(filters=(("trust_tier", tier),), skip_paths=okf.RESERVED) for tier in okf.TRUST_TIERS}
 
     def label_for(self, counts: dict[str, int]) -> str:
         return f"Trust {counts.get('unverified', 0):,}·{counts.get('machine-confirmed', 0):,}·" \
