@@ -206,8 +206,10 @@ def _delta(previous: LinkGraph, snapshot: Snapshot) -> tuple[list, list[str], se
 
 
 def graph(snapshot: Snapshot, previous: LinkGraph | None = None) -> LinkGraph:
-    """The link graph of `snapshot`, built on first use and memoized on the snapshot."""
-    return snapshot.cached(GRAPH_KEY, lambda: LinkGraph(snapshot, previous))
+    """The link graph of `snapshot`, built on first use and memoized on the snapshot; patched
+    from `previous`, or else from the graph of the snapshot this one was derived from."""
+    return snapshot.cached(GRAPH_KEY, lambda: LinkGraph(snapshot, previous),
+                           None if previous is not None else lambda old, base, changed: LinkGraph(snapshot, old))
 
 
 def unresolved_by_note(snapshot: Snapshot) -> dict[str, tuple[ResolvedLink, ...]]:

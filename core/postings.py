@@ -214,6 +214,11 @@ def problems(snapshot: Snapshot) -> Positions:
         i for i, e in enumerate(notes(snapshot)[1]) if _is_problem(e)), patch)
 
 
+def broken(snapshot: Snapshot) -> Positions:
+    """Positions of notes with broken frontmatter, undecodable bytes or unresolved links."""
+    return snapshot.cached("broken_notes", lambda: frozenset(problems(snapshot) | unresolved_links(snapshot)))
+
+
 def unresolved_links(snapshot: Snapshot) -> Positions:
     """Positions of notes with at least one link that resolves to no file (core.links)."""
     from .links import unresolved_by_note  # links builds on the index, as postings does

@@ -40,6 +40,7 @@ class Query:
     words: more such substrings; every one must occur (the filter bar's free words, ANDed).
     problems_only: only notes with a frontmatter error or undecodable bytes.
     unresolved_links: only notes with a link that resolves to no file.
+    broken: only notes with a problem (as problems_only) or an unresolved link (the TUI's Broken tab).
     skip_paths: vault paths left out of a filtered listing (triage leaves out OKF's index.md and log.md).
     """
 
@@ -54,6 +55,7 @@ class Query:
     problems_only: bool = False
     skip_paths: tuple[str, ...] = ()
     unresolved_links: bool = False
+    broken: bool = False
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -250,7 +252,7 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     if q.pattern_base not in ("vault", "folder"):
         raise QueryError("pattern_base must be 'vault' or 'folder'")
     recursive = q.recursive and folder != ""
-    filtered = bool(q.filters or q.exclude or q.problems_only or q.unresolved_links)
+    filtered = bool(q.filters or q.exclude or q.problems_only or q.unresolved_links or q.broken)
     kinds = set()
     if q.include_notes:
         kinds.add(NOTE)
@@ -279,6 +281,9 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
             chosen = found if chosen is None else chosen & found
         if q.unresolved_links:
             found = postings.unresolved_links(snapshot)
+            chosen = found if chosen is None else chosen & found
+        if q.broken:
+            found = postings.broken(snapshot)
             chosen = found if chosen is None else chosen & found
         for key, want in q.exclude:
             chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - postings.positions(

@@ -26,7 +26,7 @@ def _vault_options(p: argparse.ArgumentParser, positional: bool = True) -> None:
     p.add_argument("--okf", choices=["auto", "on", "off"], default="auto",
                    help="OKF semantics: auto (when index.md declares okf_version), on or off")
     p.add_argument("--attachment-exts", metavar="EXTS", default=None,
-                   help="comma-separated attachment allowlist, or '*' for all (default: 33 common types)")
+                   help="comma-separated attachment allowlist, or '*' for all (default: 43 types, Obsidian's among them)")
 
 
 def clock_from(args: argparse.Namespace) -> Clock:
@@ -187,7 +187,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_links(args: argparse.Namespace) -> int:
+    if args.path is None and not args.broken:
+        if args.vault is None:
+            print("vaultwatch links: give a note's path, or --broken for every note with unresolved links",
+                  file=sys.stderr)
+            return 2
+        args.path, args.vault = args.vault, None  # `links NOTE` on the demo vault
     vault = open_vault(args)
+    if args.broken:
+        return _broken_links(vault, args.json)
     report = vault.links(args.path)
     if args.json:
         print(json.dumps(report.as_json(), ensure_ascii=False, indent=1))
@@ -204,6 +212,27 @@ def cmd_links(args: argparse.Namespace) -> int:
     for source, n in sources.items():
         print(f"  {source}" + (f"  (x{n})" if n > 1 else ""))
     print(f"broken ({len(report.broken)})")
+    return 0
+
+
+def _broken_links(vault, as_json: bool) -> int:
+    """Every note with unresolved links (the linked file does not exist), in path order."""
+    from core.links import unresolved_by_note
+
+    vault.broken_links()  # the link graph
+    by_note = unresolved_by_note(vault.snapshot)
+    for path, links in by_note.items():
+        if as_json:
+            print(json.dumps({"path": path, "broken_links": [
+                {"target": r.link.target, "kind": r.link.kind, "heading": r.link.heading, "alias": r.link.alias}
+                for r in links]}, ensure_ascii=False))
+            continue
+        print(path)
+        for r in links:
+            shown = r.link.target + (f"#{r.link.heading}" if r.link.heading else "")
+            print(f"  {r.link.kind:<8} {shown}")
+    n = sum(len(v) for v in by_note.values())
+    print(f"{n} unresolved links in {len(by_note)} notes", file=sys.stderr)
     return 0
 
 
@@ -283,9 +312,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     p.add_argument("--json", action="store_true", help="JSON lines, one object per hit")
     handlers["search"] = cmd_search
 
-    p = sub.add_parser("links", help="outgoing links, backlinks and broken links of one note")
+    p = sub.add_parser("links", help="outgoing links, backlinks and broken links of one note, or (--broken) "
+                                     "every note with unresolved links")
     _vault_options(p)
-    p.add_argument("path", help="vault-relative path of the note, e.g. 'Projects/Atlas Migration.md'")
+    p.add_argument("path", nargs="?", default=None,
+                   help="vault-relative path of the note, e.g. 'Projects/Atlas Migration.md'")
+    p.add_argument("--broken", action="store_true", help="list every note with links to no file, with those links")
     p.add_argument("--json", action="store_true", help="print JSON")
     handlers["links"] = cmd_links
 

@@ -112,7 +112,7 @@ class ListScheduler:
                     continue
                 if self._next is not None:  # superseded while it ran: build no rows for it
                     continue
-                rows = rows_for(request.pane, result.entries, request.snapshot.skipped)
+                rows = rows_for(request.pane, result.entries, request.snapshot.skipped, request.snapshot)
                 self._owner.post_message(ListReady(request, rows, result.total))
         except BaseException:
             with self._lock:
@@ -126,7 +126,7 @@ class ListScheduler:
             self._failed(exc.message)
             return
         self._reset = False
-        rows = rows_for(request.pane, result.entries, request.snapshot.skipped)
+        rows = rows_for(request.pane, result.entries, request.snapshot.skipped, request.snapshot)
         self._show(request.pane, rows, result.total, request.keep)
 
 

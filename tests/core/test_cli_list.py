@@ -169,3 +169,22 @@ def test_stats_counts_skipped_files(make_vault) -> None:
     os.mkfifo(root / "pipe.md")
     data = json.loads(run("stats", str(root), "--json").stdout)
     assert data["notes"] == 1 and data["skipped"] == 2 and data["okf_bundle"] is False
+
+
+def test_links_broken_lists_every_note_with_unresolved_links(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("[[Missing]] [[b]] ![[gone.png]]\n```\n[[in code]]\n```\n")
+    (vault / "b.md").write_text("[x](nowhere.md) [[a]]\n")
+    (vault / "c.md").write_text("[[a]]\n")
+    rows = json_lines(run("links", str(vault), "--broken", "--json"))
+    assert rows == [
+        {"path": "a.md", "broken_links": [{"target": "Missing", "kind": "wiki", "heading": None, "alias": None},
+                                          {"target": "gone.png", "kind": "embed", "heading": None, "alias": None}]},
+        {"path": "b.md", "broken_links": [{"target": "nowhere.md", "kind": "markdown", "heading": None,
+                                           "alias": None}]},
+    ]
+    text = run("links", str(vault), "--broken")
+    assert text.returncode == 0 and text.stdout.splitlines()[:2] == ["a.md", "  wiki     Missing"]
+    assert "3 unresolved links in 2 notes" in text.stderr
+    assert run("links").returncode == 2  # neither a note nor --broken

@@ -256,6 +256,28 @@ async def test_editor_edit_is_indexed_and_undoable(tui_demo: Path, app_for, monk
         assert app.session.snapshot.get(INCIDENT).size_bytes == len(before)
 
 
+async def test_broken_tab_lists_unresolved_links_and_e_opens_the_note(tui_demo: Path, app_for,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", """sh -c 'printf "\nfixed\n" >> "$1"' --""")
+    app = app_for(tui_demo, user=USER)
+    note = "Projects/Atlas Migration.md"
+    before = (tui_demo / note).read_bytes()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await start(app, pilot)
+        await pilot.press("5")
+        await app.settle()
+        await pilot.pause()
+        rows = {(r.path, r.kind): r.message for r in app.active_list.rows}
+        assert rows[(note, "links")] == "links to no file: [[Vendor Contracts]]"
+        assert ("Inbox/Broken frontmatter.md", "frontmatter") in rows  # next to broken frontmatter
+        assert app.active_list.select_key((note, "links"))
+        await pilot.pause()
+        await pilot.press("e")
+        await finish(app, pilot)
+        assert (tui_demo / note).read_bytes() == before + b"\nfixed\n"
+
+
 async def test_agent_writes_show_their_diff_in_the_activity_panel(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
     async with app.run_test(size=(160, 50)) as pilot:

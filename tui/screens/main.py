@@ -45,7 +45,7 @@ from ..widgets.doclist import DocList
 from ..widgets.filterbar import FilterBar
 from ..widgets.folders import FolderView
 from ..widgets.preview import Preview
-from ..widgets.problems import Problem
+from ..widgets.problems import Problem, ProblemList
 from ..widgets.rowlist import RowList
 from ..widgets.statusline import StatusLine
 from ..widgets.triage import PANES, Requery, TriagePane
@@ -614,6 +614,9 @@ class MainScreen(Screen[None]):
     def on_doc_list_act(self, message: DocList.Act) -> None:
         doclist = message.doclist
         self.triage.dispatch(doclist, message.action, self.targets(doclist, edit=message.action == "edit"))
+
+    def on_problem_list_edit(self, message: ProblemList.Edit) -> None:
+        self.triage.dispatch(self.active_list, "edit", [message.entry])  # the Broken tab: fix it in $EDITOR
 
     def targets(self, doclist: DocList, *, edit: bool = False) -> list[Entry]:
         """What a triage key acts on: the marked rows, else the note the preview shows (opened

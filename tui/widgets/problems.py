@@ -1,8 +1,12 @@
-"""The Broken tab's list: notes with frontmatter or encoding errors, and files the scan skipped."""
+"""The Broken tab's list: notes with unresolved links, frontmatter or encoding errors, and files the scan skipped."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from core.model import Entry
 
@@ -14,15 +18,27 @@ class Problem:
     """One broken file: what is wrong and, for an indexed note, its entry."""
 
     path: str
-    kind: str  # "frontmatter", "encoding" or "skipped"
+    kind: str  # "frontmatter", "encoding", "links" or "skipped"
     message: str
     entry: Entry | None = None
 
 
-def problems_of(entries: Sequence[Entry], skipped: Sequence) -> list[Problem]:
-    """Problem rows for problem notes (a problems_only query result) and skipped files."""
+def _shown(link) -> str:
+    if link.kind == "markdown":
+        return f"({link.target})"
+    return ("!" if link.kind == "embed" else "") + f"[[{link.target}" + (f"#{link.heading}" if link.heading else "") + "]]"
+
+
+def problems_of(entries: Sequence[Entry], skipped: Sequence, unresolved: dict | None = None) -> list[Problem]:
+    """Problem rows for broken notes (a `broken` query result), with their unresolved links
+    (core.links.unresolved_by_note), and skipped files."""
     rows: list[Problem] = []
+    unresolved = unresolved or {}
     for e in entries:
+        links = unresolved.get(e.path)
+        if links:
+            shown = ", ".join(_shown(r.link) for r in links[:5]) + (f" and {len(links) - 5} more" if len(links) > 5 else "")
+            rows.append(Problem(e.path, "links", f"links to no file: {shown}", e))
         if e.frontmatter_error:
             rows.append(Problem(e.path, "frontmatter", e.frontmatter_error, e))
         if e.decode_error:
@@ -35,6 +51,21 @@ class ProblemList(RowList):
     """Broken notes and skipped files, each with its error."""
 
     empty_text = "Nothing is broken"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Open in $EDITOR", show=False, id="broken.edit"),
+    ]
+
+    class Edit(Message):
+        """The user asked to open a broken note in $EDITOR."""
+
+        def __init__(self, entry: Entry) -> None:
+            super().__init__()
+            self.entry = entry
+
+    def action_edit(self) -> None:
+        row = self.current
+        if row is not None and row.entry is not None:  # a skipped file has no note to open
+            self.post_message(self.Edit(row.entry))
 
     def row_key(self, row: Problem) -> tuple[str, str]:
         return row.path, row.kind

@@ -249,7 +249,7 @@ class BrokenPane(TriagePane):
         return ProblemList(id="list-broken")
 
     def base_query(self) -> Query:
-        return Query(problems_only=True)
+        return Query(broken=True)
 
     def label_for(self, counts: dict[str, int]) -> str:
         return f"{self.label} {counts.get('', 0) + len(self.session.snapshot.skipped):,}"
@@ -259,10 +259,12 @@ class Requery(Message):
     """A pane changed what it lists (tier, sort): the app re-runs its query."""
 
 
-def rows_for(pane: TriagePane, entries: Sequence[Entry], skipped: Sequence) -> Sequence:
-    """The rows a pane's list shows for a query result."""
+def rows_for(pane: TriagePane, entries: Sequence[Entry], skipped: Sequence, snapshot=None) -> Sequence:
+    """The rows a pane's list shows for a query result (of `snapshot`)."""
     if isinstance(pane, BrokenPane):
-        return tuple(problems_of(entries, skipped))
+        from core.links import unresolved_by_note
+
+        return tuple(problems_of(entries, skipped, unresolved_by_note(snapshot) if snapshot is not None else None))
     return entries
 
 
