@@ -4,7 +4,8 @@
 returns for a small, line-oriented subset of YAML, and the ``FALLBACK`` sentinel for
 anything else (the caller then runs libyaml).  The subset:
 
-* a top-level block mapping; keys ``[A-Za-z0-9_][A-Za-z0-9_-]*`` at column 0, no
+* a top-level block mapping; keys ``[A-Za-z0-9_]`` then letters, digits, ``_ - .`` and
+  single spaces between them (``ms.date``, ``external help file``) at column 0, no
   duplicates (after resolution: ``yes`` and ``true`` are the same key);
 * values on one line: plain scalars, single-quoted scalars, double-quoted scalars with
   JSON-style escapes only (``\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX``, no surrogates),
@@ -48,7 +49,7 @@ _BAD_CHAR = re.compile(
 )
 # One row per "\n"-terminated line: (indent, "- " dash, key of ``key:``/``key: v``, rest).
 _LINE = re.compile(
-    r"( *)(-(?: +|(?=\n)))?(?:([A-Za-z0-9_][A-Za-z0-9_-]{0,127}):(?: +|(?=\n)))?([^\n]*)\n"
+    r"( *)(-(?: +|(?=\n)))?(?:([A-Za-z0-9_](?:[A-Za-z0-9_.-]| (?=[A-Za-z0-9_.-])){0,127}):(?: +|(?=\n)))?([^\n]*)\n"
 )
 _DQ = re.compile(r'"([^"\\]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\]*)*)"')
 _SQ = re.compile(r"'((?:[^']|'')*)'")

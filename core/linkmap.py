@@ -3,7 +3,9 @@
 A wiki target names a note (`Note`, `Folder/Note`, `Note.md`) or an attachment
 (`diagram.png`), case-insensitively. A bare name is the shortest unique match, preferring
 the linking note's own folder; a target with a folder part matches a vault path or a path
-suffix. Markdown links are relative to the linking note's folder (`/` = vault root).
+suffix; one written `./x` or `../x` is relative to the linking note's folder, as Markdown
+links are (`/` = vault root). A name may hold dots (`[[Release v1.2]]`): the name as written
+is tried first, then with `.md`.
 """
 from __future__ import annotations
 
@@ -106,7 +108,7 @@ def resolve(snapshot: Snapshot, source: str, link: Link) -> str | None:
     if not target:
         return source if link.heading else None  # [[#Heading]] points into the note itself
     by_name = names(snapshot)
-    if link.kind == "markdown" or (link.kind == "embed" and "/" in target and target.startswith(".")):
+    if link.kind == "markdown" or target.startswith(("./", "../")):
         rel = target[1:] if target.startswith("/") else posixpath.join(posixpath.dirname(source), target)
         rel = posixpath.normpath(rel)
         if not rel.startswith(".."):

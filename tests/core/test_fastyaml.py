@@ -66,6 +66,9 @@ def check_agrees(text) -> bool:
 # --------------------------------------------------------------------------- hand-written
 
 SUPPORTED = [
+    # keys with dots and single inner spaces, as Microsoft Learn and PowerShell help write them
+    "ms.date: 2024-01-01\nexternal help file: Az.Accounts.dll-Help.xml\nModule Name: Az.Accounts\n",
+    "a.b.c: [x, y]\n1.5: float key\nyes no: str key\n",
     VAULTGEN_SAMPLE,
     'title: "x"\ntags: []\n',
     "a: 1",
@@ -120,7 +123,6 @@ MUST_FALL_BACK = [
     "a: %x\n",
     "a: b: c\n",
     "a: b:\n",
-    "a key: 1\n",
     "a : 1\n",
     "- a\n- b\n",
     "a: 2026-02-30\n",
@@ -196,8 +198,10 @@ TRICKY = [
 ]
 SCALARS = PLAIN_OK + TRICKY
 KEYS_OK = ["a", "b", "c", "title", "tags", "status", "verified", "by", "at", "yes", "1", "null",
-           "2026-01-01", "a-b", "_x", "0x1F", "NO"]
-KEYS = KEYS_OK + ["~", "01", "-a", "a b", "é", "a:b", "key ", "x" * 130, "true"]
+           "2026-01-01", "a-b", "_x", "0x1F", "NO", "ms.date", "external help file", "a b", "1.5", "a.b.c",
+           "x.", "a - b", "1 2", "yes no", "1e3", "0.5.1"]
+KEYS = KEYS_OK + ["~", "01", "-a", "é", "a:b", "key ", "x" * 130, "true", "a  b", "a .b", "a #b", ".a", "a -",
+                  "a ?b", "a b ", "x" * 120 + " " + "y" * 10]
 INDENTS = ["", " ", "  ", "    "]
 
 

@@ -10,6 +10,7 @@ from textual import events
 from textual.widgets import Input, OptionList
 from tui_helpers import access, pin_mtimes
 
+from core import postings
 from core import okf
 from core.query import Query
 from tui.screens.asof import AsOfScreen
@@ -50,7 +51,8 @@ async def test_lists_every_note_with_counts_on_tabs(tui_demo: Path, app_for) -> 
         assert labels["notes"] == "Notes 43"
         assert labels["deprecated"] == f"Deprecated {stats['status']['deprecated']}"
         assert labels["stale"] == f"Stale {stats['stale']}"
-        assert labels["broken"] == f"Broken {stats['frontmatter_errors'] + stats['skipped']}"
+        broken = len(postings.broken(app.session.snapshot))  # bad frontmatter or unresolved links
+        assert labels["broken"] == f"Broken {broken + stats['skipped']}" and broken == stats["frontmatter_errors"] + 2
         assert app.main.preview.path == paths(app)[0]
         await pilot.press("down", "down")
         await settle(app)
