@@ -266,12 +266,12 @@ async def test_broken_tab_lists_unresolved_links_and_e_opens_the_note(tui_demo: 
     async with app.run_test(size=(160, 50)) as pilot:
         await start(app, pilot)
         await pilot.press("5")
-        await app.settle()
+        await settle(app)
         await pilot.pause()
-        rows = {(r.path, r.kind): r.message for r in app.active_list.rows}
+        rows = {(r.path, r.kind): r.message for r in app.main.active_list.rows}
         assert rows[(note, "links")] == "links to no file: [[Vendor Contracts]]"
         assert ("Inbox/Broken frontmatter.md", "frontmatter") in rows  # next to broken frontmatter
-        assert app.active_list.select_key((note, "links"))
+        assert app.main.active_list.select_key((note, "links"))
         await pilot.pause()
         await pilot.press("e")
         await finish(app, pilot)
