@@ -212,7 +212,7 @@ def _inline_ranges(body: str, skip: list[tuple[int, int]]) -> list[tuple[int, in
     n = len(body)
     pos = 0
     runs: dict[int, list[int]] | None = None
-    blanks: list[int] | None = None
+    blanks: list[int] = []
     no_html_close = False
     while True:
         m = _INLINE_START.search(body, pos)
@@ -233,7 +233,7 @@ def _inline_ranges(body: str, skip: list[tuple[int, int]]) -> list[tuple[int, in
             if at > 0 and body[at - 1] == "\\":  # an escaped backtick is literal
                 pos = at + 1
                 continue
-            if runs is None:
+            if runs is None:  # built on the first backtick, once
                 runs = {}
                 for r in _BACKTICKS.finditer(body):
                     runs.setdefault(r.end() - r.start(), []).append(r.start())
@@ -361,11 +361,11 @@ def _dest(href: str, at: int, base: int, embed: bool, reference: bool) -> LinkTo
         href, at = href[1:-1], at + 1
     if not href or href.startswith("#") or _SCHEME.match(href):
         return None
-    path, _, heading = href.partition("#")
+    path, _, fragment = href.partition("#")
     if not path:
         return None
     target = unquote(path) if "%" in path else path
-    heading = (unquote(heading) if "%" in heading else heading) or None
+    heading = (unquote(fragment) if "%" in fragment else fragment) or None
     return LinkTok("embed" if embed else "markdown", target.strip(), heading, None, base + at,
                    base + at + len(path), path, True, angle, reference)
 

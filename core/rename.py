@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
-from .model import NOTE
 from . import mdlex
+from .model import NOTE
 from .sections import frontmatter_span
 
 _SAFE = "/-._~!$&'*+,;=:@"

@@ -19,13 +19,13 @@ from pydantic import Field
 from core import okf
 from core.clock import parse_as_of
 from core.errors import QueryError
+from core.links import unresolved_by_note
 from core.model import FOLDER
 from core.query import Query, cursor_after, encode_cursor, pairs, run_query, stats
 from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
 from core.reader import read as read_file
 from core.semantic import offered as semantic_offered
 from core.serialize import RowCache, entry_json
-from core.links import unresolved_by_note
 from core.tags import tag_counts
 from core.vault import Vault
 
@@ -219,7 +219,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                 row["overdue_days"] = okf.overdue_days(e.stale_date, e.stale_instant, clock)
         if category == "broken_links":
             unresolved = unresolved_by_note(snap)
-            for row, e in zip(rows, res.entries):
+            for row, e in zip(rows, res.entries, strict=True):
                 row["broken_links"] = [{"target": r.link.target, "kind": r.link.kind, "heading": r.link.heading,
                                         "alias": r.link.alias} for r in unresolved.get(e.path, ())]
         n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=explicit)
