@@ -95,6 +95,11 @@ def set_instructions(server: MCPServer, text: str) -> None:
     server._lowlevel_server.instructions = text
 
 
+def set_request_handler(server: MCPServer, method: str, params_type: Any, handler: Any) -> None:
+    """Serve `method` with `handler(ctx, params)` instead of the SDK's own (resources: paged, read from disk)."""
+    server._lowlevel_server.add_request_handler(method, params_type, handler)
+
+
 def on_set_logging_level(server: MCPServer, set_level: Any) -> None:
     """Serve logging/setLevel (which also advertises the logging capability): `set_level(session, level)`."""
     from mcp_types import EmptyResult, SetLevelRequestParams

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from core.vault import Vault
 
-from . import budget, descriptions, progress, prompts, schemas, sdk, splice
+from . import budget, descriptions, progress, prompts, resources, schemas, sdk, splice
 from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
@@ -208,6 +208,7 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
         if tool.annotations is not None and tool.annotations.title == tool.title:
             tool.annotations = tool.annotations.model_copy(update={"title": None})  # said once, as the tool's title
     prompts.register(server, env)
+    resources.register(server, vault)
     server.client_log = progress.ClientLog()
     sdk.on_set_logging_level(server, server.client_log.set_level)
     add_prefix(server, tool_prefix)

@@ -1,0 +1,59 @@
+"""Notes as MCP resources, through the real server on its socket with the real Python client: the
+template, a paged resources/list (every file once, in path order), resources/read of the bytes on
+disk now (after an outside edit too), and the path rules of the tools."""
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from mcp_server import resources
+
+from mcp_testing import serving, uds_client
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+
+
+@pytest.fixture
+def vault(make_vault, open_vault):
+    files = {f"F{i % 3}/n {i:04d}.md": f"# Note {i}\n" for i in range(resources.RESOURCE_PAGE + 20)}
+    files |= {"index.md": "# Home ✓\n", "img/p.png": PNG, ".obsidian/app.json": "{}"}
+    return open_vault(make_vault(files))
+
+
+async def test_notes_are_resources_listed_read_and_fresh_after_an_outside_edit(vault, sock_dir):
+    async with serving(vault, sock_dir / "v.sock") as host, uds_client(host.socket_path) as client:
+        caps = client.server_capabilities.resources
+        templates = (await client.list_resource_templates()).resource_templates
+        seen, cursor, pages = [], None, 0
+        while True:
+            page = await client.list_resources(cursor=cursor) if cursor else await client.list_resources()
+            seen += page.resources
+            pages += 1
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        note = await client.read_resource(resources.uri_of("index.md"))
+        image = await client.read_resource(resources.uri_of("img/p.png"))
+        (Path(vault.root) / "index.md").write_text("# Home, edited outside\n", encoding="utf-8")
+        edited = await client.read_resource(resources.uri_of("index.md"))
+        errors = {}
+        for uri in (resources.uri_of(".obsidian/app.json"), resources.uri_of("nope.md"), "file:///etc/passwd",
+                    resources.SCHEME + "../outside.md"):
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(uri)
+            errors[uri] = refused.value
+    assert caps is not None and not caps.subscribe  # only what works is advertised
+    assert [t.uri_template for t in templates] == ["vault://note/{+path}"]
+    paths = [r.name for r in seen]
+    assert pages == 2 and paths == sorted(paths) and len(paths) == len(set(paths)) == resources.RESOURCE_PAGE + 22
+    assert ".obsidian/app.json" not in paths and "img/p.png" in paths
+    assert seen[0].uri == resources.uri_of(seen[0].name) and "%20" in seen[0].uri
+    assert note.contents[0].text == "# Home ✓\n" and note.contents[0].mime_type == "text/markdown"
+    assert base64.b64decode(image.contents[0].blob) == PNG and image.contents[0].mime_type == "image/png"
+    assert edited.contents[0].text == "# Home, edited outside\n"
+    codes = [e.code for e in errors.values()]
+    assert codes == [-32602, -32002, -32602, -32602]
+    assert "hidden path blocked" in list(errors.values())[0].message
