@@ -19,9 +19,18 @@ from urllib.parse import quote, unquote
 
 import anyio.to_thread
 from mcp.shared.exceptions import MCPError
-from mcp_types import (INVALID_PARAMS, BlobResourceContents, ListResourcesResult, ListResourceTemplatesResult,
-                       PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResult, Resource,
-                       ResourceTemplate, TextResourceContents)
+from mcp_types import (
+    INVALID_PARAMS,
+    BlobResourceContents,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    TextResourceContents,
+)
 
 from core.errors import NotFoundError, VaultError
 from core.model import ATTACHMENT, NOTE
