@@ -136,3 +136,23 @@ def test_empty_vault(snap_compare, tmp_path: Path) -> None:
     root = tmp_path / "empty-vault"
     root.mkdir()
     assert snap_compare(app_on(root), terminal_size=SMALL, run_before=keys())
+
+
+def themed(root: Path, theme: str):
+    return make_app(open_loaded(root), config=fixed_config(theme=theme))
+
+
+def test_light_theme_80x24(snap_compare, tui_demo: Path) -> None:
+    assert snap_compare(themed(tui_demo, "textual-light"), terminal_size=SMALL, run_before=keys())
+
+
+def test_light_theme_160x50(snap_compare, tui_demo: Path) -> None:
+    assert snap_compare(themed(tui_demo, "catppuccin-latte"), terminal_size=WIDE, run_before=keys())
+
+
+def test_dark_theme_80x24(snap_compare, tui_demo: Path) -> None:
+    assert snap_compare(themed(tui_demo, "nord"), terminal_size=SMALL, run_before=keys())
+
+
+def test_dark_theme_160x50(snap_compare, tui_demo: Path) -> None:
+    assert snap_compare(themed(tui_demo, "catppuccin-mocha"), terminal_size=WIDE, run_before=keys())

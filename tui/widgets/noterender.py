@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import unquote
 
 from rich.console import Console
@@ -61,6 +62,35 @@ class Styles:
     tag: Style = Style(color="#af87ff")
     dim: Style = Style(dim=True)
     bold: Style = Style(bold=True)
+
+
+THEME_COLOURS = {  # Styles field -> the theme variable its colour comes from
+    "heading": "text-primary", "heading1": "text-primary", "link": "text-accent", "broken": "text-error",
+    "embed": "text-success", "code": "text-warning", "tag": "text-secondary",
+}
+
+
+def theme_styles(variables: dict[str, str], background: Any) -> Styles:
+    """Styles whose colours come from a Textual theme's CSS variables (`App.get_css_variables`),
+    composited on `background` (a textual Color) and made readable (4.5:1) against it; a
+    variable missing or unparsable keeps the default colour."""
+    from textual.color import Color, ColorParseError  # noqa: PLC0415
+
+    from ..contrast import readable  # noqa: PLC0415
+
+    defaults = Styles()
+    try:
+        text = background + Color.parse(variables.get("foreground", "#e0e0e0"))
+    except ColorParseError:
+        text = Color.parse("#e0e0e0")
+    changes = {}
+    for name, variable in THEME_COLOURS.items():
+        try:
+            colour = readable(Color.parse(variables[variable]), background, text)
+        except (KeyError, ColorParseError):
+            continue
+        changes[name] = getattr(defaults, name) + Style(color=colour.rich_color)
+    return replace(defaults, **changes)
 
 
 def wiki_link(inner: str, embed: bool) -> Link:

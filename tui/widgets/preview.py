@@ -17,6 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
+from textual.color import Color, ColorParseError
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import OptionList, Static
@@ -33,7 +34,7 @@ from core.parse import decode, split_frontmatter
 from .. import spans
 from ..marks import ago
 from ..session import Session
-from .noterender import render_note
+from .noterender import Styles, render_note, theme_styles
 from .problems import Problem
 
 MAX_READ_BYTES = 4 * 1024 * 1024
@@ -99,9 +100,18 @@ class Preview(VerticalScroll, can_focus=True):
         self._links = OptionList(id="preview-links")
         self._built = False
         self._pending_parts: tuple | None = None
+        self._styles: tuple[str, Styles] | None = None  # (theme name, the body's styles for it)
 
     def compose(self):
         yield self._head
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self) -> None:
+        """Draw the note again in the new theme's colours."""
+        if self.path is not None and self.entry is not None:
+            self._load(self.path, self.session.snapshot, self.session.clock, True)
 
     @property
     def built(self) -> bool:
@@ -183,8 +193,27 @@ class Preview(VerticalScroll, can_focus=True):
         if self.entry is not None and self.path is not None:
             self._set_head(_head(self.entry, self.session, self.session.snapshot.is_bundle))
 
-    @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
     def _load(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool) -> None:
+        styles = self._note_styles()  # read on the UI thread's last write; a frozen dataclass
+        self._load_worker(path, snapshot, clock, keep_scroll, styles)
+
+    def _note_styles(self) -> Styles:
+        """The body's styles from the app's theme (headings primary, links accent, broken
+        links error, code warning, embeds success, tags secondary), each readable (4.5:1)
+        against the preview's background."""
+        theme = self.app.theme
+        if self._styles is None or self._styles[0] != theme:
+            variables = self.app.get_css_variables()
+            try:  # the preview's background (app.tcss: $surface), from the theme itself: the
+                # widget's own colours may not have followed a theme change yet
+                background = Color.parse(variables["surface"])
+            except (KeyError, ColorParseError):
+                background = self.background_colors[1]
+            self._styles = (theme, theme_styles(variables, background))
+        return self._styles[1]
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
+    def _load_worker(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool, styles: Styles) -> None:
         worker = get_current_worker()
         width = self._body_width
         entry = snapshot.get(path)
@@ -207,7 +236,8 @@ class Preview(VerticalScroll, can_focus=True):
         _block, body = split_frontmatter(text)
         if len(data) > MAX_READ_BYTES:
             body += f"\n\n… the note is larger than {MAX_READ_BYTES // (1024 * 1024)} MB; the rest is not shown"
-        rendered_body, links = render_note(body, lambda link: linkmap.resolve(snapshot, path, link), width=width)
+        rendered_body, links = render_note(body, lambda link: linkmap.resolve(snapshot, path, link), styles,
+                                           width=width)
         rendered_body = spans.tidy(rendered_body)
         backlinks = linkmap.backlinks(snapshot, path)
         if worker.is_cancelled:

@@ -405,7 +405,13 @@ class RowList(ScrollView, can_focus=True):
         """The rich style of one of this list's component classes (e.g. "rowlist--warn")."""
         style = self._cstyles.get(name)
         if style is None:
-            style = self._cstyles[name] = self.get_component_rich_style(name, partial=True)
+            # the colour resolved against the list's own background (`$text-muted` is the
+            # foreground at 60% alpha: the partial style alone resolved it to white in every
+            # theme), without that background, so that the cursor row keeps its own
+            partial = self.get_component_rich_style(name, partial=True)
+            full = self.get_component_rich_style(name)
+            style = partial + Style(color=full.color) if full.color is not None else partial
+            self._cstyles[name] = style
         return style
 
 
