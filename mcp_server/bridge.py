@@ -129,6 +129,8 @@ class Relay:
         self.init_message: dict | None = None  # the client's initialize, replayed to every new server
         self.switches = 0
         self._chores: set[asyncio.Task] = set()
+        self.handshaking = asyncio.Event()  # cleared while the client's initialize is on its way
+        self.handshaking.set()
         self._out = threading.Lock()
         self._client_session = "bridge-" + uuid.uuid4().hex[:12]
 
@@ -290,6 +292,15 @@ class Relay:
         is_request = request_id is not None
         if isinstance(message, dict) and message.get("method") == "initialize":
             self.init_message = message
+            self.handshaking.clear()
+            try:
+                return await self._forward(raw, message, request_id, is_request)
+            finally:
+                self.handshaking.set()
+        await self.handshaking.wait()  # a client that does not wait for initialize's answer: its session id first
+        await self._forward(raw, message, request_id, is_request)
+
+    async def _forward(self, raw: bytes, message: Any, request_id: Any, is_request: bool) -> None:
         for _attempt in range(RETRIES + 1):
             up = await self.connected()
             if up is None:

@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     def cmd_serve(args: argparse.Namespace) -> int:
         from core.vaultlock import VaultBusy, VaultLock
 
-        from .paths import HostError, default_socket_path
+        from .paths import HostError, default_socket_path, parse_http
 
         try:
             compat = parse_compat(args.compat)
@@ -63,8 +63,10 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             lock = VaultLock(root)
             record = {"kind": "headless" if args.headless else "serve", "socket": socket_path, "http": None}
             deadline = time.monotonic() + (args.wait_lock or 0)
-            if args.wait_lock:
-                from . import host as _host  # noqa: F401  (the SDK import overlaps the wait)
+            if args.wait_lock:  # the SDK import overlaps the wait (the lock is polled meanwhile, not after)
+                import threading
+
+                threading.Thread(target=lambda: __import__("mcp_server.host"), daemon=True).start()
             while True:
                 try:
                     lock.acquire(record=record)
@@ -83,14 +85,16 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             return _err(f"cannot lock the vault folder: {exc.strerror or exc}")
         vault: Vault | None = None
         try:
-            from .host import McpHost
-
+            if args.http:
+                parse_http(args.http)  # a bad option is refused before any thread starts
             vault = open_vault(args, load=False)
             _report_problems_to_stderr(vault)
+            _start_live(vault)  # the index loads in the background while the SDK imports (~0.9 s)
+            from .host import McpHost
+
             host = McpHost(vault, socket_path=socket_path, compat=compat, read_only=args.read_only,
                            audit_log=args.audit_log, http=args.http, kind="headless" if args.headless else "serve",
                            vault_lock=lock, idle_exit=args.idle_exit, **_server_options(args))
-            _start_live(vault)  # only once the options are known good: a refused start leaves no threads
             return asyncio.run(_serve_socket(host))
         except HostError as exc:
             return _err(str(exc))
