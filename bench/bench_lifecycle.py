@@ -33,6 +33,8 @@ from bench.common import OUT, ROOT, emit, vault
 
 VW = [sys.executable, "-m", "tui.cli"]
 PEER = "obsidian-mcp==2.1.6"
+# its June-2025 code runs only with the libraries of its day (newer fastmcp/pydantic fail to import it)
+PEER_PINS = [PEER, "fastmcp==2.8.1", "mcp==1.9.4", "pydantic==2.11.7"]
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -222,7 +224,7 @@ def peer_python() -> Path | None:
     exe = venv / "bin" / "obsidian-mcp"
     if not exe.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        done = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", PEER], capture_output=True, text=True)
+        done = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *PEER_PINS], capture_output=True, text=True)
         if done.returncode != 0:
             return None
     return exe
@@ -245,8 +247,12 @@ def bench_spawned(root: Path, tmp: Path, runs: int, with_peer: bool) -> dict:
         if peer:
             penv = {**env, "HOME": str(tmp / f"peer-home-{i}"), "OBSIDIAN_VAULT_PATH": str(root)}
             os.makedirs(penv["HOME"], exist_ok=True)
-            out[PEER]["cold"].append(first_page([str(peer)], penv, peer_call))
-            out[PEER]["warm"].append(first_page([str(peer)], penv, peer_call))
+            for kind in ("cold", "warm"):
+                try:
+                    out[PEER][kind].append(first_page([str(peer)], penv, peer_call))
+                except (RuntimeError, TimeoutError) as exc:
+                    out[PEER][kind].append({"initialize_s": float("nan"), "first_page_s": float("nan"),
+                                            "ok": False, "error": str(exc)[-300:]})
     for name in list(out):
         for kind in ("warm", "cold"):
             rows = out[name][kind]
