@@ -40,6 +40,12 @@ class PathChangedError(PathError):
     code = "path_changed"
 
 
+class UnsafeNameError(PathError):
+    """A new file or folder name a person could mistake for another (a twin, invisible or bidi characters)."""
+
+    code = "unsafe_name"
+
+
 class NotFoundError(VaultError):
     code = "not_found"
 

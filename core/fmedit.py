@@ -23,6 +23,7 @@ Rules:
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import re
@@ -267,6 +268,24 @@ def _check_key(key: Any) -> str:
 
 def update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[str] = (),
            append: Mapping[str, Any] | None = None) -> FrontmatterEdit:
+    """`_update` on any line endings: a note with CR-only line breaks (old Mac style, which the
+    parser reads) is edited on LF and written back with CR, byte for byte elsewhere. A block the
+    parser sees but the line-based editor cannot (mixed lone-CR breaks) is refused rather than
+    shadowed by a second block."""
+    if "\r" in text and "\n" not in text:
+        edit = _update(text.replace("\r", "\n"), set, delete, append)
+        return dataclasses.replace(edit, text=edit.text.replace("\n", "\r"))
+    if frontmatter_span(text) is None and "\r" in text:
+        folded = text.replace("\r\n", "\n").replace("\r", "\n")
+        if split_frontmatter(folded)[0] is not None:
+            raise FrontmatterEditError("the note's frontmatter block uses lone CR line breaks mixed with others; "
+                                       "vaultwatch never adds a second block: normalise the note's line breaks "
+                                       "(rewrite it with write) first", "invalid_frontmatter")
+    return _update(text, set, delete, append)
+
+
+def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[str] = (),
+            append: Mapping[str, Any] | None = None) -> FrontmatterEdit:
     """Apply `set` (key -> value), `delete` (keys) and `append` (key -> item added to a list)
     to the frontmatter of note `text` (BOM removed, original line endings).
 

@@ -7,8 +7,17 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
+from collections.abc import Iterable
 
-from .errors import AbsolutePathError, HiddenPathError, PathChangedError, PathError, SymlinkEscapeError, TraversalError
+from .errors import (
+    AbsolutePathError,
+    HiddenPathError,
+    PathChangedError,
+    PathError,
+    TraversalError,
+    UnsafeNameError,
+)
 
 MAX_PATH_CHARS = 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -128,19 +137,74 @@ def realpath_or_none(path: str) -> str | None:
 def to_disk(root_real: str, rel: str) -> str:
     """Map a canonical vault-relative path to its real location, refusing symlink escapes.
 
-    `root_real` must be the vault's realpath. Raises SymlinkEscapeError when the real
-    location lies outside the vault and HiddenPathError when a link leads into a hidden
-    folder of the vault. A path that does not exist yet maps to its would-be location,
-    checked against its nearest existing parent.
+    `root_real` must be the vault's realpath. The path is walked with core.safeio.locate
+    (relative to the vault's descriptor, every symlink on the way checked against the
+    vault), so a link swapped in midway is never followed. Raises SymlinkEscapeError when
+    the real location lies outside the vault and HiddenPathError when a link leads into a
+    hidden folder of the vault. A path that does not exist yet maps to its would-be
+    location below its nearest existing folder.
+
+    The string returned is for showing and for handing to the person's own editor; disk
+    operations use core.safeio descriptors, never this string.
     """
-    joined = os.path.join(root_real, *rel.split("/"))
-    real = realpath_or_none(joined)
-    if real is None:
+    from .safeio import locate
+    try:
+        loc = locate(root_real, rel, missing_ok=True)
+    except NotADirectoryError:
+        return os.path.join(root_real, *rel.split("/"))
+    except (FileNotFoundError, PermissionError):
+        return os.path.join(root_real, *rel.split("/"))
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP
+            raise PathError(f"{rel!r} goes through a symlink loop; name the note by its real path") from None
         raise PathChangedError(f"{rel!r} changed on disk while it was being resolved (a symlink on the way "
-                               "was removed or replaced); nothing was done: try again")
-    if real != root_real and not real.startswith(root_real + os.sep):
-        raise SymlinkEscapeError(f"symlink escapes vault: {rel!r} resolves outside the vault and is never followed")
-    inside = os.path.relpath(real, root_real).replace(os.sep, "/")
-    if inside != "." and is_hidden(inside):
-        raise HiddenPathError(f"hidden path blocked: {rel!r} leads into a hidden folder through a symlink")
-    return real
+                               "was removed or replaced); nothing was done: try again") from None
+    with loc:
+        return os.path.join(root_real, *loc.canon.split("/")) if loc.canon else root_real
+
+
+# --- names an agent may create (issue 13) -------------------------------------------------------
+
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
+_SEPARATORS = "\u2028\u2029"
+_DOT_LOOKALIKES = "\u2024\ufe52\uff0e"  # one dot leader, small and fullwidth full stops
+_UNSAFE = re.compile(f"[{_BIDI}{_INVISIBLE}{_SEPARATORS}{_DOT_LOOKALIKES}]")
+
+
+def _safer(name: str) -> str:
+    out = unicodedata.normalize("NFC", _UNSAFE.sub("", name.replace("\uff0e", ".").replace("\u2024", ".")
+                                                   .replace("\ufe52", ".")))
+    return out.rstrip(" .") or "untitled"
+
+
+def check_new_name(name: str, siblings: Iterable[str] = (), *, folds_case: bool = False) -> None:
+    """Refuse a name for a new file or folder that could deceive a person reading the vault.
+
+    Refused: bidi controls (U+202E...), zero-width and other invisible characters, line and
+    paragraph separators (U+2028/2029), dot lookalikes (fullwidth full stop...), a trailing
+    space or dot, and a name that is another existing name of the same folder in another
+    Unicode form (NFC) or, where the file system folds case, in another case. The error
+    says which name to use instead.
+    """
+    bad = _UNSAFE.search(name)
+    if bad:
+        kind = ("a bidirectional control character" if bad.group() in _BIDI else
+                "a line or paragraph separator" if bad.group() in _SEPARATORS else
+                "a dot lookalike" if bad.group() in _DOT_LOOKALIKES else "an invisible (zero-width) character")
+        raise UnsafeNameError(f"unsafe name: {name!r} contains {kind} (U+{ord(bad.group()):04X}), which makes a "
+                              f"name look like another; use {_safer(name)!r} instead")
+    if name != name.rstrip(" ."):
+        raise UnsafeNameError(f"unsafe name: {name!r} ends with a space or a dot, which file managers hide "
+                              f"and other systems drop; use {_safer(name)!r} instead")
+    nfc = unicodedata.normalize("NFC", name)
+    folded = nfc.casefold() if folds_case else None
+    for other in siblings:
+        if other == name:
+            continue
+        o = other if other.isascii() or unicodedata.is_normalized("NFC", other) else unicodedata.normalize("NFC", other)
+        if o == nfc or (folded is not None and o.casefold() == folded):
+            how = "the same name in another Unicode form" if o == nfc else "the same name in another case"
+            raise UnsafeNameError(f"confusable name: {name!r} (spelled {ascii(name)}) is {how} as the existing "
+                                  f"{other!r} (spelled {ascii(other)}); use {other!r} (the existing one) or a "
+                                  "clearly different name")

@@ -20,6 +20,7 @@ from .errors import NotFoundError, VaultError
 from .model import ATTACHMENT, FOLDER, Entry
 from .parse import decode, parse_note
 from .paths import normalize
+from .safeio import locate
 from .sections import SectionError, find_heading
 
 DEFAULT_MAX_CHARS = 40_000
@@ -163,18 +164,37 @@ def _suggest(entries: dict[str, Entry], rel: str) -> str:
     return f" (did you mean {', '.join(repr(h) for h in hits)}?)" if hits else ""
 
 
-def _open(real: str, rel: str) -> tuple[int, os.stat_result]:
-    """An open descriptor on a regular file within the read limit, and its stat."""
+def _open(root_real: str, rel: str) -> tuple[int, os.stat_result]:
+    """An open descriptor on a regular file within the read limit, and its stat.
+
+    The file is reached with core.safeio.locate (relative to the vault's descriptor, each
+    symlink on the way checked) and opened relative to its folder's descriptor with
+    O_NOFOLLOW, so a folder swapped for an outside link meanwhile is never followed.
+    """
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        loc = locate(root_real, rel, missing_ok=True)
+    except (FileNotFoundError, NotADirectoryError):
+        raise NotFoundError(f"not found: {rel!r} no longer exists on disk; list_documents shows what exists") from None
+    except OSError as exc:
+        raise ReadError(f"cannot read {rel!r}: {exc.strerror or exc}") from None
+    try:
+        if loc.missing:
+            raise NotFoundError(f"not found: {rel!r} no longer exists on disk; list_documents shows what exists")
+        fd = loc.open(os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise NotFoundError(f"not found: {rel!r} no longer exists on disk; list_documents shows what exists") from None
     except OSError as exc:
         raise ReadError(f"cannot read {rel!r}: {exc.strerror or exc}; check the file's permissions") from None
+    finally:
+        loc.close()
     try:
         st = os.fstat(fd)
         if not stat_mod.S_ISREG(st.st_mode):
             raise ReadError(f"cannot read {rel!r}: it is not a regular file")
+        if st.st_nlink > 1:
+            raise ReadError(f"cannot read {rel!r}: it is hard-linked ({st.st_nlink} names on disk, which may "
+                            "include a file outside the vault), so vaultwatch does not read it; ask the person "
+                            "to replace it with a plain copy")
         if st.st_size > MAX_READ_BYTES:
             raise ReadError(f"cannot read {rel!r}: it is {st.st_size // (1024 * 1024)} MiB, "
                             f"above the {MAX_READ_BYTES // (1024 * 1024)} MiB read limit")
@@ -274,18 +294,21 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
     if not isinstance(max_chars, int) or isinstance(max_chars, bool) or not 1 <= max_chars <= MAX_CHARS_LIMIT:
         raise ReadError(f"max_chars must be between 1 and {MAX_CHARS_LIMIT}")
     rel = normalize(path)
-    real = vault.disk_path(rel)
+    vault.disk_path(rel)  # symlink escapes and hidden targets fail loudly, even for unindexed paths
     snap = vault.snapshot
     entry = snap.get(rel)
     if entry is None:
         snap = vault.refresh_paths([rel])  # created moments ago and not yet seen by the watcher?
         entry = snap.get(rel)
     if entry is None:
+        skipped = next((s for s in (snap.skipped or ()) if s.path == rel), None)
+        if skipped is not None:  # on disk, but not a note vaultwatch can serve: say why, not "not found"
+            raise ReadError(f"cannot read {rel!r}: {skipped.reason}; vaultwatch does not index or read it")
         raise NotFoundError(f"not found: {rel!r} is not in the vault{_suggest(snap.by_path, rel)}; "
                             "paths are case-sensitive and vault-relative; list_documents shows what exists")
     if entry.kind == FOLDER:
         raise ReadError(f"{rel!r} is a folder: list its notes with list_documents(folder={rel!r})")
-    fd, st = _open(real, rel)
+    fd, st = _open(vault.root_real, rel)
     try:
         if (st.st_size, st.st_mtime_ns) != (entry.size_bytes, entry.mtime_ns):
             vault.refresh_paths([rel])  # the index lags the disk: bring it up to date for everyone

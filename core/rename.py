@@ -298,3 +298,21 @@ def linking_notes(entries: Iterable, path: str, make_index: Callable[[], LinkInd
                     out.append(e.path)
                     break
     return out
+
+
+# --- bounds on one rename's work (issue 13) ------------------------------------------------------
+
+MAX_REWRITE_LINKS = 10_000  # link markers in one note a rename rewrites (as many as core.parse keeps)
+COUNT_ABOVE_BYTES = 40_000  # a smaller note cannot hold that many links ("[[a]]" is 5 bytes)
+
+
+def link_markers(data: bytes) -> int:
+    """An upper bound on a note's links, counted in C: its `[[` and `](` pairs."""
+    return data.count(b"[[") + data.count(b"](")
+
+
+def too_many_links(path: str, n: int) -> str:
+    """The refusal of a rename that would rewrite a note with `n` link markers."""
+    return (f"{path} holds about {n:,} links, over the {MAX_REWRITE_LINKS:,} that one rename rewrites in a "
+            "note; nothing was moved: rename with update_links=false (links are then left as they are), or "
+            "split the note first")

@@ -6,6 +6,7 @@ Broken links, loops, FIFOs and unreadable files are skipped and counted, never f
 """
 from __future__ import annotations
 
+import errno
 import mimetypes
 import multiprocessing
 import os
@@ -15,11 +16,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
 from .ignore import IgnoreRules
 from .memory import collector_paused
 from .model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped, make_entry
 from .parse import parse_note
 from .paths import MAX_PATH_CHARS, displayable, is_hidden, realpath_or_none, unaddressable
+from .safeio import fd_is
 
 # Obsidian's accepted file formats (help: "Accepted file formats": .base, .canvas, images, audio,
 # video, PDF) and common office, archive and text files
@@ -141,40 +146,98 @@ def walk(root_real: str, config: ScanConfig, start: str = "") -> Iterator[Found]
             yield from _take(de, rel, root_real, config, seen_dirs, stack)
             continue
         dir_real, dir_rel = stack.pop()
+        # Listed through a descriptor that the kernel names by exactly `dir_real`: a folder on
+        # the way swapped for a link (out of the vault) since it was found lists nothing.
         try:
-            it = os.scandir(dir_real)
+            dfd = os.open(dir_real, _DIR_FLAGS)
         except OSError as exc:
             if dir_rel:
                 yield Skipped(dir_rel, f"folder unreadable: {exc.strerror or exc}")
             continue
+        try:
+            if not fd_is(dfd, dir_real):
+                if dir_rel:
+                    yield Skipped(dir_rel, "changed while being scanned (moved, or a folder on the way replaced "
+                                           "by a link)")
+                continue
+            it = os.scandir(dfd)
+        except OSError as exc:
+            os.close(dfd)
+            if dir_rel:
+                yield Skipped(dir_rel, f"folder unreadable: {exc.strerror or exc}")
+            continue
+        except BaseException:
+            os.close(dfd)
+            raise
         with it:
-            for de in it:
-                name = de.name
-                if name.startswith("."):
-                    continue
-                rel = f"{dir_rel}/{name}" if dir_rel else name
-                bad = unaddressable(name, at_root=not dir_rel)
-                if bad is not None or len(rel) > MAX_PATH_CHARS:  # listed, it could never be read
-                    yield Skipped(displayable(rel),
-                                  f"cannot be addressed: {bad or f'path longer than {MAX_PATH_CHARS} characters'}")
-                    continue
-                if de.is_symlink():
-                    if is_dir(de):
-                        deferred.append((rel, de))
-                        continue
-                elif no_ignores and de.is_file(follow_symlinks=False):
-                    # the common case (a plain file, no ignore rules) without visit's general path
-                    kind = kind_of(name)
-                    if kind is None:
-                        continue
-                    try:
-                        st = de.stat(follow_symlinks=False)
-                    except OSError as exc:
-                        yield Skipped(rel, f"unreadable: {exc.strerror or exc}")
-                        continue
-                    yield FileFact(rel, de.path, kind, st.st_size, st.st_mtime_ns, st.st_ino)
-                    continue
-                yield from _take(de, rel, root_real, config, seen_dirs, stack)
+            prefix = dir_real + os.sep
+            try:
+                yield from _listed(it, prefix, dir_rel, no_ignores, kind_of, root_real, config, seen_dirs, stack,
+                                   deferred)
+            finally:
+                os.close(dfd)
+
+
+class _At:
+    """A DirEntry listed through a folder descriptor, with `path` the full path (as a path-listed one has)."""
+
+    __slots__ = ("_de", "name", "path")
+
+    def __init__(self, de: os.DirEntry[str], path: str) -> None:
+        self._de, self.name, self.path = de, de.name, path
+
+    def is_symlink(self) -> bool:
+        return self._de.is_symlink()
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        return self._de.is_dir(follow_symlinks=follow_symlinks)
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        return self._de.is_file(follow_symlinks=follow_symlinks)
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        return self._de.stat(follow_symlinks=follow_symlinks)
+
+
+def _listed(it, prefix: str, dir_rel: str, no_ignores: bool, kind_of, root_real: str, config: ScanConfig,
+            seen_dirs: set[tuple[int, int]], stack: list[tuple[str, str]], deferred: list) -> Iterator[Found]:
+    """The walk's work for one folder's entries (see walk)."""
+    for de in it:
+        name = de.name
+        if name.startswith("."):
+            continue
+        rel = f"{dir_rel}/{name}" if dir_rel else name
+        bad = unaddressable(name, at_root=not dir_rel)
+        if bad is not None or len(rel) > MAX_PATH_CHARS:  # listed, it could never be read
+            yield Skipped(displayable(rel),
+                          f"cannot be addressed: {bad or f'path longer than {MAX_PATH_CHARS} characters'}")
+            continue
+        if de.is_symlink():
+            if is_dir(de):
+                deferred.append((rel, _At(de, prefix + name)))
+                continue
+        elif no_ignores and de.is_file(follow_symlinks=False):
+            # the common case (a plain file, no ignore rules) without visit's general path
+            kind = kind_of(name)
+            if kind is None:
+                continue
+            try:
+                st = de.stat(follow_symlinks=False)
+            except OSError as exc:
+                yield Skipped(rel, f"unreadable: {exc.strerror or exc}")
+                continue
+            if st.st_nlink > 1:
+                yield _hard_linked(rel, st.st_nlink)
+                continue
+            yield FileFact(rel, prefix + name, kind, st.st_size, st.st_mtime_ns, st.st_ino)
+            continue
+        yield from _take(_At(de, prefix + name), rel, root_real, config, seen_dirs, stack)
+
+
+def _hard_linked(rel: str, nlink: int) -> Skipped:
+    """A note with several names on disk: one may be a file outside the vault, so it is never read."""
+    return Skipped(rel, f"hard-linked ({nlink} names on disk, which may include a file outside the vault); "
+                        "vaultwatch does not read hard-linked files: replace it with a plain copy")
 
 
 def is_dir(de: os.DirEntry[str]) -> bool:
@@ -240,15 +303,25 @@ def visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, se
         return None
     if not stat_mod.S_ISREG(st.st_mode):
         return Skipped(rel, "not a regular file")
+    if st.st_nlink > 1:
+        return _hard_linked(rel, st.st_nlink)
     return FileFact(rel, real, kind, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _read_note(real: str, size: int) -> bytes:
+def _read_note(real: str, size: int, check: bool = False) -> bytes:
     """A note's bytes (at most MAX_NOTE_BYTES + 1), with plain file-descriptor calls: a file
-    object costs 3 us more per note, and read(cap) would allocate the 64 MiB cap up front."""
+    object costs 3 us more per note, and read(cap) would allocate the 64 MiB cap up front.
+
+    With `check`, the open file is checked on its descriptor (core.safeio.fd_is) before a
+    byte is read: the kernel must name it by the real path the walk found (`real` has no
+    symlinks), so a folder on the way swapped for a link (out of the vault) since the walk
+    listed it raises PermissionError and nothing outside reaches the index."""
     # O_NONBLOCK: a file swapped for a FIFO since the stat must not hang the scan
-    fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW)
     try:
+        if check and not fd_is(fd, real):
+            raise PermissionError(errno.EXDEV, "changed while being scanned (moved, or a folder on the way "
+                                  "replaced by a link)")
         parts = [os.read(fd, size + 1)]  # what stat saw, plus one byte to notice growth
         got = len(parts[0])
         while got > size and got <= MAX_NOTE_BYTES:  # it grew since the stat: read on to the cap
@@ -272,7 +345,7 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
     if fact.size > MAX_NOTE_BYTES:
         return Skipped(fact.rel, f"note larger than {MAX_NOTE_BYTES // (1024 * 1024)} MiB")
     try:
-        data = _read_note(fact.real, fact.size)
+        data = _read_note(fact.real, fact.size, True)
     except OSError as exc:
         return Skipped(fact.rel, f"unreadable: {exc.strerror or exc}")
     if len(data) > MAX_NOTE_BYTES:

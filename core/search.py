@@ -34,6 +34,7 @@ from .memory import release_free_memory
 from .model import NOTE, Entry
 from .parse import decode, split_frontmatter
 from .query import Query, pairs, run_query
+from .safeio import fd_inside
 
 if TYPE_CHECKING:  # vault.py imports this module
     from .vault import Vault
@@ -725,6 +726,8 @@ class SearchIndex:
                 continue
             try:
                 with open(os.path.join(root, *path.split("/")), "rb") as f:
+                    if not fd_inside(f.fileno(), root):  # a folder on the way swapped for an outside link
+                        raise PermissionError("no longer inside the vault")
                     data = _read_capped(f, e.size_bytes, MAX_BODY_CHARS * 4 + 4096)
             except OSError:
                 rows.append((path, None, None))  # gone or unreadable: the next event re-indexes it

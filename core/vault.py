@@ -274,6 +274,8 @@ class Vault:
         if search:
             self.start_search()
             self.start_vectors()
+        from .writes import clean_temp_files_soon
+        clean_temp_files_soon(self)  # what a killed run's writes left behind (issue 13)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop watching and indexing, and write the entry cache out. Safe to call twice; the

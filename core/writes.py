@@ -2,10 +2,14 @@
 
 Every mutation of the vault goes through `Writer`, which guarantees:
 
-- **Path safety**: the same resolver as reads (core.paths.normalize + to_disk), so nothing
-  is ever written outside the vault or into a hidden folder (`.obsidian`, `.git`, `.trash`,
-  anything dot-prefixed), also not through a symlinked folder; new files are checked
-  against their nearest existing parent. Only Markdown notes (`.md`) are written, plus
+- **Path safety**: the same resolver as reads (core.paths.normalize, then core.safeio.locate),
+  so nothing is ever written outside the vault or into a hidden folder (`.obsidian`, `.git`,
+  `.trash`, anything dot-prefixed), also not through a symlinked folder, and not when another
+  process swaps a folder on the way for a symlink midway: every read, temporary file, replace,
+  rename and unlink is made relative to an open descriptor on the note's folder, reached by a
+  walk that checks each symlink against the vault. A hard-linked note (st_nlink > 1: its bytes
+  may also be a file outside the vault) is never read or rewritten; it can be renamed or
+  deleted (which changes only the vault's own name for it). Only Markdown notes (`.md`) are written, plus
   allowlisted attachments where the caller explicitly asks. NUL bytes and contents over
   the size cap are refused.
 - **Atomicity**: new bytes go to a hidden temporary file in the same folder, are fsynced,
@@ -35,6 +39,7 @@ import difflib
 import errno
 import hashlib
 import os
+import re
 import secrets
 import stat as stat_mod
 import threading
@@ -48,13 +53,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import fmedit, rename
 from . import journal as _journal
-from .errors import NotFoundError, VaultError
+from .errors import NotFoundError, PathError, VaultError
 from .events import Event
 from .fmedit import FrontmatterEditError
 from .model import ATTACHMENT, FOLDER, NOTE
 from .parse import decode, load_yaml, split_frontmatter
-from .paths import is_hidden, normalize, to_disk
+from .paths import check_new_name, is_hidden, normalize
 from .reader import read_all
+from .safeio import Loc, locate, open_at
+from .scan import walked_folder
 from .sections import SectionError
 from .sections import edit_section as _edit_section
 
@@ -68,9 +75,11 @@ __all__ = [
 ]
 
 MAX_WRITE_BYTES = 10 * 1024 * 1024
+NAME_MAX = 255  # bytes per file or folder name on Linux file systems
 MAX_EDIT_BYTES = 64 * 1024 * 1024  # notes larger than the scanner indexes are not edited
 BOM = b"\xef\xbb\xbf"
 TRASH = ".trash"
+TEMP_PREFIX, TEMP_SUFFIX = ".vaultwatch-", ".tmp"  # the write path's own temporary files (see clean_temp_files)
 REWRITE_THREADS = 16  # concurrent link rewrites during a rename
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -237,58 +246,68 @@ def _os_error(exc: OSError, rel: str, unchanged: str = "is unchanged") -> WriteF
         why = "permission denied"
         fix = "check the permissions of the note and its folder"
     elif code == errno.ENAMETOOLONG:
-        why = "the file name is too long"
-        fix = "use a shorter name"
+        long = [p for p in rel.split("/") if len(p.encode("utf-8", "surrogateescape")) > NAME_MAX]
+        if long:
+            part = long[0]
+            which = "file" if part == rel.rsplit("/", 1)[-1] else "folder"
+            short = part[:20] + "..." if len(part) > 20 else part
+            why = (f"the {which} name {short!r} is {len(part.encode('utf-8', 'surrogateescape'))} bytes, over the "
+                   f"file system's limit of {NAME_MAX} bytes per name")
+            fix = f"use a shorter {which} name"
+        else:
+            why = "the path is too long for the file system"
+            fix = "use fewer or shorter folder names"
     else:
         why = exc.strerror or str(exc)
         fix = "check the vault folder and retry"
     return WriteFailed(f"write failed: {why}; {rel!r} {unchanged}; {fix}")
 
 
-def _read(real: str) -> tuple[bytes, int] | None:
-    """(bytes, mode) of the regular file at a real path, or None when nothing is there."""
+def _hardlink_refusal(rel: str, nlink: int) -> WriteRefused:
+    return WriteRefused(f"{rel!r} is hard-linked ({nlink} names on disk, which may include a file outside the "
+                        "vault), so vaultwatch neither reads nor rewrites it; replace it with a plain copy "
+                        "(e.g. cp it to a new name and move that over it), or rename or delete it",
+                        "hard_linked")
+
+
+def _read(loc: Loc, rel: str) -> tuple[bytes, int] | None:
+    """(bytes, mode) of the regular file `loc` names, or None when nothing is there."""
+    if loc.missing:
+        return None
     try:
-        fd = os.open(real, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
+        fd = loc.open(os.O_RDONLY | _O_NONBLOCK)
     except FileNotFoundError:
         return None
     except IsADirectoryError:
-        raise WriteRefused(f"{_rel_hint(real)} is a folder, not a note", "is_a_folder") from None
+        raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder") from None
     except OSError as exc:
-        raise _os_error(exc, os.path.basename(real), "was not changed") from None
+        raise _os_error(exc, rel, "was not changed") from None
     try:
         st = os.fstat(fd)
         if stat_mod.S_ISDIR(st.st_mode):
-            raise WriteRefused(f"{_rel_hint(real)} is a folder, not a note", "is_a_folder")
+            raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder")
         if not stat_mod.S_ISREG(st.st_mode):
-            raise WriteRefused(f"{_rel_hint(real)} is not a regular file (a FIFO or device?); vaultwatch "
+            raise WriteRefused(f"{rel!r} is not a regular file (a FIFO or device?); vaultwatch "
                                "only writes regular files", "not_a_regular_file")
+        if st.st_nlink > 1:
+            raise _hardlink_refusal(rel, st.st_nlink)
         if st.st_size > MAX_EDIT_BYTES:
-            raise WriteRefused(f"{_rel_hint(real)} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does "
+            raise WriteRefused(f"{rel!r} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does "
                                "not rewrite notes that large", "too_large")
         return read_all(fd), stat_mod.S_IMODE(st.st_mode)
     finally:
         os.close(fd)
 
 
-def _rel_hint(real: str) -> str:
-    return repr(os.path.basename(real))
-
-
-def _fsync_dir(path: str) -> None:
+def _fsync_dir(dir_fd: int) -> None:
+    """fsync the folder a core.safeio descriptor names."""
     try:
-        fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
+        os.fsync(dir_fd)
     except OSError:
         pass  # some file systems cannot fsync a directory; the data itself is synced
-    finally:
-        os.close(fd)
 
 
 _RENAME_NOREPLACE = 1
-_AT_FDCWD = -100
 _renameat2: Any
 try:
     _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
@@ -297,40 +316,43 @@ except (AttributeError, OSError):  # not glibc >= 2.28 / not Linux
     _renameat2 = None
 
 
-def rename_noreplace(src: str, dst: str) -> None:
-    """Rename src to dst atomically, failing with FileExistsError if dst exists (files or folders)."""
+def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
+    """Rename src (in folder descriptor src_dir) to dst (in dst_dir) atomically, failing with
+    FileExistsError if dst exists (files or folders). Nothing is resolved by path string."""
     if _renameat2 is not None:
-        if _renameat2(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
+        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
             return
         err = ctypes.get_errno()
         if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
             raise OSError(err, os.strerror(err), dst)
-    if os.path.isdir(src) and not os.path.islink(src):
-        if os.path.lexists(dst):  # best effort where the kernel lacks RENAME_NOREPLACE
-            raise FileExistsError(errno.EEXIST, "File exists", dst)
-        os.rename(src, dst)
-        return
-    os.link(src, dst, follow_symlinks=False)  # no-clobber; then drop the old name
-    os.unlink(src)
+    st = os.stat(src, dir_fd=src_dir, follow_symlinks=False)
+    if stat_mod.S_ISDIR(st.st_mode):
+        try:  # best effort where the kernel lacks RENAME_NOREPLACE
+            os.stat(dst, dir_fd=dst_dir, follow_symlinks=False)
+        except FileNotFoundError:
+            os.rename(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
+            return
+        raise FileExistsError(errno.EEXIST, "File exists", dst)
+    os.link(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir, follow_symlinks=False)  # no-clobber
+    os.unlink(src, dir_fd=src_dir)
 
 
 Hook = Callable[[str], None]
 
 
-def _atomic_write(real: str, data: bytes, *, mode: int | None, create: bool,
+def _atomic_write(loc: Loc, data: bytes, *, mode: int | None, create: bool,
                   precheck: Callable[[], None] | None, hook: Hook | None) -> None:
-    """Write `data` to the real path `real` via a synced temporary file in the same folder.
+    """Write `data` to the entry `loc` names via a synced temporary file in the same folder.
 
     create: no-clobber (FileExistsError if something appeared). precheck runs just before
     the switch (it raises to abort). hook(stage) is a test seam: "temp_written" after the
     temporary file is synced, "replaced" after the switch.
     """
-    directory, name = os.path.split(real)
-    dfd = os.open(directory, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    dfd, name = loc.dir_fd, loc.name
     tmp: str | None = None
     try:
         for _ in range(50):
-            candidate = f".vaultwatch-{secrets.token_hex(8)}.tmp"  # hidden: never indexed
+            candidate = f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"  # hidden: never indexed
             try:
                 fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o666,
                              dir_fd=dfd)
@@ -361,17 +383,60 @@ def _atomic_write(real: str, data: bytes, *, mode: int | None, create: bool,
         tmp = None
         if hook is not None:
             hook("replaced")
-        try:
-            os.fsync(dfd)
-        except OSError:
-            pass
+        _fsync_dir(dfd)
     finally:
         if tmp is not None:
             try:
                 os.unlink(tmp, dir_fd=dfd)
             except OSError:
                 pass
-        os.close(dfd)
+
+
+_TEMP_NAME = re.compile(r"\.vaultwatch-[0-9a-f]{16}\.tmp")
+_STARTED = time.time()
+
+
+def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list[str]:
+    """Remove the write path's own temporary files left by a killed run; returns their vault paths.
+
+    Only names this module makes (`.vaultwatch-<16 hex>.tmp`, regular files) whose mtime is
+    older than `older_than` (default: this process's start, and at least 2 s ago, so a write
+    still running in another process is left alone) are removed. The walk works on folder
+    descriptors (os.fwalk), skips hidden folders and never follows a symlink.
+    """
+    limit = min(_STARTED, time.time() - 2) if older_than is None else older_than
+    removed: list[str] = []
+    for dirpath, dirnames, filenames, dfd in os.fwalk(root_real):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if not _TEMP_NAME.fullmatch(name):
+                continue
+            try:
+                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                if stat_mod.S_ISREG(st.st_mode) and st.st_mtime < limit:
+                    os.unlink(name, dir_fd=dfd)
+                    rel = os.path.relpath(os.path.join(dirpath, name), root_real).replace(os.sep, "/")
+                    removed.append(rel)
+            except OSError:
+                continue
+    return removed
+
+
+def clean_temp_files_soon(vault) -> threading.Thread:
+    """clean_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
+    def run() -> None:
+        from .events import IndexProblem
+        try:
+            removed = clean_temp_files(vault.root_real)
+        except OSError:
+            return
+        if removed:
+            vault.bus.publish(IndexProblem(f"removed {len(removed)} temporary file(s) an interrupted write left "
+                                           f"behind: {', '.join(removed[:5])}", "info"))
+
+    thread = threading.Thread(target=run, name="vaultwatch-temp-cleanup", daemon=True)
+    thread.start()
+    return thread
 
 
 # --- content helpers -------------------------------------------------------------------
@@ -421,20 +486,21 @@ def line_summary(old: str, new: str) -> str:
     return f"+{added} -{removed} lines"
 
 
-def _line_numbers(text: str, needle: str, limit: int = 8) -> list[int]:
+def _line_numbers(text: str, needle: str, limit: int = 8, step: int | None = None) -> list[int]:
     out: list[int] = []
     pos = text.find(needle)
     while pos >= 0 and len(out) < limit:
         out.append(text.count("\n", 0, pos) + 1)
-        pos = text.find(needle, pos + max(1, len(needle)))
+        pos = text.find(needle, pos + (step or max(1, len(needle))))
     return out
 
 
 @dataclass(frozen=True, slots=True)
 class _Target:
-    rel: str  # canonical vault-relative path
-    real: str  # where the bytes live (symlinks inside the vault followed)
+    rel: str  # the caller's path, normalized
+    canon: str  # where the bytes live, vault-relative (an in-vault symlink note followed)
     kind: str  # note | attachment
+    key: str  # the per-note lock's key
 
 
 class Writer:
@@ -451,7 +517,8 @@ class Writer:
     def etag(self, path: str) -> str:
         """Current etag of a note or attachment (NotFoundError when absent)."""
         t = self._target(path, allow_attachment=True)
-        found = _read(t.real)
+        with self._loc(t.canon) as loc:
+            found = _read(loc, t.rel)
         if found is None:
             raise NotFoundError(f"not found: {t.rel!r} does not exist; list_documents shows what exists")
         return etag_of(found[0])
@@ -469,13 +536,14 @@ class Writer:
         """
         t = self._target(path, allow_attachment=allow_attachment)
         data = self._encode(content, t)
-        with _LOCKS.hold(t.real):
-            found = _read(t.real)
+        with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+            found = _read(loc, t.rel)
             if found is None:
                 if if_match is not None:
                     raise ConflictError(f"revision conflict: {t.rel!r} does not exist (any more), so if_match "
                                         "cannot match; omit if_match to create it", t.rel, None)
-                created = self._commit(t, None, data, actor=actor, create=True)
+                self._check_new(loc)
+                created = self._commit(t, loc, None, data, actor=actor, create=True)
                 return self._done("write", t, None, data, actor, created=True, extra=created,
                                   summary=f"created ({_count_lines(data)} lines)" if t.kind == NOTE
                                   else f"created ({len(data)} bytes)")
@@ -494,7 +562,7 @@ class Writer:
                 data = self._keep_style(old, data)
             if data == old:
                 return self._unchanged("write", t, current)
-            self._commit(t, old, data, actor=actor, mode=mode)
+            self._commit(t, loc, old, data, actor=actor, mode=mode)
             summary = (line_summary(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
                        if t.kind == NOTE else f"replaced ({len(old)} -> {len(data)} bytes)")
             return self._done("write", t, current, data, actor, summary=summary)
@@ -531,9 +599,11 @@ class Writer:
                     hint = " (text matching it up to whitespace exists: copy the exact spaces and line breaks)"
                 raise EditError(f"old_text not found in the note{hint}; read the note again (it may have "
                                 "changed) and copy old_text exactly", "no_match")
-            if count > 1 and not replace_all:
-                lines = ", ".join(map(str, _line_numbers(work, old)))
-                raise EditError(f"old_text matches {count} times (at lines {lines}); include more surrounding "
+            overlapping = count == 1 and work.find(old, work.find(old) + 1) >= 0  # "aba" in "ababa": twice
+            if (count > 1 or overlapping) and not replace_all:
+                lines = ", ".join(map(str, _line_numbers(work, old, step=1 if overlapping else None)))
+                times = "at least 2 times, overlapping" if overlapping else f"{count} times"
+                raise EditError(f"old_text matches {times} (at lines {lines}); include more surrounding "
                                 "text so it matches once, or pass replace_all=true", "ambiguous_match")
             result = work.replace(old, new) if replace_all else work.replace(old, new, 1)
             if back:
@@ -588,73 +658,100 @@ class Writer:
         """
         src_rel = normalize(src, what="source path")
         dst_rel = normalize(dst, what="destination path")
-        src_abs, kind = self._locate_existing(src_rel)
-        if os.path.islink(src_abs):
-            raise WriteRefused(f"{src_rel!r} is a symbolic link; rename the file it points to instead",
-                               "is_a_symlink")
-        if dst_rel == src_rel:
-            raise WriteRefused(f"source and destination are the same path ({src_rel!r}): nothing to do",
-                               "same_path")
-        if kind == FOLDER:
-            if dst_rel.startswith(src_rel + "/"):
-                raise WriteRefused(f"cannot move folder {src_rel!r} into itself ({dst_rel!r})", "invalid_destination")
-        else:
-            dst_kind = self.vault.config.kind_of(dst_rel.rsplit("/", 1)[-1])
-            if kind == NOTE and dst_kind != NOTE:
-                raise WriteRefused(f"a note must keep the .md extension: rename it to e.g. "
-                                   f"{dst_rel.rsplit('.', 1)[0] + '.md'!r}", "not_a_note")
-            if kind == ATTACHMENT and dst_kind != ATTACHMENT:
-                raise WriteRefused(f"{dst_rel!r} does not have an allowlisted attachment extension; keep the "
-                                   "file's extension", "not_an_attachment")
-        dst_abs = self._new_location(dst_rel)
-        if kind == FOLDER and (dst_abs + os.sep).startswith(to_disk(self.vault.root_real, src_rel) + os.sep):
-            raise WriteRefused(f"cannot move folder {src_rel!r} into itself", "invalid_destination")
-        snap = self.vault.snapshot
-        if update_links and not snap.loaded:
-            self.vault.wait_ready(30)
+        sloc, sst, kind = self._existing(src_rel)
+        with sloc:
+            if stat_mod.S_ISLNK(sst.st_mode):
+                raise WriteRefused(f"{src_rel!r} is a symbolic link; rename the file it points to instead",
+                                   "is_a_symlink")
+            src_rel = sloc.canon  # through an in-vault folder link: the path read and the index use
+            with self._loc(dst_rel, follow_last=False) as probe:
+                dst_rel = probe.canon
+            if dst_rel == src_rel:
+                raise WriteRefused(f"source and destination are the same path ({src_rel!r}): nothing to do",
+                                   "same_path")
+            if kind == FOLDER:
+                if dst_rel.startswith(src_rel + "/"):
+                    raise WriteRefused(f"cannot move folder {src_rel!r} into itself ({dst_rel!r})",
+                                       "invalid_destination")
+            else:
+                dst_kind = self.vault.config.kind_of(dst_rel.rsplit("/", 1)[-1])
+                if kind == NOTE and dst_kind != NOTE:
+                    raise WriteRefused(f"a note must keep the .md extension: rename it to e.g. "
+                                       f"{dst_rel.rsplit('.', 1)[0] + '.md'!r}", "not_a_note")
+                if kind == ATTACHMENT and dst_kind != ATTACHMENT:
+                    raise WriteRefused(f"{dst_rel!r} does not have an allowlisted attachment extension; keep the "
+                                       "file's extension", "not_an_attachment")
             snap = self.vault.snapshot
-        content_real = to_disk(self.vault.root_real, src_rel) if kind != FOLDER else src_abs
-        with _LOCKS.hold(content_real, dst_abs):
-            if not os.path.lexists(src_abs):
-                raise NotFoundError(f"not found: {src_rel!r} does not exist; list_documents shows what exists")
-            if os.path.lexists(dst_abs) and not _same_file(src_abs, dst_abs):
-                raise AlreadyExistsError(f"destination exists: {dst_rel!r} is already in the vault; choose another "
-                                         "name, or delete or rename it first (vaultwatch never overwrites on rename)",
-                                         dst_rel)
-            previous = None
-            if kind != FOLDER:
-                found = _read(content_real)
-                previous = etag_of(found[0]) if found else None
-                self._check_match(_Target(src_rel, content_real, kind), if_match, previous)
-            elif if_match is not None:
-                raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
-            moved_files = self._files_under(src_rel, src_abs) if kind == FOLDER else [src_rel]
-            _journal.approve(src_rel, None, None, operation="rename", dest=dst_rel)
-            created = self._make_parents(dst_rel)
-            try:
-                if _same_file(src_abs, dst_abs) and os.path.lexists(dst_abs):
-                    os.rename(src_abs, dst_abs)  # a case-only rename on a case-insensitive file system
-                else:
-                    rename_noreplace(src_abs, dst_abs)
-            except FileExistsError:
-                raise AlreadyExistsError(f"destination exists: {dst_rel!r} appeared meanwhile; choose another name",
-                                         dst_rel) from None
-            except OSError as exc:
-                raise _os_error(exc, src_rel, "was not moved") from None
-            _fsync_dir(os.path.dirname(src_abs))
-            _fsync_dir(os.path.dirname(dst_abs))
-        moves = {p: dst_rel + p[len(src_rel):] for p in moved_files}
-        new_paths = [dst_rel, *(moves.values() if kind == FOLDER else ()), *self._dirs_under(dst_rel, dst_abs, kind)]
+            if update_links and not snap.loaded:
+                self.vault.wait_ready(30)
+                snap = self.vault.snapshot
+            if update_links:
+                self._check_rewrite_bounds(snap, src_rel, dst_rel, kind)
+            with _LOCKS.hold(self._key(src_rel), self._key(dst_rel)), \
+                    self._loc(dst_rel, follow_last=False) as dloc:
+                sst = sloc.lstat()
+                if sst is None:
+                    raise NotFoundError(f"not found: {src_rel!r} does not exist; list_documents shows what exists")
+                dst_rel = dloc.canon
+                dst_st = dloc.lstat() if not dloc.missing else None
+                case_only = _same_entry(sst, dst_st)
+                if dst_st is not None and not case_only:
+                    raise AlreadyExistsError(f"destination exists: {dst_rel!r} is already in the vault; choose "
+                                             "another name, or delete or rename it first (vaultwatch never "
+                                             "overwrites on rename)", dst_rel)
+                if not case_only:
+                    self._check_new(dloc)
+                previous = None
+                if kind != FOLDER:
+                    previous = self._previous_etag(sloc, sst, src_rel, kind, if_match)
+                elif if_match is not None:
+                    raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
+                moved_files = self._files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
+                _journal.approve(src_rel, None, None, operation="rename", dest=dst_rel)
+                created: list[str] = []
+                if dloc.missing:
+                    made = self._loc(dst_rel, follow_last=False, make_dirs=True)
+                    dloc.close()
+                    dloc.dir_fd, dloc.name, dloc.missing = made.dir_fd, made.name, False
+                    created = made.created
+                    dst_rel = dloc.canon = made.canon
+                if kind == FOLDER and (dst_rel + "/").startswith(src_rel + "/"):
+                    raise WriteRefused(f"cannot move folder {src_rel!r} into itself", "invalid_destination")
+                try:
+                    if case_only:
+                        os.rename(sloc.name, dloc.name, src_dir_fd=sloc.dir_fd, dst_dir_fd=dloc.dir_fd)
+                    else:
+                        rename_noreplace(sloc.dir_fd, sloc.name, dloc.dir_fd, dloc.name)
+                except FileExistsError:
+                    raise AlreadyExistsError(f"destination exists: {dst_rel!r} appeared meanwhile; choose another "
+                                             "name", dst_rel) from None
+                except OSError as exc:
+                    raise _os_error(exc, src_rel, "was not moved") from None
+                _fsync_dir(sloc.dir_fd)
+                _fsync_dir(dloc.dir_fd)
+                moves = {p: dst_rel + p[len(src_rel):] for p in moved_files}
+                new_dirs = self._dirs_under(dst_rel, dloc, kind)
+                etag = None
+                if kind != FOLDER:
+                    try:
+                        found = _read(dloc, dst_rel)
+                    except VaultError:
+                        found = None
+                    etag = etag_of(found[0]) if found else None
+        new_paths = [dst_rel, *(moves.values() if kind == FOLDER else ()), *new_dirs]
         self._refresh([src_rel, *created, *new_paths], actor)
         warnings: list[str] = []
         rewritten: list[str] = []
         n_links = 0
         if update_links:
             n_links, rewritten, warnings = self._rewrite_links(snap, moves, actor)
-        etag = None
-        if kind != FOLDER:
-            found = _read(to_disk(self.vault.root_real, dst_rel))
-            etag = etag_of(found[0]) if found else None
+            if kind != FOLDER and dst_rel in rewritten:
+                with self._loc(dst_rel) as dloc:
+                    try:
+                        found = _read(dloc, dst_rel)
+                    except VaultError:
+                        found = None
+                etag = etag_of(found[0]) if found else None
         what = {NOTE: "note", ATTACHMENT: "attachment", FOLDER: "folder"}[kind]
         summary = f"renamed {what} {src_rel} -> {dst_rel}"
         if kind == FOLDER:
@@ -668,6 +765,58 @@ class Writer:
         return self._publish(WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary,
                                          tuple(warnings), dst_rel), actor)
 
+    def _check_rewrite_bounds(self, snap, src_rel: str, dst_rel: str, kind: str) -> None:
+        """Refuse, before any change, a rename whose link rewriting would take unbounded time:
+        every note it would rewrite (the moved ones and those linking to them) must hold at most
+        rename.MAX_REWRITE_LINKS links. Notes too small to hold that many are not read."""
+        if kind == FOLDER:
+            prefix = src_rel + "/"
+            moved = [e.path for e in snap.entries if e.path.startswith(prefix) and e.kind != FOLDER]
+        else:
+            moved = [src_rel]
+        moves = {p: dst_rel + p[len(src_rel):] for p in moved}
+        for path in rename.candidate_notes(snap.entries, moves):
+            entry = snap.get(path)
+            if entry is None or entry.size_bytes <= rename.COUNT_ABOVE_BYTES:
+                continue
+            try:
+                with self._loc(path) as loc:
+                    found = _read(loc, path)
+            except VaultError:
+                continue  # unreadable here: the rewrite skips it with a warning
+            n = rename.link_markers(found[0]) if found else 0
+            if n > rename.MAX_REWRITE_LINKS:
+                raise WriteRefused(rename.too_many_links(path, n), "too_many_links")
+
+    def _journal_bytes(self, loc: Loc, st: os.stat_result, rel: str) -> bytes | None:
+        """The bytes a delete removes, for the change journal (None for a hard-linked file, never read)."""
+        if st.st_nlink > 1 and not stat_mod.S_ISLNK(st.st_mode):
+            return None
+        try:
+            if stat_mod.S_ISLNK(st.st_mode):
+                with self._loc(rel) as target:
+                    found = _read(target, rel)
+            else:
+                found = _read(loc, rel)
+        except VaultError:
+            return None
+        return found[0] if found else None
+
+    def _previous_etag(self, loc: Loc, st: os.stat_result, rel: str, kind: str, if_match: str | None) -> str | None:
+        """The etag of the file a rename or delete moves (None for a hard-linked one, which is never read)."""
+        if st.st_nlink > 1 and not stat_mod.S_ISLNK(st.st_mode):
+            if if_match is not None:
+                raise _hardlink_refusal(rel, st.st_nlink)
+            return None
+        if stat_mod.S_ISLNK(st.st_mode):
+            with self._loc(rel) as target:
+                found = _read(target, rel)
+        else:
+            found = _read(loc, rel)
+        previous = etag_of(found[0]) if found else None
+        self._check_match(_Target(rel, rel, kind, ""), if_match, previous)
+        return previous
+
     @_journal.journaled("delete")
     def delete(self, path: str, *, permanent: bool = False, confirm_path: str | None = None,
                if_match: str | None = None, actor: str = "human") -> WriteResult:
@@ -678,30 +827,30 @@ class Writer:
         a folder is deleted permanently only when empty.
         """
         rel = normalize(path)
-        src_abs, kind = self._locate_existing(rel)
         if permanent and confirm_path != path:
             raise WriteRefused(f"permanent deletion needs confirm_path={path!r} (the exact same path repeated); "
                                "or omit permanent to move it to the vault's .trash/ folder, where it can be "
                                "restored", "confirmation_required")
-        content_real = to_disk(self.vault.root_real, rel) if kind != FOLDER else src_abs
+        loc, st, kind = self._existing(rel)
         snap = self.vault.snapshot
-        with _LOCKS.hold(content_real):
-            if not os.path.lexists(src_abs):
+        with loc, _LOCKS.hold(self._key(loc.canon)):
+            st = loc.lstat()
+            if st is None:
                 raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists")
             previous = None
             if kind != FOLDER:
-                found = _read(content_real)
-                previous = etag_of(found[0]) if found else None
-                self._check_match(_Target(rel, content_real, kind), if_match, previous)
+                previous = self._previous_etag(loc, st, rel, kind, if_match)
             elif if_match is not None:
                 raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
             moved_to = None
-            _journal.approve(rel, found[0] if kind != FOLDER and found else None, None, operation="delete")
+            is_dir = stat_mod.S_ISDIR(st.st_mode)
+            _journal.approve(rel, self._journal_bytes(loc, st, rel) if kind != FOLDER else None, None,
+                             operation="delete")
             try:
                 if permanent:
-                    if kind == FOLDER and not os.path.islink(src_abs):
+                    if is_dir:
                         try:
-                            os.rmdir(src_abs)
+                            os.rmdir(loc.name, dir_fd=loc.dir_fd)
                         except OSError as exc:
                             if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
                                 raise WriteRefused(f"folder {rel!r} is not empty: vaultwatch only deletes empty "
@@ -709,12 +858,12 @@ class Writer:
                                                    "or delete its notes first", "folder_not_empty") from None
                             raise
                     else:
-                        os.unlink(src_abs)
+                        os.unlink(loc.name, dir_fd=loc.dir_fd)
                 else:
-                    moved_to = self._to_trash(src_abs, rel)
+                    moved_to = self._to_trash(loc, is_dir)
             except OSError as exc:
                 raise _os_error(exc, rel, "was not deleted") from None
-            _fsync_dir(os.path.dirname(src_abs))
+            _fsync_dir(loc.dir_fd)
         self._refresh([rel], actor)
         warnings: tuple[str, ...] = ()
         if kind != FOLDER:
@@ -734,8 +883,8 @@ class Writer:
     def _modify(self, operation: str, path: str, change: Callable[[str], tuple[str, str, tuple[str, ...]]], *,
                 if_match: str | None, actor: str) -> WriteResult:
         t = self._target(path)
-        with _LOCKS.hold(t.real):
-            found = _read(t.real)
+        with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+            found = _read(loc, t.rel)
             if found is None:
                 raise NotFoundError(f"not found: {t.rel!r} does not exist; create it with write, or check the "
                                     "path with list_documents")
@@ -759,10 +908,10 @@ class Writer:
                                     "nothing was changed; use update_frontmatter to change frontmatter keys",
                                     "would_break_frontmatter")
             data = bom + self._encode(new_text, t, check_size=False)
-            self._commit(t, old, data, actor=actor, mode=mode)
+            self._commit(t, loc, old, data, actor=actor, mode=mode)
             return self._done(operation, t, current, data, actor, summary=summary, warnings=warnings)
 
-    def _commit(self, t: _Target, old: bytes | None, data: bytes, *, actor: str, mode: int | None = None,
+    def _commit(self, t: _Target, loc: Loc, old: bytes | None, data: bytes, *, actor: str, mode: int | None = None,
                 create: bool = False) -> list[str]:
         """Write `data` atomically (lock held). Returns vault paths of folders created for it."""
         if len(data) > self.max_bytes:
@@ -776,12 +925,14 @@ class Writer:
                                    f"by: {who!r}; record your own check with by: 'agent:<your name>' "
                                    "(machine-confirmed) and leave human review to a person",
                                    "human_attestation_refused")
-        created = self._make_parents(t.rel) if create else []
+        fresh = None
+        if create and loc.missing:  # make the missing folders, each relative to its parent's descriptor
+            fresh = loc = self._loc(t.canon, make_dirs=True, follow_last=False)
 
         def precheck() -> None:
             if create:
                 return
-            now = _read(t.real)
+            now = _read(loc, t.rel)
             if now is None or now[0] != old:
                 raise ConflictError(f"revision conflict: {t.rel!r} was changed by someone else while this write "
                                     "was in progress; read it again and retry", t.rel,
@@ -789,15 +940,21 @@ class Writer:
 
         _journal.approve(t.rel, old, data)  # the approval gate; raises when the person declines
         try:
-            _atomic_write(t.real, data, mode=mode, create=create, precheck=precheck, hook=self._hook)
+            _atomic_write(loc, data, mode=mode, create=create, precheck=precheck, hook=self._hook)
         except FileExistsError:
-            found = _read(t.real)
+            try:
+                found = _read(loc, t.rel)
+            except VaultError:
+                found = None
             raise AlreadyExistsError(f"already exists: {t.rel!r} was created by someone else meanwhile; read it "
                                      "and retry with if_match", t.rel, etag_of(found[0]) if found else None) from None
         except OSError as exc:
             raise _os_error(exc, t.rel, "was not created" if create else "is unchanged") from None
+        finally:
+            if fresh is not None:
+                fresh.close()
         _journal.committed(t.rel, old, data)
-        return created
+        return list(fresh.created) if fresh is not None else []
 
     def _check_match(self, t: _Target, if_match: str | None, current: str | None) -> None:
         if if_match is None:
@@ -846,8 +1003,8 @@ class Writer:
     def _rewrite_one(self, old_path: str, new_path: str, moves, before, after, actor: str) -> tuple[int, tuple]:
         t = self._target(new_path)
         for _attempt in range(3):
-            with _LOCKS.hold(t.real):
-                found = _read(t.real)
+            with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+                found = _read(loc, t.rel)
                 if found is None:
                     return 0, ()
                 old, mode = found
@@ -868,55 +1025,54 @@ class Writer:
                 if not result.changed:
                     return 0, result.warnings
                 try:
-                    self._commit(t, old, bom + result.text.encode("utf-8"), actor=actor, mode=mode)
+                    self._commit(t, loc, old, bom + result.text.encode("utf-8"), actor=actor, mode=mode)
                 except ConflictError:
                     continue  # edited meanwhile: read again and redo this note
                 return result.changed, result.warnings
         return 0, (f"{new_path}: kept changing while its links were being updated; links not updated",)
 
-    def _files_under(self, rel: str, abs_path: str) -> list[str]:
-        out: list[str] = []
-        for dirpath, dirnames, filenames in os.walk(abs_path):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            base = os.path.relpath(dirpath, abs_path).replace(os.sep, "/")
-            prefix = rel if base == "." else f"{rel}/{base}"
-            for name in filenames:
-                if not name.startswith(".") and self.vault.config.kind_of(name) is not None:
-                    out.append(f"{prefix}/{name}")
-        return sorted(out)
-
-    def _dirs_under(self, rel: str, abs_path: str, kind: str) -> list[str]:
-        if kind != FOLDER:
-            return []
-        out: list[str] = []
-        for dirpath, dirnames, _ in os.walk(abs_path):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            base = os.path.relpath(dirpath, abs_path).replace(os.sep, "/")
-            prefix = rel if base == "." else f"{rel}/{base}"
-            out.extend(f"{prefix}/{d}" for d in dirnames)
-        return out
-
-    def _to_trash(self, src_abs: str, rel: str) -> str:
-        trash = os.path.join(self.vault.root_real, TRASH)
-        if os.path.islink(trash) or (os.path.exists(trash) and not os.path.isdir(trash)):
-            raise WriteRefused(f"the vault's {TRASH} is not a plain folder (a symlink or a file); fix it, or delete "
-                               "permanently with permanent=true and confirm_path", "trash_unusable")
-        os.makedirs(trash, exist_ok=True)
-        name = rel.rsplit("/", 1)[-1]
-        stem, dot, ext = name.rpartition(".")
-        if not stem or os.path.isdir(src_abs):
-            stem, dot, ext = name, "", ""
-        for i in range(10_000):
-            candidate = name if i == 0 else f"{stem} {i}{dot}{ext}"
-            try:
-                rename_noreplace(src_abs, os.path.join(trash, candidate))
-            except FileExistsError:
-                continue
-            _fsync_dir(trash)
-            return f"{TRASH}/{candidate}"
-        raise WriteRefused(f"the trash already holds 10,000 items named like {name!r}; empty it first", "trash_full")
-
     # --- paths ---
+
+    def _loc(self, rel: str, **kwargs) -> Loc:
+        """core.safeio.locate for a vault path, its OS errors turned into structured ones."""
+        try:
+            return locate(self.vault.root_real, rel, missing_ok=not kwargs.get("make_dirs"), **kwargs)
+        except NotADirectoryError:
+            raise WriteRefused(f"{rel!r}: a file stands where a folder on the way should be", "not_a_folder") from None
+        except FileNotFoundError:
+            raise NotFoundError(f"not found: a folder on the way to {rel!r} was removed meanwhile; "
+                                "list_documents shows what exists") from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PathError(f"{rel!r} goes through a symlink loop; name it by its real path") from None
+            raise _os_error(exc, rel, "was not changed") from None
+
+    def _spelling(self, rel: str, canon_parent: str) -> str:
+        """The path to answer with: a path spelled through a folder link that read does not
+        accept (a link to the root, or to a folder listed at its real path) becomes the real
+        path, which read, the index and the answer all use (as rename does)."""
+        parent = rel.rpartition("/")[0]
+        if parent == canon_parent:
+            return rel
+        if walked_folder(self.vault.root_real, parent, self.vault.config) == parent:
+            return rel
+        name = rel.rpartition("/")[2]
+        return f"{canon_parent}/{name}" if canon_parent else name
+
+    def _key(self, canon: str) -> str:
+        """The per-note lock's key: the entry's real location (as Vault.disk_path names it)."""
+        return os.path.join(self.vault.root_real, *canon.split("/"))
+
+    def _check_new(self, loc: Loc) -> None:
+        """Refuse a new name (and new folders on the way) a person could mistake for another (paths.check_new_name)."""
+        new = loc.name.split("/")
+        try:
+            siblings = os.listdir(loc.dir_fd)
+        except OSError:
+            siblings = []
+        check_new_name(new[0], siblings, folds_case=_folds_case(loc.dir_fd, siblings))
+        for part in new[1:]:
+            check_new_name(part)
 
     def _target(self, path: str, *, allow_attachment: bool = False) -> _Target:
         rel = normalize(path)
@@ -931,53 +1087,90 @@ class Writer:
             else:
                 raise WriteRefused(f"{rel!r} is not a Markdown note: use a path ending in .md (other file types "
                                    "are not written)", "not_a_note")
-        real = to_disk(self.vault.root_real, rel)
-        return _Target(rel, real, kind)
+        with self._loc(rel, follow_last=False) as loc:
+            rel = self._spelling(rel, loc.canon.rpartition("/")[0])
+        with self._loc(rel) as loc:  # an in-vault symlink note: its target is what is read and written
+            canon = loc.canon
+        return _Target(rel, canon, kind, self._key(canon))
 
-    def _new_location(self, rel: str) -> str:
-        """The real path a new file or folder at `rel` would get: its parent resolved and checked."""
-        parent_rel, _, name = rel.rpartition("/")
-        parent = to_disk(self.vault.root_real, parent_rel) if parent_rel else self.vault.root_real
-        return os.path.join(parent, name)
+    def _existing(self, rel: str) -> tuple[Loc, os.stat_result, str]:
+        """(location of the entry itself, its lstat, kind) for an existing vault file or folder.
 
-    def _locate_existing(self, rel: str) -> tuple[str, str]:
-        """(absolute path of the entry itself, kind) for an existing vault file or folder."""
-        abs_path = self._new_location(rel)
+        A symlink is located as itself; its target must lie inside the vault, outside hidden folders.
+        """
+        loc = self._loc(rel, follow_last=False)
         try:
-            st = os.stat(abs_path)
-        except FileNotFoundError:
-            raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists") from None
-        except OSError as exc:
-            raise _os_error(exc, rel, "was not changed") from None
-        to_disk(self.vault.root_real, rel)  # a symlink must resolve inside the vault, outside hidden folders
-        if stat_mod.S_ISDIR(st.st_mode):
-            return abs_path, FOLDER
-        kind = self.vault.config.kind_of(rel.rsplit("/", 1)[-1])
-        if kind is None or not stat_mod.S_ISREG(st.st_mode):
-            raise WriteRefused(f"{rel!r} is not a note, an allowlisted attachment or a folder of the vault",
-                               "not_a_vault_file")
-        return abs_path, kind
+            st = loc.lstat() if not loc.missing else None
+            if st is None:
+                raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists")
+            if stat_mod.S_ISLNK(st.st_mode):
+                with self._loc(rel) as target:  # raises for a link that leads outside or into hidden folders
+                    tst = target.lstat() if not target.missing else None
+                if tst is None:
+                    raise NotFoundError(f"not found: {rel!r} is a broken symlink; list_documents shows what exists")
+                if stat_mod.S_ISDIR(tst.st_mode):
+                    return loc, st, FOLDER
+            elif stat_mod.S_ISDIR(st.st_mode):
+                return loc, st, FOLDER
+            kind = self.vault.config.kind_of(loc.name)
+            if kind is None or not (stat_mod.S_ISREG(st.st_mode) or stat_mod.S_ISLNK(st.st_mode)):
+                raise WriteRefused(f"{rel!r} is not a note, an allowlisted attachment or a folder of the vault",
+                                   "not_a_vault_file")
+            return loc, st, kind
+        except BaseException:
+            loc.close()
+            raise
 
-    def _make_parents(self, rel: str) -> list[str]:
-        """Create the missing folders above `rel`; returns their vault paths (outermost first)."""
-        parts = rel.split("/")[:-1]
-        created: list[str] = []
-        for i in range(1, len(parts) + 1):
-            folder_rel = "/".join(parts[:i])
-            real = to_disk(self.vault.root_real, folder_rel)
-            if os.path.isdir(real):
-                continue
-            try:
-                os.mkdir(real)
-            except FileExistsError:
-                if not os.path.isdir(real):
-                    raise WriteRefused(f"{folder_rel!r} exists and is not a folder", "not_a_folder") from None
-                continue
-            except OSError as exc:
-                raise _os_error(exc, rel, "was not created") from None
-            _fsync_dir(os.path.dirname(real))
-            created.append(folder_rel)
-        return created
+    def _files_under(self, rel: str, loc: Loc) -> list[str]:
+        out: list[str] = []
+        for dirpath, dirnames, filenames, _fd in os.fwalk(loc.name, dir_fd=loc.dir_fd):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            base = os.path.relpath(dirpath, loc.name).replace(os.sep, "/")
+            prefix = rel if base == "." else f"{rel}/{base}"
+            for name in filenames:
+                if not name.startswith(".") and self.vault.config.kind_of(name) is not None:
+                    out.append(f"{prefix}/{name}")
+        return sorted(out)
+
+    def _dirs_under(self, rel: str, loc: Loc, kind: str) -> list[str]:
+        if kind != FOLDER:
+            return []
+        out: list[str] = []
+        for dirpath, dirnames, _, _fd in os.fwalk(loc.name, dir_fd=loc.dir_fd):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            base = os.path.relpath(dirpath, loc.name).replace(os.sep, "/")
+            prefix = rel if base == "." else f"{rel}/{base}"
+            out.extend(f"{prefix}/{d}" for d in dirnames)
+        return out
+
+    def _to_trash(self, loc: Loc, is_dir: bool) -> str:
+        with self._loc(TRASH, follow_last=False, allow_hidden=True) as trash:
+            st = trash.lstat()
+            if st is not None and not stat_mod.S_ISDIR(st.st_mode):
+                raise WriteRefused(f"the vault's {TRASH} is not a plain folder (a symlink or a file); fix it, or "
+                                   "delete permanently with permanent=true and confirm_path", "trash_unusable")
+            if st is None:
+                try:
+                    os.mkdir(TRASH, dir_fd=trash.dir_fd)
+                except FileExistsError:
+                    pass
+            tfd = open_at(trash.dir_fd, TRASH, os.O_RDONLY | _O_DIRECTORY, rel=TRASH)
+        try:
+            name = loc.name
+            stem, dot, ext = name.rpartition(".")
+            if not stem or is_dir:
+                stem, dot, ext = name, "", ""
+            for i in range(10_000):
+                candidate = name if i == 0 else f"{stem} {i}{dot}{ext}"
+                try:
+                    rename_noreplace(loc.dir_fd, loc.name, tfd, candidate)
+                except FileExistsError:
+                    continue
+                _fsync_dir(tfd)
+                return f"{TRASH}/{candidate}"
+        finally:
+            os.close(tfd)
+        raise WriteRefused(f"the trash already holds 10,000 items named like {name!r}; empty it first", "trash_full")
 
     def _encode(self, content: str | bytes, t: _Target, *, check_size: bool = True) -> bytes:
         if isinstance(content, str):
@@ -1020,9 +1213,8 @@ class Writer:
 
     def _index_paths(self, t: _Target) -> list[str]:
         paths = [t.rel]
-        real_rel = os.path.relpath(t.real, self.vault.root_real).replace(os.sep, "/")
-        if real_rel != t.rel:
-            paths.append(real_rel)  # the note is a symlink inside the vault: its target changed too
+        if t.canon != t.rel:
+            paths.append(t.canon)  # the note is a symlink inside the vault: its target changed too
         return paths
 
     def _done(self, operation: str, t: _Target, previous: str | None, data: bytes, actor: str, *,
@@ -1045,11 +1237,21 @@ class Writer:
         return result
 
 
-def _same_file(a: str, b: str) -> bool:
+def _folds_case(dir_fd: int, siblings: list[str]) -> bool:
+    """True when the folder's file system finds a name in another case (probed on one existing name)."""
+    probe = next((n for n in siblings if n.swapcase() != n), None)
+    if probe is None:
+        return False
     try:
-        return os.path.samefile(a, b)
+        a = os.stat(probe, dir_fd=dir_fd, follow_symlinks=False)
+        b = os.stat(probe.swapcase(), dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _same_entry(a: os.stat_result | None, b: os.stat_result | None) -> bool:
+    return a is not None and b is not None and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _count_lines(data: bytes) -> int:

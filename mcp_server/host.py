@@ -51,6 +51,7 @@ from .paths import (
     token_path,
     write_private,
 )
+from .requestguard import MAX_REQUEST_BYTES, RequestGuard
 from .server import ToolRegistrar, build_server
 from .splice import Splice
 from .wire import MCP_PATH, SESSION_HEADER
@@ -391,9 +392,10 @@ class McpHost:
                 hosts += [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
                 origins += [f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://[::1]:{port}"]
             app: Any = self.server.streamable_http_app(
-                streamable_http_path=MCP_PATH, json_response=True,
+                streamable_http_path=MCP_PATH, json_response=True, max_request_body_size=MAX_REQUEST_BYTES,
                 transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                                              allowed_hosts=hosts, allowed_origins=origins))
+            app = RequestGuard(app)  # vaultwatch's own 413 and bad-id answers (mcp_server/requestguard.py)
             self.splice = Splice(app)
             app = _Counting(SessionEnd(self.splice, self.activity), self)
             servers.append(_uvicorn(app))

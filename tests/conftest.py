@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import os
+import stat
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -121,7 +122,7 @@ def open_vault(clock: FixedClock) -> Callable[..., Vault]:
 class LinkRemover:
     """Removes the symlinks named in `names` at the worst moment for a path resolver: after
     os.path.realpath has lstat()ed one (it is a link) and before it readlink()s it, as another
-    caller deleting or renaming the link would. `removed` counts the removals."""
+    caller deleting or renaming the link would (core.safeio's walk: between its lstat and readlinkat). `removed` counts the removals."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.names: set[str] = set()
@@ -129,9 +130,15 @@ class LinkRemover:
         real_readlink = os.readlink
 
         def readlink_after_removal(path, *args, **kwargs):
-            if os.path.basename(path) in self.names and os.path.islink(path):
-                os.unlink(path)
-                self.removed += 1
+            dir_fd = kwargs.get("dir_fd")  # core.safeio reads links relative to a folder's descriptor
+            if os.path.basename(path) in self.names:
+                try:
+                    is_link = stat.S_ISLNK(os.stat(path, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+                except OSError:
+                    is_link = False
+                if is_link:
+                    os.unlink(path, dir_fd=dir_fd)
+                    self.removed += 1
             return real_readlink(path, *args, **kwargs)
 
         monkeypatch.setattr(os, "readlink", readlink_after_removal)
