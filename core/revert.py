@@ -17,12 +17,13 @@ change (kind "revert", `revert_of` set) and the reverted change is marked `rever
 from __future__ import annotations
 
 import os
+import stat as stat_mod
 from dataclasses import dataclass, field
 
 from . import journal as jmod
 from .errors import VaultError
 from .journal import Change, Journal, Scope, _File
-from .paths import normalize, to_disk
+from .paths import normalize
 from .writes import TRASH, Writer, _fsync_dir, _read, etag_of, rename_noreplace
 
 
@@ -63,9 +64,19 @@ class RevertAllOutcome:
     refused: list[tuple[int, str]] = field(default_factory=list)
 
 
+def _exists(writer: Writer, rel: str) -> bool:
+    """Whether something (a file, folder or link) is at the vault path `rel` (core.safeio)."""
+    try:
+        with writer._loc(normalize(rel), follow_last=False) as loc:
+            return loc.lstat() is not None
+    except VaultError:
+        return False
+
+
 def _current(writer: Writer, rel: str) -> bytes | None:
     try:
-        found = _read(to_disk(writer.vault.root_real, rel))
+        with writer._loc(normalize(rel)) as loc:  # core.safeio: relative to the vault's descriptor
+            found = _read(loc, rel)
     except VaultError:
         return None
     return None if found is None else found[0]
@@ -113,12 +124,10 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
         src, dst = change.src, change.path
         if not src:
             raise RevertRefused(f"change {change.id}: the journal has no source path for this rename")
-        src_abs = writer._new_location(src)
-        if os.path.lexists(src_abs):
+        if _exists(writer, src):
             raise RevertRefused(f"cannot revert change {change.id}: {src} exists again, so {dst} cannot move back "
                                 "there; rename or remove it first", path=src)
-        dst_abs = writer._new_location(dst)
-        if not os.path.lexists(dst_abs):
+        if not _exists(writer, dst):
             raise RevertRefused(f"cannot revert change {change.id}: {dst} is gone (moved or deleted since)", path=dst)
         if change.etag is not None and not any(f.path == dst for f in change.files):
             current = _current(writer, dst)
@@ -126,26 +135,43 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
                 raise _refuse_changed(journal, change, dst, None, None, current)
     if change.operation == "delete":
         rel = change.path
-        if os.path.lexists(writer._new_location(rel)):
+        if _exists(writer, rel):
             raise RevertRefused(f"cannot revert change {change.id}: {rel} exists again; rename or remove it first",
                                 path=rel)
-        if not _trash_source(writer, change) and not change.files:
+        source = _trash_source(writer, change)
+        if source is not None:
+            source.close()
+        if source is None and not change.files:
             raise RevertRefused(f"cannot revert change {change.id}: {rel} is no longer in the trash "
                                 f"({change.moved_to or 'deleted permanently'}) and the journal holds no copy")
 
 
-def _trash_source(writer: Writer, change: Change) -> str | None:
+def _trash_source(writer: Writer, change: Change):
+    """A core.safeio Loc on the deleted entry in the vault's .trash (the caller closes it), or None."""
     moved = change.moved_to
     if change.operation != "delete" or not moved or not moved.startswith(TRASH + "/"):
         return None
-    path = os.path.join(writer.vault.root_real, *moved.split("/"))
-    if not os.path.lexists(path) or os.path.islink(os.path.join(writer.vault.root_real, TRASH)):
+    try:
+        with writer._loc(TRASH, follow_last=False, allow_hidden=True) as trash:
+            tst = trash.lstat()
+        if tst is None or not stat_mod.S_ISDIR(tst.st_mode):  # missing, a symlink or a file
+            return None
+        loc = writer._loc(moved, follow_last=False, allow_hidden=True)
+    except (VaultError, OSError):
+        return None
+    st = loc.lstat()
+    if st is None or stat_mod.S_ISLNK(st.st_mode):
+        loc.close()
         return None
     if change.previous_etag is not None:
-        found = _read(path) if os.path.isfile(path) else None
+        try:
+            found = _read(loc, moved) if stat_mod.S_ISREG(st.st_mode) else None
+        except VaultError:
+            found = None
         if found is None or etag_of(found[0]) != change.previous_etag:
+            loc.close()
             return None
-    return path
+    return loc
 
 
 def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "human") -> RevertOutcome:
@@ -190,14 +216,14 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
     rel = normalize(change.path)
     source = _trash_source(writer, change)
     if source is not None:
-        writer._make_parents(rel)
-        dst = writer._new_location(rel)
-        rename_noreplace(source, dst)
-        _fsync_dir(os.path.dirname(source))
-        _fsync_dir(os.path.dirname(dst))
-        refresh = [rel]
-        if os.path.isdir(dst):
-            refresh += writer._files_under(rel, dst) + writer._dirs_under(rel, dst, "folder")
+        with source, writer._loc(rel, follow_last=False, make_dirs=True) as dst:
+            rename_noreplace(source.dir_fd, source.name, dst.dir_fd, dst.name)
+            _fsync_dir(source.dir_fd)
+            _fsync_dir(dst.dir_fd)
+            refresh = [*dst.created, rel]
+            st = dst.lstat()
+            if st is not None and stat_mod.S_ISDIR(st.st_mode):
+                refresh += writer._files_under(rel, dst) + writer._dirs_under(rel, dst, "folder")
         writer.vault.refresh_paths(refresh, source=actor)
         return f"moved {change.moved_to} back to {rel}"
     for f in change.files:
