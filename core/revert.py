@@ -16,7 +16,6 @@ change (kind "revert", `revert_of` set) and the reverted change is marked `rever
 """
 from __future__ import annotations
 
-import os
 import stat as stat_mod
 from dataclasses import dataclass, field
 

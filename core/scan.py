@@ -248,7 +248,7 @@ def is_dir(de: os.DirEntry[str]) -> bool:
         return False
 
 
-def _take(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig,
+def _take(de: os.DirEntry[str] | _At, rel: str, root_real: str, config: ScanConfig,
           seen_dirs: set[tuple[int, int]], stack: list[tuple[str, str]]) -> Iterator[Found]:
     try:
         found = visit(de, rel, root_real, config, seen_dirs)
@@ -264,7 +264,7 @@ def _take(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig,
         yield found
 
 
-def visit(de: os.DirEntry[str], rel: str, root_real: str, config: ScanConfig, seen_dirs: set[tuple[int, int]]):
+def visit(de: os.DirEntry[str] | _At, rel: str, root_real: str, config: ScanConfig, seen_dirs: set[tuple[int, int]]):
     """What the walk makes of one directory entry: a FileFact to parse, a Skipped with the reason, a folder
     as (its entry, its real path), or None (hidden, ignored, not part of the vault)."""
     is_link = de.is_symlink()

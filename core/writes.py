@@ -689,9 +689,10 @@ class Writer:
                 self._check_rewrite_bounds(snap, src_rel, dst_rel, kind)
             with _LOCKS.hold(self._key(src_rel), self._key(dst_rel)), \
                     self._loc(dst_rel, follow_last=False) as dloc:
-                sst = sloc.lstat()
-                if sst is None:
+                now_st = sloc.lstat()
+                if now_st is None:
                     raise NotFoundError(f"not found: {src_rel!r} does not exist; list_documents shows what exists")
+                sst = now_st
                 dst_rel = dloc.canon
                 dst_st = dloc.lstat() if not dloc.missing else None
                 case_only = _same_entry(sst, dst_st)
@@ -834,9 +835,10 @@ class Writer:
         loc, st, kind = self._existing(rel)
         snap = self.vault.snapshot
         with loc, _LOCKS.hold(self._key(loc.canon)):
-            st = loc.lstat()
-            if st is None:
+            now_st = loc.lstat()
+            if now_st is None:
                 raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists")
+            st = now_st
             previous = None
             if kind != FOLDER:
                 previous = self._previous_etag(loc, st, rel, kind, if_match)
