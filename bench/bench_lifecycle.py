@@ -29,7 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import OUT, ROOT, emit, vault
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script by dev.py bench
+
+from bench.common import OUT, ROOT, emit, vault  # noqa: E402
 
 VW = [sys.executable, "-m", "tui.cli"]
 PEER = "obsidian-mcp==2.1.6"
