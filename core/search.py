@@ -22,14 +22,15 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import ranking
 from .errors import QueryError
-from .events import DocumentsChanged, IndexProblem, IndexProgress, IndexReady
+from .events import IndexProblem, IndexProgress, IndexReady
+from .follower import ChangeFollower
 from .memory import release_free_memory
 from .model import NOTE, Entry
 from .parse import decode, split_frontmatter
@@ -472,7 +473,7 @@ def note_name(path: str) -> str:
     return ranking.name_words(stem)
 
 
-class SearchIndex:
+class SearchIndex(ChangeFollower):
     """The FTS5 index of one vault, built and updated by one background thread.
 
     Readers (any thread) get their own read-only connection. `wait_synced` and `pending`
@@ -480,15 +481,11 @@ class SearchIndex:
     """
 
     def __init__(self, vault: Vault, db_path: Path) -> None:
-        self.vault = vault
+        super().__init__(vault)
         self.db_path = db_path
-        self._cond = threading.Condition()
-        self._queue: dict[str, None] = {}
         self._enqueued = 0
         self._done_seq = 0
         self._resync = False
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._local = threading.local()
         self._epoch = 0  # bumped when the database file is replaced
         self._rowids: dict[str, int] = {}  # path -> FTS rowid (for scoped searches)
@@ -500,36 +497,15 @@ class SearchIndex:
         self.total = 0
         self.problem: str | None = None
         self.build_seconds: float | None = None
-        self._unsub: Callable[[], None] | None = None
 
-    # lifecycle --------------------------------------------------------------------------------
-    def start(self) -> None:
-        """Subscribe to index changes and start the builder thread (idempotent)."""
-        if self._thread is not None:
-            return
-        self._unsub = self.vault.bus.subscribe(self._on_event)
-        self._thread = threading.Thread(target=self._run, name="vaultwatch-search", daemon=True)
-        self._thread.start()
+    thread_name = "vaultwatch-search"
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the builder thread (work in progress is committed or rolled back, never half-applied)."""
-        self._stop.set()
-        with self._cond:
-            self._cond.notify_all()
-        if self._unsub:
-            self._unsub()
-        if self._thread is not None:
-            self._thread.join(timeout)
+    def _queued(self) -> None:
+        self._enqueued += 1
 
     def _on_event(self, event) -> None:
-        if isinstance(event, DocumentsChanged):
-            paths = (*event.added, *event.changed, *event.removed)
-            if paths:
-                with self._cond:
-                    self._queue.update(dict.fromkeys(paths))
-                    self._enqueued += 1
-                    self._cond.notify_all()
-        elif isinstance(event, IndexReady) and event.generation > self._synced_generation:
+        super()._on_event(event)
+        if isinstance(event, IndexReady) and event.generation > self._synced_generation:
             with self._cond:  # a reload: compare everything again
                 self._resync = True
                 self._enqueued += 1

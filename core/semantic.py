@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .events import DocumentsChanged, IndexProblem, IndexProgress
+from .events import IndexProblem, IndexProgress
+from .follower import ChangeFollower
 from .memory import release_free_memory
 from .model import NOTE
 
@@ -93,22 +94,19 @@ def passage(name: str, title: str, aliases: str, headings: str, body: str) -> st
     return "\n".join(p for p in (name, title, aliases, headings.replace("\n", ". "), body[:PASSAGE_CHARS]) if p)
 
 
-class VectorIndex:
+class VectorIndex(ChangeFollower):
     """Note vectors for one vault, built after the full-text index and kept in step with it."""
+
+    thread_name = "vaultwatch-vectors"
 
     def __init__(self, vault, search_index, cache_path: Path) -> None:
         import numpy as np
 
+        super().__init__(vault)
         self._np = np
-        self.vault = vault
         self.search = search_index
         self.cache_path = cache_path
         self._lock = threading.Lock()
-        self._cond = threading.Condition()
-        self._queue: dict[str, None] = {}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._unsub = None
         self.embedder: Embedder | None = None
         # published state (replaced whole under _lock; readers take a reference)
         self._paths: list[str] = []
@@ -120,31 +118,6 @@ class VectorIndex:
         self.total = 0
         self.problem: str | None = None
         self.build_seconds: float | None = None
-
-    # lifecycle --------------------------------------------------------------------------------
-    def start(self) -> None:
-        if self._thread is not None:
-            return
-        self._unsub = self.vault.bus.subscribe(self._on_event)
-        self._thread = threading.Thread(target=self._run, name="vaultwatch-vectors", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        with self._cond:
-            self._cond.notify_all()
-        if self._unsub:
-            self._unsub()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def _on_event(self, event) -> None:
-        if isinstance(event, DocumentsChanged):
-            paths = (*event.added, *event.changed, *event.removed)
-            if paths:
-                with self._cond:
-                    self._queue.update(dict.fromkeys(paths))
-                    self._cond.notify_all()
 
     def _run(self) -> None:
         try:
