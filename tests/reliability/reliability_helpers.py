@@ -60,6 +60,19 @@ def tree_state(root: str | os.PathLike[str], *, skip: Callable[[str], bool] | No
     return out
 
 
+def serve_process(root: Path, sock: str) -> subprocess.Popen:
+    """A real `vaultwatch serve` process on `sock` (entry cache off), returned once its socket exists."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", str(root), "--socket", sock],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
+    end = time.monotonic() + 60
+    while not os.path.exists(sock):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < end, "serve did not start"
+        time.sleep(0.05)
+    return proc
+
+
 def short_dir(prefix: str = "vwr") -> str:
     """A short private folder under /tmp (AF_UNIX socket paths hold ~107 bytes)."""
     return tempfile.mkdtemp(prefix=prefix, dir="/tmp")

@@ -26,25 +26,13 @@ from pathlib import Path
 
 import pytest
 from load_agents import Agent, vault_paths
-from reliability_helpers import ROOT
+from reliability_helpers import ROOT, serve_process
 
 from bench.vaultgen import generate
 
 # the two load scenarios take one test worker in turn: run side by side (two sets of 20 agents on
 # two cores) each would measure the other's load, which is not the scenario either describes
 pytestmark = pytest.mark.xdist_group("load")
-
-
-def _serve(root: Path, sock: str) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", str(root), "--socket", sock],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
-    end = time.monotonic() + 60
-    while not os.path.exists(sock):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < end, "serve did not start"
-        time.sleep(0.05)
-    return proc
 
 
 def test_agents_under_load_lose_no_update(tmp_path, figure, full_size):
@@ -55,7 +43,7 @@ def test_agents_under_load_lose_no_update(tmp_path, figure, full_size):
     (root / "Load" / "counter.md").write_text("---\ncount: 0\n---\n# Shared counter\n")
     paths, folders = vault_paths(root)
     sock = os.path.join(os.path.realpath("/tmp"), f"vwl-{os.getpid()}-{time.monotonic_ns() % 10**6}.sock")
-    proc = _serve(root, sock)
+    proc = serve_process(root, sock)
     rng = random.Random(11)
     agents = [Agent(i, calls, paths, folders, random.Random(rng.random())) for i in range(n_agents)]
     started = time.perf_counter()

@@ -27,25 +27,13 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import ROOT, tree_state, uds_client
+from reliability_helpers import serve_process, tree_state, uds_client
 
 from conftest import FULL
 
 pytestmark = pytest.mark.xdist_group("races")
 
 SECONDS = float(os.environ.get("VAULTWATCH_RACE_SECONDS") or (120 if FULL else 15))
-
-
-def _serve(root: Path, sock: str) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", str(root), "--socket", sock],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
-    end = time.monotonic() + 60
-    while not os.path.exists(sock):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < end, "serve did not start"
-        time.sleep(0.05)
-    return proc
 
 
 def _stop(proc: subprocess.Popen) -> str:
@@ -127,7 +115,7 @@ def test_agents_racing_folder_renames_never_touch_a_file_outside(tmp_path, figur
     os.symlink(outside.dir, root / "B" / "sub")  # a link vaultwatch rightly refuses to follow
     (root / "index.md").write_text("# index\n[[B/note]]\n")
     sock = os.path.join(os.path.realpath("/tmp"), f"vwr-{os.getpid()}-{time.monotonic_ns() % 10**6}.sock")
-    proc = _serve(root, sock)
+    proc = serve_process(root, sock)
     wrong = "0" * 64
     renamer = [("rename", {"path": "B", "new_path": "N", "update_links": False}),
                ("rename", {"path": "N", "new_path": "B", "update_links": False})]
@@ -188,7 +176,7 @@ def test_a_folder_swapped_for_an_outside_link_is_never_read(tmp_path, figure):
     (root / "d" / "sub" / "y.md").write_text("# y\n")
     os.symlink(outside.dir, root / "d" / "link")
     sock = os.path.join(os.path.realpath("/tmp"), f"vwx-{os.getpid()}-{time.monotonic_ns() % 10**6}.sock")
-    proc = _serve(root, sock)
+    proc = serve_process(root, sock)
     stopfile = base / "stop"
     swapper = subprocess.Popen([sys.executable, "-c", _SWAPPER, str(root / "d" / "sub"), str(root / "d" / "link"),
                                 str(SECONDS + 30), str(stopfile)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -225,7 +213,7 @@ def test_a_folder_moved_back_and_forth_by_another_process_never_lets_a_write_out
     (root / "B").mkdir(parents=True)
     os.symlink(outside.dir, root / "B" / "sub")
     sock = os.path.join(os.path.realpath("/tmp"), f"vwm-{os.getpid()}-{time.monotonic_ns() % 10**6}.sock")
-    proc = _serve(root, sock)
+    proc = serve_process(root, sock)
     stopfile = base / "stop"
     mover = subprocess.Popen([sys.executable, "-c", _SWAPPER, str(root / "B"), str(root / "N"), str(SECONDS + 30),
                               str(stopfile), "rename"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
