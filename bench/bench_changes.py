@@ -2,7 +2,7 @@
 
     python -m bench.bench_changes            # all four, JSON on stdout
 
-- journal_write: a 10 KB note rewritten through core.writes.Writer, with and without the
+- journal_write: a 10 KB note rewritten through core.edit.writes.Writer, with and without the
   change journal (p50 of each; the target is <= 1 ms added at p50).
 - diff_1mb: a 1 MB note's diff computed and rendered to terminal lines (unified at 120
   columns, side by side at 200), for a few scattered edits and for a rewrite of every
@@ -49,9 +49,9 @@ def pct(samples: list[float], q: float) -> float:
 
 def journal_write(n: int = 400) -> dict:
     """Two vaults written alternately (same load on both), one journaled; plus the journal's own time."""
-    from core.journal import Journal, attach
+    from core.review.journal import Journal, attach
     from core.vault import Vault
-    from core.writes import Writer
+    from core.edit.writes import Writer
 
     rng = random.Random(1)
     base = note_text(rng, 10_000)
@@ -95,7 +95,7 @@ def journal_write(n: int = 400) -> dict:
 
 
 def diff_1mb(repeat: int = 5) -> dict:
-    from core.textdiff import text_diff
+    from core.review.textdiff import text_diff
     from tui.diffview import plain, render_diff
 
     rng = random.Random(2)
@@ -120,7 +120,7 @@ def diff_1mb(repeat: int = 5) -> dict:
 
 
 def journal_size(changes: int = 10_000, notes: int = 100) -> dict:
-    from core.journal import Journal, Scope, _File
+    from core.review.journal import Journal, Scope, _File
 
     rng = random.Random(3)
     texts = [note_text(rng, 10_000) for _ in range(notes)]
@@ -155,8 +155,8 @@ async def _approve_latency(rounds: int) -> dict:
     from test_agents import agent, wait_for
     from tui_helpers import copy_demo, open_loaded
 
-    from core import approval
-    from core.approval import ApprovalGate
+    from core.review import approval
+    from core.review.approval import ApprovalGate
     from tui.app import make_app
     from tui.config import fixed_config
     from tui.idle import settle

@@ -24,7 +24,7 @@ TARGETS = {"cold_100k_s": 6.0, "cold_10k_s": 0.8, "filtered_query_100k_ms": 30, 
 
 def child(path: str, manifest_path: str) -> dict:
     from core.clock import parse_as_of
-    from core.query import Query, pairs
+    from core.query.listing import Query, pairs
     from core.vault import Vault
 
     manifest = json.loads(open(manifest_path).read())

@@ -85,7 +85,7 @@ def env_for(tmp: Path, cache: Path) -> dict[str, str]:
 
 def holder_pid(root: str) -> int | None:
     sys.path.insert(0, str(ROOT))
-    from core.vaultlock import holder
+    from core.disk.vaultlock import holder
 
     h = holder(root)
     return h.pid if h else None
@@ -176,7 +176,7 @@ def bench_http_ping(root: Path, tmp: Path, cache: Path, n: int = 200) -> dict:
     try:
         sys.path.insert(0, str(ROOT))
         os.environ["XDG_STATE_HOME"] = env["XDG_STATE_HOME"]
-        from mcp_server.paths import http_token
+        from mcp_server.locations import http_token
 
         token = http_token(str(root))
         url = f"http://127.0.0.1:{port}/mcp"

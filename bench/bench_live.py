@@ -60,7 +60,7 @@ def child_cold(path: str) -> dict:
 
 def child_warm(path: str) -> dict:
     from core.clock import parse_as_of
-    from core.query import Query
+    from core.query.listing import Query
     from core.vault import Vault
 
     cpu0 = time.process_time()
@@ -82,7 +82,7 @@ def child_warm(path: str) -> dict:
 
 def child_live(path: str, edits: int, burst: int) -> dict:
     from core.clock import parse_as_of
-    from core.query import Query, pairs
+    from core.query.listing import Query, pairs
     from core.vault import Vault
 
     out: dict = {}
@@ -235,7 +235,7 @@ def main() -> int:
     result: dict = {"notes": args.notes, "cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0],
                     "targets": TARGETS}
     try:
-        time.sleep(2.5)  # files just written are too new for the cache to trust (core.cache.RACY_NS)
+        time.sleep(2.5)  # files just written are too new for the cache to trust (core.index.entrycache.RACY_NS)
         result["cold"] = run_child(["cold", str(path)], env)
         warm = [run_child(["warm", str(path)], env) for _ in range(args.warm_runs)]
         times = [w["warm_start_s"] for w in warm]

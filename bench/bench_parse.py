@@ -2,7 +2,7 @@
 
     python bench/bench_parse.py [--notes 3000] [--repeat 5]
 
-Runs core.parse.parse_note (frontmatter, core.mdlex's links, tags and hidden text) over the
+Runs core.markdown.parse.parse_note (frontmatter, core.markdown.mdlex's links, tags and hidden text) over the
 same note bytes several times in one process and keeps the best pass (CPU time, so other
 processes on the machine count less). The target: realistic notes (2-20 KB with code blocks,
 tables, callouts, lists, dotted frontmatter keys) cost at most 2x the plain notes' per KB.
@@ -39,7 +39,7 @@ def _best(fn, datas: list[bytes], repeat: int) -> float:
 
 
 def measure(datas: list[bytes], repeat: int) -> dict:
-    from core.parse import decode, parse_note, split_frontmatter
+    from core.markdown.parse import decode, parse_note, split_frontmatter
 
     kb = sum(map(len, datas)) / 1024
     cpu = _best(lambda d: parse_note(d, "stem"), datas, repeat)

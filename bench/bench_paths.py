@@ -1,10 +1,10 @@
-"""Issue 13 benchmark: the descriptor-based path code on the hot paths (core.safeio).
+"""Issue 13 benchmark: the descriptor-based path code on the hot paths (core.disk.safeio).
 
     python bench/bench_paths.py [--notes 100000] [--reads 2000]
 
-Loads a vaultgen vault in a fresh child process, then times `core.reader.read` of random
+Loads a vaultgen vault in a fresh child process, then times `core.disk.reader.read` of random
 notes (whole note, default page) and Writer.etag (the write path's resolve-and-open), and
-one resolve alone (core.paths.to_disk). Prints JSON with p50/p95 per call in microseconds.
+one resolve alone (core.disk.paths.to_disk). Prints JSON with p50/p95 per call in microseconds.
 Run it on two checkouts (PYTHONPATH) to compare before and after.
 """
 from __future__ import annotations
@@ -31,10 +31,10 @@ def _stats(samples: list[float]) -> dict:
 
 def child(path: str, reads: int) -> dict:
     import core
-    from core.paths import to_disk
-    from core.reader import read
+    from core.disk.paths import to_disk
+    from core.disk.reader import read
     from core.vault import Vault
-    from core.writes import Writer
+    from core.edit.writes import Writer
 
     v = Vault(path, cache=False)
     t = time.perf_counter()

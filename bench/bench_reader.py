@@ -1,4 +1,4 @@
-"""Reading pages of a 50 MB note: time and peak memory per read (core.reader).
+"""Reading pages of a 50 MB note: time and peak memory per read (core.disk.reader).
 
     python bench/bench_reader.py [--mb 50] [--json-out FILE]
 
@@ -7,7 +7,7 @@ run of lines with links and tags) in a temporary vault, loads the vault in a fre
 interpreter, then times each read and measures that read's own peak RSS (the kernel's
 high-water mark, reset before each read through /proc/self/clear_refs). Each read is done
 twice in two modes: `whole_decode` (the path notes under reader.WINDOWED_MIN_BYTES take, and
-every note took before core.textmap) and `windowed`, where the first ("cold") call of a note
+every note took before core.disk.textmap) and `windowed`, where the first ("cold") call of a note
 version builds its page map and later ("warm") calls only stream the file for the etag and
 decode the page asked for. Prints JSON.
 """
@@ -28,8 +28,8 @@ LINE = "Lorem ipsum [[Target]] dolor #tag sit `code` amet, [md](Other.md) consec
 CHILD = r"""
 import json, sys, time
 from core.vault import Vault
-from core import reader
-from core.reader import read
+from core.disk import reader
+from core.disk.reader import read
 
 def hwm():
     for line in open("/proc/self/status"):

@@ -462,7 +462,7 @@ def render(runs: dict) -> str:
 def _burst_recheck() -> str:
     try:
         sys.path.insert(0, str(ROOT))
-        from core.watch import BURST_RECHECK
+        from core.live.watch import BURST_RECHECK
         return f"{BURST_RECHECK:,}"
     except Exception:  # noqa: BLE001 - only a figure in the text
         return "BURST_RECHECK"

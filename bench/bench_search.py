@@ -97,7 +97,7 @@ def scale(notes: int) -> dict:
         out["keyword_search_ms"] = {"p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "max": round(max(lat), 2),
                                     "samples": len(lat)}
         print(json.dumps(out), file=sys.stderr, flush=True)  # partial figures survive a later failure
-        from core import semantic
+        from core.search import semantic
 
         if semantic.offered():
             rss0 = _rss_mb()

@@ -284,7 +284,7 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
     """Keys typed into the filter bar as a person types them: the bench never waits for the app
     between keys. A key is done when the list shows the rows for its text or for a later one
     (a newer key's query supersedes an older one still running)."""
-    from core import filterexpr
+    from core.query import filterexpr
 
     out: dict = {}
     doclist = app.main.active_list

@@ -8,21 +8,21 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .clock import Clock, SystemClock
-from .errors import NotFoundError, QueryError, VaultError
-from .events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
-from .foreground import Foreground
-from .ignore import IgnoreRules
-from .index import Index, Snapshot
-from .memory import collector_paused, freeze_long_lived
-from .model import Entry, Skipped
-from .paths import normalize, to_disk
-from .query import Query, QueryResult, run_query, stats
-from .scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, scan, stat_one
+from core.clock import Clock, SystemClock
+from core.disk.paths import normalize, to_disk
+from core.errors import NotFoundError, QueryError, VaultError
+from core.events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
+from core.index.ignore import IgnoreRules
+from core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, scan, stat_one
+from core.index.snapshot import Index, Snapshot
+from core.live.foreground import Foreground
+from core.memory import collector_paused, freeze_long_lived
+from core.model import Entry, Skipped
+from core.query.listing import Query, QueryResult, run_query, stats
 
 if TYPE_CHECKING:  # imported when first started
-    from .search import SearchIndex
-    from .watch import LiveIndex
+    from core.live.watch import LiveIndex
+    from core.search.fulltext import SearchIndex
 
 GC_FREEZE_MIN = 20_000  # entries; see load()
 
@@ -44,7 +44,7 @@ class Vault:
         self.root_real = os.path.realpath(self.root)
         self.clock: Clock = clock or SystemClock()
         self.bus = bus or EventBus()
-        self.foreground = Foreground()  # a person's input goes before agents' calls (see core.foreground)
+        self.foreground = Foreground()  # a person's input goes before agents' calls (see core.live.foreground)
         self.index = Index(okf_mode)
         self.attachment_exts = parse_attachment_exts(attachment_exts)
         self.config = ScanConfig(self.attachment_exts, IgnoreRules.from_vault(self.root_real))
@@ -61,7 +61,7 @@ class Vault:
             cache = os.environ.get("VAULTWATCH_CACHE", "1").lower() not in ("0", "off", "no", "false")
         self.entry_cache = None
         if cache:
-            from .cache import EntryCache
+            from core.index.entrycache import EntryCache
             self.entry_cache = EntryCache(self.root_real)
             self.bus.subscribe(self._cache_on_change)
 
@@ -97,7 +97,7 @@ class Vault:
     def _load_entries(self, progress) -> Snapshot:
         with self.refresh_lock:
             if self.entry_cache is not None:
-                from .cache import warm_scan
+                from core.index.entrycache import warm_scan
                 entries, skipped = warm_scan(self.entry_cache, self.root_real, self.config, progress,
                                              lambda msg, severity="warning": self.bus.publish(
                                                  IndexProblem(msg, severity)))
@@ -217,7 +217,7 @@ class Vault:
         """
         with self._start_lock:
             if self._live is None:
-                from .watch import LiveIndex
+                from core.live.watch import LiveIndex
                 self._live = LiveIndex(self)
                 self._live.start()
 
@@ -240,11 +240,11 @@ class Vault:
 
     def start_search(self):
         """Build (or bring up to date) the full-text index in the background (idempotent).
-        Returns the core.search.SearchIndex."""
+        Returns the core.search.fulltext.SearchIndex."""
         with self._start_lock:
             if self._search is None:
-                from .cache import vault_cache_dir
-                from .search import SearchIndex
+                from core.index.entrycache import vault_cache_dir
+                from core.search.fulltext import SearchIndex
                 base = self.entry_cache.dir if self.entry_cache is not None and not self.entry_cache.disabled \
                     else vault_cache_dir(self.root_real)
                 self._search = SearchIndex(self, base / "search.sqlite")
@@ -253,9 +253,9 @@ class Vault:
 
     def start_vectors(self):
         """Compute note vectors for semantic search in the background, after the full-text index
-        (idempotent). Returns the core.semantic.VectorIndex, or None without the `semantic`
+        (idempotent). Returns the core.search.semantic.VectorIndex, or None without the `semantic`
         extra (or with VAULTWATCH_SEMANTIC=0)."""
-        from . import semantic
+        from core.search import semantic
 
         if not semantic.offered():
             return None
@@ -274,7 +274,7 @@ class Vault:
         if search:
             self.start_search()
             self.start_vectors()
-        from .writes import clean_temp_files_soon
+        from core.edit.writes import clean_temp_files_soon
         clean_temp_files_soon(self)  # what a killed run's writes left behind (issue 13)
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -340,19 +340,19 @@ class Vault:
         limit (1-1000), cursor: paging (`next_cursor` of the previous result). `count` is
             accepted for compatibility; `total` is always counted.
         wait: seconds to wait for a first full-text index build before answering.
-        mode: "keyword", "semantic" or "hybrid" (core.hybrid; the latter two need the
+        mode: "keyword", "semantic" or "hybrid" (core.search.hybrid; the latter two need the
             semantic extra); None: hybrid once note vectors are ready, else keyword.
         Raises QueryError for bad arguments, SearchNotReady (a QueryError) while the full-text
         index is still being built (starts building it on first use).
         """
-        from .search import scope_query
+        from core.search.fulltext import scope_query
 
         index = self.start_search()
         q = scope_query(scope, folder=folder, recursive=recursive, pattern=pattern, filters=filters,
                         exclude=exclude)
         if wait > 0:
             self.wait_search_ready(wait)
-        from . import hybrid
+        from core.search import hybrid
 
         vectors = self._vectors if mode is None else (self.start_vectors() if mode != "keyword" else None)
         used = hybrid.resolve_mode(mode, vectors)
@@ -366,8 +366,8 @@ class Vault:
                 pattern: str | None = None, filters=None, limit: int = 10, wait: float = 0.0):
         """Notes like the note at `path`, nearest by meaning first (a SearchResult; needs the
         semantic extra, else a QueryError that says so)."""
-        from . import hybrid
-        from .search import scope_query
+        from core.search import hybrid
+        from core.search.fulltext import scope_query
 
         index = self.start_search()
         vectors = self.start_vectors()
@@ -381,7 +381,7 @@ class Vault:
 
     def semantic_status(self) -> dict:
         """What semantic search offers now: installed, ready, done/total vectors, problem."""
-        from . import semantic
+        from core.search import semantic
 
         v = self._vectors
         return {"installed": semantic.offered(),
@@ -403,7 +403,7 @@ class Vault:
         return True
 
     def _graph(self):
-        from .links import graph
+        from core.links.graph import graph
 
         g = graph(self.snapshot, self._links_prev)
         self._links_prev = g

@@ -1,7 +1,7 @@
 """Every MCP call becomes an `AgentAccess` event on the core bus, attributed to its agent.
 
 `Activity.middleware` wraps each inbound request. For `tools/call` it first lets a person's
-input in the TUI go first (core.foreground: a bounded wait), then times the call,
+input in the TUI go first (core.live.foreground: a bounded wait), then times the call,
 gives the tool a `CallRecord` (through a context variable, which also reaches the worker
 thread a sync tool runs in) to note the paths it listed or read and how many results it
 returned, and publishes the event when the call ends, error or not. The agent is named
@@ -27,8 +27,8 @@ from typing import Any
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from core.events import AgentAccess, AgentConnected, Event, EventBus
-from core.foreground import Foreground
-from core.journal import Caller, calling
+from core.live.foreground import Foreground
+from core.review.journal import Caller, calling
 
 from . import sdk
 from .wire import SESSION_HEADER

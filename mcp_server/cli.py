@@ -37,9 +37,9 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     """Add `serve`, `bridge` and `mcp-config` to the vaultwatch command line."""
 
     def cmd_serve(args: argparse.Namespace) -> int:
-        from core.vaultlock import VaultBusy, VaultLock
+        from core.disk.vaultlock import VaultBusy, VaultLock
 
-        from .paths import HostError, default_socket_path, parse_http
+        from .locations import HostError, default_socket_path, parse_http
 
         try:
             compat = parse_compat(args.compat)
@@ -131,7 +131,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     def cmd_bridge(args: argparse.Namespace) -> int:
         from .bridge import BridgeError, run_bridge
         from .launch import IDLE_EXIT_DEFAULT, locate
-        from .paths import HostError, default_socket_path
+        from .locations import HostError, default_socket_path
 
         if args.socket and not args.vault:
             try:
@@ -169,7 +169,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
 
     def cmd_mcp_config(args: argparse.Namespace) -> int:
         from .config import ENV_TOKEN_CLIENTS, TOKEN_ENV, WHERE, snippet
-        from .paths import HostError, http_token, parse_http, token_path
+        from .locations import HostError, http_token, parse_http, token_path
 
         try:
             root = _vault_root(args.vault)
@@ -285,7 +285,7 @@ async def _serve_socket(host) -> int:
 
 
 def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str]) -> int:
-    from core.vaultlock import VaultBusy, VaultLock
+    from core.disk.vaultlock import VaultBusy, VaultLock
 
     from .activity import AuditLog
     from .server import build_server

@@ -4,7 +4,7 @@
   boundary, glob relative to the folder, code-point order.
 - "obsidian-mcp": `obsidian_list_notes` (obsidian-mcp): notes and folders of one folder,
   optionally recursive, as Markdown or JSON text; failures as "Error: ..." text.
-Both are one `core.query.Query` each, like every other listing.
+Both are one `core.query.listing.Query` each, like every other listing.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from mcp.server import MCPServer
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.disk.paths import normalize_folder
 from core.model import FOLDER
-from core.paths import normalize_folder
-from core.query import Query
+from core.query.listing import Query
 
 from . import descriptions as d
 from . import schemas

@@ -19,7 +19,7 @@ import signal
 import time
 from typing import Any
 
-from core.vaultlock import VaultBusy, VaultLock
+from core.disk.vaultlock import VaultBusy, VaultLock
 
 from .launch import IDLE_EXIT_DEFAULT, log_path, spawn_headless
 

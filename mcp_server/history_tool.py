@@ -1,4 +1,4 @@
-"""The `history` read tool: a note's journaled changes (core.journal), newest first.
+"""The `history` read tool: a note's journaled changes (core.review.journal), newest first.
 
 An agent sees what others (agents, the person, outside editors) changed in a note, and
 whether its own change was reverted and by whom. Registered in read-only mode too.
@@ -11,8 +11,8 @@ from mcp.server import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from core.journal import Change, journal_for
-from core.paths import normalize
+from core.disk.paths import normalize
+from core.review.journal import Change, journal_for
 
 from .activity import current_call
 from .results import fail, ok, read_only, vault_errors

@@ -34,12 +34,12 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from core.disk.vaultlock import VaultBusy, VaultLock
 from core.vault import Vault
-from core.vaultlock import VaultBusy, VaultLock
 
 from .activity import Activity, AuditLog
 from .handover import hand_back, take_over
-from .paths import (
+from .locations import (
     MAX_UNIX_PATH,
     HostError,
     default_socket_path,
@@ -272,7 +272,7 @@ class McpHost:
                 loop.call_soon_threadsafe(event.set)
 
     async def _lock_vault(self) -> VaultLock:
-        """The vault's own lock (core/vaultlock.py): one server per vault whatever the socket path.
+        """The vault's own lock (core/disk/vaultlock.py): one server per vault whatever the socket path.
         The TUI takes the vault over from a headless server (handover.py): the headless one stops
         accepting, finishes its calls in flight and releases the lock; bridges follow the vault."""
         if self._vault_lock is not None and self._vault_lock.held:

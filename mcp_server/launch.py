@@ -1,7 +1,7 @@
 """Find, trust and, when none runs, start the server a bridge relays to. No SDK imports: the
 bridge must be up in a fraction of a second.
 
-- Finding: the vault's lock (core/vaultlock.py) names the process serving it from any
+- Finding: the vault's lock (core/disk/vaultlock.py) names the process serving it from any
   environment; its record in the state folder names its socket, and when the record is not
   ours to read (the server runs with another XDG_STATE_HOME) the socket is read from
   /proc (the listening Unix sockets of the holder's pid). Otherwise the default socket path.
@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from core.vaultlock import Holder, holder, state_dir, vault_key
+from core.disk.vaultlock import Holder, holder, state_dir, vault_key
 
 IDLE_EXIT_DEFAULT = 600.0  # seconds a headless server waits without clients before it exits
 START_TIMEOUT = 15.0

@@ -11,7 +11,7 @@ import json
 import socket
 from typing import Any
 
-from .paths import find_socket
+from .locations import find_socket
 from .wire import MCP_PATH, SESSION_HEADER
 
 PROTOCOL = "2025-06-18"

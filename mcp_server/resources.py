@@ -34,7 +34,7 @@ from mcp_types import (
 
 from core.errors import NotFoundError, VaultError
 from core.model import ATTACHMENT, NOTE
-from core.query import Query
+from core.query.listing import Query
 
 from . import budget, sdk
 

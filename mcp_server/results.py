@@ -11,7 +11,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from core.clock import Clock
 from core.errors import VaultError
-from core.query import Query, QueryResult, cursor_after
+from core.query.listing import Query, QueryResult, cursor_after
 from core.serialize import RowCache, entry_json
 
 from . import budget, splice

@@ -16,17 +16,17 @@ from mcp.server import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from core import okf
 from core.clock import parse_as_of
+from core.disk.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
+from core.disk.reader import read as read_file
 from core.errors import QueryError
-from core.links import unresolved_by_note
+from core.links.graph import unresolved_by_note
+from core.markdown import okf
 from core.model import FOLDER
-from core.query import Query, cursor_after, encode_cursor, pairs, run_query, stats
-from core.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
-from core.reader import read as read_file
-from core.semantic import offered as semantic_offered
+from core.query.listing import Query, cursor_after, encode_cursor, pairs, run_query, stats
+from core.query.tags import tag_counts
+from core.search.semantic import offered as semantic_offered
 from core.serialize import RowCache, entry_json
-from core.tags import tag_counts
 from core.vault import Vault
 
 from . import budget, progress, schemas
@@ -93,7 +93,7 @@ def _rows(vault: Vault, entries, bundle: bool, clock=None, *, frontmatter: bool 
 
 
 def _counts(snap, clock) -> dict[str, Any]:
-    """core.query.stats, memoized per index generation and clock minute (overview calls are frequent)."""
+    """core.query.listing.stats, memoized per index generation and clock minute (overview calls are frequent)."""
     slot = snap.cached("mcp.triage.counts", dict)
     key = (clock.today(), clock.now().replace(second=0, microsecond=0))
     if slot.get("key") != key:
@@ -240,7 +240,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         limit: Annotated[int | None, Field(ge=1, le=100_000, description=d.P_PAGE_LIMIT)] = None,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.FolderList]:
-        from core.folders import folder_tree
+        from core.query.folders import folder_tree
 
         meta = index_freshness(vault)
         snap = vault.snapshot

@@ -1,6 +1,6 @@
-"""The write tools (write, edit, update_frontmatter, rename, delete): thin adapters over core.writes.
+"""The write tools (write, edit, update_frontmatter, rename, delete): thin adapters over core.edit.writes.
 
-Every rule lives in core.writes.Writer, the one write path the TUI uses too: path safety,
+Every rule lives in core.edit.writes.Writer, the one write path the TUI uses too: path safety,
 atomic replace, `if_match` conflicts, surgical frontmatter, link rewriting, the trash, and
 the refusal of agent-made human attestations. These functions translate arguments, name
 the calling agent as the writer (`agent:<client name>`), mark the call as a write with its
@@ -19,8 +19,8 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from core.edit.writes import Writer, WriteResult
 from core.vault import Vault
-from core.writes import Writer, WriteResult
 
 from . import descriptions as d
 from .activity import current_call

@@ -122,7 +122,7 @@ def open_vault(clock: FixedClock) -> Callable[..., Vault]:
 class LinkRemover:
     """Removes the symlinks named in `names` at the worst moment for a path resolver: after
     os.path.realpath has lstat()ed one (it is a link) and before it readlink()s it, as another
-    caller deleting or renaming the link would (core.safeio's walk: between its lstat and readlinkat). `removed` counts the removals."""
+    caller deleting or renaming the link would (core.disk.safeio's walk: between its lstat and readlinkat). `removed` counts the removals."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.names: set[str] = set()
@@ -130,7 +130,7 @@ class LinkRemover:
         real_readlink = os.readlink
 
         def readlink_after_removal(path, *args, **kwargs):
-            dir_fd = kwargs.get("dir_fd")  # core.safeio reads links relative to a folder's descriptor
+            dir_fd = kwargs.get("dir_fd")  # core.disk.safeio reads links relative to a folder's descriptor
             if os.path.basename(path) in self.names:
                 try:
                     is_link = stat.S_ISLNK(os.stat(path, dir_fd=dir_fd, follow_symlinks=False).st_mode)

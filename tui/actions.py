@@ -1,7 +1,7 @@
 """The human's triage actions on notes: set status, mark human-reviewed, snooze, edit, undo.
 
 Every call here blocks (file reads and writes) and runs in a thread worker, never on the
-UI thread. Writes go through core.writes.Writer with `if_match` set to the etag of the
+UI thread. Writes go through core.edit.writes.Writer with `if_match` set to the etag of the
 bytes the human was shown: the list row's entry says what the human saw (size, mtime,
 inode), and when the file on disk no longer matches it — an agent or another editor
 changed the note since — the action refuses with a conflict instead of writing. Undo
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import NotFoundError, VaultError
 from core.model import Entry
-from core.writes import ConflictError, Writer, etag_of, line_summary
+from core.edit.writes import ConflictError, Writer, etag_of, line_summary
 
 if TYPE_CHECKING:
     from core.vault import Vault

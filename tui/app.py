@@ -4,7 +4,7 @@
 host and the watcher) and hands it to `VaultwatchApp`. The app holds what lives as long as
 the process: the session, the services (`tui.services`: MCP server, watcher, shutdown), the
 bus subscriber that turns core events into messages for the main screen, the person-first
-hold on agents' calls (core.foreground), the garbage-collector policy, help, the command
+hold on agents' calls (core.live.foreground), the garbage-collector policy, help, the command
 palette's commands and the theme. The workflow (layout, views, navigation, triage) is the
 main screen's (`tui.screens.main`).
 
@@ -164,7 +164,7 @@ class VaultwatchApp(App[None]):
             event.prevent_default()
 
     def person_acts(self, seconds: float | None = None) -> None:
-        """A person's input is being answered: agents' calls wait a moment (core.foreground)."""
+        """A person's input is being answered: agents' calls wait a moment (core.live.foreground)."""
         self.session.vault.foreground.hold(HOLD_SECONDS if seconds is None else seconds)
 
     def answered(self) -> None:
@@ -344,7 +344,7 @@ def _log_to_file() -> None:
 
 def _watcher_for(vault: Vault, search: bool) -> Any:
     """The core watcher for this vault (with the full-text index when agents can search)."""
-    from core.watch import VaultWatcher  # noqa: PLC0415  (off the way to the first frame)
+    from core.live.watch import VaultWatcher  # noqa: PLC0415  (off the way to the first frame)
 
     return VaultWatcher(vault, search=search)
 

@@ -4,8 +4,8 @@
     vaultwatch revert CHANGE_ID [VAULT]
     vaultwatch revert --agent NAME [VAULT] --yes
 
-Both read the vault's change journal (core.journal) in the state folder; a revert writes
-through core.writes.Writer as the person (`human:<login>`), so it is journaled too.
+Both read the vault's change journal (core.review.journal) in the state folder; a revert writes
+through core.edit.writes.Writer as the person (`human:<login>`), so it is journaled too.
 """
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ import json
 import sys
 from collections.abc import Callable
 
-from core import approval
+from core.review import approval
 from core.errors import VaultError
-from core.journal import Change, journal_for, parse_since
-from core.revert import RevertRefused, revert, revert_agent
-from core.writes import Writer
+from core.review.journal import Change, journal_for, parse_since
+from core.review.revert import RevertRefused, revert, revert_agent
+from core.edit.writes import Writer
 
 Handler = Callable[[argparse.Namespace], int]
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from core.clock import Clock, SystemClock, parse_as_of
 from core.errors import VaultError
-from core.query import SORTS, Query, pairs
+from core.query.listing import SORTS, Query, pairs
 from core.serialize import entry_json
 from core.vault import Vault, demo_vault_path
 
@@ -217,7 +217,7 @@ def cmd_links(args: argparse.Namespace) -> int:
 
 def _broken_links(vault, as_json: bool) -> int:
     """Every note with unresolved links (the linked file does not exist), in path order."""
-    from core.links import unresolved_by_note
+    from core.links.graph import unresolved_by_note
 
     vault.broken_links()  # the link graph
     by_note = unresolved_by_note(vault.snapshot)

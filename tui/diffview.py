@@ -1,7 +1,7 @@
 """Diffs on screen: unified and coloured, words highlighted inside changed lines, side by side when wide.
 
 `render_change(...)` / `render_pending(...)` turn a journaled change or a waiting approval
-into rich renderables (core.textdiff computes the diff); `DiffView` is the scrolling widget
+into rich renderables (core.review.textdiff computes the diff); `DiffView` is the scrolling widget
 the Changes view and the approval dialog show them in.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from core.textdiff import Diff, Line, text_diff
+from core.review.textdiff import Diff, Line, text_diff
 
 SIDE_BY_SIDE_MIN = 160  # columns from which a diff is shown side by side
 MAX_LINES = 2000  # diff lines drawn; more are summarised

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from core import linkmap
+from core.links import resolve as linkmap
 from core.errors import VaultError
-from core.folders import folder_tree
-from core.index import Snapshot
-from core.query import Query
+from core.query.folders import folder_tree
+from core.index.snapshot import Snapshot
+from core.query.listing import Query
 
 from .messages import ListFailed, ListReady
 from .session import Session

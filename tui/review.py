@@ -1,10 +1,10 @@
 """Reviewing what agents change: the Changes view, a change's diff with one-key revert, and the
-approval dialog of the approval gate (core.approval).
+approval dialog of the approval gate (core.review.approval).
 
 The app mounts one `ReviewHost` (a hidden widget): it subscribes to the core bus, attends
 the vault's approval gate (so agents' changes wait for this person instead of being declined)
 and pushes an `ApprovalScreen` for each waiting change, one at a time. Everything it reads
-comes from the change journal (core.journal); reverts run core.revert in a worker thread.
+comes from the change journal (core.review.journal); reverts run core.review.revert in a worker thread.
 
 Keys: `C` opens the Changes view, `g` cycles the approval mode (none → writes → deletes),
 enter on an agent's write in the activity panel opens that change's diff. In the Changes
@@ -27,11 +27,11 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Static
 
-from core import approval
-from core.approval import ApprovalModeChanged, ApprovalRequested, ApprovalSettled, Pending
-from core.journal import Change, ChangeRecorded, journal_for
-from core.revert import RevertRefused, revert, revert_agent
-from core.writes import Writer
+from core.review import approval
+from core.review.approval import ApprovalModeChanged, ApprovalRequested, ApprovalSettled, Pending
+from core.review.journal import Change, ChangeRecorded, journal_for
+from core.review.revert import RevertRefused, revert, revert_agent
+from core.edit.writes import Writer
 
 from .diffview import DiffView, render_diff, render_files
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.clock import Clock
-from core.index import Snapshot
-from core.query import Query, QueryResult, run_query, stats
+from core.index.snapshot import Snapshot
+from core.query.listing import Query, QueryResult, run_query, stats
 from core.vault import Vault
 
 from .config import AppConfig

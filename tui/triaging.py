@@ -2,7 +2,7 @@
 the writes in thread workers (the write path is `tui.actions`), $EDITOR, undo and reload, and
 saying what each changed (and, loudly, what it refused to overwrite).
 
-Writes hold agents' calls back until they are written (core.foreground), and the list refresh
+Writes hold agents' calls back until they are written (core.live.foreground), and the list refresh
 that shows the write releases them.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from core.errors import VaultError
 from .widgets.doclist import DocList
 
 if TYPE_CHECKING:
-    from core.index import Entry
+    from core.index.snapshot import Entry
 
     from .actions import Actions, Outcome
     from .app import VaultwatchApp
@@ -101,7 +101,7 @@ class TriageFlow:
 
     async def _edit(self, entry: Entry) -> None:
         """Suspend the app, run $EDITOR on the note, resume and index what it saved."""
-        from core.writes import ConflictError  # noqa: PLC0415
+        from core.edit.writes import ConflictError  # noqa: PLC0415
 
         from .actions import Outcome, editor_command  # noqa: PLC0415
 

@@ -27,7 +27,7 @@ NEW = "---\ntitle: Replaced\nstatus: stable\n---\n# Replaced\n" + "new line\n" *
 CHILD = textwrap.dedent("""
     import json, os, sys, time
     from core.vault import Vault
-    from core.writes import Writer, VaultError
+    from core.edit.writes import Writer, VaultError
 
     root, op, pause_at = sys.argv[1], sys.argv[2], sys.argv[3]
 

@@ -20,12 +20,22 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
 def core_modules() -> list[str]:
-    return sorted(f"core.{m.name}" for m in pkgutil.iter_modules([str(CORE)]))
+    return sorted(m.name for m in pkgutil.walk_packages([str(CORE)], prefix="core."))
 
 
 def test_core_has_modules() -> None:
     mods = core_modules()
-    assert {"core.paths", "core.glob", "core.query", "core.scan", "core.vault"} <= set(mods)
+    assert {"core.disk.paths", "core.query.glob", "core.query.listing", "core.index.scan", "core.vault"} <= set(mods)
+
+
+def test_every_package_is_in_the_wheel() -> None:
+    """pyproject lists the packages by name: a subpackage missing there installs as nothing."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for top in ("core", "mcp_server", "tui")
+             for p in (ROOT / top).rglob("__init__.py") if "demo_vault" not in p.parts}
+    assert found - listed == set()
 
 
 @pytest.mark.skipif(not LINT_IMPORTS.exists(), reason="import-linter is not installed in this environment")

@@ -12,7 +12,7 @@ from array import array
 import pytest
 
 from core.memory import release_free_memory
-from core.query import Query, pairs
+from core.query.listing import Query, pairs
 
 
 def _rss_bytes() -> int:

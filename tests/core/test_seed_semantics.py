@@ -16,7 +16,7 @@ import pytest
 
 from core.clock import FixedClock
 from core.errors import AbsolutePathError, HiddenPathError, PathError, QueryError, TraversalError
-from core.query import Query, pairs
+from core.query.listing import Query, pairs
 from core.serialize import entry_json
 from core.vault import Vault
 

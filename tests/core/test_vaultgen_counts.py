@@ -20,7 +20,7 @@ import yaml
 
 from bench.vaultgen import TODAY, generate, manifest_path
 from core.clock import FixedClock
-from core.query import Query
+from core.query.listing import Query
 from core.vault import Vault
 
 NOTES = 1500

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core import approval
-from core.approval import ApprovalGate, ApprovalRequested
-from core.journal import journal_for
-from core.revert import revert
+from core.review import approval
+from core.review.approval import ApprovalGate, ApprovalRequested
+from core.review.journal import journal_for
+from core.review.revert import revert
 from core.vault import Vault
-from core.writes import Writer
+from core.edit.writes import Writer
 
 from mcp_testing import serving, uds_client
 

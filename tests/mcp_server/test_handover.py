@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from core.vaultlock import holder
+from core.disk.vaultlock import holder
 from mcp_server.bridge import MAYBE_APPLIED
 from mcp_testing import ROOT
 from test_lifecycle import Bridge, client_env, short_dir, stop_holder

@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from core.events import AgentAccess, AgentConnected
 from mcp_server.host import HostError, McpHost, default_socket_path, find_socket, read_info
-from mcp_server.paths import parse_http, token_path
+from mcp_server.locations import parse_http, token_path
 from mcp_testing import in_own_task, serving, uds_client
 
 

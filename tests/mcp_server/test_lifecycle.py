@@ -2,7 +2,7 @@
 
 Every server here is a real `vaultwatch serve` process with its own environment (as MCP
 clients spawn them: a trimmed environment, different XDG_RUNTIME_DIR); the vault's own lock
-(core/vaultlock.py) decides who serves it.
+(core/disk/vaultlock.py) decides who serves it.
 """
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ import asyncio  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
 
-from core.vaultlock import holder  # noqa: E402
+from core.disk.vaultlock import holder  # noqa: E402
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "life-agent", "version": "1"}}}

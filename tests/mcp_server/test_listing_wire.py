@@ -14,7 +14,7 @@ from mcp import Client
 
 from core.clock import FixedClock
 from core.model import make_entry
-from core.query import Query
+from core.query.listing import Query
 from core.serialize import RowCache, entry_json, row_bytes
 from mcp_server import sdk, splice
 from mcp_server.server import build_server

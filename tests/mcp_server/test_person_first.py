@@ -1,4 +1,4 @@
-"""Agents' tool calls let a person's input go first (core.foreground), over the real socket."""
+"""Agents' tool calls let a person's input go first (core.live.foreground), over the real socket."""
 from __future__ import annotations
 
 import asyncio

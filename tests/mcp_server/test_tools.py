@@ -13,7 +13,7 @@ import tempfile
 import pytest
 import pytest_asyncio
 
-from core.query import Query, run_query
+from core.query.listing import Query, run_query
 from core.vault import Vault
 
 from mcp_testing import in_own_task, serving, uds_client

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_server.paths import _socket_name
+from mcp_server.locations import _socket_name
 from mcp_testing import ROOT, VAULTWATCH
 from test_lifecycle import client_env
 

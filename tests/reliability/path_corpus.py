@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import VaultError
-from core.paths import is_hidden
+from core.disk.paths import is_hidden
 from reliability_helpers import Audit, tree_state
 
 REFUSED = "refused"

@@ -159,7 +159,7 @@ def test_corrupted_cache_and_search_index_are_rebuilt_and_reported(tmp_path, mon
     """Every SQLite file of the vault's cache (entries and full-text) overwritten with garbage, then
     truncated, then the cache folder replaced by a file: each start lists and searches correctly.
     Core-level: tests/core/test_cache.py::test_corrupt_cache_file_is_rebuilt_and_reported."""
-    from core.cache import vault_cache_dir
+    from core.index.entrycache import vault_cache_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "vault"
@@ -273,7 +273,7 @@ def test_agent_killed_mid_call_leaves_whole_notes_and_a_working_server(tmp_path,
     """The agent process is SIGKILLed while its write waits for the note's lock (held here, as a
     concurrent writer would): the server finishes or drops the call cleanly, the note is the old
     or the new bytes, never a mix, and other agents carry on."""
-    from core.writes import _LOCKS
+    from core.edit.writes import _LOCKS
 
     root = tmp_path / "vault"
     root.mkdir()
@@ -479,7 +479,7 @@ def test_watcher_queue_overflow_is_survived_and_reported(tmp_path, figure):
     The kernel drops events and says so; watchfiles 1.3 discards that signal, so the watcher
     notices the stall, compares the whole disk with the index, indexes what was missed and
     reports it on the event bus. No sysctl is changed: the kernel's own limit is overflowed."""
-    from core.watch import QUEUE_LIMIT
+    from core.live.watch import QUEUE_LIMIT
 
     root = tmp_path / "vault"
     (root / "Flood").mkdir(parents=True)
@@ -555,5 +555,5 @@ def test_watcher_queue_overflow_is_survived_and_reported(tmp_path, figure):
     figure("overflow_converged_s", round(converged, 2))
     figure("fixed_bug", "an overflow of the kernel's file-event queue lost changes silently (watchfiles discards "
                         "notify's rescan signal): after a 1.5 s stall, 4,608 of 8,704 new files never reached the "
-                        "index while it reported itself fresh (index_stale false); core/watch.py now notices stalls "
+                        "index while it reported itself fresh (index_stale false); core/live/watch.py now notices stalls "
                         "and bursts, re-checks the whole vault, indexes what was missed and reports it")

@@ -24,7 +24,7 @@ import pytest
 
 from core.errors import VaultError
 from core.events import IndexProblem
-from core.query import Query
+from core.query.listing import Query
 from core.vault import Vault
 from reliability_helpers import ROOT, child, tree_state
 
@@ -42,8 +42,8 @@ LOAD_CHILD = r"""
 import gc, json, resource, sys, time
 from core.clock import FixedClock
 from core.vault import Vault
-from core.query import Query
-from core.reader import read
+from core.query.listing import Query
+from core.disk.reader import read
 from core.serialize import entry_json
 from core.errors import VaultError
 import datetime as dt
@@ -216,7 +216,7 @@ def test_hostile_vault_is_indexed_or_skipped_with_reasons(tmp_path, figure):
     assert not os.path.exists("/tmp/vaultwatch-pwned")
     for rel in ("binary.md", "latin1.md", "utf16.md", "png-named.md", "nul-only.md"):
         assert entries[rel]["decode_error"] or rel == "nul-only.md", rel
-    assert entries["many-links.md"]["links"] <= 10_000  # the per-note cap (core.parse.MAX_LINKS)
+    assert entries["many-links.md"]["links"] <= 10_000  # the per-note cap (core.markdown.parse.MAX_LINKS)
     assert out["read_errors"] == {}, out["read_errors"]
     assert out["peak_delta_mb"] < 250, out
     figure("hostile_files", len(made))
@@ -235,7 +235,7 @@ def test_a_50_mb_note_is_indexed_with_bounded_memory_and_readable(tmp_path, figu
     (root / "Small.md").write_text("# Small\n")
     size = (root / "Big.md").stat().st_size
     code = LOAD_CHILD.replace("read(v, e.path, max_chars=2000)", "read(v, e.path, max_chars=40_000)") + r"""
-from core.writes import Writer
+from core.edit.writes import Writer
 def reset_peak():  # the kernel's high-water mark (VmHWM) starts again from the current RSS
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
@@ -243,7 +243,7 @@ def now_rss():
     for line in open("/proc/self/status"):
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) // 1024
-from core import reader as reader_mod
+from core.disk import reader as reader_mod
 reader_mod._MAPS.clear()  # page 1 is the first read of this note: it builds the page map
 reads = {}
 for name, kw in (("page_1", {}), ("late_page", {"offset": 30_000_000}), ("late_page_again", {"offset": 30_000_000}),
@@ -283,12 +283,12 @@ print(json.dumps({"reads": reads, "edit": edit, "peak_mb": rss(), "retained_mb":
     assert worst < 48, reads
     assert reads["late_page_again"]["s"] < 2.0, reads
     figure("fixed_bug", "a 50 MB note of repeated links kept ~94 MB of link records in the index for good, "
-                        "took 2.3 s to parse and peaked at up to 490 MB RSS; core/parse.py now keeps at most 10,000 "
+                        "took 2.3 s to parse and peaked at up to 490 MB RSS; core/markdown/parse.py now keeps at most 10,000 "
                         "links and 1,000 tags per note and looks for them in the first 4 M characters")
     figure("fixed_bug", "reading any page of a 50 MB note decoded and parsed the whole note on every call "
-                        "(0.2-0.5 s and 105-190 MB of peak memory per read); core/reader.py now streams the bytes "
+                        "(0.2-0.5 s and 105-190 MB of peak memory per read); core/disk/reader.py now streams the bytes "
                         "through the etag's hash and decodes only the page asked for, from a page map "
-                        "(core/textmap.py) built once per version of the note")
+                        "(core/disk/textmap.py) built once per version of the note")
     figure("note_mb", round(size / 2**20, 1))
     figure("load_s", out["load_s"])
     figure("load_peak_rss_mb", out["load_peak_mb"])
@@ -312,7 +312,7 @@ def test_ten_thousand_files_in_one_folder(tmp_path, figure, full_size):
     code = r"""
 import json, resource, sys, time
 from core.vault import Vault
-from core.query import Query
+from core.query.listing import Query
 t = time.perf_counter()
 v = Vault(sys.argv[1], cache=False); v.load()
 load_s = time.perf_counter() - t
@@ -357,8 +357,8 @@ def test_unreadable_files_and_folders_are_skipped_with_the_reason(tmp_path, figu
         code = r"""
 import json, sys
 from core.vault import Vault
-from core.reader import read
-from core.writes import Writer
+from core.disk.reader import read
+from core.edit.writes import Writer
 from core.errors import VaultError
 v = Vault(sys.argv[1], cache=False); v.load()
 out = {"entries": sorted(e.path for e in v.snapshot.entries), "skipped": {s.path: s.reason for s in v.snapshot.skipped}}
@@ -432,8 +432,8 @@ def test_files_deleted_and_replaced_between_scan_and_read(tmp_path, figure, full
                 pass
             rounds[0] += 1
 
-    from core.reader import read
-    from core.writes import Writer
+    from core.disk.reader import read
+    from core.edit.writes import Writer
     t = threading.Thread(target=churn, daemon=True)
     t.start()
     unexpected = []
@@ -519,8 +519,8 @@ def test_live_watcher_never_indexes_through_symlinks_or_unaddressable_names(tmp_
         v.stop()
     figure("fixed_bug", "the live watcher indexed files outside the vault through a symlinked folder (their "
                         "frontmatter and text reachable by list_documents and search), and indexed in-vault folder "
-                        "links as duplicates while missing the real path; fixed in core/scan.py (walked_folder) and "
-                        "core/watch.py (stat_many, apply_paths)")
+                        "links as duplicates while missing the real path; fixed in core/index/scan.py (walked_folder) and "
+                        "core/live/watch.py (stat_many, apply_paths)")
     figure("live_hostile_events", 6)
 
 
@@ -528,8 +528,8 @@ def test_reads_through_folder_links_do_not_add_aliases_to_the_index(tmp_path, fi
     """Regression (found by this suite): reading `self/self/real/x.md` through a link to the vault
     root (or `dup/x.md` through a duplicate folder link) added that spelling to the shared index,
     so one agent could fill everyone's listing with aliases."""
-    from core.reader import read
-    from core.writes import Writer
+    from core.disk.reader import read
+    from core.edit.writes import Writer
 
     root = tmp_path / "v"
     (root / "real").mkdir(parents=True)
@@ -547,7 +547,7 @@ def test_reads_through_folder_links_do_not_add_aliases_to_the_index(tmp_path, fi
     assert (root / "real" / "new.md").read_text() == "# new\n"
     assert [e.path for e in v.list(Query()).entries] == ["real/new.md", "real/x.md"]
     figure("fixed_bug", "reading a path spelled through a folder link the walk skips (self/self/real/x.md) added "
-                        "that alias to the shared index; core/scan.py stat_one now refuses such spellings")
+                        "that alias to the shared index; core/index/scan.py stat_one now refuses such spellings")
 
 
 def test_tree_helper_sees_every_change(tmp_path):
@@ -582,10 +582,10 @@ def test_an_undecodable_file_name_does_not_break_listings_for_agents(tmp_path, f
             assert out.protocol_error is None and not out.is_error, (name, out.text)
         broken = s.call("triage", {"category": "broken"}).structured
         assert {x["path"] for x in broken["skipped"]} == {"bad\\xff.md", "dir\\xfe"}
-    from core.writes import Writer
+    from core.edit.writes import Writer
     with pytest.raises(VaultError, match="not valid Unicode"):
         Writer(v).write("\udcff.md", "# x")  # (the SDK client cannot even send this; raw JSON can: test_fuzz_tools)
     assert sorted(os.listdir(root)) == sorted(["ok.md", "bad\udcff.md", "dir\udcfe"])
     figure("fixed_bug", "a file name that is not UTF-8 broke every listing tool for every agent, and an agent "
-                        "could create one with write; core/paths.py now refuses such paths and the scanner skips "
+                        "could create one with write; core/disk/paths.py now refuses such paths and the scanner skips "
                         "such names with a printable reason")

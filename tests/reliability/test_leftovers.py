@@ -22,7 +22,7 @@ TEMP = re.compile(r"\.vaultwatch-[0-9a-f]{16}\.tmp")
 CHILD = textwrap.dedent("""
     import sys
     from core.vault import Vault
-    from core.writes import Writer, VaultError
+    from core.edit.writes import Writer, VaultError
 
     root, start = sys.argv[1], int(sys.argv[2])
 
@@ -110,4 +110,4 @@ def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_r
     assert lookalike.read_text() == "keep"
     figure("fixed_bug", "kill -9 during writes left .vaultwatch-*.tmp files (5 after 10 kills here) that stayed after "
                         "a restart; Vault.start_live now removes the write path's own temporary files older than the "
-                        "process (core/writes.py clean_temp_files)")
+                        "process (core/edit/writes.py clean_temp_files)")

@@ -120,7 +120,7 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     while agents in their own process work on the app's socket: every keystroke is timed, and
     every write acknowledged to anyone (agents and human) is on disk at the end."""
     from core.clock import parse_as_of
-    from core.parse import parse_note
+    from core.markdown.parse import parse_note
     from core.vault import Vault
     from reliability_helpers import short_dir
     from tui.app import make_app

@@ -23,8 +23,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from core.parse import decode
-from mcp_server.paths import token_path
+from core.markdown.parse import decode
+from mcp_server.locations import token_path
 from reliability_helpers import ROOT, short_dir, tree_state, uds_client
 
 AUDITED = r"""

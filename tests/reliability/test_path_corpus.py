@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from core.errors import PathError, VaultError
-from core.paths import is_hidden
-from core.query import Query
-from core.reader import read
+from core.disk.paths import is_hidden
+from core.query.listing import Query
+from core.disk.reader import read
 from core.vault import Vault
-from core.writes import Writer
+from core.edit.writes import Writer
 from path_corpus import CASES, REFUSED, Fired, Jail, build_jail, outcome_text
 from reliability_helpers import McpSession, bounded
 
@@ -253,5 +253,5 @@ def test_a_link_removed_while_a_tool_resolves_it_is_a_structured_error(tmp_path,
     figure("cases", len(calls))
     figure("fixed_bug", "a symlink removed by one agent while another agent's path through it was being resolved "
                         "made the tool answer 'internal error (FileNotFoundError)' (os.path.realpath readlink()s a "
-                        "link it lstat()ed a moment before); core/paths.py now answers path_changed, the scanner "
+                        "link it lstat()ed a moment before); core/disk/paths.py now answers path_changed, the scanner "
                         "skips such a link with a reason")

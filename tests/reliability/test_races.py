@@ -139,7 +139,7 @@ def test_agents_racing_folder_renames_never_touch_a_file_outside(tmp_path, figur
     assert stats["calls"] > 100
     figure("fixed_bug", "agents alone wrote a file outside the vault: one renamed B (holding sub -> outside) to N and "
                         "back while others wrote N/sub/x.md with if_match; the conflict text carried the outside "
-                        "file's SHA-256 and the outside folder changed (the old code: after 21 s); core/safeio.py now "
+                        "file's SHA-256 and the outside folder changed (the old code: after 21 s); core/disk/safeio.py now "
                         "resolves and opens relative to the vault's descriptor (openat2 RESOLVE_BENEATH, else an "
                         "O_NOFOLLOW walk) and writes work on folder descriptors only")
 
@@ -200,8 +200,8 @@ def test_a_folder_swapped_for_an_outside_link_is_never_read(tmp_path, figure):
     assert "Traceback" not in err, err[-2000:]
     assert stats["calls"] > 100
     figure("fixed_bug", "read returned an outside file's text while another process swapped d/sub with d/link -> "
-                        "outside (RENAME_EXCHANGE) (the old code: after 4 s); core/reader.py opens through "
-                        "core/safeio.py, the scanner and the search indexer check the opened descriptor")
+                        "outside (RENAME_EXCHANGE) (the old code: after 4 s); core/disk/reader.py opens through "
+                        "core/disk/safeio.py, the scanner and the search indexer check the opened descriptor")
 
 
 def test_a_folder_moved_back_and_forth_by_another_process_never_lets_a_write_out(tmp_path, figure):
@@ -241,4 +241,4 @@ def test_a_folder_moved_back_and_forth_by_another_process_never_lets_a_write_out
     assert stats["calls"] > 100
     figure("fixed_bug", "a folder moved back and forth by another process let agents' edits, frontmatter updates and "
                         "deletes through N/sub/x.md change the outside folder (the old code: after 28 s); fixed by "
-                        "core/safeio.py as above")
+                        "core/disk/safeio.py as above")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.journal import Caller, calling, journal_for
+from core.review.journal import Caller, calling, journal_for
 from core.vault import Vault
-from core.writes import Writer
+from core.edit.writes import Writer
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,9 +10,9 @@ from textual import events
 from textual.widgets import Input, OptionList
 from tui_helpers import access, pin_mtimes
 
-from core import postings
-from core import okf
-from core.query import Query
+from core.query import postings
+from core.markdown import okf
+from core.query.listing import Query
 from tui.screens.asof import AsOfScreen
 from tui.idle import settle
 from tui.screens.help import HelpScreen

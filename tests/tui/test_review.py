@@ -11,9 +11,9 @@ import pytest
 from test_agents import agent, wait_for
 from tui_helpers import open_loaded
 
-from core import approval
-from core.approval import ApprovalGate
-from core.journal import journal_for
+from core.review import approval
+from core.review.approval import ApprovalGate
+from core.review.journal import journal_for
 from tui.app import make_app
 from tui.config import fixed_config
 from tui.idle import settle
@@ -78,7 +78,7 @@ async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_d
 
 async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_versions(tui_demo: Path):
     vault = open_loaded(tui_demo)
-    from core.writes import Writer
+    from core.edit.writes import Writer
     Writer(vault).write("Inbox/new.md", "agent text\n", actor="agent:bot")
     (tui_demo / "Inbox" / "new.md").write_bytes(b"person's own text\n")
     vault.refresh_paths(["Inbox/new.md"])
@@ -99,7 +99,7 @@ async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_vers
 
 async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: Path):
     vault = open_loaded(tui_demo)
-    from core.writes import Writer
+    from core.edit.writes import Writer
     writer = Writer(vault)
     before = (tui_demo / NOTE).read_bytes()
     writer.update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
@@ -124,7 +124,7 @@ async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: P
 
 async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path):
     vault = open_loaded(tui_demo)
-    from core.writes import Writer
+    from core.edit.writes import Writer
     result = Writer(vault).rename(NOTE, "Archive/Atlas.md", actor="agent:mover")
     assert len(result.changed_paths) > 2
     app = make_app(vault, config=fixed_config())

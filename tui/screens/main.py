@@ -29,12 +29,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, Tree
 from textual.worker import Worker, get_current_worker
 
-from core import filterexpr
+from core.query import filterexpr
 from core.errors import VaultError
 from core.events import AgentAccess
-from core.index import Snapshot
+from core.index.snapshot import Snapshot
 from core.model import NOTE, Entry
-from core.query import Query, warm as warm_listing
+from core.query.listing import Query, warm as warm_listing
 
 from ..messages import (AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ListFailed, ListReady,
                         ProblemReported)

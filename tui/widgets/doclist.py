@@ -9,7 +9,7 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from core import okf
+from core.markdown import okf
 from core.model import Entry
 
 from ..marks import ago, short_agent

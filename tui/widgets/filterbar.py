@@ -1,6 +1,6 @@
 """The filter bar (`/`): text in, a core Query out, or an error shown under the bar.
 
-The parsing is core's (core.filterexpr); this widget only shows the text and the error.
+The parsing is core's (core.query.filterexpr); this widget only shows the text and the error.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from core import filterexpr
+from core.query import filterexpr
 from core.errors import QueryError
-from core.query import Query
+from core.query.listing import Query
 
 from ..spans import tidy
 

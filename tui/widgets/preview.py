@@ -24,12 +24,14 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from core import linkmap, okf
+from core.links import resolve as linkmap
+
+from core.markdown import okf
 from core.clock import Clock
 from core.errors import VaultError
-from core.index import Snapshot
+from core.index.snapshot import Snapshot
 from core.model import Entry
-from core.parse import decode, split_frontmatter
+from core.markdown.parse import decode, split_frontmatter
 
 from .. import spans
 from ..marks import ago

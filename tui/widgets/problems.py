@@ -31,7 +31,7 @@ def _shown(link) -> str:
 
 def problems_of(entries: Sequence[Entry], skipped: Sequence, unresolved: dict | None = None) -> list[Problem]:
     """Problem rows for broken notes (a `broken` query result), with their unresolved links
-    (core.links.unresolved_by_note), and skipped files."""
+    (core.links.graph.unresolved_by_note), and skipped files."""
     rows: list[Problem] = []
     unresolved = unresolved or {}
     for e in entries:

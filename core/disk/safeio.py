@@ -1,0 +1,346 @@
+"""Resolve-and-open in one step, relative to the vault's directory descriptor.
+
+Every disk operation on a caller's path (read, write, edit, frontmatter, rename, delete,
+trash, attachment reads) goes through `locate`, which returns an open descriptor on the
+folder that holds the entry plus the entry's name in it. Nothing is re-resolved by path
+string afterwards: the caller opens, stats, renames and unlinks relative to that
+descriptor (`os.open(name, dir_fd=...)`, `os.replace(..., src_dir_fd=..., dst_dir_fd=...)`).
+
+How the folder is reached:
+
+- `openat2(root_fd, parent, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)`
+  (Linux >= 5.6, called through ctypes) for the common path without any symlink: one
+  system call, and the kernel refuses anything that would leave the vault.
+- Otherwise a walk, one component at a time, each opened with `O_NOFOLLOW | O_DIRECTORY`
+  relative to the previous descriptor. A symlink met on the way is read with `readlinkat`,
+  its target resolved against the vault (an absolute target must lie under the vault, a
+  relative one may not climb above it), and the walk continues from the vault's
+  descriptor with the target's components. So an in-vault symlink keeps working while a
+  link (or a folder swapped for a link by another process) that leads outside is never
+  followed: nothing outside is opened, read, hashed, stat'ed or written.
+
+The vault-relative path the walk ended at (`Loc.canon`) is the entry's canonical path:
+it has no symlinks and is what `read` and the index accept. The final component is opened
+by the caller with O_NOFOLLOW; if it became a symlink since the walk, that open fails and
+the caller reports `path_changed` (nothing is done).
+"""
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import stat as stat_mod
+from dataclasses import dataclass, field
+
+from core.errors import HiddenPathError, PathChangedError, SymlinkEscapeError
+
+__all__ = ["Loc", "locate", "open_at", "fd_inside", "fd_is", "has_openat2", "MAX_SYMLINKS", "vault_fd"]
+
+MAX_SYMLINKS = 40  # as the kernel's own limit on a path's symlinks
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# O_RDONLY rather than O_PATH: the same descriptor is fsynced after a replace or a rename.
+_DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+
+_RESOLVE_NO_MAGICLINKS = 0x02
+_RESOLVE_NO_SYMLINKS = 0x04
+_RESOLVE_BENEATH = 0x08
+_SYS_OPENAT2 = {"x86_64": 437, "aarch64": 437, "arm64": 437, "riscv64": 437, "ppc64le": 437, "s390x": 437}
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+
+def _load_openat2():
+    try:
+        nr = _SYS_OPENAT2.get(os.uname().machine)
+        if nr is None:
+            return None
+        libc = ctypes.CDLL(None, use_errno=True)
+        syscall = libc.syscall
+        syscall.restype = ctypes.c_long
+    except (AttributeError, OSError):
+        return None
+
+    def openat2(dir_fd: int, path: str, flags: int, resolve: int) -> int:
+        how = _OpenHow(flags, 0, resolve)
+        fd = syscall(ctypes.c_long(nr), ctypes.c_int(dir_fd), ctypes.c_char_p(os.fsencode(path)),
+                     ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
+        if fd < 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), path)
+        return fd
+
+    # Probe once: an old kernel answers ENOSYS, a sandbox may answer EPERM.
+    try:
+        probe = os.open("/", _DIR_FLAGS)
+    except OSError:
+        return None
+    try:
+        os.close(openat2(probe, ".", _DIR_FLAGS, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS))
+    except OSError:
+        return None
+    finally:
+        os.close(probe)
+    return openat2
+
+
+_openat2 = _load_openat2()
+
+
+def has_openat2() -> bool:
+    """True when the kernel's openat2 (RESOLVE_BENEATH) is used for symlink-free paths."""
+    return _openat2 is not None
+
+
+def _changed(rel: str) -> PathChangedError:
+    return PathChangedError(f"{rel!r} changed on disk while it was being resolved (a folder or symlink on the way "
+                            "was moved, removed or replaced); nothing was done: try again")
+
+
+def _escape(rel: str) -> SymlinkEscapeError:
+    return SymlinkEscapeError(f"symlink escapes vault: {rel!r} resolves outside the vault and is never followed")
+
+
+@dataclass
+class Loc:
+    """An open descriptor on the folder holding an entry, and the entry's name in it.
+
+    `name` is "" for the vault root itself. `canon` is the entry's canonical vault-relative
+    path (no symlinks; "" for the root). `created` lists folders made on the way (make_dirs).
+    Close it (or use it as a context manager) when done.
+    """
+
+    dir_fd: int
+    name: str
+    canon: str
+    created: list[str] = field(default_factory=list)
+    missing: bool = False  # missing_ok and a folder on the way is missing: `name` is the rest of the path
+
+    def close(self) -> None:
+        if self.dir_fd >= 0:
+            os.close(self.dir_fd)
+            self.dir_fd = -1
+
+    def __enter__(self) -> Loc:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def parent(self) -> str:
+        return self.canon.rpartition("/")[0]
+
+    def lstat(self) -> os.stat_result | None:
+        """The entry's own stat (a symlink is not followed), or None when nothing is there."""
+        if self.missing:
+            return None
+        try:
+            return os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENAMETOOLONG, errno.ENOTDIR):  # nothing can be there
+                return None
+            raise
+
+    def open(self, flags: int, mode: int = 0o666) -> int:
+        """Open the entry itself (never through a symlink) relative to its folder's descriptor."""
+        return open_at(self.dir_fd, self.name, flags, mode, rel=self.canon)
+
+
+def open_at(dir_fd: int, name: str, flags: int, mode: int = 0o666, *, rel: str = "") -> int:
+    """os.open(name, dir_fd=...) with O_NOFOLLOW: a symlink that appeared there is path_changed."""
+    try:
+        return os.open(name, flags | _NOFOLLOW | _CLOEXEC, mode, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _changed(rel or name) from None
+        raise
+
+
+def vault_fd(root_real: str) -> int:
+    """A descriptor on the vault folder itself."""
+    return os.open(root_real, _DIR_FLAGS)
+
+
+def _lexical(base: list[str], target: str, rel: str) -> list[str]:
+    out = list(base)
+    for part in target.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not out:
+                raise _escape(rel)
+            out.pop()
+        else:
+            out.append(part)
+    return out
+
+
+def locate(root_real: str, rel: str, *, follow_last: bool = True, make_dirs: bool = False,
+           allow_hidden: bool = False, missing_ok: bool = False) -> Loc:
+    """Walk to the folder holding the canonical vault path `rel` (see the module doc).
+
+    follow_last: an in-vault symlink as the last component is followed too (the entry is its
+    target); otherwise the link itself is the entry. make_dirs: missing folders on the way
+    are created (relative to their parent's descriptor) and listed in `Loc.created`.
+    Raises SymlinkEscapeError (a link leads outside), HiddenPathError (a link leads into a
+    hidden folder), PathChangedError (the path kept changing), FileNotFoundError (a folder
+    on the way is missing; with missing_ok a Loc on the deepest existing folder is returned
+    instead, `missing` set and `name` holding the rest) and NotADirectoryError (a file on the way).
+    """
+    if not rel:
+        return Loc(vault_fd(root_real), "", "")
+    parts = rel.split("/")
+    root = vault_fd(root_real)
+    try:
+        if _openat2 is not None and not make_dirs:
+            loc = _fast(root, parts, rel, follow_last)
+            if loc is not None:
+                return loc
+        return _walk(root, root_real, parts, rel, follow_last, make_dirs, allow_hidden, missing_ok)
+    finally:
+        os.close(root)
+
+
+def _fast(root: int, parts: list[str], rel: str, follow_last: bool) -> Loc | None:
+    """openat2 for a path without symlinks; None when the walk must decide (a symlink, or missing)."""
+    parent = "/".join(parts[:-1]) or "."
+    try:
+        fd = _openat2(root, parent, _DIR_FLAGS, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
+    except OSError:
+        return None
+    loc = Loc(fd, parts[-1], rel)
+    if follow_last:
+        try:
+            st = loc.lstat()
+        except OSError:
+            st = None
+        if st is not None and stat_mod.S_ISLNK(st.st_mode):
+            loc.close()
+            return None
+    return loc
+
+
+def _walk(root: int, root_real: str, parts: list[str], rel: str, follow_last: bool, make_dirs: bool,
+          allow_hidden: bool, missing_ok: bool = False) -> Loc:
+    cur = os.dup(root)
+    done: list[str] = []
+    todo = list(parts)
+    links = retries = 0
+    created: list[str] = []
+    try:
+        while True:
+            comp = todo.pop(0)
+            last = not todo
+            canon = "/".join((*done, comp))
+            if not allow_hidden and comp.startswith("."):
+                raise HiddenPathError(f"hidden path blocked: {rel!r} leads into a hidden folder through a symlink")
+            if last and not follow_last:
+                loc, cur = Loc(cur, comp, canon, created), -1
+                return loc
+            try:
+                st = os.stat(comp, dir_fd=cur, follow_symlinks=False)
+            except OSError as exc:
+                if exc.errno != errno.ENOENT:
+                    raise
+                if last:
+                    loc, cur = Loc(cur, comp, canon, created), -1
+                    return loc
+                if missing_ok and not make_dirs:
+                    loc, cur = Loc(cur, "/".join((comp, *todo)), "/".join((*done, comp, *todo)), created, True), -1
+                    return loc
+                if not make_dirs:
+                    raise
+                try:
+                    os.mkdir(comp, dir_fd=cur)
+                    created.append(canon)
+                except FileExistsError:
+                    pass
+                todo.insert(0, comp)
+                retries += 1
+                if retries > MAX_SYMLINKS:
+                    raise _changed(rel) from None
+                continue
+            if stat_mod.S_ISLNK(st.st_mode):
+                links += 1
+                if links > MAX_SYMLINKS:
+                    raise OSError(errno.ELOOP, "too many levels of symbolic links", rel)
+                try:
+                    target = os.readlink(comp, dir_fd=cur)
+                except OSError:  # removed or replaced since the stat a moment ago
+                    raise _changed(rel) from None
+                if target.startswith("/"):
+                    real = os.path.normpath(target)
+                    if real == root_real:
+                        base: list[str] = []
+                    elif real.startswith(root_real.rstrip("/") + "/"):
+                        base = real[len(root_real.rstrip("/")) + 1:].split("/")
+                    else:
+                        raise _escape(rel)
+                    new = _lexical([], "/".join(base), rel)
+                else:
+                    new = _lexical(done, target, rel)
+                todo = new + todo
+                os.close(cur)
+                cur = os.dup(root)
+                done = []
+                if not todo:  # the link leads to the vault root itself
+                    raise HiddenPathError(f"{rel!r} leads to the vault root itself through a symlink; "
+                                          "name the note by its own path")
+                continue
+            if last:
+                loc, cur = Loc(cur, comp, canon, created), -1
+                return loc
+            if not stat_mod.S_ISDIR(st.st_mode):
+                raise NotADirectoryError(errno.ENOTDIR, "not a folder", canon)
+            try:
+                nxt = os.open(comp, _DIR_FLAGS, dir_fd=cur)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):  # swapped since the stat
+                    retries += 1
+                    if retries > MAX_SYMLINKS:
+                        raise _changed(rel) from None
+                    todo.insert(0, comp)
+                    continue
+                raise
+            os.close(cur)
+            cur = nxt
+            done.append(comp)
+    finally:
+        if cur >= 0:
+            os.close(cur)
+
+
+def fd_is(fd: int, real: str) -> bool:
+    """True when the kernel names the open file `fd` by exactly `real` (a path without symlinks).
+
+    A check made after the open, on the descriptor itself (/proc/self/fd), for the bulk
+    readers (the scanner, the search indexer) that open by path string: a folder on the
+    way swapped for a symlink between their listing and their open is caught here and
+    nothing is read. Without /proc the answer is True (their other checks stand alone).
+    """
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}") == real
+    except OSError:
+        return True
+
+
+def fd_inside(fd: int, root_real: str) -> bool:
+    """True when the open file `fd` is, as the kernel names it now, inside the vault and not hidden.
+
+    A check made after the open, on the descriptor itself (/proc/self/fd), for bulk readers
+    (the scanner, the search indexer) that open by path: a folder swapped for an outside
+    symlink between their listing and their open is caught here and nothing is read.
+    Without /proc the answer is True (the caller's own checks stand alone).
+    """
+    try:
+        where = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return True
+    prefix = root_real.rstrip("/") + "/"
+    if not where.startswith(prefix) or where.endswith(" (deleted)"):
+        return False
+    return not any(part.startswith(".") for part in where[len(prefix):].split("/"))

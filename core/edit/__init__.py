@@ -1,0 +1,4 @@
+"""The one write path (Writer) and surgical frontmatter edits.
+
+Modules: fmedit, writes.
+"""

@@ -1,0 +1,1262 @@
+"""The one write path for agents (MCP tools) and the human (TUI actions).
+
+Every mutation of the vault goes through `Writer`, which guarantees:
+
+- **Path safety**: the same resolver as reads (core.disk.paths.normalize, then core.disk.safeio.locate),
+  so nothing is ever written outside the vault or into a hidden folder (`.obsidian`, `.git`,
+  `.trash`, anything dot-prefixed), also not through a symlinked folder, and not when another
+  process swaps a folder on the way for a symlink midway: every read, temporary file, replace,
+  rename and unlink is made relative to an open descriptor on the note's folder, reached by a
+  walk that checks each symlink against the vault. A hard-linked note (st_nlink > 1: its bytes
+  may also be a file outside the vault) is never read or rewritten; it can be renamed or
+  deleted (which changes only the vault's own name for it). Only Markdown notes (`.md`) are written, plus
+  allowlisted attachments where the caller explicitly asks. NUL bytes and contents over
+  the size cap are refused.
+- **Atomicity**: new bytes go to a hidden temporary file in the same folder, are fsynced,
+  then `os.replace`d over the note and the folder is fsynced; a crash at any moment leaves
+  the old or the new file, never a mix. Creation is no-clobber. The note's mode is kept.
+- **No lost updates**: every mutation takes an optional `if_match` etag (SHA-256 hex of the
+  note's bytes, as `read` returns it) checked under a per-note lock shared by every Writer
+  in the process; a mismatch raises ConflictError carrying the current etag. Just before
+  the replace the bytes on disk are compared again, so an outside editor's save in the
+  meantime is a conflict too, never silently overwritten. Replacing an existing note
+  wholesale requires `if_match` or `overwrite=True`.
+- **Index and events**: after each write the changed paths are re-read into the index
+  synchronously (`vault.refresh_paths(..., source=actor)`, which publishes
+  DocumentsChanged; the watcher's later echo is a no-op) and a WriteApplied event carries
+  who, what and a diff summary.
+- **Attestation**: only the human (`actor` "human" or "human:<name>") may add a `verified`
+  entry whose `by` starts with `human:`; an agent's write, edit or frontmatter update
+  that would add one is refused.
+
+Actors are free-form strings: "human", "human:<user>", or "agent:<name>" for MCP callers.
+"""
+from __future__ import annotations
+
+import contextvars
+import ctypes
+import difflib
+import errno
+import hashlib
+import os
+import re
+import secrets
+import stat as stat_mod
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from core.disk.paths import check_new_name, is_hidden, normalize
+from core.disk.reader import read_all
+from core.disk.safeio import Loc, locate, open_at
+from core.edit import fmedit
+from core.edit.fmedit import FrontmatterEditError
+from core.errors import NotFoundError, PathError, VaultError
+from core.events import Event
+from core.index.scan import walked_folder
+from core.links import rewrite as rename
+from core.markdown.parse import decode, load_yaml, split_frontmatter
+from core.markdown.sections import SectionError
+from core.markdown.sections import edit_section as _edit_section
+from core.model import ATTACHMENT, FOLDER, NOTE
+from core.review import journal as _journal
+
+if TYPE_CHECKING:  # vault.py imports this module
+    from core.vault import Vault
+
+__all__ = [
+    "MAX_WRITE_BYTES", "AlreadyExistsError", "ConflictError", "EditError", "FrontmatterEditError",
+    "SectionError", "WriteApplied", "WriteFailed", "WriteRefused", "WriteResult", "Writer", "etag_of",
+    "is_human",
+]
+
+MAX_WRITE_BYTES = 10 * 1024 * 1024
+NAME_MAX = 255  # bytes per file or folder name on Linux file systems
+MAX_EDIT_BYTES = 64 * 1024 * 1024  # notes larger than the scanner indexes are not edited
+BOM = b"\xef\xbb\xbf"
+TRASH = ".trash"
+TEMP_PREFIX, TEMP_SUFFIX = ".vaultwatch-", ".tmp"  # the write path's own temporary files (see clean_temp_files)
+REWRITE_THREADS = 16  # concurrent link rewrites during a rename
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def etag_of(data: bytes) -> str:
+    """The etag of a note's bytes: SHA-256, lowercase hex (the same value `read` returns)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_human(actor: str) -> bool:
+    """True for the human at the keyboard ("human" or "human:<user>"); everything else is an agent."""
+    return actor == "human" or actor.startswith("human:")
+
+
+# --- errors ----------------------------------------------------------------------------
+
+class ConflictError(VaultError):
+    """The note changed since the caller read it (or vanished): re-read, re-apply, retry."""
+
+    code = "revision_conflict"
+
+    def __init__(self, message: str, path: str, current_etag: str | None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.current_etag = current_etag
+
+
+class AlreadyExistsError(VaultError):
+    """A create or a rename would replace an existing file or folder."""
+
+    code = "already_exists"
+
+    def __init__(self, message: str, path: str, current_etag: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.current_etag = current_etag
+
+
+class WriteRefused(VaultError):
+    """The write breaks a rule (not a note, too large, NUL bytes, overwrite without if_match...)."""
+
+    code = "write_refused"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class WriteFailed(VaultError):
+    """The file system refused the write (disk full, read-only, permissions); nothing changed."""
+
+    code = "write_failed"
+
+
+class EditError(VaultError):
+    """old_text was not found, or found more than once."""
+
+    code = "no_match"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+# --- results and events ----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What one write call did."""
+
+    operation: str  # write | edit | edit_section | update_frontmatter | rename | delete
+    path: str  # the note's vault-relative path after the operation (rename: the destination)
+    etag: str | None  # etag of the new bytes (None after a delete or for a folder)
+    previous_etag: str | None  # etag before the operation (None when created, or a folder)
+    created: bool = False
+    changed: bool = True  # False when the call asked for what was already there
+    changed_paths: tuple[str, ...] = ()  # every vault path written, created, moved or removed
+    diff_summary: str = ""
+    warnings: tuple[str, ...] = ()  # e.g. ambiguous links a rename left alone
+    moved_to: str | None = None  # rename destination, or the trash location of a delete
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-safe form for tool results."""
+        return {
+            "operation": self.operation, "path": self.path, "etag": self.etag,
+            "previous_etag": self.previous_etag, "created": self.created, "changed": self.changed,
+            "changed_paths": list(self.changed_paths), "diff_summary": self.diff_summary,
+            "warnings": list(self.warnings), "moved_to": self.moved_to,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WriteApplied(Event):
+    """A write went through the write path (published after the index was updated)."""
+
+    actor: str
+    operation: str
+    path: str
+    paths: tuple[str, ...]
+    diff_summary: str
+    at: float = 0.0
+
+
+# --- per-note locks --------------------------------------------------------------------
+
+class _LockTable:
+    """One lock per real file path, shared by every Writer in the process; unused locks are dropped."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, list] = {}  # key -> [lock, users]
+
+    @contextmanager
+    def hold(self, *keys: str) -> Iterator[None]:
+        ordered = sorted(set(keys))  # one global order: two-path operations never deadlock
+        taken: list[str] = []
+        try:
+            for key in ordered:
+                with self._guard:
+                    slot = self._locks.setdefault(key, [threading.Lock(), 0])
+                    slot[1] += 1
+                try:
+                    slot[0].acquire()
+                except BaseException:
+                    self._drop(key)
+                    raise
+                taken.append(key)
+            yield
+        finally:
+            for key in reversed(taken):
+                self._locks[key][0].release()
+                self._drop(key)
+
+    def _drop(self, key: str) -> None:
+        with self._guard:
+            slot = self._locks[key]
+            slot[1] -= 1
+            if slot[1] == 0:
+                del self._locks[key]
+
+
+_LOCKS = _LockTable()
+
+
+# --- file system primitives ------------------------------------------------------------
+
+def _os_error(exc: OSError, rel: str, unchanged: str = "is unchanged") -> WriteFailed:
+    code = exc.errno
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        why = "disk full (no space left on the device)"
+        fix = "free some space and retry"
+    elif code == errno.EFBIG:
+        why = "the file is larger than the file system or process allows"
+        fix = "write less content"
+    elif code == errno.EROFS:
+        why = "the vault is on a read-only file system"
+        fix = "make it writable first"
+    elif code in (errno.EACCES, errno.EPERM):
+        why = "permission denied"
+        fix = "check the permissions of the note and its folder"
+    elif code == errno.ENAMETOOLONG:
+        long = [p for p in rel.split("/") if len(p.encode("utf-8", "surrogateescape")) > NAME_MAX]
+        if long:
+            part = long[0]
+            which = "file" if part == rel.rsplit("/", 1)[-1] else "folder"
+            short = part[:20] + "..." if len(part) > 20 else part
+            why = (f"the {which} name {short!r} is {len(part.encode('utf-8', 'surrogateescape'))} bytes, over the "
+                   f"file system's limit of {NAME_MAX} bytes per name")
+            fix = f"use a shorter {which} name"
+        else:
+            why = "the path is too long for the file system"
+            fix = "use fewer or shorter folder names"
+    else:
+        why = exc.strerror or str(exc)
+        fix = "check the vault folder and retry"
+    return WriteFailed(f"write failed: {why}; {rel!r} {unchanged}; {fix}")
+
+
+def _hardlink_refusal(rel: str, nlink: int) -> WriteRefused:
+    return WriteRefused(f"{rel!r} is hard-linked ({nlink} names on disk, which may include a file outside the "
+                        "vault), so vaultwatch neither reads nor rewrites it; replace it with a plain copy "
+                        "(e.g. cp it to a new name and move that over it), or rename or delete it",
+                        "hard_linked")
+
+
+def _read(loc: Loc, rel: str) -> tuple[bytes, int] | None:
+    """(bytes, mode) of the regular file `loc` names, or None when nothing is there."""
+    if loc.missing:
+        return None
+    try:
+        fd = loc.open(os.O_RDONLY | _O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder") from None
+    except OSError as exc:
+        raise _os_error(exc, rel, "was not changed") from None
+    try:
+        st = os.fstat(fd)
+        if stat_mod.S_ISDIR(st.st_mode):
+            raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder")
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise WriteRefused(f"{rel!r} is not a regular file (a FIFO or device?); vaultwatch "
+                               "only writes regular files", "not_a_regular_file")
+        if st.st_nlink > 1:
+            raise _hardlink_refusal(rel, st.st_nlink)
+        if st.st_size > MAX_EDIT_BYTES:
+            raise WriteRefused(f"{rel!r} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does "
+                               "not rewrite notes that large", "too_large")
+        return read_all(fd), stat_mod.S_IMODE(st.st_mode)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(dir_fd: int) -> None:
+    """fsync the folder a core.disk.safeio descriptor names."""
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass  # some file systems cannot fsync a directory; the data itself is synced
+
+
+_RENAME_NOREPLACE = 1
+_renameat2: Any
+try:
+    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+except (AttributeError, OSError):  # not glibc >= 2.28 / not Linux
+    _renameat2 = None
+
+
+def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
+    """Rename src (in folder descriptor src_dir) to dst (in dst_dir) atomically, failing with
+    FileExistsError if dst exists (files or folders). Nothing is resolved by path string."""
+    if _renameat2 is not None:
+        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
+            return
+        err = ctypes.get_errno()
+        if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+            raise OSError(err, os.strerror(err), dst)
+    st = os.stat(src, dir_fd=src_dir, follow_symlinks=False)
+    if stat_mod.S_ISDIR(st.st_mode):
+        try:  # best effort where the kernel lacks RENAME_NOREPLACE
+            os.stat(dst, dir_fd=dst_dir, follow_symlinks=False)
+        except FileNotFoundError:
+            os.rename(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
+            return
+        raise FileExistsError(errno.EEXIST, "File exists", dst)
+    os.link(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir, follow_symlinks=False)  # no-clobber
+    os.unlink(src, dir_fd=src_dir)
+
+
+Hook = Callable[[str], None]
+
+
+def _atomic_write(loc: Loc, data: bytes, *, mode: int | None, create: bool,
+                  precheck: Callable[[], None] | None, hook: Hook | None) -> None:
+    """Write `data` to the entry `loc` names via a synced temporary file in the same folder.
+
+    create: no-clobber (FileExistsError if something appeared). precheck runs just before
+    the switch (it raises to abort). hook(stage) is a test seam: "temp_written" after the
+    temporary file is synced, "replaced" after the switch.
+    """
+    dfd, name = loc.dir_fd, loc.name
+    tmp: str | None = None
+    try:
+        for _ in range(50):
+            candidate = f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"  # hidden: never indexed
+            try:
+                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o666,
+                             dir_fd=dfd)
+            except FileExistsError:
+                continue
+            tmp = candidate
+            break
+        else:
+            raise OSError(errno.EEXIST, "could not create a temporary file")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if mode is not None:
+                os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if hook is not None:
+            hook("temp_written")
+        if precheck is not None:
+            precheck()
+        if create:
+            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            os.unlink(tmp, dir_fd=dfd)
+        else:
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        tmp = None
+        if hook is not None:
+            hook("replaced")
+        _fsync_dir(dfd)
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+
+
+_TEMP_NAME = re.compile(r"\.vaultwatch-[0-9a-f]{16}\.tmp")
+_STARTED = time.time()
+
+
+def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list[str]:
+    """Remove the write path's own temporary files left by a killed run; returns their vault paths.
+
+    Only names this module makes (`.vaultwatch-<16 hex>.tmp`, regular files) whose mtime is
+    older than `older_than` (default: this process's start, and at least 2 s ago, so a write
+    still running in another process is left alone) are removed. The walk works on folder
+    descriptors (os.fwalk), skips hidden folders and never follows a symlink.
+    """
+    limit = min(_STARTED, time.time() - 2) if older_than is None else older_than
+    removed: list[str] = []
+    for dirpath, dirnames, filenames, dfd in os.fwalk(root_real):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if not _TEMP_NAME.fullmatch(name):
+                continue
+            try:
+                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                if stat_mod.S_ISREG(st.st_mode) and st.st_mtime < limit:
+                    os.unlink(name, dir_fd=dfd)
+                    rel = os.path.relpath(os.path.join(dirpath, name), root_real).replace(os.sep, "/")
+                    removed.append(rel)
+            except OSError:
+                continue
+    return removed
+
+
+def clean_temp_files_soon(vault) -> threading.Thread:
+    """clean_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
+    def run() -> None:
+        from core.events import IndexProblem
+        try:
+            removed = clean_temp_files(vault.root_real)
+        except OSError:
+            return
+        if removed:
+            vault.bus.publish(IndexProblem(f"removed {len(removed)} temporary file(s) an interrupted write left "
+                                           f"behind: {', '.join(removed[:5])}", "info"))
+
+    thread = threading.Thread(target=run, name="vaultwatch-temp-cleanup", daemon=True)
+    thread.start()
+    return thread
+
+
+# --- content helpers -------------------------------------------------------------------
+
+def _human_attestations(data: bytes | None) -> Counter:
+    """`by` values starting with human: in a note's `verified` frontmatter."""
+    if not data:
+        return Counter()
+    text, _ = decode(data)
+    block, _ = split_frontmatter(text)
+    if block is None:
+        return Counter()
+    raw, error = load_yaml(block)
+    if error:
+        return Counter()
+    verified = raw.get("verified")
+    items = [verified] if isinstance(verified, dict) else verified if isinstance(verified, list) else []
+    return Counter(i["by"] for i in items
+                   if isinstance(i, dict) and isinstance(i.get("by"), str) and i["by"].startswith("human:"))
+
+
+def _frontmatter_ok(text: str) -> tuple[bool, str | None]:
+    """(has a block, error) for a note's text."""
+    folded = text.replace("\r\n", "\n").replace("\r", "\n")
+    block, _ = split_frontmatter(folded)
+    if block is None:
+        return False, None
+    return True, load_yaml(block)[1]
+
+
+def _uniform_crlf(text: str) -> bool:
+    n = text.count("\n")
+    return n > 0 and text.count("\r\n") == n
+
+
+def line_summary(old: str, new: str) -> str:
+    """+added -removed lines between two versions of a note's text."""
+    a, b = old.splitlines(), new.splitlines()
+    if len(a) + len(b) > 40_000:
+        return f"rewritten ({len(old)} -> {len(new)} characters)"
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += i2 - i1
+        if tag in ("replace", "insert"):
+            added += j2 - j1
+    return f"+{added} -{removed} lines"
+
+
+def _line_numbers(text: str, needle: str, limit: int = 8, step: int | None = None) -> list[int]:
+    out: list[int] = []
+    pos = text.find(needle)
+    while pos >= 0 and len(out) < limit:
+        out.append(text.count("\n", 0, pos) + 1)
+        pos = text.find(needle, pos + (step or max(1, len(needle))))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    rel: str  # the caller's path, normalized
+    canon: str  # where the bytes live, vault-relative (an in-vault symlink note followed)
+    kind: str  # note | attachment
+    key: str  # the per-note lock's key
+
+
+class Writer:
+    """The write path over one Vault. Thread-safe; every Writer in the process shares the note locks."""
+
+    def __init__(self, vault: Vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
+        """`fault_hook(stage)` is for crash tests only: called at "temp_written" and "replaced"."""
+        self.vault = vault
+        self.max_bytes = max_bytes
+        self._hook = fault_hook
+
+    # --- public operations ---
+
+    def etag(self, path: str) -> str:
+        """Current etag of a note or attachment (NotFoundError when absent)."""
+        t = self._target(path, allow_attachment=True)
+        with self._loc(t.canon) as loc:
+            found = _read(loc, t.rel)
+        if found is None:
+            raise NotFoundError(f"not found: {t.rel!r} does not exist; list_documents shows what exists")
+        return etag_of(found[0])
+
+    @_journal.journaled("write")
+    def write(self, path: str, content: str | bytes, *, if_match: str | None = None, overwrite: bool = False,
+              create_only: bool = False, actor: str = "human", allow_attachment: bool = False,
+              exact: bool = False) -> WriteResult:
+        """Create a note, or replace an existing one wholesale.
+
+        Creating needs nothing; missing parent folders are created. Replacing needs
+        `if_match` (the etag you read) or `overwrite=True`; `create_only=True` refuses to
+        replace anything. A replaced note keeps its BOM and, when the new content has plain
+        LF line breaks, its CRLF line breaks. Writing the bytes already there is a no-op.
+        """
+        t = self._target(path, allow_attachment=allow_attachment)
+        data = self._encode(content, t)
+        with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+            found = _read(loc, t.rel)
+            if found is None:
+                if if_match is not None:
+                    raise ConflictError(f"revision conflict: {t.rel!r} does not exist (any more), so if_match "
+                                        "cannot match; omit if_match to create it", t.rel, None)
+                self._check_new(loc)
+                created = self._commit(t, loc, None, data, actor=actor, create=True)
+                return self._done("write", t, None, data, actor, created=True, extra=created,
+                                  summary=f"created ({_count_lines(data)} lines)" if t.kind == NOTE
+                                  else f"created ({len(data)} bytes)")
+            old, mode = found
+            current = etag_of(old)
+            if create_only:
+                raise AlreadyExistsError(f"already exists: {t.rel!r} is already in the vault (etag {current}); "
+                                         "choose another path, or replace it with if_match set to that etag",
+                                         t.rel, current)
+            self._check_match(t, if_match, current)
+            if if_match is None and not overwrite:
+                raise WriteRefused(f"{t.rel!r} already exists: to replace it pass if_match={current!r} (its current "
+                                   "etag; read it first to see what you replace) or overwrite=true; to change "
+                                   "part of it use edit or update_frontmatter", "exists_requires_if_match")
+            if t.kind == NOTE and not exact:  # exact: a revert puts back the very bytes
+                data = self._keep_style(old, data)
+            if data == old:
+                return self._unchanged("write", t, current)
+            self._commit(t, loc, old, data, actor=actor, mode=mode)
+            summary = (line_summary(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
+                       if t.kind == NOTE else f"replaced ({len(old)} -> {len(data)} bytes)")
+            return self._done("write", t, current, data, actor, summary=summary)
+
+    @_journal.journaled("edit")
+    def edit(self, path: str, old_text: str, new_text: str, *, replace_all: bool = False,
+             if_match: str | None = None, actor: str = "human") -> WriteResult:
+        """Replace the exact text `old_text` with `new_text`; it must occur exactly once unless `replace_all`.
+
+        Matching is exact (whitespace and case included). In a note with CRLF line breaks,
+        old_text/new_text written with LF match and are written back with CRLF.
+        """
+        if not isinstance(old_text, str) or not isinstance(new_text, str):
+            raise EditError("old_text and new_text must be strings", "invalid_arguments")
+        if old_text == "":
+            raise EditError("old_text is empty: give the exact text to replace (to add text, include a "
+                            "neighbouring line in old_text, or append under a heading with a section edit)",
+                            "empty_old_text")
+        if old_text == new_text:
+            raise EditError("old_text and new_text are identical: nothing would change", "no_change")
+
+        def change(text: str) -> tuple[str, str, tuple[str, ...]]:
+            work, back = text, None
+            count = text.count(old_text)
+            old, new = old_text, new_text
+            if count == 0 and _uniform_crlf(text) and "\r" not in old_text:
+                work, back = text.replace("\r\n", "\n"), "\r\n"
+                new = new_text.replace("\r\n", "\n")
+                count = work.count(old)
+            if count == 0:
+                hint = ""
+                squeezed = " ".join(old_text.split())
+                if squeezed and squeezed in " ".join(work.split()):
+                    hint = " (text matching it up to whitespace exists: copy the exact spaces and line breaks)"
+                raise EditError(f"old_text not found in the note{hint}; read the note again (it may have "
+                                "changed) and copy old_text exactly", "no_match")
+            overlapping = count == 1 and work.find(old, work.find(old) + 1) >= 0  # "aba" in "ababa": twice
+            if (count > 1 or overlapping) and not replace_all:
+                lines = ", ".join(map(str, _line_numbers(work, old, step=1 if overlapping else None)))
+                times = "at least 2 times, overlapping" if overlapping else f"{count} times"
+                raise EditError(f"old_text matches {times} (at lines {lines}); include more surrounding "
+                                "text so it matches once, or pass replace_all=true", "ambiguous_match")
+            result = work.replace(old, new) if replace_all else work.replace(old, new, 1)
+            if back:
+                result = result.replace("\n", back)
+            times = f" ({count} replacements)" if count > 1 else ""
+            return result, line_summary(text, result) + times, ()
+
+        return self._modify("edit", path, change, if_match=if_match, actor=actor)
+
+    @_journal.journaled("edit_section")
+    def edit_section(self, path: str, heading: str, mode: str, text: str, *, if_match: str | None = None,
+                     actor: str = "human") -> WriteResult:
+        """Replace, append to or prepend to the own content of one heading (see core.markdown.sections)."""
+        if not isinstance(text, str):
+            raise EditError("text must be a string", "invalid_arguments")
+
+        def change(note: str) -> tuple[str, str, tuple[str, ...]]:
+            result, h = _edit_section(note, heading, mode, text)
+            return result, f"{mode} under {h.label} (line {h.line}): {line_summary(note, result)}", ()
+
+        return self._modify("edit_section", path, change, if_match=if_match, actor=actor)
+
+    @_journal.journaled("update_frontmatter")
+    def update_frontmatter(self, path: str, set: Mapping[str, Any] | None = None,
+                           delete: Iterable[str] | None = None, append: Mapping[str, Any] | None = None, *,
+                           if_match: str | None = None, actor: str = "human") -> WriteResult:
+        """Set, delete or append to frontmatter keys, changing only those keys' lines (see core.edit.fmedit)."""
+        if set is not None and not isinstance(set, Mapping):
+            raise FrontmatterEditError("set must be a mapping of keys to values", "invalid_arguments")
+        if append is not None and not isinstance(append, Mapping):
+            raise FrontmatterEditError("append must be a mapping of keys to items", "invalid_arguments")
+        if isinstance(delete, str):
+            delete = [delete]
+        if not (set or delete or append):
+            raise FrontmatterEditError("nothing to do: give set, delete or append", "invalid_arguments")
+
+        def change(note: str) -> tuple[str, str, tuple[str, ...]]:
+            edit = fmedit.update(note, set=set, delete=delete or (), append=append)
+            return edit.text, "frontmatter: " + "; ".join(edit.summary) if edit.changed else "", ()
+
+        return self._modify("update_frontmatter", path, change, if_match=if_match, actor=actor)
+
+    @_journal.journaled("rename")
+    def rename(self, src: str, dst: str, *, update_links: bool = True, if_match: str | None = None,
+               actor: str = "human") -> WriteResult:
+        """Move a note, attachment or folder to `dst` and rewrite links to it across the vault.
+
+        The destination must not exist (missing parent folders are created). A note must
+        keep the .md extension and an attachment an allowlisted one. Each linking note is
+        rewritten atomically under its own lock; links that were ambiguous are left alone and
+        reported in `warnings`.
+        """
+        src_rel = normalize(src, what="source path")
+        dst_rel = normalize(dst, what="destination path")
+        sloc, sst, kind = self._existing(src_rel)
+        with sloc:
+            if stat_mod.S_ISLNK(sst.st_mode):
+                raise WriteRefused(f"{src_rel!r} is a symbolic link; rename the file it points to instead",
+                                   "is_a_symlink")
+            src_rel = sloc.canon  # through an in-vault folder link: the path read and the index use
+            with self._loc(dst_rel, follow_last=False) as probe:
+                dst_rel = probe.canon
+            if dst_rel == src_rel:
+                raise WriteRefused(f"source and destination are the same path ({src_rel!r}): nothing to do",
+                                   "same_path")
+            if kind == FOLDER:
+                if dst_rel.startswith(src_rel + "/"):
+                    raise WriteRefused(f"cannot move folder {src_rel!r} into itself ({dst_rel!r})",
+                                       "invalid_destination")
+            else:
+                dst_kind = self.vault.config.kind_of(dst_rel.rsplit("/", 1)[-1])
+                if kind == NOTE and dst_kind != NOTE:
+                    raise WriteRefused(f"a note must keep the .md extension: rename it to e.g. "
+                                       f"{dst_rel.rsplit('.', 1)[0] + '.md'!r}", "not_a_note")
+                if kind == ATTACHMENT and dst_kind != ATTACHMENT:
+                    raise WriteRefused(f"{dst_rel!r} does not have an allowlisted attachment extension; keep the "
+                                       "file's extension", "not_an_attachment")
+            snap = self.vault.snapshot
+            if update_links and not snap.loaded:
+                self.vault.wait_ready(30)
+                snap = self.vault.snapshot
+            if update_links:
+                self._check_rewrite_bounds(snap, src_rel, dst_rel, kind)
+            with _LOCKS.hold(self._key(src_rel), self._key(dst_rel)), \
+                    self._loc(dst_rel, follow_last=False) as dloc:
+                now_st = sloc.lstat()
+                if now_st is None:
+                    raise NotFoundError(f"not found: {src_rel!r} does not exist; list_documents shows what exists")
+                sst = now_st
+                dst_rel = dloc.canon
+                dst_st = dloc.lstat() if not dloc.missing else None
+                case_only = _same_entry(sst, dst_st)
+                if dst_st is not None and not case_only:
+                    raise AlreadyExistsError(f"destination exists: {dst_rel!r} is already in the vault; choose "
+                                             "another name, or delete or rename it first (vaultwatch never "
+                                             "overwrites on rename)", dst_rel)
+                if not case_only:
+                    self._check_new(dloc)
+                previous = None
+                if kind != FOLDER:
+                    previous = self._previous_etag(sloc, sst, src_rel, kind, if_match)
+                elif if_match is not None:
+                    raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
+                moved_files = self._files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
+                _journal.approve(src_rel, None, None, operation="rename", dest=dst_rel)
+                created: list[str] = []
+                if dloc.missing:
+                    made = self._loc(dst_rel, follow_last=False, make_dirs=True)
+                    dloc.close()
+                    dloc.dir_fd, dloc.name, dloc.missing = made.dir_fd, made.name, False
+                    created = made.created
+                    dst_rel = dloc.canon = made.canon
+                if kind == FOLDER and (dst_rel + "/").startswith(src_rel + "/"):
+                    raise WriteRefused(f"cannot move folder {src_rel!r} into itself", "invalid_destination")
+                try:
+                    if case_only:
+                        os.rename(sloc.name, dloc.name, src_dir_fd=sloc.dir_fd, dst_dir_fd=dloc.dir_fd)
+                    else:
+                        rename_noreplace(sloc.dir_fd, sloc.name, dloc.dir_fd, dloc.name)
+                except FileExistsError:
+                    raise AlreadyExistsError(f"destination exists: {dst_rel!r} appeared meanwhile; choose another "
+                                             "name", dst_rel) from None
+                except OSError as exc:
+                    raise _os_error(exc, src_rel, "was not moved") from None
+                _fsync_dir(sloc.dir_fd)
+                _fsync_dir(dloc.dir_fd)
+                moves = {p: dst_rel + p[len(src_rel):] for p in moved_files}
+                new_dirs = self._dirs_under(dst_rel, dloc, kind)
+                etag = None
+                if kind != FOLDER:
+                    try:
+                        found = _read(dloc, dst_rel)
+                    except VaultError:
+                        found = None
+                    etag = etag_of(found[0]) if found else None
+        new_paths = [dst_rel, *(moves.values() if kind == FOLDER else ()), *new_dirs]
+        self._refresh([src_rel, *created, *new_paths], actor)
+        warnings: list[str] = []
+        rewritten: list[str] = []
+        n_links = 0
+        if update_links:
+            n_links, rewritten, warnings = self._rewrite_links(snap, moves, actor)
+            if kind != FOLDER and dst_rel in rewritten:
+                with self._loc(dst_rel) as dloc:
+                    try:
+                        found = _read(dloc, dst_rel)
+                    except VaultError:
+                        found = None
+                etag = etag_of(found[0]) if found else None
+        what = {NOTE: "note", ATTACHMENT: "attachment", FOLDER: "folder"}[kind]
+        summary = f"renamed {what} {src_rel} -> {dst_rel}"
+        if kind == FOLDER:
+            summary += f" ({len(moved_files)} files)"
+        if update_links:
+            summary += f"; rewrote {n_links} link{'s' if n_links != 1 else ''} in {len(rewritten)} " \
+                       f"note{'s' if len(rewritten) != 1 else ''}"
+        if warnings:
+            summary += f"; {len(warnings)} link{'s' if len(warnings) != 1 else ''} left alone"
+        paths = tuple(dict.fromkeys([src_rel, dst_rel, *rewritten]))
+        return self._publish(WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary,
+                                         tuple(warnings), dst_rel), actor)
+
+    def _check_rewrite_bounds(self, snap, src_rel: str, dst_rel: str, kind: str) -> None:
+        """Refuse, before any change, a rename whose link rewriting would take unbounded time:
+        every note it would rewrite (the moved ones and those linking to them) must hold at most
+        rename.MAX_REWRITE_LINKS links. Notes too small to hold that many are not read."""
+        if kind == FOLDER:
+            prefix = src_rel + "/"
+            moved = [e.path for e in snap.entries if e.path.startswith(prefix) and e.kind != FOLDER]
+        else:
+            moved = [src_rel]
+        moves = {p: dst_rel + p[len(src_rel):] for p in moved}
+        for path in rename.candidate_notes(snap.entries, moves):
+            entry = snap.get(path)
+            if entry is None or entry.size_bytes <= rename.COUNT_ABOVE_BYTES:
+                continue
+            try:
+                with self._loc(path) as loc:
+                    found = _read(loc, path)
+            except VaultError:
+                continue  # unreadable here: the rewrite skips it with a warning
+            n = rename.link_markers(found[0]) if found else 0
+            if n > rename.MAX_REWRITE_LINKS:
+                raise WriteRefused(rename.too_many_links(path, n), "too_many_links")
+
+    def _journal_bytes(self, loc: Loc, st: os.stat_result, rel: str) -> bytes | None:
+        """The bytes a delete removes, for the change journal (None for a hard-linked file, never read)."""
+        if st.st_nlink > 1 and not stat_mod.S_ISLNK(st.st_mode):
+            return None
+        try:
+            if stat_mod.S_ISLNK(st.st_mode):
+                with self._loc(rel) as target:
+                    found = _read(target, rel)
+            else:
+                found = _read(loc, rel)
+        except VaultError:
+            return None
+        return found[0] if found else None
+
+    def _previous_etag(self, loc: Loc, st: os.stat_result, rel: str, kind: str, if_match: str | None) -> str | None:
+        """The etag of the file a rename or delete moves (None for a hard-linked one, which is never read)."""
+        if st.st_nlink > 1 and not stat_mod.S_ISLNK(st.st_mode):
+            if if_match is not None:
+                raise _hardlink_refusal(rel, st.st_nlink)
+            return None
+        if stat_mod.S_ISLNK(st.st_mode):
+            with self._loc(rel) as target:
+                found = _read(target, rel)
+        else:
+            found = _read(loc, rel)
+        previous = etag_of(found[0]) if found else None
+        self._check_match(_Target(rel, rel, kind, ""), if_match, previous)
+        return previous
+
+    @_journal.journaled("delete")
+    def delete(self, path: str, *, permanent: bool = False, confirm_path: str | None = None,
+               if_match: str | None = None, actor: str = "human") -> WriteResult:
+        """Move a note, attachment or folder to the vault's `.trash/` folder (as Obsidian does).
+
+        In the trash the name is kept; a clash gets a numeric suffix ("Plan 1.md").
+        `permanent=True` deletes instead, and only when `confirm_path` repeats `path` exactly;
+        a folder is deleted permanently only when empty.
+        """
+        rel = normalize(path)
+        if permanent and confirm_path != path:
+            raise WriteRefused(f"permanent deletion needs confirm_path={path!r} (the exact same path repeated); "
+                               "or omit permanent to move it to the vault's .trash/ folder, where it can be "
+                               "restored", "confirmation_required")
+        loc, st, kind = self._existing(rel)
+        snap = self.vault.snapshot
+        with loc, _LOCKS.hold(self._key(loc.canon)):
+            now_st = loc.lstat()
+            if now_st is None:
+                raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists")
+            st = now_st
+            previous = None
+            if kind != FOLDER:
+                previous = self._previous_etag(loc, st, rel, kind, if_match)
+            elif if_match is not None:
+                raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
+            moved_to = None
+            is_dir = stat_mod.S_ISDIR(st.st_mode)
+            _journal.approve(rel, self._journal_bytes(loc, st, rel) if kind != FOLDER else None, None,
+                             operation="delete")
+            try:
+                if permanent:
+                    if is_dir:
+                        try:
+                            os.rmdir(loc.name, dir_fd=loc.dir_fd)
+                        except OSError as exc:
+                            if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                                raise WriteRefused(f"folder {rel!r} is not empty: vaultwatch only deletes empty "
+                                                   "folders permanently; move it to the trash (omit permanent) "
+                                                   "or delete its notes first", "folder_not_empty") from None
+                            raise
+                    else:
+                        os.unlink(loc.name, dir_fd=loc.dir_fd)
+                else:
+                    moved_to = self._to_trash(loc, is_dir)
+            except OSError as exc:
+                raise _os_error(exc, rel, "was not deleted") from None
+            _fsync_dir(loc.dir_fd)
+        self._refresh([rel], actor)
+        warnings: tuple[str, ...] = ()
+        if kind != FOLDER:
+            linking = rename.linking_notes(
+                snap.entries, rel, lambda: rename.LinkIndex(e.path for e in snap.entries if e.kind != FOLDER))
+            if linking:
+                listed = ", ".join(linking[:10]) + (" ..." if len(linking) > 10 else "")
+                n = len(linking)
+                warnings = (f"{n} note{'s' if n != 1 else ''} still link{'' if n != 1 else 's'} to {rel} "
+                            f"(now broken links): {listed}",)
+        summary = f"deleted {rel} permanently" if permanent else f"moved {rel} to {moved_to}"
+        return self._publish(WriteResult("delete", rel, None, previous, False, True, (rel,), summary, warnings,
+                                         moved_to), actor)
+
+    # --- the read-modify-write core ---
+
+    def _modify(self, operation: str, path: str, change: Callable[[str], tuple[str, str, tuple[str, ...]]], *,
+                if_match: str | None, actor: str) -> WriteResult:
+        t = self._target(path)
+        with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+            found = _read(loc, t.rel)
+            if found is None:
+                raise NotFoundError(f"not found: {t.rel!r} does not exist; create it with write, or check the "
+                                    "path with list_documents")
+            old, mode = found
+            current = etag_of(old)
+            self._check_match(t, if_match, current)
+            bom = BOM if old.startswith(BOM) else b""
+            try:
+                text = old[len(bom):].decode("utf-8")
+            except UnicodeDecodeError:
+                raise WriteRefused(f"{t.rel!r} is not valid UTF-8, so it cannot be edited in place without "
+                                   "damaging it; replace it whole with write", "not_utf8") from None
+            new_text, summary, warnings = change(text)
+            if new_text == text:
+                return self._unchanged(operation, t, current)
+            if operation != "update_frontmatter":
+                had, err_before = _frontmatter_ok(text)
+                has, err_after = _frontmatter_ok(new_text)
+                if had and err_before is None and (not has or err_after is not None):
+                    raise EditError(f"this change would break the note's frontmatter ({err_after or 'block removed'}); "
+                                    "nothing was changed; use update_frontmatter to change frontmatter keys",
+                                    "would_break_frontmatter")
+            data = bom + self._encode(new_text, t, check_size=False)
+            self._commit(t, loc, old, data, actor=actor, mode=mode)
+            return self._done(operation, t, current, data, actor, summary=summary, warnings=warnings)
+
+    def _commit(self, t: _Target, loc: Loc, old: bytes | None, data: bytes, *, actor: str, mode: int | None = None,
+                create: bool = False) -> list[str]:
+        """Write `data` atomically (lock held). Returns vault paths of folders created for it."""
+        if len(data) > self.max_bytes:
+            raise WriteRefused(f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
+                               "split it into several notes", "too_large")
+        if t.kind == NOTE and not is_human(actor):
+            added = _human_attestations(data) - _human_attestations(old)
+            if added:
+                who = next(iter(added))
+                raise WriteRefused(f"agents cannot attest human review: this change adds a `verified` entry with "
+                                   f"by: {who!r}; record your own check with by: 'agent:<your name>' "
+                                   "(machine-confirmed) and leave human review to a person",
+                                   "human_attestation_refused")
+        fresh = None
+        if create and loc.missing:  # make the missing folders, each relative to its parent's descriptor
+            fresh = loc = self._loc(t.canon, make_dirs=True, follow_last=False)
+
+        def precheck() -> None:
+            if create:
+                return
+            now = _read(loc, t.rel)
+            if now is None or now[0] != old:
+                raise ConflictError(f"revision conflict: {t.rel!r} was changed by someone else while this write "
+                                    "was in progress; read it again and retry", t.rel,
+                                    etag_of(now[0]) if now else None)
+
+        _journal.approve(t.rel, old, data)  # the approval gate; raises when the person declines
+        try:
+            _atomic_write(loc, data, mode=mode, create=create, precheck=precheck, hook=self._hook)
+        except FileExistsError:
+            try:
+                found = _read(loc, t.rel)
+            except VaultError:
+                found = None
+            raise AlreadyExistsError(f"already exists: {t.rel!r} was created by someone else meanwhile; read it "
+                                     "and retry with if_match", t.rel, etag_of(found[0]) if found else None) from None
+        except OSError as exc:
+            raise _os_error(exc, t.rel, "was not created" if create else "is unchanged") from None
+        finally:
+            if fresh is not None:
+                fresh.close()
+        _journal.committed(t.rel, old, data)
+        return list(fresh.created) if fresh is not None else []
+
+    def _check_match(self, t: _Target, if_match: str | None, current: str | None) -> None:
+        if if_match is None:
+            return
+        if not isinstance(if_match, str):
+            raise WriteRefused("if_match must be the etag string returned by read", "invalid_arguments")
+        if current is None:
+            raise ConflictError(f"revision conflict: {t.rel!r} does not exist (any more); list_documents shows "
+                                "what exists", t.rel, None)
+        if if_match.strip().strip('"').lower() != current:
+            raise ConflictError(f"revision conflict: {t.rel!r} changed since you read it (your if_match "
+                                f"{if_match[:16]!r}..., current etag {current!r}); read it again, re-apply your "
+                                "change to the new content and retry with the new etag", t.rel, current)
+
+    # --- rename helpers ---
+
+    def _rewrite_links(self, snap, moves: dict[str, str], actor: str) -> tuple[int, list[str], list[str]]:
+        files = {e.path for e in snap.entries if e.kind != FOLDER} | set(moves)
+        before = rename.LinkIndex(files)
+        after = before.moved(moves)
+        count = 0
+        rewritten: list[str] = []
+        warnings: list[str] = []
+
+        def one(old_path: str) -> tuple[str, int, tuple[str, ...]]:
+            new_path = moves.get(old_path, old_path)
+            try:
+                return (new_path, *self._rewrite_one(old_path, new_path, moves, before, after, actor))
+            except VaultError as exc:
+                return new_path, 0, (f"{new_path}: links not updated: {exc.message}",)
+
+        todo = list(rename.candidate_notes(snap.entries, moves))
+        # Each note is rewritten atomically under its own lock; doing several at once lets the
+        # file system batch their fsyncs (a folder move can touch thousands of notes).
+        ctx = contextvars.copy_context()  # the change journal's scope reaches the rewriting threads
+        with ThreadPoolExecutor(max_workers=max(1, min(REWRITE_THREADS, len(todo)))) as pool:
+            for new_path, n, warns in pool.map(lambda p: ctx.copy().run(one, p), todo):
+                warnings.extend(warns)
+                if n:
+                    count += n
+                    rewritten.append(new_path)
+        if rewritten:
+            self.vault.refresh_paths(rewritten, source=actor)
+        return count, rewritten, warnings
+
+    def _rewrite_one(self, old_path: str, new_path: str, moves, before, after, actor: str) -> tuple[int, tuple]:
+        t = self._target(new_path)
+        for _attempt in range(3):
+            with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+                found = _read(loc, t.rel)
+                if found is None:
+                    return 0, ()
+                old, mode = found
+                bom = BOM if old.startswith(BOM) else b""
+                try:
+                    text = old[len(bom):].decode("utf-8")
+                except UnicodeDecodeError:
+                    return 0, (f"{new_path}: not valid UTF-8; links not updated",)
+                result = rename.rewrite_links(text, old_path, new_path, moves, before, after)
+                if result.changed:
+                    had, err = _frontmatter_ok(text)
+                    _, err_after = _frontmatter_ok(result.text)
+                    if had and err is None and err_after is not None:  # a name that YAML cannot hold unquoted
+                        result = rename.rewrite_links(text, old_path, new_path, moves, before, after, frontmatter=False)
+                        result = rename.Rewrite(result.text, result.changed,
+                                               (*result.warnings, f"{new_path}: frontmatter links left alone "
+                                                "(the rewrite would break the YAML)"))
+                if not result.changed:
+                    return 0, result.warnings
+                try:
+                    self._commit(t, loc, old, bom + result.text.encode("utf-8"), actor=actor, mode=mode)
+                except ConflictError:
+                    continue  # edited meanwhile: read again and redo this note
+                return result.changed, result.warnings
+        return 0, (f"{new_path}: kept changing while its links were being updated; links not updated",)
+
+    # --- paths ---
+
+    def _loc(self, rel: str, **kwargs) -> Loc:
+        """core.disk.safeio.locate for a vault path, its OS errors turned into structured ones."""
+        try:
+            return locate(self.vault.root_real, rel, missing_ok=not kwargs.get("make_dirs"), **kwargs)
+        except NotADirectoryError:
+            raise WriteRefused(f"{rel!r}: a file stands where a folder on the way should be", "not_a_folder") from None
+        except FileNotFoundError:
+            raise NotFoundError(f"not found: a folder on the way to {rel!r} was removed meanwhile; "
+                                "list_documents shows what exists") from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PathError(f"{rel!r} goes through a symlink loop; name it by its real path") from None
+            raise _os_error(exc, rel, "was not changed") from None
+
+    def _spelling(self, rel: str, canon_parent: str) -> str:
+        """The path to answer with: a path spelled through a folder link that read does not
+        accept (a link to the root, or to a folder listed at its real path) becomes the real
+        path, which read, the index and the answer all use (as rename does)."""
+        parent = rel.rpartition("/")[0]
+        if parent == canon_parent:
+            return rel
+        if walked_folder(self.vault.root_real, parent, self.vault.config) == parent:
+            return rel
+        name = rel.rpartition("/")[2]
+        return f"{canon_parent}/{name}" if canon_parent else name
+
+    def _key(self, canon: str) -> str:
+        """The per-note lock's key: the entry's real location (as Vault.disk_path names it)."""
+        return os.path.join(self.vault.root_real, *canon.split("/"))
+
+    def _check_new(self, loc: Loc) -> None:
+        """Refuse a new name (and new folders on the way) a person could mistake for another (paths.check_new_name)."""
+        new = loc.name.split("/")
+        try:
+            siblings = os.listdir(loc.dir_fd)
+        except OSError:
+            siblings = []
+        check_new_name(new[0], siblings, folds_case=_folds_case(loc.dir_fd, siblings))
+        for part in new[1:]:
+            check_new_name(part)
+
+    def _target(self, path: str, *, allow_attachment: bool = False) -> _Target:
+        rel = normalize(path)
+        name = rel.rsplit("/", 1)[-1]
+        kind = self.vault.config.kind_of(name)
+        if kind != NOTE:
+            if kind == ATTACHMENT and allow_attachment:
+                pass
+            elif kind == ATTACHMENT:
+                raise WriteRefused(f"{rel!r} is an attachment; vaultwatch writes only Markdown notes here: use a "
+                                   "path ending in .md", "not_a_note")
+            else:
+                raise WriteRefused(f"{rel!r} is not a Markdown note: use a path ending in .md (other file types "
+                                   "are not written)", "not_a_note")
+        with self._loc(rel, follow_last=False) as loc:
+            rel = self._spelling(rel, loc.canon.rpartition("/")[0])
+        with self._loc(rel) as loc:  # an in-vault symlink note: its target is what is read and written
+            canon = loc.canon
+        return _Target(rel, canon, kind, self._key(canon))
+
+    def _existing(self, rel: str) -> tuple[Loc, os.stat_result, str]:
+        """(location of the entry itself, its lstat, kind) for an existing vault file or folder.
+
+        A symlink is located as itself; its target must lie inside the vault, outside hidden folders.
+        """
+        loc = self._loc(rel, follow_last=False)
+        try:
+            st = loc.lstat() if not loc.missing else None
+            if st is None:
+                raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists")
+            if stat_mod.S_ISLNK(st.st_mode):
+                with self._loc(rel) as target:  # raises for a link that leads outside or into hidden folders
+                    tst = target.lstat() if not target.missing else None
+                if tst is None:
+                    raise NotFoundError(f"not found: {rel!r} is a broken symlink; list_documents shows what exists")
+                if stat_mod.S_ISDIR(tst.st_mode):
+                    return loc, st, FOLDER
+            elif stat_mod.S_ISDIR(st.st_mode):
+                return loc, st, FOLDER
+            kind = self.vault.config.kind_of(loc.name)
+            if kind is None or not (stat_mod.S_ISREG(st.st_mode) or stat_mod.S_ISLNK(st.st_mode)):
+                raise WriteRefused(f"{rel!r} is not a note, an allowlisted attachment or a folder of the vault",
+                                   "not_a_vault_file")
+            return loc, st, kind
+        except BaseException:
+            loc.close()
+            raise
+
+    def _files_under(self, rel: str, loc: Loc) -> list[str]:
+        out: list[str] = []
+        for dirpath, dirnames, filenames, _fd in os.fwalk(loc.name, dir_fd=loc.dir_fd):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            base = os.path.relpath(dirpath, loc.name).replace(os.sep, "/")
+            prefix = rel if base == "." else f"{rel}/{base}"
+            for name in filenames:
+                if not name.startswith(".") and self.vault.config.kind_of(name) is not None:
+                    out.append(f"{prefix}/{name}")
+        return sorted(out)
+
+    def _dirs_under(self, rel: str, loc: Loc, kind: str) -> list[str]:
+        if kind != FOLDER:
+            return []
+        out: list[str] = []
+        for dirpath, dirnames, _, _fd in os.fwalk(loc.name, dir_fd=loc.dir_fd):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            base = os.path.relpath(dirpath, loc.name).replace(os.sep, "/")
+            prefix = rel if base == "." else f"{rel}/{base}"
+            out.extend(f"{prefix}/{d}" for d in dirnames)
+        return out
+
+    def _to_trash(self, loc: Loc, is_dir: bool) -> str:
+        with self._loc(TRASH, follow_last=False, allow_hidden=True) as trash:
+            st = trash.lstat()
+            if st is not None and not stat_mod.S_ISDIR(st.st_mode):
+                raise WriteRefused(f"the vault's {TRASH} is not a plain folder (a symlink or a file); fix it, or "
+                                   "delete permanently with permanent=true and confirm_path", "trash_unusable")
+            if st is None:
+                try:
+                    os.mkdir(TRASH, dir_fd=trash.dir_fd)
+                except FileExistsError:
+                    pass
+            tfd = open_at(trash.dir_fd, TRASH, os.O_RDONLY | _O_DIRECTORY, rel=TRASH)
+        try:
+            name = loc.name
+            stem, dot, ext = name.rpartition(".")
+            if not stem or is_dir:
+                stem, dot, ext = name, "", ""
+            for i in range(10_000):
+                candidate = name if i == 0 else f"{stem} {i}{dot}{ext}"
+                try:
+                    rename_noreplace(loc.dir_fd, loc.name, tfd, candidate)
+                except FileExistsError:
+                    continue
+                _fsync_dir(tfd)
+                return f"{TRASH}/{candidate}"
+        finally:
+            os.close(tfd)
+        raise WriteRefused(f"the trash already holds 10,000 items named like {name!r}; empty it first", "trash_full")
+
+    def _encode(self, content: str | bytes, t: _Target, *, check_size: bool = True) -> bytes:
+        if isinstance(content, str):
+            if t.kind == NOTE and "\x00" in content:
+                raise WriteRefused("content contains NUL characters; a Markdown note is text: remove them",
+                                   "nul_bytes")
+            try:
+                data = content.encode("utf-8")
+            except UnicodeEncodeError:
+                raise WriteRefused("content is not valid Unicode text (lone surrogates); send UTF-8 text",
+                                   "invalid_text") from None
+        elif isinstance(content, (bytes, bytearray)):
+            data = bytes(content)
+            if t.kind == NOTE:
+                if b"\x00" in data:
+                    raise WriteRefused("content contains NUL bytes; a Markdown note is text: remove them", "nul_bytes")
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise WriteRefused("note content must be UTF-8 text", "invalid_text") from None
+        else:
+            raise WriteRefused(f"content must be text, got {type(content).__name__}", "invalid_arguments")
+        if check_size and len(data) > self.max_bytes:
+            raise WriteRefused(f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
+                               "split it into several notes", "too_large")
+        return data
+
+    @staticmethod
+    def _keep_style(old: bytes, new: bytes) -> bytes:
+        if old.startswith(BOM) and not new.startswith(BOM):
+            new = BOM + new
+        if b"\r" not in new and b"\n" in new and _uniform_crlf(old.decode("utf-8", "replace")):
+            new = new.replace(b"\n", b"\r\n")
+        return new
+
+    # --- results ---
+
+    def _refresh(self, paths: list[str], actor: str) -> None:
+        self.vault.refresh_paths([p for p in dict.fromkeys(paths) if p and not is_hidden(p)], source=actor)
+
+    def _index_paths(self, t: _Target) -> list[str]:
+        paths = [t.rel]
+        if t.canon != t.rel:
+            paths.append(t.canon)  # the note is a symlink inside the vault: its target changed too
+        return paths
+
+    def _done(self, operation: str, t: _Target, previous: str | None, data: bytes, actor: str, *,
+              created: bool = False, extra: Iterable[str] = (), summary: str = "",
+              warnings: tuple[str, ...] = ()) -> WriteResult:
+        paths = [*extra, *self._index_paths(t)]
+        self._refresh(paths, actor)
+        ignore = self.vault.config.ignore
+        if not ignore.empty and ignore.excluded(t.rel):
+            warnings = (*warnings, f"{t.rel} matches the vault's ignore rules, so it is not listed or searched")
+        return self._publish(WriteResult(operation, t.rel, etag_of(data), previous, created, True,
+                                         tuple(dict.fromkeys(paths)), summary, warnings), actor)
+
+    def _unchanged(self, operation: str, t: _Target, etag: str) -> WriteResult:
+        return WriteResult(operation, t.rel, etag, etag, False, False, (), "no change (already as requested)")
+
+    def _publish(self, result: WriteResult, actor: str) -> WriteResult:
+        self.vault.bus.publish(WriteApplied(actor, result.operation, result.path, result.changed_paths,
+                                            result.diff_summary, time.time()))
+        return result
+
+
+def _folds_case(dir_fd: int, siblings: list[str]) -> bool:
+    """True when the folder's file system finds a name in another case (probed on one existing name)."""
+    probe = next((n for n in siblings if n.swapcase() != n), None)
+    if probe is None:
+        return False
+    try:
+        a = os.stat(probe, dir_fd=dir_fd, follow_symlinks=False)
+        b = os.stat(probe.swapcase(), dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _same_entry(a: os.stat_result | None, b: os.stat_result | None) -> bool:
+    return a is not None and b is not None and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _count_lines(data: bytes) -> int:
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+

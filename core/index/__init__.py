@@ -1,0 +1,4 @@
+"""The index: immutable snapshots, the scan that builds them, the persistent entry cache, ignore rules.
+
+Modules: entrycache, ignore, scan, snapshot.
+"""

@@ -1,0 +1,4 @@
+"""Keeping the index live: the filesystem watcher, change followers, the person-first hold.
+
+Modules: follower, foreground, watch.
+"""

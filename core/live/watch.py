@@ -1,0 +1,583 @@
+"""Keep a vault's index live: watch the filesystem, apply what changed, account for what is pending.
+
+Two threads per vault. The watcher runs watchfiles (50 ms debounce, 20 ms step: latency,
+not the 1.6 s default) and turns each batch of raw events into vault-relative paths. The
+applier drains every batch queued meanwhile (a `git checkout` flood becomes a few large
+refreshes), stats the paths once per folder, walks folders that appeared, reuses parsed
+entries of files that merely moved, and applies the result through the vault's one refresh
+path (`Vault.apply_found`), which publishes DocumentsChanged with the new generation.
+
+Trouble is survived and reported as IndexProblem events: a deleted or unmounted vault root
+keeps the index as it was (and the watcher waits for the root to come back, then rescans);
+a vault that suddenly looks empty is not applied; a changed `.vaultwatchignore` or
+`.obsidian/app.json` reloads the ignore rules and rescans.
+
+Lost events: when the kernel's queue of file events overflows (more than
+/proc/sys/fs/inotify/max_queued_events waiting), the OS drops events; notify reports that
+as a path-less "rescan" event, which watchfiles 1.3 discards (samuelcolvin/watchfiles#348).
+So the watcher watches for the two ways a queue overflows: the process stalled (suspended,
+stopped, starved: a gap between two of its wake-ups longer than STALL_S) or a single batch
+of at least BURST_RECHECK changes. Either schedules a full comparison of the disk with the
+index at the next quiet moment, and a comparison that finds changes no event reported
+publishes an IndexProblem saying how many were missed and that they are indexed now.
+
+Pending changes: `wait_settled` is a barrier on the watcher's cycles. It returns once a
+watchfiles call that was still running SETTLE_MS after the wait began has returned and
+everything queued by then is applied, so edits still in the OS queue or in the debounce
+window when the wait began are in the index when it returns.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
+from core.events import IndexProblem, WatcherReady
+from core.index.ignore import IgnoreRules
+from core.index.scan import FileFact, Found, ScanConfig, is_dir, listed_elsewhere, visit, walk, walked_folder
+from core.model import FOLDER, NOTE, Entry, Skipped
+
+if TYPE_CHECKING:  # vault.py imports this module
+    from core.vault import Vault
+
+DEBOUNCE_MS = 50
+STEP_MS = 20
+TICK_MS = 50  # the watcher wakes at least this often: to check on the vault root, and to settle waits
+SETTLE_MS = 25  # how long the OS gets to hand a finished write's event to the watcher (see wait_settled)
+POLL_DELAY_MS = 500  # the polling fallback's period
+STALL_S = 1.0  # a gap this long between two watcher wake-ups may have overflowed the OS event queue
+EMPTY_GUARD = 10  # removing more than this many entries and leaving an empty root is held back
+RULE_FILES = frozenset({".vaultwatchignore", ".obsidian/app.json"})
+
+
+def _queue_limit() -> int:
+    try:
+        with open("/proc/sys/fs/inotify/max_queued_events") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 16_384
+
+
+QUEUE_LIMIT = _queue_limit()  # events the OS queues for one watcher before dropping them
+# One batch this big means thousands of raw events (a file write alone is three) arrived within
+# a debounce window: close enough to the queue limit to check the whole vault afterwards.
+BURST_RECHECK = max(QUEUE_LIMIT // 16, 256)
+
+
+def _wall() -> float:
+    """Seconds on a clock that keeps running while the process is stopped or the machine sleeps."""
+    try:
+        return time.clock_gettime(time.CLOCK_BOOTTIME)
+    except (AttributeError, OSError):
+        return time.monotonic()
+
+
+def stat_many(root_real: str, rels: Iterable[str], config: ScanConfig) -> dict[str, Found | None]:
+    """Stat vault paths the way the walk would, one directory listing per parent folder.
+
+    None marks a path that is absent, hidden or not part of the vault.
+    """
+    by_parent: dict[str, list[str]] = {}
+    out: dict[str, Found | None] = {}
+    for rel in rels:
+        if not rel or is_hidden(rel):
+            out[rel] = None
+            continue
+        parent, _, _ = rel.rpartition("/")
+        by_parent.setdefault(parent, []).append(rel)
+    for parent, group in by_parent.items():
+        names = {rel.rpartition("/")[2]: rel for rel in group}
+        for rel in group:
+            out[rel] = None
+        if parent and walked_folder(root_real, parent, config) != parent:
+            continue  # spelled through a symlinked folder the walk does not follow (or leading out)
+        try:
+            with os.scandir(os.path.join(root_real, *parent.split("/")) if parent else root_real) as it:
+                for de in it:
+                    wanted = names.get(de.name)
+                    if wanted is None:
+                        continue
+                    rel = wanted
+                    bad = unaddressable(de.name, at_root=not parent)
+                    if bad is not None or len(rel) > MAX_PATH_CHARS:
+                        out[rel] = Skipped(displayable(rel), f"cannot be addressed: {bad or 'path too long'}")
+                        continue
+                    if de.is_symlink() and is_dir(de) and listed_elsewhere(de.path, root_real, config):
+                        out[rel] = Skipped(rel, "symlinked folder already listed at its real path (a loop or a "
+                                                "duplicate)")
+                        continue
+                    try:
+                        found = visit(de, rel, root_real, config, set())
+                    except OSError as exc:
+                        found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
+                    out[rel] = found[0] if type(found) is tuple else found
+        except OSError:
+            pass
+    return out
+
+
+def walk_under(root_real: str, folder: Entry, config: ScanConfig) -> Iterator[Found]:
+    """Everything below an indexed folder (not the folder itself), as the full walk would find it."""
+    return walk(root_real, config, start=folder.path)
+
+
+def _rel_of(found: Found) -> str:
+    return found.rel if isinstance(found, FileFact) else found.path
+
+
+def _visible_names(root_real: str) -> bool:
+    """True when the vault root lists at least one non-hidden name."""
+    try:
+        with os.scandir(root_real) as it:
+            return any(not de.name.startswith(".") for de in it)
+    except OSError:
+        return False
+
+
+class LiveIndex:
+    """The watcher and applier threads of one vault, and the count of changes still in flight."""
+
+    def __init__(self, vault: Vault, *, debounce_ms: int = DEBOUNCE_MS, step_ms: int = STEP_MS) -> None:
+        self.vault = vault
+        self.debounce_ms, self.step_ms = debounce_ms, step_ms
+        self._cond = threading.Condition()
+        self._batches: list[tuple[set[str], bool, str | None]] = []  # (paths, rescan, why a rescan re-checks)
+        self._received = 0
+        self._applied = 0
+        self._cycle_at = float("-inf")  # monotonic time the watcher last returned from watchfiles
+        self.polling = False
+        self.recheck_due = False  # events may have been lost: a full comparison waits for a quiet moment
+        self.rechecks = 0  # full comparisons made because events may have been lost
+        self.missed = 0  # changes those comparisons found that no event ever reported
+        # paths a re-check found changed, until events for them turn up (then they were only late):
+        # (paths, why, when the re-check was applied)
+        self._suspects: tuple[set[str], str, float] | None = None
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.root_missing = False
+        self.holding = False  # a change that would have emptied the vault is held back
+        self.watching = threading.Event()  # set once the OS watches on the vault are in place
+        self.last_batch_size = 0
+
+    # lifecycle --------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start watching (idempotent). Events that arrive before the index is loaded wait for it."""
+        if self._threads:
+            return
+        for target, name in ((self._watch_loop, "vaultwatch-watch"), (self._apply_loop, "vaultwatch-apply")):
+            t = threading.Thread(target=target, name=name, daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """Stop both threads; changes not yet applied are dropped (the next start rescans them)."""
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        for t in self._threads:
+            t.join(timeout)
+
+    @property
+    def pending(self) -> int:
+        """Change batches received from the watcher and not yet applied to the index (a full
+        comparison that is due because events may have been lost counts as one)."""
+        return self._received - self._applied + self.recheck_due
+
+    def wait_settled(self, deadline: float) -> bool:
+        """Wait until every change made on disk before this call is applied to the index.
+
+        First a barrier on the watcher: a watchfiles call still running SETTLE_MS after this
+        call began must have returned (so an event the OS queued before this call, or one
+        waiting in the debounce window, has been handed over), then `wait_applied`. False at
+        the deadline (monotonic). With the vault folder gone there is nothing to wait for:
+        returns at once (`Vault.index_stale` says the index cannot follow the disk).
+        """
+        asked = time.monotonic()
+        settle = (SETTLE_MS + (POLL_DELAY_MS if self.polling else 0)) / 1000
+        with self._cond:
+            while not (self.root_missing or (self.watching.is_set() and self._cycle_at >= asked + settle
+                                              and not self.recheck_due)):
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set():
+                    return False
+                self._cond.wait(left)
+        return self.wait_applied(deadline)
+
+    def wait_applied(self, deadline: float) -> bool:
+        """Wait until every batch received so far is applied; False at the deadline (monotonic)."""
+        with self._cond:
+            target = self._received
+            while self._applied < target:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set():
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def rescan(self) -> None:
+        """Queue a full comparison of the disk with the index (counts as a pending change)."""
+        self._enqueue(set(), True)
+
+    def recheck(self, why: str) -> None:
+        """Queue a full comparison because events may have been lost; changes it finds are reported."""
+        self.rechecks += 1
+        with self._cond:
+            self._enqueue(set(), True, why)
+            self.recheck_due = False
+
+    def _report(self, message: str, severity: str = "warning") -> None:
+        self.vault.bus.publish(IndexProblem(message, severity))
+
+    def _due(self) -> None:
+        with self._cond:
+            self.recheck_due = True
+
+    def _enqueue(self, rels: set[str], rescan: bool, why: str | None = None) -> None:
+        with self._cond:
+            self._batches.append((rels, rescan, why))
+            self._received += 1
+            self._cond.notify_all()
+
+    # the watcher ------------------------------------------------------------------------------
+    def _root_inode(self) -> int | None:
+        try:
+            st = os.stat(self.vault.root_real)
+        except OSError:
+            return None
+        return st.st_ino if os.path.isdir(self.vault.root_real) else None
+
+    def _report_missed(self) -> None:
+        """Half a second after a re-check, its changed paths that no event has reported since were
+        missed by the watcher (lost events never come; late ones come within milliseconds)."""
+        with self._cond:
+            suspects = self._suspects
+            if suspects is None or time.monotonic() - suspects[2] < 0.5 or self._applied < self._received:
+                return
+            self._suspects = None
+        paths, why, _ = suspects
+        if paths:
+            self.missed += len(paths)
+            self._report(f"file watcher missed {len(paths):,} change(s) because {why}; re-checked the whole vault "
+                         "and indexed them")
+
+    def _cycle_done(self) -> None:
+        with self._cond:
+            self._cycle_at = time.monotonic()
+            self._cond.notify_all()
+
+    def _watch_loop(self) -> None:
+        import watchfiles
+
+        root = self.vault.root_real
+        prefix = root + os.sep
+        failures = 0
+        polling = False
+        needs_rescan = False  # set when events may have been missed; done once the new watches are in place
+        while not self._stop.is_set():
+            ino = self._root_inode()
+            if ino is None:
+                if not self.root_missing:
+                    with self._cond:
+                        self.root_missing = True
+                        self._cond.notify_all()  # waiters stop waiting for a folder that is gone
+                    self.watching.clear()
+                    self._report(f"vault folder {root} was deleted or unmounted; keeping the index as it was "
+                                 "and waiting for the folder to come back", "error")
+                self._stop.wait(0.25)
+                continue
+            if self.root_missing:
+                self.root_missing = False
+                self._report(f"vault folder {root} is back; re-indexing it", "info")
+                needs_rescan = True
+            self.polling = polling
+            last_wake = None  # _wall() at the previous yield of this watch session
+            recheck: tuple[str, float] | None = None  # (why, since when) a full comparison is due
+            in_burst = False  # a burst re-check was queued: the rest of that burst waits for its end
+            try:
+                for changes in watchfiles.watch(
+                        root, watch_filter=None, debounce=self.debounce_ms, step=self.step_ms,
+                        stop_event=self._stop, rust_timeout=TICK_MS, yield_on_timeout=True,
+                        raise_interrupt=False, ignore_permission_denied=True, force_polling=polling,
+                        poll_delay_ms=POLL_DELAY_MS):
+                    failures = 0
+                    if not self.watching.is_set():  # the first yield: the OS watches are in place
+                        self.watching.set()
+                        self.vault.bus.publish(WatcherReady(polling))
+                    if needs_rescan:
+                        needs_rescan = False
+                        self.rescan()
+                    now = _wall()
+                    if last_wake is not None and now - last_wake > STALL_S and recheck is None and not polling:
+                        recheck = (f"vaultwatch was stalled for {now - last_wake:.1f} s (stopped, suspended or "
+                                   "overloaded), long enough for the operating system's queue of file events "
+                                   f"({QUEUE_LIMIT:,} at most) to overflow", time.monotonic())
+                        self._due()
+                    last_wake = now
+                    if len(changes) >= BURST_RECHECK and recheck is None and not polling:
+                        # the first check comes at most 1 s into a burst, then one more once it is over
+                        recheck = (f"a burst of {len(changes):,} file changes at once may have overflowed the "
+                                   f"operating system's queue of file events ({QUEUE_LIMIT:,} at most)",
+                                   float("inf") if in_burst else time.monotonic())
+                        self._due()
+                    root_event = False
+                    if changes:
+                        rels: set[str] = set()
+                        rescan = False
+                        for _change, path in changes:
+                            if path == root:
+                                root_event = True
+                                continue
+                            if not path.startswith(prefix):
+                                continue
+                            rel = path[len(prefix):].replace(os.sep, "/")
+                            if rel in RULE_FILES:
+                                rescan = True
+                            elif not is_hidden(rel):
+                                rels.add(rel)
+                        if rels or rescan:
+                            self._enqueue(rels, rescan)
+                    if recheck is not None and (not changes or time.monotonic() - recheck[1] > 1.0):
+                        self.recheck(recheck[0])  # once the backlog is in: what is still different was lost
+                        in_burst = bool(changes)
+                        recheck = None
+                    elif not changes:
+                        in_burst = False
+                    self._report_missed()
+                    self._cycle_done()
+                    if root_event or self._root_inode() != ino:
+                        if recheck is not None:
+                            self.recheck(recheck[0])
+                        break  # the root was deleted or replaced: re-attach (or wait for it)
+                    if self.holding and _visible_names(root):
+                        self.holding = False
+                        self.rescan()
+                self.watching.clear()
+            except Exception as exc:  # the watcher must never take the app down
+                self.watching.clear()
+                if recheck is not None:
+                    self.recheck(recheck[0])
+                    recheck = None
+                failures += 1
+                needs_rescan = True
+                if failures == 1:
+                    self._report(f"file watcher failed ({exc!r}); restarting it and re-checking the vault")
+                if failures == 3 and not polling:  # e.g. the OS limit on watches: poll instead
+                    polling = True
+                    self._report("file watcher keeps failing; falling back to polling the vault every 0.5 s")
+                self._stop.wait(min(5.0, 0.2 * failures))
+
+    # the applier ------------------------------------------------------------------------------
+    def _apply_loop(self) -> None:
+        while not self._stop.is_set():
+            with self._cond:
+                while not self._batches and not self._stop.is_set():
+                    self._cond.wait()
+                if self._stop.is_set():
+                    return
+                batches, self._batches = self._batches, []
+                target = self._received
+            while not self.vault.wait_ready(0.2):
+                if self._stop.is_set():
+                    return
+            rels: set[str] = set()
+            rescan = False
+            whys: list[str] = []
+            for r, full, why in batches:
+                rels |= r
+                rescan = rescan or full
+                if why:
+                    whys.append(why)
+            self.last_batch_size = len(rels)
+            if rels and self._suspects is not None:
+                with self._cond:  # an event turned up for a path the re-check changed: it was late, not lost
+                    if self._suspects is not None:
+                        self._suspects[0].difference_update(rels)
+            try:
+                if rescan:
+                    if rels:  # what events reported goes in first: the comparison sees only the rest
+                        self.apply_paths(rels)
+                    changed = self.reconcile()
+                    if whys:
+                        with self._cond:  # a second re-check adds to the first one's suspects
+                            old = self._suspects
+                            self._suspects = ((old[0] | changed, old[1], time.monotonic()) if old is not None
+                                              else (changed, whys[0], time.monotonic()))
+                elif rels:
+                    self.apply_paths(rels)
+            except Exception as exc:  # reported; the next event or rescan repairs the index
+                self._report(f"could not apply file changes ({exc!r}); will re-check on the next change")
+            with self._cond:
+                self._applied = max(self._applied, target)
+                self._cond.notify_all()
+
+    def apply_paths(self, rels: Iterable[str]) -> None:
+        """Refresh these vault-relative paths (and whatever appeared below new folders)."""
+        vault = self.vault
+        root = vault.root_real
+        if self._root_inode() is None:
+            return  # the watcher reports it; never turn a vanished vault into an empty index
+        with vault.refresh_lock:
+            snap = vault.snapshot
+            config = vault.config
+            rels = set(rels)
+            walked: dict[str, str | None] = {}
+            for rel in list(rels):  # an event spelled through a symlinked folder: refresh the real path too
+                parent, _, name = rel.rpartition("/")
+                if parent:
+                    if parent not in walked:
+                        walked[parent] = walked_folder(root, parent, config)
+                    canon = walked[parent]
+                    if canon is not None and canon != parent:
+                        rels.add(f"{canon}/{name}" if canon else name)
+            for rel in list(rels):  # an event below a folder the index does not know: refresh the folder too
+                parent = rel.rpartition("/")[0]
+                while parent and parent not in rels and snap.get(parent) is None:
+                    rels.add(parent)
+                    parent = parent.rpartition("/")[0]
+            found = stat_many(root, rels, config)
+            if not config.ignore.empty:  # a path below an excluded folder is not part of the vault
+                for rel in found:
+                    if any(config.ignore.excluded(a, is_dir=True) for a in _ancestors(rel)):
+                        found[rel] = None
+            for rel, f in list(found.items()):
+                if isinstance(f, Entry) and f.kind == FOLDER:
+                    old = snap.get(rel)
+                    if old is None or old.kind != FOLDER or old.inode != f.inode:
+                        for sub in walk_under(root, f, config):  # a folder created or moved in
+                            found.setdefault(_rel_of(sub), sub)
+            removed = self._removed_entries(found, snap)
+            if len(removed) > EMPTY_GUARD and len(removed) >= len(snap.paths) and not _visible_names(root):
+                if not self.holding:
+                    self.holding = True
+                    self._report(f"vault {root} suddenly looks empty ({len(removed)} entries gone at once); "
+                                 "keeping the index and the cache until files reappear", "error")
+                return
+            self._reuse_moved(found, snap, removed)
+            vault.apply_found(found, "disk")
+
+    @staticmethod
+    def _removed_entries(found: dict[str, Found | None], snap) -> list[Entry]:
+        removed: list[Entry] = []
+        for rel, f in found.items():
+            old = snap.get(rel)
+            if f is None and old is not None:
+                removed.append(old)
+                if old.kind == FOLDER:
+                    lo, hi = snap.span(rel)
+                    removed.extend(snap.entries[lo:hi])
+        return removed
+
+    @staticmethod
+    def _reuse_moved(found: dict[str, Found | None], snap, removed: list[Entry]) -> None:
+        """A note that only moved keeps its parsed entry (same inode, size and mtime): no re-read."""
+        if not removed:
+            return
+        by_key = {(e.inode, e.size_bytes, e.mtime_ns): e for e in removed if e.kind == NOTE and e.inode}
+        if not by_key:
+            return
+        for rel, f in found.items():
+            if not isinstance(f, FileFact) or f.kind != NOTE or snap.get(rel) is not None:
+                continue
+            old = by_key.get((f.inode, f.size, f.mtime_ns))
+            if old is None:
+                continue
+            stem = old.path.rsplit("/", 1)[-1][:-3]
+            if old.title == stem:
+                continue  # the title may come from the file name: parse it again
+            found[rel] = dataclasses.replace(old, path=rel)
+
+    def reconcile(self) -> set[str]:
+        """Compare the whole disk with the index and apply the differences (rules reloaded first).
+        Returns the paths that differed."""
+        vault = self.vault
+        root = vault.root_real
+        if self._root_inode() is None:
+            return set()
+        rules = IgnoreRules.from_vault(root)
+        if rules != vault.config.ignore:
+            vault.config = ScanConfig(vault.config.attachment_exts, rules)
+            for problem in rules.problems:
+                self._report(problem)
+        with vault.refresh_lock:
+            snap = vault.snapshot
+            config = vault.config
+            found: dict[str, Found | None] = {}
+            seen: set[str] = set()
+            skipped_before = {s.path: s.reason for s in snap.skipped}
+            for f in walk(root, config):
+                rel = _rel_of(f)
+                seen.add(rel)
+                old = snap.get(rel)
+                if isinstance(f, FileFact):
+                    if old is None or (old.kind, old.size_bytes, old.mtime_ns, old.inode) != (
+                            f.kind, f.size, f.mtime_ns, f.inode):
+                        found[rel] = f
+                elif isinstance(f, Skipped):
+                    if skipped_before.get(rel) != f.reason or old is not None:
+                        found[rel] = f
+                elif old is None or (old.kind, old.mtime_ns, old.inode) != (f.kind, f.mtime_ns, f.inode):
+                    found[rel] = f
+            gone = [p for p in snap.paths if p not in seen]
+            if not seen and len(gone) > EMPTY_GUARD:
+                if not self.holding:
+                    self.holding = True
+                    self._report(f"vault {root} looks empty or unreadable; keeping the index and the cache "
+                                 "until files reappear", "error")
+                return set()
+            for p in gone:
+                found[p] = None
+            for s in snap.skipped:  # skipped files that vanished
+                if s.path not in seen:
+                    found.setdefault(s.path, None)
+            self.holding = False
+            self._reuse_moved(found, snap, self._removed_entries(found, snap))
+            vault.apply_found(found, "disk")
+            cache = vault.entry_cache
+            if cache is not None and cache.hold:
+                cache.hold = False
+                cache.mark_all_dirty()
+                vault.flush_cache_soon()
+            return set(found)
+
+
+def _ancestors(rel: str) -> Iterator[str]:
+    parent = rel.rpartition("/")[0]
+    while parent:
+        yield parent
+        parent = parent.rpartition("/")[0]
+
+
+class VaultWatcher:
+    """The live index as a front end hosts it: `await watcher.run()` until `stop()`.
+
+    `run()` starts watching the vault and building the full-text index (the work happens in
+    core threads, so any event loop, or none, can host it) and returns after `stop()`.
+    """
+
+    def __init__(self, vault: Vault, *, search: bool = True) -> None:
+        self.vault = vault
+        self.search = search
+        self._stopped = threading.Event()
+
+    def start(self) -> None:
+        """Start watching (and full-text indexing) without waiting."""
+        self.vault.start_watching()
+        if self.search:
+            self.vault.start_search()
+
+    async def run(self) -> None:
+        """Start, then wait (without blocking the event loop) until `stop()` is called."""
+        import asyncio
+
+        self.start()
+        while not self._stopped.is_set():
+            await asyncio.sleep(0.1)
+
+    def stop(self) -> None:
+        """Stop watching and indexing, write the cache out, and let `run()` return. Thread-safe."""
+        self._stopped.set()
+        self.vault.stop()

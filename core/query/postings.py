@@ -1,0 +1,281 @@
+"""Per-snapshot inverted lists for filters: which note positions hold a frontmatter value.
+
+Built lazily, once per key and generation (`Snapshot.cached`), so a repeated filter over
+100k notes costs set operations on the matching positions instead of a pass over every note.
+Positions index the snapshot's notes-only order (code-point order of path).
+"""
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right, insort
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from itertools import compress
+from operator import attrgetter, itemgetter
+from typing import Any
+
+from core.clock import Clock
+from core.errors import QueryError
+from core.index.snapshot import Snapshot
+from core.markdown import okf
+from core.model import NOTE, Entry
+
+Positions = set[int] | frozenset[int]
+
+
+MAX_PATCH = 2000  # changed entries beyond which a structure is rebuilt rather than patched
+_NOTE_ONLY = frozenset({NOTE})
+
+
+def subset(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+    """(paths, entries) of the entries of these kinds, in path order."""
+    def build() -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+        chosen = tuple(compress(snapshot.entries, map(kinds.__contains__, map(attrgetter("kind"),
+                                                                              snapshot.entries))))
+        return tuple(map(attrgetter("path"), chosen)), chosen
+
+    def patch(old, base, changed):
+        paths, entries = old
+        work = list(entries)
+        for i in changed_positions(paths, changed):
+            work[i] = snapshot.by_path[paths[i]]
+        return paths, tuple(work)
+
+    return snapshot.cached(("kinds", kinds), build, patching(snapshot)(patch))
+
+
+def notes(snapshot: Snapshot) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+    """(paths, entries) of the notes only, in path order."""
+    return subset(snapshot, _NOTE_ONLY)
+
+
+def changed_positions(paths: tuple[str, ...], changed: frozenset[str]) -> list[int]:
+    """Positions in `paths` of the changed paths that are in it (raises _TooMany past MAX_PATCH)."""
+    if len(changed) > MAX_PATCH:
+        raise _TooMany
+    out = []
+    for p in changed:
+        i = bisect_left(paths, p)
+        if i < len(paths) and paths[i] == p:
+            out.append(i)
+    return out
+
+
+class _TooMany(Exception):
+    pass
+
+
+def patching(snapshot: Snapshot):
+    """Decorator for a patch of a structure indexed by position: it runs only when `snapshot`
+    changed in place since the base (else None: rebuild), and too many changes mean a rebuild
+    too, not a slow patch."""
+    def wrap(fn):
+        def run(old, base, changed):
+            if not snapshot.in_place(base):
+                return None
+            try:
+                return fn(old, base, changed)
+            except _TooMany:
+                return None
+        return run
+    return wrap
+
+
+def _tokens(value: Any) -> list[str]:
+    if isinstance(value, list):
+        out: list[str] = []
+        for item in value:
+            if not isinstance(item, (list, dict)):
+                out.extend(_tokens(item))
+        return out
+    if isinstance(value, bool):
+        return ["b:true" if value else "b:false"]
+    if isinstance(value, str):
+        return ["s:" + value]
+    if value is None:
+        return ["n:"]
+    if isinstance(value, (int, float)):
+        return ["s:" + str(value)]
+    return []
+
+
+def _wanted(want: str) -> list[str]:
+    keys = ["s:" + want]
+    if want.lower() in ("true", "false"):
+        keys.append("b:" + want.lower())
+    if want == "" or want.lower() in ("null", "~"):
+        keys.append("n:")
+    return keys
+
+
+def _inverted(snapshot: Snapshot, name: str, tokens: Callable[[Entry], list[str]]) -> dict[str, array]:
+    # arrays of positions, not lists of ints: a third of the memory, and nothing the garbage
+    # collector walks (lists of 10k+ ints made full collections, and their frames, slow)
+    def build() -> dict[str, array]:
+        inv: dict[str, array] = defaultdict(_positions)
+        for i, e in enumerate(notes(snapshot)[1]):
+            for tok in dict.fromkeys(tokens(e)):  # once per note, even for a repeated tag
+                inv[tok].append(i)
+        return dict(inv)
+
+    @patching(snapshot)
+    def patch(old: dict[str, array], base: Snapshot, changed: frozenset[str]) -> dict[str, array]:
+        paths, entries = notes(snapshot)
+        before = notes(base)[1]
+        inv = dict(old)
+        copied: set[str] = set()
+
+        def own(tok: str) -> array:  # copy on write: `old` belongs to another generation
+            if tok not in copied:
+                copied.add(tok)
+                inv[tok] = _positions(inv.get(tok, ()))
+            return inv[tok]
+
+        for i in changed_positions(paths, changed):
+            was, now = set(tokens(before[i])), set(tokens(entries[i]))
+            for tok in was - now:
+                lst = own(tok)
+                lst.pop(bisect_left(lst, i))
+                if not lst:
+                    del inv[tok]
+                    copied.discard(tok)
+            for tok in now - was:
+                insort(own(tok), i)
+        return inv
+
+    return snapshot.cached(("inverted", name), build, patch)
+
+
+def _positions(items=()) -> array:
+    return array("i", items)
+
+
+def _union(inv: dict[str, array], keys: list[str]) -> set[int]:
+    out: set[int] = set()
+    for k in keys:
+        out.update(inv.get(k, ()))
+    return out
+
+
+def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
+    """Positions of the notes whose stale_after has been reached as of `clock`."""
+    def build() -> tuple[tuple, tuple]:
+        entries = notes(snapshot)[1]
+        dated = sorted((e.stale_date, i) for i, e in enumerate(entries) if e.stale_date is not None)
+        timed = sorted((e.stale_instant, i) for i, e in enumerate(entries) if e.stale_instant is not None)
+        return tuple(dated), tuple(timed)  # tuples of (date, int): untracked by the collector
+
+    @patching(snapshot)
+    def patch(old: tuple[tuple, tuple], base: Snapshot, changed: frozenset[str]) -> tuple[tuple, tuple]:
+        paths, entries = notes(snapshot)
+        before = notes(base)[1]
+        dated, timed = list(old[0]), list(old[1])
+        for i in changed_positions(paths, changed):
+            for lst, field in ((dated, "stale_date"), (timed, "stale_instant")):
+                was, now = getattr(before[i], field), getattr(entries[i], field)
+                if was == now:
+                    continue
+                if was is not None:
+                    lst.pop(bisect_left(lst, (was, i)))
+                if now is not None:
+                    insort(lst, (now, i))
+        return tuple(dated), tuple(timed)
+
+    dated, timed = snapshot.cached("stale", build, patch)
+    out = set(map(_second, dated[: bisect_right(dated, clock.today(), key=_first)]))
+    out.update(map(_second, timed[: bisect_right(timed, clock.now(), key=_first)]))
+    return out
+
+
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+def all_notes(snapshot: Snapshot) -> frozenset[int]:
+    """Every note position."""
+    return snapshot.cached("all_positions", lambda: frozenset(range(len(notes(snapshot)[1]))),
+                           patching(snapshot)(lambda old, base, changed: old))  # in place: same positions
+
+
+def _is_problem(e: Entry) -> bool:
+    return e.frontmatter_error is not None or e.decode_error
+
+
+def problems(snapshot: Snapshot) -> Positions:
+    """Positions of notes with a frontmatter error or undecodable bytes."""
+    @patching(snapshot)
+    def patch(old: frozenset[int], base: Snapshot, changed: frozenset[str]) -> frozenset[int]:
+        paths, entries = notes(snapshot)
+        work = set(old)
+        for i in changed_positions(paths, changed):
+            (work.add if _is_problem(entries[i]) else work.discard)(i)
+        return frozenset(work)
+
+    return snapshot.cached("problems", lambda: frozenset(
+        i for i, e in enumerate(notes(snapshot)[1]) if _is_problem(e)), patch)
+
+
+def broken(snapshot: Snapshot) -> Positions:
+    """Positions of notes with broken frontmatter, undecodable bytes or unresolved links."""
+    return snapshot.cached("broken_notes", lambda: frozenset(problems(snapshot) | unresolved_links(snapshot)))
+
+
+def unresolved_links(snapshot: Snapshot) -> Positions:
+    """Positions of notes with at least one link that resolves to no file (core.links.graph)."""
+    from core.links.graph import unresolved_by_note  # links builds on the index, as postings does
+
+    def build() -> frozenset[int]:
+        by_note = unresolved_by_note(snapshot)
+        return frozenset(i for i, p in enumerate(notes(snapshot)[0]) if p in by_note)
+
+    return snapshot.cached("unresolved_links", build)
+
+
+def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Positions:
+    """Note positions matching one filter pair, with OKF semantics for status, stale and
+    trust_tier on a bundle; list values match by membership, booleans case-insensitively,
+    tags case-insensitively, without '#' and with their nested tags (`inbox` matches
+    `inbox/to-read`, as in Obsidian). Raises QueryError for invalid OKF values."""
+    if snapshot.is_bundle and key == "status":
+        return set(_inverted(snapshot, "@status", lambda e: [e.okf_status]).get(want, ()))
+    if snapshot.is_bundle and key == "trust_tier":
+        if want not in okf.TRUST_TIERS:
+            raise QueryError(f"trust_tier {want!r} is not a tier: use one of {', '.join(okf.TRUST_TIERS)}")
+        return set(_inverted(snapshot, "@trust", lambda e: [e.okf_trust]).get(want, ()))
+    if snapshot.is_bundle and key == "stale":
+        flag = okf.parse_bool_word(want)
+        if flag is None:
+            raise QueryError(f"stale filter {want!r} is not a boolean: use true or false (also yes/no/1/0)")
+        stale = stale_positions(snapshot, clock)
+        return stale if flag else set(all_notes(snapshot) - stale)
+    if key in ("tags", "tag"):
+        return set(_tag_index(snapshot).get(want.lstrip("#").casefold(), ()))
+    return _union(_field_index(snapshot, key), _wanted(want))
+
+
+def _tag_tokens(e: Entry) -> list[str]:
+    """A note's tags, casefolded, each with its parents: Obsidian's tag search for `inbox` also
+    finds `#inbox/to-read`."""
+    out = [t.casefold() for t in e.tags]
+    for t in out[:]:
+        while "/" in t:
+            t = t.rsplit("/", 1)[0]
+            out.append(t)
+    return out
+
+
+def _tag_index(snapshot: Snapshot) -> dict[str, array]:
+    return _inverted(snapshot, "@tags", _tag_tokens)
+
+
+def _field_index(snapshot: Snapshot, key: str) -> dict[str, array]:
+    return _inverted(snapshot, "fm:" + key, lambda e: _tokens(e.frontmatter[key]) if key in e.frontmatter else [])
+
+
+def warm(snapshot: Snapshot, keys: Iterable[str]) -> None:
+    """Build the inverted lists that `key:value` terms for these keys read (tags and plain
+    frontmatter fields), so that the first such term does not wait for them."""
+    for key in keys:
+        if key in ("tags", "tag"):
+            _tag_index(snapshot)
+        else:
+            _field_index(snapshot, key)

@@ -1,0 +1,285 @@
+"""The approval gate: an agent's change waits for the person to approve or deny it.
+
+    gate = ApprovalGate("writes", folders=[("Journal/**", "none")], timeout=120)
+    attach(vault, gate)      # every Writer over the vault now asks the gate first
+    gate.attend()            # a person is watching (the TUI); without one the gate declines at once
+
+Modes: "writes" (every agent write, edit, frontmatter update, rename and delete waits),
+"deletes" (only deletes wait), "none". Folder rules (globs on the vault path, first match
+wins) override the mode per folder. The person's own changes never wait.
+
+A waiting change is published as `ApprovalRequested` (with the bytes before and after, so a
+view can show its diff) and settled as `ApprovalSettled`; `decide(id, approved, reason)` is
+the person's answer. A denial, a timeout (default 120 s) and an unattended gate raise
+`Declined`, whose message starts "the person declined this change: ". The write path asks
+the gate with the note's lock held, right before the change reaches the disk, so what the
+person approves is exactly what is written (an outside edit meanwhile is a conflict).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import VaultError
+from core.events import Event
+from core.query.glob import glob_match
+
+MODES = ("none", "writes", "deletes")
+DEFAULT_TIMEOUT = 120.0
+
+
+class Declined(VaultError):
+    """The person declined the change (or nobody decided in time, or nobody is watching)."""
+
+    code = "declined"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the person declined this change: {reason}")
+        self.reason = reason
+
+
+@dataclass(eq=False)
+class Pending:
+    """One change waiting for the person."""
+
+    id: int
+    actor: str
+    agent: str | None
+    session: str | None
+    operation: str
+    path: str
+    dest: str | None
+    before: bytes | None
+    after: bytes | None
+    asked_at: float
+    timeout: float
+    arguments: dict[str, Any] = field(default_factory=dict)
+    approved: bool | None = None
+    reason: str = ""
+    _done: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    @property
+    def settled(self) -> bool:
+        return self._done.is_set()
+
+    def remaining(self, now: float) -> float:
+        return max(0.0, self.asked_at + self.timeout - now)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequested(Event):
+    """An agent's change waits for the person (the TUI shows it with approve / deny keys)."""
+
+    pending: Pending
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalSettled(Event):
+    """A waiting change was approved, denied or timed out."""
+
+    id: int
+    approved: bool
+    reason: str
+    by: str  # person | timeout
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalModeChanged(Event):
+    mode: str
+
+
+def settings_path() -> str:
+    """`$XDG_CONFIG_HOME/vaultwatch/settings.toml` (default `~/.config/vaultwatch/settings.toml`)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "vaultwatch", "settings.toml")
+
+
+def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str]], float | None]:
+    """(mode, folder rules, timeout) from the settings file's [approve] table; absent file: (None, [], None).
+
+        [approve]
+        mode = "writes"            # none | writes | deletes
+        timeout = 120              # seconds
+        [approve.folders]
+        "Journal/**" = "none"
+        "Projects/**" = "writes"
+    """
+    path = path or settings_path()
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return None, [], None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise VaultError(f"settings file {path}: {exc}; fix or remove it") from None
+    table = data.get("approve") or {}
+    if not isinstance(table, dict):
+        raise VaultError(f"settings file {path}: [approve] must be a table")
+    mode = table.get("mode")
+    if mode is not None and mode not in MODES:
+        raise VaultError(f"settings file {path}: approve.mode must be one of {', '.join(MODES)}, not {mode!r}")
+    rules = []
+    for pattern, value in (table.get("folders") or {}).items():
+        if value not in MODES:
+            raise VaultError(f"settings file {path}: approve.folders[{pattern!r}] must be one of {', '.join(MODES)}")
+        rules.append((str(pattern), str(value)))
+    timeout = table.get("timeout")
+    if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
+        raise VaultError(f"settings file {path}: approve.timeout must be a positive number of seconds")
+    return mode, rules, (float(timeout) if timeout is not None else None)
+
+
+class ApprovalGate:
+    """See module doc. Thread-safe: agents' worker threads wait in `check`, the person calls `decide`."""
+
+    def __init__(self, mode: str = "none", *, folders: Iterable[tuple[str, str]] = (),
+                 timeout: float = DEFAULT_TIMEOUT, bus: Any = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if mode not in MODES:
+            raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self.folders = list(folders)
+        self.timeout = float(timeout)
+        self.bus = bus
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._pending: dict[int, Pending] = {}
+        self._ids = itertools.count(1)
+        self._attended = 0
+
+    # --- configuration ---
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise VaultError(f"approval mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self._publish(ApprovalModeChanged(mode))
+
+    def attend(self) -> Callable[[], None]:
+        """A person is watching (the TUI); returns the function to call when they leave."""
+        with self._lock:
+            self._attended += 1
+
+        def leave() -> None:
+            with self._lock:
+                self._attended = max(0, self._attended - 1)
+                left = self._attended == 0
+                waiting = list(self._pending.values()) if left else []
+            for p in waiting:
+                self._settle(p, False, "the person closed vaultwatch before deciding", "timeout")
+        return leave
+
+    @property
+    def attended(self) -> bool:
+        return self._attended > 0
+
+    def mode_for(self, path: str) -> str:
+        for pattern, mode in self.folders:
+            if glob_match(pattern, path):
+                return mode
+        return self.mode
+
+    def needs(self, operation: str, path: str, dest: str | None = None) -> bool:
+        modes = {self.mode_for(path)} | ({self.mode_for(dest)} if dest else set())
+        if "writes" in modes:
+            return True
+        return "deletes" in modes and operation == "delete"
+
+    # --- waiting and deciding ---
+
+    def pending(self) -> list[Pending]:
+        with self._lock:
+            return sorted(self._pending.values(), key=lambda p: p.id)
+
+    def check(self, scope: Any, rel: str, old: bytes | None, new: bytes | None, *, operation: str,
+              dest: str | None = None) -> None:
+        """Block until the person approves (return) or declines (raise Declined); called by the write path."""
+        actor = scope.actor
+        if actor == "human" or actor.startswith("human:") or not self.needs(operation, rel, dest):
+            return
+        from core.review.journal import current_caller  # noqa: PLC0415  (journal imports nothing from here)
+        caller = current_caller()
+        if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
+            old = scope.preread[1]
+        if not self.attended:
+            raise Declined(f"approval is required for {'deletes' if self.mode_for(rel) == 'deletes' else 'writes'} "
+                           "here and no one is at vaultwatch's TUI to approve it; the person can open the TUI on "
+                           "this vault (`vaultwatch VAULT`) and approve it there, or change the approval mode")
+        pending = Pending(next(self._ids), actor, caller.agent if caller else actor.removeprefix("agent:"),
+                          caller.session if caller else None, operation, rel, dest, old, new, self._clock(),
+                          self.timeout, dict(caller.arguments) if caller else dict(scope.arguments))
+        with self._lock:
+            self._pending[pending.id] = pending
+        if caller is not None:
+            caller.waiting = pending
+        self._publish(ApprovalRequested(pending))
+        try:
+            if not pending._done.wait(self.timeout):
+                self._settle(pending, False, f"no decision within {self.timeout:g} s", "timeout")
+        finally:
+            if caller is not None:
+                caller.waiting = None
+        if not pending.approved:
+            raise Declined(pending.reason or "denied")
+
+    def decide(self, pending_id: int, approved: bool, reason: str = "") -> bool:
+        """The person's answer; False when that change is no longer waiting."""
+        with self._lock:
+            pending = self._pending.get(pending_id)
+        if pending is None:
+            return False
+        return self._settle(pending, approved, reason.strip() or ("" if approved else "denied in the TUI"), "person")
+
+    def _settle(self, pending: Pending, approved: bool, reason: str, by: str) -> bool:
+        with self._lock:
+            if self._pending.pop(pending.id, None) is None:
+                return False
+            pending.approved = approved
+            pending.reason = reason
+            pending._done.set()
+        self._publish(ApprovalSettled(pending.id, approved, reason, by))
+        return True
+
+    def _publish(self, event: Event) -> None:
+        if self.bus is not None:
+            self.bus.publish(event)
+
+
+def attach(vault: Any, gate: ApprovalGate | None) -> None:
+    """Make every Writer over `vault` ask `gate` (None: no gate)."""
+    if gate is not None and gate.bus is None:
+        gate.bus = vault.bus
+    vault.approval_gate = gate
+
+
+def configure(vault: Any, mode: str | None = None, *, settings: str | None = None,
+              always: bool = False) -> ApprovalGate | None:
+    """Attach the gate the command line (`--approve MODE`) and the settings file ask for; None: no gate.
+
+    The option wins over the settings file's mode; the file's folder rules apply either way.
+    """
+    file_mode, rules, timeout = load_rules(settings)
+    chosen = mode or file_mode or "none"
+    if chosen not in MODES:
+        raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {chosen!r}")
+    if chosen == "none" and not rules and not always:  # always: the TUI, where the person can switch it on
+        return None
+    gate = ApprovalGate(chosen, folders=rules, timeout=timeout or DEFAULT_TIMEOUT, bus=vault.bus)
+    attach(vault, gate)
+    return gate
+
+
+def gate_for(vault: Any) -> ApprovalGate | None:
+    return getattr(vault, "approval_gate", None)
+
+
+__all__ = ["ApprovalGate", "ApprovalModeChanged", "ApprovalRequested", "ApprovalSettled", "DEFAULT_TIMEOUT",
+           "Declined", "MODES", "Pending", "attach", "configure", "gate_for", "load_rules", "settings_path"]

@@ -1,0 +1,714 @@
+"""The change journal: every change made through vaultwatch, who made it, and the bytes to undo it.
+
+Every Writer operation (an agent's tool call, a TUI action, a revert) becomes one `Change`:
+who (the actor, plus the agent's name and session when an MCP call made it), when (the
+vault's injected clock), the tool and its arguments, every path it touched and, per file it
+rewrote, the bytes before and after (a rename's link rewriting included). Outside edits are
+not journaled (their before-state is unknown) but appear as "outside" rows naming the paths.
+
+Storage: one SQLite database per vault under `$XDG_STATE_HOME/vaultwatch/journal/`
+(default `~/.local/state`), in WAL mode, one transaction per change, so a crash (kill -9
+included) leaves the last committed change and never a torn one. Before-bytes are zlib
+compressed; after-bytes are compressed against the before-bytes as a preset dictionary,
+so a small edit of a note costs a few hundred bytes. Bounded: the oldest changes are
+dropped beyond `max_changes` or `max_bytes` of stored content (both configurable).
+
+Hooks: core.edit.writes decorates each public Writer operation with `journaled(...)`, which opens
+a scope (a context variable, copied into the threads a rename rewrites links in); the
+write path reports each committed file with `committed(...)` and asks `approve(...)` first
+(the approval gate, core.review.approval). Nested operations (a revert's writes) join the outer
+scope. The MCP layer names the caller with `calling(...)` and reads back the change ids.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import datetime as dt
+import functools
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import NotFoundError, VaultError
+from core.events import DocumentsChanged, Event
+
+DEFAULT_MAX_CHANGES = 10_000
+DEFAULT_MAX_BYTES = 256 * 2**20
+MAX_ARG_CHARS = 2000
+MAX_OUTSIDE_PATHS = 1000
+_ZLIB_LEVEL = 1  # fast: a 10 KB note compresses in ~0.05 ms; the delta against the before-bytes does the rest
+_WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
+
+
+# --- records -------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file a change rewrote: its path after the change, and both etags (None: absent)."""
+
+    seq: int
+    path: str
+    before_etag: str | None
+    after_etag: str | None
+    before_size: int
+    after_size: int
+    role: str = "target"  # target (the note asked for) | links (rewritten by a rename) | restored
+
+    def as_json(self) -> dict[str, Any]:
+        return {"path": self.path, "role": self.role, "before_etag": self.before_etag,
+                "after_etag": self.after_etag, "before_size": self.before_size, "after_size": self.after_size}
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One journaled change (kind "change" or "revert") or an outside edit (kind "outside")."""
+
+    id: int
+    at: float
+    kind: str
+    actor: str
+    agent: str | None
+    session: str | None
+    tool: str
+    operation: str
+    path: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    summary: str = ""
+    src: str | None = None  # rename: the source path (path is the destination)
+    moved_to: str | None = None  # delete: the trash location; rename: the destination
+    kind_of_path: str = "note"  # note | attachment | folder
+    previous_etag: str | None = None
+    etag: str | None = None
+    paths: tuple[str, ...] = ()
+    files: tuple[FileChange, ...] = ()
+    revert_of: int | None = None
+    reverted_by: int | None = None
+
+    @property
+    def who(self) -> str:
+        """The actor as a person reads it: the agent's name (and session), or the human."""
+        if self.kind == "outside":
+            return "outside vaultwatch"
+        if self.agent:
+            return self.agent
+        return self.actor
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "at": _iso(self.at), "kind": self.kind, "actor": self.actor, "agent": self.agent,
+            "session": self.session, "tool": self.tool, "operation": self.operation, "path": self.path,
+            "src": self.src, "moved_to": self.moved_to, "summary": self.summary, "arguments": self.arguments,
+            "previous_etag": self.previous_etag, "etag": self.etag, "paths": list(self.paths),
+            "files": [f.as_json() for f in self.files], "revert_of": self.revert_of, "reverted_by": self.reverted_by,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRecorded(Event):
+    """A change entered the journal (published after its transaction committed)."""
+
+    change: Change
+
+
+def _iso(at: float) -> str:
+    return dt.datetime.fromtimestamp(at, dt.UTC).isoformat(timespec="milliseconds")
+
+
+def etag(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# --- compression -----------------------------------------------------------------------------
+
+def _pack(data: bytes | None, base: bytes | None = None) -> bytes | None:
+    if data is None:
+        return None
+    if base:
+        c = zlib.compressobj(_ZLIB_LEVEL, zdict=base[-_WINDOW:])
+        return b"d" + c.compress(data) + c.flush()
+    return b"z" + zlib.compress(data, _ZLIB_LEVEL)
+
+
+def _unpack(blob: bytes | None, base: bytes | None = None) -> bytes | None:
+    if blob is None:
+        return None
+    tag, body = blob[:1], blob[1:]
+    if tag == b"d":
+        d = zlib.decompressobj(zdict=(base or b"")[-_WINDOW:])
+        return d.decompress(body) + d.flush()
+    return zlib.decompress(body)
+
+
+# --- caller and scope ------------------------------------------------------------------------
+
+@dataclass
+class Caller:
+    """Who is calling: set by the MCP layer around a tool call (agent name, session, tool, arguments)."""
+
+    agent: str
+    session: str
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    change_ids: list[int] = field(default_factory=list)
+    waiting: Any = None  # the approval request this call waits on (core.review.approval.Pending), if any
+
+
+_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("vaultwatch_caller", default=None)
+
+
+@contextlib.contextmanager
+def calling(caller: Caller) -> Iterator[Caller]:
+    """Name the caller of every change made inside the block."""
+    token = _caller.set(caller)
+    try:
+        yield caller
+    finally:
+        _caller.reset(token)
+
+
+def current_caller() -> Caller | None:
+    return _caller.get()
+
+
+@dataclass
+class _File:
+    path: str
+    before: bytes | None
+    after: bytes | None
+    role: str
+
+
+@dataclass
+class Scope:
+    """One Writer operation in progress: what it committed so far."""
+
+    journal: Journal | None
+    gate: Any
+    operation: str
+    actor: str
+    arguments: dict[str, Any]
+    files: list[_File] = field(default_factory=list)
+    approved: bool = False
+    kind: str = "change"
+    revert_of: int | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
+
+
+_scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
+
+
+def current_scope() -> Scope | None:
+    return _scope.get()
+
+
+def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
+    """The write path wrote `new` over `old` at `rel` (called with the note's lock held)."""
+    scope = _scope.get()
+    if scope is None or scope.journal is None:
+        return
+    role = {"rename": "links", "revert": "restored"}.get(scope.operation, "target")
+    with scope.lock:
+        scope.files.append(_File(rel, old, new, role))
+
+
+def approve(rel: str, old: bytes | None, new: bytes | None, *, operation: str | None = None,
+            dest: str | None = None) -> None:
+    """Ask the approval gate (if any) before the write path changes `rel`; raises to decline."""
+    scope = _scope.get()
+    if scope is None:
+        return
+    if operation == "delete" and old is not None:
+        scope.preread = (rel, old)  # kept so that a permanent delete can be reverted
+    if scope.gate is None or scope.approved:
+        return
+    scope.gate.check(scope, rel, old, new, operation=operation or scope.operation, dest=dest)
+    scope.approved = True
+
+
+def journaled(operation: str) -> Callable:
+    """Decorator of Writer operations: one scope per outermost call, one journal row per change."""
+
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def run(self, *args: Any, **kwargs: Any) -> Any:
+            outer = _scope.get()
+            if outer is not None:
+                return fn(self, *args, **kwargs)
+            vault = self.vault
+            journal = journal_for(vault)
+            gate = getattr(vault, "approval_gate", None)
+            if journal is None and gate is None:
+                return fn(self, *args, **kwargs)
+            actor = kwargs.get("actor", "human")
+            scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs))
+            token = _scope.set(scope)
+            try:
+                result = fn(self, *args, **kwargs)
+            finally:
+                _scope.reset(token)
+            if journal is not None and getattr(result, "changed", False):
+                try:
+                    journal.record_result(scope, result)
+                except sqlite3.Error as exc:  # the change happened; the journal says it could not record it
+                    vault.bus.publish(_problem(f"the change journal could not record {operation}: {exc}"))
+            return result
+        return run
+    return wrap
+
+
+def _problem(message: str) -> Event:
+    from core.events import IndexProblem
+    return IndexProblem(message)
+
+
+def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+    names = fn.__code__.co_varnames[1:fn.__code__.co_argcount]
+    out: dict[str, Any] = dict(zip(names, args, strict=False))
+    out.update(kwargs)
+    out.pop("actor", None)
+    clean: dict[str, Any] = {}
+    for key, value in out.items():
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        if isinstance(value, str) and len(value) > MAX_ARG_CHARS:
+            value = value[:MAX_ARG_CHARS] + f"…(+{len(value) - MAX_ARG_CHARS})"
+        try:
+            json.dumps(value, default=str)
+        except (TypeError, ValueError):
+            value = str(value)
+        clean[key] = value
+    return clean
+
+
+# --- where journals live -----------------------------------------------------------------------
+
+def state_dir() -> str:
+    """`$XDG_STATE_HOME/vaultwatch`, or `~/.local/state/vaultwatch` when unset or relative."""
+    base = os.environ.get("XDG_STATE_HOME", "")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "vaultwatch")
+
+
+def journal_path(root_real: str) -> str:
+    """The journal file of the vault at `root_real`."""
+    name = os.path.basename(root_real.rstrip("/")) or "vault"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40]
+    digest = hashlib.sha256(os.fsencode(root_real)).hexdigest()[:16]
+    return os.path.join(state_dir(), "journal", f"{safe}-{digest}.sqlite3")
+
+
+def enabled_by_env() -> bool:
+    return os.environ.get("VAULTWATCH_JOURNAL", "1").lower() not in ("0", "off", "no", "false")
+
+
+_open_lock = threading.Lock()
+
+
+def journal_for(vault: Any, *, create: bool = True) -> Journal | None:
+    """The vault's journal, opened on first use (None when switched off: VAULTWATCH_JOURNAL=0)."""
+    found = vault.__dict__.get("_journal", ...)
+    if found is not ...:
+        return found
+    if not create:
+        return None
+    with _open_lock:
+        found = vault.__dict__.get("_journal", ...)
+        if found is not ...:
+            return found
+        journal = None
+        if enabled_by_env():
+            try:
+                journal = Journal.for_vault(vault)
+            except (OSError, sqlite3.Error) as exc:
+                vault.bus.publish(_problem(f"the change journal is off: {exc}"))
+        vault._journal = journal
+        return journal
+
+
+def attach(vault: Any, journal: Journal | None) -> None:
+    """Use `journal` for `vault` (None: journal nothing)."""
+    vault._journal = journal
+    if journal is not None:
+        journal.watch(vault.bus)
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    agent TEXT,
+    session TEXT,
+    tool TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    path TEXT NOT NULL,
+    src TEXT,
+    moved_to TEXT,
+    path_kind TEXT NOT NULL DEFAULT 'note',
+    summary TEXT NOT NULL DEFAULT '',
+    arguments TEXT NOT NULL DEFAULT '{}',
+    previous_etag TEXT,
+    etag TEXT,
+    revert_of INTEGER,
+    reverted_by INTEGER,
+    size INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS changes_at ON changes(at);
+CREATE INDEX IF NOT EXISTS changes_agent ON changes(agent);
+CREATE TABLE IF NOT EXISTS files (
+    change_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    role TEXT NOT NULL,
+    before BLOB,
+    after BLOB,
+    before_etag TEXT,
+    after_etag TEXT,
+    before_size INTEGER NOT NULL,
+    after_size INTEGER NOT NULL,
+    PRIMARY KEY (change_id, seq)
+);
+CREATE TABLE IF NOT EXISTS paths (
+    change_id INTEGER NOT NULL,
+    path TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS paths_path ON paths(path, change_id);
+CREATE INDEX IF NOT EXISTS paths_change ON paths(change_id);
+"""
+
+
+class Journal:
+    """The journal of one vault (see module doc). Thread-safe."""
+
+    def __init__(self, path: str, *, clock: Callable[[], float] | None = None,
+                 max_changes: int = DEFAULT_MAX_CHANGES, max_bytes: int = DEFAULT_MAX_BYTES,
+                 bus: Any = None) -> None:
+        self.path = path
+        self.max_changes = max(1, int(max_changes))
+        self.max_bytes = max(1, int(max_bytes))
+        self._clock = clock or _wall
+        self._lock = threading.RLock()
+        self._bus = bus
+        self._unsubscribe: Callable[[], None] | None = None
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        if not os.path.exists(path):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+        self._con.execute("PRAGMA journal_mode=WAL")
+        self._con.execute("PRAGMA synchronous=NORMAL")  # WAL: a crash loses at most the last commits, never corrupts
+        self._con.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        self._con.executescript(_SCHEMA)
+        row = self._con.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM changes").fetchone()
+        self._count, self._bytes = int(row[0]), int(row[1])
+
+    @classmethod
+    def for_vault(cls, vault: Any, **options: Any) -> Journal:
+        """The journal of `vault` in the state folder, on the vault's clock, watching its bus."""
+        clock = vault.clock
+        journal = cls(journal_path(vault.root_real), clock=lambda: clock.now().timestamp(), bus=vault.bus,
+                      **_env_bounds(), **options)
+        journal.watch(vault.bus)
+        return journal
+
+    def watch(self, bus: Any) -> None:
+        """Publish ChangeRecorded on `bus` and record its outside edits as "outside" rows."""
+        self._bus = bus
+        if self._unsubscribe is None and bus is not None:
+            self._unsubscribe = bus.subscribe(self._on_event)
+
+    def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        with self._lock:
+            try:
+                self._con.close()
+            except sqlite3.Error:
+                pass
+
+    # --- recording ---
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, DocumentsChanged) and event.source == "disk":
+            paths = [p for p in (*event.added, *event.changed, *event.removed) if p]
+            if paths:
+                self.record_outside(paths, removed=event.removed)
+
+    def record_outside(self, paths: list[str], *, removed: Iterable[str] = ()) -> Change:
+        """An outside edit of `paths` (no bytes: vaultwatch cannot know what was there)."""
+        gone = set(removed)
+        shown = paths[:MAX_OUTSIDE_PATHS]
+        first = shown[0]
+        n = len(paths)
+        summary = (f"{'removed' if first in gone else 'changed'} outside vaultwatch" if n == 1
+                   else f"{n} files changed outside vaultwatch")
+        return self._insert(dict(kind="outside", actor="outside", agent=None, session=None, tool="outside",
+                                 operation="outside", path=first, summary=summary, arguments={}),
+                            [], shown)
+
+    def record_result(self, scope: Scope, result: Any) -> Change:
+        """Journal a finished Writer operation from its scope (the bytes) and its WriteResult."""
+        caller = _caller.get()
+        human = scope.actor == "human" or scope.actor.startswith("human:")
+        agent = caller.agent if caller is not None and not human else (
+            None if human else scope.actor.removeprefix("agent:"))
+        tool = caller.tool if caller is not None and not human else scope.operation
+        arguments = caller.arguments if caller is not None and not human and caller.arguments else scope.arguments
+        src = None
+        path = result.path
+        if result.operation == "rename":
+            src = str(scope.arguments.get("src") or scope.arguments.get("path") or "")
+            try:
+                from core.disk.paths import normalize
+                src = normalize(src)
+            except (VaultError, TypeError, ValueError):
+                pass
+        files = list(scope.files)
+        if result.operation == "delete" and scope.preread is not None and scope.preread[0] == result.path:
+            if etag(scope.preread[1]) == result.previous_etag:
+                files = [_File(result.path, scope.preread[1], None, "target"), *files]
+        path_kind = "folder" if result.operation in ("rename", "delete") and result.etag is None and \
+            result.previous_etag is None else ("note" if path.endswith(".md") else "attachment")
+        row = dict(kind=scope.kind, actor=scope.actor, agent=agent, session=caller.session if caller and not human
+                   else None, tool=tool, operation=result.operation, path=path, src=src,
+                   moved_to=result.moved_to, path_kind=path_kind, summary=result.diff_summary,
+                   arguments=_clip_args(arguments), previous_etag=result.previous_etag, etag=result.etag,
+                   revert_of=scope.revert_of)
+        change = self._insert(row, files, [*result.changed_paths, *([src] if src else [])])
+        if caller is not None:
+            caller.change_ids.append(change.id)
+        return change
+
+    def record_revert(self, scope: Scope, of: Change, summary: str, path: str) -> Change:
+        """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""
+        caller = _caller.get()
+        human = scope.actor == "human" or scope.actor.startswith("human:")
+        row = dict(kind="revert", actor=scope.actor, agent=None if human else (
+            caller.agent if caller else scope.actor.removeprefix("agent:")),
+                   session=caller.session if caller and not human else None, tool="revert",
+                   operation="revert", path=path, summary=summary, arguments={"change_id": of.id},
+                   revert_of=of.id)
+        paths = [f.path for f in scope.files] + [path] + list(of.paths)
+        change = self._insert(row, list(scope.files), paths, reverts=of.id)
+        if caller is not None:
+            caller.change_ids.append(change.id)
+        return change
+
+    def _insert(self, row: dict[str, Any], files: list[_File], paths: Iterable[str], *,
+                reverts: int | None = None) -> Change:
+        at = float(self._clock())
+        packed = []
+        size = 0
+        for i, f in enumerate(files):
+            b = _pack(f.before)
+            a = _pack(f.after, f.before)
+            size += len(b or b"") + len(a or b"")
+            packed.append((i, f.path, f.role, b, a, etag(f.before) if f.before is not None else None,
+                           etag(f.after) if f.after is not None else None, len(f.before or b""),
+                           len(f.after or b"")))
+        args_json = json.dumps(row.get("arguments") or {}, ensure_ascii=False, default=str)
+        size += len(args_json) + 200
+        unique_paths = list(dict.fromkeys(p for p in paths if p))
+        with self._lock:
+            con = self._con
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                cur = con.execute(
+                    "INSERT INTO changes (at, kind, actor, agent, session, tool, operation, path, src, moved_to,"
+                    " path_kind, summary, arguments, previous_etag, etag, revert_of, size)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (at, row["kind"], row["actor"], row.get("agent"), row.get("session"), row["tool"],
+                     row["operation"], row["path"], row.get("src"), row.get("moved_to"),
+                     row.get("path_kind", "note"), row.get("summary") or "", args_json, row.get("previous_etag"),
+                     row.get("etag"), row.get("revert_of"), size))
+                assert cur.lastrowid is not None  # an INSERT just ran
+                cid = cur.lastrowid
+                if packed:
+                    con.executemany("INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
+                                    [(cid, *p) for p in packed])
+                con.executemany("INSERT INTO paths VALUES (?,?)", [(cid, p) for p in unique_paths])
+                if reverts is not None:
+                    con.execute("UPDATE changes SET reverted_by=? WHERE id=?", (cid, reverts))
+                self._count += 1
+                self._bytes += size
+                self._prune_locked()
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                row_count = con.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM changes").fetchone()
+                self._count, self._bytes = int(row_count[0]), int(row_count[1])
+                raise
+        change = Change(cid, at, row["kind"], row["actor"], row.get("agent"), row.get("session"), row["tool"],
+                        row["operation"], row["path"], dict(row.get("arguments") or {}), row.get("summary") or "",
+                        row.get("src"), row.get("moved_to"), row.get("path_kind", "note"), row.get("previous_etag"),
+                        row.get("etag"), tuple(unique_paths),
+                        tuple(FileChange(p[0], p[1], p[5], p[6], p[7], p[8], p[2]) for p in packed),
+                        row.get("revert_of"), None)
+        if self._bus is not None:
+            self._bus.publish(ChangeRecorded(change))
+        return change
+
+    def _prune_locked(self) -> None:
+        con = self._con
+        over_n = self._count - self.max_changes
+        if over_n <= 0 and self._bytes <= self.max_bytes:
+            return
+        ids: list[int] = []
+        if over_n > 0:
+            ids = [r[0] for r in con.execute("SELECT id FROM changes ORDER BY id LIMIT ?", (over_n,))]
+        freed = sum(r[0] for r in con.execute(
+            f"SELECT size FROM changes WHERE id IN ({','.join('?' * len(ids))})", ids)) if ids else 0
+        if self._bytes - freed > self.max_bytes:
+            last = ids[-1] if ids else 0
+            for cid, size in con.execute("SELECT id, size FROM changes WHERE id > ? ORDER BY id", (last,)):
+                if self._bytes - freed <= self.max_bytes or self._count - len(ids) <= 1:
+                    break
+                ids.append(cid)
+                freed += size
+        if not ids:
+            return
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            con.execute(f"DELETE FROM files WHERE change_id IN ({marks})", chunk)
+            con.execute(f"DELETE FROM paths WHERE change_id IN ({marks})", chunk)
+            con.execute(f"DELETE FROM changes WHERE id IN ({marks})", chunk)
+        self._count -= len(ids)
+        self._bytes -= freed
+        con.execute("PRAGMA incremental_vacuum")
+
+    # --- reading ---
+
+    def get(self, change_id: int) -> Change:
+        """One change by id (NotFoundError when unknown or pruned)."""
+        with self._lock:
+            row = self._con.execute(f"SELECT {_COLS} FROM changes WHERE id=?", (int(change_id),)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no change {change_id} in the journal (unknown, or dropped by the journal's "
+                                    "bounds); `vaultwatch changes` lists what it holds")
+            return self._change(row)
+
+    def changes(self, *, agent: str | None = None, since: float | None = None, path: str | None = None,
+                limit: int | None = None, kinds: Iterable[str] | None = None) -> list[Change]:
+        """Journaled changes, newest first, optionally of one agent, since a time, or touching a path."""
+        sql = f"SELECT {_COLS} FROM changes"
+        where: list[str] = []
+        params: list[Any] = []
+        if path is not None:
+            where.append("id IN (SELECT change_id FROM paths WHERE path=?)")
+            params.append(path)
+        if agent is not None:
+            where.append("(agent=? OR agent LIKE ? OR actor=?)")
+            params += [agent, agent + "/%", agent]
+        if since is not None:
+            where.append("at>=?")
+            params.append(float(since))
+        if kinds is not None:
+            k = list(kinds)
+            where.append(f"kind IN ({','.join('?' * len(k))})")
+            params += k
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        with self._lock:
+            return [self._change(r) for r in self._con.execute(sql, params).fetchall()]
+
+    def contents(self, change_id: int, seq: int) -> tuple[bytes | None, bytes | None]:
+        """(before, after) bytes of one file of a change."""
+        with self._lock:
+            row = self._con.execute("SELECT before, after FROM files WHERE change_id=? AND seq=?",
+                                    (int(change_id), int(seq))).fetchone()
+        if row is None:
+            raise NotFoundError(f"change {change_id} has no file {seq}")
+        before = _unpack(row[0])
+        return before, _unpack(row[1], before)
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            size = os.path.getsize(self.path) + (os.path.getsize(self.path + "-wal")
+                                                 if os.path.exists(self.path + "-wal") else 0)
+            return {"changes": self._count, "content_bytes": self._bytes, "file_bytes": size}
+
+    def checkpoint(self) -> None:
+        with self._lock:
+            self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _change(self, row: tuple) -> Change:
+        (cid, at, kind, actor, agent, session, tool, operation, path, src, moved_to, path_kind, summary,
+         arguments, previous_etag, etag_, revert_of, reverted_by) = row
+        files = tuple(FileChange(seq, p, be, ae, bs, as_, role) for seq, p, role, be, ae, bs, as_ in
+                      self._con.execute("SELECT seq, path, role, before_etag, after_etag, before_size, after_size "
+                                        "FROM files WHERE change_id=? ORDER BY seq", (cid,)))
+        paths = tuple(r[0] for r in self._con.execute("SELECT path FROM paths WHERE change_id=?", (cid,)))
+        try:
+            args = json.loads(arguments)
+        except ValueError:
+            args = {}
+        return Change(cid, at, kind, actor, agent, session, tool, operation, path, args, summary, src, moved_to,
+                      path_kind, previous_etag, etag_, paths, files, revert_of, reverted_by)
+
+
+_COLS = ("id, at, kind, actor, agent, session, tool, operation, path, src, moved_to, path_kind, summary, "
+         "arguments, previous_etag, etag, revert_of, reverted_by")
+
+
+def _clip_args(arguments: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in (arguments or {}).items():
+        if isinstance(v, str) and len(v) > MAX_ARG_CHARS:
+            v = v[:MAX_ARG_CHARS] + f"…(+{len(v) - MAX_ARG_CHARS})"
+        out[str(k)[:80]] = v
+    return out
+
+
+def _env_bounds() -> dict[str, int]:
+    out = {}
+    for key, env in (("max_changes", "VAULTWATCH_JOURNAL_MAX_CHANGES"), ("max_bytes", "VAULTWATCH_JOURNAL_MAX_MB")):
+        raw = os.environ.get(env)
+        if raw:
+            try:
+                value = float(raw)
+            except ValueError:
+                continue
+            out[key] = int(value * 2**20) if key == "max_bytes" else int(value)
+    return out
+
+
+def _wall() -> float:
+    import time
+    return time.time()
+
+
+def parse_since(text: str, now: dt.datetime) -> float:
+    """`--since` values: an ISO date or datetime, or a duration back from now ("30m", "2h", "1d")."""
+    raw = text.strip()
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+    if raw and raw[-1] in units and raw[:-1].replace(".", "", 1).isdigit():
+        return now.timestamp() - float(raw[:-1]) * units[raw[-1]]
+    try:
+        when = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise VaultError(f"--since {text!r}: give an ISO date or time (2026-11-29, 2026-11-29T10:00) or a "
+                         "duration back from now (30m, 2h, 1d)") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return when.timestamp()
+
+
+__all__ = ["Caller", "Change", "ChangeRecorded", "FileChange", "Journal", "Scope", "approve", "attach", "calling",
+           "committed", "current_caller", "current_scope", "journal_for", "journal_path", "journaled",
+           "parse_since", "state_dir"]

@@ -1,0 +1,249 @@
+"""Revert a journaled change: put back the bytes it replaced, only where the note still holds what it wrote.
+
+    outcome = revert(writer, journal, change_id, actor="human")
+
+A content change (write, edit, edit_section, update_frontmatter) is reverted when every file
+it wrote still has the etag it left; then the before-bytes go back exactly (no BOM or line
+ending "style" applied), a created note goes to the trash, a removed one is re-created. A
+rename is reverted by first restoring every note whose links it rewrote (byte for byte)
+and then moving the note or folder back. A delete into the trash is moved back out of it;
+a permanent delete is re-created from the journaled bytes.
+
+When a file changed since (an outside edit, another agent), nothing is changed and
+`RevertRefused` says why, naming who changed it and carrying the three versions: before
+the change, what the change wrote, and what is there now. Every revert is itself a journal
+change (kind "revert", `revert_of` set) and the reverted change is marked `reverted_by`.
+"""
+from __future__ import annotations
+
+import stat as stat_mod
+from dataclasses import dataclass, field
+
+from core.disk.paths import normalize
+from core.edit.writes import TRASH, Writer, _fsync_dir, _read, etag_of, rename_noreplace
+from core.errors import VaultError
+from core.review import journal as jmod
+from core.review.journal import Change, Journal, Scope, _File
+
+
+class RevertRefused(VaultError):
+    """The change cannot be reverted (the note changed since, or the change is not revertible)."""
+
+    code = "revert_refused"
+
+    def __init__(self, message: str, *, path: str | None = None, before: bytes | None = None,
+                 written: bytes | None = None, current: bytes | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.before = before
+        self.written = written
+        self.current = current
+
+    @property
+    def versions(self) -> dict[str, bytes | None]:
+        """The three versions of the note: before the change, what it wrote, and now."""
+        return {"before": self.before, "written": self.written, "current": self.current}
+
+
+@dataclass(frozen=True, slots=True)
+class RevertOutcome:
+    """One revert: the change reverted and the journal row of the revert itself."""
+
+    change_id: int
+    revert: Change
+    paths: tuple[str, ...] = ()
+
+
+@dataclass
+class RevertAllOutcome:
+    """Reverting every change of one agent: what was reverted and what was refused (and why)."""
+
+    agent: str
+    reverted: list[RevertOutcome] = field(default_factory=list)
+    refused: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _exists(writer: Writer, rel: str) -> bool:
+    """Whether something (a file, folder or link) is at the vault path `rel` (core.disk.safeio)."""
+    try:
+        with writer._loc(normalize(rel), follow_last=False) as loc:
+            return loc.lstat() is not None
+    except VaultError:
+        return False
+
+
+def _current(writer: Writer, rel: str) -> bytes | None:
+    try:
+        with writer._loc(normalize(rel)) as loc:  # core.disk.safeio: relative to the vault's descriptor
+            found = _read(loc, rel)
+    except VaultError:
+        return None
+    return None if found is None else found[0]
+
+
+def _who_changed(journal: Journal, change: Change, rel: str) -> str:
+    later = [c for c in journal.changes(path=rel, limit=50) if c.id > change.id]
+    if not later:
+        return "outside vaultwatch (or by a change the journal no longer holds)"
+    last = later[0]
+    return "outside vaultwatch" if last.kind == "outside" else f"by {last.who} (change {last.id})"
+
+
+def _refuse_changed(journal: Journal, change: Change, rel: str, before: bytes | None, written: bytes | None,
+                    current: bytes | None) -> RevertRefused:
+    now = "is gone" if current is None else f"now has etag {etag_of(current)[:12]}…"
+    wrote = "removed it" if written is None else f"left etag {etag_of(written)[:12]}…"
+    return RevertRefused(
+        f"cannot revert change {change.id}: {rel} changed after it, {_who_changed(journal, change, rel)}; the "
+        f"change {wrote} and the note {now}. Nothing was reverted; compare the three versions (before, written, "
+        "current) and edit the note by hand", path=rel, before=before, written=written, current=current)
+
+
+def check(writer: Writer, journal: Journal, change: Change) -> None:
+    """Raise RevertRefused when `change` cannot be reverted now (see module doc); change nothing."""
+    if change.kind == "outside":
+        raise RevertRefused(f"change {change.id} is an edit made outside vaultwatch: the journal does not know what "
+                            "was there before, so it cannot be reverted here (use your editor's or git's history)")
+    if change.reverted_by is not None:
+        raise RevertRefused(f"change {change.id} was already reverted by change {change.reverted_by}")
+    if change.kind == "revert" and change.revert_of is not None:
+        try:
+            original = journal.get(change.revert_of)
+        except VaultError:
+            original = None
+        if original is not None and original.operation in ("rename", "delete"):
+            raise RevertRefused(f"change {change.id} reverted a {original.operation}; to redo it, "
+                                f"{original.operation} again")
+    for f in change.files:
+        before, written = journal.contents(change.id, f.seq)
+        current = _current(writer, f.path)
+        if (current is None) != (written is None) or (current is not None and etag_of(current) != f.after_etag):
+            raise _refuse_changed(journal, change, f.path, before, written, current)
+    if change.operation == "rename":
+        src, dst = change.src, change.path
+        if not src:
+            raise RevertRefused(f"change {change.id}: the journal has no source path for this rename")
+        if _exists(writer, src):
+            raise RevertRefused(f"cannot revert change {change.id}: {src} exists again, so {dst} cannot move back "
+                                "there; rename or remove it first", path=src)
+        if not _exists(writer, dst):
+            raise RevertRefused(f"cannot revert change {change.id}: {dst} is gone (moved or deleted since)", path=dst)
+        if change.etag is not None and not any(f.path == dst for f in change.files):
+            current = _current(writer, dst)
+            if current is None or etag_of(current) != change.etag:
+                raise _refuse_changed(journal, change, dst, None, None, current)
+    if change.operation == "delete":
+        rel = change.path
+        if _exists(writer, rel):
+            raise RevertRefused(f"cannot revert change {change.id}: {rel} exists again; rename or remove it first",
+                                path=rel)
+        source = _trash_source(writer, change)
+        if source is not None:
+            source.close()
+        if source is None and not change.files:
+            raise RevertRefused(f"cannot revert change {change.id}: {rel} is no longer in the trash "
+                                f"({change.moved_to or 'deleted permanently'}) and the journal holds no copy")
+
+
+def _trash_source(writer: Writer, change: Change):
+    """A core.disk.safeio Loc on the deleted entry in the vault's .trash (the caller closes it), or None."""
+    moved = change.moved_to
+    if change.operation != "delete" or not moved or not moved.startswith(TRASH + "/"):
+        return None
+    try:
+        with writer._loc(TRASH, follow_last=False, allow_hidden=True) as trash:
+            tst = trash.lstat()
+        if tst is None or not stat_mod.S_ISDIR(tst.st_mode):  # missing, a symlink or a file
+            return None
+        loc = writer._loc(moved, follow_last=False, allow_hidden=True)
+    except (VaultError, OSError):
+        return None
+    st = loc.lstat()
+    if st is None or stat_mod.S_ISLNK(st.st_mode):
+        loc.close()
+        return None
+    if change.previous_etag is not None:
+        try:
+            found = _read(loc, moved) if stat_mod.S_ISREG(st.st_mode) else None
+        except VaultError:
+            found = None
+        if found is None or etag_of(found[0]) != change.previous_etag:
+            loc.close()
+            return None
+    return loc
+
+
+def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "human") -> RevertOutcome:
+    """Revert one change (see module doc); raises RevertRefused with the reason when it cannot."""
+    change = journal.get(change_id)
+    check(writer, journal, change)
+    scope = Scope(journal, None, "revert", actor, {"change_id": change.id}, kind="revert", revert_of=change.id,
+                  approved=True)
+    token = jmod._scope.set(scope)
+    touched: list[str] = []
+    try:
+        for f in reversed(change.files):
+            before, written = journal.contents(change.id, f.seq)
+            touched.append(f.path)
+            if written is not None and before is not None:
+                writer.write(f.path, before, if_match=f.after_etag, exact=True, actor=actor,
+                             allow_attachment=True)
+            elif written is not None:  # the change created it: to the trash (the journal keeps its bytes)
+                writer.delete(f.path, if_match=f.after_etag, actor=actor)
+                scope.files.append(_File(f.path, written, None, "restored"))
+            elif before is not None and change.operation != "delete":
+                writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
+        if change.operation == "rename" and change.src:
+            writer.rename(change.path, change.src, update_links=False, actor=actor)
+            touched += [change.path, change.src]
+            summary = f"moved {change.path} back to {change.src}"
+            n = sum(1 for f in change.files if f.role == "links")
+            if n:
+                summary += f"; restored the links in {n} note{'s' if n != 1 else ''}"
+        elif change.operation == "delete":
+            summary = _undelete(writer, journal, change, scope, actor)
+            touched.append(change.path)
+        else:
+            summary = f"restored {', '.join(dict.fromkeys(touched)) or change.path} as before change {change.id}"
+    finally:
+        jmod._scope.reset(token)
+    record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path)
+    return RevertOutcome(change.id, record, tuple(dict.fromkeys(touched)))
+
+
+def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> str:
+    rel = normalize(change.path)
+    source = _trash_source(writer, change)
+    if source is not None:
+        with source, writer._loc(rel, follow_last=False, make_dirs=True) as dst:
+            rename_noreplace(source.dir_fd, source.name, dst.dir_fd, dst.name)
+            _fsync_dir(source.dir_fd)
+            _fsync_dir(dst.dir_fd)
+            refresh = [*dst.created, rel]
+            st = dst.lstat()
+            if st is not None and stat_mod.S_ISDIR(st.st_mode):
+                refresh += writer._files_under(rel, dst) + writer._dirs_under(rel, dst, "folder")
+        writer.vault.refresh_paths(refresh, source=actor)
+        return f"moved {change.moved_to} back to {rel}"
+    for f in change.files:
+        before, _ = journal.contents(change.id, f.seq)
+        if before is not None:
+            writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
+    return f"re-created {rel} from the journal"
+
+
+def revert_agent(writer: Writer, journal: Journal, agent: str, *, since: float | None = None,
+                 actor: str = "human") -> RevertAllOutcome:
+    """Revert every change of `agent` not yet reverted, newest first; refusals are listed, not fatal."""
+    out = RevertAllOutcome(agent)
+    for change in journal.changes(agent=agent, since=since, kinds=("change",)):
+        if change.reverted_by is not None:
+            continue
+        try:
+            out.reverted.append(revert(writer, journal, change.id, actor=actor))
+        except RevertRefused as exc:
+            out.refused.append((change.id, exc.message))
+    return out
+
+
+__all__ = ["RevertAllOutcome", "RevertOutcome", "RevertRefused", "check", "revert", "revert_agent"]

@@ -1,0 +1,990 @@
+"""Full-text search: an SQLite FTS5 index of every note, kept in step with the live index.
+
+The index lives next to the entry cache (`search.sqlite` in the vault's cache folder), so a
+warm start only re-indexes the notes that changed. Bodies are read from disk and handed to
+SQLite; they never stay in Python memory. Ranking is BM25 over path, title, headings and
+body (weighted), then OKF-aware on a bundle: deprecated notes x0.5, stale notes x0.75.
+
+User text never reaches FTS5 syntax raw: `parse_query` reads words, "phrases", prefix*
+and -exclusions, and `to_fts` quotes every term. Bad input raises QueryError.
+
+Scoping (folder, pattern, frontmatter filters) is the listing's own `Query`, run by
+`core.query.listing.run_query`: search adds no filter logic of its own.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.disk.safeio import fd_inside
+from core.errors import QueryError
+from core.events import IndexProblem, IndexProgress, IndexReady
+from core.live.follower import ChangeFollower
+from core.markdown.parse import decode, split_frontmatter
+from core.memory import release_free_memory
+from core.model import NOTE, Entry
+from core.query.listing import Query, pairs, run_query
+from core.search import ranking
+
+if TYPE_CHECKING:  # vault.py imports this module
+    from core.vault import Vault
+
+SCHEMA_VERSION = 2
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+COLUMNS = ("path", "name", "title", "aliases", "headings", "body")
+WEIGHTS = ranking.WEIGHTS
+CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
+FALLBACK_BELOW = 3  # a strict AND of 3+ words with fewer hits than this (or none) falls back to ranked OR
+NEAR_CHECKED = 60  # candidates checked for proximity
+COMMON_FAST_ABOVE = 20_000  # matches above which a query of only common words skips FTS5's bm25 sort
+COMPRESS_LEVEL = 1
+MAX_DUPLICATES = 20  # candidates of one file name compared for near-identical text
+DEPRECATED_FACTOR = 0.5
+STALE_FACTOR = 0.75
+MAX_QUERY_CHARS = 500
+MAX_TERMS = 32
+MAX_LIMIT = 1000
+MAX_BODY_CHARS = 2_000_000  # text beyond this (per note) is not searchable
+BATCH = 400
+_WEIGHTS_SQL = ", ".join(str(w) for w in WEIGHTS)
+# the OKF factor of a docs row `d` on a bundle, with :today (ordinal) and :now (epoch seconds)
+_FACTOR_SQL = (f"(CASE WHEN d.deprecated THEN {DEPRECATED_FACTOR} ELSE 1.0 END) * "
+               f"(CASE WHEN d.stale_day <= :today OR d.stale_at <= :now THEN {STALE_FACTOR} ELSE 1.0 END)")
+_OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module
+_WORD = re.compile(r"[^\W_]", re.UNICODE)  # a token character for FTS5's unicode61 (letters, digits)
+_HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*")
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
+_SPACE = re.compile(r"\s+")
+_LEAD_MARKS = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
+
+
+def _read_capped(f, expected: int, cap: int) -> bytes:
+    """Up to `cap` bytes of an open file whose stat said `expected` bytes (read(cap) would
+    allocate the whole cap up front for every note)."""
+    data = f.read(min(cap, expected + 1))
+    if len(data) > expected and len(data) < cap:
+        data += f.read(cap - len(data))
+    return data
+
+
+class SearchNotReady(QueryError):
+    """The full-text index is still being built; listing works meanwhile."""
+
+    code = "search_not_ready"
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__(f"search index is still building ({done} of {total} notes indexed); "
+                         "try again in a few seconds (listing and filters work meanwhile)")
+        self.done, self.total = done, total
+
+
+# --- query syntax --------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One search term: a word or a phrase, maybe a prefix, maybe excluded."""
+
+    text: str
+    phrase: bool = False
+    prefix: bool = False
+    exclude: bool = False
+
+
+def parse_query(text: object) -> tuple[Term, ...]:
+    """Read a user's search text: words, "quoted phrases", prefix* and -excluded terms.
+
+    Any string is accepted or refused with a QueryError that says what to type instead;
+    FTS5 operators (AND, OR, NOT, NEAR, column filters, parentheses) are plain words here.
+    """
+    if not isinstance(text, str):
+        raise QueryError("search query must be a string of words, e.g. 'deploy runbook'")
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(f"search query is longer than {MAX_QUERY_CHARS} characters; use a few distinctive words")
+    if "\x00" in text:
+        raise QueryError("search query contains a NUL character; remove it")
+    terms: list[Term] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+            continue
+        exclude = False
+        if ch == "-" and i + 1 < n and not text[i + 1].isspace():
+            exclude, i = True, i + 1
+            ch = text[i]
+        if ch == '"':
+            end = text.find('"', i + 1)
+            body = text[i + 1:] if end < 0 else text[i + 1:end]  # an unclosed quote runs to the end
+            i = n if end < 0 else end + 1
+            prefix = False
+            if i < n and text[i] == "*":
+                prefix, i = True, i + 1
+            term = Term(" ".join(body.split()), phrase=True, prefix=prefix, exclude=exclude)
+        else:
+            j = i
+            while j < n and not text[j].isspace() and text[j] != '"':
+                j += 1
+            word = text[i:j]
+            i = j
+            prefix = word.endswith("*")
+            term = Term(word.rstrip("*"), prefix=prefix, exclude=exclude)
+        if _WORD.search(term.text):  # a term of punctuation alone can match nothing: drop it
+            terms.append(term)
+    if len(terms) > MAX_TERMS:
+        raise QueryError(f"search query has {len(terms)} terms; use at most {MAX_TERMS}")
+    if not terms:
+        raise QueryError("search query has no words to look for: give at least one word or \"phrase\" "
+                         "(letters or digits), e.g. 'deploy' or '\"release checklist\"'")
+    if all(t.exclude for t in terms):
+        raise QueryError("search query only excludes (-word): add at least one word to look for, "
+                         "e.g. 'deploy -staging'")
+    return tuple(terms)
+
+
+def _quote(term: Term) -> str:
+    quoted = '"' + term.text.replace('"', '""') + '"'
+    return quoted + " *" if term.prefix else quoted
+
+
+def to_fts(terms: Iterable[Term]) -> str:
+    """The FTS5 MATCH expression for parsed terms: every term quoted, exclusions as NOT."""
+    terms = list(terms)
+    positive = " ".join(_quote(t) for t in terms if not t.exclude)
+    negative = "".join(" NOT " + _quote(t) for t in terms if t.exclude)
+    return positive + negative
+
+
+def _has(part: set[str], tokens: list[str], prefix: bool) -> bool:
+    """Whether a field's token set holds every token of a term (a prefix term: starts one)."""
+    if not tokens:
+        return False
+    if prefix:
+        return all(tok in part for tok in tokens[:-1]) and any(p.startswith(tokens[-1]) for p in part)
+    return all(tok in part for tok in tokens)
+
+
+def _wanted(terms: Iterable[Term]) -> list[Term]:
+    """The terms a note must match: the positive ones without stop and question words (unless
+    that leaves nothing), each once."""
+    positive = [t for t in terms if not t.exclude]
+    wanted = [t for t in positive if t.phrase or t.prefix or not ranking.is_stop(t.text)] or positive
+    out, seen = [], set()
+    for t in wanted:
+        key = (t.text.casefold(), t.phrase, t.prefix)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
+
+
+def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[int, str, float, tuple[str, ...]]]:
+    """Fold near-duplicate hits (same file name, near-identical text, different folders) into one:
+    the newest path (natural order) takes the best member's place and lists the others."""
+    names: dict[str, list[int]] = {}
+    for i, (_rowid, path, _s) in enumerate(scored):  # the same file name (so the same default title)
+        names.setdefault(path.rpartition("/")[2].casefold(), []).append(i)
+    groups = [idx[:MAX_DUPLICATES] for idx in names.values() if len(idx) > 1]
+    if not groups:
+        return [(r, p, s, ()) for r, p, s in scored]
+    want = [scored[i][0] for idx in groups for i in idx]
+    bodies = dict(con.execute(f"SELECT id, body FROM content WHERE id IN ({','.join(str(int(x)) for x in want)})"))
+    replace_at: dict[int, tuple[int, str, float, tuple[str, ...]]] = {}
+    dropped: set[int] = set()
+    for idx in groups:
+        clusters: list[list[int]] = []
+        for i in idx:
+            rowid, path = scored[i][0], scored[i][1]
+            folder = path.rpartition("/")[0]
+            for cl in clusters:
+                head = scored[cl[0]]
+                if head[1].rpartition("/")[0] != folder and ranking.similar_text(bodies.get(head[0]) or "",
+                                                                                 bodies.get(rowid) or ""):
+                    cl.append(i)
+                    break
+            else:
+                clusters.append([i])
+        for cl in clusters:
+            if len(cl) < 2:
+                continue
+            paths = ranking.newest_first(scored[i][1] for i in cl)
+            rep = next(i for i in cl if scored[i][1] == paths[0])
+            first = min(cl)
+            replace_at[first] = (scored[rep][0], paths[0], scored[first][2], tuple(paths[1:]))
+            dropped.update(i for i in cl if i != first)
+    out = []
+    for i, (rowid, path, s) in enumerate(scored):
+        if i in dropped:
+            continue
+        out.append(replace_at.get(i, (rowid, path, s, ())))
+    return out
+
+
+# --- results -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One matching note.
+
+    `snippet` is a one-line excerpt with the matched terms wrapped in `**`; `snippet_plain`
+    is the same text unmarked and `highlights` the (start, end) spans of the matched terms in
+    it. `score` is BM25 relevance after the OKF factors (higher is better).
+    """
+
+    path: str
+    title: str
+    score: float
+    snippet: str
+    snippet_plain: str
+    highlights: tuple[tuple[int, int], ...]
+    entry: Entry
+    duplicates: tuple[str, ...] = ()  # near-identical notes (same file name) in other folders, folded in
+
+    def as_json(self) -> dict[str, Any]:
+        """The hit as a JSON-safe dict (path, title, folder, score, snippet, highlights, modified_at,
+        and duplicates when there are any)."""
+        out = {"path": self.path, "title": self.title, "folder": self.entry.folder, "score": self.score,
+               "snippet": self.snippet, "snippet_plain": self.snippet_plain,
+               "highlights": [list(h) for h in self.highlights], "modified_at": self.entry.modified_at}
+        if self.duplicates:
+            out["duplicates"] = list(self.duplicates)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """A page of hits, best first.
+
+    `total` counts every matching note in scope (as the full-text index knows them: it can
+    differ by notes still in flight, which `index_stale` tells);
+    `next_cursor` continues the listing; `index_stale` is true while changes are still
+    being applied to the full-text index (results may miss the newest edits).
+    """
+
+    query: str
+    hits: tuple[SearchHit, ...]
+    total: int
+    next_cursor: str | None
+    generation: int
+    is_bundle: bool
+    index_stale: bool
+    match: str = "all"  # "all": every word matched; "any": too few did, so notes with any word, ranked
+    mode: str = "keyword"  # "keyword", "semantic" or "hybrid" (core.search.hybrid)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchStatus:
+    """Progress of the full-text index: ready once every note has been indexed."""
+
+    ready: bool
+    done: int
+    total: int
+    pending: int  # changes waiting to be applied
+    problem: str | None = None
+
+
+def _snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
+    """(marked, plain, spans) from an FTS5 snippet with internal markers; whitespace collapsed."""
+    raw = _SPACE.sub(" ", raw).strip()
+    plain: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    start = None
+    for ch in raw:
+        if ch == _OPEN:
+            start = pos
+        elif ch == _CLOSE:
+            if start is not None and pos > start:
+                spans.append((start, pos))
+            start = None
+        else:
+            plain.append(ch)
+            pos += 1
+    marked = raw.replace(_OPEN, "**").replace(_CLOSE, "**")
+    return marked, "".join(plain), tuple(spans)
+
+
+def _encode_cursor(fp: str, offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps([fp, offset]).encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: object, fp: str) -> int:
+    try:
+        if not isinstance(cursor, str):
+            raise ValueError
+        got_fp, offset = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if not isinstance(offset, int) or offset < 0:
+            raise ValueError
+    except (ValueError, TypeError, UnicodeDecodeError):
+        raise QueryError("cursor is not valid: pass back the next_cursor of a previous search, unchanged") from None
+    if got_fp != fp:
+        raise QueryError("cursor belongs to a different search: repeat the same query and scope with it, "
+                         "or drop the cursor")
+    return offset
+
+
+def scope_query(scope: Query | None = None, *, folder: str | None = None, recursive: bool | None = None,
+                pattern: str | None = None, filters: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None,
+                exclude: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None) -> Query:
+    """The listing Query that scopes a search (notes only; paging is the search's own)."""
+    q = scope or Query()
+    changes: dict[str, Any] = {}
+    if folder is not None:
+        changes["folder"] = folder
+    if recursive is not None:
+        changes["recursive"] = recursive
+    if pattern is not None:
+        changes["pattern"] = pattern
+    if filters is not None:
+        changes["filters"] = q.filters + (pairs(filters) if isinstance(filters, Mapping) else tuple(filters))
+    if exclude is not None:
+        changes["exclude"] = q.exclude + (pairs(exclude) if isinstance(exclude, Mapping) else tuple(exclude))
+    return replace(q, **changes, include_notes=True, include_attachments=False, include_folders=False,
+                   sort="path", descending=False, limit=None, cursor=None)
+
+
+def _unscoped(q: Query) -> bool:
+    return (q.folder is None and q.pattern is None and not q.filters and not q.exclude and not q.text
+            and not q.problems_only)
+
+
+# --- the index -----------------------------------------------------------------------------------
+
+def _fingerprint() -> str:
+    h = hashlib.sha256(repr((SCHEMA_VERSION, TOKENIZER)).encode())
+    h.update(Path(__file__).read_bytes())
+    h.update(Path(ranking.__file__).read_bytes())
+    return h.hexdigest()[:24]
+
+
+FINGERPRINT = _fingerprint()
+
+
+def note_text(data: bytes) -> tuple[str, str]:
+    """(headings, body) of a note's bytes, for the full-text index."""
+    text, _ = decode(data)
+    _, body = split_frontmatter(text)
+    if len(body) > MAX_BODY_CHARS:
+        body = body[:MAX_BODY_CHARS]
+    scan = _FENCE.sub(" ", body) if "```" in body or "~~~" in body else body
+    headings = ""
+    if "#" in scan:  # ATX heading lines (a line-by-line check: a MULTILINE regex is 10x slower here)
+        found = [m.group(1) for line in scan.split("\n") if line.startswith("#")
+                 and (m := _HEADING.fullmatch(line.rstrip())) is not None]
+        headings = "\n".join(found)
+    return headings, body
+
+
+def _inflate(blob: bytes | None) -> str | None:
+    if blob is None:
+        return None
+    try:
+        return zlib.decompress(blob).decode("utf-8")
+    except (zlib.error, UnicodeDecodeError):
+        return ""
+
+
+def _register(con: sqlite3.Connection) -> None:
+    con.create_function("vw_inflate", 1, _inflate, deterministic=True)
+
+
+_SEP = "\x1f"
+MAX_FIELD_TERMS = 400
+
+
+def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
+    """FTS5's own tokens of each text (stemmed, folded), in order, through a temp FTS5 table on `con`.
+
+    The ranking compares these with a note's stored field tokens, so "creates" in a title and
+    "create" in a query agree exactly as they do inside the index. Touches only `temp`.
+    """
+    if not texts:
+        return []
+    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok USING fts5(x, tokenize='{TOKENIZER}')")
+    con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok_v USING fts5vocab(temp, vw_tok, instance)")
+    own = not con.in_transaction
+    if own:
+        con.execute("BEGIN")
+    try:
+        con.executemany("INSERT INTO temp.vw_tok (rowid, x) VALUES (?, ?)", enumerate(texts))
+        out: list[list[str]] = [[] for _ in texts]
+        for doc, term in con.execute("SELECT doc, term FROM temp.vw_tok_v ORDER BY doc, offset"):
+            out[doc].append(term)
+        con.execute("DELETE FROM temp.vw_tok")
+    except BaseException:
+        if own:
+            con.execute("ROLLBACK")
+        raise
+    if own:
+        con.execute("COMMIT")
+    return out
+
+
+def field_terms(con: sqlite3.Connection, rows: list[tuple[str, str, str, str]]) -> list[str]:
+    """For each (name, title, aliases, headings): the distinct tokens of name+title, aliases and
+    headings, stored with the note (`fterms`) so a query can see which fields hold its words."""
+    texts = []
+    for name, title, aliases, headings in rows:
+        texts += [name + " " + title, aliases, headings]
+    toks = tokens_of(con, texts)
+    out = []
+    for i in range(len(rows)):
+        parts = []
+        for k in range(3):
+            seen = list(dict.fromkeys(toks[3 * i + k]))[:MAX_FIELD_TERMS]
+            parts.append(" ".join(seen))
+        out.append(_SEP.join(parts))
+    return out
+
+
+def _deflate(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), COMPRESS_LEVEL)
+
+
+def note_aliases(e: Entry) -> str:
+    """A note's frontmatter aliases (`aliases` or `alias`, a list or one string), one per line."""
+    fm = e.frontmatter or {}
+    out: list[str] = []
+    for key in ("aliases", "alias"):
+        value = fm.get(key)
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool))
+    return "\n".join(out)
+
+
+def note_name(path: str) -> str:
+    """The words of a note's file name (see `ranking.name_words`)."""
+    stem = path.rsplit("/", 1)[-1]
+    if stem.lower().endswith(".md"):
+        stem = stem[:-3]
+    return ranking.name_words(stem)
+
+
+class SearchIndex(ChangeFollower):
+    """The FTS5 index of one vault, built and updated by one background thread.
+
+    Readers (any thread) get their own read-only connection. `wait_synced` and `pending`
+    make the index's lag visible to `Vault.wait_for_pending_writes` and `index_stale`.
+    """
+
+    def __init__(self, vault: Vault, db_path: Path) -> None:
+        super().__init__(vault)
+        self.db_path = db_path
+        self._enqueued = 0
+        self._done_seq = 0
+        self._resync = False
+        self._local = threading.local()
+        self._epoch = 0  # bumped when the database file is replaced
+        self._rowids: dict[str, int] = {}  # path -> FTS rowid (for scoped searches)
+        self._writes = 0  # committed write transactions (invalidates readers' scope tables)
+        self._synced_generation = -1
+        self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
+        self.ready = False
+        self.done = 0
+        self.total = 0
+        self.problem: str | None = None
+        self.build_seconds: float | None = None
+
+    thread_name = "vaultwatch-search"
+
+    def _queued(self) -> None:
+        self._enqueued += 1
+
+    def _on_event(self, event) -> None:
+        super()._on_event(event)
+        if isinstance(event, IndexReady) and event.generation > self._synced_generation:
+            with self._cond:  # a reload: compare everything again
+                self._resync = True
+                self._enqueued += 1
+                self._cond.notify_all()
+
+    @property
+    def pending(self) -> int:
+        """Change batches received but not yet in the full-text index."""
+        return self._enqueued - self._done_seq
+
+    def wait_synced(self, deadline: float) -> bool:
+        """Wait until every change batch received so far is indexed; False at the deadline."""
+        if not self.ready:
+            return True  # not built yet: searches say so themselves
+        with self._cond:
+            target = self._enqueued
+            while self._done_seq < target:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set():
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def status(self) -> SearchStatus:
+        """How far the full-text index has got."""
+        return SearchStatus(self.ready, self.done, self.total, self.pending, self.problem)
+
+    # the writer -------------------------------------------------------------------------------
+    def _report(self, message: str, severity: str = "warning") -> None:
+        self.vault.bus.publish(IndexProblem(message, severity))
+
+    def _discard(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(str(self.db_path) + suffix)
+            except FileNotFoundError:
+                pass
+        self._epoch += 1
+
+    def _open_writer(self) -> sqlite3.Connection:
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        for attempt in (1, 2):
+            con = sqlite3.connect(self.db_path, timeout=10.0, isolation_level=None, check_same_thread=False)
+            _register(con)
+            try:
+                con.execute("PRAGMA journal_mode=WAL")
+                con.execute("PRAGMA synchronous=NORMAL")
+                con.execute("PRAGMA journal_size_limit = 67108864")  # truncate the WAL back to 64 MiB
+                con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                got = dict(con.execute("SELECT key, value FROM meta").fetchall())
+                if got.get("fingerprint") != FINGERPRINT or got.get("root") != self.vault.root_real:
+                    if got:
+                        self._report("search index was written by another vaultwatch version; rebuilding it",
+                                     "info")
+                    con.execute("BEGIN IMMEDIATE")
+                    con.execute("DROP TABLE IF EXISTS fts")
+                    con.execute("DROP TABLE IF EXISTS docs")
+                    con.execute("DELETE FROM meta")
+                    con.execute("DROP VIEW IF EXISTS content")
+                    # the note text lives once, zlib-compressed, in docs; FTS5 reads it through the
+                    # view (external content) for snippets and for removing a note's old postings
+                    con.execute("CREATE TABLE docs (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
+                                "size INTEGER, mtime_ns INTEGER, inode INTEGER, "
+                                "deprecated INTEGER, stale_day INTEGER, stale_at REAL, "
+                                "name TEXT, title TEXT, aliases TEXT, headings TEXT, body BLOB, fterms TEXT)")
+                    con.execute("CREATE VIEW content AS SELECT id, path, name, title, aliases, headings, "
+                                "vw_inflate(body) AS body FROM docs")
+                    con.execute(f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(COLUMNS)}, content='content', "
+                                f"content_rowid='id', tokenize='{TOKENIZER}')")
+                    con.executemany("INSERT INTO meta VALUES (?, ?)", [
+                        ("fingerprint", FINGERPRINT), ("root", self.vault.root_real)])
+                    con.execute("COMMIT")
+                con.execute("SELECT count(*) FROM docs").fetchone()
+                return con
+            except sqlite3.DatabaseError as exc:
+                con.close()
+                if attempt == 2:
+                    raise
+                self._report(f"search index file {self.db_path} was corrupt ({exc}); rebuilding it")
+                self._discard()
+        raise AssertionError("unreachable")
+
+    def _run(self) -> None:
+        try:
+            while not self.vault.wait_ready(0.2):
+                if self._stop.is_set():
+                    return
+            con = self._open_writer()
+        except (sqlite3.Error, OSError) as exc:
+            self.problem = f"full-text search is unavailable: {exc}"
+            self._report(self.problem, "error")
+            return
+        try:
+            self._loop(con)
+        except Exception as exc:  # reported, never fatal to the app
+            self.problem = f"full-text indexing stopped: {exc!r}"
+            self._report(self.problem, "error")
+        finally:
+            con.close()
+
+    def _loop(self, con: sqlite3.Connection) -> None:
+        with self._cond:
+            seq = self._enqueued
+            self._queue.clear()
+            self._resync = False
+        self._sync_all(con)
+        self._finish(seq)
+        release_free_memory()  # the comparison's tables (~10 MB at 100k notes) are garbage now
+        while not self._stop.is_set():
+            with self._cond:
+                while not self._queue and not self._resync and not self._stop.is_set():
+                    self._cond.wait(1.0)
+                if self._stop.is_set():
+                    return
+                seq = self._enqueued
+                batch = list(self._queue)
+                self._queue.clear()
+                resync, self._resync = self._resync, False
+            try:
+                if resync:
+                    self._sync_all(con)
+                else:
+                    snap = self.vault.snapshot
+                    for i in range(0, len(batch), BATCH):  # bounded memory; readers see progress
+                        self._apply(con, batch[i:i + BATCH], snap)
+            except sqlite3.DatabaseError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    with self._cond:  # try again with the next batch
+                        self._queue.update(dict.fromkeys(batch))
+                        self._resync = self._resync or resync
+                    time.sleep(0.2)
+                    continue
+                self._report(f"search index was damaged ({exc}); rebuilding it")
+                con.close()
+                self._discard()
+                self.ready = False
+                con = self._open_writer()
+                self._sync_all(con)
+            self._finish(seq)
+
+    def _finish(self, seq: int) -> None:
+        with self._cond:
+            self._done_seq = max(self._done_seq, seq)
+            self._cond.notify_all()
+
+    def _load_docs(self, con: sqlite3.Connection) -> dict[str, tuple[int, int, int, int]]:
+        return {path: (i, s, m, n) for i, path, s, m, n in con.execute(
+            "SELECT id, path, size, mtime_ns, inode FROM docs")}
+
+    def _sync_all(self, con: sqlite3.Connection) -> None:
+        """Bring the whole index in line with the current snapshot (first build or resync)."""
+        started = time.perf_counter()
+        snap = self.vault.snapshot
+        self._synced_generation = snap.generation
+        docs = self._load_docs(con)
+        self._rowids = {(snap.by_path[p].path if p in snap.by_path else p): i for p, (i, *_) in docs.items()}
+        work: list[str] = []
+        for e in snap.entries:
+            if e.kind != NOTE:
+                continue
+            d = docs.pop(e.path, None)
+            if d is None or d[1:] != (e.size_bytes, e.mtime_ns, e.inode):
+                work.append(e.path)
+        work.extend(docs)  # indexed notes that are gone
+        self.total = len(work)
+        self.done = 0
+        bus = self.vault.bus
+        bus.publish(IndexProgress("search", 0, self.total))
+        for i in range(0, len(work), BATCH):
+            if self._stop.is_set():
+                return
+            self._apply(con, work[i:i + BATCH], snap)
+            self.done = min(len(work), i + BATCH)
+            bus.publish(IndexProgress("search", self.done, self.total))
+            time.sleep(0)  # let listing threads in between batches
+        if self.total and not self.ready:
+            con.execute("PRAGMA optimize")
+            try:  # a cold build leaves a WAL the size of the index: fold it in and truncate it
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.OperationalError:
+                pass
+        self.build_seconds = time.perf_counter() - started
+        self.ready = True
+        bus.publish(IndexProgress("search", self.total, self.total))
+
+    def _apply(self, con: sqlite3.Connection, paths: list[str], snap) -> None:
+        """Index, re-index or drop `paths` to match `snap`, in one transaction."""
+        root = self.vault.root_real
+        rows: list[tuple[str, Entry | None, Any]] = []
+        for path in paths:
+            e = snap.by_path.get(path)
+            if e is None or e.kind != NOTE:
+                rows.append((path, None, None))
+                continue
+            try:
+                with open(os.path.join(root, *path.split("/")), "rb") as f:
+                    if not fd_inside(f.fileno(), root):  # a folder on the way swapped for an outside link
+                        raise PermissionError("no longer inside the vault")
+                    data = _read_capped(f, e.size_bytes, MAX_BODY_CHARS * 4 + 4096)
+            except OSError:
+                rows.append((path, None, None))  # gone or unreadable: the next event re-indexes it
+                continue
+            rows.append((path, e, note_text(data)))
+        fields_of = {}
+        live = [(path, e, text) for path, e, text in rows if e is not None]
+        if live:
+            fields = [(note_name(e.path), e.title, note_aliases(e), text[0]) for _p, e, text in live]
+            for (path, _e, _t), fld, ft in zip(live, fields, field_terms(con, fields), strict=False):
+                fields_of[path] = (*fld, ft)
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for path, e, text in rows:
+                old = con.execute("SELECT id, size, mtime_ns, inode FROM docs WHERE path = ?", (path,)).fetchone()
+                if old is not None and e is not None and old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
+                    continue
+                if old is not None:  # external content: FTS5 needs the old text to drop its postings
+                    con.execute(f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) "
+                                f"SELECT 'delete', id, {', '.join(COLUMNS)} FROM content WHERE id = ?", (old[0],))
+                if e is None:
+                    if old is not None:
+                        con.execute("DELETE FROM docs WHERE id = ?", (old[0],))
+                        self._rowids.pop(path, None)
+                    continue
+                okf_cols = (e.okf_status == "deprecated",
+                            e.stale_date.toordinal() if e.stale_date is not None else None,
+                            e.stale_instant.timestamp() if e.stale_instant is not None else None)
+                body = text[1]
+                *cols, fterms = fields_of[path]
+                if old is not None:
+                    rowid = old[0]
+                    con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
+                                "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
+                                "WHERE id = ?",
+                                (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols, _deflate(body), fterms, rowid))
+                else:
+                    rowid = con.execute("INSERT INTO docs (path, size, mtime_ns, inode, deprecated, stale_day, "
+                                        "stale_at, name, title, aliases, headings, body, fterms) "
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                        (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols,
+                                         _deflate(body), fterms)).lastrowid
+                con.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (rowid, path, *cols, body))
+                self._rowids[e.path] = rowid
+            con.execute("COMMIT")
+            self._writes += 1
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    # the readers ------------------------------------------------------------------------------
+    def _reader(self) -> sqlite3.Connection:
+        local = self._local
+        con = getattr(local, "con", None)
+        if con is not None and local.epoch == self._epoch:
+            return con
+        if con is not None:
+            con.close()
+        # autocommit: the scope temp table's writes must not open a transaction that would pin
+        # this reader to an old snapshot of the index
+        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False,
+                              isolation_level=None)
+        con.execute("PRAGMA cache_size = -8000")
+        _register(con)
+        local.con, local.epoch = con, self._epoch
+        return con
+
+    def search(self, text: object, scope: Query, *, limit: int = 20, cursor: str | None = None,
+               count: bool | None = None) -> SearchResult:
+        """Rank the notes in `scope` that match `text`. See `Vault.search`.
+
+        Every word must match (stop and question words need not); when that finds fewer than
+        FALLBACK_BELOW notes, any word may match, ranked by how much of the query a note
+        covers (`SearchResult.match` says which). FTS5 picks the candidates (its bm25 order
+        plus every note whose name, title, aliases or headings match); `ranking.score`
+        orders them; near-duplicates (same file name, near-identical text) are grouped under the
+        newest path. `count` is accepted for compatibility: the total is always counted.
+        """
+        terms = parse_query(text)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise QueryError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+        if self.problem and not self.ready:
+            raise QueryError(self.problem)
+        if not self.ready:
+            raise SearchNotReady(self.done, self.total)
+        wanted = _wanted(terms)
+        neg = "".join(" NOT " + _quote(t) for t in terms if t.exclude)
+        strict = " ".join(_quote(t) for t in wanted) + neg
+        loose = "(" + " OR ".join(_quote(t) for t in wanted) + ")" + neg
+        vault = self.vault
+        snap = vault.snapshot
+        clock = vault.clock
+        fp = hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
+        offset = _decode_cursor(cursor, fp) if cursor else 0
+        bundle = snap.is_bundle
+        con = self._reader()
+        scoped = not _unscoped(scope)
+        try:
+            if scoped:
+                self._fill_scope(con, snap, scope)
+            join = " CROSS JOIN temp.scope s ON s.id = fts.rowid" if scoped else ""
+            total = con.execute(f"SELECT count(*) FROM fts{join} WHERE fts MATCH ?", (strict,)).fetchone()[0]
+            mode, match = "all", strict
+            if (total == 0 or total < FALLBACK_BELOW and len(wanted) > 2) and len(wanted) > 1:
+                any_total = con.execute(f"SELECT count(*) FROM fts{join} WHERE fts MATCH ?", (loose,)).fetchone()[0]
+                if any_total > total:
+                    mode, match, total = "any", loose, any_total
+            okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
+            ranked = self._ranked(con, join, match, wanted, okf, offset + limit + 1, mode, total)
+            more = len(ranked) > offset + limit
+            page = []
+            for rowid, path, score_, dups in ranked[offset:offset + limit]:
+                e = snap.by_path.get(path)
+                if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
+                    page.append((rowid, e, score_, dups))
+            snippets = self._snippets(con, match, {rowid: e.path for rowid, e, _, _ in page})
+        except sqlite3.OperationalError as exc:
+            raise QueryError(f"search could not run this query ({exc}); use plain words, \"phrases\", "
+                             "prefix* and -exclusions") from None
+        except sqlite3.DatabaseError as exc:
+            raise QueryError(f"search index is damaged ({exc}); it is being rebuilt, try again shortly") from None
+        hits = []
+        for _rowid, e, score_, dups in page:
+            marked, plain, spans = snippets.get(e.path) or _snippet_parts(e.title)
+            hits.append(SearchHit(e.path, e.title, round(score_, 4), marked, plain, spans, e, dups))
+        next_cursor = _encode_cursor(fp, offset + limit) if more else None
+        stale = self.pending > 0 or vault.index_stale
+        return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode)
+
+    def _ranked(self, con, join: str, match: str, wanted: list[Term], okf: tuple[int, float] | None,
+                need: int, mode: str, total: int) -> list[tuple[int, str, float, tuple[str, ...]]]:
+        """(rowid, path, score, duplicate paths), best first, at least `need` long when there are as many."""
+        w = ", ".join(str(x) for x in WEIGHTS)
+        window = max(CANDIDATES, need)
+        fields = "(" + match + ") AND ({name title aliases headings} : (" + " OR ".join(_quote(t) for t in wanted) + "))"
+        _n, _idfs, fidfs, _toks = self._term_stats(con, wanted)
+        if total > COMMON_FAST_ABOVE and max(fidfs) <= 1e-6:
+            # every word is in most notes: FTS5's bm25 is ~0 for all of them, and sorting the many
+            # matches by it would cost O(matches); the field matches carry the signal instead
+            cands = {r: 0.0 for (r,) in con.execute(f"SELECT fts.rowid FROM fts{join} WHERE fts MATCH ? LIMIT ?",
+                                                     (fields, window))}
+            for (r,) in con.execute(f"SELECT fts.rowid FROM fts{join} WHERE fts MATCH ? LIMIT ?", (match, window)):
+                cands.setdefault(r, 0.0)
+        else:
+            cands = dict(con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) FROM fts{join} WHERE fts MATCH ? "
+                                     f"ORDER BY bm25(fts, {w}) LIMIT ?", (match, window)).fetchall())
+            # notes whose fields hold a word join in; their bm25 is this query's (its terms twice, so
+            # halved): bm25() under a rowid IN (...) would recount every term's matches once per note
+            for rowid, b in con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) / 2 FROM fts{join} WHERE fts MATCH ? "
+                                        f"ORDER BY bm25(fts, 0, 2, 2, 2, 1, 0) LIMIT ?", (fields, CANDIDATES)):
+                cands.setdefault(rowid, b)
+        scored = self._score(con, cands, wanted, okf, mode)
+        scored.sort(key=lambda r: (-r[2], r[1]))
+        return _group_duplicates(con, scored)
+
+    def _term_stats(self, con, wanted: list[Term]) -> tuple[int, list[float], list[float], list[list[str]]]:
+        """(note count, our IDFs, FTS5's IDFs, each term's tokens) for the query's terms."""
+        cache = self._stats
+        if cache is None or cache[0] != self._writes:
+            cache = (self._writes, con.execute("SELECT count(*) FROM docs").fetchone()[0], {})
+            self._stats = cache
+        n_docs, known = cache[1], cache[2]
+        missing = [t for t in wanted if (t.text, t.phrase, t.prefix) not in known]
+        if missing:
+            con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_rows USING fts5vocab(main, fts, row)")
+            for t, toks in zip(missing, tokens_of(con, [t.text for t in missing]), strict=False):
+                if len(toks) == 1 and not t.prefix:
+                    row = con.execute("SELECT doc FROM temp.vw_rows WHERE term = ?", (toks[0],)).fetchone()
+                    df = row[0] if row else 0
+                else:
+                    df = con.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (_quote(t),)).fetchone()[0]
+                if len(known) > 4096:
+                    known.clear()
+                known[(t.text, t.phrase, t.prefix)] = (df, toks)
+        stats = [known[(t.text, t.phrase, t.prefix)] for t in wanted]
+        return (n_docs, [ranking.idf(df, n_docs) for df, _ in stats], [ranking.fts_idf(df, n_docs) for df, _ in stats],
+                [toks for _, toks in stats])
+
+    def _score(self, con, cands: dict[int, float], wanted: list[Term], okf, mode: str) -> list[tuple[int, str, float]]:
+        """Score candidate notes (rowid -> FTS5's -bm25) with `ranking.score`."""
+        if not cands:
+            return []
+        _n, idfs, fidfs, toks = self._term_stats(con, wanted)
+        fidf_sum = sum(fidfs)
+        inlist = ",".join(str(int(i)) for i in cands)
+        rows = con.execute(f"SELECT id, path, deprecated, stale_day, stale_at, fterms FROM docs "
+                           f"WHERE id IN ({inlist})").fetchall()
+        present: list[set[int] | None] = [None] * len(wanted)
+        if mode == "any":  # which words each candidate has (in "all" mode: every one)
+            for j, t in enumerate(wanted):
+                present[j] = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? "
+                                                        f"AND rowid IN ({inlist})", (_quote(t),))}
+        prelim = []
+        for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
+            parts = [set(p.split()) for p in (fterms or _SEP * 2).split(_SEP)]
+            sigs = []
+            for j, (t, tk) in enumerate(zip(wanted, toks, strict=False)):
+                where = [_has(part, tk, t.prefix) for part in parts]
+                has = present[j]
+                sigs.append(ranking.TermSignal(has is None or rowid in has, *where))
+            factor = 1.0
+            if okf is not None:
+                if deprecated:
+                    factor *= DEPRECATED_FACTOR
+                if (stale_day is not None and stale_day <= okf[0]) or (stale_at is not None and stale_at <= okf[1]):
+                    factor *= STALE_FACTOR
+            prelim.append((rowid, path, sigs, factor))
+        near: set[int] = set()
+        if len(wanted) > 1:  # proximity: checked for the best candidates only (a seek per note)
+            best = sorted(prelim, key=lambda r: -ranking.score(r[2], idfs, cands[r[0]], fidf_sum, False, r[3]))
+            ids = ",".join(str(r[0]) for r in best[:NEAR_CHECKED])
+            expr = f"NEAR({' '.join(_quote(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
+            near = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({ids})", (expr,))}
+        return [(rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, rowid in near, factor))
+                for rowid, path, sigs, factor in prelim]
+
+    def matching(self, terms: list[Term]) -> set[str]:
+        """Paths of the notes that match any of `terms` (for -exclusions outside keyword mode)."""
+        if not terms:
+            return set()
+        expr = " OR ".join(_quote(replace(t, exclude=False)) for t in terms)
+        return {p for (p,) in self._reader().execute(
+            "SELECT d.path FROM fts CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?", (expr,))}
+
+    def passages(self, paths: list[str], make) -> list[str]:
+        """`make(name, title, aliases, headings, body)` for each path, from the stored text ("" if unknown)."""
+        if not paths:
+            return []
+        con = self._reader()
+        got: dict[str, str] = {}
+        for i in range(0, len(paths), 500):
+            chunk = paths[i:i + 500]
+            for path, name, title, aliases, headings, body in con.execute(
+                    f"SELECT path, name, title, aliases, headings, body FROM content "
+                    f"WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+                got[path] = make(name or "", title or "", aliases or "", headings or "", body or "")
+        return [got.get(p, "") for p in paths]
+
+    def lead(self, paths: list[str], chars: int = 160) -> dict[str, str]:
+        """The first words of each note's body, whitespace collapsed (a snippet for a hit by meaning)."""
+        out = {}
+        for path, text in zip(paths, self.passages(paths, lambda n, t, a, h, body: body), strict=False):
+            lines = text.split("\n")
+            while lines and (not lines[0].strip() or lines[0].startswith("# ")):
+                lines.pop(0)  # the title heading says nothing the title does not
+            text = _SPACE.sub(" ", _LEAD_MARKS.sub("", "\n".join(lines))).strip()
+            out[path] = text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
+        return out
+
+    def _fill_scope(self, con: sqlite3.Connection, snap, scope: Query) -> None:
+        """Load the scope's note ids into this connection's temp table (reused while nothing changed)."""
+        clock = self.vault.clock
+        key = (snap.generation, scope, clock.today(), self._writes)
+        local = self._local
+        if getattr(local, "scope_key", None) == key:
+            return
+        allowed = snap.cached(("search.scope", scope, clock.today()),
+                              lambda: tuple(e.path for e in run_query(snap, scope, clock).entries))
+        ids = self._rowids
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS scope (id INTEGER PRIMARY KEY)")
+        con.execute("BEGIN")  # touches only the temp database: no snapshot of the index is held
+        try:
+            con.execute("DELETE FROM temp.scope")
+            con.executemany("INSERT OR IGNORE INTO temp.scope (id) VALUES (?)",
+                            ((i,) for i in map(ids.get, allowed) if i is not None))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        local.scope_key = key
+
+    def _snippets(self, con, match: str, ids: dict[int, str]) -> dict[str, tuple[str, str, tuple]]:
+        """Snippets for a page of hits: from the body when it matches, else from the best column."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        out = {}
+        for rowid, body, best in con.execute(
+                f"SELECT rowid, snippet(fts, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
+                f"snippet(fts, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM fts "
+                f"WHERE fts MATCH ? AND rowid IN ({marks})", (match, *ids)):
+            out[ids[rowid]] = _snippet_parts(body if body and _OPEN in body else (best or ""))
+        return out

@@ -1,0 +1,138 @@
+"""Search modes: keyword (the full-text index), semantic (note vectors) and hybrid (both, fused).
+
+Hybrid fuses the two rankings by reciprocal rank fusion: a note's score is the sum over the
+rankings it is in of 1 / (RRF_K + rank). A hit found by meaning only has the start of its
+body as its snippet (no highlights). `-excluded` words drop notes from every mode.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, replace
+
+from core.errors import QueryError
+from core.model import NOTE
+from core.query.listing import Query, run_query
+from core.search.fulltext import (
+    MAX_LIMIT,
+    SearchHit,
+    SearchResult,
+    _decode_cursor,
+    _encode_cursor,
+    _snippet_parts,
+    _unscoped,
+    parse_query,
+)
+
+MODES = ("hybrid", "keyword", "semantic")
+RRF_K = 60
+DEPTH = 100  # hits taken from each ranking before fusing
+
+
+def resolve_mode(mode: str | None, vectors) -> str:
+    """The mode a search runs in: the one asked for, else hybrid when note vectors are ready."""
+    if mode is None:
+        return "hybrid" if vectors is not None and vectors.ready else "keyword"
+    if mode not in MODES:
+        raise QueryError(f"mode must be one of {', '.join(MODES)} (got {mode!r})")
+    if mode != "keyword" and vectors is None:
+        raise QueryError("semantic search is not installed: use mode 'keyword', or install vaultwatch[semantic]")
+    return mode
+
+
+def _allowed(vault, snap, scope: Query) -> set[str] | None:
+    if _unscoped(scope):
+        return None
+    clock = vault.clock
+    return set(snap.cached(("search.scope", scope, clock.today()),
+                           lambda: tuple(e.path for e in run_query(snap, scope, clock).entries)))
+
+
+def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limit: int = 20,
+           cursor: str | None = None) -> SearchResult:
+    """A semantic or hybrid search, paged like the keyword one."""
+    terms = parse_query(text)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+        raise QueryError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+    if not vectors.ready:
+        if vectors.problem:
+            raise QueryError(vectors.problem)
+        raise QueryError(f"note vectors are still being computed ({vectors.done} of {vectors.total}); "
+                         "use mode 'keyword' meanwhile or try again shortly")
+    fp = hashlib.sha256(json.dumps([str(text), mode, asdict(scope)], sort_keys=True, default=str).encode()
+                        ).hexdigest()[:12]
+    offset = _decode_cursor(cursor, fp) if cursor else 0
+    snap = vault.snapshot
+    allowed = _allowed(vault, snap, scope)
+    depth = max(DEPTH, offset + limit + 1)
+    words = " ".join(t.text for t in terms if not t.exclude)
+    excluded = [t for t in terms if t.exclude]
+    if excluded:
+        gone = index.matching(excluded)
+        allowed = (allowed if allowed is not None else {e.path for e in snap.entries if e.kind == NOTE}) - gone
+    by_meaning = vectors.query(words, allowed, depth)
+    keyword: SearchResult | None = None
+    if mode == "hybrid":
+        try:
+            keyword = index.search(text, scope, limit=min(depth, MAX_LIMIT))
+        except QueryError:
+            keyword = None
+    fused: dict[str, float] = {}
+    kw_hits: dict[str, SearchHit] = {}
+    if keyword is not None:
+        for rank, hit in enumerate(keyword.hits, 1):
+            fused[hit.path] = fused.get(hit.path, 0.0) + 1.0 / (RRF_K + rank)
+            kw_hits[hit.path] = hit
+    for rank, (path, _sim) in enumerate(by_meaning, 1):
+        fused[path] = fused.get(path, 0.0) + 1.0 / (RRF_K + rank)
+    if keyword is not None:  # a folded duplicate stays folded
+        for hit in keyword.hits:
+            for dup in hit.duplicates:
+                fused.pop(dup, None)
+    order = sorted(fused, key=lambda p: (-fused[p], p))
+    page = order[offset:offset + limit]
+    leads = index.lead([p for p in page if p not in kw_hits])
+    hits = []
+    for path in page:
+        if path in kw_hits:
+            hits.append(replace(kw_hits[path], score=round(fused[path], 6)))
+            continue
+        e = snap.by_path.get(path)
+        if e is None or e.kind != NOTE:
+            continue
+        plain = leads.get(path) or e.title
+        marked, plain, spans = _snippet_parts(plain)
+        hits.append(SearchHit(path, e.title, round(fused[path], 6), marked, plain, (), e))
+    more = len(order) > offset + limit
+    total = len(order) if keyword is None else max(keyword.total, len(order))
+    stale = index.pending > 0 or vault.index_stale
+    return SearchResult(str(text), tuple(hits), total, _encode_cursor(fp, offset + limit) if more else None,
+                        snap.generation, snap.is_bundle, stale, keyword.match if keyword is not None else "any", mode)
+
+
+def similar(vault, index, vectors, path: str, scope: Query, *, limit: int = 10) -> SearchResult:
+    """Notes like the note at `path` (nearest by meaning), the note itself left out."""
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+        raise QueryError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+    entry = vault.entry(path)
+    if entry.kind != NOTE:
+        raise QueryError(f"{entry.path} is an attachment: similar takes a note")
+    if not vectors.ready:
+        raise QueryError(vectors.problem or f"note vectors are still being computed ({vectors.done} of "
+                         f"{vectors.total}); try again shortly")
+    vec = vectors.vector_of(entry.path)
+    if vec is None:
+        raise QueryError(f"{entry.path} has no vector yet (just changed?); try again shortly")
+    snap = vault.snapshot
+    allowed = _allowed(vault, snap, scope)
+    ranked = [(p, s) for p, s in vectors.rank(vec, allowed, limit + 1) if p != entry.path][:limit]
+    leads = index.lead([p for p, _ in ranked])
+    hits = []
+    for p, sim in ranked:
+        e = snap.by_path.get(p)
+        if e is None:
+            continue
+        marked, plain, spans = _snippet_parts(leads.get(p) or e.title)
+        hits.append(SearchHit(p, e.title, round(sim, 4), marked, plain, (), e))
+    return SearchResult(entry.path, tuple(hits), len(hits), None, snap.generation, snap.is_bundle,
+                        index.pending > 0 or vault.index_stale, "any", "semantic")

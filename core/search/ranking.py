@@ -1,0 +1,127 @@
+"""How search ranks: which words must match, the words a page's name stands for, and the score.
+
+Pure functions over plain values (no SQLite here): `core.search.fulltext` asks FTS5 for candidates and
+per-term signals, and this module turns them into a score that carries signal for common
+terms too. BM25 with an IDF that never reaches zero (ln(1 + (N - n + 0.5) / (n + 0.5)),
+unlike FTS5's, which is ~0 for a term in more than half the notes), field boosts for the
+file name / title, aliases and headings, a bonus when every word is in the name, a
+proximity bonus when the words stand close together, then the OKF factors.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+# words a question or a sentence carries that say nothing about the answer: they need not match
+STOP_WORDS = frozenset("""
+a about an and any are as at be been but by can could did do does doing for from get got had has have
+how i if in into is it its me my of on or our should so some than that the their them then there these
+this those to too us was we were what when where which who whom why will with would you your
+""".split()) - {"get"}  # "get" names commands (Get-AzVM): kept
+# the approved PowerShell verbs people type as a plain word ("create virtual machine" for New-AzVM)
+VERB_WORDS = {"new": "create add", "remove": "delete", "get": "list show", "set": "update change configure",
+              "add": "create", "invoke": "run", "start": "run", "undo": "recover restore"}
+_VERB_NOUN = re.compile(r"([A-Z][a-z]+)-([A-Za-z][A-Za-z0-9]*)")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+# the score's parts (multiples of a term's IDF)
+B_TITLE = 2.0        # the term is in the file name or title
+B_ALIAS = 1.5        # ... in an alias
+B_HEADING = 0.8      # ... in a heading
+B_ALL_IN_TITLE = 2.5  # every term is in the name/title/aliases (per unit of the query's total IDF)
+B_NEAR = 1.0         # every term within a few words of the others (per unit of the total IDF)
+NEAR_DISTANCE = 4
+# bm25 column weights: path, name, title, aliases, headings, body
+WEIGHTS = (1.0, 4.0, 4.0, 3.0, 2.0, 1.0)
+
+
+def name_words(stem: str) -> str:
+    """The words a file name stands for: `New-AzVM` -> "New Az VM create add".
+
+    Camel case and punctuation split; a Verb-Noun command name adds the plain words for its
+    verb. Indexed as its own column, so "create virtual machine" reaches New-AzVM's name.
+    """
+    words = _CAMEL.findall(stem)
+    out = " ".join(words)
+    m = _VERB_NOUN.match(stem)
+    if m and m.group(1).lower() in VERB_WORDS:
+        out += " " + VERB_WORDS[m.group(1).lower()]
+    return out
+
+
+def is_stop(word: str) -> bool:
+    return word.casefold() in STOP_WORDS
+
+
+def idf(n: int, total: int) -> float:
+    """An IDF that stays positive for a term in most notes."""
+    return math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+
+
+def fts_idf(n: int, total: int) -> float:
+    """The IDF FTS5's bm25() used (clamped at 1e-6), to recover its term-frequency part."""
+    value = math.log((total - n + 0.5) / (n + 0.5)) if total else 0.0
+    return value if value > 0 else 1e-6
+
+
+@dataclass(slots=True)
+class TermSignal:
+    """Where one query term is in one candidate note."""
+
+    present: bool = False    # anywhere in the note
+    in_title: bool = False   # name or title
+    in_alias: bool = False
+    in_heading: bool = False
+
+
+def score(signals: Sequence[TermSignal], idfs: Sequence[float], bm25: float, fts_idf_sum: float,
+          near: bool, factor: float = 1.0) -> float:
+    """The note's score.
+
+    `bm25` is FTS5's -bm25() of the whole query for the note: the sum over terms of FTS5's
+    IDF times BM25's saturated term frequency. Divided by the sum of FTS5's IDFs it is the
+    note's mean term frequency, which times our IDFs gives BM25 with an IDF that carries
+    signal for common terms too. The field boosts, the all-in-title bonus and the proximity
+    bonus are multiples of the terms' IDFs; then coverage squared (in "any" mode a note
+    with fewer of the words ranks lower) and the OKF factor.
+    """
+    total = sum(idfs) or 1.0
+    matched = 0.0
+    s = 0.0
+    all_in_title = bool(signals)
+    for sig, w in zip(signals, idfs, strict=False):
+        if not sig.present:
+            all_in_title = False
+            continue
+        matched += w
+        s += w * (B_TITLE * sig.in_title + B_ALIAS * sig.in_alias + B_HEADING * sig.in_heading)
+        all_in_title = all_in_title and (sig.in_title or sig.in_alias)
+    s += (bm25 / fts_idf_sum if fts_idf_sum > 0 else 0.0) * matched
+    if all_in_title:
+        s += B_ALL_IN_TITLE * total
+    if near:
+        s += B_NEAR * total
+    coverage = matched / total
+    return s * coverage * coverage * factor
+
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def similar_text(a: str, b: str, threshold: float = 0.8) -> bool:
+    """Near-identical texts: the Jaccard overlap of their word sets is at least `threshold`."""
+    wa, wb = set(_TOKEN.findall(a.casefold())), set(_TOKEN.findall(b.casefold()))
+    if not wa or not wb:
+        return wa == wb
+    return len(wa & wb) / len(wa | wb) >= threshold
+
+
+def _natural(path: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path))
+
+
+def newest_first(paths: Iterable[str]) -> list[str]:
+    """Paths in natural order, highest first (azps-12.5.0 before azps-9.7.0)."""
+    return sorted(paths, key=_natural, reverse=True)

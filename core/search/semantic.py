@@ -1,0 +1,303 @@
+"""Offline semantic search, the optional `semantic` extra (`pip install 'vaultwatch[semantic]'`).
+
+WordLlama's static token embeddings (l2_supercat, 256 dimensions, MIT licence) ship inside
+its wheel; they are read from the installed package, never downloaded (WordLlama.load()
+would try the network for its tokenizer, so this module opens both files itself). A note's
+vector is the mean of its tokens' embeddings over its name, title, aliases, headings and the
+start of its body, normalised and stored as int8 (256 bytes a note).
+
+`VectorIndex` computes the vectors in a background thread once the full-text index is
+ready, keeps them in `vectors.npz` beside it (reused on a warm start for unchanged notes)
+and follows the live index's changes. Without the extra `available()` is False and nothing
+here is imported by the rest of core.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from core.events import IndexProblem, IndexProgress
+from core.live.follower import ChangeFollower
+from core.memory import release_free_memory
+from core.model import NOTE
+
+DIM = 256
+MAX_TOKENS = 256  # tokens of a note that make its vector (the name, title, headings and body start first)
+PASSAGE_CHARS = 1200
+BATCH = 256
+SCORE_CHUNK = 8192
+CACHE_VERSION = 1
+
+
+def available() -> bool:
+    """Whether the semantic extra (wordllama with numpy and tokenizers) is installed."""
+    return all(importlib.util.find_spec(m) is not None for m in ("wordllama", "numpy", "tokenizers", "safetensors"))
+
+
+def offered() -> bool:
+    """Installed and not turned off (VAULTWATCH_SEMANTIC=0)."""
+    return os.environ.get("VAULTWATCH_SEMANTIC", "1") != "0" and available()
+
+
+class Embedder:
+    """WordLlama's bundled static embeddings: text -> normalised vectors, no network."""
+
+    def __init__(self) -> None:
+        import numpy as np
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+
+        # located, not imported: wordllama's __init__ imports requests, whose urllib3 opens an
+        # IPv6 socket at import time to probe support (the app opens no network socket)
+        spec = importlib.util.find_spec("wordllama")
+        if spec is None or not spec.submodule_search_locations:
+            raise RuntimeError("wordllama is not installed")
+        pkg = Path(list(spec.submodule_search_locations)[0])
+        weights = pkg / "weights" / "l2_supercat_256.safetensors"
+        tokenizer = pkg / "tokenizers" / "l2_supercat_tokenizer_config.json"
+        if not weights.is_file() or not tokenizer.is_file():
+            raise RuntimeError(f"wordllama's bundled model is missing ({weights.name}, {tokenizer.name})")
+        with safe_open(str(weights), framework="np", device="cpu") as f:
+            self._table = f.get_tensor("embedding.weight")  # float16, 32000 x 256 (16 MB)
+        self._tok = Tokenizer.from_file(str(tokenizer))
+        self._tok.no_padding()
+        self._tok.no_truncation()
+        self._np = np
+
+    def embed(self, texts: list[str]):
+        """float32 (n, DIM), each row of unit length (zero for a text with no tokens)."""
+        np = self._np
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        table = self._table
+        for i, enc in enumerate(self._tok.encode_batch(texts, add_special_tokens=False)):
+            ids = enc.ids[:MAX_TOKENS]
+            if not ids:
+                continue
+            uniq, counts = np.unique(np.asarray(ids, dtype=np.int32), return_counts=True)
+            v = counts.astype(np.float32) @ table[uniq].astype(np.float32)
+            norm = float(np.linalg.norm(v))
+            if norm > 0:
+                out[i] = v / norm
+        return out
+
+    def quantize(self, vecs):
+        np = self._np
+        return np.clip(np.rint(vecs * 127.0), -127, 127).astype(np.int8)
+
+
+def passage(name: str, title: str, aliases: str, headings: str, body: str) -> str:
+    """The text a note's vector is made of."""
+    return "\n".join(p for p in (name, title, aliases, headings.replace("\n", ". "), body[:PASSAGE_CHARS]) if p)
+
+
+class VectorIndex(ChangeFollower):
+    """Note vectors for one vault, built after the full-text index and kept in step with it."""
+
+    thread_name = "vaultwatch-vectors"
+
+    def __init__(self, vault, search_index, cache_path: Path) -> None:
+        import numpy as np
+
+        super().__init__(vault)
+        self._np = np
+        self.search = search_index
+        self.cache_path = cache_path
+        self._lock = threading.Lock()
+        self.embedder: Embedder | None = None
+        # published state (replaced whole under _lock; readers take a reference)
+        self._paths: list[str] = []
+        self._row: dict[str, int] = {}
+        self._keys = np.zeros((0, 3), dtype=np.int64)
+        self._mat = np.zeros((0, DIM), dtype=np.int8)
+        self.ready = False
+        self.done = 0
+        self.total = 0
+        self.problem: str | None = None
+        self.build_seconds: float | None = None
+
+    def _run(self) -> None:
+        try:
+            while not self.search.ready:
+                if self._stop.is_set() or self.search.problem:
+                    return
+                time.sleep(0.1)
+            self.embedder = Embedder()
+            self._build()
+            while not self._stop.is_set():
+                with self._cond:
+                    while not self._queue and not self._stop.is_set():
+                        self._cond.wait(1.0)
+                    batch = list(self._queue)
+                    self._queue.clear()
+                if batch and not self._stop.is_set():
+                    self._update(batch)
+        except Exception as exc:  # reported, never fatal: keyword search goes on
+            self.problem = f"semantic search is unavailable: {exc!r}"
+            self.vault.bus.publish(IndexProblem(self.problem, "warning"))
+
+    # building ---------------------------------------------------------------------------------
+    def _key(self, e) -> tuple[int, int, int]:
+        return (e.size_bytes, e.mtime_ns, e.inode)
+
+    @property
+    def _model(self) -> Embedder:
+        """The embedder, once started (every caller runs after start())."""
+        assert self.embedder is not None, "the semantic index has not been started"
+        return self.embedder
+
+    def _load_cache(self) -> dict[str, tuple[tuple[int, ...], Any]]:
+        np = self._np
+        try:
+            with np.load(self.cache_path, allow_pickle=False) as z:
+                if int(z["version"]) != CACHE_VERSION or str(z["root"]) != self.vault.root_real:
+                    return {}
+                paths = str(z["paths"]).split("\n") if z["paths"].size and str(z["paths"]) else []
+                keys, mat = z["keys"], z["vecs"]
+                if len(paths) != len(keys) or mat.shape != (len(paths), DIM):
+                    return {}
+                return {p: (tuple(int(x) for x in keys[i]), mat[i]) for i, p in enumerate(paths)}
+        except (OSError, ValueError, KeyError, EOFError):
+            return {}
+
+    def _save_cache(self) -> None:
+        np = self._np
+        with self._lock:
+            paths, keys, mat = list(self._paths), self._keys.copy(), self._mat.copy()
+        tmp = self.cache_path.with_name(self.cache_path.name + f".tmp{os.getpid()}")
+        try:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as f:
+                np.savez(f, version=np.array(CACHE_VERSION), root=np.array(self.vault.root_real),
+                         paths=np.array("\n".join(paths)), keys=keys, vecs=mat)
+            os.replace(tmp, self.cache_path)
+        except OSError as exc:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            self.vault.bus.publish(IndexProblem(f"could not write the vector cache: {exc}", "warning"))
+
+    def _texts(self, entries) -> list[str]:
+        """Passages for entries, from the full-text index's stored text (no second read of the files)."""
+        return self.search.passages([e.path for e in entries], passage)
+
+    def _build(self) -> None:
+        np = self._np
+        started = time.perf_counter()
+        snap = self.vault.snapshot
+        cached = self._load_cache()
+        notes = [e for e in snap.entries if e.kind == NOTE]
+        paths = [e.path for e in notes]
+        keys = np.array([self._key(e) for e in notes], dtype=np.int64).reshape(-1, 3)
+        mat = np.zeros((len(notes), DIM), dtype=np.int8)
+        todo = []
+        for i, e in enumerate(notes):
+            hit = cached.get(e.path)
+            if hit is not None and hit[0] == self._key(e):
+                mat[i] = hit[1]
+            else:
+                todo.append(i)
+        del cached
+        self.total, self.done = len(todo), 0
+        bus = self.vault.bus
+        bus.publish(IndexProgress("vectors", 0, self.total))
+        for b in range(0, len(todo), BATCH):
+            if self._stop.is_set():
+                return
+            idx = todo[b:b + BATCH]
+            vecs = self._model.embed(self._texts([notes[i] for i in idx]))
+            mat[idx] = self._model.quantize(vecs)
+            self.done = min(len(todo), b + BATCH)
+            bus.publish(IndexProgress("vectors", self.done, self.total))
+            time.sleep(0)
+        with self._lock:
+            self._paths, self._keys, self._mat = paths, keys, mat
+            self._row = {p: i for i, p in enumerate(paths)}
+        self.build_seconds = time.perf_counter() - started
+        self.ready = True
+        if todo:
+            self._save_cache()
+        release_free_memory()  # the batches' token arrays and passages are garbage now
+
+    def _update(self, batch: list[str]) -> None:
+        """Re-embed changed notes, add new ones, drop removed ones (a new published matrix)."""
+        np = self._np
+        deadline = time.monotonic() + 10
+        while self.search.pending > 0 and time.monotonic() < deadline and not self._stop.is_set():
+            time.sleep(0.02)  # the passages come from the full-text index: let it apply the change first
+        snap = self.vault.snapshot
+        with self._lock:
+            paths, row, keys, mat = list(self._paths), dict(self._row), self._keys, self._mat
+        live = [snap.by_path[p] for p in batch if p in snap.by_path and snap.by_path[p].kind == NOTE]
+        gone = {p for p in batch if p not in snap.by_path or snap.by_path[p].kind != NOTE}
+        vecs = self._model.quantize(self._model.embed(self._texts(live))) if live else None
+        if gone:
+            keep = [i for i, p in enumerate(paths) if p not in gone]
+            paths = [paths[i] for i in keep]
+            keys, mat = keys[keep], mat[keep]
+        add_paths, add_keys, add_vecs = [], [], []
+        mat = mat.copy()
+        keys = keys.copy()
+        row = {p: i for i, p in enumerate(paths)}
+        for j, e in enumerate(live):
+            assert vecs is not None  # live is not empty
+            i = row.get(e.path)
+            if i is not None:
+                mat[i] = vecs[j]
+                keys[i] = self._key(e)
+            else:
+                add_paths.append(e.path)
+                add_keys.append(self._key(e))
+                add_vecs.append(vecs[j])
+        if add_paths:
+            paths += add_paths
+            keys = np.concatenate([keys, np.array(add_keys, dtype=np.int64).reshape(-1, 3)])
+            mat = np.concatenate([mat, np.stack(add_vecs)])
+        with self._lock:
+            self._paths, self._keys, self._mat = paths, keys, mat
+            self._row = {p: i for i, p in enumerate(paths)}
+        self._save_cache()
+
+    # queries ----------------------------------------------------------------------------------
+    def wait_ready(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while not self.ready:
+            if self.problem or time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def rank(self, query_vec, allowed: set[str] | None, k: int) -> list[tuple[str, float]]:
+        """The `k` notes nearest to a unit query vector (cosine), optionally only paths in `allowed`."""
+        np = self._np
+        with self._lock:
+            paths, mat = self._paths, self._mat
+        if not paths:
+            return []
+        q = query_vec.astype(np.float32) / 127.0
+        sims = np.empty(len(paths), dtype=np.float32)
+        for i in range(0, len(paths), SCORE_CHUNK):  # int8 rows widened a chunk at a time (8 MB, not 100)
+            # einsum, not BLAS: its threads spin against each other on a busy 2-core machine (7x slower)
+            sims[i:i + SCORE_CHUNK] = np.einsum("ij,j->i", mat[i:i + SCORE_CHUNK], q)
+        if allowed is not None:
+            mask = np.fromiter((p in allowed for p in paths), dtype=bool, count=len(paths))
+            sims = np.where(mask, sims, -np.inf)
+        k = min(k, len(paths))
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.argsort(-sims[top], kind="stable")]
+        return [(paths[i], float(sims[i])) for i in top if np.isfinite(sims[i])]
+
+    def query(self, text: str, allowed: set[str] | None, k: int) -> list[tuple[str, float]]:
+        vec = self._model.embed([text])[0]
+        if not vec.any():
+            return []
+        return self.rank(vec, allowed, k)
+
+    def vector_of(self, path: str):
+        with self._lock:
+            i = self._row.get(path)
+            return None if i is None else self._mat[i].astype(self._np.float32) / 127.0

@@ -1,0 +1,319 @@
+"""The persistent entry cache: warm starts reuse, changes re-parse, damage rebuilds, never fatal."""
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from core.index import entrycache as cache_mod
+from core.index.entrycache import EntryCache, cache_root, decode_bucket, encode_bucket, vault_cache_dir
+from core.events import IndexProblem
+from core.vault import Vault
+
+
+@pytest.fixture(autouse=True)
+def xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own cache folder."""
+    root = tmp_path / "xdg-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root))
+    monkeypatch.delenv("VAULTWATCH_CACHE", raising=False)
+    return root
+
+
+def backdate(root: Path, seconds: float = 60.0) -> None:
+    """Move every file's mtime into the past (the cache distrusts files modified just before it was written)."""
+    past = time.time() - seconds
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            os.utime(os.path.join(dirpath, name), (past, past))
+
+
+NOTES = {
+    "index.md": '---\nokf_version: "0.2"\n---\n# Home\nSee [[Alpha]].\n',
+    "Alpha.md": ("---\ntitle: Alpha\nstatus: deprecated\nstale_after: 2020-01-01\ntags: [a, b]\n---\n"
+                 "Body [[Beta#Part|b]]\n"),
+    "Projects/Beta.md": "# Beta\n![[diagram.png]] [x](../Alpha.md)\n",
+    "Projects/Gamma.md": "---\nstale_after: 2020-01-01T10:00:00+02:00\nverified:\n  by: human:ann\n---\ntext\n",
+    "Inbox/broken.md": "---\ntitle: [unclosed\n---\nbody\n",
+    "Resources/diagram.png": b"\x89PNG fake",
+}
+
+
+def open_loaded(root: Path, clock, **kw) -> tuple[Vault, list]:
+    events: list = []
+    v = Vault(root, clock=clock, **kw)
+    v.bus.subscribe(events.append)
+    v.load()
+    return v, events
+
+
+def rows(v: Vault) -> list:
+    return [e for e in v.snapshot.entries]
+
+
+def test_cache_lives_under_xdg_cache_home_never_in_the_vault(make_vault, clock, xdg_cache):
+    root = make_vault(NOTES, name="my vault")
+    v, _ = open_loaded(root, clock)
+    v.stop()
+    d = vault_cache_dir(v.root_real)
+    assert d.parent == xdg_cache / "vaultwatch" == cache_root()
+    assert (d / "entries.sqlite").is_file()
+    assert not any(p.suffix == ".sqlite" for p in root.rglob("*"))
+    # another vault, another cache folder
+    other = make_vault({"x.md": "x"}, name="other")
+    assert vault_cache_dir(str(other.resolve())) != d
+
+
+def test_cache_inside_the_vault_is_refused(make_vault, clock, monkeypatch):
+    root = make_vault(NOTES)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root / "cachedir"))
+    v, events = open_loaded(root, clock)
+    assert v.entry_cache.disabled
+    assert any(isinstance(e, IndexProblem) and "inside the vault" in e.message for e in events)
+    v.stop()
+    assert not (root / "cachedir").exists()
+    assert v.snapshot.note_count == 5
+
+
+def test_warm_start_reuses_every_entry_and_lists_the_same(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    cold, _ = open_loaded(root, clock)
+    assert cold.entry_cache.last_stats.parsed == 6
+    cold.stop()
+    warm, events = open_loaded(root, clock)
+    st = warm.entry_cache.last_stats
+    assert (st.cached, st.reused, st.parsed, st.removed) == (6, 6, 0, 0)
+    plain, _ = open_loaded(root, clock, cache=False)
+    assert rows(warm) == rows(plain)  # every field, including frontmatter, links, OKF derivations
+    assert not [e for e in events if isinstance(e, IndexProblem)]
+    assert warm.list().total == plain.list().total == 5
+
+
+def test_equal_links_are_one_object_after_a_warm_load(make_vault, clock):
+    notes = {f"n{i}.md": "see [[Hub]] and [[Hub#Top]]\n" for i in range(40)}  # spread over buckets
+    root = make_vault({**notes, "Hub.md": "hub"})
+    backdate(root)
+    open_loaded(root, clock)[0].stop()
+    warm, _ = open_loaded(root, clock)
+    assert warm.entry_cache.last_stats.reused == 41
+    links = [e.links for e in warm.snapshot.entries if e.path.startswith("n")]
+    assert len({cache_mod.bucket_of(f"n{i}.md") for i in range(40)}) > 1
+    assert all(ln == links[0] for ln in links) and len(links[0]) == 2
+    assert len({id(ln[0]) for ln in links}) == 1 and len({id(ln[1]) for ln in links}) == 1
+
+
+def test_a_changed_file_is_parsed_again_and_others_are_not(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    open_loaded(root, clock)[0].stop()
+    (root / "Alpha.md").write_text("---\ntitle: Alpha two\n---\nnew body\n")
+    (root / "Projects" / "Gamma.md").unlink()
+    (root / "New.md").write_text("# New note\n")
+    v, _ = open_loaded(root, clock)
+    st = v.entry_cache.last_stats
+    assert (st.reused, st.parsed, st.removed) == (4, 2, 1)
+    assert v.snapshot.get("Alpha.md").title == "Alpha two"
+    assert v.snapshot.get("New.md").title == "New"  # the file name (a heading is never the title)
+    assert v.snapshot.get("Projects/Gamma.md") is None
+    v.stop()
+    again, _ = open_loaded(root, clock)
+    st = again.entry_cache.last_stats
+    assert (st.reused, st.parsed) == (4, 2)  # the two fresh files are too new to trust; the rest is reused
+    assert again.snapshot.get("Alpha.md").title == "Alpha two"
+
+
+def test_same_size_rewrite_with_a_new_mtime_is_seen(make_vault, clock):
+    root = make_vault({"a.md": "---\ntitle: one\n---\n"})
+    backdate(root, 120)
+    open_loaded(root, clock)[0].stop()
+    (root / "a.md").write_text("---\ntitle: two\n---\n")  # same size; mtime moves
+    backdate(root, 60)
+    v, _ = open_loaded(root, clock)
+    assert v.snapshot.get("a.md").title == "two"
+
+
+def test_files_modified_just_before_the_cache_was_written_are_not_trusted(make_vault, clock):
+    root = make_vault(NOTES)  # fresh mtimes: within RACY_NS of the write
+    open_loaded(root, clock)[0].stop()
+    v, _ = open_loaded(root, clock)
+    assert v.entry_cache.last_stats.reused == 0
+    assert v.entry_cache.last_stats.parsed == 6
+
+
+def test_corrupt_cache_file_is_rebuilt_and_reported(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    first, _ = open_loaded(root, clock)
+    first.stop()
+    db = first.entry_cache.db_path
+    db.write_bytes(b"this is not a database" * 100)
+    v, events = open_loaded(root, clock)
+    problems = [e.message for e in events if isinstance(e, IndexProblem)]
+    assert any("corrupt" in m or "unreadable" in m for m in problems), problems
+    assert v.snapshot.note_count == 5
+    v.stop()
+    again, events = open_loaded(root, clock)
+    assert again.entry_cache.last_stats.reused == 6  # the rebuilt cache works
+    assert not [e for e in events if isinstance(e, IndexProblem)]
+
+
+def test_corrupt_bucket_is_reparsed_and_reported(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    first, _ = open_loaded(root, clock)
+    first.stop()
+    con = sqlite3.connect(first.entry_cache.db_path)
+    con.execute("UPDATE buckets SET data = ?", (b"\x00garbage",))
+    con.commit()
+    con.close()
+    v, events = open_loaded(root, clock)
+    assert any(isinstance(e, IndexProblem) and "bucket" in e.message for e in events)
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+
+
+def test_cache_from_another_version_is_rebuilt(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    first, _ = open_loaded(root, clock)
+    first.stop()
+    con = sqlite3.connect(first.entry_cache.db_path)
+    con.execute("UPDATE meta SET value = 'old' WHERE key = 'fingerprint'")
+    con.commit()
+    con.close()
+    v, events = open_loaded(root, clock)
+    assert v.entry_cache.last_stats.reused == 0
+    assert any(isinstance(e, IndexProblem) and "another vaultwatch version" in e.message for e in events)
+
+
+def test_vault_that_suddenly_looks_empty_keeps_its_cache(make_vault, clock, tmp_path):
+    files = {f"n{i:02}.md": f"# Note {i}\n" for i in range(cache_mod.EMPTY_GUARD + 5)}
+    root = make_vault(files)
+    backdate(root)
+    first, _ = open_loaded(root, clock)
+    first.stop()
+    db = first.entry_cache.db_path
+    before = db.read_bytes()
+    parked = tmp_path / "parked"
+    parked.mkdir()
+    for p in root.iterdir():  # an unmounted drive: the mount point is an empty folder
+        p.rename(parked / p.name)
+    v, events = open_loaded(root, clock)
+    problems = [e.message for e in events if isinstance(e, IndexProblem)]
+    assert any("looks empty" in m for m in problems), problems
+    assert v.snapshot.note_count == len(files)  # served from the cache, flagged
+    assert v.index_stale
+    v.stop()
+    assert db.read_bytes() == before  # nothing overwrote the cache
+    for p in parked.iterdir():
+        p.rename(root / p.name)
+    back, _ = open_loaded(root, clock)
+    assert back.entry_cache.last_stats.reused == len(files)
+    assert not back.index_stale
+
+
+def test_small_vault_emptied_on_purpose_is_empty(make_vault, clock):
+    root = make_vault({"a.md": "a", "b.md": "b"})
+    backdate(root)
+    open_loaded(root, clock)[0].stop()
+    for p in root.iterdir():
+        p.unlink()
+    v, _ = open_loaded(root, clock)
+    assert v.snapshot.note_count == 0
+
+
+def test_cache_off_writes_nothing(make_vault, clock, xdg_cache, monkeypatch):
+    root = make_vault(NOTES)
+    v, _ = open_loaded(root, clock, cache=False)
+    v.stop()
+    monkeypatch.setenv("VAULTWATCH_CACHE", "0")
+    w, _ = open_loaded(root, clock)
+    w.stop()
+    assert v.entry_cache is None and w.entry_cache is None
+    assert not xdg_cache.exists()
+
+
+def test_changes_after_load_reach_the_cache(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    later = root / "Later.md"
+    later.write_text("# Later\n")
+    past = time.time() - 30
+    os.utime(later, (past, past))
+    v.refresh_paths(["Later.md"])
+    v.stop()
+    w, _ = open_loaded(root, clock)
+    st = w.entry_cache.last_stats
+    assert (st.reused, st.parsed) == (7, 0)  # the note added after the load was cached too
+    assert w.snapshot.get("Later.md").title == "Later"
+
+
+def test_bucket_round_trip_keeps_every_field(demo, clock):
+    entries = [e for e in demo.snapshot.entries if e.kind != "folder"]
+    written, decoded = decode_bucket(encode_bucket(entries, 123))
+    assert written == 123
+    assert [cache_mod._decode(t, {}) for t in decoded] == sorted(entries, key=lambda e: e.path)
+    assert any(e.stale_instant is not None or e.stale_date is not None for e in entries)
+
+
+def test_warm_scan_without_fork_gives_the_same_entries(make_vault, clock, monkeypatch):
+    root = make_vault(NOTES)
+    backdate(root)
+    open_loaded(root, clock)[0].stop()
+    monkeypatch.setenv("VAULTWATCH_NO_FORK", "1")
+    v, _ = open_loaded(root, clock)
+    assert v.entry_cache.last_stats.reused == 6
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+
+
+def test_unwritable_cache_folder_is_reported_not_fatal(make_vault, clock, monkeypatch, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    root = make_vault(NOTES)
+    v, events = open_loaded(root, clock)
+    assert v.snapshot.note_count == 5
+    assert any(isinstance(e, IndexProblem) and "caching is off" in e.message for e in events)
+    v.stop()
+
+
+def test_entry_cache_flush_is_idempotent(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    v.stop()
+    c = EntryCache(v.root_real)
+    assert c.flush(v.snapshot.entries) is None  # nothing dirty: nothing written
+    c.mark_all_dirty()
+    assert c.flush(v.snapshot.entries) is None
+    assert not c.dirty
+
+
+def test_caches_of_vanished_vaults_are_pruned(make_vault, clock, monkeypatch):
+    root = make_vault(NOTES, name="short-lived")
+    v, _ = open_loaded(root, clock)
+    v.stop()
+    folder = v.entry_cache.dir
+    assert (folder / "vault.txt").read_text().strip() == v.root_real
+    keep = make_vault({"k.md": "k"}, name="kept")
+    kept, _ = open_loaded(keep, clock)
+    kept.stop()
+    import shutil
+    shutil.rmtree(root)
+    monkeypatch.setattr(cache_mod, "_pruned", False)
+    assert cache_mod.prune_caches(max_age_s=3600) == 0  # recently used: kept a while
+    monkeypatch.setattr(cache_mod, "_pruned", False)
+    assert cache_mod.prune_caches(max_age_s=0) == 1
+    assert not folder.exists() and kept.entry_cache.dir.exists()
+
+
+def test_the_fingerprint_reads_every_parser_source_it_names():
+    """A source that moved would silently drop out of the fingerprint: a parser change would then
+    keep serving stale cached entries. Every named file must exist next to core's modules."""
+    missing = [name for name in cache_mod._PARSER_SOURCES if not (cache_mod._CORE / name).is_file()]
+    assert missing == []
+    assert "markdown/mdlex.py" in cache_mod._PARSER_SOURCES

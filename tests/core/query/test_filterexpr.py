@@ -1,0 +1,119 @@
+"""The filter-bar language (core.query.filterexpr): text in, a core Query out, errors with positions."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.errors import QueryError
+from core.query.filterexpr import FilterError, merge, parse, tokenize
+from core.query.listing import Query, run_query
+
+
+@pytest.mark.parametrize("text, want", [
+    ("", Query()),
+    ("   ", Query()),
+    ("deploy", Query(words=("deploy",))),
+    ("deploy runbook", Query(words=("deploy", "runbook"))),
+    ('"two  spaces"', Query(words=("two  spaces",))),
+    ('"-dash" "a:b"', Query(words=("-dash", "a:b"))),
+    ("status:deprecated", Query(filters=(("status", "deprecated"),))),
+    ("-status:draft", Query(exclude=(("status", "draft"),))),
+    ("trust:unverified", Query(filters=(("trust_tier", "unverified"),))),
+    ("trust:human", Query(filters=(("trust_tier", "human-reviewed"),))),
+    ("trust:machine", Query(filters=(("trust_tier", "machine-confirmed"),))),
+    ("trust_tier:human-reviewed", Query(filters=(("trust_tier", "human-reviewed"),))),
+    ("stale:true", Query(filters=(("stale", "true"),))),
+    ("stale:NO", Query(filters=(("stale", "NO"),))),
+    ("tag:craft", Query(filters=(("tags", "craft"),))),
+    ("tag:#craft", Query(filters=(("tags", "craft"),))),
+    ("#craft", Query(filters=(("tags", "craft"),))),
+    ("-#archive", Query(exclude=(("tags", "archive"),))),
+    ("type:howto", Query(filters=(("type", "howto"),))),
+    ('owner:"Ana Ruiz"', Query(filters=(("owner", "Ana Ruiz"),))),
+    ("path:Projects/**", Query(pattern="Projects/**")),
+    ("path:Projects", Query(pattern="Projects/**")),
+    ("path:/Projects/Archive/", Query(pattern="Projects/Archive/**")),
+    ("path:Projects/Atlas Migration.md", Query(pattern="Projects/Atlas/**", words=("Migration.md",))),  # spaces end it
+    ('path:"Projects/Atlas Migration.md"', Query(pattern="Projects/Atlas Migration.md")),
+    ("path:*.md", Query(pattern="*.md")),
+    ("status:deprecated trust:unverified stale:true tag:craft type:howto path:Projects/** -status:draft free words",
+     Query(pattern="Projects/**", filters=(("status", "deprecated"), ("trust_tier", "unverified"), ("stale", "true"),
+                                           ("tags", "craft"), ("type", "howto")),
+           exclude=(("status", "draft"),), words=("free", "words"))),
+])
+def test_terms(text: str, want: Query) -> None:
+    assert parse(text) == want
+
+
+@pytest.mark.parametrize("text, start, end, words", [
+    ("status:", 0, 7, "has no value"),
+    ("tag: craft", 0, 4, "has no value"),
+    (":draft", 0, 1, "no key"),
+    ('owner:"Ana', 6, 10, "unterminated quote"),
+    ('"abc', 0, 4, "unterminated quote"),
+    ('"abc"def', 5, 6, "space after a closing quote"),
+    ('ab"c', 2, 3, "quote inside a word"),
+    ("-", 0, 1, "excludes nothing"),
+    ("x -foo", 2, 6, "cannot exclude free text"),
+    ("stale:maybe", 0, 11, "not a boolean"),
+    ("status:draft trust:everyone", 13, 27, "not a tier"),
+    ("path:a path:b", 7, 13, "only one path"),
+    ("-path:a", 0, 7, "not supported"),
+])
+def test_errors_point_at_the_term(text: str, start: int, end: int, words: str) -> None:
+    with pytest.raises(FilterError) as info:
+        parse(text)
+    err = info.value
+    assert isinstance(err, QueryError) and err.code == "invalid_filter"
+    assert (err.start, err.end) == (start, end)
+    assert words in err.message and f"(column {start + 1})" in err.message
+
+
+def test_tokens_keep_their_spans() -> None:
+    terms = tokenize('a status:x  -tag:"b c"')
+    assert [(t.key, t.value, t.negated, t.start, t.end) for t in terms] == [
+        (None, "a", False, 0, 1), ("status", "x", False, 2, 10), ("tag", "b c", True, 12, 22)]
+
+
+def test_merge_narrows_a_tab_query() -> None:
+    tab = Query(filters=(("status", "deprecated"),), sort="overdue")
+    got = merge(tab, parse("tag:ops -type:howto runbook path:Areas"))
+    assert got == Query(filters=(("status", "deprecated"), ("tags", "ops")), exclude=(("type", "howto"),),
+                        words=("runbook",), pattern="Areas/**", sort="overdue")
+    assert merge(tab, parse("status:deprecated")).filters == (("status", "deprecated"),)
+    with pytest.raises(QueryError):
+        merge(Query(pattern="a/**"), Query(pattern="b/**"))
+    with pytest.raises(QueryError):
+        merge(Query(text="a"), Query(text="b"))
+
+
+def test_free_words_and_together_in_any_order(demo) -> None:
+    def paths(text: str) -> list[str]:
+        return [e.path for e in run_query(demo.snapshot, parse(text), demo.clock).entries]
+
+    assert paths("script legacy") == paths("LEGACY script") == ["Projects/Archive/Legacy Deploy Script.md"]
+    assert paths("script archive") == ["Projects/Archive/Legacy Deploy Script.md"]  # one in the path, one in the title
+    assert paths('"script legacy"') == []  # a quoted phrase keeps its order and spacing
+    assert paths("legacy nosuchword") == []
+
+
+def test_parsed_queries_run_on_the_demo_vault(demo) -> None:
+    res = run_query(demo.snapshot, parse("status:deprecated -tag:ops"), demo.clock)
+    assert res.total > 0
+    assert all(e.okf_status == "deprecated" and "ops" not in e.tags for e in res.entries)
+    res = run_query(demo.snapshot, parse("path:Projects"), demo.clock)
+    assert res.total == 7 and all(e.path.startswith("Projects/") for e in res.entries)
+    res = run_query(demo.snapshot, parse("RUNBOOK"), demo.clock)
+    assert [e.path for e in res.entries] == ["Areas/Engineering/Deploy Runbook.md"]
+
+
+@given(st.text(max_size=80))
+def test_any_text_parses_or_fails_cleanly(text: str) -> None:
+    try:
+        q = parse(text)
+    except FilterError as err:
+        assert 0 <= err.start < err.end <= max(len(text), err.start + 1)
+        assert err.message
+    else:
+        assert isinstance(q, Query)

@@ -1,0 +1,228 @@
+"""The change journal and revert (core.review.journal, core.review.revert) on real vaults and real files."""
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from core.review import journal as jmod
+from core.review.journal import Journal, journal_for, parse_since
+from core.review.revert import RevertRefused, revert, revert_agent
+from core.edit.writes import Writer, etag_of
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def setup(make_vault, open_vault, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+    def make(files):
+        root = make_vault(files)
+        vault = open_vault(root)
+        return root, vault, Writer(vault), journal_for(vault)
+
+    return make
+
+
+def test_a_write_is_journaled_with_who_what_and_both_versions(setup, tmp_path):
+    root, vault, writer, journal = setup({"a.md": "# A\nold line\n"})
+    with jmod.calling(jmod.Caller("claude/1.0", "s-1", "edit", {"path": "a.md"})) as caller:
+        result = writer.edit("a.md", "old line", "new line", actor="agent:claude")
+    [change] = journal.changes()
+    assert caller.change_ids == [change.id]
+    assert (change.agent, change.session, change.tool, change.operation) == ("claude/1.0", "s-1", "edit", "edit")
+    assert change.path == "a.md" and change.etag == result.etag and change.previous_etag == result.previous_etag
+    assert change.at == vault.clock.now().timestamp()  # the injected clock
+    before, after = journal.contents(change.id, change.files[0].seq)
+    assert before == b"# A\nold line\n" and after == (root / "a.md").read_bytes()
+    assert journal.path.startswith(str(tmp_path / "state" / "vaultwatch" / "journal"))
+    assert journal.changes(path="a.md")[0].id == change.id
+    assert journal.changes(agent="claude")[0].id == change.id and journal.changes(agent="other") == []
+
+
+def test_no_change_is_not_journaled(setup):
+    _, _, writer, journal = setup({"a.md": "same\n"})
+    writer.write("a.md", "same\n", overwrite=True)
+    assert journal.changes() == []
+
+
+def test_revert_restores_the_exact_bytes(setup):
+    original = b"\xef\xbb\xbf---\r\ntitle: A\r\n---\r\nbody\r\n"
+    root, vault, writer, journal = setup({"a.md": original})
+    writer.write("a.md", "---\ntitle: B\n---\nnew body\n", overwrite=True, actor="agent:x")
+    assert (root / "a.md").read_bytes() != original
+    outcome = revert(writer, journal, journal.changes()[0].id)
+    assert (root / "a.md").read_bytes() == original
+    assert vault.snapshot.get("a.md").size_bytes == len(original)  # the index saw the revert
+    reverted = journal.get(outcome.change_id)
+    assert reverted.reverted_by == outcome.revert.id
+    assert outcome.revert.kind == "revert" and outcome.revert.revert_of == reverted.id
+    with pytest.raises(RevertRefused, match="already reverted"):
+        revert(writer, journal, reverted.id)
+
+
+def test_revert_puts_back_lf_bytes_over_crlf_ones_without_restyling_them(setup):
+    root, _, writer, journal = setup({"a.md": "one\ntwo\n"})
+    writer.write("a.md", "one\r\ntwo\r\nthree\r\n", overwrite=True, actor="agent:x")
+    revert(writer, journal, journal.changes()[0].id)
+    assert (root / "a.md").read_bytes() == b"one\ntwo\n"  # a plain write would keep the CRLF "style"
+
+
+def test_revert_of_a_created_note_moves_it_to_the_trash_and_its_revert_brings_it_back(setup):
+    root, _, writer, journal = setup({"a.md": "a\n"})
+    writer.write("new.md", "fresh\n", actor="agent:x")
+    created = journal.changes()[0]
+    undo = revert(writer, journal, created.id)
+    assert not (root / "new.md").exists()
+    revert(writer, journal, undo.revert.id)
+    assert (root / "new.md").read_bytes() == b"fresh\n"
+
+
+def test_revert_is_refused_after_an_outside_edit_with_the_three_versions(setup):
+    root, vault, writer, journal = setup({"a.md": "one\n"})
+    writer.write("a.md", "two\n", overwrite=True, actor="agent:x")
+    (root / "a.md").write_bytes(b"three\n")
+    vault.refresh_paths(["a.md"])  # what the watcher does: an "outside" row
+    change = journal.changes(kinds=["change"])[0]
+    with pytest.raises(RevertRefused) as info:
+        revert(writer, journal, change.id)
+    assert "changed after it, outside vaultwatch" in info.value.message
+    assert info.value.versions == {"before": b"one\n", "written": b"two\n", "current": b"three\n"}
+    assert (root / "a.md").read_bytes() == b"three\n"
+    assert journal.changes()[0].kind == "outside" and journal.changes()[0].path == "a.md"
+
+
+def test_rename_revert_restores_the_note_and_every_rewritten_link_byte_for_byte(setup):
+    files = {
+        "Notes/Plan.md": "# Plan\nsee [[Other]]\n",
+        "Other.md": "x\n",
+        "a.md": "links: [[Plan]] and [[Plan|the plan]] and ![[Plan#Goals]]\r\n",
+        "b.md": "---\nup: \"[[Plan]]\"\n---\n[md](Notes/Plan.md) [enc](<Notes/Plan.md>)\n",
+        "c.md": "no links here\n",
+    }
+    root, _, writer, journal = setup(files)
+    before = {p: (root / p).read_bytes() for p in files}
+    result = writer.rename("Notes/Plan.md", "Archive/Old Plan.md", actor="agent:mover")
+    assert "a.md" in result.changed_paths and (root / "a.md").read_bytes() != before["a.md"]
+    change = journal.changes()[0]
+    assert change.src == "Notes/Plan.md" and change.path == "Archive/Old Plan.md"
+    assert {f.path for f in change.files if f.role == "links"} == {"a.md", "b.md"}
+    revert(writer, journal, change.id)
+    assert {p: (root / p).read_bytes() for p in files} == before
+    assert not (root / "Archive" / "Old Plan.md").exists()
+
+
+def test_rename_revert_is_refused_when_a_rewritten_note_changed_since(setup):
+    root, _, writer, journal = setup({"P.md": "p\n", "a.md": "[[P]]\n"})
+    writer.rename("P.md", "Q.md", actor="agent:x")
+    (root / "a.md").write_bytes(b"[[Q]] edited\n")
+    with pytest.raises(RevertRefused, match="a.md changed after it"):
+        revert(writer, journal, journal.changes()[0].id)
+    assert (root / "Q.md").exists() and not (root / "P.md").exists()
+
+
+def test_delete_revert_moves_the_note_back_from_the_trash(setup):
+    root, _, writer, journal = setup({"a.md": "keep me\n"})
+    writer.delete("a.md", actor="agent:x")
+    revert(writer, journal, journal.changes()[0].id)
+    assert (root / "a.md").read_bytes() == b"keep me\n" and not (root / ".trash" / "a.md").exists()
+
+
+def test_permanent_delete_revert_recreates_the_note_from_the_journal(setup):
+    root, _, writer, journal = setup({"a.md": "keep me\n"})
+    writer.delete("a.md", permanent=True, confirm_path="a.md", actor="agent:x")
+    revert(writer, journal, journal.changes()[0].id)
+    assert (root / "a.md").read_bytes() == b"keep me\n"
+
+
+def test_revert_all_of_one_agent(setup):
+    root, _, writer, journal = setup({"a.md": "a\n", "b.md": "b\n"})
+    writer.write("a.md", "a2\n", overwrite=True, actor="agent:bad")
+    writer.write("a.md", "a3\n", overwrite=True, actor="agent:bad")
+    writer.write("b.md", "b2\n", overwrite=True, actor="agent:good")
+    writer.write("c.md", "c\n", actor="agent:bad")
+    outcome = revert_agent(writer, journal, "bad")
+    assert len(outcome.reverted) == 3 and outcome.refused == []
+    assert (root / "a.md").read_bytes() == b"a\n" and not (root / "c.md").exists()
+    assert (root / "b.md").read_bytes() == b"b2\n"
+
+
+def test_the_journal_survives_a_restart(setup, open_vault):
+    root, _, writer, journal = setup({"a.md": "a\n"})
+    writer.write("a.md", "b\n", overwrite=True, actor="agent:x")
+    first = journal.changes()[0]
+    journal.close()
+    again = journal_for(open_vault(root))
+    assert again.path == journal.path and again.get(first.id).summary == first.summary
+
+
+def test_bounds_hold_for_count_and_bytes(tmp_path):
+    journal = Journal(str(tmp_path / "j.sqlite3"), max_changes=50, max_bytes=10**9)
+    for i in range(200):
+        journal.record_outside([f"n{i}.md"])
+    assert journal.stats()["changes"] == 50
+    assert [c.path for c in journal.changes(limit=2)] == ["n199.md", "n198.md"]
+    journal.close()
+    small = Journal(str(tmp_path / "k.sqlite3"), max_changes=10**6, max_bytes=200_000)
+    scope = jmod.Scope(small, None, "write", "agent:x", {})
+    noise = os.urandom(20_000)  # incompressible: every change stores ~40 KB
+    for i in range(100):
+        scope.files = [jmod._File("a.md", noise + bytes([i]), noise + bytes([i + 1]), "target")]
+        small._insert(dict(kind="change", actor="agent:x", tool="write", operation="write", path="a.md"),
+                      scope.files, ["a.md"])
+    stats = small.stats()
+    assert stats["content_bytes"] <= 200_000 and stats["changes"] < 10
+    small.checkpoint()
+    assert os.path.getsize(small.path) < 2_000_000  # freed pages are reused, the file does not grow without end
+
+
+def test_parse_since(clock):
+    now = clock.now()
+    assert parse_since("2h", now) == now.timestamp() - 7200
+    assert parse_since("2026-11-28", now) == now.timestamp() - 86400
+    with pytest.raises(Exception, match="ISO date"):
+        parse_since("yesterday", now)
+
+
+CRASHER = textwrap.dedent("""
+    import sys
+    from core.vault import Vault
+    from core.edit.writes import Writer
+    vault = Vault(sys.argv[1], cache=False)
+    vault.load()
+    writer = Writer(vault)
+    i = 0
+    while True:
+        writer.write("a.md", f"version {i}\\n" * 500, overwrite=True, actor="agent:crash")
+        i += 1
+        if i == 5:
+            print("ready", flush=True)
+""")
+
+
+def test_kill_9_while_journaling_leaves_a_readable_journal(make_vault, tmp_path):
+    root = make_vault({"a.md": "start\n"})
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "crash-state"), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", CRASHER, str(root)], env=env, stdout=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout.readline().strip() == b"ready"
+    time.sleep(0.3)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    path = jmod.journal_path(os.path.realpath(root)).replace(jmod.state_dir(), str(tmp_path / "crash-state" / "vaultwatch"))
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    journal = Journal(path)
+    changes = journal.changes()
+    assert len(changes) >= 5
+    for change in changes[:20]:
+        before, after = journal.contents(change.id, 0)
+        assert after.startswith(b"version ") and etag_of(after) == change.files[0].after_etag

@@ -1,0 +1,167 @@
+"""Semantic and hybrid search (the optional `semantic` extra), on the judged corpus.
+
+Without the extra the tests that need it skip (with the reason); the ones about what the
+core does without it always run.
+"""
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from core.search import semantic
+from core.errors import QueryError, VaultError
+from core.vault import Vault
+
+needs_extra = pytest.mark.skipif(not semantic.available(),
+                                 reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    from bench.searcheval import write
+
+    return write(tmp_path_factory.mktemp("semantic") / "eval")
+
+
+@pytest.fixture(scope="module")
+def vec_vault(corpus, tmp_path_factory):
+    import os
+
+    from core.clock import FixedClock
+
+    if not semantic.available():
+        pytest.skip("the semantic extra is not installed (pip install 'vaultwatch[semantic]')")
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("semantic-cache"))
+    v = Vault(corpus, clock=FixedClock.at_date(__import__("datetime").date(2026, 11, 29)))
+    v.start_watching()
+    v.load()
+    assert v.wait_search_ready(60)
+    progress: list = []
+    v.bus.subscribe(lambda e: progress.append((e.done, e.total)) if getattr(e, "phase", None) == "vectors" else None)
+    v.vector_progress = progress
+    vectors = v.start_vectors()
+    assert vectors is not None and vectors.wait_ready(120), vectors.problem
+    yield v
+    v.stop()
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
+
+
+@needs_extra
+def test_vectors_are_int8_one_row_per_note(vec_vault):
+    vectors = vec_vault._vectors
+    notes = sum(1 for e in vec_vault.snapshot.entries if e.kind == "note")
+    assert vectors._mat.dtype.name == "int8" and vectors._mat.shape == (notes, semantic.DIM)
+    assert vec_vault.semantic_status() == {"installed": True, "ready": True, "done": vectors.done,
+                                           "total": vectors.total, "problem": None}
+
+
+@needs_extra
+def test_the_first_vector_build_reports_progress_on_the_bus(vec_vault):
+    progress = vec_vault.vector_progress
+    notes = sum(1 for e in vec_vault.snapshot.entries if e.kind == "note")
+    assert progress[0] == (0, progress[0][1]) and progress[0][1] >= notes - 1
+    assert progress[-1][0] == progress[-1][1] and len(progress) == 1 + -(-progress[0][1] // semantic.BATCH)
+    assert [d for d, _ in progress] == sorted(d for d, _ in progress)
+
+
+@needs_extra
+def test_semantic_finds_the_page_that_uses_other_words(vec_vault):
+    query = "how can I give a note another name"  # the Aliases page says "alternative names"
+    keyword = [h.path for h in vec_vault.search(query, mode="keyword").hits[:3]]
+    meaning = vec_vault.search(query, mode="semantic")
+    assert meaning.mode == "semantic"
+    assert "help/Aliases.md" not in keyword and "help/Aliases.md" in [h.path for h in meaning.hits[:3]]
+    hit = next(h for h in meaning.hits if h.path == "help/Aliases.md")
+    assert hit.snippet_plain.startswith("If you want to reference a file") and hit.highlights == ()
+
+
+@needs_extra
+def test_hybrid_is_the_default_once_vectors_are_ready_and_keeps_quality(vec_vault):
+    from bench.searcheval import evaluate
+
+    res = vec_vault.search("create virtual machine")
+    assert res.mode == "hybrid" and res.hits[0].path == "reference/Az.Compute/New-AzVM.md"
+    keyword, hybrid = evaluate(vec_vault, mode="keyword"), evaluate(vec_vault, mode="hybrid")
+    assert hybrid["hit@3"] >= keyword["hit@3"] and hybrid["mrr@10"] >= keyword["mrr@10"] - 0.01, (keyword, hybrid)
+
+
+@needs_extra
+def test_hybrid_scopes_pages_and_excludes(vec_vault):
+    res = vec_vault.search("secret", mode="hybrid", folder="reference/azps-12.5.0", limit=3)
+    assert res.hits and all(h.path.startswith("reference/azps-12.5.0/") for h in res.hits)
+    page2 = vec_vault.search("secret", mode="hybrid", folder="reference/azps-12.5.0", limit=3, cursor=res.next_cursor)
+    assert not {h.path for h in page2.hits} & {h.path for h in res.hits}
+    excluded = vec_vault.search("secret -backup", mode="semantic", limit=50)
+    assert "reference/azps-12.5.0/Az.KeyVault/Backup-AzKeyVaultSecret.md" not in [h.path for h in excluded.hits]
+
+
+@needs_extra
+def test_similar_notes_leave_the_note_out(vec_vault):
+    res = vec_vault.similar("reference/Az.Compute/Start-AzVM.md", limit=5)
+    got = [h.path for h in res.hits]
+    assert "reference/Az.Compute/Start-AzVM.md" not in got and len(got) == 5
+    assert all(p.startswith("reference/Az.Compute/") and "AzVM" in p for p in got[:3]), got
+    with pytest.raises(VaultError, match="not found"):
+        vec_vault.similar("no/such note.md")
+
+
+@needs_extra
+def test_a_new_note_gets_its_vector_from_the_live_index(vec_vault, corpus):
+    (corpus / "team" / "Bicycle repair.md").write_text("# Bicycle repair\n\nFix a flat tyre: remove the wheel, "
+                                                       "find the puncture, patch the inner tube.\n")
+    assert vec_vault.wait_for_pending_writes(10)
+    deadline = time.monotonic() + 20
+    while vec_vault._vectors.vector_of("team/Bicycle repair.md") is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    hits = vec_vault.search("mend a punctured bike tire", mode="semantic", limit=3).hits
+    assert hits[0].path == "team/Bicycle repair.md"
+
+
+@needs_extra
+def test_a_warm_start_reuses_the_cached_vectors_offline(corpus, vec_vault, monkeypatch, clock):
+    vec_vault._vectors._save_cache()
+
+    def no_network(self, *a, **k):
+        if self.family != socket.AF_UNIX:
+            raise OSError("no network in this test")
+        return real_connect(self, *a, **k)
+
+    real_connect = socket.socket.connect
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    v = Vault(corpus, clock=clock)
+    v.load()
+    try:
+        assert v.wait_search_ready(60)
+        vectors = v.start_vectors()
+        assert vectors.wait_ready(60), vectors.problem
+        assert vectors.total == 0  # nothing computed again: every vector came from vectors.npz
+        assert v.search("how can I give a note another name", mode="semantic").hits
+    finally:
+        v.stop()
+
+
+def test_without_the_extra_search_is_keyword_and_says_so(make_vault, clock, monkeypatch):
+    monkeypatch.setenv("VAULTWATCH_SEMANTIC", "0")
+    v = Vault(make_vault({"a.md": "# A\n\nDeploy runbook.\n"}), clock=clock)
+    v.load()
+    try:
+        assert v.wait_search_ready(20)
+        assert v.start_vectors() is None
+        res = v.search("deploy")
+        assert res.mode == "keyword" and [h.path for h in res.hits] == ["a.md"]
+        with pytest.raises(QueryError, match="not installed"):
+            v.search("deploy", mode="semantic")
+        with pytest.raises(QueryError, match="semantic"):
+            v.similar("a.md")
+        with pytest.raises(QueryError, match="mode must be one of"):
+            v.search("deploy", mode="fuzzy")
+        assert v.semantic_status()["installed"] is False
+    finally:
+        v.stop()
