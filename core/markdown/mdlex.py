@@ -64,6 +64,8 @@ _TAG_STOP = "\\s!-,.:-@\\[-\\^`{-~\u00a1-\u00bf\u2000-\u206f\u3000-\u303f\uff01-
 _TAG = re.compile(r"#([^" + _TAG_STOP + r"]+)")  # after whitespace or a line start: checked by hand
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*\r?$", re.MULTILINE)
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_SETEXT = re.compile(r"\n {0,3}(=+|-+)[ \t]*\r?(?=\n|$)")
+_RULE = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)\r?$")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*\r?$", re.MULTILINE)
 _FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
 _LIST = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
@@ -278,10 +280,12 @@ def hidden_ranges(body: str) -> list[tuple[int, int]]:
     return blocks
 
 
-def masked(body: str) -> str:
+def masked(body: str, ranges: list[tuple[int, int]] | None = None) -> str:
     """The body with code and comments blanked (every character but line breaks becomes a
-    space), so offsets and line numbers in the result are those of the body."""
-    ranges = hidden_ranges(body)
+    space), so offsets and line numbers in the result are those of the body. `ranges`: the
+    body's `hidden_ranges` when the caller has them."""
+    if ranges is None:
+        ranges = hidden_ranges(body)
     if not ranges:
         return body
     pieces: list[str] = []
@@ -425,15 +429,67 @@ def tags(scan: str, limit: int = MAX_TAGS) -> list[str]:
 
 
 def headings(scan: str, base: int = 0) -> list[Heading]:
-    """ATX headings of a masked body, in order."""
-    if "#" not in scan:
-        return []
+    """ATX and setext headings of a masked body, in order."""
     out = []
-    for m in _ATX.finditer(scan):
-        text = _CLOSING_HASHES.sub("", m.group(2) or "").strip()
-        end = m.end() + 1 if m.end() < len(scan) else m.end()
-        out.append(Heading(len(m.group(1)), text, base + m.start(), base + min(end, len(scan))))
+    if "#" in scan:
+        for m in _ATX.finditer(scan):
+            text = _CLOSING_HASHES.sub("", m.group(2) or "").strip()
+            end = m.end() + 1 if m.end() < len(scan) else m.end()
+            out.append(Heading(len(m.group(1)), text, base + m.start(), base + min(end, len(scan))))
+    if "\n=" in scan or "\n-" in scan or "\n " in scan:
+        setext = _setext(scan, base)
+        if setext:
+            out = sorted(out + setext, key=_heading_start) if out else setext
     return out
+
+
+def _heading_start(h: Heading) -> int:
+    return h.start
+
+
+def _setext(scan: str, base: int) -> list[Heading]:
+    """Setext headings: paragraph lines underlined by a line of `=` (level 1) or `-` (level 2).
+
+    CommonMark: the underline ends a paragraph, and the heading is the whole paragraph; under a
+    blank line, a list item, a quote or a table row (a lazy continuation) `---` is a rule."""
+    out: list[Heading] = []
+    floor = 0  # the previous setext heading ends here
+    for m in _SETEXT.finditer(scan):
+        pos = m.start()  # the line break before the underline
+        texts: list[str] = []
+        start = pos
+        lazy = False
+        while pos > floor:
+            ls = max(scan.rfind("\n", 0, pos) + 1, floor)
+            line = scan[ls:pos].rstrip("\r")
+            if not line.strip():
+                break
+            kind = _para_line(line)
+            if kind:
+                lazy = kind == "lazy"
+                break
+            texts.append(line.strip())
+            start = ls
+            pos = ls - 1
+        if not texts or lazy:
+            continue
+        end = min(m.end() + 1, len(scan))
+        out.append(Heading(1 if m.group(1)[0] == "=" else 2, " ".join(reversed(texts)), base + start, base + end))
+        floor = end
+    return out
+
+
+def _para_line(line: str) -> str:
+    """"" for a (masked, non-blank) line that can be paragraph text, else why not: "lazy" for a
+    list item, quote or table row (whose paragraph the next lines continue), "block" otherwise."""
+    if _indent(line) >= 4:
+        return "block"
+    s = line.lstrip()
+    if s[0] in ">|" or _LIST.match(s):
+        return "lazy"
+    if s[0] == "#" or _RULE.match(s):
+        return "block"
+    return ""
 
 
 def block_ids(scan: str) -> list[str]:
@@ -442,3 +498,58 @@ def block_ids(scan: str) -> list[str]:
         return []
     return [m.group(1) for m in _BLOCK_ID.finditer(scan)]
 
+
+
+def tag_spans(scan: str) -> list[tuple[int, int, str]]:
+    """(start, end, tag) of each inline tag of a masked body, `#` included in the span; the rules
+    of `tags`, every occurrence."""
+    out: list[tuple[int, int, str]] = []
+    if "#" not in scan:
+        return out
+    for m in _TAG.finditer(scan):
+        at = m.start()
+        if at and not scan[at - 1].isspace():
+            continue
+        tag = m.group(1).rstrip("/")
+        if tag and not tag.isdigit() and tag.strip("0123456789/-"):
+            out.append((at, at + 1 + len(tag), tag))
+    return out
+
+
+def block_id_spans(scan: str) -> list[tuple[int, int, str]]:
+    """(start, end, id) of each block id of a masked body, the `^` included in the span."""
+    if "^" not in scan:
+        return []
+    return [(m.start(1) - 1, m.end(1), m.group(1)) for m in _BLOCK_ID.finditer(scan)]
+
+
+def code_blocks(body: str) -> list[tuple[int, int]]:
+    """[start, end) of the fenced and indented code blocks of a body (line starts to line ends)."""
+    return _block_ranges(body) if _needs_lines(body) else []
+
+
+def inline_hidden(body: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """[start, end) of the code spans and comments of a body outside its `code_blocks`."""
+    if "`" in body or "%%" in body or "<!--" in body:
+        return _inline_ranges(body, blocks)
+    return []
+
+
+def visible(body: str, ranges: list[tuple[int, int]] | None = None) -> str:
+    """The body without its code and comments (each hidden range becomes one space, or one line
+    break when it spanned lines): the text a search index reads."""
+    if ranges is None:
+        ranges = hidden_ranges(body)
+    if not ranges:
+        return body
+    pieces: list[str] = []
+    pos = 0
+    for a, b in ranges:
+        if b <= pos:
+            continue
+        a = max(a, pos)
+        pieces.append(body[pos:a])
+        pieces.append("\n" if "\n" in body[a:b] else " ")
+        pos = b
+    pieces.append(body[pos:])
+    return "".join(pieces)

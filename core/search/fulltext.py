@@ -31,6 +31,7 @@ from core.disk.safeio import fd_inside
 from core.errors import QueryError
 from core.events import IndexProblem, IndexProgress, IndexReady
 from core.live.follower import ChangeFollower
+from core.markdown import mdlex
 from core.markdown.parse import decode, split_frontmatter
 from core.memory import release_free_memory
 from core.model import NOTE, Entry
@@ -63,8 +64,6 @@ _FACTOR_SQL = (f"(CASE WHEN d.deprecated THEN {DEPRECATED_FACTOR} ELSE 1.0 END) 
                f"(CASE WHEN d.stale_day <= :today OR d.stale_at <= :now THEN {STALE_FACTOR} ELSE 1.0 END)")
 _OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module
 _WORD = re.compile(r"[^\W_]", re.UNICODE)  # a token character for FTS5's unicode61 (letters, digits)
-_HEADING = re.compile(r"#{1,6}[ \t]+(.+?)[ \t#]*")
-_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _SPACE = re.compile(r"\s+")
 _LEAD_MARKS = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
 
@@ -365,6 +364,7 @@ def _fingerprint() -> str:
     h = hashlib.sha256(repr((SCHEMA_VERSION, TOKENIZER)).encode())
     h.update(Path(__file__).read_bytes())
     h.update(Path(ranking.__file__).read_bytes())
+    h.update(Path(mdlex.__file__).read_bytes())  # what note_text reads
     return h.hexdigest()[:24]
 
 
@@ -372,18 +372,17 @@ FINGERPRINT = _fingerprint()
 
 
 def note_text(data: bytes) -> tuple[str, str]:
-    """(headings, body) of a note's bytes, for the full-text index."""
+    """(headings, body) of a note's bytes, for the full-text index, read by core.markdown.mdlex as the
+    link index reads them: ATX and setext headings outside code, one a line; the body without
+    its code (fenced, indented, code spans) and comments (`%% %%`, `<!-- -->`)."""
     text, _ = decode(data)
     _, body = split_frontmatter(text)
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS]
-    scan = _FENCE.sub(" ", body) if "```" in body or "~~~" in body else body
-    headings = ""
-    if "#" in scan:  # ATX heading lines (a line-by-line check: a MULTILINE regex is 10x slower here)
-        found = [m.group(1) for line in scan.split("\n") if line.startswith("#")
-                 and (m := _HEADING.fullmatch(line.rstrip())) is not None]
-        headings = "\n".join(found)
-    return headings, body
+    hidden = mdlex.hidden_ranges(body)
+    scan = mdlex.masked(body, hidden)
+    found = mdlex.headings(scan)
+    return "\n".join(h.text for h in found if h.text), mdlex.visible(body, hidden)
 
 
 def _inflate(blob: bytes | None) -> str | None:

@@ -131,6 +131,40 @@ def test_headings_outside_code_and_comments() -> None:
     assert [(h.level, h.text) for h in mdlex.headings(mdlex.masked(body))] == [(1, "One"), (2, "Two")]
 
 
+SETEXT_CASES = [
+    # CommonMark "Setext headings" (Obsidian renders them and lists them in the outline)
+    ("= underline is level 1", "Title\n===\n", [(1, "Title")]),
+    ("- underline is level 2", "Title\n---\n", [(2, "Title")]),
+    ("the whole paragraph is the heading", "one\ntwo\n---\n", [(2, "one two")]),
+    ("indented up to three spaces, trailing spaces", "T\n   ---   \n", [(2, "T")]),
+    ("under a blank line --- is a rule", "text\n\n---\n", []),
+    ("under a list item --- is a rule (lazy line)", "- item\n---\n", []),
+    ("under a quote --- is a rule", "> q\n---\n", []),
+    ("under an ATX heading it is a rule", "# H\n---\n", [(1, "H")]),
+    ("an underline indented four is code", "T\n    ---\n", []),
+    ("a paragraph after an ATX heading", "# H\npara\n===\n", [(1, "H"), (1, "para")]),
+    ("in order with ATX headings", "A\n---\n# B\nC\n===\n", [(2, "A"), (1, "B"), (1, "C")]),
+    ("not in a fence", "```\nT\n---\n```\n", []),
+    ("CRLF", "Title\r\n===\r\n", [(1, "Title")]),
+]
+
+
+@pytest.mark.parametrize(("rule", "body", "expected"), SETEXT_CASES, ids=[c[0] for c in SETEXT_CASES])
+def test_setext_headings(rule: str, body: str, expected) -> None:
+    assert [(h.level, h.text) for h in mdlex.headings(mdlex.masked(body))] == expected
+
+
+def test_setext_heading_span_covers_paragraph_and_underline() -> None:
+    body = "intro\n\nmy\ntitle\n---\nafter\n"
+    (h,) = mdlex.headings(mdlex.masked(body))
+    assert body[h.start:h.end] == "my\ntitle\n---\n"
+
+
+def test_visible_text_drops_code_and_comments() -> None:
+    body = "a `b` c\n```\ncode\n```\nd %%e%% f <!-- g -->\n"
+    assert mdlex.visible(body) == "a   c\n\nd   f  \n"
+
+
 def test_block_ids_end_a_line() -> None:
     body = "A paragraph. ^p1\n\n> quote\n\n^quote-id\n`x ^no`\nmid ^no text\n"
     assert mdlex.block_ids(mdlex.masked(body)) == ["p1", "quote-id"]

@@ -348,3 +348,28 @@ def test_cli_search(demo_vault, capsys):
     assert main(["search", str(demo_vault), "\"'; DROP TABLE x; --"]) == 0
     assert main(["search", str(demo_vault), "*"]) == 2
     assert "no words to look for" in capsys.readouterr().err
+
+
+def test_search_text_is_read_by_the_lexer():
+    """note_text reads a note as the link index does (core.mdlex): headings outside code, ATX
+    and setext; the body without code and comments, so a `# comment` in a fence is no heading
+    and a word only in code or a comment finds nothing."""
+    from core.search.fulltext import note_text
+
+    text = ("---\ntitle: T\n---\n# Alpha\n```sh\n# not heading\nsecretcode\n```\nBeta\n====\n"
+            "> [!note]\n> ```\n> # quotedcode\n> ```\n%% hiddenword %% shown <!-- htmlhidden -->\n"
+            "\n    indentedcode\n\n`spancode` tail\n")
+    headings, body = note_text(text.encode())
+    assert headings.split("\n") == ["Alpha", "Beta"]
+    for hidden in ("secretcode", "not heading", "quotedcode", "hiddenword", "htmlhidden", "indentedcode", "spancode"):
+        assert hidden not in body
+    for shown in ("Alpha", "Beta", "shown", "tail"):
+        assert shown in body
+
+
+def test_words_only_in_code_are_not_found(make_vault, searchable):
+    root = make_vault({"a.md": "# A\n```\nzebracode\n```\nplain words\n", "b.md": "zebraword %% zebrahide %%\n"})
+    v = searchable(root)
+    assert paths(v.search("zebracode")) == []
+    assert paths(v.search("zebrahide")) == []
+    assert paths(v.search("zebraword")) == ["b.md"]

@@ -1,0 +1,271 @@
+"""A note as styled lines, read by core.markdown.mdlex: what the TUI preview draws, without Textual.
+
+`styled_lines(text)` classifies each line of a note (LF text, as core.markdown.parse.decode gives it)
+and marks the spans inside it, with the same reading as the index: a wiki link inside code
+is code here too, a `#` line in a fence is no heading, a `%%comment%%` is a comment. The
+renderer (tui/) turns kinds into styles and draws the lines lazily; nothing here knows about
+widgets, styles or terminal cells.
+
+Line kinds: "frontmatter_fence" and "frontmatter" (the YAML block), "blank", "text",
+"heading" (level 1-6; a setext heading's paragraph lines too), "setext_rule" (its underline),
+"fence" (an opening or closing code fence; `info` is the language), "code" (inside a fenced
+or indented code block), "comment" (a line wholly inside a comment), "rule", "list" (`marker`
+ends the marker, `level` is its indent column, `info` a task's box: "[ ]", "[x]"), "table_head", "table_rule", "table_row",
+"callout" (a `> [!type]` line; `info` is the type). `quote` counts a line's `>` markers, on
+any kind (a fence inside a callout has quote 1).
+
+Span kinds, offsets into the line's text: "wiki", "embed", "markdown" (with `link`, the
+index's Link, to resolve with core.links.resolve.resolve), "code" (a code span), "comment", "tag",
+"block_id", "bold", "italic", "strike", "highlight". Spans are sorted by start; emphasis may
+enclose other spans; a span never crosses its line (a comment over three lines is three).
+
+`max_chars` reads only a prefix (cut at a line end): a preview's first screen of a 50 MB note
+without lexing all of it. Lines of the prefix read as in the whole note, except where a
+construct opened in the prefix closes after it (an unclosed code span there stays text).
+"""
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import NamedTuple
+
+from core.markdown import mdlex
+from core.model import Link
+
+_EMPHASIS = re.compile(
+    r"(?P<bold>\*\*[^*\s](?:[^*\n]*[^*\s])?\*\*|__[^_\s](?:[^_\n]*[^_\s])?__)"
+    r"|(?P<strike>~~[^~\s](?:[^~\n]*[^~\s])?~~)"
+    r"|(?P<highlight>==[^=\s](?:[^=\n]*[^=\s])?==)"
+    r"|(?P<italic>(?<![*\w])\*[^*\s](?:[^*\n]*[^*\s])?\*(?![*\w])|(?<![_\w])_[^_\s](?:[^_\n]*[^_\s])?_(?![_\w]))"
+)
+_TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_QUOTES = re.compile(r"(?: {0,3}>[ \t]?)+")
+_CALLOUT = re.compile(r"\[!([^\]\s]+)\][+-]?")
+_TASK = re.compile(r"\[.\]")
+_LIST = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+(?:\[.\][ \t]+)?|$)")
+
+
+class Span(NamedTuple):
+    kind: str
+    start: int  # offsets into Line.text
+    end: int
+    link: Link | None = None  # for "wiki", "embed" and "markdown"
+    value: str = ""  # the tag (no '#') or block id (no '^')
+
+
+class Line(NamedTuple):
+    kind: str
+    text: str  # the line, without its line break
+    start: int  # offset of the line in the note text
+    level: int = 0  # heading level, or a list item's indent column
+    quote: int = 0  # `>` markers in front of the line
+    marker: int = 0  # characters of block markup at the start (quote markers, list marker, `#`s)
+    info: str = ""  # a fence's language, a callout's type
+    spans: tuple[Span, ...] = ()
+
+
+def _body_start(text: str) -> int:
+    """Offset of the body (after a closed frontmatter block), as core.markdown.parse.split_frontmatter."""
+    if not text.startswith("---"):
+        return 0
+    nl = text.find("\n")
+    if nl < 0 or text[3:nl].strip():
+        return 0
+    pos = nl + 1
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        if line.rstrip(" \t") in ("---", "..."):
+            return len(text) if end < 0 else end + 1
+        if end < 0:
+            return 0
+        pos = end + 1
+    return 0
+
+
+def styled_lines(text: str, max_chars: int | None = None) -> list[Line]:
+    """The note's lines with their kinds and spans (see the module doc)."""
+    if max_chars is not None and len(text) > max_chars:
+        cut = text.rfind("\n", 0, max_chars)
+        text = text[:cut] if cut > 0 else text[:max_chars]
+    b = _body_start(text)
+    out: list[Line] = []
+    pos = 0
+    if b:
+        fm = text[:b].split("\n")
+        if fm and fm[-1] == "":
+            fm.pop()
+        for i, line in enumerate(fm):
+            out.append(Line("frontmatter_fence" if i == 0 or i == len(fm) - 1 else "frontmatter", line, pos))
+            pos += len(line) + 1
+    body = text[b:]
+    blocks = mdlex.code_blocks(body)
+    inline = mdlex.inline_hidden(body, blocks)
+    scan = mdlex.masked(body, sorted(blocks + inline))  # offsets of the body
+    spans: list[tuple[int, int, Span]] = []  # (body start, body end, span with body offsets)
+    for a, z in inline:
+        spans.append((a, z, Span("code" if body[a] == "`" else "comment", a, z)))
+    for t in mdlex.links(scan):
+        if t.target or t.heading:
+            spans.append((_link_start(scan, t), _link_end(scan, t), Span(
+                t.kind, 0, 0, Link(t.target, t.kind, t.heading, t.alias))))
+    for a, z, tag in mdlex.tag_spans(scan):
+        spans.append((a, z, Span("tag", a, z, None, tag)))
+    for a, z, bid in mdlex.block_id_spans(scan):
+        spans.append((a, z, Span("block_id", a, z, None, bid)))
+    spans.sort(key=_first)
+    heads = {h.start: h for h in mdlex.headings(scan)}
+    lines = body.split("\n")
+    if lines and lines[-1] == "" and body:
+        lines.pop()
+    starts: list[int] = []
+    p = 0
+    for line in lines:
+        starts.append(p)
+        p += len(line) + 1
+    kinds: list[str | None] = [None] * len(lines)
+    info: list[str] = [""] * len(lines)
+    level = [0] * len(lines)
+    for a, z in blocks:
+        i = bisect_right(starts, a) - 1
+        j = bisect_right(starts, max(a, z - 1)) - 1
+        first = lines[i]
+        inner = _QUOTES.sub("", first, count=1) if ">" in first[:64] else first
+        lm = _LIST.match(inner)
+        inner = inner[lm.end():] if lm else inner
+        stripped = inner.strip()
+        if stripped[:3] in ("```", "~~~"):
+            ch = stripped[0]
+            kinds[i] = "fence"
+            info[i] = stripped.lstrip(ch).strip()
+            for k in range(i + 1, j + 1):
+                kinds[k] = "code"
+            close = _QUOTES.sub("", lines[j], count=1).strip() if j > i else ""
+            if close and close.count(ch) == len(close) and len(close) >= len(stripped) - len(stripped.lstrip(ch)):
+                kinds[j] = "fence"
+        else:
+            for k in range(i, j + 1):
+                kinds[k] = "code"
+    for a, z in inline:  # lines wholly inside a comment or a multi-line code span
+        i = bisect_right(starts, a) - 1
+        j = bisect_right(starts, max(a, z - 1)) - 1
+        for k in range(i + 1, j):
+            kinds[k] = "comment" if body[a] != "`" else "text"
+        if j > i and z >= starts[j] + len(lines[j]) and body[a] != "`":
+            kinds[j] = "comment"
+        if a == starts[i] and (j > i or z >= starts[i] + len(lines[i])) and body[a] != "`":
+            kinds[i] = "comment"
+    for h in heads.values():
+        i = bisect_right(starts, h.start) - 1
+        j = bisect_right(starts, max(h.start, h.end - 1)) - 1
+        if kinds[i] is None:
+            for k in range(i, j + 1):  # a setext heading's paragraph lines, then its underline
+                kinds[k], level[k] = "heading", h.level
+            if j > i:
+                kinds[j] = "setext_rule"
+    si = 0
+    for n, line in enumerate(lines):
+        ls = starts[n]
+        le = ls + len(line)
+        kind = kinds[n]
+        quote = 0
+        marker = 0
+        inf = info[n]
+        lev = level[n]
+        content = line
+        if ">" in line[:64]:
+            qm = _QUOTES.match(line)
+            if qm:
+                quote = line.count(">", 0, qm.end())
+                marker = qm.end()
+                content = line[marker:]
+        if kind is None:
+            if not line.strip():
+                kind = "blank"
+            elif "|" in content and n + 1 < len(lines) and kinds[n + 1] is None \
+                    and _TABLE_RULE.match(lines[n + 1]) and "|" in lines[n + 1] + content.strip("|"):
+                kind = "table_head"
+                kinds[n + 1] = "table_rule"
+                k = n + 2
+                while k < len(lines) and kinds[k] is None and "|" in lines[k] and lines[k].strip():
+                    kinds[k] = "table_row"
+                    k += 1
+            elif _THEMATIC.match(content):
+                kind = "rule"
+            else:
+                cm = _CALLOUT.match(content) if quote else None
+                lm = _LIST.match(content) if not cm else None
+                if cm:
+                    kind, inf = "callout", cm.group(1).lower()
+                    marker += cm.end()
+                elif lm and lm.end() > len(content) - len(content.lstrip()):
+                    kind, lev = "list", len(content) - len(content.lstrip(" \t"))
+                    marker += lm.end()
+                    box = _TASK.search(lm.group())
+                    inf = box.group() if box else ""
+                else:
+                    kind = "text"
+        elif kind == "heading" and line.lstrip(" >").startswith("#"):
+            marker = len(line) - len(line.lstrip(" >#")) if quote else len(line) - len(line.lstrip(" #"))
+        line_spans: list[Span] = []
+        while si < len(spans) and spans[si][1] <= ls:
+            si += 1
+        k = si
+        while k < len(spans) and spans[k][0] < le + 1:
+            a, z, sp = spans[k]
+            k += 1
+            if z <= ls or a >= le and not (a == le == z):
+                continue
+            if kind in ("code", "fence") and sp.kind not in ("comment",):
+                continue
+            line_spans.append(sp._replace(start=max(a, ls) - ls, end=min(z, le) - ls))
+        if kind not in ("code", "fence", "comment", "frontmatter") and ("*" in line or "_" in line
+                                                                         or "~~" in line or "==" in line):
+            masked_line = scan[ls:le]
+            for m in _EMPHASIS.finditer(masked_line):
+                line_spans.append(Span(m.lastgroup or "bold", m.start(), m.end()))
+        if len(line_spans) > 1:
+            line_spans.sort(key=_span_order)
+        out.append(Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans)))
+    return out
+
+
+def _first(t: tuple[int, int, Span]) -> int:
+    return t[0]
+
+
+def _span_order(s: Span) -> tuple[int, int]:
+    return (s.start, -s.end)
+
+
+def _link_start(scan: str, t: mdlex.LinkTok) -> int:
+    """Where a link's whole syntax starts (`![[`, `[[`, `[text](` or `[ref]:`), found back from its path."""
+    if t.markdown:
+        if t.reference:
+            return scan.rfind("[", 0, t.start)
+        open_paren = scan.rfind("](", 0, t.start)
+        depth, i = 0, open_paren
+        while i > 0:
+            i -= 1
+            c = scan[i]
+            if c == "]":
+                depth += 1
+            elif c == "[":
+                if depth == 0:
+                    break
+                depth -= 1
+        return i - 1 if t.kind == "embed" and i > 0 and scan[i - 1] == "!" else i
+    at = scan.rfind("[[", 0, t.start + 1)
+    return at - 1 if t.kind == "embed" else at
+
+
+def _link_end(scan: str, t: mdlex.LinkTok) -> int:
+    if t.markdown:
+        if t.reference:
+            nl = scan.find("\n", t.end)
+            return len(scan) if nl < 0 else nl
+        close = scan.find(")", t.end + (1 if t.angle else 0))
+        return len(scan) if close < 0 else close + 1
+    close = scan.find("]]", t.end)
+    return len(scan) if close < 0 else close + 2
