@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 
 from bench.common import OUT, ROOT, emit, vault  # noqa: E402
 
-VW = [sys.executable, "-m", "tui.cli"]
+VW = [sys.executable, "-m", "tui.entry"]  # the console script's entry point
 PEER = "obsidian-mcp==2.1.6"
 # its June-2025 code runs only with the libraries of its day (newer fastmcp/pydantic fail to import it)
 PEER_PINS = [PEER, "fastmcp==2.8.1", "mcp==1.9.4", "pydantic==2.11.7"]

@@ -462,6 +462,8 @@ class Relay:
             except ValueError:
                 self.error(None, PARSE_ERROR, "Parse error: each stdin line must be one JSON-RPC message")
                 continue
+            if isinstance(message, dict) and message.get("method") == "initialize":
+                self.handshaking.clear()  # now, not when its task starts: `initialized` may be the next line
             if isinstance(message, dict) and "method" in message and message.get("id") is not None:
                 request_id = message["id"]
                 self.cancelled.discard(request_id)

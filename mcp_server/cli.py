@@ -128,44 +128,11 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                    help="when another vaultwatch serves the vault, wait up to SECONDS for it to stop")
     handlers["serve"] = cmd_serve
 
-    def cmd_bridge(args: argparse.Namespace) -> int:
-        from .bridge import BridgeError, run_bridge
-        from .launch import IDLE_EXIT_DEFAULT, locate
-        from .locations import HostError, default_socket_path
+    from . import bridge_cli
 
-        if args.socket and not args.vault:
-            try:
-                return run_bridge(os.path.abspath(args.socket), None)
-            except BridgeError as exc:
-                print(f"vaultwatch bridge: {exc}", file=sys.stderr, flush=True)
-                return 1
-        try:
-            root = _vault_root(args.vault)
-        except ValueError as exc:
-            return _err(f"bridge: {exc}")
-        refusal = None
-        try:
-            path: str | None = os.path.abspath(args.socket) if args.socket else default_socket_path(root)
-        except HostError as exc:  # e.g. the runtime folder belongs to another user: said to the client, on each call
-            path, refusal = None, str(exc)
-        idle = args.idle_exit if args.idle_exit is not None else IDLE_EXIT_DEFAULT
-
-        def find(grace: float) -> tuple[str, int | None]:
-            return locate(root, path, spawn=not args.no_start, idle_exit=idle, grace=grace, refusal=refusal)
-
-        return run_bridge(path or "", root, locate=find)
-
-    p = sub.add_parser("bridge", help="relay stdio to the vault's vaultwatch (for MCP clients that spawn commands)",
-                       description="Relay an MCP client's stdin/stdout to the vaultwatch serving a vault, starting a "
-                                   "headless one when none runs, and following the vault when the TUI opens or "
-                                   "quits. Exits when stdin ends.")
-    p.add_argument("--vault", metavar="VAULT", default=None, help="the vault (default: the bundled demo vault)")
-    p.add_argument("--socket", metavar="PATH", default=None,
-                   help="the socket to use (with --vault: where a started server listens; alone: only that socket)")
-    p.add_argument("--idle-exit", metavar="SECONDS", type=float, default=None,
-                   help="a server this bridge starts stops after SECONDS without clients (default 600)")
-    p.add_argument("--no-start", action="store_true", help="never start a server; wait for the TUI or `serve`")
-    handlers["bridge"] = cmd_bridge
+    p = sub.add_parser("bridge", help=bridge_cli.HELP, description=bridge_cli.DESCRIPTION)
+    bridge_cli.add_arguments(p)
+    handlers["bridge"] = bridge_cli.run
 
     def cmd_mcp_config(args: argparse.Namespace) -> int:
         from .config import ENV_TOKEN_CLIENTS, TOKEN_ENV, WHERE, snippet

@@ -17,7 +17,7 @@ from core.vault import Vault
 from mcp_server.host import McpHost
 
 ROOT = Path(__file__).resolve().parents[2]
-VAULTWATCH = [sys.executable, "-m", "tui.cli"]
+VAULTWATCH = [sys.executable, "-m", "tui.entry"]  # the console script's entry point
 ALL_COMPAT = frozenset({"vault-cortex", "obsidian-mcp"})
 
 

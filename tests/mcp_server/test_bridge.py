@@ -231,3 +231,36 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_its_reply_dropped(demo
         assert await bridge.exit_code() == 0
         rest = await bridge.proc.stdout.read()
         assert b'"id":9' not in rest
+
+
+async def test_a_client_that_pipelines_the_handshake_gets_no_missing_session_error(demo, sock_dir):
+    """initialize, initialized and tools/list written at once (as the benchmark and some clients do): the
+    notification waits for initialize's session id too (it was sent without one: 'Missing session ID')."""
+    async with serving(demo, sock_dir / "v.sock") as host:
+        bridge = await RawBridge.start("--socket", host.socket_path)
+        await bridge.send(b"\n".join(json.dumps(m).encode() for m in (
+            INIT, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})))
+        replies = [await bridge.receive(), await bridge.receive()]
+        assert [r.get("id") for r in replies] == [1, 2], replies
+        assert replies[1]["result"]["tools"]
+        bridge.proc.stdin.close()
+        assert await bridge.exit_code() == 0
+        assert await bridge.proc.stdout.read() == b""
+
+
+HEAVY = ("mcp", "mcp_types", "pydantic", "textual", "yaml", "frontmatter", "starlette", "uvicorn",
+         "core.vault", "core.index", "core.markdown", "core.query", "core.search", "core.edit", "core.review",
+         "tui.cli", "tui.app", "mcp_server.server", "mcp_server.host")
+
+
+def test_the_bridge_command_imports_nothing_heavy(sock_dir):
+    """MCP clients wait for the bridge's first answer: `vaultwatch bridge` runs on the standard library,
+    the relay and the vault lock's reader (tui/entry.py), never the SDK, the index or the TUI."""
+    done = subprocess.run([*VAULTWATCH, "bridge", "--socket", str(sock_dir / "none.sock")], cwd=ROOT,
+                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}, input=b"", capture_output=True,
+                          timeout=30)
+    assert done.returncode == 1 and b"no vaultwatch is running" in done.stderr
+    modules = {ln.rsplit("|", 1)[1].strip() for ln in done.stderr.decode().splitlines() if ln.startswith("import time:")}
+    assert {"mcp_server.bridge", "mcp_server.launch"} <= modules  # the relay itself was imported
+    heavy = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
+    assert heavy == []

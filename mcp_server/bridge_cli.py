@@ -1,0 +1,70 @@
+"""`vaultwatch bridge`: its options and its start. Light on purpose: MCP clients spawn the bridge
+and wait for its first answer, so this imports the standard library, the relay and the vault
+lock's reader, never the SDK, the index or the TUI (tui/entry.py runs it without the rest of the
+command line; tui/cli.py registers the same options for `vaultwatch --help`)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+DESCRIPTION = ("Relay an MCP client's stdin/stdout to the vaultwatch serving a vault, starting a headless one "
+               "when none runs, and following the vault when the TUI opens or quits. Exits when stdin ends.")
+HELP = "relay stdio to the vault's vaultwatch (for MCP clients that spawn commands)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--vault", metavar="VAULT", default=None, help="the vault (default: the bundled demo vault)")
+    p.add_argument("--socket", metavar="PATH", default=None,
+                   help="the socket to use (with --vault: where a started server listens; alone: only that socket)")
+    p.add_argument("--idle-exit", metavar="SECONDS", type=float, default=None,
+                   help="a server this bridge starts stops after SECONDS without clients (default 600)")
+    p.add_argument("--no-start", action="store_true", help="never start a server; wait for the TUI or `serve`")
+
+
+def _vault_root(path: str | None) -> str:
+    if path is None:
+        from core.vault import demo_vault_path  # only for the demo default (it loads the index's modules)
+
+        path = str(demo_vault_path())
+    root = os.path.realpath(path)
+    if not os.path.isdir(root):
+        raise ValueError(f"vault folder not found: {root!r} is not a directory; pass an existing folder")
+    return root
+
+
+def run(args: argparse.Namespace) -> int:
+    from .bridge import BridgeError, run_bridge
+    from .launch import IDLE_EXIT_DEFAULT, locate
+    from .locations import HostError, default_socket_path
+
+    if args.socket and not args.vault:
+        try:
+            return run_bridge(os.path.abspath(args.socket), None)
+        except BridgeError as exc:
+            print(f"vaultwatch bridge: {exc}", file=sys.stderr, flush=True)
+            return 1
+    try:
+        root = _vault_root(args.vault)
+    except ValueError as exc:
+        print(f"vaultwatch: bridge: {exc}", file=sys.stderr, flush=True)
+        return 2
+    refusal = None
+    try:
+        path: str | None = os.path.abspath(args.socket) if args.socket else default_socket_path(root)
+    except HostError as exc:  # e.g. the runtime folder belongs to another user: said to the client, on each call
+        path, refusal = None, str(exc)
+    idle = args.idle_exit if args.idle_exit is not None else IDLE_EXIT_DEFAULT
+
+    def find(grace: float) -> tuple[str, int | None]:
+        return locate(root, path, spawn=not args.no_start, idle_exit=idle, grace=grace, refusal=refusal)
+
+    return run_bridge(path or "", root, locate=find)
+
+
+def main(argv: Sequence[str]) -> int:
+    """`vaultwatch bridge ARGS...` without the rest of the command line."""
+    p = argparse.ArgumentParser(prog="vaultwatch bridge", description=DESCRIPTION)
+    add_arguments(p)
+    return run(p.parse_args(list(argv)))

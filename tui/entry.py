@@ -1,0 +1,23 @@
+"""The `vaultwatch` console entry point. `vaultwatch bridge` (spawned by MCP clients, which wait
+for its first answer) starts on the standard library and the relay alone; every other command
+loads the whole command line (tui/cli.py)."""
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the vaultwatch command line; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["bridge"]:
+        from mcp_server.bridge_cli import main as bridge
+
+        return bridge(args[1:])
+    from tui.cli import main as full
+
+    return full(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
