@@ -6,19 +6,37 @@
   `-key:value` excludes. Values may be quoted: `owner:"Ana Ruiz"`.
 - Aliases: `trust:` is `trust_tier` (also `trust:human`/`trust:machine` for short), `tag:` is
   `tags`, and a lone `#craft` is `tag:craft`.
-- `path:GLOB` is the case-sensitive path glob; a value without wildcards means that folder and
-  everything below it (`path:Projects` = `path:Projects/**`), or that note when it ends in `.md`.
-- Everything else is free text: each word must occur (case-insensitively) in the title or the
-  path, in any order; `"quoted words"` are one phrase and keep their spacing.
+- `path:GLOB` is the path glob; a value without wildcards means that folder and everything
+  below it (`path:Projects` = `path:Projects/**`), or that note when it ends in `.md`.
+  `-path:GLOB` leaves those notes out. With a snapshot (`analyse`), a folder typed in another
+  case is the vault's folder (`path:projects` is `Projects/**`), as Obsidian's search treats it.
+- Everything else is free text: each word must occur in the title or the path, in any order,
+  regardless of case and accents (`cafe` finds "Café"); `"quoted words"` are one phrase.
 All terms AND together. Bad input raises `FilterError` with the character span to point at.
+
+`analyse(text, snapshot)` is what the filter bar runs on every keystroke: the Query of the
+text actually applied (a last term still being typed, `status:` or `owner:"Ana`, is left out
+and named, so the counts never belong to other text than the one shown), and hints that
+explain an empty answer: a key no note has ("did you mean `status`?"), a value that differs
+from the notes' only in case, a folder that does not exist. `complete(text, snapshot)` offers
+the rest of the last word: a key, a value of that key, a tag or a folder.
 """
 from __future__ import annotations
 
+import difflib
+from bisect import bisect_left
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from core.errors import QueryError
 from core.markdown import okf
+from core.model import FOLDER
+from core.query import postings
+from core.query.glob import literal_dir
 from core.query.listing import Query
+
+if TYPE_CHECKING:
+    from core.index.snapshot import Snapshot
 
 KEY_ALIASES = {"trust": "trust_tier", "tag": "tags"}
 TRUST_SHORT = {"human": "human-reviewed", "machine": "machine-confirmed"}
@@ -30,10 +48,11 @@ class FilterError(QueryError):
 
     code = "invalid_filter"
 
-    def __init__(self, message: str, start: int, end: int) -> None:
+    def __init__(self, message: str, start: int, end: int, *, incomplete: bool = False) -> None:
         super().__init__(f"{message} (column {start + 1})")
         self.start = start
         self.end = max(end, start + 1)
+        self.incomplete = incomplete  # a term that typing more completes (no value yet, an open quote)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +70,7 @@ def _read_quoted(text: str, i: int) -> tuple[str, int]:
     """Read a "quoted" value starting at the opening quote; returns (value, index after it)."""
     close = text.find('"', i + 1)
     if close < 0:
-        raise FilterError('unterminated quote: close it with another "', i, len(text))
+        raise FilterError('unterminated quote: close it with another "', i, len(text), incomplete=True)
     return text[i + 1:close], close + 1
 
 
@@ -94,7 +113,8 @@ def tokenize(text: str) -> tuple[FilterTerm, ...]:
             else:
                 value, i = _read_bare(text, j + 1)
             if not value.strip():
-                raise FilterError(f"{key}: has no value: write {key}:VALUE, e.g. status:deprecated", start, i)
+                raise FilterError(f"{key}: has no value: write {key}:VALUE, e.g. status:deprecated", start, i,
+                                  incomplete=i >= n)
             terms.append(FilterTerm(key, value.strip(), negated, start, i))
             continue
         if j < n and text[j] == '"':
@@ -102,23 +122,30 @@ def tokenize(text: str) -> tuple[FilterTerm, ...]:
         word, i = text[i:j], j
         if word.startswith("#") and len(word) > 1:
             terms.append(FilterTerm("tags", word[1:], negated, start, i))
-        elif negated:
+        elif negated:  # at the end of the text it may be the start of a -key:value being typed
             if not word:
-                raise FilterError("a lone '-' excludes nothing: write -key:value, e.g. -status:draft", start, i)
+                raise FilterError("a lone '-' excludes nothing: write -key:value, e.g. -status:draft", start, i,
+                                  incomplete=i >= n)
             raise FilterError(f"-{word} cannot exclude free text: use -key:value, or quote it to search "
-                              f'for it: "-{word}"', start, i)
+                              f'for it: "-{word}"', start, i, incomplete=i >= n)
         else:
             terms.append(FilterTerm(None, word, False, start, i))
     return tuple(terms)
 
 
-def _path_glob(value: str) -> str:
+def _path_glob(value: str, folders: dict[str, str] | None = None) -> str:
     if any(c in _WILDCARDS for c in value):
-        return value
-    value = value.strip("/")
-    if value.endswith(".md"):
-        return value
-    return f"{value}/**" if value else "**"
+        glob = value
+    else:
+        value = value.strip("/")
+        glob = value if value.endswith(".md") else (f"{value}/**" if value else "**")
+    if folders:  # the folder part typed in another case: the vault's folder
+        base = literal_dir(glob)
+        if base and base not in folders.values():
+            real = folders.get(base.casefold())
+            if real is not None:
+                glob = real + glob[len(base):]
+    return glob
 
 
 def _field(term: FilterTerm) -> tuple[str, str]:
@@ -142,25 +169,29 @@ def parse(text: str) -> Query:
     return to_query(tokenize(text))
 
 
-def to_query(terms: tuple[FilterTerm, ...]) -> Query:
-    """Build the Query the terms describe."""
+def to_query(terms: tuple[FilterTerm, ...], folders: dict[str, str] | None = None) -> Query:
+    """Build the Query the terms describe (`folders`: casefolded folder path -> the vault's
+    spelling, see `folder_names`; a path: term's folder then matches regardless of case)."""
     words: list[str] = []
     pattern: str | None = None
     filters: list[tuple[str, str]] = []
     exclude: list[tuple[str, str]] = []
+    excluded: list[str] = []
     for term in terms:
         if term.key is None:
             words.append(term.value)
         elif term.key == "path":
             if term.negated:
-                raise FilterError("-path: is not supported: narrow with path:GLOB instead", term.start, term.end)
+                excluded.append(_path_glob(term.value, folders))
+                continue
             if pattern is not None:
                 raise FilterError("only one path: term is allowed: combine them into one glob", term.start,
                                   term.end)
-            pattern = _path_glob(term.value)
+            pattern = _path_glob(term.value, folders)
         else:
             (exclude if term.negated else filters).append(_field(term))
-    return Query(pattern=pattern, filters=tuple(filters), exclude=tuple(exclude), words=tuple(words))
+    return Query(pattern=pattern, exclude_patterns=tuple(dict.fromkeys(excluded)), filters=tuple(filters),
+                 exclude=tuple(exclude), words=tuple(words))
 
 
 def merge(base: Query, extra: Query) -> Query:
@@ -175,9 +206,206 @@ def merge(base: Query, extra: Query) -> Query:
     return replace(
         base,
         pattern=base.pattern or extra.pattern,
+        exclude_patterns=base.exclude_patterns + tuple(p for p in extra.exclude_patterns
+                                                       if p not in base.exclude_patterns),
         filters=base.filters + tuple(f for f in extra.filters if f not in base.filters),
         exclude=base.exclude + tuple(f for f in extra.exclude if f not in base.exclude),
         text=base.text or extra.text,
         words=base.words + tuple(w for w in extra.words if w not in base.words),
         problems_only=base.problems_only or extra.problems_only,
     )
+
+
+# --- the filter bar's keystroke: what is applied, and what explains an empty answer ---------------
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """Why a term may select nothing, and what was probably meant (`start`/`end`: its span)."""
+
+    message: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The filter bar's text as applied: `query` is of `applied` (the text without a last term
+    still being typed, which `pending` names), `terms` its terms."""
+
+    query: Query
+    applied: str
+    terms: tuple[FilterTerm, ...]
+    pending: FilterError | None = None
+
+
+def analyse(text: str, snapshot: Snapshot | None = None) -> Analysis:
+    """The Query of `text` as far as it is typed: an incomplete last term (`status:`, `owner:"Ana`,
+    `-sta`) is left out and returned as `pending`, so a list and its counts always show the text
+    in `applied`. With a snapshot, path: folders match regardless of case. Raises FilterError for
+    a term that more typing cannot fix."""
+    pending = None
+    try:
+        terms = tokenize(text)
+        applied = text
+    except FilterError as exc:
+        if not exc.incomplete:
+            raise
+        cut = exc.start
+        while cut > 0 and not text[cut - 1].isspace():
+            cut -= 1
+        pending, applied = exc, text[:cut].rstrip()
+        terms = tokenize(applied)
+    folders = folder_names(snapshot) if snapshot is not None and any(t.key == "path" for t in terms) else None
+    return Analysis(to_query(terms, folders), applied, terms, pending)
+
+
+def folder_names(snapshot: Snapshot) -> dict[str, str]:
+    """Casefolded folder path -> the vault's spelling (the first in path order on a clash)."""
+    def build() -> dict[str, str]:
+        out: dict[str, str] = {}
+        for path in postings.subset(snapshot, frozenset({FOLDER}))[0]:
+            out.setdefault(path.casefold(), path)
+        return out
+    return snapshot.cached(("filterexpr.folders",), build)
+
+
+def frontmatter_keys(snapshot: Snapshot) -> tuple[str, ...]:
+    """Every frontmatter key some note has, sorted (this generation)."""
+    def build() -> tuple[str, ...]:
+        keys: set[str] = set()
+        for e in postings.notes(snapshot)[1]:
+            if e.frontmatter:
+                keys.update(e.frontmatter)
+        return tuple(sorted(keys))
+    return snapshot.cached(("filterexpr.keys",), build)
+
+
+def warm(snapshot: Snapshot) -> None:
+    """Build what hints and completions read first (keys, folders, tags), off the UI thread."""
+    frontmatter_keys(snapshot)
+    folder_names(snapshot)
+    _values(snapshot, "tags")
+
+
+KNOWN_KEYS = ("path", "tag", "trust", "stale", "status", "type")  # the filter bar's own words
+
+
+def _values(snapshot: Snapshot, key: str) -> tuple[str, ...]:
+    """The values a key:value term for `key` can match, sorted (tags casefolded)."""
+    def build() -> tuple[str, ...]:
+        if key == "tags":
+            return tuple(sorted(postings.tag_names(snapshot)))
+        if key == "trust_tier":
+            return tuple(sorted((*okf.TRUST_TIERS, *TRUST_SHORT)))
+        if key == "stale":
+            return ("false", "true")
+        if key == "status" and snapshot.is_bundle:
+            return tuple(sorted(okf.STATUSES))
+        return tuple(sorted(postings.field_values(snapshot, key)))
+    return snapshot.cached(("filterexpr.values", key), build)
+
+
+def _close(word: str, options, what: str) -> str:
+    folded = {o.casefold(): o for o in options}
+    same = folded.get(word.casefold())
+    if same is not None and same != word:
+        return f"; did you mean `{same}`? ({what} differ in case)"
+    near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75) if len(folded) <= 20_000 else []
+    return f"; did you mean `{near[0]}`?" if near else ""
+
+
+def explain(terms: tuple[FilterTerm, ...], snapshot: Snapshot) -> tuple[Hint, ...]:
+    """Hints for terms that select nothing because of a likely slip: a key no note has, a value
+    or tag that no note has (differing in case from one that exists, or close to one), a folder
+    that does not exist. Reads this generation's keys, values and folders (built once, cached:
+    run it off the UI thread on a big vault)."""
+    hints: list[Hint] = []
+    for term in terms:
+        if term.key is None:
+            continue
+        if term.key == "path":
+            folders = folder_names(snapshot)
+            base = literal_dir(_path_glob(term.value, folders))
+            if base and base.casefold() not in folders:
+                more = _close(base, folders.values(), "folder names")
+                hints.append(Hint(f"no folder is named `{base}`{more}", term.start, term.end))
+            continue
+        try:
+            key, value = _field(term)
+        except FilterError:
+            continue
+        if key in ("trust_tier", "stale"):
+            continue
+        if key == "tags":
+            tags = _values(snapshot, "tags")
+            want = value.casefold()
+            i = bisect_left(tags, want)
+            if not (i < len(tags) and tags[i] == want):
+                hints.append(Hint(f"no note has the tag `{value}`{_close(want, tags, 'tags')}", term.start,
+                                  term.end))
+            continue
+        keys = frontmatter_keys(snapshot)
+        if key not in keys and not (key == "status" and snapshot.is_bundle):
+            more = _close(key, (*keys, *(k for k in KNOWN_KEYS if k != key)), "keys")
+            hints.append(Hint(f"no note has `{term.key}`{more}", term.start, term.end))
+            continue
+        values = _values(snapshot, key)
+        if value not in values and not (value.lower() in ("true", "false") and
+                                        value.lower() in values):
+            more = _close(value, values, "values")
+            if more:
+                hints.append(Hint(f"no note has {term.key} `{value}`{more}", term.start, term.end))
+    return tuple(hints)
+
+
+MAX_VALUE_CHOICES = 200_000
+
+
+def complete(text: str, snapshot: Snapshot) -> str | None:
+    """`text` with its last word completed (a key and its colon, a value of that key, a tag
+    after `#` or `tag:`, a folder after `path:`), or None when nothing fits. The earliest
+    match in sort order wins; values with spaces are quoted."""
+    if not text or text[-1].isspace() or text.count('"') % 2:
+        return None
+    start = max(text.rfind(" "), text.rfind("\t")) + 1
+    word = text[start:]
+    lead = "-" if word.startswith("-") else ""
+    word = word[len(lead):]
+    if word.startswith("#"):
+        done = _first(_values(snapshot, "tags"), word[1:].casefold())
+        return None if done is None else text[:start] + lead + "#" + done
+    if ":" in word:
+        key, _, prefix = word.partition(":")
+        if prefix.startswith('"'):
+            return None
+        if key == "path":
+            options: tuple[str, ...] = tuple(sorted(folder_names(snapshot).values()))
+        else:
+            full = KEY_ALIASES.get(key, key)
+            options = _values(snapshot, full)
+            if full == "tags":
+                prefix = prefix.lstrip("#").casefold()
+        done = _first(options, prefix)
+        if done is None:
+            return None
+        if " " in done:
+            done = f'"{done}"'
+        return text[:start] + lead + key + ":" + done
+    if len(word) < 2:
+        return None
+    done = _first(tuple(sorted({*frontmatter_keys(snapshot), *KNOWN_KEYS})), word)
+    return None if done is None else text[:start] + lead + done + ":"
+
+
+def _first(options: tuple[str, ...], prefix: str) -> str | None:
+    """The first option that starts with `prefix` and is longer (case-sensitive, then not)."""
+    i = bisect_left(options, prefix)
+    while i < len(options) and options[i].startswith(prefix):
+        if options[i] != prefix:
+            return options[i]
+        i += 1
+    folded = prefix.casefold()
+    for option in options[:MAX_VALUE_CHOICES]:
+        if option.casefold().startswith(folded) and len(option) > len(prefix):
+            return option
+    return None

@@ -6,6 +6,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
+import unicodedata
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -37,7 +39,8 @@ class Query:
     pattern: case-sensitive glob; matched against the vault-relative path, or against the
         path inside `folder` when pattern_base == "folder".
     filters / exclude: frontmatter (key, value) equality pairs, ANDed; `exclude` negates each.
-    text: case-insensitive substring of title or path.
+    exclude_patterns: globs (as `pattern`) whose matches are left out (the filter bar's `-path:`).
+    text: substring of title or path, regardless of case and accents (`cafe` finds "Café").
     words: more such substrings; every one must occur (the filter bar's free words, ANDed).
     problems_only: only notes with a frontmatter error or undecodable bytes.
     unresolved_links: only notes with a link that resolves to no file.
@@ -49,6 +52,7 @@ class Query:
     recursive: bool = True
     pattern: str | None = None
     pattern_base: str = "vault"
+    exclude_patterns: tuple[str, ...] = ()
     filters: tuple[Pair, ...] = ()
     exclude: tuple[Pair, ...] = ()
     text: str | None = None
@@ -100,6 +104,18 @@ def pairs(filters: Mapping[str, Any] | None) -> tuple[Pair, ...]:
 
 
 
+_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+
+
+def fold(text: str) -> str:
+    """Text as free-text matching compares it: case-folded, accents dropped (`Café` -> `cafe`,
+    `Straße` -> `strasse`). ASCII text is only case-folded (the common case: no normalizing)."""
+    text = text.casefold()
+    if text.isascii():
+        return text
+    return _MARKS.sub("", unicodedata.normalize("NFKD", text))
+
+
 def _by_kinds(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
     if kinds == {NOTE, ATTACHMENT, FOLDER}:
         return snapshot.paths, snapshot.entries
@@ -145,10 +161,10 @@ def _hay(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...],
     def patch(old: tuple[str, ...], base: Snapshot, changed: frozenset[str]) -> tuple[str, ...]:
         work = list(old)
         for i in postings.changed_positions(paths, changed):
-            work[i] = f"{paths[i]}\n{entries[i].title}".casefold()
+            work[i] = fold(f"{paths[i]}\n{entries[i].title}")
         return tuple(work)
 
-    return snapshot.cached(("hay", kinds), lambda: tuple([f"{e.path}\n{e.title}".casefold() for e in entries]),
+    return snapshot.cached(("hay", kinds), lambda: tuple([fold(f"{e.path}\n{e.title}") for e in entries]),
                            patch)
 
 
@@ -219,7 +235,7 @@ def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
 def _pages_by_position(q: Query, recursive: bool) -> bool:
     """True when the answer is a run of positions in path order (no path or text stage, path
     sort): then only the page's entries are looked at, not every match."""
-    return recursive and not q.pattern and not q.text and not any(q.words) and q.sort == "path" \
+    return recursive and not q.pattern and not q.exclude_patterns and not q.text and not any(q.words) and q.sort == "path" \
         and not q.descending
 
 
@@ -324,12 +340,16 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
         rel = map(itemgetter(slice(strip, None)), cand_paths) if strip else cand_paths
         keep = list(map(rx.fullmatch, rel))
         cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
-    needles = [n.casefold() for n in ((q.text,) if q.text else ()) + tuple(q.words) if n]
+    for glob in q.exclude_patterns:  # the filter bar's -path: terms, matched against the vault path
+        left_out = compile_glob(glob).fullmatch
+        keep = [left_out(p) is None for p in cand_paths]
+        cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
+    needles = [fold(n) for n in ((q.text,) if q.text else ()) + tuple(q.words) if n]
     if needles:
         if isinstance(cands, tuple):  # unfiltered: use this generation's folded titles and paths
             hay = _hay(snapshot, frozenset(kinds), paths, entries)[lo:hi]
         else:
-            hay = [f"{e.path}\n{e.title}".casefold() for e in cands]
+            hay = [fold(f"{e.path}\n{e.title}") for e in cands]
         for needle in needles:  # each narrows the survivors of the one before
             keep = list(map(methodcaller("__contains__", needle), hay))
             cands, hay = list(compress(cands, keep)), list(compress(hay, keep))

@@ -271,6 +271,17 @@ def _field_index(snapshot: Snapshot, key: str) -> dict[str, array]:
     return _inverted(snapshot, "fm:" + key, lambda e: _tokens(e.frontmatter[key]) if key in e.frontmatter else [])
 
 
+def tag_names(snapshot: Snapshot) -> list[str]:
+    """Every tag a `tag:` term can match (casefolded, parents of nested tags included)."""
+    return list(_tag_index(snapshot))
+
+
+def field_values(snapshot: Snapshot, key: str) -> list[str]:
+    """The text of every value of frontmatter `key` (list members one by one; booleans as
+    true/false; no null), as `key:value` terms compare them."""
+    return [tok[2:] for tok in _field_index(snapshot, key) if tok[:2] in ("s:", "b:")]
+
+
 def warm(snapshot: Snapshot, keys: Iterable[str]) -> None:
     """Build the inverted lists that `key:value` terms for these keys read (tags and plain
     frontmatter fields), so that the first such term does not wait for them."""

@@ -354,8 +354,8 @@ def scope_query(scope: Query | None = None, *, folder: str | None = None, recurs
 
 
 def _unscoped(q: Query) -> bool:
-    return (q.folder is None and q.pattern is None and not q.filters and not q.exclude and not q.text
-            and not q.problems_only)
+    return (q.folder is None and q.pattern is None and not q.exclude_patterns and not q.filters and not q.exclude
+            and not q.text and not q.words and not q.problems_only)
 
 
 # --- the index -----------------------------------------------------------------------------------

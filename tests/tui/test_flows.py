@@ -75,8 +75,10 @@ async def test_filter_bar_uses_the_core_query_and_reports_bad_terms(tui_demo: Pa
         await type_filter(app, pilot, "stale:maybe")
         error = app.query_one("#filter-error")
         assert error.display and "stale:maybe is not a boolean" in str(error.render())
-        # the list keeps the last filter that parsed ("stale", typed on the way)
-        assert paths(app) == [e.path for e in app.session.query(Query(text="stale")).entries]
+        # the list keeps the last text that parsed: "stale:" was a term still being typed, so
+        # the list (and its counts) went back to every note, and the error line says so
+        assert paths(app) == [e.path for e in app.session.query(Query()).entries]
+        assert "listed: every note" in str(error.render())
 
         await pilot.press("ctrl+u")
         await type_filter(app, pilot, "runbook")

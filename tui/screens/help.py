@@ -11,15 +11,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 FILTER_HELP = (
-    ("words", "free text: matched against title and path (case-insensitive, as one phrase)"),
+    ("words", "free text: each word in the title or path, regardless of case and accents (cafe finds Café)"),
     ('"two words"', "a quoted phrase (also for words starting with - or containing :)"),
     ("status:deprecated", "OKF status (draft, stable, deprecated); any frontmatter key:value works"),
     ("trust:unverified", "trust tier: unverified, machine (machine-confirmed), human (human-reviewed)"),
     ("stale:true", "stale_after reached as of the as-of date (true/false)"),
     ("tag:craft  #craft", "a tag from the frontmatter or the body"),
     ("type:howto", "frontmatter equality (list fields match by membership)"),
-    ("path:Projects/**", "case-sensitive glob on the path; path:Projects means that folder"),
-    ("-status:draft", "exclude notes matching key:value"),
+    ("path:Projects/**", "glob on the path; path:projects means that folder, in any case"),
+    ("-status:draft  -path:Archive", "exclude notes matching key:value, or under a folder"),
+    ("tab  →", "take the suggested key, value, tag or folder; a term that selects nothing says why"),
 )
 
 

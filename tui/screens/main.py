@@ -53,7 +53,7 @@ from ..widgets.triage import PANES, Requery, TriagePane
 if TYPE_CHECKING:
     from ..app import VaultwatchApp
 
-VIEW_GROUPS = frozenset({"query", "counts", "preview", "warm"})
+VIEW_GROUPS = frozenset({"query", "counts", "preview", "warm", "hints"})
 COUNTS_DELAY = 0.15
 COUNTS_DELAY_BIG = 0.5
 BIG_VAULT = 20_000
@@ -112,7 +112,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         # the screen keeps its own references: a query from a handler that runs while the
         # screen is being torn down (quitting during a burst of tab keys) finds nothing
-        self._filterbar = FilterBar(id="filterbar")
+        self._filterbar = FilterBar(id="filterbar", snapshot=lambda: self.session.snapshot)
         self._tree = FolderView(self.session, id="tree")
         self._tabs = TabbedContent(id="tabs")
         self._preview = Preview(self.session, id="preview")
@@ -182,6 +182,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, group="warm", exit_on_error=False, description="filter warm-up")
     def _warm_worker(self, snapshot: Snapshot) -> None:
         warm_listing(snapshot, WARM_FIELDS)
+        filterexpr.warm(snapshot)  # the filter bar's hints and completions
 
     def _apply_layout(self) -> None:
         """Wide screens show tree, list and preview side by side (the tree from 140 columns);

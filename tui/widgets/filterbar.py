@@ -1,20 +1,30 @@
-"""The filter bar (`/`): text in, a core Query out, or an error shown under the bar.
+"""The filter bar (`/`): text in, a core Query out, and under the bar what the text means.
 
-The parsing is core's (core.query.filterexpr); this widget only shows the text and the error.
+The parsing, the hints and the completions are core's (core.query.filterexpr); this widget shows
+the text, the error or the term still being typed (the list shows the text applied, which the
+line says), the hints that explain an empty answer (worked out off the UI thread) and the
+completion of the last word as a suggestion (right arrow or tab accepts it).
 """
 from __future__ import annotations
 
-from typing import ClassVar
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
+from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
 from core.query import filterexpr
 from core.errors import QueryError
 from core.query.listing import Query
+
+if TYPE_CHECKING:
+    from core.index.snapshot import Snapshot
 
 from ..spans import tidy
 
@@ -22,12 +32,29 @@ PLACEHOLDER = ("/ filter: words  status:deprecated  trust:unverified  stale:true
                "-key:value")
 
 
+class FilterSuggester(Suggester):
+    """Completes the last word from the vault's keys, values, tags and folders (core's
+    filterexpr.complete, in a thread: a key's values may be read for the first time)."""
+
+    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self._snapshot = snapshot
+
+    async def get_suggestion(self, value: str) -> str | None:
+        snapshot = self._snapshot()
+        if not snapshot.loaded:
+            return None
+        return await asyncio.to_thread(filterexpr.complete, value, snapshot)
+
+
 class FilterBar(Vertical):
-    """An input line and, when the text does not parse, the error with a caret under it."""
+    """An input line and under it, when there is something to say, one line: the error with a
+    caret, the term still being typed, or hints for terms that select nothing."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "leave", "Back to list", id="filter.leave"),
         Binding("ctrl+u", "clear", "Clear filter", show=False, id="filter.clear"),
+        Binding("tab", "complete", "Accept the completion", show=False, id="filter.complete"),
     ]
 
     class Applied(Message):
@@ -43,13 +70,18 @@ class FilterBar(Vertical):
     class Left(Message):
         """The user is done with the filter (escape or enter)."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, snapshot: Callable[[], Snapshot] | None = None) -> None:
         super().__init__(id=id)
         self.query_value = Query()
+        self.applied = ""  # the text the list shows
         self.error: QueryError | None = None
+        self.pending: filterexpr.FilterError | None = None
+        self.hints: tuple[filterexpr.Hint, ...] = ()
+        self._snapshot = snapshot
 
     def compose(self):
-        yield Input(placeholder=PLACEHOLDER, id="filter-input", select_on_focus=False)
+        suggester = FilterSuggester(self._snapshot) if self._snapshot is not None else None
+        yield Input(placeholder=PLACEHOLDER, id="filter-input", select_on_focus=False, suggester=suggester)
         yield Static("", id="filter-error")
 
     def on_mount(self) -> None:
@@ -72,20 +104,50 @@ class FilterBar(Vertical):
         self.post_message(self.Left())
 
     def _apply(self, text: str) -> None:
-        error_line = self.query_one("#filter-error", Static)
+        snapshot = self._snapshot() if self._snapshot is not None else None
         try:
-            query = filterexpr.parse(text)
+            analysis = filterexpr.analyse(text, snapshot if snapshot is not None and snapshot.loaded else None)
         except QueryError as exc:
-            self.error = exc
-            error_line.update(tidy(_error_text(text, exc)))
-            error_line.display = True
-            self.add_class("-error")
+            self.error, self.pending, self.hints = exc, None, ()
+            self._say(_error_text(text, exc, self.applied), error=True)
             return
-        self.error = None
-        error_line.display = False
-        self.remove_class("-error")
-        self.query_value = query
-        self.post_message(self.Applied(text, query))
+        self.error, self.pending, self.hints = None, analysis.pending, ()
+        if analysis.pending is not None:
+            self._say(_pending_text(text, analysis.pending, analysis.applied))
+        else:
+            self._say(None)
+        self.applied = analysis.applied
+        self.query_value = analysis.query
+        self.post_message(self.Applied(analysis.applied, analysis.query))
+        if snapshot is not None and snapshot.loaded and any(t.key is not None for t in analysis.terms):
+            self._explain(text, analysis.terms, snapshot)
+
+    @work(thread=True, exclusive=True, group="hints", exit_on_error=False, description="filter hints")
+    def _explain(self, text: str, terms: tuple[filterexpr.FilterTerm, ...], snapshot: Snapshot) -> None:
+        hints = filterexpr.explain(terms, snapshot)
+        if hints:
+            self.app.call_from_thread(self._show_hints, text, hints)
+
+    def _show_hints(self, text: str, hints: tuple[filterexpr.Hint, ...]) -> None:
+        if not self.is_attached or self.text != text or self.error is not None:
+            return  # the text moved on meanwhile
+        self.hints = hints
+        out = Text()
+        if self.pending is None:
+            first = hints[0]
+            out.append(" " * first.start + "^" * max(1, first.end - first.start) + " ", style="bold")
+        out.append("  ·  ".join(f"⚠ {h.message}" for h in hints))
+        self._say(out)
+
+    def _say(self, text: Text | None, *, error: bool = False) -> None:
+        line = self.query_one("#filter-error", Static)
+        self.set_class(error, "-error")
+        line.set_class(not error and text is not None, "-hint")
+        if text is None:
+            line.display = False
+            return
+        line.update(tidy(text))
+        line.display = True
 
     def show_error(self, message: str) -> None:
         """Show an error found when the query ran (e.g. a bad glob)."""
@@ -100,12 +162,33 @@ class FilterBar(Vertical):
     def action_clear(self) -> None:
         self.set_text("")
 
+    def action_complete(self) -> None:
+        """Tab takes the suggested completion (as the right arrow does at the end of the text)."""
+        field = self.query_one(Input)
+        if field._suggestion and field.cursor_at_end:
+            field.value = field._suggestion
+            field.cursor_position = len(field.value)
+        else:
+            self.screen.focus_next()
 
-def _error_text(text: str, exc: QueryError) -> Text:
+
+def _error_text(text: str, exc: QueryError, applied: str) -> Text:
     start = getattr(exc, "start", None)
     out = Text()
     if isinstance(start, int):
         end = getattr(exc, "end", start + 1)
         out.append(" " * start + "^" * max(1, min(end, len(text) + 1) - start) + " ", style="bold red")
-    out.append(f"✖ {exc.message}", style="bold red")
+    out.append(f"✖ {exc.message.rsplit(' (column', 1)[0]}", style="bold red")
+    out.append(f"  · listed: {_shown(applied)}", style="dim")
     return out
+
+
+def _pending_text(text: str, pending: filterexpr.FilterError, applied: str) -> Text:
+    out = Text()
+    out.append(f"… {pending.message.rsplit(' (column', 1)[0]}", style="italic")
+    out.append(f"  · listed: {_shown(applied)}", style="dim")
+    return out
+
+
+def _shown(applied: str) -> str:
+    return f"“{applied}”" if applied.strip() else "every note"

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.errors import QueryError
-from core.query.filterexpr import FilterError, merge, parse, tokenize
+from core.query.filterexpr import FilterError, analyse, complete, explain, merge, parse, tokenize
 from core.query.listing import Query, run_query
 
 
@@ -59,7 +59,6 @@ def test_terms(text: str, want: Query) -> None:
     ("stale:maybe", 0, 11, "not a boolean"),
     ("status:draft trust:everyone", 13, 27, "not a tier"),
     ("path:a path:b", 7, 13, "only one path"),
-    ("-path:a", 0, 7, "not supported"),
 ])
 def test_errors_point_at_the_term(text: str, start: int, end: int, words: str) -> None:
     with pytest.raises(FilterError) as info:
@@ -117,3 +116,88 @@ def test_any_text_parses_or_fails_cleanly(text: str) -> None:
         assert err.message
     else:
         assert isinstance(q, Query)
+
+
+def test_minus_path_leaves_a_folder_out(demo) -> None:
+    q = parse("-path:Projects -path:Areas/**")
+    assert q.exclude_patterns == ("Projects/**", "Areas/**")
+    got = [e.path for e in run_query(demo.snapshot, q, demo.clock).entries]
+    assert got and not any(p.startswith(("Projects/", "Areas/")) for p in got)
+    every = run_query(demo.snapshot, parse(""), demo.clock).total
+    inside = sum(run_query(demo.snapshot, parse(f"path:{f}"), demo.clock).total for f in ("Projects", "Areas"))
+    assert len(got) == every - inside
+
+
+def test_a_folder_typed_in_another_case_is_the_vaults_folder(demo) -> None:
+    assert run_query(demo.snapshot, parse("path:projects"), demo.clock).total == 0  # the glob itself is exact
+    a = analyse("path:projects", demo.snapshot)
+    assert a.query.pattern == "Projects/**"
+    assert run_query(demo.snapshot, a.query, demo.clock).total == 7
+    assert analyse("-path:PROJECTS/archive", demo.snapshot).query.exclude_patterns == ("Projects/Archive/**",)
+
+
+def test_free_words_ignore_accents_and_case(demo) -> None:
+    cafe = [e.path for e in run_query(demo.snapshot, parse("cafe"), demo.clock).entries]
+    assert cafe and cafe == [e.path for e in run_query(demo.snapshot, parse("CAFÉ"), demo.clock).entries]
+    assert all("café" in (e.title + e.path).casefold() for e in run_query(demo.snapshot, parse("cafe"),
+                                                                           demo.clock).entries)
+
+
+@pytest.mark.parametrize("text, applied, pending", [
+    ("status:", "", "has no value"),
+    ("runbook status:", "runbook", "has no value"),
+    ('runbook owner:"Ana', "runbook", "unterminated quote"),
+    ("runbook -", "runbook", "excludes nothing"),
+    ("runbook -sta", "runbook", "cannot exclude free text"),
+    ("runbook", "runbook", None),
+])
+def test_a_term_still_being_typed_is_left_out_and_named(text: str, applied: str, pending: str | None) -> None:
+    a = analyse(text)
+    assert a.applied == applied and a.query == parse(applied)
+    assert (a.pending is None) if pending is None else (pending in a.pending.message)
+
+
+@pytest.mark.parametrize("text", ["status: runbook", "tag: craft", '"abc"def', "x -foo y", "stale:maybe"])
+def test_mistakes_before_the_end_stay_errors(text: str) -> None:
+    with pytest.raises(FilterError):
+        analyse(text)
+
+
+@pytest.mark.parametrize("text, says", [
+    ("stauts:deprecated", "no note has `stauts`; did you mean `status`?"),
+    ("status:Deprecated", "no note has status `Deprecated`; did you mean `deprecated`? (values differ in case)"),
+    ("type:Howto", "did you mean `howto`? (values differ in case)"),
+    ("tag:crafts", "no note has the tag `crafts`; did you mean `craft`?"),
+    ("path:projcts", "no folder is named `projcts`; did you mean `Projects`?"),
+])
+def test_hints_explain_an_empty_answer(demo, text: str, says: str) -> None:
+    a = analyse(text, demo.snapshot)
+    assert run_query(demo.snapshot, a.query, demo.clock).total == 0
+    hints = explain(a.terms, demo.snapshot)
+    assert [h.message for h in hints if says in h.message], hints
+    assert (hints[0].start, hints[0].end) == (0, len(text))
+
+
+@pytest.mark.parametrize("text", ["status:deprecated", "tag:CRAFT", "type:howto", "path:projects", "runbook",
+                                  "trust:human", "stale:true"])
+def test_no_hint_for_terms_that_match(demo, text: str) -> None:
+    a = analyse(text, demo.snapshot)
+    assert run_query(demo.snapshot, a.query, demo.clock).total > 0
+    assert explain(a.terms, demo.snapshot) == ()
+
+
+@pytest.mark.parametrize("text, want", [
+    ("sta", "stale:"),
+    ("stat", "status:"),
+    ("status:dep", "status:deprecated"),
+    ("runbook -status:dr", "runbook -status:draft"),
+    ("#cr", "#craft"),
+    ("tag:CR", "tag:craft"),
+    ("path:pro", "path:Projects"),
+    ("trust:hu", "trust:human"),
+    ("status:deprecated", None),
+    ("runbook ", None),
+    ("x", None),
+])
+def test_completion_of_keys_values_tags_and_folders(demo, text: str, want: str | None) -> None:
+    assert complete(text, demo.snapshot) == want
