@@ -41,14 +41,15 @@ from core.search import ranking
 if TYPE_CHECKING:  # vault.py imports this module
     from core.vault import Vault
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 COLUMNS = ("path", "name", "title", "aliases", "headings", "body")
+FIELD_COLUMNS = ("name", "title", "aliases", "headings")  # also in `ftsf`, whose postings are the fields' only
 WEIGHTS = ranking.WEIGHTS
 CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
 FALLBACK_BELOW = 3  # a strict AND of 3+ words with fewer hits than this (or none) falls back to ranked OR
 NEAR_CHECKED = 60  # candidates checked for proximity
-COMMON_FAST_ABOVE = 20_000  # matches above which a query of only common words skips FTS5's bm25 sort
+COMMON_FAST_ABOVE = 20_000  # notes above which a query of only common words skips FTS5's bm25 (see _all_common)
 COMPRESS_LEVEL = 1
 MAX_DUPLICATES = 20  # candidates of one file name compared for near-identical text
 DEPRECATED_FACTOR = 0.5
@@ -561,6 +562,7 @@ class SearchIndex(ChangeFollower):
                                      "info")
                     con.execute("BEGIN IMMEDIATE")
                     con.execute("DROP TABLE IF EXISTS fts")
+                    con.execute("DROP TABLE IF EXISTS ftsf")
                     con.execute("DROP TABLE IF EXISTS docs")
                     con.execute("DELETE FROM meta")
                     con.execute("DROP VIEW IF EXISTS content")
@@ -573,6 +575,10 @@ class SearchIndex(ChangeFollower):
                     con.execute("CREATE VIEW content AS SELECT id, path, name, title, aliases, headings, "
                                 "vw_inflate(body) AS body FROM docs")
                     con.execute(f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(COLUMNS)}, content='content', "
+                                f"content_rowid='id', tokenize='{TOKENIZER}')")
+                    # the fields again, alone: "which notes have this word in the title" reads only
+                    # their postings (in `fts` it walks every note with the word anywhere)
+                    con.execute(f"CREATE VIRTUAL TABLE ftsf USING fts5({', '.join(FIELD_COLUMNS)}, content='content', "
                                 f"content_rowid='id', tokenize='{TOKENIZER}')")
                     con.executemany("INSERT INTO meta VALUES (?, ?)", [
                         ("fingerprint", FINGERPRINT), ("root", self.vault.root_real)])
@@ -723,6 +729,8 @@ class SearchIndex(ChangeFollower):
                 if old is not None:  # external content: FTS5 needs the old text to drop its postings
                     con.execute(f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) "
                                 f"SELECT 'delete', id, {', '.join(COLUMNS)} FROM content WHERE id = ?", (old[0],))
+                    con.execute(f"INSERT INTO ftsf (ftsf, rowid, {', '.join(FIELD_COLUMNS)}) "
+                                f"SELECT 'delete', id, {', '.join(FIELD_COLUMNS)} FROM content WHERE id = ?", (old[0],))
                 if e is None:
                     if old is not None:
                         con.execute("DELETE FROM docs WHERE id = ?", (old[0],))
@@ -747,6 +755,8 @@ class SearchIndex(ChangeFollower):
                                          _deflate(body), fterms)).lastrowid
                 con.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                             (rowid, path, *cols, body))
+                con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
+                            (rowid, *cols))
                 self._rowids[e.path] = rowid
             con.execute("COMMIT")
             self._writes += 1
@@ -804,15 +814,17 @@ class SearchIndex(ChangeFollower):
         try:
             if scoped:
                 self._fill_scope(con, snap, scope)
-            join = " CROSS JOIN temp.scope s ON s.id = fts.rowid" if scoped else ""
-            total = con.execute(f"SELECT count(*) FROM fts{join} WHERE fts MATCH ?", (strict,)).fetchone()[0]
+            join = " CROSS JOIN temp.scope s ON s.id = {t}.rowid" if scoped else ""
+            window = max(CANDIDATES, offset + limit + 1)
+            excluding = bool(neg)
             mode, match = "all", strict
+            cands, total, unsure = self._candidates(con, join, strict, wanted, window, "all", excluding)
             if (total == 0 or total < FALLBACK_BELOW and len(wanted) > 2) and len(wanted) > 1:
-                any_total = con.execute(f"SELECT count(*) FROM fts{join} WHERE fts MATCH ?", (loose,)).fetchone()[0]
+                any_cands, any_total, any_unsure = self._candidates(con, join, loose, wanted, window, "any", excluding)
                 if any_total > total:
-                    mode, match, total = "any", loose, any_total
+                    mode, match, total, cands, unsure = "any", loose, any_total, any_cands, any_unsure
             okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
-            ranked = self._ranked(con, join, match, wanted, okf, offset + limit + 1, mode, total)
+            ranked = self._ranked(con, cands, unsure, match, wanted, okf, mode, offset + limit + 1)
             more = len(ranked) > offset + limit
             page = []
             for rowid, path, score_, dups in ranked[offset:offset + limit]:
@@ -833,30 +845,76 @@ class SearchIndex(ChangeFollower):
         stale = self.pending > 0 or vault.index_stale
         return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode)
 
-    def _ranked(self, con, join: str, match: str, wanted: list[Term], okf: tuple[int, float] | None,
-                need: int, mode: str, total: int) -> list[tuple[int, str, float, tuple[str, ...]]]:
-        """(rowid, path, score, duplicate paths), best first, at least `need` long when there are as many."""
+    def _candidates(self, con, join: str, match: str, wanted: list[Term], window: int, mode: str,
+                    excluding: bool) -> tuple[dict[int, float], int, set[int]]:
+        """({rowid: FTS5's -bm25}, how many notes match, candidates not yet known to match): the best
+        `window` by bm25, counted in the same statement, plus notes whose name, title, aliases or
+        headings hold the words."""
         w = ", ".join(str(x) for x in WEIGHTS)
-        window = max(CANDIDATES, need)
-        fields = "(" + match + ") AND ({name title aliases headings} : (" + " OR ".join(_quote(t) for t in wanted) + "))"
-        _n, _idfs, fidfs, _toks = self._term_stats(con, wanted)
-        if total > COMMON_FAST_ABOVE and max(fidfs) <= 1e-6:
-            # every word is in most notes: FTS5's bm25 is ~0 for all of them, and sorting the many
-            # matches by it would cost O(matches); the field matches carry the signal instead
-            cands = {r: 0.0 for (r,) in con.execute(f"SELECT fts.rowid FROM fts{join} WHERE fts MATCH ? LIMIT ?",
-                                                     (fields, window))}
-            for (r,) in con.execute(f"SELECT fts.rowid FROM fts{join} WHERE fts MATCH ? LIMIT ?", (match, window)):
+        fts_join = join.format(t="fts")
+        if self._all_common(con, wanted):
+            # every word is in most notes: FTS5's bm25 is ~0 for all of them (or, for a phrase of such
+            # words, costs two passes over their every match), and sorting the many matches by it
+            # would cost O(matches); the field matches carry the signal instead
+            total = con.execute(f"SELECT count(*) FROM fts{fts_join} WHERE fts MATCH ?", (match,)).fetchone()[0]
+            fields = self._field_matches(con, join, match, wanted, window, mode, excluding)
+            cands = {r: 0.0 for r, _ in fields}
+            unsure: set[int] = {r for r, check in fields if check}
+            for (r,) in con.execute(f"SELECT fts.rowid FROM fts{fts_join} WHERE fts MATCH ? LIMIT ?", (match, window)):
                 cands.setdefault(r, 0.0)
-        else:
-            cands = dict(con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) FROM fts{join} WHERE fts MATCH ? "
-                                     f"ORDER BY bm25(fts, {w}) LIMIT ?", (match, window)).fetchall())
-            # notes whose fields hold a word join in; their bm25 is this query's (its terms twice, so
-            # halved): bm25() under a rowid IN (...) would recount every term's matches once per note
-            for rowid, b in con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) / 2 FROM fts{join} WHERE fts MATCH ? "
-                                        f"ORDER BY bm25(fts, 0, 2, 2, 2, 1, 0) LIMIT ?", (fields, CANDIDATES)):
-                cands.setdefault(rowid, b)
+                unsure.discard(r)
+            return cands, total, unsure
+        rows = con.execute(f"SELECT r, s, count(*) OVER () FROM (SELECT fts.rowid AS r, -bm25(fts, {w}) AS s "
+                           f"FROM fts{fts_join} WHERE fts MATCH ?) ORDER BY s DESC LIMIT ?", (match, window)).fetchall()
+        total = rows[0][2] if rows else 0
+        cands = {r: b for r, b, _ in rows}
+        unsure = set()
+        if total > len(cands):
+            # notes whose fields hold the words join in; below the window, their bm25 is at most the
+            # window's lowest, taken as theirs (a second bm25() would rescan every term's matches)
+            floor = min(cands.values(), default=0.0)
+            for rowid, check in self._field_matches(con, join, match, wanted, CANDIDATES, mode, excluding):
+                if rowid not in cands:
+                    cands[rowid] = floor
+                    if check:
+                        unsure.add(rowid)
+        return cands, total, unsure
+
+    def _field_matches(self, con, join: str, match: str, wanted: list[Term], limit: int, mode: str,
+                       excluding: bool) -> list[tuple[int, bool]]:
+        """Up to `limit` notes whose name, title or aliases hold every word, then those whose name,
+        title, aliases or headings hold any, found in the fields' own index (`ftsf`), each with
+        whether it may still not match `match` (a word only elsewhere, or an excluded one)."""
+        quoted = [_quote(t) for t in wanted]
+        every = "{name title aliases} : (" + " ".join(quoted) + ")"
+        some = "{name title aliases headings} : (" + " OR ".join(quoted) + ")"
+        f_join = join.format(t="ftsf")
+        found: dict[int, bool] = {}  # rowid -> whether it still has to be checked against `match`
+        for expr, check in ((every, excluding), (some, excluding or (mode == "all" and len(wanted) > 1))):
+            if len(found) >= limit:
+                break
+            if check and mode == "all" and expr is some and any(t.prefix for t in wanted):
+                break  # checking a prefix query note by note rebuilds its prefix's postings each time
+            for (r,) in con.execute(f"SELECT ftsf.rowid FROM ftsf{f_join} WHERE ftsf MATCH ? LIMIT ?", (expr, limit)):
+                found.setdefault(r, check)
+        return list(found.items())[:limit]
+
+    def _ranked(self, con, cands: dict[int, float], unsure: set[int], match: str, wanted: list[Term],
+                okf: tuple[int, float] | None, mode: str, need: int) -> list[tuple[int, str, float, tuple[str, ...]]]:
+        """(rowid, path, score, duplicate paths) of the candidates, best first. Candidates not known
+        to match are checked only when they reach the first `need` (a lookup per note)."""
         scored = self._score(con, cands, wanted, okf, mode)
         scored.sort(key=lambda r: (-r[2], r[1]))
+        while unsure:
+            top = [r for r, _p, _s in scored[:need] if r in unsure]
+            if not top:
+                break
+            ok = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN "
+                                            f"({','.join(str(int(x)) for x in top)})", (match,))}
+            unsure.difference_update(top)
+            if len(ok) < len(top):
+                failed = set(top) - ok
+                scored = [row for row in scored if row[0] not in failed]
         return _group_duplicates(con, scored)
 
     def _term_stats(self, con, wanted: list[Term]) -> tuple[int, list[float], list[float], list[list[str]]]:
@@ -870,17 +928,30 @@ class SearchIndex(ChangeFollower):
         if missing:
             con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_rows USING fts5vocab(main, fts, row)")
             for t, toks in zip(missing, tokens_of(con, [t.text for t in missing]), strict=False):
+                word_dfs = []
+                for tok in toks[:-1] if t.prefix else toks:
+                    row = con.execute("SELECT doc FROM temp.vw_rows WHERE term = ?", (tok,)).fetchone()
+                    word_dfs.append(row[0] if row else 0)
                 if len(toks) == 1 and not t.prefix:
-                    row = con.execute("SELECT doc FROM temp.vw_rows WHERE term = ?", (toks[0],)).fetchone()
-                    df = row[0] if row else 0
+                    df = word_dfs[0]
                 else:
                     df = con.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (_quote(t),)).fetchone()[0]
+                # common: each of its words (or the term itself) is in more than half the notes
+                common = ranking.fts_idf(df, n_docs) <= 1e-6 or (
+                    bool(word_dfs) and all(ranking.fts_idf(x, n_docs) <= 1e-6 for x in word_dfs))
                 if len(known) > 4096:
                     known.clear()
-                known[(t.text, t.phrase, t.prefix)] = (df, toks)
+                known[(t.text, t.phrase, t.prefix)] = (df, toks, common)
         stats = [known[(t.text, t.phrase, t.prefix)] for t in wanted]
-        return (n_docs, [ranking.idf(df, n_docs) for df, _ in stats], [ranking.fts_idf(df, n_docs) for df, _ in stats],
-                [toks for _, toks in stats])
+        return (n_docs, [ranking.idf(df, n_docs) for df, _, _ in stats],
+                [ranking.fts_idf(df, n_docs) for df, _, _ in stats], [toks for _, toks, _ in stats])
+
+    def _all_common(self, con, wanted: list[Term]) -> bool:
+        """Whether every word of the query is in more than half the notes of a big vault (then FTS5's
+        bm25 carries almost no signal and costs a pass over all their matches: it is left out)."""
+        n_docs = self._term_stats(con, wanted)[0]
+        known = self._stats[2] if self._stats else {}
+        return n_docs > COMMON_FAST_ABOVE and all(known[(t.text, t.phrase, t.prefix)][2] for t in wanted)
 
     def _score(self, con, cands: dict[int, float], wanted: list[Term], okf, mode: str) -> list[tuple[int, str, float]]:
         """Score candidate notes (rowid -> FTS5's -bm25) with `ranking.score`."""
@@ -976,14 +1047,29 @@ class SearchIndex(ChangeFollower):
         local.scope_key = key
 
     def _snippets(self, con, match: str, ids: dict[int, str]) -> dict[str, tuple[str, str, tuple]]:
-        """Snippets for a page of hits: from the body when it matches, else from the best column."""
+        """Snippets for a page of hits: from the body when it matches, else from the best column.
+
+        The page's notes are copied into a small temp FTS5 table and the snippets taken there: in
+        the big index a prefix or phrase would be looked up across every note again for each hit."""
         if not ids:
             return {}
-        marks = ",".join("?" * len(ids))
+        rows = con.execute(f"SELECT id, {', '.join(COLUMNS)} FROM content "
+                           f"WHERE id IN ({','.join(str(int(i)) for i in ids)})").fetchall()
+        con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_snip USING fts5({', '.join(COLUMNS)}, "
+                    f"tokenize='{TOKENIZER}')")
         out = {}
-        for rowid, body, best in con.execute(
-                f"SELECT rowid, snippet(fts, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
-                f"snippet(fts, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM fts "
-                f"WHERE fts MATCH ? AND rowid IN ({marks})", (match, *ids)):
-            out[ids[rowid]] = _snippet_parts(body if body and _OPEN in body else (best or ""))
+        con.execute("BEGIN")  # touches only the temp database
+        try:
+            con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            rows)
+            for rowid, body, best in con.execute(
+                    f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
+                    f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
+                    f"WHERE vw_snip MATCH ?", (match,)).fetchall():
+                out[ids[rowid]] = _snippet_parts(body if body and _OPEN in body else (best or ""))
+            con.execute("DELETE FROM temp.vw_snip")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
         return out
