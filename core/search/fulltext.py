@@ -17,6 +17,7 @@ import base64
 import hashlib
 import json
 import os
+import queue
 import re
 import sqlite3
 import threading
@@ -679,13 +680,16 @@ class SearchIndex(ChangeFollower):
         self.done = 0
         bus = self.vault.bus
         bus.publish(IndexProgress("search", 0, self.total))
-        for i in range(0, len(work), BATCH):
+        batches = [work[i:i + BATCH] for i in range(0, len(work), BATCH)]
+        for prepared in self._prepared(batches, snap):
             if self._stop.is_set():
                 return
-            self._apply(con, work[i:i + BATCH], snap)
-            self.done = min(len(work), i + BATCH)
+            self._write(con, prepared)
+            self.done = min(len(work), self.done + len(prepared))
             bus.publish(IndexProgress("search", self.done, self.total))
             time.sleep(0)  # let listing threads in between batches
+        if self._stop.is_set():
+            return
         if self.total and not self.ready:
             con.execute("PRAGMA optimize")
             try:  # a cold build leaves a WAL the size of the index: fold it in and truncate it
@@ -698,6 +702,64 @@ class SearchIndex(ChangeFollower):
 
     def _apply(self, con: sqlite3.Connection, paths: list[str], snap) -> None:
         """Index, re-index or drop `paths` to match `snap`, in one transaction."""
+        self._write(con, self._prepare(paths, snap, con))
+
+    def _prepared(self, batches: list[list[str]], snap):
+        """`_prepare` of each batch, in order, read and tokenised one or two batches ahead by a
+        second thread (file reads, decoding and zlib run there while SQLite indexes here: the
+        two halves of a cold build take about as long as each other)."""
+        if len(batches) < 2:
+            con = sqlite3.connect(":memory:")
+            try:
+                for batch in batches:
+                    yield self._prepare(batch, snap, con)
+            finally:
+                con.close()
+            return
+        out: queue.Queue = queue.Queue(maxsize=2)
+        quit_ = threading.Event()
+
+        def hand(item: Any) -> None:
+            while not quit_.is_set():
+                try:
+                    out.put(item, timeout=0.2)
+                    return
+                except queue.Full:
+                    continue
+
+        def produce() -> None:
+            con = sqlite3.connect(":memory:", check_same_thread=False)
+            try:
+                for batch in batches:
+                    hand(self._prepare(batch, snap, con))
+                    if quit_.is_set() or self._stop.is_set():
+                        return
+            except BaseException as exc:  # handed to the writer, which raises it
+                hand(exc)
+            finally:
+                con.close()
+
+        reader = threading.Thread(target=produce, name="vaultwatch-search-read", daemon=True)
+        reader.start()
+        try:
+            for _ in batches:
+                while True:
+                    try:
+                        item = out.get(timeout=0.2)
+                        break
+                    except queue.Empty:
+                        if not reader.is_alive() and out.empty():
+                            return  # stopped
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            quit_.set()
+            reader.join()
+
+    def _prepare(self, paths: list[str], snap, tok_con: sqlite3.Connection) -> list[tuple]:
+        """(path, entry or None, (name, title, aliases, headings), field terms, body, zlib'd body) for
+        each path: the note's text read from disk (entry None: gone, unreadable or not a note)."""
         root = self.vault.root_real
         rows: list[tuple[str, Entry | None, Any]] = []
         for path in paths:
@@ -714,15 +776,24 @@ class SearchIndex(ChangeFollower):
                 rows.append((path, None, None))  # gone or unreadable: the next event re-indexes it
                 continue
             rows.append((path, e, note_text(data)))
-        fields_of = {}
         live = [(path, e, text) for path, e, text in rows if e is not None]
-        if live:
-            fields = [(note_name(e.path), e.title, note_aliases(e), text[0]) for _p, e, text in live]
-            for (path, _e, _t), fld, ft in zip(live, fields, field_terms(con, fields), strict=False):
-                fields_of[path] = (*fld, ft)
+        fields = [(note_name(e.path), e.title, note_aliases(e), text[0]) for _p, e, text in live]
+        terms = iter(field_terms(tok_con, fields) if live else ())
+        fields_it = iter(fields)
+        out: list[tuple] = []
+        for path, e, text in rows:
+            if e is None:
+                out.append((path, None, None, None, None, None))
+            else:
+                body = text[1]
+                out.append((path, e, next(fields_it), next(terms), body, _deflate(body)))
+        return out
+
+    def _write(self, con: sqlite3.Connection, rows: list[tuple]) -> None:
+        """Write prepared rows (`_prepare`) to the index, in one transaction."""
         con.execute("BEGIN IMMEDIATE")
         try:
-            for path, e, text in rows:
+            for path, e, cols, fterms, body, blob in rows:
                 old = con.execute("SELECT id, size, mtime_ns, inode FROM docs WHERE path = ?", (path,)).fetchone()
                 if old is not None and e is not None and old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
                     continue
@@ -739,20 +810,18 @@ class SearchIndex(ChangeFollower):
                 okf_cols = (e.okf_status == "deprecated",
                             e.stale_date.toordinal() if e.stale_date is not None else None,
                             e.stale_instant.timestamp() if e.stale_instant is not None else None)
-                body = text[1]
-                *cols, fterms = fields_of[path]
                 if old is not None:
                     rowid = old[0]
                     con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
                                 "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
                                 "WHERE id = ?",
-                                (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols, _deflate(body), fterms, rowid))
+                                (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols, blob, fterms, rowid))
                 else:
                     rowid = con.execute("INSERT INTO docs (path, size, mtime_ns, inode, deprecated, stale_day, "
                                         "stale_at, name, title, aliases, headings, body, fterms) "
                                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                         (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols,
-                                         _deflate(body), fterms)).lastrowid
+                                         blob, fterms)).lastrowid
                 con.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                             (rowid, path, *cols, body))
                 con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
