@@ -27,15 +27,16 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Static
 
+from core.edit.writes import Writer
 from core.review import approval
-from core.review.approval import ApprovalModeChanged, ApprovalRequested, ApprovalSettled, Pending
+from core.review.approval import ApprovalFinished, ApprovalModeChanged, ApprovalRequested, ApprovalSettled, Pending
 from core.review.journal import Change, ChangeRecorded, journal_for
 from core.review.revert import RevertRefused, revert, revert_agent
-from core.edit.writes import Writer
 
-from .diffview import DiffView, render_diff, render_files
+from .diffview import DiffDoc, DiffView, render_diff, render_files
 
 MODES_CYCLE = ("none", "writes", "deletes")
+FINISH_WAIT = 0.5  # s: the approval dialog closes at the latest this long after the decision
 
 
 def _actor(app: Any) -> str:
@@ -113,7 +114,7 @@ def render_pending(pending: Pending, width: int, now: float) -> RenderableType:
         return render_files(title, [], width, [Text("\nthe note moves; links to it across the vault will be "
                                                     "rewritten", style="italic")])
     if pending.operation == "delete":
-        body = render_diff(pending.before, None, width) if pending.before is not None else Text("")
+        body: RenderableType = render_diff(pending.before, None, width) if pending.before is not None else Text("")
         return render_files(title, [], width, [Text("\nthe file goes to the trash", style="italic red"), body])
     return render_files(title, [(pending.path, "target", pending.before, pending.after)], width)
 
@@ -275,12 +276,14 @@ class ChangeScreen(Screen[None], _Reverting):
         return out
 
     def reload(self) -> None:
-        from rich.console import Group
         journal = self._journal()
         width = self.app.size.width
         changes = self.changes()
-        body = Group(*(render_change(journal, c, width, self.app.config.localtime) for c in changes)) if changes \
-            else Text("the journal no longer holds this change", style="italic")
+        body: RenderableType = Text("the journal no longer holds this change", style="italic")
+        if changes:
+            body = DiffDoc()
+            for c in changes:
+                body.add(render_change(journal, c, width, self.app.config.localtime))
         self.query_one(DiffView).show(body)
 
     def action_close(self) -> None:
@@ -432,6 +435,8 @@ class ApprovalScreen(ModalScreen[None]):
             yield DiffView(id="approval-diff")
             yield Input(placeholder="why not? (enter sends, escape goes back)", id="approval-reason")
 
+    decided = False  # the person answered; the dialog stays until the call has finished (see _answer)
+
     def on_mount(self) -> None:
         self._draw()
         self.set_interval(1.0, self._tick)
@@ -440,27 +445,44 @@ class ApprovalScreen(ModalScreen[None]):
         self.query_one(DiffView).show(render_pending(self.pending, self.app.size.width, time.monotonic()))
 
     def _tick(self) -> None:
-        if self.pending.settled:
+        if self.pending.settled and not self.decided:
             self.dismiss(None)
             return
-        self._draw()
+        if not self.decided:
+            self._draw()
+
+    def _answer(self, approved: bool, reason: str = "") -> None:
+        """Decide, let agents' calls go on at once (the person's key is answered), and close the
+        dialog when the call has finished (ApprovalFinished) or after FINISH_WAIT: closing it
+        repaints the screen below, which would otherwise run in the same moments as the write."""
+        if self.decided:
+            return
+        self.decided = True
+        self.gate.decide(self.pending.id, approved, reason)
+        release = getattr(getattr(self.app, "session", None), "vault", None)
+        if release is not None:
+            release.foreground.release()
+        self.set_timer(FINISH_WAIT, self.close)
+
+    def close(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
 
     def action_approve(self) -> None:
-        self.gate.decide(self.pending.id, True)
-        self.dismiss(None)
+        self._answer(True)
 
     def action_deny(self) -> None:
-        self.gate.decide(self.pending.id, False, "")
-        self.dismiss(None)
+        self._answer(False, "")
 
     def action_deny_with_reason(self) -> None:
+        if self.decided:
+            return
         self.set_class(True, "-reason")
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.gate.decide(self.pending.id, False, event.value)
-        self.dismiss(None)
+        self._answer(False, event.value)
 
     def key_escape(self) -> None:
         if self.has_class("-reason"):
@@ -519,13 +541,25 @@ class ReviewHost(Widget):
     class GateChanged(Message):
         pass
 
+    class Finished(Message):
+        def __init__(self, pending_id: int) -> None:
+            super().__init__()
+            self.pending_id = pending_id
+
     def _relay(self, event) -> None:
-        if isinstance(event, ApprovalRequested):
+        if isinstance(event, ApprovalFinished):
+            self.post_message(self.Finished(event.id))
+        elif isinstance(event, ApprovalRequested):
             self.post_message(self.Asked(event.pending))
         elif isinstance(event, ChangeRecorded):
             self.post_message(self.Recorded(event.change))
         elif isinstance(event, (ApprovalSettled, ApprovalModeChanged)):
             self.post_message(self.GateChanged())
+
+    def on_review_host_finished(self, message: Finished) -> None:
+        showing = self._showing
+        if showing is not None and showing.pending.id == message.pending_id and showing.decided:
+            showing.close()
 
     def on_review_host_gate_changed(self, message: GateChanged) -> None:
         self.show_gate()

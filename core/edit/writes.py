@@ -847,8 +847,15 @@ class Writer:
                 raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
             moved_to = None
             is_dir = stat_mod.S_ISDIR(st.st_mode)
-            _journal.approve(rel, self._journal_bytes(loc, st, rel) if kind != FOLDER else None, None,
-                             operation="delete")
+            shown = self._journal_bytes(loc, st, rel) if kind != FOLDER else None
+            _journal.approve(rel, shown, None, operation="delete")
+            if kind != FOLDER and _journal.waited():  # the person approved what they saw: is it still there?
+                again = loc.lstat()
+                now = self._journal_bytes(loc, again, rel) if again is not None else None
+                if now != shown:
+                    raise ConflictError(f"revision conflict: {rel!r} was changed by someone else while this delete "
+                                        "waited for the person's approval; nothing was deleted; read it again and "
+                                        "retry", rel, etag_of(now) if now is not None else None)
             try:
                 if permanent:
                     if is_dir:

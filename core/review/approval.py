@@ -90,6 +90,15 @@ class ApprovalSettled(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ApprovalFinished(Event):
+    """The call of a change that waited has finished its write (or its refusal): a view that
+    held its dialog open after the decision may close it now, without taking the interpreter
+    from the write the person just approved."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalModeChanged(Event):
     mode: str
 
@@ -220,6 +229,7 @@ class ApprovalGate:
             self._pending[pending.id] = pending
         if caller is not None:
             caller.waiting = pending
+        scope.pending = pending  # the write path calls finished() once the change is written or refused
         self._publish(ApprovalRequested(pending))
         try:
             if not pending._done.wait(self.timeout):
@@ -237,6 +247,10 @@ class ApprovalGate:
         if pending is None:
             return False
         return self._settle(pending, approved, reason.strip() or ("" if approved else "denied in the TUI"), "person")
+
+    def finished(self, pending: Pending) -> None:
+        """The call `pending` held has finished (written, refused or declined)."""
+        self._publish(ApprovalFinished(pending.id))
 
     def _settle(self, pending: Pending, approved: bool, reason: str, by: str) -> bool:
         with self._lock:
@@ -281,5 +295,5 @@ def gate_for(vault: Any) -> ApprovalGate | None:
     return getattr(vault, "approval_gate", None)
 
 
-__all__ = ["ApprovalGate", "ApprovalModeChanged", "ApprovalRequested", "ApprovalSettled", "DEFAULT_TIMEOUT",
+__all__ = ["ApprovalFinished", "ApprovalGate", "ApprovalModeChanged", "ApprovalRequested", "ApprovalSettled", "DEFAULT_TIMEOUT",
            "Declined", "MODES", "Pending", "attach", "configure", "gate_for", "load_rules", "settings_path"]

@@ -199,6 +199,7 @@ class Scope:
     revert_of: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
+    pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
 
 
 _scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
@@ -232,6 +233,12 @@ def approve(rel: str, old: bytes | None, new: bytes | None, *, operation: str | 
     scope.approved = True
 
 
+def waited() -> bool:
+    """The operation in progress waited for the person's approval (so what it read before may be stale)."""
+    scope = _scope.get()
+    return scope is not None and scope.pending is not None
+
+
 def journaled(operation: str) -> Callable:
     """Decorator of Writer operations: one scope per outermost call, one journal row per change."""
 
@@ -250,15 +257,19 @@ def journaled(operation: str) -> Callable:
             scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs))
             token = _scope.set(scope)
             try:
-                result = fn(self, *args, **kwargs)
-            finally:
-                _scope.reset(token)
-            if journal is not None and getattr(result, "changed", False):
                 try:
-                    journal.record_result(scope, result)
-                except sqlite3.Error as exc:  # the change happened; the journal says it could not record it
-                    vault.bus.publish(_problem(f"the change journal could not record {operation}: {exc}"))
-            return result
+                    result = fn(self, *args, **kwargs)
+                finally:
+                    _scope.reset(token)
+                if journal is not None and getattr(result, "changed", False):
+                    try:
+                        journal.record_result(scope, result)
+                    except sqlite3.Error as exc:  # the change happened; the journal says it could not record it
+                        vault.bus.publish(_problem(f"the change journal could not record {operation}: {exc}"))
+                return result
+            finally:
+                if scope.pending is not None and gate is not None:
+                    gate.finished(scope.pending)
         return run
     return wrap
 
@@ -711,4 +722,4 @@ def parse_since(text: str, now: dt.datetime) -> float:
 
 __all__ = ["Caller", "Change", "ChangeRecorded", "FileChange", "Journal", "Scope", "approve", "attach", "calling",
            "committed", "current_caller", "current_scope", "journal_for", "journal_path", "journaled",
-           "parse_since", "state_dir"]
+           "parse_since", "state_dir", "waited"]

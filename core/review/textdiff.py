@@ -8,7 +8,9 @@
 Lines common to both ends are set aside before matching, so an edit in a 1 MB note costs a
 pass over its lines, not a quadratic match. Inside a block of replaced lines, lines are
 paired up and each pair is diffed by words (`words`: (changed, text) segments), as review
-tools show it. Very long blocks and lines fall back to whole-line changes.
+tools show it. Very long blocks and lines fall back to whole-line changes. A hunk's lines
+and words are computed when first read (`Hunk.lines`), so a view that shows one screenful
+of a diff with thousands of hunks pays for that screenful.
 """
 from __future__ import annotations
 
@@ -32,17 +34,69 @@ class Line:
     words: tuple[tuple[bool, str], ...] = ()  # word-level segments (changed?, text) of a paired line
 
 
-@dataclass(frozen=True, slots=True)
 class Hunk:
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-    lines: tuple[Line, ...]
+    """One hunk: its line ranges and, on first use, its lines (words inside paired changed lines).
+
+    A 1 MB note rewritten on every tenth line has some 1,500 hunks; a view shows a screenful,
+    so a hunk's lines and word diffs are computed when something reads them, not up front."""
+
+    __slots__ = ("old_start", "old_count", "new_start", "new_count", "_ops", "_a", "_b", "_lines")
+
+    def __init__(self, old_start: int, old_count: int, new_start: int, new_count: int,
+                 lines: tuple[Line, ...] | None = None, *, ops: list[tuple[str, int, int, int, int]] | None = None,
+                 a: list[str] | None = None, b: list[str] | None = None) -> None:
+        self.old_start, self.old_count, self.new_start, self.new_count = old_start, old_count, new_start, new_count
+        self._ops, self._a, self._b = ops or [], a or [], b or []
+        self._lines = lines
 
     @property
     def header(self) -> str:
         return f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
+
+    @property
+    def lines(self) -> tuple[Line, ...]:
+        if self._lines is None:
+            self._lines = _hunk_lines(self._ops, self._a, self._b)
+        return self._lines
+
+    def rows(self, paired: bool = False) -> int:
+        """Lines this hunk shows, without computing them: one column (-, + and context lines each
+        a row), or `paired` side by side (a removed and an added line share a row)."""
+        if self._lines is not None and not paired:
+            return len(self._lines)
+        total = 0
+        for tag, i1, i2, j1, j2 in self._ops:
+            if tag == "equal":
+                total += i2 - i1
+            elif paired:
+                total += max(i2 - i1, j2 - j1)
+            else:
+                total += (i2 - i1) + (j2 - j1)
+        return total
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hunk) and self.header == other.header and self.lines == other.lines
+
+    def __repr__(self) -> str:
+        return f"Hunk({self.header})"
+
+
+def _hunk_lines(group: list[tuple[str, int, int, int, int]], a: list[str], b: list[str]) -> tuple[Line, ...]:
+    lines: list[Line] = []
+    for tag, i1, i2, j1, j2 in group:
+        if tag == "equal":
+            lines.extend(Line(" ", a[i], i + 1, j1 + (i - i1) + 1) for i in range(i1, i2))
+            continue
+        pairs = min(i2 - i1, j2 - j1) if tag == "replace" and min(i2 - i1, j2 - j1) <= MAX_WORD_BLOCK else 0
+        old_words: dict[int, tuple] = {}
+        new_words: dict[int, tuple] = {}
+        for k in range(pairs):
+            x, y = a[i1 + k], b[j1 + k]
+            if len(x) <= MAX_WORD_LINE and len(y) <= MAX_WORD_LINE:
+                old_words[k], new_words[k] = word_segments(x, y)
+        lines.extend(Line("-", a[i], i + 1, None, old_words.get(i - i1, ())) for i in range(i1, i2))
+        lines.extend(Line("+", b[j], None, j + 1, new_words.get(j - j1, ())) for j in range(j1, j2))
+    return tuple(lines)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +182,8 @@ def _matches(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int,
                 pi, pj = i + 1, j + 1
             if pi < ahi and pj < bhi:
                 _matches(a, b, pi, ahi, pj, bhi, out, depth + 1)
-        elif (ahi - alo) * (bhi - blo) <= 250_000:
+        elif (ahi - alo) * (bhi - blo) <= 250_000 and not set(a[alo:ahi]).isdisjoint(b[blo:bhi]):
+            # (a gap with no line in common, as where every tenth line changed, matches nothing)
             sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
             for x, y, size in sm.get_matching_blocks():
                 out.extend((alo + x + k, blo + y + k) for k in range(size))
@@ -235,22 +290,8 @@ def text_diff(before: bytes | str | None, after: bytes | str | None, *, context:
     removed = sum(i2 - i1 for t, i1, i2, _, _ in ops if t in ("replace", "delete"))
     hunks: list[Hunk] = []
     for group in _groups(ops, context):
-        lines: list[Line] = []
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                lines.extend(Line(" ", a[i], i + 1, j1 + (i - i1) + 1) for i in range(i1, i2))
-                continue
-            pairs = min(i2 - i1, j2 - j1) if tag == "replace" and min(i2 - i1, j2 - j1) <= MAX_WORD_BLOCK else 0
-            old_words: dict[int, tuple] = {}
-            new_words: dict[int, tuple] = {}
-            for k in range(pairs):
-                x, y = a[i1 + k], b[j1 + k]
-                if len(x) <= MAX_WORD_LINE and len(y) <= MAX_WORD_LINE:
-                    old_words[k], new_words[k] = word_segments(x, y)
-            lines.extend(Line("-", a[i], i + 1, None, old_words.get(i - i1, ())) for i in range(i1, i2))
-            lines.extend(Line("+", b[j], None, j + 1, new_words.get(j - j1, ())) for j in range(j1, j2))
         first, last = group[0], group[-1]
-        hunks.append(Hunk(first[1] + 1, last[2] - first[1], first[3] + 1, last[4] - first[3], tuple(lines)))
+        hunks.append(Hunk(first[1] + 1, last[2] - first[1], first[3] + 1, last[4] - first[3], ops=group, a=a, b=b))
     return Diff(tuple(hunks), added, removed, frontmatter=tuple(frontmatter_changes(old, new)))
 
 

@@ -148,3 +148,40 @@ def test_settings_file_rules(tmp_path):
     with pytest.raises(Exception, match="approve.mode must be one of"):
         approval.load_rules(str(path))
     assert approval.load_rules(str(tmp_path / "none.toml")) == (None, [], None)
+
+
+class EditsMeanwhile:
+    """While a change waits for approval, someone edits the note outside vaultwatch; then the
+    person approves (what they approved is no longer what is on disk)."""
+
+    def __init__(self, gate: ApprovalGate, vault: Vault, rel: str, outside: bytes):
+        self.gate, self.rel, self.outside = gate, rel, outside
+        self.unsubscribe = vault.bus.subscribe(self.on_event)
+        self.root = Path(vault.root)
+
+    def on_event(self, event) -> None:
+        if isinstance(event, ApprovalRequested):
+            def act():
+                (self.root / self.rel).write_bytes(self.outside)
+                self.gate.decide(event.pending.id, True)
+            threading.Timer(0.05, act).start()
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("edit", {"path": "Plan.md", "old_text": "- one", "new_text": "- agent"}),
+    ("write", {"path": "Plan.md", "content": "# Agent\n", "overwrite": True}),
+    ("update_frontmatter", {"path": "Plan.md", "set": {"status": "done"}}),
+    ("delete", {"path": "Plan.md"}),
+    ("delete", {"path": "Plan.md", "permanent": True, "confirm_path": "Plan.md"}),
+])
+async def test_an_outside_edit_while_a_change_waits_is_not_overwritten_on_approve(vault, sock_dir, tool, arguments):
+    gate = ApprovalGate("writes")
+    approval.attach(vault, gate)
+    gate.attend()
+    EditsMeanwhile(gate, vault, "Plan.md", b"# Plan\n- the person's own line\n")
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error and "revision conflict" in result.content[0].text, result.content[0].text
+    assert "changed by someone else" in result.content[0].text
+    assert disk(vault, "Plan.md") == b"# Plan\n- the person's own line\n"
+    assert not any(c.kind == "change" for c in journal_for(vault).changes())

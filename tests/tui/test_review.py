@@ -179,3 +179,23 @@ async def test_g_cycles_the_approval_mode_and_the_gate_then_asks(tui_demo: Path)
         await pilot.press("g")
         assert gate.mode == "none" and "approval" not in app.status.parts
     assert not gate.attended  # the app left: an unattended gate declines at once
+
+
+async def test_the_approve_key_lets_agents_calls_go_on_at_once_and_the_dialog_closes_when_written(
+        tui_demo: Path, socket_path: str):
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await started(app, pilot, socket_path)
+        async with agent(socket_path, "claude-test") as claude:
+            call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
+            await wait_for(lambda: isinstance(app.screen, ApprovalScreen), 10)
+            dialog = app.screen
+            vault.foreground.hold(5.0)  # the key's person-first hold (tui.app.person_acts)
+            dialog.action_approve()
+            assert vault.foreground.remaining() == 0.0  # the approved call and the next ones do not wait
+            assert app.screen is dialog  # open until the approved call has written (ApprovalFinished)
+            result = await asyncio.wait_for(call, 10)
+            await wait_for(lambda: app.screen is not dialog, 2)
+    assert not result.is_error and (tui_demo / "Inbox" / "idea.md").read_bytes() == b"# Idea\n"

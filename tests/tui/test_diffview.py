@@ -1,0 +1,69 @@
+"""The diff view (tui/diffview.py) draws only what is on screen: a diff of thousands of hunks
+costs one screenful, and scrolling draws the rest, line for line what rich renders whole."""
+from __future__ import annotations
+
+import os
+
+from rich.console import Console
+from textual.app import App
+
+from core.review.textdiff import text_diff
+from tui.diffview import DiffView, LazyLines, plain, render_diff
+
+
+def every_tenth(lines: int = 6000) -> tuple[bytes, bytes]:
+    before = [f"line {i} of the note, with some words to diff" for i in range(lines)]
+    after = [line + " x" if i % 10 == 0 else line for i, line in enumerate(before)]
+    return ("\n".join(before) + "\n").encode(), ("\n".join(after) + "\n").encode()
+
+
+def console(width: int) -> Console:
+    return Console(width=width, file=open(os.devnull, "w"), color_system="truecolor")
+
+
+def test_a_screenful_of_a_diff_with_hundreds_of_hunks_computes_only_the_hunks_it_shows():
+    before, after = every_tenth()
+    diff = text_diff(before, after)
+    assert len(diff.hunks) == 600
+    for width in (120, 200):  # unified, side by side
+        doc = render_diff(before, after, width, diff=text_diff(before, after))
+        view = LazyLines(doc, width, console(width))
+        shown = view.lines(0, 50)
+        hunks = [p.hunk for p in doc.pieces if p.hunk is not None]
+        computed = [h for h in hunks if h._lines is not None]
+        assert 1 <= len(computed) <= 10, len(computed)
+        assert "@@ -1,4 +1,4 @@" in shown[1].text or "@@ -1,4 +1,4 @@" in shown[2].text
+        assert any("line 0 of the note" in s.text for s in shown)
+        last = view.lines(view.height - 10, 10)
+        assert any("line 5990 of the note" in s.text for s in last)
+
+
+def test_drawn_line_by_line_the_diff_reads_as_rich_renders_it_whole():
+    before = b"# Note\nalpha beta gamma\nunchanged\n" + b"same\n" * 20 + b"tail one\n"
+    after = b"# Note\nalpha BETA gamma\nunchanged\n" + b"same\n" * 20 + b"tail two\nadded\n"
+    for width in (100, 180):
+        doc = render_diff(before, after, width)
+        view = LazyLines(doc, width, console(width))
+        drawn = "\n".join(s.text.rstrip() for s in view.lines(0, view.height)).strip()
+        assert drawn == "\n".join(line.rstrip() for line in plain(doc, width).splitlines()).strip()
+        assert "BETA" in drawn and "tail two" in drawn and "+3 -2 lines in 2 hunks" in drawn
+
+
+async def test_the_widget_scrolls_through_a_long_diff():
+    before, after = every_tenth(3000)
+
+    class One(App):
+        def compose(self):
+            yield DiffView()
+
+    app = One()
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(DiffView)
+        view.show(render_diff(before, after, 120))
+        await pilot.pause()
+        assert "line 0 of the note" in view.visible_text()
+        assert view.virtual_size.height > 2000
+        view.scroll_end(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        assert "line 2990 of the note" in view.visible_text()
