@@ -195,7 +195,7 @@ async def test_preview_follows_links_and_goes_back(tmp_path: Path, app_for) -> N
         await settle(app)
         assert app.main.preview.path == "A.md"
         body = app.query_one(NoteBody)
-        assert "Target" in str(body.render()) and "Missing one" in str(body.render())
+        assert "Target" in body.plain and "Missing one" in body.plain
         await pilot.click(NoteBody, offset=(2, 0))  # the link is the first thing in the body
         await settle(app)
         assert app.main.preview.path == "Sub/Target.md"
@@ -222,7 +222,7 @@ async def test_long_note_preview_is_fast_and_complete(tui_demo: Path, app_for) -
         await settle(app)
         await pilot.pause()
         assert loop.time() - started < 10.0  # a freeze guard: bench/bench_tui.py times the preview
-        body = str(app.query_one(NoteBody).render())
+        body = app.query_one(NoteBody).plain
         assert "Rollback" in body and len(body.splitlines()) >= 400
         assert app.main.preview.virtual_size.height > 400
 
@@ -270,7 +270,7 @@ async def test_preview_reloads_when_its_note_changes(tui_demo: Path, app_for) ->
         app.session.vault.refresh_paths([path])
         await pilot.pause()
         await settle(app)
-        assert "A line added outside vaultwatch." in str(app.query_one(NoteBody).render())
+        assert "A line added outside vaultwatch." in app.query_one(NoteBody).plain
         assert app.main.preview.path == path
 
 

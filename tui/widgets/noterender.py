@@ -12,7 +12,7 @@ column instead of the whole row wrapping across the screen.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import unquote
@@ -26,6 +26,7 @@ from core.model import Link
 from .. import spans
 
 MAX_LINES = 3000
+MAX_LINE_CHARS = 20_000  # a longer line is cut (one 3 MB line would be 30,000 screen lines)
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+])\s+(\[[ xX]\]\s+)?")
@@ -104,26 +105,37 @@ def render_note(body: str, resolve: Callable[[Link], str | None], styles: Styles
                 max_lines: int = MAX_LINES, width: int | None = None) -> tuple[Text, list[tuple[Link, str | None]]]:
     """Render a note body (tables fitted to `width` cells when given). Returns the Text and
     the links in it with their resolved paths."""
-    out = Text(no_wrap=False, overflow="fold")
     links: list[tuple[Link, str | None]] = []
+    out = Text("\n").join(iter_note(body, resolve, links, styles, max_lines, width))
+    out.no_wrap, out.overflow = False, "fold"
+    return out, links
+
+
+def iter_note(body: str, resolve: Callable[[Link], str | None], links: list[tuple[Link, str | None]],
+              styles: Styles = Styles(), max_lines: int = MAX_LINES, width: int | None = None) -> Iterator[Text]:
+    """The note's rendered lines one at a time (a Text without newlines each, a table row
+    wrapped inside its columns being several), so that a caller shows the first screen
+    before the rest is rendered; the links met so far are appended to `links`."""
     lines = body.split("\n")
     fence: str | None = None
     n = -1
     while n + 1 < len(lines):
         n += 1
         line = lines[n]
+        if len(line) > MAX_LINE_CHARS:
+            line = lines[n] = (f"{line[:MAX_LINE_CHARS]} … {len(line) - MAX_LINE_CHARS:,} more characters of this "
+                               "line are not shown")
         if n >= max_lines:
-            out.append(f"\n… {len(lines) - max_lines:,} more lines not shown: open the note in your editor",
+            yield Text(f"… {len(lines) - max_lines:,} more lines not shown: open the note in your editor",
                        styles.dim)
-            break
-        if n:
-            out.append("\n")
+            return
         if fence is None and "|" in line and n + 1 < len(lines) and _TABLE_DELIMITER.match(lines[n + 1]):
             end = _table_end(lines, n, max_lines)
             if end > n + 1:
-                _table(out, lines[n:end], resolve, links, styles, width)
+                yield from _table(lines[n:end], resolve, links, styles, width)
                 n = end - 1
                 continue
+        out = Text()
         m = _FENCE.match(line)
         if fence is not None:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
@@ -131,33 +143,28 @@ def render_note(body: str, resolve: Callable[[Link], str | None], styles: Styles
                 spans.append(out, "  " + "╌" * 20, styles.dim)
             else:
                 spans.append(out, "  " + line, styles.code)
+            yield out
             continue
         if m:
             fence = m.group(1)
             lang = line.strip()[len(fence):].strip()
             spans.append(out, "  " + "╌" * 20 + (f" {lang}" if lang else ""), styles.dim)
-            continue
-        if _RULE.match(line):
+        elif _RULE.match(line):
             out.append("─" * 40, styles.dim)
-            continue
-        m = _HEADING.match(line)
-        if m:
+        elif (m := _HEADING.match(line)):
             level = len(m.group(1))
             _inline(out, m.group(2), resolve, links, styles, styles.heading1 if level == 1 else styles.heading)
-            continue
-        if line.startswith(">"):
+        elif line.startswith(">"):
             out.append("▎ ", styles.quote)
             _inline(out, line[1:].lstrip(), resolve, links, styles, styles.quote)
-            continue
-        m = _BULLET.match(line)
-        if m:
+        elif (m := _BULLET.match(line)):
             indent, task = m.group(1), m.group(3)
             bullet = "• " if not task else ("☑ " if task.strip()[1] in "xX" else "☐ ")
             out.append(indent + bullet, styles.dim)
             _inline(out, line[m.end():], resolve, links, styles, None)
-            continue
-        _inline(out, line, resolve, links, styles, None)
-    return out, links
+        else:
+            _inline(out, line, resolve, links, styles, None)
+        yield out
 
 
 def _cells(line: str) -> list[str]:
@@ -224,8 +231,8 @@ def _wrap(cell: Text, width: int) -> list[Text]:
     return list(cell.wrap(_console, width, overflow="fold"))
 
 
-def _table(out: Text, rows: list[str], resolve: Callable[[Link], str | None], links: list, styles: Styles,
-           width: int | None) -> None:
+def _table(rows: list[str], resolve: Callable[[Link], str | None], links: list, styles: Styles,
+           width: int | None) -> Iterator[Text]:
     """A Markdown table as aligned columns: header, a rule, then the body rows."""
     aligns = []
     for spec in _cells(rows[1]):
@@ -247,12 +254,8 @@ def _table(out: Text, rows: list[str], resolve: Callable[[Link], str | None], li
     # styled runs never start with a space: some SVG renderers drop a run's leading spaces
     gap = Text.assemble(" ", ("│", styles.table_rule), " ")
     for r, texts in enumerate(grid):
-        if r:
-            out.append("\n")
         wrapped = [_wrap(t, w) for t, w in zip(texts, widths, strict=True)]
         for k in range(max(len(w) for w in wrapped)):
-            if k:
-                out.append("\n")
             line = Text()
             for i, parts in enumerate(wrapped):
                 if i:
@@ -265,10 +268,9 @@ def _table(out: Text, rows: list[str], resolve: Callable[[Link], str | None], li
                 line.append_text(piece)
                 line.append(" " * (pad - before))
             line.rstrip()
-            out.append_text(line)
+            yield line
         if r == 0:
-            out.append("\n")
-            out.append("─┼─".join("─" * w for w in widths), styles.table_rule)
+            yield Text("─┼─".join("─" * w for w in widths), styles.table_rule)
 
 
 def _inline(out: Text, line: str, resolve: Callable[[Link], str | None], links: list, styles: Styles,

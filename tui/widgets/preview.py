@@ -1,12 +1,14 @@
 """The preview: a note's OKF facts and frontmatter table, its rendered body, links and backlinks.
 
-The note is read and rendered in a thread worker (never on the UI thread); wiki links are
-clickable (and listed below the body for the keyboard: tab to the list, enter to follow);
+The note is read, rendered and wrapped in a thread worker (never on the UI thread), in
+batches: the first screenful is shown as soon as it is ready and the rest extends the body
+(`NoteBody`, drawn with the Line API) while keys stay live; wiki links are clickable (and listed below the body for the keyboard: tab to the list, enter to follow);
 `backspace` goes back. The preview re-reads its note when the index says it changed.
 """
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -36,10 +38,16 @@ from core.markdown.parse import decode, split_frontmatter
 from .. import spans
 from ..marks import ago
 from ..session import Session
-from .noterender import Styles, render_note, theme_styles
+from .notebody import NoteBody, wrap
+from .noterender import Styles, iter_note, theme_styles
 from .problems import Problem
 
 MAX_READ_BYTES = 4 * 1024 * 1024
+MAX_LINES = 10_000  # source lines rendered (then a line says how many more there are)
+FIRST_LINES = 80  # display lines in the first batch: a screenful at 240x70
+WORK_S = 0.002  # the worker renders this long, then rests REST_S (keys stay live meanwhile)
+REST_S = 0.003
+BATCH_S = 0.5  # later lines reach the screen at most this often
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,16 +58,10 @@ class Rendered:
     entry: Entry
     head: Any
     meta: Any
-    body: Text
+    body: list[Text]
     links: list
     backlinks: tuple[str, ...]
-
-
-class NoteBody(Static):
-    """The rendered body; its links' `@click` actions land here."""
-
-    def action_follow(self, index: int) -> None:
-        self.post_message(Preview.FollowLink(index))
+    complete: bool = True
 
 
 class Preview(VerticalScroll, can_focus=True):
@@ -98,7 +100,8 @@ class Preview(VerticalScroll, can_focus=True):
         # the rest is mounted after the app's first frame (build_parts): the first frame shows
         # only the header's "Select a note"
         self._meta = Static("", id="preview-meta")
-        self._body = NoteBody("", id="preview-body")
+        self._body = NoteBody(id="preview-body")
+        self._seq = 0  # the load whose batches the body takes (a later load drops an earlier one's)
         self._links = OptionList(id="preview-links")
         self._built = False
         self._pending_parts: tuple | None = None
@@ -128,7 +131,8 @@ class Preview(VerticalScroll, can_focus=True):
         await self.mount(self._meta, self._body, self._links)
         if self._pending_parts is not None:
             parts, self._pending_parts = self._pending_parts, None
-            self._set_parts(*parts)
+            meta, body, links, backlinks, complete = parts
+            self._set_parts(meta, body, links, backlinks, complete=complete)
         elif not self._links.option_count:
             self._links.display = False
 
@@ -153,6 +157,10 @@ class Preview(VerticalScroll, can_focus=True):
         if path is None:
             self._clear("Select a note to preview it")
             return
+        if path == self.wanted and not keep_scroll:
+            # shown or on its way (the list's cursor catching up with a note opened elsewhere):
+            # loading it again would start a long note's render over and scroll it home
+            return
         if push and self.path is not None and self.path != path:
             self.history.append(self.path)
             del self.history[:-100]
@@ -168,14 +176,15 @@ class Preview(VerticalScroll, can_focus=True):
         self.wanted = None
         self._set_head(Group(Text(problem.path, style="bold"),
                              Text(f"skipped by the scan: {problem.message}", style="red")))
-        self._set_parts("", Text(""), [], ())
+        self._set_parts("", [], [], ())
         self.post_message(self.Opened(None))
 
     def _clear(self, message: str) -> None:
         self.path, self.entry = None, None
         self.wanted = None
+        self._seq += 1
         self._set_head(Group(Text(message, style="italic")))
-        self._set_parts("", Text(""), [], ())
+        self._set_parts("", [], [], ())
         self.post_message(self.Opened(None))
 
     def refresh_if_changed(self) -> None:
@@ -197,7 +206,8 @@ class Preview(VerticalScroll, can_focus=True):
 
     def _load(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool) -> None:
         styles = self._note_styles()  # read on the UI thread's last write; a frozen dataclass
-        self._load_worker(path, snapshot, clock, keep_scroll, styles)
+        self._seq += 1
+        self._load_worker(path, snapshot, clock, keep_scroll, styles, self._seq)
 
     def _note_styles(self) -> Styles:
         """The body's styles from the app's theme (headings primary, links accent, broken
@@ -215,18 +225,19 @@ class Preview(VerticalScroll, can_focus=True):
         return self._styles[1]
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
-    def _load_worker(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool, styles: Styles) -> None:
+    def _load_worker(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool, styles: Styles,
+                     seq: int) -> None:
         worker = get_current_worker()
-        width = self._body_width
+        width = self._body_width or 80
         entry = snapshot.get(path)
         if entry is None:
             self.app.call_from_thread(self._clear, f"{path} is not in the index")
             return
+        head = _head(entry, self.session, snapshot.is_bundle, clock)
         if entry.kind != "note":  # attachments and folders: their facts, never their bytes
-            result = Rendered(path, entry, _head(entry, self.session, snapshot.is_bundle, clock), "",
-                              Text(""), [], linkmap.backlinks(snapshot, path))
+            result = Rendered(path, entry, head, "", [], [], linkmap.backlinks(snapshot, path))
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._apply, result, keep_scroll)
+                self.app.call_from_thread(self._apply, result, keep_scroll, seq)
             return
         try:
             with open(self.session.vault.disk_path(path), "rb") as fh:
@@ -238,36 +249,93 @@ class Preview(VerticalScroll, can_focus=True):
         _block, body = split_frontmatter(text)
         if len(data) > MAX_READ_BYTES:
             body += f"\n\n… the note is larger than {MAX_READ_BYTES // (1024 * 1024)} MB; the rest is not shown"
-        rendered_body, links = render_note(body, lambda link: linkmap.resolve(snapshot, path, link), styles,
-                                           width=width)
-        rendered_body = spans.tidy(rendered_body)
+        links: list = []
+        lines = iter_note(body, lambda link: linkmap.resolve(snapshot, path, link), links, styles, MAX_LINES, width)
+        # a reload of the note on screen (keep_scroll) replaces it whole: no flicker to a short body
+        batch: list[Text] = []
+        started = False
+        posted = time.monotonic()
+        wrapped = 0
+        step = time.perf_counter()
+        for line in lines:
+            batch.extend(wrap(line, width))
+            if len(batch) - wrapped < FIRST_LINES and time.perf_counter() - step < WORK_S:
+                continue
+            wrapped = len(batch)
+            # the UI thread gets the interpreter between short steps, at once: a thread that
+            # holds it makes every hop of the event loop wait its switch interval (5 ms)
+            time.sleep(REST_S)
+            step = time.perf_counter()
+            if worker.is_cancelled:
+                return
+            if keep_scroll:
+                continue
+            if not started and len(batch) >= FIRST_LINES:
+                result = Rendered(path, entry, head, _meta(entry), batch, links, (), complete=False)
+                self.app.call_from_thread(self._apply, result, False, seq)
+                started, batch, wrapped, posted = True, [], 0, time.monotonic()
+            elif started and time.monotonic() - posted >= BATCH_S:  # each batch re-lays the screen out
+                self.app.call_from_thread(self._more, batch, seq)
+                batch, wrapped, posted = [], 0, time.monotonic()
         backlinks = linkmap.backlinks(snapshot, path)
         if worker.is_cancelled:
             return
-        result = Rendered(path, entry, _head(entry, self.session, snapshot.is_bundle, clock), _meta(entry),
-                          rendered_body, links, backlinks)
-        self.app.call_from_thread(self._apply, result, keep_scroll)
+        if started:
+            self.app.call_from_thread(self._finish, batch, links, backlinks, seq)
+        else:
+            result = Rendered(path, entry, head, _meta(entry), batch, links, backlinks)
+            self.app.call_from_thread(self._apply, result, keep_scroll, seq)
 
-    def _apply(self, r: Rendered, keep_scroll: bool) -> None:
+    def _apply(self, r: Rendered, keep_scroll: bool, seq: int) -> None:
+        if seq != self._seq:
+            return  # a later load is on its way
         same = r.path == self.path
         self.path, self.entry = r.path, r.entry
         self._set_head(r.head)
-        self._set_parts(r.meta, r.body, r.links, r.backlinks)
+        self._set_parts(r.meta, r.body, r.links, r.backlinks, complete=r.complete)
         if not (keep_scroll and same):
             self.scroll_home(animate=False, immediate=True)
         self.post_message(self.Opened(r.path))
+
+    def _more(self, lines: list[Text], seq: int) -> None:
+        if seq != self._seq:
+            return
+        if self._body.is_mounted:
+            self._body.add_lines(lines, complete=False)
+        elif self._pending_parts is not None:  # the parts are not mounted yet: they take it all
+            self._pending_parts[1].extend(lines)
+
+    def _finish(self, lines: list[Text], links: list, backlinks: tuple[str, ...], seq: int) -> None:
+        if seq != self._seq:
+            return
+        if not self._body.is_mounted:  # the first batch waits for the parts: take the whole note
+            meta, body, _links, _back, _complete = self._pending_parts or ("", [], [], (), True)
+            self._set_parts(meta, [*body, *lines], links, backlinks)
+            return
+        self._body.add_lines(lines, complete=True)
+        self._set_links(links, backlinks)
+
+    @property
+    def rendering(self) -> bool:
+        """True while the body's later lines are still being rendered."""
+        return not self._body.complete
 
     def _set_head(self, head: Group) -> None:
         self.head_text = "\n".join(t.plain for t in head.renderables if isinstance(t, Text))
         self._head.update(head)
 
-    def _set_parts(self, meta: Any, body: Text, links: list, backlinks: tuple[str, ...]) -> None:
+    def _set_parts(self, meta: Any, body: list[Text], links: list, backlinks: tuple[str, ...], *,
+                   complete: bool = True) -> None:
         self.links, self.backlinks = links, backlinks
         if not self._body.is_mounted:
-            self._pending_parts = (meta, body, links, backlinks)
+            self._pending_parts = (meta, list(body), links, backlinks, complete)
             return
         self._meta.update(meta)
-        self._body.update(body)
+        self._body.set_lines(body, complete=complete)
+        self._set_links(links, backlinks)
+
+    def _set_links(self, links: list, backlinks: tuple[str, ...]) -> None:
+        self.links, self.backlinks = links, backlinks
         options = self._links
         options.clear_options()
         seen: set[str] = set()
@@ -282,7 +350,6 @@ class Preview(VerticalScroll, can_focus=True):
         options.add_options(items)
         options.display = bool(items)
         options.border_title = f"Links {len(seen)} · Backlinks {len(backlinks)}"
-
     # -- following ------------------------------------------------------------------------
     def on_preview_follow_link(self, event: FollowLink) -> None:
         event.stop()

@@ -1,0 +1,115 @@
+"""A preview that never blocks (issue 16, item 3): a 5,000-line note in one Static froze the
+app for 9-11 s. The body is now rendered and wrapped in batches in the preview's worker and
+drawn with the Line API: the first screen is shown before the rest of the note is rendered,
+keys act meanwhile, and the whole note arrives in the end."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual import events
+
+from tui_helpers import pin_mtimes
+
+from tui.idle import settle
+from tui.widgets.notebody import NoteBody
+from tui.widgets.preview import FIRST_LINES
+
+
+def long_note(lines: int) -> str:
+    out = ["---", "title: Long note", "---", "# Long note"]
+    for i in range(lines):
+        if i % 40 == 0:
+            out.append(f"## Part {i // 40}")
+        elif i % 40 == 39:
+            out.append(f"The end of part {i // 40} links to [[Short]] and #tag/part{i // 40}.")
+        else:
+            out.append(f"Line {i}: some words with `code`, **bold** text and a [[Missing note {i}]] link.")
+    out.append("LAST LINE OF THE NOTE")
+    return "\n".join(out) + "\n"
+
+
+def vault_with_long_note(tmp_path: Path, lines: int = 5000) -> Path:
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Long.md").write_text(long_note(lines))
+    (root / "Short.md").write_text("A short note.\n")
+    (root / "Zed.md").write_text("The last note.\n")
+    return pin_mtimes(root)
+
+
+async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(tmp_path: Path, app_for) -> None:
+    app = app_for(vault_with_long_note(tmp_path))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        preview = app.main.preview
+        body = app.query_one(NoteBody)
+        assert preview.path == "Long.md"  # the first row
+        assert body.complete and "LAST LINE OF THE NOTE" in body.plain  # in the end, all of it
+        assert len(body.lines) > 5000
+        assert app.main.preview.virtual_size.height > 5000
+
+        app.main.open_note("Short.md")
+        await settle(app)
+        seen: list[tuple[int, bool]] = []  # (lines, complete) when the preview said it shows the note
+        original = preview._apply
+
+        def apply(r, keep_scroll, seq):
+            original(r, keep_scroll, seq)
+            if r.path == "Long.md":
+                seen.append((len(body.lines), body.complete))
+
+        preview._apply = apply
+        app.main.open_note("Long.md")
+        await pilot.pause()
+        while not seen:
+            await pilot.pause(0.01)
+        lines, complete = seen[0]
+        assert not complete and FIRST_LINES <= lines < 1000  # a first screenful, not the whole note
+        # while the rest renders, keys act: the preview scrolls (keys posted as a terminal sends
+        # them; Pilot.press would wait for the app to be idle, i.e. for the whole note)
+        app.set_focus(preview)  # at once (Widget.focus waits behind queued messages)
+        for y in range(1, 4):
+            app.post_message(events.Key("down", None))
+            while preview.scroll_y < y and not body.complete:
+                await asyncio.sleep(0.005)
+        scrolled_while_rendering = preview.scroll_y == 3 and not body.complete
+        await settle(app)
+        assert scrolled_while_rendering
+        assert body.complete and "LAST LINE OF THE NOTE" in body.plain
+        assert preview.links and preview.backlinks == ()
+
+
+async def test_a_note_opened_during_a_long_render_replaces_it(tmp_path: Path, app_for) -> None:
+    app = app_for(vault_with_long_note(tmp_path))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        preview = app.main.preview
+        app.main.open_note("Short.md")
+        await settle(app)
+        app.main.open_note("Long.md")
+        while preview.path != "Long.md":
+            await pilot.pause(0.01)
+        app.main.open_note("Zed.md")  # the long note's later batches must not land on this one
+        await settle(app)
+        body = app.query_one(NoteBody)
+        assert preview.path == "Zed.md" and body.plain.strip() == "The last note." and body.complete
+
+
+async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Path, app_for) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    line = "word " * 30 + "[[Link]]\n"
+    (root / "Huge.md").write_text("# Huge\n" + line * (50 * 1024 * 1024 // len(line)))  # ~50 MB
+    (root / "Long line.md").write_text("x" * 3_000_000 + " END\n")  # one 3 MB line
+    pin_mtimes(root)
+    app = app_for(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, timeout=120)
+        body = app.query_one(NoteBody)
+        assert app.main.preview.path == "Huge.md"
+        assert "more lines not shown: open the note in your editor" in "".join(body.plain.splitlines()[-2:])
+        app.main.open_note("Long line.md")
+        await settle(app, timeout=120)
+        assert body.lines and "characters of this line are not shown" in body.plain
+        await pilot.press("q")
