@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             return _err(str(exc))
         _log_warnings_to_stderr()
         if args.stdio:
+            from . import stdiofront
+
+            stdiofront.start(sys.argv[1:])  # the handshake is answered while the rest starts (stdiofront.py)
             stdio_vault = open_vault(args, load=False)
             _report_problems_to_stderr(stdio_vault)
             try:
@@ -254,9 +257,9 @@ async def _serve_socket(host) -> int:
 def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str]) -> int:
     from core.disk.vaultlock import VaultBusy, VaultLock
 
-    from .activity import AuditLog
-    from .server import build_server
+    from . import stdiofront
 
+    front = stdiofront.start(sys.argv[1:])  # started already by tui/entry.py, unless run another way
     lock = VaultLock(vault.root_real)
     try:
         lock.acquire(record={"kind": "stdio", "socket": None, "http": None})
@@ -264,11 +267,14 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         reach = f"--socket {busy.holder.socket}" if busy.holder.socket else f"--vault {vault.root_real}"
         return _err(f"{busy}; quit it first, or have this client run `vaultwatch bridge {reach}` instead")
     try:
-        _start_live(vault)
+        _start_live(vault)  # the index loads while the SDK imports
+        from .activity import AuditLog
+        from .server import build_server
+
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, **_server_options(args))
         audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
         try:
-            asyncio.run(server.run_stdio_async())
+            asyncio.run(front.run(server))
         except KeyboardInterrupt:
             pass
         finally:

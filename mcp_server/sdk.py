@@ -133,3 +133,13 @@ def request_scope(request: Any) -> Mapping[str, Any] | None:
     """The ASGI scope of the HTTP request a call arrived in, or None (stdio, in-memory)."""
     scope = getattr(request, "scope", None)
     return scope if isinstance(scope, Mapping) else None
+
+
+async def run_stdio(server: MCPServer, stdin: Any, stdout: Any) -> None:
+    """MCPServer.run_stdio_async on the given line streams (`async for line in stdin`, `await
+    stdout.write(text)` / `flush()`): the stdio front hands the SDK the lines it read first."""
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server
+    async with stdio_server(stdin, stdout) as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

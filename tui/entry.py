@@ -1,6 +1,7 @@
 """The `vaultwatch` console entry point. `vaultwatch bridge` (spawned by MCP clients, which wait
-for its first answer) starts on the standard library and the relay alone; every other command
-loads the whole command line (tui/cli.py)."""
+for its first answer) starts on the standard library and the relay alone; `serve --stdio` starts
+its stdio front first (mcp_server/stdiofront.py); every command then loads the whole command
+line (tui/cli.py)."""
 from __future__ import annotations
 
 import sys
@@ -14,6 +15,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from mcp_server.bridge_cli import main as bridge
 
         return bridge(args[1:])
+    if args[:1] == ["serve"] and "--stdio" in args and not {"-h", "--help"} & set(args):
+        from mcp_server import stdiofront
+
+        stdiofront.start(args)  # answers the client's handshake while the SDK imports (stdiofront.py)
     from tui.cli import main as full
 
     return full(args)

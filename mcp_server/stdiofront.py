@@ -1,0 +1,333 @@
+"""`serve --stdio` answers the handshake before the MCP SDK is imported.
+
+A client that spawns `vaultwatch serve --stdio` waits for the answer to its `initialize` (and
+then to `tools/list`) before it does anything, and importing the MCP SDK alone takes ~0.9 s.
+So the stdio server has a front, started with the process (tui/entry.py) on the standard
+library only:
+
+- It owns the process's stdin and stdout: the real descriptors are kept private, fd 0 reads
+  the null device and fd 1 goes to stderr (as the SDK's own stdio transport arranges), so a
+  stray print never corrupts the wire.
+- Until the SDK server is built it reads the client's lines itself. `initialize` and a plain
+  `tools/list` are answered at once from a cache of the SDK's own earlier answers, byte for
+  byte (the result text the SDK wrote, with the client's id). The cache
+  (`$XDG_CACHE_HOME/vaultwatch/handshake/`) is keyed by the command line, the VAULTWATCH_*
+  environment, the vaultwatch sources and the installed SDK (size and mtime of each file), and
+  by the protocol version. Everything else waits, in order, for the SDK.
+- Then the SDK server takes over (`run`): every line read so far, the client's `initialize`
+  included, goes to it in order; its replies to the replayed `initialize` and to a `tools/list`
+  the front answered are compared with what the front sent and never sent twice (a difference
+  updates the cache and is logged). A cache miss is filled from the SDK's answer as it passes.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+log = logging.getLogger("vaultwatch.stdio")
+
+CACHE_FILES_KEPT = 16
+_front: StdioFront | None = None
+
+
+def cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "vaultwatch", "handshake")
+
+
+def _code_roots() -> list[str]:
+    """vaultwatch's packages and the installed SDK's (their files decide what the SDK answers)."""
+    import importlib.util
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    roots = [os.path.join(here, "mcp_server"), os.path.join(here, "core")]
+    for name in ("mcp", "mcp_types", "pydantic", "pydantic_core"):
+        with contextlib.suppress(ImportError, ValueError):
+            spec = importlib.util.find_spec(name)
+            if spec is not None and spec.origin:
+                roots.append(spec.origin)  # its __init__.py: replaced by every install
+    return roots
+
+
+def signature(argv: Sequence[str]) -> str:
+    """The key of the cached answers: what could change them."""
+    digest = hashlib.sha256()
+    env = {k: v for k, v in os.environ.items() if k.startswith("VAULTWATCH_")}
+    digest.update(json.dumps({"argv": list(argv), "env": sorted(env.items())}).encode())
+    for root in _code_roots():
+        if os.path.isfile(root):
+            st = os.stat(root)
+            digest.update(f"{root}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+            continue
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", "demo_vault"))
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    with contextlib.suppress(OSError):
+                        st = os.stat(os.path.join(folder, name))
+                        digest.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:32]
+
+
+def _id_text(request_id: Any) -> str | None:
+    """The id as the SDK writes it (int or string), or None for ids the front leaves to the SDK."""
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        return None
+    return json.dumps(request_id, ensure_ascii=False)
+
+
+def _plain_initialize(params: Any) -> str | None:
+    """The requested protocol version of an initialize the SDK would accept as it is, else None."""
+    if not isinstance(params, dict) or set(params) - {"protocolVersion", "capabilities", "clientInfo", "_meta"}:
+        return None
+    info, caps, version = params.get("clientInfo"), params.get("capabilities"), params.get("protocolVersion")
+    if not (isinstance(version, str) and isinstance(caps, dict) and all(isinstance(v, dict) for v in caps.values())
+            and isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)):
+        return None
+    return version
+
+
+def _result_text(line: str, id_text: str) -> str | None:
+    """The result part of the SDK's reply line to `id_text`, or None when it is not a plain result."""
+    prefix = '{"jsonrpc":"2.0","id":' + id_text + ',"result":'
+    body = line.rstrip("\n")
+    return body[len(prefix):-1] if body.startswith(prefix) and body.endswith("}") else None
+
+
+class StdioFront:
+    """The stdio front (see module doc). One per process: `start`, then `run` with the built server."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.key = signature(argv)
+        self.path = os.path.join(cache_dir(), self.key + ".json")
+        self.answers: dict[str, dict[str, str]] = {"initialize": {}, "tools/list": {}}
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            with open(self.path, encoding="utf-8") as fh:
+                data = json.load(fh)
+            for method in self.answers:
+                self.answers[method].update({k: v for k, v in data.get(method, {}).items() if isinstance(v, str)})
+        self._in = os.dup(0)
+        self._out = os.dup(1)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        self._out_lock = threading.Lock()
+        self._route_lock = threading.Lock()
+        self.pending: list[bytes | None] = []  # lines for the SDK, in order (None: stdin ended)
+        self.version: str | None = None  # the protocol version this session negotiated
+        self.swallow: dict[str, tuple[str, str, str]] = {}  # id -> (method, key, what the front sent)
+        self.capture: dict[str, tuple[str, str]] = {}  # id -> (method, key): the SDK's answer fills the cache
+        self.answered_early = 0
+        self._verify = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue | None = None
+        threading.Thread(target=self._read, name="vaultwatch-stdio-front", daemon=True).start()
+
+    # -- the wire ---------------------------------------------------------------------
+    def _write(self, data: bytes) -> None:
+        with self._out_lock:
+            view = memoryview(data)
+            while view:
+                try:
+                    n = os.write(self._out, view)
+                except OSError:
+                    return  # the client went away; stdin's end stops the server
+                view = view[n:]
+
+    def _send_result(self, id_text: str, result: str) -> None:
+        self._write(('{"jsonrpc":"2.0","id":' + id_text + ',"result":' + result + "}\n").encode())
+
+    def _read(self) -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(self._in, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if buf.strip():
+                    self._route(buf)
+                self._route(None)
+                return
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                if line.strip():
+                    self._route(line)
+
+    def _route(self, raw: bytes | None) -> None:
+        with self._route_lock:
+            if self._loop is None:
+                self._early(raw)
+            else:
+                assert self._queue is not None
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, raw)
+
+    # -- before the SDK ---------------------------------------------------------------
+    def _early(self, raw: bytes | None) -> None:
+        message = None
+        if raw is not None and (b'"initialize"' in raw or b'"tools/list"' in raw):
+            with contextlib.suppress(ValueError):
+                message = json.loads(raw)
+        if isinstance(message, dict) and message.get("jsonrpc") == "2.0":
+            id_text = _id_text(message.get("id"))
+            method, params = message.get("method"), message.get("params")
+            if method == "initialize" and id_text is not None and self.version is None:
+                requested = _plain_initialize(params)
+                if requested is not None:
+                    cached = self.answers["initialize"].get(requested)
+                    if cached is None:
+                        self.capture[id_text] = ("initialize", requested)
+                    else:
+                        self._send_result(id_text, cached)
+                        self.answered_early += 1
+                        self.version = json.loads(cached).get("protocolVersion")
+                        self.swallow[id_text] = ("initialize", requested, cached)
+            elif method == "tools/list" and id_text is not None and params in (None, {}):
+                cached = self.answers["tools/list"].get(self.version) if self.version else None
+                if cached is not None and id_text not in self.swallow:
+                    self._send_result(id_text, cached)
+                    self.answered_early += 1
+                    self._verify += 1  # the SDK answers it too, under an id of ours: compared, not sent
+                    verify_id = f"vaultwatch-front-verify-{self._verify}"
+                    self.swallow[json.dumps(verify_id)] = ("tools/list", self.version or "", cached)
+                    raw = json.dumps({"jsonrpc": "2.0", "id": verify_id, "method": "tools/list"}).encode()
+                elif cached is None:
+                    self.capture[id_text] = ("tools/list", "")  # "": the version negotiated by then
+        self.pending.append(raw)
+
+    # -- the SDK ----------------------------------------------------------------------
+    async def run(self, server: Any) -> None:
+        """Hand the session to the SDK server (mcp_server.sdk.run_stdio) until stdin ends."""
+        from . import sdk
+
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+        with self._route_lock:
+            for raw in self.pending:
+                queue.put_nowait(raw)
+            self.pending = []
+            self._loop, self._queue = loop, queue
+        await sdk.run_stdio(server, _Lines(self, queue), _Out(self))
+
+    def _seen(self, raw: bytes) -> None:
+        """A client line on its way to the SDK: note what its answer should fill in the cache."""
+        if b'"initialize"' not in raw and b'"tools/list"' not in raw:
+            return
+        with contextlib.suppress(ValueError):
+            message = json.loads(raw)
+            if not isinstance(message, dict):
+                return
+            id_text = _id_text(message.get("id"))
+            method, params = message.get("method"), message.get("params")
+            if id_text is None or id_text in self.swallow:
+                return
+            if method == "initialize" and self.version is None and _plain_initialize(params):
+                self.capture[id_text] = ("initialize", _plain_initialize(params) or "")
+            elif method == "tools/list" and params in (None, {}) and self.version not in self.answers["tools/list"]:
+                self.capture[id_text] = ("tools/list", "")
+
+    def _outgoing(self, line: str) -> bool:
+        """An SDK reply on its way to the client: False when it must not be sent (the front sent it)."""
+        if not (self.swallow or self.capture):
+            return True
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return True
+        id_text = _id_text(message.get("id")) if isinstance(message, dict) and "method" not in message else None
+        if id_text is None:
+            return True
+        if id_text in self.swallow:
+            method, key, sent = self.swallow.pop(id_text)
+            got = _result_text(line, id_text)
+            if got != sent:
+                log.warning("the SDK's %s answer differs from the cached one the client got; the cache is updated",
+                            method)
+                self._store(method, key, got)
+            return False
+        if id_text in self.capture:
+            method, key = self.capture.pop(id_text)
+            got = _result_text(line, id_text)
+            if got is not None and method == "initialize":
+                with contextlib.suppress(ValueError, AttributeError):
+                    self.version = json.loads(got).get("protocolVersion")
+            key = key or self.version or ""
+            if key:
+                self._store(method, key, got)
+        return True
+
+    def _store(self, method: str, key: str, result: str | None) -> None:
+        if result is None:
+            self.answers[method].pop(key, None)
+        elif self.answers[method].get(key) == result:
+            return
+        else:
+            self.answers[method][key] = result
+        try:
+            folder = cache_dir()
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            tmp = f"{self.path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(self.answers, fh, ensure_ascii=False)
+            os.replace(tmp, self.path)
+            kept = sorted((e for e in os.scandir(folder) if e.name.endswith(".json")),
+                          key=lambda e: e.stat().st_mtime, reverse=True)
+            for old in kept[CACHE_FILES_KEPT:]:
+                with contextlib.suppress(OSError):
+                    os.unlink(old.path)
+        except OSError as exc:
+            log.warning("cannot keep the handshake cache in %s: %s", cache_dir(), exc)
+
+
+class _Lines:
+    """The client's lines as the SDK's stdio transport reads them (`async for line in stdin`)."""
+
+    def __init__(self, front: StdioFront, queue: asyncio.Queue) -> None:
+        self.front, self.queue = front, queue
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        raw = await self.queue.get()
+        if raw is None:
+            raise StopAsyncIteration
+        self.front._seen(raw)
+        return raw.decode("utf-8", "replace")
+
+
+class _Out:
+    """Where the SDK's stdio transport writes its lines (`await stdout.write(...)`, `flush()`)."""
+
+    def __init__(self, front: StdioFront) -> None:
+        self.front = front
+
+    async def write(self, text: str) -> None:
+        if self.front._outgoing(text):
+            await asyncio.to_thread(self.front._write, text.encode())
+
+    async def flush(self) -> None:
+        return None
+
+
+def start(argv: Sequence[str]) -> StdioFront:
+    """The process's stdio front, started now (once)."""
+    global _front
+    if _front is None:
+        _front = StdioFront(argv)
+    return _front
+
+
+def current() -> StdioFront | None:
+    return _front

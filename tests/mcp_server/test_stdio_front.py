@@ -1,0 +1,161 @@
+"""`serve --stdio` answers the handshake before the SDK is imported (mcp_server/stdiofront.py), with
+the SDK's own bytes: real processes, raw JSON-RPC lines, answers compared byte for byte with the SDK
+serving stdio on its own."""
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mcp_testing import ROOT, VAULTWATCH
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "raw", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+TOOLS = {"jsonrpc": "2.0", "id": "tools-é", "method": "tools/list"}
+LISTING = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_documents",
+                                                                       "arguments": {"limit": 2}}}
+
+# the SDK alone: what MCPServer.run_stdio_async writes for the same server
+SDK_ONLY = """
+import asyncio, sys
+from core.vault import Vault
+from mcp_server.server import build_server
+vault = Vault(sys.argv[1])
+vault.load()
+server, _ = build_server(vault)
+asyncio.run(server.run_stdio_async())
+"""
+
+# the front started as tui/entry.py starts it; it reports whether it answered before the SDK was imported
+EARLY = """
+import sys, time
+from mcp_server import stdiofront
+front = stdiofront.start(sys.argv[1:])
+deadline = time.monotonic() + 60
+while front.answered_early < 2 and time.monotonic() < deadline:
+    time.sleep(0.01)
+print(f"early={front.answered_early} sdk_imported={'mcp' in sys.modules or 'mcp_types' in sys.modules}",
+      file=sys.stderr, flush=True)
+from tui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.fixture
+def env(tmp_path):
+    run = Path(os.environ.get("XDG_RUNTIME_DIR", tmp_path))
+    return {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state"),
+            "XDG_RUNTIME_DIR": str(run)}
+
+
+def exchange(cmd: list[str], env: dict, *messages: dict, stderr_says: str = "") -> tuple[list[bytes], str]:
+    """Send `messages`, wait for an answer to each request (and for `stderr_says` on stderr), close stdin;
+    every stdout line and stderr (the process must exit 0). (stdin's end stops a stdio server: answers
+    still due are dropped.)"""
+    want = {m["id"] for m in messages if "id" in m}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    err: list[bytes] = []
+
+    def read_stderr() -> None:
+        while chunk := os.read(proc.stderr.fileno(), 1 << 16):
+            err.append(chunk)
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        proc.stdin.write(b"".join(json.dumps(m, ensure_ascii=False).encode() + b"\n" for m in messages))
+        proc.stdin.flush()
+        lines, seen, buf = [], set(), b""
+        deadline = time.monotonic() + 120
+        while not want <= seen and time.monotonic() < deadline:
+            if select.select([proc.stdout], [], [], 0.5)[0]:
+                chunk = os.read(proc.stdout.fileno(), 1 << 20)
+                assert chunk, f"stdout closed early: {b''.join(err).decode()[-2000:]}"
+                *done, buf = (buf + chunk).split(b"\n")
+                lines += done
+                seen |= {json.loads(line).get("id") for line in done}
+        assert want <= seen, f"no answer to {want - seen}"
+        while stderr_says.encode() not in b"".join(err) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.stdin.close()
+        lines += [ln for ln in (buf + proc.stdout.read()).splitlines() if ln.strip()]
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    reader.join(10)
+    return lines, b"".join(err).decode()
+
+
+def by_id(lines: list[bytes]) -> dict:
+    out: dict = {}
+    for raw in lines:
+        key = json.loads(raw).get("id")
+        assert key not in out, f"two answers to {key!r}"
+        out[key] = raw
+    return out
+
+
+def serve(vault: Path, *extra: str) -> list[str]:
+    return [*VAULTWATCH, "serve", str(vault), "--stdio", *extra]
+
+
+def test_the_handshake_from_the_cache_is_the_sdks_answer_byte_for_byte_and_comes_before_the_sdk(demo_vault, env):
+    reference = by_id(exchange([sys.executable, "-c", SDK_ONLY, str(demo_vault)], env, INIT, INITIALIZED, TOOLS)[0])
+    assert set(reference) == {1, "tools-é"}
+    first = by_id(exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)[0])  # no cache yet: the SDK answers
+    assert first == reference
+    cached = list((Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json"))
+    assert len(cached) == 1
+    lines, err = exchange([sys.executable, "-c", EARLY, "serve", str(demo_vault), "--stdio"], env,
+                          INIT, INITIALIZED, TOOLS, LISTING)
+    assert "early=2 sdk_imported=False" in err  # both answered before the SDK was imported
+    answers = by_id(lines)  # the SDK's answers to the replayed initialize and tools/list were not sent again
+    assert set(answers) == {1, "tools-é", 3}
+    assert answers[1] == reference[1] and answers["tools-é"] == reference["tools-é"]
+    listing = json.loads(answers[3])["result"]  # the SDK took the session over: initialized by the replay
+    assert not listing["isError"] and listing["structuredContent"]["returned"] == 2
+
+
+def test_a_cached_answer_that_differs_from_the_sdks_is_corrected(demo_vault, env):
+    exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)
+    [path] = (Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json")
+    good = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**good, "tools/list": {"2025-06-18": '{"tools":[]}'}}), encoding="utf-8")
+    stale, err = exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS, stderr_says="differs from the cached")
+    assert json.loads(by_id(stale)["tools-é"])["result"] == {"tools": []}  # sent before the SDK could say otherwise
+    assert "differs from the cached one" in err
+    assert json.loads(path.read_text(encoding="utf-8")) == good
+    again = by_id(exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)[0])
+    assert json.loads(again["tools-é"])["result"]["tools"]
+
+
+def test_other_options_have_answers_of_their_own(demo_vault, env):
+    everything = by_id(exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)[0])
+    read_only = by_id(exchange(serve(demo_vault, "--read-only"), env, INIT, INITIALIZED, TOOLS)[0])
+    names = {t["name"] for t in json.loads(read_only["tools-é"])["result"]["tools"]}
+    assert "list_documents" in names and "write" not in names
+    assert "write" in {t["name"] for t in json.loads(everything["tools-é"])["result"]["tools"]}
+    assert len(list((Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json"))) == 2
+
+
+def test_an_initialize_the_front_does_not_know_goes_to_the_sdk(demo_vault, env):
+    exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)
+    odd = {**INIT, "id": 5, "params": {**INIT["params"], "protocolVersion": "1999-01-01"}}  # negotiated down
+    lines, _ = exchange(serve(demo_vault), env, odd, INITIALIZED, TOOLS)
+    answers = by_id(lines)
+    assert json.loads(answers[5])["result"]["protocolVersion"] != "1999-01-01"
+    assert json.loads(answers["tools-é"])["result"]["tools"]
+    broken = {**INIT, "id": 6, "params": {"protocolVersion": "2025-06-18"}}  # no clientInfo: the SDK refuses it
+    answers = by_id(exchange(serve(demo_vault), env, broken)[0])
+    assert "error" in json.loads(answers[6])
