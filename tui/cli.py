@@ -158,16 +158,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     vault = open_vault(args)
     try:
-        last = -1
-        while not vault.wait_search_ready(0.5):
-            status = vault.search_status()
-            if status.problem:
-                raise VaultError(status.problem)
-            if status.done != last and sys.stderr.isatty():
-                print(_progress_bar(status.done, status.total, "building the search index"), end="", file=sys.stderr)
-                last = status.done
-        if last >= 0 and sys.stderr.isatty():
-            print(_progress_bar(1, 1, "building the search index")[:-len("1/1 notes")] + "done", file=sys.stderr)
+        status = vault.search_status
+        _wait_with_bar(vault.wait_search_ready, lambda: (status().done, status().total, status().problem),
+                       "building the search index")
         res = vault.search(args.query, folder=args.folder, recursive=False if args.no_recursive else None,
                            pattern=args.pattern, filters=pairs(_parse_filters(args.filter)), limit=args.limit,
                            cursor=args.cursor, count=True, mode=args.mode,
@@ -183,6 +176,62 @@ def cmd_search(args: argparse.Namespace) -> int:
         rows.append(row)
     _print_hits(rows, args.json)
     _summary(len(res.hits), res.total, res.match, res.mode, res.next_cursor, "")
+    return 0
+
+
+def _wait_with_bar(ready, status, what: str) -> None:
+    """Wait for ready() (polled every half second), with a progress bar on a terminal's stderr."""
+    last = -1
+    while not ready(0.5):
+        done, total, problem = status()
+        if problem:
+            raise VaultError(problem)
+        if done != last and sys.stderr.isatty():
+            print(_progress_bar(done, total, what), end="", file=sys.stderr)
+            last = done
+    if last >= 0 and sys.stderr.isatty():
+        print(_progress_bar(1, 1, what)[:-len("1/1 notes")] + "done", file=sys.stderr)
+
+
+def cmd_similar(args: argparse.Namespace) -> int:
+    """Notes like one note, nearest by meaning (the `similar` tool; needs vaultwatch[semantic])."""
+    call = {"path": args.path, "limit": args.limit}
+    if args.folder is not None:
+        call["folder"] = args.folder
+    if not args.local and not getattr(args, "as_of", None) and getattr(args, "okf", "auto") == "auto":
+        import os
+
+        from mcp_server.remote import RemoteError, call_tool
+
+        root = os.path.realpath(args.vault or str(demo_vault_path()))
+        try:
+            remote = call_tool(root, "similar", call)
+        except RemoteError as exc:
+            raise VaultError(str(exc)) from None
+        if remote is not None:
+            rows = remote.get("result", [])
+            if args.json:
+                rows = [{k: v for k, v in r.items() if k != "tags"} for r in rows]
+            _print_hits(rows, args.json)
+            print(f"{len(rows)} notes like {args.path} (answered by the running vaultwatch)", file=sys.stderr)
+            return 0
+    vault = open_vault(args)
+    try:
+        vectors = vault.start_vectors()
+        if vectors is None:
+            raise VaultError("similar needs semantic search: install vaultwatch[semantic] "
+                             "(or unset VAULTWATCH_SEMANTIC=0)")
+        search = vault.start_search()
+        _wait_with_bar(vault.wait_search_ready, lambda: (search.done, search.total, search.problem),
+                       "building the search index")
+        _wait_with_bar(vectors.wait_ready, lambda: (vectors.done, vectors.total, vectors.problem),
+                       "computing note vectors")
+        res = vault.similar(args.path, folder=args.folder, limit=args.limit)
+    finally:
+        vault.stop()
+    rows = [hit.as_json() for hit in res.hits]
+    _print_hits(rows, args.json)
+    print(f"{len(rows)} notes like {res.query}", file=sys.stderr)
     return 0
 
 
@@ -311,6 +360,16 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
                    help="search in this process even when a running vaultwatch serves the vault")
     p.add_argument("--json", action="store_true", help="JSON lines, one object per hit")
     handlers["search"] = cmd_search
+
+    p = sub.add_parser("similar", help="notes like one note, nearest by meaning (needs vaultwatch[semantic])")
+    _vault_options(p)
+    p.add_argument("path", help="vault-relative path of the note, e.g. 'Projects/Atlas Migration.md'")
+    p.add_argument("--folder", default=None, help="only notes in this folder and its subfolders")
+    p.add_argument("--limit", type=int, default=10, help="notes to show (default 10, at most 100)")
+    p.add_argument("--local", action="store_true",
+                   help="compute here even when a running vaultwatch serves the vault")
+    p.add_argument("--json", action="store_true", help="JSON lines, one object per note")
+    handlers["similar"] = cmd_similar
 
     p = sub.add_parser("links", help="outgoing links, backlinks and broken links of one note, or (--broken) "
                                      "every note with unresolved links")

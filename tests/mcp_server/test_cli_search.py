@@ -7,6 +7,9 @@ import shutil
 import signal
 import subprocess
 
+import pytest
+
+from core.search import semantic
 from core.vault import demo_vault_path
 from mcp_testing import ROOT, VAULTWATCH
 
@@ -42,3 +45,41 @@ def test_search_asks_the_running_server_then_answers_locally_when_it_is_gone(soc
     after = search()
     assert after.returncode == 0 and "answered by" not in after.stderr
     assert [json.loads(line)["path"] for line in after.stdout.splitlines()] == paths
+
+
+needs_extra = pytest.mark.skipif(not semantic.available(),
+                                 reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')")
+
+
+@needs_extra
+def test_similar_asks_the_running_server_and_answers_the_same_locally(sock_dir, tmp_path):
+    vault = tmp_path / "demo"
+    shutil.copytree(demo_vault_path(), vault, symlinks=True)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(sock_dir), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("VAULTWATCH_SEMANTIC", None)
+    note = "Areas/Engineering/Deploy Runbook.md"
+
+    def similar(*extra: str, environ=env) -> subprocess.CompletedProcess:
+        return subprocess.run([*VAULTWATCH, "similar", str(vault), note, "--json", "--limit", "5", *extra], cwd=ROOT,
+                              env=environ, capture_output=True, text=True, timeout=180)
+
+    proc = subprocess.Popen([*VAULTWATCH, "serve", str(vault)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("vaultwatch: serving ")
+        remote = similar()
+        assert remote.returncode == 0, remote.stderr
+        assert "answered by the running vaultwatch" in remote.stderr
+        paths = [json.loads(line)["path"] for line in remote.stdout.splitlines()]
+        assert len(paths) == 5 and note not in paths
+        local = similar("--local")
+        assert local.returncode == 0 and "answered by" not in local.stderr, local.stderr
+        assert [json.loads(line)["path"] for line in local.stdout.splitlines()] == paths
+        missing = subprocess.run([*VAULTWATCH, "similar", str(vault), "No/Such note.md"], cwd=ROOT, env=env,
+                                 capture_output=True, text=True, timeout=60)
+        assert missing.returncode != 0 and "No/Such note.md" in missing.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+    off = similar("--local", environ={**env, "VAULTWATCH_SEMANTIC": "0"})
+    assert off.returncode != 0 and "vaultwatch[semantic]" in off.stderr
