@@ -850,6 +850,15 @@ class SearchIndex(ChangeFollower):
         local.con, local.epoch = con, self._epoch
         return con
 
+    def close_reader(self) -> None:
+        """Close this thread's read connection (and free its page cache), e.g. after a bulk read."""
+        local = self._local
+        con = getattr(local, "con", None)
+        if con is not None:
+            local.con = None
+            local.scope_key = None  # the scope table went with the connection
+            con.close()
+
     def search(self, text: object, scope: Query, *, limit: int = 20, cursor: str | None = None,
                count: bool | None = None) -> SearchResult:
         """Rank the notes in `scope` that match `text`. See `Vault.search`.

@@ -14,7 +14,10 @@ here is imported by the rest of core.
 from __future__ import annotations
 
 import importlib.util
+import json
+import mmap
 import os
+import struct
 import threading
 import time
 from pathlib import Path
@@ -29,8 +32,8 @@ DIM = 256
 MAX_TOKENS = 256  # tokens of a note that make its vector (the name, title, headings and body start first)
 PASSAGE_CHARS = 1200
 BATCH = 256
-SCORE_CHUNK = 8192
-CACHE_VERSION = 1
+SCORE_CHUNK = 2048  # rows widened to float32 at a time (2 MB, which the C heap keeps)
+CACHE_VERSION = 2  # 2: paths as UTF-8 bytes
 
 
 def available() -> bool:
@@ -48,7 +51,6 @@ class Embedder:
 
     def __init__(self) -> None:
         import numpy as np
-        from safetensors import safe_open
         from tokenizers import Tokenizer
 
         # located, not imported: wordllama's __init__ imports requests, whose urllib3 opens an
@@ -61,8 +63,8 @@ class Embedder:
         tokenizer = pkg / "tokenizers" / "l2_supercat_tokenizer_config.json"
         if not weights.is_file() or not tokenizer.is_file():
             raise RuntimeError(f"wordllama's bundled model is missing ({weights.name}, {tokenizer.name})")
-        with safe_open(str(weights), framework="np", device="cpu") as f:
-            self._table = f.get_tensor("embedding.weight")  # float16, 32000 x 256 (16 MB)
+        self._map, self._table = _map_tensor(weights, "embedding.weight")  # float16, 32000 x 256 (16 MB)
+        self._map_path = str(weights)
         self._tok = Tokenizer.from_file(str(tokenizer))
         self._tok.no_padding()
         self._tok.no_truncation()
@@ -84,9 +86,38 @@ class Embedder:
                 out[i] = v / norm
         return out
 
+    def release(self) -> None:
+        """Hand the table's pages back to the page cache (a query reads a few rows of it again)."""
+        try:
+            self._map.madvise(mmap.MADV_DONTNEED)
+        except (AttributeError, OSError, ValueError):
+            pass
+
     def quantize(self, vecs):
         np = self._np
         return np.clip(np.rint(vecs * 127.0), -127, 127).astype(np.int8)
+
+
+def _map_tensor(path: Path, name: str):
+    """(mmap, numpy view) of one tensor of a safetensors file, mapped read-only, not copied: the
+    pages a build touched can be dropped from the process afterwards (`Embedder.release`).
+    The format: an 8-byte little-endian header length, a JSON header, then the raw tensors."""
+    import numpy as np
+
+    with open(path, "rb") as f:
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    (size,) = struct.unpack("<Q", mm[:8])
+    meta = json.loads(mm[8:8 + size])[name]
+    dtypes = {"F16": np.float16, "F32": np.float32}
+    if meta.get("dtype") not in dtypes:
+        raise RuntimeError(f"unexpected tensor type {meta.get('dtype')!r} in {path.name}")
+    start, end = meta["data_offsets"]
+    shape = tuple(meta["shape"])
+    dtype = np.dtype(dtypes[meta["dtype"]])
+    if end - start != dtype.itemsize * int(np.prod(shape)):
+        raise RuntimeError(f"{path.name}: the tensor's size does not match its shape")
+    table = np.frombuffer(mm, dtype=dtype, count=int(np.prod(shape)), offset=8 + size + start).reshape(shape)
+    return mm, table
 
 
 def passage(name: str, title: str, aliases: str, headings: str, body: str) -> str:
@@ -109,8 +140,7 @@ class VectorIndex(ChangeFollower):
         self._lock = threading.Lock()
         self.embedder: Embedder | None = None
         # published state (replaced whole under _lock; readers take a reference)
-        self._paths: list[str] = []
-        self._row: dict[str, int] = {}
+        self._paths: list[str] = []  # the snapshot's own path strings, in row order (no path -> row dict: 8 MB at 100k)
         self._keys = np.zeros((0, 3), dtype=np.int64)
         self._mat = np.zeros((0, DIM), dtype=np.int8)
         self.ready = False
@@ -155,7 +185,8 @@ class VectorIndex(ChangeFollower):
             with np.load(self.cache_path, allow_pickle=False) as z:
                 if int(z["version"]) != CACHE_VERSION or str(z["root"]) != self.vault.root_real:
                     return {}
-                paths = str(z["paths"]).split("\n") if z["paths"].size and str(z["paths"]) else []
+                raw = z["paths"].tobytes().decode("utf-8")
+                paths = raw.split("\n") if raw else []
                 keys, mat = z["keys"], z["vecs"]
                 if len(paths) != len(keys) or mat.shape != (len(paths), DIM):
                     return {}
@@ -165,14 +196,15 @@ class VectorIndex(ChangeFollower):
 
     def _save_cache(self) -> None:
         np = self._np
-        with self._lock:
-            paths, keys, mat = list(self._paths), self._keys.copy(), self._mat.copy()
+        with self._lock:  # published arrays are replaced whole, never changed in place: no copies
+            paths, keys, mat = self._paths, self._keys, self._mat
         tmp = self.cache_path.with_name(self.cache_path.name + f".tmp{os.getpid()}")
         try:
             self.cache_path.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as f:
                 np.savez(f, version=np.array(CACHE_VERSION), root=np.array(self.vault.root_real),
-                         paths=np.array("\n".join(paths)), keys=keys, vecs=mat)
+                         paths=np.frombuffer("\n".join(paths).encode("utf-8"), dtype=np.uint8), keys=keys,
+                         vecs=mat)
             os.replace(tmp, self.cache_path)
         except OSError as exc:
             try:
@@ -216,12 +248,14 @@ class VectorIndex(ChangeFollower):
             time.sleep(0)
         with self._lock:
             self._paths, self._keys, self._mat = paths, keys, mat
-            self._row = {p: i for i, p in enumerate(paths)}
         self.build_seconds = time.perf_counter() - started
+        self._model.release()  # the table's rows are read again only for the odd query or change
+        self.search.close_reader()  # this thread's read connection: its page cache holds the notes' text
+        release_free_memory()  # the batches' token arrays and passages are garbage now
         self.ready = True
         if todo:
             self._save_cache()
-        release_free_memory()  # the batches' token arrays and passages are garbage now
+            release_free_memory()
 
     def _update(self, batch: list[str]) -> None:
         """Re-embed changed notes, add new ones, drop removed ones (a new published matrix)."""
@@ -231,7 +265,7 @@ class VectorIndex(ChangeFollower):
             time.sleep(0.02)  # the passages come from the full-text index: let it apply the change first
         snap = self.vault.snapshot
         with self._lock:
-            paths, row, keys, mat = list(self._paths), dict(self._row), self._keys, self._mat
+            paths, keys, mat = list(self._paths), self._keys, self._mat
         live = [snap.by_path[p] for p in batch if p in snap.by_path and snap.by_path[p].kind == NOTE]
         gone = {p for p in batch if p not in snap.by_path or snap.by_path[p].kind != NOTE}
         vecs = self._model.quantize(self._model.embed(self._texts(live))) if live else None
@@ -259,7 +293,8 @@ class VectorIndex(ChangeFollower):
             mat = np.concatenate([mat, np.stack(add_vecs)])
         with self._lock:
             self._paths, self._keys, self._mat = paths, keys, mat
-            self._row = {p: i for i, p in enumerate(paths)}
+        self._model.release()
+        self.search.close_reader()
         self._save_cache()
 
     # queries ----------------------------------------------------------------------------------
@@ -280,7 +315,7 @@ class VectorIndex(ChangeFollower):
             return []
         q = query_vec.astype(np.float32) / 127.0
         sims = np.empty(len(paths), dtype=np.float32)
-        for i in range(0, len(paths), SCORE_CHUNK):  # int8 rows widened a chunk at a time (8 MB, not 100)
+        for i in range(0, len(paths), SCORE_CHUNK):  # int8 rows widened a chunk at a time (2 MB, not 100)
             # einsum, not BLAS: its threads spin against each other on a busy 2-core machine (7x slower)
             sims[i:i + SCORE_CHUNK] = np.einsum("ij,j->i", mat[i:i + SCORE_CHUNK], q)
         if allowed is not None:
@@ -299,5 +334,9 @@ class VectorIndex(ChangeFollower):
 
     def vector_of(self, path: str):
         with self._lock:
-            i = self._row.get(path)
-            return None if i is None else self._mat[i].astype(self._np.float32) / 127.0
+            paths, mat = self._paths, self._mat
+        try:
+            i = paths.index(path)  # a scan (~1 ms at 100k notes), for one similar() call
+        except ValueError:
+            return None
+        return mat[i].astype(self._np.float32) / 127.0

@@ -125,6 +125,22 @@ def test_a_new_note_gets_its_vector_from_the_live_index(vec_vault, corpus):
 
 
 @needs_extra
+def test_the_model_table_is_mapped_not_copied_and_survives_release():
+    import numpy as np
+    from safetensors import safe_open
+
+    e = semantic.Embedder()
+    weights = Path(e._map_path)
+    with safe_open(str(weights), framework="np", device="cpu") as f:
+        copied = f.get_tensor("embedding.weight")
+    assert e._table.dtype == copied.dtype and e._table.shape == copied.shape
+    assert not e._table.flags.owndata and np.array_equal(e._table, copied)  # a view of the file's bytes
+    before = e.embed(["rotate the deploy keys", "Zürich café notes"])
+    e.release()
+    assert np.array_equal(e.embed(["rotate the deploy keys", "Zürich café notes"]), before)
+
+
+@needs_extra
 def test_a_warm_start_reuses_the_cached_vectors_offline(corpus, vec_vault, monkeypatch, clock):
     vec_vault._vectors._save_cache()
 
