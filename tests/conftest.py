@@ -44,8 +44,9 @@ def write_files(root: Path, files: Files) -> Path:
 def _private_cache_home(tmp_path_factory: pytest.TempPathFactory):
     """Keep the index cache of every vault a test opens out of the real ~/.cache (tests that
     need their own cache folder still set XDG_CACHE_HOME with monkeypatch)."""
-    previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME")}
+    previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg-config"))  # no developer's settings.toml
     os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))  # server records, logs, tokens, change journals
     yield
     for name, value in previous.items():

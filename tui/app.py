@@ -88,12 +88,19 @@ class VaultwatchApp(App[None]):
         if not self.config.animate:
             self.animation_level = "none"
         self._theme_error: str | None = None
-        if self.config.theme:
+        self.settings = None
+        if self.config.settings:  # the person's settings file (tui.settings)
+            from . import settings  # noqa: PLC0415
+
+            self.settings = settings.load()
+        theme = self.config.theme or (self.settings.theme if self.settings is not None else None)
+        if theme:
             try:
-                self.theme = self.config.theme
+                self.theme = theme
             except Exception:  # an unknown name: say so once the screen is up, keep the default
-                self._theme_error = (f"unknown theme {self.config.theme!r}: pick one with ctrl+p › Theme "
+                self._theme_error = (f"unknown theme {theme!r}: pick one with ctrl+p › Theme "
                                      f"(e.g. {', '.join(sorted(self.available_themes)[:4])})")
+        self._saved_theme = self.theme  # a theme picked later is written to the settings file
 
     def get_default_screen(self) -> Screen:
         self._main = MainScreen(self)
@@ -124,6 +131,8 @@ class VaultwatchApp(App[None]):
             self.set_interval(self.config.tick, lambda: self.main.tick())
         if self._theme_error:
             self.notify(self._theme_error, severity="warning", title="theme")
+        if self.settings is not None:
+            self._apply_settings()
         # paint first: the loader's stat/parse loop, the MCP SDK import and the hidden tabs
         # would all delay the first frame
         self.call_after_refresh(self._start_services)
@@ -162,6 +171,38 @@ class VaultwatchApp(App[None]):
         sent_to = self.key_targets.pop(id(event), None)
         if self._main is not None and self.screen is self._main and self._main.reroute(event, sent_to):
             event.prevent_default()
+
+    def _apply_settings(self) -> None:
+        """The settings file's keymap (binding ids, as Textual's set_keymap), its problems said,
+        and from now on the theme the person picks kept in it."""
+        from . import settings  # noqa: PLC0415
+
+        found = self.settings
+        assert found is not None
+        problems = list(found.problems)
+        if found.keymap:
+            unknown = sorted(set(found.keymap) - settings.binding_ids())
+            if unknown:
+                problems.append(f"{found.path}: [keymap] has no binding {', '.join(map(repr, unknown))} "
+                                "(the ids are in the help screen, ?)")
+            self.set_keymap({k: v for k, v in found.keymap.items() if k not in unknown})
+        for problem in problems:
+            self.notify(problem, severity="warning", title="settings", markup=False, timeout=10)
+        self.theme_changed_signal.subscribe(self, self._theme_picked)
+
+    def _theme_picked(self, theme) -> None:
+        if theme.name == self._saved_theme or self.quitting:
+            return
+        self._saved_theme = theme.name
+        self.run_worker(lambda: self._save_theme(theme.name), thread=True, group="settings", exit_on_error=False,
+                        description="save the theme")
+
+    def _save_theme(self, name: str) -> None:
+        from . import settings  # noqa: PLC0415
+
+        problem = settings.save_theme(name, self.settings.path if self.settings is not None else None)
+        if problem:
+            self.from_thread(lambda: self.notify(problem, severity="warning", title="settings", markup=False))
 
     def person_acts(self, seconds: float | None = None) -> None:
         """A person's input is being answered: agents' calls wait a moment (core.live.foreground)."""
@@ -311,15 +352,23 @@ class VaultwatchApp(App[None]):
         sections = [("Everywhere", [MainScreen, self]), ("Lists", [DocList, RowList]), ("Preview", [Preview]),
                     ("Folder tree", [FolderView]), ("Filter bar", [FilterBar]), ("Trust tab", [TrustPane])]
         out: list[tuple[str, list[tuple[str, str]]]] = []
+        keymap = getattr(self, "_keymap", {}) or {}
         for title, sources in sections:
             rows: dict[str, list[str]] = {}
+            ids: dict[str, list[str]] = {}
             for source in sources:
                 for binding in source.BINDINGS:
                     if not isinstance(binding, Binding) or not binding.description:
                         continue
-                    keys = [self.get_key_display(Binding(k.strip(), "")) for k in binding.key.split(",")]
+                    spec = keymap.get(binding.id, binding.key) if binding.id else binding.key
+                    keys = [self.get_key_display(Binding(k.strip(), "")) for k in spec.split(",")]
                     rows.setdefault(binding.description, []).extend(keys)
-            out.append((title, [(", ".join(dict.fromkeys(keys)), what) for what, keys in rows.items()]))
+                    if binding.id:
+                        ids.setdefault(binding.description, []).append(binding.id)
+            # the binding ids are what [keymap] in settings.toml names (tui.settings)
+            out.append((title, [(", ".join(dict.fromkeys(keys)),
+                                 what + (f"  ({', '.join(dict.fromkeys(ids[what]))})" if what in ids else ""))
+                                for what, keys in rows.items()]))
         out[0][1].append(("ctrl+p", "command palette: open a note by title, switch panel, as-of date, "
                                     "copy the bridge config, theme"))
         out[0][1].append(("mouse", "click rows, headers (sort), folders (scope) and links in the preview"))

@@ -20,7 +20,7 @@ Handler = Callable[[argparse.Namespace], int]
 def _vault_options(p: argparse.ArgumentParser, positional: bool = True) -> None:
     if positional:
         p.add_argument("vault", nargs="?", default=None,
-                       help="vault folder (default: the bundled demo vault)")
+                       help="vault folder (default: [tui] vault in settings.toml, else the bundled demo vault)")
     p.add_argument("--as-of", metavar="DATE", default=None,
                    help="judge staleness as of this date (YYYY-MM-DD) instead of today")
     p.add_argument("--okf", choices=["auto", "on", "off"], default="auto",
@@ -34,9 +34,16 @@ def clock_from(args: argparse.Namespace) -> Clock:
     return parse_as_of(args.as_of) if getattr(args, "as_of", None) else SystemClock()
 
 
+def default_vault() -> str:
+    """The vault opened when none is named: `[tui] vault` of the settings file, else the demo vault."""
+    from .settings import load  # noqa: PLC0415
+
+    return load().vault or str(demo_vault_path())
+
+
 def open_vault(args: argparse.Namespace, *, load: bool = True) -> Vault:
     """Open (and by default fully load) the vault named on the command line."""
-    root = args.vault or str(demo_vault_path())
+    root = args.vault or default_vault()
     vault = Vault(root, clock=clock_from(args), okf_mode=args.okf, attachment_exts=args.attachment_exts)
     apply_approval(args, vault, tui=getattr(args, "command", None) == "tui")
     if load:
@@ -120,7 +127,7 @@ def _remote_search(args: argparse.Namespace) -> dict | None:
 
     from mcp_server.remote import RemoteError, call_tool
 
-    root = os.path.realpath(args.vault or str(demo_vault_path()))
+    root = os.path.realpath(args.vault or default_vault())
     try:
         return call_tool(root, "search", _search_args(args))
     except RemoteError as exc:

@@ -23,6 +23,8 @@ class AppConfig:
     user: who the triage actions write as (`human:<user>`); None: the login name.
     idle_gc: collect garbage between frames when input is quiet (tui.gcpolicy), not mid-frame;
     off in tests, whose process outlives the app.
+    settings: read the settings file (tui.settings: theme, keymap) and keep the theme picked
+    there; off in tests unless a test turns it on (with a tmp XDG_CONFIG_HOME).
     """
 
     mcp: bool = True
@@ -39,12 +41,13 @@ class AppConfig:
     theme: str | None = None
     user: str | None = None
     idle_gc: bool = True
+    settings: bool = True
 
 
 def fixed_config(**changes) -> AppConfig:
     """A deterministic config: no server, no watcher, no timers, no blink, a frozen wall clock,
     the garbage collector left as CPython runs it."""
     base = dict(mcp=False, watch=False, tick=None, animate=False, wall=lambda: FIXED_WALL, localtime=time.gmtime,
-                idle_gc=False)
+                idle_gc=False, settings=False)
     base.update(changes)
     return AppConfig(**base)

@@ -8,6 +8,7 @@ that shows the write releases them.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import subprocess
 from typing import TYPE_CHECKING
 
@@ -59,7 +60,8 @@ class TriageFlow:
 
             def chosen(status: str | None) -> None:
                 if status is not None:
-                    self._act(doclist, self.actions.set_status, targets, status)
+                    self._confirm_bulk(targets, f"Set the status of {what} to {status}?",
+                                       lambda: self._act(doclist, self.actions.set_status, targets, status))
 
             app.push_screen(StatusScreen(what, current), chosen)
         elif action == "verify":
@@ -74,12 +76,48 @@ class TriageFlow:
 
             def days_chosen(days: int | None) -> None:
                 if days is not None:
-                    self._act(doclist, self.actions.snooze, targets, days, as_of)
+                    self._confirm_bulk(targets, f"Snooze {what} for {days} days (stale_after "
+                                                f"{as_of + dt.timedelta(days=days)})?",
+                                       lambda: self._act(doclist, self.actions.snooze, targets, days, as_of))
 
             app.push_screen(SnoozeScreen(what, as_of.isoformat(), blink=app.config.animate), days_chosen)
         elif action == "edit":
             self.screen.run_worker(self._edit(targets[0]), group="write", exit_on_error=False,
                                    description="$EDITOR")
+
+    def _confirm_bulk(self, targets: list[Entry], question: str, act) -> None:
+        """One note: the dialog's choice was the decision. Several: say how many, then confirm."""
+        if len(targets) == 1:
+            act()
+            return
+        from .screens.triage import ConfirmScreen  # noqa: PLC0415
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                act()
+
+        self.app.push_screen(ConfirmScreen(question), confirmed)
+
+    def open_in_obsidian(self, entry: Entry) -> None:
+        """Hand the note's obsidian:// URI to the system opener (in a thread), saying what happened;
+        the URI is copied when it could not be opened."""
+        from . import fixit  # noqa: PLC0415
+
+        uri = fixit.obsidian_uri(self.app.session.vault.root, entry.path)
+
+        def run() -> None:
+            problem = fixit.open_uri(uri)
+            self.app.from_thread(self._opened, entry.path, uri, problem)
+
+        self.screen.run_worker(run, thread=True, group="open", exit_on_error=False, description="open in Obsidian")
+
+    def _opened(self, path: str, uri: str, problem: str | None) -> None:
+        if problem is None:
+            self.app.notify(f"{path}\n{uri}", title="opened in Obsidian", markup=False)
+            return
+        self.app.copy_to_clipboard(uri)
+        self.app.notify(f"{problem}: the URI was not opened (copied instead):\n{uri}", title="open in Obsidian",
+                        severity="warning", markup=False, timeout=10)
 
     def _act(self, doclist: DocList, fn, *args) -> None:
         doclist.clear_picks()

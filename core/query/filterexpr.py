@@ -81,8 +81,9 @@ def _read_bare(text: str, i: int) -> tuple[str, int]:
     return text[i:j], j
 
 
-def tokenize(text: str) -> tuple[FilterTerm, ...]:
-    """Split filter-bar text into terms (raises FilterError on malformed ones)."""
+def tokenize(text: str, *, search: bool = False) -> tuple[FilterTerm, ...]:
+    """Split filter-bar text into terms (raises FilterError on malformed ones). With `search`
+    (the bar's full-text mode) `-word` is a free word to exclude, as the search tool reads it."""
     terms: list[FilterTerm] = []
     i, n = 0, len(text)
     while i < n:
@@ -122,6 +123,8 @@ def tokenize(text: str) -> tuple[FilterTerm, ...]:
         word, i = text[i:j], j
         if word.startswith("#") and len(word) > 1:
             terms.append(FilterTerm("tags", word[1:], negated, start, i))
+        elif negated and search and word:
+            terms.append(FilterTerm(None, word, True, start, i))
         elif negated:  # at the end of the text it may be the start of a -key:value being typed
             if not word:
                 raise FilterError("a lone '-' excludes nothing: write -key:value, e.g. -status:draft", start, i,
@@ -236,16 +239,23 @@ class Analysis:
     applied: str
     terms: tuple[FilterTerm, ...]
     pending: FilterError | None = None
+    search: str = ""  # full-text mode: the free words as the search tool reads them (the query is the scope)
 
 
-def analyse(text: str, snapshot: Snapshot | None = None) -> Analysis:
+SEARCH_PREFIX = "?"  # filter-bar text starting with it is a full-text search
+
+
+def analyse(text: str, snapshot: Snapshot | None = None, *, search: bool = False) -> Analysis:
     """The Query of `text` as far as it is typed: an incomplete last term (`status:`, `owner:"Ana`,
     `-sta`) is left out and returned as `pending`, so a list and its counts always show the text
     in `applied`. With a snapshot, path: folders match regardless of case. Raises FilterError for
-    a term that more typing cannot fix."""
+    a term that more typing cannot fix.
+
+    With `search`, the free words (`-word` excludes one) become `search`, the text for the
+    full-text search, and the query holds only the key:value terms: the search's scope."""
     pending = None
     try:
-        terms = tokenize(text)
+        terms = tokenize(text, search=search)
         applied = text
     except FilterError as exc:
         if not exc.incomplete:
@@ -254,9 +264,13 @@ def analyse(text: str, snapshot: Snapshot | None = None) -> Analysis:
         while cut > 0 and not text[cut - 1].isspace():
             cut -= 1
         pending, applied = exc, text[:cut].rstrip()
-        terms = tokenize(applied)
+        terms = tokenize(applied, search=search)
     folders = folder_names(snapshot) if snapshot is not None and any(t.key == "path" for t in terms) else None
-    return Analysis(to_query(terms, folders), applied, terms, pending)
+    if not search:
+        return Analysis(to_query(terms, folders), applied, terms, pending)
+    words = " ".join(("-" if t.negated else "") + (f'"{t.value}"' if any(c.isspace() for c in t.value) else t.value)
+                     for t in terms if t.key is None)
+    return Analysis(to_query(tuple(t for t in terms if t.key is not None), folders), applied, terms, pending, words)
 
 
 def folder_names(snapshot: Snapshot) -> dict[str, str]:

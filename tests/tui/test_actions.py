@@ -12,7 +12,7 @@ import pytest
 from tui_helpers import access
 
 from tui.idle import settle
-from tui.screens.triage import SnoozeScreen, StatusScreen
+from tui.screens.triage import ConfirmScreen, SnoozeScreen, StatusScreen
 from tui.widgets.activity import ActivityList
 
 USER = "tester"
@@ -59,6 +59,9 @@ async def set_status(app, pilot, key: str) -> None:
     await pilot.pause()
     assert isinstance(app.screen, StatusScreen)
     await pilot.press(key)
+    await pilot.pause()
+    if isinstance(app.screen, ConfirmScreen):  # several notes: a confirm that counts them
+        await pilot.press("y")
     await finish(app, pilot)
 
 

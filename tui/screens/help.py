@@ -21,6 +21,7 @@ FILTER_HELP = (
     ("path:Projects/**", "glob on the path; path:projects means that folder, in any case"),
     ("-status:draft  -path:Archive", "exclude notes matching key:value, or under a folder"),
     ("tab  →", "take the suggested key, value, tag or folder; a term that selects nothing says why"),
+    ("?words  ctrl+f", "full-text search of the notes' text, ranked; key:value terms and -word narrow it"),
 )
 
 
@@ -60,7 +61,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(syntax, id="help-syntax")
             yield Static(Text("Terms AND together. Agents reach this vault over MCP on the socket shown in the "
                               "status line; ctrl+p › Copy bridge config gives a client configuration. "
-                              "escape closes this screen.", style="dim"), id="help-foot")
+                              "Settings (theme, default vault, [keymap] of the ids in brackets): "
+                              "$XDG_CONFIG_HOME/vaultwatch/settings.toml. escape closes this screen.", style="dim"),
+                         id="help-foot")
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

@@ -39,6 +39,7 @@ from core.query.listing import Query, warm as warm_listing
 from ..messages import (AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ListFailed, ListReady,
                         ProblemReported)
 from ..querying import ListScheduler, count_all
+from ..searching import SearchFlow
 from ..triaging import TriageFlow
 from ..widgets.activity import ActivityList, ActivityPanel
 from ..widgets.doclist import DocList
@@ -47,13 +48,14 @@ from ..widgets.folders import FolderView
 from ..widgets.preview import Preview
 from ..widgets.problems import Problem, ProblemList
 from ..widgets.rowlist import RowList
+from ..widgets.searchlist import SearchList
 from ..widgets.statusline import StatusLine
 from ..widgets.triage import PANES, Requery, TriagePane
 
 if TYPE_CHECKING:
     from ..app import VaultwatchApp
 
-VIEW_GROUPS = frozenset({"query", "counts", "preview", "warm", "hints"})
+VIEW_GROUPS = frozenset({"query", "counts", "preview", "warm", "hints", "search"})
 COUNTS_DELAY = 0.15
 COUNTS_DELAY_BIG = 0.5
 BIG_VAULT = 20_000
@@ -69,6 +71,7 @@ class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "app.quit", "Quit", id="app.quit"),
         Binding("slash", "focus_filter", "Filter", id="app.filter"),
+        Binding("ctrl+f", "search", "Full-text search (?words)", show=False, id="app.search"),
         Binding("question_mark", "app.help", "Help", id="app.help"),
         Binding("f", "toggle_follow", "Follow", id="app.follow"),
         Binding("a", "toggle_activity", "Activity", id="app.activity"),
@@ -83,6 +86,9 @@ class MainScreen(Screen[None]):
         Binding("3", "tab('stale')", "Stale", show=False, id="app.tab_stale"),
         Binding("4", "tab('trust')", "Trust", show=False, id="app.tab_trust"),
         Binding("5", "tab('broken')", "Broken", show=False, id="app.tab_broken"),
+        Binding("y", "copy_path", "Copy the note's path", show=False, id="app.copy_path"),  # tui/fixit.py
+        Binding("Y", "copy_link", "Copy its [[wikilink]]", show=False, id="app.copy_link"),
+        Binding("o", "open_obsidian", "Open in Obsidian", show=False, id="app.obsidian"),
         Binding("C", "changes", "Changes", show=False, id="app.changes"),  # tui/review.py: diffs, revert, approval
         Binding("g", "approval_mode", "Approval mode", show=False, id="app.approval"),
     ]
@@ -98,6 +104,7 @@ class MainScreen(Screen[None]):
         self.reading = False  # narrow screens: the preview replaces the list
         self.loaded = False  # the screen has seen a complete index
         self.triage = TriageFlow(self, app)
+        self.searcher = SearchFlow(self)
         self.lists = ListScheduler(self, self.session, show=lambda *a: self.show_rows(*a), failed=self._list_error,
                                    quitting=lambda: app.quitting)
         self._counts_timer = None
@@ -119,11 +126,14 @@ class MainScreen(Screen[None]):
         self._activity_panel = ActivityPanel(self.session, id="activity")
         self._status = StatusLine(id="status")
         self._panes = [cls(self.session, pane_id, lazy=i > 0) for i, (pane_id, cls) in enumerate(PANES)]
+        self._search_list = SearchList(id="search-list")  # the filter bar's full-text mode (tui.searching)
+        self._search_list.display = False
         yield self._filterbar
         with Horizontal(id="main"):
             yield self._tree
             with self._tabs:
                 yield from self._panes
+            yield self._search_list
             yield self._preview
         yield self._activity_panel
         yield self._status
@@ -193,7 +203,9 @@ class MainScreen(Screen[None]):
         self._tree.display = self._user_layout.get("tree", width >= 140)
         self._activity_panel.display = self._user_layout.get("activity", height >= 30)
         self._preview.display = not narrow or self.reading
-        self._tabs.display = not (narrow and self.reading)
+        searching = self.searcher.active
+        self._tabs.display = not (narrow and self.reading) and not searching
+        self._search_list.display = not (narrow and self.reading) and searching
         self.set_class(narrow, "-narrow")
 
     @property
@@ -215,7 +227,14 @@ class MainScreen(Screen[None]):
 
     @property
     def active_list(self) -> RowList:
+        """The list the person works in: the full-text hits in search mode, else the tab's."""
+        if self.searcher.active:
+            return self._search_list
         return self.active_pane.rowlist
+
+    @property
+    def search_list(self) -> SearchList:
+        return self._search_list
 
     @property
     def activity(self) -> ActivityPanel:
@@ -239,13 +258,14 @@ class MainScreen(Screen[None]):
         if not (self.loaded and self.app.services.started and self._preview.built
                 and all(p.ready for p in self._panes)):
             return False
-        if self._counts_timer is not None or self._preview_timer is not None or self.lists.pending:
+        if self._counts_timer is not None or self._preview_timer is not None or self.lists.pending \
+                or self.searcher.pending:
             return False
         return not any(w.group in VIEW_GROUPS and not w.is_finished for w in self.app.workers)
 
     def answered(self) -> bool:
         """Nothing the person asked for is still on its way (a list query, a write)."""
-        return not self.lists.pending and not self.triage.pending
+        return not self.lists.pending and not self.triage.pending and not self.searcher.pending
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.services.worker_failed(event)
@@ -336,6 +356,8 @@ class MainScreen(Screen[None]):
         """Re-run the visible pane's query off the UI thread (coalesced: tui.querying)."""
         if not self._live():
             return
+        if self.searcher.active and pane is None:
+            self.searcher.run()  # the hits follow the index (and the folder scope) too
         pane = pane or self.active_pane
         try:
             q = self.query_for(pane)
@@ -414,7 +436,19 @@ class MainScreen(Screen[None]):
                 self.warm_filter()
 
     # -- user actions -----------------------------------------------------------------------------
+    def on_filter_bar_searched(self, message: FilterBar.Searched) -> None:
+        self._typing_until = time.monotonic() + TYPING_PAUSE
+        self.app.person_acts()
+        entering = not self.searcher.active
+        self.searcher.request(message.words, message.scope)
+        if entering:
+            self._apply_layout()
+
     def on_filter_bar_applied(self, message: FilterBar.Applied) -> None:
+        if self.searcher.active:  # the `?` was deleted: back to the tab's list
+            self.searcher.stop()
+            self._apply_layout()
+            self.refresh_views(keep=False)
         if message.query == self.filter_query:
             return  # "vault" -> "vault " lists the same notes
         self._typing_until = time.monotonic() + TYPING_PAUSE
@@ -527,6 +561,14 @@ class MainScreen(Screen[None]):
         self.preview.show(path, push=self.preview.path is not None)
         self.active_list.select_key(path)
 
+    def action_search(self) -> None:
+        """The filter bar in full-text mode: its text gets the `?` prefix."""
+        field = self._filterbar.query_one("#filter-input", Input)
+        if not self._filterbar.searching:
+            field.value = filterexpr.SEARCH_PREFIX + field.value
+        field.cursor_position = len(field.value)
+        self.app.set_focus(field)
+
     def action_focus_filter(self) -> None:
         # at once: keys typed right after `/` are queued already and must reach the field
         self.app.set_focus(self._filterbar.query_one("#filter-input", Input))
@@ -635,6 +677,37 @@ class MainScreen(Screen[None]):
             return [entry]
         current = doclist.current
         return [current] if current is not None else []
+
+    def seen_entry(self) -> Entry | None:
+        """The note the person looks at: the previewed one, else the list's cursor row (a
+        Broken row's note); None for a skipped file or an empty list."""
+        rowlist = self.active_list
+        if isinstance(rowlist, DocList):
+            found = self.targets(rowlist, edit=True)
+            return found[0] if found else None
+        path = self.preview.wanted if self.preview.display else None
+        entry = self.session.snapshot.get(path) if path else None
+        if entry is not None:
+            return entry
+        row = rowlist.current
+        return getattr(row, "entry", None)
+
+    def action_copy_path(self) -> None:
+        from .. import fixit  # noqa: PLC0415
+        entry = self.seen_entry()
+        if entry is not None:
+            fixit.copy(self.app, entry.path, "path")
+
+    def action_copy_link(self) -> None:
+        from .. import fixit  # noqa: PLC0415
+        entry = self.seen_entry()
+        if entry is not None:
+            fixit.copy(self.app, fixit.wikilink(entry, self.session.snapshot), "wikilink")
+
+    def action_open_obsidian(self) -> None:
+        entry = self.seen_entry()
+        if entry is not None:
+            self.triage.open_in_obsidian(entry)
 
     def action_undo(self) -> None:
         self.triage.undo()

@@ -28,6 +28,9 @@ class DocList(RowList):
         Binding("s", "cycle_sort", "Sort", id="list.sort"),
         Binding("r", "reverse_sort", "Reverse", show=False, id="list.reverse"),
         Binding("space", "toggle_pick", "Mark the row for the next action", show=False, id="list.mark"),
+        Binding("shift+down", "pick_move(1)", "Mark the row and move down (a range)", show=False, id="list.mark_down"),
+        Binding("shift+up", "pick_move(-1)", "Mark the row and move up (a range)", show=False, id="list.mark_up"),
+        Binding("asterisk", "pick_all", "Mark every listed note (again: none)", show=False, id="list.mark_all"),
         Binding("c", "act('status')", "Status", id="list.status"),
         Binding("v", "act('verify')", "Mark human-reviewed", show=False, id="list.verify"),
         Binding("z", "act('snooze')", "Snooze stale (N days)", show=False, id="list.snooze"),
@@ -98,6 +101,23 @@ class DocList(RowList):
         self.invalidate()
         self.post_message(self.PicksChanged(self))
         self.action_move(1)
+
+    def action_pick_move(self, step: int) -> None:
+        """Mark (or unmark) the row under the cursor and move on: shift+arrows mark a range."""
+        row = self.current
+        if row is None:
+            return
+        self.picked.symmetric_difference_update({row.path})
+        self.invalidate()
+        self.post_message(self.PicksChanged(self))
+        self.action_move(step)
+
+    def action_pick_all(self) -> None:
+        """Mark every listed note for the next action, or, when they all are, none."""
+        listed = {e.path for e in self.rows}
+        self.picked = set() if listed and self.picked >= listed else listed
+        self.invalidate()
+        self.post_message(self.PicksChanged(self))
 
     def action_act(self, action: str) -> None:
         if self.current is not None:

@@ -19,8 +19,8 @@ from textual.message import Message
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
-from core.query import filterexpr
 from core.errors import QueryError
+from core.query import filterexpr
 from core.query.listing import Query
 
 if TYPE_CHECKING:
@@ -67,6 +67,16 @@ class FilterBar(Vertical):
         def can_replace(self, message) -> bool:
             return isinstance(message, FilterBar.Applied)  # a newer text supersedes a queued one
 
+    class Searched(Message):
+        """The text starts with `?`: search the text of the notes for `words` within `scope`."""
+
+        def __init__(self, text: str, words: str, scope: Query) -> None:
+            super().__init__()
+            self.text, self.words, self.scope = text, words, scope
+
+        def can_replace(self, message) -> bool:
+            return isinstance(message, (FilterBar.Searched, FilterBar.Applied))
+
     class Left(Message):
         """The user is done with the filter (escape or enter)."""
 
@@ -103,13 +113,34 @@ class FilterBar(Vertical):
         event.stop()
         self.post_message(self.Left())
 
+    @property
+    def searching(self) -> bool:
+        """The text is a full-text search (it starts with `?`)."""
+        return self.text.lstrip().startswith(filterexpr.SEARCH_PREFIX)
+
     def _apply(self, text: str) -> None:
         snapshot = self._snapshot() if self._snapshot is not None else None
+        loaded = snapshot if snapshot is not None and snapshot.loaded else None
+        body = text.lstrip()
+        search = body.startswith(filterexpr.SEARCH_PREFIX)
+        skip = len(text) - len(body) + 1 if search else 0
         try:
-            analysis = filterexpr.analyse(text, snapshot if snapshot is not None and snapshot.loaded else None)
+            analysis = filterexpr.analyse(text[skip:], loaded, search=search)
+        except filterexpr.FilterError as exc:
+            exc.start, exc.end = exc.start + skip, exc.end + skip
+            self.error, self.pending, self.hints = exc, None, ()
+            self._say(_error_text(text, exc, self.applied), error=True)
+            return
         except QueryError as exc:
             self.error, self.pending, self.hints = exc, None, ()
             self._say(_error_text(text, exc, self.applied), error=True)
+            return
+        if search:
+            self.error, self.pending, self.hints = None, analysis.pending, ()
+            self._say(_pending_text(text, analysis.pending, "?" + analysis.applied)
+                      if analysis.pending is not None else None)
+            self.applied = "?" + analysis.applied
+            self.post_message(self.Searched(text, analysis.search, analysis.query))
             return
         self.error, self.pending, self.hints = None, analysis.pending, ()
         if analysis.pending is not None:

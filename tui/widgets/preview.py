@@ -376,6 +376,9 @@ class Preview(VerticalScroll, can_focus=True):
 
 def _okf_line(entry: Entry, session: Session, clock: Clock) -> Text:
     line = Text()
+    if entry.frontmatter_error:  # as the lists say: its status and trust are not readable
+        line.append("broken frontmatter", "bold red")
+        return line
     status = entry.okf_status
     line.append(status, "bold red" if status == "deprecated" else ("yellow" if status == "draft" else "green"))
     line.append(" · ")  # tidy() keeps the spaces out of the next run's start

@@ -1,0 +1,77 @@
+"""Full-text search in the TUI (issue 16, item 9): the filter bar's `?` mode (or ctrl+f) lists
+the hits of the same core search the MCP `search` tool answers from, ranked, with the matched
+words highlighted in the snippet, scoped by the bar's key:value terms and the folder tree."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from core.query.listing import Query
+from tui.idle import settle
+from tui.widgets.searchlist import SearchList
+
+
+async def type_text(app, pilot, text: str) -> None:
+    for ch in text:
+        await pilot.press(ch if ch != " " else "space")
+    await settle(app, timeout=60)
+    await pilot.pause()
+
+
+def hits(app) -> list[str]:
+    return [h.path for h in app.main.search_list.rows]
+
+
+async def test_question_mark_searches_the_text_ranked_with_highlights(tui_demo: Path, app_for) -> None:
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        await pilot.press("slash")
+        await type_text(app, pilot, "?deploy")
+        lst = app.main.search_list
+        assert app.main.active_list is lst and lst.display and not app.main.tabs.display
+        want = app.session.vault.search("deploy", Query(), limit=200)
+        assert hits(app) == [h.path for h in want.hits] and len(want.hits) >= 2
+        assert f"{want.total} hits" in str(app.main.status.render())
+        # the snippet's matched word is drawn in the highlight style
+        line = lst.render_line(1)  # row 0 under the header
+        marked = [seg.text for seg in line if seg.style is not None and seg.style.bold]
+        assert any("deploy" in t.casefold() for t in marked), [s.text for s in line]
+        # the first hit is previewed
+        assert app.main.preview.path == hits(app)[0]
+        await pilot.press("escape")  # to the hits
+        assert app.focused is lst
+        await pilot.press("down")
+        await settle(app)
+        assert app.main.preview.path == hits(app)[1]
+
+
+async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Path, app_for) -> None:
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        await pilot.press("slash")
+        await type_text(app, pilot, "?deploy -legacy status:deprecated")
+        want = app.session.vault.search("deploy -legacy", Query(filters=(("status", "deprecated"),)), limit=200)
+        assert hits(app) == [h.path for h in want.hits]
+        assert all(app.session.snapshot.get(p).okf_status == "deprecated" for p in hits(app))
+        every = app.session.vault.search("deploy", Query(), limit=200).total
+        assert want.total < every
+
+
+async def test_ctrl_f_enters_search_mode_and_deleting_the_mark_leaves_it(tui_demo: Path, app_for) -> None:
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        await pilot.press("ctrl+f")
+        field = app.query_one("#filter-input", Input)
+        assert app.focused is field and field.value == "?"
+        await type_text(app, pilot, "runbook")
+        assert isinstance(app.main.active_list, SearchList) and hits(app)
+        await pilot.press("home", "delete")  # the `?` goes: a filter again
+        await settle(app)
+        assert field.value == "runbook"
+        assert app.main.tabs.display and not app.main.search_list.display
+        assert [e.path for e in app.main.active_list.rows] == ["Areas/Engineering/Deploy Runbook.md"]
+        assert " hits" not in str(app.main.status.render())

@@ -1,0 +1,144 @@
+"""The filter bar's full-text mode (`?words key:value…`, or ctrl+f): ranked hits from the same
+core search the MCP `search` tool answers from (`Vault.search`: the full-text index, its ranking
+and snippets, hybrid with note vectors when the semantic extra has them ready), scoped by the
+bar's key:value terms, the folder tree's scope and nothing else.
+
+Searches run in a thread, one at a time; a newer text supersedes a request not yet started
+(typing fast never queues a search per key). While the full-text index is still being built,
+the list says how far it is and the search is retried until it can answer.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from core.errors import QueryError
+from core.query.listing import Query
+from core.search.fulltext import SearchNotReady
+
+if TYPE_CHECKING:
+    from .screens.main import MainScreen
+
+LIMIT = 200  # hits listed (the total is counted in full)
+RETRY = 0.3  # seconds between tries while the full-text index is being built
+
+
+class SearchFlow:
+    """The search of one main screen: the newest request wins, the rows go to its SearchList."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.active = False  # the bar is in search mode
+        self.text = ""
+        self.scope = Query()
+        self._lock = threading.Lock()
+        self._next: tuple[int, str, Query] | None = None
+        self._busy = False
+        self._seq = 0
+        self._retry = None
+        self.shown_seq = 0
+
+    @property
+    def pending(self) -> bool:
+        return self._busy or self._next is not None or self._retry is not None
+
+    def request(self, text: str, scope: Query) -> None:
+        """Search `text` within `scope` (coalesced with requests made while one runs)."""
+        self.active = True
+        self.text, self.scope = text, scope
+        self.run()
+
+    def run(self) -> None:
+        """(Re-)run the current search: after a new text, a folder scope, an index change."""
+        if not self.active:
+            return
+        if self._retry is not None:
+            self._retry.stop()
+            self._retry = None
+        screen = self.screen
+        lst = screen.search_list
+        if not self.text.strip():
+            self._seq += 1
+            lst.set_rows((), empty="Type words to search the text of every note (key:value terms narrow it)",
+                         keep=False)
+            screen.status.set_part("search", None)
+            return
+        self._seq += 1
+        scope = replace(self.scope, folder=screen.scope)
+        with self._lock:
+            self._next = (self._seq, self.text, scope)
+            if self._busy:
+                return
+            self._busy = True
+        screen.run_worker(self._work, thread=True, group="search", exit_on_error=False, description="search")
+
+    def stop(self) -> None:
+        """Leave search mode (the bar's text no longer starts with `?`)."""
+        self.active = False
+        self._seq += 1
+        if self._retry is not None:
+            self._retry.stop()
+            self._retry = None
+        self.screen.status.set_part("search", None)
+
+    def _work(self) -> None:
+        app = self.screen.app
+        vault = app.session.vault
+        try:
+            while True:
+                with self._lock:
+                    request, self._next = self._next, None
+                    if request is None or app.quitting:
+                        self._busy = False
+                        return
+                seq, text, scope = request
+                try:
+                    result = vault.search(text, scope, limit=LIMIT)
+                except SearchNotReady as exc:
+                    app.from_thread(self._not_ready, seq, exc.message)
+                    continue
+                except QueryError as exc:
+                    app.from_thread(self._failed, seq, exc.message)
+                    continue
+                if self._next is None:
+                    app.from_thread(self._show, seq, result)
+        except BaseException:
+            with self._lock:
+                self._busy = False
+            raise
+
+    def _current(self, seq: int) -> bool:
+        return seq == self._seq and self.active and self.screen.is_attached
+
+    def _show(self, seq: int, result) -> None:
+        if not self._current(seq):
+            return
+        self.shown_seq = seq
+        lst = self.screen.search_list
+        lst.set_rows(result.hits, empty=f"No note contains {self.text!r}", keep=False)
+        how = {"all": "", "any": " (not every word: notes with any)"}.get(result.match, "")
+        part = Text(f"{result.total:,} {'hit' if result.total == 1 else 'hits'}{how}", style="bold")
+        if result.mode != "keyword":
+            part.append(f" · {result.mode}")
+        if result.index_stale:
+            part.append(" · catching up", style="italic")
+        self.screen.status.set_part("search", part)
+        self.screen.call_after_refresh(self.screen.app.answered)
+
+    def _not_ready(self, seq: int, message: str) -> None:
+        if not self._current(seq):
+            return
+        self.screen.search_list.set_rows((), empty=message, keep=False)
+        self._retry = self.screen.set_timer(RETRY, self._again)
+
+    def _again(self) -> None:
+        self._retry = None
+        self.run()
+
+    def _failed(self, seq: int, message: str) -> None:
+        if self._current(seq):
+            self.screen.search_list.set_rows((), empty=message, keep=False)
+            self.screen.status.set_part("search", None)

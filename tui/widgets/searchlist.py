@@ -1,0 +1,78 @@
+"""Full-text search hits: ranked notes with their snippet, the matched words highlighted.
+
+The hits are core's (`Vault.search`, the index and ranking the MCP `search` tool answers from);
+this list only draws them. `e` opens the hit in $EDITOR, as on every tab.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.style import Style
+from textual.binding import Binding, BindingType
+
+from core.search.fulltext import SearchHit
+
+from .problems import ProblemList
+from .rowlist import Cell, Column, RowList
+
+
+class SearchList(RowList):
+    """One row per hit, best first: title, the snippet with its highlights, folder."""
+
+    empty_text = "No note contains these words"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Open in $EDITOR", show=False, id="search.edit"),
+    ]
+
+    def row_key(self, row: SearchHit) -> str:
+        return row.path
+
+    def action_edit(self) -> None:
+        row = self.current
+        if row is not None:
+            self.post_message(ProblemList.Edit(row.entry))
+
+    def all_columns(self) -> Sequence[Column]:
+        width = self.scrollable_content_region.width
+        return [
+            Column("title", "Title", max(14, min(36, width // 4)), pos=0),
+            Column("snippet", "Match", 24, flex=True, pos=1),
+            Column("folder", "Folder", 18, pos=2),
+        ]
+
+    def cells(self, row: SearchHit, columns: Sequence[Column]) -> list[Cell]:
+        out: list = []
+        for col in columns:
+            if col.key == "title":
+                out.append((row.title, None))
+            elif col.key == "folder":
+                out.append((row.entry.folder or "/", self.cstyle("rowlist--dim")))
+            else:
+                out.append(snippet_cells(row, self.cstyle("rowlist--accent") + Style(bold=True), col.width))
+        return out
+
+
+def snippet_cells(hit: SearchHit, mark: Style, width: int = 0) -> list[tuple[str, Style | None]]:
+    """The hit's plain snippet as (text, style) runs, the matched spans in `mark`; when the first
+    match would fall past a third of `width`, the text before it is shortened to "…" and a few
+    words of context, so the match is on screen."""
+    plain, pieces, at = hit.snippet_plain, [], 0
+    spans = sorted(hit.highlights)
+    lead = width // 3
+    if width and spans and spans[0][0] > lead:
+        cut = spans[0][0] - max(0, lead - 1)
+        space = plain.find(" ", cut, spans[0][0])
+        cut = space + 1 if space >= 0 else cut
+        pieces.append(("…", None))
+        plain, spans = plain[cut:], [(a - cut, b - cut) for a, b in spans if a >= cut]
+    for start, end in spans:
+        if start < at or end > len(plain):
+            continue
+        if start > at:
+            pieces.append((plain[at:start], None))
+        pieces.append((plain[start:end], mark))
+        at = end
+    if at < len(plain):
+        pieces.append((plain[at:], None))
+    return pieces or [("", None)]
