@@ -55,6 +55,9 @@ class Entry:
     okf_trust: str = "unverified"
     stale_date: dt.date | None = None
     stale_instant: dt.datetime | None = None
+    # a note's headings (text) and block ids ("^id"), one a line: what `[[Note#Heading]]` and
+    # `[[Note#^id]]` can point at (one string per note: cheap to pickle, cache and hold)
+    anchors: str = ""
 
     def __reduce__(self):  # positional pickling: parse workers ship 100k entries to the parent
         return (make_entry, tuple([getattr(self, name) for name in _ENTRY_FIELDS]))
@@ -92,7 +95,8 @@ def make_entry(path: str, kind: str, size_bytes: int, mtime_ns: int, title: str,
                frontmatter: dict[str, Any] | None = None, tags: tuple[str, ...] = (), links: tuple[Link, ...] = (),
                content_chars: int = 0, frontmatter_error: str | None = None, decode_error: bool = False,
                mime_type: str | None = None, okf_status: str = "stable", okf_trust: str = "unverified",
-               stale_date: dt.date | None = None, stale_instant: dt.datetime | None = None) -> Entry:
+               stale_date: dt.date | None = None, stale_instant: dt.datetime | None = None,
+               anchors: str = "") -> Entry:
     """An Entry, built ~7x faster than `Entry(...)`.
 
     A frozen dataclass's __init__ sets each field through object.__setattr__ (2.2 us for 17
@@ -117,6 +121,7 @@ def make_entry(path: str, kind: str, size_bytes: int, mtime_ns: int, title: str,
     e.okf_trust = okf_trust
     e.stale_date = stale_date
     e.stale_instant = stale_instant
+    e.anchors = anchors
     e.__class__ = Entry
     return e
 

@@ -69,7 +69,7 @@ P_OFFSET = 'Character offset into the content: next_offset of a truncated read.'
 P_MAX_CHARS = 'Most characters of content (default 40000, fewer past the answer budget).'
 P_ATT_CONTENT = "Return an attachment's bytes as base64 (up to 1 MiB; by default when they fit the budget)."
 
-TRIAGE = """Count the notes that need review and page through one group: deprecated, stale (as of a date), each trust tier, broken (bad frontmatter, undecodable, skipped files), or broken_links (links to no file).
+TRIAGE = """Count the notes that need review and page through one group: deprecated, stale (as of a date), each trust tier, broken (bad frontmatter, undecodable, skipped files), or broken_links (links to no file, heading or block).
 Use it to start a review or pick what to fix first; for other combinations use list_documents filters.
 Counts cover the whole vault. The stale page is most overdue first (overdue_days per row), the others in path order; broken also lists skipped files with the reason. Outside an OKF bundle only overview, broken and broken_links apply; index.md and log.md are not triaged."""
 

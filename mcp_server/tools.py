@@ -221,7 +221,8 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             unresolved = unresolved_by_note(snap)
             for row, e in zip(rows, res.entries, strict=True):
                 row["broken_links"] = [{"target": r.link.target, "kind": r.link.kind, "heading": r.link.heading,
-                                        "alias": r.link.alias} for r in unresolved.get(e.path, ())]
+                                        "alias": r.link.alias, "missing": r.missing}
+                                       for r in unresolved.get(e.path, ())]
         n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=explicit)
         if error:
             return fail(error)

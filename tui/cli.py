@@ -260,7 +260,8 @@ def cmd_links(args: argparse.Namespace) -> int:
     print(f"outgoing ({len(report.outgoing)}):")
     for r in report.outgoing:
         shown = r.link.target + (f"#{r.link.heading}" if r.link.heading else "")
-        print(f"  {r.link.kind:<8} {shown}  ->  {r.target or 'BROKEN'}")
+        print(f"  {r.link.kind:<8} {shown}  ->  {r.target or 'BROKEN'}"
+              + (f"  (no such {r.missing})" if r.target and r.missing else ""))
     sources: dict[str, int] = {}
     for r in report.backlinks:
         sources[r.source] = sources.get(r.source, 0) + 1
@@ -272,7 +273,8 @@ def cmd_links(args: argparse.Namespace) -> int:
 
 
 def _broken_links(vault, as_json: bool) -> int:
-    """Every note with unresolved links (the linked file does not exist), in path order."""
+    """Every note with unresolved links (the linked file, or the heading or block id in an existing
+    note, does not exist), in path order."""
     from core.links.graph import unresolved_by_note
 
     vault.broken_links()  # the link graph
@@ -280,13 +282,13 @@ def _broken_links(vault, as_json: bool) -> int:
     for path, links in by_note.items():
         if as_json:
             print(json.dumps({"path": path, "broken_links": [
-                {"target": r.link.target, "kind": r.link.kind, "heading": r.link.heading, "alias": r.link.alias}
-                for r in links]}, ensure_ascii=False))
+                {"target": r.link.target, "kind": r.link.kind, "heading": r.link.heading, "alias": r.link.alias,
+                 "missing": r.missing} for r in links]}, ensure_ascii=False))
             continue
         print(path)
         for r in links:
             shown = r.link.target + (f"#{r.link.heading}" if r.link.heading else "")
-            print(f"  {r.link.kind:<8} {shown}")
+            print(f"  {r.link.kind:<8} {shown}" + (f"  (no such {r.missing})" if r.missing != "file" else ""))
     n = sum(len(v) for v in by_note.values())
     print(f"{n} unresolved links in {len(by_note)} notes", file=sys.stderr)
     return 0

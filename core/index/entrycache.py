@@ -134,6 +134,7 @@ def _encode(e: Entry, memo: dict) -> tuple:
         _share(e.mime_type, memo), _share(e.okf_status, memo), _share(e.okf_trust, memo),
         e.stale_date.toordinal() if e.stale_date is not None else None,
         e.stale_instant.isoformat() if e.stale_instant is not None else None,
+        e.anchors,
     )
 
 
@@ -149,7 +150,7 @@ def _decode(t: tuple, links_seen: dict) -> Entry:
     sd, si = t[15], t[16]
     return make_entry(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], links, t[9], t[10], t[11], t[12], t[13],
                       t[14], dt.date.fromordinal(sd) if sd is not None else None,
-                      dt.datetime.fromisoformat(si) if si is not None else None)
+                      dt.datetime.fromisoformat(si) if si is not None else None, t[17])
 
 
 def encode_bucket(entries: Iterable[Entry], written_ns: int | None = None) -> bytes:

@@ -356,7 +356,7 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
         inode=fact.inode, frontmatter=facts.frontmatter, tags=facts.tags, links=facts.links,
         content_chars=facts.content_chars, frontmatter_error=facts.frontmatter_error,
         decode_error=facts.decode_error, okf_status=facts.okf_status, okf_trust=facts.okf_trust,
-        stale_date=facts.stale_date, stale_instant=facts.stale_instant,
+        stale_date=facts.stale_date, stale_instant=facts.stale_instant, anchors=facts.anchors,
     )
 
 

@@ -8,6 +8,7 @@ note contents changed since the previous graph, the links of unchanged notes are
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,16 +27,20 @@ class ResolvedLink:
     source: str
     link: Link
     target: str | None
+    # what the link names and is not there: "file" (target None), "heading" or "block"
+    # (the note exists without that heading or block id), else None
+    missing: str | None = None
 
     @property
     def broken(self) -> bool:
-        return self.target is None
+        return self.missing is not None
 
     def as_json(self) -> dict:
-        """{source, target (as written), kind, heading, alias, resolved (vault path or null)}."""
+        """{source, target (as written), kind, heading, alias, resolved (vault path or null),
+        missing (null, "file", "heading" or "block")}."""
         link = self.link
         return {"source": self.source, "target": link.target, "kind": link.kind, "heading": link.heading,
-                "alias": link.alias, "resolved": self.target}
+                "alias": link.alias, "resolved": self.target, "missing": self.missing}
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +94,29 @@ class LinkGraph:
             changed = changed + [self.by_path[p] for p in sorted(again)]
         self._patch(previous, changed, removed)
 
+    def checked(self, path: str) -> tuple[ResolvedLink, ...]:
+        """The outgoing links of the note at `path`, a #heading or #^block one checked against
+        the linked note as it is in this snapshot (`missing` "heading" or "block" when absent)."""
+        out = self.outgoing.get(path, ())
+        if not any(_anchored(r) for r in out):
+            return out
+        return tuple(r if not _anchored(r) or (m := self._miss(r)) is None
+                     else ResolvedLink(r.source, r.link, r.target, m) for r in out)
+
+    def _miss(self, r: ResolvedLink) -> str | None:
+        entry = self.by_path.get(r.target) if r.target is not None else None
+        if entry is None or entry.kind != NOTE:
+            return None  # an attachment's #part (a PDF's #page=3) is not checked
+        return anchor_missing(entry.anchors, r.link)
+
+    def anchor_sources(self) -> set[str]:
+        """Notes with a link whose linked note lacks the heading or block id it names."""
+        return {r.source for r in self.anchored if self._miss(r) is not None}
+
     def _resolve(self, e) -> tuple[ResolvedLink, ...]:
-        return tuple(ResolvedLink(e.path, link, resolve(self.snapshot, e.path, link)) for link in e.links)
+        snap, src = self.snapshot, e.path
+        return tuple(ResolvedLink(src, link, t, None if t is not None else "file")
+                     for link in e.links for t in (resolve(snap, src, link),))
 
     def _build(self) -> None:
         outgoing: dict[str, tuple[ResolvedLink, ...]] = {}
@@ -100,14 +126,19 @@ class LinkGraph:
         self.outgoing = outgoing
         incoming: dict[str, list[ResolvedLink]] = {}
         broken: list[ResolvedLink] = []
+        anchored: list[ResolvedLink] = []
         for links in outgoing.values():  # path order, so every list below is in source order
             for r in links:
                 if r.target is None:
                     broken.append(r)
-                elif r.target != r.source:
+                    continue
+                if r.link.heading is not None:
+                    anchored.append(r)
+                if r.target != r.source:
                     incoming.setdefault(r.target, []).append(r)
         self.incoming = {k: tuple(v) for k, v in incoming.items()}
         self.broken = tuple(broken)
+        self.anchored = tuple(anchored)
 
     def _patch(self, previous: LinkGraph, changed: list, removed: Sequence[str] = ()) -> None:
         outgoing = dict(previous.outgoing)
@@ -115,6 +146,7 @@ class LinkGraph:
         touched: set[str] = set()
         new_by_target: dict[str, list[ResolvedLink]] = {}
         new_broken: list[ResolvedLink] = []
+        new_anchored: list[ResolvedLink] = []
         changed_paths = set(removed)
         for path in removed:  # notes gone: their links go with them
             for r in outgoing.pop(path, ()):
@@ -133,7 +165,10 @@ class LinkGraph:
             for r in links:
                 if r.target is None:
                     new_broken.append(r)
-                elif r.target != r.source:
+                    continue
+                if r.link.heading is not None:
+                    new_anchored.append(r)
+                if r.target != r.source:
                     touched.add(r.target)
                     new_by_target.setdefault(r.target, []).append(r)
         for target in touched:
@@ -146,14 +181,17 @@ class LinkGraph:
                 incoming.pop(target, None)
         broken = [r for r in previous.broken if r.source not in changed_paths] + new_broken
         broken.sort(key=_source)
+        anchored = [r for r in previous.anchored if r.source not in changed_paths] + new_anchored
+        anchored.sort(key=_source)
         self.outgoing = outgoing
         self.incoming = incoming
-        self.broken = tuple(broken)
+        self.broken = tuple(broken)  # links to no file (see `checked` for missing headings)
+        self.anchored = tuple(anchored)  # links with a #part that resolve to a file
 
     def report(self, path: str) -> LinkReport:
         """Outgoing links, backlinks and broken links of the note (or attachment) at `path`."""
-        out = self.outgoing.get(path, ())
-        return LinkReport(path, out, self.incoming.get(path, ()), tuple(r for r in out if r.target is None),
+        out = self.checked(path)
+        return LinkReport(path, out, self.incoming.get(path, ()), tuple(r for r in out if r.broken),
                           self.snapshot.generation)
 
     def orphans(self) -> tuple[str, ...]:
@@ -163,6 +201,49 @@ class LinkGraph:
 
 def _source(r: ResolvedLink) -> str:
     return r.source
+
+
+def _anchored(r: ResolvedLink) -> bool:
+    return r.target is not None and r.link.heading is not None
+
+
+_NOT_IN_LINK = re.compile(r"[#|^:%\[\]\\/]+")  # what Obsidian leaves out of a heading in a link
+
+
+def anchor_key(text: str) -> str:
+    """A heading (or a link's #part) as Obsidian matches them: the characters a link cannot hold
+    (`# | ^ : % [ ] /` and backslash) as spaces, runs of spaces as one, case folded."""
+    return " ".join(_NOT_IN_LINK.sub(" ", text).split()).casefold()
+
+
+_SLUG_DROP = re.compile(r"[^\w\- ]")
+
+
+def _slug(text: str) -> str:
+    """GitHub's anchor of a heading (lower case, spaces as '-', punctuation dropped): Markdown
+    links written for other tools (`[x](Note.md#my-heading)`) use it."""
+    return _SLUG_DROP.sub("", text.strip().casefold()).replace(" ", "-")
+
+
+def anchor_missing(anchors: str, link: Link) -> str | None:
+    """"heading" or "block" when `link`'s #part names no heading or block id among a note's
+    `anchors` (Entry.anchors), else None. `[[N#A#B]]` names heading B (under A); `#^id` a block."""
+    part = link.heading
+    if not part:
+        return None
+    lines = anchors.split("\n") if anchors else []
+    if part.startswith("^"):
+        want = part[1:].strip().casefold()
+        return None if any(a[:1] == "^" and a[1:].casefold() == want for a in lines) else "block"
+    last = part.rsplit("#", 1)[-1]
+    want = anchor_key(last)
+    if not want:
+        return None
+    if any(anchor_key(a) == want for a in lines if a[:1] != "^"):
+        return None
+    if link.kind != "wiki" and any(_slug(a) == last.strip().casefold() for a in lines if a[:1] != "^"):
+        return None
+    return "heading"
 
 
 MAX_DELTA = 5000  # changed notes beyond which the graph is rebuilt rather than patched
@@ -213,12 +294,18 @@ def graph(snapshot: Snapshot, previous: LinkGraph | None = None) -> LinkGraph:
 
 
 def unresolved_by_note(snapshot: Snapshot) -> dict[str, tuple[ResolvedLink, ...]]:
-    """Notes with unresolved links (Obsidian's "unresolved links": the linked file does not
-    exist), each with those links in note order; in path order. Memoized per snapshot."""
+    """Notes with unresolved links, each with those links in note order; in path order.
+    Unresolved: the linked file does not exist (Obsidian's "unresolved links", `missing`
+    "file"), or the linked note has no such heading or block id ("heading", "block").
+    Memoized per snapshot."""
     def build() -> dict[str, tuple[ResolvedLink, ...]]:
-        out: dict[str, list[ResolvedLink]] = {}
-        for r in graph(snapshot).broken:
-            out.setdefault(r.source, []).append(r)
-        return {k: tuple(v) for k, v in out.items()}
+        g = graph(snapshot)
+        sources = {r.source for r in g.broken} | g.anchor_sources()
+        out = {}
+        for p in sorted(sources):
+            rows = tuple(r for r in g.checked(p) if r.broken)
+            if rows:
+                out[p] = rows
+        return out
 
     return snapshot.cached("links.unresolved_by_note", build)

@@ -62,7 +62,9 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # ASCII punctuation but _ - /, whitespace, and the general, CJK and full-width punctuation blocks
 _TAG_STOP = "\\s!-,.:-@\\[-\\^`{-~\u00a1-\u00bf\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40"
 _TAG = re.compile(r"#([^" + _TAG_STOP + r"]+)")  # after whitespace or a line start: checked by hand
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*\r?$", re.MULTILINE)
+# a literal line break first: the engine jumps from one to the next (a MULTILINE `^` tries every offset)
+_ATX = re.compile(r"\n {0,3}(#{1,6})(?:[ \t]+([^\n]*?))?[ \t]*\r?(?=\n|$)")
+_ATX_FIRST = re.compile(r" {0,3}(#{1,6})(?:[ \t]+([^\n]*?))?[ \t]*\r?(?=\n|$)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _SETEXT = re.compile(r"\n {0,3}(=+|-+)[ \t]*\r?(?=\n|$)")
 _RULE = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)\r?$")
@@ -432,15 +434,44 @@ def headings(scan: str, base: int = 0) -> list[Heading]:
     """ATX and setext headings of a masked body, in order."""
     out = []
     if "#" in scan:
-        for m in _ATX.finditer(scan):
-            text = _CLOSING_HASHES.sub("", m.group(2) or "").strip()
+        for m in _atx(scan):
+            text = m.group(2) or ""
+            if text.endswith("#"):
+                text = _CLOSING_HASHES.sub("", text).strip()
+            at = m.start() + 1 if scan[m.start()] == "\n" else m.start()
             end = m.end() + 1 if m.end() < len(scan) else m.end()
-            out.append(Heading(len(m.group(1)), text, base + m.start(), base + min(end, len(scan))))
-    if "\n=" in scan or "\n-" in scan or "\n " in scan:
-        setext = _setext(scan, base)
-        if setext:
-            out = sorted(out + setext, key=_heading_start) if out else setext
+            out.append(Heading(len(m.group(1)), text, base + at, base + min(end, len(scan))))
+    setext = _setext(scan, base)  # no substring pre-checks: each costs as much as the search
+    if setext:
+        out = sorted(out + setext, key=_heading_start) if out else setext
     return out
+
+
+def heading_texts(scan: str) -> list[str]:
+    """The texts of `headings(scan)`, cheaper (the index keeps only these)."""
+    out = []
+    if "#" in scan:
+        for m in _atx(scan):
+            text = m.group(2)
+            if text:
+                if text.endswith("#"):
+                    text = _CLOSING_HASHES.sub("", text).strip()
+                out.append(text)
+    setext = _setext(scan, 0)
+    if setext:
+        if not out:
+            return [h.text for h in setext]
+        return [h.text for h in headings(scan) if h.text]
+    return out
+
+
+def _atx(scan: str):
+    """ATX heading matches: each starts at the line break before its line (or at offset 0)."""
+    if scan[:4].lstrip(" ")[:1] == "#":
+        m = _ATX_FIRST.match(scan)
+        if m is not None:
+            yield m
+    yield from _ATX.finditer(scan)
 
 
 def _heading_start(h: Heading) -> int:

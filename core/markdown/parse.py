@@ -49,6 +49,7 @@ class NoteFacts(NamedTuple):
     okf_trust: str
     stale_date: dt.date | None
     stale_instant: dt.datetime | None
+    anchors: str  # headings, then block ids as "^id", one a line (Entry.anchors)
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})
@@ -209,6 +210,14 @@ def property_links(fm: dict[str, Any]) -> list[Link]:
     return out
 
 
+def anchor_lines(scan: str) -> str:
+    """A masked body's headings and block ids ("^id"), one a line: what a link's #part can name."""
+    found = mdlex.heading_texts(scan)
+    if "^" in scan:
+        found.extend("^" + b for b in mdlex.block_ids(scan))
+    return "\n".join(found) if found else ""
+
+
 def parse_note(data: bytes, stem: str) -> NoteFacts:
     """Parse a note's bytes. `stem` (file name without .md) is the title of last resort."""
     text, bad = decode(data)
@@ -233,6 +242,7 @@ def parse_note(data: bytes, stem: str) -> NoteFacts:
     if "#" in scan:
         tags = list(dict.fromkeys(tags + mdlex.tags(scan, MAX_TAGS)))
     links = _links(mdlex.links(scan)) if "[" in scan else []
+    anchors = anchor_lines(scan)
     if block is not None and "[[" in block and fm:
         links = property_links(fm) + links
     stale_date, stale_instant = okf.parse_stale_after(raw.get("stale_after"))
@@ -248,4 +258,5 @@ def parse_note(data: bytes, stem: str) -> NoteFacts:
         okf_trust=okf.derive_trust(raw.get("verified")),
         stale_date=stale_date,
         stale_instant=stale_instant,
+        anchors=anchors,
     )

@@ -176,15 +176,19 @@ def test_links_broken_lists_every_note_with_unresolved_links(tmp_path: Path) -> 
     vault.mkdir()
     (vault / "a.md").write_text("[[Missing]] [[b]] ![[gone.png]]\n```\n[[in code]]\n```\n")
     (vault / "b.md").write_text("[x](nowhere.md) [[a]]\n")
-    (vault / "c.md").write_text("[[a]]\n")
+    (vault / "c.md").write_text("# Top\n[[a]] [[b#Nope]] [[c#Top]]\n")
     rows = json_lines(run("links", str(vault), "--broken", "--json"))
     assert rows == [
-        {"path": "a.md", "broken_links": [{"target": "Missing", "kind": "wiki", "heading": None, "alias": None},
-                                          {"target": "gone.png", "kind": "embed", "heading": None, "alias": None}]},
+        {"path": "a.md", "broken_links": [
+            {"target": "Missing", "kind": "wiki", "heading": None, "alias": None, "missing": "file"},
+            {"target": "gone.png", "kind": "embed", "heading": None, "alias": None, "missing": "file"}]},
         {"path": "b.md", "broken_links": [{"target": "nowhere.md", "kind": "markdown", "heading": None,
-                                           "alias": None}]},
+                                           "alias": None, "missing": "file"}]},
+        {"path": "c.md", "broken_links": [{"target": "b", "kind": "wiki", "heading": "Nope", "alias": None,
+                                           "missing": "heading"}]},
     ]
     text = run("links", str(vault), "--broken")
     assert text.returncode == 0 and text.stdout.splitlines()[:2] == ["a.md", "  wiki     Missing"]
-    assert "3 unresolved links in 2 notes" in text.stderr
+    assert "  wiki     b#Nope  (no such heading)" in text.stdout.splitlines()
+    assert "4 unresolved links in 3 notes" in text.stderr
     assert run("links").returncode == 2  # neither a note nor --broken

@@ -267,8 +267,8 @@ async def test_triage_broken_links_lists_notes_with_unresolved_links(agent):
     rows = {r["path"]: r["broken_links"] for r in page["result"]}
     assert rows == {
         "Projects/Archive/Retired/Q3 2024 Roadmap.md": [
-            {"target": "Quarterly OKRs 2027", "kind": "wiki", "heading": None, "alias": None}],
-        "Projects/Atlas Migration.md": [{"target": "Vendor Contracts", "kind": "wiki", "heading": None, "alias": None}],
+            {"target": "Quarterly OKRs 2027", "kind": "wiki", "heading": None, "alias": None, "missing": "file"}],
+        "Projects/Atlas Migration.md": [{"target": "Vendor Contracts", "kind": "wiki", "heading": None, "alias": None, "missing": "file"}],
     }
     first = await ok(agent, "triage", {"category": "broken_links", "limit": 1})
     second = await ok(agent, "triage", {"category": "broken_links", "limit": 1, "cursor": first["next_cursor"]})

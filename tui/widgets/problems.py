@@ -38,7 +38,8 @@ def problems_of(entries: Sequence[Entry], skipped: Sequence, unresolved: dict | 
         links = unresolved.get(e.path)
         if links:
             shown = ", ".join(_shown(r.link) for r in links[:5]) + (f" and {len(links) - 5} more" if len(links) > 5 else "")
-            rows.append(Problem(e.path, "links", f"links to no file: {shown}", e))
+            what = "links to no file" if all(r.missing == "file" for r in links) else "unresolved links"
+            rows.append(Problem(e.path, "links", f"{what}: {shown}", e))
         if e.frontmatter_error:
             rows.append(Problem(e.path, "frontmatter", e.frontmatter_error, e))
         if e.decode_error:
