@@ -20,10 +20,12 @@ It imports no MCP SDK (only httpx2), so clients get it running in a fraction of 
   is retried; a write cut off in flight is answered with an error saying it may have been
   applied (never sent twice). Each request uses its own connection, so "not sent" is known.
 - `notifications/cancelled` is forwarded and the cancelled request's reply is dropped.
-- stdin reaches EOF: answers still due are awaited (at most 5 s; not open subscription streams),
-  the session is closed, exit 0. SIGTERM/SIGINT/SIGHUP close the session and exit 0 at once.
-- `--socket` without `--vault`: nothing to start; the bridge fails at once when nothing listens
-  and, when the app goes away, waits for a server on that socket again.
+- stdin reaches EOF: answers still due are awaited (at most 5 s, VAULTWATCH_BRIDGE_DRAIN; not open
+  subscription streams), the session is closed, exit 0. SIGTERM/SIGINT/SIGHUP close the session and
+  exit 0 at once.
+- `--socket` without `--vault` (bridge_cli.py): the vault is read from the `.json` a crashed server
+  left beside the socket; without one there is nothing to start, so each call is answered with an
+  error saying so (and naming `--vault`), and a server that comes to that socket later is used.
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ MAYBE_APPLIED = ("vaultwatch changed servers (the TUI was opened or quit, or the
                  "call was in flight; it may or may not have been applied: check the note before retrying")
 INTERNAL_ERROR = -32603
 PARSE_ERROR = -32700
-DRAIN_SECONDS = 5.0
+DRAIN_SECONDS = float(os.environ.get("VAULTWATCH_BRIDGE_DRAIN", "5"))  # how long EOF waits for answers still due
 WATCH_INTERVAL = 0.05
 RETRIES = 4
 URL = f"http://localhost{MCP_PATH}"

@@ -34,17 +34,40 @@ def _vault_root(path: str | None) -> str:
     return root
 
 
+def _vault_of(socket_path: str, read_info) -> str | None:
+    """The vault a server last served on `socket_path`, from its `.json` (left behind when that server
+    crashed) in a folder of ours that nobody else may enter, or None."""
+    import stat as stat_mod
+
+    try:
+        st = os.lstat(os.path.dirname(socket_path) or "/")
+    except OSError:
+        return None
+    if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None  # another user could have written it
+    info = read_info(socket_path) or {}
+    vault = info.get("vault")
+    return vault if isinstance(vault, str) and os.path.isdir(vault) else None
+
+
 def run(args: argparse.Namespace) -> int:
-    from .bridge import BridgeError, run_bridge
+    from .bridge import BridgeError, probe, run_bridge
     from .launch import IDLE_EXIT_DEFAULT, locate
-    from .locations import HostError, default_socket_path
+    from .locations import HostError, default_socket_path, read_info
 
     if args.socket and not args.vault:
-        try:
-            return run_bridge(os.path.abspath(args.socket), None)
-        except BridgeError as exc:
-            print(f"vaultwatch bridge: {exc}", file=sys.stderr, flush=True)
-            return 1
+        bare = os.path.abspath(args.socket)
+        args.vault = _vault_of(bare, read_info)
+        if args.vault is None:  # nothing to start a server for: the client hears why on each call
+
+            def find_bare(grace: float) -> tuple[str, int | None]:
+                try:
+                    return bare, probe(bare, None)
+                except BridgeError as exc:
+                    raise BridgeError(f"{exc}; or configure the client with `vaultwatch bridge --vault VAULT`, "
+                                      "which starts a server when none runs") from None
+
+            return run_bridge(bare, None, locate=find_bare)
     try:
         root = _vault_root(args.vault)
     except ValueError as exc:

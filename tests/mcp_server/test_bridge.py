@@ -45,10 +45,10 @@ class RawBridge:
         self.proc = proc
 
     @classmethod
-    async def start(cls, *args: str) -> "RawBridge":
+    async def start(cls, *args: str, env: dict[str, str] | None = None) -> "RawBridge":
         proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", *args, cwd=str(ROOT),
                                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                    stderr=subprocess.PIPE)
+                                                    stderr=subprocess.PIPE, env=env)
         return cls(proc)
 
     async def send(self, message) -> None:
@@ -98,11 +98,26 @@ async def test_sdk_stdio_client_through_the_bridge(demo, sock_dir, mode):
         assert host.agents() == []
 
 
-def test_bridge_on_a_bare_socket_fails_fast_when_nothing_listens(sock_dir):
-    missing = subprocess.run([*VAULTWATCH, "bridge", "--socket", str(sock_dir / "none.sock")], cwd=ROOT,
-                             input=b"", capture_output=True, timeout=20)
-    assert missing.returncode == 1 and b"no vaultwatch is running" in missing.stderr
-    assert missing.stdout == b""
+async def test_a_bare_socket_nothing_listens_on_is_said_to_the_client_and_a_server_there_later_is_used(
+        demo, sock_dir):
+    """`bridge --socket S` alone has no vault to start a server for: the client hears why (not only a log
+    it never shows) and what to configure instead, and the bridge uses a server that comes to S later."""
+    path = sock_dir / "none.sock"
+    bridge = await RawBridge.start("--socket", str(path))
+    await bridge.send(INIT)
+    refused = await bridge.receive(timeout=30)
+    assert refused["id"] == 1 and refused["error"]["code"] == -32603
+    assert "no vaultwatch is running" in refused["error"]["message"]
+    assert "vaultwatch bridge --vault VAULT" in refused["error"]["message"]
+    async with serving(demo, path):
+        await bridge.send({**INIT, "id": 2})
+        assert (await bridge.receive(timeout=30))["result"]["serverInfo"]["name"] == "vaultwatch"
+        await bridge.send(INITIALIZED)
+        await bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                           "params": {"name": "list_tags", "arguments": {"limit": 1}}})
+        assert (await bridge.receive(timeout=30))["result"]["structuredContent"]["result"]
+        bridge.proc.stdin.close()
+        assert await bridge.exit_code() == 0
 
 
 async def test_a_write_in_flight_when_the_app_goes_away_is_answered_maybe_applied_and_the_bridge_goes_on(
@@ -259,8 +274,84 @@ def test_the_bridge_command_imports_nothing_heavy(sock_dir):
     done = subprocess.run([*VAULTWATCH, "bridge", "--socket", str(sock_dir / "none.sock")], cwd=ROOT,
                           env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}, input=b"", capture_output=True,
                           timeout=30)
-    assert done.returncode == 1 and b"no vaultwatch is running" in done.stderr
+    assert done.returncode == 0 and b"no vaultwatch is running" in done.stderr
     modules = {ln.rsplit("|", 1)[1].strip() for ln in done.stderr.decode().splitlines() if ln.startswith("import time:")}
     assert {"mcp_server.bridge", "mcp_server.launch"} <= modules  # the relay itself was imported
     heavy = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert heavy == []
+
+
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": {"name": "raw-client", "version": "0.1"},
+          "io.modelcontextprotocol/clientCapabilities": {}}  # what the SDK's client sends in mode="auto"
+
+
+async def test_client_shutdown_does_not_wait_on_an_open_subscription_stream(demo, sock_dir):
+    """2026-07-28: a client leaves with its subscriptions/listen stream open (it stays open until the
+    client goes): stdin's end does not wait for that stream's answer, only for answers still due."""
+    async with serving(demo, sock_dir / "v.sock") as host:
+        drain = 120.0  # a bridge that waited on the stream would sit out the whole drain
+        bridge = await RawBridge.start("--socket", host.socket_path,
+                                       env={**os.environ, "VAULTWATCH_BRIDGE_DRAIN": str(drain)})
+        await bridge.send({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN}})
+        assert "tools" in (await bridge.receive())["result"]["capabilities"]
+        await bridge.send({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+                           "params": {"notifications": {"toolsListChanged": True}, "_meta": MODERN}})
+        ack = await bridge.receive()
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+        await bridge.send({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": MODERN}})
+        assert (await bridge.receive())["id"] == 2
+        started = time.monotonic()
+        bridge.proc.stdin.close()
+        assert await bridge.exit_code(timeout=drain) == 0
+        assert time.monotonic() - started < drain / 2
+
+
+async def test_a_real_write_cut_off_by_a_switch_is_said_maybe_applied_never_resent_and_a_retry_applies_once(
+        tmp_path, sock_dir, monkeypatch):
+    """A `write` in flight (held at the approval gate) when its server stops: the client hears that it may or
+    may not have been applied, the bridge does not send it to the next server (which never applies it), and
+    the agent's retry is applied once."""
+    from core.review import approval
+    from core.review.approval import ApprovalGate
+    from core.review.journal import journal_for
+    from core.vault import Vault
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Plan.md").write_text("# Plan\n")
+    vault = Vault(root)
+    vault.load()
+    gate = ApprovalGate("writes")
+    approval.attach(vault, gate)
+    leave = gate.attend()  # nobody decides: the write waits at the gate
+    path = sock_dir / "v.sock"
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "write", "arguments": {"path": "New.md", "content": "once\n"}}}
+    async with serving(vault, path) as host:
+        bridge = await RawBridge.start("--socket", host.socket_path)
+        await bridge.handshake()
+        await bridge.send(call)
+        for _ in range(500):
+            if gate.pending():
+                break
+            await asyncio.sleep(0.02)
+        assert gate.pending(), "the write never reached the gate"
+        host.stop()
+    reply = await bridge.receive(timeout=30)
+    assert reply["id"] == 7 and reply["error"]["message"] == MAYBE_APPLIED
+    leave()
+    approval.attach(vault, None)
+    assert not (root / "New.md").exists()
+    async with serving(vault, path):  # the next server: the cut-off write is not sent to it again
+        await bridge.send({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+        assert (await bridge.receive(timeout=30))["id"] == 8
+        assert not (root / "New.md").exists()
+        await bridge.send({**call, "id": 9})  # the agent checks, then retries: applied once
+        answer = await bridge.receive(timeout=30)
+        assert answer["id"] == 9 and not answer["result"]["isError"]
+        bridge.proc.stdin.close()
+        assert await bridge.exit_code() == 0
+    assert (root / "New.md").read_text() == "once\n"
+    assert len(journal_for(vault).changes()) == 1  # one change: the retry

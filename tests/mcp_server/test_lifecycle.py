@@ -272,3 +272,23 @@ async def test_a_headless_server_exits_by_itself_once_idle(demo_vault, tmp_path,
         for _ in range(100):
             os.kill(pid, 0)
             await asyncio.sleep(0.05)
+
+
+async def test_a_bare_socket_a_crashed_server_left_starts_a_server_for_its_vault(demo_vault, tmp_path,
+                                                                                 headless_cleanup):
+    """`bridge --socket S` without --vault: the `.json` a killed server left beside S (in a private folder)
+    names the vault, so the bridge starts a headless server for it on S."""
+    env = client_env(short_dir("vwa"), tmp_path / "state")
+    folder = short_dir("vws")
+    sock = folder / "v.sock"
+    (folder / "v.sock.json").write_text(json.dumps({"pid": 999999, "vault": str(demo_vault.resolve()),
+                                                    "socket": str(sock)}))
+    proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", "--socket", str(sock), "--idle-exit", "30",
+                                                cwd=str(ROOT), env=env, stdin=subprocess.PIPE,
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    bridge = Bridge(proc)
+    assert (await bridge.handshake())["result"]["serverInfo"]["name"] == "vaultwatch"
+    assert (await bridge.call("list_documents", {"limit": 1}))["result"]["structuredContent"]["total"] == 43
+    served_by = holder(str(demo_vault.resolve()))
+    assert served_by is not None and served_by.pid in headless_for(demo_vault) and sock.is_socket()
+    assert await bridge.close() == 0
