@@ -215,7 +215,10 @@ class Relay:
             self.switches += 1
         except (BridgeError, _Lost, httpx2.HTTPError, OSError) as exc:
             self.http = None
-            self.unavailable = f"{APP_GONE}: {exc}" if str(exc) else APP_GONE
+            if self.generation == 0:  # never reached one: only what is wrong now
+                self.unavailable = str(exc) or APP_GONE
+            else:
+                self.unavailable = f"{APP_GONE}: {exc}" if str(exc) else APP_GONE
             _say(self.unavailable)
         finally:
             self.ready.set()

@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
                 try:
                     return bare, probe(bare, None)
                 except BridgeError as exc:
+                    if not str(exc).startswith("no vaultwatch is running"):
+                        raise
                     raise BridgeError(f"{exc}; or configure the client with `vaultwatch bridge --vault VAULT`, "
                                       "which starts a server when none runs") from None
 

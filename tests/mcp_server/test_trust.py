@@ -127,9 +127,10 @@ def test_a_socket_served_by_another_uid_is_refused_before_a_byte(impostor, tmp_p
         os.rename(theirs, planted)  # the impostor's listening socket, now at a path we trust...
         os.chown(planted, 0, 0)     # ...and even owned by us: only SO_PEERCRED tells
         got = bridge(client_env(None, tmp_path / "state"), "--socket", str(planted))
-        assert got.returncode == 1
+        assert got.returncode == 0
         assert f"runs as uid {impostor.pw_uid}".encode() in got.stderr and b"nothing was sent" in got.stderr
-        assert got.stdout == b""
+        [reply] = [json.loads(line) for line in got.stdout.splitlines()]  # the client hears of it, from us
+        assert reply["id"] == INIT["id"] and reply["error"]["code"] == -32603
         time.sleep(0.2)
         assert not log.exists() or log.read_bytes() == b""
     finally:
