@@ -25,6 +25,8 @@ class AppConfig:
     off in tests, whose process outlives the app.
     settings: read the settings file (tui.settings: theme, keymap) and keep the theme picked
     there; off in tests unless a test turns it on (with a tmp XDG_CONFIG_HOME).
+    semantic: with the semantic extra installed, compute note vectors in the background after
+    the first frame (hybrid search, the preview's similar notes); off in tests.
     """
 
     mcp: bool = True
@@ -42,12 +44,13 @@ class AppConfig:
     user: str | None = None
     idle_gc: bool = True
     settings: bool = True
+    semantic: bool = True
 
 
 def fixed_config(**changes) -> AppConfig:
     """A deterministic config: no server, no watcher, no timers, no blink, a frozen wall clock,
     the garbage collector left as CPython runs it."""
     base = dict(mcp=False, watch=False, tick=None, animate=False, wall=lambda: FIXED_WALL, localtime=time.gmtime,
-                idle_gc=False, settings=False)
+                idle_gc=False, settings=False, semantic=False)
     base.update(changes)
     return AppConfig(**base)

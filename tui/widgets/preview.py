@@ -38,6 +38,7 @@ from core.markdown.parse import decode, split_frontmatter
 from .. import spans
 from ..marks import ago
 from ..session import Session
+from ..similarity import similar_paths
 from .notebody import NoteBody, wrap
 from .noterender import Styles, iter_note, theme_styles
 from .problems import Problem
@@ -62,6 +63,7 @@ class Rendered:
     links: list
     backlinks: tuple[str, ...]
     complete: bool = True
+    similar: tuple[str, ...] = ()  # notes like this one, by meaning (tui.similarity)
 
 
 class Preview(VerticalScroll, can_focus=True):
@@ -95,6 +97,7 @@ class Preview(VerticalScroll, can_focus=True):
         self.history: list[str] = []
         self.links: list = []
         self.backlinks: tuple[str, ...] = ()
+        self.similar: tuple[str, ...] = ()
         self.head_text = ""  # the header as plain text (for tests and the follow-mode status)
         self._head = Static(Text("Select a note to preview it", style="italic"), id="preview-head")
         # the rest is mounted after the app's first frame (build_parts): the first frame shows
@@ -132,7 +135,7 @@ class Preview(VerticalScroll, can_focus=True):
         if self._pending_parts is not None:
             parts, self._pending_parts = self._pending_parts, None
             meta, body, links, backlinks, complete = parts
-            self._set_parts(meta, body, links, backlinks, complete=complete)
+            self._set_parts(meta, body, links, backlinks, complete=complete, similar=self.similar)
         elif not self._links.option_count:
             self._links.display = False
 
@@ -278,12 +281,13 @@ class Preview(VerticalScroll, can_focus=True):
                 self.app.call_from_thread(self._more, batch, seq)
                 batch, wrapped, posted = [], 0, time.monotonic()
         backlinks = linkmap.backlinks(snapshot, path)
+        similar = similar_paths(self.session.vault, path)
         if worker.is_cancelled:
             return
         if started:
-            self.app.call_from_thread(self._finish, batch, links, backlinks, seq)
+            self.app.call_from_thread(self._finish, batch, links, backlinks, seq, similar)
         else:
-            result = Rendered(path, entry, head, _meta(entry), batch, links, backlinks)
+            result = Rendered(path, entry, head, _meta(entry), batch, links, backlinks, similar=similar)
             self.app.call_from_thread(self._apply, result, keep_scroll, seq)
 
     def _apply(self, r: Rendered, keep_scroll: bool, seq: int) -> None:
@@ -292,7 +296,7 @@ class Preview(VerticalScroll, can_focus=True):
         same = r.path == self.path
         self.path, self.entry = r.path, r.entry
         self._set_head(r.head)
-        self._set_parts(r.meta, r.body, r.links, r.backlinks, complete=r.complete)
+        self._set_parts(r.meta, r.body, r.links, r.backlinks, complete=r.complete, similar=r.similar)
         if not (keep_scroll and same):
             self.scroll_home(animate=False, immediate=True)
         self.post_message(self.Opened(r.path))
@@ -305,15 +309,16 @@ class Preview(VerticalScroll, can_focus=True):
         elif self._pending_parts is not None:  # the parts are not mounted yet: they take it all
             self._pending_parts[1].extend(lines)
 
-    def _finish(self, lines: list[Text], links: list, backlinks: tuple[str, ...], seq: int) -> None:
+    def _finish(self, lines: list[Text], links: list, backlinks: tuple[str, ...], seq: int,
+                similar: tuple[str, ...] = ()) -> None:
         if seq != self._seq:
             return
         if not self._body.is_mounted:  # the first batch waits for the parts: take the whole note
             meta, body, _links, _back, _complete = self._pending_parts or ("", [], [], (), True)
-            self._set_parts(meta, [*body, *lines], links, backlinks)
+            self._set_parts(meta, [*body, *lines], links, backlinks, similar=similar)
             return
         self._body.add_lines(lines, complete=True)
-        self._set_links(links, backlinks)
+        self._set_links(links, backlinks, similar)
 
     @property
     def rendering(self) -> bool:
@@ -325,17 +330,17 @@ class Preview(VerticalScroll, can_focus=True):
         self._head.update(head)
 
     def _set_parts(self, meta: Any, body: list[Text], links: list, backlinks: tuple[str, ...], *,
-                   complete: bool = True) -> None:
-        self.links, self.backlinks = links, backlinks
+                   complete: bool = True, similar: tuple[str, ...] = ()) -> None:
+        self.links, self.backlinks, self.similar = links, backlinks, similar
         if not self._body.is_mounted:
             self._pending_parts = (meta, list(body), links, backlinks, complete)
             return
         self._meta.update(meta)
         self._body.set_lines(body, complete=complete)
-        self._set_links(links, backlinks)
+        self._set_links(links, backlinks, similar)
 
-    def _set_links(self, links: list, backlinks: tuple[str, ...]) -> None:
-        self.links, self.backlinks = links, backlinks
+    def _set_links(self, links: list, backlinks: tuple[str, ...], similar: tuple[str, ...] = ()) -> None:
+        self.links, self.backlinks, self.similar = links, backlinks, similar
         options = self._links
         options.clear_options()
         seen: set[str] = set()
@@ -347,9 +352,12 @@ class Preview(VerticalScroll, can_focus=True):
             items.append(Option(Text.assemble(("→ ", "dim"), target), id=f"to:{target}"))
         for source in backlinks:
             items.append(Option(Text.assemble(("← ", "dim"), source), id=f"from:{source}"))
+        for other in similar:
+            items.append(Option(Text.assemble(("≈ ", "dim"), other), id=f"like:{other}"))
         options.add_options(items)
         options.display = bool(items)
-        options.border_title = f"Links {len(seen)} · Backlinks {len(backlinks)}"
+        options.border_title = f"Links {len(seen)} · Backlinks {len(backlinks)}" + (
+            f" · Similar {len(similar)}" if similar else "")
     # -- following ------------------------------------------------------------------------
     def on_preview_follow_link(self, event: FollowLink) -> None:
         event.stop()
