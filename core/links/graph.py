@@ -207,13 +207,17 @@ def _anchored(r: ResolvedLink) -> bool:
     return r.target is not None and r.link.heading is not None
 
 
-_NOT_IN_LINK = re.compile(r"[#|^:%\[\]\\/]+")  # what Obsidian leaves out of a heading in a link
+_PUNCTUATION = re.compile(r"[^\w\s]+|_+")
 
 
 def anchor_key(text: str) -> str:
-    """A heading (or a link's #part) as Obsidian matches them: the characters a link cannot hold
-    (`# | ^ : % [ ] /` and backslash) as spaces, runs of spaces as one, case folded."""
-    return " ".join(_NOT_IN_LINK.sub(" ", text).split()).casefold()
+    """A heading (or a link's #part) as they are matched: punctuation (anything but letters,
+    digits and spaces) read as a space, runs of spaces as one, case folded. Obsidian's
+    stripHeading "normalizes headings for link matching by stripping out special characters
+    and shrinking consecutive spaces"; its own help vault links "#How large can each remote
+    vault be" to the heading "How large can each remote vault be?" and "#hasTag" to
+    "`hasTag()`"."""
+    return " ".join(_PUNCTUATION.sub(" ", text).split()).casefold()
 
 
 _SLUG_DROP = re.compile(r"[^\w\- ]")

@@ -115,7 +115,7 @@ def styled_lines(text: str, max_chars: int | None = None) -> list[Line]:
     for a, z, bid in mdlex.block_id_spans(scan):
         spans.append((a, z, Span("block_id", a, z, None, bid)))
     spans.sort(key=_first)
-    heads = {h.start: h for h in mdlex.headings(scan)}
+    heads = {h.start: h for h in mdlex.headings(scan, 0, body)}
     lines = body.split("\n")
     if lines and lines[-1] == "" and body:
         lines.pop()

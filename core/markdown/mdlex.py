@@ -53,11 +53,10 @@ _MDLINK = re.compile(
     r"(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*)"
     r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"
 )
-_REFDEF = re.compile(
-    r"^ {0,3}\[((?:[^\[\]\n\\]|\\.)+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)"
-    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\r?$",
-    re.MULTILINE,
-)
+_REFDEF_LINE = (r" {0,3}\[((?:[^\[\]\n\\]|\\.)+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)"
+                r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\r?(?=\n|$)")
+_REFDEF = re.compile(r"\n" + _REFDEF_LINE)  # from a line break: a MULTILINE ^ tries every offset
+_REFDEF_FIRST = re.compile(_REFDEF_LINE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # ASCII punctuation but _ - /, whitespace, and the general, CJK and full-width punctuation blocks
 _TAG_STOP = "\\s!-,.:-@\\[-\\^`{-~\u00a1-\u00bf\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40"
@@ -68,13 +67,16 @@ _ATX_FIRST = re.compile(r" {0,3}(#{1,6})(?:[ \t]+([^\n]*?))?[ \t]*\r?(?=\n|$)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _SETEXT = re.compile(r"\n {0,3}(=+|-+)[ \t]*\r?(?=\n|$)")
 _RULE = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)\r?$")
-_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*\r?$", re.MULTILINE)
+# after a space (Obsidian's help: "add a blank space followed by the identifier"), or right
+# after an embed or link: its own help vault writes `![[image.png]]^version-history-image`
+_BLOCK_ID = re.compile(r"(?:^|[ \t]|(?<=\]\]))\^([A-Za-z0-9-]+)[ \t]*\r?$", re.MULTILINE)
 _FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
 _LIST = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
 _QUOTE = re.compile(r"(?: {0,3}>[ \t]?)+")
-_BACKTICKS = re.compile(r"`+")
-_INLINE_START = re.compile(r"`|%%|<!--")
-_NOT_NL = re.compile(r"[^\n]")
+# first characters of a line the block walk must look at: blank, indented, quote, fence, list
+_NOT_PLAIN = frozenset(" \t\r>`~-*+0123456789") | {""}
+_BACKTICKS = re.compile(r"``*")  # not `+: the engine finds a literal first character fast, `+ it walks
+_INDENTED = re.compile(r"\n(?:    |\t)")
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 
 
@@ -118,9 +120,12 @@ def _indent(s: str) -> int:
 
 
 def _needs_lines(body: str) -> bool:
-    """Whether a line pass could find a block of code: a fence or an indented line."""
-    return ("```" in body or "~~~" in body or "\n    " in body or "\n\t" in body
-            or body.startswith(("    ", "\t")))
+    """Whether a line pass could find a block of code: a fence or an indented line.
+
+    Single characters first: `"x" in s` is a fast scan, a multi-character `in` on a non-ASCII
+    note costs about a microsecond a KB each."""
+    return (("`" in body and "```" in body) or ("~" in body and "~~~" in body) or "\t" in body
+            or _INDENTED.search(body) is not None or body.startswith("    "))
 
 
 def _block_ranges(body: str) -> list[tuple[int, int]]:
@@ -141,6 +146,26 @@ def _block_ranges(body: str) -> list[tuple[int, int]]:
     for line in body.split("\n"):
         start = pos
         pos += len(line) + 1
+        if fence_char:
+            if not fence_quote and fence_char not in line:
+                continue  # no closing fence here (the fast path of a long code block)
+        elif not line:
+            if quote_depth:
+                quote_depth = list_indent = 0
+            prev_blank, prev_para = True, False
+            continue
+        elif line[:1] not in _NOT_PLAIN:
+            # a paragraph (or ATX heading) line at the margin, the common line: what the full
+            # walk below concludes for it
+            if code_start >= 0:
+                ranges.append((code_start, min(code_end, len(body))))
+                code_start = -1
+            if quote_depth:
+                quote_depth = list_indent = 0
+            elif list_indent and prev_blank:
+                list_indent = 0
+            prev_blank, prev_para = False, line[0] != "#"
+            continue
         inner_at = 0
         depth = 0
         if ">" in line[:64]:
@@ -218,17 +243,32 @@ def _inline_ranges(body: str, skip: list[tuple[int, int]]) -> list[tuple[int, in
     runs: dict[int, list[int]] | None = None
     blanks: list[int] = []
     no_html_close = False
+    # the next "`", "%%" and "<!--" at or after pos, each found by str.find (a regex alternation
+    # of the three walks the text a character at a time: 5x slower)
+    far = n + 1
+    nb = np = nh = -1
     while True:
-        m = _INLINE_START.search(body, pos)
-        if m is None:
+        if nb < pos:
+            nb = body.find("`", pos)
+            if nb < 0:
+                nb = far
+        if np < pos:
+            np = body.find("%%", pos)
+            if np < 0:
+                np = far
+        if nh < pos:
+            nh = body.find("<!--", pos)
+            if nh < 0:
+                nh = far
+        at = min(nb, np, nh)
+        if at == far:
             return out
-        at = m.start()
         while si < len(skip) and skip[si][1] <= at:
             si += 1
         if si < len(skip) and skip[si][0] <= at:
             pos = skip[si][1]
             continue
-        tok = m.group()
+        tok = "`" if at == nb else "%%" if at == np else "<!--"
         if tok == "`":
             end = at
             while end < n and body[end] == "`":
@@ -272,10 +312,8 @@ def _inline_ranges(body: str, skip: list[tuple[int, int]]) -> list[tuple[int, in
 
 def hidden_ranges(body: str) -> list[tuple[int, int]]:
     """[start, end) ranges of code and comments in a note body, sorted and disjoint."""
-    inline = "`" in body or "%%" in body or "<!--" in body
-    blocks = _block_ranges(body) if (inline or "~~~" in body or "    " in body or "\t" in body) \
-        and _needs_lines(body) else []
-    if inline:
+    blocks = _block_ranges(body) if _needs_lines(body) else []
+    if "`" in body or ("%" in body and "%%" in body) or ("<" in body and "<!--" in body):
         spans = _inline_ranges(body, blocks)
         if spans:
             return sorted(blocks + spans)
@@ -298,7 +336,7 @@ def masked(body: str, ranges: list[tuple[int, int]] | None = None) -> str:
         a = max(a, pos)
         pieces.append(body[pos:a])
         seg = body[a:b]
-        pieces.append(_NOT_NL.sub(" ", seg) if "\n" in seg else " " * len(seg))
+        pieces.append("\n".join([" " * len(x) for x in seg.split("\n")]) if "\n" in seg else " " * len(seg))
         pos = b
     pieces.append(body[pos:])
     return "".join(pieces)
@@ -379,14 +417,15 @@ def _dest(href: str, at: int, base: int, embed: bool, reference: bool) -> LinkTo
 def links(scan: str, base: int = 0, limit: int = MAX_LINKS) -> list[LinkTok]:
     """Links in a masked body (see `masked`), in text order; offsets plus `base`."""
     out: list[LinkTok] = []
-    if "[[" in scan:
-        for m in _WIKI.finditer(scan):
-            t = _wiki(m, scan, base)
-            if t is not None:
-                out.append(t)
-                if len(out) >= limit:
-                    return out
-    if "](" in scan:
+    if "[" not in scan:
+        return out
+    for m in _WIKI.finditer(scan):  # a literal first: as fast as a `"[[" in scan` check
+        t = _wiki(m, scan, base)
+        if t is not None:
+            out.append(t)
+            if len(out) >= limit:
+                return out
+    if "(" in scan and "](" in scan:
         for m in _MDLINK.finditer(scan):
             at = m.start()
             t = _dest(m.group(2), m.start(2), base, at > 0 and scan[at - 1] == "!", False)
@@ -394,8 +433,8 @@ def links(scan: str, base: int = 0, limit: int = MAX_LINKS) -> list[LinkTok]:
                 out.append(t)
                 if len(out) >= limit:
                     break
-    if "]:" in scan:
-        for m in _REFDEF.finditer(scan):
+    if ":" in scan:
+        for m in _refdefs(scan):
             t = _dest(m.group(2), m.start(2), base, False, True)
             if t is not None:
                 out.append(t)
@@ -404,6 +443,15 @@ def links(scan: str, base: int = 0, limit: int = MAX_LINKS) -> list[LinkTok]:
     if len(out) > 1:
         out.sort(key=_start)
     return out
+
+
+def _refdefs(scan: str):
+    """Reference definition matches, each at the start of its line (group 2 the destination)."""
+    if scan[:4].lstrip(" ")[:1] == "[":
+        m = _REFDEF_FIRST.match(scan)
+        if m is not None:
+            yield m
+    yield from _REFDEF.finditer(scan)
 
 
 def _start(t: LinkTok) -> int:
@@ -430,38 +478,41 @@ def tags(scan: str, limit: int = MAX_TAGS) -> list[str]:
     return list(seen)
 
 
-def headings(scan: str, base: int = 0) -> list[Heading]:
-    """ATX and setext headings of a masked body, in order."""
+def headings(scan: str, base: int = 0, body: str | None = None) -> list[Heading]:
+    """ATX and setext headings of a masked body, in order. With the `body` it masks, a heading's
+    text is read from the body (a heading "The `x()` call" keeps its code span)."""
     out = []
+    src = scan if body is None else body
     if "#" in scan:
         for m in _atx(scan):
-            text = m.group(2) or ""
+            text = (m.group(2) or "") if src is scan else src[m.end(1):m.end()].strip()
             if text.endswith("#"):
                 text = _CLOSING_HASHES.sub("", text).strip()
             at = m.start() + 1 if scan[m.start()] == "\n" else m.start()
             end = m.end() + 1 if m.end() < len(scan) else m.end()
             out.append(Heading(len(m.group(1)), text, base + at, base + min(end, len(scan))))
-    setext = _setext(scan, base)  # no substring pre-checks: each costs as much as the search
+    setext = _setext(scan, base, src)  # no substring pre-checks: each costs as much as the search
     if setext:
         out = sorted(out + setext, key=_heading_start) if out else setext
     return out
 
 
-def heading_texts(scan: str) -> list[str]:
-    """The texts of `headings(scan)`, cheaper (the index keeps only these)."""
+def heading_texts(scan: str, body: str | None = None) -> list[str]:
+    """The texts of `headings(scan, 0, body)`, cheaper (the index keeps only these)."""
     out = []
+    src = scan if body is None else body
     if "#" in scan:
         for m in _atx(scan):
-            text = m.group(2)
+            text = (m.group(2) or "") if src is scan else src[m.end(1):m.end()].strip()
             if text:
                 if text.endswith("#"):
                     text = _CLOSING_HASHES.sub("", text).strip()
                 out.append(text)
-    setext = _setext(scan, 0)
+    setext = _setext(scan, 0, src)
     if setext:
         if not out:
             return [h.text for h in setext]
-        return [h.text for h in headings(scan) if h.text]
+        return [h.text for h in headings(scan, 0, body) if h.text]
     return out
 
 
@@ -478,7 +529,7 @@ def _heading_start(h: Heading) -> int:
     return h.start
 
 
-def _setext(scan: str, base: int) -> list[Heading]:
+def _setext(scan: str, base: int, src: str) -> list[Heading]:
     """Setext headings: paragraph lines underlined by a line of `=` (level 1) or `-` (level 2).
 
     CommonMark: the underline ends a paragraph, and the heading is the whole paragraph; under a
@@ -499,7 +550,7 @@ def _setext(scan: str, base: int) -> list[Heading]:
             if kind:
                 lazy = kind == "lazy"
                 break
-            texts.append(line.strip())
+            texts.append(src[ls:pos].strip() if src is not scan else line.strip())
             start = ls
             pos = ls - 1
         if not texts or lazy:

@@ -210,9 +210,10 @@ def property_links(fm: dict[str, Any]) -> list[Link]:
     return out
 
 
-def anchor_lines(scan: str) -> str:
-    """A masked body's headings and block ids ("^id"), one a line: what a link's #part can name."""
-    found = mdlex.heading_texts(scan)
+def anchor_lines(scan: str, body: str | None = None) -> str:
+    """A masked body's headings and block ids ("^id"), one a line: what a link's #part can name.
+    Heading texts are read from `body` (the text `scan` masks) when given."""
+    found = mdlex.heading_texts(scan, body)
     if "^" in scan:
         found.extend("^" + b for b in mdlex.block_ids(scan))
     return "\n".join(found) if found else ""
@@ -232,7 +233,8 @@ def parse_note(data: bytes, stem: str) -> NoteFacts:
         except (_Budget, RecursionError):
             raw, fm = {}, {}
             error = "frontmatter is too large or too deeply nested (possibly a YAML alias bomb) and was ignored"
-    scan = mdlex.masked(body if len(body) <= MAX_SCAN_CHARS else body[:MAX_SCAN_CHARS])  # once: each pass copies
+    part = body if len(body) <= MAX_SCAN_CHARS else body[:MAX_SCAN_CHARS]
+    scan = mdlex.masked(part)  # once: each pass copies
     # Obsidian's rule: a note's name is its file name; a frontmatter `title` is shown where set.
     # A heading is never the title (a section H1 halfway down is no name for the note).
     title = fm.get("title")
@@ -242,7 +244,7 @@ def parse_note(data: bytes, stem: str) -> NoteFacts:
     if "#" in scan:
         tags = list(dict.fromkeys(tags + mdlex.tags(scan, MAX_TAGS)))
     links = _links(mdlex.links(scan)) if "[" in scan else []
-    anchors = anchor_lines(scan)
+    anchors = anchor_lines(scan, part)
     if block is not None and "[[" in block and fm:
         links = property_links(fm) + links
     stale_date, stale_instant = okf.parse_stale_after(raw.get("stale_after"))

@@ -139,8 +139,9 @@ def headings(text: str) -> tuple[Heading, ...]:
     Read by core.markdown.mdlex, the index's reader: a `#` line inside code (fenced, also in callouts
     and list items, or indented) or inside a comment is not a heading."""
     body = body_offset(text)
-    scan = mdlex.masked(text[body:] if body else text)
-    found = [(h.level, h.text, h.start, h.end) for h in mdlex.headings(scan, body)]
+    part = text[body:] if body else text
+    scan = mdlex.masked(part)
+    found = [(h.level, h.text, h.start, h.end) for h in mdlex.headings(scan, body, part)]
     out: list[Heading] = []
     stack: list[tuple[int, str]] = []
     line_no, counted = 1, 0

@@ -383,7 +383,7 @@ def note_text(data: bytes) -> tuple[str, str]:
         body = body[:MAX_BODY_CHARS]
     hidden = mdlex.hidden_ranges(body)
     scan = mdlex.masked(body, hidden)
-    found = mdlex.headings(scan)
+    found = mdlex.headings(scan, 0, body)
     return "\n".join(h.text for h in found if h.text), mdlex.visible(body, hidden)
 
 

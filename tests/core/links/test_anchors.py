@@ -20,6 +20,7 @@ def xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 TARGET = """# Top
+### `hasTag()`
 Intro paragraph. ^intro-1
 
 ## Q: What? [draft]
@@ -33,6 +34,7 @@ code ^not-a-block
 ```
 %% ## Hidden heading %%
 - item ^item
+![[image.png]]^after-embed
 """
 
 CASES = [
@@ -45,12 +47,17 @@ CASES = [
     ("setext heading is a heading", "[[Target#Setext heading]]", None),
     ("characters a link cannot hold read as spaces", "[[Target#Q What? draft]]", None),
     ("written with some of them too", "[[Target#q: what? draft]]", None),
+    # Obsidian's help vault: "#How large can each remote vault be" for "... be?", "#hasTag" for "`hasTag()`"
+    ("punctuation left out", "[[Target#Q What draft]]", None),
+    ("code and parentheses in a heading", "[[Target#hasTag]]", None),
     ("a # line in a fence is no heading", "[[Target#Not a heading]]", "heading"),
     ("a heading in a comment is no heading", "[[Target#Hidden heading]]", "heading"),
     ("block id after a paragraph", "[[Target#^intro-1]]", None),
     ("block id in a quote and a list", "[[Target#^q-block]] [[Target#^item]]", None),
     ("block id that does not exist", "[[Target#^nope]]", "block"),
     ("block id in code is none", "[[Target#^not-a-block]]", "block"),
+    # Obsidian's help vault writes `![[version-history-collaboration.png]]^version-history-image`
+    ("block id right after an embed", "[[Target#^after-embed]]", None),
     ("embed of a heading", "![[Target#Top]]", None),
     ("embed of a missing block", "![[Target#^gone]]", "block"),
     ("escaped pipe in a table", "| [[Target#Bottom\\|b]] |", "heading"),
@@ -94,14 +101,16 @@ def test_heading_and_block_links(make, rule: str, link: str, missing: str | None
 
 def test_anchors_of_a_note() -> None:
     facts = parse_note(TARGET.encode(), "Target")
-    assert facts.anchors.split("\n") == ["Top", "Q: What? [draft]", "Setext heading", "^intro-1", "^q-block",
-                                         "^item"]
+    assert facts.anchors.split("\n") == ["Top", "`hasTag()`", "Q: What? [draft]", "Setext heading", "^intro-1",
+                                         "^q-block", "^item", "^after-embed"]
     assert parse_note(b"plain text\n", "x").anchors == ""
 
 
 def test_anchor_key_is_obsidians_reading() -> None:
-    assert anchor_key("Q: What? [draft]") == anchor_key("q what? draft") == "q what? draft"
-    assert anchor_key("a/b\\c|d^e%f") == "a b c d e f"
+    assert anchor_key("Q: What? [draft]") == anchor_key("q what draft") == "q what draft"
+    assert anchor_key("a/b\\c|d^e%f_g") == "a b c d e f g"
+    assert anchor_key("`hasTag()`") == "hastag"
+    assert anchor_key("Café — naïve") == "café naïve"
 
 
 def test_editing_the_linked_note_updates_the_check(make) -> None:

@@ -154,6 +154,15 @@ def test_setext_headings(rule: str, body: str, expected) -> None:
     assert [(h.level, h.text) for h in mdlex.headings(mdlex.masked(body))] == expected
 
 
+def test_heading_text_keeps_its_code_span() -> None:
+    """A code span in a heading is part of its text (the outline shows "The `x()` call"),
+    though nothing inside it is a link or a tag."""
+    body = "## The `x()` call\n### `y`\nA `z` one\n---\n"
+    got = [(h.level, h.text) for h in mdlex.headings(mdlex.masked(body), 0, body)]
+    assert got == [(2, "The `x()` call"), (3, "`y`"), (2, "A `z` one")]
+    assert mdlex.heading_texts(mdlex.masked(body), body) == ["The `x()` call", "`y`", "A `z` one"]
+
+
 def test_setext_heading_span_covers_paragraph_and_underline() -> None:
     body = "intro\n\nmy\ntitle\n---\nafter\n"
     (h,) = mdlex.headings(mdlex.masked(body))
