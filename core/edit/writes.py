@@ -78,6 +78,7 @@ __all__ = [
 MAX_WRITE_BYTES = 10 * 1024 * 1024
 NAME_MAX = 255  # bytes per file or folder name on Linux file systems
 MAX_EDIT_BYTES = 64 * 1024 * 1024  # notes larger than the scanner indexes are not edited
+HINT_MAX_CHARS = 1024 * 1024  # edit's "matches up to whitespace" hint is looked for in notes up to this size
 BOM = b"\xef\xbb\xbf"
 TRASH = ".trash"
 TEMP_PREFIX, TEMP_SUFFIX = ".vaultwatch-", ".tmp"  # the write path's own temporary files (see clean_temp_files)
@@ -475,6 +476,9 @@ def _uniform_crlf(text: str) -> bool:
 
 def line_summary(old: str, new: str) -> str:
     """+added -removed lines between two versions of a note's text."""
+    # counted before splitting: splitlines of a 40 MB note is one C call of ~0.3 s that holds the interpreter
+    if old.count("\n") + new.count("\n") > 40_000:
+        return f"rewritten ({len(old)} -> {len(new)} characters)"
     a, b = old.splitlines(), new.splitlines()
     if len(a) + len(b) > 40_000:
         return f"rewritten ({len(old)} -> {len(new)} characters)"
@@ -596,7 +600,10 @@ class Writer:
             if count == 0:
                 hint = ""
                 squeezed = " ".join(old_text.split())
-                if squeezed and squeezed in " ".join(work.split()):
+                # the whitespace hint splits the whole note into words: one C call that holds the
+                # interpreter (a 10 MB note: ~0.4-0.9 s during which every other agent waits), so
+                # only notes up to HINT_MAX_CHARS get it
+                if squeezed and len(work) <= HINT_MAX_CHARS and squeezed in " ".join(work.split()):
                     hint = " (text matching it up to whitespace exists: copy the exact spaces and line breaks)"
                 raise EditError(f"old_text not found in the note{hint}; read the note again (it may have "
                                 "changed) and copy old_text exactly", "no_match")
@@ -901,6 +908,11 @@ class Writer:
             old, mode = found
             current = etag_of(old)
             self._check_match(t, if_match, current)
+            if len(old) > self.max_bytes:  # before the work: decoding, matching, checking a 40 MB note holds
+                # the interpreter for seconds, and the result could never be written anyway
+                raise WriteRefused(f"{t.rel!r} is {len(old):,} bytes, over the {self.max_bytes // 2**20} MiB write "
+                                   f"cap, so {operation} cannot rewrite it; nothing was changed; split it by hand "
+                                   "into smaller notes", "too_large")
             bom = BOM if old.startswith(BOM) else b""
             try:
                 text = old[len(bom):].decode("utf-8")

@@ -17,6 +17,7 @@ under `## Tasks` and not under its last child `### Done`. To edit a child, name 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from core.errors import VaultError
@@ -77,6 +78,17 @@ def lines_with_offsets(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def iter_lines(text: str) -> Iterator[tuple[int, str]]:
+    """lines_with_offsets, one line at a time."""
+    pos = 0
+    n = len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        end = n if nl < 0 else nl + 1
+        yield pos, text[pos:end]
+        pos = end
+
+
 def strip_eol(line: str) -> str:
     """A line without its trailing LF or CRLF."""
     if line.endswith("\n"):
@@ -109,13 +121,13 @@ def frontmatter_span(text: str) -> FrontmatterSpan | None:
     """
     if not text.startswith("---"):
         return None
-    lines = lines_with_offsets(text)
-    first = strip_eol(lines[0][1])
-    if first[3:].strip() != "" or not lines[0][1].endswith("\n"):
+    lines = iter_lines(text)  # lazily: the fence is near the top, the note may be 40 MB
+    first_line = next(lines)[1]
+    if strip_eol(first_line)[3:].strip() != "" or not first_line.endswith("\n"):
         return None
-    for offset, line in lines[1:]:
+    for offset, line in lines:
         if strip_eol(line).rstrip() in ("---", "..."):
-            return FrontmatterSpan(len(lines[0][1]), offset, offset + len(line))
+            return FrontmatterSpan(len(first_line), offset, offset + len(line))
     return None
 
 

@@ -59,6 +59,7 @@ MAX_QUERY_CHARS = 500
 MAX_TERMS = 32
 MAX_LIMIT = 1000
 MAX_BODY_CHARS = 2_000_000  # text beyond this (per note) is not searchable
+SNIPPET_SCAN_BYTES = 256 * 1024  # hits in notes larger than this get a snippet from one scan, not FTS5's snippet()
 BATCH = 400
 _WEIGHTS_SQL = ", ".join(str(w) for w in WEIGHTS)
 # the OKF factor of a docs row `d` on a bundle, with :today (ordinal) and :now (epoch seconds)
@@ -293,6 +294,23 @@ class SearchStatus:
     total: int
     pending: int  # changes waiting to be applied
     problem: str | None = None
+
+
+def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after: int = 120) -> str:
+    """A snippet (FTS5's markers around the first hit) from one regex scan of `body`: the first
+    occurrence of any wanted term as a whole word (a prefix term: a word start), case-folded."""
+    alts = []
+    for t in wanted:
+        words = [re.escape(w) for w in t.text.split()]
+        if not words:
+            continue
+        alts.append(r"(?<![^\W_])" + r"\s+".join(words) + ("" if t.prefix else r"(?![^\W_])"))
+    m = re.search("|".join(alts), body, re.IGNORECASE) if alts else None
+    if m is None:
+        return body[:before + after] + ("…" if len(body) > before + after else "")
+    start, end = max(0, m.start() - before), min(len(body), m.end() + after)
+    return ("…" if start else "") + body[start:m.start()] + _OPEN + m.group(0) + _CLOSE + body[m.end():end] + (
+        "…" if end < len(body) else "")
 
 
 def _snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
@@ -909,7 +927,8 @@ class SearchIndex(ChangeFollower):
                 e = snap.by_path.get(path)
                 if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
                     page.append((rowid, e, score_, dups))
-            snippets = self._snippets(con, match, {rowid: e.path for rowid, e, _, _ in page})
+            snippets = self._snippets(con, match, {rowid: e.path for rowid, e, _, _ in page},
+                                      {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES}, wanted)
         except sqlite3.OperationalError as exc:
             raise QueryError(f"search could not run this query ({exc}); use plain words, \"phrases\", "
                              "prefix* and -exclusions") from None
@@ -1124,22 +1143,34 @@ class SearchIndex(ChangeFollower):
             raise
         local.scope_key = key
 
-    def _snippets(self, con, match: str, ids: dict[int, str]) -> dict[str, tuple[str, str, tuple]]:
+    def _snippets(self, con, match: str, ids: dict[int, str], big: set[str] = frozenset(),  # type: ignore[assignment]
+                  wanted: list[Term] = ()) -> dict[str, tuple[str, str, tuple]]:  # type: ignore[assignment]
         """Snippets for a page of hits: from the body when it matches, else from the best column.
 
         The page's notes are copied into a small temp FTS5 table and the snippets taken there: in
-        the big index a prefix or phrase would be looked up across every note again for each hit."""
+        the big index a prefix or phrase would be looked up across every note again for each hit.
+        Notes over SNIPPET_SCAN_BYTES (`big`) get theirs from one scan of the body instead: FTS5's
+        snippet() scores every hit of a note, and a 2 MB body of one repeated word took minutes."""
         if not ids:
             return {}
         rows = con.execute(f"SELECT id, {', '.join(COLUMNS)} FROM content "
                            f"WHERE id IN ({','.join(str(int(i)) for i in ids)})").fetchall()
+        out = {}
+        body_at = 1 + COLUMNS.index("body")
+        small = []
+        for row in rows:
+            if ids[row[0]] in big:
+                out[ids[row[0]]] = _snippet_parts(_scanned_snippet(row[body_at] or "", wanted))
+            else:
+                small.append(row)
+        if not small:
+            return out
         con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_snip USING fts5({', '.join(COLUMNS)}, "
                     f"tokenize='{TOKENIZER}')")
-        out = {}
         con.execute("BEGIN")  # touches only the temp database
         try:
             con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            rows)
+                            small)
             for rowid, body, best in con.execute(
                     f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
                     f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
