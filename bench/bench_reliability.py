@@ -60,12 +60,20 @@ FAMILIES = {  # file stem -> (family, what it covers)
                   "with the app's keys (status, mark human-reviewed); every acknowledged write, agent's or human's, "
                   "checked on disk"),
     "test_races": ("Containment races",
-                   "the real `vaultwatch serve` and agents on its socket while the disk changes between a path's "
-                   "check and its use: agents racing folder renames (a folder holding a link out of the vault) "
-                   "against writes, edits, frontmatter updates, deletes and reads through it; the same renames made "
-                   "by an outside process; an outside process swapping a folder with a link out of the vault "
-                   "(renameat2 RENAME_EXCHANGE) while agents read and search; every answer checked for the outside "
-                   "file's text and SHA-256, the outside folder's bytes, mtimes and names compared"),
+                   "five race families at once against the real `vaultwatch serve` and agents on its socket while "
+                   "the disk changes between a path's check and its use: agents racing folder renames (a folder "
+                   "holding a link out of the vault) against writes, edits, frontmatter updates, deletes and reads "
+                   "through it; the same renames made by an outside process; an outside process swapping a folder "
+                   "with a link out of the vault (renameat2 RENAME_EXCHANGE) while agents read, list and search; the "
+                   "same swap of a middle folder while agents write, edit, update frontmatter, delete and rename "
+                   "below it; the swap one level deeper under every kind of read; every answer checked for the "
+                   "outside file's text and SHA-256, the outside folders' bytes, mtimes and names compared"),
+    "test_budgets": ("Per-call budgets",
+                     "a well-behaved agent reading a small note every 20 ms through the real `vaultwatch serve`, "
+                     "alone and then beside an abusive agent cycling through the calls that run long on hostile "
+                     "input: edits and frontmatter updates of a 40 MB and a 10 MB note (replace_all of 2 million "
+                     "matches included), links and pages of a 330,000-link note, rewriting it whole, renaming it, a "
+                     "3 MB frontmatter block, broad searches and listings"),
     "test_leftovers": ("Leftovers",
                        "a real writer process killed with SIGKILL at random moments during 10 rounds of mixed "
                        "writes (replace, frontmatter update, create): every note whole, and the next start of "
@@ -362,17 +370,31 @@ def headline(name: str, fam: dict) -> tuple[str, str]:
                          f"status dialog open p95 {_fmt(tui.get('status_dialog_p95_ms', 0))} ms")
         return cases, figs
     if name == "Containment races":
-        ren = pt.get("test_agents_racing_folder_renames_never_touch_a_file_outside", {})
-        mov = pt.get("test_a_folder_moved_back_and_forth_by_another_process_never_lets_a_write_out", {})
-        swp = pt.get("test_a_folder_swapped_for_an_outside_link_is_never_read", {})
-        calls = ren.get("race_rename_calls", 0) + mov.get("race_move_calls", 0) + swp.get("race_swap_calls", 0)
-        cases = (f"3 races x {_fmt(ren.get('race_seconds', 0))} s, {_fmt(calls)} agent calls + "
+        r = pt.get("test_race_families_run_at_once_and_never_touch_a_file_outside", {})
+        fams = [("agents_rename", "calls racing agents' folder renames"),
+                ("process_move", "racing {} folder renames by an outside process"),
+                ("exchange_read", "reads, lists and searches racing {} RENAME_EXCHANGE swaps"),
+                ("exchange_middle_write", "writes, edits, frontmatter updates, deletes and renames racing {} swaps "
+                                          "of a middle folder"),
+                ("exchange_deep_read", "reads racing {} swaps one level deeper")]
+        calls = sum(r.get(f"race_{f}_calls", 0) for f, _ in fams)
+        cases = (f"{_fmt(r.get('race_families', 0))} races at once x {_fmt(r.get('race_seconds', 0))} s "
+                 f"({_fmt(r.get('race_wall_seconds', 0))} s wall), {_fmt(calls)} agent calls + "
                  f"{fam['cited_tests']} cited tests")
-        figs = (f"{_fmt(ren.get('race_rename_calls', 0))} calls racing agents' folder renames, "
-                f"{_fmt(mov.get('race_move_calls', 0))} racing {_fmt(mov.get('race_move_renames', 0))} renames by an "
-                f"outside process, {_fmt(swp.get('race_swap_calls', 0))} reads and searches racing "
-                f"{_fmt(swp.get('race_swap_exchanges', 0))} RENAME_EXCHANGE swaps; 0 outside reads, 0 outside "
-                "writes, 0 outside hashes or sizes in any answer")
+        parts = [f"{_fmt(r.get(f'race_{f}_calls', 0))} " + what.format(_fmt(r.get(f"race_{f}_disk_changes", 0)))
+                 for f, what in fams if f"race_{f}_calls" in r]
+        figs = "; ".join(parts) + "; 0 outside reads, 0 outside writes, 0 outside hashes in any answer"
+        return cases, figs
+    if name == "Per-call budgets":
+        b = pt.get("test_an_abusive_agent_does_not_stall_a_well_behaved_one", {})
+        cases = (f"{_fmt(b.get('budget_abuse_calls', 0))} abusive calls, {_fmt(b.get('budget_good_calls', 0))} "
+                 "well-behaved reads beside them")
+        figs = (f"well-behaved read alone p50 {_fmt(b.get('budget_idle_p50_ms', 0))} ms, p95 "
+                f"{_fmt(b.get('budget_idle_p95_ms', 0))} ms, max {_fmt(b.get('budget_idle_max_ms', 0))} ms; beside "
+                f"the abuser p50 {_fmt(b.get('budget_busy_p50_ms', 0))} ms, p95 {_fmt(b.get('budget_busy_p95_ms', 0))}"
+                f" ms, max {_fmt(b.get('budget_busy_max_ms', 0))} ms (target: no stall beyond 250 ms); slowest "
+                f"abusive call: {b.get('budget_slowest_abuse', '?')}; load average {_fmt(b.get('budget_load', 0))} "
+                "at the start")
         return cases, figs
     if name == "Leftovers":
         lo = pt.get("test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_restart", {})

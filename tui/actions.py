@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from core.disk.reader import note_bytes
 from core.errors import NotFoundError, VaultError
 from core.model import Entry
 from core.edit.writes import ConflictError, Writer, etag_of, line_summary
@@ -88,11 +89,10 @@ class Actions:
         """The note's bytes, provided they are what the human was shown (or what our own last
         write left there). Raises ConflictError when the file changed behind the app's back,
         NotFoundError when it is gone."""
-        real = self.vault.disk_path(entry.path)
         try:
-            with open(real, "rb") as f:
-                st = os.fstat(f.fileno())
-                data = f.read()
+            data, st = note_bytes(self.vault.root_real, entry.path)  # core's safe open, never a path by name
+        except NotFoundError:
+            raise NotFoundError(f"{entry.path} was deleted or moved") from None
         except FileNotFoundError:
             raise NotFoundError(f"{entry.path} was deleted or moved") from None
         except OSError as exc:
@@ -147,10 +147,9 @@ class Actions:
         out = Outcome("edited in $EDITOR")
         with self._lock:
             try:
-                with open(self.vault.disk_path(path), "rb") as f:
-                    after = f.read()
-            except OSError as exc:
-                out.errors.append((path, f"cannot be read after editing: {exc.strerror or exc}"))
+                after, _st = note_bytes(self.vault.root_real, path)
+            except (OSError, VaultError) as exc:
+                out.errors.append((path, f"cannot be read after editing: {getattr(exc, 'message', None) or exc}"))
                 self.vault.refresh_paths([path], source=self.actor)
                 return out
             self.vault.refresh_paths([path], source=self.actor)

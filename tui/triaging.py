@@ -141,6 +141,8 @@ class TriageFlow:
         """Suspend the app, run $EDITOR on the note, resume and index what it saved."""
         from core.edit.writes import ConflictError  # noqa: PLC0415
 
+        from core.disk.reader import editor_path  # noqa: PLC0415
+
         from .actions import Outcome, editor_command  # noqa: PLC0415
 
         app = self.app
@@ -150,7 +152,11 @@ class TriageFlow:
             self.show_outcome(Outcome("edit", conflicts=[entry.path]) if isinstance(exc, ConflictError)
                               else Outcome("edit", errors=[(entry.path, exc.message)]))
             return
-        command = editor_command(app.session.vault.disk_path(entry.path))
+        try:  # the editor gets a file name only after core's check (core.disk.reader.editor_path)
+            command = editor_command(editor_path(app.session.vault.root_real, entry.path))
+        except VaultError as exc:
+            self.show_outcome(Outcome("edit", errors=[(entry.path, exc.message)]))
+            return
         try:
             try:
                 with app.suspend():

@@ -17,7 +17,7 @@ from typing import Any
 
 from core.disk import textmap
 from core.disk.paths import normalize
-from core.disk.safeio import locate
+from core.disk.safeio import fd_inside, locate
 from core.errors import NotFoundError, VaultError
 from core.markdown import okf
 from core.markdown.parse import decode, parse_note
@@ -203,6 +203,52 @@ def _open(root_real: str, rel: str) -> tuple[int, os.stat_result]:
         os.close(fd)
         raise
     return fd, st
+
+
+def note_bytes(root_real: str, path: str, *, limit: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes (the first `limit` of them, if given) and stat of the file at vault path `path`,
+    opened as `read` opens it: in one step beneath the vault's descriptor, never through a link out
+    of it, a regular file that is not hard-linked. For front ends that show or compare a note's bytes
+    (the TUI's preview, its edit checks): no path string is opened by name after its check."""
+    fd, st = _open(root_real, normalize(path))
+    try:
+        if limit is None:
+            return read_all(fd), st
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)
+
+
+def editor_path(root_real: str, path: str) -> str:
+    """A file name to hand an external program ($EDITOR), given only after core's check: the note
+    is opened as `read` opens it, and the name returned is the one the kernel gives that open file
+    (no symlinks on the way), checked to lie inside the vault and outside hidden folders.
+
+    Residual race (documented, not closed): the program opens this name itself, later. A local
+    process that swaps a folder on the way for a link out of the vault between this check and the
+    editor's own open redirects the editor; vaultwatch cannot hand an editor a descriptor. The
+    window is the editor's start-up, and only a process already able to change the vault's folders
+    can use it."""
+    rel = normalize(path)
+    fd, _st = _open(root_real, rel)
+    try:
+        try:
+            where = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # no /proc: the descriptor walk above is the check
+            where = os.path.join(root_real, rel)
+        if not fd_inside(fd, root_real):
+            raise ReadError(f"cannot open {rel!r}: it is no longer inside the vault (a folder on the way was "
+                            "replaced); nothing was opened")
+        return where
+    finally:
+        os.close(fd)
 
 
 def read_all(fd: int) -> bytes:

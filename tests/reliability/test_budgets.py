@@ -24,9 +24,8 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import serve_process, uds_client
-
 from conftest import FULL
+from reliability_helpers import serve_process, uds_client
 
 pytestmark = pytest.mark.xdist_group("budgets")
 

@@ -26,6 +26,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from core.disk.reader import note_bytes
 from core.links import resolve as linkmap
 
 from core.markdown import okf
@@ -243,8 +244,7 @@ class Preview(VerticalScroll, can_focus=True):
                 self.app.call_from_thread(self._apply, result, keep_scroll, seq)
             return
         try:
-            with open(self.session.vault.disk_path(path), "rb") as fh:
-                data = fh.read(MAX_READ_BYTES + 1)
+            data, _st = note_bytes(self.session.vault.root_real, path, limit=MAX_READ_BYTES + 1)  # core's safe open
         except (OSError, VaultError) as exc:
             self.app.call_from_thread(self._clear, f"cannot read {path}: {exc}")
             return
