@@ -1,0 +1,41 @@
+"""Issue 13 (per-call budgets): a search hit in a huge note gets its snippet from one scan of the
+body. FTS5's snippet() scores every hit of a note: a 2 MB body of one repeated word kept one
+search call running for over a minute."""
+from __future__ import annotations
+
+import threading
+import time
+
+from core.vault import Vault
+
+
+def test_a_hit_in_a_note_of_one_repeated_word_is_answered_quickly_with_a_snippet(tmp_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "big.md").write_text("# big\n" + "word " * 400_000)  # 2 MB, 400,000 hits
+    (root / "lines.md").write_text("---\ntitle: lines\n---\n" + "line of text here\n" * 100_000)
+    (root / "small.md").write_text("# small\na word of text\n")
+    v = Vault(root, cache=False)
+    v.load()
+    v.start_search()
+    try:
+        assert v.wait_search_ready(60)
+        answers: dict[str, object] = {}
+
+        def run() -> None:
+            for q in ("word", "text line", "word text line"):
+                t = time.perf_counter()
+                answers[q] = (v.search(q), time.perf_counter() - t)
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(30)  # generous: the scan takes ~0.1 s, FTS5's snippet() over a minute
+        assert not worker.is_alive(), f"search still running after 30 s: {list(answers)} answered"
+        res, _took = answers["word"]
+        hits = {h.path: h for h in res.hits}
+        assert {"big.md", "small.md"} <= hits.keys()
+        assert "**word**" in hits["big.md"].snippet and len(hits["big.md"].snippet) < 400
+        assert "**word**" in hits["small.md"].snippet  # small notes: FTS5's own snippet, as before
+        assert "**line**" in {h.path: h for h in answers["text line"][0].hits}["lines.md"].snippet
+    finally:
+        v.stop()
