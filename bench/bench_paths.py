@@ -1,16 +1,21 @@
 """Issue 13 benchmark: the descriptor-based path code on the hot paths (core.disk.safeio).
 
-    python bench/bench_paths.py [--notes 100000] [--reads 2000]
+    python bench/bench_paths.py [--notes 100000] [--reads 2000] [--before CHECKOUT] [--rounds 3]
 
 Loads a vaultgen vault in a fresh child process, then times `core.disk.reader.read` of random
 notes (whole note, default page) and Writer.etag (the write path's resolve-and-open), and
 one resolve alone (core.disk.paths.to_disk). Prints JSON with p50/p95 per call in microseconds.
-Run it on two checkouts (PYTHONPATH) to compare before and after.
+
+--before CHECKOUT also runs the same child on another checkout's core (e.g. a worktree of
+42a23ff, the path-string code before the descriptor walk; its flat core/ layout is understood),
+alternating the two `--rounds` times so both see the same machine load, and reports each
+side's best-round p50 and after/before ratios (the issue's target: read p50 within 10%).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -30,11 +35,21 @@ def _stats(samples: list[float]) -> dict:
 
 
 def child(path: str, reads: int) -> dict:
+    code = os.environ.get("VAULTWATCH_BENCH_CODE")
+    if code:  # the checkout to measure goes first (this file's own checkout is on the path for bench.common)
+        sys.path.insert(0, code)
+        for name in [m for m in sys.modules if m == "core" or m.startswith("core.")]:
+            del sys.modules[name]
     import core
-    from core.disk.paths import to_disk
-    from core.disk.reader import read
     from core.vault import Vault
-    from core.edit.writes import Writer
+    try:
+        from core.disk.paths import to_disk
+        from core.disk.reader import read
+        from core.edit.writes import Writer
+    except ImportError:  # a checkout from before core's subpackages (flat core/)
+        from core.paths import to_disk  # type: ignore[no-redef]
+        from core.reader import read  # type: ignore[no-redef]
+        from core.writes import Writer  # type: ignore[no-redef]
 
     v = Vault(path, cache=False)
     t = time.perf_counter()
@@ -57,19 +72,40 @@ def child(path: str, reads: int) -> dict:
     return out
 
 
+def _run(code_root: Path, path: Path, reads: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(code_root), VAULTWATCH_BENCH_CODE=str(code_root))
+    out = subprocess.run([sys.executable, __file__, "--child", str(path), str(reads)], check=True,
+                         capture_output=True, text=True, env=env, cwd=str(code_root)).stdout
+    return json.loads(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--notes", type=int, default=100_000)
     ap.add_argument("--reads", type=int, default=2000)
+    ap.add_argument("--before", type=Path, help="another checkout whose core is the 'before'")
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         print(json.dumps(child(a.child[0], int(a.child[1]))))
         return
     path, _ = vault(a.notes)
-    out = subprocess.run([sys.executable, __file__, "--child", str(path), str(a.reads)], check=True,
-                         capture_output=True, text=True).stdout
-    emit({"benchmark": "paths", "results": json.loads(out)})
+    here = Path(__file__).resolve().parent.parent
+    if a.before is None:
+        emit({"benchmark": "paths", "results": _run(here, path, a.reads)})
+        return
+    rounds: dict[str, list[dict]] = {"after": [], "before": []}
+    for _ in range(a.rounds):  # alternated: both sides see the same load
+        rounds["before"].append(_run(a.before.resolve(), path, a.reads))
+        rounds["after"].append(_run(here, path, a.reads))
+    best = {side: {op: min(r[op]["p50_us"] for r in runs) for op in ("read", "etag", "resolve")}
+            for side, runs in rounds.items()}
+    ratio = {op: round(best["after"][op] / best["before"][op], 3) for op in ("read", "etag", "resolve")}
+    emit({"benchmark": "paths", "notes": rounds["after"][0]["notes"], "best_p50_us": best, "after_over_before": ratio,
+          "read_within_10_percent": ratio["read"] <= 1.10, "load_avg_1m": round(os.getloadavg()[0], 1),
+          "cold_index_s": {side: [r["cold_index_s"] for r in runs] for side, runs in rounds.items()},
+          "rounds": rounds})
 
 
 if __name__ == "__main__":
