@@ -40,10 +40,13 @@ WEIGHTS = (1.0, 4.0, 4.0, 3.0, 2.0, 1.0)
 def name_words(stem: str) -> str:
     """The words a file name stands for: `New-AzVM` -> "New Az VM create add".
 
-    Camel case and punctuation split; a Verb-Noun command name adds the plain words for its
-    verb. Indexed as its own column, so "create virtual machine" reaches New-AzVM's name.
+    Camel case and punctuation split; a word in -ment adds its stem word (Deployment: Deploy);
+    a Verb-Noun command name adds the plain words for its verb. Indexed as its own column, so "create virtual machine" reaches New-AzVM's name.
     """
     words = _CAMEL.findall(stem)
+    # a noun in -ment also stands for its verb: Porter stems "deploy" to "deploi" but "deployment"
+    # to "deploy", so "deploy template" would never reach New-AzResourceGroupDeployment's name
+    words += [w[:-4] for w in words if len(w) > 6 and w.lower().endswith("ment")]
     out = " ".join(words)
     m = _VERB_NOUN.match(stem)
     if m and m.group(1).lower() in VERB_WORDS:

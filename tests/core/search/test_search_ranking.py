@@ -149,7 +149,7 @@ def test_the_judged_set_keeps_its_quality(tmp_path: Path, clock):
     finally:
         v.stop()
     # measured 0.945 / 0.95 when these rules landed (today's search before them: 0.473 / 0.475)
-    assert got["hit@3"] >= 0.94 and got["mrr@10"] >= 0.94, got["misses"]
+    assert got["hit@3"] >= 0.96 and got["mrr@10"] >= 0.96, got["misses"]  # 0.964 / 0.964 (53 of 55 in the top 3)
 
 
 # --- the paths a big vault takes (the thresholds shrunk so a small vault takes them too) -----------
@@ -205,3 +205,14 @@ def test_prefix_snippets_mark_the_words_they_matched(searched):
     res = v.search("budg*")
     assert paths(res) == ["a.md"]
     assert res.hits[0].snippet.count("**") >= 4 and "**budget**" in res.hits[0].snippet
+
+
+def test_a_noun_in_ment_in_a_name_answers_its_verb(searched):
+    # Porter: "deploy" -> "deploi", "deployment" -> "deploy"; the name adds "Deploy"
+    assert ranking.name_words("New-AzResourceGroupDeployment").split()[:6] == [
+        "New", "Az", "Resource", "Group", "Deployment", "Deploy"]
+    files = filler(20, "A template for the resource group of the team.")
+    files["ref/New-AzResourceGroupDeployment.md"] = ("# New-AzResourceGroupDeployment\n\n"
+                                                     "Adds an Azure template to a resource group.\n")
+    v = searched(files)
+    assert paths(v.search("deploy template to resource group"))[0] == "ref/New-AzResourceGroupDeployment.md"
