@@ -341,10 +341,12 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
     if not isinstance(max_chars, int) or isinstance(max_chars, bool) or not 1 <= max_chars <= MAX_CHARS_LIMIT:
         raise ReadError(f"max_chars must be between 1 and {MAX_CHARS_LIMIT}")
     rel = normalize(path)
-    vault.disk_path(rel)  # symlink escapes and hidden targets fail loudly, even for unindexed paths
     snap = vault.snapshot
     entry = snap.get(rel)
     if entry is None:
+        # an unindexed path: symlink escapes and hidden targets fail loudly, not as "not found" (an
+        # indexed one gets the same checks from _open's descriptor walk: one walk, not two)
+        vault.disk_path(rel)
         snap = vault.refresh_paths([rel])  # created moments ago and not yet seen by the watcher?
         entry = snap.get(rel)
     if entry is None:
