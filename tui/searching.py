@@ -22,7 +22,7 @@ from core.search.fulltext import SearchNotReady
 if TYPE_CHECKING:
     from .screens.main import MainScreen
 
-LIMIT = 200  # hits listed (the total is counted in full)
+LIMIT = 50  # hits listed, a screen or so (the total is counted in full; each hit's snippet costs)
 RETRY = 0.3  # seconds between tries while the full-text index is being built
 
 
@@ -120,7 +120,8 @@ class SearchFlow:
         lst = self.screen.search_list
         lst.set_rows(result.hits, empty=f"No note contains {self.text!r}", keep=False)
         how = {"all": "", "any": " (not every word: notes with any)"}.get(result.match, "")
-        part = Text(f"{result.total:,} {'hit' if result.total == 1 else 'hits'}{how}", style="bold")
+        shown = f"first {len(result.hits)} of " if result.total > len(result.hits) else ""
+        part = Text(f"{shown}{result.total:,} {'hit' if result.total == 1 else 'hits'}{how}", style="bold")
         if result.mode != "keyword":
             part.append(f" · {result.mode}")
         if result.index_stale:

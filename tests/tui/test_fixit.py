@@ -209,3 +209,26 @@ async def test_the_preview_header_calls_a_broken_note_broken_as_the_list_does(tu
         await settle(app)
         head = app.main.preview.head_text
         assert "broken frontmatter" in head and "stable · unverified" not in head, head
+
+
+@pytest.mark.parametrize("path, width, want", [
+    ("Projects/Archive/Retired/Quarterly Plan.md", 26, "Projec…/Quarterly Plan.md"),
+    ("Projects/Archive/Retired/Quarterly Plan.md", 32, "Projects/…/Quarterly Plan.md"),
+    ("Projects/Archive/Retired/Quarterly Plan.md", 60, "Projects/Archive/Retired/Quarterly Plan.md"),
+    ("Inbox/Broken frontmatter.md", 27, "Inbox/Broken frontmatter.md"),
+])
+def test_broken_paths_keep_their_file_name(path: str, width: int, want: str) -> None:
+    from tui.widgets.problems import elide_path
+
+    assert elide_path(path, width) == want
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+async def test_the_broken_tab_shows_each_file_name(tui_demo: Path, app_for, size) -> None:
+    app = app_for(tui_demo)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("5")
+        await settle(app)
+        lst = app.main.active_list
+        for y, row in enumerate(lst.rows, start=1):
+            assert row.path.rsplit("/", 1)[-1] in lst.render_line(y).text, (row.path, lst.render_line(y).text)

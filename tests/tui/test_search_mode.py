@@ -31,7 +31,7 @@ async def test_question_mark_searches_the_text_ranked_with_highlights(tui_demo: 
         await type_text(app, pilot, "?deploy")
         lst = app.main.search_list
         assert app.main.active_list is lst and lst.display and not app.main.tabs.display
-        want = app.session.vault.search("deploy", Query(), limit=200)
+        want = app.session.vault.search("deploy", Query(), limit=50)
         assert hits(app) == [h.path for h in want.hits] and len(want.hits) >= 2
         assert f"{want.total} hits" in str(app.main.status.render())
         # the snippet's matched word is drawn in the highlight style
@@ -53,10 +53,10 @@ async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Pat
         await settle(app)
         await pilot.press("slash")
         await type_text(app, pilot, "?deploy -legacy status:deprecated")
-        want = app.session.vault.search("deploy -legacy", Query(filters=(("status", "deprecated"),)), limit=200)
+        want = app.session.vault.search("deploy -legacy", Query(filters=(("status", "deprecated"),)), limit=50)
         assert hits(app) == [h.path for h in want.hits]
         assert all(app.session.snapshot.get(p).okf_status == "deprecated" for p in hits(app))
-        every = app.session.vault.search("deploy", Query(), limit=200).total
+        every = app.session.vault.search("deploy", Query(), limit=50).total
         assert want.total < every
 
 

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len, set_cell_size
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
@@ -72,17 +73,43 @@ class ProblemList(RowList):
         return row.path, row.kind
 
     def all_columns(self) -> Sequence[Column]:
+        # the path as wide as the longest one needs, up to 2/5 of the list; the rest is the problem's
         width = self.scrollable_content_region.width
+        longest = max((cell_len(r.path) for r in self.rows), default=16)
         return [
             Column("problem", "Problem", 20, flex=True, pos=2),
-            Column("path", "Path", max(16, min(48, width * 2 // 5)), pos=0),
+            Column("path", "Path", max(16, min(longest, 48, width * 2 // 5)), pos=0),
             Column("kind", "Kind", 11, pos=1),
         ]
 
     def cells(self, row: Problem, columns: Sequence[Column]) -> list[Cell]:
-        values = {
-            "path": (row.path, None),
-            "kind": (row.kind, self.cstyle("rowlist--warn" if row.kind == "skipped" else "rowlist--error")),
-            "problem": (row.message, None),
-        }
-        return [values[c.key] for c in columns]
+        out: list[Cell] = []
+        for col in columns:
+            if col.key == "path":
+                out.append((elide_path(row.path, col.width), None))
+            elif col.key == "kind":
+                out.append((row.kind, self.cstyle("rowlist--warn" if row.kind == "skipped" else "rowlist--error")))
+            else:
+                out.append((row.message, None))
+        return out
+
+
+def elide_path(path: str, width: int) -> str:
+    """`path` in `width` cells, its folders shortened first: `Projects/…/Retired Plan.md` keeps
+    the file name, which is what tells notes apart."""
+    if cell_len(path) <= width or "/" not in path:
+        return path
+    folder, name = path.rsplit("/", 1)
+    room = width - cell_len(name) - 2  # "…/" before the name
+    if room <= 0:
+        return "…/" + name if cell_len(name) + 2 <= width else name
+    head = ""
+    for part in folder.split("/"):
+        step = part if not head else f"{head}/{part}"
+        if cell_len(step) + 1 > room:
+            break
+        head = step
+    if head:
+        return f"{head}/…/{name}"
+    first = folder.split("/", 1)[0]
+    return f"{set_cell_size(first, room - 1)}…/{name}" if room > 2 else f"…/{name}"
