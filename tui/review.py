@@ -30,7 +30,8 @@ from textual.widgets import DataTable, Footer, Input, Static
 from core.edit.writes import Writer
 from core.review import approval
 from core.review.approval import ApprovalFinished, ApprovalModeChanged, ApprovalRequested, ApprovalSettled, Pending
-from core.review.journal import Change, ChangeRecorded, journal_for
+from core.errors import VaultError
+from core.review.journal import Change, ChangeRecorded, journal_for, parse_since
 from core.review.revert import RevertRefused, revert, revert_agent
 
 from .diffview import DiffDoc, DiffView, render_diff, render_files
@@ -251,16 +252,40 @@ class ChangeScreen(Screen[None], _Reverting):
         Binding("escape,q", "close", "Back", id="change.close"),
         Binding("r", "revert", "Revert", id="change.revert"),
         Binding("R", "revert_all", "Revert all of this agent", id="change.revert_all"),
+        Binding("f", "unfollow", "Stop following", id="change.unfollow"),
     ]
 
-    def __init__(self, change_ids: tuple[int, ...]) -> None:
+    def __init__(self, change_ids: tuple[int, ...], *, following: str | None = None) -> None:
         super().__init__()
         self.change_ids = change_ids
+        self.following = following  # an agent whose newest change this view shows (follow mode)
 
     def compose(self):
-        yield Static(Text("r: revert   R: revert all of this agent   escape: back", style="dim"), id="change-help")
+        yield Static(self._help(), id="change-help")
         yield DiffView(id="change-diff")
         yield Footer()
+
+    def _help(self) -> Text:
+        text = Text()
+        if self.following:
+            text.append(f"following {self.following}: its newest change  ", style="bold reverse")
+            text.append(" f: stop following   ", style="dim")
+        text.append("r: revert   R: revert all of this agent   escape: back", style="dim")
+        return text
+
+    def follow(self, change_ids: tuple[int, ...]) -> None:
+        """The followed agent changed something again: show that change."""
+        self.change_ids = change_ids
+        self.reload()
+
+    def action_unfollow(self) -> None:
+        """f: stop following (the main screen's follow mode too) and go back."""
+        self.following = None
+        main = getattr(self.app, "main", None)
+        panel = getattr(main, "_activity_panel", None)
+        if panel is not None and panel.following:
+            main.action_toggle_follow()
+        self.dismiss(None)
 
     def on_mount(self) -> None:
         self.reload()
@@ -306,6 +331,8 @@ class ChangesScreen(Screen[None], _Reverting):
     ChangesScreen #changes-title { height: 1; background: $panel; padding: 0 1; }
     ChangesScreen #changes-table { height: 40%; }
     ChangesScreen #changes-diff { border-top: hkey $foreground 20%; }
+    ChangesScreen #changes-since { display: none; }
+    ChangesScreen.-since #changes-since { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Back", id="changes.close"),
@@ -314,6 +341,7 @@ class ChangesScreen(Screen[None], _Reverting):
         Binding("n", "by_note", "This note only", id="changes.note"),
         Binding("w", "by_agent", "This agent only", id="changes.agent"),
         Binding("t", "toggle_since", "Session / all", id="changes.since"),
+        Binding("s", "ask_since", "Since…", id="changes.since_time"),
     ]
 
     def __init__(self, since: float | None) -> None:
@@ -329,6 +357,8 @@ class ChangesScreen(Screen[None], _Reverting):
         table = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
         yield table
         yield DiffView(id="changes-diff")
+        yield Input(placeholder="since when? 30m, 2h, 1d, 2026-12-01 or 2026-12-01T09:00 (enter applies, escape "
+                                "goes back)", id="changes-since")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -358,7 +388,7 @@ class ChangesScreen(Screen[None], _Reverting):
             title.append(f" · note {self.note}", style="dim")
         if self.agent:
             title.append(f" · agent {self.agent}", style="dim")
-        title.append("   r revert · R revert all of agent · n note · w agent · t session/all", style="dim")
+        title.append("   r revert · R revert all of agent · n note · w agent · t session/all · s since…", style="dim")
         self.query_one("#changes-title", Static).update(title)
         if self.rows:
             table.move_cursor(row=min(keep, len(self.rows) - 1))
@@ -383,6 +413,9 @@ class ChangesScreen(Screen[None], _Reverting):
             self._show(change)
 
     def action_close(self) -> None:
+        if self.has_class("-since"):  # typing a time: escape goes back to the list, not out of the view
+            self._close_since()
+            return
         self.dismiss(None)
 
     def action_revert(self) -> None:
@@ -408,6 +441,28 @@ class ChangesScreen(Screen[None], _Reverting):
     def action_toggle_since(self) -> None:
         self.since = None if self.since is not None else self.session_since
         self.reload()
+
+    def action_ask_since(self) -> None:
+        """s: only the changes since a time (as `vaultwatch changes --since`)."""
+        self.set_class(True, "-since")
+        self.query_one("#changes-since", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            since = parse_since(event.value, self.app.session.vault.clock.now())
+        except VaultError as exc:
+            self.app.notify(exc.message, severity="error", title="since")
+            return
+        self.since = since
+        self._close_since()
+        self.reload()
+
+    def _close_since(self) -> None:
+        self.set_class(False, "-since")
+        self.query_one("#changes-since", Input).value = ""
+        self.query_one(DataTable).focus()
+
 
 
 class ApprovalScreen(ModalScreen[None]):
@@ -621,6 +676,23 @@ def open_call(app: Any, event: Any) -> bool:
     return True
 
 
+def follow_changes(app: Any, events: Any, agent: str | None) -> bool:
+    """Follow mode: the followed agent's newest change shows as a diff (a ChangeScreen that
+    keeps following it). From the main screen only: a dialog or another view is left alone."""
+    latest = next((e for e in reversed(events) if getattr(e, "change_ids", ()) and agent in (None, e.agent)), None)
+    if latest is None:
+        return False
+    screen = app.screen
+    if isinstance(screen, ChangeScreen) and screen.following is not None:
+        screen.following = latest.agent
+        screen.follow(tuple(latest.change_ids))
+        return True
+    if screen is getattr(app, "main", None):
+        app.push_screen(ChangeScreen(tuple(latest.change_ids), following=latest.agent))
+        return True
+    return False
+
+
 def cycle_mode(app: Any) -> None:
     """`g`: approval mode none → writes → deletes → none (agents' writes wait for this person)."""
     gate = approval.gate_for(app.session.vault)
@@ -638,4 +710,4 @@ def cycle_mode(app: Any) -> None:
 
 
 __all__ = ["ApprovalScreen", "ChangeScreen", "ChangesScreen", "ConfirmScreen", "ReviewHost", "VersionsScreen",
-           "cycle_mode", "open_call", "open_changes", "render_change", "render_pending"]
+           "cycle_mode", "follow_changes", "open_call", "open_changes", "render_change", "render_pending"]

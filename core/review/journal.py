@@ -42,6 +42,7 @@ DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
 MAX_ARG_CHARS = 2000
 MAX_OUTSIDE_PATHS = 1000
+RECHECK_S = 1.0  # s: an outside row is checked again this long after (another process's journal row)
 _ZLIB_LEVEL = 1  # fast: a 10 KB note compresses in ~0.05 ms; the delta against the before-bytes does the rest
 _WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
 
@@ -412,6 +413,8 @@ class Journal:
         self._lock = threading.RLock()
         self._bus = bus
         self._unsubscribe: Callable[[], None] | None = None
+        self.current: Callable[[str], bytes | None] | None = None  # a vault path's bytes now (see _explained)
+        self._announced: set[int] = set()
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         if not os.path.exists(path):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
@@ -429,6 +432,7 @@ class Journal:
         clock = vault.clock
         journal = cls(journal_path(vault.root_real), clock=lambda: clock.now().timestamp(), bus=vault.bus,
                       **_env_bounds(), **options)
+        journal.current = _reader(vault)
         journal.watch(vault.bus)
         return journal
 
@@ -453,8 +457,70 @@ class Journal:
     def _on_event(self, event: Event) -> None:
         if isinstance(event, DocumentsChanged) and event.source == "disk":
             paths = [p for p in (*event.added, *event.changed, *event.removed) if p]
-            if paths:
-                self.record_outside(paths, removed=event.removed)
+            if not paths:
+                return
+            gone = set(event.removed)
+            unexplained = [p for p in paths if not self._explained(p, p in gone)]
+            if unexplained:
+                outside = self.record_outside(unexplained, removed=gone)
+                if self.current is not None:  # a change journaled by another process may land just after its write
+                    timer = threading.Timer(RECHECK_S, self._recheck, (outside, unexplained, gone))
+                    timer.daemon = True
+                    timer.start()
+
+    def _explained(self, rel: str, removed: bool) -> bool:
+        """`rel` holds what the newest journaled change touching it left there: the disk event is
+        that change (made by another vaultwatch process, e.g. `vaultwatch revert` while the TUI
+        runs), not an outside edit. Publishes ChangeRecorded for such a change, once."""
+        if self.current is None:
+            return False
+        with self._lock:
+            row = self._con.execute(
+                "SELECT c.id, c.kind, c.path, c.src, c.etag, c.operation FROM paths p JOIN changes c "
+                "ON c.id = p.change_id WHERE p.path=? ORDER BY c.id DESC LIMIT 1", (rel,)).fetchone()
+            if row is None or row[1] == "outside":
+                return False
+            cid, _, path, src, change_etag, operation = row
+            written = self._con.execute("SELECT after_etag FROM files WHERE change_id=? AND path=? "
+                                        "ORDER BY seq DESC LIMIT 1", (cid, rel)).fetchone()
+        try:
+            data = None if removed else self.current(rel)
+        except Exception:  # unreadable now: not explained
+            return False
+        if data is None:
+            ok = (written is not None and written[0] is None) or src == rel or (operation == "delete" and path == rel)
+        else:
+            now = etag(data)
+            ok = (written is not None and written[0] == now) or (path == rel and change_etag == now)
+        if ok and cid not in self._announced and self._bus is not None:
+            self._announced.add(cid)
+            try:
+                self._bus.publish(ChangeRecorded(self.get(cid)))
+            except NotFoundError:
+                pass
+        return ok
+
+    def _recheck(self, outside: Change, paths: list[str], gone: set[str]) -> None:
+        """Drop an "outside" row whose every path a change journaled just after it explains."""
+        try:
+            if all(self._explained(p, p in gone) for p in paths):
+                with self._lock:
+                    self._con.execute("BEGIN IMMEDIATE")
+                    try:
+                        size = self._con.execute("SELECT size FROM changes WHERE id=?", (outside.id,)).fetchone()
+                        for table, key in (("files", "change_id"), ("paths", "change_id"), ("changes", "id")):
+                            self._con.execute(f"DELETE FROM {table} WHERE {key}=?", (outside.id,))
+                        if size is not None:
+                            self._count -= 1
+                            self._bytes -= int(size[0])
+                        self._con.execute("COMMIT")
+                    except BaseException:
+                        self._con.execute("ROLLBACK")
+                        raise
+                if self._bus is not None:
+                    self._bus.publish(ChangeRecorded(outside))
+        except (sqlite3.Error, ValueError):  # closed meanwhile
+            pass
 
     def record_outside(self, paths: list[str], *, removed: Iterable[str] = ()) -> Change:
         """An outside edit of `paths` (no bytes: vaultwatch cannot know what was there)."""
@@ -684,6 +750,23 @@ def _clip_args(arguments: dict[str, Any]) -> dict[str, Any]:
             v = v[:MAX_ARG_CHARS] + f"…(+{len(v) - MAX_ARG_CHARS})"
         out[str(k)[:80]] = v
     return out
+
+
+def _reader(vault: Any) -> Callable[[str], bytes | None]:
+    """The bytes of a vault path now, read as the write path reads them (inside the vault only)."""
+    writers: list[Any] = []
+
+    def current(rel: str) -> bytes | None:
+        from ..edit.writes import Writer, _read  # noqa: PLC0415  (writes imports this module)
+        if not writers:
+            writers.append(Writer(vault))
+        try:
+            with writers[0]._loc(rel) as loc:
+                found = _read(loc, rel)
+        except VaultError:
+            return None
+        return None if found is None else found[0]
+    return current
 
 
 def _env_bounds() -> dict[str, int]:

@@ -199,3 +199,90 @@ async def test_the_approve_key_lets_agents_calls_go_on_at_once_and_the_dialog_cl
             result = await asyncio.wait_for(call, 10)
             await wait_for(lambda: app.screen is not dialog, 2)
     assert not result.is_error and (tui_demo / "Inbox" / "idea.md").read_bytes() == b"# Idea\n"
+
+
+async def test_following_an_agent_shows_its_newest_change_as_a_diff(tui_demo: Path, socket_path: str):
+    vault = open_loaded(tui_demo)
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await started(app, pilot, socket_path)
+        async with agent(socket_path, "claude-test") as claude:
+            await claude.call_tool("read", {"path": NOTE})
+            activity = app.query_one(ActivityList)
+            await wait_for(lambda: len(activity.rows) >= 1)
+            activity.focus()
+            await pilot.press("end", "f")  # follow claude
+            assert app.main.activity.following
+            first = await claude.call_tool("write", {"path": "Inbox/one.md", "content": "# One FIRST-WRITE\n"})
+            assert not first.is_error
+            await wait_for(lambda: isinstance(app.screen, ChangeScreen), 10)
+            screen = app.screen
+            assert screen.following == "claude-test/1.0"
+            await wait_for(lambda: "FIRST-WRITE" in diff_text(screen), 5)
+            second = await claude.call_tool("edit", {"path": "Inbox/one.md", "old_text": "FIRST-WRITE",
+                                                     "new_text": "SECOND-EDIT"})
+            assert not second.is_error
+            await wait_for(lambda: "SECOND-EDIT" in diff_text(screen), 10)  # the same view follows on
+            assert app.screen is screen and "following claude-test/1.0" in str(screen.query_one("#change-help").render())
+            await pilot.press("f")  # stop following: back to the main screen, follow mode off
+            await wait_for(lambda: app.screen is app.main, 5)
+            assert not app.main.activity.following
+            await claude.call_tool("write", {"path": "Inbox/two.md", "content": "# Two\n"})
+            await wait_for(lambda: sum(1 for r in activity.rows if r.tool == "write") >= 2, 10)
+            await settle(app)
+            assert app.screen is app.main  # no longer following: no diff pops up
+
+
+async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
+    vault = open_loaded(tui_demo)
+    from core.edit.writes import Writer
+    writer = Writer(vault)
+    writer.write("Inbox/a.md", "a\n", actor="agent:bot")
+    writer.write("Inbox/b.md", "b\n", actor="agent:other")
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        await pilot.press("t")  # all journaled
+        assert len(screen.rows) == 2
+        await pilot.press("s", *"2099-01-01", "enter")
+        assert screen.rows == [] and "since 2099-01-01" in str(screen.query_one("#changes-title").render())
+        await pilot.press("s", *"someday", "enter")  # a bad time says so and keeps the filter
+        assert screen.rows == [] and screen.has_class("-since")
+        await pilot.press("escape")
+        assert not screen.has_class("-since") and app.screen is screen
+        await pilot.press("s", *"1d", "enter")
+        assert [c.path for c in screen.rows] == ["Inbox/b.md", "Inbox/a.md"]
+        await pilot.press("w")  # and per agent on top of the time
+        assert [c.path for c in screen.rows] == ["Inbox/b.md"]
+
+
+async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui_demo: Path):
+    import sys
+    vault = open_loaded(tui_demo)
+    from core.edit.writes import Writer
+    before = (tui_demo / NOTE).read_bytes()
+    change = Writer(vault).update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
+    assert change.changed
+    cid = journal_for(vault).changes()[0].id
+    app = make_app(vault, config=fixed_config(watch=True))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        root = Path(__file__).resolve().parents[2]
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tui.cli", "revert", str(cid), str(tui_demo), cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root)}, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 0, err
+        assert (tui_demo / NOTE).read_bytes() == before
+        # the TUI's watcher sees the file change: the view lists the CLI's journaled revert
+        await wait_for(lambda: screen.rows and screen.rows[0].kind == "revert", 10)
+        await asyncio.sleep(1.5)  # past the journal's second look at disk events (RECHECK_S)
+        kinds = [c.kind for c in journal_for(vault).changes()]
+        assert kinds == ["revert", "change"], kinds  # no "changed outside" row for it
+        assert [c.kind for c in screen.rows] == ["revert", "change"]

@@ -318,6 +318,9 @@ class MainScreen(Screen[None]):
         if followed is not None:
             self.preview.show(followed)
             self.active_list.select_key(followed) if isinstance(self.active_list, DocList) else None
+        if self._activity_panel.following:  # the followed agent's newest change, as a diff (tui/review.py)
+            from .. import review  # noqa: PLC0415
+            review.follow_changes(self.app, events, self._activity_panel.follow_agent)
         self._activity_panel.show_title()
         self.show_agents()
 
