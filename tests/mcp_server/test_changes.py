@@ -118,14 +118,17 @@ async def test_no_decision_in_time_declines(vault, sock_dir):
         started = time.monotonic()
         result = await client.call_tool("write", {"path": "New.md", "content": "x\n"})
     assert result.is_error and "the person declined this change: no decision within 0.5 s" in result.content[0].text
-    assert time.monotonic() - started >= 0.5 and len(person.seen) == 1
+    assert 0.5 <= time.monotonic() - started < 5  # declined at the timeout (10x: load), not left waiting
+    assert len(person.seen) == 1
     assert not (Path(vault.root) / "New.md").exists() and gate.pending() == []
 
 
 async def test_unattended_gate_declines_at_once_saying_how_to_approve(vault, sock_dir):
-    approval.attach(vault, ApprovalGate("deletes"))
+    approval.attach(vault, ApprovalGate("deletes", timeout=8))
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        started = time.monotonic()
         result = await client.call_tool("delete", {"path": "Plan.md"})
+        assert time.monotonic() - started < 4  # at once, not after the approval timeout
         assert result.is_error and "the person declined this change" in result.content[0].text
         assert "open the TUI" in result.content[0].text
         written = await client.call_tool("write", {"path": "New.md", "content": "x\n"})  # deletes only
