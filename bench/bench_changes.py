@@ -116,14 +116,16 @@ def diff_1mb(repeat: int = 5, screen: int = 50) -> dict:
         after = "\n".join(after_lines) + "\n"
         for width in (120, 200):
             console = Console(width=width, file=open(os.devnull, "w"), color_system="truecolor")
-            samples = []
+            samples, cpu = [], []
             for _ in range(repeat):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 doc = render_diff(before.encode(), after.encode(), width)
                 view = LazyLines(doc, width, console)
                 view.lines(0, screen)
                 samples.append((time.perf_counter() - t) * 1000)
+                cpu.append((time.process_time() - c) * 1000)
             out[f"{label}_w{width}_p50_ms"] = round(statistics.median(samples), 1)
+            out[f"{label}_w{width}_cpu_p50_ms"] = round(statistics.median(cpu), 1)  # less swayed by the load
             t = time.perf_counter()
             view.lines(0, view.height)
             out[f"{label}_w{width}_all_{view.height}_lines_ms"] = round((time.perf_counter() - t) * 1000, 1)
