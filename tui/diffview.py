@@ -309,11 +309,12 @@ class DiffView(ScrollView, can_focus=True):
         self._doc = DiffDoc()
         self._lines: LazyLines | None = None
 
-    def show(self, renderable: RenderableType) -> None:
+    def show(self, renderable: RenderableType, *, keep_scroll: bool = False) -> None:
         self.renderable = renderable
         self._doc = renderable if isinstance(renderable, DiffDoc) else DiffDoc([Piece(renderable)])
         self._lines = None
-        self.scroll_to(0, 0, animate=False)
+        if not keep_scroll:
+            self.scroll_to(0, 0, animate=False)
         self._layout()
         self.refresh()
 

@@ -34,7 +34,7 @@ from core.errors import VaultError
 from core.review.journal import Change, ChangeRecorded, journal_for, parse_since
 from core.review.revert import RevertRefused, revert, revert_agent
 
-from .diffview import DiffDoc, DiffView, render_diff, render_files
+from .diffview import DiffDoc, DiffView, Piece, render_diff, render_files
 
 MODES_CYCLE = ("none", "writes", "deletes")
 FINISH_WAIT = 0.5  # s: the approval dialog closes at the latest this long after the decision
@@ -95,7 +95,19 @@ def render_change(journal: Any, change: Change, width: int, localtime=time.local
     return render_files(change_title(change, localtime), files, width, lead)
 
 
-def render_pending(pending: Pending, width: int, now: float) -> RenderableType:
+def render_pending(pending: Pending, width: int, now: float) -> DiffDoc:
+    """A waiting change: its title with the time left (the doc's first piece), then its diff."""
+    title = pending_title(pending, now)
+    if pending.operation in ("rename",):
+        return render_files(title, [], width, [Text("\nthe note moves; links to it across the vault will be "
+                                                    "rewritten", style="italic")])
+    if pending.operation == "delete":
+        body: RenderableType = render_diff(pending.before, None, width) if pending.before is not None else Text("")
+        return render_files(title, [], width, [Text("\nthe file goes to the trash", style="italic red"), body])
+    return render_files(title, [(pending.path, "target", pending.before, pending.after)], width)
+
+
+def pending_title(pending: Pending, now: float) -> Text:
     title = Text()
     title.append(pending.agent or pending.actor, style="bold magenta")
     title.append(" wants to ")
@@ -111,13 +123,7 @@ def render_pending(pending: Pending, width: int, now: float) -> RenderableType:
     title.append(" deny  ", style="dim")
     title.append("d", style="bold reverse")
     title.append(" deny with a reason", style="dim")
-    if pending.operation in ("rename",):
-        return render_files(title, [], width, [Text("\nthe note moves; links to it across the vault will be "
-                                                    "rewritten", style="italic")])
-    if pending.operation == "delete":
-        body: RenderableType = render_diff(pending.before, None, width) if pending.before is not None else Text("")
-        return render_files(title, [], width, [Text("\nthe file goes to the trash", style="italic red"), body])
-    return render_files(title, [(pending.path, "target", pending.before, pending.after)], width)
+    return title
 
 
 # --- dialogs ---------------------------------------------------------------------------------
@@ -497,14 +503,16 @@ class ApprovalScreen(ModalScreen[None]):
         self.set_interval(1.0, self._tick)
 
     def _draw(self) -> None:
-        self.query_one(DiffView).show(render_pending(self.pending, self.app.size.width, time.monotonic()))
+        self._doc = render_pending(self.pending, self.app.size.width, time.monotonic())
+        self.query_one(DiffView).show(self._doc)
 
     def _tick(self) -> None:
         if self.pending.settled and not self.decided:
             self.dismiss(None)
             return
-        if not self.decided:
-            self._draw()
+        if not self.decided:  # the time left: the title only, the diff and the scroll position stay
+            self._doc.pieces[0] = Piece(pending_title(self.pending, time.monotonic()))
+            self.query_one(DiffView).show(self._doc, keep_scroll=True)
 
     def _answer(self, approved: bool, reason: str = "") -> None:
         """Decide, let agents' calls go on at once (the person's key is answered), and close the

@@ -42,6 +42,7 @@ DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
 MAX_ARG_CHARS = 2000
 MAX_OUTSIDE_PATHS = 1000
+RECENT_S = 300.0  # s: a change journaled by another process this recently may explain a disk event
 RECHECK_S = 1.0  # s: an outside row is checked again this long after (another process's journal row)
 _ZLIB_LEVEL = 1  # fast: a 10 KB note compresses in ~0.05 ms; the delta against the before-bytes does the rest
 _WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
@@ -460,13 +461,22 @@ class Journal:
             if not paths:
                 return
             gone = set(event.removed)
-            unexplained = [p for p in paths if not self._explained(p, p in gone)]
+            recent = self._recent_paths() if self.current is not None else set()
+            unexplained = [p for p in paths if p not in recent or not self._explained(p, p in gone)]
             if unexplained:
                 outside = self.record_outside(unexplained, removed=gone)
                 if self.current is not None:  # a change journaled by another process may land just after its write
                     timer = threading.Timer(RECHECK_S, self._recheck, (outside, unexplained, gone))
                     timer.daemon = True
                     timer.start()
+
+    def _recent_paths(self) -> set[str]:
+        """Paths of the changes journaled in the last RECENT_S seconds (only those can explain a
+        disk event: a 10,000-file checkout is not looked up path by path)."""
+        with self._lock:
+            return {r[0] for r in self._con.execute(
+                "SELECT DISTINCT p.path FROM paths p JOIN changes c ON c.id = p.change_id "
+                "WHERE c.at >= ? AND c.kind != 'outside'", (float(self._clock()) - RECENT_S,))}
 
     def _explained(self, rel: str, removed: bool) -> bool:
         """`rel` holds what the newest journaled change touching it left there: the disk event is

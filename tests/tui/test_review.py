@@ -286,3 +286,38 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
         kinds = [c.kind for c in journal_for(vault).changes()]
         assert kinds == ["revert", "change"], kinds  # no "changed outside" row for it
         assert [c.kind for c in screen.rows] == ["revert", "change"]
+
+
+async def test_the_approval_dialogs_countdown_keeps_the_diff_where_the_person_scrolled_it(tui_demo: Path):
+    import threading
+
+    from core.edit.writes import Writer
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config())
+    outcome: list = []
+
+    def write() -> None:
+        try:
+            outcome.append(Writer(vault).write("Inbox/long.md", "".join(f"line {i}\n" for i in range(400)),
+                                               actor="agent:bot"))
+        except Exception as exc:  # a decline would land here
+            outcome.append(exc)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app)
+        thread = threading.Thread(target=write, daemon=True)
+        thread.start()
+        await wait_for(lambda: isinstance(app.screen, ApprovalScreen), 10)
+        dialog = app.screen
+        view = dialog.query_one(DiffView)
+        await wait_for(lambda: view.virtual_size.height > 400, 5)
+        view.scroll_to(y=200, animate=False)
+        await wait_for(lambda: view.scroll_offset.y == 200, 5)
+        assert "line 19" in view.visible_text()
+        dialog._tick()  # the countdown's second
+        await pilot.pause()
+        assert view.scroll_offset.y == 200
+        await pilot.press("y")
+        await asyncio.get_running_loop().run_in_executor(None, thread.join, 10)
+    assert outcome and getattr(outcome[0], "changed", False)
