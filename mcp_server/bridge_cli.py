@@ -57,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.socket and not args.vault:
         bare = os.path.abspath(args.socket)
-        args.vault = _vault_of(bare, read_info)
+        try:
+            probe(bare, None)  # a server there: follow that socket only, as asked (never start one)
+        except BridgeError:
+            args.vault = _vault_of(bare, read_info)  # none: a crashed server's .json may name its vault
         if args.vault is None:  # nothing to start a server for: the client hears why on each call
 
             def find_bare(grace: float) -> tuple[str, int | None]:

@@ -92,7 +92,11 @@ def test_serve_stdio_holds_the_vault_too(demo_vault, tmp_path):
                 b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
         stdio.stdin.write(init)
         stdio.stdin.flush()
-        assert b'"result"' in stdio.stdout.readline()  # serving
+        assert b'"result"' in stdio.stdout.readline()  # answered (maybe by the stdio front, before the lock)
+        deadline = time.monotonic() + 60
+        while (h := holder(str(demo_vault.resolve()))) is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert h is not None and h.pid == stdio.pid  # serving
         second = run(demo_vault, client_env(short_dir("vwb"), state))
         assert second.returncode == 2
         assert f"(pid {stdio.pid}) already serves {demo_vault.resolve()} on stdio" in second.stderr
