@@ -131,3 +131,16 @@ def test_every_accepted_file_format_is_indexed(vault) -> None:
     for path in ("Books.base", "Board.canvas", "Cover.avif", "Recording.webm", "Document.pdf",
                  "Attachments/Engelbart.jpg"):
         assert kinds.get(path) == "attachment", path
+
+
+def test_every_heading_and_block_link_finds_its_anchor(vault) -> None:
+    """The help's heading, nested-heading, block and same-note links (Internal links, Embed
+    files, Link to blocks) all name a heading or block id their note has; a PDF's #page=3 is
+    not checked."""
+    g = graph(vault.snapshot)
+    checked = {(r.source, r.link.target, r.link.heading) for r in g.anchored}
+    assert ("Help/Linking/Internal links.md", "2023-01-01", "^quote-of-the-day") in checked
+    assert ("Help/Linking/Internal links.md", "My note", "Heading 1#Heading 2") in checked
+    assert ("Help/Linking/Internal links.md", "", "^local-block") in checked
+    assert len(checked) >= 8
+    assert g.anchor_sources() == set()
