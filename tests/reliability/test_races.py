@@ -40,8 +40,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FULL
 from reliability_helpers import serve_process, tree_state, uds_client
+
+FULL = os.environ.get("VAULTWATCH_RELIABILITY_FULL", "").lower() in ("1", "yes", "true", "on")  # as conftest.py
 
 pytestmark = pytest.mark.xdist_group("races")
 
