@@ -20,6 +20,10 @@ It imports no MCP SDK (only httpx2), so clients get it running in a fraction of 
   is retried; a write cut off in flight is answered with an error saying it may have been
   applied (never sent twice). Each request uses its own connection, so "not sent" is known.
 - `notifications/cancelled` is forwarded and the cancelled request's reply is dropped.
+- Server-initiated messages: a call's own (progress) come in its SSE answer; the rest (a
+  subscribed resource's updates, list_changed) on the session's GET stream, which the bridge
+  opens once the session is initialized and relays line by line; after a switch it opens one on
+  the new server and subscribes the client's resources there again.
 - stdin reaches EOF: answers still due are awaited (at most 5 s, VAULTWATCH_BRIDGE_DRAIN; not open
   subscription streams), the session is closed, exit 0. SIGTERM/SIGINT/SIGHUP close the session and
   exit 0 at once.
@@ -135,6 +139,7 @@ class Relay:
         self.handshaking.set()
         self._out = threading.Lock()
         self._client_session = "bridge-" + uuid.uuid4().hex[:12]
+        self.subscribed: set[str] = set()  # resources the client subscribed to (again after a switch)
 
     # -- stdout -------------------------------------------------------------------------
     def emit(self, message: Any) -> None:
@@ -237,6 +242,33 @@ class Relay:
         note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         await self.http.post(URL, content=json.dumps(note).encode(), headers=self.headers_for(note))
         await self._learn_tools(self.http)
+        self._background(self._listen(self.http, self.generation))
+        for n, uri in enumerate(sorted(self.subscribed)):
+            again = {"jsonrpc": "2.0", "id": f"vaultwatch-bridge-sub-{self.generation}-{n}",
+                     "method": "resources/subscribe", "params": {"uri": uri}}
+            with contextlib.suppress(httpx2.HTTPError):
+                await self.http.post(URL, content=json.dumps(again).encode(), headers=self.headers_for(again))
+
+    async def _listen(self, http: httpx2.AsyncClient, generation: int) -> None:
+        """Relay the session's GET stream (notifications not tied to a call) while this server serves it."""
+        while self.session_id and generation == self.generation and not self.eof.is_set():
+            headers = {**self.headers_for({}), "accept": "text/event-stream"}
+            try:
+                async with http.stream("GET", URL, headers=headers, timeout=httpx2.Timeout(30, read=None)) as resp:
+                    if resp.status_code != 200 or not resp.headers.get("content-type", "").startswith(
+                            "text/event-stream"):
+                        return  # a server without a standalone stream (or one open already)
+                    data: list[str] = []
+                    async for line in resp.aiter_lines():
+                        if line.startswith("data:"):
+                            data.append(line[5:].lstrip(" "))
+                        elif line == "" and data:
+                            with contextlib.suppress(ValueError):
+                                self._deliver(json.loads("\n".join(data)))
+                            data = []
+            except httpx2.HTTPError:
+                pass
+            await asyncio.sleep(0.2)  # the stream ended: open it again while the session lasts
 
     async def _learn_tools(self, http: httpx2.AsyncClient) -> None:
         """Ask the server which tools only read (their calls may be retried across a switch)."""
@@ -316,9 +348,10 @@ class Relay:
             http, generation = up
             try:
                 await self._post(http, raw, message, request_id)
-                if isinstance(message, dict) and message.get("method") == "notifications/initialized" \
-                        and not self.read_only_tools:
-                    self._background(self._learn_tools(http))
+                if isinstance(message, dict) and message.get("method") == "notifications/initialized":
+                    if not self.read_only_tools:
+                        self._background(self._learn_tools(http))
+                    self._background(self._listen(http, generation))
                 return
             except _Lost as lost:
                 self.lost(generation)
@@ -441,6 +474,14 @@ class Relay:
                 else:
                     self.read_only_tools.discard(tool["name"])
 
+    def _note_subscription(self, message: dict) -> None:
+        params = message.get("params")
+        uri = params.get("uri") if isinstance(params, dict) else None
+        if isinstance(uri, str) and message.get("method") == "resources/subscribe":
+            self.subscribed.add(uri)
+        elif isinstance(uri, str) and message.get("method") == "resources/unsubscribe":
+            self.subscribed.discard(uri)
+
     def _cancel(self, message: dict) -> None:
         params = message.get("params")
         request_id = params.get("requestId") if isinstance(params, dict) else None
@@ -471,6 +512,7 @@ class Relay:
                 self.handshaking.clear()  # now, not when its task starts: `initialized` may be the next line
             if isinstance(message, dict) and "method" in message and message.get("id") is not None:
                 request_id = message["id"]
+                self._note_subscription(message)
                 self.cancelled.discard(request_id)
                 self.inflight[request_id] = str(message["method"])
                 if message["method"] not in LONG_LIVED:

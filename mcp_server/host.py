@@ -54,6 +54,7 @@ from .locations import (
 from .requestguard import MAX_REQUEST_BYTES, RequestGuard
 from .server import ToolRegistrar, build_server
 from .splice import Splice
+from .streaming import JsonUnlessStreaming
 from .wire import MCP_PATH, SESSION_HEADER
 
 STOP_BUDGET = 0.8  # seconds run() may spend shutting down before it cancels what is left
@@ -129,6 +130,8 @@ class _Counting:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if scope.get("method") == "GET":  # a session's standalone stream: open while its client is, not a call
             return await self.app(scope, receive, send)
         self.host._inflight += 1
         self.host._last_request = time.monotonic()
@@ -257,6 +260,7 @@ class McpHost:
         self._stop_requested = False
         self._guard = threading.Lock()
         self.splice: Splice | None = None  # the layer that puts pre-serialised listings on the wire
+        self.streaming: JsonUnlessStreaming | None = None  # the layer that answers JSON unless a call streams
 
     def agents(self) -> list[tuple[str, str]]:
         """Connected (agent name, session id) pairs."""
@@ -392,9 +396,10 @@ class McpHost:
                 hosts += [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
                 origins += [f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://[::1]:{port}"]
             app: Any = self.server.streamable_http_app(
-                streamable_http_path=MCP_PATH, json_response=True, max_request_body_size=MAX_REQUEST_BYTES,
+                streamable_http_path=MCP_PATH, json_response=False, max_request_body_size=MAX_REQUEST_BYTES,
                 transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                                              allowed_hosts=hosts, allowed_origins=origins))
+            app = self.streaming = JsonUnlessStreaming(app)  # SSE only for calls that stream (streaming.py)
             app = RequestGuard(app)  # vaultwatch's own 413 and bad-id answers (mcp_server/requestguard.py)
             self.splice = Splice(app)
             app = _Counting(SessionEnd(self.splice, self.activity), self)

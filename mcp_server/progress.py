@@ -8,10 +8,10 @@ keeps a client's request timeout from firing (the TS SDK resets it on progress w
 Progress values only increase, as the spec requires; once a tool reports its own, the heartbeat
 stops. Without a token the SDK's report_progress is a no-op.
 
-Where they arrive: on stdio (`serve --stdio`) and in-process clients. The socket's HTTP
-transport answers each call as one JSON body (host.py: json_response=True, which splice.py and
-the bridge are built around), so there a call's notifications have nowhere to go and are
-dropped by the SDK; answering calls that carry a progress token as SSE is left to do.
+Where they arrive: on stdio (`serve --stdio`), in-process clients, and the socket, whose HTTP
+transport answers a call that carries a progress token as an SSE stream (its notifications,
+then its answer; streaming.py) and every other call as one JSON body; `vaultwatch bridge`
+relays the stream's events to its client as they come.
 
 Logging: `logging/setLevel` sets, per session, the least severe level the client wants as
 `notifications/message`; nothing is sent before a client asks. Each call then logs its

@@ -8,12 +8,20 @@
   attachment as a base64 blob); at most budget.HARD_ANSWER_BYTES; hidden or escaping paths
   are refused as the tools refuse them, an unknown one is -32002 (resource not found).
 
-Subscriptions and list_changed are not offered (not advertised): the socket answers plain JSON,
-with no stream for server-initiated notifications; clients read again instead.
+- `resources/subscribe` / `resources/unsubscribe`: a subscribed note's change (through vaultwatch
+  or an outside edit the watcher sees, a delete, a rename away) sends
+  `notifications/resources/updated`; a note or attachment appearing or disappearing sends
+  `notifications/resources/list_changed` to every session that listed, read or subscribed to
+  resources. Both go out on the session's standalone stream (stdio; the socket's GET stream,
+  which `vaultwatch bridge` keeps open); 2026-07-28 clients get the same events on their
+  `subscriptions/listen` streams. Changes are gathered for COALESCE_SECONDS, so a rename of
+  many notes is one list_changed.
 """
 from __future__ import annotations
 
+import asyncio
 import base64
+import weakref
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -22,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
     BlobResourceContents,
+    EmptyResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
     PaginatedRequestParams,
@@ -29,10 +38,13 @@ from mcp_types import (
     ReadResourceResult,
     Resource,
     ResourceTemplate,
+    SubscribeRequestParams,
     TextResourceContents,
+    UnsubscribeRequestParams,
 )
 
 from core.errors import NotFoundError, VaultError
+from core.events import DocumentsChanged
 from core.model import ATTACHMENT, NOTE
 from core.query.listing import Query
 
@@ -43,6 +55,7 @@ TEMPLATE = SCHEME + "{+path}"
 RESOURCE_PAGE = 500
 NOT_FOUND = -32002  # the spec's "resource not found"
 NOTE_MIME = "text/markdown"
+COALESCE_SECONDS = 0.05
 
 
 def uri_of(path: str) -> str:
@@ -58,8 +71,98 @@ def path_of(uri: str) -> str:
     return unquote(uri[len(SCHEME):])
 
 
-def register(server: Any, vault: Any) -> None:
-    """Serve the vault's notes as resources on `server` (see module doc)."""
+class Subscriptions:
+    """Which session follows which note, and the notifications when the vault changes (see module doc).
+
+    Sessions are held weakly (a session that ends drops out); the vault's bus calls `on_event` from
+    any thread, and the notifications go out on the server's event loop.
+    """
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.notes: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+        self.listeners: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._updated: set[str] = set()
+        self._list_changed = False
+        self._flush: asyncio.TimerHandle | None = None
+        self.sent: list[tuple[str, str | None]] = []  # the last notifications sent (diagnostics and tests)
+
+    async def middleware(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware: learn the server's event loop from its first request (a 2026-07-28 client
+        may only listen, with no resources request of its own)."""
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+        return await call_next(ctx)
+
+    def seen(self, ctx: Any) -> Any:
+        """Note the session of a resources request (it hears list_changed from now on); its connection."""
+        self.loop = asyncio.get_running_loop()
+        conn = sdk.connection(ctx.session)
+        if conn is not None:
+            self.listeners.add(conn)
+        return conn
+
+    def subscribe(self, ctx: Any, uri: str, on: bool) -> None:
+        path_of(uri)  # refuses what is not a vault resource
+        conn = self.seen(ctx)
+        if conn is None:
+            return
+        uris = self.notes.setdefault(conn, set())
+        if on:
+            uris.add(uri)
+        else:
+            uris.discard(uri)
+
+    def on_event(self, event: Any) -> None:
+        """From the vault's bus (any thread): gather a change, flush it shortly on the loop."""
+        loop = self.loop
+        if loop is None or not isinstance(event, DocumentsChanged) or loop.is_closed():
+            return
+        touched = {uri_of(p) for p in (*event.changed, *event.removed, *event.added)}
+        listed = bool(event.added or event.removed)
+        try:
+            loop.call_soon_threadsafe(self._gather, touched, listed)
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+
+    def _gather(self, touched: set[str], listed: bool) -> None:
+        self._updated |= touched
+        self._list_changed |= listed
+        if self._flush is None and self.loop is not None:
+            self._flush = self.loop.call_later(COALESCE_SECONDS, lambda: asyncio.ensure_future(self.flush()))
+
+    async def flush(self) -> None:
+        """Send what was gathered: updated to the notes' subscribers, list_changed to listing sessions."""
+        self._flush = None
+        updated, self._updated = self._updated, set()
+        listed, self._list_changed = self._list_changed, False
+        sent: list[tuple[str, str | None]] = []
+        for conn, uris in list(self.notes.items()):
+            for uri in sorted(uris & updated):
+                await conn.send_resource_updated(uri)
+                sent.append(("updated", uri))
+        if listed:
+            for conn in list(self.listeners):
+                await conn.send_resource_list_changed()
+                sent.append(("list_changed", None))
+        from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated
+
+        bus = sdk.subscription_bus(self.server)
+        if bus is not None:
+            for uri in sorted(updated):
+                await bus.publish(ResourceUpdated(uri=uri))
+            if listed:
+                await bus.publish(ResourcesListChanged())
+        self.sent = (self.sent + sent)[-200:]
+
+
+def register(server: Any, vault: Any) -> Subscriptions:
+    """Serve the vault's notes as resources on `server` (see module doc); the subscriptions."""
+    subs = Subscriptions(server)
+    vault.bus.subscribe(subs.on_event)
+    server.middleware.insert(0, subs.middleware)
+    sdk.announce_resource_list_changes(server)
 
     def page(cursor: str | None) -> ListResourcesResult:
         res = vault.list(Query(include_attachments=True, limit=RESOURCE_PAGE, cursor=cursor))
@@ -69,6 +172,7 @@ def register(server: Any, vault: Any) -> None:
         return ListResourcesResult(resources=rows, next_cursor=res.next_cursor)
 
     async def list_resources(ctx: Any, params: PaginatedRequestParams) -> ListResourcesResult:
+        subs.seen(ctx)
         try:
             return await anyio.to_thread.run_sync(page, params.cursor)
         except VaultError as exc:
@@ -105,8 +209,21 @@ def register(server: Any, vault: Any) -> None:
             uri=uri, blob=base64.b64encode(data).decode(), mime_type=entry.mime_type or "application/octet-stream")])
 
     async def read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
+        subs.seen(ctx)
         return await anyio.to_thread.run_sync(read, str(params.uri))
 
     sdk.set_request_handler(server, "resources/list", PaginatedRequestParams, list_resources)
     sdk.set_request_handler(server, "resources/templates/list", PaginatedRequestParams, list_templates)
     sdk.set_request_handler(server, "resources/read", ReadResourceRequestParams, read_resource)
+
+    async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+        subs.subscribe(ctx, str(params.uri), True)
+        return EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
+        subs.subscribe(ctx, str(params.uri), False)
+        return EmptyResult()
+
+    sdk.set_request_handler(server, "resources/subscribe", SubscribeRequestParams, subscribe)
+    sdk.set_request_handler(server, "resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
+    return subs

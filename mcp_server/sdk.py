@@ -111,6 +111,25 @@ def on_set_logging_level(server: MCPServer, set_level: Any) -> None:
     server._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, handle)
 
 
+def announce_resource_list_changes(server: MCPServer) -> None:
+    """Advertise `resources.listChanged` to handshake-era clients (the SDK takes the flag only as a
+    NotificationOptions argument at initialization; 2026-07-28 clients learn it from subscriptions/listen)."""
+    from mcp.server import NotificationOptions
+
+    low = server._lowlevel_server
+    build = low.create_initialization_options
+
+    def with_list_changes(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return build(notification_options or NotificationOptions(resources_changed=True), *args, **kwargs)
+
+    low.create_initialization_options = with_list_changes  # type: ignore[method-assign]
+
+
+def subscription_bus(server: MCPServer) -> Any:
+    """The bus whose events reach 2026-07-28 clients' subscriptions/listen streams (`await bus.publish(event)`)."""
+    return server._subscriptions
+
+
 def connection(session: Any) -> Any:
     """The connection behind a request's session (.session_id, .state, .exit_stack,
     .initialize_accepted), or None when the transport has none."""

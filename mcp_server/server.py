@@ -83,6 +83,7 @@ class VaultMCPServer(MCPServer):
 
     fast_tools: set[str]
     client_log: progress.ClientLog
+    resource_subscriptions: resources.Subscriptions
 
     async def fast_path(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         """Server middleware: serve a read tool's tools/call and shape the wire result directly."""
@@ -208,7 +209,7 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
         if tool.annotations is not None and tool.annotations.title == tool.title:
             tool.annotations = tool.annotations.model_copy(update={"title": None})  # said once, as the tool's title
     prompts.register(server, env)
-    resources.register(server, vault)
+    server.resource_subscriptions = resources.register(server, vault)
     server.client_log = progress.ClientLog()
     sdk.on_set_logging_level(server, server.client_log.set_level)
     add_prefix(server, tool_prefix)

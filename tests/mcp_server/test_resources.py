@@ -45,7 +45,7 @@ async def test_notes_are_resources_listed_read_and_fresh_after_an_outside_edit(v
             with pytest.raises(MCPError) as refused:
                 await client.read_resource(uri)
             errors[uri] = refused.value
-    assert caps is not None and not caps.subscribe  # only what works is advertised
+    assert caps is not None and caps.subscribe and caps.list_changed  # test_notifications.py: they work
     assert [t.uri_template for t in templates] == ["vault://note/{+path}"]
     paths = [r.name for r in seen]
     assert pages == 2 and paths == sorted(paths) and len(paths) == len(set(paths)) == resources.RESOURCE_PAGE + 22
