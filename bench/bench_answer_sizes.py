@@ -2,6 +2,10 @@
 and for tools/list, on a generated vault, through an in-process client (the answers are the same as
 on the socket). Also the default page of list_documents and its share of the answer budget.
 
+`*_json_*` figures are the text as it was before the table rendering (the structured content
+again, as compact JSON), `*_text_*` the text content now (its rows as a table); `*_wire_*` both
+copies of an answer as they travel (the text escaped inside the JSON-RPC message).
+
     python bench/bench_answer_sizes.py [--notes 2000]
 """
 from __future__ import annotations
@@ -30,6 +34,18 @@ def size(value) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
+def per_row(name: str, result, n: int) -> dict:
+    """Bytes and estimated tokens per row of one answer: its text now, the JSON copy it replaced, the wire."""
+    text = len(result.content[0].text.encode())
+    as_json = size(result.structured_content)
+    wire = len(json.dumps(result.content[0].text, ensure_ascii=False).encode()) + as_json
+    wire_before = len(json.dumps(json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False),
+                                 ensure_ascii=False).encode()) + as_json
+    return {f"{name}_json_bytes": round(as_json / n, 1), f"{name}_json_tokens": round(as_json / n / 4, 1),
+            f"{name}_text_bytes": round(text / n, 1), f"{name}_text_tokens": round(text / n / 4, 1),
+            f"{name}_wire_bytes_before": round(wire_before / n, 1), f"{name}_wire_bytes": round(wire / n, 1)}
+
+
 async def measure(root: Path) -> dict:
     import datetime as dt
 
@@ -45,20 +61,14 @@ async def measure(root: Path) -> dict:
         out["tools_list_tokens_12_native"] = out["tools_list_bytes_12_native"] // 4
         page = await c.call_tool("list_documents", {"limit": 200})
         rows = page.structured_content["result"]
-        text = len(page.content[0].text.encode())
-        out["listed_row_text_bytes"] = round(text / len(rows), 1)
-        out["listed_row_tokens"] = round(text / len(rows) / 4, 1)
-        out["listed_row_wire_bytes"] = round((text * 1.1 + size(page.structured_content)) / len(rows), 1)
+        out.update(per_row("listed_row", page, len(rows)))
         default = await c.call_tool("list_documents", {})
         out["default_page_rows"] = default.structured_content["returned"]
         out["default_page_text_bytes"] = len(default.content[0].text.encode())
         out["answer_budget_bytes"] = budget.DEFAULT_ANSWER_BYTES if budget else None
         hits = await c.call_tool("search", {"query": "project", "limit": 20})
         if not hits.is_error and hits.structured_content["result"]:
-            n = len(hits.structured_content["result"])
-            t = len(hits.content[0].text.encode())
-            out["search_hit_text_bytes"] = round(t / n, 1)
-            out["search_hit_tokens"] = round(t / n / 4, 1)
+            out.update(per_row("search_hit", hits, len(hits.structured_content["result"])))
     return out
 
 

@@ -23,6 +23,7 @@ import pytest_asyncio
 from core.clock import FixedClock
 from core.vault import Vault
 from mcp_server import budget
+from mcp_server.results import tabled
 
 from mcp_testing import VAULTWATCH, in_own_task, serving, uds_client
 from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
@@ -78,7 +79,7 @@ async def test_list_documents_default_pages_fit_the_budget_and_cover_every_path_
         result = await client.call_tool("list_documents", {"cursor": cursor} if cursor else {})
         assert not result.is_error, result.content[0].text
         out = result.structured_content
-        assert json.loads(result.content[0].text) == out  # the text is a compact copy of the same data
+        assert json.loads(result.content[0].text) == tabled(out)  # the same data, its rows as a table
         assert text_bytes(result) <= BUDGET
         assert out["total"] == NOTES + 1 and out["returned"] == len(out["result"]) > 0
         seen += [row["path"] for row in out["result"]]

@@ -18,6 +18,7 @@ from core.query.listing import Query
 from core.serialize import RowCache, entry_json, row_bytes
 from mcp_server import sdk, splice
 from mcp_server.server import build_server
+from mcp_server.results import tabled
 
 from mcp_testing import serving, uds_client
 
@@ -65,7 +66,7 @@ def at(text: str) -> dt.datetime:
 async def listing(client, **args) -> dict:
     result = await client.call_tool("list_documents", args)
     assert not result.is_error, result.content[0].text
-    assert json.loads(result.content[0].text) == result.structured_content  # the text is the same data
+    assert json.loads(result.content[0].text) == tabled(result.structured_content)  # the same data, rows as a table
     return result.structured_content
 
 
@@ -170,7 +171,7 @@ async def test_the_spliced_wire_is_well_formed_json_with_the_right_length(demo, 
     reply = json.loads(r.content)
     assert reply["id"] == 2 and reply["result"]["isError"] is False
     structured = reply["result"]["structuredContent"]
-    assert json.loads(reply["result"]["content"][0]["text"]) == structured
+    assert json.loads(reply["result"]["content"][0]["text"]) == tabled(structured)
     assert structured["result"] == expected(demo, frontmatter=True)
     assert any(not row["path"].isascii() for row in structured["result"])
 

@@ -15,6 +15,7 @@ import pytest_asyncio
 
 from core.query.listing import Query, run_query
 from core.vault import Vault
+from mcp_server.results import tabled
 
 from mcp_testing import in_own_task, serving, uds_client
 
@@ -40,7 +41,7 @@ async def call(client, name: str, args: dict | None = None):
 async def ok(client, name: str, args: dict | None = None) -> dict:
     result = await call(client, name, args)
     assert not result.is_error, result.content[0].text
-    assert json.loads(result.content[0].text) == result.structured_content  # the text is the same data
+    assert json.loads(result.content[0].text) == tabled(result.structured_content)  # the same data, rows as a table
     return result.structured_content
 
 

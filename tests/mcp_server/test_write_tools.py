@@ -15,6 +15,7 @@ from core.events import AgentAccess, DocumentsChanged
 from core.vault import Vault
 from mcp_server.server import build_server
 from mcp_server.write_tools import WRITE_TOOLS
+from mcp_server.results import tabled
 
 from mcp_testing import serving, uds_client
 
@@ -211,4 +212,4 @@ async def test_concurrent_agents_with_if_match_lose_no_update(vault, sock_dir):
 async def test_results_are_json_text_too(vault, sock_dir):
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
         result, text = await call(client, "write", path="New.md", content="hello\n")
-        assert json.loads(text) == result.structured_content and result.structured_content["created"]
+        assert json.loads(text) == tabled(result.structured_content) and result.structured_content["created"]
