@@ -27,6 +27,9 @@ It imports no MCP SDK (only httpx2), so clients get it running in a fraction of 
 - stdin reaches EOF: answers still due are awaited (at most 5 s, VAULTWATCH_BRIDGE_DRAIN; not open
   subscription streams), the session is closed, exit 0. SIGTERM/SIGINT/SIGHUP close the session and
   exit 0 at once.
+- `--tool-prefix vault_`: the client sees every tool as `vault_<name>` (tools/list, and a line in
+  the instructions); its calls reach the server under the server's names. Per client, so it
+  holds whichever server (TUI or headless) serves the vault.
 - `--socket` without `--vault` (bridge_cli.py): the vault is read from the `.json` a crashed server
   left beside the socket; without one there is nothing to start, so each call is answered with an
   error saying so (and naming `--vault`), and a server that comes to that socket later is used.
@@ -112,8 +115,10 @@ class Relay:
     """One client's relay (see module doc)."""
 
     def __init__(self, path: str, pid: int | None, locate: Locate | None = None,
-                 unavailable: str | None = None) -> None:
+                 unavailable: str | None = None, tool_prefix: str = "") -> None:
         self.path = path
+        self.tool_prefix = tool_prefix
+        self.server_names: dict[str, str] = {}  # the client's tool name -> the server's (with tool_prefix)
         self.pid = pid
         self.locate = locate  # how to find (or start) the server again; None: wait on `path`
         self.session_id: str | None = None
@@ -452,6 +457,8 @@ class Relay:
                 self.version = version if isinstance(version, str) else None
             elif method == "tools/list" and isinstance(result, dict):
                 self._note_read_only(result.get("tools"))
+            if self.tool_prefix and isinstance(result, dict):
+                self._client_view(method, result)
             if request_id in self.cancelled:
                 self.cancelled.discard(request_id)
                 self.answered(request_id)
@@ -473,6 +480,34 @@ class Relay:
                     self.read_only_tools.add(tool["name"])
                 else:
                     self.read_only_tools.discard(tool["name"])
+
+    def _server_call(self, message: dict, raw: bytes) -> bytes:
+        """A tools/call under the client's (prefixed) name, as the server knows the tool (`--tool-prefix`)."""
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        if not isinstance(name, str) or not isinstance(params, dict):
+            return raw
+        known = self.server_names.get(name)
+        if known is None and name.startswith(self.tool_prefix) and name not in self.server_names.values():
+            known = name[len(self.tool_prefix):]  # before tools/list: the prefix alone says it
+        if known is None or known == name:
+            return raw
+        params["name"] = known
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def _client_view(self, method: str | None, result: Any) -> None:
+        """Show the client the server's tools under `--tool-prefix` (tools/list; the instructions say it)."""
+        prefix = self.tool_prefix
+        if method == "tools/list" and isinstance(result.get("tools"), list):
+            for tool in result["tools"]:
+                name = tool.get("name") if isinstance(tool, dict) else None
+                if isinstance(name, str):
+                    shown = name if name.startswith(prefix) else prefix + name
+                    self.server_names[shown] = name
+                    tool["name"] = shown
+        elif method == "initialize" and isinstance(result.get("instructions"), str):
+            result["instructions"] += (f"\n\nEvery tool name here starts with {prefix!r}: {prefix}read is the read "
+                                       "tool named above.")
 
     def _note_subscription(self, message: dict) -> None:
         params = message.get("params")
@@ -510,6 +545,8 @@ class Relay:
                 continue
             if isinstance(message, dict) and message.get("method") == "initialize":
                 self.handshaking.clear()  # now, not when its task starts: `initialized` may be the next line
+            if self.tool_prefix and isinstance(message, dict) and message.get("method") == "tools/call":
+                raw = self._server_call(message, raw)
             if isinstance(message, dict) and "method" in message and message.get("id") is not None:
                 request_id = message["id"]
                 self._note_subscription(message)
@@ -597,7 +634,8 @@ def _wait_for_socket(path: str, timeout: float) -> tuple[str, int | None]:
             time.sleep(0.02)
 
 
-def run_bridge(socket_path: str, vault_hint: str | None = None, *, locate: Locate | None = None) -> int:
+def run_bridge(socket_path: str, vault_hint: str | None = None, *, locate: Locate | None = None,
+               tool_prefix: str = "") -> int:
     """Relay stdio to the vaultwatch on `socket_path` (found or started by `locate` when given) until stdin ends."""
     unavailable = None
     pid = None
@@ -609,7 +647,7 @@ def run_bridge(socket_path: str, vault_hint: str | None = None, *, locate: Locat
             _say(unavailable)
     else:
         pid = probe(socket_path, vault_hint)
-    code = asyncio.run(Relay(socket_path, pid, locate, unavailable).run())
+    code = asyncio.run(Relay(socket_path, pid, locate, unavailable, tool_prefix).run())
     with contextlib.suppress(Exception):
         sys.stdout.flush()
         sys.stderr.flush()

@@ -21,6 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--idle-exit", metavar="SECONDS", type=float, default=None,
                    help="a server this bridge starts stops after SECONDS without clients (default 600)")
     p.add_argument("--no-start", action="store_true", help="never start a server; wait for the TUI or `serve`")
+    p.add_argument("--tool-prefix", metavar="PREFIX", default="",
+                   help="show this client every tool as PREFIX+name (e.g. vault_), whichever server serves the vault")
 
 
 def _vault_root(path: str | None) -> str:
@@ -52,9 +54,15 @@ def _vault_of(socket_path: str, read_info) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from .bridge import BridgeError, probe, run_bridge
+    from .config import check_prefix
     from .launch import IDLE_EXIT_DEFAULT, locate
     from .locations import HostError, default_socket_path, read_info
 
+    try:
+        prefix = check_prefix(args.tool_prefix or "")
+    except ValueError as exc:
+        print(f"vaultwatch: bridge: {exc}", file=sys.stderr, flush=True)
+        return 2
     if args.socket and not args.vault:
         bare = os.path.abspath(args.socket)
         try:
@@ -72,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                     raise BridgeError(f"{exc}; or configure the client with `vaultwatch bridge --vault VAULT`, "
                                       "which starts a server when none runs") from None
 
-            return run_bridge(bare, None, locate=find_bare)
+            return run_bridge(bare, None, locate=find_bare, tool_prefix=prefix)
     try:
         root = _vault_root(args.vault)
     except ValueError as exc:
@@ -88,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     def find(grace: float) -> tuple[str, int | None]:
         return locate(root, path, spawn=not args.no_start, idle_exit=idle, grace=grace, refusal=refusal)
 
-    return run_bridge(path or "", root, locate=find)
+    return run_bridge(path or "", root, locate=find, tool_prefix=prefix)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -143,6 +143,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
 
         try:
             root = _vault_root(args.vault)
+            prefix = check_prefix(args.tool_prefix or "")
             url = token = None
             if args.http:
                 host, port = parse_http(args.http)
@@ -162,9 +163,11 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                 print(("\n" if i else "") + f"# {WHERE[client]}")
             else:
                 print(f"# {WHERE[client]}", file=sys.stderr)
-            print(snippet(client, root, http_url=url, token=token, inline_token=args.inline_token))
+            print(snippet(client, root, http_url=url, token=token, inline_token=args.inline_token,
+                          tool_prefix=prefix))
         if url:
-            print(f"# start the server with: vaultwatch serve {root} --http {args.http}", file=sys.stderr)
+            extra = f" --tool-prefix {prefix}" if prefix else ""
+            print(f"# start the server with: vaultwatch serve {root} --http {args.http}{extra}", file=sys.stderr)
             if "claude-desktop" in clients:
                 print("# Claude Desktop starts commands only (no URLs): its form is the stdio bridge, which reaches "
                       "the same server", file=sys.stderr)
@@ -185,6 +188,9 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     p.add_argument("--inline-token", action="store_true",
                    help="with --http: write the bearer token into the configuration (never commit it)")
     p.add_argument("--show-token", action="store_true", help="with --http: print only the bearer token")
+    p.add_argument("--tool-prefix", metavar="PREFIX", default="",
+                   help="the bridge shows the client every tool as PREFIX+name (e.g. vault_); with --http the "
+                        "server needs `serve --tool-prefix PREFIX`")
     handlers["mcp-config"] = cmd_mcp_config
 
 
@@ -197,6 +203,11 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
                         f"at most {HARD_ANSWER_BYTES}, the cap of any answer)")
     p.add_argument("--tool-prefix", metavar="PREFIX", default="",
                    help="start every tool name with PREFIX (e.g. vault_), for clients that do not namespace servers")
+
+
+def server_options(args: argparse.Namespace) -> dict:
+    """build_server's options from `add_server_options`' arguments; ValueError for a bad value."""
+    return _server_options(args)
 
 
 def _server_options(args: argparse.Namespace) -> dict:

@@ -51,6 +51,18 @@ def check_prefix(prefix: str) -> str:
     return prefix
 
 
+def serve_args(options: dict) -> list[str]:
+    """The `serve` arguments that give a server started later (a hand-back) the same options."""
+    from .budget import DEFAULT_ANSWER_BYTES
+
+    out = []
+    if options.get("tool_prefix"):
+        out += ["--tool-prefix", options["tool_prefix"]]
+    if options.get("max_answer_bytes", DEFAULT_ANSWER_BYTES) != DEFAULT_ANSWER_BYTES:
+        out += ["--max-answer-bytes", str(options["max_answer_bytes"])]
+    return out
+
+
 def command() -> list[str]:
     """How a client should start vaultwatch: the absolute path of the console script when installed."""
     script = os.path.join(os.path.dirname(sys.executable), "vaultwatch")
@@ -76,15 +88,16 @@ def _toml(value: object) -> str:
 
 
 def snippet(client: str, vault_root: str, *, http_url: str | None = None, token: str | None = None,
-            inline_token: bool = False) -> str:
+            inline_token: bool = False, tool_prefix: str = "") -> str:
     """The configuration text for `client` in that client's documented format (JSON, TOML or a
     command line). With `http_url`, the URL form, reading the token from $VAULTWATCH_TOKEN where the
     client can (`inline_token` writes the token itself); Claude Desktop spawns commands only, so it
-    always gets the bridge (which reaches the same server)."""
+    always gets the bridge (which reaches the same server). `tool_prefix`: the bridge shows the
+    client every tool as `<prefix><name>` (`bridge --tool-prefix`; URL forms need `serve --tool-prefix`)."""
     if client not in CLIENTS:
         raise ValueError(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}")
     cmd = command()
-    args = [*cmd[1:], "bridge", "--vault", vault_root]
+    args = [*cmd[1:], "bridge", "--vault", vault_root, *(["--tool-prefix", check_prefix(tool_prefix)] if tool_prefix else [])]
     env = pinned_env()
     if http_url and client != "claude-desktop":
         return _http_snippet(client, http_url, token, inline_token)

@@ -17,6 +17,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from core.disk.vaultlock import VaultBusy, VaultLock
@@ -61,10 +62,11 @@ async def take_over(lock: VaultLock, busy: VaultBusy, record: dict[str, Any]) ->
     return False
 
 
-def hand_back(root_real: str, socket_path: str) -> None:
-    """Start the headless server that takes over when this TUI lets go (see module doc)."""
+def hand_back(root_real: str, socket_path: str, serve_args: Sequence[str] = ()) -> None:
+    """Start the headless server that takes over when this TUI lets go (see module doc), with
+    `serve_args` (the TUI's --tool-prefix, --max-answer-bytes)."""
     with contextlib.suppress(OSError):
-        spawn_headless(root_real, socket_path, IDLE_EXIT_DEFAULT, wait_lock=WAIT_LOCK_SECONDS)
+        spawn_headless(root_real, socket_path, IDLE_EXIT_DEFAULT, wait_lock=WAIT_LOCK_SECONDS, serve_args=serve_args)
 
 
 __all__ = ["hand_back", "is_headless", "log_path", "take_over"]

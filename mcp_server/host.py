@@ -38,6 +38,7 @@ from core.disk.vaultlock import VaultBusy, VaultLock
 from core.vault import Vault
 
 from .activity import Activity, AuditLog
+from .config import serve_args
 from .handover import hand_back, take_over
 from .locations import (
     MAX_UNIX_PATH,
@@ -250,6 +251,7 @@ class McpHost:
         self.http_url: str | None = None
         self.audit_log_path = audit_log
         self.activity = Activity(vault.bus, foreground=vault.foreground)
+        self.serve_args = serve_args(server_options)  # a hand-back server starts with the same options
         try:  # server_options: build_server's own (max_answer_bytes, tool_prefix)
             self.server, _ = build_server(vault, compat=compat, read_only=read_only, activity=self.activity,
                                           extra_tools=extra_tools, **server_options)
@@ -460,7 +462,7 @@ class McpHost:
                 self.activity.disconnect_all()
                 os.close(lock_fd)
                 if self.kind == "tui" and bridges:
-                    hand_back(self.vault.root_real, self.socket_path)  # before the lock goes: no gap to race
+                    hand_back(self.vault.root_real, self.socket_path, self.serve_args)  # before the lock goes
                 vault_lock.release()
 
     async def _keep_socket(self, app: Any, servers: list, sockets: list, tasks: list) -> None:

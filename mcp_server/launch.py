@@ -23,6 +23,7 @@ import struct
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 
 from core.disk.vaultlock import Holder, holder, state_dir, vault_key
 
@@ -140,7 +141,7 @@ def _project_root() -> str:
 
 
 def spawn_headless(root_real: str, socket_path: str, idle_exit: float,
-                   wait_lock: float | None = None) -> subprocess.Popen:
+                   wait_lock: float | None = None, serve_args: Sequence[str] = ()) -> subprocess.Popen:
     """Start `vaultwatch serve ROOT --headless` detached from this process (see module doc)."""
     log = log_path(root_real)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
@@ -148,7 +149,8 @@ def spawn_headless(root_real: str, socket_path: str, idle_exit: float,
         os.write(fd, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started by a bridge (pid {os.getpid()})\n".encode())
         return subprocess.Popen(
             [sys.executable, "-m", "tui.cli", "serve", root_real, "--headless", "--socket", socket_path,
-             "--idle-exit", f"{idle_exit:g}", *(["--wait-lock", f"{wait_lock:g}"] if wait_lock else [])],
+             "--idle-exit", f"{idle_exit:g}", *(["--wait-lock", f"{wait_lock:g}"] if wait_lock else []),
+             *serve_args],
             cwd=_project_root(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
             start_new_session=True, close_fds=True)
     finally:

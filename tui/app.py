@@ -411,7 +411,7 @@ def make_app(vault: Vault, *, config: AppConfig | None = None) -> VaultwatchApp:
             from mcp_server.host import McpHost  # noqa: PLC0415  (imports the SDK only when serving)
 
             return McpHost(vault, socket_path=config.socket_path, compat=config.compat, read_only=config.read_only,
-                           audit_log=config.audit_log, http=config.http, kind="tui")
+                           audit_log=config.audit_log, http=config.http, kind="tui", **config.server_options)
     watcher = None
     if config.watch:
         try:

@@ -307,14 +307,24 @@ def _tui_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-watch", action="store_true", help="do not follow outside edits")
     p.add_argument("--theme", default=None, help="a Textual theme name, e.g. textual-light, nord, gruvbox")
     add_approve_option(p)
+    from mcp_server.cli import add_server_options  # noqa: PLC0415  (--max-answer-bytes, --tool-prefix)
+
+    add_server_options(p)
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    from mcp_server.cli import server_options  # noqa: PLC0415
+
     from .app import make_app  # noqa: PLC0415  (textual loads only for the TUI)
     from .config import AppConfig  # noqa: PLC0415
 
+    try:
+        options = server_options(args)
+    except ValueError as exc:
+        print(f"vaultwatch: {exc}", file=sys.stderr)
+        return 2
     vault = open_vault(args, load=False)  # the app loads it in the background
-    config = AppConfig(mcp=not args.no_mcp, watch=not args.no_watch, socket_path=args.socket,
+    config = AppConfig(server_options=options, mcp=not args.no_mcp, watch=not args.no_watch, socket_path=args.socket,
                        compat=frozenset(c.strip() for c in args.compat.split(",") if c.strip()),
                        read_only=args.read_only, audit_log=args.audit_log, http=args.http, theme=args.theme)
     make_app(vault, config=config).run()

@@ -15,6 +15,7 @@ class AppConfig:
     mcp: host the MCP server on a Unix socket in the app (off in most tests and snapshots).
     watch: follow outside edits with the core watcher when it is available.
     socket_path / compat / read_only / audit_log / http: handed to the MCP host.
+    server_options: build_server's own for the host (max_answer_bytes, tool_prefix).
     wall: the wall clock for "how long ago" labels (fixed in snapshots).
     localtime: how activity times are shown (time.gmtime in snapshots: no time-zone leakage).
     tick: seconds between refreshes of those labels; None switches the timer off.
@@ -36,6 +37,7 @@ class AppConfig:
     read_only: bool = False
     audit_log: str | None = None
     http: str | None = None
+    server_options: dict = field(default_factory=dict)
     wall: Callable[[], float] = field(default=time.time)
     localtime: Callable[[float], time.struct_time] = field(default=time.localtime)
     tick: float | None = 5.0
