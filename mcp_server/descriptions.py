@@ -34,7 +34,7 @@ LIST_DOCUMENTS = """List notes (optionally attachments) as metadata rows without
 Use it for a complete or exactly filtered listing (e.g. every deprecated note under Projects); use search to find notes by their words, read for a note's text, triage for review counts, list_folders or list_tags for the vault's structure.
 Pages as the instructions say; the live index follows the disk within a second. Errors (a bad filter value, glob or cursor) say the fix."""
 
-P_FOLDER = 'Folder to list, with everything below it; "" or "/" = root level only; omit for the whole vault.'
+P_FOLDER = 'Folder, with everything below it; "" or "/" = root level only; omit = whole vault.'
 P_FILTERS = 'Frontmatter equality, ANDed, e.g. {"status": "deprecated", "tags": "craft"}; rules in the instructions.'
 P_PATTERN = 'Case-sensitive glob on the path: * and ? stay in one folder, ** spans any depth (none too).'
 P_ATTACHMENTS = 'Also list attachments (PDFs, images...).'

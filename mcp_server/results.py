@@ -27,11 +27,13 @@ from .activity import current_call
 log = logging.getLogger("vaultwatch.mcp")
 F = TypeVar("F", bound=Callable[..., Any])
 
-READ_ONLY = dict(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# destructiveHint and idempotentHint are "meaningful only when readOnlyHint == false" (MCP spec,
+# ToolAnnotations): a read tool leaves them out (12 x ~46 bytes of the tool list)
+READ_ONLY = dict(read_only_hint=True, open_world_hint=False)
 
 
 def read_only(title: str) -> ToolAnnotations:
-    """Annotations of a read tool: read-only, idempotent, not destructive, closed world."""
+    """Annotations of a read tool: read-only, closed world."""
     return ToolAnnotations(title=title, **READ_ONLY)
 
 

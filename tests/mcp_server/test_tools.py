@@ -60,7 +60,8 @@ async def test_tools_have_annotations_schemas_and_descriptions(agent):
     assert TOOLS <= set(tools)
     for tool in (tools[name] for name in TOOLS):
         a = tool.annotations
-        assert (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint) == (True, False, True, False)
+        # destructive/idempotent hints are "meaningful only when readOnlyHint == false" (MCP spec): left out
+        assert (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint) == (True, None, None, False)
         assert tool.input_schema["type"] == "object"
         assert tool.output_schema and tool.output_schema["type"] == "object"
         for prop in tool.input_schema.get("properties", {}).values():
