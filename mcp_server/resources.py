@@ -75,7 +75,9 @@ class Subscriptions:
     """Which session follows which note, and the notifications when the vault changes (see module doc).
 
     Sessions are held weakly (a session that ends drops out); the vault's bus calls `on_event` from
-    any thread, and the notifications go out on the server's event loop.
+    any thread, and the notifications go out on the server's event loop. `on_event` looks only at
+    the paths someone follows (a frozen set made on the loop), so a burst of thousands of changes
+    nobody subscribed to costs a set lookup each.
     """
 
     def __init__(self, server: Any) -> None:
@@ -83,24 +85,48 @@ class Subscriptions:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notes: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self.listeners: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.listening: dict[int, tuple[bool, frozenset[str]]] = {}  # open subscriptions/listen streams
+        self._wanted: frozenset[str] = frozenset()  # vault paths someone follows
+        self._lists = False  # someone hears list_changed
         self._updated: set[str] = set()
         self._list_changed = False
         self._flush: asyncio.TimerHandle | None = None
         self.sent: list[tuple[str, str | None]] = []  # the last notifications sent (diagnostics and tests)
 
+    def _recompute(self) -> None:
+        paths = {path_of(u) for uris in list(self.notes.values()) for u in uris}
+        for _, uris in self.listening.values():
+            paths |= {path_of(u) for u in uris if u.startswith(SCHEME) and len(u) > len(SCHEME)}
+        self._wanted = frozenset(paths)
+        self._lists = bool(len(self.listeners)) or any(lists for lists, _ in self.listening.values())
+
     async def middleware(self, ctx: Any, call_next: Any) -> Any:
-        """Server middleware: learn the server's event loop from its first request (a 2026-07-28 client
-        may only listen, with no resources request of its own)."""
+        """Server middleware: learn the server's event loop, and what 2026-07-28 listen streams follow."""
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
-        return await call_next(ctx)
+        if ctx.method != "subscriptions/listen":
+            return await call_next(ctx)
+        params: dict[str, Any] = ctx.params if isinstance(ctx.params, dict) else {}
+        found = params.get("notifications")
+        wanted: dict[str, Any] = found if isinstance(found, dict) else {}
+        uris = wanted.get("resourceSubscriptions") or ()
+        key = id(ctx)
+        self.listening[key] = (bool(wanted.get("resourcesListChanged")),
+                               frozenset(u for u in uris if isinstance(u, str)))
+        self._recompute()
+        try:
+            return await call_next(ctx)
+        finally:
+            self.listening.pop(key, None)
+            self._recompute()
 
     def seen(self, ctx: Any) -> Any:
         """Note the session of a resources request (it hears list_changed from now on); its connection."""
         self.loop = asyncio.get_running_loop()
         conn = sdk.connection(ctx.session)
-        if conn is not None:
+        if conn is not None and conn not in self.listeners:
             self.listeners.add(conn)
+            self._recompute()
         return conn
 
     def subscribe(self, ctx: Any, uri: str, on: bool) -> None:
@@ -113,21 +139,25 @@ class Subscriptions:
             uris.add(uri)
         else:
             uris.discard(uri)
+        self._recompute()
 
     def on_event(self, event: Any) -> None:
-        """From the vault's bus (any thread): gather a change, flush it shortly on the loop."""
+        """From the vault's bus (any thread): gather a change someone follows, flush it shortly on the loop."""
         loop = self.loop
         if loop is None or not isinstance(event, DocumentsChanged) or loop.is_closed():
             return
-        touched = {uri_of(p) for p in (*event.changed, *event.removed, *event.added)}
-        listed = bool(event.added or event.removed)
+        wanted = self._wanted
+        touched = {p for p in (*event.changed, *event.removed, *event.added) if p in wanted} if wanted else set()
+        listed = bool(event.added or event.removed) and self._lists
+        if not touched and not listed:
+            return
         try:
             loop.call_soon_threadsafe(self._gather, touched, listed)
         except RuntimeError:  # the loop closed meanwhile
             pass
 
     def _gather(self, touched: set[str], listed: bool) -> None:
-        self._updated |= touched
+        self._updated |= {uri_of(p) for p in touched}
         self._list_changed |= listed
         if self._flush is None and self.loop is not None:
             self._flush = self.loop.call_later(COALESCE_SECONDS, lambda: asyncio.ensure_future(self.flush()))
