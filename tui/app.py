@@ -313,9 +313,34 @@ class VaultwatchApp(App[None]):
         self.push_screen(HelpScreen(self.key_help()))
 
     def action_copy_bridge_config(self) -> None:
+        """Send the configuration to the terminal's clipboard (OSC 52, the only way a terminal
+        app has; terminals without it ignore it silently, so the message does not claim it
+        arrived) and write it to a file that is there whatever the terminal."""
         text = self.bridge_config()
         self.copy_to_clipboard(text)
-        self.notify("MCP client configuration copied (Claude Desktop format)", title="bridge")
+        saved = ""
+        try:
+            folder = _state_folder()
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / "bridge-config.json"
+            target.write_text(text + "\n", encoding="utf-8")
+            saved = f"; also written to {target}"
+        except OSError as exc:
+            saved = f"; could not write it to a file: {exc.strerror or exc}"
+        self.notify("MCP client configuration (Claude Desktop format) sent to the terminal's clipboard "
+                    f"(OSC 52: a terminal without clipboard support ignores it){saved}", title="bridge",
+                    markup=False)
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Screenshots go to ~/Downloads, or to the home folder where there is none (Textual's
+        default failed when ~/Downloads did not exist)."""
+        if path is None:
+            from platformdirs import user_downloads_path  # noqa: PLC0415  (Textual's own choice)
+
+            downloads = user_downloads_path()
+            path = str(downloads if downloads.is_dir() else Path.home())
+        return super().deliver_screenshot(filename, path, time_format)
 
     def bridge_config(self) -> str:
         """A Claude Desktop configuration that reaches this app through `vaultwatch bridge`."""
@@ -338,7 +363,7 @@ class VaultwatchApp(App[None]):
         yield SystemCommand("Focus preview", "Move the focus to the preview", main.action_focus_preview)
         yield SystemCommand("Toggle activity panel", "Show or hide the agent activity panel",
                             main.action_toggle_activity)
-        yield SystemCommand("Toggle follow mode", "Preview follows what the selected agent reads",
+        yield SystemCommand("Toggle follow mode", "Preview follows what the selected agent reads and writes",
                             main.action_toggle_follow)
         yield SystemCommand("Set as-of date", "Judge staleness as of another date", main.action_as_of)
         yield SystemCommand("Copy bridge config", "Copy an MCP client configuration for `vaultwatch bridge`",
@@ -372,7 +397,14 @@ class VaultwatchApp(App[None]):
         out[0][1].append(("ctrl+p", "command palette: open a note by title, switch panel, as-of date, "
                                     "copy the bridge config, theme"))
         out[0][1].append(("mouse", "click rows, headers (sort), folders (scope) and links in the preview"))
+        out[0][1].append(("✗ ◐ ✓", "the Trust tab's counts: unverified, machine-confirmed, human-reviewed "
+                                   "(narrow screens: 5.4k, 12k; Depr = Deprecated)"))
         return out
+
+
+def _state_folder() -> Path:
+    """vaultwatch's folder in $XDG_STATE_HOME (default ~/.local/state)."""
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "vaultwatch"
 
 
 def _log_to_file() -> None:

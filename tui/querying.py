@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from core.links import resolve as linkmap
 from core.errors import VaultError
-from core.query.folders import folder_tree
 from core.index.snapshot import Snapshot
+from core.links import resolve as linkmap
+from core.query.folders import folder_tree
 from core.query.listing import Query
 
 from .messages import ListFailed, ListReady
@@ -149,6 +149,11 @@ def count_all(session: Session, plans: dict[str, dict[str, Query]], snapshot: Sn
     stats = None
     if fresh:  # the filter and folder scope change tab counts only, not the vault's totals
         stats = session.stats(snapshot)
+        try:  # what the Broken tab counts unfiltered, so that the status line and the tab agree
+            broken = session.query(Query(broken=True, limit=1), snapshot).total
+            stats = {**stats, "broken_total": broken + len(snapshot.skipped)}
+        except VaultError:
+            pass
         folder_tree(snapshot)  # built here, off the UI thread, and memoized on the snapshot
         if not cancelled():
             # the first preview maps note names for its links: do it now, idle, and before

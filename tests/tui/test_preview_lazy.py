@@ -8,7 +8,6 @@ import asyncio
 from pathlib import Path
 
 from textual import events
-
 from tui_helpers import pin_mtimes
 
 from tui.idle import settle

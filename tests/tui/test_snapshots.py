@@ -96,28 +96,51 @@ def test_narrow_reading_mode(snap_compare, tui_demo: Path) -> None:
     assert snap_compare(app_on(tui_demo), terminal_size=SMALL, run_before=keys("down", "down", "enter"))
 
 
-def test_activity_two_agents(snap_compare, tui_demo: Path) -> None:
-    async def run_before(pilot) -> None:
-        app = pilot.app
-        await settle(app)
-        bus = app.session.vault.bus
-        bus.publish(access("claude-desktop/0.9", "list_documents",
-                           ("Areas/Engineering/Deploy Runbook.md", "Areas/Engineering/Oncall Handbook.md",
-                            "Areas/Engineering/Incident Template.md"),
-                           summary='folder="Areas/Engineering"', ago=42, ms=2.1))
-        bus.publish(access("cursor/1.4", "search", ("Projects/Atlas Migration.md",), summary='query="postgres 16"',
-                           ago=30, ms=7.8))
-        bus.publish(access("claude-desktop/0.9", "read", ("Areas/Engineering/Deploy Runbook.md",),
-                           summary='path="Areas/Engineering/Deploy Runbook.md"', ago=20, ms=1.4))
-        bus.publish(access("cursor/1.4", "read", ("../secrets.md",), summary='path="../secrets.md"', ago=8,
-                           ms=0.3, count=0, error="path traversal blocked: '..' leaves the vault"))
-        bus.publish(access("cursor/1.4", "read", ("Projects/Atlas Migration.md",),
-                           summary='path="Projects/Atlas Migration.md"', ago=3, ms=1.9))
-        await pilot.pause()
-        await settle(app)
-        await pilot.pause()
+async def two_agents(pilot, follow: bool = False) -> None:
+    app = pilot.app
+    await settle(app)
+    if follow:  # the preview follows any agent (no row selected yet): reads and writes
+        await pilot.press("f")
+    bus = app.session.vault.bus
+    bus.publish(access("claude-desktop/0.9", "list_documents",
+                       ("Areas/Engineering/Deploy Runbook.md", "Areas/Engineering/Oncall Handbook.md",
+                        "Areas/Engineering/Incident Template.md"),
+                       summary='folder="Areas/Engineering"', ago=42, ms=2.1))
+    bus.publish(access("cursor/1.4", "search", ("Projects/Atlas Migration.md",), summary='query="postgres 16"',
+                       ago=30, ms=7.8))
+    bus.publish(access("claude-desktop/0.9", "read", ("Areas/Engineering/Deploy Runbook.md",),
+                       summary='path="Areas/Engineering/Deploy Runbook.md"', ago=20, ms=1.4))
+    bus.publish(access("cursor/1.4", "read", ("../secrets.md",), summary='path="../secrets.md"', ago=8,
+                       ms=0.3, count=0, error="path traversal blocked: '..' leaves the vault"))
+    bus.publish(access("cursor/1.4", "read", ("Projects/Atlas Migration.md",),
+                       summary='path="Projects/Atlas Migration.md"', ago=3, ms=1.9))
+    await pilot.pause()
+    await settle(app)
+    await pilot.pause()
 
-    assert snap_compare(app_on(tui_demo), terminal_size=WIDE, run_before=run_before)
+
+def test_activity_two_agents(snap_compare, tui_demo: Path) -> None:
+    assert snap_compare(app_on(tui_demo), terminal_size=WIDE, run_before=two_agents)
+
+
+def test_ticker_80x24_light(snap_compare, tui_demo: Path) -> None:
+    """80x24: no room for the activity panel, the newest call in a one-line ticker."""
+    assert snap_compare(themed(tui_demo, "textual-light"), terminal_size=SMALL, run_before=two_agents)
+
+
+def test_ticker_80x24_dark(snap_compare, tui_demo: Path) -> None:
+    assert snap_compare(themed(tui_demo, "nord"), terminal_size=SMALL, run_before=two_agents)
+
+
+def test_follow_160x50_light(snap_compare, tui_demo: Path) -> None:
+    """Follow mode: the newest call in view, the preview on the last followed read."""
+    assert snap_compare(themed(tui_demo, "catppuccin-latte"), terminal_size=WIDE,
+                        run_before=lambda pilot: two_agents(pilot, follow=True))
+
+
+def test_follow_160x50_dark(snap_compare, tui_demo: Path) -> None:
+    assert snap_compare(themed(tui_demo, "catppuccin-mocha"), terminal_size=WIDE,
+                        run_before=lambda pilot: two_agents(pilot, follow=True))
 
 
 def test_help_screen(snap_compare, tui_demo: Path) -> None:

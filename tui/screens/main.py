@@ -20,6 +20,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -29,19 +30,28 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, Tree
 from textual.worker import Worker, get_current_worker
 
-from core.query import filterexpr
 from core.errors import VaultError
 from core.events import AgentAccess
 from core.index.snapshot import Snapshot
 from core.model import NOTE, Entry
-from core.query.listing import Query, warm as warm_listing
+from core.query import filterexpr
+from core.query.listing import Query
+from core.query.listing import warm as warm_listing
 
-from ..messages import (AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ListFailed, ListReady,
-                        ProblemReported)
+from ..messages import (
+    AgentCalled,
+    AgentPresence,
+    IndexChanged,
+    IndexLoaded,
+    IndexProgressed,
+    ListFailed,
+    ListReady,
+    ProblemReported,
+)
 from ..querying import ListScheduler, count_all
 from ..searching import SearchFlow
 from ..triaging import TriageFlow
-from ..widgets.activity import ActivityList, ActivityPanel
+from ..widgets.activity import ActivityList, ActivityPanel, ActivityTicker
 from ..widgets.doclist import DocList
 from ..widgets.filterbar import FilterBar
 from ..widgets.folders import FolderView
@@ -50,7 +60,7 @@ from ..widgets.problems import Problem, ProblemList
 from ..widgets.rowlist import RowList
 from ..widgets.searchlist import SearchList
 from ..widgets.statusline import StatusLine
-from ..widgets.triage import PANES, Requery, TriagePane
+from ..widgets.triage import LABEL_LEVELS, PANES, Requery, TriagePane
 
 if TYPE_CHECKING:
     from ..app import VaultwatchApp
@@ -62,6 +72,7 @@ BIG_VAULT = 20_000
 PREVIEW_DELAY = 0.06
 TYPING_PAUSE = 0.35  # the preview waits this long after a filter keystroke
 TYPING_GUARD = 0.6  # keys this close together after leaving the filter are still filter text
+TAB_PADDING = 2  # a tab's cells besides its label (Textual's Tab: padding 0 1)
 WARM_FIELDS = ("tag", "type")  # the filter bar's documented field terms whose lists the tab counts do not build
 
 
@@ -78,7 +89,10 @@ class MainScreen(Screen[None]):
         Binding("t", "toggle_tree", "Folder tree", show=False, id="app.tree"),
         Binding("d", "as_of", "Set as-of date", show=False, id="app.as_of"),
         Binding("p", "focus_preview", "Preview", show=False, id="app.preview"),
-        Binding("escape", "focus_list", "Back to the list", show=False, id="app.list"),
+        # shown in the footer while reading (narrow screens), where the preview's Back is dead
+        Binding("escape", "back_to_list", "Back", id="app.back"),
+        Binding("escape", "focus_list", "Back to the list (from the filter, preview or tree)", show=False,
+                id="app.list"),
         Binding("u", "undo", "Undo the last action", show=False, id="app.undo"),
         Binding("ctrl+r", "reload", "Reload changed notes", show=False, id="app.reload"),
         Binding("1", "tab('notes')", "Notes", show=False, id="app.tab_notes"),
@@ -92,6 +106,10 @@ class MainScreen(Screen[None]):
         Binding("C", "changes", "Changes", show=False, id="app.changes"),  # tui/review.py: diffs, revert, approval
         Binding("g", "approval_mode", "Approval mode", show=False, id="app.approval"),
     ]
+
+    # keys typed before the first frame reach the list, as they would a moment later (the
+    # default, the first focusable widget, was the filter bar: they became filter text)
+    AUTO_FOCUS = "#list-notes"
 
     app: VaultwatchApp
 
@@ -114,6 +132,7 @@ class MainScreen(Screen[None]):
         self._guard_from: float | None = None  # when the filter was left (see on_key)
         self._warmed = -1  # the index generation whose folded text the filter warm-up built
         self._user_layout: dict[str, bool] = {}
+        self._counts: dict[str, dict[str, int]] | None = None  # the tabs' last counts (relabelled on resize)
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -124,6 +143,7 @@ class MainScreen(Screen[None]):
         self._tabs = TabbedContent(id="tabs")
         self._preview = Preview(self.session, id="preview")
         self._activity_panel = ActivityPanel(self.session, id="activity")
+        self._ticker = ActivityTicker(self.session, id="ticker")
         self._status = StatusLine(id="status")
         self._panes = [cls(self.session, pane_id, lazy=i > 0) for i, (pane_id, cls) in enumerate(PANES)]
         self._search_list = SearchList(id="search-list")  # the filter bar's full-text mode (tui.searching)
@@ -136,6 +156,7 @@ class MainScreen(Screen[None]):
             yield self._search_list
             yield self._preview
         yield self._activity_panel
+        yield self._ticker
         yield self._status
         yield Footer()
 
@@ -145,6 +166,7 @@ class MainScreen(Screen[None]):
                 widget.cursor_blink = False
         self._apply_layout()
         self._activity_panel.show_title()
+        self._ticker.show(None, 0)
         self._status_vault()
         if self.session.vault.wait_ready(0):
             self.loaded = True
@@ -202,11 +224,15 @@ class MainScreen(Screen[None]):
         narrow = width < 100
         self._tree.display = self._user_layout.get("tree", width >= 140)
         self._activity_panel.display = self._user_layout.get("activity", height >= 30)
+        self._ticker.display = not self._activity_panel.display  # 80x24: the newest call, one line
         self._preview.display = not narrow or self.reading
         searching = self.searcher.active
         self._tabs.display = not (narrow and self.reading) and not searching
         self._search_list.display = not (narrow and self.reading) and searching
         self.set_class(narrow, "-narrow")
+        self.refresh_bindings()
+        if self._counts is not None:  # once the new widths are laid out
+            self.call_after_refresh(lambda: self._relabel(self._counts) if self._counts and self._live() else None)
 
     @property
     def status(self) -> StatusLine:
@@ -322,6 +348,7 @@ class MainScreen(Screen[None]):
             from .. import review  # noqa: PLC0415
             review.follow_changes(self.app, events, self._activity_panel.follow_agent)
         self._activity_panel.show_title()
+        self._ticker.show(events[-1], len(self._activity_panel.calls.calls))
         self.show_agents()
 
     def agent_presence(self, message: AgentPresence) -> None:
@@ -417,19 +444,10 @@ class MainScreen(Screen[None]):
     def _show_counts(self, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot) -> None:
         if not self._live():
             return
-        relabelled = []
+        self._counts = counts
+        self._relabel(counts)
         for pane in self._panes:
-            mine = counts.get(pane.id or "", {})
-            tab = self.tabs.get_tab(pane.id or "")
-            label = pane.label_for(mine)
-            if tab.label.plain != label:
-                tab.label = label
-                relabelled.append(tab)
-            pane.show_counts(mine)
-        if relabelled:
-            # Tabs places its underline before the relabelled tab is re-laid out; relabelling once
-            # more after the refresh puts it under the tab's new width
-            self.call_after_refresh(lambda: [setattr(t, "label", t.label) for t in relabelled])
+            pane.show_counts(counts.get(pane.id or "", {}))
         if stats is not None:
             self._stats_key = (snapshot.generation, self.session.clock)
             if snapshot is self.session.snapshot:
@@ -437,6 +455,26 @@ class MainScreen(Screen[None]):
             self._status.show_stats(stats)
             if snapshot.loaded and self.app.freeze_long_lived() and snapshot is self.session.snapshot:
                 self.warm_filter()
+
+    def _relabel(self, counts: dict[str, dict[str, int]]) -> None:
+        """Tab labels at the widest level that fits the tab bar (`Trust ✗21 ◐10 ✓12`, `10k`,
+        `Depr`...), so that every tab stays on screen from 80 columns up."""
+        width = self._tabs.size.width or self.app.size.width
+        labels: list[str] = []
+        for level in range(LABEL_LEVELS):
+            labels = [pane.label_for(counts.get(pane.id or "", {}), level) for pane in self._panes]
+            if sum(cell_len(label) + TAB_PADDING for label in labels) <= width:
+                break
+        relabelled = []
+        for pane, label in zip(self._panes, labels, strict=True):
+            tab = self.tabs.get_tab(pane.id or "")
+            if tab.label.plain != label:
+                tab.label = label
+                relabelled.append(tab)
+        if relabelled:
+            # Tabs places its underline before the relabelled tab is re-laid out; relabelling once
+            # more after the refresh puts it under the tab's new width
+            self.call_after_refresh(lambda: [setattr(t, "label", t.label) for t in relabelled])
 
     # -- user actions -----------------------------------------------------------------------------
     def on_filter_bar_searched(self, message: FilterBar.Searched) -> None:
@@ -508,8 +546,15 @@ class MainScreen(Screen[None]):
     def on_tree_node_selected(self, message: Tree.NodeSelected) -> None:
         folder = message.node.data
         self.scope = folder or None
+        for pane in self._panes:
+            if isinstance(pane.rowlist, DocList):
+                pane.rowlist.set_scope(self.scope)
         self._status_vault()
         self.refresh_views(keep=False)
+
+    def on_preview_opened(self, message: Preview.Opened) -> None:
+        if message.path is not None and self._tree.display and self._live():
+            self._tree.reveal(message.path)
 
     async def on_tabbed_content_tab_activated(self, message: TabbedContent.TabActivated) -> None:
         pane = message.pane
@@ -578,6 +623,14 @@ class MainScreen(Screen[None]):
 
     def clear_filter(self) -> None:
         self._filterbar.set_text("")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back_to_list":
+            return self.reading  # else escape goes on to focus_list (the same key's next binding)
+        return True
+
+    def action_back_to_list(self) -> None:
+        self.action_focus_list()
 
     def action_focus_list(self) -> None:
         if self.reading:

@@ -41,6 +41,7 @@ class ActivityList(RowList):
         self.session = session
         self.calls: deque[AgentAccess] = deque(maxlen=MAX_ROWS)
         self.follow_tail = True
+        self.pin_tail = False  # follow mode: the newest row stays in view wherever the cursor was
 
     def add(self, event: AgentAccess) -> None:
         """Append one call (see `extend`)."""
@@ -55,9 +56,12 @@ class ActivityList(RowList):
         self.rows = rows
         self.invalidate()
         self.resize_virtual()
-        if at_end and self.follow_tail:
+        if (at_end or self.pin_tail) and self.follow_tail:
             self.cursor = len(rows) - 1
             self._reveal()
+            # the first rows past the panel's height bring the scrollbar: the scroll range grows
+            # only with that layout, and the scroll above was clipped to the old one
+            self.call_after_refresh(self._reveal)
 
     def row_key(self, row: AgentAccess) -> int:
         return id(row)
@@ -141,8 +145,8 @@ class ActivityPanel(Vertical):
             self.session.colors(event.agent)  # agents get their colours in the order they call
             if event.agent not in self.agents.values():
                 self.agents.setdefault(event.session or event.agent, event.agent)
-            if self.following and event.paths and access_kind(event) == "read" and \
-                    (self.follow_agent in (None, event.agent)):
+            if self.following and event.paths and access_kind(event) in ("read", "wrote") and \
+                    not event.error and (self.follow_agent in (None, event.agent)):
                 followed = event.paths[0]
         return followed
 
@@ -156,15 +160,18 @@ class ActivityPanel(Vertical):
     def toggle_follow(self) -> bool:
         """Follow the selected row's agent (or stop); True when following now."""
         self.following = not self.following
-        self.calls.follow_tail = not self.following  # keep the followed row selected
         if self.following:
             current = self.calls.current
             self.follow_agent = current.agent if current is not None else None
+        # following: new calls always come into view (the followed agent is kept apart from the
+        # cursor, which rides on the newest row without selecting it)
+        self.calls.pin_tail = self.following
         self.show_title()
         return self.following
 
     def selected(self, row: AgentAccess | None) -> None:
-        """A row was highlighted: while following, follow its agent."""
+        """A row was highlighted (by the person: riding along the tail posts nothing): while
+        following, follow its agent."""
         if row is not None and self.following:
             self.follow_agent = row.agent
             self.show_title()
@@ -172,3 +179,29 @@ class ActivityPanel(Vertical):
     def show_title(self) -> None:
         self.title.show(len(self.calls.calls), self.agents.values(), self.session.colors,
                         following=self.following, follow_agent=self.follow_agent)
+
+
+class ActivityTicker(Static):
+    """One line with the newest agent call, shown where the activity panel does not fit (80x24)."""
+
+    def __init__(self, session: Session, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.session = session
+        self.plain = ""
+
+    def show(self, newest: AgentAccess | None, calls: int) -> None:
+        text = Text()
+        if newest is None:
+            spans.append(text, "No agent calls yet · a shows the activity panel", "dim")
+        else:
+            spans.append(text, f"{clock_time(newest.at, self.session.config.localtime)} ", "dim")
+            text.append(newest.agent, style=Style(color=self.session.colors(newest.agent), bold=True))
+            text.append(" ")
+            text.append(newest.tool, style="bold red" if newest.error else "")
+            summary = newest.error or newest.summary
+            if summary:
+                text.append(f" {summary}")
+            spans.append(text, f" · {latency(newest.duration_ms)} · {calls:,} calls", "dim")
+        text.no_wrap, text.overflow = True, "ellipsis"
+        self.plain = text.plain
+        self.update(spans.tidy(text), layout=False)

@@ -18,6 +18,18 @@ from .rowlist import Cell, Column, RowList
 
 SORT_CYCLE = ("path", "title", "modified", "size")
 COLUMN_SORT = {"title": "title", "folder": "path", "modified": "modified", "stale": "overdue"}
+SORT_WORDS = {"path": "path", "title": "title", "modified": "modified", "size": "size", "overdue": "overdue"}
+
+
+def falls(sort: str, descending: bool) -> bool:
+    """True when the sorted values go down the list (▼): core's "overdue" ascending puts the
+    most overdue first, so its days fall."""
+    return descending != (sort == "overdue")
+
+
+def sort_label(sort: str, descending: bool) -> str:
+    """The active sort in words, e.g. "modified ▼" (newest first), "path ▲"."""
+    return f"{SORT_WORDS.get(sort, sort)} {'▼' if falls(sort, descending) else '▲'}"
 TRUST_SHORT = {"unverified": "unverified", "machine-confirmed": "machine", "human-reviewed": "human"}
 
 
@@ -42,11 +54,26 @@ class DocList(RowList):
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.session = session
-        self.sort = sort
+        self.sort = self.default_sort = sort
         self.descending = False
         self.stale_header = stale_header
         self._agent_column_considered = False
         self.picked: set[str] = set()  # paths marked for the next action (space)
+        self.scope: str | None = None  # the folder the list is scoped to: titles name folders below it
+
+    def set_scope(self, scope: str | None) -> None:
+        if scope != self.scope:
+            self.scope = scope
+            self.invalidate()
+
+    def folder_hint(self, folder: str) -> str:
+        """A row's folder as its title shows it: relative to the scope ("" in the scope itself)."""
+        scope = self.scope
+        if not scope:
+            return folder
+        if folder == scope:
+            return ""
+        return folder[len(scope) + 1:] if folder.startswith(scope + "/") else folder
 
     class _Posted(Message):
         """A message about one DocList (its `control`)."""
@@ -142,12 +169,21 @@ class DocList(RowList):
         return cols
 
     def header_label(self, column: Column) -> str:
-        arrow = "▼" if self.descending else "▲"
+        """The sorted column carries the arrow; when that column is not shown at this width
+        (Folder for path, size has none) the title says the sort: "Title · path ▲"."""
+        arrow = "▼" if falls(self.sort, self.descending) else "▲"
         if COLUMN_SORT.get(column.key) == self.sort:
             return f"{column.label} {arrow}"
-        if column.key == "title" and self.sort not in COLUMN_SORT.values():
-            return f"{column.label} (by {self.sort} {arrow})"
+        if column.key == "title":
+            shown = {c.key for c in (self._layout[2] if self._layout else ())}
+            if not any(COLUMN_SORT.get(key) == self.sort for key in shown):
+                return f"{column.label} · {sort_label(self.sort, self.descending)}"
         return column.label
+
+    @property
+    def sort_cycle(self) -> tuple[str, ...]:
+        """What `s` steps through: this list's own default sort first (the Stale tab's overdue)."""
+        return (self.default_sort, *(s for s in SORT_CYCLE if s != self.default_sort))
 
     def cells(self, row: Entry, columns: Sequence[Column]) -> list[Cell]:
         session = self.session
@@ -157,10 +193,11 @@ class DocList(RowList):
         for col in columns:
             key = col.key
             if key == "title":
-                if folder_shown or not row.folder or cell_len(row.title) + 8 > col.width:
+                hint = "" if folder_shown else self.folder_hint(row.folder)
+                if not hint or cell_len(row.title) + 8 > col.width:
                     out.append((row.title, None))
                 else:  # no folder column at this width: the folder follows the title, dimmed
-                    out.append([(row.title, None), ("  ", None), (row.folder, self.cstyle("rowlist--dim"))])
+                    out.append([(row.title, None), ("  ", None), (hint, self.cstyle("rowlist--dim"))])
                 if row.path in self.picked:
                     cell = out[-1]
                     out[-1] = [("✓ ", self.cstyle("rowlist--accent") + Style(bold=True)),
@@ -217,8 +254,9 @@ class DocList(RowList):
             self.refresh()
 
     def action_cycle_sort(self) -> None:
-        current = SORT_CYCLE.index(self.sort) if self.sort in SORT_CYCLE else -1
-        self.sort = SORT_CYCLE[(current + 1) % len(SORT_CYCLE)]
+        cycle = self.sort_cycle
+        current = cycle.index(self.sort) if self.sort in cycle else -1
+        self.sort = cycle[(current + 1) % len(cycle)]
         self.descending = self.sort == "modified"
         self.invalidate()
         self.post_message(self.SortChanged(self))

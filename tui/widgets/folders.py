@@ -1,4 +1,9 @@
-"""The folder tree: the vault's folders with note counts, from the index, loaded lazily."""
+"""The folder tree: the vault's folders with note counts, from the index, loaded lazily.
+
+As Obsidian's file explorer: folders in case-insensitive order (`people` before `Zettel`),
+folders without notes (only excluded or ignored files) left out; selecting "All notes"
+scopes to the whole vault without collapsing the tree; `reveal` opens the tree down to the
+folder of the note on screen."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -6,6 +11,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -35,7 +41,35 @@ class FolderView(Tree[str]):
         self.session = session
         self.show_root = True
         self.guide_depth = 2
+        self.auto_expand = False  # selecting scopes; folders toggle in _toggle_folder, the root never
         self._tree: FolderTree | None = None
+
+    def child_folders(self, folder: str) -> tuple[str, ...]:
+        """The subfolders shown under `folder`: those holding notes, case-insensitively ordered."""
+        tree = self._tree
+        if tree is None:
+            return ()
+        shown = [p for p in tree.child_folders(folder) if tree.note_count(p)]
+        shown.sort(key=lambda p: (p.rsplit("/", 1)[-1].casefold(), p))
+        return tuple(shown)
+
+    @on(Tree.NodeSelected)
+    def _toggle_folder(self, event: Tree.NodeSelected[str]) -> None:
+        """Enter or a click on a folder scopes to it and opens (or closes) it, as before; on
+        "All notes" it only scopes (collapsing the root hid every folder)."""
+        if event.node is not self.root:
+            self._toggle_node(event.node)
+
+    def reveal(self, path: str) -> None:
+        """Open the tree down to the folder holding `path` and put the cursor on it."""
+        folder = path.rsplit("/", 1)[0] if "/" in path else ROOT
+        node = self.folder_node(folder)
+        while node is None and folder:  # a folder not shown (no notes yet): its nearest shown parent
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ROOT
+            node = self.folder_node(folder)
+        if node is not None and node is not self.cursor_node:
+            # a node just expanded has its line once the tree has been laid out again
+            self.call_after_refresh(lambda: self.move_cursor(node) if node.tree is self else None)
 
     def process_label(self, label) -> Text:
         if isinstance(label, str):
@@ -90,7 +124,7 @@ class FolderView(Tree[str]):
 
     def _sync_children(self, node: TreeNode[str], tree: FolderTree) -> None:
         folder = node.data or ROOT
-        wanted = tree.child_folders(folder)
+        wanted = self.child_folders(folder)
         loaded = node is self.root or node.is_expanded or bool(node.children)
         if not loaded:
             node.allow_expand = bool(wanted)
@@ -107,22 +141,22 @@ class FolderView(Tree[str]):
                     label = self._label(name, tree.note_count(path), path)
                     if before is not None:
                         existing[path] = node.add(label, data=path, before=before,
-                                                  allow_expand=bool(tree.child_folders(path)))
+                                                  allow_expand=bool(self.child_folders(path)))
                     else:
-                        existing[path] = node.add(label, data=path, allow_expand=bool(tree.child_folders(path)))
+                        existing[path] = node.add(label, data=path, allow_expand=bool(self.child_folders(path)))
         for path in wanted:
             child = existing[path]
             child.set_label(self._label(path.rsplit("/", 1)[-1], tree.note_count(path), path))
-            child.allow_expand = bool(tree.child_folders(path))
+            child.allow_expand = bool(self.child_folders(path))
             self._sync_children(child, tree)
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
         node = event.node
         if node.children or self._tree is None:
             return
-        for path in self._tree.child_folders(node.data or ROOT):
+        for path in self.child_folders(node.data or ROOT):
             node.add(self._label(path.rsplit("/", 1)[-1], self._tree.note_count(path), path), data=path,
-                     allow_expand=bool(self._tree.child_folders(path)))
+                     allow_expand=bool(self.child_folders(path)))
 
     def folder_node(self, folder: str) -> TreeNode[str] | None:
         """Expand down to `folder` and return its node (None when it is not a folder)."""
@@ -137,10 +171,10 @@ class FolderView(Tree[str]):
             if not node.is_expanded:
                 node.expand()
                 if not node.children:
-                    for child_path in self._tree.child_folders(node.data or ROOT):
+                    for child_path in self.child_folders(node.data or ROOT):
                         node.add(self._label(child_path.rsplit("/", 1)[-1], self._tree.note_count(child_path),
                                              child_path), data=child_path,
-                                 allow_expand=bool(self._tree.child_folders(child_path)))
+                                 allow_expand=bool(self.child_folders(child_path)))
             node = next((c for c in node.children if c.data == path), None)
             if node is None:
                 return None

@@ -9,8 +9,8 @@ the UI thread a screenful, and the lines that come later only extend its height.
 from __future__ import annotations
 
 from rich.console import Console
-from rich.text import Text
 from rich.segment import Segment
+from rich.text import Text
 from textual.cache import LRUCache
 from textual.color import Color
 from textual.constants import DIM_FACTOR

@@ -26,15 +26,14 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from core.disk.reader import note_bytes
-from core.links import resolve as linkmap
-
-from core.markdown import okf
 from core.clock import Clock
+from core.disk.reader import note_bytes
 from core.errors import VaultError
 from core.index.snapshot import Snapshot
-from core.model import Entry
+from core.links import resolve as linkmap
+from core.markdown import okf
 from core.markdown.parse import decode, split_frontmatter
+from core.model import Entry
 
 from .. import spans
 from ..marks import ago
@@ -168,6 +167,7 @@ class Preview(VerticalScroll, can_focus=True):
         if push and self.path is not None and self.path != path:
             self.history.append(self.path)
             del self.history[:-100]
+            self.refresh_bindings()
         self.wanted = path
         self._load(path, self.session.snapshot, self.session.clock, keep_scroll)
 
@@ -349,15 +349,28 @@ class Preview(VerticalScroll, can_focus=True):
             if target is None or target in seen or target == self.path:
                 continue
             seen.add(target)
-            items.append(Option(Text.assemble(("→ ", "dim"), target), id=f"to:{target}"))
+            items.append(Option(self._named("→ ", target), id=f"to:{target}"))
         for source in backlinks:
-            items.append(Option(Text.assemble(("← ", "dim"), source), id=f"from:{source}"))
+            items.append(Option(self._named("← ", source), id=f"from:{source}"))
         for other in similar:
-            items.append(Option(Text.assemble(("≈ ", "dim"), other), id=f"like:{other}"))
+            items.append(Option(self._named("≈ ", other), id=f"like:{other}"))
         options.add_options(items)
         options.display = bool(items)
         options.border_title = f"Links {len(seen)} · Backlinks {len(backlinks)}" + (
             f" · Similar {len(similar)}" if similar else "")
+
+    def _named(self, arrow: str, path: str) -> Text:
+        """A linked note by its title, its folder dimmed after it (an attachment by its name)."""
+        entry = self.session.snapshot.get(path)
+        folder, _, name = path.rpartition("/")
+        title = entry.title if entry is not None and entry.kind == "note" and entry.title else name
+        text = Text(arrow, style="dim")
+        text.append(title)
+        if folder:
+            text.append("  ")
+            text.append(folder, style="dim")
+        return spans.tidy(text)
+
     # -- following ------------------------------------------------------------------------
     def on_preview_follow_link(self, event: FollowLink) -> None:
         event.stop()
@@ -375,9 +388,15 @@ class Preview(VerticalScroll, can_focus=True):
         """Follow a link to `target` (a note, or an attachment shown by its facts)."""
         self.show(target, push=True)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return bool(self.history)  # nothing to go back to: not offered (the footer shows Esc)
+        return True
+
     def action_back(self) -> None:
         if self.history:
             self.show(self.history.pop())
+            self.refresh_bindings()
         else:
             self.app.bell()
 
@@ -411,7 +430,8 @@ def _head(entry: Entry, session: Session, bundle: bool, clock: Clock | None = No
     mark = session.marks.get(entry.path)
     if mark is not None:
         verb = {"read": "read", "listed": "listed", "wrote": "written"}[mark.kind]
-        parts.append(Text(f"● {verb} by {mark.agent} {ago(session.now() - mark.at)} ago",
+        when = ago(session.now() - mark.at)
+        parts.append(Text(f"● {verb} by {mark.agent} {'just now' if when == 'now' else when + ' ago'}",
                           style=Style(color=session.colors(mark.agent))))
     return Group(*(spans.tidy(p) if isinstance(p, Text) else p for p in parts))
 

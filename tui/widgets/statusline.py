@@ -1,4 +1,8 @@
-"""The status line: indexing progress, counts, the as-of date, MCP socket and connected agents."""
+"""The status line: indexing progress, counts, the as-of date, MCP socket and connected agents.
+
+A part may have a compact form (the MCP part without its socket path, the vault without its
+as-of date): when the line does not fit its width the compact forms are used, so the counts
+and the agents' presence stay visible from 80 columns up."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -19,21 +23,43 @@ class StatusLine(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
         self.parts: dict[str, Text] = {}
+        self.compact: dict[str, Text] = {}
+        self.plain = ""  # what the line shows (tests)
 
-    def set_part(self, name: str, text: str | Text | None) -> None:
-        """Set (or with None, remove) one named part; parts show in insertion order."""
+    def set_part(self, name: str, text: str | Text | None, compact: Text | None = None) -> None:
+        """Set (or with None, remove) one named part; parts show in insertion order. `compact`
+        is what the part shows when the whole line does not fit."""
         if text is None:
             self.parts.pop(name, None)
+            self.compact.pop(name, None)
         else:
             self.parts[name] = text if isinstance(text, Text) else Text(text)
+            if compact is None:
+                self.compact.pop(name, None)
+            else:
+                self.compact[name] = compact
+        self._draw()
+
+    def _line(self, compact: bool) -> Text:
         line = Text(" ", no_wrap=True, overflow="ellipsis")
-        for i, part in enumerate(self.parts.values()):
+        for i, (name, part) in enumerate(self.parts.items()):
             if i:
                 line.append(" ")
                 line.append("│", Style(dim=True))
                 line.append(" ")
-            line.append_text(part)
+            line.append_text(self.compact.get(name, part) if compact else part)
+        return line
+
+    def _draw(self) -> None:
+        line = self._line(False)
+        width = self.size.width
+        if width and line.cell_len > width:
+            line = self._line(True)
+        self.plain = line.plain
         self.update(tidy(line), layout=False)  # one fixed line: no screen re-layout per agent call
+
+    def on_resize(self) -> None:
+        self._draw()
 
     # -- the parts ------------------------------------------------------------------------------
     def show_vault(self, root: str, scope: str | None, today: str) -> None:
@@ -42,8 +68,9 @@ class StatusLine(Static):
         text.append(Path(root).name or root, style="bold")
         if scope:
             text.append(f"/{scope}", style="bold")
+        compact = text.copy()
         spans.append(text, f"  as of {today}", "dim")
-        self.set_part("vault", text)
+        self.set_part("vault", text, compact)
 
     def show_indexing(self, done: int, total: int) -> None:
         text = f"indexing {done:,}/{total:,}" if total else "indexing…"
@@ -54,7 +81,7 @@ class StatusLine(Static):
         text = Text(f"{stats['notes']:,} notes")
         if stats.get("okf_bundle"):
             spans.append(text, f" · {stats['stale']:,} stale", "yellow" if stats["stale"] else None)
-        broken = stats["frontmatter_errors"] + stats["skipped"]
+        broken = stats.get("broken_total", stats["frontmatter_errors"] + stats["skipped"])
         if broken:
             spans.append(text, f" · {broken:,} broken", "red")
         self.set_part("stats", text)
@@ -69,14 +96,16 @@ class StatusLine(Static):
         """The MCP socket and the connected agents' names in their colours."""
         text = Text()
         text.append("MCP ", style="bold green")
+        compact = Text("MCP", style="bold green")
         text.append(str(getattr(host, "socket_path", "")), style="dim")
         names = sorted(set(names))
+        agents = Text()
         if names:
-            text.append(" · ")
+            agents.append(" · ")
             for i, name in enumerate(names):
                 if i:
-                    text.append(", ")
-                text.append(name, style=Style(color=colors(name)))
+                    agents.append(", ")
+                agents.append(name, style=Style(color=colors(name)))
         else:
-            spans.append(text, " · no agents", "dim")
-        self.set_part("mcp", text)
+            spans.append(agents, " · no agents", "dim")
+        self.set_part("mcp", text + agents, compact + agents)

@@ -26,11 +26,31 @@ from core.query.listing import Query
 
 from .. import spans
 from ..session import Session
-from .doclist import DocList
+from .doclist import DocList, sort_label
 from .problems import ProblemList, problems_of
 from .rowlist import RowList
 
 NOT_BUNDLE = "Not an OKF bundle (index.md declares no okf_version), so there is no status, staleness or trust"
+
+
+LABEL_LEVELS = 4  # tab labels from the widest (0) to the most compact (3); the widest that fits is used
+TIER_GLYPHS = {"unverified": "✗", "machine-confirmed": "◐", "human-reviewed": "✓"}  # legend: `?` help
+SHORT_WORDS = {"Deprecated": "Depr"}
+
+
+def count_text(n: int, level: int) -> str:
+    """A count as a tab shows it: 5,436 wide; 5.4k, 12k, 1.2M compact (level >= 1)."""
+    if level == 0 or n < 1000:
+        return f"{n:,}"
+    if n < 10_000:
+        return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"
+
+
+def tab_label(word: str, n: int, level: int) -> str:
+    return f"{SHORT_WORDS.get(word, word) if level >= 2 else word} {count_text(n, level)}"
 
 
 class TriagePane(TabPane):
@@ -93,8 +113,13 @@ class TriagePane(TabPane):
         """Queries whose totals the tab label and pane header show."""
         return {"": self.base_query()}
 
-    def label_for(self, counts: dict[str, int]) -> str:
-        return f"{self.label} {counts.get('', 0):,}"
+    def label_for(self, counts: dict[str, int], level: int = 0) -> str:
+        """The tab's label for these counts, at a compactness level (0 .. LABEL_LEVELS - 1)."""
+        return tab_label(self.label, self.total(counts), level)
+
+    def total(self, counts: dict[str, int]) -> int:
+        """The number the tab shows."""
+        return counts.get("", 0)
 
     def show(self, rows: Sequence, *, empty: str | None = None, keep: bool = True) -> None:
         if self.okf_only and not self.session.snapshot.is_bundle and self.session.snapshot.loaded:
@@ -150,11 +175,18 @@ class StalePane(TriagePane):
     def base_query(self) -> Query:
         return Query(filters=(("stale", "true"),), skip_paths=okf.RESERVED)
 
+    def on_doc_list_sort_changed(self, message: DocList.SortChanged) -> None:
+        self.show_counts({})  # the header says the sort (the message goes on to the screen)
+
     def show_counts(self, counts: dict[str, int]) -> None:
         text = Text()
         text.append("Stale as of ")
         text.append(self.session.clock.today().isoformat(), style="bold")
-        text.append(" · most overdue first · ")
+        rowlist = self._list
+        if isinstance(rowlist, DocList) and (rowlist.sort, rowlist.descending) != ("overdue", False):
+            text.append(f" · by {sort_label(rowlist.sort, rowlist.descending)} (s: most overdue first) · ")
+        else:
+            text.append(" · most overdue first · ")
         text.append("d", style="bold")
         text.append(" sets the date")
         info = getattr(self, "_info", None)
@@ -206,9 +238,11 @@ class TrustPane(TriagePane):
     def count_queries(self) -> dict[str, Query]:
         return {tier: Query(filters=(("trust_tier", tier),), skip_paths=okf.RESERVED) for tier in okf.TRUST_TIERS}
 
-    def label_for(self, counts: dict[str, int]) -> str:
-        return f"Trust {counts.get('unverified', 0):,}·{counts.get('machine-confirmed', 0):,}·" \
-               f"{counts.get('human-reviewed', 0):,}"
+    def label_for(self, counts: dict[str, int], level: int = 0) -> str:
+        """"Trust ✗21 ◐10 ✓12": unverified, machine-confirmed, human-reviewed (the legend is in
+        the help screen); the most compact level keeps the unverified count only."""
+        tiers = okf.TRUST_TIERS[:1] if level >= 3 else okf.TRUST_TIERS
+        return "Trust " + " ".join(f"{TIER_GLYPHS.get(t, '')}{count_text(counts.get(t, 0), level)}" for t in tiers)
 
     def show_counts(self, counts: dict[str, int]) -> None:
         self._counts = counts or self._counts
@@ -251,8 +285,10 @@ class BrokenPane(TriagePane):
     def base_query(self) -> Query:
         return Query(broken=True)
 
-    def label_for(self, counts: dict[str, int]) -> str:
-        return f"{self.label} {counts.get('', 0) + len(self.session.snapshot.skipped):,}"
+    def total(self, counts: dict[str, int]) -> int:
+        """Notes with broken frontmatter or unresolved links, and the files the scan skipped
+        (the status line's "broken" count is this number too)."""
+        return counts.get("", 0) + len(self.session.snapshot.skipped)
 
 
 class Requery(Message):
