@@ -397,8 +397,7 @@ class VaultwatchApp(App[None]):
         out[0][1].append(("ctrl+p", "command palette: open a note by title, switch panel, as-of date, "
                                     "copy the bridge config, theme"))
         out[0][1].append(("mouse", "click rows, headers (sort), folders (scope) and links in the preview"))
-        out[0][1].append(("✗ ◐ ✓", "the Trust tab's counts: unverified, machine-confirmed, human-reviewed "
-                                   "(narrow screens: 5.4k, 12k; Depr = Deprecated)"))
+        out[-1][1].append(("✗ ◐ ✓", "the tab's counts: unverified, machine-confirmed, human-reviewed"))
         return out
 
 

@@ -16,6 +16,7 @@ class Mark:
     agent: str
     kind: str  # "read", "listed" or "wrote"
     at: float
+    change: str | None = None  # a write's diff summary ("+3 -1 lines"), shown in the preview's header
 
 
 def access_kind(event: AgentAccess) -> str:
@@ -45,7 +46,7 @@ class AgentMarks:
             # a listing never hides a more telling read or write of the same moment
             if old is not None and kind == "listed" and old.kind != "listed" and event.at - old.at < 60:
                 continue
-            mark = Mark(event.agent, kind, event.at)
+            mark = Mark(event.agent, kind, event.at, event.diff_summary if kind == "wrote" else None)
             self.by_path[path] = mark
             folder = path
             while "/" in folder:

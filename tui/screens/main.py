@@ -90,9 +90,8 @@ class MainScreen(Screen[None]):
         Binding("d", "as_of", "Set as-of date", show=False, id="app.as_of"),
         Binding("p", "focus_preview", "Preview", show=False, id="app.preview"),
         # shown in the footer while reading (narrow screens), where the preview's Back is dead
-        Binding("escape", "back_to_list", "Back", id="app.back"),
-        Binding("escape", "focus_list", "Back to the list (from the filter, preview or tree)", show=False,
-                id="app.list"),
+        Binding("escape", "back_to_list", "Back to list", id="app.back"),
+        Binding("escape", "focus_list", "", show=False, id="app.list"),  # the same words in the help
         Binding("u", "undo", "Undo the last action", show=False, id="app.undo"),
         Binding("ctrl+r", "reload", "Reload changed notes", show=False, id="app.reload"),
         Binding("1", "tab('notes')", "Notes", show=False, id="app.tab_notes"),

@@ -431,7 +431,8 @@ def _head(entry: Entry, session: Session, bundle: bool, clock: Clock | None = No
     if mark is not None:
         verb = {"read": "read", "listed": "listed", "wrote": "written"}[mark.kind]
         when = ago(session.now() - mark.at)
-        parts.append(Text(f"● {verb} by {mark.agent} {'just now' if when == 'now' else when + ' ago'}",
+        change = f" · {mark.change}" if mark.change else ""  # what an agent's write changed
+        parts.append(Text(f"● {verb} by {mark.agent} {'just now' if when == 'now' else when + ' ago'}{change}",
                           style=Style(color=session.colors(mark.agent))))
     return Group(*(spans.tidy(p) if isinstance(p, Text) else p for p in parts))
 
