@@ -43,7 +43,10 @@ while True:
         fh.write(data)
     body = b'{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},' \
            b'"serverInfo":{"name":"impostor","version":"0"}}}'
-    c.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
+    try:  # a prober that hung up without a request must not end the listener (EPIPE)
+        c.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body) + body)
+    except OSError:
+        pass
     c.close()
 """
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
