@@ -80,7 +80,7 @@ P_TRIAGE_LIMIT = 'Rows per page (default 50, fewer past the answer budget).'
 LIST_FOLDERS = """List the vault's folders with their note counts (subfolders included) and number of subfolders.
 Use it to learn how the vault is organised or to pick a folder argument; list_documents(folder=...) lists a folder's notes, list_tags the tag vocabulary."""
 
-P_LF_FOLDER = 'List the folders below this one; "" or "/" = top-level folders; omit for all.'
+P_LF_FOLDER = 'List the folders below this one; "" or "/" = the top-level folders only; omit for all.'
 P_LF_RECURSIVE = 'False lists direct subfolders only.'
 
 LIST_TAGS = """List the tags in use (frontmatter tags and inline #tags) with the number of notes carrying each, most used first.
@@ -94,7 +94,7 @@ GET_LINKS = """Show one note's links: each outgoing link with the path it resolv
 Use it to follow a note's connections or check them before renaming or deprecating it; read gives the note's text.
 Links resolve as in Obsidian (case-insensitive names, shortest unique path, own folder first). Lists cut to the answer budget are named in truncated, with full counts."""
 
-P_LINK_PATH = 'Vault-relative path of the note, e.g. "index.md".'
+P_LINK_PATH = 'Vault-relative path of a note, e.g. "index.md", or of an attachment (backlinks only); a folder is an error.'
 
 # -- the write tools (mcp_server/write_tools.py) --
 

@@ -308,6 +308,12 @@ async def test_list_folders(agent):
     assert "hidden path blocked" in await error(agent, "list_folders", {"folder": ".git"})
 
 
+async def test_get_links_of_an_attachment_lists_its_backlinks(agent):
+    """get_links' path parameter says it takes an attachment too (backlinks only)."""
+    out = await ok(agent, "get_links", {"path": "Resources/attachments/reading-list.pdf"})
+    assert out["outgoing"] == [] and out["backlinks"] == ["Resources/Reading List.md"]
+
+
 async def test_list_tags(agent):
     out = await ok(agent, "list_tags")
     counts = [r["count"] for r in out["result"]]
