@@ -75,16 +75,7 @@ class RequestGuard:
                 return await self._answer(send, *_error(
                     "Invalid Request: a JSON-RPC request id must be a string or a number (or the request a "
                     "notification without an id)", 400))
-        replay = [{"type": "http.request", "body": bytes(body), "more_body": False}]
-        if messages and messages[-1]["type"] != "http.request":
-            replay.append(messages[-1])
-
-        async def receive_again() -> dict:
-            if replay:
-                return replay.pop(0)
-            return await receive()
-
-        return await self.app(scope, receive_again, send)
+        return await self.app(scope, replaying(bytes(body), messages, receive), send)
 
     def _too_large(self, size: int, at_least: bool = False) -> tuple[int, bytes]:
         mib = self.limit // 2**20
@@ -97,3 +88,18 @@ class RequestGuard:
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
+
+
+def replaying(body: bytes, messages: list[dict], receive: Any) -> Any:
+    """An ASGI `receive` that hands the app the request body already read (as one message), then
+    any non-body message read after it (a disconnect), then goes on with the real `receive`."""
+    replay = [{"type": "http.request", "body": body, "more_body": False}]
+    if messages and messages[-1]["type"] != "http.request":
+        replay.append(messages[-1])
+
+    async def receive_again() -> dict:
+        if replay:
+            return replay.pop(0)
+        return await receive()
+
+    return receive_again

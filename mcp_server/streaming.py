@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .requestguard import replaying
+
 STREAMED_METHODS = frozenset({"subscriptions/listen"})
 _SSE = b"text/event-stream"
 
@@ -77,14 +79,7 @@ class JsonUnlessStreaming:
             body += message.get("body", b"")
             if not message.get("more_body", False):
                 break
-        replay = [{"type": "http.request", "body": bytes(body), "more_body": False}]
-        if messages and messages[-1]["type"] != "http.request":
-            replay.append(messages[-1])
-
-        async def receive_again() -> dict:
-            if replay:
-                return replay.pop(0)
-            return await receive()
+        receive_again = replaying(bytes(body), messages, receive)
 
         headers = list(scope.get("headers") or ())
         accept = b",".join(v for k, v in headers if k.lower() == b"accept").lower()
