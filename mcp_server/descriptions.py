@@ -44,7 +44,7 @@ P_LIMIT = 'Rows per page; omit it for as many as fit the answer budget.'
 P_PAGE_LIMIT = P_LIMIT
 P_CURSOR = 'next_cursor of the previous page, unchanged.'
 
-SEARCH = """Full-text search of notes (title, headings, body, path), best match first, with a snippet per hit.
+SEARCH = """Full-text search of notes (title, headings, body, path), best match first, with a snippet per hit (matched words in **).
 Use it to find notes by what they say; use list_documents for a complete or exactly filtered listing, then read a hit by its path.
 Stemmed BM25 with boosts for name/title, aliases, headings and words close together; OKF deprecated x0.5, stale x0.75; near-identical notes in other folders fold into one hit (duplicates). match="any" says too few notes had every word. A first search waits up to 5 s for the index.
 Errors: an unusable query (says how to write it); "search index is still building": retry shortly or use list_documents."""
@@ -78,7 +78,8 @@ P_AS_OF = 'Judge staleness as of this date (YYYY-MM-DD or ISO datetime); default
 P_TRIAGE_LIMIT = 'Rows per page (default 50, fewer past the answer budget).'
 
 LIST_FOLDERS = """List the vault's folders with their note counts (subfolders included) and number of subfolders.
-Use it to learn how the vault is organised or to pick a folder argument; list_documents(folder=...) lists a folder's notes, list_tags the tag vocabulary."""
+Use it to learn how the vault is organised or to pick a folder argument; list_documents(folder=...) lists a folder's notes, list_tags the tag vocabulary.
+folder="Projects" gives every folder below Projects, with recursive=false its direct subfolders only; "" gives the top level either way. Rows are in path order; each path works as a folder argument."""
 
 P_LF_FOLDER = 'List the folders below this one; "" or "/" = the top-level folders only; omit for all.'
 P_LF_RECURSIVE = 'False lists direct subfolders only.'
@@ -92,7 +93,8 @@ P_LT_PREFIX = 'Only tags starting with this text, case-insensitively ("ops" also
 
 GET_LINKS = """Show one note's links: each outgoing link with the path it resolves to, the notes linking to it (backlinks), and its broken links.
 Use it to follow a note's connections or check them before renaming or deprecating it; read gives the note's text.
-Links resolve as in Obsidian (case-insensitive names, shortest unique path, own folder first). Lists cut to the answer budget are named in truncated, with full counts."""
+Links resolve as in Obsidian (case-insensitive names, shortest unique path, own folder first). Lists cut to the answer budget are named in truncated, with full counts.
+A link to a heading or block the target lacks (Note#Heading, Note#^id) is broken; triage(category="broken_links") lists the vault's."""
 
 P_LINK_PATH = 'Vault-relative path of a note, e.g. "index.md", or of an attachment (backlinks only); a folder is an error.'
 

@@ -34,8 +34,6 @@ class SearchHit(TypedDict):
     folder: str
     score: float
     snippet: str
-    snippet_plain: str
-    highlights: list[list[int]]
     modified_at: str
     status: str | None
     stale: bool | None

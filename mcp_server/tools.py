@@ -58,7 +58,7 @@ class ToolEnv:
 # named in _meta.untrusted, so a client or model can treat them as data, never as instructions.
 ROW_TEXT = "result[].title, tags, frontmatter"
 READ_TEXT = "title, tags, frontmatter, content"
-HIT_TEXT = "result[].title, snippet, snippet_plain, tags"
+HIT_TEXT = "result[].title, snippet, tags"
 LINK_TEXT = "outgoing[].target, heading, alias"
 
 
@@ -406,6 +406,8 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
         hits = []
         for hit in res.hits:
             row = hit.as_json()
+            # the snippet's ** marks carry the matches once; its plain copy and offsets are the TUI's
+            del row["snippet_plain"], row["highlights"]
             facts = entry_json(hit.entry, vault.clock, res.is_bundle, frontmatter=False)
             row.update(status=facts.get("status"), stale=facts.get("stale"), trust_tier=facts.get("trust_tier"),
                        tags=facts.get("tags", []))

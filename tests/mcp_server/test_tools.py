@@ -308,6 +308,21 @@ async def test_list_folders(agent):
     assert "hidden path blocked" in await error(agent, "list_folders", {"folder": ".git"})
 
 
+async def test_list_folders_combines_folder_and_recursive_as_its_description_says(agent):
+    """list_folders' description: folder="X" gives every folder below X, recursive=false its direct
+    subfolders only, "" the top level either way; rows in path order; each path works as a folder."""
+    below = [r["path"] for r in (await ok(agent, "list_folders", {"folder": "Areas"}))["result"]]
+    assert "Areas/Craft/Woodworking/Projects" in below and "Areas" not in below
+    assert all(p.startswith("Areas/") for p in below) and below == sorted(below)
+    direct = [r["path"] for r in (await ok(agent, "list_folders", {"folder": "Areas", "recursive": False}))["result"]]
+    assert set(direct) < set(below) and all(p.count("/") == 1 for p in direct)
+    for recursive in (True, False):
+        top = [r["path"] for r in (await ok(agent, "list_folders", {"folder": "", "recursive": recursive}))["result"]]
+        assert top and all("/" not in p for p in top) and top == sorted(top)
+    listed = await ok(agent, "list_documents", {"folder": below[0]})
+    assert listed["result"] and all(r["path"].startswith(below[0] + "/") for r in listed["result"])
+
+
 async def test_get_links_of_an_attachment_lists_its_backlinks(agent):
     """get_links' path parameter says it takes an attachment too (backlinks only)."""
     out = await ok(agent, "get_links", {"path": "Resources/attachments/reading-list.pdf"})
@@ -409,6 +424,8 @@ async def test_search_ranks_with_snippets_and_scopes_like_listing(agent):
     paths = [h["path"] for h in out["result"]]
     assert paths and paths[0] == "Projects/Atlas Migration.md" and out["returned"] == len(paths)
     assert "**" in out["result"][0]["snippet"] and out["result"][0]["status"] is not None
+    # one copy of the snippet per hit: the ** marks are the matches (no plain twin, no offsets)
+    assert not {"snippet_plain", "highlights"} & {k for h in out["result"] for k in h}
     scores = [h["score"] for h in out["result"]]
     assert scores == sorted(scores, reverse=True)
     scoped = await ok(agent, "search", {"query": "Atlas", "folder": "Projects"})

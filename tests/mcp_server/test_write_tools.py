@@ -213,3 +213,19 @@ async def test_results_are_json_text_too(vault, sock_dir):
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
         result, text = await call(client, "write", path="New.md", content="hello\n")
         assert json.loads(text) == tabled(result.structured_content) and result.structured_content["created"]
+
+
+async def test_a_link_to_a_missing_heading_is_broken_in_get_links_and_triage(vault, sock_dir):
+    """get_links' description: a link to a heading or block the target lacks is broken, and
+    triage(category="broken_links") lists the vault's broken links."""
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result, _ = await call(client, "write", path="Links.md",
+                               content="[[Plan#Tasks]] [[Plan#No Such Heading]] [[Plan#^nope]]\n")
+        assert not result.is_error
+        links, _ = await call(client, "get_links", path="Links.md")
+        assert {b["heading"] for b in links.structured_content["broken"]} == {"No Such Heading", "^nope"}
+        triage, _ = await call(client, "triage", category="broken_links")
+        rows = [r for r in triage.structured_content["result"] if r["path"] == "Links.md"]
+        assert len(rows) == 1
+        assert {(b["heading"], b["missing"]) for b in rows[0]["broken_links"]} == {
+            ("No Such Heading", "heading"), ("^nope", "block")}
