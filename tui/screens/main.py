@@ -10,9 +10,11 @@ Core events arrive as coalesced messages that the app's bus subscriber posts to 
 the split, a flood of agent calls waits in the app's queue, not in this screen's, which also
 carries the compositor's updates.
 
-(About 550 lines: this is where every message between the views meets; the work behind each
-handler lives in its widget, in `tui.querying` or in `tui.triaging`, and each handler here is
-the few lines that connect them.)
+Split by job into mixins whose state lives here: `tabcounts` (the tabs' counts and labels),
+`typingguard` (keys typed on after leaving the filter), `navigation` (the moving-around keys)
+and `targets` (what a triage or fix-it key acts on). About 520 lines: this is where every
+message between the views meets; the work behind each handler lives in its widget, in
+`tui.querying` or in `tui.triaging`, and each handler here is the few lines that connect them.
 """
 from __future__ import annotations
 
@@ -20,20 +22,18 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.cells import cell_len
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TabbedContent, Tree
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker
 
 from core.errors import VaultError
 from core.events import AgentAccess
 from core.index.snapshot import Snapshot
-from core.model import NOTE, Entry
 from core.query import filterexpr
 from core.query.listing import Query
 from core.query.listing import warm as warm_listing
@@ -48,7 +48,7 @@ from ..messages import (
     ListReady,
     ProblemReported,
 )
-from ..querying import ListScheduler, count_all
+from ..querying import ListScheduler
 from ..searching import SearchFlow
 from ..triaging import TriageFlow
 from ..widgets.activity import ActivityList, ActivityPanel, ActivityTicker
@@ -56,11 +56,15 @@ from ..widgets.doclist import DocList
 from ..widgets.filterbar import FilterBar
 from ..widgets.folders import FolderView
 from ..widgets.preview import Preview
-from ..widgets.problems import Problem, ProblemList
+from ..widgets.problems import Problem
 from ..widgets.rowlist import RowList
 from ..widgets.searchlist import SearchList
 from ..widgets.statusline import StatusLine
-from ..widgets.triage import LABEL_LEVELS, PANES, Requery, TriagePane
+from ..widgets.triage import PANES, Requery, TriagePane
+from .navigation import Navigation
+from .tabcounts import TabCounts
+from .targets import TriageTargets
+from .typingguard import TypingGuard
 
 if TYPE_CHECKING:
     from ..app import VaultwatchApp
@@ -71,12 +75,10 @@ COUNTS_DELAY_BIG = 0.5
 BIG_VAULT = 20_000
 PREVIEW_DELAY = 0.06
 TYPING_PAUSE = 0.35  # the preview waits this long after a filter keystroke
-TYPING_GUARD = 0.6  # keys this close together after leaving the filter are still filter text
-TAB_PADDING = 2  # a tab's cells besides its label (Textual's Tab: padding 0 1)
 WARM_FIELDS = ("tag", "type")  # the filter bar's documented field terms whose lists the tab counts do not build
 
 
-class MainScreen(Screen[None]):
+class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]):
     """Tree, tabs, preview, activity and status over the app's session."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -418,63 +420,6 @@ class MainScreen(Screen[None]):
         pane.show(rows, empty=empty, keep=keep)
         self.call_after_refresh(self.app.answered)
 
-    def run_counts(self) -> None:
-        """Re-count every tab, the tree and the status line (off the UI thread)."""
-        self._counts_timer = None
-        if not self._live():
-            return
-        plans: dict[str, dict[str, Query]] = {}
-        for pane in self._panes:
-            try:
-                plans[pane.id or ""] = {k: self.query_for(pane, base) for k, base in pane.count_queries().items()}
-            except VaultError:
-                plans[pane.id or ""] = {}
-        snapshot = self.session.snapshot
-        fresh = (snapshot.generation, self.session.clock) != self._stats_key
-        self._counts_worker(plans, snapshot, fresh)
-
-    @work(thread=True, exclusive=True, group="counts", exit_on_error=False, description="tab counts")
-    def _counts_worker(self, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool) -> None:
-        worker = get_current_worker()
-        done = count_all(self.session, plans, snapshot, fresh, lambda: worker.is_cancelled)
-        if done is not None:
-            self.app.from_thread(self._show_counts, *done, snapshot)
-
-    def _show_counts(self, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot) -> None:
-        if not self._live():
-            return
-        self._counts = counts
-        self._relabel(counts)
-        for pane in self._panes:
-            pane.show_counts(counts.get(pane.id or "", {}))
-        if stats is not None:
-            self._stats_key = (snapshot.generation, self.session.clock)
-            if snapshot is self.session.snapshot:
-                self._tree.sync()
-            self._status.show_stats(stats)
-            if snapshot.loaded and self.app.freeze_long_lived() and snapshot is self.session.snapshot:
-                self.warm_filter()
-
-    def _relabel(self, counts: dict[str, dict[str, int]]) -> None:
-        """Tab labels at the widest level that fits the tab bar (`Trust ✗21 ◐10 ✓12`, `10k`,
-        `Depr`...), so that every tab stays on screen from 80 columns up."""
-        width = self._tabs.size.width or self.app.size.width
-        labels: list[str] = []
-        for level in range(LABEL_LEVELS):
-            labels = [pane.label_for(counts.get(pane.id or "", {}), level) for pane in self._panes]
-            if sum(cell_len(label) + TAB_PADDING for label in labels) <= width:
-                break
-        relabelled = []
-        for pane, label in zip(self._panes, labels, strict=True):
-            tab = self.tabs.get_tab(pane.id or "")
-            if tab.label.plain != label:
-                tab.label = label
-                relabelled.append(tab)
-        if relabelled:
-            # Tabs places its underline before the relabelled tab is re-laid out; relabelling once
-            # more after the refresh puts it under the tab's new width
-            self.call_after_refresh(lambda: [setattr(t, "label", t.label) for t in relabelled])
-
     # -- user actions -----------------------------------------------------------------------------
     def on_filter_bar_searched(self, message: FilterBar.Searched) -> None:
         self._typing_until = time.monotonic() + TYPING_PAUSE
@@ -495,52 +440,6 @@ class MainScreen(Screen[None]):
         self.app.person_acts()  # also an edit that came without a key (a paste, the palette)
         self.filter_query = message.query
         self.refresh_views(keep=False)
-
-    def on_filter_bar_left(self, message: FilterBar.Left) -> None:
-        # the person may type on without looking: keys in that burst go on into the filter
-        self._guard_from = message.time
-        self.app.set_focus(self.active_list)  # at once: Widget.focus() waits behind queued keys
-
-    def end_typing_guard(self) -> None:
-        """The list's keys act at once again (the typing burst that left the filter is over)."""
-        self._guard_from = None
-
-    def reroute(self, event: events.Key, sent_to: object) -> bool:
-        """A key the focus had not caught up with, now at the app before its bindings run: True
-        when it went on into the filter instead. Textual sends a key to the widget focused when
-        the key is taken from the queue and runs bindings once it bubbled up, so in a burst
-        (fast typing, type-ahead on a busy machine) the keys behind `/` reach the list and then
-        the bindings of the filter's focus chain (`p`, the preview; `e`, the editor...)."""
-        field = self._filterbar.query_one("#filter-input", Input)
-        if self.focused is not field or sent_to is field or sent_to is None:
-            return False
-        self._into_filter(event, field)
-        return True
-
-    def on_key(self, event: events.Key) -> None:
-        """A printable key in the burst of typing that left the filter (enter or escape, then
-        more keys less than TYPING_GUARD apart, timed when the terminal delivered them) is
-        filter text, not a list action: it goes on into the filter. Before, `/plane` enter
-        ` verify` wrote a human attestation. Any other key (an arrow, tab) ends that burst."""
-        if self._guard_from is None:
-            return
-        if event.character is None or not event.is_printable or event.time - self._guard_from > TYPING_GUARD:
-            self._guard_from = None
-            return
-        if isinstance(self.focused, Input):
-            return
-        self._guard_from = event.time
-        self._into_filter(event, self._filterbar.query_one("#filter-input", Input))
-
-    def _into_filter(self, event: events.Key, field: Input) -> None:
-        event.stop()
-        event.prevent_default()
-        if self.focused is not field:
-            self.app.set_focus(field)
-        # through the field's queue, behind the keys it still has to handle
-        copy = events.Key(event.key, event.character)
-        self.app.key_targets[id(copy)] = field
-        field.post_message(copy)
 
     def on_tree_node_selected(self, message: Tree.NodeSelected) -> None:
         folder = message.node.data
@@ -607,169 +506,6 @@ class MainScreen(Screen[None]):
         """Preview a note (palette, tests) and put the list cursor on it when it is listed."""
         self.preview.show(path, push=self.preview.path is not None)
         self.active_list.select_key(path)
-
-    def action_search(self) -> None:
-        """The filter bar in full-text mode: its text gets the `?` prefix."""
-        field = self._filterbar.query_one("#filter-input", Input)
-        if not self._filterbar.searching:
-            field.value = filterexpr.SEARCH_PREFIX + field.value
-        field.cursor_position = len(field.value)
-        self.app.set_focus(field)
-
-    def action_focus_filter(self) -> None:
-        # at once: keys typed right after `/` are queued already and must reach the field
-        self.app.set_focus(self._filterbar.query_one("#filter-input", Input))
-
-    def clear_filter(self) -> None:
-        self._filterbar.set_text("")
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "back_to_list":
-            return self.reading  # else escape goes on to focus_list (the same key's next binding)
-        return True
-
-    def action_back_to_list(self) -> None:
-        self.action_focus_list()
-
-    def action_focus_list(self) -> None:
-        if self.reading:
-            self.reading = False
-            self._apply_layout()
-        self.active_list.focus()
-
-    def action_focus_preview(self) -> None:
-        if self.app.size.width < 100 and not self.reading:
-            self.reading = True
-            self._apply_layout()
-        self.preview.focus()
-
-    def action_tab(self, pane_id: str) -> None:
-        self.tabs.active = pane_id
-
-    def action_toggle_tree(self) -> None:
-        self._user_layout["tree"] = not self._tree.display
-        self._apply_layout()
-
-    def action_changes(self) -> None:
-        from .. import review  # noqa: PLC0415
-        review.open_changes(self.app)
-
-    def action_approval_mode(self) -> None:
-        from .. import review  # noqa: PLC0415
-        review.cycle_mode(self.app)
-
-    def action_toggle_activity(self) -> None:
-        self._user_layout["activity"] = not self._activity_panel.display
-        self._apply_layout()
-
-    def focus_tree(self) -> None:
-        self._user_layout["tree"] = True
-        self._apply_layout()
-        self._tree.focus()
-
-    def action_toggle_follow(self) -> None:
-        if self._activity_panel.toggle_follow() and not self._activity_panel.display:
-            self._user_layout["activity"] = True
-            self._apply_layout()
-        self.show_agents()
-
-    def action_as_of(self) -> None:
-        def done(clock) -> None:
-            if clock is not None:
-                self.set_clock(clock)
-
-        from .asof import AsOfScreen  # noqa: PLC0415
-
-        current = self.session.clock.today().isoformat()
-        self.app.push_screen(AsOfScreen(current, blink=self.config.animate), done)
-
-    def set_clock(self, clock) -> None:
-        """Judge staleness by another as-of clock (this session only; agents keep theirs)."""
-        self.session.clock = clock
-        self.invalidate_doclists()
-        self.preview.refresh_marks()
-        self._status_vault()
-        self.refresh_views()
-
-    def invalidate_doclists(self) -> None:
-        for pane in self._panes:
-            if isinstance(pane.rowlist, DocList):
-                pane.rowlist.invalidate()
-
-    def tick(self) -> None:
-        """Redraw the "read … ago" marks (the app's tick)."""
-        if not self.session.marks.by_path:
-            return
-        self.invalidate_doclists()
-        self._tree.refresh_marks()
-        self.preview.refresh_marks()
-
-    # -- triage (dispatched here, written in tui.triaging) --------------------------------------
-    def on_doc_list_picks_changed(self, message: DocList.PicksChanged) -> None:
-        count = len(message.doclist.picked)
-        self._status.set_part("picked", Text(f"{count} marked", style="bold") if count else None)
-
-    def on_doc_list_act(self, message: DocList.Act) -> None:
-        doclist = message.doclist
-        self.triage.dispatch(doclist, message.action, self.targets(doclist, edit=message.action == "edit"))
-
-    def on_problem_list_edit(self, message: ProblemList.Edit) -> None:
-        self.triage.dispatch(self.active_list, "edit", [message.entry])  # the Broken tab: fix it in $EDITOR
-
-    def targets(self, doclist: DocList, *, edit: bool = False) -> list[Entry]:
-        """What a triage key acts on: the marked rows, else the note the preview shows (opened
-        from the palette, a link or follow mode, it may not be the list's cursor row); the list's
-        cursor row when the preview is hidden. A cursor move the preview has not caught up with
-        yet is shown first, so the action and the preview agree."""
-        if doclist.picked and not edit:
-            return doclist.targets()
-        if self._preview_timer is not None:  # the cursor just moved: preview its row now
-            self._preview_timer.stop()
-            self._preview_row(doclist.current)
-        path = self.preview.wanted if self.preview.display else None
-        entry = self.session.snapshot.get(path) if path else None
-        if entry is not None and entry.kind == NOTE:
-            return [entry]
-        current = doclist.current
-        return [current] if current is not None else []
-
-    def seen_entry(self) -> Entry | None:
-        """The note the person looks at: the previewed one, else the list's cursor row (a
-        Broken row's note); None for a skipped file or an empty list."""
-        rowlist = self.active_list
-        if isinstance(rowlist, DocList):
-            found = self.targets(rowlist, edit=True)
-            return found[0] if found else None
-        path = self.preview.wanted if self.preview.display else None
-        entry = self.session.snapshot.get(path) if path else None
-        if entry is not None:
-            return entry
-        row = rowlist.current
-        return getattr(row, "entry", None)
-
-    def action_copy_path(self) -> None:
-        from .. import fixit  # noqa: PLC0415
-        entry = self.seen_entry()
-        if entry is not None:
-            fixit.copy(self.app, entry.path, "path")
-
-    def action_copy_link(self) -> None:
-        from .. import fixit  # noqa: PLC0415
-        entry = self.seen_entry()
-        if entry is not None:
-            fixit.copy(self.app, fixit.wikilink(entry, self.session.snapshot), "wikilink")
-
-    def action_open_obsidian(self) -> None:
-        entry = self.seen_entry()
-        if entry is not None:
-            self.triage.open_in_obsidian(entry)
-
-    def action_undo(self) -> None:
-        self.triage.undo()
-
-    def action_reload(self) -> None:
-        current = self.active_list.current
-        self.triage.reload(current.path if isinstance(self.active_list, DocList) and current is not None else None)
 
     # -- status and activity title ------------------------------------------------------------------
     def _status_vault(self) -> None:

@@ -1,0 +1,117 @@
+"""The main screen's navigation keys: the filter and search modes, the list, the preview, the
+tabs, the tree and the activity panel shown or hidden, the as-of date.
+
+A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state lives there).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widgets import Input
+
+from core.query import filterexpr
+
+from ..widgets.doclist import DocList
+
+if TYPE_CHECKING:
+    from .main import MainScreen
+
+
+class Navigation:
+    """Moving around the screen (MainScreen's part)."""
+
+    def action_search(self: MainScreen) -> None:
+        """The filter bar in full-text mode: its text gets the `?` prefix."""
+        field = self._filterbar.query_one("#filter-input", Input)
+        if not self._filterbar.searching:
+            field.value = filterexpr.SEARCH_PREFIX + field.value
+        field.cursor_position = len(field.value)
+        self.app.set_focus(field)
+
+    def action_focus_filter(self: MainScreen) -> None:
+        # at once: keys typed right after `/` are queued already and must reach the field
+        self.app.set_focus(self._filterbar.query_one("#filter-input", Input))
+
+    def clear_filter(self: MainScreen) -> None:
+        self._filterbar.set_text("")
+
+    def check_action(self: MainScreen, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back_to_list":
+            return self.reading  # else escape goes on to focus_list (the same key's next binding)
+        return True
+
+    def action_back_to_list(self: MainScreen) -> None:
+        self.action_focus_list()
+
+    def action_focus_list(self: MainScreen) -> None:
+        if self.reading:
+            self.reading = False
+            self._apply_layout()
+        self.active_list.focus()
+
+    def action_focus_preview(self: MainScreen) -> None:
+        if self.app.size.width < 100 and not self.reading:
+            self.reading = True
+            self._apply_layout()
+        self.preview.focus()
+
+    def action_tab(self: MainScreen, pane_id: str) -> None:
+        self.tabs.active = pane_id
+
+    def action_toggle_tree(self: MainScreen) -> None:
+        self._user_layout["tree"] = not self._tree.display
+        self._apply_layout()
+
+    def action_changes(self: MainScreen) -> None:
+        from .. import review  # noqa: PLC0415
+        review.open_changes(self.app)
+
+    def action_approval_mode(self: MainScreen) -> None:
+        from .. import review  # noqa: PLC0415
+        review.cycle_mode(self.app)
+
+    def action_toggle_activity(self: MainScreen) -> None:
+        self._user_layout["activity"] = not self._activity_panel.display
+        self._apply_layout()
+
+    def focus_tree(self: MainScreen) -> None:
+        self._user_layout["tree"] = True
+        self._apply_layout()
+        self._tree.focus()
+
+    def action_toggle_follow(self: MainScreen) -> None:
+        if self._activity_panel.toggle_follow() and not self._activity_panel.display:
+            self._user_layout["activity"] = True
+            self._apply_layout()
+        self.show_agents()
+
+    def action_as_of(self: MainScreen) -> None:
+        def done(clock) -> None:
+            if clock is not None:
+                self.set_clock(clock)
+
+        from .asof import AsOfScreen  # noqa: PLC0415
+
+        current = self.session.clock.today().isoformat()
+        self.app.push_screen(AsOfScreen(current, blink=self.config.animate), done)
+
+    def set_clock(self: MainScreen, clock) -> None:
+        """Judge staleness by another as-of clock (this session only; agents keep theirs)."""
+        self.session.clock = clock
+        self.invalidate_doclists()
+        self.preview.refresh_marks()
+        self._status_vault()
+        self.refresh_views()
+
+    def invalidate_doclists(self: MainScreen) -> None:
+        for pane in self._panes:
+            if isinstance(pane.rowlist, DocList):
+                pane.rowlist.invalidate()
+
+    def tick(self: MainScreen) -> None:
+        """Redraw the "read … ago" marks (the app's tick)."""
+        if not self.session.marks.by_path:
+            return
+        self.invalidate_doclists()
+        self._tree.refresh_marks()
+        self.preview.refresh_marks()

@@ -1,0 +1,85 @@
+"""The main screen's tab counts: every tab's counts, the tree's and the status line's, counted off
+the UI thread after a pause in the changes, and the tab labels fitted to the tab bar.
+
+A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state lives there).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len
+from textual import work
+from textual.worker import get_current_worker
+
+from core.errors import VaultError
+from core.index.snapshot import Snapshot
+from core.query.listing import Query
+
+from ..querying import count_all
+from ..widgets.triage import LABEL_LEVELS
+
+if TYPE_CHECKING:
+    from .main import MainScreen
+
+TAB_PADDING = 2  # a tab's cells besides its label (Textual's Tab: padding 0 1)
+
+
+class TabCounts:
+    """Counting the tabs (MainScreen's part)."""
+
+    def run_counts(self: MainScreen) -> None:
+        """Re-count every tab, the tree and the status line (off the UI thread)."""
+        self._counts_timer = None
+        if not self._live():
+            return
+        plans: dict[str, dict[str, Query]] = {}
+        for pane in self._panes:
+            try:
+                plans[pane.id or ""] = {k: self.query_for(pane, base) for k, base in pane.count_queries().items()}
+            except VaultError:
+                plans[pane.id or ""] = {}
+        snapshot = self.session.snapshot
+        fresh = (snapshot.generation, self.session.clock) != self._stats_key
+        self._counts_worker(plans, snapshot, fresh)
+
+    @work(thread=True, exclusive=True, group="counts", exit_on_error=False, description="tab counts")
+    def _counts_worker(self: MainScreen, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool) -> None:
+        worker = get_current_worker()
+        done = count_all(self.session, plans, snapshot, fresh, lambda: worker.is_cancelled)
+        if done is not None:
+            self.app.from_thread(self._show_counts, *done, snapshot)
+
+    def _show_counts(self: MainScreen, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot) -> None:
+        if not self._live():
+            return
+        self._counts = counts
+        self._relabel(counts)
+        for pane in self._panes:
+            pane.show_counts(counts.get(pane.id or "", {}))
+        if stats is not None:
+            self._stats_key = (snapshot.generation, self.session.clock)
+            if snapshot is self.session.snapshot:
+                self._tree.sync()
+            self._status.show_stats(stats)
+            if snapshot.loaded and self.app.freeze_long_lived() and snapshot is self.session.snapshot:
+                self.warm_filter()
+
+    def _relabel(self: MainScreen, counts: dict[str, dict[str, int]]) -> None:
+        """Tab labels at the widest level that fits the tab bar (`Trust ✗21 ◐10 ✓12`, `10k`,
+        `Depr`...), so that every tab stays on screen from 80 columns up."""
+        width = self._tabs.size.width or self.app.size.width
+        labels: list[str] = []
+        for level in range(LABEL_LEVELS):
+            labels = [pane.label_for(counts.get(pane.id or "", {}), level) for pane in self._panes]
+            if sum(cell_len(label) + TAB_PADDING for label in labels) <= width:
+                break
+        relabelled = []
+        for pane, label in zip(self._panes, labels, strict=True):
+            tab = self.tabs.get_tab(pane.id or "")
+            if tab.label.plain != label:
+                tab.label = label
+                relabelled.append(tab)
+        if relabelled:
+            # Tabs places its underline before the relabelled tab is re-laid out; relabelling once
+            # more after the refresh puts it under the tab's new width
+            self.call_after_refresh(lambda: [setattr(t, "label", t.label) for t in relabelled])

@@ -1,0 +1,88 @@
+"""The main screen's triage dispatch: what a triage or fix-it key acts on (the note the person
+sees), and the keys that hand it to `tui.triaging` and `tui.fixit`.
+
+A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state lives there).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from core.model import NOTE, Entry
+
+from ..widgets.doclist import DocList
+from ..widgets.problems import ProblemList
+
+if TYPE_CHECKING:
+    from .main import MainScreen
+
+
+class TriageTargets:
+    """Triage keys and their targets (MainScreen's part)."""
+
+    def on_doc_list_picks_changed(self: MainScreen, message: DocList.PicksChanged) -> None:
+        count = len(message.doclist.picked)
+        self._status.set_part("picked", Text(f"{count} marked", style="bold") if count else None)
+
+    def on_doc_list_act(self: MainScreen, message: DocList.Act) -> None:
+        doclist = message.doclist
+        self.triage.dispatch(doclist, message.action, self.targets(doclist, edit=message.action == "edit"))
+
+    def on_problem_list_edit(self: MainScreen, message: ProblemList.Edit) -> None:
+        self.triage.dispatch(self.active_list, "edit", [message.entry])  # the Broken tab: fix it in $EDITOR
+
+    def targets(self: MainScreen, doclist: DocList, *, edit: bool = False) -> list[Entry]:
+        """What a triage key acts on: the marked rows, else the note the preview shows (opened
+        from the palette, a link or follow mode, it may not be the list's cursor row); the list's
+        cursor row when the preview is hidden. A cursor move the preview has not caught up with
+        yet is shown first, so the action and the preview agree."""
+        if doclist.picked and not edit:
+            return doclist.targets()
+        if self._preview_timer is not None:  # the cursor just moved: preview its row now
+            self._preview_timer.stop()
+            self._preview_row(doclist.current)
+        path = self.preview.wanted if self.preview.display else None
+        entry = self.session.snapshot.get(path) if path else None
+        if entry is not None and entry.kind == NOTE:
+            return [entry]
+        current = doclist.current
+        return [current] if current is not None else []
+
+    def seen_entry(self: MainScreen) -> Entry | None:
+        """The note the person looks at: the previewed one, else the list's cursor row (a
+        Broken row's note); None for a skipped file or an empty list."""
+        rowlist = self.active_list
+        if isinstance(rowlist, DocList):
+            found = self.targets(rowlist, edit=True)
+            return found[0] if found else None
+        path = self.preview.wanted if self.preview.display else None
+        entry = self.session.snapshot.get(path) if path else None
+        if entry is not None:
+            return entry
+        row = rowlist.current
+        return getattr(row, "entry", None)
+
+    def action_copy_path(self: MainScreen) -> None:
+        from .. import fixit  # noqa: PLC0415
+        entry = self.seen_entry()
+        if entry is not None:
+            fixit.copy(self.app, entry.path, "path")
+
+    def action_copy_link(self: MainScreen) -> None:
+        from .. import fixit  # noqa: PLC0415
+        entry = self.seen_entry()
+        if entry is not None:
+            fixit.copy(self.app, fixit.wikilink(entry, self.session.snapshot), "wikilink")
+
+    def action_open_obsidian(self: MainScreen) -> None:
+        entry = self.seen_entry()
+        if entry is not None:
+            self.triage.open_in_obsidian(entry)
+
+    def action_undo(self: MainScreen) -> None:
+        self.triage.undo()
+
+    def action_reload(self: MainScreen) -> None:
+        current = self.active_list.current
+        self.triage.reload(current.path if isinstance(self.active_list, DocList) and current is not None else None)
