@@ -13,7 +13,8 @@ from core.disk.paths import normalize, to_disk
 from core.errors import NotFoundError, QueryError, VaultError
 from core.events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
 from core.index.ignore import IgnoreRules
-from core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, scan, stat_one
+from core.index.parsepool import scan
+from core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, stat_one
 from core.index.snapshot import Index, Snapshot
 from core.live.foreground import Foreground
 from core.memory import collector_paused, freeze_long_lived
@@ -97,7 +98,7 @@ class Vault:
     def _load_entries(self, progress) -> Snapshot:
         with self.refresh_lock:
             if self.entry_cache is not None:
-                from core.index.entrycache import warm_scan
+                from core.index.warmscan import warm_scan
                 entries, skipped = warm_scan(self.entry_cache, self.root_real, self.config, progress,
                                              lambda msg, severity="warning": self.bus.publish(
                                                  IndexProblem(msg, severity)))

@@ -1,4 +1,4 @@
-"""Walk a vault and turn its files into index entries.
+"""Walk a vault and turn its files into index entries (the whole vault's parse: core.index.parsepool).
 
 Hidden (dot-prefixed) names are never indexed at any depth; ignore rules exclude more.
 Symlinks are followed only when they resolve inside the vault and outside hidden folders.
@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import errno
 import mimetypes
-import multiprocessing
 import os
 import stat as stat_mod
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -23,7 +21,6 @@ from core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, realpath_or_
 from core.disk.safeio import fd_is
 from core.index.ignore import IgnoreRules
 from core.markdown.parse import parse_note
-from core.memory import collector_paused
 from core.model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped, make_entry
 
 # Obsidian's accepted file formats (help: "Accepted file formats": .base, .canvas, images, audio,
@@ -423,125 +420,3 @@ def listed_elsewhere(link: str, root_real: str, config: ScanConfig) -> bool:
         return False
     parts = inside.split("/")
     return not any(config.ignore.excluded("/".join(parts[:i]), is_dir=True) for i in range(1, len(parts) + 1))
-
-
-ProgressFn = Callable[[int, int], None]
-PARALLEL_MIN_FILES = 3000
-CHUNK = 1000
-
-
-def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
-    """Entries (or skips) for a chunk of files: the unit of work of a parse_pool worker."""
-    return [entry_for(f) for f in chunk]
-
-
-def parse_pool(workers: int):
-    """The process pool that parses chunks of files (the scanner's and the entry cache's)."""
-    # fork is cheapest, but forking a multi-threaded process (the TUI) can deadlock the child:
-    # there, a forkserver (a clean single-threaded parent) forks the workers instead.
-    method = "fork" if threading.active_count() == 1 else "forkserver"
-    ctx = multiprocessing.get_context(method)
-    if method == "forkserver":
-        ctx.set_forkserver_preload(["core.index.scan"])
-    return ctx.Pool(workers)
-
-
-def scan(root_real: str, config: ScanConfig, progress: ProgressFn | None = None,
-         workers: int | None = None) -> tuple[list[Entry], list[Skipped]]:
-    """Walk and parse the whole vault. Returns (entries incl. folders, skipped).
-
-    Parsing is CPU-bound Python, so large vaults are parsed by a pool of processes (one
-    per core by default) fed with chunks while the walk is still going; small vaults, or
-    a machine where no process can be started, are parsed in this process.
-    """
-    workers = workers if workers is not None else (os.cpu_count() or 1)
-    with collector_paused():  # 100k long-lived records: generational GC passes would cost seconds here
-        if workers >= 2:
-            try:
-                return _scan_parallel(root_real, config, progress, workers)
-            except _Sequential:
-                pass
-            except (OSError, RuntimeError, multiprocessing.ProcessError):
-                pass  # no processes to be had (sandbox, fd limits): parse here instead
-        return _scan_here(root_real, config, progress)
-
-
-class _Sequential(Exception):
-    """The vault is too small for a process pool to pay off."""
-
-
-def _split(root_real: str, config: ScanConfig) -> tuple[list[FileFact], list[Entry], list[Skipped]]:
-    facts: list[FileFact] = []
-    folders: list[Entry] = []
-    skipped: list[Skipped] = []
-    for found in walk(root_real, config):
-        if isinstance(found, FileFact):
-            facts.append(found)
-        elif isinstance(found, Skipped):
-            skipped.append(found)
-        else:
-            folders.append(found)
-    return facts, folders, skipped
-
-
-def _scan_here(root_real: str, config: ScanConfig, progress: ProgressFn | None) -> tuple[list[Entry], list[Skipped]]:
-    facts, entries, skipped = _split(root_real, config)
-    total = len(facts)
-    for done, fact in enumerate(facts, 1):
-        out = entry_for(fact)
-        if isinstance(out, Skipped):
-            skipped.append(out)
-        else:
-            entries.append(out)
-        if progress is not None and done % 2000 == 0:
-            progress(done, total)
-    if progress is not None:
-        progress(total, total)
-    return entries, skipped
-
-
-def _scan_parallel(root_real: str, config: ScanConfig, progress: ProgressFn | None,
-                   workers: int) -> tuple[list[Entry], list[Skipped]]:
-    entries: list[Entry] = []
-    skipped: list[Skipped] = []
-    walked = iter(walk(root_real, config))
-    first: list[FileFact] = []
-    for found in walked:  # look ahead: a small vault never pays for a pool
-        if isinstance(found, FileFact):
-            first.append(found)
-            if len(first) >= PARALLEL_MIN_FILES:
-                break
-        elif isinstance(found, Skipped):
-            skipped.append(found)
-        else:
-            entries.append(found)
-    else:
-        raise _Sequential
-    seen = [0]
-
-    def chunks():
-        batch = first
-        for found in walked:  # runs in the pool's feeder thread, overlapping the parse
-            if isinstance(found, FileFact):
-                batch.append(found)
-                if len(batch) >= CHUNK:
-                    seen[0] += len(batch)
-                    yield batch
-                    batch = []
-            else:
-                (skipped if isinstance(found, Skipped) else entries).append(found)
-        if batch:
-            seen[0] += len(batch)
-            yield batch
-
-    done = 0
-    with parse_pool(workers) as pool:
-        for batch in pool.imap_unordered(parse_chunk, chunks()):
-            for out in batch:
-                (skipped if isinstance(out, Skipped) else entries).append(out)
-            done += len(batch)
-            if progress is not None:
-                progress(done, max(done, seen[0]))
-    if progress is not None:
-        progress(done, done)
-    return entries, skipped

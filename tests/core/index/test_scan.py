@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from core.index import parsepool
 from core.index import scan as scan_mod
 from core.errors import VaultError
 from core.index.ignore import IgnoreRules
 from core.query.listing import Query
-from core.index.scan import DEFAULT_ATTACHMENT_EXTS, ScanConfig, parse_attachment_exts, scan, walk
+from core.index.parsepool import scan
+from core.index.scan import DEFAULT_ATTACHMENT_EXTS, ScanConfig, parse_attachment_exts, walk
 from core.vault import Vault
 
 
@@ -348,8 +350,8 @@ def test_parallel_scan_matches_sequential(make_vault, monkeypatch: pytest.Monkey
     root = os.path.realpath(make_vault(files))
     os.symlink("missing", os.path.join(root, "broken-link.md"))
     sequential = scan(root, ScanConfig(), workers=1)
-    monkeypatch.setattr(scan_mod, "PARALLEL_MIN_FILES", 20)  # exercise the process pool on a small vault
-    monkeypatch.setattr(scan_mod, "CHUNK", 16)
+    monkeypatch.setattr(parsepool, "PARALLEL_MIN_FILES", 20)  # exercise the process pool on a small vault
+    monkeypatch.setattr(parsepool, "CHUNK", 16)
     parallel = scan(root, ScanConfig(), workers=2)
     assert sorted(parallel[0], key=lambda e: e.path) == sorted(sequential[0], key=lambda e: e.path)
     assert sorted(parallel[1], key=lambda s: s.path) == sorted(sequential[1], key=lambda s: s.path)
