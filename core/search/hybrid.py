@@ -13,16 +13,9 @@ from dataclasses import asdict, replace
 from core.errors import QueryError
 from core.model import NOTE
 from core.query.listing import Query, run_query
-from core.search.fulltext import (
-    MAX_LIMIT,
-    SearchHit,
-    SearchResult,
-    _decode_cursor,
-    _encode_cursor,
-    _snippet_parts,
-    _unscoped,
-    parse_query,
-)
+from core.search.results import MAX_LIMIT, SearchHit, SearchResult, _decode_cursor, _encode_cursor, _unscoped
+from core.search.snippets import _snippet_parts
+from core.search.terms import parse_query
 
 MODES = ("hybrid", "keyword", "semantic")
 RRF_K = 60

@@ -155,7 +155,7 @@ def test_the_judged_set_keeps_its_quality(tmp_path: Path, clock):
 # --- the paths a big vault takes (the thresholds shrunk so a small vault takes them too) -----------
 
 def test_title_matches_below_the_bm25_window_still_rank_first(searched, monkeypatch):
-    from core.search import fulltext as search
+    from core.search import ftsquery as search
 
     monkeypatch.setattr(search, "CANDIDATES", 5)
     # 40 notes say "orbit" often in long-ish bodies; the one titled Orbit says it once
@@ -168,7 +168,7 @@ def test_title_matches_below_the_bm25_window_still_rank_first(searched, monkeypa
 
 
 def test_common_words_in_a_big_vault_rank_by_the_fields_and_every_word_still_matches(searched, monkeypatch):
-    from core.search import fulltext as search
+    from core.search import ftsquery as search
 
     monkeypatch.setattr(search, "COMMON_FAST_ABOVE", 10)
     monkeypatch.setattr(search, "CANDIDATES", 5)
@@ -186,7 +186,7 @@ def test_common_words_in_a_big_vault_rank_by_the_fields_and_every_word_still_mat
 
 
 def test_a_phrase_of_common_words_in_a_big_vault(searched, monkeypatch):
-    from core.search import fulltext as search
+    from core.search import ftsquery as search
 
     monkeypatch.setattr(search, "COMMON_FAST_ABOVE", 10)
     monkeypatch.setattr(search, "CANDIDATES", 5)

@@ -1,0 +1,382 @@
+"""The full-text index's readers: candidates from FTS5, ranked by `core.search.ranking`.
+
+`SearchQueries` is the reading half of `core.search.fulltext.SearchIndex` (a mixin over its
+state). Ranking is BM25 over path, title, headings and body (weighted), then OKF-aware on a
+bundle: deprecated notes x0.5, stale notes x0.75. Scoping (folder, pattern, frontmatter
+filters) is the listing's own `Query`, run by `core.query.listing.run_query`: search adds no
+filter logic of its own.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from dataclasses import asdict, replace
+
+from core.errors import QueryError
+from core.model import NOTE
+from core.query.listing import Query, run_query
+from core.search import ranking
+from core.search.ftsstate import IndexState
+from core.search.notetext import _SEP, _register, tokens_of
+from core.search.results import (
+    MAX_LIMIT,
+    SearchHit,
+    SearchNotReady,
+    SearchResult,
+    _decode_cursor,
+    _encode_cursor,
+    _unscoped,
+)
+from core.search.snippets import SNIPPET_SCAN_BYTES, _snippet_parts, page_snippets
+from core.search.terms import Term, _has, _quote, _wanted, parse_query
+
+WEIGHTS = ranking.WEIGHTS
+CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
+FALLBACK_BELOW = 3  # a strict AND of 3+ words with fewer hits than this (or none) falls back to ranked OR
+NEAR_CHECKED = 60  # candidates checked for proximity
+COMMON_FAST_ABOVE = 20_000  # notes above which a query of only common words skips FTS5's bm25 (see _all_common)
+MAX_DUPLICATES = 20  # candidates of one file name compared for near-identical text
+DEPRECATED_FACTOR = 0.5
+STALE_FACTOR = 0.75
+_LEAD_MARKS = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
+_SPACE = re.compile(r"\s+")
+
+
+def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[int, str, float, tuple[str, ...]]]:
+    """Fold near-duplicate hits (same file name, near-identical text, different folders) into one:
+    the newest path (natural order) takes the best member's place and lists the others."""
+    names: dict[str, list[int]] = {}
+    for i, (_rowid, path, _s) in enumerate(scored):  # the same file name (so the same default title)
+        names.setdefault(path.rpartition("/")[2].casefold(), []).append(i)
+    groups = [idx[:MAX_DUPLICATES] for idx in names.values() if len(idx) > 1]
+    if not groups:
+        return [(r, p, s, ()) for r, p, s in scored]
+    want = [scored[i][0] for idx in groups for i in idx]
+    bodies = dict(con.execute(f"SELECT id, body FROM content WHERE id IN ({','.join(str(int(x)) for x in want)})"))
+    replace_at: dict[int, tuple[int, str, float, tuple[str, ...]]] = {}
+    dropped: set[int] = set()
+    for idx in groups:
+        clusters: list[list[int]] = []
+        for i in idx:
+            rowid, path = scored[i][0], scored[i][1]
+            folder = path.rpartition("/")[0]
+            for cl in clusters:
+                head = scored[cl[0]]
+                if head[1].rpartition("/")[0] != folder and ranking.similar_text(bodies.get(head[0]) or "",
+                                                                                 bodies.get(rowid) or ""):
+                    cl.append(i)
+                    break
+            else:
+                clusters.append([i])
+        for cl in clusters:
+            if len(cl) < 2:
+                continue
+            paths = ranking.newest_first(scored[i][1] for i in cl)
+            rep = next(i for i in cl if scored[i][1] == paths[0])
+            first = min(cl)
+            replace_at[first] = (scored[rep][0], paths[0], scored[first][2], tuple(paths[1:]))
+            dropped.update(i for i in cl if i != first)
+    out = []
+    for i, (rowid, path, s) in enumerate(scored):
+        if i in dropped:
+            continue
+        out.append(replace_at.get(i, (rowid, path, s, ())))
+    return out
+
+
+
+class SearchQueries(IndexState):
+    """The read side of a SearchIndex: a read-only connection per thread, search and its helpers."""
+
+    def _reader(self) -> sqlite3.Connection:
+        local = self._local
+        con = getattr(local, "con", None)
+        if con is not None and local.epoch == self._epoch:
+            return con
+        if con is not None:
+            con.close()
+        # autocommit: the scope temp table's writes must not open a transaction that would pin
+        # this reader to an old snapshot of the index
+        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False,
+                              isolation_level=None)
+        con.execute("PRAGMA cache_size = -8000")
+        _register(con)
+        local.con, local.epoch = con, self._epoch
+        return con
+
+    def close_reader(self) -> None:
+        """Close this thread's read connection (and free its page cache), e.g. after a bulk read."""
+        local = self._local
+        con = getattr(local, "con", None)
+        if con is not None:
+            local.con = None
+            local.scope_key = None  # the scope table went with the connection
+            con.close()
+
+    def search(self, text: object, scope: Query, *, limit: int = 20, cursor: str | None = None,
+               count: bool | None = None) -> SearchResult:
+        """Rank the notes in `scope` that match `text`. See `Vault.search`.
+
+        Every word must match (stop and question words need not); when that finds fewer than
+        FALLBACK_BELOW notes, any word may match, ranked by how much of the query a note
+        covers (`SearchResult.match` says which). FTS5 picks the candidates (its bm25 order
+        plus every note whose name, title, aliases or headings match); `ranking.score`
+        orders them; near-duplicates (same file name, near-identical text) are grouped under the
+        newest path. `count` is accepted for compatibility: the total is always counted.
+        """
+        terms = parse_query(text)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise QueryError(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+        if self.problem and not self.ready:
+            raise QueryError(self.problem)
+        if not self.ready:
+            raise SearchNotReady(self.done, self.total)
+        wanted = _wanted(terms)
+        neg = "".join(" NOT " + _quote(t) for t in terms if t.exclude)
+        strict = " ".join(_quote(t) for t in wanted) + neg
+        loose = "(" + " OR ".join(_quote(t) for t in wanted) + ")" + neg
+        vault = self.vault
+        snap = vault.snapshot
+        clock = vault.clock
+        fp = hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
+        offset = _decode_cursor(cursor, fp) if cursor else 0
+        bundle = snap.is_bundle
+        con = self._reader()
+        scoped = not _unscoped(scope)
+        try:
+            if scoped:
+                self._fill_scope(con, snap, scope)
+            join = " CROSS JOIN temp.scope s ON s.id = {t}.rowid" if scoped else ""
+            window = max(CANDIDATES, offset + limit + 1)
+            excluding = bool(neg)
+            mode, match = "all", strict
+            cands, total, unsure = self._candidates(con, join, strict, wanted, window, "all", excluding)
+            if (total == 0 or total < FALLBACK_BELOW and len(wanted) > 2) and len(wanted) > 1:
+                any_cands, any_total, any_unsure = self._candidates(con, join, loose, wanted, window, "any", excluding)
+                if any_total > total:
+                    mode, match, total, cands, unsure = "any", loose, any_total, any_cands, any_unsure
+            okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
+            ranked = self._ranked(con, cands, unsure, match, wanted, okf, mode, offset + limit + 1)
+            more = len(ranked) > offset + limit
+            page = []
+            for rowid, path, score_, dups in ranked[offset:offset + limit]:
+                e = snap.by_path.get(path)
+                if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
+                    page.append((rowid, e, score_, dups))
+            snippets = page_snippets(con, match, {rowid: e.path for rowid, e, _, _ in page},
+                                     {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES}, wanted)
+        except sqlite3.OperationalError as exc:
+            raise QueryError(f"search could not run this query ({exc}); use plain words, \"phrases\", "
+                             "prefix* and -exclusions") from None
+        except sqlite3.DatabaseError as exc:
+            raise QueryError(f"search index is damaged ({exc}); it is being rebuilt, try again shortly") from None
+        hits = []
+        for _rowid, e, score_, dups in page:
+            marked, plain, spans = snippets.get(e.path) or _snippet_parts(e.title)
+            hits.append(SearchHit(e.path, e.title, round(score_, 4), marked, plain, spans, e, dups))
+        next_cursor = _encode_cursor(fp, offset + limit) if more else None
+        stale = self.pending > 0 or vault.index_stale
+        return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode)
+
+    def _candidates(self, con, join: str, match: str, wanted: list[Term], window: int, mode: str,
+                    excluding: bool) -> tuple[dict[int, float], int, set[int]]:
+        """({rowid: FTS5's -bm25}, how many notes match, candidates not yet known to match): the best
+        `window` by bm25, counted in the same statement, plus notes whose name, title, aliases or
+        headings hold the words."""
+        w = ", ".join(str(x) for x in WEIGHTS)
+        fts_join = join.format(t="fts")
+        if self._all_common(con, wanted):
+            # every word is in most notes: FTS5's bm25 is ~0 for all of them (or, for a phrase of such
+            # words, costs two passes over their every match), and sorting the many matches by it
+            # would cost O(matches); the field matches carry the signal instead
+            total = con.execute(f"SELECT count(*) FROM fts{fts_join} WHERE fts MATCH ?", (match,)).fetchone()[0]
+            fields = self._field_matches(con, join, match, wanted, window, mode, excluding)
+            cands = {r: 0.0 for r, _ in fields}
+            unsure: set[int] = {r for r, check in fields if check}
+            for (r,) in con.execute(f"SELECT fts.rowid FROM fts{fts_join} WHERE fts MATCH ? LIMIT ?", (match, window)):
+                cands.setdefault(r, 0.0)
+                unsure.discard(r)
+            return cands, total, unsure
+        rows = con.execute(f"SELECT r, s, count(*) OVER () FROM (SELECT fts.rowid AS r, -bm25(fts, {w}) AS s "
+                           f"FROM fts{fts_join} WHERE fts MATCH ?) ORDER BY s DESC LIMIT ?", (match, window)).fetchall()
+        total = rows[0][2] if rows else 0
+        cands = {r: b for r, b, _ in rows}
+        unsure = set()
+        if total > len(cands):
+            # notes whose fields hold the words join in; below the window, their bm25 is at most the
+            # window's lowest, taken as theirs (a second bm25() would rescan every term's matches)
+            floor = min(cands.values(), default=0.0)
+            for rowid, check in self._field_matches(con, join, match, wanted, CANDIDATES, mode, excluding):
+                if rowid not in cands:
+                    cands[rowid] = floor
+                    if check:
+                        unsure.add(rowid)
+        return cands, total, unsure
+
+    def _field_matches(self, con, join: str, match: str, wanted: list[Term], limit: int, mode: str,
+                       excluding: bool) -> list[tuple[int, bool]]:
+        """Up to `limit` notes whose name, title or aliases hold every word, then those whose name,
+        title, aliases or headings hold any, found in the fields' own index (`ftsf`), each with
+        whether it may still not match `match` (a word only elsewhere, or an excluded one)."""
+        quoted = [_quote(t) for t in wanted]
+        every = "{name title aliases} : (" + " ".join(quoted) + ")"
+        some = "{name title aliases headings} : (" + " OR ".join(quoted) + ")"
+        f_join = join.format(t="ftsf")
+        found: dict[int, bool] = {}  # rowid -> whether it still has to be checked against `match`
+        for expr, check in ((every, excluding), (some, excluding or (mode == "all" and len(wanted) > 1))):
+            if len(found) >= limit:
+                break
+            if check and mode == "all" and expr is some and any(t.prefix for t in wanted):
+                break  # checking a prefix query note by note rebuilds its prefix's postings each time
+            for (r,) in con.execute(f"SELECT ftsf.rowid FROM ftsf{f_join} WHERE ftsf MATCH ? LIMIT ?", (expr, limit)):
+                found.setdefault(r, check)
+        return list(found.items())[:limit]
+
+    def _ranked(self, con, cands: dict[int, float], unsure: set[int], match: str, wanted: list[Term],
+                okf: tuple[int, float] | None, mode: str, need: int) -> list[tuple[int, str, float, tuple[str, ...]]]:
+        """(rowid, path, score, duplicate paths) of the candidates, best first. Candidates not known
+        to match are checked only when they reach the first `need` (a lookup per note)."""
+        scored = self._score(con, cands, wanted, okf, mode)
+        scored.sort(key=lambda r: (-r[2], r[1]))
+        while unsure:
+            top = [r for r, _p, _s in scored[:need] if r in unsure]
+            if not top:
+                break
+            ok = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN "
+                                            f"({','.join(str(int(x)) for x in top)})", (match,))}
+            unsure.difference_update(top)
+            if len(ok) < len(top):
+                failed = set(top) - ok
+                scored = [row for row in scored if row[0] not in failed]
+        return _group_duplicates(con, scored)
+
+    def _term_stats(self, con, wanted: list[Term]) -> tuple[int, list[float], list[float], list[list[str]]]:
+        """(note count, our IDFs, FTS5's IDFs, each term's tokens) for the query's terms."""
+        cache = self._stats
+        if cache is None or cache[0] != self._writes:
+            cache = (self._writes, con.execute("SELECT count(*) FROM docs").fetchone()[0], {})
+            self._stats = cache
+        n_docs, known = cache[1], cache[2]
+        missing = [t for t in wanted if (t.text, t.phrase, t.prefix) not in known]
+        if missing:
+            con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_rows USING fts5vocab(main, fts, row)")
+            for t, toks in zip(missing, tokens_of(con, [t.text for t in missing]), strict=False):
+                word_dfs = []
+                for tok in toks[:-1] if t.prefix else toks:
+                    row = con.execute("SELECT doc FROM temp.vw_rows WHERE term = ?", (tok,)).fetchone()
+                    word_dfs.append(row[0] if row else 0)
+                if len(toks) == 1 and not t.prefix:
+                    df = word_dfs[0]
+                else:
+                    df = con.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (_quote(t),)).fetchone()[0]
+                # common: each of its words (or the term itself) is in more than half the notes
+                common = ranking.fts_idf(df, n_docs) <= 1e-6 or (
+                    bool(word_dfs) and all(ranking.fts_idf(x, n_docs) <= 1e-6 for x in word_dfs))
+                if len(known) > 4096:
+                    known.clear()
+                known[(t.text, t.phrase, t.prefix)] = (df, toks, common)
+        stats = [known[(t.text, t.phrase, t.prefix)] for t in wanted]
+        return (n_docs, [ranking.idf(df, n_docs) for df, _, _ in stats],
+                [ranking.fts_idf(df, n_docs) for df, _, _ in stats], [toks for _, toks, _ in stats])
+
+    def _all_common(self, con, wanted: list[Term]) -> bool:
+        """Whether every word of the query is in more than half the notes of a big vault (then FTS5's
+        bm25 carries almost no signal and costs a pass over all their matches: it is left out)."""
+        n_docs = self._term_stats(con, wanted)[0]
+        known = self._stats[2] if self._stats else {}
+        return n_docs > COMMON_FAST_ABOVE and all(known[(t.text, t.phrase, t.prefix)][2] for t in wanted)
+
+    def _score(self, con, cands: dict[int, float], wanted: list[Term], okf, mode: str) -> list[tuple[int, str, float]]:
+        """Score candidate notes (rowid -> FTS5's -bm25) with `ranking.score`."""
+        if not cands:
+            return []
+        _n, idfs, fidfs, toks = self._term_stats(con, wanted)
+        fidf_sum = sum(fidfs)
+        inlist = ",".join(str(int(i)) for i in cands)
+        rows = con.execute(f"SELECT id, path, deprecated, stale_day, stale_at, fterms FROM docs "
+                           f"WHERE id IN ({inlist})").fetchall()
+        present: list[set[int] | None] = [None] * len(wanted)
+        if mode == "any":  # which words each candidate has (in "all" mode: every one)
+            for j, t in enumerate(wanted):
+                present[j] = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? "
+                                                        f"AND rowid IN ({inlist})", (_quote(t),))}
+        prelim = []
+        for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
+            parts = [set(p.split()) for p in (fterms or _SEP * 2).split(_SEP)]
+            sigs = []
+            for j, (t, tk) in enumerate(zip(wanted, toks, strict=False)):
+                where = [_has(part, tk, t.prefix) for part in parts]
+                has = present[j]
+                sigs.append(ranking.TermSignal(has is None or rowid in has, *where))
+            factor = 1.0
+            if okf is not None:
+                if deprecated:
+                    factor *= DEPRECATED_FACTOR
+                if (stale_day is not None and stale_day <= okf[0]) or (stale_at is not None and stale_at <= okf[1]):
+                    factor *= STALE_FACTOR
+            prelim.append((rowid, path, sigs, factor))
+        near: set[int] = set()
+        if len(wanted) > 1:  # proximity: checked for the best candidates only (a seek per note)
+            best = sorted(prelim, key=lambda r: -ranking.score(r[2], idfs, cands[r[0]], fidf_sum, False, r[3]))
+            ids = ",".join(str(r[0]) for r in best[:NEAR_CHECKED])
+            expr = f"NEAR({' '.join(_quote(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
+            near = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({ids})", (expr,))}
+        return [(rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, rowid in near, factor))
+                for rowid, path, sigs, factor in prelim]
+
+    def matching(self, terms: list[Term]) -> set[str]:
+        """Paths of the notes that match any of `terms` (for -exclusions outside keyword mode)."""
+        if not terms:
+            return set()
+        expr = " OR ".join(_quote(replace(t, exclude=False)) for t in terms)
+        return {p for (p,) in self._reader().execute(
+            "SELECT d.path FROM fts CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?", (expr,))}
+
+    def passages(self, paths: list[str], make) -> list[str]:
+        """`make(name, title, aliases, headings, body)` for each path, from the stored text ("" if unknown)."""
+        if not paths:
+            return []
+        con = self._reader()
+        got: dict[str, str] = {}
+        for i in range(0, len(paths), 500):
+            chunk = paths[i:i + 500]
+            for path, name, title, aliases, headings, body in con.execute(
+                    f"SELECT path, name, title, aliases, headings, body FROM content "
+                    f"WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+                got[path] = make(name or "", title or "", aliases or "", headings or "", body or "")
+        return [got.get(p, "") for p in paths]
+
+    def lead(self, paths: list[str], chars: int = 160) -> dict[str, str]:
+        """The first words of each note's body, whitespace collapsed (a snippet for a hit by meaning)."""
+        out = {}
+        for path, text in zip(paths, self.passages(paths, lambda n, t, a, h, body: body), strict=False):
+            lines = text.split("\n")
+            while lines and (not lines[0].strip() or lines[0].startswith("# ")):
+                lines.pop(0)  # the title heading says nothing the title does not
+            text = _SPACE.sub(" ", _LEAD_MARKS.sub("", "\n".join(lines))).strip()
+            out[path] = text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
+        return out
+
+    def _fill_scope(self, con: sqlite3.Connection, snap, scope: Query) -> None:
+        """Load the scope's note ids into this connection's temp table (reused while nothing changed)."""
+        clock = self.vault.clock
+        key = (snap.generation, scope, clock.today(), self._writes)
+        local = self._local
+        if getattr(local, "scope_key", None) == key:
+            return
+        allowed = snap.cached(("search.scope", scope, clock.today()),
+                              lambda: tuple(e.path for e in run_query(snap, scope, clock).entries))
+        ids = self._rowids
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS scope (id INTEGER PRIMARY KEY)")
+        con.execute("BEGIN")  # touches only the temp database: no snapshot of the index is held
+        try:
+            con.execute("DELETE FROM temp.scope")
+            con.executemany("INSERT OR IGNORE INTO temp.scope (id) VALUES (?)",
+                            ((i,) for i in map(ids.get, allowed) if i is not None))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        local.scope_key = key

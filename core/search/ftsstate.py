@@ -1,0 +1,72 @@
+"""The state a full-text index's writer and readers share: progress, the change queue's counts,
+the path -> rowid map, and how far the index lags the live index."""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.events import IndexReady
+from core.live.follower import ChangeFollower
+from core.search.results import SearchStatus
+
+if TYPE_CHECKING:  # vault.py imports this module's importers
+    from core.vault import Vault
+
+
+class IndexState(ChangeFollower):
+    """A full-text index's shared state (`core.search.fulltext.SearchIndex` is the whole index)."""
+
+    def __init__(self, vault: Vault, db_path: Path) -> None:
+        super().__init__(vault)
+        self.db_path = db_path
+        self._enqueued = 0
+        self._done_seq = 0
+        self._resync = False
+        self._local = threading.local()
+        self._epoch = 0  # bumped when the database file is replaced
+        self._rowids: dict[str, int] = {}  # path -> FTS rowid (for scoped searches)
+        self._writes = 0  # committed write transactions (invalidates readers' scope tables)
+        self._synced_generation = -1
+        self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
+        self.ready = False
+        self.done = 0
+        self.total = 0
+        self.problem: str | None = None
+        self.build_seconds: float | None = None
+
+    thread_name = "vaultwatch-search"
+
+    def _queued(self) -> None:
+        self._enqueued += 1
+
+    def _on_event(self, event) -> None:
+        super()._on_event(event)
+        if isinstance(event, IndexReady) and event.generation > self._synced_generation:
+            with self._cond:  # a reload: compare everything again
+                self._resync = True
+                self._enqueued += 1
+                self._cond.notify_all()
+
+    @property
+    def pending(self) -> int:
+        """Change batches received but not yet in the full-text index."""
+        return self._enqueued - self._done_seq
+
+    def wait_synced(self, deadline: float) -> bool:
+        """Wait until every change batch received so far is indexed; False at the deadline."""
+        if not self.ready:
+            return True  # not built yet: searches say so themselves
+        with self._cond:
+            target = self._enqueued
+            while self._done_seq < target:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set():
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def status(self) -> SearchStatus:
+        """How far the full-text index has got."""
+        return SearchStatus(self.ready, self.done, self.total, self.pending, self.problem)

@@ -1,0 +1,129 @@
+"""The text of a note as the full-text index stores it: headings and body (code and comments
+left out), file-name words, aliases, FTS5's own tokens of the fields, and the zlib'd body."""
+from __future__ import annotations
+
+import sqlite3
+import zlib
+
+from core.markdown import mdlex
+from core.markdown.parse import decode, split_frontmatter
+from core.model import Entry
+from core.search import ranking
+
+SCHEMA_VERSION = 3
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+COLUMNS = ("path", "name", "title", "aliases", "headings", "body")
+FIELD_COLUMNS = ("name", "title", "aliases", "headings")  # also in `ftsf`, whose postings are the fields' only
+COMPRESS_LEVEL = 1
+MAX_BODY_CHARS = 2_000_000  # text beyond this (per note) is not searchable
+
+
+def _read_capped(f, expected: int, cap: int) -> bytes:
+    """Up to `cap` bytes of an open file whose stat said `expected` bytes (read(cap) would
+    allocate the whole cap up front for every note)."""
+    data = f.read(min(cap, expected + 1))
+    if len(data) > expected and len(data) < cap:
+        data += f.read(cap - len(data))
+    return data
+
+
+
+def note_text(data: bytes) -> tuple[str, str]:
+    """(headings, body) of a note's bytes, for the full-text index, read by core.markdown.mdlex as the
+    link index reads them: ATX and setext headings outside code, one a line; the body without
+    its code (fenced, indented, code spans) and comments (`%% %%`, `<!-- -->`)."""
+    text, _ = decode(data)
+    _, body = split_frontmatter(text)
+    if len(body) > MAX_BODY_CHARS:
+        body = body[:MAX_BODY_CHARS]
+    hidden = mdlex.hidden_ranges(body)
+    scan = mdlex.masked(body, hidden)
+    found = mdlex.headings(scan, 0, body)
+    return "\n".join(h.text for h in found if h.text), mdlex.visible(body, hidden)
+
+
+def _inflate(blob: bytes | None) -> str | None:
+    if blob is None:
+        return None
+    try:
+        return zlib.decompress(blob).decode("utf-8")
+    except (zlib.error, UnicodeDecodeError):
+        return ""
+
+
+def _register(con: sqlite3.Connection) -> None:
+    con.create_function("vw_inflate", 1, _inflate, deterministic=True)
+
+
+_SEP = "\x1f"
+MAX_FIELD_TERMS = 400
+
+
+def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
+    """FTS5's own tokens of each text (stemmed, folded), in order, through a temp FTS5 table on `con`.
+
+    The ranking compares these with a note's stored field tokens, so "creates" in a title and
+    "create" in a query agree exactly as they do inside the index. Touches only `temp`.
+    """
+    if not texts:
+        return []
+    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok USING fts5(x, tokenize='{TOKENIZER}')")
+    con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok_v USING fts5vocab(temp, vw_tok, instance)")
+    own = not con.in_transaction
+    if own:
+        con.execute("BEGIN")
+    try:
+        con.executemany("INSERT INTO temp.vw_tok (rowid, x) VALUES (?, ?)", enumerate(texts))
+        out: list[list[str]] = [[] for _ in texts]
+        for doc, term in con.execute("SELECT doc, term FROM temp.vw_tok_v ORDER BY doc, offset"):
+            out[doc].append(term)
+        con.execute("DELETE FROM temp.vw_tok")
+    except BaseException:
+        if own:
+            con.execute("ROLLBACK")
+        raise
+    if own:
+        con.execute("COMMIT")
+    return out
+
+
+def field_terms(con: sqlite3.Connection, rows: list[tuple[str, str, str, str]]) -> list[str]:
+    """For each (name, title, aliases, headings): the distinct tokens of name+title, aliases and
+    headings, stored with the note (`fterms`) so a query can see which fields hold its words."""
+    texts = []
+    for name, title, aliases, headings in rows:
+        texts += [name + " " + title, aliases, headings]
+    toks = tokens_of(con, texts)
+    out = []
+    for i in range(len(rows)):
+        parts = []
+        for k in range(3):
+            seen = list(dict.fromkeys(toks[3 * i + k]))[:MAX_FIELD_TERMS]
+            parts.append(" ".join(seen))
+        out.append(_SEP.join(parts))
+    return out
+
+
+def _deflate(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), COMPRESS_LEVEL)
+
+
+def note_aliases(e: Entry) -> str:
+    """A note's frontmatter aliases (`aliases` or `alias`, a list or one string), one per line."""
+    fm = e.frontmatter or {}
+    out: list[str] = []
+    for key in ("aliases", "alias"):
+        value = fm.get(key)
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool))
+    return "\n".join(out)
+
+
+def note_name(path: str) -> str:
+    """The words of a note's file name (see `ranking.name_words`)."""
+    stem = path.rsplit("/", 1)[-1]
+    if stem.lower().endswith(".md"):
+        stem = stem[:-3]
+    return ranking.name_words(stem)

@@ -1,0 +1,91 @@
+"""Snippets for a page of hits: the matched terms marked in a one-line excerpt of each note."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from core.search.notetext import COLUMNS, TOKENIZER
+from core.search.terms import Term
+
+SNIPPET_SCAN_BYTES = 256 * 1024  # hits in notes larger than this get a snippet from one scan, not FTS5's snippet()
+_OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module
+_SPACE = re.compile(r"\s+")
+
+
+def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after: int = 120) -> str:
+    """A snippet (FTS5's markers around the first hit) from one regex scan of `body`: the first
+    occurrence of any wanted term as a whole word (a prefix term: a word start), case-folded."""
+    alts = []
+    for t in wanted:
+        words = [re.escape(w) for w in t.text.split()]
+        if not words:
+            continue
+        alts.append(r"(?<![^\W_])" + r"\s+".join(words) + ("" if t.prefix else r"(?![^\W_])"))
+    m = re.search("|".join(alts), body, re.IGNORECASE) if alts else None
+    if m is None:
+        return body[:before + after] + ("…" if len(body) > before + after else "")
+    start, end = max(0, m.start() - before), min(len(body), m.end() + after)
+    return ("…" if start else "") + body[start:m.start()] + _OPEN + m.group(0) + _CLOSE + body[m.end():end] + (
+        "…" if end < len(body) else "")
+
+
+def _snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
+    """(marked, plain, spans) from an FTS5 snippet with internal markers; whitespace collapsed."""
+    raw = _SPACE.sub(" ", raw).strip()
+    plain: list[str] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    start = None
+    for ch in raw:
+        if ch == _OPEN:
+            start = pos
+        elif ch == _CLOSE:
+            if start is not None and pos > start:
+                spans.append((start, pos))
+            start = None
+        else:
+            plain.append(ch)
+            pos += 1
+    marked = raw.replace(_OPEN, "**").replace(_CLOSE, "**")
+    return marked, "".join(plain), tuple(spans)
+
+
+def page_snippets(con, match: str, ids: dict[int, str], big: set[str] = frozenset(),  # type: ignore[assignment]
+                  wanted: list[Term] = ()) -> dict[str, tuple[str, str, tuple]]:  # type: ignore[assignment]
+    """Snippets for a page of hits: from the body when it matches, else from the best column.
+
+    The page's notes are copied into a small temp FTS5 table and the snippets taken there: in
+    the big index a prefix or phrase would be looked up across every note again for each hit.
+    Notes over SNIPPET_SCAN_BYTES (`big`) get theirs from one scan of the body instead: FTS5's
+    snippet() scores every hit of a note, and a 2 MB body of one repeated word took minutes."""
+    if not ids:
+        return {}
+    rows = con.execute(f"SELECT id, {', '.join(COLUMNS)} FROM content "
+                       f"WHERE id IN ({','.join(str(int(i)) for i in ids)})").fetchall()
+    out = {}
+    body_at = 1 + COLUMNS.index("body")
+    small = []
+    for row in rows:
+        if ids[row[0]] in big:
+            out[ids[row[0]]] = _snippet_parts(_scanned_snippet(row[body_at] or "", wanted))
+        else:
+            small.append(row)
+    if not small:
+        return out
+    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_snip USING fts5({', '.join(COLUMNS)}, "
+                f"tokenize='{TOKENIZER}')")
+    con.execute("BEGIN")  # touches only the temp database
+    try:
+        con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        small)
+        for rowid, body, best in con.execute(
+                f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
+                f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
+                f"WHERE vw_snip MATCH ?", (match,)).fetchall():
+            out[ids[rowid]] = _snippet_parts(body if body and _OPEN in body else (best or ""))
+        con.execute("DELETE FROM temp.vw_snip")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return out

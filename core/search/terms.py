@@ -1,0 +1,114 @@
+"""Search query syntax: what a user types, read into terms, and the FTS5 MATCH text for them.
+
+User text never reaches FTS5 syntax raw: `parse_query` reads words, "phrases", prefix*
+and -exclusions, and `to_fts` quotes every term. Bad input raises QueryError.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from core.errors import QueryError
+from core.search import ranking
+
+MAX_QUERY_CHARS = 500
+MAX_TERMS = 32
+_WORD = re.compile(r"[^\W_]", re.UNICODE)  # a token character for FTS5's unicode61 (letters, digits)
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One search term: a word or a phrase, maybe a prefix, maybe excluded."""
+
+    text: str
+    phrase: bool = False
+    prefix: bool = False
+    exclude: bool = False
+
+
+def parse_query(text: object) -> tuple[Term, ...]:
+    """Read a user's search text: words, "quoted phrases", prefix* and -excluded terms.
+
+    Any string is accepted or refused with a QueryError that says what to type instead;
+    FTS5 operators (AND, OR, NOT, NEAR, column filters, parentheses) are plain words here.
+    """
+    if not isinstance(text, str):
+        raise QueryError("search query must be a string of words, e.g. 'deploy runbook'")
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(f"search query is longer than {MAX_QUERY_CHARS} characters; use a few distinctive words")
+    if "\x00" in text:
+        raise QueryError("search query contains a NUL character; remove it")
+    terms: list[Term] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+            continue
+        exclude = False
+        if ch == "-" and i + 1 < n and not text[i + 1].isspace():
+            exclude, i = True, i + 1
+            ch = text[i]
+        if ch == '"':
+            end = text.find('"', i + 1)
+            body = text[i + 1:] if end < 0 else text[i + 1:end]  # an unclosed quote runs to the end
+            i = n if end < 0 else end + 1
+            prefix = False
+            if i < n and text[i] == "*":
+                prefix, i = True, i + 1
+            term = Term(" ".join(body.split()), phrase=True, prefix=prefix, exclude=exclude)
+        else:
+            j = i
+            while j < n and not text[j].isspace() and text[j] != '"':
+                j += 1
+            word = text[i:j]
+            i = j
+            prefix = word.endswith("*")
+            term = Term(word.rstrip("*"), prefix=prefix, exclude=exclude)
+        if _WORD.search(term.text):  # a term of punctuation alone can match nothing: drop it
+            terms.append(term)
+    if len(terms) > MAX_TERMS:
+        raise QueryError(f"search query has {len(terms)} terms; use at most {MAX_TERMS}")
+    if not terms:
+        raise QueryError("search query has no words to look for: give at least one word or \"phrase\" "
+                         "(letters or digits), e.g. 'deploy' or '\"release checklist\"'")
+    if all(t.exclude for t in terms):
+        raise QueryError("search query only excludes (-word): add at least one word to look for, "
+                         "e.g. 'deploy -staging'")
+    return tuple(terms)
+
+
+def _quote(term: Term) -> str:
+    quoted = '"' + term.text.replace('"', '""') + '"'
+    return quoted + " *" if term.prefix else quoted
+
+
+def to_fts(terms: Iterable[Term]) -> str:
+    """The FTS5 MATCH expression for parsed terms: every term quoted, exclusions as NOT."""
+    terms = list(terms)
+    positive = " ".join(_quote(t) for t in terms if not t.exclude)
+    negative = "".join(" NOT " + _quote(t) for t in terms if t.exclude)
+    return positive + negative
+
+
+def _has(part: set[str], tokens: list[str], prefix: bool) -> bool:
+    """Whether a field's token set holds every token of a term (a prefix term: starts one)."""
+    if not tokens:
+        return False
+    if prefix:
+        return all(tok in part for tok in tokens[:-1]) and any(p.startswith(tokens[-1]) for p in part)
+    return all(tok in part for tok in tokens)
+
+
+def _wanted(terms: Iterable[Term]) -> list[Term]:
+    """The terms a note must match: the positive ones without stop and question words (unless
+    that leaves nothing), each once."""
+    positive = [t for t in terms if not t.exclude]
+    wanted = [t for t in positive if t.phrase or t.prefix or not ranking.is_stop(t.text)] or positive
+    out, seen = [], set()
+    for t in wanted:
+        key = (t.text.casefold(), t.phrase, t.prefix)
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
