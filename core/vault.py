@@ -275,7 +275,7 @@ class Vault:
         if search:
             self.start_search()
             self.start_vectors()
-        from core.edit.writes import clean_temp_files_soon
+        from core.edit.atomic import clean_temp_files_soon
         clean_temp_files_soon(self)  # what a killed run's writes left behind (issue 13)
 
     def stop(self, timeout: float = 5.0) -> None:

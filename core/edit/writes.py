@@ -34,13 +34,10 @@ Actors are free-form strings: "human", "human:<user>", or "agent:<name>" for MCP
 from __future__ import annotations
 
 import contextvars
-import ctypes
 import difflib
 import errno
 import hashlib
 import os
-import re
-import secrets
 import stat as stat_mod
 import threading
 import time
@@ -52,14 +49,27 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core.disk.paths import check_new_name, is_hidden, normalize
-from core.disk.reader import read_all
 from core.disk.safeio import Loc, locate, open_at
 from core.edit import fmedit
+from core.edit.atomic import (
+    O_DIRECTORY,
+    Hook,
+    WriteFailed,
+    WriteRefused,
+    atomic_write,
+    folds_case,
+    fsync_dir,
+    hardlink_refusal,
+    os_error,
+    read_file,
+    rename_noreplace,
+    same_entry,
+)
 from core.edit.fmedit import FrontmatterEditError
 from core.errors import NotFoundError, PathError, VaultError
 from core.events import Event
 from core.index.scan import walked_folder
-from core.links import rewrite as rename
+from core.links import rewrite
 from core.markdown.parse import decode, load_yaml, split_frontmatter
 from core.markdown.sections import SectionError
 from core.markdown.sections import edit_section as _edit_section
@@ -76,17 +86,10 @@ __all__ = [
 ]
 
 MAX_WRITE_BYTES = 10 * 1024 * 1024
-NAME_MAX = 255  # bytes per file or folder name on Linux file systems
-MAX_EDIT_BYTES = 64 * 1024 * 1024  # notes larger than the scanner indexes are not edited
 HINT_MAX_CHARS = 1024 * 1024  # edit's "matches up to whitespace" hint is looked for in notes up to this size
 BOM = b"\xef\xbb\xbf"
 TRASH = ".trash"
-TEMP_PREFIX, TEMP_SUFFIX = ".vaultwatch-", ".tmp"  # the write path's own temporary files (see clean_temp_files)
 REWRITE_THREADS = 16  # concurrent link rewrites during a rename
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
 def etag_of(data: bytes) -> str:
@@ -121,23 +124,6 @@ class AlreadyExistsError(VaultError):
         super().__init__(message)
         self.path = path
         self.current_etag = current_etag
-
-
-class WriteRefused(VaultError):
-    """The write breaks a rule (not a note, too large, NUL bytes, overwrite without if_match...)."""
-
-    code = "write_refused"
-
-    def __init__(self, message: str, code: str | None = None) -> None:
-        super().__init__(message)
-        if code is not None:
-            self.code = code
-
-
-class WriteFailed(VaultError):
-    """The file system refused the write (disk full, read-only, permissions); nothing changed."""
-
-    code = "write_failed"
 
 
 class EditError(VaultError):
@@ -231,216 +217,6 @@ class _LockTable:
 _LOCKS = _LockTable()
 
 
-# --- file system primitives ------------------------------------------------------------
-
-def _os_error(exc: OSError, rel: str, unchanged: str = "is unchanged") -> WriteFailed:
-    code = exc.errno
-    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
-        why = "disk full (no space left on the device)"
-        fix = "free some space and retry"
-    elif code == errno.EFBIG:
-        why = "the file is larger than the file system or process allows"
-        fix = "write less content"
-    elif code == errno.EROFS:
-        why = "the vault is on a read-only file system"
-        fix = "make it writable first"
-    elif code in (errno.EACCES, errno.EPERM):
-        why = "permission denied"
-        fix = "check the permissions of the note and its folder"
-    elif code == errno.ENAMETOOLONG:
-        long = [p for p in rel.split("/") if len(p.encode("utf-8", "surrogateescape")) > NAME_MAX]
-        if long:
-            part = long[0]
-            which = "file" if part == rel.rsplit("/", 1)[-1] else "folder"
-            short = part[:20] + "..." if len(part) > 20 else part
-            why = (f"the {which} name {short!r} is {len(part.encode('utf-8', 'surrogateescape'))} bytes, over the "
-                   f"file system's limit of {NAME_MAX} bytes per name")
-            fix = f"use a shorter {which} name"
-        else:
-            why = "the path is too long for the file system"
-            fix = "use fewer or shorter folder names"
-    else:
-        why = exc.strerror or str(exc)
-        fix = "check the vault folder and retry"
-    return WriteFailed(f"write failed: {why}; {rel!r} {unchanged}; {fix}")
-
-
-def _hardlink_refusal(rel: str, nlink: int) -> WriteRefused:
-    return WriteRefused(f"{rel!r} is hard-linked ({nlink} names on disk, which may include a file outside the "
-                        "vault), so vaultwatch neither reads nor rewrites it; replace it with a plain copy "
-                        "(e.g. cp it to a new name and move that over it), or rename or delete it",
-                        "hard_linked")
-
-
-def _read(loc: Loc, rel: str) -> tuple[bytes, int] | None:
-    """(bytes, mode) of the regular file `loc` names, or None when nothing is there."""
-    if loc.missing:
-        return None
-    try:
-        fd = loc.open(os.O_RDONLY | _O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder") from None
-    except OSError as exc:
-        raise _os_error(exc, rel, "was not changed") from None
-    try:
-        st = os.fstat(fd)
-        if stat_mod.S_ISDIR(st.st_mode):
-            raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder")
-        if not stat_mod.S_ISREG(st.st_mode):
-            raise WriteRefused(f"{rel!r} is not a regular file (a FIFO or device?); vaultwatch "
-                               "only writes regular files", "not_a_regular_file")
-        if st.st_nlink > 1:
-            raise _hardlink_refusal(rel, st.st_nlink)
-        if st.st_size > MAX_EDIT_BYTES:
-            raise WriteRefused(f"{rel!r} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does "
-                               "not rewrite notes that large", "too_large")
-        return read_all(fd), stat_mod.S_IMODE(st.st_mode)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(dir_fd: int) -> None:
-    """fsync the folder a core.disk.safeio descriptor names."""
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass  # some file systems cannot fsync a directory; the data itself is synced
-
-
-_RENAME_NOREPLACE = 1
-_renameat2: Any
-try:
-    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-except (AttributeError, OSError):  # not glibc >= 2.28 / not Linux
-    _renameat2 = None
-
-
-def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
-    """Rename src (in folder descriptor src_dir) to dst (in dst_dir) atomically, failing with
-    FileExistsError if dst exists (files or folders). Nothing is resolved by path string."""
-    if _renameat2 is not None:
-        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
-            return
-        err = ctypes.get_errno()
-        if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
-            raise OSError(err, os.strerror(err), dst)
-    st = os.stat(src, dir_fd=src_dir, follow_symlinks=False)
-    if stat_mod.S_ISDIR(st.st_mode):
-        try:  # best effort where the kernel lacks RENAME_NOREPLACE
-            os.stat(dst, dir_fd=dst_dir, follow_symlinks=False)
-        except FileNotFoundError:
-            os.rename(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
-            return
-        raise FileExistsError(errno.EEXIST, "File exists", dst)
-    os.link(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir, follow_symlinks=False)  # no-clobber
-    os.unlink(src, dir_fd=src_dir)
-
-
-Hook = Callable[[str], None]
-
-
-def _atomic_write(loc: Loc, data: bytes, *, mode: int | None, create: bool,
-                  precheck: Callable[[], None] | None, hook: Hook | None) -> None:
-    """Write `data` to the entry `loc` names via a synced temporary file in the same folder.
-
-    create: no-clobber (FileExistsError if something appeared). precheck runs just before
-    the switch (it raises to abort). hook(stage) is a test seam: "temp_written" after the
-    temporary file is synced, "replaced" after the switch.
-    """
-    dfd, name = loc.dir_fd, loc.name
-    tmp: str | None = None
-    try:
-        for _ in range(50):
-            candidate = f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"  # hidden: never indexed
-            try:
-                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC, 0o666,
-                             dir_fd=dfd)
-            except FileExistsError:
-                continue
-            tmp = candidate
-            break
-        else:
-            raise OSError(errno.EEXIST, "could not create a temporary file")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if mode is not None:
-                os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if hook is not None:
-            hook("temp_written")
-        if precheck is not None:
-            precheck()
-        if create:
-            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
-            os.unlink(tmp, dir_fd=dfd)
-        else:
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        tmp = None
-        if hook is not None:
-            hook("replaced")
-        _fsync_dir(dfd)
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
-
-
-_TEMP_NAME = re.compile(r"\.vaultwatch-[0-9a-f]{16}\.tmp")
-_STARTED = time.time()
-
-
-def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list[str]:
-    """Remove the write path's own temporary files left by a killed run; returns their vault paths.
-
-    Only names this module makes (`.vaultwatch-<16 hex>.tmp`, regular files) whose mtime is
-    older than `older_than` (default: this process's start, and at least 2 s ago, so a write
-    still running in another process is left alone) are removed. The walk works on folder
-    descriptors (os.fwalk), skips hidden folders and never follows a symlink.
-    """
-    limit = min(_STARTED, time.time() - 2) if older_than is None else older_than
-    removed: list[str] = []
-    for dirpath, dirnames, filenames, dfd in os.fwalk(root_real):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if not _TEMP_NAME.fullmatch(name):
-                continue
-            try:
-                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-                if stat_mod.S_ISREG(st.st_mode) and st.st_mtime < limit:
-                    os.unlink(name, dir_fd=dfd)
-                    rel = os.path.relpath(os.path.join(dirpath, name), root_real).replace(os.sep, "/")
-                    removed.append(rel)
-            except OSError:
-                continue
-    return removed
-
-
-def clean_temp_files_soon(vault) -> threading.Thread:
-    """clean_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
-    def run() -> None:
-        from core.events import IndexProblem
-        try:
-            removed = clean_temp_files(vault.root_real)
-        except OSError:
-            return
-        if removed:
-            vault.bus.publish(IndexProblem(f"removed {len(removed)} temporary file(s) an interrupted write left "
-                                           f"behind: {', '.join(removed[:5])}", "info"))
-
-    thread = threading.Thread(target=run, name="vaultwatch-temp-cleanup", daemon=True)
-    thread.start()
-    return thread
-
-
 # --- content helpers -------------------------------------------------------------------
 
 def _human_attestations(data: bytes | None) -> Counter:
@@ -523,7 +299,7 @@ class Writer:
         """Current etag of a note or attachment (NotFoundError when absent)."""
         t = self._target(path, allow_attachment=True)
         with self._loc(t.canon) as loc:
-            found = _read(loc, t.rel)
+            found = read_file(loc, t.rel)
         if found is None:
             raise NotFoundError(f"not found: {t.rel!r} does not exist; list_documents shows what exists")
         return etag_of(found[0])
@@ -542,7 +318,7 @@ class Writer:
         t = self._target(path, allow_attachment=allow_attachment)
         data = self._encode(content, t)
         with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
-            found = _read(loc, t.rel)
+            found = read_file(loc, t.rel)
             if found is None:
                 if if_match is not None:
                     raise ConflictError(f"revision conflict: {t.rel!r} does not exist (any more), so if_match "
@@ -703,7 +479,7 @@ class Writer:
                 sst = now_st
                 dst_rel = dloc.canon
                 dst_st = dloc.lstat() if not dloc.missing else None
-                case_only = _same_entry(sst, dst_st)
+                case_only = same_entry(sst, dst_st)
                 if dst_st is not None and not case_only:
                     raise AlreadyExistsError(f"destination exists: {dst_rel!r} is already in the vault; choose "
                                              "another name, or delete or rename it first (vaultwatch never "
@@ -735,15 +511,15 @@ class Writer:
                     raise AlreadyExistsError(f"destination exists: {dst_rel!r} appeared meanwhile; choose another "
                                              "name", dst_rel) from None
                 except OSError as exc:
-                    raise _os_error(exc, src_rel, "was not moved") from None
-                _fsync_dir(sloc.dir_fd)
-                _fsync_dir(dloc.dir_fd)
+                    raise os_error(exc, src_rel, "was not moved") from None
+                fsync_dir(sloc.dir_fd)
+                fsync_dir(dloc.dir_fd)
                 moves = {p: dst_rel + p[len(src_rel):] for p in moved_files}
                 new_dirs = self._dirs_under(dst_rel, dloc, kind)
                 etag = None
                 if kind != FOLDER:
                     try:
-                        found = _read(dloc, dst_rel)
+                        found = read_file(dloc, dst_rel)
                     except VaultError:
                         found = None
                     etag = etag_of(found[0]) if found else None
@@ -757,7 +533,7 @@ class Writer:
             if kind != FOLDER and dst_rel in rewritten:
                 with self._loc(dst_rel) as dloc:
                     try:
-                        found = _read(dloc, dst_rel)
+                        found = read_file(dloc, dst_rel)
                     except VaultError:
                         found = None
                 etag = etag_of(found[0]) if found else None
@@ -777,25 +553,25 @@ class Writer:
     def _check_rewrite_bounds(self, snap, src_rel: str, dst_rel: str, kind: str) -> None:
         """Refuse, before any change, a rename whose link rewriting would take unbounded time:
         every note it would rewrite (the moved ones and those linking to them) must hold at most
-        rename.MAX_REWRITE_LINKS links. Notes too small to hold that many are not read."""
+        rewrite.MAX_REWRITE_LINKS links. Notes too small to hold that many are not read."""
         if kind == FOLDER:
             prefix = src_rel + "/"
             moved = [e.path for e in snap.entries if e.path.startswith(prefix) and e.kind != FOLDER]
         else:
             moved = [src_rel]
         moves = {p: dst_rel + p[len(src_rel):] for p in moved}
-        for path in rename.candidate_notes(snap.entries, moves):
+        for path in rewrite.candidate_notes(snap.entries, moves):
             entry = snap.get(path)
-            if entry is None or entry.size_bytes <= rename.COUNT_ABOVE_BYTES:
+            if entry is None or entry.size_bytes <= rewrite.COUNT_ABOVE_BYTES:
                 continue
             try:
                 with self._loc(path) as loc:
-                    found = _read(loc, path)
+                    found = read_file(loc, path)
             except VaultError:
                 continue  # unreadable here: the rewrite skips it with a warning
-            n = rename.link_markers(found[0]) if found else 0
-            if n > rename.MAX_REWRITE_LINKS:
-                raise WriteRefused(rename.too_many_links(path, n), "too_many_links")
+            n = rewrite.link_markers(found[0]) if found else 0
+            if n > rewrite.MAX_REWRITE_LINKS:
+                raise WriteRefused(rewrite.too_many_links(path, n), "too_many_links")
 
     def _journal_bytes(self, loc: Loc, st: os.stat_result, rel: str) -> bytes | None:
         """The bytes a delete removes, for the change journal (None for a hard-linked file, never read)."""
@@ -804,9 +580,9 @@ class Writer:
         try:
             if stat_mod.S_ISLNK(st.st_mode):
                 with self._loc(rel) as target:
-                    found = _read(target, rel)
+                    found = read_file(target, rel)
             else:
-                found = _read(loc, rel)
+                found = read_file(loc, rel)
         except VaultError:
             return None
         return found[0] if found else None
@@ -815,13 +591,13 @@ class Writer:
         """The etag of the file a rename or delete moves (None for a hard-linked one, which is never read)."""
         if st.st_nlink > 1 and not stat_mod.S_ISLNK(st.st_mode):
             if if_match is not None:
-                raise _hardlink_refusal(rel, st.st_nlink)
+                raise hardlink_refusal(rel, st.st_nlink)
             return None
         if stat_mod.S_ISLNK(st.st_mode):
             with self._loc(rel) as target:
-                found = _read(target, rel)
+                found = read_file(target, rel)
         else:
-            found = _read(loc, rel)
+            found = read_file(loc, rel)
         previous = etag_of(found[0]) if found else None
         self._check_match(_Target(rel, rel, kind, ""), if_match, previous)
         return previous
@@ -879,13 +655,13 @@ class Writer:
                 else:
                     moved_to = self._to_trash(loc, is_dir)
             except OSError as exc:
-                raise _os_error(exc, rel, "was not deleted") from None
-            _fsync_dir(loc.dir_fd)
+                raise os_error(exc, rel, "was not deleted") from None
+            fsync_dir(loc.dir_fd)
         self._refresh([rel], actor)
         warnings: tuple[str, ...] = ()
         if kind != FOLDER:
-            linking = rename.linking_notes(
-                snap.entries, rel, lambda: rename.LinkIndex(e.path for e in snap.entries if e.kind != FOLDER))
+            linking = rewrite.linking_notes(
+                snap.entries, rel, lambda: rewrite.LinkIndex(e.path for e in snap.entries if e.kind != FOLDER))
             if linking:
                 listed = ", ".join(linking[:10]) + (" ..." if len(linking) > 10 else "")
                 n = len(linking)
@@ -901,7 +677,7 @@ class Writer:
                 if_match: str | None, actor: str) -> WriteResult:
         t = self._target(path)
         with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
-            found = _read(loc, t.rel)
+            found = read_file(loc, t.rel)
             if found is None:
                 raise NotFoundError(f"not found: {t.rel!r} does not exist; create it with write, or check the "
                                     "path with list_documents")
@@ -954,7 +730,7 @@ class Writer:
         def precheck() -> None:
             if create:
                 return
-            now = _read(loc, t.rel)
+            now = read_file(loc, t.rel)
             if now is None or now[0] != old:
                 raise ConflictError(f"revision conflict: {t.rel!r} was changed by someone else while this write "
                                     "was in progress; read it again and retry", t.rel,
@@ -962,16 +738,16 @@ class Writer:
 
         _journal.approve(t.rel, old, data)  # the approval gate; raises when the person declines
         try:
-            _atomic_write(loc, data, mode=mode, create=create, precheck=precheck, hook=self._hook)
+            atomic_write(loc, data, mode=mode, create=create, precheck=precheck, hook=self._hook)
         except FileExistsError:
             try:
-                found = _read(loc, t.rel)
+                found = read_file(loc, t.rel)
             except VaultError:
                 found = None
             raise AlreadyExistsError(f"already exists: {t.rel!r} was created by someone else meanwhile; read it "
                                      "and retry with if_match", t.rel, etag_of(found[0]) if found else None) from None
         except OSError as exc:
-            raise _os_error(exc, t.rel, "was not created" if create else "is unchanged") from None
+            raise os_error(exc, t.rel, "was not created" if create else "is unchanged") from None
         finally:
             if fresh is not None:
                 fresh.close()
@@ -995,7 +771,7 @@ class Writer:
 
     def _rewrite_links(self, snap, moves: dict[str, str], actor: str) -> tuple[int, list[str], list[str]]:
         files = {e.path for e in snap.entries if e.kind != FOLDER} | set(moves)
-        before = rename.LinkIndex(files)
+        before = rewrite.LinkIndex(files)
         after = before.moved(moves)
         count = 0
         rewritten: list[str] = []
@@ -1008,7 +784,7 @@ class Writer:
             except VaultError as exc:
                 return new_path, 0, (f"{new_path}: links not updated: {exc.message}",)
 
-        todo = list(rename.candidate_notes(snap.entries, moves))
+        todo = list(rewrite.candidate_notes(snap.entries, moves))
         # Each note is rewritten atomically under its own lock; doing several at once lets the
         # file system batch their fsyncs (a folder move can touch thousands of notes).
         ctx = contextvars.copy_context()  # the change journal's scope reaches the rewriting threads
@@ -1026,7 +802,7 @@ class Writer:
         t = self._target(new_path)
         for _attempt in range(3):
             with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
-                found = _read(loc, t.rel)
+                found = read_file(loc, t.rel)
                 if found is None:
                     return 0, ()
                 old, mode = found
@@ -1035,13 +811,13 @@ class Writer:
                     text = old[len(bom):].decode("utf-8")
                 except UnicodeDecodeError:
                     return 0, (f"{new_path}: not valid UTF-8; links not updated",)
-                result = rename.rewrite_links(text, old_path, new_path, moves, before, after)
+                result = rewrite.rewrite_links(text, old_path, new_path, moves, before, after)
                 if result.changed:
                     had, err = _frontmatter_ok(text)
                     _, err_after = _frontmatter_ok(result.text)
                     if had and err is None and err_after is not None:  # a name that YAML cannot hold unquoted
-                        result = rename.rewrite_links(text, old_path, new_path, moves, before, after, frontmatter=False)
-                        result = rename.Rewrite(result.text, result.changed,
+                        result = rewrite.rewrite_links(text, old_path, new_path, moves, before, after, frontmatter=False)
+                        result = rewrite.Rewrite(result.text, result.changed,
                                                (*result.warnings, f"{new_path}: frontmatter links left alone "
                                                 "(the rewrite would break the YAML)"))
                 if not result.changed:
@@ -1067,7 +843,7 @@ class Writer:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise PathError(f"{rel!r} goes through a symlink loop; name it by its real path") from None
-            raise _os_error(exc, rel, "was not changed") from None
+            raise os_error(exc, rel, "was not changed") from None
 
     def _spelling(self, rel: str, canon_parent: str) -> str:
         """The path to answer with: a path spelled through a folder link that read does not
@@ -1092,7 +868,7 @@ class Writer:
             siblings = os.listdir(loc.dir_fd)
         except OSError:
             siblings = []
-        check_new_name(new[0], siblings, folds_case=_folds_case(loc.dir_fd, siblings))
+        check_new_name(new[0], siblings, folds_case=folds_case(loc.dir_fd, siblings))
         for part in new[1:]:
             check_new_name(part)
 
@@ -1176,7 +952,7 @@ class Writer:
                     os.mkdir(TRASH, dir_fd=trash.dir_fd)
                 except FileExistsError:
                     pass
-            tfd = open_at(trash.dir_fd, TRASH, os.O_RDONLY | _O_DIRECTORY, rel=TRASH)
+            tfd = open_at(trash.dir_fd, TRASH, os.O_RDONLY | O_DIRECTORY, rel=TRASH)
         try:
             name = loc.name
             stem, dot, ext = name.rpartition(".")
@@ -1188,7 +964,7 @@ class Writer:
                     rename_noreplace(loc.dir_fd, loc.name, tfd, candidate)
                 except FileExistsError:
                     continue
-                _fsync_dir(tfd)
+                fsync_dir(tfd)
                 return f"{TRASH}/{candidate}"
         finally:
             os.close(tfd)
@@ -1257,23 +1033,6 @@ class Writer:
         self.vault.bus.publish(WriteApplied(actor, result.operation, result.path, result.changed_paths,
                                             result.diff_summary, time.time()))
         return result
-
-
-def _folds_case(dir_fd: int, siblings: list[str]) -> bool:
-    """True when the folder's file system finds a name in another case (probed on one existing name)."""
-    probe = next((n for n in siblings if n.swapcase() != n), None)
-    if probe is None:
-        return False
-    try:
-        a = os.stat(probe, dir_fd=dir_fd, follow_symlinks=False)
-        b = os.stat(probe.swapcase(), dir_fd=dir_fd, follow_symlinks=False)
-    except OSError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-
-
-def _same_entry(a: os.stat_result | None, b: os.stat_result | None) -> bool:
-    return a is not None and b is not None and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _count_lines(data: bytes) -> int:

@@ -767,12 +767,13 @@ def _reader(vault: Any) -> Callable[[str], bytes | None]:
     writers: list[Any] = []
 
     def current(rel: str) -> bytes | None:
-        from ..edit.writes import Writer, _read  # noqa: PLC0415  (writes imports this module)
+        from ..edit.atomic import read_file  # noqa: PLC0415
+        from ..edit.writes import Writer  # noqa: PLC0415  (writes imports this module)
         if not writers:
             writers.append(Writer(vault))
         try:
             with writers[0]._loc(rel) as loc:
-                found = _read(loc, rel)
+                found = read_file(loc, rel)
         except VaultError:
             return None
         return None if found is None else found[0]

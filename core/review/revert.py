@@ -20,7 +20,8 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 
 from core.disk.paths import normalize
-from core.edit.writes import TRASH, Writer, _fsync_dir, _read, etag_of, rename_noreplace
+from core.edit.atomic import fsync_dir, read_file, rename_noreplace
+from core.edit.writes import TRASH, Writer, etag_of
 from core.errors import VaultError
 from core.review import journal as jmod
 from core.review.journal import Change, Journal, Scope, _File
@@ -75,7 +76,7 @@ def _exists(writer: Writer, rel: str) -> bool:
 def _current(writer: Writer, rel: str) -> bytes | None:
     try:
         with writer._loc(normalize(rel)) as loc:  # core.disk.safeio: relative to the vault's descriptor
-            found = _read(loc, rel)
+            found = read_file(loc, rel)
     except VaultError:
         return None
     return None if found is None else found[0]
@@ -164,7 +165,7 @@ def _trash_source(writer: Writer, change: Change):
         return None
     if change.previous_etag is not None:
         try:
-            found = _read(loc, moved) if stat_mod.S_ISREG(st.st_mode) else None
+            found = read_file(loc, moved) if stat_mod.S_ISREG(st.st_mode) else None
         except VaultError:
             found = None
         if found is None or etag_of(found[0]) != change.previous_etag:
@@ -217,8 +218,8 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
     if source is not None:
         with source, writer._loc(rel, follow_last=False, make_dirs=True) as dst:
             rename_noreplace(source.dir_fd, source.name, dst.dir_fd, dst.name)
-            _fsync_dir(source.dir_fd)
-            _fsync_dir(dst.dir_fd)
+            fsync_dir(source.dir_fd)
+            fsync_dir(dst.dir_fd)
             refresh = [*dst.created, rel]
             st = dst.lstat()
             if st is not None and stat_mod.S_ISDIR(st.st_mode):

@@ -110,4 +110,4 @@ def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_r
     assert lookalike.read_text() == "keep"
     figure("fixed_bug", "kill -9 during writes left .vaultwatch-*.tmp files (5 after 10 kills here) that stayed after "
                         "a restart; Vault.start_live now removes the write path's own temporary files older than the "
-                        "process (core/edit/writes.py clean_temp_files)")
+                        "process (core/edit/atomic.py clean_temp_files)")

@@ -1,0 +1,288 @@
+"""Disk primitives of the write path: read a note's bytes, write them atomically, rename without clobbering.
+
+Everything here works relative to an open folder descriptor (a core.disk.safeio Loc), never
+by path string, so no call can leave the vault through a swapped folder:
+
+- `read_file(loc, rel)`: the (bytes, mode) of a regular, singly linked file (a hard-linked one,
+  a folder, a FIFO or a file over MAX_EDIT_BYTES is refused with WriteRefused);
+- `atomic_write(loc, data, ...)`: a synced temporary file in the same folder, then a replace
+  (or a no-clobber link for a create) and an fsync of the folder: a crash leaves the old or
+  the new bytes, never a mix;
+- `rename_noreplace`: renameat2(RENAME_NOREPLACE), with a link+unlink fallback;
+- `fsync_dir`, `os_error` (an OSError as a WriteFailed that says why and what to do),
+  `clean_temp_files` (what a killed run left), `folds_case`, `same_entry`.
+
+The write rules (etags, attestation, link rewriting, journaling) live in core.edit.writes.
+"""
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import re
+import secrets
+import stat as stat_mod
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.disk.reader import read_all
+from core.disk.safeio import Loc
+from core.errors import VaultError
+
+__all__ = [
+    "MAX_EDIT_BYTES", "NAME_MAX", "TEMP_PREFIX", "TEMP_SUFFIX", "Hook", "WriteFailed", "WriteRefused",
+    "atomic_write", "clean_temp_files", "clean_temp_files_soon", "folds_case", "fsync_dir", "hardlink_refusal",
+    "os_error", "read_file", "rename_noreplace", "same_entry",
+]
+
+NAME_MAX = 255  # bytes per file or folder name on Linux file systems
+MAX_EDIT_BYTES = 64 * 1024 * 1024  # notes larger than the scanner indexes are not edited
+TEMP_PREFIX, TEMP_SUFFIX = ".vaultwatch-", ".tmp"  # the write path's own temporary files (see clean_temp_files)
+O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+class WriteRefused(VaultError):
+    """The write breaks a rule (not a note, too large, NUL bytes, overwrite without if_match...)."""
+
+    code = "write_refused"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class WriteFailed(VaultError):
+    """The file system refused the write (disk full, read-only, permissions); nothing changed."""
+
+    code = "write_failed"
+
+
+def os_error(exc: OSError, rel: str, unchanged: str = "is unchanged") -> WriteFailed:
+    code = exc.errno
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        why = "disk full (no space left on the device)"
+        fix = "free some space and retry"
+    elif code == errno.EFBIG:
+        why = "the file is larger than the file system or process allows"
+        fix = "write less content"
+    elif code == errno.EROFS:
+        why = "the vault is on a read-only file system"
+        fix = "make it writable first"
+    elif code in (errno.EACCES, errno.EPERM):
+        why = "permission denied"
+        fix = "check the permissions of the note and its folder"
+    elif code == errno.ENAMETOOLONG:
+        long = [p for p in rel.split("/") if len(p.encode("utf-8", "surrogateescape")) > NAME_MAX]
+        if long:
+            part = long[0]
+            which = "file" if part == rel.rsplit("/", 1)[-1] else "folder"
+            short = part[:20] + "..." if len(part) > 20 else part
+            why = (f"the {which} name {short!r} is {len(part.encode('utf-8', 'surrogateescape'))} bytes, over the "
+                   f"file system's limit of {NAME_MAX} bytes per name")
+            fix = f"use a shorter {which} name"
+        else:
+            why = "the path is too long for the file system"
+            fix = "use fewer or shorter folder names"
+    else:
+        why = exc.strerror or str(exc)
+        fix = "check the vault folder and retry"
+    return WriteFailed(f"write failed: {why}; {rel!r} {unchanged}; {fix}")
+
+
+def hardlink_refusal(rel: str, nlink: int) -> WriteRefused:
+    return WriteRefused(f"{rel!r} is hard-linked ({nlink} names on disk, which may include a file outside the "
+                        "vault), so vaultwatch neither reads nor rewrites it; replace it with a plain copy "
+                        "(e.g. cp it to a new name and move that over it), or rename or delete it",
+                        "hard_linked")
+
+
+def read_file(loc: Loc, rel: str) -> tuple[bytes, int] | None:
+    """(bytes, mode) of the regular file `loc` names, or None when nothing is there."""
+    if loc.missing:
+        return None
+    try:
+        fd = loc.open(os.O_RDONLY | O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder") from None
+    except OSError as exc:
+        raise os_error(exc, rel, "was not changed") from None
+    try:
+        st = os.fstat(fd)
+        if stat_mod.S_ISDIR(st.st_mode):
+            raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder")
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise WriteRefused(f"{rel!r} is not a regular file (a FIFO or device?); vaultwatch "
+                               "only writes regular files", "not_a_regular_file")
+        if st.st_nlink > 1:
+            raise hardlink_refusal(rel, st.st_nlink)
+        if st.st_size > MAX_EDIT_BYTES:
+            raise WriteRefused(f"{rel!r} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does "
+                               "not rewrite notes that large", "too_large")
+        return read_all(fd), stat_mod.S_IMODE(st.st_mode)
+    finally:
+        os.close(fd)
+
+
+def fsync_dir(dir_fd: int) -> None:
+    """fsync the folder a core.disk.safeio descriptor names."""
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass  # some file systems cannot fsync a directory; the data itself is synced
+
+
+_RENAME_NOREPLACE = 1
+_renameat2: Any
+try:
+    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+except (AttributeError, OSError):  # not glibc >= 2.28 / not Linux
+    _renameat2 = None
+
+
+def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
+    """Rename src (in folder descriptor src_dir) to dst (in dst_dir) atomically, failing with
+    FileExistsError if dst exists (files or folders). Nothing is resolved by path string."""
+    if _renameat2 is not None:
+        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
+            return
+        err = ctypes.get_errno()
+        if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+            raise OSError(err, os.strerror(err), dst)
+    st = os.stat(src, dir_fd=src_dir, follow_symlinks=False)
+    if stat_mod.S_ISDIR(st.st_mode):
+        try:  # best effort where the kernel lacks RENAME_NOREPLACE
+            os.stat(dst, dir_fd=dst_dir, follow_symlinks=False)
+        except FileNotFoundError:
+            os.rename(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
+            return
+        raise FileExistsError(errno.EEXIST, "File exists", dst)
+    os.link(src, dst, src_dir_fd=src_dir, dst_dir_fd=dst_dir, follow_symlinks=False)  # no-clobber
+    os.unlink(src, dir_fd=src_dir)
+
+
+Hook = Callable[[str], None]
+
+
+def atomic_write(loc: Loc, data: bytes, *, mode: int | None, create: bool,
+                  precheck: Callable[[], None] | None, hook: Hook | None) -> None:
+    """Write `data` to the entry `loc` names via a synced temporary file in the same folder.
+
+    create: no-clobber (FileExistsError if something appeared). precheck runs just before
+    the switch (it raises to abort). hook(stage) is a test seam: "temp_written" after the
+    temporary file is synced, "replaced" after the switch.
+    """
+    dfd, name = loc.dir_fd, loc.name
+    tmp: str | None = None
+    try:
+        for _ in range(50):
+            candidate = f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"  # hidden: never indexed
+            try:
+                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666,
+                             dir_fd=dfd)
+            except FileExistsError:
+                continue
+            tmp = candidate
+            break
+        else:
+            raise OSError(errno.EEXIST, "could not create a temporary file")
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if mode is not None:
+                os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if hook is not None:
+            hook("temp_written")
+        if precheck is not None:
+            precheck()
+        if create:
+            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            os.unlink(tmp, dir_fd=dfd)
+        else:
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        tmp = None
+        if hook is not None:
+            hook("replaced")
+        fsync_dir(dfd)
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+
+
+_TEMP_NAME = re.compile(r"\.vaultwatch-[0-9a-f]{16}\.tmp")
+_STARTED = time.time()
+
+
+def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list[str]:
+    """Remove the write path's own temporary files left by a killed run; returns their vault paths.
+
+    Only names this module makes (`.vaultwatch-<16 hex>.tmp`, regular files) whose mtime is
+    older than `older_than` (default: this process's start, and at least 2 s ago, so a write
+    still running in another process is left alone) are removed. The walk works on folder
+    descriptors (os.fwalk), skips hidden folders and never follows a symlink.
+    """
+    limit = min(_STARTED, time.time() - 2) if older_than is None else older_than
+    removed: list[str] = []
+    for dirpath, dirnames, filenames, dfd in os.fwalk(root_real):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if not _TEMP_NAME.fullmatch(name):
+                continue
+            try:
+                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                if stat_mod.S_ISREG(st.st_mode) and st.st_mtime < limit:
+                    os.unlink(name, dir_fd=dfd)
+                    rel = os.path.relpath(os.path.join(dirpath, name), root_real).replace(os.sep, "/")
+                    removed.append(rel)
+            except OSError:
+                continue
+    return removed
+
+
+def clean_temp_files_soon(vault) -> threading.Thread:
+    """clean_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
+    def run() -> None:
+        from core.events import IndexProblem
+        try:
+            removed = clean_temp_files(vault.root_real)
+        except OSError:
+            return
+        if removed:
+            vault.bus.publish(IndexProblem(f"removed {len(removed)} temporary file(s) an interrupted write left "
+                                           f"behind: {', '.join(removed[:5])}", "info"))
+
+    thread = threading.Thread(target=run, name="vaultwatch-temp-cleanup", daemon=True)
+    thread.start()
+    return thread
+
+
+def folds_case(dir_fd: int, siblings: list[str]) -> bool:
+    """True when the folder's file system finds a name in another case (probed on one existing name)."""
+    probe = next((n for n in siblings if n.swapcase() != n), None)
+    if probe is None:
+        return False
+    try:
+        a = os.stat(probe, dir_fd=dir_fd, follow_symlinks=False)
+        b = os.stat(probe.swapcase(), dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def same_entry(a: os.stat_result | None, b: os.stat_result | None) -> bool:
+    return a is not None and b is not None and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
