@@ -5,9 +5,10 @@ by path string, so no call can leave the vault through a swapped folder:
 
 - `read_file(loc, rel)`: the (bytes, mode) of a regular, singly linked file (a hard-linked one,
   a folder, a FIFO or a file over MAX_EDIT_BYTES is refused with WriteRefused);
-- `atomic_write(loc, data, ...)`: a synced temporary file in the same folder, then a replace
-  (or a no-clobber link for a create) and an fsync of the folder: a crash leaves the old or
-  the new bytes, never a mix;
+- `write_temp(loc, data)` then `TempFile.commit(name)`: a synced temporary file in the same
+  folder, then a replace (or a no-clobber link for a create) and an fsync of the folder: a
+  crash leaves the old or the new bytes, never a mix. Two steps, so that a change waiting for
+  the person's approval has its bytes on disk before the key (`TempFile.discard` when declined);
 - `rename_noreplace`: renameat2(RENAME_NOREPLACE), with a link+unlink fallback;
 - `fsync_dir`, `os_error` (an OSError as a WriteFailed that says why and what to do),
   `clean_temp_files` (what a killed run left), `folds_case`, `same_entry`.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
 import re
 import secrets
@@ -32,9 +34,9 @@ from core.disk.safeio import Loc
 from core.errors import VaultError
 
 __all__ = [
-    "MAX_EDIT_BYTES", "NAME_MAX", "TEMP_PREFIX", "TEMP_SUFFIX", "Hook", "WriteFailed", "WriteRefused",
-    "atomic_write", "clean_temp_files", "clean_temp_files_soon", "folds_case", "fsync_dir", "hardlink_refusal",
-    "os_error", "read_file", "rename_noreplace", "same_entry",
+    "MAX_EDIT_BYTES", "NAME_MAX", "TEMP_PREFIX", "TEMP_SUFFIX", "Hook", "TempFile", "WriteFailed", "WriteRefused",
+    "clean_temp_files", "clean_temp_files_soon", "folds_case", "fsync_dir", "hardlink_refusal",
+    "os_error", "read_file", "rename_noreplace", "same_entry", "write_temp",
 ]
 
 NAME_MAX = 255  # bytes per file or folder name on Linux file systems
@@ -172,56 +174,100 @@ def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
 Hook = Callable[[str], None]
 
 
-def atomic_write(loc: Loc, data: bytes, *, mode: int | None, create: bool,
-                  precheck: Callable[[], None] | None, hook: Hook | None) -> None:
-    """Write `data` to the entry `loc` names via a synced temporary file in the same folder.
+class TempFile:
+    """A synced temporary file beside a note, waiting to become it (`commit`) or to go (`discard`).
 
-    create: no-clobber (FileExistsError if something appeared). precheck runs just before
-    the switch (it raises to abort). hook(stage) is a test seam: "temp_written" after the
-    temporary file is synced, "replaced" after the switch.
+    It is made (`write_temp`) before the change may be written, so that a change waiting for
+    the person's approval has its bytes on disk already and only the switch remains after the
+    key. While it exists its descriptor holds an flock, which `clean_temp_files` (in any
+    process) takes as "in use": a waiting change's file is never swept away as a leftover.
     """
-    dfd, name = loc.dir_fd, loc.name
-    tmp: str | None = None
-    try:
-        for _ in range(50):
-            candidate = f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"  # hidden: never indexed
-            try:
-                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666,
-                             dir_fd=dfd)
-            except FileExistsError:
-                continue
-            tmp = candidate
-            break
-        else:
-            raise OSError(errno.EEXIST, "could not create a temporary file")
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if mode is not None:
-                os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if hook is not None:
-            hook("temp_written")
+
+    __slots__ = ("dir_fd", "fd", "name")
+
+    def __init__(self, dir_fd: int, name: str, fd: int) -> None:
+        self.dir_fd = dir_fd  # the note's folder (not owned: the caller's Loc keeps it open)
+        self.name = name
+        self.fd: int | None = fd
+
+    def commit(self, target: str, *, create: bool, precheck: Callable[[], None] | None = None,
+               hook: Hook | None = None) -> None:
+        """Switch the temporary file in as `target` (in the same folder), then fsync the folder.
+
+        create: no-clobber (FileExistsError if something appeared). precheck runs just before
+        the switch (it raises to abort, and the temporary file stays for `discard`)."""
         if precheck is not None:
             precheck()
+        dfd = self.dir_fd
         if create:
-            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
-            os.unlink(tmp, dir_fd=dfd)
+            os.link(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            os.unlink(self.name, dir_fd=dfd)
         else:
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        tmp = None
+            os.replace(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd)
+        self._close()
+        self.name = ""
         if hook is not None:
             hook("replaced")
         fsync_dir(dfd)
-    finally:
-        if tmp is not None:
+
+    def discard(self) -> None:
+        """Remove the temporary file (nothing when it was committed); safe to call twice."""
+        if self.name:
             try:
-                os.unlink(tmp, dir_fd=dfd)
+                os.unlink(self.name, dir_fd=self.dir_fd)
             except OSError:
                 pass
+            self.name = ""
+        self._close()
+
+    def _close(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)  # drops the flock
+
+
+def write_temp(loc: Loc, data: bytes, *, mode: int | None) -> TempFile:
+    """`data` in a new hidden temporary file in `loc`'s folder, written and fsynced (see TempFile)."""
+    dfd = loc.dir_fd
+    for _ in range(50):
+        candidate = f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"  # hidden: never indexed
+        try:
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666, dir_fd=dfd)
+        except FileExistsError:
+            continue
+        break
+    else:
+        raise OSError(errno.EEXIST, "could not create a temporary file")
+    temp = TempFile(dfd, candidate, fd)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # "in use" for clean_temp_files until it is committed or discarded
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if mode is not None:
+            os.fchmod(fd, mode)
+        os.fsync(fd)
+    except BaseException:
+        temp.discard()
+        raise
+    return temp
+
+
+def _in_use(name: str, dfd: int) -> bool:
+    """True when a live write holds the temporary file's flock (a change waiting for approval)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, dir_fd=dfd)
+    except PermissionError:
+        return False  # a file its note's mode keeps unreadable: the age rule alone decides, as before
+    except OSError:
+        return True  # cannot look: leave it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 _TEMP_NAME = re.compile(r"\.vaultwatch-[0-9a-f]{16}\.tmp")
@@ -233,7 +279,8 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
 
     Only names this module makes (`.vaultwatch-<16 hex>.tmp`, regular files) whose mtime is
     older than `older_than` (default: this process's start, and at least 2 s ago, so a write
-    still running in another process is left alone) are removed. The walk works on folder
+    still running in another process is left alone) and whose flock no live write holds (a
+    change waiting for the person's approval keeps its file, however old) are removed. The walk works on folder
     descriptors (os.fwalk), skips hidden folders and never follows a symlink.
     """
     limit = min(_STARTED, time.time() - 2) if older_than is None else older_than
@@ -245,7 +292,7 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
                 continue
             try:
                 st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-                if stat_mod.S_ISREG(st.st_mode) and st.st_mtime < limit:
+                if stat_mod.S_ISREG(st.st_mode) and st.st_mtime < limit and not _in_use(name, dfd):
                     os.unlink(name, dir_fd=dfd)
                     rel = os.path.relpath(os.path.join(dirpath, name), root_real).replace(os.sep, "/")
                     removed.append(rel)

@@ -56,7 +56,6 @@ from core.edit.atomic import (
     Hook,
     WriteFailed,
     WriteRefused,
-    atomic_write,
     folds_case,
     fsync_dir,
     hardlink_refusal,
@@ -64,6 +63,7 @@ from core.edit.atomic import (
     read_file,
     rename_noreplace,
     same_entry,
+    write_temp,
 )
 from core.edit.fmedit import FrontmatterEditError
 from core.errors import NotFoundError, PathError, VaultError
@@ -736,9 +736,19 @@ class Writer:
                                     "was in progress; read it again and retry", t.rel,
                                     etag_of(now[0]) if now else None)
 
-        _journal.approve(t.rel, old, data)  # the approval gate; raises when the person declines
+        done = False
         try:
-            atomic_write(loc, data, mode=mode, create=create, precheck=precheck, hook=self._hook)
+            # the bytes go to disk (a synced temporary file) before the approval gate, so that after the
+            # person's key only the re-check, the switch and the folder's fsync remain
+            temp = write_temp(loc, data, mode=mode)
+            try:
+                if self._hook is not None:
+                    self._hook("temp_written")
+                _journal.approve(t.rel, old, data)  # the approval gate; raises when the person declines
+                temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook)
+                done = True
+            finally:
+                temp.discard()  # declined, refused or failed: no temporary file stays
         except FileExistsError:
             try:
                 found = read_file(loc, t.rel)
@@ -751,8 +761,19 @@ class Writer:
         finally:
             if fresh is not None:
                 fresh.close()
+                if not done:  # declined or failed: the folders made for the new note go again (when still empty)
+                    self._remove_empty(fresh.created)
         _journal.committed(t.rel, old, data)
         return list(fresh.created) if fresh is not None else []
+
+    def _remove_empty(self, folders: list[str]) -> None:
+        """rmdir each of `folders` (vault paths, parents first) that is still empty, deepest first."""
+        for rel in reversed(folders):
+            try:
+                with self._loc(rel, follow_last=False) as loc:
+                    os.rmdir(loc.name, dir_fd=loc.dir_fd)
+            except (OSError, VaultError):
+                return  # not empty (someone put something there) or gone: its parents stay too
 
     def _check_match(self, t: _Target, if_match: str | None, current: str | None) -> None:
         if if_match is None:

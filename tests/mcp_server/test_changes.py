@@ -188,3 +188,85 @@ async def test_an_outside_edit_while_a_change_waits_is_not_overwritten_on_approv
     assert "changed by someone else" in result.content[0].text
     assert disk(vault, "Plan.md") == b"# Plan\n- the person's own line\n"
     assert not any(c.kind == "change" for c in journal_for(vault).changes())
+
+
+class LooksAtTheDisk:
+    """While a change waits for approval: which of the write path's temporary files exist, what
+    they hold, and what the leftover cleaner (told that everything is old) would remove; then
+    the person answers (or not)."""
+
+    def __init__(self, gate: ApprovalGate, vault: Vault, answer: bool | None):
+        self.gate, self.vault, self.answer = gate, vault, answer
+        self.temps: dict[str, bytes] = {}
+        self.cleaned: list[str] | None = None
+        self.after: bytes | None = None
+        vault.bus.subscribe(self.on_event)
+
+    def on_event(self, event) -> None:
+        if isinstance(event, ApprovalRequested):
+            threading.Timer(0.05, self.look, (event.pending,)).start()
+
+    def look(self, pending) -> None:
+        from core.edit.atomic import clean_temp_files
+        self.after = pending.after
+        root = Path(self.vault.root)
+        self.temps = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob(".vaultwatch-*.tmp")}
+        self.cleaned = clean_temp_files(self.vault.root_real, older_than=time.time() + 60)
+        if self.answer is not None:
+            self.gate.decide(pending.id, self.answer, "" if self.answer else "no")
+
+
+def temp_files(vault: Vault) -> list[str]:
+    return [p.name for p in Path(vault.root).rglob(".vaultwatch-*")]
+
+
+@pytest.mark.parametrize("answer", [True, False, None])
+@pytest.mark.parametrize("arguments", [
+    {"path": "Plan.md", "content": "# Agent\n", "overwrite": True},  # a replace
+    {"path": "Inbox/New.md", "content": "# New\n"},  # a create in a new folder
+])
+async def test_a_waiting_change_is_on_disk_before_the_key_and_leaves_no_temporary_file(vault, sock_dir, answer,
+                                                                                      arguments):
+    gate = ApprovalGate("writes", timeout=1.0)
+    approval.attach(vault, gate)
+    gate.attend()
+    person = LooksAtTheDisk(gate, vault, answer)
+    before = {"Plan.md": disk(vault, "Plan.md")}
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool("write", arguments)
+    folder = arguments["path"].rpartition("/")[0]
+    # while it waited: the new bytes in one synced temporary file beside the note, which the
+    # leftover cleaner (every file old enough for it) did not take
+    assert list(person.temps.values()) == [arguments["content"].encode()] == [person.after]
+    assert [p.rpartition("/")[0] for p in person.temps] == [folder]
+    assert person.cleaned == []
+    assert temp_files(vault) == []  # approved, denied or timed out: nothing left beside the note
+    target = Path(vault.root) / arguments["path"]
+    if answer:
+        assert not result.is_error and target.read_bytes() == arguments["content"].encode()
+    else:
+        why = "no" if answer is False else "no decision within 1 s"
+        assert result.is_error and f"the person declined this change: {why}" in result.content[0].text
+        if arguments["path"] in before:
+            assert target.read_bytes() == before["Plan.md"]
+        else:  # nor the folder made for it
+            assert not target.parent.exists()
+
+
+def test_the_cleaner_still_removes_a_killed_writes_leftover(vault):
+    """A temporary file nobody holds (what kill -9 leaves) is removed; one a live write holds is not."""
+    import os
+
+    from core.disk.safeio import locate
+    from core.edit.atomic import clean_temp_files, write_temp
+
+    with locate(vault.root_real, "Plan.md") as loc:
+        held = write_temp(loc, b"waiting\n", mode=None)
+        try:
+            left = Path(vault.root) / ".vaultwatch-0123456789abcdef.tmp"
+            left.write_bytes(b"left by a killed run\n")
+            assert clean_temp_files(vault.root_real, older_than=time.time() + 60) == [left.name]
+            assert os.path.exists(os.path.join(vault.root, held.name))
+        finally:
+            held.discard()
+    assert temp_files(vault) == []
