@@ -1,0 +1,138 @@
+"""The approval dialog (tui/review.py's ReviewHost pushes one per waiting change): an agent's
+change as a diff with the time left, `y` approves, `n` denies, `d` denies with a reason
+(core.review.approval decides; the agent's call goes on at once).
+"""
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input
+
+from core.review import approval
+from core.review.approval import Pending
+
+from .diffview import DiffDoc, DiffView, Piece, render_diff, render_files
+
+FINISH_WAIT = 0.5  # s: the approval dialog closes at the latest this long after the decision
+
+
+def render_pending(pending: Pending, width: int, now: float) -> DiffDoc:
+    """A waiting change: its title with the time left (the doc's first piece), then its diff."""
+    title = pending_title(pending, now)
+    if pending.operation in ("rename",):
+        return render_files(title, [], width, [Text("\nthe note moves; links to it across the vault will be "
+                                                    "rewritten", style="italic")])
+    if pending.operation == "delete":
+        body: RenderableType = render_diff(pending.before, None, width) if pending.before is not None else Text("")
+        return render_files(title, [], width, [Text("\nthe file goes to the trash", style="italic red"), body])
+    return render_files(title, [(pending.path, "target", pending.before, pending.after)], width)
+
+
+def pending_title(pending: Pending, now: float) -> Text:
+    title = Text()
+    title.append(pending.agent or pending.actor, style="bold magenta")
+    title.append(" wants to ")
+    title.append(pending.operation, style="bold")
+    title.append(f" {pending.path}", style="bold underline")
+    if pending.dest:
+        title.append(" → ")
+        title.append(pending.dest, style="bold underline green")
+    title.append(f"\n{pending.remaining(now):.0f} s left: ", style="dim")
+    title.append("y", style="bold reverse")
+    title.append(" approve  ", style="dim")
+    title.append("n", style="bold reverse")
+    title.append(" deny  ", style="dim")
+    title.append("d", style="bold reverse")
+    title.append(" deny with a reason", style="dim")
+    return title
+
+
+class ApprovalScreen(ModalScreen[None]):
+    """One waiting change: its diff, the time left, y approve / n deny / d deny with a reason."""
+
+    DEFAULT_CSS = """
+    ApprovalScreen { align: center middle; }
+    ApprovalScreen > Vertical { width: 95%; height: 90%; border: thick $warning; background: $surface; padding: 0 1; }
+    ApprovalScreen #approval-reason { display: none; }
+    ApprovalScreen.-reason #approval-reason { display: block; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "approve", "Approve", id="approval.approve"),
+        Binding("n", "deny", "Deny", id="approval.deny"),
+        Binding("d", "deny_with_reason", "Deny with a reason", id="approval.reason"),
+    ]
+
+    def __init__(self, gate: approval.ApprovalGate, pending: Pending) -> None:
+        super().__init__()
+        self.gate = gate
+        self.pending = pending
+
+    def compose(self):
+        with Vertical():
+            yield DiffView(id="approval-diff")
+            yield Input(placeholder="why not? (enter sends, escape goes back)", id="approval-reason")
+
+    decided = False  # the person answered; the dialog stays until the call has finished (see _answer)
+
+    def on_mount(self) -> None:
+        self._draw()
+        self.set_interval(1.0, self._tick)
+
+    def _draw(self) -> None:
+        self._doc = render_pending(self.pending, self.app.size.width, time.monotonic())
+        self.query_one(DiffView).show(self._doc)
+
+    def _tick(self) -> None:
+        if self.pending.settled and not self.decided:
+            self.dismiss(None)
+            return
+        if not self.decided:  # the time left: the title only, the diff and the scroll position stay
+            self._doc.pieces[0] = Piece(pending_title(self.pending, time.monotonic()))
+            self.query_one(DiffView).show(self._doc, keep_scroll=True)
+
+    def _answer(self, approved: bool, reason: str = "") -> None:
+        """Decide, let agents' calls go on at once (the person's key is answered), and close the
+        dialog when the call has finished (ApprovalFinished) or after FINISH_WAIT: closing it
+        repaints the screen below, which would otherwise run in the same moments as the write."""
+        if self.decided:
+            return
+        self.decided = True
+        self.gate.decide(self.pending.id, approved, reason)
+        release = getattr(getattr(self.app, "session", None), "vault", None)
+        if release is not None:
+            release.foreground.release()
+        self.set_timer(FINISH_WAIT, self.close)
+
+    def close(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
+
+    def action_approve(self) -> None:
+        self._answer(True)
+
+    def action_deny(self) -> None:
+        self._answer(False, "")
+
+    def action_deny_with_reason(self) -> None:
+        if self.decided:
+            return
+        self.set_class(True, "-reason")
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._answer(False, event.value)
+
+    def key_escape(self) -> None:
+        if self.has_class("-reason"):
+            self.set_class(False, "-reason")
+            self.focus()
+
+
+__all__ = ["FINISH_WAIT", "ApprovalScreen", "pending_title", "render_pending"]

@@ -1,0 +1,428 @@
+"""The Changes view and one change's diff (tui/review.py wires them in): the change journal
+(core.review.journal) as the person reads it, with one-key revert (core.review.revert, run in
+a worker thread), revert of all of one agent's changes after a confirm, and the three versions
+when a revert is refused.
+
+Keys: in the Changes view and a change's diff, `r` reverts the change, `R` reverts every change
+of its agent (after a confirm); the Changes view groups by note or agent and filters since a time.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from core.edit.writes import Writer
+from core.errors import VaultError
+from core.review.journal import Change, journal_for, parse_since
+from core.review.revert import RevertRefused, revert, revert_agent
+
+from .diffview import DiffDoc, DiffView, render_files
+
+
+def _actor(app: Any) -> str:
+    try:
+        return app.actions.actor
+    except Exception:  # an app without the triage actions (tests): still the person
+        return "human"
+
+
+def _when(at: float, localtime=time.localtime) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", localtime(at))
+
+
+def change_title(change: Change, localtime=time.localtime) -> Text:
+    """The header of one change: id, who, when, tool, summary, revert state."""
+    text = Text()
+    text.append(f"change {change.id}", style="bold")
+    text.append(f"  {change.who}", style="bold magenta")
+    if change.session:
+        text.append(f" [{change.session[:12]}]", style="dim")
+    text.append(f"  {_when(change.at, localtime)}  ", style="dim")
+    text.append(change.tool, style="bold")
+    text.append(f"  {change.summary}")
+    if change.reverted_by is not None:
+        text.append(f"  (reverted by change {change.reverted_by})", style="yellow")
+    if change.revert_of is not None:
+        text.append(f"  (reverts change {change.revert_of})", style="yellow")
+    return text
+
+
+def render_change(journal: Any, change: Change, width: int, localtime=time.localtime) -> RenderableType:
+    """A journaled change as the person reads it: the move of a rename, then each file's diff."""
+    lead: list[RenderableType] = []
+    if change.kind == "outside":
+        lead.append(Text("\nchanged outside vaultwatch: the journal has no before-state for these paths\n"
+                         + "\n".join(f"  {p}" for p in change.paths[:50]), style="italic"))
+    if change.operation == "rename" and change.src:
+        move = Text("\n")
+        move.append("moved ", style="bold")
+        move.append(change.src, style="red")
+        move.append(" → ")
+        move.append(change.path, style="green")
+        links = [f for f in change.files if f.role == "links"]
+        move.append(f"\nrewrote links in {len(links)} note{'s' if len(links) != 1 else ''}", style="dim")
+        lead.append(move)
+    if change.operation == "delete":
+        lead.append(Text(f"\ndeleted {change.path}" + (f" (moved to {change.moved_to})" if change.moved_to else
+                                                       " permanently"), style="bold red"))
+    files = []
+    for f in change.files:
+        before, after = journal.contents(change.id, f.seq)
+        if change.operation == "delete" and f.role == "target":
+            continue
+        files.append((f.path, f.role, before, after))
+    return render_files(change_title(change, localtime), files, width, lead)
+
+
+# --- dialogs ---------------------------------------------------------------------------------
+
+class ConfirmScreen(ModalScreen[bool]):
+    """y / enter confirms, n / escape cancels."""
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical { width: 70; height: auto; padding: 1 2; border: round $warning; background: $surface; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,enter", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self):
+        with Vertical():
+            yield Static(Text(self.question, style="bold"))
+            yield Static(Text("y: yes   n: no", style="dim"))
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class VersionsScreen(ModalScreen[None]):
+    """Why a revert was refused, and the three versions side by side: before, written, now."""
+
+    DEFAULT_CSS = """
+    VersionsScreen { align: center middle; }
+    VersionsScreen > Vertical { width: 95%; height: 90%; border: round $error; background: $surface; padding: 0 1; }
+    VersionsScreen #versions { height: 1fr; }
+    VersionsScreen .version { width: 1fr; border-right: vkey $foreground 20%; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,enter", "close", "Close", id="versions.close")]
+
+    def __init__(self, refused: RevertRefused) -> None:
+        super().__init__()
+        self.refused = refused
+
+    def compose(self):
+        with Vertical():
+            yield Static(Text(self.refused.message, style="bold red"), id="versions-reason")
+            if self.refused.path:
+                with Horizontal(id="versions"):
+                    for name, data in self.refused.versions.items():
+                        label = {"before": "before the change", "written": "what the change wrote",
+                                 "current": "now"}[name]
+                        with VerticalScroll(classes="version"):
+                            yield Static(Text(label, style="bold underline"))
+                            yield Static(Text("(absent)", style="italic") if data is None
+                                         else Text(data.decode("utf-8", "replace")))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class _Reverting:
+    """Revert actions shared by the Changes view and a change's diff."""
+
+    app: Any
+
+    def _journal(self):
+        return journal_for(self.app.session.vault)
+
+    def revert_change(self, change: Change) -> None:
+        vault = self.app.session.vault
+        actor = _actor(self.app)
+
+        def work() -> None:
+            journal = journal_for(vault)
+            try:
+                outcome = revert(Writer(vault), journal, change.id, actor=actor)
+            except RevertRefused as exc:
+                self.app.call_from_thread(self._refused, exc)
+                return
+            except Exception as exc:  # a write error: say it, lose nothing
+                self.app.call_from_thread(self.app.notify, str(exc), severity="error", title="revert")
+                return
+            self.app.call_from_thread(self._reverted, f"reverted change {change.id}: {outcome.revert.summary}")
+
+        self.app.run_worker(work, thread=True, group="revert", exit_on_error=False, description="revert")
+
+    def revert_all(self, change: Change) -> None:
+        agent = change.agent
+        if not agent:
+            self.app.notify("this change was not made by an agent", severity="warning", title="revert")
+            return
+        vault = self.app.session.vault
+        actor = _actor(self.app)
+        count = len([c for c in self._journal().changes(agent=agent, kinds=("change",)) if c.reverted_by is None])
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            def work() -> None:
+                outcome = revert_agent(Writer(vault), journal_for(vault), agent, actor=actor)
+                message = f"reverted {len(outcome.reverted)} change(s) of {agent}"
+                if outcome.refused:
+                    message += f"; {len(outcome.refused)} refused: " + "; ".join(m for _, m in outcome.refused[:3])
+                self.app.call_from_thread(self._reverted, message, bool(outcome.refused))
+
+            self.app.run_worker(work, thread=True, group="revert", exit_on_error=False, description="revert all")
+
+        self.app.push_screen(ConfirmScreen(f"Revert all {count} change(s) of {agent} not reverted yet, newest "
+                                           "first? Changes edited since are left alone and listed."), answered)
+
+    def _refused(self, exc: RevertRefused) -> None:
+        self.app.notify(exc.message, severity="error", title="not reverted", timeout=8)
+        self.app.push_screen(VersionsScreen(exc))
+
+    def _reverted(self, message: str, warn: bool = False) -> None:
+        self.app.notify(message, severity="warning" if warn else "information", title="revert")
+        self.reload()
+
+    def reload(self) -> None:  # overridden
+        pass
+
+
+class ChangeScreen(Screen[None], _Reverting):
+    """The diff of one or more changes (an agent's call), with r / R to revert."""
+
+    DEFAULT_CSS = """
+    ChangeScreen #change-help { height: 1; background: $panel; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Back", id="change.close"),
+        Binding("r", "revert", "Revert", id="change.revert"),
+        Binding("R", "revert_all", "Revert all of this agent", id="change.revert_all"),
+        Binding("f", "unfollow", "Stop following", id="change.unfollow"),
+    ]
+
+    def __init__(self, change_ids: tuple[int, ...], *, following: str | None = None) -> None:
+        super().__init__()
+        self.change_ids = change_ids
+        self.following = following  # an agent whose newest change this view shows (follow mode)
+
+    def compose(self):
+        yield Static(self._help(), id="change-help")
+        yield DiffView(id="change-diff")
+        yield Footer()
+
+    def _help(self) -> Text:
+        text = Text()
+        if self.following:
+            text.append(f"following {self.following}: its newest change  ", style="bold reverse")
+            text.append(" f: stop following   ", style="dim")
+        text.append("r: revert   R: revert all of this agent   escape: back", style="dim")
+        return text
+
+    def follow(self, change_ids: tuple[int, ...]) -> None:
+        """The followed agent changed something again: show that change."""
+        self.change_ids = change_ids
+        self.reload()
+
+    def action_unfollow(self) -> None:
+        """f: stop following (the main screen's follow mode too) and go back."""
+        self.following = None
+        main = getattr(self.app, "main", None)
+        panel = getattr(main, "_activity_panel", None)
+        if panel is not None and panel.following:
+            main.action_toggle_follow()
+        self.dismiss(None)
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    def changes(self) -> list[Change]:
+        journal = self._journal()
+        out = []
+        for cid in self.change_ids:
+            try:
+                out.append(journal.get(cid))
+            except Exception:
+                continue
+        return out
+
+    def reload(self) -> None:
+        journal = self._journal()
+        width = self.app.size.width
+        changes = self.changes()
+        body: RenderableType = Text("the journal no longer holds this change", style="italic")
+        if changes:
+            body = DiffDoc()
+            for c in changes:
+                body.add(render_change(journal, c, width, self.app.config.localtime))
+        self.query_one(DiffView).show(body)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_revert(self) -> None:
+        for change in reversed(self.changes()):
+            self.revert_change(change)
+
+    def action_revert_all(self) -> None:
+        changes = self.changes()
+        if changes:
+            self.revert_all(changes[0])
+
+
+class ChangesScreen(Screen[None], _Reverting):
+    """Every journaled change of this session (or all), per note and per agent, with its diff."""
+
+    DEFAULT_CSS = """
+    ChangesScreen #changes-title { height: 1; background: $panel; padding: 0 1; }
+    ChangesScreen #changes-table { height: 40%; }
+    ChangesScreen #changes-diff { border-top: hkey $foreground 20%; }
+    ChangesScreen #changes-since { display: none; }
+    ChangesScreen.-since #changes-since { display: block; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Back", id="changes.close"),
+        Binding("r", "revert", "Revert", id="changes.revert"),
+        Binding("R", "revert_all", "Revert all of this agent", id="changes.revert_all"),
+        Binding("n", "by_note", "This note only", id="changes.note"),
+        Binding("w", "by_agent", "This agent only", id="changes.agent"),
+        Binding("t", "toggle_since", "Session / all", id="changes.since"),
+        Binding("s", "ask_since", "Since…", id="changes.since_time"),
+    ]
+
+    def __init__(self, since: float | None) -> None:
+        super().__init__()
+        self.session_since = since
+        self.since: float | None = since
+        self.note: str | None = None
+        self.agent: str | None = None
+        self.rows: list[Change] = []
+
+    def compose(self):
+        yield Static(id="changes-title")
+        table = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
+        yield table
+        yield DiffView(id="changes-diff")
+        yield Input(placeholder="since when? 30m, 2h, 1d, 2026-12-01 or 2026-12-01T09:00 (enter applies, escape "
+                                "goes back)", id="changes-since")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("#", "time", "who", "tool", "path", "summary", "state")
+        self.reload()
+        table.focus()
+
+    def reload(self) -> None:
+        journal = self._journal()
+        table = self.query_one(DataTable)
+        keep = table.cursor_row if self.rows else 0
+        self.rows = journal.changes(agent=self.agent, since=self.since, path=self.note, limit=2000) if journal else []
+        table.clear()
+        localtime = self.app.config.localtime
+        for c in self.rows:
+            where = f"{c.src} → {c.path}" if c.src else c.path
+            state = (f"reverted by {c.reverted_by}" if c.reverted_by is not None
+                     else f"reverts {c.revert_of}" if c.revert_of is not None else "")
+            table.add_row(str(c.id), time.strftime("%H:%M:%S", localtime(c.at)), c.who, c.tool, where, c.summary,
+                          state, key=str(c.id))
+        title = Text("Changes", style="bold")
+        scope = "this session" if self.since is not None and self.since == self.session_since else (
+            "all journaled" if self.since is None else "since " + _when(self.since, localtime))
+        title.append(f"  {len(self.rows)} · {scope}", style="dim")
+        if self.note:
+            title.append(f" · note {self.note}", style="dim")
+        if self.agent:
+            title.append(f" · agent {self.agent}", style="dim")
+        title.append("   r revert · R revert all of agent · n note · w agent · t session/all · s since…", style="dim")
+        self.query_one("#changes-title", Static).update(title)
+        if self.rows:
+            table.move_cursor(row=min(keep, len(self.rows) - 1))
+            self._show(self.rows[min(keep, len(self.rows) - 1)])
+        else:
+            self.query_one(DiffView).show(Text("no changes journaled" + (" in this session" if self.since else ""),
+                                               style="italic dim"))
+
+    def selected(self) -> Change | None:
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    def _show(self, change: Change) -> None:
+        self.query_one(DiffView).show(render_change(self._journal(), change, self.app.size.width,
+                                                    self.app.config.localtime))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        change = self.selected()
+        if change is not None:
+            self._show(change)
+
+    def action_close(self) -> None:
+        if self.has_class("-since"):  # typing a time: escape goes back to the list, not out of the view
+            self._close_since()
+            return
+        self.dismiss(None)
+
+    def action_revert(self) -> None:
+        change = self.selected()
+        if change is not None:
+            self.revert_change(change)
+
+    def action_revert_all(self) -> None:
+        change = self.selected()
+        if change is not None:
+            self.revert_all(change)
+
+    def action_by_note(self) -> None:
+        change = self.selected()
+        self.note = None if self.note or change is None else change.path
+        self.reload()
+
+    def action_by_agent(self) -> None:
+        change = self.selected()
+        self.agent = None if self.agent or change is None else change.agent
+        self.reload()
+
+    def action_toggle_since(self) -> None:
+        self.since = None if self.since is not None else self.session_since
+        self.reload()
+
+    def action_ask_since(self) -> None:
+        """s: only the changes since a time (as `vaultwatch changes --since`)."""
+        self.set_class(True, "-since")
+        self.query_one("#changes-since", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            since = parse_since(event.value, self.app.session.vault.clock.now())
+        except VaultError as exc:
+            self.app.notify(exc.message, severity="error", title="since")
+            return
+        self.since = since
+        self._close_since()
+        self.reload()
+
+    def _close_since(self) -> None:
+        self.set_class(False, "-since")
+        self.query_one("#changes-since", Input).value = ""
+        self.query_one(DataTable).focus()
+
+
+__all__ = ["ChangeScreen", "ChangesScreen", "ConfirmScreen", "VersionsScreen", "change_title", "render_change"]
