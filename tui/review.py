@@ -26,7 +26,7 @@ from core.review import approval
 from core.review.approval import ApprovalFinished, ApprovalModeChanged, ApprovalRequested, ApprovalSettled, Pending
 from core.review.journal import Change, ChangeRecorded, journal_for
 
-from .approvaldialog import ApprovalScreen, render_pending
+from .approvaldialog import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
 from .changeviews import ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen, render_change
 
 MODES_CYCLE = ("none", "writes", "deletes")
@@ -75,6 +75,7 @@ class ReviewHost(Widget):
             self.show_gate()
 
     def on_unmount(self) -> None:
+        QUICK.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
         if self._leave is not None:
@@ -99,6 +100,8 @@ class ReviewHost(Widget):
             self.post_message(self.GateChanged())
 
     def on_review_host_finished(self, message: Finished) -> None:
+        if QUICK.active:  # the call's answer goes out right after this: quick handoffs a moment longer
+            self.app.set_timer(QUICK_GRACE_S, lambda: QUICK.stop(message.pending_id))
         showing = self._showing
         if showing is not None and showing.pending.id == message.pending_id and showing.decided:
             showing.close()

@@ -321,3 +321,35 @@ async def test_the_approval_dialogs_countdown_keeps_the_diff_where_the_person_sc
         await pilot.press("y")
         await asyncio.get_running_loop().run_in_executor(None, thread.join, 10)
     assert outcome and getattr(outcome[0], "changed", False)
+
+
+async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answer_is_out(tui_demo: Path,
+                                                                                        socket_path: str):
+    """From the key until the call has answered, the interpreter switches threads every 0.5 ms
+    (the woken writer and the server's answer do not queue 5 ms behind the TUI's drawing after
+    each system call); then the process's own switch interval is back."""
+    import sys
+
+    from core.review.approval import ApprovalSettled
+    from tui.approvaldialog import QUICK_SWITCH_S
+
+    normal = sys.getswitchinterval()
+    at_decision: list[float] = []
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    vault.bus.subscribe(lambda e: at_decision.append(sys.getswitchinterval()) if isinstance(e, ApprovalSettled)
+                        else None)  # published inside the decision, in the key's thread
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await started(app, pilot, socket_path)
+        async with agent(socket_path, "claude-test") as claude:
+            for i, key in enumerate(("y", "n")):
+                call = asyncio.create_task(claude.call_tool("write", {"path": f"Inbox/q{i}.md", "content": "# Q\n"}))
+                await wait_for(lambda: isinstance(app.screen, ApprovalScreen), 10)
+                await pilot.press(key)
+                result = await asyncio.wait_for(call, 10)
+                assert result.is_error == (key == "n")
+                await wait_for(lambda: sys.getswitchinterval() == normal, 5)  # back once the answer is out
+                await wait_for(lambda: not isinstance(app.screen, ApprovalScreen), 5)
+    assert at_decision == [QUICK_SWITCH_S, QUICK_SWITCH_S] and normal > QUICK_SWITCH_S
+    assert sys.getswitchinterval() == normal
