@@ -7,7 +7,9 @@ from pydantic import WithJsonSchema
 from typing_extensions import TypedDict
 
 ROW_FIELDS = ("path, kind, title, folder, size_bytes, modified_at; notes: status, stale, trust_tier, tags, "
-              "frontmatter (when asked), frontmatter_error/decode_error; attachments: mime_type; stale page: overdue_days")
+              "frontmatter (when asked), frontmatter_error/decode_error; attachments: mime_type")
+TRIAGE_ROW_FIELDS = ("list_documents' rows; on the stale page also overdue_days, on broken_links broken_links "
+                     "(links as in get_links, each with missing: file|heading|block)")
 
 # Rows are described, not checked: any per-row subschema (even {"type": "object"}) makes every
 # client that validates results walk each row (the Python SDK's jsonschema: ~6 us a row, 60 ms
@@ -15,6 +17,9 @@ ROW_FIELDS = ("path, kind, title, folder, size_bytes, modified_at; notes: status
 # skipped for them (`Any`: they come straight from core, and reach the wire pre-serialised).
 Rows = Annotated[Any, WithJsonSchema({
     "type": "array", "description": "Listing rows in order, each an object: " + ROW_FIELDS,
+})]
+TriageRows = Annotated[Any, WithJsonSchema({
+    "type": "array", "description": "Rows in order: " + TRIAGE_ROW_FIELDS,
 })]
 
 
@@ -112,7 +117,7 @@ class TriageOutput(TypedDict):
     okf_bundle: bool
     counts: TriageCounts
     category: str | None
-    result: Rows
+    result: TriageRows
     total: int
     returned: int
     next_cursor: str | None

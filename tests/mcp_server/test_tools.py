@@ -339,6 +339,28 @@ async def test_list_tags(agent):
     assert len((await ok(agent, "list_tags", {"limit": 2}))["result"]) == 2
 
 
+async def test_list_tags_and_list_documents_parameters_do_what_their_descriptions_say(agent):
+    """list_tags: ties by name, prefix may start with '#', folder and prefix combine, a nested tag counts
+    as itself. list_documents: folder and pattern combine, pattern matching the whole vault-relative path."""
+    rows = (await ok(agent, "list_tags"))["result"]
+    keys = [(-r["count"], r["tag"]) for r in rows]
+    assert keys == sorted(keys)
+    notes = (await ok(agent, "list_documents", {"limit": 100000}))["result"]
+    def carrying(tag, folder=""):
+        return sum(1 for n in notes if n["path"].startswith(folder)
+                   and tag in {t.casefold() for t in n.get("tags") or ()})
+    by_tag = {r["tag"].casefold(): r["count"] for r in rows}
+    assert "ops/oncall" in by_tag and by_tag["ops"] == carrying("ops") and by_tag["ops/oncall"] == carrying("ops/oncall")
+    assert (await ok(agent, "list_tags", {"prefix": "#ops"}))["result"] == (await ok(agent, "list_tags", {"prefix": "ops"}))["result"]
+    scoped = (await ok(agent, "list_tags", {"folder": "Areas", "prefix": "ops"}))["result"]
+    assert scoped
+    assert {r["tag"].casefold(): r["count"] for r in scoped} == {
+        t: carrying(t, "Areas/") for t in by_tag if t.startswith("ops") and carrying(t, "Areas/")}
+    both = (await ok(agent, "list_documents", {"folder": "Projects", "pattern": "Projects/Archive/**"}))["result"]
+    assert both and all(r["path"].startswith("Projects/Archive/") for r in both)
+    assert (await ok(agent, "list_documents", {"folder": "Projects", "pattern": "Archive/**"}))["result"] == []
+
+
 async def test_get_links(agent):
     out = await ok(agent, "get_links", {"path": "index.md"})
     resolved = {o["target"]: o["resolved"] for o in out["outgoing"]}
