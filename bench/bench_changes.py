@@ -136,7 +136,8 @@ def diff_1mb(repeat: int = 5, screen: int = 50) -> dict:
 
 
 def journal_size(changes: int = 10_000, notes: int = 100) -> dict:
-    from core.review.journal import Journal, Scope, _File
+    from core.review.hooks import FileWrite, Scope
+    from core.review.journal import Journal
 
     rng = random.Random(3)
     texts = [note_text(rng, 10_000) for _ in range(notes)]
@@ -152,7 +153,7 @@ def journal_size(changes: int = 10_000, notes: int = 100) -> dict:
             j = 5 + (i // notes) % (len(lines) - 5)
             lines[j] = " ".join(rng.choice(WORDS) for _ in range(8))
             texts[k] = "\n".join(lines) + "\n"
-            scope.files = [_File(f"Notes/n{k}.md", before, texts[k].encode(), "target")]
+            scope.files = [FileWrite(f"Notes/n{k}.md", before, texts[k].encode(), "target")]
             journal._insert(dict(kind="change", actor="agent:bench", agent="bench/1", session="s", tool="edit",
                                  operation="edit", path=f"Notes/n{k}.md", summary="+1 -1 lines",
                                  arguments={"path": f"Notes/n{k}.md", "old_text": "x" * 60, "new_text": "y" * 60}),

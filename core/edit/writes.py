@@ -74,7 +74,7 @@ from core.markdown.parse import decode, load_yaml, split_frontmatter
 from core.markdown.sections import SectionError
 from core.markdown.sections import edit_section as _edit_section
 from core.model import ATTACHMENT, FOLDER, NOTE
-from core.review import journal as _journal
+from core.review import hooks as _journal
 
 if TYPE_CHECKING:  # vault.py imports this module
     from core.vault import Vault

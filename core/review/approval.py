@@ -214,7 +214,7 @@ class ApprovalGate:
         actor = scope.actor
         if actor == "human" or actor.startswith("human:") or not self.needs(operation, rel, dest):
             return
-        from core.review.journal import current_caller  # noqa: PLC0415  (journal imports nothing from here)
+        from core.review.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
         caller = current_caller()
         if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
             old = scope.preread[1]

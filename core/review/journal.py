@@ -13,34 +13,47 @@ compressed; after-bytes are compressed against the before-bytes as a preset dict
 so a small edit of a note costs a few hundred bytes. Bounded: the oldest changes are
 dropped beyond `max_changes` or `max_bytes` of stored content (both configurable).
 
-Hooks: core.edit.writes decorates each public Writer operation with `journaled(...)`, which opens
-a scope (a context variable, copied into the threads a rename rewrites links in); the
-write path reports each committed file with `committed(...)` and asks `approve(...)` first
-(the approval gate, core.review.approval). Nested operations (a revert's writes) join the outer
-scope. The MCP layer names the caller with `calling(...)` and reads back the change ids.
+Hooks: the write path reports to the journal through core.review.hooks (`journaled`,
+`committed`, `approve`, the MCP layer's `calling`; importable from here too); `record_result`
+turns one operation's scope into one row.
+
+Over 500 lines on purpose: the store is one job around one SQLite connection and its lock:
+the schema, one transaction per change, the bounds (pruning), the reads and the "changed
+outside" rows (which look up recent rows before they insert one) all share them; splitting
+them would spread that lock's rules over several modules.
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import datetime as dt
-import functools
 import hashlib
 import json
 import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import NotFoundError, VaultError
 from core.events import DocumentsChanged, Event
+from core.review.hooks import (  # the write path's hooks, importable from here too
+    MAX_ARG_CHARS,
+    Caller,
+    FileWrite,
+    Scope,
+    approve,
+    calling,
+    committed,
+    current_caller,
+    current_scope,
+    journaled,
+    problem,
+    waited,
+)
 
 DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
-MAX_ARG_CHARS = 2000
 MAX_OUTSIDE_PATHS = 1000
 RECENT_S = 300.0  # s: a change journaled by another process this recently may explain a disk event
 RECHECK_S = 1.0  # s: an outside row is checked again this long after (another process's journal row)
@@ -147,159 +160,6 @@ def _unpack(blob: bytes | None, base: bytes | None = None) -> bytes | None:
     return zlib.decompress(body)
 
 
-# --- caller and scope ------------------------------------------------------------------------
-
-@dataclass
-class Caller:
-    """Who is calling: set by the MCP layer around a tool call (agent name, session, tool, arguments)."""
-
-    agent: str
-    session: str
-    tool: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    change_ids: list[int] = field(default_factory=list)
-    waiting: Any = None  # the approval request this call waits on (core.review.approval.Pending), if any
-
-
-_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("vaultwatch_caller", default=None)
-
-
-@contextlib.contextmanager
-def calling(caller: Caller) -> Iterator[Caller]:
-    """Name the caller of every change made inside the block."""
-    token = _caller.set(caller)
-    try:
-        yield caller
-    finally:
-        _caller.reset(token)
-
-
-def current_caller() -> Caller | None:
-    return _caller.get()
-
-
-@dataclass
-class _File:
-    path: str
-    before: bytes | None
-    after: bytes | None
-    role: str
-
-
-@dataclass
-class Scope:
-    """One Writer operation in progress: what it committed so far."""
-
-    journal: Journal | None
-    gate: Any
-    operation: str
-    actor: str
-    arguments: dict[str, Any]
-    files: list[_File] = field(default_factory=list)
-    approved: bool = False
-    kind: str = "change"
-    revert_of: int | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
-    pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
-
-
-_scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
-
-
-def current_scope() -> Scope | None:
-    return _scope.get()
-
-
-def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
-    """The write path wrote `new` over `old` at `rel` (called with the note's lock held)."""
-    scope = _scope.get()
-    if scope is None or scope.journal is None:
-        return
-    role = {"rename": "links", "revert": "restored"}.get(scope.operation, "target")
-    with scope.lock:
-        scope.files.append(_File(rel, old, new, role))
-
-
-def approve(rel: str, old: bytes | None, new: bytes | None, *, operation: str | None = None,
-            dest: str | None = None) -> None:
-    """Ask the approval gate (if any) before the write path changes `rel`; raises to decline."""
-    scope = _scope.get()
-    if scope is None:
-        return
-    if operation == "delete" and old is not None:
-        scope.preread = (rel, old)  # kept so that a permanent delete can be reverted
-    if scope.gate is None or scope.approved:
-        return
-    scope.gate.check(scope, rel, old, new, operation=operation or scope.operation, dest=dest)
-    scope.approved = True
-
-
-def waited() -> bool:
-    """The operation in progress waited for the person's approval (so what it read before may be stale)."""
-    scope = _scope.get()
-    return scope is not None and scope.pending is not None
-
-
-def journaled(operation: str) -> Callable:
-    """Decorator of Writer operations: one scope per outermost call, one journal row per change."""
-
-    def wrap(fn: Callable) -> Callable:
-        @functools.wraps(fn)
-        def run(self, *args: Any, **kwargs: Any) -> Any:
-            outer = _scope.get()
-            if outer is not None:
-                return fn(self, *args, **kwargs)
-            vault = self.vault
-            journal = journal_for(vault)
-            gate = getattr(vault, "approval_gate", None)
-            if journal is None and gate is None:
-                return fn(self, *args, **kwargs)
-            actor = kwargs.get("actor", "human")
-            scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs))
-            token = _scope.set(scope)
-            try:
-                try:
-                    result = fn(self, *args, **kwargs)
-                finally:
-                    _scope.reset(token)
-                if journal is not None and getattr(result, "changed", False):
-                    try:
-                        journal.record_result(scope, result)
-                    except sqlite3.Error as exc:  # the change happened; the journal says it could not record it
-                        vault.bus.publish(_problem(f"the change journal could not record {operation}: {exc}"))
-                return result
-            finally:
-                if scope.pending is not None and gate is not None:
-                    gate.finished(scope.pending)
-        return run
-    return wrap
-
-
-def _problem(message: str) -> Event:
-    from core.events import IndexProblem
-    return IndexProblem(message)
-
-
-def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
-    names = fn.__code__.co_varnames[1:fn.__code__.co_argcount]
-    out: dict[str, Any] = dict(zip(names, args, strict=False))
-    out.update(kwargs)
-    out.pop("actor", None)
-    clean: dict[str, Any] = {}
-    for key, value in out.items():
-        if isinstance(value, bytes):
-            value = value.decode("utf-8", "replace")
-        if isinstance(value, str) and len(value) > MAX_ARG_CHARS:
-            value = value[:MAX_ARG_CHARS] + f"…(+{len(value) - MAX_ARG_CHARS})"
-        try:
-            json.dumps(value, default=str)
-        except (TypeError, ValueError):
-            value = str(value)
-        clean[key] = value
-    return clean
-
-
 # --- where journals live -----------------------------------------------------------------------
 
 def state_dir() -> str:
@@ -341,7 +201,7 @@ def journal_for(vault: Any, *, create: bool = True) -> Journal | None:
             try:
                 journal = Journal.for_vault(vault)
             except (OSError, sqlite3.Error) as exc:
-                vault.bus.publish(_problem(f"the change journal is off: {exc}"))
+                vault.bus.publish(problem(f"the change journal is off: {exc}"))
         vault._journal = journal
         return journal
 
@@ -546,7 +406,7 @@ class Journal:
 
     def record_result(self, scope: Scope, result: Any) -> Change:
         """Journal a finished Writer operation from its scope (the bytes) and its WriteResult."""
-        caller = _caller.get()
+        caller = current_caller()
         human = scope.actor == "human" or scope.actor.startswith("human:")
         agent = caller.agent if caller is not None and not human else (
             None if human else scope.actor.removeprefix("agent:"))
@@ -564,7 +424,7 @@ class Journal:
         files = list(scope.files)
         if result.operation == "delete" and scope.preread is not None and scope.preread[0] == result.path:
             if etag(scope.preread[1]) == result.previous_etag:
-                files = [_File(result.path, scope.preread[1], None, "target"), *files]
+                files = [FileWrite(result.path, scope.preread[1], None, "target"), *files]
         path_kind = "folder" if result.operation in ("rename", "delete") and result.etag is None and \
             result.previous_etag is None else ("note" if path.endswith(".md") else "attachment")
         row = dict(kind=scope.kind, actor=scope.actor, agent=agent, session=caller.session if caller and not human
@@ -579,7 +439,7 @@ class Journal:
 
     def record_revert(self, scope: Scope, of: Change, summary: str, path: str) -> Change:
         """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""
-        caller = _caller.get()
+        caller = current_caller()
         human = scope.actor == "human" or scope.actor.startswith("human:")
         row = dict(kind="revert", actor=scope.actor, agent=None if human else (
             caller.agent if caller else scope.actor.removeprefix("agent:")),
@@ -592,7 +452,7 @@ class Journal:
             caller.change_ids.append(change.id)
         return change
 
-    def _insert(self, row: dict[str, Any], files: list[_File], paths: Iterable[str], *,
+    def _insert(self, row: dict[str, Any], files: list[FileWrite], paths: Iterable[str], *,
                 reverts: int | None = None) -> Change:
         at = float(self._clock())
         packed = []

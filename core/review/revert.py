@@ -23,8 +23,8 @@ from core.disk.paths import normalize
 from core.edit.atomic import fsync_dir, read_file, rename_noreplace
 from core.edit.writes import TRASH, Writer, etag_of
 from core.errors import VaultError
-from core.review import journal as jmod
-from core.review.journal import Change, Journal, Scope, _File
+from core.review.hooks import FileWrite, Scope, enter, leave
+from core.review.journal import Change, Journal
 
 
 class RevertRefused(VaultError):
@@ -180,7 +180,7 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
     check(writer, journal, change)
     scope = Scope(journal, None, "revert", actor, {"change_id": change.id}, kind="revert", revert_of=change.id,
                   approved=True)
-    token = jmod._scope.set(scope)
+    token = enter(scope)
     touched: list[str] = []
     try:
         for f in reversed(change.files):
@@ -191,7 +191,7 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
                              allow_attachment=True)
             elif written is not None:  # the change created it: to the trash (the journal keeps its bytes)
                 writer.delete(f.path, if_match=f.after_etag, actor=actor)
-                scope.files.append(_File(f.path, written, None, "restored"))
+                scope.files.append(FileWrite(f.path, written, None, "restored"))
             elif before is not None and change.operation != "delete":
                 writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
         if change.operation == "rename" and change.src:
@@ -207,7 +207,7 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
         else:
             summary = f"restored {', '.join(dict.fromkeys(touched)) or change.path} as before change {change.id}"
     finally:
-        jmod._scope.reset(token)
+        leave(token)
     record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path)
     return RevertOutcome(change.id, record, tuple(dict.fromkeys(touched)))
 

@@ -176,7 +176,7 @@ def test_bounds_hold_for_count_and_bytes(tmp_path):
     scope = jmod.Scope(small, None, "write", "agent:x", {})
     noise = os.urandom(20_000)  # incompressible: every change stores ~40 KB
     for i in range(100):
-        scope.files = [jmod._File("a.md", noise + bytes([i]), noise + bytes([i + 1]), "target")]
+        scope.files = [jmod.FileWrite("a.md", noise + bytes([i]), noise + bytes([i + 1]), "target")]
         small._insert(dict(kind="change", actor="agent:x", tool="write", operation="write", path="a.md"),
                       scope.files, ["a.md"])
     stats = small.stats()

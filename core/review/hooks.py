@@ -1,0 +1,193 @@
+"""The journal's hooks in the write path: who is calling, and what one Writer operation wrote.
+
+core.edit.writes decorates each public Writer operation with `journaled(...)`, which opens a
+`Scope` (a context variable, copied into the threads a rename rewrites links in); the write
+path reports each committed file with `committed(...)` and asks `approve(...)` first (the
+approval gate, core.review.approval). Nested operations (a revert's writes) join the outer
+scope (`enter`/`leave` open one for a revert). The MCP layer names the caller with
+`calling(...)`. When the operation returns, its scope becomes one row of the vault's change
+journal (core.review.journal, which stores and reads them).
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from core.events import Event
+
+if TYPE_CHECKING:  # journal.py imports this module
+    from core.review.journal import Journal
+
+MAX_ARG_CHARS = 2000
+
+
+@dataclass
+class Caller:
+    """Who is calling: set by the MCP layer around a tool call (agent name, session, tool, arguments)."""
+
+    agent: str
+    session: str
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    change_ids: list[int] = field(default_factory=list)
+    waiting: Any = None  # the approval request this call waits on (core.review.approval.Pending), if any
+
+
+_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("vaultwatch_caller", default=None)
+
+
+@contextlib.contextmanager
+def calling(caller: Caller) -> Iterator[Caller]:
+    """Name the caller of every change made inside the block."""
+    token = _caller.set(caller)
+    try:
+        yield caller
+    finally:
+        _caller.reset(token)
+
+
+def current_caller() -> Caller | None:
+    return _caller.get()
+
+
+@dataclass
+class FileWrite:
+    path: str
+    before: bytes | None
+    after: bytes | None
+    role: str
+
+
+@dataclass
+class Scope:
+    """One Writer operation in progress: what it committed so far."""
+
+    journal: Journal | None
+    gate: Any
+    operation: str
+    actor: str
+    arguments: dict[str, Any]
+    files: list[FileWrite] = field(default_factory=list)
+    approved: bool = False
+    kind: str = "change"
+    revert_of: int | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
+    pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
+
+
+_scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
+
+
+def current_scope() -> Scope | None:
+    return _scope.get()
+
+
+def enter(scope: Scope) -> contextvars.Token:
+    """Make `scope` the operation in progress (a revert's writes join it); `leave(token)` ends it."""
+    return _scope.set(scope)
+
+
+def leave(token: contextvars.Token) -> None:
+    _scope.reset(token)
+
+
+def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
+    """The write path wrote `new` over `old` at `rel` (called with the note's lock held)."""
+    scope = _scope.get()
+    if scope is None or scope.journal is None:
+        return
+    role = {"rename": "links", "revert": "restored"}.get(scope.operation, "target")
+    with scope.lock:
+        scope.files.append(FileWrite(rel, old, new, role))
+
+
+def approve(rel: str, old: bytes | None, new: bytes | None, *, operation: str | None = None,
+            dest: str | None = None) -> None:
+    """Ask the approval gate (if any) before the write path changes `rel`; raises to decline."""
+    scope = _scope.get()
+    if scope is None:
+        return
+    if operation == "delete" and old is not None:
+        scope.preread = (rel, old)  # kept so that a permanent delete can be reverted
+    if scope.gate is None or scope.approved:
+        return
+    scope.gate.check(scope, rel, old, new, operation=operation or scope.operation, dest=dest)
+    scope.approved = True
+
+
+def waited() -> bool:
+    """The operation in progress waited for the person's approval (so what it read before may be stale)."""
+    scope = _scope.get()
+    return scope is not None and scope.pending is not None
+
+
+def journaled(operation: str) -> Callable:
+    """Decorator of Writer operations: one scope per outermost call, one journal row per change."""
+
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def run(self, *args: Any, **kwargs: Any) -> Any:
+            outer = _scope.get()
+            if outer is not None:
+                return fn(self, *args, **kwargs)
+            from core.review.journal import journal_for  # noqa: PLC0415  (journal imports this module)
+            vault = self.vault
+            journal = journal_for(vault)
+            gate = getattr(vault, "approval_gate", None)
+            if journal is None and gate is None:
+                return fn(self, *args, **kwargs)
+            actor = kwargs.get("actor", "human")
+            scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs))
+            token = _scope.set(scope)
+            try:
+                try:
+                    result = fn(self, *args, **kwargs)
+                finally:
+                    _scope.reset(token)
+                if journal is not None and getattr(result, "changed", False):
+                    try:
+                        journal.record_result(scope, result)
+                    except sqlite3.Error as exc:  # the change happened; the journal says it could not record it
+                        vault.bus.publish(problem(f"the change journal could not record {operation}: {exc}"))
+                return result
+            finally:
+                if scope.pending is not None and gate is not None:
+                    gate.finished(scope.pending)
+        return run
+    return wrap
+
+
+def problem(message: str) -> Event:
+    from core.events import IndexProblem
+    return IndexProblem(message)
+
+
+def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+    names = fn.__code__.co_varnames[1:fn.__code__.co_argcount]
+    out: dict[str, Any] = dict(zip(names, args, strict=False))
+    out.update(kwargs)
+    out.pop("actor", None)
+    clean: dict[str, Any] = {}
+    for key, value in out.items():
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        if isinstance(value, str) and len(value) > MAX_ARG_CHARS:
+            value = value[:MAX_ARG_CHARS] + f"…(+{len(value) - MAX_ARG_CHARS})"
+        try:
+            json.dumps(value, default=str)
+        except (TypeError, ValueError):
+            value = str(value)
+        clean[key] = value
+    return clean
+
+
+__all__ = ["MAX_ARG_CHARS", "Caller", "FileWrite", "Scope", "approve", "calling", "committed", "current_caller",
+           "current_scope", "enter", "journaled", "leave", "problem", "waited"]
