@@ -30,6 +30,12 @@ Every mutation of the vault goes through `Writer`, which guarantees:
   that would add one is refused.
 
 Actors are free-form strings: "human", "human:<user>", or "agent:<name>" for MCP callers.
+
+The disk primitives (descriptor-relative reads, the synced temporary file and its switch,
+no-clobber renames, the leftover cleaner) are in core.edit.atomic. This module stays over
+500 lines on purpose: its six operations are one set of rules (the per-note locks, one target
+resolution, one commit path with its re-check, attestation and approval, one result and
+event), and a rename's link rewriting goes back through that same commit path for each note.
 """
 from __future__ import annotations
 
