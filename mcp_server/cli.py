@@ -276,7 +276,12 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         lock.acquire(record={"kind": "stdio", "socket": None, "http": None})
     except VaultBusy as busy:
         reach = f"--socket {busy.holder.socket}" if busy.holder.socket else f"--vault {vault.root_real}"
-        return _err(f"{busy}; quit it first, or have this client run `vaultwatch bridge {reach}` instead")
+        message = f"{busy}; quit it first, or have this client run `vaultwatch bridge {reach}` instead"
+        front.refuse(f"vaultwatch: {message}")  # the client sees it as the answer to every request, initialize too
+        _err(message)
+        front.ended.wait()  # until the client hangs up (it owns this process)
+        return 2
+    front.serve(tool_prefix=_server_options(args)["tool_prefix"])  # the handshake may be answered now
     try:
         _start_live(vault)  # the index loads while the SDK imports
         from .activity import AuditLog

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from core.vault import Vault
 
-from . import budget, descriptions, progress, prompts, resources, schemas, sdk, splice
+from . import budget, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
 from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
@@ -167,13 +167,12 @@ def add_prefix(server: VaultMCPServer, prefix: str) -> None:
         return
     sdk.rename_tools(server, lambda name: prefix + name)
     server.fast_tools = {prefix + name for name in server.fast_tools}
-    sdk.set_instructions(server, (server.instructions or "") + (
-        f"\n\nEvery tool name here starts with {prefix!r}: {prefix}read is the read tool named above."))
+    sdk.set_instructions(server, handshake.instructions(prefix))  # what the stdio front answers too
 
 
 def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = False,
                  extra_tools: Sequence[ToolRegistrar] | None = None, activity: Activity | None = None,
-                 name: str = "vaultwatch", max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES,
+                 name: str = handshake.NAME, max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES,
                  tool_prefix: str = "") -> tuple[VaultMCPServer, Activity]:
     """The MCP server for `vault` and the Activity that attributes its calls (see module doc).
 
@@ -183,12 +182,9 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     budget.check(max_answer_bytes)
     quiet_logging()
     activity = activity or Activity(vault.bus, foreground=vault.foreground)
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        ver = version("vaultwatch")
-    except PackageNotFoundError:
-        ver = "0"
-    server = VaultMCPServer(name, title="vaultwatch", version=ver, instructions=INSTRUCTIONS,
+    # name, title, version and instructions: handshake.py's, which the stdio front answers with before the SDK
+    server = VaultMCPServer(name, title=handshake.TITLE, version=handshake.server_version(),
+                            instructions=handshake.instructions(),
                             middleware=[activity.middleware], log_level="WARNING")
     env = ToolEnv(vault, read_only=read_only, compat=frozenset(compat), max_answer_bytes=max_answer_bytes)
     native_tools.register(server, env)

@@ -8,9 +8,13 @@ library only:
 - It owns the process's stdin and stdout: the real descriptors are kept private, fd 0 reads
   the null device and fd 1 goes to stderr (as the SDK's own stdio transport arranges), so a
   stray print never corrupts the wire.
-- Until the SDK server is built it reads the client's lines itself. `initialize` and a plain
-  `tools/list` are answered at once from a cache of the SDK's own earlier answers, byte for
-  byte (the result text the SDK wrote, with the client's id). The cache
+- Until the SDK server is built it reads the client's lines itself. Nothing is answered before
+  the server may serve (`serve`: it holds the vault's lock, its options are parsed); a server
+  that may not (`refuse`: another one holds the vault) answers every request with an error that
+  names the running server and the bridge that reaches it, until the client hangs up.
+- `initialize` is answered from mcp_server/handshake.py, which the SDK's server is built from
+  too (so also on a first start), and a plain `tools/list` from a cache of the SDK's own earlier
+  answers, byte for byte (the result text the SDK wrote, with the client's id). The cache
   (`$XDG_CACHE_HOME/vaultwatch/handshake/`) is keyed by the command line, the VAULTWATCH_*
   environment, the vaultwatch sources and the installed SDK (size and mtime of each file), and
   by the protocol version. Everything else waits, in order, for the SDK.
@@ -27,6 +31,7 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -34,6 +39,7 @@ from typing import Any
 log = logging.getLogger("vaultwatch.stdio")
 
 CACHE_FILES_KEPT = 16
+REFUSED = -32000  # a JSON-RPC server error: this server does not serve (another one holds the vault)
 _front: StdioFront | None = None
 
 
@@ -127,8 +133,16 @@ class StdioFront:
         self.version: str | None = None  # the protocol version this session negotiated
         self.swallow: dict[str, tuple[str, str, str]] = {}  # id -> (method, key, what the front sent)
         self.capture: dict[str, tuple[str, str]] = {}  # id -> (method, key): the SDK's answer fills the cache
-        self.answered_early = 0
+        self.answered_early = 0  # answers the front sent itself
+        self.before_sdk = 0  # of those, sent before the SDK was imported
         self._verify = 0
+        # until the server knows it may serve (vault lock held, options parsed) an initialize waits;
+        # then "serve" (answer it from handshake.py) or "refuse" (answer every request with an error)
+        self.mode = "hold"
+        self.tool_prefix = ""
+        self.refusal = ""
+        self._held: list[int] = []  # where in `pending` the lines wait that the front may answer at `serve`
+        self.ended = threading.Event()  # stdin ended (a refusing front waits for it)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue | None = None
         threading.Thread(target=self._read, name="vaultwatch-stdio-front", daemon=True).start()
@@ -145,7 +159,11 @@ class StdioFront:
                 view = view[n:]
 
     def _send_result(self, id_text: str, result: str) -> None:
+        """Send an answer of the front's own (counted, and whether the SDK was imported by then)."""
         self._write(('{"jsonrpc":"2.0","id":' + id_text + ',"result":' + result + "}\n").encode())
+        self.answered_early += 1
+        if "mcp" not in sys.modules and "mcp_types" not in sys.modules:
+            self.before_sdk += 1
 
     def _read(self) -> None:
         buf = b""
@@ -167,7 +185,9 @@ class StdioFront:
 
     def _route(self, raw: bytes | None) -> None:
         with self._route_lock:
-            if self._loop is None:
+            if self.mode == "refuse":
+                self._refuse(raw)
+            elif self._loop is None:
                 self._early(raw)
             else:
                 assert self._queue is not None
@@ -175,6 +195,17 @@ class StdioFront:
 
     # -- before the SDK ---------------------------------------------------------------
     def _early(self, raw: bytes | None) -> None:
+        """A client line before the SDK: answered now when the front can, in any case kept for the SDK.
+        While the front holds (before `serve`), lines it might answer wait in `pending` for `serve`."""
+        if self.mode == "hold":
+            if raw is not None and (b'"initialize"' in raw or b'"tools/list"' in raw):
+                self._held.append(len(self.pending))
+            self.pending.append(raw)
+            return
+        self.pending.append(self._answer_early(raw))
+
+    def _answer_early(self, raw: bytes | None) -> bytes | None:
+        """Answer `raw` when the front can; returns the line the SDK gets in its place (see module doc)."""
         message = None
         if raw is not None and (b'"initialize"' in raw or b'"tools/list"' in raw):
             with contextlib.suppress(ValueError):
@@ -185,26 +216,65 @@ class StdioFront:
             if method == "initialize" and id_text is not None and self.version is None:
                 requested = _plain_initialize(params)
                 if requested is not None:
-                    cached = self.answers["initialize"].get(requested)
-                    if cached is None:
-                        self.capture[id_text] = ("initialize", requested)
-                    else:
-                        self._send_result(id_text, cached)
-                        self.answered_early += 1
-                        self.version = json.loads(cached).get("protocolVersion")
-                        self.swallow[id_text] = ("initialize", requested, cached)
+                    self._answer_initialize(id_text, requested)
             elif method == "tools/list" and id_text is not None and params in (None, {}):
                 cached = self.answers["tools/list"].get(self.version) if self.version else None
                 if cached is not None and id_text not in self.swallow:
                     self._send_result(id_text, cached)
-                    self.answered_early += 1
                     self._verify += 1  # the SDK answers it too, under an id of ours: compared, not sent
                     verify_id = f"vaultwatch-front-verify-{self._verify}"
                     self.swallow[json.dumps(verify_id)] = ("tools/list", self.version or "", cached)
                     raw = json.dumps({"jsonrpc": "2.0", "id": verify_id, "method": "tools/list"}).encode()
                 elif cached is None:
                     self.capture[id_text] = ("tools/list", "")  # "": the version negotiated by then
-        self.pending.append(raw)
+        return raw
+
+    def _answer_initialize(self, id_text: str, requested: str) -> None:
+        """Answer an initialize now: handshake.py's answer (the cache's when it has none), else leave it to the SDK."""
+        from . import handshake
+
+        answer = handshake.initialize_result(requested, tool_prefix=self.tool_prefix) \
+            or self.answers["initialize"].get(requested)
+        if answer is None:
+            self.capture[id_text] = ("initialize", requested)
+            return
+        self._send_result(id_text, answer)
+        self.version = json.loads(answer).get("protocolVersion")
+        self.swallow[id_text] = ("initialize", requested, answer)
+
+    def serve(self, *, tool_prefix: str = "") -> None:
+        """The server may serve (it holds the vault's lock; `tool_prefix` is the option): a waiting
+        initialize is answered now, a later one at once."""
+        with self._route_lock:
+            if self.mode != "hold":
+                return
+            self.mode, self.tool_prefix = "serve", tool_prefix
+            held, self._held = self._held, []
+            if self._loop is None:
+                for at in held:
+                    self.pending[at] = self._answer_early(self.pending[at])
+
+    def refuse(self, message: str) -> None:
+        """This server must not serve (another one holds the vault): every request the client sent or
+        sends is answered with an error saying `message`, until stdin ends (`ended`)."""
+        with self._route_lock:
+            self.mode, self.refusal = "refuse", message
+            pending, self.pending, self._held = self.pending, [], []
+            for raw in pending:
+                self._refuse(raw)
+
+    def _refuse(self, raw: bytes | None) -> None:
+        if raw is None:
+            self.ended.set()
+            return
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            return
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            error = {"code": REFUSED, "message": self.refusal}
+            self._write((json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}, ensure_ascii=False)
+                         + "\n").encode())
 
     # -- the SDK ----------------------------------------------------------------------
     async def run(self, server: Any) -> None:
@@ -214,6 +284,8 @@ class StdioFront:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
         with self._route_lock:
+            if self.mode == "hold":  # run without serve(): nothing said the handshake may be answered early
+                self.mode, self._held = "serve", []
             for raw in self.pending:
                 queue.put_nowait(raw)
             self.pending = []

@@ -92,7 +92,7 @@ def test_serve_stdio_holds_the_vault_too(demo_vault, tmp_path):
                 b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
         stdio.stdin.write(init)
         stdio.stdin.flush()
-        assert b'"result"' in stdio.stdout.readline()  # answered (maybe by the stdio front, before the lock)
+        assert b'"result"' in stdio.stdout.readline()  # answered (by the stdio front, once the lock is held)
         deadline = time.monotonic() + 60
         while (h := holder(str(demo_vault.resolve()))) is None and time.monotonic() < deadline:
             time.sleep(0.02)

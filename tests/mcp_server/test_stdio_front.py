@@ -23,29 +23,27 @@ TOOLS = {"jsonrpc": "2.0", "id": "tools-é", "method": "tools/list"}
 LISTING = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_documents",
                                                                        "arguments": {"limit": 2}}}
 
-# the SDK alone: what MCPServer.run_stdio_async writes for the same server
+# the SDK alone: what MCPServer.run_stdio_async writes for the same server (argv: vault [options as JSON])
 SDK_ONLY = """
-import asyncio, sys
+import asyncio, json, sys
 from core.vault import Vault
 from mcp_server.server import build_server
 vault = Vault(sys.argv[1])
 vault.load()
-server, _ = build_server(vault)
+server, _ = build_server(vault, **(json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}))
 asyncio.run(server.run_stdio_async())
 """
 
-# the front started as tui/entry.py starts it; it reports whether it answered before the SDK was imported
+# the front started as tui/entry.py starts it; at the end it reports how many answers it sent itself, and how
+# many of them before the SDK was imported
 EARLY = """
-import sys, time
+import sys
 from mcp_server import stdiofront
 front = stdiofront.start(sys.argv[1:])
-deadline = time.monotonic() + 60
-while front.answered_early < 2 and time.monotonic() < deadline:
-    time.sleep(0.01)
-print(f"early={front.answered_early} sdk_imported={'mcp' in sys.modules or 'mcp_types' in sys.modules}",
-      file=sys.stderr, flush=True)
 from tui.cli import main
-sys.exit(main(sys.argv[1:]))
+code = main(sys.argv[1:])
+print(f"early={front.answered_early} before_sdk={front.before_sdk}", file=sys.stderr, flush=True)
+sys.exit(code)
 """
 
 
@@ -56,9 +54,10 @@ def env(tmp_path):
             "XDG_RUNTIME_DIR": str(run)}
 
 
-def exchange(cmd: list[str], env: dict, *messages: dict, stderr_says: str = "") -> tuple[list[bytes], str]:
+def exchange(cmd: list[str], env: dict, *messages: dict, stderr_says: str = "",
+             expect: int = 0) -> tuple[list[bytes], str]:
     """Send `messages`, wait for an answer to each request (and for `stderr_says` on stderr), close stdin;
-    every stdout line and stderr (the process must exit 0). (stdin's end stops a stdio server: answers
+    every stdout line and stderr (the process must exit `expect`). (stdin's end stops a stdio server: answers
     still due are dropped.)"""
     want = {m["id"] for m in messages if "id" in m}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -88,7 +87,7 @@ def exchange(cmd: list[str], env: dict, *messages: dict, stderr_says: str = "") 
             time.sleep(0.05)
         proc.stdin.close()
         lines += [ln for ln in (buf + proc.stdout.read()).splitlines() if ln.strip()]
-        assert proc.wait(60) == 0
+        assert proc.wait(60) == expect
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -119,7 +118,7 @@ def test_the_handshake_from_the_cache_is_the_sdks_answer_byte_for_byte_and_comes
     assert len(cached) == 1
     lines, err = exchange([sys.executable, "-c", EARLY, "serve", str(demo_vault), "--stdio"], env,
                           INIT, INITIALIZED, TOOLS, LISTING)
-    assert "early=2 sdk_imported=False" in err  # both answered before the SDK was imported
+    assert "early=2 before_sdk=2" in err  # both answered before the SDK was imported
     answers = by_id(lines)  # the SDK's answers to the replayed initialize and tools/list were not sent again
     assert set(answers) == {1, "tools-é", 3}
     assert answers[1] == reference[1] and answers["tools-é"] == reference["tools-é"]
@@ -159,3 +158,92 @@ def test_an_initialize_the_front_does_not_know_goes_to_the_sdk(demo_vault, env):
     broken = {**INIT, "id": 6, "params": {"protocolVersion": "2025-06-18"}}  # no clientInfo: the SDK refuses it
     answers = by_id(exchange(serve(demo_vault), env, broken)[0])
     assert "error" in json.loads(answers[6])
+
+
+def initialize(version: str, request_id: int = 1) -> dict:
+    return {**INIT, "id": request_id, "params": {**INIT["params"], "protocolVersion": version}}
+
+
+# (options on the command line, the same for build_server, the protocol version the client asks for):
+# every version the SDK knows, one that it does not, and each option that changes the answer or might
+FIRST_STARTS = [
+    ((), {}, "2024-11-05"),
+    (("--read-only",), {"read_only": True}, "2025-03-26"),
+    (("--tool-prefix", "vw_"), {"tool_prefix": "vw_"}, "2025-11-25"),
+    (("--compat", "vault-cortex,obsidian-mcp", "--max-answer-bytes", "20000"),
+     {"compat": ["vault-cortex", "obsidian-mcp"], "max_answer_bytes": 20000}, "2026-07-28"),
+    (("--tool-prefix=vault_", "--read-only"), {"tool_prefix": "vault_", "read_only": True}, "1999-01-01"),
+]
+
+
+@pytest.mark.parametrize(("options", "built", "version"), FIRST_STARTS, ids=[v for *_, v in FIRST_STARTS])
+def test_the_first_start_answers_initialize_before_the_sdk_with_the_sdks_bytes(demo_vault_ro, env, options, built,
+                                                                               version):
+    """No cache yet (a fresh cache folder): the answer comes from mcp_server/handshake.py, before the SDK
+    is imported, and is what the SDK writes byte for byte; the SDK's own answer is not sent again."""
+    reference = by_id(exchange([sys.executable, "-c", SDK_ONLY, str(demo_vault_ro), json.dumps(built)], env,
+                               initialize(version))[0])
+    lines, err = exchange([sys.executable, "-c", EARLY, "serve", str(demo_vault_ro), "--stdio", *options],
+                          env, initialize(version), INITIALIZED,
+                          {**LISTING, "params": {**LISTING["params"], "name": built.get("tool_prefix", "") + "list_documents"}})
+    assert "early=1 before_sdk=1" in err
+    answers = by_id(lines)
+    assert set(answers) == {1, 3}
+    assert answers[1] == reference[1]
+    assert not json.loads(answers[3])["result"]["isError"]  # the SDK took the session over
+
+
+def test_handshake_answers_are_the_sdks_for_every_version_and_option(demo_vault_ro):
+    """In-process, every protocol version x the options: handshake.py's initialize result is the SDK's."""
+    from mcp.server.runner import ServerRunner
+    from mcp_types import InitializeResult
+    from mcp_types.methods import serialize_server_result
+    from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+
+    from core.vault import Vault
+    from mcp_server import handshake
+    from mcp_server.server import build_server
+
+    vault = Vault(demo_vault_ro)
+    try:
+        for _, built, _ in FIRST_STARTS:
+            server, _ = build_server(vault, **built)
+            for version in (*KNOWN_PROTOCOL_VERSIONS, "1999-01-01", ""):
+                params = initialize(version)["params"]
+                sdk = ServerRunner._handle_initialize(_Runner(server), params)
+                assert isinstance(sdk, InitializeResult)
+                want = serialize_server_result("initialize", sdk.protocol_version,  # the SDK's wire sieve
+                                               sdk.model_dump(by_alias=True, mode="json", exclude_none=True))
+                got = handshake.initialize_result(version, tool_prefix=built.get("tool_prefix", ""))
+                assert json.loads(got) == want, (built, version)
+    finally:
+        vault.stop()
+
+
+class _Runner:
+    """What ServerRunner._handle_initialize reads of its runner."""
+
+    def __init__(self, server) -> None:
+        self.server = server._lowlevel_server
+        self.init_options = None
+        self._negotiate_initialize = __import__("mcp.server.runner").server.runner.ServerRunner._negotiate_initialize
+
+
+def test_a_second_stdio_server_refuses_every_call_naming_the_running_one(demo_vault, env):
+    """Another server holds the vault: the client's initialize (and every later request) is answered with
+    an error naming that server and the bridge that reaches it; nothing is answered from the cache."""
+    exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)  # a warm cache: it must not be used
+    holder = subprocess.Popen([*VAULTWATCH, "serve", str(demo_vault)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    try:
+        assert b"serving" in holder.stdout.readline()
+        lines, err = exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS, LISTING, expect=2)
+        answers = by_id(lines)
+        assert set(answers) == {1, "tools-é", 3}
+        for answer in answers.values():
+            error = json.loads(answer)["error"]
+            assert f"pid {holder.pid}" in error["message"] and "vaultwatch bridge --socket" in error["message"]
+        assert f"pid {holder.pid}" in err
+    finally:
+        holder.terminate()
+        holder.wait(30)
