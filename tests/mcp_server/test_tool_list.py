@@ -63,7 +63,7 @@ async def test_descriptions_say_their_own_facts_once(demo, sock_dir):
     for name, tool in tools.items():
         text = tool["description"]
         first = text.split("\n")[0]
-        assert re.match(r"[\w-]+", first)[0] in {"List", "Read", "Count", "Show", "Full-text", "Create", "Change", "Set",
+        assert re.match(r"[\w-]+", first)[0] in {"List", "Read", "Count", "Show", "Search", "Create", "Change", "Set",
                                     "Rename", "Delete"}, name  # purpose first, with its verb
         assert re.search(r"^Use it\b", text, re.M), f"{name}: no usage line"
         assert any(other in text for other in NATIVE if other != name), f"{name} names no alternative"

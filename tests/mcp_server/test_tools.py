@@ -69,7 +69,7 @@ async def test_tools_have_annotations_schemas_and_descriptions(agent):
         text = tool.description
         if not tool.name.startswith(("vault_", "obsidian_")):  # the compat tools keep their peers' layout
             assert "\nUse it" in text and "Returns:" not in text, tool.name  # structure: test_tool_list.py
-        assert text.split(".")[0].split()[0] in {"List", "Read", "Count", "Show", "Full-text"}, tool.name
+        assert text.split(".")[0].split()[0] in {"List", "Read", "Count", "Show", "Search"}, tool.name
 
 
 # -- list_documents ------------------------------------------------------------------------
