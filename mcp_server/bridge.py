@@ -7,7 +7,8 @@ line, unchanged, to the socket and writes each JSON-RPC message that comes back 
 body or the events of an SSE body) to stdout, one per line. It keeps the session id the
 server assigns at `initialize`, sends the negotiated version as MCP-Protocol-Version, gives
 2026-07-28 requests the routing headers that era requires, and DELETEs the session on EOF.
-It imports no MCP SDK (only httpx2), so clients get it running in a fraction of a second.
+It imports no MCP SDK and no HTTP library (unixhttp.py speaks the little HTTP it needs), so clients
+get it running in a fraction of a second.
 
 - Finding the server (launch.py): the vault's lock names the process serving it; when none
   does, the bridge starts a headless `vaultwatch serve --headless` (shared by every bridge of
@@ -51,8 +52,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import httpx2
-
+from . import unixhttp
 from .launch import BridgeError, NotListening, connect_trusted
 from .wire import MCP_PATH, SESSION_HEADER
 
@@ -131,7 +131,7 @@ class Relay:
         self.idle = asyncio.Event()
         self.idle.set()
         self.terminated = False
-        self.http: httpx2.AsyncClient | None = None
+        self.http: unixhttp.AsyncClient | None = None
         self.generation = 0
         self.ready = asyncio.Event()  # set while `http` points at a live server (or it is known unavailable)
         self.unavailable: str | None = unavailable  # why no server can be reached now
@@ -189,10 +189,9 @@ class Relay:
         threading.Thread(target=reader, name="vaultwatch-bridge-stdin", daemon=True).start()
 
     # -- upstream -----------------------------------------------------------------------
-    def _client(self) -> httpx2.AsyncClient:
+    def _client(self) -> unixhttp.AsyncClient:
         # one connection per request (no keep-alive): a refused connect proves the request was never sent
-        transport = httpx2.AsyncHTTPTransport(uds=self.path, limits=httpx2.Limits(max_keepalive_connections=0))
-        return httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(30, read=300))
+        return unixhttp.AsyncClient(self.path, timeout=30, read=300)
 
     def _attach(self, path: str, pid: int | None) -> None:
         self.path, self.pid = path, pid
@@ -223,7 +222,7 @@ class Relay:
             await self._reinitialize()
             self.unavailable = None
             self.switches += 1
-        except (BridgeError, _Lost, httpx2.HTTPError, OSError) as exc:
+        except (BridgeError, _Lost, unixhttp.HTTPError, OSError) as exc:
             self.http = None
             if self.generation == 0:  # never reached one: only what is wrong now
                 self.unavailable = str(exc) or APP_GONE
@@ -251,15 +250,15 @@ class Relay:
         for n, uri in enumerate(sorted(self.subscribed)):
             again = {"jsonrpc": "2.0", "id": f"vaultwatch-bridge-sub-{self.generation}-{n}",
                      "method": "resources/subscribe", "params": {"uri": uri}}
-            with contextlib.suppress(httpx2.HTTPError):
+            with contextlib.suppress(unixhttp.HTTPError):
                 await self.http.post(URL, content=json.dumps(again).encode(), headers=self.headers_for(again))
 
-    async def _listen(self, http: httpx2.AsyncClient, generation: int) -> None:
+    async def _listen(self, http: unixhttp.AsyncClient, generation: int) -> None:
         """Relay the session's GET stream (notifications not tied to a call) while this server serves it."""
         while self.session_id and generation == self.generation and not self.eof.is_set():
             headers = {**self.headers_for({}), "accept": "text/event-stream"}
             try:
-                async with http.stream("GET", URL, headers=headers, timeout=httpx2.Timeout(30, read=None)) as resp:
+                async with http.stream("GET", URL, headers=headers, timeout=None) as resp:
                     if resp.status_code != 200 or not resp.headers.get("content-type", "").startswith(
                             "text/event-stream"):
                         return  # a server without a standalone stream (or one open already)
@@ -271,20 +270,20 @@ class Relay:
                             with contextlib.suppress(ValueError):
                                 self._deliver(json.loads("\n".join(data)))
                             data = []
-            except httpx2.HTTPError:
+            except unixhttp.HTTPError:
                 pass
             await asyncio.sleep(0.2)  # the stream ended: open it again while the session lasts
 
-    async def _learn_tools(self, http: httpx2.AsyncClient) -> None:
+    async def _learn_tools(self, http: unixhttp.AsyncClient) -> None:
         """Ask the server which tools only read (their calls may be retried across a switch)."""
         message = {"jsonrpc": "2.0", "id": f"vaultwatch-bridge-tools-{self.generation}", "method": "tools/list"}
-        with contextlib.suppress(httpx2.HTTPError, ValueError):
+        with contextlib.suppress(unixhttp.HTTPError, ValueError):
             resp = await http.post(URL, content=json.dumps(message).encode(), headers=self.headers_for(message))
             body = resp.json() if resp.headers.get("content-type", "").startswith("application/json") else None
             if isinstance(body, dict) and isinstance(body.get("result"), dict):
                 self._note_read_only(body["result"].get("tools"))
 
-    async def connected(self) -> tuple[httpx2.AsyncClient, int] | None:
+    async def connected(self) -> tuple[unixhttp.AsyncClient, int] | None:
         """The live upstream, waiting through a switch; None when no server can be reached."""
         await self.ready.wait()
         if self.http is None:
@@ -388,7 +387,7 @@ class Relay:
         self.error(request_id, INTERNAL_ERROR, self.unavailable or APP_GONE)
         self.answered(request_id)
 
-    async def _post(self, http: httpx2.AsyncClient, raw: bytes, message: Any, request_id: Any) -> None:
+    async def _post(self, http: unixhttp.AsyncClient, raw: bytes, message: Any, request_id: Any) -> None:
         is_request = request_id is not None
         try:
             async with http.stream("POST", URL, content=raw, headers=self.headers_for(message)) as resp:
@@ -418,9 +417,9 @@ class Relay:
                     text = body[:200].decode("utf-8", "replace").strip()
                     self.error(request_id, INTERNAL_ERROR, f"vaultwatch answered HTTP {resp.status_code}: {text}")
                     self.answered(request_id)
-        except (httpx2.ConnectError, httpx2.ConnectTimeout):
+        except unixhttp.ConnectError:
             raise _Lost(sent=False) from None
-        except httpx2.TransportError:
+        except unixhttp.TransportError:
             raise _Lost(sent=True) from None
 
     async def _still_alive(self) -> bool:
@@ -430,7 +429,7 @@ class Relay:
             await asyncio.sleep(WATCH_INTERVAL)
         return self.app_alive()
 
-    async def _relay_sse(self, resp: httpx2.Response, request_id: Any) -> None:
+    async def _relay_sse(self, resp: unixhttp.Response, request_id: Any) -> None:
         data: list[str] = []
         async for line in resp.aiter_lines():
             if line.startswith("data:"):
@@ -604,7 +603,7 @@ class Relay:
         for task in list(self.tasks.values()):
             task.cancel()
         if self.http is not None:
-            with contextlib.suppress(httpx2.HTTPError):  # ends the MCP session (or, 2026-07-28, the agent's presence)
+            with contextlib.suppress(unixhttp.HTTPError):  # ends the MCP session (or, 2026-07-28, the agent's presence)
                 await self.http.delete(URL, headers=self.headers_for({}), timeout=2.0)
             with contextlib.suppress(Exception):
                 await self.http.aclose()

@@ -264,13 +264,14 @@ async def test_a_client_that_pipelines_the_handshake_gets_no_missing_session_err
 
 
 HEAVY = ("mcp", "mcp_types", "pydantic", "textual", "yaml", "frontmatter", "starlette", "uvicorn",
+         "httpx2", "httpx", "httpcore", "h11", "anyio", "sniffio", "certifi", "idna",
          "core.vault", "core.index", "core.markdown", "core.query", "core.search", "core.edit", "core.review",
          "tui.cli", "tui.app", "mcp_server.server", "mcp_server.host")
 
 
 def test_the_bridge_command_imports_nothing_heavy(sock_dir):
     """MCP clients wait for the bridge's first answer: `vaultwatch bridge` runs on the standard library,
-    the relay and the vault lock's reader (tui/entry.py), never the SDK, the index or the TUI."""
+    the relay and the vault lock's reader (tui/entry.py), never the SDK, an HTTP library, the index or the TUI."""
     done = subprocess.run([*VAULTWATCH, "bridge", "--socket", str(sock_dir / "none.sock")], cwd=ROOT,
                           env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}, input=b"", capture_output=True,
                           timeout=30)
