@@ -255,7 +255,42 @@ def _short(value: Any) -> str:
         out = json.dumps(json_safe(value), ensure_ascii=False)
     except (_Budget, RecursionError, TypeError, ValueError):
         out = "..."
+    return _clip(out)
+
+
+def _clip(out: str) -> str:
     return out if len(out) <= 60 else out[:57] + "..."
+
+
+def _written(value: Any, style: _Style, flow: bool = False) -> str:
+    """A value as YAML writes it into the file (`stable`, `'2026-03-01'`, `human:root`), for the
+    summary: what the file says, not a JSON rendering of it. Scalars as a block entry writes them
+    (or, `flow`, as inside a [flow, list]); a list as [a, b], a mapping as {key: value}."""
+    try:
+        if isinstance(value, list):
+            return _clip("[" + ", ".join(_written(x, style, True) for x in value) + "]")
+        if isinstance(value, dict):
+            return _clip("{" + ", ".join(f"{_written(k, style, True)}: {_written(v, style, flow)}"
+                                         for k, v in value.items()) + "}")
+        if flow:
+            out = _flow_scalar(value, style)
+        else:
+            out = _dump({"k": value}, style, default_flow_style=False).rstrip("\n")
+            out = out[3:] if out.startswith("k: ") and "\n" not in out else None
+    except (FrontmatterEditError, RecursionError):
+        out = None
+    return _clip(out) if out is not None else _short(value)
+
+
+def _source(text: str, entry: _Entry, value: Any, style: _Style) -> str:
+    """An entry's value as the file writes it: its own characters when it sits on the key's line."""
+    k, v = entry.key_node, entry.value_node
+    if v.start_mark.line == k.start_mark.line == v.end_mark.line and v.end_mark.index > v.start_mark.index:
+        at = entry.start + k.start_mark.column - k.start_mark.index
+        raw = text[at + v.start_mark.index:at + v.end_mark.index].strip()
+        if raw and "\n" not in raw:
+            return _clip(raw)
+    return _written(value, style, bool(getattr(v, "flow_style", False)))
 
 
 def _check_key(key: Any) -> str:
@@ -331,14 +366,17 @@ def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[st
         if entry is None:
             expected[key] = value
             tail.append(_render_key(key, style) + ":" + _render_value(value, style))
-            summary.append(f"add {key}: {_short(value)}")
+            summary.append(f"add {key}: {_written(value, style)}")  # as the tail writes it
             continue
         old = old_raw.get(key)
         if _same(old, value):
             continue
         expected[key] = value
-        edits.append(_replace_value(text, entry, value, style))
-        summary.append(f"{key}: {_short(old)} -> {_short(value)}")
+        edit = _replace_value(text, entry, value, style)
+        edits.append(edit)
+        # in place on the key's line: the summary shows the very characters written
+        new = _clip(edit[2].strip()) if edit[0] > entry.start and "\n" not in edit[2].strip() else _written(value, style)
+        summary.append(f"{key}: {_source(text, entry, old, style)} -> {new}")
 
     for key in delete:
         entry = _find(entries, key)
@@ -353,7 +391,7 @@ def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[st
         if entry is None:
             expected[key] = [item]
             tail.append(_render_key(key, style) + ":" + _render_value([item], style))
-            summary.append(f"add {key}: [{_short(item)}]")
+            summary.append(f"add {key}: [{_written(item, style)}]")
             continue
         old = old_raw.get(key)
         if isinstance(old, dict):
@@ -367,7 +405,8 @@ def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[st
                                        "use set to replace it", "not_a_list")
         expected[key] = new_value
         edits.append(_replace_value(text, entry, new_value, style, old_list=old if isinstance(old, list) else None))
-        summary.append(f"append to {key}: {_short(item)}")
+        flow = isinstance(entry.value_node, yaml.SequenceNode) and bool(entry.value_node.flow_style)
+        summary.append(f"append to {key}: {_written(item, style, flow)}")
 
     if not edits and not tail:
         same = _json(old_raw)

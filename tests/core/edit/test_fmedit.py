@@ -475,8 +475,23 @@ def test_single_mapping_verified_becomes_a_list_on_append():
 
 def test_summary_names_each_change():
     result = update(OKF, set={"status": "deprecated", "x": 1}, delete=["owner"], append={"tags": "z"})
-    assert result.summary == ('status: "stable" -> "deprecated"', "add x: 1", "delete owner", 'append to tags: "z"')
+    assert result.summary == ("status: stable -> deprecated", "add x: 1", "delete owner", "append to tags: z")
     assert result.before["status"] == "stable" and result.after["status"] == "deprecated"
+
+
+def test_summary_quotes_values_exactly_as_the_file_writes_them():
+    text = ('---\nstatus: draft\nq: "kept"  # note\ntags: [a]\nverified:\n  - by: human:x\n'
+            'due: 2026-01-01\n---\nbody\n')
+    result = update(text, set={"status": "stable", "q": "new", "due": "2026-02-02", "flag": "yes", "who": "a:b"},
+                    append={"tags": "c:d", "verified": {"by": "human:root", "at": "2026-03-01"}})
+    new = result.text
+    assert result.summary == ("status: draft -> stable", 'q: "kept" -> "new"', "due: 2026-01-01 -> 2026-02-02",
+                              "add flag: 'yes'", "add who: a:b", "append to tags: 'c:d'",
+                              "append to verified: {by: human:root, at: 2026-03-01}")
+    # each summary value is the file's own text
+    for line in ("status: stable", 'q: "new"', "due: 2026-02-02", "flag: 'yes'", "who: a:b", "tags: [a, 'c:d']",
+                 "  - by: human:root"):
+        assert line in new.splitlines() or any(ln.startswith(line) for ln in new.splitlines()), (line, new)
 
 
 def test_yaml_dump_never_emits_document_markers_into_the_block():
