@@ -53,4 +53,60 @@ async def test_muted_and_preview_colours_are_readable_in_every_theme(tui_demo: P
                 colour = Color.from_rich_color(getattr(styles, field).color)
                 if ratio(colour, background) < MIN_RATIO:
                     low.append(f"{theme} preview {field}: {ratio(colour, background):.2f}")
-        assert low == []
+        assert low == [], "\n".join(low)
+
+
+def _low_on_cursor_row(rowlist, theme: str, where: str) -> list[str]:
+    """Coloured runs of the cursor's row (dim folder, highlighted words) whose colour is under
+    MIN_RATIO against the cursor's background (the normal text of the row is the theme's own)."""
+    rowlist._resolve_styles()
+    cursor = rowlist._cursor
+    own = cursor.color
+    line = rowlist.render_line(rowlist.cursor - int(rowlist.scroll_y) + 1)
+    out = []
+    for seg in line:
+        style = seg.style
+        if not seg.text.strip() or style is None or style.color is None or style.color == own:
+            continue
+        assert style.bgcolor == cursor.bgcolor, (theme, seg)
+        fg, bg = Color.from_rich_color(style.color), Color.from_rich_color(style.bgcolor)
+        if ratio(fg, bg) < MIN_RATIO:
+            out.append(f"{theme} {where} {seg.text.strip()!r}: {ratio(fg, bg):.2f}")
+    return out
+
+
+async def test_the_cursor_rows_muted_and_highlighted_text_is_readable_in_every_theme(tui_demo: Path,
+                                                                                    app_for) -> None:
+    """The selected row's folder and matched words, in search mode and on a tab, focused or not:
+    drawn on the cursor's colour, not on the list's (the folder of search mode's selected row was
+    muted grey on the cursor's blue)."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        doclist = app.main.active_list
+        await pilot.press("ctrl+f")
+        for ch in "deploy":
+            await pilot.press(ch)
+        await settle(app, timeout=60)
+        search = app.main.search_list
+        assert search.rows
+        low: list[str] = []
+        themes = sorted(set(app.available_themes) - SKIP)
+        for theme in themes:
+            app.theme = theme
+            await pilot.pause()
+            for focused in (False, True):
+                if focused:
+                    search.focus()
+                else:
+                    app.query_one("#filter-input").focus()
+                await pilot.pause()
+                low += _low_on_cursor_row(search, theme, f"search focused={focused}")
+        app.query_one("#filter-input").value = ""  # back to the tab's list
+        await settle(app)
+        assert app.main.active_list is doclist and doclist.rows
+        for theme in themes:
+            app.theme = theme
+            await pilot.pause()
+            low += _low_on_cursor_row(doclist, theme, "tab")
+        assert low == [], "\n".join(low)
