@@ -4,8 +4,10 @@ and snippets, hybrid with note vectors when the semantic extra has them ready), 
 bar's key:value terms, the folder tree's scope and nothing else.
 
 Searches run in a thread, one at a time; a newer text supersedes a request not yet started
-(typing fast never queues a search per key). While the full-text index is still being built,
-the list says how far it is and the search is retried until it can answer.
+(typing fast never queues a search per key), and a result is painted only while its text is
+still the bar's. While the full-text index is still being built, the list says how far it is
+and the search is retried until it can answer. The list shows LIMIT hits at first; moving the
+cursor near its end loads the next LIMIT (core's paging cursor), up to every hit.
 """
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ from core.search.fulltext import SearchNotReady
 if TYPE_CHECKING:
     from .screens.main import MainScreen
 
-LIMIT = 50  # hits listed, a screen or so (the total is counted in full; each hit's snippet costs)
+LIMIT = 50  # hits listed at first and added per page, a screen or so (each hit's snippet costs)
+NEAR_END = 5  # rows from the end of the list at which the next page loads
 RETRY = 0.3  # seconds between tries while the full-text index is being built
 
 
@@ -35,20 +38,37 @@ class SearchFlow:
         self.text = ""
         self.scope = Query()
         self._lock = threading.Lock()
-        self._next: tuple[int, str, Query] | None = None
+        self._next: tuple[int, str, Query, str | None] | None = None  # (seq, text, scope, page cursor)
         self._busy = False
         self._seq = 0
         self._retry = None
         self.shown_seq = 0
+        self._more: str | None = None  # the shown result's cursor to its next page
+        self._result = None  # the shown result (its total, mode)
+        self._paging = False  # a next page was asked for and not shown yet
+        self._scope_now = Query()  # the scope (with the folder tree's) of the shown search
 
     @property
     def pending(self) -> bool:
         return self._busy or self._next is not None or self._retry is not None
 
+    @property
+    def more(self) -> bool:
+        """More hits than the list shows are there to load."""
+        return self._more is not None
+
+    def load_more(self) -> None:
+        """Add the next page of hits to the list (the cursor came near its end)."""
+        if not self.active or self._more is None or self._paging:
+            return
+        self._paging = True
+        self._queue((self.shown_seq, self.text, self._scope_now, self._more))
+
     def request(self, text: str, scope: Query) -> None:
         """Search `text` within `scope` (coalesced with requests made while one runs)."""
         self.active = True
         self.text, self.scope = text, scope
+        self._scope_now = scope
         self.run()
 
     def run(self) -> None:
@@ -67,13 +87,17 @@ class SearchFlow:
             screen.status.set_part("search", None)
             return
         self._seq += 1
-        scope = replace(self.scope, folder=screen.scope)
+        self._more, self._paging = None, False
+        self._scope_now = replace(self.scope, folder=screen.scope)
+        self._queue((self._seq, self.text, self._scope_now, None))
+
+    def _queue(self, request: tuple[int, str, Query, str | None]) -> None:
         with self._lock:
-            self._next = (self._seq, self.text, scope)
+            self._next = request
             if self._busy:
                 return
             self._busy = True
-        screen.run_worker(self._work, thread=True, group="search", exit_on_error=False, description="search")
+        self.screen.run_worker(self._work, thread=True, group="search", exit_on_error=False, description="search")
 
     def stop(self) -> None:
         """Leave search mode (the bar's text no longer starts with `?`)."""
@@ -94,9 +118,11 @@ class SearchFlow:
                     if request is None or app.quitting:
                         self._busy = False
                         return
-                seq, text, scope = request
+                seq, text, scope, page = request
+                if seq != self._seq:
+                    continue  # superseded while it waited
                 try:
-                    result = vault.search(text, scope, limit=LIMIT)
+                    result = vault.search(text, scope, limit=LIMIT, cursor=page)
                 except SearchNotReady as exc:
                     app.from_thread(self._not_ready, seq, exc.message)
                     continue
@@ -104,7 +130,7 @@ class SearchFlow:
                     app.from_thread(self._failed, seq, exc.message)
                     continue
                 if self._next is None:
-                    app.from_thread(self._show, seq, result)
+                    app.from_thread(self._add if page else self._show, seq, result)
         except BaseException:
             with self._lock:
                 self._busy = False
@@ -117,17 +143,37 @@ class SearchFlow:
         if not self._current(seq):
             return
         self.shown_seq = seq
+        self._result, self._more, self._paging = result, result.next_cursor, False
         lst = self.screen.search_list
         lst.set_rows(result.hits, empty=f"No note contains {self.text!r}", keep=False)
+        self._say()
+        self.screen.call_after_refresh(self.screen.app.answered)
+
+    def _add(self, seq: int, result) -> None:
+        """A next page: its hits go under the shown ones (the cursor stays where it is)."""
+        self._paging = False
+        if not self._current(seq) or seq != self.shown_seq:
+            return
+        lst = self.screen.search_list
+        seen = {h.path for h in lst.rows}
+        lst.set_rows((*lst.rows, *(h for h in result.hits if h.path not in seen)), keep=True)
+        self._result, self._more = result, result.next_cursor
+        self._say()
+        lst.near_end()  # the cursor may still be near the end (a short page)
+
+    def _say(self) -> None:
+        result = self._result
+        listed = len(self.screen.search_list.rows)
         how = {"all": "", "any": " (not every word: notes with any)"}.get(result.match, "")
-        shown = f"first {len(result.hits)} of " if result.total > len(result.hits) else ""
+        shown = f"{listed:,} of " if self._more is not None else ""
         part = Text(f"{shown}{result.total:,} {'hit' if result.total == 1 else 'hits'}{how}", style="bold")
+        if self._more is not None:
+            part.append(" · more below", style="italic")
         if result.mode != "keyword":
             part.append(f" · {result.mode}")
         if result.index_stale:
             part.append(" · catching up", style="italic")
         self.screen.status.set_part("search", part)
-        self.screen.call_after_refresh(self.screen.app.answered)
 
     def _not_ready(self, seq: int, message: str) -> None:
         if not self._current(seq):

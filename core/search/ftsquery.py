@@ -154,7 +154,8 @@ class SearchQueries(IndexState):
             mode, match = "all", strict
             cands, total, unsure = self._candidates(con, join, strict, wanted, window, "all", excluding)
             if (total == 0 or total < FALLBACK_BELOW and len(wanted) > 2) and len(wanted) > 1:
-                any_cands, any_total, any_unsure = self._candidates(con, join, loose, wanted, window, "any", excluding)
+                any_cands, any_total, any_unsure = self._candidates(con, join, loose, wanted, window, "any", excluding,
+                                                                    neg)
                 if any_total > total:
                     mode, match, total, cands, unsure = "any", loose, any_total, any_cands, any_unsure
             okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
@@ -181,12 +182,16 @@ class SearchQueries(IndexState):
         return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode)
 
     def _candidates(self, con, join: str, match: str, wanted: list[Term], window: int, mode: str,
-                    excluding: bool) -> tuple[dict[int, float], int, set[int]]:
+                    excluding: bool, neg: str = "") -> tuple[dict[int, float], int, set[int]]:
         """({rowid: FTS5's -bm25}, how many notes match, candidates not yet known to match): the best
         `window` by bm25, counted in the same statement, plus notes whose name, title, aliases or
         headings hold the words."""
         w = ", ".join(str(x) for x in WEIGHTS)
         fts_join = join.format(t="fts")
+        if mode == "any":
+            ranked_by = self._rare_terms(con, wanted)
+            if len(ranked_by) < len(wanted):
+                return self._any_by_rare(con, join, match, wanted, ranked_by, window, excluding, neg)
         if self._all_common(con, wanted):
             # every word is in most notes: FTS5's bm25 is ~0 for all of them (or, for a phrase of such
             # words, costs two passes over their every match), and sorting the many matches by it
@@ -213,6 +218,46 @@ class SearchQueries(IndexState):
                     cands[rowid] = floor
                     if check:
                         unsure.add(rowid)
+        return cands, total, unsure
+
+    def _rare_terms(self, con, wanted: list[Term]) -> list[Term]:
+        """The terms that carry FTS5's bm25: neither in more than half the notes (FTS5 clamps their
+        IDF to 1e-6, so their part of bm25 is ~0) nor in none."""
+        self._term_stats(con, wanted)
+        known = self._stats[2] if self._stats else {}
+        return [t for t in wanted if known[(t.text, t.phrase, t.prefix)][0] > 0
+                and not known[(t.text, t.phrase, t.prefix)][2]]
+
+    def _any_by_rare(self, con, join: str, match: str, wanted: list[Term], rare: list[Term], window: int,
+                     excluding: bool, neg: str) -> tuple[dict[int, float], int, set[int]]:
+        """`_candidates` of a ranked OR holding a common word (or one no note has), at any vault size:
+        bm25 over the other words alone (the same values to ~1e-6: a common word's part of FTS5's
+        bm25 is its clamped IDF times its frequency), so FTS5 scores the rare words' few matches
+        instead of the common word's every match (an OR of one common word and a half-typed one
+        cost 200-400 ms at 100,000 notes); the field matches and the first `window` matches of the
+        whole OR (in rowid order) join with bm25 0, the count is of the whole OR."""
+        w = ", ".join(str(x) for x in WEIGHTS)
+        fts_join = join.format(t="fts")
+        total = con.execute(f"SELECT count(*) FROM fts{fts_join} WHERE fts MATCH ?", (match,)).fetchone()[0]
+        cands: dict[int, float] = {}
+        if rare and total:
+            expr = "(" + " OR ".join(_quote(t) for t in rare) + ")" + neg
+            cands = dict(con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) AS s FROM fts{fts_join} WHERE fts MATCH ? "
+                                     f"ORDER BY s DESC LIMIT ?", (expr, window)))
+        unsure: set[int] = set()
+        full = len(cands) >= window  # the rare words alone fill the window
+        if total > len(cands):
+            floor = min(cands.values(), default=0.0) if full else 0.0
+            for rowid, check in self._field_matches(con, join, match, wanted, CANDIDATES, "any", excluding):
+                if rowid not in cands:
+                    cands[rowid] = floor
+                    if check:
+                        unsure.add(rowid)
+            if not full:  # notes with only the common words: the first of them
+                for (r,) in con.execute(f"SELECT fts.rowid FROM fts{fts_join} WHERE fts MATCH ? LIMIT ?",
+                                        (match, window)):
+                    cands.setdefault(r, 0.0)
+                    unsure.discard(r)
         return cands, total, unsure
 
     def _field_matches(self, con, join: str, match: str, wanted: list[Term], limit: int, mode: str,

@@ -75,3 +75,35 @@ async def test_ctrl_f_enters_search_mode_and_deleting_the_mark_leaves_it(tui_dem
         assert app.main.tabs.display and not app.main.search_list.display
         assert [e.path for e in app.main.active_list.rows] == ["Areas/Engineering/Deploy Runbook.md"]
         assert " hits" not in str(app.main.status.render())
+
+
+async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_demo: Path, app_for) -> None:
+    """Search lists every hit, a page (LIMIT) at a time: moving to the end of the list loads the next
+    page under it, in core's order, and the status says how many of how many are listed (before:
+    the first 50 only)."""
+    from tui.searching import LIMIT
+
+    for i in range(130):
+        (tui_demo / "Bulk").mkdir(exist_ok=True)
+        (tui_demo / "Bulk" / f"Marmot {i:03d}.md").write_text(f"# Marmot {i}\n\nA marmot note, number {i}.\n")
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        await pilot.press("ctrl+f")
+        await type_text(app, pilot, "marmot")
+        every = app.session.vault.search("marmot", Query(), limit=1000)
+        assert every.total == 130 and LIMIT < 130
+        assert hits(app) == [h.path for h in every.hits[:LIMIT]]
+        assert f"{LIMIT} of 130 hits" in str(app.main.status.render())
+        await pilot.press("escape")  # to the hits
+        for _ in range(3):
+            await pilot.press("end")
+            await settle(app, timeout=60)
+            await pilot.pause()
+        assert hits(app) == [h.path for h in every.hits]  # every page, in order, once
+        assert "130 hits" in str(app.main.status.render()) and " of 130" not in str(app.main.status.render())
+        # a new text starts again from its first page
+        field = app.query_one("#filter-input", Input)
+        field.focus()
+        await type_text(app, pilot, " note")
+        assert len(hits(app)) == LIMIT

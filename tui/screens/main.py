@@ -149,6 +149,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self._panes = [cls(self.session, pane_id, lazy=i > 0) for i, (pane_id, cls) in enumerate(PANES)]
         self._search_list = SearchList(id="search-list")  # the filter bar's full-text mode (tui.searching)
         self._search_list.display = False
+        self._search_list.on_near_end = self.searcher.load_more  # the next page of hits
         yield self._filterbar
         with Horizontal(id="main"):
             yield self._tree

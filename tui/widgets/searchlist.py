@@ -1,11 +1,12 @@
 """Full-text search hits: ranked notes with their snippet, the matched words highlighted.
 
 The hits are core's (`Vault.search`, the index and ranking the MCP `search` tool answers from);
-this list only draws them. `e` opens the hit in $EDITOR, as on every tab.
+this list only draws them. `e` opens the hit in $EDITOR, as on every tab. When the cursor comes
+within NEAR_END rows of the last hit, `on_near_end` (tui.searching's next page) is called.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.style import Style
@@ -25,8 +26,27 @@ class SearchList(RowList):
         Binding("e", "edit", "Open in $EDITOR", show=False, id="search.edit"),
     ]
 
+    on_near_end: Callable[[], None] | None = None  # set by the screen: loads the next page of hits
+    NEAR_END = 5
+
     def row_key(self, row: SearchHit) -> str:
         return row.path
+
+    def near_end(self) -> None:
+        """Ask for more hits when the cursor is within NEAR_END rows of the last one."""
+        if self.on_near_end is not None and self.rows and self.cursor >= len(self.rows) - self.NEAR_END:
+            self.on_near_end()
+
+    def _move_to(self, index: int) -> None:
+        super()._move_to(index)
+        self.near_end()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        # the mouse wheel scrolls without moving the cursor: the last rows in view load more too
+        if self.on_near_end is not None and self.rows and \
+                int(new) + self._body_height() >= len(self.rows) - self.NEAR_END:
+            self.on_near_end()
 
     def action_edit(self) -> None:
         row = self.current
