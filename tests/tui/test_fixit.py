@@ -240,3 +240,26 @@ async def test_the_broken_tab_shows_each_file_name(tui_demo: Path, app_for, size
                 break
             await pilot.pause(0.1)
         assert lst.rows and misses() == []
+
+
+async def test_a_broken_rows_whole_problem_is_in_its_tooltip(tui_demo: Path, app_for) -> None:
+    """At 80 columns the Problem column cuts a note's unresolved links; the row under the pointer
+    says the whole problem in its tooltip."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("5")
+        await settle(app)
+        lst = app.main.active_list
+        for _ in range(50):
+            if lst.rows and any(r.message not in lst.render_line(y).text for y, r in enumerate(lst.rows, 1)):
+                break
+            await pilot.pause(0.1)
+        cut = [(y, r) for y, r in enumerate(lst.rows, start=1) if r.message not in lst.render_line(y).text]
+        assert cut, "no problem is cut at 80 columns: the test needs a longer one"
+        y, row = cut[0]
+        await pilot.hover(lst, offset=(10, y))
+        await pilot.pause()
+        assert lst.tooltip == f"{row.path}\n{row.kind}: {row.message}"
+        await pilot.hover(lst, offset=(10, 0))  # the header: no tooltip
+        await pilot.pause()
+        assert lst.tooltip is None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
@@ -72,6 +73,13 @@ class ProblemList(RowList):
     def row_key(self, row: Problem) -> tuple[str, str]:
         return row.path, row.kind
 
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The row under the pointer says its whole problem in a tooltip (the Problem and Path
+        columns cut long ones: a note's unresolved links, a long YAML error)."""
+        offset = event.get_content_offset(self)
+        index = int(self.scroll_y) + offset.y - 1 if offset is not None and offset.y > 0 else -1
+        self.tooltip = full_text(self.rows[index]) if 0 <= index < len(self.rows) else None
+
     def all_columns(self) -> Sequence[Column]:
         # the path as wide as the longest one needs, up to 2/5 of the list; the rest is the problem's
         width = self.scrollable_content_region.width
@@ -92,6 +100,11 @@ class ProblemList(RowList):
             else:
                 out.append((row.message, None))
         return out
+
+
+def full_text(problem: Problem) -> str:
+    """A problem's path, kind and whole message, for its tooltip."""
+    return f"{problem.path}\n{problem.kind}: {problem.message}"
 
 
 def elide_path(path: str, width: int) -> str:
