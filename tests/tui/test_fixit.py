@@ -229,16 +229,19 @@ async def test_the_broken_tab_shows_each_file_name(tui_demo: Path, app_for, size
     async with app.run_test(size=size) as pilot:
         await pilot.press("5")
         await settle(app)
-        lst = app.main.active_list
 
         def misses() -> list[tuple[str, str]]:
             return [(row.path, lst.render_line(y).text) for y, row in enumerate(lst.rows, start=1)
                     if row.path.rsplit("/", 1)[-1] not in lst.render_line(y).text]
 
-        for _ in range(50):  # the tab's rows can land a frame after settle (seen in a CI run: the old tab's lines)
-            if lst.rows and not misses():
+        # the tab switch and its rows can land a frame after settle (seen in CI runs: the old tab's
+        # lines), so the list is looked up again on every try, and only the Broken tab's counts
+        for _ in range(50):
+            lst = app.main.active_list
+            if app.main.active_pane.id == "broken" and lst.rows and not misses():
                 break
             await pilot.pause(0.1)
+        assert app.main.active_pane.id == "broken"
         assert lst.rows and misses() == []
 
 
