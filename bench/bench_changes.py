@@ -10,8 +10,9 @@
 - journal_size: 10,000 changes of 10 KB notes (one-line edits over 100 notes) in the journal:
   the file's size on disk.
 - approve_latency: the TUI (Pilot, headless) with the approval gate on and a real agent, its
-  own process, on the real socket: the person's `y` key -> the agent's answer received, p95
-  (target <= 100 ms), after one warm-up round; then the same write without the gate.
+  own process, on the real socket: the person's `y` key (pressed once the dialog is drawn) ->
+  the agent's answer received, p95 (target <= 100 ms), after one warm-up round; then the same
+  write without the gate.
 """
 from __future__ import annotations
 
@@ -236,7 +237,7 @@ async def _approve_latency(rounds: int) -> dict:
                 for i in range(-1, rounds):  # round -1 warms up (the first dialog, the first approved write)
                     answer = asyncio.ensure_future(await call(f"Inbox/b{i}.md"))
                     await wait_for(lambda: isinstance(app.screen, ApprovalScreen), 20)
-                    await pilot.pause()
+                    await quiet(app)  # the dialog drawn: the person reads the diff before the key
                     t = time.monotonic()
                     await pilot.press("y")
                     got = json.loads(await asyncio.wait_for(answer, 20))
