@@ -5,20 +5,24 @@ Every read goes through the path resolver and `Vault.disk_path` (so hidden paths
 symlink escapes are refused) and reads the bytes fresh from disk: the `etag` (SHA-256 of
 the file's bytes) always describes exactly the bytes the content came from. Long content
 is paged by characters; a result that stops early says where the next page starts.
+
+The safe open (core.disk.fileopen: note_bytes, editor_path, read_all, re-exported here for the
+front ends that import them from the reader) and the result's shape (core.disk.readresult) are
+modules of their own; this one chooses the selection and pages it.
 """
 from __future__ import annotations
 
 import base64
 import hashlib
 import os
-import stat as stat_mod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from core.disk import textmap
+from core.disk.fileopen import MAX_READ_BYTES, _open, editor_path, note_bytes, read_all  # noqa: F401 (re-exported)
 from core.disk.paths import normalize
-from core.disk.safeio import fd_inside, locate
-from core.errors import NotFoundError, VaultError
+from core.disk.readresult import ReadError, ReadResult
+from core.errors import NotFoundError
 from core.markdown import okf
 from core.markdown.parse import decode, parse_note
 from core.markdown.sections import SectionError, find_heading
@@ -27,92 +31,12 @@ from core.model import ATTACHMENT, FOLDER, Entry
 DEFAULT_MAX_CHARS = 40_000
 MAX_CHARS_LIMIT = 1_000_000
 ATTACHMENT_CAP_BYTES = 1024 * 1024
-MAX_READ_BYTES = 64 * 1024 * 1024
 SELECTIONS = ("whole", "frontmatter", "section", "lines")
 # Notes this big are read through a page map (core.disk.textmap): each call hashes the bytes and
 # decodes only the page asked for, instead of decoding and parsing the whole note.
 WINDOWED_MIN_BYTES = 1024 * 1024
 WINDOW_MISSES = 0  # answers that had to decode every chunk because the plan missed one (tests expect 0)
 _MAPS = textmap.MapCache()
-
-
-class ReadError(VaultError):
-    """A read that cannot be answered as asked (bad section, line range, offset, file type)."""
-
-    code = "invalid_read"
-
-
-@dataclass(frozen=True, slots=True)
-class ReadResult:
-    """What `read` returns. `content` is None for frontmatter-only reads and attachments."""
-
-    path: str
-    kind: str
-    etag: str
-    size_bytes: int
-    modified_at: str
-    title: str
-    selection: str
-    okf_bundle: bool
-    frontmatter: dict[str, Any] = field(default_factory=dict)
-    frontmatter_error: str | None = None
-    decode_error: bool = False
-    status: str | None = None
-    stale: bool | None = None
-    stale_after: Any = None
-    trust_tier: str | None = None
-    tags: tuple[str, ...] = ()
-    content: str | None = None
-    start_line: int | None = None
-    end_line: int | None = None
-    total_lines: int | None = None
-    offset: int = 0
-    total_chars: int = 0
-    next_offset: int | None = None
-    mime_type: str | None = None
-    content_base64: str | None = None
-    content_omitted: str | None = None
-
-    @property
-    def truncated(self) -> bool:
-        """True when the content stops before the end of the selection (see `next_offset`)."""
-        return self.next_offset is not None
-
-    def marker(self) -> str | None:
-        """A one-line note saying which part was returned and how to get the rest, or None."""
-        if self.next_offset is None:
-            return None
-        end = self.offset + len(self.content or "")
-        return (f"[vaultwatch: truncated: showing characters {self.offset}-{end} of {self.total_chars} "
-                f"of {self.path!r}; call read again with the same arguments and offset={self.next_offset} "
-                "for the next part]")
-
-    def as_json(self) -> dict[str, Any]:
-        """The JSON shape agents receive (fields that do not apply are left out)."""
-        out: dict[str, Any] = {
-            "path": self.path, "kind": self.kind, "title": self.title, "etag": self.etag,
-            "size_bytes": self.size_bytes, "modified_at": self.modified_at, "selection": self.selection,
-        }
-        if self.kind == ATTACHMENT:
-            out["mime_type"] = self.mime_type
-            if self.content_base64 is not None:
-                out["content_base64"] = self.content_base64
-            if self.content_omitted is not None:
-                out["content_omitted"] = self.content_omitted
-            return out
-        out.update(
-            okf_bundle=self.okf_bundle, status=self.status, stale=self.stale, stale_after=self.stale_after,
-            trust_tier=self.trust_tier, tags=list(self.tags), frontmatter=self.frontmatter,
-        )
-        if self.frontmatter_error is not None:
-            out["frontmatter_error"] = self.frontmatter_error
-        if self.decode_error:
-            out["decode_error"] = True
-        if self.selection != "frontmatter":
-            out.update(content=self.content, start_line=self.start_line, end_line=self.end_line,
-                       total_lines=self.total_lines, offset=self.offset, total_chars=self.total_chars,
-                       truncated=self.truncated, next_offset=self.next_offset)
-        return out
 
 
 def _section_span(text: str, all_lines: list[str], wanted: str) -> tuple[int, int]:
@@ -163,103 +87,6 @@ def _suggest(entries: dict[str, Entry], rel: str) -> str:
                 p.rsplit("/", 1)[-1].casefold() in (name, stem + ".md")]
     hits = sorted(hits)[:3]
     return f" (did you mean {', '.join(repr(h) for h in hits)}?)" if hits else ""
-
-
-def _open(root_real: str, rel: str) -> tuple[int, os.stat_result]:
-    """An open descriptor on a regular file within the read limit, and its stat.
-
-    The file is reached with core.disk.safeio.locate (relative to the vault's descriptor, each
-    symlink on the way checked) and opened relative to its folder's descriptor with
-    O_NOFOLLOW, so a folder swapped for an outside link meanwhile is never followed.
-    """
-    try:
-        loc = locate(root_real, rel, missing_ok=True)
-    except (FileNotFoundError, NotADirectoryError):
-        raise NotFoundError(f"not found: {rel!r} no longer exists on disk; list_documents shows what exists") from None
-    except OSError as exc:
-        raise ReadError(f"cannot read {rel!r}: {exc.strerror or exc}") from None
-    try:
-        if loc.missing:
-            raise NotFoundError(f"not found: {rel!r} no longer exists on disk; list_documents shows what exists")
-        fd = loc.open(os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise NotFoundError(f"not found: {rel!r} no longer exists on disk; list_documents shows what exists") from None
-    except OSError as exc:
-        raise ReadError(f"cannot read {rel!r}: {exc.strerror or exc}; check the file's permissions") from None
-    finally:
-        loc.close()
-    try:
-        st = os.fstat(fd)
-        if not stat_mod.S_ISREG(st.st_mode):
-            raise ReadError(f"cannot read {rel!r}: it is not a regular file")
-        if st.st_nlink > 1:
-            raise ReadError(f"cannot read {rel!r}: it is hard-linked ({st.st_nlink} names on disk, which may "
-                            "include a file outside the vault), so vaultwatch does not read it; ask the person "
-                            "to replace it with a plain copy")
-        if st.st_size > MAX_READ_BYTES:
-            raise ReadError(f"cannot read {rel!r}: it is {st.st_size // (1024 * 1024)} MiB, "
-                            f"above the {MAX_READ_BYTES // (1024 * 1024)} MiB read limit")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, st
-
-
-def note_bytes(root_real: str, path: str, *, limit: int | None = None) -> tuple[bytes, os.stat_result]:
-    """The bytes (the first `limit` of them, if given) and stat of the file at vault path `path`,
-    opened as `read` opens it: in one step beneath the vault's descriptor, never through a link out
-    of it, a regular file that is not hard-linked. For front ends that show or compare a note's bytes
-    (the TUI's preview, its edit checks): no path string is opened by name after its check."""
-    fd, st = _open(root_real, normalize(path))
-    try:
-        if limit is None:
-            return read_all(fd), st
-        chunks, left = [], limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks), st
-    finally:
-        os.close(fd)
-
-
-def editor_path(root_real: str, path: str) -> str:
-    """A file name to hand an external program ($EDITOR), given only after core's check: the note
-    is opened as `read` opens it, and the name returned is the one the kernel gives that open file
-    (no symlinks on the way), checked to lie inside the vault and outside hidden folders.
-
-    Residual race (documented, not closed): the program opens this name itself, later. A local
-    process that swaps a folder on the way for a link out of the vault between this check and the
-    editor's own open redirects the editor; vaultwatch cannot hand an editor a descriptor. The
-    window is the editor's start-up, and only a process already able to change the vault's folders
-    can use it."""
-    rel = normalize(path)
-    fd, _st = _open(root_real, rel)
-    try:
-        try:
-            where = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:  # no /proc: the descriptor walk above is the check
-            where = os.path.join(root_real, rel)
-        if not fd_inside(fd, root_real):
-            raise ReadError(f"cannot open {rel!r}: it is no longer inside the vault (a folder on the way was "
-                            "replaced); nothing was opened")
-        return where
-    finally:
-        os.close(fd)
-
-
-def read_all(fd: int) -> bytes:
-    """Everything left to read from an open file descriptor, in 1 MiB reads."""
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 @dataclass(frozen=True, slots=True)
