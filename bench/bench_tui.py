@@ -327,22 +327,37 @@ async def long_note(app, clock: FrameClock, path: str) -> dict:
     body = app.query_one(NoteBody)
     other = app.main.active_list.rows[0].path
     first, keys, whole = [], [], []
+    moved: list[float] = []  # when the preview's scroll position changed
+    preview.watch(preview, "scroll_y", lambda: moved.append(time.perf_counter()), init=False)
+    shown: list[float] = []  # when the body was given the long note's lines
+    set_doc = body.set_doc
+
+    def timed_set_doc(doc) -> None:
+        set_doc(doc)
+        if doc.display and preview.wanted == path:
+            shown.append(time.perf_counter())
+
+    body.set_doc = timed_set_doc
     for _ in range(3):
         app.main.open_note(other)
         await settle(app, timeout=60)
         t0 = time.perf_counter()
+        shown.clear()
         app.main.open_note(path)
-        await until(lambda: preview.path == path and bool(body.lines), timeout=30)
-        frame = await painted_after(clock, time.perf_counter())
+        await until(lambda: preview.path == path and bool(body.lines) and bool(shown), timeout=30)
+        frame = await painted_after(clock, shown[0])  # the first frame after the body got the note
         first.append(frame[1] - t0)
         app.set_focus(preview)
         while not body.complete:
             y, t = preview.scroll_y, time.perf_counter()
+            n = len(moved)
             app.post_message(key_event("down"))
             await until(lambda y=y: preview.scroll_y != y or body.complete, timeout=30)
             if preview.scroll_y == y:
                 break  # the note was complete before the key took effect
-            frame = await painted_after(clock, time.perf_counter())
+            # the first frame that started after the scroll moved shows it (polling may wake
+            # after that frame: timing from the poll would wait for a frame that never comes)
+            frame = await painted_after(clock, moved[n] if len(moved) > n else time.perf_counter())
             keys.append(frame[1] - t)
             await asyncio.sleep(0.03)
         await settle(app, timeout=120)

@@ -43,6 +43,7 @@ _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){
 _QUOTES = re.compile(r"(?: {0,3}>[ \t]?)+")
 _CALLOUT = re.compile(r"\[!([^\]\s]+)\][+-]?")
 _TASK = re.compile(r"\[.\]")
+_PIPE = re.compile(r"(?<!\\)\|")
 _LIST = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+(?:\[.\][ \t]+)?|$)")
 
 
@@ -184,7 +185,8 @@ def styled_lines(text: str, max_chars: int | None = None) -> list[Line]:
             if not line.strip():
                 kind = "blank"
             elif "|" in content and n + 1 < len(lines) and kinds[n + 1] is None \
-                    and _TABLE_RULE.match(lines[n + 1]) and "|" in lines[n + 1] + content.strip("|"):
+                    and _TABLE_RULE.match(lines[n + 1]) and "|" in lines[n + 1] + content.strip("|") \
+                    and _cell_count(content) == _cell_count(lines[n + 1]):
                 kind = "table_head"
                 kinds[n + 1] = "table_rule"
                 k = n + 2
@@ -229,6 +231,18 @@ def styled_lines(text: str, max_chars: int | None = None) -> list[Line]:
             line_spans.sort(key=_span_order)
         out.append(Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans)))
     return out
+
+
+def _cell_count(row: str) -> int:
+    """Cells of a table row (GFM: a header row with another number of cells than the
+    delimiter row is no table): unescaped pipes, outer pipes optional."""
+    quotes = _QUOTES.match(row)
+    row = row[quotes.end():].strip() if quotes else row.strip()
+    if row.startswith("|"):
+        row = row[1:]
+    if row.endswith("|") and not row.endswith("\\|"):
+        row = row[:-1]
+    return len(_PIPE.split(row))
 
 
 def _first(t: tuple[int, int, Span]) -> int:

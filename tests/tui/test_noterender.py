@@ -1,4 +1,6 @@
-"""The preview's Markdown renderer: tables drawn as aligned columns (session 1 showed them raw)."""
+"""The preview's Markdown renderer: tables drawn as aligned columns (session 1 showed them raw),
+and the lexer's reading of the note (core.markdown.lines, the index's): what the index takes
+for code or a comment is never a link in the preview, and the other way round."""
 from __future__ import annotations
 
 from rich.cells import cell_len
@@ -63,3 +65,17 @@ def test_not_tables() -> None:
     assert "a | b" in lines
     assert "| x | y |" in lines  # the delimiter row has fewer cells: GitHub does not draw it either
     assert any("| in | fence |" in line for line in lines)  # code stays code
+
+
+def test_the_preview_reads_links_as_the_index_does() -> None:
+    body = ("> [!example] A callout\n> ```md\n> [[In a fenced block]] #nottag\n> ```\n"
+            "%% [[In a comment]] %%\n"
+            "| Page | Shown |\n| --- | --- |\n| [[Table view\\|Table]] | x |\n\n"
+            "Text with ``[[in code]]`` and [[Real note|real]] and *em* and ==marked==.\n")
+    lines, links = lines_of(body)
+    assert [link.target for link, _ in links] == ["Table view", "Real note"]  # the index's two links
+    assert any("[[In a fenced block]] #nottag" in line for line in lines)  # code stays code, as written
+    assert any("[[In a comment]]" in line for line in lines)  # shown dimmed, not a link
+    table_row = next(line for line in lines if line.startswith("Table"))
+    assert "│" in table_row and "\\" not in table_row  # the escaped pipe's alias is the link's label
+    assert "Text with [[in code]] and real and em and marked." in lines

@@ -65,6 +65,8 @@ async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(tm
             await pilot.pause(0.01)
         lines, complete = seen[0]
         assert not complete and FIRST_LINES <= lines < 1000  # a first screenful, not the whole note
+        # ... but the scrollbar spans the whole note at once (the rest's height estimated)
+        assert preview.virtual_size.height > 5000
         # while the rest renders, keys act: the preview scrolls (keys posted as a terminal sends
         # them; Pilot.press would wait for the app to be idle, i.e. for the whole note)
         app.set_focus(preview)  # at once (Widget.focus waits behind queued messages)
@@ -112,3 +114,28 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
         await settle(app, timeout=120)
         assert body.lines and "characters of this line are not shown" in body.plain
         await pilot.press("q")
+
+
+async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for) -> None:
+    """A page the person scrolls to before the worker rendered it is rendered when drawn."""
+    app = app_for(vault_with_long_note(tmp_path, 20_000))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app)
+        preview = app.main.preview
+        body = app.query_one(NoteBody)
+        app.main.open_note("Short.md")
+        await settle(app)
+        app.main.open_note("Long.md")
+        while not (preview.path == "Long.md" and body.lines):
+            await pilot.pause(0.01)
+        await pilot.pause()  # the body's new height laid out
+        rendered = len(body.lines)
+        preview.scroll_to(y=rendered + 600, animate=False, immediate=True)  # well past what was rendered
+        await pilot.pause()
+        assert preview.scroll_y >= rendered + 600  # not held at the end of what was rendered
+        assert not body.complete
+        on_screen = "\n".join(strip.text for strip in body.render_lines(body.region.__class__(
+            0, int(preview.scroll_y) - body.virtual_region.y, body.size.width, 10)))
+        assert "Line" in on_screen  # drawn, not blank
+        await settle(app)
+        assert body.complete

@@ -1,14 +1,15 @@
 """The preview's note body: wrapped lines drawn one at a time with the Line API.
 
 A 5,000-line note in one `Static` froze the app for 9-11 s (Textual laid out and rendered the
-whole Text on the UI thread). Here the preview's worker renders and wraps the note in
-batches (`wrap`), the first screenful first; this widget only keeps the wrapped lines and
-turns the few on screen into strips when they are drawn (cached), so opening any note costs
-the UI thread a screenful, and the lines that come later only extend its height.
+whole Text on the UI thread). Here the body shows a `tui.widgets.notedoc.NoteDoc`: the
+preview's worker renders it in small steps, the first screenful first, and a line the person
+scrolls to before the worker got there is rendered when it is drawn (at most UI_BUDGET_S of
+the UI thread's time a frame; a line still missing is drawn blank and redrawn shortly). This
+widget turns the few lines on screen into strips (cached), so opening any note costs the UI
+thread a screenful, and the lines that come later only settle its height.
 """
 from __future__ import annotations
 
-from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 from textual.cache import LRUCache
@@ -20,25 +21,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from .. import spans
+from .notedoc import NoteDoc
 
 LINE_CACHE = 400  # strips kept (several screens)
-_console: Console | None = None
-
-
-def wrap(line: Text, width: int) -> list[Text]:
-    """One rendered line of the note as the display lines it takes at `width` cells (words
-    wrapped, over-long words folded), its styled runs tidied (tui.spans). Thread-safe: runs
-    in the preview's worker."""
-    global _console
-    if _console is None:  # wrapping needs a console only for tab sizes and the like
-        _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)
-    if line.style:  # Text.render leaves the base style out: make it the lowest span
-        line.stylize_before(line.style)
-        line.style = ""
-    line = spans.tidy(line)
-    if line.cell_len <= width:
-        return [line]
-    return list(line.wrap(_console, width, overflow="fold"))
+UI_BUDGET_S = 0.012  # rendering on the UI thread for lines scrolled to ahead of the worker, a frame
 
 
 class NoteBody(Widget):
@@ -50,26 +36,39 @@ class NoteBody(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.lines: list[Text] = []
-        self.complete = True  # False while the worker still renders the rest of the note
+        self.doc = NoteDoc.fixed([])
         self._strips: LRUCache[int, Strip] = LRUCache(LINE_CACHE)
+        self._height = 0
+        self._redraw = None
+
+    @property
+    def lines(self) -> list[Text]:
+        """The display lines rendered so far."""
+        return self.doc.display
+
+    @property
+    def complete(self) -> bool:
+        """False while the rest of the note is still to be rendered."""
+        return self.doc.complete
 
     @property
     def plain(self) -> str:
         """The lines shown so far as plain text (tests, the follow-mode status)."""
-        return "\n".join(line.plain for line in self.lines)
+        return "\n".join(line.plain for line in self.doc.display)
 
-    def set_lines(self, lines: list[Text], *, complete: bool = True) -> None:
-        """Show these lines instead of the ones before."""
-        self.lines = list(lines)
-        self.complete = complete
+    def set_doc(self, doc: NoteDoc) -> None:
+        """Show this note instead of the one before."""
+        self.doc = doc
         self._changed()
 
-    def add_lines(self, lines: list[Text], *, complete: bool) -> None:
-        """More lines of the same note (what is on screen stays as it is)."""
-        self.lines.extend(lines)
-        self.complete = complete
-        self.refresh(layout=True)
+    def set_lines(self, lines: list[Text]) -> None:
+        """Show these (rendered) lines instead of the note before."""
+        self.set_doc(NoteDoc.fixed(lines))
+
+    def grown(self) -> None:
+        """The doc rendered more lines (the worker): lay out again when its height moved."""
+        if self.doc.height != self._height:
+            self.refresh(layout=True)
 
     def _changed(self) -> None:
         self._strips.clear()
@@ -80,20 +79,36 @@ class NoteBody(Widget):
         self._strips.clear()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.lines)
+        self._height = self.doc.height
+        return self._height
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         strip = self._strips.get(y)
-        if strip is None or strip.cell_length != width:
-            if 0 <= y < len(self.lines):
-                base = self.rich_style
-                segments = spans.separate(self.lines[y].render(self.app.console))
-                strip = Strip(_undim(Strip(segments).apply_style(base), base)).adjust_cell_length(width, base)
-            else:
-                strip = Strip.blank(width, self.rich_style)
+        if strip is not None and strip.cell_length == width:
+            return strip
+        doc = self.doc
+        if y >= len(doc.display) and not doc.complete:  # scrolled ahead of the worker
+            view = self.parent.size.height if self.parent is not None else 50  # type: ignore[union-attr]
+            doc.extend(y + view, UI_BUDGET_S)
+            if doc.height != self._height and self._redraw is None:
+                self._redraw = self.set_timer(0.03, self._relayout)
+        if doc.painted is not None and not doc.painted.is_set():  # after this frame (the worker waits)
+            self.call_later(doc.painted.set)
+        if 0 <= y < len(doc.display):
+            base = self.rich_style
+            segments = spans.separate(doc.display[y].render(self.app.console))
+            strip = Strip(_undim(Strip(segments).apply_style(base), base)).adjust_cell_length(width, base)
             self._strips[y] = strip
+        else:
+            strip = Strip.blank(width, self.rich_style)
+            if not doc.complete and self._redraw is None:
+                self._redraw = self.set_timer(0.03, self._relayout)
         return strip
+
+    def _relayout(self) -> None:
+        self._redraw = None
+        self.refresh(layout=self.doc.height != self._height)
 
     def action_follow(self, index: int) -> None:
         from .preview import Preview  # noqa: PLC0415 (preview imports this module)

@@ -1,9 +1,13 @@
-"""A cheap, linear Markdown renderer for the preview, with clickable wiki links.
+"""The preview's renderer: a note's lines as read by core's lexer, drawn as rich Text.
 
-Textual's Markdown widget is superlinear (2,100 lines take 10 s), so the preview draws a
-note line by line into one rich Text: headings, lists, quotes, fences, rules, inline code,
-bold, tags, wiki links, embeds, Markdown links and tables. Cost is linear and capped at
-`max_lines`. Links carry an `@click` action with their index in the returned link table.
+`core.markdown.lines.styled_lines` reads the note (the one lexer of the index: what is code,
+a comment, a link or a tag is decided there, so the preview and the index never disagree);
+this module only turns line kinds and spans into styles: headings, lists and tasks, quotes
+and callouts, fences and code, rules, inline code, emphasis, tags, block ids, comments
+(dimmed: Obsidian hides them in Reading view, the preview shows what the index ignores),
+wiki links, embeds and Markdown links. Links carry an `@click` action with their index in
+the caller's link table. Cost is linear in the lines rendered: `render_at` draws one source
+line (or one table) at a time, so that `tui.widgets.notedoc` renders on demand.
 
 Tables (GitHub style: a header row, a `| --- | :-: |` delimiter row, body rows) are drawn as
 aligned columns; given the `width` they will be shown at, wide cells wrap inside their
@@ -12,15 +16,15 @@ column instead of the whole row wrapping across the screen.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import unquote
 
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
+from core.markdown.lines import Line, Span, styled_lines
 from core.model import Link
 
 from .. import spans
@@ -28,23 +32,14 @@ from .. import spans
 MAX_LINES = 3000
 MAX_LINE_CHARS = 20_000  # a longer line is cut (one 3 MB line would be 30,000 screen lines)
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_BULLET = re.compile(r"^(\s*)([-*+])\s+(\[[ xX]\]\s+)?")
-_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_INLINE = re.compile(
-    r"(?P<wiki>!?\[\[(?P<wt>[^\[\]\n]+?)\]\])"
-    r"|(?P<md>!?\[(?P<mt>[^\]\n]*)\]\((?P<mh><[^>\n]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\))"
-    r"|(?P<code>`[^`\n]+`)"
-    r"|(?P<bold>\*\*[^*\n]+\*\*|__[^_\n]+__)"
-    r"|(?P<tag>(?<![^\s(])#[\w/-]*[^\W\d][\w/-]*)"
-)
+_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\)")  # external ones
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_TABLE_DELIMITER = re.compile(r"^\s{0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 COLUMN_GAP = " │ "
 MIN_COLUMN = 4
 _console: Console | None = None
+_MARKS = {"bold": 2, "strike": 2, "highlight": 2, "italic": 1}
+_TABLE = frozenset({"table_head", "table_rule", "table_row"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +58,11 @@ class Styles:
     tag: Style = Style(color="#af87ff")
     dim: Style = Style(dim=True)
     bold: Style = Style(bold=True)
+    italic: Style = Style(italic=True)
+    strike: Style = Style(strike=True)
+    highlight: Style = Style(reverse=True)
+    comment: Style = Style(dim=True, italic=True)
+    callout: Style = Style(bold=True)
 
 
 THEME_COLOURS = {  # Styles field -> the theme variable its colour comes from
@@ -94,98 +94,272 @@ def theme_styles(variables: dict[str, str], background: Any) -> Styles:
     return replace(defaults, **changes)
 
 
-def wiki_link(inner: str, embed: bool) -> Link:
-    """The core Link for the inside of `[[...]]`."""
-    target, _, alias = inner.partition("|")
-    target, _, heading = target.partition("#")
-    return Link(target.strip(), "embed" if embed else "wiki", heading.strip() or None, alias.strip() or None)
+Resolve = Callable[[Link], "str | None"]
 
 
-def render_note(body: str, resolve: Callable[[Link], str | None], styles: Styles = Styles(),
-                max_lines: int = MAX_LINES, width: int | None = None) -> tuple[Text, list[tuple[Link, str | None]]]:
-    """Render a note body (tables fitted to `width` cells when given). Returns the Text and
-    the links in it with their resolved paths."""
-    links: list[tuple[Link, str | None]] = []
-    out = Text("\n").join(iter_note(body, resolve, links, styles, max_lines, width))
-    out.no_wrap, out.overflow = False, "fold"
-    return out, links
+@dataclass(slots=True)
+class Context:
+    """What rendering a note needs besides its lines: how links resolve, the link table the
+    rendered links are appended to (their index is their `@click` argument), the styles, and
+    the width tables are fitted to (None: natural widths)."""
+
+    resolve: Resolve
+    links: list
+    styles: Styles = Styles()
+    width: int | None = None
 
 
-def iter_note(body: str, resolve: Callable[[Link], str | None], links: list[tuple[Link, str | None]],
-              styles: Styles = Styles(), max_lines: int = MAX_LINES, width: int | None = None) -> Iterator[Text]:
-    """The note's rendered lines one at a time (a Text without newlines each, a table row
-    wrapped inside its columns being several), so that a caller shows the first screen
-    before the rest is rendered; the links met so far are appended to `links`."""
-    lines = body.split("\n")
-    fence: str | None = None
-    n = -1
-    while n + 1 < len(lines):
+def body_lines(text: str, max_chars: int | None = None) -> list[Line]:
+    """The lexer's lines of a note without its frontmatter block (the preview shows that apart)."""
+    lines = styled_lines(text, max_chars)
+    n = 0
+    while n < len(lines) and lines[n].kind in ("frontmatter_fence", "frontmatter"):
         n += 1
-        line = lines[n]
-        if len(line) > MAX_LINE_CHARS:
-            line = lines[n] = (f"{line[:MAX_LINE_CHARS]} … {len(line) - MAX_LINE_CHARS:,} more characters of this "
-                               "line are not shown")
-        if n >= max_lines:
-            yield Text(f"… {len(lines) - max_lines:,} more lines not shown: open the note in your editor",
-                       styles.dim)
-            return
-        if fence is None and "|" in line and n + 1 < len(lines) and _TABLE_DELIMITER.match(lines[n + 1]):
-            end = _table_end(lines, n, max_lines)
-            if end > n + 1:
-                yield from _table(lines[n:end], resolve, links, styles, width)
-                n = end - 1
-                continue
-        out = Text()
-        m = _FENCE.match(line)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-                spans.append(out, "  " + "╌" * 20, styles.dim)
-            else:
-                spans.append(out, "  " + line, styles.code)
-            yield out
-            continue
-        if m:
-            fence = m.group(1)
-            lang = line.strip()[len(fence):].strip()
-            spans.append(out, "  " + "╌" * 20 + (f" {lang}" if lang else ""), styles.dim)
-        elif _RULE.match(line):
-            out.append("─" * 40, styles.dim)
-        elif (m := _HEADING.match(line)):
-            level = len(m.group(1))
-            _inline(out, m.group(2), resolve, links, styles, styles.heading1 if level == 1 else styles.heading)
-        elif line.startswith(">"):
-            out.append("▎ ", styles.quote)
-            _inline(out, line[1:].lstrip(), resolve, links, styles, styles.quote)
-        elif (m := _BULLET.match(line)):
-            indent, task = m.group(1), m.group(3)
-            bullet = "• " if not task else ("☑ " if task.strip()[1] in "xX" else "☐ ")
-            out.append(indent + bullet, styles.dim)
-            _inline(out, line[m.end():], resolve, links, styles, None)
+    return lines[n:] if n else lines
+
+
+def render_note(body: str, resolve: Resolve, styles: Styles = Styles(), max_lines: int = MAX_LINES,
+                width: int | None = None) -> tuple[Text, list[tuple[Link, str | None]]]:
+    """Render a whole note (tables fitted to `width` cells when given). Returns the Text and
+    the links in it with their resolved paths (tests, small notes)."""
+    ctx = Context(resolve, [], styles, width)
+    lines = body_lines(body)
+    out: list[Text] = []
+    n = 0
+    while n < min(len(lines), max_lines):
+        texts, n = render_at(lines, n, ctx)
+        out.extend(texts)
+    if len(lines) > max_lines:
+        out.append(more_lines(len(lines) - max_lines, styles))
+    text = Text("\n").join(out)
+    text.no_wrap, text.overflow = False, "fold"
+    return text, ctx.links
+
+
+def more_lines(count: int, styles: Styles) -> Text:
+    return Text(f"… {count:,} more lines not shown: open the note in your editor", styles.dim)
+
+
+def render_at(lines: Sequence[Line], n: int, ctx: Context) -> tuple[list[Text], int]:
+    """Source line `n` drawn (a table starting there: the whole table), and the index of the
+    next source line. A line may draw as nothing (a setext heading's underline)."""
+    line = lines[n]
+    kind = line.kind
+    if kind in _TABLE:
+        end = n + 1
+        while end < len(lines) and lines[end].kind in ("table_rule", "table_row"):
+            end += 1
+        return _table(lines[n:end], ctx), end
+    return _render_line(line, ctx), n + 1
+
+
+def _clip(line: Line) -> tuple[str, tuple[Span, ...], str]:
+    """The line's text and spans cut at MAX_LINE_CHARS, and what to say about the rest."""
+    text = line.text
+    if len(text) <= MAX_LINE_CHARS:
+        return text, line.spans, ""
+    kept = tuple(s for s in line.spans if s.end <= MAX_LINE_CHARS)
+    return (text[:MAX_LINE_CHARS], kept,
+            f" … {len(text) - MAX_LINE_CHARS:,} more characters of this line are not shown")
+
+
+def _quote_prefix(out: Text, line: Line, styles: Styles) -> None:
+    if line.quote:
+        out.append("▎ " * line.quote, styles.quote)
+
+
+def _render_line(line: Line, ctx: Context) -> list[Text]:
+    styles = ctx.styles
+    text, line_spans, cut = _clip(line)
+    kind = line.kind
+    out = Text()
+    if kind == "setext_rule" or kind in ("frontmatter", "frontmatter_fence"):
+        return []
+    if kind == "blank":
+        if line.quote:
+            _quote_prefix(out, line, styles)
+        return [out]
+    _quote_prefix(out, line, styles)
+    body_at = line.marker if line.quote and kind not in ("heading", "list", "callout") else 0
+    if kind == "fence":
+        opening = line.info or not _is_closing(text[body_at:])
+        spans.append(out, "  " + "╌" * 20 + (f" {line.info}" if line.info else "") if opening
+                     else "  " + "╌" * 20, styles.dim)
+    elif kind == "code":
+        spans.append(out, "  " + text[line.marker if line.quote else 0:], styles.code)
+    elif kind == "comment":
+        spans.append(out, text, styles.comment)
+    elif kind == "rule":
+        out.append("─" * 40, styles.dim)
+    elif kind == "heading":
+        base = styles.heading1 if line.level == 1 else styles.heading
+        start, end = line.marker, len(text.rstrip())
+        if text[line.marker - 1:line.marker] in (" ", "\t", "#") or line.marker:
+            stripped = text[start:end]
+            closing = re.search(r"(?:^|[ \t]+)#+$", stripped)
+            if closing and text.lstrip(" >").startswith("#"):
+                end = start + closing.start()
+        _inline(out, text, line_spans, start, end, ctx, base)
+    elif kind == "callout":
+        title_at = line.marker
+        label = line.info.capitalize()
+        out.append(label, styles.callout)
+        if text[title_at:].strip():
+            out.append(" ")
+            _inline(out, text, line_spans, title_at + (len(text[title_at:]) - len(text[title_at:].lstrip())),
+                    len(text), ctx, styles.callout)
+    elif kind == "list":
+        out.append(" " * line.level)
+        marker = text[:line.marker].lstrip(" >\t")
+        if line.info:
+            bullet = "☑ " if line.info[1:2] in ("x", "X") else "☐ "
+        elif marker[:1] in "-+*":
+            bullet = "• "
         else:
-            _inline(out, line, resolve, links, styles, None)
-        yield out
+            bullet = marker.split()[0] + " " if marker.split() else "• "
+        out.append(bullet, styles.dim)
+        _inline(out, text, line_spans, line.marker, len(text), ctx, styles.quote if line.quote else None)
+    else:  # text (and a quote's lines)
+        _inline(out, text, line_spans, body_at, len(text), ctx, styles.quote if line.quote else None)
+    if cut:
+        out.append(cut, styles.dim)
+    return [out]
 
 
-def _cells(line: str) -> list[str]:
-    """The cells of a table row: split on unescaped pipes, outer pipes optional."""
-    line = line.strip()
-    if line.startswith("|"):
-        line = line[1:]
-    if line.endswith("|") and not line.endswith("\\|"):
-        line = line[:-1]
-    return [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(line)]
+def _is_closing(fence: str) -> bool:
+    stripped = fence.strip()
+    return bool(stripped) and stripped.count(stripped[0]) == len(stripped)
 
 
-def _table_end(lines: list[str], start: int, max_lines: int) -> int:
-    """One past the last line of the table whose header is `lines[start]` (start + 1 when the
-    header and delimiter rows disagree on the number of columns: not a table)."""
-    if len(_cells(lines[start])) != len(_cells(lines[start + 1])):
-        return start + 1
-    end = start + 2
-    while end < len(lines) and end < max_lines and "|" in lines[end] and lines[end].strip():
-        end += 1
-    return end
+def _inline(out: Text, text: str, line_spans: Sequence[Span], start: int, end: int, ctx: Context,
+            base: Style | None, *, table: bool = False) -> None:
+    """text[start:end] with its spans styled (spans are sorted by start, enclosing ones first)."""
+    pos = start
+    i = 0
+    n = len(line_spans)
+    while i < n:
+        sp = line_spans[i]
+        if sp.start < pos or sp.end <= start:
+            i += 1
+            continue
+        if sp.start >= end:
+            break
+        if sp.start > pos:
+            _plain(out, text[pos:sp.start], base, ctx, table)
+        j = i + 1
+        while j < n and line_spans[j].start < sp.end:
+            j += 1
+        _span(out, text, sp, line_spans[i + 1:j], min(sp.end, end), ctx, base, table)
+        pos = min(sp.end, end)
+        i = j
+    if pos < end:
+        _plain(out, text[pos:end], base, ctx, table)
+
+
+def _plain(out: Text, piece: str, base: Style | None, ctx: Context, table: bool) -> None:
+    """Text without lexer spans; external Markdown links (a URL: no note) shown by their label."""
+    if table:
+        piece = piece.replace("\\|", "|")
+    if "](" not in piece:
+        out.append(piece, base)
+        return
+    pos = 0
+    for m in _MDLINK.finditer(piece):
+        href = m.group(3).strip("<>")
+        if not (_SCHEME.match(href) or href.startswith("#")):
+            continue
+        if m.start() > pos:
+            out.append(piece[pos:m.start()], base)
+        out.append(m.group(2) or href, ctx.styles.embed if m.group(1) else ctx.styles.link)
+        pos = m.end()
+    if pos < len(piece):
+        out.append(piece[pos:], base)
+
+
+def _span(out: Text, text: str, sp: Span, inner: Sequence[Span], end: int, ctx: Context, base: Style | None,
+          table: bool) -> None:
+    styles = ctx.styles
+    kind = sp.kind
+    seg = text[sp.start:end]
+    if kind in _MARKS:
+        mark = _MARKS[kind]
+        style = (base or Style()) + getattr(styles, kind)
+        _inline(out, text, inner, sp.start + mark, max(sp.start + mark, end - mark), ctx, style, table=table)
+    elif kind in ("wiki", "embed", "markdown") and sp.link is not None:
+        _link(out, _label(seg, sp.link), sp.link, ctx, kind == "embed")
+    elif kind == "code":
+        ticks = len(seg) - len(seg.lstrip("`"))
+        inner_text = seg[ticks:]
+        if ticks and inner_text.endswith("`" * ticks):
+            inner_text = inner_text[:-ticks]
+        if len(inner_text) > 2 and inner_text[0] == inner_text[-1] == " " and inner_text.strip():
+            inner_text = inner_text[1:-1]
+        out.append(inner_text, styles.code)
+    elif kind == "comment":
+        out.append(seg, styles.comment)
+    elif kind == "tag":
+        out.append(seg, styles.tag)
+    elif kind == "block_id":
+        out.append(seg, styles.dim)
+    else:
+        out.append(seg, base)
+
+
+def _label(seg: str, link: Link) -> str:
+    """What a link shows: a wiki link's alias or name (› heading); a Markdown link's text."""
+    if seg.startswith("[[") or seg.startswith("![["):
+        if link.alias:
+            shown = link.alias
+        elif link.target and link.heading:
+            shown = f"{link.target} › {link.heading}"
+        else:
+            shown = link.target or f"§ {link.heading}"
+        return ("▣ " if seg.startswith("!") else "") + shown
+    if "](" in seg:
+        label = seg[seg.index("[") + 1:seg.rfind("](")]
+        return label or link.target
+    return seg  # a reference definition, as written
+
+
+def _link(out: Text, label: str, link: Link, ctx: Context, embed: bool) -> None:
+    styles = ctx.styles
+    target = ctx.resolve(link)
+    index = len(ctx.links)
+    ctx.links.append((link, target))
+    if target is None:
+        out.append(label, styles.broken)
+        return
+    style = (styles.embed if embed else styles.link) + Style(meta={"@click": f"follow({index})"})
+    out.append(label, style)
+
+
+def _cells(line: Line) -> list[tuple[int, int]]:
+    """The cells of a table row as (start, end) offsets: split on unescaped pipes, outer pipes
+    optional, each cell without its surrounding spaces."""
+    text = line.text
+    a, z = line.marker if line.quote else 0, len(text)
+    while a < z and text[a] in " \t":
+        a += 1
+    while z > a and text[z - 1] in " \t":
+        z -= 1
+    if a < z and text[a] == "|":
+        a += 1
+    if z > a and text[z - 1] == "|" and text[z - 2:z] != "\\|":
+        z -= 1
+    cells = []
+    pos = a
+    for m in _CELL_SPLIT.finditer(text, a, z):
+        cells.append((pos, m.start()))
+        pos = m.end()
+    cells.append((pos, z))
+    out = []
+    for s, e in cells:
+        while s < e and text[s] in " \t":
+            s += 1
+        while e > s and text[e - 1] in " \t":
+            e -= 1
+        out.append((s, e))
+    return out
 
 
 def _fit_widths(natural: list[int], floors: list[int], width: int | None) -> list[int]:
@@ -231,28 +405,31 @@ def _wrap(cell: Text, width: int) -> list[Text]:
     return list(cell.wrap(_console, width, overflow="fold"))
 
 
-def _table(rows: list[str], resolve: Callable[[Link], str | None], links: list, styles: Styles,
-           width: int | None) -> Iterator[Text]:
+def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:
     """A Markdown table as aligned columns: header, a rule, then the body rows."""
+    styles = ctx.styles
     aligns = []
-    for spec in _cells(rows[1]):
+    rule = rows[1] if len(rows) > 1 else rows[0]
+    for s, e in _cells(rule):
+        spec = rule.text[s:e].strip()
         left, right = spec.startswith(":"), spec.endswith(":")
         aligns.append("center" if left and right else ("right" if right else "left"))
     ncols = len(aligns)
     grid: list[list[Text]] = []
-    for r, row in enumerate(rows[:1] + rows[2:]):
-        cells = (_cells(row) + [""] * ncols)[:ncols]
+    for r, row in enumerate([rows[0], *rows[2:]]):
+        cells = (_cells(row) + [(0, 0)] * ncols)[:ncols]
         texts = []
-        for cell in cells:
-            text = Text()
-            _inline(text, cell, resolve, links, styles, styles.table_head if r == 0 else None)
-            texts.append(text)
+        for s, e in cells:
+            cell = Text()
+            _inline(cell, row.text, row.spans, s, e, ctx, styles.table_head if r == 0 else None, table=True)
+            texts.append(cell)
         grid.append(texts)
     natural = [max(t[i].cell_len for t in grid) for i in range(ncols)]
     floors = [min(natural[i], max([MIN_COLUMN, *(len(w) for w in grid[0][i].plain.split())])) for i in range(ncols)]
-    widths = _fit_widths(natural, floors, width)
+    widths = _fit_widths(natural, floors, ctx.width)
     # styled runs never start with a space: some SVG renderers drop a run's leading spaces
     gap = Text.assemble(" ", ("│", styles.table_rule), " ")
+    out: list[Text] = []
     for r, texts in enumerate(grid):
         wrapped = [_wrap(t, w) for t, w in zip(texts, widths, strict=True)]
         for k in range(max(len(w) for w in wrapped)):
@@ -268,56 +445,7 @@ def _table(rows: list[str], resolve: Callable[[Link], str | None], links: list, 
                 line.append_text(piece)
                 line.append(" " * (pad - before))
             line.rstrip()
-            yield line
+            out.append(line)
         if r == 0:
-            yield Text("─┼─".join("─" * w for w in widths), styles.table_rule)
-
-
-def _inline(out: Text, line: str, resolve: Callable[[Link], str | None], links: list, styles: Styles,
-            base: Style | None) -> None:
-    pos = 0
-    for m in _INLINE.finditer(line):
-        if m.start() > pos:
-            out.append(line[pos:m.start()], base)
-        pos = m.end()
-        kind = m.lastgroup
-        if m.group("wiki"):
-            embed = m.group("wiki").startswith("!")
-            link = wiki_link(m.group("wt"), embed)
-            if link.alias:
-                shown = link.alias
-            elif link.target and link.heading:
-                shown = f"{link.target} › {link.heading}"
-            else:
-                shown = link.target or f"§ {link.heading}"
-            _link(out, ("▣ " if embed else "") + shown, link, resolve, links, styles, embed)
-        elif m.group("md"):
-            href = m.group("mh").strip("<>")
-            label = m.group("mt") or href
-            embed = m.group("md").startswith("!")
-            if _SCHEME.match(href) or href.startswith("#"):
-                out.append(label, styles.link if not embed else styles.embed)
-                continue
-            target, _, heading = unquote(href).partition("#")
-            _link(out, label, Link(target, "embed" if embed else "markdown", heading or None, None), resolve,
-                  links, styles, embed)
-        elif kind == "code":
-            out.append(m.group("code")[1:-1], styles.code)
-        elif kind == "bold":
-            out.append(m.group("bold")[2:-2], (base or Style()) + styles.bold)
-        elif kind == "tag":
-            out.append(m.group("tag"), styles.tag)
-    if pos < len(line):
-        out.append(line[pos:], base)
-
-
-def _link(out: Text, label: str, link: Link, resolve: Callable[[Link], str | None], links: list, styles: Styles,
-          embed: bool) -> None:
-    target = resolve(link)
-    index = len(links)
-    links.append((link, target))
-    if target is None:
-        out.append(label, styles.broken)
-        return
-    style = (styles.embed if embed else styles.link) + Style(meta={"@click": f"follow({index})"})
-    out.append(label, style)
+            out.append(Text("─┼─".join("─" * w for w in widths), styles.table_rule))
+    return out

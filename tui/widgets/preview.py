@@ -8,6 +8,7 @@ batches: the first screenful is shown as soon as it is ready and the rest extend
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -32,23 +33,26 @@ from core.errors import VaultError
 from core.index.snapshot import Snapshot
 from core.links import resolve as linkmap
 from core.markdown import okf
-from core.markdown.parse import decode, split_frontmatter
+from core.markdown.parse import decode
 from core.model import Entry
 
 from .. import spans
 from ..marks import ago
 from ..session import Session
 from ..similarity import similar_paths
-from .notebody import NoteBody, wrap
-from .noterender import Styles, iter_note, theme_styles
+from .notebody import NoteBody
+from .notedoc import NoteDoc, note_doc
+from .noterender import Context, Styles, body_lines, theme_styles
 from .problems import Problem
 
 MAX_READ_BYTES = 4 * 1024 * 1024
 MAX_LINES = 10_000  # source lines rendered (then a line says how many more there are)
 FIRST_LINES = 80  # display lines in the first batch: a screenful at 240x70
+FIRST_CHARS = 16_000  # a longer note's first screen is lexed from a prefix this long (~4 ms)
 WORK_S = 0.002  # the worker renders this long, then rests REST_S (keys stay live meanwhile)
 REST_S = 0.003
-BATCH_S = 0.5  # later lines reach the screen at most this often
+FIRST_PAINT_WAIT_S = 0.5  # the worker waits (at most) this long for the first screen to be painted
+BATCH_S = 0.1  # the body's height follows the rendered lines at most this often
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +63,7 @@ class Rendered:
     entry: Entry
     head: Any
     meta: Any
-    body: list[Text]
+    body: NoteDoc
     links: list
     backlinks: tuple[str, ...]
     complete: bool = True
@@ -211,7 +215,8 @@ class Preview(VerticalScroll, can_focus=True):
     def _load(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool) -> None:
         styles = self._note_styles()  # read on the UI thread's last write; a frozen dataclass
         self._seq += 1
-        self._load_worker(path, snapshot, clock, keep_scroll, styles, self._seq)
+        upto = int(self.scroll_y) + max(self.size.height, 1) if keep_scroll else 0  # the lines on screen
+        self._load_worker(path, snapshot, clock, keep_scroll, styles, self._seq, upto)
 
     def _note_styles(self) -> Styles:
         """The body's styles from the app's theme (headings primary, links accent, broken
@@ -230,7 +235,7 @@ class Preview(VerticalScroll, can_focus=True):
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
     def _load_worker(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool, styles: Styles,
-                     seq: int) -> None:
+                     seq: int, upto: int = 0) -> None:
         worker = get_current_worker()
         width = self._body_width or 80
         entry = snapshot.get(path)
@@ -239,7 +244,7 @@ class Preview(VerticalScroll, can_focus=True):
             return
         head = _head(entry, self.session, snapshot.is_bundle, clock)
         if entry.kind != "note":  # attachments and folders: their facts, never their bytes
-            result = Rendered(path, entry, head, "", [], [], linkmap.backlinks(snapshot, path))
+            result = Rendered(path, entry, head, "", NoteDoc.fixed([]), [], linkmap.backlinks(snapshot, path))
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._apply, result, keep_scroll, seq)
             return
@@ -249,46 +254,58 @@ class Preview(VerticalScroll, can_focus=True):
             self.app.call_from_thread(self._clear, f"cannot read {path}: {exc}")
             return
         text, _bad = decode(data[:MAX_READ_BYTES])
-        _block, body = split_frontmatter(text)
         if len(data) > MAX_READ_BYTES:
-            body += f"\n\n… the note is larger than {MAX_READ_BYTES // (1024 * 1024)} MB; the rest is not shown"
-        links: list = []
-        lines = iter_note(body, lambda link: linkmap.resolve(snapshot, path, link), links, styles, MAX_LINES, width)
-        # a reload of the note on screen (keep_scroll) replaces it whole: no flicker to a short body
-        batch: list[Text] = []
-        started = False
-        posted = time.monotonic()
-        wrapped = 0
-        step = time.perf_counter()
-        for line in lines:
-            batch.extend(wrap(line, width))
-            if len(batch) - wrapped < FIRST_LINES and time.perf_counter() - step < WORK_S:
-                continue
-            wrapped = len(batch)
-            # the UI thread gets the interpreter between short steps, at once: a thread that
-            # holds it makes every hop of the event loop wait its switch interval (5 ms)
-            time.sleep(REST_S)
-            step = time.perf_counter()
-            if worker.is_cancelled:
-                return
-            if keep_scroll:
-                continue
-            if not started and len(batch) >= FIRST_LINES:
-                result = Rendered(path, entry, head, _meta(entry), batch, links, (), complete=False)
-                self.app.call_from_thread(self._apply, result, False, seq)
-                started, batch, wrapped, posted = True, [], 0, time.monotonic()
-            elif started and time.monotonic() - posted >= BATCH_S:  # each batch re-lays the screen out
-                self.app.call_from_thread(self._more, batch, seq)
-                batch, wrapped, posted = [], 0, time.monotonic()
+            text += f"\n\n… the note is larger than {MAX_READ_BYTES // (1024 * 1024)} MB; the rest is not shown"
+
+        def resolve(link):
+            return linkmap.resolve(snapshot, path, link)
+
+        # the first screen from the lexer's reading of a prefix (a 5,000-line note lexes in
+        # ~0.1 s, its first 16 KB in ~4 ms); a reload of the note on screen (keep_scroll) reads
+        # it whole and renders what is on screen before it replaces it: no flicker
+        prefix = len(text) > 2 * FIRST_CHARS and not keep_scroll
+        lines = body_lines(text, FIRST_CHARS if prefix else None)
+        cut = lines[-1].start + len(lines[-1].text) if lines else 0
+        more = text.count("\n", cut) if prefix else 0  # the rest's lines: the scrollbar spans the note
+        doc = note_doc(lines, Context(resolve, [], styles, width), width, MAX_LINES, more=more, final=not prefix)
+        doc.extend(max(FIRST_LINES, upto), 10.0)
+        if worker.is_cancelled:
+            return
+        if not doc.complete:
+            result = Rendered(path, entry, head, _meta(entry), doc, doc.links, (), complete=False)
+            painted = doc.painted = threading.Event()
+            self.app.call_from_thread(self._apply, result, keep_scroll, seq)
+            # the first screen is painted before the rest is lexed and rendered: a frame drawn
+            # while this thread runs gets the interpreter only every switch interval (5 ms)
+            painted.wait(FIRST_PAINT_WAIT_S)
+            if prefix:
+                whole = note_doc(body_lines(text), Context(resolve, [], styles, width), width, MAX_LINES)
+                if worker.is_cancelled:
+                    return
+                self.app.call_from_thread(self._adopt, whole, seq)
+                doc = whole
+            posted = time.monotonic()
+            while not doc.complete:
+                doc.extend(None, WORK_S)
+                # the UI thread gets the interpreter between short steps, at once: a thread that
+                # holds it makes every hop of the event loop wait its switch interval (5 ms)
+                time.sleep(REST_S)
+                if worker.is_cancelled:
+                    return
+                if time.monotonic() - posted >= BATCH_S:
+                    self.app.call_from_thread(self._more, seq)
+                    posted = time.monotonic()
+            backlinks = linkmap.backlinks(snapshot, path)
+            similar = similar_paths(self.session.vault, path)
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._finish, doc.links, backlinks, seq, similar)
+            return
         backlinks = linkmap.backlinks(snapshot, path)
         similar = similar_paths(self.session.vault, path)
         if worker.is_cancelled:
             return
-        if started:
-            self.app.call_from_thread(self._finish, batch, links, backlinks, seq, similar)
-        else:
-            result = Rendered(path, entry, head, _meta(entry), batch, links, backlinks, similar=similar)
-            self.app.call_from_thread(self._apply, result, keep_scroll, seq)
+        result = Rendered(path, entry, head, _meta(entry), doc, doc.links, backlinks, similar=similar)
+        self.app.call_from_thread(self._apply, result, keep_scroll, seq)
 
     def _apply(self, r: Rendered, keep_scroll: bool, seq: int) -> None:
         if seq != self._seq:
@@ -301,23 +318,31 @@ class Preview(VerticalScroll, can_focus=True):
             self.scroll_home(animate=False, immediate=True)
         self.post_message(self.Opened(r.path))
 
-    def _more(self, lines: list[Text], seq: int) -> None:
+    def _adopt(self, doc: NoteDoc, seq: int) -> None:
+        """The whole note's doc replaces the prefix's, keeping the lines rendered from it."""
         if seq != self._seq:
             return
         if self._body.is_mounted:
-            self._body.add_lines(lines, complete=False)
-        elif self._pending_parts is not None:  # the parts are not mounted yet: they take it all
-            self._pending_parts[1].extend(lines)
+            doc.adopt(self._body.doc)
+            self._body.set_doc(doc)
+        elif self._pending_parts is not None:
+            meta, old, links, backlinks, complete = self._pending_parts
+            doc.adopt(old)
+            self._pending_parts = (meta, doc, doc.links, backlinks, complete)
+        self.links = doc.links
 
-    def _finish(self, lines: list[Text], links: list, backlinks: tuple[str, ...], seq: int,
-                similar: tuple[str, ...] = ()) -> None:
+    def _more(self, seq: int) -> None:
+        if seq == self._seq and self._body.is_mounted:
+            self._body.grown()
+
+    def _finish(self, links: list, backlinks: tuple[str, ...], seq: int, similar: tuple[str, ...] = ()) -> None:
         if seq != self._seq:
             return
         if not self._body.is_mounted:  # the first batch waits for the parts: take the whole note
-            meta, body, _links, _back, _complete = self._pending_parts or ("", [], [], (), True)
-            self._set_parts(meta, [*body, *lines], links, backlinks, similar=similar)
+            meta, body, _links, _back, _complete = self._pending_parts or ("", NoteDoc.fixed([]), [], (), True)
+            self._set_parts(meta, body, links, backlinks, similar=similar)
             return
-        self._body.add_lines(lines, complete=True)
+        self._body.grown()
         self._set_links(links, backlinks, similar)
 
     @property
@@ -329,14 +354,15 @@ class Preview(VerticalScroll, can_focus=True):
         self.head_text = "\n".join(t.plain for t in head.renderables if isinstance(t, Text))
         self._head.update(head)
 
-    def _set_parts(self, meta: Any, body: list[Text], links: list, backlinks: tuple[str, ...], *,
+    def _set_parts(self, meta: Any, body: NoteDoc | list[Text], links: list, backlinks: tuple[str, ...], *,
                    complete: bool = True, similar: tuple[str, ...] = ()) -> None:
         self.links, self.backlinks, self.similar = links, backlinks, similar
+        doc = body if isinstance(body, NoteDoc) else NoteDoc.fixed(body)
         if not self._body.is_mounted:
-            self._pending_parts = (meta, list(body), links, backlinks, complete)
+            self._pending_parts = (meta, doc, links, backlinks, complete)
             return
         self._meta.update(meta)
-        self._body.set_lines(body, complete=complete)
+        self._body.set_doc(doc)
         self._set_links(links, backlinks, similar)
 
     def _set_links(self, links: list, backlinks: tuple[str, ...], similar: tuple[str, ...] = ()) -> None:

@@ -35,6 +35,10 @@ LINE_CASES = [
     ("quote", "> said\n", [("text", 0, "")]),
     ("table", "| a | b |\n| - | :-: |\n| 1 | 2 |\nafter\n",
      [("table_head", 0, ""), ("table_rule", 0, ""), ("table_row", 0, ""), ("text", 0, "")]),
+    # GFM: "The header row must match the delimiter row in the number of cells. If not, a
+    # table will not be recognized"
+    ("a header with more cells than its delimiter row is no table", "| x | y |\n| --- |\n| 1 | 2 |\n",
+     [("text", 0, ""), ("text", 0, ""), ("text", 0, "")]),
     ("multi-line %% comment", "%%\nhidden [[x]]\n%%\nshown\n",
      [("comment", 0, ""), ("comment", 0, ""), ("comment", 0, ""), ("text", 0, "")]),
     ("an unclosed fence runs to the end", "```\n# a\n\ntext\n",

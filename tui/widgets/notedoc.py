@@ -1,0 +1,136 @@
+"""A note's display lines, rendered on demand: what the preview's body draws.
+
+The lexer's lines (`core.markdown.lines`) are known at once; turning them into wrapped rich
+Text costs ~0.1 ms a line, so a 5,000-line note is never rendered in one go. `NoteDoc.extend`
+renders the next source lines in order for at most a time budget: the preview's worker calls
+it in small steps (resting between them, so keys stay live), and the body calls it on the UI
+thread for the lines about to be drawn when the person scrolls ahead of the worker. A lock
+keeps the two apart; either holds it for one step only.
+
+The height of the lines not rendered yet is estimated from their length (a wrapped line is
+rarely more than its characters over the width), so the scrollbar spans the whole note from
+the first screen; it settles as the lines are rendered.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.text import Text
+
+from core.markdown.lines import Line
+
+from .noterender import Context, more_lines, render_at
+
+_console: Console | None = None
+
+
+def wrap(line: Text, width: int) -> list[Text]:
+    """One rendered line of the note as the display lines it takes at `width` cells (words
+    wrapped, over-long words folded). Thread-safe. (The spaces around styled runs are split
+    off when a line is drawn, `NoteBody.render_line` with tui.spans.separate.)"""
+    global _console
+    if _console is None:  # wrapping needs a console only for tab sizes and the like
+        _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)
+    if line.style:  # Text.render leaves the base style out: make it the lowest span
+        line.stylize_before(line.style)
+        line.style = ""
+    if line.cell_len <= width:
+        return [line]
+    return list(line.wrap(_console, width, overflow="fold"))
+
+
+def _estimate(line: Line, width: int) -> int:
+    if line.kind == "setext_rule":
+        return 0
+    return max(1, -(-len(line.text) // max(1, width)))
+
+
+class NoteDoc:
+    """Display lines of one note at one width, rendered as far as asked."""
+
+    def __init__(self, lines: Sequence[Line], ctx: Context | None, width: int, *, more: int = 0,
+                 tail: Text | None = None, final: bool = True) -> None:
+        self.source = lines
+        self.final = final  # False: the lines of a prefix (never complete; a whole-note doc adopts it)
+        self.ctx = ctx
+        self.width = width
+        self.display: list[Text] = []
+        self.next = 0
+        self.tail = tail  # a last line to show after the source lines (what was left out)
+        self._lock = threading.Lock()
+        self.painted: threading.Event | None = None  # set once a line of it was drawn (tui.widgets.preview)
+        self._rest = sum(_estimate(line, width) for line in lines) + more + (1 if tail is not None else 0)
+
+    @classmethod
+    def fixed(cls, lines: list[Text]) -> NoteDoc:
+        """Lines rendered already (a message, a skipped file)."""
+        doc = cls((), None, 80)
+        doc.display = list(lines)
+        doc._rest = 0
+        return doc
+
+    @property
+    def links(self) -> list:
+        """The links rendered so far, in order (their index is their `@click` argument)."""
+        return self.ctx.links if self.ctx is not None else []
+
+    @property
+    def complete(self) -> bool:
+        return self.final and self.next >= len(self.source) and self.tail is None
+
+    @property
+    def height(self) -> int:
+        """Display lines rendered plus an estimate of the rest."""
+        return len(self.display) + max(0, self._rest)
+
+    def extend(self, upto: int | None = None, budget: float = 0.002) -> bool:
+        """Render source lines until more than `upto` display lines exist (None: all), for at
+        most `budget` seconds (at least one line). True when lines were added."""
+        with self._lock:
+            before = len(self.display)
+            deadline = time.perf_counter() + budget
+            source, ctx, width = self.source, self.ctx, self.width
+            while self.next < len(source) and (upto is None or len(self.display) <= upto):
+                n = self.next
+                texts, self.next = render_at(source, n, ctx)  # type: ignore[arg-type]
+                for text in texts:
+                    self.display.extend(wrap(text, width))
+                for k in range(n, self.next):
+                    self._rest -= _estimate(source[k], width)
+                if time.perf_counter() >= deadline:
+                    break
+            if self.next >= len(source) and self.tail is not None:
+                self.display.append(self.tail)
+                self.tail = None
+                self._rest = 0
+            if self.complete:
+                self._rest = 0
+            return len(self.display) > before
+
+    def adopt(self, earlier: NoteDoc) -> None:
+        """Keep what `earlier` (the same note lexed from a prefix, for its first screen) has
+        rendered, when its lines read as this doc's do; else render them again."""
+        with earlier._lock, self._lock:
+            k = earlier.next
+            if self.next or k > len(self.source) or earlier.width != self.width \
+                    or list(earlier.source[:k]) != list(self.source[:k]):
+                return
+            self.display = list(earlier.display)
+            if self.ctx is not None and earlier.ctx is not None:
+                self.ctx.links[:] = earlier.ctx.links
+            self.next = k
+            self._rest -= sum(_estimate(self.source[i], self.width) for i in range(k))
+
+
+def note_doc(lines: Sequence[Line], ctx: Context, width: int, max_lines: int, *, more: int = 0,
+             final: bool = True) -> NoteDoc:
+    """A doc of at most `max_lines` source lines (then a line saying how many more there are);
+    `more` estimates the lines after a prefix (`final` False)."""
+    tail = None
+    if len(lines) > max_lines:
+        tail = more_lines(len(lines) - max_lines, ctx.styles) if final else None
+        lines = lines[:max_lines]
+    return NoteDoc(lines, ctx, width, more=more, tail=tail, final=final)
