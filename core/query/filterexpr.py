@@ -379,19 +379,29 @@ def complete(text: str, snapshot: Snapshot) -> str | None:
     """`text` with its last word completed (a key and its colon, a value of that key, a tag
     after `#` or `tag:`, a folder after `path:`), or None when nothing fits. The earliest
     match in sort order wins; values with spaces are quoted."""
+    found = completions(text, snapshot, limit=1)
+    return found[0][1] if found else None
+
+
+def completions(text: str, snapshot: Snapshot, *, limit: int = 50) -> tuple[tuple[str, str], ...]:
+    """The candidates for the last word of `text`, at most `limit`, each as (the candidate as
+    shown, `text` with the last word replaced by it): keys (with their colon), the values of the
+    key being typed, tags after `#` or `tag:`, folders after `path:`. Same order as `complete`
+    (its answer is the first): case-sensitive prefix matches in sort order, then the others."""
     if not text or text[-1].isspace() or text.count('"') % 2:
-        return None
+        return ()
     start = max(text.rfind(" "), text.rfind("\t")) + 1
     word = text[start:]
     lead = "-" if word.startswith("-") else ""
     word = word[len(lead):]
     if word.startswith("#"):
-        done = _first(_values(snapshot, "tags"), word[1:].casefold())
-        return None if done is None else text[:start] + lead + "#" + done
+        head = text[:start] + lead + "#"
+        return tuple((head + done, head + done) for done in _matches(_values(snapshot, "tags"),
+                                                                     word[1:].casefold(), limit))
     if ":" in word:
         key, _, prefix = word.partition(":")
         if prefix.startswith('"'):
-            return None
+            return ()
         if key == "path":
             options: tuple[str, ...] = tuple(sorted(folder_names(snapshot).values()))
         else:
@@ -399,27 +409,33 @@ def complete(text: str, snapshot: Snapshot) -> str | None:
             options = _values(snapshot, full)
             if full == "tags":
                 prefix = prefix.lstrip("#").casefold()
-        done = _first(options, prefix)
-        if done is None:
-            return None
-        if " " in done:
-            done = f'"{done}"'
-        return text[:start] + lead + key + ":" + done
+        out = []
+        for done in _matches(options, prefix, limit):
+            shown = f'"{done}"' if " " in done else done
+            out.append((key + ":" + shown, text[:start] + lead + key + ":" + shown))
+        return tuple(out)
     if len(word) < 2:
-        return None
-    done = _first(tuple(sorted({*frontmatter_keys(snapshot), *KNOWN_KEYS})), word)
-    return None if done is None else text[:start] + lead + done + ":"
+        return ()
+    keys = tuple(sorted({*frontmatter_keys(snapshot), *KNOWN_KEYS}))
+    return tuple((done + ":", text[:start] + lead + done + ":") for done in _matches(keys, word, limit))
 
 
-def _first(options: tuple[str, ...], prefix: str) -> str | None:
-    """The first option that starts with `prefix` and is longer (case-sensitive, then not)."""
+def _matches(options: tuple[str, ...], prefix: str, limit: int) -> list[str]:
+    """The options that start with `prefix` and are longer: case-sensitive ones in sort order,
+    then (among the first MAX_VALUE_CHOICES) those that match regardless of case."""
+    out: list[str] = []
     i = bisect_left(options, prefix)
-    while i < len(options) and options[i].startswith(prefix):
+    while i < len(options) and options[i].startswith(prefix) and len(out) < limit:
         if options[i] != prefix:
-            return options[i]
+            out.append(options[i])
         i += 1
     folded = prefix.casefold()
+    seen = set(out)
     for option in options[:MAX_VALUE_CHOICES]:
-        if option.casefold().startswith(folded) and len(option) > len(prefix):
-            return option
-    return None
+        if len(out) >= limit:
+            break
+        if option not in seen and option.casefold().startswith(folded) and len(option) > len(prefix):
+            out.append(option)
+            seen.add(option)
+    return out
+

@@ -3,7 +3,9 @@
 The parsing, the hints and the completions are core's (core.query.filterexpr); this widget shows
 the text, the error or the term still being typed (the list shows the text applied, which the
 line says), the hints that explain an empty answer (worked out off the UI thread) and the
-completion of the last word as a suggestion (right arrow or tab accepts it).
+completion of the last word: the first candidate as a ghost suggestion (right arrow accepts it)
+and every candidate in a dropdown under the input (up/down move, tab/enter take the highlighted
+one, escape closes it, typing narrows it). Both come from core's filterexpr.completions.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.suggester import Suggester
-from textual.widgets import Input, Static
+from textual import events
+from textual.widgets import Input, OptionList, Static
 
 from core.errors import QueryError
 from core.query import filterexpr
@@ -27,6 +30,8 @@ if TYPE_CHECKING:
     from core.index.snapshot import Snapshot
 
 from ..spans import tidy
+
+DROPDOWN_LIMIT = 50  # candidates listed at most (the list scrolls; typing narrows it)
 
 PLACEHOLDER = ("/ filter: words  status:deprecated  trust:unverified  stale:true  tag:craft  path:Projects/**  "
                "-key:value")
@@ -93,9 +98,87 @@ class FilterBar(Vertical):
         suggester = FilterSuggester(self._snapshot) if self._snapshot is not None else None
         yield Input(placeholder=PLACEHOLDER, id="filter-input", select_on_focus=False, suggester=suggester)
         yield Static("", id="filter-error")
+        yield OptionList(id="filter-complete")
 
     def on_mount(self) -> None:
         self.query_one("#filter-error").display = False
+        dropdown = self.query_one("#filter-complete", OptionList)
+        dropdown.display = False
+        dropdown.can_focus = False  # the input keeps the focus; its keys drive the dropdown
+        self._choices: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def dropdown_open(self) -> bool:
+        """The completion dropdown is showing."""
+        return self.query_one("#filter-complete", OptionList).display
+
+    def close_dropdown(self) -> None:
+        self.query_one("#filter-complete", OptionList).display = False
+
+    @work(exclusive=True, group="complete", exit_on_error=False, description="filter completions")
+    async def _offer(self, text: str) -> None:
+        snapshot = self._snapshot() if self._snapshot is not None else None
+        if snapshot is None or not snapshot.loaded or text.lstrip().startswith(filterexpr.SEARCH_PREFIX):
+            self.close_dropdown()
+            return
+        field = self.query_one(Input)
+        if not field.cursor_at_end:
+            self.close_dropdown()
+            return
+        found = await asyncio.to_thread(filterexpr.completions, text, snapshot, limit=DROPDOWN_LIMIT)
+        if not self.is_attached or self.text != text:
+            return  # the text moved on meanwhile
+        self._show_choices(found)
+
+    def _show_choices(self, found: tuple[tuple[str, str], ...]) -> None:
+        dropdown = self.query_one("#filter-complete", OptionList)
+        self._choices = found
+        if not found or not self.query_one(Input).has_focus:
+            dropdown.display = False
+            return
+        dropdown.set_options([shown for shown, _ in found])
+        dropdown.highlighted = 0
+        start = max(self.text.rfind(" "), self.text.rfind("\t")) + 1
+        dropdown.styles.offset = (min(start + 1, max(0, self.size.width - 30)), 1)
+        dropdown.display = True
+
+    def _take(self) -> bool:
+        """Put the highlighted candidate into the input; False when there is none."""
+        dropdown = self.query_one("#filter-complete", OptionList)
+        index = dropdown.highlighted
+        if not dropdown.display or index is None or index >= len(self._choices):
+            return False
+        field = self.query_one(Input)
+        dropdown.display = False
+        field.value = self._choices[index][1]
+        field.cursor_position = len(field.value)
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """While the dropdown shows: up/down move in it, tab/enter take, escape closes."""
+        if not self.dropdown_open:
+            return
+        dropdown = self.query_one("#filter-complete", OptionList)
+        if event.key in ("down", "up"):
+            dropdown.action_cursor_down() if event.key == "down" else dropdown.action_cursor_up()
+        elif event.key in ("tab", "enter"):
+            self._take()
+        elif event.key == "escape":
+            self.close_dropdown()
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()  # a click on a candidate
+        self.query_one("#filter-complete", OptionList).highlighted = event.option_index
+        self._take()
+        self.query_one(Input).focus()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if isinstance(event.widget, Input):
+            self.close_dropdown()
 
     @property
     def text(self) -> str:
@@ -108,6 +191,7 @@ class FilterBar(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self._apply(event.value)
+        self._offer(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
