@@ -252,11 +252,13 @@ async def test_a_broken_rows_whole_problem_is_in_its_tooltip(tui_demo: Path, app
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("5")
         await settle(app)
-        lst = app.main.active_list
-        for _ in range(50):
-            if lst.rows and any(r.message not in lst.render_line(y).text for y, r in enumerate(lst.rows, 1)):
+        for _ in range(50):  # as above: the Broken tab's list may land a frame after settle
+            lst = app.main.active_list
+            if app.main.active_pane.id == "broken" and lst.rows and any(
+                    r.message not in lst.render_line(y).text for y, r in enumerate(lst.rows, 1)):
                 break
             await pilot.pause(0.1)
+        assert app.main.active_pane.id == "broken"
         cut = [(y, r) for y, r in enumerate(lst.rows, start=1) if r.message not in lst.render_line(y).text]
         assert cut, "no problem is cut at 80 columns: the test needs a longer one"
         y, row = cut[0]
