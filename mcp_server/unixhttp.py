@@ -56,7 +56,7 @@ class Response:
     async def _read(self, op: Any) -> bytes:
         try:
             return await asyncio.wait_for(op, self._timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise TransportError("timed out reading vaultwatch's answer") from None
         except asyncio.IncompleteReadError:
             raise TransportError("vaultwatch closed the connection in the middle of its answer") from None
@@ -147,7 +147,7 @@ class AsyncClient:
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(self.path, limit=1 << 24),
                                                     connect_timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ConnectTimeout(f"no connection to {self.path} in {connect_timeout:g} s") from None
         except OSError as exc:
             raise ConnectError(f"cannot connect to {self.path}: {exc.strerror or exc}") from None
@@ -176,7 +176,7 @@ class AsyncClient:
         except HTTPError:
             self._close(writer)
             raise
-        except (asyncio.TimeoutError, OSError, ValueError, asyncio.LimitOverrunError) as exc:
+        except (TimeoutError, OSError, ValueError, asyncio.LimitOverrunError) as exc:
             self._close(writer)
             raise TransportError(str(exc) or type(exc).__name__) from None
         except BaseException:
