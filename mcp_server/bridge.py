@@ -267,14 +267,8 @@ class Relay:
                     if resp.status_code != 200 or not resp.headers.get("content-type", "").startswith(
                             "text/event-stream"):
                         return  # a server without a standalone stream (or one open already)
-                    data: list[str] = []
-                    async for line in resp.aiter_lines():
-                        if line.startswith("data:"):
-                            data.append(line[5:].lstrip(" "))
-                        elif line == "" and data:
-                            with contextlib.suppress(ValueError):
-                                self._deliver(json.loads("\n".join(data)))
-                            data = []
+                    async for message in resp.aiter_messages():
+                        self._deliver(message)
             except unixhttp.HTTPError:
                 pass
             await asyncio.sleep(0.2)  # the stream ended: open it again while the session lasts
@@ -435,16 +429,10 @@ class Relay:
         return self.app_alive()
 
     async def _relay_sse(self, resp: unixhttp.Response, request_id: Any) -> None:
-        data: list[str] = []
-        async for line in resp.aiter_lines():
-            if line.startswith("data:"):
-                data.append(line[5:].lstrip(" "))
-            elif line == "" and data:
-                with contextlib.suppress(ValueError):
-                    self._deliver(json.loads("\n".join(data)))
-                data = []
-                if request_id not in self.inflight:
-                    return
+        async for message in resp.aiter_messages():
+            self._deliver(message)
+            if request_id not in self.inflight:
+                return
         if request_id in self.inflight:
             if not self.app_alive():
                 raise _Lost(sent=True)

@@ -129,6 +129,21 @@ class Response:
         if buf:
             yield buf.rstrip("\r")
 
+    async def aiter_messages(self) -> AsyncIterator[Any]:
+        """An SSE body's JSON messages as they arrive (the data lines of each event joined; an
+        event whose data is not JSON is skipped)."""
+        data: list[str] = []
+        async for line in self.aiter_lines():
+            if line.startswith("data:"):
+                data.append(line[5:].lstrip(" "))
+            elif line == "" and data:
+                text, data = "\n".join(data), []
+                try:
+                    message = json.loads(text)
+                except ValueError:
+                    continue
+                yield message
+
 
 class AsyncClient:
     """Requests to the HTTP server on the Unix socket `path` (see module doc), one connection each."""
