@@ -12,7 +12,7 @@ from tui_helpers import pin_mtimes
 
 from tui.idle import settle
 from tui.widgets.notebody import NoteBody
-from tui.widgets.preview import FIRST_LINES
+from tui.widgets.preview import FIRST_LINES, REST_S
 
 
 def long_note(lines: int) -> str:
@@ -116,8 +116,9 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
         await pilot.press("q")
 
 
-async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for) -> None:
+async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for, monkeypatch) -> None:
     """A page the person scrolls to before the worker rendered it is rendered when drawn."""
+    from tui.widgets import preview as preview_module
     app = app_for(vault_with_long_note(tmp_path, 20_000))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app)
@@ -125,6 +126,10 @@ async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, a
         body = app.query_one(NoteBody)
         app.main.open_note("Short.md")
         await settle(app)
+        # from here until the check is done the worker rests 0.2 s between its 2 ms steps, so it
+        # cannot have rendered the whole note first however long the pauses below take (on an
+        # idle CI machine it once had, and the check below failed)
+        monkeypatch.setattr(preview_module, "REST_S", 0.2)
         app.main.open_note("Long.md")
         while not (preview.path == "Long.md" and body.lines):
             await pilot.pause(0.01)
@@ -137,5 +142,6 @@ async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, a
         on_screen = "\n".join(strip.text for strip in body.render_lines(body.region.__class__(
             0, int(preview.scroll_y) - body.virtual_region.y, body.size.width, 10)))
         assert "Line" in on_screen  # drawn, not blank
+        monkeypatch.setattr(preview_module, "REST_S", REST_S)
         await settle(app)
         assert body.complete
