@@ -23,6 +23,7 @@ from core.query.listing import Query, QueryResult, run_query, stats
 
 if TYPE_CHECKING:  # imported when first started
     from core.live.watch import LiveIndex
+    from core.review.approval import ApprovalGate
     from core.search.fulltext import SearchIndex
 
 GC_FREEZE_MIN = 20_000  # entries; see load()
@@ -58,6 +59,8 @@ class Vault:
         self._search: SearchIndex | None = None
         self._vectors = None
         self._links_prev = None
+        # the person's approval gate for agents' changes (core.review.approval.attach sets it; None: no gate)
+        self.approval_gate: ApprovalGate | None = None
         if cache is None:
             cache = os.environ.get("VAULTWATCH_CACHE", "1").lower() not in ("0", "off", "no", "false")
         self.entry_cache = None

@@ -292,7 +292,7 @@ def configure(vault: Any, mode: str | None = None, *, settings: str | None = Non
 
 
 def gate_for(vault: Any) -> ApprovalGate | None:
-    return getattr(vault, "approval_gate", None)
+    return vault.approval_gate
 
 
 __all__ = ["ApprovalFinished", "ApprovalGate", "ApprovalModeChanged", "ApprovalRequested", "ApprovalSettled", "DEFAULT_TIMEOUT",

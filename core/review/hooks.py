@@ -141,7 +141,7 @@ def journaled(operation: str) -> Callable:
             from core.review.journal import journal_for  # noqa: PLC0415  (journal imports this module)
             vault = self.vault
             journal = journal_for(vault)
-            gate = getattr(vault, "approval_gate", None)
+            gate = vault.approval_gate
             if journal is None and gate is None:
                 return fn(self, *args, **kwargs)
             actor = kwargs.get("actor", "human")
