@@ -20,6 +20,11 @@ Rules:
   frontmatter gets a new block at the top.
 - The result is re-parsed with core.markdown.parse and must equal the old mapping with exactly the
   requested change and the same body; otherwise nothing is returned but an error.
+
+About 510 lines, one job: locating a key and writing its new value share one reading of the
+file's own style (`_Style`: quotes, list style, indentation, line endings), and the check
+that re-parses the result is what makes the splice safe; split apart they would pass that
+style and the key's marks back and forth.
 """
 from __future__ import annotations
 
