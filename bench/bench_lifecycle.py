@@ -9,7 +9,7 @@
   listing, warm and cold at 10k, side by side with the PyPI peer `obsidian-mcp` in the same run
   (installed into a venv under bench/out/, never into the project).
 
-    python -m bench.bench_lifecycle [--notes N] [--runs R] [--skip-peer] [--skip-switch]
+    python -m bench.bench_lifecycle [--notes N] [--runs R] [--skip-peer] [--skip-switch] [--only PART ...]
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ PEER = "obsidian-mcp==2.1.6"
 PEER_PINS = [PEER, "fastmcp==2.8.1", "mcp==1.9.4", "pydantic==2.11.7"]
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
+PARTS = ("bridge", "http", "switch", "spawned")
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
@@ -199,8 +200,28 @@ def bench_http_ping(root: Path, tmp: Path, cache: Path, n: int = 200) -> dict:
         server.wait(20)
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process `pid`, its children that ended, and the ones still running
+    (a parse pool's workers), from /proc: what the start cost whatever the machine's load."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry) == pid:
+            total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+        elif int(fields[1]) == pid:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
 def first_page(cmd: list[str], env: dict, call: dict) -> dict:
-    """Process start -> initialize answered -> first listing page answered (seconds)."""
+    """Process start -> initialize answered -> first listing page answered (seconds, and the CPU
+    seconds the process had used by then)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
@@ -214,8 +235,10 @@ def first_page(cmd: list[str], env: dict, call: dict) -> dict:
         proc.stdin.flush()
         reply = reader.until_id(2, timeout=300)
         t_page = time.perf_counter() - t0
+        cpu = tree_cpu(proc.pid)
         ok = "result" in reply and not reply["result"].get("isError")
-        return {"initialize_s": round(t_init, 3), "first_page_s": round(t_page, 3), "ok": ok}
+        return {"initialize_s": round(t_init, 3), "first_page_s": round(t_page, 3), "first_page_cpu_s": round(cpu, 3),
+                "ok": ok}
     finally:
         proc.kill()
         proc.wait(10)
@@ -254,12 +277,12 @@ def bench_spawned(root: Path, tmp: Path, runs: int, with_peer: bool) -> dict:
                     out[PEER][kind].append(first_page([str(peer)], penv, peer_call))
                 except (RuntimeError, TimeoutError) as exc:
                     out[PEER][kind].append({"initialize_s": float("nan"), "first_page_s": float("nan"),
-                                            "ok": False, "error": str(exc)[-300:]})
+                                            "first_page_cpu_s": float("nan"), "ok": False, "error": str(exc)[-300:]})
     for name in list(out):
         for kind in ("warm", "cold"):
             rows = out[name][kind]
             out[name][f"{kind}_median"] = {k: round(statistics.median(r[k] for r in rows), 3)
-                                          for k in ("initialize_s", "first_page_s")}
+                                          for k in ("initialize_s", "first_page_s", "first_page_cpu_s")}
     out["targets"] = {"initialize_s": 0.5, "first_page_warm_s": 1.0, "first_page_cold_s": 2.5}
     return out
 
@@ -368,18 +391,24 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-switch", action="store_true")
+    ap.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS), metavar="PART",
+                    help=f"run only these parts ({', '.join(PARTS)})")
     args = ap.parse_args()
+    parts = set(args.only) - ({"switch"} if args.skip_switch else set())
     root, _ = vault(args.notes)
     root = root.resolve()
     tmp = Path(tempfile.mkdtemp(prefix="lifecycle-", dir=OUT))
     cache = tmp / "cache"
     result: dict = {"notes": args.notes, "loadavg_start": os.getloadavg()}
     try:
-        result["bridge_to_first_tools_list"] = bench_bridge(root, tmp, cache, args.runs)
-        result["loopback_http"] = bench_http_ping(root, tmp, cache)
-        if not args.skip_switch:
+        if "bridge" in parts:
+            result["bridge_to_first_tools_list"] = bench_bridge(root, tmp, cache, args.runs)
+        if "http" in parts:
+            result["loopback_http"] = bench_http_ping(root, tmp, cache)
+        if "switch" in parts:
             result["switch_over"] = bench_switch(root, tmp, cache)
-        result["spawned_stdio_server"] = bench_spawned(root, tmp, args.runs, not args.skip_peer)
+        if "spawned" in parts:
+            result["spawned_stdio_server"] = bench_spawned(root, tmp, args.runs, not args.skip_peer)
     finally:
         result["loadavg_end"] = os.getloadavg()
         shutil.rmtree(tmp, ignore_errors=True)
