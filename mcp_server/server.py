@@ -5,7 +5,8 @@
 `extra_tools` are functions `(server: MCPServer, env: ToolEnv) -> None` that add tools.
 Left as None it is the `history` tool and the write tools (`mcp_server/write_tools.py`'s `register`, which checks
 `env.read_only` itself and adds nothing in read-only mode). Every call passes through
-`Activity.middleware`, which publishes an `AgentAccess` event on `vault.bus`.
+`Activity.middleware`, which publishes an `AgentAccess` event on `vault.bus`, then `Lane.middleware`
+(mcp_server/lane.py), which runs heavy calls one at a time.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from . import tools as native_tools
 from .activity import Activity
 from .config import check_prefix
 from .history_tool import register as register_history
+from .lane import Lane
 from .results import fail, log
 from .tools import ToolEnv
 from .write_tools import register as register_write_tools
@@ -185,7 +187,7 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     # name, title, version and instructions: handshake.py's, which the stdio front answers with before the SDK
     server = VaultMCPServer(name, title=handshake.TITLE, version=handshake.server_version(),
                             instructions=handshake.instructions(),
-                            middleware=[activity.middleware], log_level="WARNING")
+                            middleware=[activity.middleware, Lane(vault).middleware], log_level="WARNING")
     env = ToolEnv(vault, read_only=read_only, compat=frozenset(compat), max_answer_bytes=max_answer_bytes)
     native_tools.register(server, env)
     compat_tools.register(server, env)

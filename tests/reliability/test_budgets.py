@@ -1,13 +1,15 @@
 """Per-call budgets (issue 13): no single agent call stalls the others.
 
 The real `vaultwatch serve` process; a well-behaved agent reads a small note every 20 ms, first
-alone, then while an abusive agent cycles through the calls that run long on hostile input: edits
-and frontmatter updates of a 40 MB note on disk (over the write cap) and of a 10 MB note (under it),
-the links and pages of a 3.85 MB note of 330,000 wiki links, rewriting that note whole, renaming it
-(its link rewrite is refused before any change), a frontmatter block of 3 MB, broad searches and
-listings. vaultwatch serves agents from worker threads of one interpreter, so a call that holds
+alone, then while two abusive agents, each with two calls in flight at once, cycle through the
+calls that run long on hostile input: edits and frontmatter updates of a 40 MB note on disk (over
+the write cap) and of a 10 MB note (under it), the links and pages of a 3.85 MB note of 330,000 wiki
+links, rewriting that note whole, renaming it (its link rewrite is refused before any change), a
+frontmatter block of 3 MB, broad searches and listings. vaultwatch serves agents from worker threads of one interpreter, so a call that holds
 the interpreter in one long C call (splitting a 40 MB note into words for an error hint, say) stops
-every other agent for as long.
+every other agent for as long, and four such calls at once left a small call a fifth of it (the
+lane of mcp_server/lane.py runs heavy calls one at a time; tests/mcp_server/test_lane.py proves
+that mechanism).
 
 The test's bound is generous (a real stall of seconds crosses it, the machine's load does not);
 the exact figures (the well-behaved agent's p50/p95/max alone and beside the abuser) go to
@@ -31,6 +33,7 @@ FULL = os.environ.get("VAULTWATCH_RELIABILITY_FULL", "").lower() in ("1", "yes",
 pytestmark = pytest.mark.xdist_group("budgets")
 
 IDLE_S, ABUSE_S = (10.0, 90.0) if FULL else (5.0, 20.0)
+STREAMS = 2  # concurrent abusive calls per abusive agent (two agents)
 
 
 def _vault(root: Path) -> None:
@@ -63,7 +66,8 @@ ABUSE = [
 
 
 async def _scenario(sock: str) -> dict:
-    async with uds_client(sock, name="well-behaved") as good, uds_client(sock, name="abuser") as bad:
+    async with uds_client(sock, name="well-behaved") as good, uds_client(sock, name="abuser") as bad, \
+            uds_client(sock, name="abuser2") as bad2:
         async def probe(seconds: float) -> list[float]:
             out = []
             end = time.monotonic() + seconds
@@ -81,9 +85,8 @@ async def _scenario(sock: str) -> dict:
         calls = 0
         stop = asyncio.Event()
 
-        async def abuse() -> None:
+        async def abuse(bad, k: int) -> None:
             nonlocal calls
-            k = 0
             while not stop.is_set():
                 tool, args = ABUSE[k % len(ABUSE)]
                 k += 1
@@ -95,12 +98,12 @@ async def _scenario(sock: str) -> dict:
                 if tool == "rename" and not r.is_error:  # (it is refused: over the rewrite bound)
                     await bad.call_tool("rename", {"path": "links2.md", "new_path": "links.md"})
 
-        task = asyncio.create_task(abuse())
+        tasks = [asyncio.create_task(abuse(client, k * 3)) for client in (bad, bad2) for k in range(STREAMS)]
         try:
             busy = await probe(ABUSE_S)
         finally:
             stop.set()
-            await task
+            await asyncio.gather(*tasks)
     return {"idle": idle, "busy": busy, "calls": calls, "durations": durations}
 
 
@@ -127,6 +130,7 @@ def test_an_abusive_agent_does_not_stall_a_well_behaved_one(tmp_path, figure):
     ms = lambda s: round(s * 1000, 1)  # noqa: E731
     figure("budget_load", round(load, 1))
     figure("budget_abuse_calls", res["calls"])
+    figure("budget_abuse_streams", 2 * STREAMS)
     figure("budget_good_calls", len(busy))
     figure("budget_idle_p50_ms", ms(statistics.median(idle)))
     figure("budget_idle_p95_ms", ms(_q(idle, 0.95)))

@@ -1,0 +1,114 @@
+"""One lane for agents' heavy calls: at most one runs at a time (issue 13's per-call budgets).
+
+vaultwatch serves agents from worker threads of one interpreter, which runs one thread at a
+time. A call on a big note (a 10 MB edit with replace_all, the links of a 330k-link note, a
+3.85 MB write) needs the interpreter for a few hundred milliseconds, handed over in slices;
+a small call beside it waits for a slice at each step. One such call slows a small call by a
+bounded amount. Eight of them at once (one agent's parallel requests, or several agents) left
+a small call a ninth of the interpreter: a well-behaved agent's 5 ms read took up to 0.67 s.
+
+So a tool call is weighed on the event loop before it runs (a dictionary look-up: the size of
+the note its `path` names, its links, the length of the `content` it writes), and a call of
+HEAVY_BYTES or more takes the lane first. A heavy call that finds the lane taken waits without
+using the CPU, up to WAIT_S, and is then refused with an error that says to retry (it changed
+nothing). Small calls never wait here. A heavy call that waits for the person's approval
+gives the lane up while it waits (its bytes are already on disk in a temporary file; what
+remains after the key is small), so the person's pace never blocks other agents' big calls.
+The person's own actions (TUI, CLI) do not go through the MCP layer and never wait here.
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from core.disk.paths import normalize
+from core.review.hooks import current_caller
+from core.vault import Vault
+
+HEAVY_BYTES = 1024 * 1024  # a call whose weight reaches this takes the lane
+LINK_BYTES = 120  # what one link weighs in a get_links answer (its JSON, encoded twice to fit the budget)
+WAIT_S = 30.0  # the longest a heavy call waits for the lane before it is refused
+POLL_S = 0.02  # how often a waiting call looks at the lane (cancellable; no thread is held while waiting)
+
+_LANE = threading.Lock()  # one lane per process: every server (socket, stdio, HTTP) shares the interpreter
+_stats_lock = threading.Lock()
+stats = {"heavy": 0, "waited": 0, "refused": 0, "running": 0, "most_running": 0}  # figures and tests
+
+
+def weight(vault: Vault, arguments: Mapping[str, Any]) -> int:
+    """Roughly how many bytes a call with these arguments works through (0 when it names nothing big)."""
+    w = 0
+    content = arguments.get("content")
+    if isinstance(content, str):
+        w = len(content)
+    path = arguments.get("path")
+    if isinstance(path, str):
+        try:
+            entry = vault.snapshot.get(normalize(path))
+        except Exception:  # a bad path: the tool refuses it at once
+            entry = None
+        if entry is not None:
+            w = max(w, entry.size_bytes, len(entry.links) * LINK_BYTES)
+    return w
+
+
+def _refusal(tool: str) -> dict[str, Any]:
+    text = (f"Error: vaultwatch is busy with another agent's large operation (a big note or a large write "
+            f"runs one at a time) and {tool} waited {WAIT_S:g} s for it without starting; nothing was changed. "
+            "Call it again in a moment, or work on a smaller part of the note.")
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def _count(key: str, delta: int = 1) -> None:
+    with _stats_lock:
+        stats[key] += delta
+        if key == "running":
+            stats["most_running"] = max(stats["most_running"], stats["running"])
+
+
+class Lane:
+    """Server middleware that runs heavy tool calls one at a time (see the module doc)."""
+
+    def __init__(self, vault: Vault, clock: Callable[[], float] = time.monotonic) -> None:
+        self.vault = vault
+        self._clock = clock
+
+    async def middleware(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        arguments = params.get("arguments")
+        if (ctx.method != "tools/call" or not isinstance(arguments, Mapping)
+                or weight(self.vault, arguments) < HEAVY_BYTES):
+            return await call_next(ctx)
+        _count("heavy")
+        if not _LANE.acquire(blocking=False):
+            _count("waited")
+            deadline = self._clock() + WAIT_S
+            while not _LANE.acquire(blocking=False):
+                if self._clock() >= deadline:
+                    _count("refused")
+                    return _refusal(str(params.get("name", "the call"))[:100])
+                await asyncio.sleep(POLL_S)
+        held = True
+        _count("running")
+        try:
+            caller = current_caller()
+            task = asyncio.ensure_future(call_next(ctx))
+            try:
+                while True:
+                    done, _ = await asyncio.wait([task], timeout=0.1)
+                    if done:
+                        return task.result()
+                    if held and caller is not None and caller.waiting is not None:
+                        held = False  # waiting for the person: let other heavy calls run meanwhile
+                        _count("running", -1)
+                        _LANE.release()
+            finally:
+                if not task.done():
+                    task.cancel()
+        finally:
+            if held:
+                _count("running", -1)
+                _LANE.release()
