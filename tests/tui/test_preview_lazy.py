@@ -121,11 +121,11 @@ async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, a
     from tui.widgets import preview as preview_module
     app = app_for(vault_with_long_note(tmp_path, 20_000))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app)
+        await settle(app, timeout=120)  # the long note is the first row: rendered whole first (slow under load)
         preview = app.main.preview
         body = app.query_one(NoteBody)
         app.main.open_note("Short.md")
-        await settle(app)
+        await settle(app, timeout=60)
         # from here until the check is done the worker rests 0.2 s between its 2 ms steps, so it
         # cannot have rendered the whole note first however long the pauses below take (on an
         # idle CI machine it once had, and the check below failed)
@@ -143,5 +143,5 @@ async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, a
             0, int(preview.scroll_y) - body.virtual_region.y, body.size.width, 10)))
         assert "Line" in on_screen  # drawn, not blank
         monkeypatch.setattr(preview_module, "REST_S", REST_S)
-        await settle(app)
+        await settle(app, timeout=120)
         assert body.complete
