@@ -312,6 +312,9 @@ def _tui_options(p: argparse.ArgumentParser) -> None:
     add_server_options(p)
 
 
+MALLOC_ARENAS = 2  # the TUI's glibc arenas (core.memory.limit_malloc_arenas): 16 MB less at 100k notes
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     from mcp_server.cli import server_options  # noqa: PLC0415
 
@@ -323,6 +326,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"vaultwatch: {exc}", file=sys.stderr)
         return 2
+    from core.memory import limit_malloc_arenas  # noqa: PLC0415
+
+    limit_malloc_arenas(MALLOC_ARENAS)  # before the load, the watcher and the MCP server start threads
     vault = open_vault(args, load=False)  # the app loads it in the background
     config = AppConfig(server_options=options, mcp=not args.no_mcp, watch=not args.no_watch, socket_path=args.socket,
                        compat=frozenset(c.strip() for c in args.compat.split(",") if c.strip()),

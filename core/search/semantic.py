@@ -10,6 +10,12 @@ start of its body, normalised and stored as int8 (256 bytes a note).
 ready, keeps them in `vectors.npz` beside it (reused on a warm start for unchanged notes)
 and follows the live index's changes. Without the extra `available()` is False and nothing
 here is imported by the rest of core.
+
+Memory (100k notes): the published state is the int8 matrix (25.6 MB), the keys (2.4 MB) and
+the snapshot's own path strings. A warm start reads the cache with whole-array operations (no
+Python object per note: a dict of 100k rows of tuples and numpy views cost ~50 MB of peak and
+left the interpreter's arenas fragmented), and the tokenizer (~18 MB, ~0.3 s to load) is
+loaded only when a text has to be embedded: a changed note, or the first query by meaning.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import os
 import struct
 import threading
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +127,27 @@ def _map_tensor(path: Path, name: str):
     return mm, table
 
 
+def _read_member(archive, name: str, np):
+    """One array of an .npz archive read straight into its own buffer, a megabyte at a time
+    (np.load's reader reads a member whole into a temporary bytes first: 25.6 MB more at peak
+    for 100k vectors)."""
+    with archive.open(name) as f:
+        version = np.lib.format.read_magic(f)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read_header(f)
+        if fortran or dtype.hasobject:
+            raise ValueError(f"{name}: not a plain C-ordered array")
+        out = np.empty(shape, dtype=dtype)
+        view = memoryview(out.reshape(-1).view(np.uint8))
+        pos = 0
+        while pos < len(view):
+            got = f.readinto(view[pos:pos + (1 << 20)])
+            if not got:
+                raise ValueError(f"{name} is truncated")
+            pos += got
+        return out
+
+
 def passage(name: str, title: str, aliases: str, headings: str, body: str) -> str:
     """The text a note's vector is made of."""
     return "\n".join(p for p in (name, title, aliases, headings.replace("\n", ". "), body[:PASSAGE_CHARS]) if p)
@@ -138,6 +166,7 @@ class VectorIndex(ChangeFollower):
         self.search = search_index
         self.cache_path = cache_path
         self._lock = threading.Lock()
+        self._model_lock = threading.Lock()
         self.embedder: Embedder | None = None
         # published state (replaced whole under _lock; readers take a reference)
         self._paths: list[str] = []  # the snapshot's own path strings, in row order (no path -> row dict: 8 MB at 100k)
@@ -155,7 +184,6 @@ class VectorIndex(ChangeFollower):
                 if self._stop.is_set() or self.search.problem:
                     return
                 time.sleep(0.1)
-            self.embedder = Embedder()
             self._build()
             while not self._stop.is_set():
                 with self._cond:
@@ -175,24 +203,31 @@ class VectorIndex(ChangeFollower):
 
     @property
     def _model(self) -> Embedder:
-        """The embedder, once started (every caller runs after start())."""
-        assert self.embedder is not None, "the semantic index has not been started"
-        return self.embedder
+        """The embedder, loaded on first use (a warm start with every vector cached needs none)."""
+        embedder = self.embedder
+        if embedder is None:
+            with self._model_lock:
+                if self.embedder is None:
+                    self.embedder = Embedder()
+                embedder = self.embedder
+        return embedder
 
-    def _load_cache(self) -> dict[str, tuple[tuple[int, ...], Any]]:
+    def _load_cache(self) -> tuple[bytes, Any, Any] | None:
+        """(paths as UTF-8 lines, keys, vectors) of the cache file, or None when it is missing or
+        not this vault's."""
         np = self._np
         try:
             with np.load(self.cache_path, allow_pickle=False) as z:
                 if int(z["version"]) != CACHE_VERSION or str(z["root"]) != self.vault.root_real:
-                    return {}
-                raw = z["paths"].tobytes().decode("utf-8")
-                paths = raw.split("\n") if raw else []
-                keys, mat = z["keys"], z["vecs"]
-                if len(paths) != len(keys) or mat.shape != (len(paths), DIM):
-                    return {}
-                return {p: (tuple(int(x) for x in keys[i]), mat[i]) for i, p in enumerate(paths)}
-        except (OSError, ValueError, KeyError, EOFError):
-            return {}
+                    return None
+                raw = z["paths"].tobytes()
+                keys, mat = z["keys"], _read_member(z.zip, "vecs.npy", np)
+                count = raw.count(b"\n") + 1 if raw else 0
+                if len(keys) != count or mat.shape != (count, DIM) or mat.dtype != np.int8:
+                    return None
+                return raw, keys, mat
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return None
 
     def _save_cache(self) -> None:
         np = self._np
@@ -217,23 +252,47 @@ class VectorIndex(ChangeFollower):
         """Passages for entries, from the full-text index's stored text (no second read of the files)."""
         return self.search.passages([e.path for e in entries], passage)
 
+    def _note_keys(self, notes):
+        """(n, 3) int64 keys of entries, filled without a Python tuple per note."""
+        np = self._np
+        flat = np.fromiter((k for e in notes for k in (e.size_bytes, e.mtime_ns, e.inode)), dtype=np.int64,
+                           count=3 * len(notes))
+        return flat.reshape(-1, 3)
+
     def _build(self) -> None:
         np = self._np
         started = time.perf_counter()
         snap = self.vault.snapshot
-        cached = self._load_cache()
         notes = [e for e in snap.entries if e.kind == NOTE]
         paths = [e.path for e in notes]
-        keys = np.array([self._key(e) for e in notes], dtype=np.int64).reshape(-1, 3)
-        mat = np.zeros((len(notes), DIM), dtype=np.int8)
-        todo = []
-        for i, e in enumerate(notes):
-            hit = cached.get(e.path)
-            if hit is not None and hit[0] == self._key(e):
-                mat[i] = hit[1]
-            else:
-                todo.append(i)
-        del cached
+        keys = self._note_keys(notes)
+        cached = self._load_cache()
+        same_notes = cached is not None and cached[0] == "\n".join(paths).encode("utf-8")
+        if same_notes:  # the usual warm start: the same notes in the same order
+            assert cached is not None
+            mat = cached[2]
+            todo = np.flatnonzero((cached[1] != keys).any(axis=1)).tolist()
+        else:
+            if cached is None:
+                mat = np.zeros((len(notes), DIM), dtype=np.int8)
+                todo = list(range(len(notes)))
+            else:  # notes added, removed or renamed since: take the rows still valid
+                c_raw, c_keys, c_mat = cached
+                where = {p: i for i, p in enumerate(c_raw.decode("utf-8").split("\n") if c_raw else ())}
+                rows = np.fromiter((where.get(p, -1) for p in paths), dtype=np.int64, count=len(paths))
+                del where, cached, c_raw
+                same = rows >= 0
+                same[same] = (c_keys[rows[same]] == keys[same]).all(axis=1)
+                if len(c_mat):
+                    mat = c_mat[np.where(same, rows, 0)]  # one new matrix, no masked temporaries
+                    mat[~same] = 0
+                else:
+                    mat = np.zeros((len(notes), DIM), dtype=np.int8)
+                del c_mat
+                todo = np.flatnonzero(~same).tolist()
+        cached = None
+        if mat.base is not None or not mat.flags.writeable:
+            mat = mat.copy()  # a matrix of its own (np.load may hand out a view of its read buffer)
         self.total, self.done = len(todo), 0
         bus = self.vault.bus
         bus.publish(IndexProgress("vectors", 0, self.total))
@@ -249,11 +308,12 @@ class VectorIndex(ChangeFollower):
         with self._lock:
             self._paths, self._keys, self._mat = paths, keys, mat
         self.build_seconds = time.perf_counter() - started
-        self._model.release()  # the table's rows are read again only for the odd query or change
+        if self.embedder is not None:
+            self.embedder.release()  # the table's rows are read again only for the odd query or change
         self.search.close_reader()  # this thread's read connection: its page cache holds the notes' text
         release_free_memory()  # the batches' token arrays and passages are garbage now
         self.ready = True
-        if todo:
+        if todo or not same_notes:  # a note computed, removed or renamed: the file says so next time
             self._save_cache()
             release_free_memory()
 
@@ -293,7 +353,8 @@ class VectorIndex(ChangeFollower):
             mat = np.concatenate([mat, np.stack(add_vecs)])
         with self._lock:
             self._paths, self._keys, self._mat = paths, keys, mat
-        self._model.release()
+        if self.embedder is not None:
+            self.embedder.release()
         self.search.close_reader()
         self._save_cache()
 

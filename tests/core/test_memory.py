@@ -97,3 +97,60 @@ def test_collector_pauses_are_counted_across_threads() -> None:
         assert not gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def _arenas_after_threads(limit: int | None) -> int:
+    """glibc arenas in a fresh interpreter after 6 threads each allocated from the C heap."""
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import ctypes, os, sys, tempfile, threading
+        sys.path.insert(0, {str(os.getcwd())!r})
+        from core.memory import limit_malloc_arenas
+        if {limit!r} is not None:
+            assert limit_malloc_arenas({limit!r})
+        libc = ctypes.CDLL(None)
+        libc.malloc.restype = ctypes.c_void_p
+        libc.free.argtypes = [ctypes.c_void_p]
+        ready, go = threading.Barrier(7), threading.Event()
+        def work():
+            ready.wait()
+            ptrs = [libc.malloc(4000) for _ in range(200)]
+            go.wait(10)
+            for p in ptrs:
+                libc.free(p)
+        threads = [threading.Thread(target=work) for _ in range(6)]
+        for t in threads: t.start()
+        ready.wait()
+        libc.fopen.restype = ctypes.c_void_p
+        libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        libc.fclose.argtypes = [ctypes.c_void_p]
+        import time; time.sleep(0.3)
+        path = tempfile.mktemp()
+        fp = libc.fopen(path.encode(), b"w")
+        libc.malloc_info(0, fp)
+        libc.fclose(fp)
+        go.set()
+        for t in threads: t.join()
+        print(open(path).read().count("<heap nr="))
+        os.unlink(path)
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout.strip())
+
+
+@pytest.mark.skipif(not _has_malloc_trim(), reason="not glibc: no malloc arenas to limit")
+def test_limit_malloc_arenas_keeps_threads_in_the_shared_arenas() -> None:
+    assert _arenas_after_threads(None) >= 5  # glibc's default: an arena per new thread
+    assert _arenas_after_threads(2) <= 2
+
+
+def test_an_explicit_malloc_arena_max_wins(monkeypatch) -> None:
+    from core.memory import limit_malloc_arenas
+
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert limit_malloc_arenas(2) is False

@@ -158,7 +158,46 @@ def test_a_warm_start_reuses_the_cached_vectors_offline(corpus, vec_vault, monke
         vectors = v.start_vectors()
         assert vectors.wait_ready(60), vectors.problem
         assert vectors.total == 0  # nothing computed again: every vector came from vectors.npz
+        assert vectors.embedder is None  # nothing to embed: the tokenizer (~18 MB) is not loaded
         assert v.search("how can I give a note another name", mode="semantic").hits
+    finally:
+        v.stop()
+
+
+@needs_extra
+def test_a_warm_start_after_changes_embeds_only_the_changed_and_added_notes(make_vault, clock, monkeypatch,
+                                                                          tmp_path):
+    import os
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    notes = {f"n{i}.md": f"# Note {i}\n\n{word} notes about {word}.\n"
+             for i, word in enumerate(["bicycles", "gardens", "kettles", "rivers", "violins"])}
+    root = make_vault(notes)
+
+    def started():
+        v = Vault(root, clock=clock)
+        v.load()
+        assert v.wait_search_ready(30)
+        vectors = v.start_vectors()
+        assert vectors is not None and vectors.wait_ready(60), vectors.problem
+        return v, vectors
+
+    v, vectors = started()
+    before = dict(zip(vectors._paths, vectors._mat.copy(), strict=True))
+    v.stop()
+    (root / "n1.md").write_text("# Note 1\n\nSailing boats and harbours.\n", encoding="utf-8")
+    os.utime(root / "n1.md", ns=(1, 1))  # another mtime whatever the clock's resolution
+    (root / "n3.md").unlink()
+    (root / "n5.md").write_text("# Note 5\n\nTelescopes and stars.\n", encoding="utf-8")
+    v, vectors = started()
+    try:
+        assert vectors.total == 2  # n1 changed, n5 added; n0, n2 and n4 came from the cache
+        assert sorted(vectors._paths) == ["n0.md", "n1.md", "n2.md", "n4.md", "n5.md"]
+        rows = dict(zip(vectors._paths, vectors._mat, strict=True))
+        for kept in ("n0.md", "n2.md", "n4.md"):
+            assert (rows[kept] == before[kept]).all()
+        assert not (rows["n1.md"] == before["n1.md"]).all()
+        assert v.similar("n5.md", limit=3).hits
     finally:
         v.stop()
 
