@@ -5,8 +5,10 @@
 - `resources/list`: every indexed note and attachment, in path order, a page of RESOURCE_PAGE
   at a time with `nextCursor` (the listing's own cursor, so each appears exactly once);
 - `resources/read`: the file's bytes as they are on disk now (a note as text/markdown, an
-  attachment as a base64 blob); at most budget.HARD_ANSWER_BYTES; hidden or escaping paths
-  are refused as the tools refuse them, an unknown one is -32002 (resource not found).
+  attachment as a base64 blob); at most budget.HARD_ANSWER_BYTES; opened as the read tool
+  opens a file (core.disk.fileopen: beneath the vault's descriptor, a regular file that is not
+  hard-linked); hidden or escaping paths are refused as the tools refuse them, an unknown one
+  is -32002 (resource not found).
 
 - `resources/subscribe` / `resources/unsubscribe`: a subscribed note's change (through vaultwatch
   or an outside edit the watcher sees, a delete, a rename away) sends
@@ -43,6 +45,7 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 
+from core.disk.fileopen import note_bytes
 from core.errors import NotFoundError, VaultError
 from core.events import DocumentsChanged
 from core.model import ATTACHMENT, NOTE
@@ -220,9 +223,8 @@ def register(server: Any, vault: Any) -> Subscriptions:
             entry = vault.entry(path)
             if entry.kind not in (NOTE, ATTACHMENT):
                 raise NotFoundError(f"{entry.path!r} is a folder: resources are notes and attachments")
-            real = vault.disk_path(entry.path)
-            with open(real, "rb") as fh:
-                data = fh.read(budget.HARD_ANSWER_BYTES + 1)
+            # opened as the read tool opens it: beneath the vault's descriptor, a regular file, not hard-linked
+            data, _st = note_bytes(vault.root_real, entry.path, limit=budget.HARD_ANSWER_BYTES + 1)
         except NotFoundError as exc:
             raise MCPError(NOT_FOUND, exc.message, {"uri": uri}) from None
         except VaultError as exc:

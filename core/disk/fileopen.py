@@ -56,6 +56,13 @@ def _open(root_real: str, rel: str) -> tuple[int, os.stat_result]:
     return fd, st
 
 
+def open_file(root_real: str, rel: str) -> tuple[int, os.stat_result]:
+    """An open descriptor (the caller closes it) and the stat of the file at canonical vault path
+    `rel`, opened as `read` opens it (see _open): for readers that stream a file themselves, such
+    as the full-text indexer."""
+    return _open(root_real, rel)
+
+
 def note_bytes(root_real: str, path: str, *, limit: int | None = None) -> tuple[bytes, os.stat_result]:
     """The bytes (the first `limit` of them, if given) and stat of the file at vault path `path`,
     opened as `read` opens it: in one step beneath the vault's descriptor, never through a link out

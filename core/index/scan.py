@@ -312,13 +312,21 @@ def _read_note(real: str, size: int, check: bool = False) -> bytes:
     With `check`, the open file is checked on its descriptor (core.disk.safeio.fd_is) before a
     byte is read: the kernel must name it by the real path the walk found (`real` has no
     symlinks), so a folder on the way swapped for a link (out of the vault) since the walk
-    listed it raises PermissionError and nothing outside reaches the index."""
+    listed it raises PermissionError and nothing outside reaches the index; and its own fstat
+    must still say a regular file with one name (not a FIFO or a hard link put there since)."""
     # O_NONBLOCK: a file swapped for a FIFO since the stat must not hang the scan
     fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW)
     try:
         if check and not fd_is(fd, real):
             raise PermissionError(errno.EXDEV, "changed while being scanned (moved, or a folder on the way "
                                   "replaced by a link)")
+        if check:  # the walk's stat was of the name; the file opened since may be another one
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode):
+                raise PermissionError(errno.EXDEV, "changed while being scanned (no longer a regular file)")
+            if st.st_nlink > 1:
+                raise PermissionError(errno.EMLINK, f"changed while being scanned (now hard-linked: {st.st_nlink} "
+                                      "names on disk, which may include a file outside the vault)")
         parts = [os.read(fd, size + 1)]  # what stat saw, plus one byte to notice growth
         got = len(parts[0])
         while got > size and got <= MAX_NOTE_BYTES:  # it grew since the stat: read on to the cap

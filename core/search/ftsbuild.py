@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.disk.safeio import fd_inside
+from core.disk.fileopen import open_file
+from core.errors import VaultError
 from core.events import IndexProblem, IndexProgress
 from core.markdown import mdlex
 from core.memory import release_free_memory
@@ -293,11 +294,12 @@ class SearchBuilder(IndexState):
                 rows.append((path, None, None))
                 continue
             try:
-                with open(os.path.join(root, *path.split("/")), "rb") as f:
-                    if not fd_inside(f.fileno(), root):  # a folder on the way swapped for an outside link
-                        raise PermissionError("no longer inside the vault")
+                # opened as read opens it: beneath the vault's descriptor (never through a folder swapped
+                # for an outside link), a regular file (a FIFO would stop the indexer), not hard-linked
+                fd, _st = open_file(root, path)
+                with os.fdopen(fd, "rb") as f:
                     data = _read_capped(f, e.size_bytes, MAX_BODY_CHARS * 4 + 4096)
-            except OSError:
+            except (OSError, VaultError):
                 rows.append((path, None, None))  # gone or unreadable: the next event re-indexes it
                 continue
             rows.append((path, e, note_text(data)))

@@ -57,3 +57,37 @@ async def test_notes_are_resources_listed_read_and_fresh_after_an_outside_edit(v
     codes = [e.code for e in errors.values()]
     assert codes == [-32602, -32002, -32602, -32602]
     assert "hidden path blocked" in list(errors.values())[0].message
+
+
+
+@pytest.mark.parametrize("swap", ["hard link", "fifo"])
+async def test_a_resource_read_opens_as_read_does_never_an_outside_hard_link_or_a_fifo(tmp_path, sock_dir, swap):
+    """A note indexed as a plain file and then, on disk, replaced by a hard link to a file outside the
+    vault (or by a FIFO): resources/read said the outside file's text (the old read checked a
+    realpath, then opened the path by name, never looking at st_nlink) or hung on the FIFO. It now
+    opens as the read tool does (core.disk.fileopen), and refuses both, saying why."""
+    import asyncio
+    import os
+
+    from core.vault import Vault
+
+    secret = "OUTSIDE-SECRET-TEXT"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text(f"# out\n{secret}\n")
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "x.md").write_text("# inside\n")
+    v = Vault(root, cache=False)
+    v.load()
+    (root / "x.md").unlink()  # what another local process does after the index saw the note
+    if swap == "hard link":
+        os.link(outside / "x.md", root / "x.md")
+    else:
+        os.mkfifo(root / "x.md")
+    async with serving(v, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        with pytest.raises(MCPError) as info:
+            await asyncio.wait_for(client.read_resource(resources.uri_of("x.md")), 15)
+    message = str(info.value)
+    assert secret not in message
+    assert ("hard-linked" if swap == "hard link" else "not a regular file") in message, message

@@ -249,7 +249,7 @@ def test_a_note_swapped_for_a_fifo_after_the_walk_does_not_hang_the_scan(make_va
     os.unlink(root / "a.md")
     os.mkfifo(root / "a.md")
     out = scan_mod.entry_for(fact)  # no writer on the FIFO: a blocking open would never return
-    assert out.path == "a.md" and out.size_bytes == 0
+    assert out.path == "a.md" and isinstance(out, scan_mod.Skipped) and "regular file" in out.reason, out
 
 
 def test_entries_made_by_make_entry_are_ordinary_frozen_entries() -> None:
@@ -445,3 +445,29 @@ def test_single_path_refresh_treats_symlinked_folders_like_the_walk(make_vault, 
     fresh = open_vault(root)
     assert "dup" not in fresh.snapshot.by_path and "already listed" in skipped(fresh)["dup"]
     assert "Notes/n.md" in fresh.snapshot.by_path
+
+
+@pytest.mark.parametrize("swap", ["hard link", "fifo"])
+def test_a_note_swapped_after_the_walk_for_an_outside_hard_link_or_a_fifo_is_skipped(tmp_path, swap):
+    """Issue 13 (hard links, scanner reads): the walk stats x.md (one name, a regular file); before
+    its bytes are read another process replaces it with a hard link to a file outside the vault (or
+    a FIFO). The read checked only that the kernel names the open file inside the vault, which a
+    hard link's name is: the outside file's text was indexed as the note's. The open file's own
+    stat is now checked too."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("---\ntitle: OUTSIDE-SECRET\n---\n# out\n")
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "x.md").write_text("# inside\n")
+    real = os.path.realpath(root / "x.md")
+    st = os.stat(real)
+    fact = scan_mod.FileFact("x.md", real, "note", st.st_size, st.st_mtime_ns, st.st_ino)
+    os.unlink(real)
+    if swap == "hard link":
+        os.link(outside / "x.md", real)
+    else:
+        os.mkfifo(real)
+    got = scan_mod.entry_for(fact)
+    assert isinstance(got, scan_mod.Skipped), got
+    assert "OUTSIDE-SECRET" not in repr(got)

@@ -3,8 +3,11 @@ body. FTS5's snippet() scores every hit of a note: a 2 MB body of one repeated w
 search call running for over a minute."""
 from __future__ import annotations
 
+import os
 import threading
 import time
+
+import pytest
 
 from core.vault import Vault
 
@@ -37,5 +40,35 @@ def test_a_hit_in_a_note_of_one_repeated_word_is_answered_quickly_with_a_snippet
         assert "**word**" in hits["big.md"].snippet and len(hits["big.md"].snippet) < 400
         assert "**word**" in hits["small.md"].snippet  # small notes: FTS5's own snippet, as before
         assert "**line**" in {h.path: h for h in answers["text line"][0].hits}["lines.md"].snippet
+    finally:
+        v.stop()
+
+
+@pytest.mark.parametrize("swap", ["hard link", "fifo"])
+def test_the_indexer_never_reads_an_outside_hard_link_and_never_waits_on_a_fifo(tmp_path, swap):
+    """Issue 13 (hard links; scanner reads): a note indexed as a plain file, then replaced on disk by
+    a hard link to a file outside the vault (or by a FIFO) before the full-text index reads it. The
+    indexer opened the path by name: the outside file's words became searchable (a hard link's
+    descriptor lies inside the vault, so the after-open check passed) and a FIFO stopped the indexer
+    for good. It now opens notes as read does (core.disk.fileopen)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("# out\nzanzibarsecret\n")
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "x.md").write_text("# inside\nplain words\n")
+    (root / "y.md").write_text("# y\nordinary zanzibar\n")
+    v = Vault(root, cache=False)
+    v.load()
+    (root / "x.md").unlink()  # what another local process does after the scan saw the note
+    if swap == "hard link":
+        os.link(outside / "x.md", root / "x.md")
+    else:
+        os.mkfifo(root / "x.md")
+    v.start_search()
+    try:
+        assert v.wait_search_ready(20), "the full-text index never got ready"
+        assert [h.path for h in v.search("zanzibarsecret").hits] == []
+        assert [h.path for h in v.search("ordinary").hits] == ["y.md"]
     finally:
         v.stop()
