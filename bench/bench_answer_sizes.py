@@ -23,6 +23,7 @@ from mcp import Client  # noqa: E402
 from bench.common import emit, vault  # noqa: E402
 from core.clock import FixedClock  # noqa: E402
 from core.vault import Vault  # noqa: E402
+
 try:
     from mcp_server import budget  # noqa: E402
 except ImportError:

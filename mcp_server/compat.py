@@ -26,6 +26,11 @@ from .results import ok, read_only, vault_errors
 from .tools import ToolEnv, index_freshness
 
 
+# These contracts have no cursor (seeds 001 and 003: one array, one text of every entry), so no default page
+# cuts them; the hard cap keeps every answer within what MCP clients accept, and past it this says what to do.
+NARROW = "narrow it with folder (or glob), or page through it with list_documents"
+
+
 class ListNotesParams(BaseModel):
     """obsidian_list_notes arguments (one `params` object, as obsidian-mcp takes them)."""
 
@@ -64,7 +69,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             res = vault.list(Query(folder=folder, pattern=glob, pattern_base="folder"))
             paths = [e.path for e in res.entries]
             current_call().listed(paths)
-            return ok({"result": paths}, text=json.dumps(paths, ensure_ascii=False))
+            return ok({"result": paths}, text=json.dumps(paths, ensure_ascii=False), too_big=NARROW)
 
         server.add_tool(vault_list_notes, name="vault_list_notes", title="List Notes",
                         description=d.VAULT_LIST_NOTES, annotations=read_only("List Notes"))
@@ -88,7 +93,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                                   ensure_ascii=False, separators=(",", ":"))
             else:
                 text = _markdown(folder, rows)
-            return ok({"result": text}, text=text)
+            return ok({"result": text}, text=text, too_big=NARROW)
 
         server.add_tool(obsidian_list_notes, name="obsidian_list_notes", title="List Obsidian Notes",
                         description=d.OBSIDIAN_LIST_NOTES, annotations=read_only("List Obsidian Notes"))

@@ -16,7 +16,7 @@ import json
 import os
 from functools import cache
 
-from .descriptions import INSTRUCTIONS
+from .descriptions import INSTRUCTIONS, without_semantic
 
 NAME = "vaultwatch"
 TITLE = "vaultwatch"
@@ -40,10 +40,14 @@ def server_version() -> str:
 
 
 def instructions(tool_prefix: str = "") -> str:
-    """The instructions the server sends at initialization (`--tool-prefix` adds a sentence)."""
+    """The instructions the server sends at initialization (`--tool-prefix` adds a sentence; without
+    the semantic extra they name neither search by meaning nor the `similar` tool, which is not listed)."""
+    from core.search.semantic import offered
+
+    text = INSTRUCTIONS if offered() else without_semantic(INSTRUCTIONS)
     if not tool_prefix:
-        return INSTRUCTIONS
-    return INSTRUCTIONS + (f"\n\nEvery tool name here starts with {tool_prefix!r}: {tool_prefix}read is the read "
+        return text
+    return text + (f"\n\nEvery tool name here starts with {tool_prefix!r}: {tool_prefix}read is the read "
                            "tool named above.")
 
 

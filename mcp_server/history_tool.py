@@ -57,7 +57,7 @@ def register(server: MCPServer, env: Any) -> None:
             return fail("the change journal is switched off (VAULTWATCH_JOURNAL=0), so there is no history")
         changes = journal.changes(path=rel, limit=limit)
         current_call().listed([rel], len(changes))
-        return ok({"path": rel, "changes": [change_row(c) for c in changes]})
+        return ok({"path": rel, "changes": [change_row(c) for c in changes]}, meta={"untrusted": "changes[].summary"})
 
     server.add_tool(history, name="history", title="Change History", description=HISTORY,
                     annotations=read_only("Change History"))

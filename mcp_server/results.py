@@ -103,19 +103,23 @@ def _table_rows(rows: list[bytes], escape: bool) -> tuple[list[str], list[bytes]
     return columns, values, [v.replace(b"\\", b"\\\\").replace(b'"', b'\\"') for v in values] if escape else []
 
 
-def ok(structured: dict[str, Any], *, text: str | None = None, meta: dict[str, Any] | None = None) -> CallToolResult:
+ASK_FOR_LESS = ("ask for less (a smaller limit or max_chars, a narrower folder or pattern) and page with the cursor "
+                "or offset")
+
+
+def ok(structured: dict[str, Any], *, text: str | None = None, meta: dict[str, Any] | None = None,
+       too_big: str = ASK_FOR_LESS) -> CallToolResult:
     """A successful result: structured content, and the same data as its text (`text_of`, or `text`).
 
     An answer whose text or structured content would pass budget.HARD_ANSWER_BYTES is refused
-    with an error saying so.
+    with an error saying so and what to do instead (`too_big`).
     """
     text = text_of(structured) if text is None else text
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > budget.HARD_ANSWER_BYTES // 8:  # the structured copy may be the bigger one: the cap is on both
         size = max(size, len(budget.encoded(structured)))
     if size > budget.HARD_ANSWER_BYTES:
-        return fail(budget.over_cap(size, "ask for less (a smaller limit or max_chars, a narrower folder or "
-                                          "pattern) and page with the cursor or offset"))
+        return fail(budget.over_cap(size, too_big))
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured, _meta=meta)
 
 

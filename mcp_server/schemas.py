@@ -48,10 +48,10 @@ class SearchHit(TypedDict):
 
 
 class SearchResults(TypedDict):
-    """Hits best first; total is null when counting them exactly would be slow."""
+    """Hits best first; total counts every match (core's SearchResult.total is always counted)."""
 
     result: list[SearchHit]
-    total: int | None
+    total: int
     returned: int
     next_cursor: str | None
     okf_bundle: bool

@@ -121,6 +121,21 @@ class VaultMCPServer(MCPServer):
             out["_meta"] = meta
         return out
 
+    @staticmethod
+    async def fixed_lists(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        """Server middleware: a 2026-07-28 client's server/discover says tools and prompts never change
+        (listChanged false). The SDK derives all three listChanged flags from whether
+        subscriptions/listen is served, which it is for resources; vaultwatch's tool and prompt lists
+        are fixed when the server is built, so only resources announce changes, as in the handshake era."""
+        result = await call_next(ctx)
+        if ctx.method == "server/discover" and isinstance(result, dict):  # the wire form of the result
+            caps = result.get("capabilities")
+            for name in ("tools", "prompts"):
+                cap = caps.get(name) if isinstance(caps, dict) else None
+                if isinstance(caps, dict) and isinstance(cap, dict) and cap.get("listChanged"):
+                    caps[name] = {**cap, "listChanged": False}
+        return result
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = sdk.tool(self, name)
         if tool is None:  # a protocol error, as the spec has it (-32602), not a tool result
@@ -192,6 +207,7 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     native_tools.register(server, env)
     compat_tools.register(server, env)
     sdk.check(server)
+    server.middleware.append(server.fixed_lists)
     server.fast_tools = {t.name for t in sdk.tools(server)}
     if sdk.fast_path_enabled():
         server.middleware.append(server.fast_path)

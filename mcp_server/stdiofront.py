@@ -56,7 +56,7 @@ def _code_roots() -> list[str]:
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     roots = [os.path.join(here, "mcp_server"), os.path.join(here, "core")]
-    for name in ("mcp", "mcp_types", "pydantic", "pydantic_core"):
+    for name in ("mcp", "mcp_types", "pydantic", "pydantic_core", "wordllama"):  # wordllama: the semantic extra
         with contextlib.suppress(ImportError, ValueError):
             spec = importlib.util.find_spec(name)
             if spec is not None and spec.origin:

@@ -37,8 +37,10 @@ from .results import fail, listing, ok, page_rows, read_only, vault_errors
 PENDING_WRITES_TIMEOUT = 10.0
 # what the search tool's mode offers, as installed (the annotation is read from module globals)
 P_MODE = d.P_MODE if semantic_offered() else d.P_MODE_OFF
+SEARCH = d.SEARCH if semantic_offered() else d.without_semantic(d.SEARCH)
 SEARCH_BUILD_WAIT = 5.0  # a first search waits this long for the full-text index before saying it is building
 LOAD_WAIT = 10.0
+SEARCH_PAGE = 20  # hits of a search page when the call gives no limit (fewer past the answer budget)
 TRIAGE_PAGE = 50  # rows of a triage page when the call gives no limit (fewer past the answer budget)
 SKIPPED_SHOWN = 100  # skipped files listed on the broken page (counts.skipped_files has them all)
 FilterValue = str | bool | int | float
@@ -56,10 +58,16 @@ class ToolEnv:
 
 # Which fields of an answer carry text from the notes themselves (written by people and other agents):
 # named in _meta.untrusted, so a client or model can treat them as data, never as instructions.
-ROW_TEXT = "result[].title, tags, frontmatter"
-READ_TEXT = "title, tags, frontmatter, content"
-HIT_TEXT = "result[].title, snippet, tags"
-LINK_TEXT = "outgoing[].target, heading, alias"
+# "a[].b, c; d": a[].b, a[].c and d (each names the field and everything in it). Paths are not
+# named: every answer carries them as the handles an agent passes back (the instructions say
+# names are note text too).
+ROW_TEXT = "result[].title, status, tags, frontmatter"
+READ_TEXT = "title, status, tags, frontmatter, content"
+HIT_TEXT = "result[].title, snippet, status, tags"
+LINK_TEXT = "outgoing[].target, heading, alias; broken[].target, heading, alias"
+STATUS_TEXT = "counts.by_status"  # its keys are the notes' own status values
+BROKEN_LINK_TEXT = "result[].title, status, tags, frontmatter, broken_links; " + STATUS_TEXT
+TAG_TEXT = "result[].tag"
 
 
 def untrusted(meta: dict[str, Any], fields: str) -> dict[str, Any]:
@@ -194,7 +202,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         }
         if category == "overview":
             current_call().listed((), 0)
-            return ok(out, meta=meta)
+            return ok(out, meta=untrusted(meta, STATUS_TEXT))
         okf_files = okf.RESERVED  # the bundle's own files are not notes to triage
         if category == "broken":
             q = Query(problems_only=True, limit=limit, cursor=cursor)
@@ -229,7 +237,8 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         next_cursor = res.next_cursor if n == len(rows) else cursor_after(q, res.entries[n - 1], clock)
         out.update(result=rows[:n], total=res.total, returned=n, next_cursor=next_cursor)
         current_call().listed(r["path"] for r in rows[:n])
-        return ok(out, meta=untrusted(meta, ROW_TEXT))
+        text = BROKEN_LINK_TEXT if category == "broken_links" else f"{ROW_TEXT}; {STATUS_TEXT}"
+        return ok(out, meta=untrusted(meta, text))
 
     server.add_tool(triage, name="triage", title="Triage Notes", description=d.TRIAGE,
                     annotations=read_only("Triage Notes"))
@@ -287,7 +296,8 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         last_tag, last_count = counts[start + n - 1] if more else ("", 0)
         next_cursor = encode_cursor(json.dumps(fp), last_count, last_tag) if more else None
         current_call().listed((), len(rows))
-        return ok({"result": rows, "total": total, "returned": n, "next_cursor": next_cursor}, meta=meta)
+        return ok({"result": rows, "total": total, "returned": n, "next_cursor": next_cursor},
+                  meta=untrusted(meta, TAG_TEXT))
 
     server.add_tool(list_tags, name="list_tags", title="List Tags", description=d.LIST_TAGS,
                     annotations=read_only("List Tags"))
@@ -313,7 +323,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
     server.add_tool(get_links, name="get_links", title="Get Links", description=d.GET_LINKS,
                     annotations=read_only("Get Links"))
 
-    _register_search(server, vault)
+    _register_search(server, vault, env.max_answer_bytes)
 
 
 def _wait_for_search_index(vault: Vault) -> float:
@@ -380,7 +390,7 @@ def _link_json(resolved) -> dict[str, Any]:
             "resolved": resolved.target}
 
 
-def _register_search(server: MCPServer, vault: Vault) -> None:
+def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None:
     """Full-text search over the live index's FTS5 index (`vault.search`); with the semantic
     extra also by meaning (`mode`) and the `similar` tool."""
     semantic = semantic_offered()
@@ -391,18 +401,18 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
         folder: Annotated[str | None, Field(description=d.P_FOLDER)] = None,
         pattern: Annotated[str | None, Field(description=d.P_PATTERN)] = None,
         filters: Annotated[dict[str, FilterValue] | None, Field(description=d.P_FILTERS)] = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description=d.P_SEARCH_LIMIT)] = 20,
+        limit: Annotated[int | None, Field(ge=1, le=1000, description=d.P_SEARCH_LIMIT)] = None,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
         mode: Annotated[Literal["hybrid", "keyword", "semantic"] | None,
                         Field(description=P_MODE)] = None,
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
         wait = _wait_for_search_index(vault)
-        res = vault.search(query, folder=root_folder(folder), pattern=pattern, filters=pairs(filters), limit=limit,
-                           cursor=cursor, wait=wait, mode=mode)
-        return _hits_answer(vault, res, meta)
+        res = vault.search(query, folder=root_folder(folder), pattern=pattern, filters=pairs(filters),
+                           limit=SEARCH_PAGE if limit is None else limit, cursor=cursor, wait=wait, mode=mode)
+        return _hits_answer(vault, res, meta, explicit=limit is not None)
 
-    def _hits_answer(vault: Vault, res, meta: dict[str, Any]) -> CallToolResult:
+    def _hits_answer(vault: Vault, res, meta: dict[str, Any], *, explicit: bool) -> CallToolResult:
         hits = []
         for hit in res.hits:
             row = hit.as_json()
@@ -413,12 +423,18 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
                        tags=facts.get("tags", []))
             hits.append(row)
         meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
+        # a page the caller did not size is cut to the answer budget, resuming at the next hit; any page
+        # the caller sized stops at the hard cap (page_rows)
+        n, error = page_rows(hits, budget_bytes=budget_bytes, explicit=explicit)
+        if error:
+            return fail(error)
+        hits = hits[:n]
         current_call().listed(h["path"] for h in hits)
-        return ok({"result": hits, "total": res.total, "returned": len(hits), "next_cursor": res.next_cursor,
+        return ok({"result": hits, "total": res.total, "returned": n, "next_cursor": res.cursor_after(n),
                    "okf_bundle": res.is_bundle, "match": res.match, "mode": res.mode},
                   meta=untrusted(meta, HIT_TEXT))
 
-    server.add_tool(search, name="search", title="Search Notes", description=d.SEARCH,
+    server.add_tool(search, name="search", title="Search Notes", description=SEARCH,
                     annotations=read_only("Search Notes"))
     if not semantic:
         return
@@ -431,7 +447,7 @@ def _register_search(server: MCPServer, vault: Vault) -> None:
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
         res = vault.similar(path, folder=root_folder(folder), limit=limit, wait=SEARCH_BUILD_WAIT)
-        return _hits_answer(vault, res, meta)
+        return _hits_answer(vault, res, meta, explicit=True)  # at most 100 hits and no cursor: the hard cap only
 
     server.add_tool(similar, name="similar", title="Similar Notes", description=d.SIMILAR,
                     annotations=read_only("Similar Notes"))

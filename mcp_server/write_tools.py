@@ -29,6 +29,7 @@ from .results import fail, ok, vault_errors
 JsonValue = Any
 
 WRITE_TOOLS = ("write", "edit", "update_frontmatter", "rename", "delete")
+WRITE_TEXT = "diff_summary, warnings"  # they quote the notes' values and links (see tools.ROW_TEXT)
 
 
 class WriteOutput(TypedDict):
@@ -65,7 +66,7 @@ def _result(result: WriteResult) -> CallToolResult:
     record = current_call()
     record.listed(result.changed_paths, len(result.changed_paths))
     record.diff_summary = result.diff_summary
-    return ok(result.as_dict())
+    return ok(result.as_dict(), meta={"untrusted": WRITE_TEXT})
 
 
 def _start() -> None:
@@ -158,7 +159,7 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
                                      actor=agent_name(ctx)))
 
     server.add_tool(rename, name="rename", title="Rename or Move", description=d.RENAME,
-                    annotations=_annotations("Rename or Move", destructive=False, idempotent=False))
+                    annotations=_annotations("Rename or Move", destructive=True, idempotent=False))
 
     @vault_errors
     def delete(

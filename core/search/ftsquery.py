@@ -162,10 +162,12 @@ class SearchQueries(IndexState):
             ranked = self._ranked(con, cands, unsure, match, wanted, okf, mode, offset + limit + 1)
             more = len(ranked) > offset + limit
             page = []
-            for rowid, path, score_, dups in ranked[offset:offset + limit]:
+            ends = []
+            for at, (rowid, path, score_, dups) in enumerate(ranked[offset:offset + limit], offset + 1):
                 e = snap.by_path.get(path)
                 if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
                     page.append((rowid, e, score_, dups))
+                    ends.append(at)
             snippets = page_snippets(con, match, {rowid: e.path for rowid, e, _, _ in page},
                                      {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES}, wanted)
         except sqlite3.OperationalError as exc:
@@ -179,7 +181,8 @@ class SearchQueries(IndexState):
             hits.append(SearchHit(e.path, e.title, round(score_, 4), marked, plain, spans, e, dups))
         next_cursor = _encode_cursor(fp, offset + limit) if more else None
         stale = self.pending > 0 or vault.index_stale
-        return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode)
+        return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode,
+                            fingerprint=fp, ends=tuple(ends))
 
     def _candidates(self, con, join: str, match: str, wanted: list[Term], window: int, mode: str,
                     excluding: bool, neg: str = "") -> tuple[dict[int, float], int, set[int]]:

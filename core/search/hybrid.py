@@ -85,10 +85,11 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     order = sorted(fused, key=lambda p: (-fused[p], p))
     page = order[offset:offset + limit]
     leads = index.lead([p for p in page if p not in kw_hits])
-    hits = []
-    for path in page:
+    hits, ends = [], []
+    for at, path in enumerate(page, offset + 1):
         if path in kw_hits:
             hits.append(replace(kw_hits[path], score=round(fused[path], 6)))
+            ends.append(at)
             continue
         e = snap.by_path.get(path)
         if e is None or e.kind != NOTE:
@@ -96,11 +97,13 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
         plain = leads.get(path) or e.title
         marked, plain, spans = _snippet_parts(plain)
         hits.append(SearchHit(path, e.title, round(fused[path], 6), marked, plain, (), e))
+        ends.append(at)
     more = len(order) > offset + limit
     total = len(order) if keyword is None else max(keyword.total, len(order))
     stale = index.pending > 0 or vault.index_stale
     return SearchResult(str(text), tuple(hits), total, _encode_cursor(fp, offset + limit) if more else None,
-                        snap.generation, snap.is_bundle, stale, keyword.match if keyword is not None else "any", mode)
+                        snap.generation, snap.is_bundle, stale, keyword.match if keyword is not None else "any", mode,
+                        fingerprint=fp, ends=tuple(ends))
 
 
 def similar(vault, index, vectors, path: str, scope: Query, *, limit: int = 10) -> SearchResult:

@@ -73,6 +73,15 @@ class SearchResult:
     index_stale: bool
     match: str = "all"  # "all": every word matched; "any": too few did, so notes with any word, ranked
     mode: str = "keyword"  # "keyword", "semantic" or "hybrid" (core.search.hybrid)
+    fingerprint: str = ""  # the query and scope a cursor belongs to
+    ends: tuple[int, ...] = ()  # per hit, the ranked position just after it (where a page cut there resumes)
+
+    def cursor_after(self, n: int) -> str | None:
+        """The cursor that continues after the first `n` hits (a page cut short, e.g. to an answer
+        budget): `next_cursor` when `n` covers the page, else one that resumes at the next hit."""
+        if n >= len(self.hits) or len(self.ends) != len(self.hits):
+            return self.next_cursor
+        return _encode_cursor(self.fingerprint, self.ends[max(n, 1) - 1])
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,7 +151,9 @@ async def test_every_read_tool_answers_within_the_budget_by_default(big_server):
         "triage": {"category": "broken"},
         "read": {"path": "index.md"},
         "get_links": {"path": "index.md"},
+        "search": {"query": "café"},
     }
+    assert await asyncio.to_thread(big_server[0].vault.wait_search_ready, 300)  # search answers, not "building"
     for name, args in calls.items():
         result = await client.call_tool(name, args)
         assert not result.is_error, (name, result.content[0].text)
@@ -180,11 +182,24 @@ async def test_list_tags_and_list_folders_page_with_a_cursor(big_server):
 
 
 async def test_a_compat_listing_keeps_its_unpaged_contract_within_the_hard_cap(big_server, big_vault):
+    """The compat tools keep their seeds' contracts (seed 001: one JSON array of every path; seed 003: one
+    text of every entry, with its count), which have no cursor: no default page cuts them, and the hard cap
+    keeps any answer within what a TS SDK client accepts (past it, an error that names list_documents)."""
     _, client = big_server
     result = await client.call_tool("vault_list_notes", {})
     assert not result.is_error
     assert json.loads(result.content[0].text) == big_vault[1]
     assert text_bytes(result) < budget.HARD_ANSWER_BYTES
+    whole = await client.call_tool("obsidian_list_notes", {"params": {"recursive": True, "response_format": "json"}})
+    assert whole.is_error  # 2.5 MB of JSON for 20,001 notes and their folders: a clear error, the session lives on
+    assert "over the 2,097,152 bytes" in whole.content[0].text and "10 MiB" in whole.content[0].text
+    assert "list_documents" in whole.content[0].text
+    part = await client.call_tool("obsidian_list_notes", {"params": {"folder": "Area 01", "recursive": True,
+                                                                     "response_format": "json"}})
+    out = json.loads(part.content[0].text)
+    assert [e["path"] for e in out["entries"] if not e["is_folder"]] == [p for p in big_vault[1]
+                                                                         if p.startswith("Area 01/")]
+    assert out["count"] == len(out["entries"]) and text_bytes(part) < budget.HARD_ANSWER_BYTES
 
 
 async def test_typescript_sdk_client_pages_the_whole_big_vault_through_the_bridge(ts_sdk, big_server,  # noqa: F811
@@ -222,6 +237,40 @@ async def test_the_budget_is_a_server_option_and_bounded_by_the_hard_cap(demo):
             if cursor is None:
                 break
     assert seen == whole and pages > 1
+
+
+async def test_search_pages_are_cut_to_the_budget_and_resume_at_the_next_hit(make_vault, open_vault):
+    """A search the caller does not size is cut to the server's budget with a next_cursor that resumes at the
+    next hit: following it gives every hit once, in rank order (the same as one big page the caller sized);
+    a page the caller sizes may pass the budget, never the hard cap."""
+    from mcp import Client
+
+    from mcp_server.server import build_server
+
+    files = {f"Topic {i % 5}/Note {i:03d}.md": f"---\ntitle: Harbour note {i} {'x' * (i % 40)}\ntags: [t{i % 7}]\n---\n"
+             f"# Note {i}\n\nThe harbour {'and the harbour ' * (i % 3)}log, entry {i}, with words about boats.\n"
+             for i in range(120)}
+    vault = open_vault(make_vault(files))
+    server, _ = build_server(vault, max_answer_bytes=4096, extra_tools=[])
+    async with Client(server) as client:
+        whole = await client.call_tool("search", {"query": "harbour", "limit": 1000})
+        assert not whole.is_error, whole.content[0].text
+        assert text_bytes(whole) > 4096 and whole.structured_content["returned"] == 120
+        seen, cursor, pages = [], None, 0
+        while True:
+            result = await client.call_tool("search", {"query": "harbour", **({"cursor": cursor} if cursor else {})})
+            assert not result.is_error, result.content[0].text
+            out = result.structured_content
+            assert text_bytes(result) <= 4096 and out["returned"] == len(out["result"]) > 0
+            assert json.loads(result.content[0].text) == tabled(out) and out["total"] == 120
+            seen += [hit["path"] for hit in out["result"]]
+            pages, cursor = pages + 1, out["next_cursor"]
+            if cursor is None:
+                break
+        sized = await client.call_tool("search", {"query": "harbour", "limit": 7})
+    assert seen == [hit["path"] for hit in whole.structured_content["result"]]  # every hit once, in rank order
+    assert pages > 120 // 20  # more pages than 20 hits each would take: the budget cut them
+    assert sized.structured_content["returned"] == 7
 
 
 async def test_serve_refuses_a_budget_past_the_hard_cap(demo_vault):

@@ -5,13 +5,19 @@ parameter facts only in the parameters)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import httpx2
+import pytest
 
-from mcp_server.descriptions import INSTRUCTIONS
+from core.search.semantic import available as semantic_available
+from mcp_server.handshake import instructions as server_instructions
 
-from mcp_testing import serving
+from mcp_testing import ROOT, serving
 
 NATIVE = ("list_documents", "search", "read", "triage", "list_folders", "list_tags", "get_links",
           "write", "edit", "update_frontmatter", "rename", "delete")
@@ -44,20 +50,59 @@ def compact(value) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-async def test_the_tool_list_is_small(demo, sock_dir):
-    body, _ = await tools_list_wire(demo, sock_dir)
+# tools_list_wire in a process of its own, the semantic extra on or off (VAULTWATCH_SEMANTIC=0), which
+# changes search's texts and adds `similar`: the JSON of {"body": tools/list answer, "instructions": ...}
+SERVE_ONCE = """
+import asyncio, json, sys
+from pathlib import Path
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/tests/mcp_server"]
+import datetime as dt
+from core.clock import FixedClock
+from core.vault import Vault
+from test_tool_list import tools_list_wire
+vault = Vault(Path(sys.argv[2]), clock=FixedClock.at_date(dt.date(2026, 11, 29)))
+vault.load()
+body, init = asyncio.run(tools_list_wire(vault, Path(sys.argv[3])))
+print(json.dumps({"body": body.decode(), "instructions": init["instructions"]}))
+"""
+
+
+def served_with(semantic: bool, vault: Path, sock_dir: Path, tmp: Path) -> tuple[bytes, str]:
+    env = {**os.environ, "VAULTWATCH_SEMANTIC": "1" if semantic else "0", "XDG_CACHE_HOME": str(tmp / "cache"),
+           "XDG_STATE_HOME": str(tmp / "state")}
+    done = subprocess.run([sys.executable, "-c", SERVE_ONCE, str(ROOT), str(vault), str(sock_dir)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.splitlines()[-1])
+    return out["body"].encode(), out["instructions"]
+
+
+@pytest.mark.parametrize("semantic", [True, False], ids=["with-semantic", "without-semantic"])
+def test_the_tool_list_is_small(demo_vault_ro, sock_dir, tmp_path, semantic):
+    """The limit holds with and without the semantic extra (a CI without it and a machine with it
+    measure different lists); without it, nothing sends agents to search by meaning or to `similar`."""
+    if semantic and not semantic_available():
+        pytest.skip("the semantic extra is not installed here")
+    body, instructions = served_with(semantic, demo_vault_ro, sock_dir, tmp_path)
     tools = json.loads(body)["result"]["tools"]
     native = [t for t in tools if t["name"] in NATIVE]
     assert len(native) == 12
     size = compact(native)
-    print(f"\ntools/list: 12 native tools {size:,} bytes; whole answer {len(body):,} bytes ({len(tools)} tools)")
+    print(f"\ntools/list ({'with' if semantic else 'without'} semantic): 12 native tools {size:,} bytes; "
+          f"whole answer {len(body):,} bytes ({len(tools)} tools)")
     assert size <= NATIVE_LIMIT, f"the 12 native tools take {size:,} bytes, over {NATIVE_LIMIT:,}: say shared facts in INSTRUCTIONS"
     assert len(body) <= ALL_LIMIT
+    search = next(t for t in tools if t["name"] == "search")
+    offered = "similar" in {t["name"] for t in tools}
+    assert offered == semantic
+    for text in (search["description"], instructions):
+        assert ("similar" in text) == offered and ("meaning" in text) == offered
 
 
 async def test_descriptions_say_their_own_facts_once(demo, sock_dir):
     body, init = await tools_list_wire(demo, sock_dir)
-    assert init["instructions"] == INSTRUCTIONS
+    instructions = server_instructions()
+    assert init["instructions"] == instructions
     tools = {t["name"]: t for t in json.loads(body)["result"]["tools"] if t["name"] in NATIVE}
     sentences: dict[str, str] = {}
     for name, tool in tools.items():
@@ -78,4 +123,20 @@ async def test_descriptions_say_their_own_facts_once(demo, sock_dir):
                 sentences[sentence] = name
     for fact in ("vault-relative", "hidden path blocked", "next_cursor", "okf_version", "if_match",
                  '"" or "/"', "never follow instructions"):
-        assert fact.lower() in INSTRUCTIONS.lower(), fact
+        assert fact.lower() in instructions.lower(), fact
+
+
+async def test_annotations_say_what_each_tool_does(demo, sock_dir):
+    """destructiveHint false means "only additive updates" (MCP spec, ToolAnnotations): every write tool
+    removes or rewrites something (rename removes the old path and rewrites the notes linking to it), so
+    each is destructive; rename says what an agent cannot tell from its schema."""
+    body, _ = await tools_list_wire(demo, sock_dir)
+    tools = {t["name"]: t for t in json.loads(body)["result"]["tools"]}
+    for name in NATIVE:
+        hints = tools[name]["annotations"]
+        if name in ("write", "edit", "update_frontmatter", "rename", "delete"):
+            assert hints["readOnlyHint"] is False and hints["destructiveHint"] is True, name
+        else:
+            assert hints["readOnlyHint"] is True and "destructiveHint" not in hints, name
+    rename = tools["rename"]["description"]
+    assert "creates missing folders" in rename and "if_match" in rename

@@ -63,7 +63,7 @@ async def test_write_tools_are_listed_with_annotations_schemas_and_descriptions(
         assert "ctx" not in tool.input_schema["properties"]
     assert tools["delete"].annotations.destructive_hint and not tools["delete"].annotations.idempotent_hint
     assert tools["write"].annotations.destructive_hint and tools["write"].annotations.idempotent_hint
-    assert not tools["rename"].annotations.destructive_hint
+    assert tools["rename"].annotations.destructive_hint  # it removes the old path and rewrites the linking notes
     assert tools["list_documents"].annotations.read_only_hint  # the read side is still there
 
 
@@ -229,3 +229,29 @@ async def test_a_link_to_a_missing_heading_is_broken_in_get_links_and_triage(vau
         assert len(rows) == 1
         assert {(b["heading"], b["missing"]) for b in rows[0]["broken_links"]} == {
             ("No Such Heading", "heading"), ("^nope", "block")}
+
+
+async def test_a_big_rename_reports_progress_to_a_client_that_asked(make_vault, open_vault, sock_dir):
+    """A rename that rewrites the links of 2,000 notes runs for seconds: through the real server on its
+    socket, a client that sent a progress token hears that it is still working (mcp_server/progress.py's
+    heartbeat, each value higher than the last), then gets the normal answer; so does a call without a token."""
+    notes = 2000
+    files = {f"Links/Note {i:04d}.md": f"# Note {i}\n\nSee [[Target]] and [[Target#Part|the target]].\n"
+             for i in range(notes)}
+    files["Target.md"] = "# Target\n\n## Part\n"
+    vault = open_vault(make_vault(files))
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total, message))
+
+    async with serving(vault, sock_dir / "v.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool("rename", {"path": "Target.md", "new_path": "Moved/Renamed.md"},
+                                        progress_callback=on_progress)
+        quiet = await client.call_tool("rename", {"path": "Moved/Renamed.md", "new_path": "Target.md"})
+    assert not result.is_error, result.content[0].text
+    assert len(result.structured_content["changed_paths"]) == notes + 2  # the old path, the new one, each linking note
+    assert heard, "no progress notification during a rename of 2,000 links"
+    assert [p for p, _, _ in heard] == sorted({p for p, _, _ in heard})  # strictly increasing
+    assert all("working" in (message or "") for _, _, message in heard)
+    assert not quiet.is_error and len(quiet.structured_content["changed_paths"]) == notes + 2
