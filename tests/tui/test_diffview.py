@@ -8,7 +8,7 @@ from rich.console import Console
 from textual.app import App
 
 from core.review.textdiff import text_diff
-from tui.diffview import DiffView, LazyLines, plain, render_diff
+from tui.diffview import DiffView, LazyLines, plain, render_diff, unified_hunk
 
 
 def every_tenth(lines: int = 6000) -> tuple[bytes, bytes]:
@@ -67,3 +67,24 @@ async def test_the_widget_scrolls_through_a_long_diff():
         await pilot.pause()
         await pilot.pause()
         assert "line 2990 of the note" in view.visible_text()
+
+
+def test_changed_words_are_marked_inside_changed_lines_and_wide_views_are_side_by_side():
+    """Issue 18's diff: word-level inside changed lines (only the changed word in the strong colour),
+    unified at 120 columns, the old and new line on one row at 200."""
+    from tui.diffview import ADDED_WORD, REMOVED_WORD
+
+    before, after = b"# Note\nalpha beta gamma\nsame\n", b"# Note\nalpha BETA gamma\nsame\n"
+    [hunk] = text_diff(before, after).hunks
+    removed = next(line for line in hunk.lines if line.op == "-")
+    added = next(line for line in hunk.lines if line.op == "+")
+    assert [part for changed, part in removed.words if changed] == ["beta"]
+    assert [part for changed, part in added.words if changed] == ["BETA"]
+    for width, paired in ((120, False), (200, True)):  # the README: side by side from 160 columns
+        doc = render_diff(before, after, width)
+        rows = [s.text for s in LazyLines(doc, width, console(width)).lines(0, 40)]
+        both = [r for r in rows if "alpha beta gamma" in r and "alpha BETA gamma" in r]
+        assert bool(both) == paired, (width, rows)
+    styled = unified_hunk(hunk)  # the strong colours sit on the changed words only
+    strong = {styled.plain[sp.start:sp.end] for sp in styled.spans if str(sp.style) in (REMOVED_WORD, ADDED_WORD)}
+    assert strong == {"beta", "BETA"}, strong
