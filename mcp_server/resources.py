@@ -58,6 +58,9 @@ TEMPLATE = SCHEME + "{+path}"
 RESOURCE_PAGE = 500
 NOT_FOUND = -32002  # the spec's "resource not found"
 NOTE_MIME = "text/markdown"
+# the note-authored fields of an answer, as the tools name them (mcp_server/tools.py ROW_TEXT)
+LIST_TEXT = {"untrusted": "resources[].title"}
+NOTE_TEXT = {"untrusted": "contents[].text"}
 COALESCE_SECONDS = 0.05
 
 
@@ -202,7 +205,7 @@ def register(server: Any, vault: Any) -> Subscriptions:
         rows = [Resource(uri=uri_of(e.path), name=e.path, title=e.title, size=e.size_bytes,
                          mime_type=NOTE_MIME if e.kind == NOTE else (e.mime_type or "application/octet-stream"))
                 for e in res.entries]
-        return ListResourcesResult(resources=rows, next_cursor=res.next_cursor)
+        return ListResourcesResult(resources=rows, next_cursor=res.next_cursor, _meta=LIST_TEXT)
 
     async def list_resources(ctx: Any, params: PaginatedRequestParams) -> ListResourcesResult:
         subs.seen(ctx)
@@ -236,7 +239,8 @@ def register(server: Any, vault: Any) -> Subscriptions:
                                                                       "(offset, lines or section)"), {"uri": uri})
         if entry.kind == NOTE:
             text = data.decode("utf-8", "replace")
-            return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type=NOTE_MIME)])
+            return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type=NOTE_MIME)],
+                                      _meta=NOTE_TEXT)
         return ReadResourceResult(contents=[BlobResourceContents(
             uri=uri, blob=base64.b64encode(data).decode(), mime_type=entry.mime_type or "application/octet-stream")])
 

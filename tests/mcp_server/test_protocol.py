@@ -126,7 +126,7 @@ def planted_fields(value, where: str = "") -> list[str]:
 async def test_every_answer_names_each_field_that_carries_note_text(make_vault, open_vault, sock_dir):
     """Note-authored text (a title, a tag, a status value, link targets, headings and aliases, the body) reaches
     agents only in fields the answer's _meta.untrusted names: listings, search, read, links (outgoing and
-    broken), every triage page, tags, folders, a write's summary and history."""
+    broken), every triage page, tags, folders, a write's summary, history, and notes as resources."""
     vault = open_vault(make_vault(PLANTED, okf=True))
     calls = [("list_documents", {"include_frontmatter": True}), ("search", {"query": "planted"}),
              ("read", {"path": "Notes/Planted.md"}), ("get_links", {"path": "Notes/Planted.md"}),
@@ -144,10 +144,18 @@ async def test_every_answer_names_each_field_that_carries_note_text(make_vault, 
             for where in fields:
                 assert covered(where, untrusted), f"{name}{args}: {where} carries note text; untrusted={untrusted!r}"
             seen |= {(name, where) for where in fields}
+        for name, answer in (("resources/list", await client.list_resources()),
+                             ("resources/read", await client.read_resource("vault://note/Notes/Planted.md"))):
+            fields = planted_fields(answer.model_dump(by_alias=True, exclude={"meta"}))
+            untrusted = (answer.meta or {}).get("untrusted", "")
+            for where in fields:
+                assert covered(where, untrusted), f"{name}: {where} carries note text; untrusted={untrusted!r}"
+            seen |= {(name, where) for where in fields}
     for expected in (("get_links", "broken[].alias"), ("get_links", "outgoing[].heading"),
                      ("triage", "result[].broken_links[].target"), ("triage", "counts.by_status"),
                      ("list_tags", "result[].tag"), ("update_frontmatter", "diff_summary"),
-                     ("history", "changes[].summary"), ("search", "result[].title")):
+                     ("history", "changes[].summary"), ("search", "result[].title"),
+                     ("resources/list", "resources[].title"), ("resources/read", "contents[].text")):
         assert expected in seen, expected  # the vault plants text in each of these
 
 
