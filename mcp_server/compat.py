@@ -25,7 +25,6 @@ from .activity import current_call
 from .results import ok, read_only, vault_errors
 from .tools import ToolEnv, index_freshness
 
-
 # These contracts have no cursor (seeds 001 and 003: one array, one text of every entry), so no default page
 # cuts them; the hard cap keeps every answer within what MCP clients accept, and past it this says what to do.
 NARROW = "narrow it with folder (or glob), or page through it with list_documents"
