@@ -383,6 +383,13 @@ class Vault:
         q = scope_query(scope, folder=folder, pattern=pattern, filters=filters)
         return hybrid.similar(self, index, vectors, path, q, limit=limit)
 
+    def prepare_semantic_queries(self) -> None:
+        """Queries by meaning are about to come (the person opened search): load what embedding a
+        query needs in the background. A no-op without note vectors."""
+        vectors = self._vectors
+        if vectors is not None:
+            vectors.prepare_queries()
+
     def semantic_status(self) -> dict:
         """What semantic search offers now: installed, ready, done/total vectors, problem."""
         from core.search import semantic

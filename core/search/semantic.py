@@ -359,6 +359,12 @@ class VectorIndex(ChangeFollower):
         self._save_cache()
 
     # queries ----------------------------------------------------------------------------------
+    def prepare_queries(self) -> None:
+        """Load the tokenizer a query by meaning needs, in the background (a front end about to
+        search calls it, so the first query does not wait ~0.3 s for it)."""
+        if self.embedder is None:
+            threading.Thread(target=lambda: self._model, name="vaultwatch-tokenizer", daemon=True).start()
+
     def wait_ready(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         while not self.ready:

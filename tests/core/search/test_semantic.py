@@ -159,6 +159,11 @@ def test_a_warm_start_reuses_the_cached_vectors_offline(corpus, vec_vault, monke
         assert vectors.wait_ready(60), vectors.problem
         assert vectors.total == 0  # nothing computed again: every vector came from vectors.npz
         assert vectors.embedder is None  # nothing to embed: the tokenizer (~18 MB) is not loaded
+        v.prepare_semantic_queries()  # a front end about to search: the tokenizer loads in the background
+        deadline = time.monotonic() + 30
+        while vectors.embedder is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert vectors.embedder is not None
         assert v.search("how can I give a note another name", mode="semantic").hits
     finally:
         v.stop()
