@@ -277,3 +277,25 @@ async def test_serve_refuses_a_budget_past_the_hard_cap(demo_vault):
     done = await asyncio.to_thread(subprocess.run, [*VAULTWATCH, "serve", str(demo_vault), "--stdio", "--max-answer-bytes", "99999999"],
                                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 2 and "--max-answer-bytes must be between" in done.stderr
+
+
+async def test_get_links_of_a_note_of_ten_thousand_links_measures_only_what_fits(tmp_path, sock_dir, monkeypatch):
+    """Issue 13 (bounded work per call): the answer of get_links on a note of 10,000 links keeps
+    ~400 of them; cutting it measured every link's JSON twice (~20,000 encodings, ~100 ms of the
+    interpreter per call, with every other agent waiting for it). It now measures each list only
+    until it passes the room, and keeps the same links."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "links.md").write_text("".join(f"[[t{i}]] " for i in range(330_000)))  # indexed: its first 10,000
+    vault = Vault(root, cache=False)
+    vault.load()
+    encodings = []
+    real = budget.encoded
+    monkeypatch.setattr(budget, "encoded", lambda value: encodings.append(1) or real(value))
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool("get_links", {"path": "links.md"})
+    links = result.structured_content
+    assert not result.is_error and links["truncated"] == {"outgoing": 10_000, "broken": 10_000}
+    assert 0 < len(links["outgoing"]) == len(links["broken"]) < 1_000
+    assert [row["target"] for row in links["outgoing"][:3]] == ["t0", "t1", "t2"]
+    assert len(encodings) < 2_000, f"{len(encodings)} encodings to keep {len(links['outgoing'])} links"
