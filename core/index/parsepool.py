@@ -26,13 +26,18 @@ def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
 
 def parse_pool(workers: int):
     """The process pool that parses chunks of files (the scanner's and the entry cache's)."""
+    return process_context("core.index.parsepool").Pool(workers)
+
+
+def process_context(module: str):
+    """The multiprocessing context for CPU-bound worker processes running code of `module`."""
     # fork is cheapest, but forking a multi-threaded process (the TUI) can deadlock the child:
     # there, a forkserver (a clean single-threaded parent) forks the workers instead.
     method = "fork" if threading.active_count() == 1 else "forkserver"
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
-        ctx.set_forkserver_preload(["core.index.parsepool"])
-    return ctx.Pool(workers)
+        ctx.set_forkserver_preload(["core.index.parsepool", module])
+    return ctx
 
 
 def scan(root_real: str, config: ScanConfig, progress: ProgressFn | None = None,

@@ -2,12 +2,13 @@
 
 `SearchBuilder` is the writing half of `core.search.fulltext.SearchIndex` (a mixin over its
 state: the vault, the change queue, `_rowids`, `_writes`, progress). One background thread
-owns the writer connection; a cold build reads, tokenises and compresses notes on a second
-thread while SQLite indexes on the first (`_prepared`).
+owns the writer connection; a cold build reads, tokenises and compresses notes in a pool of
+processes (core.search.ftsprep) while SQLite indexes on this thread (`_prepared`).
 """
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import queue
 import sqlite3
@@ -16,32 +17,32 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.disk.fileopen import open_file
-from core.errors import VaultError
 from core.events import IndexProblem, IndexProgress
 from core.markdown import mdlex
 from core.memory import release_free_memory
 from core.model import NOTE, Entry
 from core.search import ranking
-from core.search.ftsstate import IndexState
-from core.search.notetext import (
-    COLUMNS,
-    FIELD_COLUMNS,
-    MAX_BODY_CHARS,
-    SCHEMA_VERSION,
-    TOKENIZER,
-    _deflate,
-    _read_capped,
-    _register,
-    field_terms,
-    note_aliases,
-    note_name,
-    note_text,
+from core.search.ftsprep import (
+    POOL_MIN_NOTES,
+    FieldTokens,
+    PoolBroke,
+    Prepared,
+    jobs_for,
+    prepare,
+    prepare_pooled,
 )
+from core.search.ftsstate import IndexState
+from core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, _register
 
 BATCH = 400
+# a first build of a big vault commits every this many notes, with FTS5's automatic merging off and
+# one merge at the end (each commit writes a segment; merging them as they come rewrote the
+# postings several times: ~1 s of a 100,000-note build's 5.5 s of SQLite CPU)
+FIRST_BUILD_TRANSACTION = 4000
+_MERGE_DEFAULTS = (("automerge", 4), ("crisismerge", 16))  # FTS5's own
+_MERGE_BUILDING = (("automerge", 0), ("crisismerge", 2000))
 # the modules whose code decides what the index holds or how it is read: a change to any rebuilds it
-_MODULES = ("fulltext", "ftsstate", "ftsbuild", "ftsquery", "notetext", "terms", "results", "snippets")
+_MODULES = ("fulltext", "ftsstate", "ftsbuild", "ftsprep", "ftsquery", "notetext", "terms", "results", "snippets")
 
 
 def _fingerprint() -> str:
@@ -111,6 +112,8 @@ class SearchBuilder(IndexState):
                         ("fingerprint", FINGERPRINT), ("root", self.vault.root_real)])
                     con.execute("COMMIT")
                 con.execute("SELECT count(*) FROM docs").fetchone()
+                if con.execute("SELECT 1 FROM fts_config WHERE k = 'automerge' AND v = 0").fetchone():
+                    _merging(con, building=False)  # a first build was cut short: merge as usual again
                 return con
             except sqlite3.DatabaseError as exc:
                 con.close()
@@ -137,6 +140,9 @@ class SearchBuilder(IndexState):
             self._report(self.problem, "error")
         finally:
             con.close()
+            if self._tokens is not None:
+                self._tokens.close()
+                self._tokens = None
 
     def _loop(self, con: sqlite3.Connection) -> None:
         with self._cond:
@@ -190,9 +196,11 @@ class SearchBuilder(IndexState):
     def _sync_all(self, con: sqlite3.Connection) -> None:
         """Bring the whole index in line with the current snapshot (first build or resync)."""
         started = time.perf_counter()
+        self._pool_cpu[0] = 0.0
         snap = self.vault.snapshot
         self._synced_generation = snap.generation
         docs = self._load_docs(con)
+        fresh = not docs  # a first build: no row to look up or replace
         self._rowids = {(snap.by_path[p].path if p in snap.by_path else p): i for p, (i, *_) in docs.items()}
         work: list[str] = []
         for e in snap.entries:
@@ -207,13 +215,25 @@ class SearchBuilder(IndexState):
         bus = self.vault.bus
         bus.publish(IndexProgress("search", 0, self.total))
         batches = [work[i:i + BATCH] for i in range(0, len(work), BATCH)]
-        for prepared in self._prepared(batches, snap):
-            if self._stop.is_set():
-                return
-            self._write(con, prepared)
-            self.done = min(len(work), self.done + len(prepared))
-            bus.publish(IndexProgress("search", self.done, self.total))
-            time.sleep(0)  # let listing threads in between batches
+        big = fresh and len(work) >= POOL_MIN_NOTES
+        if big:
+            _merging(con, building=True)
+        try:
+            held: list[Prepared] = []
+            for prepared in self._prepared(batches, snap):
+                if self._stop.is_set():
+                    return
+                held += prepared
+                if big and len(held) < FIRST_BUILD_TRANSACTION and self.done + len(held) < len(work):
+                    continue
+                self._write(con, held, snap, fresh)
+                self.done = min(len(work), self.done + len(held))
+                held = []
+                bus.publish(IndexProgress("search", self.done, self.total))
+                time.sleep(0)  # let listing threads in between batches
+        finally:
+            if big:
+                _merging(con, building=False, merge=not self._stop.is_set())
         if self._stop.is_set():
             return
         if self.total and not self.ready:
@@ -223,24 +243,46 @@ class SearchBuilder(IndexState):
             except sqlite3.OperationalError:
                 pass
         self.build_seconds = time.perf_counter() - started
+        self.build_pool_cpu_seconds = self._pool_cpu[0]
         self.ready = True
         bus.publish(IndexProgress("search", self.total, self.total))
 
     def _apply(self, con: sqlite3.Connection, paths: list[str], snap) -> None:
         """Index, re-index or drop `paths` to match `snap`, in one transaction."""
-        self._write(con, self._prepare(paths, snap, con))
+        self._write(con, self._prepare(paths, snap), snap)
+
+    def _prepare(self, paths: list[str], snap) -> list[Prepared]:
+        """`ftsprep.prepare` of `paths` as `snap` has them, in this thread."""
+        if self._tokens is None:
+            self._tokens = FieldTokens()
+        return prepare(self.vault.root_real, jobs_for(paths, snap.by_path), self._tokens)
 
     def _prepared(self, batches: list[list[str]], snap):
-        """`_prepare` of each batch, in order, read and tokenised one or two batches ahead by a
-        second thread (file reads, decoding and zlib run there while SQLite indexes here: the
-        two halves of a cold build take about as long as each other)."""
-        if len(batches) < 2:
-            con = sqlite3.connect(":memory:")
+        """`_prepare` of each batch, in order: for a big build by a pool of processes
+        (`ftsprep.prepare_pooled`), else by a second thread one or two batches ahead (also the
+        rest of the batches when no process can be started or one goes away)."""
+        done = 0
+        self.build_pooled = False
+        if sum(map(len, batches)) >= POOL_MIN_NOTES:
             try:
-                for batch in batches:
-                    yield self._prepare(batch, snap, con)
-            finally:
-                con.close()
+                for rows in prepare_pooled(self.vault.root_real, [jobs_for(b, snap.by_path) for b in batches],
+                                           self._stop.is_set, self._pool_cpu):
+                    self.build_pooled = True
+                    yield rows
+                    done += 1
+            except PoolBroke as exc:
+                self._report(f"{exc}; indexing the rest in this process", "info")
+            except (OSError, RuntimeError, multiprocessing.ProcessError):
+                pass  # no processes to be had (sandbox, fd limits)
+            else:
+                return
+        yield from self._threaded(batches[done:], snap)
+
+    def _threaded(self, batches: list[list[str]], snap):
+        """`_prepare` of each batch, in order, one or two batches ahead by a second thread."""
+        if len(batches) < 2:
+            for batch in batches:
+                yield self._prepare(batch, snap)
             return
         out: queue.Queue = queue.Queue(maxsize=2)
         quit_ = threading.Event()
@@ -254,16 +296,17 @@ class SearchBuilder(IndexState):
                     continue
 
         def produce() -> None:
-            con = sqlite3.connect(":memory:", check_same_thread=False)
+            tokens = FieldTokens()
+            root = self.vault.root_real
             try:
                 for batch in batches:
-                    hand(self._prepare(batch, snap, con))
+                    hand(prepare(root, jobs_for(batch, snap.by_path), tokens))
                     if quit_.is_set() or self._stop.is_set():
                         return
             except BaseException as exc:  # handed to the writer, which raises it
                 hand(exc)
             finally:
-                con.close()
+                tokens.close()
 
         reader = threading.Thread(target=produce, name="vaultwatch-search-read", daemon=True)
         reader.start()
@@ -283,79 +326,95 @@ class SearchBuilder(IndexState):
             quit_.set()
             reader.join()
 
-    def _prepare(self, paths: list[str], snap, tok_con: sqlite3.Connection) -> list[tuple]:
-        """(path, entry or None, (name, title, aliases, headings), field terms, body, zlib'd body) for
-        each path: the note's text read from disk (entry None: gone, unreadable or not a note)."""
-        root = self.vault.root_real
-        rows: list[tuple[str, Entry | None, Any]] = []
-        for path in paths:
-            e = snap.by_path.get(path)
-            if e is None or e.kind != NOTE:
-                rows.append((path, None, None))
-                continue
-            try:
-                # opened as read opens it: beneath the vault's descriptor (never through a folder swapped
-                # for an outside link), a regular file (a FIFO would stop the indexer), not hard-linked
-                fd, _st = open_file(root, path)
-                with os.fdopen(fd, "rb") as f:
-                    data = _read_capped(f, e.size_bytes, MAX_BODY_CHARS * 4 + 4096)
-            except (OSError, VaultError):
-                rows.append((path, None, None))  # gone or unreadable: the next event re-indexes it
-                continue
-            rows.append((path, e, note_text(data)))
-        live = [(path, e, text) for path, e, text in rows if e is not None]
-        fields = [(note_name(e.path), e.title, note_aliases(e), text[0]) for _p, e, text in live]
-        terms = iter(field_terms(tok_con, fields) if live else ())
-        fields_it = iter(fields)
-        out: list[tuple] = []
-        for path, e, text in rows:
-            if e is None:
-                out.append((path, None, None, None, None, None))
-            else:
-                body = text[1]
-                out.append((path, e, next(fields_it), next(terms), body, _deflate(body)))
-        return out
-
-    def _write(self, con: sqlite3.Connection, rows: list[tuple]) -> None:
-        """Write prepared rows (`_prepare`) to the index, in one transaction."""
+    def _write(self, con: sqlite3.Connection, rows: list[Prepared], snap, fresh: bool = False) -> None:
+        """Write prepared rows (`_prepare`) to the index as `snap` has the notes, in one transaction.
+        `fresh`: none of them is in the index yet (a first build), so nothing is looked up."""
         con.execute("BEGIN IMMEDIATE")
         try:
-            for path, e, cols, fterms, body, blob in rows:
-                old = con.execute("SELECT id, size, mtime_ns, inode FROM docs WHERE path = ?", (path,)).fetchone()
-                if old is not None and e is not None and old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
-                    continue
-                if old is not None:  # external content: FTS5 needs the old text to drop its postings
-                    con.execute(f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) "
-                                f"SELECT 'delete', id, {', '.join(COLUMNS)} FROM content WHERE id = ?", (old[0],))
-                    con.execute(f"INSERT INTO ftsf (ftsf, rowid, {', '.join(FIELD_COLUMNS)}) "
-                                f"SELECT 'delete', id, {', '.join(FIELD_COLUMNS)} FROM content WHERE id = ?", (old[0],))
-                if e is None:
-                    if old is not None:
-                        con.execute("DELETE FROM docs WHERE id = ?", (old[0],))
-                        self._rowids.pop(path, None)
-                    continue
-                okf_cols = (e.okf_status == "deprecated",
-                            e.stale_date.toordinal() if e.stale_date is not None else None,
-                            e.stale_instant.timestamp() if e.stale_instant is not None else None)
-                if old is not None:
-                    rowid = old[0]
-                    con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
-                                "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
-                                "WHERE id = ?",
-                                (e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols, blob, fterms, rowid))
-                else:
-                    rowid = con.execute("INSERT INTO docs (path, size, mtime_ns, inode, deprecated, stale_day, "
-                                        "stale_at, name, title, aliases, headings, body, fterms) "
-                                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                        (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols, *cols,
-                                         blob, fterms)).lastrowid
-                con.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            (rowid, path, *cols, body))
-                con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
-                            (rowid, *cols))
-                self._rowids[e.path] = rowid
+            if fresh:
+                self._insert_new(con, rows, snap)
+            else:
+                for row in rows:
+                    self._write_one(con, row, snap)
             con.execute("COMMIT")
             self._writes += 1
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def _write_one(self, con: sqlite3.Connection, row: Prepared, snap) -> None:
+        path, cols, fterms, body, blob = row
+        e = snap.by_path.get(path) if cols is not None else None
+        old = con.execute("SELECT id, size, mtime_ns, inode FROM docs WHERE path = ?", (path,)).fetchone()
+        if old is not None and e is not None and old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
+            return
+        if old is not None:  # external content: FTS5 needs the old text to drop its postings
+            con.execute(f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) "
+                        f"SELECT 'delete', id, {', '.join(COLUMNS)} FROM content WHERE id = ?", (old[0],))
+            con.execute(f"INSERT INTO ftsf (ftsf, rowid, {', '.join(FIELD_COLUMNS)}) "
+                        f"SELECT 'delete', id, {', '.join(FIELD_COLUMNS)} FROM content WHERE id = ?", (old[0],))
+        if e is None or cols is None:
+            if old is not None:
+                con.execute("DELETE FROM docs WHERE id = ?", (old[0],))
+                self._rowids.pop(path, None)
+            return
+        if old is not None:
+            rowid = old[0]
+            con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
+                        "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
+                        "WHERE id = ?",
+                        (e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols, blob, fterms, rowid))
+        else:
+            rowid = con.execute(f"INSERT INTO docs ({_DOC_COLUMNS}) VALUES ({', '.join('?' * 13)})",
+                                (path, e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols,
+                                 blob, fterms)).lastrowid
+        con.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (rowid, path, *cols, body))
+        con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
+                    (rowid, *cols))
+        self._rowids[e.path] = rowid
+
+    def _insert_new(self, con: sqlite3.Connection, rows: list[Prepared], snap) -> None:
+        """Insert notes the index does not hold: each table in one statement, rowids chosen here."""
+        next_id = (con.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
+        new = []
+        for path, cols, fterms, body, blob in rows:
+            e = snap.by_path.get(path) if cols is not None else None
+            if e is not None and cols is not None:
+                new.append((next_id, e, cols, fterms, body, blob))
+                self._rowids[e.path] = next_id
+                next_id += 1
+        con.executemany(f"INSERT INTO docs (id, {_DOC_COLUMNS}) VALUES ({', '.join('?' * 14)})",
+                        [(i, e.path, e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols, blob, fterms)
+                         for i, e, cols, fterms, _b, blob in new])
+        con.executemany(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [(i, e.path, *cols, body) for i, e, cols, _f, body, _b in new])
+        con.executemany(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
+                        [(i, *cols) for i, _e, cols, _f, _b, _bl in new])
+
+
+def _merging(con: sqlite3.Connection, building: bool, merge: bool = False) -> None:
+    """FTS5's merge settings for a first build (no automatic merges), or back to its defaults,
+    merging each table's segments into one first when `merge`."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        for table in ("fts", "ftsf"):
+            if merge:
+                con.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            for key, value in (_MERGE_BUILDING if building else _MERGE_DEFAULTS):
+                con.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (key, value))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+_DOC_COLUMNS = ("path, size, mtime_ns, inode, deprecated, stale_day, stale_at, name, title, aliases, headings, "
+                "body, fterms")
+
+
+def _okf_cols(e: Entry) -> tuple:
+    """The docs table's OKF columns of a note: deprecated, stale day (ordinal), stale instant."""
+    return (e.okf_status == "deprecated",
+            e.stale_date.toordinal() if e.stale_date is not None else None,
+            e.stale_instant.timestamp() if e.stale_instant is not None else None)

@@ -12,6 +12,7 @@ from core.live.follower import ChangeFollower
 from core.search.results import SearchStatus
 
 if TYPE_CHECKING:  # vault.py imports this module's importers
+    from core.search.ftsprep import FieldTokens
     from core.vault import Vault
 
 
@@ -28,6 +29,7 @@ class IndexState(ChangeFollower):
         self._epoch = 0  # bumped when the database file is replaced
         self._rowids: dict[str, int] = {}  # path -> FTS rowid (for scoped searches)
         self._writes = 0  # committed write transactions (invalidates readers' scope tables)
+        self._tokens: FieldTokens | None = None  # the writer thread's field tokeniser (live updates)
         self._synced_generation = -1
         self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
         self.ready = False
@@ -35,6 +37,9 @@ class IndexState(ChangeFollower):
         self.total = 0
         self.problem: str | None = None
         self.build_seconds: float | None = None
+        self._pool_cpu = [0.0]  # CPU seconds of the build's pool workers (ftsprep), as they report it
+        self.build_pooled = False  # whether the last build's notes were prepared by processes
+        self.build_pool_cpu_seconds = 0.0  # the last build's (the process's own CPU time leaves them out)
 
     thread_name = "vaultwatch-search"
 

@@ -28,18 +28,20 @@ def _read_capped(f, expected: int, cap: int) -> bytes:
 
 
 
-def note_text(data: bytes) -> tuple[str, str]:
+def note_text(data: bytes, headings: str | None = None) -> tuple[str, str]:
     """(headings, body) of a note's bytes, for the full-text index, read by core.markdown.mdlex as the
     link index reads them: ATX and setext headings outside code, one a line; the body without
-    its code (fenced, indented, code spans) and comments (`%% %%`, `<!-- -->`)."""
+    its code (fenced, indented, code spans) and comments (`%% %%`, `<!-- -->`). `headings`, when
+    the caller has them (the same lexer's answer for these bytes), are taken as they are."""
     text, _ = decode(data)
     _, body = split_frontmatter(text)
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS]
     hidden = mdlex.hidden_ranges(body)
-    scan = mdlex.masked(body, hidden)
-    found = mdlex.headings(scan, 0, body)
-    return "\n".join(h.text for h in found if h.text), mdlex.visible(body, hidden)
+    if headings is None:
+        scan = mdlex.masked(body, hidden)
+        headings = "\n".join(mdlex.heading_texts(scan, body))
+    return headings, mdlex.visible(body, hidden)
 
 
 def _inflate(blob: bytes | None) -> str | None:
@@ -62,8 +64,9 @@ MAX_FIELD_TERMS = 400
 def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
     """FTS5's own tokens of each text (stemmed, folded), in order, through a temp FTS5 table on `con`.
 
-    The ranking compares these with a note's stored field tokens, so "creates" in a title and
-    "create" in a query agree exactly as they do inside the index. Touches only `temp`.
+    The ranking compares these with a note's stored field tokens (core.search.ftsprep.FieldTokens),
+    so "creates" in a title and "create" in a query agree exactly as they do inside the index.
+    Touches only `temp`.
     """
     if not texts:
         return []
@@ -84,23 +87,6 @@ def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
         raise
     if own:
         con.execute("COMMIT")
-    return out
-
-
-def field_terms(con: sqlite3.Connection, rows: list[tuple[str, str, str, str]]) -> list[str]:
-    """For each (name, title, aliases, headings): the distinct tokens of name+title, aliases and
-    headings, stored with the note (`fterms`) so a query can see which fields hold its words."""
-    texts = []
-    for name, title, aliases, headings in rows:
-        texts += [name + " " + title, aliases, headings]
-    toks = tokens_of(con, texts)
-    out = []
-    for i in range(len(rows)):
-        parts = []
-        for k in range(3):
-            seen = list(dict.fromkeys(toks[3 * i + k]))[:MAX_FIELD_TERMS]
-            parts.append(" ".join(seen))
-        out.append(_SEP.join(parts))
     return out
 
 

@@ -1,0 +1,230 @@
+"""The note side of a full-text build: what the index stores for each note, made from its file.
+
+`prepare` reads a batch of notes and returns, for each, its fields (file-name words, title,
+aliases, headings), their FTS5 tokens (`fterms`), the searchable body and that body zlib'd.
+It takes plain `Job` tuples, so the same code runs in the writer's thread (live updates) and in
+a pool of processes (`prepare_pooled`: a cold build of a big vault). That work is CPU-bound
+Python: on a second thread it held the GIL the SQLite writer and the app wait for, and at
+100,000 notes it took as long as all of SQLite's indexing.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from core.disk.fileopen import open_file
+from core.errors import VaultError
+from core.index.parsepool import process_context
+from core.model import NOTE, Entry
+from core.search.notetext import (
+    _SEP,
+    MAX_BODY_CHARS,
+    MAX_FIELD_TERMS,
+    _deflate,
+    _read_capped,
+    note_aliases,
+    note_name,
+    note_text,
+    tokens_of,
+)
+
+POOL_MIN_NOTES = 3000  # a build of fewer notes is prepared in the writer's thread (a pool costs ~0.3 s to start)
+MAX_CACHED_WORDS = 200_000
+
+
+class Job(NamedTuple):
+    """What `prepare` needs of a note's index entry."""
+
+    path: str
+    size: int  # the entry's size_bytes: the read is capped near it
+    title: str
+    aliases: str  # note_aliases(entry)
+    anchors: str  # Entry.anchors: its heading texts (then block ids), already lexed by the index
+
+
+class Prepared(NamedTuple):
+    """A note as the index stores it (`fields` None: gone, unreadable or not inside the vault)."""
+
+    path: str
+    fields: tuple[str, str, str, str] | None  # name words, title, aliases, headings
+    fterms: str
+    body: str
+    blob: bytes
+
+
+def jobs_for(paths: list[str], by_path: dict[str, Entry]) -> list[Job | str]:
+    """A `Job` for each path that is a note in `by_path` (a snapshot's), else the bare path."""
+    out: list[Job | str] = []
+    for path in paths:
+        e = by_path.get(path)
+        out.append(Job(e.path, e.size_bytes, e.title, note_aliases(e), e.anchors)
+                   if e is not None and e.kind == NOTE else path)
+    return out
+
+
+class FieldTokens:
+    """FTS5's tokens of the fields, word by word: a whitespace-separated word is tokenised on
+    its own (FTS5's unicode61 splits at every space, and porter stems token by token), once,
+    then cached, so the same word in many titles and headings costs one dict look-up."""
+
+    def __init__(self) -> None:
+        self.con = sqlite3.connect(":memory:", check_same_thread=False)
+        self._words: dict[str, list[str] | tuple[str, ...]] = {}
+
+    def close(self) -> None:
+        self.con.close()
+
+    def terms(self, rows: list[tuple[str, str, str, str]]) -> list[str]:
+        """For each (name, title, aliases, headings): the distinct tokens of name+title, aliases
+        and headings (at most MAX_FIELD_TERMS each), the three joined by _SEP (`docs.fterms`)."""
+        words = self._words
+        texts = []
+        for name, title, aliases, headings in rows:
+            texts += [(name + " " + title).split(), aliases.split(), headings.split()]
+        missing = list({w for ws in texts for w in ws if w not in words})
+        if missing:
+            if len(words) + len(missing) > MAX_CACHED_WORDS:
+                words.clear()
+            odd = []
+            for w in missing:
+                if w.isdigit() and w.isascii():  # one token, as written: no case, no stem
+                    words[w] = (w,)
+                else:
+                    odd.append(w)
+            for w, toks in zip(odd, tokens_of(self.con, odd), strict=True):
+                words[w] = toks
+        out = []
+        for i in range(len(rows)):
+            parts = []
+            for ws in texts[3 * i:3 * i + 3]:
+                seen = list(dict.fromkeys([t for w in ws for t in words[w]]))
+                parts.append(" ".join(seen[:MAX_FIELD_TERMS] if len(seen) > MAX_FIELD_TERMS else seen))
+            out.append(_SEP.join(parts))
+        return out
+
+
+def prepare(root_real: str, jobs: list[Job | str], tokens: FieldTokens) -> list[Prepared]:
+    """`Prepared` for each job, read from the vault at `root_real` (a bare path: not a note now)."""
+    read: list[tuple[Job | str, tuple[str, str] | None]] = []
+    for job in jobs:
+        if isinstance(job, str):
+            read.append((job, None))
+            continue
+        try:
+            # opened as read opens it: beneath the vault's descriptor (never through a folder swapped
+            # for an outside link), a regular file (a FIFO would stop the indexer), not hard-linked
+            fd, _st = open_file(root_real, job.path)
+            with os.fdopen(fd, "rb") as f:
+                data = _read_capped(f, job.size, MAX_BODY_CHARS * 4 + 4096)
+        except (OSError, VaultError):
+            read.append((job, None))  # gone or unreadable: the next event re-indexes it
+            continue
+        # the index lexed these headings already (Entry.anchors) when it read this file at this
+        # size, whole (within both caps), and they hold no block id ("^" lines)
+        known = job.anchors if (len(data) == job.size and len(data) <= MAX_BODY_CHARS
+                                and "^" not in job.anchors) else None
+        read.append((job, note_text(data, known)))
+    fields = [(note_name(job.path), job.title, job.aliases, text[0])
+              for job, text in read if text is not None and isinstance(job, Job)]
+    terms = iter(tokens.terms(fields) if fields else ())
+    fields_it = iter(fields)
+    out = []
+    for job, text in read:
+        if isinstance(job, str):
+            out.append(Prepared(job, None, "", "", b""))
+        elif text is None:
+            out.append(Prepared(job.path, None, "", "", b""))
+        else:
+            out.append(Prepared(job.path, next(fields_it), next(terms), text[1], _deflate(text[1])))
+    return out
+
+
+def _worker(conn, root_real: str) -> None:
+    """A pool process: `prepare` each batch it is sent (None: stop), answering (rows, CPU seconds)
+    or ("error", what went wrong)."""
+    tokens = FieldTokens()
+    try:
+        while True:
+            try:
+                jobs = conn.recv()
+            except EOFError:
+                return
+            if jobs is None:
+                return
+            started = time.process_time()
+            try:
+                rows = prepare(root_real, jobs, tokens)
+            except Exception as exc:  # the writer raises it
+                conn.send(("error", f"{exc!r}"))
+                return
+            conn.send((rows, time.process_time() - started))
+    finally:
+        tokens.close()
+        conn.close()
+
+
+class PoolBroke(RuntimeError):
+    """A pool process failed or went away; `done` batches had been handed out."""
+
+    def __init__(self, message: str, done: int) -> None:
+        super().__init__(message)
+        self.done = done
+
+
+def prepare_pooled(root_real: str, batches: list[list[Job | str]], stopped: Callable[[], bool],
+                   cpu: list[float], workers: int | None = None) -> Iterator[list[Prepared]]:
+    """`prepare` of each batch, in order, by `workers` processes (batch i by worker i mod workers,
+    each given up to two at a time: bounded memory); the workers' CPU seconds are added to
+    cpu[0]. The answers are read here, on the consumer's thread (a multiprocessing.Pool's helper
+    threads spun on every big answer: 1.4 s of CPU in a 100,000-note build). Raises OSError
+    (or RuntimeError) when no process can be started, PoolBroke when one fails later."""
+    workers = max(1, min(workers or os.cpu_count() or 1, len(batches)))
+    ctx = process_context("core.search.ftsprep")
+    procs = []
+    conns = []
+    try:
+        for _ in range(workers):
+            mine, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_worker, args=(theirs, root_real), name="vaultwatch-search-prep", daemon=True)
+            proc.start()
+            theirs.close()
+            procs.append(proc)
+            conns.append(mine)
+        sent = 0
+        for _ in range(2 * workers):
+            if sent < len(batches):
+                conns[sent % workers].send(batches[sent])
+                sent += 1
+        for i in range(len(batches)):
+            conn = conns[i % workers]
+            while not conn.poll(0.2):
+                if stopped():
+                    return
+                if not procs[i % workers].is_alive() and not conn.poll(0):
+                    raise PoolBroke("a search indexing process went away", i)
+            try:
+                rows, used = conn.recv()
+            except (EOFError, OSError) as exc:
+                raise PoolBroke(f"a search indexing process went away ({exc!r})", i) from None
+            if rows == "error":
+                raise PoolBroke(f"a search indexing process failed: {used}", i)
+            cpu[0] += used
+            if sent < len(batches):
+                conns[sent % workers].send(batches[sent])
+                sent += 1
+            yield rows
+    finally:
+        for conn in conns:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+            conn.close()
+        for proc in procs:
+            proc.join(1.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()

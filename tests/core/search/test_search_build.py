@@ -1,0 +1,119 @@
+"""The full-text build: a big first build prepares notes in a pool of processes (core.search.ftsprep)
+and commits them in big transactions with FTS5's merging deferred to one merge at the end; the
+index it leaves is the one the in-thread build leaves, note for note."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from core.search import ftsbuild, ftsprep
+from core.search.notetext import _register, note_text
+from core.vault import Vault
+
+
+def _notes() -> dict[str, str]:
+    files = {}
+    for i in range(45):
+        files[f"Folder {i % 4}/Note {i:03d} naïve.md"] = (
+            f"---\naliases: [Alias {i}, Ärger {i}]\n" + (f"title: Titled {i}\n" if i % 5 == 0 else "") + "---\n"
+            f"# Heading {i} about budgets\n\nRunning the deploy keys {i}. Café résumé.\n\n"
+            "```sh\n# not a heading\nsecretcode\n```\n\n"
+            f"Setext {i}\n=====\n\n## Second {i} `code()` here\n\nplain words {i} ^block{i}\n" * (1 + i % 3))
+    files["Big.md"] = "# Big\n" + "long line of words about roadmaps\n" * 20000
+    files["numbers 12345.md"] = "# 2026 12345\nnumbers only 007\n"
+    return files
+
+
+def _stored(v: Vault) -> list[tuple]:
+    con = sqlite3.connect(v._search.db_path)
+    _register(con)
+    try:
+        return con.execute("SELECT d.path, c.name, c.title, c.aliases, c.headings, c.body, d.fterms, d.deprecated "
+                           "FROM docs d JOIN content c ON c.id = d.id ORDER BY d.path").fetchall()
+    finally:
+        con.close()
+
+
+def _config(v: Vault) -> dict:
+    con = sqlite3.connect(v._search.db_path)
+    try:
+        return {t: dict(con.execute(f"SELECT k, v FROM {t}_config WHERE k IN ('automerge', 'crisismerge')"))
+                for t in ("fts", "ftsf")}
+    finally:
+        con.close()
+
+
+def _build(root: Path, cache: Path, clock, monkeypatch) -> Vault:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    v = Vault(root, clock=clock)
+    v.load()
+    assert v.wait_search_ready(60)
+    return v
+
+
+def test_a_pooled_first_build_stores_what_the_in_thread_build_stores(make_vault, clock, monkeypatch, tmp_path):
+    root = make_vault(_notes())
+    monkeypatch.setattr(ftsbuild, "POOL_MIN_NOTES", 10**9)
+    v = _build(root, tmp_path / "thread", clock, monkeypatch)
+    assert not v._search.build_pooled
+    in_thread = _stored(v)
+    v.stop()
+
+    monkeypatch.setattr(ftsbuild, "POOL_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 7)  # many batches over two processes
+    monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 15)
+    v = _build(root, tmp_path / "pooled", clock, monkeypatch)
+    try:
+        assert v._search.build_pooled
+        assert _stored(v) == in_thread
+        assert len(in_thread) == v.snapshot.note_count
+        # each note's headings are the lexer's reading of its file (the build takes them from the
+        # index's entry when it can): block ids are no headings, code is no heading
+        for path, _n, _t, _a, headings, *_ in in_thread:
+            assert headings == note_text((root / path).read_bytes())[0], path
+        assert _config(v) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
+        con = sqlite3.connect(v._search.db_path)
+        _register(con)  # the content view's vw_inflate
+        for table in ("fts", "ftsf"):  # raises when the index and the stored text disagree
+            con.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
+        con.close()
+        assert v.search('"deploy keys 7"').hits[0].path == "Folder 3/Note 007 naïve.md"
+        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+        assert [h.path for h in v.search("roadm*").hits] == ["Big.md"]
+        assert v.search("12345").hits[0].path == "numbers 12345.md"
+    finally:
+        v.stop()
+
+
+def test_without_processes_the_build_prepares_notes_in_a_thread(make_vault, clock, monkeypatch, tmp_path):
+    def no_processes(module):
+        raise OSError("no processes in this sandbox")
+
+    monkeypatch.setattr(ftsprep, "process_context", no_processes)
+    monkeypatch.setattr(ftsbuild, "POOL_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 7)
+    v = _build(make_vault(_notes()), tmp_path / "c", clock, monkeypatch)
+    try:
+        assert not v._search.build_pooled
+        assert len(_stored(v)) == v.snapshot.note_count
+        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+    finally:
+        v.stop()
+
+
+def test_a_first_build_cut_short_merges_as_usual_on_the_next_start(demo_vault, clock, monkeypatch, tmp_path):
+    v = _build(demo_vault, tmp_path / "c", clock, monkeypatch)
+    db = v._search.db_path
+    v.stop()
+    con = sqlite3.connect(db, isolation_level=None)  # as a build stopped half way leaves it
+    for table in ("fts", "ftsf"):
+        con.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', 0)")
+        con.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('crisismerge', 2000)")
+    con.close()
+    v = _build(demo_vault, tmp_path / "c", clock, monkeypatch)
+    try:
+        assert _config(v) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
+    finally:
+        v.stop()
