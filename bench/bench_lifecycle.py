@@ -201,21 +201,25 @@ def bench_http_ping(root: Path, tmp: Path, cache: Path, n: int = 200) -> dict:
 
 
 def tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of process `pid`, its children that ended, and the ones still running
-    (a parse pool's workers), from /proc: what the start cost whatever the machine's load."""
+    """CPU seconds (user + system) of process `pid` and every descendant, running or ended (a parse pool's
+    workers are the forkserver's children), from /proc: what the start cost whatever the machine's load."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    procs: dict[int, tuple[int, int]] = {}  # pid -> (parent, its CPU ticks and its reaped children's)
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(entry) == pid:
-            total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
-        elif int(fields[1]) == pid:
-            total += int(fields[11]) + int(fields[12])
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            procs[int(entry)] = (int(fields[1]), sum(int(f) for f in fields[11:15]))  # utime stime cutime cstime
+    tree, total = {pid}, 0
+    while True:
+        more = {p for p, (parent, _) in procs.items() if parent in tree and p not in tree}
+        if not more:
+            break
+        tree |= more
+    for p in tree:
+        total += procs.get(p, (0, 0))[1]
     return total / tick
 
 
@@ -240,8 +244,14 @@ def first_page(cmd: list[str], env: dict, call: dict) -> dict:
         return {"initialize_s": round(t_init, 3), "first_page_s": round(t_page, 3), "first_page_cpu_s": round(cpu, 3),
                 "ok": ok}
     finally:
-        proc.kill()
-        proc.wait(10)
+        # the session ends as a client ends it: stdin closed, a kill only after a grace period (a server killed
+        # at once may not have written its entry cache yet, and the next "warm" run would start cold)
+        try:
+            proc.stdin.close()
+            proc.wait(15)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait(10)
 
 
 def peer_python() -> Path | None:

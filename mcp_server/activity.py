@@ -6,7 +6,9 @@ gives the tool a `CallRecord` (through a context variable, which also reaches th
 thread a sync tool runs in) to note the paths it listed or read and how many results it
 returned, and publishes the event when the call ends, error or not. The agent is named
 from the client's handshake (`clientInfo` name/version; on 2026-07-28 connections, the
-same fields from each request's `_meta`) and the session from the transport.
+same fields from each request's `_meta`) and the session from the transport. The calls the
+stdio front answers before the SDK runs (earlycalls.py) come through `call_early`, published
+the same way, in the session the SDK's calls get later (`Activity(session=...)`).
 
 `AuditLog` appends every AgentAccess event on a bus to a file as JSON lines.
 """
@@ -23,8 +25,6 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from core.events import AgentAccess, AgentConnected, Event, EventBus
 from core.live.foreground import Foreground
@@ -107,6 +107,14 @@ def summarize(arguments: Mapping[str, Any]) -> str:
     return line if len(line) <= MAX_SUMMARY_CHARS else line[:MAX_SUMMARY_CHARS - 1] + "…"
 
 
+def _modern(version: str | None) -> bool:
+    """Whether a request's protocol version is a 2026-07-28-era one (the SDK is imported by then:
+    this module is not, so the stdio front can use it before the SDK is)."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return version in MODERN_PROTOCOL_VERSIONS
+
+
 def _error_text(result: Any) -> str | None:
     if not isinstance(result, Mapping) or not result.get("isError"):
         return None
@@ -121,14 +129,17 @@ class _Agent:
     agent: str
     modern: bool
     last_seen: float
+    hooked: bool = False  # its session's end reports it gone (registered on the session's exit stack)
 
 
 class Activity:
     """Attributes MCP calls to agents and publishes them on `bus` (see module doc)."""
 
     def __init__(self, bus: EventBus, *, clock: Callable[[], float] = time.time,
-                 foreground: Foreground | None = None) -> None:
+                 foreground: Foreground | None = None, session: str | None = None) -> None:
         self.bus = bus
+        # a stdio server's one session, named before the SDK runs: the stdio front's early calls and the SDK's share it
+        self.session = session
         self._clock = clock
         self.foreground = foreground
         self._lock = threading.Lock()
@@ -173,7 +184,7 @@ class Activity:
         info = params.client_info
         agent = f"{info.name}/{info.version}" if info.version else info.name
         conn = sdk.connection(session_obj)  # the SDK exposes no public handle on it
-        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        modern = _modern(ctx.protocol_version)
         request = ctx.request
         header = request.headers.get(SESSION_HEADER) if request is not None and hasattr(request, "headers") else None
         if modern:
@@ -181,20 +192,66 @@ class Activity:
         elif conn is not None and conn.session_id:
             session = conn.session_id
         elif conn is not None:
-            session = conn.state.setdefault("vaultwatch.session", uuid.uuid4().hex)
+            session = conn.state.setdefault("vaultwatch.session", self.session or uuid.uuid4().hex)
         else:
             session = header or "unknown"
+        hook = self._register(agent, session, modern) and not modern and conn is not None
+        if hook:
+            conn.exit_stack.callback(self.forget, session)
+        return agent, session
+
+    def _register(self, agent: str, session: str, modern: bool, *, hook: bool = True) -> bool:
+        """Note the agent of `session` as seen now (AgentConnected on first sight); True when its
+        session's end is still to be hooked (and `hook` says the caller hooks it now)."""
         now = self._clock()
         with self._lock:
             known = self._agents.get(session)
-            if known is not None:
-                known.last_seen = now
-                return agent, session
-            self._agents[session] = _Agent(agent, modern, now)
-        if not modern and conn is not None:
-            conn.exit_stack.callback(self.forget, session)
-        self.bus.publish(AgentConnected(agent, session, True))
-        return agent, session
+            fresh = known is None
+            if known is None:
+                known = self._agents[session] = _Agent(agent, modern, now)
+            known.last_seen = now
+            unhooked = not known.hooked
+            known.hooked = known.hooked or hook
+        if fresh:
+            self.bus.publish(AgentConnected(agent, session, True))
+        return unhooked and hook
+
+    def call_early(self, agent: str, tool: str, arguments: Mapping[str, Any], run: Callable[[], Any]) -> Any:
+        """A tools/call the stdio front answers before the SDK runs (earlycalls.py): attributed and
+        published as `middleware` does for the SDK's calls; `run()` gives the wire result."""
+        who = (agent, self.session or "stdio")
+        self._register(*who, False, hook=False)  # the SDK's first request hooks the session's end
+        return self._attributed(who, tool, arguments, run)
+
+    def _attributed(self, who: tuple[str, str], tool: str, arguments: Mapping[str, Any], run: Callable[[], Any]) -> Any:
+        """run() (sync) as the call of `who` to `tool`: CallRecord, journal caller, one AgentAccess event."""
+        record = CallRecord()
+        token = _current.set(record)
+        started = time.perf_counter()
+        error: str | None = None
+        caller = Caller(who[0], who[1], tool, _clip(dict(arguments)))
+        try:
+            with calling(caller):
+                result = run()
+            error = _error_text(result)
+            return result
+        except BaseException as exc:
+            error = str(exc or type(exc).__name__)[:500]
+            raise
+        finally:
+            _current.reset(token)
+            self._publish(who, tool, arguments, record, started, error, caller)
+
+    def _publish(self, who: tuple[str, str], tool: str, arguments: Mapping[str, Any], record: CallRecord,
+                 started: float, error: str | None, caller: Caller) -> None:
+        self.bus.publish(AgentAccess(
+            agent=who[0], session=who[1], tool=tool, summary=summarize(arguments),
+            arguments=_clip(dict(arguments)), paths=tuple(record.paths),
+            result_count=record.result_count if error is None else None,
+            duration_ms=round((time.perf_counter() - started) * 1000, 3), error=error,
+            at=self._clock(), write=record.write, diff_summary=record.diff_summary,
+            change_ids=tuple(caller.change_ids),
+        ))
 
     async def middleware(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         """Server middleware: publish one AgentAccess event per tools/call."""
@@ -226,14 +283,7 @@ class Activity:
             raise
         finally:
             _current.reset(token)
-            self.bus.publish(AgentAccess(
-                agent=who[0], session=who[1], tool=tool, summary=summarize(arguments),
-                arguments=_clip(dict(arguments)), paths=tuple(record.paths),
-                result_count=record.result_count if error is None else None,
-                duration_ms=round((time.perf_counter() - started) * 1000, 3), error=error,
-                at=self._clock(), write=record.write, diff_summary=record.diff_summary,
-                change_ids=tuple(caller.change_ids),
-            ))
+            self._publish(who, tool, arguments, record, started, error, caller)
 
 
 def _progress_token(ctx: Any) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -18,6 +19,7 @@ from core.vault import Vault, demo_vault_path
 from .config import CLIENTS, COMPAT_SETS, check_prefix, parse_compat
 
 Handler = Callable[[argparse.Namespace], int]
+EARLY_SDK_WAIT = 10.0  # seconds `serve --stdio` may hold the SDK's import back for the first index (stdiofront.py)
 
 
 def _err(message: str) -> int:
@@ -281,21 +283,34 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         _err(message)
         front.ended.wait()  # until the client hangs up (it owns this process)
         return 2
-    front.serve(tool_prefix=_server_options(args)["tool_prefix"])  # the handshake may be answered now
+    import uuid
+
+    from . import sdk
+    from .activity import Activity, AuditLog
+    from .earlycalls import EarlyCalls
+
+    options = _server_options(args)
+    audit = None
     try:
-        _start_live(vault)  # the index loads while the SDK imports
-        from .activity import AuditLog
+        audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
+        activity = Activity(vault.bus, foreground=vault.foreground, session=uuid.uuid4().hex)
+        # early answers are shaped as the SDK's fast path shapes them: none when it is off (sdk.py)
+        calls = EarlyCalls(vault, activity, max_answer_bytes=options["max_answer_bytes"],
+                           tool_prefix=options["tool_prefix"]) if sdk.fast_path_enabled() else None
+        front.serve(tool_prefix=options["tool_prefix"], calls=calls)  # the handshake (and a first listing) now
+        vault.start_live(search=False)  # watch, and load in the background
+        # the SDK's import (~0.9 s of CPU) waits for the warm index and the early answers, unless a
+        # request needs the SDK first; a long cold load overlaps it after a second
+        front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT)
         from .server import build_server
 
-        server, _ = build_server(vault, compat=compat, read_only=args.read_only, **_server_options(args))
-        audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
-        try:
+        server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
+        vault.start_search()  # the full-text index and note vectors, once the first answers are out
+        vault.start_vectors()
+        with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(front.run(server))
-        except KeyboardInterrupt:
-            pass
-        finally:
-            if audit is not None:
-                audit.close()
     finally:
+        if audit is not None:
+            audit.close()
         lock.release()
     return 0

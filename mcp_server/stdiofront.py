@@ -17,7 +17,13 @@ library only:
   answers, byte for byte (the result text the SDK wrote, with the client's id). The cache
   (`$XDG_CACHE_HOME/vaultwatch/handshake/`) is keyed by the command line, the VAULTWATCH_*
   environment, the vaultwatch sources and the installed SDK (size and mtime of each file), and
-  by the protocol version. Everything else waits, in order, for the SDK.
+  by the protocol version.
+- A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents) is
+  answered on a thread of its own, never passed to the SDK, once the session's initialize was the
+  front's, the client said `notifications/initialized`, and no earlier request of the client is
+  still waiting for the SDK (so answers never overtake one another where order could matter).
+  Everything else waits, in order, for the SDK; the server imports it once such a request came,
+  or once the index is loaded and the early calls are answered (`wait_before_sdk`).
 - Then the SDK server takes over (`run`): every line read so far, the client's `initialize`
   included, goes to it in order; its replies to the replayed `initialize` and to a `tools/list`
   the front answered are compared with what the front sent and never sent twice (a difference
@@ -39,6 +45,7 @@ from typing import Any
 log = logging.getLogger("vaultwatch.stdio")
 
 CACHE_FILES_KEPT = 16
+_TAKEN = b""  # in place of a line the front answers itself and the SDK never sees
 REFUSED = -32000  # a JSON-RPC server error: this server does not serve (another one holds the vault)
 _front: StdioFront | None = None
 
@@ -141,8 +148,12 @@ class StdioFront:
         self.mode = "hold"
         self.tool_prefix = ""
         self.refusal = ""
-        self._held: list[int] = []  # where in `pending` the lines wait that the front may answer at `serve`
         self.ended = threading.Event()  # stdin ended (a refusing front waits for it)
+        self.calls: Any = None  # the server's EarlyCalls (set by `serve`)
+        self.client_info: dict[str, Any] | None = None  # the clientInfo of the initialize the front answered
+        self.initialized = False  # the client said notifications/initialized
+        self.owed = 0  # requests of the client passed on to the SDK (unanswered until it runs)
+        self.need_sdk = threading.Event()  # a request waits for the SDK (or stdin ended)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue | None = None
         threading.Thread(target=self._read, name="vaultwatch-stdio-front", daemon=True).start()
@@ -176,6 +187,7 @@ class StdioFront:
                 if buf.strip():
                     self._route(buf)
                 self._route(None)
+                self.need_sdk.set()
                 return
             buf += chunk
             *lines, buf = buf.split(b"\n")
@@ -198,68 +210,118 @@ class StdioFront:
         """A client line before the SDK: answered now when the front can, in any case kept for the SDK.
         While the front holds (before `serve`), lines it might answer wait in `pending` for `serve`."""
         if self.mode == "hold":
-            if raw is not None and (b'"initialize"' in raw or b'"tools/list"' in raw):
-                self._held.append(len(self.pending))
             self.pending.append(raw)
             return
-        self.pending.append(self._answer_early(raw))
+        line = self._answer_early(raw)
+        if line is not _TAKEN:
+            self.pending.append(line)
 
     def _answer_early(self, raw: bytes | None) -> bytes | None:
         """Answer `raw` when the front can; returns the line the SDK gets in its place (see module doc)."""
+        if raw is None:
+            return None  # stdin ended
         message = None
-        if raw is not None and (b'"initialize"' in raw or b'"tools/list"' in raw):
-            with contextlib.suppress(ValueError):
-                message = json.loads(raw)
-        if isinstance(message, dict) and message.get("jsonrpc") == "2.0":
-            id_text = _id_text(message.get("id"))
-            method, params = message.get("method"), message.get("params")
-            if method == "initialize" and id_text is not None and self.version is None:
-                requested = _plain_initialize(params)
-                if requested is not None:
-                    self._answer_initialize(id_text, requested)
-            elif method == "tools/list" and id_text is not None and params in (None, {}):
-                cached = self.answers["tools/list"].get(self.version) if self.version else None
-                if cached is not None and id_text not in self.swallow:
-                    self._send_result(id_text, cached)
-                    self._verify += 1  # the SDK answers it too, under an id of ours: compared, not sent
-                    verify_id = f"vaultwatch-front-verify-{self._verify}"
-                    self.swallow[json.dumps(verify_id)] = ("tools/list", self.version or "", cached)
-                    raw = json.dumps({"jsonrpc": "2.0", "id": verify_id, "method": "tools/list"}).encode()
-                elif cached is None:
-                    self.capture[id_text] = ("tools/list", "")  # "": the version negotiated by then
+        with contextlib.suppress(ValueError, RecursionError):
+            message = json.loads(raw)
+        if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0"):
+            if self.mode == "serve":
+                self.owed += 1  # not a message the front understands: the SDK answers it, after anything before it
+                self.need_sdk.set()
+            return raw
+        id_text = _id_text(message.get("id"))
+        method, params = message.get("method"), message.get("params")
+        answered = False
+        if method == "initialize" and id_text is not None and self.version is None:
+            requested = _plain_initialize(params)
+            if requested is not None:
+                answered = self._answer_initialize(id_text, requested)
+                if answered and isinstance(params, dict):
+                    self.client_info = params["clientInfo"]
+        elif method == "notifications/initialized":
+            self.initialized = True
+        elif method == "tools/call" and id_text is not None and self._may_answer_call():
+            info = self.client_info or {}
+            agent = f"{info['name']}/{info['version']}" if info.get("version") else str(info.get("name"))
+            if self.calls.take(params, id_text, agent, self._send_result, lambda: self._give_back(raw)):
+                return _TAKEN
+        elif method == "tools/list" and id_text is not None and params in (None, {}):
+            cached = self.answers["tools/list"].get(self.version) if self.version else None
+            if cached is not None and id_text not in self.swallow:
+                self._send_result(id_text, cached)
+                self._verify += 1  # the SDK answers it too, under an id of ours: compared, not sent
+                verify_id = f"vaultwatch-front-verify-{self._verify}"
+                self.swallow[json.dumps(verify_id)] = ("tools/list", self.version or "", cached)
+                raw = json.dumps({"jsonrpc": "2.0", "id": verify_id, "method": "tools/list"}).encode()
+                answered = True
+            elif cached is None:
+                self.capture[id_text] = ("tools/list", "")  # "": the version negotiated by then
+        if "method" in message and "id" in message and not answered:
+            self.owed += 1
+            self.need_sdk.set()
         return raw
 
-    def _answer_initialize(self, id_text: str, requested: str) -> None:
-        """Answer an initialize now: handshake.py's answer (the cache's when it has none), else leave it to the SDK."""
+    def _may_answer_call(self) -> bool:
+        """Whether a tools/call may be answered before the SDK (see module doc)."""
+        return (self.calls is not None and self.mode == "serve" and self._loop is None and self.initialized
+                and self.client_info is not None and self.version is not None and not self.owed)
+
+    def _give_back(self, raw: bytes) -> None:
+        """A call the front took after all goes to the SDK (EarlyCalls could not write its answer)."""
+        with self._route_lock:
+            if self._loop is None:
+                self.pending.append(raw)
+            else:
+                assert self._queue is not None
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, raw)
+        self.need_sdk.set()
+
+    def wait_before_sdk(self, ready: Any, timeout: float) -> None:
+        """Return when the SDK is wanted: a request waits for it, or the index is loaded (`ready(seconds)`)
+        and the early calls are answered, or `timeout` seconds passed (a long first load overlaps the
+        SDK's import then). Until then the process's CPU goes to the index and the early answers."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while not self.need_sdk.is_set() and time.monotonic() < deadline:
+            if ready(0.01) and (self.calls is None or self.calls.idle.wait(0.01)):
+                return
+
+    def _answer_initialize(self, id_text: str, requested: str) -> bool:
+        """Answer an initialize now: handshake.py's answer (the cache's when it has none), else leave it
+        to the SDK (False)."""
         from . import handshake
 
         answer = handshake.initialize_result(requested, tool_prefix=self.tool_prefix) \
             or self.answers["initialize"].get(requested)
         if answer is None:
             self.capture[id_text] = ("initialize", requested)
-            return
+            return False
         self._send_result(id_text, answer)
         self.version = json.loads(answer).get("protocolVersion")
         self.swallow[id_text] = ("initialize", requested, answer)
+        return True
 
-    def serve(self, *, tool_prefix: str = "") -> None:
+    def serve(self, *, tool_prefix: str = "", calls: Any = None) -> None:
         """The server may serve (it holds the vault's lock; `tool_prefix` is the option): a waiting
-        initialize is answered now, a later one at once."""
+        initialize is answered now, a later one at once; `calls` (earlycalls.EarlyCalls) answers
+        the tool calls it can before the SDK runs."""
         with self._route_lock:
             if self.mode != "hold":
                 return
-            self.mode, self.tool_prefix = "serve", tool_prefix
-            held, self._held = self._held, []
+            self.mode, self.tool_prefix, self.calls = "serve", tool_prefix, calls
             if self._loop is None:
-                for at in held:
-                    self.pending[at] = self._answer_early(self.pending[at])
+                held, self.pending = self.pending, []
+                for raw in held:
+                    line = self._answer_early(raw)
+                    if line is not _TAKEN:
+                        self.pending.append(line)
 
     def refuse(self, message: str) -> None:
         """This server must not serve (another one holds the vault): every request the client sent or
         sends is answered with an error saying `message`, until stdin ends (`ended`)."""
         with self._route_lock:
             self.mode, self.refusal = "refuse", message
-            pending, self.pending, self._held = self.pending, [], []
+            pending, self.pending = self.pending, []
             for raw in pending:
                 self._refuse(raw)
 
@@ -285,7 +347,7 @@ class StdioFront:
         queue: asyncio.Queue = asyncio.Queue()
         with self._route_lock:
             if self.mode == "hold":  # run without serve(): nothing said the handshake may be answered early
-                self.mode, self._held = "serve", []
+                self.mode = "serve"
             for raw in self.pending:
                 queue.put_nowait(raw)
             self.pending = []

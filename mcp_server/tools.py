@@ -29,21 +29,21 @@ from core.search.semantic import offered as semantic_offered
 from core.serialize import RowCache, entry_json
 from core.vault import Vault
 
-from . import budget, progress, schemas
+from . import budget, progress, readcalls, schemas
 from . import descriptions as d
 from .activity import current_call
+from .readcalls import ROW_TEXT, FilterValue, index_freshness, root_folder, untrusted
 from .results import fail, listing, ok, page_rows, read_only, vault_errors
 
-PENDING_WRITES_TIMEOUT = 10.0
+__all__ = ["ToolEnv", "index_freshness", "register", "root_folder", "untrusted"]
+
 # what the search tool's mode offers, as installed (the annotation is read from module globals)
 P_MODE = d.P_MODE if semantic_offered() else d.P_MODE_OFF
 SEARCH = d.SEARCH if semantic_offered() else d.without_semantic(d.SEARCH)
 SEARCH_BUILD_WAIT = 5.0  # a first search waits this long for the full-text index before saying it is building
-LOAD_WAIT = 10.0
 SEARCH_PAGE = 20  # hits of a search page when the call gives no limit (fewer past the answer budget)
 TRIAGE_PAGE = 50  # rows of a triage page when the call gives no limit (fewer past the answer budget)
 SKIPPED_SHOWN = 100  # skipped files listed on the broken page (counts.skipped_files has them all)
-FilterValue = str | bool | int | float
 
 
 @dataclass(frozen=True)
@@ -60,39 +60,13 @@ class ToolEnv:
 # named in _meta.untrusted, so a client or model can treat them as data, never as instructions.
 # "a[].b, c; d": a[].b, a[].c and d (each names the field and everything in it). Paths are not
 # named: every answer carries them as the handles an agent passes back (the instructions say
-# names are note text too).
-ROW_TEXT = "result[].title, status, tags, frontmatter"
+# names are note text too). A listing's: readcalls.ROW_TEXT.
 READ_TEXT = "title, status, tags, frontmatter, content"
 HIT_TEXT = "result[].title, snippet, status, tags"
 LINK_TEXT = "outgoing[].target, heading, alias; broken[].target, heading, alias"
 STATUS_TEXT = "counts.by_status"  # its keys are the notes' own status values
 BROKEN_LINK_TEXT = "result[].title, status, tags, frontmatter, broken_links; " + STATUS_TEXT
 TAG_TEXT = "result[].tag"
-
-
-def untrusted(meta: dict[str, Any], fields: str) -> dict[str, Any]:
-    """`meta` with `untrusted` naming the note-text fields of the answer."""
-    return {**meta, "untrusted": fields}
-
-
-def root_folder(folder: str | None) -> str | None:
-    """A folder argument as core takes it: "/" (how some vault servers name the root) means "", the root level."""
-    return "" if isinstance(folder, str) and folder.strip() == "/" else folder
-
-
-def index_freshness(vault: Vault, wait_for_pending_writes: bool = False) -> dict[str, Any]:
-    """Wait (bounded) for the first index and, when asked, for pending writes; the `_meta` to report."""
-    stale = False
-    if not vault.snapshot.loaded:
-        vault.wait_ready(LOAD_WAIT)
-    if wait_for_pending_writes and vault.wait_for_pending_writes(PENDING_WRITES_TIMEOUT) is False:
-        stale = True
-    snap = vault.snapshot
-    meta: dict[str, Any] = {"index_stale": bool(stale or vault.index_stale or not snap.loaded),
-                            "generation": snap.generation}
-    if not snap.loaded:
-        meta["index_loading"] = True
-    return meta
 
 
 def _rows(vault: Vault, entries, bundle: bool, clock=None, *, frontmatter: bool = True) -> list[dict[str, Any]]:
@@ -125,15 +99,10 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         limit: Annotated[int | None, Field(ge=1, le=100_000, description=d.P_LIMIT)] = None,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.DocumentList]:
-        meta = index_freshness(vault, wait_for_pending_writes)
-        q = Query(folder=root_folder(folder), pattern=pattern, filters=pairs(filters),
-                  include_attachments=include_attachments,
-                  limit=budget.default_rows(env.max_answer_bytes) if limit is None else limit, cursor=cursor)
-        res = vault.list(q)
-        return listing(row_cache, res, q, vault.clock,
-                       {"total": res.total, "returned": len(res.entries), "next_cursor": res.next_cursor,
-                        "okf_bundle": res.is_bundle}, budget_bytes=env.max_answer_bytes, explicit=limit is not None,
-                       frontmatter=include_frontmatter, meta=untrusted(meta, ROW_TEXT))
+        return readcalls.list_documents(  # the stdio front answers a first listing with it too (earlycalls.py)
+            vault, row_cache, env.max_answer_bytes, listing, folder=folder, filters=filters, pattern=pattern,
+            include_attachments=include_attachments, include_frontmatter=include_frontmatter,
+            wait_for_pending_writes=wait_for_pending_writes, limit=limit, cursor=cursor)
 
     server.add_tool(list_documents, name="list_documents", title="List Documents", description=d.LIST_DOCUMENTS,
                     annotations=read_only("List Documents"))

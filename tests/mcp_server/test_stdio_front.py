@@ -20,6 +20,7 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "raw", "version": "1"}}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 TOOLS = {"jsonrpc": "2.0", "id": "tools-é", "method": "tools/list"}
+PING = {"jsonrpc": "2.0", "id": "ping", "method": "ping"}  # only the SDK answers it (a listing after it is the SDK's)
 LISTING = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_documents",
                                                                        "arguments": {"limit": 2}}}
 
@@ -117,10 +118,10 @@ def test_the_handshake_from_the_cache_is_the_sdks_answer_byte_for_byte_and_comes
     cached = list((Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json"))
     assert len(cached) == 1
     lines, err = exchange([sys.executable, "-c", EARLY, "serve", str(demo_vault), "--stdio"], env,
-                          INIT, INITIALIZED, TOOLS, LISTING)
+                          INIT, INITIALIZED, TOOLS, PING, LISTING)
     assert "early=2 before_sdk=2" in err  # both answered before the SDK was imported
     answers = by_id(lines)  # the SDK's answers to the replayed initialize and tools/list were not sent again
-    assert set(answers) == {1, "tools-é", 3}
+    assert set(answers) == {1, "tools-é", "ping", 3}
     assert answers[1] == reference[1] and answers["tools-é"] == reference["tools-é"]
     listing = json.loads(answers[3])["result"]  # the SDK took the session over: initialized by the replay
     assert not listing["isError"] and listing["structuredContent"]["returned"] == 2
@@ -184,11 +185,11 @@ def test_the_first_start_answers_initialize_before_the_sdk_with_the_sdks_bytes(d
     reference = by_id(exchange([sys.executable, "-c", SDK_ONLY, str(demo_vault_ro), json.dumps(built)], env,
                                initialize(version))[0])
     lines, err = exchange([sys.executable, "-c", EARLY, "serve", str(demo_vault_ro), "--stdio", *options],
-                          env, initialize(version), INITIALIZED,
+                          env, initialize(version), INITIALIZED, PING,
                           {**LISTING, "params": {**LISTING["params"], "name": built.get("tool_prefix", "") + "list_documents"}})
     assert "early=1 before_sdk=1" in err
     answers = by_id(lines)
-    assert set(answers) == {1, 3}
+    assert set(answers) == {1, "ping", 3}
     assert answers[1] == reference[1]
     assert not json.loads(answers[3])["result"]["isError"]  # the SDK took the session over
 

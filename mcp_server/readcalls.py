@@ -1,0 +1,67 @@
+"""The read calls, on core alone: one implementation for the SDK's tools and the stdio front.
+
+tools.py registers `list_documents` with the SDK over `list_documents` here; the stdio front
+(earlycalls.py) answers a client's first listing with the same function while the SDK is still
+importing. Nothing here imports the SDK.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.query.listing import Query, pairs
+from core.serialize import RowCache
+from core.vault import Vault
+
+from . import budget
+
+PENDING_WRITES_TIMEOUT = 10.0
+LOAD_WAIT = 10.0
+# The fields of a listing that carry text from the notes themselves (written by people and other agents):
+# named in _meta.untrusted, so a client or model can treat them as data, never as instructions (tools.py
+# names the other answers').
+ROW_TEXT = "result[].title, status, tags, frontmatter"
+FilterValue = str | bool | int | float
+
+
+def untrusted(meta: dict[str, Any], fields: str) -> dict[str, Any]:
+    """`meta` with `untrusted` naming the note-text fields of the answer."""
+    return {**meta, "untrusted": fields}
+
+
+def root_folder(folder: str | None) -> str | None:
+    """A folder argument as core takes it: "/" (how some vault servers name the root) means "", the root level."""
+    return "" if isinstance(folder, str) and folder.strip() == "/" else folder
+
+
+def index_freshness(vault: Vault, wait_for_pending_writes: bool = False) -> dict[str, Any]:
+    """Wait (bounded) for the first index and, when asked, for pending writes; the `_meta` to report."""
+    stale = False
+    if not vault.snapshot.loaded:
+        vault.wait_ready(LOAD_WAIT)
+    if wait_for_pending_writes and vault.wait_for_pending_writes(PENDING_WRITES_TIMEOUT) is False:
+        stale = True
+    snap = vault.snapshot
+    meta: dict[str, Any] = {"index_stale": bool(stale or vault.index_stale or not snap.loaded),
+                            "generation": snap.generation}
+    if not snap.loaded:
+        meta["index_loading"] = True
+    return meta
+
+
+def list_documents(vault: Vault, row_cache: RowCache, max_answer_bytes: int, shape: Callable[..., Any], *,
+                   folder: str | None = None, filters: dict[str, FilterValue] | None = None,
+                   pattern: str | None = None, include_attachments: bool = False, include_frontmatter: bool = False,
+                   wait_for_pending_writes: bool = False, limit: int | None = None,
+                   cursor: str | None = None) -> Any:
+    """The list_documents answer, made by `shape` (results.listing for the SDK, answers.listing_answer
+    for the stdio front) from the page; core's VaultError or ValueError for a call it refuses."""
+    meta = index_freshness(vault, wait_for_pending_writes)
+    q = Query(folder=root_folder(folder), pattern=pattern, filters=pairs(filters),
+              include_attachments=include_attachments,
+              limit=budget.default_rows(max_answer_bytes) if limit is None else limit, cursor=cursor)
+    res = vault.list(q)
+    return shape(row_cache, res, q, vault.clock,
+                 {"total": res.total, "returned": len(res.entries), "next_cursor": res.next_cursor,
+                  "okf_bundle": res.is_bundle}, budget_bytes=max_answer_bytes, explicit=limit is not None,
+                 frontmatter=include_frontmatter, meta=untrusted(meta, ROW_TEXT))
