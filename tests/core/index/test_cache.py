@@ -254,9 +254,11 @@ def test_changes_after_load_reach_the_cache(make_vault, clock):
 
 def test_bucket_round_trip_keeps_every_field(demo, clock):
     entries = [e for e in demo.snapshot.entries if e.kind != "folder"]
-    written, decoded = decode_bucket(encode_bucket(entries, 123))
+    table = cache_mod.LinkTable()
+    written, decoded = decode_bucket(encode_bucket(entries, table, 123))
     assert written == 123
-    assert [cache_mod._decode(t, {}) for t in decoded] == sorted(entries, key=lambda e: e.path)
+    links = cache_mod.decode_links(table.encode())
+    assert [cache_mod._decode(t, links) for t in decoded] == sorted(entries, key=lambda e: e.path)
     assert any(e.stale_instant is not None or e.stale_date is not None for e in entries)
 
 
@@ -317,3 +319,74 @@ def test_the_fingerprint_reads_every_parser_source_it_names():
     missing = [name for name in cache_mod._PARSER_SOURCES if not (cache_mod._CORE / name).is_file()]
     assert missing == []
     assert "markdown/mdlex.py" in cache_mod._PARSER_SOURCES
+
+
+def stored_links(v: Vault) -> list:
+    con = sqlite3.connect(v.entry_cache.db_path)
+    try:
+        return cache_mod.decode_links(con.execute("SELECT data FROM links WHERE id = 0").fetchone()[0])
+    finally:
+        con.close()
+
+
+def edit(root: Path, rel: str, text: str, v: Vault) -> None:
+    (root / rel).write_text(text)
+    past = time.time() - 30
+    os.utime(root / rel, (past, past))
+    v.refresh_paths([rel])
+
+
+def test_a_link_added_after_the_load_is_in_the_next_warm_load(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    v.stop()
+    before = len(stored_links(v))
+    edit(root, "Alpha.md", "Body [[Beta#Part|b]] and [[New note]] and ![[diagram.png]]\n", v)
+    v.stop()  # a partial flush: one bucket, the links table extended
+    assert len(stored_links(v)) == before + 1
+    w, _ = open_loaded(root, clock)
+    assert w.entry_cache.last_stats.parsed == 0
+    assert rows(w) == rows(open_loaded(root, clock, cache=False)[0])
+    beta = w.snapshot.get("Projects/Beta.md").links[0]
+    assert w.snapshot.get("Alpha.md").links[2] is beta  # one Link object per distinct link, across buckets
+
+
+def test_an_outgrown_links_table_is_rewritten_with_only_the_links_in_use(make_vault, clock, monkeypatch):
+    monkeypatch.setattr(cache_mod, "LINKS_SLACK", 3)
+    root = make_vault(NOTES)
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    v.stop()
+    in_use = {ln for e in v.snapshot.entries for ln in e.links}
+    assert set(stored_links(v)) == in_use
+    for i in range(4):  # each edit replaces the note's links: the table keeps the stale ones...
+        edit(root, "Alpha.md", f"[[gone {i}]] [[gone {i}b]]\n", v)
+        v.stop()
+    assert len(stored_links(v)) == len(in_use) + 8  # 4 + 8 > 2 * 4 + 3: the next flush rewrites it all
+    edit(root, "Alpha.md", "[[gone 4]] [[gone 4b]]\n", v)
+    v.stop()
+    table = stored_links(v)
+    in_use = {ln for e in v.snapshot.entries for ln in e.links}
+    assert set(table) == in_use and len(table) == len(in_use)
+    w, _ = open_loaded(root, clock)
+    assert w.entry_cache.last_stats.parsed == 0
+    assert rows(w) == rows(open_loaded(root, clock, cache=False)[0])
+
+
+def test_corrupt_links_table_is_reparsed_and_reported(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    first, _ = open_loaded(root, clock)
+    first.stop()
+    con = sqlite3.connect(first.entry_cache.db_path)
+    con.execute("UPDATE links SET data = ?", (b"\x00garbage",))
+    con.commit()
+    con.close()
+    v, events = open_loaded(root, clock)
+    assert any(isinstance(e, IndexProblem) and "links table" in e.message for e in events)
+    assert v.entry_cache.last_stats.parsed == 6
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+    v.stop()
+    again, _ = open_loaded(root, clock)
+    assert again.entry_cache.last_stats.parsed == 0
