@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # imported when first started
     from core.review.approval import ApprovalGate
     from core.search.fulltext import SearchIndex
 
-GC_FREEZE_MIN = 20_000  # entries; see load()
+GC_FREEZE_MIN = 3_000  # entries (the parse pool's size too: core.index.parsepool); see load()
 
 
 def demo_vault_path() -> Path:
