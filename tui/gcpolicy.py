@@ -13,13 +13,18 @@ reference cycles wait for a tick. Stopping hands collection back to CPython.
 The switching goes through core.memory, the one owner of the collector: the app holds a pause
 for as long as it collects itself, so a core load ending meanwhile (its own pause) cannot turn
 automatic collection back on under it.
+
+A full collection made while input is quiet is followed by a trim of the C heap
+(`core.memory.release_free_memory`): pages that big buffers, dict tables and SQLite's caches
+freed since stay resident otherwise (7 MB of a settled 100k-note app; the trim takes
+~0.3 ms when little was freed, ~25 ms over 100 MB of fragments).
 """
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 
-from core.memory import collect, pause_collector, pending_objects, resume_collector
+from core.memory import collect, pause_collector, pending_objects, release_free_memory, resume_collector
 
 TICK_SECONDS = 0.25
 YOUNG_MIN = 700  # CPython's own first threshold: fewer new objects than this are not worth a pass
@@ -38,6 +43,7 @@ class IdleCollector:
         self._ticks_collected = 0
         self.active = False
         self.collections = [0, 0, 0]  # per generation collected (tests and benchmarks read it)
+        self.trims = 0  # C heap trims after quiet full collections
 
     def start(self) -> None:
         """Take collection over from CPython (idempotent)."""
@@ -64,10 +70,14 @@ class IdleCollector:
         pending = pending_objects()
         if pending < YOUNG_MIN:
             return None
-        if self._clock() - self._last_input < self.quiet and pending < BACKSTOP:
+        quiet = self._clock() - self._last_input >= self.quiet
+        if not quiet and pending < BACKSTOP:
             return None
         self._ticks_collected += 1
         generation = 2 if self._ticks_collected % FULL_EVERY == 0 else 1
         collect(generation)
         self.collections[generation] += 1
+        if generation == 2 and quiet:
+            release_free_memory()
+            self.trims += 1
         return generation
