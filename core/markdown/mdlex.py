@@ -20,6 +20,12 @@ The rules, from Obsidian's help (obsidianmd/obsidian-help, en/) and CommonMark:
   visible in Editing view": an unclosed `%%` hides the rest of the note, as in Obsidian) and
   HTML comments `<!-- -->` (hidden in Reading view; an unclosed one at a line start runs to
   the end, CommonMark's HTML block).
+* HTML blocks hold no link, tag or heading either ("Obsidian does not render Markdown syntax
+  inside HTML elements", help: HTML content): CommonMark's HTML blocks of types 1 (`<pre`,
+  `<script`, `<style`, `<textarea`, to the line with the closing tag) and 6 (a block-level tag
+  such as `<div>`, `<table>`, `<tr>`, `<td>`, `<details>`, to the next blank line: "Blank
+  lines will break the HTML block"). Inline HTML in a paragraph (`red: #ff0000 <br>`) is no
+  block: Markdown there is read. HTML blocks stay in the search text (people read them).
 * Wiki links `[[Name]]`, `[[Name#Heading]]`, `[[Name#^block]]`, `[[Name|shown]]`, and in
   tables `[[Name\\|shown]]` (the `\\` escapes the pipe; a file name can never end with `\\`);
   embeds `![[...]]`.
@@ -80,9 +86,17 @@ _FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
 _LIST = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
 _QUOTE = re.compile(r"(?: {0,3}>[ \t]?)+")
 # first characters of a line the block walk must look at: blank, indented, quote, fence, list
-_NOT_PLAIN = frozenset(" \t\r>`~-*+0123456789") | {""}
+_NOT_PLAIN = frozenset(" \t\r>`~-*+0123456789<") | {""}
 _BACKTICKS = re.compile(r"``*")  # not `+: the engine finds a literal first character fast, `+ it walks
 _INDENTED = re.compile(r"\n(?:    |\t)")
+_HTML_TAGS = ("address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+              "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|"
+              "header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|"
+              "param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul")
+# CommonMark HTML block starts: type 1 (group 1, to its closing tag) and type 6 (to a blank line)
+_HTML_BLOCK = re.compile(r"<(?:(pre|script|style|textarea)(?=[\s>]|$)|/?(?:" + _HTML_TAGS + r")(?=[\s>]|/>|$))",
+                         re.IGNORECASE)
+_HTML_LINE = re.compile(r"(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?<[A-Za-z/]")
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 
 
@@ -125,17 +139,20 @@ def _indent(s: str) -> int:
     return col
 
 
-def _needs_lines(body: str) -> bool:
-    """Whether a line pass could find a block of code: a fence or an indented line.
+def _needs_lines(body: str, html: bool = False) -> bool:
+    """Whether a line pass could find a block of code (a fence or an indented line), or with
+    `html` an HTML block (a line starting with a tag).
 
     Single characters first: `"x" in s` is a fast scan, a multi-character `in` on a non-ASCII
     note costs about a microsecond a KB each."""
     return (("`" in body and "```" in body) or ("~" in body and "~~~" in body) or "\t" in body
-            or _INDENTED.search(body) is not None or body.startswith("    "))
+            or _INDENTED.search(body) is not None or body.startswith("    ")
+            or (html and "<" in body and _HTML_LINE.search(body) is not None))
 
 
-def _block_ranges(body: str) -> list[tuple[int, int]]:
-    """[start, end) of fenced and indented code blocks, one pass over the lines."""
+def _block_ranges(body: str, html: bool = False) -> list[tuple[int, int]]:
+    """[start, end) of fenced and indented code blocks (and with `html`, HTML blocks), one pass
+    over the lines."""
     ranges: list[tuple[int, int]] = []
     pos = 0
     fence_char = ""
@@ -149,9 +166,21 @@ def _block_ranges(body: str) -> list[tuple[int, int]]:
     prev_blank = True
     prev_para = False
     quote_depth = 0
+    html_start = -1  # an open HTML block
+    html_close = ""  # its closing tag (type 1), or "" (type 6: a blank line ends it)
     for line in body.split("\n"):
         start = pos
         pos += len(line) + 1
+        if html_start >= 0:
+            if html_close:
+                if html_close in line.lower():
+                    ranges.append((html_start, min(pos, len(body))))
+                    html_start = -1
+                continue
+            if line.strip() and line.strip(" \t\r>"):
+                continue
+            ranges.append((html_start, start))  # a blank line ends it (and is read below)
+            html_start = -1
         if fence_char:
             if not fence_quote and fence_char not in line:
                 continue  # no closing fence here (the fast path of a long code block)
@@ -227,12 +256,24 @@ def _block_ranges(body: str) -> list[tuple[int, int]]:
                 fence_char, fence_len = fm.group(1)[0], len(fm.group(1))
                 fence_quote, fence_indent, fence_start = depth, ind, start
                 continue
+        if html and content[:1] == "<" and ind < list_indent + 4:
+            hm = _HTML_BLOCK.match(content)
+            if hm:
+                html_close = f"</{hm.group(1).lower()}>" if hm.group(1) else ""
+                if html_close and html_close in content.lower():
+                    ranges.append((start, min(pos, len(body))))  # opened and closed on one line
+                else:
+                    html_start = start
+                prev_blank, prev_para = False, False
+                continue
         prev_blank = False
         prev_para = not content.startswith("#")
     if fence_char:
         ranges.append((fence_start, len(body)))
     if code_start >= 0:
         ranges.append((code_start, min(code_end, len(body))))
+    if html_start >= 0:
+        ranges.append((html_start, len(body)))
     return ranges
 
 
@@ -316,9 +357,10 @@ def _inline_ranges(body: str, skip: list[tuple[int, int]]) -> list[tuple[int, in
             pos = end + 3
 
 
-def hidden_ranges(body: str) -> list[tuple[int, int]]:
-    """[start, end) ranges of code and comments in a note body, sorted and disjoint."""
-    blocks = _block_ranges(body) if _needs_lines(body) else []
+def hidden_ranges(body: str, html: bool = True) -> list[tuple[int, int]]:
+    """[start, end) ranges of code, comments and (with `html`) HTML blocks in a note body,
+    sorted and disjoint."""
+    blocks = _block_ranges(body, html) if _needs_lines(body, html) else []
     if "`" in body or ("%" in body and "%%" in body) or ("<" in body and "<!--" in body):
         spans = _inline_ranges(body, blocks)
         if spans:

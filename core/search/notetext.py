@@ -37,7 +37,7 @@ def note_text(data: bytes, headings: str | None = None) -> tuple[str, str]:
     _, body = split_frontmatter(text)
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS]
-    hidden = mdlex.hidden_ranges(body)
+    hidden = mdlex.hidden_ranges(body, html=False)  # HTML blocks' text is read, so it is searched
     if headings is None:
         scan = mdlex.masked(body, hidden)
         headings = "\n".join(mdlex.heading_texts(scan, body))

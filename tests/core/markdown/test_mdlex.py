@@ -79,6 +79,15 @@ HIDDEN_CASES = [
     ("HTML comment", "<!-- [[no]] #no --> [[yes]] #yes"),
     ("multi-line HTML comment", "<!--\n[[no]]\n#no\n-->\n[[yes]] #yes"),
     ("%% inside code is code", "`%%` [[yes]] #yes"),
+    # help, HTML content: "Obsidian does not render Markdown syntax inside HTML elements" and
+    # "Blank lines will break the HTML block" (CommonMark HTML blocks, types 6 and 1); seen in
+    # the Obsidian Hub's "Default Obsidian Theme Colors": <td style="color: #dcddde"> made tags
+    ("HTML block (a table's rows)", '<table>\n<tr><td style="color: #no">[[no]]</td></tr>\n</table>\n\n[[yes]] #yes'),
+    ("HTML block to a blank line", "<div>\n#no [[no]]\n</div>\n\n[[yes]] #yes"),
+    ("indented HTML line inside the block", '<tr><td>a</td>\n    <td style="color: #no">[[no]]</td></tr>\n\n[[yes]] #yes'),
+    ("HTML block in a list item", "- <details>\n  #no [[no]]\n\n- [[yes]] #yes"),
+    ("a <pre> block runs to its closing tag", "<pre>\n#no\n\n[[no]]\n</pre>\n[[yes]] #yes"),
+    ("a <style> block on one line", "<style>p { color: #no }</style>\n[[yes]] #yes"),
 ]
 
 
@@ -94,6 +103,9 @@ NOT_CODE_CASES = [
     ("an unmatched backtick is literal", "a ` b [[yes]] #yes"),
     ("backtick runs of different lengths do not pair", "``a` [[yes]] #yes"),
     ("a backtick fence's info cannot hold a backtick", "``` a`b\n[[yes]] #yes"),
+    ("inline HTML in a paragraph is no HTML block", "red: <br> [[yes]] #yes <br>"),
+    ("a tag that is not block-level is no HTML block", "<span>[[yes]] #yes</span>"),
+    ("Markdown after the HTML block's blank line is read", "<details>\n<summary>s</summary>\n\n[[yes]] #yes\n</details>"),
 ]
 
 

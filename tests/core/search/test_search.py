@@ -358,12 +358,12 @@ def test_search_text_is_read_by_the_lexer():
 
     text = ("---\ntitle: T\n---\n# Alpha\n```sh\n# not heading\nsecretcode\n```\nBeta\n====\n"
             "> [!note]\n> ```\n> # quotedcode\n> ```\n%% hiddenword %% shown <!-- htmlhidden -->\n"
-            "\n    indentedcode\n\n`spancode` tail\n")
+            "\n    indentedcode\n\n`spancode` tail\n\n<table>\n<tr><td>tablecell #notag</td></tr>\n</table>\n")
     headings, body = note_text(text.encode())
     assert headings.split("\n") == ["Alpha", "Beta"]
     for hidden in ("secretcode", "not heading", "quotedcode", "hiddenword", "htmlhidden", "indentedcode", "spancode"):
         assert hidden not in body
-    for shown in ("Alpha", "Beta", "shown", "tail"):
+    for shown in ("Alpha", "Beta", "shown", "tail", "tablecell"):  # an HTML block's text is read: searched
         assert shown in body
 
 
