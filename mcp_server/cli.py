@@ -94,7 +94,9 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                 parse_http(args.http)  # a bad option is refused before any thread starts
             vault = open_vault(args, load=False)
             _report_problems_to_stderr(vault)
-            _start_live(vault)  # the index loads in the background while the SDK imports (~0.9 s)
+            # the index loads in the background while the SDK imports (~0.9 s); the full-text index and
+            # note vectors start once the socket serves (_serve_socket), not competing with that start
+            vault.start_live(search=False)
             from .host import McpHost
 
             host = McpHost(vault, socket_path=socket_path, compat=compat, read_only=args.read_only,
@@ -242,9 +244,15 @@ def _log_warnings_to_stderr() -> None:
         root.addHandler(handler)
 
 
-def _start_live(vault: Vault) -> None:
-    """Load in the background, follow outside edits, and build the full-text index."""
-    vault.start_live()
+def _start_search_soon(vault: Vault) -> None:
+    """Start the full-text index and the note vectors on a thread (the vectors' start imports numpy)."""
+    import threading
+
+    def start() -> None:
+        vault.start_search()
+        vault.start_vectors()
+
+    threading.Thread(target=start, name="vaultwatch-search-start", daemon=True).start()
 
 
 async def _serve_socket(host) -> int:
@@ -257,6 +265,7 @@ async def _serve_socket(host) -> int:
     await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
     if ready.is_set():
         print(f"vaultwatch: serving {host.vault.root} on {host.socket_path} (Ctrl+C stops)", flush=True)
+        _start_search_soon(host.vault)
         if host.http_url:
             from .host import token_path
             print(f"vaultwatch: loopback HTTP on {host.http_url} (bearer token in {token_path(host.vault.root_real)})",
