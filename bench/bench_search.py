@@ -102,6 +102,17 @@ def scale(notes: int) -> dict:
         out["keyword_search_ms"] = {"p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "max": round(max(lat), 2),
                                     "samples": len(lat)}
         out["keyword_search_cpu_ms"] = {"p50": _pct(cpu, 0.5), "p95": _pct(cpu, 0.95), "max": round(max(cpu), 2)}
+        # a ranked OR ("any": one word no note has) beside a prefix word: the per-word presence check
+        lat, cpu = [], []
+        for q in ("quokka budg*", "zebra lat*", "how do I rotate the deploy keys budg*", "unicorn soc* lat*",
+                  "okapi ca*"):
+            for _ in range(3):
+                q0, c0 = time.perf_counter(), time.thread_time()
+                assert v.search(q, limit=20).match == "any"
+                cpu.append((time.thread_time() - c0) * 1000)
+                lat.append((time.perf_counter() - q0) * 1000)
+        out["any_prefix_search_ms"] = {"p50": _pct(lat, 0.5), "max": round(max(lat), 2), "cpu_p50": _pct(cpu, 0.5),
+                                       "cpu_max": round(max(cpu), 2), "samples": len(lat)}
         out["load_average"] = round(os.getloadavg()[0], 1)
         print(json.dumps(out), file=sys.stderr, flush=True)  # partial figures survive a later failure
         from core.search import semantic

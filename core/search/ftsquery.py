@@ -44,6 +44,16 @@ _LEAD_MARKS = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
 _SPACE = re.compile(r"\s+")
 
 
+def _among(terms: list[Term]) -> str:
+    """How a MATCH of `terms` is narrowed to a list of notes ("... {_among(terms)} (1, 2, 3)").
+
+    SQLite hands FTS5 `rowid IN (list)` one rowid at a time: a seek per note, cheap for words,
+    but a prefix term rebuilds its whole merged doclist for each (300 notes x "budg*" at 100,000
+    notes: 1.8 s; "s*": 68 s). `+rowid` keeps the list from FTS5, so it reads the term's matches
+    once and SQLite filters them (7 ms; 0.23 s)."""
+    return "+rowid IN" if any(t.prefix for t in terms) else "rowid IN"
+
+
 def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[int, str, float, tuple[str, ...]]]:
     """Fold near-duplicate hits (same file name, near-identical text, different folders) into one:
     the newest path (natural order) takes the best member's place and lists the others."""
@@ -292,7 +302,7 @@ class SearchQueries(IndexState):
             top = [r for r, _p, _s in scored[:need] if r in unsure]
             if not top:
                 break
-            ok = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN "
+            ok = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND {_among(wanted)} "
                                             f"({','.join(str(int(x)) for x in top)})", (match,))}
             unsure.difference_update(top)
             if len(ok) < len(top):
@@ -349,7 +359,7 @@ class SearchQueries(IndexState):
         if mode == "any":  # which words each candidate has (in "all" mode: every one)
             for j, t in enumerate(wanted):
                 present[j] = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? "
-                                                        f"AND rowid IN ({inlist})", (_quote(t),))}
+                                                        f"AND {_among([t])} ({inlist})", (_quote(t),))}
         prelim = []
         for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
             parts = [set(p.split()) for p in (fterms or _SEP * 2).split(_SEP)]
@@ -370,7 +380,8 @@ class SearchQueries(IndexState):
             best = sorted(prelim, key=lambda r: -ranking.score(r[2], idfs, cands[r[0]], fidf_sum, False, r[3]))
             ids = ",".join(str(r[0]) for r in best[:NEAR_CHECKED])
             expr = f"NEAR({' '.join(_quote(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
-            near = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({ids})", (expr,))}
+            near = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND {_among(wanted)} ({ids})",
+                                              (expr,))}
         return [(rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, rowid in near, factor))
                 for rowid, path, sigs, factor in prelim]
 
