@@ -30,7 +30,7 @@ def _read_capped(f, expected: int, cap: int) -> bytes:
 
 def note_text(data: bytes, headings: str | None = None) -> tuple[str, str]:
     """(headings, body) of a note's bytes, for the full-text index, read by core.markdown.mdlex as the
-    link index reads them: ATX and setext headings outside code, one a line; the body without
+    link index reads them: ATX and setext headings outside code and HTML blocks, one a line; the body without
     its code (fenced, indented, code spans) and comments (`%% %%`, `<!-- -->`). `headings`, when
     the caller has them (the same lexer's answer for these bytes), are taken as they are."""
     text, _ = decode(data)
@@ -38,8 +38,8 @@ def note_text(data: bytes, headings: str | None = None) -> tuple[str, str]:
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS]
     hidden = mdlex.hidden_ranges(body, html=False)  # HTML blocks' text is read, so it is searched
-    if headings is None:
-        scan = mdlex.masked(body, hidden)
+    if headings is None:  # as the link index reads them (Entry.anchors): an HTML block holds no heading
+        scan = mdlex.masked(body, hidden if "<" not in body else mdlex.hidden_ranges(body))
         headings = "\n".join(mdlex.heading_texts(scan, body))
     return headings, mdlex.visible(body, hidden)
 

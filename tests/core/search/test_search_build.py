@@ -23,6 +23,8 @@ def _notes() -> dict[str, str]:
             f"Setext {i}\n=====\n\n## Second {i} `code()` here\n\nplain words {i} ^block{i}\n" * (1 + i % 3))
     files["Big.md"] = "# Big\n" + "long line of words about roadmaps\n" * 20000
     files["numbers 12345.md"] = "# 2026 12345\nnumbers only 007\n"
+    files["html.md"] = "<div>\n# Inside a block\n</div>\n\n# Real heading\n"  # the HTML block's line is no heading
+    files["html ids.md"] = "<div>\n# Inside a block\n</div>\n\n# Real heading\nwith an id ^b1\n"
     return files
 
 
@@ -83,6 +85,8 @@ def test_a_pooled_first_build_stores_what_the_in_thread_build_stores(make_vault,
         assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
         assert [h.path for h in v.search("roadm*").hits] == ["Big.md"]
         assert v.search("12345").hits[0].path == "numbers 12345.md"
+        assert {r[0]: r[4] for r in in_thread if r[0].startswith("html")} == {"html.md": "Real heading",
+                                                                           "html ids.md": "Real heading"}
     finally:
         v.stop()
 
