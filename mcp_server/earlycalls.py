@@ -35,6 +35,7 @@ log = logging.getLogger("vaultwatch.stdio")
 
 MAX_CURSOR_CHARS = 4096  # as tools.list_documents' Field(max_length=...)
 MAX_LIMIT = 100_000  # as its Field(le=...)
+MAX_EARLY_CALLS = 16  # calls taken before the SDK runs (a thread each); later ones wait for the SDK
 _STRINGS = frozenset({"folder", "pattern", "cursor"})
 _BOOLS = frozenset({"include_attachments", "include_frontmatter", "wait_for_pending_writes"})
 
@@ -90,6 +91,7 @@ class EarlyCalls:
         self.idle = threading.Event()  # no early call in flight
         self.idle.set()
         self.answered = 0
+        self.taken = 0
 
     def take(self, params: Any, id_text: str, agent: str, send: Callable[[str, str], None],
              give_back: Callable[[], None]) -> bool:
@@ -102,6 +104,9 @@ class EarlyCalls:
         if arguments is None:
             return False
         with self._lock:
+            if self.taken >= MAX_EARLY_CALLS:
+                return False
+            self.taken += 1
             self._busy += 1
             self.idle.clear()
         threading.Thread(target=self._answer, args=(arguments, id_text, agent, send, give_back),

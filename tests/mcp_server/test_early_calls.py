@@ -94,6 +94,16 @@ def test_calls_the_front_cannot_answer_exactly_as_the_sdk_go_to_the_sdk(demo_vau
     assert not answers[7]["result"]["isError"] and not answers[8]["result"]["isError"]
 
 
+def test_a_burst_of_calls_before_the_sdk_takes_a_bounded_number_of_threads(demo_vault, env):
+    from mcp_server.earlycalls import MAX_EARLY_CALLS
+
+    burst = [call(100 + i, {"limit": 1}) for i in range(MAX_EARLY_CALLS + 5)]
+    lines, err = exchange(early_serve(demo_vault), env, INIT, INITIALIZED, *burst)
+    assert f"early={1 + MAX_EARLY_CALLS} " in err  # the rest waited for the SDK
+    answers = {k: json.loads(v) for k, v in by_id(lines).items()}
+    assert all(answers[100 + i]["result"]["structuredContent"]["returned"] == 1 for i in range(len(burst)))
+
+
 def test_plain_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(demo_vault_ro):
     """In-process: whatever plain_arguments accepts, the SDK's validation of list_documents' arguments
     gives back unchanged, types included (with the defaults); what it leaves to the SDK, the SDK may change
