@@ -185,6 +185,7 @@ def prepare_pooled(root_real: str, batches: list[list[Job | str]], stopped: Call
     ctx = process_context("core.search.ftsprep")
     procs = []
     conns = []
+    finished = False
     try:
         for _ in range(workers):
             mine, theirs = ctx.Pipe()
@@ -216,15 +217,17 @@ def prepare_pooled(root_real: str, batches: list[list[Job | str]], stopped: Call
                 conns[sent % workers].send(batches[sent])
                 sent += 1
             yield rows
+        finished = True
     finally:
         for conn in conns:
-            try:
-                conn.send(None)
-            except OSError:
-                pass
+            if finished:
+                try:
+                    conn.send(None)
+                except OSError:
+                    pass
             conn.close()
-        for proc in procs:
-            proc.join(1.0)
+        for proc in procs:  # stopped or failed half way: a worker may be busy or blocked on its answer
+            proc.join(1.0 if finished else 0)
             if proc.is_alive():
                 proc.kill()
                 proc.join()

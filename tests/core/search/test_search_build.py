@@ -121,3 +121,30 @@ def test_a_first_build_cut_short_merges_as_usual_on_the_next_start(demo_vault, c
         assert _config(v) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
     finally:
         v.stop()
+
+
+def test_a_pooled_first_build_stopped_half_way_is_finished_by_the_next_start(make_vault, clock, monkeypatch,
+                                                                               tmp_path):
+    import threading
+
+    from core.events import IndexProgress
+
+    root = make_vault(_notes())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    monkeypatch.setattr(ftsbuild, "POOL_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 2)
+    monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 4)
+    v = Vault(root, clock=clock)
+    first = threading.Event()
+    v.bus.subscribe(lambda e: first.set() if isinstance(e, IndexProgress) and e.phase == "search" and e.done else None)
+    v.load()
+    v.start_search()
+    assert first.wait(60)
+    v.stop()  # half way (or just done, on a fast machine)
+    w = _build(root, tmp_path / "c", clock, monkeypatch)
+    try:
+        assert len(_stored(w)) == w.snapshot.note_count
+        assert _config(w) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
+        assert w.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+    finally:
+        w.stop()
