@@ -87,16 +87,42 @@ def collect(generation: int = 2) -> int:
     return gc.collect(generation)
 
 
-def release_free_memory() -> bool:
-    """Return the C heap's free pages to the OS (glibc `malloc_trim(0)`); True if any were."""
+def _glibc_function(name: str):  # noqa: ANN202  (a ctypes function, or None)
+    """The process's own C library function `name` when it is glibc's (None elsewhere: musl and
+    others have no malloc_trim or M_ARENA_MAX)."""
     if not sys.platform.startswith("linux"):
-        return False
+        return None
     import ctypes  # noqa: PLC0415  (4 ms: kept off the way to the first frame)
 
     try:
-        trim = ctypes.CDLL(None).malloc_trim  # the process's own symbols: glibc's when linked to it
+        return getattr(ctypes.CDLL(None), name)  # the process's own symbols: glibc's when linked to it
     except (OSError, AttributeError):
-        return False  # musl and others have no malloc_trim
+        return None
+
+
+def can_release_free_memory() -> bool:
+    """True where release_free_memory can hand pages back (glibc's malloc_trim exists)."""
+    return _glibc_function("malloc_trim") is not None
+
+
+def resident_bytes() -> int:
+    """This process's resident set size in bytes (0 where /proc is missing)."""
+    import os  # noqa: PLC0415
+
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def release_free_memory() -> bool:
+    """Return the C heap's free pages to the OS (glibc `malloc_trim(0)`); True if any were."""
+    trim = _glibc_function("malloc_trim")
+    if trim is None:
+        return False
+    import ctypes  # noqa: PLC0415
+
     trim.argtypes = [ctypes.c_size_t]
     return bool(trim(0))
 
@@ -109,13 +135,12 @@ def limit_malloc_arenas(n: int) -> bool:
     Call it before the process starts threads: a thread keeps the arena it was given."""
     import os  # noqa: PLC0415
 
-    if not sys.platform.startswith("linux") or os.environ.get("MALLOC_ARENA_MAX"):
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    mallopt = _glibc_function("mallopt")
+    if mallopt is None:
         return False
     import ctypes  # noqa: PLC0415
 
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     return bool(mallopt(M_ARENA_MAX, n))

@@ -3,7 +3,6 @@ never has to walk (lists of 100k items made every full collection, and the frame
 milliseconds longer)."""
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
 import sys
@@ -11,23 +10,11 @@ from array import array
 
 import pytest
 
-from core.memory import release_free_memory
+from core.memory import can_release_free_memory, release_free_memory, resident_bytes
 from core.query.listing import Query, pairs
 
 
-def _rss_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _has_malloc_trim() -> bool:
-    try:
-        return sys.platform.startswith("linux") and hasattr(ctypes.CDLL(None), "malloc_trim")
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _has_malloc_trim(), reason="the C library has no malloc_trim (not glibc): nothing to trim")
+@pytest.mark.skipif(not can_release_free_memory(), reason="the C library has no malloc_trim (not glibc): nothing to trim")
 def test_release_free_memory_hands_freed_heap_pages_back() -> None:
     """~48 MB of C-heap buffers freed between pinned survivors stay resident (glibc trims only the
     heap's top by itself) until release_free_memory gives the free pages back."""
@@ -38,9 +25,9 @@ def test_release_free_memory_hands_freed_heap_pages_back() -> None:
             pinned.append(bytearray(b"p" * 8000))  # keeps the freed space in the middle of the heap
     del blocks
     gc.collect()
-    before = _rss_bytes()
+    before = resident_bytes()
     assert release_free_memory() is True
-    dropped = before - _rss_bytes()
+    dropped = before - resident_bytes()
     assert dropped > 20 * 2**20, f"RSS dropped by {dropped / 2**20:.1f} MB only"
     assert len(pinned) == 120
 
@@ -143,7 +130,7 @@ def _arenas_after_threads(limit: int | None) -> int:
     return int(out.stdout.strip())
 
 
-@pytest.mark.skipif(not _has_malloc_trim(), reason="not glibc: no malloc arenas to limit")
+@pytest.mark.skipif(not can_release_free_memory(), reason="not glibc: no malloc arenas to limit")
 def test_limit_malloc_arenas_keeps_threads_in_the_shared_arenas() -> None:
     assert _arenas_after_threads(None) >= 5  # glibc's default: an arena per new thread
     assert _arenas_after_threads(2) <= 2

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from core.memory import pause_collector, resume_collector
+from core.memory import can_release_free_memory, pause_collector, resident_bytes, resume_collector
 from tui import gcpolicy
 from tui.gcpolicy import IdleCollector
 from tui.idle import settle
@@ -90,24 +90,7 @@ def test_every_tenth_collection_is_a_full_one(collector) -> None:
     assert got == [1] * (gcpolicy.FULL_EVERY - 1) + [2]
 
 
-def _rss_bytes() -> int:
-    import os
-
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def _glibc() -> bool:
-    import ctypes
-    import sys
-
-    try:
-        return sys.platform.startswith("linux") and hasattr(ctypes.CDLL(None), "malloc_trim")
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _glibc(), reason="the C library has no malloc_trim (not glibc): nothing to trim")
+@pytest.mark.skipif(not can_release_free_memory(), reason="the C library has no malloc_trim (not glibc): nothing to trim")
 def test_a_quiet_full_collection_hands_the_freed_c_heap_back(collector) -> None:
     """~48 MB of C-heap buffers freed between pinned survivors stay resident until the next quiet
     full collection's trim."""
@@ -119,7 +102,7 @@ def test_a_quiet_full_collection_hands_the_freed_c_heap_back(collector) -> None:
         if i % 50 == 0:
             pinned.append(bytearray(b"p" * 8000))  # keeps the freed space in the middle of the heap
     del blocks
-    before = _rss_bytes()
+    before = resident_bytes()
     got = []
     for _ in range(gcpolicy.FULL_EVERY):
         keep = _garbage()
@@ -127,7 +110,7 @@ def test_a_quiet_full_collection_hands_the_freed_c_heap_back(collector) -> None:
         got.append(c.tick())
         del keep
     assert got[-1] == 2 and c.trims == 1
-    dropped = before - _rss_bytes()
+    dropped = before - resident_bytes()
     assert dropped > 20 * 2**20, f"RSS dropped by {dropped / 2**20:.1f} MB only"
     assert len(pinned) == 120
 
