@@ -95,8 +95,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
         return 0
     print(f"vault               {vault.root}")
     print(f"okf bundle          {'yes' if data['okf_bundle'] else 'no'}")
+    bundle = data["okf_bundle"]  # OKF's status, staleness and trust tiers apply to bundles only
     for key in ("notes", "attachments", "folders", "stale", "frontmatter_errors", "decode_errors", "skipped"):
-        print(f"{key.replace('_', ' '):<20}{data[key]}")
+        if key != "stale" or bundle:
+            print(f"{key.replace('_', ' '):<20}{data[key]}")
+    if not bundle:
+        print("okf fields          not counted: status, stale and trust tier apply to OKF bundles "
+              "(a root index.md with okf_version)")
+        return 0
     print("status              " + ", ".join(f"{k} {v}" for k, v in sorted(data["status"].items())))
     print("trust tier          " + ", ".join(f"{k} {v}" for k, v in data["trust_tier"].items()))
     return 0

@@ -389,10 +389,12 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
 def stats(snapshot: Snapshot, clock: Clock) -> dict[str, Any]:
     """Counts for `vaultwatch stats`, the TUI's tab badges and the MCP triage tool."""
     kinds, status, trust, fm_errors, decode_errors = _counts(snapshot)
+    bundle = snapshot.is_bundle  # elsewhere no note has an OKF status, staleness or tier (rows carry null)
     return {
         "notes": kinds.get(NOTE, 0), "attachments": kinds.get(ATTACHMENT, 0), "folders": kinds.get(FOLDER, 0),
-        "status": {k: v for k, v in status.items() if v}, "stale": len(postings.stale_positions(snapshot, clock)),
-        "trust_tier": {t: trust.get(t, 0) for t in okf.TRUST_TIERS},
+        "status": {k: v for k, v in status.items() if v and bundle},
+        "stale": len(postings.stale_positions(snapshot, clock)) if bundle else 0,
+        "trust_tier": {t: trust.get(t, 0) if bundle else 0 for t in okf.TRUST_TIERS},
         "frontmatter_errors": fm_errors, "decode_errors": decode_errors, "skipped": len(snapshot.skipped),
         "okf_bundle": snapshot.is_bundle, "generation": snapshot.generation,
     }

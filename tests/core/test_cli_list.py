@@ -163,6 +163,17 @@ def test_stats_json_and_text(demo_vault: Path) -> None:
         assert needle in out, needle
 
 
+def test_stats_of_a_vault_that_is_no_okf_bundle_counts_no_okf_fields(make_vault) -> None:
+    """Rows of a plain vault carry status, stale and trust_tier null; stats agrees (it counted the
+    raw `status:` values and an implicit 'stable' while list and triage said there were none)."""
+    root = make_vault({"a.md": "---\nstatus: deprecated\nstale_after: 2020-01-01\n---\n", "b.md": "plain\n"})
+    data = json.loads(run("stats", str(root), "--json").stdout)
+    assert (data["okf_bundle"], data["status"], data["stale"]) == (False, {}, 0)
+    assert set(data["trust_tier"].values()) == {0}
+    keys = [line.split("  ")[0] for line in run("stats", str(root)).stdout.splitlines()]
+    assert "okf fields" in keys and not {"status", "stale", "trust tier"} & set(keys)
+
+
 def test_stats_counts_skipped_files(make_vault) -> None:
     root = make_vault({"a.md": "# a\n"})
     os.symlink("missing.md", root / "broken.md")

@@ -297,6 +297,12 @@ def test_bundle_detection_and_modes(make_vault, open_vault, index, mode: str, bu
         assert (row["status"], row["stale"], row["trust_tier"]) == (None, None, None)
         assert _rows(vault, status="stable") == []
         assert _rows(vault, stale="true") == []
+    # the counts (`vaultwatch stats`, triage's overview, the TUI's tabs) agree with the rows
+    stats = vault.stats()
+    if bundle:
+        assert (stats["status"], stats["stale"], stats["trust_tier"]["unverified"]) == ({"stable": 1}, 1, 1)
+    else:
+        assert (stats["status"], stats["stale"], sum(stats["trust_tier"].values())) == ({}, 0, 0)
 
 
 def test_nested_index_md_does_not_make_a_bundle(make_vault, open_vault) -> None:
