@@ -220,14 +220,20 @@ class SearchBuilder(IndexState):
             _merging(con, building=True)
         try:
             held: list[Prepared] = []
+            written = 0
             for prepared in self._prepared(batches, snap):
                 if self._stop.is_set():
                     return
                 held += prepared
-                if big and len(held) < FIRST_BUILD_TRANSACTION and self.done + len(held) < len(work):
+                if big and len(held) < FIRST_BUILD_TRANSACTION and written + len(held) < len(work):
+                    # read and tokenised, waiting for the next big transaction: most of a note's
+                    # build, so it counts (a first search's progress moved only once per 4,000 notes)
+                    self.done = written + len(held)
+                    bus.publish(IndexProgress("search", self.done, self.total))
                     continue
                 self._write(con, held, snap, fresh)
-                self.done = min(len(work), self.done + len(held))
+                written = min(len(work), written + len(held))
+                self.done = written
                 held = []
                 bus.publish(IndexProgress("search", self.done, self.total))
                 time.sleep(0)  # let listing threads in between batches
