@@ -72,6 +72,7 @@ class SearchBuilder(IndexState):
             except FileNotFoundError:
                 pass
         self._epoch += 1
+        self._readers.close_idle()  # they hold the old file open
 
     def _open_writer(self) -> sqlite3.Connection:
         self.db_path.parent.mkdir(parents=True, exist_ok=True)

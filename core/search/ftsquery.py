@@ -19,7 +19,7 @@ from core.model import NOTE
 from core.query.listing import Query, run_query
 from core.search import ranking
 from core.search.ftsstate import IndexState
-from core.search.notetext import _SEP, _register, tokens_of
+from core.search.notetext import _SEP, tokens_of
 from core.search.results import (
     MAX_LIMIT,
     SearchHit,
@@ -98,32 +98,15 @@ def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[i
 
 
 class SearchQueries(IndexState):
-    """The read side of a SearchIndex: a read-only connection per thread, search and its helpers."""
+    """The read side of a SearchIndex: search and its helpers, on connections borrowed from a small pool."""
 
-    def _reader(self) -> sqlite3.Connection:
-        local = self._local
-        con = getattr(local, "con", None)
-        if con is not None and local.epoch == self._epoch:
-            return con
-        if con is not None:
-            con.close()
-        # autocommit: the scope temp table's writes must not open a transaction that would pin
-        # this reader to an old snapshot of the index
-        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False,
-                              isolation_level=None)
-        con.execute("PRAGMA cache_size = -8000")
-        _register(con)
-        local.con, local.epoch = con, self._epoch
-        return con
+    def _reader(self):
+        """A read connection borrowed from the pool for a `with` block (`core.search.readers`)."""
+        return self._readers.borrow(self._epoch)
 
     def close_reader(self) -> None:
-        """Close this thread's read connection (and free its page cache), e.g. after a bulk read."""
-        local = self._local
-        con = getattr(local, "con", None)
-        if con is not None:
-            local.con = None
-            local.scope_key = None  # the scope table went with the connection
-            con.close()
+        """Close the idle read connections (and free their page caches), e.g. after a bulk read."""
+        self._readers.close_idle()
 
     def search(self, text: object, scope: Query, *, limit: int = 20, cursor: str | None = None,
                count: bool | None = None) -> SearchResult:
@@ -153,38 +136,39 @@ class SearchQueries(IndexState):
         fp = hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
         offset = _decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
-        con = self._reader()
-        scoped = not _unscoped(scope)
-        try:
-            if scoped:
-                self._fill_scope(con, snap, scope)
-            join = " CROSS JOIN temp.scope s ON s.id = {t}.rowid" if scoped else ""
-            window = max(CANDIDATES, offset + limit + 1)
-            excluding = bool(neg)
-            mode, match = "all", strict
-            cands, total, unsure = self._candidates(con, join, strict, wanted, window, "all", excluding)
-            if (total == 0 or total < FALLBACK_BELOW and len(wanted) > 2) and len(wanted) > 1:
-                any_cands, any_total, any_unsure = self._candidates(con, join, loose, wanted, window, "any", excluding,
-                                                                    neg)
-                if any_total > total:
-                    mode, match, total, cands, unsure = "any", loose, any_total, any_cands, any_unsure
-            okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
-            ranked = self._ranked(con, cands, unsure, match, wanted, okf, mode, offset + limit + 1)
-            more = len(ranked) > offset + limit
-            page = []
-            ends = []
-            for at, (rowid, path, score_, dups) in enumerate(ranked[offset:offset + limit], offset + 1):
-                e = snap.by_path.get(path)
-                if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
-                    page.append((rowid, e, score_, dups))
-                    ends.append(at)
-            snippets = page_snippets(con, match, {rowid: e.path for rowid, e, _, _ in page},
-                                     {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES}, wanted)
-        except sqlite3.OperationalError as exc:
-            raise QueryError(f"search could not run this query ({exc}); use plain words, \"phrases\", "
-                             "prefix* and -exclusions") from None
-        except sqlite3.DatabaseError as exc:
-            raise QueryError(f"search index is damaged ({exc}); it is being rebuilt, try again shortly") from None
+        with self._reader() as reader:
+            con = reader.con
+            scoped = not _unscoped(scope)
+            try:
+                if scoped:
+                    self._fill_scope(reader, snap, scope)
+                join = " CROSS JOIN temp.scope s ON s.id = {t}.rowid" if scoped else ""
+                window = max(CANDIDATES, offset + limit + 1)
+                excluding = bool(neg)
+                mode, match = "all", strict
+                cands, total, unsure = self._candidates(con, join, strict, wanted, window, "all", excluding)
+                if (total == 0 or total < FALLBACK_BELOW and len(wanted) > 2) and len(wanted) > 1:
+                    any_cands, any_total, any_unsure = self._candidates(con, join, loose, wanted, window, "any", excluding,
+                                                                        neg)
+                    if any_total > total:
+                        mode, match, total, cands, unsure = "any", loose, any_total, any_cands, any_unsure
+                okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
+                ranked = self._ranked(con, cands, unsure, match, wanted, okf, mode, offset + limit + 1)
+                more = len(ranked) > offset + limit
+                page = []
+                ends = []
+                for at, (rowid, path, score_, dups) in enumerate(ranked[offset:offset + limit], offset + 1):
+                    e = snap.by_path.get(path)
+                    if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
+                        page.append((rowid, e, score_, dups))
+                        ends.append(at)
+                snippets = page_snippets(con, match, {rowid: e.path for rowid, e, _, _ in page},
+                                         {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES}, wanted)
+            except sqlite3.OperationalError as exc:
+                raise QueryError(f"search could not run this query ({exc}); use plain words, \"phrases\", "
+                                 "prefix* and -exclusions") from None
+            except sqlite3.DatabaseError as exc:
+                raise QueryError(f"search index is damaged ({exc}); it is being rebuilt, try again shortly") from None
         hits = []
         for _rowid, e, score_, dups in page:
             marked, plain, spans = snippets.get(e.path) or _snippet_parts(e.title)
@@ -390,21 +374,22 @@ class SearchQueries(IndexState):
         if not terms:
             return set()
         expr = " OR ".join(_quote(replace(t, exclude=False)) for t in terms)
-        return {p for (p,) in self._reader().execute(
-            "SELECT d.path FROM fts CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?", (expr,))}
+        with self._reader() as reader:
+            return {p for (p,) in reader.con.execute(
+                "SELECT d.path FROM fts CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?", (expr,))}
 
     def passages(self, paths: list[str], make) -> list[str]:
         """`make(name, title, aliases, headings, body)` for each path, from the stored text ("" if unknown)."""
         if not paths:
             return []
-        con = self._reader()
         got: dict[str, str] = {}
-        for i in range(0, len(paths), 500):
-            chunk = paths[i:i + 500]
-            for path, name, title, aliases, headings, body in con.execute(
-                    f"SELECT path, name, title, aliases, headings, body FROM content "
-                    f"WHERE path IN ({','.join('?' * len(chunk))})", chunk):
-                got[path] = make(name or "", title or "", aliases or "", headings or "", body or "")
+        with self._reader() as reader:
+            for i in range(0, len(paths), 500):
+                chunk = paths[i:i + 500]
+                for path, name, title, aliases, headings, body in reader.con.execute(
+                        f"SELECT path, name, title, aliases, headings, body FROM content "
+                        f"WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+                    got[path] = make(name or "", title or "", aliases or "", headings or "", body or "")
         return [got.get(p, "") for p in paths]
 
     def lead(self, paths: list[str], chars: int = 160) -> dict[str, str]:
@@ -418,13 +403,13 @@ class SearchQueries(IndexState):
             out[path] = text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
         return out
 
-    def _fill_scope(self, con: sqlite3.Connection, snap, scope: Query) -> None:
+    def _fill_scope(self, reader, snap, scope: Query) -> None:
         """Load the scope's note ids into this connection's temp table (reused while nothing changed)."""
         clock = self.vault.clock
         key = (snap.generation, scope, clock.today(), self._writes)
-        local = self._local
-        if getattr(local, "scope_key", None) == key:
+        if reader.scope_key == key:
             return
+        con = reader.con
         allowed = snap.cached(("search.scope", scope, clock.today()),
                               lambda: tuple(e.path for e in run_query(snap, scope, clock).entries))
         ids = self._rowids
@@ -438,4 +423,4 @@ class SearchQueries(IndexState):
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        local.scope_key = key
+        reader.scope_key = key

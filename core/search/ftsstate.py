@@ -2,13 +2,13 @@
 the path -> rowid map, and how far the index lags the live index."""
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.events import IndexReady
 from core.live.follower import ChangeFollower
+from core.search.readers import ReaderPool
 from core.search.results import SearchStatus
 
 if TYPE_CHECKING:  # vault.py imports this module's importers
@@ -25,7 +25,7 @@ class IndexState(ChangeFollower):
         self._enqueued = 0
         self._done_seq = 0
         self._resync = False
-        self._local = threading.local()
+        self._readers = ReaderPool(db_path)  # the readers' connections (core.search.readers)
         self._epoch = 0  # bumped when the database file is replaced
         self._rowids: dict[str, int] = {}  # path -> FTS rowid (for scoped searches)
         self._writes = 0  # committed write transactions (invalidates readers' scope tables)

@@ -293,7 +293,8 @@ def test_a_scoped_search_does_not_pin_the_reader_to_old_data(demo_search, demo_v
     assert demo_search.wait_for_pending_writes(5)
     assert paths(demo_search.search("okapi")) == ["Projects/new plan.md"]
     assert paths(demo_search.search("okapi", folder="Projects")) == ["Projects/new plan.md"]
-    assert demo_search._search._local.con.in_transaction is False
+    idle = demo_search._search._readers._idle
+    assert idle and not any(r.con.in_transaction for r in idle)
 
 
 def test_corrupt_search_index_is_rebuilt_and_reported(demo_vault, clock):

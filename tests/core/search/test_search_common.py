@@ -38,7 +38,8 @@ def files() -> dict[str, str]:
 
 def scored(v: Vault, text: str):
     """The search's result and the ranked OR expressions ("any" mode) FTS5's bm25() ran over."""
-    con = v._search._reader()
+    with v._search._reader() as reader:  # given back to the pool: the search borrows it next
+        con = reader.con
     seen: list[str] = []
     con.set_trace_callback(seen.append)
     try:
@@ -82,7 +83,8 @@ def test_a_prefix_word_is_checked_against_the_candidates_in_one_pass(searched):
     prefix term rebuilds its merged matches for each (at 100,000 notes `zebra budg*` took 2 s,
     `zebra s*` 52 s). The answer is the same: the note holding both words first."""
     v = searched({**files(), "d/Plain.md": "# Plain\n\nthe crossing by the sockets\n"})
-    con = v._search._reader()
+    with v._search._reader() as reader:  # given back to the pool: the search borrows it next
+        con = reader.con
     seen: list[str] = []
     con.set_trace_callback(seen.append)
     try:

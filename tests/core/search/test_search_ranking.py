@@ -176,7 +176,8 @@ def test_common_words_in_a_big_vault_rank_by_the_fields_and_every_word_still_mat
     files["a/Latency only.md"] = "# Latency only\n\nno second word here\n"  # its title holds one word
     files["z/Socket latency.md"] = "# Socket latency\n\nlatency of a socket\n"
     v = searched(files)
-    assert v._search._all_common(v._search._reader(), search._wanted(search.parse_query("latency socket")))
+    with v._search._reader() as reader:
+        assert v._search._all_common(reader.con, search._wanted(search.parse_query("latency socket")))
     res = v.search("latency socket", limit=40)
     assert res.total == 31 and res.match == "all"
     assert res.hits[0].path == "z/Socket latency.md"

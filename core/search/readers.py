@@ -1,0 +1,102 @@
+"""The full-text index's read connections: a small pool every thread borrows from.
+
+A read-only SQLite connection keeps its own page cache (up to `CACHE_KIB`) for as long as it is
+open. One connection per thread (as it was) meant one cache per thread that ever searched: the
+TUI's searches run as Textual thread workers on asyncio's default executor (up to 6 threads on
+2 cores, a different one from search to search), the MCP server's on others, so the process
+kept a connection and a filled cache for each (issue 16: 4-5 open readers and SQLite's memory
+at 19-27 MB after bench_tui's search keystrokes at 100k notes).
+
+Here a search borrows a connection for its length and gives it back. At most `IDLE` stay open
+between searches, the most recently used lent first (its cache is the warm one); searches
+running at once beyond that each open one more, closed when given back, so nobody waits.
+A connection whose database file was replaced since it opened (`epoch`) is closed, never lent.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from core.search.notetext import _register
+
+IDLE = 2  # connections kept open between searches (the TUI's and one more, e.g. an agent's)
+CACHE_KIB = 8000  # each connection's page cache limit (SQLite allocates it as pages are read)
+
+
+class Reader:
+    """One pooled connection and what it holds besides its cache (the scope temp table's key)."""
+
+    __slots__ = ("con", "epoch", "scope_key")
+
+    def __init__(self, con: sqlite3.Connection, epoch: int) -> None:
+        self.con = con
+        self.epoch = epoch
+        self.scope_key: object = None
+
+
+class ReaderPool:
+    """Read-only connections to one index file, lent to any thread (see the module docstring)."""
+
+    def __init__(self, db_path: Path, idle: int = IDLE) -> None:
+        self.db_path = db_path
+        self.idle_max = idle
+        self._lock = threading.Lock()
+        self._idle: list[Reader] = []  # most recently given back last
+        self.lent = 0  # connections borrowed now
+
+    def _open(self, epoch: int) -> Reader:
+        # autocommit: the scope temp table's writes must not open a transaction that would pin
+        # this reader to an old snapshot of the index
+        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False,
+                              isolation_level=None)
+        con.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        _register(con)
+        return Reader(con, epoch)
+
+    @contextmanager
+    def borrow(self, epoch: int) -> Iterator[Reader]:
+        """A connection to the index as of `epoch`, this thread's alone until the block ends."""
+        stale: list[Reader] = []
+        reader = None
+        with self._lock:
+            while self._idle:
+                r = self._idle.pop()
+                if r.epoch == epoch:
+                    reader = r
+                    break
+                stale.append(r)
+            self.lent += 1
+        for r in stale:
+            r.con.close()
+        try:
+            got = reader if reader is not None else self._open(epoch)
+        except BaseException:
+            with self._lock:
+                self.lent -= 1
+            raise
+        try:
+            yield got
+        finally:
+            with self._lock:
+                self.lent -= 1
+                keep = len(self._idle) < self.idle_max
+                if keep:
+                    self._idle.append(got)
+            if not keep:
+                got.con.close()
+
+    def close_idle(self) -> None:
+        """Close the connections nobody is using (their page caches go with them)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for r in idle:
+            r.con.close()
+
+    @property
+    def open_count(self) -> int:
+        """Connections open now: idle plus lent."""
+        with self._lock:
+            return len(self._idle) + self.lent

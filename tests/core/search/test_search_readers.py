@@ -1,0 +1,70 @@
+"""The full-text index's read connections stay few however many threads search (issue 16).
+
+Each open reader keeps an SQLite page cache of up to 8 MB. Searches from a thread pool (the
+TUI's Textual thread workers run on asyncio's default executor, whose threads live on) used to
+leave one connection per pool thread that ever searched. Real threads, a real index; the open
+connections are counted among the interpreter's live objects, not from the pool's own bookkeeping.
+"""
+from __future__ import annotations
+
+import gc
+import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from core.search import readers
+from core.vault import Vault
+
+THREADS = 6
+
+
+@pytest.fixture(autouse=True)
+def xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    return tmp_path / "xdg-cache"
+
+
+def open_connections() -> int:
+    """SQLite connections alive and open in this process (any database: the test subtracts a
+    baseline). Counted from the interpreter's objects: SQLite itself keeps a closed connection's
+    file descriptor while another connection to the file holds a lock, so descriptors say less."""
+    gc.collect()
+    n = 0
+    for obj in gc.get_objects():
+        if isinstance(obj, sqlite3.Connection):
+            try:
+                obj.total_changes  # noqa: B018 (raises on a closed connection)
+            except sqlite3.ProgrammingError:
+                continue
+            n += 1
+    return n
+
+
+def test_searches_from_many_threads_leave_a_bounded_number_of_readers(demo_vault, clock):
+    v = Vault(demo_vault, clock=clock)
+    v.load()
+    try:
+        assert v.wait_search_ready(10)
+        baseline = open_connections()  # the index writer's, the entry cache's
+        together = threading.Barrier(THREADS)
+
+        def search(word: str) -> list[str]:
+            together.wait(10)  # every pool thread searches, all at the same time
+            return [h.path for h in v.search(word, limit=5).hits]
+
+        expected = [h.path for h in v.search("deploy", limit=5).hits]  # (this thread's reader stays idle)
+        assert expected
+        with ThreadPoolExecutor(THREADS) as pool:  # its threads stay alive between the rounds
+            for _round in range(3):
+                got = list(pool.map(search, ["deploy"] * THREADS))
+                assert got == [expected] * THREADS  # each thread's answer is right
+                readers_open = open_connections() - baseline
+                assert readers_open <= readers.IDLE, f"{readers_open} read connections left open"
+        assert v._search._readers.open_count <= readers.IDLE
+        v._search.close_reader()
+        assert open_connections() == baseline
+    finally:
+        v.stop()
