@@ -25,7 +25,9 @@ Two parts:
   timing Textual's screen update (the compositor pass that renders the dirty lines) plus the
   key's own handler; latencies run from the key press to the end of the frame that shows it.
   Letters only ever go to the filter bar (on the list they are triage actions that write):
-  `vault_unchanged` checks that the index generation did not move.
+  `vault_unchanged` checks that the index generation did not move. After the search phase,
+  `search_sqlite_memory_mb` is SQLite's heap (the read connections' page caches) and
+  `search_readers_open` the full-text index's open read connections (core.search.readers).
 """
 from __future__ import annotations
 
@@ -57,6 +59,21 @@ SETTLE_S = 4.0  # seconds after the list shows the vault before the launched app
 STILL_S = 8.0  # then again once its RSS held still this long (the vectors loaded: issue 16's figure)
 STILL_MAX_S = 150.0  # ... or this long after the launch
 NOTES_COUNTED = re.compile(r"Notes [1-9][0-9]{0,2}(,[0-9]{3})*")
+
+
+def sqlite_memory_mb() -> float | None:
+    """SQLite's own heap in this process (sqlite3_memory_used: page caches, schemas, statements),
+    or None where the sqlite3 module's library does not export it."""
+    import ctypes
+
+    import _sqlite3
+
+    try:
+        used = ctypes.CDLL(_sqlite3.__file__).sqlite3_memory_used
+    except (OSError, AttributeError):
+        return None
+    used.restype = ctypes.c_int64
+    return round(used() / 1e6, 1)
 
 
 def stats(samples: list[float]) -> dict[str, float]:
@@ -294,6 +311,8 @@ async def interactive(root: Path, size: tuple[int, int]) -> dict:
             steps["scrolled"] = proc_status()["VmRSS"]
             out.update(await searching(app, pilot, clock))
             steps["searched"] = proc_status()["VmRSS"]
+            out["search_sqlite_memory_mb"] = sqlite_memory_mb()  # every connection's caches (issue 16)
+            out["search_readers_open"] = v._search._readers.open_count if v._search is not None else None
             out.update(await agent_rows(app, v, clock, AgentAccess))
             steps["agent_rows"] = proc_status()["VmRSS"]
             out.update(await long_note(app, clock, long_path))
