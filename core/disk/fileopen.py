@@ -16,7 +16,7 @@ from core.errors import NotFoundError
 MAX_READ_BYTES = 64 * 1024 * 1024
 
 
-def _open(root_real: str, rel: str) -> tuple[int, os.stat_result]:
+def open_within(root_real: str, rel: str) -> tuple[int, os.stat_result]:
     """An open descriptor on a regular file within the read limit, and its stat.
 
     The file is reached with core.disk.safeio.locate (relative to the vault's descriptor, each
@@ -58,9 +58,9 @@ def _open(root_real: str, rel: str) -> tuple[int, os.stat_result]:
 
 def open_file(root_real: str, rel: str) -> tuple[int, os.stat_result]:
     """An open descriptor (the caller closes it) and the stat of the file at canonical vault path
-    `rel`, opened as `read` opens it (see _open): for readers that stream a file themselves, such
+    `rel`, opened as `read` opens it (see open_within): for readers that stream a file themselves, such
     as the full-text indexer."""
-    return _open(root_real, rel)
+    return open_within(root_real, rel)
 
 
 def note_bytes(root_real: str, path: str, *, limit: int | None = None) -> tuple[bytes, os.stat_result]:
@@ -68,7 +68,7 @@ def note_bytes(root_real: str, path: str, *, limit: int | None = None) -> tuple[
     opened as `read` opens it: in one step beneath the vault's descriptor, never through a link out
     of it, a regular file that is not hard-linked. For front ends that show or compare a note's bytes
     (the TUI's preview, its edit checks): no path string is opened by name after its check."""
-    fd, st = _open(root_real, normalize(path))
+    fd, st = open_within(root_real, normalize(path))
     try:
         if limit is None:
             return read_all(fd), st
@@ -95,7 +95,7 @@ def editor_path(root_real: str, path: str) -> str:
     window is the editor's start-up, and only a process already able to change the vault's folders
     can use it."""
     rel = normalize(path)
-    fd, _st = _open(root_real, rel)
+    fd, _st = open_within(root_real, rel)
     try:
         try:
             where = os.readlink(f"/proc/self/fd/{fd}")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.disk import textmap
-from core.disk.fileopen import MAX_READ_BYTES, _open, editor_path, note_bytes, read_all  # noqa: F401 (re-exported)
+from core.disk.fileopen import MAX_READ_BYTES, editor_path, note_bytes, open_within, read_all  # noqa: F401 (re-exported)
 from core.disk.paths import normalize
 from core.disk.readresult import ReadError, ReadResult
 from core.errors import NotFoundError
@@ -172,7 +172,7 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
     entry = snap.get(rel)
     if entry is None:
         # an unindexed path: symlink escapes and hidden targets fail loudly, not as "not found" (an
-        # indexed one gets the same checks from _open's descriptor walk: one walk, not two)
+        # indexed one gets the same checks from open_within's descriptor walk: one walk, not two)
         vault.disk_path(rel)
         snap = vault.refresh_paths([rel])  # created moments ago and not yet seen by the watcher?
         entry = snap.get(rel)
@@ -184,7 +184,7 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
                             "paths are case-sensitive and vault-relative; list_documents shows what exists")
     if entry.kind == FOLDER:
         raise ReadError(f"{rel!r} is a folder: list its notes with list_documents(folder={rel!r})")
-    fd, st = _open(vault.root_real, rel)
+    fd, st = open_within(vault.root_real, rel)
     try:
         if (st.st_size, st.st_mtime_ns) != (entry.size_bytes, entry.mtime_ns):
             vault.refresh_paths([rel])  # the index lags the disk: bring it up to date for everyone

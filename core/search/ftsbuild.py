@@ -32,7 +32,7 @@ from core.search.ftsprep import (
     prepare_pooled,
 )
 from core.search.ftsstate import IndexState
-from core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, _register
+from core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, register_functions
 
 BATCH = 400
 # a first build of a big vault commits every this many notes, with FTS5's automatic merging off and
@@ -78,7 +78,7 @@ class SearchBuilder(IndexState):
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         for attempt in (1, 2):
             con = sqlite3.connect(self.db_path, timeout=10.0, isolation_level=None, check_same_thread=False)
-            _register(con)
+            register_functions(con)
             try:
                 con.execute("PRAGMA journal_mode=WAL")
                 con.execute("PRAGMA synchronous=NORMAL")

@@ -20,7 +20,7 @@ from core.errors import VaultError
 from core.index.parsepool import process_context
 from core.model import NOTE, Entry
 from core.search.notetext import (
-    _SEP,
+    FIELD_SEP,
     MAX_BODY_CHARS,
     MAX_FIELD_TERMS,
     _deflate,
@@ -79,7 +79,7 @@ class FieldTokens:
 
     def terms(self, rows: list[tuple[str, str, str, str]]) -> list[str]:
         """For each (name, title, aliases, headings): the distinct tokens of name+title, aliases
-        and headings (at most MAX_FIELD_TERMS each), the three joined by _SEP (`docs.fterms`)."""
+        and headings (at most MAX_FIELD_TERMS each), the three joined by FIELD_SEP (`docs.fterms`)."""
         words = self._words
         texts = []
         for name, title, aliases, headings in rows:
@@ -102,7 +102,7 @@ class FieldTokens:
             for ws in texts[3 * i:3 * i + 3]:
                 seen = list(dict.fromkeys([t for w in ws for t in words[w]]))
                 parts.append(" ".join(seen[:MAX_FIELD_TERMS] if len(seen) > MAX_FIELD_TERMS else seen))
-            out.append(_SEP.join(parts))
+            out.append(FIELD_SEP.join(parts))
         return out
 
 

@@ -19,18 +19,18 @@ from core.model import NOTE
 from core.query.listing import Query, run_query
 from core.search import ranking
 from core.search.ftsstate import IndexState
-from core.search.notetext import _SEP, tokens_of
+from core.search.notetext import FIELD_SEP, tokens_of
 from core.search.results import (
     MAX_LIMIT,
     SearchHit,
     SearchNotReady,
     SearchResult,
-    _decode_cursor,
-    _encode_cursor,
-    _unscoped,
+    decode_cursor,
+    encode_cursor,
+    unscoped,
 )
-from core.search.snippets import SNIPPET_SCAN_BYTES, _snippet_parts, page_snippets
-from core.search.terms import Term, _has, _quote, _wanted, parse_query
+from core.search.snippets import SNIPPET_SCAN_BYTES, page_snippets, snippet_parts
+from core.search.terms import Term, field_has, parse_query, quote_term, wanted_terms
 
 WEIGHTS = ranking.WEIGHTS
 CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
@@ -126,19 +126,19 @@ class SearchQueries(IndexState):
             raise QueryError(self.problem)
         if not self.ready:
             raise SearchNotReady(self.done, self.total)
-        wanted = _wanted(terms)
-        neg = "".join(" NOT " + _quote(t) for t in terms if t.exclude)
-        strict = " ".join(_quote(t) for t in wanted) + neg
-        loose = "(" + " OR ".join(_quote(t) for t in wanted) + ")" + neg
+        wanted = wanted_terms(terms)
+        neg = "".join(" NOT " + quote_term(t) for t in terms if t.exclude)
+        strict = " ".join(quote_term(t) for t in wanted) + neg
+        loose = "(" + " OR ".join(quote_term(t) for t in wanted) + ")" + neg
         vault = self.vault
         snap = vault.snapshot
         clock = vault.clock
         fp = hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
-        offset = _decode_cursor(cursor, fp) if cursor else 0
+        offset = decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
         with self._reader() as reader:
             con = reader.con
-            scoped = not _unscoped(scope)
+            scoped = not unscoped(scope)
             try:
                 if scoped:
                     self._fill_scope(reader, snap, scope)
@@ -171,9 +171,9 @@ class SearchQueries(IndexState):
                 raise QueryError(f"search index is damaged ({exc}); it is being rebuilt, try again shortly") from None
         hits = []
         for _rowid, e, score_, dups in page:
-            marked, plain, spans = snippets.get(e.path) or _snippet_parts(e.title)
+            marked, plain, spans = snippets.get(e.path) or snippet_parts(e.title)
             hits.append(SearchHit(e.path, e.title, round(score_, 4), marked, plain, spans, e, dups))
-        next_cursor = _encode_cursor(fp, offset + limit) if more else None
+        next_cursor = encode_cursor(fp, offset + limit) if more else None
         stale = self.pending > 0 or vault.index_stale
         return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode,
                             fingerprint=fp, ends=tuple(ends))
@@ -238,7 +238,7 @@ class SearchQueries(IndexState):
         total = con.execute(f"SELECT count(*) FROM fts{fts_join} WHERE fts MATCH ?", (match,)).fetchone()[0]
         cands: dict[int, float] = {}
         if rare and total:
-            expr = "(" + " OR ".join(_quote(t) for t in rare) + ")" + neg
+            expr = "(" + " OR ".join(quote_term(t) for t in rare) + ")" + neg
             cands = dict(con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) AS s FROM fts{fts_join} WHERE fts MATCH ? "
                                      f"ORDER BY s DESC LIMIT ?", (expr, window)))
         unsure: set[int] = set()
@@ -262,7 +262,7 @@ class SearchQueries(IndexState):
         """Up to `limit` notes whose name, title or aliases hold every word, then those whose name,
         title, aliases or headings hold any, found in the fields' own index (`ftsf`), each with
         whether it may still not match `match` (a word only elsewhere, or an excluded one)."""
-        quoted = [_quote(t) for t in wanted]
+        quoted = [quote_term(t) for t in wanted]
         every = "{name title aliases} : (" + " ".join(quoted) + ")"
         some = "{name title aliases headings} : (" + " OR ".join(quoted) + ")"
         f_join = join.format(t="ftsf")
@@ -312,7 +312,7 @@ class SearchQueries(IndexState):
                 if len(toks) == 1 and not t.prefix:
                     df = word_dfs[0]
                 else:
-                    df = con.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (_quote(t),)).fetchone()[0]
+                    df = con.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (quote_term(t),)).fetchone()[0]
                 # common: each of its words (or the term itself) is in more than half the notes
                 common = ranking.fts_idf(df, n_docs) <= 1e-6 or (
                     bool(word_dfs) and all(ranking.fts_idf(x, n_docs) <= 1e-6 for x in word_dfs))
@@ -343,13 +343,13 @@ class SearchQueries(IndexState):
         if mode == "any":  # which words each candidate has (in "all" mode: every one)
             for j, t in enumerate(wanted):
                 present[j] = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? "
-                                                        f"AND {_among([t])} ({inlist})", (_quote(t),))}
+                                                        f"AND {_among([t])} ({inlist})", (quote_term(t),))}
         prelim = []
         for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
-            parts = [set(p.split()) for p in (fterms or _SEP * 2).split(_SEP)]
+            parts = [set(p.split()) for p in (fterms or FIELD_SEP * 2).split(FIELD_SEP)]
             sigs = []
             for j, (t, tk) in enumerate(zip(wanted, toks, strict=False)):
-                where = [_has(part, tk, t.prefix) for part in parts]
+                where = [field_has(part, tk, t.prefix) for part in parts]
                 has = present[j]
                 sigs.append(ranking.TermSignal(has is None or rowid in has, *where))
             factor = 1.0
@@ -363,7 +363,7 @@ class SearchQueries(IndexState):
         if len(wanted) > 1:  # proximity: checked for the best candidates only (a seek per note)
             best = sorted(prelim, key=lambda r: -ranking.score(r[2], idfs, cands[r[0]], fidf_sum, False, r[3]))
             ids = ",".join(str(r[0]) for r in best[:NEAR_CHECKED])
-            expr = f"NEAR({' '.join(_quote(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
+            expr = f"NEAR({' '.join(quote_term(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
             near = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND {_among(wanted)} ({ids})",
                                               (expr,))}
         return [(rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, rowid in near, factor))
@@ -373,7 +373,7 @@ class SearchQueries(IndexState):
         """Paths of the notes that match any of `terms` (for -exclusions outside keyword mode)."""
         if not terms:
             return set()
-        expr = " OR ".join(_quote(replace(t, exclude=False)) for t in terms)
+        expr = " OR ".join(quote_term(replace(t, exclude=False)) for t in terms)
         with self._reader() as reader:
             return {p for (p,) in reader.con.execute(
                 "SELECT d.path FROM fts CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?", (expr,))}

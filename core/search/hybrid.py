@@ -13,8 +13,8 @@ from dataclasses import asdict, replace
 from core.errors import QueryError
 from core.model import NOTE
 from core.query.listing import Query, run_query
-from core.search.results import MAX_LIMIT, SearchHit, SearchResult, _decode_cursor, _encode_cursor, _unscoped
-from core.search.snippets import _snippet_parts
+from core.search.results import MAX_LIMIT, SearchHit, SearchResult, decode_cursor, encode_cursor, unscoped
+from core.search.snippets import snippet_parts
 from core.search.terms import parse_query
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -34,7 +34,7 @@ def resolve_mode(mode: str | None, vectors) -> str:
 
 
 def _allowed(vault, snap, scope: Query) -> set[str] | None:
-    if _unscoped(scope):
+    if unscoped(scope):
         return None
     clock = vault.clock
     return set(snap.cached(("search.scope", scope, clock.today()),
@@ -54,7 +54,7 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
                          "use mode 'keyword' meanwhile or try again shortly")
     fp = hashlib.sha256(json.dumps([str(text), mode, asdict(scope)], sort_keys=True, default=str).encode()
                         ).hexdigest()[:12]
-    offset = _decode_cursor(cursor, fp) if cursor else 0
+    offset = decode_cursor(cursor, fp) if cursor else 0
     snap = vault.snapshot
     allowed = _allowed(vault, snap, scope)
     depth = max(DEPTH, offset + limit + 1)
@@ -95,13 +95,13 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
         if e is None or e.kind != NOTE:
             continue
         plain = leads.get(path) or e.title
-        marked, plain, spans = _snippet_parts(plain)
+        marked, plain, spans = snippet_parts(plain)
         hits.append(SearchHit(path, e.title, round(fused[path], 6), marked, plain, (), e))
         ends.append(at)
     more = len(order) > offset + limit
     total = len(order) if keyword is None else max(keyword.total, len(order))
     stale = index.pending > 0 or vault.index_stale
-    return SearchResult(str(text), tuple(hits), total, _encode_cursor(fp, offset + limit) if more else None,
+    return SearchResult(str(text), tuple(hits), total, encode_cursor(fp, offset + limit) if more else None,
                         snap.generation, snap.is_bundle, stale, keyword.match if keyword is not None else "any", mode,
                         fingerprint=fp, ends=tuple(ends))
 
@@ -128,7 +128,7 @@ def similar(vault, index, vectors, path: str, scope: Query, *, limit: int = 10) 
         e = snap.by_path.get(p)
         if e is None:
             continue
-        marked, plain, spans = _snippet_parts(leads.get(p) or e.title)
+        marked, plain, spans = snippet_parts(leads.get(p) or e.title)
         hits.append(SearchHit(p, e.title, round(sim, 4), marked, plain, (), e))
     return SearchResult(entry.path, tuple(hits), len(hits), None, snap.generation, snap.is_bundle,
                         index.pending > 0 or vault.index_stale, "any", "semantic")

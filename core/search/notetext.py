@@ -53,11 +53,11 @@ def _inflate(blob: bytes | None) -> str | None:
         return ""
 
 
-def _register(con: sqlite3.Connection) -> None:
+def register_functions(con: sqlite3.Connection) -> None:
     con.create_function("vw_inflate", 1, _inflate, deterministic=True)
 
 
-_SEP = "\x1f"
+FIELD_SEP = "\x1f"
 MAX_FIELD_TERMS = 400
 
 

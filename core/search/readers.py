@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.search.notetext import _register
+from core.search.notetext import register_functions
 
 IDLE = 2  # connections kept open between searches (the TUI's and one more, e.g. an agent's)
 CACHE_KIB = 8000  # each connection's page cache limit (SQLite allocates it as pages are read)
@@ -53,7 +53,7 @@ class ReaderPool:
         con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False,
                               isolation_level=None)
         con.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        _register(con)
+        register_functions(con)
         return Reader(con, epoch)
 
     @contextmanager

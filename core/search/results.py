@@ -81,7 +81,7 @@ class SearchResult:
         budget): `next_cursor` when `n` covers the page, else one that resumes at the next hit."""
         if n >= len(self.hits) or len(self.ends) != len(self.hits):
             return self.next_cursor
-        return _encode_cursor(self.fingerprint, self.ends[max(n, 1) - 1])
+        return encode_cursor(self.fingerprint, self.ends[max(n, 1) - 1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +95,11 @@ class SearchStatus:
     problem: str | None = None
 
 
-def _encode_cursor(fp: str, offset: int) -> str:
+def encode_cursor(fp: str, offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps([fp, offset]).encode()).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: object, fp: str) -> int:
+def decode_cursor(cursor: object, fp: str) -> int:
     try:
         if not isinstance(cursor, str):
             raise ValueError
@@ -134,6 +134,6 @@ def scope_query(scope: Query | None = None, *, folder: str | None = None, recurs
                    sort="path", descending=False, limit=None, cursor=None)
 
 
-def _unscoped(q: Query) -> bool:
+def unscoped(q: Query) -> bool:
     return (q.folder is None and q.pattern is None and not q.exclude_patterns and not q.filters and not q.exclude
             and not q.text and not q.words and not q.problems_only)

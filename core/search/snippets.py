@@ -29,7 +29,7 @@ def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after:
         "…" if end < len(body) else "")
 
 
-def _snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
+def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
     """(marked, plain, spans) from an FTS5 snippet with internal markers; whitespace collapsed."""
     raw = _SPACE.sub(" ", raw).strip()
     plain: list[str] = []
@@ -67,7 +67,7 @@ def page_snippets(con, match: str, ids: dict[int, str], big: set[str] = frozense
     small = []
     for row in rows:
         if ids[row[0]] in big:
-            out[ids[row[0]]] = _snippet_parts(_scanned_snippet(row[body_at] or "", wanted))
+            out[ids[row[0]]] = snippet_parts(_scanned_snippet(row[body_at] or "", wanted))
         else:
             small.append(row)
     if not small:
@@ -82,7 +82,7 @@ def page_snippets(con, match: str, ids: dict[int, str], big: set[str] = frozense
                 f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
                 f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
                 f"WHERE vw_snip MATCH ?", (match,)).fetchall():
-            out[ids[rowid]] = _snippet_parts(body if body and _OPEN in body else (best or ""))
+            out[ids[rowid]] = snippet_parts(body if body and _OPEN in body else (best or ""))
         con.execute("DELETE FROM temp.vw_snip")
         con.execute("COMMIT")
     except BaseException:

@@ -78,7 +78,7 @@ def parse_query(text: object) -> tuple[Term, ...]:
     return tuple(terms)
 
 
-def _quote(term: Term) -> str:
+def quote_term(term: Term) -> str:
     quoted = '"' + term.text.replace('"', '""') + '"'
     return quoted + " *" if term.prefix else quoted
 
@@ -86,12 +86,12 @@ def _quote(term: Term) -> str:
 def to_fts(terms: Iterable[Term]) -> str:
     """The FTS5 MATCH expression for parsed terms: every term quoted, exclusions as NOT."""
     terms = list(terms)
-    positive = " ".join(_quote(t) for t in terms if not t.exclude)
-    negative = "".join(" NOT " + _quote(t) for t in terms if t.exclude)
+    positive = " ".join(quote_term(t) for t in terms if not t.exclude)
+    negative = "".join(" NOT " + quote_term(t) for t in terms if t.exclude)
     return positive + negative
 
 
-def _has(part: set[str], tokens: list[str], prefix: bool) -> bool:
+def field_has(part: set[str], tokens: list[str], prefix: bool) -> bool:
     """Whether a field's token set holds every token of a term (a prefix term: starts one)."""
     if not tokens:
         return False
@@ -100,7 +100,7 @@ def _has(part: set[str], tokens: list[str], prefix: bool) -> bool:
     return all(tok in part for tok in tokens)
 
 
-def _wanted(terms: Iterable[Term]) -> list[Term]:
+def wanted_terms(terms: Iterable[Term]) -> list[Term]:
     """The terms a note must match: the positive ones without stop and question words (unless
     that leaves nothing), each once."""
     positive = [t for t in terms if not t.exclude]

@@ -6,10 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 from core.search import ftsbuild, ftsprep
-from core.search.notetext import _register, note_text
+from core.search.notetext import note_text, register_functions
 from core.vault import Vault
 
 
@@ -30,7 +28,7 @@ def _notes() -> dict[str, str]:
 
 def _stored(v: Vault) -> list[tuple]:
     con = sqlite3.connect(v._search.db_path)
-    _register(con)
+    register_functions(con)
     try:
         return con.execute("SELECT d.path, c.name, c.title, c.aliases, c.headings, c.body, d.fterms, d.deprecated "
                            "FROM docs d JOIN content c ON c.id = d.id ORDER BY d.path").fetchall()
@@ -77,7 +75,7 @@ def test_a_pooled_first_build_stores_what_the_in_thread_build_stores(make_vault,
             assert headings == note_text((root / path).read_bytes())[0], path
         assert _config(v) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
         con = sqlite3.connect(v._search.db_path)
-        _register(con)  # the content view's vw_inflate
+        register_functions(con)  # the content view's vw_inflate
         for table in ("fts", "ftsf"):  # raises when the index and the stored text disagree
             con.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
         con.close()

@@ -177,7 +177,7 @@ def test_common_words_in_a_big_vault_rank_by_the_fields_and_every_word_still_mat
     files["z/Socket latency.md"] = "# Socket latency\n\nlatency of a socket\n"
     v = searched(files)
     with v._search._reader() as reader:
-        assert v._search._all_common(reader.con, search._wanted(search.parse_query("latency socket")))
+        assert v._search._all_common(reader.con, search.wanted_terms(search.parse_query("latency socket")))
     res = v.search("latency socket", limit=40)
     assert res.total == 31 and res.match == "all"
     assert res.hits[0].path == "z/Socket latency.md"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core.search import semantic
 from core.errors import QueryError, VaultError
+from core.search import semantic
 from core.vault import Vault
 
 needs_extra = pytest.mark.skipif(not semantic.available(),
