@@ -3,20 +3,17 @@
 The note is read, rendered and wrapped in a thread worker (never on the UI thread), in
 batches: the first screenful is shown as soon as it is ready and the rest extends the body
 (`NoteBody`, drawn with the Line API) while keys stay live; wiki links are clickable (and listed below the body for the keyboard: tab to the list, enter to follow);
-`backspace` goes back. The preview re-reads its note when the index says it changed.
+`backspace` goes back. The preview re-reads its note when the index says it changed. Its
+header (title, OKF facts, frontmatter table) is built in `notehead`.
 """
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
-from rich.measure import Measurement
-from rich.segment import Segment
-from rich.style import Style
+from rich.console import Group
 from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
@@ -32,16 +29,15 @@ from core.disk.reader import note_bytes
 from core.errors import VaultError
 from core.index.snapshot import Snapshot
 from core.links import resolve as linkmap
-from core.markdown import okf
 from core.markdown.parse import decode
 from core.model import Entry
 
 from .. import spans
-from ..marks import ago
 from ..session import Session
 from ..similarity import similar_paths
 from .notebody import NoteBody
 from .notedoc import NoteDoc, note_doc
+from .notehead import note_head, note_meta
 from .noterender import Context, Styles, body_lines, theme_styles
 from .problems import Problem
 
@@ -210,7 +206,7 @@ class Preview(VerticalScroll, can_focus=True):
     def refresh_marks(self) -> None:
         """Redraw the header (agent marks or the as-of date changed)."""
         if self.entry is not None and self.path is not None:
-            self._set_head(_head(self.entry, self.session, self.session.snapshot.is_bundle))
+            self._set_head(note_head(self.entry, self.session, self.session.snapshot.is_bundle))
 
     def _load(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool) -> None:
         styles = self._note_styles()  # read on the UI thread's last write; a frozen dataclass
@@ -242,7 +238,7 @@ class Preview(VerticalScroll, can_focus=True):
         if entry is None:
             self.app.call_from_thread(self._clear, f"{path} is not in the index")
             return
-        head = _head(entry, self.session, snapshot.is_bundle, clock)
+        head = note_head(entry, self.session, snapshot.is_bundle, clock)
         if entry.kind != "note":  # attachments and folders: their facts, never their bytes
             result = Rendered(path, entry, head, "", NoteDoc.fixed([]), [], linkmap.backlinks(snapshot, path))
             if not worker.is_cancelled:
@@ -272,7 +268,7 @@ class Preview(VerticalScroll, can_focus=True):
         if worker.is_cancelled:
             return
         if not doc.complete:
-            result = Rendered(path, entry, head, _meta(entry), doc, doc.links, (), complete=False)
+            result = Rendered(path, entry, head, note_meta(entry), doc, doc.links, (), complete=False)
             painted = doc.painted = threading.Event()
             self.app.call_from_thread(self._apply, result, keep_scroll, seq)
             # the first screen is painted before the rest is lexed and rendered: a frame drawn
@@ -304,7 +300,7 @@ class Preview(VerticalScroll, can_focus=True):
         similar = similar_paths(self.session.vault, path)
         if worker.is_cancelled:
             return
-        result = Rendered(path, entry, head, _meta(entry), doc, doc.links, backlinks, similar=similar)
+        result = Rendered(path, entry, head, note_meta(entry), doc, doc.links, backlinks, similar=similar)
         self.app.call_from_thread(self._apply, result, keep_scroll, seq)
 
     def _apply(self, r: Rendered, keep_scroll: bool, seq: int) -> None:
@@ -426,101 +422,3 @@ class Preview(VerticalScroll, can_focus=True):
         else:
             self.app.bell()
 
-
-def _okf_line(entry: Entry, session: Session, clock: Clock) -> Text:
-    line = Text()
-    if entry.frontmatter_error:  # as the lists say: its status and trust are not readable
-        line.append("broken frontmatter", "bold red")
-        return line
-    status = entry.okf_status
-    line.append(status, "bold red" if status == "deprecated" else ("yellow" if status == "draft" else "green"))
-    line.append(" · ")  # tidy() keeps the spaces out of the next run's start
-    line.append(entry.okf_trust, "green" if entry.okf_trust == "human-reviewed" else "")
-    days = okf.overdue_days(entry.stale_date, entry.stale_instant, clock)
-    if days is not None:
-        since = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
-        spans.append(line, f" · stale {days}d (since {since}, as of {clock.today().isoformat()})", "yellow")
-    elif entry.stale_date or entry.stale_instant:
-        until = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
-        spans.append(line, f" · fresh until {until}", "dim")
-    return line
-
-
-def _head(entry: Entry, session: Session, bundle: bool, clock: Clock | None = None) -> Group:
-    parts: list[Any] = [Text(entry.title, style="bold"), Text(entry.path, style="dim")]
-    if bundle and entry.kind == "note":
-        parts.append(_okf_line(entry, session, clock or session.clock))
-    if entry.kind == "attachment":
-        parts.append(Text(f"attachment · {entry.mime_type or 'unknown type'} · {entry.size_bytes:,} bytes",
-                          style="dim"))
-    mark = session.marks.get(entry.path)
-    if mark is not None:
-        verb = {"read": "read", "listed": "listed", "wrote": "written"}[mark.kind]
-        when = ago(session.now() - mark.at)
-        change = f" · {mark.change}" if mark.change else ""  # what an agent's write changed
-        parts.append(Text(f"● {verb} by {mark.agent} {'just now' if when == 'now' else when + ' ago'}{change}",
-                          style=Style(color=session.colors(mark.agent))))
-    return Group(*(spans.tidy(p) if isinstance(p, Text) else p for p in parts))
-
-
-def _value(value: Any) -> str:
-    """A frontmatter value as YAML would spell it (true, null, lists comma-separated)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
-        return ", ".join(_value(v) for v in value)
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
-    if value is None:
-        return "null"
-    return str(value)
-
-
-class KeyValues:
-    """Frontmatter as two aligned columns, values wrapped under their column.
-
-    A rich Table draws the same, but measures every cell on each of Textual's layout passes:
-    this renders in one pass, so opening a note stays cheap while the list scrolls."""
-
-    def __init__(self, rows: list[tuple[str, str]], key_width: int) -> None:
-        self.rows = rows
-        self.key_width = key_width
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement(self.key_width + 4, options.max_width)
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        width = options.max_width
-        kw = self.key_width
-        value_width = max(4, width - kw - 4)  # " key  value " : a space either side of each
-        bold = Style(bold=True)
-        blank = " " * (kw + 3)
-        for key, value in self.rows:
-            shown = Text(key)
-            shown.truncate(kw, overflow="ellipsis")
-            lines = Text(value).wrap(console, value_width, overflow="fold") if value else [Text()]
-            for i, line in enumerate(lines):
-                if i:
-                    head = [Segment(blank)]
-                else:
-                    head = [Segment(" "), Segment(shown.plain + " " * (kw - shown.cell_len + 2), bold)]
-                tail = Segment(" " * max(0, value_width - line.cell_len + 1))
-                yield from spans.separate([*head, *line.render(console), tail])
-                yield Segment.line()
-
-
-def _meta(entry: Entry) -> Any:
-    if entry.kind != "note":
-        return ""
-    if entry.frontmatter_error:
-        return Text(f"frontmatter error: {entry.frontmatter_error}", style="bold red")
-    if not entry.frontmatter:
-        return Text("no frontmatter", style="dim italic")
-    key_width = min(18, max(len(str(k)) for k in entry.frontmatter))
-    rows = []
-    for key, value in entry.frontmatter.items():
-        shown = _value(value)
-        if len(shown) > 300:
-            shown = shown[:299] + "…"
-        rows.append((str(key), shown))
-    return KeyValues(rows, key_width)

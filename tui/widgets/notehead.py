@@ -1,0 +1,119 @@
+"""The preview's header: a note's title with its OKF facts (status, staleness, trust tier) and its
+frontmatter as a key/value table, built from the index's entry (no file read)."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+
+from core.clock import Clock
+from core.markdown import okf
+from core.model import Entry
+
+from .. import spans
+from ..marks import ago
+from ..session import Session
+
+
+def _okf_line(entry: Entry, session: Session, clock: Clock) -> Text:
+    line = Text()
+    if entry.frontmatter_error:  # as the lists say: its status and trust are not readable
+        line.append("broken frontmatter", "bold red")
+        return line
+    status = entry.okf_status
+    line.append(status, "bold red" if status == "deprecated" else ("yellow" if status == "draft" else "green"))
+    line.append(" · ")  # tidy() keeps the spaces out of the next run's start
+    line.append(entry.okf_trust, "green" if entry.okf_trust == "human-reviewed" else "")
+    days = okf.overdue_days(entry.stale_date, entry.stale_instant, clock)
+    if days is not None:
+        since = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
+        spans.append(line, f" · stale {days}d (since {since}, as of {clock.today().isoformat()})", "yellow")
+    elif entry.stale_date or entry.stale_instant:
+        until = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
+        spans.append(line, f" · fresh until {until}", "dim")
+    return line
+
+
+def note_head(entry: Entry, session: Session, bundle: bool, clock: Clock | None = None) -> Group:
+    parts: list[Any] = [Text(entry.title, style="bold"), Text(entry.path, style="dim")]
+    if bundle and entry.kind == "note":
+        parts.append(_okf_line(entry, session, clock or session.clock))
+    if entry.kind == "attachment":
+        parts.append(Text(f"attachment · {entry.mime_type or 'unknown type'} · {entry.size_bytes:,} bytes",
+                          style="dim"))
+    mark = session.marks.get(entry.path)
+    if mark is not None:
+        verb = {"read": "read", "listed": "listed", "wrote": "written"}[mark.kind]
+        when = ago(session.now() - mark.at)
+        change = f" · {mark.change}" if mark.change else ""  # what an agent's write changed
+        parts.append(Text(f"● {verb} by {mark.agent} {'just now' if when == 'now' else when + ' ago'}{change}",
+                          style=Style(color=session.colors(mark.agent))))
+    return Group(*(spans.tidy(p) if isinstance(p, Text) else p for p in parts))
+
+
+def _value(value: Any) -> str:
+    """A frontmatter value as YAML would spell it (true, null, lists comma-separated)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        return ", ".join(_value(v) for v in value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return "null"
+    return str(value)
+
+
+class KeyValues:
+    """Frontmatter as two aligned columns, values wrapped under their column.
+
+    A rich Table draws the same, but measures every cell on each of Textual's layout passes:
+    this renders in one pass, so opening a note stays cheap while the list scrolls."""
+
+    def __init__(self, rows: list[tuple[str, str]], key_width: int) -> None:
+        self.rows = rows
+        self.key_width = key_width
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(self.key_width + 4, options.max_width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        kw = self.key_width
+        value_width = max(4, width - kw - 4)  # " key  value " : a space either side of each
+        bold = Style(bold=True)
+        blank = " " * (kw + 3)
+        for key, value in self.rows:
+            shown = Text(key)
+            shown.truncate(kw, overflow="ellipsis")
+            lines = Text(value).wrap(console, value_width, overflow="fold") if value else [Text()]
+            for i, line in enumerate(lines):
+                if i:
+                    head = [Segment(blank)]
+                else:
+                    head = [Segment(" "), Segment(shown.plain + " " * (kw - shown.cell_len + 2), bold)]
+                tail = Segment(" " * max(0, value_width - line.cell_len + 1))
+                yield from spans.separate([*head, *line.render(console), tail])
+                yield Segment.line()
+
+
+def note_meta(entry: Entry) -> Any:
+    if entry.kind != "note":
+        return ""
+    if entry.frontmatter_error:
+        return Text(f"frontmatter error: {entry.frontmatter_error}", style="bold red")
+    if not entry.frontmatter:
+        return Text("no frontmatter", style="dim italic")
+    key_width = min(18, max(len(str(k)) for k in entry.frontmatter))
+    rows = []
+    for key, value in entry.frontmatter.items():
+        shown = _value(value)
+        if len(shown) > 300:
+            shown = shown[:299] + "…"
+        rows.append((str(key), shown))
+    return KeyValues(rows, key_width)
