@@ -37,7 +37,7 @@ class Progress:
         self.context = context
         self.loop = loop
         self.own = False  # the tool reports its own progress: no heartbeat
-        self.last = 0.0
+        self.last = -1.0  # a first report of 0 is sent (the client hears that the work started)
 
     async def _send(self, progress: float, total: float | None, message: str | None) -> None:
         try:

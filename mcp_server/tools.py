@@ -303,11 +303,16 @@ def _wait_for_search_index(vault: Vault) -> float:
         return SEARCH_BUILD_WAIT
     deadline = time.monotonic() + SEARCH_BUILD_WAIT
     status = vault.search_status()
+    waited = False
     while not status.ready and not status.problem and time.monotonic() < deadline:
-        channel.report(status.done, status.total or None,
-                       f"building the full-text index: {status.done} of {status.total} notes")
-        time.sleep(0.2)
+        waited = True
+        if status.total:  # the notes to index are counted (a build just started has not yet)
+            channel.report(status.done, status.total,
+                           f"building the full-text index: {status.done} of {status.total} notes")
+        time.sleep(0.1)
         status = vault.search_status()
+    if waited and status.ready and status.total:  # built while the call waited (a small vault: between two looks)
+        channel.report(status.total, status.total, f"built the full-text index: {status.total} notes")
     return max(0.0, deadline - time.monotonic())
 
 

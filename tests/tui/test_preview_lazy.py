@@ -37,7 +37,9 @@ def vault_with_long_note(tmp_path: Path, lines: int = 5000) -> Path:
     return pin_mtimes(root)
 
 
-async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(tmp_path: Path, app_for) -> None:
+async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(tmp_path: Path, app_for,
+                                                                                 monkeypatch) -> None:
+    from tui.widgets import preview as preview_module
     app = app_for(vault_with_long_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
@@ -59,6 +61,9 @@ async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(tm
                 seen.append((len(body.lines), body.complete))
 
         preview._apply = apply
+        # until the keys below have acted the worker rests 0.2 s between its 2 ms steps: on an idle
+        # CI machine it rendered the whole note before the third key (scrolled_while_rendering False)
+        monkeypatch.setattr(preview_module, "REST_S", 0.2)
         app.main.open_note("Long.md")
         await pilot.pause()
         while not seen:
@@ -75,7 +80,8 @@ async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(tm
             while preview.scroll_y < y and not body.complete:
                 await asyncio.sleep(0.005)
         scrolled_while_rendering = preview.scroll_y == 3 and not body.complete
-        await settle(app)
+        monkeypatch.setattr(preview_module, "REST_S", REST_S)
+        await settle(app, timeout=60)
         assert scrolled_while_rendering
         assert body.complete and "LAST LINE OF THE NOTE" in body.plain
         assert preview.links and preview.backlinks == ()
