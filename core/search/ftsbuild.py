@@ -279,8 +279,11 @@ class SearchBuilder(IndexState):
                     done += 1
             except PoolBroke as exc:
                 self._report(f"{exc}; indexing the rest in this process", "info")
-            except (OSError, RuntimeError, multiprocessing.ProcessError):
-                pass  # no processes to be had (sandbox, fd limits)
+            except (OSError, RuntimeError, ValueError, multiprocessing.ProcessError):
+                # no processes to be had (sandbox, fd limits), or a start that failed: in the TUI under
+                # many agents a start raised ValueError('bad value(s) in fds_to_keep'), which stopped
+                # the index for good
+                pass
             else:
                 return
         yield from self._threaded(batches[done:], snap)
