@@ -25,7 +25,9 @@ def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
 
 
 def parse_pool(workers: int):
-    """The process pool that parses chunks of files (the scanner's and the entry cache's)."""
+    """The process pool that parses chunks of files (the scanner's and the entry cache's). Raises
+    OSError, RuntimeError, multiprocessing.ProcessError or ValueError (from a start that failed)
+    when its processes cannot be started: every caller then parses in its own thread."""
     return process_context("core.index.parsepool").Pool(workers)
 
 
@@ -55,8 +57,10 @@ def scan(root_real: str, config: ScanConfig, progress: ProgressFn | None = None,
                 return _scan_parallel(root_real, config, progress, workers)
             except _Sequential:
                 pass
-            except (OSError, RuntimeError, multiprocessing.ProcessError):
-                pass  # no processes to be had (sandbox, fd limits): parse here instead
+            except (OSError, RuntimeError, ValueError, multiprocessing.ProcessError):
+                # no processes to be had (sandbox, fd limits), or a start that failed (in the TUI under
+                # many agents a start raised ValueError('bad value(s) in fds_to_keep')): parse here instead
+                pass
         return _scan_here(root_real, config, progress)
 
 

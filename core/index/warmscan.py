@@ -7,6 +7,7 @@ inode, are parsed by the scanner's process pool (core.index.parsepool).
 from __future__ import annotations
 
 import marshal
+import multiprocessing
 import os
 import sys
 import time
@@ -115,8 +116,8 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
                     if progress is not None:
                         progress(len(out), len(facts))
             return out
-        except (OSError, RuntimeError):
-            pass
+        except (OSError, RuntimeError, ValueError, multiprocessing.ProcessError):
+            pass  # no processes, or a start that failed (see parsepool.parse_pool): parse here instead
     out = []
     for i, f in enumerate(facts, 1):
         out.append(entry_for(f))

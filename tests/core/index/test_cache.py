@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from core.index import entrycache as cache_mod
+from core.index import parsepool
 from core.index.entrycache import EntryCache, cache_root, decode_bucket, encode_bucket, vault_cache_dir
 from core.events import IndexProblem
 from core.vault import Vault
+from tests.core.index.conftest import START_ERRORS
 
 
 @pytest.fixture(autouse=True)
@@ -270,6 +272,28 @@ def test_warm_scan_without_fork_gives_the_same_entries(make_vault, clock, monkey
     v, _ = open_loaded(root, clock)
     assert v.entry_cache.last_stats.reused == 6
     assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+
+
+@START_ERRORS
+def test_a_warm_scan_whose_process_start_fails_parses_here(make_vault, clock, monkeypatch, failing_starts, start_error):
+    root = make_vault(NOTES | {f"many/n{i}.md": f"---\ntags: [t{i % 3}]\n---\n# N{i}\n[[Alpha]]\n" for i in range(40)})
+    backdate(root)
+    open_loaded(root, clock)[0].stop()
+    past = time.time() - 30
+    for i in range(0, 40, 2):  # changed since the cache was written: these are parsed again
+        (root / "many" / f"n{i}.md").write_text(f"---\ntitle: changed {i}\n---\n[[Beta]]\n")
+        os.utime(root / "many" / f"n{i}.md", (past, past))
+    monkeypatch.setattr(parsepool, "PARALLEL_MIN_FILES", 5)  # the process pool for a few changed files
+    monkeypatch.setattr(parsepool, "CHUNK", 4)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    tried = failing_starts(start_error)
+    v, events = open_loaded(root, clock)
+    assert tried  # the pool was tried, and its start failed
+    st = v.entry_cache.last_stats
+    assert (st.reused, st.parsed) == (26, 20)
+    assert v.snapshot.get("many/n4.md").title == "changed 4"
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+    assert not [e for e in events if isinstance(e, IndexProblem) and e.severity == "error"]
 
 
 def test_unwritable_cache_folder_is_reported_not_fatal(make_vault, clock, monkeypatch, tmp_path):

@@ -15,6 +15,7 @@ from core.query.listing import Query
 from core.index.parsepool import scan
 from core.index.scan import DEFAULT_ATTACHMENT_EXTS, ScanConfig, parse_attachment_exts, walk
 from core.vault import Vault
+from tests.core.index.conftest import START_ERRORS
 
 
 def indexed(vault: Vault) -> list[str]:
@@ -356,6 +357,25 @@ def test_parallel_scan_matches_sequential(make_vault, monkeypatch: pytest.Monkey
     assert sorted(parallel[0], key=lambda e: e.path) == sorted(sequential[0], key=lambda e: e.path)
     assert sorted(parallel[1], key=lambda s: s.path) == sorted(sequential[1], key=lambda s: s.path)
     assert len([e for e in parallel[0] if e.kind == "note"]) == 302
+
+
+@START_ERRORS
+def test_a_cold_load_whose_process_start_fails_parses_here(make_vault, open_vault, monkeypatch, failing_starts,
+                                                            start_error) -> None:
+    files = {f"d{i % 9}/n{i}.md": f"---\nstatus: draft\ntags: [t{i % 5}]\n---\n# N{i}\nsee [[n{(i + 1) % 300}]]\n"
+             for i in range(300)}
+    root = make_vault(files | {"broken.md": "---\na: [\n---\n", "p/a.png": b"\x89PNG"})
+    expected = open_vault(root, cache=False)
+    monkeypatch.setattr(parsepool, "PARALLEL_MIN_FILES", 20)  # the process pool on a small vault
+    monkeypatch.setattr(parsepool, "CHUNK", 16)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    tried = failing_starts(start_error)
+    vault = open_vault(root, cache=False)
+    assert tried  # the pool was tried, and its start failed
+    assert vault.snapshot.note_count == 301
+    assert list(vault.snapshot.entries) == list(expected.snapshot.entries)  # every field of every entry
+    assert skipped(vault) == skipped(expected)
+    assert [b.source for b in vault.links("d1/n1.md").backlinks] == ["d0/n0.md"]
 
 
 def test_vault_root_must_be_a_folder(tmp_path: Path) -> None:
