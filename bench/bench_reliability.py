@@ -125,6 +125,7 @@ CITED = {
     "Per-call budgets": [
         "tests/core/search/test_search_bounds.py",
         "tests/mcp_server/test_lane.py",
+        "tests/core/test_handoffs.py",
     ],
     "Load": [
         "tests/core/edit/test_writes.py::test_ten_concurrent_writers_exactly_one_wins_each_round_and_nothing_is_lost",
@@ -398,7 +399,7 @@ def headline(name: str, fam: dict) -> tuple[str, str]:
                 f"{_fmt(b.get('budget_idle_p95_ms', 0))} ms, max {_fmt(b.get('budget_idle_max_ms', 0))} ms; beside "
                 f"{_fmt(b.get('budget_abuse_streams', 1))} abusive calls at a time p50 {_fmt(b.get('budget_busy_p50_ms', 0))} ms, p95 {_fmt(b.get('budget_busy_p95_ms', 0))}"
                 f" ms, max {_fmt(b.get('budget_busy_max_ms', 0))} ms (target: no stall beyond 250 ms); heavy calls run "
-                f"one at a time (mcp_server/lane.py); slowest abusive call, with its wait for the lane: {b.get('budget_slowest_abuse', '?')}; load average {_fmt(b.get('budget_load', 0))} "
+                f"one at a time, with 0.5 ms hand-offs and the collector held off while one runs (mcp_server/lane.py); slowest abusive call, with its wait for the lane: {b.get('budget_slowest_abuse', '?')}; load average {_fmt(b.get('budget_load', 0))} "
                 "at the start")
         return cases, figs
     if name == "Leftovers":

@@ -15,15 +15,35 @@ nothing). Small calls never wait here. A heavy call that waits for the person's 
 gives the lane up while it waits (its bytes are already on disk in a temporary file; what
 remains after the key is small), so the person's pace never blocks other agents' big calls.
 The person's own actions (TUI, CLI) do not go through the MCP layer and never wait here.
+
+One heavy call at a time still shares the interpreter with every small call, and measured beside
+two abusive agents (tests/reliability/test_budgets.py's scenario, bench/bench_budgets.py) a small
+call's wait came from three places: (1) hand-offs: a small call needs the interpreter a dozen
+times or more (each wake of the event loop, the hand-over to its worker thread, each system call
+of the read), and each time a thread running a heavy call's Python keeps it up to CPython's
+switch interval, 5 ms; (2) full collections: a heavy call's allocations (the answer of a
+330,000-link note) set off the cyclic collector's full passes over every object of the index,
+50-85 ms each in one C call during which no other thread runs (5-6 per 20 s of abuse); (3) single
+C calls of a heavy call over a whole 10 MB note (count, replace, decode: 5-55 ms each under
+load). Work on the event loop itself was rare (6 loop turns over 20 ms in 18,000). So while a
+heavy call holds the lane, the switch interval is QUICK_S (0.5 ms, through core.handoffs, the
+one owner of that process-global) and the collector's automatic passes wait (core.memory's
+counted pause): a small call then waits at most ~0.5 ms per hand-off plus the heavy call's
+current C call, and no full pass starts inside a heavy call (its short-lived objects die before
+the collector next runs, so they no longer set off full passes: 3 in 20 s instead of 5-6). Both
+come back when the lane is given up (also while its holder waits for the person). Source (3) is
+not bounded here: its C calls are the heavy call's own, at most a few tens of milliseconds each.
 """
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from core import handoffs, memory
 from core.disk.paths import normalize
 from core.review.hooks import current_caller
 from core.vault import Vault
@@ -32,6 +52,9 @@ HEAVY_BYTES = 1024 * 1024  # a call whose weight reaches this takes the lane
 LINK_BYTES = 120  # what one link weighs in a get_links answer (its JSON, encoded twice to fit the budget)
 WAIT_S = 30.0  # the longest a heavy call waits for the lane before it is refused
 POLL_S = 0.02  # how often a waiting call looks at the lane (cancellable; no thread is held while waiting)
+
+ENV_SWITCH = "VAULTWATCH_LANE_QUICK"  # "0": the lane does not touch the switch interval or the collector (A/B figures)
+QUICK = os.environ.get(ENV_SWITCH, "1") != "0"
 
 _LANE = threading.Lock()  # one lane per process: every server (socket, stdio, HTTP) shares the interpreter
 _stats_lock = threading.Lock()
@@ -69,6 +92,24 @@ def _count(key: str, delta: int = 1) -> None:
             stats["most_running"] = max(stats["most_running"], stats["running"])
 
 
+def _take() -> bool:
+    """Take the lane without waiting; while it is held, hand-offs are quick and the collector waits (module doc)."""
+    if not _LANE.acquire(blocking=False):
+        return False
+    if QUICK:
+        handoffs.begin_quick()
+        memory.pause_collector()
+    return True
+
+
+def _give() -> None:
+    """Give the lane up: the switch interval and the collector are as they were (unless others hold them)."""
+    if QUICK:
+        memory.resume_collector()
+        handoffs.end_quick()
+    _LANE.release()
+
+
 class Lane:
     """Server middleware that runs heavy tool calls one at a time (see the module doc)."""
 
@@ -83,10 +124,10 @@ class Lane:
                 or weight(self.vault, arguments) < HEAVY_BYTES):
             return await call_next(ctx)
         _count("heavy")
-        if not _LANE.acquire(blocking=False):
+        if not _take():
             _count("waited")
             deadline = self._clock() + WAIT_S
-            while not _LANE.acquire(blocking=False):
+            while not _take():
                 if self._clock() >= deadline:
                     _count("refused")
                     return _refusal(str(params.get("name", "the call"))[:100])
@@ -104,11 +145,11 @@ class Lane:
                     if held and caller is not None and caller.waiting is not None:
                         held = False  # waiting for the person: let other heavy calls run meanwhile
                         _count("running", -1)
-                        _LANE.release()
+                        _give()
             finally:
                 if not task.done():
                     task.cancel()
         finally:
             if held:
                 _count("running", -1)
-                _LANE.release()
+                _give()

@@ -9,12 +9,15 @@ records when each lookup ran (and holds one back where a test needs a long call)
 from __future__ import annotations
 
 import asyncio
+import gc
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from core import handoffs, memory
 from core.review import approval
 from core.review.approval import ApprovalGate, ApprovalRequested
 from core.vault import Vault
@@ -129,3 +132,77 @@ async def test_a_heavy_write_waiting_for_approval_lets_other_heavy_calls_run(vau
             written = await write
     assert not links.is_error and not written.is_error, (links, written)
     assert (Path(vault.root) / "new.md").read_text() == big
+
+
+class Watch:
+    """Samples, from its own thread, what the interpreter runs under while a lookup is held."""
+
+    def __init__(self, rec: Recorder) -> None:
+        self.rec, self.seen = rec, []
+        self.collections: list[int] = []  # automatic collections that started while a heavy call ran
+
+    def look(self) -> None:
+        self.seen.append((sys.getswitchinterval(), gc.isenabled(), memory.collector_pauses(), lane.stats["running"]))
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start" and lane.stats["running"]:
+            self.collections.append(info["generation"])
+
+
+async def test_while_a_heavy_call_runs_hand_offs_are_quick_and_the_collector_waits(vault, sock_dir):
+    """The lane's quick mode (module doc): measured through the real server, from outside the call."""
+    before = (sys.getswitchinterval(), gc.isenabled(), memory.collector_pauses())
+    assert before[0] > handoffs.QUICK_S and before[1], "the test needs CPython's defaults to start from"
+    hold = threading.Event()
+    rec = Recorder(vault, hold=hold)
+    watch = Watch(rec)
+    gc.callbacks.append(watch.on_gc)
+    try:
+        async with serving(vault, sock_dir / "s.sock") as host:
+            async with uds_client(host.socket_path, name="heavy") as heavy, \
+                    uds_client(host.socket_path, name="small") as small:
+                call = asyncio.ensure_future(heavy.call_tool("get_links", {"path": "links.md"}))
+                assert await asyncio.to_thread(rec.started.wait, 10)
+                watch.look()  # the heavy call holds the lane (its lookup is held back)
+                garbage = [[[] for _ in range(100)] for _ in range(2000)]  # would set off collections
+                del garbage
+                read = await small.call_tool("read", {"path": "small.md"})  # small calls still run
+                watch.look()
+                hold.set()
+                answered = await call
+                for _ in range(100):  # the lane is given up just after the answer is sent
+                    if not lane.stats["running"]:
+                        break
+                    await asyncio.sleep(0.02)
+                watch.look()
+    finally:
+        gc.callbacks.remove(watch.on_gc)
+    assert not answered.is_error and not read.is_error, (answered, read)
+    quick = (handoffs.QUICK_S, False, 1, 1)
+    assert watch.seen[:2] == [quick, quick], watch.seen
+    assert watch.seen[2] == (*before, 0), watch.seen  # as it was once the lane is free
+    assert watch.collections == [], "the collector ran while a heavy call held the lane"
+
+
+async def test_a_heavy_call_waiting_for_approval_gives_up_quick_mode_with_the_lane(vault, sock_dir):
+    gate = ApprovalGate("writes")
+    approval.attach(vault, gate)
+    gate.attend()
+    requested = threading.Event()
+    vault.bus.subscribe(lambda e: requested.set() if isinstance(e, ApprovalRequested) else None)
+    before = (sys.getswitchinterval(), gc.isenabled())
+    async with serving(vault, sock_dir / "s.sock") as host:
+        async with uds_client(host.socket_path, name="writer") as writer:
+            write = asyncio.ensure_future(writer.call_tool("write", {"path": "new.md", "content": "x" * 1_100_000}))
+            assert await asyncio.to_thread(requested.wait, 20)
+            for _ in range(100):  # the lane looks at the caller's wait every 0.1 s
+                if not lane.stats["running"]:
+                    break
+                await asyncio.sleep(0.02)
+            waiting = (sys.getswitchinterval(), gc.isenabled(), lane.stats["running"])
+            [pending] = gate.pending()
+            gate.decide(pending.id, True)
+            written = await write
+    assert not written.is_error, written
+    assert waiting == (*before, 0), waiting
+    assert (sys.getswitchinterval(), gc.isenabled(), handoffs.quick_holds()) == (*before, 0)
