@@ -16,23 +16,27 @@ gives the lane up while it waits (its bytes are already on disk in a temporary f
 remains after the key is small), so the person's pace never blocks other agents' big calls.
 The person's own actions (TUI, CLI) do not go through the MCP layer and never wait here.
 
-One heavy call at a time still shares the interpreter with every small call, and measured beside
-two abusive agents (tests/reliability/test_budgets.py's scenario, bench/bench_budgets.py) a small
-call's wait came from three places: (1) hand-offs: a small call needs the interpreter a dozen
-times or more (each wake of the event loop, the hand-over to its worker thread, each system call
-of the read), and each time a thread running a heavy call's Python keeps it up to CPython's
-switch interval, 5 ms; (2) full collections: a heavy call's allocations (the answer of a
-330,000-link note) set off the cyclic collector's full passes over every object of the index,
-50-85 ms each in one C call during which no other thread runs (5-6 per 20 s of abuse); (3) single
-C calls of a heavy call over a whole 10 MB note (count, replace, decode: 5-55 ms each under
-load). Work on the event loop itself was rare (6 loop turns over 20 ms in 18,000). So while a
-heavy call holds the lane, the switch interval is QUICK_S (0.5 ms, through core.handoffs, the
-one owner of that process-global) and the collector's automatic passes wait (core.memory's
-counted pause): a small call then waits at most ~0.5 ms per hand-off plus the heavy call's
-current C call, and no full pass starts inside a heavy call (its short-lived objects die before
-the collector next runs, so they no longer set off full passes: 3 in 20 s instead of 5-6). Both
-come back when the lane is given up (also while its holder waits for the person). Source (3) is
-not bounded here: its C calls are the heavy call's own, at most a few tens of milliseconds each.
+One heavy call at a time still shares the interpreter with every small call. Measured beside
+two abusive agents (tests/reliability/test_budgets.py's scenario, bench/bench_budgets.py), a
+small call's wait came from three places: (1) hand-offs: a small call needs the interpreter many
+times (each wake of the event loop, the hand-over to its worker thread and back, each system
+call of the read), and each time a thread running a heavy call's Python keeps it up to CPython's
+switch interval, 5 ms; (2) full collections: heavy calls' allocations (objects kept alive across
+many young collections while the call runs) set off the cyclic collector's full passes over
+every object of the index, 50-85 ms each in one C call during which no other thread runs (5-6
+per 20 s of abuse); (3) single C calls of a heavy call over a whole 10 MB note (count, replace,
+decode: 5-55 ms each under load). Work on the event loop itself was rare (6 loop turns over
+20 ms in 18,000). So while a heavy call holds the lane, the switch interval is 0.5 ms
+(core.handoffs, the one owner of that process-global) and the collector's automatic passes wait
+(core.memory's counted pause): a small call then waits at most ~0.5 ms per hand-off plus the
+heavy call's current C call, and no full pass starts inside a heavy call (its short-lived
+objects die before the collector next runs, so they no longer set off full passes: 3 per 20 s).
+Both come back when the lane is given up, also while its holder waits for the person. Side by
+side in six pairs of 20 s rounds at load 2.3-3.8, the small read's p95 went from 38-61 ms
+(median 48) to 31-45 ms (median 34), its max from 96-208 ms (median 141) to 79-147 ms (median
+110), and the abusers got more calls done (283 -> 330 on average). Source (3) is not bounded
+here: those C calls are the heavy call's own, a few tens of milliseconds each.
+`VAULTWATCH_LANE_QUICK=0` turns the quick mode off (for those before/after figures).
 """
 from __future__ import annotations
 

@@ -8,8 +8,9 @@ links, rewriting that note whole, renaming it (its link rewrite is refused befor
 frontmatter block of 3 MB, broad searches and listings. vaultwatch serves agents from worker threads of one interpreter, so a call that holds
 the interpreter in one long C call (splitting a 40 MB note into words for an error hint, say) stops
 every other agent for as long; six heavy calls at once put a small read at p95 458 ms, load ~11 (the
-lane of mcp_server/lane.py runs heavy calls one at a time; tests/mcp_server/test_lane.py proves
-that mechanism).
+lane of mcp_server/lane.py runs heavy calls one at a time, with 0.5 ms hand-offs and the
+collector held off while one runs; tests/mcp_server/test_lane.py proves that mechanism, and
+bench/bench_budgets.py times this scenario with and without the quick mode).
 
 The test's bound is generous (a real stall of seconds crosses it, the machine's load does not);
 the exact figures (the well-behaved agent's p50/p95/max alone and beside the abuser) go to
