@@ -176,6 +176,7 @@ def locate(root_real: str, default_socket: str | None, *, spawn: bool = True,
     free_since: float | None = None
     child: subprocess.Popen | None = None
     starts = 0
+    failed: Exception | None = None  # the last start that raised (no process, fd limits, a start race)
     while True:
         now = time.monotonic()
         h = holder(root_real)
@@ -196,10 +197,19 @@ def locate(root_real: str, default_socket: str | None, *, spawn: bool = True,
             free_since = now if free_since is None else free_since
             if spawn and now - free_since >= grace and (child is None or child.poll() is not None):
                 if starts >= 3:
+                    if failed is not None:
+                        raise BridgeError(f"the headless server for {root_real} could not be started: "
+                                          f"{type(failed).__name__}: {failed}; "
+                                          f"start it by hand with `vaultwatch serve {root_real} --headless`")
                     raise BridgeError(f"the headless server for {root_real} did not start; its log "
                                       f"{log_path(root_real)} says: {_log_tail(root_real) or 'nothing'}")
-                child = spawn_headless(root_real, default_socket, idle_exit)
                 starts += 1
+                try:
+                    child = spawn_headless(root_real, default_socket, idle_exit)
+                except (OSError, ValueError, subprocess.SubprocessError) as exc:
+                    # a start that raised (e.g. ValueError('bad value(s) in fds_to_keep'), as a worker
+                    # start did in the TUI) is a failed start: tried again, then said to the client
+                    child, failed = None, exc
         if now > deadline:
             what = ("started a headless server that did not answer" if child is not None
                     else "found no server")

@@ -120,6 +120,49 @@ async def test_a_bare_socket_nothing_listens_on_is_said_to_the_client_and_a_serv
         assert await bridge.exit_code() == 0
 
 
+async def test_a_headless_start_that_raises_is_said_to_the_client_and_the_bridge_does_not_crash(
+        demo_vault, sock_dir, tmp_path):
+    """A start of the headless server that raises (here the state folder, where its log goes, lies
+    under a file) is a failed start: the real bridge tells the client why and how to go on, call
+    after call, instead of dying with a traceback (it did before)."""
+    (tmp_path / "a-file").write_text("not a folder")
+    runtime = sock_dir / "rt"
+    runtime.mkdir(mode=0o700)
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "a-file" / "state"), XDG_RUNTIME_DIR=str(runtime))
+    bridge = await RawBridge.start("--vault", str(demo_vault), env=env)
+    for i in (1, 2):
+        await bridge.send({**INIT, "id": i})
+        refused = await bridge.receive(timeout=30)
+        assert refused["id"] == i and refused["error"]["code"] == -32603, refused
+        message = refused["error"]["message"]
+        assert "could not be started: NotADirectoryError" in message and "vaultwatch serve" in message, message
+    bridge.proc.stdin.close()
+    assert await bridge.exit_code() == 0
+    assert "Traceback" not in await bridge.stderr()
+
+
+@pytest.mark.parametrize("error", [OSError(11, "Resource temporarily unavailable"),
+                                   # what a process start raised inside the TUI under 20 agents
+                                   ValueError("bad value(s) in fds_to_keep")])
+def test_a_headless_start_that_raises_is_tried_three_times_then_refused_saying_why(tmp_path, sock_dir, monkeypatch,
+                                                                                   error):
+    from mcp_server import launch
+
+    tries = []
+
+    def popen(*args, **kwargs):
+        tries.append(args)
+        raise error
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(launch.subprocess, "Popen", popen)
+    vault = tmp_path / "v"
+    vault.mkdir()
+    with pytest.raises(launch.BridgeError, match=f"could not be started: {type(error).__name__}"):
+        launch.locate(str(vault), str(sock_dir / "s.sock"), timeout=10)
+    assert len(tries) == 3
+
+
 async def test_a_write_in_flight_when_the_app_goes_away_is_answered_maybe_applied_and_the_bridge_goes_on(
         demo, sock_dir):
     started = asyncio.Event()
