@@ -34,8 +34,11 @@ objects die before the collector next runs, so they no longer set off full passe
 Both come back when the lane is given up, also while its holder waits for the person. Side by
 side in six pairs of 20 s rounds at load 2.3-3.8, the small read's p95 went from 38-61 ms
 (median 48) to 31-45 ms (median 34), its max from 96-208 ms (median 141) to 79-147 ms (median
-110), and the abusers got more calls done (283 -> 330 on average). Source (3) is not bounded
-here: those C calls are the heavy call's own, a few tens of milliseconds each.
+110), and the abusers got more calls done (283 -> 330 on average). Source (3): edit's counts and
+replaces over a big note run in 1 MiB pieces (core.edit.pieces, the builtins' exact answers),
+so the interpreter can be handed over between pieces (three more pairs at load 1.9-4.2: p95 25-30
+ms against 29-37 ms with those calls whole); a heavy call's other single C calls (decoding and
+encoding the note) are still whole, a few to tens of milliseconds each.
 `VAULTWATCH_LANE_QUICK=0` turns the quick mode off (for those before/after figures).
 """
 from __future__ import annotations

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.disk.paths import check_new_name, is_hidden, normalize
 from core.disk.safeio import Loc, locate, open_at
-from core.edit import fmedit
+from core.edit import fmedit, pieces
 from core.edit.atomic import (
     O_DIRECTORY,
     Hook,
@@ -244,7 +244,7 @@ def _human_attestations(data: bytes | None) -> Counter:
 
 def _frontmatter_ok(text: str) -> tuple[bool, str | None]:
     """(has a block, error) for a note's text."""
-    folded = text.replace("\r\n", "\n").replace("\r", "\n")
+    folded = pieces.replace(pieces.replace(text, "\r\n", "\n"), "\r", "\n")
     block, _ = split_frontmatter(folded)
     if block is None:
         return False, None
@@ -252,14 +252,14 @@ def _frontmatter_ok(text: str) -> tuple[bool, str | None]:
 
 
 def _uniform_crlf(text: str) -> bool:
-    n = text.count("\n")
-    return n > 0 and text.count("\r\n") == n
+    n = pieces.count(text, "\n")
+    return n > 0 and pieces.count(text, "\r\n") == n
 
 
 def line_summary(old: str, new: str) -> str:
     """+added -removed lines between two versions of a note's text."""
     # counted before splitting: splitlines of a 40 MB note is one C call of ~0.3 s that holds the interpreter
-    if old.count("\n") + new.count("\n") > 40_000:
+    if pieces.count(old, "\n") + pieces.count(new, "\n") > 40_000:
         return f"rewritten ({len(old)} -> {len(new)} characters)"
     a, b = old.splitlines(), new.splitlines()
     if len(a) + len(b) > 40_000:
@@ -373,12 +373,13 @@ class Writer:
 
         def change(text: str) -> tuple[str, str, tuple[str, ...]]:
             work, back = text, None
-            count = text.count(old_text)
+            # piece by piece (core.edit.pieces): one C call over a 10 MB note held the interpreter
+            count = pieces.count(text, old_text)
             old, new = old_text, new_text
             if count == 0 and _uniform_crlf(text) and "\r" not in old_text:
-                work, back = text.replace("\r\n", "\n"), "\r\n"
+                work, back = pieces.replace(text, "\r\n", "\n"), "\r\n"
                 new = new_text.replace("\r\n", "\n")
-                count = work.count(old)
+                count = pieces.count(work, old)
             if count == 0:
                 hint = ""
                 squeezed = " ".join(old_text.split())
@@ -395,9 +396,9 @@ class Writer:
                 times = "at least 2 times, overlapping" if overlapping else f"{count} times"
                 raise EditError(f"old_text matches {times} (at lines {lines}); include more surrounding "
                                 "text so it matches once, or pass replace_all=true", "ambiguous_match")
-            result = work.replace(old, new) if replace_all else work.replace(old, new, 1)
+            result = pieces.replace(work, old, new) if replace_all else work.replace(old, new, 1)
             if back:
-                result = result.replace("\n", back)
+                result = pieces.replace(result, "\n", back)
             times = f" ({count} replacements)" if count > 1 else ""
             return result, line_summary(text, result) + times, ()
 
