@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from core.markdown import mdlex
@@ -87,23 +88,33 @@ def _body_start(text: str) -> int:
 
 def styled_lines(text: str, max_chars: int | None = None) -> list[Line]:
     """The note's lines with their kinds and spans (see the module doc)."""
+    return [line for line in iter_styled_lines(text, max_chars) if line is not None]
+
+
+def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line | None]:
+    """`styled_lines` one line at a time, for a caller that must stay responsive (the preview's
+    worker takes them in time-bounded slices and hands the interpreter back between them).
+
+    The passes over the whole text (code blocks, links, tags, headings: about a third of the
+    work, ~20 ms on a 5,000-line note) come first; None is yielded between them (each a few ms),
+    where such a caller can rest too. Then each line is read when it is asked for."""
     if max_chars is not None and len(text) > max_chars:
         cut = text.rfind("\n", 0, max_chars)
         text = text[:cut] if cut > 0 else text[:max_chars]
     b = _body_start(text)
-    out: list[Line] = []
     pos = 0
     if b:
         fm = text[:b].split("\n")
         if fm and fm[-1] == "":
             fm.pop()
         for i, line in enumerate(fm):
-            out.append(Line("frontmatter_fence" if i == 0 or i == len(fm) - 1 else "frontmatter", line, pos))
+            yield Line("frontmatter_fence" if i == 0 or i == len(fm) - 1 else "frontmatter", line, pos)
             pos += len(line) + 1
     body = text[b:]
     blocks = mdlex.code_blocks(body)
     inline = mdlex.inline_hidden(body, blocks)
     scan = mdlex.masked(body, sorted(blocks + inline))  # offsets of the body
+    yield None
     spans: list[tuple[int, int, Span]] = []  # (body start, body end, span with body offsets)
     for a, z in inline:
         spans.append((a, z, Span("code" if body[a] == "`" else "comment", a, z)))
@@ -111,12 +122,14 @@ def styled_lines(text: str, max_chars: int | None = None) -> list[Line]:
         if t.target or t.heading:
             spans.append((_link_start(scan, t), _link_end(scan, t), Span(
                 t.kind, 0, 0, Link(t.target, t.kind, t.heading, t.alias))))
+    yield None
     for a, z, tag in mdlex.tag_spans(scan):
         spans.append((a, z, Span("tag", a, z, None, tag)))
     for a, z, bid in mdlex.block_id_spans(scan):
         spans.append((a, z, Span("block_id", a, z, None, bid)))
     spans.sort(key=_first)
     heads = {h.start: h for h in mdlex.headings(scan, 0, body)}
+    yield None
     lines = body.split("\n")
     if lines and lines[-1] == "" and body:
         lines.pop()
@@ -229,8 +242,7 @@ def styled_lines(text: str, max_chars: int | None = None) -> list[Line]:
                 line_spans.append(Span(m.lastgroup or "bold", m.start(), m.end()))
         if len(line_spans) > 1:
             line_spans.sort(key=_span_order)
-        out.append(Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans)))
-    return out
+        yield Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans))
 
 
 def _cell_count(row: str) -> int:

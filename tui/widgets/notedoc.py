@@ -110,19 +110,20 @@ class NoteDoc:
                 self._rest = 0
             return len(self.display) > before
 
-    def adopt(self, earlier: NoteDoc) -> None:
+    def adopt(self, earlier: NoteDoc) -> bool:
         """Keep what `earlier` (the same note lexed from a prefix, for its first screen) has
-        rendered, when its lines read as this doc's do; else render them again."""
+        rendered, when its lines read as this doc's do (True); else render them again (False)."""
         with earlier._lock, self._lock:
             k = earlier.next
             if self.next or k > len(self.source) or earlier.width != self.width \
                     or list(earlier.source[:k]) != list(self.source[:k]):
-                return
+                return False
             self.display = list(earlier.display)
             if self.ctx is not None and earlier.ctx is not None:
                 self.ctx.links[:] = earlier.ctx.links
             self.next = k
             self._rest -= sum(_estimate(self.source[i], self.width) for i in range(k))
+            return True
 
 
 def note_doc(lines: Sequence[Line], ctx: Context, width: int, max_lines: int, *, more: int = 0,

@@ -111,7 +111,11 @@ class Context:
 
 def body_lines(text: str, max_chars: int | None = None) -> list[Line]:
     """The lexer's lines of a note without its frontmatter block (the preview shows that apart)."""
-    lines = styled_lines(text, max_chars)
+    return without_frontmatter(styled_lines(text, max_chars))
+
+
+def without_frontmatter(lines: list[Line]) -> list[Line]:
+    """The lexer's lines after the frontmatter block."""
     n = 0
     while n < len(lines) and lines[n].kind in ("frontmatter_fence", "frontmatter"):
         n += 1

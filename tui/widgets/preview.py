@@ -1,7 +1,8 @@
 """The preview: a note's OKF facts and frontmatter table, its rendered body, links and backlinks.
 
-The note is read, rendered and wrapped in a thread worker (never on the UI thread), in
-batches: the first screenful is shown as soon as it is ready and the rest extends the body
+The note is read, lexed, rendered and wrapped in a thread worker (never on the UI thread), in
+slices with rests between them (and the garbage it makes collected there: `_rested`): the
+first screenful is shown as soon as it is ready and the rest extends the body
 (`NoteBody`, drawn with the Line API) while keys stay live; wiki links are clickable (and listed below the body for the keyboard: tab to the list, enter to follow);
 `backspace` goes back. The preview re-reads its note when the index says it changed. Its
 header (title, OKF facts, frontmatter table) is built in `notehead`.
@@ -29,7 +30,9 @@ from core.disk.reader import note_bytes
 from core.errors import VaultError
 from core.index.snapshot import Snapshot
 from core.links import resolve as linkmap
+from core.markdown.lines import Line, iter_styled_lines
 from core.markdown.parse import decode
+from core.memory import collect, pending_objects
 from core.model import Entry
 
 from .. import spans
@@ -38,7 +41,7 @@ from ..similarity import similar_paths
 from .notebody import NoteBody
 from .notedoc import NoteDoc, note_doc
 from .notehead import note_head, note_meta
-from .noterender import Context, Styles, body_lines, theme_styles
+from .noterender import Context, Styles, body_lines, theme_styles, without_frontmatter
 from .problems import Problem
 
 MAX_READ_BYTES = 4 * 1024 * 1024
@@ -47,8 +50,44 @@ FIRST_LINES = 80  # display lines in the first batch: a screenful at 240x70
 FIRST_CHARS = 16_000  # a longer note's first screen is lexed from a prefix this long (~4 ms)
 WORK_S = 0.002  # the worker renders this long, then rests REST_S (keys stay live meanwhile)
 REST_S = 0.003
+AFTER_PAINT_S = 0.0  # the worker rests this long after the first screen was painted (then lexes the rest)
 FIRST_PAINT_WAIT_S = 0.5  # the worker waits (at most) this long for the first screen to be painted
 BATCH_S = 0.1  # the body's height follows the rendered lines at most this often
+YOUNG_OBJECTS = 2_000  # the worker collects the young generations itself past this many (_rested)
+
+
+def _rested(worker) -> bool:
+    """Between two of the worker's slices: collect the young generations once YOUNG_OBJECTS
+    objects piled up, then hand the interpreter to the UI thread for REST_S. False when the load
+    was cancelled.
+
+    The UI thread gets the interpreter at once (a thread that holds it makes every hop of the
+    event loop wait its switch interval, 5 ms). The collection: the app collects garbage itself
+    (tui.gcpolicy), when input is quiet, or, while keys come, once 100,000 young objects piled
+    up; a 5,000-line note's lexed lines and rich Texts are most of that many, so the pass over
+    all of them (30-45 ms at 100k notes) fell on the UI thread between two keys. A pass over the
+    few thousand of the last slices takes 0.1-1 ms here, and what survives it (the note's lines)
+    goes to the old generation, out of the collector's young passes."""
+    if pending_objects() >= YOUNG_OBJECTS:
+        collect(1)
+    time.sleep(REST_S)
+    return not worker.is_cancelled
+
+
+def _lexed(text: str, worker) -> list[Line] | None:
+    """The whole note's lines (as noterender.body_lines), read from the lexer in slices of
+    WORK_S with a rest after each (None: the load was cancelled)."""
+    lines: list[Line] = []
+    found = iter_styled_lines(text)
+    deadline = time.perf_counter() + WORK_S
+    for line in found:
+        if line is not None:  # (None: between the lexer's passes over the whole text)
+            lines.append(line)
+        if time.perf_counter() >= deadline:
+            if not _rested(worker):
+                return None
+            deadline = time.perf_counter() + WORK_S
+    return without_frontmatter(lines)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,19 +313,23 @@ class Preview(VerticalScroll, can_focus=True):
             # the first screen is painted before the rest is lexed and rendered: a frame drawn
             # while this thread runs gets the interpreter only every switch interval (5 ms)
             painted.wait(FIRST_PAINT_WAIT_S)
+            # then the app reacts to the note shown (the list's and tree's cursors, the footer's
+            # keys for the focus): the worker leaves the interpreter to it a while, and then
+            # collects what it made (the collector's quiet pass has not come: keys do)
+            time.sleep(AFTER_PAINT_S)
+            if not _rested(worker):
+                return
             if prefix:
-                whole = note_doc(body_lines(text), Context(resolve, [], styles, width), width, MAX_LINES)
-                if worker.is_cancelled:
+                whole_lines = _lexed(text, worker)
+                if whole_lines is None:
                     return
+                whole = note_doc(whole_lines, Context(resolve, [], styles, width), width, MAX_LINES)
                 self.app.call_from_thread(self._adopt, whole, seq)
                 doc = whole
             posted = time.monotonic()
             while not doc.complete:
                 doc.extend(None, WORK_S)
-                # the UI thread gets the interpreter between short steps, at once: a thread that
-                # holds it makes every hop of the event loop wait its switch interval (5 ms)
-                time.sleep(REST_S)
-                if worker.is_cancelled:
+                if not _rested(worker):
                     return
                 if time.monotonic() - posted >= BATCH_S:
                     self.app.call_from_thread(self._more, seq)
@@ -319,8 +362,7 @@ class Preview(VerticalScroll, can_focus=True):
         if seq != self._seq:
             return
         if self._body.is_mounted:
-            doc.adopt(self._body.doc)
-            self._body.set_doc(doc)
+            self._body.adopt(doc, doc.adopt(self._body.doc))
         elif self._pending_parts is not None:
             meta, old, links, backlinks, complete = self._pending_parts
             doc.adopt(old)
