@@ -12,8 +12,8 @@ long runner.
 Quick blocks nest and overlap across threads: they are counted, and the interval comes back to
 what it was before the first only when the last one ends. The MCP server's lane
 (mcp_server/lane.py) holds one while an agent's heavy call runs. Nothing else in core or
-mcp_server calls `sys.setswitchinterval`; the TUI's approval dialog still sets it itself
-(tui/approvaldialog.py QuickHandoffs, to the same 0.5 ms) and is to move here.
+mcp_server or tui calls `sys.setswitchinterval`; the TUI's approval dialog holds one block per
+decided change until its answer is out (tui/approvaldialog.py QuickHandoffs).
 """
 from __future__ import annotations
 

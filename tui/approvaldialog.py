@@ -14,7 +14,6 @@ puts it back.
 """
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from typing import ClassVar
@@ -26,41 +25,39 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
+from core import handoffs
 from core.review import approval
 from core.review.approval import Pending
 
 from .diffview import DiffDoc, DiffView, Piece, render_diff, render_files
 
 FINISH_WAIT = 0.5  # s: the approval dialog closes at the latest this long after the decision
-QUICK_SWITCH_S = 0.0005  # s: the interpreter's switch interval while an answered change is written and answered
+QUICK_SWITCH_S = handoffs.QUICK_S  # s: the interpreter's switch interval while an answered change is written and answered
 QUICK_GRACE_S = 0.3  # s: kept this long after the call finished (its answer is sent after that)
 
 
 class QuickHandoffs:
-    """The process's switch interval at QUICK_SWITCH_S while any decided change's call runs (see module doc)."""
+    """The process's switch interval at QUICK_SWITCH_S while any decided change's call runs (see module
+    doc): one counted quick block of core.handoffs (the interval's one owner) per change, so it
+    overlaps the MCP lane's own blocks without either putting back a stale interval."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._ids: set[int] = set()
-        self._saved: float | None = None
 
     def start(self, pending_id: int) -> None:
         with self._lock:
-            if not self._ids:
-                self._saved = sys.getswitchinterval()
-                sys.setswitchinterval(min(self._saved, QUICK_SWITCH_S))
-            self._ids.add(pending_id)
+            if pending_id not in self._ids:
+                self._ids.add(pending_id)
+                handoffs.begin_quick()
 
     def stop(self, pending_id: int | None = None) -> None:
         """That call's answer is out (None: all of them, e.g. the app leaves)."""
         with self._lock:
-            if pending_id is None:
-                self._ids.clear()
-            else:
-                self._ids.discard(pending_id)
-            if not self._ids and self._saved is not None:
-                sys.setswitchinterval(self._saved)
-                self._saved = None
+            ended = set(self._ids) if pending_id is None else self._ids & {pending_id}
+            self._ids -= ended
+            for _ in ended:
+                handoffs.end_quick()
 
     @property
     def active(self) -> bool:

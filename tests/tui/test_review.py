@@ -353,3 +353,27 @@ async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answe
                 await wait_for(lambda: not isinstance(app.screen, ApprovalScreen), 5)
     assert at_decision == [QUICK_SWITCH_S, QUICK_SWITCH_S] and normal > QUICK_SWITCH_S
     assert sys.getswitchinterval() == normal
+
+
+def test_the_dialogs_quick_handoffs_and_the_lanes_share_one_owner():
+    """The approval dialog and the MCP lane both lower the switch interval (core.handoffs counts
+    them). In the order lane held -> key pressed -> heavy call done -> dialog's grace over, the
+    process's own interval comes back; a dialog that saved and restored the interval itself put
+    back the lane's 0.5 ms and left it there."""
+    import sys
+
+    from core import handoffs
+    from tui.approvaldialog import QUICK_SWITCH_S, QuickHandoffs
+
+    normal = sys.getswitchinterval()
+    quick = QuickHandoffs()
+    handoffs.begin_quick()  # the lane holds an agent's heavy call
+    quick.start(7)  # the person approves a change: its call runs with quick hand-offs
+    quick.start(7)  # the same change again (a second key): still one block
+    handoffs.end_quick()  # the heavy call is done
+    assert sys.getswitchinterval() == QUICK_SWITCH_S and quick.active  # the approved call's answer is not out yet
+    quick.stop(7)
+    assert sys.getswitchinterval() == normal and handoffs.quick_holds() == 0 and not quick.active
+    quick.start(1), quick.start(2)
+    quick.stop()  # the app leaves: every block ends
+    assert sys.getswitchinterval() == normal and handoffs.quick_holds() == 0
