@@ -190,3 +190,33 @@ async def test_the_young_objects_of_a_long_render_never_pile_up_while_keys_come(
                 await asyncio.sleep(0.004)
         peak = max(peak, gc.get_count()[0])
         assert peak < BACKSTOP // 2, peak  # (without the worker's collections: past 100,000)
+
+
+async def test_opening_notes_rebuilds_the_footer_only_when_back_comes_or_goes(tmp_path: Path, app_for) -> None:
+    """Every binding refresh rebuilds the footer (10-30 ms, and its garbage): a key pressed just
+    after a long note opened waited for it. The preview refreshes the bindings only when `back`
+    becomes available or stops being so."""
+    app = app_for(vault_with_long_note(tmp_path, 50))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        preview = app.main.preview
+        published: list[object] = []
+        app.screen.bindings_updated_signal.subscribe(preview, published.append)
+        for path in ("Short.md", "Zed.md", "Long.md", "Short.md"):  # each remembered for `back`
+            app.main.open_note(path)
+            await settle(app)
+        assert len(preview.history) == 4
+        assert len(published) == 1  # the first: `back` came
+        app.set_focus(preview)
+        await pilot.pause()
+        assert app.screen.active_bindings["backspace"].enabled
+        published.clear()
+        for _ in range(3):
+            await pilot.press("backspace")
+            await settle(app)
+        assert len(preview.history) == 1 and published == []
+        await pilot.press("backspace")
+        await settle(app)
+        assert preview.history == [] and len(published) == 1  # the last: `back` went
+        active = app.screen.active_bindings
+        assert "backspace" not in active or not active["backspace"].enabled

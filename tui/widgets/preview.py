@@ -50,7 +50,6 @@ FIRST_LINES = 80  # display lines in the first batch: a screenful at 240x70
 FIRST_CHARS = 16_000  # a longer note's first screen is lexed from a prefix this long (~4 ms)
 WORK_S = 0.002  # the worker renders this long, then rests REST_S (keys stay live meanwhile)
 REST_S = 0.003
-AFTER_PAINT_S = 0.0  # the worker rests this long after the first screen was painted (then lexes the rest)
 FIRST_PAINT_WAIT_S = 0.5  # the worker waits (at most) this long for the first screen to be painted
 BATCH_S = 0.1  # the body's height follows the rendered lines at most this often
 YOUNG_OBJECTS = 2_000  # the worker collects the young generations itself past this many (_rested)
@@ -204,9 +203,10 @@ class Preview(VerticalScroll, can_focus=True):
             # loading it again would start a long note's render over and scroll it home
             return
         if push and self.path is not None and self.path != path:
+            if not self.history:  # `back` becomes available: the footer shows it
+                self.refresh_bindings()  # (only then: the footer is built anew each time, 10-30 ms)
             self.history.append(self.path)
             del self.history[:-100]
-            self.refresh_bindings()
         self.wanted = path
         self._load(path, self.session.snapshot, self.session.clock, keep_scroll)
 
@@ -313,10 +313,8 @@ class Preview(VerticalScroll, can_focus=True):
             # the first screen is painted before the rest is lexed and rendered: a frame drawn
             # while this thread runs gets the interpreter only every switch interval (5 ms)
             painted.wait(FIRST_PAINT_WAIT_S)
-            # then the app reacts to the note shown (the list's and tree's cursors, the footer's
-            # keys for the focus): the worker leaves the interpreter to it a while, and then
-            # collects what it made (the collector's quiet pass has not come: keys do)
-            time.sleep(AFTER_PAINT_S)
+            # what the app made showing the first screen is collected here (while keys come, the
+            # collector's quiet pass does not)
             if not _rested(worker):
                 return
             if prefix:
@@ -460,7 +458,8 @@ class Preview(VerticalScroll, can_focus=True):
     def action_back(self) -> None:
         if self.history:
             self.show(self.history.pop())
-            self.refresh_bindings()
+            if not self.history:  # nothing left to go back to: the footer stops offering it
+                self.refresh_bindings()
         else:
             self.app.bell()
 
