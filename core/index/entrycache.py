@@ -187,21 +187,27 @@ def _decode(t: tuple, links: list[Link]) -> Entry:
     return out[t[0]]
 
 
-def decode_rows(rows: list[tuple], racy: int, links: list[Link], out: dict[str, Entry]) -> None:
+def decode_rows(rows: list[tuple], racy: int, links: list[Link], out: dict[str, Entry],
+                shared: dict | None = None) -> None:
     """Decode every row whose mtime is safely before `racy` into `out` (by path): one loop.
 
     The warm start's hot path (100k rows): no call per row but make_entry; a note's links are
     the table's shared Links, by position (an out-of-range position raises IndexError).
+    `shared` (one dict for all the buckets of a load) makes equal sizes and character counts
+    one int object across buckets (marshal shares them within a bucket only): at 100k notes a
+    few thousand distinct values stood for 200k ints (the load's RSS 6 MB less, for ~13 ms of
+    this loop's ~200 ms). Sharing tag tuples too saved 1.5 MB more for as much time again.
     """
     fromordinal = dt.date.fromordinal
     fromiso = dt.datetime.fromisoformat
+    share = (shared if shared is not None else {}).setdefault
     for t in rows:
         if t[3] >= racy:
             continue
         ids = t[8]
         sd, si = t[15], t[16]
-        out[t[0]] = make_entry(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7],
-                               tuple([links[i] for i in ids]) if ids else (), t[9], t[10], t[11], t[12],
+        out[t[0]] = make_entry(t[0], t[1], share(t[2], t[2]), t[3], t[4], t[5], t[6], t[7],
+                               tuple([links[i] for i in ids]) if ids else (), share(t[9], t[9]), t[10], t[11], t[12],
                                t[13], t[14], fromordinal(sd) if sd is not None else None,
                                fromiso(si) if si is not None else None, t[17])
 
@@ -326,6 +332,7 @@ class EntryCache:
             return {}, [self.disabled]
         problems = [self._reset_reason] if self._reset_reason else []
         out: dict[str, Entry] = {}
+        shared: dict = {}  # equal small values, one object for every bucket (decode_rows)
         bad: list[str] = []
         try:
             got = con.execute("SELECT data FROM links WHERE id = 0").fetchone()
@@ -344,7 +351,7 @@ class EntryCache:
                 try:
                     written, rows = decode_bucket(row[0])
                     decoded: dict[str, Entry] = {}
-                    decode_rows(rows, written - RACY_NS, links, decoded)  # mtime safely before the write
+                    decode_rows(rows, written - RACY_NS, links, decoded, shared)  # mtime safely before the write
                 except (ValueError, EOFError, TypeError, IndexError, OverflowError) as exc:
                     bad.append(repr(exc))
                     self._dirty.add(bid)
