@@ -1,7 +1,7 @@
 """TUI benchmark on a vaultgen vault: first paint from process start, filter keystroke -> list
 updated, scrolling frame time, agent call -> activity row, and RSS. Prints JSON.
 
-    python bench/bench_tui.py [--notes 100000] [--vault PATH] [--launches 5] [--no-launch]
+    python bench/bench_tui.py [--notes 100000] [--vault PATH] [--launches 5] [--no-launch] [--only-long-note]
 
 Targets (issue 5): first paint <= 0.5 s whatever the vault size; filter keystroke -> list
 updated <= 50 ms at 100k; scroll frames < 16 ms; agent call -> row <= 100 ms; RSS <= 350 MB;
