@@ -6,12 +6,13 @@ Positions index the snapshot's notes-only order (code-point order of path).
 """
 from __future__ import annotations
 
+import datetime as dt
 from array import array
 from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from itertools import compress
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any
 
 from core.clock import Clock
@@ -157,37 +158,82 @@ def _union(inv: dict[str, array], keys: list[str]) -> set[int]:
     return out
 
 
+class _Due:
+    """Notes' due moments in (moment, position) order, as two arrays: `keys` (a date's ordinal,
+    or an instant in microseconds since the epoch) and `positions`. A tuple of (date, position)
+    pairs per note was 6.5 MB at 100k notes (issue 16); these arrays are 0.7 MB."""
+
+    __slots__ = ("keys", "positions")
+
+    def __init__(self, pairs: Iterable[tuple[int, int]] = ()) -> None:
+        ordered = sorted(pairs)
+        self.keys = array("q", [k for k, _ in ordered])
+        self.positions = array("i", [i for _, i in ordered])
+
+    def copy(self) -> _Due:
+        out = _Due()
+        out.keys, out.positions = array("q", self.keys), array("i", self.positions)
+        return out
+
+    def _at(self, key: int, position: int) -> int:
+        lo = bisect_left(self.keys, key)
+        return bisect_left(self.positions, position, lo, bisect_right(self.keys, key, lo))
+
+    def add(self, key: int, position: int) -> None:
+        j = self._at(key, position)
+        self.keys.insert(j, key)
+        self.positions.insert(j, position)
+
+    def remove(self, key: int, position: int) -> None:
+        j = self._at(key, position)
+        self.keys.pop(j)
+        self.positions.pop(j)
+
+    def upto(self, key: int) -> array:
+        """Positions whose moment is at or before `key`."""
+        return self.positions[: bisect_right(self.keys, key)]
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_MICROSECOND = dt.timedelta(microseconds=1)
+
+
+def _day(d: dt.date) -> int:
+    return d.toordinal()
+
+
+def _micros(instant: dt.datetime) -> int:
+    """An aware instant as whole microseconds since the epoch (exact: no float)."""
+    return (instant - _EPOCH) // _MICROSECOND
+
+
 def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
     """Positions of the notes whose stale_after has been reached as of `clock`."""
-    def build() -> tuple[tuple, tuple]:
+    def build() -> tuple[_Due, _Due]:
         entries = notes(snapshot)[1]
-        dated = sorted((e.stale_date, i) for i, e in enumerate(entries) if e.stale_date is not None)
-        timed = sorted((e.stale_instant, i) for i, e in enumerate(entries) if e.stale_instant is not None)
-        return tuple(dated), tuple(timed)  # tuples of (date, int): untracked by the collector
+        return (_Due((_day(e.stale_date), i) for i, e in enumerate(entries) if e.stale_date is not None),
+                _Due((_micros(e.stale_instant), i) for i, e in enumerate(entries) if e.stale_instant is not None))
 
     @patching(snapshot)
-    def patch(old: tuple[tuple, tuple], base: Snapshot, changed: frozenset[str]) -> tuple[tuple, tuple]:
+    def patch(old: tuple[_Due, _Due], base: Snapshot, changed: frozenset[str]) -> tuple[_Due, _Due]:
         paths, entries = notes(snapshot)
         before = notes(base)[1]
-        dated, timed = list(old[0]), list(old[1])
+        dated, timed = old[0].copy(), old[1].copy()
         for i in changed_positions(paths, changed):
-            for lst, field in ((dated, "stale_date"), (timed, "stale_instant")):
+            for due, field, key in ((dated, "stale_date", _day), (timed, "stale_instant", _micros)):
                 was, now = getattr(before[i], field), getattr(entries[i], field)
                 if was == now:
                     continue
                 if was is not None:
-                    lst.pop(bisect_left(lst, (was, i)))
+                    due.remove(key(was), i)
                 if now is not None:
-                    insort(lst, (now, i))
-        return tuple(dated), tuple(timed)
+                    due.add(key(now), i)
+        return dated, timed
 
     dated, timed = snapshot.cached("stale", build, patch)
-    out = set(map(_second, dated[: bisect_right(dated, clock.today(), key=_first)]))
-    out.update(map(_second, timed[: bisect_right(timed, clock.now(), key=_first)]))
+    out = set(dated.upto(_day(clock.today())))
+    out.update(timed.upto(_micros(clock.now())))
     return out
-
-
-_first, _second = itemgetter(0), itemgetter(1)
 
 
 def all_notes(snapshot: Snapshot) -> frozenset[int]:
