@@ -1,7 +1,8 @@
 """The document list: notes of a core query result, one line each, with agent markers."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from operator import attrgetter
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -152,6 +153,9 @@ class DocList(RowList):
 
     def row_key(self, row: Entry) -> str:
         return row.path
+
+    def row_keys(self, rows: Sequence[Entry]) -> Iterable[str]:
+        return map(attrgetter("path"), rows)
 
     def all_columns(self) -> Sequence[Column]:
         marks = bool(self.session.marks.by_path)

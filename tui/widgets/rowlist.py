@@ -7,7 +7,8 @@ holds; this class owns the cursor, scrolling, the header and mouse handling.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from rich.cells import cell_len, set_cell_size
@@ -196,14 +197,20 @@ class RowList(ScrollView, can_focus=True):
         if self.current is not old:
             self.post_message(self.Highlighted(self, self.current))
 
+    def row_keys(self, rows: Sequence[Any]) -> Iterable[Any]:
+        """`row_key` of every row, in order. A subclass whose key is an attribute returns
+        `map(attrgetter(...), rows)`: `_find` then scans in C (at 100k rows a Python call per row
+        held the UI thread ~30 ms on every note opened from the palette)."""
+        return map(self.row_key, rows)
+
     def _find(self, key: Any, hint: int) -> int:
-        rows, row_key = self.rows, self.row_key
-        if 0 <= hint < len(rows) and row_key(rows[hint]) == key:
+        rows = self.rows
+        if 0 <= hint < len(rows) and self.row_key(rows[hint]) == key:
             return hint
-        for i, row in enumerate(rows):
-            if row_key(row) == key:
-                return i
-        return -1
+        try:
+            return operator.indexOf(self.row_keys(rows), key)
+        except ValueError:
+            return -1
 
     def select_key(self, key: Any) -> bool:
         """Move the cursor to the row with this key; False when it is not listed."""
