@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from textual.widgets import OptionList, Tab
+from textual.widgets._footer import FooterKey
 from tui_helpers import access, pin_mtimes
 
 from core.markdown import okf
@@ -16,6 +17,7 @@ from tui.idle import settle
 from tui.widgets.activity import ActivityList, ActivityTicker
 from tui.widgets.doclist import DocList
 from tui.widgets.folders import FolderView
+from tui.widgets.footer import KeyFooter
 from tui.widgets.statusline import StatusLine
 from tui.widgets.triage import count_text
 
@@ -108,6 +110,45 @@ async def test_reading_mode_footer_offers_escape_not_a_dead_back(tui_demo: Path,
         assert app.screen.active_bindings["escape"].binding.action == "focus_list"  # not shown in the footer
 
 
+async def test_the_footer_is_rebuilt_once_per_change_of_its_keys(tui_demo: Path, app_for) -> None:
+    """A focus change sends Textual's bindings signal twice: the footer (every key a widget, then
+    a layout of the screen) was rebuilt twice, ~40 ms in front of the next key at 160x50; and
+    opening notes that leave the keys as they are rebuilt it again (issue 16)."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        footer = app.query_one(KeyFooter)
+        built = [0]
+        recompose = footer.recompose
+
+        async def counted() -> None:
+            built[0] += 1
+            await recompose()
+
+        footer.recompose = counted
+        rows = app.main.active_list.rows
+        app.main.open_note(rows[1].path)
+        await settle(app)
+        await pilot.pause()
+        built[0] = 0
+        on_list = {k.key for k in footer.query(FooterKey)}
+        app.main.preview.focus()  # list -> preview: other keys in the footer
+        await settle(app)
+        await pilot.pause()
+        assert built[0] == 1
+        keys = {k.key for k in footer.query(FooterKey)}
+        assert keys != on_list  # the preview's keys are shown
+        for row in rows[2:5]:  # back was there already: the same keys
+            app.main.open_note(row.path)
+            await settle(app)
+        await pilot.pause()
+        assert built[0] == 1
+        app.main.active_list.focus()
+        await settle(app)
+        await pilot.pause()
+        assert built[0] == 2 and {k.key for k in footer.query(FooterKey)} == on_list
+
+
 async def test_each_tab_shows_its_sort_and_s_gets_back_to_the_default(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -182,6 +223,32 @@ async def test_tree_keeps_open_orders_as_obsidian_and_reveals_the_note(tmp_path:
         await settle(app)
         await pilot.pause()
         assert tree.cursor_node is not None and tree.cursor_node.data == "alpha/deep"
+
+
+async def test_a_note_opened_before_the_trees_first_sync_is_revealed(tui_demo: Path, app_for,
+                                                                    monkeypatch) -> None:
+    """The first note can open before the tree has read its folders (the two race at start-up):
+    its folder is revealed once the tree has them, in either order (issue 16)."""
+    held: list[FolderView] = []
+    sync = FolderView.sync
+
+    def first_sync_held(self) -> None:
+        if not held:
+            held.append(self)  # the first sync comes after the first note opened
+            return
+        sync(self)
+
+    monkeypatch.setattr(FolderView, "sync", first_sync_held)
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        tree = app.query_one(FolderView)
+        first = app.main.preview.path
+        assert held and first is not None and "/" in first
+        sync(tree)
+        await settle(app)
+        await pilot.pause()
+        assert tree.cursor_node is not None and tree.cursor_node.data == first.rsplit("/", 1)[0]
 
 
 async def test_opening_a_note_finds_its_row_without_a_python_call_per_row(tui_demo: Path, app_for,

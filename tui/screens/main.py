@@ -28,7 +28,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input, TabbedContent, Tree
+from textual.widgets import Input, TabbedContent, Tree
 from textual.worker import Worker
 
 from core.errors import VaultError
@@ -54,6 +54,7 @@ from ..triaging import TriageFlow
 from ..widgets.activity import ActivityList, ActivityPanel, ActivityTicker
 from ..widgets.doclist import DocList
 from ..widgets.filterbar import FilterBar
+from ..widgets.footer import KeyFooter
 from ..widgets.folders import FolderView
 from ..widgets.preview import Preview
 from ..widgets.problems import Problem
@@ -160,7 +161,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         yield self._activity_panel
         yield self._ticker
         yield self._status
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if not self.config.animate:

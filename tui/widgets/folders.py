@@ -43,6 +43,7 @@ class FolderView(Tree[str]):
         self.guide_depth = 2
         self.auto_expand = False  # selecting scopes; folders toggle in _toggle_folder, the root never
         self._tree: FolderTree | None = None
+        self._unrevealed: str | None = None  # a note opened before the first sync
 
     def child_folders(self, folder: str) -> tuple[str, ...]:
         """The subfolders shown under `folder`: those holding notes, case-insensitively ordered."""
@@ -61,7 +62,13 @@ class FolderView(Tree[str]):
             self._toggle_node(event.node)
 
     def reveal(self, path: str) -> None:
-        """Open the tree down to the folder holding `path` and put the cursor on it."""
+        """Open the tree down to the folder holding `path` and put the cursor on it. Before the
+        tree's first `sync` (the first note can open before the counts are read) it is done
+        after that sync: the order of the two was a race, and the snapshots showed either."""
+        if self._tree is None:
+            self._unrevealed = path
+            return
+        self._unrevealed = None
         folder = path.rsplit("/", 1)[0] if "/" in path else ROOT
         node = self.folder_node(folder)
         while node is None and folder:  # a folder not shown (no notes yet): its nearest shown parent
@@ -98,6 +105,8 @@ class FolderView(Tree[str]):
         self._sync_children(self.root, tree)
         if not self.root.is_expanded:
             self.root.expand()
+        if self._unrevealed is not None:
+            self.reveal(self._unrevealed)
 
     def refresh_marks(self, paths: Iterable[str] | None = None) -> None:
         """Relabel loaded nodes (agent marks or their ages changed): those holding `paths`,
