@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from core.disk.vaultlock import holder
 from mcp_server.bridge import MAYBE_APPLIED
 from mcp_testing import ROOT
@@ -115,3 +117,72 @@ async def test_tui_opened_and_quit_while_an_agent_calls_every_100ms(demo_vault, 
     gaps = [b[0] - a[0] for a, b in zip(calls, calls[1:])]
     print(json.dumps({"calls": len(calls), "longest_gap_s": round(max(gaps), 3),
                       "maybe_applied": sum(1 for r, _ in writes if "error" in r)}))
+
+
+SLOW_HEADLESS = """
+import os, signal, sys, time
+from core.disk.vaultlock import VaultLock
+lock = VaultLock(sys.argv[1])
+lock.acquire(record={"kind": "headless", "socket": None, "http": None})
+delay = float(sys.argv[2])
+signal.signal(signal.SIGTERM, lambda *_: (time.sleep(delay), lock.release(), os._exit(0)))
+print("held", flush=True)
+while True:
+    time.sleep(1)
+"""
+
+
+def _slow_headless(root: str, tmp_path, delay: float) -> subprocess.Popen:
+    """A real process that holds the vault's lock as a headless server does (`--headless` in its
+    command line) and lets go `delay` s after SIGTERM (a server finishing its calls on a busy machine)."""
+    script = tmp_path / "slow_headless.py"
+    script.write_text(SLOW_HEADLESS)
+    proc = subprocess.Popen([sys.executable, str(script), root, str(delay), "--headless"], stdout=subprocess.PIPE,
+                            text=True, cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+async def test_take_over_waits_for_a_stopped_server_that_is_still_shutting_down(tmp_path, monkeypatch):
+    """The TUI's take-over gives a headless server TAKEOVER_SECONDS to let go, and longer while
+    the process it stopped is still alive (a CI run beside other work saw the TUI never take the
+    vault over: it gave up after 10 s and served no agent). Scaled down: 0.3 s expected, the
+    server needs 1.5 s; it is waited for, and the lock is the TUI's."""
+    from core.disk.vaultlock import VaultBusy, VaultLock
+    from mcp_server import handover
+
+    monkeypatch.setattr(handover, "TAKEOVER_SECONDS", 0.3)
+    root = str(tmp_path.resolve())
+    slow = _slow_headless(root, tmp_path, 1.5)
+    try:
+        lock = VaultLock(root)
+        with pytest.raises(VaultBusy) as busy:
+            lock.acquire(record={"kind": "tui"})
+        assert handover.is_headless(busy.value)
+        assert await handover.take_over(lock, busy.value, {"kind": "tui"})
+        assert lock.held and slow.wait(5) == 0
+        lock.release()
+    finally:
+        slow.kill()
+        slow.wait()
+
+
+async def test_take_over_gives_up_on_a_server_that_never_lets_go(tmp_path, monkeypatch):
+    """Bounded: a stopped server that is alive but never lets go is given TAKEOVER_MAX_SECONDS."""
+    from core.disk.vaultlock import VaultBusy, VaultLock
+    from mcp_server import handover
+
+    monkeypatch.setattr(handover, "TAKEOVER_SECONDS", 0.2)
+    monkeypatch.setattr(handover, "TAKEOVER_MAX_SECONDS", 0.8)
+    root = str(tmp_path.resolve())
+    stuck = _slow_headless(root, tmp_path, 3600)
+    try:
+        lock = VaultLock(root)
+        with pytest.raises(VaultBusy) as busy:
+            lock.acquire(record={"kind": "tui"})
+        started = time.monotonic()
+        assert not await handover.take_over(lock, busy.value, {"kind": "tui"})
+        assert 0.8 <= time.monotonic() - started < 10 and not lock.held
+    finally:
+        stuck.kill()
+        stuck.wait()
