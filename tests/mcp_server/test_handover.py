@@ -4,6 +4,7 @@ starts, and the real TUI in a pseudo-terminal, opened and then quit mid-session.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import pty
@@ -132,15 +133,29 @@ while True:
 """
 
 
-def _slow_headless(root: str, tmp_path, delay: float) -> subprocess.Popen:
+@contextlib.contextmanager
+def _held_by_slow_headless(tmp_path, delay: float):
     """A real process that holds the vault's lock as a headless server does (`--headless` in its
-    command line) and lets go `delay` s after SIGTERM (a server finishing its calls on a busy machine)."""
+    command line) and lets go `delay` s after SIGTERM (a server finishing its calls on a busy
+    machine). Yields the TUI's lock (not held) and the VaultBusy its first try met."""
+    from core.disk.vaultlock import VaultBusy, VaultLock
+    from mcp_server import handover
+
     script = tmp_path / "slow_headless.py"
     script.write_text(SLOW_HEADLESS)
+    root = str(tmp_path.resolve())
     proc = subprocess.Popen([sys.executable, str(script), root, str(delay), "--headless"], stdout=subprocess.PIPE,
                             text=True, cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-    return proc
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        lock = VaultLock(root)
+        with pytest.raises(VaultBusy) as busy:
+            lock.acquire(record={"kind": "tui"})
+        assert handover.is_headless(busy.value)
+        yield lock, busy.value, proc
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 async def test_take_over_waits_for_a_stopped_server_that_is_still_shutting_down(tmp_path, monkeypatch):
@@ -148,41 +163,22 @@ async def test_take_over_waits_for_a_stopped_server_that_is_still_shutting_down(
     the process it stopped is still alive (a CI run beside other work saw the TUI never take the
     vault over: it gave up after 10 s and served no agent). Scaled down: 0.3 s expected, the
     server needs 1.5 s; it is waited for, and the lock is the TUI's."""
-    from core.disk.vaultlock import VaultBusy, VaultLock
     from mcp_server import handover
 
     monkeypatch.setattr(handover, "TAKEOVER_SECONDS", 0.3)
-    root = str(tmp_path.resolve())
-    slow = _slow_headless(root, tmp_path, 1.5)
-    try:
-        lock = VaultLock(root)
-        with pytest.raises(VaultBusy) as busy:
-            lock.acquire(record={"kind": "tui"})
-        assert handover.is_headless(busy.value)
-        assert await handover.take_over(lock, busy.value, {"kind": "tui"})
+    with _held_by_slow_headless(tmp_path, 1.5) as (lock, busy, slow):
+        assert await handover.take_over(lock, busy, {"kind": "tui"})
         assert lock.held and slow.wait(5) == 0
         lock.release()
-    finally:
-        slow.kill()
-        slow.wait()
 
 
 async def test_take_over_gives_up_on_a_server_that_never_lets_go(tmp_path, monkeypatch):
     """Bounded: a stopped server that is alive but never lets go is given TAKEOVER_MAX_SECONDS."""
-    from core.disk.vaultlock import VaultBusy, VaultLock
     from mcp_server import handover
 
     monkeypatch.setattr(handover, "TAKEOVER_SECONDS", 0.2)
     monkeypatch.setattr(handover, "TAKEOVER_MAX_SECONDS", 0.8)
-    root = str(tmp_path.resolve())
-    stuck = _slow_headless(root, tmp_path, 3600)
-    try:
-        lock = VaultLock(root)
-        with pytest.raises(VaultBusy) as busy:
-            lock.acquire(record={"kind": "tui"})
+    with _held_by_slow_headless(tmp_path, 3600) as (lock, busy, _):
         started = time.monotonic()
-        assert not await handover.take_over(lock, busy.value, {"kind": "tui"})
+        assert not await handover.take_over(lock, busy, {"kind": "tui"})
         assert 0.8 <= time.monotonic() - started < 10 and not lock.held
-    finally:
-        stuck.kill()
-        stuck.wait()
