@@ -15,7 +15,8 @@ Memory (100k notes): the published state is the int8 matrix (25.6 MB), the keys 
 the snapshot's own path strings. A warm start reads the cache with whole-array operations (no
 Python object per note: a dict of 100k rows of tuples and numpy views cost ~50 MB of peak and
 left the interpreter's arenas fragmented), and the tokenizer (~18 MB, ~0.3 s to load) is
-loaded only when a text has to be embedded: a changed note, or the first query by meaning.
+loaded only when a text has to be embedded: a changed note, or the first query by meaning,
+and dropped again after EMBEDDER_IDLE_S unused.
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ MAX_TOKENS = 256  # tokens of a note that make its vector (the name, title, head
 PASSAGE_CHARS = 1200
 BATCH = 256
 SCORE_CHUNK = 2048  # rows widened to float32 at a time (2 MB, which the C heap keeps)
+EMBEDDER_IDLE_S = 60.0  # the embedder (its tokenizer ~16 MB) is dropped after this long unused
 CACHE_VERSION = 2  # 2: paths as UTF-8 bytes
 
 
@@ -168,6 +170,9 @@ class VectorIndex(ChangeFollower):
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
         self.embedder: Embedder | None = None
+        self.embedder_idle_s = EMBEDDER_IDLE_S
+        self._used_at = 0.0  # when the embedder was last asked for (under _model_lock)
+        self._dropper: threading.Thread | None = None  # waits to drop an idle embedder
         # published state (replaced whole under _lock; readers take a reference)
         self._paths: list[str] = []  # the snapshot's own path strings, in row order (no path -> row dict: 8 MB at 100k)
         self._keys = np.zeros((0, 3), dtype=np.int64)
@@ -203,14 +208,39 @@ class VectorIndex(ChangeFollower):
 
     @property
     def _model(self) -> Embedder:
-        """The embedder, loaded on first use (a warm start with every vector cached needs none)."""
-        embedder = self.embedder
-        if embedder is None:
-            with self._model_lock:
-                if self.embedder is None:
-                    self.embedder = Embedder()
-                embedder = self.embedder
+        """The embedder, loaded on first use (a warm start with every vector cached needs none)
+        and dropped again once unused for `embedder_idle_s` (`_drop_when_idle`)."""
+        with self._model_lock:
+            if self.embedder is None:
+                self.embedder = Embedder()
+            self._used_at = time.monotonic()
+            embedder = self.embedder
+            start = self._dropper is None
+            if start:
+                self._dropper = threading.Thread(target=self._drop_when_idle, name="vaultwatch-embedder-idle",
+                                                 daemon=True)
+                dropper = self._dropper
+        if start:
+            dropper.start()
         return embedder
+
+    def _drop_when_idle(self) -> None:
+        """Drop the embedder once nobody asked for it for `embedder_idle_s`: its tokenizer is
+        ~16 MB of RSS (at 100k notes the app's RSS after a query by meaning went from ~349 to
+        ~365-380 MB and stayed there). A caller still embedding keeps its own reference; the next
+        query loads it again (~0.3 s; the TUI's search pane asks for it when it opens)."""
+        while True:
+            with self._model_lock:
+                left = self._used_at + self.embedder_idle_s - time.monotonic()
+                if left <= 0:
+                    self.embedder = None
+                    self._dropper = None
+                    break
+            if self._stop.wait(left):
+                with self._model_lock:
+                    self._dropper = None
+                return
+        release_free_memory()
 
     def _load_cache(self) -> tuple[bytes, Any, Any] | None:
         """(paths as UTF-8 lines, keys, vectors) of the cache file, or None when it is missing or

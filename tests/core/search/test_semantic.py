@@ -225,3 +225,27 @@ def test_without_the_extra_search_is_keyword_and_says_so(make_vault, clock, monk
         assert v.semantic_status()["installed"] is False
     finally:
         v.stop()
+
+
+@needs_extra
+def test_the_embedder_is_dropped_once_idle_and_queries_still_answer_the_same(corpus, vec_vault, monkeypatch,
+                                                                              clock):
+    query = "how can I give a note another name"
+    expected = [(h.path, h.score) for h in vec_vault.search(query, mode="hybrid").hits]
+    vec_vault._vectors._save_cache()
+    monkeypatch.setattr(semantic, "EMBEDDER_IDLE_S", 0.3)
+    v = Vault(corpus, clock=clock)
+    v.load()
+    try:
+        assert v.wait_search_ready(60)
+        vectors = v.start_vectors()
+        assert vectors.wait_ready(60), vectors.problem
+        assert [(h.path, h.score) for h in v.search(query, mode="hybrid").hits] == expected
+        deadline = time.monotonic() + 30
+        while vectors.embedder is not None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert vectors.embedder is None  # its tokenizer (~16 MB) is not kept while nobody searches
+        assert [(h.path, h.score) for h in v.search(query, mode="hybrid").hits] == expected
+        assert vectors.embedder is not None  # loaded again for that query
+    finally:
+        v.stop()
