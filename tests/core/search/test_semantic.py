@@ -5,6 +5,7 @@ core does without it always run.
 """
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from pathlib import Path
@@ -54,6 +55,21 @@ def vec_vault(corpus, tmp_path_factory):
 
 
 @needs_extra
+@contextlib.contextmanager
+def warm_vectors(corpus: Path, clock):
+    """A second Vault on the corpus, loaded, its full-text index and note vectors ready (from
+    the caches the module's vec_vault wrote); stopped afterwards."""
+    v = Vault(corpus, clock=clock)
+    v.load()
+    try:
+        assert v.wait_search_ready(60)
+        vectors = v.start_vectors()
+        assert vectors.wait_ready(60), vectors.problem
+        yield v, vectors
+    finally:
+        v.stop()
+
+
 def test_vectors_are_int8_one_row_per_note(vec_vault):
     vectors = vec_vault._vectors
     notes = sum(1 for e in vec_vault.snapshot.entries if e.kind == "note")
@@ -151,12 +167,7 @@ def test_a_warm_start_reuses_the_cached_vectors_offline(corpus, vec_vault, monke
 
     real_connect = socket.socket.connect
     monkeypatch.setattr(socket.socket, "connect", no_network)
-    v = Vault(corpus, clock=clock)
-    v.load()
-    try:
-        assert v.wait_search_ready(60)
-        vectors = v.start_vectors()
-        assert vectors.wait_ready(60), vectors.problem
+    with warm_vectors(corpus, clock) as (v, vectors):
         assert vectors.total == 0  # nothing computed again: every vector came from vectors.npz
         assert vectors.embedder is None  # nothing to embed: the tokenizer (~18 MB) is not loaded
         v.prepare_semantic_queries()  # a front end about to search: the tokenizer loads in the background
@@ -165,8 +176,6 @@ def test_a_warm_start_reuses_the_cached_vectors_offline(corpus, vec_vault, monke
             time.sleep(0.02)
         assert vectors.embedder is not None
         assert v.search("how can I give a note another name", mode="semantic").hits
-    finally:
-        v.stop()
 
 
 @needs_extra
@@ -234,12 +243,7 @@ def test_the_embedder_is_dropped_once_idle_and_queries_still_answer_the_same(cor
     expected = [(h.path, h.score) for h in vec_vault.search(query, mode="hybrid").hits]
     vec_vault._vectors._save_cache()
     monkeypatch.setattr(semantic, "EMBEDDER_IDLE_S", 0.3)
-    v = Vault(corpus, clock=clock)
-    v.load()
-    try:
-        assert v.wait_search_ready(60)
-        vectors = v.start_vectors()
-        assert vectors.wait_ready(60), vectors.problem
+    with warm_vectors(corpus, clock) as (v, vectors):
         assert [(h.path, h.score) for h in v.search(query, mode="hybrid").hits] == expected
         deadline = time.monotonic() + 30
         while vectors.embedder is not None and time.monotonic() < deadline:
@@ -247,5 +251,3 @@ def test_the_embedder_is_dropped_once_idle_and_queries_still_answer_the_same(cor
         assert vectors.embedder is None  # its tokenizer (~16 MB) is not kept while nobody searches
         assert [(h.path, h.score) for h in v.search(query, mode="hybrid").hits] == expected
         assert vectors.embedder is not None  # loaded again for that query
-    finally:
-        v.stop()
