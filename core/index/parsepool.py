@@ -24,10 +24,16 @@ def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
     return [entry_for(f) for f in chunk]
 
 
+# What a worker process's start raises when no process can be had (sandbox, fd limits) or the
+# start itself failed (in the TUI under many agents one raised ValueError('bad value(s) in
+# fds_to_keep')): every caller of process_context catches these and does the work in-process.
+START_FAILED = (OSError, RuntimeError, ValueError, multiprocessing.ProcessError)
+
+
 def parse_pool(workers: int):
     """The process pool that parses chunks of files (the scanner's and the entry cache's). Raises
-    OSError, RuntimeError, multiprocessing.ProcessError or ValueError (from a start that failed)
-    when its processes cannot be started: every caller then parses in its own thread."""
+    one of START_FAILED when its processes cannot be started: every caller then parses in its
+    own thread."""
     return process_context("core.index.parsepool").Pool(workers)
 
 
@@ -57,10 +63,8 @@ def scan(root_real: str, config: ScanConfig, progress: ProgressFn | None = None,
                 return _scan_parallel(root_real, config, progress, workers)
             except _Sequential:
                 pass
-            except (OSError, RuntimeError, ValueError, multiprocessing.ProcessError):
-                # no processes to be had (sandbox, fd limits), or a start that failed (in the TUI under
-                # many agents a start raised ValueError('bad value(s) in fds_to_keep')): parse here instead
-                pass
+            except START_FAILED:
+                pass  # no processes to be had, or a start that failed: parse here instead
         return _scan_here(root_real, config, progress)
 
 

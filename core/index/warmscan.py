@@ -7,7 +7,6 @@ inode, are parsed by the scanner's process pool (core.index.parsepool).
 from __future__ import annotations
 
 import marshal
-import multiprocessing
 import os
 import sys
 import time
@@ -116,7 +115,7 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
                     if progress is not None:
                         progress(len(out), len(facts))
             return out
-        except (OSError, RuntimeError, ValueError, multiprocessing.ProcessError):
+        except parsepool.START_FAILED:
             pass  # no processes, or a start that failed (see parsepool.parse_pool): parse here instead
     out = []
     for i, f in enumerate(facts, 1):

@@ -8,7 +8,6 @@ processes (core.search.ftsprep) while SQLite indexes on this thread (`_prepared`
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import queue
 import sqlite3
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core.events import IndexProblem, IndexProgress
+from core.index.parsepool import START_FAILED
 from core.markdown import mdlex
 from core.memory import release_free_memory
 from core.model import NOTE, Entry
@@ -290,11 +290,8 @@ class SearchBuilder(IndexState):
                     done += 1
             except PoolBroke as exc:
                 self._report(f"{exc}; indexing the rest in this process", "info")
-            except (OSError, RuntimeError, ValueError, multiprocessing.ProcessError):
-                # no processes to be had (sandbox, fd limits), or a start that failed: in the TUI under
-                # many agents a start raised ValueError('bad value(s) in fds_to_keep'), which stopped
-                # the index for good
-                pass
+            except START_FAILED:
+                pass  # no processes to be had, or a start that failed (once it stopped the index for good)
             else:
                 return
         yield from self._threaded(batches[done:], snap)

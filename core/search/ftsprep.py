@@ -179,9 +179,8 @@ def prepare_pooled(root_real: str, batches: list[list[Job | str]], stopped: Call
     """`prepare` of each batch, in order, by `workers` processes (batch i by worker i mod workers,
     each given up to two at a time: bounded memory); the workers' CPU seconds are added to
     cpu[0]. The answers are read here, on the consumer's thread (a multiprocessing.Pool's helper
-    threads spun on every big answer: 1.4 s of CPU in a 100,000-note build). Raises OSError
-    (RuntimeError, or ValueError from the start itself) when no process can be started, PoolBroke
-    when one fails later."""
+    threads spun on every big answer: 1.4 s of CPU in a 100,000-note build). Raises one of
+    parsepool.START_FAILED when no process can be started, PoolBroke when one fails later."""
     workers = max(1, min(workers or os.cpu_count() or 1, len(batches)))
     ctx = process_context("core.search.ftsprep")
     procs = []
