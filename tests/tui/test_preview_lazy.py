@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 from pathlib import Path
 
 from textual import events
@@ -13,6 +14,7 @@ from tui_helpers import pin_mtimes
 
 from tui.gcpolicy import BACKSTOP
 from tui.idle import settle
+from tui.widgets import notebody
 from tui.widgets.notebody import NoteBody
 from tui.widgets.preview import FIRST_LINES, REST_S
 
@@ -220,3 +222,88 @@ async def test_opening_notes_rebuilds_the_footer_only_when_back_comes_or_goes(tm
         assert preview.history == [] and len(published) == 1  # the last: `back` went
         active = app.screen.active_bindings
         assert "backspace" not in active or not active["backspace"].enabled
+
+
+def vault_with_wrapping_note(tmp_path: Path, lines: int = 3000) -> Path:
+    """A long note whose lines wrap at 160 columns (the height estimate of the lines not
+    rendered yet is off until they are), and two short notes."""
+    root = tmp_path / "v"
+    root.mkdir()
+    words = " ".join(f"word{i % 13}-{'x' * (i % 9)}" for i in range(40))
+    body = "\n".join(f"Line {i}: {words[: 150 + (i * 37) % 200]}" for i in range(lines))
+    (root / "Long.md").write_text("# Long note\n" + body + "\nLAST LINE OF THE NOTE\n")
+    (root / "Short.md").write_text("A short note.\n")
+    (root / "Zed.md").write_text("The last note.\n")
+    return pin_mtimes(root)
+
+
+def count_layouts(body: NoteBody) -> list[tuple[bool, str]]:
+    """Record, for each layout the body's own code asks for (not Textual's, which follows a
+    layout with one more when a size changed), whether its doc was complete then, and which of
+    the body's methods asked."""
+    asked: list[tuple[bool, str]] = []
+    refresh = body.refresh
+
+    def counted(*regions, layout: bool = False, **kwargs):
+        caller = sys._getframe(1).f_code
+        if layout and caller.co_filename == notebody.__file__:
+            asked.append((body.doc.complete, caller.co_name))
+        return refresh(*regions, layout=layout, **kwargs)
+
+    body.refresh = counted  # type: ignore[method-assign]
+    return asked
+
+
+async def test_lines_rendered_below_the_screen_do_not_lay_the_screen_out_again(tmp_path: Path, app_for) -> None:
+    """A layout redoes the whole screen's (15-30 ms at 160x50 while the worker renders): asked
+    for with every batch of rendered lines, it fell on one key in five while a long note
+    rendered (bench_tui: keys p95 51 ms). While the person reads the top of the note, the
+    batches below only settle the height estimate: the body is laid out again when the note is
+    complete."""
+    app = app_for(vault_with_wrapping_note(tmp_path))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        preview = app.main.preview
+        body = app.query_one(NoteBody)
+        app.main.open_note("Short.md")
+        await settle(app)
+        asked = count_layouts(body)
+        app.main.open_note("Long.md")
+        while not (preview.path == "Long.md" and body.lines):
+            await pilot.pause(0.01)
+        asked.clear()  # (the new note's first screen is laid out, as it must be)
+        await settle(app, timeout=60)
+        assert body.complete
+        assert [why for complete, why in asked if not complete] == []  # none while rendering
+        assert len(asked) <= 2  # the final height (asked by the last batch and the finish)
+        assert body.virtual_size.height == len(body.lines)
+
+
+async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(tmp_path: Path, app_for,
+                                                                               monkeypatch) -> None:
+    """... but when the screen comes near the end of what is laid out, the batches lay the body
+    out again, so the person can scroll on into the lines rendered since."""
+    from tui.widgets import preview as preview_module
+    app = app_for(vault_with_wrapping_note(tmp_path))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        preview = app.main.preview
+        body = app.query_one(NoteBody)
+        app.main.open_note("Short.md")
+        await settle(app)
+        monkeypatch.setattr(preview_module, "REST_S", 0.05)  # rendering lasts (4 s or more)
+        asked = count_layouts(body)
+        app.main.open_note("Long.md")
+        while not (preview.path == "Long.md" and body.lines and body.doc.final):
+            await pilot.pause(0.01)
+        await pilot.pause()
+        asked.clear()
+        preview.scroll_end(animate=False, immediate=True)
+        for _ in range(200):
+            if asked or body.complete:
+                break
+            await pilot.pause(0.02)
+        complete = body.complete
+        monkeypatch.setattr(preview_module, "REST_S", REST_S)
+        await settle(app, timeout=60)
+        assert not complete and asked

@@ -25,6 +25,7 @@ from .notedoc import NoteDoc
 
 LINE_CACHE = 400  # strips kept (several screens)
 UI_BUDGET_S = 0.012  # rendering on the UI thread for lines scrolled to ahead of the worker, a frame
+LAYOUT_AHEAD_SCREENS = 3  # while rendering: lay out again only when what is on screen comes this near the laid-out end
 
 
 class NoteBody(Widget):
@@ -69,7 +70,7 @@ class NoteBody(Widget):
             self.set_doc(doc)
             return
         self.doc = doc
-        if doc.height != self._height:
+        if self._needs_layout():
             self.refresh(layout=True)
 
     def set_lines(self, lines: list[Text]) -> None:
@@ -77,9 +78,27 @@ class NoteBody(Widget):
         self.set_doc(NoteDoc.fixed(lines))
 
     def grown(self) -> None:
-        """The doc rendered more lines (the worker): lay out again when its height moved."""
-        if self.doc.height != self._height:
+        """The doc rendered more lines (the worker): lay out again when its height moved and
+        it matters (`_needs_layout`)."""
+        if self._needs_layout():
             self.refresh(layout=True)
+
+    def _needs_layout(self) -> bool:
+        """True when the doc's height moved from the laid-out one and the doc is complete, or
+        the screen is within LAYOUT_AHEAD_SCREENS of the laid-out end (the person could scroll
+        past what is laid out). A layout redoes the whole screen's (15-30 ms at 160x50 while
+        the worker renders): done for every batch of rendered lines, one key in five fell on
+        one. The estimate of the lines not rendered yet already spans the note, so the height
+        laid out is near the truth; the scrollbar settles when the note is complete."""
+        if self.doc.height == self._height:
+            return False
+        if self.doc.complete:
+            return True
+        parent = self.parent
+        if not isinstance(parent, Widget):
+            return True
+        view = max(1, parent.size.height)
+        return parent.max_scroll_y - parent.scroll_y <= LAYOUT_AHEAD_SCREENS * view
 
     def _changed(self) -> None:
         self._strips.clear()
@@ -119,7 +138,7 @@ class NoteBody(Widget):
 
     def _relayout(self) -> None:
         self._redraw = None
-        self.refresh(layout=self.doc.height != self._height)
+        self.refresh(layout=self._needs_layout())
 
     def action_follow(self, index: int) -> None:
         from .preview import Preview  # noqa: PLC0415 (preview imports this module)
