@@ -1,7 +1,7 @@
 """TUI benchmark on a vaultgen vault: first paint from process start, filter keystroke -> list
 updated, scrolling frame time, agent call -> activity row, and RSS. Prints JSON.
 
-    python bench/bench_tui.py [--notes 100000] [--vault PATH] [--launches 5] [--no-launch] [--only-long-note]
+    python bench/bench_tui.py [--notes 100000] [--vault PATH] [--launches 5] [--no-launch] [--only-long-note | --only-search]
 
 Targets (issue 5): first paint <= 0.5 s whatever the vault size; filter keystroke -> list
 updated <= 50 ms at 100k; scroll frames < 16 ms; agent call -> row <= 100 ms; RSS <= 350 MB;
@@ -277,7 +277,8 @@ def key_event(key: str):
     return events.Key(key, char)
 
 
-async def interactive(root: Path, size: tuple[int, int], only_long_note: bool = False) -> dict:
+async def interactive(root: Path, size: tuple[int, int], only: str | None = None) -> dict:
+    """The Pilot runs; `only` ("long_note" or "search") runs that step alone."""
     from core.clock import parse_as_of
     from core.events import AgentAccess
     from core.vault import Vault
@@ -286,7 +287,8 @@ async def interactive(root: Path, size: tuple[int, int], only_long_note: bool = 
 
     out: dict = {}
     clock = FrameClock()
-    long_path = write_long_note(root)  # one note more than the vault's (the long-note figures)
+    # one note more than the vault's (the long-note figures)
+    long_path = write_long_note(root) if only != "search" else None
     t = time.perf_counter()
     v = Vault(root, clock=parse_as_of(AS_OF))  # not loaded: the app loads it in the background
     # the test config (no MCP, no watcher, no timers), but the garbage collector run as the
@@ -305,19 +307,22 @@ async def interactive(root: Path, size: tuple[int, int], only_long_note: bool = 
             await settle(app, timeout=60)
             generation = v.snapshot.generation  # a write to the vault would change it
             steps = {"settled": proc_status()["VmRSS"]}
-            if not only_long_note:
+            if only is None:
                 out.update(await typing(app, pilot, clock))
                 steps["typed"] = proc_status()["VmRSS"]
                 out.update(await scrolling(app, pilot, clock))
                 steps["scrolled"] = proc_status()["VmRSS"]
+            if only in (None, "search"):
                 out.update(await searching(app, pilot, clock))
                 steps["searched"] = proc_status()["VmRSS"]
                 out["search_sqlite_memory_mb"] = sqlite_memory_mb()  # every connection's caches (issue 16)
                 out["search_readers_open"] = v._search._readers.open_count if v._search is not None else None
+            if only is None:
                 out.update(await agent_rows(app, v, clock, AgentAccess))
                 steps["agent_rows"] = proc_status()["VmRSS"]
-            out.update(await long_note(app, clock, long_path))
-            steps["long_note"] = proc_status()["VmRSS"]
+            if long_path is not None:
+                out.update(await long_note(app, clock, long_path))
+                steps["long_note"] = proc_status()["VmRSS"]
             out["rss_mb_after"] = steps
             out["idle_gc_collections_by_generation"] = list(app.collector.collections)
             out["vault_unchanged"] = v.snapshot.generation == generation
@@ -327,7 +332,8 @@ async def interactive(root: Path, size: tuple[int, int], only_long_note: bool = 
             await pilot.press("ctrl+q")
     finally:
         clock.close()
-        remove_long_note(root, long_path)
+        if long_path is not None:
+            remove_long_note(root, long_path)
     return out
 
 
@@ -760,8 +766,11 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=5, help="pty launches from process start (default 5)")
     parser.add_argument("--no-launch", action="store_true", help="skip the launches")
     parser.add_argument("--no-interactive", action="store_true", help="skip the in-process Pilot runs")
-    parser.add_argument("--only-long-note", action="store_true",
-                        help="of the Pilot runs, only the long note's (iterating on the preview)")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--only-long-note", action="store_const", dest="only", const="long_note",
+                      help="of the Pilot runs, only the long note's (iterating on the preview)")
+    only.add_argument("--only-search", action="store_const", dest="only", const="search",
+                      help="of the Pilot runs, only the full-text search's (keyword, then hybrid)")
     args = parser.parse_args()
     root = Path(args.vault) if args.vault else vault(args.notes)[0]
     size = (160, 50)
@@ -770,7 +779,7 @@ def main() -> int:
     if not args.no_launch:
         result["launch"] = launches(root, args.launches, size)
     if not args.no_interactive:
-        result.update(asyncio.run(interactive(root, size, args.only_long_note)))
+        result.update(asyncio.run(interactive(root, size, args.only)))
     result["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
     emit(result)
     return 0
