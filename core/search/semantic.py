@@ -11,7 +11,9 @@ ready, keeps them in `vectors.npz` beside it (reused on a warm start for unchang
 and follows the live index's changes. Without the extra `available()` is False and nothing
 here is imported by the rest of core.
 
-Memory (100k notes): the published state is the int8 matrix (25.6 MB), the keys (2.4 MB) and
+Memory (100k notes): the published state is the int8 matrix (25.6 MB) and the keys (2.4 MB),
+both mapped from the cache file once it is written (`core.search.vectorfile`: the pages a scan
+touched are taken out of the process again after it, they stay in the OS's page cache), and
 the snapshot's own path strings. A warm start reads the cache with whole-array operations (no
 Python object per note: a dict of 100k rows of tuples and numpy views cost ~50 MB of peak and
 left the interpreter's arenas fragmented), and the tokenizer (~18 MB, ~0.3 s to load) is
@@ -27,14 +29,13 @@ import os
 import struct
 import threading
 import time
-import zipfile
 from pathlib import Path
-from typing import Any
 
 from core.events import IndexProblem, IndexProgress
 from core.live.follower import ChangeFollower
 from core.memory import release_free_memory
 from core.model import NOTE
+from core.search import vectorfile
 
 DIM = 256
 MAX_TOKENS = 256  # tokens of a note that make its vector (the name, title, headings and body start first)
@@ -84,7 +85,11 @@ class Embedder:
         np = self._np
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         table = self._table
-        for i, enc in enumerate(self._tok.encode_batch(texts, add_special_tokens=False)):
+        # one text (a query) on this thread: encode_batch would start the tokenizers' thread pool,
+        # whose threads then stay for good (~1.2 MB of RSS for the app's first query)
+        encodings = (self._tok.encode_batch(texts, add_special_tokens=False) if len(texts) > 1
+                     else [self._tok.encode(t, add_special_tokens=False) for t in texts])
+        for i, enc in enumerate(encodings):
             ids = enc.ids[:MAX_TOKENS]
             if not ids:
                 continue
@@ -129,27 +134,6 @@ def _map_tensor(path: Path, name: str):
     return mm, table
 
 
-def _read_member(archive, name: str, np):
-    """One array of an .npz archive read straight into its own buffer, a megabyte at a time
-    (np.load's reader reads a member whole into a temporary bytes first: 25.6 MB more at peak
-    for 100k vectors)."""
-    with archive.open(name) as f:
-        version = np.lib.format.read_magic(f)
-        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = read_header(f)
-        if fortran or dtype.hasobject:
-            raise ValueError(f"{name}: not a plain C-ordered array")
-        out = np.empty(shape, dtype=dtype)
-        view = memoryview(out.reshape(-1).view(np.uint8))
-        pos = 0
-        while pos < len(view):
-            got = f.readinto(view[pos:pos + (1 << 20)])
-            if not got:
-                raise ValueError(f"{name} is truncated")
-            pos += got
-        return out
-
-
 def passage(name: str, title: str, aliases: str, headings: str, body: str) -> str:
     """The text a note's vector is made of."""
     return "\n".join(p for p in (name, title, aliases, headings.replace("\n", ". "), body[:PASSAGE_CHARS]) if p)
@@ -177,6 +161,7 @@ class VectorIndex(ChangeFollower):
         self._paths: list[str] = []  # the snapshot's own path strings, in row order (no path -> row dict: 8 MB at 100k)
         self._keys = np.zeros((0, 3), dtype=np.int64)
         self._mat = np.zeros((0, DIM), dtype=np.int8)
+        self._file: vectorfile.Mapped | None = None  # the cache file _keys and _mat are views of, if they are
         self.ready = False
         self.done = 0
         self.total = 0
@@ -210,9 +195,11 @@ class VectorIndex(ChangeFollower):
     def _model(self) -> Embedder:
         """The embedder, loaded on first use (a warm start with every vector cached needs none)
         and dropped again once unused for `embedder_idle_s` (`_drop_when_idle`)."""
+        loaded = False
         with self._model_lock:
             if self.embedder is None:
                 self.embedder = Embedder()
+                loaded = True
             self._used_at = time.monotonic()
             embedder = self.embedder
             start = self._dropper is None
@@ -222,6 +209,8 @@ class VectorIndex(ChangeFollower):
                 dropper = self._dropper
         if start:
             dropper.start()
+        if loaded:
+            release_free_memory()  # reading the tokenizer's JSON left ~5 MB of freed C heap resident
         return embedder
 
     def _drop_when_idle(self) -> None:
@@ -242,41 +231,34 @@ class VectorIndex(ChangeFollower):
                 return
         release_free_memory()
 
-    def _load_cache(self) -> tuple[bytes, Any, Any] | None:
-        """(paths as UTF-8 lines, keys, vectors) of the cache file, or None when it is missing or
-        not this vault's."""
-        np = self._np
-        try:
-            with np.load(self.cache_path, allow_pickle=False) as z:
-                if int(z["version"]) != CACHE_VERSION or str(z["root"]) != self.vault.root_real:
-                    return None
-                raw = z["paths"].tobytes()
-                keys, mat = z["keys"], _read_member(z.zip, "vecs.npy", np)
-                count = raw.count(b"\n") + 1 if raw else 0
-                if len(keys) != count or mat.shape != (count, DIM) or mat.dtype != np.int8:
-                    return None
-                return raw, keys, mat
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+    def _load_cache(self) -> tuple[bytes, vectorfile.Mapped] | None:
+        """(paths as UTF-8 lines, the file mapped: its keys and vectors) of the cache file, or
+        None when it is missing, damaged or not this vault's."""
+        cached = vectorfile.load(self.cache_path, self.vault.root_real, CACHE_VERSION)
+        if cached is None:
             return None
+        raw, mapped = cached
+        count = raw.count(b"\n") + 1 if raw else 0
+        if mapped.keys.shape != (count, 3) or mapped.vecs.shape != (count, DIM) or mapped.vecs.dtype != self._np.int8:
+            return None
+        return cached
 
     def _save_cache(self) -> None:
-        np = self._np
+        """Write the published state to the cache file and publish the file's mapped arrays in
+        place of the in-memory ones (unless a newer state was published meanwhile)."""
         with self._lock:  # published arrays are replaced whole, never changed in place: no copies
             paths, keys, mat = self._paths, self._keys, self._mat
-        tmp = self.cache_path.with_name(self.cache_path.name + f".tmp{os.getpid()}")
         try:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "wb") as f:
-                np.savez(f, version=np.array(CACHE_VERSION), root=np.array(self.vault.root_real),
-                         paths=np.frombuffer("\n".join(paths).encode("utf-8"), dtype=np.uint8), keys=keys,
-                         vecs=mat)
-            os.replace(tmp, self.cache_path)
+            mapped = vectorfile.save(self.cache_path, self.vault.root_real, CACHE_VERSION, paths, keys, mat)
         except OSError as exc:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
             self.vault.bus.publish(IndexProblem(f"could not write the vector cache: {exc}", "warning"))
+            return
+        if mapped is None:
+            return
+        with self._lock:
+            if self._paths is paths and self._mat is mat:
+                self._keys, self._mat, self._file = mapped.keys, mapped.vecs, mapped
+        mapped.release()  # the pages the write touched
 
     def _texts(self, entries) -> list[str]:
         """Passages for entries, from the full-text index's stored text (no second read of the files)."""
@@ -297,17 +279,23 @@ class VectorIndex(ChangeFollower):
         paths = [e.path for e in notes]
         keys = self._note_keys(notes)
         cached = self._load_cache()
+        mapped = None  # the cache file, when the matrix is its view
         same_notes = cached is not None and cached[0] == "\n".join(paths).encode("utf-8")
         if same_notes:  # the usual warm start: the same notes in the same order
             assert cached is not None
-            mat = cached[2]
-            todo = np.flatnonzero((cached[1] != keys).any(axis=1)).tolist()
+            file = cached[1]
+            mat = file.vecs
+            todo = np.flatnonzero((file.keys != keys).any(axis=1)).tolist()
+            if not todo:  # nothing to embed: publish the file's own arrays
+                mapped, keys = file, file.keys
+            file.release()
         else:
             if cached is None:
                 mat = np.zeros((len(notes), DIM), dtype=np.int8)
                 todo = list(range(len(notes)))
             else:  # notes added, removed or renamed since: take the rows still valid
-                c_raw, c_keys, c_mat = cached
+                c_raw, file = cached
+                c_keys, c_mat = file.keys, file.vecs
                 where = {p: i for i, p in enumerate(c_raw.decode("utf-8").split("\n") if c_raw else ())}
                 rows = np.fromiter((where.get(p, -1) for p in paths), dtype=np.int64, count=len(paths))
                 del where, cached, c_raw
@@ -318,11 +306,12 @@ class VectorIndex(ChangeFollower):
                     mat[~same] = 0
                 else:
                     mat = np.zeros((len(notes), DIM), dtype=np.int8)
-                del c_mat
+                del c_mat, c_keys
+                file.release()
                 todo = np.flatnonzero(~same).tolist()
         cached = None
-        if mat.base is not None or not mat.flags.writeable:
-            mat = mat.copy()  # a matrix of its own (np.load may hand out a view of its read buffer)
+        if todo and (mat.base is not None or not mat.flags.writeable):
+            mat = mat.copy()  # a matrix of its own to fill (not the file's read-only view)
         self.total, self.done = len(todo), 0
         bus = self.vault.bus
         bus.publish(IndexProgress("vectors", 0, self.total))
@@ -336,7 +325,7 @@ class VectorIndex(ChangeFollower):
             bus.publish(IndexProgress("vectors", self.done, self.total))
             time.sleep(0)
         with self._lock:
-            self._paths, self._keys, self._mat = paths, keys, mat
+            self._paths, self._keys, self._mat, self._file = paths, keys, mat, mapped
         self.build_seconds = time.perf_counter() - started
         if self.embedder is not None:
             self.embedder.release()  # the table's rows are read again only for the odd query or change
@@ -382,7 +371,7 @@ class VectorIndex(ChangeFollower):
             keys = np.concatenate([keys, np.array(add_keys, dtype=np.int64).reshape(-1, 3)])
             mat = np.concatenate([mat, np.stack(add_vecs)])
         with self._lock:
-            self._paths, self._keys, self._mat = paths, keys, mat
+            self._paths, self._keys, self._mat, self._file = paths, keys, mat, None
         if self.embedder is not None:
             self.embedder.release()
         self.search.close_reader()
@@ -407,7 +396,7 @@ class VectorIndex(ChangeFollower):
         """The `k` notes nearest to a unit query vector (cosine), optionally only paths in `allowed`."""
         np = self._np
         with self._lock:
-            paths, mat = self._paths, self._mat
+            paths, mat, mapped = self._paths, self._mat, self._file
         if not paths:
             return []
         q = query_vec.astype(np.float32) / 127.0
@@ -415,6 +404,8 @@ class VectorIndex(ChangeFollower):
         for i in range(0, len(paths), SCORE_CHUNK):  # int8 rows widened a chunk at a time (2 MB, not 100)
             # einsum, not BLAS: its threads spin against each other on a busy 2-core machine (7x slower)
             sims[i:i + SCORE_CHUNK] = np.einsum("ij,j->i", mat[i:i + SCORE_CHUNK], q)
+        if mapped is not None:
+            mapped.release()  # the rows go back to the page cache (module docstring)
         if allowed is not None:
             mask = np.fromiter((p in allowed for p in paths), dtype=bool, count=len(paths))
             sims = np.where(mask, sims, -np.inf)
@@ -424,7 +415,9 @@ class VectorIndex(ChangeFollower):
         return [(paths[i], float(sims[i])) for i in top if np.isfinite(sims[i])]
 
     def query(self, text: str, allowed: set[str] | None, k: int) -> list[tuple[str, float]]:
-        vec = self._model.embed([text])[0]
+        model = self._model
+        vec = model.embed([text])[0]
+        model.release()  # the table's rows the query read (up to ~2 MB of mapped pages after a few)
         if not vec.any():
             return []
         return self.rank(vec, allowed, k)
