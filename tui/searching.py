@@ -147,7 +147,13 @@ class SearchFlow:
         self.shown_seq = seq
         self._result, self._more, self._paging = result, result.next_cursor, False
         lst = self.screen.search_list
-        lst.set_rows(result.hits, empty=f"No note contains {self.text!r}", keep=False)
+        if result.hits and result.hits is lst.rows:
+            # the same hits as listed (core answered a space or a stop word typed with its last
+            # answer): the list is not drawn again, the status line alone is (a frame of one line
+            # shows that this text is answered, as every answer is painted)
+            self.screen.status.refresh()
+        else:
+            lst.set_rows(result.hits, empty=f"No note contains {self.text!r}", keep=False)
         self._say()
         self.screen.call_after_refresh(self.screen.app.answered)
 

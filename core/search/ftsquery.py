@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import sqlite3
+import time
 from dataclasses import asdict, replace
 
 from core.errors import QueryError
@@ -36,6 +37,7 @@ WEIGHTS = ranking.WEIGHTS
 CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
 FALLBACK_BELOW = 3  # a strict AND of 3+ words with fewer hits than this (or none) falls back to ranked OR
 NEAR_CHECKED = 60  # candidates checked for proximity
+REUSE_SECONDS = 1.0  # how long the last answer may be given again for the same query (see search)
 COMMON_FAST_ABOVE = 20_000  # notes above which a query of only common words skips FTS5's bm25 (see _all_common)
 MAX_DUPLICATES = 20  # candidates of one file name compared for near-identical text
 DEPRECATED_FACTOR = 0.5
@@ -136,6 +138,13 @@ class SearchQueries(IndexState):
         fp = hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
         offset = decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
+        # the same words again (a space or a stop word typed, as in the TUI's search as you type):
+        # the last answer, while nothing it was ranked from changed. Within REUSE_SECONDS, so a
+        # stale_after moment passing in between is missed for at most that long
+        key = (fp, offset, limit, snap.generation, self._writes, self._epoch, clock.today())
+        last, now = self._last, time.monotonic()
+        if last is not None and last[0] == key and now - last[1] < REUSE_SECONDS:
+            return replace(last[2], query=str(text), index_stale=self.pending > 0 or vault.index_stale)
         with self._reader() as reader:
             con = reader.con
             scoped = not unscoped(scope)
@@ -175,8 +184,10 @@ class SearchQueries(IndexState):
             hits.append(SearchHit(e.path, e.title, round(score_, 4), marked, plain, spans, e, dups))
         next_cursor = encode_cursor(fp, offset + limit) if more else None
         stale = self.pending > 0 or vault.index_stale
-        return SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode,
-                            fingerprint=fp, ends=tuple(ends))
+        result = SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode,
+                              fingerprint=fp, ends=tuple(ends))
+        self._last = (key, now, result)
+        return result
 
     def _candidates(self, con, join: str, match: str, wanted: list[Term], window: int, mode: str,
                     excluding: bool, neg: str = "") -> tuple[dict[int, float], int, set[int]]:

@@ -32,6 +32,7 @@ class IndexState(ChangeFollower):
         self._tokens: FieldTokens | None = None  # the writer thread's field tokeniser (live updates)
         self._synced_generation = -1
         self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
+        self._last: tuple | None = None  # the last search's (key, answer): see SearchQueries.search
         self.ready = False
         self.done = 0
         self.total = 0

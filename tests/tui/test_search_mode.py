@@ -47,6 +47,24 @@ async def test_question_mark_searches_the_text_ranked_with_highlights(tui_demo: 
         assert app.main.preview.path == hits(app)[1]
 
 
+async def test_a_space_or_a_stop_word_typed_keeps_the_listed_hits(tui_demo: Path, app_for) -> None:
+    """A space or a stop word typed after the words searches the same words: the answer is shown
+    for the new text, but the list is not drawn again (issue 19: a redraw of the hits per key)."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        await pilot.press("ctrl+f")
+        await type_text(app, pilot, "deploy")
+        lst, flow = app.main.search_list, app.main.searcher
+        before, updates, shown = hits(app), lst.updates, flow.shown_seq
+        assert before and flow._result.mode == "keyword"
+        await type_text(app, pilot, " in a")  # "i", "in", "a": stop words
+        assert flow.shown_seq > shown and flow._result.query == "deploy in a"  # answered, for this text
+        assert hits(app) == before and lst.updates == updates  # the same hits: not drawn again
+        await type_text(app, pilot, " runbook")
+        assert lst.updates > updates and hits(app)[0] == "Areas/Engineering/Deploy Runbook.md"
+
+
 async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -107,3 +125,4 @@ async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_de
         field.focus()
         await type_text(app, pilot, " note")
         assert len(hits(app)) == LIMIT
+

@@ -374,3 +374,28 @@ def test_words_only_in_code_are_not_found(make_vault, searchable):
     assert paths(v.search("zebracode")) == []
     assert paths(v.search("zebrahide")) == []
     assert paths(v.search("zebraword")) == ["b.md"]
+
+
+def test_the_same_words_again_are_answered_from_the_last_search_until_the_index_changes(demo_search, demo_vault):
+    """Search as you type asks again for the same words after a space or a stop word (issue 19):
+    the last answer is given again, under the new text, without a read of the index; a change to
+    the vault, another page or another scope searches again."""
+    index = demo_search._search
+    borrowed = []
+    borrow = index._readers.borrow
+    index._readers.borrow = lambda epoch: borrowed.append(epoch) or borrow(epoch)
+    first = demo_search.search("deploy", limit=5)
+    assert first.hits and len(borrowed) == 1
+    for text in ("deploy ", "deploy the", "the deploy of"):
+        again = demo_search.search(text, limit=5)
+        assert again.query == text and again.hits == first.hits and again.total == first.total
+        assert again.next_cursor == first.next_cursor
+    assert len(borrowed) == 1  # no read of the index for the same words
+    demo_search.search("deploy", limit=5, cursor=first.next_cursor)  # another page: read
+    demo_search.search("deploy", limit=5, folder="Projects")  # another scope: read
+    assert len(borrowed) == 3
+    (demo_vault / "Inbox" / "deploy deploy.md").write_text("# Deploy deploy\ndeploy deploy deploy\n")
+    demo_search.refresh_paths(["Inbox/deploy deploy.md"])
+    assert demo_search.wait_for_pending_writes(5)
+    after = demo_search.search("deploy ", limit=5)
+    assert len(borrowed) == 4 and "Inbox/deploy deploy.md" in paths(after)
