@@ -126,3 +126,48 @@ async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_de
         await type_text(app, pilot, " note")
         assert len(hits(app)) == LIMIT
 
+
+async def test_typing_in_the_bar_lays_nothing_out_and_a_long_text_still_scrolls(tui_demo: Path, app_for,
+                                                                                 monkeypatch) -> None:
+    """Each key typed in the bar redrew its line and no more (issue 19: Textual's Input asked for a
+    layout of the whole screen per key, its virtual size following the text, and the layout left
+    scrollbars to redraw across the screen in the next frame). The line still scrolls along a text
+    longer than it, the cursor in view."""
+    from textual.screen import Screen
+
+    app = app_for(tui_demo)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app)
+        await pilot.press("ctrl+f")
+        await type_text(app, pilot, "qqxz")  # no hits: the list's rows stay () from key to key
+        layouts: list[int] = []
+        refresh_layout = Screen._refresh_layout
+        monkeypatch.setattr(Screen, "_refresh_layout", lambda screen, *a, **k: layouts.append(1) or
+                            refresh_layout(screen, *a, **k))
+        await type_text(app, pilot, "wvy")
+        assert app.main.searcher._result.query == "qqxzwvy" and not hits(app)
+        assert layouts == []
+        field = app.query_one("#filter-input", Input)
+        await type_text(app, pilot, " " + "long words " * 20)
+        assert field.scroll_x > 0
+        x = field.cursor_screen_offset.x
+        assert field.region.x <= x < field.region.right
+
+
+async def test_the_status_line_is_not_redrawn_for_the_same_text(tui_demo: Path, app_for) -> None:
+    """A search answered with the same count as the last one leaves the status line as it is: its
+    redraw, in the same frame as the hits', widened that frame's repaint to the whole screen."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        status = app.main.status
+        asked: list[bool] = []
+        refresh = status.refresh
+        status.refresh = lambda *a, **k: asked.append(True) or refresh(*a, **k)
+        status.set_part("search", "7 hits")
+        assert asked and "7 hits" in status.plain
+        asked.clear()
+        status.set_part("search", "7 hits")
+        assert asked == []
+        status.set_part("search", "8 hits")
+        assert asked and "8 hits" in status.plain

@@ -52,6 +52,29 @@ class FilterSuggester(Suggester):
         return await asyncio.to_thread(filterexpr.complete, value, snapshot)
 
 
+class FilterInput(Input):
+    """The bar's input line. Textual's Input sets its virtual size to its text's width on every
+    change of its value, and that reactive asks for a layout of the whole screen; but this line's
+    size never follows its text (one line, the bar's width: CSS), so each key re-measured every
+    widget on screen, and the layout left scrollbars to redraw in the next frame, across the
+    screen (issue 19: 2-3 frames per key typed, where 1 shows it). The virtual size is still set
+    (the line's horizontal scrolling reads it); only that layout is left out."""
+
+    _value_changing = False
+
+    def _watch_value(self, value: str) -> None:
+        self._value_changing = True
+        try:
+            super()._watch_value(value)
+        finally:
+            self._value_changing = False
+
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        if layout and self._value_changing and not self.styles.auto_dimensions:
+            layout = False  # a repaint shows the new text: the line keeps its size
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+
 class FilterBar(Vertical):
     """An input line and under it, when there is something to say, one line: the error with a
     caret, the term still being typed, or hints for terms that select nothing."""
@@ -96,7 +119,7 @@ class FilterBar(Vertical):
 
     def compose(self):
         suggester = FilterSuggester(self._snapshot) if self._snapshot is not None else None
-        yield Input(placeholder=PLACEHOLDER, id="filter-input", select_on_focus=False, suggester=suggester)
+        yield FilterInput(placeholder=PLACEHOLDER, id="filter-input", select_on_focus=False, suggester=suggester)
         yield Static("", id="filter-error")
         yield OptionList(id="filter-complete")
 

@@ -25,6 +25,7 @@ class StatusLine(Static):
         self.parts: dict[str, Text] = {}
         self.compact: dict[str, Text] = {}
         self.plain = ""  # what the line shows (tests)
+        self._drawn: Text | None = None
 
     def set_part(self, name: str, text: str | Text | None, compact: Text | None = None) -> None:
         """Set (or with None, remove) one named part; parts show in insertion order. `compact`
@@ -56,7 +57,11 @@ class StatusLine(Static):
         if width and line.cell_len > width:
             line = self._line(True)
         self.plain = line.plain
-        self.update(tidy(line), layout=False)  # one fixed line: no screen re-layout per agent call
+        line = tidy(line)
+        if line == self._drawn:
+            return  # the same line (a search answered with the same count): no frame across the screen for it
+        self._drawn = line
+        self.update(line, layout=False)  # one fixed line: no screen re-layout per agent call
 
     def on_resize(self) -> None:
         self._draw()
