@@ -31,7 +31,7 @@ from core.search.results import (
     unscoped,
 )
 from core.search.snippets import SNIPPET_SCAN_BYTES, page_snippets, snippet_parts
-from core.search.terms import Term, field_has, parse_query, quote_term, wanted_terms
+from core.search.terms import Term, field_holds, field_needles, parse_query, quote_term, wanted_terms
 
 WEIGHTS = ranking.WEIGHTS
 CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
@@ -356,11 +356,12 @@ class SearchQueries(IndexState):
                 present[j] = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? "
                                                         f"AND {_among([t])} ({inlist})", (quote_term(t),))}
         prelim = []
+        needles = [field_needles(tk, t.prefix) for t, tk in zip(wanted, toks, strict=False)]
         for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
-            parts = [set(p.split()) for p in (fterms or FIELD_SEP * 2).split(FIELD_SEP)]
+            parts = [f" {p} " for p in (fterms or FIELD_SEP * 2).split(FIELD_SEP)]
             sigs = []
-            for j, (t, tk) in enumerate(zip(wanted, toks, strict=False)):
-                where = [field_has(part, tk, t.prefix) for part in parts]
+            for j, need in enumerate(needles):
+                where = [field_holds(part, need) for part in parts]
                 has = present[j]
                 sigs.append(ranking.TermSignal(has is None or rowid in has, *where))
             factor = 1.0

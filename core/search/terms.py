@@ -91,13 +91,24 @@ def to_fts(terms: Iterable[Term]) -> str:
     return positive + negative
 
 
-def field_has(part: set[str], tokens: list[str], prefix: bool) -> bool:
-    """Whether a field's token set holds every token of a term (a prefix term: starts one)."""
+def field_needles(tokens: list[str], prefix: bool) -> tuple[tuple[str, ...], str | None] | None:
+    """What `field_holds` looks for: each whole token as " token " (a prefix term's last one as
+    " start", a word start); None for a term without tokens (it is in no field)."""
     if not tokens:
+        return None
+    whole = tokens[:-1] if prefix else tokens
+    return tuple(f" {tok} " for tok in whole), (f" {tokens[-1]}" if prefix else None)
+
+
+def field_holds(padded: str, needles: tuple[tuple[str, ...], str | None] | None) -> bool:
+    """Whether a field holds every token of a term (a prefix term: its last one starts a token).
+    The field as the index stores it (FTS5 tokens joined by single spaces, which no token holds),
+    padded with a space at each end: substring tests, not a set built per field (the ranking
+    loops over a few hundred candidates per search, issue 19)."""
+    if needles is None or padded == "  ":
         return False
-    if prefix:
-        return all(tok in part for tok in tokens[:-1]) and any(p.startswith(tokens[-1]) for p in part)
-    return all(tok in part for tok in tokens)
+    whole, start = needles
+    return all(n in padded for n in whole) and (start is None or start in padded)
 
 
 def wanted_terms(terms: Iterable[Term]) -> list[Term]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.search import ranking
 from core.vault import Vault
@@ -217,3 +219,25 @@ def test_a_noun_in_ment_in_a_name_answers_its_verb(searched):
                                                      "Adds an Azure template to a resource group.\n")
     v = searched(files)
     assert paths(v.search("deploy template to resource group"))[0] == "ref/New-AzResourceGroupDeployment.md"
+
+
+_TOKEN = st.text(alphabet="abcdé12", min_size=0, max_size=4)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(field=st.lists(_TOKEN.filter(bool), max_size=6, unique=True), tokens=st.lists(_TOKEN, max_size=3),
+       prefix=st.booleans())
+def test_a_field_holds_a_term_exactly_as_its_token_set_does(field, tokens, prefix):
+    """The ranking's field test on the stored string (issue 19: substring tests instead of a set per
+    field and candidate) answers as the set of the field's tokens did: every token in the set, a
+    prefix term's last one starting one of them; a term without tokens is in no field."""
+    from core.search.terms import field_holds, field_needles
+
+    part = set(field)
+    if not tokens:
+        want = False
+    elif prefix:
+        want = all(t in part for t in tokens[:-1]) and any(p.startswith(tokens[-1]) for p in part)
+    else:
+        want = all(t in part for t in tokens)
+    assert field_holds(f" {' '.join(field)} ", field_needles(tokens, prefix)) is want
