@@ -28,6 +28,8 @@ Two parts:
   `vault_unchanged` checks that the index generation did not move. After the search phase,
   `search_sqlite_memory_mb` is SQLite's heap (the read connections' page caches) and
   `search_readers_open` the full-text index's open read connections (core.search.readers).
+  This process limits glibc's malloc arenas as the `vaultwatch` command does (`malloc_arenas`:
+  tui.cli.MALLOC_ARENAS, or an explicit MALLOC_ARENA_MAX), so `rss_mb_after` is the app's.
 """
 from __future__ import annotations
 
@@ -772,10 +774,18 @@ def main() -> int:
     only.add_argument("--only-search", action="store_const", dest="only", const="search",
                       help="of the Pilot runs, only the full-text search's (keyword, then hybrid)")
     args = parser.parse_args()
+    # the Pilot runs measure the app as `vaultwatch` runs it: with its glibc arena limit, set
+    # before any thread starts (tui.cli.MALLOC_ARENAS); glibc's default gives the search and
+    # worker threads arenas of their own, which kept more of the search step's heap
+    from core.memory import limit_malloc_arenas
+    from tui.cli import MALLOC_ARENAS
+
+    arenas = MALLOC_ARENAS if limit_malloc_arenas(MALLOC_ARENAS) else os.environ.get("MALLOC_ARENA_MAX")
     root = Path(args.vault) if args.vault else vault(args.notes)[0]
     size = (160, 50)
     result: dict = {"bench": "tui", "vault": str(root), "notes": args.notes, "cpus": os.cpu_count(),
-                    "loadavg_before": [round(x, 2) for x in os.getloadavg()], "size": list(size)}
+                    "loadavg_before": [round(x, 2) for x in os.getloadavg()], "size": list(size),
+                    "malloc_arenas": arenas}
     if not args.no_launch:
         result["launch"] = launches(root, args.launches, size)
     if not args.no_interactive:
