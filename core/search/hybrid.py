@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+import weakref
 from dataclasses import asdict, replace
 
 from core.errors import QueryError
@@ -20,6 +22,8 @@ from core.search.terms import parse_query
 MODES = ("hybrid", "keyword", "semantic")
 RRF_K = 60
 DEPTH = 100  # hits taken from each ranking before fusing
+REUSE_SECONDS = 1.0  # how long the last answer may be given again for the same words (see search)
+_last: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # note vectors -> (key, keyword hits, at, answer)
 
 
 def resolve_mode(mode: str | None, vectors) -> str:
@@ -63,13 +67,25 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     if excluded:
         gone = index.matching(excluded)
         allowed = (allowed if allowed is not None else {e.path for e in snap.entries if e.kind == NOTE}) - gone
-    by_meaning = vectors.query(words, allowed, depth)
     keyword: SearchResult | None = None
     if mode == "hybrid":
         try:
             keyword = index.search(text, scope, limit=min(depth, MAX_LIMIT))
         except QueryError:
             keyword = None
+    # the same terms again (a space typed, as in the TUI's search as you type): the last answer
+    # under the new text, while the snapshot, the note vectors and the keyword answer are the same
+    # (the index gives its own last answer's hits again only while nothing it ranked from changed)
+    key = (json.dumps([[(t.text, t.phrase, t.prefix, t.exclude) for t in terms], mode, asdict(scope)],
+                      sort_keys=True, default=str), offset, limit, snap.generation, vectors.version)
+    kw_same = keyword.hits if keyword is not None else None
+    last, now = _last.get(vectors), time.monotonic()
+    if kw_same is not None and last is not None and last[0] == key and last[1] is kw_same and \
+            now - last[2] < REUSE_SECONDS:
+        more = last[3].next_cursor is not None
+        return replace(last[3], query=str(text), fingerprint=fp, index_stale=index.pending > 0 or vault.index_stale,
+                       next_cursor=encode_cursor(fp, offset + limit) if more else None)
+    by_meaning = vectors.query(words, allowed, depth)
     fused: dict[str, float] = {}
     kw_hits: dict[str, SearchHit] = {}
     if keyword is not None:
@@ -101,9 +117,11 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     more = len(order) > offset + limit
     total = len(order) if keyword is None else max(keyword.total, len(order))
     stale = index.pending > 0 or vault.index_stale
-    return SearchResult(str(text), tuple(hits), total, encode_cursor(fp, offset + limit) if more else None,
-                        snap.generation, snap.is_bundle, stale, keyword.match if keyword is not None else "any", mode,
-                        fingerprint=fp, ends=tuple(ends))
+    result = SearchResult(str(text), tuple(hits), total, encode_cursor(fp, offset + limit) if more else None,
+                          snap.generation, snap.is_bundle, stale, keyword.match if keyword is not None else "any", mode,
+                          fingerprint=fp, ends=tuple(ends))
+    _last[vectors] = (key, kw_same, now, result)
+    return result
 
 
 def similar(vault, index, vectors, path: str, scope: Query, *, limit: int = 10) -> SearchResult:

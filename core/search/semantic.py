@@ -162,6 +162,7 @@ class VectorIndex(ChangeFollower):
         self._keys = np.zeros((0, 3), dtype=np.int64)
         self._mat = np.zeros((0, DIM), dtype=np.int8)
         self._file: vectorfile.Mapped | None = None  # the cache file _keys and _mat are views of, if they are
+        self.version = 0  # bumped whenever the published vectors change (hybrid search reuses an answer within one)
         self.ready = False
         self.done = 0
         self.total = 0
@@ -326,6 +327,7 @@ class VectorIndex(ChangeFollower):
             time.sleep(0)
         with self._lock:
             self._paths, self._keys, self._mat, self._file = paths, keys, mat, mapped
+            self.version += 1
         self.build_seconds = time.perf_counter() - started
         if self.embedder is not None:
             self.embedder.release()  # the table's rows are read again only for the odd query or change
@@ -372,6 +374,7 @@ class VectorIndex(ChangeFollower):
             mat = np.concatenate([mat, np.stack(add_vecs)])
         with self._lock:
             self._paths, self._keys, self._mat, self._file = paths, keys, mat, None
+            self.version += 1
         if self.embedder is not None:
             self.embedder.release()
         self.search.close_reader()

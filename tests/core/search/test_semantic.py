@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import QueryError, VaultError
-from core.search import semantic
+from core.search import hybrid, semantic
 from core.vault import Vault
 
 needs_extra = pytest.mark.skipif(not semantic.available(),
@@ -116,6 +116,25 @@ def test_hybrid_scopes_pages_and_excludes(vec_vault):
     assert not {h.path for h in page2.hits} & {h.path for h in res.hits}
     excluded = vec_vault.search("secret -backup", mode="semantic", limit=50)
     assert "reference/azps-12.5.0/Az.KeyVault/Backup-AzKeyVaultSecret.md" not in [h.path for h in excluded.hits]
+
+
+@needs_extra
+def test_hybrid_answers_the_same_terms_again_from_its_last_answer(vec_vault, monkeypatch):
+    """A space typed after the words (issue 19: search as you type) asks for the same terms: the
+    last answer is given again, under the new text (no query by meaning), and its cursor pages
+    the new text; other words are searched."""
+    vectors = vec_vault._vectors
+    asked: list[str] = []
+    query = vectors.query
+    monkeypatch.setattr(vectors, "query", lambda words, *a: asked.append(words) or query(words, *a))
+    first = vec_vault.search("create virtual machine", mode="hybrid", limit=3)
+    again = vec_vault.search("create virtual machine ", mode="hybrid", limit=3)
+    assert asked == ["create virtual machine"]
+    assert again.query == "create virtual machine " and again.hits == first.hits and again.total == first.total
+    page2 = vec_vault.search("create virtual machine ", mode="hybrid", limit=3, cursor=again.next_cursor)
+    assert page2.hits and not {h.path for h in page2.hits} & {h.path for h in first.hits}
+    vec_vault.search("create virtual machines", mode="hybrid", limit=3)
+    assert asked[-1] == "create virtual machines"
 
 
 @needs_extra
@@ -243,6 +262,7 @@ def test_the_embedder_is_dropped_once_idle_and_queries_still_answer_the_same(cor
     expected = [(h.path, h.score) for h in vec_vault.search(query, mode="hybrid").hits]
     vec_vault._vectors._save_cache()
     monkeypatch.setattr(semantic, "EMBEDDER_IDLE_S", 0.3)
+    monkeypatch.setattr(hybrid, "REUSE_SECONDS", 0.0)  # the same query again is embedded again, not reused
     with warm_vectors(corpus, clock) as (v, vectors):
         assert [(h.path, h.score) for h in v.search(query, mode="hybrid").hits] == expected
         deadline = time.monotonic() + 30
