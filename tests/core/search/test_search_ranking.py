@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.search import ranking
@@ -241,3 +241,27 @@ def test_a_field_holds_a_term_exactly_as_its_token_set_does(field, tokens, prefi
     else:
         want = all(t in part for t in tokens)
     assert field_holds(f" {' '.join(field)} ", field_needles(tokens, prefix)) is want
+
+
+def _lead_whole(text: str, chars: int) -> str:
+    """A hit's lead worked out from the whole body (as it was before issue 19)."""
+    import re
+
+    lines = text.split("\n")
+    while lines and (not lines[0].strip() or lines[0].startswith("# ")):
+        lines.pop(0)
+    text = re.sub(r"\s+", " ", re.sub(r"^#{1,6}[ \t]+", "", "\n".join(lines), flags=re.MULTILINE)).strip()
+    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(body=st.text(alphabet="ab# \n\té", max_size=120), chars=st.integers(1, 30), scan=st.integers(1, 60))
+@example(body="ab\n##### cd efgh", chars=7, scan=8)  # cut inside a heading's marks
+def test_a_leads_first_characters_decide_it_as_the_whole_body_does(body, chars, scan):
+    """A hit found by meaning shows the first words of its body: worked out from the body's first
+    LEAD_SCAN characters (issue 19), it is the lead of the whole body, wherever the cut falls."""
+    from core.search import ftsquery
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ftsquery, "LEAD_SCAN", scan)
+        assert ftsquery.lead_of(body, chars) == _lead_whole(body, chars)
