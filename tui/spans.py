@@ -16,6 +16,9 @@ from itertools import pairwise
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.color import Color
+from textual.constants import DIM_FACTOR
+from textual.filter import dim_style
 
 
 def append(text: Text, piece: str, style: str | Style | None = None) -> Text:
@@ -127,3 +130,12 @@ def _runs(text: Text, plain: str) -> list[tuple[str, Style | None]]:
         style = Style.chain(*(active[k] for k in sorted(active))) if active else None
         runs.append((plain[a:b], style))
     return runs
+
+
+def undim(strip: Iterable[Segment], base: Style) -> list[Segment]:
+    """Dim runs drawn as Textual draws them in a Static: the colour blended towards the
+    background (terminals' own dim is not what the theme's contrast was checked against)."""
+    background = Color.from_rich_color(base.bgcolor) if base.bgcolor is not None else Color(0, 0, 0)
+    return [Segment(seg.text, dim_style(seg.style, background, DIM_FACTOR), seg.control)
+            if seg.style is not None and seg.style.dim and seg.style.color is not None else seg
+            for seg in strip]
