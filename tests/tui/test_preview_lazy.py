@@ -307,3 +307,57 @@ async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(t
         monkeypatch.setattr(preview_module, "REST_S", REST_S)
         await settle(app, timeout=60)
         assert not complete and asked
+
+
+async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_for, monkeypatch) -> None:
+    """Opening a note changes the preview's header, frontmatter and body sizes. Each widget
+    whose size changed in a layout asked for one more through Textual's virtual-size reactive
+    (the preview too, for its content's): the screen was laid out a second time (15-30 ms at
+    160x50) in front of the first key. The new sizes are set ahead of the layout
+    (tui.widgets.sizing): one layout shows the first screen."""
+    from textual.screen import Screen
+
+    from tui.widgets import preview as preview_module
+    root = vault_with_long_note(tmp_path)
+    (root / "Other long.md").write_text(long_note(3000).replace("Long note", "Other long note"))
+    app = app_for(pin_mtimes(root))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        body = app.query_one(NoteBody)
+        layouts: list[int] = []
+        drawn: list[int] = []
+        refresh_layout = Screen._refresh_layout
+        render_line = body.render_line
+
+        def counted(screen, size=None, scroll=False):
+            if not scroll:
+                layouts.append(len(drawn))
+            return refresh_layout(screen, size, scroll)
+
+        def drawing(y: int):
+            if app.main.preview.path == "Long.md":
+                drawn.append(y)
+            return render_line(y)
+
+        body.render_line = drawing  # type: ignore[method-assign]
+        found = []
+        try:
+            Screen._refresh_layout = counted  # type: ignore[method-assign]
+            for _ in range(2):
+                app.main.open_note("Other long.md")
+                await settle(app, timeout=60)
+                layouts.clear()
+                drawn.clear()
+                # the rest of the note waits (the worker rests 5 s between its steps): only the
+                # first screen's layouts are counted, however slow the machine
+                monkeypatch.setattr(preview_module, "REST_S", 5.0)
+                app.main.open_note("Long.md")
+                while not drawn:
+                    await pilot.pause(0.005)
+                await pilot.pause(0.3)  # time for a second layout, had one been asked for
+                found.append(list(layouts))
+                monkeypatch.setattr(preview_module, "REST_S", REST_S)
+                await settle(app, timeout=60)
+        finally:
+            Screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
+        assert found == [[0], [0]]  # one layout, before the first line was drawn; before: [0, 32]

@@ -10,18 +10,15 @@ thread a screenful, and the lines that come later only settle its height.
 """
 from __future__ import annotations
 
-from rich.segment import Segment
 from rich.text import Text
 from textual.cache import LRUCache
-from textual.color import Color
-from textual.constants import DIM_FACTOR
-from textual.filter import dim_style
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
 from .. import spans
 from .notedoc import NoteDoc
+from .sizing import expect_size
 
 LINE_CACHE = 400  # strips kept (several screens)
 UI_BUDGET_S = 0.012  # rendering on the UI thread for lines scrolled to ahead of the worker, a frame
@@ -71,6 +68,7 @@ class NoteBody(Widget):
             return
         self.doc = doc
         if self._needs_layout():
+            self._expect_height()
             self.refresh(layout=True)
 
     def set_lines(self, lines: list[Text]) -> None:
@@ -81,6 +79,7 @@ class NoteBody(Widget):
         """The doc rendered more lines (the worker): lay out again when its height moved and
         it matters (`_needs_layout`)."""
         if self._needs_layout():
+            self._expect_height()
             self.refresh(layout=True)
 
     def _needs_layout(self) -> bool:
@@ -102,7 +101,13 @@ class NoteBody(Widget):
 
     def _changed(self) -> None:
         self._strips.clear()
+        self._expect_height()
         self.refresh(layout=True)
+
+    def _expect_height(self) -> None:
+        """The body's doc height, ahead of the layout (`expect_size`): the body's lines are
+        drawn in the first frame after it, not a second one."""
+        expect_size(self, self.doc.height)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -128,7 +133,7 @@ class NoteBody(Widget):
         if 0 <= y < len(doc.display):
             base = self.rich_style
             segments = spans.separate(doc.display[y].render(self.app.console))
-            strip = Strip(_undim(Strip(segments).apply_style(base), base)).adjust_cell_length(width, base)
+            strip = Strip(spans.undim(Strip(segments).apply_style(base), base)).adjust_cell_length(width, base)
             self._strips[y] = strip
         else:
             strip = Strip.blank(width, self.rich_style)
@@ -138,18 +143,12 @@ class NoteBody(Widget):
 
     def _relayout(self) -> None:
         self._redraw = None
-        self.refresh(layout=self._needs_layout())
+        layout = self._needs_layout()
+        if layout:
+            self._expect_height()
+        self.refresh(layout=layout)
 
     def action_follow(self, index: int) -> None:
         from .preview import Preview  # noqa: PLC0415 (preview imports this module)
 
         self.post_message(Preview.FollowLink(index))
-
-
-def _undim(strip: Strip, base) -> list[Segment]:
-    """Dim runs drawn as Textual draws them in a Static: the colour blended towards the
-    background (terminals' own dim is not what the theme's contrast was checked against)."""
-    background = Color.from_rich_color(base.bgcolor) if base.bgcolor is not None else Color(0, 0, 0)
-    return [Segment(seg.text, dim_style(seg.style, background, DIM_FACTOR), seg.control)
-            if seg.style is not None and seg.style.dim and seg.style.color is not None else seg
-            for seg in strip]
