@@ -11,15 +11,20 @@ Here a search borrows a connection for its length and gives it back. At most `ID
 between searches, the most recently used lent first (its cache is the warm one); searches
 running at once beyond that each open one more, closed when given back, so nobody waits.
 A connection whose database file was replaced since it opened (`epoch`) is closed, never lent.
+The idle ones are closed once none was borrowed for IDLE_CLOSE_S (a thread that waits for it,
+started when a connection is given back and gone with the last idle one): their page caches
+held ~3 MB of SQLite's heap for good after a burst of searches at 100k notes.
 """
 from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from core.memory import release_free_memory
 from core.search.notetext import register_functions
 
 IDLE = 2  # connections kept open between searches (the TUI's and one more, e.g. an agent's)
@@ -30,6 +35,7 @@ IDLE = 2  # connections kept open between searches (the TUI's and one more, e.g.
 # 12.2-13.9 vs 12.5-12.7, p95 35.3-40.5 vs 34.8-37.5) while SQLite's heap after them fell from
 # 12.3 to 6.0 MB
 CACHE_KIB = 2000
+IDLE_CLOSE_S = 60.0  # idle connections are closed after this long with no search (as the query tokenizer is dropped)
 
 
 class Reader:
@@ -49,9 +55,13 @@ class ReaderPool:
     def __init__(self, db_path: Path, idle: int = IDLE) -> None:
         self.db_path = db_path
         self.idle_max = idle
+        self.idle_close_s = IDLE_CLOSE_S
         self._lock = threading.Lock()
         self._idle: list[Reader] = []  # most recently given back last
         self.lent = 0  # connections borrowed now
+        self._given_back_at = 0.0  # when a connection was last given back (under _lock)
+        self._closer: threading.Thread | None = None  # waits to close the idle connections
+        self._wake = threading.Event()  # close_idle: the closer looks again (and ends: nothing idle)
 
     def _open(self, epoch: int) -> Reader:
         # autocommit: the scope temp table's writes must not open a transaction that would pin
@@ -86,18 +96,42 @@ class ReaderPool:
         try:
             yield got
         finally:
+            closer = None
             with self._lock:
                 self.lent -= 1
                 keep = len(self._idle) < self.idle_max
                 if keep:
                     self._idle.append(got)
+                    self._given_back_at = time.monotonic()
+                    if self._closer is None:
+                        closer = self._closer = threading.Thread(target=self._close_when_unused, daemon=True,
+                                                                 name="vaultwatch-readers-idle")
             if not keep:
                 got.con.close()
+            if closer is not None:
+                closer.start()
+
+    def _close_when_unused(self) -> None:
+        """Close the idle connections once none was given back for `idle_close_s`."""
+        while True:
+            with self._lock:
+                left = self._given_back_at + self.idle_close_s - time.monotonic()
+                if not self._idle or left <= 0:
+                    idle, self._idle = self._idle, []
+                    self._closer = None
+                    break
+                self._wake.clear()
+            self._wake.wait(left)
+        for r in idle:
+            r.con.close()
+        if idle:
+            release_free_memory()  # SQLite gave its page caches back to the C heap
 
     def close_idle(self) -> None:
         """Close the connections nobody is using (their page caches go with them)."""
         with self._lock:
             idle, self._idle = self._idle, []
+        self._wake.set()
         for r in idle:
             r.con.close()
 
