@@ -78,6 +78,12 @@ class Embedder:
         self._tok = Tokenizer.from_file(str(tokenizer))
         self._tok.no_padding()
         self._tok.no_truncation()
+        # its BPE model memoizes every short text it encodes (up to 10,000): each query typed or
+        # asked is a new one, so that cache only grew (+9.4 MB after 3,000 distinct queries,
+        # 0.4 MB without it) while the ids are the same and encoding was no slower
+        resize_cache = getattr(self._tok.model, "_resize_cache", None)
+        if resize_cache is not None:
+            resize_cache(0)
         self._np = np
 
     def embed(self, texts: list[str]):

@@ -405,3 +405,35 @@ def test_embedding_one_query_starts_no_thread_pool():
     assert out.returncode == 0, out.stderr
     before, after = out.stdout.split()
     assert after == before
+
+
+@needs_extra
+@needs_smaps
+def test_queries_do_not_grow_the_tokenizers_memory():
+    """Issue 16: the tokenizer's BPE cache kept every short text encoded (up to 10,000), and as-you-
+    type searches and agents' queries are all different: ~3 KB more heap per query, for as long
+    as the tokenizer stays loaded."""
+    import subprocess
+    import sys
+
+    code = (
+        "from core.memory import release_free_memory\n"
+        "from core.search import semantic\n"
+        "def anon():\n"
+        "    with open('/proc/self/smaps_rollup') as f:\n"
+        "        return next(int(l.split()[1]) for l in f if l.startswith('Anonymous:'))\n"
+        "e = semantic.Embedder()\n"
+        "first = e.embed(['rotate the deploy keys'])\n"
+        "release_free_memory()\n"
+        "before = anon()\n"
+        "for i in range(3000):\n"
+        "    e.embed([f'query {i} about the deploy runbook and its keys {i * 7}'])\n"
+        "release_free_memory()\n"
+        "assert (e.embed(['rotate the deploy keys']) == first).all()\n"
+        "print(anon() - before)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[3])
+    assert out.returncode == 0, out.stderr
+    grown_kib = int(out.stdout)
+    assert grown_kib < 3 * 1024, f"{grown_kib} KiB more after 3,000 queries"
