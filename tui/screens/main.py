@@ -129,6 +129,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
                                    quitting=lambda: app.quitting)
         self._counts_timer = None
         self._preview_timer = None
+        self._select_when_shown: str | None = None  # open_note's path: the list cursor moves to it once shown
         self._stats_key: tuple | None = None
         self._typing_until = 0.0  # monotonic time until which the filter counts as being typed
         self._guard_from: float | None = None  # when the filter was left (see on_key)
@@ -453,6 +454,9 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self.refresh_views(keep=False)
 
     def on_preview_opened(self, message: Preview.Opened) -> None:
+        wanted, self._select_when_shown = self._select_when_shown, None
+        if wanted is not None and self._live():
+            self.active_list.select_key(wanted)
         if message.path is not None and self._tree.display and self._live():
             self._tree.reveal(message.path)
 
@@ -505,9 +509,16 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self.action_focus_preview()
 
     def open_note(self, path: str) -> None:
-        """Preview a note (palette, tests) and put the list cursor on it when it is listed."""
+        """Preview a note (palette, links, tests) and put the list cursor on it when it is
+        listed, once the preview shows it: finding the row scans the list (15 ms at 100k rows,
+        holding the interpreter), which held up the preview's worker on its way to the first
+        screen."""
         self.preview.show(path, push=self.preview.path is not None)
-        self.active_list.select_key(path)
+        if self.preview.path == path:  # shown already: no Opened comes
+            self._select_when_shown = None
+            self.active_list.select_key(path)
+        else:
+            self._select_when_shown = path
 
     # -- status and activity title ------------------------------------------------------------------
     def _status_vault(self) -> None:
