@@ -14,12 +14,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.suggester import Suggester
-from textual import events
 from textual.widgets import Input, OptionList, Static
 
 from core.errors import QueryError
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from core.index.snapshot import Snapshot
 
 from ..spans import tidy
+from .sizing import content_sized_free
 
 DROPDOWN_LIMIT = 50  # candidates listed at most (the list scrolls; typing narrows it)
 
@@ -54,25 +54,13 @@ class FilterSuggester(Suggester):
 
 class FilterInput(Input):
     """The bar's input line. Textual's Input sets its virtual size to its text's width on every
-    change of its value, and that reactive asks for a layout of the whole screen; but this line's
-    size never follows its text (one line, the bar's width: CSS), so each key re-measured every
-    widget on screen, and the layout left scrollbars to redraw in the next frame, across the
-    screen (issue 19: 2-3 frames per key typed, where 1 shows it). The virtual size is still set
-    (the line's horizontal scrolling reads it); only that layout is left out."""
+    change of its value, and that reactive asked for a layout of the whole screen; but this
+    line's size never follows its text (one line, the bar's width: CSS), so each key re-measured
+    every widget on screen, and the layout left scrollbars to redraw in the next frame, across
+    the screen (issue 19: 2-3 frames per key typed, where 1 shows it). Its virtual size is still
+    set (the line's horizontal scrolling reads it), without that layout (tui.widgets.sizing)."""
 
-    _value_changing = False
-
-    def _watch_value(self, value: str) -> None:
-        self._value_changing = True
-        try:
-            super()._watch_value(value)
-        finally:
-            self._value_changing = False
-
-    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
-        if layout and self._value_changing and not self.styles.auto_dimensions:
-            layout = False  # a repaint shows the new text: the line keeps its size
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+    virtual_size = content_sized_free()
 
 
 class FilterBar(Vertical):

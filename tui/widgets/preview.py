@@ -20,9 +20,7 @@ from textual import work
 from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
 from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import Reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -45,7 +43,7 @@ from .notedoc import NoteDoc, note_doc
 from .notehead import note_head, note_meta
 from .noterender import Context, Styles, body_lines, theme_styles, without_frontmatter
 from .problems import Problem
-from .sizing import expect_size
+from .sizing import content_sized_free, expect_size
 
 MAX_READ_BYTES = 4 * 1024 * 1024
 MAX_LINES = 10_000  # source lines rendered (then a line says how many more there are)
@@ -114,11 +112,9 @@ class Preview(VerticalScroll, can_focus=True):
         Binding("backspace,b", "back", "Back", id="preview.back"),
     ]
 
-    # Textual's Widget.virtual_size asks for a layout of the whole screen when it changes; the
-    # preview's own size never depends on its content's (it is sized by the main screen), and
-    # Textual updates its scrollbars itself when it lays the content out: opening a note of
-    # another length cost one layout more, 20-30 ms at 160x50, in front of the next key.
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+    # sized by the main screen, never by its content (tui.widgets.sizing): opening a note of
+    # another length cost one layout more, 20-30 ms at 160x50, in front of the next key
+    virtual_size = content_sized_free()
 
     class FollowLink(Message):
         """A link in the body was clicked."""

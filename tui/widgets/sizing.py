@@ -1,4 +1,4 @@
-"""A widget's new size told to Textual ahead of the layout, so that it takes one frame, not two.
+"""Keeping Textual's virtual-size reactive from laying the whole screen out again.
 
 A widget whose size changes in a layout gets its new virtual size through a reactive that
 asks for a layout of its own, and a layout redoes the whole screen's (15-30 ms at 160x50 while
@@ -9,11 +9,23 @@ lines were drawn only in the second (the first key after the note opened waited 
 height its content takes there) without that reactive's side effects: the layout then finds
 the size already set and asks for nothing more. A guess that turns out wrong (the width moved:
 a scrollbar came or went) costs only the second layout, as before.
+
+A widget whose own size never follows its content's (sized by CSS: the preview, the filter
+bar's input line) needs no layout at all when its virtual size changes: `content_sized_free()`
+declares its `virtual_size` without one (the value is still set: scrolling reads it, and
+Textual refreshes the scrollbars itself).
 """
 from __future__ import annotations
 
 from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widget import Widget
+
+
+def content_sized_free() -> Reactive[Size]:
+    """A `virtual_size` reactive that asks for no layout when it changes, for a widget class
+    whose size never follows its content's: `virtual_size = content_sized_free()`."""
+    return Reactive(Size(0, 0), layout=False)
 
 
 def expect_size(widget: Widget, height: int | None = None) -> None:
