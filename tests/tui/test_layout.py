@@ -363,3 +363,29 @@ async def test_screenshot_without_a_downloads_folder(tui_demo: Path, app_for, tm
                 break
             await pilot.pause(0.02)
         assert shot.read_text().startswith("<svg")
+
+
+async def test_the_footer_redraws_on_hover_only_when_another_key_is_under_the_pointer(tui_demo: Path,
+                                                                                      app_for) -> None:
+    """The pointer moving along one key leaves the line as it is; onto the next key, the line is
+    redrawn with that key highlighted."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        footer = app.query_one(KeyFooter)
+        await pilot.pause()
+        first, second = footer._spans[0], footer._spans[1]
+        asked: list[bool] = []
+        refresh = footer.refresh
+        footer.refresh = lambda *a, **k: asked.append(True) or refresh(*a, **k)  # type: ignore[method-assign]
+        await pilot.hover(KeyFooter, offset=(first[0], 0))
+        assert len(asked) == 1
+        for x in range(first[0] + 1, first[1]):  # along the same key
+            await pilot.hover(KeyFooter, offset=(x, 0))
+        assert len(asked) == 1
+        await pilot.hover(KeyFooter, offset=(second[0], 0))
+        assert len(asked) == 2
+        hovered = footer.get_component_rich_style("footer-key--hover")
+        strip = footer.render_line(0)
+        cells = [seg for seg in strip if seg.text.strip()]
+        assert any(seg.style.bgcolor == hovered.bgcolor for seg in cells)

@@ -5,7 +5,7 @@ signal; a rebuild mounts new widgets and lays the whole screen out again. A focu
 (list -> preview) changes the keys shown, and the rebuild plus the layout of a 160x50 screen
 took 30-50 ms on the UI thread in front of the next key (bench_tui's long-note step: the first
 key after the focus moved to the preview, issue 16). This footer is one widget of fixed height
-whose `render` assembles the same line Textual's Footer draws (its non-compact look: the
+whose `render_line` assembles the same line Textual's Footer draws (its non-compact look: the
 `footer-key--key` and `footer-key--description` styles of the theme, disabled keys dimmed, the
 command palette's key on the right behind a `vkey` bar): a change of keys repaints one line.
 Signals are coalesced into one check after the next refresh, and the line is redrawn only when
@@ -13,7 +13,6 @@ the keys differ. A click on a key presses it (a disabled one rings the bell), as
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -87,12 +86,12 @@ class KeyFooter(Widget, can_focus=False):
         if not self._ready:
             return (), None
         active = self.screen.active_bindings
-        by_action: defaultdict[str, list[Shown]] = defaultdict(list)
+        by_action: dict[str, Shown] = {}
         for (_node, binding, enabled, tooltip) in active.values():
-            if binding.show:
-                by_action[binding.action].append(Shown(binding.key, self.app.get_key_display(binding),
-                                                       binding.description, enabled, tooltip))
-        keys = tuple(found[0] for found in by_action.values())
+            if binding.show and binding.action not in by_action:
+                by_action[binding.action] = Shown(binding.key, self.app.get_key_display(binding),
+                                                  binding.description, enabled, tooltip)
+        keys = tuple(by_action.values())
         palette = None
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             found = active.get(self.app.COMMAND_PALETTE_BINDING)
@@ -117,12 +116,9 @@ class KeyFooter(Widget, can_focus=False):
             label = Text.assemble((f" {shown.display} ", key_style), (f"{shown.description} ", description_style))
         else:
             label = Text.assemble((shown.display, key_style))
-        style = base
-        if hovered:
-            style = style + self.get_component_rich_style("footer-key--hover")
-        if not shown.enabled:
-            style = style + Style(dim=True)
-        label.stylize_before(style)
+        label.stylize_before(base + Style(dim=True) if not shown.enabled else base)
+        if hovered:  # the key's and description's own backgrounds are the footer's: the hover's goes over them
+            label.stylize(Style(bgcolor=self.get_component_rich_style("footer-key--hover").bgcolor))
         return label
 
     def render_line(self, y: int) -> Strip:
@@ -208,9 +204,10 @@ class KeyFooter(Widget, can_focus=False):
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         shown = self._at(event.x)
-        self.tooltip = shown.tooltip or None if shown is not None else None
-        if event.x != self._hover:
-            self._hover = event.x
+        was = self._at(self._hover) if self._hover is not None else None
+        self._hover = event.x
+        if shown is not was:  # another key under the pointer: its highlight and tooltip move
+            self.tooltip = (shown.tooltip or None) if shown is not None else None
             self.refresh()
 
     def on_leave(self) -> None:
