@@ -65,12 +65,11 @@ def scale(notes: int) -> dict:
     from core.clock import parse_as_of
     from core.vault import Vault
 
-    from core.search import ftsquery, hybrid
+    from core.search import reuse
 
     # each query below is timed 5 times: the reuse of the last answer for the same words (search
-    # as you type, REUSE_SECONDS) would answer 4 of them from memory; the figures time the search
-    ftsquery.REUSE_SECONDS = 0.0
-    hybrid.REUSE_SECONDS = 0.0
+    # as you type, core.search.reuse) would answer 4 of them from memory; the figures time the search
+    reuse.REUSE_SECONDS = 0.0
     path, _manifest = vault(notes)
     text_bytes = sum(f.stat().st_size for f in Path(path).rglob("*.md"))
     out: dict = {"notes": notes, "note_text_mb": round(text_bytes / 1e6, 1)}

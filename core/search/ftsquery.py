@@ -12,7 +12,6 @@ import hashlib
 import json
 import re
 import sqlite3
-import time
 from dataclasses import asdict, replace
 
 from core.errors import QueryError
@@ -39,7 +38,6 @@ FALLBACK_BELOW = 3  # a strict AND of 3+ words with fewer hits than this (or non
 NEAR_CHECKED = 60  # candidates checked for proximity
 LEAD_SCAN = 400  # body characters a hit's lead is worked out from first (see lead_of)
 LEAD_MARGIN = 16  # more than a cut can change at the end of what they give
-REUSE_SECONDS = 1.0  # how long the last answer may be given again for the same query (see search)
 COMMON_FAST_ABOVE = 20_000  # notes above which a query of only common words skips FTS5's bm25 (see _all_common)
 MAX_DUPLICATES = 20  # candidates of one file name compared for near-identical text
 DEPRECATED_FACTOR = 0.5
@@ -161,12 +159,11 @@ class SearchQueries(IndexState):
         offset = decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
         # the same words again (a space or a stop word typed, as in the TUI's search as you type):
-        # the last answer, while nothing it was ranked from changed. Within REUSE_SECONDS, so a
-        # stale_after moment passing in between is missed for at most that long
+        # the last answer, while nothing it was ranked from changed (core.search.reuse)
         key = (fp, offset, limit, snap.generation, self._writes, self._epoch, clock.today())
-        last, now = self._last, time.monotonic()
-        if last is not None and last[0] == key and now - last[1] < REUSE_SECONDS:
-            return replace(last[2], query=str(text), index_stale=self.pending > 0 or vault.index_stale)
+        last = self._last.get(key)
+        if last is not None:
+            return replace(last, query=str(text), index_stale=self.pending > 0 or vault.index_stale)
         with self._reader() as reader:
             con = reader.con
             scoped = not unscoped(scope)
@@ -208,7 +205,7 @@ class SearchQueries(IndexState):
         stale = self.pending > 0 or vault.index_stale
         result = SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode,
                               fingerprint=fp, ends=tuple(ends))
-        self._last = (key, now, result)
+        self._last.keep(key, result)
         return result
 
     def _candidates(self, con, join: str, match: str, wanted: list[Term], window: int, mode: str,

@@ -10,6 +10,7 @@ from core.events import IndexReady
 from core.live.follower import ChangeFollower
 from core.search.readers import ReaderPool
 from core.search.results import SearchStatus
+from core.search.reuse import LastAnswer
 
 if TYPE_CHECKING:  # vault.py imports this module's importers
     from core.search.ftsprep import FieldTokens
@@ -32,7 +33,7 @@ class IndexState(ChangeFollower):
         self._tokens: FieldTokens | None = None  # the writer thread's field tokeniser (live updates)
         self._synced_generation = -1
         self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
-        self._last: tuple | None = None  # the last search's (key, answer): see SearchQueries.search
+        self._last = LastAnswer()  # the last search's answer: see SearchQueries.search
         self.ready = False
         self.done = 0
         self.total = 0

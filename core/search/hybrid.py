@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 import weakref
 from dataclasses import asdict, replace
 
@@ -16,14 +15,14 @@ from core.errors import QueryError
 from core.model import NOTE
 from core.query.listing import Query, run_query
 from core.search.results import MAX_LIMIT, SearchHit, SearchResult, decode_cursor, encode_cursor, unscoped
+from core.search.reuse import LastAnswer
 from core.search.snippets import snippet_parts
 from core.search.terms import parse_query
 
 MODES = ("hybrid", "keyword", "semantic")
 RRF_K = 60
 DEPTH = 100  # hits taken from each ranking before fusing
-REUSE_SECONDS = 1.0  # how long the last answer may be given again for the same words (see search)
-_last: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # note vectors -> (key, keyword hits, at, answer)
+_last: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # note vectors -> LastAnswer of (keyword hits, answer)
 
 
 def resolve_mode(mode: str | None, vectors) -> str:
@@ -79,11 +78,13 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     key = (json.dumps([[(t.text, t.phrase, t.prefix, t.exclude) for t in terms], mode, asdict(scope)],
                       sort_keys=True, default=str), offset, limit, snap.generation, vectors.version)
     kw_same = keyword.hits if keyword is not None else None
-    last, now = _last.get(vectors), time.monotonic()
-    if kw_same is not None and last is not None and last[0] == key and last[1] is kw_same and \
-            now - last[2] < REUSE_SECONDS:
-        more = last[3].next_cursor is not None
-        return replace(last[3], query=str(text), fingerprint=fp, index_stale=index.pending > 0 or vault.index_stale,
+    memo = _last.get(vectors)
+    if memo is None:
+        memo = _last[vectors] = LastAnswer()
+    last = memo.get(key)
+    if kw_same is not None and last is not None and last[0] is kw_same:
+        more = last[1].next_cursor is not None
+        return replace(last[1], query=str(text), fingerprint=fp, index_stale=index.pending > 0 or vault.index_stale,
                        next_cursor=encode_cursor(fp, offset + limit) if more else None)
     by_meaning = vectors.query(words, allowed, depth)
     fused: dict[str, float] = {}
@@ -120,7 +121,7 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     result = SearchResult(str(text), tuple(hits), total, encode_cursor(fp, offset + limit) if more else None,
                           snap.generation, snap.is_bundle, stale, keyword.match if keyword is not None else "any", mode,
                           fingerprint=fp, ends=tuple(ends))
-    _last[vectors] = (key, kw_same, now, result)
+    memo.keep(key, (kw_same, result))
     return result
 
 

@@ -50,9 +50,9 @@ async def test_question_mark_searches_the_text_ranked_with_highlights(tui_demo: 
 async def test_a_space_or_a_stop_word_typed_keeps_the_listed_hits(tui_demo: Path, app_for, monkeypatch) -> None:
     """A space or a stop word typed after the words searches the same words: the answer is shown
     for the new text, but the list is not drawn again (issue 19: a redraw of the hits per key)."""
-    from core.search import ftsquery
+    from core.search import reuse
     # the last answer is reused for 1 s: on a loaded machine typing " in a" took longer
-    monkeypatch.setattr(ftsquery, "REUSE_SECONDS", 600.0)
+    monkeypatch.setattr(reuse, "REUSE_SECONDS", 600.0)
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)

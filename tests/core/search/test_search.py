@@ -381,8 +381,8 @@ def test_the_same_words_again_are_answered_from_the_last_search_until_the_index_
     """Search as you type asks again for the same words after a space or a stop word (issue 19):
     the last answer is given again, under the new text, without a read of the index; a change to
     the vault, another page or another scope searches again."""
-    from core.search import ftsquery
-    monkeypatch.setattr(ftsquery, "REUSE_SECONDS", 600.0)  # (1 s: a starved machine could take longer)
+    from core.search import reuse
+    monkeypatch.setattr(reuse, "REUSE_SECONDS", 600.0)  # (1 s: a starved machine could take longer)
     index = demo_search._search
     borrowed = []
     borrow = index._readers.borrow

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import QueryError, VaultError
-from core.search import hybrid, semantic
+from core.search import reuse, semantic
 from core.vault import Vault
 
 needs_extra = pytest.mark.skipif(not semantic.available(),
@@ -262,7 +262,7 @@ def test_the_embedder_is_dropped_once_idle_and_queries_still_answer_the_same(cor
     expected = [(h.path, h.score) for h in vec_vault.search(query, mode="hybrid").hits]
     vec_vault._vectors._save_cache()
     monkeypatch.setattr(semantic, "EMBEDDER_IDLE_S", 0.3)
-    monkeypatch.setattr(hybrid, "REUSE_SECONDS", 0.0)  # the same query again is embedded again, not reused
+    monkeypatch.setattr(reuse, "REUSE_SECONDS", 0.0)  # the same query again is embedded again, not reused
     with warm_vectors(corpus, clock) as (v, vectors):
         assert [(h.path, h.score) for h in v.search(query, mode="hybrid").hits] == expected
         deadline = time.monotonic() + 30
