@@ -108,10 +108,7 @@ class Embedder:
 
     def release(self) -> None:
         """Hand the table's pages back to the page cache (a query reads a few rows of it again)."""
-        try:
-            self._map.madvise(mmap.MADV_DONTNEED)
-        except (AttributeError, OSError, ValueError):
-            pass
+        vectorfile.release_pages(self._map)
 
     def quantize(self, vecs):
         np = self._np

@@ -38,10 +38,16 @@ class Mapped:
 
     def release(self) -> None:
         """Take the file's pages out of the process (they stay in the OS's page cache)."""
-        try:
-            self.mm.madvise(mmap.MADV_DONTNEED)
-        except (AttributeError, OSError, ValueError):  # no madvise here, or the mapping is closed
-            pass
+        release_pages(self.mm)
+
+
+def release_pages(mm: mmap.mmap) -> None:
+    """Take a read-only file mapping's pages out of the process (MADV_DONTNEED: they stay in
+    the OS's page cache, and the next read maps them back)."""
+    try:
+        mm.madvise(mmap.MADV_DONTNEED)
+    except (AttributeError, OSError, ValueError):  # no madvise here, or the mapping is closed
+        pass
 
 
 def _member_array(f, mm: mmap.mmap, info: zipfile.ZipInfo, np) -> Any:
