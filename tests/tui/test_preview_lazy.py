@@ -176,12 +176,8 @@ async def test_the_young_objects_of_a_long_render_never_pile_up_while_keys_come(
     its slices, a few thousand at a time, so the pile never forms."""
     app = app_for(vault_with_long_note(tmp_path), idle_gc=True)  # automatic collection off, as the app runs
     async with app.run_test(size=(160, 50)):
-        await settle(app)
+        preview, body = await from_short_note(app)
         assert app.collector.active
-        preview = app.main.preview
-        body = app.query_one(NoteBody)
-        app.main.open_note("Short.md")
-        await settle(app)
         app.main.open_note("Long.md")
         app.set_focus(preview)
         peak = 0
@@ -237,6 +233,15 @@ def vault_with_wrapping_note(tmp_path: Path, lines: int = 3000) -> Path:
     return pin_mtimes(root)
 
 
+async def from_short_note(app) -> tuple:
+    """The app settled with the short note previewed (a long note opened next is timed from
+    there): the preview and its body."""
+    await settle(app)
+    app.main.open_note("Short.md")
+    await settle(app)
+    return app.main.preview, app.query_one(NoteBody)
+
+
 def count_layouts(body: NoteBody) -> list[tuple[bool, str]]:
     """Record, for each layout the body's own code asks for (not Textual's, which follows a
     layout with one more when a size changed), whether its doc was complete then, and which of
@@ -262,11 +267,7 @@ async def test_lines_rendered_below_the_screen_do_not_lay_the_screen_out_again(t
     complete."""
     app = app_for(vault_with_wrapping_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
-        await settle(app)
-        preview = app.main.preview
-        body = app.query_one(NoteBody)
-        app.main.open_note("Short.md")
-        await settle(app)
+        preview, body = await from_short_note(app)
         asked = count_layouts(body)
         app.main.open_note("Long.md")
         while not (preview.path == "Long.md" and body.lines):
@@ -286,11 +287,7 @@ async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(t
     from tui.widgets import preview as preview_module
     app = app_for(vault_with_wrapping_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
-        await settle(app)
-        preview = app.main.preview
-        body = app.query_one(NoteBody)
-        app.main.open_note("Short.md")
-        await settle(app)
+        preview, body = await from_short_note(app)
         monkeypatch.setattr(preview_module, "REST_S", 0.05)  # rendering lasts (4 s or more)
         asked = count_layouts(body)
         app.main.open_note("Long.md")
