@@ -24,6 +24,7 @@ import hashlib
 import marshal
 import os
 import sqlite3
+import sys
 import threading
 import time
 import zlib
@@ -31,6 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from core.index.sharing import SHORT_CHARS, frozen, worth_interning
 from core.model import FOLDER, Entry, Link, make_entry
 
 SCHEMA_VERSION = 2
@@ -47,7 +49,7 @@ LINKS_SLACK = 10_000
 _CORE = Path(__file__).resolve().parents[1]
 _PARSER_SOURCES = ("markdown/parse.py", "markdown/mdlex.py", "markdown/fastyaml.py", "markdown/okf.py",
                    "model.py", "index/scan.py", "index/parsepool.py", "index/entrycache.py",
-                   "index/warmscan.py")
+                   "index/warmscan.py", "index/sharing.py")
 _FIELDS = tuple(f.name for f in fields(Entry))
 
 
@@ -123,11 +125,13 @@ def bucket_of(path: str) -> int:
 def _share(value, memo: dict):
     """Replace equal short strings and tuples by one shared object (marshal then writes refs)."""
     if isinstance(value, str):
-        return memo.setdefault(value, value) if len(value) <= 64 else value
+        return memo.setdefault(value, value) if len(value) <= SHORT_CHARS else value
     if isinstance(value, dict):
         return {_share(k, memo): _share(v, memo) for k, v in value.items()}
     if isinstance(value, list):
-        return [_share(v, memo) for v in value]
+        shared = [_share(v, memo) for v in value]
+        key = frozen(shared)  # equal lists (a note's `tags:`), types included: one list
+        return shared if key is None else memo.setdefault(key, shared)
     if isinstance(value, tuple):
         return memo.setdefault(("t", value), tuple(_share(v, memo) for v in value)) if value else ()
     return value
@@ -166,10 +170,42 @@ def decode_links(blob: bytes) -> list[Link]:
     return [_make_link(t) for t in raw]
 
 
+def _short_strings(value) -> Iterable[str]:
+    """The strings `_share` would share in a value (frontmatter: nested dicts and lists)."""
+    if isinstance(value, str):
+        if len(value) <= SHORT_CHARS:
+            yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _short_strings(k)
+            yield from _short_strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _short_strings(v)
+
+
+def _interned_memo(entries: list[Entry]) -> dict:
+    """A sharing memo for one bucket, holding interned each short frontmatter and tag string
+    of its entries but their titles (core.index.sharing.worth_interning, the cold load's rule).
+
+    marshal writes an interned string as such, and its load interns it again: such a value is
+    then one object for the whole loaded index, not one per bucket. At 100k notes a `created:`
+    date repeated across the vault was ~85k strings (a bucket shared only its own copies).
+    """
+    memo: dict = {}
+    for e in entries:
+        title = e.title
+        for text in (*_short_strings(e.frontmatter), *e.tags):
+            if text not in memo and worth_interning(text, title):
+                memo[text] = sys.intern(text)
+    return memo
+
+
 def _encode(e: Entry, memo: dict, table: LinkTable) -> tuple:
     links = table.ids(e.links)
     return (
-        e.path, _share(e.kind, memo), e.size_bytes, e.mtime_ns, e.title, e.inode, _share(e.frontmatter, memo),
+        e.path, _share(e.kind, memo), e.size_bytes, e.mtime_ns, _share(e.title, memo), e.inode,
+        _share(e.frontmatter, memo),
         _share(e.tags, memo), _share(links, memo), e.content_chars, e.frontmatter_error, e.decode_error,
         _share(e.mime_type, memo), _share(e.okf_status, memo), _share(e.okf_trust, memo),
         e.stale_date.toordinal() if e.stale_date is not None else None,
@@ -215,8 +251,9 @@ def decode_rows(rows: list[tuple], racy: int, links: list[Link], out: dict[str, 
 def encode_bucket(entries: Iterable[Entry], table: LinkTable, written_ns: int | None = None) -> bytes:
     """Marshal one bucket's entries (sorted by path) with the time they were written; their
     links become positions in `table` (which grows by the links it did not hold)."""
-    memo: dict = {}
-    rows = [_encode(e, memo, table) for e in sorted(entries, key=lambda e: e.path)]
+    ordered = sorted(entries, key=lambda e: e.path)
+    memo = _interned_memo(ordered)
+    rows = [_encode(e, memo, table) for e in ordered]
     return marshal.dumps((time.time_ns() if written_ns is None else written_ns, rows), 4)
 
 

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 
 from core.index.scan import FileFact, ScanConfig, entry_for, walk
+from core.index.sharing import Sharing
 from core.memory import collector_paused
 from core.model import Entry, Skipped
 
@@ -89,8 +90,10 @@ def _split(root_real: str, config: ScanConfig) -> tuple[list[FileFact], list[Ent
 def _scan_here(root_real: str, config: ScanConfig, progress: ProgressFn | None) -> tuple[list[Entry], list[Skipped]]:
     facts, entries, skipped = _split(root_real, config)
     total = len(facts)
+    sharing = Sharing()
     for done, fact in enumerate(facts, 1):
         out = entry_for(fact)
+        sharing.share_all((out,))
         if isinstance(out, Skipped):
             skipped.append(out)
         else:
@@ -137,8 +140,10 @@ def _scan_parallel(root_real: str, config: ScanConfig, progress: ProgressFn | No
             yield batch
 
     done = 0
+    sharing = Sharing()  # each chunk arrives with its own copies of the vault's repeated values
     with parse_pool(workers) as pool:
         for batch in pool.imap_unordered(parse_chunk, chunks()):
+            sharing.share_all(batch)
             for out in batch:
                 (skipped if isinstance(out, Skipped) else entries).append(out)
             done += len(batch)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from core.index import parsepool
 from core.index.entrycache import EMPTY_GUARD, EntryCache, WarmStats
 from core.index.scan import FileFact, ScanConfig, entry_for, walk
+from core.index.sharing import Sharing
 from core.memory import collector_paused
 from core.model import FOLDER, Entry, Skipped
 
@@ -108,9 +109,11 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
     if len(facts) >= parsepool.PARALLEL_MIN_FILES and (os.cpu_count() or 1) >= 2:
         try:
             out: list[Entry | Skipped] = []
+            sharing = Sharing()
             with parsepool.parse_pool(os.cpu_count() or 2) as pool:  # the scanner's own pool policy
                 chunks = [facts[i:i + parsepool.CHUNK] for i in range(0, len(facts), parsepool.CHUNK)]
                 for batch in pool.imap_unordered(parsepool.parse_chunk, chunks):
+                    sharing.share_all(batch)
                     out.extend(batch)
                     if progress is not None:
                         progress(len(out), len(facts))
@@ -118,8 +121,10 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
         except parsepool.START_FAILED:
             pass  # no processes, or a start that failed (see parsepool.parse_pool): parse here instead
     out = []
+    sharing = Sharing()
     for i, f in enumerate(facts, 1):
         out.append(entry_for(f))
+        sharing.share_all(out[-1:])
         if progress is not None and i % 2000 == 0:
             progress(i, len(facts))
     return out
