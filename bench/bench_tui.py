@@ -98,11 +98,13 @@ def proc_status(pid: int | str = "self") -> dict[str, float]:
 
 
 # -- launch from process start, in a pty ---------------------------------------------------------
-def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Path | None = None) -> dict:
+def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Path | None = None,
+           searches: bool = False) -> dict:
     """Run `vaultwatch ROOT` in a pty; seconds from spawn to each milestone, RSS, quit time.
 
     With `pycache`, the child keeps its compiled bytecode there (PYTHONPYCACHEPREFIX), as an
-    installed vaultwatch has it; without, it may compile every module it imports first."""
+    installed vaultwatch has it; without, it may compile every module it imports first. With
+    `searches`, the settled app is then searched as a person and an agent would (`searched`)."""
     exe = shutil.which("vaultwatch", path=str(Path(sys.executable).parent)) or shutil.which("vaultwatch")
     if exe is None:
         raise SystemExit("the vaultwatch command is not installed next to this Python")
@@ -174,6 +176,8 @@ def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Pa
         rss = proc_status(pid)
         out["rss_still_mb"], out["peak_rss_still_mb"] = rss.get("VmRSS"), rss.get("VmHWM")
         out["rss_still_at_s"] = round(time.perf_counter() - t0, 1)
+        if searches:
+            out.update(searched(pid, fd, os.path.join(sock_dir, "s.sock")))
         t = time.perf_counter()
         os.write(fd, b"\x11")  # ctrl+q
         while time.perf_counter() - t < 15:
@@ -196,17 +200,89 @@ def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Pa
     return out
 
 
-def launches(root: Path, runs: int, size: tuple[int, int]) -> dict:
+def drain(fd: int, seconds: float) -> None:
+    """Read and drop what the app draws for `seconds` (a pty whose reader stops blocks the app)."""
+    until_t = time.perf_counter() + seconds
+    while time.perf_counter() < until_t:
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                os.read(fd, 1 << 16)
+            except OSError:
+                return
+
+
+SEARCHED_QUERIES = ("vault socket index", "deploy runbook keys")
+AGENT_QUERIES = ("deploy keys rotation", "incident review", "latency budget", "garden notes",
+                 "socket permissions", "release checklist", "meeting notes", "vector index",
+                 "backup restore", "hand plane", "runbook", "weekly review", "reading list",
+                 "api tokens", "error budget", "project kickoff")
+
+
+def searched(pid: int, fd: int, sock: str) -> dict:
+    """The launched app's RSS once searched by the person and by an agent (issue 16's RSS
+    target, as the app is used): in the TUI, ctrl+f and two phrases typed at ~8 keys a second
+    (the note vectors are ready by now, so they are hybrid searches), then the real MCP client
+    on the app's socket makes 16 hybrid `search` calls with different words. Read 2 s after the
+    last answer (`rss_searched_mb`), and again once 65 s passed without a search
+    (`rss_searched_idle_mb`: the idle query tokenizer and read connections are dropped after 60 s)."""
+    from bench.bench_mcp import client
+
+    out: dict = {}
+    os.write(fd, b"\x06")  # ctrl+f: full-text search in the filter bar
+    drain(fd, 1.0)
+    for words in SEARCHED_QUERIES:
+        for ch in words:
+            os.write(fd, ch.encode())
+            drain(fd, 0.12)
+        drain(fd, 3.0)
+        os.write(fd, b"\x15")  # ctrl+u: clear the words
+        drain(fd, 1.0)
+    os.write(fd, b"\x1b")
+    drain(fd, 1.0)
+    out["rss_tui_searched_mb"] = proc_status(pid).get("VmRSS")
+
+    async def agent() -> list[tuple]:
+        hits = []
+        async with client(sock, "bench-rss", "auto") as c:
+            for words in AGENT_QUERIES:
+                res = await c.call_tool("search", {"query": words, "mode": "hybrid", "limit": 20})
+                sc = res.structured_content or {}
+                hits.append((sc.get("mode"), sc.get("returned")))
+        return hits
+
+    result: list = []
+
+    def run() -> None:
+        try:
+            result.append(asyncio.run(agent()))
+        except Exception as exc:  # reported, not raised: the RSS readings still stand
+            out["agent_error"] = repr(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    while worker.is_alive():  # keep the terminal drained while the agent searches
+        drain(fd, 0.1)
+    out["agent_search_hits"] = result[0] if result else None
+    drain(fd, 2.0)
+    rss = proc_status(pid)
+    out["rss_searched_mb"], out["peak_rss_searched_mb"] = rss.get("VmRSS"), rss.get("VmHWM")
+    drain(fd, 65.0)
+    out["rss_searched_idle_mb"] = proc_status(pid).get("VmRSS")
+    return out
+
+
+def launches(root: Path, runs: int, size: tuple[int, int], searches: bool = False) -> dict:
     """`runs` launches with bytecode compiled (after one that compiles it, reported apart)."""
     from bench.common import OUT
 
     pycache = OUT / "pycache"  # outside the checkout's __pycache__ folders
     shutil.rmtree(pycache, ignore_errors=True)
     compiling = launch(root, size, pycache=pycache)
-    runs_out = [launch(root, size, pycache=pycache) for _ in range(runs)]
+    runs_out = [launch(root, size, pycache=pycache, searches=searches) for _ in range(runs)]
     summary: dict = {"first_launch_compiling_bytecode": compiling, "runs": runs_out}
     for key in ("first_paint_s", "mcp_ready_s", "list_loaded_s", "rss_mb", "peak_rss_mb", "rss_still_mb",
-                "peak_rss_still_mb", "quit_s"):
+                "peak_rss_still_mb", "rss_tui_searched_mb", "rss_searched_mb", "peak_rss_searched_mb",
+                "rss_searched_idle_mb", "quit_s"):
         values = sorted(r[key] for r in runs_out if r.get(key) is not None)
         if values:
             summary[key] = {"median": values[len(values) // 2], "max": values[-1]}
@@ -789,6 +865,8 @@ def main() -> int:
     parser.add_argument("--vault", default=None, help="an existing vault instead of a vaultgen one")
     parser.add_argument("--launches", type=int, default=5, help="pty launches from process start (default 5)")
     parser.add_argument("--no-launch", action="store_true", help="skip the launches")
+    parser.add_argument("--launch-searches", action="store_true",
+                        help="search each launched app in the TUI and over MCP, then read its RSS again")
     parser.add_argument("--no-interactive", action="store_true", help="skip the in-process Pilot runs")
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--only-long-note", action="store_const", dest="only", const="long_note",
@@ -809,7 +887,7 @@ def main() -> int:
                     "loadavg_before": [round(x, 2) for x in os.getloadavg()], "size": list(size),
                     "malloc_arenas": arenas}
     if not args.no_launch:
-        result["launch"] = launches(root, args.launches, size)
+        result["launch"] = launches(root, args.launches, size, args.launch_searches)
     if not args.no_interactive:
         result.update(asyncio.run(interactive(root, size, args.only)))
     result["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
