@@ -227,7 +227,7 @@ def test_broken_paths_keep_their_file_name(path: str, width: int, want: str) -> 
 async def test_the_broken_tab_shows_each_file_name(tui_demo: Path, app_for, size) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=size) as pilot:
-        await settle(app)  # (a tab key typed before the list's first focus lands is undone by it)
+        await settle(app)
         await pilot.press("5")
         await settle(app)
 
@@ -251,7 +251,7 @@ async def test_a_broken_rows_whole_problem_is_in_its_tooltip(tui_demo: Path, app
     says the whole problem in its tooltip."""
     app = app_for(tui_demo)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app)  # (as above)
+        await settle(app)
         await pilot.press("5")
         await settle(app)
         for _ in range(50):  # as above: the Broken tab's list may land a frame after settle
@@ -270,3 +270,15 @@ async def test_a_broken_rows_whole_problem_is_in_its_tooltip(tui_demo: Path, app
         await pilot.hover(lst, offset=(10, 0))  # the header: no tooltip
         await pilot.pause()
         assert lst.tooltip is None
+
+
+@pytest.mark.parametrize("key, pane", [("5", "broken"), ("2", "deprecated")])
+async def test_a_tab_key_typed_at_launch_is_not_undone(tui_demo: Path, app_for, key: str, pane: str) -> None:
+    """A tab's key pressed at once, before the app's first focus lands on the Notes list: the
+    tab stays, with its own list focused (the focus used to pull the tabs back to Notes)."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press(key)
+        await settle(app)
+        assert app.main.active_pane.id == pane
+        assert app.focused is app.main.active_pane.rowlist

@@ -468,7 +468,13 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         if not self._live() or pane is not self.active_pane:
             return
         self.run_active(pane=pane)
-        self.call_after_refresh(pane.rowlist.focus)
+        self.call_after_refresh(self._focus_if_active, pane)
+
+    def _focus_if_active(self, pane: TriagePane) -> None:
+        """Focus a tab's list once it is drawn, if that tab is still the active one: a tab key
+        pressed meanwhile (at launch, before the Notes tab's first focus) must not be undone."""
+        if self._live() and pane is self.active_pane:
+            pane.rowlist.focus()
 
     @on(Requery)
     @on(DocList.SortChanged)
