@@ -18,7 +18,9 @@ the snapshot's own path strings. A warm start reads the cache with whole-array o
 Python object per note: a dict of 100k rows of tuples and numpy views cost ~50 MB of peak and
 left the interpreter's arenas fragmented), and the tokenizer (~18 MB, ~0.3 s to load) is
 loaded only when a text has to be embedded: a changed note, or the first query by meaning,
-and dropped again after EMBEDDER_IDLE_S unused.
+and dropped again after EMBEDDER_IDLE_S unused. A big build (a first start, many notes
+changed) embeds in a worker process instead (core.search.embedprocess), so that neither the
+tokenizer nor what its thread pool allocated stays behind in the app.
 """
 from __future__ import annotations
 
@@ -32,10 +34,11 @@ import time
 from pathlib import Path
 
 from core.events import IndexProblem, IndexProgress
+from core.index.parsepool import START_FAILED
 from core.live.follower import ChangeFollower
 from core.memory import release_free_memory
 from core.model import NOTE
-from core.search import vectorfile
+from core.search import embedprocess, vectorfile
 
 DIM = 256
 MAX_TOKENS = 256  # tokens of a note that make its vector (the name, title, headings and body start first)
@@ -319,15 +322,13 @@ class VectorIndex(ChangeFollower):
         self.total, self.done = len(todo), 0
         bus = self.vault.bus
         bus.publish(IndexProgress("vectors", 0, self.total))
-        for b in range(0, len(todo), BATCH):
-            if self._stop.is_set():
-                return
-            idx = todo[b:b + BATCH]
-            vecs = self._model.embed(self._texts([notes[i] for i in idx]))
-            mat[idx] = self._model.quantize(vecs)
-            self.done = min(len(todo), b + BATCH)
+        for idx, vecs in self._embedded(notes, todo):
+            mat[idx] = vecs
+            self.done += len(idx)
             bus.publish(IndexProgress("vectors", self.done, self.total))
             time.sleep(0)
+        if self._stop.is_set():
+            return
         with self._lock:
             self._paths, self._keys, self._mat, self._file = paths, keys, mat, mapped
             self.version += 1
@@ -340,6 +341,26 @@ class VectorIndex(ChangeFollower):
         if todo or not same_notes:  # a note computed, removed or renamed: the file says so next time
             self._save_cache()
             release_free_memory()
+
+    def _embedded(self, notes, todo: list[int]):
+        """(rows, int8 vectors) for the notes at positions `todo`, BATCH at a time: in a worker
+        process for a big build (core.search.embedprocess), else (or where no process can be
+        started) by this process's embedder. Stops early once the index is stopped."""
+        batches = ((idx, self._texts([notes[i] for i in idx]))
+                   for idx in (todo[b:b + BATCH] for b in range(0, len(todo), BATCH)))
+        pool = None
+        if len(todo) >= embedprocess.PROCESS_MIN_NOTES:
+            try:
+                pool = embedprocess.start()
+            except START_FAILED:
+                pass  # no process to be had: embed here
+        if pool is not None:
+            yield from embedprocess.embedded(pool, batches, self._stop.is_set)
+            return
+        for idx, texts in batches:
+            if self._stop.is_set():
+                return
+            yield idx, self._model.quantize(self._model.embed(texts))
 
     def _update(self, batch: list[str]) -> None:
         """Re-embed changed notes, add new ones, drop removed ones (a new published matrix)."""

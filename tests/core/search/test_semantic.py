@@ -437,3 +437,61 @@ def test_queries_do_not_grow_the_tokenizers_memory():
     assert out.returncode == 0, out.stderr
     grown_kib = int(out.stdout)
     assert grown_kib < 3 * 1024, f"{grown_kib} KiB more after 3,000 queries"
+
+
+def fresh_vectors(root: Path, clock, cache: Path):
+    """Note vectors built from nothing (a new cache folder): (paths, int8 matrix, whether this
+    process loaded the embedder for them, vectors.done)."""
+    import os
+
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    try:
+        v, vectors = vectors_ready(root, clock)
+        try:
+            return list(vectors._paths), vectors._mat.copy(), vectors.embedder is not None, vectors.done
+        finally:
+            v.stop()
+    finally:
+        if old is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = old
+
+
+@needs_extra
+def test_a_big_build_embeds_in_a_process_of_its_own_with_the_same_vectors(corpus, clock, monkeypatch, tmp_path):
+    """A build of PROCESS_MIN_NOTES notes or more never loads the embedder into this process
+    (its tokenizer and thread pool left ~25 MB behind at 100k notes); the vectors are the ones
+    this process would have computed."""
+    from core.search import embedprocess
+
+    here = fresh_vectors(corpus, clock, tmp_path / "here")
+    assert here[2] and here[3] > 200  # a small build: this process's embedder
+    monkeypatch.setattr(embedprocess, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(semantic, "BATCH", 64)  # several batches through the pipeline
+    started = []
+    real_start = embedprocess.start
+    monkeypatch.setattr(embedprocess, "start", lambda: started.append(1) or real_start())
+    pooled = fresh_vectors(corpus, clock, tmp_path / "pooled")
+    assert started == [1]
+    assert not pooled[2]  # no embedder loaded here
+    assert pooled[0] == here[0] and pooled[3] == here[3]
+    assert (pooled[1] == here[1]).all()
+
+
+@needs_extra
+@pytest.mark.parametrize("error", [OSError("no processes in this sandbox"), ValueError("bad value(s) in fds_to_keep")])
+def test_a_big_build_whose_process_cannot_start_embeds_here(corpus, clock, monkeypatch, tmp_path, error):
+    from core.search import embedprocess
+
+    here = fresh_vectors(corpus, clock, tmp_path / "here")
+    monkeypatch.setattr(embedprocess, "PROCESS_MIN_NOTES", 1)
+
+    def refuse():
+        raise error
+
+    monkeypatch.setattr(embedprocess, "start", refuse)
+    fallback = fresh_vectors(corpus, clock, tmp_path / "fallback")
+    assert fallback[2]  # embedded here
+    assert fallback[0] == here[0] and (fallback[1] == here[1]).all()
