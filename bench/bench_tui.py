@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import fcntl
+import json
 import os
 import pty
 import re
@@ -45,6 +46,7 @@ import shutil
 import signal
 import statistics
 import struct
+import subprocess
 import sys
 import tempfile
 import termios
@@ -225,8 +227,6 @@ def searched(pid: int, fd: int, sock: str) -> dict:
     on the app's socket makes 16 hybrid `search` calls with different words. Read 2 s after the
     last answer (`rss_searched_mb`), and again once 65 s passed without a search
     (`rss_searched_idle_mb`: the idle query tokenizer and read connections are dropped after 60 s)."""
-    from bench.bench_mcp import client
-
     out: dict = {}
     os.write(fd, b"\x06")  # ctrl+f: full-text search in the filter bar
     drain(fd, 1.0)
@@ -241,7 +241,33 @@ def searched(pid: int, fd: int, sock: str) -> dict:
     drain(fd, 1.0)
     out["rss_tui_searched_mb"] = proc_status(pid).get("VmRSS")
 
-    async def agent() -> list[tuple]:
+    # the agent is a process of its own: the MCP client's imports must not weigh on this
+    # process, whose own RSS the Pilot runs report
+    agent = subprocess.Popen([sys.executable, __file__, "--agent-searches", sock], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    while agent.poll() is None:  # keep the terminal drained while the agent searches
+        drain(fd, 0.1)
+    answer, errors = agent.communicate()
+    result: list = []
+    if agent.returncode == 0:
+        result.append(json.loads(answer))
+    else:
+        out["agent_error"] = errors.strip().splitlines()[-1:] or f"exit {agent.returncode}"
+    out["agent_search_hits"] = result[0] if result else None
+    drain(fd, 2.0)
+    rss = proc_status(pid)
+    out["rss_searched_mb"], out["peak_rss_searched_mb"] = rss.get("VmRSS"), rss.get("VmHWM")
+    drain(fd, 65.0)
+    out["rss_searched_idle_mb"] = proc_status(pid).get("VmRSS")
+    return out
+
+
+def agent_searches(sock: str) -> list[tuple]:
+    """`searched`'s agent (its own process): 16 hybrid `search` calls through the real MCP
+    client on the app's socket; (mode, returned) of each answer."""
+    from bench.bench_mcp import client
+
+    async def run() -> list[tuple]:
         hits = []
         async with client(sock, "bench-rss", "auto") as c:
             for words in AGENT_QUERIES:
@@ -250,25 +276,7 @@ def searched(pid: int, fd: int, sock: str) -> dict:
                 hits.append((sc.get("mode"), sc.get("returned")))
         return hits
 
-    result: list = []
-
-    def run() -> None:
-        try:
-            result.append(asyncio.run(agent()))
-        except Exception as exc:  # reported, not raised: the RSS readings still stand
-            out["agent_error"] = repr(exc)
-
-    worker = threading.Thread(target=run)
-    worker.start()
-    while worker.is_alive():  # keep the terminal drained while the agent searches
-        drain(fd, 0.1)
-    out["agent_search_hits"] = result[0] if result else None
-    drain(fd, 2.0)
-    rss = proc_status(pid)
-    out["rss_searched_mb"], out["peak_rss_searched_mb"] = rss.get("VmRSS"), rss.get("VmHWM")
-    drain(fd, 65.0)
-    out["rss_searched_idle_mb"] = proc_status(pid).get("VmRSS")
-    return out
+    return asyncio.run(run())
 
 
 def launches(root: Path, runs: int, size: tuple[int, int], searches: bool = False) -> dict:
@@ -873,7 +881,11 @@ def main() -> int:
                       help="of the Pilot runs, only the long note's (iterating on the preview)")
     only.add_argument("--only-search", action="store_const", dest="only", const="search",
                       help="of the Pilot runs, only the full-text search's (keyword, then hybrid)")
+    parser.add_argument("--agent-searches", metavar="SOCKET", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.agent_searches:
+        print(json.dumps(agent_searches(args.agent_searches)))
+        return 0
     # the Pilot runs measure the app as `vaultwatch` runs it: with its glibc arena limit, set
     # before any thread starts (tui.cli.MALLOC_ARENAS); glibc's default gives the search and
     # worker threads arenas of their own, which kept more of the search step's heap
