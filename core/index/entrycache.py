@@ -24,7 +24,6 @@ import hashlib
 import marshal
 import os
 import sqlite3
-import sys
 import threading
 import time
 import zlib
@@ -32,7 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from core.index.sharing import SHORT_CHARS, frozen, worth_interning
+from core.index.sharing import SHORT_CHARS, frozen, interned_memo
 from core.model import FOLDER, Entry, Link, make_entry
 
 SCHEMA_VERSION = 2
@@ -170,37 +169,6 @@ def decode_links(blob: bytes) -> list[Link]:
     return [_make_link(t) for t in raw]
 
 
-def _short_strings(value) -> Iterable[str]:
-    """The strings `_share` would share in a value (frontmatter: nested dicts and lists)."""
-    if isinstance(value, str):
-        if len(value) <= SHORT_CHARS:
-            yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _short_strings(k)
-            yield from _short_strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _short_strings(v)
-
-
-def _interned_memo(entries: list[Entry]) -> dict:
-    """A sharing memo for one bucket, holding interned each short frontmatter and tag string
-    of its entries but their titles (core.index.sharing.worth_interning, the cold load's rule).
-
-    marshal writes an interned string as such, and its load interns it again: such a value is
-    then one object for the whole loaded index, not one per bucket. At 100k notes a `created:`
-    date repeated across the vault was ~85k strings (a bucket shared only its own copies).
-    """
-    memo: dict = {}
-    for e in entries:
-        title = e.title
-        for text in (*_short_strings(e.frontmatter), *e.tags):
-            if text not in memo and worth_interning(text, title):
-                memo[text] = sys.intern(text)
-    return memo
-
-
 def _encode(e: Entry, memo: dict, table: LinkTable) -> tuple:
     links = table.ids(e.links)
     return (
@@ -252,7 +220,7 @@ def encode_bucket(entries: Iterable[Entry], table: LinkTable, written_ns: int | 
     """Marshal one bucket's entries (sorted by path) with the time they were written; their
     links become positions in `table` (which grows by the links it did not hold)."""
     ordered = sorted(entries, key=lambda e: e.path)
-    memo = _interned_memo(ordered)
+    memo = interned_memo(ordered)
     rows = [_encode(e, memo, table) for e in ordered]
     return marshal.dumps((time.time_ns() if written_ns is None else written_ns, rows), 4)
 
