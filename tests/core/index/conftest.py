@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +32,20 @@ def failing_starts(monkeypatch: pytest.MonkeyPatch) -> Callable[[Exception], lis
         return tried
 
     return install
+
+
+@pytest.fixture
+def xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder of the test's own (the entry cache and the search index go there)."""
+    root = tmp_path / "xdg-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root))
+    monkeypatch.delenv("VAULTWATCH_CACHE", raising=False)
+    return root
+
+
+def backdate(root: Path, seconds: float = 60.0) -> None:
+    """Move every file's mtime into the past (the cache distrusts files modified just before it was written)."""
+    past = time.time() - seconds
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            os.utime(os.path.join(dirpath, name), (past, past))

@@ -13,24 +13,10 @@ from core.index import parsepool
 from core.index.entrycache import EntryCache, cache_root, decode_bucket, encode_bucket, vault_cache_dir
 from core.events import IndexProblem
 from core.vault import Vault
-from tests.core.index.conftest import START_ERRORS
+from tests.core.index.conftest import START_ERRORS, backdate
 
 
-@pytest.fixture(autouse=True)
-def xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own cache folder."""
-    root = tmp_path / "xdg-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(root))
-    monkeypatch.delenv("VAULTWATCH_CACHE", raising=False)
-    return root
-
-
-def backdate(root: Path, seconds: float = 60.0) -> None:
-    """Move every file's mtime into the past (the cache distrusts files modified just before it was written)."""
-    past = time.time() - seconds
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            os.utime(os.path.join(dirpath, name), (past, past))
+pytestmark = pytest.mark.usefixtures("xdg_cache")  # every test gets its own cache folder
 
 
 NOTES = {

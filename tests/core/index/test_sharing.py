@@ -4,8 +4,6 @@ parsing (sequentially or in worker processes) or from the entry cache's buckets.
 from __future__ import annotations
 
 import os
-import time
-from pathlib import Path
 
 import pytest
 
@@ -14,6 +12,7 @@ from core.index.entrycache import BUCKETS
 from core.index.scan import ScanConfig
 from core.index.sharing import frozen, interned, worth_interning
 from core.vault import Vault
+from tests.core.index.conftest import backdate
 
 N = 240  # notes: more than the cache's buckets, so a value is stored in many of them
 TITLES = [f"Note number {i}" for i in range(N)]
@@ -27,12 +26,7 @@ def notes() -> dict[str, str]:
             for i in range(N)}
 
 
-@pytest.fixture(autouse=True)
-def xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "xdg-cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(root))
-    monkeypatch.delenv("VAULTWATCH_CACHE", raising=False)
-    return root
+pytestmark = pytest.mark.usefixtures("xdg_cache")
 
 
 def distinct(values) -> int:
@@ -61,13 +55,6 @@ def assert_shared(vault: Vault, lists: int = 1) -> None:
     # a title stays the entry's own string, the very one its frontmatter holds
     assert all(e.title == TITLES[int(e.path.rsplit("n", 1)[1][:-3])] for e in entries)
     assert all(e.frontmatter["title"] is e.title for e in entries)
-
-
-def backdate(root: Path) -> None:
-    past = time.time() - 60  # the cache distrusts files modified just before it was written
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            os.utime(os.path.join(dirpath, name), (past, past))
 
 
 def test_a_sequential_cold_load_shares_equal_values(make_vault, clock) -> None:
