@@ -62,6 +62,7 @@ ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=$]*[a-zA-Z~]|\x1b\][^\x07\x1b]*(?:\x07|\x
 SETTLE_S = 4.0  # seconds after the list shows the vault before the launched app's memory is read
 STILL_S = 8.0  # then again once its RSS held still this long (the vectors loaded: issue 16's figure)
 STILL_MAX_S = 150.0  # ... or this long after the launch
+VECTORS_MAX_S = 300.0  # a first launch's wait for its note vectors (the cache file written)
 NOTES_COUNTED = re.compile(r"Notes [1-9][0-9]{0,2}(,[0-9]{3})*")
 
 
@@ -101,12 +102,14 @@ def proc_status(pid: int | str = "self") -> dict[str, float]:
 
 # -- launch from process start, in a pty ---------------------------------------------------------
 def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Path | None = None,
-           searches: bool = False) -> dict:
+           searches: bool = False, cache_home: Path | None = None) -> dict:
     """Run `vaultwatch ROOT` in a pty; seconds from spawn to each milestone, RSS, quit time.
 
     With `pycache`, the child keeps its compiled bytecode there (PYTHONPYCACHEPREFIX), as an
     installed vaultwatch has it; without, it may compile every module it imports first. With
-    `searches`, the settled app is then searched as a person and an agent would (`searched`)."""
+    `searches`, the settled app is then searched as a person and an agent would (`searched`).
+    With `cache_home`, the child's XDG_CACHE_HOME: an empty folder makes the launch a first
+    one, which builds the index, the full-text index and the note vectors in that run."""
     exe = shutil.which("vaultwatch", path=str(Path(sys.executable).parent)) or shutil.which("vaultwatch")
     if exe is None:
         raise SystemExit("the vaultwatch command is not installed next to this Python")
@@ -118,6 +121,8 @@ def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Pa
     if pycache is not None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    if cache_home is not None:
+        env["XDG_CACHE_HOME"] = str(cache_home)
     out: dict = {}
     t0 = time.perf_counter()
     pid, fd = pty.fork()
@@ -149,6 +154,14 @@ def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Pa
                 mark("list_loaded_s")
             if {"first_paint_s", "mcp_ready_s", "list_loaded_s"} <= out.keys():
                 break
+        if cache_home is not None and vectors_offered():
+            # a first launch builds the note vectors after the full-text index: read the memory
+            # (and search) once their cache file is written, as the figures of a warm launch are
+            until_t = time.perf_counter() + VECTORS_MAX_S
+            while time.perf_counter() < until_t and not any(cache_home.rglob("vectors.npz")):
+                drain(fd, 0.5)
+            if any(cache_home.rglob("vectors.npz")):
+                mark("vectors_ready_s")
         # the full-text sync, the tab counts and the cache flush run on after the list shows:
         # read the memory once they had time to finish (the peak covers the whole run)
         settle_until = time.perf_counter() + SETTLE_S
@@ -200,6 +213,14 @@ def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Pa
         os.close(fd)
         shutil.rmtree(sock_dir, ignore_errors=True)
     return out
+
+
+def vectors_offered() -> bool:
+    """True when the launched app computes note vectors (the semantic extra installed and not
+    turned off with VAULTWATCH_SEMANTIC=0, which the child inherits)."""
+    from core.search.semantic import offered
+
+    return offered()
 
 
 def drain(fd: int, seconds: float) -> None:
@@ -279,15 +300,24 @@ def agent_searches(sock: str) -> list[tuple]:
     return asyncio.run(run())
 
 
-def launches(root: Path, runs: int, size: tuple[int, int], searches: bool = False) -> dict:
-    """`runs` launches with bytecode compiled (after one that compiles it, reported apart)."""
+def launches(root: Path, runs: int, size: tuple[int, int], searches: bool = False, first: bool = False) -> dict:
+    """`runs` launches with bytecode compiled (after one that compiles it, reported apart).
+    With `first`, each of the `runs` is a first launch on the vault: its cache folder starts
+    empty (`launch`'s `cache_home`), as when a person opens a vault for the first time."""
     from bench.common import OUT
 
     pycache = OUT / "pycache"  # outside the checkout's __pycache__ folders
     shutil.rmtree(pycache, ignore_errors=True)
     compiling = launch(root, size, pycache=pycache)
-    runs_out = [launch(root, size, pycache=pycache, searches=searches) for _ in range(runs)]
-    summary: dict = {"first_launch_compiling_bytecode": compiling, "runs": runs_out}
+    runs_out = []
+    for _ in range(runs):
+        cache_home = Path(tempfile.mkdtemp(prefix="vwb-cache-")) if first else None
+        try:
+            runs_out.append(launch(root, size, pycache=pycache, searches=searches, cache_home=cache_home))
+        finally:
+            if cache_home is not None:
+                shutil.rmtree(cache_home, ignore_errors=True)
+    summary: dict = {"first_launch_compiling_bytecode": compiling, "first_launches": first, "runs": runs_out}
     for key in ("first_paint_s", "mcp_ready_s", "list_loaded_s", "rss_mb", "peak_rss_mb", "rss_still_mb",
                 "peak_rss_still_mb", "rss_tui_searched_mb", "rss_searched_mb", "peak_rss_searched_mb",
                 "rss_searched_idle_mb", "quit_s"):
@@ -875,6 +905,8 @@ def main() -> int:
     parser.add_argument("--no-launch", action="store_true", help="skip the launches")
     parser.add_argument("--launch-searches", action="store_true",
                         help="search each launched app in the TUI and over MCP, then read its RSS again")
+    parser.add_argument("--first-launches", action="store_true",
+                        help="make each measured launch a first one: an empty cache folder of its own")
     parser.add_argument("--no-interactive", action="store_true", help="skip the in-process Pilot runs")
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--only-long-note", action="store_const", dest="only", const="long_note",
@@ -899,7 +931,8 @@ def main() -> int:
                     "loadavg_before": [round(x, 2) for x in os.getloadavg()], "size": list(size),
                     "malloc_arenas": arenas}
     if not args.no_launch:
-        result["launch"] = launches(root, args.launches, size, args.launch_searches)
+        result["launch"] = launches(root, args.launches, size, args.launch_searches,
+                                    args.first_launches)
     if not args.no_interactive:
         result.update(asyncio.run(interactive(root, size, args.only)))
     result["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
