@@ -921,15 +921,17 @@ def main() -> int:
     # the Pilot runs measure the app as `vaultwatch` runs it: with its glibc arena limit, set
     # before any thread starts (tui.cli.MALLOC_ARENAS); glibc's default gives the search and
     # worker threads arenas of their own, which kept more of the search step's heap
-    from core.memory import limit_malloc_arenas
-    from tui.cli import MALLOC_ARENAS
+    from core.memory import fix_mmap_threshold, limit_malloc_arenas
+    from tui.cli import MALLOC_ARENAS, MMAP_THRESHOLD
 
     arenas = MALLOC_ARENAS if limit_malloc_arenas(MALLOC_ARENAS) else os.environ.get("MALLOC_ARENA_MAX")
+    mmap_threshold = (MMAP_THRESHOLD if fix_mmap_threshold(MMAP_THRESHOLD)
+                      else os.environ.get("MALLOC_MMAP_THRESHOLD_", "glibc's own"))
     root = Path(args.vault) if args.vault else vault(args.notes)[0]
     size = (160, 50)
     result: dict = {"bench": "tui", "vault": str(root), "notes": args.notes, "cpus": os.cpu_count(),
                     "loadavg_before": [round(x, 2) for x in os.getloadavg()], "size": list(size),
-                    "malloc_arenas": arenas}
+                    "malloc_arenas": arenas, "mmap_threshold": mmap_threshold}
     if not args.no_launch:
         result["launch"] = launches(root, args.launches, size, args.launch_searches,
                                     args.first_launches)

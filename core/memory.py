@@ -22,6 +22,12 @@ Nothing else in vaultwatch calls `gc.disable`, `gc.enable` or `gc.freeze`:
   TUI settled at 389 MB with two arenas against 405 MB with glibc's default. The interpreter
   allocates under its lock, so threads rarely wait for an arena; an explicit MALLOC_ARENA_MAX
   in the environment wins.
+- `fix_mmap_threshold(n)`: blocks of `n` bytes and more get a mapping of their own, which goes
+  back to the OS when freed; smaller ones come from the heap. glibc's own threshold moves: it
+  starts at 128 KB and rises to the size of each mapped block freed (up to 32 MB), so after a
+  build's big buffers came and went, later ones of that size were carved out of the heap, where
+  what is freed between live blocks stays resident. See MMAP_THRESHOLD in tui.cli for what a
+  fixed one measured; an explicit MALLOC_MMAP_THRESHOLD_ in the environment wins.
 """
 from __future__ import annotations
 
@@ -144,3 +150,21 @@ def limit_malloc_arenas(n: int) -> bool:
 
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     return bool(mallopt(M_ARENA_MAX, n))
+
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+
+
+def fix_mmap_threshold(n: int) -> bool:
+    """glibc's mmap threshold fixed at `n` bytes (see the module docstring); True if it was set."""
+    import os  # noqa: PLC0415
+
+    if os.environ.get("MALLOC_MMAP_THRESHOLD_"):
+        return False
+    mallopt = _glibc_function("mallopt")
+    if mallopt is None:
+        return False
+    import ctypes  # noqa: PLC0415
+
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    return bool(mallopt(M_MMAP_THRESHOLD, n))

@@ -141,3 +141,56 @@ def test_an_explicit_malloc_arena_max_wins(monkeypatch) -> None:
 
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert limit_malloc_arenas(2) is False
+
+
+def _mapped_blocks_after(fixed: int | None) -> tuple[bool, bool]:
+    """In a fresh interpreter (after `fix_mmap_threshold(fixed)` when given): whether a 2 MB
+    block is given a mapping of its own, and a 6 MB one after an 8 MB one came and went."""
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import ctypes, sys
+        sys.path.insert(0, {str(os.getcwd())!r})
+        from core.memory import fix_mmap_threshold
+        if {fixed!r} is not None:
+            assert fix_mmap_threshold({fixed!r})
+        libc = ctypes.CDLL(None)
+        libc.malloc.restype = ctypes.c_void_p
+        libc.malloc.argtypes = [ctypes.c_size_t]
+        libc.free.argtypes = [ctypes.c_void_p]
+        class Info(ctypes.Structure):
+            _fields_ = [(n, ctypes.c_int) for n in
+                        "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()]
+        libc.mallinfo.restype = Info
+        def mapped(size):
+            before = libc.mallinfo().hblks
+            p = libc.malloc(size)
+            n = libc.mallinfo().hblks - before
+            libc.free(p)
+            return n
+        small = mapped(2 << 20)
+        libc.free(libc.malloc(8 << 20))
+        print(small, mapped(6 << 20))
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    small, big = out.stdout.split()
+    return small == "1", big == "1"
+
+
+@pytest.mark.skipif(not can_release_free_memory(), reason="not glibc: no mmap threshold to fix")
+def test_a_fixed_mmap_threshold_does_not_move_after_big_blocks_are_freed() -> None:
+    # glibc's default: 2 MB is mapped (over 128 KB); freeing 8 MB raised the threshold, so 6 MB
+    # then came from the heap
+    assert _mapped_blocks_after(None) == (True, False)
+    # fixed at 4 MB: 2 MB from the heap, and 6 MB still mapped after the 8 MB one was freed
+    assert _mapped_blocks_after(4 << 20) == (False, True)
+
+
+def test_an_explicit_malloc_mmap_threshold_wins(monkeypatch) -> None:
+    from core.memory import fix_mmap_threshold
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
+    assert fix_mmap_threshold(4 << 20) is False
