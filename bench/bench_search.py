@@ -83,7 +83,8 @@ def scale(notes: int) -> dict:
         assert v.wait_search_ready(900)
         out["fts_build_s"] = round(time.perf_counter() - t, 2)
         out["fts_build_cpu_s"] = round(time.process_time() - c, 2)  # every thread's CPU: what load inflates least
-        # the processes that prepared the notes (core.search.ftsprep), as they report it
+        # the processes that prepared the notes (core.search.ftsprep) and, for a big first build,
+        # the one that wrote them (core.search.ftsfirst), as they report it
         out["fts_build_pool_cpu_s"] = round(v._search.build_pool_cpu_seconds, 2)
         out["progress_events"] = len(progress)
         db = Path(v._search.db_path)

@@ -21,7 +21,7 @@ from core.index.parsepool import START_FAILED
 from core.markdown import mdlex
 from core.memory import release_free_memory
 from core.model import NOTE, Entry
-from core.search import ranking
+from core.search import ftsfirst, ranking
 from core.search.ftsprep import (
     POOL_MIN_NOTES,
     FieldTokens,
@@ -42,7 +42,8 @@ FIRST_BUILD_TRANSACTION = 4000
 _MERGE_DEFAULTS = (("automerge", 4), ("crisismerge", 16))  # FTS5's own
 _MERGE_BUILDING = (("automerge", 0), ("crisismerge", 2000))
 # the modules whose code decides what the index holds or how it is read: a change to any rebuilds it
-_MODULES = ("fulltext", "ftsstate", "ftsbuild", "ftsprep", "ftsquery", "notetext", "terms", "results", "snippets")
+_MODULES = ("fulltext", "ftsstate", "ftsbuild", "ftsfirst", "ftsprep", "ftsquery", "notetext", "terms", "results",
+            "snippets")
 
 
 def _fingerprint() -> str:
@@ -114,7 +115,7 @@ class SearchBuilder(IndexState):
                     con.execute("COMMIT")
                 con.execute("SELECT count(*) FROM docs").fetchone()
                 if con.execute("SELECT 1 FROM fts_config WHERE k = 'automerge' AND v = 0").fetchone():
-                    _merging(con, building=False)  # a first build was cut short: merge as usual again
+                    merging(con, building=False)  # a first build was cut short: merge as usual again
                 return con
             except sqlite3.DatabaseError as exc:
                 con.close()
@@ -222,14 +223,20 @@ class SearchBuilder(IndexState):
         snap = self.vault.snapshot
         self._synced_generation = snap.generation
         work, fresh = self._compare_docs(con, snap)  # fresh: a first build, no row to look up or replace
-        self.total = len(work)
-        self.done = 0
+        prior = 0  # notes a build process indexed
+        if fresh and len(work) >= ftsfirst.PROCESS_MIN_NOTES and self._build_elsewhere(work, snap):
+            if self._stop.is_set():
+                return
+            prior = self.done
+            work, fresh = self._compare_docs(con, snap)  # the row ids it wrote; what it left, if anything
         bus = self.vault.bus
-        bus.publish(IndexProgress("search", 0, self.total))
+        self.total = prior + len(work)
+        self.done = prior
+        bus.publish(IndexProgress("search", self.done, self.total))
         batches = [work[i:i + BATCH] for i in range(0, len(work), BATCH)]
         big = fresh and len(work) >= POOL_MIN_NOTES
         if big:
-            _merging(con, building=True)
+            merging(con, building=True)
         try:
             held: list[Prepared] = []
             written = 0
@@ -240,18 +247,18 @@ class SearchBuilder(IndexState):
                 if big and len(held) < FIRST_BUILD_TRANSACTION and written + len(held) < len(work):
                     # read and tokenised, waiting for the next big transaction: most of a note's
                     # build, so it counts (a first search's progress moved only once per 4,000 notes)
-                    self.done = written + len(held)
+                    self.done = prior + written + len(held)
                     bus.publish(IndexProgress("search", self.done, self.total))
                     continue
                 self._write(con, held, snap, fresh)
                 written = min(len(work), written + len(held))
-                self.done = written
+                self.done = prior + written
                 held = []
                 bus.publish(IndexProgress("search", self.done, self.total))
                 time.sleep(0)  # let listing threads in between batches
         finally:
             if big:
-                _merging(con, building=False, merge=not self._stop.is_set())
+                merging(con, building=False, merge=not self._stop.is_set())
         if self._stop.is_set():
             return
         if self.total and not self.ready:
@@ -264,6 +271,37 @@ class SearchBuilder(IndexState):
         self.build_pool_cpu_seconds = self._pool_cpu[0]
         self.ready = True
         bus.publish(IndexProgress("search", self.total, self.total))
+
+    def _build_elsewhere(self, paths: list[str], snap) -> bool:
+        """A first build of `paths` (notes of `snap`) by a process of its own (core.search.ftsfirst);
+        False when none could be started. However it ended, the caller compares the file again."""
+        bus = self.vault.bus
+        total = len(paths)
+        self.total, self.done = total, 0
+        bus.publish(IndexProgress("search", 0, total))
+        by_path = snap.by_path
+
+        def batches():
+            for i in range(0, total, BATCH):
+                jobs = jobs_for(paths[i:i + BATCH], by_path)
+                yield [(job, doc_of(by_path[job.path])) for job in jobs if not isinstance(job, str)]
+
+        def progress(done: int) -> None:
+            self.done = done
+            bus.publish(IndexProgress("search", done, total))
+
+        try:
+            cpu = ftsfirst.build(str(self.db_path), self.vault.root_real, batches(), self._stop.is_set, progress)
+        except ftsfirst.BuildFailed as exc:
+            self._report(f"{exc}; indexing the rest in this process", "info")
+            cpu = None
+        except START_FAILED:
+            return False
+        self.build_elsewhere = True
+        self.build_pooled = True
+        if cpu is not None:
+            self._pool_cpu[0] += cpu
+        return True
 
     def _apply(self, con: sqlite3.Connection, paths: list[str], snap) -> None:
         """Index, re-index or drop `paths` to match `snap`, in one transaction."""
@@ -396,22 +434,32 @@ class SearchBuilder(IndexState):
         """Insert notes the index does not hold: each table in one statement, rowids chosen here."""
         next_id = (con.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
         new = []
-        for path, cols, fterms, body, blob in rows:
-            e = snap.by_path.get(path) if cols is not None else None
-            if e is not None and cols is not None:
-                new.append((next_id, e, cols, fterms, body, blob))
+        for row in rows:
+            e = snap.by_path.get(row.path) if row.fields is not None else None
+            if e is not None:
+                new.append((next_id, doc_of(e), row))
                 self._rowids[e.path] = next_id
                 next_id += 1
-        con.executemany(f"INSERT INTO docs (id, {_DOC_COLUMNS}) VALUES ({', '.join('?' * 14)})",
-                        [(i, e.path, e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols, blob, fterms)
-                         for i, e, cols, fterms, _b, blob in new])
-        con.executemany(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        [(i, e.path, *cols, body) for i, e, cols, _f, body, _b in new])
-        con.executemany(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
-                        [(i, *cols) for i, _e, cols, _f, _b, _bl in new])
+        insert_rows(con, new)
 
 
-def _merging(con: sqlite3.Connection, building: bool, merge: bool = False) -> None:
+def doc_of(e: Entry) -> tuple:
+    """The docs table's leading columns for a note: path, size, mtime_ns, inode and its OKF columns."""
+    return (e.path, e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e))
+
+
+def insert_rows(con: sqlite3.Connection, new: list[tuple[int, tuple, Prepared]]) -> None:
+    """Insert (row id, `doc_of` the note, its prepared row) for notes the index does not hold:
+    each table in one statement (the writer thread's first build, and core.search.ftsfirst's)."""
+    con.executemany(f"INSERT INTO docs (id, {_DOC_COLUMNS}) VALUES ({', '.join('?' * 14)})",
+                    [(i, *doc, *(row.fields or ()), row.blob, row.fterms) for i, doc, row in new])
+    con.executemany(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(i, doc[0], *(row.fields or ()), row.body) for i, doc, row in new])
+    con.executemany(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
+                    [(i, *(row.fields or ())) for i, _doc, row in new])
+
+
+def merging(con: sqlite3.Connection, building: bool, merge: bool = False) -> None:
     """FTS5's merge settings for a first build (no automatic merges), or back to its defaults,
     merging each table's segments into one first when `merge`."""
     con.execute("BEGIN IMMEDIATE")

@@ -39,8 +39,9 @@ class IndexState(ChangeFollower):
         self.total = 0
         self.problem: str | None = None
         self.build_seconds: float | None = None
-        self._pool_cpu = [0.0]  # CPU seconds of the build's pool workers (ftsprep), as they report it
+        self._pool_cpu = [0.0]  # CPU seconds of the build's processes (ftsprep's pool, ftsfirst's writer), as they report it
         self.build_pooled = False  # whether the last build's notes were prepared by processes
+        self.build_elsewhere = False  # whether the last build was written by a process of its own (ftsfirst)
         self.build_pool_cpu_seconds = 0.0  # the last build's (the process's own CPU time leaves them out)
 
     thread_name = "vaultwatch-search"

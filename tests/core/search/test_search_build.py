@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 import sqlite3
+import time
 from pathlib import Path
 
-from core.search import ftsbuild, ftsprep
+from core.search import ftsbuild, ftsfirst, ftsprep
 from core.search.notetext import note_text, register_functions
 from core.vault import Vault
 
@@ -145,6 +146,158 @@ def test_a_pooled_first_build_stopped_half_way_is_finished_by_the_next_start(mak
     v.start_search()
     assert first.wait(60)
     v.stop()  # half way (or just done, on a fast machine)
+    w = _build(root, tmp_path / "c", clock, monkeypatch)
+    try:
+        assert len(_stored(w)) == w.snapshot.note_count
+        assert _config(w) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
+        assert w.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+    finally:
+        w.stop()
+
+
+def _recording_starts(monkeypatch) -> list:
+    """The build processes core.search.ftsfirst starts, as they are started (their own objects)."""
+    started: list = []
+    real = ftsfirst.process_context
+
+    def recording(module):
+        ctx = real(module)
+
+        class Recording:
+            Pipe = staticmethod(ctx.Pipe)
+
+            @staticmethod
+            def Process(*args, **kwargs):  # noqa: N802  (multiprocessing's name)
+                proc = ctx.Process(*args, **kwargs)
+                started.append(proc)
+                return proc
+
+        return Recording()
+
+    monkeypatch.setattr(ftsfirst, "process_context", recording)
+    return started
+
+
+def test_a_big_first_build_written_by_a_process_of_its_own_stores_what_the_writer_thread_stores(
+        make_vault, clock, monkeypatch, tmp_path):
+    """core.search.ftsfirst: the app's writer thread hands a big first build to one process,
+    which prepares and writes every note; the file holds what the thread's own build writes,
+    and the writer thread knows each note's row id afterwards (a scoped search needs them)."""
+    root = make_vault(_notes())
+    v = _build(root, tmp_path / "thread", clock, monkeypatch)
+    assert not v._search.build_elsewhere
+    in_thread = _stored(v)
+    rowids = dict(v._search._rowids)
+    v.stop()
+
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 7)
+    monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 15)
+    started = _recording_starts(monkeypatch)
+    progress: list[tuple[int, int]] = []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "process"))
+    v = Vault(root, clock=clock)
+    v.bus.subscribe(lambda e: progress.append((e.done, e.total)) if getattr(e, "phase", None) == "search" else None)
+    v.load()
+    assert v.wait_search_ready(60)
+    try:
+        assert v._search.build_elsewhere
+        assert _stored(v) == in_thread
+        assert v._search._rowids.keys() == rowids.keys()
+        assert _config(v) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
+        con = sqlite3.connect(v._search.db_path)
+        register_functions(con)
+        for table in ("fts", "ftsf"):
+            con.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
+        con.close()
+        n = v.snapshot.note_count
+        assert progress[-1] == (n, n) and any(0 < done < n for done, _ in progress)  # it went step by step
+        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+        assert v.search("Ärger 12", folder="Folder 0").hits[0].path == "Folder 0/Note 012 naïve.md"
+        # a change after the build is the writer thread's, as always
+        (root / "Folder 1" / "Later.md").write_text("# Later\nquokka\n")
+        v.refresh_paths(["Folder 1/Later.md"])
+        assert v._search.wait_synced(time.monotonic() + 30)
+        assert [h.path for h in v.search("quokka").hits] == ["Folder 1/Later.md"]
+    finally:
+        v.stop()
+    assert len(started) == 1 and not started[0].is_alive() and started[0].exitcode == 0
+
+
+@pytest.mark.parametrize("error", [OSError("no processes in this sandbox"), ValueError("bad value(s) in fds_to_keep")])
+def test_when_no_build_process_can_start_the_writer_thread_builds(make_vault, clock, monkeypatch, tmp_path, error):
+    def no_processes(module):
+        raise error
+
+    monkeypatch.setattr(ftsfirst, "process_context", no_processes)
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    v = _build(make_vault(_notes()), tmp_path / "c", clock, monkeypatch)
+    try:
+        assert not v._search.build_elsewhere
+        assert len(_stored(v)) == v.snapshot.note_count
+        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+    finally:
+        v.stop()
+
+
+def test_a_build_process_that_fails_half_way_is_finished_by_the_writer_thread(make_vault, clock, monkeypatch,
+                                                                             tmp_path):
+    """The process writes whole transactions; when it fails after some, the writer thread
+    indexes the rest and says so."""
+    from core.events import IndexProblem
+
+    root = make_vault(_notes())
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 5)
+    monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 10)
+    started = _recording_starts(monkeypatch)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    v = Vault(root, clock=clock)
+    problems: list[str] = []
+    v.bus.subscribe(lambda e: problems.append(e.message) if isinstance(e, IndexProblem) else None)
+    v.load()
+    # the 26th note handed to the process gets a docs row that breaks the insert: its third
+    # transaction fails (after two of 10 notes); the writer thread's own rows are as usual
+    real_doc_of = ftsbuild.doc_of
+    calls = [0]
+
+    def doc_of(e):
+        calls[0] += 1
+        return real_doc_of(e) + (("not a column",) if calls[0] == 26 else ())
+
+    monkeypatch.setattr(ftsbuild, "doc_of", doc_of)
+    assert v.wait_search_ready(60), (problems, v._search.problem)
+    try:
+        assert v._search.build_elsewhere
+        assert any("search build process failed" in m and "indexing the rest in this process" in m for m in problems)
+        assert len(_stored(v)) == v.snapshot.note_count
+        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+    finally:
+        v.stop()
+    assert len(started) == 1 and not started[0].is_alive()
+
+
+def test_a_build_process_stopped_half_way_ends_and_the_next_start_finishes(make_vault, clock, monkeypatch, tmp_path):
+    import threading
+
+    from core.events import IndexProgress
+
+    root = make_vault(_notes())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 2)
+    monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 4)
+    started = _recording_starts(monkeypatch)
+    v = Vault(root, clock=clock)
+    first = threading.Event()
+    v.bus.subscribe(lambda e: first.set() if isinstance(e, IndexProgress) and e.phase == "search" and e.done else None)
+    v.load()
+    v.start_search()
+    assert first.wait(60)
+    v.stop()  # half way (or just done, on a fast machine)
+    assert len(started) == 1
+    started[0].join(ftsfirst.STOP_WAIT_S + 5)
+    assert not started[0].is_alive()  # stopped with the index, never left running
     w = _build(root, tmp_path / "c", clock, monkeypatch)
     try:
         assert len(_stored(w)) == w.snapshot.note_count

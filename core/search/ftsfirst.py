@@ -1,0 +1,170 @@
+"""A big first full-text build, written by a process of its own.
+
+The first build of a big vault's full-text index (core.search.ftsbuild: nothing indexed yet, at
+least PROCESS_MIN_NOTES notes) used to insert every note from the app's writer thread: its
+notes' text, tokens and compressed bodies passed through the app's heap and SQLite's, and
+what that churn left behind stayed resident. Here one process (`_main`) receives the notes to
+index, prepares them with the usual pool (core.search.ftsprep) and writes them with the same
+statements (`ftsbuild.insert_rows`, big transactions, FTS5's merging deferred to one merge at
+the end). The app's writer thread only hands the work over, reports the progress the process
+sends and, once it is done, reads the row ids back from the file. Readers see the notes as
+each transaction commits, as before.
+
+The app keeps its own writer connection open meanwhile (idle: no transaction), so the file's
+schema, its checks and everything after the first build stay the writer thread's. When the
+process cannot be started, fails or goes away, the writer thread compares the file again and
+indexes the rest itself (a transaction is all or nothing: the file holds whole notes only).
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from core.index.parsepool import START_FAILED, process_context
+
+PROCESS_MIN_NOTES = 20_000  # smaller first builds stay in the writer thread (a process costs ~0.3 s to start)
+STOP_WAIT_S = 5.0  # a stopped build's process gets this long to end its transaction, then is killed
+
+
+class BuildFailed(Exception):
+    """The build process reported an error or went away."""
+
+
+def build(db_path: str, root_real: str, batches: Iterable[list[tuple[Any, tuple]]],
+          stopped: Callable[[], bool], progress: Callable[[int], None]) -> float | None:
+    """Index the notes of `batches` (each a list of (ftsprep.Job, the docs row's leading columns
+    `ftsbuild.doc_of`)) into the index file at `db_path` (schema already there, no note in it)
+    in a process of its own; `progress(done)` as it goes. The CPU seconds of the processes that
+    prepared and wrote the notes; None when `stopped()` became true first. Raises one of START_FAILED when
+    the process cannot be started, BuildFailed when it fails or goes away."""
+    ctx = process_context("core.search.ftsfirst")
+    mine, theirs = ctx.Pipe()
+    # not a daemon: it starts the preparing processes itself (a stop, or the app's end, ends it)
+    proc = ctx.Process(target=_main, args=(theirs, db_path, root_real), name="vaultwatch-search-build", daemon=False)
+    proc.start()
+    theirs.close()
+    try:
+        try:
+            for batch in batches:
+                mine.send(batch)
+            mine.send(None)
+        except OSError as exc:
+            raise BuildFailed(f"the search build process went away ({exc!r})") from None
+        while True:
+            if not mine.poll(0.2):
+                if stopped():
+                    return None
+                if not proc.is_alive() and not mine.poll(0):
+                    raise BuildFailed(f"the search build process went away (exit code {proc.exitcode})")
+                continue
+            try:
+                kind, value = mine.recv()
+            except (EOFError, OSError) as exc:
+                raise BuildFailed(f"the search build process went away ({exc!r})") from None
+            if kind == "done":
+                progress(value)
+            elif kind == "ok":
+                return value
+            else:
+                raise BuildFailed(f"the search build process failed: {value}")
+    finally:
+        try:
+            mine.send(None)  # still building: stop (anything sent now stops it)
+        except OSError:
+            pass
+        mine.close()
+        proc.join(STOP_WAIT_S)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+
+
+def _main(conn, db_path: str, root_real: str) -> None:
+    """The build process: receive the batches (then None), prepare and insert them, answer
+    ("done", notes written) as it goes and ("ok", its and the preparing processes' CPU seconds)
+    at the end, or ("error", what went wrong). Anything the app sends once the batches are in (or its
+    end) stops it after the current transaction."""
+    from core.search import ftsbuild, ftsprep
+    from core.search.notetext import register_functions
+
+    try:
+        batches: list[list] = []
+        docs: dict[str, tuple] = {}
+        while (got := conn.recv()) is not None:
+            jobs = []
+            for job, doc in got:
+                jobs.append(job)
+                docs[job.path] = doc
+            batches.append(jobs)
+        total = len(docs)
+        stopped = conn.poll
+        con = sqlite3.connect(db_path, timeout=30.0, isolation_level=None)
+        try:
+            register_functions(con)
+            con.execute("PRAGMA synchronous=NORMAL")
+            next_id = (con.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
+            cpu = [0.0]
+            ftsbuild.merging(con, building=True)
+            try:
+                held: list = []
+                written = 0
+                for rows in _prepared(root_real, batches, stopped, cpu, ftsprep):
+                    held += rows
+                    if len(held) < ftsbuild.FIRST_BUILD_TRANSACTION and written + len(held) < total:
+                        conn.send(("done", written + len(held)))
+                        continue
+                    new = []
+                    for row in held:
+                        if row.fields is not None:
+                            new.append((next_id, docs[row.path], row))
+                            next_id += 1
+                    con.execute("BEGIN IMMEDIATE")
+                    try:
+                        ftsbuild.insert_rows(con, new)
+                        con.execute("COMMIT")
+                    except BaseException:
+                        con.execute("ROLLBACK")
+                        raise
+                    written += len(held)
+                    held = []
+                    conn.send(("done", written))
+                    if stopped():
+                        return
+            finally:
+                ftsbuild.merging(con, building=False, merge=not stopped())
+            if stopped():
+                return
+            con.execute("PRAGMA optimize")
+            try:  # a cold build leaves a WAL the size of the index: fold it in and truncate it
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.OperationalError:
+                pass
+        finally:
+            con.close()
+        conn.send(("ok", cpu[0] + time.process_time()))  # the preparing processes' CPU and its own
+    except Exception as exc:  # the app falls back to building the rest itself
+        try:
+            conn.send(("error", repr(exc)))
+        except OSError:
+            pass
+    finally:
+        conn.close()
+
+
+def _prepared(root_real: str, batches: list[list], stopped: Callable[[], bool], cpu: list[float], ftsprep):
+    """The batches prepared by the usual pool of processes, or here when none can be started."""
+    try:
+        yield from ftsprep.prepare_pooled(root_real, batches, stopped, cpu)
+        return
+    except START_FAILED:
+        pass
+    tokens = ftsprep.FieldTokens()
+    try:
+        for jobs in batches:
+            if stopped():
+                return
+            yield ftsprep.prepare(root_real, jobs, tokens)
+    finally:
+        tokens.close()
