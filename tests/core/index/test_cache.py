@@ -400,3 +400,91 @@ def test_corrupt_links_table_is_reparsed_and_reported(make_vault, clock):
     v.stop()
     again, _ = open_loaded(root, clock)
     assert again.entry_cache.last_stats.parsed == 0
+
+
+def _recording_cold_starts(monkeypatch) -> list:
+    """The processes core.index.coldprocess starts, as they are started (their own objects)."""
+    from core.index import coldprocess
+
+    started: list = []
+    real = coldprocess.process_context
+
+    def recording(module):
+        ctx = real(module)
+
+        class Recording:
+            Pipe = staticmethod(ctx.Pipe)
+
+            @staticmethod
+            def Process(*args, **kwargs):  # noqa: N802  (multiprocessing's name)
+                proc = ctx.Process(*args, **kwargs)
+                started.append(proc)
+                return proc
+
+        return Recording()
+
+    monkeypatch.setattr(coldprocess, "process_context", recording)
+    return started
+
+
+MANY = NOTES | {f"many/n{i}.md": f"---\ntags: [t{i % 3}]\n---\n# N{i}\n[[Alpha]]\n" for i in range(30)}
+
+
+def test_a_big_cold_load_is_parsed_and_cached_by_a_process_and_read_back(make_vault, clock, monkeypatch):
+    """core.index.coldprocess: with an empty cache and many files, one process parses them and
+    writes the cache; the load reads them back from it (as a warm start does), so the cache is
+    written when the load returns and nothing is left to flush."""
+    from core.index import coldprocess
+
+    root = make_vault(MANY)
+    backdate(root)
+    (root / "Alpha.md").write_text(NOTES["Alpha.md"])  # modified just now: the cache does not vouch for it
+    monkeypatch.setattr(coldprocess, "PROCESS_MIN_FILES", 20)
+    started = _recording_cold_starts(monkeypatch)
+    v, events = open_loaded(root, clock)
+    try:
+        assert len(started) == 1 and not started[0].is_alive() and started[0].exitcode == 0
+        assert v.entry_cache.last_stats.parsed == len(MANY)
+        assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+        assert not [e for e in events if isinstance(e, IndexProblem)]
+        cached, problems = EntryCache(v.root_real).load_entries()
+        # written by the process: every file but the one modified just now (parsed here, and
+        # written by the usual flush after the load)
+        assert not problems and set(cached) >= {p for p in MANY if p != "Alpha.md"}
+    finally:
+        v.stop()
+    warm, _ = open_loaded(root, clock)
+    # a warm start needs no process (Alpha.md is parsed again: it was still new when cached)
+    assert warm.entry_cache.last_stats.reused >= len(MANY) - 1 and len(started) == 1
+    warm.stop()
+
+
+def test_a_small_cold_load_is_parsed_here(make_vault, clock, monkeypatch):
+    from core.index import coldprocess
+
+    root = make_vault(MANY)
+    backdate(root)
+    monkeypatch.setattr(coldprocess, "PROCESS_MIN_FILES", len(MANY) + 1)
+    started = _recording_cold_starts(monkeypatch)
+    v, _ = open_loaded(root, clock)
+    assert not started and v.entry_cache.last_stats.parsed == len(MANY)
+    v.stop()
+
+
+@START_ERRORS
+def test_a_cold_load_whose_process_cannot_start_is_parsed_here(make_vault, clock, monkeypatch, failing_starts,
+                                                               start_error):
+    from core.index import coldprocess
+
+    root = make_vault(MANY)
+    backdate(root)
+    monkeypatch.setattr(coldprocess, "PROCESS_MIN_FILES", 20)
+    tried = failing_starts(start_error)
+    v, events = open_loaded(root, clock)
+    try:
+        assert tried
+        assert v.entry_cache.last_stats.parsed == len(MANY)
+        assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+        assert not [e for e in events if isinstance(e, IndexProblem) and e.severity == "error"]
+    finally:
+        v.stop()
