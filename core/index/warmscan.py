@@ -2,8 +2,7 @@
 
 The walk runs in a forked child while this process decodes the entry cache
 (core.index.entrycache); files the cache does not know, or knows at another size, mtime or
-inode, are parsed by the scanner's process pool (core.index.parsepool). A big cold load is
-parsed and cached by a process of its own, and read back from the cache (core.index.coldprocess).
+inode, are parsed by the scanner's process pool (core.index.parsepool).
 """
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from core.index import coldprocess, parsepool
+from core.index import parsepool
 from core.index.entrycache import EMPTY_GUARD, EntryCache, WarmStats
 from core.index.scan import FileFact, ScanConfig, entry_for, walk
 from core.index.sharing import Sharing
@@ -106,38 +105,6 @@ class _Walker:
         return _walk_rows(self.root_real, self.config)
 
 
-def _parsed_elsewhere(cache: EntryCache, root_real: str, facts: list[FileFact], entries: list[Entry],
-                      skipped: list[Skipped], progress: Callable[[int, int], None] | None,
-                      report: Callable[..., None] | None) -> list[FileFact]:
-    """A big cold load: `facts` parsed and cached by a process of its own (core.index.coldprocess),
-    their entries then read back from the cache into `entries` (its skips into `skipped`). The
-    files left for this process to parse: none, unless the cache does not vouch for some (one
-    modified while it was written) or the process failed (then all)."""
-    try:
-        gone = coldprocess.parse_and_cache(root_real, cache.dir, facts, progress)
-    except coldprocess.ColdFailed as exc:
-        if report:
-            report(f"{exc}; indexing in this process instead", "info")
-        return facts
-    except parsepool.START_FAILED:
-        return facts
-    decoded, problems = cache.load_entries()
-    if report:
-        for problem in problems:
-            report(problem, "warning")
-    not_notes = {s.path for s in gone}
-    skipped.extend(gone)
-    left = []
-    for f in facts:
-        e = decoded.pop(f.rel, None)
-        if e is not None and e.mtime_ns == f.mtime_ns and e.size_bytes == f.size and e.inode == f.inode \
-                and e.kind == f.kind:
-            entries.append(e)
-        elif f.rel not in not_notes:
-            left.append(f)
-    return left
-
-
 def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | None) -> list[Entry | Skipped]:
     if len(facts) >= parsepool.PARALLEL_MIN_FILES and (os.cpu_count() or 1) >= 2:
         try:
@@ -219,9 +186,6 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
         cache.hold = False
         reused = n_files - len(to_parse)
         removed = len(cached)
-        parsed = len(to_parse)
-        if not n_cached and len(to_parse) >= coldprocess.PROCESS_MIN_FILES and not cache.disabled:
-            to_parse = _parsed_elsewhere(cache, root_real, to_parse, entries, skipped, progress, report)
         cache.mark_dirty([f.rel for f in to_parse])
         cache.mark_dirty(cached.keys())  # files gone since the cache was written
         for out in _parse_many(to_parse, progress):
@@ -231,5 +195,6 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
                 entries.append(out)
         if progress is not None:
             progress(n_files, n_files)
-        cache.last_stats = WarmStats(n_cached, reused, parsed, removed, time.perf_counter() - started, reason)
+        cache.last_stats = WarmStats(n_cached, reused, len(to_parse), removed, time.perf_counter() - started,
+                                     reason)
         return entries, skipped
