@@ -5,10 +5,13 @@ and its unit of work, shared with the entry cache's warm scan (core.index.warmsc
 """
 from __future__ import annotations
 
+import atexit
 import multiprocessing
+import multiprocessing.util  # its exit handler is registered before ours (see _kill_at_exit)
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from core.index.scan import FileFact, ScanConfig, entry_for, walk
 from core.index.sharing import Sharing
@@ -36,6 +39,30 @@ def parse_pool(workers: int):
     one of START_FAILED when its processes cannot be started: every caller then parses in its
     own thread."""
     return process_context("core.index.parsepool").Pool(workers)
+
+
+_killed_at_exit: set = set()  # started non-daemon processes to kill should the interpreter exit now
+
+
+def _kill_at_exit() -> None:
+    for proc in list(_killed_at_exit):
+        if proc.is_alive():
+            proc.kill()
+
+
+atexit.register(_kill_at_exit)  # registered after multiprocessing's own exit handler, so it runs first
+
+
+@contextmanager
+def killed_at_exit(proc) -> Iterator[None]:
+    """While the block runs, `proc` (a started process that is not a daemon, so that it can start
+    processes of its own) is killed if the interpreter exits: multiprocessing's exit handler
+    would otherwise wait for it to end (a person quitting the app mid-build would wait too)."""
+    _killed_at_exit.add(proc)
+    try:
+        yield
+    finally:
+        _killed_at_exit.discard(proc)
 
 
 def process_context(module: str):

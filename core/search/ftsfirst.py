@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from core.index.parsepool import START_FAILED, process_context
+from core.index.parsepool import START_FAILED, killed_at_exit, process_context
 
 PROCESS_MIN_NOTES = 20_000  # smaller first builds stay in the writer thread (a process costs ~0.3 s to start)
 STOP_WAIT_S = 5.0  # a stopped build's process gets this long to end its transaction, then is killed
@@ -45,6 +45,13 @@ def build(db_path: str, root_real: str, batches: Iterable[list[tuple[Any, tuple]
     proc = ctx.Process(target=_main, args=(theirs, db_path, root_real), name="vaultwatch-search-build", daemon=False)
     proc.start()
     theirs.close()
+    with killed_at_exit(proc):
+        return _exchange(mine, proc, batches, stopped, progress)
+
+
+def _exchange(mine, proc, batches: Iterable[list[tuple[Any, tuple]]], stopped: Callable[[], bool],
+              progress: Callable[[int], None]) -> float | None:
+    """`build`'s side of the pipe: the batches out, progress and the answer in."""
     try:
         try:
             for batch in batches:

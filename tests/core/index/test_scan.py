@@ -491,3 +491,32 @@ def test_a_note_swapped_after_the_walk_for_an_outside_hard_link_or_a_fifo_is_ski
     got = scan_mod.entry_for(fact)
     assert isinstance(got, scan_mod.Skipped), got
     assert "OUTSIDE-SECRET" not in repr(got)
+
+
+def _exit_with_a_child_running(kill: bool) -> float:
+    """Seconds a fresh interpreter takes to exit while a non-daemon child (sleeping 60 s) runs,
+    inside `parsepool.killed_at_exit` or not."""
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    code = textwrap.dedent(f"""
+        import multiprocessing, sys, time
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+        from core.index.parsepool import killed_at_exit
+        proc = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,), daemon=False)
+        proc.start()
+        block = killed_at_exit(proc)
+        if {kill!r}:
+            block.__enter__()  # still open when the interpreter exits (as in a daemon thread's build)
+    """)
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", code], timeout=120, check=True)
+    return time.monotonic() - started
+
+
+def test_a_build_process_does_not_hold_up_the_apps_exit():
+    """core.search.ftsfirst starts a process that is no daemon (it starts processes of its own),
+    which multiprocessing waits for at exit: inside killed_at_exit it is killed."""
+    assert _exit_with_a_child_running(kill=True) < 20
