@@ -133,38 +133,32 @@ def release_free_memory() -> bool:
     return bool(trim(0))
 
 
-M_ARENA_MAX = -8  # glibc's mallopt parameter
+M_ARENA_MAX = -8  # glibc's mallopt parameters
+M_MMAP_THRESHOLD = -3
+
+
+def _mallopt(param: int, value: int, env: str) -> bool:
+    """glibc's `mallopt(param, value)`, unless the environment sets `env` (glibc's own variable
+    for it, which wins); True if it was set."""
+    import os  # noqa: PLC0415
+
+    if os.environ.get(env):
+        return False
+    mallopt = _glibc_function("mallopt")
+    if mallopt is None:
+        return False
+    import ctypes  # noqa: PLC0415
+
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    return bool(mallopt(param, value))
 
 
 def limit_malloc_arenas(n: int) -> bool:
     """At most `n` glibc malloc arenas (see the module docstring); True if the limit was set.
     Call it before the process starts threads: a thread keeps the arena it was given."""
-    import os  # noqa: PLC0415
-
-    if os.environ.get("MALLOC_ARENA_MAX"):
-        return False
-    mallopt = _glibc_function("mallopt")
-    if mallopt is None:
-        return False
-    import ctypes  # noqa: PLC0415
-
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    return bool(mallopt(M_ARENA_MAX, n))
-
-
-M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+    return _mallopt(M_ARENA_MAX, n, "MALLOC_ARENA_MAX")
 
 
 def fix_mmap_threshold(n: int) -> bool:
     """glibc's mmap threshold fixed at `n` bytes (see the module docstring); True if it was set."""
-    import os  # noqa: PLC0415
-
-    if os.environ.get("MALLOC_MMAP_THRESHOLD_"):
-        return False
-    mallopt = _glibc_function("mallopt")
-    if mallopt is None:
-        return False
-    import ctypes  # noqa: PLC0415
-
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    return bool(mallopt(M_MMAP_THRESHOLD, n))
+    return _mallopt(M_MMAP_THRESHOLD, n, "MALLOC_MMAP_THRESHOLD_")

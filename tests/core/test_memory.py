@@ -86,17 +86,27 @@ def test_collector_pauses_are_counted_across_threads() -> None:
         (gc.enable if was else gc.disable)()
 
 
-def _arenas_after_threads(limit: int | None) -> int:
-    """glibc arenas in a fresh interpreter after 6 threads each allocated from the C heap."""
+def _fresh_interpreter(body: str, setting: str | None, unset: str) -> str:
+    """stdout of `body` run in a fresh interpreter, after `setting` (a call of core.memory's, which
+    must report that it set what it sets) when given; without the environment variable `unset`
+    (which would win over the call)."""
     import subprocess
     import textwrap
 
-    code = textwrap.dedent(f"""
-        import ctypes, os, sys, tempfile, threading
-        sys.path.insert(0, {str(os.getcwd())!r})
-        from core.memory import limit_malloc_arenas
-        if {limit!r} is not None:
-            assert limit_malloc_arenas({limit!r})
+    code = (f"import sys\nsys.path.insert(0, {str(os.getcwd())!r})\n"
+            "from core.memory import fix_mmap_threshold, limit_malloc_arenas\n"
+            + (f"assert {setting}\n" if setting is not None else "") + textwrap.dedent(body))
+    env = {k: v for k, v in os.environ.items() if k != unset}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _arenas_after_threads(limit: int | None) -> int:
+    """glibc arenas in a fresh interpreter after 6 threads each allocated from the C heap."""
+    call = f"limit_malloc_arenas({limit!r})" if limit is not None else None
+    out = _fresh_interpreter("""
+        import ctypes, os, tempfile, threading
         libc = ctypes.CDLL(None)
         libc.malloc.restype = ctypes.c_void_p
         libc.free.argtypes = [ctypes.c_void_p]
@@ -123,11 +133,8 @@ def _arenas_after_threads(limit: int | None) -> int:
         for t in threads: t.join()
         print(open(path).read().count("<heap nr="))
         os.unlink(path)
-    """)
-    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
-    assert out.returncode == 0, out.stderr
-    return int(out.stdout.strip())
+    """, call, "MALLOC_ARENA_MAX")
+    return int(out.strip())
 
 
 @pytest.mark.skipif(not can_release_free_memory(), reason="not glibc: no malloc arenas to limit")
@@ -146,15 +153,9 @@ def test_an_explicit_malloc_arena_max_wins(monkeypatch) -> None:
 def _mapped_blocks_after(fixed: int | None) -> tuple[bool, bool]:
     """In a fresh interpreter (after `fix_mmap_threshold(fixed)` when given): whether a 2 MB
     block is given a mapping of its own, and a 6 MB one after an 8 MB one came and went."""
-    import subprocess
-    import textwrap
-
-    code = textwrap.dedent(f"""
-        import ctypes, sys
-        sys.path.insert(0, {str(os.getcwd())!r})
-        from core.memory import fix_mmap_threshold
-        if {fixed!r} is not None:
-            assert fix_mmap_threshold({fixed!r})
+    call = f"fix_mmap_threshold({fixed!r})" if fixed is not None else None
+    small, big = _fresh_interpreter("""
+        import ctypes
         libc = ctypes.CDLL(None)
         libc.malloc.restype = ctypes.c_void_p
         libc.malloc.argtypes = [ctypes.c_size_t]
@@ -172,11 +173,7 @@ def _mapped_blocks_after(fixed: int | None) -> tuple[bool, bool]:
         small = mapped(2 << 20)
         libc.free(libc.malloc(8 << 20))
         print(small, mapped(6 << 20))
-    """)
-    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
-    assert out.returncode == 0, out.stderr
-    small, big = out.stdout.split()
+    """, call, "MALLOC_MMAP_THRESHOLD_").split()
     return small == "1", big == "1"
 
 

@@ -56,6 +56,52 @@ def _build(root: Path, cache: Path, clock, monkeypatch) -> Vault:
     return v
 
 
+MERGING_AS_USUAL = {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
+
+
+def _integrity_checked(v: Vault) -> None:
+    """FTS5's own check of both tables: raises when the index and the stored text disagree."""
+    con = sqlite3.connect(v._search.db_path)
+    register_functions(con)  # the content view's vw_inflate
+    try:
+        for table in ("fts", "ftsf"):
+            con.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
+    finally:
+        con.close()
+
+
+def _assert_whole(v: Vault) -> None:
+    """Every note is indexed and found."""
+    assert len(_stored(v)) == v.snapshot.note_count
+    assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+
+
+def _stopped_after_first_progress(root: Path, clock) -> None:
+    """Start a first build of `root` and stop it once it reported progress (half way, or just
+    done on a fast machine)."""
+    import threading
+
+    from core.events import IndexProgress
+
+    v = Vault(root, clock=clock)
+    first = threading.Event()
+    v.bus.subscribe(lambda e: first.set() if isinstance(e, IndexProgress) and e.phase == "search" and e.done else None)
+    v.load()
+    v.start_search()
+    assert first.wait(60)
+    v.stop()
+
+
+def _finished_by_the_next_start(root: Path, tmp_path: Path, clock, monkeypatch) -> None:
+    w = _build(root, tmp_path / "c", clock, monkeypatch)
+    try:
+        assert len(_stored(w)) == w.snapshot.note_count
+        assert _config(w) == MERGING_AS_USUAL
+        assert w.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+    finally:
+        w.stop()
+
+
 def test_a_pooled_first_build_stores_what_the_in_thread_build_stores(make_vault, clock, monkeypatch, tmp_path):
     root = make_vault(_notes())
     monkeypatch.setattr(ftsbuild, "POOL_MIN_NOTES", 10**9)
@@ -76,12 +122,8 @@ def test_a_pooled_first_build_stores_what_the_in_thread_build_stores(make_vault,
         # index's entry when it can): block ids are no headings, code is no heading
         for path, _n, _t, _a, headings, *_ in in_thread:
             assert headings == note_text((root / path).read_bytes())[0], path
-        assert _config(v) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
-        con = sqlite3.connect(v._search.db_path)
-        register_functions(con)  # the content view's vw_inflate
-        for table in ("fts", "ftsf"):  # raises when the index and the stored text disagree
-            con.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
-        con.close()
+        assert _config(v) == MERGING_AS_USUAL
+        _integrity_checked(v)
         assert v.search('"deploy keys 7"').hits[0].path == "Folder 3/Note 007 naïve.md"
         assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
         assert [h.path for h in v.search("roadm*").hits] == ["Big.md"]
@@ -106,8 +148,7 @@ def test_without_processes_the_build_prepares_notes_in_a_thread(make_vault, cloc
     v = _build(make_vault(_notes()), tmp_path / "c", clock, monkeypatch)
     try:
         assert not v._search.build_pooled
-        assert len(_stored(v)) == v.snapshot.note_count
-        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+        _assert_whole(v)
     finally:
         v.stop()
 
@@ -123,36 +164,20 @@ def test_a_first_build_cut_short_merges_as_usual_on_the_next_start(demo_vault, c
     con.close()
     v = _build(demo_vault, tmp_path / "c", clock, monkeypatch)
     try:
-        assert _config(v) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
+        assert _config(v) == MERGING_AS_USUAL
     finally:
         v.stop()
 
 
 def test_a_pooled_first_build_stopped_half_way_is_finished_by_the_next_start(make_vault, clock, monkeypatch,
                                                                                tmp_path):
-    import threading
-
-    from core.events import IndexProgress
-
     root = make_vault(_notes())
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
     monkeypatch.setattr(ftsbuild, "POOL_MIN_NOTES", 1)
     monkeypatch.setattr(ftsbuild, "BATCH", 2)
     monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 4)
-    v = Vault(root, clock=clock)
-    first = threading.Event()
-    v.bus.subscribe(lambda e: first.set() if isinstance(e, IndexProgress) and e.phase == "search" and e.done else None)
-    v.load()
-    v.start_search()
-    assert first.wait(60)
-    v.stop()  # half way (or just done, on a fast machine)
-    w = _build(root, tmp_path / "c", clock, monkeypatch)
-    try:
-        assert len(_stored(w)) == w.snapshot.note_count
-        assert _config(w) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
-        assert w.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
-    finally:
-        w.stop()
+    _stopped_after_first_progress(root, clock)
+    _finished_by_the_next_start(root, tmp_path, clock, monkeypatch)
 
 
 def _recording_starts(monkeypatch) -> list:
@@ -204,12 +229,8 @@ def test_a_big_first_build_written_by_a_process_of_its_own_stores_what_the_write
         assert v._search.build_elsewhere
         assert _stored(v) == in_thread
         assert v._search._rowids.keys() == rowids.keys()
-        assert _config(v) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
-        con = sqlite3.connect(v._search.db_path)
-        register_functions(con)
-        for table in ("fts", "ftsf"):
-            con.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
-        con.close()
+        assert _config(v) == MERGING_AS_USUAL
+        _integrity_checked(v)
         n = v.snapshot.note_count
         assert progress[-1] == (n, n) and any(0 < done < n for done, _ in progress)  # it went step by step
         assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
@@ -234,8 +255,7 @@ def test_when_no_build_process_can_start_the_writer_thread_builds(make_vault, cl
     v = _build(make_vault(_notes()), tmp_path / "c", clock, monkeypatch)
     try:
         assert not v._search.build_elsewhere
-        assert len(_stored(v)) == v.snapshot.note_count
-        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+        _assert_whole(v)
     finally:
         v.stop()
 
@@ -270,38 +290,21 @@ def test_a_build_process_that_fails_half_way_is_finished_by_the_writer_thread(ma
     try:
         assert v._search.build_elsewhere
         assert any("search build process failed" in m and "indexing the rest in this process" in m for m in problems)
-        assert len(_stored(v)) == v.snapshot.note_count
-        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+        _assert_whole(v)
     finally:
         v.stop()
     assert len(started) == 1 and not started[0].is_alive()
 
 
 def test_a_build_process_stopped_half_way_ends_and_the_next_start_finishes(make_vault, clock, monkeypatch, tmp_path):
-    import threading
-
-    from core.events import IndexProgress
-
     root = make_vault(_notes())
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
     monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
     monkeypatch.setattr(ftsbuild, "BATCH", 2)
     monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 4)
     started = _recording_starts(monkeypatch)
-    v = Vault(root, clock=clock)
-    first = threading.Event()
-    v.bus.subscribe(lambda e: first.set() if isinstance(e, IndexProgress) and e.phase == "search" and e.done else None)
-    v.load()
-    v.start_search()
-    assert first.wait(60)
-    v.stop()  # half way (or just done, on a fast machine)
+    _stopped_after_first_progress(root, clock)
     assert len(started) == 1
     started[0].join(ftsfirst.STOP_WAIT_S + 5)
     assert not started[0].is_alive()  # stopped with the index, never left running
-    w = _build(root, tmp_path / "c", clock, monkeypatch)
-    try:
-        assert len(_stored(w)) == w.snapshot.note_count
-        assert _config(w) == {"fts": {"automerge": 4, "crisismerge": 16}, "ftsf": {"automerge": 4, "crisismerge": 16}}
-        assert w.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
-    finally:
-        w.stop()
+    _finished_by_the_next_start(root, tmp_path, clock, monkeypatch)
