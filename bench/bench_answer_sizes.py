@@ -21,14 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from mcp import Client  # noqa: E402
 
 from bench.common import emit, vault  # noqa: E402
-from core.clock import FixedClock  # noqa: E402
-from core.vault import Vault  # noqa: E402
+from vaultwatch.core.clock import FixedClock  # noqa: E402
+from vaultwatch.core.vault import Vault  # noqa: E402
 
 try:
-    from mcp_server import budget  # noqa: E402
+    from vaultwatch.mcp_server import budget  # noqa: E402
 except ImportError:
     budget = None
-from mcp_server.server import build_server  # noqa: E402
+from vaultwatch.mcp_server.server import build_server  # noqa: E402
 
 
 def size(value) -> int:

@@ -52,9 +52,9 @@ def pct(samples: list[float], q: float) -> float:
 
 def journal_write(n: int = 400) -> dict:
     """Two vaults written alternately (same load on both), one journaled; plus the journal's own time."""
-    from core.edit.writes import Writer
-    from core.review.journal import Journal, attach
-    from core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.review.journal import Journal, attach
+    from vaultwatch.core.vault import Vault
 
     rng = random.Random(1)
     base = note_text(rng, 10_000)
@@ -103,8 +103,8 @@ def diff_1mb(repeat: int = 5, screen: int = 50) -> dict:
     line of the diff drawn (the person scrolled it end to end)."""
     from rich.console import Console
 
-    from core.review.textdiff import text_diff
-    from tui.diffview import LazyLines, render_diff
+    from vaultwatch.core.review.textdiff import text_diff
+    from vaultwatch.tui.diffview import LazyLines, render_diff
 
     rng = random.Random(2)
     before = note_text(rng, 1_000_000)
@@ -137,8 +137,8 @@ def diff_1mb(repeat: int = 5, screen: int = 50) -> dict:
 
 
 def journal_size(changes: int = 10_000, notes: int = 100) -> dict:
-    from core.review.hooks import FileWrite, Scope
-    from core.review.journal import Journal
+    from vaultwatch.core.review.hooks import FileWrite, Scope
+    from vaultwatch.core.review.journal import Journal
 
     rng = random.Random(3)
     texts = [note_text(rng, 10_000) for _ in range(notes)]
@@ -189,7 +189,7 @@ asyncio.run(main())
 
 async def quiet(app) -> None:
     """The app's work after a round is done (bounded: a screen closed under settle's refresh wait)."""
-    from tui.idle import settle
+    from vaultwatch.tui.idle import settle
 
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(settle(app), 10)
@@ -203,12 +203,12 @@ async def _approve_latency(rounds: int) -> dict:
     from test_agents import wait_for
     from tui_helpers import copy_demo, open_loaded
 
-    from core.review import approval
-    from core.review.approval import ApprovalGate
-    from tui.app import make_app
-    from tui.config import fixed_config
-    from tui.idle import settle
-    from tui.review import ApprovalScreen
+    from vaultwatch.core.review import approval
+    from vaultwatch.core.review.approval import ApprovalGate
+    from vaultwatch.tui.app import make_app
+    from vaultwatch.tui.config import fixed_config
+    from vaultwatch.tui.idle import settle
+    from vaultwatch.tui.review import ApprovalScreen
 
     with tempfile.TemporaryDirectory(prefix="vwb-") as tmp:
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")

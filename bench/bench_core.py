@@ -29,8 +29,8 @@ def warm_start(path: str) -> tuple[float, int]:
     import os
     import tempfile
 
-    from core.clock import parse_as_of
-    from core.vault import Vault
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.vault import Vault
 
     with tempfile.TemporaryDirectory() as cache:
         os.environ["XDG_CACHE_HOME"] = cache
@@ -47,9 +47,9 @@ def warm_start(path: str) -> tuple[float, int]:
 
 
 def child(path: str, manifest_path: str) -> dict:
-    from core.clock import parse_as_of
-    from core.query.listing import Query, pairs
-    from core.vault import Vault
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.query.listing import Query, pairs
+    from vaultwatch.core.vault import Vault
 
     manifest = json.loads(open(manifest_path).read())
     t = time.perf_counter()

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 
 from bench.common import OUT, ROOT, emit, vault  # noqa: E402
 
-VW = [sys.executable, "-m", "tui.entry"]  # the console script's entry point
+VW = [sys.executable, "-m", "vaultwatch.tui.entry"]  # the console script's entry point
 PEER = "obsidian-mcp==2.1.6"
 # its June-2025 code runs only with the libraries of its day (newer fastmcp/pydantic fail to import it)
 PEER_PINS = [PEER, "fastmcp==2.8.1", "mcp==1.9.4", "pydantic==2.11.7"]
@@ -86,7 +86,7 @@ def env_for(tmp: Path, cache: Path) -> dict[str, str]:
 
 def holder_pid(root: str) -> int | None:
     sys.path.insert(0, str(ROOT))
-    from core.disk.vaultlock import holder
+    from vaultwatch.core.disk.vaultlock import holder
 
     h = holder(root)
     return h.pid if h else None
@@ -182,7 +182,7 @@ def bench_http_ping(root: Path, tmp: Path, cache: Path, n: int = 200) -> dict:
     try:
         sys.path.insert(0, str(ROOT))
         os.environ["XDG_STATE_HOME"] = env["XDG_STATE_HOME"]
-        from mcp_server.locations import http_token
+        from vaultwatch.mcp_server.locations import http_token
 
         token = http_token(str(root))
         url = f"http://127.0.0.1:{port}/mcp"

@@ -45,8 +45,8 @@ def rss_mb() -> float:
 # --- child phases -------------------------------------------------------------------------------
 
 def child_cold(path: str) -> dict:
-    from core.clock import parse_as_of
-    from core.vault import Vault
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.vault import Vault
 
     t = time.perf_counter()
     v = Vault(path, clock=parse_as_of(AS_OF))
@@ -59,9 +59,9 @@ def child_cold(path: str) -> dict:
 
 
 def child_warm(path: str) -> dict:
-    from core.clock import parse_as_of
-    from core.query.listing import Query
-    from core.vault import Vault
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.query.listing import Query
+    from vaultwatch.core.vault import Vault
 
     cpu0 = time.process_time()
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -81,9 +81,9 @@ def child_warm(path: str) -> dict:
 
 
 def child_live(path: str, edits: int, burst: int) -> dict:
-    from core.clock import parse_as_of
-    from core.query.listing import Query, pairs
-    from core.vault import Vault
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.query.listing import Query, pairs
+    from vaultwatch.core.vault import Vault
 
     out: dict = {}
     v = Vault(path, clock=parse_as_of(AS_OF))

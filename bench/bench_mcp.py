@@ -65,7 +65,7 @@ class RawClient:
         self.headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
         self.ids = 0
 
-    async def __aenter__(self) -> "RawClient":
+    async def __aenter__(self) -> RawClient:
         await self._post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": self.name, "version": "1"}}})
         self.headers["mcp-protocol-version"] = "2025-11-25"
@@ -188,7 +188,7 @@ class Served:
         self.dir = tempfile.mkdtemp(prefix="vwb", dir="/tmp")
         self.sock = os.path.join(self.dir, "b.sock")
         started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", str(root), "--socket", self.sock,
+        self.proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", self.sock,
                                       "--as-of", AS_OF], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      cwd=Path(__file__).resolve().parent.parent)
         SERVER_PID.append(self.proc.pid)

@@ -39,7 +39,7 @@ def _best(fn, datas: list[bytes], repeat: int) -> float:
 
 
 def measure(datas: list[bytes], repeat: int) -> dict:
-    from core.markdown.parse import decode, parse_note, split_frontmatter
+    from vaultwatch.core.markdown.parse import decode, parse_note, split_frontmatter
 
     kb = sum(map(len, datas)) / 1024
     cpu = _best(lambda d: parse_note(d, "stem"), datas, repeat)

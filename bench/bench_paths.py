@@ -1,14 +1,13 @@
 """Issue 13 benchmark: the descriptor-based path code on the hot paths (core.disk.safeio).
 
-    python bench/bench_paths.py [--notes 100000] [--reads 2000] [--before CHECKOUT] [--rounds 3]
+    python bench/bench_paths.py [--notes 100000] [--reads 2000] [--before PYTHON] [--rounds 3]
 
 Loads a vaultgen vault in a fresh child process, then times `core.disk.reader.read` of random
 notes (whole note, default page) and Writer.etag (the write path's resolve-and-open), and
 one resolve alone (core.disk.paths.to_disk). Prints JSON with p50/p95 per call in microseconds.
 
---before CHECKOUT also runs the same child on another checkout's core (e.g. a worktree of
-42a23ff, the path-string code before the descriptor walk; its flat core/ layout is understood),
-alternating the two `--rounds` times so both see the same machine load, and reports each
+--before PYTHON also runs the same child with another interpreter (the python of a virtual
+environment where another checkout of vaultwatch is installed), alternating the two `--rounds` times so both see the same machine load, and reports each
 side's best-round p50 and after/before ratios (the issue's target: read p50 within 10%).
 """
 from __future__ import annotations
@@ -35,21 +34,11 @@ def _stats(samples: list[float]) -> dict:
 
 
 def child(path: str, reads: int) -> dict:
-    code = os.environ.get("VAULTWATCH_BENCH_CODE")
-    if code:  # the checkout to measure goes first (this file's own checkout is on the path for bench.common)
-        sys.path.insert(0, code)
-        for name in [m for m in sys.modules if m == "core" or m.startswith("core.")]:
-            del sys.modules[name]
-    import core
-    from core.vault import Vault
-    try:
-        from core.disk.paths import to_disk
-        from core.disk.reader import read
-        from core.edit.writes import Writer
-    except ImportError:  # a checkout from before core's subpackages (flat core/)
-        from core.paths import to_disk  # type: ignore[no-redef]
-        from core.reader import read  # type: ignore[no-redef]
-        from core.writes import Writer  # type: ignore[no-redef]
+    import vaultwatch.core as core
+    from vaultwatch.core.disk.paths import to_disk
+    from vaultwatch.core.disk.reader import read
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.vault import Vault
 
     v = Vault(path, cache=False)
     t = time.perf_counter()
@@ -72,10 +61,9 @@ def child(path: str, reads: int) -> dict:
     return out
 
 
-def _run(code_root: Path, path: Path, reads: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(code_root), VAULTWATCH_BENCH_CODE=str(code_root))
-    out = subprocess.run([sys.executable, __file__, "--child", str(path), str(reads)], check=True,
-                         capture_output=True, text=True, env=env, cwd=str(code_root)).stdout
+def _run(python: str, path: Path, reads: int) -> dict:
+    out = subprocess.run([python, __file__, "--child", str(path), str(reads)], check=True,
+                         capture_output=True, text=True).stdout
     return json.loads(out)
 
 
@@ -83,7 +71,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--notes", type=int, default=100_000)
     ap.add_argument("--reads", type=int, default=2000)
-    ap.add_argument("--before", type=Path, help="another checkout whose core is the 'before'")
+    ap.add_argument("--before", help="the python of an environment with another vaultwatch installed")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -91,14 +79,13 @@ def main() -> None:
         print(json.dumps(child(a.child[0], int(a.child[1]))))
         return
     path, _ = vault(a.notes)
-    here = Path(__file__).resolve().parent.parent
     if a.before is None:
-        emit({"benchmark": "paths", "results": _run(here, path, a.reads)})
+        emit({"benchmark": "paths", "results": _run(sys.executable, path, a.reads)})
         return
     rounds: dict[str, list[dict]] = {"after": [], "before": []}
     for _ in range(a.rounds):  # alternated: both sides see the same load
-        rounds["before"].append(_run(a.before.resolve(), path, a.reads))
-        rounds["after"].append(_run(here, path, a.reads))
+        rounds["before"].append(_run(a.before, path, a.reads))
+        rounds["after"].append(_run(sys.executable, path, a.reads))
     best = {side: {op: min(r[op]["p50_us"] for r in runs) for op in ("read", "etag", "resolve")}
             for side, runs in rounds.items()}
     ratio = {op: round(best["after"][op] / best["before"][op], 3) for op in ("read", "etag", "resolve")}

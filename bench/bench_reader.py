@@ -27,9 +27,9 @@ LINE = "Lorem ipsum [[Target]] dolor #tag sit `code` amet, [md](Other.md) consec
 
 CHILD = r"""
 import json, sys, time
-from core.vault import Vault
-from core.disk import reader
-from core.disk.reader import read
+from vaultwatch.core.vault import Vault
+from vaultwatch.core.disk import reader
+from vaultwatch.core.disk.reader import read
 
 def hwm():
     for line in open("/proc/self/status"):

@@ -490,7 +490,7 @@ def render(runs: dict) -> str:
 def _burst_recheck() -> str:
     try:
         sys.path.insert(0, str(ROOT))
-        from core.live.watch import BURST_RECHECK
+        from vaultwatch.core.live.watch import BURST_RECHECK
         return f"{BURST_RECHECK:,}"
     except Exception:  # noqa: BLE001 - only a figure in the text
         return "BURST_RECHECK"
@@ -527,7 +527,7 @@ def main(argv: list[str]) -> int:
     if full:
         env.setdefault("VAULTWATCH_RELIABILITY_FULL", "1")
         env.setdefault("VAULTWATCH_FUZZ_EXAMPLES", "10000")
-    run = {"when": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "exit_status": rc,
+    run = {"when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "exit_status": rc,
            "seconds": seconds, "python": f"Python {platform.python_version()}", "machine": platform.machine(),
            "cpus": os.cpu_count(), "env": ", ".join(f"{k}={v}" for k, v in env.items()), "families": families,
            "missing_cited": missing}

@@ -24,8 +24,8 @@ def quality() -> dict:
     import os
 
     from bench.searcheval import evaluate, write
-    from core.clock import parse_as_of
-    from core.vault import Vault
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.vault import Vault
 
     root = OUT / "searcheval"
     shutil.rmtree(root, ignore_errors=True)
@@ -62,10 +62,9 @@ def scale(notes: int) -> dict:
     import time
 
     from bench.common import AS_OF, vault
-    from core.clock import parse_as_of
-    from core.vault import Vault
-
-    from core.search import reuse
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.search import reuse
+    from vaultwatch.core.vault import Vault
 
     # each query below is timed 5 times: the reuse of the last answer for the same words (search
     # as you type, core.search.reuse) would answer 4 of them from memory; the figures time the search
@@ -121,7 +120,7 @@ def scale(notes: int) -> dict:
                                        "cpu_max": round(max(cpu), 2), "samples": len(lat)}
         out["load_average"] = round(os.getloadavg()[0], 1)
         print(json.dumps(out), file=sys.stderr, flush=True)  # partial figures survive a later failure
-        from core.search import semantic
+        from vaultwatch.core.search import semantic
 
         if semantic.offered():
             rss0 = _rss_mb()

@@ -69,9 +69,8 @@ NOTES_COUNTED = re.compile(r"Notes [1-9][0-9]{0,2}(,[0-9]{3})*")
 def sqlite_memory_mb() -> float | None:
     """SQLite's own heap in this process (sqlite3_memory_used: page caches, schemas, statements),
     or None where the sqlite3 module's library does not export it."""
-    import ctypes
-
     import _sqlite3
+    import ctypes
 
     try:
         used = ctypes.CDLL(_sqlite3.__file__).sqlite3_memory_used
@@ -218,7 +217,7 @@ def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Pa
 def vectors_offered() -> bool:
     """True when the launched app computes note vectors (the semantic extra installed and not
     turned off with VAULTWATCH_SEMANTIC=0, which the child inherits)."""
-    from core.search.semantic import offered
+    from vaultwatch.core.search.semantic import offered
 
     return offered()
 
@@ -371,7 +370,7 @@ class FrameClock:
 
 async def settle(app, timeout: float = 60.0) -> None:
     """The app shows the answer to everything asked so far (tui.idle.settle)."""
-    from tui.idle import settle as settled
+    from vaultwatch.tui.idle import settle as settled
 
     await settled(app, timeout)
 
@@ -404,11 +403,11 @@ def key_event(key: str):
 
 async def interactive(root: Path, size: tuple[int, int], only: str | None = None) -> dict:
     """The Pilot runs; `only` ("long_note" or "search") runs that step alone."""
-    from core.clock import parse_as_of
-    from core.events import AgentAccess
-    from core.vault import Vault
-    from tui.app import make_app
-    from tui.config import fixed_config
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.events import AgentAccess
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.tui.app import make_app
+    from vaultwatch.tui.config import fixed_config
 
     out: dict = {}
     clock = FrameClock()
@@ -517,7 +516,7 @@ async def long_note(app, clock: FrameClock, path: str) -> dict:
     Each of the LONG_NOTE_OPENS opens has LONG_NOTE_OPEN_TIMEOUT_S: one that runs out is counted
     in `long_note_timeouts` (its samples so far are kept) and the next one starts after the app
     settled, so a slow machine still gets the figures of the other opens."""
-    from tui.widgets.notebody import NoteBody
+    from vaultwatch.tui.widgets.notebody import NoteBody
 
     preview = app.main.preview
     body = app.query_one(NoteBody)
@@ -608,7 +607,7 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
     """Keys typed into the filter bar as a person types them: the bench never waits for the app
     between keys. A key is done when the list shows the rows for its text or for a later one
     (a newer key's query supersedes an older one still running)."""
-    from core.query import filterexpr
+    from vaultwatch.core.query import filterexpr
 
     out: dict = {}
     doclist = app.main.active_list
@@ -876,7 +875,7 @@ async def scrolling(app, pilot, clock: FrameClock) -> dict:
 
 async def agent_rows(app, v, clock: FrameClock, AgentAccess) -> dict:
     """Agent calls published from another thread (as the MCP server does) -> painted rows."""
-    from tui.widgets.activity import ActivityList
+    from vaultwatch.tui.widgets.activity import ActivityList
 
     activity = app.query_one(ActivityList)
     paths = tuple(e.path for e in app.main.active_list.rows[:100])
@@ -921,8 +920,8 @@ def main() -> int:
     # the Pilot runs measure the app as `vaultwatch` runs it: with its glibc arena limit, set
     # before any thread starts (tui.cli.MALLOC_ARENAS); glibc's default gives the search and
     # worker threads arenas of their own, which kept more of the search step's heap
-    from core.memory import fix_mmap_threshold, limit_malloc_arenas
-    from tui.cli import MALLOC_ARENAS, MMAP_THRESHOLD
+    from vaultwatch.core.memory import fix_mmap_threshold, limit_malloc_arenas
+    from vaultwatch.tui.cli import MALLOC_ARENAS, MMAP_THRESHOLD
 
     arenas = MALLOC_ARENAS if limit_malloc_arenas(MALLOC_ARENAS) else os.environ.get("MALLOC_ARENA_MAX")
     mmap_threshold = (MMAP_THRESHOLD if fix_mmap_threshold(MMAP_THRESHOLD)

@@ -6,9 +6,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from core.clock import Clock
-from core.markdown import okf
-from core.model import ATTACHMENT, FOLDER, NOTE, Entry
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 
 # Rows kept: ~700 bytes each with its escaped copy (~1 KB with frontmatter), so <= ~25 MB. A
 # listing bigger than this uses what is cached and keeps nothing new.

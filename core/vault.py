@@ -8,23 +8,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.clock import Clock, SystemClock
-from core.disk.paths import normalize, to_disk
-from core.errors import NotFoundError, QueryError, VaultError
-from core.events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
-from core.index.ignore import IgnoreRules
-from core.index.parsepool import scan
-from core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, stat_one
-from core.index.snapshot import Index, Snapshot
-from core.live.foreground import Foreground
-from core.memory import collector_paused, freeze_long_lived
-from core.model import Entry, Skipped
-from core.query.listing import Query, QueryResult, run_query, stats
+from vaultwatch.core.clock import Clock, SystemClock
+from vaultwatch.core.disk.paths import normalize, to_disk
+from vaultwatch.core.errors import NotFoundError, QueryError, VaultError
+from vaultwatch.core.events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
+from vaultwatch.core.index.ignore import IgnoreRules
+from vaultwatch.core.index.parsepool import scan
+from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, stat_one
+from vaultwatch.core.index.snapshot import Index, Snapshot
+from vaultwatch.core.live.foreground import Foreground
+from vaultwatch.core.memory import collector_paused, freeze_long_lived
+from vaultwatch.core.model import Entry, Skipped
+from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
 
 if TYPE_CHECKING:  # imported when first started
-    from core.live.watch import LiveIndex
-    from core.review.approval import ApprovalGate
-    from core.search.fulltext import SearchIndex
+    from vaultwatch.core.live.watch import LiveIndex
+    from vaultwatch.core.review.approval import ApprovalGate
+    from vaultwatch.core.search.fulltext import SearchIndex
 
 GC_FREEZE_MIN = 3_000  # entries (the parse pool's size too: core.index.parsepool); see load()
 
@@ -65,7 +65,7 @@ class Vault:
             cache = os.environ.get("VAULTWATCH_CACHE", "1").lower() not in ("0", "off", "no", "false")
         self.entry_cache = None
         if cache:
-            from core.index.entrycache import EntryCache
+            from vaultwatch.core.index.entrycache import EntryCache
             self.entry_cache = EntryCache(self.root_real)
             self.bus.subscribe(self._cache_on_change)
 
@@ -101,7 +101,7 @@ class Vault:
     def _load_entries(self, progress) -> Snapshot:
         with self.refresh_lock:
             if self.entry_cache is not None:
-                from core.index.warmscan import warm_scan
+                from vaultwatch.core.index.warmscan import warm_scan
                 entries, skipped = warm_scan(self.entry_cache, self.root_real, self.config, progress,
                                              lambda msg, severity="warning": self.bus.publish(
                                                  IndexProblem(msg, severity)))
@@ -221,7 +221,7 @@ class Vault:
         """
         with self._start_lock:
             if self._live is None:
-                from core.live.watch import LiveIndex
+                from vaultwatch.core.live.watch import LiveIndex
                 self._live = LiveIndex(self)
                 self._live.start()
 
@@ -247,8 +247,8 @@ class Vault:
         Returns the core.search.fulltext.SearchIndex."""
         with self._start_lock:
             if self._search is None:
-                from core.index.entrycache import vault_cache_dir
-                from core.search.fulltext import SearchIndex
+                from vaultwatch.core.index.entrycache import vault_cache_dir
+                from vaultwatch.core.search.fulltext import SearchIndex
                 base = self.entry_cache.dir if self.entry_cache is not None and not self.entry_cache.disabled \
                     else vault_cache_dir(self.root_real)
                 self._search = SearchIndex(self, base / "search.sqlite")
@@ -259,7 +259,7 @@ class Vault:
         """Compute note vectors for semantic search in the background, after the full-text index
         (idempotent). Returns the core.search.semantic.VectorIndex, or None without the `semantic`
         extra (or with VAULTWATCH_SEMANTIC=0)."""
-        from core.search import semantic
+        from vaultwatch.core.search import semantic
 
         if not semantic.offered():
             return None
@@ -278,7 +278,7 @@ class Vault:
         if search:
             self.start_search()
             self.start_vectors()
-        from core.edit.atomic import clean_temp_files_soon
+        from vaultwatch.core.edit.atomic import clean_temp_files_soon
         clean_temp_files_soon(self)  # what a killed run's writes left behind (issue 13)
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -349,14 +349,14 @@ class Vault:
         Raises QueryError for bad arguments, SearchNotReady (a QueryError) while the full-text
         index is still being built (starts building it on first use).
         """
-        from core.search.fulltext import scope_query
+        from vaultwatch.core.search.fulltext import scope_query
 
         index = self.start_search()
         q = scope_query(scope, folder=folder, recursive=recursive, pattern=pattern, filters=filters,
                         exclude=exclude)
         if wait > 0:
             self.wait_search_ready(wait)
-        from core.search import hybrid
+        from vaultwatch.core.search import hybrid
 
         vectors = self._vectors if mode is None else (self.start_vectors() if mode != "keyword" else None)
         used = hybrid.resolve_mode(mode, vectors)
@@ -370,8 +370,8 @@ class Vault:
                 pattern: str | None = None, filters=None, limit: int = 10, wait: float = 0.0):
         """Notes like the note at `path`, nearest by meaning first (a SearchResult; needs the
         semantic extra, else a QueryError that says so)."""
-        from core.search import hybrid
-        from core.search.fulltext import scope_query
+        from vaultwatch.core.search import hybrid
+        from vaultwatch.core.search.fulltext import scope_query
 
         index = self.start_search()
         vectors = self.start_vectors()
@@ -392,7 +392,7 @@ class Vault:
 
     def semantic_status(self) -> dict:
         """What semantic search offers now: installed, ready, done/total vectors, problem."""
-        from core.search import semantic
+        from vaultwatch.core.search import semantic
 
         v = self._vectors
         return {"installed": semantic.offered(),
@@ -414,7 +414,7 @@ class Vault:
         return True
 
     def _graph(self):
-        from core.links.graph import graph
+        from vaultwatch.core.links.graph import graph
 
         g = graph(self.snapshot, self._links_prev)
         self._links_prev = g

@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.events import AgentAccess, AgentConnected, Event, EventBus
-from core.live.foreground import Foreground
-from core.review.journal import Caller, calling
+from vaultwatch.core.events import AgentAccess, AgentConnected, Event, EventBus
+from vaultwatch.core.live.foreground import Foreground
+from vaultwatch.core.review.journal import Caller, calling
 
 from . import sdk
 from .wire import SESSION_HEADER

@@ -18,9 +18,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.clock import Clock
-from core.query.listing import Query, QueryResult, cursor_after
-from core.serialize import RowCache, entry_json
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.query.listing import Query, QueryResult, cursor_after
+from vaultwatch.core.serialize import RowCache, entry_json
 
 from . import budget
 from .activity import current_call

@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _vault_root(path: str | None) -> str:
     if path is None:
-        from core.vault import demo_vault_path  # only for the demo default (it loads the index's modules)
+        from vaultwatch.core.vault import demo_vault_path  # only for the demo default (it loads the index's modules)
 
         path = str(demo_vault_path())
     root = os.path.realpath(path)

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from core.vault import Vault, demo_vault_path
+from vaultwatch.core.vault import Vault, demo_vault_path
 
 from .config import CLIENTS, COMPAT_SETS, check_prefix, parse_compat
 
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     """Add `serve`, `bridge` and `mcp-config` to the vaultwatch command line."""
 
     def cmd_serve(args: argparse.Namespace) -> int:
-        from core.disk.vaultlock import VaultBusy, VaultLock
+        from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
 
         from .locations import HostError, default_socket_path, parse_http
 
@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             if args.wait_lock:  # the SDK import overlaps the wait (the lock is polled meanwhile, not after)
                 import threading
 
-                threading.Thread(target=lambda: __import__("mcp_server.host"), daemon=True).start()
+                threading.Thread(target=lambda: __import__("vaultwatch.mcp_server.host"), daemon=True).start()
             while True:
                 try:
                     lock.acquire(record=record)
@@ -225,7 +225,7 @@ def _server_options(args: argparse.Namespace) -> dict:
 def _report_problems_to_stderr(vault: Vault) -> None:
     """Headless: the problems the TUI would show (vault folder gone, cache rebuilt, socket file removed...)
     go to stderr as they happen, one line each."""
-    from core.events import IndexProblem
+    from vaultwatch.core.events import IndexProblem
 
     def show(event) -> None:
         if isinstance(event, IndexProblem):
@@ -277,7 +277,7 @@ async def _serve_socket(host) -> int:
 
 
 def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str]) -> int:
-    from core.disk.vaultlock import VaultBusy, VaultLock
+    from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
 
     from . import stdiofront
 

@@ -15,9 +15,9 @@ from mcp.server import MCPServer
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.disk.paths import normalize_folder
-from core.model import FOLDER
-from core.query.listing import Query
+from vaultwatch.core.disk.paths import normalize_folder
+from vaultwatch.core.model import FOLDER
+from vaultwatch.core.query.listing import Query
 
 from . import descriptions as d
 from . import schemas

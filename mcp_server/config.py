@@ -68,7 +68,7 @@ def command() -> list[str]:
     script = os.path.join(os.path.dirname(sys.executable), "vaultwatch")
     if os.access(script, os.X_OK):
         return [script]
-    return [sys.executable, "-m", "tui.entry"]
+    return [sys.executable, "-m", "vaultwatch.tui.entry"]
 
 
 def pinned_env() -> dict[str, str]:

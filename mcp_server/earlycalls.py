@@ -24,9 +24,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.errors import VaultError
-from core.serialize import RowCache
-from core.vault import Vault
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.serialize import RowCache
+from vaultwatch.core.vault import Vault
 
 from . import answers, readcalls
 from .activity import Activity

@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from core.disk.vaultlock import VaultBusy, VaultLock
+from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
 
 from .launch import IDLE_EXIT_DEFAULT, log_path, spawn_headless
 

@@ -30,19 +30,16 @@ CAPABILITIES = {"logging": {}, "prompts": {"listChanged": False}, "resources": {
 
 @cache
 def server_version() -> str:
-    """vaultwatch's installed version ("0" when it is not installed)."""
-    from importlib.metadata import PackageNotFoundError, version
+    """vaultwatch's installed version, as `vaultwatch --version` shows it."""
+    from vaultwatch.core.about import version
 
-    try:
-        return version("vaultwatch")
-    except PackageNotFoundError:
-        return "0"
+    return version()
 
 
 def instructions(tool_prefix: str = "") -> str:
     """The instructions the server sends at initialization (`--tool-prefix` adds a sentence; without
     the semantic extra they name neither search by meaning nor the `similar` tool, which is not listed)."""
-    from core.search.semantic import offered
+    from vaultwatch.core.search.semantic import offered
 
     text = INSTRUCTIONS if offered() else without_semantic(INSTRUCTIONS)
     if not tool_prefix:

@@ -11,8 +11,8 @@ from mcp.server import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from core.disk.paths import normalize
-from core.review.journal import Change, journal_for
+from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.review.journal import Change, journal_for
 
 from .activity import current_call
 from .results import fail, ok, read_only, vault_errors

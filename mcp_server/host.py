@@ -39,8 +39,8 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from core.disk.vaultlock import VaultBusy, VaultLock
-from core.vault import Vault
+from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
+from vaultwatch.core.vault import Vault
 
 from .activity import Activity, AuditLog
 from .config import serve_args
@@ -156,7 +156,7 @@ class _Counting:
 
 
 def _idle_problem(seconds: float):
-    from core.events import IndexProblem
+    from vaultwatch.core.events import IndexProblem
 
     return IndexProblem(f"no MCP client for {seconds:g} s: this headless server stops (a bridge starts it again)",
                         "info")
@@ -474,7 +474,7 @@ class McpHost:
         """Notice the socket file being removed (a tmp cleaner, a stray `rm`) and listen again at the
         same path, so new agents can still connect; report it on the bus. Sessions already open are
         unaffected either way. A file someone else put at the path is left alone and reported."""
-        from core.events import IndexProblem
+        from vaultwatch.core.events import IndexProblem
 
         def inode() -> int | None:
             try:

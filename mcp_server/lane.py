@@ -50,10 +50,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core import handoffs, memory
-from core.disk.paths import normalize
-from core.review.hooks import current_caller
-from core.vault import Vault
+from vaultwatch.core import handoffs, memory
+from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.review.hooks import current_caller
+from vaultwatch.core.vault import Vault
 
 HEAVY_BYTES = 1024 * 1024  # a call whose weight reaches this takes the lane
 LINK_BYTES = 120  # what one link weighs in a get_links answer (its JSON, encoded twice to fit the budget)

@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from core.disk.vaultlock import Holder, holder, state_dir, vault_key
+from vaultwatch.core.disk.vaultlock import Holder, holder, state_dir, vault_key
 
 IDLE_EXIT_DEFAULT = 600.0  # seconds a headless server waits without clients before it exits
 START_TIMEOUT = 15.0
@@ -136,10 +136,6 @@ def log_path(root_real: str) -> str:
     return os.path.join(folder, vault_key(root_real) + ".log")
 
 
-def _project_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
 def spawn_headless(root_real: str, socket_path: str, idle_exit: float,
                    wait_lock: float | None = None, serve_args: Sequence[str] = ()) -> subprocess.Popen:
     """Start `vaultwatch serve ROOT --headless` detached from this process (see module doc)."""
@@ -148,10 +144,11 @@ def spawn_headless(root_real: str, socket_path: str, idle_exit: float,
     try:
         os.write(fd, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started by a bridge (pid {os.getpid()})\n".encode())
         return subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", "serve", root_real, "--headless", "--socket", socket_path,
+            # -P: the working folder never joins the import path (a file there could shadow a module)
+            [sys.executable, "-P", "-m", "vaultwatch.tui.cli", "serve", root_real, "--headless", "--socket", socket_path,
              "--idle-exit", f"{idle_exit:g}", *(["--wait-lock", f"{wait_lock:g}"] if wait_lock else []),
              *serve_args],
-            cwd=_project_root(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
+            cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
             start_new_session=True, close_fds=True)
     finally:
         os.close(fd)

@@ -103,7 +103,7 @@ def write_private(path: str, text: str) -> None:
 def token_path(vault_root_real: str) -> str:
     """The 0600 file holding the bearer token of `--http` for this vault: in the user's state
     folder (kept across logout and reboots, unlike the runtime folder), in a 0700 `tokens` folder."""
-    from core.disk.vaultlock import state_dir, vault_key
+    from vaultwatch.core.disk.vaultlock import state_dir, vault_key
 
     folder = _private_dir(os.path.join(state_dir(), "tokens"))
     return os.path.join(folder, vault_key(vault_root_real) + ".token")

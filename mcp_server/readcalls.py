@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core.query.listing import Query, pairs
-from core.serialize import RowCache
-from core.vault import Vault
+from vaultwatch.core.query.listing import Query, pairs
+from vaultwatch.core.serialize import RowCache
+from vaultwatch.core.vault import Vault
 
 from . import budget
 

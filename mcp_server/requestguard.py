@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from core.edit.writes import MAX_WRITE_BYTES
+from vaultwatch.core.edit.writes import MAX_WRITE_BYTES
 
 # content up to MAX_WRITE_BYTES, JSON-escaped (\uXXXX for non-ASCII can triple it), plus the envelope
 MAX_REQUEST_BYTES = 4 * MAX_WRITE_BYTES

@@ -45,11 +45,11 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 
-from core.disk.fileopen import note_bytes
-from core.errors import NotFoundError, VaultError
-from core.events import DocumentsChanged
-from core.model import ATTACHMENT, NOTE
-from core.query.listing import Query
+from vaultwatch.core.disk.fileopen import note_bytes
+from vaultwatch.core.errors import NotFoundError, VaultError
+from vaultwatch.core.events import DocumentsChanged
+from vaultwatch.core.model import ATTACHMENT, NOTE
+from vaultwatch.core.query.listing import Query
 
 from . import budget, sdk
 

@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
-from core.clock import Clock
-from core.errors import VaultError
-from core.query.listing import Query, QueryResult
-from core.serialize import RowCache
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.query.listing import Query, QueryResult
+from vaultwatch.core.serialize import RowCache
 
 from . import answers, budget, splice
 from .answers import Answer, as_json, table, tabled, text_of

@@ -22,7 +22,7 @@ from mcp_types import INVALID_PARAMS, SERVER_INFO_META_KEY, CallToolResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from core.vault import Vault
+from vaultwatch.core.vault import Vault
 
 from . import budget, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
 from . import compat as compat_tools

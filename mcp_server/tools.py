@@ -16,18 +16,18 @@ from mcp.server import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from core.clock import parse_as_of
-from core.disk.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
-from core.disk.reader import read as read_file
-from core.errors import QueryError
-from core.links.graph import unresolved_by_note
-from core.markdown import okf
-from core.model import FOLDER
-from core.query.listing import Query, cursor_after, encode_cursor, pairs, run_query, stats
-from core.query.tags import tag_counts
-from core.search.semantic import offered as semantic_offered
-from core.serialize import RowCache, entry_json
-from core.vault import Vault
+from vaultwatch.core.clock import parse_as_of
+from vaultwatch.core.disk.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
+from vaultwatch.core.disk.reader import read as read_file
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.links.graph import unresolved_by_note
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import FOLDER
+from vaultwatch.core.query.listing import Query, cursor_after, encode_cursor, pairs, run_query, stats
+from vaultwatch.core.query.tags import tag_counts
+from vaultwatch.core.search.semantic import offered as semantic_offered
+from vaultwatch.core.serialize import RowCache, entry_json
+from vaultwatch.core.vault import Vault
 
 from . import budget, progress, readcalls, schemas
 from . import descriptions as d
@@ -219,7 +219,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         limit: Annotated[int | None, Field(ge=1, le=100_000, description=d.P_PAGE_LIMIT)] = None,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.FolderList]:
-        from core.query.folders import folder_tree
+        from vaultwatch.core.query.folders import folder_tree
 
         meta = index_freshness(vault)
         snap = vault.snapshot

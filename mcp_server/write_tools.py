@@ -19,8 +19,8 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from core.edit.writes import Writer, WriteResult
-from core.vault import Vault
+from vaultwatch.core.edit.writes import Writer, WriteResult
+from vaultwatch.core.vault import Vault
 
 from . import descriptions as d
 from .activity import current_call

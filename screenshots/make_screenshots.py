@@ -19,12 +19,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from core.clock import parse_as_of  # noqa: E402
-from core.events import AgentAccess  # noqa: E402
-from core.vault import Vault, demo_vault_path  # noqa: E402
-from tui.app import VaultwatchApp, make_app  # noqa: E402
-from tui.config import FIXED_WALL, fixed_config  # noqa: E402
-from tui.idle import settle  # noqa: E402
+from vaultwatch.core.clock import parse_as_of  # noqa: E402
+from vaultwatch.core.events import AgentAccess  # noqa: E402
+from vaultwatch.core.vault import Vault, demo_vault_path  # noqa: E402
+from vaultwatch.tui.app import VaultwatchApp, make_app  # noqa: E402
+from vaultwatch.tui.config import FIXED_WALL, fixed_config  # noqa: E402
+from vaultwatch.tui.idle import settle  # noqa: E402
 
 BASE_MTIME = 1_795_860_000  # 2026-11-28 10:00 UTC; each file a little older than the last
 Step = Callable[[VaultwatchApp, object], Awaitable[None]]

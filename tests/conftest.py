@@ -5,15 +5,15 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import os
-import stat
 import shutil
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
-from core.clock import FixedClock
-from core.vault import Vault, demo_vault_path
+from vaultwatch.core.clock import FixedClock
+from vaultwatch.core.vault import Vault, demo_vault_path
 
 AS_OF = dt.date(2026, 11, 29)
 OKF_INDEX = '---\nokf_version: "0.2"\ntitle: Index\n---\n# Index\n'

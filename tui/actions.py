@@ -19,13 +19,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.disk.reader import note_bytes
-from core.errors import NotFoundError, VaultError
-from core.model import Entry
-from core.edit.writes import ConflictError, Writer, etag_of, line_summary
+from vaultwatch.core.disk.reader import note_bytes
+from vaultwatch.core.edit.writes import ConflictError, Writer, etag_of, line_summary
+from vaultwatch.core.errors import NotFoundError, VaultError
+from vaultwatch.core.model import Entry
 
 if TYPE_CHECKING:
-    from core.vault import Vault
+    from vaultwatch.core.vault import Vault
 
 MAX_UNDO = 50
 

@@ -33,12 +33,21 @@ from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker
 
-from core.events import AgentAccess, AgentConnected, DocumentsChanged, Event, IndexProblem, IndexProgress, IndexReady
-from core.memory import freeze_long_lived, release_free_memory
-from core.vault import Vault
+from vaultwatch.core.events import (
+    AgentAccess,
+    AgentConnected,
+    DocumentsChanged,
+    Event,
+    IndexProblem,
+    IndexProgress,
+    IndexReady,
+)
+from vaultwatch.core.memory import freeze_long_lived, release_free_memory
+from vaultwatch.core.vault import Vault
 
 from .config import AppConfig
-from .gcpolicy import TICK_SECONDS as GC_TICK_SECONDS, IdleCollector
+from .gcpolicy import TICK_SECONDS as GC_TICK_SECONDS
+from .gcpolicy import IdleCollector
 from .messages import AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ProblemReported
 from .screens.main import MainScreen
 from .screens.palette import NoteCommands
@@ -344,7 +353,7 @@ class VaultwatchApp(App[None]):
 
     def bridge_config(self) -> str:
         """A Claude Desktop configuration that reaches this app through `vaultwatch bridge`."""
-        from mcp_server import config as client_config  # noqa: PLC0415
+        from vaultwatch.mcp_server import config as client_config  # noqa: PLC0415
 
         socket = self.config.socket_path and getattr(self.services.host, "socket_path", self.config.socket_path)
         if not socket:  # the default socket: the bridge finds it from the vault
@@ -424,7 +433,7 @@ def _log_to_file() -> None:
 
 def _watcher_for(vault: Vault, search: bool) -> Any:
     """The core watcher for this vault (with the full-text index when agents can search)."""
-    from core.live.watch import VaultWatcher  # noqa: PLC0415  (off the way to the first frame)
+    from vaultwatch.core.live.watch import VaultWatcher  # noqa: PLC0415  (off the way to the first frame)
 
     return VaultWatcher(vault, search=search)
 
@@ -439,7 +448,7 @@ def make_app(vault: Vault, *, config: AppConfig | None = None) -> VaultwatchApp:
         _log_to_file()
 
         def host_factory() -> Any:
-            from mcp_server.host import McpHost  # noqa: PLC0415  (imports the SDK only when serving)
+            from vaultwatch.mcp_server.host import McpHost  # noqa: PLC0415  (imports the SDK only when serving)
 
             return McpHost(vault, socket_path=config.socket_path, compat=config.compat, read_only=config.read_only,
                            audit_log=config.audit_log, http=config.http, kind="tui", **config.server_options)

@@ -25,9 +25,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
-from core import handoffs
-from core.review import approval
-from core.review.approval import Pending
+from vaultwatch.core import handoffs
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.approval import Pending
 
 from .diffview import DiffDoc, DiffView, Piece, render_diff, render_files
 

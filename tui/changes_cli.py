@@ -16,11 +16,11 @@ import json
 import sys
 from collections.abc import Callable
 
-from core.review import approval
-from core.errors import VaultError
-from core.review.journal import Change, journal_for, parse_since
-from core.review.revert import RevertRefused, revert, revert_agent
-from core.edit.writes import Writer
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.journal import Change, journal_for, parse_since
+from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -45,7 +45,7 @@ def person() -> str:
 
 
 def _when(at: float) -> str:
-    return dt.datetime.fromtimestamp(at, dt.timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _line(c: Change) -> str:

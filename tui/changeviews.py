@@ -18,10 +18,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from core.edit.writes import Writer
-from core.errors import VaultError
-from core.review.journal import Change, journal_for, parse_since
-from core.review.revert import RevertRefused, revert, revert_agent
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.journal import Change, journal_for, parse_since
+from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
 from .diffview import DiffDoc, DiffView, render_files
 

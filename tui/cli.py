@@ -6,13 +6,15 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from core.clock import Clock, SystemClock, parse_as_of
-from core.errors import VaultError
-from core.query.listing import SORTS, Query, pairs
-from core.serialize import entry_json
-from core.vault import Vault, demo_vault_path
+from vaultwatch.core.about import version
+from vaultwatch.core.clock import Clock, SystemClock, parse_as_of
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.query.listing import SORTS, Query, pairs
+from vaultwatch.core.serialize import entry_json
+from vaultwatch.core.vault import Vault, demo_vault_path
 
-from .changes_cli import add_approve_option, apply_approval, register as register_changes
+from .changes_cli import add_approve_option, apply_approval
+from .changes_cli import register as register_changes
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -131,7 +133,7 @@ def _remote_search(args: argparse.Namespace) -> dict | None:
         return None  # options the running server does not take per call
     import os
 
-    from mcp_server.remote import RemoteError, call_tool
+    from vaultwatch.mcp_server.remote import RemoteError, call_tool
 
     root = os.path.realpath(args.vault or default_vault())
     try:
@@ -214,7 +216,7 @@ def cmd_similar(args: argparse.Namespace) -> int:
     if not args.local and not getattr(args, "as_of", None) and getattr(args, "okf", "auto") == "auto":
         import os
 
-        from mcp_server.remote import RemoteError, call_tool
+        from vaultwatch.mcp_server.remote import RemoteError, call_tool
 
         root = os.path.realpath(args.vault or str(demo_vault_path()))
         try:
@@ -281,7 +283,7 @@ def cmd_links(args: argparse.Namespace) -> int:
 def _broken_links(vault, as_json: bool) -> int:
     """Every note with unresolved links (the linked file, or the heading or block id in an existing
     note, does not exist), in path order."""
-    from core.links.graph import unresolved_by_note
+    from vaultwatch.core.links.graph import unresolved_by_note
 
     vault.broken_links()  # the link graph
     by_note = unresolved_by_note(vault.snapshot)
@@ -313,7 +315,7 @@ def _tui_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-watch", action="store_true", help="do not follow outside edits")
     p.add_argument("--theme", default=None, help="a Textual theme name, e.g. textual-light, nord, gruvbox")
     add_approve_option(p)
-    from mcp_server.cli import add_server_options  # noqa: PLC0415  (--max-answer-bytes, --tool-prefix)
+    from vaultwatch.mcp_server.cli import add_server_options  # noqa: PLC0415  (--max-answer-bytes, --tool-prefix)
 
     add_server_options(p)
 
@@ -328,7 +330,7 @@ MMAP_THRESHOLD = 4 << 20
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from mcp_server.cli import server_options  # noqa: PLC0415
+    from vaultwatch.mcp_server.cli import server_options  # noqa: PLC0415
 
     from .app import make_app  # noqa: PLC0415  (textual loads only for the TUI)
     from .config import AppConfig  # noqa: PLC0415
@@ -338,7 +340,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"vaultwatch: {exc}", file=sys.stderr)
         return 2
-    from core.memory import fix_mmap_threshold, limit_malloc_arenas  # noqa: PLC0415
+    from vaultwatch.core.memory import fix_mmap_threshold, limit_malloc_arenas  # noqa: PLC0415
 
     limit_malloc_arenas(MALLOC_ARENAS)  # before the load, the watcher and the MCP server start threads
     fix_mmap_threshold(MMAP_THRESHOLD)
@@ -357,6 +359,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         description="Watch and triage a Markdown vault while AI agents use it over MCP. "
                     "With no command, opens the TUI on VAULT (default: the bundled demo vault).",
     )
+    parser.add_argument("--version", action="version", version=f"vaultwatch {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     handlers: dict[str, Handler] = {}
 
@@ -423,7 +426,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     _tui_options(p)
     handlers["tui"] = cmd_tui
 
-    from mcp_server.cli import register as register_mcp
+    from vaultwatch.mcp_server.cli import register as register_mcp
     register_mcp(sub, handlers, _vault_options, open_vault)
     register_changes(sub, handlers, _vault_options, open_vault)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter

@@ -21,7 +21,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from core.review.textdiff import Diff, Hunk, Line, text_diff
+from vaultwatch.core.review.textdiff import Diff, Hunk, Line, text_diff
 
 SIDE_BY_SIDE_MIN = 160  # columns from which a diff is shown side by side
 

@@ -11,15 +11,20 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the vaultwatch command line; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:  # answered without loading the command line
+        from vaultwatch.core.about import version
+
+        print(f"vaultwatch {version()}")
+        return 0
     if args[:1] == ["bridge"]:
-        from mcp_server.bridge_cli import main as bridge
+        from vaultwatch.mcp_server.bridge_cli import main as bridge
 
         return bridge(args[1:])
     if args[:1] == ["serve"] and "--stdio" in args and not {"-h", "--help"} & set(args):
-        from mcp_server import stdiofront
+        from vaultwatch.mcp_server import stdiofront
 
         stdiofront.start(args)  # answers the client's handshake while the SDK imports (stdiofront.py)
-    from tui.cli import main as full
+    from vaultwatch.tui.cli import main as full
 
     return full(args)
 

@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from core.model import Entry
+from vaultwatch.core.model import Entry
 
 if TYPE_CHECKING:
-    from core.index.snapshot import Snapshot
+    from vaultwatch.core.index.snapshot import Snapshot
 
 
 def wikilink(entry: Entry, snapshot: Snapshot | None = None) -> str:
@@ -33,7 +33,7 @@ def wikilink(entry: Entry, snapshot: Snapshot | None = None) -> str:
     path = entry.path[:-3] if entry.path.lower().endswith(".md") else entry.path
     name = path.rsplit("/", 1)[-1]
     if snapshot is not None:
-        from core.links import resolve as linkmap  # noqa: PLC0415
+        from vaultwatch.core.links import resolve as linkmap  # noqa: PLC0415
 
         if isinstance(linkmap.names(snapshot).get(entry.path.rsplit("/", 1)[-1].casefold()), tuple):
             return f"[[{path}]]"

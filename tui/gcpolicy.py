@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from core.memory import collect, pause_collector, pending_objects, release_free_memory, resume_collector
+from vaultwatch.core.memory import collect, pause_collector, pending_objects, release_free_memory, resume_collector
 
 TICK_SECONDS = 0.25
 YOUNG_MIN = 700  # CPython's own first threshold: fewer new objects than this are not worth a pass

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.events import AgentAccess
+from vaultwatch.core.events import AgentAccess
 
 MAX_PATHS_PER_CALL = 5000  # a full unpaged listing of a huge vault marks its first pages only
 READ_WORDS = ("read",)  # read, vault_read_note, obsidian_read_note...

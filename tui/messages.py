@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from core.events import AgentAccess, AgentConnected
+from vaultwatch.core.events import AgentAccess, AgentConnected
 
 
 class IndexChanged(Message):

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from core.errors import VaultError
-from core.index.snapshot import Snapshot
-from core.links import resolve as linkmap
-from core.query.folders import folder_tree
-from core.query.listing import Query
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.links import resolve as linkmap
+from vaultwatch.core.query.folders import folder_tree
+from vaultwatch.core.query.listing import Query
 
 from .messages import ListFailed, ListReady
 from .session import Session

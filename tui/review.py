@@ -22,9 +22,15 @@ from rich.text import Text
 from textual.message import Message
 from textual.widget import Widget
 
-from core.review import approval
-from core.review.approval import ApprovalFinished, ApprovalModeChanged, ApprovalRequested, ApprovalSettled, Pending
-from core.review.journal import Change, ChangeRecorded, journal_for
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.approval import (
+    ApprovalFinished,
+    ApprovalModeChanged,
+    ApprovalRequested,
+    ApprovalSettled,
+    Pending,
+)
+from vaultwatch.core.review.journal import Change, ChangeRecorded, journal_for
 
 from .approvaldialog import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
 from .changeviews import ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen, render_change

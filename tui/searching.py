@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from core.errors import QueryError
-from core.query.listing import Query
-from core.search.fulltext import SearchNotReady
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.search.fulltext import SearchNotReady
 
 if TYPE_CHECKING:
     from .screens.main import MainScreen

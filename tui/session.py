@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.clock import Clock
-from core.index.snapshot import Snapshot
-from core.query.listing import Query, QueryResult, run_query, stats
-from core.vault import Vault
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
+from vaultwatch.core.vault import Vault
 
 from .config import AppConfig
 from .marks import AgentColors, AgentMarks

@@ -22,7 +22,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass, field
 
-from core.review.approval import settings_path
+from vaultwatch.core.review.approval import settings_path
 
 _TABLE = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
 _THEME = re.compile(r"^\s*theme\s*=")
@@ -160,6 +160,6 @@ def binding_ids() -> set[str]:
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
-        if cls.__module__.startswith("tui."):
+        if cls.__module__.startswith("vaultwatch.tui."):
             ids.update(b.id for b in getattr(cls, "BINDINGS", ()) if getattr(b, "id", None))
     return ids

@@ -6,7 +6,7 @@ the preview never waits for them, and without them it lists no similar notes.
 """
 from __future__ import annotations
 
-from core.errors import VaultError
+from vaultwatch.core.errors import VaultError
 
 LIMIT = 5
 

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from core.errors import VaultError
+from vaultwatch.core.errors import VaultError
 
 from .widgets.doclist import DocList
 
 if TYPE_CHECKING:
-    from core.index.snapshot import Entry
+    from vaultwatch.core.index.snapshot import Entry
 
     from .actions import Actions, Outcome
     from .app import VaultwatchApp
@@ -139,9 +139,8 @@ class TriageFlow:
 
     async def _edit(self, entry: Entry) -> None:
         """Suspend the app, run $EDITOR on the note, resume and index what it saved."""
-        from core.edit.writes import ConflictError  # noqa: PLC0415
-
-        from core.disk.reader import editor_path  # noqa: PLC0415
+        from vaultwatch.core.disk.reader import editor_path  # noqa: PLC0415
+        from vaultwatch.core.edit.writes import ConflictError  # noqa: PLC0415
 
         from .actions import Outcome, editor_command  # noqa: PLC0415
 

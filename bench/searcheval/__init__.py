@@ -6,5 +6,5 @@
 from __future__ import annotations
 
 from .corpus import write  # noqa: F401
-from .queries import QUERIES  # noqa: F401
 from .metrics import evaluate  # noqa: F401
+from .queries import QUERIES  # noqa: F401

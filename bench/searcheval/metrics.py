@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import QueryError
+from vaultwatch.core.errors import QueryError
 
 from .queries import QUERIES
 

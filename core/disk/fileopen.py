@@ -8,10 +8,10 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 
-from core.disk.paths import normalize
-from core.disk.readresult import ReadError
-from core.disk.safeio import fd_inside, locate
-from core.errors import NotFoundError
+from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.disk.readresult import ReadError
+from vaultwatch.core.disk.safeio import fd_inside, locate
+from vaultwatch.core.errors import NotFoundError
 
 MAX_READ_BYTES = 64 * 1024 * 1024
 

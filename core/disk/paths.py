@@ -10,7 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from core.errors import (
+from vaultwatch.core.errors import (
     AbsolutePathError,
     HiddenPathError,
     PathChangedError,
@@ -147,7 +147,7 @@ def to_disk(root_real: str, rel: str) -> str:
     The string returned is for showing and for handing to the person's own editor; disk
     operations use core.disk.safeio descriptors, never this string.
     """
-    from core.disk.safeio import locate
+    from vaultwatch.core.disk.safeio import locate
     try:
         loc = locate(root_real, rel, missing_ok=True)
     except NotADirectoryError:

@@ -18,15 +18,15 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from core.disk import textmap
-from core.disk.fileopen import MAX_READ_BYTES, editor_path, note_bytes, open_within, read_all  # noqa: F401 (re-exported)
-from core.disk.paths import normalize
-from core.disk.readresult import ReadError, ReadResult
-from core.errors import NotFoundError
-from core.markdown import okf
-from core.markdown.parse import decode, parse_note
-from core.markdown.sections import SectionError, find_heading
-from core.model import ATTACHMENT, FOLDER, Entry
+from vaultwatch.core.disk import textmap
+from vaultwatch.core.disk.fileopen import MAX_READ_BYTES, editor_path, note_bytes, open_within, read_all  # noqa: F401 (re-exported)
+from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.disk.readresult import ReadError, ReadResult
+from vaultwatch.core.errors import NotFoundError
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.markdown.parse import decode, parse_note
+from vaultwatch.core.markdown.sections import SectionError, find_heading
+from vaultwatch.core.model import ATTACHMENT, FOLDER, Entry
 
 DEFAULT_MAX_CHARS = 40_000
 MAX_CHARS_LIMIT = 1_000_000

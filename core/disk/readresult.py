@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import VaultError
-from core.model import ATTACHMENT
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.model import ATTACHMENT
 
 
 class ReadError(VaultError):

@@ -32,7 +32,7 @@ import os
 import stat as stat_mod
 from dataclasses import dataclass, field
 
-from core.errors import HiddenPathError, PathChangedError, SymlinkEscapeError
+from vaultwatch.core.errors import HiddenPathError, PathChangedError, SymlinkEscapeError
 
 __all__ = ["Loc", "locate", "open_at", "fd_inside", "fd_is", "has_openat2", "MAX_SYMLINKS", "vault_fd"]
 

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from typing import NamedTuple
 
-from core.markdown.parse import (
+from vaultwatch.core.markdown.parse import (
     MAX_FRONTMATTER_CHARS,
     MAX_SCAN_CHARS,
     NoteFacts,

@@ -29,9 +29,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from core.disk.reader import read_all
-from core.disk.safeio import Loc
-from core.errors import VaultError
+from vaultwatch.core.disk.reader import read_all
+from vaultwatch.core.disk.safeio import Loc
+from vaultwatch.core.errors import VaultError
 
 __all__ = [
     "MAX_EDIT_BYTES", "NAME_MAX", "TEMP_PREFIX", "TEMP_SUFFIX", "Hook", "TempFile", "WriteFailed", "WriteRefused",
@@ -304,7 +304,7 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
 def clean_temp_files_soon(vault) -> threading.Thread:
     """clean_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
     def run() -> None:
-        from core.events import IndexProblem
+        from vaultwatch.core.events import IndexProblem
         try:
             removed = clean_temp_files(vault.root_real)
         except OSError:

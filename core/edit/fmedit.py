@@ -38,9 +38,14 @@ from typing import Any
 
 import yaml
 
-from core.errors import VaultError
-from core.markdown.parse import _Budget, json_safe, load_yaml, split_frontmatter
-from core.markdown.sections import frontmatter_span, lines_with_offsets, newline_of, opens_unclosed_frontmatter
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.markdown.parse import _Budget, json_safe, load_yaml, split_frontmatter
+from vaultwatch.core.markdown.sections import (
+    frontmatter_span,
+    lines_with_offsets,
+    newline_of,
+    opens_unclosed_frontmatter,
+)
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _TS_TAG = "tag:yaml.org,2002:timestamp"

@@ -54,10 +54,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.disk.paths import check_new_name, is_hidden, normalize
-from core.disk.safeio import Loc, locate, open_at
-from core.edit import fmedit, pieces
-from core.edit.atomic import (
+from vaultwatch.core.disk.paths import check_new_name, is_hidden, normalize
+from vaultwatch.core.disk.safeio import Loc, locate, open_at
+from vaultwatch.core.edit import fmedit, pieces
+from vaultwatch.core.edit.atomic import (
     O_DIRECTORY,
     Hook,
     WriteFailed,
@@ -71,19 +71,19 @@ from core.edit.atomic import (
     same_entry,
     write_temp,
 )
-from core.edit.fmedit import FrontmatterEditError
-from core.errors import NotFoundError, PathError, VaultError
-from core.events import Event
-from core.index.scan import walked_folder
-from core.links import rewrite
-from core.markdown.parse import decode, load_yaml, split_frontmatter
-from core.markdown.sections import SectionError
-from core.markdown.sections import edit_section as _edit_section
-from core.model import ATTACHMENT, FOLDER, NOTE
-from core.review import hooks as _journal
+from vaultwatch.core.edit.fmedit import FrontmatterEditError
+from vaultwatch.core.errors import NotFoundError, PathError, VaultError
+from vaultwatch.core.events import Event
+from vaultwatch.core.index.scan import walked_folder
+from vaultwatch.core.links import rewrite
+from vaultwatch.core.markdown.parse import decode, load_yaml, split_frontmatter
+from vaultwatch.core.markdown.sections import SectionError
+from vaultwatch.core.markdown.sections import edit_section as _edit_section
+from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE
+from vaultwatch.core.review import hooks as _journal
 
 if TYPE_CHECKING:  # vault.py imports this module
-    from core.vault import Vault
+    from vaultwatch.core.vault import Vault
 
 __all__ = [
     "MAX_WRITE_BYTES", "AlreadyExistsError", "ConflictError", "EditError", "FrontmatterEditError",

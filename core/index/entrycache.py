@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from core.index.sharing import SHORT_CHARS, frozen, interned_memo
-from core.model import FOLDER, Entry, Link, make_entry
+from vaultwatch.core.index.sharing import SHORT_CHARS, frozen, interned_memo
+from vaultwatch.core.model import FOLDER, Entry, Link, make_entry
 
 SCHEMA_VERSION = 2
 BUCKETS = 64

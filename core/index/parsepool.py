@@ -13,10 +13,10 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from core.index.scan import FileFact, ScanConfig, entry_for, walk
-from core.index.sharing import Sharing
-from core.memory import collector_paused
-from core.model import Entry, Skipped
+from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
+from vaultwatch.core.index.sharing import Sharing
+from vaultwatch.core.memory import collector_paused
+from vaultwatch.core.model import Entry, Skipped
 
 ProgressFn = Callable[[int, int], None]
 PARALLEL_MIN_FILES = 3000
@@ -38,7 +38,7 @@ def parse_pool(workers: int):
     """The process pool that parses chunks of files (the scanner's and the entry cache's). Raises
     one of START_FAILED when its processes cannot be started: every caller then parses in its
     own thread."""
-    return process_context("core.index.parsepool").Pool(workers)
+    return process_context("vaultwatch.core.index.parsepool").Pool(workers)
 
 
 _killed_at_exit: set = set()  # started non-daemon processes to kill should the interpreter exit now
@@ -72,7 +72,7 @@ def process_context(module: str):
     method = "fork" if threading.active_count() == 1 else "forkserver"
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
-        ctx.set_forkserver_preload(["core.index.parsepool", module])
+        ctx.set_forkserver_preload(["vaultwatch.core.index.parsepool", module])
     return ctx
 
 

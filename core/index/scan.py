@@ -17,11 +17,11 @@ from typing import NamedTuple
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
-from core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, realpath_or_none, unaddressable
-from core.disk.safeio import fd_is
-from core.index.ignore import IgnoreRules
-from core.markdown.parse import parse_note
-from core.model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped, make_entry
+from vaultwatch.core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, realpath_or_none, unaddressable
+from vaultwatch.core.disk.safeio import fd_is
+from vaultwatch.core.index.ignore import IgnoreRules
+from vaultwatch.core.markdown.parse import parse_note
+from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped, make_entry
 
 # Obsidian's accepted file formats (help: "Accepted file formats": .base, .canvas, images, audio,
 # video, PDF) and common office, archive and text files

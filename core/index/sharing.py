@@ -23,7 +23,7 @@ import sys
 from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
-from core.model import Entry, Skipped
+from vaultwatch.core.model import Entry, Skipped
 
 SHORT_CHARS = 64  # strings up to this long are shared (longer ones rarely repeat)
 _SCALARS = (str, int, float, bool, type(None))

@@ -10,8 +10,8 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.markdown import okf
-from core.model import FOLDER, NOTE, Entry, Skipped
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import FOLDER, NOTE, Entry, Skipped
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,12 +12,12 @@ import sys
 import time
 from collections.abc import Callable
 
-from core.index import parsepool
-from core.index.entrycache import EMPTY_GUARD, EntryCache, WarmStats
-from core.index.scan import FileFact, ScanConfig, entry_for, walk
-from core.index.sharing import Sharing
-from core.memory import collector_paused
-from core.model import FOLDER, Entry, Skipped
+from vaultwatch.core.index import parsepool
+from vaultwatch.core.index.entrycache import EMPTY_GUARD, EntryCache, WarmStats
+from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
+from vaultwatch.core.index.sharing import Sharing
+from vaultwatch.core.memory import collector_paused
+from vaultwatch.core.model import FOLDER, Entry, Skipped
 
 _FILE, _DIR, _SKIP = 0, 1, 2
 

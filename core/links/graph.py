@@ -12,10 +12,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.index.snapshot import Snapshot
-from core.links import resolve as linkmap
-from core.links.resolve import resolve
-from core.model import FOLDER, NOTE, Link
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.links import resolve as linkmap
+from vaultwatch.core.links.resolve import resolve
+from vaultwatch.core.model import FOLDER, NOTE, Link
 
 GRAPH_KEY = "links.graph"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 
-from core.index.snapshot import Snapshot
-from core.model import FOLDER, NOTE, Entry, Link
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.model import FOLDER, NOTE, Entry, Link
 
 MAX_PATCH = 5000  # changed paths beyond which a table is rebuilt rather than patched
 

@@ -31,9 +31,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
-from core.markdown import mdlex
-from core.markdown.sections import frontmatter_span
-from core.model import NOTE
+from vaultwatch.core.markdown import mdlex
+from vaultwatch.core.markdown.sections import frontmatter_span
+from vaultwatch.core.model import NOTE
 
 _SAFE = "/-._~!$&'*+,;=:@"
 

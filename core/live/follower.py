@@ -12,10 +12,10 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from core.events import DocumentsChanged
+from vaultwatch.core.events import DocumentsChanged
 
 if TYPE_CHECKING:  # vault.py imports the modules that import this one
-    from core.vault import Vault
+    from vaultwatch.core.vault import Vault
 
 
 class ChangeFollower:

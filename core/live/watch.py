@@ -40,14 +40,14 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
-from core.events import IndexProblem, WatcherReady
-from core.index.ignore import IgnoreRules
-from core.index.scan import FileFact, Found, ScanConfig, is_dir, listed_elsewhere, visit, walk, walked_folder
-from core.model import FOLDER, NOTE, Entry, Skipped
+from vaultwatch.core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
+from vaultwatch.core.events import IndexProblem, WatcherReady
+from vaultwatch.core.index.ignore import IgnoreRules
+from vaultwatch.core.index.scan import FileFact, Found, ScanConfig, is_dir, listed_elsewhere, visit, walk, walked_folder
+from vaultwatch.core.model import FOLDER, NOTE, Entry, Skipped
 
 if TYPE_CHECKING:  # vault.py imports this module
-    from core.vault import Vault
+    from vaultwatch.core.vault import Vault
 
 DEBOUNCE_MS = 50
 STEP_MS = 20

@@ -30,8 +30,8 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from core.markdown import mdlex
-from core.model import Link
+from vaultwatch.core.markdown import mdlex
+from vaultwatch.core.model import Link
 
 _EMPHASIS = re.compile(
     r"(?P<bold>\*\*[^*\s](?:[^*\n]*[^*\s])?\*\*|__[^_\s](?:[^_\n]*[^_\s])?__)"

@@ -9,7 +9,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from core.clock import Clock
+from vaultwatch.core.clock import Clock
 
 STATUSES = ("draft", "stable", "deprecated")
 TRUST_TIERS = ("unverified", "machine-confirmed", "human-reviewed")

@@ -14,9 +14,9 @@ from typing import Any, NamedTuple
 import frontmatter
 import yaml
 
-from core.markdown import mdlex, okf
-from core.markdown.fastyaml import FALLBACK, parse_simple
-from core.model import Link
+from vaultwatch.core.markdown import mdlex, okf
+from vaultwatch.core.markdown.fastyaml import FALLBACK, parse_simple
+from vaultwatch.core.model import Link
 
 MAX_FRONTMATTER_CHARS = 256 * 1024
 MAX_FRONTMATTER_NODES = 20_000

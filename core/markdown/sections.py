@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from core.errors import VaultError
-from core.markdown import mdlex
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.markdown import mdlex
 
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _LEVEL_PREFIX = re.compile(r"^(#{1,6})[ \t]+(.*)$")

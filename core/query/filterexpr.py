@@ -28,15 +28,15 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from core.errors import QueryError
-from core.markdown import okf
-from core.model import FOLDER
-from core.query import postings
-from core.query.glob import literal_dir
-from core.query.listing import Query
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import FOLDER
+from vaultwatch.core.query import postings
+from vaultwatch.core.query.glob import literal_dir
+from vaultwatch.core.query.listing import Query
 
 if TYPE_CHECKING:
-    from core.index.snapshot import Snapshot
+    from vaultwatch.core.index.snapshot import Snapshot
 
 KEY_ALIASES = {"trust": "trust_tier", "tag": "tags"}
 TRUST_SHORT = {"human": "human-reviewed", "machine": "machine-confirmed"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.index.snapshot import Snapshot
-from core.model import FOLDER, NOTE
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.model import FOLDER, NOTE
 
 
 @dataclass(frozen=True, slots=True)

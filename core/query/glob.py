@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from core.errors import QueryError
+from vaultwatch.core.errors import QueryError
 
 MAX_PATTERN_CHARS = 512
 MAX_WILDCARDS = 24

@@ -16,14 +16,14 @@ from itertools import compress
 from operator import attrgetter, itemgetter, methodcaller, not_
 from typing import Any
 
-from core.clock import Clock
-from core.disk.paths import normalize_folder
-from core.errors import QueryError
-from core.index.snapshot import Snapshot
-from core.markdown import okf
-from core.model import ATTACHMENT, FOLDER, NOTE, Entry
-from core.query import postings
-from core.query.glob import compile_glob, literal_dir, literal_hint
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.disk.paths import normalize_folder
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
+from vaultwatch.core.query import postings
+from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint
 
 SORTS = ("path", "modified", "title", "size", "overdue")
 Pair = tuple[str, str]

@@ -15,11 +15,11 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any
 
-from core.clock import Clock
-from core.errors import QueryError
-from core.index.snapshot import Snapshot
-from core.markdown import okf
-from core.model import NOTE, Entry
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import NOTE, Entry
 
 Positions = set[int] | frozenset[int]
 
@@ -267,7 +267,7 @@ def broken(snapshot: Snapshot) -> Positions:
 
 def unresolved_links(snapshot: Snapshot) -> Positions:
     """Positions of notes with at least one link that resolves to no file (core.links.graph)."""
-    from core.links.graph import unresolved_by_note  # links builds on the index, as postings does
+    from vaultwatch.core.links.graph import unresolved_by_note  # links builds on the index, as postings does
 
     def build() -> frozenset[int]:
         by_note = unresolved_by_note(snapshot)

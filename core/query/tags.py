@@ -1,9 +1,9 @@
 """Tag counts of one snapshot (frontmatter and inline tags), for tag listings and completion."""
 from __future__ import annotations
 
-from core.disk.paths import normalize_folder
-from core.index.snapshot import Snapshot
-from core.model import NOTE
+from vaultwatch.core.disk.paths import normalize_folder
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.model import NOTE
 
 
 def tag_counts(snapshot: Snapshot, folder: str | None = None) -> list[tuple[str, int]]:

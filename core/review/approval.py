@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import VaultError
-from core.events import Event
-from core.query.glob import glob_match
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.events import Event
+from vaultwatch.core.query.glob import glob_match
 
 MODES = ("none", "writes", "deletes")
 DEFAULT_TIMEOUT = 120.0
@@ -214,7 +214,7 @@ class ApprovalGate:
         actor = scope.actor
         if actor == "human" or actor.startswith("human:") or not self.needs(operation, rel, dest):
             return
-        from core.review.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
+        from vaultwatch.core.review.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
         caller = current_caller()
         if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
             old = scope.preread[1]

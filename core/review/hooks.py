@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.events import Event
+from vaultwatch.core.events import Event
 
 if TYPE_CHECKING:  # journal.py imports this module
-    from core.review.journal import Journal
+    from vaultwatch.core.review.journal import Journal
 
 MAX_ARG_CHARS = 2000
 
@@ -138,7 +138,7 @@ def journaled(operation: str) -> Callable:
             outer = _scope.get()
             if outer is not None:
                 return fn(self, *args, **kwargs)
-            from core.review.journal import journal_for  # noqa: PLC0415  (journal imports this module)
+            from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415  (journal imports this module)
             vault = self.vault
             journal = journal_for(vault)
             gate = vault.approval_gate
@@ -166,7 +166,7 @@ def journaled(operation: str) -> Callable:
 
 
 def problem(message: str) -> Event:
-    from core.events import IndexProblem
+    from vaultwatch.core.events import IndexProblem
     return IndexProblem(message)
 
 

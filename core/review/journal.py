@@ -35,9 +35,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import NotFoundError, VaultError
-from core.events import DocumentsChanged, Event
-from core.review.hooks import (  # the write path's hooks, importable from here too
+from vaultwatch.core.errors import NotFoundError, VaultError
+from vaultwatch.core.events import DocumentsChanged, Event
+from vaultwatch.core.review.hooks import (  # the write path's hooks, importable from here too
     MAX_ARG_CHARS,
     Caller,
     FileWrite,
@@ -417,7 +417,7 @@ class Journal:
         if result.operation == "rename":
             src = str(scope.arguments.get("src") or scope.arguments.get("path") or "")
             try:
-                from core.disk.paths import normalize
+                from vaultwatch.core.disk.paths import normalize
                 src = normalize(src)
             except (VaultError, TypeError, ValueError):
                 pass

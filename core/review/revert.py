@@ -19,12 +19,12 @@ from __future__ import annotations
 import stat as stat_mod
 from dataclasses import dataclass, field
 
-from core.disk.paths import normalize
-from core.edit.atomic import fsync_dir, read_file, rename_noreplace
-from core.edit.writes import TRASH, Writer, etag_of
-from core.errors import VaultError
-from core.review.hooks import FileWrite, Scope, enter, leave
-from core.review.journal import Change, Journal
+from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace
+from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave
+from vaultwatch.core.review.journal import Change, Journal
 
 
 class RevertRefused(VaultError):

@@ -321,7 +321,7 @@ def _groups(ops: list[tuple[str, int, int, int, int]], n: int) -> list[list[tupl
 
 def frontmatter_changes(old: str, new: str) -> list[tuple[str, Any, Any]]:
     """(key, before, after) of every frontmatter key whose value differs (absent: None)."""
-    from core.markdown.parse import load_yaml, split_frontmatter  # noqa: PLC0415
+    from vaultwatch.core.markdown.parse import load_yaml, split_frontmatter  # noqa: PLC0415
 
     def keys(text: str) -> dict[str, Any] | None:
         block, _ = split_frontmatter(text.replace("\r\n", "\n"))

@@ -19,7 +19,7 @@ import multiprocessing
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from core.index.parsepool import process_context
+from vaultwatch.core.index.parsepool import process_context
 
 PROCESS_MIN_NOTES = 2048  # builds with fewer notes to embed stay in the app's process
 BATCH_TIMEOUT_S = 300.0  # a batch not back by then: the worker is gone (a Pool would wait forever)
@@ -31,7 +31,7 @@ def embed_quantized(texts: list[str]):
     """int8 vectors of `texts` (in the worker process, which loads its embedder once)."""
     global _embedder
     if _embedder is None:
-        from core.search.semantic import Embedder
+        from vaultwatch.core.search.semantic import Embedder
 
         _embedder = Embedder()
     return _embedder.quantize(_embedder.embed(texts))
@@ -47,7 +47,7 @@ def _answer(job):
 def start():
     """The one-process pool a build embeds with. Raises one of parsepool.START_FAILED when its
     process cannot be started."""
-    return process_context("core.search.embedprocess").Pool(1)
+    return process_context("vaultwatch.core.search.embedprocess").Pool(1)
 
 
 def embedded(pool, batches: Iterator[tuple[Any, list[str]]], stopped: Callable[[], bool]) -> Iterator[tuple[Any, Any]]:

@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.events import IndexProblem, IndexProgress
-from core.index.parsepool import START_FAILED
-from core.markdown import mdlex
-from core.memory import release_free_memory
-from core.model import NOTE, Entry
-from core.search import ftsfirst, ranking
-from core.search.ftsprep import (
+from vaultwatch.core.events import IndexProblem, IndexProgress
+from vaultwatch.core.index.parsepool import START_FAILED
+from vaultwatch.core.markdown import mdlex
+from vaultwatch.core.memory import release_free_memory
+from vaultwatch.core.model import NOTE, Entry
+from vaultwatch.core.search import ftsfirst, ranking
+from vaultwatch.core.search.ftsprep import (
     POOL_MIN_NOTES,
     FieldTokens,
     PoolBroke,
@@ -31,8 +31,8 @@ from core.search.ftsprep import (
     prepare,
     prepare_pooled,
 )
-from core.search.ftsstate import IndexState
-from core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, register_functions
+from vaultwatch.core.search.ftsstate import IndexState
+from vaultwatch.core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, register_functions
 
 BATCH = 400
 # a first build of a big vault commits every this many notes, with FTS5's automatic merging off and

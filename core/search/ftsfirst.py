@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from core.index.parsepool import START_FAILED, killed_at_exit, process_context
+from vaultwatch.core.index.parsepool import START_FAILED, killed_at_exit, process_context
 
 PROCESS_MIN_NOTES = 20_000  # smaller first builds stay in the writer thread (a process costs ~0.3 s to start)
 STOP_WAIT_S = 5.0  # a stopped build's process gets this long to end its transaction, then is killed
@@ -39,7 +39,7 @@ def build(db_path: str, root_real: str, batches: Iterable[list[tuple[Any, tuple]
     in a process of its own; `progress(done)` as it goes. The CPU seconds of the processes that
     prepared and wrote the notes; None when `stopped()` became true first. Raises one of START_FAILED when
     the process cannot be started, BuildFailed when it fails or goes away."""
-    ctx = process_context("core.search.ftsfirst")
+    ctx = process_context("vaultwatch.core.search.ftsfirst")
     mine, theirs = ctx.Pipe()
     # not a daemon: it starts the preparing processes itself (a stop, or the app's end, ends it)
     proc = ctx.Process(target=_main, args=(theirs, db_path, root_real), name="vaultwatch-search-build", daemon=False)
@@ -93,8 +93,8 @@ def _main(conn, db_path: str, root_real: str) -> None:
     ("done", notes written) as it goes and ("ok", its and the preparing processes' CPU seconds)
     at the end, or ("error", what went wrong). Anything the app sends once the batches are in (or its
     end) stops it after the current transaction."""
-    from core.search import ftsbuild, ftsprep
-    from core.search.notetext import register_functions
+    from vaultwatch.core.search import ftsbuild, ftsprep
+    from vaultwatch.core.search.notetext import register_functions
 
     try:
         batches: list[list] = []

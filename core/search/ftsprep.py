@@ -15,11 +15,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from core.disk.fileopen import open_file
-from core.errors import VaultError
-from core.index.parsepool import process_context
-from core.model import NOTE, Entry
-from core.search.notetext import (
+from vaultwatch.core.disk.fileopen import open_file
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.index.parsepool import process_context
+from vaultwatch.core.model import NOTE, Entry
+from vaultwatch.core.search.notetext import (
     FIELD_SEP,
     MAX_BODY_CHARS,
     MAX_FIELD_TERMS,
@@ -182,7 +182,7 @@ def prepare_pooled(root_real: str, batches: list[list[Job | str]], stopped: Call
     threads spun on every big answer: 1.4 s of CPU in a 100,000-note build). Raises one of
     parsepool.START_FAILED when no process can be started, PoolBroke when one fails later."""
     workers = max(1, min(workers or os.cpu_count() or 1, len(batches)))
-    ctx = process_context("core.search.ftsprep")
+    ctx = process_context("vaultwatch.core.search.ftsprep")
     procs = []
     conns = []
     finished = False

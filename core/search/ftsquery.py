@@ -14,13 +14,13 @@ import re
 import sqlite3
 from dataclasses import asdict, replace
 
-from core.errors import QueryError
-from core.model import NOTE
-from core.query.listing import Query, run_query
-from core.search import ranking
-from core.search.ftsstate import IndexState
-from core.search.notetext import FIELD_SEP, tokens_of
-from core.search.results import (
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.model import NOTE
+from vaultwatch.core.query.listing import Query, run_query
+from vaultwatch.core.search import ranking
+from vaultwatch.core.search.ftsstate import IndexState
+from vaultwatch.core.search.notetext import FIELD_SEP, tokens_of
+from vaultwatch.core.search.results import (
     MAX_LIMIT,
     SearchHit,
     SearchNotReady,
@@ -29,8 +29,8 @@ from core.search.results import (
     encode_cursor,
     unscoped,
 )
-from core.search.snippets import SNIPPET_SCAN_BYTES, page_snippets, snippet_parts
-from core.search.terms import Term, field_holds, field_needles, parse_query, quote_term, wanted_terms
+from vaultwatch.core.search.snippets import SNIPPET_SCAN_BYTES, page_snippets, snippet_parts
+from vaultwatch.core.search.terms import Term, field_holds, field_needles, parse_query, quote_term, wanted_terms
 
 WEIGHTS = ranking.WEIGHTS
 CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)

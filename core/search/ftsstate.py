@@ -6,15 +6,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.events import IndexReady
-from core.live.follower import ChangeFollower
-from core.search.readers import ReaderPool
-from core.search.results import SearchStatus
-from core.search.reuse import LastAnswer
+from vaultwatch.core.events import IndexReady
+from vaultwatch.core.live.follower import ChangeFollower
+from vaultwatch.core.search.readers import ReaderPool
+from vaultwatch.core.search.results import SearchStatus
+from vaultwatch.core.search.reuse import LastAnswer
 
 if TYPE_CHECKING:  # vault.py imports this module's importers
-    from core.search.ftsprep import FieldTokens
-    from core.vault import Vault
+    from vaultwatch.core.search.ftsprep import FieldTokens
+    from vaultwatch.core.vault import Vault
 
 
 class IndexState(ChangeFollower):

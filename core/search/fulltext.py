@@ -13,10 +13,10 @@ are re-exported here.
 """
 from __future__ import annotations
 
-from core.search.ftsbuild import FINGERPRINT, SearchBuilder
-from core.search.ftsquery import SearchQueries
-from core.search.notetext import note_aliases, note_name, note_text, tokens_of
-from core.search.results import (
+from vaultwatch.core.search.ftsbuild import FINGERPRINT, SearchBuilder
+from vaultwatch.core.search.ftsquery import SearchQueries
+from vaultwatch.core.search.notetext import note_aliases, note_name, note_text, tokens_of
+from vaultwatch.core.search.results import (
     MAX_LIMIT,
     SearchHit,
     SearchNotReady,
@@ -24,7 +24,7 @@ from core.search.results import (
     SearchStatus,
     scope_query,
 )
-from core.search.terms import Term, parse_query, to_fts
+from vaultwatch.core.search.terms import Term, parse_query, to_fts
 
 __all__ = ["FINGERPRINT", "MAX_LIMIT", "SearchHit", "SearchIndex", "SearchNotReady", "SearchResult", "SearchStatus",
            "Term", "note_aliases", "note_name", "note_text", "parse_query", "scope_query", "to_fts", "tokens_of"]

@@ -11,13 +11,13 @@ import json
 import weakref
 from dataclasses import asdict, replace
 
-from core.errors import QueryError
-from core.model import NOTE
-from core.query.listing import Query, run_query
-from core.search.results import MAX_LIMIT, SearchHit, SearchResult, decode_cursor, encode_cursor, unscoped
-from core.search.reuse import LastAnswer
-from core.search.snippets import snippet_parts
-from core.search.terms import parse_query
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.model import NOTE
+from vaultwatch.core.query.listing import Query, run_query
+from vaultwatch.core.search.results import MAX_LIMIT, SearchHit, SearchResult, decode_cursor, encode_cursor, unscoped
+from vaultwatch.core.search.reuse import LastAnswer
+from vaultwatch.core.search.snippets import snippet_parts
+from vaultwatch.core.search.terms import parse_query
 
 MODES = ("hybrid", "keyword", "semantic")
 RRF_K = 60

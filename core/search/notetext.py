@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 import zlib
 
-from core.markdown import mdlex
-from core.markdown.parse import decode, split_frontmatter
-from core.model import Entry
-from core.search import ranking
+from vaultwatch.core.markdown import mdlex
+from vaultwatch.core.markdown.parse import decode, split_frontmatter
+from vaultwatch.core.model import Entry
+from vaultwatch.core.search import ranking
 
 SCHEMA_VERSION = 3
 TOKENIZER = "porter unicode61 remove_diacritics 2"

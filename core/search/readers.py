@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.memory import release_free_memory
-from core.search.notetext import register_functions
+from vaultwatch.core.memory import release_free_memory
+from vaultwatch.core.search.notetext import register_functions
 
 IDLE = 2  # connections kept open between searches (the TUI's and one more, e.g. an agent's)
 # each connection's page cache limit (SQLite allocates it as pages are read). 2 MB, not 8: at

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.errors import QueryError
-from core.model import Entry
-from core.query.listing import Query, pairs
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.model import Entry
+from vaultwatch.core.query.listing import Query, pairs
 
 MAX_LIMIT = 1000
 

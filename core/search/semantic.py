@@ -33,12 +33,12 @@ import threading
 import time
 from pathlib import Path
 
-from core.events import IndexProblem, IndexProgress
-from core.index.parsepool import START_FAILED
-from core.live.follower import ChangeFollower
-from core.memory import release_free_memory
-from core.model import NOTE
-from core.search import embedprocess, vectorfile
+from vaultwatch.core.events import IndexProblem, IndexProgress
+from vaultwatch.core.index.parsepool import START_FAILED
+from vaultwatch.core.live.follower import ChangeFollower
+from vaultwatch.core.memory import release_free_memory
+from vaultwatch.core.model import NOTE
+from vaultwatch.core.search import embedprocess, vectorfile
 
 DIM = 256
 MAX_TOKENS = 256  # tokens of a note that make its vector (the name, title, headings and body start first)

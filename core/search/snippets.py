@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from core.search.notetext import COLUMNS, TOKENIZER
-from core.search.terms import Term
+from vaultwatch.core.search.notetext import COLUMNS, TOKENIZER
+from vaultwatch.core.search.terms import Term
 
 SNIPPET_SCAN_BYTES = 256 * 1024  # hits in notes larger than this get a snippet from one scan, not FTS5's snippet()
 _OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module

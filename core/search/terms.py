@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.errors import QueryError
-from core.search import ranking
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.search import ranking
 
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 32

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from core.vault import Vault
+from vaultwatch.core.vault import Vault
 
 pytestmark = pytest.mark.slow
 
@@ -26,8 +26,8 @@ NEW = "---\ntitle: Replaced\nstatus: stable\n---\n# Replaced\n" + "new line\n" *
 
 CHILD = textwrap.dedent("""
     import json, os, sys, time
-    from core.vault import Vault
-    from core.edit.writes import Writer, VaultError
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer, VaultError
 
     root, op, pause_at = sys.argv[1], sys.argv[2], sys.argv[3]
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from core import handoffs
+from vaultwatch.core import handoffs
 
 
 def test_quick_blocks_nest_and_overlap_across_threads_and_the_last_one_restores():

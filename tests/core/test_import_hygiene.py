@@ -11,21 +11,22 @@ from pathlib import Path
 
 import pytest
 
-import core
+import vaultwatch.core as core
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = Path(core.__file__).resolve().parent
-FORBIDDEN = ("textual", "mcp", "mcp_server", "tui", "uvicorn", "starlette")
+FORBIDDEN = ("textual", "mcp", "vaultwatch.mcp_server", "vaultwatch.tui", "uvicorn", "starlette")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
 def core_modules() -> list[str]:
-    return sorted(m.name for m in pkgutil.walk_packages([str(CORE)], prefix="core."))
+    return sorted(m.name for m in pkgutil.walk_packages([str(CORE)], prefix="vaultwatch.core."))
 
 
 def test_core_has_modules() -> None:
     mods = core_modules()
-    assert {"core.disk.paths", "core.query.glob", "core.query.listing", "core.index.scan", "core.vault"} <= set(mods)
+    assert {"vaultwatch.core.disk.paths", "vaultwatch.core.query.glob", "vaultwatch.core.query.listing",
+            "vaultwatch.core.index.scan", "vaultwatch.core.vault"} <= set(mods)
 
 
 def test_every_package_is_in_the_wheel() -> None:
@@ -33,7 +34,7 @@ def test_every_package_is_in_the_wheel() -> None:
     import tomllib
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(p.parent.relative_to(ROOT).parts) for top in ("core", "mcp_server", "tui")
+    found = {".".join(("vaultwatch", *p.parent.relative_to(ROOT).parts)) for top in ("core", "mcp_server", "tui")
              for p in (ROOT / top).rglob("__init__.py") if "demo_vault" not in p.parts}
     assert found - listed == set()
 
@@ -54,7 +55,7 @@ def test_fresh_interpreter_importing_core_loads_no_front_end() -> None:
         f"mods = {core_modules()!r}\n"
         "for m in mods:\n"
         "    importlib.import_module(m)\n"
-        f"bad = sorted(n for n in sys.modules if n.split('.')[0] in {FORBIDDEN!r})\n"
+        f"bad = sorted(n for n in sys.modules if any(n == f or n.startswith(f + '.') for f in {FORBIDDEN!r}))\n"
         "print(json.dumps({'imported': len(mods), 'bad': bad}))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
@@ -82,14 +83,20 @@ def _imported_names(path: Path) -> list[tuple[int, str]]:
     return names
 
 
+def _forbidden(name: str) -> bool:
+    return any(name == f or name.startswith(f + ".") for f in FORBIDDEN)
+
+
 @pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(CORE)))
 def test_core_source_never_names_a_front_end(path: Path) -> None:
-    bad = [(line, name) for line, name in _imported_names(path) if name.split(".")[0] in FORBIDDEN]
+    bad = [(line, name) for line, name in _imported_names(path) if _forbidden(name)]
     assert bad == [], f"{path.name} imports {bad}"
 
 
 def test_the_ast_check_can_fail(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("def f():\n    import textual.app\n    from mcp import types\n"
-                      "    importlib.import_module('tui.app')\n")
-    assert [n for _, n in _imported_names(sample)] == ["textual.app", "mcp", "tui.app"]
+                      "    importlib.import_module('vaultwatch.tui.app')\n")
+    names = [n for _, n in _imported_names(sample)]
+    assert names == ["textual.app", "mcp", "vaultwatch.tui.app"]
+    assert all(_forbidden(n) for n in names)

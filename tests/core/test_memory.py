@@ -10,8 +10,8 @@ from array import array
 
 import pytest
 
-from core.memory import can_release_free_memory, release_free_memory, resident_bytes
-from core.query.listing import Query, pairs
+from vaultwatch.core.memory import can_release_free_memory, release_free_memory, resident_bytes
+from vaultwatch.core.query.listing import Query, pairs
 
 
 @pytest.mark.skipif(not can_release_free_memory(), reason="the C library has no malloc_trim (not glibc): nothing to trim")
@@ -55,7 +55,7 @@ def test_collector_pauses_are_counted_across_threads() -> None:
     the last one restores what the first found."""
     import threading
 
-    from core.memory import collector_pauses, collector_paused, pause_collector, resume_collector
+    from vaultwatch.core.memory import collector_paused, collector_pauses, pause_collector, resume_collector
 
     was = gc.isenabled()
     gc.enable()
@@ -94,7 +94,7 @@ def _fresh_interpreter(body: str, setting: str | None, unset: str) -> str:
     import textwrap
 
     code = (f"import sys\nsys.path.insert(0, {str(os.getcwd())!r})\n"
-            "from core.memory import fix_mmap_threshold, limit_malloc_arenas\n"
+            "from vaultwatch.core.memory import fix_mmap_threshold, limit_malloc_arenas\n"
             + (f"assert {setting}\n" if setting is not None else "") + textwrap.dedent(body))
     env = {k: v for k, v in os.environ.items() if k != unset}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
@@ -144,7 +144,7 @@ def test_limit_malloc_arenas_keeps_threads_in_the_shared_arenas() -> None:
 
 
 def test_an_explicit_malloc_arena_max_wins(monkeypatch) -> None:
-    from core.memory import limit_malloc_arenas
+    from vaultwatch.core.memory import limit_malloc_arenas
 
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert limit_malloc_arenas(2) is False
@@ -187,7 +187,7 @@ def test_a_fixed_mmap_threshold_does_not_move_after_big_blocks_are_freed() -> No
 
 
 def test_an_explicit_malloc_mmap_threshold_wins(monkeypatch) -> None:
-    from core.memory import fix_mmap_threshold
+    from vaultwatch.core.memory import fix_mmap_threshold
 
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
     assert fix_mmap_threshold(4 << 20) is False

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.links.graph import graph, unresolved_by_note
-from core.query.listing import Query, pairs
+from vaultwatch.core.links.graph import graph, unresolved_by_note
+from vaultwatch.core.query.listing import Query, pairs
 
 FIXTURE = Path(__file__).parent / "obsidian_vault"
 

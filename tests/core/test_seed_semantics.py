@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from core.clock import FixedClock
-from core.errors import AbsolutePathError, HiddenPathError, PathError, QueryError, TraversalError
-from core.query.listing import Query, pairs
-from core.serialize import entry_json
-from core.vault import Vault
+from vaultwatch.core.clock import FixedClock
+from vaultwatch.core.errors import AbsolutePathError, HiddenPathError, PathError, QueryError, TraversalError
+from vaultwatch.core.query.listing import Query, pairs
+from vaultwatch.core.serialize import entry_json
+from vaultwatch.core.vault import Vault
 
 NOTE = "---\ntitle: {title}\n---\n# {title}\n"
 
@@ -583,7 +583,7 @@ def test_demo_vault_folder_boundary(demo: Vault) -> None:
 
 
 def test_demo_vault_path_is_the_default(tmp_path: Path) -> None:
-    from core.vault import demo_vault_path
+    from vaultwatch.core.vault import demo_vault_path
 
     root = demo_vault_path()
     assert (root / "index.md").is_file()

@@ -19,12 +19,12 @@ import pytest
 import yaml
 
 from bench.vaultgen import TODAY, generate, manifest_path
-from core.clock import FixedClock
-from core.query.listing import Query
-from core.vault import Vault
+from vaultwatch.core.clock import FixedClock
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.vault import Vault
 
 NOTES = 1500
-MIDNIGHT = dt.datetime(TODAY.year, TODAY.month, TODAY.day, tzinfo=dt.timezone.utc)
+MIDNIGHT = dt.datetime(TODAY.year, TODAY.month, TODAY.day, tzinfo=dt.UTC)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)", re.M)

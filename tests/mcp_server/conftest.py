@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from core.events import Event
-from core.vault import Vault
+from vaultwatch.core.events import Event
+from vaultwatch.core.vault import Vault
 
 
 @pytest.fixture

@@ -13,11 +13,11 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
-from core.vault import Vault
-from mcp_server.host import McpHost
+from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server.host import McpHost
 
 ROOT = Path(__file__).resolve().parents[2]
-VAULTWATCH = [sys.executable, "-m", "tui.entry"]  # the console script's entry point
+VAULTWATCH = [sys.executable, "-m", "vaultwatch.tui.entry"]  # the console script's entry point
 ALL_COMPAT = frozenset({"vault-cortex", "obsidian-mcp"})
 
 

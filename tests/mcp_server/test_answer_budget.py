@@ -15,18 +15,16 @@ import json
 import shutil
 import subprocess
 import tempfile
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
-
-from core.clock import FixedClock
-from core.vault import Vault
-from mcp_server import budget
-from mcp_server.results import tabled
-
 from mcp_testing import VAULTWATCH, in_own_task, serving, uds_client
 from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
+
+from vaultwatch.core.clock import FixedClock
+from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server import budget
+from vaultwatch.mcp_server.results import tabled
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.xdist_group("big_vault")]  # one 20k build
 
@@ -97,7 +95,6 @@ async def test_a_first_search_reports_the_index_build_as_progress(big_vault, tmp
     get 'still building'), and a client that set a log level gets the call's log lines.
     (The socket answers plain JSON, which has no room for notifications: see mcp_server/progress.py.)"""
     from mcp import Client, StdioServerParameters
-
     from mcp_testing import ROOT
 
     heard: list[tuple[float, float | None, str | None]] = []
@@ -219,7 +216,7 @@ async def test_typescript_sdk_client_pages_the_whole_big_vault_through_the_bridg
 async def test_the_budget_is_a_server_option_and_bounded_by_the_hard_cap(demo):
     from mcp import Client
 
-    from mcp_server.server import build_server
+    from vaultwatch.mcp_server.server import build_server
 
     for bad in (100, budget.HARD_ANSWER_BYTES + 1):
         with pytest.raises(ValueError, match="--max-answer-bytes must be between 4096 and 2097152"):
@@ -245,7 +242,7 @@ async def test_search_pages_are_cut_to_the_budget_and_resume_at_the_next_hit(mak
     a page the caller sizes may pass the budget, never the hard cap."""
     from mcp import Client
 
-    from mcp_server.server import build_server
+    from vaultwatch.mcp_server.server import build_server
 
     files = {f"Topic {i % 5}/Note {i:03d}.md": f"---\ntitle: Harbour note {i} {'x' * (i % 40)}\ntags: [t{i % 7}]\n---\n"
              f"# Note {i}\n\nThe harbour {'and the harbour ' * (i % 3)}log, entry {i}, with words about boats.\n"

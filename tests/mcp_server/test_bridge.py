@@ -11,11 +11,11 @@ import time
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp_testing import ROOT, VAULTWATCH, serving
 from mcp_types import Implementation
 
-from core.events import AgentConnected
-from mcp_server.bridge import MAYBE_APPLIED
-from mcp_testing import ROOT, VAULTWATCH, serving
+from vaultwatch.core.events import AgentConnected
+from vaultwatch.mcp_server.bridge import MAYBE_APPLIED
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw-client", "version": "0.1"}}}
@@ -45,7 +45,7 @@ class RawBridge:
         self.proc = proc
 
     @classmethod
-    async def start(cls, *args: str, env: dict[str, str] | None = None) -> "RawBridge":
+    async def start(cls, *args: str, env: dict[str, str] | None = None) -> RawBridge:
         proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", *args, cwd=str(ROOT),
                                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                                     stderr=subprocess.PIPE, env=env)
@@ -146,7 +146,7 @@ async def test_a_headless_start_that_raises_is_said_to_the_client_and_the_bridge
                                    ValueError("bad value(s) in fds_to_keep")])
 def test_a_headless_start_that_raises_is_tried_three_times_then_refused_saying_why(tmp_path, sock_dir, monkeypatch,
                                                                                    error):
-    from mcp_server import launch
+    from vaultwatch.mcp_server import launch
 
     tries = []
 
@@ -308,8 +308,9 @@ async def test_a_client_that_pipelines_the_handshake_gets_no_missing_session_err
 
 HEAVY = ("mcp", "mcp_types", "pydantic", "textual", "yaml", "frontmatter", "starlette", "uvicorn",
          "httpx2", "httpx", "httpcore", "h11", "anyio", "sniffio", "certifi", "idna",
-         "core.vault", "core.index", "core.markdown", "core.query", "core.search", "core.edit", "core.review",
-         "tui.cli", "tui.app", "mcp_server.server", "mcp_server.host")
+         "vaultwatch.core.vault", "vaultwatch.core.index", "vaultwatch.core.markdown", "vaultwatch.core.query",
+         "vaultwatch.core.search", "vaultwatch.core.edit", "vaultwatch.core.review",
+         "vaultwatch.tui.cli", "vaultwatch.tui.app", "vaultwatch.mcp_server.server", "vaultwatch.mcp_server.host")
 
 
 def test_the_bridge_command_imports_nothing_heavy(sock_dir):
@@ -320,7 +321,7 @@ def test_the_bridge_command_imports_nothing_heavy(sock_dir):
                           timeout=30)
     assert done.returncode == 0 and b"no vaultwatch is running" in done.stderr
     modules = {ln.rsplit("|", 1)[1].strip() for ln in done.stderr.decode().splitlines() if ln.startswith("import time:")}
-    assert {"mcp_server.bridge", "mcp_server.launch"} <= modules  # the relay itself was imported
+    assert {"vaultwatch.mcp_server.bridge", "vaultwatch.mcp_server.launch"} <= modules  # the relay itself was imported
     heavy = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert heavy == []
 
@@ -356,10 +357,10 @@ async def test_a_real_write_cut_off_by_a_switch_is_said_maybe_applied_never_rese
     """A `write` in flight (held at the approval gate) when its server stops: the client hears that it may or
     may not have been applied, the bridge does not send it to the next server (which never applies it), and
     the agent's retry is applied once."""
-    from core.review import approval
-    from core.review.approval import ApprovalGate
-    from core.review.journal import journal_for
-    from core.vault import Vault
+    from vaultwatch.core.review import approval
+    from vaultwatch.core.review.approval import ApprovalGate
+    from vaultwatch.core.review.journal import journal_for
+    from vaultwatch.core.vault import Vault
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     root = tmp_path / "v"

@@ -7,15 +7,14 @@ import time
 from pathlib import Path
 
 import pytest
-
-from core.review import approval
-from core.review.approval import ApprovalGate, ApprovalRequested
-from core.review.journal import journal_for
-from core.review.revert import revert
-from core.vault import Vault
-from core.edit.writes import Writer
-
 from mcp_testing import serving, uds_client
+
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.approval import ApprovalGate, ApprovalRequested
+from vaultwatch.core.review.journal import journal_for
+from vaultwatch.core.review.revert import revert
+from vaultwatch.core.vault import Vault
 
 
 @pytest.fixture
@@ -207,7 +206,7 @@ class LooksAtTheDisk:
             threading.Timer(0.05, self.look, (event.pending,)).start()
 
     def look(self, pending) -> None:
-        from core.edit.atomic import clean_temp_files
+        from vaultwatch.core.edit.atomic import clean_temp_files
         self.after = pending.after
         root = Path(self.vault.root)
         self.temps = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob(".vaultwatch-*.tmp")}
@@ -257,8 +256,8 @@ def test_the_cleaner_still_removes_a_killed_writes_leftover(vault):
     """A temporary file nobody holds (what kill -9 leaves) is removed; one a live write holds is not."""
     import os
 
-    from core.disk.safeio import locate
-    from core.edit.atomic import clean_temp_files, write_temp
+    from vaultwatch.core.disk.safeio import locate
+    from vaultwatch.core.edit.atomic import clean_temp_files, write_temp
 
     with locate(vault.root_real, "Plan.md") as loc:
         held = write_temp(loc, b"waiting\n", mode=None)

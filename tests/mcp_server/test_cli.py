@@ -7,7 +7,6 @@ import subprocess
 
 import pytest
 from mcp import Client, StdioServerParameters
-
 from mcp_testing import ROOT, VAULTWATCH
 
 

@@ -8,10 +8,10 @@ import signal
 import subprocess
 
 import pytest
-
-from core.search import semantic
-from core.vault import demo_vault_path
 from mcp_testing import ROOT, VAULTWATCH
+
+from vaultwatch.core.search import semantic
+from vaultwatch.core.vault import demo_vault_path
 
 
 def test_search_asks_the_running_server_then_answers_locally_when_it_is_gone(sock_dir, tmp_path):

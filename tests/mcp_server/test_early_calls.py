@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_stdio_front import EARLY, INIT, INITIALIZED, by_id, env, exchange  # noqa: F401  (env: a fixture)
 from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (a fixture)
 
@@ -95,7 +94,7 @@ def test_calls_the_front_cannot_answer_exactly_as_the_sdk_go_to_the_sdk(demo_vau
 
 
 def test_a_burst_of_calls_before_the_sdk_takes_a_bounded_number_of_threads(demo_vault, env):
-    from mcp_server.earlycalls import MAX_EARLY_CALLS
+    from vaultwatch.mcp_server.earlycalls import MAX_EARLY_CALLS
 
     burst = [call(100 + i, {"limit": 1}) for i in range(MAX_EARLY_CALLS + 5)]
     lines, err = exchange(early_serve(demo_vault), env, INIT, INITIALIZED, *burst)
@@ -110,10 +109,10 @@ def test_plain_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(d
     (a JSON string argument is parsed) or reject."""
     from pydantic import ValidationError
 
-    from core.vault import Vault
-    from mcp_server import sdk
-    from mcp_server.earlycalls import plain_arguments
-    from mcp_server.server import build_server
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server import sdk
+    from vaultwatch.mcp_server.earlycalls import plain_arguments
+    from vaultwatch.mcp_server.server import build_server
 
     cases = [None, {}, {"folder": "A"}, {"folder": None}, {"folder": "/"}, {"folder": "12"}, {"folder": "true"},
              {"folder": '"quoted"'}, {"folder": "null"}, {"folder": "[1]"}, {"folder": '{"a": 1}'}, {"folder": 3},
@@ -179,7 +178,7 @@ def test_wire_json_is_what_the_sdk_writes_for_a_result():
     SDK's own serialisation of a JSON-RPC response, value by value."""
     from mcp_types.jsonrpc import JSONRPCResponse
 
-    from mcp_server.answers import wire_json
+    from vaultwatch.mcp_server.answers import wire_json
 
     values = ["", "plain", "é 😀 ü", "quote \" backslash \\ slash /", "\x00\x01\x1f\x7f\b\f\n\r\t", "\u2028\u2029",
               "\ufeff\ud7ff\ue000\uffff", 0, -1, 2**63, 10**30, True, False, None, [], {}, [1, "a", None, [{}]],

@@ -6,8 +6,8 @@ from mcp_types import SERVER_INFO_META_KEY, CallToolResult, TextContent
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from mcp_server import sdk
-from mcp_server.server import build_server
+from vaultwatch.mcp_server import sdk
+from vaultwatch.mcp_server.server import build_server
 
 
 def sdk_wire(server, result: CallToolResult, version: str) -> dict:

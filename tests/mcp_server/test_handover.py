@@ -14,18 +14,18 @@ import sys
 import time
 
 import pytest
-
-from core.disk.vaultlock import holder
-from mcp_server.bridge import MAYBE_APPLIED
 from mcp_testing import ROOT
 from test_lifecycle import Bridge, client_env, short_dir, stop_holder
+
+from vaultwatch.core.disk.vaultlock import holder
+from vaultwatch.mcp_server.bridge import MAYBE_APPLIED
 
 
 class Tui:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         os.set_blocking(self.master, False)
-        self.proc = subprocess.Popen([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, stdin=slave, stdout=slave,
+        self.proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, stdin=slave, stdout=slave,
                                      stderr=slave, env=env, close_fds=True)
         os.close(slave)
 
@@ -122,7 +122,7 @@ async def test_tui_opened_and_quit_while_an_agent_calls_every_100ms(demo_vault, 
 
 SLOW_HEADLESS = """
 import os, signal, sys, time
-from core.disk.vaultlock import VaultLock
+from vaultwatch.core.disk.vaultlock import VaultLock
 lock = VaultLock(sys.argv[1])
 lock.acquire(record={"kind": "headless", "socket": None, "http": None})
 delay = float(sys.argv[2])
@@ -138,8 +138,8 @@ def _held_by_slow_headless(tmp_path, delay: float):
     """A real process that holds the vault's lock as a headless server does (`--headless` in its
     command line) and lets go `delay` s after SIGTERM (a server finishing its calls on a busy
     machine). Yields the TUI's lock (not held) and the VaultBusy its first try met."""
-    from core.disk.vaultlock import VaultBusy, VaultLock
-    from mcp_server import handover
+    from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
+    from vaultwatch.mcp_server import handover
 
     script = tmp_path / "slow_headless.py"
     script.write_text(SLOW_HEADLESS)
@@ -163,7 +163,7 @@ async def test_take_over_waits_for_a_stopped_server_that_is_still_shutting_down(
     the process it stopped is still alive (a CI run beside other work saw the TUI never take the
     vault over: it gave up after 10 s and served no agent). Scaled down: 0.3 s expected, the
     server needs 1.5 s; it is waited for, and the lock is the TUI's."""
-    from mcp_server import handover
+    from vaultwatch.mcp_server import handover
 
     monkeypatch.setattr(handover, "TAKEOVER_SECONDS", 0.3)
     with _held_by_slow_headless(tmp_path, 1.5) as (lock, busy, slow):
@@ -174,7 +174,7 @@ async def test_take_over_waits_for_a_stopped_server_that_is_still_shutting_down(
 
 async def test_take_over_gives_up_on_a_server_that_never_lets_go(tmp_path, monkeypatch):
     """Bounded: a stopped server that is alive but never lets go is given TAKEOVER_MAX_SECONDS."""
-    from mcp_server import handover
+    from vaultwatch.mcp_server import handover
 
     monkeypatch.setattr(handover, "TAKEOVER_SECONDS", 0.2)
     monkeypatch.setattr(handover, "TAKEOVER_MAX_SECONDS", 0.8)

@@ -14,11 +14,11 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-
-from core.events import AgentAccess, AgentConnected
-from mcp_server.host import HostError, McpHost, default_socket_path, find_socket, read_info
-from mcp_server.locations import parse_http, token_path
 from mcp_testing import in_own_task, serving, uds_client
+
+from vaultwatch.core.events import AgentAccess, AgentConnected
+from vaultwatch.mcp_server.host import HostError, McpHost, default_socket_path, find_socket, read_info
+from vaultwatch.mcp_server.locations import parse_http, token_path
 
 
 async def test_socket_is_0600_in_a_0700_directory(demo, sock_dir, monkeypatch):
@@ -238,7 +238,7 @@ async def test_http_port_in_use_is_a_clear_error(demo, sock_dir):
 
 
 async def test_outside_edits_reach_agents_through_the_live_index(make_vault, sock_dir, clock):
-    from core.vault import Vault
+    from vaultwatch.core.vault import Vault
     root = make_vault({"a.md": "# A\n"}, okf=True)
     vault = Vault(root, clock=clock)
     vault.start_live(search=False)

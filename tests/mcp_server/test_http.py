@@ -12,12 +12,12 @@ import stat
 import subprocess
 
 import pytest
-
-import mcp_server.host as host_mod
-from mcp_server.locations import token_path
 from mcp_testing import ROOT, VAULTWATCH, serving, uds_client
 from test_lifecycle import client_env, short_dir
 from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (fixture)
+
+import vaultwatch.mcp_server.host as host_mod
+from vaultwatch.mcp_server.locations import token_path
 
 
 def free_port() -> int:
@@ -92,7 +92,7 @@ async def test_ts_sdk_http_client_goes_on_after_a_restart_with_the_same_token(ts
     client = None
     try:
         with_state = dict(os.environ, XDG_STATE_HOME=str(state))
-        token_file = subprocess.run([*VAULTWATCH[:1], "-c", "import sys; from mcp_server.locations import token_path; "
+        token_file = subprocess.run([*VAULTWATCH[:1], "-c", "import sys; from vaultwatch.mcp_server.locations import token_path; "
                                      "print(token_path(sys.argv[1]))", str(demo_vault.resolve())], cwd=ROOT,
                                     env=with_state, capture_output=True, text=True, check=True).stdout.strip()
         assert token_file.startswith(str(state))  # the state folder, not the runtime folder logout clears

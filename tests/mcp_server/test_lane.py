@@ -16,14 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from core import handoffs, memory
-from core.review import approval
-from core.review.approval import ApprovalGate, ApprovalRequested
-from core.vault import Vault
-from mcp_server import lane
-
 from mcp_testing import serving, uds_client
+
+from vaultwatch.core import handoffs, memory
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.approval import ApprovalGate, ApprovalRequested
+from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server import lane
 
 LINKS = 10_000
 

@@ -13,7 +13,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from mcp_testing import ROOT, VAULTWATCH
 
 
@@ -125,7 +124,7 @@ import asyncio  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
 
-from core.disk.vaultlock import holder  # noqa: E402
+from vaultwatch.core.disk.vaultlock import holder  # noqa: E402
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "life-agent", "version": "1"}}}
@@ -139,7 +138,7 @@ class Bridge:
         self.next_id = 100
 
     @classmethod
-    async def start(cls, vault: Path, env: dict[str, str], *args: str) -> "Bridge":
+    async def start(cls, vault: Path, env: dict[str, str], *args: str) -> Bridge:
         args = args if "--idle-exit" in args else (*args, "--idle-exit", "30")  # a leftover stops by itself
         proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", "--vault", str(vault), *args,
                                                     cwd=str(ROOT), env=env, stdin=subprocess.PIPE,
@@ -174,7 +173,7 @@ class Bridge:
             self.proc.stdin.close()
             try:
                 return await asyncio.wait_for(self.proc.wait(), 15)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self.proc.kill()
                 return await self.proc.wait()
         return self.proc.returncode

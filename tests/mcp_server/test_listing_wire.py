@@ -11,16 +11,15 @@ from dataclasses import dataclass
 import httpx2
 import pytest
 from mcp import Client
-
-from core.clock import FixedClock
-from core.model import make_entry
-from core.query.listing import Query
-from core.serialize import RowCache, entry_json, row_bytes
-from mcp_server import sdk, splice
-from mcp_server.server import build_server
-from mcp_server.results import tabled
-
 from mcp_testing import serving, uds_client
+
+from vaultwatch.core.clock import FixedClock
+from vaultwatch.core.model import make_entry
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.serialize import RowCache, entry_json, row_bytes
+from vaultwatch.mcp_server import sdk, splice
+from vaultwatch.mcp_server.results import tabled
+from vaultwatch.mcp_server.server import build_server
 
 TRICKY = 'Quote " back\\slash, tab\t, newline\\n, café ✓ 🦊'
 FILES = {
@@ -60,7 +59,7 @@ class MovableClock:
 
 
 def at(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC)
 
 
 async def listing(client, **args) -> dict:

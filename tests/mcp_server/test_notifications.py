@@ -20,12 +20,11 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import Implementation, ResourceListChangedNotification, ResourceUpdatedNotification
-
-from mcp_server import resources
-
 from mcp_testing import VAULTWATCH, serving
+from mcp_types import Implementation, ResourceListChangedNotification, ResourceUpdatedNotification
 from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
+
+from vaultwatch.mcp_server import resources
 
 PLAN = resources.uri_of("Plan.md")
 

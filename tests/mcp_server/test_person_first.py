@@ -5,7 +5,7 @@ import asyncio
 
 from mcp_testing import serving, uds_client
 
-from mcp_server.activity import FOREGROUND_MAX_WAIT
+from vaultwatch.mcp_server.activity import FOREGROUND_MAX_WAIT
 
 
 async def test_tool_calls_wait_for_a_held_foreground_and_go_on_when_released(demo, sock_dir):

@@ -10,7 +10,8 @@ import httpx2
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reliability"))
 from reliability_helpers import McpSession  # noqa: E402
 
-from core.vault import Vault  # noqa: E402
+from vaultwatch.core.vault import Vault  # noqa: E402
+
 MAX_REQUEST_BYTES = 40 << 20  # mcp_server.requestguard: 4 x the 10 MiB write cap
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}

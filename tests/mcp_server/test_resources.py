@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
-
-from mcp_server import resources
-
 from mcp_testing import serving, uds_client
+
+from vaultwatch.mcp_server import resources
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
 
@@ -69,7 +68,7 @@ async def test_a_resource_read_opens_as_read_does_never_an_outside_hard_link_or_
     import asyncio
     import os
 
-    from core.vault import Vault
+    from vaultwatch.core.vault import Vault
 
     secret = "OUTSIDE-SECRET-TEXT"
     outside = tmp_path / "outside"

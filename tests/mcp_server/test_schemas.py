@@ -8,9 +8,8 @@ from jsonschema.validators import validator_for
 from mcp import Client
 from pydantic import TypeAdapter
 
-from mcp_server import sdk
-from mcp_server import schemas
-from mcp_server.server import build_server
+from vaultwatch.mcp_server import schemas, sdk
+from vaultwatch.mcp_server.server import build_server
 
 CALLS = [("list_documents", {"limit": 3}), ("read", {"path": "index.md"}),
          ("read", {"path": "index.md", "frontmatter_only": True}), ("triage", {}),

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from mcp_testing import ROOT, VAULTWATCH
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -27,8 +26,8 @@ LISTING = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name":
 # the SDK alone: what MCPServer.run_stdio_async writes for the same server (argv: vault [options as JSON])
 SDK_ONLY = """
 import asyncio, json, sys
-from core.vault import Vault
-from mcp_server.server import build_server
+from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server.server import build_server
 vault = Vault(sys.argv[1])
 vault.load()
 server, _ = build_server(vault, **(json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}))
@@ -39,9 +38,9 @@ asyncio.run(server.run_stdio_async())
 # many of them before the SDK was imported
 EARLY = """
 import sys
-from mcp_server import stdiofront
+from vaultwatch.mcp_server import stdiofront
 front = stdiofront.start(sys.argv[1:])
-from tui.cli import main
+from vaultwatch.tui.cli import main
 code = main(sys.argv[1:])
 print(f"early={front.answered_early} before_sdk={front.before_sdk}", file=sys.stderr, flush=True)
 sys.exit(code)
@@ -201,9 +200,9 @@ def test_handshake_answers_are_the_sdks_for_every_version_and_option(demo_vault_
     from mcp_types.methods import serialize_server_result
     from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
-    from core.vault import Vault
-    from mcp_server import handshake
-    from mcp_server.server import build_server
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server import handshake
+    from vaultwatch.mcp_server.server import build_server
 
     vault = Vault(demo_vault_ro)
     try:

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import httpx2
 import pytest
-
-from core.search.semantic import available as semantic_available
-from mcp_server.handshake import instructions as server_instructions
-
 from mcp_testing import ROOT, serving
+
+from vaultwatch.core.search.semantic import available as semantic_available
+from vaultwatch.mcp_server.handshake import instructions as server_instructions
 
 NATIVE = ("list_documents", "search", "read", "triage", "list_folders", "list_tags", "get_links",
           "write", "edit", "update_frontmatter", "rename", "delete")
@@ -57,8 +56,8 @@ import asyncio, json, sys
 from pathlib import Path
 sys.path[:0] = [sys.argv[1], sys.argv[1] + "/tests/mcp_server"]
 import datetime as dt
-from core.clock import FixedClock
-from core.vault import Vault
+from vaultwatch.core.clock import FixedClock
+from vaultwatch.core.vault import Vault
 from test_tool_list import tools_list_wire
 vault = Vault(Path(sys.argv[2]), clock=FixedClock.at_date(dt.date(2026, 11, 29)))
 vault.load()

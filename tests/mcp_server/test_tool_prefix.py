@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-
-from mcp_server.config import snippet
-
 from mcp_testing import ROOT, VAULTWATCH, serving
 from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
+
+from vaultwatch.mcp_server.config import snippet
 
 
 @pytest.fixture
@@ -83,15 +82,15 @@ def test_mcp_config_puts_the_prefix_on_the_bridge_command(tmp_path):
 
 
 def test_the_tui_takes_the_server_options_and_hands_them_back(demo_vault, tmp_path):
-    from core.vault import Vault
-    from mcp_server.host import McpHost
-    from tui.app import make_app
-    from tui.cli import build_parser
-    from tui.config import AppConfig
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server.host import McpHost
+    from vaultwatch.tui.app import make_app
+    from vaultwatch.tui.cli import build_parser
+    from vaultwatch.tui.config import AppConfig
 
     parser, _ = build_parser()
     args = parser.parse_args(["tui", str(demo_vault), "--tool-prefix", "vault_", "--max-answer-bytes", "8192"])
-    from mcp_server.cli import server_options
+    from vaultwatch.mcp_server.cli import server_options
 
     options = server_options(args)
     assert options == {"tool_prefix": "vault_", "max_answer_bytes": 8192}

@@ -12,12 +12,11 @@ import tempfile
 
 import pytest
 import pytest_asyncio
-
-from core.query.listing import Query, run_query
-from core.vault import Vault
-from mcp_server.results import tabled
-
 from mcp_testing import in_own_task, serving, uds_client
+
+from vaultwatch.core.query.listing import Query, run_query
+from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server.results import tabled
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

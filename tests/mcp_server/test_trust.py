@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from mcp_server.locations import _socket_name
 from mcp_testing import ROOT, VAULTWATCH
 from test_lifecycle import client_env
+
+from vaultwatch.mcp_server.locations import _socket_name
 
 IMPOSTOR = f"vwimp{os.getpid() % 100000}"
 LISTENER = r"""

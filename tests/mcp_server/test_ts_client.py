@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from mcp_testing import VAULTWATCH, serving
 
 CLIENT_DIR = Path(__file__).resolve().parent / "ts_client"
@@ -63,8 +62,9 @@ async def test_typescript_sdk_client_through_the_bridge(ts_sdk, demo, sock_dir):
 async def test_typescript_sdk_client_first_the_bridge_starts_the_server(ts_sdk, demo_vault, tmp_path):
     """Client first, app later: the client spawns the bridge with a trimmed environment while no
     vaultwatch runs; the bridge starts a headless server and the tools appear (no 'Connection closed')."""
-    from core.disk.vaultlock import holder
     from test_lifecycle import client_env, short_dir, stop_holder
+
+    from vaultwatch.core.disk.vaultlock import holder
 
     env = client_env(short_dir("vwt"), tmp_path / "state")
     try:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from mcp_server import unixhttp
+from vaultwatch.mcp_server import unixhttp
 
 
 async def serve_bytes(path: str, answer: list[bytes], seen: list[bytes], *, pause: float = 0.0):

@@ -9,15 +9,14 @@ from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
-
-from mcp_server import sdk
-from core.events import AgentAccess, DocumentsChanged
-from core.vault import Vault
-from mcp_server.server import build_server
-from mcp_server.write_tools import WRITE_TOOLS
-from mcp_server.results import tabled
-
 from mcp_testing import serving, uds_client
+
+from vaultwatch.core.events import AgentAccess, DocumentsChanged
+from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server import sdk
+from vaultwatch.mcp_server.results import tabled
+from vaultwatch.mcp_server.server import build_server
+from vaultwatch.mcp_server.write_tools import WRITE_TOOLS
 
 PLAN = "---\ntitle: Plan\nstatus: draft  # lifecycle\ntags: [a]\n---\n# Plan\n## Tasks\n- one\n"
 

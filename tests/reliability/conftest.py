@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from reliability_helpers import short_dir
 
 FULL = os.environ.get("VAULTWATCH_RELIABILITY_FULL", "").lower() in ("1", "yes", "true", "on")

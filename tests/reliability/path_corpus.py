@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import VaultError
-from core.disk.paths import is_hidden
 from reliability_helpers import Audit, tree_state
+
+from vaultwatch.core.disk.paths import is_hidden
+from vaultwatch.core.errors import VaultError
 
 REFUSED = "refused"
 CONTAINED = "contained"
@@ -36,7 +37,7 @@ class Case:
     family: str
     expect: str
 
-    def resolve(self, jail: "Jail") -> str:
+    def resolve(self, jail: Jail) -> str:
         """The path string to send (absolute cases name the jail's real location)."""
         return self.path.replace(JAIL, str(jail.base))
 

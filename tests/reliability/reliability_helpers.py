@@ -63,7 +63,7 @@ def tree_state(root: str | os.PathLike[str], *, skip: Callable[[str], bool] | No
 def serve_process(root: Path, sock: str) -> subprocess.Popen:
     """A real `vaultwatch serve` process on `sock` (entry cache off), returned once its socket exists."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", str(root), "--socket", sock],
+    proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
     end = time.monotonic() + 60
     while not os.path.exists(sock):
@@ -102,7 +102,7 @@ class Audit:
     recorded as they are (a bare name).
     """
 
-    _active: "Audit | None" = None
+    _active: Audit | None = None
     _installed = False
     _lock = threading.Lock()
 
@@ -142,7 +142,7 @@ class Audit:
             audit.accesses.append(Access(event, p, write))
 
     @contextlib.contextmanager
-    def recording(self) -> Iterator["Audit"]:
+    def recording(self) -> Iterator[Audit]:
         self._install()
         Audit._active = self
         try:
@@ -249,7 +249,7 @@ class McpSession:
         self._task: concurrent.futures.Future | None = None
         self.client = None
 
-    def __enter__(self) -> "McpSession":
+    def __enter__(self) -> McpSession:
         self._thread.start()
         ready: concurrent.futures.Future = concurrent.futures.Future()
 
@@ -287,7 +287,7 @@ class McpSession:
         started = time.perf_counter()
         try:
             result = await asyncio.wait_for(self.client.call_tool(name, args), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise TimeoutError(f"{name} did not answer within {timeout} s") from None
         except Exception as exc:  # noqa: BLE001 - the SDK's way of reporting a JSON-RPC error
             return CallOutcome(True, str(exc), None, f"{type(exc).__name__}: {exc}", time.perf_counter() - started)

@@ -22,10 +22,10 @@ import threading
 import time
 from pathlib import Path
 
-
-from core.events import IndexProblem
-from core.vault import Vault
 from reliability_helpers import ROOT, McpSession
+
+from vaultwatch.core.events import IndexProblem
+from vaultwatch.core.vault import Vault
 
 
 def _wait(pred, timeout: float = 10.0, step: float = 0.05) -> bool:
@@ -46,7 +46,7 @@ def _problems(vault: Vault) -> list[str]:
 def _serve(root: Path, sock: str, *extra: str, preexec=None, env=None) -> subprocess.Popen:
     full_env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
     full_env.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", str(root), "--socket", sock, *extra],
+    proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock, *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
                             preexec_fn=preexec, cwd=str(ROOT))
     if not _wait(lambda: os.path.exists(sock) or proc.poll() is not None, 30):
@@ -159,7 +159,7 @@ def test_corrupted_cache_and_search_index_are_rebuilt_and_reported(tmp_path, mon
     """Every SQLite file of the vault's cache (entries and full-text) overwritten with garbage, then
     truncated, then the cache folder replaced by a file: each start lists and searches correctly.
     Core-level: tests/core/test_cache.py::test_corrupt_cache_file_is_rebuilt_and_reported."""
-    from core.index.entrycache import vault_cache_dir
+    from vaultwatch.core.index.entrycache import vault_cache_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "vault"
@@ -273,7 +273,7 @@ def test_agent_killed_mid_call_leaves_whole_notes_and_a_working_server(tmp_path,
     """The agent process is SIGKILLed while its write waits for the note's lock (held here, as a
     concurrent writer would): the server finishes or drops the call cleanly, the note is the old
     or the new bytes, never a mix, and other agents carry on."""
-    from core.edit.writes import _LOCKS
+    from vaultwatch.core.edit.writes import _LOCKS
 
     root = tmp_path / "vault"
     root.mkdir()
@@ -411,8 +411,8 @@ async def test_headless_serve_survives_and_reports_on_stderr(tmp_path, sock_dir,
 
 WATCHING_CHILD = textwrap.dedent("""
     import json, os, sys, threading
-    from core.events import IndexProblem
-    from core.vault import Vault
+    from vaultwatch.core.events import IndexProblem
+    from vaultwatch.core.vault import Vault
 
     lock = threading.Lock()
     def say(**kw):
@@ -479,7 +479,7 @@ def test_watcher_queue_overflow_is_survived_and_reported(tmp_path, figure):
     The kernel drops events and says so; watchfiles 1.3 discards that signal, so the watcher
     notices the stall, compares the whole disk with the index, indexes what was missed and
     reports it on the event bus. No sysctl is changed: the kernel's own limit is overflowed."""
-    from core.live.watch import QUEUE_LIMIT
+    from vaultwatch.core.live.watch import QUEUE_LIMIT
 
     root = tmp_path / "vault"
     (root / "Flood").mkdir(parents=True)

@@ -20,10 +20,10 @@ import httpx2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from core.vault import Vault, demo_vault_path
 from path_corpus import CASES, Fired, build_jail
 from reliability_helpers import McpSession, tree_state
+
+from vaultwatch.core.vault import Vault, demo_vault_path
 
 NIGHTLY = int(os.environ.get("VAULTWATCH_FUZZ_EXAMPLES", "0") or 0)
 READ_EXAMPLES = NIGHTLY or 250

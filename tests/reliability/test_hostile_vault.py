@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 
 import pytest
-
-from core.errors import VaultError
-from core.events import IndexProblem
-from core.query.listing import Query
-from core.vault import Vault
 from reliability_helpers import ROOT, child, tree_state
+
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.events import IndexProblem
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.vault import Vault
 
 BILLION_LAUGHS = "\n".join(
     ['lol0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
@@ -40,12 +40,12 @@ MERGE_BOMB = "\n".join(
 # Load a vault, then read, list, serialise and search everything, reporting what happened.
 LOAD_CHILD = r"""
 import gc, json, resource, sys, time
-from core.clock import FixedClock
-from core.vault import Vault
-from core.query.listing import Query
-from core.disk.reader import read
-from core.serialize import entry_json
-from core.errors import VaultError
+from vaultwatch.core.clock import FixedClock
+from vaultwatch.core.vault import Vault
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.disk.reader import read
+from vaultwatch.core.serialize import entry_json
+from vaultwatch.core.errors import VaultError
 import datetime as dt
 
 def rss():  # peak RSS of this process image (ru_maxrss would include the forking parent's)
@@ -235,7 +235,7 @@ def test_a_50_mb_note_is_indexed_with_bounded_memory_and_readable(tmp_path, figu
     (root / "Small.md").write_text("# Small\n")
     size = (root / "Big.md").stat().st_size
     code = LOAD_CHILD.replace("read(v, e.path, max_chars=2000)", "read(v, e.path, max_chars=40_000)") + r"""
-from core.edit.writes import Writer
+from vaultwatch.core.edit.writes import Writer
 def reset_peak():  # the kernel's high-water mark (VmHWM) starts again from the current RSS
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
@@ -243,7 +243,7 @@ def now_rss():
     for line in open("/proc/self/status"):
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) // 1024
-from core.disk import reader as reader_mod
+from vaultwatch.core.disk import reader as reader_mod
 reader_mod._MAPS.clear()  # page 1 is the first read of this note: it builds the page map
 reads = {}
 for name, kw in (("page_1", {}), ("late_page", {"offset": 30_000_000}), ("late_page_again", {"offset": 30_000_000}),
@@ -311,8 +311,8 @@ def test_ten_thousand_files_in_one_folder(tmp_path, figure, full_size):
             f.write(f"---\nstatus: {'deprecated' if i % 7 == 0 else 'draft'}\n---\n# Note {i}\n[[note {i + 1:05}]]\n")
     code = r"""
 import json, resource, sys, time
-from core.vault import Vault
-from core.query.listing import Query
+from vaultwatch.core.vault import Vault
+from vaultwatch.core.query.listing import Query
 t = time.perf_counter()
 v = Vault(sys.argv[1], cache=False); v.load()
 load_s = time.perf_counter() - t
@@ -356,10 +356,10 @@ def test_unreadable_files_and_folders_are_skipped_with_the_reason(tmp_path, figu
         os.chmod(root / "closed", 0)
         code = r"""
 import json, sys
-from core.vault import Vault
-from core.disk.reader import read
-from core.edit.writes import Writer
-from core.errors import VaultError
+from vaultwatch.core.vault import Vault
+from vaultwatch.core.disk.reader import read
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.errors import VaultError
 v = Vault(sys.argv[1], cache=False); v.load()
 out = {"entries": sorted(e.path for e in v.snapshot.entries), "skipped": {s.path: s.reason for s in v.snapshot.skipped}}
 w = Writer(v)
@@ -432,8 +432,8 @@ def test_files_deleted_and_replaced_between_scan_and_read(tmp_path, figure, full
                 pass
             rounds[0] += 1
 
-    from core.disk.reader import read
-    from core.edit.writes import Writer
+    from vaultwatch.core.disk.reader import read
+    from vaultwatch.core.edit.writes import Writer
     t = threading.Thread(target=churn, daemon=True)
     t.start()
     unexpected = []
@@ -528,8 +528,8 @@ def test_reads_through_folder_links_do_not_add_aliases_to_the_index(tmp_path, fi
     """Regression (found by this suite): reading `self/self/real/x.md` through a link to the vault
     root (or `dup/x.md` through a duplicate folder link) added that spelling to the shared index,
     so one agent could fill everyone's listing with aliases."""
-    from core.disk.reader import read
-    from core.edit.writes import Writer
+    from vaultwatch.core.disk.reader import read
+    from vaultwatch.core.edit.writes import Writer
 
     root = tmp_path / "v"
     (root / "real").mkdir(parents=True)
@@ -582,7 +582,7 @@ def test_an_undecodable_file_name_does_not_break_listings_for_agents(tmp_path, f
             assert out.protocol_error is None and not out.is_error, (name, out.text)
         broken = s.call("triage", {"category": "broken"}).structured
         assert {x["path"] for x in broken["skipped"]} == {"bad\\xff.md", "dir\\xfe"}
-    from core.edit.writes import Writer
+    from vaultwatch.core.edit.writes import Writer
     with pytest.raises(VaultError, match="not valid Unicode"):
         Writer(v).write("\udcff.md", "# x")  # (the SDK client cannot even send this; raw JSON can: test_fuzz_tools)
     assert sorted(os.listdir(root)) == sorted(["ok.md", "bad\udcff.md", "dir\udcfe"])

@@ -21,8 +21,8 @@ TEMP = re.compile(r"\.vaultwatch-[0-9a-f]{16}\.tmp")
 
 CHILD = textwrap.dedent("""
     import sys
-    from core.vault import Vault
-    from core.edit.writes import Writer, VaultError
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer, VaultError
 
     root, start = sys.argv[1], int(sys.argv[2])
 
@@ -92,7 +92,7 @@ def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_r
     figure("temp_files_left_by_kills", len(_temps(root)))
     time.sleep(2.1)  # the cleanup leaves alone temporary files younger than 2 s (a write still running)
     sock = os.path.join(os.path.realpath("/tmp"), f"vwk-{os.getpid()}-{time.monotonic_ns() % 10**6}.sock")
-    serve = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", str(root), "--socket", sock],
+    serve = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
     try:
         end = time.monotonic() + 60

@@ -119,14 +119,15 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     """The human filters and triages in the TUI (Textual's test harness, real keys for triage)
     while agents in their own process work on the app's socket: every keystroke is timed, and
     every write acknowledged to anyone (agents and human) is on disk at the end."""
-    from core.clock import parse_as_of
-    from core.markdown.parse import parse_note
-    from core.vault import Vault
     from reliability_helpers import short_dir
-    from tui.app import make_app
-    from tui.idle import settle
-    from tui.config import fixed_config
-    from tui.screens.triage import ConfirmScreen, StatusScreen
+
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.markdown.parse import parse_note
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.tui.app import make_app
+    from vaultwatch.tui.config import fixed_config
+    from vaultwatch.tui.idle import settle
+    from vaultwatch.tui.screens.triage import ConfirmScreen, StatusScreen
 
     notes, n_agents, calls = (10_000, 20, 500) if full_size else (1_000, 6, 80)
     root = tmp_path / "vault"

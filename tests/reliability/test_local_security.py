@@ -22,10 +22,10 @@ from pathlib import Path
 
 import httpx2
 import pytest
-
-from core.markdown.parse import decode
-from mcp_server.locations import token_path
 from reliability_helpers import ROOT, short_dir, tree_state, uds_client
+
+from vaultwatch.core.markdown.parse import decode
+from vaultwatch.mcp_server.locations import token_path
 
 AUDITED = r"""
 import json, os, socket, sys
@@ -61,7 +61,7 @@ def hook(event, args):
     log.write(json.dumps(rec) + "\n")
 sys.addaudithook(hook)
 sys.argv = ["vaultwatch", *sys.argv[2:]]
-from tui.cli import main
+from vaultwatch.tui.cli import main
 sys.exit(main())
 """
 
@@ -340,7 +340,7 @@ def test_http_never_binds_a_network_address(tmp_path, spec):
     root = tmp_path / "vault"
     root.mkdir()
     env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_RUNTIME_DIR=str(tmp_path), VAULTWATCH_CACHE="0")
-    got = subprocess.run([sys.executable, "-m", "tui.cli", "serve", str(root), "--http", spec], capture_output=True,
+    got = subprocess.run([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--http", spec], capture_output=True,
                          text=True, timeout=60, env=env, cwd=str(ROOT))
     assert got.returncode != 0 and "loopback" in got.stderr, (got.returncode, got.stderr[-500:])
     assert "Traceback" not in got.stderr

@@ -16,15 +16,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-from core.errors import PathError, VaultError
-from core.disk.paths import is_hidden
-from core.query.listing import Query
-from core.disk.reader import read
-from core.vault import Vault
-from core.edit.writes import Writer
 from path_corpus import CASES, REFUSED, Fired, Jail, build_jail, outcome_text
 from reliability_helpers import McpSession, bounded
+
+from vaultwatch.core.disk.paths import is_hidden
+from vaultwatch.core.disk.reader import read
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.errors import PathError, VaultError
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.vault import Vault
 
 NEW = "---\ntitle: planted\n---\n# Planted\npwned\n"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from tui_helpers import copy_demo, open_loaded
 
-from tui.app import VaultwatchApp, make_app
-from tui.config import fixed_config
+from vaultwatch.tui.app import VaultwatchApp, make_app
+from vaultwatch.tui.config import fixed_config
 
 
 @pytest.fixture(autouse=True)

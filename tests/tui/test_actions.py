@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from tui_helpers import access
 
-from tui.idle import settle
-from tui.screens.triage import ConfirmScreen, SnoozeScreen, StatusScreen
-from tui.widgets.activity import ActivityList
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.screens.triage import ConfirmScreen, SnoozeScreen, StatusScreen
+from vaultwatch.tui.widgets.activity import ActivityList
 
 USER = "tester"
 PLANE = "Areas/Craft/Woodworking/Hand Plane Setup (2023).md"  # deprecated, unverified

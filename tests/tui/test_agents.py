@@ -15,10 +15,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 from tui_helpers import open_loaded
 
-from tui.app import make_app
-from tui.config import fixed_config
-from tui.idle import settle
-from tui.widgets.activity import ActivityList
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.activity import ActivityList
 
 
 @contextlib.asynccontextmanager

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from core.review.journal import Caller, calling, journal_for
-from core.vault import Vault
-from core.edit.writes import Writer
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.review.journal import Caller, calling, journal_for
+from vaultwatch.core.vault import Vault
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from textual.color import Color
 
-from tui.contrast import MIN_RATIO, ratio, readable
-from tui.idle import settle
-from tui.widgets.activity import ActivityList
-from tui.widgets.noterender import THEME_COLOURS
+from vaultwatch.tui.contrast import MIN_RATIO, ratio, readable
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.activity import ActivityList
+from vaultwatch.tui.widgets.noterender import THEME_COLOURS
 
 # the ANSI themes use the terminal's own palette (colour "default"): the terminal decides
 SKIP = {"ansi-dark", "ansi-light"}

@@ -7,12 +7,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tui_helpers import access
-
-from tui.idle import settle
-from tui.screens.triage import ConfirmScreen, StatusScreen
 from textual import events
 from textual.widgets import Input
+
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.screens.triage import ConfirmScreen, StatusScreen
 
 USER = "tester"
 PLANE = "Areas/Craft/Woodworking/Hand Plane Setup (2023).md"

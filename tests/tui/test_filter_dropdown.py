@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList
 
-from tui.idle import settle
+from vaultwatch.tui.idle import settle
 
 
 async def typed(app, pilot, text: str) -> None:
@@ -85,8 +85,8 @@ def test_dropdown_open_dark_80x24(snap_compare, tui_demo: Path) -> None:
     """The dropdown under the input at 80x24, listing the keys that start with `sta`."""
     from tui_helpers import open_loaded
 
-    from tui.app import make_app
-    from tui.config import fixed_config
+    from vaultwatch.tui.app import make_app
+    from vaultwatch.tui.config import fixed_config
 
     async def run_before(pilot) -> None:
         await settle(pilot.app)

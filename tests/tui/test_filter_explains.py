@@ -7,8 +7,8 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from core.query.listing import Query
-from tui.idle import settle
+from vaultwatch.core.query.listing import Query
+from vaultwatch.tui.idle import settle
 
 
 def paths(app) -> list[str]:

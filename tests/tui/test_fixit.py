@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from tui_helpers import open_loaded
 
-from tui import fixit
-from tui.idle import settle
-from tui.screens.triage import ConfirmScreen, StatusScreen
+from vaultwatch.tui import fixit
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.screens.triage import ConfirmScreen, StatusScreen
 
 PLANE = "Areas/Craft/Woodworking/Hand Plane Setup (2023).md"
 
@@ -218,7 +218,7 @@ async def test_the_preview_header_calls_a_broken_note_broken_as_the_list_does(tu
     ("Inbox/Broken frontmatter.md", 27, "Inbox/Broken frontmatter.md"),
 ])
 def test_broken_paths_keep_their_file_name(path: str, width: int, want: str) -> None:
-    from tui.widgets.problems import elide_path
+    from vaultwatch.tui.widgets.problems import elide_path
 
     assert elide_path(path, width) == want
 

@@ -10,17 +10,17 @@ from textual import events
 from textual.widgets import Input, OptionList
 from tui_helpers import access, pin_mtimes
 
-from core.query import postings
-from core.markdown import okf
-from core.query.listing import Query
-from tui.screens.asof import AsOfScreen
-from tui.idle import settle
-from tui.screens.help import HelpScreen
-from tui.widgets.activity import ActivityList
-from tui.widgets.doclist import DocList
-from tui.widgets.folders import FolderView
-from tui.widgets.preview import NoteBody, Preview
-from tui.widgets.problems import Problem, ProblemList
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.query import postings
+from vaultwatch.core.query.listing import Query
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.screens.asof import AsOfScreen
+from vaultwatch.tui.screens.help import HelpScreen
+from vaultwatch.tui.widgets.activity import ActivityList
+from vaultwatch.tui.widgets.doclist import DocList
+from vaultwatch.tui.widgets.folders import FolderView
+from vaultwatch.tui.widgets.preview import NoteBody, Preview
+from vaultwatch.tui.widgets.problems import Problem, ProblemList
 
 
 def paths(app) -> list[str]:
@@ -306,10 +306,10 @@ async def test_empty_vault(tmp_path: Path, app_for) -> None:
 
 
 async def test_background_load_shows_progress_then_the_list(tui_demo: Path) -> None:
-    from core.clock import parse_as_of
-    from core.vault import Vault
-    from tui.app import make_app
-    from tui.config import fixed_config
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.tui.app import make_app
+    from vaultwatch.tui.config import fixed_config
     vault = Vault(tui_demo, clock=parse_as_of("2026-11-29"))  # not loaded: the app starts it
     app = make_app(vault, config=fixed_config())
     async with app.run_test(size=(120, 30)) as pilot:
@@ -338,7 +338,7 @@ async def test_help_palette_and_keys(tui_demo: Path, app_for) -> None:
         for cls in (DocList, FolderView, Preview, ActivityList):
             assert all(b.id for b in cls.BINDINGS if hasattr(b, "id"))
 
-        from tui.screens.palette import NoteCommands
+        from vaultwatch.tui.screens.palette import NoteCommands
         provider = NoteCommands(app.screen)
         hits = [hit async for hit in provider.search("dply rnbk")]
         assert hits and hits[0].text == "Deploy Runbook"
@@ -509,10 +509,10 @@ async def test_tab_keys_faster_than_the_app_then_quit(tui_demo: Path) -> None:
     while the app is still starting (its index loading in the background). A second race: the
     quit from outside the queue removed the screens while a key's handler was still running
     (Textual's binding check then raised ScreenStackError; 18 runs in 30 with a busy core)."""
-    from core.clock import parse_as_of
-    from core.vault import Vault
-    from tui.app import make_app
-    from tui.config import fixed_config
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.tui.app import make_app
+    from vaultwatch.tui.config import fixed_config
 
     for _ in range(8):  # a race: each round reproduced it about one time in four
         app = make_app(Vault(tui_demo, clock=parse_as_of("2026-11-29")), config=fixed_config())
@@ -528,9 +528,9 @@ async def test_tab_keys_faster_than_the_app_then_quit(tui_demo: Path) -> None:
 async def test_fast_typing_coalesces_list_queries(tui_demo: Path, app_for, monkeypatch) -> None:
     """Keys typed faster than a query runs never queue a query each: the list query thread
     takes only the newest filter when it is free, and the list ends on the last text."""
-    import tui.querying
+    import vaultwatch.tui.querying as querying
 
-    monkeypatch.setattr(tui.querying, "INLINE_QUERY_NOTES", 0)  # as in a big vault: queries in a thread
+    monkeypatch.setattr(querying, "INLINE_QUERY_NOTES", 0)  # as in a big vault: queries in a thread
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
@@ -566,11 +566,11 @@ async def test_fast_typing_coalesces_list_queries(tui_demo: Path, app_for, monke
 async def test_hidden_tabs_are_built_after_the_first_frame(tui_demo: Path) -> None:
     """Only the visible tab's list is composed for the first frame; the others are mounted
     right after it, and a tab opened before that still lists its notes."""
-    from core.clock import parse_as_of
-    from core.vault import Vault
-    from tui.app import make_app
-    from tui.config import fixed_config
-    from tui.widgets.triage import TriagePane
+    from vaultwatch.core.clock import parse_as_of
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.tui.app import make_app
+    from vaultwatch.tui.config import fixed_config
+    from vaultwatch.tui.widgets.triage import TriagePane
 
     app = make_app(Vault(tui_demo, clock=parse_as_of("2026-11-29")), config=fixed_config())
     first_frame: list[list[bool]] = []
@@ -620,9 +620,9 @@ async def test_a_persons_input_holds_agents_back_until_the_screen_answers(tui_de
                                                                           monkeypatch) -> None:
     """A key (or a filter edit) claims the foreground that agents' MCP calls wait for; the list
     showing the answer gives it back (long before the claim would expire on its own)."""
-    import tui.app
+    import vaultwatch.tui.app as tui_app
 
-    monkeypatch.setattr(tui.app, "HOLD_SECONDS", 30.0)
+    monkeypatch.setattr(tui_app, "HOLD_SECONDS", 30.0)
     app = app_for(tui_demo)
     fg = app.session.vault.foreground
     holds: list[float] = []

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from core.disk.reader import editor_path, note_bytes
-from core.errors import VaultError
-from core.vault import Vault
-from tui.actions import Actions
+from vaultwatch.core.disk.reader import editor_path, note_bytes
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.vault import Vault
+from vaultwatch.tui.actions import Actions
 
 SECRET = b"OUTSIDE-SECRET-BYTES"
 OUTSIDE_BYTES = b"# out\n" + SECRET + b"\n"

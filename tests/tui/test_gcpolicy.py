@@ -6,10 +6,10 @@ import gc
 
 import pytest
 
-from core.memory import can_release_free_memory, pause_collector, resident_bytes, resume_collector
-from tui import gcpolicy
-from tui.gcpolicy import IdleCollector
-from tui.idle import settle
+from vaultwatch.core.memory import can_release_free_memory, pause_collector, resident_bytes, resume_collector
+from vaultwatch.tui import gcpolicy
+from vaultwatch.tui.gcpolicy import IdleCollector
+from vaultwatch.tui.idle import settle
 
 
 class FakeClock:

@@ -11,14 +11,14 @@ from pathlib import Path
 from textual.widgets import OptionList, Tab
 from tui_helpers import access, pin_mtimes
 
-from core.markdown import okf
-from tui.idle import settle
-from tui.widgets.activity import ActivityList, ActivityTicker
-from tui.widgets.doclist import DocList
-from tui.widgets.folders import FolderView
-from tui.widgets.footer import KeyFooter
-from tui.widgets.statusline import StatusLine
-from tui.widgets.triage import count_text
+from vaultwatch.core.markdown import okf
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.activity import ActivityList, ActivityTicker
+from vaultwatch.tui.widgets.doclist import DocList
+from vaultwatch.tui.widgets.folders import FolderView
+from vaultwatch.tui.widgets.footer import KeyFooter
+from vaultwatch.tui.widgets.statusline import StatusLine
+from vaultwatch.tui.widgets.triage import count_text
 
 
 def header(rowlist) -> str:

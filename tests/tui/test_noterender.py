@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from tui.widgets.noterender import render_note
+from vaultwatch.tui.widgets.noterender import render_note
 
 TABLE = """Before.
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from textual import events
 from tui_helpers import pin_mtimes
 
-from tui.gcpolicy import BACKSTOP
-from tui.idle import settle
-from tui.widgets import notebody
-from tui.widgets.notebody import NoteBody
-from tui.widgets.preview import FIRST_LINES, REST_S
+from vaultwatch.tui.gcpolicy import BACKSTOP
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets import notebody
+from vaultwatch.tui.widgets.notebody import NoteBody
+from vaultwatch.tui.widgets.preview import FIRST_LINES, REST_S
 
 
 def long_note(lines: int) -> str:
@@ -43,7 +43,7 @@ def vault_with_long_note(tmp_path: Path, lines: int = 5000) -> Path:
 
 async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(tmp_path: Path, app_for,
                                                                                  monkeypatch) -> None:
-    from tui.widgets import preview as preview_module
+    from vaultwatch.tui.widgets import preview as preview_module
     app = app_for(vault_with_long_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
@@ -128,7 +128,7 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
 
 async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for, monkeypatch) -> None:
     """A page the person scrolls to before the worker rendered it is rendered when drawn."""
-    from tui.widgets import preview as preview_module
+    from vaultwatch.tui.widgets import preview as preview_module
     app = app_for(vault_with_long_note(tmp_path, 20_000))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, timeout=120)  # the long note is the first row: rendered whole first (slow under load)
@@ -284,7 +284,7 @@ async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(t
                                                                                monkeypatch) -> None:
     """... but when the screen comes near the end of what is laid out, the batches lay the body
     out again, so the person can scroll on into the lines rendered since."""
-    from tui.widgets import preview as preview_module
+    from vaultwatch.tui.widgets import preview as preview_module
     app = app_for(vault_with_wrapping_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
         preview, body = await from_short_note(app)
@@ -314,7 +314,7 @@ async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_f
     (tui.widgets.sizing): one layout shows the first screen."""
     from textual.screen import Screen
 
-    from tui.widgets import preview as preview_module
+    from vaultwatch.tui.widgets import preview as preview_module
     root = vault_with_long_note(tmp_path)
     (root / "Other long.md").write_text(long_note(3000).replace("Long note", "Other long note"))
     app = app_for(pin_mtimes(root))

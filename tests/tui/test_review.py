@@ -4,22 +4,21 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 from test_agents import agent, wait_for
 from tui_helpers import open_loaded
 
-from core.review import approval
-from core.review.approval import ApprovalGate
-from core.review.journal import journal_for
-from tui.app import make_app
-from tui.config import fixed_config
-from tui.idle import settle
-from tui.diffview import DiffView, plain
-from tui.review import ApprovalScreen, ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen
-from tui.widgets.activity import ActivityList
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.approval import ApprovalGate
+from vaultwatch.core.review.journal import journal_for
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.diffview import DiffView, plain
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.review import ApprovalScreen, ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen
+from vaultwatch.tui.widgets.activity import ActivityList
 
 NOTE = "Projects/Atlas Migration.md"
 
@@ -78,7 +77,7 @@ async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_d
 
 async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_versions(tui_demo: Path):
     vault = open_loaded(tui_demo)
-    from core.edit.writes import Writer
+    from vaultwatch.core.edit.writes import Writer
     Writer(vault).write("Inbox/new.md", "agent text\n", actor="agent:bot")
     (tui_demo / "Inbox" / "new.md").write_bytes(b"person's own text\n")
     vault.refresh_paths(["Inbox/new.md"])
@@ -99,7 +98,7 @@ async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_vers
 
 async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: Path):
     vault = open_loaded(tui_demo)
-    from core.edit.writes import Writer
+    from vaultwatch.core.edit.writes import Writer
     writer = Writer(vault)
     before = (tui_demo / NOTE).read_bytes()
     writer.update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
@@ -124,7 +123,7 @@ async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: P
 
 async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path):
     vault = open_loaded(tui_demo)
-    from core.edit.writes import Writer
+    from vaultwatch.core.edit.writes import Writer
     result = Writer(vault).rename(NOTE, "Archive/Atlas.md", actor="agent:mover")
     assert len(result.changed_paths) > 2
     app = make_app(vault, config=fixed_config())
@@ -235,7 +234,7 @@ async def test_following_an_agent_shows_its_newest_change_as_a_diff(tui_demo: Pa
 
 async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
     vault = open_loaded(tui_demo)
-    from core.edit.writes import Writer
+    from vaultwatch.core.edit.writes import Writer
     writer = Writer(vault)
     writer.write("Inbox/a.md", "a\n", actor="agent:bot")
     writer.write("Inbox/b.md", "b\n", actor="agent:other")
@@ -262,7 +261,7 @@ async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
 async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui_demo: Path):
     import sys
     vault = open_loaded(tui_demo)
-    from core.edit.writes import Writer
+    from vaultwatch.core.edit.writes import Writer
     before = (tui_demo / NOTE).read_bytes()
     change = Writer(vault).update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
     assert change.changed
@@ -275,7 +274,7 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
         screen = app.screen
         root = Path(__file__).resolve().parents[2]
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tui.cli", "revert", str(cid), str(tui_demo), cwd=root,
+            sys.executable, "-m", "vaultwatch.tui.cli", "revert", str(cid), str(tui_demo), cwd=root,
             env={**os.environ, "PYTHONPATH": str(root)}, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 0, err
@@ -291,7 +290,7 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
 async def test_the_approval_dialogs_countdown_keeps_the_diff_where_the_person_scrolled_it(tui_demo: Path):
     import threading
 
-    from core.edit.writes import Writer
+    from vaultwatch.core.edit.writes import Writer
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config())
@@ -331,8 +330,8 @@ async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answe
     each system call); then the process's own switch interval is back."""
     import sys
 
-    from core.review.approval import ApprovalSettled
-    from tui.approvaldialog import QUICK_SWITCH_S
+    from vaultwatch.core.review.approval import ApprovalSettled
+    from vaultwatch.tui.approvaldialog import QUICK_SWITCH_S
 
     normal = sys.getswitchinterval()
     at_decision: list[float] = []
@@ -363,8 +362,8 @@ def test_the_dialogs_quick_handoffs_and_the_lanes_share_one_owner():
     back the lane's 0.5 ms and left it there."""
     import sys
 
-    from core import handoffs
-    from tui.approvaldialog import QUICK_SWITCH_S, QuickHandoffs
+    from vaultwatch.core import handoffs
+    from vaultwatch.tui.approvaldialog import QUICK_SWITCH_S, QuickHandoffs
 
     normal = sys.getswitchinterval()
     quick = QuickHandoffs()

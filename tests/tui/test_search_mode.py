@@ -7,9 +7,9 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from core.query.listing import Query
-from tui.idle import settle
-from tui.widgets.searchlist import SearchList
+from vaultwatch.core.query.listing import Query
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.searchlist import SearchList
 
 
 async def type_text(app, pilot, text: str) -> None:
@@ -50,7 +50,7 @@ async def test_question_mark_searches_the_text_ranked_with_highlights(tui_demo: 
 async def test_a_space_or_a_stop_word_typed_keeps_the_listed_hits(tui_demo: Path, app_for, monkeypatch) -> None:
     """A space or a stop word typed after the words searches the same words: the answer is shown
     for the new text, but the list is not drawn again (issue 19: a redraw of the hits per key)."""
-    from core.search import reuse
+    from vaultwatch.core.search import reuse
     # the last answer is reused for 1 s: on a loaded machine typing " in a" took longer
     monkeypatch.setattr(reuse, "REUSE_SECONDS", 600.0)
     app = app_for(tui_demo)
@@ -102,7 +102,7 @@ async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_de
     """Search lists every hit, a page (LIMIT) at a time: moving to the end of the list loads the next
     page under it, in core's order, and the status says how many of how many are listed (before:
     the first 50 only)."""
-    from tui.searching import LIMIT
+    from vaultwatch.tui.searching import LIMIT
 
     for i in range(130):
         (tui_demo / "Bulk").mkdir(exist_ok=True)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tui import settings
-from tui.idle import settle
+from vaultwatch.tui import settings
+from vaultwatch.tui.idle import settle
 
 APPROVE = '# my rules\n[approve]\nmode = "writes"\n\n[approve.folders]\n"Journal/**" = "none"\n'
 
@@ -106,7 +106,7 @@ def test_the_default_vault_comes_from_the_settings(config_home: Path, tmp_path: 
     (vault / "Inbox").mkdir(parents=True)
     (vault / "Inbox" / "Only Note.md").write_text("# Only\n")
     write(config_home, f'[tui]\nvault = "{vault}"\n')
-    done = subprocess.run([sys.executable, "-m", "tui.cli", "list", "--json"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "vaultwatch.tui.cli", "list", "--json"], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert '"path": "Inbox/Only Note.md"' in done.stdout

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from tui_helpers import copy_demo
 
-from core.search import semantic
-from tui.idle import settle
+from vaultwatch.core.search import semantic
+from vaultwatch.tui.idle import settle
 
 pytestmark = pytest.mark.skipif(not semantic.available(),
                                 reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')")

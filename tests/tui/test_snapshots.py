@@ -10,10 +10,10 @@ from pathlib import Path
 
 from tui_helpers import access, open_loaded
 
-from tui.app import make_app
-from tui.config import fixed_config
-from tui.idle import settle
-from tui.widgets.folders import FolderView
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.folders import FolderView
 
 WIDE = (160, 50)
 SMALL = (80, 24)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from tui_helpers import open_loaded
 
-from tui.app import make_app
-from tui.config import fixed_config
-from tui.idle import settle
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.idle import settle
 
 WIDE = (160, 50)
 SMALL = (80, 24)

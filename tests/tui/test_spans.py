@@ -8,9 +8,9 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from tui.spans import separate, tidy
-from tui.idle import settle
-from tui.widgets.folders import FolderView
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.spans import separate, tidy
+from vaultwatch.tui.widgets.folders import FolderView
 
 
 def runs(text: Text) -> list[tuple[str, Style | None]]:

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=60)
 
 
@@ -42,14 +42,14 @@ def test_the_launch_path_leaves_the_mcp_sdk_for_after_the_first_frame() -> None:
     import) load after the first frame, in the app's MCP worker, not on the way to it."""
     probe = (
         "import sys\n"
-        "from tui import cli\n"
-        "from tui.app import make_app\n"
-        "from tui.config import AppConfig\n"
-        "from core.vault import Vault, demo_vault_path\n"
+        "from vaultwatch.tui import cli\n"
+        "from vaultwatch.tui.app import make_app\n"
+        "from vaultwatch.tui.config import AppConfig\n"
+        "from vaultwatch.core.vault import Vault, demo_vault_path\n"
         "cli.build_parser()\n"
         "app = make_app(Vault(demo_vault_path()), config=AppConfig(mcp=True, watch=True))\n"
         "assert app.services.host is None and app.services.host_factory is not None\n"
-        "heavy = sorted(m for m in sys.modules if m == 'mcp_server.host' or m.split('.')[0] in\n"
+        "heavy = sorted(m for m in sys.modules if m == 'vaultwatch.mcp_server.host' or m.split('.')[0] in\n"
         "               ('mcp', 'uvicorn', 'starlette', 'pydantic', 'httpx', 'anyio'))\n"
         "print(heavy)\n"
     )
@@ -66,7 +66,7 @@ class Terminal:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         os.set_blocking(self.master, False)
-        self.proc = subprocess.Popen([sys.executable, "-m", "tui.cli", *args], cwd=ROOT, stdin=slave,
+        self.proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, stdin=slave,
                                      stdout=slave, stderr=slave, env=env, close_fds=True)
         os.close(slave)
         self.output = b""

@@ -5,10 +5,10 @@ import os
 import shutil
 from pathlib import Path
 
-from core.clock import parse_as_of
-from core.events import AgentAccess
-from core.vault import Vault, demo_vault_path
-from tui.config import FIXED_WALL
+from vaultwatch.core.clock import parse_as_of
+from vaultwatch.core.events import AgentAccess
+from vaultwatch.core.vault import Vault, demo_vault_path
+from vaultwatch.tui.config import FIXED_WALL
 
 AS_OF = "2026-11-29"
 BASE_MTIME = 1_795_860_000  # 2026-11-28 10:00 UTC

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from core.clock import Clock, SystemClock, parse_as_of
+from vaultwatch.core.clock import Clock, SystemClock, parse_as_of
 
 
 class AsOfScreen(ModalScreen[Clock | None]):

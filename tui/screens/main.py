@@ -31,12 +31,12 @@ from textual.screen import Screen
 from textual.widgets import Input, TabbedContent, Tree
 from textual.worker import Worker
 
-from core.errors import VaultError
-from core.events import AgentAccess
-from core.index.snapshot import Snapshot
-from core.query import filterexpr
-from core.query.listing import Query
-from core.query.listing import warm as warm_listing
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.events import AgentAccess
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.query import filterexpr
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.query.listing import warm as warm_listing
 
 from ..messages import (
     AgentCalled,
@@ -54,8 +54,8 @@ from ..triaging import TriageFlow
 from ..widgets.activity import ActivityList, ActivityPanel, ActivityTicker
 from ..widgets.doclist import DocList
 from ..widgets.filterbar import FilterBar
-from ..widgets.footer import KeyFooter
 from ..widgets.folders import FolderView
+from ..widgets.footer import KeyFooter
 from ..widgets.preview import Preview
 from ..widgets.problems import Problem
 from ..widgets.rowlist import RowList

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Input
 
-from core.query import filterexpr
+from vaultwatch.core.query import filterexpr
 
 from ..widgets.doclist import DocList
 

@@ -13,7 +13,7 @@ from textual.command import Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from core.model import NOTE
+from vaultwatch.core.model import NOTE
 
 MAX_HITS = 60
 BATCH = 4000

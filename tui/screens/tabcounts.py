@@ -11,9 +11,9 @@ from rich.cells import cell_len
 from textual import work
 from textual.worker import get_current_worker
 
-from core.errors import VaultError
-from core.index.snapshot import Snapshot
-from core.query.listing import Query
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.query.listing import Query
 
 from ..querying import count_all
 from ..widgets.triage import LABEL_LEVELS

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from core.model import NOTE, Entry
+from vaultwatch.core.model import NOTE, Entry
 
 from ..widgets.doclist import DocList
 from ..widgets.problems import ProblemList

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.markdown.okf import STATUSES
+from vaultwatch.core.markdown.okf import STATUSES
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from core.events import AgentAccess
+from vaultwatch.core.events import AgentAccess
 
 from .. import spans
 from ..marks import access_kind

@@ -10,8 +10,8 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from core.markdown import okf
-from core.model import Entry
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import Entry
 
 from ..marks import ago, short_agent
 from ..session import Session

@@ -21,12 +21,12 @@ from textual.message import Message
 from textual.suggester import Suggester
 from textual.widgets import Input, OptionList, Static
 
-from core.errors import QueryError
-from core.query import filterexpr
-from core.query.listing import Query
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.query import filterexpr
+from vaultwatch.core.query.listing import Query
 
 if TYPE_CHECKING:
-    from core.index.snapshot import Snapshot
+    from vaultwatch.core.index.snapshot import Snapshot
 
 from ..spans import tidy
 from .sizing import content_sized_free

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from core.query.folders import FolderTree, folder_tree
+from vaultwatch.core.query.folders import FolderTree, folder_tree
 
 from ..marks import ago, short_agent
 from ..session import Session

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from core.markdown.lines import Line
+from vaultwatch.core.markdown.lines import Line
 
 from .noterender import Context, more_lines, render_at
 

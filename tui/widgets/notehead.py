@@ -11,9 +11,9 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from core.clock import Clock
-from core.markdown import okf
-from core.model import Entry
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import Entry
 
 from .. import spans
 from ..marks import ago

@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from core.markdown.lines import Line, Span, styled_lines
-from core.model import Link
+from vaultwatch.core.markdown.lines import Line, Span, styled_lines
+from vaultwatch.core.model import Link
 
 from .. import spans
 

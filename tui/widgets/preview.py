@@ -25,15 +25,15 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from core.clock import Clock
-from core.disk.reader import note_bytes
-from core.errors import VaultError
-from core.index.snapshot import Snapshot
-from core.links import resolve as linkmap
-from core.markdown.lines import Line, iter_styled_lines
-from core.markdown.parse import decode
-from core.memory import collect, pending_objects
-from core.model import Entry
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.disk.reader import note_bytes
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.links import resolve as linkmap
+from vaultwatch.core.markdown.lines import Line, iter_styled_lines
+from vaultwatch.core.markdown.parse import decode
+from vaultwatch.core.memory import collect, pending_objects
+from vaultwatch.core.model import Entry
 
 from .. import spans
 from ..session import Session

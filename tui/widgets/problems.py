@@ -10,7 +10,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from core.model import Entry
+from vaultwatch.core.model import Entry
 
 from .rowlist import Cell, Column, RowList
 

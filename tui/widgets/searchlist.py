@@ -12,7 +12,7 @@ from typing import ClassVar
 from rich.style import Style
 from textual.binding import Binding, BindingType
 
-from core.search.fulltext import SearchHit
+from vaultwatch.core.search.fulltext import SearchHit
 
 from .problems import ProblemList
 from .rowlist import Cell, Column, RowList

@@ -20,9 +20,9 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static, TabPane
 
-from core.markdown import okf
-from core.model import Entry
-from core.query.listing import Query
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import Entry
+from vaultwatch.core.query.listing import Query
 
 from .. import spans
 from ..session import Session
@@ -298,7 +298,7 @@ class Requery(Message):
 def rows_for(pane: TriagePane, entries: Sequence[Entry], skipped: Sequence, snapshot=None) -> Sequence:
     """The rows a pane's list shows for a query result (of `snapshot`)."""
     if isinstance(pane, BrokenPane):
-        from core.links.graph import unresolved_by_note
+        from vaultwatch.core.links.graph import unresolved_by_note
 
         return tuple(problems_of(entries, skipped, unresolved_by_note(snapshot) if snapshot is not None else None))
     return entries

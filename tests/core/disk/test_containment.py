@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from core.disk import safeio
-from core.errors import NotFoundError, PathChangedError, SymlinkEscapeError, VaultError
-from core.disk.reader import ReadError, read
-from core.vault import Vault
-from core.edit.writes import EditError, WriteFailed, WriteRefused, Writer
+from vaultwatch.core.disk import safeio
+from vaultwatch.core.disk.reader import ReadError, read
+from vaultwatch.core.edit.writes import EditError, WriteFailed, Writer, WriteRefused
+from vaultwatch.core.errors import NotFoundError, PathChangedError, SymlinkEscapeError, VaultError
+from vaultwatch.core.vault import Vault
 
 
 def _vault(root) -> Vault:
@@ -179,7 +179,7 @@ def test_a_write_through_a_link_to_the_vault_root_lands_at_the_real_path(tmp_pat
     ("dots./x.md", "dots"),
 ])
 def test_names_that_deceive_a_person_are_refused_with_what_to_use(tmp_path, name, expect):
-    from core.errors import UnsafeNameError
+    from vaultwatch.core.errors import UnsafeNameError
     root = tmp_path / "v"
     root.mkdir()
     (root / "caf\u00e9.md").write_text("# café\n")

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from core.errors import (
+from vaultwatch.core.disk.paths import MAX_PATH_CHARS, is_hidden, normalize, normalize_folder, to_disk
+from vaultwatch.core.errors import (
     AbsolutePathError,
     HiddenPathError,
     PathChangedError,
@@ -16,7 +17,6 @@ from core.errors import (
     SymlinkEscapeError,
     TraversalError,
 )
-from core.disk.paths import MAX_PATH_CHARS, is_hidden, normalize, normalize_folder, to_disk
 
 ACCEPTED = [
     ("Projects/plan.md", "Projects/plan.md"),
@@ -262,7 +262,7 @@ def test_plain_segments_round_trip(segments: list[str]) -> None:
     ],
 )
 def test_unaddressable_names(name: str, at_root: bool, addressable: bool) -> None:
-    from core.disk.paths import unaddressable
+    from vaultwatch.core.disk.paths import unaddressable
 
     assert (unaddressable(name, at_root=at_root) is None) is addressable
 
@@ -275,7 +275,7 @@ def test_unaddressable_names(name: str, at_root: bool, addressable: bool) -> Non
 @example("a\\b")
 def test_scanner_name_check_agrees_with_the_resolver(name: str) -> None:
     """A name the scanner keeps at the vault root is exactly one the resolver returns unchanged."""
-    from core.disk.paths import unaddressable
+    from vaultwatch.core.disk.paths import unaddressable
 
     keep = unaddressable(name, at_root=True) is None
     try:

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.markdown import parse as parse_mod
-from core.disk import reader as reader_mod
-from core.disk import textmap
-from core.errors import (
+from vaultwatch.core.disk import reader as reader_mod
+from vaultwatch.core.disk import textmap
+from vaultwatch.core.disk.reader import ReadError, read
+from vaultwatch.core.errors import (
     AbsolutePathError,
     HiddenPathError,
     NotFoundError,
@@ -20,7 +20,7 @@ from core.errors import (
     TraversalError,
     VaultError,
 )
-from core.disk.reader import ReadError, read
+from vaultwatch.core.markdown import parse as parse_mod
 
 NOTE = """---
 title: Plan

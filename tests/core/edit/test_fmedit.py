@@ -14,8 +14,8 @@ import re
 import pytest
 import yaml
 
-from core.edit.fmedit import FrontmatterEditError, update
-from core.markdown.parse import decode, load_yaml, parse_note, split_frontmatter
+from vaultwatch.core.edit.fmedit import FrontmatterEditError, update
+from vaultwatch.core.markdown.parse import decode, load_yaml, parse_note, split_frontmatter
 
 OBSIDIAN = """---
 title: Weekly review
@@ -260,8 +260,9 @@ def assert_line_endings(text: str, new: str) -> None:
 
 
 def _same_json(a, b) -> bool:
-    from core.markdown.parse import json_safe
     import json
+
+    from vaultwatch.core.markdown.parse import json_safe
     return json.dumps(json_safe(a), sort_keys=True) == json.dumps(json_safe(b), sort_keys=True)
 
 
@@ -379,7 +380,7 @@ def test_date_strings_are_written_as_yaml_dates_but_other_types_stay_strings():
 
 
 def test_python_dates_and_datetimes_are_written_natively():
-    when = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+    when = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
     new = update(OKF, set={"stale_after": dt.date(2027, 1, 1)}, append={"verified": {"by": "human:ana", "at": when}}).text
     assert "\nstale_after: 2027-01-01\n" in new
     assert "  - by: human:ana\n    at: 2026-01-02T03:04:05+00:00\n" in new

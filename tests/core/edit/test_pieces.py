@@ -1,11 +1,10 @@
 """core.edit.pieces: count and replace piece by piece give the builtins' answers exactly."""
 from __future__ import annotations
 
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.edit import pieces
+from vaultwatch.core.edit import pieces
 
 texts = st.text(alphabet="ab\r\n", max_size=60)
 patterns = st.text(alphabet="ab\r\n", min_size=1, max_size=4)

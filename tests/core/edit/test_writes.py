@@ -9,14 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import NotFoundError, PathError, VaultError
-from core.events import DocumentsChanged
-from core.markdown.parse import parse_note
-from core.markdown.sections import SectionError, edit_section, find_heading, headings
-from core.vault import Vault
-from core.edit.writes import (
-    AlreadyExistsError, ConflictError, EditError, FrontmatterEditError, WriteApplied, WriteRefused, Writer, etag_of,
+from vaultwatch.core.edit.writes import (
+    AlreadyExistsError,
+    ConflictError,
+    EditError,
+    FrontmatterEditError,
+    WriteApplied,
+    Writer,
+    WriteRefused,
+    etag_of,
 )
+from vaultwatch.core.errors import NotFoundError, PathError, VaultError
+from vaultwatch.core.events import DocumentsChanged
+from vaultwatch.core.markdown.parse import parse_note
+from vaultwatch.core.markdown.sections import SectionError, edit_section, find_heading, headings
+from vaultwatch.core.vault import Vault
 
 NOTE = "---\ntitle: Plan\nstatus: draft  # keep me\ntags: [a]\n---\n# Plan\n\nIntro.\n\n## Tasks\n- one\n- two\n\n### Done\n- zero\n\n## Notes\nText.\n"
 

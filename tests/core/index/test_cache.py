@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.index import entrycache as cache_mod
-from core.index import parsepool
-from core.index.entrycache import EntryCache, cache_root, decode_bucket, encode_bucket, vault_cache_dir
-from core.events import IndexProblem
-from core.vault import Vault
 from tests.core.index.conftest import START_ERRORS, backdate
-
+from vaultwatch.core.events import IndexProblem
+from vaultwatch.core.index import entrycache as cache_mod
+from vaultwatch.core.index import parsepool
+from vaultwatch.core.index.entrycache import EntryCache, cache_root, decode_bucket, encode_bucket, vault_cache_dir
+from vaultwatch.core.vault import Vault
 
 pytestmark = pytest.mark.usefixtures("xdg_cache")  # every test gets its own cache folder
 

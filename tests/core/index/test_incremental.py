@@ -7,10 +7,10 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.clock import parse_as_of
-from core.index.snapshot import Index
-from core.model import ATTACHMENT, FOLDER, NOTE, make_entry
-from core.query.listing import Query, run_query, stats
+from vaultwatch.core.clock import parse_as_of
+from vaultwatch.core.index.snapshot import Index
+from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, make_entry
+from vaultwatch.core.query.listing import Query, run_query, stats
 
 CLOCK = parse_as_of("2026-11-29")
 PATHS = [f"{d}/n{i}.md" for d in ("a", "b", "a/c") for i in range(6)]

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from core.index import parsepool
-from core.index import scan as scan_mod
-from core.errors import VaultError
-from core.index.ignore import IgnoreRules
-from core.query.listing import Query
-from core.index.parsepool import scan
-from core.index.scan import DEFAULT_ATTACHMENT_EXTS, ScanConfig, parse_attachment_exts, walk
-from core.vault import Vault
 from tests.core.index.conftest import START_ERRORS
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.index import parsepool
+from vaultwatch.core.index import scan as scan_mod
+from vaultwatch.core.index.ignore import IgnoreRules
+from vaultwatch.core.index.parsepool import scan
+from vaultwatch.core.index.scan import DEFAULT_ATTACHMENT_EXTS, ScanConfig, parse_attachment_exts, walk
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.vault import Vault
 
 
 def indexed(vault: Vault) -> list[str]:
@@ -256,7 +256,7 @@ def test_a_note_swapped_for_a_fifo_after_the_walk_does_not_hang_the_scan(make_va
 def test_entries_made_by_make_entry_are_ordinary_frozen_entries() -> None:
     from dataclasses import FrozenInstanceError
 
-    from core.model import Entry, make_entry
+    from vaultwatch.core.model import Entry, make_entry
 
     fast = make_entry("a/b.md", "note", 3, 4, "B", 5, {"k": 1}, ("t",), (), 7, None, False, None, "draft")
     slow = Entry("a/b.md", "note", 3, 4, "B", 5, {"k": 1}, ("t",), (), 7, None, False, None, "draft")
@@ -412,7 +412,7 @@ def test_every_default_extension_has_a_fixed_mime_type() -> None:
 
 def test_names_the_resolver_would_refuse_are_skipped_not_listed(make_vault, open_vault) -> None:
     """Everything listed can be passed back to a read: odd names are skipped with a reason."""
-    from core.disk.paths import normalize
+    from vaultwatch.core.disk.paths import normalize
 
     root = make_vault({
         "ok.md": "# ok\n",
@@ -504,7 +504,7 @@ def _exit_with_a_child_running(kill: bool) -> float:
     code = textwrap.dedent(f"""
         import multiprocessing, sys, time
         sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
-        from core.index.parsepool import killed_at_exit
+        from vaultwatch.core.index.parsepool import killed_at_exit
         proc = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,), daemon=False)
         proc.start()
         block = killed_at_exit(proc)

@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from core.index import parsepool
-from core.index.entrycache import BUCKETS
-from core.index.scan import ScanConfig
-from core.index.sharing import frozen, interned, worth_interning
-from core.vault import Vault
 from tests.core.index.conftest import backdate
+from vaultwatch.core.index import parsepool
+from vaultwatch.core.index.entrycache import BUCKETS
+from vaultwatch.core.index.scan import ScanConfig
+from vaultwatch.core.index.sharing import frozen, interned, worth_interning
+from vaultwatch.core.vault import Vault
 
 N = 240  # notes: more than the cache's buckets, so a value is stored in many of them
 TITLES = [f"Note number {i}" for i in range(N)]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.links.graph import LinkGraph, anchor_key, graph, unresolved_by_note
-from core.markdown.parse import parse_note
-from core.vault import Vault
+from vaultwatch.core.links.graph import LinkGraph, anchor_key, graph, unresolved_by_note
+from vaultwatch.core.markdown.parse import parse_note
+from vaultwatch.core.vault import Vault
 
 
 @pytest.fixture(autouse=True)

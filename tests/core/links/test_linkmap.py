@@ -1,9 +1,9 @@
 """Obsidian-style link resolution and backlinks (core.links.resolve) and folder counts (core.query.folders)."""
 from __future__ import annotations
 
-from core.query.folders import folder_tree
-from core.links.resolve import backlinks, outgoing, resolve
-from core.model import Link
+from vaultwatch.core.links.resolve import backlinks, outgoing, resolve
+from vaultwatch.core.model import Link
+from vaultwatch.core.query.folders import folder_tree
 
 
 def test_demo_index_links_resolve(demo) -> None:

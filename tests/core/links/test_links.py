@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import NotFoundError, PathError
-from core.links.graph import LinkGraph, graph
-from core.vault import Vault
+from vaultwatch.core.errors import NotFoundError, PathError
+from vaultwatch.core.links.graph import LinkGraph, graph
+from vaultwatch.core.vault import Vault
 
 
 @pytest.fixture(autouse=True)
@@ -150,7 +150,7 @@ def test_graph_is_built_once_per_snapshot(rules_vault):
 def test_cli_links(demo_vault, capsys):
     import json
 
-    from tui.cli import main
+    from vaultwatch.tui.cli import main
 
     assert main(["links", str(demo_vault), "Projects/Atlas Migration.md", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

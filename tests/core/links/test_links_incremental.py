@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.links import resolve as linkmap
-from core.index.snapshot import Index
-from core.links.graph import LinkGraph
-from core.model import ATTACHMENT, NOTE, Link, make_entry
+from vaultwatch.core.index.snapshot import Index
+from vaultwatch.core.links import resolve as linkmap
+from vaultwatch.core.links.graph import LinkGraph
+from vaultwatch.core.model import ATTACHMENT, NOTE, Link, make_entry
 
 POOL = ["a/Foo.md", "b/foo.md", "a/Bar.md", "c/d/Bar.md", "Baz.md", "b/pic.png", "c/pic.png", "a/Other.md"]
 TARGETS = ["Foo", "foo.md", "Bar", "c/d/Bar", "Baz", "pic.png", "Missing", "a/Foo", "Other"]

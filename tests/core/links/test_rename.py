@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import NotFoundError, PathError
-from core.links.rewrite import LinkIndex, find_links, rewrite_links
-from core.vault import Vault
-from core.edit.writes import AlreadyExistsError, ConflictError, WriteRefused, Writer, etag_of
+from vaultwatch.core.edit.writes import AlreadyExistsError, ConflictError, Writer, WriteRefused, etag_of
+from vaultwatch.core.errors import NotFoundError, PathError
+from vaultwatch.core.links.rewrite import LinkIndex, find_links, rewrite_links
+from vaultwatch.core.vault import Vault
 
 
 def make_vault(root: Path, files: dict[str, str | bytes]) -> tuple[Vault, Writer]:

@@ -5,7 +5,7 @@ import asyncio
 import threading
 import time
 
-from core.live.foreground import Foreground
+from vaultwatch.core.live.foreground import Foreground
 
 
 class FakeClock:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from core.events import DocumentsChanged, IndexProblem, WatcherReady
-from core.query.listing import Query
-from core.vault import Vault
-from core.live.watch import EMPTY_GUARD, VaultWatcher
+from vaultwatch.core.events import DocumentsChanged, IndexProblem, WatcherReady
+from vaultwatch.core.live.watch import EMPTY_GUARD, VaultWatcher
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.vault import Vault
 
 DEADLINE = 5.0
 

@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.markdown.fastyaml import FALLBACK, parse_simple
+from vaultwatch.core.markdown.fastyaml import FALLBACK, parse_simple
 
 VAULTGEN_SAMPLE = """\
 title: "Budget 000123"
@@ -163,7 +163,7 @@ def test_vaultgen_shape_uses_fast_path():
     assert got is not FALLBACK
     assert same(got, libyaml(VAULTGEN_SAMPLE))
     assert got["verified"] == [{"by": "human:alice", "at": datetime.datetime(
-        2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)}]
+        2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)}]
     assert got["published"] is True and got["tags"] == ["craft", "project/alpha"]
     empty_tags = VAULTGEN_SAMPLE.replace("  - craft\n  - project/alpha\n", "").replace(
         "tags:\n", "tags: []\n")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.markdown.lines import styled_lines
-from core.markdown.parse import parse_note
-from core.model import Link
+from vaultwatch.core.markdown.lines import styled_lines
+from vaultwatch.core.markdown.parse import parse_note
+from vaultwatch.core.model import Link
 
 
 def kinds(text: str) -> list[tuple[str, int, str]]:

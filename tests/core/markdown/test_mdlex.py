@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.markdown import mdlex
-from core.model import Link
-from core.markdown.parse import parse_note
+from vaultwatch.core.markdown import mdlex
+from vaultwatch.core.markdown.parse import parse_note
+from vaultwatch.core.model import Link
 
 
 def links(body: str) -> list[tuple[str, str, str | None, str | None]]:
@@ -251,7 +251,7 @@ def test_legacy_singular_tag_key_is_an_ordinary_property() -> None:
 
 
 def test_rename_rewrites_reference_definitions_and_only_the_path_bytes() -> None:
-    from core.links.rewrite import LinkIndex, rewrite_links
+    from vaultwatch.core.links.rewrite import LinkIndex, rewrite_links
 
     text = ("See [the plan][p] and [[Old|x]].\n\n```\n[[Old]]\n```\n%% [[Old]] %%\n"
             "| [[Old\\|t]] |\n[p]: Old.md \"Plan\"\n[q]: <Old.md>\n")
@@ -265,7 +265,7 @@ def test_rename_rewrites_reference_definitions_and_only_the_path_bytes() -> None
 
 def test_dotted_names_resolve_to_notes_and_known_files(make_vault, open_vault) -> None:
     # Internal links: a name may hold dots; `.md` is tried when the name as written is no file
-    from core.links.graph import graph
+    from vaultwatch.core.links.graph import graph
 
     root = make_vault({"Release v1.2.md": "", "hub.yaml proposal for themes.md": "", "Books.base": "views: []\n",
                        "Board.canvas": "{}", "clip.webm": b"\x1aE", "n.md": "[[Release v1.2]] "

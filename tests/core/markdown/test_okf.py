@@ -7,12 +7,12 @@ import datetime as dt
 
 import pytest
 
-from core.markdown import okf
-from core.clock import FixedClock, parse_as_of
-from core.query.listing import Query, pairs
-from core.serialize import entry_json
+from vaultwatch.core.clock import FixedClock, parse_as_of
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.query.listing import Query, pairs
+from vaultwatch.core.serialize import entry_json
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 TODAY = dt.date(2026, 11, 29)
 MIDNIGHT = FixedClock.at_date(TODAY)
 NOON = FixedClock(dt.datetime(2026, 11, 29, 12, 0, tzinfo=UTC))
@@ -311,7 +311,7 @@ def test_nested_index_md_does_not_make_a_bundle(make_vault, open_vault) -> None:
 
 
 def test_bad_okf_mode_is_refused(tmp_path) -> None:
-    from core.vault import Vault
+    from vaultwatch.core.vault import Vault
 
     with pytest.raises(ValueError, match="okf mode"):
         Vault(tmp_path, okf_mode="maybe")

@@ -8,8 +8,8 @@ import tracemalloc
 
 import pytest
 
-from core.model import Link
-from core.markdown.parse import body_links, decode, json_safe, parse_note, split_frontmatter
+from vaultwatch.core.markdown.parse import body_links, decode, json_safe, parse_note, split_frontmatter
+from vaultwatch.core.model import Link
 
 
 def parse(text: str | bytes, stem: str = "stem"):
@@ -309,7 +309,7 @@ def test_broken_and_undecodable_notes_are_still_indexed(make_vault, open_vault) 
     assert entries["binary.md"].decode_error
     s = vault.stats()
     assert s["frontmatter_errors"] == 1 and s["decode_errors"] == 2
-    from core.query.listing import Query
+    from vaultwatch.core.query.listing import Query
 
     problems = [e.path for e in vault.list(Query(problems_only=True)).entries]
     assert problems == ["binary.md", "broken.md", "latin1.md"]

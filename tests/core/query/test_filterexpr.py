@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.errors import QueryError
-from core.query.filterexpr import FilterError, analyse, complete, explain, merge, parse, tokenize
-from core.query.listing import Query, run_query
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.query.filterexpr import FilterError, analyse, complete, explain, merge, parse, tokenize
+from vaultwatch.core.query.listing import Query, run_query
 
 
 @pytest.mark.parametrize("text, want", [

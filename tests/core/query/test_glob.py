@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.errors import QueryError
-from core.query.glob import MAX_PATTERN_CHARS, MAX_WILDCARDS, compile_glob, glob_match
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.query.glob import MAX_PATTERN_CHARS, MAX_WILDCARDS, compile_glob, glob_match
 
 TABLE = [
     # `*` stays within one level

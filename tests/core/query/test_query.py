@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from core.errors import PathError, QueryError
-from core.query.listing import Query, pairs
-from core.vault import Vault
+from vaultwatch.core.errors import PathError, QueryError
+from vaultwatch.core.query.listing import Query, pairs
+from vaultwatch.core.vault import Vault
 
 FILES = {
     "index.md": '---\nokf_version: "0.2"\ntitle: Home\n---\n',
@@ -323,7 +323,7 @@ def test_pattern_base_folder_with_root_and_none(vault: Vault) -> None:
 
 def test_queries_are_answered_from_one_snapshot(vault: Vault) -> None:
     snap = vault.snapshot
-    from core.query.listing import run_query
+    from vaultwatch.core.query.listing import run_query
 
     before = run_query(snap, Query(), vault.clock)
     with open(os.path.join(vault.root, "new.md"), "w") as f:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.clock import parse_as_of
-from core.query.glob import compile_glob
-from core.index.snapshot import Index
-from core.model import NOTE, make_entry
-from core.query.listing import Query, run_query
+from vaultwatch.core.clock import parse_as_of
+from vaultwatch.core.index.snapshot import Index
+from vaultwatch.core.model import NOTE, make_entry
+from vaultwatch.core.query.glob import compile_glob
+from vaultwatch.core.query.listing import Query, run_query
 
 CLOCK = parse_as_of("2026-11-29")
 _segs = st.sampled_from(["meetings", "meet", "a", "ab", "notes", "x-meetings", "Meetings", "m"])

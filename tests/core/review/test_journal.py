@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from core.edit.writes import Writer, etag_of
-from core.review import journal as jmod
-from core.review.journal import Journal, journal_for, parse_since
-from core.review.revert import RevertRefused, revert, revert_agent
+from vaultwatch.core.edit.writes import Writer, etag_of
+from vaultwatch.core.review import journal as jmod
+from vaultwatch.core.review.journal import Journal, journal_for, parse_since
+from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -195,8 +195,8 @@ def test_parse_since(clock):
 
 CRASHER = textwrap.dedent("""
     import sys
-    from core.vault import Vault
-    from core.edit.writes import Writer
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer
     vault = Vault(sys.argv[1], cache=False)
     vault.load()
     writer = Writer(vault)
@@ -231,8 +231,8 @@ def test_kill_9_while_journaling_leaves_a_readable_journal(make_vault, tmp_path)
 
 RACER = textwrap.dedent("""
     import random, sys
-    from core.vault import Vault
-    from core.edit.writes import Writer
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer
     vault = Vault(sys.argv[1], cache=False)
     vault.load()
     writer = Writer(vault)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import QueryError
-from core.events import IndexProblem, IndexProgress
-from core.query.listing import Query
-from core.search.fulltext import SearchNotReady, Term, parse_query, to_fts
-from core.vault import Vault
+from vaultwatch.core.errors import QueryError
+from vaultwatch.core.events import IndexProblem, IndexProgress
+from vaultwatch.core.query.listing import Query
+from vaultwatch.core.search.fulltext import SearchNotReady, Term, parse_query, to_fts
+from vaultwatch.core.vault import Vault
 
 
 @pytest.fixture(autouse=True)
@@ -335,7 +335,7 @@ def test_hit_json_shape(demo_search):
 def test_cli_search(demo_vault, capsys):
     import json
 
-    from tui.cli import main
+    from vaultwatch.tui.cli import main
 
     assert main(["search", str(demo_vault), "deploy runbook", "--limit", "2", "--json", "--as-of", "2026-11-29"]) == 0
     out, err = capsys.readouterr()
@@ -355,7 +355,7 @@ def test_search_text_is_read_by_the_lexer():
     """note_text reads a note as the link index does (core.mdlex): headings outside code, ATX
     and setext; the body without code and comments, so a `# comment` in a fence is no heading
     and a word only in code or a comment finds nothing."""
-    from core.search.fulltext import note_text
+    from vaultwatch.core.search.fulltext import note_text
 
     text = ("---\ntitle: T\n---\n# Alpha\n```sh\n# not heading\nsecretcode\n```\nBeta\n====\n"
             "> [!note]\n> ```\n> # quotedcode\n> ```\n%% hiddenword %% shown <!-- htmlhidden -->\n"
@@ -381,7 +381,7 @@ def test_the_same_words_again_are_answered_from_the_last_search_until_the_index_
     """Search as you type asks again for the same words after a space or a stop word (issue 19):
     the last answer is given again, under the new text, without a read of the index; a change to
     the vault, another page or another scope searches again."""
-    from core.search import reuse
+    from vaultwatch.core.search import reuse
     monkeypatch.setattr(reuse, "REUSE_SECONDS", 600.0)  # (1 s: a starved machine could take longer)
     index = demo_search._search
     borrowed = []

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from core.vault import Vault
+from vaultwatch.core.vault import Vault
 
 
 def test_a_hit_in_a_note_of_one_repeated_word_is_answered_quickly_with_a_snippet(tmp_path):

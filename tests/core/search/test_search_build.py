@@ -3,15 +3,15 @@ and commits them in big transactions with FTS5's merging deferred to one merge a
 index it leaves is the one the in-thread build leaves, note for note."""
 from __future__ import annotations
 
-import pytest
-
 import sqlite3
 import time
 from pathlib import Path
 
-from core.search import ftsbuild, ftsfirst, ftsprep
-from core.search.notetext import note_text, register_functions
-from core.vault import Vault
+import pytest
+
+from vaultwatch.core.search import ftsbuild, ftsfirst, ftsprep
+from vaultwatch.core.search.notetext import note_text, register_functions
+from vaultwatch.core.vault import Vault
 
 
 def _notes() -> dict[str, str]:
@@ -81,7 +81,7 @@ def _stopped_after_first_progress(root: Path, clock) -> None:
     done on a fast machine)."""
     import threading
 
-    from core.events import IndexProgress
+    from vaultwatch.core.events import IndexProgress
 
     v = Vault(root, clock=clock)
     first = threading.Event()
@@ -264,7 +264,7 @@ def test_a_build_process_that_fails_half_way_is_finished_by_the_writer_thread(ma
                                                                              tmp_path):
     """The process writes whole transactions; when it fails after some, the writer thread
     indexes the rest and says so."""
-    from core.events import IndexProblem
+    from vaultwatch.core.events import IndexProblem
 
     root = make_vault(_notes())
     monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)

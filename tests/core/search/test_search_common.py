@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from core.vault import Vault
+from vaultwatch.core.vault import Vault
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from core.search import ranking
-from core.vault import Vault
+from vaultwatch.core.search import ranking
+from vaultwatch.core.vault import Vault
 
 
 @pytest.fixture
@@ -157,7 +157,7 @@ def test_the_judged_set_keeps_its_quality(tmp_path: Path, clock):
 # --- the paths a big vault takes (the thresholds shrunk so a small vault takes them too) -----------
 
 def test_title_matches_below_the_bm25_window_still_rank_first(searched, monkeypatch):
-    from core.search import ftsquery as search
+    from vaultwatch.core.search import ftsquery as search
 
     monkeypatch.setattr(search, "CANDIDATES", 5)
     # 40 notes say "orbit" often in long-ish bodies; the one titled Orbit says it once
@@ -170,7 +170,7 @@ def test_title_matches_below_the_bm25_window_still_rank_first(searched, monkeypa
 
 
 def test_common_words_in_a_big_vault_rank_by_the_fields_and_every_word_still_matches(searched, monkeypatch):
-    from core.search import ftsquery as search
+    from vaultwatch.core.search import ftsquery as search
 
     monkeypatch.setattr(search, "COMMON_FAST_ABOVE", 10)
     monkeypatch.setattr(search, "CANDIDATES", 5)
@@ -189,7 +189,7 @@ def test_common_words_in_a_big_vault_rank_by_the_fields_and_every_word_still_mat
 
 
 def test_a_phrase_of_common_words_in_a_big_vault(searched, monkeypatch):
-    from core.search import ftsquery as search
+    from vaultwatch.core.search import ftsquery as search
 
     monkeypatch.setattr(search, "COMMON_FAST_ABOVE", 10)
     monkeypatch.setattr(search, "CANDIDATES", 5)
@@ -231,7 +231,7 @@ def test_a_field_holds_a_term_exactly_as_its_token_set_does(field, tokens, prefi
     """The ranking's field test on the stored string (issue 19: substring tests instead of a set per
     field and candidate) answers as the set of the field's tokens did: every token in the set, a
     prefix term's last one starting one of them; a term without tokens is in no field."""
-    from core.search.terms import field_holds, field_needles
+    from vaultwatch.core.search.terms import field_holds, field_needles
 
     part = set(field)
     if not tokens:
@@ -260,7 +260,7 @@ def _lead_whole(text: str, chars: int) -> str:
 def test_a_leads_first_characters_decide_it_as_the_whole_body_does(body, chars, scan):
     """A hit found by meaning shows the first words of its body: worked out from the body's first
     LEAD_SCAN characters (issue 19), it is the lead of the whole body, wherever the cut falls."""
-    from core.search import ftsquery
+    from vaultwatch.core.search import ftsquery
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ftsquery, "LEAD_SCAN", scan)

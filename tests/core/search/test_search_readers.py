@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from core.search import readers
-from core.vault import Vault
+from vaultwatch.core.search import readers
+from vaultwatch.core.vault import Vault
 
 THREADS = 6
 

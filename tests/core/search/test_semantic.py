@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import QueryError, VaultError
-from core.search import reuse, semantic
-from core.vault import Vault
+from vaultwatch.core.errors import QueryError, VaultError
+from vaultwatch.core.search import reuse, semantic
+from vaultwatch.core.vault import Vault
 
 needs_extra = pytest.mark.skipif(not semantic.available(),
                                  reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')")
@@ -31,7 +31,7 @@ def corpus(tmp_path_factory) -> Path:
 def vec_vault(corpus, tmp_path_factory):
     import os
 
-    from core.clock import FixedClock
+    from vaultwatch.core.clock import FixedClock
 
     if not semantic.available():
         pytest.skip("the semantic extra is not installed (pip install 'vaultwatch[semantic]')")
@@ -390,7 +390,7 @@ def test_embedding_one_query_starts_no_thread_pool():
 
     code = (
         "import os\n"
-        "from core.search import semantic\n"
+        "from vaultwatch.core.search import semantic\n"
         "e = semantic.Embedder()\n"
         "before = len(os.listdir('/proc/self/task'))\n"
         "one = e.embed(['rotate the deploy keys'])\n"
@@ -417,8 +417,8 @@ def test_queries_do_not_grow_the_tokenizers_memory():
     import sys
 
     code = (
-        "from core.memory import release_free_memory\n"
-        "from core.search import semantic\n"
+        "from vaultwatch.core.memory import release_free_memory\n"
+        "from vaultwatch.core.search import semantic\n"
         "def anon():\n"
         "    with open('/proc/self/smaps_rollup') as f:\n"
         "        return next(int(l.split()[1]) for l in f if l.startswith('Anonymous:'))\n"
@@ -464,7 +464,7 @@ def test_a_big_build_embeds_in_a_process_of_its_own_with_the_same_vectors(corpus
     """A build of PROCESS_MIN_NOTES notes or more never loads the embedder into this process
     (its tokenizer and thread pool left ~25 MB behind at 100k notes); the vectors are the ones
     this process would have computed."""
-    from core.search import embedprocess
+    from vaultwatch.core.search import embedprocess
 
     here = fresh_vectors(corpus, clock, tmp_path / "here")
     assert here[2] and here[3] > 200  # a small build: this process's embedder
@@ -483,7 +483,7 @@ def test_a_big_build_embeds_in_a_process_of_its_own_with_the_same_vectors(corpus
 @needs_extra
 @pytest.mark.parametrize("error", [OSError("no processes in this sandbox"), ValueError("bad value(s) in fds_to_keep")])
 def test_a_big_build_whose_process_cannot_start_embeds_here(corpus, clock, monkeypatch, tmp_path, error):
-    from core.search import embedprocess
+    from vaultwatch.core.search import embedprocess
 
     here = fresh_vectors(corpus, clock, tmp_path / "here")
     monkeypatch.setattr(embedprocess, "PROCESS_MIN_NOTES", 1)
