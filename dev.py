@@ -10,6 +10,7 @@
 Each command creates or updates ./.venv first. The step is idempotent: the
 virtualenv is reinstalled only when pyproject.toml changed since the last install.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -58,10 +59,16 @@ def main(argv: list[str]) -> int:
         # snapshots must not see the user's colour or theme settings
         env.pop("NO_COLOR", None)
         env.pop("TEXTUAL_THEME", None)
-        workers = [] if any(a.startswith("-n") for a in rest) else ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2"),
-                                                                    "--dist", "loadgroup"]
-        return subprocess.call([str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--snapshot-warn-unused",
-                                *workers, *rest], cwd=ROOT, env=env)
+        workers = (
+            []
+            if any(a.startswith("-n") for a in rest)
+            else ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2"), "--dist", "loadgroup"]
+        )
+        return subprocess.call(
+            [str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--snapshot-warn-unused", *workers, *rest],
+            cwd=ROOT,
+            env=env,
+        )
     if cmd == "lint":
         ruff = subprocess.call([str(BIN / "ruff"), "check", "core", "mcp_server"], cwd=ROOT, env=env)
         mypy = subprocess.call([str(BIN / "mypy")], cwd=ROOT, env=env)  # files: [tool.mypy] in pyproject.toml

@@ -8,6 +8,7 @@ copies of an answer as they travel (the text escaped inside the JSON-RPC message
 
     python bench/bench_answer_sizes.py [--notes 2000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,11 +41,22 @@ def per_row(name: str, result, n: int) -> dict:
     text = len(result.content[0].text.encode())
     as_json = size(result.structured_content)
     wire = len(json.dumps(result.content[0].text, ensure_ascii=False).encode()) + as_json
-    wire_before = len(json.dumps(json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False),
-                                 ensure_ascii=False).encode()) + as_json
-    return {f"{name}_json_bytes": round(as_json / n, 1), f"{name}_json_tokens": round(as_json / n / 4, 1),
-            f"{name}_text_bytes": round(text / n, 1), f"{name}_text_tokens": round(text / n / 4, 1),
-            f"{name}_wire_bytes_before": round(wire_before / n, 1), f"{name}_wire_bytes": round(wire / n, 1)}
+    wire_before = (
+        len(
+            json.dumps(
+                json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False), ensure_ascii=False
+            ).encode()
+        )
+        + as_json
+    )
+    return {
+        f"{name}_json_bytes": round(as_json / n, 1),
+        f"{name}_json_tokens": round(as_json / n / 4, 1),
+        f"{name}_text_bytes": round(text / n, 1),
+        f"{name}_text_tokens": round(text / n / 4, 1),
+        f"{name}_wire_bytes_before": round(wire_before / n, 1),
+        f"{name}_wire_bytes": round(wire / n, 1),
+    }
 
 
 async def measure(root: Path) -> dict:
@@ -57,8 +69,11 @@ async def measure(root: Path) -> dict:
     async with Client(server, mode="legacy") as c:
         tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in (await c.list_tools()).tools]
         native = [t for t in tools if t["name"] in NATIVE]
-        out: dict = {"tools_list_bytes_12_native": size(native), "tools_list_bytes_all": size(tools),
-                     "tools": len(tools)}
+        out: dict = {
+            "tools_list_bytes_12_native": size(native),
+            "tools_list_bytes_all": size(tools),
+            "tools": len(tools),
+        }
         out["tools_list_tokens_12_native"] = out["tools_list_bytes_12_native"] // 4
         page = await c.call_tool("list_documents", {"limit": 200})
         rows = page.structured_content["result"]
@@ -73,8 +88,20 @@ async def measure(root: Path) -> dict:
     return out
 
 
-NATIVE = {"list_documents", "search", "read", "triage", "list_folders", "list_tags", "get_links", "write", "edit",
-          "update_frontmatter", "rename", "delete"}
+NATIVE = {
+    "list_documents",
+    "search",
+    "read",
+    "triage",
+    "list_folders",
+    "list_tags",
+    "get_links",
+    "write",
+    "edit",
+    "update_frontmatter",
+    "rename",
+    "delete",
+}
 
 
 def main() -> None:

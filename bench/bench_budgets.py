@@ -12,6 +12,7 @@ taken side by side at the same load.
 
     python -m bench.bench_budgets --seconds 20 --rounds 2 --quick both
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,14 +77,24 @@ def one_round(quick: bool, idle_s: float, abuse_s: float) -> dict:
                 proc.communicate()
     busy, idle = res["busy"], res["idle"]
     return {
-        "quick": quick, "load_start": round(load0, 2), "load_end": round(os.getloadavg()[0], 2),
-        "wall_s": round(wall1 - wall0, 1), "server_cpu_s": round(cpu1 - cpu0, 1), "client_cpu_s": round(own1 - own0, 1),
+        "quick": quick,
+        "load_start": round(load0, 2),
+        "load_end": round(os.getloadavg()[0], 2),
+        "wall_s": round(wall1 - wall0, 1),
+        "server_cpu_s": round(cpu1 - cpu0, 1),
+        "client_cpu_s": round(own1 - own0, 1),
         "server_peak_rss_mb": peak,
-        "abusive_calls": res["calls"], "small_calls": len(busy),
-        "idle_p50_ms": round(statistics.median(idle) * 1000, 1), "idle_max_ms": round(max(idle) * 1000, 1),
-        "p50_ms": round(statistics.median(busy) * 1000, 1), "p95_ms": _ms(busy, 0.95), "p99_ms": _ms(busy, 0.99),
-        "max_ms": round(max(busy) * 1000, 1), "over_100_ms": sum(b > 0.1 for b in busy),
-        "over_target": sum(b * 1000 > TARGET_MS for b in busy), "target_ms": TARGET_MS,
+        "abusive_calls": res["calls"],
+        "small_calls": len(busy),
+        "idle_p50_ms": round(statistics.median(idle) * 1000, 1),
+        "idle_max_ms": round(max(idle) * 1000, 1),
+        "p50_ms": round(statistics.median(busy) * 1000, 1),
+        "p95_ms": _ms(busy, 0.95),
+        "p99_ms": _ms(busy, 0.99),
+        "max_ms": round(max(busy) * 1000, 1),
+        "over_100_ms": sum(b > 0.1 for b in busy),
+        "over_target": sum(b * 1000 > TARGET_MS for b in busy),
+        "target_ms": TARGET_MS,
     }
 
 

@@ -14,6 +14,7 @@
   the agent's answer received, p95 (target <= 100 ms), after one warm-up round; then the same
   write without the gate.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -32,8 +33,10 @@ sys.path.insert(0, str(ROOT / "tests" / "tui"))
 
 from bench.common import emit  # noqa: E402
 
-WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda migration vault note agent review "
-         "change journal person approve link heading section").split()
+WORDS = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda migration vault note agent review "
+    "change journal person approve link heading section"
+).split()
 
 
 def note_text(rng: random.Random, size: int) -> str:
@@ -86,15 +89,21 @@ def journal_write(n: int = 400) -> dict:
             lines = base.splitlines()
             lines[10 + i % 50] = f"edit {i} " + lines[10 + i % 50]
             text = "\n".join(lines) + "\n"
-            for label in (("off", "on") if i % 2 else ("on", "off")):
+            for label in ("off", "on") if i % 2 else ("on", "off"):
                 t = time.perf_counter()
                 writers[label].write("n.md", text, overwrite=True, actor="agent:bench")
                 samples[label].append((time.perf_counter() - t) * 1000)
     off, on = statistics.median(samples["off"]), statistics.median(samples["on"])
-    return {"note_bytes": len(base.encode()), "writes_each": n, "off_p50_ms": round(off, 3),
-            "on_p50_ms": round(on, 3), "added_p50_ms": round(on - off, 3),
-            "journal_record_p50_ms": round(statistics.median(inside), 3), "journal_record_p95_ms": pct(inside, 0.95),
-            "target_ms": 1.0}
+    return {
+        "note_bytes": len(base.encode()),
+        "writes_each": n,
+        "off_p50_ms": round(off, 3),
+        "on_p50_ms": round(on, 3),
+        "added_p50_ms": round(on - off, 3),
+        "journal_record_p50_ms": round(statistics.median(inside), 3),
+        "journal_record_p95_ms": pct(inside, 0.95),
+        "target_ms": 1.0,
+    }
 
 
 def diff_1mb(repeat: int = 5, screen: int = 50) -> dict:
@@ -155,18 +164,33 @@ def journal_size(changes: int = 10_000, notes: int = 100) -> dict:
             lines[j] = " ".join(rng.choice(WORDS) for _ in range(8))
             texts[k] = "\n".join(lines) + "\n"
             scope.files = [FileWrite(f"Notes/n{k}.md", before, texts[k].encode(), "target")]
-            journal._insert(dict(kind="change", actor="agent:bench", agent="bench/1", session="s", tool="edit",
-                                 operation="edit", path=f"Notes/n{k}.md", summary="+1 -1 lines",
-                                 arguments={"path": f"Notes/n{k}.md", "old_text": "x" * 60, "new_text": "y" * 60}),
-                            scope.files, [f"Notes/n{k}.md"])
+            journal._insert(
+                dict(
+                    kind="change",
+                    actor="agent:bench",
+                    agent="bench/1",
+                    session="s",
+                    tool="edit",
+                    operation="edit",
+                    path=f"Notes/n{k}.md",
+                    summary="+1 -1 lines",
+                    arguments={"path": f"Notes/n{k}.md", "old_text": "x" * 60, "new_text": "y" * 60},
+                ),
+                scope.files,
+                [f"Notes/n{k}.md"],
+            )
         seconds = time.perf_counter() - t
         journal.checkpoint()
         stats = journal.stats()
         journal.close()
-        return {"changes": changes, "note_bytes": 10_000, "file_mb": round(os.path.getsize(path) / 2**20, 1),
-                "content_mb": round(stats["content_bytes"] / 2**20, 1),
-                "bytes_per_change": round(os.path.getsize(path) / changes), "insert_ms_mean":
-                round(seconds * 1000 / changes, 3)}
+        return {
+            "changes": changes,
+            "note_bytes": 10_000,
+            "file_mb": round(os.path.getsize(path) / 2**20, 1),
+            "content_mb": round(stats["content_bytes"] / 2**20, 1),
+            "bytes_per_change": round(os.path.getsize(path) / changes),
+            "insert_ms_mean": round(seconds * 1000 / changes, 3),
+        }
 
 
 AGENT = """
@@ -222,8 +246,15 @@ async def _approve_latency(rounds: int) -> dict:
             await settle(app)
             await wait_for(lambda: os.path.exists(sock) and sock in app.status.parts["mcp"].plain, 20)
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", AGENT, sock, str(ROOT / "tests" / "tui"), stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                sys.executable,
+                "-c",
+                AGENT,
+                sock,
+                str(ROOT / "tests" / "tui"),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
             assert proc.stdin is not None and proc.stdout is not None
             try:
                 assert (await asyncio.wait_for(proc.stdout.readline(), 60)).strip() == b"ready"
@@ -260,10 +291,15 @@ async def _approve_latency(rounds: int) -> dict:
                 except TimeoutError:
                     proc.kill()
     print("approve samples ms:", [round(x) for x in samples], file=sys.stderr)
-    return {"rounds": rounds, "p50_ms": round(statistics.median(samples), 1), "p95_ms": pct(samples, 0.95),
-            "max_ms": round(max(samples), 1), "target_p95_ms": 100,
-            "plain_write_round_trip_p50_ms": round(statistics.median(plain), 1),
-            "plain_write_round_trip_p95_ms": pct(plain, 0.95)}
+    return {
+        "rounds": rounds,
+        "p50_ms": round(statistics.median(samples), 1),
+        "p95_ms": pct(samples, 0.95),
+        "max_ms": round(max(samples), 1),
+        "target_p95_ms": 100,
+        "plain_write_round_trip_p50_ms": round(statistics.median(plain), 1),
+        "plain_write_round_trip_p95_ms": pct(plain, 0.95),
+    }
 
 
 def main() -> None:

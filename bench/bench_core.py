@@ -6,6 +6,7 @@ Each size runs in a fresh child process (so peak RSS and the cold index are its 
 checks its answers against the generator's manifest (bench/vaultgen.py; --realistic: its long,
 rich notes). Prints JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,13 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.par
 
 from bench.common import AS_OF, emit, timed, vault  # noqa: E402
 
-TARGETS = {"cold_100k_s": 6.0, "cold_10k_s": 0.8, "warm_100k_s": 1.0, "filtered_query_100k_ms": 30,
-           "peak_rss_100k_mb": 300}
+TARGETS = {
+    "cold_100k_s": 6.0,
+    "cold_10k_s": 0.8,
+    "warm_100k_s": 1.0,
+    "filtered_query_100k_ms": 30,
+    "peak_rss_100k_mb": 300,
+}
 
 
 def warm_start(path: str) -> tuple[float, int]:
@@ -112,11 +118,14 @@ def main() -> None:
     results = {}
     for size in [int(s) for s in a.sizes.split(",")]:
         path, _ = vault(size, realistic=a.realistic)
-        out = subprocess.run([sys.executable, __file__, "--child", str(path), str(path) + ".manifest.json"],
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", str(path), str(path) + ".manifest.json"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         results[str(size)] = json.loads(out)
-    emit({"benchmark": "core_index", "as_of": AS_OF, "realistic": a.realistic, "targets": TARGETS,
-          "results": results})
+    emit({"benchmark": "core_index", "as_of": AS_OF, "realistic": a.realistic, "targets": TARGETS, "results": results})
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
 
     python -m bench.bench_lifecycle [--notes N] [--runs R] [--skip-peer] [--skip-switch] [--only PART ...]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,12 @@ VW = [sys.executable, "-m", "vaultwatch.tui.entry"]  # the console script's entr
 PEER = "obsidian-mcp==2.1.6"
 # its June-2025 code runs only with the libraries of its day (newer fastmcp/pydantic fail to import it)
 PEER_PINS = [PEER, "fastmcp==2.8.1", "mcp==1.9.4", "pydantic==2.11.7"]
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+}
 PARTS = ("bridge", "http", "switch", "spawned")
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
@@ -79,9 +84,14 @@ class Lines:
 
 def env_for(tmp: Path, cache: Path) -> dict[str, str]:
     run = Path(tempfile.mkdtemp(prefix="vwb", dir="/tmp"))
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp / "home"),
-            "XDG_RUNTIME_DIR": str(run), "XDG_STATE_HOME": str(tmp / "state"), "XDG_CACHE_HOME": str(cache),
-            "PYTHONPATH": str(ROOT)}
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp / "home"),
+        "XDG_RUNTIME_DIR": str(run),
+        "XDG_STATE_HOME": str(tmp / "state"),
+        "XDG_CACHE_HOME": str(cache),
+        "PYTHONPATH": str(ROOT),
+    }
 
 
 def holder_pid(root: str) -> int | None:
@@ -123,8 +133,14 @@ def stop_pid(pid: int | None) -> None:
 
 
 def serve(root: Path, env: dict, *args: str) -> subprocess.Popen:
-    proc = subprocess.Popen([*VW, "serve", str(root), *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [*VW, "serve", str(root), *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     first = proc.stdout.readline()
     if not first.startswith("vaultwatch: serving"):
         raise RuntimeError(f"serve did not start: {first!r}")
@@ -135,8 +151,14 @@ def bridge_to_tools(root: Path, env: dict, cpu: list[float] | None = None) -> fl
     """Seconds from spawning a bridge to its first tools/list answer (and, into `cpu`, the CPU seconds
     the bridge and the vault's server had used by then: the server may be one the bridge started)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([*VW, "bridge", "--vault", str(root), "--idle-exit", "20"], cwd=ROOT, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*VW, "bridge", "--vault", str(root), "--idle-exit", "20"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdin.write(line(INIT) + line(INITIALIZED) + line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
     proc.stdin.flush()
     reply = Lines(proc).until_id(2)
@@ -164,11 +186,21 @@ def bench_bridge(root: Path, tmp: Path, cache: Path, runs: int) -> dict:
         starts.append(bridge_to_tools(root, env, cpu))
         stop_pid(holder_pid(str(root)))
     wait_free(str(root))
-    return {"server_running_s": {"p50": round(statistics.median(running), 3), "max": round(max(running), 3),
-                                 "runs": [round(x, 3) for x in running], "target": 0.3},
-            "bridge_starts_one_s": {"p50": round(statistics.median(starts), 3), "max": round(max(starts), 3),
-                                    "runs": [round(x, 3) for x in starts], "target": 1.5,
-                                    "cpu_s_runs": [round(x, 3) for x in cpu]}}
+    return {
+        "server_running_s": {
+            "p50": round(statistics.median(running), 3),
+            "max": round(max(running), 3),
+            "runs": [round(x, 3) for x in running],
+            "target": 0.3,
+        },
+        "bridge_starts_one_s": {
+            "p50": round(statistics.median(starts), 3),
+            "max": round(max(starts), 3),
+            "runs": [round(x, 3) for x in starts],
+            "target": 1.5,
+            "cpu_s_runs": [round(x, 3) for x in cpu],
+        },
+    }
 
 
 def bench_http_ping(root: Path, tmp: Path, cache: Path, n: int = 200) -> dict:
@@ -186,8 +218,11 @@ def bench_http_ping(root: Path, tmp: Path, cache: Path, n: int = 200) -> dict:
 
         token = http_token(str(root))
         url = f"http://127.0.0.1:{port}/mcp"
-        headers = {"authorization": f"Bearer {token}", "accept": "application/json, text/event-stream",
-                   "content-type": "application/json"}
+        headers = {
+            "authorization": f"Bearer {token}",
+            "accept": "application/json, text/event-stream",
+            "content-type": "application/json",
+        }
         with httpx2.Client(timeout=30) as http:
             r = http.post(url, json=INIT, headers=headers)
             sid = r.headers.get("mcp-session-id")
@@ -198,8 +233,9 @@ def bench_http_ping(root: Path, tmp: Path, cache: Path, n: int = 200) -> dict:
                 t = time.perf_counter()
                 http.post(url, json={"jsonrpc": "2.0", "id": 10 + i, "method": "ping"}, headers=h)
                 samples.append((time.perf_counter() - t) * 1000)
-        return {"ping_ms": {"p50": round(statistics.median(samples), 2), "p95": p(samples, 0.95), "n": n,
-                            "target_p50": 3.0}}
+        return {
+            "ping_ms": {"p50": round(statistics.median(samples), 2), "p95": p(samples, 0.95), "n": n, "target_p50": 3.0}
+        }
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(20)
@@ -233,8 +269,9 @@ def first_page(cmd: list[str], env: dict, call: dict) -> dict:
     """Process start -> initialize answered -> first listing page answered (seconds, and the CPU
     seconds the process had used by then)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         reader = Lines(proc)
         proc.stdin.write(line(INIT))
@@ -247,8 +284,12 @@ def first_page(cmd: list[str], env: dict, call: dict) -> dict:
         t_page = time.perf_counter() - t0
         cpu = tree_cpu(proc.pid)
         ok = "result" in reply and not reply["result"].get("isError")
-        return {"initialize_s": round(t_init, 3), "first_page_s": round(t_page, 3), "first_page_cpu_s": round(cpu, 3),
-                "ok": ok}
+        return {
+            "initialize_s": round(t_init, 3),
+            "first_page_s": round(t_page, 3),
+            "first_page_cpu_s": round(cpu, 3),
+            "ok": ok,
+        }
     finally:
         # the session ends as a client ends it: stdin closed, a kill only after a grace period (a server killed
         # at once may not have written its entry cache yet, and the next "warm" run would start cold)
@@ -292,13 +333,22 @@ def bench_spawned(root: Path, tmp: Path, runs: int, with_peer: bool) -> dict:
                 try:
                     out[PEER][kind].append(first_page([str(peer)], penv, peer_call))
                 except (RuntimeError, TimeoutError) as exc:
-                    out[PEER][kind].append({"initialize_s": float("nan"), "first_page_s": float("nan"),
-                                            "first_page_cpu_s": float("nan"), "ok": False, "error": str(exc)[-300:]})
+                    out[PEER][kind].append(
+                        {
+                            "initialize_s": float("nan"),
+                            "first_page_s": float("nan"),
+                            "first_page_cpu_s": float("nan"),
+                            "ok": False,
+                            "error": str(exc)[-300:],
+                        }
+                    )
     for name in list(out):
         for kind in ("warm", "cold"):
             rows = out[name][kind]
-            out[name][f"{kind}_median"] = {k: round(statistics.median(r[k] for r in rows), 3)
-                                          for k in ("initialize_s", "first_page_s", "first_page_cpu_s")}
+            out[name][f"{kind}_median"] = {
+                k: round(statistics.median(r[k] for r in rows), 3)
+                for k in ("initialize_s", "first_page_s", "first_page_cpu_s")
+            }
     out["targets"] = {"initialize_s": 0.5, "first_page_warm_s": 1.0, "first_page_cold_s": 2.5}
     return out
 
@@ -307,8 +357,15 @@ class Tui:
     def __init__(self, args: list[str], env: dict) -> None:
         self.master, slave = pty.openpty()
         os.set_blocking(self.master, False)
-        self.proc = subprocess.Popen([*VW, *args], cwd=ROOT, stdin=slave, stdout=slave, stderr=slave,
-                                     env={**env, "TERM": "xterm-256color"}, close_fds=True)
+        self.proc = subprocess.Popen(
+            [*VW, *args],
+            cwd=ROOT,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**env, "TERM": "xterm-256color"},
+            close_fds=True,
+        )
         os.close(slave)
 
     def drain(self) -> None:
@@ -337,9 +394,19 @@ def bench_switch(root: Path, tmp: Path, cache: Path) -> dict:
     rows: list[dict] = []
 
     async def run() -> None:
-        proc = await asyncio.create_subprocess_exec(*VW, "bridge", "--vault", str(root), "--idle-exit", "20",
-                                                    cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        proc = await asyncio.create_subprocess_exec(
+            *VW,
+            "bridge",
+            "--vault",
+            str(root),
+            "--idle-exit",
+            "20",
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         proc.stdin.write(line(INIT))
         await proc.stdin.drain()
         await proc.stdout.readline()
@@ -352,16 +419,26 @@ def bench_switch(root: Path, tmp: Path, cache: Path) -> dict:
             while not stop.is_set():
                 n += 1
                 write = n % 5 == 0
-                call = ({"name": "write", "arguments": {"path": f"Bench-switch/w{n}.md", "content": f"w{n}\n"}}
-                        if write else {"name": "list_documents", "arguments": {"limit": 1}})
+                call = (
+                    {"name": "write", "arguments": {"path": f"Bench-switch/w{n}.md", "content": f"w{n}\n"}}
+                    if write
+                    else {"name": "list_documents", "arguments": {"limit": 1}}
+                )
                 t = time.monotonic()
                 proc.stdin.write(line({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}))
                 await proc.stdin.drain()
                 reply = json.loads(await proc.stdout.readline())
-                rows.append({"t": t, "s": time.monotonic() - t, "write": write, "phase": phase["name"],
-                             "ok": "result" in reply and not reply["result"].get("isError"),
-                             "maybe": "error" in reply and "may or may not" in reply["error"].get("message", ""),
-                             "path": call["arguments"].get("path")})
+                rows.append(
+                    {
+                        "t": t,
+                        "s": time.monotonic() - t,
+                        "write": write,
+                        "phase": phase["name"],
+                        "ok": "result" in reply and not reply["result"].get("isError"),
+                        "maybe": "error" in reply and "may or may not" in reply["error"].get("message", ""),
+                        "path": call["arguments"].get("path"),
+                    }
+                )
                 await asyncio.sleep(0.1)
 
         task = asyncio.create_task(agent())
@@ -394,11 +471,18 @@ def bench_switch(root: Path, tmp: Path, cache: Path) -> dict:
     acked = [r for r in writes if r["ok"]]
     lost = [r for r in acked if not (root / r["path"]).is_file()]
     shutil.rmtree(work, ignore_errors=True)
-    return {"calls": len(rows), "pause_p95_s": p(gaps, 0.95), "pause_max_s": round(max(gaps), 3),
-            "latency_p95_s": p(lat, 0.95), "failed_reads": sum(1 for r in reads if not r["ok"]),
-            "writes": len(writes), "writes_acknowledged": len(acked),
-            "writes_said_maybe_applied": sum(1 for r in writes if r["maybe"]), "acknowledged_but_missing": len(lost),
-            "target": {"pause_p95_s": 1.0, "failed_reads": 0, "lost_or_doubled": 0}}
+    return {
+        "calls": len(rows),
+        "pause_p95_s": p(gaps, 0.95),
+        "pause_max_s": round(max(gaps), 3),
+        "latency_p95_s": p(lat, 0.95),
+        "failed_reads": sum(1 for r in reads if not r["ok"]),
+        "writes": len(writes),
+        "writes_acknowledged": len(acked),
+        "writes_said_maybe_applied": sum(1 for r in writes if r["maybe"]),
+        "acknowledged_but_missing": len(lost),
+        "target": {"pause_p95_s": 1.0, "failed_reads": 0, "lost_or_doubled": 0},
+    }
 
 
 def main() -> None:
@@ -407,8 +491,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-switch", action="store_true")
-    ap.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS), metavar="PART",
-                    help=f"run only these parts ({', '.join(PARTS)})")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        choices=PARTS,
+        default=list(PARTS),
+        metavar="PART",
+        help=f"run only these parts ({', '.join(PARTS)})",
+    )
     args = ap.parse_args()
     parts = set(args.only) - ({"switch"} if args.skip_switch else set())
     root, _ = vault(args.notes)

@@ -7,6 +7,7 @@ benchmarks share) and uses a private cache folder. Every phase runs in a fresh c
 process, so start-up and RSS figures are its own. Prints JSON. Figures on a shared machine
 are noisy: compare runs, not single numbers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,13 @@ sys.path.insert(0, str(ROOT))
 from bench.common import AS_OF, OUT, emit  # noqa: E402
 from bench.vaultgen import generate  # noqa: E402
 
-TARGETS = {"warm_start_100k_s": 1.0, "edit_visible_p95_ms": 300, "search_p50_ms": 20, "fts_build_100k_s": 20,
-           "burst_5000_s": 5}
+TARGETS = {
+    "warm_start_100k_s": 1.0,
+    "edit_visible_p95_ms": 300,
+    "search_p50_ms": 20,
+    "fts_build_100k_s": 20,
+    "burst_5000_s": 5,
+}
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -44,6 +50,7 @@ def rss_mb() -> float:
 
 # --- child phases -------------------------------------------------------------------------------
 
+
 def child_cold(path: str) -> dict:
     from vaultwatch.core.clock import parse_as_of
     from vaultwatch.core.vault import Vault
@@ -54,8 +61,12 @@ def child_cold(path: str) -> dict:
     loaded = time.perf_counter() - t
     t = time.perf_counter()
     v.stop()  # writes the entry cache
-    return {"cold_load_s": round(loaded, 3), "cache_write_s": round(time.perf_counter() - t, 3),
-            "notes": v.snapshot.note_count, "peak_rss_mb": rss_mb()}
+    return {
+        "cold_load_s": round(loaded, 3),
+        "cache_write_s": round(time.perf_counter() - t, 3),
+        "notes": v.snapshot.note_count,
+        "peak_rss_mb": rss_mb(),
+    }
 
 
 def child_warm(path: str) -> dict:
@@ -72,10 +83,16 @@ def child_warm(path: str) -> dict:
     took = time.perf_counter() - t
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     st = v.entry_cache.last_stats
-    out = {"warm_start_s": round(took, 3), "listed": res.total, "reused": st.reused, "parsed": st.parsed,
-           "cpu_s": round(time.process_time() - cpu0, 3),  # this process (the critical path on 2 idle cores)
-           "walker_cpu_s": round(kids.ru_utime + kids.ru_stime - kids0.ru_utime - kids0.ru_stime, 3),
-           "since_interpreter_start_s": round(time.perf_counter() - START, 3), "peak_rss_mb": rss_mb()}
+    out = {
+        "warm_start_s": round(took, 3),
+        "listed": res.total,
+        "reused": st.reused,
+        "parsed": st.parsed,
+        "cpu_s": round(time.process_time() - cpu0, 3),  # this process (the critical path on 2 idle cores)
+        "walker_cpu_s": round(kids.ru_utime + kids.ru_stime - kids0.ru_utime - kids0.ru_stime, 3),
+        "since_interpreter_start_s": round(time.perf_counter() - START, 3),
+        "peak_rss_mb": rss_mb(),
+    }
     v.stop()
     return out
 
@@ -107,9 +124,12 @@ def child_live(path: str, edits: int, burst: int) -> dict:
             raise SystemExit("full-text build did not finish in 10 minutes")
     out["fts_build_s"] = round(time.perf_counter() - t, 2)
     out["fts_notes_indexed"] = v._search.total
-    out["listing_during_fts_build_ms"] = {"samples": len(during), "p50": pct(during, 0.5) if during else None,
-                                          "p95": pct(during, 0.95) if during else None,
-                                          "max": round(max(during), 2) if during else None}
+    out["listing_during_fts_build_ms"] = {
+        "samples": len(during),
+        "p50": pct(during, 0.5) if during else None,
+        "p95": pct(during, 0.95) if during else None,
+        "max": round(max(during), 2) if during else None,
+    }
     out["rss_after_fts_build_mb"] = rss_mb()
 
     # search latency
@@ -134,8 +154,11 @@ def child_live(path: str, edits: int, burst: int) -> dict:
                 v.search(q, limit=20, **scopes.get(kind, {}))
                 lat.setdefault(kind, []).append((time.perf_counter() - q0) * 1000)
     every = [x for xs in lat.values() for x in xs]
-    out["search_ms"] = {"p50_all": pct(every, 0.5), "p95_all": pct(every, 0.95),
-                        **{k: {"p50": pct(xs, 0.5), "p95": pct(xs, 0.95)} for k, xs in lat.items()}}
+    out["search_ms"] = {
+        "p50_all": pct(every, 0.5),
+        "p95_all": pct(every, 0.95),
+        **{k: {"p50": pct(xs, 0.5), "p95": pct(xs, 0.95)} for k, xs in lat.items()},
+    }
     out["search_hits_example"] = [h.path for h in v.search("latency socket", limit=3).hits]
 
     # outside edit -> visible in the listing and in search
@@ -160,10 +183,16 @@ def child_live(path: str, edits: int, burst: int) -> dict:
                 raise SystemExit(f"edit of {e.path} not searchable after 10 s")
             time.sleep(0.002)
         vis_search.append((time.perf_counter() - t0) * 1000)
-    out["edit_visible_in_listing_ms"] = {"p50": pct(vis_list, 0.5), "p95": pct(vis_list, 0.95),
-                                         "max": round(max(vis_list), 1)}
-    out["edit_visible_in_search_ms"] = {"p50": pct(vis_search, 0.5), "p95": pct(vis_search, 0.95),
-                                        "max": round(max(vis_search), 1)}
+    out["edit_visible_in_listing_ms"] = {
+        "p50": pct(vis_list, 0.5),
+        "p95": pct(vis_list, 0.95),
+        "max": round(max(vis_list), 1),
+    }
+    out["edit_visible_in_search_ms"] = {
+        "p50": pct(vis_search, 0.5),
+        "p95": pct(vis_search, 0.95),
+        "max": round(max(vis_search), 1),
+    }
 
     # a git-checkout-style burst: `burst` notes rewritten as fast as possible
     chosen = rnd.sample([e for e in notes if e.path not in {t.path for t in targets}], burst)
@@ -184,9 +213,14 @@ def child_live(path: str, edits: int, burst: int) -> dict:
         time.sleep(0.02)
     listed = time.perf_counter() - t0
     ok = v.wait_for_pending_writes(300)
-    out["burst"] = {"files": burst, "writing_s": round(written, 2), "absorbed_in_listing_s": round(listed, 2),
-                    "absorbed_in_listing_and_search_s": round(time.perf_counter() - t0, 2), "complete": ok,
-                    "search_finds_burst_line": v.search('"burst line"', limit=1, count=True).total}
+    out["burst"] = {
+        "files": burst,
+        "writing_s": round(written, 2),
+        "absorbed_in_listing_s": round(listed, 2),
+        "absorbed_in_listing_and_search_s": round(time.perf_counter() - t0, 2),
+        "complete": ok,
+        "search_finds_burst_line": v.search('"burst line"', limit=1, count=True).total,
+    }
     out["peak_rss_mb"] = rss_mb()
     v.stop()
     return out
@@ -194,9 +228,11 @@ def child_live(path: str, edits: int, burst: int) -> dict:
 
 # --- parent ------------------------------------------------------------------------------------
 
+
 def run_child(args: list[str], env: dict) -> dict:
-    got = subprocess.run([sys.executable, __file__, "--child", *args], env=env, capture_output=True, text=True,
-                         cwd=ROOT)
+    got = subprocess.run(
+        [sys.executable, __file__, "--child", *args], env=env, capture_output=True, text=True, cwd=ROOT
+    )
     if got.returncode != 0:
         raise SystemExit(f"child {args[0]} failed:\n{got.stderr[-3000:]}")
     return json.loads(got.stdout.strip().splitlines()[-1])
@@ -232,19 +268,29 @@ def main() -> int:
         generate(path, args.notes)
     cache = tempfile.mkdtemp(prefix="vaultwatch-bench-cache-")
     env = {**os.environ, "XDG_CACHE_HOME": cache}
-    result: dict = {"notes": args.notes, "cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0],
-                    "targets": TARGETS}
+    result: dict = {
+        "notes": args.notes,
+        "cpus": os.cpu_count(),
+        "load_avg_at_start": os.getloadavg()[0],
+        "targets": TARGETS,
+    }
     try:
         time.sleep(2.5)  # files just written are too new for the cache to trust (core.index.entrycache.RACY_NS)
         result["cold"] = run_child(["cold", str(path)], env)
         warm = [run_child(["warm", str(path)], env) for _ in range(args.warm_runs)]
         times = [w["warm_start_s"] for w in warm]
-        result["warm_start"] = {"runs_s": times, "median_s": round(statistics.median(times), 3),
-                                "best_s": min(times), "reused": warm[-1]["reused"], "parsed": warm[-1]["parsed"],
-                                "listed": warm[-1]["listed"], "cpu_s": [w["cpu_s"] for w in warm],
-                                "walker_cpu_s": [w["walker_cpu_s"] for w in warm],
-                                "since_interpreter_start_s": [w["since_interpreter_start_s"] for w in warm],
-                                "peak_rss_mb": warm[-1]["peak_rss_mb"]}
+        result["warm_start"] = {
+            "runs_s": times,
+            "median_s": round(statistics.median(times), 3),
+            "best_s": min(times),
+            "reused": warm[-1]["reused"],
+            "parsed": warm[-1]["parsed"],
+            "listed": warm[-1]["listed"],
+            "cpu_s": [w["cpu_s"] for w in warm],
+            "walker_cpu_s": [w["walker_cpu_s"] for w in warm],
+            "since_interpreter_start_s": [w["since_interpreter_start_s"] for w in warm],
+            "peak_rss_mb": warm[-1]["peak_rss_mb"],
+        }
         result["live"] = run_child(["live", str(path), str(args.edits), str(args.burst)], env)
         result["load_avg_at_end"] = os.getloadavg()[0]
     finally:

@@ -16,6 +16,7 @@ agent, as real agents are (`agents_10x100_processes`).
 
     python bench/bench_mcp.py [--notes 10000,100000] [--modes raw,legacy,auto]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,15 +60,26 @@ class RawClient:
     """
 
     def __init__(self, sock: str, name: str) -> None:
-        self.http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=sock),
-                                       timeout=httpx2.Timeout(60, read=300))
+        self.http = httpx2.AsyncClient(
+            transport=httpx2.AsyncHTTPTransport(uds=sock), timeout=httpx2.Timeout(60, read=300)
+        )
         self.name = name
         self.headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
         self.ids = 0
 
     async def __aenter__(self) -> RawClient:
-        await self._post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": self.name, "version": "1"}}})
+        await self._post(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": self.name, "version": "1"},
+                },
+            }
+        )
         self.headers["mcp-protocol-version"] = "2025-11-25"
         await self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return self
@@ -84,8 +96,9 @@ class RawClient:
 
     async def call_tool(self, name: str, args: dict) -> RawResult:
         self.ids += 1
-        reply = await self._post({"jsonrpc": "2.0", "id": self.ids, "method": "tools/call",
-                                  "params": {"name": name, "arguments": args}})
+        reply = await self._post(
+            {"jsonrpc": "2.0", "id": self.ids, "method": "tools/call", "params": {"name": name, "arguments": args}}
+        )
         return RawResult(reply["result"])
 
 
@@ -96,8 +109,9 @@ def client(sock: str, name: str, mode: str):
     if mode == "raw":
         return RawClient(sock, name)
     http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=sock), timeout=httpx2.Timeout(60, read=300))
-    return Client(streamable_http_client(URL, http_client=http), mode=mode,
-                  client_info=Implementation(name=name, version="bench"))
+    return Client(
+        streamable_http_client(URL, http_client=http), mode=mode, client_info=Implementation(name=name, version="bench")
+    )
 
 
 class GcPauses:
@@ -130,9 +144,12 @@ GC = GcPauses()
 
 def stats(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    return {"n": len(samples), "p50_ms": round(statistics.median(ordered), 2),
-            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2),
-            "max_ms": round(ordered[-1], 2)}
+    return {
+        "n": len(samples),
+        "p50_ms": round(statistics.median(ordered), 2),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2),
+        "max_ms": round(ordered[-1], 2),
+    }
 
 
 SERVER_PID: list[int] = []
@@ -188,9 +205,13 @@ class Served:
         self.dir = tempfile.mkdtemp(prefix="vwb", dir="/tmp")
         self.sock = os.path.join(self.dir, "b.sock")
         started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", self.sock,
-                                      "--as-of", AS_OF], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd=Path(__file__).resolve().parent.parent)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", self.sock, "--as-of", AS_OF],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
         SERVER_PID.append(self.proc.pid)
         line = self.proc.stdout.readline()
         if self.sock not in line:
@@ -231,12 +252,20 @@ async def bench_100k(root: Path, manifest: dict, mode: str) -> dict:
             cursor = r.structured_content["next_cursor"]
             deep, _ = await timed_calls(c, "list_documents", {"limit": 100, "cursor": cursor}, 100)
             folder, _ = await timed_calls(c, "list_documents", {"limit": 100, "folder": "Projects"}, 100)
-            deprecated, r = await timed_calls(c, "list_documents", {"limit": 100, "filters": {"status": "deprecated"}},
-                                              100)
+            deprecated, r = await timed_calls(
+                c, "list_documents", {"limit": 100, "filters": {"status": "deprecated"}}, 100
+            )
             assert r.structured_content["total"] == manifest["status"]["deprecated"]
-        return {"notes": manifest["notes"], "socket_ready_s": served.socket_ready_s, "index_loaded_s": loaded,
-                "page100": first, "page100_second_page": deep, "page100_folder": folder,
-                "page100_deprecated": deprecated, "target_page100_p50_ms": 5}
+        return {
+            "notes": manifest["notes"],
+            "socket_ready_s": served.socket_ready_s,
+            "index_loaded_s": loaded,
+            "page100": first,
+            "page100_second_page": deep,
+            "page100_folder": folder,
+            "page100_deprecated": deprecated,
+            "target_page100_p50_ms": 5,
+        }
     finally:
         served.close()
 
@@ -254,19 +283,28 @@ async def bench_10k(root: Path, manifest: dict, mode: str) -> dict:
             payload = len(r.text if isinstance(r, RawResult) else r.content[0].text)
         agents = await many_agents(served.sock, mode, manifest)
         processes = await agent_processes(served.sock, mode)
-        return {"notes": manifest["notes"], "whole_listing_by_pages": full,
-                "deprecated_unpaged": deprecated, "target_deprecated_ms": 40, "stale_unpaged": stale,
-                "stale_text_bytes": payload, "agents_10x100": agents, "agents_10x100_processes": processes}
+        return {
+            "notes": manifest["notes"],
+            "whole_listing_by_pages": full,
+            "deprecated_unpaged": deprecated,
+            "target_deprecated_ms": 40,
+            "stale_unpaged": stale,
+            "stale_text_bytes": payload,
+            "agents_10x100": agents,
+            "agents_10x100_processes": processes,
+        }
     finally:
         served.close()
 
 
-MIX = [("list_documents", {"folder": "Projects", "limit": 50}),
-       ("read", {"path": "index.md", "frontmatter_only": True}),
-       ("list_documents", {"filters": {"status": "deprecated"}, "limit": 20}),
-       ("triage", {}),
-       ("list_documents", {"pattern": "Journal/**/*.md", "limit": 25}),
-       ("read", {"path": "index.md"})]
+MIX = [
+    ("list_documents", {"folder": "Projects", "limit": 50}),
+    ("read", {"path": "index.md", "frontmatter_only": True}),
+    ("list_documents", {"filters": {"status": "deprecated"}, "limit": 20}),
+    ("triage", {}),
+    ("list_documents", {"pattern": "Journal/**/*.md", "limit": 25}),
+    ("read", {"path": "index.md"}),
+]
 
 
 async def agent_calls(c, i: int, calls: int, samples: list[float], errors: list[str]) -> None:
@@ -293,9 +331,18 @@ async def many_agents(sock: str, mode: str, manifest: dict, agents: int = 10, ca
     await asyncio.gather(*(agent(i) for i in range(agents)))
     wall = time.perf_counter() - started
     server_cpu = round((server_cpu_s() - cpu) * 1000 / (agents * calls), 2)
-    return {"agents": agents, "calls_each": calls, "errors": len(errors), "first_error": errors[0] if errors else None,
-            **stats(samples), "server_cpu_ms_per_call": server_cpu, **GC.since(gc_mark), "wall_s": round(wall, 2),
-            "calls_per_s": round(agents * calls / wall, 1), "target_p95_ms": 50}
+    return {
+        "agents": agents,
+        "calls_each": calls,
+        "errors": len(errors),
+        "first_error": errors[0] if errors else None,
+        **stats(samples),
+        "server_cpu_ms_per_call": server_cpu,
+        **GC.since(gc_mark),
+        "wall_s": round(wall, 2),
+        "calls_per_s": round(agents * calls / wall, 1),
+        "target_p95_ms": 50,
+    }
 
 
 async def one_agent_process(sock: str, mode: str, i: int, calls: int) -> None:
@@ -313,9 +360,23 @@ async def one_agent_process(sock: str, mode: str, i: int, calls: int) -> None:
 
 async def agent_processes(sock: str, mode: str, agents: int = 10, calls: int = 100) -> dict:
     """The same mix as many_agents, with each agent in its own process (as real agents are)."""
-    procs = [await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--agent", str(i), "--socket", sock, "--modes", mode, "--calls", str(calls),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE) for i in range(agents)]
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            __file__,
+            "--agent",
+            str(i),
+            "--socket",
+            sock,
+            "--modes",
+            mode,
+            "--calls",
+            str(calls),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        for i in range(agents)
+    ]
     try:
         for p in procs:
             line = await asyncio.wait_for(p.stdout.readline(), 60)
@@ -336,17 +397,30 @@ async def agent_processes(sock: str, mode: str, agents: int = 10, calls: int = 1
             await p.wait()
     samples = [s for o in outs for s in o["samples"]]
     errors = [e for o in outs for e in o["errors"]]
-    return {"agents": agents, "calls_each": calls, "errors": len(errors), "first_error": errors[0] if errors else None,
-            **stats(samples), "server_cpu_ms_per_call": server_cpu, "wall_s": round(wall, 2),
-            "calls_per_s": round(agents * calls / wall, 1), "target_p95_ms": 50}
+    return {
+        "agents": agents,
+        "calls_each": calls,
+        "errors": len(errors),
+        "first_error": errors[0] if errors else None,
+        **stats(samples),
+        "server_cpu_ms_per_call": server_cpu,
+        "wall_s": round(wall, 2),
+        "calls_per_s": round(agents * calls / wall, 1),
+        "target_p95_ms": 50,
+    }
 
 
 async def main(sizes: list[int], modes: list[str]) -> dict:
-    out: dict = {"benchmark": "mcp", "transport": "streamable HTTP over a Unix socket",
-                 "server": "vaultwatch serve (separate process)",
-                 "clients": {"raw": "httpx2 + json.loads (server and wire cost)",
-                             "legacy": "mcp Python SDK Client, handshake era (adds SDK parsing + jsonschema)",
-                             "auto": "mcp Python SDK Client, 2026-07-28 era"}}
+    out: dict = {
+        "benchmark": "mcp",
+        "transport": "streamable HTTP over a Unix socket",
+        "server": "vaultwatch serve (separate process)",
+        "clients": {
+            "raw": "httpx2 + json.loads (server and wire cost)",
+            "legacy": "mcp Python SDK Client, handshake era (adds SDK parsing + jsonschema)",
+            "auto": "mcp Python SDK Client, 2026-07-28 era",
+        },
+    }
     for mode in modes:
         for notes in sizes:
             root, manifest = vault(notes)

@@ -9,6 +9,7 @@ tables, callouts, lists, dotted frontmatter keys) cost at most 2x the plain note
 Also times markdown-it-py's CommonMark tokenizer alone on the same bodies when it is
 installed (it comes with textual): the library the lexer was measured against. Prints JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,13 @@ def measure(datas: list[bytes], repeat: int) -> dict:
 
     kb = sum(map(len, datas)) / 1024
     cpu = _best(lambda d: parse_note(d, "stem"), datas, repeat)
-    out = {"notes": len(datas), "kb": round(kb, 1), "mean_note_kb": round(kb / len(datas), 2),
-           "parse_us_per_note": round(cpu / len(datas) * 1e6, 1), "parse_us_per_kb": round(cpu / kb * 1e6, 2)}
+    out = {
+        "notes": len(datas),
+        "kb": round(kb, 1),
+        "mean_note_kb": round(kb / len(datas), 2),
+        "parse_us_per_note": round(cpu / len(datas) * 1e6, 1),
+        "parse_us_per_kb": round(cpu / kb * 1e6, 2),
+    }
     try:
         from markdown_it import MarkdownIt
     except ImportError:
@@ -71,9 +77,16 @@ def main() -> None:
     plain = measure(_notes(plain_root, a.notes), a.repeat)
     real = measure(_notes(real_root, a.notes), a.repeat)
     ratio = real["parse_us_per_kb"] / plain["parse_us_per_kb"]
-    emit({"benchmark": "parse", "targets": TARGETS, "plain": plain, "realistic": real,
-          "realistic_per_kb_over_plain": round(ratio, 2),
-          "ok": ratio <= TARGETS["realistic_per_kb_over_plain_max"]})
+    emit(
+        {
+            "benchmark": "parse",
+            "targets": TARGETS,
+            "plain": plain,
+            "realistic": real,
+            "realistic_per_kb_over_plain": round(ratio, 2),
+            "ok": ratio <= TARGETS["realistic_per_kb_over_plain_max"],
+        }
+    )
 
 
 if __name__ == "__main__":

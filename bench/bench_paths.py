@@ -10,6 +10,7 @@ one resolve alone (core.disk.paths.to_disk). Prints JSON with p50/p95 per call i
 environment where another checkout of vaultwatch is installed), alternating the two `--rounds` times so both see the same machine load, and reports each
 side's best-round p50 and after/before ratios (the issue's target: read p50 within 10%).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,11 @@ from bench.common import emit, vault  # noqa: E402
 
 def _stats(samples: list[float]) -> dict:
     ordered = sorted(samples)
-    return {"p50_us": round(statistics.median(samples) * 1e6, 1),
-            "p95_us": round(ordered[int(len(ordered) * 0.95)] * 1e6, 1), "n": len(samples)}
+    return {
+        "p50_us": round(statistics.median(samples) * 1e6, 1),
+        "p95_us": round(ordered[int(len(ordered) * 0.95)] * 1e6, 1),
+        "n": len(samples),
+    }
 
 
 def child(path: str, reads: int) -> dict:
@@ -62,8 +66,9 @@ def child(path: str, reads: int) -> dict:
 
 
 def _run(python: str, path: Path, reads: int) -> dict:
-    out = subprocess.run([python, __file__, "--child", str(path), str(reads)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [python, __file__, "--child", str(path), str(reads)], check=True, capture_output=True, text=True
+    ).stdout
     return json.loads(out)
 
 
@@ -86,13 +91,23 @@ def main() -> None:
     for _ in range(a.rounds):  # alternated: both sides see the same load
         rounds["before"].append(_run(a.before, path, a.reads))
         rounds["after"].append(_run(sys.executable, path, a.reads))
-    best = {side: {op: min(r[op]["p50_us"] for r in runs) for op in ("read", "etag", "resolve")}
-            for side, runs in rounds.items()}
+    best = {
+        side: {op: min(r[op]["p50_us"] for r in runs) for op in ("read", "etag", "resolve")}
+        for side, runs in rounds.items()
+    }
     ratio = {op: round(best["after"][op] / best["before"][op], 3) for op in ("read", "etag", "resolve")}
-    emit({"benchmark": "paths", "notes": rounds["after"][0]["notes"], "best_p50_us": best, "after_over_before": ratio,
-          "read_within_10_percent": ratio["read"] <= 1.10, "load_avg_1m": round(os.getloadavg()[0], 1),
-          "cold_index_s": {side: [r["cold_index_s"] for r in runs] for side, runs in rounds.items()},
-          "rounds": rounds})
+    emit(
+        {
+            "benchmark": "paths",
+            "notes": rounds["after"][0]["notes"],
+            "best_p50_us": best,
+            "after_over_before": ratio,
+            "read_within_10_percent": ratio["read"] <= 1.10,
+            "load_avg_1m": round(os.getloadavg()[0], 1),
+            "cold_index_s": {side: [r["cold_index_s"] for r in runs] for side, runs in rounds.items()},
+            "rounds": rounds,
+        }
+    )
 
 
 if __name__ == "__main__":

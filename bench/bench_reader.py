@@ -11,6 +11,7 @@ every note took before core.disk.textmap) and `windowed`, where the first ("cold
 version builds its page map and later ("warm") calls only stream the file for the etag and
 decode the page asked for. Prints JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -92,8 +93,14 @@ def main(argv: list[str]) -> int:
         size, lines = build(tmp / "vault", args.mb)
         env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
         late_offset = int(size * 0.6)
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(tmp / "vault"), str(late_offset), str(int(lines * 0.8))],
-                              capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, str(tmp / "vault"), str(late_offset), str(int(lines * 0.8))],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=str(ROOT),
+            timeout=600,
+        )
         if proc.returncode != 0:
             print(proc.stderr, file=sys.stderr)
             return proc.returncode

@@ -11,6 +11,7 @@ tests record as JUnit properties (cases, calls, RSS, latencies, lost updates...)
 of the latest CI-size and nightly-size runs are kept in bench/reliability_runs.json and both are
 rendered into RELIABILITY.md, so nothing in the table is typed by hand. Prints the run as JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,53 +32,71 @@ OUT_MD = ROOT / "RELIABILITY.md"
 REL = "tests/reliability"
 
 FAMILIES = {  # file stem -> (family, what it covers)
-    "test_hostile_vault": ("Hostile vault contents",
-                           "binary/non-UTF-8/UTF-16 notes, a 50 MB note, 10,000 files in one folder, 100 levels of "
-                           "nesting, names with newlines, escapes, RTL marks, emoji, undecodable bytes, symlink "
-                           "loops, FIFOs, sockets, devices, unreadable files (as `nobody`), files churned between "
-                           "scan and read, YAML bombs"),
-    "test_path_corpus": ("Path attack corpus",
-                         "~300 hostile paths (traversal in every spelling, absolute/drive/UNC, NUL and control "
-                         "characters, backslashes, hidden segments and their case variants, percent-encoded and "
-                         "Unicode lookalikes, NFC/NFD, symlink and symlinked-parent escapes, FIFOs) against every "
-                         "core operation and every MCP tool that takes a path"),
-    "test_fuzz_tools": ("Fuzzing (hypothesis)",
-                        "every MCP tool with generated arguments (wrong types, huge strings, Unicode edge cases, "
-                        "corpus paths, glob and FTS bombs, deep and wide structures, unknown names), plus raw "
-                        "malformed JSON-RPC"),
-    "test_faults": ("Faults",
-                    "disk full during an agent's write, vault deleted while serving, cache and search index "
-                    "corrupted, socket file removed, agent killed mid-call, a burst of thousands of files, a real "
-                    "overflow of the kernel's file-event queue (the watching process stopped while thousands of "
-                    "files appear)"),
-    "test_local_security": ("Local security",
-                            "socket 0600 in a 0700 folder and refused to other users, loopback HTTP token/Host/"
-                            "Origin matrix, no network or process activity under an audit hook, note payloads "
-                            "returned verbatim and never run"),
-    "test_load": ("Load",
-                  "N agents x M mixed calls over the real socket of `vaultwatch serve` on a vaultgen vault; the same "
-                  "agents on the socket of the TUI while a human (Textual's harness) types filters and triages notes "
-                  "with the app's keys (status, mark human-reviewed); every acknowledged write, agent's or human's, "
-                  "checked on disk"),
-    "test_races": ("Containment races",
-                   "five race families at once against the real `vaultwatch serve` and agents on its socket while "
-                   "the disk changes between a path's check and its use: agents racing folder renames (a folder "
-                   "holding a link out of the vault) against writes, edits, frontmatter updates, deletes and reads "
-                   "through it; the same renames made by an outside process; an outside process swapping a folder "
-                   "with a link out of the vault (renameat2 RENAME_EXCHANGE) while agents read, list and search; the "
-                   "same swap of a middle folder while agents write, edit, update frontmatter, delete and rename "
-                   "below it; the swap one level deeper under every kind of read; every answer checked for the "
-                   "outside file's text and SHA-256, the outside folders' bytes, mtimes and names compared"),
-    "test_budgets": ("Per-call budgets",
-                     "a well-behaved agent reading a small note every 20 ms through the real `vaultwatch serve`, "
-                     "alone and then beside an abusive agent cycling through the calls that run long on hostile "
-                     "input: edits and frontmatter updates of a 40 MB and a 10 MB note (replace_all of 2 million "
-                     "matches included), links and pages of a 330,000-link note, rewriting it whole, renaming it, a "
-                     "3 MB frontmatter block, broad searches and listings"),
-    "test_leftovers": ("Leftovers",
-                       "a real writer process killed with SIGKILL at random moments during 10 rounds of mixed "
-                       "writes (replace, frontmatter update, create): every note whole, and the next start of "
-                       "`vaultwatch serve` leaves no temporary file of the write path behind"),
+    "test_hostile_vault": (
+        "Hostile vault contents",
+        "binary/non-UTF-8/UTF-16 notes, a 50 MB note, 10,000 files in one folder, 100 levels of "
+        "nesting, names with newlines, escapes, RTL marks, emoji, undecodable bytes, symlink "
+        "loops, FIFOs, sockets, devices, unreadable files (as `nobody`), files churned between "
+        "scan and read, YAML bombs",
+    ),
+    "test_path_corpus": (
+        "Path attack corpus",
+        "~300 hostile paths (traversal in every spelling, absolute/drive/UNC, NUL and control "
+        "characters, backslashes, hidden segments and their case variants, percent-encoded and "
+        "Unicode lookalikes, NFC/NFD, symlink and symlinked-parent escapes, FIFOs) against every "
+        "core operation and every MCP tool that takes a path",
+    ),
+    "test_fuzz_tools": (
+        "Fuzzing (hypothesis)",
+        "every MCP tool with generated arguments (wrong types, huge strings, Unicode edge cases, "
+        "corpus paths, glob and FTS bombs, deep and wide structures, unknown names), plus raw "
+        "malformed JSON-RPC",
+    ),
+    "test_faults": (
+        "Faults",
+        "disk full during an agent's write, vault deleted while serving, cache and search index "
+        "corrupted, socket file removed, agent killed mid-call, a burst of thousands of files, a real "
+        "overflow of the kernel's file-event queue (the watching process stopped while thousands of "
+        "files appear)",
+    ),
+    "test_local_security": (
+        "Local security",
+        "socket 0600 in a 0700 folder and refused to other users, loopback HTTP token/Host/"
+        "Origin matrix, no network or process activity under an audit hook, note payloads "
+        "returned verbatim and never run",
+    ),
+    "test_load": (
+        "Load",
+        "N agents x M mixed calls over the real socket of `vaultwatch serve` on a vaultgen vault; the same "
+        "agents on the socket of the TUI while a human (Textual's harness) types filters and triages notes "
+        "with the app's keys (status, mark human-reviewed); every acknowledged write, agent's or human's, "
+        "checked on disk",
+    ),
+    "test_races": (
+        "Containment races",
+        "five race families at once against the real `vaultwatch serve` and agents on its socket while "
+        "the disk changes between a path's check and its use: agents racing folder renames (a folder "
+        "holding a link out of the vault) against writes, edits, frontmatter updates, deletes and reads "
+        "through it; the same renames made by an outside process; an outside process swapping a folder "
+        "with a link out of the vault (renameat2 RENAME_EXCHANGE) while agents read, list and search; the "
+        "same swap of a middle folder while agents write, edit, update frontmatter, delete and rename "
+        "below it; the swap one level deeper under every kind of read; every answer checked for the "
+        "outside file's text and SHA-256, the outside folders' bytes, mtimes and names compared",
+    ),
+    "test_budgets": (
+        "Per-call budgets",
+        "a well-behaved agent reading a small note every 20 ms through the real `vaultwatch serve`, "
+        "alone and then beside an abusive agent cycling through the calls that run long on hostile "
+        "input: edits and frontmatter updates of a 40 MB and a 10 MB note (replace_all of 2 million "
+        "matches included), links and pages of a 330,000-link note, rewriting it whole, renaming it, a "
+        "3 MB frontmatter block, broad searches and listings",
+    ),
+    "test_leftovers": (
+        "Leftovers",
+        "a real writer process killed with SIGKILL at random moments during 10 rounds of mixed "
+        "writes (replace, frontmatter update, create): every note whole, and the next start of "
+        "`vaultwatch serve` leaves no temporary file of the write path behind",
+    ),
 }
 # Earlier tests that already prove a part of a family: run and counted here, not repeated.
 CITED = {
@@ -164,8 +183,18 @@ def run_pytest(junit: Path, full: bool) -> tuple[int, float, list[str]]:
     common = ["-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
     parts = [junit.with_suffix(".rest.xml"), junit.with_suffix(".load.xml")]
     runs = [
-        [sys.executable, "-m", "pytest", REL, *present, f"--ignore={LOAD_FILE}", *common, "-n",
-         os.environ.get("VAULTWATCH_TEST_WORKERS", "2"), f"--junitxml={parts[0]}"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            REL,
+            *present,
+            f"--ignore={LOAD_FILE}",
+            *common,
+            "-n",
+            os.environ.get("VAULTWATCH_TEST_WORKERS", "2"),
+            f"--junitxml={parts[0]}",
+        ],
         [sys.executable, "-m", "pytest", LOAD_FILE, *common, "-n", "0", f"--junitxml={parts[1]}"],
     ]
     started = time.perf_counter()
@@ -202,9 +231,20 @@ XDIST_GROUP = re.compile(r"@[\w.-]+$")
 def parse_junit(junit: Path) -> dict:
     """Per family: tests, outcomes, time, and every recorded property per test."""
     tree = ET.parse(junit)
-    families: dict[str, dict] = {name: {"tests": 0, "passed": 0, "failed": 0, "skipped": 0, "seconds": 0.0,
-                                        "own_tests": 0, "cited_tests": 0, "properties": [], "failures": []}
-                                 for name, _ in FAMILIES.values()}
+    families: dict[str, dict] = {
+        name: {
+            "tests": 0,
+            "passed": 0,
+            "failed": 0,
+            "skipped": 0,
+            "seconds": 0.0,
+            "own_tests": 0,
+            "cited_tests": 0,
+            "properties": [],
+            "failures": [],
+        }
+        for name, _ in FAMILIES.values()
+    }
     for case in tree.iter("testcase"):
         # xdist's --dist loadgroup names a grouped test `test_x[id]@group`: the group is not its name
         classname, name = case.get("classname", ""), XDIST_GROUP.sub("", case.get("name", ""))
@@ -225,8 +265,9 @@ def parse_junit(junit: Path) -> dict:
             fam["passed"] += 1
         props = [(p.get("name"), p.get("value")) for p in case.iter("property")]
         if props:
-            fam["properties"].append({"test": name, "passed": case.find("failure") is None
-                                      and case.find("error") is None, "props": props})
+            fam["properties"].append(
+                {"test": name, "passed": case.find("failure") is None and case.find("error") is None, "props": props}
+            )
     return families
 
 
@@ -256,8 +297,11 @@ def summarize(families: dict) -> dict:
                     continue
                 test_figs[key] = _num(value)
         figures["per_test"] = per_test
-        out[name] = {**{k: v for k, v in fam.items() if k != "properties"}, "fixed": sorted(set(fixed)),
-                     "figures": figures}
+        out[name] = {
+            **{k: v for k, v in fam.items() if k != "properties"},
+            "fixed": sorted(set(fixed)),
+            "figures": figures,
+        }
     return out
 
 
@@ -286,28 +330,34 @@ def headline(name: str, fam: dict) -> tuple[str, str]:
         big = "test_a_50_mb_note_is_indexed_with_bounded_memory_and_readable"
         flat = "test_ten_thousand_files_in_one_folder"
         churn = "test_files_deleted_and_replaced_between_scan_and_read"
-        cases = (f"{_fmt(g(hv, 'hostile_files', 0))} hostile files, a {_fmt(g(flat, 'files', 0))}-file folder, "
-                 f"{_fmt(g(churn, 'churn_operations', 0))} churn operations")
-        figs = (f"{_fmt(g(hv, 'hostile_files'))} hostile files: {_fmt(g(hv, 'indexed'))} entries indexed, "
-                f"{_fmt(g(hv, 'skipped_with_reason'))} skipped with a reason, 0 crashes; "
-                f"{_fmt(g(big, 'note_mb'))} MB note indexed in {_fmt(g(big, 'load_s'))} s, load peak RSS "
-                f"{_fmt(g(big, 'load_peak_rss_mb'))} MB, {_fmt(g(big, 'retained_after_load_mb'))} MB kept after "
-                f"load; reading it by 40k-character pages: page 1 in {_fmt(g(big, 'page_1_read_s'))} s (first read, "
-                f"builds the page map), a late page in {_fmt(g(big, 'late_page_read_s'))} s, each read's peak "
-                f"+{_fmt(g(big, 'read_peak_mb'))} MB RSS; {_fmt(g(flat, 'files'))} "
-                f"files in one folder loaded in {_fmt(g(flat, 'load_s'))} s (peak RSS {_fmt(g(flat, 'rss_mb'))} MB); "
-                f"{_fmt(g(churn, 'churn_operations'))} file changes raced {_fmt(g(churn, 'loads'))} loads and "
-                f"{_fmt(g(churn, 'refreshes'))} refreshes without an exception")
+        cases = (
+            f"{_fmt(g(hv, 'hostile_files', 0))} hostile files, a {_fmt(g(flat, 'files', 0))}-file folder, "
+            f"{_fmt(g(churn, 'churn_operations', 0))} churn operations"
+        )
+        figs = (
+            f"{_fmt(g(hv, 'hostile_files'))} hostile files: {_fmt(g(hv, 'indexed'))} entries indexed, "
+            f"{_fmt(g(hv, 'skipped_with_reason'))} skipped with a reason, 0 crashes; "
+            f"{_fmt(g(big, 'note_mb'))} MB note indexed in {_fmt(g(big, 'load_s'))} s, load peak RSS "
+            f"{_fmt(g(big, 'load_peak_rss_mb'))} MB, {_fmt(g(big, 'retained_after_load_mb'))} MB kept after "
+            f"load; reading it by 40k-character pages: page 1 in {_fmt(g(big, 'page_1_read_s'))} s (first read, "
+            f"builds the page map), a late page in {_fmt(g(big, 'late_page_read_s'))} s, each read's peak "
+            f"+{_fmt(g(big, 'read_peak_mb'))} MB RSS; {_fmt(g(flat, 'files'))} "
+            f"files in one folder loaded in {_fmt(g(flat, 'load_s'))} s (peak RSS {_fmt(g(flat, 'rss_mb'))} MB); "
+            f"{_fmt(g(churn, 'churn_operations'))} file changes raced {_fmt(g(churn, 'loads'))} loads and "
+            f"{_fmt(g(churn, 'refreshes'))} refreshes without an exception"
+        )
         return cases, figs
     if name == "Path attack corpus":
         core_cases = _sum(pt, "cases", "test_core_operations")
         core_ops = max((v.get("operations", 0) for t, v in pt.items() if t.startswith("test_core")), default=0)
         mcp = pt.get("test_every_mcp_tool_contains_every_hostile_path", {})
         cases = f"{_fmt(core_cases)} paths x {core_ops} core operations + {_fmt(mcp.get('tool_calls', 0))} MCP calls"
-        figs = (f"{_fmt(core_cases * core_ops + mcp.get('tool_calls', 0))} hostile path uses; 0 reads or writes "
-                f"outside the vault, 0 hidden-path accesses (canary bytes and mtimes, new files, audit events, "
-                f"secret tokens in results all checked); {_fmt(mcp.get('tool_errors', 0))} structured tool errors, "
-                "0 tracebacks")
+        figs = (
+            f"{_fmt(core_cases * core_ops + mcp.get('tool_calls', 0))} hostile path uses; 0 reads or writes "
+            f"outside the vault, 0 hidden-path accesses (canary bytes and mtimes, new files, audit events, "
+            f"secret tokens in results all checked); {_fmt(mcp.get('tool_errors', 0))} structured tool errors, "
+            "0 tracebacks"
+        )
         return cases, figs
     if name == "Fuzzing (hypothesis)":
         r = pt.get("test_read_tools_answer_any_arguments_and_change_nothing", {})
@@ -315,98 +365,129 @@ def headline(name: str, fam: dict) -> tuple[str, str]:
         raw = pt.get("test_malformed_json_rpc_is_answered_and_the_server_keeps_serving", {})
         total = r.get("cases", 0) + w.get("cases", 0) + raw.get("cases", 0)
         cases = f"{_fmt(total)} generated calls"
-        figs = (f"read tools {_fmt(r.get('cases', 0))} calls ({_fmt(r.get('tool_errors', 0))} structured errors, "
-                f"vault unchanged, slowest {_fmt(r.get('slowest_call_s', 0))} s: "
-                f"`{_short(str(r.get('slowest_call', '?'))).replace('`', chr(39))}`); "
-                "write tools "
-                f"{_fmt(w.get('cases', 0))} calls ({_fmt(w.get('tool_errors', 0))} structured errors, nothing "
-                f"outside the vault or hidden touched, slowest {_fmt(w.get('slowest_call_s', 0))} s); raw JSON-RPC "
-                f"{_fmt(raw.get('cases', 0))} requests, HTTP statuses {raw.get('http_statuses', '?')}; 0 crashes, "
-                "0 tracebacks, 0 hangs")
+        figs = (
+            f"read tools {_fmt(r.get('cases', 0))} calls ({_fmt(r.get('tool_errors', 0))} structured errors, "
+            f"vault unchanged, slowest {_fmt(r.get('slowest_call_s', 0))} s: "
+            f"`{_short(str(r.get('slowest_call', '?'))).replace('`', chr(39))}`); "
+            "write tools "
+            f"{_fmt(w.get('cases', 0))} calls ({_fmt(w.get('tool_errors', 0))} structured errors, nothing "
+            f"outside the vault or hidden touched, slowest {_fmt(w.get('slowest_call_s', 0))} s); raw JSON-RPC "
+            f"{_fmt(raw.get('cases', 0))} requests, HTTP statuses {raw.get('http_statuses', '?')}; 0 crashes, "
+            "0 tracebacks, 0 hangs"
+        )
         return cases, figs
     if name == "Faults":
         faults = _sum(pt, "faults")
         burst = pt.get("test_a_burst_of_thousands_of_files_is_absorbed_and_listed_over_mcp", {})
         cases = f"{_fmt(faults)} injected faults + {fam['cited_tests']} cited tests"
-        figs = (f"{_fmt(faults)} faults survived and reported; a burst of {_fmt(burst.get('burst_files', 0))} file "
-                f"events absorbed in {_fmt(burst.get('absorbed_s', 0))} s and listed over MCP; old notes intact, no "
-                "temporary files left")
+        figs = (
+            f"{_fmt(faults)} faults survived and reported; a burst of {_fmt(burst.get('burst_files', 0))} file "
+            f"events absorbed in {_fmt(burst.get('absorbed_s', 0))} s and listed over MCP; old notes intact, no "
+            "temporary files left"
+        )
         ovf = pt.get("test_watcher_queue_overflow_is_survived_and_reported")
         if ovf:
-            figs += (f"; a real inotify queue overflow ({_fmt(ovf.get('overflow_files', 0))} new files while the "
-                     f"watching process was stopped, kernel limit {_fmt(ovf.get('overflow_queue_limit', 0))} events, "
-                     f"overflow confirmed by a witness inotify): {_fmt(ovf.get('overflow_missed_changes', 0))} missed "
-                     f"changes found by the re-check, indexed and reported, index complete "
-                     f"{_fmt(ovf.get('overflow_converged_s', 0))} s after the stop began")
+            figs += (
+                f"; a real inotify queue overflow ({_fmt(ovf.get('overflow_files', 0))} new files while the "
+                f"watching process was stopped, kernel limit {_fmt(ovf.get('overflow_queue_limit', 0))} events, "
+                f"overflow confirmed by a witness inotify): {_fmt(ovf.get('overflow_missed_changes', 0))} missed "
+                f"changes found by the re-check, indexed and reported, index complete "
+                f"{_fmt(ovf.get('overflow_converged_s', 0))} s after the stop began"
+            )
         return cases, figs
     if name == "Local security":
         http = pt.get("test_loopback_http_needs_token_host_and_origin", {})
         net = pt.get("test_the_app_opens_no_network_connection_and_never_runs_note_content", {})
         cases = f"{_fmt(http.get('http_attacks_refused', 0))} HTTP attacks, {_fmt(net.get('payload_notes', 0))} payload notes"
-        figs = (f"{_fmt(http.get('http_attacks_refused', 0))} token/Host/Origin attacks refused ({http.get('statuses', '?')}); "
-                f"{_fmt(net.get('audited_events', 0))} audited socket/process events, "
-                f"{_fmt(net.get('network_connections', 0))} network connections, no process started, no payload run")
+        figs = (
+            f"{_fmt(http.get('http_attacks_refused', 0))} token/Host/Origin attacks refused ({http.get('statuses', '?')}); "
+            f"{_fmt(net.get('audited_events', 0))} audited socket/process events, "
+            f"{_fmt(net.get('network_connections', 0))} network connections, no process started, no payload run"
+        )
         return cases, figs
     if name == "Load":
         ld = pt.get("test_agents_under_load_lose_no_update", {})
         cases = f"{_fmt(ld.get('agents', 0))} agents, {_fmt(ld.get('calls', 0))} calls"
-        figs = (f"{_fmt(ld.get('notes', 0))}-note vault; {_fmt(ld.get('acknowledged_writes', 0))} acknowledged "
-                f"writes, {_fmt(ld.get('lost_updates', '?'))} lost; shared counter {_fmt(ld.get('counter_increments', 0))} "
-                f"increments = its final value ({_fmt(ld.get('if_match_conflicts_retried', 0))} if_match conflicts "
-                f"retried); {_fmt(ld.get('errors', '?'))} errors; p50 {_fmt(ld.get('p50_ms', 0))} ms, p95 "
-                f"{_fmt(ld.get('p95_ms', 0))} ms, {_fmt(ld.get('calls_per_s', 0))} calls/s")
+        figs = (
+            f"{_fmt(ld.get('notes', 0))}-note vault; {_fmt(ld.get('acknowledged_writes', 0))} acknowledged "
+            f"writes, {_fmt(ld.get('lost_updates', '?'))} lost; shared counter {_fmt(ld.get('counter_increments', 0))} "
+            f"increments = its final value ({_fmt(ld.get('if_match_conflicts_retried', 0))} if_match conflicts "
+            f"retried); {_fmt(ld.get('errors', '?'))} errors; p50 {_fmt(ld.get('p50_ms', 0))} ms, p95 "
+            f"{_fmt(ld.get('p95_ms', 0))} ms, {_fmt(ld.get('calls_per_s', 0))} calls/s"
+        )
         tui = pt.get("test_tui_stays_responsive_while_agents_work")
         if tui:
-            cases += (f"; TUI: {_fmt(tui.get('agents', 0))} agents, {_fmt(tui.get('keystrokes', 0))} filter edits, "
-                      f"{_fmt(tui.get('triage_actions', 0))} triage actions")
-            figs += (f". TUI hosting the server while {_fmt(tui.get('agents', 0))} agents made "
-                     f"{_fmt(tui.get('agent_calls', 0))} calls ({_fmt(tui.get('acknowledged_writes', 0))} acknowledged "
-                     f"writes, {_fmt(tui.get('lost_updates', '?'))} lost): filter edit -> list updated p50 "
-                     f"{_fmt(tui.get('keystroke_p50_ms', 0))} ms, p95 {_fmt(tui.get('keystroke_p95_ms', 0))} ms "
-                     f"(target <= 100 ms: {'met' if tui.get('keystroke_p95_ms', 1e9) <= 100 else 'NOT met'}), max "
-                     f"{_fmt(tui.get('keystroke_max_ms', 0))} ms over {_fmt(tui.get('keystrokes', 0))} edits "
-                     f"({_fmt(tui.get('keystrokes_while_agents_ran', 0))} while agents ran)")
+            cases += (
+                f"; TUI: {_fmt(tui.get('agents', 0))} agents, {_fmt(tui.get('keystrokes', 0))} filter edits, "
+                f"{_fmt(tui.get('triage_actions', 0))} triage actions"
+            )
+            figs += (
+                f". TUI hosting the server while {_fmt(tui.get('agents', 0))} agents made "
+                f"{_fmt(tui.get('agent_calls', 0))} calls ({_fmt(tui.get('acknowledged_writes', 0))} acknowledged "
+                f"writes, {_fmt(tui.get('lost_updates', '?'))} lost): filter edit -> list updated p50 "
+                f"{_fmt(tui.get('keystroke_p50_ms', 0))} ms, p95 {_fmt(tui.get('keystroke_p95_ms', 0))} ms "
+                f"(target <= 100 ms: {'met' if tui.get('keystroke_p95_ms', 1e9) <= 100 else 'NOT met'}), max "
+                f"{_fmt(tui.get('keystroke_max_ms', 0))} ms over {_fmt(tui.get('keystrokes', 0))} edits "
+                f"({_fmt(tui.get('keystrokes_while_agents_ran', 0))} while agents ran)"
+            )
             if "triage_actions" in tui:
-                figs += (f"; the human also triaged with the app's keys ({_fmt(tui.get('triage_actions', 0))} status "
-                         f"changes and reviews, {_fmt(tui.get('triage_actions_while_agents_ran', 0))} while agents ran, "
-                         f"{_fmt(tui.get('human_notes_written', 0))} notes written, "
-                         f"{_fmt(tui.get('human_lost_updates', '?'))} lost, none refused): key -> note written and its "
-                         f"row updated p50 {_fmt(tui.get('triage_p50_ms', 0))} ms, p95 "
-                         f"{_fmt(tui.get('triage_p95_ms', 0))} ms, max {_fmt(tui.get('triage_max_ms', 0))} ms; c -> "
-                         f"status dialog open p95 {_fmt(tui.get('status_dialog_p95_ms', 0))} ms")
+                figs += (
+                    f"; the human also triaged with the app's keys ({_fmt(tui.get('triage_actions', 0))} status "
+                    f"changes and reviews, {_fmt(tui.get('triage_actions_while_agents_ran', 0))} while agents ran, "
+                    f"{_fmt(tui.get('human_notes_written', 0))} notes written, "
+                    f"{_fmt(tui.get('human_lost_updates', '?'))} lost, none refused): key -> note written and its "
+                    f"row updated p50 {_fmt(tui.get('triage_p50_ms', 0))} ms, p95 "
+                    f"{_fmt(tui.get('triage_p95_ms', 0))} ms, max {_fmt(tui.get('triage_max_ms', 0))} ms; c -> "
+                    f"status dialog open p95 {_fmt(tui.get('status_dialog_p95_ms', 0))} ms"
+                )
         return cases, figs
     if name == "Containment races":
         r = pt.get("test_race_families_run_at_once_and_never_touch_a_file_outside", {})
-        fams = [("agents_rename", "calls racing agents' folder renames"),
-                ("process_move", "racing {} folder renames by an outside process"),
-                ("exchange_read", "reads, lists and searches racing {} RENAME_EXCHANGE swaps"),
-                ("exchange_middle_write", "writes, edits, frontmatter updates, deletes and renames racing {} swaps "
-                                          "of a middle folder"),
-                ("exchange_deep_read", "reads racing {} swaps one level deeper")]
+        fams = [
+            ("agents_rename", "calls racing agents' folder renames"),
+            ("process_move", "racing {} folder renames by an outside process"),
+            ("exchange_read", "reads, lists and searches racing {} RENAME_EXCHANGE swaps"),
+            (
+                "exchange_middle_write",
+                "writes, edits, frontmatter updates, deletes and renames racing {} swaps of a middle folder",
+            ),
+            ("exchange_deep_read", "reads racing {} swaps one level deeper"),
+        ]
         calls = sum(r.get(f"race_{f}_calls", 0) for f, _ in fams)
-        cases = (f"{_fmt(r.get('race_families', 0))} races at once x {_fmt(r.get('race_seconds', 0))} s "
-                 f"({_fmt(r.get('race_wall_seconds', 0))} s wall), {_fmt(calls)} agent calls + "
-                 f"{fam['cited_tests']} cited tests")
-        parts = [f"{_fmt(r.get(f'race_{f}_calls', 0))} " + what.format(_fmt(r.get(f"race_{f}_disk_changes", 0)))
-                 for f, what in fams if f"race_{f}_calls" in r]
+        cases = (
+            f"{_fmt(r.get('race_families', 0))} races at once x {_fmt(r.get('race_seconds', 0))} s "
+            f"({_fmt(r.get('race_wall_seconds', 0))} s wall), {_fmt(calls)} agent calls + "
+            f"{fam['cited_tests']} cited tests"
+        )
+        parts = [
+            f"{_fmt(r.get(f'race_{f}_calls', 0))} " + what.format(_fmt(r.get(f"race_{f}_disk_changes", 0)))
+            for f, what in fams
+            if f"race_{f}_calls" in r
+        ]
         figs = "; ".join(parts) + "; 0 outside reads, 0 outside writes, 0 outside hashes in any answer"
         return cases, figs
     if name == "Per-call budgets":
         b = pt.get("test_an_abusive_agent_does_not_stall_a_well_behaved_one", {})
-        cases = (f"{_fmt(b.get('budget_abuse_calls', 0))} abusive calls, {_fmt(b.get('budget_good_calls', 0))} "
-                 "well-behaved reads beside them")
-        figs = (f"well-behaved read alone p50 {_fmt(b.get('budget_idle_p50_ms', 0))} ms, p95 "
-                f"{_fmt(b.get('budget_idle_p95_ms', 0))} ms, max {_fmt(b.get('budget_idle_max_ms', 0))} ms; beside "
-                f"{_fmt(b.get('budget_abuse_streams', 1))} abusive calls at a time p50 {_fmt(b.get('budget_busy_p50_ms', 0))} ms, p95 {_fmt(b.get('budget_busy_p95_ms', 0))}"
-                f" ms, max {_fmt(b.get('budget_busy_max_ms', 0))} ms (target: no stall beyond 250 ms); heavy calls run "
-                f"one at a time, with 0.5 ms hand-offs and the collector held off while one runs (mcp_server/lane.py); slowest abusive call, with its wait for the lane: {b.get('budget_slowest_abuse', '?')}; load average {_fmt(b.get('budget_load', 0))} "
-                "at the start")
+        cases = (
+            f"{_fmt(b.get('budget_abuse_calls', 0))} abusive calls, {_fmt(b.get('budget_good_calls', 0))} "
+            "well-behaved reads beside them"
+        )
+        figs = (
+            f"well-behaved read alone p50 {_fmt(b.get('budget_idle_p50_ms', 0))} ms, p95 "
+            f"{_fmt(b.get('budget_idle_p95_ms', 0))} ms, max {_fmt(b.get('budget_idle_max_ms', 0))} ms; beside "
+            f"{_fmt(b.get('budget_abuse_streams', 1))} abusive calls at a time p50 {_fmt(b.get('budget_busy_p50_ms', 0))} ms, p95 {_fmt(b.get('budget_busy_p95_ms', 0))}"
+            f" ms, max {_fmt(b.get('budget_busy_max_ms', 0))} ms (target: no stall beyond 250 ms); heavy calls run "
+            f"one at a time, with 0.5 ms hand-offs and the collector held off while one runs (mcp_server/lane.py); slowest abusive call, with its wait for the lane: {b.get('budget_slowest_abuse', '?')}; load average {_fmt(b.get('budget_load', 0))} "
+            "at the start"
+        )
         return cases, figs
     if name == "Leftovers":
         lo = pt.get("test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_restart", {})
         cases = "10 kill -9 rounds"
-        figs = (f"every note whole after each kill; {_fmt(lo.get('temp_files_left_by_kills', 0))} temporary files "
-                "left by the kills, 0 after the next start")
+        figs = (
+            f"every note whole after each kill; {_fmt(lo.get('temp_files_left_by_kills', 0))} temporary files "
+            "left by the kills, 0 after the next start"
+        )
         return cases, figs
     return "", ""
 
@@ -434,11 +515,15 @@ def render(runs: dict) -> str:
         if not run:
             continue
         title = "CI size" if mode == "ci" else "Nightly size"
-        lines += [f"## {title}: run of {run['when']}", "",
-                  f"{run['python']} on {run['machine']}, {run['cpus']} CPUs; pytest exit status {run['exit_status']}, "
-                  f"{_fmt(round(run['seconds'], 1))} s wall clock; environment: {run['env'] or 'defaults'}.", "",
-                  "| Family | Tests passed | Cases run | Failures found and fixed | Figures |",
-                  "|---|---|---|---|---|"]
+        lines += [
+            f"## {title}: run of {run['when']}",
+            "",
+            f"{run['python']} on {run['machine']}, {run['cpus']} CPUs; pytest exit status {run['exit_status']}, "
+            f"{_fmt(round(run['seconds'], 1))} s wall clock; environment: {run['env'] or 'defaults'}.",
+            "",
+            "| Family | Tests passed | Cases run | Failures found and fixed | Figures |",
+            "|---|---|---|---|---|",
+        ]
         for name, _ in FAMILIES.values():
             fam = run["families"].get(name)
             if fam is None:  # a family added after this size's last run
@@ -456,8 +541,11 @@ def render(runs: dict) -> str:
         fams = run["families"]
         fixed = [(name, f) for name, _ in FAMILIES.values() for f in fams.get(name, {}).get("fixed", ())]
         if fixed:
-            lines += ["Failures this suite found, fixed, and now guards (each line is recorded by its passing "
-                      "regression test):", ""]
+            lines += [
+                "Failures this suite found, fixed, and now guards (each line is recorded by its passing "
+                "regression test):",
+                "",
+            ]
             lines += [f"- {name}: {f}" for name, f in fixed]
             lines.append("")
         failures = [f for name, _ in FAMILIES.values() for f in fams.get(name, {}).get("failures", ())]
@@ -472,18 +560,22 @@ def render(runs: dict) -> str:
     lines += ["", "## Cited tests", ""]
     for family, nodes in CITED.items():
         lines.append(f"- {family}: " + ", ".join(f"`{n}`" for n in nodes))
-    lines += ["", "## Not covered here", "",
-              "- Keystrokes under load are timed inside the app (filter text set -> list updated; triage key -> "
-              "note written), not terminal rendering.",
-              f"- Queue overflows: watchfiles 1.3 discards the kernel's overflow signal (samuelcolvin/watchfiles#348), "
-              "so the watcher infers a possible overflow from its causes (a stall of the process, or one batch of "
-              f"{_burst_recheck()} changes or more) and re-checks the whole vault. An overflow by more than "
-              f"{_inotify_queue()} events concentrated on a few files, with no stall and every batch under "
-              f"{_burst_recheck()} changes, would go unnoticed until those files change again. A full disk is "
-              "simulated with RLIMIT_FSIZE (EFBIG), not a real ENOSPC.",
-              "- Latencies in the fuzzing row are measured at the Python MCP client, which also validates each "
-              "result against the tool's output schema (for a 10,000-link `get_links` that is most of the time).",
-              ""]
+    lines += [
+        "",
+        "## Not covered here",
+        "",
+        "- Keystrokes under load are timed inside the app (filter text set -> list updated; triage key -> "
+        "note written), not terminal rendering.",
+        f"- Queue overflows: watchfiles 1.3 discards the kernel's overflow signal (samuelcolvin/watchfiles#348), "
+        "so the watcher infers a possible overflow from its causes (a stall of the process, or one batch of "
+        f"{_burst_recheck()} changes or more) and re-checks the whole vault. An overflow by more than "
+        f"{_inotify_queue()} events concentrated on a few files, with no stall and every batch under "
+        f"{_burst_recheck()} changes, would go unnoticed until those files change again. A full disk is "
+        "simulated with RLIMIT_FSIZE (EFBIG), not a real ENOSPC.",
+        "- Latencies in the fuzzing row are measured at the Python MCP client, which also validates each "
+        "result against the tool's output schema (for a 10,000-link `get_links` that is most of the time).",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -491,6 +583,7 @@ def _burst_recheck() -> str:
     try:
         sys.path.insert(0, str(ROOT))
         from vaultwatch.core.live.watch import BURST_RECHECK
+
         return f"{BURST_RECHECK:,}"
     except Exception:  # noqa: BLE001 - only a figure in the text
         return "BURST_RECHECK"
@@ -508,8 +601,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--full", action="store_true", help="nightly size (also VAULTWATCH_RELIABILITY_FULL=1)")
     ap.add_argument("--from-junit", type=Path, default=None, help="count an existing JUnit XML instead of running")
     ap.add_argument("--no-write", action="store_true", help="print the JSON only; leave RELIABILITY.md alone")
-    ap.add_argument("--render-only", action="store_true",
-                    help="rewrite RELIABILITY.md from bench/reliability_runs.json without running anything")
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="rewrite RELIABILITY.md from bench/reliability_runs.json without running anything",
+    )
     args = ap.parse_args(argv)
     if args.render_only:
         OUT_MD.write_text(render(json.loads(RUNS.read_text())))
@@ -527,20 +623,39 @@ def main(argv: list[str]) -> int:
     if full:
         env.setdefault("VAULTWATCH_RELIABILITY_FULL", "1")
         env.setdefault("VAULTWATCH_FUZZ_EXAMPLES", "10000")
-    run = {"when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "exit_status": rc,
-           "seconds": seconds, "python": f"Python {platform.python_version()}", "machine": platform.machine(),
-           "cpus": os.cpu_count(), "env": ", ".join(f"{k}={v}" for k, v in env.items()), "families": families,
-           "missing_cited": missing}
+    run = {
+        "when": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "exit_status": rc,
+        "seconds": seconds,
+        "python": f"Python {platform.python_version()}",
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "env": ", ".join(f"{k}={v}" for k, v in env.items()),
+        "families": families,
+        "missing_cited": missing,
+    }
     mode = "full" if full else "ci"
     runs = json.loads(RUNS.read_text()) if RUNS.exists() else {}
     if not args.no_write:
         runs[mode] = run
         RUNS.write_text(json.dumps(runs, indent=1, ensure_ascii=False) + "\n")
         OUT_MD.write_text(render(runs))
-    print(json.dumps({"mode": mode, "exit_status": rc, "seconds": round(seconds, 1),
-                      "families": {n: {k: f[k] for k in ("tests", "passed", "failed", "own_tests", "cited_tests")}
-                                   | {"fixed": len(f["fixed"]), "headline": headline(n, f)}
-                                   for n, f in families.items()}}, indent=1, ensure_ascii=False))
+    print(
+        json.dumps(
+            {
+                "mode": mode,
+                "exit_status": rc,
+                "seconds": round(seconds, 1),
+                "families": {
+                    n: {k: f[k] for k in ("tests", "passed", "failed", "own_tests", "cited_tests")}
+                    | {"fixed": len(f["fixed"]), "headline": headline(n, f)}
+                    for n, f in families.items()
+                },
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+    )
     return rc
 
 

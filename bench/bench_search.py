@@ -6,6 +6,7 @@ quality: writes the judged corpus (bench/searcheval) to bench/out/searcheval, in
 runs every judged query. scale: keyword search latency, the full-text build and the index
 size on a vaultgen vault. Prints JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,9 +94,18 @@ def scale(notes: int) -> dict:
         entries = [e for e in v.snapshot.entries if e.kind == "note"]
         rnd = random.Random(7)
         sample = rnd.sample(entries, 20)
-        queries = ([e.title for e in sample[:10]] + ["latency socket", "budget roadmap", "vault triage",
-                   "stale index", "metric disk", '"review meeting"', "budg*", "laten*",
-                   "how do I rotate the deploy keys", "notes about the roadmap review"])
+        queries = [e.title for e in sample[:10]] + [
+            "latency socket",
+            "budget roadmap",
+            "vault triage",
+            "stale index",
+            "metric disk",
+            '"review meeting"',
+            "budg*",
+            "laten*",
+            "how do I rotate the deploy keys",
+            "notes about the roadmap review",
+        ]
         lat: list[float] = []
         cpu: list[float] = []  # the calling thread's CPU (a keyword search runs wholly in it)
         for q in queries:
@@ -104,20 +114,34 @@ def scale(notes: int) -> dict:
                 v.search(q, limit=20)
                 cpu.append((time.thread_time() - c0) * 1000)
                 lat.append((time.perf_counter() - q0) * 1000)
-        out["keyword_search_ms"] = {"p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95), "max": round(max(lat), 2),
-                                    "samples": len(lat)}
+        out["keyword_search_ms"] = {
+            "p50": _pct(lat, 0.5),
+            "p95": _pct(lat, 0.95),
+            "max": round(max(lat), 2),
+            "samples": len(lat),
+        }
         out["keyword_search_cpu_ms"] = {"p50": _pct(cpu, 0.5), "p95": _pct(cpu, 0.95), "max": round(max(cpu), 2)}
         # a ranked OR ("any": one word no note has) beside a prefix word: the per-word presence check
         lat, cpu = [], []
-        for q in ("quokka budg*", "zebra lat*", "how do I rotate the deploy keys budg*", "unicorn soc* lat*",
-                  "okapi ca*"):
+        for q in (
+            "quokka budg*",
+            "zebra lat*",
+            "how do I rotate the deploy keys budg*",
+            "unicorn soc* lat*",
+            "okapi ca*",
+        ):
             for _ in range(3):
                 q0, c0 = time.perf_counter(), time.thread_time()
                 assert v.search(q, limit=20).match == "any"
                 cpu.append((time.thread_time() - c0) * 1000)
                 lat.append((time.perf_counter() - q0) * 1000)
-        out["any_prefix_search_ms"] = {"p50": _pct(lat, 0.5), "max": round(max(lat), 2), "cpu_p50": _pct(cpu, 0.5),
-                                       "cpu_max": round(max(cpu), 2), "samples": len(lat)}
+        out["any_prefix_search_ms"] = {
+            "p50": _pct(lat, 0.5),
+            "max": round(max(lat), 2),
+            "cpu_p50": _pct(cpu, 0.5),
+            "cpu_max": round(max(cpu), 2),
+            "samples": len(lat),
+        }
         out["load_average"] = round(os.getloadavg()[0], 1)
         print(json.dumps(out), file=sys.stderr, flush=True)  # partial figures survive a later failure
         from vaultwatch.core.search import semantic
@@ -153,9 +177,17 @@ def main() -> int:
     ap.add_argument("parts", nargs="*", default=["quality", "scale"])
     ap.add_argument("--notes", type=int, default=100_000)
     args = ap.parse_args()
-    out: dict = {"targets": {"keyword_p50_ms": 10, "keyword_p95_ms": 50, "fts_build_100k_s": 15,
-                             "index_bytes_per_note_byte": 1.2, "hybrid_p50_ms": 30, "vectors_100k_s": 60,
-                             "vectors_rss_added_mb": 80}}
+    out: dict = {
+        "targets": {
+            "keyword_p50_ms": 10,
+            "keyword_p95_ms": 50,
+            "fts_build_100k_s": 15,
+            "index_bytes_per_note_byte": 1.2,
+            "hybrid_p50_ms": 30,
+            "vectors_100k_s": 60,
+            "vectors_rss_added_mb": 80,
+        }
+    }
     if "quality" in args.parts:
         out["quality"] = quality()
     if "scale" in args.parts:

@@ -31,6 +31,7 @@ Two parts:
   This process limits glibc's malloc arenas as the `vaultwatch` command does (`malloc_arenas`:
   tui.cli.MALLOC_ARENAS, or an explicit MALLOC_ARENA_MAX), so `rss_mb_after` is the app's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -83,9 +84,12 @@ def sqlite_memory_mb() -> float | None:
 def stats(samples: list[float]) -> dict[str, float]:
     """n, p50, p95 and max of samples in seconds, as milliseconds."""
     ordered = sorted(samples)
-    return {"n": len(samples), "p50_ms": round(statistics.median(ordered) * 1000, 1),
-            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000, 1),
-            "max_ms": round(ordered[-1] * 1000, 1)}
+    return {
+        "n": len(samples),
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * 1000, 1),
+        "max_ms": round(ordered[-1] * 1000, 1),
+    }
 
 
 def proc_status(pid: int | str = "self") -> dict[str, float]:
@@ -100,8 +104,14 @@ def proc_status(pid: int | str = "self") -> dict[str, float]:
 
 
 # -- launch from process start, in a pty ---------------------------------------------------------
-def launch(root: Path, size: tuple[int, int], timeout: float = 60.0, pycache: Path | None = None,
-           searches: bool = False, cache_home: Path | None = None) -> dict:
+def launch(
+    root: Path,
+    size: tuple[int, int],
+    timeout: float = 60.0,
+    pycache: Path | None = None,
+    searches: bool = False,
+    cache_home: Path | None = None,
+) -> dict:
     """Run `vaultwatch ROOT` in a pty; seconds from spawn to each milestone, RSS, quit time.
 
     With `pycache`, the child keeps its compiled bytecode there (PYTHONPYCACHEPREFIX), as an
@@ -234,10 +244,24 @@ def drain(fd: int, seconds: float) -> None:
 
 
 SEARCHED_QUERIES = ("vault socket index", "deploy runbook keys")
-AGENT_QUERIES = ("deploy keys rotation", "incident review", "latency budget", "garden notes",
-                 "socket permissions", "release checklist", "meeting notes", "vector index",
-                 "backup restore", "hand plane", "runbook", "weekly review", "reading list",
-                 "api tokens", "error budget", "project kickoff")
+AGENT_QUERIES = (
+    "deploy keys rotation",
+    "incident review",
+    "latency budget",
+    "garden notes",
+    "socket permissions",
+    "release checklist",
+    "meeting notes",
+    "vector index",
+    "backup restore",
+    "hand plane",
+    "runbook",
+    "weekly review",
+    "reading list",
+    "api tokens",
+    "error budget",
+    "project kickoff",
+)
 
 
 def searched(pid: int, fd: int, sock: str) -> dict:
@@ -263,8 +287,9 @@ def searched(pid: int, fd: int, sock: str) -> dict:
 
     # the agent is a process of its own: the MCP client's imports must not weigh on this
     # process, whose own RSS the Pilot runs report
-    agent = subprocess.Popen([sys.executable, __file__, "--agent-searches", sock], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [sys.executable, __file__, "--agent-searches", sock], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     while agent.poll() is None:  # keep the terminal drained while the agent searches
         drain(fd, 0.1)
     answer, errors = agent.communicate()
@@ -317,9 +342,20 @@ def launches(root: Path, runs: int, size: tuple[int, int], searches: bool = Fals
             if cache_home is not None:
                 shutil.rmtree(cache_home, ignore_errors=True)
     summary: dict = {"first_launch_compiling_bytecode": compiling, "first_launches": first, "runs": runs_out}
-    for key in ("first_paint_s", "mcp_ready_s", "list_loaded_s", "rss_mb", "peak_rss_mb", "rss_still_mb",
-                "peak_rss_still_mb", "rss_tui_searched_mb", "rss_searched_mb", "peak_rss_searched_mb",
-                "rss_searched_idle_mb", "quit_s"):
+    for key in (
+        "first_paint_s",
+        "mcp_ready_s",
+        "list_loaded_s",
+        "rss_mb",
+        "peak_rss_mb",
+        "rss_still_mb",
+        "peak_rss_still_mb",
+        "rss_tui_searched_mb",
+        "rss_searched_mb",
+        "peak_rss_searched_mb",
+        "rss_searched_idle_mb",
+        "quit_s",
+    ):
         values = sorted(r[key] for r in runs_out if r.get(key) is not None)
         if values:
             summary[key] = {"median": values[len(values) // 2], "max": values[-1]}
@@ -572,8 +608,7 @@ async def long_note(app, clock: FrameClock, path: str) -> dict:
                 break  # the note was complete before the key took effect
             # the first frame that started after the scroll moved shows it (polling may wake
             # after that frame: timing from the poll would wait for a frame that never comes)
-            frame = await painted_after(clock, moved[n] if len(moved) > n else time.perf_counter(),
-                                        timeout=left())
+            frame = await painted_after(clock, moved[n] if len(moved) > n else time.perf_counter(), timeout=left())
             keys.append(frame[1] - t)
             await asyncio.sleep(0.03)
         await settle(app, timeout=left())
@@ -595,12 +630,14 @@ async def long_note(app, clock: FrameClock, path: str) -> dict:
     finally:
         body.set_doc = set_doc
         body.render_line = render_line
-    return {"long_note_lines": len(body.lines) if preview.path == path else None,
-            "long_note_open_to_first_screen": stats(first) if first else None,
-            "long_note_open_to_first_screen_process_cpu": stats(first_cpu) if first_cpu else None,
-            "long_note_keys_while_rendering": stats(keys) if keys else None,
-            "long_note_open_to_complete": stats(whole) if whole else None,
-            "long_note_timeouts": timeouts}
+    return {
+        "long_note_lines": len(body.lines) if preview.path == path else None,
+        "long_note_open_to_first_screen": stats(first) if first else None,
+        "long_note_open_to_first_screen_process_cpu": stats(first_cpu) if first_cpu else None,
+        "long_note_keys_while_rendering": stats(keys) if keys else None,
+        "long_note_open_to_complete": stats(whole) if whole else None,
+        "long_note_timeouts": timeouts,
+    }
 
 
 async def typing(app, pilot, clock: FrameClock) -> dict:
@@ -654,8 +691,14 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
             if frame is not None:
                 painted.append(frame[1] - t0)
                 work.append(frame[1] - frame[0])
-        return {"updated": updated, "painted": painted, "work": work, "unchanged": unchanged,
-                "queries": len(ran) - ran_before, "keys": len(keys)}
+        return {
+            "updated": updated,
+            "painted": painted,
+            "work": work,
+            "unchanged": unchanged,
+            "queries": len(ran) - ran_before,
+            "keys": len(keys),
+        }
 
     def focused() -> bool:
         return app.focused is field
@@ -768,7 +811,9 @@ async def searching(app, pilot, clock: FrameClock) -> dict:
         out["search_mode"] = flow._result.mode if flow._result is not None else None
         # the process's CPU (search thread, UI thread, all) from the first key until the last
         # key's hits were painted and the app settled, per key typed
-        out["search_process_cpu_ms_per_key"] = round((time.process_time() - cpu) * 1000 / sum(len(t) for t, _ in phrases))
+        out["search_process_cpu_ms_per_key"] = round(
+            (time.process_time() - cpu) * 1000 / sum(len(t) for t, _ in phrases)
+        )
         out["search_hits_listed"] = len(app.main.search_list.rows)
         await pilot.press("ctrl+u")
         await settle(app, timeout=60)
@@ -785,7 +830,8 @@ async def searching(app, pilot, clock: FrameClock) -> dict:
             out["search_hybrid_keystroke_to_painted"] = stats(painted) if painted else {"n": 0}
             out["search_hybrid_mode"] = flow._result.mode if flow._result is not None else None
             out["search_hybrid_process_cpu_ms_per_key"] = round(
-                (time.process_time() - cpu) * 1000 / sum(len(t) for t, _ in phrases))
+                (time.process_time() - cpu) * 1000 / sum(len(t) for t, _ in phrases)
+            )
             await pilot.press("ctrl+u")
             await settle(app, timeout=60)
     finally:
@@ -881,10 +927,16 @@ async def agent_rows(app, v, clock: FrameClock, AgentAccess) -> dict:
     paths = tuple(e.path for e in app.main.active_list.rows[:100])
     samples, work = [], []
     for i in range(30):
-        event = AgentAccess(agent=f"bench-agent-{i % 3}/1", session=f"s{i % 3}",
-                            tool="list_documents" if i % 2 else "read", summary="bench",
-                            paths=paths if i % 2 else paths[:1], result_count=len(paths), duration_ms=1.0,
-                            at=time.time())
+        event = AgentAccess(
+            agent=f"bench-agent-{i % 3}/1",
+            session=f"s{i % 3}",
+            tool="list_documents" if i % 2 else "read",
+            summary="bench",
+            paths=paths if i % 2 else paths[:1],
+            result_count=len(paths),
+            duration_ms=1.0,
+            at=time.time(),
+        )
         n = len(activity.rows)
         t0 = time.perf_counter()
         threading.Thread(target=v.bus.publish, args=(event,)).start()
@@ -902,16 +954,32 @@ def main() -> int:
     parser.add_argument("--vault", default=None, help="an existing vault instead of a vaultgen one")
     parser.add_argument("--launches", type=int, default=5, help="pty launches from process start (default 5)")
     parser.add_argument("--no-launch", action="store_true", help="skip the launches")
-    parser.add_argument("--launch-searches", action="store_true",
-                        help="search each launched app in the TUI and over MCP, then read its RSS again")
-    parser.add_argument("--first-launches", action="store_true",
-                        help="make each measured launch a first one: an empty cache folder of its own")
+    parser.add_argument(
+        "--launch-searches",
+        action="store_true",
+        help="search each launched app in the TUI and over MCP, then read its RSS again",
+    )
+    parser.add_argument(
+        "--first-launches",
+        action="store_true",
+        help="make each measured launch a first one: an empty cache folder of its own",
+    )
     parser.add_argument("--no-interactive", action="store_true", help="skip the in-process Pilot runs")
     only = parser.add_mutually_exclusive_group()
-    only.add_argument("--only-long-note", action="store_const", dest="only", const="long_note",
-                      help="of the Pilot runs, only the long note's (iterating on the preview)")
-    only.add_argument("--only-search", action="store_const", dest="only", const="search",
-                      help="of the Pilot runs, only the full-text search's (keyword, then hybrid)")
+    only.add_argument(
+        "--only-long-note",
+        action="store_const",
+        dest="only",
+        const="long_note",
+        help="of the Pilot runs, only the long note's (iterating on the preview)",
+    )
+    only.add_argument(
+        "--only-search",
+        action="store_const",
+        dest="only",
+        const="search",
+        help="of the Pilot runs, only the full-text search's (keyword, then hybrid)",
+    )
     parser.add_argument("--agent-searches", metavar="SOCKET", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.agent_searches:
@@ -924,16 +992,25 @@ def main() -> int:
     from vaultwatch.tui.cli import MALLOC_ARENAS, MMAP_THRESHOLD
 
     arenas = MALLOC_ARENAS if limit_malloc_arenas(MALLOC_ARENAS) else os.environ.get("MALLOC_ARENA_MAX")
-    mmap_threshold = (MMAP_THRESHOLD if fix_mmap_threshold(MMAP_THRESHOLD)
-                      else os.environ.get("MALLOC_MMAP_THRESHOLD_", "glibc's own"))
+    mmap_threshold = (
+        MMAP_THRESHOLD
+        if fix_mmap_threshold(MMAP_THRESHOLD)
+        else os.environ.get("MALLOC_MMAP_THRESHOLD_", "glibc's own")
+    )
     root = Path(args.vault) if args.vault else vault(args.notes)[0]
     size = (160, 50)
-    result: dict = {"bench": "tui", "vault": str(root), "notes": args.notes, "cpus": os.cpu_count(),
-                    "loadavg_before": [round(x, 2) for x in os.getloadavg()], "size": list(size),
-                    "malloc_arenas": arenas, "mmap_threshold": mmap_threshold}
+    result: dict = {
+        "bench": "tui",
+        "vault": str(root),
+        "notes": args.notes,
+        "cpus": os.cpu_count(),
+        "loadavg_before": [round(x, 2) for x in os.getloadavg()],
+        "size": list(size),
+        "malloc_arenas": arenas,
+        "mmap_threshold": mmap_threshold,
+    }
     if not args.no_launch:
-        result["launch"] = launches(root, args.launches, size, args.launch_searches,
-                                    args.first_launches)
+        result["launch"] = launches(root, args.launches, size, args.launch_searches, args.first_launches)
     if not args.no_interactive:
         result.update(asyncio.run(interactive(root, size, args.only)))
     result["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]

@@ -1,4 +1,5 @@
 """Shared helpers for the benchmarks: generated vaults (bench/vaultgen.py), timing, JSON output."""
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,11 @@ def timed(fn: Callable[[], object], repeat: int = 15) -> dict[str, float]:
         fn()
         samples.append((time.perf_counter() - t) * 1000)
     ordered = sorted(samples)
-    return {"first_ms": round(samples[0], 2), "p50_ms": round(statistics.median(samples), 2),
-            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2)}
+    return {
+        "first_ms": round(samples[0], 2),
+        "p50_ms": round(statistics.median(samples), 2),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2),
+    }
 
 
 def emit(data: dict) -> None:

@@ -1,7 +1,8 @@
 """Run the benchmarks in bench/ (all, or those named) and print each one's JSON.
 
-    python bench/run_all.py [core] [live] [mcp] [tui]
+python bench/run_all.py [core] [live] [mcp] [tui]
 """
+
 from __future__ import annotations
 
 import subprocess

@@ -51,6 +51,7 @@ Manifest (counts as core should report them; "as of" TODAY, 00:00 UTC):
 
 SIZES are the vault sizes the benchmarks use; the tests use small vaults (1,000-2,000 notes).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -78,10 +79,12 @@ HIDDEN = (".obsidian/workspace.md", ".trash/old note.md", "Projects/.secret/plan
 _TOPS = ("Projects", "ProjectsOld", "Areas", "Daily", "Reference", "Archive", "inbox", "People", "Knowledge")
 _FIXED = ("Projects/meetings", "Reference/café", "Areas/Research/deep/er")
 _SUBS = ("meetings", "Research", "design", "2025", "2026", "notes", "Ops", "drafts", "ideas", "Überblick")
-_VOCAB = ("index agent triage stale trust review draft stable deprecated note link graph folder tag "
-          "search query socket server terminal markdown frontmatter yaml watch change budget roadmap "
-          "meeting design decision risk metric latency cache memory disk write read vault owner "
-          "release plan sketch outline summary detail example source answer").split()
+_VOCAB = (
+    "index agent triage stale trust review draft stable deprecated note link graph folder tag "
+    "search query socket server terminal markdown frontmatter yaml watch change budget roadmap "
+    "meeting design decision risk metric latency cache memory disk write read vault owner "
+    "release plan sketch outline summary detail example source answer"
+).split()
 _CODE = {
     "python": ["def {w}(path):", "    # {w} [[not a link]] and #notatag live in code", "    return path.{w}()"],
     "sh": ["vaultwatch list ~/vault --filter status={w}", "# a comment, #notatag, [[not a link]]"],
@@ -117,23 +120,41 @@ def _q(text: str) -> str:
 
 
 class _Gen:
-    def __init__(self, out: Path, notes: int, seed: int, attachments: int, body_bytes: int, okf: bool,
-                 realistic: bool) -> None:
+    def __init__(
+        self, out: Path, notes: int, seed: int, attachments: int, body_bytes: int, okf: bool, realistic: bool
+    ) -> None:
         self.out, self.n, self.seed, self.n_att = out, notes, seed, attachments
         self.body_bytes, self.okf, self.realistic = body_bytes, okf, realistic
         self.folders = _folders(random.Random(f"{seed}:folders"))
         self.targets: list[tuple[str, str]] = []  # (path without .md, stem) of the notes written so far
         self.m: dict[str, Any] = {
-            "notes": 0, "root_notes": 0, "attachments": 0, "hidden_files": 0,
-            "status": dict.fromkeys((*STATUSES, "none"), 0), "trust_tier": dict.fromkeys(TIERS, 0),
-            "stale_true": 0, "tag_craft": 0, "broken_yaml": 0, "no_frontmatter": 0, "per_top_folder": {},
-            "keys": {}, "values": {"type": {}, "ms.topic": {}},
+            "notes": 0,
+            "root_notes": 0,
+            "attachments": 0,
+            "hidden_files": 0,
+            "status": dict.fromkeys((*STATUSES, "none"), 0),
+            "trust_tier": dict.fromkeys(TIERS, 0),
+            "stale_true": 0,
+            "tag_craft": 0,
+            "broken_yaml": 0,
+            "no_frontmatter": 0,
+            "per_top_folder": {},
+            "keys": {},
+            "values": {"type": {}, "ms.topic": {}},
             "links": {"wiki": 0, "embed": 0, "markdown": 0, "broken": 0},
             "bytes": {"min": 0, "max": 0, "total": 0},
-            "generator": f"bench.vaultgen {VERSION}", "today": TODAY.isoformat(), "okf": okf,
+            "generator": f"bench.vaultgen {VERSION}",
+            "today": TODAY.isoformat(),
+            "okf": okf,
             "realistic": realistic,
-            "args": {"notes": notes, "seed": seed, "attachments": attachments, "body_bytes": body_bytes,
-                     "okf": okf, "realistic": realistic},
+            "args": {
+                "notes": notes,
+                "seed": seed,
+                "attachments": attachments,
+                "body_bytes": body_bytes,
+                "okf": okf,
+                "realistic": realistic,
+            },
         }
 
     # -- frontmatter -------------------------------------------------------------------------
@@ -254,14 +275,17 @@ class _Gen:
             return f"{fence}{lang}\n{body}\n{fence}\n"
         if r < 0.58:
             rows = ["| Field | Value | Owner |", "| --- | :---: | ---: |"]
-            rows += [f"| {rng.choice(_VOCAB)} | {rng.randint(0, 999)} | {rng.choice(_VOCAB)} |"
-                     for _ in range(rng.randint(2, 6))]
+            rows += [
+                f"| {rng.choice(_VOCAB)} | {rng.randint(0, 999)} | {rng.choice(_VOCAB)} |"
+                for _ in range(rng.randint(2, 6))
+            ]
             return "\n".join(rows) + "\n"
         if r < 0.66:
             kind = rng.choice(("note", "warning", "tip", "info", "todo"))
             fold = rng.choice(("", "-", "+"))
-            return (f"> [!{kind}]{fold} {_words(rng, 1, 4).capitalize()}\n> {_words(rng, 6, 20)}\n"
-                    f"> - {_words(rng, 2, 6)}\n")
+            return (
+                f"> [!{kind}]{fold} {_words(rng, 1, 4).capitalize()}\n> {_words(rng, 6, 20)}\n> - {_words(rng, 2, 6)}\n"
+            )
         if r < 0.78:
             items = []
             for k in range(rng.randint(2, 6)):
@@ -395,8 +419,16 @@ class _Gen:
         return self.m
 
 
-def generate(out: str | os.PathLike[str], notes: int = 1000, *, seed: int = 7, attachments: int | None = None,
-             body_bytes: int = 1500, okf: bool = True, realistic: bool = False) -> dict[str, Any]:
+def generate(
+    out: str | os.PathLike[str],
+    notes: int = 1000,
+    *,
+    seed: int = 7,
+    attachments: int | None = None,
+    body_bytes: int = 1500,
+    okf: bool = True,
+    realistic: bool = False,
+) -> dict[str, Any]:
     """Write a vault of `notes` generated notes (plus index.md) at `out` and return its manifest.
 
     attachments: default notes // 20. body_bytes: approximate body size of a default note
@@ -416,8 +448,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-okf", action="store_true", help="no okf_version in index.md")
     ap.add_argument("--realistic", action="store_true", help="long, rich notes (2-20 KB)")
     a = ap.parse_args(argv)
-    m = generate(a.out, a.notes, seed=a.seed, attachments=a.attachments, body_bytes=a.body_bytes,
-                 okf=not a.no_okf, realistic=a.realistic)
+    m = generate(
+        a.out,
+        a.notes,
+        seed=a.seed,
+        attachments=a.attachments,
+        body_bytes=a.body_bytes,
+        okf=not a.no_okf,
+        realistic=a.realistic,
+    )
     print(json.dumps({k: m[k] for k in ("notes", "attachments", "stale_true", "broken_yaml")}))
     return 0
 

@@ -1,4 +1,5 @@
 """Injected time. Everything that depends on "now" (staleness, snapshots) takes a Clock."""
+
 from __future__ import annotations
 
 import datetime as dt

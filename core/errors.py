@@ -1,4 +1,5 @@
 """Typed errors raised by core. Every message says what went wrong and what to do instead."""
+
 from __future__ import annotations
 
 

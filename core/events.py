@@ -4,6 +4,7 @@ Subscribers are called synchronously in the publisher's thread, so they must be 
 thread-safe (the TUI posts a message; the MCP layer sets a flag). A subscriber that raises
 is reported on stderr once and never breaks the publisher.
 """
+
 from __future__ import annotations
 
 import sys

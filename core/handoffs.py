@@ -15,6 +15,7 @@ what it was before the first only when the last one ends. The MCP server's lane
 mcp_server or tui calls `sys.setswitchinterval`; the TUI's approval dialog holds one block per
 decided change until its answer is out (tui/approvaldialog.py QuickHandoffs).
 """
+
 from __future__ import annotations
 
 import sys

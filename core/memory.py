@@ -29,6 +29,7 @@ Nothing else in vaultwatch calls `gc.disable`, `gc.enable` or `gc.freeze`:
   what is freed between live blocks stays resident. See MMAP_THRESHOLD in tui.cli for what a
   fixed one measured; an explicit MALLOC_MMAP_THRESHOLD_ in the environment wins.
 """
+
 from __future__ import annotations
 
 import gc

@@ -1,4 +1,5 @@
 """JSON shapes of index records, shared by the CLI and the MCP tools."""
+
 from __future__ import annotations
 
 import json
@@ -19,20 +20,46 @@ def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = 
     """One listing row: path, kind, title, OKF fields (on a bundle), size, modified time, frontmatter."""
     kind = entry.kind
     if kind == FOLDER:
-        return {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
-                "size_bytes": 0, "modified_at": entry.modified_at}
+        return {
+            "path": entry.path,
+            "kind": kind,
+            "title": entry.title,
+            "folder": entry.folder,
+            "size_bytes": 0,
+            "modified_at": entry.modified_at,
+        }
     if kind == ATTACHMENT:
-        return {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
-                "size_bytes": entry.size_bytes, "modified_at": entry.modified_at, "mime_type": entry.mime_type}
+        return {
+            "path": entry.path,
+            "kind": kind,
+            "title": entry.title,
+            "folder": entry.folder,
+            "size_bytes": entry.size_bytes,
+            "modified_at": entry.modified_at,
+            "mime_type": entry.mime_type,
+        }
     if bundle:
-        row: dict[str, Any] = {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
-                               "status": entry.okf_status,
-                               "stale": okf.is_stale(entry.stale_date, entry.stale_instant, clock),
-                               "trust_tier": entry.okf_trust, "tags": list(entry.tags)}
+        row: dict[str, Any] = {
+            "path": entry.path,
+            "kind": kind,
+            "title": entry.title,
+            "folder": entry.folder,
+            "status": entry.okf_status,
+            "stale": okf.is_stale(entry.stale_date, entry.stale_instant, clock),
+            "trust_tier": entry.okf_trust,
+            "tags": list(entry.tags),
+        }
     else:
-        row = {"path": entry.path, "kind": kind, "title": entry.title, "folder": entry.folder,
-               "status": None, "stale": None, "trust_tier": None,  # OKF fields: null off a bundle
-               "tags": list(entry.tags)}
+        row = {
+            "path": entry.path,
+            "kind": kind,
+            "title": entry.title,
+            "folder": entry.folder,
+            "status": None,
+            "stale": None,
+            "trust_tier": None,  # OKF fields: null off a bundle
+            "tags": list(entry.tags),
+        }
     if frontmatter:
         row["frontmatter"] = entry.frontmatter
     row["size_bytes"] = entry.size_bytes
@@ -83,15 +110,17 @@ class RowCache:
         """`row_bytes(entry_json(entry, clock, bundle, frontmatter=...))` for each entry, in order."""
         return self._rows_of(entries, clock, bundle, frontmatter, None)
 
-    def rows_escaped(self, entries: Sequence[Entry], clock: Clock, bundle: bool, *,
-                     frontmatter: bool = False) -> tuple[list[bytes], list[bytes]]:
+    def rows_escaped(
+        self, entries: Sequence[Entry], clock: Clock, bundle: bool, *, frontmatter: bool = False
+    ) -> tuple[list[bytes], list[bytes]]:
         """`rows(...)`, and the same rows escaped for the inside of a JSON string (quotes and
         backslashes escaped: joined and quoted, they are a JSON string holding the listing)."""
         escaped: list[bytes] = []
         return self._rows_of(entries, clock, bundle, frontmatter, escaped), escaped
 
-    def _rows_of(self, entries: Sequence[Entry], clock: Clock, bundle: bool, frontmatter: bool,
-                 escaped: list[bytes] | None) -> list[bytes]:
+    def _rows_of(
+        self, entries: Sequence[Entry], clock: Clock, bundle: bool, frontmatter: bool, escaped: list[bytes] | None
+    ) -> list[bytes]:
         rows = self._rows
         cache = rows[frontmatter]
         keep = len(entries) <= self.max_rows

@@ -1,4 +1,5 @@
 """The facade a front end holds: open a vault, load its index, answer queries, publish events."""
+
 from __future__ import annotations
 
 import os
@@ -37,9 +38,16 @@ def demo_vault_path() -> Path:
 class Vault:
     """One vault: its index, its clock and its event bus."""
 
-    def __init__(self, root: str | os.PathLike[str], *, clock: Clock | None = None, okf_mode: str = "auto",
-                 attachment_exts: str | list[str] | None = None, bus: EventBus | None = None,
-                 cache: bool | None = None) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        clock: Clock | None = None,
+        okf_mode: str = "auto",
+        attachment_exts: str | list[str] | None = None,
+        bus: EventBus | None = None,
+        cache: bool | None = None,
+    ) -> None:
         self.root = os.path.abspath(os.fspath(root))
         if not os.path.isdir(self.root):
             raise VaultError(f"vault folder not found: {self.root!r} is not a directory; pass an existing folder")
@@ -66,6 +74,7 @@ class Vault:
         self.entry_cache = None
         if cache:
             from vaultwatch.core.index.entrycache import EntryCache
+
             self.entry_cache = EntryCache(self.root_real)
             self.bus.subscribe(self._cache_on_change)
 
@@ -102,9 +111,14 @@ class Vault:
         with self.refresh_lock:
             if self.entry_cache is not None:
                 from vaultwatch.core.index.warmscan import warm_scan
-                entries, skipped = warm_scan(self.entry_cache, self.root_real, self.config, progress,
-                                             lambda msg, severity="warning": self.bus.publish(
-                                                 IndexProblem(msg, severity)))
+
+                entries, skipped = warm_scan(
+                    self.entry_cache,
+                    self.root_real,
+                    self.config,
+                    progress,
+                    lambda msg, severity="warning": self.bus.publish(IndexProblem(msg, severity)),
+                )
             else:
                 entries, skipped = scan(self.root_real, self.config, progress)
             return self.index.load(entries, skipped, self.config.ignore.problems)
@@ -136,8 +150,7 @@ class Vault:
         everything under it when it was a folder.
         """
         with self.refresh_lock:
-            found = {rel: (stat_one(self.root_real, rel, self.config) if rel else None)
-                     for rel in dict.fromkeys(paths)}
+            found = {rel: (stat_one(self.root_real, rel, self.config) if rel else None) for rel in dict.fromkeys(paths)}
             return self.apply_found(found, source)
 
     def apply_found(self, found_by_path: dict, source: str) -> Snapshot:
@@ -161,8 +174,11 @@ class Vault:
                 skipped.append(found)
                 continue
             if old is not None and (old.kind, old.size_bytes, old.mtime_ns, old.inode) == (
-                    found.kind, found.size if isinstance(found, FileFact) else found.size_bytes,
-                    found.mtime_ns, found.inode):
+                found.kind,
+                found.size if isinstance(found, FileFact) else found.size_bytes,
+                found.mtime_ns,
+                found.inode,
+            ):
                 continue
             entry = entry_for(found) if isinstance(found, FileFact) else found
             if isinstance(entry, Skipped):
@@ -222,6 +238,7 @@ class Vault:
         with self._start_lock:
             if self._live is None:
                 from vaultwatch.core.live.watch import LiveIndex
+
                 self._live = LiveIndex(self)
                 self._live.start()
 
@@ -249,8 +266,12 @@ class Vault:
             if self._search is None:
                 from vaultwatch.core.index.entrycache import vault_cache_dir
                 from vaultwatch.core.search.fulltext import SearchIndex
-                base = self.entry_cache.dir if self.entry_cache is not None and not self.entry_cache.disabled \
+
+                base = (
+                    self.entry_cache.dir
+                    if self.entry_cache is not None and not self.entry_cache.disabled
                     else vault_cache_dir(self.root_real)
+                )
                 self._search = SearchIndex(self, base / "search.sqlite")
                 self._search.start()
             return self._search
@@ -279,6 +300,7 @@ class Vault:
             self.start_search()
             self.start_vectors()
         from vaultwatch.core.edit.atomic import clean_temp_files_soon
+
         clean_temp_files_soon(self)  # what a killed run's writes left behind (issue 13)
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -332,10 +354,22 @@ class Vault:
             return True
         return self.entry_cache is not None and self.entry_cache.hold
 
-    def search(self, text: str, scope: Query | None = None, *, folder: str | None = None,
-               recursive: bool | None = None, pattern: str | None = None, filters=None, exclude=None,
-               limit: int = 20, cursor: str | None = None, count: bool | None = None, wait: float = 0.0,
-               mode: str | None = None):
+    def search(
+        self,
+        text: str,
+        scope: Query | None = None,
+        *,
+        folder: str | None = None,
+        recursive: bool | None = None,
+        pattern: str | None = None,
+        filters=None,
+        exclude=None,
+        limit: int = 20,
+        cursor: str | None = None,
+        count: bool | None = None,
+        wait: float = 0.0,
+        mode: str | None = None,
+    ):
         """Full-text search, ranked, with the listing's scoping arguments. Returns a SearchResult.
 
         text: words, "phrases", prefix* and -excluded words (every input is safe).
@@ -352,8 +386,7 @@ class Vault:
         from vaultwatch.core.search.fulltext import scope_query
 
         index = self.start_search()
-        q = scope_query(scope, folder=folder, recursive=recursive, pattern=pattern, filters=filters,
-                        exclude=exclude)
+        q = scope_query(scope, folder=folder, recursive=recursive, pattern=pattern, filters=filters, exclude=exclude)
         if wait > 0:
             self.wait_search_ready(wait)
         from vaultwatch.core.search import hybrid
@@ -366,8 +399,17 @@ class Vault:
             vectors.wait_ready(wait)
         return hybrid.search(self, index, vectors, text, q, used, limit=limit, cursor=cursor)
 
-    def similar(self, path: str, scope: Query | None = None, *, folder: str | None = None,
-                pattern: str | None = None, filters=None, limit: int = 10, wait: float = 0.0):
+    def similar(
+        self,
+        path: str,
+        scope: Query | None = None,
+        *,
+        folder: str | None = None,
+        pattern: str | None = None,
+        filters=None,
+        limit: int = 10,
+        wait: float = 0.0,
+    ):
         """Notes like the note at `path`, nearest by meaning first (a SearchResult; needs the
         semantic extra, else a QueryError that says so)."""
         from vaultwatch.core.search import hybrid
@@ -395,9 +437,13 @@ class Vault:
         from vaultwatch.core.search import semantic
 
         v = self._vectors
-        return {"installed": semantic.offered(),
-                "ready": bool(v and v.ready), "done": v.done if v else 0, "total": v.total if v else 0,
-                "problem": v.problem if v else None}
+        return {
+            "installed": semantic.offered(),
+            "ready": bool(v and v.ready),
+            "done": v.done if v else 0,
+            "total": v.total if v else 0,
+            "problem": v.problem if v else None,
+        }
 
     def search_status(self):
         """Progress of the full-text index (a SearchStatus); starts building it if needed."""

@@ -12,6 +12,7 @@ the same way, in the session the SDK's calls get later (`Activity(session=...)`)
 
 `AuditLog` appends every AgentAccess event on a bus to a file as JSON lines.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -104,7 +105,7 @@ def summarize(arguments: Mapping[str, Any]) -> str:
             text = text[:57] + "…"
         parts.append(f"{key}={text}")
     line = " ".join(parts)
-    return line if len(line) <= MAX_SUMMARY_CHARS else line[:MAX_SUMMARY_CHARS - 1] + "…"
+    return line if len(line) <= MAX_SUMMARY_CHARS else line[: MAX_SUMMARY_CHARS - 1] + "…"
 
 
 def _modern(version: str | None) -> bool:
@@ -135,8 +136,14 @@ class _Agent:
 class Activity:
     """Attributes MCP calls to agents and publishes them on `bus` (see module doc)."""
 
-    def __init__(self, bus: EventBus, *, clock: Callable[[], float] = time.time,
-                 foreground: Foreground | None = None, session: str | None = None) -> None:
+    def __init__(
+        self,
+        bus: EventBus,
+        *,
+        clock: Callable[[], float] = time.time,
+        foreground: Foreground | None = None,
+        session: str | None = None,
+    ) -> None:
         self.bus = bus
         # a stdio server's one session, named before the SDK runs: the stdio front's early calls and the SDK's share it
         self.session = session
@@ -242,16 +249,33 @@ class Activity:
             _current.reset(token)
             self._publish(who, tool, arguments, record, started, error, caller)
 
-    def _publish(self, who: tuple[str, str], tool: str, arguments: Mapping[str, Any], record: CallRecord,
-                 started: float, error: str | None, caller: Caller) -> None:
-        self.bus.publish(AgentAccess(
-            agent=who[0], session=who[1], tool=tool, summary=summarize(arguments),
-            arguments=_clip(dict(arguments)), paths=tuple(record.paths),
-            result_count=record.result_count if error is None else None,
-            duration_ms=round((time.perf_counter() - started) * 1000, 3), error=error,
-            at=self._clock(), write=record.write, diff_summary=record.diff_summary,
-            change_ids=tuple(caller.change_ids),
-        ))
+    def _publish(
+        self,
+        who: tuple[str, str],
+        tool: str,
+        arguments: Mapping[str, Any],
+        record: CallRecord,
+        started: float,
+        error: str | None,
+        caller: Caller,
+    ) -> None:
+        self.bus.publish(
+            AgentAccess(
+                agent=who[0],
+                session=who[1],
+                tool=tool,
+                summary=summarize(arguments),
+                arguments=_clip(dict(arguments)),
+                paths=tuple(record.paths),
+                result_count=record.result_count if error is None else None,
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                error=error,
+                at=self._clock(),
+                write=record.write,
+                diff_summary=record.diff_summary,
+                change_ids=tuple(caller.change_ids),
+            )
+        )
 
     async def middleware(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         """Server middleware: publish one AgentAccess event per tools/call."""
@@ -319,8 +343,12 @@ async def _with_progress(ctx: Any, caller: Caller, call_next: Callable[[Any], An
             pending = caller.waiting
             if pending is not None:
                 waited = round(pending.timeout - pending.remaining(time.monotonic()), 1)
-                await _progress(ctx, waited, pending.timeout,
-                                f"waiting for the person to approve this {pending.operation} in vaultwatch")
+                await _progress(
+                    ctx,
+                    waited,
+                    pending.timeout,
+                    f"waiting for the person to approve this {pending.operation} in vaultwatch",
+                )
     finally:
         if not task.done():
             task.cancel()
@@ -347,9 +375,16 @@ class AuditLog:
         paths = list(event.paths)
         line: dict[str, Any] = {
             "at": dt.datetime.fromtimestamp(event.at, dt.UTC).isoformat(timespec="milliseconds"),
-            "agent": event.agent, "session": event.session, "tool": event.tool, "summary": event.summary,
-            "arguments": event.arguments, "paths": paths[:AUDIT_MAX_PATHS], "result_count": event.result_count,
-            "duration_ms": event.duration_ms, "error": event.error, "write": event.write,
+            "agent": event.agent,
+            "session": event.session,
+            "tool": event.tool,
+            "summary": event.summary,
+            "arguments": event.arguments,
+            "paths": paths[:AUDIT_MAX_PATHS],
+            "result_count": event.result_count,
+            "duration_ms": event.duration_ms,
+            "error": event.error,
+            "write": event.write,
         }
         if len(paths) > AUDIT_MAX_PATHS:
             line["paths_total"] = len(paths)

@@ -12,6 +12,7 @@ a table, `{"columns": [keys...], "rows": [[values...], ...]}` (a key a row lacks
 Keys are said once per list instead of once per row: a listing row's text drops from ~240 to
 ~140 bytes (bench/bench_answer_sizes.py). The server's instructions say so once.
 """
+
 from __future__ import annotations
 
 import json
@@ -121,8 +122,18 @@ class Page:
     rest: dict[str, Any]  # the structured fields beside "result"
 
 
-def listing_page(cache: RowCache, res: QueryResult, q: Query, clock: Clock, rest: dict[str, Any], *,
-                 budget_bytes: int, explicit: bool, frontmatter: bool = False, escape: bool = False) -> Page | str:
+def listing_page(
+    cache: RowCache,
+    res: QueryResult,
+    q: Query,
+    clock: Clock,
+    rest: dict[str, Any],
+    *,
+    budget_bytes: int,
+    explicit: bool,
+    frontmatter: bool = False,
+    escape: bool = False,
+) -> Page | str:
     """The page a listing answer carries (results.listing says how it is cut), or the error text
     when a page the caller sized would pass the hard cap. Tells the activity layer what it listed."""
     entries = res.entries
@@ -132,8 +143,11 @@ def listing_page(cache: RowCache, res: QueryResult, q: Query, clock: Clock, rest
     n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
     if explicit and n < len(rows) or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
         size = sum(sizes) + len(sizes) + budget.TAIL_BYTES
-        hint = (f"pass limit={n} or less and follow next_cursor" if n > 1 else
-                "its first row alone is too big: leave out include_frontmatter, or narrow the listing")
+        hint = (
+            f"pass limit={n} or less and follow next_cursor"
+            if n > 1
+            else "its first row alone is too big: leave out include_frontmatter, or narrow the listing"
+        )
         return budget.over_cap(size, hint)
     if not explicit:
         n = min(n, budget.fit([len(v) for v in values], budget_bytes))
@@ -147,12 +161,22 @@ def listing_page(cache: RowCache, res: QueryResult, q: Query, clock: Clock, rest
     return Page(entries, rows, values, escaped, head, close, tail, rest)
 
 
-def listing_answer(cache: RowCache, res: QueryResult, q: Query, clock: Clock, rest: dict[str, Any], *,
-                   budget_bytes: int, explicit: bool, frontmatter: bool = False,
-                   meta: dict[str, Any] | None = None) -> Answer:
+def listing_answer(
+    cache: RowCache,
+    res: QueryResult,
+    q: Query,
+    clock: Clock,
+    rest: dict[str, Any],
+    *,
+    budget_bytes: int,
+    explicit: bool,
+    frontmatter: bool = False,
+    meta: dict[str, Any] | None = None,
+) -> Answer:
     """A listing answer, `{"result": [entry_json rows...], **rest}`, its text a table (module doc)."""
-    page = listing_page(cache, res, q, clock, rest, budget_bytes=budget_bytes, explicit=explicit,
-                        frontmatter=frontmatter)
+    page = listing_page(
+        cache, res, q, clock, rest, budget_bytes=budget_bytes, explicit=explicit, frontmatter=frontmatter
+    )
     if isinstance(page, str):
         return failure(page)
     text = b"".join((page.head.encode(), b",".join(page.values), page.close, page.tail.encode()))

@@ -40,6 +40,7 @@ upstream generation, requests in flight, cancellations, subscriptions, the switc
 and retry rules) whose parts read and change the same state; finding servers (launch.py), the
 command line (bridge_cli.py) and HTTP (unixhttp.py) are out already.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -61,10 +62,11 @@ from . import unixhttp
 from .launch import BridgeError, NotListening, connect_trusted
 from .wire import MCP_PATH, SESSION_HEADER
 
-APP_GONE = ("vaultwatch stopped serving this vault (the app was closed or crashed) and no server could be "
-            "reached again")
-MAYBE_APPLIED = ("vaultwatch changed servers (the TUI was opened or quit, or the server restarted) while this "
-                 "call was in flight; it may or may not have been applied: check the note before retrying")
+APP_GONE = "vaultwatch stopped serving this vault (the app was closed or crashed) and no server could be reached again"
+MAYBE_APPLIED = (
+    "vaultwatch changed servers (the TUI was opened or quit, or the server restarted) while this "
+    "call was in flight; it may or may not have been applied: check the note before retrying"
+)
 INTERNAL_ERROR = -32603
 PARSE_ERROR = -32700
 DRAIN_SECONDS = float(os.environ.get("VAULTWATCH_BRIDGE_DRAIN", "5"))  # how long EOF waits for answers still due
@@ -74,9 +76,21 @@ URL = f"http://localhost{MCP_PATH}"
 MODERN_META_KEY = "io.modelcontextprotocol/protocolVersion"
 NAME_KEYS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 LONG_LIVED = frozenset({"subscriptions/listen"})  # open streams: EOF does not wait for them
-READ_METHODS = frozenset({"initialize", "ping", "tools/list", "resources/list", "resources/read",
-                          "resources/templates/list", "prompts/list", "prompts/get", "completion/complete",
-                          "server/discover", "subscriptions/listen"})
+READ_METHODS = frozenset(
+    {
+        "initialize",
+        "ping",
+        "tools/list",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "server/discover",
+        "subscriptions/listen",
+    }
+)
 _HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")
 
 Locate = Callable[[float], "tuple[str, int | None]"]  # grace seconds -> (socket, pid); raises BridgeError
@@ -112,15 +126,22 @@ def probe(path: str, vault_hint: str | None = None) -> int | None:
     try:
         return connect_trusted(path)
     except NotListening:
-        raise BridgeError(f"no vaultwatch is running {what}: {path} is a leftover of one that stopped; "
-                          f"{start}") from None
+        raise BridgeError(
+            f"no vaultwatch is running {what}: {path} is a leftover of one that stopped; {start}"
+        ) from None
 
 
 class Relay:
     """One client's relay (see module doc)."""
 
-    def __init__(self, path: str, pid: int | None, locate: Locate | None = None,
-                 unavailable: str | None = None, tool_prefix: str = "") -> None:
+    def __init__(
+        self,
+        path: str,
+        pid: int | None,
+        locate: Locate | None = None,
+        unavailable: str | None = None,
+        tool_prefix: str = "",
+    ) -> None:
         self.path = path
         self.tool_prefix = tool_prefix
         self.server_names: dict[str, str] = {}  # the client's tool name -> the server's (with tool_prefix)
@@ -174,6 +195,7 @@ class Relay:
     # -- stdin --------------------------------------------------------------------------
     def start_stdin(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue) -> None:
         """Read stdin in a thread (it cannot be cancelled; the bridge exits without joining it)."""
+
         def reader() -> None:
             buf = b""
             while True:
@@ -253,8 +275,12 @@ class Relay:
         await self._learn_tools(self.http)
         self._background(self._listen(self.http, self.generation))
         for n, uri in enumerate(sorted(self.subscribed)):
-            again = {"jsonrpc": "2.0", "id": f"vaultwatch-bridge-sub-{self.generation}-{n}",
-                     "method": "resources/subscribe", "params": {"uri": uri}}
+            again = {
+                "jsonrpc": "2.0",
+                "id": f"vaultwatch-bridge-sub-{self.generation}-{n}",
+                "method": "resources/subscribe",
+                "params": {"uri": uri},
+            }
             with contextlib.suppress(unixhttp.HTTPError):
                 await self.http.post(URL, content=json.dumps(again).encode(), headers=self.headers_for(again))
 
@@ -265,7 +291,8 @@ class Relay:
             try:
                 async with http.stream("GET", URL, headers=headers, timeout=None) as resp:
                     if resp.status_code != 200 or not resp.headers.get("content-type", "").startswith(
-                            "text/event-stream"):
+                        "text/event-stream"
+                    ):
                         return  # a server without a standalone stream (or one open already)
                     async for message in resp.aiter_messages():
                         self._deliver(message)
@@ -292,8 +319,11 @@ class Relay:
 
     # -- HTTP ---------------------------------------------------------------------------
     def headers_for(self, message: Any) -> dict[str, str]:
-        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json",
-                   SESSION_HEADER: self._client_session}
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "content-type": "application/json",
+            SESSION_HEADER: self._client_session,
+        }
         if self.session_id:
             headers["mcp-session-id"] = self.session_id
         if not isinstance(message, dict):
@@ -393,8 +423,11 @@ class Relay:
                 if isinstance(message, dict) and message.get("method") == "initialize":
                     self.session_id = resp.headers.get("mcp-session-id") or self.session_id
                 ctype = resp.headers.get("content-type", "").lower()
-                if resp.status_code == 404 and self.session_id and not (
-                        isinstance(message, dict) and message.get("method") == "initialize"):
+                if (
+                    resp.status_code == 404
+                    and self.session_id
+                    and not (isinstance(message, dict) and message.get("method") == "initialize")
+                ):
                     raise _Lost(sent=False)  # another server on the socket: this one never saw our session
                 if resp.status_code == 202 or not is_request and resp.status_code < 400:
                     return
@@ -481,7 +514,7 @@ class Relay:
             return raw
         known = self.server_names.get(name)
         if known is None and name.startswith(self.tool_prefix) and name not in self.server_names.values():
-            known = name[len(self.tool_prefix):]  # before tools/list: the prefix alone says it
+            known = name[len(self.tool_prefix) :]  # before tools/list: the prefix alone says it
         if known is None or known == name:
             return raw
         params["name"] = known
@@ -498,8 +531,9 @@ class Relay:
                     self.server_names[shown] = name
                     tool["name"] = shown
         elif method == "initialize" and isinstance(result.get("instructions"), str):
-            result["instructions"] += (f"\n\nEvery tool name here starts with {prefix!r}: {prefix}read is the read "
-                                       "tool named above.")
+            result["instructions"] += (
+                f"\n\nEvery tool name here starts with {prefix!r}: {prefix}read is the read tool named above."
+            )
 
     def _note_subscription(self, message: dict) -> None:
         params = message.get("params")
@@ -626,8 +660,9 @@ def _wait_for_socket(path: str, timeout: float) -> tuple[str, int | None]:
             time.sleep(0.02)
 
 
-def run_bridge(socket_path: str, vault_hint: str | None = None, *, locate: Locate | None = None,
-               tool_prefix: str = "") -> int:
+def run_bridge(
+    socket_path: str, vault_hint: str | None = None, *, locate: Locate | None = None, tool_prefix: str = ""
+) -> int:
     """Relay stdio to the vaultwatch on `socket_path` (found or started by `locate` when given) until stdin ends."""
     unavailable = None
     pid = None

@@ -2,6 +2,7 @@
 and wait for its first answer, so this imports the standard library, the relay and the vault
 lock's reader, never the SDK, the index or the TUI (tui/entry.py runs it without the rest of the
 command line; tui/cli.py registers the same options for `vaultwatch --help`)."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,20 +10,35 @@ import os
 import sys
 from collections.abc import Sequence
 
-DESCRIPTION = ("Relay an MCP client's stdin/stdout to the vaultwatch serving a vault, starting a headless one "
-               "when none runs, and following the vault when the TUI opens or quits. Exits when stdin ends.")
+DESCRIPTION = (
+    "Relay an MCP client's stdin/stdout to the vaultwatch serving a vault, starting a headless one "
+    "when none runs, and following the vault when the TUI opens or quits. Exits when stdin ends."
+)
 HELP = "relay stdio to the vault's vaultwatch (for MCP clients that spawn commands)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vault", metavar="VAULT", default=None, help="the vault (default: the bundled demo vault)")
-    p.add_argument("--socket", metavar="PATH", default=None,
-                   help="the socket to use (with --vault: where a started server listens; alone: only that socket)")
-    p.add_argument("--idle-exit", metavar="SECONDS", type=float, default=None,
-                   help="a server this bridge starts stops after SECONDS without clients (default 600)")
+    p.add_argument(
+        "--socket",
+        metavar="PATH",
+        default=None,
+        help="the socket to use (with --vault: where a started server listens; alone: only that socket)",
+    )
+    p.add_argument(
+        "--idle-exit",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="a server this bridge starts stops after SECONDS without clients (default 600)",
+    )
     p.add_argument("--no-start", action="store_true", help="never start a server; wait for the TUI or `serve`")
-    p.add_argument("--tool-prefix", metavar="PREFIX", default="",
-                   help="show this client every tool as PREFIX+name (e.g. vault_), whichever server serves the vault")
+    p.add_argument(
+        "--tool-prefix",
+        metavar="PREFIX",
+        default="",
+        help="show this client every tool as PREFIX+name (e.g. vault_), whichever server serves the vault",
+    )
 
 
 def _vault_root(path: str | None) -> str:
@@ -77,8 +93,10 @@ def run(args: argparse.Namespace) -> int:
                 except BridgeError as exc:
                     if not str(exc).startswith("no vaultwatch is running"):
                         raise
-                    raise BridgeError(f"{exc}; or configure the client with `vaultwatch bridge --vault VAULT`, "
-                                      "which starts a server when none runs") from None
+                    raise BridgeError(
+                        f"{exc}; or configure the client with `vaultwatch bridge --vault VAULT`, "
+                        "which starts a server when none runs"
+                    ) from None
 
             return run_bridge(bare, None, locate=find_bare, tool_prefix=prefix)
     try:

@@ -12,6 +12,7 @@ tool output at 25k tokens. So:
 
 Sizes are counted on the text content: compact UTF-8 JSON, the copy an agent's model reads.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,10 +34,15 @@ def encoded(data: Any) -> bytes:
 
 def check(max_answer_bytes: int) -> int:
     """Validate a server's `--max-answer-bytes`; ValueError says the accepted range."""
-    if (not isinstance(max_answer_bytes, int) or isinstance(max_answer_bytes, bool)
-            or not MIN_ANSWER_BYTES <= max_answer_bytes <= HARD_ANSWER_BYTES):
-        raise ValueError(f"--max-answer-bytes must be between {MIN_ANSWER_BYTES} and {HARD_ANSWER_BYTES} "
-                         f"(the hard cap of one answer, well under the {TS_SDK_LIMIT} MCP clients accept)")
+    if (
+        not isinstance(max_answer_bytes, int)
+        or isinstance(max_answer_bytes, bool)
+        or not MIN_ANSWER_BYTES <= max_answer_bytes <= HARD_ANSWER_BYTES
+    ):
+        raise ValueError(
+            f"--max-answer-bytes must be between {MIN_ANSWER_BYTES} and {HARD_ANSWER_BYTES} "
+            f"(the hard cap of one answer, well under the {TS_SDK_LIMIT} MCP clients accept)"
+        )
     return max_answer_bytes
 
 
@@ -59,5 +65,7 @@ def fit(sizes: Sequence[int], budget: int) -> int:
 
 def over_cap(size: int, what: str) -> str:
     """The error text for an answer of `size` bytes that would pass the hard cap."""
-    return (f"this answer would carry {size:,} bytes, over the {HARD_ANSWER_BYTES:,} bytes one answer may hold "
-            f"(MCP clients drop messages over {TS_SDK_LIMIT}): {what}")
+    return (
+        f"this answer would carry {size:,} bytes, over the {HARD_ANSWER_BYTES:,} bytes one answer may hold "
+        f"(MCP clients drop messages over {TS_SDK_LIMIT}): {what}"
+    )

@@ -2,6 +2,7 @@
 
 tui/cli.py registers them with one call: `register(sub, handlers, _vault_options, open_vault)`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,12 @@ def _vault_root(path: str | None) -> str:
     return root
 
 
-def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
-             vault_options: Callable[..., None], open_vault: Callable[..., Vault]) -> None:
+def register(
+    sub: argparse._SubParsersAction,
+    handlers: dict[str, Handler],
+    vault_options: Callable[..., None],
+    open_vault: Callable[..., Vault],
+) -> None:
     """Add `serve`, `bridge` and `mcp-config` to the vaultwatch command line."""
 
     def cmd_serve(args: argparse.Namespace) -> int:
@@ -81,8 +86,11 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                         raise
                     time.sleep(0.01)  # a TUI handing the vault back: it lets go within its shutdown
         except VaultBusy as busy:
-            reach = (f"vaultwatch bridge --socket {busy.holder.socket}" if busy.holder.socket
-                     else f"vaultwatch bridge --vault {root}")
+            reach = (
+                f"vaultwatch bridge --socket {busy.holder.socket}"
+                if busy.holder.socket
+                else f"vaultwatch bridge --vault {root}"
+            )
             return _err(f"{busy}; quit it first, or let agents use that one ({reach})")
         except (ValueError, HostError) as exc:
             return _err(str(exc))
@@ -99,9 +107,18 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             vault.start_live(search=False)
             from .host import McpHost
 
-            host = McpHost(vault, socket_path=socket_path, compat=compat, read_only=args.read_only,
-                           audit_log=args.audit_log, http=args.http, kind="headless" if args.headless else "serve",
-                           vault_lock=lock, idle_exit=args.idle_exit, **_server_options(args))
+            host = McpHost(
+                vault,
+                socket_path=socket_path,
+                compat=compat,
+                read_only=args.read_only,
+                audit_log=args.audit_log,
+                http=args.http,
+                kind="headless" if args.headless else "serve",
+                vault_lock=lock,
+                idle_exit=args.idle_exit,
+                **_server_options(args),
+            )
             return asyncio.run(_serve_socket(host))
         except HostError as exc:
             return _err(str(exc))
@@ -110,29 +127,55 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
             if vault is not None:  # open_vault may have failed
                 vault.stop()
 
-    p = sub.add_parser("serve", help="serve the vault to MCP agents without the TUI (until Ctrl+C)",
-                       description="Serve VAULT over MCP on its Unix socket (printed at start) until SIGINT or "
-                                   "SIGTERM; agents connect through `vaultwatch bridge` or the socket itself.")
+    p = sub.add_parser(
+        "serve",
+        help="serve the vault to MCP agents without the TUI (until Ctrl+C)",
+        description="Serve VAULT over MCP on its Unix socket (printed at start) until SIGINT or "
+        "SIGTERM; agents connect through `vaultwatch bridge` or the socket itself.",
+    )
     vault_options(p)
     p.add_argument("--stdio", action="store_true", help="serve one client on stdin/stdout instead (no socket)")
-    p.add_argument("--socket", metavar="PATH", default=None,
-                   help="Unix socket path (default: one per vault under $XDG_RUNTIME_DIR/vaultwatch)")
-    p.add_argument("--http", metavar="127.0.0.1:PORT", default=None,
-                   help="also serve loopback HTTP with a bearer token (never a network address)")
-    p.add_argument("--compat", metavar="SETS", default=None,
-                   help=f"add compatibility tools: {','.join(COMPAT_SETS)}")
+    p.add_argument(
+        "--socket",
+        metavar="PATH",
+        default=None,
+        help="Unix socket path (default: one per vault under $XDG_RUNTIME_DIR/vaultwatch)",
+    )
+    p.add_argument(
+        "--http",
+        metavar="127.0.0.1:PORT",
+        default=None,
+        help="also serve loopback HTTP with a bearer token (never a network address)",
+    )
+    p.add_argument("--compat", metavar="SETS", default=None, help=f"add compatibility tools: {','.join(COMPAT_SETS)}")
     p.add_argument("--read-only", action="store_true", help="offer no tools that change the vault")
-    p.add_argument("--approve", choices=("none", "writes", "deletes"), default=None,
-                   help="changes that need the person's approval are declined here (no TUI to approve them in)")
-    p.add_argument("--audit-log", metavar="PATH", default=None,
-                   help="append every agent call to PATH as JSON lines")
+    p.add_argument(
+        "--approve",
+        choices=("none", "writes", "deletes"),
+        default=None,
+        help="changes that need the person's approval are declined here (no TUI to approve them in)",
+    )
+    p.add_argument("--audit-log", metavar="PATH", default=None, help="append every agent call to PATH as JSON lines")
     add_server_options(p)
-    p.add_argument("--headless", action="store_true",
-                   help="a server started for agents (by `vaultwatch bridge`): the TUI takes the vault over from it")
-    p.add_argument("--idle-exit", metavar="SECONDS", type=float, default=None,
-                   help="stop after SECONDS without MCP clients (bridges start a server again when needed)")
-    p.add_argument("--wait-lock", metavar="SECONDS", type=float, default=None,
-                   help="when another vaultwatch serves the vault, wait up to SECONDS for it to stop")
+    p.add_argument(
+        "--headless",
+        action="store_true",
+        help="a server started for agents (by `vaultwatch bridge`): the TUI takes the vault over from it",
+    )
+    p.add_argument(
+        "--idle-exit",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="stop after SECONDS without MCP clients (bridges start a server again when needed)",
+    )
+    p.add_argument(
+        "--wait-lock",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="when another vaultwatch serves the vault, wait up to SECONDS for it to stop",
+    )
     handlers["serve"] = cmd_serve
 
     from . import bridge_cli
@@ -167,34 +210,54 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
                 print(("\n" if i else "") + f"# {WHERE[client]}")
             else:
                 print(f"# {WHERE[client]}", file=sys.stderr)
-            print(snippet(client, root, http_url=url, token=token, inline_token=args.inline_token,
-                          tool_prefix=prefix))
+            print(snippet(client, root, http_url=url, token=token, inline_token=args.inline_token, tool_prefix=prefix))
         if url:
             extra = f" --tool-prefix {prefix}" if prefix else ""
             print(f"# start the server with: vaultwatch serve {root} --http {args.http}{extra}", file=sys.stderr)
             if "claude-desktop" in clients:
-                print("# Claude Desktop starts commands only (no URLs): its form is the stdio bridge, which reaches "
-                      "the same server", file=sys.stderr)
+                print(
+                    "# Claude Desktop starts commands only (no URLs): its form is the stdio bridge, which reaches "
+                    "the same server",
+                    file=sys.stderr,
+                )
             if not args.inline_token and ENV_TOKEN_CLIENTS & set(clients):
-                print(f"# the token is not in these files: export {TOKEN_ENV}=$(cat {token_path(root)}) where the "
-                      "client starts (VS Code asks for it once); --inline-token writes it in instead, so never "
-                      "commit such a file", file=sys.stderr)
+                print(
+                    f"# the token is not in these files: export {TOKEN_ENV}=$(cat {token_path(root)}) where the "
+                    "client starts (VS Code asks for it once); --inline-token writes it in instead, so never "
+                    "commit such a file",
+                    file=sys.stderr,
+                )
         return 0
 
-    p = sub.add_parser("mcp-config", help="print a ready-to-paste MCP client configuration",
-                       description="Print the configuration that connects an MCP client to vaultwatch for VAULT, in "
-                                   "each client's documented format.")
+    p = sub.add_parser(
+        "mcp-config",
+        help="print a ready-to-paste MCP client configuration",
+        description="Print the configuration that connects an MCP client to vaultwatch for VAULT, in "
+        "each client's documented format.",
+    )
     p.add_argument("vault", nargs="?", default=None, help="vault folder (default: the bundled demo vault)")
-    p.add_argument("--client", choices=CLIENTS, default=None,
-                   help="only this client's configuration (default: all of them)")
-    p.add_argument("--http", metavar="127.0.0.1:PORT", default=None,
-                   help="configure URL clients for `serve --http` instead of the stdio bridge")
-    p.add_argument("--inline-token", action="store_true",
-                   help="with --http: write the bearer token into the configuration (never commit it)")
+    p.add_argument(
+        "--client", choices=CLIENTS, default=None, help="only this client's configuration (default: all of them)"
+    )
+    p.add_argument(
+        "--http",
+        metavar="127.0.0.1:PORT",
+        default=None,
+        help="configure URL clients for `serve --http` instead of the stdio bridge",
+    )
+    p.add_argument(
+        "--inline-token",
+        action="store_true",
+        help="with --http: write the bearer token into the configuration (never commit it)",
+    )
     p.add_argument("--show-token", action="store_true", help="with --http: print only the bearer token")
-    p.add_argument("--tool-prefix", metavar="PREFIX", default="",
-                   help="the bridge shows the client every tool as PREFIX+name (e.g. vault_); with --http the "
-                        "server needs `serve --tool-prefix PREFIX`")
+    p.add_argument(
+        "--tool-prefix",
+        metavar="PREFIX",
+        default="",
+        help="the bridge shows the client every tool as PREFIX+name (e.g. vault_); with --http the "
+        "server needs `serve --tool-prefix PREFIX`",
+    )
     handlers["mcp-config"] = cmd_mcp_config
 
 
@@ -202,11 +265,20 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
     """The options that shape the MCP server's answers (serve and the TUI share them)."""
     from .budget import DEFAULT_ANSWER_BYTES, HARD_ANSWER_BYTES
 
-    p.add_argument("--max-answer-bytes", metavar="N", type=int, default=DEFAULT_ANSWER_BYTES,
-                   help=f"text budget of a tool answer that does not choose its size (default {DEFAULT_ANSWER_BYTES}; "
-                        f"at most {HARD_ANSWER_BYTES}, the cap of any answer)")
-    p.add_argument("--tool-prefix", metavar="PREFIX", default="",
-                   help="start every tool name with PREFIX (e.g. vault_), for clients that do not namespace servers")
+    p.add_argument(
+        "--max-answer-bytes",
+        metavar="N",
+        type=int,
+        default=DEFAULT_ANSWER_BYTES,
+        help=f"text budget of a tool answer that does not choose its size (default {DEFAULT_ANSWER_BYTES}; "
+        f"at most {HARD_ANSWER_BYTES}, the cap of any answer)",
+    )
+    p.add_argument(
+        "--tool-prefix",
+        metavar="PREFIX",
+        default="",
+        help="start every tool name with PREFIX (e.g. vault_), for clients that do not namespace servers",
+    )
 
 
 def server_options(args: argparse.Namespace) -> dict:
@@ -218,8 +290,10 @@ def _server_options(args: argparse.Namespace) -> dict:
     from .budget import DEFAULT_ANSWER_BYTES, check
 
     prefix = check_prefix(getattr(args, "tool_prefix", "") or "")
-    return {"max_answer_bytes": check(getattr(args, "max_answer_bytes", None) or DEFAULT_ANSWER_BYTES),
-            "tool_prefix": prefix}
+    return {
+        "max_answer_bytes": check(getattr(args, "max_answer_bytes", None) or DEFAULT_ANSWER_BYTES),
+        "tool_prefix": prefix,
+    }
 
 
 def _report_problems_to_stderr(vault: Vault) -> None:
@@ -268,8 +342,11 @@ async def _serve_socket(host) -> int:
         _start_search_soon(host.vault)
         if host.http_url:
             from .host import token_path
-            print(f"vaultwatch: loopback HTTP on {host.http_url} (bearer token in {token_path(host.vault.root_real)})",
-                  flush=True)
+
+            print(
+                f"vaultwatch: loopback HTTP on {host.http_url} (bearer token in {token_path(host.vault.root_real)})",
+                flush=True,
+            )
     waiter.cancel()
     await task  # raises HostError when it could not start
     print("vaultwatch: stopped", file=sys.stderr, flush=True)
@@ -304,8 +381,13 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
         activity = Activity(vault.bus, foreground=vault.foreground, session=uuid.uuid4().hex)
         # early answers are shaped as the SDK's fast path shapes them: none when it is off (sdk.py)
-        calls = EarlyCalls(vault, activity, max_answer_bytes=options["max_answer_bytes"],
-                           tool_prefix=options["tool_prefix"]) if sdk.fast_path_enabled() else None
+        calls = (
+            EarlyCalls(
+                vault, activity, max_answer_bytes=options["max_answer_bytes"], tool_prefix=options["tool_prefix"]
+            )
+            if sdk.fast_path_enabled()
+            else None
+        )
         front.serve(tool_prefix=options["tool_prefix"], calls=calls)  # the handshake (and a first listing) now
         vault.start_live(search=False)  # watch, and load in the background
         # the SDK's import (~0.9 s of CPU) waits for the warm index and the early answers, unless a

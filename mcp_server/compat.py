@@ -6,6 +6,7 @@
   optionally recursive, as Markdown or JSON text; failures as "Error: ..." text.
 Both are one `core.query.listing.Query` each, like every other listing.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,9 @@ class ListNotesParams(BaseModel):
     folder: str = Field("", max_length=1024, description=d.P_OLN_FOLDER)
     recursive: bool = Field(False, description=d.P_OLN_RECURSIVE)
     response_format: Literal["markdown", "json"] = Field("markdown", description=d.P_OLN_FORMAT)
-    vault: str | None = Field(None, max_length=256,
-                              description="Accepted for compatibility and ignored: vaultwatch serves one vault.")
+    vault: str | None = Field(
+        None, max_length=256, description="Accepted for compatibility and ignored: vaultwatch serves one vault."
+    )
 
 
 def _markdown(folder: str, rows: list[dict]) -> str:
@@ -59,6 +61,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
     """Register the compatibility tools named in `env.compat`."""
     vault = env.vault
     if "vault-cortex" in env.compat:
+
         @vault_errors
         def vault_list_notes(
             glob: Annotated[str | None, Field(min_length=1, max_length=512, description=d.P_VLN_GLOB)] = None,
@@ -70,29 +73,52 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             current_call().listed(paths)
             return ok({"result": paths}, text=json.dumps(paths, ensure_ascii=False), too_big=NARROW)
 
-        server.add_tool(vault_list_notes, name="vault_list_notes", title="List Notes",
-                        description=d.VAULT_LIST_NOTES, annotations=read_only("List Notes"))
+        server.add_tool(
+            vault_list_notes,
+            name="vault_list_notes",
+            title="List Notes",
+            description=d.VAULT_LIST_NOTES,
+            annotations=read_only("List Notes"),
+        )
 
     if "obsidian-mcp" in env.compat:
+
         @vault_errors
         def obsidian_list_notes(
             params: Annotated[ListNotesParams, Field(description=d.P_OLN_PARAMS)],
         ) -> Annotated[CallToolResult, schemas.TextResult]:
             index_freshness(vault)
             folder = normalize_folder(params.folder) or ""
-            q = Query(folder=folder if (folder or not params.recursive) else None, recursive=params.recursive,
-                      include_folders=True)
+            q = Query(
+                folder=folder if (folder or not params.recursive) else None,
+                recursive=params.recursive,
+                include_folders=True,
+            )
             res = vault.list(q)
-            rows = [{"path": e.path, "is_folder": e.kind == FOLDER,
-                     "size_bytes": 0 if e.kind == FOLDER else e.size_bytes, "modified_at": e.modified_at}
-                    for e in res.entries]
+            rows = [
+                {
+                    "path": e.path,
+                    "is_folder": e.kind == FOLDER,
+                    "size_bytes": 0 if e.kind == FOLDER else e.size_bytes,
+                    "modified_at": e.modified_at,
+                }
+                for e in res.entries
+            ]
             current_call().listed(e.path for e in res.entries)
             if params.response_format == "json":
-                text = json.dumps({"folder": folder, "count": len(rows), "backend": "filesystem", "entries": rows},
-                                  ensure_ascii=False, separators=(",", ":"))
+                text = json.dumps(
+                    {"folder": folder, "count": len(rows), "backend": "filesystem", "entries": rows},
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                )
             else:
                 text = _markdown(folder, rows)
             return ok({"result": text}, text=text, too_big=NARROW)
 
-        server.add_tool(obsidian_list_notes, name="obsidian_list_notes", title="List Obsidian Notes",
-                        description=d.OBSIDIAN_LIST_NOTES, annotations=read_only("List Obsidian Notes"))
+        server.add_tool(
+            obsidian_list_notes,
+            name="obsidian_list_notes",
+            title="List Obsidian Notes",
+            description=d.OBSIDIAN_LIST_NOTES,
+            annotations=read_only("List Obsidian Notes"),
+        )

@@ -4,6 +4,7 @@ configuration for a vault (`vaultwatch mcp-config`).
 stdio clients get `vaultwatch bridge --vault VAULT`, which relays to the running app's
 socket; URL clients get the loopback HTTP endpoint with its bearer token.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,10 @@ CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "codex", "gemini
 TOKEN_ENV = "VAULTWATCH_TOKEN"  # where the URL forms read the bearer token from (kept out of config files)
 CODEX_STARTUP_TIMEOUT = 30  # seconds; Codex CLI's default is 10, less than a cold start of a big vault
 WHERE = {
-    "claude-desktop": ("Claude Desktop: merge into claude_desktop_config.json (macOS: ~/Library/Application Support/"
-                       "Claude/, Linux: ~/.config/Claude/), then restart Claude Desktop"),
+    "claude-desktop": (
+        "Claude Desktop: merge into claude_desktop_config.json (macOS: ~/Library/Application Support/"
+        "Claude/, Linux: ~/.config/Claude/), then restart Claude Desktop"
+    ),
     "claude-code": "Claude Code: run this command in your project (add --scope user for every project)",
     "cursor": "Cursor: merge into ~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
     "vscode": "VS Code: merge into .vscode/mcp.json in your workspace (or the user mcp.json)",
@@ -87,8 +90,15 @@ def _toml(value: object) -> str:
     return str(value)
 
 
-def snippet(client: str, vault_root: str, *, http_url: str | None = None, token: str | None = None,
-            inline_token: bool = False, tool_prefix: str = "") -> str:
+def snippet(
+    client: str,
+    vault_root: str,
+    *,
+    http_url: str | None = None,
+    token: str | None = None,
+    inline_token: bool = False,
+    tool_prefix: str = "",
+) -> str:
     """The configuration text for `client` in that client's documented format (JSON, TOML or a
     command line). With `http_url`, the URL form, reading the token from $VAULTWATCH_TOKEN where the
     client can (`inline_token` writes the token itself); Claude Desktop spawns commands only, so it
@@ -97,7 +107,13 @@ def snippet(client: str, vault_root: str, *, http_url: str | None = None, token:
     if client not in CLIENTS:
         raise ValueError(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}")
     cmd = command()
-    args = [*cmd[1:], "bridge", "--vault", vault_root, *(["--tool-prefix", check_prefix(tool_prefix)] if tool_prefix else [])]
+    args = [
+        *cmd[1:],
+        "bridge",
+        "--vault",
+        vault_root,
+        *(["--tool-prefix", check_prefix(tool_prefix)] if tool_prefix else []),
+    ]
     env = pinned_env()
     if http_url and client != "claude-desktop":
         return _http_snippet(client, http_url, token, inline_token)
@@ -105,8 +121,12 @@ def snippet(client: str, vault_root: str, *, http_url: str | None = None, token:
         pins = [part for k, v in env.items() for part in ("--env", f"{k}={v}")]
         return shlex.join(["claude", "mcp", "add", *pins, "vaultwatch", "--", cmd[0], *args])
     if client == "codex":
-        lines = ["[mcp_servers.vaultwatch]", f"command = {_toml(cmd[0])}", f"args = {_toml(args)}",
-                 f"startup_timeout_sec = {CODEX_STARTUP_TIMEOUT}"]
+        lines = [
+            "[mcp_servers.vaultwatch]",
+            f"command = {_toml(cmd[0])}",
+            f"args = {_toml(args)}",
+            f"startup_timeout_sec = {CODEX_STARTUP_TIMEOUT}",
+        ]
         if env:
             lines += ["", "[mcp_servers.vaultwatch.env]", *(f"{k} = {_toml(v)}" for k, v in env.items())]
         return "\n".join(lines)
@@ -127,21 +147,41 @@ def _http_snippet(client: str, url: str, token: str | None, inline_token: bool) 
     literal = f"Bearer {token}"
     if client == "vscode":
         if inline_token:
-            return json.dumps({"servers": {"vaultwatch": {"type": "http", "url": url,
-                                                           "headers": {"Authorization": literal}}}}, indent=2)
-        return json.dumps({
-            "inputs": [{"type": "promptString", "id": "vaultwatch-token", "password": True,
-                        "description": "vaultwatch bearer token (vaultwatch mcp-config --http ... --show-token)"}],
-            "servers": {"vaultwatch": {"type": "http", "url": url,
-                                       "headers": {"Authorization": "Bearer ${input:vaultwatch-token}"}}}}, indent=2)
+            return json.dumps(
+                {"servers": {"vaultwatch": {"type": "http", "url": url, "headers": {"Authorization": literal}}}},
+                indent=2,
+            )
+        return json.dumps(
+            {
+                "inputs": [
+                    {
+                        "type": "promptString",
+                        "id": "vaultwatch-token",
+                        "password": True,
+                        "description": "vaultwatch bearer token (vaultwatch mcp-config --http ... --show-token)",
+                    }
+                ],
+                "servers": {
+                    "vaultwatch": {
+                        "type": "http",
+                        "url": url,
+                        "headers": {"Authorization": "Bearer ${input:vaultwatch-token}"},
+                    }
+                },
+            },
+            indent=2,
+        )
     if client == "claude-code":
         header = f"Authorization: Bearer ${TOKEN_ENV}" if from_env else f"Authorization: {literal}"
         text = shlex.join(["claude", "mcp", "add", "--transport", "http", "vaultwatch", url, "--header", header])
         return text.replace(shlex.quote(header), f'"{header}"') if from_env else text  # let the shell expand it
     if client == "codex":
         lines = ["[mcp_servers.vaultwatch]", f"url = {_toml(url)}"]
-        lines.append(f"bearer_token_env_var = {_toml(TOKEN_ENV)}" if from_env else
-                     f"http_headers = {{ Authorization = {_toml(literal)} }}")
+        lines.append(
+            f"bearer_token_env_var = {_toml(TOKEN_ENV)}"
+            if from_env
+            else f"http_headers = {{ Authorization = {_toml(literal)} }}"
+        )
         return "\n".join(lines)
     value = literal
     if from_env:

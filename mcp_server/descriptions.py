@@ -8,6 +8,7 @@ behaviour the annotations cannot say, and its own errors. Parameter facts live i
 parameter's description; results are described by the output schema (no "Returns:" prose).
 tests/mcp_server/test_tool_list.py pins the size of the tool list.
 """
+
 from __future__ import annotations
 
 from vaultwatch.core.edit.writes import MAX_WRITE_BYTES
@@ -36,13 +37,13 @@ folder, pattern and filters combine (AND); pattern matches the whole vault-relat
 
 P_FOLDER = 'Folder, with everything below it; "" or "/" = root level only; omit = whole vault.'
 P_FILTERS = 'Frontmatter equality, ANDed, e.g. {"status": "deprecated", "tags": "craft"}; rules in the instructions.'
-P_PATTERN = 'Case-sensitive glob on the path: * and ? stay in one folder, ** spans any depth (none too).'
-P_ATTACHMENTS = 'Also list attachments (PDFs, images...).'
-P_WAIT = 'Wait (at most 10 s) until writes already made are indexed.'
+P_PATTERN = "Case-sensitive glob on the path: * and ? stay in one folder, ** spans any depth (none too)."
+P_ATTACHMENTS = "Also list attachments (PDFs, images...)."
+P_WAIT = "Wait (at most 10 s) until writes already made are indexed."
 P_INCLUDE_FM = "Add each note's whole frontmatter to its row."
-P_LIMIT = 'Rows per page; omit it for as many as fit the answer budget.'
+P_LIMIT = "Rows per page; omit it for as many as fit the answer budget."
 P_PAGE_LIMIT = P_LIMIT
-P_CURSOR = 'next_cursor of the previous page, unchanged.'
+P_CURSOR = "next_cursor of the previous page, unchanged."
 
 SEARCH = """Search notes by their words (title, headings, body, path) and, where offered, meaning; best match first, a snippet per hit (matches in **).
 Use it to find notes by what they say; similar for notes like one you have, list_documents for a complete or exactly filtered listing, then read a hit by its path.
@@ -50,10 +51,11 @@ Stemmed BM25 with boosts for name/title, aliases, headings and words close toget
 Errors: an unusable query (says how to write it); "search index is still building": retry shortly or use list_documents."""
 
 # what search and the instructions say of meaning and `similar` (the semantic extra), and their text without it
-SEARCH_BY_MEANING = (("search to find notes by their words or meaning (similar: notes like one)",
-                      "search to find notes by their words"),
-                     (" and, where offered, meaning;", ";"),
-                     (" similar for notes like one you have,", ""))
+SEARCH_BY_MEANING = (
+    ("search to find notes by their words or meaning (similar: notes like one)", "search to find notes by their words"),
+    (" and, where offered, meaning;", ";"),
+    (" similar for notes like one you have,", ""),
+)
 
 
 def without_semantic(text: str) -> str:
@@ -64,12 +66,14 @@ def without_semantic(text: str) -> str:
     return text
 
 
-P_QUERY = 'Words or a question (stop words need not match), "exact phrases", prefix* and -excluded words; any text is safe.'
-P_MODE = 'hybrid (default once note vectors are ready): words and meaning fused; keyword; semantic: meaning only.'
-P_MODE_OFF = 'keyword only: semantic and hybrid need vaultwatch[semantic], not installed here.'
-P_SIMILAR_PATH = 'The note to find notes like.'
+P_QUERY = (
+    'Words or a question (stop words need not match), "exact phrases", prefix* and -excluded words; any text is safe.'
+)
+P_MODE = "hybrid (default once note vectors are ready): words and meaning fused; keyword; semantic: meaning only."
+P_MODE_OFF = "keyword only: semantic and hybrid need vaultwatch[semantic], not installed here."
+P_SIMILAR_PATH = "The note to find notes like."
 SIMILAR = "Notes like a given note, nearest by meaning first (offline embeddings); the same rows as search."
-P_SEARCH_LIMIT = 'Hits per page (default 20, fewer past the answer budget).'
+P_SEARCH_LIMIT = "Hits per page (default 20, fewer past the answer budget)."
 
 READ = """Read one file: a note whole or one part (frontmatter only, a section by heading, a line range), or an attachment's metadata and bytes.
 Use it once a listing or search gave you a path, fetching only the part you need of a long note; list_documents gives the metadata of many notes at once.
@@ -78,10 +82,10 @@ Errors: "not found" (close matches listed); a folder; a section not found or amb
 
 P_PATH = 'Vault-relative path with extension, e.g. "Projects/Atlas Migration.md".'
 P_SECTION = 'Heading whose section (sub-headings included) to return: "Setup", "## Setup" or "Parent#Setup".'
-P_LINES = '[start, end], 1-based, inclusive, as an editor numbers the file.'
-P_FM_ONLY = 'Return the frontmatter and OKF fields only.'
-P_OFFSET = 'Character offset into the content: next_offset of a truncated read.'
-P_MAX_CHARS = 'Most characters of content (default 40000, fewer past the answer budget).'
+P_LINES = "[start, end], 1-based, inclusive, as an editor numbers the file."
+P_FM_ONLY = "Return the frontmatter and OKF fields only."
+P_OFFSET = "Character offset into the content: next_offset of a truncated read."
+P_MAX_CHARS = "Most characters of content (default 40000, fewer past the answer budget)."
 P_ATT_CONTENT = "Return an attachment's bytes as base64 (up to 1 MiB; by default when they fit the budget)."
 
 TRIAGE = """Count the notes in each review group (deprecated, stale, each trust tier, broken files) and page through one, or through the notes with broken links (the overview does not count them: see that page's total).
@@ -89,15 +93,15 @@ Use it to start a review or pick what to fix first; for other combinations use l
 Counts cover the whole vault. The stale page is most overdue first (overdue_days per row), the others in path order. Outside an OKF bundle only overview, broken and broken_links apply (others are refused); index.md and log.md are not triaged."""
 
 P_CATEGORY = 'Which group to page through; "overview" answers the counts only.'
-P_AS_OF = 'Judge staleness as of this date (YYYY-MM-DD or ISO datetime); default today.'
-P_TRIAGE_LIMIT = 'Rows per page (default 50, fewer past the answer budget).'
+P_AS_OF = "Judge staleness as of this date (YYYY-MM-DD or ISO datetime); default today."
+P_TRIAGE_LIMIT = "Rows per page (default 50, fewer past the answer budget)."
 
 LIST_FOLDERS = """List the vault's folders with their note counts (subfolders included) and number of subfolders.
 Use it to learn how the vault is organised or to pick a folder argument; list_documents(folder=...) lists a folder's notes, list_tags the tag vocabulary.
 folder="Projects" gives every folder below Projects, with recursive=false its direct subfolders only; "" gives the top level either way. Rows are in path order; each path works as a folder argument."""
 
 P_LF_FOLDER = 'List the folders below this one; "" or "/" = the top level; omit for all.'
-P_LF_RECURSIVE = 'False lists direct subfolders only.'
+P_LF_RECURSIVE = "False lists direct subfolders only."
 
 LIST_TAGS = """List the tags in use (frontmatter tags and inline #tags) with the number of notes carrying each, most used first.
 Use it to learn the tag vocabulary, then list_documents(filters={"tags": ...}) lists a tag's notes; list_folders shows the folder structure.
@@ -111,7 +115,9 @@ Use it to follow a note's connections or check them before renaming or deprecati
 Links resolve as in Obsidian (case-insensitive names, shortest unique path, own folder first). Lists cut to the budget are named in truncated, with full counts.
 A link to a heading or block the target lacks (Note#Heading, Note#^id) is broken; triage(category="broken_links") lists the vault's. path names a file, not a link's text: to follow a link, pass its resolved path."""
 
-P_LINK_PATH = 'Vault-relative path of a note, e.g. "index.md", or of an attachment (backlinks only); a folder is an error.'
+P_LINK_PATH = (
+    'Vault-relative path of a note, e.g. "index.md", or of an attachment (backlinks only); a folder is an error.'
+)
 
 # -- the write tools (mcp_server/write_tools.py) --
 
@@ -141,25 +147,25 @@ The human can restore from .trash/ (a name already there gets a number); only an
 Errors: if_match that no longer matches, or given for a folder (no etag)."""
 
 P_W_PATH = 'Vault-relative path ending in .md, e.g. "Projects/Plan.md".'
-P_CONTENT = 'The complete note text, frontmatter included (UTF-8).'
+P_CONTENT = "The complete note text, frontmatter included (UTF-8)."
 P_IF_MATCH = "etag from read: change only if the file is unchanged."
-P_OVERWRITE = 'Replace without an etag check (may discard an edit).'
-P_CREATE_ONLY = 'Fail instead of replacing an existing note.'
-P_OLD_TEXT = 'Exact text to replace (whitespace and case included); must occur once unless replace_all.'
-P_NEW_TEXT = 'Replacement for old_text.'
-P_REPLACE_ALL = 'Replace every occurrence of old_text.'
+P_OVERWRITE = "Replace without an etag check (may discard an edit)."
+P_CREATE_ONLY = "Fail instead of replacing an existing note."
+P_OLD_TEXT = "Exact text to replace (whitespace and case included); must occur once unless replace_all."
+P_NEW_TEXT = "Replacement for old_text."
+P_REPLACE_ALL = "Replace every occurrence of old_text."
 P_HEADING = 'Heading whose own content to change: "Tasks", "## Tasks" or "Parent#Tasks".'
-P_EDIT_MODE = 'append (end of its content), prepend (below the heading) or replace; sub-headings are never touched.'
-P_TEXT = 'Text for the section edit, inserted as whole lines.'
+P_EDIT_MODE = "append (end of its content), prepend (below the heading) or replace; sub-headings are never touched."
+P_TEXT = "Text for the section edit, inserted as whole lines."
 P_SET = 'Keys to set, e.g. {"status": "stable", "tags": ["a"]}; ISO date strings become YAML dates.'
 P_DELETE = 'Keys to remove (absent keys are ignored), e.g. ["draft_notes"].'
 P_APPEND = 'One item to add to each named list (created when missing), e.g. {"tags": "ops"}.'
-P_SRC = 'Current vault-relative path of the note, attachment or folder.'
-P_DST = 'New vault-relative path (must not exist; keep the extension).'
-P_UPDATE_LINKS = 'Rewrite links to the moved files across the vault.'
-P_DEL_PATH = 'Vault-relative path of the note, attachment or folder.'
-P_PERMANENT = 'Delete for good instead of moving to .trash/ (needs confirm_path).'
-P_CONFIRM = 'The same path again, character for character, when permanent is true.'
+P_SRC = "Current vault-relative path of the note, attachment or folder."
+P_DST = "New vault-relative path (must not exist; keep the extension)."
+P_UPDATE_LINKS = "Rewrite links to the moved files across the vault."
+P_DEL_PATH = "Vault-relative path of the note, attachment or folder."
+P_PERMANENT = "Delete for good instead of moving to .trash/ (needs confirm_path)."
+P_CONFIRM = "The same path again, character for character, when permanent is true."
 
 VAULT_LIST_NOTES = """List Markdown note paths in the vault, optionally filtered by folder and/or glob pattern. Returns vault-relative paths only, not note content or metadata.
 
@@ -199,7 +205,9 @@ Errors: returned as text starting "Error: " with is_error set: path errors ("abs
 
 Returns: str: a Markdown list, or JSON of the shape {"folder": str, "count": int, "backend": "filesystem", "entries": [{"path": str, "is_folder": bool, "size_bytes": int, "modified_at": str}]}; the structured result carries the same text as "result". On failure: "Error: <message>"."""
 
-P_OLN_PARAMS = 'Listing options: folder ("" = vault root), recursive (default false), response_format ("markdown" or "json").'
-P_OLN_FOLDER = 'Vault-relative folder, empty for the root.'
-P_OLN_RECURSIVE = 'Walk nested folders too.'
+P_OLN_PARAMS = (
+    'Listing options: folder ("" = vault root), recursive (default false), response_format ("markdown" or "json").'
+)
+P_OLN_FOLDER = "Vault-relative folder, empty for the root."
+P_OLN_RECURSIVE = "Walk nested folders too."
 P_OLN_FORMAT = "'markdown' or 'json'."

@@ -16,6 +16,7 @@ earlier request of the client still waiting for the SDK). Here the call itself m
 no `_meta` (a progress token), and arguments the SDK's argument model would accept exactly
 as they are (`plain_arguments`); anything else goes to the SDK, which says what is wrong.
 """
+
 from __future__ import annotations
 
 import json
@@ -59,8 +60,12 @@ def plain_arguments(arguments: Any) -> dict[str, Any] | None:
         return None
     for key, value in arguments.items():
         if key in _STRINGS:
-            if value is not None and (not isinstance(value, str) or _json_in_string(value)
-                                      or key == "cursor" and len(value) > MAX_CURSOR_CHARS):
+            if value is not None and (
+                not isinstance(value, str)
+                or _json_in_string(value)
+                or key == "cursor"
+                and len(value) > MAX_CURSOR_CHARS
+            ):
                 return None
         elif key in _BOOLS:
             if not isinstance(value, bool):
@@ -69,8 +74,10 @@ def plain_arguments(arguments: Any) -> dict[str, Any] | None:
             if value is not None and (type(value) is not int or not 1 <= value <= MAX_LIMIT):
                 return None
         elif key == "filters":
-            if value is not None and (not isinstance(value, dict) or not all(
-                    isinstance(k, str) and type(v) in (str, bool, int) for k, v in value.items())):
+            if value is not None and (
+                not isinstance(value, dict)
+                or not all(isinstance(k, str) and type(v) in (str, bool, int) for k, v in value.items())
+            ):
                 return None
         else:
             return None  # an unknown argument: the SDK's server names the ones it takes
@@ -93,8 +100,9 @@ class EarlyCalls:
         self.answered = 0
         self.taken = 0
 
-    def take(self, params: Any, id_text: str, agent: str, send: Callable[[str, str], None],
-             give_back: Callable[[], None]) -> bool:
+    def take(
+        self, params: Any, id_text: str, agent: str, send: Callable[[str, str], None], give_back: Callable[[], None]
+    ) -> bool:
         """Start answering a tools/call with these params (True), or leave it to the SDK (False).
         `send(id_text, result_json)` writes the answer; `give_back()` hands the call to the SDK after
         all, when its answer cannot be written as the SDK would (a value JSON cannot carry)."""
@@ -109,17 +117,29 @@ class EarlyCalls:
             self.taken += 1
             self._busy += 1
             self.idle.clear()
-        threading.Thread(target=self._answer, args=(arguments, id_text, agent, send, give_back),
-                         name="vaultwatch-early-call", daemon=True).start()
+        threading.Thread(
+            target=self._answer,
+            args=(arguments, id_text, agent, send, give_back),
+            name="vaultwatch-early-call",
+            daemon=True,
+        ).start()
         return True
 
-    def _answer(self, arguments: dict[str, Any], id_text: str, agent: str, send: Callable[[str, str], None],
-                give_back: Callable[[], None]) -> None:
+    def _answer(
+        self,
+        arguments: dict[str, Any],
+        id_text: str,
+        agent: str,
+        send: Callable[[str, str], None],
+        give_back: Callable[[], None],
+    ) -> None:
         try:
+
             def run() -> dict[str, Any]:
                 try:
-                    answer = readcalls.list_documents(self.vault, self.row_cache, self.max_answer_bytes,
-                                                      answers.listing_answer, **arguments)
+                    answer = readcalls.list_documents(
+                        self.vault, self.row_cache, self.max_answer_bytes, answers.listing_answer, **arguments
+                    )
                 except VaultError as exc:  # as results.vault_errors turns them into tool errors
                     answer = answers.failure(exc.message)
                 except ValueError as exc:

@@ -10,6 +10,7 @@
 
 Only a headless server is ever stopped: a TUI or `serve` someone started is left alone.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -25,7 +26,9 @@ from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
 from .launch import IDLE_EXIT_DEFAULT, log_path, spawn_headless
 
 TAKEOVER_SECONDS = 10.0  # how long the TUI waits for a headless server to let go
-TAKEOVER_MAX_SECONDS = 60.0  # ... and longer while the server it stopped is still alive (shutting down on a busy machine)
+TAKEOVER_MAX_SECONDS = (
+    60.0  # ... and longer while the server it stopped is still alive (shutting down on a busy machine)
+)
 WAIT_LOCK_SECONDS = 15.0  # how long a hand-back server waits for the TUI to let go
 
 

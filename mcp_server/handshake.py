@@ -8,6 +8,7 @@ the SDK writes it on the wire, byte for byte (tests/mcp_server/test_stdio_front.
 two for every protocol version and the options that change it). The protocol versions the SDK
 negotiates are read from its own `mcp_types/version.py`, without importing the package.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,8 +25,12 @@ TITLE = "vaultwatch"
 # What the server build_server makes advertises in the handshake era (the SDK derives it from the
 # handlers registered: prompts, resources with subscriptions, tools, logging/setLevel; and
 # resources.listChanged from sdk.announce_resource_list_changes). Key order as the SDK writes it.
-CAPABILITIES = {"logging": {}, "prompts": {"listChanged": False}, "resources": {"listChanged": True, "subscribe": True},
-                "tools": {"listChanged": False}}
+CAPABILITIES = {
+    "logging": {},
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": True, "subscribe": True},
+    "tools": {"listChanged": False},
+}
 
 
 @cache
@@ -44,8 +49,9 @@ def instructions(tool_prefix: str = "") -> str:
     text = INSTRUCTIONS if offered() else without_semantic(INSTRUCTIONS)
     if not tool_prefix:
         return text
-    return text + (f"\n\nEvery tool name here starts with {tool_prefix!r}: {tool_prefix}read is the read "
-                           "tool named above.")
+    return text + (
+        f"\n\nEvery tool name here starts with {tool_prefix!r}: {tool_prefix}read is the read tool named above."
+    )
 
 
 @cache
@@ -84,6 +90,10 @@ def initialize_result(requested: str, *, tool_prefix: str = "") -> str | None:
     version = negotiate(requested)
     if version is None:
         return None
-    result = {"capabilities": CAPABILITIES, "instructions": instructions(tool_prefix), "protocolVersion": version,
-              "serverInfo": {"name": NAME, "title": TITLE, "version": server_version()}}
+    result = {
+        "capabilities": CAPABILITIES,
+        "instructions": instructions(tool_prefix),
+        "protocolVersion": version,
+        "serverInfo": {"name": NAME, "title": TITLE, "version": server_version()},
+    }
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))

@@ -3,6 +3,7 @@
 An agent sees what others (agents, the person, outside editors) changed in a note, and
 whether its own change was reverted and by whom. Registered in read-only mode too.
 """
+
 from __future__ import annotations
 
 from typing import Annotated, Any
@@ -17,17 +18,26 @@ from vaultwatch.core.review.journal import Change, journal_for
 from .activity import current_call
 from .results import fail, ok, read_only, vault_errors
 
-HISTORY = ("A note's change history as vaultwatch journaled it, newest first: who (agent, person, or an "
-           "edit outside vaultwatch), when, the tool, a summary, etags, and whether a change was reverted "
-           "(reverted_by) or is itself a revert (revert_of).")
+HISTORY = (
+    "A note's change history as vaultwatch journaled it, newest first: who (agent, person, or an "
+    "edit outside vaultwatch), when, the tool, a summary, etags, and whether a change was reverted "
+    "(reverted_by) or is itself a revert (revert_of)."
+)
 P_PATH = 'Vault-relative path, e.g. "Projects/Plan.md" (a rename is found under both paths).'
 P_LIMIT = "Most changes to return (default 20)."
 
 
 def change_row(c: Change) -> dict[str, Any]:
     """The compact form of one change for agents."""
-    row: dict[str, Any] = {"id": c.id, "at": c.as_json()["at"], "kind": c.kind, "who": c.who, "tool": c.tool,
-                           "path": c.path, "summary": c.summary}
+    row: dict[str, Any] = {
+        "id": c.id,
+        "at": c.as_json()["at"],
+        "kind": c.kind,
+        "who": c.who,
+        "tool": c.tool,
+        "path": c.path,
+        "summary": c.summary,
+    }
     if c.session:
         row["session"] = c.session
     if c.src:
@@ -59,8 +69,9 @@ def register(server: MCPServer, env: Any) -> None:
         current_call().listed([rel], len(changes))
         return ok({"path": rel, "changes": [change_row(c) for c in changes]}, meta={"untrusted": "changes[].summary"})
 
-    server.add_tool(history, name="history", title="Change History", description=HISTORY,
-                    annotations=read_only("Change History"))
+    server.add_tool(
+        history, name="history", title="Change History", description=HISTORY, annotations=read_only("Change History")
+    )
 
 
 __all__ = ["change_row", "register"]

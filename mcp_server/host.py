@@ -19,6 +19,7 @@ Over 500 lines (issue 19), with a second job not split out yet: besides the host
 HTTP listeners (LoopbackGuard, SessionEnd, _Counting, _GuardedH11, _BodyDeadline), which could
 move to a module of their own as a pure move.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -93,17 +94,29 @@ class LoopbackGuard:
         if origin is not None and origin not in self.origins:
             return await _plain(send, 403, "Cross-origin requests are refused")
         if not hmac.compare_digest(headers.get(b"authorization", b""), self._auth):
-            return await _plain(send, 401, "Missing or wrong bearer token: send 'Authorization: Bearer <token>' "
-                                           "with the token from `vaultwatch mcp-config --http`",
-                                [(b"www-authenticate", b'Bearer realm="vaultwatch"')])
+            return await _plain(
+                send,
+                401,
+                "Missing or wrong bearer token: send 'Authorization: Bearer <token>' "
+                "with the token from `vaultwatch mcp-config --http`",
+                [(b"www-authenticate", b'Bearer realm="vaultwatch"')],
+            )
         return await self.app(scope, receive, send)
 
 
 async def _plain(send: Any, status: int, text: str, extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
     body = text.encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(body)).encode()), *extra]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                *extra,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -158,8 +171,9 @@ class _Counting:
 def _idle_problem(seconds: float):
     from vaultwatch.core.events import IndexProblem
 
-    return IndexProblem(f"no MCP client for {seconds:g} s: this headless server stops (a bridge starts it again)",
-                        "info")
+    return IndexProblem(
+        f"no MCP client for {seconds:g} s: this headless server stops (a bridge starts it again)", "info"
+    )
 
 
 class _Uvicorn(uvicorn.Server):
@@ -182,8 +196,10 @@ class _GuardedH11(H11Protocol):
         super().connection_made(transport)
         if len(self.connections) > MAX_HTTP_CONNECTIONS:
             body = b"Too many connections to vaultwatch's loopback HTTP; retry shortly"
-            transport.write(b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n"
-                            b"content-length: %d\r\n\r\n%s" % (len(body), body))
+            transport.write(
+                b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n"
+                b"content-length: %d\r\n\r\n%s" % (len(body), body)
+            )
             transport.close()
             return
         self._header_timer = self.loop.call_later(HEADER_TIMEOUT, self._headers_late)
@@ -227,20 +243,37 @@ class _BodyDeadline:
 def _uvicorn(app: Any, *, http: bool = False) -> _Uvicorn:
     extra: dict[str, Any] = {"http": _GuardedH11} if http else {}
     # timeout_graceful_shutdown is typed int but used as seconds by asyncio.wait_for: 0.3 s is meant
-    config = uvicorn.Config(_BodyDeadline(app) if http else app, lifespan="off", log_config=None, access_log=False,
-                            timeout_keep_alive=30, ws="none", **extra,
-                            timeout_graceful_shutdown=0.3)  # type: ignore[arg-type]
+    config = uvicorn.Config(
+        _BodyDeadline(app) if http else app,
+        lifespan="off",
+        log_config=None,
+        access_log=False,
+        timeout_keep_alive=30,
+        ws="none",
+        **extra,
+        timeout_graceful_shutdown=0.3,  # type: ignore[arg-type]
+    )
     return _Uvicorn(config)
 
 
 class McpHost:
     """The MCP server of one vault, served on its Unix socket (see module doc)."""
 
-    def __init__(self, vault: Vault, *, socket_path: str | None = None, compat: Iterable[str] = frozenset(),
-                 read_only: bool = False, audit_log: str | None = None, http: str | None = None,
-                 extra_tools: Sequence[ToolRegistrar] | None = None, kind: str = "serve",
-                 vault_lock: VaultLock | None = None, idle_exit: float | None = None,
-                 **server_options: Any) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        *,
+        socket_path: str | None = None,
+        compat: Iterable[str] = frozenset(),
+        read_only: bool = False,
+        audit_log: str | None = None,
+        http: str | None = None,
+        extra_tools: Sequence[ToolRegistrar] | None = None,
+        kind: str = "serve",
+        vault_lock: VaultLock | None = None,
+        idle_exit: float | None = None,
+        **server_options: Any,
+    ) -> None:
         self.vault = vault
         self.kind = kind  # "tui", "serve" or "headless": recorded for whoever finds the vault busy
         self._vault_lock = vault_lock  # taken by the caller already (serve takes it before importing the SDK)
@@ -250,16 +283,24 @@ class McpHost:
         self._bridges: dict[bytes, float] = {}  # bridges seen (their session header) and when last
         self.socket_path = os.path.abspath(socket_path) if socket_path else default_socket_path(vault.root_real)
         if len(os.fsencode(self.socket_path)) > MAX_UNIX_PATH:
-            raise HostError(f"socket path is too long for a Unix socket ({len(self.socket_path)} > "
-                            f"{MAX_UNIX_PATH} bytes): {self.socket_path}; pass a shorter --socket")
+            raise HostError(
+                f"socket path is too long for a Unix socket ({len(self.socket_path)} > "
+                f"{MAX_UNIX_PATH} bytes): {self.socket_path}; pass a shorter --socket"
+            )
         self.http = parse_http(http) if http else None
         self.http_url: str | None = None
         self.audit_log_path = audit_log
         self.activity = Activity(vault.bus, foreground=vault.foreground)
         self.serve_args = serve_args(server_options)  # a hand-back server starts with the same options
         try:  # server_options: build_server's own (max_answer_bytes, tool_prefix)
-            self.server, _ = build_server(vault, compat=compat, read_only=read_only, activity=self.activity,
-                                          extra_tools=extra_tools, **server_options)
+            self.server, _ = build_server(
+                vault,
+                compat=compat,
+                read_only=read_only,
+                activity=self.activity,
+                extra_tools=extra_tools,
+                **server_options,
+            )
         except ValueError as exc:
             raise HostError(str(exc)) from None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -298,8 +339,11 @@ class McpHost:
                 if self.kind != "tui" or not await take_over(lock, busy, self._record()):
                     raise
         except VaultBusy as busy:
-            reach = (f"vaultwatch bridge --socket {busy.holder.socket}" if busy.holder.socket
-                     else f"vaultwatch bridge --vault {self.vault.root_real}")
+            reach = (
+                f"vaultwatch bridge --socket {busy.holder.socket}"
+                if busy.holder.socket
+                else f"vaultwatch bridge --vault {self.vault.root_real}"
+            )
             raise HostError(f"{busy}; quit it first, or let agents use that one ({reach})") from None
         except OSError as exc:
             raise HostError(f"cannot lock the vault folder {self.vault.root_real}: {exc.strerror or exc}") from None
@@ -310,11 +354,13 @@ class McpHost:
 
     def _lock(self) -> int:
         try:
-            fd = os.open(self.socket_path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
-                         | getattr(os, "O_CLOEXEC", 0), 0o600)
+            fd = os.open(
+                self.socket_path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600
+            )
         except OSError as exc:
-            raise HostError(f"cannot create {self.socket_path}.lock: {exc.strerror or exc}; "
-                            "pass a --socket in a folder of your own") from None
+            raise HostError(
+                f"cannot create {self.socket_path}.lock: {exc.strerror or exc}; pass a --socket in a folder of your own"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -324,9 +370,11 @@ class McpHost:
             info = read_info(self.socket_path) or {}
             who = f"pid {info['pid']}" if info.get("pid") else "another process"
             vault = info.get("vault", "this vault")
-            raise HostError(f"another vaultwatch ({who}) already serves {vault} on {self.socket_path}; quit it "
-                            "first, or let agents use that one (vaultwatch bridge --socket "
-                            f"{self.socket_path})") from None
+            raise HostError(
+                f"another vaultwatch ({who}) already serves {vault} on {self.socket_path}; quit it "
+                "first, or let agents use that one (vaultwatch bridge --socket "
+                f"{self.socket_path})"
+            ) from None
         return fd
 
     def _bind(self) -> socket.socket:
@@ -403,9 +451,13 @@ class McpHost:
                 hosts += [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
                 origins += [f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://[::1]:{port}"]
             app: Any = self.server.streamable_http_app(
-                streamable_http_path=MCP_PATH, json_response=False, max_request_body_size=MAX_REQUEST_BYTES,
-                transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=True,
-                                                             allowed_hosts=hosts, allowed_origins=origins))
+                streamable_http_path=MCP_PATH,
+                json_response=False,
+                max_request_body_size=MAX_REQUEST_BYTES,
+                transport_security=TransportSecuritySettings(
+                    enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+                ),
+            )
             app = self.streaming = JsonUnlessStreaming(app)  # SSE only for calls that stream (streaming.py)
             app = RequestGuard(app)  # vaultwatch's own 413 and bad-id answers (mcp_server/requestguard.py)
             self.splice = Splice(app)
@@ -413,11 +465,20 @@ class McpHost:
             servers.append(_uvicorn(app))
             if self.http:
                 token = http_token(self.vault.root_real)
-                servers.append(_uvicorn(LoopbackGuard(app, token, self.http[0], sockets[1].getsockname()[1]),
-                                        http=True))
+                servers.append(
+                    _uvicorn(LoopbackGuard(app, token, self.http[0], sockets[1].getsockname()[1]), http=True)
+                )
             vault_lock.publish(self._record())  # now with the HTTP URL
-            info = json.dumps({"pid": os.getpid(), "vault": self.vault.root_real, "socket": self.socket_path,
-                               "http": self.http_url, "kind": self.kind, "started_at": time.time()})
+            info = json.dumps(
+                {
+                    "pid": os.getpid(),
+                    "vault": self.vault.root_real,
+                    "socket": self.socket_path,
+                    "http": self.http_url,
+                    "kind": self.kind,
+                    "started_at": time.time(),
+                }
+            )
             with contextlib.suppress(OSError):  # informative only: never a reason not to serve
                 write_private(self.socket_path + ".json", info)
             manager_up = asyncio.Event()
@@ -440,8 +501,9 @@ class McpHost:
                 await asyncio.sleep(0.005)
             pruner = asyncio.create_task(self._prune_idle_agents(), name="vaultwatch-mcp-agents")
             idler = asyncio.create_task(self._exit_when_idle(), name="vaultwatch-mcp-idle") if self.idle_exit else None
-            keeper = asyncio.create_task(self._keep_socket(servers[0].config.app, servers, sockets, tasks),
-                                         name="vaultwatch-mcp-socket")
+            keeper = asyncio.create_task(
+                self._keep_socket(servers[0].config.app, servers, sockets, tasks), name="vaultwatch-mcp-socket"
+            )
             if ready is not None:
                 ready.set()
             try:
@@ -493,17 +555,25 @@ class McpHost:
             if now is not None:  # something else took the path: never clobber it
                 if not reported_foreign:
                     reported_foreign = True
-                    self.vault.bus.publish(IndexProblem(
-                        f"the MCP socket {self.socket_path} was replaced by another file; new agents cannot "
-                        "connect until vaultwatch restarts", "error"))
+                    self.vault.bus.publish(
+                        IndexProblem(
+                            f"the MCP socket {self.socket_path} was replaced by another file; new agents cannot "
+                            "connect until vaultwatch restarts",
+                            "error",
+                        )
+                    )
                 continue
             try:
                 os.makedirs(os.path.dirname(self.socket_path), mode=0o700, exist_ok=True)
                 sock = self._bind()
             except (OSError, HostError) as exc:
-                self.vault.bus.publish(IndexProblem(
-                    f"the MCP socket {self.socket_path} was removed and could not be re-created ({exc}); new "
-                    "agents cannot connect until vaultwatch restarts", "error"))
+                self.vault.bus.publish(
+                    IndexProblem(
+                        f"the MCP socket {self.socket_path} was removed and could not be re-created ({exc}); new "
+                        "agents cannot connect until vaultwatch restarts",
+                        "error",
+                    )
+                )
                 bound = None
                 continue
             srv = _uvicorn(app)
@@ -511,9 +581,13 @@ class McpHost:
             sockets.append(sock)
             tasks.append(asyncio.create_task(srv.serve(sockets=[sock]), name="vaultwatch-mcp-uvicorn"))
             bound = inode()
-            self.vault.bus.publish(IndexProblem(
-                f"the MCP socket {self.socket_path} was removed while serving; listening there again "
-                "(agents already connected were not affected)", "warning"))
+            self.vault.bus.publish(
+                IndexProblem(
+                    f"the MCP socket {self.socket_path} was removed while serving; listening there again "
+                    "(agents already connected were not affected)",
+                    "warning",
+                )
+            )
 
     @property
     def _stopping(self) -> asyncio.Event:

@@ -41,6 +41,7 @@ ms against 29-37 ms with those calls whole); a heavy call's other single C calls
 encoding the note) are still whole, a few to tens of milliseconds each.
 `VAULTWATCH_LANE_QUICK=0` turns the quick mode off (for those before/after figures).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -86,9 +87,11 @@ def weight(vault: Vault, arguments: Mapping[str, Any]) -> int:
 
 
 def _refusal(tool: str) -> dict[str, Any]:
-    text = (f"Error: vaultwatch is busy with another agent's large operation (a big note or a large write "
-            f"runs one at a time) and {tool} waited {WAIT_S:g} s for it without starting; nothing was changed. "
-            "Call it again in a moment, or work on a smaller part of the note.")
+    text = (
+        f"Error: vaultwatch is busy with another agent's large operation (a big note or a large write "
+        f"runs one at a time) and {tool} waited {WAIT_S:g} s for it without starting; nothing was changed. "
+        "Call it again in a moment, or work on a smaller part of the note."
+    )
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
@@ -127,8 +130,11 @@ class Lane:
     async def middleware(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         params = ctx.params if isinstance(ctx.params, Mapping) else {}
         arguments = params.get("arguments")
-        if (ctx.method != "tools/call" or not isinstance(arguments, Mapping)
-                or weight(self.vault, arguments) < HEAVY_BYTES):
+        if (
+            ctx.method != "tools/call"
+            or not isinstance(arguments, Mapping)
+            or weight(self.vault, arguments) < HEAVY_BYTES
+        ):
             return await call_next(ctx)
         _count("heavy")
         if not _take():

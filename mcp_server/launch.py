@@ -13,6 +13,7 @@ bridge must be up in a fraction of a second.
   bridge of the vault, exiting by itself after `--idle-exit` seconds without clients. Bridges
   racing to start one are harmless: the vault lock lets one serve, the others exit at once.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -50,12 +51,16 @@ def check_folder(path: str) -> None:
         raise NotListening(f"{folder}: {exc.strerror}") from None
     uid = os.getuid()
     if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != uid:
-        raise BridgeError(f"refusing {path}: its folder {folder} belongs to uid {st.st_uid}, not to you (uid {uid}); "
-                          "another user may have put it there. Remove the folder, or set XDG_RUNTIME_DIR (or "
-                          "--socket) to a private folder")
+        raise BridgeError(
+            f"refusing {path}: its folder {folder} belongs to uid {st.st_uid}, not to you (uid {uid}); "
+            "another user may have put it there. Remove the folder, or set XDG_RUNTIME_DIR (or "
+            "--socket) to a private folder"
+        )
     if st.st_mode & 0o077:
-        raise BridgeError(f"refusing {path}: its folder {folder} is mode {stat_mod.S_IMODE(st.st_mode):o}, so other "
-                          "users may put sockets there; run `chmod 700 " + folder + "` or use a private folder")
+        raise BridgeError(
+            f"refusing {path}: its folder {folder} is mode {stat_mod.S_IMODE(st.st_mode):o}, so other "
+            "users may put sockets there; run `chmod 700 " + folder + "` or use a private folder"
+        )
     try:
         sst = os.lstat(path)
     except FileNotFoundError:
@@ -92,8 +97,10 @@ def connect_trusted(path: str) -> int | None:
             raise NotListening(f"cannot connect to {path}: {exc.strerror or exc}") from None
         pid, uid = peer(sock)
         if uid is not None and uid != os.getuid():
-            raise BridgeError(f"refusing {path}: the process serving it (pid {pid}) runs as uid {uid}, not as you "
-                              f"(uid {os.getuid()}); nothing was sent to it")
+            raise BridgeError(
+                f"refusing {path}: the process serving it (pid {pid}) runs as uid {uid}, not as you "
+                f"(uid {os.getuid()}); nothing was sent to it"
+            )
         return pid
     finally:
         sock.close()
@@ -136,8 +143,9 @@ def log_path(root_real: str) -> str:
     return os.path.join(folder, vault_key(root_real) + ".log")
 
 
-def spawn_headless(root_real: str, socket_path: str, idle_exit: float,
-                   wait_lock: float | None = None, serve_args: Sequence[str] = ()) -> subprocess.Popen:
+def spawn_headless(
+    root_real: str, socket_path: str, idle_exit: float, wait_lock: float | None = None, serve_args: Sequence[str] = ()
+) -> subprocess.Popen:
     """Start `vaultwatch serve ROOT --headless` detached from this process (see module doc)."""
     log = log_path(root_real)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
@@ -145,11 +153,28 @@ def spawn_headless(root_real: str, socket_path: str, idle_exit: float,
         os.write(fd, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started by a bridge (pid {os.getpid()})\n".encode())
         return subprocess.Popen(
             # -P: the working folder never joins the import path (a file there could shadow a module)
-            [sys.executable, "-P", "-m", "vaultwatch.tui.cli", "serve", root_real, "--headless", "--socket", socket_path,
-             "--idle-exit", f"{idle_exit:g}", *(["--wait-lock", f"{wait_lock:g}"] if wait_lock else []),
-             *serve_args],
-            cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=fd,
-            start_new_session=True, close_fds=True)
+            [
+                sys.executable,
+                "-P",
+                "-m",
+                "vaultwatch.tui.cli",
+                "serve",
+                root_real,
+                "--headless",
+                "--socket",
+                socket_path,
+                "--idle-exit",
+                f"{idle_exit:g}",
+                *(["--wait-lock", f"{wait_lock:g}"] if wait_lock else []),
+                *serve_args,
+            ],
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=fd,
+            start_new_session=True,
+            close_fds=True,
+        )
     finally:
         os.close(fd)
 
@@ -162,9 +187,16 @@ def _log_tail(root_real: str, lines: int = 5) -> str:
     return ""
 
 
-def locate(root_real: str, default_socket: str | None, *, spawn: bool = True,
-           idle_exit: float = IDLE_EXIT_DEFAULT, grace: float = 0.0, timeout: float = START_TIMEOUT,
-           refusal: str | None = None) -> tuple[str, int | None]:
+def locate(
+    root_real: str,
+    default_socket: str | None,
+    *,
+    spawn: bool = True,
+    idle_exit: float = IDLE_EXIT_DEFAULT,
+    grace: float = 0.0,
+    timeout: float = START_TIMEOUT,
+    refusal: str | None = None,
+) -> tuple[str, int | None]:
     """The (socket, pid) of the server of `root_real`, started headless when none runs (after
     `grace` seconds without any holder: a TUI taking the vault over holds it within that).
     `default_socket` None: the runtime folder cannot be trusted (`refusal` says why), so only a
@@ -180,8 +212,10 @@ def locate(root_real: str, default_socket: str | None, *, spawn: bool = True,
         if h is not None:
             free_since = None
             if h.info.get("kind") == "stdio":
-                raise BridgeError(f"{h.describe(root_real)}: a stdio server serves only the client that started "
-                                  "it; stop it, or configure that client with `vaultwatch bridge` too")
+                raise BridgeError(
+                    f"{h.describe(root_real)}: a stdio server serves only the client that started "
+                    "it; stop it, or configure that client with `vaultwatch bridge` too"
+                )
             path = holder_socket(h)
             if path:
                 with contextlib.suppress(NotListening):
@@ -195,11 +229,15 @@ def locate(root_real: str, default_socket: str | None, *, spawn: bool = True,
             if spawn and now - free_since >= grace and (child is None or child.poll() is not None):
                 if starts >= 3:
                     if failed is not None:
-                        raise BridgeError(f"the headless server for {root_real} could not be started: "
-                                          f"{type(failed).__name__}: {failed}; "
-                                          f"start it by hand with `vaultwatch serve {root_real} --headless`")
-                    raise BridgeError(f"the headless server for {root_real} did not start; its log "
-                                      f"{log_path(root_real)} says: {_log_tail(root_real) or 'nothing'}")
+                        raise BridgeError(
+                            f"the headless server for {root_real} could not be started: "
+                            f"{type(failed).__name__}: {failed}; "
+                            f"start it by hand with `vaultwatch serve {root_real} --headless`"
+                        )
+                    raise BridgeError(
+                        f"the headless server for {root_real} did not start; its log "
+                        f"{log_path(root_real)} says: {_log_tail(root_real) or 'nothing'}"
+                    )
                 starts += 1
                 try:
                     child = spawn_headless(root_real, default_socket, idle_exit)
@@ -208,7 +246,6 @@ def locate(root_real: str, default_socket: str | None, *, spawn: bool = True,
                     # start did in the TUI) is a failed start: tried again, then said to the client
                     child, failed = None, exc
         if now > deadline:
-            what = ("started a headless server that did not answer" if child is not None
-                    else "found no server")
+            what = "started a headless server that did not answer" if child is not None else "found no server"
             raise BridgeError(f"{what} for {root_real} within {timeout:g} s; see {log_path(root_real)}")
         time.sleep(POLL)

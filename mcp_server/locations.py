@@ -4,6 +4,7 @@ Kept free of SDK imports: `vaultwatch bridge` and `mcp-config` only need these.
 Files next to `<hash>.sock`: `.lock` (flock held while serving), `.json` (who serves what).
 The bearer token of `--http` lives in the state folder (`token_path`), so it survives reboots.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -148,6 +149,8 @@ def parse_http(spec: str) -> tuple[str, int]:
     except ValueError:
         loopback = False
     if not loopback:
-        raise HostError(f"--http {spec!r}: vaultwatch only listens on loopback (127.0.0.1 or ::1), never on "
-                        "a network address; use 127.0.0.1:PORT")
+        raise HostError(
+            f"--http {spec!r}: vaultwatch only listens on loopback (127.0.0.1 or ::1), never on "
+            "a network address; use 127.0.0.1:PORT"
+        )
     return host, port

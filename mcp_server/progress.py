@@ -17,6 +17,7 @@ Logging: `logging/setLevel` sets, per session, the least severe level the client
 `notifications/message`; nothing is sent before a client asks. Each call then logs its
 duration (debug) and a warning when its answer may miss writes still in flight.
 """
+
 from __future__ import annotations
 
 import asyncio

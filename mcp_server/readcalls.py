@@ -4,6 +4,7 @@ tools.py registers `list_documents` with the SDK over `list_documents` here; the
 (earlycalls.py) answers a client's first listing with the same function while the SDK is still
 importing. Nothing here imports the SDK.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -42,26 +43,50 @@ def index_freshness(vault: Vault, wait_for_pending_writes: bool = False) -> dict
     if wait_for_pending_writes and vault.wait_for_pending_writes(PENDING_WRITES_TIMEOUT) is False:
         stale = True
     snap = vault.snapshot
-    meta: dict[str, Any] = {"index_stale": bool(stale or vault.index_stale or not snap.loaded),
-                            "generation": snap.generation}
+    meta: dict[str, Any] = {
+        "index_stale": bool(stale or vault.index_stale or not snap.loaded),
+        "generation": snap.generation,
+    }
     if not snap.loaded:
         meta["index_loading"] = True
     return meta
 
 
-def list_documents(vault: Vault, row_cache: RowCache, max_answer_bytes: int, shape: Callable[..., Any], *,
-                   folder: str | None = None, filters: dict[str, FilterValue] | None = None,
-                   pattern: str | None = None, include_attachments: bool = False, include_frontmatter: bool = False,
-                   wait_for_pending_writes: bool = False, limit: int | None = None,
-                   cursor: str | None = None) -> Any:
+def list_documents(
+    vault: Vault,
+    row_cache: RowCache,
+    max_answer_bytes: int,
+    shape: Callable[..., Any],
+    *,
+    folder: str | None = None,
+    filters: dict[str, FilterValue] | None = None,
+    pattern: str | None = None,
+    include_attachments: bool = False,
+    include_frontmatter: bool = False,
+    wait_for_pending_writes: bool = False,
+    limit: int | None = None,
+    cursor: str | None = None,
+) -> Any:
     """The list_documents answer, made by `shape` (results.listing for the SDK, answers.listing_answer
     for the stdio front) from the page; core's VaultError or ValueError for a call it refuses."""
     meta = index_freshness(vault, wait_for_pending_writes)
-    q = Query(folder=root_folder(folder), pattern=pattern, filters=pairs(filters),
-              include_attachments=include_attachments,
-              limit=budget.default_rows(max_answer_bytes) if limit is None else limit, cursor=cursor)
+    q = Query(
+        folder=root_folder(folder),
+        pattern=pattern,
+        filters=pairs(filters),
+        include_attachments=include_attachments,
+        limit=budget.default_rows(max_answer_bytes) if limit is None else limit,
+        cursor=cursor,
+    )
     res = vault.list(q)
-    return shape(row_cache, res, q, vault.clock,
-                 {"total": res.total, "returned": len(res.entries), "next_cursor": res.next_cursor,
-                  "okf_bundle": res.is_bundle}, budget_bytes=max_answer_bytes, explicit=limit is not None,
-                 frontmatter=include_frontmatter, meta=untrusted(meta, ROW_TEXT))
+    return shape(
+        row_cache,
+        res,
+        q,
+        vault.clock,
+        {"total": res.total, "returned": len(res.entries), "next_cursor": res.next_cursor, "okf_bundle": res.is_bundle},
+        budget_bytes=max_answer_bytes,
+        explicit=limit is not None,
+        frontmatter=include_frontmatter,
+        meta=untrusted(meta, ROW_TEXT),
+    )

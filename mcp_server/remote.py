@@ -4,6 +4,7 @@
 costs a round trip instead of a start-up and an index load. Standard library only (no SDK
 import): one MCP session of three POSTs (initialize, initialized, tools/call) and a DELETE.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -57,8 +58,11 @@ def call_tool(vault_root_real: str, tool: str, arguments: dict[str, Any], timeou
     if path is None:
         return None
     conn = _UnixConnection(path, timeout)
-    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json",
-               SESSION_HEADER: "vaultwatch-cli"}
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        SESSION_HEADER: "vaultwatch-cli",
+    }
 
     def post(payload: dict) -> Any:
         conn.request("POST", MCP_PATH, body=json.dumps(payload), headers=headers)
@@ -73,15 +77,25 @@ def call_tool(vault_root_real: str, tool: str, arguments: dict[str, Any], timeou
         return _message(body, (resp.getheader("content-type") or "").lower())
 
     try:
-        init = post({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                     "params": {"protocolVersion": PROTOCOL, "capabilities": {},
-                                "clientInfo": {"name": "vaultwatch-cli", "version": "1"}}})
+        init = post(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "vaultwatch-cli", "version": "1"},
+                },
+            }
+        )
         if not isinstance(init, dict) or "result" not in init:
             return None
         headers["mcp-protocol-version"] = str(init["result"].get("protocolVersion") or PROTOCOL)
         post({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        reply = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                      "params": {"name": tool, "arguments": arguments}})
+        reply = post(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+        )
         try:
             conn.request("DELETE", MCP_PATH, headers=headers)
             conn.getresponse().read()

@@ -11,6 +11,7 @@ ASGI wrapper in front of the Streamable HTTP app:
   boolean) is answered with an Invalid Request error (id null), as JSON-RPC 2.0 says, instead
   of HTTP 202 and no answer at all.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,21 +73,34 @@ class RequestGuard:
             except (ValueError, RecursionError):
                 doc = None  # the SDK answers malformed JSON itself
             if _bad_id(doc):
-                return await self._answer(send, *_error(
-                    "Invalid Request: a JSON-RPC request id must be a string or a number (or the request a "
-                    "notification without an id)", 400))
+                return await self._answer(
+                    send,
+                    *_error(
+                        "Invalid Request: a JSON-RPC request id must be a string or a number (or the request a "
+                        "notification without an id)",
+                        400,
+                    ),
+                )
         return await self.app(scope, replaying(bytes(body), messages, receive), send)
 
     def _too_large(self, size: int, at_least: bool = False) -> tuple[int, bytes]:
         mib = self.limit // 2**20
-        return _error(f"request too large: {'over ' if at_least else ''}{size:,} bytes, over vaultwatch's "
-                      f"{mib} MiB request limit; the write tool takes notes up to {MAX_WRITE_BYTES // 2**20} MiB: "
-                      "split the content into several notes", 413)
+        return _error(
+            f"request too large: {'over ' if at_least else ''}{size:,} bytes, over vaultwatch's "
+            f"{mib} MiB request limit; the write tool takes notes up to {MAX_WRITE_BYTES // 2**20} MiB: "
+            "split the content into several notes",
+            413,
+        )
 
     @staticmethod
     async def _answer(send: Any, status: int, body: bytes) -> None:
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 

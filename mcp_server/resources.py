@@ -19,6 +19,7 @@
   `subscriptions/listen` streams. Changes are gathered for COALESCE_SECONDS, so a rename of
   many notes is one list_changed.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -72,9 +73,12 @@ def uri_of(path: str) -> str:
 def path_of(uri: str) -> str:
     """The vault-relative path a resource URI names; MCPError for another scheme."""
     if not uri.startswith(SCHEME) or len(uri) == len(SCHEME):
-        raise MCPError(INVALID_PARAMS, f"not a vaultwatch resource: {uri!r}; use {TEMPLATE} with a vault-relative "
-                                       "path, as resources/list gives them")
-    return unquote(uri[len(SCHEME):])
+        raise MCPError(
+            INVALID_PARAMS,
+            f"not a vaultwatch resource: {uri!r}; use {TEMPLATE} with a vault-relative "
+            "path, as resources/list gives them",
+        )
+    return unquote(uri[len(SCHEME) :])
 
 
 class Subscriptions:
@@ -117,8 +121,10 @@ class Subscriptions:
         wanted: dict[str, Any] = found if isinstance(found, dict) else {}
         uris = wanted.get("resourceSubscriptions") or ()
         key = id(ctx)
-        self.listening[key] = (bool(wanted.get("resourcesListChanged")),
-                               frozenset(u for u in uris if isinstance(u, str)))
+        self.listening[key] = (
+            bool(wanted.get("resourcesListChanged")),
+            frozenset(u for u in uris if isinstance(u, str)),
+        )
         self._recompute()
         try:
             return await call_next(ctx)
@@ -202,9 +208,16 @@ def register(server: Any, vault: Any) -> Subscriptions:
 
     def page(cursor: str | None) -> ListResourcesResult:
         res = vault.list(Query(include_attachments=True, limit=RESOURCE_PAGE, cursor=cursor))
-        rows = [Resource(uri=uri_of(e.path), name=e.path, title=e.title, size=e.size_bytes,
-                         mime_type=NOTE_MIME if e.kind == NOTE else (e.mime_type or "application/octet-stream"))
-                for e in res.entries]
+        rows = [
+            Resource(
+                uri=uri_of(e.path),
+                name=e.path,
+                title=e.title,
+                size=e.size_bytes,
+                mime_type=NOTE_MIME if e.kind == NOTE else (e.mime_type or "application/octet-stream"),
+            )
+            for e in res.entries
+        ]
         return ListResourcesResult(resources=rows, next_cursor=res.next_cursor, _meta=LIST_TEXT)
 
     async def list_resources(ctx: Any, params: PaginatedRequestParams) -> ListResourcesResult:
@@ -215,10 +228,17 @@ def register(server: Any, vault: Any) -> Subscriptions:
             raise MCPError(INVALID_PARAMS, exc.message) from None
 
     async def list_templates(ctx: Any, params: PaginatedRequestParams) -> ListResourceTemplatesResult:
-        return ListResourceTemplatesResult(resource_templates=[ResourceTemplate(
-            uri_template=TEMPLATE, name="note", title="Vault note",
-            description="A note or attachment by its vault-relative path, e.g. vault://note/Projects/Plan.md",
-            mime_type=NOTE_MIME)])
+        return ListResourceTemplatesResult(
+            resource_templates=[
+                ResourceTemplate(
+                    uri_template=TEMPLATE,
+                    name="note",
+                    title="Vault note",
+                    description="A note or attachment by its vault-relative path, e.g. vault://note/Projects/Plan.md",
+                    mime_type=NOTE_MIME,
+                )
+            ]
+        )
 
     def read(uri: str) -> ReadResourceResult:
         path = path_of(uri)
@@ -235,14 +255,25 @@ def register(server: Any, vault: Any) -> Subscriptions:
         except OSError as exc:
             raise MCPError(NOT_FOUND, f"cannot read {path!r}: {exc.strerror or exc}", {"uri": uri}) from None
         if len(data) > budget.HARD_ANSWER_BYTES:
-            raise MCPError(INVALID_PARAMS, budget.over_cap(len(data), "read it in parts with the read tool "
-                                                                      "(offset, lines or section)"), {"uri": uri})
+            raise MCPError(
+                INVALID_PARAMS,
+                budget.over_cap(len(data), "read it in parts with the read tool (offset, lines or section)"),
+                {"uri": uri},
+            )
         if entry.kind == NOTE:
             text = data.decode("utf-8", "replace")
-            return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type=NOTE_MIME)],
-                                      _meta=NOTE_TEXT)
-        return ReadResourceResult(contents=[BlobResourceContents(
-            uri=uri, blob=base64.b64encode(data).decode(), mime_type=entry.mime_type or "application/octet-stream")])
+            return ReadResourceResult(
+                contents=[TextResourceContents(uri=uri, text=text, mime_type=NOTE_MIME)], _meta=NOTE_TEXT
+            )
+        return ReadResourceResult(
+            contents=[
+                BlobResourceContents(
+                    uri=uri,
+                    blob=base64.b64encode(data).decode(),
+                    mime_type=entry.mime_type or "application/octet-stream",
+                )
+            ]
+        )
 
     async def read_resource(ctx: Any, params: ReadResourceRequestParams) -> ReadResourceResult:
         subs.seen(ctx)

@@ -4,6 +4,7 @@ The results are the SDK's CallToolResult, made from answers.py's plain `Answer`s
 stdio front also writes itself before the SDK is imported); the text content's shape (rows as
 tables) is described there.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,8 +28,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 # destructiveHint and idempotentHint are "meaningful only when readOnlyHint == false" (MCP spec,
 # ToolAnnotations): a read tool leaves them out (12 x ~46 bytes of the tool list)
 READ_ONLY = dict(read_only_hint=True, open_world_hint=False)
-__all__ = ["as_json", "fail", "listing", "ok", "page_rows", "read_only", "result_of", "table", "tabled", "text_of",
-           "vault_errors"]
+__all__ = [
+    "as_json",
+    "fail",
+    "listing",
+    "ok",
+    "page_rows",
+    "read_only",
+    "result_of",
+    "table",
+    "tabled",
+    "text_of",
+    "vault_errors",
+]
 
 
 def read_only(title: str) -> ToolAnnotations:
@@ -40,16 +52,23 @@ def result_of(answer: Answer) -> CallToolResult:
     """The CallToolResult of a plain answer (answers.py)."""
     if answer.is_error:
         return CallToolResult(content=[TextContent(type="text", text=answer.text)], is_error=True)
-    return CallToolResult(content=[TextContent(type="text", text=answer.text)], structured_content=answer.structured,
-                          _meta=answer.meta)
+    return CallToolResult(
+        content=[TextContent(type="text", text=answer.text)], structured_content=answer.structured, _meta=answer.meta
+    )
 
 
-ASK_FOR_LESS = ("ask for less (a smaller limit or max_chars, a narrower folder or pattern) and page with the cursor "
-                "or offset")
+ASK_FOR_LESS = (
+    "ask for less (a smaller limit or max_chars, a narrower folder or pattern) and page with the cursor or offset"
+)
 
 
-def ok(structured: dict[str, Any], *, text: str | None = None, meta: dict[str, Any] | None = None,
-       too_big: str = ASK_FOR_LESS) -> CallToolResult:
+def ok(
+    structured: dict[str, Any],
+    *,
+    text: str | None = None,
+    meta: dict[str, Any] | None = None,
+    too_big: str = ASK_FOR_LESS,
+) -> CallToolResult:
     """A successful result: structured content, and the same data as its text (`text_of`, or `text`).
 
     An answer whose text or structured content would pass budget.HARD_ANSWER_BYTES is refused
@@ -64,9 +83,18 @@ def ok(structured: dict[str, Any], *, text: str | None = None, meta: dict[str, A
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured, _meta=meta)
 
 
-def listing(cache: RowCache, res: QueryResult, q: Query, clock: Clock, rest: dict[str, Any], *,
-            budget_bytes: int, explicit: bool, frontmatter: bool = False,
-            meta: dict[str, Any] | None = None) -> CallToolResult:
+def listing(
+    cache: RowCache,
+    res: QueryResult,
+    q: Query,
+    clock: Clock,
+    rest: dict[str, Any],
+    *,
+    budget_bytes: int,
+    explicit: bool,
+    frontmatter: bool = False,
+    meta: dict[str, Any] | None = None,
+) -> CallToolResult:
     """A listing result, `{"result": [entry_json rows...], **rest}`, from rows `cache` keeps as JSON text.
 
     The page is cut to `budget_bytes` of text when the caller did not choose its size
@@ -80,18 +108,38 @@ def listing(cache: RowCache, res: QueryResult, q: Query, clock: Clock, rest: dic
     (splice.py); elsewhere the structured rows are built (answers.listing_answer).
     """
     if not splice.active():
-        return result_of(answers.listing_answer(cache, res, q, clock, rest, budget_bytes=budget_bytes,
-                                                explicit=explicit, frontmatter=frontmatter, meta=meta))
-    page = answers.listing_page(cache, res, q, clock, rest, budget_bytes=budget_bytes, explicit=explicit,
-                                frontmatter=frontmatter, escape=True)
+        return result_of(
+            answers.listing_answer(
+                cache,
+                res,
+                q,
+                clock,
+                rest,
+                budget_bytes=budget_bytes,
+                explicit=explicit,
+                frontmatter=frontmatter,
+                meta=meta,
+            )
+        )
+    page = answers.listing_page(
+        cache, res, q, clock, rest, budget_bytes=budget_bytes, explicit=explicit, frontmatter=frontmatter, escape=True
+    )
     if isinstance(page, str):
         return fail(page)
     # the text content as a JSON string: the same listing, quotes and backslashes escaped
-    text = splice.put(b'"', as_json(page.head)[1:-1].encode(), b",".join(page.escaped), page.close,
-                      as_json(page.tail)[1:-1].encode(), b'"')
-    return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content={"result": splice.put(b"[", b",".join(page.rows), b"]"), **page.rest},
-                          _meta=meta)
+    text = splice.put(
+        b'"',
+        as_json(page.head)[1:-1].encode(),
+        b",".join(page.escaped),
+        page.close,
+        as_json(page.tail)[1:-1].encode(),
+        b'"',
+    )
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content={"result": splice.put(b"[", b",".join(page.rows), b"]"), **page.rest},
+        _meta=meta,
+    )
 
 
 def page_rows(rows: list[dict[str, Any]], *, budget_bytes: int, explicit: bool) -> tuple[int, str | None]:
@@ -100,8 +148,9 @@ def page_rows(rows: list[dict[str, Any]], *, budget_bytes: int, explicit: bool) 
     sizes = [len(budget.encoded(r)) for r in rows]
     n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
     if explicit and n < len(rows) or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
-        return 0, budget.over_cap(sum(sizes) + len(sizes) + budget.TAIL_BYTES,
-                                  f"pass limit={n} or less and follow next_cursor")
+        return 0, budget.over_cap(
+            sum(sizes) + len(sizes) + budget.TAIL_BYTES, f"pass limit={n} or less and follow next_cursor"
+        )
     if not explicit:
         n = min(n, budget.fit([len(budget.encoded(list(r.values()))) for r in rows], budget_bytes))
     return n, None
@@ -114,6 +163,7 @@ def fail(message: str) -> CallToolResult:
 
 def vault_errors(fn: F) -> F:
     """Turn core's VaultError (and ValueError from argument parsing) into `fail(...)` results."""
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -122,4 +172,5 @@ def vault_errors(fn: F) -> F:
             return fail(exc.message)
         except ValueError as exc:
             return fail(str(exc))
+
     return wrapper  # type: ignore[return-value]

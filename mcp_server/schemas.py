@@ -1,4 +1,5 @@
 """Output shapes of the MCP tools (they become each tool's published output schema)."""
+
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired
@@ -6,21 +7,37 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import WithJsonSchema
 from typing_extensions import TypedDict
 
-ROW_FIELDS = ("path, kind, title, folder, size_bytes, modified_at; notes: status, stale, trust_tier, tags, "
-              "frontmatter (when asked), frontmatter_error/decode_error; attachments: mime_type")
-TRIAGE_ROW_FIELDS = ("list_documents' rows; on the stale page also overdue_days, on broken_links broken_links "
-                     "(links as in get_links, each with missing: file|heading|block)")
+ROW_FIELDS = (
+    "path, kind, title, folder, size_bytes, modified_at; notes: status, stale, trust_tier, tags, "
+    "frontmatter (when asked), frontmatter_error/decode_error; attachments: mime_type"
+)
+TRIAGE_ROW_FIELDS = (
+    "list_documents' rows; on the stale page also overdue_days, on broken_links broken_links "
+    "(links as in get_links, each with missing: file|heading|block)"
+)
 
 # Rows are described, not checked: any per-row subschema (even {"type": "object"}) makes every
 # client that validates results walk each row (the Python SDK's jsonschema: ~6 us a row, 60 ms
 # at 10k rows, and ~15 us with per-field schemas); and the server's own check of its output is
 # skipped for them (`Any`: they come straight from core, and reach the wire pre-serialised).
-Rows = Annotated[Any, WithJsonSchema({
-    "type": "array", "description": "Listing rows in order, each an object: " + ROW_FIELDS,
-})]
-TriageRows = Annotated[Any, WithJsonSchema({
-    "type": "array", "description": "Rows in order: " + TRIAGE_ROW_FIELDS,
-})]
+Rows = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            "type": "array",
+            "description": "Listing rows in order, each an object: " + ROW_FIELDS,
+        }
+    ),
+]
+TriageRows = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            "type": "array",
+            "description": "Rows in order: " + TRIAGE_ROW_FIELDS,
+        }
+    ),
+]
 
 
 class DocumentList(TypedDict):
@@ -215,18 +232,24 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
             else:
                 out[key] = walk(value)
         branches = out.get("anyOf")
-        if (isinstance(branches, list) and "type" not in out and branches
-                and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches)):
+        if (
+            isinstance(branches, list)
+            and "type" not in out
+            and branches
+            and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches)
+        ):
             del out["anyOf"]
             out["type"] = [b["type"] for b in branches]
-        elif (isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches
-              and "type" not in out):
+        elif isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches and "type" not in out:
             # [X, null] with X of one type: X's keywords (minimum, maxLength, items...) apply to
             # that type only, so {"type": [t, "null"], ...X} accepts exactly the same values
             typed = branches[0] if branches[1] == {"type": "null"} else branches[1]
-            if (isinstance(typed, dict) and isinstance(typed.get("type"), str)
-                    and not set(typed) & {"const", "anyOf", "oneOf", "allOf", "$ref", "not"}
-                    and not set(typed) & set(out)):
+            if (
+                isinstance(typed, dict)
+                and isinstance(typed.get("type"), str)
+                and not set(typed) & {"const", "anyOf", "oneOf", "allOf", "$ref", "not"}
+                and not set(typed) & set(out)
+            ):
                 del out["anyOf"]
                 out.update(typed)
                 out["type"] = [typed["type"], "null"]

@@ -21,6 +21,7 @@ turns it off by hand (tests run the listing tests both ways). `check(server)` ve
 server is built, that the internals the server cannot do without are there, and raises a clear
 error otherwise instead of a tool silently missing.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,9 +45,12 @@ def _installed() -> str | None:
 
 
 INSTALLED_SDK = _installed()
-FAST_PATH_PROBLEM = (None if INSTALLED_SDK == TESTED_SDK else
-                     f"mcp {INSTALLED_SDK} is installed but vaultwatch's fast path was written against {TESTED_SDK}; "
-                     "every call takes the SDK's ordinary path")
+FAST_PATH_PROBLEM = (
+    None
+    if INSTALLED_SDK == TESTED_SDK
+    else f"mcp {INSTALLED_SDK} is installed but vaultwatch's fast path was written against {TESTED_SDK}; "
+    "every call takes the SDK's ordinary path"
+)
 
 
 def fast_path_enabled() -> bool:
@@ -59,10 +63,15 @@ def fast_path_enabled() -> bool:
 def check(server: MCPServer) -> None:
     """Raise RuntimeError when an internal the server always needs is missing from this SDK."""
     manager = getattr(server, "_tool_manager", None)
-    if manager is None or not callable(getattr(manager, "get_tool", None)) \
-            or not callable(getattr(manager, "list_tools", None)):
-        raise RuntimeError(f"mcp {INSTALLED_SDK}: MCPServer has no _tool_manager with get_tool/list_tools; "
-                           f"vaultwatch is tested with mcp {TESTED_SDK} (see mcp_server/sdk.py)")
+    if (
+        manager is None
+        or not callable(getattr(manager, "get_tool", None))
+        or not callable(getattr(manager, "list_tools", None))
+    ):
+        raise RuntimeError(
+            f"mcp {INSTALLED_SDK}: MCPServer has no _tool_manager with get_tool/list_tools; "
+            f"vaultwatch is tested with mcp {TESTED_SDK} (see mcp_server/sdk.py)"
+        )
 
 
 def tool(server: MCPServer, name: str) -> Any:

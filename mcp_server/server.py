@@ -8,6 +8,7 @@ Left as None it is the `history` tool and the write tools (`mcp_server/write_too
 `Activity.middleware`, which publishes an `AgentAccess` event on `vault.bus`, then `Lane.middleware`
 (mcp_server/lane.py), which runs heavy calls one at a time.
 """
+
 from __future__ import annotations
 
 import logging
@@ -64,8 +65,10 @@ def _argument_help(tool: str, schema: Mapping[str, Any] | None, exc: ValidationE
         what = err.get("msg", "invalid value")
         parts.append(f"{loc or 'arguments'}: {what}" + ("" if err.get("type") == "missing" else f" (got {shown})"))
     names = ", ".join(sorted((schema or {}).get("properties", {}))) or "none"
-    return (f"invalid arguments for {tool}: {'; '.join(parts)}. This tool takes: {names}; "
-            "fix the arguments to match its input schema and call again")
+    return (
+        f"invalid arguments for {tool}: {'; '.join(parts)}. This tool takes: {names}; "
+        "fix the arguments to match its input schema and call again"
+    )
 
 
 class VaultMCPServer(MCPServer):
@@ -94,8 +97,13 @@ class VaultMCPServer(MCPServer):
             return await call_next(ctx)
         name, arguments = params.get("name"), params.get("arguments")
         conn = sdk.connection(ctx.session)
-        if (name not in self.fast_tools or not isinstance(arguments, (Mapping, type(None)))
-                or set(params) - {"name", "arguments", "_meta"} or conn is None or not conn.initialize_accepted):
+        if (
+            name not in self.fast_tools
+            or not isinstance(arguments, (Mapping, type(None)))
+            or set(params) - {"name", "arguments", "_meta"}
+            or conn is None
+            or not conn.initialize_accepted
+        ):
             return await call_next(ctx)
         context = sdk.tool_context(self, ctx)
         token = splice.enable(splice.scope_values(ctx.request))
@@ -144,8 +152,10 @@ class VaultMCPServer(MCPServer):
         allowed = set(tool.parameters.get("properties", {}))
         extra = sorted(k for k in arguments if k not in allowed)
         if extra:
-            return fail(f"unknown argument{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))} for {name}: "
-                        f"it takes {', '.join(sorted(allowed)) or 'no arguments'}; check the spelling and call again")
+            return fail(
+                f"unknown argument{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))} for {name}: "
+                f"it takes {', '.join(sorted(allowed)) or 'no arguments'}; check the spelling and call again"
+            )
         started = time.monotonic()
         try:
             result = await progress.around(context, super().call_tool(name, arguments, context))
@@ -153,8 +163,10 @@ class VaultMCPServer(MCPServer):
             return result
         except UnexpectedToolError as exc:
             log.error("tool %s failed unexpectedly", name, exc_info=exc.__cause__ or exc)
-            return fail(f"internal error in {name} ({type(exc.__cause__).__name__}); the vault was not changed by "
-                        "this call; try again, and report it if it repeats")
+            return fail(
+                f"internal error in {name} ({type(exc.__cause__).__name__}); the vault was not changed by "
+                "this call; try again, and report it if it repeats"
+            )
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 return fail(_argument_help(name, tool.parameters, exc.__cause__))
@@ -167,8 +179,12 @@ class VaultMCPServer(MCPServer):
         await self.client_log.send(context, "debug", f"{name}: {1000 * (time.monotonic() - started):.1f} ms")
         meta = getattr(result, "meta", None) or {}
         if meta.get("index_stale"):
-            await self.client_log.send(context, "warning", f"{name}: the answer may miss writes still in flight "
-                                                           "(pass wait_for_pending_writes=true to wait for them)")
+            await self.client_log.send(
+                context,
+                "warning",
+                f"{name}: the answer may miss writes still in flight "
+                "(pass wait_for_pending_writes=true to wait for them)",
+            )
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
         if name not in sdk.prompt_names(self):
@@ -187,10 +203,17 @@ def add_prefix(server: VaultMCPServer, prefix: str) -> None:
     sdk.set_instructions(server, handshake.instructions(prefix))  # what the stdio front answers too
 
 
-def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = False,
-                 extra_tools: Sequence[ToolRegistrar] | None = None, activity: Activity | None = None,
-                 name: str = handshake.NAME, max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES,
-                 tool_prefix: str = "") -> tuple[VaultMCPServer, Activity]:
+def build_server(
+    vault: Vault,
+    *,
+    compat: Iterable[str] = (),
+    read_only: bool = False,
+    extra_tools: Sequence[ToolRegistrar] | None = None,
+    activity: Activity | None = None,
+    name: str = handshake.NAME,
+    max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES,
+    tool_prefix: str = "",
+) -> tuple[VaultMCPServer, Activity]:
     """The MCP server for `vault` and the Activity that attributes its calls (see module doc).
 
     `max_answer_bytes` is the text budget of a default answer (mcp_server/budget.py);
@@ -200,9 +223,14 @@ def build_server(vault: Vault, *, compat: Iterable[str] = (), read_only: bool = 
     quiet_logging()
     activity = activity or Activity(vault.bus, foreground=vault.foreground)
     # name, title, version and instructions: handshake.py's, which the stdio front answers with before the SDK
-    server = VaultMCPServer(name, title=handshake.TITLE, version=handshake.server_version(),
-                            instructions=handshake.instructions(),
-                            middleware=[activity.middleware, Lane(vault).middleware], log_level="WARNING")
+    server = VaultMCPServer(
+        name,
+        title=handshake.TITLE,
+        version=handshake.server_version(),
+        instructions=handshake.instructions(),
+        middleware=[activity.middleware, Lane(vault).middleware],
+        log_level="WARNING",
+    )
     env = ToolEnv(vault, read_only=read_only, compat=frozenset(compat), max_answer_bytes=max_answer_bytes)
     native_tools.register(server, env)
     compat_tools.register(server, env)

@@ -13,6 +13,7 @@ request's ASGI scope); everywhere else (stdio, in-memory clients) `active()` is 
 tools build ordinary results. Tokens are 128-bit random, so nothing a note contains can
 collide with one.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -24,8 +25,9 @@ from . import sdk
 SCOPE_KEY = "vaultwatch.splice"
 _PREFIX = "vaultwatch-splice:"
 
-_values: contextvars.ContextVar[dict[bytes, tuple[bytes, ...]] | None] = contextvars.ContextVar("vaultwatch_splice",
-                                                                                     default=None)
+_values: contextvars.ContextVar[dict[bytes, tuple[bytes, ...]] | None] = contextvars.ContextVar(
+    "vaultwatch_splice", default=None
+)
 
 
 def scope_values(request: Any) -> dict[bytes, tuple[bytes, ...]] | None:

@@ -29,6 +29,7 @@ library only:
   the front answered are compared with what the front sent and never sent twice (a difference
   updates the cache and is logged). A cache miss is filled from the SDK's answer as it passes.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -103,8 +104,14 @@ def _plain_initialize(params: Any) -> str | None:
     if not isinstance(params, dict) or set(params) - {"protocolVersion", "capabilities", "clientInfo", "_meta"}:
         return None
     info, caps, version = params.get("clientInfo"), params.get("capabilities"), params.get("protocolVersion")
-    if not (isinstance(version, str) and isinstance(caps, dict) and all(isinstance(v, dict) for v in caps.values())
-            and isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)):
+    if not (
+        isinstance(version, str)
+        and isinstance(caps, dict)
+        and all(isinstance(v, dict) for v in caps.values())
+        and isinstance(info, dict)
+        and isinstance(info.get("name"), str)
+        and isinstance(info.get("version"), str)
+    ):
         return None
     return version
 
@@ -113,7 +120,7 @@ def _result_text(line: str, id_text: str) -> str | None:
     """The result part of the SDK's reply line to `id_text`, or None when it is not a plain result."""
     prefix = '{"jsonrpc":"2.0","id":' + id_text + ',"result":'
     body = line.rstrip("\n")
-    return body[len(prefix):-1] if body.startswith(prefix) and body.endswith("}") else None
+    return body[len(prefix) : -1] if body.startswith(prefix) and body.endswith("}") else None
 
 
 class StdioFront:
@@ -262,8 +269,15 @@ class StdioFront:
 
     def _may_answer_call(self) -> bool:
         """Whether a tools/call may be answered before the SDK (see module doc)."""
-        return (self.calls is not None and self.mode == "serve" and self._loop is None and self.initialized
-                and self.client_info is not None and self.version is not None and not self.owed)
+        return (
+            self.calls is not None
+            and self.mode == "serve"
+            and self._loop is None
+            and self.initialized
+            and self.client_info is not None
+            and self.version is not None
+            and not self.owed
+        )
 
     def _give_back(self, raw: bytes) -> None:
         """A call the front took after all goes to the SDK (EarlyCalls could not write its answer)."""
@@ -291,8 +305,9 @@ class StdioFront:
         to the SDK (False)."""
         from . import handshake
 
-        answer = handshake.initialize_result(requested, tool_prefix=self.tool_prefix) \
-            or self.answers["initialize"].get(requested)
+        answer = handshake.initialize_result(requested, tool_prefix=self.tool_prefix) or self.answers["initialize"].get(
+            requested
+        )
         if answer is None:
             self.capture[id_text] = ("initialize", requested)
             return False
@@ -335,8 +350,11 @@ class StdioFront:
             return
         if isinstance(message, dict) and "method" in message and "id" in message:
             error = {"code": REFUSED, "message": self.refusal}
-            self._write((json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}, ensure_ascii=False)
-                         + "\n").encode())
+            self._write(
+                (
+                    json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}, ensure_ascii=False) + "\n"
+                ).encode()
+            )
 
     # -- the SDK ----------------------------------------------------------------------
     async def run(self, server: Any) -> None:
@@ -386,8 +404,9 @@ class StdioFront:
             method, key, sent = self.swallow.pop(id_text)
             got = _result_text(line, id_text)
             if got != sent:
-                log.warning("the SDK's %s answer differs from the cached one the client got; the cache is updated",
-                            method)
+                log.warning(
+                    "the SDK's %s answer differs from the cached one the client got; the cache is updated", method
+                )
                 self._store(method, key, got)
             return False
         if id_text in self.capture:
@@ -415,8 +434,11 @@ class StdioFront:
             with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(self.answers, fh, ensure_ascii=False)
             os.replace(tmp, self.path)
-            kept = sorted((e for e in os.scandir(folder) if e.name.endswith(".json")),
-                          key=lambda e: e.stat().st_mtime, reverse=True)
+            kept = sorted(
+                (e for e in os.scandir(folder) if e.name.endswith(".json")),
+                key=lambda e: e.stat().st_mtime,
+                reverse=True,
+            )
             for old in kept[CACHE_FILES_KEPT:]:
                 with contextlib.suppress(OSError):
                     os.unlink(old.path)

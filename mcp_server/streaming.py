@@ -12,6 +12,7 @@ and are dropped, as the SDK's JSON mode drops them). A client that accepts only
 A request is streamed when it is a JSON-RPC request whose `params._meta.progressToken` is set
 or whose method is `subscriptions/listen`, and the client accepts `text/event-stream`.
 """
+
 from __future__ import annotations
 
 import json
@@ -120,8 +121,10 @@ class _Collapse:
             return
         self.done = True
         if answer is None:  # the stream ended without an answer: as the SDK's JSON mode says it
-            answer = (b'{"jsonrpc":"2.0","id":null,"error":{"code":-32603,'
-                      b'"message":"Session terminated before the request completed"}}')
+            answer = (
+                b'{"jsonrpc":"2.0","id":null,"error":{"code":-32603,'
+                b'"message":"Session terminated before the request completed"}}'
+            )
             status = 500
         else:
             status = 200

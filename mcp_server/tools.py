@@ -4,6 +4,7 @@ Every tool is a plain function (the SDK runs it in a worker thread, off the even
 TUI shares), returns structured content plus the same data as JSON text, reports core's
 errors as `Error: ...` tool errors and tells the activity layer what it listed or read.
 """
+
 from __future__ import annotations
 
 import base64
@@ -100,12 +101,27 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
     ) -> Annotated[CallToolResult, schemas.DocumentList]:
         return readcalls.list_documents(  # the stdio front answers a first listing with it too (earlycalls.py)
-            vault, row_cache, env.max_answer_bytes, listing, folder=folder, filters=filters, pattern=pattern,
-            include_attachments=include_attachments, include_frontmatter=include_frontmatter,
-            wait_for_pending_writes=wait_for_pending_writes, limit=limit, cursor=cursor)
+            vault,
+            row_cache,
+            env.max_answer_bytes,
+            listing,
+            folder=folder,
+            filters=filters,
+            pattern=pattern,
+            include_attachments=include_attachments,
+            include_frontmatter=include_frontmatter,
+            wait_for_pending_writes=wait_for_pending_writes,
+            limit=limit,
+            cursor=cursor,
+        )
 
-    server.add_tool(list_documents, name="list_documents", title="List Documents", description=d.LIST_DOCUMENTS,
-                    annotations=read_only("List Documents"))
+    server.add_tool(
+        list_documents,
+        name="list_documents",
+        title="List Documents",
+        description=d.LIST_DOCUMENTS,
+        annotations=read_only("List Documents"),
+    )
 
     @vault_errors
     def read(
@@ -121,9 +137,16 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         room = env.max_answer_bytes
         chars = DEFAULT_MAX_CHARS if max_chars is None else max_chars
         for _ in range(4):  # a default read shrinks until its answer fits the budget (a few tries at most)
-            result = read_file(vault, path, section=section, lines=(lines[0], lines[1]) if lines else None,
-                               frontmatter_only=frontmatter_only, offset=offset, max_chars=chars,
-                               attachment_content=include_attachment_content is not False)
+            result = read_file(
+                vault,
+                path,
+                section=section,
+                lines=(lines[0], lines[1]) if lines else None,
+                frontmatter_only=frontmatter_only,
+                offset=offset,
+                max_chars=chars,
+                attachment_content=include_attachment_content is not False,
+            )
             out = result.as_json()
             notice = result.marker()
             if notice:
@@ -134,8 +157,10 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             chars = max(1, min(chars - 1, int(chars * (room - budget.TAIL_BYTES) / size * 0.95)))
         if include_attachment_content is None and size > room and "content_base64" in out:
             del out["content_base64"]
-            out["content_omitted"] = (f"the bytes would pass this server's answer budget ({room:,} bytes of text): "
-                                      "pass include_attachment_content=true to get them (files up to 1 MiB)")
+            out["content_omitted"] = (
+                f"the bytes would pass this server's answer budget ({room:,} bytes of text): "
+                "pass include_attachment_content=true to get them (files up to 1 MiB)"
+            )
         current_call().listed([result.path], 1)
         return ok(out, meta=untrusted({}, READ_TEXT))
 
@@ -143,9 +168,19 @@ def register(server: MCPServer, env: ToolEnv) -> None:
 
     @vault_errors
     def triage(
-        category: Annotated[Literal["overview", "deprecated", "stale", "unverified", "machine-confirmed",
-                                    "human-reviewed", "broken", "broken_links"],
-                            Field(description=d.P_CATEGORY)] = "overview",
+        category: Annotated[
+            Literal[
+                "overview",
+                "deprecated",
+                "stale",
+                "unverified",
+                "machine-confirmed",
+                "human-reviewed",
+                "broken",
+                "broken_links",
+            ],
+            Field(description=d.P_CATEGORY),
+        ] = "overview",
         as_of: Annotated[str | None, Field(max_length=64, description=d.P_AS_OF)] = None,
         limit: Annotated[int | None, Field(ge=1, le=1000, description=d.P_TRIAGE_LIMIT)] = None,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
@@ -157,17 +192,25 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         counts = _counts(snap, clock)
         tiers = counts["trust_tier"]
         out: dict[str, Any] = {
-            "as_of": clock.today().isoformat(), "okf_bundle": snap.is_bundle,
+            "as_of": clock.today().isoformat(),
+            "okf_bundle": snap.is_bundle,
             "counts": {
-                "notes": counts["notes"], "deprecated": counts["status"].get("deprecated", 0),
-                "stale": counts["stale"], "unverified": tiers.get("unverified", 0),
+                "notes": counts["notes"],
+                "deprecated": counts["status"].get("deprecated", 0),
+                "stale": counts["stale"],
+                "unverified": tiers.get("unverified", 0),
                 "machine_confirmed": tiers.get("machine-confirmed", 0),
                 "human_reviewed": tiers.get("human-reviewed", 0),
-                "broken_frontmatter": counts["frontmatter_errors"], "undecodable": counts["decode_errors"],
-                "skipped_files": counts["skipped"], "by_status": counts["status"],
+                "broken_frontmatter": counts["frontmatter_errors"],
+                "undecodable": counts["decode_errors"],
+                "skipped_files": counts["skipped"],
+                "by_status": counts["status"],
             },
             "category": None if category == "overview" else category,
-            "result": [], "total": 0, "returned": 0, "next_cursor": None,
+            "result": [],
+            "total": 0,
+            "returned": 0,
+            "next_cursor": None,
         }
         if category == "overview":
             current_call().listed((), 0)
@@ -180,9 +223,11 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             vault.broken_links()  # the link graph, patched from the previous generation's
             q = Query(unresolved_links=True, limit=limit, cursor=cursor)
         elif not snap.is_bundle:
-            return fail(f"category {category!r} needs an OKF bundle, and this vault is not one (its root index.md "
-                        "declares no okf_version): use list_documents with filters on your own frontmatter keys, "
-                        "or triage category 'broken' or 'broken_links'")
+            return fail(
+                f"category {category!r} needs an OKF bundle, and this vault is not one (its root index.md "
+                "declares no okf_version): use list_documents with filters on your own frontmatter keys, "
+                "or triage category 'broken' or 'broken_links'"
+            )
         elif category == "deprecated":
             q = Query(filters=(("status", "deprecated"),), skip_paths=okf_files, limit=limit, cursor=cursor)
         elif category == "stale":
@@ -197,9 +242,16 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         if category == "broken_links":
             unresolved = unresolved_by_note(snap)
             for row, e in zip(rows, res.entries, strict=True):
-                row["broken_links"] = [{"target": r.link.target, "kind": r.link.kind, "heading": r.link.heading,
-                                        "alias": r.link.alias, "missing": r.missing}
-                                       for r in unresolved.get(e.path, ())]
+                row["broken_links"] = [
+                    {
+                        "target": r.link.target,
+                        "kind": r.link.kind,
+                        "heading": r.link.heading,
+                        "alias": r.link.alias,
+                        "missing": r.missing,
+                    }
+                    for r in unresolved.get(e.path, ())
+                ]
         n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=explicit)
         if error:
             return fail(error)
@@ -209,8 +261,9 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         text = BROKEN_LINK_TEXT if category == "broken_links" else f"{ROW_TEXT}; {STATUS_TEXT}"
         return ok(out, meta=untrusted(meta, text))
 
-    server.add_tool(triage, name="triage", title="Triage Notes", description=d.TRIAGE,
-                    annotations=read_only("Triage Notes"))
+    server.add_tool(
+        triage, name="triage", title="Triage Notes", description=d.TRIAGE, annotations=read_only("Triage Notes")
+    )
 
     @vault_errors
     def list_folders(
@@ -223,12 +276,25 @@ def register(server: MCPServer, env: ToolEnv) -> None:
 
         meta = index_freshness(vault)
         snap = vault.snapshot
-        q = Query(folder=root_folder(folder), recursive=recursive, include_notes=False, include_folders=True,
-                  limit=budget.default_rows(env.max_answer_bytes) if limit is None else limit, cursor=cursor)
+        q = Query(
+            folder=root_folder(folder),
+            recursive=recursive,
+            include_notes=False,
+            include_folders=True,
+            limit=budget.default_rows(env.max_answer_bytes) if limit is None else limit,
+            cursor=cursor,
+        )
         res = run_query(snap, q, vault.clock)
         tree = folder_tree(snap)
-        rows = [{"path": e.path, "notes": tree.note_count(e.path), "subfolders": len(tree.child_folders(e.path)),
-                 "modified_at": e.modified_at} for e in res.entries]
+        rows = [
+            {
+                "path": e.path,
+                "notes": tree.note_count(e.path),
+                "subfolders": len(tree.child_folders(e.path)),
+                "modified_at": e.modified_at,
+            }
+            for e in res.entries
+        ]
         n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=limit is not None)
         if error:
             return fail(error)
@@ -236,8 +302,13 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         current_call().listed(e.path for e in res.entries[:n])
         return ok({"result": rows[:n], "total": res.total, "returned": n, "next_cursor": next_cursor}, meta=meta)
 
-    server.add_tool(list_folders, name="list_folders", title="List Folders", description=d.LIST_FOLDERS,
-                    annotations=read_only("List Folders"))
+    server.add_tool(
+        list_folders,
+        name="list_folders",
+        title="List Folders",
+        description=d.LIST_FOLDERS,
+        annotations=read_only("List Folders"),
+    )
 
     @vault_errors
     def list_tags(
@@ -256,7 +327,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         fp = ["tags", folder, prefix or ""]
         start = tag_cursor_start(counts, cursor, fp)
         size = budget.default_rows(env.max_answer_bytes) if limit is None else limit
-        rows = [{"tag": t, "count": c} for t, c in counts[start:start + size]]
+        rows = [{"tag": t, "count": c} for t, c in counts[start : start + size]]
         n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=limit is not None)
         if error:
             return fail(error)
@@ -265,11 +336,13 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         last_tag, last_count = counts[start + n - 1] if more else ("", 0)
         next_cursor = encode_cursor(json.dumps(fp), last_count, last_tag) if more else None
         current_call().listed((), len(rows))
-        return ok({"result": rows, "total": total, "returned": n, "next_cursor": next_cursor},
-                  meta=untrusted(meta, TAG_TEXT))
+        return ok(
+            {"result": rows, "total": total, "returned": n, "next_cursor": next_cursor}, meta=untrusted(meta, TAG_TEXT)
+        )
 
-    server.add_tool(list_tags, name="list_tags", title="List Tags", description=d.LIST_TAGS,
-                    annotations=read_only("List Tags"))
+    server.add_tool(
+        list_tags, name="list_tags", title="List Tags", description=d.LIST_TAGS, annotations=read_only("List Tags")
+    )
 
     @vault_errors
     def get_links(
@@ -278,19 +351,24 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         index_freshness(vault)
         entry = vault.entry(path)
         if entry.kind == FOLDER:
-            raise ReadError(f"{entry.path!r} is a folder: pass a note's path "
-                            f"(list_documents(folder={entry.path!r}) lists them)")
+            raise ReadError(
+                f"{entry.path!r} is a folder: pass a note's path (list_documents(folder={entry.path!r}) lists them)"
+            )
         report = vault.links(entry.path)
         outgoing = [_link_json(r) for r in report.outgoing]
-        out = {"path": report.path, "outgoing": outgoing,
-               "backlinks": list(dict.fromkeys(r.source for r in report.backlinks)),
-               "broken": [_link_json(r) for r in report.broken]}
+        out = {
+            "path": report.path,
+            "outgoing": outgoing,
+            "backlinks": list(dict.fromkeys(r.source for r in report.backlinks)),
+            "broken": [_link_json(r) for r in report.broken],
+        }
         _fit_links(out, env.max_answer_bytes)
         current_call().listed([report.path], len(out["outgoing"]) + len(out["backlinks"]))
         return ok(out, meta=untrusted({}, LINK_TEXT))
 
-    server.add_tool(get_links, name="get_links", title="Get Links", description=d.GET_LINKS,
-                    annotations=read_only("Get Links"))
+    server.add_tool(
+        get_links, name="get_links", title="Get Links", description=d.GET_LINKS, annotations=read_only("Get Links")
+    )
 
     _register_search(server, vault, env.max_answer_bytes)
 
@@ -307,8 +385,9 @@ def _wait_for_search_index(vault: Vault) -> float:
     while not status.ready and not status.problem and time.monotonic() < deadline:
         waited = True
         if status.total:  # the notes to index are counted (a build just started has not yet)
-            channel.report(status.done, status.total,
-                           f"building the full-text index: {status.done} of {status.total} notes")
+            channel.report(
+                status.done, status.total, f"building the full-text index: {status.done} of {status.total} notes"
+            )
         time.sleep(0.1)
         status = vault.search_status()
     if waited and status.ready and status.total:  # built while the call waited (a small vault: between two looks)
@@ -343,7 +422,7 @@ def _fit_links(out: dict[str, Any], room: int) -> None:
         used = fixed + sum(sums[key][at[key]] if at[key] < len(sums[key]) else room + 1 for key in keys)
         lo, hi = (mid, hi) if used <= room - budget.TAIL_BYTES else (lo, mid)
     for key in keys:
-        out[key] = out[key][:int(lo * totals[key])]
+        out[key] = out[key][: int(lo * totals[key])]
     out["truncated"] = {key: n for key, n in totals.items() if len(out[key]) < n}
 
 
@@ -366,8 +445,13 @@ def tag_cursor_start(counts: list[tuple[str, int]], cursor: str | None, fp: list
 
 def _link_json(resolved) -> dict[str, Any]:
     link = resolved.link
-    return {"target": link.target, "kind": link.kind, "heading": link.heading, "alias": link.alias,
-            "resolved": resolved.target}
+    return {
+        "target": link.target,
+        "kind": link.kind,
+        "heading": link.heading,
+        "alias": link.alias,
+        "resolved": resolved.target,
+    }
 
 
 def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None:
@@ -383,13 +467,20 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
         filters: Annotated[dict[str, FilterValue] | None, Field(description=d.P_FILTERS)] = None,
         limit: Annotated[int | None, Field(ge=1, le=1000, description=d.P_SEARCH_LIMIT)] = None,
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
-        mode: Annotated[Literal["hybrid", "keyword", "semantic"] | None,
-                        Field(description=P_MODE)] = None,
+        mode: Annotated[Literal["hybrid", "keyword", "semantic"] | None, Field(description=P_MODE)] = None,
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
         wait = _wait_for_search_index(vault)
-        res = vault.search(query, folder=root_folder(folder), pattern=pattern, filters=pairs(filters),
-                           limit=SEARCH_PAGE if limit is None else limit, cursor=cursor, wait=wait, mode=mode)
+        res = vault.search(
+            query,
+            folder=root_folder(folder),
+            pattern=pattern,
+            filters=pairs(filters),
+            limit=SEARCH_PAGE if limit is None else limit,
+            cursor=cursor,
+            wait=wait,
+            mode=mode,
+        )
         return _hits_answer(vault, res, meta, explicit=limit is not None)
 
     def _hits_answer(vault: Vault, res, meta: dict[str, Any], *, explicit: bool) -> CallToolResult:
@@ -399,8 +490,12 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
             # the snippet's ** marks carry the matches once; its plain copy and offsets are the TUI's
             del row["snippet_plain"], row["highlights"]
             facts = entry_json(hit.entry, vault.clock, res.is_bundle, frontmatter=False)
-            row.update(status=facts.get("status"), stale=facts.get("stale"), trust_tier=facts.get("trust_tier"),
-                       tags=facts.get("tags", []))
+            row.update(
+                status=facts.get("status"),
+                stale=facts.get("stale"),
+                trust_tier=facts.get("trust_tier"),
+                tags=facts.get("tags", []),
+            )
             hits.append(row)
         meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
         # a page the caller did not size is cut to the answer budget, resuming at the next hit; any page
@@ -410,12 +505,22 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
             return fail(error)
         hits = hits[:n]
         current_call().listed(h["path"] for h in hits)
-        return ok({"result": hits, "total": res.total, "returned": n, "next_cursor": res.cursor_after(n),
-                   "okf_bundle": res.is_bundle, "match": res.match, "mode": res.mode},
-                  meta=untrusted(meta, HIT_TEXT))
+        return ok(
+            {
+                "result": hits,
+                "total": res.total,
+                "returned": n,
+                "next_cursor": res.cursor_after(n),
+                "okf_bundle": res.is_bundle,
+                "match": res.match,
+                "mode": res.mode,
+            },
+            meta=untrusted(meta, HIT_TEXT),
+        )
 
-    server.add_tool(search, name="search", title="Search Notes", description=SEARCH,
-                    annotations=read_only("Search Notes"))
+    server.add_tool(
+        search, name="search", title="Search Notes", description=SEARCH, annotations=read_only("Search Notes")
+    )
     if not semantic:
         return
 
@@ -429,5 +534,6 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
         res = vault.similar(path, folder=root_folder(folder), limit=limit, wait=SEARCH_BUILD_WAIT)
         return _hits_answer(vault, res, meta, explicit=True)  # at most 100 hits and no cursor: the hard cap only
 
-    server.add_tool(similar, name="similar", title="Similar Notes", description=d.SIMILAR,
-                    annotations=read_only("Similar Notes"))
+    server.add_tool(
+        similar, name="similar", title="Similar Notes", description=d.SIMILAR, annotations=read_only("Similar Notes")
+    )

@@ -8,6 +8,7 @@ chunked or read-to-close bodies. The surface is the part of httpx's the bridge u
 `AsyncClient(path).post/stream/delete/aclose`, `Response.status_code/headers/json/aread/aiter_lines`,
 and the errors `HTTPError` > `ConnectError` (nothing was sent) / `TransportError` (cut off after).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -41,8 +42,9 @@ class TransportError(HTTPError):
 class Response:
     """An answer: status and headers read; the body read on demand (`aread`, `aiter_lines`)."""
 
-    def __init__(self, status_code: int, headers: dict[str, str], reader: asyncio.StreamReader,
-                 read_timeout: float | None) -> None:
+    def __init__(
+        self, status_code: int, headers: dict[str, str], reader: asyncio.StreamReader, read_timeout: float | None
+    ) -> None:
         self.status_code = status_code
         self.headers = headers  # names in lower case
         self._reader = reader
@@ -123,7 +125,7 @@ class Response:
             for match in _LINE_END.finditer(buf):
                 if match.group() == "\r" and match.end() == len(buf):
                     break  # maybe the first half of \r\n: wait for the next chunk
-                yield buf[start:match.start()]
+                yield buf[start : match.start()]
                 start = match.end()
             buf = buf[start:]
         if buf:
@@ -154,14 +156,16 @@ class AsyncClient:
         self.read_timeout = read
         self._writers: set[asyncio.StreamWriter] = set()
 
-    async def _open(self, method: str, url: str, content: bytes | None, headers: dict[str, str] | None,
-                    read_timeout: float | None) -> tuple[Response, asyncio.StreamWriter]:
+    async def _open(
+        self, method: str, url: str, content: bytes | None, headers: dict[str, str] | None, read_timeout: float | None
+    ) -> tuple[Response, asyncio.StreamWriter]:
         connect_timeout = self.connect_timeout if read_timeout is None else min(self.connect_timeout, read_timeout)
         target = url.split("://", 1)[-1]
         host, _, path = target.partition("/")
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(self.path, limit=1 << 24),
-                                                    connect_timeout)
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_unix_connection(self.path, limit=1 << 24), connect_timeout
+            )
         except TimeoutError:
             raise ConnectTimeout(f"no connection to {self.path} in {connect_timeout:g} s") from None
         except OSError as exc:
@@ -204,26 +208,42 @@ class AsyncClient:
             writer.close()
 
     @contextlib.asynccontextmanager
-    async def stream(self, method: str, url: str, *, content: bytes | None = None,
-                     headers: dict[str, str] | None = None, timeout: Any = ...) -> AsyncIterator[Response]:
+    async def stream(
+        self,
+        method: str,
+        url: str,
+        *,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: Any = ...,
+    ) -> AsyncIterator[Response]:
         """The answer, its body still to be read (`aread`, `aiter_lines`); the connection closes after.
         `timeout`: seconds a read may wait (None: for ever), default the client's."""
-        response, writer = await self._open(method, url, content, headers,
-                                            self.read_timeout if timeout is ... else timeout)
+        response, writer = await self._open(
+            method, url, content, headers, self.read_timeout if timeout is ... else timeout
+        )
         try:
             yield response
         finally:
             self._close(writer)
 
-    async def request(self, method: str, url: str, *, content: bytes | None = None,
-                      headers: dict[str, str] | None = None, timeout: Any = ...) -> Response:
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: Any = ...,
+    ) -> Response:
         """The answer with its body read."""
         async with self.stream(method, url, content=content, headers=headers, timeout=timeout) as response:
             await response.aread()
             return response
 
-    async def post(self, url: str, *, content: bytes, headers: dict[str, str] | None = None,
-                   timeout: Any = ...) -> Response:
+    async def post(
+        self, url: str, *, content: bytes, headers: dict[str, str] | None = None, timeout: Any = ...
+    ) -> Response:
         return await self.request("POST", url, content=content, headers=headers, timeout=timeout)
 
     async def delete(self, url: str, *, headers: dict[str, str] | None = None, timeout: Any = ...) -> Response:

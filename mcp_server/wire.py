@@ -1,5 +1,6 @@
 """Names shared by the server and the bridge on the socket's HTTP wire (kept free of SDK imports,
 so `vaultwatch bridge` starts in a fraction of a second)."""
+
 from __future__ import annotations
 
 MCP_PATH = "/mcp"

@@ -9,6 +9,7 @@ diff summary for the activity panel, and shape the result.
 `register(server, env)` is the hook mcp_server.server calls; it adds nothing when the server
 runs read-only (`--read-only`).
 """
+
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
@@ -48,8 +49,13 @@ class WriteOutput(TypedDict):
 
 
 def _annotations(title: str, *, destructive: bool, idempotent: bool) -> ToolAnnotations:
-    return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=destructive,
-                           idempotent_hint=idempotent, open_world_hint=False)
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=False,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
 
 
 def agent_name(ctx: Context | None) -> str:
@@ -93,11 +99,19 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
         create_only: Annotated[bool, Field(description=d.P_CREATE_ONLY)] = False,
     ) -> Annotated[CallToolResult, WriteOutput]:
         _start()
-        return _result(writer.write(path, content, if_match=if_match, overwrite=overwrite, create_only=create_only,
-                                    actor=agent_name(ctx)))
+        return _result(
+            writer.write(
+                path, content, if_match=if_match, overwrite=overwrite, create_only=create_only, actor=agent_name(ctx)
+            )
+        )
 
-    server.add_tool(write, name="write", title="Write Note", description=d.WRITE,
-                    annotations=_annotations("Write Note", destructive=True, idempotent=True))
+    server.add_tool(
+        write,
+        name="write",
+        title="Write Note",
+        description=d.WRITE,
+        annotations=_annotations("Write Note", destructive=True, idempotent=True),
+    )
 
     @vault_errors
     def edit(
@@ -123,11 +137,17 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
             return _result(writer.edit_section(path, heading, mode, text, if_match=if_match, actor=agent_name(ctx)))
         if old_text is None or new_text is None:
             return fail("give old_text and new_text (exact replacement), or heading, mode and text (section edit)")
-        return _result(writer.edit(path, old_text, new_text, replace_all=replace_all, if_match=if_match,
-                                   actor=agent_name(ctx)))
+        return _result(
+            writer.edit(path, old_text, new_text, replace_all=replace_all, if_match=if_match, actor=agent_name(ctx))
+        )
 
-    server.add_tool(edit, name="edit", title="Edit Note", description=d.EDIT,
-                    annotations=_annotations("Edit Note", destructive=True, idempotent=False))
+    server.add_tool(
+        edit,
+        name="edit",
+        title="Edit Note",
+        description=d.EDIT,
+        annotations=_annotations("Edit Note", destructive=True, idempotent=False),
+    )
 
     @vault_errors
     def update_frontmatter(
@@ -139,12 +159,19 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
         if_match: Annotated[str | None, Field(max_length=128, description=d.P_IF_MATCH)] = None,
     ) -> Annotated[CallToolResult, WriteOutput]:
         _start()
-        return _result(writer.update_frontmatter(path, set=set, delete=delete, append=append, if_match=if_match,
-                                                 actor=agent_name(ctx)))
+        return _result(
+            writer.update_frontmatter(
+                path, set=set, delete=delete, append=append, if_match=if_match, actor=agent_name(ctx)
+            )
+        )
 
-    server.add_tool(update_frontmatter, name="update_frontmatter", title="Update Frontmatter",
-                    description=d.UPDATE_FRONTMATTER,
-                    annotations=_annotations("Update Frontmatter", destructive=True, idempotent=False))
+    server.add_tool(
+        update_frontmatter,
+        name="update_frontmatter",
+        title="Update Frontmatter",
+        description=d.UPDATE_FRONTMATTER,
+        annotations=_annotations("Update Frontmatter", destructive=True, idempotent=False),
+    )
 
     @vault_errors
     def rename(
@@ -155,11 +182,17 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
         if_match: Annotated[str | None, Field(max_length=128, description=d.P_IF_MATCH)] = None,
     ) -> Annotated[CallToolResult, WriteOutput]:
         _start()
-        return _result(writer.rename(path, new_path, update_links=update_links, if_match=if_match,
-                                     actor=agent_name(ctx)))
+        return _result(
+            writer.rename(path, new_path, update_links=update_links, if_match=if_match, actor=agent_name(ctx))
+        )
 
-    server.add_tool(rename, name="rename", title="Rename or Move", description=d.RENAME,
-                    annotations=_annotations("Rename or Move", destructive=True, idempotent=False))
+    server.add_tool(
+        rename,
+        name="rename",
+        title="Rename or Move",
+        description=d.RENAME,
+        annotations=_annotations("Rename or Move", destructive=True, idempotent=False),
+    )
 
     @vault_errors
     def delete(
@@ -170,11 +203,19 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
         if_match: Annotated[str | None, Field(max_length=128, description=d.P_IF_MATCH)] = None,
     ) -> Annotated[CallToolResult, WriteOutput]:
         _start()
-        return _result(writer.delete(path, permanent=permanent, confirm_path=confirm_path, if_match=if_match,
-                                     actor=agent_name(ctx)))
+        return _result(
+            writer.delete(
+                path, permanent=permanent, confirm_path=confirm_path, if_match=if_match, actor=agent_name(ctx)
+            )
+        )
 
-    server.add_tool(delete, name="delete", title="Delete Note", description=d.DELETE,
-                    annotations=_annotations("Delete Note", destructive=True, idempotent=False))
+    server.add_tool(
+        delete,
+        name="delete",
+        title="Delete Note",
+        description=d.DELETE,
+        annotations=_annotations("Delete Note", destructive=True, idempotent=False),
+    )
 
 
 __all__ = ["WRITE_TOOLS", "WriteOutput", "agent_name", "register", "register_write_tools"]

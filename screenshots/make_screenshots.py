@@ -6,6 +6,7 @@ Each screen is driven headlessly with Textual's Pilot on a private copy of the d
 with the clock at 2026-11-29 and a frozen wall clock, so the images only change when the
 app does. Agent activity is published on the core bus as the MCP layer would publish it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -42,22 +43,57 @@ def demo_copy(folder: Path) -> Path:
 def agent_calls(app: VaultwatchApp) -> None:
     """Two agents at work, as the activity layer reports them."""
     calls = [
-        ("claude-desktop/0.9", "list_documents", 'folder="Areas/Engineering"',
-         ("Areas/Engineering/Deploy Runbook.md", "Areas/Engineering/Oncall Handbook.md",
-          "Areas/Engineering/Incident Template.md", "Areas/Engineering/Code Review Guidelines.md",
-          "Areas/Engineering/Old Postmortem Format.md"), 44, 2.3, None),
+        (
+            "claude-desktop/0.9",
+            "list_documents",
+            'folder="Areas/Engineering"',
+            (
+                "Areas/Engineering/Deploy Runbook.md",
+                "Areas/Engineering/Oncall Handbook.md",
+                "Areas/Engineering/Incident Template.md",
+                "Areas/Engineering/Code Review Guidelines.md",
+                "Areas/Engineering/Old Postmortem Format.md",
+            ),
+            44,
+            2.3,
+            None,
+        ),
         ("cursor/1.4", "search", 'query="postgres 16 cutover"', ("Projects/Atlas Migration.md",), 31, 6.9, None),
-        ("claude-desktop/0.9", "read", 'path="Areas/Engineering/Deploy Runbook.md"',
-         ("Areas/Engineering/Deploy Runbook.md",), 22, 1.2, None),
+        (
+            "claude-desktop/0.9",
+            "read",
+            'path="Areas/Engineering/Deploy Runbook.md"',
+            ("Areas/Engineering/Deploy Runbook.md",),
+            22,
+            1.2,
+            None,
+        ),
         ("cursor/1.4", "read", 'path="../secrets.env"', (), 9, 0.3, "path traversal blocked: '..' leaves the vault"),
         ("cursor/1.4", "read", 'path="Projects/Atlas Migration.md"', ("Projects/Atlas Migration.md",), 4, 1.6, None),
-        ("claude-desktop/0.9", "triage", 'kind="stale"', ("Projects/Archive/Retired/Q3 2024 Roadmap.md",
-                                                          "Projects/Archive/Billing Rewrite 2024.md"), 2, 3.4, None),
+        (
+            "claude-desktop/0.9",
+            "triage",
+            'kind="stale"',
+            ("Projects/Archive/Retired/Q3 2024 Roadmap.md", "Projects/Archive/Billing Rewrite 2024.md"),
+            2,
+            3.4,
+            None,
+        ),
     ]
     for agent, tool, summary, paths, ago, ms, error in calls:
-        app.session.vault.bus.publish(AgentAccess(
-            agent=agent, session=f"s-{agent}", tool=tool, summary=summary, paths=paths,
-            result_count=None if error else len(paths), duration_ms=ms, error=error, at=FIXED_WALL - ago))
+        app.session.vault.bus.publish(
+            AgentAccess(
+                agent=agent,
+                session=f"s-{agent}",
+                tool=tool,
+                summary=summary,
+                paths=paths,
+                result_count=None if error else len(paths),
+                duration_ms=ms,
+                error=error,
+                at=FIXED_WALL - ago,
+            )
+        )
 
 
 async def keys(app: VaultwatchApp, pilot, *presses: str) -> None:
@@ -70,8 +106,11 @@ SHOTS: list[tuple[str, tuple[int, int], Callable]] = [
     ("main", (160, 50), lambda app, pilot: keys(app, pilot)),
     ("agents", (160, 50), None),
     ("stale", (160, 50), lambda app, pilot: keys(app, pilot, "3")),
-    ("filter", (160, 50), lambda app, pilot: keys(app, pilot, "slash", *"tag:ops", "space", *"-status:deprecated",
-                                                   "enter")),
+    (
+        "filter",
+        (160, 50),
+        lambda app, pilot: keys(app, pilot, "slash", *"tag:ops", "space", *"-status:deprecated", "enter"),
+    ),
     ("preview", (160, 50), None),
     ("help", (120, 44), lambda app, pilot: keys(app, pilot, "question_mark")),
     ("narrow", (80, 24), lambda app, pilot: keys(app, pilot)),

@@ -1,5 +1,6 @@
 """Shared fixtures: real vaults on disk (the bundled demo vault copied, or built from a dict)
 and a clock frozen at the demo vault's "today", 2026-11-29."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -47,7 +48,9 @@ def _private_cache_home(tmp_path_factory: pytest.TempPathFactory):
     previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
     os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg-config"))  # no developer's settings.toml
-    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))  # server records, logs, tokens, change journals
+    os.environ["XDG_STATE_HOME"] = str(
+        tmp_path_factory.mktemp("xdg-state")
+    )  # server records, logs, tokens, change journals
     yield
     for name, value in previous.items():
         if value is None:

@@ -25,8 +25,12 @@ from mcp import Client, StdioServerParameters
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path("/proc/self/cmdline").exists(),
-                                                   reason="reads the spawned server's command line from /proc")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not Path("/proc/self/cmdline").exists(), reason="reads the spawned server's command line from /proc"
+    ),
+]
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +40,18 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     # a copy of the committed and working files, so the build's egg-info and build/ stay out of the checkout
     src = tmp_path_factory.mktemp("src") / "vaultwatch"
-    shutil.copytree(ROOT, src, symlinks=True,
-                    ignore=shutil.ignore_patterns(".venv", ".git", "node_modules", "__pycache__", "*.egg-info",
-                                                  "build", "dist"))
-    done = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
-                          capture_output=True, text=True, timeout=300)
+    shutil.copytree(
+        ROOT,
+        src,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(".venv", ".git", "node_modules", "__pycache__", "*.egg-info", "build", "dist"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     wheels = list(out.glob("vaultwatch-*.whl"))
     sdists = list(out.glob("vaultwatch-*.tar.gz"))
@@ -65,12 +76,31 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     env_dir = tmp_path_factory.mktemp("fresh") / "venv"
     venv.EnvBuilder(with_pip=False, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
-                           "--no-index", "--disable-pip-version-check", "-q", str(wheel)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            "-q",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
-    fresh_site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                capture_output=True, text=True, check=True).stdout.strip()
+    fresh_site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     deps = [sysconfig.get_paths()["purelib"], *site.getsitepackages()]
     Path(fresh_site, "zz_dependencies.pth").write_text("\n".join(dict.fromkeys(deps)) + "\n")
     return env_dir
@@ -87,30 +117,50 @@ def fresh_env(tmp: Path) -> dict[str, str]:
 def test_the_installed_wheel_runs(installed: Path, tmp_path: Path) -> None:
     env = fresh_env(tmp_path)
     bin_dir = installed / "bin"
-    where = subprocess.run([str(bin_dir / "python"), "-c", "import vaultwatch.core as c; print(c.__file__)"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    where = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import vaultwatch.core as c; print(c.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert where.returncode == 0, where.stderr
     assert where.stdout.strip().startswith(str(installed)), where.stdout
-    generic = subprocess.run([str(bin_dir / "python"), "-c", "import core"], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=60)
+    generic = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import core"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert generic.returncode != 0 and "No module named 'core'" in generic.stderr
 
-    version = subprocess.run([str(bin_dir / "vaultwatch"), "--version"], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=60)
+    version = subprocess.run(
+        [str(bin_dir / "vaultwatch"), "--version"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     import tomllib
 
     want = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert version.returncode == 0 and version.stdout.strip() == f"vaultwatch {want}"
-    stats = subprocess.run([str(bin_dir / "vaultwatch"), "stats", "--json"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=120)
+    stats = subprocess.run(
+        [str(bin_dir / "vaultwatch"), "stats", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert stats.returncode == 0, stats.stderr
     assert json.loads(stats.stdout)["notes"] > 10
 
 
 async def test_the_installed_bridge_answers_the_real_client(installed: Path, tmp_path: Path) -> None:
     env = fresh_env(tmp_path)
-    params = StdioServerParameters(command=str(installed / "bin" / "vaultwatch"),
-                                   args=["bridge", "--idle-exit", "5"], env=env, cwd=str(tmp_path))
+    params = StdioServerParameters(
+        command=str(installed / "bin" / "vaultwatch"), args=["bridge", "--idle-exit", "5"], env=env, cwd=str(tmp_path)
+    )
     async with Client(params) as client:
         assert client.server_info is not None and client.server_info.version
         listing = await client.call_tool("list_documents", {"folder": "Projects", "limit": 2})

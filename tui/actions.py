@@ -8,6 +8,7 @@ changed the note since — the action refuses with a conflict instead of writing
 restores the exact previous bytes, again with `if_match` (the etag the action produced),
 so a later edit by someone else is never clobbered.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -110,8 +111,7 @@ class Actions:
     def mark_reviewed(self, entries: Sequence[Entry]) -> Outcome:
         """Append a `verified` entry by this human, at the clock's now."""
         at = self._now().isoformat(timespec="seconds")
-        return self._update("marked human-reviewed", entries,
-                            append={"verified": {"by": self.actor, "at": at}})
+        return self._update("marked human-reviewed", entries, append={"verified": {"by": self.actor, "at": at}})
 
     def snooze(self, entries: Sequence[Entry], days: int, as_of: dt.date) -> Outcome:
         """Set `stale_after` to the as-of date plus `days`."""
@@ -125,8 +125,9 @@ class Actions:
             for entry in entries:
                 try:
                     before = self.seen_bytes(entry)
-                    result = self.writer.update_frontmatter(entry.path, **change, if_match=etag_of(before),
-                                                            actor=self.actor)
+                    result = self.writer.update_frontmatter(
+                        entry.path, **change, if_match=etag_of(before), actor=self.actor
+                    )
                 except ConflictError:
                     out.conflicts.append(entry.path)
                     continue
@@ -159,7 +160,9 @@ class Actions:
             etag = etag_of(after)
             self._own[path] = etag
             self._remember(out.label, [Change(path, before, etag)])
-            out.done.append((path, "edited: " + line_summary(before.decode("utf-8", "replace"), after.decode("utf-8", "replace"))))
+            out.done.append(
+                (path, "edited: " + line_summary(before.decode("utf-8", "replace"), after.decode("utf-8", "replace")))
+            )
         return out
 
     def undo(self) -> Outcome | None:

@@ -16,6 +16,7 @@ Start-up paints first: only what the first frame needs is imported and composed 
 The index load, the MCP server (whose SDK takes ~0.5 s to import), the watcher and the
 hidden tabs' lists start after the first frame is on the screen.
 """
+
 from __future__ import annotations
 
 import json
@@ -81,13 +82,19 @@ class VaultwatchApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit_now"),
     ]
 
-    def __init__(self, session: Session, *, host: Any = None, host_error: str | None = None,
-                 watcher: Any = None, host_factory: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        host: Any = None,
+        host_error: str | None = None,
+        watcher: Any = None,
+        host_factory: Callable[[], Any] | None = None,
+    ) -> None:
         super().__init__()
         self.session = session
         self.config: AppConfig = session.config
-        self.services = Services(self, host=host, host_error=host_error, watcher=watcher,
-                                 host_factory=host_factory)
+        self.services = Services(self, host=host, host_error=host_error, watcher=watcher, host_factory=host_factory)
         self.agent_backlog: deque[AgentAccess] = deque()  # calls not drawn yet (see MainScreen.on_agent_called)
         self._main: MainScreen | None = None
         self.key_targets: dict[int, object] = {}  # id(key event) -> the widget it was sent to
@@ -107,8 +114,10 @@ class VaultwatchApp(App[None]):
             try:
                 self.theme = theme
             except Exception:  # an unknown name: say so once the screen is up, keep the default
-                self._theme_error = (f"unknown theme {theme!r}: pick one with ctrl+p › Theme "
-                                     f"(e.g. {', '.join(sorted(self.available_themes)[:4])})")
+                self._theme_error = (
+                    f"unknown theme {theme!r}: pick one with ctrl+p › Theme "
+                    f"(e.g. {', '.join(sorted(self.available_themes)[:4])})"
+                )
         self._saved_theme = self.theme  # a theme picked later is written to the settings file
 
     def get_default_screen(self) -> Screen:
@@ -152,6 +161,7 @@ class VaultwatchApp(App[None]):
         if self.services.started or self.quitting:
             return
         from . import review  # noqa: PLC0415  (diffs, revert, approval dialogs: not needed for the first frame)
+
         await self.mount(review.ReviewHost(self.session.vault))  # attends the approval gate before agents come
         self.services.start()
         await self.main.build_hidden()
@@ -192,8 +202,10 @@ class VaultwatchApp(App[None]):
         if found.keymap:
             unknown = sorted(set(found.keymap) - settings.binding_ids())
             if unknown:
-                problems.append(f"{found.path}: [keymap] has no binding {', '.join(map(repr, unknown))} "
-                                "(the ids are in the help screen, ?)")
+                problems.append(
+                    f"{found.path}: [keymap] has no binding {', '.join(map(repr, unknown))} "
+                    "(the ids are in the help screen, ?)"
+                )
             self.set_keymap({k: v for k, v in found.keymap.items() if k not in unknown})
         for problem in problems:
             self.notify(problem, severity="warning", title="settings", markup=False, timeout=10)
@@ -203,8 +215,13 @@ class VaultwatchApp(App[None]):
         if theme.name == self._saved_theme or self.quitting:
             return
         self._saved_theme = theme.name
-        self.run_worker(lambda: self._save_theme(theme.name), thread=True, group="settings", exit_on_error=False,
-                        description="save the theme")
+        self.run_worker(
+            lambda: self._save_theme(theme.name),
+            thread=True,
+            group="settings",
+            exit_on_error=False,
+            description="save the theme",
+        )
 
     def _save_theme(self, name: str) -> None:
         from . import settings  # noqa: PLC0415
@@ -336,12 +353,16 @@ class VaultwatchApp(App[None]):
             saved = f"; also written to {target}"
         except OSError as exc:
             saved = f"; could not write it to a file: {exc.strerror or exc}"
-        self.notify("MCP client configuration (Claude Desktop format) sent to the terminal's clipboard "
-                    f"(OSC 52: a terminal without clipboard support ignores it){saved}", title="bridge",
-                    markup=False)
+        self.notify(
+            "MCP client configuration (Claude Desktop format) sent to the terminal's clipboard "
+            f"(OSC 52: a terminal without clipboard support ignores it){saved}",
+            title="bridge",
+            markup=False,
+        )
 
-    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
-                           time_format: str | None = None) -> str | None:
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
         """Screenshots go to ~/Downloads, or to the home folder where there is none (Textual's
         default failed when ~/Downloads did not exist)."""
         if path is None:
@@ -366,25 +387,37 @@ class VaultwatchApp(App[None]):
         yield from super().get_system_commands(screen)
         main = self.main
         for pane_id, cls in PANES:
-            yield SystemCommand(f"Show {cls.label}", f"Switch to the {cls.label} tab",
-                                lambda p=pane_id: main.action_tab(p))
+            yield SystemCommand(
+                f"Show {cls.label}", f"Switch to the {cls.label} tab", lambda p=pane_id: main.action_tab(p)
+            )
         yield SystemCommand("Focus folder tree", "Move the focus to the folder tree", main.focus_tree)
         yield SystemCommand("Focus preview", "Move the focus to the preview", main.action_focus_preview)
-        yield SystemCommand("Toggle activity panel", "Show or hide the agent activity panel",
-                            main.action_toggle_activity)
-        yield SystemCommand("Toggle follow mode", "Preview follows what the selected agent reads and writes",
-                            main.action_toggle_follow)
+        yield SystemCommand(
+            "Toggle activity panel", "Show or hide the agent activity panel", main.action_toggle_activity
+        )
+        yield SystemCommand(
+            "Toggle follow mode", "Preview follows what the selected agent reads and writes", main.action_toggle_follow
+        )
         yield SystemCommand("Set as-of date", "Judge staleness as of another date", main.action_as_of)
-        yield SystemCommand("Copy bridge config", "Copy an MCP client configuration for `vaultwatch bridge`",
-                            self.action_copy_bridge_config)
+        yield SystemCommand(
+            "Copy bridge config",
+            "Copy an MCP client configuration for `vaultwatch bridge`",
+            self.action_copy_bridge_config,
+        )
         yield SystemCommand("Clear filter", "Show every note again", main.clear_filter)
 
     def key_help(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Sections of (key, description) for the help screen, from the bindings themselves."""
         from .widgets.triage import TrustPane  # noqa: PLC0415
 
-        sections = [("Everywhere", [MainScreen, self]), ("Lists", [DocList, RowList]), ("Preview", [Preview]),
-                    ("Folder tree", [FolderView]), ("Filter bar", [FilterBar]), ("Trust tab", [TrustPane])]
+        sections = [
+            ("Everywhere", [MainScreen, self]),
+            ("Lists", [DocList, RowList]),
+            ("Preview", [Preview]),
+            ("Folder tree", [FolderView]),
+            ("Filter bar", [FilterBar]),
+            ("Trust tab", [TrustPane]),
+        ]
         out: list[tuple[str, list[tuple[str, str]]]] = []
         keymap = getattr(self, "_keymap", {}) or {}
         for title, sources in sections:
@@ -400,11 +433,21 @@ class VaultwatchApp(App[None]):
                     if binding.id:
                         ids.setdefault(binding.description, []).append(binding.id)
             # the binding ids are what [keymap] in settings.toml names (tui.settings)
-            out.append((title, [(", ".join(dict.fromkeys(keys)),
-                                 what + (f"  ({', '.join(dict.fromkeys(ids[what]))})" if what in ids else ""))
-                                for what, keys in rows.items()]))
-        out[0][1].append(("ctrl+p", "command palette: open a note by title, switch panel, as-of date, "
-                                    "copy the bridge config, theme"))
+            out.append(
+                (
+                    title,
+                    [
+                        (
+                            ", ".join(dict.fromkeys(keys)),
+                            what + (f"  ({', '.join(dict.fromkeys(ids[what]))})" if what in ids else ""),
+                        )
+                        for what, keys in rows.items()
+                    ],
+                )
+            )
+        out[0][1].append(
+            ("ctrl+p", "command palette: open a note by title, switch panel, as-of date, copy the bridge config, theme")
+        )
         out[0][1].append(("mouse", "click rows, headers (sort), folders (scope) and links in the preview"))
         out[-1][1].append(("✗ ◐ ✓", "the tab's counts: unverified, machine-confirmed, human-reviewed"))
         return out
@@ -450,8 +493,17 @@ def make_app(vault: Vault, *, config: AppConfig | None = None) -> VaultwatchApp:
         def host_factory() -> Any:
             from vaultwatch.mcp_server.host import McpHost  # noqa: PLC0415  (imports the SDK only when serving)
 
-            return McpHost(vault, socket_path=config.socket_path, compat=config.compat, read_only=config.read_only,
-                           audit_log=config.audit_log, http=config.http, kind="tui", **config.server_options)
+            return McpHost(
+                vault,
+                socket_path=config.socket_path,
+                compat=config.compat,
+                read_only=config.read_only,
+                audit_log=config.audit_log,
+                http=config.http,
+                kind="tui",
+                **config.server_options,
+            )
+
     watcher = None
     if config.watch:
         try:

@@ -12,6 +12,7 @@ queueing was most of the approve -> answer time. `QUICK` lowers the switch inter
 call has finished and its answer has gone out (QUICK_GRACE_S after ApprovalFinished), then
 puts it back.
 """
+
 from __future__ import annotations
 
 import threading
@@ -32,7 +33,9 @@ from vaultwatch.core.review.approval import Pending
 from .diffview import DiffDoc, DiffView, Piece, render_diff, render_files
 
 FINISH_WAIT = 0.5  # s: the approval dialog closes at the latest this long after the decision
-QUICK_SWITCH_S = handoffs.QUICK_S  # s: the interpreter's switch interval while an answered change is written and answered
+QUICK_SWITCH_S = (
+    handoffs.QUICK_S
+)  # s: the interpreter's switch interval while an answered change is written and answered
 QUICK_GRACE_S = 0.3  # s: kept this long after the call finished (its answer is sent after that)
 
 
@@ -71,8 +74,9 @@ def render_pending(pending: Pending, width: int, now: float) -> DiffDoc:
     """A waiting change: its title with the time left (the doc's first piece), then its diff."""
     title = pending_title(pending, now)
     if pending.operation in ("rename",):
-        return render_files(title, [], width, [Text("\nthe note moves; links to it across the vault will be "
-                                                    "rewritten", style="italic")])
+        return render_files(
+            title, [], width, [Text("\nthe note moves; links to it across the vault will be rewritten", style="italic")]
+        )
     if pending.operation == "delete":
         body: RenderableType = render_diff(pending.before, None, width) if pending.before is not None else Text("")
         return render_files(title, [], width, [Text("\nthe file goes to the trash", style="italic red"), body])
@@ -182,5 +186,13 @@ class ApprovalScreen(ModalScreen[None]):
             self.focus()
 
 
-__all__ = ["FINISH_WAIT", "QUICK", "QUICK_GRACE_S", "QUICK_SWITCH_S", "ApprovalScreen", "QuickHandoffs",
-           "pending_title", "render_pending"]
+__all__ = [
+    "FINISH_WAIT",
+    "QUICK",
+    "QUICK_GRACE_S",
+    "QUICK_SWITCH_S",
+    "ApprovalScreen",
+    "QuickHandoffs",
+    "pending_title",
+    "render_pending",
+]

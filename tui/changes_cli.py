@@ -7,6 +7,7 @@
 Both read the vault's change journal (core.review.journal) in the state folder; a revert writes
 through core.edit.writes.Writer as the person (`human:<login>`), so it is journaled too.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,9 +27,13 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def add_approve_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--approve", choices=approval.MODES, default=None,
-                   help="agents' writes (or only deletes) wait for the person's approval in the TUI; "
-                        "headless, they are declined (default: none, or [approve] in settings.toml)")
+    p.add_argument(
+        "--approve",
+        choices=approval.MODES,
+        default=None,
+        help="agents' writes (or only deletes) wait for the person's approval in the TUI; "
+        "headless, they are declined (default: none, or [approve] in settings.toml)",
+    )
 
 
 def apply_approval(args: argparse.Namespace, vault, *, tui: bool = False) -> None:
@@ -55,8 +60,12 @@ def _line(c: Change) -> str:
     return f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}"
 
 
-def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
-             vault_options: Callable[..., None], open_vault: Callable[..., object]) -> None:
+def register(
+    sub: argparse._SubParsersAction,
+    handlers: dict[str, Handler],
+    vault_options: Callable[..., None],
+    open_vault: Callable[..., object],
+) -> None:
     """Add `changes` and `revert` to the vaultwatch command line."""
 
     def cmd_changes(args: argparse.Namespace) -> int:
@@ -78,8 +87,12 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     p = sub.add_parser("changes", help="changes made through vaultwatch (agents, the person, reverts), newest first")
     vault_options(p)
     p.add_argument("--agent", metavar="NAME", default=None, help="only this agent's changes (its client name)")
-    p.add_argument("--since", metavar="TIME", default=None,
-                   help="only changes since TIME: an ISO date or time, or a duration back (30m, 2h, 1d)")
+    p.add_argument(
+        "--since",
+        metavar="TIME",
+        default=None,
+        help="only changes since TIME: an ISO date or time, or a duration back (30m, 2h, 1d)",
+    )
     p.add_argument("--path", metavar="PATH", default=None, help="only changes touching this vault path")
     p.add_argument("--limit", type=int, default=None, help="at most N changes")
     p.add_argument("--json", action="store_true", help="JSON lines, one change per line")
@@ -95,8 +108,10 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
         if (args.change_id is None) == (args.agent is None):
             raise VaultError("give a CHANGE_ID (from `vaultwatch changes`), or --agent NAME to revert all its changes")
         if args.agent is not None and not args.yes:
-            raise VaultError(f"reverting every change of {args.agent!r} needs --yes (list them first with "
-                             f"`vaultwatch changes --agent {args.agent}`)")
+            raise VaultError(
+                f"reverting every change of {args.agent!r} needs --yes (list them first with "
+                f"`vaultwatch changes --agent {args.agent}`)"
+            )
         vault = open_vault(args)
         journal = journal_for(vault)
         if journal is None:
@@ -131,8 +146,9 @@ def register(sub: argparse._SubParsersAction, handlers: dict[str, Handler],
     vault_options(p)
     p.add_argument("--agent", metavar="NAME", default=None, help="revert every change of this agent, newest first")
     p.add_argument("--yes", action="store_true", help="confirm reverting all of an agent's changes")
-    p.add_argument("--show-versions", action="store_true",
-                   help="when refused, print the three versions (before, written, current)")
+    p.add_argument(
+        "--show-versions", action="store_true", help="when refused, print the three versions (before, written, current)"
+    )
     handlers["revert"] = cmd_revert
 
 

@@ -6,6 +6,7 @@ when a revert is refused.
 Keys: in the Changes view and a change's diff, `r` reverts the change, `R` reverts every change
 of its agent (after a confirm); the Changes view groups by note or agent and filters since a time.
 """
+
 from __future__ import annotations
 
 import time
@@ -58,8 +59,13 @@ def render_change(journal: Any, change: Change, width: int, localtime=time.local
     """A journaled change as the person reads it: the move of a rename, then each file's diff."""
     lead: list[RenderableType] = []
     if change.kind == "outside":
-        lead.append(Text("\nchanged outside vaultwatch: the journal has no before-state for these paths\n"
-                         + "\n".join(f"  {p}" for p in change.paths[:50]), style="italic"))
+        lead.append(
+            Text(
+                "\nchanged outside vaultwatch: the journal has no before-state for these paths\n"
+                + "\n".join(f"  {p}" for p in change.paths[:50]),
+                style="italic",
+            )
+        )
     if change.operation == "rename" and change.src:
         move = Text("\n")
         move.append("moved ", style="bold")
@@ -70,8 +76,12 @@ def render_change(journal: Any, change: Change, width: int, localtime=time.local
         move.append(f"\nrewrote links in {len(links)} note{'s' if len(links) != 1 else ''}", style="dim")
         lead.append(move)
     if change.operation == "delete":
-        lead.append(Text(f"\ndeleted {change.path}" + (f" (moved to {change.moved_to})" if change.moved_to else
-                                                       " permanently"), style="bold red"))
+        lead.append(
+            Text(
+                f"\ndeleted {change.path}" + (f" (moved to {change.moved_to})" if change.moved_to else " permanently"),
+                style="bold red",
+            )
+        )
     files = []
     for f in change.files:
         before, after = journal.contents(change.id, f.seq)
@@ -82,6 +92,7 @@ def render_change(journal: Any, change: Change, width: int, localtime=time.local
 
 
 # --- dialogs ---------------------------------------------------------------------------------
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """y / enter confirms, n / escape cancels."""
@@ -129,12 +140,16 @@ class VersionsScreen(ModalScreen[None]):
             if self.refused.path:
                 with Horizontal(id="versions"):
                     for name, data in self.refused.versions.items():
-                        label = {"before": "before the change", "written": "what the change wrote",
-                                 "current": "now"}[name]
+                        label = {"before": "before the change", "written": "what the change wrote", "current": "now"}[
+                            name
+                        ]
                         with VerticalScroll(classes="version"):
                             yield Static(Text(label, style="bold underline"))
-                            yield Static(Text("(absent)", style="italic") if data is None
-                                         else Text(data.decode("utf-8", "replace")))
+                            yield Static(
+                                Text("(absent)", style="italic")
+                                if data is None
+                                else Text(data.decode("utf-8", "replace"))
+                            )
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -188,8 +203,13 @@ class _Reverting:
 
             self.app.run_worker(work, thread=True, group="revert", exit_on_error=False, description="revert all")
 
-        self.app.push_screen(ConfirmScreen(f"Revert all {count} change(s) of {agent} not reverted yet, newest "
-                                           "first? Changes edited since are left alone and listed."), answered)
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Revert all {count} change(s) of {agent} not reverted yet, newest "
+                "first? Changes edited since are left alone and listed."
+            ),
+            answered,
+        )
 
     def _refused(self, exc: RevertRefused) -> None:
         self.app.notify(exc.message, severity="error", title="not reverted", timeout=8)
@@ -318,8 +338,10 @@ class ChangesScreen(Screen[None], _Reverting):
         table = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
         yield table
         yield DiffView(id="changes-diff")
-        yield Input(placeholder="since when? 30m, 2h, 1d, 2026-12-01 or 2026-12-01T09:00 (enter applies, escape "
-                                "goes back)", id="changes-since")
+        yield Input(
+            placeholder="since when? 30m, 2h, 1d, 2026-12-01 or 2026-12-01T09:00 (enter applies, escape goes back)",
+            id="changes-since",
+        )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -337,13 +359,29 @@ class ChangesScreen(Screen[None], _Reverting):
         localtime = self.app.config.localtime
         for c in self.rows:
             where = f"{c.src} → {c.path}" if c.src else c.path
-            state = (f"reverted by {c.reverted_by}" if c.reverted_by is not None
-                     else f"reverts {c.revert_of}" if c.revert_of is not None else "")
-            table.add_row(str(c.id), time.strftime("%H:%M:%S", localtime(c.at)), c.who, c.tool, where, c.summary,
-                          state, key=str(c.id))
+            state = (
+                f"reverted by {c.reverted_by}"
+                if c.reverted_by is not None
+                else f"reverts {c.revert_of}"
+                if c.revert_of is not None
+                else ""
+            )
+            table.add_row(
+                str(c.id),
+                time.strftime("%H:%M:%S", localtime(c.at)),
+                c.who,
+                c.tool,
+                where,
+                c.summary,
+                state,
+                key=str(c.id),
+            )
         title = Text("Changes", style="bold")
-        scope = "this session" if self.since is not None and self.since == self.session_since else (
-            "all journaled" if self.since is None else "since " + _when(self.since, localtime))
+        scope = (
+            "this session"
+            if self.since is not None and self.since == self.session_since
+            else ("all journaled" if self.since is None else "since " + _when(self.since, localtime))
+        )
         title.append(f"  {len(self.rows)} · {scope}", style="dim")
         if self.note:
             title.append(f" · note {self.note}", style="dim")
@@ -355,8 +393,9 @@ class ChangesScreen(Screen[None], _Reverting):
             table.move_cursor(row=min(keep, len(self.rows) - 1))
             self._show(self.rows[min(keep, len(self.rows) - 1)])
         else:
-            self.query_one(DiffView).show(Text("no changes journaled" + (" in this session" if self.since else ""),
-                                               style="italic dim"))
+            self.query_one(DiffView).show(
+                Text("no changes journaled" + (" in this session" if self.since else ""), style="italic dim")
+            )
 
     def selected(self) -> Change | None:
         table = self.query_one(DataTable)
@@ -365,8 +404,9 @@ class ChangesScreen(Screen[None], _Reverting):
         return self.rows[table.cursor_row]
 
     def _show(self, change: Change) -> None:
-        self.query_one(DiffView).show(render_change(self._journal(), change, self.app.size.width,
-                                                    self.app.config.localtime))
+        self.query_one(DiffView).show(
+            render_change(self._journal(), change, self.app.size.width, self.app.config.localtime)
+        )
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         change = self.selected()

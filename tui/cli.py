@@ -1,4 +1,5 @@
 """The `vaultwatch` console entry point: the TUI by default, plus the subcommands."""
+
 from __future__ import annotations
 
 import argparse
@@ -21,14 +22,27 @@ Handler = Callable[[argparse.Namespace], int]
 
 def _vault_options(p: argparse.ArgumentParser, positional: bool = True) -> None:
     if positional:
-        p.add_argument("vault", nargs="?", default=None,
-                       help="vault folder (default: [tui] vault in settings.toml, else the bundled demo vault)")
-    p.add_argument("--as-of", metavar="DATE", default=None,
-                   help="judge staleness as of this date (YYYY-MM-DD) instead of today")
-    p.add_argument("--okf", choices=["auto", "on", "off"], default="auto",
-                   help="OKF semantics: auto (when index.md declares okf_version), on or off")
-    p.add_argument("--attachment-exts", metavar="EXTS", default=None,
-                   help="comma-separated attachment allowlist, or '*' for all (default: 43 types, Obsidian's among them)")
+        p.add_argument(
+            "vault",
+            nargs="?",
+            default=None,
+            help="vault folder (default: [tui] vault in settings.toml, else the bundled demo vault)",
+        )
+    p.add_argument(
+        "--as-of", metavar="DATE", default=None, help="judge staleness as of this date (YYYY-MM-DD) instead of today"
+    )
+    p.add_argument(
+        "--okf",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="OKF semantics: auto (when index.md declares okf_version), on or off",
+    )
+    p.add_argument(
+        "--attachment-exts",
+        metavar="EXTS",
+        default=None,
+        help="comma-separated attachment allowlist, or '*' for all (default: 43 types, Obsidian's among them)",
+    )
 
 
 def clock_from(args: argparse.Namespace) -> Clock:
@@ -65,10 +79,18 @@ def _parse_filters(items: Sequence[str]) -> dict[str, str]:
 
 def cmd_list(args: argparse.Namespace) -> int:
     vault = open_vault(args)
-    q = Query(folder=args.folder, recursive=not args.no_recursive, pattern=args.pattern,
-              filters=pairs(_parse_filters(args.filter)), include_attachments=args.attachments,
-              include_folders=args.folders, sort=args.sort, descending=args.reverse, limit=args.limit,
-              cursor=args.cursor)
+    q = Query(
+        folder=args.folder,
+        recursive=not args.no_recursive,
+        pattern=args.pattern,
+        filters=pairs(_parse_filters(args.filter)),
+        include_attachments=args.attachments,
+        include_folders=args.folders,
+        sort=args.sort,
+        descending=args.reverse,
+        limit=args.limit,
+        cursor=args.cursor,
+    )
     res = vault.list(q)
     snap = vault.snapshot
     if args.json:
@@ -82,8 +104,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     print(f"{'PATH':<{width}}  {'KIND':<10}  {'STATUS':<10}  {'STALE':<5}  {'TRUST':<17}  MODIFIED")
     for r in rows:
         stale = "" if r.get("stale") is None else ("yes" if r["stale"] else "no")
-        print(f"{r['path'][:width]:<{width}}  {r['kind']:<10}  {(r.get('status') or ''):<10}  {stale:<5}  "
-              f"{(r.get('trust_tier') or ''):<17}  {r['modified_at']}")
+        print(
+            f"{r['path'][:width]:<{width}}  {r['kind']:<10}  {(r.get('status') or ''):<10}  {stale:<5}  "
+            f"{(r.get('trust_tier') or ''):<17}  {r['modified_at']}"
+        )
     more = f"; next page: --cursor {res.next_cursor}" if res.next_cursor else ""
     print(f"{len(rows)} of {res.total} entries{more}", file=sys.stderr)
     return 0
@@ -102,8 +126,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
         if key != "stale" or bundle:
             print(f"{key.replace('_', ' '):<20}{data[key]}")
     if not bundle:
-        print("okf fields          not counted: status, stale and trust tier apply to OKF bundles "
-              "(a root index.md with okf_version)")
+        print(
+            "okf fields          not counted: status, stale and trust tier apply to OKF bundles "
+            "(a root index.md with okf_version)"
+        )
         return 0
     print("status              " + ", ".join(f"{k} {v}" for k, v in sorted(data["status"].items())))
     print("trust tier          " + ", ".join(f"{k} {v}" for k, v in data["trust_tier"].items()))
@@ -157,7 +183,11 @@ def _print_hits(rows: list[dict], as_json: bool) -> None:
 def _summary(returned: int, total, match: str, mode: str, next_cursor, where: str) -> None:
     more = f"; next page: --cursor {next_cursor}" if next_cursor else ""
     of = "" if total is None else f" of {total}"
-    how = " (too few notes had every word: notes with any of them, ranked)" if match == "any" and mode == "keyword" else ""
+    how = (
+        " (too few notes had every word: notes with any of them, ranked)"
+        if match == "any" and mode == "keyword"
+        else ""
+    )
     print(f"{returned}{of} matching notes{how}; {mode} search{where}{more}", file=sys.stderr)
 
 
@@ -168,18 +198,35 @@ def cmd_search(args: argparse.Namespace) -> int:
         if args.json:
             rows = [{k: v for k, v in r.items() if k != "tags"} for r in rows]
         _print_hits(rows, args.json)
-        _summary(len(rows), remote.get("total"), remote.get("match", "all"), remote.get("mode", "keyword"),
-                 remote.get("next_cursor"), " (answered by the running vaultwatch)")
+        _summary(
+            len(rows),
+            remote.get("total"),
+            remote.get("match", "all"),
+            remote.get("mode", "keyword"),
+            remote.get("next_cursor"),
+            " (answered by the running vaultwatch)",
+        )
         return 0
     vault = open_vault(args)
     try:
         status = vault.search_status
-        _wait_with_bar(vault.wait_search_ready, lambda: (status().done, status().total, status().problem),
-                       "building the search index")
-        res = vault.search(args.query, folder=args.folder, recursive=False if args.no_recursive else None,
-                           pattern=args.pattern, filters=pairs(_parse_filters(args.filter)), limit=args.limit,
-                           cursor=args.cursor, count=True, mode=args.mode,
-                           wait=600.0 if args.mode not in (None, "keyword") else 0.0)
+        _wait_with_bar(
+            vault.wait_search_ready,
+            lambda: (status().done, status().total, status().problem),
+            "building the search index",
+        )
+        res = vault.search(
+            args.query,
+            folder=args.folder,
+            recursive=False if args.no_recursive else None,
+            pattern=args.pattern,
+            filters=pairs(_parse_filters(args.filter)),
+            limit=args.limit,
+            cursor=args.cursor,
+            count=True,
+            mode=args.mode,
+            wait=600.0 if args.mode not in (None, "keyword") else 0.0,
+        )
     finally:
         vault.stop()
     bundle = vault.snapshot.is_bundle
@@ -205,7 +252,7 @@ def _wait_with_bar(ready, status, what: str) -> None:
             print(_progress_bar(done, total, what), end="", file=sys.stderr)
             last = done
     if last >= 0 and sys.stderr.isatty():
-        print(_progress_bar(1, 1, what)[:-len("1/1 notes")] + "done", file=sys.stderr)
+        print(_progress_bar(1, 1, what)[: -len("1/1 notes")] + "done", file=sys.stderr)
 
 
 def cmd_similar(args: argparse.Namespace) -> int:
@@ -234,13 +281,16 @@ def cmd_similar(args: argparse.Namespace) -> int:
     try:
         vectors = vault.start_vectors()
         if vectors is None:
-            raise VaultError("similar needs semantic search: install vaultwatch[semantic] "
-                             "(or unset VAULTWATCH_SEMANTIC=0)")
+            raise VaultError(
+                "similar needs semantic search: install vaultwatch[semantic] (or unset VAULTWATCH_SEMANTIC=0)"
+            )
         search = vault.start_search()
-        _wait_with_bar(vault.wait_search_ready, lambda: (search.done, search.total, search.problem),
-                       "building the search index")
-        _wait_with_bar(vectors.wait_ready, lambda: (vectors.done, vectors.total, vectors.problem),
-                       "computing note vectors")
+        _wait_with_bar(
+            vault.wait_search_ready, lambda: (search.done, search.total, search.problem), "building the search index"
+        )
+        _wait_with_bar(
+            vectors.wait_ready, lambda: (vectors.done, vectors.total, vectors.problem), "computing note vectors"
+        )
         res = vault.similar(args.path, folder=args.folder, limit=args.limit)
     finally:
         vault.stop()
@@ -253,8 +303,10 @@ def cmd_similar(args: argparse.Namespace) -> int:
 def cmd_links(args: argparse.Namespace) -> int:
     if args.path is None and not args.broken:
         if args.vault is None:
-            print("vaultwatch links: give a note's path, or --broken for every note with unresolved links",
-                  file=sys.stderr)
+            print(
+                "vaultwatch links: give a note's path, or --broken for every note with unresolved links",
+                file=sys.stderr,
+            )
             return 2
         args.path, args.vault = args.vault, None  # `links NOTE` on the demo vault
     vault = open_vault(args)
@@ -268,8 +320,10 @@ def cmd_links(args: argparse.Namespace) -> int:
     print(f"outgoing ({len(report.outgoing)}):")
     for r in report.outgoing:
         shown = r.link.target + (f"#{r.link.heading}" if r.link.heading else "")
-        print(f"  {r.link.kind:<8} {shown}  ->  {r.target or 'BROKEN'}"
-              + (f"  (no such {r.missing})" if r.target and r.missing else ""))
+        print(
+            f"  {r.link.kind:<8} {shown}  ->  {r.target or 'BROKEN'}"
+            + (f"  (no such {r.missing})" if r.target and r.missing else "")
+        )
     sources: dict[str, int] = {}
     for r in report.backlinks:
         sources[r.source] = sources.get(r.source, 0) + 1
@@ -289,9 +343,24 @@ def _broken_links(vault, as_json: bool) -> int:
     by_note = unresolved_by_note(vault.snapshot)
     for path, links in by_note.items():
         if as_json:
-            print(json.dumps({"path": path, "broken_links": [
-                {"target": r.link.target, "kind": r.link.kind, "heading": r.link.heading, "alias": r.link.alias,
-                 "missing": r.missing} for r in links]}, ensure_ascii=False))
+            print(
+                json.dumps(
+                    {
+                        "path": path,
+                        "broken_links": [
+                            {
+                                "target": r.link.target,
+                                "kind": r.link.kind,
+                                "heading": r.link.heading,
+                                "alias": r.link.alias,
+                                "missing": r.missing,
+                            }
+                            for r in links
+                        ],
+                    },
+                    ensure_ascii=False,
+                )
+            )
             continue
         print(path)
         for r in links:
@@ -303,15 +372,24 @@ def _broken_links(vault, as_json: bool) -> int:
 
 
 def _tui_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--socket", metavar="PATH", default=None,
-                   help="serve MCP on this Unix socket (default: one per vault under $XDG_RUNTIME_DIR/vaultwatch/)")
+    p.add_argument(
+        "--socket",
+        metavar="PATH",
+        default=None,
+        help="serve MCP on this Unix socket (default: one per vault under $XDG_RUNTIME_DIR/vaultwatch/)",
+    )
     p.add_argument("--no-mcp", action="store_true", help="do not serve MCP (the TUI only)")
-    p.add_argument("--compat", metavar="SETS", default="",
-                   help="also serve compatibility tools, comma-separated: vault-cortex,obsidian-mcp")
+    p.add_argument(
+        "--compat",
+        metavar="SETS",
+        default="",
+        help="also serve compatibility tools, comma-separated: vault-cortex,obsidian-mcp",
+    )
     p.add_argument("--read-only", action="store_true", help="serve no write tools to agents")
     p.add_argument("--audit-log", metavar="PATH", default=None, help="append every agent call to PATH as JSON lines")
-    p.add_argument("--http", metavar="127.0.0.1:PORT", default=None,
-                   help="also serve MCP over loopback HTTP with a bearer token")
+    p.add_argument(
+        "--http", metavar="127.0.0.1:PORT", default=None, help="also serve MCP over loopback HTTP with a bearer token"
+    )
     p.add_argument("--no-watch", action="store_true", help="do not follow outside edits")
     p.add_argument("--theme", default=None, help="a Textual theme name, e.g. textual-light, nord, gruvbox")
     add_approve_option(p)
@@ -345,9 +423,17 @@ def cmd_tui(args: argparse.Namespace) -> int:
     limit_malloc_arenas(MALLOC_ARENAS)  # before the load, the watcher and the MCP server start threads
     fix_mmap_threshold(MMAP_THRESHOLD)
     vault = open_vault(args, load=False)  # the app loads it in the background
-    config = AppConfig(server_options=options, mcp=not args.no_mcp, watch=not args.no_watch, socket_path=args.socket,
-                       compat=frozenset(c.strip() for c in args.compat.split(",") if c.strip()),
-                       read_only=args.read_only, audit_log=args.audit_log, http=args.http, theme=args.theme)
+    config = AppConfig(
+        server_options=options,
+        mcp=not args.no_mcp,
+        watch=not args.no_watch,
+        socket_path=args.socket,
+        compat=frozenset(c.strip() for c in args.compat.split(",") if c.strip()),
+        read_only=args.read_only,
+        audit_log=args.audit_log,
+        http=args.http,
+        theme=args.theme,
+    )
     make_app(vault, config=config).run()
     return 0
 
@@ -357,7 +443,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     parser = argparse.ArgumentParser(
         prog="vaultwatch",
         description="Watch and triage a Markdown vault while AI agents use it over MCP. "
-                    "With no command, opens the TUI on VAULT (default: the bundled demo vault).",
+        "With no command, opens the TUI on VAULT (default: the bundled demo vault).",
     )
     parser.add_argument("--version", action="version", version=f"vaultwatch {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -368,8 +454,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     p.add_argument("--folder", default=None, help="only this folder and its subfolders; '' for the root level")
     p.add_argument("--no-recursive", action="store_true", help="only the folder's direct children")
     p.add_argument("--pattern", default=None, help="case-sensitive glob on the vault-relative path, e.g. '**/*.md'")
-    p.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
-                   help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier")
+    p.add_argument(
+        "--filter",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier",
+    )
     p.add_argument("--attachments", action="store_true", help="include attachments")
     p.add_argument("--folders", action="store_true", help="include folder entries")
     p.add_argument("--sort", choices=SORTS, default="path", help="sort order (default: path, code-point order)")
@@ -390,15 +481,25 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     p.add_argument("--folder", default=None, help="only this folder and its subfolders; '' for the root level")
     p.add_argument("--no-recursive", action="store_true", help="only the folder's direct children")
     p.add_argument("--pattern", default=None, help="case-sensitive glob on the vault-relative path")
-    p.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE",
-                   help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier")
+    p.add_argument(
+        "--filter",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier",
+    )
     p.add_argument("--limit", type=int, default=20, help="hits per page (default 20, at most 500)")
     p.add_argument("--cursor", default=None, help="continue after a previous page")
-    p.add_argument("--mode", choices=("hybrid", "keyword", "semantic"), default=None,
-                   help="hybrid/semantic need vaultwatch[semantic] (default: hybrid when a running vaultwatch "
-                        "has note vectors, else keyword)")
-    p.add_argument("--local", action="store_true",
-                   help="search in this process even when a running vaultwatch serves the vault")
+    p.add_argument(
+        "--mode",
+        choices=("hybrid", "keyword", "semantic"),
+        default=None,
+        help="hybrid/semantic need vaultwatch[semantic] (default: hybrid when a running vaultwatch "
+        "has note vectors, else keyword)",
+    )
+    p.add_argument(
+        "--local", action="store_true", help="search in this process even when a running vaultwatch serves the vault"
+    )
     p.add_argument("--json", action="store_true", help="JSON lines, one object per hit")
     handlers["search"] = cmd_search
 
@@ -407,16 +508,18 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     p.add_argument("path", help="vault-relative path of the note, e.g. 'Projects/Atlas Migration.md'")
     p.add_argument("--folder", default=None, help="only notes in this folder and its subfolders")
     p.add_argument("--limit", type=int, default=10, help="notes to show (default 10, at most 100)")
-    p.add_argument("--local", action="store_true",
-                   help="compute here even when a running vaultwatch serves the vault")
+    p.add_argument("--local", action="store_true", help="compute here even when a running vaultwatch serves the vault")
     p.add_argument("--json", action="store_true", help="JSON lines, one object per note")
     handlers["similar"] = cmd_similar
 
-    p = sub.add_parser("links", help="outgoing links, backlinks and broken links of one note, or (--broken) "
-                                     "every note with unresolved links")
+    p = sub.add_parser(
+        "links",
+        help="outgoing links, backlinks and broken links of one note, or (--broken) every note with unresolved links",
+    )
     _vault_options(p)
-    p.add_argument("path", nargs="?", default=None,
-                   help="vault-relative path of the note, e.g. 'Projects/Atlas Migration.md'")
+    p.add_argument(
+        "path", nargs="?", default=None, help="vault-relative path of the note, e.g. 'Projects/Atlas Migration.md'"
+    )
     p.add_argument("--broken", action="store_true", help="list every note with links to no file, with those links")
     p.add_argument("--json", action="store_true", help="print JSON")
     handlers["links"] = cmd_links
@@ -427,11 +530,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     handlers["tui"] = cmd_tui
 
     from vaultwatch.mcp_server.cli import register as register_mcp
+
     register_mcp(sub, handlers, _vault_options, open_vault)
     register_changes(sub, handlers, _vault_options, open_vault)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = "commands and their options (`vaultwatch COMMAND --help` explains each):\n" + "\n".join(
-        "  " + " ".join(cp.format_usage().split()[1:]) for cp in sub.choices.values())
+        "  " + " ".join(cp.format_usage().split()[1:]) for cp in sub.choices.values()
+    )
     return parser, handlers
 
 

@@ -1,4 +1,5 @@
 """What the app runs with besides the vault: MCP hosting, watching, time and test switches."""
+
 from __future__ import annotations
 
 import time
@@ -52,7 +53,16 @@ class AppConfig:
 def fixed_config(**changes) -> AppConfig:
     """A deterministic config: no server, no watcher, no timers, no blink, a frozen wall clock,
     the garbage collector left as CPython runs it."""
-    base = dict(mcp=False, watch=False, tick=None, animate=False, wall=lambda: FIXED_WALL, localtime=time.gmtime,
-                idle_gc=False, settings=False, semantic=False)
+    base = dict(
+        mcp=False,
+        watch=False,
+        tick=None,
+        animate=False,
+        wall=lambda: FIXED_WALL,
+        localtime=time.gmtime,
+        idle_gc=False,
+        settings=False,
+        semantic=False,
+    )
     base.update(changes)
     return AppConfig(**base)

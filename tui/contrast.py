@@ -4,6 +4,7 @@ background it is drawn on in every theme.
 Textual's `$text-muted` is the foreground at 60% alpha, which needs a background to resolve
 against; resolved without one it came out as `#ffffff` in every theme (issue 16).
 """
+
 from __future__ import annotations
 
 from rich.color import Color as RichColor
@@ -14,6 +15,7 @@ MIN_RATIO = 4.5  # WCAG AA for normal text
 
 def luminance(color: Color) -> float:
     """Relative luminance (WCAG 2.x)."""
+
     def channel(value: int) -> float:
         c = value / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4

@@ -7,6 +7,7 @@ the approval dialog, draws only as far as they are on screen: a 1 MB note rewrit
 tenth line has some 1,500 hunks, and the view computes the words and lines of the screenful
 it shows (core.review.textdiff computes hunk lines on first use).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -136,8 +137,9 @@ class SideBySide:
 class Piece:
     """A part of a rendered diff drawn on its own: a hunk, or a few fixed lines (a title, a header)."""
 
-    def __init__(self, renderable: RenderableType | None = None, *, hunk: Hunk | None = None,
-                 paired: bool = False) -> None:
+    def __init__(
+        self, renderable: RenderableType | None = None, *, hunk: Hunk | None = None, paired: bool = False
+    ) -> None:
         self._renderable = renderable
         self.hunk = hunk
         self.paired = paired
@@ -205,16 +207,24 @@ def render_diff(before: bytes | None, after: bytes | None, width: int, *, diff: 
         doc.add(fm)
     if diff.empty:
         return doc.add(Text("no change in the text", style="italic dim"))
-    doc.add(Text(f"+{diff.added} -{diff.removed} lines" + (f" in {len(diff.hunks)} hunks" if len(diff.hunks) > 1
-                                                           else ""), style="dim"))
+    doc.add(
+        Text(
+            f"+{diff.added} -{diff.removed} lines" + (f" in {len(diff.hunks)} hunks" if len(diff.hunks) > 1 else ""),
+            style="dim",
+        )
+    )
     paired = width >= SIDE_BY_SIDE_MIN
     for hunk in diff.hunks:
         doc.add(Piece(hunk=hunk, paired=paired))
     return doc
 
 
-def render_files(title: Text, files: list[tuple[str, str, bytes | None, bytes | None]], width: int,
-                 lead: Iterable[RenderableType] = ()) -> DiffDoc:
+def render_files(
+    title: Text,
+    files: list[tuple[str, str, bytes | None, bytes | None]],
+    width: int,
+    lead: Iterable[RenderableType] = (),
+) -> DiffDoc:
     """A header, lines before the files (a rename's move), then each (path, role, before, after) diffed."""
     doc = DiffDoc().add(title)
     for item in lead:
@@ -345,16 +355,29 @@ class DiffView(ScrollView, can_focus=True):
     def visible_text(self) -> str:
         """The text of the lines on screen now (tests)."""
         model = self._model()
-        return "\n".join(s.text.rstrip() for s in model.lines(self.scroll_offset.y, self.scrollable_content_region.height))
+        return "\n".join(
+            s.text.rstrip() for s in model.lines(self.scroll_offset.y, self.scrollable_content_region.height)
+        )
 
 
 def plain(renderable: RenderableType, width: int = 200) -> str:
     """The text of a renderable as a terminal `width` wide would show it (tests, benchmarks)."""
     from rich.console import Console  # noqa: PLC0415
+
     console = Console(width=width, record=True, file=open(os.devnull, "w"), color_system="truecolor")
     console.print(renderable)
     return console.export_text()
 
 
-__all__ = ["DiffDoc", "DiffView", "LazyLines", "Piece", "SIDE_BY_SIDE_MIN", "plain", "render_diff", "render_files",
-           "side_by_side_hunk", "unified_hunk"]
+__all__ = [
+    "DiffDoc",
+    "DiffView",
+    "LazyLines",
+    "Piece",
+    "SIDE_BY_SIDE_MIN",
+    "plain",
+    "render_diff",
+    "render_files",
+    "side_by_side_hunk",
+    "unified_hunk",
+]

@@ -2,6 +2,7 @@
 for its first answer) starts on the standard library and the relay alone; `serve --stdio` starts
 its stdio front first (mcp_server/stdiofront.py); every command then loads the whole command
 line (tui/cli.py)."""
+
 from __future__ import annotations
 
 import sys

@@ -11,6 +11,7 @@ URI": every value percent-encoded, `/` as %2F and spaces as %20; `file` is the p
 vault root; the vault is named by its folder's name) and hands it to the system opener
 (`open` on macOS, `xdg-open` elsewhere, `os.startfile` on Windows) in a thread.
 """
+
 from __future__ import annotations
 
 import os
@@ -69,8 +70,7 @@ def open_uri(uri: str) -> str | None:
         if command == []:
             os.startfile(uri)  # type: ignore[attr-defined]  # Windows only
             return None
-        done = subprocess.run([*command, uri], check=False, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=15)
+        done = subprocess.run([*command, uri], check=False, stdin=subprocess.DEVNULL, capture_output=True, timeout=15)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{command[0] if command else 'startfile'} failed: {exc}"
     if done.returncode:
@@ -95,14 +95,21 @@ def copy(app, text: str, what: str) -> None:
     """Copy `text` through the terminal (OSC 52) and say honestly what happened."""
     if getattr(app, "_driver", None) is None or getattr(app, "is_headless", False):
         app.copy_to_clipboard(text)
-        app.notify(f"no terminal to copy to (headless): {text}", title=f"copy {what}", severity="warning",
-                   markup=False)
+        app.notify(f"no terminal to copy to (headless): {text}", title=f"copy {what}", severity="warning", markup=False)
         return
     app.copy_to_clipboard(text)
     caveat = clipboard_caveat()
     if caveat:
-        app.notify(f"{text}\n{caveat}; select the text above to copy it by hand", title=f"copy {what}",
-                   severity="warning", markup=False, timeout=10)
+        app.notify(
+            f"{text}\n{caveat}; select the text above to copy it by hand",
+            title=f"copy {what}",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )
     else:
-        app.notify(f"{text}\nsent to the terminal's clipboard (OSC 52; a terminal without it copies nothing)",
-                   title=f"copied {what}", markup=False)
+        app.notify(
+            f"{text}\nsent to the terminal's clipboard (OSC 52; a terminal without it copies nothing)",
+            title=f"copied {what}",
+            markup=False,
+        )

@@ -19,6 +19,7 @@ A full collection made while input is quiet is followed by a trim of the C heap
 freed since stay resident otherwise (7 MB of a settled 100k-note app; the trim takes
 ~0.3 ms when little was freed, ~25 ms over 100 MB of fragments).
 """
+
 from __future__ import annotations
 
 import time

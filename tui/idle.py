@@ -6,6 +6,7 @@ to know that the screen shows the answer to everything asked so far.
 
 Production code never waits like this: the app reacts to messages.
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,5 @@
 """Which documents agents listed, read or wrote, by whom and when (for list and tree markers)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

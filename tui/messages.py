@@ -5,6 +5,7 @@ one (Message.can_replace), so a `git checkout` of 5,000 files costs one refresh,
 Agent calls are never dropped: each waits in the app's backlog and gets its activity row; the
 `AgentCalled` notices coalesce, so a burst of calls is drawn in one pass.
 """
+
 from __future__ import annotations
 
 from textual.message import Message

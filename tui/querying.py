@@ -11,6 +11,7 @@ agents keep the other threads busy.
 generation the vault's totals, the folder tree and the link name maps); it runs in a thread
 worker of the main screen and touches no widget.
 """
+
 from __future__ import annotations
 
 import threading
@@ -52,9 +53,15 @@ class ListScheduler:
     and `ListFailed` (it shows a result only when `current(seq)` says it is the newest);
     `show` draws an inline query's rows and `failed` shows an inline query's error."""
 
-    def __init__(self, owner: DOMNode, session: Session, *,
-                 show: Callable[[TriagePane, tuple, int, bool], None], failed: Callable[[str], None],
-                 quitting: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        owner: DOMNode,
+        session: Session,
+        *,
+        show: Callable[[TriagePane, tuple, int, bool], None],
+        failed: Callable[[str], None],
+        quitting: Callable[[], bool],
+    ) -> None:
         self._owner = owner
         self._session = session
         self._show = show
@@ -94,8 +101,7 @@ class ListScheduler:
             if self._busy:
                 return
             self._busy = True
-        self._owner.run_worker(self._work, thread=True, group="query", exit_on_error=False,
-                               description="list query")
+        self._owner.run_worker(self._work, thread=True, group="query", exit_on_error=False, description="list query")
 
     def _work(self) -> None:
         try:
@@ -130,8 +136,9 @@ class ListScheduler:
         self._show(request.pane, rows, result.total, request.keep)
 
 
-def count_all(session: Session, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool,
-              cancelled: Callable[[], bool]) -> tuple[dict[str, dict[str, int]], dict | None] | None:
+def count_all(
+    session: Session, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool, cancelled: Callable[[], bool]
+) -> tuple[dict[str, dict[str, int]], dict | None] | None:
     """Every tab's counts for `plans` (pane id -> count key -> query), and with `fresh` the
     vault's totals (building the folder tree and the link name maps on the way, off the UI
     thread). None when cancelled."""

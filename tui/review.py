@@ -12,6 +12,7 @@ enter on an agent's write in the activity panel opens that change's diff. In the
 view and a change's diff, `r` reverts the change, `R` reverts every change of its agent
 (after a confirm). In the approval dialog, `y` approves, `n` denies, `d` denies with a reason.
 """
+
 from __future__ import annotations
 
 import time
@@ -39,6 +40,7 @@ MODES_CYCLE = ("none", "writes", "deletes")
 
 
 # --- the host ---------------------------------------------------------------------------------
+
 
 class ReviewHost(Widget):
     """Hidden: relays the bus's approval requests to dialogs and attends the approval gate."""
@@ -199,11 +201,25 @@ def cycle_mode(app: Any) -> None:
     mode = MODES_CYCLE[(MODES_CYCLE.index(gate.mode) + 1) % len(MODES_CYCLE)]
     gate.set_mode(mode)
     app.query_one(ReviewHost).show_gate()
-    what = {"none": "agents' changes go through without asking",
-            "writes": "every agent write waits for your approval",
-            "deletes": "agents' deletes wait for your approval"}[mode]
+    what = {
+        "none": "agents' changes go through without asking",
+        "writes": "every agent write waits for your approval",
+        "deletes": "agents' deletes wait for your approval",
+    }[mode]
     app.notify(f"approval: {mode} ({what})", title="approval mode")
 
 
-__all__ = ["ApprovalScreen", "ChangeScreen", "ChangesScreen", "ConfirmScreen", "ReviewHost", "VersionsScreen",
-           "cycle_mode", "follow_changes", "open_call", "open_changes", "render_change", "render_pending"]
+__all__ = [
+    "ApprovalScreen",
+    "ChangeScreen",
+    "ChangesScreen",
+    "ConfirmScreen",
+    "ReviewHost",
+    "VersionsScreen",
+    "cycle_mode",
+    "follow_changes",
+    "open_call",
+    "open_changes",
+    "render_change",
+    "render_pending",
+]

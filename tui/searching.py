@@ -9,6 +9,7 @@ still the bar's. While the full-text index is still being built, the list says h
 and the search is retried until it can answer. The list shows LIMIT hits at first; moving the
 cursor near its end loads the next LIMIT (core's paging cursor), up to every hit.
 """
+
 from __future__ import annotations
 
 import threading
@@ -84,8 +85,9 @@ class SearchFlow:
         lst = screen.search_list
         if not self.text.strip():
             self._seq += 1
-            lst.set_rows((), empty="Type words to search the text of every note (key:value terms narrow it)",
-                         keep=False)
+            lst.set_rows(
+                (), empty="Type words to search the text of every note (key:value terms narrow it)", keep=False
+            )
             screen.status.set_part("search", None)
             return
         self._seq += 1

@@ -7,6 +7,7 @@ built in that thread, after the first frame: importing the MCP SDK takes ~0.5 s.
 cannot be built (a second vaultwatch on the vault) leaves the TUI working and says why in the
 status line. Worker failures of every group are reported in one place (`worker_failed`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -26,8 +27,15 @@ log = logging.getLogger("vaultwatch.tui")
 class Services:
     """The MCP host (or how to build it) and the watcher of one app."""
 
-    def __init__(self, app: VaultwatchApp, *, host: Any = None, host_error: str | None = None,
-                 watcher: Any = None, host_factory: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        app: VaultwatchApp,
+        *,
+        host: Any = None,
+        host_error: str | None = None,
+        watcher: Any = None,
+        host_factory: Callable[[], Any] | None = None,
+    ) -> None:
         self.app = app
         self.host = host
         self.host_error = host_error
@@ -52,14 +60,17 @@ class Services:
             _prestart_scan_helpers()
             vault.start()
         if self.serving:
-            self._mcp_worker = self.app.run_worker(self._serve, thread=True, exclusive=True, group="mcp",
-                                                   exit_on_error=False, description="MCP server")
+            self._mcp_worker = self.app.run_worker(
+                self._serve, thread=True, exclusive=True, group="mcp", exit_on_error=False, description="MCP server"
+            )
         if self.watcher is not None:
-            self.app.run_worker(self.watcher.run(), exclusive=True, group="watch", exit_on_error=False,
-                                description="watcher")
+            self.app.run_worker(
+                self.watcher.run(), exclusive=True, group="watch", exit_on_error=False, description="watcher"
+            )
         if self.app.session.config.semantic:  # a no-op without the extra; numpy imports off the UI thread
-            self.app.run_worker(vault.start_vectors, thread=True, group="vectors", exit_on_error=False,
-                                description="note vectors")
+            self.app.run_worker(
+                vault.start_vectors, thread=True, group="vectors", exit_on_error=False, description="note vectors"
+            )
 
     def _serve(self) -> None:
         """Serve MCP on the host's socket until quit (errors land in worker_failed)."""

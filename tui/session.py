@@ -1,4 +1,5 @@
 """The state the app's widgets share: the vault, the as-of clock and what agents touched."""
+
 from __future__ import annotations
 
 from typing import Any

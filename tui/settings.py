@@ -14,6 +14,7 @@ that does not parse, a value of the wrong type or an unknown binding id is repor
 rest is used. Writing the theme changes only the `theme` line of `[tui]` (comments, other tables
 and their order stay as they are), checks the result parses, and replaces the file atomically.
 """
+
 from __future__ import annotations
 
 import os
@@ -63,13 +64,13 @@ def load(path: str | None = None) -> Settings:
     keymap: dict[str, str] = {}
     table = data.get("keymap", {})
     if not isinstance(table, dict):
-        problems.append("[keymap] must be a table of binding id = \"keys\"")
+        problems.append('[keymap] must be a table of binding id = "keys"')
         table = {}
     for binding_id, keys in table.items():
         if isinstance(keys, str) and keys.strip():
             keymap[binding_id] = keys.replace(" ", "")
         else:
-            problems.append(f"[keymap] {binding_id} must be keys in a string, e.g. \"ctrl+f\"")
+            problems.append(f'[keymap] {binding_id} must be keys in a string, e.g. "ctrl+f"')
     return Settings(path, theme, vault, keymap, tuple(f"{path}: {p}" for p in problems))
 
 
@@ -82,7 +83,7 @@ def with_theme(text: str, theme: str) -> str:
         m = _TABLE.match(raw)
         if m:
             if table is not None:  # [tui] had no theme line: add one at its end
-                return "".join(lines[:_end_of(lines, table, i)] + [line + "\n"] + lines[_end_of(lines, table, i):])
+                return "".join(lines[: _end_of(lines, table, i)] + [line + "\n"] + lines[_end_of(lines, table, i) :])
             table = i if m.group(1).strip() == "tui" else None
             continue
         if table is not None and _THEME.match(raw):

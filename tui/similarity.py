@@ -4,6 +4,7 @@
 Only once the vectors are ready (the semantic extra installed and `AppConfig.semantic` on):
 the preview never waits for them, and without them it lists no similar notes.
 """
+
 from __future__ import annotations
 
 from vaultwatch.core.errors import VaultError

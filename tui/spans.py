@@ -8,6 +8,7 @@ around each run's text go into runs of their own, in an invisibly different styl
 toggled: bold spaces look like spaces), and every visible run starts at its own cell.
 Terminal output is unchanged.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -72,7 +73,7 @@ def separate(segments: Iterable[Segment]) -> list[Segment]:
             add(Segment(text[:lead], _toggled(seg.style)))
         add(Segment(core, seg.style))
         if trail:
-            add(Segment(text[len(text) - trail:], _toggled(seg.style)))
+            add(Segment(text[len(text) - trail :], _toggled(seg.style)))
     return out
 
 
@@ -81,8 +82,9 @@ def tidy(text: Text) -> Text:
     plain = text.plain
     if not plain or " " not in plain:
         return text
-    result = Text(justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end,
-                  tab_size=text.tab_size)
+    result = Text(
+        justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end, tab_size=text.tab_size
+    )
     if text.style:
         result.style = text.style
     for piece, style in _runs(text, plain):
@@ -97,7 +99,7 @@ def tidy(text: Text) -> Text:
         if core:
             result.append(core, style)
         if trail and core:
-            result.append(piece[len(piece) - trail:], _toggled(style))
+            result.append(piece[len(piece) - trail :], _toggled(style))
     return result
 
 
@@ -136,6 +138,9 @@ def undim(strip: Iterable[Segment], base: Style) -> list[Segment]:
     """Dim runs drawn as Textual draws them in a Static: the colour blended towards the
     background (terminals' own dim is not what the theme's contrast was checked against)."""
     background = Color.from_rich_color(base.bgcolor) if base.bgcolor is not None else Color(0, 0, 0)
-    return [Segment(seg.text, dim_style(seg.style, background, DIM_FACTOR), seg.control)
-            if seg.style is not None and seg.style.dim and seg.style.color is not None else seg
-            for seg in strip]
+    return [
+        Segment(seg.text, dim_style(seg.style, background, DIM_FACTOR), seg.control)
+        if seg.style is not None and seg.style.dim and seg.style.color is not None
+        else seg
+        for seg in strip
+    ]

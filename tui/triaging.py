@@ -5,6 +5,7 @@ saying what each changed (and, loudly, what it refused to overwrite).
 Writes hold agents' calls back until they are written (core.live.foreground), and the list refresh
 that shows the write releases them.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -53,6 +54,7 @@ class TriageFlow:
         if not targets:
             return
         from .screens.triage import ConfirmScreen, SnoozeScreen, StatusScreen, describe  # noqa: PLC0415
+
         app = self.app
         what = describe([e.title or e.path for e in targets])
         if action == "status":
@@ -60,11 +62,15 @@ class TriageFlow:
 
             def chosen(status: str | None) -> None:
                 if status is not None:
-                    self._confirm_bulk(targets, f"Set the status of {what} to {status}?",
-                                       lambda: self._act(doclist, self.actions.set_status, targets, status))
+                    self._confirm_bulk(
+                        targets,
+                        f"Set the status of {what} to {status}?",
+                        lambda: self._act(doclist, self.actions.set_status, targets, status),
+                    )
 
             app.push_screen(StatusScreen(what, current), chosen)
         elif action == "verify":
+
             def confirmed(yes: bool | None) -> None:
                 if yes:
                     self._act(doclist, self.actions.mark_reviewed, targets)
@@ -76,14 +82,15 @@ class TriageFlow:
 
             def days_chosen(days: int | None) -> None:
                 if days is not None:
-                    self._confirm_bulk(targets, f"Snooze {what} for {days} days (stale_after "
-                                                f"{as_of + dt.timedelta(days=days)})?",
-                                       lambda: self._act(doclist, self.actions.snooze, targets, days, as_of))
+                    self._confirm_bulk(
+                        targets,
+                        f"Snooze {what} for {days} days (stale_after {as_of + dt.timedelta(days=days)})?",
+                        lambda: self._act(doclist, self.actions.snooze, targets, days, as_of),
+                    )
 
             app.push_screen(SnoozeScreen(what, as_of.isoformat(), blink=app.config.animate), days_chosen)
         elif action == "edit":
-            self.screen.run_worker(self._edit(targets[0]), group="write", exit_on_error=False,
-                                   description="$EDITOR")
+            self.screen.run_worker(self._edit(targets[0]), group="write", exit_on_error=False, description="$EDITOR")
 
     def _confirm_bulk(self, targets: list[Entry], question: str, act) -> None:
         """One note: the dialog's choice was the decision. Several: say how many, then confirm."""
@@ -116,15 +123,21 @@ class TriageFlow:
             self.app.notify(f"{path}\n{uri}", title="opened in Obsidian", markup=False)
             return
         self.app.copy_to_clipboard(uri)
-        self.app.notify(f"{problem}: the URI was not opened (copied instead):\n{uri}", title="open in Obsidian",
-                        severity="warning", markup=False, timeout=10)
+        self.app.notify(
+            f"{problem}: the URI was not opened (copied instead):\n{uri}",
+            title="open in Obsidian",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )
 
     def _act(self, doclist: DocList, fn, *args) -> None:
         doclist.clear_picks()
         self.pending += 1
         self.app.person_acts(WRITE_HOLD_SECONDS)
-        self.screen.run_worker(lambda: self._write(fn, *args), thread=True, group="write", exit_on_error=False,
-                               description="triage action")
+        self.screen.run_worker(
+            lambda: self._write(fn, *args), thread=True, group="write", exit_on_error=False, description="triage action"
+        )
 
     def _write(self, fn, *args) -> None:
         try:
@@ -148,8 +161,11 @@ class TriageFlow:
         try:
             before = await asyncio.to_thread(self.actions.seen_bytes, entry)
         except VaultError as exc:
-            self.show_outcome(Outcome("edit", conflicts=[entry.path]) if isinstance(exc, ConflictError)
-                              else Outcome("edit", errors=[(entry.path, exc.message)]))
+            self.show_outcome(
+                Outcome("edit", conflicts=[entry.path])
+                if isinstance(exc, ConflictError)
+                else Outcome("edit", errors=[(entry.path, exc.message)])
+            )
             return
         try:  # the editor gets a file name only after core's check (core.disk.reader.editor_path)
             command = editor_command(editor_path(app.session.vault.root_real, entry.path))
@@ -162,12 +178,16 @@ class TriageFlow:
                     # the app is suspended: the editor owns the terminal until it exits
                     code = subprocess.run(command, check=False).returncode  # noqa: ASYNC221
             except SuspendNotSupported:  # headless (tests) or web: no terminal to hand over
-                done = await asyncio.to_thread(subprocess.run, command, check=False, stdin=subprocess.DEVNULL,
-                                               capture_output=True)
+                done = await asyncio.to_thread(
+                    subprocess.run, command, check=False, stdin=subprocess.DEVNULL, capture_output=True
+                )
                 code = done.returncode
         except OSError as exc:
-            app.notify(f"could not start the editor {command[0]!r}: {exc.strerror or exc}; set $EDITOR",
-                       severity="error", title="edit")
+            app.notify(
+                f"could not start the editor {command[0]!r}: {exc.strerror or exc}; set $EDITOR",
+                severity="error",
+                title="edit",
+            )
             return
         outcome = await asyncio.to_thread(self.actions.edited, entry.path, before)
         if code:
@@ -191,13 +211,15 @@ class TriageFlow:
             paths.append(current)
         self.conflicted.clear()
         if paths:
-            self.screen.run_worker(lambda: self._reload(paths), thread=True, group="write", exit_on_error=False,
-                                   description="reload")
+            self.screen.run_worker(
+                lambda: self._reload(paths), thread=True, group="write", exit_on_error=False, description="reload"
+            )
 
     def _reload(self, paths: list[str]) -> None:
         self.actions.reload(paths)
-        self.app.from_thread(lambda: self.app.notify(f"reloaded {names(paths)} from disk", title="reload",
-                                                     markup=False))
+        self.app.from_thread(
+            lambda: self.app.notify(f"reloaded {names(paths)} from disk", title="reload", markup=False)
+        )
 
     def show_outcome(self, outcome: Outcome) -> None:
         """Say what an action changed, and loudly what it refused to overwrite."""
@@ -215,15 +237,20 @@ class TriageFlow:
             notify(f"nothing to change: {names(outcome.unchanged)}", title=outcome.label, markup=False)
         if outcome.conflicts:
             self.conflicted = list(dict.fromkeys([*self.conflicted, *outcome.conflicts]))
-            notify(f"{names(outcome.conflicts)} changed on disk since it was shown (an agent or another "
-                   "editor). Nothing was written there: the current content is kept. Press ctrl+r to "
-                   "reload, then act again.", title=f"conflict: {outcome.label}", severity="warning",
-                   timeout=12, markup=False)
+            notify(
+                f"{names(outcome.conflicts)} changed on disk since it was shown (an agent or another "
+                "editor). Nothing was written there: the current content is kept. Press ctrl+r to "
+                "reload, then act again.",
+                title=f"conflict: {outcome.label}",
+                severity="warning",
+                timeout=12,
+                markup=False,
+            )
         for path, message in outcome.errors:
             notify(f"{path}: {message}", title=f"failed: {outcome.label}", severity="error", markup=False)
 
 
 def names(paths: list[str], limit: int = 3) -> str:
-    """"a.md, b.md and 4 more" for notifications."""
+    """ "a.md, b.md and 4 more" for notifications."""
     shown = ", ".join(paths[:limit])
     return shown if len(paths) <= limit else f"{shown} and {len(paths) - limit} more"

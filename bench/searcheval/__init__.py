@@ -3,6 +3,7 @@
 `corpus.write(root)` writes the vault; `queries.QUERIES` are (query, relevant paths, shape);
 `evaluate(vault)` runs them through `Vault.search` and returns hit@3 and MRR@10.
 """
+
 from __future__ import annotations
 
 from .corpus import write  # noqa: F401

@@ -1,4 +1,5 @@
 """hit@3 and MRR@10 of the judged queries against a vault's `search`."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,9 +26,15 @@ def evaluate(vault: Any, queries=QUERIES, **search_args: Any) -> dict[str, Any]:
 
     def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
         n = len(rows) or 1
-        return {"hit@3": round(sum(1 for r in rows if r["rank"] and r["rank"] <= 3) / n, 3),
-                "mrr@10": round(sum(1 / r["rank"] for r in rows if r["rank"]) / n, 3), "queries": len(rows)}
+        return {
+            "hit@3": round(sum(1 for r in rows if r["rank"] and r["rank"] <= 3) / n, 3),
+            "mrr@10": round(sum(1 / r["rank"] for r in rows if r["rank"]) / n, 3),
+            "queries": len(rows),
+        }
 
     shapes = sorted({r["shape"] for r in per})
-    return {**summary(per), "by_shape": {s: summary([r for r in per if r["shape"] == s]) for s in shapes},
-            "misses": [r for r in per if not r["rank"] or r["rank"] > 3]}
+    return {
+        **summary(per),
+        "by_shape": {s: summary([r for r in per if r["shape"] == s]) for s in shapes},
+        "misses": [r for r in per if not r["rank"] or r["rank"] > 3],
+    }

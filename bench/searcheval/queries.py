@@ -5,6 +5,7 @@ Shapes: `command` (a page named like a command), `natural` (words of the task, n
 name), `question` (a question as people type it), `common` (terms in most documents),
 `duplicate` (the answer competes with near-duplicate pages), `alias`, `heading`, `phrase`.
 """
+
 from __future__ import annotations
 
 from .corpus import NEW_IN_LAST, VERSIONS
@@ -31,8 +32,13 @@ QUERIES: list[tuple[str, tuple[str, ...], str]] = [
     ("Get-AzKeyVaultSecret", kv("Get-AzKeyVaultSecret"), "command"),
     ("Connect-AzAccount", ref("Az.Accounts", "Connect-AzAccount"), "command"),
     ("Remove-AzResourceGroup", ref("Az.Resources", "Remove-AzResourceGroup"), "command"),
-    ("resource group", ref("Az.Resources", "New-AzResourceGroup") + ref("Az.Resources", "Get-AzResourceGroup")
-     + ref("Az.Resources", "Remove-AzResourceGroup"), "common"),
+    (
+        "resource group",
+        ref("Az.Resources", "New-AzResourceGroup")
+        + ref("Az.Resources", "Get-AzResourceGroup")
+        + ref("Az.Resources", "Remove-AzResourceGroup"),
+        "common",
+    ),
     ("create resource group", ref("Az.Resources", "New-AzResourceGroup"), "common"),
     ("delete a resource group", ref("Az.Resources", "Remove-AzResourceGroup"), "common"),
     ("deploy template to resource group", ref("Az.Resources", "New-AzResourceGroupDeployment"), "common"),

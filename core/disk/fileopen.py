@@ -3,6 +3,7 @@
 link out of the vault (core.disk.safeio.locate). `read`, the write path's re-reads and the TUI's
 preview and $EDITOR hand-off all open files here, so no path string is re-opened by name after
 its check."""
+
 from __future__ import annotations
 
 import os
@@ -44,12 +45,16 @@ def open_within(root_real: str, rel: str) -> tuple[int, os.stat_result]:
         if not stat_mod.S_ISREG(st.st_mode):
             raise ReadError(f"cannot read {rel!r}: it is not a regular file")
         if st.st_nlink > 1:
-            raise ReadError(f"cannot read {rel!r}: it is hard-linked ({st.st_nlink} names on disk, which may "
-                            "include a file outside the vault), so vaultwatch does not read it; ask the person "
-                            "to replace it with a plain copy")
+            raise ReadError(
+                f"cannot read {rel!r}: it is hard-linked ({st.st_nlink} names on disk, which may "
+                "include a file outside the vault), so vaultwatch does not read it; ask the person "
+                "to replace it with a plain copy"
+            )
         if st.st_size > MAX_READ_BYTES:
-            raise ReadError(f"cannot read {rel!r}: it is {st.st_size // (1024 * 1024)} MiB, "
-                            f"above the {MAX_READ_BYTES // (1024 * 1024)} MiB read limit")
+            raise ReadError(
+                f"cannot read {rel!r}: it is {st.st_size // (1024 * 1024)} MiB, "
+                f"above the {MAX_READ_BYTES // (1024 * 1024)} MiB read limit"
+            )
     except BaseException:
         os.close(fd)
         raise
@@ -102,8 +107,10 @@ def editor_path(root_real: str, path: str) -> str:
         except OSError:  # no /proc: the descriptor walk above is the check
             where = os.path.join(root_real, rel)
         if not fd_inside(fd, root_real):
-            raise ReadError(f"cannot open {rel!r}: it is no longer inside the vault (a folder on the way was "
-                            "replaced); nothing was opened")
+            raise ReadError(
+                f"cannot open {rel!r}: it is no longer inside the vault (a folder on the way was "
+                "replaced); nothing was opened"
+            )
         return where
     finally:
         os.close(fd)

@@ -3,6 +3,7 @@
 A caller path is vault-relative, `/`-separated, and names nothing hidden. Anything else is
 refused with a typed error whose message says what to write instead.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,10 @@ def normalize(path: object, *, what: str = "path") -> str:
     if _CONTROL.search(path):
         raise PathError(f"{what} contains a NUL or control character: remove it and use a plain vault-relative path")
     if _SURROGATE.search(path):
-        raise PathError(f"{what} is not valid Unicode text (it holds a lone surrogate, as undecodable bytes give): "
-                        "use a plain UTF-8 vault-relative path")
+        raise PathError(
+            f"{what} is not valid Unicode text (it holds a lone surrogate, as undecodable bytes give): "
+            "use a plain UTF-8 vault-relative path"
+        )
     if "\\" in path:
         raise PathError(f"{what} contains a backslash: separate folders with '/' as in 'Projects/plan.md'")
     parts = [p for p in path.split("/") if p not in ("", ".")]
@@ -148,6 +151,7 @@ def to_disk(root_real: str, rel: str) -> str:
     operations use core.disk.safeio descriptors, never this string.
     """
     from vaultwatch.core.disk.safeio import locate
+
     try:
         loc = locate(root_real, rel, missing_ok=True)
     except NotADirectoryError:
@@ -157,8 +161,10 @@ def to_disk(root_real: str, rel: str) -> str:
     except OSError as exc:
         if exc.errno == 40:  # ELOOP
             raise PathError(f"{rel!r} goes through a symlink loop; name the note by its real path") from None
-        raise PathChangedError(f"{rel!r} changed on disk while it was being resolved (a symlink on the way "
-                               "was removed or replaced); nothing was done: try again") from None
+        raise PathChangedError(
+            f"{rel!r} changed on disk while it was being resolved (a symlink on the way "
+            "was removed or replaced); nothing was done: try again"
+        ) from None
     with loc:
         return os.path.join(root_real, *loc.canon.split("/")) if loc.canon else root_real
 
@@ -173,8 +179,9 @@ _UNSAFE = re.compile(f"[{_BIDI}{_INVISIBLE}{_SEPARATORS}{_DOT_LOOKALIKES}]")
 
 
 def _safer(name: str) -> str:
-    out = unicodedata.normalize("NFC", _UNSAFE.sub("", name.replace("\uff0e", ".").replace("\u2024", ".")
-                                                   .replace("\ufe52", ".")))
+    out = unicodedata.normalize(
+        "NFC", _UNSAFE.sub("", name.replace("\uff0e", ".").replace("\u2024", ".").replace("\ufe52", "."))
+    )
     return out.rstrip(" .") or "untitled"
 
 
@@ -189,14 +196,24 @@ def check_new_name(name: str, siblings: Iterable[str] = (), *, folds_case: bool 
     """
     bad = _UNSAFE.search(name)
     if bad:
-        kind = ("a bidirectional control character" if bad.group() in _BIDI else
-                "a line or paragraph separator" if bad.group() in _SEPARATORS else
-                "a dot lookalike" if bad.group() in _DOT_LOOKALIKES else "an invisible (zero-width) character")
-        raise UnsafeNameError(f"unsafe name: {name!r} contains {kind} (U+{ord(bad.group()):04X}), which makes a "
-                              f"name look like another; use {_safer(name)!r} instead")
+        kind = (
+            "a bidirectional control character"
+            if bad.group() in _BIDI
+            else "a line or paragraph separator"
+            if bad.group() in _SEPARATORS
+            else "a dot lookalike"
+            if bad.group() in _DOT_LOOKALIKES
+            else "an invisible (zero-width) character"
+        )
+        raise UnsafeNameError(
+            f"unsafe name: {name!r} contains {kind} (U+{ord(bad.group()):04X}), which makes a "
+            f"name look like another; use {_safer(name)!r} instead"
+        )
     if name != name.rstrip(" ."):
-        raise UnsafeNameError(f"unsafe name: {name!r} ends with a space or a dot, which file managers hide "
-                              f"and other systems drop; use {_safer(name)!r} instead")
+        raise UnsafeNameError(
+            f"unsafe name: {name!r} ends with a space or a dot, which file managers hide "
+            f"and other systems drop; use {_safer(name)!r} instead"
+        )
     nfc = unicodedata.normalize("NFC", name)
     folded = nfc.casefold() if folds_case else None
     for other in siblings:
@@ -205,6 +222,8 @@ def check_new_name(name: str, siblings: Iterable[str] = (), *, folds_case: bool 
         o = other if other.isascii() or unicodedata.is_normalized("NFC", other) else unicodedata.normalize("NFC", other)
         if o == nfc or (folded is not None and o.casefold() == folded):
             how = "the same name in another Unicode form" if o == nfc else "the same name in another case"
-            raise UnsafeNameError(f"confusable name: {name!r} (spelled {ascii(name)}) is {how} as the existing "
-                                  f"{other!r} (spelled {ascii(other)}); use {other!r} (the existing one) or a "
-                                  "clearly different name")
+            raise UnsafeNameError(
+                f"confusable name: {name!r} (spelled {ascii(name)}) is {how} as the existing "
+                f"{other!r} (spelled {ascii(other)}); use {other!r} (the existing one) or a "
+                "clearly different name"
+            )

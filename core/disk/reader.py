@@ -10,6 +10,7 @@ The safe open (core.disk.fileopen: note_bytes, editor_path, read_all, re-exporte
 front ends that import them from the reader) and the result's shape (core.disk.readresult) are
 modules of their own; this one chooses the selection and pages it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -48,11 +49,15 @@ def _section_span(text: str, all_lines: list[str], wanted: str) -> tuple[int, in
     except SectionError as exc:
         listed = "; ".join(exc.candidates) or "the note has no headings"
         if exc.code == "heading_not_found":
-            raise ReadError(f"section not found: no heading {wanted!r} ({listed}); pass one of these headings, "
-                            "or read the note whole or by lines") from None
+            raise ReadError(
+                f"section not found: no heading {wanted!r} ({listed}); pass one of these headings, "
+                "or read the note whole or by lines"
+            ) from None
         if exc.code == "ambiguous_heading":
-            raise ReadError(f"section is ambiguous: {wanted!r} matches several headings ({listed}); name one as "
-                            "'Parent#Heading' or with its level as '### Heading', or read by lines") from None
+            raise ReadError(
+                f"section is ambiguous: {wanted!r} matches several headings ({listed}); name one as "
+                "'Parent#Heading' or with its level as '### Heading', or read by lines"
+            ) from None
         raise ReadError(f"invalid section: {exc.message}") from None
     first = head.line
     last = text.count("\n", 0, head.end)
@@ -83,8 +88,11 @@ def _suggest(entries: dict[str, Entry], rel: str) -> str:
     stem = name[:-3] if name.endswith(".md") else name
     hits = [p for p in entries if p.casefold() == folded or p.casefold() == folded + ".md"]
     if not hits:
-        hits = [p for p, e in entries.items() if e.kind != FOLDER and
-                p.rsplit("/", 1)[-1].casefold() in (name, stem + ".md")]
+        hits = [
+            p
+            for p, e in entries.items()
+            if e.kind != FOLDER and p.rsplit("/", 1)[-1].casefold() in (name, stem + ".md")
+        ]
     hits = sorted(hits)[:3]
     return f" (did you mean {', '.join(repr(h) for h in hits)}?)" if hits else ""
 
@@ -114,8 +122,10 @@ def _lines_within(lines: object, rel: str, total_lines: int) -> tuple[int, int]:
     """The asked line range, its end clipped to the note's `total_lines` (a start past them is an error)."""
     first, last = _line_range(lines)
     if first > total_lines:
-        raise ReadError(f"lines start at {first} but {rel!r} has {total_lines} lines: "
-                        f"pick a start between 1 and {max(total_lines, 1)}")
+        raise ReadError(
+            f"lines start at {first} but {rel!r} has {total_lines} lines: "
+            f"pick a start between 1 and {max(total_lines, 1)}"
+        )
     return first, min(last, total_lines)
 
 
@@ -128,23 +138,36 @@ def _split_lines(text: str) -> list[str]:
 
 
 def _past_end(offset: int, total: int) -> ReadError:
-    return ReadError(f"offset {offset} is past the end of the selection ({total} characters): "
-                     "start again from offset=0")
+    return ReadError(
+        f"offset {offset} is past the end of the selection ({total} characters): start again from offset=0"
+    )
 
 
 def _common(facts, bundle: bool, clock) -> dict[str, Any]:
     return dict(
-        frontmatter=facts.frontmatter, frontmatter_error=facts.frontmatter_error, decode_error=facts.decode_error,
+        frontmatter=facts.frontmatter,
+        frontmatter_error=facts.frontmatter_error,
+        decode_error=facts.decode_error,
         status=facts.okf_status if bundle else None,
         stale=okf.is_stale(facts.stale_date, facts.stale_instant, clock) if bundle else None,
         stale_after=facts.frontmatter.get("stale_after"),
-        trust_tier=facts.okf_trust if bundle else None, tags=facts.tags,
+        trust_tier=facts.okf_trust if bundle else None,
+        tags=facts.tags,
     )
 
 
-def read(vault, path: object, *, section: str | None = None, lines: tuple[int, int] | None = None,
-         frontmatter_only: bool = False, offset: int = 0, max_chars: int = DEFAULT_MAX_CHARS,
-         attachment_content: bool = True, attachment_cap: int = ATTACHMENT_CAP_BYTES) -> ReadResult:
+def read(
+    vault,
+    path: object,
+    *,
+    section: str | None = None,
+    lines: tuple[int, int] | None = None,
+    frontmatter_only: bool = False,
+    offset: int = 0,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    attachment_content: bool = True,
+    attachment_cap: int = ATTACHMENT_CAP_BYTES,
+) -> ReadResult:
     """Read the file at a caller-supplied vault path.
 
     At most one of `section` (a heading's text, optionally with its `#` level), `lines`
@@ -159,8 +182,15 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
     Raises PathError (absolute, traversal, hidden, symlink escape), NotFoundError and
     ReadError, each with a message that says what to do instead.
     """
-    chosen = [name for name, on in (("section", section is not None), ("lines", lines is not None),
-                                    ("frontmatter_only", frontmatter_only)) if on]
+    chosen = [
+        name
+        for name, on in (
+            ("section", section is not None),
+            ("lines", lines is not None),
+            ("frontmatter_only", frontmatter_only),
+        )
+        if on
+    ]
     if len(chosen) > 1:
         raise ReadError(f"{' and '.join(chosen)} cannot be combined: pick one way to select part of the note")
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
@@ -180,8 +210,10 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
         skipped = next((s for s in (snap.skipped or ()) if s.path == rel), None)
         if skipped is not None:  # on disk, but not a note vaultwatch can serve: say why, not "not found"
             raise ReadError(f"cannot read {rel!r}: {skipped.reason}; vaultwatch does not index or read it")
-        raise NotFoundError(f"not found: {rel!r} is not in the vault{_suggest(snap.by_path, rel)}; "
-                            "paths are case-sensitive and vault-relative; list_documents shows what exists")
+        raise NotFoundError(
+            f"not found: {rel!r} is not in the vault{_suggest(snap.by_path, rel)}; "
+            "paths are case-sensitive and vault-relative; list_documents shows what exists"
+        )
     if entry.kind == FOLDER:
         raise ReadError(f"{rel!r} is a folder: list its notes with list_documents(folder={rel!r})")
     fd, st = open_within(vault.root_real, rel)
@@ -191,8 +223,10 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
         modified = Entry(rel, entry.kind, st.st_size, st.st_mtime_ns, "").modified_at
         if entry.kind == ATTACHMENT:
             if section is not None or lines is not None or frontmatter_only:
-                raise ReadError(f"{rel!r} is an attachment ({entry.mime_type}): section, lines and "
-                                "frontmatter_only apply to notes only; read it without them")
+                raise ReadError(
+                    f"{rel!r} is an attachment ({entry.mime_type}): section, lines and "
+                    "frontmatter_only apply to notes only; read it without them"
+                )
             return _attachment(fd, st, rel, entry, modified, snap.is_bundle, attachment_content, attachment_cap)
         ask = _Ask(section, lines, frontmatter_only, offset, max_chars)
         stem = rel.rsplit("/", 1)[-1]
@@ -204,8 +238,9 @@ def read(vault, path: object, *, section: str | None = None, lines: tuple[int, i
         os.close(fd)
 
 
-def _attachment(fd: int, st: os.stat_result, rel: str, entry: Entry, modified: str, bundle: bool,
-                want: bool, cap: int) -> ReadResult:
+def _attachment(
+    fd: int, st: os.stat_result, rel: str, entry: Entry, modified: str, bundle: bool, want: bool, cap: int
+) -> ReadResult:
     b64 = omitted = None
     if not want or st.st_size > cap:  # only the etag is needed: stream the bytes through the hash
         etag, size, _ = textmap.stream(fd, textmap.CHUNK, ())
@@ -215,16 +250,30 @@ def _attachment(fd: int, st: os.stat_result, rel: str, entry: Entry, modified: s
     if not want:
         omitted = "content not requested"
     elif size > cap:
-        omitted = (f"attachment is {size} bytes, above the {cap}-byte cap for inline "
-                   "content; open it from the vault folder instead")
+        omitted = (
+            f"attachment is {size} bytes, above the {cap}-byte cap for inline "
+            "content; open it from the vault folder instead"
+        )
     else:
         b64 = base64.b64encode(data).decode("ascii")
-    return ReadResult(rel, ATTACHMENT, etag, size, modified, entry.title, "whole", bundle,
-                      mime_type=entry.mime_type, content_base64=b64, content_omitted=omitted)
+    return ReadResult(
+        rel,
+        ATTACHMENT,
+        etag,
+        size,
+        modified,
+        entry.title,
+        "whole",
+        bundle,
+        mime_type=entry.mime_type,
+        content_base64=b64,
+        content_omitted=omitted,
+    )
 
 
-def _note_whole(vault, data: bytes, rel: str, stem: str, kind: str, modified: str, bundle: bool,
-                ask: _Ask) -> ReadResult:
+def _note_whole(
+    vault, data: bytes, rel: str, stem: str, kind: str, modified: str, bundle: bool, ask: _Ask
+) -> ReadResult:
     """A note read whole: decode and parse all of its bytes (small notes)."""
     etag = hashlib.sha256(data).hexdigest()
     facts = parse_note(data, stem)
@@ -247,7 +296,7 @@ def _note_whole(vault, data: bytes, rel: str, stem: str, kind: str, modified: st
     if selection == "whole":
         chosen_text = text
     else:
-        chosen_text = "\n".join(all_lines[first - 1:last]) + "\n"
+        chosen_text = "\n".join(all_lines[first - 1 : last]) + "\n"
     offset = ask.offset
     if offset > len(chosen_text):
         raise _past_end(offset, len(chosen_text))
@@ -256,13 +305,29 @@ def _note_whole(vault, data: bytes, rel: str, stem: str, kind: str, modified: st
         first_shown = first + chosen_text.count("\n", 0, offset)
         last_shown = first_shown + max(piece.count("\n") - (1 if piece.endswith("\n") else 0), 0)
         first, last = first_shown, min(last_shown, last)
-    return ReadResult(rel, kind, etag, len(data), modified, facts.title, selection, bundle, **common,
-                      content=piece, start_line=first, end_line=last, total_lines=total_lines, offset=offset,
-                      total_chars=len(chosen_text), next_offset=next_offset)
+    return ReadResult(
+        rel,
+        kind,
+        etag,
+        len(data),
+        modified,
+        facts.title,
+        selection,
+        bundle,
+        **common,
+        content=piece,
+        start_line=first,
+        end_line=last,
+        total_lines=total_lines,
+        offset=offset,
+        total_chars=len(chosen_text),
+        next_offset=next_offset,
+    )
 
 
-def _note_windowed(vault, fd: int, st: os.stat_result, rel: str, stem: str, kind: str, modified: str,
-                   bundle: bool, ask: _Ask) -> ReadResult:
+def _note_windowed(
+    vault, fd: int, st: os.stat_result, rel: str, stem: str, kind: str, modified: str, bundle: bool, ask: _Ask
+) -> ReadResult:
     """A big note: stream its bytes through the hash, decode only the chunks the page needs.
 
     One pass over the file both hashes it and keeps the chunks the answer is decoded from,
@@ -320,8 +385,20 @@ def _plan(tmap: textmap.TextMap, rel: str, ask: _Ask) -> set[int] | None:
     return need
 
 
-def _answer(vault, tmap: textmap.TextMap, get, have_all: bool, etag: str, size: int, rel: str, stem: str,
-            kind: str, modified: str, bundle: bool, ask: _Ask) -> ReadResult:
+def _answer(
+    vault,
+    tmap: textmap.TextMap,
+    get,
+    have_all: bool,
+    etag: str,
+    size: int,
+    rel: str,
+    stem: str,
+    kind: str,
+    modified: str,
+    bundle: bool,
+    ask: _Ask,
+) -> ReadResult:
     facts = tmap.facts(stem)
     if facts is None:  # rare: a note whose facts depend on more than its head (see core.disk.textmap)
         facts = parse_note(b"".join(get(k) for k in range(len(tmap.points))), stem)
@@ -375,11 +452,26 @@ def _answer(vault, tmap: textmap.TextMap, get, have_all: bool, etag: str, size: 
     else:
         cut = got.rfind("\n", max_chars // 2)
         end = offset + cut + 1 if cut >= 0 and offset + cut > 0 else offset + max_chars
-        piece, next_offset = got[:end - offset], end
+        piece, next_offset = got[: end - offset], end
     if next_offset is not None or offset:
         first_shown = first + before
         last_shown = first_shown + max(piece.count("\n") - (1 if piece.endswith("\n") else 0), 0)
         first, last = first_shown, min(last_shown, last)
-    return ReadResult(rel, kind, etag, size, modified, facts.title, selection, bundle, **common,
-                      content=piece, start_line=first, end_line=last, total_lines=total_lines, offset=offset,
-                      total_chars=length, next_offset=next_offset)
+    return ReadResult(
+        rel,
+        kind,
+        etag,
+        size,
+        modified,
+        facts.title,
+        selection,
+        bundle,
+        **common,
+        content=piece,
+        start_line=first,
+        end_line=last,
+        total_lines=total_lines,
+        offset=offset,
+        total_chars=length,
+        next_offset=next_offset,
+    )

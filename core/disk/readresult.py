@@ -1,6 +1,7 @@
 """What `core.disk.reader.read` answers, and its error: the result's fields, the truncation marker
 and the JSON shape agents receive (kept apart from the read itself so front ends and the MCP tools
 can name the shape without the disk code)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -57,15 +58,22 @@ class ReadResult:
         if self.next_offset is None:
             return None
         end = self.offset + len(self.content or "")
-        return (f"[vaultwatch: truncated: showing characters {self.offset}-{end} of {self.total_chars} "
-                f"of {self.path!r}; call read again with the same arguments and offset={self.next_offset} "
-                "for the next part]")
+        return (
+            f"[vaultwatch: truncated: showing characters {self.offset}-{end} of {self.total_chars} "
+            f"of {self.path!r}; call read again with the same arguments and offset={self.next_offset} "
+            "for the next part]"
+        )
 
     def as_json(self) -> dict[str, Any]:
         """The JSON shape agents receive (fields that do not apply are left out)."""
         out: dict[str, Any] = {
-            "path": self.path, "kind": self.kind, "title": self.title, "etag": self.etag,
-            "size_bytes": self.size_bytes, "modified_at": self.modified_at, "selection": self.selection,
+            "path": self.path,
+            "kind": self.kind,
+            "title": self.title,
+            "etag": self.etag,
+            "size_bytes": self.size_bytes,
+            "modified_at": self.modified_at,
+            "selection": self.selection,
         }
         if self.kind == ATTACHMENT:
             out["mime_type"] = self.mime_type
@@ -75,15 +83,27 @@ class ReadResult:
                 out["content_omitted"] = self.content_omitted
             return out
         out.update(
-            okf_bundle=self.okf_bundle, status=self.status, stale=self.stale, stale_after=self.stale_after,
-            trust_tier=self.trust_tier, tags=list(self.tags), frontmatter=self.frontmatter,
+            okf_bundle=self.okf_bundle,
+            status=self.status,
+            stale=self.stale,
+            stale_after=self.stale_after,
+            trust_tier=self.trust_tier,
+            tags=list(self.tags),
+            frontmatter=self.frontmatter,
         )
         if self.frontmatter_error is not None:
             out["frontmatter_error"] = self.frontmatter_error
         if self.decode_error:
             out["decode_error"] = True
         if self.selection != "frontmatter":
-            out.update(content=self.content, start_line=self.start_line, end_line=self.end_line,
-                       total_lines=self.total_lines, offset=self.offset, total_chars=self.total_chars,
-                       truncated=self.truncated, next_offset=self.next_offset)
+            out.update(
+                content=self.content,
+                start_line=self.start_line,
+                end_line=self.end_line,
+                total_lines=self.total_lines,
+                offset=self.offset,
+                total_chars=self.total_chars,
+                truncated=self.truncated,
+                next_offset=self.next_offset,
+            )
         return out

@@ -24,6 +24,7 @@ it has no symlinks and is what `read` and the index accept. The final component 
 by the caller with O_NOFOLLOW; if it became a symlink since the walk, that open fails and
 the caller reports `path_changed` (nothing is done).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -66,8 +67,13 @@ def _load_openat2():
 
     def openat2(dir_fd: int, path: str, flags: int, resolve: int) -> int:
         how = _OpenHow(flags, 0, resolve)
-        fd = syscall(ctypes.c_long(nr), ctypes.c_int(dir_fd), ctypes.c_char_p(os.fsencode(path)),
-                     ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
+        fd = syscall(
+            ctypes.c_long(nr),
+            ctypes.c_int(dir_fd),
+            ctypes.c_char_p(os.fsencode(path)),
+            ctypes.byref(how),
+            ctypes.c_size_t(ctypes.sizeof(how)),
+        )
         if fd < 0:
             err = ctypes.get_errno()
             raise OSError(err, os.strerror(err), path)
@@ -96,8 +102,10 @@ def has_openat2() -> bool:
 
 
 def _changed(rel: str) -> PathChangedError:
-    return PathChangedError(f"{rel!r} changed on disk while it was being resolved (a folder or symlink on the way "
-                            "was moved, removed or replaced); nothing was done: try again")
+    return PathChangedError(
+        f"{rel!r} changed on disk while it was being resolved (a folder or symlink on the way "
+        "was moved, removed or replaced); nothing was done: try again"
+    )
 
 
 def _escape(rel: str) -> SymlinkEscapeError:
@@ -179,8 +187,15 @@ def _lexical(base: list[str], target: str, rel: str) -> list[str]:
     return out
 
 
-def locate(root_real: str, rel: str, *, follow_last: bool = True, make_dirs: bool = False,
-           allow_hidden: bool = False, missing_ok: bool = False) -> Loc:
+def locate(
+    root_real: str,
+    rel: str,
+    *,
+    follow_last: bool = True,
+    make_dirs: bool = False,
+    allow_hidden: bool = False,
+    missing_ok: bool = False,
+) -> Loc:
     """Walk to the folder holding the canonical vault path `rel` (see the module doc).
 
     follow_last: an in-vault symlink as the last component is followed too (the entry is its
@@ -224,8 +239,16 @@ def _fast(root: int, parts: list[str], rel: str, follow_last: bool) -> Loc | Non
     return loc
 
 
-def _walk(root: int, root_real: str, parts: list[str], rel: str, follow_last: bool, make_dirs: bool,
-          allow_hidden: bool, missing_ok: bool = False) -> Loc:
+def _walk(
+    root: int,
+    root_real: str,
+    parts: list[str],
+    rel: str,
+    follow_last: bool,
+    make_dirs: bool,
+    allow_hidden: bool,
+    missing_ok: bool = False,
+) -> Loc:
     cur = os.dup(root)
     done: list[str] = []
     todo = list(parts)
@@ -277,7 +300,7 @@ def _walk(root: int, root_real: str, parts: list[str], rel: str, follow_last: bo
                     if real == root_real:
                         base: list[str] = []
                     elif real.startswith(root_real.rstrip("/") + "/"):
-                        base = real[len(root_real.rstrip("/")) + 1:].split("/")
+                        base = real[len(root_real.rstrip("/")) + 1 :].split("/")
                     else:
                         raise _escape(rel)
                     new = _lexical([], "/".join(base), rel)
@@ -288,8 +311,9 @@ def _walk(root: int, root_real: str, parts: list[str], rel: str, follow_last: bo
                 cur = os.dup(root)
                 done = []
                 if not todo:  # the link leads to the vault root itself
-                    raise HiddenPathError(f"{rel!r} leads to the vault root itself through a symlink; "
-                                          "name the note by its own path")
+                    raise HiddenPathError(
+                        f"{rel!r} leads to the vault root itself through a symlink; name the note by its own path"
+                    )
                 continue
             if last:
                 loc, cur = Loc(cur, comp, canon, created), -1
@@ -343,4 +367,4 @@ def fd_inside(fd: int, root_real: str) -> bool:
     prefix = root_real.rstrip("/") + "/"
     if not where.startswith(prefix) or where.endswith(" (deleted)"):
         return False
-    return not any(part.startswith(".") for part in where[len(prefix):].split("/"))
+    return not any(part.startswith(".") for part in where[len(prefix) :].split("/"))

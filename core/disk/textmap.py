@@ -16,6 +16,7 @@ The map also holds the note's facts (frontmatter, title, tags, OKF fields), comp
 the frontmatter block and the first MAX_SCAN_CHARS characters of the body, which is all
 `core.markdown.parse.parse_note` looks at; links and content_chars are left out.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -148,7 +149,7 @@ class _Head:
         base = self.pos
         self.pos += len(s)
         if self.prefix_len < MAX_SCAN_CHARS:
-            take = s[:MAX_SCAN_CHARS - self.prefix_len]
+            take = s[: MAX_SCAN_CHARS - self.prefix_len]
             self.prefix.append(take)
             self.prefix_len += len(take)
         i = 0
@@ -160,11 +161,11 @@ class _Head:
             self._line_end(base + nl)
             i = nl + 1
         if self.block_start is not None and self.block_len <= MAX_FRONTMATTER_CHARS:
-            take = s[max(self.block_start - base, 0):][:MAX_FRONTMATTER_CHARS + 1 - self.block_len]
+            take = s[max(self.block_start - base, 0) :][: MAX_FRONTMATTER_CHARS + 1 - self.block_len]
             self.block.append(take)
             self.block_len += len(take)
         if self.body_start is not None and self.body_len < MAX_SCAN_CHARS:
-            take = s[max(self.body_start - base, 0):][:MAX_SCAN_CHARS - self.body_len]
+            take = s[max(self.body_start - base, 0) :][: MAX_SCAN_CHARS - self.body_len]
             self.body.append(take)
             self.body_len += len(take)
             self.prefix, self.prefix_len = [], MAX_SCAN_CHARS  # only a note without a block needs it
@@ -193,8 +194,18 @@ class Missing(Exception):
 class TextMap:
     """Where the characters and lines of one file version lie (see the module docstring)."""
 
-    def __init__(self, etag: str, size: int, chunk: int, points: list[Checkpoint], total_chars: int,
-                 total_newlines: int, ends_with_lf: bool, bad: bool, facts: NoteFacts | None) -> None:
+    def __init__(
+        self,
+        etag: str,
+        size: int,
+        chunk: int,
+        points: list[Checkpoint],
+        total_chars: int,
+        total_newlines: int,
+        ends_with_lf: bool,
+        bad: bool,
+        facts: NoteFacts | None,
+    ) -> None:
         self.etag, self.size, self.chunk = etag, size, chunk
         self.points = points  # one per chunk, at its start
         self.chars = [p.char for p in points] + [total_chars]
@@ -255,7 +266,7 @@ class TextMap:
         while pos < end:
             data = get(k)
             if k == rng.start and p.byte > k * self.chunk:
-                data = data[p.byte - k * self.chunk:]  # the first chunk starts after a BOM
+                data = data[p.byte - k * self.chunk :]  # the first chunk starts after a BOM
             s, skip = _fold(dec.decode(data, final=not data), skip)
             if pos < lo:
                 newlines += s.count("\n", 0, lo - pos)
@@ -322,8 +333,9 @@ def build(fd: int, chunk: int | None = None) -> TextMap:
     synthetic = head.finish()
     facts = None
     if synthetic is not None:
-        facts = parse_note(BOM + synthetic.encode("utf-8"), _STEM)._replace(decode_error=bad, links=(),
-                                                                              content_chars=-1)
+        facts = parse_note(BOM + synthetic.encode("utf-8"), _STEM)._replace(
+            decode_error=bad, links=(), content_chars=-1
+        )
     return TextMap(h.hexdigest(), size, chunk, points, char, line, last == "\n", bad, facts)
 
 

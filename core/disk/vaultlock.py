@@ -13,6 +13,7 @@ stale lock behind. Who holds it is found two ways:
 
 Nothing is ever written into the vault.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -50,8 +51,11 @@ class Holder:
     def describe(self, root: str) -> str:
         who = f"pid {self.pid}" if self.pid else "another process"
         kind = self.info.get("kind")
-        what = {"tui": " in its TUI", "headless": " headless", "stdio": " on stdio"}.get(kind, "") \
-            if isinstance(kind, str) else ""
+        what = (
+            {"tui": " in its TUI", "headless": " headless", "stdio": " on stdio"}.get(kind, "")
+            if isinstance(kind, str)
+            else ""
+        )
         where = f" on {self.socket}" if self.socket else ""
         http = f" and {self.info['http']}" if isinstance(self.info.get("http"), str) else ""
         return f"another vaultwatch ({who}) already serves {root}{what}{where}{http}"
@@ -183,8 +187,7 @@ class VaultLock:
             tmp = f"{path}.{os.getpid()}.tmp"
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
-                         0o600)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
             try:
                 os.write(fd, json.dumps({**record, "pid": os.getpid(), "vault": self.root}).encode())
             finally:

@@ -15,6 +15,7 @@ by path string, so no call can leave the vault through a swapped folder:
 
 The write rules (etags, attestation, link rewriting, journaling) live in core.edit.writes.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -34,9 +35,24 @@ from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.errors import VaultError
 
 __all__ = [
-    "MAX_EDIT_BYTES", "NAME_MAX", "TEMP_PREFIX", "TEMP_SUFFIX", "Hook", "TempFile", "WriteFailed", "WriteRefused",
-    "clean_temp_files", "clean_temp_files_soon", "folds_case", "fsync_dir", "hardlink_refusal",
-    "os_error", "read_file", "rename_noreplace", "same_entry", "write_temp",
+    "MAX_EDIT_BYTES",
+    "NAME_MAX",
+    "TEMP_PREFIX",
+    "TEMP_SUFFIX",
+    "Hook",
+    "TempFile",
+    "WriteFailed",
+    "WriteRefused",
+    "clean_temp_files",
+    "clean_temp_files_soon",
+    "folds_case",
+    "fsync_dir",
+    "hardlink_refusal",
+    "os_error",
+    "read_file",
+    "rename_noreplace",
+    "same_entry",
+    "write_temp",
 ]
 
 NAME_MAX = 255  # bytes per file or folder name on Linux file systems
@@ -85,8 +101,10 @@ def os_error(exc: OSError, rel: str, unchanged: str = "is unchanged") -> WriteFa
             part = long[0]
             which = "file" if part == rel.rsplit("/", 1)[-1] else "folder"
             short = part[:20] + "..." if len(part) > 20 else part
-            why = (f"the {which} name {short!r} is {len(part.encode('utf-8', 'surrogateescape'))} bytes, over the "
-                   f"file system's limit of {NAME_MAX} bytes per name")
+            why = (
+                f"the {which} name {short!r} is {len(part.encode('utf-8', 'surrogateescape'))} bytes, over the "
+                f"file system's limit of {NAME_MAX} bytes per name"
+            )
             fix = f"use a shorter {which} name"
         else:
             why = "the path is too long for the file system"
@@ -98,10 +116,12 @@ def os_error(exc: OSError, rel: str, unchanged: str = "is unchanged") -> WriteFa
 
 
 def hardlink_refusal(rel: str, nlink: int) -> WriteRefused:
-    return WriteRefused(f"{rel!r} is hard-linked ({nlink} names on disk, which may include a file outside the "
-                        "vault), so vaultwatch neither reads nor rewrites it; replace it with a plain copy "
-                        "(e.g. cp it to a new name and move that over it), or rename or delete it",
-                        "hard_linked")
+    return WriteRefused(
+        f"{rel!r} is hard-linked ({nlink} names on disk, which may include a file outside the "
+        "vault), so vaultwatch neither reads nor rewrites it; replace it with a plain copy "
+        "(e.g. cp it to a new name and move that over it), or rename or delete it",
+        "hard_linked",
+    )
 
 
 def read_file(loc: Loc, rel: str) -> tuple[bytes, int] | None:
@@ -121,13 +141,17 @@ def read_file(loc: Loc, rel: str) -> tuple[bytes, int] | None:
         if stat_mod.S_ISDIR(st.st_mode):
             raise WriteRefused(f"{rel!r} is a folder, not a note", "is_a_folder")
         if not stat_mod.S_ISREG(st.st_mode):
-            raise WriteRefused(f"{rel!r} is not a regular file (a FIFO or device?); vaultwatch "
-                               "only writes regular files", "not_a_regular_file")
+            raise WriteRefused(
+                f"{rel!r} is not a regular file (a FIFO or device?); vaultwatch only writes regular files",
+                "not_a_regular_file",
+            )
         if st.st_nlink > 1:
             raise hardlink_refusal(rel, st.st_nlink)
         if st.st_size > MAX_EDIT_BYTES:
-            raise WriteRefused(f"{rel!r} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does "
-                               "not rewrite notes that large", "too_large")
+            raise WriteRefused(
+                f"{rel!r} is larger than {MAX_EDIT_BYTES // 2**20} MiB; vaultwatch does not rewrite notes that large",
+                "too_large",
+            )
         return read_all(fd), stat_mod.S_IMODE(st.st_mode)
     finally:
         os.close(fd)
@@ -190,8 +214,9 @@ class TempFile:
         self.name = name
         self.fd: int | None = fd
 
-    def commit(self, target: str, *, create: bool, precheck: Callable[[], None] | None = None,
-               hook: Hook | None = None) -> None:
+    def commit(
+        self, target: str, *, create: bool, precheck: Callable[[], None] | None = None, hook: Hook | None = None
+    ) -> None:
         """Switch the temporary file in as `target` (in the same folder), then fsync the folder.
 
         create: no-clobber (FileExistsError if something appeared). precheck runs just before
@@ -243,7 +268,7 @@ def write_temp(loc: Loc, data: bytes, *, mode: int | None) -> TempFile:
         fcntl.flock(fd, fcntl.LOCK_EX)  # "in use" for clean_temp_files until it is committed or discarded
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         if mode is not None:
             os.fchmod(fd, mode)
         os.fsync(fd)
@@ -303,15 +328,22 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
 
 def clean_temp_files_soon(vault) -> threading.Thread:
     """clean_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
+
     def run() -> None:
         from vaultwatch.core.events import IndexProblem
+
         try:
             removed = clean_temp_files(vault.root_real)
         except OSError:
             return
         if removed:
-            vault.bus.publish(IndexProblem(f"removed {len(removed)} temporary file(s) an interrupted write left "
-                                           f"behind: {', '.join(removed[:5])}", "info"))
+            vault.bus.publish(
+                IndexProblem(
+                    f"removed {len(removed)} temporary file(s) an interrupted write left "
+                    f"behind: {', '.join(removed[:5])}",
+                    "info",
+                )
+            )
 
     thread = threading.Thread(target=run, name="vaultwatch-temp-cleanup", daemon=True)
     thread.start()

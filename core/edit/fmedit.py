@@ -26,6 +26,7 @@ file's own style (`_Style`: quotes, list style, indentation, line endings), and 
 that re-parses the result is what makes the splice safe; split apart they would pass that
 style and the key's marks back and forth.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -76,6 +77,7 @@ class FrontmatterEdit:
 
 
 # --- rendering -------------------------------------------------------------------------
+
 
 def _iso(value: dt.date) -> str:
     return value.isoformat()
@@ -134,8 +136,9 @@ class _Style:
 
 def _dump(value: Any, style: _Style, **kw: Any) -> str:
     try:
-        return yaml.dump(value, Dumper=style.dumper(), allow_unicode=True, sort_keys=False, width=_WIDTH,
-                         indent=style.indent(), **kw)
+        return yaml.dump(
+            value, Dumper=style.dumper(), allow_unicode=True, sort_keys=False, width=_WIDTH, indent=style.indent(), **kw
+        )
     except yaml.representer.RepresenterError as exc:
         raise FrontmatterEditError(f"value cannot be written as YAML: {exc}", "invalid_value") from exc
     except RecursionError as exc:
@@ -181,6 +184,7 @@ def _place(text: str, style: _Style) -> str:
 
 # --- locating keys ---------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
     key: str
@@ -195,26 +199,31 @@ def _entries(text: str, y0: int, block: str) -> list[_Entry]:
     try:
         root = yaml.compose(block, Loader=yaml.SafeLoader)
     except RecursionError as exc:
-        raise FrontmatterEditError("the frontmatter is nested too deeply to edit safely; edit it by hand",
-                                   "unsupported_frontmatter") from exc
+        raise FrontmatterEditError(
+            "the frontmatter is nested too deeply to edit safely; edit it by hand", "unsupported_frontmatter"
+        ) from exc
     except yaml.YAMLError as exc:
-        raise FrontmatterEditError(f"the frontmatter YAML is malformed ({exc}); fix it by hand first",
-                                   "invalid_frontmatter") from exc
+        raise FrontmatterEditError(
+            f"the frontmatter YAML is malformed ({exc}); fix it by hand first", "invalid_frontmatter"
+        ) from exc
     if root is None:
         return []
     if not isinstance(root, yaml.MappingNode):
         raise FrontmatterEditError("the frontmatter is not a mapping of keys to values; fix it by hand first")
     if root.flow_style:
-        raise FrontmatterEditError("the frontmatter is written as one flow mapping ({...}); vaultwatch edits "
-                                   "only block mappings (one `key: value` per line): rewrite it by hand first",
-                                   "unsupported_frontmatter")
+        raise FrontmatterEditError(
+            "the frontmatter is written as one flow mapping ({...}); vaultwatch edits "
+            "only block mappings (one `key: value` per line): rewrite it by hand first",
+            "unsupported_frontmatter",
+        )
     rows = lines_with_offsets(block)
     out: list[_Entry] = []
     pairs = root.value
     for i, (k, v) in enumerate(pairs):
         if not isinstance(k, yaml.ScalarNode):
-            raise FrontmatterEditError("the frontmatter has a complex (non-scalar) key; fix it by hand first",
-                                       "unsupported_frontmatter")
+            raise FrontmatterEditError(
+                "the frontmatter has a complex (non-scalar) key; fix it by hand first", "unsupported_frontmatter"
+            )
         first = k.start_mark.line
         nxt = pairs[i + 1][0].start_mark.line if i + 1 < len(pairs) else len(rows)
         last = nxt - 1
@@ -243,15 +252,20 @@ def _style_of(block: str, entries: list[_Entry], nl: str) -> _Style:
 def _find(entries: list[_Entry], key: str) -> _Entry | None:
     hits = [e for e in entries if e.key == key]
     if len(hits) > 1:
-        raise FrontmatterEditError(f"key {key!r} appears {len(hits)} times in the frontmatter; remove the "
-                                   "duplicates by hand first", "duplicate_key")
+        raise FrontmatterEditError(
+            f"key {key!r} appears {len(hits)} times in the frontmatter; remove the duplicates by hand first",
+            "duplicate_key",
+        )
     if hits and not hits[0].is_str:
-        raise FrontmatterEditError(f"key {key!r} is not a plain string key in YAML (it reads as another type); "
-                                   "quote it by hand first", "unsupported_frontmatter")
+        raise FrontmatterEditError(
+            f"key {key!r} is not a plain string key in YAML (it reads as another type); quote it by hand first",
+            "unsupported_frontmatter",
+        )
     return hits[0] if hits else None
 
 
 # --- the edit --------------------------------------------------------------------------
+
 
 def _same(a: Any, b: Any) -> bool:
     try:
@@ -280,8 +294,11 @@ def _written(value: Any, style: _Style, flow: bool = False) -> str:
         if isinstance(value, list):
             return _clip("[" + ", ".join(_written(x, style, True) for x in value) + "]")
         if isinstance(value, dict):
-            return _clip("{" + ", ".join(f"{_written(k, style, True)}: {_written(v, style, flow)}"
-                                         for k, v in value.items()) + "}")
+            return _clip(
+                "{"
+                + ", ".join(f"{_written(k, style, True)}: {_written(v, style, flow)}" for k, v in value.items())
+                + "}"
+            )
         if flow:
             out = _flow_scalar(value, style)
         else:
@@ -297,7 +314,7 @@ def _source(text: str, entry: _Entry, value: Any, style: _Style) -> str:
     k, v = entry.key_node, entry.value_node
     if v.start_mark.line == k.start_mark.line == v.end_mark.line and v.end_mark.index > v.start_mark.index:
         at = entry.start + k.start_mark.column - k.start_mark.index
-        raw = text[at + v.start_mark.index:at + v.end_mark.index].strip()
+        raw = text[at + v.start_mark.index : at + v.end_mark.index].strip()
         if raw and "\n" not in raw:
             return _clip(raw)
     return _written(value, style, bool(getattr(v, "flow_style", False)))
@@ -311,8 +328,9 @@ def _check_key(key: Any) -> str:
     return key
 
 
-def update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[str] = (),
-           append: Mapping[str, Any] | None = None) -> FrontmatterEdit:
+def update(
+    text: str, set: Mapping[str, Any] | None = None, delete: Iterable[str] = (), append: Mapping[str, Any] | None = None
+) -> FrontmatterEdit:
     """`_update` on any line endings: a note with CR-only line breaks (old Mac style, which the
     parser reads) is edited on LF and written back with CR, byte for byte elsewhere. A block the
     parser sees but the line-based editor cannot (mixed lone-CR breaks) is refused rather than
@@ -323,14 +341,18 @@ def update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[str
     if frontmatter_span(text) is None and "\r" in text:
         folded = text.replace("\r\n", "\n").replace("\r", "\n")
         if split_frontmatter(folded)[0] is not None:
-            raise FrontmatterEditError("the note's frontmatter block uses lone CR line breaks mixed with others; "
-                                       "vaultwatch never adds a second block: normalise the note's line breaks "
-                                       "(rewrite it with write) first", "invalid_frontmatter")
+            raise FrontmatterEditError(
+                "the note's frontmatter block uses lone CR line breaks mixed with others; "
+                "vaultwatch never adds a second block: normalise the note's line breaks "
+                "(rewrite it with write) first",
+                "invalid_frontmatter",
+            )
     return _update(text, set, delete, append)
 
 
-def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[str] = (),
-            append: Mapping[str, Any] | None = None) -> FrontmatterEdit:
+def _update(
+    text: str, set: Mapping[str, Any] | None = None, delete: Iterable[str] = (), append: Mapping[str, Any] | None = None
+) -> FrontmatterEdit:
     """Apply `set` (key -> value), `delete` (keys) and `append` (key -> item added to a list)
     to the frontmatter of note `text` (BOM removed, original line endings).
 
@@ -345,15 +367,19 @@ def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[st
         _check_key(key)
     clash = (set.keys() & append.keys()) | (set.keys() & {*delete}) | (append.keys() & {*delete})
     if clash:
-        raise FrontmatterEditError(f"key {sorted(clash)[0]!r} is named in more than one of set/delete/append; "
-                                   "name each key once", "invalid_arguments")
+        raise FrontmatterEditError(
+            f"key {sorted(clash)[0]!r} is named in more than one of set/delete/append; name each key once",
+            "invalid_arguments",
+        )
     span = frontmatter_span(text)
     nl = newline_of(text)
     if span is None:
         if opens_unclosed_frontmatter(text):
-            raise FrontmatterEditError("the note starts with '---' but its frontmatter block never closes; add "
-                                       "the closing '---' line by hand first (vaultwatch never adds a second block)",
-                                       "invalid_frontmatter")
+            raise FrontmatterEditError(
+                "the note starts with '---' but its frontmatter block never closes; add "
+                "the closing '---' line by hand first (vaultwatch never adds a second block)",
+                "invalid_frontmatter",
+            )
         y0 = y1 = 0
         block = ""
         old_raw: dict[str, Any] = {}
@@ -362,8 +388,10 @@ def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[st
         block = text[y0:y1]
         old_raw, error = load_yaml(block)
         if error:
-            raise FrontmatterEditError(f"the frontmatter YAML is malformed ({error}); fix it by hand or rewrite "
-                                       "the note with write (vaultwatch never adds a second block)")
+            raise FrontmatterEditError(
+                f"the frontmatter YAML is malformed ({error}); fix it by hand or rewrite "
+                "the note with write (vaultwatch never adds a second block)"
+            )
     entries = _entries(text, y0, block) if span is not None else []
     style = _style_of(block, entries, nl)
     expected = dict(old_raw)
@@ -385,7 +413,9 @@ def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[st
         edit = _replace_value(text, entry, value, style)
         edits.append(edit)
         # in place on the key's line: the summary shows the very characters written
-        new = _clip(edit[2].strip()) if edit[0] > entry.start and "\n" not in edit[2].strip() else _written(value, style)
+        new = (
+            _clip(edit[2].strip()) if edit[0] > entry.start and "\n" not in edit[2].strip() else _written(value, style)
+        )
         summary.append(f"{key}: {_source(text, entry, old, style)} -> {new}")
 
     for key in delete:
@@ -411,8 +441,10 @@ def _update(text: str, set: Mapping[str, Any] | None = None, delete: Iterable[st
         elif old is None:
             new_value = [item]
         else:
-            raise FrontmatterEditError(f"cannot append to {key!r}: it holds a {type(old).__name__}, not a list; "
-                                       "use set to replace it", "not_a_list")
+            raise FrontmatterEditError(
+                f"cannot append to {key!r}: it holds a {type(old).__name__}, not a list; use set to replace it",
+                "not_a_list",
+            )
         expected[key] = new_value
         edits.append(_replace_value(text, entry, new_value, style, old_list=old if isinstance(old, list) else None))
         flow = isinstance(entry.value_node, yaml.SequenceNode) and bool(entry.value_node.flow_style)
@@ -447,42 +479,63 @@ def _json(raw: dict[str, Any]) -> dict[str, Any]:
     try:
         return json_safe(raw)
     except (_Budget, RecursionError) as exc:
-        raise FrontmatterEditError("the frontmatter is too large or too deeply nested (a YAML alias bomb?) to "
-                                   "edit safely; fix it by hand", "unsupported_frontmatter") from exc
+        raise FrontmatterEditError(
+            "the frontmatter is too large or too deeply nested (a YAML alias bomb?) to edit safely; fix it by hand",
+            "unsupported_frontmatter",
+        ) from exc
 
 
-def _replace_value(text: str, entry: _Entry, value: Any, style: _Style,
-                   old_list: list | None = None) -> tuple[int, int, str]:
+def _replace_value(
+    text: str, entry: _Entry, value: Any, style: _Style, old_list: list | None = None
+) -> tuple[int, int, str]:
     """The splice that gives `entry` the new `value`, touching as little as possible."""
     k, v = entry.key_node, entry.value_node
     one_line = v.start_mark.line == k.start_mark.line == v.end_mark.line
     v_start = entry.start + (v.start_mark.index - k.start_mark.index) + k.start_mark.column
     v_end = entry.start + (v.end_mark.index - k.start_mark.index) + k.start_mark.column
     # one-line scalar -> one-line scalar: replace only the value's characters (keeps a trailing comment)
-    if (one_line and isinstance(v, yaml.ScalarNode) and v.style in (None, "'", '"') and v_end > v_start
-            and _is_scalar(value)):
+    if (
+        one_line
+        and isinstance(v, yaml.ScalarNode)
+        and v.style in (None, "'", '"')
+        and v_end > v_start
+        and _is_scalar(value)
+    ):
         quote = v.style if v.style in ("'", '"') and isinstance(value, str) else None
         rendered = _flow_scalar(value, style, quote) or (_flow_scalar(value, style) if quote else None)
         if rendered is not None:
             return v_start, v_end, rendered
     # one-line flow list -> flow list
-    if one_line and isinstance(v, yaml.SequenceNode) and v.flow_style and isinstance(value, list) \
-            and all(_is_scalar(x) for x in value):
+    if (
+        one_line
+        and isinstance(v, yaml.SequenceNode)
+        and v.flow_style
+        and isinstance(value, list)
+        and all(_is_scalar(x) for x in value)
+    ):
         rendered = _render_value(value, style, prefer="flow")
         if not rendered.startswith("\n") and "\n" not in rendered:
             return v_start, v_end, rendered.lstrip(" ")
-    block_value = isinstance(v, (yaml.SequenceNode, yaml.MappingNode)) and not v.flow_style \
+    block_value = (
+        isinstance(v, (yaml.SequenceNode, yaml.MappingNode))
+        and not v.flow_style
         and v.start_mark.line > k.start_mark.line
+    )
     key_line_end = text.find("\n", entry.start)
     key_line_end = len(text) if key_line_end < 0 else key_line_end + 1
     # block list that only grows at its end: add the new items after the last one
-    if (old_list is not None and isinstance(v, yaml.SequenceNode) and block_value
-            and isinstance(value, list) and value[:len(old_list)] == old_list):
+    if (
+        old_list is not None
+        and isinstance(v, yaml.SequenceNode)
+        and block_value
+        and isinstance(value, list)
+        and value[: len(old_list)] == old_list
+    ):
         dash = v.start_mark.column
-        extra = _dump(value[len(old_list):], style, default_flow_style=False).rstrip("\n")
+        extra = _dump(value[len(old_list) :], style, default_flow_style=False).rstrip("\n")
         lines = [(" " * dash + ln) if ln else ln for ln in extra.split("\n")]
         return entry.end, entry.end, "".join(ln + style.nl for ln in lines)
-    key_text = text[entry.start:entry.start + (k.end_mark.index - k.start_mark.index) + k.start_mark.column]
+    key_text = text[entry.start : entry.start + (k.end_mark.index - k.start_mark.index) + k.start_mark.column]
     rendered = _render_value(value, style)
     if block_value and rendered.startswith("\n"):
         # keep the key line as written (with its comment), rewrite the lines under it
@@ -494,17 +547,21 @@ def _replace_value(text: str, entry: _Entry, value: Any, style: _Style,
 
 def _verify(old_text: str, new_text: str, span, expected: dict[str, Any]) -> dict[str, Any]:
     """Re-parse the result with core.markdown.parse: exactly the intended mapping, the same body and fences."""
+
     def fail(why: str) -> FrontmatterEditError:
-        return FrontmatterEditError(f"the edit could not be made surgically ({why}); nothing was changed. "
-                                    "Edit the frontmatter by hand or use write", "frontmatter_edit_refused")
+        return FrontmatterEditError(
+            f"the edit could not be made surgically ({why}); nothing was changed. "
+            "Edit the frontmatter by hand or use write",
+            "frontmatter_edit_refused",
+        )
 
     new_span = frontmatter_span(new_text)
     if new_span is None:
         raise fail("the result has no frontmatter block")
-    old_body = old_text[span.body_start:] if span is not None else old_text
-    if new_text[new_span.body_start:] != old_body:
+    old_body = old_text[span.body_start :] if span is not None else old_text
+    if new_text[new_span.body_start :] != old_body:
         raise fail("the body would change")
-    if span is not None and new_text[:new_span.yaml_start] != old_text[:span.yaml_start]:
+    if span is not None and new_text[: new_span.yaml_start] != old_text[: span.yaml_start]:
         raise fail("the opening fence would change")
     folded = new_text.replace("\r\n", "\n").replace("\r", "\n")
     block, _ = split_frontmatter(folded)

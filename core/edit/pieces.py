@@ -12,6 +12,7 @@ at or before it, and their scan goes on from the cut as a fresh scan of the rest
 such cut is found near the planned one (a pattern that overlaps itself throughout, as 'aa' in a
 run of 'a'), the rest is done in one call.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -37,6 +37,7 @@ no-clobber renames, the leftover cleaner) are in core.edit.atomic. This module s
 resolution, one commit path with its re-check, attestation and approval, one result and
 event), and a rename's link rewriting goes back through that same commit path for each note.
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -86,8 +87,18 @@ if TYPE_CHECKING:  # vault.py imports this module
     from vaultwatch.core.vault import Vault
 
 __all__ = [
-    "MAX_WRITE_BYTES", "AlreadyExistsError", "ConflictError", "EditError", "FrontmatterEditError",
-    "SectionError", "WriteApplied", "WriteFailed", "WriteRefused", "WriteResult", "Writer", "etag_of",
+    "MAX_WRITE_BYTES",
+    "AlreadyExistsError",
+    "ConflictError",
+    "EditError",
+    "FrontmatterEditError",
+    "SectionError",
+    "WriteApplied",
+    "WriteFailed",
+    "WriteRefused",
+    "WriteResult",
+    "Writer",
+    "etag_of",
     "is_human",
 ]
 
@@ -109,6 +120,7 @@ def is_human(actor: str) -> bool:
 
 
 # --- errors ----------------------------------------------------------------------------
+
 
 class ConflictError(VaultError):
     """The note changed since the caller read it (or vanished): re-read, re-apply, retry."""
@@ -145,6 +157,7 @@ class EditError(VaultError):
 
 # --- results and events ----------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class WriteResult:
     """What one write call did."""
@@ -163,10 +176,16 @@ class WriteResult:
     def as_dict(self) -> dict[str, Any]:
         """JSON-safe form for tool results."""
         return {
-            "operation": self.operation, "path": self.path, "etag": self.etag,
-            "previous_etag": self.previous_etag, "created": self.created, "changed": self.changed,
-            "changed_paths": list(self.changed_paths), "diff_summary": self.diff_summary,
-            "warnings": list(self.warnings), "moved_to": self.moved_to,
+            "operation": self.operation,
+            "path": self.path,
+            "etag": self.etag,
+            "previous_etag": self.previous_etag,
+            "created": self.created,
+            "changed": self.changed,
+            "changed_paths": list(self.changed_paths),
+            "diff_summary": self.diff_summary,
+            "warnings": list(self.warnings),
+            "moved_to": self.moved_to,
         }
 
 
@@ -183,6 +202,7 @@ class WriteApplied(Event):
 
 
 # --- per-note locks --------------------------------------------------------------------
+
 
 class _LockTable:
     """One lock per real file path, shared by every Writer in the process; unused locks are dropped."""
@@ -225,6 +245,7 @@ _LOCKS = _LockTable()
 
 # --- content helpers -------------------------------------------------------------------
 
+
 def _human_attestations(data: bytes | None) -> Counter:
     """`by` values starting with human: in a note's `verified` frontmatter."""
     if not data:
@@ -238,8 +259,9 @@ def _human_attestations(data: bytes | None) -> Counter:
         return Counter()
     verified = raw.get("verified")
     items = [verified] if isinstance(verified, dict) else verified if isinstance(verified, list) else []
-    return Counter(i["by"] for i in items
-                   if isinstance(i, dict) and isinstance(i.get("by"), str) and i["by"].startswith("human:"))
+    return Counter(
+        i["by"] for i in items if isinstance(i, dict) and isinstance(i.get("by"), str) and i["by"].startswith("human:")
+    )
 
 
 def _frontmatter_ok(text: str) -> tuple[bool, str | None]:
@@ -311,9 +333,18 @@ class Writer:
         return etag_of(found[0])
 
     @_journal.journaled("write")
-    def write(self, path: str, content: str | bytes, *, if_match: str | None = None, overwrite: bool = False,
-              create_only: bool = False, actor: str = "human", allow_attachment: bool = False,
-              exact: bool = False) -> WriteResult:
+    def write(
+        self,
+        path: str,
+        content: str | bytes,
+        *,
+        if_match: str | None = None,
+        overwrite: bool = False,
+        create_only: bool = False,
+        actor: str = "human",
+        allow_attachment: bool = False,
+        exact: bool = False,
+    ) -> WriteResult:
         """Create a note, or replace an existing one wholesale.
 
         Creating needs nothing; missing parent folders are created. Replacing needs
@@ -327,36 +358,66 @@ class Writer:
             found = read_file(loc, t.rel)
             if found is None:
                 if if_match is not None:
-                    raise ConflictError(f"revision conflict: {t.rel!r} does not exist (any more), so if_match "
-                                        "cannot match; omit if_match to create it", t.rel, None)
+                    raise ConflictError(
+                        f"revision conflict: {t.rel!r} does not exist (any more), so if_match "
+                        "cannot match; omit if_match to create it",
+                        t.rel,
+                        None,
+                    )
                 self._check_new(loc)
                 created = self._commit(t, loc, None, data, actor=actor, create=True)
-                return self._done("write", t, None, data, actor, created=True, extra=created,
-                                  summary=f"created ({_count_lines(data)} lines)" if t.kind == NOTE
-                                  else f"created ({len(data)} bytes)")
+                return self._done(
+                    "write",
+                    t,
+                    None,
+                    data,
+                    actor,
+                    created=True,
+                    extra=created,
+                    summary=f"created ({_count_lines(data)} lines)"
+                    if t.kind == NOTE
+                    else f"created ({len(data)} bytes)",
+                )
             old, mode = found
             current = etag_of(old)
             if create_only:
-                raise AlreadyExistsError(f"already exists: {t.rel!r} is already in the vault (etag {current}); "
-                                         "choose another path, or replace it with if_match set to that etag",
-                                         t.rel, current)
+                raise AlreadyExistsError(
+                    f"already exists: {t.rel!r} is already in the vault (etag {current}); "
+                    "choose another path, or replace it with if_match set to that etag",
+                    t.rel,
+                    current,
+                )
             self._check_match(t, if_match, current)
             if if_match is None and not overwrite:
-                raise WriteRefused(f"{t.rel!r} already exists: to replace it pass if_match={current!r} (its current "
-                                   "etag; read it first to see what you replace) or overwrite=true; to change "
-                                   "part of it use edit or update_frontmatter", "exists_requires_if_match")
+                raise WriteRefused(
+                    f"{t.rel!r} already exists: to replace it pass if_match={current!r} (its current "
+                    "etag; read it first to see what you replace) or overwrite=true; to change "
+                    "part of it use edit or update_frontmatter",
+                    "exists_requires_if_match",
+                )
             if t.kind == NOTE and not exact:  # exact: a revert puts back the very bytes
                 data = self._keep_style(old, data)
             if data == old:
                 return self._unchanged("write", t, current)
             self._commit(t, loc, old, data, actor=actor, mode=mode)
-            summary = (line_summary(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
-                       if t.kind == NOTE else f"replaced ({len(old)} -> {len(data)} bytes)")
+            summary = (
+                line_summary(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
+                if t.kind == NOTE
+                else f"replaced ({len(old)} -> {len(data)} bytes)"
+            )
             return self._done("write", t, current, data, actor, summary=summary)
 
     @_journal.journaled("edit")
-    def edit(self, path: str, old_text: str, new_text: str, *, replace_all: bool = False,
-             if_match: str | None = None, actor: str = "human") -> WriteResult:
+    def edit(
+        self,
+        path: str,
+        old_text: str,
+        new_text: str,
+        *,
+        replace_all: bool = False,
+        if_match: str | None = None,
+        actor: str = "human",
+    ) -> WriteResult:
         """Replace the exact text `old_text` with `new_text`; it must occur exactly once unless `replace_all`.
 
         Matching is exact (whitespace and case included). In a note with CRLF line breaks,
@@ -365,9 +426,11 @@ class Writer:
         if not isinstance(old_text, str) or not isinstance(new_text, str):
             raise EditError("old_text and new_text must be strings", "invalid_arguments")
         if old_text == "":
-            raise EditError("old_text is empty: give the exact text to replace (to add text, include a "
-                            "neighbouring line in old_text, or append under a heading with a section edit)",
-                            "empty_old_text")
+            raise EditError(
+                "old_text is empty: give the exact text to replace (to add text, include a "
+                "neighbouring line in old_text, or append under a heading with a section edit)",
+                "empty_old_text",
+            )
         if old_text == new_text:
             raise EditError("old_text and new_text are identical: nothing would change", "no_change")
 
@@ -388,14 +451,20 @@ class Writer:
                 # only notes up to HINT_MAX_CHARS get it
                 if squeezed and len(work) <= HINT_MAX_CHARS and squeezed in " ".join(work.split()):
                     hint = " (text matching it up to whitespace exists: copy the exact spaces and line breaks)"
-                raise EditError(f"old_text not found in the note{hint}; read the note again (it may have "
-                                "changed) and copy old_text exactly", "no_match")
+                raise EditError(
+                    f"old_text not found in the note{hint}; read the note again (it may have "
+                    "changed) and copy old_text exactly",
+                    "no_match",
+                )
             overlapping = count == 1 and work.find(old, work.find(old) + 1) >= 0  # "aba" in "ababa": twice
             if (count > 1 or overlapping) and not replace_all:
                 lines = ", ".join(map(str, _line_numbers(work, old, step=1 if overlapping else None)))
                 times = "at least 2 times, overlapping" if overlapping else f"{count} times"
-                raise EditError(f"old_text matches {times} (at lines {lines}); include more surrounding "
-                                "text so it matches once, or pass replace_all=true", "ambiguous_match")
+                raise EditError(
+                    f"old_text matches {times} (at lines {lines}); include more surrounding "
+                    "text so it matches once, or pass replace_all=true",
+                    "ambiguous_match",
+                )
             result = pieces.replace(work, old, new) if replace_all else work.replace(old, new, 1)
             if back:
                 result = pieces.replace(result, "\n", back)
@@ -405,8 +474,9 @@ class Writer:
         return self._modify("edit", path, change, if_match=if_match, actor=actor)
 
     @_journal.journaled("edit_section")
-    def edit_section(self, path: str, heading: str, mode: str, text: str, *, if_match: str | None = None,
-                     actor: str = "human") -> WriteResult:
+    def edit_section(
+        self, path: str, heading: str, mode: str, text: str, *, if_match: str | None = None, actor: str = "human"
+    ) -> WriteResult:
         """Replace, append to or prepend to the own content of one heading (see core.markdown.sections)."""
         if not isinstance(text, str):
             raise EditError("text must be a string", "invalid_arguments")
@@ -418,9 +488,16 @@ class Writer:
         return self._modify("edit_section", path, change, if_match=if_match, actor=actor)
 
     @_journal.journaled("update_frontmatter")
-    def update_frontmatter(self, path: str, set: Mapping[str, Any] | None = None,
-                           delete: Iterable[str] | None = None, append: Mapping[str, Any] | None = None, *,
-                           if_match: str | None = None, actor: str = "human") -> WriteResult:
+    def update_frontmatter(
+        self,
+        path: str,
+        set: Mapping[str, Any] | None = None,
+        delete: Iterable[str] | None = None,
+        append: Mapping[str, Any] | None = None,
+        *,
+        if_match: str | None = None,
+        actor: str = "human",
+    ) -> WriteResult:
         """Set, delete or append to frontmatter keys, changing only those keys' lines (see core.edit.fmedit)."""
         if set is not None and not isinstance(set, Mapping):
             raise FrontmatterEditError("set must be a mapping of keys to values", "invalid_arguments")
@@ -438,8 +515,9 @@ class Writer:
         return self._modify("update_frontmatter", path, change, if_match=if_match, actor=actor)
 
     @_journal.journaled("rename")
-    def rename(self, src: str, dst: str, *, update_links: bool = True, if_match: str | None = None,
-               actor: str = "human") -> WriteResult:
+    def rename(
+        self, src: str, dst: str, *, update_links: bool = True, if_match: str | None = None, actor: str = "human"
+    ) -> WriteResult:
         """Move a note, attachment or folder to `dst` and rewrite links to it across the vault.
 
         The destination must not exist (missing parent folders are created). A note must
@@ -452,34 +530,40 @@ class Writer:
         sloc, sst, kind = self._existing(src_rel)
         with sloc:
             if stat_mod.S_ISLNK(sst.st_mode):
-                raise WriteRefused(f"{src_rel!r} is a symbolic link; rename the file it points to instead",
-                                   "is_a_symlink")
+                raise WriteRefused(
+                    f"{src_rel!r} is a symbolic link; rename the file it points to instead", "is_a_symlink"
+                )
             src_rel = sloc.canon  # through an in-vault folder link: the path read and the index use
             with self._loc(dst_rel, follow_last=False) as probe:
                 dst_rel = probe.canon
             if dst_rel == src_rel:
-                raise WriteRefused(f"source and destination are the same path ({src_rel!r}): nothing to do",
-                                   "same_path")
+                raise WriteRefused(
+                    f"source and destination are the same path ({src_rel!r}): nothing to do", "same_path"
+                )
             if kind == FOLDER:
                 if dst_rel.startswith(src_rel + "/"):
-                    raise WriteRefused(f"cannot move folder {src_rel!r} into itself ({dst_rel!r})",
-                                       "invalid_destination")
+                    raise WriteRefused(
+                        f"cannot move folder {src_rel!r} into itself ({dst_rel!r})", "invalid_destination"
+                    )
             else:
                 dst_kind = self.vault.config.kind_of(dst_rel.rsplit("/", 1)[-1])
                 if kind == NOTE and dst_kind != NOTE:
-                    raise WriteRefused(f"a note must keep the .md extension: rename it to e.g. "
-                                       f"{dst_rel.rsplit('.', 1)[0] + '.md'!r}", "not_a_note")
+                    raise WriteRefused(
+                        f"a note must keep the .md extension: rename it to e.g. {dst_rel.rsplit('.', 1)[0] + '.md'!r}",
+                        "not_a_note",
+                    )
                 if kind == ATTACHMENT and dst_kind != ATTACHMENT:
-                    raise WriteRefused(f"{dst_rel!r} does not have an allowlisted attachment extension; keep the "
-                                       "file's extension", "not_an_attachment")
+                    raise WriteRefused(
+                        f"{dst_rel!r} does not have an allowlisted attachment extension; keep the file's extension",
+                        "not_an_attachment",
+                    )
             snap = self.vault.snapshot
             if update_links and not snap.loaded:
                 self.vault.wait_ready(30)
                 snap = self.vault.snapshot
             if update_links:
                 self._check_rewrite_bounds(snap, src_rel, dst_rel, kind)
-            with _LOCKS.hold(self._key(src_rel), self._key(dst_rel)), \
-                    self._loc(dst_rel, follow_last=False) as dloc:
+            with _LOCKS.hold(self._key(src_rel), self._key(dst_rel)), self._loc(dst_rel, follow_last=False) as dloc:
                 now_st = sloc.lstat()
                 if now_st is None:
                     raise NotFoundError(f"not found: {src_rel!r} does not exist; list_documents shows what exists")
@@ -488,9 +572,12 @@ class Writer:
                 dst_st = dloc.lstat() if not dloc.missing else None
                 case_only = same_entry(sst, dst_st)
                 if dst_st is not None and not case_only:
-                    raise AlreadyExistsError(f"destination exists: {dst_rel!r} is already in the vault; choose "
-                                             "another name, or delete or rename it first (vaultwatch never "
-                                             "overwrites on rename)", dst_rel)
+                    raise AlreadyExistsError(
+                        f"destination exists: {dst_rel!r} is already in the vault; choose "
+                        "another name, or delete or rename it first (vaultwatch never "
+                        "overwrites on rename)",
+                        dst_rel,
+                    )
                 if not case_only:
                     self._check_new(dloc)
                 previous = None
@@ -515,13 +602,14 @@ class Writer:
                     else:
                         rename_noreplace(sloc.dir_fd, sloc.name, dloc.dir_fd, dloc.name)
                 except FileExistsError:
-                    raise AlreadyExistsError(f"destination exists: {dst_rel!r} appeared meanwhile; choose another "
-                                             "name", dst_rel) from None
+                    raise AlreadyExistsError(
+                        f"destination exists: {dst_rel!r} appeared meanwhile; choose another name", dst_rel
+                    ) from None
                 except OSError as exc:
                     raise os_error(exc, src_rel, "was not moved") from None
                 fsync_dir(sloc.dir_fd)
                 fsync_dir(dloc.dir_fd)
-                moves = {p: dst_rel + p[len(src_rel):] for p in moved_files}
+                moves = {p: dst_rel + p[len(src_rel) :] for p in moved_files}
                 new_dirs = self._dirs_under(dst_rel, dloc, kind)
                 etag = None
                 if kind != FOLDER:
@@ -549,13 +637,16 @@ class Writer:
         if kind == FOLDER:
             summary += f" ({len(moved_files)} files)"
         if update_links:
-            summary += f"; rewrote {n_links} link{'s' if n_links != 1 else ''} in {len(rewritten)} " \
-                       f"note{'s' if len(rewritten) != 1 else ''}"
+            summary += (
+                f"; rewrote {n_links} link{'s' if n_links != 1 else ''} in {len(rewritten)} "
+                f"note{'s' if len(rewritten) != 1 else ''}"
+            )
         if warnings:
             summary += f"; {len(warnings)} link{'s' if len(warnings) != 1 else ''} left alone"
         paths = tuple(dict.fromkeys([src_rel, dst_rel, *rewritten]))
-        return self._publish(WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary,
-                                         tuple(warnings), dst_rel), actor)
+        return self._publish(
+            WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary, tuple(warnings), dst_rel), actor
+        )
 
     def _check_rewrite_bounds(self, snap, src_rel: str, dst_rel: str, kind: str) -> None:
         """Refuse, before any change, a rename whose link rewriting would take unbounded time:
@@ -566,7 +657,7 @@ class Writer:
             moved = [e.path for e in snap.entries if e.path.startswith(prefix) and e.kind != FOLDER]
         else:
             moved = [src_rel]
-        moves = {p: dst_rel + p[len(src_rel):] for p in moved}
+        moves = {p: dst_rel + p[len(src_rel) :] for p in moved}
         for path in rewrite.candidate_notes(snap.entries, moves):
             entry = snap.get(path)
             if entry is None or entry.size_bytes <= rewrite.COUNT_ABOVE_BYTES:
@@ -610,8 +701,15 @@ class Writer:
         return previous
 
     @_journal.journaled("delete")
-    def delete(self, path: str, *, permanent: bool = False, confirm_path: str | None = None,
-               if_match: str | None = None, actor: str = "human") -> WriteResult:
+    def delete(
+        self,
+        path: str,
+        *,
+        permanent: bool = False,
+        confirm_path: str | None = None,
+        if_match: str | None = None,
+        actor: str = "human",
+    ) -> WriteResult:
         """Move a note, attachment or folder to the vault's `.trash/` folder (as Obsidian does).
 
         In the trash the name is kept; a clash gets a numeric suffix ("Plan 1.md").
@@ -620,9 +718,12 @@ class Writer:
         """
         rel = normalize(path)
         if permanent and confirm_path != path:
-            raise WriteRefused(f"permanent deletion needs confirm_path={path!r} (the exact same path repeated); "
-                               "or omit permanent to move it to the vault's .trash/ folder, where it can be "
-                               "restored", "confirmation_required")
+            raise WriteRefused(
+                f"permanent deletion needs confirm_path={path!r} (the exact same path repeated); "
+                "or omit permanent to move it to the vault's .trash/ folder, where it can be "
+                "restored",
+                "confirmation_required",
+            )
         loc, st, kind = self._existing(rel)
         snap = self.vault.snapshot
         with loc, _LOCKS.hold(self._key(loc.canon)):
@@ -643,9 +744,13 @@ class Writer:
                 again = loc.lstat()
                 now = self._journal_bytes(loc, again, rel) if again is not None else None
                 if now != shown:
-                    raise ConflictError(f"revision conflict: {rel!r} was changed by someone else while this delete "
-                                        "waited for the person's approval; nothing was deleted; read it again and "
-                                        "retry", rel, etag_of(now) if now is not None else None)
+                    raise ConflictError(
+                        f"revision conflict: {rel!r} was changed by someone else while this delete "
+                        "waited for the person's approval; nothing was deleted; read it again and "
+                        "retry",
+                        rel,
+                        etag_of(now) if now is not None else None,
+                    )
             try:
                 if permanent:
                     if is_dir:
@@ -653,9 +758,12 @@ class Writer:
                             os.rmdir(loc.name, dir_fd=loc.dir_fd)
                         except OSError as exc:
                             if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
-                                raise WriteRefused(f"folder {rel!r} is not empty: vaultwatch only deletes empty "
-                                                   "folders permanently; move it to the trash (omit permanent) "
-                                                   "or delete its notes first", "folder_not_empty") from None
+                                raise WriteRefused(
+                                    f"folder {rel!r} is not empty: vaultwatch only deletes empty "
+                                    "folders permanently; move it to the trash (omit permanent) "
+                                    "or delete its notes first",
+                                    "folder_not_empty",
+                                ) from None
                             raise
                     else:
                         os.unlink(loc.name, dir_fd=loc.dir_fd)
@@ -668,40 +776,58 @@ class Writer:
         warnings: tuple[str, ...] = ()
         if kind != FOLDER:
             linking = rewrite.linking_notes(
-                snap.entries, rel, lambda: rewrite.LinkIndex(e.path for e in snap.entries if e.kind != FOLDER))
+                snap.entries, rel, lambda: rewrite.LinkIndex(e.path for e in snap.entries if e.kind != FOLDER)
+            )
             if linking:
                 listed = ", ".join(linking[:10]) + (" ..." if len(linking) > 10 else "")
                 n = len(linking)
-                warnings = (f"{n} note{'s' if n != 1 else ''} still link{'' if n != 1 else 's'} to {rel} "
-                            f"(now broken links): {listed}",)
+                warnings = (
+                    f"{n} note{'s' if n != 1 else ''} still link{'' if n != 1 else 's'} to {rel} "
+                    f"(now broken links): {listed}",
+                )
         summary = f"deleted {rel} permanently" if permanent else f"moved {rel} to {moved_to}"
-        return self._publish(WriteResult("delete", rel, None, previous, False, True, (rel,), summary, warnings,
-                                         moved_to), actor)
+        return self._publish(
+            WriteResult("delete", rel, None, previous, False, True, (rel,), summary, warnings, moved_to), actor
+        )
 
     # --- the read-modify-write core ---
 
-    def _modify(self, operation: str, path: str, change: Callable[[str], tuple[str, str, tuple[str, ...]]], *,
-                if_match: str | None, actor: str) -> WriteResult:
+    def _modify(
+        self,
+        operation: str,
+        path: str,
+        change: Callable[[str], tuple[str, str, tuple[str, ...]]],
+        *,
+        if_match: str | None,
+        actor: str,
+    ) -> WriteResult:
         t = self._target(path)
         with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
             found = read_file(loc, t.rel)
             if found is None:
-                raise NotFoundError(f"not found: {t.rel!r} does not exist; create it with write, or check the "
-                                    "path with list_documents")
+                raise NotFoundError(
+                    f"not found: {t.rel!r} does not exist; create it with write, or check the path with list_documents"
+                )
             old, mode = found
             current = etag_of(old)
             self._check_match(t, if_match, current)
             if len(old) > self.max_bytes:  # before the work: decoding, matching, checking a 40 MB note holds
                 # the interpreter for seconds, and the result could never be written anyway
-                raise WriteRefused(f"{t.rel!r} is {len(old):,} bytes, over the {self.max_bytes // 2**20} MiB write "
-                                   f"cap, so {operation} cannot rewrite it; nothing was changed; split it by hand "
-                                   "into smaller notes", "too_large")
+                raise WriteRefused(
+                    f"{t.rel!r} is {len(old):,} bytes, over the {self.max_bytes // 2**20} MiB write "
+                    f"cap, so {operation} cannot rewrite it; nothing was changed; split it by hand "
+                    "into smaller notes",
+                    "too_large",
+                )
             bom = BOM if old.startswith(BOM) else b""
             try:
-                text = old[len(bom):].decode("utf-8")
+                text = old[len(bom) :].decode("utf-8")
             except UnicodeDecodeError:
-                raise WriteRefused(f"{t.rel!r} is not valid UTF-8, so it cannot be edited in place without "
-                                   "damaging it; replace it whole with write", "not_utf8") from None
+                raise WriteRefused(
+                    f"{t.rel!r} is not valid UTF-8, so it cannot be edited in place without "
+                    "damaging it; replace it whole with write",
+                    "not_utf8",
+                ) from None
             new_text, summary, warnings = change(text)
             if new_text == text:
                 return self._unchanged(operation, t, current)
@@ -709,27 +835,43 @@ class Writer:
                 had, err_before = _frontmatter_ok(text)
                 has, err_after = _frontmatter_ok(new_text)
                 if had and err_before is None and (not has or err_after is not None):
-                    raise EditError(f"this change would break the note's frontmatter ({err_after or 'block removed'}); "
-                                    "nothing was changed; use update_frontmatter to change frontmatter keys",
-                                    "would_break_frontmatter")
+                    raise EditError(
+                        f"this change would break the note's frontmatter ({err_after or 'block removed'}); "
+                        "nothing was changed; use update_frontmatter to change frontmatter keys",
+                        "would_break_frontmatter",
+                    )
             data = bom + self._encode(new_text, t, check_size=False)
             self._commit(t, loc, old, data, actor=actor, mode=mode)
             return self._done(operation, t, current, data, actor, summary=summary, warnings=warnings)
 
-    def _commit(self, t: _Target, loc: Loc, old: bytes | None, data: bytes, *, actor: str, mode: int | None = None,
-                create: bool = False) -> list[str]:
+    def _commit(
+        self,
+        t: _Target,
+        loc: Loc,
+        old: bytes | None,
+        data: bytes,
+        *,
+        actor: str,
+        mode: int | None = None,
+        create: bool = False,
+    ) -> list[str]:
         """Write `data` atomically (lock held). Returns vault paths of folders created for it."""
         if len(data) > self.max_bytes:
-            raise WriteRefused(f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
-                               "split it into several notes", "too_large")
+            raise WriteRefused(
+                f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
+                "split it into several notes",
+                "too_large",
+            )
         if t.kind == NOTE and not is_human(actor):
             added = _human_attestations(data) - _human_attestations(old)
             if added:
                 who = next(iter(added))
-                raise WriteRefused(f"agents cannot attest human review: this change adds a `verified` entry with "
-                                   f"by: {who!r}; record your own check with by: 'agent:<your name>' "
-                                   "(machine-confirmed) and leave human review to a person",
-                                   "human_attestation_refused")
+                raise WriteRefused(
+                    f"agents cannot attest human review: this change adds a `verified` entry with "
+                    f"by: {who!r}; record your own check with by: 'agent:<your name>' "
+                    "(machine-confirmed) and leave human review to a person",
+                    "human_attestation_refused",
+                )
         fresh = None
         if create and loc.missing:  # make the missing folders, each relative to its parent's descriptor
             fresh = loc = self._loc(t.canon, make_dirs=True, follow_last=False)
@@ -739,9 +881,12 @@ class Writer:
                 return
             now = read_file(loc, t.rel)
             if now is None or now[0] != old:
-                raise ConflictError(f"revision conflict: {t.rel!r} was changed by someone else while this write "
-                                    "was in progress; read it again and retry", t.rel,
-                                    etag_of(now[0]) if now else None)
+                raise ConflictError(
+                    f"revision conflict: {t.rel!r} was changed by someone else while this write "
+                    "was in progress; read it again and retry",
+                    t.rel,
+                    etag_of(now[0]) if now else None,
+                )
 
         done = False
         try:
@@ -761,8 +906,11 @@ class Writer:
                 found = read_file(loc, t.rel)
             except VaultError:
                 found = None
-            raise AlreadyExistsError(f"already exists: {t.rel!r} was created by someone else meanwhile; read it "
-                                     "and retry with if_match", t.rel, etag_of(found[0]) if found else None) from None
+            raise AlreadyExistsError(
+                f"already exists: {t.rel!r} was created by someone else meanwhile; read it and retry with if_match",
+                t.rel,
+                etag_of(found[0]) if found else None,
+            ) from None
         except OSError as exc:
             raise os_error(exc, t.rel, "was not created" if create else "is unchanged") from None
         finally:
@@ -788,12 +936,17 @@ class Writer:
         if not isinstance(if_match, str):
             raise WriteRefused("if_match must be the etag string returned by read", "invalid_arguments")
         if current is None:
-            raise ConflictError(f"revision conflict: {t.rel!r} does not exist (any more); list_documents shows "
-                                "what exists", t.rel, None)
+            raise ConflictError(
+                f"revision conflict: {t.rel!r} does not exist (any more); list_documents shows what exists", t.rel, None
+            )
         if if_match.strip().strip('"').lower() != current:
-            raise ConflictError(f"revision conflict: {t.rel!r} changed since you read it (your if_match "
-                                f"{if_match[:16]!r}..., current etag {current!r}); read it again, re-apply your "
-                                "change to the new content and retry with the new etag", t.rel, current)
+            raise ConflictError(
+                f"revision conflict: {t.rel!r} changed since you read it (your if_match "
+                f"{if_match[:16]!r}..., current etag {current!r}); read it again, re-apply your "
+                "change to the new content and retry with the new etag",
+                t.rel,
+                current,
+            )
 
     # --- rename helpers ---
 
@@ -836,7 +989,7 @@ class Writer:
                 old, mode = found
                 bom = BOM if old.startswith(BOM) else b""
                 try:
-                    text = old[len(bom):].decode("utf-8")
+                    text = old[len(bom) :].decode("utf-8")
                 except UnicodeDecodeError:
                     return 0, (f"{new_path}: not valid UTF-8; links not updated",)
                 result = rewrite.rewrite_links(text, old_path, new_path, moves, before, after)
@@ -844,10 +997,17 @@ class Writer:
                     had, err = _frontmatter_ok(text)
                     _, err_after = _frontmatter_ok(result.text)
                     if had and err is None and err_after is not None:  # a name that YAML cannot hold unquoted
-                        result = rewrite.rewrite_links(text, old_path, new_path, moves, before, after, frontmatter=False)
-                        result = rewrite.Rewrite(result.text, result.changed,
-                                               (*result.warnings, f"{new_path}: frontmatter links left alone "
-                                                "(the rewrite would break the YAML)"))
+                        result = rewrite.rewrite_links(
+                            text, old_path, new_path, moves, before, after, frontmatter=False
+                        )
+                        result = rewrite.Rewrite(
+                            result.text,
+                            result.changed,
+                            (
+                                *result.warnings,
+                                f"{new_path}: frontmatter links left alone (the rewrite would break the YAML)",
+                            ),
+                        )
                 if not result.changed:
                     return 0, result.warnings
                 try:
@@ -866,8 +1026,9 @@ class Writer:
         except NotADirectoryError:
             raise WriteRefused(f"{rel!r}: a file stands where a folder on the way should be", "not_a_folder") from None
         except FileNotFoundError:
-            raise NotFoundError(f"not found: a folder on the way to {rel!r} was removed meanwhile; "
-                                "list_documents shows what exists") from None
+            raise NotFoundError(
+                f"not found: a folder on the way to {rel!r} was removed meanwhile; list_documents shows what exists"
+            ) from None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise PathError(f"{rel!r} goes through a symlink loop; name it by its real path") from None
@@ -908,11 +1069,15 @@ class Writer:
             if kind == ATTACHMENT and allow_attachment:
                 pass
             elif kind == ATTACHMENT:
-                raise WriteRefused(f"{rel!r} is an attachment; vaultwatch writes only Markdown notes here: use a "
-                                   "path ending in .md", "not_a_note")
+                raise WriteRefused(
+                    f"{rel!r} is an attachment; vaultwatch writes only Markdown notes here: use a path ending in .md",
+                    "not_a_note",
+                )
             else:
-                raise WriteRefused(f"{rel!r} is not a Markdown note: use a path ending in .md (other file types "
-                                   "are not written)", "not_a_note")
+                raise WriteRefused(
+                    f"{rel!r} is not a Markdown note: use a path ending in .md (other file types are not written)",
+                    "not_a_note",
+                )
         with self._loc(rel, follow_last=False) as loc:
             rel = self._spelling(rel, loc.canon.rpartition("/")[0])
         with self._loc(rel) as loc:  # an in-vault symlink note: its target is what is read and written
@@ -940,8 +1105,9 @@ class Writer:
                 return loc, st, FOLDER
             kind = self.vault.config.kind_of(loc.name)
             if kind is None or not (stat_mod.S_ISREG(st.st_mode) or stat_mod.S_ISLNK(st.st_mode)):
-                raise WriteRefused(f"{rel!r} is not a note, an allowlisted attachment or a folder of the vault",
-                                   "not_a_vault_file")
+                raise WriteRefused(
+                    f"{rel!r} is not a note, an allowlisted attachment or a folder of the vault", "not_a_vault_file"
+                )
             return loc, st, kind
         except BaseException:
             loc.close()
@@ -973,8 +1139,11 @@ class Writer:
         with self._loc(TRASH, follow_last=False, allow_hidden=True) as trash:
             st = trash.lstat()
             if st is not None and not stat_mod.S_ISDIR(st.st_mode):
-                raise WriteRefused(f"the vault's {TRASH} is not a plain folder (a symlink or a file); fix it, or "
-                                   "delete permanently with permanent=true and confirm_path", "trash_unusable")
+                raise WriteRefused(
+                    f"the vault's {TRASH} is not a plain folder (a symlink or a file); fix it, or "
+                    "delete permanently with permanent=true and confirm_path",
+                    "trash_unusable",
+                )
             if st is None:
                 try:
                     os.mkdir(TRASH, dir_fd=trash.dir_fd)
@@ -1001,13 +1170,13 @@ class Writer:
     def _encode(self, content: str | bytes, t: _Target, *, check_size: bool = True) -> bytes:
         if isinstance(content, str):
             if t.kind == NOTE and "\x00" in content:
-                raise WriteRefused("content contains NUL characters; a Markdown note is text: remove them",
-                                   "nul_bytes")
+                raise WriteRefused("content contains NUL characters; a Markdown note is text: remove them", "nul_bytes")
             try:
                 data = content.encode("utf-8")
             except UnicodeEncodeError:
-                raise WriteRefused("content is not valid Unicode text (lone surrogates); send UTF-8 text",
-                                   "invalid_text") from None
+                raise WriteRefused(
+                    "content is not valid Unicode text (lone surrogates); send UTF-8 text", "invalid_text"
+                ) from None
         elif isinstance(content, (bytes, bytearray)):
             data = bytes(content)
             if t.kind == NOTE:
@@ -1020,8 +1189,11 @@ class Writer:
         else:
             raise WriteRefused(f"content must be text, got {type(content).__name__}", "invalid_arguments")
         if check_size and len(data) > self.max_bytes:
-            raise WriteRefused(f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
-                               "split it into several notes", "too_large")
+            raise WriteRefused(
+                f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
+                "split it into several notes",
+                "too_large",
+            )
         return data
 
     @staticmethod
@@ -1043,26 +1215,40 @@ class Writer:
             paths.append(t.canon)  # the note is a symlink inside the vault: its target changed too
         return paths
 
-    def _done(self, operation: str, t: _Target, previous: str | None, data: bytes, actor: str, *,
-              created: bool = False, extra: Iterable[str] = (), summary: str = "",
-              warnings: tuple[str, ...] = ()) -> WriteResult:
+    def _done(
+        self,
+        operation: str,
+        t: _Target,
+        previous: str | None,
+        data: bytes,
+        actor: str,
+        *,
+        created: bool = False,
+        extra: Iterable[str] = (),
+        summary: str = "",
+        warnings: tuple[str, ...] = (),
+    ) -> WriteResult:
         paths = [*extra, *self._index_paths(t)]
         self._refresh(paths, actor)
         ignore = self.vault.config.ignore
         if not ignore.empty and ignore.excluded(t.rel):
             warnings = (*warnings, f"{t.rel} matches the vault's ignore rules, so it is not listed or searched")
-        return self._publish(WriteResult(operation, t.rel, etag_of(data), previous, created, True,
-                                         tuple(dict.fromkeys(paths)), summary, warnings), actor)
+        return self._publish(
+            WriteResult(
+                operation, t.rel, etag_of(data), previous, created, True, tuple(dict.fromkeys(paths)), summary, warnings
+            ),
+            actor,
+        )
 
     def _unchanged(self, operation: str, t: _Target, etag: str) -> WriteResult:
         return WriteResult(operation, t.rel, etag, etag, False, False, (), "no change (already as requested)")
 
     def _publish(self, result: WriteResult, actor: str) -> WriteResult:
-        self.vault.bus.publish(WriteApplied(actor, result.operation, result.path, result.changed_paths,
-                                            result.diff_summary, time.time()))
+        self.vault.bus.publish(
+            WriteApplied(actor, result.operation, result.path, result.changed_paths, result.diff_summary, time.time())
+        )
         return result
 
 
 def _count_lines(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-

@@ -17,6 +17,7 @@ link up in a dict instead (273k links, 115k distinct at 100k notes) was a third 
 
 A corrupt or incompatible cache (another schema, another parser) is rebuilt, never fatal.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -46,9 +47,18 @@ MAX_FLUSH_WAIT = 30.0  # seconds a busy vault may keep the cache unwritten
 LINKS_GROWTH = 2
 LINKS_SLACK = 10_000
 _CORE = Path(__file__).resolve().parents[1]
-_PARSER_SOURCES = ("markdown/parse.py", "markdown/mdlex.py", "markdown/fastyaml.py", "markdown/okf.py",
-                   "model.py", "index/scan.py", "index/parsepool.py", "index/entrycache.py",
-                   "index/warmscan.py", "index/sharing.py")
+_PARSER_SOURCES = (
+    "markdown/parse.py",
+    "markdown/mdlex.py",
+    "markdown/fastyaml.py",
+    "markdown/okf.py",
+    "model.py",
+    "index/scan.py",
+    "index/parsepool.py",
+    "index/entrycache.py",
+    "index/warmscan.py",
+    "index/sharing.py",
+)
 _FIELDS = tuple(f.name for f in fields(Entry))
 
 
@@ -121,6 +131,7 @@ def bucket_of(path: str) -> int:
 
 # --- entry <-> marshal tuple -------------------------------------------------------------------
 
+
 def _share(value, memo: dict):
     """Replace equal short strings and tuples by one shared object (marshal then writes refs)."""
     if isinstance(value, str):
@@ -172,10 +183,21 @@ def decode_links(blob: bytes) -> list[Link]:
 def _encode(e: Entry, memo: dict, table: LinkTable) -> tuple:
     links = table.ids(e.links)
     return (
-        e.path, _share(e.kind, memo), e.size_bytes, e.mtime_ns, _share(e.title, memo), e.inode,
+        e.path,
+        _share(e.kind, memo),
+        e.size_bytes,
+        e.mtime_ns,
+        _share(e.title, memo),
+        e.inode,
         _share(e.frontmatter, memo),
-        _share(e.tags, memo), _share(links, memo), e.content_chars, e.frontmatter_error, e.decode_error,
-        _share(e.mime_type, memo), _share(e.okf_status, memo), _share(e.okf_trust, memo),
+        _share(e.tags, memo),
+        _share(links, memo),
+        e.content_chars,
+        e.frontmatter_error,
+        e.decode_error,
+        _share(e.mime_type, memo),
+        _share(e.okf_status, memo),
+        _share(e.okf_trust, memo),
         e.stale_date.toordinal() if e.stale_date is not None else None,
         e.stale_instant.isoformat() if e.stale_instant is not None else None,
         e.anchors,
@@ -191,8 +213,9 @@ def _decode(t: tuple, links: list[Link]) -> Entry:
     return out[t[0]]
 
 
-def decode_rows(rows: list[tuple], racy: int, links: list[Link], out: dict[str, Entry],
-                shared: dict | None = None) -> None:
+def decode_rows(
+    rows: list[tuple], racy: int, links: list[Link], out: dict[str, Entry], shared: dict | None = None
+) -> None:
     """Decode every row whose mtime is safely before `racy` into `out` (by path): one loop.
 
     The warm start's hot path (100k rows): no call per row but make_entry; a note's links are
@@ -210,10 +233,26 @@ def decode_rows(rows: list[tuple], racy: int, links: list[Link], out: dict[str, 
             continue
         ids = t[8]
         sd, si = t[15], t[16]
-        out[t[0]] = make_entry(t[0], t[1], share(t[2], t[2]), t[3], t[4], t[5], t[6], t[7],
-                               tuple([links[i] for i in ids]) if ids else (), share(t[9], t[9]), t[10], t[11], t[12],
-                               t[13], t[14], fromordinal(sd) if sd is not None else None,
-                               fromiso(si) if si is not None else None, t[17])
+        out[t[0]] = make_entry(
+            t[0],
+            t[1],
+            share(t[2], t[2]),
+            t[3],
+            t[4],
+            t[5],
+            t[6],
+            t[7],
+            tuple([links[i] for i in ids]) if ids else (),
+            share(t[9], t[9]),
+            t[10],
+            t[11],
+            t[12],
+            t[13],
+            t[14],
+            fromordinal(sd) if sd is not None else None,
+            fromiso(si) if si is not None else None,
+            t[17],
+        )
 
 
 def encode_bucket(entries: Iterable[Entry], table: LinkTable, written_ns: int | None = None) -> bytes:
@@ -234,6 +273,7 @@ def decode_bucket(blob: bytes) -> tuple[int, list[tuple]]:
 
 
 # --- the store ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class WarmStats:
@@ -268,8 +308,9 @@ class EntryCache:
         inside = str(self.dir.resolve()) + os.sep
         self.disabled: str | None = None
         if inside.startswith(root_real + os.sep):
-            self.disabled = (f"cache folder {self.dir} lies inside the vault; caching is off "
-                             "(set XDG_CACHE_HOME elsewhere)")
+            self.disabled = (
+                f"cache folder {self.dir} lies inside the vault; caching is off (set XDG_CACHE_HOME elsewhere)"
+            )
 
     # connections ---------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -295,8 +336,10 @@ class EntryCache:
                 con.execute("DELETE FROM buckets")
                 con.execute("DELETE FROM links")
                 con.execute("DELETE FROM meta")
-                con.executemany("INSERT INTO meta VALUES (?, ?)", [
-                    ("schema", str(SCHEMA_VERSION)), ("fingerprint", FINGERPRINT), ("root", self.root_real)])
+                con.executemany(
+                    "INSERT INTO meta VALUES (?, ?)",
+                    [("schema", str(SCHEMA_VERSION)), ("fingerprint", FINGERPRINT), ("root", self.root_real)],
+                )
                 con.execute("COMMIT")
                 if had:
                     self._reset_reason = self.VERSION_RESET
@@ -412,8 +455,9 @@ class EntryCache:
                 if table is not None:
                     while groups:  # one bucket's bytes at a time
                         b, es = groups.popitem()
-                        con.execute("INSERT OR REPLACE INTO buckets (id, data) VALUES (?, ?)",
-                                    (b, encode_bucket(es, table)))
+                        con.execute(
+                            "INSERT OR REPLACE INTO buckets (id, data) VALUES (?, ?)", (b, encode_bucket(es, table))
+                        )
                     if table.grew or table.fresh:
                         con.execute("INSERT OR REPLACE INTO links (id, data) VALUES (0, ?)", (table.encode(),))
                     if table.fresh:
@@ -458,8 +502,9 @@ class EntryCache:
             return None
         return LinkTable(raw)
 
-    def flush_soon(self, latest: Callable[[], Iterable[Entry]], report: Callable[[str], None],
-                   delay: float = 1.0) -> None:
+    def flush_soon(
+        self, latest: Callable[[], Iterable[Entry]], report: Callable[[str], None], delay: float = 1.0
+    ) -> None:
         """Flush in a (non-daemon) background thread after `delay`, coalescing bursts of changes.
 
         Non-daemon, so a short-lived process (the CLI) still persists its cache on exit.
@@ -468,8 +513,7 @@ class EntryCache:
             self._latest = latest
             if self._flush_thread is not None and self._flush_thread.is_alive():
                 return
-            t = threading.Thread(target=self._flush_loop, args=(report, delay), name="vaultwatch-cache",
-                                 daemon=False)
+            t = threading.Thread(target=self._flush_loop, args=(report, delay), name="vaultwatch-cache", daemon=False)
             self._flush_thread = t
         t.start()
 

@@ -1,4 +1,5 @@
 """Which vault paths are excluded: `.vaultwatchignore` (gitignore syntax) and Obsidian's excluded files."""
+
 from __future__ import annotations
 
 import json

@@ -3,6 +3,7 @@
 `scan` is the cold load (no entry cache); `parse_pool` and `parse_chunk` are the process pool
 and its unit of work, shared with the entry cache's warm scan (core.index.warmscan).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -76,8 +77,9 @@ def process_context(module: str):
     return ctx
 
 
-def scan(root_real: str, config: ScanConfig, progress: ProgressFn | None = None,
-         workers: int | None = None) -> tuple[list[Entry], list[Skipped]]:
+def scan(
+    root_real: str, config: ScanConfig, progress: ProgressFn | None = None, workers: int | None = None
+) -> tuple[list[Entry], list[Skipped]]:
     """Walk and parse the whole vault. Returns (entries incl. folders, skipped).
 
     Parsing is CPU-bound Python, so large vaults are parsed by a pool of processes (one
@@ -132,8 +134,9 @@ def _scan_here(root_real: str, config: ScanConfig, progress: ProgressFn | None) 
     return entries, skipped
 
 
-def _scan_parallel(root_real: str, config: ScanConfig, progress: ProgressFn | None,
-                   workers: int) -> tuple[list[Entry], list[Skipped]]:
+def _scan_parallel(
+    root_real: str, config: ScanConfig, progress: ProgressFn | None, workers: int
+) -> tuple[list[Entry], list[Skipped]]:
     entries: list[Entry] = []
     skipped: list[Skipped] = []
     walked = iter(walk(root_real, config))

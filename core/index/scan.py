@@ -4,6 +4,7 @@ Hidden (dot-prefixed) names are never indexed at any depth; ignore rules exclude
 Symlinks are followed only when they resolve inside the vault and outside hidden folders.
 Broken links, loops, FIFOs and unreadable files are skipped and counted, never fatal.
 """
+
 from __future__ import annotations
 
 import errno
@@ -40,16 +41,42 @@ _MIME = {
     "odt": "application/vnd.oasis.opendocument.text",
     "ods": "application/vnd.oasis.opendocument.spreadsheet",
     "odp": "application/vnd.oasis.opendocument.presentation",
-    "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
-    "svg": "image/svg+xml", "bmp": "image/bmp", "tiff": "image/tiff",
-    "zip": "application/zip", "tar": "application/x-tar", "gz": "application/gzip",
-    "mp3": "audio/mpeg", "mp4": "video/mp4", "wav": "audio/wav", "ogg": "audio/ogg",
-    "base": "application/yaml", "canvas": "application/json", "avif": "image/avif", "flac": "audio/flac",
-    "m4a": "audio/mp4", "webm": "video/webm", "3gp": "video/3gpp", "mkv": "video/x-matroska",
-    "mov": "video/quicktime", "ogv": "video/ogg",
-    "txt": "text/plain", "csv": "text/csv", "tsv": "text/tab-separated-values", "json": "application/json",
-    "yaml": "application/yaml", "toml": "application/toml", "xml": "application/xml", "html": "text/html",
-    "css": "text/css", "js": "text/javascript", "ts": "text/typescript",
+    "png": "image/png",
+    "jpg": "image/jpeg",
+    "jpeg": "image/jpeg",
+    "gif": "image/gif",
+    "webp": "image/webp",
+    "svg": "image/svg+xml",
+    "bmp": "image/bmp",
+    "tiff": "image/tiff",
+    "zip": "application/zip",
+    "tar": "application/x-tar",
+    "gz": "application/gzip",
+    "mp3": "audio/mpeg",
+    "mp4": "video/mp4",
+    "wav": "audio/wav",
+    "ogg": "audio/ogg",
+    "base": "application/yaml",
+    "canvas": "application/json",
+    "avif": "image/avif",
+    "flac": "audio/flac",
+    "m4a": "audio/mp4",
+    "webm": "video/webm",
+    "3gp": "video/3gpp",
+    "mkv": "video/x-matroska",
+    "mov": "video/quicktime",
+    "ogv": "video/ogg",
+    "txt": "text/plain",
+    "csv": "text/csv",
+    "tsv": "text/tab-separated-values",
+    "json": "application/json",
+    "yaml": "application/yaml",
+    "toml": "application/toml",
+    "xml": "application/xml",
+    "html": "text/html",
+    "css": "text/css",
+    "js": "text/javascript",
+    "ts": "text/typescript",
 }
 _BUILTIN_MIME = mimetypes.MimeTypes()  # Python's own table, without the system files
 
@@ -154,8 +181,9 @@ def walk(root_real: str, config: ScanConfig, start: str = "") -> Iterator[Found]
         try:
             if not fd_is(dfd, dir_real):
                 if dir_rel:
-                    yield Skipped(dir_rel, "changed while being scanned (moved, or a folder on the way replaced "
-                                           "by a link)")
+                    yield Skipped(
+                        dir_rel, "changed while being scanned (moved, or a folder on the way replaced by a link)"
+                    )
                 continue
             it = os.scandir(dfd)
         except OSError as exc:
@@ -169,8 +197,9 @@ def walk(root_real: str, config: ScanConfig, start: str = "") -> Iterator[Found]
         with it:
             prefix = dir_real + os.sep
             try:
-                yield from _listed(it, prefix, dir_rel, no_ignores, kind_of, root_real, config, seen_dirs, stack,
-                                   deferred)
+                yield from _listed(
+                    it, prefix, dir_rel, no_ignores, kind_of, root_real, config, seen_dirs, stack, deferred
+                )
             finally:
                 os.close(dfd)
 
@@ -196,8 +225,18 @@ class _At:
         return self._de.stat(follow_symlinks=follow_symlinks)
 
 
-def _listed(it, prefix: str, dir_rel: str, no_ignores: bool, kind_of, root_real: str, config: ScanConfig,
-            seen_dirs: set[tuple[int, int]], stack: list[tuple[str, str]], deferred: list) -> Iterator[Found]:
+def _listed(
+    it,
+    prefix: str,
+    dir_rel: str,
+    no_ignores: bool,
+    kind_of,
+    root_real: str,
+    config: ScanConfig,
+    seen_dirs: set[tuple[int, int]],
+    stack: list[tuple[str, str]],
+    deferred: list,
+) -> Iterator[Found]:
     """The walk's work for one folder's entries (see walk)."""
     for de in it:
         name = de.name
@@ -206,8 +245,9 @@ def _listed(it, prefix: str, dir_rel: str, no_ignores: bool, kind_of, root_real:
         rel = f"{dir_rel}/{name}" if dir_rel else name
         bad = unaddressable(name, at_root=not dir_rel)
         if bad is not None or len(rel) > MAX_PATH_CHARS:  # listed, it could never be read
-            yield Skipped(displayable(rel),
-                          f"cannot be addressed: {bad or f'path longer than {MAX_PATH_CHARS} characters'}")
+            yield Skipped(
+                displayable(rel), f"cannot be addressed: {bad or f'path longer than {MAX_PATH_CHARS} characters'}"
+            )
             continue
         if de.is_symlink():
             if is_dir(de):
@@ -233,8 +273,11 @@ def _listed(it, prefix: str, dir_rel: str, no_ignores: bool, kind_of, root_real:
 
 def _hard_linked(rel: str, nlink: int) -> Skipped:
     """A note with several names on disk: one may be a file outside the vault, so it is never read."""
-    return Skipped(rel, f"hard-linked ({nlink} names on disk, which may include a file outside the vault); "
-                        "vaultwatch does not read hard-linked files: replace it with a plain copy")
+    return Skipped(
+        rel,
+        f"hard-linked ({nlink} names on disk, which may include a file outside the vault); "
+        "vaultwatch does not read hard-linked files: replace it with a plain copy",
+    )
 
 
 def is_dir(de: os.DirEntry[str]) -> bool:
@@ -245,8 +288,14 @@ def is_dir(de: os.DirEntry[str]) -> bool:
         return False
 
 
-def _take(de: os.DirEntry[str] | _At, rel: str, root_real: str, config: ScanConfig,
-          seen_dirs: set[tuple[int, int]], stack: list[tuple[str, str]]) -> Iterator[Found]:
+def _take(
+    de: os.DirEntry[str] | _At,
+    rel: str,
+    root_real: str,
+    config: ScanConfig,
+    seen_dirs: set[tuple[int, int]],
+    stack: list[tuple[str, str]],
+) -> Iterator[Found]:
     try:
         found = visit(de, rel, root_real, config, seen_dirs)
     except OSError as exc:
@@ -318,15 +367,19 @@ def _read_note(real: str, size: int, check: bool = False) -> bytes:
     fd = os.open(real, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW)
     try:
         if check and not fd_is(fd, real):
-            raise PermissionError(errno.EXDEV, "changed while being scanned (moved, or a folder on the way "
-                                  "replaced by a link)")
+            raise PermissionError(
+                errno.EXDEV, "changed while being scanned (moved, or a folder on the way replaced by a link)"
+            )
         if check:  # the walk's stat was of the name; the file opened since may be another one
             st = os.fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode):
                 raise PermissionError(errno.EXDEV, "changed while being scanned (no longer a regular file)")
             if st.st_nlink > 1:
-                raise PermissionError(errno.EMLINK, f"changed while being scanned (now hard-linked: {st.st_nlink} "
-                                      "names on disk, which may include a file outside the vault)")
+                raise PermissionError(
+                    errno.EMLINK,
+                    f"changed while being scanned (now hard-linked: {st.st_nlink} "
+                    "names on disk, which may include a file outside the vault)",
+                )
         parts = [os.read(fd, size + 1)]  # what stat saw, plus one byte to notice growth
         got = len(parts[0])
         while got > size and got <= MAX_NOTE_BYTES:  # it grew since the stat: read on to the cap
@@ -345,8 +398,15 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
     stem = fact.rel.rsplit("/", 1)[-1]
     if fact.kind == ATTACHMENT:
         mime = mime_type(stem)
-        return make_entry(path=fact.rel, kind=ATTACHMENT, size_bytes=fact.size, mtime_ns=fact.mtime_ns,
-                          title=stem, inode=fact.inode, mime_type=mime)
+        return make_entry(
+            path=fact.rel,
+            kind=ATTACHMENT,
+            size_bytes=fact.size,
+            mtime_ns=fact.mtime_ns,
+            title=stem,
+            inode=fact.inode,
+            mime_type=mime,
+        )
     if fact.size > MAX_NOTE_BYTES:
         return Skipped(fact.rel, f"note larger than {MAX_NOTE_BYTES // (1024 * 1024)} MiB")
     try:
@@ -357,11 +417,23 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
         return Skipped(fact.rel, f"note larger than {MAX_NOTE_BYTES // (1024 * 1024)} MiB")
     facts = parse_note(data, stem[:-3] if stem.lower().endswith(".md") else stem)
     return make_entry(
-        path=fact.rel, kind=NOTE, size_bytes=len(data), mtime_ns=fact.mtime_ns, title=facts.title,
-        inode=fact.inode, frontmatter=facts.frontmatter, tags=facts.tags, links=facts.links,
-        content_chars=facts.content_chars, frontmatter_error=facts.frontmatter_error,
-        decode_error=facts.decode_error, okf_status=facts.okf_status, okf_trust=facts.okf_trust,
-        stale_date=facts.stale_date, stale_instant=facts.stale_instant, anchors=facts.anchors,
+        path=fact.rel,
+        kind=NOTE,
+        size_bytes=len(data),
+        mtime_ns=fact.mtime_ns,
+        title=facts.title,
+        inode=fact.inode,
+        frontmatter=facts.frontmatter,
+        tags=facts.tags,
+        links=facts.links,
+        content_chars=facts.content_chars,
+        frontmatter_error=facts.frontmatter_error,
+        decode_error=facts.decode_error,
+        okf_status=facts.okf_status,
+        okf_trust=facts.okf_trust,
+        stale_date=facts.stale_date,
+        stale_instant=facts.stale_instant,
+        anchors=facts.anchors,
     )
 
 

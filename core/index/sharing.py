@@ -17,6 +17,7 @@ start from the entry cache, which shared values within each of its buckets only.
 Entries are records that every snapshot shares, so their values are read-only already
 (core.model.Entry); sharing changes nothing a reader can see but `is`.
 """
+
 from __future__ import annotations
 
 import sys
@@ -116,8 +117,11 @@ class Sharing:
             if e.links:
                 put(e, "links", tuple([links(link, link) for link in e.links]))
             if e.tags:
-                put(e, "tags", tuples(e.tags, tuple([sys.intern(t) if worth_interning(t, e.title) else t
-                                                      for t in e.tags])))
+                put(
+                    e,
+                    "tags",
+                    tuples(e.tags, tuple([sys.intern(t) if worth_interning(t, e.title) else t for t in e.tags])),
+                )
             if e.frontmatter:
                 self._frontmatter(e.frontmatter, e.title)
             put(e, "size_bytes", ints(e.size_bytes, e.size_bytes))

@@ -3,6 +3,7 @@
 Readers take `index.snapshot` once and work on it; a writer builds the next snapshot
 under a lock and swaps the reference, so no reader ever sees half an update.
 """
+
 from __future__ import annotations
 
 import threading
@@ -137,15 +138,21 @@ class Index:
         """The current generation (an atomic reference read)."""
         return self._snapshot
 
-    def load(self, entries: Iterable[Entry], skipped: Iterable[Skipped] = (), problems: Iterable[str] = (),
-             loaded: bool = True) -> Snapshot:
+    def load(
+        self,
+        entries: Iterable[Entry],
+        skipped: Iterable[Skipped] = (),
+        problems: Iterable[str] = (),
+        loaded: bool = True,
+    ) -> Snapshot:
         """Replace the whole index (start-up or a full rescan)."""
         by_path = {e.path: e for e in entries}
         with self._lock:
             return self._swap(by_path, tuple(skipped), tuple(problems), loaded)
 
-    def apply(self, upserts: Iterable[Entry] = (), removals: Iterable[str] = (),
-              skipped: Iterable[Skipped] = ()) -> Snapshot:
+    def apply(
+        self, upserts: Iterable[Entry] = (), removals: Iterable[str] = (), skipped: Iterable[Skipped] = ()
+    ) -> Snapshot:
         """Add or replace entries, remove paths (a removed folder takes everything under it),
         and record newly skipped files. Returns the new snapshot."""
         upserts = list(upserts)
@@ -178,7 +185,8 @@ class Index:
             snap = self._swap(by_path, tuple(skip.values()), old.problems, old.loaded, paths)
             if snap.is_bundle == old.is_bundle:
                 in_place = paths is old.paths and all(
-                    (o := old.by_path.get(e.path)) is not None and o.kind == e.kind for e in upserts)
+                    (o := old.by_path.get(e.path)) is not None and o.kind == e.kind for e in upserts
+                )
                 _link_origin(snap, old, frozenset(e.path for e in upserts) | removed, in_place)
             return snap
 
@@ -188,8 +196,14 @@ class Index:
             old = self._snapshot
             return self._swap(dict(old.by_path), old.skipped, old.problems, True)
 
-    def _swap(self, by_path: dict[str, Entry], skipped: tuple[Skipped, ...], problems: tuple[str, ...],
-              loaded: bool, paths: tuple[str, ...] | None = None) -> Snapshot:
+    def _swap(
+        self,
+        by_path: dict[str, Entry],
+        skipped: tuple[Skipped, ...],
+        problems: tuple[str, ...],
+        loaded: bool,
+        paths: tuple[str, ...] | None = None,
+    ) -> Snapshot:
         if paths is None:
             paths = tuple(sorted(by_path))
         snap = Snapshot(

@@ -4,6 +4,7 @@ The walk runs in a forked child while this process decodes the entry cache
 (core.index.entrycache); files the cache does not know, or knows at another size, mtime or
 inode, are parsed by the scanner's process pool (core.index.parsepool).
 """
+
 from __future__ import annotations
 
 import marshal
@@ -75,7 +76,7 @@ class _Walker:
                 data = marshal.dumps(_walk_rows(root_real, config), 4)
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(w, view):]
+                    view = view[os.write(w, view) :]
                 code = 0
             finally:
                 os._exit(code)
@@ -111,7 +112,7 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
             out: list[Entry | Skipped] = []
             sharing = Sharing()
             with parsepool.parse_pool(os.cpu_count() or 2) as pool:  # the scanner's own pool policy
-                chunks = [facts[i:i + parsepool.CHUNK] for i in range(0, len(facts), parsepool.CHUNK)]
+                chunks = [facts[i : i + parsepool.CHUNK] for i in range(0, len(facts), parsepool.CHUNK)]
                 for batch in pool.imap_unordered(parsepool.parse_chunk, chunks):
                     sharing.share_all(batch)
                     out.extend(batch)
@@ -130,9 +131,13 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
     return out
 
 
-def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
-              progress: Callable[[int, int], None] | None = None,
-              report: Callable[..., None] | None = None) -> tuple[list[Entry], list[Skipped]]:
+def warm_scan(
+    cache: EntryCache,
+    root_real: str,
+    config: ScanConfig,
+    progress: Callable[[int, int], None] | None = None,
+    report: Callable[..., None] | None = None,
+) -> tuple[list[Entry], list[Skipped]]:
     """Walk the vault and build its entries, reusing cached ones whose stat still matches.
 
     Changed buckets are marked dirty on `cache` (the caller flushes them). When the vault
@@ -163,23 +168,31 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
                 n_files += 1
                 _, rel, real, kind, size, mtime_ns, inode = row
                 e = pop(rel, None)
-                if e is not None and e.mtime_ns == mtime_ns and e.size_bytes == size and e.inode == inode \
-                        and e.kind == kind:
+                if (
+                    e is not None
+                    and e.mtime_ns == mtime_ns
+                    and e.size_bytes == size
+                    and e.inode == inode
+                    and e.kind == kind
+                ):
                     entries.append(e)
                 else:
-                    to_parse.append(FileFact(rel, real or prefix + rel.replace("/", os.sep), kind, size,
-                                             mtime_ns, inode))
+                    to_parse.append(
+                        FileFact(rel, real or prefix + rel.replace("/", os.sep), kind, size, mtime_ns, inode)
+                    )
             elif tag == _DIR:
                 _, rel, mtime_ns, inode, title = row
-                entries.append(Entry(path=rel, kind=FOLDER, size_bytes=0, mtime_ns=mtime_ns, title=title,
-                                     inode=inode))
+                entries.append(Entry(path=rel, kind=FOLDER, size_bytes=0, mtime_ns=mtime_ns, title=title, inode=inode))
             else:
                 skipped.append(Skipped(row[1], row[2]))
         if not entries and not to_parse and n_cached > EMPTY_GUARD:
             cache.hold = True
             if report:
-                report(f"vault {root_real} looks empty or unreadable (unmounted drive?) but the cache knows "
-                       f"{n_cached} entries; serving those and keeping the cache until the vault is back", "error")
+                report(
+                    f"vault {root_real} looks empty or unreadable (unmounted drive?) but the cache knows "
+                    f"{n_cached} entries; serving those and keeping the cache until the vault is back",
+                    "error",
+                )
             entries = list(cached.values())
             cache.last_stats = WarmStats(n_cached, 0, 0, 0, time.perf_counter() - started, reason)
             return entries, skipped
@@ -195,6 +208,5 @@ def warm_scan(cache: EntryCache, root_real: str, config: ScanConfig,
                 entries.append(out)
         if progress is not None:
             progress(n_files, n_files)
-        cache.last_stats = WarmStats(n_cached, reused, len(to_parse), removed, time.perf_counter() - started,
-                                     reason)
+        cache.last_stats = WarmStats(n_cached, reused, len(to_parse), removed, time.perf_counter() - started, reason)
         return entries, skipped

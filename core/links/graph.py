@@ -6,6 +6,7 @@ else the file name case-insensitively, preferring the linking note's folder, the
 shortest path). The graph is built lazily, once per snapshot (`Snapshot.cached`); when only
 note contents changed since the previous graph, the links of unchanged notes are reused.
 """
+
 from __future__ import annotations
 
 import re
@@ -39,8 +40,15 @@ class ResolvedLink:
         """{source, target (as written), kind, heading, alias, resolved (vault path or null),
         missing (null, "file", "heading" or "block")}."""
         link = self.link
-        return {"source": self.source, "target": link.target, "kind": link.kind, "heading": link.heading,
-                "alias": link.alias, "resolved": self.target, "missing": self.missing}
+        return {
+            "source": self.source,
+            "target": link.target,
+            "kind": link.kind,
+            "heading": link.heading,
+            "alias": link.alias,
+            "resolved": self.target,
+            "missing": self.missing,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +68,13 @@ class LinkReport:
 
     def as_json(self) -> dict:
         """{path, outgoing: [...], backlinks: [...], broken: [...], generation} with ResolvedLink.as_json rows."""
-        return {"path": self.path, "outgoing": [r.as_json() for r in self.outgoing],
-                "backlinks": [r.as_json() for r in self.backlinks], "broken": [r.as_json() for r in self.broken],
-                "generation": self.generation}
+        return {
+            "path": self.path,
+            "outgoing": [r.as_json() for r in self.outgoing],
+            "backlinks": [r.as_json() for r in self.backlinks],
+            "broken": [r.as_json() for r in self.broken],
+            "generation": self.generation,
+        }
 
 
 class LinkGraph:
@@ -105,15 +117,20 @@ class LinkGraph:
         targets = self._targets.get(path)
         if targets is None:
             return ()
-        return tuple(ResolvedLink(path, link, t, None if t is not None else "file")
-                     for link, t in zip(self.by_path[path].links, targets, strict=True))
+        return tuple(
+            ResolvedLink(path, link, t, None if t is not None else "file")
+            for link, t in zip(self.by_path[path].links, targets, strict=True)
+        )
 
     def _backlinks(self, path: str) -> tuple[ResolvedLink, ...]:
         """Links in other notes that resolve to `path`, in source order (each source's in note order)."""
         out: list[ResolvedLink] = []
         for src in self._sources.get(path, ()):
-            out.extend(ResolvedLink(src, link, t) for link, t in zip(self.by_path[src].links, self._targets[src], strict=True)
-                       if t == path)
+            out.extend(
+                ResolvedLink(src, link, t)
+                for link, t in zip(self.by_path[src].links, self._targets[src], strict=True)
+                if t == path
+            )
         return tuple(out)
 
     @property
@@ -132,8 +149,10 @@ class LinkGraph:
         out = self._links_of(path)
         if not any(_anchored(r) for r in out):
             return out
-        return tuple(r if not _anchored(r) or (m := self._miss(r)) is None
-                     else ResolvedLink(r.source, r.link, r.target, m) for r in out)
+        return tuple(
+            r if not _anchored(r) or (m := self._miss(r)) is None else ResolvedLink(r.source, r.link, r.target, m)
+            for r in out
+        )
 
     def _miss(self, r: ResolvedLink) -> str | None:
         entry = self.by_path.get(r.target) if r.target is not None else None
@@ -228,8 +247,7 @@ class LinkGraph:
     def report(self, path: str) -> LinkReport:
         """Outgoing links, backlinks and broken links of the note (or attachment) at `path`."""
         out = self.checked(path)
-        return LinkReport(path, out, self._backlinks(path), tuple(r for r in out if r.broken),
-                          self.snapshot.generation)
+        return LinkReport(path, out, self._backlinks(path), tuple(r for r in out if r.broken), self.snapshot.generation)
 
     def orphans(self) -> tuple[str, ...]:
         """Notes no other note links to (no backlinks), in path order."""
@@ -267,7 +285,7 @@ def _slug(text: str) -> str:
 
 
 def anchor_missing(anchors: str, link: Link) -> str | None:
-    """"heading" or "block" when `link`'s #part names no heading or block id among a note's
+    """ "heading" or "block" when `link`'s #part names no heading or block id among a note's
     `anchors` (Entry.anchors), else None. `[[N#A#B]]` names heading B (under A); `#^id` a block."""
     part = link.heading
     if not part:
@@ -330,8 +348,11 @@ def _delta(previous: LinkGraph, snapshot: Snapshot) -> tuple[list, list[str], se
 def graph(snapshot: Snapshot, previous: LinkGraph | None = None) -> LinkGraph:
     """The link graph of `snapshot`, built on first use and memoized on the snapshot; patched
     from `previous`, or else from the graph of the snapshot this one was derived from."""
-    return snapshot.cached(GRAPH_KEY, lambda: LinkGraph(snapshot, previous),
-                           None if previous is not None else lambda old, base, changed: LinkGraph(snapshot, old))
+    return snapshot.cached(
+        GRAPH_KEY,
+        lambda: LinkGraph(snapshot, previous),
+        None if previous is not None else lambda old, base, changed: LinkGraph(snapshot, old),
+    )
 
 
 def unresolved_by_note(snapshot: Snapshot) -> dict[str, tuple[ResolvedLink, ...]]:
@@ -339,6 +360,7 @@ def unresolved_by_note(snapshot: Snapshot) -> dict[str, tuple[ResolvedLink, ...]
     Unresolved: the linked file does not exist (Obsidian's "unresolved links", `missing`
     "file"), or the linked note has no such heading or block id ("heading", "block").
     Memoized per snapshot."""
+
     def build() -> dict[str, tuple[ResolvedLink, ...]]:
         g = graph(snapshot)
         sources = {r.source for r in g.broken} | g.anchor_sources()

@@ -7,6 +7,7 @@ suffix; one written `./x` or `../x` is relative to the linking note's folder, as
 links are (`/` = vault root). A name may hold dots (`[[Release v1.2]]`): the name as written
 is tried first, then with `.md`.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -25,6 +26,7 @@ def names(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
     """Files (notes and attachments) by casefolded name: a bare path for a unique name (most
     are), else a tuple of paths in path order. Exact paths are found through their name too
     (`_exact`): a second table keyed by folded path cost ~15 MB at 100k notes."""
+
     def build() -> dict[str, str | tuple[str, ...]]:
         by_name: dict[str, str | tuple[str, ...]] = {}
         for e in snapshot.entries:
@@ -156,6 +158,7 @@ def file_key(path: str) -> str:
 def by_target_name(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
     """Notes by the link key of each link target they write (sources in path order; a single
     source is a bare path string, as in `names`). Read it through `link_sources`."""
+
     def build() -> dict[str, str | tuple[str, ...]]:
         names: dict[str, list[str]] = {}
         for e in snapshot.entries:

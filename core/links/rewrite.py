@@ -24,6 +24,7 @@ callouts and lists, code spans) and comments are not links and are never touched
 definitions (`[ref]: old.md`) are rewritten like inline Markdown links. Wiki links inside
 frontmatter strings (`up: "[[Plan]]"`) are rewritten too, as Obsidian does for properties.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -131,7 +132,7 @@ def find_links(text: str, frontmatter: bool = True) -> list[Occurrence]:
     body = span.body_start if span is not None else 0
     out: list[Occurrence] = []
     if frontmatter and span is not None:
-        for t in mdlex.wiki_links(text[span.yaml_start:span.yaml_end], span.yaml_start):
+        for t in mdlex.wiki_links(text[span.yaml_start : span.yaml_end], span.yaml_start):
             if t.raw:
                 out.append(Occurrence(t.start, t.end, t.raw, t.target, False, True))
     rest = text[body:] if body else text
@@ -155,8 +156,7 @@ def _encode_like(raw: str, path: str, angle: bool) -> str | None:
     return path
 
 
-def _new_text(occ: Occurrence, how: str, new_path: str, new_source: str, after: LinkIndex,
-              angle: bool) -> str | None:
+def _new_text(occ: Occurrence, how: str, new_path: str, new_source: str, after: LinkIndex, angle: bool) -> str | None:
     """Link text that makes `occ` resolve uniquely to `new_path` from `new_source`, in its old style."""
     keep_md = occ.target.lower().endswith(".md") or not new_path.lower().endswith(".md")
     options: list[str] = []
@@ -188,8 +188,15 @@ class Rewrite:
     warnings: tuple[str, ...]
 
 
-def rewrite_links(text: str, old_source: str, new_source: str, moves: Mapping[str, str],
-                  before: LinkIndex, after: LinkIndex, frontmatter: bool = True) -> Rewrite:
+def rewrite_links(
+    text: str,
+    old_source: str,
+    new_source: str,
+    moves: Mapping[str, str],
+    before: LinkIndex,
+    after: LinkIndex,
+    frontmatter: bool = True,
+) -> Rewrite:
     """Rewrite the links of one note (which lived at `old_source` and now lives at `new_source`)
     so each keeps pointing at the same file after `moves`. With `frontmatter` False, links in
     the frontmatter block are left as they are."""
@@ -200,8 +207,10 @@ def rewrite_links(text: str, old_source: str, new_source: str, moves: Mapping[st
         if len(cands) != 1:
             if len(cands) > 1 and any(c in moves for c in cands):
                 line = text.count("\n", 0, occ.start) + 1
-                warnings.append(f"{new_source}: line {line}: link {occ.raw!r} is ambiguous ({len(cands)} files match: "
-                                f"{', '.join(cands[:4])}); left alone")
+                warnings.append(
+                    f"{new_source}: line {line}: link {occ.raw!r} is ambiguous ({len(cands)} files match: "
+                    f"{', '.join(cands[:4])}); left alone"
+                )
             continue
         target = moves.get(cands[0], cands[0])
         now, how_now = after.resolve(occ.target, new_source, occ.markdown)
@@ -211,8 +220,10 @@ def rewrite_links(text: str, old_source: str, new_source: str, moves: Mapping[st
         new = _new_text(occ, how, target, new_source, after, angle)
         if new is None:
             line = text.count("\n", 0, occ.start) + 1
-            warnings.append(f"{new_source}: line {line}: link {occ.raw!r} could not be rewritten to point at "
-                            f"{target!r} unambiguously; left alone")
+            warnings.append(
+                f"{new_source}: line {line}: link {occ.raw!r} could not be rewritten to point at "
+                f"{target!r} unambiguously; left alone"
+            )
             continue
         if occ.in_frontmatter and any(c in new for c in "\"'\\"):
             warnings.append(f"{new_source}: frontmatter link {occ.raw!r} left alone (the new name needs YAML quoting)")
@@ -284,8 +295,11 @@ def linking_notes(entries: Iterable, path: str, make_index: Callable[[], LinkInd
     `make_index` builds the resolver; it is called only when some link names the file.
     """
     names = _names([path])
-    maybe = [e for e in entries if e.kind == NOTE and e.path != path
-             and any(_link_name(link.target) in names for link in e.links)]
+    maybe = [
+        e
+        for e in entries
+        if e.kind == NOTE and e.path != path and any(_link_name(link.target) in names for link in e.links)
+    ]
     if not maybe:
         return []
     index = make_index()
@@ -313,6 +327,8 @@ def link_markers(data: bytes) -> int:
 
 def too_many_links(path: str, n: int) -> str:
     """The refusal of a rename that would rewrite a note with `n` link markers."""
-    return (f"{path} holds about {n:,} links, over the {MAX_REWRITE_LINKS:,} that one rename rewrites in a "
-            "note; nothing was moved: rename with update_links=false (links are then left as they are), or "
-            "split the note first")
+    return (
+        f"{path} holds about {n:,} links, over the {MAX_REWRITE_LINKS:,} that one rename rewrites in a "
+        "note; nothing was moved: rename with update_links=false (links are then left as they are), or "
+        "split the note first"
+    )

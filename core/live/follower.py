@@ -6,6 +6,7 @@ paths in `_queue` (a dict used as an ordered set) under `_cond` and wakes the th
 subclass runs in `_run` and which drains `_queue` under the same condition. `stop` is safe to call
 more than once and from any thread.
 """
+
 from __future__ import annotations
 
 import threading

@@ -8,6 +8,7 @@ arrives and `release`s it once the screen shows the answer; the MCP layer `wait_
 before each tool call. A hold expires on its own, and a call waits at most `max_wait`
 however often the person types: agents are slowed while a person acts, never stopped.
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -31,6 +31,7 @@ apply loop, barrier (`wait_settled`) and overflow accounting share one queue, on
 and one cycle counter; the barrier's guarantee is a statement about both loops at once, so
 splitting them would put that shared state behind an interface no one else uses.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -112,8 +113,9 @@ def stat_many(root_real: str, rels: Iterable[str], config: ScanConfig) -> dict[s
                         out[rel] = Skipped(displayable(rel), f"cannot be addressed: {bad or 'path too long'}")
                         continue
                     if de.is_symlink() and is_dir(de) and listed_elsewhere(de.path, root_real, config):
-                        out[rel] = Skipped(rel, "symlinked folder already listed at its real path (a loop or a "
-                                                "duplicate)")
+                        out[rel] = Skipped(
+                            rel, "symlinked folder already listed at its real path (a loop or a duplicate)"
+                        )
                         continue
                     try:
                         found = visit(de, rel, root_real, config, set())
@@ -204,8 +206,10 @@ class LiveIndex:
         asked = time.monotonic()
         settle = (SETTLE_MS + (POLL_DELAY_MS if self.polling else 0)) / 1000
         with self._cond:
-            while not (self.root_missing or (self.watching.is_set() and self._cycle_at >= asked + settle
-                                              and not self.recheck_due)):
+            while not (
+                self.root_missing
+                or (self.watching.is_set() and self._cycle_at >= asked + settle and not self.recheck_due)
+            ):
                 left = deadline - time.monotonic()
                 if left <= 0 or self._stop.is_set():
                     return False
@@ -266,8 +270,10 @@ class LiveIndex:
         paths, why, _ = suspects
         if paths:
             self.missed += len(paths)
-            self._report(f"file watcher missed {len(paths):,} change(s) because {why}; re-checked the whole vault "
-                         "and indexed them")
+            self._report(
+                f"file watcher missed {len(paths):,} change(s) because {why}; re-checked the whole vault "
+                "and indexed them"
+            )
 
     def _cycle_done(self) -> None:
         with self._cond:
@@ -290,8 +296,11 @@ class LiveIndex:
                         self.root_missing = True
                         self._cond.notify_all()  # waiters stop waiting for a folder that is gone
                     self.watching.clear()
-                    self._report(f"vault folder {root} was deleted or unmounted; keeping the index as it was "
-                                 "and waiting for the folder to come back", "error")
+                    self._report(
+                        f"vault folder {root} was deleted or unmounted; keeping the index as it was "
+                        "and waiting for the folder to come back",
+                        "error",
+                    )
                 self._stop.wait(0.25)
                 continue
             if self.root_missing:
@@ -304,10 +313,18 @@ class LiveIndex:
             in_burst = False  # a burst re-check was queued: the rest of that burst waits for its end
             try:
                 for changes in watchfiles.watch(
-                        root, watch_filter=None, debounce=self.debounce_ms, step=self.step_ms,
-                        stop_event=self._stop, rust_timeout=TICK_MS, yield_on_timeout=True,
-                        raise_interrupt=False, ignore_permission_denied=True, force_polling=polling,
-                        poll_delay_ms=POLL_DELAY_MS):
+                    root,
+                    watch_filter=None,
+                    debounce=self.debounce_ms,
+                    step=self.step_ms,
+                    stop_event=self._stop,
+                    rust_timeout=TICK_MS,
+                    yield_on_timeout=True,
+                    raise_interrupt=False,
+                    ignore_permission_denied=True,
+                    force_polling=polling,
+                    poll_delay_ms=POLL_DELAY_MS,
+                ):
                     failures = 0
                     if not self.watching.is_set():  # the first yield: the OS watches are in place
                         self.watching.set()
@@ -317,16 +334,21 @@ class LiveIndex:
                         self.rescan()
                     now = _wall()
                     if last_wake is not None and now - last_wake > STALL_S and recheck is None and not polling:
-                        recheck = (f"vaultwatch was stalled for {now - last_wake:.1f} s (stopped, suspended or "
-                                   "overloaded), long enough for the operating system's queue of file events "
-                                   f"({QUEUE_LIMIT:,} at most) to overflow", time.monotonic())
+                        recheck = (
+                            f"vaultwatch was stalled for {now - last_wake:.1f} s (stopped, suspended or "
+                            "overloaded), long enough for the operating system's queue of file events "
+                            f"({QUEUE_LIMIT:,} at most) to overflow",
+                            time.monotonic(),
+                        )
                         self._due()
                     last_wake = now
                     if len(changes) >= BURST_RECHECK and recheck is None and not polling:
                         # the first check comes at most 1 s into a burst, then one more once it is over
-                        recheck = (f"a burst of {len(changes):,} file changes at once may have overflowed the "
-                                   f"operating system's queue of file events ({QUEUE_LIMIT:,} at most)",
-                                   float("inf") if in_burst else time.monotonic())
+                        recheck = (
+                            f"a burst of {len(changes):,} file changes at once may have overflowed the "
+                            f"operating system's queue of file events ({QUEUE_LIMIT:,} at most)",
+                            float("inf") if in_burst else time.monotonic(),
+                        )
                         self._due()
                     root_event = False
                     if changes:
@@ -338,7 +360,7 @@ class LiveIndex:
                                 continue
                             if not path.startswith(prefix):
                                 continue
-                            rel = path[len(prefix):].replace(os.sep, "/")
+                            rel = path[len(prefix) :].replace(os.sep, "/")
                             if rel in RULE_FILES:
                                 rescan = True
                             elif not is_hidden(rel):
@@ -409,8 +431,11 @@ class LiveIndex:
                     if whys:
                         with self._cond:  # a second re-check adds to the first one's suspects
                             old = self._suspects
-                            self._suspects = ((old[0] | changed, old[1], time.monotonic()) if old is not None
-                                              else (changed, whys[0], time.monotonic()))
+                            self._suspects = (
+                                (old[0] | changed, old[1], time.monotonic())
+                                if old is not None
+                                else (changed, whys[0], time.monotonic())
+                            )
                 elif rels:
                     self.apply_paths(rels)
             except Exception as exc:  # reported; the next event or rescan repairs the index
@@ -458,8 +483,11 @@ class LiveIndex:
             if len(removed) > EMPTY_GUARD and len(removed) >= len(snap.paths) and not _visible_names(root):
                 if not self.holding:
                     self.holding = True
-                    self._report(f"vault {root} suddenly looks empty ({len(removed)} entries gone at once); "
-                                 "keeping the index and the cache until files reappear", "error")
+                    self._report(
+                        f"vault {root} suddenly looks empty ({len(removed)} entries gone at once); "
+                        "keeping the index and the cache until files reappear",
+                        "error",
+                    )
                 return
             self._reuse_moved(found, snap, removed)
             vault.apply_found(found, "disk")
@@ -519,7 +547,11 @@ class LiveIndex:
                 old = snap.get(rel)
                 if isinstance(f, FileFact):
                     if old is None or (old.kind, old.size_bytes, old.mtime_ns, old.inode) != (
-                            f.kind, f.size, f.mtime_ns, f.inode):
+                        f.kind,
+                        f.size,
+                        f.mtime_ns,
+                        f.inode,
+                    ):
                         found[rel] = f
                 elif isinstance(f, Skipped):
                     if skipped_before.get(rel) != f.reason or old is not None:
@@ -530,8 +562,10 @@ class LiveIndex:
             if not seen and len(gone) > EMPTY_GUARD:
                 if not self.holding:
                     self.holding = True
-                    self._report(f"vault {root} looks empty or unreadable; keeping the index and the cache "
-                                 "until files reappear", "error")
+                    self._report(
+                        f"vault {root} looks empty or unreadable; keeping the index and the cache until files reappear",
+                        "error",
+                    )
                 return set()
             for p in gone:
                 found[p] = None

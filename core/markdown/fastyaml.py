@@ -19,6 +19,7 @@ and SafeConstructor of ``yaml.CSafeLoader``, read at import), so ``yes``, ``0x1F
 tabs, CRs, anchors, aliases, tags, block scalars, multi-line scalars, nested mappings, flow
 mappings, document markers, directives and unusual characters all fall back.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -38,15 +39,12 @@ _WILDCARD = tuple(_RESOLVERS.get(None, ()))
 _STR_TAG = "tag:yaml.org,2002:str"
 # Tags SafeConstructor can build from a plain scalar; any other match (merge ``<<``,
 # value ``=``, yaml ``!``/``&``/``*``) is left to libyaml.
-_SCALAR_TAGS = frozenset("tag:yaml.org,2002:" + t
-                         for t in ("null", "bool", "int", "float", "timestamp"))
+_SCALAR_TAGS = frozenset("tag:yaml.org,2002:" + t for t in ("null", "bool", "int", "float", "timestamp"))
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _CTORS = {tag: _LOADER.yaml_constructors[tag] for tag in _SCALAR_TAGS}
 
 # Anything libyaml would treat as a line break, a BOM, or reject as non-printable.
-_BAD_CHAR = re.compile(
-    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
+_BAD_CHAR = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 # One row per "\n"-terminated line: (indent, "- " dash, key of ``key:``/``key: v``, rest).
 _LINE = re.compile(
     r"( *)(-(?: +|(?=\n)))?(?:([A-Za-z0-9_](?:[A-Za-z0-9_.-]| (?=[A-Za-z0-9_.-])){0,127}):(?: +|(?=\n)))?([^\n]*)\n"

@@ -23,6 +23,7 @@ enclose other spans; a span never crosses its line (a comment over three lines i
 without lexing all of it. Lines of the prefix read as in the whole note, except where a
 construct opened in the prefix closes after it (an unclosed code span there stays text).
 """
+
 from __future__ import annotations
 
 import re
@@ -120,8 +121,13 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         spans.append((a, z, Span("code" if body[a] == "`" else "comment", a, z)))
     for t in mdlex.links(scan):
         if t.target or t.heading:
-            spans.append((_link_start(scan, t), _link_end(scan, t), Span(
-                t.kind, 0, 0, Link(t.target, t.kind, t.heading, t.alias))))
+            spans.append(
+                (
+                    _link_start(scan, t),
+                    _link_end(scan, t),
+                    Span(t.kind, 0, 0, Link(t.target, t.kind, t.heading, t.alias)),
+                )
+            )
     yield None
     for a, z, tag in mdlex.tag_spans(scan):
         spans.append((a, z, Span("tag", a, z, None, tag)))
@@ -147,7 +153,7 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         first = lines[i]
         inner = _QUOTES.sub("", first, count=1) if ">" in first[:64] else first
         lm = _LIST.match(inner)
-        inner = inner[lm.end():] if lm else inner
+        inner = inner[lm.end() :] if lm else inner
         stripped = inner.strip()
         if stripped[:3] in ("```", "~~~"):
             ch = stripped[0]
@@ -197,9 +203,14 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         if kind is None:
             if not line.strip():
                 kind = "blank"
-            elif "|" in content and n + 1 < len(lines) and kinds[n + 1] is None \
-                    and _TABLE_RULE.match(lines[n + 1]) and "|" in lines[n + 1] + content.strip("|") \
-                    and _cell_count(content) == _cell_count(lines[n + 1]):
+            elif (
+                "|" in content
+                and n + 1 < len(lines)
+                and kinds[n + 1] is None
+                and _TABLE_RULE.match(lines[n + 1])
+                and "|" in lines[n + 1] + content.strip("|")
+                and _cell_count(content) == _cell_count(lines[n + 1])
+            ):
                 kind = "table_head"
                 kinds[n + 1] = "table_rule"
                 k = n + 2
@@ -235,8 +246,9 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
             if kind in ("code", "fence") and sp.kind not in ("comment",):
                 continue
             line_spans.append(sp._replace(start=max(a, ls) - ls, end=min(z, le) - ls))
-        if kind not in ("code", "fence", "comment", "frontmatter") and ("*" in line or "_" in line
-                                                                         or "~~" in line or "==" in line):
+        if kind not in ("code", "fence", "comment", "frontmatter") and (
+            "*" in line or "_" in line or "~~" in line or "==" in line
+        ):
             masked_line = scan[ls:le]
             for m in _EMPHASIS.finditer(masked_line):
                 line_spans.append(Span(m.lastgroup or "bold", m.start(), m.end()))
@@ -249,7 +261,7 @@ def _cell_count(row: str) -> int:
     """Cells of a table row (GFM: a header row with another number of cells than the
     delimiter row is no table): unescaped pipes, outer pipes optional."""
     quotes = _QUOTES.match(row)
-    row = row[quotes.end():].strip() if quotes else row.strip()
+    row = row[quotes.end() :].strip() if quotes else row.strip()
     if row.startswith("|"):
         row = row[1:]
     if row.endswith("|") and not row.endswith("\\|"):

@@ -49,6 +49,7 @@ headings, block ids) share the same regular expressions, the same hidden ranges 
 offset conventions; split apart, each half would carry the other's rules again, which is how
 the index and the rewriter came to disagree before this module existed.
 """
+
 from __future__ import annotations
 
 import re
@@ -65,8 +66,10 @@ _MDLINK = re.compile(
     r"(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()<>]*\)[^\s()<>]*)*)"
     r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"
 )
-_REFDEF_LINE = (r" {0,3}\[((?:[^\[\]\n\\]|\\.)+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)"
-                r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\r?(?=\n|$)")
+_REFDEF_LINE = (
+    r" {0,3}\[((?:[^\[\]\n\\]|\\.)+)\]:[ \t]*(<[^<>\n]*>|[^\s<>]+)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\r?(?=\n|$)"
+)
 _REFDEF = re.compile(r"\n" + _REFDEF_LINE)  # from a line break: a MULTILINE ^ tries every offset
 _REFDEF_FIRST = re.compile(_REFDEF_LINE)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -89,13 +92,16 @@ _QUOTE = re.compile(r"(?: {0,3}>[ \t]?)+")
 _NOT_PLAIN = frozenset(" \t\r>`~-*+0123456789<") | {""}
 _BACKTICKS = re.compile(r"``*")  # not `+: the engine finds a literal first character fast, `+ it walks
 _INDENTED = re.compile(r"\n(?:    |\t)")
-_HTML_TAGS = ("address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
-              "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|"
-              "header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|"
-              "param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul")
+_HTML_TAGS = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+    "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|"
+    "header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|"
+    "param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
+)
 # CommonMark HTML block starts: type 1 (group 1, to its closing tag) and type 6 (to a blank line)
-_HTML_BLOCK = re.compile(r"<(?:(pre|script|style|textarea)(?=[\s>]|$)|/?(?:" + _HTML_TAGS + r")(?=[\s>]|/>|$))",
-                         re.IGNORECASE)
+_HTML_BLOCK = re.compile(
+    r"<(?:(pre|script|style|textarea)(?=[\s>]|$)|/?(?:" + _HTML_TAGS + r")(?=[\s>]|/>|$))", re.IGNORECASE
+)
 _HTML_LINE = re.compile(r"(?:^|\n)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?<[A-Za-z/]")
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 
@@ -145,9 +151,14 @@ def _needs_lines(body: str, html: bool = False) -> bool:
 
     Single characters first: `"x" in s` is a fast scan, a multi-character `in` on a non-ASCII
     note costs about a microsecond a KB each."""
-    return (("`" in body and "```" in body) or ("~" in body and "~~~" in body) or "\t" in body
-            or _INDENTED.search(body) is not None or body.startswith("    ")
-            or (html and "<" in body and _HTML_LINE.search(body) is not None))
+    return (
+        ("`" in body and "```" in body)
+        or ("~" in body and "~~~" in body)
+        or "\t" in body
+        or _INDENTED.search(body) is not None
+        or body.startswith("    ")
+        or (html and "<" in body and _HTML_LINE.search(body) is not None)
+    )
 
 
 def _block_ranges(body: str, html: bool = False) -> list[tuple[int, int]]:
@@ -218,8 +229,13 @@ def _block_ranges(body: str, html: bool = False) -> list[tuple[int, int]]:
                 fence_char = ""
             else:
                 ind = _indent(inner)
-                if (ind - fence_indent < 4 and stripped and stripped[0] == fence_char
-                        and len(stripped) >= fence_len and stripped.count(fence_char) == len(stripped)):
+                if (
+                    ind - fence_indent < 4
+                    and stripped
+                    and stripped[0] == fence_char
+                    and len(stripped) >= fence_len
+                    and stripped.count(fence_char) == len(stripped)
+                ):
                     ranges.append((fence_start, min(pos, len(body))))
                     fence_char = ""
                     prev_blank, prev_para = False, False
@@ -248,7 +264,7 @@ def _block_ranges(body: str, html: bool = False) -> list[tuple[int, int]]:
         lm = _LIST.match(content) if ind < list_indent + 4 else None
         if lm is not None and not (content[0] in "-*" and content.replace(" ", "").replace("\t", "") == content[0] * 3):
             list_indent = ind + lm.end() if lm.end() < len(content) else ind + 2
-            content = content[lm.end():]
+            content = content[lm.end() :]
             ind = list_indent
         if content[:1] in ("`", "~") and ind < list_indent + 4:
             fm = _FENCE.match(content)
@@ -410,7 +426,7 @@ def wiki_parts(inner: str) -> tuple[int, int, str | None, str | None]:
         part_end = cut - 1
     bar = rest.find("|")
     if bar >= 0:
-        alias = rest[bar + 1:].strip() or None
+        alias = rest[bar + 1 :].strip() or None
         head_part = rest[:bar]
     else:
         head_part = rest
@@ -458,8 +474,18 @@ def _dest(href: str, at: int, base: int, embed: bool, reference: bool) -> LinkTo
         return None
     target = unquote(path) if "%" in path else path
     heading = (unquote(fragment) if "%" in fragment else fragment) or None
-    return LinkTok("embed" if embed else "markdown", target.strip(), heading, None, base + at,
-                   base + at + len(path), path, True, angle, reference)
+    return LinkTok(
+        "embed" if embed else "markdown",
+        target.strip(),
+        heading,
+        None,
+        base + at,
+        base + at + len(path),
+        path,
+        True,
+        angle,
+        reference,
+    )
 
 
 def links(scan: str, base: int = 0, limit: int = MAX_LINKS) -> list[LinkTok]:
@@ -533,7 +559,7 @@ def headings(scan: str, base: int = 0, body: str | None = None) -> list[Heading]
     src = scan if body is None else body
     if "#" in scan:
         for m in _atx(scan):
-            text = (m.group(2) or "") if src is scan else src[m.end(1):m.end()].strip()
+            text = (m.group(2) or "") if src is scan else src[m.end(1) : m.end()].strip()
             if text.endswith("#"):
                 text = _CLOSING_HASHES.sub("", text).strip()
             at = m.start() + 1 if scan[m.start()] == "\n" else m.start()
@@ -551,7 +577,7 @@ def heading_texts(scan: str, body: str | None = None) -> list[str]:
     src = scan if body is None else body
     if "#" in scan:
         for m in _atx(scan):
-            text = (m.group(2) or "") if src is scan else src[m.end(1):m.end()].strip()
+            text = (m.group(2) or "") if src is scan else src[m.end(1) : m.end()].strip()
             if text:
                 if text.endswith("#"):
                     text = _CLOSING_HASHES.sub("", text).strip()
@@ -610,7 +636,7 @@ def _setext(scan: str, base: int, src: str) -> list[Heading]:
 
 
 def _para_line(line: str) -> str:
-    """"" for a (masked, non-blank) line that can be paragraph text, else why not: "lazy" for a
+    """ "" for a (masked, non-blank) line that can be paragraph text, else why not: "lazy" for a
     list item, quote or table row (whose paragraph the next lines continue), "block" otherwise."""
     if _indent(line) >= 4:
         return "block"
@@ -627,7 +653,6 @@ def block_ids(scan: str) -> list[str]:
     if "^" not in scan:
         return []
     return [m.group(1) for m in _BLOCK_ID.finditer(scan)]
-
 
 
 def tag_spans(scan: str) -> list[tuple[int, int, str]]:

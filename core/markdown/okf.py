@@ -3,6 +3,7 @@
 A vault is an OKF bundle when its root `index.md` frontmatter declares `okf_version`.
 The derivations take raw YAML values (before JSON conversion), so dates keep their type.
 """
+
 from __future__ import annotations
 
 import datetime as dt

@@ -3,6 +3,7 @@
 Never raises on bad content: malformed YAML, non-UTF-8 bytes, YAML bombs and odd types
 become a `frontmatter_error` message or a `decode_error` flag on an otherwise indexed note.
 """
+
 from __future__ import annotations
 
 import base64
@@ -29,7 +30,6 @@ MAX_TAGS = 1_000
 # data, not a note, and scanning it whole cost a 50 MB note ~0.5 GB of transient memory.
 MAX_SCAN_CHARS = 4_000_000
 _YAML = frontmatter.YAMLHandler()  # python-frontmatter picks libyaml's CSafeLoader when present
-
 
 
 class NoteFacts(NamedTuple):
@@ -73,8 +73,12 @@ def _flat(value: dict) -> dict | None:
                 return None
             cls = v.__class__
             if cls is list:
-                out[k] = [{kk: _scalar(vv) for kk, vv in x.items() if kk.__class__ is str} if x.__class__ is dict
-                          and all(kk.__class__ is str for kk in x) else _scalar(x) for x in v]
+                out[k] = [
+                    {kk: _scalar(vv) for kk, vv in x.items() if kk.__class__ is str}
+                    if x.__class__ is dict and all(kk.__class__ is str for kk in x)
+                    else _scalar(x)
+                    for x in v
+                ]
             else:
                 out[k] = _scalar(v)
         return out

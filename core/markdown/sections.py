@@ -14,6 +14,7 @@ its child headings). Section edits (`edit_section`) work on the own content only
 headings and everything under them are never touched, so appending to `## Tasks` lands
 under `## Tasks` and not under its last child `### Done`. To edit a child, name the child.
 """
+
 from __future__ import annotations
 
 import re
@@ -162,7 +163,7 @@ def headings(text: str) -> tuple[Heading, ...]:
         counted = start
         own_end = found[i + 1][2] if i + 1 < len(found) else len(text)
         end = len(text)
-        for later in found[i + 1:]:
+        for later in found[i + 1 :]:
             if later[0] <= level:
                 end = later[2]
                 break
@@ -204,7 +205,9 @@ def find_heading(text: str, spec: str) -> Heading:
             raise SectionError(
                 f"ambiguous heading: {spec!r} matches {len(matches)} headings ({listed}); name one by its "
                 "parent as 'Parent#Heading' or with its level as '### Heading'",
-                "ambiguous_heading", tuple(h.describe() for h in matches))
+                "ambiguous_heading",
+                tuple(h.describe() for h in matches),
+            )
         return None
 
     for same in (lambda a, b: a == b, lambda a, b: _fold(a) == _fold(b)):
@@ -217,9 +220,12 @@ def find_heading(text: str, spec: str) -> Heading:
             if hit is not None:
                 return hit
     available = "; ".join(h.describe() for h in all_h[:30]) or "the note has no headings"
-    raise SectionError(f"heading not found: {spec!r} is not a heading of this note ({available}); "
-                       "use one of these, or edit the note with old_text/new_text instead",
-                       "heading_not_found", tuple(h.describe() for h in all_h[:30]))
+    raise SectionError(
+        f"heading not found: {spec!r} is not a heading of this note ({available}); "
+        "use one of these, or edit the note with old_text/new_text instead",
+        "heading_not_found",
+        tuple(h.describe() for h in all_h[:30]),
+    )
 
 
 def _has_chain(h: Heading, parts: list[str], same) -> bool:
@@ -251,13 +257,13 @@ def edit_section(text: str, spec: str, mode: str, new_text: str) -> tuple[str, H
     if mode not in MODES:
         raise SectionError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}", "invalid_mode")
     h = find_heading(text, spec)
-    heading_line = text[h.start:h.body_start]
+    heading_line = text[h.start : h.body_start]
     nl = "\r\n" if heading_line.endswith("\r\n") else ("\n" if heading_line.endswith("\n") else newline_of(text))
     block = _as_lines(new_text, nl)
-    head = text[:h.body_start]
+    head = text[: h.body_start]
     if not heading_line.endswith("\n"):  # heading is the last line and has no break
         head += nl
-    content = text[h.body_start:h.own_end]
+    content = text[h.body_start : h.own_end]
     rows = [line for _, line in lines_with_offsets(content)]
     lead = 0
     while lead < len(rows) and rows[lead].strip() == "":
@@ -278,4 +284,4 @@ def edit_section(text: str, spec: str, mode: str, new_text: str) -> tuple[str, H
         middle = leading + block + core + trailing
     if middle and not middle.endswith("\n") and h.own_end < len(text):
         middle += nl
-    return head + middle + text[h.own_end:], h
+    return head + middle + text[h.own_end :], h

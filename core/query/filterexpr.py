@@ -21,6 +21,7 @@ explain an empty answer: a key no note has ("did you mean `status`?"), a value t
 from the notes' only in case, a folder that does not exist. `complete(text, snapshot)` offers
 the rest of the last word: a key, a value of that key, a tag or a folder.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -71,7 +72,7 @@ def _read_quoted(text: str, i: int) -> tuple[str, int]:
     close = text.find('"', i + 1)
     if close < 0:
         raise FilterError('unterminated quote: close it with another "', i, len(text), incomplete=True)
-    return text[i + 1:close], close + 1
+    return text[i + 1 : close], close + 1
 
 
 def _read_bare(text: str, i: int) -> tuple[str, int]:
@@ -107,15 +108,17 @@ def tokenize(text: str, *, search: bool = False) -> tuple[FilterTerm, ...]:
         key = text[i:j]
         if j < n and text[j] == ":":
             if not key:
-                raise FilterError("a term starts with ':' but has no key: write key:value, e.g. status:draft",
-                                  start, j + 1)
+                raise FilterError(
+                    "a term starts with ':' but has no key: write key:value, e.g. status:draft", start, j + 1
+                )
             if j + 1 < n and text[j + 1] == '"':
                 value, i = _read_quoted(text, j + 1)
             else:
                 value, i = _read_bare(text, j + 1)
             if not value.strip():
-                raise FilterError(f"{key}: has no value: write {key}:VALUE, e.g. status:deprecated", start, i,
-                                  incomplete=i >= n)
+                raise FilterError(
+                    f"{key}: has no value: write {key}:VALUE, e.g. status:deprecated", start, i, incomplete=i >= n
+                )
             terms.append(FilterTerm(key, value.strip(), negated, start, i))
             continue
         if j < n and text[j] == '"':
@@ -127,10 +130,15 @@ def tokenize(text: str, *, search: bool = False) -> tuple[FilterTerm, ...]:
             terms.append(FilterTerm(None, word, True, start, i))
         elif negated:  # at the end of the text it may be the start of a -key:value being typed
             if not word:
-                raise FilterError("a lone '-' excludes nothing: write -key:value, e.g. -status:draft", start, i,
-                                  incomplete=i >= n)
-            raise FilterError(f"-{word} cannot exclude free text: use -key:value, or quote it to search "
-                              f'for it: "-{word}"', start, i, incomplete=i >= n)
+                raise FilterError(
+                    "a lone '-' excludes nothing: write -key:value, e.g. -status:draft", start, i, incomplete=i >= n
+                )
+            raise FilterError(
+                f'-{word} cannot exclude free text: use -key:value, or quote it to search for it: "-{word}"',
+                start,
+                i,
+                incomplete=i >= n,
+            )
         else:
             terms.append(FilterTerm(None, word, False, start, i))
     return tuple(terms)
@@ -147,7 +155,7 @@ def _path_glob(value: str, folders: dict[str, str] | None = None) -> str:
         if base and base not in folders.values():
             real = folders.get(base.casefold())
             if real is not None:
-                glob = real + glob[len(base):]
+                glob = real + glob[len(base) :]
     return glob
 
 
@@ -160,8 +168,9 @@ def _field(term: FilterTerm) -> tuple[str, str]:
     if key == "trust_tier":
         value = TRUST_SHORT.get(value, value)
         if value not in okf.TRUST_TIERS:
-            raise FilterError(f"trust:{term.value} is not a tier: use one of {', '.join(okf.TRUST_TIERS)}",
-                              term.start, term.end)
+            raise FilterError(
+                f"trust:{term.value} is not a tier: use one of {', '.join(okf.TRUST_TIERS)}", term.start, term.end
+            )
     if key == "tags":
         value = value.lstrip("#")
     return key, value
@@ -188,13 +197,17 @@ def to_query(terms: tuple[FilterTerm, ...], folders: dict[str, str] | None = Non
                 excluded.append(_path_glob(term.value, folders))
                 continue
             if pattern is not None:
-                raise FilterError("only one path: term is allowed: combine them into one glob", term.start,
-                                  term.end)
+                raise FilterError("only one path: term is allowed: combine them into one glob", term.start, term.end)
             pattern = _path_glob(term.value, folders)
         else:
             (exclude if term.negated else filters).append(_field(term))
-    return Query(pattern=pattern, exclude_patterns=tuple(dict.fromkeys(excluded)), filters=tuple(filters),
-                 exclude=tuple(exclude), words=tuple(words))
+    return Query(
+        pattern=pattern,
+        exclude_patterns=tuple(dict.fromkeys(excluded)),
+        filters=tuple(filters),
+        exclude=tuple(exclude),
+        words=tuple(words),
+    )
 
 
 def merge(base: Query, extra: Query) -> Query:
@@ -209,8 +222,8 @@ def merge(base: Query, extra: Query) -> Query:
     return replace(
         base,
         pattern=base.pattern or extra.pattern,
-        exclude_patterns=base.exclude_patterns + tuple(p for p in extra.exclude_patterns
-                                                       if p not in base.exclude_patterns),
+        exclude_patterns=base.exclude_patterns
+        + tuple(p for p in extra.exclude_patterns if p not in base.exclude_patterns),
         filters=base.filters + tuple(f for f in extra.filters if f not in base.filters),
         exclude=base.exclude + tuple(f for f in extra.exclude if f not in base.exclude),
         text=base.text or extra.text,
@@ -220,6 +233,7 @@ def merge(base: Query, extra: Query) -> Query:
 
 
 # --- the filter bar's keystroke: what is applied, and what explains an empty answer ---------------
+
 
 @dataclass(frozen=True, slots=True)
 class Hint:
@@ -268,29 +282,36 @@ def analyse(text: str, snapshot: Snapshot | None = None, *, search: bool = False
     folders = folder_names(snapshot) if snapshot is not None and any(t.key == "path" for t in terms) else None
     if not search:
         return Analysis(to_query(terms, folders), applied, terms, pending)
-    words = " ".join(("-" if t.negated else "") + (f'"{t.value}"' if any(c.isspace() for c in t.value) else t.value)
-                     for t in terms if t.key is None)
+    words = " ".join(
+        ("-" if t.negated else "") + (f'"{t.value}"' if any(c.isspace() for c in t.value) else t.value)
+        for t in terms
+        if t.key is None
+    )
     return Analysis(to_query(tuple(t for t in terms if t.key is not None), folders), applied, terms, pending, words)
 
 
 def folder_names(snapshot: Snapshot) -> dict[str, str]:
     """Casefolded folder path -> the vault's spelling (the first in path order on a clash)."""
+
     def build() -> dict[str, str]:
         out: dict[str, str] = {}
         for path in postings.subset(snapshot, frozenset({FOLDER}))[0]:
             out.setdefault(path.casefold(), path)
         return out
+
     return snapshot.cached(("filterexpr.folders",), build)
 
 
 def frontmatter_keys(snapshot: Snapshot) -> tuple[str, ...]:
     """Every frontmatter key some note has, sorted (this generation)."""
+
     def build() -> tuple[str, ...]:
         keys: set[str] = set()
         for e in postings.notes(snapshot)[1]:
             if e.frontmatter:
                 keys.update(e.frontmatter)
         return tuple(sorted(keys))
+
     return snapshot.cached(("filterexpr.keys",), build)
 
 
@@ -306,6 +327,7 @@ KNOWN_KEYS = ("path", "tag", "trust", "stale", "status", "type")  # the filter b
 
 def _values(snapshot: Snapshot, key: str) -> tuple[str, ...]:
     """The values a key:value term for `key` can match, sorted (tags casefolded)."""
+
     def build() -> tuple[str, ...]:
         if key == "tags":
             return tuple(sorted(postings.tag_names(snapshot)))
@@ -316,6 +338,7 @@ def _values(snapshot: Snapshot, key: str) -> tuple[str, ...]:
         if key == "status" and snapshot.is_bundle:
             return tuple(sorted(okf.STATUSES))
         return tuple(sorted(postings.field_values(snapshot, key)))
+
     return snapshot.cached(("filterexpr.values", key), build)
 
 
@@ -355,8 +378,7 @@ def explain(terms: tuple[FilterTerm, ...], snapshot: Snapshot) -> tuple[Hint, ..
             want = value.casefold()
             i = bisect_left(tags, want)
             if not (i < len(tags) and tags[i] == want):
-                hints.append(Hint(f"no note has the tag `{value}`{_close(want, tags, 'tags')}", term.start,
-                                  term.end))
+                hints.append(Hint(f"no note has the tag `{value}`{_close(want, tags, 'tags')}", term.start, term.end))
             continue
         keys = frontmatter_keys(snapshot)
         if key not in keys and not (key == "status" and snapshot.is_bundle):
@@ -364,8 +386,7 @@ def explain(terms: tuple[FilterTerm, ...], snapshot: Snapshot) -> tuple[Hint, ..
             hints.append(Hint(f"no note has `{term.key}`{more}", term.start, term.end))
             continue
         values = _values(snapshot, key)
-        if value not in values and not (value.lower() in ("true", "false") and
-                                        value.lower() in values):
+        if value not in values and not (value.lower() in ("true", "false") and value.lower() in values):
             more = _close(value, values, "values")
             if more:
                 hints.append(Hint(f"no note has {term.key} `{value}`{more}", term.start, term.end))
@@ -393,11 +414,12 @@ def completions(text: str, snapshot: Snapshot, *, limit: int = 50) -> tuple[tupl
     start = max(text.rfind(" "), text.rfind("\t")) + 1
     word = text[start:]
     lead = "-" if word.startswith("-") else ""
-    word = word[len(lead):]
+    word = word[len(lead) :]
     if word.startswith("#"):
         head = text[:start] + lead + "#"
-        return tuple((head + done, head + done) for done in _matches(_values(snapshot, "tags"),
-                                                                     word[1:].casefold(), limit))
+        return tuple(
+            (head + done, head + done) for done in _matches(_values(snapshot, "tags"), word[1:].casefold(), limit)
+        )
     if ":" in word:
         key, _, prefix = word.partition(":")
         if prefix.startswith('"'):
@@ -438,4 +460,3 @@ def _matches(options: tuple[str, ...], prefix: str, limit: int) -> list[str]:
             out.append(option)
             seen.add(option)
     return out
-

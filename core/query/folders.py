@@ -2,6 +2,7 @@
 
 Built from the index (never the disk) once per generation and memoized on the snapshot.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ def _parent(path: str) -> str:
 
 def folder_tree(snapshot: Snapshot) -> FolderTree:
     """The snapshot's folder tree (memoized per generation)."""
+
     def patch(old: FolderTree, base: Snapshot, changed: frozenset[str]) -> FolderTree | None:
         return old if snapshot.in_place(base) else None  # folders and note counts follow paths only
 

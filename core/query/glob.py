@@ -4,6 +4,7 @@
 so `**/*.md` matches root notes too), `[abc]`/`[!abc]` are character classes that never
 match `/`. Matching is case-sensitive and anchored at both ends.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """The one listing function. Every listing — the MCP tools, the compat tools, the CLI and the
 TUI's list, tree counts and triage tabs — is a `Query` run against a `Snapshot`.
 """
+
 from __future__ import annotations
 
 import base64
@@ -97,11 +98,9 @@ def pairs(filters: Mapping[str, Any] | None) -> tuple[Pair, ...]:
         elif isinstance(value, (int, float)):
             value = str(value)
         elif not isinstance(value, str):
-            raise QueryError(f"filter {key!r} needs a string value, e.g. {{{key!r}: \"value\"}}")
+            raise QueryError(f'filter {key!r} needs a string value, e.g. {{{key!r}: "value"}}')
         out.append((key, value))
     return tuple(out)
-
-
 
 
 _MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
@@ -126,13 +125,15 @@ def _same(old, base, changed):  # a structure of paths only: in-place edits leav
     return old
 
 
-def _containing(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...], needle: str,
-                lo: int, hi: int) -> list[int]:
+def _containing(
+    snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...], needle: str, lo: int, hi: int
+) -> list[int]:
     """Positions in `paths[lo:hi]` of the paths that contain `needle`, in order.
 
     Searches this generation's paths joined into one string with str.find (C speed), so the
     cost follows the number of hits, not the 100k paths a per-path test would touch.
     """
+
     def build() -> tuple[str, array]:
         starts, at = array("q"), 0  # an array, not a list: the collector never walks it
         for p in paths:
@@ -152,11 +153,13 @@ def _containing(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...
     return out
 
 
-def _hay(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...],
-         entries: tuple[Entry, ...]) -> tuple[str, ...]:
+def _hay(
+    snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...], entries: tuple[Entry, ...]
+) -> tuple[str, ...]:
     """Every entry's path and title, case-folded, for free-text matching (this generation).
     A tuple of strings, which the garbage collector stops tracking: a 100k-item list made
     every full collection (and the frame it fell in) ~5 ms longer."""
+
     @postings.patching(snapshot)
     def patch(old: tuple[str, ...], base: Snapshot, changed: frozenset[str]) -> tuple[str, ...]:
         work = list(old)
@@ -164,8 +167,7 @@ def _hay(snapshot: Snapshot, kinds: frozenset[str], paths: tuple[str, ...],
             work[i] = fold(f"{paths[i]}\n{entries[i].title}")
         return tuple(work)
 
-    return snapshot.cached(("hay", kinds), lambda: tuple([fold(f"{e.path}\n{e.title}") for e in entries]),
-                           patch)
+    return snapshot.cached(("hay", kinds), lambda: tuple([fold(f"{e.path}\n{e.title}") for e in entries]), patch)
 
 
 def warm(snapshot: Snapshot, fields: Iterable[str] = ()) -> None:
@@ -204,6 +206,7 @@ def _sort_key(sort: str, clock: Clock) -> Callable[[Entry], Any]:
             if e.stale_instant is not None and e.stale_instant <= now:
                 return -(now - e.stale_instant).days
             return 1
+
         return overdue
     return lambda e: ""
 
@@ -235,12 +238,20 @@ def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
 def _pages_by_position(q: Query, recursive: bool) -> bool:
     """True when the answer is a run of positions in path order (no path or text stage, path
     sort): then only the page's entries are looked at, not every match."""
-    return recursive and not q.pattern and not q.exclude_patterns and not q.text and not any(q.words) and q.sort == "path" \
+    return (
+        recursive
+        and not q.pattern
+        and not q.exclude_patterns
+        and not q.text
+        and not any(q.words)
+        and q.sort == "path"
         and not q.descending
+    )
 
 
-def _position_page(snapshot: Snapshot, q: Query, paths: tuple[str, ...], entries: tuple[Entry, ...],
-                   order: Sequence[int]) -> QueryResult:
+def _position_page(
+    snapshot: Snapshot, q: Query, paths: tuple[str, ...], entries: tuple[Entry, ...], order: Sequence[int]
+) -> QueryResult:
     """The page of `order` (ascending positions into paths/entries) that q's cursor and limit pick."""
     fp = _fingerprint(q)
     total = len(order)
@@ -252,7 +263,7 @@ def _position_page(snapshot: Snapshot, q: Query, paths: tuple[str, ...], entries
         start = bisect_right(order, cpath, key=paths.__getitem__)
     end = total if q.limit is None else min(total, start + q.limit)
     if isinstance(order, range):  # a plain span: one slice, no per-entry lookups
-        page = entries[order.start + start:order.start + end]
+        page = entries[order.start + start : order.start + end]
     else:
         page = tuple(map(entries.__getitem__, order[start:end]))
     next_cursor = encode_cursor(fp, "", page[-1].path) if end < total and page else None
@@ -304,7 +315,8 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
             chosen = found if chosen is None else chosen & found
         for key, want in q.exclude:
             chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - postings.positions(
-                snapshot, key, want, clock)
+                snapshot, key, want, clock
+            )
         if q.skip_paths:
             drop = {i for p in q.skip_paths if (i := bisect_left(paths, p)) < len(paths) and paths[i] == p}
             if drop:
@@ -391,18 +403,24 @@ def stats(snapshot: Snapshot, clock: Clock) -> dict[str, Any]:
     kinds, status, trust, fm_errors, decode_errors = _counts(snapshot)
     bundle = snapshot.is_bundle  # elsewhere no note has an OKF status, staleness or tier (rows carry null)
     return {
-        "notes": kinds.get(NOTE, 0), "attachments": kinds.get(ATTACHMENT, 0), "folders": kinds.get(FOLDER, 0),
+        "notes": kinds.get(NOTE, 0),
+        "attachments": kinds.get(ATTACHMENT, 0),
+        "folders": kinds.get(FOLDER, 0),
         "status": {k: v for k, v in status.items() if v and bundle},
         "stale": len(postings.stale_positions(snapshot, clock)) if bundle else 0,
         "trust_tier": {t: trust.get(t, 0) if bundle else 0 for t in okf.TRUST_TIERS},
-        "frontmatter_errors": fm_errors, "decode_errors": decode_errors, "skipped": len(snapshot.skipped),
-        "okf_bundle": snapshot.is_bundle, "generation": snapshot.generation,
+        "frontmatter_errors": fm_errors,
+        "decode_errors": decode_errors,
+        "skipped": len(snapshot.skipped),
+        "okf_bundle": snapshot.is_bundle,
+        "generation": snapshot.generation,
     }
 
 
 def _counts(snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int], dict[str, int], int, int]:
     """Clock-free counts of one generation: by kind, by OKF status and trust tier, problems."""
     bundle = snapshot.is_bundle
+
     def add(counts: list, e: Entry, step: int) -> None:
         kinds, status, trust = counts[0], counts[1], counts[2]
         kinds[e.kind] = kinds.get(e.kind, 0) + step

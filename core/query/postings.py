@@ -4,6 +4,7 @@ Built lazily, once per key and generation (`Snapshot.cached`), so a repeated fil
 100k notes costs set operations on the matching positions instead of a pass over every note.
 Positions index the snapshot's notes-only order (code-point order of path).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -30,9 +31,9 @@ _NOTE_ONLY = frozenset({NOTE})
 
 def subset(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
     """(paths, entries) of the entries of these kinds, in path order."""
+
     def build() -> tuple[tuple[str, ...], tuple[Entry, ...]]:
-        chosen = tuple(compress(snapshot.entries, map(kinds.__contains__, map(attrgetter("kind"),
-                                                                              snapshot.entries))))
+        chosen = tuple(compress(snapshot.entries, map(kinds.__contains__, map(attrgetter("kind"), snapshot.entries))))
         return tuple(map(attrgetter("path"), chosen)), chosen
 
     def patch(old, base, changed):
@@ -70,6 +71,7 @@ def patching(snapshot: Snapshot):
     """Decorator for a patch of a structure indexed by position: it runs only when `snapshot`
     changed in place since the base (else None: rebuild), and too many changes mean a rebuild
     too, not a slow patch."""
+
     def wrap(fn):
         def run(old, base, changed):
             if not snapshot.in_place(base):
@@ -78,7 +80,9 @@ def patching(snapshot: Snapshot):
                 return fn(old, base, changed)
             except _TooMany:
                 return None
+
         return run
+
     return wrap
 
 
@@ -209,10 +213,13 @@ def _micros(instant: dt.datetime) -> int:
 
 def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
     """Positions of the notes whose stale_after has been reached as of `clock`."""
+
     def build() -> tuple[_Due, _Due]:
         entries = notes(snapshot)[1]
-        return (_Due((_day(e.stale_date), i) for i, e in enumerate(entries) if e.stale_date is not None),
-                _Due((_micros(e.stale_instant), i) for i, e in enumerate(entries) if e.stale_instant is not None))
+        return (
+            _Due((_day(e.stale_date), i) for i, e in enumerate(entries) if e.stale_date is not None),
+            _Due((_micros(e.stale_instant), i) for i, e in enumerate(entries) if e.stale_instant is not None),
+        )
 
     @patching(snapshot)
     def patch(old: tuple[_Due, _Due], base: Snapshot, changed: frozenset[str]) -> tuple[_Due, _Due]:
@@ -238,8 +245,11 @@ def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
 
 def all_notes(snapshot: Snapshot) -> frozenset[int]:
     """Every note position."""
-    return snapshot.cached("all_positions", lambda: frozenset(range(len(notes(snapshot)[1]))),
-                           patching(snapshot)(lambda old, base, changed: old))  # in place: same positions
+    return snapshot.cached(
+        "all_positions",
+        lambda: frozenset(range(len(notes(snapshot)[1]))),
+        patching(snapshot)(lambda old, base, changed: old),
+    )  # in place: same positions
 
 
 def _is_problem(e: Entry) -> bool:
@@ -248,6 +258,7 @@ def _is_problem(e: Entry) -> bool:
 
 def problems(snapshot: Snapshot) -> Positions:
     """Positions of notes with a frontmatter error or undecodable bytes."""
+
     @patching(snapshot)
     def patch(old: frozenset[int], base: Snapshot, changed: frozenset[str]) -> frozenset[int]:
         paths, entries = notes(snapshot)
@@ -256,8 +267,9 @@ def problems(snapshot: Snapshot) -> Positions:
             (work.add if _is_problem(entries[i]) else work.discard)(i)
         return frozenset(work)
 
-    return snapshot.cached("problems", lambda: frozenset(
-        i for i, e in enumerate(notes(snapshot)[1]) if _is_problem(e)), patch)
+    return snapshot.cached(
+        "problems", lambda: frozenset(i for i, e in enumerate(notes(snapshot)[1]) if _is_problem(e)), patch
+    )
 
 
 def broken(snapshot: Snapshot) -> Positions:

@@ -1,4 +1,5 @@
 """Tag counts of one snapshot (frontmatter and inline tags), for tag listings and completion."""
+
 from __future__ import annotations
 
 from vaultwatch.core.disk.paths import normalize_folder

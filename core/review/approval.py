@@ -15,6 +15,7 @@ the person's answer. A denial, a timeout (default 120 s) and an unattended gate 
 the gate with the note's lock held, right before the change reaches the disk, so what the
 person approves is exactly what is written (an outside edit meanwhile is a conflict).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -114,12 +115,12 @@ def settings_path() -> str:
 def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str]], float | None]:
     """(mode, folder rules, timeout) from the settings file's [approve] table; absent file: (None, [], None).
 
-        [approve]
-        mode = "writes"            # none | writes | deletes
-        timeout = 120              # seconds
-        [approve.folders]
-        "Journal/**" = "none"
-        "Projects/**" = "writes"
+    [approve]
+    mode = "writes"            # none | writes | deletes
+    timeout = 120              # seconds
+    [approve.folders]
+    "Journal/**" = "none"
+    "Projects/**" = "writes"
     """
     path = path or settings_path()
     try:
@@ -149,9 +150,15 @@ def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str
 class ApprovalGate:
     """See module doc. Thread-safe: agents' worker threads wait in `check`, the person calls `decide`."""
 
-    def __init__(self, mode: str = "none", *, folders: Iterable[tuple[str, str]] = (),
-                 timeout: float = DEFAULT_TIMEOUT, bus: Any = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        mode: str = "none",
+        *,
+        folders: Iterable[tuple[str, str]] = (),
+        timeout: float = DEFAULT_TIMEOUT,
+        bus: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if mode not in MODES:
             raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
@@ -184,6 +191,7 @@ class ApprovalGate:
                 waiting = list(self._pending.values()) if left else []
             for p in waiting:
                 self._settle(p, False, "the person closed vaultwatch before deciding", "timeout")
+
         return leave
 
     @property
@@ -208,23 +216,38 @@ class ApprovalGate:
         with self._lock:
             return sorted(self._pending.values(), key=lambda p: p.id)
 
-    def check(self, scope: Any, rel: str, old: bytes | None, new: bytes | None, *, operation: str,
-              dest: str | None = None) -> None:
+    def check(
+        self, scope: Any, rel: str, old: bytes | None, new: bytes | None, *, operation: str, dest: str | None = None
+    ) -> None:
         """Block until the person approves (return) or declines (raise Declined); called by the write path."""
         actor = scope.actor
         if actor == "human" or actor.startswith("human:") or not self.needs(operation, rel, dest):
             return
         from vaultwatch.core.review.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
+
         caller = current_caller()
         if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
             old = scope.preread[1]
         if not self.attended:
-            raise Declined(f"approval is required for {'deletes' if self.mode_for(rel) == 'deletes' else 'writes'} "
-                           "here and no one is at vaultwatch's TUI to approve it; the person can open the TUI on "
-                           "this vault (`vaultwatch VAULT`) and approve it there, or change the approval mode")
-        pending = Pending(next(self._ids), actor, caller.agent if caller else actor.removeprefix("agent:"),
-                          caller.session if caller else None, operation, rel, dest, old, new, self._clock(),
-                          self.timeout, dict(caller.arguments) if caller else dict(scope.arguments))
+            raise Declined(
+                f"approval is required for {'deletes' if self.mode_for(rel) == 'deletes' else 'writes'} "
+                "here and no one is at vaultwatch's TUI to approve it; the person can open the TUI on "
+                "this vault (`vaultwatch VAULT`) and approve it there, or change the approval mode"
+            )
+        pending = Pending(
+            next(self._ids),
+            actor,
+            caller.agent if caller else actor.removeprefix("agent:"),
+            caller.session if caller else None,
+            operation,
+            rel,
+            dest,
+            old,
+            new,
+            self._clock(),
+            self.timeout,
+            dict(caller.arguments) if caller else dict(scope.arguments),
+        )
         with self._lock:
             self._pending[pending.id] = pending
         if caller is not None:
@@ -274,8 +297,9 @@ def attach(vault: Any, gate: ApprovalGate | None) -> None:
     vault.approval_gate = gate
 
 
-def configure(vault: Any, mode: str | None = None, *, settings: str | None = None,
-              always: bool = False) -> ApprovalGate | None:
+def configure(
+    vault: Any, mode: str | None = None, *, settings: str | None = None, always: bool = False
+) -> ApprovalGate | None:
     """Attach the gate the command line (`--approve MODE`) and the settings file ask for; None: no gate.
 
     The option wins over the settings file's mode; the file's folder rules apply either way.
@@ -295,5 +319,19 @@ def gate_for(vault: Any) -> ApprovalGate | None:
     return vault.approval_gate
 
 
-__all__ = ["ApprovalFinished", "ApprovalGate", "ApprovalModeChanged", "ApprovalRequested", "ApprovalSettled", "DEFAULT_TIMEOUT",
-           "Declined", "MODES", "Pending", "attach", "configure", "gate_for", "load_rules", "settings_path"]
+__all__ = [
+    "ApprovalFinished",
+    "ApprovalGate",
+    "ApprovalModeChanged",
+    "ApprovalRequested",
+    "ApprovalSettled",
+    "DEFAULT_TIMEOUT",
+    "Declined",
+    "MODES",
+    "Pending",
+    "attach",
+    "configure",
+    "gate_for",
+    "load_rules",
+    "settings_path",
+]

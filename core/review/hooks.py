@@ -8,6 +8,7 @@ scope (`enter`/`leave` open one for a revert). The MCP layer names the caller wi
 `calling(...)`. When the operation returns, its scope becomes one row of the vault's change
 journal (core.review.journal, which stores and reads them).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -109,8 +110,9 @@ def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
         scope.files.append(FileWrite(rel, old, new, role))
 
 
-def approve(rel: str, old: bytes | None, new: bytes | None, *, operation: str | None = None,
-            dest: str | None = None) -> None:
+def approve(
+    rel: str, old: bytes | None, new: bytes | None, *, operation: str | None = None, dest: str | None = None
+) -> None:
     """Ask the approval gate (if any) before the write path changes `rel`; raises to decline."""
     scope = _scope.get()
     if scope is None:
@@ -139,6 +141,7 @@ def journaled(operation: str) -> Callable:
             if outer is not None:
                 return fn(self, *args, **kwargs)
             from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415  (journal imports this module)
+
             vault = self.vault
             journal = journal_for(vault)
             gate = vault.approval_gate
@@ -161,17 +164,20 @@ def journaled(operation: str) -> Callable:
             finally:
                 if scope.pending is not None and gate is not None:
                     gate.finished(scope.pending)
+
         return run
+
     return wrap
 
 
 def problem(message: str) -> Event:
     from vaultwatch.core.events import IndexProblem
+
     return IndexProblem(message)
 
 
 def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
-    names = fn.__code__.co_varnames[1:fn.__code__.co_argcount]
+    names = fn.__code__.co_varnames[1 : fn.__code__.co_argcount]
     out: dict[str, Any] = dict(zip(names, args, strict=False))
     out.update(kwargs)
     out.pop("actor", None)
@@ -189,5 +195,19 @@ def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
     return clean
 
 
-__all__ = ["MAX_ARG_CHARS", "Caller", "FileWrite", "Scope", "approve", "calling", "committed", "current_caller",
-           "current_scope", "enter", "journaled", "leave", "problem", "waited"]
+__all__ = [
+    "MAX_ARG_CHARS",
+    "Caller",
+    "FileWrite",
+    "Scope",
+    "approve",
+    "calling",
+    "committed",
+    "current_caller",
+    "current_scope",
+    "enter",
+    "journaled",
+    "leave",
+    "problem",
+    "waited",
+]

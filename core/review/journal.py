@@ -22,6 +22,7 @@ the schema, one transaction per change, the bounds (pruning), the reads and the 
 outside" rows (which look up recent rows before they insert one) all share them; splitting
 them would spread that lock's rules over several modules.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -63,6 +64,7 @@ _WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
 
 # --- records -------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class FileChange:
     """One file a change rewrote: its path after the change, and both etags (None: absent)."""
@@ -76,8 +78,14 @@ class FileChange:
     role: str = "target"  # target (the note asked for) | links (rewritten by a rename) | restored
 
     def as_json(self) -> dict[str, Any]:
-        return {"path": self.path, "role": self.role, "before_etag": self.before_etag,
-                "after_etag": self.after_etag, "before_size": self.before_size, "after_size": self.after_size}
+        return {
+            "path": self.path,
+            "role": self.role,
+            "before_etag": self.before_etag,
+            "after_etag": self.after_etag,
+            "before_size": self.before_size,
+            "after_size": self.after_size,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,11 +124,25 @@ class Change:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "at": _iso(self.at), "kind": self.kind, "actor": self.actor, "agent": self.agent,
-            "session": self.session, "tool": self.tool, "operation": self.operation, "path": self.path,
-            "src": self.src, "moved_to": self.moved_to, "summary": self.summary, "arguments": self.arguments,
-            "previous_etag": self.previous_etag, "etag": self.etag, "paths": list(self.paths),
-            "files": [f.as_json() for f in self.files], "revert_of": self.revert_of, "reverted_by": self.reverted_by,
+            "id": self.id,
+            "at": _iso(self.at),
+            "kind": self.kind,
+            "actor": self.actor,
+            "agent": self.agent,
+            "session": self.session,
+            "tool": self.tool,
+            "operation": self.operation,
+            "path": self.path,
+            "src": self.src,
+            "moved_to": self.moved_to,
+            "summary": self.summary,
+            "arguments": self.arguments,
+            "previous_etag": self.previous_etag,
+            "etag": self.etag,
+            "paths": list(self.paths),
+            "files": [f.as_json() for f in self.files],
+            "revert_of": self.revert_of,
+            "reverted_by": self.reverted_by,
         }
 
 
@@ -140,6 +162,7 @@ def etag(data: bytes) -> str:
 
 
 # --- compression -----------------------------------------------------------------------------
+
 
 def _pack(data: bytes | None, base: bytes | None = None) -> bytes | None:
     if data is None:
@@ -161,6 +184,7 @@ def _unpack(blob: bytes | None, base: bytes | None = None) -> bytes | None:
 
 
 # --- where journals live -----------------------------------------------------------------------
+
 
 def state_dir() -> str:
     """`$XDG_STATE_HOME/vaultwatch`, or `~/.local/state/vaultwatch` when unset or relative."""
@@ -264,9 +288,15 @@ CREATE INDEX IF NOT EXISTS paths_change ON paths(change_id);
 class Journal:
     """The journal of one vault (see module doc). Thread-safe."""
 
-    def __init__(self, path: str, *, clock: Callable[[], float] | None = None,
-                 max_changes: int = DEFAULT_MAX_CHANGES, max_bytes: int = DEFAULT_MAX_BYTES,
-                 bus: Any = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        clock: Callable[[], float] | None = None,
+        max_changes: int = DEFAULT_MAX_CHANGES,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        bus: Any = None,
+    ) -> None:
         self.path = path
         self.max_changes = max(1, int(max_changes))
         self.max_bytes = max(1, int(max_bytes))
@@ -291,8 +321,13 @@ class Journal:
     def for_vault(cls, vault: Any, **options: Any) -> Journal:
         """The journal of `vault` in the state folder, on the vault's clock, watching its bus."""
         clock = vault.clock
-        journal = cls(journal_path(vault.root_real), clock=lambda: clock.now().timestamp(), bus=vault.bus,
-                      **_env_bounds(), **options)
+        journal = cls(
+            journal_path(vault.root_real),
+            clock=lambda: clock.now().timestamp(),
+            bus=vault.bus,
+            **_env_bounds(),
+            **options,
+        )
         journal.current = _reader(vault)
         journal.watch(vault.bus)
         return journal
@@ -334,9 +369,14 @@ class Journal:
         """Paths of the changes journaled in the last RECENT_S seconds (only those can explain a
         disk event: a 10,000-file checkout is not looked up path by path)."""
         with self._lock:
-            return {r[0] for r in self._con.execute(
-                "SELECT DISTINCT p.path FROM paths p JOIN changes c ON c.id = p.change_id "
-                "WHERE c.at >= ? AND c.kind != 'outside'", (float(self._clock()) - RECENT_S,))}
+            return {
+                r[0]
+                for r in self._con.execute(
+                    "SELECT DISTINCT p.path FROM paths p JOIN changes c ON c.id = p.change_id "
+                    "WHERE c.at >= ? AND c.kind != 'outside'",
+                    (float(self._clock()) - RECENT_S,),
+                )
+            }
 
     def _explained(self, rel: str, removed: bool) -> bool:
         """`rel` holds what the newest journaled change touching it left there: the disk event is
@@ -347,12 +387,15 @@ class Journal:
         with self._lock:
             row = self._con.execute(
                 "SELECT c.id, c.kind, c.path, c.src, c.etag, c.operation FROM paths p JOIN changes c "
-                "ON c.id = p.change_id WHERE p.path=? ORDER BY c.id DESC LIMIT 1", (rel,)).fetchone()
+                "ON c.id = p.change_id WHERE p.path=? ORDER BY c.id DESC LIMIT 1",
+                (rel,),
+            ).fetchone()
             if row is None or row[1] == "outside":
                 return False
             cid, _, path, src, change_etag, operation = row
-            written = self._con.execute("SELECT after_etag FROM files WHERE change_id=? AND path=? "
-                                        "ORDER BY seq DESC LIMIT 1", (cid, rel)).fetchone()
+            written = self._con.execute(
+                "SELECT after_etag FROM files WHERE change_id=? AND path=? ORDER BY seq DESC LIMIT 1", (cid, rel)
+            ).fetchone()
         try:
             data = None if removed else self.current(rel)
         except Exception:  # unreadable now: not explained
@@ -398,18 +441,36 @@ class Journal:
         shown = paths[:MAX_OUTSIDE_PATHS]
         first = shown[0]
         n = len(paths)
-        summary = (f"{'removed' if first in gone else 'changed'} outside vaultwatch" if n == 1
-                   else f"{n} files changed outside vaultwatch")
-        return self._insert(dict(kind="outside", actor="outside", agent=None, session=None, tool="outside",
-                                 operation="outside", path=first, summary=summary, arguments={}),
-                            [], shown)
+        summary = (
+            f"{'removed' if first in gone else 'changed'} outside vaultwatch"
+            if n == 1
+            else f"{n} files changed outside vaultwatch"
+        )
+        return self._insert(
+            dict(
+                kind="outside",
+                actor="outside",
+                agent=None,
+                session=None,
+                tool="outside",
+                operation="outside",
+                path=first,
+                summary=summary,
+                arguments={},
+            ),
+            [],
+            shown,
+        )
 
     def record_result(self, scope: Scope, result: Any) -> Change:
         """Journal a finished Writer operation from its scope (the bytes) and its WriteResult."""
         caller = current_caller()
         human = scope.actor == "human" or scope.actor.startswith("human:")
-        agent = caller.agent if caller is not None and not human else (
-            None if human else scope.actor.removeprefix("agent:"))
+        agent = (
+            caller.agent
+            if caller is not None and not human
+            else (None if human else scope.actor.removeprefix("agent:"))
+        )
         tool = caller.tool if caller is not None and not human else scope.operation
         arguments = caller.arguments if caller is not None and not human and caller.arguments else scope.arguments
         src = None
@@ -418,6 +479,7 @@ class Journal:
             src = str(scope.arguments.get("src") or scope.arguments.get("path") or "")
             try:
                 from vaultwatch.core.disk.paths import normalize
+
                 src = normalize(src)
             except (VaultError, TypeError, ValueError):
                 pass
@@ -425,13 +487,28 @@ class Journal:
         if result.operation == "delete" and scope.preread is not None and scope.preread[0] == result.path:
             if etag(scope.preread[1]) == result.previous_etag:
                 files = [FileWrite(result.path, scope.preread[1], None, "target"), *files]
-        path_kind = "folder" if result.operation in ("rename", "delete") and result.etag is None and \
-            result.previous_etag is None else ("note" if path.endswith(".md") else "attachment")
-        row = dict(kind=scope.kind, actor=scope.actor, agent=agent, session=caller.session if caller and not human
-                   else None, tool=tool, operation=result.operation, path=path, src=src,
-                   moved_to=result.moved_to, path_kind=path_kind, summary=result.diff_summary,
-                   arguments=_clip_args(arguments), previous_etag=result.previous_etag, etag=result.etag,
-                   revert_of=scope.revert_of)
+        path_kind = (
+            "folder"
+            if result.operation in ("rename", "delete") and result.etag is None and result.previous_etag is None
+            else ("note" if path.endswith(".md") else "attachment")
+        )
+        row = dict(
+            kind=scope.kind,
+            actor=scope.actor,
+            agent=agent,
+            session=caller.session if caller and not human else None,
+            tool=tool,
+            operation=result.operation,
+            path=path,
+            src=src,
+            moved_to=result.moved_to,
+            path_kind=path_kind,
+            summary=result.diff_summary,
+            arguments=_clip_args(arguments),
+            previous_etag=result.previous_etag,
+            etag=result.etag,
+            revert_of=scope.revert_of,
+        )
         change = self._insert(row, files, [*result.changed_paths, *([src] if src else [])])
         if caller is not None:
             caller.change_ids.append(change.id)
@@ -441,19 +518,27 @@ class Journal:
         """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""
         caller = current_caller()
         human = scope.actor == "human" or scope.actor.startswith("human:")
-        row = dict(kind="revert", actor=scope.actor, agent=None if human else (
-            caller.agent if caller else scope.actor.removeprefix("agent:")),
-                   session=caller.session if caller and not human else None, tool="revert",
-                   operation="revert", path=path, summary=summary, arguments={"change_id": of.id},
-                   revert_of=of.id)
+        row = dict(
+            kind="revert",
+            actor=scope.actor,
+            agent=None if human else (caller.agent if caller else scope.actor.removeprefix("agent:")),
+            session=caller.session if caller and not human else None,
+            tool="revert",
+            operation="revert",
+            path=path,
+            summary=summary,
+            arguments={"change_id": of.id},
+            revert_of=of.id,
+        )
         paths = [f.path for f in scope.files] + [path] + list(of.paths)
         change = self._insert(row, list(scope.files), paths, reverts=of.id)
         if caller is not None:
             caller.change_ids.append(change.id)
         return change
 
-    def _insert(self, row: dict[str, Any], files: list[FileWrite], paths: Iterable[str], *,
-                reverts: int | None = None) -> Change:
+    def _insert(
+        self, row: dict[str, Any], files: list[FileWrite], paths: Iterable[str], *, reverts: int | None = None
+    ) -> Change:
         at = float(self._clock())
         packed = []
         size = 0
@@ -461,9 +546,19 @@ class Journal:
             b = _pack(f.before)
             a = _pack(f.after, f.before)
             size += len(b or b"") + len(a or b"")
-            packed.append((i, f.path, f.role, b, a, etag(f.before) if f.before is not None else None,
-                           etag(f.after) if f.after is not None else None, len(f.before or b""),
-                           len(f.after or b"")))
+            packed.append(
+                (
+                    i,
+                    f.path,
+                    f.role,
+                    b,
+                    a,
+                    etag(f.before) if f.before is not None else None,
+                    etag(f.after) if f.after is not None else None,
+                    len(f.before or b""),
+                    len(f.after or b""),
+                )
+            )
         args_json = json.dumps(row.get("arguments") or {}, ensure_ascii=False, default=str)
         size += len(args_json) + 200
         unique_paths = list(dict.fromkeys(p for p in paths if p))
@@ -475,15 +570,30 @@ class Journal:
                     "INSERT INTO changes (at, kind, actor, agent, session, tool, operation, path, src, moved_to,"
                     " path_kind, summary, arguments, previous_etag, etag, revert_of, size)"
                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (at, row["kind"], row["actor"], row.get("agent"), row.get("session"), row["tool"],
-                     row["operation"], row["path"], row.get("src"), row.get("moved_to"),
-                     row.get("path_kind", "note"), row.get("summary") or "", args_json, row.get("previous_etag"),
-                     row.get("etag"), row.get("revert_of"), size))
+                    (
+                        at,
+                        row["kind"],
+                        row["actor"],
+                        row.get("agent"),
+                        row.get("session"),
+                        row["tool"],
+                        row["operation"],
+                        row["path"],
+                        row.get("src"),
+                        row.get("moved_to"),
+                        row.get("path_kind", "note"),
+                        row.get("summary") or "",
+                        args_json,
+                        row.get("previous_etag"),
+                        row.get("etag"),
+                        row.get("revert_of"),
+                        size,
+                    ),
+                )
                 assert cur.lastrowid is not None  # an INSERT just ran
                 cid = cur.lastrowid
                 if packed:
-                    con.executemany("INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?,?)",
-                                    [(cid, *p) for p in packed])
+                    con.executemany("INSERT INTO files VALUES (?,?,?,?,?,?,?,?,?,?)", [(cid, *p) for p in packed])
                 con.executemany("INSERT INTO paths VALUES (?,?)", [(cid, p) for p in unique_paths])
                 if reverts is not None:
                     con.execute("UPDATE changes SET reverted_by=? WHERE id=?", (cid, reverts))
@@ -496,12 +606,28 @@ class Journal:
                 row_count = con.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM changes").fetchone()
                 self._count, self._bytes = int(row_count[0]), int(row_count[1])
                 raise
-        change = Change(cid, at, row["kind"], row["actor"], row.get("agent"), row.get("session"), row["tool"],
-                        row["operation"], row["path"], dict(row.get("arguments") or {}), row.get("summary") or "",
-                        row.get("src"), row.get("moved_to"), row.get("path_kind", "note"), row.get("previous_etag"),
-                        row.get("etag"), tuple(unique_paths),
-                        tuple(FileChange(p[0], p[1], p[5], p[6], p[7], p[8], p[2]) for p in packed),
-                        row.get("revert_of"), None)
+        change = Change(
+            cid,
+            at,
+            row["kind"],
+            row["actor"],
+            row.get("agent"),
+            row.get("session"),
+            row["tool"],
+            row["operation"],
+            row["path"],
+            dict(row.get("arguments") or {}),
+            row.get("summary") or "",
+            row.get("src"),
+            row.get("moved_to"),
+            row.get("path_kind", "note"),
+            row.get("previous_etag"),
+            row.get("etag"),
+            tuple(unique_paths),
+            tuple(FileChange(p[0], p[1], p[5], p[6], p[7], p[8], p[2]) for p in packed),
+            row.get("revert_of"),
+            None,
+        )
         if self._bus is not None:
             self._bus.publish(ChangeRecorded(change))
         return change
@@ -514,8 +640,11 @@ class Journal:
         ids: list[int] = []
         if over_n > 0:
             ids = [r[0] for r in con.execute("SELECT id FROM changes ORDER BY id LIMIT ?", (over_n,))]
-        freed = sum(r[0] for r in con.execute(
-            f"SELECT size FROM changes WHERE id IN ({','.join('?' * len(ids))})", ids)) if ids else 0
+        freed = (
+            sum(r[0] for r in con.execute(f"SELECT size FROM changes WHERE id IN ({','.join('?' * len(ids))})", ids))
+            if ids
+            else 0
+        )
         if self._bytes - freed > self.max_bytes:
             last = ids[-1] if ids else 0
             for cid, size in con.execute("SELECT id, size FROM changes WHERE id > ? ORDER BY id", (last,)):
@@ -526,7 +655,7 @@ class Journal:
         if not ids:
             return
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
             con.execute(f"DELETE FROM files WHERE change_id IN ({marks})", chunk)
             con.execute(f"DELETE FROM paths WHERE change_id IN ({marks})", chunk)
@@ -542,12 +671,21 @@ class Journal:
         with self._lock:
             row = self._con.execute(f"SELECT {_COLS} FROM changes WHERE id=?", (int(change_id),)).fetchone()
             if row is None:
-                raise NotFoundError(f"no change {change_id} in the journal (unknown, or dropped by the journal's "
-                                    "bounds); `vaultwatch changes` lists what it holds")
+                raise NotFoundError(
+                    f"no change {change_id} in the journal (unknown, or dropped by the journal's "
+                    "bounds); `vaultwatch changes` lists what it holds"
+                )
             return self._change(row)
 
-    def changes(self, *, agent: str | None = None, since: float | None = None, path: str | None = None,
-                limit: int | None = None, kinds: Iterable[str] | None = None) -> list[Change]:
+    def changes(
+        self,
+        *,
+        agent: str | None = None,
+        since: float | None = None,
+        path: str | None = None,
+        limit: int | None = None,
+        kinds: Iterable[str] | None = None,
+    ) -> list[Change]:
         """Journaled changes, newest first, optionally of one agent, since a time, or touching a path."""
         sql = f"SELECT {_COLS} FROM changes"
         where: list[str] = []
@@ -577,8 +715,9 @@ class Journal:
     def contents(self, change_id: int, seq: int) -> tuple[bytes | None, bytes | None]:
         """(before, after) bytes of one file of a change."""
         with self._lock:
-            row = self._con.execute("SELECT before, after FROM files WHERE change_id=? AND seq=?",
-                                    (int(change_id), int(seq))).fetchone()
+            row = self._con.execute(
+                "SELECT before, after FROM files WHERE change_id=? AND seq=?", (int(change_id), int(seq))
+            ).fetchone()
         if row is None:
             raise NotFoundError(f"change {change_id} has no file {seq}")
         before = _unpack(row[0])
@@ -586,8 +725,9 @@ class Journal:
 
     def stats(self) -> dict[str, int]:
         with self._lock:
-            size = os.path.getsize(self.path) + (os.path.getsize(self.path + "-wal")
-                                                 if os.path.exists(self.path + "-wal") else 0)
+            size = os.path.getsize(self.path) + (
+                os.path.getsize(self.path + "-wal") if os.path.exists(self.path + "-wal") else 0
+            )
             return {"changes": self._count, "content_bytes": self._bytes, "file_bytes": size}
 
     def checkpoint(self) -> None:
@@ -595,22 +735,67 @@ class Journal:
             self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _change(self, row: tuple) -> Change:
-        (cid, at, kind, actor, agent, session, tool, operation, path, src, moved_to, path_kind, summary,
-         arguments, previous_etag, etag_, revert_of, reverted_by) = row
-        files = tuple(FileChange(seq, p, be, ae, bs, as_, role) for seq, p, role, be, ae, bs, as_ in
-                      self._con.execute("SELECT seq, path, role, before_etag, after_etag, before_size, after_size "
-                                        "FROM files WHERE change_id=? ORDER BY seq", (cid,)))
+        (
+            cid,
+            at,
+            kind,
+            actor,
+            agent,
+            session,
+            tool,
+            operation,
+            path,
+            src,
+            moved_to,
+            path_kind,
+            summary,
+            arguments,
+            previous_etag,
+            etag_,
+            revert_of,
+            reverted_by,
+        ) = row
+        files = tuple(
+            FileChange(seq, p, be, ae, bs, as_, role)
+            for seq, p, role, be, ae, bs, as_ in self._con.execute(
+                "SELECT seq, path, role, before_etag, after_etag, before_size, after_size "
+                "FROM files WHERE change_id=? ORDER BY seq",
+                (cid,),
+            )
+        )
         paths = tuple(r[0] for r in self._con.execute("SELECT path FROM paths WHERE change_id=?", (cid,)))
         try:
             args = json.loads(arguments)
         except ValueError:
             args = {}
-        return Change(cid, at, kind, actor, agent, session, tool, operation, path, args, summary, src, moved_to,
-                      path_kind, previous_etag, etag_, paths, files, revert_of, reverted_by)
+        return Change(
+            cid,
+            at,
+            kind,
+            actor,
+            agent,
+            session,
+            tool,
+            operation,
+            path,
+            args,
+            summary,
+            src,
+            moved_to,
+            path_kind,
+            previous_etag,
+            etag_,
+            paths,
+            files,
+            revert_of,
+            reverted_by,
+        )
 
 
-_COLS = ("id, at, kind, actor, agent, session, tool, operation, path, src, moved_to, path_kind, summary, "
-         "arguments, previous_etag, etag, revert_of, reverted_by")
+_COLS = (
+    "id, at, kind, actor, agent, session, tool, operation, path, src, moved_to, path_kind, summary, "
+    "arguments, previous_etag, etag, revert_of, reverted_by"
+)
 
 
 def _clip_args(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -629,6 +814,7 @@ def _reader(vault: Any) -> Callable[[str], bytes | None]:
     def current(rel: str) -> bytes | None:
         from ..edit.atomic import read_file  # noqa: PLC0415
         from ..edit.writes import Writer  # noqa: PLC0415  (writes imports this module)
+
         if not writers:
             writers.append(Writer(vault))
         try:
@@ -637,6 +823,7 @@ def _reader(vault: Any) -> Callable[[str], bytes | None]:
         except VaultError:
             return None
         return None if found is None else found[0]
+
     return current
 
 
@@ -655,6 +842,7 @@ def _env_bounds() -> dict[str, int]:
 
 def _wall() -> float:
     import time
+
     return time.time()
 
 
@@ -667,13 +855,32 @@ def parse_since(text: str, now: dt.datetime) -> float:
     try:
         when = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
-        raise VaultError(f"--since {text!r}: give an ISO date or time (2026-11-29, 2026-11-29T10:00) or a "
-                         "duration back from now (30m, 2h, 1d)") from None
+        raise VaultError(
+            f"--since {text!r}: give an ISO date or time (2026-11-29, 2026-11-29T10:00) or a "
+            "duration back from now (30m, 2h, 1d)"
+        ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.UTC)
     return when.timestamp()
 
 
-__all__ = ["Caller", "Change", "ChangeRecorded", "FileChange", "Journal", "Scope", "approve", "attach", "calling",
-           "committed", "current_caller", "current_scope", "journal_for", "journal_path", "journaled",
-           "parse_since", "state_dir", "waited"]
+__all__ = [
+    "Caller",
+    "Change",
+    "ChangeRecorded",
+    "FileChange",
+    "Journal",
+    "Scope",
+    "approve",
+    "attach",
+    "calling",
+    "committed",
+    "current_caller",
+    "current_scope",
+    "journal_for",
+    "journal_path",
+    "journaled",
+    "parse_since",
+    "state_dir",
+    "waited",
+]

@@ -14,6 +14,7 @@ When a file changed since (an outside edit, another agent), nothing is changed a
 the change, what the change wrote, and what is there now. Every revert is itself a journal
 change (kind "revert", `revert_of` set) and the reverted change is marked `reverted_by`.
 """
+
 from __future__ import annotations
 
 import stat as stat_mod
@@ -32,8 +33,15 @@ class RevertRefused(VaultError):
 
     code = "revert_refused"
 
-    def __init__(self, message: str, *, path: str | None = None, before: bytes | None = None,
-                 written: bytes | None = None, current: bytes | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        before: bytes | None = None,
+        written: bytes | None = None,
+        current: bytes | None = None,
+    ) -> None:
         super().__init__(message)
         self.path = path
         self.before = before
@@ -90,21 +98,29 @@ def _who_changed(journal: Journal, change: Change, rel: str) -> str:
     return "outside vaultwatch" if last.kind == "outside" else f"by {last.who} (change {last.id})"
 
 
-def _refuse_changed(journal: Journal, change: Change, rel: str, before: bytes | None, written: bytes | None,
-                    current: bytes | None) -> RevertRefused:
+def _refuse_changed(
+    journal: Journal, change: Change, rel: str, before: bytes | None, written: bytes | None, current: bytes | None
+) -> RevertRefused:
     now = "is gone" if current is None else f"now has etag {etag_of(current)[:12]}…"
     wrote = "removed it" if written is None else f"left etag {etag_of(written)[:12]}…"
     return RevertRefused(
         f"cannot revert change {change.id}: {rel} changed after it, {_who_changed(journal, change, rel)}; the "
         f"change {wrote} and the note {now}. Nothing was reverted; compare the three versions (before, written, "
-        "current) and edit the note by hand", path=rel, before=before, written=written, current=current)
+        "current) and edit the note by hand",
+        path=rel,
+        before=before,
+        written=written,
+        current=current,
+    )
 
 
 def check(writer: Writer, journal: Journal, change: Change) -> None:
     """Raise RevertRefused when `change` cannot be reverted now (see module doc); change nothing."""
     if change.kind == "outside":
-        raise RevertRefused(f"change {change.id} is an edit made outside vaultwatch: the journal does not know what "
-                            "was there before, so it cannot be reverted here (use your editor's or git's history)")
+        raise RevertRefused(
+            f"change {change.id} is an edit made outside vaultwatch: the journal does not know what "
+            "was there before, so it cannot be reverted here (use your editor's or git's history)"
+        )
     if change.reverted_by is not None:
         raise RevertRefused(f"change {change.id} was already reverted by change {change.reverted_by}")
     if change.kind == "revert" and change.revert_of is not None:
@@ -113,8 +129,9 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
         except VaultError:
             original = None
         if original is not None and original.operation in ("rename", "delete"):
-            raise RevertRefused(f"change {change.id} reverted a {original.operation}; to redo it, "
-                                f"{original.operation} again")
+            raise RevertRefused(
+                f"change {change.id} reverted a {original.operation}; to redo it, {original.operation} again"
+            )
     for f in change.files:
         before, written = journal.contents(change.id, f.seq)
         current = _current(writer, f.path)
@@ -125,8 +142,11 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
         if not src:
             raise RevertRefused(f"change {change.id}: the journal has no source path for this rename")
         if _exists(writer, src):
-            raise RevertRefused(f"cannot revert change {change.id}: {src} exists again, so {dst} cannot move back "
-                                "there; rename or remove it first", path=src)
+            raise RevertRefused(
+                f"cannot revert change {change.id}: {src} exists again, so {dst} cannot move back "
+                "there; rename or remove it first",
+                path=src,
+            )
         if not _exists(writer, dst):
             raise RevertRefused(f"cannot revert change {change.id}: {dst} is gone (moved or deleted since)", path=dst)
         if change.etag is not None and not any(f.path == dst for f in change.files):
@@ -136,14 +156,17 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
     if change.operation == "delete":
         rel = change.path
         if _exists(writer, rel):
-            raise RevertRefused(f"cannot revert change {change.id}: {rel} exists again; rename or remove it first",
-                                path=rel)
+            raise RevertRefused(
+                f"cannot revert change {change.id}: {rel} exists again; rename or remove it first", path=rel
+            )
         source = _trash_source(writer, change)
         if source is not None:
             source.close()
         if source is None and not change.files:
-            raise RevertRefused(f"cannot revert change {change.id}: {rel} is no longer in the trash "
-                                f"({change.moved_to or 'deleted permanently'}) and the journal holds no copy")
+            raise RevertRefused(
+                f"cannot revert change {change.id}: {rel} is no longer in the trash "
+                f"({change.moved_to or 'deleted permanently'}) and the journal holds no copy"
+            )
 
 
 def _trash_source(writer: Writer, change: Change):
@@ -178,8 +201,9 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
     """Revert one change (see module doc); raises RevertRefused with the reason when it cannot."""
     change = journal.get(change_id)
     check(writer, journal, change)
-    scope = Scope(journal, None, "revert", actor, {"change_id": change.id}, kind="revert", revert_of=change.id,
-                  approved=True)
+    scope = Scope(
+        journal, None, "revert", actor, {"change_id": change.id}, kind="revert", revert_of=change.id, approved=True
+    )
     token = enter(scope)
     touched: list[str] = []
     try:
@@ -187,8 +211,7 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
             before, written = journal.contents(change.id, f.seq)
             touched.append(f.path)
             if written is not None and before is not None:
-                writer.write(f.path, before, if_match=f.after_etag, exact=True, actor=actor,
-                             allow_attachment=True)
+                writer.write(f.path, before, if_match=f.after_etag, exact=True, actor=actor, allow_attachment=True)
             elif written is not None:  # the change created it: to the trash (the journal keeps its bytes)
                 writer.delete(f.path, if_match=f.after_etag, actor=actor)
                 scope.files.append(FileWrite(f.path, written, None, "restored"))
@@ -233,8 +256,9 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
     return f"re-created {rel} from the journal"
 
 
-def revert_agent(writer: Writer, journal: Journal, agent: str, *, since: float | None = None,
-                 actor: str = "human") -> RevertAllOutcome:
+def revert_agent(
+    writer: Writer, journal: Journal, agent: str, *, since: float | None = None, actor: str = "human"
+) -> RevertAllOutcome:
     """Revert every change of `agent` not yet reverted, newest first; refusals are listed, not fatal."""
     out = RevertAllOutcome(agent)
     for change in journal.changes(agent=agent, since=since, kinds=("change",)):

@@ -12,6 +12,7 @@ tools show it. Very long blocks and lines fall back to whole-line changes. A hun
 and words are computed when first read (`Hunk.lines`), so a view that shows one screenful
 of a diff with thousands of hunks pays for that screenful.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -42,9 +43,18 @@ class Hunk:
 
     __slots__ = ("old_start", "old_count", "new_start", "new_count", "_ops", "_a", "_b", "_lines")
 
-    def __init__(self, old_start: int, old_count: int, new_start: int, new_count: int,
-                 lines: tuple[Line, ...] | None = None, *, ops: list[tuple[str, int, int, int, int]] | None = None,
-                 a: list[str] | None = None, b: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        old_start: int,
+        old_count: int,
+        new_start: int,
+        new_count: int,
+        lines: tuple[Line, ...] | None = None,
+        *,
+        ops: list[tuple[str, int, int, int, int]] | None = None,
+        a: list[str] | None = None,
+        b: list[str] | None = None,
+    ) -> None:
         self.old_start, self.old_count, self.new_start, self.new_count = old_start, old_count, new_start, new_count
         self._ops, self._a, self._b = ops or [], a or [], b or []
         self._lines = lines
@@ -145,8 +155,9 @@ def _merge(segments: list[tuple[bool, str]]) -> tuple[tuple[bool, str], ...]:
     return tuple(merged)
 
 
-def _matches(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int,
-             out: list[tuple[int, int]], depth: int = 0) -> None:
+def _matches(
+    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int, out: list[tuple[int, int]], depth: int = 0
+) -> None:
     """Matched line pairs (i, j) of a[alo:ahi] and b[blo:bhi], in order: a patience diff.
 
     Common ends are matched first; then lines that occur exactly once on each side anchor
@@ -193,6 +204,7 @@ def _matches(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int,
 def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The longest run of pairs increasing in both members (pairs sorted by the first): patience sorting."""
     import bisect  # noqa: PLC0415
+
     tops: list[int] = []  # the j of the top card of each pile
     top_index: list[int] = []
     back: list[int] = [-1] * len(pairs)

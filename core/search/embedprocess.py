@@ -13,6 +13,7 @@ passages in the worker as well, tried and not kept).
 
 A machine where no process can be started (parsepool.START_FAILED) embeds in-process.
 """
+
 from __future__ import annotations
 
 import multiprocessing

@@ -5,6 +5,7 @@ state: the vault, the change queue, `_rowids`, `_writes`, progress). One backgro
 owns the writer connection; a cold build reads, tokenises and compresses notes in a pool of
 processes (core.search.ftsprep) while SQLite indexes on this thread (`_prepared`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,8 +43,18 @@ FIRST_BUILD_TRANSACTION = 4000
 _MERGE_DEFAULTS = (("automerge", 4), ("crisismerge", 16))  # FTS5's own
 _MERGE_BUILDING = (("automerge", 0), ("crisismerge", 2000))
 # the modules whose code decides what the index holds or how it is read: a change to any rebuilds it
-_MODULES = ("fulltext", "ftsstate", "ftsbuild", "ftsfirst", "ftsprep", "ftsquery", "notetext", "terms", "results",
-            "snippets")
+_MODULES = (
+    "fulltext",
+    "ftsstate",
+    "ftsbuild",
+    "ftsfirst",
+    "ftsprep",
+    "ftsquery",
+    "notetext",
+    "terms",
+    "results",
+    "snippets",
+)
 
 
 def _fingerprint() -> str:
@@ -88,8 +99,7 @@ class SearchBuilder(IndexState):
                 got = dict(con.execute("SELECT key, value FROM meta").fetchall())
                 if got.get("fingerprint") != FINGERPRINT or got.get("root") != self.vault.root_real:
                     if got:
-                        self._report("search index was written by another vaultwatch version; rebuilding it",
-                                     "info")
+                        self._report("search index was written by another vaultwatch version; rebuilding it", "info")
                     con.execute("BEGIN IMMEDIATE")
                     con.execute("DROP TABLE IF EXISTS fts")
                     con.execute("DROP TABLE IF EXISTS ftsf")
@@ -98,20 +108,29 @@ class SearchBuilder(IndexState):
                     con.execute("DROP VIEW IF EXISTS content")
                     # the note text lives once, zlib-compressed, in docs; FTS5 reads it through the
                     # view (external content) for snippets and for removing a note's old postings
-                    con.execute("CREATE TABLE docs (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
-                                "size INTEGER, mtime_ns INTEGER, inode INTEGER, "
-                                "deprecated INTEGER, stale_day INTEGER, stale_at REAL, "
-                                "name TEXT, title TEXT, aliases TEXT, headings TEXT, body BLOB, fterms TEXT)")
-                    con.execute("CREATE VIEW content AS SELECT id, path, name, title, aliases, headings, "
-                                "vw_inflate(body) AS body FROM docs")
-                    con.execute(f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(COLUMNS)}, content='content', "
-                                f"content_rowid='id', tokenize='{TOKENIZER}')")
+                    con.execute(
+                        "CREATE TABLE docs (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
+                        "size INTEGER, mtime_ns INTEGER, inode INTEGER, "
+                        "deprecated INTEGER, stale_day INTEGER, stale_at REAL, "
+                        "name TEXT, title TEXT, aliases TEXT, headings TEXT, body BLOB, fterms TEXT)"
+                    )
+                    con.execute(
+                        "CREATE VIEW content AS SELECT id, path, name, title, aliases, headings, "
+                        "vw_inflate(body) AS body FROM docs"
+                    )
+                    con.execute(
+                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(COLUMNS)}, content='content', "
+                        f"content_rowid='id', tokenize='{TOKENIZER}')"
+                    )
                     # the fields again, alone: "which notes have this word in the title" reads only
                     # their postings (in `fts` it walks every note with the word anywhere)
-                    con.execute(f"CREATE VIRTUAL TABLE ftsf USING fts5({', '.join(FIELD_COLUMNS)}, content='content', "
-                                f"content_rowid='id', tokenize='{TOKENIZER}')")
-                    con.executemany("INSERT INTO meta VALUES (?, ?)", [
-                        ("fingerprint", FINGERPRINT), ("root", self.vault.root_real)])
+                    con.execute(
+                        f"CREATE VIRTUAL TABLE ftsf USING fts5({', '.join(FIELD_COLUMNS)}, content='content', "
+                        f"content_rowid='id', tokenize='{TOKENIZER}')"
+                    )
+                    con.executemany(
+                        "INSERT INTO meta VALUES (?, ?)", [("fingerprint", FINGERPRINT), ("root", self.vault.root_real)]
+                    )
                     con.execute("COMMIT")
                 con.execute("SELECT count(*) FROM docs").fetchone()
                 if con.execute("SELECT 1 FROM fts_config WHERE k = 'automerge' AND v = 0").fetchone():
@@ -170,7 +189,7 @@ class SearchBuilder(IndexState):
                 else:
                     snap = self.vault.snapshot
                     for i in range(0, len(batch), BATCH):  # bounded memory; readers see progress
-                        self._apply(con, batch[i:i + BATCH], snap)
+                        self._apply(con, batch[i : i + BATCH], snap)
             except sqlite3.DatabaseError as exc:
                 if "locked" in str(exc) or "busy" in str(exc):
                     with self._cond:  # try again with the next batch
@@ -233,7 +252,7 @@ class SearchBuilder(IndexState):
         self.total = prior + len(work)
         self.done = prior
         bus.publish(IndexProgress("search", self.done, self.total))
-        batches = [work[i:i + BATCH] for i in range(0, len(work), BATCH)]
+        batches = [work[i : i + BATCH] for i in range(0, len(work), BATCH)]
         big = fresh and len(work) >= POOL_MIN_NOTES
         if big:
             merging(con, building=True)
@@ -283,7 +302,7 @@ class SearchBuilder(IndexState):
 
         def batches():
             for i in range(0, total, BATCH):
-                jobs = jobs_for(paths[i:i + BATCH], by_path)
+                jobs = jobs_for(paths[i : i + BATCH], by_path)
                 yield [(job, doc_of(by_path[job.path])) for job in jobs if not isinstance(job, str)]
 
         def progress(done: int) -> None:
@@ -321,8 +340,12 @@ class SearchBuilder(IndexState):
         self.build_pooled = False
         if sum(map(len, batches)) >= POOL_MIN_NOTES:
             try:
-                for rows in prepare_pooled(self.vault.root_real, [jobs_for(b, snap.by_path) for b in batches],
-                                           self._stop.is_set, self._pool_cpu):
+                for rows in prepare_pooled(
+                    self.vault.root_real,
+                    [jobs_for(b, snap.by_path) for b in batches],
+                    self._stop.is_set,
+                    self._pool_cpu,
+                ):
                     self.build_pooled = True
                     yield rows
                     done += 1
@@ -405,10 +428,16 @@ class SearchBuilder(IndexState):
         if old is not None and e is not None and old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
             return
         if old is not None:  # external content: FTS5 needs the old text to drop its postings
-            con.execute(f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) "
-                        f"SELECT 'delete', id, {', '.join(COLUMNS)} FROM content WHERE id = ?", (old[0],))
-            con.execute(f"INSERT INTO ftsf (ftsf, rowid, {', '.join(FIELD_COLUMNS)}) "
-                        f"SELECT 'delete', id, {', '.join(FIELD_COLUMNS)} FROM content WHERE id = ?", (old[0],))
+            con.execute(
+                f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) "
+                f"SELECT 'delete', id, {', '.join(COLUMNS)} FROM content WHERE id = ?",
+                (old[0],),
+            )
+            con.execute(
+                f"INSERT INTO ftsf (ftsf, rowid, {', '.join(FIELD_COLUMNS)}) "
+                f"SELECT 'delete', id, {', '.join(FIELD_COLUMNS)} FROM content WHERE id = ?",
+                (old[0],),
+            )
         if e is None or cols is None:
             if old is not None:
                 con.execute("DELETE FROM docs WHERE id = ?", (old[0],))
@@ -416,18 +445,21 @@ class SearchBuilder(IndexState):
             return
         if old is not None:
             rowid = old[0]
-            con.execute("UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
-                        "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
-                        "WHERE id = ?",
-                        (e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols, blob, fterms, rowid))
+            con.execute(
+                "UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
+                "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
+                "WHERE id = ?",
+                (e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols, blob, fterms, rowid),
+            )
         else:
-            rowid = con.execute(f"INSERT INTO docs ({_DOC_COLUMNS}) VALUES ({', '.join('?' * 13)})",
-                                (path, e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols,
-                                 blob, fterms)).lastrowid
-        con.execute(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (rowid, path, *cols, body))
-        con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
-                    (rowid, *cols))
+            rowid = con.execute(
+                f"INSERT INTO docs ({_DOC_COLUMNS}) VALUES ({', '.join('?' * 13)})",
+                (path, e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols, blob, fterms),
+            ).lastrowid
+        con.execute(
+            f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", (rowid, path, *cols, body)
+        )
+        con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)", (rowid, *cols))
         self._rowids[e.path] = rowid
 
     def _insert_new(self, con: sqlite3.Connection, rows: list[Prepared], snap) -> None:
@@ -451,12 +483,18 @@ def doc_of(e: Entry) -> tuple:
 def insert_rows(con: sqlite3.Connection, new: list[tuple[int, tuple, Prepared]]) -> None:
     """Insert (row id, `doc_of` the note, its prepared row) for notes the index does not hold:
     each table in one statement (the writer thread's first build, and core.search.ftsfirst's)."""
-    con.executemany(f"INSERT INTO docs (id, {_DOC_COLUMNS}) VALUES ({', '.join('?' * 14)})",
-                    [(i, *doc, *(row.fields or ()), row.blob, row.fterms) for i, doc, row in new])
-    con.executemany(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(i, doc[0], *(row.fields or ()), row.body) for i, doc, row in new])
-    con.executemany(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
-                    [(i, *(row.fields or ())) for i, _doc, row in new])
+    con.executemany(
+        f"INSERT INTO docs (id, {_DOC_COLUMNS}) VALUES ({', '.join('?' * 14)})",
+        [(i, *doc, *(row.fields or ()), row.blob, row.fterms) for i, doc, row in new],
+    )
+    con.executemany(
+        f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(i, doc[0], *(row.fields or ()), row.body) for i, doc, row in new],
+    )
+    con.executemany(
+        f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
+        [(i, *(row.fields or ())) for i, _doc, row in new],
+    )
 
 
 def merging(con: sqlite3.Connection, building: bool, merge: bool = False) -> None:
@@ -467,7 +505,7 @@ def merging(con: sqlite3.Connection, building: bool, merge: bool = False) -> Non
         for table in ("fts", "ftsf"):
             if merge:
                 con.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-            for key, value in (_MERGE_BUILDING if building else _MERGE_DEFAULTS):
+            for key, value in _MERGE_BUILDING if building else _MERGE_DEFAULTS:
                 con.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (key, value))
         con.execute("COMMIT")
     except BaseException:
@@ -475,12 +513,15 @@ def merging(con: sqlite3.Connection, building: bool, merge: bool = False) -> Non
         raise
 
 
-_DOC_COLUMNS = ("path, size, mtime_ns, inode, deprecated, stale_day, stale_at, name, title, aliases, headings, "
-                "body, fterms")
+_DOC_COLUMNS = (
+    "path, size, mtime_ns, inode, deprecated, stale_day, stale_at, name, title, aliases, headings, body, fterms"
+)
 
 
 def _okf_cols(e: Entry) -> tuple:
     """The docs table's OKF columns of a note: deprecated, stale day (ordinal), stale instant."""
-    return (e.okf_status == "deprecated",
-            e.stale_date.toordinal() if e.stale_date is not None else None,
-            e.stale_instant.timestamp() if e.stale_instant is not None else None)
+    return (
+        e.okf_status == "deprecated",
+        e.stale_date.toordinal() if e.stale_date is not None else None,
+        e.stale_instant.timestamp() if e.stale_instant is not None else None,
+    )

@@ -15,6 +15,7 @@ schema, its checks and everything after the first build stay the writer thread's
 process cannot be started, fails or goes away, the writer thread compares the file again and
 indexes the rest itself (a transaction is all or nothing: the file holds whole notes only).
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -32,8 +33,13 @@ class BuildFailed(Exception):
     """The build process reported an error or went away."""
 
 
-def build(db_path: str, root_real: str, batches: Iterable[list[tuple[Any, tuple]]],
-          stopped: Callable[[], bool], progress: Callable[[int], None]) -> float | None:
+def build(
+    db_path: str,
+    root_real: str,
+    batches: Iterable[list[tuple[Any, tuple]]],
+    stopped: Callable[[], bool],
+    progress: Callable[[int], None],
+) -> float | None:
     """Index the notes of `batches` (each a list of (ftsprep.Job, the docs row's leading columns
     `ftsbuild.doc_of`)) into the index file at `db_path` (schema already there, no note in it)
     in a process of its own; `progress(done)` as it goes. The CPU seconds of the processes that
@@ -49,8 +55,9 @@ def build(db_path: str, root_real: str, batches: Iterable[list[tuple[Any, tuple]
         return _exchange(mine, proc, batches, stopped, progress)
 
 
-def _exchange(mine, proc, batches: Iterable[list[tuple[Any, tuple]]], stopped: Callable[[], bool],
-              progress: Callable[[int], None]) -> float | None:
+def _exchange(
+    mine, proc, batches: Iterable[list[tuple[Any, tuple]]], stopped: Callable[[], bool], progress: Callable[[int], None]
+) -> float | None:
     """`build`'s side of the pipe: the batches out, progress and the answer in."""
     try:
         try:

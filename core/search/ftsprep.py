@@ -7,6 +7,7 @@ a pool of processes (`prepare_pooled`: a cold build of a big vault). That work i
 Python: on a second thread it held the GIL the SQLite writer and the app wait for, and at
 100,000 notes it took as long as all of SQLite's indexing.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,8 +61,9 @@ def jobs_for(paths: list[str], by_path: dict[str, Entry]) -> list[Job | str]:
     out: list[Job | str] = []
     for path in paths:
         e = by_path.get(path)
-        out.append(Job(e.path, e.size_bytes, e.title, note_aliases(e), e.anchors)
-                   if e is not None and e.kind == NOTE else path)
+        out.append(
+            Job(e.path, e.size_bytes, e.title, note_aliases(e), e.anchors) if e is not None and e.kind == NOTE else path
+        )
     return out
 
 
@@ -99,7 +101,7 @@ class FieldTokens:
         out = []
         for i in range(len(rows)):
             parts = []
-            for ws in texts[3 * i:3 * i + 3]:
+            for ws in texts[3 * i : 3 * i + 3]:
                 seen = list(dict.fromkeys([t for w in ws for t in words[w]]))
                 parts.append(" ".join(seen[:MAX_FIELD_TERMS] if len(seen) > MAX_FIELD_TERMS else seen))
             out.append(FIELD_SEP.join(parts))
@@ -124,11 +126,15 @@ def prepare(root_real: str, jobs: list[Job | str], tokens: FieldTokens) -> list[
             continue
         # the index lexed these headings already (Entry.anchors) when it read this file at this
         # size, whole (within both caps), and they hold no block id ("^" lines)
-        known = job.anchors if (len(data) == job.size and len(data) <= MAX_BODY_CHARS
-                                and "^" not in job.anchors) else None
+        known = (
+            job.anchors if (len(data) == job.size and len(data) <= MAX_BODY_CHARS and "^" not in job.anchors) else None
+        )
         read.append((job, note_text(data, known)))
-    fields = [(note_name(job.path), job.title, job.aliases, text[0])
-              for job, text in read if text is not None and isinstance(job, Job)]
+    fields = [
+        (note_name(job.path), job.title, job.aliases, text[0])
+        for job, text in read
+        if text is not None and isinstance(job, Job)
+    ]
     terms = iter(tokens.terms(fields) if fields else ())
     fields_it = iter(fields)
     out = []
@@ -174,8 +180,13 @@ class PoolBroke(RuntimeError):
         self.done = done
 
 
-def prepare_pooled(root_real: str, batches: list[list[Job | str]], stopped: Callable[[], bool],
-                   cpu: list[float], workers: int | None = None) -> Iterator[list[Prepared]]:
+def prepare_pooled(
+    root_real: str,
+    batches: list[list[Job | str]],
+    stopped: Callable[[], bool],
+    cpu: list[float],
+    workers: int | None = None,
+) -> Iterator[list[Prepared]]:
     """`prepare` of each batch, in order, by `workers` processes (batch i by worker i mod workers,
     each given up to two at a time: bounded memory); the workers' CPU seconds are added to
     cpu[0]. The answers are read here, on the consumer's thread (a multiprocessing.Pool's helper

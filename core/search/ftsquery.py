@@ -6,6 +6,7 @@ bundle: deprecated notes x0.5, stale notes x0.75. Scoping (folder, pattern, fron
 filters) is the listing's own `Query`, run by `core.query.listing.run_query`: search adds no
 filter logic of its own.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -96,8 +97,9 @@ def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[i
             folder = path.rpartition("/")[0]
             for cl in clusters:
                 head = scored[cl[0]]
-                if head[1].rpartition("/")[0] != folder and ranking.similar_text(bodies.get(head[0]) or "",
-                                                                                 bodies.get(rowid) or ""):
+                if head[1].rpartition("/")[0] != folder and ranking.similar_text(
+                    bodies.get(head[0]) or "", bodies.get(rowid) or ""
+                ):
                     cl.append(i)
                     break
             else:
@@ -118,7 +120,6 @@ def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[i
     return out
 
 
-
 class SearchQueries(IndexState):
     """The read side of a SearchIndex: search and its helpers, on connections borrowed from a small pool."""
 
@@ -130,8 +131,9 @@ class SearchQueries(IndexState):
         """Close the idle read connections (and free their page caches), e.g. after a bulk read."""
         self._readers.close_idle()
 
-    def search(self, text: object, scope: Query, *, limit: int = 20, cursor: str | None = None,
-               count: bool | None = None) -> SearchResult:
+    def search(
+        self, text: object, scope: Query, *, limit: int = 20, cursor: str | None = None, count: bool | None = None
+    ) -> SearchResult:
         """Rank the notes in `scope` that match `text`. See `Vault.search`.
 
         Every word must match (stop and question words need not); when that finds fewer than
@@ -176,8 +178,9 @@ class SearchQueries(IndexState):
                 mode, match = "all", strict
                 cands, total, unsure = self._candidates(con, join, strict, wanted, window, "all", excluding)
                 if (total == 0 or total < FALLBACK_BELOW and len(wanted) > 2) and len(wanted) > 1:
-                    any_cands, any_total, any_unsure = self._candidates(con, join, loose, wanted, window, "any", excluding,
-                                                                        neg)
+                    any_cands, any_total, any_unsure = self._candidates(
+                        con, join, loose, wanted, window, "any", excluding, neg
+                    )
                     if any_total > total:
                         mode, match, total, cands, unsure = "any", loose, any_total, any_cands, any_unsure
                 okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
@@ -185,16 +188,22 @@ class SearchQueries(IndexState):
                 more = len(ranked) > offset + limit
                 page = []
                 ends = []
-                for at, (rowid, path, score_, dups) in enumerate(ranked[offset:offset + limit], offset + 1):
+                for at, (rowid, path, score_, dups) in enumerate(ranked[offset : offset + limit], offset + 1):
                     e = snap.by_path.get(path)
                     if e is not None and e.kind == NOTE:  # else: gone since the full-text index saw it
                         page.append((rowid, e, score_, dups))
                         ends.append(at)
-                snippets = page_snippets(con, match, {rowid: e.path for rowid, e, _, _ in page},
-                                         {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES}, wanted)
+                snippets = page_snippets(
+                    con,
+                    match,
+                    {rowid: e.path for rowid, e, _, _ in page},
+                    {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES},
+                    wanted,
+                )
             except sqlite3.OperationalError as exc:
-                raise QueryError(f"search could not run this query ({exc}); use plain words, \"phrases\", "
-                                 "prefix* and -exclusions") from None
+                raise QueryError(
+                    f'search could not run this query ({exc}); use plain words, "phrases", prefix* and -exclusions'
+                ) from None
             except sqlite3.DatabaseError as exc:
                 raise QueryError(f"search index is damaged ({exc}); it is being rebuilt, try again shortly") from None
         hits = []
@@ -203,13 +212,24 @@ class SearchQueries(IndexState):
             hits.append(SearchHit(e.path, e.title, round(score_, 4), marked, plain, spans, e, dups))
         next_cursor = encode_cursor(fp, offset + limit) if more else None
         stale = self.pending > 0 or vault.index_stale
-        result = SearchResult(str(text), tuple(hits), total, next_cursor, snap.generation, bundle, stale, mode,
-                              fingerprint=fp, ends=tuple(ends))
+        result = SearchResult(
+            str(text),
+            tuple(hits),
+            total,
+            next_cursor,
+            snap.generation,
+            bundle,
+            stale,
+            mode,
+            fingerprint=fp,
+            ends=tuple(ends),
+        )
         self._last.keep(key, result)
         return result
 
-    def _candidates(self, con, join: str, match: str, wanted: list[Term], window: int, mode: str,
-                    excluding: bool, neg: str = "") -> tuple[dict[int, float], int, set[int]]:
+    def _candidates(
+        self, con, join: str, match: str, wanted: list[Term], window: int, mode: str, excluding: bool, neg: str = ""
+    ) -> tuple[dict[int, float], int, set[int]]:
         """({rowid: FTS5's -bm25}, how many notes match, candidates not yet known to match): the best
         `window` by bm25, counted in the same statement, plus notes whose name, title, aliases or
         headings hold the words."""
@@ -231,8 +251,11 @@ class SearchQueries(IndexState):
                 cands.setdefault(r, 0.0)
                 unsure.discard(r)
             return cands, total, unsure
-        rows = con.execute(f"SELECT r, s, count(*) OVER () FROM (SELECT fts.rowid AS r, -bm25(fts, {w}) AS s "
-                           f"FROM fts{fts_join} WHERE fts MATCH ?) ORDER BY s DESC LIMIT ?", (match, window)).fetchall()
+        rows = con.execute(
+            f"SELECT r, s, count(*) OVER () FROM (SELECT fts.rowid AS r, -bm25(fts, {w}) AS s "
+            f"FROM fts{fts_join} WHERE fts MATCH ?) ORDER BY s DESC LIMIT ?",
+            (match, window),
+        ).fetchall()
         total = rows[0][2] if rows else 0
         cands = {r: b for r, b, _ in rows}
         unsure = set()
@@ -252,11 +275,15 @@ class SearchQueries(IndexState):
         IDF to 1e-6, so their part of bm25 is ~0) nor in none."""
         self._term_stats(con, wanted)
         known = self._stats[2] if self._stats else {}
-        return [t for t in wanted if known[(t.text, t.phrase, t.prefix)][0] > 0
-                and not known[(t.text, t.phrase, t.prefix)][2]]
+        return [
+            t
+            for t in wanted
+            if known[(t.text, t.phrase, t.prefix)][0] > 0 and not known[(t.text, t.phrase, t.prefix)][2]
+        ]
 
-    def _any_by_rare(self, con, join: str, match: str, wanted: list[Term], rare: list[Term], window: int,
-                     excluding: bool, neg: str) -> tuple[dict[int, float], int, set[int]]:
+    def _any_by_rare(
+        self, con, join: str, match: str, wanted: list[Term], rare: list[Term], window: int, excluding: bool, neg: str
+    ) -> tuple[dict[int, float], int, set[int]]:
         """`_candidates` of a ranked OR holding a common word (or one no note has), at any vault size:
         bm25 over the other words alone (the same values to ~1e-6: a common word's part of FTS5's
         bm25 is its clamped IDF times its frequency), so FTS5 scores the rare words' few matches
@@ -269,8 +296,13 @@ class SearchQueries(IndexState):
         cands: dict[int, float] = {}
         if rare and total:
             expr = "(" + " OR ".join(quote_term(t) for t in rare) + ")" + neg
-            cands = dict(con.execute(f"SELECT fts.rowid, -bm25(fts, {w}) AS s FROM fts{fts_join} WHERE fts MATCH ? "
-                                     f"ORDER BY s DESC LIMIT ?", (expr, window)))
+            cands = dict(
+                con.execute(
+                    f"SELECT fts.rowid, -bm25(fts, {w}) AS s FROM fts{fts_join} WHERE fts MATCH ? "
+                    f"ORDER BY s DESC LIMIT ?",
+                    (expr, window),
+                )
+            )
         unsure: set[int] = set()
         full = len(cands) >= window  # the rare words alone fill the window
         if total > len(cands):
@@ -281,14 +313,16 @@ class SearchQueries(IndexState):
                     if check:
                         unsure.add(rowid)
             if not full:  # notes with only the common words: the first of them
-                for (r,) in con.execute(f"SELECT fts.rowid FROM fts{fts_join} WHERE fts MATCH ? LIMIT ?",
-                                        (match, window)):
+                for (r,) in con.execute(
+                    f"SELECT fts.rowid FROM fts{fts_join} WHERE fts MATCH ? LIMIT ?", (match, window)
+                ):
                     cands.setdefault(r, 0.0)
                     unsure.discard(r)
         return cands, total, unsure
 
-    def _field_matches(self, con, join: str, match: str, wanted: list[Term], limit: int, mode: str,
-                       excluding: bool) -> list[tuple[int, bool]]:
+    def _field_matches(
+        self, con, join: str, match: str, wanted: list[Term], limit: int, mode: str, excluding: bool
+    ) -> list[tuple[int, bool]]:
         """Up to `limit` notes whose name, title or aliases hold every word, then those whose name,
         title, aliases or headings hold any, found in the fields' own index (`ftsf`), each with
         whether it may still not match `match` (a word only elsewhere, or an excluded one)."""
@@ -306,8 +340,17 @@ class SearchQueries(IndexState):
                 found.setdefault(r, check)
         return list(found.items())[:limit]
 
-    def _ranked(self, con, cands: dict[int, float], unsure: set[int], match: str, wanted: list[Term],
-                okf: tuple[int, float] | None, mode: str, need: int) -> list[tuple[int, str, float, tuple[str, ...]]]:
+    def _ranked(
+        self,
+        con,
+        cands: dict[int, float],
+        unsure: set[int],
+        match: str,
+        wanted: list[Term],
+        okf: tuple[int, float] | None,
+        mode: str,
+        need: int,
+    ) -> list[tuple[int, str, float, tuple[str, ...]]]:
         """(rowid, path, score, duplicate paths) of the candidates, best first. Candidates not known
         to match are checked only when they reach the first `need` (a lookup per note)."""
         scored = self._score(con, cands, wanted, okf, mode)
@@ -316,8 +359,14 @@ class SearchQueries(IndexState):
             top = [r for r, _p, _s in scored[:need] if r in unsure]
             if not top:
                 break
-            ok = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND {_among(wanted)} "
-                                            f"({','.join(str(int(x)) for x in top)})", (match,))}
+            ok = {
+                r
+                for (r,) in con.execute(
+                    f"SELECT rowid FROM fts WHERE fts MATCH ? AND {_among(wanted)} "
+                    f"({','.join(str(int(x)) for x in top)})",
+                    (match,),
+                )
+            }
             unsure.difference_update(top)
             if len(ok) < len(top):
                 failed = set(top) - ok
@@ -345,13 +394,18 @@ class SearchQueries(IndexState):
                     df = con.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (quote_term(t),)).fetchone()[0]
                 # common: each of its words (or the term itself) is in more than half the notes
                 common = ranking.fts_idf(df, n_docs) <= 1e-6 or (
-                    bool(word_dfs) and all(ranking.fts_idf(x, n_docs) <= 1e-6 for x in word_dfs))
+                    bool(word_dfs) and all(ranking.fts_idf(x, n_docs) <= 1e-6 for x in word_dfs)
+                )
                 if len(known) > 4096:
                     known.clear()
                 known[(t.text, t.phrase, t.prefix)] = (df, toks, common)
         stats = [known[(t.text, t.phrase, t.prefix)] for t in wanted]
-        return (n_docs, [ranking.idf(df, n_docs) for df, _, _ in stats],
-                [ranking.fts_idf(df, n_docs) for df, _, _ in stats], [toks for _, toks, _ in stats])
+        return (
+            n_docs,
+            [ranking.idf(df, n_docs) for df, _, _ in stats],
+            [ranking.fts_idf(df, n_docs) for df, _, _ in stats],
+            [toks for _, toks, _ in stats],
+        )
 
     def _all_common(self, con, wanted: list[Term]) -> bool:
         """Whether every word of the query is in more than half the notes of a big vault (then FTS5's
@@ -367,13 +421,18 @@ class SearchQueries(IndexState):
         _n, idfs, fidfs, toks = self._term_stats(con, wanted)
         fidf_sum = sum(fidfs)
         inlist = ",".join(str(int(i)) for i in cands)
-        rows = con.execute(f"SELECT id, path, deprecated, stale_day, stale_at, fterms FROM docs "
-                           f"WHERE id IN ({inlist})").fetchall()
+        rows = con.execute(
+            f"SELECT id, path, deprecated, stale_day, stale_at, fterms FROM docs WHERE id IN ({inlist})"
+        ).fetchall()
         present: list[set[int] | None] = [None] * len(wanted)
         if mode == "any":  # which words each candidate has (in "all" mode: every one)
             for j, t in enumerate(wanted):
-                present[j] = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? "
-                                                        f"AND {_among([t])} ({inlist})", (quote_term(t),))}
+                present[j] = {
+                    r
+                    for (r,) in con.execute(
+                        f"SELECT rowid FROM fts WHERE fts MATCH ? AND {_among([t])} ({inlist})", (quote_term(t),)
+                    )
+                }
         prelim = []
         needles = [field_needles(tk, t.prefix) for t, tk in zip(wanted, toks, strict=False)]
         for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
@@ -395,10 +454,16 @@ class SearchQueries(IndexState):
             best = sorted(prelim, key=lambda r: -ranking.score(r[2], idfs, cands[r[0]], fidf_sum, False, r[3]))
             ids = ",".join(str(r[0]) for r in best[:NEAR_CHECKED])
             expr = f"NEAR({' '.join(quote_term(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
-            near = {r for (r,) in con.execute(f"SELECT rowid FROM fts WHERE fts MATCH ? AND {_among(wanted)} ({ids})",
-                                              (expr,))}
-        return [(rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, rowid in near, factor))
-                for rowid, path, sigs, factor in prelim]
+            near = {
+                r
+                for (r,) in con.execute(
+                    f"SELECT rowid FROM fts WHERE fts MATCH ? AND {_among(wanted)} ({ids})", (expr,)
+                )
+            }
+        return [
+            (rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, rowid in near, factor))
+            for rowid, path, sigs, factor in prelim
+        ]
 
     def matching(self, terms: list[Term]) -> set[str]:
         """Paths of the notes that match any of `terms` (for -exclusions outside keyword mode)."""
@@ -406,8 +471,12 @@ class SearchQueries(IndexState):
             return set()
         expr = " OR ".join(quote_term(replace(t, exclude=False)) for t in terms)
         with self._reader() as reader:
-            return {p for (p,) in reader.con.execute(
-                "SELECT d.path FROM fts CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?", (expr,))}
+            return {
+                p
+                for (p,) in reader.con.execute(
+                    "SELECT d.path FROM fts CROSS JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?", (expr,)
+                )
+            }
 
     def passages(self, paths: list[str], make) -> list[str]:
         """`make(name, title, aliases, headings, body)` for each path, from the stored text ("" if unknown)."""
@@ -416,17 +485,21 @@ class SearchQueries(IndexState):
         got: dict[str, str] = {}
         with self._reader() as reader:
             for i in range(0, len(paths), 500):
-                chunk = paths[i:i + 500]
+                chunk = paths[i : i + 500]
                 for path, name, title, aliases, headings, body in reader.con.execute(
-                        f"SELECT path, name, title, aliases, headings, body FROM content "
-                        f"WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+                    f"SELECT path, name, title, aliases, headings, body FROM content "
+                    f"WHERE path IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ):
                     got[path] = make(name or "", title or "", aliases or "", headings or "", body or "")
         return [got.get(p, "") for p in paths]
 
     def lead(self, paths: list[str], chars: int = 160) -> dict[str, str]:
         """The first words of each note's body, whitespace collapsed (a snippet for a hit by meaning)."""
-        return {path: lead_of(body, chars)
-                for path, body in zip(paths, self.passages(paths, lambda n, t, a, h, body: body), strict=False)}
+        return {
+            path: lead_of(body, chars)
+            for path, body in zip(paths, self.passages(paths, lambda n, t, a, h, body: body), strict=False)
+        }
 
     def _fill_scope(self, reader, snap, scope: Query) -> None:
         """Load the scope's note ids into this connection's temp table (reused while nothing changed)."""
@@ -435,15 +508,18 @@ class SearchQueries(IndexState):
         if reader.scope_key == key:
             return
         con = reader.con
-        allowed = snap.cached(("search.scope", scope, clock.today()),
-                              lambda: tuple(e.path for e in run_query(snap, scope, clock).entries))
+        allowed = snap.cached(
+            ("search.scope", scope, clock.today()), lambda: tuple(e.path for e in run_query(snap, scope, clock).entries)
+        )
         ids = self._rowids
         con.execute("CREATE TEMP TABLE IF NOT EXISTS scope (id INTEGER PRIMARY KEY)")
         con.execute("BEGIN")  # touches only the temp database: no snapshot of the index is held
         try:
             con.execute("DELETE FROM temp.scope")
-            con.executemany("INSERT OR IGNORE INTO temp.scope (id) VALUES (?)",
-                            ((i,) for i in map(ids.get, allowed) if i is not None))
+            con.executemany(
+                "INSERT OR IGNORE INTO temp.scope (id) VALUES (?)",
+                ((i,) for i in map(ids.get, allowed) if i is not None),
+            )
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

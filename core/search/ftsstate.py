@@ -1,5 +1,6 @@
 """The state a full-text index's writer and readers share: progress, the change queue's counts,
 the path -> rowid map, and how far the index lags the live index."""
+
 from __future__ import annotations
 
 import time
@@ -39,7 +40,9 @@ class IndexState(ChangeFollower):
         self.total = 0
         self.problem: str | None = None
         self.build_seconds: float | None = None
-        self._pool_cpu = [0.0]  # CPU seconds of the build's processes (ftsprep's pool, ftsfirst's writer), as they report it
+        self._pool_cpu = [
+            0.0
+        ]  # CPU seconds of the build's processes (ftsprep's pool, ftsfirst's writer), as they report it
         self.build_pooled = False  # whether the last build's notes were prepared by processes
         self.build_elsewhere = False  # whether the last build was written by a process of its own (ftsfirst)
         self.build_pool_cpu_seconds = 0.0  # the last build's (the process's own CPU time leaves them out)

@@ -11,6 +11,7 @@ readers), `core.search.terms` (query syntax), `core.search.snippets`, `core.sear
 (hits, pages, cursors, scope) and `core.search.notetext` (a note's text as the index stores it). The names other modules use
 are re-exported here.
 """
+
 from __future__ import annotations
 
 from vaultwatch.core.search.ftsbuild import FINGERPRINT, SearchBuilder
@@ -26,8 +27,23 @@ from vaultwatch.core.search.results import (
 )
 from vaultwatch.core.search.terms import Term, parse_query, to_fts
 
-__all__ = ["FINGERPRINT", "MAX_LIMIT", "SearchHit", "SearchIndex", "SearchNotReady", "SearchResult", "SearchStatus",
-           "Term", "note_aliases", "note_name", "note_text", "parse_query", "scope_query", "to_fts", "tokens_of"]
+__all__ = [
+    "FINGERPRINT",
+    "MAX_LIMIT",
+    "SearchHit",
+    "SearchIndex",
+    "SearchNotReady",
+    "SearchResult",
+    "SearchStatus",
+    "Term",
+    "note_aliases",
+    "note_name",
+    "note_text",
+    "parse_query",
+    "scope_query",
+    "to_fts",
+    "tokens_of",
+]
 
 
 class SearchIndex(SearchBuilder, SearchQueries):

@@ -4,6 +4,7 @@ Hybrid fuses the two rankings by reciprocal rank fusion: a note's score is the s
 rankings it is in of 1 / (RRF_K + rank). A hit found by meaning only has the start of its
 body as its snippet (no highlights). `-excluded` words drop notes from every mode.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -40,12 +41,16 @@ def _allowed(vault, snap, scope: Query) -> set[str] | None:
     if unscoped(scope):
         return None
     clock = vault.clock
-    return set(snap.cached(("search.scope", scope, clock.today()),
-                           lambda: tuple(e.path for e in run_query(snap, scope, clock).entries)))
+    return set(
+        snap.cached(
+            ("search.scope", scope, clock.today()), lambda: tuple(e.path for e in run_query(snap, scope, clock).entries)
+        )
+    )
 
 
-def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limit: int = 20,
-           cursor: str | None = None) -> SearchResult:
+def search(
+    vault, index, vectors, text: object, scope: Query, mode: str, *, limit: int = 20, cursor: str | None = None
+) -> SearchResult:
     """A semantic or hybrid search, paged like the keyword one."""
     terms = parse_query(text)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
@@ -53,10 +58,13 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     if not vectors.ready:
         if vectors.problem:
             raise QueryError(vectors.problem)
-        raise QueryError(f"note vectors are still being computed ({vectors.done} of {vectors.total}); "
-                         "use mode 'keyword' meanwhile or try again shortly")
-    fp = hashlib.sha256(json.dumps([str(text), mode, asdict(scope)], sort_keys=True, default=str).encode()
-                        ).hexdigest()[:12]
+        raise QueryError(
+            f"note vectors are still being computed ({vectors.done} of {vectors.total}); "
+            "use mode 'keyword' meanwhile or try again shortly"
+        )
+    fp = hashlib.sha256(json.dumps([str(text), mode, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[
+        :12
+    ]
     offset = decode_cursor(cursor, fp) if cursor else 0
     snap = vault.snapshot
     allowed = _allowed(vault, snap, scope)
@@ -75,8 +83,15 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     # the same terms again (a space typed, as in the TUI's search as you type): the last answer
     # under the new text, while the snapshot, the note vectors and the keyword answer are the same
     # (the index gives its own last answer's hits again only while nothing it ranked from changed)
-    key = (json.dumps([[(t.text, t.phrase, t.prefix, t.exclude) for t in terms], mode, asdict(scope)],
-                      sort_keys=True, default=str), offset, limit, snap.generation, vectors.version)
+    key = (
+        json.dumps(
+            [[(t.text, t.phrase, t.prefix, t.exclude) for t in terms], mode, asdict(scope)], sort_keys=True, default=str
+        ),
+        offset,
+        limit,
+        snap.generation,
+        vectors.version,
+    )
     kw_same = keyword.hits if keyword is not None else None
     memo = _last.get(vectors)
     if memo is None:
@@ -84,8 +99,13 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     last = memo.get(key)
     if kw_same is not None and last is not None and last[0] is kw_same:
         more = last[1].next_cursor is not None
-        return replace(last[1], query=str(text), fingerprint=fp, index_stale=index.pending > 0 or vault.index_stale,
-                       next_cursor=encode_cursor(fp, offset + limit) if more else None)
+        return replace(
+            last[1],
+            query=str(text),
+            fingerprint=fp,
+            index_stale=index.pending > 0 or vault.index_stale,
+            next_cursor=encode_cursor(fp, offset + limit) if more else None,
+        )
     by_meaning = vectors.query(words, allowed, depth)
     fused: dict[str, float] = {}
     kw_hits: dict[str, SearchHit] = {}
@@ -100,7 +120,7 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
             for dup in hit.duplicates:
                 fused.pop(dup, None)
     order = sorted(fused, key=lambda p: (-fused[p], p))
-    page = order[offset:offset + limit]
+    page = order[offset : offset + limit]
     leads = index.lead([p for p in page if p not in kw_hits])
     hits, ends = [], []
     for at, path in enumerate(page, offset + 1):
@@ -118,9 +138,19 @@ def search(vault, index, vectors, text: object, scope: Query, mode: str, *, limi
     more = len(order) > offset + limit
     total = len(order) if keyword is None else max(keyword.total, len(order))
     stale = index.pending > 0 or vault.index_stale
-    result = SearchResult(str(text), tuple(hits), total, encode_cursor(fp, offset + limit) if more else None,
-                          snap.generation, snap.is_bundle, stale, keyword.match if keyword is not None else "any", mode,
-                          fingerprint=fp, ends=tuple(ends))
+    result = SearchResult(
+        str(text),
+        tuple(hits),
+        total,
+        encode_cursor(fp, offset + limit) if more else None,
+        snap.generation,
+        snap.is_bundle,
+        stale,
+        keyword.match if keyword is not None else "any",
+        mode,
+        fingerprint=fp,
+        ends=tuple(ends),
+    )
     memo.keep(key, (kw_same, result))
     return result
 
@@ -133,8 +163,10 @@ def similar(vault, index, vectors, path: str, scope: Query, *, limit: int = 10) 
     if entry.kind != NOTE:
         raise QueryError(f"{entry.path} is an attachment: similar takes a note")
     if not vectors.ready:
-        raise QueryError(vectors.problem or f"note vectors are still being computed ({vectors.done} of "
-                         f"{vectors.total}); try again shortly")
+        raise QueryError(
+            vectors.problem
+            or f"note vectors are still being computed ({vectors.done} of {vectors.total}); try again shortly"
+        )
     vec = vectors.vector_of(entry.path)
     if vec is None:
         raise QueryError(f"{entry.path} has no vector yet (just changed?); try again shortly")
@@ -149,5 +181,14 @@ def similar(vault, index, vectors, path: str, scope: Query, *, limit: int = 10) 
             continue
         marked, plain, spans = snippet_parts(leads.get(p) or e.title)
         hits.append(SearchHit(p, e.title, round(sim, 4), marked, plain, (), e))
-    return SearchResult(entry.path, tuple(hits), len(hits), None, snap.generation, snap.is_bundle,
-                        index.pending > 0 or vault.index_stale, "any", "semantic")
+    return SearchResult(
+        entry.path,
+        tuple(hits),
+        len(hits),
+        None,
+        snap.generation,
+        snap.is_bundle,
+        index.pending > 0 or vault.index_stale,
+        "any",
+        "semantic",
+    )

@@ -1,5 +1,6 @@
 """The text of a note as the full-text index stores it: headings and body (code and comments
 left out), file-name words, aliases, FTS5's own tokens of the fields, and the zlib'd body."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -25,7 +26,6 @@ def _read_capped(f, expected: int, cap: int) -> bytes:
     if len(data) > expected and len(data) < cap:
         data += f.read(cap - len(data))
     return data
-
 
 
 def note_text(data: bytes, headings: str | None = None) -> tuple[str, str]:

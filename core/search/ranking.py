@@ -7,6 +7,7 @@ unlike FTS5's, which is ~0 for a term in more than half the notes), field boosts
 file name / title, aliases and headings, a bonus when every word is in the name, a
 proximity bonus when the words stand close together, then the OKF factors.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,23 +16,33 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 # words a question or a sentence carries that say nothing about the answer: they need not match
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about an and any are as at be been but by can could did do does doing for from get got had has have
 how i if in into is it its me my of on or our should so some than that the their them then there these
 this those to too us was we were what when where which who whom why will with would you your
-""".split()) - {"get"}  # "get" names commands (Get-AzVM): kept
+""".split()
+) - {"get"}  # "get" names commands (Get-AzVM): kept
 # the approved PowerShell verbs people type as a plain word ("create virtual machine" for New-AzVM)
-VERB_WORDS = {"new": "create add", "remove": "delete", "get": "list show", "set": "update change configure",
-              "add": "create", "invoke": "run", "start": "run", "undo": "recover restore"}
+VERB_WORDS = {
+    "new": "create add",
+    "remove": "delete",
+    "get": "list show",
+    "set": "update change configure",
+    "add": "create",
+    "invoke": "run",
+    "start": "run",
+    "undo": "recover restore",
+}
 _VERB_NOUN = re.compile(r"([A-Z][a-z]+)-([A-Za-z][A-Za-z0-9]*)")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 # the score's parts (multiples of a term's IDF)
-B_TITLE = 2.0        # the term is in the file name or title
-B_ALIAS = 1.5        # ... in an alias
-B_HEADING = 0.8      # ... in a heading
+B_TITLE = 2.0  # the term is in the file name or title
+B_ALIAS = 1.5  # ... in an alias
+B_HEADING = 0.8  # ... in a heading
 B_ALL_IN_TITLE = 2.5  # every term is in the name/title/aliases (per unit of the query's total IDF)
-B_NEAR = 1.0         # every term within a few words of the others (per unit of the total IDF)
+B_NEAR = 1.0  # every term within a few words of the others (per unit of the total IDF)
 NEAR_DISTANCE = 4
 # bm25 column weights: path, name, title, aliases, headings, body
 WEIGHTS = (1.0, 4.0, 4.0, 3.0, 2.0, 1.0)
@@ -73,14 +84,20 @@ def fts_idf(n: int, total: int) -> float:
 class TermSignal:
     """Where one query term is in one candidate note."""
 
-    present: bool = False    # anywhere in the note
-    in_title: bool = False   # name or title
+    present: bool = False  # anywhere in the note
+    in_title: bool = False  # name or title
     in_alias: bool = False
     in_heading: bool = False
 
 
-def score(signals: Sequence[TermSignal], idfs: Sequence[float], bm25: float, fts_idf_sum: float,
-          near: bool, factor: float = 1.0) -> float:
+def score(
+    signals: Sequence[TermSignal],
+    idfs: Sequence[float],
+    bm25: float,
+    fts_idf_sum: float,
+    near: bool,
+    factor: float = 1.0,
+) -> float:
     """The note's score.
 
     `bm25` is FTS5's -bm25() of the whole query for the note: the sum over terms of FTS5's

@@ -15,6 +15,7 @@ The idle ones are closed once none was borrowed for IDLE_CLOSE_S (a thread that 
 started when a connection is given back and gone with the last idle one): their page caches
 held ~3 MB of SQLite's heap for good after a burst of searches at 100k notes.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -66,8 +67,9 @@ class ReaderPool:
     def _open(self, epoch: int) -> Reader:
         # autocommit: the scope temp table's writes must not open a transaction that would pin
         # this reader to an old snapshot of the index
-        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False,
-                              isolation_level=None)
+        con = sqlite3.connect(
+            f"file:{self.db_path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False, isolation_level=None
+        )
         con.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         register_functions(con)
         return Reader(con, epoch)
@@ -104,8 +106,9 @@ class ReaderPool:
                     self._idle.append(got)
                     self._given_back_at = time.monotonic()
                     if self._closer is None:
-                        closer = self._closer = threading.Thread(target=self._close_when_unused, daemon=True,
-                                                                 name="vaultwatch-readers-idle")
+                        closer = self._closer = threading.Thread(
+                            target=self._close_when_unused, daemon=True, name="vaultwatch-readers-idle"
+                        )
             if not keep:
                 got.con.close()
             if closer is not None:

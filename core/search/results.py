@@ -1,4 +1,5 @@
 """What a search answers: hits, a page of them, the index's status, cursors and the search's scope."""
+
 from __future__ import annotations
 
 import base64
@@ -20,8 +21,10 @@ class SearchNotReady(QueryError):
     code = "search_not_ready"
 
     def __init__(self, done: int, total: int) -> None:
-        super().__init__(f"search index is still building ({done} of {total} notes indexed); "
-                         "try again in a few seconds (listing and filters work meanwhile)")
+        super().__init__(
+            f"search index is still building ({done} of {total} notes indexed); "
+            "try again in a few seconds (listing and filters work meanwhile)"
+        )
         self.done, self.total = done, total
 
 
@@ -46,9 +49,16 @@ class SearchHit:
     def as_json(self) -> dict[str, Any]:
         """The hit as a JSON-safe dict (path, title, folder, score, snippet, highlights, modified_at,
         and duplicates when there are any)."""
-        out = {"path": self.path, "title": self.title, "folder": self.entry.folder, "score": self.score,
-               "snippet": self.snippet, "snippet_plain": self.snippet_plain,
-               "highlights": [list(h) for h in self.highlights], "modified_at": self.entry.modified_at}
+        out = {
+            "path": self.path,
+            "title": self.title,
+            "folder": self.entry.folder,
+            "score": self.score,
+            "snippet": self.snippet,
+            "snippet_plain": self.snippet_plain,
+            "highlights": [list(h) for h in self.highlights],
+            "modified_at": self.entry.modified_at,
+        }
         if self.duplicates:
             out["duplicates"] = list(self.duplicates)
         return out
@@ -109,14 +119,21 @@ def decode_cursor(cursor: object, fp: str) -> int:
     except (ValueError, TypeError, UnicodeDecodeError):
         raise QueryError("cursor is not valid: pass back the next_cursor of a previous search, unchanged") from None
     if got_fp != fp:
-        raise QueryError("cursor belongs to a different search: repeat the same query and scope with it, "
-                         "or drop the cursor")
+        raise QueryError(
+            "cursor belongs to a different search: repeat the same query and scope with it, or drop the cursor"
+        )
     return offset
 
 
-def scope_query(scope: Query | None = None, *, folder: str | None = None, recursive: bool | None = None,
-                pattern: str | None = None, filters: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None,
-                exclude: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None) -> Query:
+def scope_query(
+    scope: Query | None = None,
+    *,
+    folder: str | None = None,
+    recursive: bool | None = None,
+    pattern: str | None = None,
+    filters: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None,
+    exclude: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None,
+) -> Query:
     """The listing Query that scopes a search (notes only; paging is the search's own)."""
     q = scope or Query()
     changes: dict[str, Any] = {}
@@ -130,10 +147,27 @@ def scope_query(scope: Query | None = None, *, folder: str | None = None, recurs
         changes["filters"] = q.filters + (pairs(filters) if isinstance(filters, Mapping) else tuple(filters))
     if exclude is not None:
         changes["exclude"] = q.exclude + (pairs(exclude) if isinstance(exclude, Mapping) else tuple(exclude))
-    return replace(q, **changes, include_notes=True, include_attachments=False, include_folders=False,
-                   sort="path", descending=False, limit=None, cursor=None)
+    return replace(
+        q,
+        **changes,
+        include_notes=True,
+        include_attachments=False,
+        include_folders=False,
+        sort="path",
+        descending=False,
+        limit=None,
+        cursor=None,
+    )
 
 
 def unscoped(q: Query) -> bool:
-    return (q.folder is None and q.pattern is None and not q.exclude_patterns and not q.filters and not q.exclude
-            and not q.text and not q.words and not q.problems_only)
+    return (
+        q.folder is None
+        and q.pattern is None
+        and not q.exclude_patterns
+        and not q.filters
+        and not q.exclude
+        and not q.text
+        and not q.words
+        and not q.problems_only
+    )

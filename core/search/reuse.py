@@ -6,6 +6,7 @@ Search as you type asks again for the same words after a space or a stop word ("
 ranked from) for at most REUSE_SECONDS: a stale_after moment passing in between is missed for at
 most that long. Issue 19: 11-18 ms of search per such key at 100k notes.
 """
+
 from __future__ import annotations
 
 import time

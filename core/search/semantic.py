@@ -22,6 +22,7 @@ and dropped again after EMBEDDER_IDLE_S unused. A big build (a first start, many
 changed) embeds in a worker process instead (core.search.embedprocess), so that neither the
 tokenizer nor what its thread pool allocated stays behind in the app.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -96,8 +97,11 @@ class Embedder:
         table = self._table
         # one text (a query) on this thread: encode_batch would start the tokenizers' thread pool,
         # whose threads then stay for good (~1.2 MB of RSS for the app's first query)
-        encodings = (self._tok.encode_batch(texts, add_special_tokens=False) if len(texts) > 1
-                     else [self._tok.encode(t, add_special_tokens=False) for t in texts])
+        encodings = (
+            self._tok.encode_batch(texts, add_special_tokens=False)
+            if len(texts) > 1
+            else [self._tok.encode(t, add_special_tokens=False) for t in texts]
+        )
         for i, enc in enumerate(encodings):
             ids = enc.ids[:MAX_TOKENS]
             if not ids:
@@ -127,7 +131,7 @@ def _map_tensor(path: Path, name: str):
     with open(path, "rb") as f:
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     (size,) = struct.unpack("<Q", mm[:8])
-    meta = json.loads(mm[8:8 + size])[name]
+    meta = json.loads(mm[8 : 8 + size])[name]
     dtypes = {"F16": np.float16, "F32": np.float32}
     if meta.get("dtype") not in dtypes:
         raise RuntimeError(f"unexpected tensor type {meta.get('dtype')!r} in {path.name}")
@@ -211,8 +215,9 @@ class VectorIndex(ChangeFollower):
             embedder = self.embedder
             start = self._dropper is None
             if start:
-                self._dropper = threading.Thread(target=self._drop_when_idle, name="vaultwatch-embedder-idle",
-                                                 daemon=True)
+                self._dropper = threading.Thread(
+                    target=self._drop_when_idle, name="vaultwatch-embedder-idle", daemon=True
+                )
                 dropper = self._dropper
         if start:
             dropper.start()
@@ -274,8 +279,9 @@ class VectorIndex(ChangeFollower):
     def _note_keys(self, notes):
         """(n, 3) int64 keys of entries, filled without a Python tuple per note."""
         np = self._np
-        flat = np.fromiter((k for e in notes for k in (e.size_bytes, e.mtime_ns, e.inode)), dtype=np.int64,
-                           count=3 * len(notes))
+        flat = np.fromiter(
+            (k for e in notes for k in (e.size_bytes, e.mtime_ns, e.inode)), dtype=np.int64, count=3 * len(notes)
+        )
         return flat.reshape(-1, 3)
 
     def _build(self) -> None:
@@ -346,8 +352,10 @@ class VectorIndex(ChangeFollower):
         """(rows, int8 vectors) for the notes at positions `todo`, BATCH at a time: in a worker
         process for a big build (core.search.embedprocess), else (or where no process can be
         started) by this process's embedder. Stops early once the index is stopped."""
-        batches = ((idx, self._texts([notes[i] for i in idx]))
-                   for idx in (todo[b:b + BATCH] for b in range(0, len(todo), BATCH)))
+        batches = (
+            (idx, self._texts([notes[i] for i in idx]))
+            for idx in (todo[b : b + BATCH] for b in range(0, len(todo), BATCH))
+        )
         pool = None
         if len(todo) >= embedprocess.PROCESS_MIN_NOTES:
             try:
@@ -430,7 +438,7 @@ class VectorIndex(ChangeFollower):
         sims = np.empty(len(paths), dtype=np.float32)
         for i in range(0, len(paths), SCORE_CHUNK):  # int8 rows widened a chunk at a time (2 MB, not 100)
             # einsum, not BLAS: its threads spin against each other on a busy 2-core machine (7x slower)
-            sims[i:i + SCORE_CHUNK] = np.einsum("ij,j->i", mat[i:i + SCORE_CHUNK], q)
+            sims[i : i + SCORE_CHUNK] = np.einsum("ij,j->i", mat[i : i + SCORE_CHUNK], q)
         if mapped is not None:
             mapped.release()  # the rows go back to the page cache (module docstring)
         if allowed is not None:

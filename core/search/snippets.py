@@ -1,8 +1,9 @@
 """Snippets for a page of hits: the matched terms marked in a one-line excerpt of each note."""
+
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 from vaultwatch.core.search.notetext import COLUMNS, TOKENIZER
 from vaultwatch.core.search.terms import Term
@@ -23,10 +24,17 @@ def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after:
         alts.append(r"(?<![^\W_])" + r"\s+".join(words) + ("" if t.prefix else r"(?![^\W_])"))
     m = re.search("|".join(alts), body, re.IGNORECASE) if alts else None
     if m is None:
-        return body[:before + after] + ("…" if len(body) > before + after else "")
+        return body[: before + after] + ("…" if len(body) > before + after else "")
     start, end = max(0, m.start() - before), min(len(body), m.end() + after)
-    return ("…" if start else "") + body[start:m.start()] + _OPEN + m.group(0) + _CLOSE + body[m.end():end] + (
-        "…" if end < len(body) else "")
+    return (
+        ("…" if start else "")
+        + body[start : m.start()]
+        + _OPEN
+        + m.group(0)
+        + _CLOSE
+        + body[m.end() : end]
+        + ("…" if end < len(body) else "")
+    )
 
 
 def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
@@ -50,8 +58,13 @@ def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
     return marked, "".join(plain), tuple(spans)
 
 
-def page_snippets(con, match: str, ids: dict[int, str], big: set[str] = frozenset(),  # type: ignore[assignment]
-                  wanted: list[Term] = ()) -> dict[str, tuple[str, str, tuple]]:  # type: ignore[assignment]
+def page_snippets(
+    con,
+    match: str,
+    ids: dict[int, str],
+    big: Collection[str] = frozenset(),
+    wanted: Sequence[Term] = (),
+) -> dict[str, tuple[str, str, tuple]]:
     """Snippets for a page of hits: from the body when it matches, else from the best column.
 
     The page's notes are copied into a small temp FTS5 table and the snippets taken there: in
@@ -60,8 +73,9 @@ def page_snippets(con, match: str, ids: dict[int, str], big: set[str] = frozense
     snippet() scores every hit of a note, and a 2 MB body of one repeated word took minutes."""
     if not ids:
         return {}
-    rows = con.execute(f"SELECT id, {', '.join(COLUMNS)} FROM content "
-                       f"WHERE id IN ({','.join(str(int(i)) for i in ids)})").fetchall()
+    rows = con.execute(
+        f"SELECT id, {', '.join(COLUMNS)} FROM content WHERE id IN ({','.join(str(int(i)) for i in ids)})"
+    ).fetchall()
     out = {}
     body_at = 1 + COLUMNS.index("body")
     small = []
@@ -72,16 +86,18 @@ def page_snippets(con, match: str, ids: dict[int, str], big: set[str] = frozense
             small.append(row)
     if not small:
         return out
-    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_snip USING fts5({', '.join(COLUMNS)}, "
-                f"tokenize='{TOKENIZER}')")
+    con.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_snip USING fts5({', '.join(COLUMNS)}, tokenize='{TOKENIZER}')"
+    )
     con.execute("BEGIN")  # touches only the temp database
     try:
-        con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        small)
+        con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", small)
         for rowid, body, best in con.execute(
-                f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
-                f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
-                f"WHERE vw_snip MATCH ?", (match,)).fetchall():
+            f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
+            f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
+            f"WHERE vw_snip MATCH ?",
+            (match,),
+        ).fetchall():
             out[ids[rowid]] = snippet_parts(body if body and _OPEN in body else (best or ""))
         con.execute("DELETE FROM temp.vw_snip")
         con.execute("COMMIT")

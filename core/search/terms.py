@@ -3,6 +3,7 @@
 User text never reaches FTS5 syntax raw: `parse_query` reads words, "phrases", prefix*
 and -exclusions, and `to_fts` quotes every term. Bad input raises QueryError.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,6 +16,7 @@ from vaultwatch.core.search import ranking
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 32
 _WORD = re.compile(r"[^\W_]", re.UNICODE)  # a token character for FTS5's unicode61 (letters, digits)
+
 
 @dataclass(frozen=True, slots=True)
 class Term:
@@ -51,7 +53,7 @@ def parse_query(text: object) -> tuple[Term, ...]:
             ch = text[i]
         if ch == '"':
             end = text.find('"', i + 1)
-            body = text[i + 1:] if end < 0 else text[i + 1:end]  # an unclosed quote runs to the end
+            body = text[i + 1 :] if end < 0 else text[i + 1 : end]  # an unclosed quote runs to the end
             i = n if end < 0 else end + 1
             prefix = False
             if i < n and text[i] == "*":
@@ -70,11 +72,14 @@ def parse_query(text: object) -> tuple[Term, ...]:
     if len(terms) > MAX_TERMS:
         raise QueryError(f"search query has {len(terms)} terms; use at most {MAX_TERMS}")
     if not terms:
-        raise QueryError("search query has no words to look for: give at least one word or \"phrase\" "
-                         "(letters or digits), e.g. 'deploy' or '\"release checklist\"'")
+        raise QueryError(
+            'search query has no words to look for: give at least one word or "phrase" '
+            "(letters or digits), e.g. 'deploy' or '\"release checklist\"'"
+        )
     if all(t.exclude for t in terms):
-        raise QueryError("search query only excludes (-word): add at least one word to look for, "
-                         "e.g. 'deploy -staging'")
+        raise QueryError(
+            "search query only excludes (-word): add at least one word to look for, e.g. 'deploy -staging'"
+        )
     return tuple(terms)
 
 

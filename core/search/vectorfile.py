@@ -14,6 +14,7 @@ the OS's page cache, and `Mapped.release()` after a scan takes them out of the p
 whole (a temporary file, then os.replace), never changed in place, so a mapping stays valid
 whatever happens to the path afterwards (the old file lives on until its mapping is gone).
 """
+
 from __future__ import annotations
 
 import mmap
@@ -114,8 +115,14 @@ def save(path: Path, root: str, version: int, paths: list[str], keys: Any, vecs:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "w+b") as f:
-            np.savez(f, version=np.array(version), root=np.array(root),
-                     paths=np.frombuffer("\n".join(paths).encode("utf-8"), dtype=np.uint8), keys=keys, vecs=vecs)
+            np.savez(
+                f,
+                version=np.array(version),
+                root=np.array(root),
+                paths=np.frombuffer("\n".join(paths).encode("utf-8"), dtype=np.uint8),
+                keys=keys,
+                vecs=vecs,
+            )
             f.flush()
             try:
                 read = _read(f, np, root, version)  # the new file's inode: still the one at `path` after the replace

@@ -1,4 +1,5 @@
 """`vaultwatch list` and `vaultwatch stats` as real subprocesses: output shapes, options, errors."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,14 @@ ROW_KEYS = {"path", "kind", "title", "status", "stale", "trust_tier", "frontmatt
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL_THEME")}
-    return subprocess.run([sys.executable, "-m", "vaultwatch.tui.cli", *args], capture_output=True, text=True,
-                          timeout=60, cwd=cwd, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env=env,
+    )
 
 
 def json_lines(proc: subprocess.CompletedProcess[str]) -> list[dict]:
@@ -39,19 +46,25 @@ def test_list_json_lines_on_the_default_demo_vault(tmp_path: Path) -> None:
         assert row["modified_at"].endswith("Z")
     by_path = {r["path"]: r for r in rows}
     onboarding = by_path["Projects/Onboarding Revamp.md"]
-    assert (onboarding["status"], onboarding["stale"], onboarding["trust_tier"]) == ("stable", True,
-                                                                                       "machine-confirmed")
+    assert (onboarding["status"], onboarding["stale"], onboarding["trust_tier"]) == (
+        "stable",
+        True,
+        "machine-confirmed",
+    )
     assert onboarding["frontmatter"]["stale_after"] == "2026-11-29"  # JSON-safe: a date is ISO text
     assert by_path["Areas/Craft/Woodworking/Sharpening Chisels.md"]["frontmatter"]["published"] is True
     assert by_path["Inbox/Broken frontmatter.md"]["frontmatter_error"]
 
 
 def test_list_filters_and_as_of(demo_vault: Path) -> None:
-    rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--filter", "stale=true",
-                          "--filter", "status=deprecated"))
+    rows = json_lines(
+        run("list", str(demo_vault), "--json", *AS_OF, "--filter", "stale=true", "--filter", "status=deprecated")
+    )
     assert [r["path"] for r in rows] == [
-        "Projects/Archive/Billing Rewrite 2024.md", "Projects/Archive/Legacy Deploy Script.md",
-        "Projects/Archive/Retired/Q3 2024 Roadmap.md"]
+        "Projects/Archive/Billing Rewrite 2024.md",
+        "Projects/Archive/Legacy Deploy Script.md",
+        "Projects/Archive/Retired/Q3 2024 Roadmap.md",
+    ]
     # a day earlier, the note whose stale_after is 2026-11-29 is not yet stale
     before = json_lines(run("list", str(demo_vault), "--json", "--as-of", "2026-11-28", "--filter", "stale=yes"))
     assert "Projects/Onboarding Revamp.md" not in [r["path"] for r in before]
@@ -63,15 +76,20 @@ def test_list_folder_pattern_attachments_and_folders(demo_vault: Path) -> None:
     att = [r for r in rows if r["kind"] == "attachment"]
     assert [(r["path"], r["mime_type"]) for r in att] == [
         ("Resources/attachments/architecture-diagram.png", "image/png"),
-        ("Resources/attachments/reading-list.pdf", "application/pdf")]
+        ("Resources/attachments/reading-list.pdf", "application/pdf"),
+    ]
     assert all(r["size_bytes"] > 0 and r["modified_at"] for r in att)
 
-    rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--folder", "Projects", "--no-recursive",
-                          "--folders"))
+    rows = json_lines(
+        run("list", str(demo_vault), "--json", *AS_OF, "--folder", "Projects", "--no-recursive", "--folders")
+    )
     assert [(r["path"], r["kind"]) for r in rows] == [
-        ("Projects/Archive", "folder"), ("Projects/Atlas Migration.md", "note"),
-        ("Projects/Bold Ideas Spec.md", "note"), ("Projects/Onboarding Revamp.md", "note"),
-        ("Projects/Search Relevance v2.md", "note")]
+        ("Projects/Archive", "folder"),
+        ("Projects/Atlas Migration.md", "note"),
+        ("Projects/Bold Ideas Spec.md", "note"),
+        ("Projects/Onboarding Revamp.md", "note"),
+        ("Projects/Search Relevance v2.md", "note"),
+    ]
 
     rows = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--folder", ""))
     assert [r["path"] for r in rows] == ["Café notes.md", "Getting Started.md", "index.md"]
@@ -88,8 +106,9 @@ def test_list_sort_limit_and_cursor(demo_vault: Path) -> None:
     assert titles == sorted(titles)
     assert "next cursor: " in first.stderr
     cursor = first.stderr.split("next cursor: ", 1)[1].split()[0]
-    second = json_lines(run("list", str(demo_vault), "--json", *AS_OF, "--sort", "title", "--limit", "5",
-                            "--cursor", cursor))
+    second = json_lines(
+        run("list", str(demo_vault), "--json", *AS_OF, "--sort", "title", "--limit", "5", "--cursor", cursor)
+    )
     assert len(second) == 5 and not {r["path"] for r in second} & {r["path"] for r in rows}
     assert second[0]["title"].casefold() >= titles[-1]
     wrong = run("list", str(demo_vault), "--json", "--sort", "path", "--cursor", cursor)
@@ -113,8 +132,18 @@ def test_list_okf_off(demo_vault: Path) -> None:
 
 
 def test_list_attachment_exts_option(demo_vault: Path) -> None:
-    rows = json_lines(run("list", str(demo_vault), "--json", "--attachments", "--attachment-exts", "PDF",
-                          "--folder", "Resources/attachments"))
+    rows = json_lines(
+        run(
+            "list",
+            str(demo_vault),
+            "--json",
+            "--attachments",
+            "--attachment-exts",
+            "PDF",
+            "--folder",
+            "Resources/attachments",
+        )
+    )
     assert [r["path"] for r in rows] == ["Resources/attachments/reading-list.pdf"]
 
 
@@ -158,8 +187,17 @@ def test_stats_json_and_text(demo_vault: Path) -> None:
     text = run("stats", str(demo_vault), *AS_OF)
     assert text.returncode == 0, text.stderr
     out = "\n".join(" ".join(line.split()) for line in text.stdout.splitlines())  # column widths may change
-    for needle in ("okf bundle yes", "notes 43", "attachments 2", "stale 8", "folders 19",
-                   "deprecated 7", "human-reviewed 11", "frontmatter errors 1", "skipped 0"):
+    for needle in (
+        "okf bundle yes",
+        "notes 43",
+        "attachments 2",
+        "stale 8",
+        "folders 19",
+        "deprecated 7",
+        "human-reviewed 11",
+        "frontmatter errors 1",
+        "skipped 0",
+    ):
         assert needle in out, needle
 
 
@@ -190,13 +228,23 @@ def test_links_broken_lists_every_note_with_unresolved_links(tmp_path: Path) -> 
     (vault / "c.md").write_text("# Top\n[[a]] [[b#Nope]] [[c#Top]]\n")
     rows = json_lines(run("links", str(vault), "--broken", "--json"))
     assert rows == [
-        {"path": "a.md", "broken_links": [
-            {"target": "Missing", "kind": "wiki", "heading": None, "alias": None, "missing": "file"},
-            {"target": "gone.png", "kind": "embed", "heading": None, "alias": None, "missing": "file"}]},
-        {"path": "b.md", "broken_links": [{"target": "nowhere.md", "kind": "markdown", "heading": None,
-                                           "alias": None, "missing": "file"}]},
-        {"path": "c.md", "broken_links": [{"target": "b", "kind": "wiki", "heading": "Nope", "alias": None,
-                                           "missing": "heading"}]},
+        {
+            "path": "a.md",
+            "broken_links": [
+                {"target": "Missing", "kind": "wiki", "heading": None, "alias": None, "missing": "file"},
+                {"target": "gone.png", "kind": "embed", "heading": None, "alias": None, "missing": "file"},
+            ],
+        },
+        {
+            "path": "b.md",
+            "broken_links": [
+                {"target": "nowhere.md", "kind": "markdown", "heading": None, "alias": None, "missing": "file"}
+            ],
+        },
+        {
+            "path": "c.md",
+            "broken_links": [{"target": "b", "kind": "wiki", "heading": "Nope", "alias": None, "missing": "heading"}],
+        },
     ]
     text = run("links", str(vault), "--broken")
     assert text.returncode == 0 and text.stdout.splitlines()[:2] == ["a.md", "  wiki     Missing"]

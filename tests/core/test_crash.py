@@ -3,6 +3,7 @@
 Each test runs the real write path in a real subprocess (sys.executable) and kills it with
 SIGKILL at a chosen stage (through Writer's fault_hook test seam) or at random moments.
 """
+
 from __future__ import annotations
 
 import json
@@ -73,8 +74,14 @@ def _vault(tmp_path: Path) -> Path:
 
 def _spawn(root: Path, op: str, pause_at: str, preexec=None) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    return subprocess.Popen([sys.executable, "-c", CHILD, str(root), op, pause_at], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=preexec)
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), op, pause_at],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=preexec,
+    )
 
 
 def _kill_when(proc: subprocess.Popen, marker: str) -> str:
@@ -141,6 +148,7 @@ def test_killed_at_random_moments_the_note_is_always_old_or_new(tmp_path):
 
 def _fsize_limit() -> None:
     import resource
+
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # get EFBIG instead of being killed
     resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
 
@@ -153,7 +161,7 @@ def test_disk_full_during_a_write_leaves_the_old_note_and_no_temp_file(tmp_path)
     proc = _spawn(root, "write", "never", preexec=_fsize_limit)
     out, err = proc.communicate(timeout=30)
     assert out.startswith("ERROR "), (out, err)
-    error = json.loads(out[len("ERROR "):])
+    error = json.loads(out[len("ERROR ") :])
     assert error["code"] == "write_failed"
     assert "'Note.md' is unchanged" in error["message"] and "file" in error["message"]
     assert (root / "Note.md").read_text() == "small original\n"

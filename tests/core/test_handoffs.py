@@ -1,4 +1,5 @@
 """core.handoffs: the one owner of the interpreter's switch interval (counted quick blocks)."""
+
 from __future__ import annotations
 
 import sys

@@ -1,5 +1,6 @@
 """core/ never imports textual, mcp or the front ends: the import-linter contracts, a fresh
 interpreter's sys.modules after importing every core module, and the source's import statements."""
+
 from __future__ import annotations
 
 import ast
@@ -25,8 +26,13 @@ def core_modules() -> list[str]:
 
 def test_core_has_modules() -> None:
     mods = core_modules()
-    assert {"vaultwatch.core.disk.paths", "vaultwatch.core.query.glob", "vaultwatch.core.query.listing",
-            "vaultwatch.core.index.scan", "vaultwatch.core.vault"} <= set(mods)
+    assert {
+        "vaultwatch.core.disk.paths",
+        "vaultwatch.core.query.glob",
+        "vaultwatch.core.query.listing",
+        "vaultwatch.core.index.scan",
+        "vaultwatch.core.vault",
+    } <= set(mods)
 
 
 def test_every_package_is_in_the_wheel() -> None:
@@ -34,15 +40,20 @@ def test_every_package_is_in_the_wheel() -> None:
     import tomllib
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(("vaultwatch", *p.parent.relative_to(ROOT).parts)) for top in ("core", "mcp_server", "tui")
-             for p in (ROOT / top).rglob("__init__.py") if "demo_vault" not in p.parts}
+    found = {
+        ".".join(("vaultwatch", *p.parent.relative_to(ROOT).parts))
+        for top in ("core", "mcp_server", "tui")
+        for p in (ROOT / top).rglob("__init__.py")
+        if "demo_vault" not in p.parts
+    }
     assert found - listed == set()
 
 
 @pytest.mark.skipif(not LINT_IMPORTS.exists(), reason="import-linter is not installed in this environment")
 def test_import_linter_contracts_are_kept() -> None:
-    proc = subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--no-logo"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "core never imports textual, mcp or the front ends KEPT" in output
@@ -59,8 +70,7 @@ def test_fresh_interpreter_importing_core_loads_no_front_end() -> None:
         "print(json.dumps({'imported': len(mods), 'bad': bad}))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                          env=env)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     import json
 
@@ -77,8 +87,12 @@ def _imported_names(path: Path) -> list[tuple[int, str]]:
             names.extend((node.lineno, a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.append((node.lineno, node.module))
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) in (
-                "import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant):
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
             names.append((node.lineno, str(node.args[0].value)))
     return names
 
@@ -95,8 +109,10 @@ def test_core_source_never_names_a_front_end(path: Path) -> None:
 
 def test_the_ast_check_can_fail(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text("def f():\n    import textual.app\n    from mcp import types\n"
-                      "    importlib.import_module('vaultwatch.tui.app')\n")
+    sample.write_text(
+        "def f():\n    import textual.app\n    from mcp import types\n"
+        "    importlib.import_module('vaultwatch.tui.app')\n"
+    )
     names = [n for _, n in _imported_names(sample)]
     assert names == ["textual.app", "mcp", "vaultwatch.tui.app"]
     assert all(_forbidden(n) for n in names)

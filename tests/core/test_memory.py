@@ -1,6 +1,7 @@
 """Memory housekeeping: the C heap trim, and per-generation structures the garbage collector
 never has to walk (lists of 100k items made every full collection, and the frame it fell in,
 milliseconds longer)."""
+
 from __future__ import annotations
 
 import gc
@@ -14,7 +15,9 @@ from vaultwatch.core.memory import can_release_free_memory, release_free_memory,
 from vaultwatch.core.query.listing import Query, pairs
 
 
-@pytest.mark.skipif(not can_release_free_memory(), reason="the C library has no malloc_trim (not glibc): nothing to trim")
+@pytest.mark.skipif(
+    not can_release_free_memory(), reason="the C library has no malloc_trim (not glibc): nothing to trim"
+)
 def test_release_free_memory_hands_freed_heap_pages_back() -> None:
     """~48 MB of C-heap buffers freed between pinned survivors stay resident (glibc trims only the
     heap's top by itself) until release_free_memory gives the free pages back."""
@@ -34,8 +37,11 @@ def test_release_free_memory_hands_freed_heap_pages_back() -> None:
 
 def test_big_query_structures_are_invisible_to_the_collector(demo) -> None:
     snap = demo.snapshot
-    for q in (Query(words=("deploy",)), Query(pattern="**/*Runbook*.md"),
-              Query(filters=pairs({"tag": "x", "type": "howto", "status": "deprecated"}))):
+    for q in (
+        Query(words=("deploy",)),
+        Query(pattern="**/*Runbook*.md"),
+        Query(filters=pairs({"tag": "x", "type": "howto", "status": "deprecated"})),
+    ):
         demo.list(q)
     cache = snap._cache
     hay = next(v for k, v in cache.items() if type(k) is tuple and k[0] == "hay")
@@ -93,9 +99,12 @@ def _fresh_interpreter(body: str, setting: str | None, unset: str) -> str:
     import subprocess
     import textwrap
 
-    code = (f"import sys\nsys.path.insert(0, {str(os.getcwd())!r})\n"
-            "from vaultwatch.core.memory import fix_mmap_threshold, limit_malloc_arenas\n"
-            + (f"assert {setting}\n" if setting is not None else "") + textwrap.dedent(body))
+    code = (
+        f"import sys\nsys.path.insert(0, {str(os.getcwd())!r})\n"
+        "from vaultwatch.core.memory import fix_mmap_threshold, limit_malloc_arenas\n"
+        + (f"assert {setting}\n" if setting is not None else "")
+        + textwrap.dedent(body)
+    )
     env = {k: v for k, v in os.environ.items() if k != unset}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -105,7 +114,8 @@ def _fresh_interpreter(body: str, setting: str | None, unset: str) -> str:
 def _arenas_after_threads(limit: int | None) -> int:
     """glibc arenas in a fresh interpreter after 6 threads each allocated from the C heap."""
     call = f"limit_malloc_arenas({limit!r})" if limit is not None else None
-    out = _fresh_interpreter("""
+    out = _fresh_interpreter(
+        """
         import ctypes, os, tempfile, threading
         libc = ctypes.CDLL(None)
         libc.malloc.restype = ctypes.c_void_p
@@ -133,7 +143,10 @@ def _arenas_after_threads(limit: int | None) -> int:
         for t in threads: t.join()
         print(open(path).read().count("<heap nr="))
         os.unlink(path)
-    """, call, "MALLOC_ARENA_MAX")
+    """,
+        call,
+        "MALLOC_ARENA_MAX",
+    )
     return int(out.strip())
 
 
@@ -154,7 +167,8 @@ def _mapped_blocks_after(fixed: int | None) -> tuple[bool, bool]:
     """In a fresh interpreter (after `fix_mmap_threshold(fixed)` when given): whether a 2 MB
     block is given a mapping of its own, and a 6 MB one after an 8 MB one came and went."""
     call = f"fix_mmap_threshold({fixed!r})" if fixed is not None else None
-    small, big = _fresh_interpreter("""
+    small, big = _fresh_interpreter(
+        """
         import ctypes
         libc = ctypes.CDLL(None)
         libc.malloc.restype = ctypes.c_void_p
@@ -173,7 +187,10 @@ def _mapped_blocks_after(fixed: int | None) -> tuple[bool, bool]:
         small = mapped(2 << 20)
         libc.free(libc.malloc(8 << 20))
         print(small, mapped(6 << 20))
-    """, call, "MALLOC_MMAP_THRESHOLD_").split()
+    """,
+        call,
+        "MALLOC_MMAP_THRESHOLD_",
+    ).split()
     return small == "1", big == "1"
 
 

@@ -2,6 +2,7 @@
 help pages Internal links, Embed files, Link to blocks, Aliases, Tags, Properties, Basic and
 Advanced formatting syntax, Callouts and Comments): its link graph, tags and titles as
 Obsidian shows them."""
+
 from __future__ import annotations
 
 import shutil
@@ -99,17 +100,24 @@ def vault(tmp_path, open_vault):
 
 def test_link_graph(vault) -> None:
     g = graph(vault.snapshot)
-    got = {path: [(r.link.kind, r.link.target, r.link.heading, r.target) for r in links]
-           for path, links in g.outgoing.items()}
+    got = {
+        path: [(r.link.kind, r.link.target, r.link.heading, r.target) for r in links]
+        for path, links in g.outgoing.items()
+    }
     assert got == GRAPH
 
 
 def test_backlinks_and_unresolved_links(vault) -> None:
     g = graph(vault.snapshot)
-    assert sorted({r.source for r in g.report(ADA).backlinks}) == ["Projects/Plan.md", "hub.yaml proposal for themes.md"]
+    assert sorted({r.source for r in g.report(ADA).backlinks}) == [
+        "Projects/Plan.md",
+        "hub.yaml proposal for themes.md",
+    ]
     assert sorted({r.source for r in g.report("Books.base").backlinks}) == [EMBED]
     assert {p: [r.link.target for r in links] for p, links in unresolved_by_note(vault.snapshot).items()} == {
-        EMBED: ["Missing picture.png"], "Projects/Untitled.md": ["Countess of Lovelace"]}
+        EMBED: ["Missing picture.png"],
+        "Projects/Untitled.md": ["Countess of Lovelace"],
+    }
 
 
 def test_tags(vault) -> None:
@@ -117,7 +125,9 @@ def test_tags(vault) -> None:
     assert got == TAGS
     # Tags: searching a tag finds its nested tags too
     assert [e.path for e in vault.list(Query(filters=pairs({"tags": "inbox"}))).entries] == [
-        "Projects/Plan.md", "Projects/Untitled.md"]
+        "Projects/Plan.md",
+        "Projects/Untitled.md",
+    ]
     assert [e.path for e in vault.list(Query(filters=pairs({"tags": "physics"}))).entries] == [LAWS]
 
 
@@ -128,8 +138,14 @@ def test_titles(vault) -> None:
 
 def test_every_accepted_file_format_is_indexed(vault) -> None:
     kinds = {e.path: e.kind for e in vault.snapshot.entries}
-    for path in ("Books.base", "Board.canvas", "Cover.avif", "Recording.webm", "Document.pdf",
-                 "Attachments/Engelbart.jpg"):
+    for path in (
+        "Books.base",
+        "Board.canvas",
+        "Cover.avif",
+        "Recording.webm",
+        "Document.pdf",
+        "Attachments/Engelbart.jpg",
+    ):
         assert kinds.get(path) == "attachment", path
 
 

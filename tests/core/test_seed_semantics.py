@@ -6,6 +6,7 @@ The MCP adapters come later; here each seed tool is written as the Query it maps
 - obsidian-mcp `obsidian_list_notes`    -> Query(folder or None, recursive, include_folders=True)
 The last section checks the facts the bundled demo vault is documented to hold.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -98,16 +99,28 @@ def obsidian_list_notes(vault: Vault, folder: str = "", recursive: bool = False)
     entries = []
     for e in res.entries:
         row = entry_json(e, vault.clock, res.is_bundle, frontmatter=False)
-        entries.append({"path": row["path"], "is_folder": row["kind"] == "folder",
-                        "size_bytes": row["size_bytes"], "modified_at": row["modified_at"]})
+        entries.append(
+            {
+                "path": row["path"],
+                "is_folder": row["kind"] == "folder",
+                "size_bytes": row["size_bytes"],
+                "modified_at": row["modified_at"],
+            }
+        )
     return {"folder": folder, "count": res.total, "backend": "filesystem", "entries": entries}
 
 
-def list_documents(vault: Vault, folder: str | None = None, filters: dict | None = None,
-                   pattern: str | None = None, include_attachments: bool = False) -> list[str]:
+def list_documents(
+    vault: Vault,
+    folder: str | None = None,
+    filters: dict | None = None,
+    pattern: str | None = None,
+    include_attachments: bool = False,
+) -> list[str]:
     """markdown-vault-mcp: documents (and optionally attachments) with filters."""
-    return paths(vault, Query(folder=folder, filters=pairs(filters), pattern=pattern,
-                              include_attachments=include_attachments))
+    return paths(
+        vault, Query(folder=folder, filters=pairs(filters), pattern=pattern, include_attachments=include_attachments)
+    )
 
 
 # --- seed 001: Vault Cortex vault_list_notes --------------------------------------------------------
@@ -115,54 +128,149 @@ def list_documents(vault: Vault, folder: str | None = None, filters: dict | None
 VAULT_CORTEX = [
     # "List .md file paths in the vault" (no attachments), "sorted by vault-relative path,
     # uppercase before lowercase", hidden never listed
-    ("whole vault", None, None, [
-        "Beta.md", "Inbox/meeting 2026-11-24.md", "Journal/2026-01-01.md", "Journal/2026/meeting notes.md",
-        "Notes/Idea2.md", "Notes/idea.md", "Notes/linked plan.md", "Projects/Archive/Deep/deeper.md",
-        "Projects/Archive/old.md", "Projects/Archive/session-log.md", "Projects/my-session-log.md",
-        "Projects/plan.md", "Projects/session-log.md", "ProjectsOld/legacy.md", "Zeta.md", "_under.md",
-        "alpha.md", "café.md", "index.md", "projects/lower.md", "session-log.md", "Éclair.md",
-    ]),
+    (
+        "whole vault",
+        None,
+        None,
+        [
+            "Beta.md",
+            "Inbox/meeting 2026-11-24.md",
+            "Journal/2026-01-01.md",
+            "Journal/2026/meeting notes.md",
+            "Notes/Idea2.md",
+            "Notes/idea.md",
+            "Notes/linked plan.md",
+            "Projects/Archive/Deep/deeper.md",
+            "Projects/Archive/old.md",
+            "Projects/Archive/session-log.md",
+            "Projects/my-session-log.md",
+            "Projects/plan.md",
+            "Projects/session-log.md",
+            "ProjectsOld/legacy.md",
+            "Zeta.md",
+            "_under.md",
+            "alpha.md",
+            "café.md",
+            "index.md",
+            "projects/lower.md",
+            "session-log.md",
+            "Éclair.md",
+        ],
+    ),
     # Example: vault_list_notes({ folder: "Projects" }) -- includes subfolders, not ProjectsOld
-    ("folder includes subfolders", "Projects", None, [
-        "Projects/Archive/Deep/deeper.md", "Projects/Archive/old.md", "Projects/Archive/session-log.md",
-        "Projects/my-session-log.md", "Projects/plan.md", "Projects/session-log.md",
-    ]),
-    ("trailing slash is the same folder", "Projects/", None, [
-        "Projects/Archive/Deep/deeper.md", "Projects/Archive/old.md", "Projects/Archive/session-log.md",
-        "Projects/my-session-log.md", "Projects/plan.md", "Projects/session-log.md",
-    ]),
-    ("nested folder", "Projects/Archive", None, [
-        "Projects/Archive/Deep/deeper.md", "Projects/Archive/old.md", "Projects/Archive/session-log.md",
-    ]),
+    (
+        "folder includes subfolders",
+        "Projects",
+        None,
+        [
+            "Projects/Archive/Deep/deeper.md",
+            "Projects/Archive/old.md",
+            "Projects/Archive/session-log.md",
+            "Projects/my-session-log.md",
+            "Projects/plan.md",
+            "Projects/session-log.md",
+        ],
+    ),
+    (
+        "trailing slash is the same folder",
+        "Projects/",
+        None,
+        [
+            "Projects/Archive/Deep/deeper.md",
+            "Projects/Archive/old.md",
+            "Projects/Archive/session-log.md",
+            "Projects/my-session-log.md",
+            "Projects/plan.md",
+            "Projects/session-log.md",
+        ],
+    ),
+    (
+        "nested folder",
+        "Projects/Archive",
+        None,
+        [
+            "Projects/Archive/Deep/deeper.md",
+            "Projects/Archive/old.md",
+            "Projects/Archive/session-log.md",
+        ],
+    ),
     ("name boundary: ProjectsOld is its own folder", "ProjectsOld", None, ["ProjectsOld/legacy.md"]),
     # "use the folder's exact letter case ... a different case finds nothing" (here: another folder)
     ("case-sensitive folder", "projects", None, ["projects/lower.md"]),
     ("different case finds nothing", "PROJECTS", None, []),
     # Example: vault_list_notes({ glob: "**/session-log.md" }); ** spans any depth incl. none
-    ("glob any depth", None, "**/session-log.md", [
-        "Projects/Archive/session-log.md", "Projects/session-log.md", "session-log.md",
-    ]),
+    (
+        "glob any depth",
+        None,
+        "**/session-log.md",
+        [
+            "Projects/Archive/session-log.md",
+            "Projects/session-log.md",
+            "session-log.md",
+        ],
+    ),
     # Example: vault_list_notes({ folder: "Projects", glob: "*.md" }) -- top-level notes only
-    ("folder + *.md = folder's top level", "Projects", "*.md", [
-        "Projects/my-session-log.md", "Projects/plan.md", "Projects/session-log.md",
-    ]),
+    (
+        "folder + *.md = folder's top level",
+        "Projects",
+        "*.md",
+        [
+            "Projects/my-session-log.md",
+            "Projects/plan.md",
+            "Projects/session-log.md",
+        ],
+    ),
     # "with folder Projects ... **/*.md every note under it"
-    ("folder + **/*.md = every note under it", "Projects", "**/*.md", [
-        "Projects/Archive/Deep/deeper.md", "Projects/Archive/old.md", "Projects/Archive/session-log.md",
-        "Projects/my-session-log.md", "Projects/plan.md", "Projects/session-log.md",
-    ]),
-    ("glob inside folder, one level down", "Projects", "Archive/*.md", [
-        "Projects/Archive/old.md", "Projects/Archive/session-log.md",
-    ]),
+    (
+        "folder + **/*.md = every note under it",
+        "Projects",
+        "**/*.md",
+        [
+            "Projects/Archive/Deep/deeper.md",
+            "Projects/Archive/old.md",
+            "Projects/Archive/session-log.md",
+            "Projects/my-session-log.md",
+            "Projects/plan.md",
+            "Projects/session-log.md",
+        ],
+    ),
+    (
+        "glob inside folder, one level down",
+        "Projects",
+        "Archive/*.md",
+        [
+            "Projects/Archive/old.md",
+            "Projects/Archive/session-log.md",
+        ],
+    ),
     # "its vault-relative path when folder is omitted": * stays within one level
-    ("no folder: *.md is the root level", None, "*.md", [
-        "Beta.md", "Zeta.md", "_under.md", "alpha.md", "café.md", "index.md", "session-log.md", "Éclair.md",
-    ]),
+    (
+        "no folder: *.md is the root level",
+        None,
+        "*.md",
+        [
+            "Beta.md",
+            "Zeta.md",
+            "_under.md",
+            "alpha.md",
+            "café.md",
+            "index.md",
+            "session-log.md",
+            "Éclair.md",
+        ],
+    ),
     ("no folder: **/*.md is everything", None, "**/*.md", "ALL"),
-    ("example glob with stars inside a name", None, "**/*session-log*.md", [
-        "Projects/Archive/session-log.md", "Projects/my-session-log.md", "Projects/session-log.md",
-        "session-log.md",
-    ]),
+    (
+        "example glob with stars inside a name",
+        None,
+        "**/*session-log*.md",
+        [
+            "Projects/Archive/session-log.md",
+            "Projects/my-session-log.md",
+            "Projects/session-log.md",
+            "session-log.md",
+        ],
+    ),
     # "glob matches ... case-sensitively"
     ("case-sensitive glob", None, "**/Session-Log.md", []),
     ("case-sensitive glob on names", "Notes", "i*.md", ["Notes/idea.md"]),
@@ -250,9 +358,19 @@ def test_obsidian_root_not_recursive_lists_root_notes_and_folders(seed_vault: Va
     out = obsidian_list_notes(seed_vault, "", recursive=False)
     got = [(e["path"], e["is_folder"]) for e in out["entries"]]
     assert got == [
-        ("Beta.md", False), ("Inbox", True), ("Journal", True), ("Notes", True), ("Projects", True),
-        ("ProjectsOld", True), ("Zeta.md", False), ("_under.md", False), ("alpha.md", False),
-        ("café.md", False), ("index.md", False), ("projects", True), ("session-log.md", False),
+        ("Beta.md", False),
+        ("Inbox", True),
+        ("Journal", True),
+        ("Notes", True),
+        ("Projects", True),
+        ("ProjectsOld", True),
+        ("Zeta.md", False),
+        ("_under.md", False),
+        ("alpha.md", False),
+        ("café.md", False),
+        ("index.md", False),
+        ("projects", True),
+        ("session-log.md", False),
         ("Éclair.md", False),
     ]
     assert out["count"] == len(out["entries"])
@@ -262,16 +380,25 @@ def test_obsidian_root_not_recursive_lists_root_notes_and_folders(seed_vault: Va
 def test_obsidian_folder_not_recursive_lists_direct_children(seed_vault: Vault) -> None:
     out = obsidian_list_notes(seed_vault, "Projects", recursive=False)
     assert [(e["path"], e["is_folder"]) for e in out["entries"]] == [
-        ("Projects/Archive", True), ("Projects/Empty", True), ("Projects/my-session-log.md", False),
-        ("Projects/plan.md", False), ("Projects/session-log.md", False),
+        ("Projects/Archive", True),
+        ("Projects/Empty", True),
+        ("Projects/my-session-log.md", False),
+        ("Projects/plan.md", False),
+        ("Projects/session-log.md", False),
     ]
 
 
 def test_obsidian_recursive_walks_nested_folders(seed_vault: Vault) -> None:
     out = obsidian_list_notes(seed_vault, "Projects", recursive=True)
     assert [e["path"] for e in out["entries"]] == [
-        "Projects/Archive", "Projects/Archive/Deep", "Projects/Archive/Deep/deeper.md", "Projects/Archive/old.md",
-        "Projects/Archive/session-log.md", "Projects/Empty", "Projects/my-session-log.md", "Projects/plan.md",
+        "Projects/Archive",
+        "Projects/Archive/Deep",
+        "Projects/Archive/Deep/deeper.md",
+        "Projects/Archive/old.md",
+        "Projects/Archive/session-log.md",
+        "Projects/Empty",
+        "Projects/my-session-log.md",
+        "Projects/plan.md",
         "Projects/session-log.md",
     ]
     whole = obsidian_list_notes(seed_vault, "", recursive=True)
@@ -311,9 +438,9 @@ TRIAGE_FILES: dict[str, str | bytes] = {
     "Journal/2026/deep.md": "---\nstatus: deprecated\ntags: [journal]\n---\n# deep\n",
     "Journal/old.md": "---\nstatus: deprecated\nstale_after: 2025-01-01\n---\n# old\n",
     "Craft/plane.md": "---\ntags:\n  - craft\n  - woodworking\nstale_after: 2026-11-29\n"
-                      "verified:\n  - by: human:ana\n---\n# plane\n",
+    "verified:\n  - by: human:ana\n---\n# plane\n",
     "Craft/finish.md": "---\nstatus: stable\ntags: craft\nstale_after: 2026-11-30\n"
-                       "verified: {by: ci-bot}\npublished: true\nrating: 4\n---\n# finish\n",
+    "verified: {by: ci-bot}\npublished: true\nrating: 4\n---\n# finish\n",
     "Craft/notes.md": "# no frontmatter #craft\n",
     "Craft/img.png": b"\x89PNG\r\n\x1a\n",
     "Craft/manual.pdf": b"%PDF-1.4\n",
@@ -333,22 +460,46 @@ def triage_vault(tmp_path_factory: pytest.TempPathFactory, write_vault) -> Vault
 
 LIST_DOCUMENTS = [
     # "Enumerate all documents in the vault" (notes only by default)
-    ("all documents", {}, [
-        "Craft/finish.md", "Craft/notes.md", "Craft/plane.md", "Inbox/meeting 1.md", "Journal/2026/deep.md",
-        "Journal/day.md", "Journal/old.md", "index.md", "meeting-notes.md",
-    ]),
+    (
+        "all documents",
+        {},
+        [
+            "Craft/finish.md",
+            "Craft/notes.md",
+            "Craft/plane.md",
+            "Inbox/meeting 1.md",
+            "Journal/2026/deep.md",
+            "Journal/day.md",
+            "Journal/old.md",
+            "index.md",
+            "meeting-notes.md",
+        ],
+    ),
     # folder: "Return only documents in this folder (e.g. "Journal")"
     ("folder", {"folder": "Journal"}, ["Journal/2026/deep.md", "Journal/day.md", "Journal/old.md"]),
     # "Use folder="" for root-level (top-level) documents only."
     ("root level only", {"folder": ""}, ["index.md", "meeting-notes.md"]),
     # filters: "Frontmatter equality filters, ANDed (e.g. {"tags": "craft"})"
-    ("tags membership", {"filters": {"tags": "craft"}}, [
-        "Craft/finish.md", "Craft/notes.md", "Craft/plane.md", "Journal/day.md",
-    ]),
+    (
+        "tags membership",
+        {"filters": {"tags": "craft"}},
+        [
+            "Craft/finish.md",
+            "Craft/notes.md",
+            "Craft/plane.md",
+            "Journal/day.md",
+        ],
+    ),
     ("ANDed filters", {"filters": {"tags": "craft", "status": "draft"}}, ["Journal/day.md"]),
-    ("ANDed with folder", {"folder": "Craft", "filters": {"tags": "craft"}}, [
-        "Craft/finish.md", "Craft/notes.md", "Craft/plane.md",
-    ]),
+    (
+        "ANDed with folder",
+        {"folder": "Craft", "filters": {"tags": "craft"}},
+        [
+            "Craft/finish.md",
+            "Craft/notes.md",
+            "Craft/plane.md",
+        ],
+    ),
     # "any frontmatter key works"
     ("custom key", {"filters": {"mood": "tired"}}, ["Journal/day.md"]),
     ("number value", {"filters": {"rating": "4"}}, ["Craft/finish.md"]),
@@ -358,39 +509,87 @@ LIST_DOCUMENTS = [
     ("missing key matches nothing", {"filters": {"nosuchkey": "x"}}, []),
     # OKF: status "draft"/"stable"/"deprecated"; "stable" also matches notes without a status field
     ("status draft", {"filters": {"status": "draft"}}, ["Journal/day.md"]),
-    ("status deprecated (triage listing)", {"filters": {"status": "deprecated"}}, [
-        "Journal/2026/deep.md", "Journal/old.md",
-    ]),
-    ("status stable includes missing and empty", {"filters": {"status": "stable"}}, [
-        "Craft/finish.md", "Craft/notes.md", "Craft/plane.md", "index.md", "meeting-notes.md",
-    ]),
+    (
+        "status deprecated (triage listing)",
+        {"filters": {"status": "deprecated"}},
+        [
+            "Journal/2026/deep.md",
+            "Journal/old.md",
+        ],
+    ),
+    (
+        "status stable includes missing and empty",
+        {"filters": {"status": "stable"}},
+        [
+            "Craft/finish.md",
+            "Craft/notes.md",
+            "Craft/plane.md",
+            "index.md",
+            "meeting-notes.md",
+        ],
+    ),
     ("status is case-sensitive", {"filters": {"status": "Draft"}}, ["Inbox/meeting 1.md"]),
     # stale ("true"/"false" -- stale_after reached): 2026-11-29 == today is reached, tomorrow is not
     ("stale true (triage listing)", {"filters": {"stale": "true"}}, ["Craft/plane.md", "Journal/old.md"]),
-    ("stale false", {"filters": {"stale": "false"}}, [
-        "Craft/finish.md", "Craft/notes.md", "Inbox/meeting 1.md", "Journal/2026/deep.md", "Journal/day.md",
-        "index.md", "meeting-notes.md",
-    ]),
+    (
+        "stale false",
+        {"filters": {"stale": "false"}},
+        [
+            "Craft/finish.md",
+            "Craft/notes.md",
+            "Inbox/meeting 1.md",
+            "Journal/2026/deep.md",
+            "Journal/day.md",
+            "index.md",
+            "meeting-notes.md",
+        ],
+    ),
     # trust_tier ("unverified"/"machine-confirmed"/"human-reviewed")
     ("trust human", {"filters": {"trust_tier": "human-reviewed"}}, ["Craft/plane.md"]),
     ("trust machine", {"filters": {"trust_tier": "machine-confirmed"}}, ["Craft/finish.md"]),
-    ("trust unverified", {"filters": {"trust_tier": "unverified"}}, [
-        "Craft/notes.md", "Inbox/meeting 1.md", "Journal/2026/deep.md", "Journal/day.md", "Journal/old.md",
-        "index.md", "meeting-notes.md",
-    ]),
+    (
+        "trust unverified",
+        {"filters": {"trust_tier": "unverified"}},
+        [
+            "Craft/notes.md",
+            "Inbox/meeting 1.md",
+            "Journal/2026/deep.md",
+            "Journal/day.md",
+            "Journal/old.md",
+            "index.md",
+            "meeting-notes.md",
+        ],
+    ),
     # "Any filter excludes attachments (they carry no frontmatter)."
-    ("any filter excludes attachments", {"filters": {"stale": "false"}, "include_attachments": True, "folder": "Craft"},
-     ["Craft/finish.md", "Craft/notes.md"]),
+    (
+        "any filter excludes attachments",
+        {"filters": {"stale": "false"}, "include_attachments": True, "folder": "Craft"},
+        ["Craft/finish.md", "Craft/notes.md"],
+    ),
     # pattern: "Unix glob matched against relative paths (e.g. "Journal/*.md", "**/meeting*.md")"
     ("pattern one level", {"pattern": "Journal/*.md"}, ["Journal/day.md", "Journal/old.md"]),
     ("pattern any depth incl. root", {"pattern": "**/meeting*.md"}, ["Inbox/meeting 1.md", "meeting-notes.md"]),
-    ("pattern with folder is vault-relative", {"folder": "Journal", "pattern": "Journal/**/*.md"}, [
-        "Journal/2026/deep.md", "Journal/day.md", "Journal/old.md",
-    ]),
+    (
+        "pattern with folder is vault-relative",
+        {"folder": "Journal", "pattern": "Journal/**/*.md"},
+        [
+            "Journal/2026/deep.md",
+            "Journal/day.md",
+            "Journal/old.md",
+        ],
+    ),
     # include_attachments: "also returns non-.md files ... that match the configured allowlist"
-    ("attachments included", {"folder": "Craft", "include_attachments": True}, [
-        "Craft/finish.md", "Craft/img.png", "Craft/manual.pdf", "Craft/notes.md", "Craft/plane.md",
-    ]),
+    (
+        "attachments included",
+        {"folder": "Craft", "include_attachments": True},
+        [
+            "Craft/finish.md",
+            "Craft/img.png",
+            "Craft/manual.pdf",
+            "Craft/notes.md",
+            "Craft/plane.md",
+        ],
+    ),
     ("attachments by pattern", {"pattern": "**/*.pdf", "include_attachments": True}, ["Craft/manual.pdf"]),
     ("default: notes only", {"pattern": "**/*.pdf"}, []),
 ]
@@ -408,7 +607,7 @@ def test_list_documents_is_complete_without_limit(triage_vault: Vault) -> None:
 
 
 def test_list_documents_rows_carry_no_body(triage_vault: Vault) -> None:
-    """"Does NOT include body content -- call 'read' for full text.\""""
+    """ "Does NOT include body content -- call 'read' for full text.\""""
     for e in triage_vault.list(Query(include_attachments=True)).entries:
         row = entry_json(e, triage_vault.clock, True)
         assert not {"body", "content", "text"} & set(row)
@@ -416,8 +615,10 @@ def test_list_documents_rows_carry_no_body(triage_vault: Vault) -> None:
 
 
 def test_attachment_rows_have_kind_and_mime_type(triage_vault: Vault) -> None:
-    rows = {e.path: entry_json(e, triage_vault.clock, True)
-            for e in triage_vault.list(Query(include_attachments=True, folder="Craft")).entries}
+    rows = {
+        e.path: entry_json(e, triage_vault.clock, True)
+        for e in triage_vault.list(Query(include_attachments=True, folder="Craft")).entries
+    }
     assert rows["Craft/img.png"]["kind"] == "attachment"
     assert rows["Craft/img.png"]["mime_type"] == "image/png"
     assert rows["Craft/manual.pdf"]["mime_type"] == "application/pdf"
@@ -433,8 +634,19 @@ def test_stale_filter_rejects_non_booleans(triage_vault: Vault, value: str) -> N
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("true", True), ("TRUE", True), ("yes", True), ("Yes", True), ("1", True),
-     ("false", False), ("False", False), ("no", False), ("NO", False), ("0", False), (" true ", True)],
+    [
+        ("true", True),
+        ("TRUE", True),
+        ("yes", True),
+        ("Yes", True),
+        ("1", True),
+        ("false", False),
+        ("False", False),
+        ("no", False),
+        ("NO", False),
+        ("0", False),
+        (" true ", True),
+    ],
 )
 def test_stale_filter_accepts_boolean_words(triage_vault: Vault, value: str, expected: bool) -> None:
     got = list_documents(triage_vault, filters={"stale": value})
@@ -490,30 +702,49 @@ def test_demo_vault_raw_status_census(demo: Vault) -> None:
 
 
 DEMO_FILTERS = [
-    ({"status": "deprecated"}, [
-        "Areas/Craft/Woodworking/Hand Plane Setup (2023).md", "Areas/Engineering/Old Postmortem Format.md",
-        "Projects/Archive/Billing Rewrite 2024.md", "Projects/Archive/Legacy Deploy Script.md",
-        "Projects/Archive/Retired/Q3 2024 Roadmap.md", "ProjectsOld/Kanban Experiment.md",
-        "Resources/Tools/tmux Cheatsheet.md",
-    ]),
-    ({"stale": "true"}, [
-        "Areas/Craft/Woodworking/Shop Safety.md",  # 2025-09-01
-        "Areas/Engineering/Oncall Handbook.md",  # 2026-06-01T09:00:00+02:00 (offset datetime)
-        "Areas/Team/Team Rituals.md",
-        "Projects/Archive/Billing Rewrite 2024.md", "Projects/Archive/Legacy Deploy Script.md",
-        "Projects/Archive/Retired/Q3 2024 Roadmap.md",
-        "Projects/Onboarding Revamp.md",  # stale_after == today (2026-11-29)
-        "Resources/Reading List.md",  # yesterday
-    ]),
-    ({"stale": "true", "status": "deprecated"}, [
-        "Projects/Archive/Billing Rewrite 2024.md", "Projects/Archive/Legacy Deploy Script.md",
-        "Projects/Archive/Retired/Q3 2024 Roadmap.md",
-    ]),
-    ({"tags": "craft", "folder": "Areas/Craft"}, [
-        "Areas/Craft/Woodworking/Finishes Compared.md", "Areas/Craft/Woodworking/Hand Plane Setup (2023).md",
-        "Areas/Craft/Woodworking/Projects/Walnut Side Table.md", "Areas/Craft/Woodworking/Sharpening Chisels.md",
-        "Areas/Craft/Woodworking/Shop Safety.md",
-    ]),
+    (
+        {"status": "deprecated"},
+        [
+            "Areas/Craft/Woodworking/Hand Plane Setup (2023).md",
+            "Areas/Engineering/Old Postmortem Format.md",
+            "Projects/Archive/Billing Rewrite 2024.md",
+            "Projects/Archive/Legacy Deploy Script.md",
+            "Projects/Archive/Retired/Q3 2024 Roadmap.md",
+            "ProjectsOld/Kanban Experiment.md",
+            "Resources/Tools/tmux Cheatsheet.md",
+        ],
+    ),
+    (
+        {"stale": "true"},
+        [
+            "Areas/Craft/Woodworking/Shop Safety.md",  # 2025-09-01
+            "Areas/Engineering/Oncall Handbook.md",  # 2026-06-01T09:00:00+02:00 (offset datetime)
+            "Areas/Team/Team Rituals.md",
+            "Projects/Archive/Billing Rewrite 2024.md",
+            "Projects/Archive/Legacy Deploy Script.md",
+            "Projects/Archive/Retired/Q3 2024 Roadmap.md",
+            "Projects/Onboarding Revamp.md",  # stale_after == today (2026-11-29)
+            "Resources/Reading List.md",  # yesterday
+        ],
+    ),
+    (
+        {"stale": "true", "status": "deprecated"},
+        [
+            "Projects/Archive/Billing Rewrite 2024.md",
+            "Projects/Archive/Legacy Deploy Script.md",
+            "Projects/Archive/Retired/Q3 2024 Roadmap.md",
+        ],
+    ),
+    (
+        {"tags": "craft", "folder": "Areas/Craft"},
+        [
+            "Areas/Craft/Woodworking/Finishes Compared.md",
+            "Areas/Craft/Woodworking/Hand Plane Setup (2023).md",
+            "Areas/Craft/Woodworking/Projects/Walnut Side Table.md",
+            "Areas/Craft/Woodworking/Sharpening Chisels.md",
+            "Areas/Craft/Woodworking/Shop Safety.md",
+        ],
+    ),
 ]
 
 
@@ -548,8 +779,15 @@ def test_demo_vault_okf_rows(demo: Vault, path: str, status: str, stale: bool, t
 
 def test_demo_vault_excluded_files_are_not_indexed(demo: Vault) -> None:
     everything = set(demo.snapshot.by_path)
-    for path in (".hidden-note.md", "Archive/Ignored/excluded by obsidian.md", "Archive/Ignored",
-                 "scratch/tmp note.md", "scratch", ".obsidian", ".obsidian/app.json"):
+    for path in (
+        ".hidden-note.md",
+        "Archive/Ignored/excluded by obsidian.md",
+        "Archive/Ignored",
+        "scratch/tmp note.md",
+        "scratch",
+        ".obsidian",
+        ".obsidian/app.json",
+    ):
         assert path not in everything, path
     assert not any("should-never-appear" in e.tags for e in demo.snapshot.entries)
     assert demo.list(Query(filters=(("tags", "should-never-appear"),))).total == 0
@@ -578,8 +816,10 @@ def test_demo_vault_folder_boundary(demo: Vault) -> None:
     projects = vault_list_notes(demo, "Projects")
     assert "Projects/Archive/Retired/Q3 2024 Roadmap.md" in projects
     assert not [p for p in projects if p.startswith("ProjectsOld")]
-    assert vault_list_notes(demo, "ProjectsOld") == ["ProjectsOld/Kanban Experiment.md",
-                                                     "ProjectsOld/projects-old-readme.md"]
+    assert vault_list_notes(demo, "ProjectsOld") == [
+        "ProjectsOld/Kanban Experiment.md",
+        "ProjectsOld/projects-old-readme.md",
+    ]
 
 
 def test_demo_vault_path_is_the_default(tmp_path: Path) -> None:
@@ -600,9 +840,13 @@ def test_demo_vault_link_facts(demo: Vault) -> None:
     broken = sorted(t for t in targets if t.casefold().removesuffix(".md") not in names)
     assert broken == ["Quarterly OKRs 2027", "Vendor Contracts"]
     linked = {t.casefold() for t in targets} | {
-        link.target.casefold().removesuffix(".md") for e in notes for link in e.links if link.kind == "markdown"}
-    orphans = sorted(e.path for e in notes if e.name[:-3].casefold() not in linked
-                     and e.path[:-3].casefold() not in linked and e.path != "index.md")
+        link.target.casefold().removesuffix(".md") for e in notes for link in e.links if link.kind == "markdown"
+    }
+    orphans = sorted(
+        e.path
+        for e in notes
+        if e.name[:-3].casefold() not in linked and e.path[:-3].casefold() not in linked and e.path != "index.md"
+    )
     # tmux Cheatsheet is linked only from the hidden note, which is not part of the vault
     assert orphans == ["Inbox/MCP server ideas.md", "Resources/Tools/tmux Cheatsheet.md"]
     deploy = demo.entry("Areas/Engineering/Deploy Runbook.md")

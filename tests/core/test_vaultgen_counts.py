@@ -6,6 +6,7 @@ The manifest's "status" and "trust_tier" counts cover the generated notes only; 
 index.md (which declares okf_version) is one more note, stable and unverified under OKF.
 Manifest status "none" (missing status, no frontmatter, broken YAML) is OKF's implicit stable.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -32,9 +33,19 @@ _TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)", re.M)
 
 def recount(root: Path) -> dict:
     """The manifest's counts, computed from the files on disk without the generator or core."""
-    c: dict = {"notes": 0, "root_notes": 0, "attachments": 0, "status": Counter(), "trust_tier": Counter(),
-               "stale_true": 0, "tag_craft": 0, "broken_yaml": 0, "no_frontmatter": 0,
-               "per_top_folder": Counter(), "keys": Counter()}
+    c: dict = {
+        "notes": 0,
+        "root_notes": 0,
+        "attachments": 0,
+        "status": Counter(),
+        "trust_tier": Counter(),
+        "stale_true": 0,
+        "tag_craft": 0,
+        "broken_yaml": 0,
+        "no_frontmatter": 0,
+        "per_top_folder": Counter(),
+        "keys": Counter(),
+    }
     for dirpath, dirnames, files in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
@@ -66,8 +77,13 @@ def recount(root: Path) -> dict:
             c["status"][status.strip() if isinstance(status, str) and status.strip() else "none"] += 1
             ver = fm.get("verified")
             ver = [ver] if isinstance(ver, dict) else ver if isinstance(ver, list) else []
-            c["trust_tier"]["human-reviewed" if any(str(v.get("by", "")).startswith("human:") for v in ver)
-                            else "machine-confirmed" if ver else "unverified"] += 1
+            c["trust_tier"][
+                "human-reviewed"
+                if any(str(v.get("by", "")).startswith("human:") for v in ver)
+                else "machine-confirmed"
+                if ver
+                else "unverified"
+            ] += 1
             stale = fm.get("stale_after")
             if isinstance(stale, str):
                 stale = dt.date.fromisoformat(stale)
@@ -149,8 +165,11 @@ def test_notes_and_attachments(generated) -> None:
 
 def test_status_counts(generated) -> None:
     vault, m = generated
-    expected = {"draft": m["status"]["draft"], "deprecated": m["status"]["deprecated"],
-                "stable": m["status"]["stable"] + m["status"]["none"]}
+    expected = {
+        "draft": m["status"]["draft"],
+        "deprecated": m["status"]["deprecated"],
+        "stable": m["status"]["stable"] + m["status"]["none"],
+    }
     assert vault.stats()["status"] == expected  # OKF's index.md is the bundle's, not a note to count
     for status, count in expected.items():  # a listing still finds index.md (stable)
         assert total(vault, filters=(("status", status),)) == count + (status == "stable"), status
@@ -193,8 +212,11 @@ def test_per_top_folder_with_name_boundary(generated) -> None:
 
 def test_hidden_files_exist_on_disk_and_are_never_listed(generated) -> None:
     vault, m = generated
-    on_disk = [p for p in (".obsidian/workspace.md", ".trash/old note.md", "Projects/.secret/plan.md",
-                           ".hidden-note.md") if os.path.isfile(os.path.join(vault.root, p))]
+    on_disk = [
+        p
+        for p in (".obsidian/workspace.md", ".trash/old note.md", "Projects/.secret/plan.md", ".hidden-note.md")
+        if os.path.isfile(os.path.join(vault.root, p))
+    ]
     assert len(on_disk) == m["hidden_files"] == 4
     every = vault.list(Query(include_attachments=True, include_folders=True)).entries
     assert not [e.path for e in every if any(seg.startswith(".") for seg in e.path.split("/"))]
@@ -247,6 +269,7 @@ def test_without_okf_the_keys_are_plain_frontmatter(tmp_path: Path) -> None:
 
 # -- realistic mode ------------------------------------------------------------------------------
 
+
 def test_realistic_manifest_agrees_with_an_independent_count(realistic) -> None:
     vault, m = realistic
     assert_manifest_matches_disk(Path(vault.root), m)
@@ -255,12 +278,19 @@ def test_realistic_manifest_agrees_with_an_independent_count(realistic) -> None:
 def test_realistic_notes_are_2_to_20_kb_with_rich_markdown(realistic) -> None:
     vault, m = realistic
     sizes, seen = [], Counter()
-    checks = {"fence": re.compile(r"^(```|~~~)\w+$", re.M), "table": re.compile(r"^\| --- \|", re.M),
-              "callout": re.compile(r"^> \[!\w+\][-+]? ", re.M), "task": re.compile(r"^- \[[ x]\] ", re.M),
-              "numbered": re.compile(r"^\d+\. ", re.M), "nested": re.compile(r"^    - ", re.M),
-              "embed": re.compile(r"!\[\[[^\]]+\]\]"), "alias": re.compile(r"\[\[[^\]|]+\|[^\]]+\]\]"),
-              "heading_link": re.compile(r"[^!]\[\[[^\]#]+#[^\]]+\]\]"), "md_link": re.compile(r"\]\([^)]+\.md\)"),
-              "inline_tag": re.compile(r" #[a-z]")}
+    checks = {
+        "fence": re.compile(r"^(```|~~~)\w+$", re.M),
+        "table": re.compile(r"^\| --- \|", re.M),
+        "callout": re.compile(r"^> \[!\w+\][-+]? ", re.M),
+        "task": re.compile(r"^- \[[ x]\] ", re.M),
+        "numbered": re.compile(r"^\d+\. ", re.M),
+        "nested": re.compile(r"^    - ", re.M),
+        "embed": re.compile(r"!\[\[[^\]]+\]\]"),
+        "alias": re.compile(r"\[\[[^\]|]+\|[^\]]+\]\]"),
+        "heading_link": re.compile(r"[^!]\[\[[^\]#]+#[^\]]+\]\]"),
+        "md_link": re.compile(r"\]\([^)]+\.md\)"),
+        "inline_tag": re.compile(r" #[a-z]"),
+    }
     for e in vault.snapshot.entries:
         if e.kind != "note" or e.path == "index.md":
             continue

@@ -3,6 +3,7 @@
 Socket directories are made under /tmp with short names (AF_UNIX paths hold ~107 bytes,
 pytest's tmp_path is longer than that can afford).
 """
+
 from __future__ import annotations
 
 import shutil

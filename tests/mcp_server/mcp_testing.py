@@ -1,4 +1,5 @@
 """Helpers for the MCP tests: the real server on a real Unix socket, and real `mcp` clients."""
+
 from __future__ import annotations
 
 import asyncio
@@ -40,13 +41,18 @@ async def serving(vault: Vault, socket_path: str | os.PathLike[str], **options) 
         await asyncio.wait_for(task, 5)
 
 
-def uds_client(socket_path: str | os.PathLike[str], *, name: str = "pytest-agent", version: str = "1.0",
-               mode: str = "legacy") -> Client:
+def uds_client(
+    socket_path: str | os.PathLike[str], *, name: str = "pytest-agent", version: str = "1.0", mode: str = "legacy"
+) -> Client:
     """A real `mcp` client speaking streamable HTTP over the Unix socket."""
-    http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=os.fspath(socket_path)),
-                              timeout=httpx2.Timeout(30, read=60))
-    return Client(streamable_http_client("http://localhost/mcp", http_client=http), mode=mode,
-                  client_info=Implementation(name=name, version=version))
+    http = httpx2.AsyncClient(
+        transport=httpx2.AsyncHTTPTransport(uds=os.fspath(socket_path)), timeout=httpx2.Timeout(30, read=60)
+    )
+    return Client(
+        streamable_http_client("http://localhost/mcp", http_client=http),
+        mode=mode,
+        client_info=Implementation(name=name, version=version),
+    )
 
 
 @contextlib.asynccontextmanager

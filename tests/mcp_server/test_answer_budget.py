@@ -7,6 +7,7 @@ with the real Python client and the official TypeScript SDK client (over `vaultw
 - no answer passes the hard cap (2 MiB of text, far under the TS SDK's 10 MiB message limit),
   whatever the arguments: asking for more is an error that says so.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -44,9 +45,11 @@ def big_vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Vault, list[str
     for folder in {p.rsplit("/", 1)[0] for p in paths}:
         (root / folder).mkdir(parents=True, exist_ok=True)
     for i, rel in enumerate(paths):
-        (root / rel).write_text(f"---\ntitle: Note {i} about café ✓\nstatus: {('draft', 'stable')[i % 2]}\n"
-                                f"tags: [t{i % 300}, area{i % 40}]\n---\n# Note {i}\n\nSee [[index]].\n",
-                                encoding="utf-8")
+        (root / rel).write_text(
+            f"---\ntitle: Note {i} about café ✓\nstatus: {('draft', 'stable')[i % 2]}\n"
+            f"tags: [t{i % 300}, area{i % 40}]\n---\n# Note {i}\n\nSee [[index]].\n",
+            encoding="utf-8",
+        )
     links = "\n".join(f"- [[{p[:-3]}]]" for p in paths)
     (root / "index.md").write_text(f"---\ntitle: Index\n---\n# Index\n\n{links}\n", encoding="utf-8")
     vault = Vault(root, clock=FixedClock.at_date(dt.date(2026, 11, 29)))
@@ -108,8 +111,11 @@ async def test_a_first_search_reports_the_index_build_as_progress(big_vault, tmp
 
     root = tmp_path / "copy"  # a vault of its own: one server per vault, and big_server may serve the other
     await asyncio.to_thread(shutil.copytree, big_vault[0].root, root)
-    params = StdioServerParameters(command=VAULTWATCH[0], cwd=str(ROOT), args=[
-        *VAULTWATCH[1:], "serve", str(root), "--stdio", "--as-of", "2026-11-29"])
+    params = StdioServerParameters(
+        command=VAULTWATCH[0],
+        cwd=str(ROOT),
+        args=[*VAULTWATCH[1:], "serve", str(root), "--stdio", "--as-of", "2026-11-29"],
+    )
     async with Client(params, mode="legacy", logging_callback=on_log) as client:
         capabilities = client.server_capabilities
         await client.set_logging_level("debug")
@@ -166,8 +172,9 @@ async def test_list_tags_and_list_folders_page_with_a_cursor(big_server):
     for tool, key, total in (("list_tags", "tag", 340), ("list_folders", "path", 320)):
         seen, cursor = [], None
         while True:
-            out = (await client.call_tool(tool, {"limit": 50, **({"cursor": cursor} if cursor else {})})
-                   ).structured_content
+            out = (
+                await client.call_tool(tool, {"limit": 50, **({"cursor": cursor} if cursor else {})})
+            ).structured_content
             assert out["total"] == total, tool
             seen += [row[key] for row in out["result"]]
             cursor = out["next_cursor"]
@@ -191,20 +198,35 @@ async def test_a_compat_listing_keeps_its_unpaged_contract_within_the_hard_cap(b
     assert whole.is_error  # 2.5 MB of JSON for 20,001 notes and their folders: a clear error, the session lives on
     assert "over the 2,097,152 bytes" in whole.content[0].text and "10 MiB" in whole.content[0].text
     assert "list_documents" in whole.content[0].text
-    part = await client.call_tool("obsidian_list_notes", {"params": {"folder": "Area 01", "recursive": True,
-                                                                     "response_format": "json"}})
+    part = await client.call_tool(
+        "obsidian_list_notes", {"params": {"folder": "Area 01", "recursive": True, "response_format": "json"}}
+    )
     out = json.loads(part.content[0].text)
-    assert [e["path"] for e in out["entries"] if not e["is_folder"]] == [p for p in big_vault[1]
-                                                                         if p.startswith("Area 01/")]
+    assert [e["path"] for e in out["entries"] if not e["is_folder"]] == [
+        p for p in big_vault[1] if p.startswith("Area 01/")
+    ]
     assert out["count"] == len(out["entries"]) and text_bytes(part) < budget.HARD_ANSWER_BYTES
 
 
-async def test_typescript_sdk_client_pages_the_whole_big_vault_through_the_bridge(ts_sdk, big_server,  # noqa: F811
-                                                                                 big_vault):
+async def test_typescript_sdk_client_pages_the_whole_big_vault_through_the_bridge(
+    ts_sdk,
+    big_server,  # noqa: F811
+    big_vault,
+):
     host, _ = big_server
     proc = await asyncio.create_subprocess_exec(
-        str(ts_sdk), "page_loop.mjs", "list_documents", "{}", *VAULTWATCH, "bridge", "--socket", host.socket_path,
-        cwd=str(CLIENT_DIR), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        str(ts_sdk),
+        "page_loop.mjs",
+        "list_documents",
+        "{}",
+        *VAULTWATCH,
+        "bridge",
+        "--socket",
+        host.socket_path,
+        cwd=str(CLIENT_DIR),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     report = json.loads(out)
     assert report["ok"], report.get("error") or err.decode()[-2000:]
@@ -244,9 +266,11 @@ async def test_search_pages_are_cut_to_the_budget_and_resume_at_the_next_hit(mak
 
     from vaultwatch.mcp_server.server import build_server
 
-    files = {f"Topic {i % 5}/Note {i:03d}.md": f"---\ntitle: Harbour note {i} {'x' * (i % 40)}\ntags: [t{i % 7}]\n---\n"
-             f"# Note {i}\n\nThe harbour {'and the harbour ' * (i % 3)}log, entry {i}, with words about boats.\n"
-             for i in range(120)}
+    files = {
+        f"Topic {i % 5}/Note {i:03d}.md": f"---\ntitle: Harbour note {i} {'x' * (i % 40)}\ntags: [t{i % 7}]\n---\n"
+        f"# Note {i}\n\nThe harbour {'and the harbour ' * (i % 3)}log, entry {i}, with words about boats.\n"
+        for i in range(120)
+    }
     vault = open_vault(make_vault(files))
     server, _ = build_server(vault, max_answer_bytes=4096, extra_tools=[])
     async with Client(server) as client:
@@ -271,8 +295,14 @@ async def test_search_pages_are_cut_to_the_budget_and_resume_at_the_next_hit(mak
 
 
 async def test_serve_refuses_a_budget_past_the_hard_cap(demo_vault):
-    done = await asyncio.to_thread(subprocess.run, [*VAULTWATCH, "serve", str(demo_vault), "--stdio", "--max-answer-bytes", "99999999"],
-                                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [*VAULTWATCH, "serve", str(demo_vault), "--stdio", "--max-answer-bytes", "99999999"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2 and "--max-answer-bytes must be between" in done.stderr
 
 

@@ -1,5 +1,6 @@
 """`vaultwatch bridge` as a real subprocess: driven by the SDK's stdio client and by raw
 JSON-RPC lines, including the app going away (with a request in flight, and idle) and EOF."""
+
 from __future__ import annotations
 
 import asyncio
@@ -17,24 +18,36 @@ from mcp_types import Implementation
 from vaultwatch.core.events import AgentConnected
 from vaultwatch.mcp_server.bridge import MAYBE_APPLIED
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw-client", "version": "0.1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw-client", "version": "0.1"},
+    },
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def bridge_params(socket_path) -> StdioServerParameters:
-    return StdioServerParameters(command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "bridge", "--socket", str(socket_path)],
-                                 cwd=str(ROOT))
+    return StdioServerParameters(
+        command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "bridge", "--socket", str(socket_path)], cwd=str(ROOT)
+    )
 
 
 def hold_tool(started: asyncio.Event):
     """An extra tool that stays in flight until cancelled (to catch the app going away mid-call)."""
+
     def register(server, env) -> None:
         async def hold(seconds: float = 30.0) -> str:
             started.set()
             await asyncio.sleep(seconds)
             return "done"
+
         server.add_tool(hold, name="hold", description="Test tool: wait `seconds`.")
+
     return register
 
 
@@ -46,9 +59,16 @@ class RawBridge:
 
     @classmethod
     async def start(cls, *args: str, env: dict[str, str] | None = None) -> RawBridge:
-        proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", *args, cwd=str(ROOT),
-                                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                    stderr=subprocess.PIPE, env=env)
+        proc = await asyncio.create_subprocess_exec(
+            *VAULTWATCH,
+            "bridge",
+            *args,
+            cwd=str(ROOT),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
         return cls(proc)
 
     async def send(self, message) -> None:
@@ -77,8 +97,9 @@ class RawBridge:
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_sdk_stdio_client_through_the_bridge(demo, sock_dir, mode):
     async with serving(demo, sock_dir / "v.sock") as host:
-        client = Client(bridge_params(host.socket_path), mode=mode,
-                        client_info=Implementation(name="stdio-agent", version="3"))
+        client = Client(
+            bridge_params(host.socket_path), mode=mode, client_info=Implementation(name="stdio-agent", version="3")
+        )
         async with client:
             assert client.protocol_version == ("2026-07-28" if mode == "auto" else "2025-11-25")
             names = {t.name for t in (await client.list_tools()).tools}
@@ -98,8 +119,7 @@ async def test_sdk_stdio_client_through_the_bridge(demo, sock_dir, mode):
         assert host.agents() == []
 
 
-async def test_a_bare_socket_nothing_listens_on_is_said_to_the_client_and_a_server_there_later_is_used(
-        demo, sock_dir):
+async def test_a_bare_socket_nothing_listens_on_is_said_to_the_client_and_a_server_there_later_is_used(demo, sock_dir):
     """`bridge --socket S` alone has no vault to start a server for: the client hears why (not only a log
     it never shows) and what to configure instead, and the bridge uses a server that comes to S later."""
     path = sock_dir / "none.sock"
@@ -113,15 +133,22 @@ async def test_a_bare_socket_nothing_listens_on_is_said_to_the_client_and_a_serv
         await bridge.send({**INIT, "id": 2})
         assert (await bridge.receive(timeout=30))["result"]["serverInfo"]["name"] == "vaultwatch"
         await bridge.send(INITIALIZED)
-        await bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                           "params": {"name": "list_tags", "arguments": {"limit": 1}}})
+        await bridge.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "list_tags", "arguments": {"limit": 1}},
+            }
+        )
         assert (await bridge.receive(timeout=30))["result"]["structuredContent"]["result"]
         bridge.proc.stdin.close()
         assert await bridge.exit_code() == 0
 
 
 async def test_a_headless_start_that_raises_is_said_to_the_client_and_the_bridge_does_not_crash(
-        demo_vault, sock_dir, tmp_path):
+    demo_vault, sock_dir, tmp_path
+):
     """A start of the headless server that raises (here the state folder, where its log goes, lies
     under a file) is a failed start: the real bridge tells the client why and how to go on, call
     after call, instead of dying with a traceback (it did before)."""
@@ -141,11 +168,17 @@ async def test_a_headless_start_that_raises_is_said_to_the_client_and_the_bridge
     assert "Traceback" not in await bridge.stderr()
 
 
-@pytest.mark.parametrize("error", [OSError(11, "Resource temporarily unavailable"),
-                                   # what a process start raised inside the TUI under 20 agents
-                                   ValueError("bad value(s) in fds_to_keep")])
-def test_a_headless_start_that_raises_is_tried_three_times_then_refused_saying_why(tmp_path, sock_dir, monkeypatch,
-                                                                                   error):
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError(11, "Resource temporarily unavailable"),
+        # what a process start raised inside the TUI under 20 agents
+        ValueError("bad value(s) in fds_to_keep"),
+    ],
+)
+def test_a_headless_start_that_raises_is_tried_three_times_then_refused_saying_why(
+    tmp_path, sock_dir, monkeypatch, error
+):
     from vaultwatch.mcp_server import launch
 
     tries = []
@@ -164,14 +197,21 @@ def test_a_headless_start_that_raises_is_tried_three_times_then_refused_saying_w
 
 
 async def test_a_write_in_flight_when_the_app_goes_away_is_answered_maybe_applied_and_the_bridge_goes_on(
-        demo, sock_dir):
+    demo, sock_dir
+):
     started = asyncio.Event()
     path = sock_dir / "v.sock"
     async with serving(demo, path, extra_tools=[hold_tool(started)]) as host:
         bridge = await RawBridge.start("--socket", host.socket_path)
         assert (await bridge.handshake())["result"]["serverInfo"]["name"] == "vaultwatch"
-        await bridge.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                           "params": {"name": "hold", "arguments": {"seconds": 30}}})
+        await bridge.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "hold", "arguments": {"seconds": 30}},
+            }
+        )
         await asyncio.wait_for(started.wait(), 10)
         stop_at = time.perf_counter()
         host.stop()
@@ -181,8 +221,14 @@ async def test_a_write_in_flight_when_the_app_goes_away_is_answered_maybe_applie
     # not a read the bridge knows: never sent twice, and the client is told it may have been applied
     assert reply["id"] == 7 and reply["error"]["code"] == -32603 and reply["error"]["message"] == MAYBE_APPLIED
     async with serving(demo, path):  # the app is back on the same socket: the same client session goes on
-        await bridge.send({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
-                           "params": {"name": "list_tags", "arguments": {"limit": 1}}})
+        await bridge.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 8,
+                "method": "tools/call",
+                "params": {"name": "list_tags", "arguments": {"limit": 1}},
+            }
+        )
         assert (await bridge.receive())["result"]["structuredContent"]["result"]
         bridge.proc.stdin.close()
         assert await bridge.exit_code() == 0
@@ -192,8 +238,16 @@ async def test_bridge_follows_a_killed_server_to_the_next_one_on_its_socket(sock
     sock = sock_dir / "v.sock"
 
     async def serve():
-        proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "serve", str(demo_vault), "--socket", str(sock),
-                                                    cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = await asyncio.create_subprocess_exec(
+            *VAULTWATCH,
+            "serve",
+            str(demo_vault),
+            "--socket",
+            str(sock),
+            cwd=str(ROOT),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert str(sock) in (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
         return proc
 
@@ -201,8 +255,14 @@ async def test_bridge_follows_a_killed_server_to_the_next_one_on_its_socket(sock
     try:
         bridge = await RawBridge.start("--socket", str(sock))
         await bridge.handshake()
-        await bridge.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                           "params": {"name": "list_tags", "arguments": {"limit": 1}}})
+        await bridge.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "list_tags", "arguments": {"limit": 1}},
+            }
+        )
         assert (await bridge.receive())["result"]["structuredContent"]["result"]
         first.send_signal(signal.SIGKILL)  # a crash: the socket file stays behind
         await first.wait()
@@ -213,8 +273,14 @@ async def test_bridge_follows_a_killed_server_to_the_next_one_on_its_socket(sock
             first.kill()
             await first.wait()
     try:
-        await bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                           "params": {"name": "list_documents", "arguments": {"limit": 1}}})
+        await bridge.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "list_documents", "arguments": {"limit": 1}},
+            }
+        )
         reply = await bridge.receive()
         assert reply["id"] == 3 and reply["result"]["structuredContent"]["total"] == 43
         assert bridge.proc.returncode is None
@@ -231,8 +297,14 @@ async def test_bridge_exits_cleanly_on_stdin_eof_and_closes_the_session(demo, so
     async with serving(demo, sock_dir / "v.sock") as host:
         bridge = await RawBridge.start("--socket", host.socket_path)
         await bridge.handshake()
-        await bridge.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                           "params": {"name": "read", "arguments": {"path": "index.md", "frontmatter_only": True}}})
+        await bridge.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "read", "arguments": {"path": "index.md", "frontmatter_only": True}},
+            }
+        )
         bridge.proc.stdin.close()  # EOF right behind the request: its answer still comes
         reply = await bridge.receive()
         assert reply["id"] == 3 and reply["result"]["structuredContent"]["title"] == "Vault map"
@@ -270,16 +342,23 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_its_reply_dropped(demo
                 cancelled.set()
                 raise
             return "done"
+
         server.add_tool(hold, name="hold", description="Test tool: wait `seconds`.")
 
     async with serving(demo, sock_dir / "v.sock", extra_tools=[register]) as host:
         bridge = await RawBridge.start("--socket", host.socket_path)
         await bridge.handshake()
-        await bridge.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
-                           "params": {"name": "hold", "arguments": {"seconds": 3}}})
+        await bridge.send(
+            {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "hold", "arguments": {"seconds": 3}}}
+        )
         await asyncio.wait_for(started.wait(), 10)
-        await bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                           "params": {"requestId": 9, "reason": "the user pressed Esc"}})
+        await bridge.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 9, "reason": "the user pressed Esc"},
+            }
+        )
         await asyncio.wait_for(cancelled.wait(), 10)  # the server stopped working on it
         await asyncio.sleep(3.5)  # past the time the call would have finished
         await bridge.send({"jsonrpc": "2.0", "id": 10, "method": "ping"})
@@ -296,8 +375,11 @@ async def test_a_client_that_pipelines_the_handshake_gets_no_missing_session_err
     notification waits for initialize's session id too (it was sent without one: 'Missing session ID')."""
     async with serving(demo, sock_dir / "v.sock") as host:
         bridge = await RawBridge.start("--socket", host.socket_path)
-        await bridge.send(b"\n".join(json.dumps(m).encode() for m in (
-            INIT, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})))
+        await bridge.send(
+            b"\n".join(
+                json.dumps(m).encode() for m in (INIT, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            )
+        )
         replies = [await bridge.receive(), await bridge.receive()]
         assert [r.get("id") for r in replies] == [1, 2], replies
         assert replies[1]["result"]["tools"]
@@ -306,29 +388,62 @@ async def test_a_client_that_pipelines_the_handshake_gets_no_missing_session_err
         assert await bridge.proc.stdout.read() == b""
 
 
-HEAVY = ("mcp", "mcp_types", "pydantic", "textual", "yaml", "frontmatter", "starlette", "uvicorn",
-         "httpx2", "httpx", "httpcore", "h11", "anyio", "sniffio", "certifi", "idna",
-         "vaultwatch.core.vault", "vaultwatch.core.index", "vaultwatch.core.markdown", "vaultwatch.core.query",
-         "vaultwatch.core.search", "vaultwatch.core.edit", "vaultwatch.core.review",
-         "vaultwatch.tui.cli", "vaultwatch.tui.app", "vaultwatch.mcp_server.server", "vaultwatch.mcp_server.host")
+HEAVY = (
+    "mcp",
+    "mcp_types",
+    "pydantic",
+    "textual",
+    "yaml",
+    "frontmatter",
+    "starlette",
+    "uvicorn",
+    "httpx2",
+    "httpx",
+    "httpcore",
+    "h11",
+    "anyio",
+    "sniffio",
+    "certifi",
+    "idna",
+    "vaultwatch.core.vault",
+    "vaultwatch.core.index",
+    "vaultwatch.core.markdown",
+    "vaultwatch.core.query",
+    "vaultwatch.core.search",
+    "vaultwatch.core.edit",
+    "vaultwatch.core.review",
+    "vaultwatch.tui.cli",
+    "vaultwatch.tui.app",
+    "vaultwatch.mcp_server.server",
+    "vaultwatch.mcp_server.host",
+)
 
 
 def test_the_bridge_command_imports_nothing_heavy(sock_dir):
     """MCP clients wait for the bridge's first answer: `vaultwatch bridge` runs on the standard library,
     the relay and the vault lock's reader (tui/entry.py), never the SDK, an HTTP library, the index or the TUI."""
-    done = subprocess.run([*VAULTWATCH, "bridge", "--socket", str(sock_dir / "none.sock")], cwd=ROOT,
-                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}, input=b"", capture_output=True,
-                          timeout=30)
+    done = subprocess.run(
+        [*VAULTWATCH, "bridge", "--socket", str(sock_dir / "none.sock")],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+        input=b"",
+        capture_output=True,
+        timeout=30,
+    )
     assert done.returncode == 0 and b"no vaultwatch is running" in done.stderr
-    modules = {ln.rsplit("|", 1)[1].strip() for ln in done.stderr.decode().splitlines() if ln.startswith("import time:")}
+    modules = {
+        ln.rsplit("|", 1)[1].strip() for ln in done.stderr.decode().splitlines() if ln.startswith("import time:")
+    }
     assert {"vaultwatch.mcp_server.bridge", "vaultwatch.mcp_server.launch"} <= modules  # the relay itself was imported
     heavy = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert heavy == []
 
 
-MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientInfo": {"name": "raw-client", "version": "0.1"},
-          "io.modelcontextprotocol/clientCapabilities": {}}  # what the SDK's client sends in mode="auto"
+MODERN = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw-client", "version": "0.1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}  # what the SDK's client sends in mode="auto"
 
 
 async def test_client_shutdown_does_not_wait_on_an_open_subscription_stream(demo, sock_dir):
@@ -336,12 +451,19 @@ async def test_client_shutdown_does_not_wait_on_an_open_subscription_stream(demo
     client goes): stdin's end does not wait for that stream's answer, only for answers still due."""
     async with serving(demo, sock_dir / "v.sock") as host:
         drain = 120.0  # a bridge that waited on the stream would sit out the whole drain
-        bridge = await RawBridge.start("--socket", host.socket_path,
-                                       env={**os.environ, "VAULTWATCH_BRIDGE_DRAIN": str(drain)})
+        bridge = await RawBridge.start(
+            "--socket", host.socket_path, env={**os.environ, "VAULTWATCH_BRIDGE_DRAIN": str(drain)}
+        )
         await bridge.send({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN}})
         assert "tools" in (await bridge.receive())["result"]["capabilities"]
-        await bridge.send({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
-                           "params": {"notifications": {"toolsListChanged": True}, "_meta": MODERN}})
+        await bridge.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "listen-1",
+                "method": "subscriptions/listen",
+                "params": {"notifications": {"toolsListChanged": True}, "_meta": MODERN},
+            }
+        )
         ack = await bridge.receive()
         assert ack["method"] == "notifications/subscriptions/acknowledged"
         await bridge.send({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": MODERN}})
@@ -353,7 +475,8 @@ async def test_client_shutdown_does_not_wait_on_an_open_subscription_stream(demo
 
 
 async def test_a_real_write_cut_off_by_a_switch_is_said_maybe_applied_never_resent_and_a_retry_applies_once(
-        tmp_path, sock_dir, monkeypatch):
+    tmp_path, sock_dir, monkeypatch
+):
     """A `write` in flight (held at the approval gate) when its server stops: the client hears that it may or
     may not have been applied, the bridge does not send it to the next server (which never applies it), and
     the agent's retry is applied once."""
@@ -372,8 +495,12 @@ async def test_a_real_write_cut_off_by_a_switch_is_said_maybe_applied_never_rese
     approval.attach(vault, gate)
     leave = gate.attend()  # nobody decides: the write waits at the gate
     path = sock_dir / "v.sock"
-    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-            "params": {"name": "write", "arguments": {"path": "New.md", "content": "once\n"}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "write", "arguments": {"path": "New.md", "content": "once\n"}},
+    }
     async with serving(vault, path) as host:
         bridge = await RawBridge.start("--socket", host.socket_path)
         await bridge.handshake()

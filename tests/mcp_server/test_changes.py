@@ -1,4 +1,5 @@
 """Change journal, history tool, audit ids and the approval gate over the real server and the real client."""
+
 from __future__ import annotations
 
 import json
@@ -48,11 +49,14 @@ class Person:
                 threading.Timer(self.delay, self.gate.decide, (event.pending.id, self.answer, self.reason)).start()
 
 
-async def test_an_agents_write_is_journaled_with_its_session_and_the_audit_log_carries_the_id(vault, sock_dir,
-                                                                                           tmp_path):
+async def test_an_agents_write_is_journaled_with_its_session_and_the_audit_log_carries_the_id(
+    vault, sock_dir, tmp_path
+):
     audit = tmp_path / "audit.jsonl"
-    async with serving(vault, sock_dir / "s.sock", audit_log=str(audit)) as host, \
-            uds_client(host.socket_path, name="claude-test") as client:
+    async with (
+        serving(vault, sock_dir / "s.sock", audit_log=str(audit)) as host,
+        uds_client(host.socket_path, name="claude-test") as client,
+    ):
         result = await client.call_tool("edit", {"path": "Plan.md", "old_text": "- one", "new_text": "- two"})
         assert not result.is_error
         history = await client.call_tool("history", {"path": "Plan.md"})
@@ -63,7 +67,9 @@ async def test_an_agents_write_is_journaled_with_its_session_and_the_audit_log_c
         revert(Writer(vault), journal, rows[0]["id"], actor="human:tester")
         history = await client.call_tool("history", {"path": "Plan.md"})
         rows = history.structured_content["changes"]
-        assert rows[0]["kind"] == "revert" and rows[0]["who"] == "human:tester" and rows[0]["revert_of"] == rows[1]["id"]
+        assert (
+            rows[0]["kind"] == "revert" and rows[0]["who"] == "human:tester" and rows[0]["revert_of"] == rows[1]["id"]
+        )
         assert rows[1]["reverted_by"] == rows[0]["id"]  # the agent can see its change was reverted, and by whom
         read = await client.call_tool("read", {"path": "Plan.md"})
         assert "- one" in read.structured_content["content"]
@@ -84,8 +90,9 @@ async def test_approve_round_trip_returns_the_normal_answer_with_progress_meanwh
         progress.append((value, total, message))
 
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
-        result = await client.call_tool("write", {"path": "Plan.md", "content": "# New\n", "overwrite": True},
-                                        progress_callback=on_progress)
+        result = await client.call_tool(
+            "write", {"path": "Plan.md", "content": "# New\n", "overwrite": True}, progress_callback=on_progress
+        )
     assert not result.is_error and result.structured_content["changed"]
     assert disk(vault, "Plan.md") == b"# New\n"
     [pending] = person.seen
@@ -163,19 +170,24 @@ class EditsMeanwhile:
 
     def on_event(self, event) -> None:
         if isinstance(event, ApprovalRequested):
+
             def act():
                 (self.root / self.rel).write_bytes(self.outside)
                 self.gate.decide(event.pending.id, True)
+
             threading.Timer(0.05, act).start()
 
 
-@pytest.mark.parametrize("tool, arguments", [
-    ("edit", {"path": "Plan.md", "old_text": "- one", "new_text": "- agent"}),
-    ("write", {"path": "Plan.md", "content": "# Agent\n", "overwrite": True}),
-    ("update_frontmatter", {"path": "Plan.md", "set": {"status": "done"}}),
-    ("delete", {"path": "Plan.md"}),
-    ("delete", {"path": "Plan.md", "permanent": True, "confirm_path": "Plan.md"}),
-])
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("edit", {"path": "Plan.md", "old_text": "- one", "new_text": "- agent"}),
+        ("write", {"path": "Plan.md", "content": "# Agent\n", "overwrite": True}),
+        ("update_frontmatter", {"path": "Plan.md", "set": {"status": "done"}}),
+        ("delete", {"path": "Plan.md"}),
+        ("delete", {"path": "Plan.md", "permanent": True, "confirm_path": "Plan.md"}),
+    ],
+)
 async def test_an_outside_edit_while_a_change_waits_is_not_overwritten_on_approve(vault, sock_dir, tool, arguments):
     gate = ApprovalGate("writes")
     approval.attach(vault, gate)
@@ -207,6 +219,7 @@ class LooksAtTheDisk:
 
     def look(self, pending) -> None:
         from vaultwatch.core.edit.atomic import clean_temp_files
+
         self.after = pending.after
         root = Path(self.vault.root)
         self.temps = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob(".vaultwatch-*.tmp")}
@@ -220,12 +233,16 @@ def temp_files(vault: Vault) -> list[str]:
 
 
 @pytest.mark.parametrize("answer", [True, False, None])
-@pytest.mark.parametrize("arguments", [
-    {"path": "Plan.md", "content": "# Agent\n", "overwrite": True},  # a replace
-    {"path": "Inbox/New.md", "content": "# New\n"},  # a create in a new folder
-])
-async def test_a_waiting_change_is_on_disk_before_the_key_and_leaves_no_temporary_file(vault, sock_dir, answer,
-                                                                                      arguments):
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"path": "Plan.md", "content": "# Agent\n", "overwrite": True},  # a replace
+        {"path": "Inbox/New.md", "content": "# New\n"},  # a create in a new folder
+    ],
+)
+async def test_a_waiting_change_is_on_disk_before_the_key_and_leaves_no_temporary_file(
+    vault, sock_dir, answer, arguments
+):
     gate = ApprovalGate("writes", timeout=1.0)
     approval.attach(vault, gate)
     gate.attend()

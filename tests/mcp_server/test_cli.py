@@ -1,4 +1,5 @@
 """The MCP subcommands as a user runs them: `serve` (socket and --stdio), `mcp-config`."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,13 @@ def run(*args: str, **kwargs) -> subprocess.CompletedProcess:
 def test_serve_prints_the_socket_and_stops_on_sigterm(sock_dir, tmp_path, demo_vault):
     sock = sock_dir / "s.sock"
     audit = tmp_path / "audit.jsonl"
-    proc = subprocess.Popen([*VAULTWATCH, "serve", str(demo_vault), "--socket", str(sock), "--audit-log", str(audit)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(demo_vault), "--socket", str(sock), "--audit-log", str(audit)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.startswith("vaultwatch: serving ") and str(sock) in line
@@ -33,8 +39,13 @@ def test_serve_prints_the_socket_and_stops_on_sigterm(sock_dir, tmp_path, demo_v
 
 def test_serve_refuses_a_second_instance_and_bad_options(sock_dir, demo_vault):
     sock = sock_dir / "s.sock"
-    first = subprocess.Popen([*VAULTWATCH, "serve", str(demo_vault), "--socket", str(sock)], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(demo_vault), "--socket", str(sock)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert str(sock) in first.stdout.readline()
         second = run("serve", str(demo_vault), "--socket", str(sock))
@@ -57,9 +68,22 @@ def test_serve_with_a_vault_that_fails_to_open_is_a_clear_error(sock_dir, demo_v
 
 async def test_serve_stdio_is_a_plain_stdio_server(tmp_path, demo_vault):
     audit = tmp_path / "a.jsonl"
-    params = StdioServerParameters(command=VAULTWATCH[0], cwd=str(ROOT), args=[
-        *VAULTWATCH[1:], "serve", str(demo_vault), "--stdio", "--compat", "obsidian-mcp", "--as-of", "2026-11-29",
-        "--audit-log", str(audit)])
+    params = StdioServerParameters(
+        command=VAULTWATCH[0],
+        cwd=str(ROOT),
+        args=[
+            *VAULTWATCH[1:],
+            "serve",
+            str(demo_vault),
+            "--stdio",
+            "--compat",
+            "obsidian-mcp",
+            "--as-of",
+            "2026-11-29",
+            "--audit-log",
+            str(audit),
+        ],
+    )
     async with Client(params, mode="legacy") as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert {"list_documents", "obsidian_list_notes"} <= names and "vault_list_notes" not in names
@@ -81,8 +105,14 @@ async def test_serve_stdio_is_a_plain_stdio_server(tmp_path, demo_vault):
 #   Windsurf        mcp_config.json {"mcpServers": {name: {command, args, env} | {serverUrl, headers}}},
 #                   ${env:NAME} expanded (docs.windsurf.com/windsurf/cascade/mcp)
 #   Zed             settings.json {"context_servers": {name: {command, args, env} | {url, headers}}} (zed.dev/docs/ai/mcp)
-STDIO_JSON = {"claude-desktop": "mcpServers", "cursor": "mcpServers", "vscode": "servers", "gemini": "mcpServers",
-              "windsurf": "mcpServers", "zed": "context_servers"}
+STDIO_JSON = {
+    "claude-desktop": "mcpServers",
+    "cursor": "mcpServers",
+    "vscode": "servers",
+    "gemini": "mcpServers",
+    "windsurf": "mcpServers",
+    "zed": "context_servers",
+}
 
 
 @pytest.mark.parametrize("client", sorted(STDIO_JSON))
@@ -106,22 +136,36 @@ def test_mcp_config_json_runs_the_bridge_in_each_clients_format(client, tmp_path
 def test_mcp_config_codex_is_toml_with_a_startup_timeout(tmp_path, sock_dir):
     import tomllib
 
-    out = run("mcp-config", str(tmp_path), "--client", "codex",
-              env={"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(sock_dir)})
+    out = run(
+        "mcp-config",
+        str(tmp_path),
+        "--client",
+        "codex",
+        env={"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(sock_dir)},
+    )
     entry = tomllib.loads(out.stdout)["mcp_servers"]["vaultwatch"]
     assert entry["args"][-3:] == ["bridge", "--vault", str(tmp_path.resolve())]
     assert entry["startup_timeout_sec"] > 10  # Codex's default 10 s is less than a big vault's cold start
     assert entry["env"] == {"XDG_RUNTIME_DIR": str(sock_dir)}
-    http = run("mcp-config", str(tmp_path), "--client", "codex", "--http", "127.0.0.1:8765",
-               env={"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "st")})
+    http = run(
+        "mcp-config",
+        str(tmp_path),
+        "--client",
+        "codex",
+        "--http",
+        "127.0.0.1:8765",
+        env={"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "st")},
+    )
     entry = tomllib.loads(http.stdout)["mcp_servers"]["vaultwatch"]
     assert entry == {"url": "http://127.0.0.1:8765/mcp", "bearer_token_env_var": "VAULTWATCH_TOKEN"}
 
 
-HTTP_KEYS = {"cursor": ("mcpServers", "url", "Bearer ${env:VAULTWATCH_TOKEN}"),
-             "windsurf": ("mcpServers", "serverUrl", "Bearer ${env:VAULTWATCH_TOKEN}"),
-             "gemini": ("mcpServers", "httpUrl", "Bearer $VAULTWATCH_TOKEN"),
-             "zed": ("context_servers", "url", None)}
+HTTP_KEYS = {
+    "cursor": ("mcpServers", "url", "Bearer ${env:VAULTWATCH_TOKEN}"),
+    "windsurf": ("mcpServers", "serverUrl", "Bearer ${env:VAULTWATCH_TOKEN}"),
+    "gemini": ("mcpServers", "httpUrl", "Bearer $VAULTWATCH_TOKEN"),
+    "zed": ("context_servers", "url", None),
+}
 
 
 @pytest.mark.parametrize("client", sorted(HTTP_KEYS))
@@ -138,8 +182,9 @@ def test_mcp_config_http_forms_keep_the_token_out_of_the_file(client, tmp_path):
     else:
         assert entry["headers"]["Authorization"] == header and token not in out.stdout
         assert "export VAULTWATCH_TOKEN=" in out.stderr
-        inline = run("mcp-config", str(tmp_path), "--client", client, "--http", "127.0.0.1:8765", "--inline-token",
-                     env=env)
+        inline = run(
+            "mcp-config", str(tmp_path), "--client", client, "--http", "127.0.0.1:8765", "--inline-token", env=env
+        )
         assert json.loads(inline.stdout)[top]["vaultwatch"]["headers"]["Authorization"] == f"Bearer {token}"
 
 
@@ -149,8 +194,10 @@ def test_mcp_config_claude_code_vscode_and_claude_desktop_with_http(tmp_path, so
     assert out.stdout.startswith(f"claude mcp add --env XDG_STATE_HOME={tmp_path / 'st'} vaultwatch -- /")
     assert "bridge --vault" in out.stdout
     code = run("mcp-config", str(tmp_path), "--client", "claude-code", "--http", "127.0.0.1:8765", env=env)
-    assert code.stdout.strip() == ('claude mcp add --transport http vaultwatch http://127.0.0.1:8765/mcp --header '
-                                   '"Authorization: Bearer $VAULTWATCH_TOKEN"')
+    assert code.stdout.strip() == (
+        "claude mcp add --transport http vaultwatch http://127.0.0.1:8765/mcp --header "
+        '"Authorization: Bearer $VAULTWATCH_TOKEN"'
+    )
     http = run("mcp-config", str(tmp_path), "--client", "vscode", "--http", "127.0.0.1:8765", env=env)
     config = json.loads(http.stdout)
     entry = config["servers"]["vaultwatch"]

@@ -1,6 +1,7 @@
 """`serve --stdio` answers a first listing before the MCP SDK is imported (mcp_server/earlycalls.py), with
 the bytes the SDK's own tool gives: real processes, raw JSON-RPC lines (the front's answers beside the SDK's
 to the same calls later in the session), the real `mcp` argument model, and the TypeScript SDK client."""
+
 from __future__ import annotations
 
 import asyncio
@@ -28,8 +29,12 @@ CALLS = [
 
 
 def call(request_id, arguments: dict, name: str = "list_documents") -> dict:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
 
 
 def result_bytes(line: bytes) -> bytes:
@@ -37,7 +42,7 @@ def result_bytes(line: bytes) -> bytes:
     message = json.loads(line)
     prefix = b'{"jsonrpc":"2.0","id":' + json.dumps(message["id"]).encode() + b',"result":'
     assert line.startswith(prefix), line[:200]
-    return line[len(prefix):]
+    return line[len(prefix) :]
 
 
 def early_serve(vault: Path, *extra: str) -> list[str]:
@@ -48,8 +53,9 @@ def test_first_listings_are_answered_before_the_sdk_with_the_sdks_bytes(demo_vau
     audit = tmp_path / "audit.jsonl"
     early = [call(10 + i, args) for i, args in enumerate(CALLS)]
     later = [call(20 + i, args) for i, args in enumerate(CALLS)]
-    lines, err = exchange(early_serve(demo_vault, "--audit-log", str(audit)), env, INIT, INITIALIZED, *early, PING,
-                          *later)
+    lines, err = exchange(
+        early_serve(demo_vault, "--audit-log", str(audit)), env, INIT, INITIALIZED, *early, PING, *later
+    )
     assert f"early={1 + len(CALLS)} " in err, err[-2000:]  # initialize and every listing before the ping
     answers = by_id(lines)
     for i, args in enumerate(CALLS):
@@ -60,8 +66,9 @@ def test_first_listings_are_answered_before_the_sdk_with_the_sdks_bytes(demo_vau
     logged = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
     assert [e["tool"] for e in logged] == ["list_documents"] * (2 * len(CALLS))
     assert {e["session"] for e in logged} == {logged[0]["session"]} and {e["agent"] for e in logged} == {"raw/1"}
-    seen = sorted((json.dumps(e["arguments"], sort_keys=True), e["paths"], e["result_count"], e["error"])
-                  for e in logged)  # the front's calls (in parallel, in any order) and the SDK's, the same twice over
+    seen = sorted(
+        (json.dumps(e["arguments"], sort_keys=True), e["paths"], e["result_count"], e["error"]) for e in logged
+    )  # the front's calls (in parallel, in any order) and the SDK's, the same twice over
     assert seen[::2] == seen[1::2] and len({s[0] for s in seen}) == len(CALLS)
 
 
@@ -114,14 +121,43 @@ def test_plain_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(d
     from vaultwatch.mcp_server.earlycalls import plain_arguments
     from vaultwatch.mcp_server.server import build_server
 
-    cases = [None, {}, {"folder": "A"}, {"folder": None}, {"folder": "/"}, {"folder": "12"}, {"folder": "true"},
-             {"folder": '"quoted"'}, {"folder": "null"}, {"folder": "[1]"}, {"folder": '{"a": 1}'}, {"folder": 3},
-             {"pattern": "*.md"}, {"cursor": "x" * 4096}, {"cursor": "x" * 4097}, {"limit": 1}, {"limit": 100_000},
-             {"limit": 0}, {"limit": 100_001}, {"limit": 2.0}, {"limit": True}, {"limit": "3"}, {"limit": None},
-             {"include_frontmatter": True}, {"include_frontmatter": "true"}, {"include_frontmatter": 1},
-             {"include_attachments": None}, {"wait_for_pending_writes": False},
-             {"filters": {"status": "x", "n": 1, "b": False}}, {"filters": {"f": 1.5}}, {"filters": {"l": [1]}},
-             {"filters": '{"status": "x"}'}, {"filters": None}, {"other": 1}, [1]]
+    cases = [
+        None,
+        {},
+        {"folder": "A"},
+        {"folder": None},
+        {"folder": "/"},
+        {"folder": "12"},
+        {"folder": "true"},
+        {"folder": '"quoted"'},
+        {"folder": "null"},
+        {"folder": "[1]"},
+        {"folder": '{"a": 1}'},
+        {"folder": 3},
+        {"pattern": "*.md"},
+        {"cursor": "x" * 4096},
+        {"cursor": "x" * 4097},
+        {"limit": 1},
+        {"limit": 100_000},
+        {"limit": 0},
+        {"limit": 100_001},
+        {"limit": 2.0},
+        {"limit": True},
+        {"limit": "3"},
+        {"limit": None},
+        {"include_frontmatter": True},
+        {"include_frontmatter": "true"},
+        {"include_frontmatter": 1},
+        {"include_attachments": None},
+        {"wait_for_pending_writes": False},
+        {"filters": {"status": "x", "n": 1, "b": False}},
+        {"filters": {"f": 1.5}},
+        {"filters": {"l": [1]}},
+        {"filters": '{"status": "x"}'},
+        {"filters": None},
+        {"other": 1},
+        [1],
+    ]
     vault = Vault(demo_vault_ro)
     try:
         server, _ = build_server(vault)
@@ -146,7 +182,8 @@ def test_plain_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(d
 # the front as tui/entry.py starts it, reporting its counts into the file named first (a client owns stderr)
 EARLY_REPORT = EARLY.replace("sys.argv[1:]", "sys.argv[2:]").replace(
     'print(f"early={front.answered_early} before_sdk={front.before_sdk}", file=sys.stderr, flush=True)',
-    'open(sys.argv[1], "a").write(f"early={front.answered_early}\\n")')
+    'open(sys.argv[1], "a").write(f"early={front.answered_early}\\n")',
+)
 
 
 async def test_the_typescript_sdk_client_takes_the_fronts_listing(ts_sdk, demo_vault, tmp_path):
@@ -157,9 +194,22 @@ async def test_the_typescript_sdk_client_takes_the_fronts_listing(ts_sdk, demo_v
     runs = []
     for _ in range(2):  # the first start fills the handshake cache (tools/list from the SDK)
         proc = await asyncio.create_subprocess_exec(
-            str(ts_sdk), "client.mjs", sys.executable, "-c", EARLY_REPORT, str(report), "serve", str(demo_vault),
-            "--stdio", "--compat", "vault-cortex", cwd=str(CLIENT_DIR), env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE)
+            str(ts_sdk),
+            "client.mjs",
+            sys.executable,
+            "-c",
+            EARLY_REPORT,
+            str(report),
+            "serve",
+            str(demo_vault),
+            "--stdio",
+            "--compat",
+            "vault-cortex",
+            cwd=str(CLIENT_DIR),
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), 120)
         runs.append(json.loads(out))
         assert runs[-1]["ok"], runs[-1].get("error") or err.decode()
@@ -167,7 +217,7 @@ async def test_the_typescript_sdk_client_takes_the_fronts_listing(ts_sdk, demo_v
     counts = [int(line.split("=")[1]) for line in report.read_text().split()]
     assert counts[0] >= 1 and counts[1] >= 3  # initialize (+ listings) / initialize, tools/list and a listing
     for name, got in second["calls"].items():  # every answer the same, whoever gave it (the first start's index
-        want = first["calls"][name]               # may still have been settling: meta.index_stale aside)
+        want = first["calls"][name]  # may still have been settling: meta.index_stale aside)
         assert {**got, "meta": None} == {**want, "meta": None}, name
     listing = second["calls"]["list"]
     assert not listing["isError"] and len(listing["structured"]["result"]) == 3
@@ -180,10 +230,34 @@ def test_wire_json_is_what_the_sdk_writes_for_a_result():
 
     from vaultwatch.mcp_server.answers import wire_json
 
-    values = ["", "plain", "é 😀 ü", "quote \" backslash \\ slash /", "\x00\x01\x1f\x7f\b\f\n\r\t", "\u2028\u2029",
-              "\ufeff\ud7ff\ue000\uffff", 0, -1, 2**63, 10**30, True, False, None, [], {}, [1, "a", None, [{}]],
-              {"nested": {"k": ["v", 2, False]}}, 1.5, 1e-05, 1e16, 0.1 + 0.2, float("inf"), float("nan"), -0.0,
-              {"f": [1, 2.0]}]
+    values = [
+        "",
+        "plain",
+        "é 😀 ü",
+        'quote " backslash \\ slash /',
+        "\x00\x01\x1f\x7f\b\f\n\r\t",
+        "\u2028\u2029",
+        "\ufeff\ud7ff\ue000\uffff",
+        0,
+        -1,
+        2**63,
+        10**30,
+        True,
+        False,
+        None,
+        [],
+        {},
+        [1, "a", None, [{}]],
+        {"nested": {"k": ["v", 2, False]}},
+        1.5,
+        1e-05,
+        1e16,
+        0.1 + 0.2,
+        float("inf"),
+        float("nan"),
+        -0.0,
+        {"f": [1, 2.0]},
+    ]
     for value in values:
         result = {"content": [{"type": "text", "text": "t"}], "isError": False, "structuredContent": {"v": value}}
         sdk = JSONRPCResponse(jsonrpc="2.0", id=7, result=result).model_dump_json(by_alias=True, exclude_unset=True)

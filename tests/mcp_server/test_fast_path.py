@@ -1,4 +1,5 @@
 """The read tools' short way onto the wire gives exactly what the SDK's own pipeline would."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,8 +13,9 @@ from vaultwatch.mcp_server.server import build_server
 
 def sdk_wire(server, result: CallToolResult, version: str) -> dict:
     """What mcp.server.runner does with a handler's CallToolResult (dump, sieve, stamp)."""
-    dumped = serialize_server_result("tools/call", version, result.model_dump(by_alias=True, mode="json",
-                                                                              exclude_none=True))
+    dumped = serialize_server_result(
+        "tools/call", version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    )
     if version in MODERN_PROTOCOL_VERSIONS:
         dumped.setdefault("resultType", "complete")
         dumped["_meta"] = {**(dumped.get("_meta") or {}), SERVER_INFO_META_KEY: sdk.server_info_stamp(server)}
@@ -21,13 +23,19 @@ def sdk_wire(server, result: CallToolResult, version: str) -> dict:
 
 
 @pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS])
-@pytest.mark.parametrize("result", [
-    CallToolResult(content=[TextContent(type="text", text='{"result":[]}')],
-                   structured_content={"result": [{"path": "a.md", "kind": "note", "tags": ["x"], "stale": None}],
-                                       "total": 1}, _meta={"index_stale": False, "generation": 3}),
-    CallToolResult(content=[TextContent(type="text", text="Error: path traversal blocked")], is_error=True),
-    CallToolResult(content=[TextContent(type="text", text="[]")], structured_content={"result": []}),
-], ids=["listing", "error", "no-meta"])
+@pytest.mark.parametrize(
+    "result",
+    [
+        CallToolResult(
+            content=[TextContent(type="text", text='{"result":[]}')],
+            structured_content={"result": [{"path": "a.md", "kind": "note", "tags": ["x"], "stale": None}], "total": 1},
+            _meta={"index_stale": False, "generation": 3},
+        ),
+        CallToolResult(content=[TextContent(type="text", text="Error: path traversal blocked")], is_error=True),
+        CallToolResult(content=[TextContent(type="text", text="[]")], structured_content={"result": []}),
+    ],
+    ids=["listing", "error", "no-meta"],
+)
 def test_fast_wire_equals_the_sdk_pipeline(demo, version, result):
     server, _ = build_server(demo, extra_tools=[])
     assert server._wire(result, version) == sdk_wire(server, result, version)
@@ -36,6 +44,7 @@ def test_fast_wire_equals_the_sdk_pipeline(demo, version, result):
 def test_only_read_tools_take_the_fast_path(demo):
     def register(server, env):
         server.add_tool(lambda: "x", name="custom", description="A test tool.")
+
     server, _ = build_server(demo, compat={"vault-cortex"}, extra_tools=[register])
     assert {"list_documents", "read", "triage", "vault_list_notes"} <= server.fast_tools
     assert "custom" not in server.fast_tools

@@ -1,6 +1,7 @@
 """The TUI and a headless server hand the vault over while an agent calls every 100 ms, with
 real processes: the agent's bridge (spawned as clients spawn it), the headless server it
 starts, and the real TUI in a pseudo-terminal, opened and then quit mid-session."""
+
 from __future__ import annotations
 
 import asyncio
@@ -25,8 +26,15 @@ class Tui:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         os.set_blocking(self.master, False)
-        self.proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, stdin=slave, stdout=slave,
-                                     stderr=slave, env=env, close_fds=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+            cwd=ROOT,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            close_fds=True,
+        )
         os.close(slave)
 
     def drain(self) -> None:
@@ -87,14 +95,12 @@ async def test_tui_opened_and_quit_while_an_agent_calls_every_100ms(demo_vault, 
         worker = asyncio.create_task(agent())
         assert await wait_for(lambda: len(calls) >= 5, 60)
         headless = holder(root).pid
-        tui = Tui([root, "--audit-log", str(audit)], {**env, "TERM": "xterm-256color", "COLUMNS": "120",
-                                                       "LINES": "40"})
+        tui = Tui([root, "--audit-log", str(audit)], {**env, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"})
         assert await wait_for(lambda: (h := holder(root)) is not None and h.pid == tui.proc.pid, 60, tui.drain)
         opened = len(calls)
         assert await wait_for(lambda: len(calls) >= opened + 10, 60, tui.drain)
         assert tui.quit() == 0
-        assert await wait_for(lambda: (h := holder(root)) is not None and h.pid not in (headless, tui.proc.pid),
-                              60)
+        assert await wait_for(lambda: (h := holder(root)) is not None and h.pid not in (headless, tui.proc.pid), 60)
         quit_at = len(calls)
         assert await wait_for(lambda: len(calls) >= quit_at + 10, 60)
         stop.set()
@@ -110,14 +116,22 @@ async def test_tui_opened_and_quit_while_an_agent_calls_every_100ms(demo_vault, 
     writes = [(r, n) for n, (_, _, kind, r) in enumerate(calls, 1) if kind == "write"]
     for reply, _ in writes:  # a write is acknowledged, or said to be maybe applied: never a silent loss
         assert "result" in reply or reply["error"]["message"] == MAYBE_APPLIED, reply
-    acked = [r["result"]["structuredContent"]["path"] for r, _ in writes if "result" in r
-             and not r["result"].get("isError")]
+    acked = [
+        r["result"]["structuredContent"]["path"] for r, _ in writes if "result" in r and not r["result"].get("isError")
+    ]
     assert acked and all((demo_vault / p).is_file() for p in acked)
     seen_by_tui = [json.loads(line) for line in audit.read_text().splitlines()]
     assert any(e.get("agent", "").startswith("life-agent") for e in seen_by_tui)  # the TUI saw the agent's calls
     gaps = [b[0] - a[0] for a, b in zip(calls, calls[1:])]
-    print(json.dumps({"calls": len(calls), "longest_gap_s": round(max(gaps), 3),
-                      "maybe_applied": sum(1 for r, _ in writes if "error" in r)}))
+    print(
+        json.dumps(
+            {
+                "calls": len(calls),
+                "longest_gap_s": round(max(gaps), 3),
+                "maybe_applied": sum(1 for r, _ in writes if "error" in r),
+            }
+        )
+    )
 
 
 SLOW_HEADLESS = """
@@ -144,8 +158,13 @@ def _held_by_slow_headless(tmp_path, delay: float):
     script = tmp_path / "slow_headless.py"
     script.write_text(SLOW_HEADLESS)
     root = str(tmp_path.resolve())
-    proc = subprocess.Popen([sys.executable, str(script), root, str(delay), "--headless"], stdout=subprocess.PIPE,
-                            text=True, cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [sys.executable, str(script), root, str(delay), "--headless"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=str(ROOT),
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
         lock = VaultLock(root)

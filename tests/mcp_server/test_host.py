@@ -1,5 +1,6 @@
 """The in-process host: socket permissions, one instance per vault, stale sockets, shutdown
 with agents connected, many agents at once, attribution of every call, loopback HTTP."""
+
 from __future__ import annotations
 
 import asyncio
@@ -119,12 +120,15 @@ async def test_stop_before_run_returns_at_once(demo, sock_dir):
 async def test_ten_agents_at_once_each_call_attributed(demo, sock_dir, events):
     seen = events(demo)
     async with serving(demo, sock_dir / "v.sock") as host:
+
         async def agent(i: int) -> list[bool]:
             async with uds_client(host.socket_path, name=f"agent-{i}", version=f"{i}.0") as client:
-                calls = [client.call_tool("list_documents", {"folder": "Projects", "limit": 3}),
-                         client.call_tool("read", {"path": "index.md", "frontmatter_only": True}),
-                         client.call_tool("triage", {"category": "stale", "limit": 2}),
-                         client.call_tool("read", {"path": "/etc/passwd"})]
+                calls = [
+                    client.call_tool("list_documents", {"folder": "Projects", "limit": 3}),
+                    client.call_tool("read", {"path": "index.md", "frontmatter_only": True}),
+                    client.call_tool("triage", {"category": "stale", "limit": 2}),
+                    client.call_tool("read", {"path": "/etc/passwd"}),
+                ]
                 results = await asyncio.gather(*calls)
                 assert len(host.agents()) >= 1
                 return [r.is_error for r in results]
@@ -156,8 +160,10 @@ async def test_access_events_carry_what_the_human_needs(demo, sock_dir, events, 
     assert listing.summary == "folder='Projects' filters={status: deprecated}"
     assert listing.arguments == {"folder": "Projects", "filters": {"status": "deprecated"}}
     assert listing.result_count == 3 and set(listing.paths) == {
-        "Projects/Archive/Billing Rewrite 2024.md", "Projects/Archive/Legacy Deploy Script.md",
-        "Projects/Archive/Retired/Q3 2024 Roadmap.md"}
+        "Projects/Archive/Billing Rewrite 2024.md",
+        "Projects/Archive/Legacy Deploy Script.md",
+        "Projects/Archive/Retired/Q3 2024 Roadmap.md",
+    }
     assert listing.error is None and 0 < listing.duration_ms < 5000 and listing.at > 0
     assert reading.paths == ("index.md",) and reading.result_count == 1
     assert refused.error.startswith("Error: path traversal blocked") and refused.result_count is None
@@ -189,6 +195,7 @@ async def test_read_only_and_compat_options_shape_the_tool_list(demo, sock_dir):
 
 # -- loopback HTTP -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("spec", ["0.0.0.0:8000", "192.168.1.2:80", "example.com:80", "127.0.0.1:0x", "[::]:9"])
 def test_http_refuses_anything_but_loopback(spec):
     with pytest.raises(HostError):
@@ -215,10 +222,16 @@ async def test_http_needs_the_token_and_the_right_host(demo, sock_dir):
         async with httpx2.AsyncClient(timeout=5) as http:
             nothing = await http.post(host.http_url, json=body, headers=headers)
             wrong = await http.post(host.http_url, json=body, headers={**headers, "authorization": "Bearer nope"})
-            rebind = await http.post(host.http_url, json=body, headers={
-                **headers, "authorization": f"Bearer {token}", "host": f"evil.example:{port}"})
-            cross = await http.post(host.http_url, json=body, headers={
-                **headers, "authorization": f"Bearer {token}", "origin": "http://evil.example"})
+            rebind = await http.post(
+                host.http_url,
+                json=body,
+                headers={**headers, "authorization": f"Bearer {token}", "host": f"evil.example:{port}"},
+            )
+            cross = await http.post(
+                host.http_url,
+                json=body,
+                headers={**headers, "authorization": f"Bearer {token}", "origin": "http://evil.example"},
+            )
         assert (nothing.status_code, wrong.status_code, rebind.status_code, cross.status_code) == (401, 401, 421, 403)
         http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=10)
         async with Client(streamable_http_client(host.http_url, http_client=http), mode="legacy") as client:
@@ -239,6 +252,7 @@ async def test_http_port_in_use_is_a_clear_error(demo, sock_dir):
 
 async def test_outside_edits_reach_agents_through_the_live_index(make_vault, sock_dir, clock):
     from vaultwatch.core.vault import Vault
+
     root = make_vault({"a.md": "# A\n"}, okf=True)
     vault = Vault(root, clock=clock)
     vault.start_live(search=False)
@@ -249,8 +263,9 @@ async def test_outside_edits_reach_agents_through_the_live_index(make_vault, soc
                 (root / "Inbox").mkdir()
                 (root / "Inbox" / "new note.md").write_text("---\nstatus: deprecated\n---\n# New\n")
                 for _ in range(100):  # the watcher applies it within a fraction of a second
-                    result = await client.call_tool("list_documents", {"filters": {"status": "deprecated"},
-                                                                       "wait_for_pending_writes": True})
+                    result = await client.call_tool(
+                        "list_documents", {"filters": {"status": "deprecated"}, "wait_for_pending_writes": True}
+                    )
                     if result.structured_content["total"]:
                         break
                     await asyncio.sleep(0.05)

@@ -1,6 +1,7 @@
 """Loopback HTTP that behaves like a good local server: TCP_NODELAY on accepted connections,
 header and connection limits against a local process that never finishes its requests, a bearer
 token that survives restarts, and the TS SDK's Streamable HTTP client going on after a restart."""
+
 from __future__ import annotations
 
 import asyncio
@@ -67,8 +68,14 @@ async def test_half_open_requests_are_cut_and_capped_while_socket_agents_go_on(d
 
 
 def start_serve(vault, env, port) -> subprocess.Popen:
-    proc = subprocess.Popen([*VAULTWATCH, "serve", str(vault), "--http", f"127.0.0.1:{port}"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(vault), "--http", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout.readline().startswith("vaultwatch: serving"), proc.stderr.read()
     assert "loopback HTTP" in proc.stdout.readline()
     return proc
@@ -83,8 +90,11 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait(5)
 
 
-async def test_ts_sdk_http_client_goes_on_after_a_restart_with_the_same_token(ts_sdk, demo_vault,  # noqa: F811
-                                                                              tmp_path):
+async def test_ts_sdk_http_client_goes_on_after_a_restart_with_the_same_token(
+    ts_sdk,
+    demo_vault,  # noqa: F811
+    tmp_path,
+):
     state = tmp_path / "state"
     port = free_port()
     env = client_env(short_dir("vwh"), state)
@@ -92,15 +102,32 @@ async def test_ts_sdk_http_client_goes_on_after_a_restart_with_the_same_token(ts
     client = None
     try:
         with_state = dict(os.environ, XDG_STATE_HOME=str(state))
-        token_file = subprocess.run([*VAULTWATCH[:1], "-c", "import sys; from vaultwatch.mcp_server.locations import token_path; "
-                                     "print(token_path(sys.argv[1]))", str(demo_vault.resolve())], cwd=ROOT,
-                                    env=with_state, capture_output=True, text=True, check=True).stdout.strip()
+        token_file = subprocess.run(
+            [
+                *VAULTWATCH[:1],
+                "-c",
+                "import sys; from vaultwatch.mcp_server.locations import token_path; print(token_path(sys.argv[1]))",
+                str(demo_vault.resolve()),
+            ],
+            cwd=ROOT,
+            env=with_state,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         assert token_file.startswith(str(state))  # the state folder, not the runtime folder logout clears
         assert stat.S_IMODE(os.stat(token_file).st_mode) == 0o600
         token = open(token_file).read().strip()
         client = await asyncio.create_subprocess_exec(
-            str(ts_sdk), "http_client.mjs", f"http://127.0.0.1:{port}/mcp", token, cwd=str(CLIENT_DIR),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            str(ts_sdk),
+            "http_client.mjs",
+            f"http://127.0.0.1:{port}/mcp",
+            token,
+            cwd=str(CLIENT_DIR),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         phase = json.loads(await asyncio.wait_for(client.stdout.readline(), 60))
         assert phase == {"phase": "first", "total": 43, "session": phase["session"]} and phase["session"]
         stop(first)

@@ -6,6 +6,7 @@ cannot get the lane in time is refused saying so, and one waiting for the person
 lets the others run. The note's links are looked up through the real Vault; the test only
 records when each lookup ran (and holds one back where a test needs a long call).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -96,8 +97,10 @@ async def test_a_heavy_call_that_cannot_get_the_lane_in_time_is_refused_saying_t
     hold = threading.Event()
     rec = Recorder(vault, hold=hold)
     async with serving(vault, sock_dir / "s.sock") as host:
-        async with uds_client(host.socket_path, name="first") as first, \
-                uds_client(host.socket_path, name="second") as second:
+        async with (
+            uds_client(host.socket_path, name="first") as first,
+            uds_client(host.socket_path, name="second") as second,
+        ):
             long_call = asyncio.ensure_future(first.call_tool("get_links", {"path": "links.md"}))
             await asyncio.to_thread(rec.started.wait, 10)
             refused = await second.call_tool("get_links", {"path": "links.md"})
@@ -120,8 +123,10 @@ async def test_a_heavy_write_waiting_for_approval_lets_other_heavy_calls_run(vau
     vault.bus.subscribe(lambda e: requested.set() if isinstance(e, ApprovalRequested) else None)
     big = "# big\n" + "word " * 260_000  # 1.3 MB: heavy
     async with serving(vault, sock_dir / "s.sock") as host:
-        async with uds_client(host.socket_path, name="writer") as writer, \
-                uds_client(host.socket_path, name="reader") as reader:
+        async with (
+            uds_client(host.socket_path, name="writer") as writer,
+            uds_client(host.socket_path, name="reader") as reader,
+        ):
             write = asyncio.ensure_future(writer.call_tool("write", {"path": "new.md", "content": big}))
             assert await asyncio.to_thread(requested.wait, 20)
             links = await asyncio.wait_for(reader.call_tool("get_links", {"path": "links.md"}), 20)
@@ -158,8 +163,10 @@ async def test_while_a_heavy_call_runs_hand_offs_are_quick_and_the_collector_wai
     gc.callbacks.append(watch.on_gc)
     try:
         async with serving(vault, sock_dir / "s.sock") as host:
-            async with uds_client(host.socket_path, name="heavy") as heavy, \
-                    uds_client(host.socket_path, name="small") as small:
+            async with (
+                uds_client(host.socket_path, name="heavy") as heavy,
+                uds_client(host.socket_path, name="small") as small,
+            ):
                 call = asyncio.ensure_future(heavy.call_tool("get_links", {"path": "links.md"}))
                 assert await asyncio.to_thread(rec.started.wait, 10)
                 watch.look()  # the heavy call holds the lane (its lookup is held back)

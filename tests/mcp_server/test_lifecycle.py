@@ -4,6 +4,7 @@ Every server here is a real `vaultwatch serve` process with its own environment 
 clients spawn them: a trimmed environment, different XDG_RUNTIME_DIR); the vault's own lock
 (core/disk/vaultlock.py) decides who serves it.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,12 @@ from mcp_testing import ROOT, VAULTWATCH
 
 def client_env(runtime: Path | None, state: Path, **extra: str) -> dict[str, str]:
     """A trimmed environment like the one MCP clients give the commands they spawn."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/root"),
-           "XDG_STATE_HOME": str(state), "XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME", str(state))}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/root"),
+        "XDG_STATE_HOME": str(state),
+        "XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME", str(state)),
+    }
     if runtime is not None:
         env["XDG_RUNTIME_DIR"] = str(runtime)
     env.update(extra)
@@ -34,8 +39,14 @@ class Serve:
     """A `vaultwatch serve` process, started and waited for until it prints its socket."""
 
     def __init__(self, vault: Path, env: dict[str, str], *args: str) -> None:
-        self.proc = subprocess.Popen([*VAULTWATCH, "serve", str(vault), *args], cwd=ROOT, env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [*VAULTWATCH, "serve", str(vault), *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         assert line.startswith("vaultwatch: serving "), (line, self.proc.stderr.read() if not line else "")
         self.socket = line.split(" on ", 1)[1].split(" (Ctrl+C", 1)[0]
@@ -51,8 +62,15 @@ class Serve:
 
 
 def run(vault: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*VAULTWATCH, "serve", str(vault), *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [*VAULTWATCH, "serve", str(vault), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_a_second_server_in_another_environment_is_refused_naming_the_first(demo_vault, tmp_path):
@@ -84,11 +102,19 @@ def test_a_second_server_in_another_environment_is_refused_naming_the_first(demo
 def test_serve_stdio_holds_the_vault_too(demo_vault, tmp_path):
     state = tmp_path / "state"
     env = client_env(short_dir("vwa"), state)
-    stdio = subprocess.Popen([*VAULTWATCH, "serve", str(demo_vault), "--stdio"], cwd=ROOT, env=env,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdio = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(demo_vault), "--stdio"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
-        init = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-                b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
+        init = (
+            b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+            b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+        )
         stdio.stdin.write(init)
         stdio.stdin.flush()
         assert b'"result"' in stdio.stdout.readline()  # answered (by the stdio front, once the lock is held)
@@ -126,8 +152,16 @@ import time  # noqa: E402
 
 from vaultwatch.core.disk.vaultlock import holder  # noqa: E402
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "life-agent", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "life-agent", "version": "1"},
+    },
+}
 
 
 class Bridge:
@@ -140,9 +174,18 @@ class Bridge:
     @classmethod
     async def start(cls, vault: Path, env: dict[str, str], *args: str) -> Bridge:
         args = args if "--idle-exit" in args else (*args, "--idle-exit", "30")  # a leftover stops by itself
-        proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", "--vault", str(vault), *args,
-                                                    cwd=str(ROOT), env=env, stdin=subprocess.PIPE,
-                                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = await asyncio.create_subprocess_exec(
+            *VAULTWATCH,
+            "bridge",
+            "--vault",
+            str(vault),
+            *args,
+            cwd=str(ROOT),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         return cls(proc)
 
     async def send(self, message: dict) -> None:
@@ -162,8 +205,14 @@ class Bridge:
 
     async def call(self, name: str, arguments: dict, timeout: float = 30) -> dict:
         self.next_id += 1
-        await self.send({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
-                         "params": {"name": name, "arguments": arguments}})
+        await self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": self.next_id,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+        )
         reply = await self.receive(timeout)
         assert reply["id"] == self.next_id
         return reply
@@ -243,8 +292,7 @@ async def test_client_first_the_bridge_starts_one_shared_headless_server(demo_va
     assert await first.close() == 0 and await second.close() == 0
 
 
-async def test_kill_9_of_the_headless_server_the_next_call_starts_a_new_one(demo_vault, tmp_path,
-                                                                            headless_cleanup):
+async def test_kill_9_of_the_headless_server_the_next_call_starts_a_new_one(demo_vault, tmp_path, headless_cleanup):
     env = client_env(short_dir("vwa"), tmp_path / "state")
     bridge = await Bridge.start(demo_vault, env)
     await bridge.handshake()
@@ -277,18 +325,30 @@ async def test_a_headless_server_exits_by_itself_once_idle(demo_vault, tmp_path,
             await asyncio.sleep(0.05)
 
 
-async def test_a_bare_socket_a_crashed_server_left_starts_a_server_for_its_vault(demo_vault, tmp_path,
-                                                                                 headless_cleanup):
+async def test_a_bare_socket_a_crashed_server_left_starts_a_server_for_its_vault(
+    demo_vault, tmp_path, headless_cleanup
+):
     """`bridge --socket S` without --vault: the `.json` a killed server left beside S (in a private folder)
     names the vault, so the bridge starts a headless server for it on S."""
     env = client_env(short_dir("vwa"), tmp_path / "state")
     folder = short_dir("vws")
     sock = folder / "v.sock"
-    (folder / "v.sock.json").write_text(json.dumps({"pid": 999999, "vault": str(demo_vault.resolve()),
-                                                    "socket": str(sock)}))
-    proc = await asyncio.create_subprocess_exec(*VAULTWATCH, "bridge", "--socket", str(sock), "--idle-exit", "30",
-                                                cwd=str(ROOT), env=env, stdin=subprocess.PIPE,
-                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    (folder / "v.sock.json").write_text(
+        json.dumps({"pid": 999999, "vault": str(demo_vault.resolve()), "socket": str(sock)})
+    )
+    proc = await asyncio.create_subprocess_exec(
+        *VAULTWATCH,
+        "bridge",
+        "--socket",
+        str(sock),
+        "--idle-exit",
+        "30",
+        cwd=str(ROOT),
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     bridge = Bridge(proc)
     assert (await bridge.handshake())["result"]["serverInfo"]["name"] == "vaultwatch"
     assert (await bridge.call("list_documents", {"limit": 1}))["result"]["structuredContent"]["total"] == 43

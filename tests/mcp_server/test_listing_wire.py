@@ -2,6 +2,7 @@
 spliced onto the socket's wire (mcp_server/splice.py). A cached row must never outlive what it
 was made from (an edit, another as-of date, the vault ceasing to be an OKF bundle), and the
 spliced answer must be exactly what the SDK's own pipeline gives."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -28,7 +29,7 @@ FILES = {
     "b.md": "---\nstatus: stable\nstale_after: 2026-11-01\ntags: [x]\n---\n# Bravo\n",
     "c.md": "# Charlie without frontmatter\n",
     "d.md": "---\nstale_after: 2026-11-29T12:00:00+00:00\n---\n# Delta\n",
-    "e.md": "---\ntitle: " + json.dumps(TRICKY, ensure_ascii=False) + "\nnote: \"multi\\nline \\\\ value\"\n---\nbody\n",
+    "e.md": "---\ntitle: " + json.dumps(TRICKY, ensure_ascii=False) + '\nnote: "multi\\nline \\\\ value"\n---\nbody\n',
     "Sub/f.md": "---\nstatus: deprecated\n---\n# Foxtrot\n",
 }
 
@@ -79,6 +80,7 @@ def expected(vault, *, frontmatter: bool = False) -> list[dict]:
 
 
 # -- over the real socket ----------------------------------------------------------------
+
 
 async def test_edits_and_the_clock_never_meet_a_stale_cached_row(make_vault, open_vault, sock_dir):
     root = make_vault(FILES)
@@ -153,15 +155,34 @@ async def test_the_spliced_wire_is_well_formed_json_with_the_right_length(demo, 
     async with serving(demo, sock_dir / "v.sock") as host:
         async with httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=host.socket_path)) as http:
             headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-            r = await http.post("http://localhost/mcp", headers=headers, json={
-                "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+            r = await http.post(
+                "http://localhost/mcp",
+                headers=headers,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "1"},
+                    },
+                },
+            )
             headers |= {"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
-            await http.post("http://localhost/mcp", headers=headers,
-                            json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-            r = await http.post("http://localhost/mcp", headers=headers, json={
-                "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                "params": {"name": "list_documents", "arguments": {"include_frontmatter": True}}})
+            await http.post(
+                "http://localhost/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+            )
+            r = await http.post(
+                "http://localhost/mcp",
+                headers=headers,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "list_documents", "arguments": {"include_frontmatter": True}},
+                },
+            )
             await http.delete("http://localhost/mcp", headers=headers)
         # the rows and the text went out pre-serialised (on the fast path only)
         assert host.splice.filled == (2 if path_taken == "fast-path" else 0)
@@ -179,8 +200,13 @@ async def test_the_spliced_wire_is_well_formed_json_with_the_right_length(demo, 
 async def test_socket_answers_equal_the_sdk_pipeline(demo, sock_dir, mode, path_taken):
     """The spliced answer over the socket (handshake era and 2026-07-28 era) is what an
     in-memory client gets from the SDK's ordinary pipeline, where nothing is spliced."""
-    calls = [{}, {"include_frontmatter": True}, {"limit": 5}, {"filters": {"status": "deprecated"}},
-             {"folder": "Projects", "include_attachments": True}]
+    calls = [
+        {},
+        {"include_frontmatter": True},
+        {"limit": 5},
+        {"filters": {"status": "deprecated"}},
+        {"folder": "Projects", "include_attachments": True},
+    ]
     server, _ = build_server(demo, extra_tools=[])
     async with Client(server, mode=mode) as memory:
         ordinary = [await listing(memory, **args) for args in calls]
@@ -192,6 +218,7 @@ async def test_socket_answers_equal_the_sdk_pipeline(demo, sock_dir, mode, path_
 
 
 # -- the row cache ---------------------------------------------------------------------------
+
 
 def test_cached_rows_are_entry_json_for_every_kind(demo):
     entries = demo.list(Query(include_attachments=True, include_folders=True)).entries
@@ -237,13 +264,14 @@ def test_a_new_clock_day_and_a_new_entry_make_new_rows(demo):
 
 
 def test_rows_with_lone_surrogates_are_still_valid_utf8_json():
-    entry = make_entry("x.md", "note", 1, 0, "bad \udc80 name", frontmatter={"k": "q\"\\\n\udcff"})
+    entry = make_entry("x.md", "note", 1, 0, "bad \udc80 name", frontmatter={"k": 'q"\\\n\udcff'})
     raw = row_bytes(entry_json(entry, FixedClock.at_date(dt.date(2026, 11, 29)), False))
     raw.decode("utf-8")  # strict: no lone surrogate reached the bytes
-    assert json.loads(raw)["title"] == "bad \udc80 name" and json.loads(raw)["frontmatter"]["k"] == "q\"\\\n\udcff"
+    assert json.loads(raw)["title"] == "bad \udc80 name" and json.loads(raw)["frontmatter"]["k"] == 'q"\\\n\udcff'
 
 
 # -- the splice layer --------------------------------------------------------------------------
+
 
 def test_fill_replaces_each_parked_value_once():
     values = {b'"t1"': (b"[1,", b"2]"), b'"t2"': (b'"x"',), b'"unused"': (b"0",)}
@@ -295,12 +323,17 @@ async def _through_splice(app_messages, parked: bytes) -> list[dict]:
 async def test_splice_fixes_the_length_of_a_sized_response_sent_in_chunks():
     def messages(placeholder):
         body = b'{"v":"' + placeholder + b'"}'
-        return [{"type": "http.response.start", "status": 200,
-                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]},
-                {"type": "http.response.body", "body": body[:5], "more_body": True},
-                {"type": "http.response.body", "body": body[5:], "more_body": False}]
+        return [
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            },
+            {"type": "http.response.body", "body": body[:5], "more_body": True},
+            {"type": "http.response.body", "body": body[5:], "more_body": False},
+        ]
 
-    start, body = await _through_splice(messages, "[\"é\"]".encode())
+    start, body = await _through_splice(messages, '["é"]'.encode())
     assert body["body"] == '{"v":["é"]}'.encode() and body["more_body"] is False
     assert dict(start["headers"])[b"content-length"] == str(len(body["body"])).encode()
     assert dict(start["headers"])[b"content-type"] == b"application/json"
@@ -308,10 +341,15 @@ async def test_splice_fixes_the_length_of_a_sized_response_sent_in_chunks():
 
 async def test_splice_fills_streamed_events_in_place():
     def messages(placeholder):
-        return [{"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]},
-                {"type": "http.response.body", "body": b'event: message\r\ndata: {"v":"' + placeholder + b'"}\r\n\r\n',
-                 "more_body": True},
-                {"type": "http.response.body", "body": b"", "more_body": False}]
+        return [
+            {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]},
+            {
+                "type": "http.response.body",
+                "body": b'event: message\r\ndata: {"v":"' + placeholder + b'"}\r\n\r\n',
+                "more_body": True,
+            },
+            {"type": "http.response.body", "body": b"", "more_body": False},
+        ]
 
     start, event, end = await _through_splice(messages, b"[1,2]")
     assert start["headers"] == [(b"content-type", b"text/event-stream")]

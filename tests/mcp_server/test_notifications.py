@@ -8,6 +8,7 @@ official TypeScript SDK client spawning `vaultwatch bridge`:
 - a call with a progress token hears progress (a first search while the full-text index builds);
   a call without one is still one plain JSON answer.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -47,10 +48,15 @@ def client_for(socket_path, heard: list, mode: str = "legacy") -> Client:
         elif isinstance(root, ResourceListChangedNotification):
             heard.append(("list_changed", None))
 
-    http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=os.fspath(socket_path)),
-                              timeout=httpx2.Timeout(30, read=60))
-    return Client(streamable_http_client("http://localhost/mcp", http_client=http), mode=mode,
-                  client_info=Implementation(name="notified", version="1"), message_handler=on_message)
+    http = httpx2.AsyncClient(
+        transport=httpx2.AsyncHTTPTransport(uds=os.fspath(socket_path)), timeout=httpx2.Timeout(30, read=60)
+    )
+    return Client(
+        streamable_http_client("http://localhost/mcp", http_client=http),
+        mode=mode,
+        client_info=Implementation(name="notified", version="1"),
+        message_handler=on_message,
+    )
 
 
 async def until(test, seconds: float = 10.0) -> bool:
@@ -90,6 +96,7 @@ async def test_a_2026_client_hears_the_same_on_its_listen_stream(vault, sock_dir
     async with serving(vault, sock_dir / "v.sock") as host, client_for(host.socket_path, [], mode="auto") as client:
         events: list = []
         async with client.listen(resources_list_changed=True, resource_subscriptions=[PLAN]) as sub:
+
             async def collect() -> None:
                 async for event in sub:
                     events.append(type(event).__name__)
@@ -106,8 +113,18 @@ async def test_a_2026_client_hears_the_same_on_its_listen_stream(vault, sock_dir
 async def test_typescript_sdk_client_subscribes_through_the_bridge(ts_sdk, vault, sock_dir):  # noqa: F811
     async with serving(vault, sock_dir / "v.sock") as host:
         proc = await asyncio.create_subprocess_exec(
-            str(ts_sdk), "events.mjs", "resources", str(vault.root), *VAULTWATCH, "bridge", "--socket",
-            host.socket_path, cwd=str(CLIENT_DIR), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            str(ts_sdk),
+            "events.mjs",
+            "resources",
+            str(vault.root),
+            *VAULTWATCH,
+            "bridge",
+            "--socket",
+            host.socket_path,
+            cwd=str(CLIENT_DIR),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), 90)
     report = json.loads(out)
     assert report["ok"], report.get("error") or err.decode()[-2000:]
@@ -125,8 +142,10 @@ NOTES = 4000
 
 @pytest.fixture
 def big(make_vault, open_vault):
-    files = {f"F{i % 20}/Note {i:05d}.md": f"---\ntitle: Note {i}\n---\n# Note {i}\n\nalpha beta {i} gamma\n"
-             for i in range(NOTES)}
+    files = {
+        f"F{i % 20}/Note {i:05d}.md": f"---\ntitle: Note {i}\n---\n# Note {i}\n\nalpha beta {i} gamma\n"
+        for i in range(NOTES)
+    }
     return open_vault(make_vault(files))
 
 
@@ -135,14 +154,35 @@ async def test_progress_of_a_first_search_through_the_bridge_and_the_socket(ts_s
     a progress token hears how far it got; the same server answers calls without a token as one JSON body."""
     async with serving(big, sock_dir / "v.sock") as host:
         proc = await asyncio.create_subprocess_exec(
-            str(ts_sdk), "events.mjs", "progress", "search", json.dumps({"query": "gamma"}), *VAULTWATCH, "bridge",
-            "--socket", host.socket_path, cwd=str(CLIENT_DIR), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            str(ts_sdk),
+            "events.mjs",
+            "progress",
+            "search",
+            json.dumps({"query": "gamma"}),
+            *VAULTWATCH,
+            "bridge",
+            "--socket",
+            host.socket_path,
+            cwd=str(CLIENT_DIR),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), 120)
         async with httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=host.socket_path)) as http:
-            plain = await http.post("http://localhost/mcp", json={
-                "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}},
-                headers={"accept": "application/json, text/event-stream"})
+            plain = await http.post(
+                "http://localhost/mcp",
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "c", "version": "1"},
+                    },
+                },
+                headers={"accept": "application/json, text/event-stream"},
+            )
         streamed = host.streaming.streamed
     report = json.loads(out)
     assert report["ok"], report.get("error") or err.decode()[-2000:]

@@ -1,4 +1,5 @@
 """Agents' tool calls let a person's input go first (core.live.foreground), over the real socket."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,5 @@
 """Issue 13: the transport's answers tell the truth (the real server on a real socket)."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,12 @@ HEADERS = {"content-type": "application/json", "accept": "application/json, text
 
 
 def _session_headers(http) -> dict:
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
     r = http.post("/mcp", json=init, headers=HEADERS)
     assert r.status_code == 200, r.text
     headers = dict(HEADERS, **{"mcp-protocol-version": "2025-06-18"})
@@ -37,8 +42,12 @@ def test_oversize_requests_and_object_ids_get_truthful_answers(tmp_path):
         http = httpx2.Client(transport=httpx2.HTTPTransport(uds=s.socket_path), base_url="http://localhost", timeout=60)
         headers = _session_headers(http)
         # a 5 MiB note: over the SDK's 4 MiB default, under write's documented 10 MiB cap -> written
-        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                "params": {"name": "write", "arguments": {"path": "five.md", "content": "x" * (5 << 20)}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "write", "arguments": {"path": "five.md", "content": "x" * (5 << 20)}},
+        }
         r = http.post("/mcp", content=json.dumps(call), headers=headers)
         assert r.status_code == 200, r.text[:300]
         assert (tmp_path / "five.md").stat().st_size == 5 << 20

@@ -1,6 +1,7 @@
 """Notes as MCP resources, through the real server on its socket with the real Python client: the
 template, a paged resources/list (every file once, in path order), resources/read of the bytes on
 disk now (after an outside edit too), and the path rules of the tools."""
+
 from __future__ import annotations
 
 import base64
@@ -39,8 +40,12 @@ async def test_notes_are_resources_listed_read_and_fresh_after_an_outside_edit(v
         (Path(vault.root) / "index.md").write_text("# Home, edited outside\n", encoding="utf-8")
         edited = await client.read_resource(resources.uri_of("index.md"))
         errors = {}
-        for uri in (resources.uri_of(".obsidian/app.json"), resources.uri_of("nope.md"), "file:///etc/passwd",
-                    resources.SCHEME + "../outside.md"):
+        for uri in (
+            resources.uri_of(".obsidian/app.json"),
+            resources.uri_of("nope.md"),
+            "file:///etc/passwd",
+            resources.SCHEME + "../outside.md",
+        ):
             with pytest.raises(MCPError) as refused:
                 await client.read_resource(uri)
             errors[uri] = refused.value
@@ -56,7 +61,6 @@ async def test_notes_are_resources_listed_read_and_fresh_after_an_outside_edit(v
     codes = [e.code for e in errors.values()]
     assert codes == [-32602, -32002, -32602, -32602]
     assert "hidden path blocked" in list(errors.values())[0].message
-
 
 
 @pytest.mark.parametrize("swap", ["hard link", "fifo"])

@@ -1,4 +1,5 @@
 """Published output schemas are compacted (schemas.compact) without changing what they accept."""
+
 from __future__ import annotations
 
 import copy
@@ -11,11 +12,18 @@ from pydantic import TypeAdapter
 from vaultwatch.mcp_server import schemas, sdk
 from vaultwatch.mcp_server.server import build_server
 
-CALLS = [("list_documents", {"limit": 3}), ("read", {"path": "index.md"}),
-         ("read", {"path": "index.md", "frontmatter_only": True}), ("triage", {}),
-         ("triage", {"category": "stale", "limit": 2}), ("triage", {"category": "broken"}),
-         ("list_folders", {}), ("list_tags", {"limit": 3}), ("get_links", {"path": "index.md"}),
-         ("search", {"query": "migration", "limit": 2})]
+CALLS = [
+    ("list_documents", {"limit": 3}),
+    ("read", {"path": "index.md"}),
+    ("read", {"path": "index.md", "frontmatter_only": True}),
+    ("triage", {}),
+    ("triage", {"category": "stale", "limit": 2}),
+    ("triage", {"category": "broken"}),
+    ("list_folders", {}),
+    ("list_tags", {"limit": 3}),
+    ("get_links", {"path": "index.md"}),
+    ("search", {"query": "migration", "limit": 2}),
+]
 
 
 def spoiled(instance: dict) -> list[dict]:
@@ -36,9 +44,20 @@ def spoiled(instance: dict) -> list[dict]:
 
 
 def model_schemas() -> dict[str, dict]:
-    return {name: TypeAdapter(getattr(schemas, name)).json_schema()
-            for name in ("DocumentList", "ReadOutput", "TriageOutput", "FolderList", "TagList", "Links",
-                         "SearchResults", "PathList", "TextResult")}
+    return {
+        name: TypeAdapter(getattr(schemas, name)).json_schema()
+        for name in (
+            "DocumentList",
+            "ReadOutput",
+            "TriageOutput",
+            "FolderList",
+            "TagList",
+            "Links",
+            "SearchResults",
+            "PathList",
+            "TextResult",
+        )
+    }
 
 
 @pytest.mark.parametrize("name", sorted(model_schemas()))
@@ -70,15 +89,26 @@ async def test_compacted_schemas_accept_and_refuse_the_same_results(demo):
 
 
 def test_recursive_and_annotated_refs_are_kept():
-    recursive = {"$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
-                 "$ref": "#/$defs/Node"}
+    recursive = {
+        "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+        "$ref": "#/$defs/Node",
+    }
     assert schemas.compact(recursive) == recursive
-    annotated = {"$defs": {"Row": {"type": "object"}}, "type": "object",
-                 "properties": {"row": {"$ref": "#/$defs/Row", "description": "one row"}}}
+    annotated = {
+        "$defs": {"Row": {"type": "object"}},
+        "type": "object",
+        "properties": {"row": {"$ref": "#/$defs/Row", "description": "one row"}},
+    }
     assert schemas.compact(annotated) == annotated
-    folded = schemas.compact({"type": "object", "properties": {
-        "a": {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "A", "default": None},
-        "b": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}}})
+    folded = schemas.compact(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "A", "default": None},
+                "b": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]},
+            },
+        }
+    )
     assert folded["properties"]["a"] == {"type": ["string", "null"], "default": None}
     assert folded["properties"]["b"] == {"type": ["string", "null"], "minLength": 1}  # minLength binds strings only
     kept = {"anyOf": [{"type": "string", "const": "x"}, {"type": "null"}]}

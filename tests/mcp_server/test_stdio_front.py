@@ -1,6 +1,7 @@
 """`serve --stdio` answers the handshake before the SDK is imported (mcp_server/stdiofront.py), with
 the SDK's own bytes: real processes, raw JSON-RPC lines, answers compared byte for byte with the SDK
 serving stdio on its own."""
+
 from __future__ import annotations
 
 import json
@@ -15,13 +16,25 @@ from pathlib import Path
 import pytest
 from mcp_testing import ROOT, VAULTWATCH
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "raw", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"roots": {}},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 TOOLS = {"jsonrpc": "2.0", "id": "tools-é", "method": "tools/list"}
 PING = {"jsonrpc": "2.0", "id": "ping", "method": "ping"}  # only the SDK answers it (a listing after it is the SDK's)
-LISTING = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_documents",
-                                                                       "arguments": {"limit": 2}}}
+LISTING = {
+    "jsonrpc": "2.0",
+    "id": 3,
+    "method": "tools/call",
+    "params": {"name": "list_documents", "arguments": {"limit": 2}},
+}
 
 # the SDK alone: what MCPServer.run_stdio_async writes for the same server (argv: vault [options as JSON])
 SDK_ONLY = """
@@ -50,18 +63,24 @@ sys.exit(code)
 @pytest.fixture
 def env(tmp_path):
     run = Path(os.environ.get("XDG_RUNTIME_DIR", tmp_path))
-    return {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state"),
-            "XDG_RUNTIME_DIR": str(run)}
+    return {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_RUNTIME_DIR": str(run),
+    }
 
 
-def exchange(cmd: list[str], env: dict, *messages: dict, stderr_says: str = "",
-             expect: int = 0) -> tuple[list[bytes], str]:
+def exchange(
+    cmd: list[str], env: dict, *messages: dict, stderr_says: str = "", expect: int = 0
+) -> tuple[list[bytes], str]:
     """Send `messages`, wait for an answer to each request (and for `stderr_says` on stderr), close stdin;
     every stdout line and stderr (the process must exit `expect`). (stdin's end stops a stdio server: answers
     still due are dropped.)"""
     want = {m["id"] for m in messages if "id" in m}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     err: list[bytes] = []
 
     def read_stderr() -> None:
@@ -116,8 +135,9 @@ def test_the_handshake_from_the_cache_is_the_sdks_answer_byte_for_byte_and_comes
     assert first == reference
     cached = list((Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json"))
     assert len(cached) == 1
-    lines, err = exchange([sys.executable, "-c", EARLY, "serve", str(demo_vault), "--stdio"], env,
-                          INIT, INITIALIZED, TOOLS, PING, LISTING)
+    lines, err = exchange(
+        [sys.executable, "-c", EARLY, "serve", str(demo_vault), "--stdio"], env, INIT, INITIALIZED, TOOLS, PING, LISTING
+    )
     assert "early=2 before_sdk=2" in err  # both answered before the SDK was imported
     answers = by_id(lines)  # the SDK's answers to the replayed initialize and tools/list were not sent again
     assert set(answers) == {1, "tools-é", "ping", 3}
@@ -170,22 +190,32 @@ FIRST_STARTS = [
     ((), {}, "2024-11-05"),
     (("--read-only",), {"read_only": True}, "2025-03-26"),
     (("--tool-prefix", "vw_"), {"tool_prefix": "vw_"}, "2025-11-25"),
-    (("--compat", "vault-cortex,obsidian-mcp", "--max-answer-bytes", "20000"),
-     {"compat": ["vault-cortex", "obsidian-mcp"], "max_answer_bytes": 20000}, "2026-07-28"),
+    (
+        ("--compat", "vault-cortex,obsidian-mcp", "--max-answer-bytes", "20000"),
+        {"compat": ["vault-cortex", "obsidian-mcp"], "max_answer_bytes": 20000},
+        "2026-07-28",
+    ),
     (("--tool-prefix=vault_", "--read-only"), {"tool_prefix": "vault_", "read_only": True}, "1999-01-01"),
 ]
 
 
 @pytest.mark.parametrize(("options", "built", "version"), FIRST_STARTS, ids=[v for *_, v in FIRST_STARTS])
-def test_the_first_start_answers_initialize_before_the_sdk_with_the_sdks_bytes(demo_vault_ro, env, options, built,
-                                                                               version):
+def test_the_first_start_answers_initialize_before_the_sdk_with_the_sdks_bytes(
+    demo_vault_ro, env, options, built, version
+):
     """No cache yet (a fresh cache folder): the answer comes from mcp_server/handshake.py, before the SDK
     is imported, and is what the SDK writes byte for byte; the SDK's own answer is not sent again."""
-    reference = by_id(exchange([sys.executable, "-c", SDK_ONLY, str(demo_vault_ro), json.dumps(built)], env,
-                               initialize(version))[0])
-    lines, err = exchange([sys.executable, "-c", EARLY, "serve", str(demo_vault_ro), "--stdio", *options],
-                          env, initialize(version), INITIALIZED, PING,
-                          {**LISTING, "params": {**LISTING["params"], "name": built.get("tool_prefix", "") + "list_documents"}})
+    reference = by_id(
+        exchange([sys.executable, "-c", SDK_ONLY, str(demo_vault_ro), json.dumps(built)], env, initialize(version))[0]
+    )
+    lines, err = exchange(
+        [sys.executable, "-c", EARLY, "serve", str(demo_vault_ro), "--stdio", *options],
+        env,
+        initialize(version),
+        INITIALIZED,
+        PING,
+        {**LISTING, "params": {**LISTING["params"], "name": built.get("tool_prefix", "") + "list_documents"}},
+    )
     assert "early=1 before_sdk=1" in err
     answers = by_id(lines)
     assert set(answers) == {1, "ping", 3}
@@ -212,8 +242,11 @@ def test_handshake_answers_are_the_sdks_for_every_version_and_option(demo_vault_
                 params = initialize(version)["params"]
                 sdk = ServerRunner._handle_initialize(_Runner(server), params)
                 assert isinstance(sdk, InitializeResult)
-                want = serialize_server_result("initialize", sdk.protocol_version,  # the SDK's wire sieve
-                                               sdk.model_dump(by_alias=True, mode="json", exclude_none=True))
+                want = serialize_server_result(
+                    "initialize",
+                    sdk.protocol_version,  # the SDK's wire sieve
+                    sdk.model_dump(by_alias=True, mode="json", exclude_none=True),
+                )
                 got = handshake.initialize_result(version, tool_prefix=built.get("tool_prefix", ""))
                 assert json.loads(got) == want, (built, version)
     finally:
@@ -233,8 +266,9 @@ def test_a_second_stdio_server_refuses_every_call_naming_the_running_one(demo_va
     """Another server holds the vault: the client's initialize (and every later request) is answered with
     an error naming that server and the bridge that reaches it; nothing is answered from the cache."""
     exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)  # a warm cache: it must not be used
-    holder = subprocess.Popen([*VAULTWATCH, "serve", str(demo_vault)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL)
+    holder = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(demo_vault)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     try:
         assert b"serving" in holder.stdout.readline()
         lines, err = exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS, LISTING, expect=2)

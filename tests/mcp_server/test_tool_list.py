@@ -2,6 +2,7 @@
 said once (in the server instructions), and the descriptions keep the rubric's structure
 (purpose first, when to use it and what instead, no "Returns:" restating the output schema,
 parameter facts only in the parameters)."""
+
 from __future__ import annotations
 
 import json
@@ -18,19 +19,44 @@ from mcp_testing import ROOT, serving
 from vaultwatch.core.search.semantic import available as semantic_available
 from vaultwatch.mcp_server.handshake import instructions as server_instructions
 
-NATIVE = ("list_documents", "search", "read", "triage", "list_folders", "list_tags", "get_links",
-          "write", "edit", "update_frontmatter", "rename", "delete")
+NATIVE = (
+    "list_documents",
+    "search",
+    "read",
+    "triage",
+    "list_folders",
+    "list_tags",
+    "get_links",
+    "write",
+    "edit",
+    "update_frontmatter",
+    "rename",
+    "delete",
+)
 NATIVE_LIMIT = 25_600  # about 6k tokens for the 12 native tools (issue 15; it was 53,343)
 ALL_LIMIT = 48_000  # every tool a default server offers, whatever tools others add
 
 
 async def raw_session(http: httpx2.AsyncClient) -> tuple[dict, dict]:
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-    r = await http.post("http://localhost/mcp", headers=headers, json={
-        "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+    r = await http.post(
+        "http://localhost/mcp",
+        headers=headers,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        },
+    )
     headers |= {"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
-    await http.post("http://localhost/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    await http.post(
+        "http://localhost/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+    )
     return headers, json.loads(r.content)["result"]
 
 
@@ -38,8 +64,9 @@ async def tools_list_wire(demo, sock_dir) -> tuple[bytes, dict]:
     async with serving(demo, sock_dir / "v.sock", compat=frozenset()) as host:
         async with httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=host.socket_path)) as http:
             headers, init = await raw_session(http)
-            r = await http.post("http://localhost/mcp", headers=headers,
-                                json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            r = await http.post(
+                "http://localhost/mcp", headers=headers, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+            )
             await http.delete("http://localhost/mcp", headers=headers)
     assert r.status_code == 200
     return r.content, init
@@ -67,10 +94,19 @@ print(json.dumps({"body": body.decode(), "instructions": init["instructions"]}))
 
 
 def served_with(semantic: bool, vault: Path, sock_dir: Path, tmp: Path) -> tuple[bytes, str]:
-    env = {**os.environ, "VAULTWATCH_SEMANTIC": "1" if semantic else "0", "XDG_CACHE_HOME": str(tmp / "cache"),
-           "XDG_STATE_HOME": str(tmp / "state")}
-    done = subprocess.run([sys.executable, "-c", SERVE_ONCE, str(ROOT), str(vault), str(sock_dir)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "VAULTWATCH_SEMANTIC": "1" if semantic else "0",
+        "XDG_CACHE_HOME": str(tmp / "cache"),
+        "XDG_STATE_HOME": str(tmp / "state"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_ONCE, str(ROOT), str(vault), str(sock_dir)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.splitlines()[-1])
     return out["body"].encode(), out["instructions"]
@@ -87,9 +123,13 @@ def test_the_tool_list_is_small(demo_vault_ro, sock_dir, tmp_path, semantic):
     native = [t for t in tools if t["name"] in NATIVE]
     assert len(native) == 12
     size = compact(native)
-    print(f"\ntools/list ({'with' if semantic else 'without'} semantic): 12 native tools {size:,} bytes; "
-          f"whole answer {len(body):,} bytes ({len(tools)} tools)")
-    assert size <= NATIVE_LIMIT, f"the 12 native tools take {size:,} bytes, over {NATIVE_LIMIT:,}: say shared facts in INSTRUCTIONS"
+    print(
+        f"\ntools/list ({'with' if semantic else 'without'} semantic): 12 native tools {size:,} bytes; "
+        f"whole answer {len(body):,} bytes ({len(tools)} tools)"
+    )
+    assert size <= NATIVE_LIMIT, (
+        f"the 12 native tools take {size:,} bytes, over {NATIVE_LIMIT:,}: say shared facts in INSTRUCTIONS"
+    )
     assert len(body) <= ALL_LIMIT
     search = next(t for t in tools if t["name"] == "search")
     offered = "similar" in {t["name"] for t in tools}
@@ -107,8 +147,18 @@ async def test_descriptions_say_their_own_facts_once(demo, sock_dir):
     for name, tool in tools.items():
         text = tool["description"]
         first = text.split("\n")[0]
-        assert re.match(r"[\w-]+", first)[0] in {"List", "Read", "Count", "Show", "Search", "Create", "Change", "Set",
-                                    "Rename", "Delete"}, name  # purpose first, with its verb
+        assert re.match(r"[\w-]+", first)[0] in {
+            "List",
+            "Read",
+            "Count",
+            "Show",
+            "Search",
+            "Create",
+            "Change",
+            "Set",
+            "Rename",
+            "Delete",
+        }, name  # purpose first, with its verb
         assert re.search(r"^Use it\b", text, re.M), f"{name}: no usage line"
         assert any(other in text for other in NATIVE if other != name), f"{name} names no alternative"
         for banned in ("Returns:", "Parameters:", "Parameters (", "absolute path blocked"):
@@ -120,8 +170,15 @@ async def test_descriptions_say_their_own_facts_once(demo, sock_dir):
             if len(sentence) >= 60:
                 assert sentence not in sentences, f"{name} repeats {sentences.get(sentence)}: {sentence!r}"
                 sentences[sentence] = name
-    for fact in ("vault-relative", "hidden path blocked", "next_cursor", "okf_version", "if_match",
-                 '"" or "/"', "never follow instructions"):
+    for fact in (
+        "vault-relative",
+        "hidden path blocked",
+        "next_cursor",
+        "okf_version",
+        "if_match",
+        '"" or "/"',
+        "never follow instructions",
+    ):
         assert fact.lower() in instructions.lower(), fact
 
 

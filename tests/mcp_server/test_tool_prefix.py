@@ -3,6 +3,7 @@ for the TUI's server (and the headless server it hands the vault back to).
 
 The bridge renames in transit, so a client configured with a prefix keeps its tool names whichever
 server (TUI or headless, with or without a prefix of its own) serves the vault."""
+
 from __future__ import annotations
 
 import asyncio
@@ -24,8 +25,9 @@ def vault(make_vault, open_vault):
 
 
 def bridge(socket_path: str, *extra: str) -> StdioServerParameters:
-    return StdioServerParameters(command=VAULTWATCH[0], cwd=str(ROOT),
-                                 args=[*VAULTWATCH[1:], "bridge", "--socket", socket_path, *extra])
+    return StdioServerParameters(
+        command=VAULTWATCH[0], cwd=str(ROOT), args=[*VAULTWATCH[1:], "bridge", "--socket", socket_path, *extra]
+    )
 
 
 async def test_the_bridge_shows_its_client_every_tool_under_the_prefix(vault, sock_dir):
@@ -55,9 +57,20 @@ async def test_a_bridge_prefix_over_a_prefixed_server_is_not_doubled(vault, sock
 async def test_typescript_sdk_client_pages_under_the_prefix(ts_sdk, vault, sock_dir):  # noqa: F811
     async with serving(vault, sock_dir / "v.sock", compat=frozenset()) as host:
         proc = await asyncio.create_subprocess_exec(
-            str(ts_sdk), "page_loop.mjs", "vault_list_documents", '{"limit": 1}', *VAULTWATCH, "bridge",
-            "--socket", host.socket_path, "--tool-prefix", "vault_", cwd=str(CLIENT_DIR),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            str(ts_sdk),
+            "page_loop.mjs",
+            "vault_list_documents",
+            '{"limit": 1}',
+            *VAULTWATCH,
+            "bridge",
+            "--socket",
+            host.socket_path,
+            "--tool-prefix",
+            "vault_",
+            cwd=str(CLIENT_DIR),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
     report = json.loads(out)
     assert report["ok"], report.get("error") or err.decode()[-2000:]
@@ -72,12 +85,23 @@ def test_mcp_config_puts_the_prefix_on_the_bridge_command(tmp_path):
     assert "--tool-prefix vault_" in snippet("claude-code", str(tmp_path), tool_prefix="vault_")
     assert "'--tool-prefix', 'vault_'" in snippet("codex", str(tmp_path), tool_prefix="vault_").replace('"', "'")
     assert "--tool-prefix" not in snippet("cursor", str(tmp_path))
-    done = subprocess.run([*VAULTWATCH, "mcp-config", str(tmp_path), "--client", "cursor", "--tool-prefix", "vault_"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [*VAULTWATCH, "mcp-config", str(tmp_path), "--client", "cursor", "--tool-prefix", "vault_"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0 and json.loads(done.stdout)["mcpServers"]["vaultwatch"]["args"][-2:] == [
-        "--tool-prefix", "vault_"]
-    bad = subprocess.run([*VAULTWATCH, "bridge", "--socket", "/nonexistent.sock", "--tool-prefix", "no spaces!"],
-                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        "--tool-prefix",
+        "vault_",
+    ]
+    bad = subprocess.run(
+        [*VAULTWATCH, "bridge", "--socket", "/nonexistent.sock", "--tool-prefix", "no spaces!"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert bad.returncode == 2 and "--tool-prefix" in bad.stderr
 
 
@@ -95,13 +119,22 @@ def test_the_tui_takes_the_server_options_and_hands_them_back(demo_vault, tmp_pa
     options = server_options(args)
     assert options == {"tool_prefix": "vault_", "max_answer_bytes": 8192}
     vault = Vault(demo_vault)
-    app = make_app(vault, config=AppConfig(server_options=options, socket_path=str(tmp_path / "s.sock"),
-                                           watch=False, tick=None, animate=False))
+    app = make_app(
+        vault,
+        config=AppConfig(
+            server_options=options, socket_path=str(tmp_path / "s.sock"), watch=False, tick=None, animate=False
+        ),
+    )
     host = app.services.host_factory()
     assert isinstance(host, McpHost)
     names = [t.name for t in asyncio.run(host.server.list_tools())]
     assert names and all(n.startswith("vault_") for n in names)
     assert host.serve_args == ["--tool-prefix", "vault_", "--max-answer-bytes", "8192"]
-    done = subprocess.run([*VAULTWATCH, "tui", str(demo_vault), "--tool-prefix", "no spaces!"],
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*VAULTWATCH, "tui", str(demo_vault), "--tool-prefix", "no spaces!"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2 and "--tool-prefix" in done.stderr

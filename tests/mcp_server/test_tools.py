@@ -3,6 +3,7 @@
 One server and one client serve the whole module (they only read); the vault is the
 session-wide demo vault with its clock at 2026-11-29.
 """
+
 from __future__ import annotations
 
 import base64
@@ -20,8 +21,17 @@ from vaultwatch.mcp_server.results import tabled
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TOOLS = {"list_documents", "search", "read", "triage", "list_folders", "list_tags", "get_links", "vault_list_notes",
-         "obsidian_list_notes"}
+TOOLS = {
+    "list_documents",
+    "search",
+    "read",
+    "triage",
+    "list_folders",
+    "list_tags",
+    "get_links",
+    "vault_list_notes",
+    "obsidian_list_notes",
+}
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
@@ -54,6 +64,7 @@ async def error(client, name: str, args: dict | None = None) -> str:
 
 # -- the tool list ------------------------------------------------------------------------
 
+
 async def test_tools_have_annotations_schemas_and_descriptions(agent):
     tools = {t.name: t for t in (await agent.list_tools()).tools}
     assert TOOLS <= set(tools)
@@ -73,6 +84,7 @@ async def test_tools_have_annotations_schemas_and_descriptions(agent):
 
 # -- list_documents ------------------------------------------------------------------------
 
+
 async def test_listing_is_complete_without_limit(agent, demo):
     out = await ok(agent, "list_documents")
     paths = [r["path"] for r in out["result"]]
@@ -87,11 +99,14 @@ async def test_listing_meta_reports_index_freshness(agent):
     assert result.meta["index_stale"] is False
 
 
-@pytest.mark.parametrize("folder, expect", [
-    ("Projects", {"Projects/Atlas Migration.md", "Projects/Archive/Legacy Deploy Script.md"}),
-    ("ProjectsOld", {"ProjectsOld/Kanban Experiment.md"}),
-    ("", {"index.md", "Getting Started.md", "Café notes.md"}),
-])
+@pytest.mark.parametrize(
+    "folder, expect",
+    [
+        ("Projects", {"Projects/Atlas Migration.md", "Projects/Archive/Legacy Deploy Script.md"}),
+        ("ProjectsOld", {"ProjectsOld/Kanban Experiment.md"}),
+        ("", {"index.md", "Getting Started.md", "Café notes.md"}),
+    ],
+)
 async def test_listing_folder_boundary_and_root(agent, folder, expect):
     rows = (await ok(agent, "list_documents", {"folder": folder}))["result"]
     paths = {r["path"] for r in rows}
@@ -124,17 +139,29 @@ async def test_listing_okf_filters(agent, demo):
     assert (await ok(agent, "list_documents", {"filters": {"stale": True}}))["total"] == 8
     human = await ok(agent, "list_documents", {"filters": {"trust_tier": "human-reviewed"}})
     assert human["total"] == 12
-    both = await ok(agent, "list_documents", {"filters": {"status": "deprecated", "tags": "archive"},
-                                               "folder": "Projects"})
-    assert both["total"] == len(run_query(demo.snapshot, Query(folder="Projects", filters=(
-        ("status", "deprecated"), ("tags", "archive"))), demo.clock).entries) > 0
+    both = await ok(
+        agent, "list_documents", {"filters": {"status": "deprecated", "tags": "archive"}, "folder": "Projects"}
+    )
+    assert (
+        both["total"]
+        == len(
+            run_query(
+                demo.snapshot,
+                Query(folder="Projects", filters=(("status", "deprecated"), ("tags", "archive"))),
+                demo.clock,
+            ).entries
+        )
+        > 0
+    )
 
 
 async def test_listing_attachments_and_filters_exclude_them(agent):
     rows = (await ok(agent, "list_documents", {"include_attachments": True}))["result"]
     attachments = [r for r in rows if r["kind"] == "attachment"]
-    assert {a["path"] for a in attachments} == {"Resources/attachments/architecture-diagram.png",
-                                                 "Resources/attachments/reading-list.pdf"}
+    assert {a["path"] for a in attachments} == {
+        "Resources/attachments/architecture-diagram.png",
+        "Resources/attachments/reading-list.pdf",
+    }
     assert {a["mime_type"] for a in attachments} == {"image/png", "application/pdf"}
     filtered = await ok(agent, "list_documents", {"include_attachments": True, "filters": {"status": "stable"}})
     assert all(r["kind"] == "note" for r in filtered["result"])
@@ -153,19 +180,22 @@ async def test_listing_pages_with_limit_and_cursor(agent):
     assert seen == sorted(set(seen)) and len(seen) == 43
 
 
-@pytest.mark.parametrize("args, needle", [
-    ({"folder": "/etc"}, "absolute path blocked"),
-    ({"folder": "../outside"}, "path traversal blocked"),
-    ({"folder": ".obsidian"}, "hidden path blocked"),
-    ({"filters": {"stale": "maybe"}}, "use true or false"),
-    ({"filters": {"trust_tier": "gold"}}, "is not a tier"),
-    ({"cursor": "garbage!!"}, "cursor is not valid"),
-    ({"limit": 0}, "limit: Input should be greater than or equal to 1"),
-    ({"limit": "many"}, "limit"),
-    ({"filters": "status=deprecated"}, "filters"),
-    ({"glob": "*.md"}, "unknown argument 'glob'"),
-    ({"pattern": "**/" * 40 + "*.md" + "?" * 30}, "wildcards"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        ({"folder": "/etc"}, "absolute path blocked"),
+        ({"folder": "../outside"}, "path traversal blocked"),
+        ({"folder": ".obsidian"}, "hidden path blocked"),
+        ({"filters": {"stale": "maybe"}}, "use true or false"),
+        ({"filters": {"trust_tier": "gold"}}, "is not a tier"),
+        ({"cursor": "garbage!!"}, "cursor is not valid"),
+        ({"limit": 0}, "limit: Input should be greater than or equal to 1"),
+        ({"limit": "many"}, "limit"),
+        ({"filters": "status=deprecated"}, "filters"),
+        ({"glob": "*.md"}, "unknown argument 'glob'"),
+        ({"pattern": "**/" * 40 + "*.md" + "?" * 30}, "wildcards"),
+    ],
+)
 async def test_listing_bad_arguments_are_tool_errors(agent, args, needle):
     assert needle in await error(agent, "list_documents", args)
 
@@ -178,9 +208,10 @@ async def test_cursor_of_another_query_is_refused(agent):
 
 # -- read ---------------------------------------------------------------------------------------
 
+
 async def test_read_whole_note_with_etag(agent, demo):
     out = await ok(agent, "read", {"path": "index.md"})
-    data = (demo.root_real + "/index.md")
+    data = demo.root_real + "/index.md"
     raw = open(data, "rb").read()
     assert out["etag"] == hashlib.sha256(raw).hexdigest()
     assert out["content"] == raw.decode() and out["truncated"] is False
@@ -222,28 +253,32 @@ async def test_read_attachment_returns_base64(agent, demo):
     assert out["etag"] == hashlib.sha256(raw).hexdigest()
 
 
-@pytest.mark.parametrize("args, needle", [
-    ({"path": "/etc/passwd"}, "absolute path blocked"),
-    ({"path": "../../etc/passwd"}, "path traversal blocked"),
-    ({"path": ".obsidian/app.json"}, "hidden path blocked"),
-    ({"path": "Projects/.secret.md"}, "hidden path blocked"),
-    ({"path": "projects/atlas migration.md"}, "did you mean 'Projects/Atlas Migration.md'"),
-    ({"path": "Getting Started"}, "did you mean 'Getting Started.md'"),
-    ({"path": "Projects"}, "is a folder"),
-    ({"path": "index.md", "section": "Nowhere"}, "section not found"),
-    ({"path": "index.md", "lines": [500, 600]}, "has 56 lines"),
-    ({"path": "index.md", "lines": [5, 2]}, "is not a range"),
-    ({"path": "index.md", "section": "Work", "lines": [1, 2]}, "cannot be combined"),
-    ({"path": "index.md", "offset": 10 ** 6}, "past the end"),
-    ({"path": "scratch/tmp note.md"}, "not found"),
-    ({"path": ""}, "path"),
-    ({"path": "a\x00b.md"}, "control character"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        ({"path": "/etc/passwd"}, "absolute path blocked"),
+        ({"path": "../../etc/passwd"}, "path traversal blocked"),
+        ({"path": ".obsidian/app.json"}, "hidden path blocked"),
+        ({"path": "Projects/.secret.md"}, "hidden path blocked"),
+        ({"path": "projects/atlas migration.md"}, "did you mean 'Projects/Atlas Migration.md'"),
+        ({"path": "Getting Started"}, "did you mean 'Getting Started.md'"),
+        ({"path": "Projects"}, "is a folder"),
+        ({"path": "index.md", "section": "Nowhere"}, "section not found"),
+        ({"path": "index.md", "lines": [500, 600]}, "has 56 lines"),
+        ({"path": "index.md", "lines": [5, 2]}, "is not a range"),
+        ({"path": "index.md", "section": "Work", "lines": [1, 2]}, "cannot be combined"),
+        ({"path": "index.md", "offset": 10**6}, "past the end"),
+        ({"path": "scratch/tmp note.md"}, "not found"),
+        ({"path": ""}, "path"),
+        ({"path": "a\x00b.md"}, "control character"),
+    ],
+)
 async def test_read_errors_say_what_to_do(agent, args, needle):
     assert needle in await error(agent, "read", args)
 
 
 # -- triage, folders, tags, links --------------------------------------------------------
+
 
 async def test_triage_overview_counts(agent, demo):
     out = await ok(agent, "triage")
@@ -268,8 +303,11 @@ async def test_triage_broken_links_lists_notes_with_unresolved_links(agent):
     rows = {r["path"]: r["broken_links"] for r in page["result"]}
     assert rows == {
         "Projects/Archive/Retired/Q3 2024 Roadmap.md": [
-            {"target": "Quarterly OKRs 2027", "kind": "wiki", "heading": None, "alias": None, "missing": "file"}],
-        "Projects/Atlas Migration.md": [{"target": "Vendor Contracts", "kind": "wiki", "heading": None, "alias": None, "missing": "file"}],
+            {"target": "Quarterly OKRs 2027", "kind": "wiki", "heading": None, "alias": None, "missing": "file"}
+        ],
+        "Projects/Atlas Migration.md": [
+            {"target": "Vendor Contracts", "kind": "wiki", "heading": None, "alias": None, "missing": "file"}
+        ],
     }
     first = await ok(agent, "triage", {"category": "broken_links", "limit": 1})
     second = await ok(agent, "triage", {"category": "broken_links", "limit": 1, "cursor": first["next_cursor"]})
@@ -277,8 +315,12 @@ async def test_triage_broken_links_lists_notes_with_unresolved_links(agent):
 
 
 async def test_triage_categories_page_through(agent):
-    for category, total in [("deprecated", 7), ("unverified", 21), ("machine-confirmed", 10),
-                            ("human-reviewed", 11)]:  # OKF reserves index.md: not a note to triage
+    for category, total in [
+        ("deprecated", 7),
+        ("unverified", 21),
+        ("machine-confirmed", 10),
+        ("human-reviewed", 11),
+    ]:  # OKF reserves index.md: not a note to triage
         first = await ok(agent, "triage", {"category": category, "limit": 5})
         assert first["total"] == total and first["returned"] == min(5, total)
         if first["next_cursor"]:
@@ -289,10 +331,13 @@ async def test_triage_categories_page_through(agent):
     assert broken["result"][0]["frontmatter_error"] and broken["skipped"] == []
 
 
-@pytest.mark.parametrize("args, needle", [
-    ({"category": "rotten"}, "category"),
-    ({"as_of": "yesterday"}, "invalid as-of date"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        ({"category": "rotten"}, "category"),
+        ({"as_of": "yesterday"}, "invalid as-of date"),
+    ],
+)
 async def test_triage_errors(agent, args, needle):
     assert needle in await error(agent, "triage", args)
 
@@ -345,16 +390,24 @@ async def test_list_tags_and_list_documents_parameters_do_what_their_description
     keys = [(-r["count"], r["tag"]) for r in rows]
     assert keys == sorted(keys)
     notes = (await ok(agent, "list_documents", {"limit": 100000}))["result"]
+
     def carrying(tag, folder=""):
-        return sum(1 for n in notes if n["path"].startswith(folder)
-                   and tag in {t.casefold() for t in n.get("tags") or ()})
+        return sum(
+            1 for n in notes if n["path"].startswith(folder) and tag in {t.casefold() for t in n.get("tags") or ()}
+        )
+
     by_tag = {r["tag"].casefold(): r["count"] for r in rows}
-    assert "ops/oncall" in by_tag and by_tag["ops"] == carrying("ops") and by_tag["ops/oncall"] == carrying("ops/oncall")
-    assert (await ok(agent, "list_tags", {"prefix": "#ops"}))["result"] == (await ok(agent, "list_tags", {"prefix": "ops"}))["result"]
+    assert (
+        "ops/oncall" in by_tag and by_tag["ops"] == carrying("ops") and by_tag["ops/oncall"] == carrying("ops/oncall")
+    )
+    assert (await ok(agent, "list_tags", {"prefix": "#ops"}))["result"] == (
+        await ok(agent, "list_tags", {"prefix": "ops"})
+    )["result"]
     scoped = (await ok(agent, "list_tags", {"folder": "Areas", "prefix": "ops"}))["result"]
     assert scoped
     assert {r["tag"].casefold(): r["count"] for r in scoped} == {
-        t: carrying(t, "Areas/") for t in by_tag if t.startswith("ops") and carrying(t, "Areas/")}
+        t: carrying(t, "Areas/") for t in by_tag if t.startswith("ops") and carrying(t, "Areas/")
+    }
     both = (await ok(agent, "list_documents", {"folder": "Projects", "pattern": "Projects/Archive/**"}))["result"]
     assert both and all(r["path"].startswith("Projects/Archive/") for r in both)
     assert (await ok(agent, "list_documents", {"folder": "Projects", "pattern": "Archive/**"}))["result"] == []
@@ -373,6 +426,7 @@ async def test_get_links(agent):
 
 # -- compatibility tools -----------------------------------------------------------------
 
+
 async def test_vault_list_notes_contract(agent):
     async def paths(args):
         result = await call(agent, "vault_list_notes", args)
@@ -388,8 +442,11 @@ async def test_vault_list_notes_contract(agent):
     assert "Projects/Archive/Legacy Deploy Script.md" in projects
     assert not any(p.startswith("ProjectsOld") for p in projects)
     assert await paths({"folder": "Projects", "glob": "*.md"}) == [
-        "Projects/Atlas Migration.md", "Projects/Bold Ideas Spec.md", "Projects/Onboarding Revamp.md",
-        "Projects/Search Relevance v2.md"]
+        "Projects/Atlas Migration.md",
+        "Projects/Bold Ideas Spec.md",
+        "Projects/Onboarding Revamp.md",
+        "Projects/Search Relevance v2.md",
+    ]
     assert set(await paths({"folder": "Projects", "glob": "**/*.md"})) == set(projects)
     assert await paths({"glob": "**/Weekly Review 47.md"}) == ["Journal/2026/Weekly Review 47.md"]
     assert await paths({"folder": "projects"}) == []  # case-sensitive
@@ -397,12 +454,15 @@ async def test_vault_list_notes_contract(agent):
     assert await paths({"glob": "*.MD"}) == []
 
 
-@pytest.mark.parametrize("folder, message", [
-    ("/Projects", "absolute path blocked"),
-    ("../vault", "path traversal blocked"),
-    (".", "path traversal blocked"),
-    (".obsidian", "hidden path blocked"),
-])
+@pytest.mark.parametrize(
+    "folder, message",
+    [
+        ("/Projects", "absolute path blocked"),
+        ("../vault", "path traversal blocked"),
+        (".", "path traversal blocked"),
+        (".obsidian", "hidden path blocked"),
+    ],
+)
 async def test_vault_list_notes_path_errors(agent, folder, message):
     assert message in await error(agent, "vault_list_notes", {"folder": folder})
 
@@ -417,28 +477,46 @@ async def test_obsidian_list_notes_json_and_markdown(agent):
     assert entries["Projects/Atlas Migration.md"]["is_folder"] is False
     assert "Projects/Archive/Legacy Deploy Script.md" not in entries  # not recursive by default
     assert set(entries["Projects/Atlas Migration.md"]) == {"path", "is_folder", "size_bytes", "modified_at"}
-    deep = json.loads((await call(agent, "obsidian_list_notes", {"params": {
-        "folder": "Projects", "recursive": True, "response_format": "json"}})).content[0].text)
+    deep = json.loads(
+        (
+            await call(
+                agent,
+                "obsidian_list_notes",
+                {"params": {"folder": "Projects", "recursive": True, "response_format": "json"}},
+            )
+        )
+        .content[0]
+        .text
+    )
     assert "Projects/Archive/Retired/Q3 2024 Roadmap.md" in {e["path"] for e in deep["entries"]}
-    root = json.loads((await call(agent, "obsidian_list_notes", {"params": {"response_format": "json"}})).content[0].text)
+    root = json.loads(
+        (await call(agent, "obsidian_list_notes", {"params": {"response_format": "json"}})).content[0].text
+    )
     assert {"index.md", "Projects"} <= {e["path"] for e in root["entries"]}
-    everything = json.loads((await call(agent, "obsidian_list_notes", {"params": {
-        "recursive": True, "response_format": "json"}})).content[0].text)
+    everything = json.loads(
+        (await call(agent, "obsidian_list_notes", {"params": {"recursive": True, "response_format": "json"}}))
+        .content[0]
+        .text
+    )
     assert sum(not e["is_folder"] for e in everything["entries"]) == 43
     markdown = (await call(agent, "obsidian_list_notes", {"params": {"folder": "Projects"}})).content[0].text
     assert markdown.startswith("# Projects") and "- Projects/Archive/ (folder)" in markdown
 
 
-@pytest.mark.parametrize("params, needle", [
-    ({"folder": "../x"}, "path traversal blocked"),
-    ({"folder": ".trash"}, "hidden path blocked"),
-    ({"response_format": "xml"}, "'markdown' or 'json'"),
-])
+@pytest.mark.parametrize(
+    "params, needle",
+    [
+        ({"folder": "../x"}, "path traversal blocked"),
+        ({"folder": ".trash"}, "hidden path blocked"),
+        ({"response_format": "xml"}, "'markdown' or 'json'"),
+    ],
+)
 async def test_obsidian_list_notes_errors_are_error_text(agent, params, needle):
     assert needle in await error(agent, "obsidian_list_notes", {"params": params})
 
 
 # -- search --------------------------------------------------------------------------------
+
 
 async def test_search_ranks_with_snippets_and_scopes_like_listing(agent):
     out = await ok(agent, "search", {"query": "Atlas"})

@@ -1,6 +1,7 @@
 """Socket discovery another local user cannot fool: a real second user (created here with
 useradd; the suite runs as root in CI) runs an impostor listener where the victim's bridge
 looks for its socket. The bridge must refuse with a message and relay not one byte to it."""
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,12 @@ while True:
         pass
     c.close()
 """
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "victim", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "victim", "version": "1"}},
+}
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +64,9 @@ def impostor() -> pwd.struct_passwd:
         pytest.skip("needs root: the test creates a second local user (useradd) to run the impostor as")
     if shutil.which("useradd") is None or shutil.which("userdel") is None:
         pytest.skip("useradd/userdel are not installed: cannot create a second local user")
-    made = subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", IMPOSTOR],
-                          capture_output=True, text=True)
+    made = subprocess.run(
+        ["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", IMPOSTOR], capture_output=True, text=True
+    )
     if made.returncode != 0:
         pytest.skip(f"useradd failed: {made.stderr.strip()}")
     try:
@@ -71,8 +77,14 @@ def impostor() -> pwd.struct_passwd:
 
 class Listener:
     def __init__(self, user: pwd.struct_passwd, path: Path, log: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", LISTENER, str(path), str(log)], user=user.pw_uid,
-                                     group=user.pw_gid, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", LISTENER, str(path), str(log)],
+            user=user.pw_uid,
+            group=user.pw_gid,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         assert line.strip() == "ready", self.proc.stderr.read()
 
@@ -82,8 +94,14 @@ class Listener:
 
 
 def bridge(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*VAULTWATCH, "bridge", *args], cwd=ROOT, env=env, capture_output=True, timeout=60,
-                          input=(json.dumps(INIT) + "\n").encode())
+    return subprocess.run(
+        [*VAULTWATCH, "bridge", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        input=(json.dumps(INIT) + "\n").encode(),
+    )
 
 
 def world_dir(owner: pwd.struct_passwd) -> Path:
@@ -128,7 +146,7 @@ def test_a_socket_served_by_another_uid_is_refused_before_a_byte(impostor, tmp_p
     try:
         planted = ours / "v.sock"
         os.rename(theirs, planted)  # the impostor's listening socket, now at a path we trust...
-        os.chown(planted, 0, 0)     # ...and even owned by us: only SO_PEERCRED tells
+        os.chown(planted, 0, 0)  # ...and even owned by us: only SO_PEERCRED tells
         got = bridge(client_env(None, tmp_path / "state"), "--socket", str(planted))
         assert got.returncode == 0
         assert f"runs as uid {impostor.pw_uid}".encode() in got.stderr and b"nothing was sent" in got.stderr

@@ -4,6 +4,7 @@ node) spawns `vaultwatch bridge` and calls tools on a vaultwatch serving the dem
 The SDK is installed from npm into tests/mcp_server/ts_client/node_modules on first use
 (`npm install`, pinned in package.json; skipped when already there).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -27,8 +28,13 @@ def ts_sdk() -> Path:
         pytest.skip("node and npm are needed to run the TypeScript SDK client")
     wanted = json.loads((CLIENT_DIR / "package.json").read_text())["dependencies"]["@modelcontextprotocol/sdk"]
     if not SDK.exists() or json.loads(SDK.read_text())["version"] != wanted:
-        done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=CLIENT_DIR,
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=CLIENT_DIR,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, f"npm install failed:\n{done.stderr[-2000:]}"
     return Path(node)
 
@@ -36,8 +42,16 @@ def ts_sdk() -> Path:
 async def test_typescript_sdk_client_through_the_bridge(ts_sdk, demo, sock_dir):
     async with serving(demo, sock_dir / "v.sock", compat=frozenset({"vault-cortex"})) as host:
         proc = await asyncio.create_subprocess_exec(
-            str(ts_sdk), "client.mjs", *VAULTWATCH, "bridge", "--socket", host.socket_path, cwd=str(CLIENT_DIR),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            str(ts_sdk),
+            "client.mjs",
+            *VAULTWATCH,
+            "bridge",
+            "--socket",
+            host.socket_path,
+            cwd=str(CLIENT_DIR),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         agents_during = host.agents()
     report = json.loads(out)
@@ -52,8 +66,12 @@ async def test_typescript_sdk_client_through_the_bridge(ts_sdk, demo, sock_dir):
     assert calls["list"]["meta"]["index_stale"] is False
     assert calls["deprecated"]["structured"]["total"] == 7
     assert calls["read"]["structured"]["content"].startswith("## Work")
-    assert json.loads(calls["paths"]["text"]) == ["Projects/Atlas Migration.md", "Projects/Bold Ideas Spec.md",
-                                                  "Projects/Onboarding Revamp.md", "Projects/Search Relevance v2.md"]
+    assert json.loads(calls["paths"]["text"]) == [
+        "Projects/Atlas Migration.md",
+        "Projects/Bold Ideas Spec.md",
+        "Projects/Onboarding Revamp.md",
+        "Projects/Search Relevance v2.md",
+    ]
     assert calls["hidden"]["isError"] and "hidden path blocked" in calls["hidden"]["text"]
     assert calls["badArgs"]["isError"] and calls["badArgs"]["text"].startswith("Error: invalid arguments")
     assert agents_during == []  # the TS client closed its session when it was done
@@ -69,9 +87,19 @@ async def test_typescript_sdk_client_first_the_bridge_starts_the_server(ts_sdk, 
     env = client_env(short_dir("vwt"), tmp_path / "state")
     try:
         proc = await asyncio.create_subprocess_exec(
-            str(ts_sdk), "client.mjs", *VAULTWATCH, "bridge", "--vault", str(demo_vault), "--idle-exit", "30",
+            str(ts_sdk),
+            "client.mjs",
+            *VAULTWATCH,
+            "bridge",
+            "--vault",
+            str(demo_vault),
+            "--idle-exit",
+            "30",
             cwd=str(CLIENT_DIR),
-            env={**env, "PATH": os.environ["PATH"]}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            env={**env, "PATH": os.environ["PATH"]},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         report = json.loads(out)
         assert report["ok"], report.get("error") or err.decode()

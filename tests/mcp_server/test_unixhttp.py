@@ -1,5 +1,6 @@
 """mcp_server/unixhttp.py, the bridge's HTTP client on the standard library, against a raw Unix-socket
 server that answers with exactly the bytes each test gives it (the bridge tests run it against vaultwatch)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,10 +13,17 @@ from vaultwatch.mcp_server import unixhttp
 
 async def serve_bytes(path: str, answer: list[bytes], seen: list[bytes], *, pause: float = 0.0):
     """A server that reads one request and writes the parts of `answer` (with `pause` between), then closes."""
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
-        length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                       if line.lower().startswith(b"content-length:")), 0)
+        length = next(
+            (
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ),
+            0,
+        )
         seen.append(head + await reader.readexactly(length))
         for part in answer:
             writer.write(part)
@@ -36,12 +44,18 @@ def test_a_json_answer_with_content_length_and_the_request_as_sent(tmp_path):
 
     async def go():
         seen: list[bytes] = []
-        server = await serve_bytes(path, [b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                          b"Mcp-Session-Id: abc\r\nContent-Length: " + str(len(body)).encode()
-                                          + b"\r\n\r\n" + body], seen)
+        server = await serve_bytes(
+            path,
+            [
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Mcp-Session-Id: abc\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+            ],
+            seen,
+        )
         async with server:
-            resp = await unixhttp.AsyncClient(path).post("http://localhost/mcp", content=b'{"x":1}',
-                                                         headers={"accept": "application/json"})
+            resp = await unixhttp.AsyncClient(path).post(
+                "http://localhost/mcp", content=b'{"x":1}', headers={"accept": "application/json"}
+            )
         return resp, seen
 
     resp, seen = run(go())

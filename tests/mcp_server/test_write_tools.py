@@ -1,4 +1,5 @@
 """The write tools over the real server on a real Unix socket, driven by the real `mcp` client."""
+
 from __future__ import annotations
 
 import asyncio
@@ -92,7 +93,9 @@ async def test_read_then_write_with_if_match_and_a_stale_etag_conflicts(vault, s
         result, text = await call(client, "write", path="Projects/Plan.md", content="# Again\n")
         assert result.is_error and f"if_match='{out['etag']}'" in text
         listed, _ = await call(client, "list_documents", folder="Projects")
-        assert [r["title"] for r in listed.structured_content["result"]] == ["Plan"]  # the file name (a heading is never the title)
+        assert [r["title"] for r in listed.structured_content["result"]] == [
+            "Plan"
+        ]  # the file name (a heading is never the title)
     assert disk(vault, "Projects/Plan.md") == b"# Rewritten\n"
     access = [e for e in seen if isinstance(e, AgentAccess) and e.tool == "write"]
     assert access[0].write and access[0].agent.startswith("claude-test") and access[0].error is None
@@ -123,17 +126,24 @@ async def test_edit_by_text_and_by_heading(vault, sock_dir):
 
 async def test_update_frontmatter_is_surgical_and_agents_cannot_attest_human_review(vault, sock_dir):
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path, name="bot") as client:
-        result, _ = await call(client, "update_frontmatter", path="Projects/Plan.md",
-                               set={"status": "stable", "stale_after": "2026-09-01"},
-                               append={"verified": {"by": "agent:bot", "at": "2026-03-01T10:00:00Z"}})
+        result, _ = await call(
+            client,
+            "update_frontmatter",
+            path="Projects/Plan.md",
+            set={"status": "stable", "stale_after": "2026-09-01"},
+            append={"verified": {"by": "agent:bot", "at": "2026-03-01T10:00:00Z"}},
+        )
         assert not result.is_error
         assert disk(vault, "Projects/Plan.md").decode() == PLAN.replace("status: draft", "status: stable").replace(
-            "tags: [a]\n", "tags: [a]\nstale_after: 2026-09-01\nverified:\n  - by: agent:bot\n"
-                           "    at: '2026-03-01T10:00:00Z'\n")
+            "tags: [a]\n",
+            "tags: [a]\nstale_after: 2026-09-01\nverified:\n  - by: agent:bot\n    at: '2026-03-01T10:00:00Z'\n",
+        )
         before = disk(vault, "Projects/Plan.md")
-        for args in ({"append": {"verified": {"by": "human:alice"}}},
-                     {"set": {"verified": [{"by": "human:alice"}]}},
-                     {"set": {"verified": {"by": "human:alice", "at": "2026-01-01"}}}):
+        for args in (
+            {"append": {"verified": {"by": "human:alice"}}},
+            {"set": {"verified": [{"by": "human:alice"}]}},
+            {"set": {"verified": {"by": "human:alice", "at": "2026-01-01"}}},
+        ):
             result, text = await call(client, "update_frontmatter", path="Projects/Plan.md", **args)
             assert result.is_error and "agents cannot attest human review" in text
         result, text = await call(client, "write", path="Sneaky.md", content="---\nverified:\n  - by: human:a\n---\n")
@@ -165,8 +175,18 @@ async def test_rename_rewrites_links_and_delete_uses_the_trash(vault, sock_dir):
         assert listed.structured_content["total"] == 0
 
 
-HOSTILE = ["../x.md", "/etc/passwd", ".git/config", ".obsidian/app.json", ".trash/x.md", "a/../../x.md",
-           "x\x00.md", "C:\\x.md", "~/x.md", "Projects/.secret.md"]
+HOSTILE = [
+    "../x.md",
+    "/etc/passwd",
+    ".git/config",
+    ".obsidian/app.json",
+    ".trash/x.md",
+    "a/../../x.md",
+    "x\x00.md",
+    "C:\\x.md",
+    "~/x.md",
+    "Projects/.secret.md",
+]
 
 
 async def test_hostile_paths_for_every_write_tool(vault, sock_dir):
@@ -193,13 +213,22 @@ async def test_hostile_paths_for_every_write_tool(vault, sock_dir):
 async def test_concurrent_agents_with_if_match_lose_no_update(vault, sock_dir):
     async with serving(vault, sock_dir / "s.sock") as host:
         async with contextlib.AsyncExitStack() as stack:
-            clients = [await stack.enter_async_context(uds_client(host.socket_path, name=f"agent{i}"))
-                       for i in range(5)]
+            clients = [
+                await stack.enter_async_context(uds_client(host.socket_path, name=f"agent{i}")) for i in range(5)
+            ]
 
             async def attempt(c, etag):
-                result, text = await call(c, "edit", path="Projects/Plan.md", heading="Tasks", mode="append",
-                                          text=f"- by {id(c)}", if_match=etag)
+                result, text = await call(
+                    c,
+                    "edit",
+                    path="Projects/Plan.md",
+                    heading="Tasks",
+                    mode="append",
+                    text=f"- by {id(c)}",
+                    if_match=etag,
+                )
                 return not result.is_error
+
             for _ in range(4):
                 etag = sha(disk(vault, "Projects/Plan.md"))
                 wins = await asyncio.gather(*(attempt(c, etag) for c in clients))
@@ -218,8 +247,9 @@ async def test_a_link_to_a_missing_heading_is_broken_in_get_links_and_triage(vau
     """get_links' description: a link to a heading or block the target lacks is broken, and
     triage(category="broken_links") lists the vault's broken links."""
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
-        result, _ = await call(client, "write", path="Links.md",
-                               content="[[Plan#Tasks]] [[Plan#No Such Heading]] [[Plan#^nope]]\n")
+        result, _ = await call(
+            client, "write", path="Links.md", content="[[Plan#Tasks]] [[Plan#No Such Heading]] [[Plan#^nope]]\n"
+        )
         assert not result.is_error
         links, _ = await call(client, "get_links", path="Links.md")
         assert {b["heading"] for b in links.structured_content["broken"]} == {"No Such Heading", "^nope"}
@@ -227,7 +257,9 @@ async def test_a_link_to_a_missing_heading_is_broken_in_get_links_and_triage(vau
         rows = [r for r in triage.structured_content["result"] if r["path"] == "Links.md"]
         assert len(rows) == 1
         assert {(b["heading"], b["missing"]) for b in rows[0]["broken_links"]} == {
-            ("No Such Heading", "heading"), ("^nope", "block")}
+            ("No Such Heading", "heading"),
+            ("^nope", "block"),
+        }
 
 
 async def test_a_big_rename_reports_progress_to_a_client_that_asked(make_vault, open_vault, sock_dir):
@@ -235,8 +267,10 @@ async def test_a_big_rename_reports_progress_to_a_client_that_asked(make_vault, 
     socket, a client that sent a progress token hears that it is still working (mcp_server/progress.py's
     heartbeat, each value higher than the last), then gets the normal answer; so does a call without a token."""
     notes = 2000
-    files = {f"Links/Note {i:04d}.md": f"# Note {i}\n\nSee [[Target]] and [[Target#Part|the target]].\n"
-             for i in range(notes)}
+    files = {
+        f"Links/Note {i:04d}.md": f"# Note {i}\n\nSee [[Target]] and [[Target#Part|the target]].\n"
+        for i in range(notes)
+    }
     files["Target.md"] = "# Target\n\n## Part\n"
     vault = open_vault(make_vault(files))
     heard: list[tuple[float, float | None, str | None]] = []
@@ -245,8 +279,9 @@ async def test_a_big_rename_reports_progress_to_a_client_that_asked(make_vault, 
         heard.append((progress, total, message))
 
     async with serving(vault, sock_dir / "v.sock") as host, uds_client(host.socket_path) as client:
-        result = await client.call_tool("rename", {"path": "Target.md", "new_path": "Moved/Renamed.md"},
-                                        progress_callback=on_progress)
+        result = await client.call_tool(
+            "rename", {"path": "Target.md", "new_path": "Moved/Renamed.md"}, progress_callback=on_progress
+        )
         quiet = await client.call_tool("rename", {"path": "Moved/Renamed.md", "new_path": "Target.md"})
     assert not result.is_error, result.content[0].text
     assert len(result.structured_content["changed_paths"]) == notes + 2  # the old path, the new one, each linking note

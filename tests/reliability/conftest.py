@@ -1,5 +1,6 @@
 """Fixtures for the reliability suite (issue 7). Helpers live in reliability_helpers.py, the path
 attack corpus in path_corpus.py. Sizes grow with VAULTWATCH_RELIABILITY_FULL=1 (nightly)."""
+
 from __future__ import annotations
 
 import os

@@ -6,6 +6,7 @@ against a vaultwatch socket: the Agent used by test_load.py, and a runner for a 
 which prints one JSON document: errors, each agent's notes with the etag of its last acknowledged
 write, counter increments, conflicts, latencies and the call mix.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -23,8 +24,11 @@ from reliability_helpers import uds_client  # noqa: E402
 
 def vault_paths(root: Path) -> tuple[list[str], list[str]]:
     """Visible notes of a vault and their folders."""
-    paths = sorted(str(p.relative_to(root)) for p in root.rglob("*.md")
-                   if not any(part.startswith(".") for part in p.relative_to(root).parts))
+    paths = sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*.md")
+        if not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
     return paths, sorted({p.rsplit("/", 1)[0] for p in paths if "/" in p})
 
 
@@ -66,8 +70,11 @@ class Agent:
                         r = await self.call(c, "read", {"path": self.rng.choice(self.paths)})
                         self._check(r, "read")
                     elif roll < 0.58:
-                        r = await self.call(c, "search", {"query": self.rng.choice(["vault", "agent", "stale review",
-                                                                                     "trust", "note*"])})
+                        r = await self.call(
+                            c,
+                            "search",
+                            {"query": self.rng.choice(["vault", "agent", "stale review", "trust", "note*"])},
+                        )
                         if r.is_error and "not ready" in r.content[0].text:
                             continue  # the full-text index is still building: an answer, not a failure
                         self._check(r, "search")
@@ -84,10 +91,12 @@ class Agent:
 
     async def _list(self, c) -> None:
         choice = self.rng.randrange(4)
-        args = [{"folder": self.rng.choice(self.folders), "limit": 100},
-                {"filters": {"status": "deprecated"}, "limit": 200},
-                {"filters": {"stale": "true"}, "limit": 50},
-                {"pattern": "**/*Search*.md"}][choice]
+        args = [
+            {"folder": self.rng.choice(self.folders), "limit": 100},
+            {"filters": {"status": "deprecated"}, "limit": 200},
+            {"filters": {"stale": "true"}, "limit": 50},
+            {"pattern": "**/*Search*.md"},
+        ][choice]
         r = await self.call(c, "list_documents", args)
         self._check(r, "list_documents")
 
@@ -102,8 +111,11 @@ class Agent:
         elif mode == 1:
             r = await self.call(c, "update_frontmatter", {"path": path, "set": {"rev": rev}, "if_match": etag})
         else:
-            r = await self.call(c, "edit", {"path": path, "old_text": f"rev: {rev - 1}\n", "new_text": f"rev: {rev}\n",
-                                            "if_match": etag})
+            r = await self.call(
+                c,
+                "edit",
+                {"path": path, "old_text": f"rev: {rev - 1}\n", "new_text": f"rev: {rev}\n", "if_match": etag},
+            )
         self._check(r, "write")
         if not r.is_error:
             self.acked_writes += 1
@@ -120,8 +132,11 @@ class Agent:
             got = await self.call(c, "read", {"path": "Load/counter.md", "frontmatter_only": True})
             self._check(got, "read")
             count = got.structured_content["frontmatter"]["count"]
-            r = await self.call(c, "update_frontmatter", {"path": "Load/counter.md", "set": {"count": count + 1},
-                                                          "if_match": got.structured_content["etag"]})
+            r = await self.call(
+                c,
+                "update_frontmatter",
+                {"path": "Load/counter.md", "set": {"count": count + 1}, "if_match": got.structured_content["etag"]},
+            )
             if r.is_error and "revision conflict" in r.content[0].text:
                 self.conflicts += 1
                 await asyncio.sleep(self.rng.random() * min(0.25, 0.004 * 2 ** min(attempt, 8)))
@@ -148,14 +163,20 @@ def main(argv: list[str]) -> int:
         await asyncio.gather(*(a.run(sock) for a in agents))
 
     asyncio.run(run_all())
-    print(json.dumps({
-        "seconds": time.perf_counter() - started,
-        "errors": [e for a in agents for e in a.errors],
-        "own": {p: etag for a in agents for p, (etag, _) in a.own.items() if etag},
-        "increments": sum(a.increments for a in agents), "conflicts": sum(a.conflicts for a in agents),
-        "gave_up": sum(a.gave_up for a in agents), "acked_writes": sum(a.acked_writes for a in agents),
-        "latencies": [x for a in agents for x in a.latencies],
-    }))
+    print(
+        json.dumps(
+            {
+                "seconds": time.perf_counter() - started,
+                "errors": [e for a in agents for e in a.errors],
+                "own": {p: etag for a in agents for p, (etag, _) in a.own.items() if etag},
+                "increments": sum(a.increments for a in agents),
+                "conflicts": sum(a.conflicts for a in agents),
+                "gave_up": sum(a.gave_up for a in agents),
+                "acked_writes": sum(a.acked_writes for a in agents),
+                "latencies": [x for a in agents for x in a.latencies],
+            }
+        )
+    )
     return 0
 
 

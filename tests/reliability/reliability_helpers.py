@@ -4,6 +4,7 @@ child processes with measured memory, and an MCP session usable from synchronous
 Nothing here stands in for vaultwatch's own code: the tests drive the real core, the real
 server on a real Unix socket and the real `mcp` client; these helpers only observe.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,11 +30,22 @@ sys.path.insert(0, str(ROOT / "tests" / "mcp_server"))  # the MCP engineer's hel
 
 from mcp_testing import ALL_COMPAT, in_own_task, serving, uds_client  # noqa: E402
 
-__all__ = ["ALL_COMPAT", "Audit", "McpSession", "bounded", "child", "in_own_task", "serving", "short_dir",
-           "tree_state", "uds_client"]
+__all__ = [
+    "ALL_COMPAT",
+    "Audit",
+    "McpSession",
+    "bounded",
+    "child",
+    "in_own_task",
+    "serving",
+    "short_dir",
+    "tree_state",
+    "uds_client",
+]
 
 
 # --- what a tree looks like ---------------------------------------------------------------------
+
 
 def tree_state(root: str | os.PathLike[str], *, skip: Callable[[str], bool] | None = None) -> dict[str, tuple]:
     """Every entry under `root` (hidden ones included, symlinks not followed) with its kind,
@@ -63,8 +75,14 @@ def tree_state(root: str | os.PathLike[str], *, skip: Callable[[str], bool] | No
 def serve_process(root: Path, sock: str) -> subprocess.Popen:
     """A real `vaultwatch serve` process on `sock` (entry cache off), returned once its socket exists."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
-    proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+    )
     end = time.monotonic() + 60
     while not os.path.exists(sock):
         assert proc.poll() is None, proc.communicate()
@@ -80,11 +98,33 @@ def short_dir(prefix: str = "vwr") -> str:
 
 # --- file access audit --------------------------------------------------------------------------
 
-_PATH_EVENTS = {"open": (0,), "os.rename": (0, 1), "os.remove": (0,), "os.mkdir": (0,), "os.link": (0, 1),
-                "os.rmdir": (0,), "os.chmod": (0,), "os.truncate": (0,), "os.symlink": (0, 1),
-                "os.scandir": (0,), "os.listdir": (0,), "os.utime": (0,), "os.chown": (0,)}
-_WRITE_EVENTS = {"os.rename", "os.remove", "os.mkdir", "os.link", "os.rmdir", "os.chmod", "os.truncate",
-                 "os.symlink", "os.utime", "os.chown"}
+_PATH_EVENTS = {
+    "open": (0,),
+    "os.rename": (0, 1),
+    "os.remove": (0,),
+    "os.mkdir": (0,),
+    "os.link": (0, 1),
+    "os.rmdir": (0,),
+    "os.chmod": (0,),
+    "os.truncate": (0,),
+    "os.symlink": (0, 1),
+    "os.scandir": (0,),
+    "os.listdir": (0,),
+    "os.utime": (0,),
+    "os.chown": (0,),
+}
+_WRITE_EVENTS = {
+    "os.rename",
+    "os.remove",
+    "os.mkdir",
+    "os.link",
+    "os.rmdir",
+    "os.chmod",
+    "os.truncate",
+    "os.symlink",
+    "os.utime",
+    "os.chown",
+}
 
 
 @dataclass
@@ -165,7 +205,7 @@ class Audit:
                 out.append(f"{a.event} {p!r}: a forbidden absolute path")
                 continue
             if norm == vault_real or norm.startswith(vault_real + "/"):
-                rel = norm[len(vault_real) + 1:]
+                rel = norm[len(vault_real) + 1 :]
                 segs = [s for s in rel.split("/") if s]
                 hidden = [s for s in segs if s.startswith(".")]
                 if not hidden:
@@ -193,8 +233,15 @@ def bounded(fn: Callable[[], Any], timeout: float = 10.0) -> Any:
 
 # --- child processes ----------------------------------------------------------------------------
 
-def child(code: str, *args: str, timeout: float = 120, env: dict[str, str] | None = None,
-          preexec_fn: Callable[[], None] | None = None, cwd: str | None = None) -> tuple[int, dict | None, str]:
+
+def child(
+    code: str,
+    *args: str,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+    cwd: str | None = None,
+) -> tuple[int, dict | None, str]:
     """Run `code` in a fresh interpreter with the project importable. The child prints one JSON
     document as its last stdout line. Returns (exit code, that document or None, stderr)."""
     full_env = dict(os.environ)
@@ -202,8 +249,15 @@ def child(code: str, *args: str, timeout: float = 120, env: dict[str, str] | Non
     full_env.setdefault("VAULTWATCH_CACHE", "0")
     if env:
         full_env.update(env)
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout,
-                          env=full_env, preexec_fn=preexec_fn, cwd=cwd or str(ROOT))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+        preexec_fn=preexec_fn,
+        cwd=cwd or str(ROOT),
+    )
     doc = None
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     if lines:
@@ -213,6 +267,7 @@ def child(code: str, *args: str, timeout: float = 120, env: dict[str, str] | Non
 
 
 # --- an MCP session for synchronous code (hypothesis) -------------------------------------------
+
 
 @dataclass
 class CallOutcome:
@@ -229,8 +284,9 @@ class CallOutcome:
 def _outcome(result, started: float) -> CallOutcome:
     text = "".join(getattr(b, "text", "") for b in result.content)
     meta = getattr(result, "meta", None) or {}
-    return CallOutcome(bool(result.is_error), text, result.structured_content, None, time.perf_counter() - started,
-                       dict(meta))
+    return CallOutcome(
+        bool(result.is_error), text, result.structured_content, None, time.perf_counter() - started, dict(meta)
+    )
 
 
 class McpSession:
@@ -311,6 +367,5 @@ class McpSession:
             fut.cancel()
             raise TimeoutError(f"{name} did not answer within {timeout} s") from None
         except Exception as exc:  # noqa: BLE001 - the SDK's way of reporting a JSON-RPC error
-            return CallOutcome(True, str(exc), None, f"{type(exc).__name__}: {exc}",
-                               time.perf_counter() - started)
+            return CallOutcome(True, str(exc), None, f"{type(exc).__name__}: {exc}", time.perf_counter() - started)
         return _outcome(result, started)

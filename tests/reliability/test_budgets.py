@@ -16,6 +16,7 @@ The test's bound is generous (a real stall of seconds crosses it, the machine's 
 the exact figures (the well-behaved agent's p50/p95/max alone and beside the abuser) go to
 RELIABILITY.md. Phase lengths: 5 s + 20 s at CI size, 10 s + 90 s nightly.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -67,8 +68,12 @@ ABUSE = [
 
 
 async def _scenario(sock: str) -> dict:
-    async with uds_client(sock, name="well-behaved") as good, uds_client(sock, name="abuser") as bad, \
-            uds_client(sock, name="abuser2") as bad2:
+    async with (
+        uds_client(sock, name="well-behaved") as good,
+        uds_client(sock, name="abuser") as bad,
+        uds_client(sock, name="abuser2") as bad2,
+    ):
+
         async def probe(seconds: float) -> list[float]:
             out = []
             end = time.monotonic() + seconds
@@ -146,11 +151,16 @@ def test_an_abusive_agent_does_not_stall_a_well_behaved_one(tmp_path, figure):
     # generous: the machine's load slows every call alike; a call holding the interpreter for
     # seconds (as the 40 MB edit did) crosses it
     bound = max(1.0, 4 * max(idle))
-    assert max(busy) <= bound, (f"well-behaved read stalled {max(busy):.2f} s beside the abuser (alone: max "
-                                f"{max(idle):.2f} s); slowest abusive call: {slowest}")
-    figure("fixed_bug", "an agent's edit of a 40 MB note (over the write cap) stalled every other agent for seconds: "
-                        "the edit split the whole note into words for a 'matches up to whitespace' hint, in one C "
-                        "call holding the interpreter, and only then found the result over the cap; core/edit/writes.py "
-                        "now refuses edits of notes over the cap before the work, gives the hint only up to 1 MB, "
-                        "counts lines before splitting them, and core/markdown/sections.py finds the frontmatter's fence "
-                        "without splitting the whole note into lines")
+    assert max(busy) <= bound, (
+        f"well-behaved read stalled {max(busy):.2f} s beside the abuser (alone: max "
+        f"{max(idle):.2f} s); slowest abusive call: {slowest}"
+    )
+    figure(
+        "fixed_bug",
+        "an agent's edit of a 40 MB note (over the write cap) stalled every other agent for seconds: "
+        "the edit split the whole note into words for a 'matches up to whitespace' hint, in one C "
+        "call holding the interpreter, and only then found the result over the cap; core/edit/writes.py "
+        "now refuses edits of notes over the cap before the work, gives the hint only up to 1 MB, "
+        "counts lines before splitting them, and core/markdown/sections.py finds the frontmatter's fence "
+        "without splitting the whole note into lines",
+    )

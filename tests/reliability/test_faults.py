@@ -7,6 +7,7 @@ tests/core/test_crash.py (a writer killed mid-write; disk full via RLIMIT_FSIZE)
 tests/core/test_cache.py (corrupt cache file or bucket, vanished vault),
 tests/core/test_watch.py (vault root deleted and recreated, vault suddenly empty, a 400-file burst).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -46,9 +47,15 @@ def _problems(vault: Vault) -> list[str]:
 def _serve(root: Path, sock: str, *extra: str, preexec=None, env=None) -> subprocess.Popen:
     full_env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
     full_env.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock, *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
-                            preexec_fn=preexec, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock, *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=full_env,
+        preexec_fn=preexec,
+        cwd=str(ROOT),
+    )
     if not _wait(lambda: os.path.exists(sock) or proc.poll() is not None, 30):
         proc.kill()
         raise AssertionError("vaultwatch serve did not start")
@@ -67,6 +74,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 # --- disk full during an agent's write ------------------------------------------------------------
+
 
 def _fsize_limit() -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of death, as on a full disk
@@ -111,6 +119,7 @@ async def test_disk_full_during_an_agent_write_keeps_the_old_note_and_the_server
 
 # --- the vault folder deleted while serving ------------------------------------------------------
 
+
 def test_vault_deleted_while_serving_is_survived_and_reported(tmp_path, figure):
     root = tmp_path / "vault"
     (root / "Projects").mkdir(parents=True)
@@ -127,12 +136,14 @@ def test_vault_deleted_while_serving_is_survived_and_reported(tmp_path, figure):
         listing = s.call("list_documents", {})
         assert not listing.is_error and listing.structured["total"] == 15  # the index is kept
         assert listing.meta.get("index_stale") is True, listing.meta
-        for name, args in (("read", {"path": "Projects/n01.md"}),
-                           ("write", {"path": "Projects/new.md", "content": "# new\n"}),
-                           ("write", {"path": "top.md", "content": "# top\n"}),
-                           ("edit", {"path": "Projects/n01.md", "old_text": "Note", "new_text": "Gone"}),
-                           ("delete", {"path": "Projects/n02.md"}),
-                           ("rename", {"path": "Projects/n03.md", "new_path": "x.md"})):
+        for name, args in (
+            ("read", {"path": "Projects/n01.md"}),
+            ("write", {"path": "Projects/new.md", "content": "# new\n"}),
+            ("write", {"path": "top.md", "content": "# top\n"}),
+            ("edit", {"path": "Projects/n01.md", "old_text": "Note", "new_text": "Gone"}),
+            ("delete", {"path": "Projects/n02.md"}),
+            ("rename", {"path": "Projects/n03.md", "new_path": "x.md"}),
+        ):
             out = s.call(name, args)
             assert out.protocol_error is None and out.is_error and out.text.startswith("Error: "), (name, out.text)
             assert "Traceback" not in out.text and "internal error" not in out.text, out.text
@@ -155,6 +166,7 @@ def test_vault_deleted_while_serving_is_survived_and_reported(tmp_path, figure):
 
 # --- cache corrupted ---------------------------------------------------------------------------
 
+
 def test_corrupted_cache_and_search_index_are_rebuilt_and_reported(tmp_path, monkeypatch, figure):
     """Every SQLite file of the vault's cache (entries and full-text) overwritten with garbage, then
     truncated, then the cache folder replaced by a file: each start lists and searches correctly.
@@ -165,8 +177,9 @@ def test_corrupted_cache_and_search_index_are_rebuilt_and_reported(tmp_path, mon
     root = tmp_path / "vault"
     root.mkdir()
     for i in range(30):
-        (root / f"n{i:02}.md").write_text(f"---\nstatus: {'deprecated' if i % 3 == 0 else 'draft'}\n---\n"
-                                          f"# Note {i}\nword{i} zanzibar\n")
+        (root / f"n{i:02}.md").write_text(
+            f"---\nstatus: {'deprecated' if i % 3 == 0 else 'draft'}\n---\n# Note {i}\nword{i} zanzibar\n"
+        )
     first = Vault(root, cache=True)
     first.load()
     assert first.wait_search_ready(30)
@@ -216,6 +229,7 @@ def test_corrupted_cache_and_search_index_are_rebuilt_and_reported(tmp_path, mon
 
 # --- the socket file removed while serving -------------------------------------------------------
 
+
 def test_socket_removed_while_serving_is_recreated_and_reported(tmp_path, figure):
     from reliability_helpers import uds_client
 
@@ -246,8 +260,11 @@ def test_socket_removed_while_serving_is_recreated_and_reported(tmp_path, figure
         assert Path(sock).read_text() == "not ours"
         assert not s.call("list_documents", {}).is_error
         os.unlink(sock)
-    figure("fixed_bug", "removing the socket file while serving left vaultwatch running but unreachable for new "
-                        "agents, silently; mcp_server/host.py now re-creates it (0600) and reports it")
+    figure(
+        "fixed_bug",
+        "removing the socket file while serving left vaultwatch running but unreachable for new "
+        "agents, silently; mcp_server/host.py now re-creates it (0600) and reports it",
+    )
     figure("faults", 2)
 
 
@@ -298,8 +315,13 @@ def test_agent_killed_mid_call_leaves_whole_notes_and_a_working_server(tmp_path,
             t.start()
             holder_ready.wait(5)
             env = dict(os.environ, PYTHONPATH=str(ROOT))
-            agent = subprocess.Popen([sys.executable, "-c", AGENT, s.socket_path, str(ROOT / "tests" / "mcp_server"),
-                                      tool], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            agent = subprocess.Popen(
+                [sys.executable, "-c", AGENT, s.socket_path, str(ROOT / "tests" / "mcp_server"), tool],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
             assert agent.stdout.readline().strip() == "CONNECTED"
             # the call is in the server now, its writer waiting for the note's lock (a second user of it)
             in_call = _wait(lambda: _LOCKS._locks.get(real, [None, 0])[1] >= 2, 10, 0.01)
@@ -324,6 +346,7 @@ def test_agent_killed_mid_call_leaves_whole_notes_and_a_working_server(tmp_path,
 
 
 # --- a watcher burst: thousands of files at once --------------------------------------------------
+
 
 def test_a_burst_of_thousands_of_files_is_absorbed_and_listed_over_mcp(tmp_path, figure, full_size):
     n = 20_000 if full_size else 2_500
@@ -356,7 +379,9 @@ def test_a_burst_of_thousands_of_files_is_absorbed_and_listed_over_mcp(tmp_path,
                 time.sleep(0.2)
             absorbed = time.monotonic() - started
             rechecks = vault._live.rechecks  # full comparisons the burst caused (it may overflow the OS queue)
-            titles = [e.title for e in vault.snapshot.entries if e.kind == "note" and e.path.rsplit("/", 1)[-1][0] == "n"]
+            titles = [
+                e.title for e in vault.snapshot.entries if e.kind == "note" and e.path.rsplit("/", 1)[-1][0] == "n"
+            ]
             assert len(titles) == n and all(t.startswith("changed ") for t in titles)
             hits = s.call("vault_list_notes", {"glob": "**/m1?.md"})
             assert not hits.is_error
@@ -402,8 +427,11 @@ async def test_headless_serve_survives_and_reports_on_stderr(tmp_path, sock_dir,
     assert "socket" in err and "removed while serving" in err, err[-2000:]
     assert "deleted or unmounted" in err, err[-2000:]
     assert "Traceback" not in err
-    figure("fixed_bug", "headless `vaultwatch serve` reported index and server problems nowhere; "
-                        "mcp_server/cli.py now prints each one on stderr")
+    figure(
+        "fixed_bug",
+        "headless `vaultwatch serve` reported index and server problems nowhere; "
+        "mcp_server/cli.py now prints each one on stderr",
+    )
     figure("faults", 2)
 
 
@@ -486,8 +514,15 @@ def test_watcher_queue_overflow_is_survived_and_reported(tmp_path, figure):
     for i in range(20):
         (root / f"n{i:02}.md").write_text(f"# {i}\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
-    proc = subprocess.Popen([sys.executable, "-c", WATCHING_CHILD, str(root)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WATCHING_CHILD, str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+    )
     lines: list[dict] = []
 
     def read_until(pred, timeout: float = 60.0, start: int = 0) -> dict:
@@ -553,7 +588,10 @@ def test_watcher_queue_overflow_is_survived_and_reported(tmp_path, figure):
     figure("overflow_witness_events", events)
     figure("overflow_missed_changes", got["missed"])
     figure("overflow_converged_s", round(converged, 2))
-    figure("fixed_bug", "an overflow of the kernel's file-event queue lost changes silently (watchfiles discards "
-                        "notify's rescan signal): after a 1.5 s stall, 4,608 of 8,704 new files never reached the "
-                        "index while it reported itself fresh (index_stale false); core/live/watch.py now notices stalls "
-                        "and bursts, re-checks the whole vault, indexes what was missed and reports it")
+    figure(
+        "fixed_bug",
+        "an overflow of the kernel's file-event queue lost changes silently (watchfiles discards "
+        "notify's rescan signal): after a 1.5 s stall, 4,608 of 8,704 new files never reached the "
+        "index while it reported itself fresh (index_stale false); core/live/watch.py now notices stalls "
+        "and bursts, re-checks the whole vault, indexes what was missed and reports it",
+    )

@@ -9,6 +9,7 @@ HTTP gets an error response and the server keeps serving.
 
 Size: a CI subset by default; VAULTWATCH_FUZZ_EXAMPLES=10000 for the nightly size (per test).
 """
+
 from __future__ import annotations
 
 import json
@@ -33,13 +34,24 @@ CALL_BOUND_S = 10.0
 
 
 def _settings(n: int):
-    return settings(max_examples=n, deadline=None, database=None, derandomize=not NIGHTLY, print_blob=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much,
-                                           HealthCheck.large_base_example])
+    return settings(
+        max_examples=n,
+        deadline=None,
+        database=None,
+        derandomize=not NIGHTLY,
+        print_blob=True,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.filter_too_much,
+            HealthCheck.large_base_example,
+        ],
+    )
 
 
 # --- strategies --------------------------------------------------------------------------------
+
 
 def _sendable(s: str) -> bool:
     try:
@@ -49,23 +61,90 @@ def _sendable(s: str) -> bool:
     return True
 
 
-GLOB_BOMBS = ["**/" * 60 + "x.md", "*a" * 40 + "b", "[" * 200, "[!" * 100 + "]", "{a,b}" * 50, "?" * 2000,
-              "**" * 500, "*/" * 300, "**/*" * 100 + "/*.md", "[a-z" * 50, "[]]" * 100, "\\*" * 100,
-              "*" * 1000 + "x", "**/[!.]*/**/*.md", "[\U0010ffff-\U0010ffff]"]
-FTS_BOMBS = ['NEAR(', '"', '"""', '*', '-', '(((((', ')))', "a OR OR b", "NOT", "AND AND", "'; DROP TABLE x; --",
-             'title:"x"', "a* b* c* d* e* f* g* h* i* j* k* l* m* n* o* p* q* r* s* t* u* v* w* x* y* z* aa* bb*",
-             "\u0000", "^", "{a b}", "NEAR(a b, 99999999999)", "a" * 600, "-" * 100, '"' * 101, "-a -b -c",
-             "x:y:z", "* * *", "🎉", "\u202e", "a\nb", "MATCH", "rank", "bm25(x)"]
-HOSTILE_STRINGS = sorted({c.path for c in CASES if _sendable(c.path) and "{JAIL}" not in c.path}
-                         | set(GLOB_BOMBS) | set(FTS_BOMBS)
-                         | {"", " ", "null", "true", "0", "-1", "1e309", "NaN", "{}", "[]", "undefined",
-                            "status:deprecated", "stale=maybe", "\ufeff", "\u200b", "\U0010ffff", "a\u0301" * 100})
+GLOB_BOMBS = [
+    "**/" * 60 + "x.md",
+    "*a" * 40 + "b",
+    "[" * 200,
+    "[!" * 100 + "]",
+    "{a,b}" * 50,
+    "?" * 2000,
+    "**" * 500,
+    "*/" * 300,
+    "**/*" * 100 + "/*.md",
+    "[a-z" * 50,
+    "[]]" * 100,
+    "\\*" * 100,
+    "*" * 1000 + "x",
+    "**/[!.]*/**/*.md",
+    "[\U0010ffff-\U0010ffff]",
+]
+FTS_BOMBS = [
+    "NEAR(",
+    '"',
+    '"""',
+    "*",
+    "-",
+    "(((((",
+    ")))",
+    "a OR OR b",
+    "NOT",
+    "AND AND",
+    "'; DROP TABLE x; --",
+    'title:"x"',
+    "a* b* c* d* e* f* g* h* i* j* k* l* m* n* o* p* q* r* s* t* u* v* w* x* y* z* aa* bb*",
+    "\u0000",
+    "^",
+    "{a b}",
+    "NEAR(a b, 99999999999)",
+    "a" * 600,
+    "-" * 100,
+    '"' * 101,
+    "-a -b -c",
+    "x:y:z",
+    "* * *",
+    "🎉",
+    "\u202e",
+    "a\nb",
+    "MATCH",
+    "rank",
+    "bm25(x)",
+]
+HOSTILE_STRINGS = sorted(
+    {c.path for c in CASES if _sendable(c.path) and "{JAIL}" not in c.path}
+    | set(GLOB_BOMBS)
+    | set(FTS_BOMBS)
+    | {
+        "",
+        " ",
+        "null",
+        "true",
+        "0",
+        "-1",
+        "1e309",
+        "NaN",
+        "{}",
+        "[]",
+        "undefined",
+        "status:deprecated",
+        "stale=maybe",
+        "\ufeff",
+        "\u200b",
+        "\U0010ffff",
+        "a\u0301" * 100,
+    }
+)
 SAFE_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
-HUGE = st.builds(lambda ch, n: ch * n, st.sampled_from(["a", "é", "/", "*", "\u202e", "🎉", "[[", "#", "\n", "..", "-"]),
-                 st.integers(1_000, 200_000))
+HUGE = st.builds(
+    lambda ch, n: ch * n,
+    st.sampled_from(["a", "é", "/", "*", "\u202e", "🎉", "[[", "#", "\n", "..", "-"]),
+    st.integers(1_000, 200_000),
+)
 STRINGS = st.one_of(SAFE_TEXT, st.sampled_from(HOSTILE_STRINGS), HUGE)
-NUMBERS = st.one_of(st.integers(min_value=-(2**70), max_value=2**70), st.integers(-3, 200),
-                    st.floats(allow_nan=False, allow_infinity=False))
+NUMBERS = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.integers(-3, 200),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
 SCALARS = st.one_of(st.none(), st.booleans(), NUMBERS, STRINGS)
 
 
@@ -78,8 +157,9 @@ def _nest(depth: int, kind: str) -> Any:
 
 DEEP = st.builds(_nest, st.integers(1, 150), st.sampled_from(["dict", "list"]))
 WIDE = st.builds(lambda n: {f"key{i}": f"v{i}" for i in range(n)}, st.integers(50, 3000))
-JSON = st.recursive(SCALARS, lambda ch: st.lists(ch, max_size=5) | st.dictionaries(SAFE_TEXT, ch, max_size=5),
-                    max_leaves=12)
+JSON = st.recursive(
+    SCALARS, lambda ch: st.lists(ch, max_size=5) | st.dictionaries(SAFE_TEXT, ch, max_size=5), max_leaves=12
+)
 ANY = st.one_of(JSON, DEEP, WIDE)
 
 
@@ -106,8 +186,11 @@ def _typed(prop: dict) -> st.SearchStrategy:
     if "array" in types:
         choices.append(st.lists(SCALARS, max_size=4))
     if "object" in types:
-        choices.append(st.one_of(st.dictionaries(st.one_of(SAFE_TEXT, st.sampled_from(HOSTILE_STRINGS)), SCALARS,
-                                                 max_size=6), DEEP, WIDE))
+        choices.append(
+            st.one_of(
+                st.dictionaries(st.one_of(SAFE_TEXT, st.sampled_from(HOSTILE_STRINGS)), SCALARS, max_size=6), DEEP, WIDE
+            )
+        )
     if "null" in types:
         choices.append(st.none())
     return st.one_of(*choices) if choices else ANY
@@ -138,8 +221,11 @@ def arguments(tool, real_paths: list[str]) -> st.SearchStrategy:
             elif "integer" in kinds:
                 args[name] = draw(st.integers(1, 100))
             elif name in ("set", "append"):
-                args[name] = draw(st.dictionaries(st.sampled_from(["status", "tags", "x", "title", "verified"]),
-                                                  SCALARS, min_size=1, max_size=3))
+                args[name] = draw(
+                    st.dictionaries(
+                        st.sampled_from(["status", "tags", "x", "title", "verified"]), SCALARS, min_size=1, max_size=3
+                    )
+                )
             else:
                 args[name] = draw(_typed(prop))
         return args
@@ -158,10 +244,20 @@ def arguments(tool, real_paths: list[str]) -> st.SearchStrategy:
             elif name in ("content", "text", "new_text", "query") and draw(st.booleans()):
                 args[name] = draw(SAFE_TEXT)
             elif name == "params":
-                args[name] = draw(st.one_of(
-                    st.fixed_dictionaries({}, optional={"folder": STRINGS, "recursive": SCALARS,
-                                                        "response_format": st.sampled_from(["json", "markdown", "x"]),
-                                                        "vault": SCALARS}), ANY))
+                args[name] = draw(
+                    st.one_of(
+                        st.fixed_dictionaries(
+                            {},
+                            optional={
+                                "folder": STRINGS,
+                                "recursive": SCALARS,
+                                "response_format": st.sampled_from(["json", "markdown", "x"]),
+                                "vault": SCALARS,
+                            },
+                        ),
+                        ANY,
+                    )
+                )
             else:
                 args[name] = draw(st.one_of(_typed(prop), _typed(prop), _typed(prop), ANY))
         if draw(st.integers(0, 9)) == 0:
@@ -172,6 +268,7 @@ def arguments(tool, real_paths: list[str]) -> st.SearchStrategy:
 
 
 # --- what every answer must look like ------------------------------------------------------------
+
 
 def check(name: str, args: Any, out) -> None:
     shown = json.dumps(args, ensure_ascii=True, default=str)[:300]
@@ -190,8 +287,10 @@ def read_session(tmp_path_factory):
     root = tmp_path_factory.mktemp("fuzz-read") / "vault"
     shutil.copytree(demo_vault_path(), root, symlinks=True)
     (root / "Big.md").write_text("# Big\n" + "line [[Welcome]] #tag\n" * 50_000)
-    (root / "bomb.md").write_text("---\na: &a [1,2,3,4,5,6,7,8,9]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
-                                  "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n---\n")
+    (root / "bomb.md").write_text(
+        "---\na: &a [1,2,3,4,5,6,7,8,9]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+        "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n---\n"
+    )
     vault = Vault(root, cache=False)
     vault.load()
     with McpSession(vault, name="fuzz-reader") as session:
@@ -238,8 +337,17 @@ def _note(session, out, name: str, args) -> None:
 def test_read_tools_answer_any_arguments_and_change_nothing(read_session, figure):
     session = read_session
     names = sorted(session.tools)
-    assert {"list_documents", "read", "triage", "list_folders", "list_tags", "get_links", "search",
-            "vault_list_notes", "obsidian_list_notes"} <= set(names)
+    assert {
+        "list_documents",
+        "read",
+        "triage",
+        "list_folders",
+        "list_tags",
+        "get_links",
+        "search",
+        "vault_list_notes",
+        "obsidian_list_notes",
+    } <= set(names)
     before = tree_state(session.root)
     quick = _stats(session.root)
 
@@ -305,11 +413,19 @@ HEADERS = {"content-type": "application/json", "accept": "application/json, text
 
 
 def _raw_client(session) -> tuple[httpx2.Client, dict]:
-    http = httpx2.Client(transport=httpx2.HTTPTransport(uds=session.socket_path), base_url="http://localhost",
-                         timeout=30)
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "raw-fuzzer", "version": "0"}}}
+    http = httpx2.Client(
+        transport=httpx2.HTTPTransport(uds=session.socket_path), base_url="http://localhost", timeout=30
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-fuzzer", "version": "0"},
+        },
+    }
     r = http.post("/mcp", json=init, headers=HEADERS)
     assert r.status_code == 200, r.text
     headers = dict(HEADERS)
@@ -322,8 +438,18 @@ def _raw_client(session) -> tuple[httpx2.Client, dict]:
 
 
 MALFORMED = [
-    b"", b"{", b"}", b"null", b"[]", b"[{}]", b"123", b'"x"', b"{}", b'{"jsonrpc": "1.0"}',
-    b'{"jsonrpc":"2.0","id":1}', b'{"jsonrpc":"2.0","id":1,"method":null}',
+    b"",
+    b"{",
+    b"}",
+    b"null",
+    b"[]",
+    b"[{}]",
+    b"123",
+    b'"x"',
+    b"{}",
+    b'{"jsonrpc": "1.0"}',
+    b'{"jsonrpc":"2.0","id":1}',
+    b'{"jsonrpc":"2.0","id":1,"method":null}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":[1,2]}}',
@@ -338,14 +464,19 @@ MALFORMED = [
     b'"content":"\\udcff"}}}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"a\\u0000b.md"}}}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"filters":'
-    + b'{"a":' * 3000 + b"1" + b"}" * 3000 + b"}}}",
+    + b'{"a":' * 3000
+    + b"1"
+    + b"}" * 3000
+    + b"}}}",
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"limit":'
-    + b"9" * 5000 + b"}}}",
+    + b"9" * 5000
+    + b"}}}",
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"limit":1e999}}}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"x","path":"y"}}}',
     b"[" * 100_000 + b"]" * 100_000,
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"'
-    + b"a" * 5_000_000 + b'"}}}',
+    + b"a" * 5_000_000
+    + b'"}}}',
     b"\xff\xfe\x00\x00garbage",
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"index.md"}}}'
     + b"trailing",
@@ -383,13 +514,20 @@ def test_malformed_json_rpc_is_answered_and_the_server_keeps_serving(read_sessio
             statuses[status] = statuses.get(status, 0) + 1
 
         @_settings(RAW_EXAMPLES)
-        @given(st.dictionaries(st.sampled_from(["path", "folder", "query", "pattern", "filters", "limit", "content"]),
-                               st.text(max_size=30), max_size=4),
-               st.sampled_from(["read", "list_documents", "search", "vault_list_notes", "get_links", "triage"]))
+        @given(
+            st.dictionaries(
+                st.sampled_from(["path", "folder", "query", "pattern", "filters", "limit", "content"]),
+                st.text(max_size=30),
+                max_size=4,
+            ),
+            st.sampled_from(["read", "list_documents", "search", "vault_list_notes", "get_links", "triage"]),
+        )
         def run(args, name):
             # any str, lone surrogates included, written as JSON escapes the SDK client would refuse to send
-            body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                               "params": {"name": name, "arguments": args}}, ensure_ascii=True).encode()
+            body = json.dumps(
+                {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": args}},
+                ensure_ascii=True,
+            ).encode()
             status, _ = _post_ok(http, headers, body)
             statuses[status] = statuses.get(status, 0) + 1
 

@@ -6,6 +6,7 @@ carries ru_maxrss over from the forking parent, a big pytest worker, across exec
 tests run as root here, where chmod 000 does not make a file unreadable: the unreadable-file
 test drops the child to the `nobody` user instead (and runs directly when not root).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -123,16 +124,30 @@ def _hostile_vault(root: Path) -> dict[str, str]:
     put("bomb-laughs.md", f"---\n{BILLION_LAUGHS}\ntitle: laughs\n---\n# Billion laughs\n", "billion laughs")
     put("bomb-merge.md", f"---\n{MERGE_BOMB}\n---\n# Merge-key bomb\n", "merge-key bomb")
     put("bomb-deep-flow.md", "---\na: " + "[" * 50_000 + "]" * 50_000 + "\n---\n", "50k nested flow lists")
-    put("bomb-deep-block.md", "---\n" + "".join(" " * i + "k:\n" for i in range(600)) + " " * 600 + "k: 1\n---\n",
-        "600 nested block mappings")
+    put(
+        "bomb-deep-block.md",
+        "---\n" + "".join(" " * i + "k:\n" for i in range(600)) + " " * 600 + "k: 1\n---\n",
+        "600 nested block mappings",
+    )
     put("bomb-wide.md", "---\n" + "".join(f"k{i}: {i}\n" for i in range(20_000)) + "---\n", "20k keys")
     put("bomb-huge.md", "---\nbig: '" + "x" * 400_000 + "'\n---\n", "400 KB frontmatter")
-    put("bomb-anchors.md", "---\n" + "".join(f"a{i}: &x{i} [*x{i - 1}, *x{i - 1}]\n" if i else "a0: &x0 [1]\n"
-                                              for i in range(60)) + "---\n", "doubling anchors x60")
-    put("yaml-python.md", "---\nx: !!python/object/apply:os.system ['touch /tmp/vaultwatch-pwned']\n---\n",
-        "python tag in YAML")
-    put("yaml-binary.md", "---\nblob: !!binary aGVsbG8=\nwhen: 2026-02-30\nnan: .nan\ninf: -.inf\n---\n",
-        "binary, bad date, nan")
+    put(
+        "bomb-anchors.md",
+        "---\n"
+        + "".join(f"a{i}: &x{i} [*x{i - 1}, *x{i - 1}]\n" if i else "a0: &x0 [1]\n" for i in range(60))
+        + "---\n",
+        "doubling anchors x60",
+    )
+    put(
+        "yaml-python.md",
+        "---\nx: !!python/object/apply:os.system ['touch /tmp/vaultwatch-pwned']\n---\n",
+        "python tag in YAML",
+    )
+    put(
+        "yaml-binary.md",
+        "---\nblob: !!binary aGVsbG8=\nwhen: 2026-02-30\nnan: .nan\ninf: -.inf\n---\n",
+        "binary, bad date, nan",
+    )
     put("yaml-list.md", "---\n- a\n- b\n---\n# list frontmatter\n", "frontmatter is a list")
     put("yaml-keys.md", "---\n? [a, b]\n: complex\n1: int key\nnull: null key\n---\n", "non-string keys")
     put("many-links.md", "[[x]] [y](y.md) #t " * 20_000, "20k links and tags")
@@ -165,9 +180,19 @@ def _hostile_vault(root: Path) -> dict[str, str]:
     (root / "sub").mkdir()
     os.symlink("../sub", root / "sub" / "cycle")
     os.mkfifo(root / "fifo.md")
-    made.update({"loop": "symlink loop", "loop-a": "two-link loop", "self": "link to the root",
-                 "parent": "link to the parent", "filesystem-root": "link to /", "broken.md": "broken link",
-                 "alias.md": "link to a note inside", "sub/cycle": "folder cycle", "fifo.md": "FIFO"})
+    made.update(
+        {
+            "loop": "symlink loop",
+            "loop-a": "two-link loop",
+            "self": "link to the root",
+            "parent": "link to the parent",
+            "filesystem-root": "link to /",
+            "broken.md": "broken link",
+            "alias.md": "link to a note inside",
+            "sub/cycle": "folder cycle",
+            "fifo.md": "FIFO",
+        }
+    )
     s = socket.socket(socket.AF_UNIX)
     s.bind(os.fspath(root / "socket.md"))
     s.close()
@@ -202,16 +227,29 @@ def test_hostile_vault_is_indexed_or_skipped_with_reasons(tmp_path, figure):
     # names that could never be addressed are skipped; odd but legal ones are indexed
     for rel in ("new\nline.md", "tab\tname.md", "esc\x1b[2Jname.md", "bad\\xff\\xfename.md", "dir\\xff"):
         assert "cannot be addressed" in skipped[rel], rel
-    for rel in ("rtl \u202egpj.md", "emoji \U0001f389\U0001f468\u200d\U0001f469\u200d\U0001f467.md",
-                "nfd cafe\u0301.md", "nfc caf\u00e9.md", "CON.md", " leading space.md",
-                "/".join(f"d{i}" for i in range(100)) + "/deep.md"):
+    for rel in (
+        "rtl \u202egpj.md",
+        "emoji \U0001f389\U0001f468\u200d\U0001f469\u200d\U0001f467.md",
+        "nfd cafe\u0301.md",
+        "nfc caf\u00e9.md",
+        "CON.md",
+        " leading space.md",
+        "/".join(f"d{i}" for i in range(100)) + "/deep.md",
+    ):
         assert rel in entries, rel
     too_deep = [p for p in skipped if p.startswith("level000/")]
     assert too_deep and "longer than 1024" in skipped[too_deep[0]]
     # bombs are indexed with a frontmatter error, not expanded
     assert "bomb-merge.md" in entries  # merge keys collapse to one mapping: parsed, nothing expands
-    for rel in ("bomb-laughs.md", "bomb-deep-flow.md", "bomb-deep-block.md", "bomb-huge.md",
-                "bomb-anchors.md", "yaml-python.md", "yaml-list.md"):
+    for rel in (
+        "bomb-laughs.md",
+        "bomb-deep-flow.md",
+        "bomb-deep-block.md",
+        "bomb-huge.md",
+        "bomb-anchors.md",
+        "yaml-python.md",
+        "yaml-list.md",
+    ):
         assert entries[rel]["fm_error"], rel
     assert not os.path.exists("/tmp/vaultwatch-pwned")
     for rel in ("binary.md", "latin1.md", "utf16.md", "png-named.md", "nul-only.md"):
@@ -234,7 +272,9 @@ def test_a_50_mb_note_is_indexed_with_bounded_memory_and_readable(tmp_path, figu
         f.write(line * (50 * 2**20 // len(line)))
     (root / "Small.md").write_text("# Small\n")
     size = (root / "Big.md").stat().st_size
-    code = LOAD_CHILD.replace("read(v, e.path, max_chars=2000)", "read(v, e.path, max_chars=40_000)") + r"""
+    code = (
+        LOAD_CHILD.replace("read(v, e.path, max_chars=2000)", "read(v, e.path, max_chars=40_000)")
+        + r"""
 from vaultwatch.core.edit.writes import Writer
 def reset_peak():  # the kernel's high-water mark (VmHWM) starts again from the current RSS
     with open("/proc/self/clear_refs", "w") as f:
@@ -263,6 +303,7 @@ except VaultError as exc:
 print(json.dumps({"reads": reads, "edit": edit, "peak_mb": rss(), "retained_mb": current() - base_now,
                   "load_s": round(load_s, 2), "load_peak_mb": peak_after_load, "load_retained_mb": retained}))
 """
+    )
     before = (root / "Big.md").read_bytes()[:4096]
     rc, out, err = child(code, str(root), timeout=180)
     assert rc == 0 and out is not None, err[-3000:]
@@ -282,13 +323,19 @@ print(json.dumps({"reads": reads, "edit": edit, "peak_mb": rss(), "retained_mb":
     worst = max(r["peak_mb"] for r in reads.values())
     assert worst < 48, reads
     assert reads["late_page_again"]["s"] < 2.0, reads
-    figure("fixed_bug", "a 50 MB note of repeated links kept ~94 MB of link records in the index for good, "
-                        "took 2.3 s to parse and peaked at up to 490 MB RSS; core/markdown/parse.py now keeps at most 10,000 "
-                        "links and 1,000 tags per note and looks for them in the first 4 M characters")
-    figure("fixed_bug", "reading any page of a 50 MB note decoded and parsed the whole note on every call "
-                        "(0.2-0.5 s and 105-190 MB of peak memory per read); core/disk/reader.py now streams the bytes "
-                        "through the etag's hash and decodes only the page asked for, from a page map "
-                        "(core/disk/textmap.py) built once per version of the note")
+    figure(
+        "fixed_bug",
+        "a 50 MB note of repeated links kept ~94 MB of link records in the index for good, "
+        "took 2.3 s to parse and peaked at up to 490 MB RSS; core/markdown/parse.py now keeps at most 10,000 "
+        "links and 1,000 tags per note and looks for them in the first 4 M characters",
+    )
+    figure(
+        "fixed_bug",
+        "reading any page of a 50 MB note decoded and parsed the whole note on every call "
+        "(0.2-0.5 s and 105-190 MB of peak memory per read); core/disk/reader.py now streams the bytes "
+        "through the etag's hash and decodes only the page asked for, from a page map "
+        "(core/disk/textmap.py) built once per version of the note",
+    )
     figure("note_mb", round(size / 2**20, 1))
     figure("load_s", out["load_s"])
     figure("load_peak_rss_mb", out["load_peak_mb"])
@@ -373,14 +420,16 @@ for name, op in (("read_locked", lambda: read(v, "locked.md")), ("write_closed",
 print(json.dumps(out))
 """
         if os.geteuid() == 0:
+
             def drop() -> None:
                 os.setgid(65534)
                 os.setuid(65534)
 
             # nobody needs to execute this interpreter and read the checkout (a venv or clone under
             # a 0700 folder, such as /root or a mktemp -d, is out of its reach): else skip, saying why
-            rc, _, err = child("import json, core.vault; print(json.dumps({}))", preexec_fn=drop,
-                               env={"HOME": "/nonexistent"})
+            rc, _, err = child(
+                "import json, core.vault; print(json.dumps({}))", preexec_fn=drop, env={"HOME": "/nonexistent"}
+            )
             if rc != 0:
                 pytest.skip(f"the nobody user cannot run {sys.executable} on {ROOT}: {err.strip()[-300:]}")
         else:
@@ -434,6 +483,7 @@ def test_files_deleted_and_replaced_between_scan_and_read(tmp_path, figure, full
 
     from vaultwatch.core.disk.reader import read
     from vaultwatch.core.edit.writes import Writer
+
     t = threading.Thread(target=churn, daemon=True)
     t.start()
     unexpected = []
@@ -517,10 +567,13 @@ def test_live_watcher_never_indexes_through_symlinks_or_unaddressable_names(tmp_
         assert {"new\nline.md", "bad\\xff.md"} <= skipped
     finally:
         v.stop()
-    figure("fixed_bug", "the live watcher indexed files outside the vault through a symlinked folder (their "
-                        "frontmatter and text reachable by list_documents and search), and indexed in-vault folder "
-                        "links as duplicates while missing the real path; fixed in core/index/scan.py (walked_folder) and "
-                        "core/live/watch.py (stat_many, apply_paths)")
+    figure(
+        "fixed_bug",
+        "the live watcher indexed files outside the vault through a symlinked folder (their "
+        "frontmatter and text reachable by list_documents and search), and indexed in-vault folder "
+        "links as duplicates while missing the real path; fixed in core/index/scan.py (walked_folder) and "
+        "core/live/watch.py (stat_many, apply_paths)",
+    )
     figure("live_hostile_events", 6)
 
 
@@ -546,8 +599,11 @@ def test_reads_through_folder_links_do_not_add_aliases_to_the_index(tmp_path, fi
     assert sorted(v.snapshot.by_path) == ["real", "real/new.md", "real/x.md"]
     assert (root / "real" / "new.md").read_text() == "# new\n"
     assert [e.path for e in v.list(Query()).entries] == ["real/new.md", "real/x.md"]
-    figure("fixed_bug", "reading a path spelled through a folder link the walk skips (self/self/real/x.md) added "
-                        "that alias to the shared index; core/index/scan.py stat_one now refuses such spellings")
+    figure(
+        "fixed_bug",
+        "reading a path spelled through a folder link the walk skips (self/self/real/x.md) added "
+        "that alias to the shared index; core/index/scan.py stat_one now refuses such spellings",
+    )
 
 
 def test_tree_helper_sees_every_change(tmp_path):
@@ -576,16 +632,25 @@ def test_an_undecodable_file_name_does_not_break_listings_for_agents(tmp_path, f
     v = Vault(root, cache=False)
     v.load()
     with McpSession(v) as s:
-        for name, args in (("list_documents", {}), ("vault_list_notes", {}), ("list_folders", {}),
-                           ("obsidian_list_notes", {"params": {"recursive": True}}), ("triage", {"category": "broken"})):
+        for name, args in (
+            ("list_documents", {}),
+            ("vault_list_notes", {}),
+            ("list_folders", {}),
+            ("obsidian_list_notes", {"params": {"recursive": True}}),
+            ("triage", {"category": "broken"}),
+        ):
             out = s.call(name, args)
             assert out.protocol_error is None and not out.is_error, (name, out.text)
         broken = s.call("triage", {"category": "broken"}).structured
         assert {x["path"] for x in broken["skipped"]} == {"bad\\xff.md", "dir\\xfe"}
     from vaultwatch.core.edit.writes import Writer
+
     with pytest.raises(VaultError, match="not valid Unicode"):
         Writer(v).write("\udcff.md", "# x")  # (the SDK client cannot even send this; raw JSON can: test_fuzz_tools)
     assert sorted(os.listdir(root)) == sorted(["ok.md", "bad\udcff.md", "dir\udcfe"])
-    figure("fixed_bug", "a file name that is not UTF-8 broke every listing tool for every agent, and an agent "
-                        "could create one with write; core/disk/paths.py now refuses such paths and the scanner skips "
-                        "such names with a printable reason")
+    figure(
+        "fixed_bug",
+        "a file name that is not UTF-8 broke every listing tool for every agent, and an agent "
+        "could create one with write; core/disk/paths.py now refuses such paths and the scanner skips "
+        "such names with a printable reason",
+    )

@@ -2,6 +2,7 @@
 mixed writes, 10 rounds. Every note is its old or its new version, never partial, and the
 next start of the real `vaultwatch serve` removes the temporary files the kills left behind
 (only the write path's own names; a file that merely looks alike stays)."""
+
 from __future__ import annotations
 
 import os
@@ -76,8 +77,13 @@ def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_r
     left_by_kills = 0
     start = 1
     for _round in range(10):
-        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(root), str(start)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(root), str(start)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         assert proc.stdout.readline().strip() == "READY", proc.stderr.read()
         time.sleep(rng.uniform(0.05, 0.6))
         proc.send_signal(signal.SIGKILL)
@@ -92,8 +98,14 @@ def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_r
     figure("temp_files_left_by_kills", len(_temps(root)))
     time.sleep(2.1)  # the cleanup leaves alone temporary files younger than 2 s (a write still running)
     sock = os.path.join(os.path.realpath("/tmp"), f"vwk-{os.getpid()}-{time.monotonic_ns() % 10**6}.sock")
-    serve = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+    )
     try:
         end = time.monotonic() + 60
         while (_temps(root) or not os.path.exists(sock)) and time.monotonic() < end:
@@ -108,6 +120,9 @@ def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_r
             serve.kill()
             serve.communicate()
     assert lookalike.read_text() == "keep"
-    figure("fixed_bug", "kill -9 during writes left .vaultwatch-*.tmp files (5 after 10 kills here) that stayed after "
-                        "a restart; Vault.start_live now removes the write path's own temporary files older than the "
-                        "process (core/edit/atomic.py clean_temp_files)")
+    figure(
+        "fixed_bug",
+        "kill -9 during writes left .vaultwatch-*.tmp files (5 after 10 kills here) that stayed after "
+        "a restart; Vault.start_live now removes the write path's own temporary files older than the "
+        "process (core/edit/atomic.py clean_temp_files)",
+    )

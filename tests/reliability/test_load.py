@@ -9,6 +9,7 @@ CI size: 8 agents x 40 calls on 1,000 notes. Nightly (VAULTWATCH_RELIABILITY_FUL
 process) on the socket of the TUI (run headless by Textual's test harness) while the human types
 a filter one character at a time, and measures each edit -> list updated.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -48,6 +49,7 @@ def test_agents_under_load_lose_no_update(tmp_path, figure, full_size):
     agents = [Agent(i, calls, paths, folders, random.Random(rng.random())) for i in range(n_agents)]
     started = time.perf_counter()
     try:
+
         async def all_agents():
             await asyncio.gather(*(a.run(sock) for a in agents))
 
@@ -142,12 +144,17 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     # broken frontmatter are refused by every triage action (they belong to the Broken tab)
     rng = random.Random(5)
     snap = vault.snapshot
-    pool = [p for p in vault_paths(root)[0] if not p.startswith("Load/") and p != "index.md"
-            and snap.get(p) is not None and snap.get(p).frontmatter_error is None]
+    pool = [
+        p
+        for p in vault_paths(root)[0]
+        if not p.startswith("Load/")
+        and p != "index.md"
+        and snap.get(p) is not None
+        and snap.get(p).frontmatter_error is None
+    ]
     targets = rng.sample(pool, min(len(pool), 400))
     # the app as a person runs it (server, watcher, garbage collected between frames), minus timers
-    app = make_app(vault, config=fixed_config(mcp=True, watch=True, socket_path=sock, user="loadtester",
-                                              idle_gc=True))
+    app = make_app(vault, config=fixed_config(mcp=True, watch=True, socket_path=sock, user="loadtester", idle_gc=True))
     samples: list[float] = []
     triage_samples: list[float] = []  # status key or v -> the note written and its row showing it
     dialog_samples: list[float] = []  # c -> the status dialog open
@@ -158,8 +165,17 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
         assert await _until(lambda: os.path.exists(sock), 20) < 20
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         agents = await asyncio.create_subprocess_exec(
-            sys.executable, str(Path(__file__).with_name("load_agents.py")), sock, str(root), str(n_agents),
-            str(calls), "5", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+            sys.executable,
+            str(Path(__file__).with_name("load_agents.py")),
+            sock,
+            str(root),
+            str(n_agents),
+            str(calls),
+            "5",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+        )
         reader = asyncio.create_task(agents.communicate())
         rounds = during = triage_during = 0
         filter_input = app.query_one("#filter-input")
@@ -193,8 +209,9 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
                     await asyncio.sleep(0.15)
                     t = time.perf_counter()
                     key(app, statuses[new])
-                    done = lambda p=path, n=new: (doclist.current is not None and doclist.current.path == p
-                                                  and doclist.current.okf_status == n)
+                    done = lambda p=path, n=new: (
+                        doclist.current is not None and doclist.current.path == p and doclist.current.okf_status == n
+                    )
                     expected.setdefault(path, {})["status"] = new
                 else:
                     verified = entry.frontmatter.get("verified")
@@ -203,8 +220,11 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
                     key(app, "v")
                     assert await _until(lambda: isinstance(app.screen, ConfirmScreen), 20) < 20, "no confirmation"
                     key(app, "y")
-                    done = lambda p=path, c=count: (doclist.current is not None and doclist.current.path == p
-                                                    and len(doclist.current.frontmatter.get("verified") or ()) == c + 1)
+                    done = lambda p=path, c=count: (
+                        doclist.current is not None
+                        and doclist.current.path == p
+                        and len(doclist.current.frontmatter.get("verified") or ()) == c + 1
+                    )
                     expected.setdefault(path, {})["reviewed"] = True
                 took = await _until(done, 20)
                 assert took < 20, f"triage of {path} ({kind}) not written and shown within 20 s"
@@ -217,8 +237,9 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
         await settle(app, timeout=60)
         for worker in [w for w in app.workers if w.group == "write"]:
             await worker.wait()
-        refused = [f"{n.title}: {n.message}" for n in app._notifications
-                   if n.title.startswith(("conflict:", "failed:"))]
+        refused = [
+            f"{n.title}: {n.message}" for n in app._notifications if n.title.startswith(("conflict:", "failed:"))
+        ]
         own = dict(app.actions._own)
     shutil.rmtree(sock_dir, ignore_errors=True)
     result = json.loads(out.decode().strip().splitlines()[-1])
@@ -238,8 +259,11 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
         if "status" in want:
             ok = ok and facts.okf_status == want["status"]
         if want.get("reviewed"):
-            ok = ok and isinstance(verified, list) and any(v.get("by") == "human:loadtester" for v in verified
-                                                           if isinstance(v, dict))
+            ok = (
+                ok
+                and isinstance(verified, list)
+                and any(v.get("by") == "human:loadtester" for v in verified if isinstance(v, dict))
+            )
         if not ok:
             human_lost.append(path)
     assert human_lost == [], human_lost[:10]

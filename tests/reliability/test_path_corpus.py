@@ -7,6 +7,7 @@ files outside the vault and in .git/.obsidian/.trash keep their bytes and mtimes
 appears outside the vault, an audit of the process's file accesses (Python audit events) shows
 none there, and no canary's secret token ever shows up in a result.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -40,12 +41,16 @@ CORE_OPS: list[tuple[str, CoreOp]] = [
     ("Writer.etag", lambda v, w, p: w.etag(p)),
     ("Writer.write(create_only)", lambda v, w, p: w.write(p, NEW, create_only=True, actor="agent:attack")),
     ("Writer.write(overwrite)", lambda v, w, p: w.write(p, NEW, overwrite=True, actor="agent:attack")),
-    ("Writer.write(attachment)", lambda v, w, p: w.write(p, b"\x89PNG\r\n", overwrite=True, allow_attachment=True,
-                                                         actor="agent:attack")),
+    (
+        "Writer.write(attachment)",
+        lambda v, w, p: w.write(p, b"\x89PNG\r\n", overwrite=True, allow_attachment=True, actor="agent:attack"),
+    ),
     ("Writer.edit", lambda v, w, p: w.edit(p, "Secret", "Pwned", replace_all=True, actor="agent:attack")),
     ("Writer.edit_section", lambda v, w, p: w.edit_section(p, "Secret", "append", "pwned", actor="agent:attack")),
-    ("Writer.update_frontmatter", lambda v, w, p: w.update_frontmatter(p, set={"pwned": True}, delete=["secret"],
-                                                                       actor="agent:attack")),
+    (
+        "Writer.update_frontmatter",
+        lambda v, w, p: w.update_frontmatter(p, set={"pwned": True}, delete=["secret"], actor="agent:attack"),
+    ),
     ("Writer.rename(from)", lambda v, w, p: w.rename(p, "moved/away.md", actor="agent:attack")),
     ("Writer.rename(to)", lambda v, w, p: w.rename("victims/v.md", p, actor="agent:attack")),
     ("Writer.delete", lambda v, w, p: w.delete(p, actor="agent:attack")),
@@ -94,8 +99,11 @@ def test_core_operations_contain_every_hostile_path(case, tmp_path, figure):
                 assert ok, f"{name} accepted {path!r}: {outcome_text(value)[:300]}"
             elif name in LENIENT:
                 # ("" is the root level for a folder query, a legal argument)
-                ok = isinstance(value, VaultError) or (name.startswith("Query") and (
-                    path == "" or not value.entries) and not any(is_hidden(e.path) for e in value.entries))
+                ok = isinstance(value, VaultError) or (
+                    name.startswith("Query")
+                    and (path == "" or not value.entries)
+                    and not any(is_hidden(e.path) for e in value.entries)
+                )
                 assert ok, f"{name} accepted {path!r}: {outcome_text(value)[:300]}"
             else:
                 assert isinstance(value, PathError), f"{name} did not refuse {path!r}: {outcome_text(value)[:300]}"
@@ -110,13 +118,31 @@ def test_core_operations_contain_every_hostile_path(case, tmp_path, figure):
 def test_corpus_covers_every_family():
     families = {c.family for c in CASES}
     assert len(CASES) >= 200
-    for family in ("traversal", "traversal-backslash", "traversal-encoded", "unicode-lookalike", "absolute",
-                   "drive-unc", "control", "backslash", "hidden", "hidden-case", "hidden-encoded", "nfc-nfd",
-                   "case-variant", "symlink-escape", "symlink-hidden", "symlink-loop", "fifo", "invalid-unicode"):
+    for family in (
+        "traversal",
+        "traversal-backslash",
+        "traversal-encoded",
+        "unicode-lookalike",
+        "absolute",
+        "drive-unc",
+        "control",
+        "backslash",
+        "hidden",
+        "hidden-case",
+        "hidden-encoded",
+        "nfc-nfd",
+        "case-variant",
+        "symlink-escape",
+        "symlink-hidden",
+        "symlink-loop",
+        "fifo",
+        "invalid-unicode",
+    ):
         assert family in families, family
 
 
 # --- the same corpus against every MCP tool that takes a path -------------------------------------
+
 
 def _tool_calls(path: str, victim: str) -> list[tuple[str, dict]]:
     return [
@@ -172,9 +198,16 @@ def test_every_mcp_tool_contains_every_hostile_path(tmp_path, figure, full_size)
         (jail.vault / victim).write_text("# victim\n")
         calls = _tool_calls(path, victim)
         if not full_size:
-            calls = [c for c in calls if not c[1].get("frontmatter_only") and "section" not in c[1]
-                     and not c[1].get("create_only") and not c[1].get("permanent") and "glob" not in c[1]
-                     and "heading" not in c[1]]
+            calls = [
+                c
+                for c in calls
+                if not c[1].get("frontmatter_only")
+                and "section" not in c[1]
+                and not c[1].get("create_only")
+                and not c[1].get("permanent")
+                and "glob" not in c[1]
+                and "heading" not in c[1]
+            ]
         for name, args in calls:
             where = f"{case.id} {name}({json.dumps(args)[:120]})"
             try:
@@ -191,8 +224,11 @@ def test_every_mcp_tool_contains_every_hostile_path(tmp_path, figure, full_size)
                 counts["errors"] += 1
                 if not out.text.startswith("Error: ") or "Traceback" in out.text or "internal error" in out.text:
                     problems.append(f"{where}: unstructured error {out.text[:200]}")
-            elif case.expect == REFUSED and name in ("read", "get_links", "write", "edit", "update_frontmatter",
-                                                      "delete") and args.get("path") == path:
+            elif (
+                case.expect == REFUSED
+                and name in ("read", "get_links", "write", "edit", "update_frontmatter", "delete")
+                and args.get("path") == path
+            ):
                 problems.append(f"{where}: accepted a path that must be refused")
 
     async def all_cases(session: McpSession) -> None:
@@ -208,8 +244,21 @@ def test_every_mcp_tool_contains_every_hostile_path(tmp_path, figure, full_size)
         with fired.audit.recording():
             session.run(all_cases(session))
         tools = {t.name for t in session.run(session.client.list_tools()).tools}
-    assert {"read", "get_links", "list_documents", "list_folders", "list_tags", "search", "vault_list_notes",
-            "obsidian_list_notes", "write", "edit", "update_frontmatter", "rename", "delete"} <= tools
+    assert {
+        "read",
+        "get_links",
+        "list_documents",
+        "list_folders",
+        "list_tags",
+        "search",
+        "vault_list_notes",
+        "obsidian_list_notes",
+        "write",
+        "edit",
+        "update_frontmatter",
+        "rename",
+        "delete",
+    } <= tools
     problems += fired.problems()
     assert problems == [], "\n".join(problems[:40])
     figure("cases", len(cases))
@@ -230,8 +279,9 @@ def test_a_link_removed_while_a_tool_resolves_it_is_a_structured_error(tmp_path,
     vault.load()
     link = root / "root-link"
     through_link = "root-link/index.md"
-    calls = [c for c in _tool_calls(through_link, "victims/v.md")
-             if through_link in (c[1].get("path"), c[1].get("new_path"))]
+    calls = [
+        c for c in _tool_calls(through_link, "victims/v.md") if through_link in (c[1].get("path"), c[1].get("new_path"))
+    ]
     before = {p: p.read_bytes() for p in root.rglob("*.md")}
     changed: list[str] = []
     with McpSession(vault) as session:
@@ -251,7 +301,10 @@ def test_a_link_removed_while_a_tool_resolves_it_is_a_structured_error(tmp_path,
     assert {"read", "get_links", "write", "edit", "update_frontmatter", "rename", "delete"} <= set(changed)
     assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
     figure("cases", len(calls))
-    figure("fixed_bug", "a symlink removed by one agent while another agent's path through it was being resolved "
-                        "made the tool answer 'internal error (FileNotFoundError)' (os.path.realpath readlink()s a "
-                        "link it lstat()ed a moment before); core/disk/paths.py now answers path_changed, the scanner "
-                        "skips such a link with a reason")
+    figure(
+        "fixed_bug",
+        "a symlink removed by one agent while another agent's path through it was being resolved "
+        "made the tool answer 'internal error (FileNotFoundError)' (os.path.realpath readlink()s a "
+        "link it lstat()ed a moment before); core/disk/paths.py now answers path_changed, the scanner "
+        "skips such a link with a reason",
+    )

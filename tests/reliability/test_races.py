@@ -25,6 +25,7 @@ first violation (the others go on); the test fails if any family found one. Dura
 VAULTWATCH_RACE_SECONDS, else 60 s at CI size and 300 s at nightly size
 (VAULTWATCH_RELIABILITY_FULL=1). VAULTWATCH_RACE_FAMILIES (comma-separated) runs a subset.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -120,8 +121,10 @@ async def _run(sock: str, families: list[Family], seconds: float) -> float:
                 leaked = fam.outside.leaks(_text(r))
                 if (leaked or fam.outside.changed()) and not fam.violations:
                     what = leaked or ["a change to the outside folder"]
-                    fam.violations.append(f"{fam.name} after {fam.calls} calls, {time.monotonic() - began:.1f} s: {tool}({args}) -> "
-                                          f"{', '.join(what)}: {_text(r)[:300]}")
+                    fam.violations.append(
+                        f"{fam.name} after {fam.calls} calls, {time.monotonic() - began:.1f} s: {tool}({args}) -> "
+                        f"{', '.join(what)}: {_text(r)[:300]}"
+                    )
 
     await asyncio.gather(*(agent(f, i, plan) for f in families for i, plan in enumerate(f.plans)))
     return time.monotonic() - began
@@ -162,24 +165,43 @@ def _families(base: Path, root: Path) -> tuple[list[Family], list[tuple[str, str
     os.symlink(o.dir, root / "R" / "B" / "sub")  # a link vaultwatch rightly refuses to follow
     p = "R/N/sub/x.md"  # exists only while R/B is renamed to R/N, and then R/N/sub leads outside
     write_if = [("write", {"path": p, "content": BODY, "if_match": WRONG})]
-    fams.append(Family("agents_rename", o, [
-        [("rename", {"path": "R/B", "new_path": "R/N", "update_links": False}),
-         ("rename", {"path": "R/N", "new_path": "R/B", "update_links": False})],
-        write_if, write_if,
-        [("edit", {"path": p, "old_text": "secret", "new_text": "PWNED"}),
-         ("update_frontmatter", {"path": p, "set": {"status": "pwned"}})],
-        [("delete", {"path": p, "if_match": WRONG}), ("read", {"path": p})]]))
+    fams.append(
+        Family(
+            "agents_rename",
+            o,
+            [
+                [
+                    ("rename", {"path": "R/B", "new_path": "R/N", "update_links": False}),
+                    ("rename", {"path": "R/N", "new_path": "R/B", "update_links": False}),
+                ],
+                write_if,
+                write_if,
+                [
+                    ("edit", {"path": p, "old_text": "secret", "new_text": "PWNED"}),
+                    ("update_frontmatter", {"path": p, "set": {"status": "pwned"}}),
+                ],
+                [("delete", {"path": p, "if_match": WRONG}), ("read", {"path": p})],
+            ],
+        )
+    )
 
     # process_move: the renames made by a local process
     o = Outside(base, "process_move")
     (root / "M" / "B").mkdir(parents=True)
     os.symlink(o.dir, root / "M" / "B" / "sub")
     p = "M/N/sub/x.md"
-    fams.append(Family("process_move", o, [
-        [("write", {"path": p, "content": BODY, "if_match": WRONG})],
-        [("edit", {"path": p, "old_text": "secret", "new_text": "PWNED"})],
-        [("update_frontmatter", {"path": p, "set": {"status": "pwned"}})],
-        [("delete", {"path": p, "if_match": WRONG}), ("read", {"path": p})]]))
+    fams.append(
+        Family(
+            "process_move",
+            o,
+            [
+                [("write", {"path": p, "content": BODY, "if_match": WRONG})],
+                [("edit", {"path": p, "old_text": "secret", "new_text": "PWNED"})],
+                [("update_frontmatter", {"path": p, "set": {"status": "pwned"}})],
+                [("delete", {"path": p, "if_match": WRONG}), ("read", {"path": p})],
+            ],
+        )
+    )
     jobs.append(("process_move", "rename", str(root / "M" / "B"), str(root / "M" / "N")))
 
     # exchange_read: a folder swapped with a link out of the vault while agents read
@@ -188,11 +210,26 @@ def _families(base: Path, root: Path) -> tuple[list[Family], list[tuple[str, str
     (root / "X" / "d" / "sub" / "x.md").write_text("# inside\nthe vault's own note\n")
     (root / "X" / "d" / "sub" / "y.md").write_text("# y\n")
     os.symlink(o.dir, root / "X" / "d" / "link")
-    reads = [("read", {"path": "X/d/sub/x.md"}), ("read", {"path": "X/d/sub/x.md", "frontmatter_only": True}),
-             ("read", {"path": "X/d/link/x.md"})]
-    fams.append(Family("exchange_read", o, [
-        reads, reads[1:] + reads[:1],
-        [("search", {"query": o.token}), ("list_documents", {"folder": "X/d"}), ("read", {"path": "X/d/sub/x.md"})]]))
+    reads = [
+        ("read", {"path": "X/d/sub/x.md"}),
+        ("read", {"path": "X/d/sub/x.md", "frontmatter_only": True}),
+        ("read", {"path": "X/d/link/x.md"}),
+    ]
+    fams.append(
+        Family(
+            "exchange_read",
+            o,
+            [
+                reads,
+                reads[1:] + reads[:1],
+                [
+                    ("search", {"query": o.token}),
+                    ("list_documents", {"folder": "X/d"}),
+                    ("read", {"path": "X/d/sub/x.md"}),
+                ],
+            ],
+        )
+    )
     jobs.append(("exchange_read", "exchange", str(root / "X" / "d" / "sub"), str(root / "X" / "d" / "link")))
 
     # exchange_middle_write: a middle folder swapped while agents change the note below it
@@ -202,13 +239,24 @@ def _families(base: Path, root: Path) -> tuple[list[Family], list[tuple[str, str
     (root / "W" / "a" / "b" / "r.md").write_text("# r inside\n")
     os.symlink(o.dir, root / "W" / "l")
     p = "W/a/b/x.md"
-    fams.append(Family("exchange_middle_write", o, [
-        [("write", {"path": p, "content": BODY, "if_match": WRONG}), ("read", {"path": p})],
-        [("edit", {"path": p, "old_text": "secret", "new_text": "PWNED"}),
-         ("update_frontmatter", {"path": p, "set": {"status": "pwned"}})],
-        [("delete", {"path": p, "if_match": WRONG}), ("get_links", {"path": p})],
-        [("rename", {"path": "W/a/b/r.md", "new_path": "W/r.md", "update_links": False}),
-         ("rename", {"path": "W/r.md", "new_path": "W/a/b/r.md", "update_links": False})]]))
+    fams.append(
+        Family(
+            "exchange_middle_write",
+            o,
+            [
+                [("write", {"path": p, "content": BODY, "if_match": WRONG}), ("read", {"path": p})],
+                [
+                    ("edit", {"path": p, "old_text": "secret", "new_text": "PWNED"}),
+                    ("update_frontmatter", {"path": p, "set": {"status": "pwned"}}),
+                ],
+                [("delete", {"path": p, "if_match": WRONG}), ("get_links", {"path": p})],
+                [
+                    ("rename", {"path": "W/a/b/r.md", "new_path": "W/r.md", "update_links": False}),
+                    ("rename", {"path": "W/r.md", "new_path": "W/a/b/r.md", "update_links": False}),
+                ],
+            ],
+        )
+    )
     jobs.append(("exchange_middle_write", "exchange", str(root / "W" / "a"), str(root / "W" / "l")))
 
     # exchange_deep_read: the swap one level deeper, reads of every kind
@@ -217,10 +265,20 @@ def _families(base: Path, root: Path) -> tuple[list[Family], list[tuple[str, str
     (root / "E" / "p" / "q" / "c" / "x.md").write_text("# inside\n## part\ntext [[y]]\n")
     os.symlink(o.dir, root / "E" / "p" / "l")
     p = "E/p/q/c/x.md"
-    fams.append(Family("exchange_deep_read", o, [
-        [("read", {"path": p}), ("get_links", {"path": p})],
-        [("read", {"path": p, "frontmatter_only": True}), ("read", {"path": p, "section": "secret"}),
-         ("list_documents", {"folder": "E"})]]))
+    fams.append(
+        Family(
+            "exchange_deep_read",
+            o,
+            [
+                [("read", {"path": p}), ("get_links", {"path": p})],
+                [
+                    ("read", {"path": p, "frontmatter_only": True}),
+                    ("read", {"path": p, "section": "secret"}),
+                    ("list_documents", {"folder": "E"}),
+                ],
+            ],
+        )
+    )
     jobs.append(("exchange_deep_read", "exchange", str(root / "E" / "p" / "q"), str(root / "E" / "p" / "l")))
 
     wanted = {s.strip() for s in os.environ.get("VAULTWATCH_RACE_FAMILIES", "").split(",") if s.strip()}
@@ -239,8 +297,12 @@ def test_race_families_run_at_once_and_never_touch_a_file_outside(tmp_path, figu
     sock = os.path.join(os.path.realpath("/tmp"), f"vwr-{os.getpid()}-{time.monotonic_ns() % 10**6}.sock")
     proc = serve_process(root, sock)
     stopfile = base / "stop"
-    changer = subprocess.Popen([sys.executable, "-c", _DISK_CHANGER, json.dumps(jobs), str(SECONDS + 60),
-                                str(stopfile)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    changer = subprocess.Popen(
+        [sys.executable, "-c", _DISK_CHANGER, json.dumps(jobs), str(SECONDS + 60), str(stopfile)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wall = asyncio.run(_run(sock, families, SECONDS))
     finally:
@@ -265,23 +327,38 @@ def test_race_families_run_at_once_and_never_touch_a_file_outside(tmp_path, figu
     assert all(f.calls >= min(100, SECONDS) for f in families), {f.name: f.calls for f in families}
     names = {f.name for f in families}
     if "agents_rename" in names:
-        figure("fixed_bug", "agents alone wrote a file outside the vault: one renamed B (holding sub -> outside) to N "
-                            "and back while others wrote N/sub/x.md with if_match; the conflict text carried the "
-                            "outside file's SHA-256 and the outside folder changed (the old code: after 21 s); "
-                            "core/disk/safeio.py now resolves and opens relative to the vault's descriptor (openat2 "
-                            "RESOLVE_BENEATH, else an O_NOFOLLOW walk) and writes work on folder descriptors only")
+        figure(
+            "fixed_bug",
+            "agents alone wrote a file outside the vault: one renamed B (holding sub -> outside) to N "
+            "and back while others wrote N/sub/x.md with if_match; the conflict text carried the "
+            "outside file's SHA-256 and the outside folder changed (the old code: after 21 s); "
+            "core/disk/safeio.py now resolves and opens relative to the vault's descriptor (openat2 "
+            "RESOLVE_BENEATH, else an O_NOFOLLOW walk) and writes work on folder descriptors only",
+        )
     if "exchange_read" in names:
-        figure("fixed_bug", "read returned an outside file's text while another process swapped d/sub with d/link -> "
-                            "outside (RENAME_EXCHANGE) (the old code: after 4 s); core/disk/reader.py opens through "
-                            "core/disk/safeio.py, the scanner and the search indexer check the opened descriptor")
+        figure(
+            "fixed_bug",
+            "read returned an outside file's text while another process swapped d/sub with d/link -> "
+            "outside (RENAME_EXCHANGE) (the old code: after 4 s); core/disk/reader.py opens through "
+            "core/disk/safeio.py, the scanner and the search indexer check the opened descriptor",
+        )
     if "process_move" in names:
-        figure("fixed_bug", "a folder moved back and forth by another process let agents' edits, frontmatter updates "
-                            "and deletes through N/sub/x.md change the outside folder (the old code: after 28 s); "
-                            "fixed by core/disk/safeio.py as above")
+        figure(
+            "fixed_bug",
+            "a folder moved back and forth by another process let agents' edits, frontmatter updates "
+            "and deletes through N/sub/x.md change the outside folder (the old code: after 28 s); "
+            "fixed by core/disk/safeio.py as above",
+        )
     if "exchange_middle_write" in names:
-        figure("fixed_bug", "a local process swapping the middle folder W/a (of W/a/b/r.md) with W/l -> outside let an "
-                            "agent's rename W/r.md -> W/a/b/r.md move a vault note into the outside folder (the old "
-                            "code: after 6.7 s); renames work on folder descriptors opened beneath the vault's")
+        figure(
+            "fixed_bug",
+            "a local process swapping the middle folder W/a (of W/a/b/r.md) with W/l -> outside let an "
+            "agent's rename W/r.md -> W/a/b/r.md move a vault note into the outside folder (the old "
+            "code: after 6.7 s); renames work on folder descriptors opened beneath the vault's",
+        )
     if "exchange_deep_read" in names:
-        figure("fixed_bug", "reads of E/p/q/c/x.md while a local process swapped E/p/q with E/p/l -> outside answered "
-                            "the outside file's SHA-256 as the etag (the old code: after 8.9 s)")
+        figure(
+            "fixed_bug",
+            "reads of E/p/q/c/x.md while a local process swapped E/p/q with E/p/l -> outside answered "
+            "the outside file's SHA-256 as the etag (the old code: after 8.9 s)",
+        )

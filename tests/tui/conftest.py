@@ -1,5 +1,6 @@
 """TUI fixtures: the demo vault with fixed modification times, and apps in the test config
 (no MCP server, no watcher, no timers, no blink, no animation, a frozen wall clock)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

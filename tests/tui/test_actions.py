@@ -1,5 +1,6 @@
 """Pilot tests of the triage actions (status, human review, snooze, undo, $EDITOR) on a real
 copy of the demo vault: bytes on disk, the index and the tabs, and conflicts with outside edits."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -98,7 +99,9 @@ async def test_set_status_on_marked_notes(tui_demo: Path, app_for) -> None:
         assert doclist.current.path == FINISHES
         await pilot.press("space", "space")  # marks the first two rows, the cursor moves on
         assert doclist.picked == {FINISHES, PLANE}
-        assert doclist.render_line(1).text.lstrip().startswith("✓ ") and doclist.render_line(2).text.lstrip().startswith("✓ ")
+        assert doclist.render_line(1).text.lstrip().startswith("✓ ") and doclist.render_line(
+            2
+        ).text.lstrip().startswith("✓ ")
         assert "✓" not in doclist.render_line(3).text
         assert "2 marked" in str(app.status.render())
         assert doclist.current.path not in doclist.picked  # marks win over the cursor row
@@ -207,7 +210,9 @@ async def test_outside_change_is_a_conflict_never_overwritten(tui_demo: Path, ap
         assert app.main.preview.path == PLANE
         # an agent rewrites the note behind the app's back (no watcher in tests: the app still
         # shows the old version)
-        outside = (tui_demo / PLANE).read_bytes().replace(b"status: deprecated", b"status: draft") + b"\nagent was here\n"
+        outside = (tui_demo / PLANE).read_bytes().replace(
+            b"status: deprecated", b"status: draft"
+        ) + b"\nagent was here\n"
         (tui_demo / PLANE).write_bytes(outside)
         await set_status(app, pilot, "2")
         assert (tui_demo / PLANE).read_bytes() == outside
@@ -260,8 +265,9 @@ async def test_editor_edit_is_indexed_and_undoable(tui_demo: Path, app_for, monk
         assert app.session.snapshot.get(INCIDENT).size_bytes == len(before)
 
 
-async def test_broken_tab_lists_unresolved_links_and_e_opens_the_note(tui_demo: Path, app_for,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_broken_tab_lists_unresolved_links_and_e_opens_the_note(
+    tui_demo: Path, app_for, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", """sh -c 'printf "\nfixed\n" >> "$1"' --""")
     app = app_for(tui_demo, user=USER)
@@ -286,8 +292,11 @@ async def test_agent_writes_show_their_diff_in_the_activity_panel(tui_demo: Path
     app = app_for(tui_demo, user=USER)
     async with app.run_test(size=(160, 50)) as pilot:
         await start(app, pilot)
-        event = replace(access("claude-code", "update_frontmatter", (PLANE,), summary="Hand Plane"),
-                        write=True, diff_summary="frontmatter: status: deprecated -> stable")
+        event = replace(
+            access("claude-code", "update_frontmatter", (PLANE,), summary="Hand Plane"),
+            write=True,
+            diff_summary="frontmatter: status: deprecated -> stable",
+        )
         app.session.vault.bus.publish(event)
         await pilot.pause()
         activity = app.query_one(ActivityList)
@@ -321,8 +330,13 @@ def test_editor_in_a_real_terminal_suspends_and_resumes(tmp_path: Path) -> None:
     target = root / FINISHES  # the first row
     before = target.read_bytes()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL_THEME", "VISUAL")}
-    env.update(TERM="xterm-256color", COLUMNS="120", LINES="36", XDG_STATE_HOME=str(tmp_path / "state"),
-               EDITOR="""sh -c 'printf "\\nedited\\n" >> "$1"; echo EDITOR-RAN' --""")
+    env.update(
+        TERM="xterm-256color",
+        COLUMNS="120",
+        LINES="36",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        EDITOR="""sh -c 'printf "\\nedited\\n" >> "$1"; echo EDITOR-RAN' --""",
+    )
     term = Terminal([str(root), "--as-of", "2026-11-29", "--no-mcp", "--no-watch"], env)
     try:
         assert term.read_until(b"Finishes Compared"), term.output[-2000:]

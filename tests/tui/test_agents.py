@@ -1,4 +1,5 @@
 """A real agent (the `mcp` client) on the app's real Unix socket, watched through the TUI."""
+
 from __future__ import annotations
 
 import asyncio
@@ -24,10 +25,14 @@ from vaultwatch.tui.widgets.activity import ActivityList
 @contextlib.asynccontextmanager
 async def agent(socket_path: str, name: str):
     """An MCP client session over the app's Unix socket, introducing itself as `name`."""
-    http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=socket_path),
-                              timeout=httpx2.Timeout(30, read=60))
-    async with http, Client(streamable_http_client("http://localhost/mcp", http_client=http),
-                            client_info=Implementation(name=name, version="1.0")) as client:
+    http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=socket_path), timeout=httpx2.Timeout(30, read=60))
+    async with (
+        http,
+        Client(
+            streamable_http_client("http://localhost/mcp", http_client=http),
+            client_info=Implementation(name=name, version="1.0"),
+        ) as client,
+    ):
         yield client
 
 
@@ -82,7 +87,9 @@ async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, s
             await wait_for(lambda: len(activity.rows) >= 4)
             assert activity.rows[-1].error and "traversal" in activity.rows[-1].error
 
-            await wait_for(lambda: {"claude-test", "cursor-test"} <= {a.split("/")[0] for a in app.main.activity.agents.values()})
+            await wait_for(
+                lambda: {"claude-test", "cursor-test"} <= {a.split("/")[0] for a in app.main.activity.agents.values()}
+            )
             status = app.status.parts["mcp"].plain
             assert socket_path in status and "claude-test" in status and "cursor-test" in status
         await pilot.press("q")

@@ -1,4 +1,5 @@
 """`vaultwatch changes` and `vaultwatch revert` as real processes over a real journal."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture

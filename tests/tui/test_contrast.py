@@ -2,6 +2,7 @@
 (WCAG AA) against the background they are drawn on. (Before: `$text-muted` resolved without
 its background came out `#ffffff` in every theme, 1.3:1 on textual-light; the preview's
 heading and link colours were fixed hex values.)"""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -75,8 +76,7 @@ def _low_on_cursor_row(rowlist, theme: str, where: str) -> list[str]:
     return out
 
 
-async def test_the_cursor_rows_muted_and_highlighted_text_is_readable_in_every_theme(tui_demo: Path,
-                                                                                    app_for) -> None:
+async def test_the_cursor_rows_muted_and_highlighted_text_is_readable_in_every_theme(tui_demo: Path, app_for) -> None:
     """The selected row's folder and matched words, in search mode and on a tab, focused or not:
     drawn on the cursor's colour, not on the list's (the folder of search mode's selected row was
     muted grey on the cursor's blue)."""

@@ -1,6 +1,7 @@
 """Writes are deliberate and aimed at the note the person sees: text typed into the filter
 never becomes a triage action, `v` and bulk actions confirm naming their notes, and triage acts
 on the previewed note (a palette jump, a followed link), not on a list cursor elsewhere."""
+
 from __future__ import annotations
 
 import asyncio

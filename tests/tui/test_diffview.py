@@ -1,5 +1,6 @@
 """The diff view (tui/diffview.py) draws only what is on screen: a diff of thousands of hunks
 costs one screenful, and scrolling draws the rest, line for line what rich renders whole."""
+
 from __future__ import annotations
 
 import os
@@ -86,5 +87,5 @@ def test_changed_words_are_marked_inside_changed_lines_and_wide_views_are_side_b
         both = [r for r in rows if "alpha beta gamma" in r and "alpha BETA gamma" in r]
         assert bool(both) == paired, (width, rows)
     styled = unified_hunk(hunk)  # the strong colours sit on the changed words only
-    strong = {styled.plain[sp.start:sp.end] for sp in styled.spans if str(sp.style) in (REMOVED_WORD, ADDED_WORD)}
+    strong = {styled.plain[sp.start : sp.end] for sp in styled.spans if str(sp.style) in (REMOVED_WORD, ADDED_WORD)}
     assert strong == {"beta", "BETA"}, strong

@@ -1,6 +1,7 @@
 """The filter bar's completion dropdown (issue 16, filter autocomplete): the candidates for the
 word at the cursor listed under the input (keys, values of the key typed, #tags), up/down move,
 tab/enter take the highlighted one, escape closes it, typing narrows it."""
+
 from __future__ import annotations
 
 from pathlib import Path

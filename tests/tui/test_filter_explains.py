@@ -1,6 +1,7 @@
 """The filter bar explains itself (issue 16, item 9): hints for keys, values, tags and folders
 that select nothing, counts that follow the text applied, accent-insensitive words, path: and
 -path:, and completion of keys, values and tags."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -90,8 +91,12 @@ async def test_completion_of_keys_values_and_tags(tui_demo: Path, app_for) -> No
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
         field = app.query_one("#filter-input", Input)
-        for typed, done in (("stat", "status:"), ("status:dep", "status:deprecated"), ("#cra", "#craft"),
-                            ("tag:cr", "tag:craft")):
+        for typed, done in (
+            ("stat", "status:"),
+            ("status:dep", "status:deprecated"),
+            ("#cra", "#craft"),
+            ("tag:cr", "tag:craft"),
+        ):
             await clear(app, pilot)
             await type_filter(app, pilot, typed)
             for _ in range(50):  # the suggestion comes from a worker

@@ -1,6 +1,7 @@
 """Fix-it flows (issue 16, item 8): `e` on every tab, copy path and [[wikilink]] (OSC 52,
 honest where there is no terminal), open in Obsidian through the system opener, bulk triage
 of every listed note or a marked range with a count and a confirm, and undo."""
+
 from __future__ import annotations
 
 import os
@@ -43,18 +44,20 @@ def notes_said(app) -> list[str]:
 def test_obsidian_uri_encodes_every_value() -> None:
     # Obsidian's help ("Obsidian URI"): values percent-encoded, '/' as %2F, spaces as %20
     uri = fixit.obsidian_uri("/home/ana/My Vault/", "Areas/Craft/Hand Plane Setup (2023).md")
-    assert uri == ("obsidian://open?vault=My%20Vault"
-                   "&file=Areas%2FCraft%2FHand%20Plane%20Setup%20%282023%29.md")
+    assert uri == ("obsidian://open?vault=My%20Vault&file=Areas%2FCraft%2FHand%20Plane%20Setup%20%282023%29.md")
     assert fixit.obsidian_uri("/v/Notes", "a&b=c?.md") == "obsidian://open?vault=Notes&file=a%26b%3Dc%3F.md"
     assert fixit.obsidian_uri("/v/Café", "é.md") == "obsidian://open?vault=Caf%C3%A9&file=%C3%A9.md"
 
 
-@pytest.mark.parametrize("env, says", [
-    ({"TERM_PROGRAM": "Apple_Terminal"}, "nothing was copied"),
-    ({"TMUX": "/tmp/tmux-1/default,1,0"}, "set-clipboard on"),
-    ({"STY": "1.pts-0"}, "GNU screen"),
-    ({"TERM_PROGRAM": "WezTerm"}, None),
-])
+@pytest.mark.parametrize(
+    "env, says",
+    [
+        ({"TERM_PROGRAM": "Apple_Terminal"}, "nothing was copied"),
+        ({"TMUX": "/tmp/tmux-1/default,1,0"}, "set-clipboard on"),
+        ({"STY": "1.pts-0"}, "GNU screen"),
+        ({"TERM_PROGRAM": "WezTerm"}, None),
+    ],
+)
 def test_clipboard_caveats_name_terminals_without_osc52(env: dict, says: str | None) -> None:
     caveat = fixit.clipboard_caveat(env)
     assert (caveat is None) if says is None else (says in caveat)
@@ -96,8 +99,9 @@ def test_a_name_two_notes_share_links_by_path(tmp_path: Path) -> None:
     assert fixit.wikilink(snap.get("B/Only.md"), snap) == "[[Only]]"
 
 
-async def test_open_in_obsidian_hands_the_uri_to_the_system_opener(tui_demo: Path, app_for, tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_open_in_obsidian_hands_the_uri_to_the_system_opener(
+    tui_demo: Path, app_for, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     log = recorder(tmp_path, "xdg-open")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     app = app_for(tui_demo)
@@ -111,8 +115,9 @@ async def test_open_in_obsidian_hands_the_uri_to_the_system_opener(tui_demo: Pat
         assert any("opened in Obsidian" in s for s in notes_said(app))
 
 
-async def test_open_in_obsidian_without_an_opener_says_so(tui_demo: Path, app_for, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_open_in_obsidian_without_an_opener_says_so(
+    tui_demo: Path, app_for, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -127,8 +132,9 @@ async def test_open_in_obsidian_without_an_opener_says_so(tui_demo: Path, app_fo
 
 
 @pytest.mark.parametrize("tab", ["1", "2", "3", "4", "5"])
-async def test_e_opens_the_seen_note_in_the_editor_on_every_tab(tui_demo: Path, app_for, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch, tab: str) -> None:
+async def test_e_opens_the_seen_note_in_the_editor_on_every_tab(
+    tui_demo: Path, app_for, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tab: str
+) -> None:
     log = recorder(tmp_path, "fake-editor")
     monkeypatch.setenv("EDITOR", str(tmp_path / "bin" / "fake-editor"))
     monkeypatch.delenv("VISUAL", raising=False)
@@ -211,12 +217,15 @@ async def test_the_preview_header_calls_a_broken_note_broken_as_the_list_does(tu
         assert "broken frontmatter" in head and "stable · unverified" not in head, head
 
 
-@pytest.mark.parametrize("path, width, want", [
-    ("Projects/Archive/Retired/Quarterly Plan.md", 26, "Projec…/Quarterly Plan.md"),
-    ("Projects/Archive/Retired/Quarterly Plan.md", 32, "Projects/…/Quarterly Plan.md"),
-    ("Projects/Archive/Retired/Quarterly Plan.md", 60, "Projects/Archive/Retired/Quarterly Plan.md"),
-    ("Inbox/Broken frontmatter.md", 27, "Inbox/Broken frontmatter.md"),
-])
+@pytest.mark.parametrize(
+    "path, width, want",
+    [
+        ("Projects/Archive/Retired/Quarterly Plan.md", 26, "Projec…/Quarterly Plan.md"),
+        ("Projects/Archive/Retired/Quarterly Plan.md", 32, "Projects/…/Quarterly Plan.md"),
+        ("Projects/Archive/Retired/Quarterly Plan.md", 60, "Projects/Archive/Retired/Quarterly Plan.md"),
+        ("Inbox/Broken frontmatter.md", 27, "Inbox/Broken frontmatter.md"),
+    ],
+)
 def test_broken_paths_keep_their_file_name(path: str, width: int, want: str) -> None:
     from vaultwatch.tui.widgets.problems import elide_path
 
@@ -232,8 +241,11 @@ async def test_the_broken_tab_shows_each_file_name(tui_demo: Path, app_for, size
         await settle(app)
 
         def misses() -> list[tuple[str, str]]:
-            return [(row.path, lst.render_line(y).text) for y, row in enumerate(lst.rows, start=1)
-                    if row.path.rsplit("/", 1)[-1] not in lst.render_line(y).text]
+            return [
+                (row.path, lst.render_line(y).text)
+                for y, row in enumerate(lst.rows, start=1)
+                if row.path.rsplit("/", 1)[-1] not in lst.render_line(y).text
+            ]
 
         # the tab switch and its rows can land a frame after settle (seen in CI runs: the old tab's
         # lines), so the list is looked up again on every try, and only the Broken tab's counts
@@ -256,8 +268,11 @@ async def test_a_broken_rows_whole_problem_is_in_its_tooltip(tui_demo: Path, app
         await settle(app)
         for _ in range(50):  # as above: the Broken tab's list may land a frame after settle
             lst = app.main.active_list
-            if app.main.active_pane.id == "broken" and lst.rows and any(
-                    r.message not in lst.render_line(y).text for y, r in enumerate(lst.rows, 1)):
+            if (
+                app.main.active_pane.id == "broken"
+                and lst.rows
+                and any(r.message not in lst.render_line(y).text for y, r in enumerate(lst.rows, 1))
+            ):
                 break
             await pilot.pause(0.1)
         assert app.main.active_pane.id == "broken"

@@ -1,4 +1,5 @@
 """Pilot tests of the TUI's flows on real vaults on disk (test config: no server, no timers)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -65,8 +66,10 @@ async def test_filter_bar_uses_the_core_query_and_reports_bad_terms(tui_demo: Pa
         await settle(app)
         await type_filter(app, pilot, "status:deprecated -tag:ops")
         got = paths(app)
-        want = [e.path for e in app.session.query(Query(filters=(("status", "deprecated"),),
-                                                        exclude=(("tags", "ops"),))).entries]
+        want = [
+            e.path
+            for e in app.session.query(Query(filters=(("status", "deprecated"),), exclude=(("tags", "ops"),))).entries
+        ]
         assert got == want and 0 < len(got) < 7
         assert all(app.session.snapshot.get(p).okf_status == "deprecated" for p in got)
         assert str(app.main.tabs.get_tab("notes").label) == f"Notes {len(want)}"
@@ -139,7 +142,8 @@ async def test_triage_tabs(tui_demo: Path, app_for) -> None:
         assert days and None not in days and days == sorted(days, reverse=True)
         assert "Stale as of 2026-11-29" in str(app.query_one("#stale-info").render())
         assert line_text(app.main.active_list, 1).rstrip().endswith(f"{days[0]}d") or f"{days[0]}d" in line_text(
-            app.main.active_list, 1)
+            app.main.active_list, 1
+        )
 
         await pilot.press("4")
         await settle(app)
@@ -242,8 +246,9 @@ async def test_outside_edit_updates_list_and_keeps_selection(tui_demo: Path, app
         (tui_demo / "Areas" / "AAA new.md").write_text("---\ntitle: A new note\n---\nhello\n")
         edited = tui_demo / "Getting Started.md"
         edited.write_text(edited.read_text().replace("title: Getting Started", "title: Getting Started (edited)"))
-        thread = threading.Thread(target=app.session.vault.refresh_paths,
-                                  args=(["Areas/AAA new.md", "Getting Started.md"],))
+        thread = threading.Thread(
+            target=app.session.vault.refresh_paths, args=(["Areas/AAA new.md", "Getting Started.md"],)
+        )
         thread.start()  # the watcher calls refresh_paths from its own thread
         thread.join()
         await pilot.pause()
@@ -310,6 +315,7 @@ async def test_background_load_shows_progress_then_the_list(tui_demo: Path) -> N
     from vaultwatch.core.vault import Vault
     from vaultwatch.tui.app import make_app
     from vaultwatch.tui.config import fixed_config
+
     vault = Vault(tui_demo, clock=parse_as_of("2026-11-29"))  # not loaded: the app starts it
     app = make_app(vault, config=fixed_config())
     async with app.run_test(size=(120, 30)) as pilot:
@@ -339,6 +345,7 @@ async def test_help_palette_and_keys(tui_demo: Path, app_for) -> None:
             assert all(b.id for b in cls.BINDINGS if hasattr(b, "id"))
 
         from vaultwatch.tui.screens.palette import NoteCommands
+
         provider = NoteCommands(app.screen)
         hits = [hit async for hit in provider.search("dply rnbk")]
         assert hits and hits[0].text == "Deploy Runbook"
@@ -404,7 +411,9 @@ async def test_agent_events_show_as_activity_rows_marks_and_follow(tui_demo: Pat
         assert any("claude" in str(n.label) for n in tree.root.children if n.data == "Projects")
 
         await pilot.press("f")
-        assert app.main.activity.following and app.main.activity.follow_agent == "claude"  # the selected activity row's agent
+        assert (
+            app.main.activity.following and app.main.activity.follow_agent == "claude"
+        )  # the selected activity row's agent
         start = app.main.preview.path
         bus.publish(access("cursor", "read", ("People/Ben Okafor.md",), ago=1))
         await pilot.pause()
@@ -435,8 +444,9 @@ async def test_activity_rows_appear_within_100ms(tui_demo: Path, app_for) -> Non
         delays = []
         for i in range(20):
             started = loop.time()
-            threading.Thread(target=app.session.vault.bus.publish,
-                             args=(access("bot", "read", ("index.md",), ago=0),)).start()
+            threading.Thread(
+                target=app.session.vault.bus.publish, args=(access("bot", "read", ("index.md",), ago=0),)
+            ).start()
             while len(activity.rows) < i + 1:
                 await asyncio.sleep(0.002)
             delays.append(loop.time() - started)
@@ -486,7 +496,9 @@ async def test_broken_tab_lists_skipped_files_with_their_reason(tmp_path: Path, 
         await pilot.press("down")
         await settle(app)
         assert app.query_one(ProblemList).current.path == "pipe.md"
-        assert "skipped by the scan" in app.main.preview.head_text and "not a regular file" in app.main.preview.head_text
+        assert (
+            "skipped by the scan" in app.main.preview.head_text and "not a regular file" in app.main.preview.head_text
+        )
 
 
 async def test_themes(tui_demo: Path, app_for) -> None:
@@ -616,8 +628,7 @@ async def test_what_the_first_filter_key_needs_is_built_in_the_background(tui_de
         assert built(newer)
 
 
-async def test_a_persons_input_holds_agents_back_until_the_screen_answers(tui_demo: Path, app_for,
-                                                                          monkeypatch) -> None:
+async def test_a_persons_input_holds_agents_back_until_the_screen_answers(tui_demo: Path, app_for, monkeypatch) -> None:
     """A key (or a filter edit) claims the foreground that agents' MCP calls wait for; the list
     showing the answer gives it back (long before the claim would expire on its own)."""
     import vaultwatch.tui.app as tui_app

@@ -1,6 +1,7 @@
 """Issue 13: the TUI's own reads (the preview, the bytes an edit compares) and the file name it
 gives $EDITOR go through core's safe open (core.disk.reader.note_bytes / editor_path), so a
 folder swapped for a link out of the vault between the check and the use is never read."""
+
 from __future__ import annotations
 
 import hashlib
@@ -76,8 +77,12 @@ def test_the_tuis_reads_never_return_an_outside_file_while_a_folder_is_swapped(t
     actions = Actions(v, user="tester")
     stopfile = tmp_path / "stop"
     # another process (a sync client), so the swaps land between any two steps of the reader
-    swapper = subprocess.Popen([sys.executable, "-c", _SWAPPER, str(root / "d" / "sub"), str(root / "d" / "link"),
-                                str(stopfile)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", _SWAPPER, str(root / "d" / "sub"), str(root / "d" / "link"), str(stopfile)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     leaks, reads, refused = [], 0, 0
     end = time.monotonic() + 3.0
     try:

@@ -1,5 +1,6 @@
 """Garbage collection between frames (tui.gcpolicy): the collector's rules with a fake clock,
 and the running app taking collection over after its load and handing it back on quit."""
+
 from __future__ import annotations
 
 import gc
@@ -90,7 +91,9 @@ def test_every_tenth_collection_is_a_full_one(collector) -> None:
     assert got == [1] * (gcpolicy.FULL_EVERY - 1) + [2]
 
 
-@pytest.mark.skipif(not can_release_free_memory(), reason="the C library has no malloc_trim (not glibc): nothing to trim")
+@pytest.mark.skipif(
+    not can_release_free_memory(), reason="the C library has no malloc_trim (not glibc): nothing to trim"
+)
 def test_a_quiet_full_collection_hands_the_freed_c_heap_back(collector) -> None:
     """~48 MB of C-heap buffers freed between pinned survivors stay resident until the next quiet
     full collection's trim."""

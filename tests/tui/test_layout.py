@@ -1,6 +1,7 @@
 """Issue 16, items 5-7, 10-12: tabs and status line that fit from 80 columns, a one-line
 activity ticker at 80x24, reading mode's footer, sorting that shows itself, follow mode that
 keeps the newest call in view and follows writes, the folder tree as Obsidian's explorer."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -46,14 +47,23 @@ async def test_every_tab_and_the_status_counts_fit_at_80x24(tui_demo: Path, app_
 
 
 async def test_tab_labels_shorten_to_fit_big_counts(tui_demo: Path, app_for) -> None:
-    assert [count_text(n, 1) for n in (999, 5_436, 10_000, 100_000, 1_250_000)] == ["999", "5.4k", "10k", "100k",
-                                                                                  "1.2M"]
+    assert [count_text(n, 1) for n in (999, 5_436, 10_000, 100_000, 1_250_000)] == [
+        "999",
+        "5.4k",
+        "10k",
+        "100k",
+        "1.2M",
+    ]
     app = app_for(tui_demo)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app)
-        big = {"notes": {"": 100_000}, "deprecated": {"": 12_345}, "stale": {"": 23_456},
-               "trust": {"unverified": 54_360, "machine-confirmed": 22_260, "human-reviewed": 23_380},
-               "broken": {"": 1_234}}
+        big = {
+            "notes": {"": 100_000},
+            "deprecated": {"": 12_345},
+            "stale": {"": 23_456},
+            "trust": {"unverified": 54_360, "machine-confirmed": 22_260, "human-reviewed": 23_380},
+            "broken": {"": 1_234},
+        }
         app.main._relabel(big)
         await pilot.pause()
         await pilot.pause()
@@ -109,8 +119,7 @@ async def test_reading_mode_footer_offers_escape_not_a_dead_back(tui_demo: Path,
         assert app.screen.active_bindings["escape"].binding.action == "focus_list"  # not shown in the footer
 
 
-async def test_the_footer_is_redrawn_once_per_change_of_its_keys_and_never_lays_out(tui_demo: Path,
-                                                                                   app_for) -> None:
+async def test_the_footer_is_redrawn_once_per_change_of_its_keys_and_never_lays_out(tui_demo: Path, app_for) -> None:
     """A focus change sends Textual's bindings signal twice, and Textual's Footer (every key a
     widget) was rebuilt each time, then the whole screen laid out: 30-50 ms in front of the
     next key at 160x50 (issue 16). The footer is one line redrawn once per change of its keys,
@@ -214,8 +223,11 @@ async def test_follow_keeps_the_newest_call_in_view_and_follows_writes(tui_demo:
         assert app.main.activity.following
         for i in range(12):
             bus.publish(access("claude", "list_documents", (), ago=20 - i))
-        bus.publish(dataclasses.replace(access("claude", "write", ("People/Priya Raman.md",), ago=1), write=True,
-                                        diff_summary="+2 -1 lines"))
+        bus.publish(
+            dataclasses.replace(
+                access("claude", "write", ("People/Priya Raman.md",), ago=1), write=True, diff_summary="+2 -1 lines"
+            )
+        )
         await pilot.pause()
         await settle(app)
         newest = len(activity.rows) - 1
@@ -248,8 +260,7 @@ async def test_tree_keeps_open_orders_as_obsidian_and_reveals_the_note(tmp_path:
         assert tree.cursor_node is not None and tree.cursor_node.data == "alpha/deep"
 
 
-async def test_a_note_opened_before_the_trees_first_sync_is_revealed(tui_demo: Path, app_for,
-                                                                    monkeypatch) -> None:
+async def test_a_note_opened_before_the_trees_first_sync_is_revealed(tui_demo: Path, app_for, monkeypatch) -> None:
     """The first note can open before the tree has read its folders (the two race at start-up):
     its folder is revealed once the tree has them, in either order (issue 16)."""
     held: list[FolderView] = []
@@ -274,8 +285,7 @@ async def test_a_note_opened_before_the_trees_first_sync_is_revealed(tui_demo: P
         assert tree.cursor_node is not None and tree.cursor_node.data == first.rsplit("/", 1)[0]
 
 
-async def test_opening_a_note_finds_its_row_without_a_python_call_per_row(tui_demo: Path, app_for,
-                                                                          monkeypatch) -> None:
+async def test_opening_a_note_finds_its_row_without_a_python_call_per_row(tui_demo: Path, app_for, monkeypatch) -> None:
     """open_note puts the list cursor on the note: at 100k rows a `row_key` call per row held the
     UI thread ~30 ms on every open (bench_tui's long-note step), so the list scans its keys in C;
     and it does so once the preview shows the note (the scan, 15 ms at 100k rows, held the
@@ -365,8 +375,7 @@ async def test_screenshot_without_a_downloads_folder(tui_demo: Path, app_for, tm
         assert shot.read_text().startswith("<svg")
 
 
-async def test_the_footer_redraws_on_hover_only_when_another_key_is_under_the_pointer(tui_demo: Path,
-                                                                                      app_for) -> None:
+async def test_the_footer_redraws_on_hover_only_when_another_key_is_under_the_pointer(tui_demo: Path, app_for) -> None:
     """The pointer moving along one key leaves the line as it is; onto the next key, the line is
     redrawn with that key highlighted."""
     app = app_for(tui_demo)

@@ -1,6 +1,7 @@
 """The preview's Markdown renderer: tables drawn as aligned columns (session 1 showed them raw),
 and the lexer's reading of the note (core.markdown.lines, the index's): what the index takes
 for code or a comment is never a link in the preview, and the other way round."""
+
 from __future__ import annotations
 
 from rich.cells import cell_len
@@ -28,7 +29,7 @@ def test_tables_render_as_aligned_columns() -> None:
     lines, links = lines_of(TABLE)
     assert not any(line.lstrip().startswith("|") for line in lines)  # no raw Markdown rows
     start = next(i for i, line in enumerate(lines) if line.startswith("Finish"))
-    header, rule, danish, hardwax, shellac = lines[start:start + 5]
+    header, rule, danish, hardwax, shellac = lines[start : start + 5]
     bars = [i for i, ch in enumerate(header) if ch == "│"]
     assert len(bars) == 4
     for row in (danish, hardwax, shellac):  # every row's separators sit under the header's
@@ -36,9 +37,9 @@ def test_tables_render_as_aligned_columns() -> None:
     assert [i for i, ch in enumerate(rule) if ch == "┼"] == bars and set(rule) <= {"─", "┼"}
     assert danish.startswith("Danish oil ") and "easy repair; rags are a fire risk" in danish
     # alignment from the delimiter row: centred durability, right-aligned coats
-    durability = danish[bars[1] + 1:bars[2]]
+    durability = danish[bars[1] + 1 : bars[2]]
     assert durability.strip() == "low" and durability.index("low") > 1
-    assert danish[bars[2] + 1:bars[3]].endswith("3-4 ")
+    assert danish[bars[2] + 1 : bars[3]].endswith("3-4 ")
     assert shellac.startswith("Shellac | wax")  # an escaped pipe is content; missing cells are empty
     # links inside cells are still links, with their place in the link table
     assert links and links[0][0].target == "Walnut Side Table"
@@ -48,14 +49,14 @@ def test_tables_render_as_aligned_columns() -> None:
 def test_wide_tables_fit_the_preview_width_by_wrapping_inside_columns() -> None:
     lines, _ = lines_of(TABLE, width=50)
     start = next(i for i, line in enumerate(lines) if line.startswith("Finish"))
-    table = lines[start:lines.index("", start)]
+    table = lines[start : lines.index("", start)]
     assert max(cell_len(line) for line in table) <= 50
     assert table[0].split() == ["Finish", "│", "Look", "│", "Durability", "│", "Coats", "│", "Notes"]
     bars = [i for i, ch in enumerate(table[0]) if ch == "│"]
     assert table[1].count("┼") == 4
     for row in table[2:]:
         assert [i for i, ch in enumerate(row) if ch == "│"] == bars, row
-    notes = " ".join(row[bars[-1] + 1:].strip() for row in table[2:])
+    notes = " ".join(row[bars[-1] + 1 :].strip() for row in table[2:])
     assert "easy repair; rags are a fire risk" in notes  # wrapped inside its column, not lost
 
 
@@ -68,10 +69,12 @@ def test_not_tables() -> None:
 
 
 def test_the_preview_reads_links_as_the_index_does() -> None:
-    body = ("> [!example] A callout\n> ```md\n> [[In a fenced block]] #nottag\n> ```\n"
-            "%% [[In a comment]] %%\n"
-            "| Page | Shown |\n| --- | --- |\n| [[Table view\\|Table]] | x |\n\n"
-            "Text with ``[[in code]]`` and [[Real note|real]] and *em* and ==marked==.\n")
+    body = (
+        "> [!example] A callout\n> ```md\n> [[In a fenced block]] #nottag\n> ```\n"
+        "%% [[In a comment]] %%\n"
+        "| Page | Shown |\n| --- | --- |\n| [[Table view\\|Table]] | x |\n\n"
+        "Text with ``[[in code]]`` and [[Real note|real]] and *em* and ==marked==.\n"
+    )
     lines, links = lines_of(body)
     assert [link.target for link, _ in links] == ["Table view", "Real note"]  # the index's two links
     assert any("[[In a fenced block]] #nottag" in line for line in lines)  # code stays code, as written

@@ -2,6 +2,7 @@
 app for 9-11 s. The body is now rendered and wrapped in batches in the preview's worker and
 drawn with the Line API: the first screen is shown before the rest of the note is rendered,
 keys act meanwhile, and the whole note arrives in the end."""
+
 from __future__ import annotations
 
 import asyncio
@@ -41,9 +42,11 @@ def vault_with_long_note(tmp_path: Path, lines: int = 5000) -> Path:
     return pin_mtimes(root)
 
 
-async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(tmp_path: Path, app_for,
-                                                                                 monkeypatch) -> None:
+async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(
+    tmp_path: Path, app_for, monkeypatch
+) -> None:
     from vaultwatch.tui.widgets import preview as preview_module
+
     app = app_for(vault_with_long_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
@@ -129,6 +132,7 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
 async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for, monkeypatch) -> None:
     """A page the person scrolls to before the worker rendered it is rendered when drawn."""
     from vaultwatch.tui.widgets import preview as preview_module
+
     app = app_for(vault_with_long_note(tmp_path, 20_000))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, timeout=120)  # the long note is the first row: rendered whole first (slow under load)
@@ -152,8 +156,12 @@ async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, a
         assert preview.scroll_y >= rendered + 600  # not held at the end of what was rendered
 
         def on_screen() -> str:
-            return "\n".join(strip.text for strip in body.render_lines(body.region.__class__(
-                0, int(preview.scroll_y) - body.virtual_region.y, body.size.width, 10)))
+            return "\n".join(
+                strip.text
+                for strip in body.render_lines(
+                    body.region.__class__(0, int(preview.scroll_y) - body.virtual_region.y, body.size.width, 10)
+                )
+            )
 
         # each frame renders what it draws within a budget (12 ms): under load the page fills in
         # over a few frames, so wait for it (bounded), as a person would see it appear
@@ -280,11 +288,13 @@ async def test_lines_rendered_below_the_screen_do_not_lay_the_screen_out_again(t
         assert body.virtual_size.height == len(body.lines)
 
 
-async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(tmp_path: Path, app_for,
-                                                                               monkeypatch) -> None:
+async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(
+    tmp_path: Path, app_for, monkeypatch
+) -> None:
     """... but when the screen comes near the end of what is laid out, the batches lay the body
     out again, so the person can scroll on into the lines rendered since."""
     from vaultwatch.tui.widgets import preview as preview_module
+
     app = app_for(vault_with_wrapping_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
         preview, body = await from_short_note(app)
@@ -315,6 +325,7 @@ async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_f
     from textual.screen import Screen
 
     from vaultwatch.tui.widgets import preview as preview_module
+
     root = vault_with_long_note(tmp_path)
     (root / "Other long.md").write_text(long_note(3000).replace("Long note", "Other long note"))
     app = app_for(pin_mtimes(root))

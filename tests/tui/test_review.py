@@ -1,4 +1,5 @@
 """Reviewing agents' changes in the TUI (tui/review.py): a real agent on the app's real socket, Pilot keys."""
+
 from __future__ import annotations
 
 import asyncio
@@ -51,10 +52,14 @@ async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_d
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             read = await claude.call_tool("read", {"path": NOTE})
-            line = next(x for x in read.structured_content["content"].splitlines() if x.strip() and
-                        not x.startswith(("---", "#")) and ":" not in x)
-            changed = await claude.call_tool("edit", {"path": NOTE, "old_text": line,
-                                                       "new_text": line + " EDITED-BY-AGENT"})
+            line = next(
+                x
+                for x in read.structured_content["content"].splitlines()
+                if x.strip() and not x.startswith(("---", "#")) and ":" not in x
+            )
+            changed = await claude.call_tool(
+                "edit", {"path": NOTE, "old_text": line, "new_text": line + " EDITED-BY-AGENT"}
+            )
             assert not changed.is_error
             activity = app.query_one(ActivityList)
             await wait_for(lambda: any(r.tool == "edit" for r in activity.rows))
@@ -78,6 +83,7 @@ async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_d
 async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_versions(tui_demo: Path):
     vault = open_loaded(tui_demo)
     from vaultwatch.core.edit.writes import Writer
+
     Writer(vault).write("Inbox/new.md", "agent text\n", actor="agent:bot")
     (tui_demo / "Inbox" / "new.md").write_bytes(b"person's own text\n")
     vault.refresh_paths(["Inbox/new.md"])
@@ -99,6 +105,7 @@ async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_vers
 async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: Path):
     vault = open_loaded(tui_demo)
     from vaultwatch.core.edit.writes import Writer
+
     writer = Writer(vault)
     before = (tui_demo / NOTE).read_bytes()
     writer.update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
@@ -124,6 +131,7 @@ async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: P
 async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path):
     vault = open_loaded(tui_demo)
     from vaultwatch.core.edit.writes import Writer
+
     result = Writer(vault).rename(NOTE, "Archive/Atlas.md", actor="agent:mover")
     assert len(result.changed_paths) > 2
     app = make_app(vault, config=fixed_config())
@@ -136,11 +144,14 @@ async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path
         assert "links rewritten in" in text and "[[Atlas" in text
 
 
-@pytest.mark.parametrize("keys, answer", [
-    (("y",), None),
-    (("n",), "Error: the person declined this change: denied in the TUI"),
-    (("d", *"not now", "enter"), "Error: the person declined this change: not now"),
-])
+@pytest.mark.parametrize(
+    "keys, answer",
+    [
+        (("y",), None),
+        (("n",), "Error: the person declined this change: denied in the TUI"),
+        (("d", *"not now", "enter"), "Error: the person declined this change: not now"),
+    ],
+)
 async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str, keys, answer):
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
@@ -149,8 +160,14 @@ async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str, key
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
-            await wait_for(lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(DiffView) and
-                           app.screen.query_one(DiffView).renderable, 10)
+            await wait_for(
+                lambda: (
+                    isinstance(app.screen, ApprovalScreen)
+                    and app.screen.query(DiffView)
+                    and app.screen.query_one(DiffView).renderable
+                ),
+                10,
+            )
             text = diff_text(app.screen)
             assert "claude-test/1.0 wants to write Inbox/idea.md" in text and "# Idea" in text
             assert not call.done()
@@ -181,7 +198,8 @@ async def test_g_cycles_the_approval_mode_and_the_gate_then_asks(tui_demo: Path)
 
 
 async def test_the_approve_key_lets_agents_calls_go_on_at_once_and_the_dialog_closes_when_written(
-        tui_demo: Path, socket_path: str):
+    tui_demo: Path, socket_path: str
+):
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
@@ -218,11 +236,14 @@ async def test_following_an_agent_shows_its_newest_change_as_a_diff(tui_demo: Pa
             screen = app.screen
             assert screen.following == "claude-test/1.0"
             await wait_for(lambda: "FIRST-WRITE" in diff_text(screen), 5)
-            second = await claude.call_tool("edit", {"path": "Inbox/one.md", "old_text": "FIRST-WRITE",
-                                                     "new_text": "SECOND-EDIT"})
+            second = await claude.call_tool(
+                "edit", {"path": "Inbox/one.md", "old_text": "FIRST-WRITE", "new_text": "SECOND-EDIT"}
+            )
             assert not second.is_error
             await wait_for(lambda: "SECOND-EDIT" in diff_text(screen), 10)  # the same view follows on
-            assert app.screen is screen and "following claude-test/1.0" in str(screen.query_one("#change-help").render())
+            assert app.screen is screen and "following claude-test/1.0" in str(
+                screen.query_one("#change-help").render()
+            )
             await pilot.press("f")  # stop following: back to the main screen, follow mode off
             await wait_for(lambda: app.screen is app.main, 5)
             assert not app.main.activity.following
@@ -235,6 +256,7 @@ async def test_following_an_agent_shows_its_newest_change_as_a_diff(tui_demo: Pa
 async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
     vault = open_loaded(tui_demo)
     from vaultwatch.core.edit.writes import Writer
+
     writer = Writer(vault)
     writer.write("Inbox/a.md", "a\n", actor="agent:bot")
     writer.write("Inbox/b.md", "b\n", actor="agent:other")
@@ -260,8 +282,10 @@ async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
 
 async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui_demo: Path):
     import sys
+
     vault = open_loaded(tui_demo)
     from vaultwatch.core.edit.writes import Writer
+
     before = (tui_demo / NOTE).read_bytes()
     change = Writer(vault).update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
     assert change.changed
@@ -274,8 +298,17 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
         screen = app.screen
         root = Path(__file__).resolve().parents[2]
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "vaultwatch.tui.cli", "revert", str(cid), str(tui_demo), cwd=root,
-            env={**os.environ, "PYTHONPATH": str(root)}, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "vaultwatch.tui.cli",
+            "revert",
+            str(cid),
+            str(tui_demo),
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 0, err
         assert (tui_demo / NOTE).read_bytes() == before
@@ -291,6 +324,7 @@ async def test_the_approval_dialogs_countdown_keeps_the_diff_where_the_person_sc
     import threading
 
     from vaultwatch.core.edit.writes import Writer
+
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config())
@@ -298,8 +332,9 @@ async def test_the_approval_dialogs_countdown_keeps_the_diff_where_the_person_sc
 
     def write() -> None:
         try:
-            outcome.append(Writer(vault).write("Inbox/long.md", "".join(f"line {i}\n" for i in range(400)),
-                                               actor="agent:bot"))
+            outcome.append(
+                Writer(vault).write("Inbox/long.md", "".join(f"line {i}\n" for i in range(400)), actor="agent:bot")
+            )
         except Exception as exc:  # a decline would land here
             outcome.append(exc)
 
@@ -323,8 +358,9 @@ async def test_the_approval_dialogs_countdown_keeps_the_diff_where_the_person_sc
     assert outcome and getattr(outcome[0], "changed", False)
 
 
-async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answer_is_out(tui_demo: Path,
-                                                                                        socket_path: str):
+async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answer_is_out(
+    tui_demo: Path, socket_path: str
+):
     """From the key until the call has answered, the interpreter switches threads every 0.5 ms
     (the woken writer and the server's answer do not queue 5 ms behind the TUI's drawing after
     each system call); then the process's own switch interval is back."""
@@ -337,8 +373,9 @@ async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answe
     at_decision: list[float] = []
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
-    vault.bus.subscribe(lambda e: at_decision.append(sys.getswitchinterval()) if isinstance(e, ApprovalSettled)
-                        else None)  # published inside the decision, in the key's thread
+    vault.bus.subscribe(
+        lambda e: at_decision.append(sys.getswitchinterval()) if isinstance(e, ApprovalSettled) else None
+    )  # published inside the decision, in the key's thread
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 50)) as pilot:
         await started(app, pilot, socket_path)

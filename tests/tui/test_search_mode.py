@@ -1,6 +1,7 @@
 """Full-text search in the TUI (issue 16, item 9): the filter bar's `?` mode (or ctrl+f) lists
 the hits of the same core search the MCP `search` tool answers from, ranked, with the matched
 words highlighted in the snippet, scoped by the bar's key:value terms and the folder tree."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -51,6 +52,7 @@ async def test_a_space_or_a_stop_word_typed_keeps_the_listed_hits(tui_demo: Path
     """A space or a stop word typed after the words searches the same words: the answer is shown
     for the new text, but the list is not drawn again (issue 19: a redraw of the hits per key)."""
     from vaultwatch.core.search import reuse
+
     # the last answer is reused for 1 s: on a loaded machine typing " in a" took longer
     monkeypatch.setattr(reuse, "REUSE_SECONDS", 600.0)
     app = app_for(tui_demo)
@@ -130,8 +132,9 @@ async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_de
         assert len(hits(app)) == LIMIT
 
 
-async def test_typing_in_the_bar_lays_nothing_out_and_a_long_text_still_scrolls(tui_demo: Path, app_for,
-                                                                                 monkeypatch) -> None:
+async def test_typing_in_the_bar_lays_nothing_out_and_a_long_text_still_scrolls(
+    tui_demo: Path, app_for, monkeypatch
+) -> None:
     """Each key typed in the bar redrew its line and no more (issue 19: Textual's Input asked for a
     layout of the whole screen per key, its virtual size following the text, and the layout left
     scrollbars to redraw across the screen in the next frame). The line still scrolls along a text
@@ -145,8 +148,9 @@ async def test_typing_in_the_bar_lays_nothing_out_and_a_long_text_still_scrolls(
         await type_text(app, pilot, "qqxz")  # no hits: the list's rows stay () from key to key
         layouts: list[int] = []
         refresh_layout = Screen._refresh_layout
-        monkeypatch.setattr(Screen, "_refresh_layout", lambda screen, *a, **k: layouts.append(1) or
-                            refresh_layout(screen, *a, **k))
+        monkeypatch.setattr(
+            Screen, "_refresh_layout", lambda screen, *a, **k: layouts.append(1) or refresh_layout(screen, *a, **k)
+        )
         await type_text(app, pilot, "wvy")
         assert app.main.searcher._result.query == "qqxzwvy" and not hits(app)
         assert layouts == []

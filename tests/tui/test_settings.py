@@ -1,6 +1,7 @@
 """The settings file (issue 16): $XDG_CONFIG_HOME/vaultwatch/settings.toml holds the theme (kept
 when one is picked), the default vault and a keymap of binding ids; tested with a tmp
 XDG_CONFIG_HOME."""
+
 from __future__ import annotations
 
 import subprocess
@@ -34,13 +35,18 @@ def write(home: Path, text: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("before, after", [
-    ("", '[tui]\ntheme = "nord"\n'),
-    (APPROVE, APPROVE + '\n[tui]\ntheme = "nord"\n'),
-    ('[tui]\nvault = "~/n"\n\n[keymap]\n"list.sort" = "S"\n',
-     '[tui]\nvault = "~/n"\ntheme = "nord"\n\n[keymap]\n"list.sort" = "S"\n'),
-    ('[tui]\ntheme = "gruvbox"  # old\nvault = "x"\n', '[tui]\ntheme = "nord"\nvault = "x"\n'),
-])
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("", '[tui]\ntheme = "nord"\n'),
+        (APPROVE, APPROVE + '\n[tui]\ntheme = "nord"\n'),
+        (
+            '[tui]\nvault = "~/n"\n\n[keymap]\n"list.sort" = "S"\n',
+            '[tui]\nvault = "~/n"\ntheme = "nord"\n\n[keymap]\n"list.sort" = "S"\n',
+        ),
+        ('[tui]\ntheme = "gruvbox"  # old\nvault = "x"\n', '[tui]\ntheme = "nord"\nvault = "x"\n'),
+    ],
+)
 def test_the_theme_line_changes_and_nothing_else(before: str, after: str) -> None:
     assert settings.with_theme(before, "nord") == after
     assert tomllib.loads(after)["tui"]["theme"] == "nord"
@@ -63,8 +69,11 @@ def test_values_of_the_wrong_type_are_reported_and_the_rest_used(config_home: Pa
 
 
 async def test_theme_keymap_and_a_picked_theme_kept(config_home: Path, tui_demo: Path, app_for) -> None:
-    path = write(config_home, APPROVE + '\n[tui]\ntheme = "textual-light"\n\n[keymap]\n"list.sort" = "S"\n'
-                              '"app.filter" = "ctrl+f"\n"no.such" = "x"\n')
+    path = write(
+        config_home,
+        APPROVE + '\n[tui]\ntheme = "textual-light"\n\n[keymap]\n"list.sort" = "S"\n'
+        '"app.filter" = "ctrl+f"\n"no.such" = "x"\n',
+    )
     app = app_for(tui_demo, settings=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app)
@@ -106,7 +115,8 @@ def test_the_default_vault_comes_from_the_settings(config_home: Path, tmp_path: 
     (vault / "Inbox").mkdir(parents=True)
     (vault / "Inbox" / "Only Note.md").write_text("# Only\n")
     write(config_home, f'[tui]\nvault = "{vault}"\n')
-    done = subprocess.run([sys.executable, "-m", "vaultwatch.tui.cli", "list", "--json"], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultwatch.tui.cli", "list", "--json"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert '"path": "Inbox/Only Note.md"' in done.stdout

@@ -1,5 +1,6 @@
 """The preview lists notes similar by meaning once note vectors are ready (issue 17, item 4):
 the app starts the vector index itself when the semantic extra is installed."""
+
 from __future__ import annotations
 
 import time
@@ -11,14 +12,16 @@ from tui_helpers import copy_demo
 from vaultwatch.core.search import semantic
 from vaultwatch.tui.idle import settle
 
-pytestmark = pytest.mark.skipif(not semantic.available(),
-                                reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')")
+pytestmark = pytest.mark.skipif(
+    not semantic.available(), reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')"
+)
 
 NOTE = "Areas/Engineering/Deploy Runbook.md"
 
 
-async def test_the_app_computes_note_vectors_and_the_preview_lists_similar_notes(tmp_path: Path, app_for,
-                                                                                monkeypatch) -> None:
+async def test_the_app_computes_note_vectors_and_the_preview_lists_similar_notes(
+    tmp_path: Path, app_for, monkeypatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     app = app_for(copy_demo(tmp_path / "demo"), semantic=True)
     vault = app.session.vault

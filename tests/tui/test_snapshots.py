@@ -4,6 +4,7 @@ MCP server or watcher, UTC activity times, and NO_COLOR/TEXTUAL_THEME removed (c
 
 Regenerate with `--snapshot-update`, then look at the SVGs before accepting them.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -102,18 +103,55 @@ async def two_agents(pilot, follow: bool = False) -> None:
     if follow:  # the preview follows any agent (no row selected yet): reads and writes
         await pilot.press("f")
     bus = app.session.vault.bus
-    bus.publish(access("claude-desktop/0.9", "list_documents",
-                       ("Areas/Engineering/Deploy Runbook.md", "Areas/Engineering/Oncall Handbook.md",
-                        "Areas/Engineering/Incident Template.md"),
-                       summary='folder="Areas/Engineering"', ago=42, ms=2.1))
-    bus.publish(access("cursor/1.4", "search", ("Projects/Atlas Migration.md",), summary='query="postgres 16"',
-                       ago=30, ms=7.8))
-    bus.publish(access("claude-desktop/0.9", "read", ("Areas/Engineering/Deploy Runbook.md",),
-                       summary='path="Areas/Engineering/Deploy Runbook.md"', ago=20, ms=1.4))
-    bus.publish(access("cursor/1.4", "read", ("../secrets.md",), summary='path="../secrets.md"', ago=8,
-                       ms=0.3, count=0, error="path traversal blocked: '..' leaves the vault"))
-    bus.publish(access("cursor/1.4", "read", ("Projects/Atlas Migration.md",),
-                       summary='path="Projects/Atlas Migration.md"', ago=3, ms=1.9))
+    bus.publish(
+        access(
+            "claude-desktop/0.9",
+            "list_documents",
+            (
+                "Areas/Engineering/Deploy Runbook.md",
+                "Areas/Engineering/Oncall Handbook.md",
+                "Areas/Engineering/Incident Template.md",
+            ),
+            summary='folder="Areas/Engineering"',
+            ago=42,
+            ms=2.1,
+        )
+    )
+    bus.publish(
+        access("cursor/1.4", "search", ("Projects/Atlas Migration.md",), summary='query="postgres 16"', ago=30, ms=7.8)
+    )
+    bus.publish(
+        access(
+            "claude-desktop/0.9",
+            "read",
+            ("Areas/Engineering/Deploy Runbook.md",),
+            summary='path="Areas/Engineering/Deploy Runbook.md"',
+            ago=20,
+            ms=1.4,
+        )
+    )
+    bus.publish(
+        access(
+            "cursor/1.4",
+            "read",
+            ("../secrets.md",),
+            summary='path="../secrets.md"',
+            ago=8,
+            ms=0.3,
+            count=0,
+            error="path traversal blocked: '..' leaves the vault",
+        )
+    )
+    bus.publish(
+        access(
+            "cursor/1.4",
+            "read",
+            ("Projects/Atlas Migration.md",),
+            summary='path="Projects/Atlas Migration.md"',
+            ago=3,
+            ms=1.9,
+        )
+    )
     await pilot.pause()
     await settle(app)
     await pilot.pause()
@@ -134,13 +172,19 @@ def test_ticker_80x24_dark(snap_compare, tui_demo: Path) -> None:
 
 def test_follow_160x50_light(snap_compare, tui_demo: Path) -> None:
     """Follow mode: the newest call in view, the preview on the last followed read."""
-    assert snap_compare(themed(tui_demo, "catppuccin-latte"), terminal_size=WIDE,
-                        run_before=lambda pilot: two_agents(pilot, follow=True))
+    assert snap_compare(
+        themed(tui_demo, "catppuccin-latte"),
+        terminal_size=WIDE,
+        run_before=lambda pilot: two_agents(pilot, follow=True),
+    )
 
 
 def test_follow_160x50_dark(snap_compare, tui_demo: Path) -> None:
-    assert snap_compare(themed(tui_demo, "catppuccin-mocha"), terminal_size=WIDE,
-                        run_before=lambda pilot: two_agents(pilot, follow=True))
+    assert snap_compare(
+        themed(tui_demo, "catppuccin-mocha"),
+        terminal_size=WIDE,
+        run_before=lambda pilot: two_agents(pilot, follow=True),
+    )
 
 
 def test_help_screen(snap_compare, tui_demo: Path) -> None:

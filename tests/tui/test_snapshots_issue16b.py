@@ -1,6 +1,7 @@
 """SVG snapshots of the layouts issue 16's part B added: the filter bar's full-text mode (hits
 with highlighted snippets) and its hints, at 80x24 and 160x50, in a light and a dark theme.
 Look at every changed SVG before accepting it (`--snapshot-update`)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """Styled runs start with their text (session 1's screenshots: "Archive0", glued folder hints,
 list columns out of line, because SVG renderers drop a run's leading spaces)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """`vaultwatch` on the command line: the help, and the TUI as a real process in a pseudo-terminal."""
+
 from __future__ import annotations
 
 import os
@@ -16,15 +17,29 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_help_documents_every_command_and_the_tui_options() -> None:
     out = run_cli("--help")
     assert out.returncode == 0
-    for word in ("list", "stats", "tui", "serve", "bridge", "mcp-config", "--socket", "--no-mcp", "--compat",
-                 "--read-only", "--as-of", "--okf", "opens the TUI"):
+    for word in (
+        "list",
+        "stats",
+        "tui",
+        "serve",
+        "bridge",
+        "mcp-config",
+        "--socket",
+        "--no-mcp",
+        "--compat",
+        "--read-only",
+        "--as-of",
+        "--okf",
+        "opens the TUI",
+    ):
         assert word in out.stdout, word
     tui = run_cli("tui", "--help")
     assert tui.returncode == 0 and "--no-watch" in tui.stdout and "--theme" in tui.stdout
@@ -54,8 +69,7 @@ def test_the_launch_path_leaves_the_mcp_sdk_for_after_the_first_frame() -> None:
         "print(heavy)\n"
     )
     env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="vw-state-"))
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                         env=env)
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
 
@@ -66,8 +80,15 @@ class Terminal:
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
         os.set_blocking(self.master, False)
-        self.proc = subprocess.Popen([sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, stdin=slave,
-                                     stdout=slave, stderr=slave, env=env, close_fds=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+            cwd=ROOT,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            close_fds=True,
+        )
         os.close(slave)
         self.output = b""
 

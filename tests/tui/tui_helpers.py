@@ -1,4 +1,5 @@
 """Helpers shared by the TUI tests (imported by conftest and the test modules)."""
+
 from __future__ import annotations
 
 import os
@@ -36,9 +37,27 @@ def open_loaded(root: Path) -> Vault:
     return vault
 
 
-def access(agent: str, tool: str, paths: tuple[str, ...], *, ago: float = 5.0, summary: str = "",
-           count: int | None = None, ms: float = 3.2, error: str | None = None, session: str = "") -> AgentAccess:
+def access(
+    agent: str,
+    tool: str,
+    paths: tuple[str, ...],
+    *,
+    ago: float = 5.0,
+    summary: str = "",
+    count: int | None = None,
+    ms: float = 3.2,
+    error: str | None = None,
+    session: str = "",
+) -> AgentAccess:
     """An AgentAccess event as the MCP activity layer publishes it."""
-    return AgentAccess(agent=agent, session=session or f"s-{agent}", tool=tool, summary=summary or tool,
-                       paths=paths, result_count=len(paths) if count is None else count, duration_ms=ms,
-                       error=error, at=FIXED_WALL - ago)
+    return AgentAccess(
+        agent=agent,
+        session=session or f"s-{agent}",
+        tool=tool,
+        summary=summary or tool,
+        paths=paths,
+        result_count=len(paths) if count is None else count,
+        duration_ms=ms,
+        error=error,
+        at=FIXED_WALL - ago,
+    )

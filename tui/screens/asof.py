@@ -1,4 +1,5 @@
 """Ask for the as-of date that staleness is judged by (`d`)."""
+
 from __future__ import annotations
 
 from typing import ClassVar

@@ -1,4 +1,5 @@
 """The help screen (`?`): every key the app binds, and the filter-bar syntax."""
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -46,24 +47,37 @@ class HelpScreen(ModalScreen[None]):
                 continue
             keys.add_row(Text(title, style="bold underline"), "", "", "")
             for i in range(0, len(rows), 2):
-                pair = rows[i:i + 2] + [("", "")] * (2 - len(rows[i:i + 2]))
+                pair = rows[i : i + 2] + [("", "")] * (2 - len(rows[i : i + 2]))
                 keys.add_row(Text(pair[0][0]), Text(pair[0][1]), Text(pair[1][0]), Text(pair[1][1]))
-        syntax = Table(title="Filter bar ( / )", title_justify="left", title_style="bold underline",
-                       show_header=False, box=None, padding=(0, 2, 0, 0))
+        syntax = Table(
+            title="Filter bar ( / )",
+            title_justify="left",
+            title_style="bold underline",
+            show_header=False,
+            box=None,
+            padding=(0, 2, 0, 0),
+        )
         syntax.add_column(style="bold", no_wrap=True)
         syntax.add_column()
         for term, what in FILTER_HELP:
             syntax.add_row(Text(term), Text(what))
         with VerticalScroll(id="help-body"):
-            yield Static(Text("vaultwatch", style="bold") + Text(" · watch and triage a vault while agents use it"),
-                         id="help-title")
+            yield Static(
+                Text("vaultwatch", style="bold") + Text(" · watch and triage a vault while agents use it"),
+                id="help-title",
+            )
             yield Static(keys)
             yield Static(syntax, id="help-syntax")
-            yield Static(Text("Terms AND together. Agents reach this vault over MCP on the socket shown in the "
-                              "status line; ctrl+p › Copy bridge config gives a client configuration. "
-                              "Settings (theme, default vault, [keymap] of the ids in brackets): "
-                              "$XDG_CONFIG_HOME/vaultwatch/settings.toml. escape closes this screen.", style="dim"),
-                         id="help-foot")
+            yield Static(
+                Text(
+                    "Terms AND together. Agents reach this vault over MCP on the socket shown in the "
+                    "status line; ctrl+p › Copy bridge config gives a client configuration. "
+                    "Settings (theme, default vault, [keymap] of the ids in brackets): "
+                    "$XDG_CONFIG_HOME/vaultwatch/settings.toml. escape closes this screen.",
+                    style="dim",
+                ),
+                id="help-foot",
+            )
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

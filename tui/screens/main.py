@@ -16,6 +16,7 @@ and `targets` (what a triage or fix-it key acts on). About 520 lines: this is wh
 message between the views meets; the work behind each handler lives in its widget, in
 `tui.querying` or in `tui.triaging`, and each handler here is the few lines that connect them.
 """
+
 from __future__ import annotations
 
 import time
@@ -125,8 +126,13 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self.loaded = False  # the screen has seen a complete index
         self.triage = TriageFlow(self, app)
         self.searcher = SearchFlow(self)
-        self.lists = ListScheduler(self, self.session, show=lambda *a: self.show_rows(*a), failed=self._list_error,
-                                   quitting=lambda: app.quitting)
+        self.lists = ListScheduler(
+            self,
+            self.session,
+            show=lambda *a: self.show_rows(*a),
+            failed=self._list_error,
+            quitting=lambda: app.quitting,
+        )
         self._counts_timer = None
         self._preview_timer = None
         self._select_when_shown: str | None = None  # open_note's path: the list cursor moves to it once shown
@@ -285,11 +291,16 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
     def idle(self) -> bool:
         """No view work is pending: the index is loaded, the hidden parts are built, no view
         worker runs, no timer is set (see tui.settle)."""
-        if not (self.loaded and self.app.services.started and self._preview.built
-                and all(p.ready for p in self._panes)):
+        if not (
+            self.loaded and self.app.services.started and self._preview.built and all(p.ready for p in self._panes)
+        ):
             return False
-        if self._counts_timer is not None or self._preview_timer is not None or self.lists.pending \
-                or self.searcher.pending:
+        if (
+            self._counts_timer is not None
+            or self._preview_timer is not None
+            or self.lists.pending
+            or self.searcher.pending
+        ):
             return False
         return not any(w.group in VIEW_GROUPS and not w.is_finished for w in self.app.workers)
 
@@ -316,8 +327,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self.refresh_views(keep=False)
 
     def problem_reported(self, message: ProblemReported) -> None:
-        self.app.notify(message.text, severity="error" if message.severity == "error" else "warning",
-                        title="vault")
+        self.app.notify(message.text, severity="error" if message.severity == "error" else "warning", title="vault")
         if message.severity == "error" and not self.loaded and self.session.vault.wait_ready(0):
             self.loaded = True  # the load gave up: say so where the notes would be
             self._status.set_part("index", Text("indexing failed", style="bold red"))
@@ -350,6 +360,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
             self.active_list.select_key(followed) if isinstance(self.active_list, DocList) else None
         if self._activity_panel.following:  # the followed agent's newest change, as a diff (tui/review.py)
             from .. import review  # noqa: PLC0415
+
             review.follow_changes(self.app, events, self._activity_panel.follow_agent)
         self._activity_panel.show_title()
         self._ticker.show(events[-1], len(self._activity_panel.calls.calls))
@@ -507,6 +518,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         row = message.row
         if isinstance(message.rowlist, ActivityList):
             from .. import review  # noqa: PLC0415
+
             if row is not None and review.open_call(self.app, row):  # an agent's write: its diff
                 return
             if row is not None and row.paths:

@@ -3,6 +3,7 @@ tabs, the tree and the activity panel shown or hidden, the as-of date.
 
 A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state lives there).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -64,10 +65,12 @@ class Navigation:
 
     def action_changes(self: MainScreen) -> None:
         from .. import review  # noqa: PLC0415
+
         review.open_changes(self.app)
 
     def action_approval_mode(self: MainScreen) -> None:
         from .. import review  # noqa: PLC0415
+
         review.cycle_mode(self.app)
 
     def action_toggle_activity(self: MainScreen) -> None:

@@ -3,6 +3,7 @@
 The other vault commands (switch panel, toggle follow, set the as-of date, copy the bridge
 configuration) are the app's system commands, so they also show before anything is typed.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -34,7 +35,7 @@ class NoteCommands(Provider):
         found: list[tuple[float, str, str]] = []
         entries = session.snapshot.entries
         for start in range(0, len(entries), BATCH):
-            for e in entries[start:start + BATCH]:
+            for e in entries[start : start + BATCH]:
                 if e.kind != NOTE or rx.search(e.title) is None:
                     continue
                 score = matcher.match(e.title)
@@ -43,8 +44,9 @@ class NoteCommands(Provider):
             await asyncio.sleep(0)
         found.sort(key=lambda t: (-t[0], t[2]))
         for score, title, path in found[:MAX_HITS]:
-            yield Hit(score, _highlight(matcher, title), partial(app.main.open_note, path), text=title,
-                      help=escape(path))
+            yield Hit(
+                score, _highlight(matcher, title), partial(app.main.open_note, path), text=title, help=escape(path)
+            )
 
 
 def _highlight(matcher: Matcher, title: str) -> Content:

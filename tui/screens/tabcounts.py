@@ -3,6 +3,7 @@ the UI thread after a pause in the changes, and the tab labels fitted to the tab
 
 A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state lives there).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -49,7 +50,9 @@ class TabCounts:
         if done is not None:
             self.app.from_thread(self._show_counts, *done, snapshot)
 
-    def _show_counts(self: MainScreen, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot) -> None:
+    def _show_counts(
+        self: MainScreen, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot
+    ) -> None:
         if not self._live():
             return
         self._counts = counts

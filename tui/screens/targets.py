@@ -3,6 +3,7 @@ sees), and the keys that hand it to `tui.triaging` and `tui.fixit`.
 
 A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state lives there).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -65,12 +66,14 @@ class TriageTargets:
 
     def action_copy_path(self: MainScreen) -> None:
         from .. import fixit  # noqa: PLC0415
+
         entry = self.seen_entry()
         if entry is not None:
             fixit.copy(self.app, entry.path, "path")
 
     def action_copy_link(self: MainScreen) -> None:
         from .. import fixit  # noqa: PLC0415
+
         entry = self.seen_entry()
         if entry is not None:
             fixit.copy(self.app, fixit.wikilink(entry, self.session.snapshot), "wikilink")

@@ -1,5 +1,6 @@
 """Small dialogs of the triage actions: pick a status (`c`), snooze for N days (`z`), and the
 one-key confirmation of the human attestation (`v`). Each names the note(s) it acts on."""
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -104,7 +105,8 @@ class SnoozeScreen(ModalScreen[int | None]):
             days = 0
         if not 1 <= days <= self.MAX_DAYS:
             self.query_one("#snooze-error", Static).update(
-                Text(f"enter a whole number of days from 1 to {self.MAX_DAYS}, e.g. 14", style="bold red"))
+                Text(f"enter a whole number of days from 1 to {self.MAX_DAYS}, e.g. 14", style="bold red")
+            )
             return
         self.dismiss(days)
 

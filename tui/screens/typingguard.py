@@ -2,6 +2,7 @@
 
 A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state lives there).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,5 +1,6 @@
 """The agent activity panel: one row per MCP call, newest at the bottom, as it happens; its
 title names the agents and says whether the preview follows one of them."""
+
 from __future__ import annotations
 
 import time
@@ -98,8 +99,15 @@ class ActivityList(RowList):
 class ActivityTitle(Static):
     """The activity panel's title: the call count, the agents, and whether the preview follows."""
 
-    def show(self, calls: int, names: Iterable[str], colors: Callable[[str], str], *, following: bool,
-             follow_agent: str | None) -> None:
+    def show(
+        self,
+        calls: int,
+        names: Iterable[str],
+        colors: Callable[[str], str],
+        *,
+        following: bool,
+        follow_agent: str | None,
+    ) -> None:
         text = Text()
         text.append("Agent activity", style="bold")
         spans.append(text, f"  {calls:,} calls", "dim")
@@ -145,8 +153,13 @@ class ActivityPanel(Vertical):
             self.session.colors(event.agent)  # agents get their colours in the order they call
             if event.agent not in self.agents.values():
                 self.agents.setdefault(event.session or event.agent, event.agent)
-            if self.following and event.paths and access_kind(event) in ("read", "wrote") and \
-                    not event.error and (self.follow_agent in (None, event.agent)):
+            if (
+                self.following
+                and event.paths
+                and access_kind(event) in ("read", "wrote")
+                and not event.error
+                and (self.follow_agent in (None, event.agent))
+            ):
                 followed = event.paths[0]
         return followed
 
@@ -177,8 +190,13 @@ class ActivityPanel(Vertical):
             self.show_title()
 
     def show_title(self) -> None:
-        self.title.show(len(self.calls.calls), self.agents.values(), self.session.colors,
-                        following=self.following, follow_agent=self.follow_agent)
+        self.title.show(
+            len(self.calls.calls),
+            self.agents.values(),
+            self.session.colors,
+            following=self.following,
+            follow_agent=self.follow_agent,
+        )
 
 
 class ActivityTicker(Static):

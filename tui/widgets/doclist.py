@@ -1,4 +1,5 @@
 """The document list: notes of a core query result, one line each, with agent markers."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -31,6 +32,8 @@ def falls(sort: str, descending: bool) -> bool:
 def sort_label(sort: str, descending: bool) -> str:
     """The active sort in words, e.g. "modified ▼" (newest first), "path ▲"."""
     return f"{SORT_WORDS.get(sort, sort)} {'▼' if falls(sort, descending) else '▲'}"
+
+
 TRUST_SHORT = {"unverified": "unverified", "machine-confirmed": "machine", "human-reviewed": "human"}
 
 
@@ -51,8 +54,15 @@ class DocList(RowList):
     ]
     empty_text = "No notes match"
 
-    def __init__(self, session: Session, *, sort: str = "path", stale_header: str = "Stale",
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        sort: str = "path",
+        stale_header: str = "Stale",
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self.session = session
         self.sort = self.default_sort = sort
@@ -74,7 +84,7 @@ class DocList(RowList):
             return folder
         if folder == scope:
             return ""
-        return folder[len(scope) + 1:] if folder.startswith(scope + "/") else folder
+        return folder[len(scope) + 1 :] if folder.startswith(scope + "/") else folder
 
     class _Posted(Message):
         """A message about one DocList (its `control`)."""
@@ -168,8 +178,11 @@ class DocList(RowList):
         ]
         if marks:  # who touched a note matters more than when it was modified
             cols.append(Column("agent", "Agent", 14, pos=7))
-        cols += [Column("trust", "Trust", 10, pos=4), Column("modified", "Modified", 10, pos=6),
-                 Column("folder", "Folder", 22, pos=2)]
+        cols += [
+            Column("trust", "Trust", 10, pos=4),
+            Column("modified", "Modified", 10, pos=6),
+            Column("folder", "Folder", 22, pos=2),
+        ]
         return cols
 
     def header_label(self, column: Column) -> str:
@@ -204,8 +217,10 @@ class DocList(RowList):
                     out.append([(row.title, None), ("  ", None), (hint, self.cstyle("rowlist--dim"))])
                 if row.path in self.picked:
                     cell = out[-1]
-                    out[-1] = [("✓ ", self.cstyle("rowlist--accent") + Style(bold=True)),
-                               *(cell if isinstance(cell, list) else [cell])]
+                    out[-1] = [
+                        ("✓ ", self.cstyle("rowlist--accent") + Style(bold=True)),
+                        *(cell if isinstance(cell, list) else [cell]),
+                    ]
             elif key == "folder":
                 out.append((row.folder or "/", self.cstyle("rowlist--dim")))
             elif key == "status":
@@ -223,8 +238,11 @@ class DocList(RowList):
                 out.append(("" if days is None else f"{days}d", self.cstyle("rowlist--warn")))
             elif key == "trust":
                 tier = TRUST_SHORT.get(row.okf_trust, row.okf_trust) if bundle else ""
-                style = self.cstyle("rowlist--ok") if tier == "human" else (
-                    self.cstyle("rowlist--dim") if tier == "unverified" else None)
+                style = (
+                    self.cstyle("rowlist--ok")
+                    if tier == "human"
+                    else (self.cstyle("rowlist--dim") if tier == "unverified" else None)
+                )
                 out.append((tier, style))
             elif key == "modified":
                 out.append((row.modified_at[:10], self.cstyle("rowlist--dim")))
@@ -252,7 +270,7 @@ class DocList(RowList):
             self.invalidate()  # the first marks bring the Agent column
             return
         top = int(self.scroll_y)
-        shown = {e.path for e in self.rows[top:top + self.size.height]}
+        shown = {e.path for e in self.rows[top : top + self.size.height]}
         if not shown.isdisjoint(paths):
             self._lines.clear()
             self.refresh()

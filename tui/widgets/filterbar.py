@@ -7,6 +7,7 @@ completion of the last word: the first candidate as a ghost suggestion (right ar
 and every candidate in a dropdown under the input (up/down move, tab/enter take the highlighted
 one, escape closes it, typing narrows it). Both come from core's filterexpr.completions.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -33,8 +34,9 @@ from .sizing import content_sized_free
 
 DROPDOWN_LIMIT = 50  # candidates listed at most (the list scrolls; typing narrows it)
 
-PLACEHOLDER = ("/ filter: words  status:deprecated  trust:unverified  stale:true  tag:craft  path:Projects/**  "
-               "-key:value")
+PLACEHOLDER = (
+    "/ filter: words  status:deprecated  trust:unverified  stale:true  tag:craft  path:Projects/**  -key:value"
+)
 
 
 class FilterSuggester(Suggester):
@@ -232,8 +234,9 @@ class FilterBar(Vertical):
             return
         if search:
             self.error, self.pending, self.hints = None, analysis.pending, ()
-            self._say(_pending_text(text, analysis.pending, "?" + analysis.applied)
-                      if analysis.pending is not None else None)
+            self._say(
+                _pending_text(text, analysis.pending, "?" + analysis.applied) if analysis.pending is not None else None
+            )
             self.applied = "?" + analysis.applied
             self.post_message(self.Searched(text, analysis.search, analysis.query))
             return

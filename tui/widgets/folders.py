@@ -4,6 +4,7 @@ As Obsidian's file explorer: folders in case-insensitive order (`people` before 
 folders without notes (only excluded or ignored files) left out; selecting "All notes"
 scopes to the whole vault without collapsing the tree; `reveal` opens the tree down to the
 folder of the note on screen."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -84,7 +85,7 @@ class FolderView(Tree[str]):
         return label
 
     def _label(self, name: str, count: int, folder: str | None) -> Text:
-        """"Projects (12)", then who touched the folder last. Separating spaces stay unstyled
+        """ "Projects (12)", then who touched the folder last. Separating spaces stay unstyled
         (see tui.spans: screenshots showed "Archive0")."""
         text = Text(name)
         text.append(" ")
@@ -93,8 +94,10 @@ class FolderView(Tree[str]):
             mark = self.session.marks.folder(folder) if folder else None
             if mark is not None:
                 text.append(" ")
-                text.append(f"● {ago(self.session.now() - mark.at)} {short_agent(mark.agent)}",
-                            style=Style(color=self.session.colors(mark.agent)))
+                text.append(
+                    f"● {ago(self.session.now() - mark.at)} {short_agent(mark.agent)}",
+                    style=Style(color=self.session.colors(mark.agent)),
+                )
         return text
 
     def sync(self) -> None:
@@ -145,12 +148,13 @@ class FolderView(Tree[str]):
                     child.remove()
             for i, path in enumerate(wanted):
                 if path not in existing:
-                    before = next((existing[p] for p in wanted[i + 1:] if p in existing), None)
+                    before = next((existing[p] for p in wanted[i + 1 :] if p in existing), None)
                     name = path.rsplit("/", 1)[-1]
                     label = self._label(name, tree.note_count(path), path)
                     if before is not None:
-                        existing[path] = node.add(label, data=path, before=before,
-                                                  allow_expand=bool(self.child_folders(path)))
+                        existing[path] = node.add(
+                            label, data=path, before=before, allow_expand=bool(self.child_folders(path))
+                        )
                     else:
                         existing[path] = node.add(label, data=path, allow_expand=bool(self.child_folders(path)))
         for path in wanted:
@@ -164,8 +168,11 @@ class FolderView(Tree[str]):
         if node.children or self._tree is None:
             return
         for path in self.child_folders(node.data or ROOT):
-            node.add(self._label(path.rsplit("/", 1)[-1], self._tree.note_count(path), path), data=path,
-                     allow_expand=bool(self.child_folders(path)))
+            node.add(
+                self._label(path.rsplit("/", 1)[-1], self._tree.note_count(path), path),
+                data=path,
+                allow_expand=bool(self.child_folders(path)),
+            )
 
     def folder_node(self, folder: str) -> TreeNode[str] | None:
         """Expand down to `folder` and return its node (None when it is not a folder)."""
@@ -181,9 +188,11 @@ class FolderView(Tree[str]):
                 node.expand()
                 if not node.children:
                     for child_path in self.child_folders(node.data or ROOT):
-                        node.add(self._label(child_path.rsplit("/", 1)[-1], self._tree.note_count(child_path),
-                                             child_path), data=child_path,
-                                 allow_expand=bool(self.child_folders(child_path)))
+                        node.add(
+                            self._label(child_path.rsplit("/", 1)[-1], self._tree.note_count(child_path), child_path),
+                            data=child_path,
+                            allow_expand=bool(self.child_folders(child_path)),
+                        )
             node = next((c for c in node.children if c.data == path), None)
             if node is None:
                 return None

@@ -11,6 +11,7 @@ command palette's key on the right behind a `vkey` bar): a change of keys repain
 Signals are coalesced into one check after the next refresh, and the line is redrawn only when
 the keys differ. A click on a key presses it (a disabled one rings the bell), as on Footer.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -87,18 +88,24 @@ class KeyFooter(Widget, can_focus=False):
             return (), None
         active = self.screen.active_bindings
         by_action: dict[str, Shown] = {}
-        for (_node, binding, enabled, tooltip) in active.values():
+        for _node, binding, enabled, tooltip in active.values():
             if binding.show and binding.action not in by_action:
-                by_action[binding.action] = Shown(binding.key, self.app.get_key_display(binding),
-                                                  binding.description, enabled, tooltip)
+                by_action[binding.action] = Shown(
+                    binding.key, self.app.get_key_display(binding), binding.description, enabled, tooltip
+                )
         keys = tuple(by_action.values())
         palette = None
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             found = active.get(self.app.COMMAND_PALETTE_BINDING)
             if found is not None:
                 _node, binding, enabled, _tooltip = found
-                palette = Shown(binding.key, self.app.get_key_display(binding), binding.description, enabled,
-                                binding.tooltip or binding.description)
+                palette = Shown(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    enabled,
+                    binding.tooltip or binding.description,
+                )
         return keys, palette
 
     @property
@@ -154,8 +161,11 @@ class KeyFooter(Widget, can_focus=False):
         if palette is not None:
             plain = self._label(palette, base, False, True)
             room = max(0, width - plain.cell_len - 2)  # the bar before it, a space after it
-            right = Text.assemble(("▏", self.get_component_rich_style("footer--bar")),
-                                  label_at(palette, room + 1, True), (" ", Style(bgcolor=base.bgcolor)))
+            right = Text.assemble(
+                ("▏", self.get_component_rich_style("footer--bar")),
+                label_at(palette, room + 1, True),
+                (" ", Style(bgcolor=base.bgcolor)),
+            )
         line = Text(no_wrap=True, overflow="crop")
         for shown in keys:
             start = line.cell_len

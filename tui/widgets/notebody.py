@@ -8,6 +8,7 @@ the UI thread's time a frame; a line still missing is drawn blank and redrawn sh
 widget turns the few lines on screen into strips (cached), so opening any note costs the UI
 thread a screenful, and the lines that come later only settle its height.
 """
+
 from __future__ import annotations
 
 from rich.text import Text

@@ -11,6 +11,7 @@ The height of the lines not rendered yet is estimated from their length (a wrapp
 rarely more than its characters over the width), so the scrollbar spans the whole note from
 the first screen; it settles as the lines are rendered.
 """
+
 from __future__ import annotations
 
 import threading
@@ -51,8 +52,16 @@ def _estimate(line: Line, width: int) -> int:
 class NoteDoc:
     """Display lines of one note at one width, rendered as far as asked."""
 
-    def __init__(self, lines: Sequence[Line], ctx: Context | None, width: int, *, more: int = 0,
-                 tail: Text | None = None, final: bool = True) -> None:
+    def __init__(
+        self,
+        lines: Sequence[Line],
+        ctx: Context | None,
+        width: int,
+        *,
+        more: int = 0,
+        tail: Text | None = None,
+        final: bool = True,
+    ) -> None:
         self.source = lines
         self.final = final  # False: the lines of a prefix (never complete; a whole-note doc adopts it)
         self.ctx = ctx
@@ -115,8 +124,12 @@ class NoteDoc:
         rendered, when its lines read as this doc's do (True); else render them again (False)."""
         with earlier._lock, self._lock:
             k = earlier.next
-            if self.next or k > len(self.source) or earlier.width != self.width \
-                    or list(earlier.source[:k]) != list(self.source[:k]):
+            if (
+                self.next
+                or k > len(self.source)
+                or earlier.width != self.width
+                or list(earlier.source[:k]) != list(self.source[:k])
+            ):
                 return False
             self.display = list(earlier.display)
             if self.ctx is not None and earlier.ctx is not None:
@@ -126,8 +139,9 @@ class NoteDoc:
             return True
 
 
-def note_doc(lines: Sequence[Line], ctx: Context, width: int, max_lines: int, *, more: int = 0,
-             final: bool = True) -> NoteDoc:
+def note_doc(
+    lines: Sequence[Line], ctx: Context, width: int, max_lines: int, *, more: int = 0, final: bool = True
+) -> NoteDoc:
     """A doc of at most `max_lines` source lines (then a line saying how many more there are);
     `more` estimates the lines after a prefix (`final` False)."""
     tail = None

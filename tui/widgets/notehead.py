@@ -1,5 +1,6 @@
 """The preview's header: a note's title with its OKF facts (status, staleness, trust tier) and its
 frontmatter as a key/value table, built from the index's entry (no file read)."""
+
 from __future__ import annotations
 
 import json
@@ -44,15 +45,20 @@ def note_head(entry: Entry, session: Session, bundle: bool, clock: Clock | None 
     if bundle and entry.kind == "note":
         parts.append(_okf_line(entry, session, clock or session.clock))
     if entry.kind == "attachment":
-        parts.append(Text(f"attachment · {entry.mime_type or 'unknown type'} · {entry.size_bytes:,} bytes",
-                          style="dim"))
+        parts.append(
+            Text(f"attachment · {entry.mime_type or 'unknown type'} · {entry.size_bytes:,} bytes", style="dim")
+        )
     mark = session.marks.get(entry.path)
     if mark is not None:
         verb = {"read": "read", "listed": "listed", "wrote": "written"}[mark.kind]
         when = ago(session.now() - mark.at)
         change = f" · {mark.change}" if mark.change else ""  # what an agent's write changed
-        parts.append(Text(f"● {verb} by {mark.agent} {'just now' if when == 'now' else when + ' ago'}{change}",
-                          style=Style(color=session.colors(mark.agent))))
+        parts.append(
+            Text(
+                f"● {verb} by {mark.agent} {'just now' if when == 'now' else when + ' ago'}{change}",
+                style=Style(color=session.colors(mark.agent)),
+            )
+        )
     return Group(*(spans.tidy(p) if isinstance(p, Text) else p for p in parts))
 
 

@@ -13,6 +13,7 @@ Tables (GitHub style: a header row, a `| --- | :-: |` delimiter row, body rows) 
 aligned columns; given the `width` they will be shown at, wide cells wrap inside their
 column instead of the whole row wrapping across the screen.
 """
+
 from __future__ import annotations
 
 import re
@@ -66,8 +67,13 @@ class Styles:
 
 
 THEME_COLOURS = {  # Styles field -> the theme variable its colour comes from
-    "heading": "text-primary", "heading1": "text-primary", "link": "text-accent", "broken": "text-error",
-    "embed": "text-success", "code": "text-warning", "tag": "text-secondary",
+    "heading": "text-primary",
+    "heading1": "text-primary",
+    "link": "text-accent",
+    "broken": "text-error",
+    "embed": "text-success",
+    "code": "text-warning",
+    "tag": "text-secondary",
 }
 
 
@@ -122,8 +128,9 @@ def without_frontmatter(lines: list[Line]) -> list[Line]:
     return lines[n:] if n else lines
 
 
-def render_note(body: str, resolve: Resolve, styles: Styles = Styles(), max_lines: int = MAX_LINES,
-                width: int | None = None) -> tuple[Text, list[tuple[Link, str | None]]]:
+def render_note(
+    body: str, resolve: Resolve, styles: Styles = Styles(), max_lines: int = MAX_LINES, width: int | None = None
+) -> tuple[Text, list[tuple[Link, str | None]]]:
     """Render a whole note (tables fitted to `width` cells when given). Returns the Text and
     the links in it with their resolved paths (tests, small notes)."""
     ctx = Context(resolve, [], styles, width)
@@ -163,8 +170,11 @@ def _clip(line: Line) -> tuple[str, tuple[Span, ...], str]:
     if len(text) <= MAX_LINE_CHARS:
         return text, line.spans, ""
     kept = tuple(s for s in line.spans if s.end <= MAX_LINE_CHARS)
-    return (text[:MAX_LINE_CHARS], kept,
-            f" … {len(text) - MAX_LINE_CHARS:,} more characters of this line are not shown")
+    return (
+        text[:MAX_LINE_CHARS],
+        kept,
+        f" … {len(text) - MAX_LINE_CHARS:,} more characters of this line are not shown",
+    )
 
 
 def _quote_prefix(out: Text, line: Line, styles: Styles) -> None:
@@ -187,10 +197,11 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
     body_at = line.marker if line.quote and kind not in ("heading", "list", "callout") else 0
     if kind == "fence":
         opening = line.info or not _is_closing(text[body_at:])
-        spans.append(out, "  " + "╌" * 20 + (f" {line.info}" if line.info else "") if opening
-                     else "  " + "╌" * 20, styles.dim)
+        spans.append(
+            out, "  " + "╌" * 20 + (f" {line.info}" if line.info else "") if opening else "  " + "╌" * 20, styles.dim
+        )
     elif kind == "code":
-        spans.append(out, "  " + text[line.marker if line.quote else 0:], styles.code)
+        spans.append(out, "  " + text[line.marker if line.quote else 0 :], styles.code)
     elif kind == "comment":
         spans.append(out, text, styles.comment)
     elif kind == "rule":
@@ -198,7 +209,7 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
     elif kind == "heading":
         base = styles.heading1 if line.level == 1 else styles.heading
         start, end = line.marker, len(text.rstrip())
-        if text[line.marker - 1:line.marker] in (" ", "\t", "#") or line.marker:
+        if text[line.marker - 1 : line.marker] in (" ", "\t", "#") or line.marker:
             stripped = text[start:end]
             closing = re.search(r"(?:^|[ \t]+)#+$", stripped)
             if closing and text.lstrip(" >").startswith("#"):
@@ -210,11 +221,18 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
         out.append(label, styles.callout)
         if text[title_at:].strip():
             out.append(" ")
-            _inline(out, text, line_spans, title_at + (len(text[title_at:]) - len(text[title_at:].lstrip())),
-                    len(text), ctx, styles.callout)
+            _inline(
+                out,
+                text,
+                line_spans,
+                title_at + (len(text[title_at:]) - len(text[title_at:].lstrip())),
+                len(text),
+                ctx,
+                styles.callout,
+            )
     elif kind == "list":
         out.append(" " * line.level)
-        marker = text[:line.marker].lstrip(" >\t")
+        marker = text[: line.marker].lstrip(" >\t")
         if line.info:
             bullet = "☑ " if line.info[1:2] in ("x", "X") else "☐ "
         elif marker[:1] in "-+*":
@@ -235,8 +253,17 @@ def _is_closing(fence: str) -> bool:
     return bool(stripped) and stripped.count(stripped[0]) == len(stripped)
 
 
-def _inline(out: Text, text: str, line_spans: Sequence[Span], start: int, end: int, ctx: Context,
-            base: Style | None, *, table: bool = False) -> None:
+def _inline(
+    out: Text,
+    text: str,
+    line_spans: Sequence[Span],
+    start: int,
+    end: int,
+    ctx: Context,
+    base: Style | None,
+    *,
+    table: bool = False,
+) -> None:
     """text[start:end] with its spans styled (spans are sorted by start, enclosing ones first)."""
     pos = start
     i = 0
@@ -249,11 +276,11 @@ def _inline(out: Text, text: str, line_spans: Sequence[Span], start: int, end: i
         if sp.start >= end:
             break
         if sp.start > pos:
-            _plain(out, text[pos:sp.start], base, ctx, table)
+            _plain(out, text[pos : sp.start], base, ctx, table)
         j = i + 1
         while j < n and line_spans[j].start < sp.end:
             j += 1
-        _span(out, text, sp, line_spans[i + 1:j], min(sp.end, end), ctx, base, table)
+        _span(out, text, sp, line_spans[i + 1 : j], min(sp.end, end), ctx, base, table)
         pos = min(sp.end, end)
         i = j
     if pos < end:
@@ -273,18 +300,19 @@ def _plain(out: Text, piece: str, base: Style | None, ctx: Context, table: bool)
         if not (_SCHEME.match(href) or href.startswith("#")):
             continue
         if m.start() > pos:
-            out.append(piece[pos:m.start()], base)
+            out.append(piece[pos : m.start()], base)
         out.append(m.group(2) or href, ctx.styles.embed if m.group(1) else ctx.styles.link)
         pos = m.end()
     if pos < len(piece):
         out.append(piece[pos:], base)
 
 
-def _span(out: Text, text: str, sp: Span, inner: Sequence[Span], end: int, ctx: Context, base: Style | None,
-          table: bool) -> None:
+def _span(
+    out: Text, text: str, sp: Span, inner: Sequence[Span], end: int, ctx: Context, base: Style | None, table: bool
+) -> None:
     styles = ctx.styles
     kind = sp.kind
-    seg = text[sp.start:end]
+    seg = text[sp.start : end]
     if kind in _MARKS:
         mark = _MARKS[kind]
         style = (base or Style()) + getattr(styles, kind)
@@ -320,7 +348,7 @@ def _label(seg: str, link: Link) -> str:
             shown = link.target or f"§ {link.heading}"
         return ("▣ " if seg.startswith("!") else "") + shown
     if "](" in seg:
-        label = seg[seg.index("[") + 1:seg.rfind("](")]
+        label = seg[seg.index("[") + 1 : seg.rfind("](")]
         return label or link.target
     return seg  # a reference definition, as written
 
@@ -348,7 +376,7 @@ def _cells(line: Line) -> list[tuple[int, int]]:
         z -= 1
     if a < z and text[a] == "|":
         a += 1
-    if z > a and text[z - 1] == "|" and text[z - 2:z] != "\\|":
+    if z > a and text[z - 1] == "|" and text[z - 2 : z] != "\\|":
         z -= 1
     cells = []
     pos = a

@@ -7,6 +7,7 @@ first screenful is shown as soon as it is ready and the rest extends the body
 `backspace` goes back. The preview re-reads its note when the index says it changed. Its
 header (title, OKF facts, frontmatter table) is built in `notehead`.
 """
+
 from __future__ import annotations
 
 import threading
@@ -192,8 +193,9 @@ class Preview(VerticalScroll, can_focus=True):
 
     def _measure_body(self) -> int | None:
         # the body's width with a vertical scrollbar (a long note has one)
-        width = self.scrollable_content_region.width - (0 if self.show_vertical_scrollbar else
-                                                        self.styles.scrollbar_size_vertical)
+        width = self.scrollable_content_region.width - (
+            0 if self.show_vertical_scrollbar else self.styles.scrollbar_size_vertical
+        )
         return width if width > 0 else None
 
     def show(self, path: str | None, *, push: bool = False, keep_scroll: bool = False) -> None:
@@ -222,8 +224,9 @@ class Preview(VerticalScroll, can_focus=True):
             return
         self.path, self.entry = problem.path, None
         self.wanted = None
-        self._set_head(Group(Text(problem.path, style="bold"),
-                             Text(f"skipped by the scan: {problem.message}", style="red")))
+        self._set_head(
+            Group(Text(problem.path, style="bold"), Text(f"skipped by the scan: {problem.message}", style="red"))
+        )
         self._set_parts("", [], [], ())
         self.post_message(self.Opened(None))
 
@@ -274,8 +277,9 @@ class Preview(VerticalScroll, can_focus=True):
         return self._styles[1]
 
     @work(thread=True, exclusive=True, group="preview", exit_on_error=False, description="preview")
-    def _load_worker(self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool, styles: Styles,
-                     seq: int, upto: int = 0) -> None:
+    def _load_worker(
+        self, path: str, snapshot: Snapshot, clock: Clock, keep_scroll: bool, styles: Styles, seq: int, upto: int = 0
+    ) -> None:
         worker = get_current_worker()
         width = self._body_width or 80
         entry = snapshot.get(path)
@@ -396,8 +400,16 @@ class Preview(VerticalScroll, can_focus=True):
         self._head.update(head)
         expect_size(self._head)
 
-    def _set_parts(self, meta: Any, body: NoteDoc | list[Text], links: list, backlinks: tuple[str, ...], *,
-                   complete: bool = True, similar: tuple[str, ...] = ()) -> None:
+    def _set_parts(
+        self,
+        meta: Any,
+        body: NoteDoc | list[Text],
+        links: list,
+        backlinks: tuple[str, ...],
+        *,
+        complete: bool = True,
+        similar: tuple[str, ...] = (),
+    ) -> None:
         self.links, self.backlinks, self.similar = links, backlinks, similar
         doc = body if isinstance(body, NoteDoc) else NoteDoc.fixed(body)
         if not self._body.is_mounted:
@@ -426,7 +438,8 @@ class Preview(VerticalScroll, can_focus=True):
         options.add_options(items)
         options.display = bool(items)
         options.border_title = f"Links {len(seen)} · Backlinks {len(backlinks)}" + (
-            f" · Similar {len(similar)}" if similar else "")
+            f" · Similar {len(similar)}" if similar else ""
+        )
 
     def _named(self, arrow: str, path: str) -> Text:
         """A linked note by its title, its folder dimmed after it (an attachment by its name)."""
@@ -469,4 +482,3 @@ class Preview(VerticalScroll, can_focus=True):
                 self.refresh_bindings()
         else:
             self.app.bell()
-

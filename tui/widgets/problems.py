@@ -1,4 +1,5 @@
 """The Broken tab's list: notes with unresolved links, frontmatter or encoding errors, and files the scan skipped."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -28,7 +29,9 @@ class Problem:
 def _shown(link) -> str:
     if link.kind == "markdown":
         return f"({link.target})"
-    return ("!" if link.kind == "embed" else "") + f"[[{link.target}" + (f"#{link.heading}" if link.heading else "") + "]]"
+    return (
+        ("!" if link.kind == "embed" else "") + f"[[{link.target}" + (f"#{link.heading}" if link.heading else "") + "]]"
+    )
 
 
 def problems_of(entries: Sequence[Entry], skipped: Sequence, unresolved: dict | None = None) -> list[Problem]:
@@ -39,7 +42,9 @@ def problems_of(entries: Sequence[Entry], skipped: Sequence, unresolved: dict | 
     for e in entries:
         links = unresolved.get(e.path)
         if links:
-            shown = ", ".join(_shown(r.link) for r in links[:5]) + (f" and {len(links) - 5} more" if len(links) > 5 else "")
+            shown = ", ".join(_shown(r.link) for r in links[:5]) + (
+                f" and {len(links) - 5} more" if len(links) > 5 else ""
+            )
             what = "links to no file" if all(r.missing == "file" for r in links) else "unresolved links"
             rows.append(Problem(e.path, "links", f"{what}: {shown}", e))
         if e.frontmatter_error:

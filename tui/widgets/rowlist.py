@@ -5,6 +5,7 @@ rows cost one tuple. Cell text is literal (Segments, never markup), so a title s
 `[draft] a [/] b` shows as written. Subclasses say what the columns are and what each cell
 holds; this class owns the cursor, scrolling, the header and mouse handling.
 """
+
 from __future__ import annotations
 
 import operator
@@ -84,8 +85,14 @@ class RowList(ScrollView, can_focus=True):
         Binding("enter", "choose", "Open", show=False, id="list.open"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "rowlist--header", "rowlist--cursor", "rowlist--empty", "rowlist--dim", "rowlist--warn",
-        "rowlist--error", "rowlist--ok", "rowlist--accent",
+        "rowlist--header",
+        "rowlist--cursor",
+        "rowlist--empty",
+        "rowlist--dim",
+        "rowlist--warn",
+        "rowlist--error",
+        "rowlist--ok",
+        "rowlist--accent",
     }
     DEFAULT_CSS = """
     RowList {
@@ -384,8 +391,15 @@ class RowList(ScrollView, can_focus=True):
         if out is None:
             out = base + style
             fg, bg, toward = out.color, out.bgcolor, base.color
-            if (fg is not None and bg is not None and toward is not None and fg != toward
-                    and fg.triplet is not None and bg.triplet is not None and toward.triplet is not None):
+            if (
+                fg is not None
+                and bg is not None
+                and toward is not None
+                and fg != toward
+                and fg.triplet is not None
+                and bg.triplet is not None
+                and toward.triplet is not None
+            ):
                 fg_c, bg_c = Color.from_rich_color(fg), Color.from_rich_color(bg)
                 if ratio(fg_c, bg_c) < MIN_RATIO:
                     moved = readable(fg_c, bg_c, Color.from_rich_color(toward))
@@ -437,7 +451,6 @@ class RowList(ScrollView, can_focus=True):
             style = partial + Style(color=full.color) if full.color is not None else partial
             self._cstyles[name] = style
         return style
-
 
 
 def _fit_parts(parts: Parts, width: int, base: Style, on=None) -> list[Segment]:

@@ -4,6 +4,7 @@ The hits are core's (`Vault.search`, the index and ranking the MCP `search` tool
 this list only draws them. `e` opens the hit in $EDITOR, as on every tab. When the cursor comes
 within NEAR_END rows of the last hit, `on_near_end` (tui.searching's next page) is called.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -44,8 +45,11 @@ class SearchList(RowList):
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         # the mouse wheel scrolls without moving the cursor: the last rows in view load more too
-        if self.on_near_end is not None and self.rows and \
-                int(new) + self._body_height() >= len(self.rows) - self.NEAR_END:
+        if (
+            self.on_near_end is not None
+            and self.rows
+            and int(new) + self._body_height() >= len(self.rows) - self.NEAR_END
+        ):
             self.on_near_end()
 
     def action_edit(self) -> None:

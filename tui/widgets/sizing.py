@@ -15,6 +15,7 @@ bar's input line) needs no layout at all when its virtual size changes: `content
 declares its `virtual_size` without one (the value is still set: scrolling reads it, and
 Textual refreshes the scrollbars itself).
 """
+
 from __future__ import annotations
 
 from textual.geometry import Size

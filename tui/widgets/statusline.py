@@ -3,6 +3,7 @@
 A part may have a compact form (the MCP part without its socket path, the vault without its
 as-of date): when the line does not fit its width the compact forms are used, so the counts
 and the agents' presence stay visible from 80 columns up."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable

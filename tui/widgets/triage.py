@@ -8,6 +8,7 @@ A pane made with `lazy=True` composes its list only when `materialize()` is awai
 the first frame, or when its tab is opened first): hidden tabs cost the first paint nothing.
 Its list object exists from the start, so rows shown before it is mounted wait for it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -239,7 +240,7 @@ class TrustPane(TriagePane):
         return {tier: Query(filters=(("trust_tier", tier),), skip_paths=okf.RESERVED) for tier in okf.TRUST_TIERS}
 
     def label_for(self, counts: dict[str, int], level: int = 0) -> str:
-        """"Trust ✗21 ◐10 ✓12": unverified, machine-confirmed, human-reviewed (the legend is in
+        """ "Trust ✗21 ◐10 ✓12": unverified, machine-confirmed, human-reviewed (the legend is in
         the help screen); the most compact level keeps the unverified count only."""
         tiers = okf.TRUST_TIERS[:1] if level >= 3 else okf.TRUST_TIERS
         return "Trust " + " ".join(f"{TIER_GLYPHS.get(t, '')}{count_text(counts.get(t, 0), level)}" for t in tiers)
@@ -255,8 +256,9 @@ class TrustPane(TriagePane):
             # the pads differ in style from the label (see tui.spans)
             pad = Style(reverse=True) + click if chosen else Style(dim=True) + click
             text.append(" ", pad)
-            text.append(f"{tier} {self._counts.get(tier, 0):,}", (Style(bold=True, reverse=True) if chosen else Style())
-                        + click)
+            text.append(
+                f"{tier} {self._counts.get(tier, 0):,}", (Style(bold=True, reverse=True) if chosen else Style()) + click
+            )
             text.append(" ", pad)
         spans.append(text, "   [ ] switch", "dim")
         bar = getattr(self, "_bar", None)

@@ -1,5 +1,6 @@
 """Issue 13: containment by descriptors, hard links, CR-only frontmatter, overlapping matches,
 truthful errors, canonical paths through folder links. Each test names the defect it guards."""
+
 from __future__ import annotations
 
 import os
@@ -86,8 +87,12 @@ def test_hard_linked_notes_are_never_read_or_rewritten(tmp_path):
     with pytest.raises(VaultError, match="hard-linked"):
         read(v, "h.md")
     w = Writer(v)
-    for call in (lambda: w.write("h.md", "x", overwrite=True), lambda: w.edit("h.md", "TOKEN", "x"),
-                 lambda: w.update_frontmatter("h.md", set={"a": 1}), lambda: w.etag("h.md")):
+    for call in (
+        lambda: w.write("h.md", "x", overwrite=True),
+        lambda: w.edit("h.md", "TOKEN", "x"),
+        lambda: w.update_frontmatter("h.md", set={"a": 1}),
+        lambda: w.etag("h.md"),
+    ):
         with pytest.raises(WriteRefused, match="hard-linked") as info:
             call()
         assert "TOKEN" not in info.value.message
@@ -169,17 +174,21 @@ def test_a_write_through_a_link_to_the_vault_root_lands_at_the_real_path(tmp_pat
     assert read(v, r.path).etag == r.etag
 
 
-@pytest.mark.parametrize("name,expect", [
-    ("cafe\u0301.md", "café.md"),  # an NFD twin of an existing NFC name
-    ("a\u202egpj.md", "agpj.md"),  # right-to-left override
-    ("zero\u200bwidth.md", "zerowidth.md"),
-    ("line\u2028sep.md", "linesep.md"),
-    ("x\uff0emd.md", "x.md.md"),  # fullwidth full stop
-    ("dir /x.md", "dir"),  # a folder with a trailing space
-    ("dots./x.md", "dots"),
-])
+@pytest.mark.parametrize(
+    "name,expect",
+    [
+        ("cafe\u0301.md", "café.md"),  # an NFD twin of an existing NFC name
+        ("a\u202egpj.md", "agpj.md"),  # right-to-left override
+        ("zero\u200bwidth.md", "zerowidth.md"),
+        ("line\u2028sep.md", "linesep.md"),
+        ("x\uff0emd.md", "x.md.md"),  # fullwidth full stop
+        ("dir /x.md", "dir"),  # a folder with a trailing space
+        ("dots./x.md", "dots"),
+    ],
+)
 def test_names_that_deceive_a_person_are_refused_with_what_to_use(tmp_path, name, expect):
     from vaultwatch.core.errors import UnsafeNameError
+
     root = tmp_path / "v"
     root.mkdir()
     (root / "caf\u00e9.md").write_text("# café\n")

@@ -1,4 +1,5 @@
 """The one path resolver: accepted forms, every refusal with its stable phrase, and properties."""
+
 from __future__ import annotations
 
 import os
@@ -223,9 +224,13 @@ def test_normalize_property(raw: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/"),
-                            min_size=1, max_size=8),
-                min_size=1, max_size=5))
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/"), min_size=1, max_size=8),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_plain_segments_round_trip(segments: list[str]) -> None:
     """Joining ordinary names gives a path the resolver accepts unchanged, or a typed refusal."""
     raw = "/".join(segments)
@@ -268,8 +273,11 @@ def test_unaddressable_names(name: str, at_root: bool, addressable: bool) -> Non
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/"), min_size=1,
-               max_size=12).filter(lambda n: not n.startswith(".")))
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/"), min_size=1, max_size=12
+    ).filter(lambda n: not n.startswith("."))
+)
 @example("~")
 @example("c:")
 @example("a\\b")

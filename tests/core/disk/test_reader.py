@@ -1,4 +1,5 @@
 """core.disk.reader on real files: selections, paging, etags, attachments, and every refusal."""
+
 from __future__ import annotations
 
 import base64
@@ -55,23 +56,26 @@ Last line.
 
 @pytest.fixture
 def vault(make_vault, open_vault):
-    root = make_vault({
-        "Projects/Plan.md": NOTE,
-        "Projects/Twice.md": "# A\n## Same\none\n# B\n## Same\ntwo\n",
-        "crlf.md": "---\r\ntitle: Windows\r\n---\r\nline one\r\nline two\r\n",
-        "bom.md": b"\xef\xbb\xbf# Bommed\nbody\n",
-        "latin1.md": b"caf\xe9 au lait\n",
-        "broken.md": "---\ntitle: [unclosed\n---\nStill readable.\n",
-        "long.md": "".join(f"line {i:04d} " + "x" * 60 + "\n" for i in range(400)),
-        "pic.png": b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4,
-        "big.pdf": b"%PDF-1.4\n" + b"0" * (1024 * 1024 + 10),
-        ".obsidian/app.json": "{}",
-    }, okf=True)
+    root = make_vault(
+        {
+            "Projects/Plan.md": NOTE,
+            "Projects/Twice.md": "# A\n## Same\none\n# B\n## Same\ntwo\n",
+            "crlf.md": "---\r\ntitle: Windows\r\n---\r\nline one\r\nline two\r\n",
+            "bom.md": b"\xef\xbb\xbf# Bommed\nbody\n",
+            "latin1.md": b"caf\xe9 au lait\n",
+            "broken.md": "---\ntitle: [unclosed\n---\nStill readable.\n",
+            "long.md": "".join(f"line {i:04d} " + "x" * 60 + "\n" for i in range(400)),
+            "pic.png": b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4,
+            "big.pdf": b"%PDF-1.4\n" + b"0" * (1024 * 1024 + 10),
+            ".obsidian/app.json": "{}",
+        },
+        okf=True,
+    )
     return open_vault(root)
 
 
 def test_whole_note_with_etag_and_okf_fields(vault):
-    raw = (vault.root_real + "/Projects/Plan.md")
+    raw = vault.root_real + "/Projects/Plan.md"
     data = open(raw, "rb").read()
     r = read(vault, "Projects/Plan.md")
     assert r.etag == hashlib.sha256(data).hexdigest() and r.size_bytes == len(data)
@@ -168,15 +172,18 @@ def test_attachments(vault):
         read(vault, "pic.png", section="x")
 
 
-@pytest.mark.parametrize("path, error, needle", [
-    ("/etc/passwd", AbsolutePathError, "absolute path blocked"),
-    ("../outside.md", TraversalError, "path traversal blocked"),
-    (".obsidian/app.json", HiddenPathError, "hidden path blocked"),
-    ("projects/plan.md", NotFoundError, "did you mean 'Projects/Plan.md'"),
-    ("Projects/Plan", NotFoundError, "did you mean 'Projects/Plan.md'"),
-    ("nothing.md", NotFoundError, "list_documents shows what exists"),
-    ("Projects", ReadError, "is a folder"),
-])
+@pytest.mark.parametrize(
+    "path, error, needle",
+    [
+        ("/etc/passwd", AbsolutePathError, "absolute path blocked"),
+        ("../outside.md", TraversalError, "path traversal blocked"),
+        (".obsidian/app.json", HiddenPathError, "hidden path blocked"),
+        ("projects/plan.md", NotFoundError, "did you mean 'Projects/Plan.md'"),
+        ("Projects/Plan", NotFoundError, "did you mean 'Projects/Plan.md'"),
+        ("nothing.md", NotFoundError, "list_documents shows what exists"),
+        ("Projects", ReadError, "is a folder"),
+    ],
+)
 def test_refusals(vault, path, error, needle):
     with pytest.raises(error, match=needle):
         read(vault, path)
@@ -220,9 +227,35 @@ def test_okf_fields_are_null_outside_a_bundle(make_vault, open_vault):
 
 # --- big notes: the windowed path (core.disk.textmap) answers exactly what the whole path answers -------
 
-FRAGMENTS = ["---", "...", "\r", "\n", "\r\n", "é", "€", "😀", b"\xff", b"\xc3", b"\xe2\x82", b"\xf0\x9f", "# ",
-             "#tag ", "[[x]]", "`", " ", "\t", "a", "title: T\n", "## H\n", "# Top\n", "```\n", "status: deprecated\n",
-             "\ufeff", "verified:\n  - by: human:ana\n", "stale_after: 2026-01-01\n"]
+FRAGMENTS = [
+    "---",
+    "...",
+    "\r",
+    "\n",
+    "\r\n",
+    "é",
+    "€",
+    "😀",
+    b"\xff",
+    b"\xc3",
+    b"\xe2\x82",
+    b"\xf0\x9f",
+    "# ",
+    "#tag ",
+    "[[x]]",
+    "`",
+    " ",
+    "\t",
+    "a",
+    "title: T\n",
+    "## H\n",
+    "# Top\n",
+    "```\n",
+    "status: deprecated\n",
+    "\ufeff",
+    "verified:\n  - by: human:ana\n",
+    "stale_after: 2026-01-01\n",
+]
 
 
 def _bytes(parts) -> bytes:
@@ -230,8 +263,14 @@ def _bytes(parts) -> bytes:
 
 
 def _requests(text_len: int, lines: int) -> list[dict]:
-    reqs: list[dict] = [{}, {"frontmatter_only": True}, {"section": "H"}, {"section": "H", "offset": 3, "max_chars": 5},
-                        {"section": "Top"}, {"section": "nope"}]
+    reqs: list[dict] = [
+        {},
+        {"frontmatter_only": True},
+        {"section": "H"},
+        {"section": "H", "offset": 3, "max_chars": 5},
+        {"section": "Top"},
+        {"section": "nope"},
+    ]
     for offset in sorted({0, 1, 2, text_len // 3, text_len // 2, max(text_len - 1, 0), text_len, text_len + 1}):
         for max_chars in (1, 2, 7, 40, 10_000):
             reqs.append({"offset": offset, "max_chars": max_chars})
@@ -304,14 +343,18 @@ def test_windowed_reads_match_on_generated_notes(parts, bom, fm, make_vault, ope
     assert reader_mod.WINDOW_MISSES == misses
 
 
-@pytest.mark.parametrize("name, text", [
-    ("fence far past the scan limit", "---\ntitle: far\n" + "k: v\n" * 40 + "---\n# Far title\n#t1 " + "x " * 80),
-    ("block over the frontmatter cap", "---\n" + "a: 1\n" * 60 + "---\n# After a huge block\n#late"),
-    ("body longer than the scan limit", "---\ntags: [a]\n---\n" + "#early " * 5 + "y" * 200 + "\n# Late H1\n#late"),
-    ("no block, long body", "text #one\n" + "z" * 300 + "\n# Late\n"),
-    ("a cut line that looks like a fence", "---\n" + "b" * 92 + "\n-----x\nmore\n# Title\n"),
-    ("first line of spaces", "---" + " " * 300 + "\ntitle: spaced\n---\n# Spaced\n"),
-], ids=lambda x: x if len(x) < 40 else "")
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("fence far past the scan limit", "---\ntitle: far\n" + "k: v\n" * 40 + "---\n# Far title\n#t1 " + "x " * 80),
+        ("block over the frontmatter cap", "---\n" + "a: 1\n" * 60 + "---\n# After a huge block\n#late"),
+        ("body longer than the scan limit", "---\ntags: [a]\n---\n" + "#early " * 5 + "y" * 200 + "\n# Late H1\n#late"),
+        ("no block, long body", "text #one\n" + "z" * 300 + "\n# Late\n"),
+        ("a cut line that looks like a fence", "---\n" + "b" * 92 + "\n-----x\nmore\n# Title\n"),
+        ("first line of spaces", "---" + " " * 300 + "\ntitle: spaced\n---\n# Spaced\n"),
+    ],
+    ids=lambda x: x if len(x) < 40 else "",
+)
 def test_facts_at_the_scan_and_frontmatter_caps(name, text, make_vault, open_vault, monkeypatch):
     """With the parser's caps made small, the page map's facts (from the block and the body's
     head only) still equal parse_note's on the whole text, including the fallback cases."""
@@ -343,10 +386,10 @@ def test_a_late_page_of_a_big_note_decodes_a_few_chunks(make_vault, open_vault, 
     assert len(reader_mod._plan(tmap, "n.md", ask)) <= 2  # of 13 chunks: the page's, not the note's
     lines_ask = reader_mod._Ask(None, (50_000, 50_010), False, 0, 40_000)
     assert len(reader_mod._plan(tmap, "n.md", lines_ask)) <= 3
-    whole_text = (v.root_real + "/n.md")
+    whole_text = v.root_real + "/n.md"
     data = open(whole_text, "rb").read()
     text = data.decode()
-    assert late.content == text[2_500_000:2_500_000 + len(late.content)]
+    assert late.content == text[2_500_000 : 2_500_000 + len(late.content)]
     assert late.etag == hashlib.sha256(data).hexdigest() and late.title == "Big"
     assert late.start_line == text.count("\n", 0, 2_500_000) + 1
     lines = read(v, "n.md", lines=(50_000, 50_002))
@@ -370,4 +413,4 @@ def test_a_stale_page_map_is_never_trusted(make_vault, open_vault, monkeypatch):
     r = read(v, "n.md", offset=10, max_chars=30)
     data = (root / "n.md").read_bytes()
     assert r.etag == hashlib.sha256(data).hexdigest() and r.title == "New"
-    assert r.content == data.decode()[10:10 + len(r.content)] and r.content.startswith(" New\n---\nnew text")
+    assert r.content == data.decode()[10 : 10 + len(r.content)] and r.content.startswith(" New\n---\nnew text")

@@ -6,6 +6,7 @@ OKF notes, indentless and 4-space lists, odd keys). Every operation runs on ever
 checked against an oracle written independently of fmedit: the bytes before and after the
 key's lines are identical, and core.markdown.parse reads back exactly the intended mapping and body.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -161,7 +162,9 @@ status: draft
 Body after a YAML end marker.
 """
 
-TABS_BODY = "---\ntitle: Tabs\nstatus: draft\n---\n\tindented with a tab\n---\nnot: frontmatter\n---\n\ttrailing\ttabs\t\n"
+TABS_BODY = (
+    "---\ntitle: Tabs\nstatus: draft\n---\n\tindented with a tab\n---\nnot: frontmatter\n---\n\ttrailing\ttabs\t\n"
+)
 
 EMPTY_BLOCK = "---\n---\nOnly a body.\n"
 
@@ -195,6 +198,7 @@ CORPUS = {
 
 # --- an oracle independent of fmedit ------------------------------------------------------
 
+
 def _lines(text: str) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
@@ -210,7 +214,7 @@ def _fence_lines(text: str) -> tuple[int, int]:
 
 def _key_line(line: str, key: str) -> bool:
     for spelled in (key, f'"{key}"', f"'{key}'"):
-        if line.startswith(spelled) and line[len(spelled):].lstrip(" ").startswith(":"):
+        if line.startswith(spelled) and line[len(spelled) :].lstrip(" ").startswith(":"):
             return True
     return False
 
@@ -263,6 +267,7 @@ def _same_json(a, b) -> bool:
     import json
 
     from vaultwatch.core.markdown.parse import json_safe
+
     return json.dumps(json_safe(a), sort_keys=True) == json.dumps(json_safe(b), sort_keys=True)
 
 
@@ -270,6 +275,7 @@ NEW_VALUES = ["changed value", 7, True, None, ["x", "y z"], "2031-12-24", {"by":
 
 
 # --- every operation on every corpus note -------------------------------------------------
+
 
 @pytest.mark.parametrize("name", sorted(CORPUS))
 def test_set_existing_key_touches_only_its_lines(name):
@@ -318,7 +324,7 @@ def test_new_key_is_appended_at_the_end_of_the_block(name):
         result = update(text, set={"added_key": value})
         new = result.text
         assert new.startswith(text[:close]) and new.endswith(text[close:]), (name, value)
-        inserted = new[close:len(new) - len(text) + close]
+        inserted = new[close : len(new) - len(text) + close]
         assert inserted.startswith("added_key:")
         assert_line_endings(text, new)
         raw, body = parsed(new)
@@ -340,15 +346,14 @@ def test_append_to_lists_inserts_only_new_lines_or_rewrites_only_that_key(name):
             raw, _ = parsed(new)
             assert _same_json(raw[key], [*raw_before[key], item])
             if text[a:b].count("\n") > 1 and "[" not in text[a:b]:  # block list: pure insertion
-                assert new == text[:b] + new[b:len(new) - len(text) + b] + text[b:]
+                assert new == text[:b] + new[b : len(new) - len(text) + b] + text[b:]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in CORPUS if len(top_keys(CORPUS[n])) >= 2))
 def test_combined_set_delete_append_in_one_call(name):
     text = CORPUS[name]
     keys = top_keys(text)
-    result = update(text, set={keys[0]: "first", "brand_new": [1, 2]}, delete=[keys[-1]],
-                    append={"fresh_list": "x"})
+    result = update(text, set={keys[0]: "first", "brand_new": [1, 2]}, delete=[keys[-1]], append={"fresh_list": "x"})
     raw, body = parsed(result.text)
     assert raw[keys[0]] == "first" and keys[-1] not in raw
     assert raw["brand_new"] == [1, 2] and raw["fresh_list"] == ["x"]
@@ -357,6 +362,7 @@ def test_combined_set_delete_append_in_one_call(name):
 
 
 # --- specific behaviour ---------------------------------------------------------------------
+
 
 def test_inline_replacement_keeps_trailing_comment_and_quote_style():
     new = update(COMMENTS, set={"title": "Renamed", "status": "stable", "owner": "marta"}).text
@@ -381,7 +387,9 @@ def test_date_strings_are_written_as_yaml_dates_but_other_types_stay_strings():
 
 def test_python_dates_and_datetimes_are_written_natively():
     when = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
-    new = update(OKF, set={"stale_after": dt.date(2027, 1, 1)}, append={"verified": {"by": "human:ana", "at": when}}).text
+    new = update(
+        OKF, set={"stale_after": dt.date(2027, 1, 1)}, append={"verified": {"by": "human:ana", "at": when}}
+    ).text
     assert "\nstale_after: 2027-01-01\n" in new
     assert "  - by: human:ana\n    at: 2026-01-02T03:04:05+00:00\n" in new
     raw, _ = parsed(new)
@@ -422,7 +430,7 @@ def test_the_new_block_is_read_by_core_parse():
 
 MALFORMED = {
     "bad_indent": "---\ntitle: x\n  bad: indent\n---\nbody\n",
-    "unclosed_quote": "---\ntitle: \"unclosed\n---\nbody\n",
+    "unclosed_quote": '---\ntitle: "unclosed\n---\nbody\n',
     "tab_indent": "---\ntags:\n\t- a\n---\nbody\n",
     "not_a_mapping": "---\n- just\n- a list\n---\nbody\n",
     "scalar": "---\njust a string\n---\nbody\n",
@@ -481,17 +489,32 @@ def test_summary_names_each_change():
 
 
 def test_summary_quotes_values_exactly_as_the_file_writes_them():
-    text = ('---\nstatus: draft\nq: "kept"  # note\ntags: [a]\nverified:\n  - by: human:x\n'
-            'due: 2026-01-01\n---\nbody\n')
-    result = update(text, set={"status": "stable", "q": "new", "due": "2026-02-02", "flag": "yes", "who": "a:b"},
-                    append={"tags": "c:d", "verified": {"by": "human:root", "at": "2026-03-01"}})
+    text = '---\nstatus: draft\nq: "kept"  # note\ntags: [a]\nverified:\n  - by: human:x\ndue: 2026-01-01\n---\nbody\n'
+    result = update(
+        text,
+        set={"status": "stable", "q": "new", "due": "2026-02-02", "flag": "yes", "who": "a:b"},
+        append={"tags": "c:d", "verified": {"by": "human:root", "at": "2026-03-01"}},
+    )
     new = result.text
-    assert result.summary == ("status: draft -> stable", 'q: "kept" -> "new"', "due: 2026-01-01 -> 2026-02-02",
-                              "add flag: 'yes'", "add who: a:b", "append to tags: 'c:d'",
-                              "append to verified: {by: human:root, at: 2026-03-01}")
+    assert result.summary == (
+        "status: draft -> stable",
+        'q: "kept" -> "new"',
+        "due: 2026-01-01 -> 2026-02-02",
+        "add flag: 'yes'",
+        "add who: a:b",
+        "append to tags: 'c:d'",
+        "append to verified: {by: human:root, at: 2026-03-01}",
+    )
     # each summary value is the file's own text
-    for line in ("status: stable", 'q: "new"', "due: 2026-02-02", "flag: 'yes'", "who: a:b", "tags: [a, 'c:d']",
-                 "  - by: human:root"):
+    for line in (
+        "status: stable",
+        'q: "new"',
+        "due: 2026-02-02",
+        "flag: 'yes'",
+        "who: a:b",
+        "tags: [a, 'c:d']",
+        "  - by: human:root",
+    ):
         assert line in new.splitlines() or any(ln.startswith(line) for ln in new.splitlines()), (line, new)
 
 
@@ -506,18 +529,30 @@ def test_yaml_dump_never_emits_document_markers_into_the_block():
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12),
-                     st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=40))
-_json_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                               st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                            max_leaves=12)
-_keys = st.one_of(st.sampled_from(["title", "status", "tags", "created", "description", "verified", "new"]),
-                  st.text(min_size=1, max_size=20))
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**12), 10**12),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
+)
+_json_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12,
+)
+_keys = st.one_of(
+    st.sampled_from(["title", "status", "tags", "created", "description", "verified", "new"]),
+    st.text(min_size=1, max_size=20),
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(sorted(CORPUS)), sets=st.dictionaries(_keys, _json_values, max_size=3),
-       deletes=st.lists(_keys, max_size=2))
+@given(
+    name=st.sampled_from(sorted(CORPUS)),
+    sets=st.dictionaries(_keys, _json_values, max_size=3),
+    deletes=st.lists(_keys, max_size=2),
+)
 def test_any_json_edit_applies_exactly_or_is_refused(name, sets, deletes):
     text = CORPUS[name]
     deletes = [k for k in deletes if k not in sets]
@@ -536,9 +571,11 @@ def test_any_json_edit_applies_exactly_or_is_refused(name, sets, deletes):
 
 
 def test_alias_bomb_and_deep_nesting_are_refused_cleanly():
-    bomb = "---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n" \
-           "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n" \
-           "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n---\n"
+    bomb = (
+        "---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+        "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n---\n"
+    )
     with pytest.raises(FrontmatterEditError):
         update(bomb, set={"status": "x"})
     deep: object = "leaf"

@@ -1,4 +1,5 @@
 """core.edit.pieces: count and replace piece by piece give the builtins' answers exactly."""
+
 from __future__ import annotations
 
 from hypothesis import given, settings
@@ -18,8 +19,13 @@ def test_count_and_replace_match_the_builtins_at_every_piece_size(text, old, new
 
 
 def test_self_overlapping_patterns_and_cuts_inside_matches():
-    for text, old in [("a" * 50, "aa"), ("ab" * 40 + "a", "aba"), ("\r\n" * 30, "\r\n"), ("aab" * 20, "ab"),
-                      ("b" + "a" * 49, "aaa")]:
+    for text, old in [
+        ("a" * 50, "aa"),
+        ("ab" * 40 + "a", "aba"),
+        ("\r\n" * 30, "\r\n"),
+        ("aab" * 20, "ab"),
+        ("b" + "a" * 49, "aaa"),
+    ]:
         for piece in range(1, 9):
             assert pieces.count(text, old, piece) == text.count(old), (text, old, piece)
             assert pieces.replace(text, old, "X", piece) == text.replace(old, "X"), (text, old, piece)

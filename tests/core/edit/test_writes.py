@@ -1,4 +1,5 @@
 """The write path (core.edit.writes.Writer) on real files: safety, atomicity, conflicts, edits, index, events."""
+
 from __future__ import annotations
 
 import hashlib
@@ -61,6 +62,7 @@ def no_temp_files(root: str) -> bool:
 
 
 # --- create / replace -------------------------------------------------------------------
+
 
 def test_create_note_creates_parents_indexes_and_reports(vault, writer):
     events = []
@@ -168,9 +170,27 @@ def test_writing_onto_a_folder_or_fifo_is_refused(vault, writer):
 # --- hostile paths, for every operation ---------------------------------------------------
 
 HOSTILE = [
-    "../escape.md", "Projects/../../escape.md", "/etc/passwd", "/tmp/x.md", "~/x.md", "C:/x.md", "C:\\x.md",
-    ".git/config", ".git/hooks/pre-commit.md", ".obsidian/app.json", ".obsidian/x.md", ".trash/x.md",
-    "Projects/.hidden.md", ".env", "x\x00.md", "a\nb.md", "", "   ", "..", ".", "Projects\\Plan.md",
+    "../escape.md",
+    "Projects/../../escape.md",
+    "/etc/passwd",
+    "/tmp/x.md",
+    "~/x.md",
+    "C:/x.md",
+    "C:\\x.md",
+    ".git/config",
+    ".git/hooks/pre-commit.md",
+    ".obsidian/app.json",
+    ".obsidian/x.md",
+    ".trash/x.md",
+    "Projects/.hidden.md",
+    ".env",
+    "x\x00.md",
+    "a\nb.md",
+    "",
+    "   ",
+    "..",
+    ".",
+    "Projects\\Plan.md",
 ]
 
 
@@ -232,6 +252,7 @@ def test_symlinked_note_inside_the_vault_writes_its_target(vault, writer):
 
 # --- edits ----------------------------------------------------------------------------------
 
+
 def test_edit_replaces_exactly_once(vault, writer):
     result = writer.edit("Projects/Plan.md", "- two", "- two\n- three", actor="agent:x")
     assert read(vault, "Projects/Plan.md").decode() == NOTE.replace("- two", "- two\n- three")
@@ -242,7 +263,9 @@ def test_edit_errors_say_how_many_and_where(vault, writer):
     writer.write("Dup.md", "x\nrepeat\ny\nrepeat\n")
     with pytest.raises(EditError) as info:
         writer.edit("Dup.md", "repeat", "z")
-    assert info.value.code == "ambiguous_match" and "2 times" in info.value.message and "lines 2, 4" in info.value.message
+    assert (
+        info.value.code == "ambiguous_match" and "2 times" in info.value.message and "lines 2, 4" in info.value.message
+    )
     with pytest.raises(EditError) as info:
         writer.edit("Dup.md", "absent", "z")
     assert info.value.code == "no_match"
@@ -288,6 +311,7 @@ def test_non_utf8_notes_are_not_edited_in_place(vault, writer):
 
 # --- sections -------------------------------------------------------------------------------
 
+
 def test_section_append_lands_before_child_headings(vault, writer):
     writer.edit_section("Projects/Plan.md", "Tasks", "append", "- three")
     text = read(vault, "Projects/Plan.md").decode()
@@ -311,7 +335,9 @@ def test_section_errors_list_candidates_with_line_numbers(vault, writer):
     with pytest.raises(SectionError) as info:
         writer.edit_section("Week.md", "Notes", "append", "x")
     assert info.value.code == "ambiguous_heading"
-    assert "line 2: ## Notes (under # W1)" in info.value.message and "line 5: ## Notes (under # W2)" in info.value.message
+    assert (
+        "line 2: ## Notes (under # W1)" in info.value.message and "line 5: ## Notes (under # W2)" in info.value.message
+    )
     assert len(info.value.candidates) == 2  # the fenced '## Notes' is not a heading
     writer.edit_section("Week.md", "W2#Notes", "append", "c")
     assert read(vault, "Week.md").decode() == "# W1\n## Notes\na\n# W2\n## Notes\nb\n```\n## Notes\n```\nc\n"
@@ -334,11 +360,14 @@ def test_sections_module_details():
 
 # --- frontmatter through the writer ---------------------------------------------------------
 
+
 def test_update_frontmatter_is_surgical_on_disk(vault, writer):
-    result = writer.update_frontmatter("Projects/Plan.md", set={"status": "stable", "reviewed": "2026-02-01"},
-                                       delete=["tags"], actor="agent:bot")
+    result = writer.update_frontmatter(
+        "Projects/Plan.md", set={"status": "stable", "reviewed": "2026-02-01"}, delete=["tags"], actor="agent:bot"
+    )
     assert read(vault, "Projects/Plan.md").decode() == NOTE.replace("status: draft", "status: stable").replace(
-        "tags: [a]\n", "reviewed: 2026-02-01\n")
+        "tags: [a]\n", "reviewed: 2026-02-01\n"
+    )
     assert result.diff_summary.startswith("frontmatter: status")
     assert vault.snapshot.get("Projects/Plan.md").okf_status == "stable"
     again = writer.update_frontmatter("Projects/Plan.md", set={"status": "stable"})
@@ -357,11 +386,17 @@ def test_update_frontmatter_refuses_broken_yaml_without_touching_the_note(vault,
 def test_agents_cannot_attest_human_review_by_any_route(vault, writer):
     before = read(vault, "Projects/Plan.md")
     attempts = [
-        lambda: writer.update_frontmatter("Projects/Plan.md", append={"verified": {"by": "human:ana"}}, actor="agent:a"),
+        lambda: writer.update_frontmatter(
+            "Projects/Plan.md", append={"verified": {"by": "human:ana"}}, actor="agent:a"
+        ),
         lambda: writer.update_frontmatter("Projects/Plan.md", set={"verified": [{"by": "human:ana"}]}, actor="agent:a"),
         lambda: writer.update_frontmatter("Projects/Plan.md", set={"verified": {"by": "human:x"}}, actor="agent:a"),
-        lambda: writer.edit("Projects/Plan.md", "tags: [a]\n", "tags: [a]\nverified: {by: 'human:z'}\n", actor="agent:a"),
-        lambda: writer.write("Projects/Plan.md", "---\nverified:\n  - by: human:q\n---\n", overwrite=True, actor="agent:a"),
+        lambda: writer.edit(
+            "Projects/Plan.md", "tags: [a]\n", "tags: [a]\nverified: {by: 'human:z'}\n", actor="agent:a"
+        ),
+        lambda: writer.write(
+            "Projects/Plan.md", "---\nverified:\n  - by: human:q\n---\n", overwrite=True, actor="agent:a"
+        ),
     ]
     for attempt in attempts:
         with pytest.raises(WriteRefused) as info:
@@ -376,6 +411,7 @@ def test_agents_cannot_attest_human_review_by_any_route(vault, writer):
 
 
 # --- delete -------------------------------------------------------------------------------
+
 
 def test_delete_moves_to_trash_with_suffix_on_collision(vault, writer):
     result = writer.delete("Projects/Plan.md")
@@ -426,6 +462,7 @@ def test_trash_that_is_a_symlink_is_not_used(vault, writer, tmp_path):
 
 
 # --- concurrency ----------------------------------------------------------------------------
+
 
 def test_ten_concurrent_writers_exactly_one_wins_each_round_and_nothing_is_lost(vault, tmp_path):
     writers = [Writer(vault) for _ in range(10)]  # separate Writers share the per-note locks
@@ -502,5 +539,6 @@ def test_an_outside_save_during_a_write_is_a_conflict_not_an_overwrite(vault):
 
 def test_write_result_as_dict_is_json_ready(writer):
     import json
+
     data = writer.write("J.md", "x").as_dict()
     assert json.loads(json.dumps(data))["path"] == "J.md" and data["created"] is True

@@ -1,4 +1,5 @@
 """Fixtures shared by the index tests."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -13,8 +14,10 @@ import pytest
 # raised inside the TUI under 20 agents at 10k notes (the nightly load test): another thread closed
 # a descriptor while the child was being spawned.
 START_ERRORS = pytest.mark.parametrize(
-    "start_error", [OSError("no processes in this sandbox"), ValueError("bad value(s) in fds_to_keep")],
-    ids=["OSError", "ValueError"])
+    "start_error",
+    [OSError("no processes in this sandbox"), ValueError("bad value(s) in fds_to_keep")],
+    ids=["OSError", "ValueError"],
+)
 
 
 @pytest.fixture

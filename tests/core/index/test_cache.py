@@ -1,4 +1,5 @@
 """The persistent entry cache: warm starts reuse, changes re-parse, damage rebuilds, never fatal."""
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,9 @@ pytestmark = pytest.mark.usefixtures("xdg_cache")  # every test gets its own cac
 
 NOTES = {
     "index.md": '---\nokf_version: "0.2"\n---\n# Home\nSee [[Alpha]].\n',
-    "Alpha.md": ("---\ntitle: Alpha\nstatus: deprecated\nstale_after: 2020-01-01\ntags: [a, b]\n---\n"
-                 "Body [[Beta#Part|b]]\n"),
+    "Alpha.md": (
+        "---\ntitle: Alpha\nstatus: deprecated\nstale_after: 2020-01-01\ntags: [a, b]\n---\nBody [[Beta#Part|b]]\n"
+    ),
     "Projects/Beta.md": "# Beta\n![[diagram.png]] [x](../Alpha.md)\n",
     "Projects/Gamma.md": "---\nstale_after: 2020-01-01T10:00:00+02:00\nverified:\n  by: human:ann\n---\ntext\n",
     "Inbox/broken.md": "---\ntitle: [unclosed\n---\nbody\n",
@@ -314,6 +316,7 @@ def test_caches_of_vanished_vaults_are_pruned(make_vault, clock, monkeypatch):
     kept, _ = open_loaded(keep, clock)
     kept.stop()
     import shutil
+
     shutil.rmtree(root)
     monkeypatch.setattr(cache_mod, "_pruned", False)
     assert cache_mod.prune_caches(max_age_s=3600) == 0  # recently used: kept a while

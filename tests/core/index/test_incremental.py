@@ -1,5 +1,6 @@
 """Derived structures patched across in-place edits (Snapshot.cached with a patch) answer
 exactly what a structure built from scratch answers, whatever the order of edits and queries."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -15,32 +16,53 @@ from vaultwatch.core.query.listing import Query, run_query, stats
 CLOCK = parse_as_of("2026-11-29")
 PATHS = [f"{d}/n{i}.md" for d in ("a", "b", "a/c") for i in range(6)]
 QUERIES = [
-    Query(), Query(filters=(("status", "deprecated"),)), Query(filters=(("stale", "true"),)),
-    Query(filters=(("stale", "false"),)), Query(filters=(("trust_tier", "human-reviewed"),)),
-    Query(filters=(("tags", "x"),)), Query(filters=(("type", "howto"),)), Query(exclude=(("tags", "y"),)),
-    Query(problems_only=True), Query(words=("n1",)), Query(words=("zeta",)), Query(text="alpha"),
-    Query(pattern="**/c/*.md"), Query(include_attachments=True, include_folders=True, words=("a",)),
+    Query(),
+    Query(filters=(("status", "deprecated"),)),
+    Query(filters=(("stale", "true"),)),
+    Query(filters=(("stale", "false"),)),
+    Query(filters=(("trust_tier", "human-reviewed"),)),
+    Query(filters=(("tags", "x"),)),
+    Query(filters=(("type", "howto"),)),
+    Query(exclude=(("tags", "y"),)),
+    Query(problems_only=True),
+    Query(words=("n1",)),
+    Query(words=("zeta",)),
+    Query(text="alpha"),
+    Query(pattern="**/c/*.md"),
+    Query(include_attachments=True, include_folders=True, words=("a",)),
     Query(folder="a", filters=(("status", "draft"),)),
 ]
 
-_note = st.fixed_dictionaries({
-    "status": st.sampled_from(["draft", "stable", "deprecated"]),
-    "trust": st.sampled_from(["unverified", "machine-confirmed", "human-reviewed"]),
-    "tags": st.lists(st.sampled_from(["x", "y", "z"]), max_size=3),
-    "type": st.sampled_from([None, "howto", "note"]),
-    "stale": st.sampled_from([None, dt.date(2026, 1, 1), dt.date(2026, 11, 29), dt.date(2027, 1, 1)]),
-    "title": st.sampled_from(["alpha", "beta", "zeta gamma", "Alpha beta"]),
-    "broken": st.booleans(),
-})
+_note = st.fixed_dictionaries(
+    {
+        "status": st.sampled_from(["draft", "stable", "deprecated"]),
+        "trust": st.sampled_from(["unverified", "machine-confirmed", "human-reviewed"]),
+        "tags": st.lists(st.sampled_from(["x", "y", "z"]), max_size=3),
+        "type": st.sampled_from([None, "howto", "note"]),
+        "stale": st.sampled_from([None, dt.date(2026, 1, 1), dt.date(2026, 11, 29), dt.date(2027, 1, 1)]),
+        "title": st.sampled_from(["alpha", "beta", "zeta gamma", "Alpha beta"]),
+        "broken": st.booleans(),
+    }
+)
 
 
 def _entry(path: str, d: dict):
     fm = {"status": d["status"], "tags": list(d["tags"])}
     if d["type"]:
         fm["type"] = d["type"]
-    return make_entry(path, NOTE, 10, 0, d["title"], frontmatter=fm, tags=tuple(d["tags"]),
-                      frontmatter_error="bad" if d["broken"] else None, okf_status=d["status"],
-                      okf_trust=d["trust"], stale_date=d["stale"])
+    return make_entry(
+        path,
+        NOTE,
+        10,
+        0,
+        d["title"],
+        frontmatter=fm,
+        tags=tuple(d["tags"]),
+        frontmatter_error="bad" if d["broken"] else None,
+        okf_status=d["status"],
+        okf_trust=d["trust"],
+        stale_date=d["stale"],
+    )
 
 
 def _answers(snap):

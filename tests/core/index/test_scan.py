@@ -1,4 +1,5 @@
 """The scanner on real files: hidden paths, ignore rules, symlinks, FIFOs and unreadable files."""
+
 from __future__ import annotations
 
 import json
@@ -48,8 +49,17 @@ HIDDEN = {
 
 def test_hidden_files_and_folders_are_never_indexed_at_any_depth(make_vault, open_vault) -> None:
     vault = open_vault(make_vault(HIDDEN), attachment_exts="*")
-    assert indexed(vault) == ["a", "a.b", "a.b/dotted-folder-name.md", "a/b", "a/b/c", "a/b/c/visible.md",
-                              "a/b/visible.png", "a/visible.md", "root.md"]
+    assert indexed(vault) == [
+        "a",
+        "a.b",
+        "a.b/dotted-folder-name.md",
+        "a/b",
+        "a/b/c",
+        "a/b/c/visible.md",
+        "a/b/visible.png",
+        "a/visible.md",
+        "root.md",
+    ]
     assert vault.snapshot.skipped == ()  # hidden paths are not even "skipped": they do not exist for us
     all_rows = vault.list(Query(include_attachments=True, include_folders=True, pattern="**"))
     assert not [e.path for e in all_rows.entries if "/." in "/" + e.path]
@@ -65,9 +75,11 @@ IGNORE_FILES = {
         "**/cache/\n"
         "Exact Name.md\n"
     ),
-    ".obsidian/app.json": json.dumps({
-        "userIgnoreFilters": ["Archive/Ignored/", "Templates", "/^Temp[0-9]+\\.md$/", "/\\(draft\\)/", 7, ""],
-    }),
+    ".obsidian/app.json": json.dumps(
+        {
+            "userIgnoreFilters": ["Archive/Ignored/", "Templates", "/^Temp[0-9]+\\.md$/", "/\\(draft\\)/", 7, ""],
+        }
+    ),
     "drafts/a.md": "# x\n",
     "notes/drafts/b.md": "# x\n",  # "drafts/" matches at any depth
     "x.tmp.md": "# x\n",
@@ -93,8 +105,14 @@ IGNORE_FILES = {
 def test_vaultwatchignore_and_obsidian_filters_exclude(make_vault, open_vault) -> None:
     vault = open_vault(make_vault(IGNORE_FILES))
     notes = [e.path for e in vault.list(Query()).entries]
-    assert notes == ["Archive/kept.md", "Temp1.md.bak.md", "keep.tmp.md", "normal.md", "notes/Temp1.md",
-                     "notes/rootonly.md"]
+    assert notes == [
+        "Archive/kept.md",
+        "Temp1.md.bak.md",
+        "keep.tmp.md",
+        "normal.md",
+        "notes/Temp1.md",
+        "notes/rootonly.md",
+    ]
     folders = [e.path for e in vault.list(Query(include_folders=True, include_notes=False)).entries]
     assert "drafts" not in folders and "notes/drafts" not in folders and "Archive/Ignored" not in folders
     assert "a/b/cache" not in folders and "Templates" not in folders
@@ -102,11 +120,13 @@ def test_vaultwatchignore_and_obsidian_filters_exclude(make_vault, open_vault) -
 
 
 def test_bad_ignore_configuration_is_reported_not_fatal(make_vault, open_vault) -> None:
-    root = make_vault({
-        ".obsidian/app.json": json.dumps({"userIgnoreFilters": ["/([unclosed/", "Old/"]}),
-        "Old/x.md": "# x\n",
-        "([unclosed.md": "# kept\n",
-    })
+    root = make_vault(
+        {
+            ".obsidian/app.json": json.dumps({"userIgnoreFilters": ["/([unclosed/", "Old/"]}),
+            "Old/x.md": "# x\n",
+            "([unclosed.md": "# kept\n",
+        }
+    )
     vault = open_vault(root)
     assert indexed(vault) == ["([unclosed.md"]
     assert any("regex" in p for p in vault.config.ignore.problems)
@@ -130,12 +150,14 @@ def test_symlinks_broken_loops_fifos_and_escapes(tmp_path: Path, make_vault, ope
     outside.mkdir()
     (outside / "secret.md").write_text("# secret\n")
     (outside / "sub").mkdir()
-    root = make_vault({
-        "real/note.md": "---\ntitle: real note\n---\n",
-        "real/deep/d.md": "# deep\n",
-        ".hidden/h.md": "# hidden\n",
-        "plain.md": "# plain\n",
-    })
+    root = make_vault(
+        {
+            "real/note.md": "---\ntitle: real note\n---\n",
+            "real/deep/d.md": "# deep\n",
+            ".hidden/h.md": "# hidden\n",
+            "plain.md": "# plain\n",
+        }
+    )
     os.symlink("real/note.md", root / "linked-note.md")  # inside: included
     os.symlink("../real/deep/d.md", root / "real" / "link-to-deep.md")  # inside, relative: included
     os.symlink(outside / "secret.md", root / "escape.md")  # escapes: not followed
@@ -154,7 +176,11 @@ def test_symlinks_broken_loops_fifos_and_escapes(tmp_path: Path, make_vault, ope
 
     vault = open_vault(root, attachment_exts="*")
     assert [e.path for e in vault.list(Query()).entries] == [
-        "linked-note.md", "plain.md", "real/deep/d.md", "real/link-to-deep.md", "real/note.md",
+        "linked-note.md",
+        "plain.md",
+        "real/deep/d.md",
+        "real/link-to-deep.md",
+        "real/note.md",
     ]
     assert vault.entry("linked-note.md").title == "real note"
     reasons = skipped(vault)
@@ -191,8 +217,9 @@ def test_a_symlinked_folder_to_an_unindexed_place_is_walked(make_vault, open_vau
     assert [e.path for e in vault.list(Query()).entries] == ["Notes/n.md"]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode, so chmod 000 cannot "
-                                               "make a file unreadable here")
+@pytest.mark.skipif(
+    os.geteuid() == 0, reason="root reads files whatever their mode, so chmod 000 cannot make a file unreadable here"
+)
 def test_unreadable_files_and_folders_are_skipped(make_vault, open_vault) -> None:
     root = make_vault({"ok.md": "# ok\n", "locked.md": "# locked\n", "closed/x.md": "# x\n"})
     os.chmod(root / "locked.md", 0)
@@ -228,14 +255,17 @@ def test_symlink_removed_while_the_walk_resolves_it_is_skipped(make_vault, link_
     found = list(walk(os.path.realpath(root), ScanConfig()))
     assert [f.rel for f in found if isinstance(f, scan_mod.FileFact)] == ["real.md"]
     assert [(s.path, s.reason) for s in found if isinstance(s, scan_mod.Skipped)] == [
-        ("link.md", "changed while being scanned")]
+        ("link.md", "changed while being scanned")
+    ]
     assert link_remover.removed == 1
 
 
 def test_a_note_that_grew_or_shrank_since_the_walk_is_read_whole(make_vault) -> None:
     root = make_vault({"grow.md": "# g\n", "shrink.md": "# s\n" + "x" * 5000, "big.md": "# b\n"})
     facts = {f.rel: f for f in walk(os.path.realpath(root), ScanConfig()) if isinstance(f, scan_mod.FileFact)}
-    (root / "grow.md").write_text("---\ntitle: grown\n---\n" + "[[Target]]\n" * 300000)  # ~3 MB, read past the first chunk
+    (root / "grow.md").write_text(
+        "---\ntitle: grown\n---\n" + "[[Target]]\n" * 300000
+    )  # ~3 MB, read past the first chunk
     (root / "shrink.md").write_text("# s\n")
     grown = scan_mod.entry_for(facts["grow.md"])
     assert grown.title == "grown" and grown.size_bytes == (root / "grow.md").stat().st_size
@@ -265,6 +295,7 @@ def test_entries_made_by_make_entry_are_ordinary_frozen_entries() -> None:
     with pytest.raises(FrozenInstanceError):
         fast.title = "changed"  # type: ignore[misc]
     import pickle
+
     assert pickle.loads(pickle.dumps(fast)) == slow
 
 
@@ -274,8 +305,10 @@ def test_entries_made_by_make_entry_are_ordinary_frozen_entries() -> None:
 def test_default_allowlist_has_43_extensions() -> None:
     assert len(DEFAULT_ATTACHMENT_EXTS) == 43
     # every format of Obsidian's help page "Accepted file formats" but Markdown itself
-    assert set("base canvas avif bmp gif jpeg jpg png svg webp flac m4a mp3 ogg wav webm 3gp mkv mov mp4 ogv "
-               "pdf".split()) <= DEFAULT_ATTACHMENT_EXTS
+    assert (
+        set("base canvas avif bmp gif jpeg jpg png svg webp flac m4a mp3 ogg wav webm 3gp mkv mov mp4 ogv pdf".split())
+        <= DEFAULT_ATTACHMENT_EXTS
+    )
     assert {"pdf", "png", "jpg", "jpeg", "svg", "docx", "csv", "mp3", "mp4", "zip"} <= DEFAULT_ATTACHMENT_EXTS
     assert "md" not in DEFAULT_ATTACHMENT_EXTS
     assert all(e == e.lower() and not e.startswith(".") for e in DEFAULT_ATTACHMENT_EXTS)
@@ -313,13 +346,30 @@ ATTACHMENTS = {
 @pytest.mark.parametrize(
     ("exts", "expected"),
     [
-        (None, {"archive.tar.gz": "application/gzip", "doc.pdf": "application/pdf", "img.PNG": "image/png",
-                "photo.JpEg": "image/jpeg", "sub/sheet.csv": "text/csv"}),
+        (
+            None,
+            {
+                "archive.tar.gz": "application/gzip",
+                "doc.pdf": "application/pdf",
+                "img.PNG": "image/png",
+                "photo.JpEg": "image/jpeg",
+                "sub/sheet.csv": "text/csv",
+            },
+        ),
         ("pdf", {"doc.pdf": "application/pdf"}),
         ("PNG,xyz", {"img.PNG": "image/png", "data.xyz": "application/octet-stream"}),
-        ("*", {"archive.tar.gz": "application/gzip", "data.xyz": "application/octet-stream",
-               "doc.pdf": "application/pdf", "img.PNG": "image/png", "noext": "application/octet-stream",
-               "photo.JpEg": "image/jpeg", "sub/sheet.csv": "text/csv"}),
+        (
+            "*",
+            {
+                "archive.tar.gz": "application/gzip",
+                "data.xyz": "application/octet-stream",
+                "doc.pdf": "application/pdf",
+                "img.PNG": "image/png",
+                "noext": "application/octet-stream",
+                "photo.JpEg": "image/jpeg",
+                "sub/sheet.csv": "text/csv",
+            },
+        ),
     ],
 )
 def test_attachment_allowlist_is_case_insensitive_and_configurable(make_vault, open_vault, exts, expected) -> None:
@@ -360,10 +410,13 @@ def test_parallel_scan_matches_sequential(make_vault, monkeypatch: pytest.Monkey
 
 
 @START_ERRORS
-def test_a_cold_load_whose_process_start_fails_parses_here(make_vault, open_vault, monkeypatch, failing_starts,
-                                                            start_error) -> None:
-    files = {f"d{i % 9}/n{i}.md": f"---\nstatus: draft\ntags: [t{i % 5}]\n---\n# N{i}\nsee [[n{(i + 1) % 300}]]\n"
-             for i in range(300)}
+def test_a_cold_load_whose_process_start_fails_parses_here(
+    make_vault, open_vault, monkeypatch, failing_starts, start_error
+) -> None:
+    files = {
+        f"d{i % 9}/n{i}.md": f"---\nstatus: draft\ntags: [t{i % 5}]\n---\n# N{i}\nsee [[n{(i + 1) % 300}]]\n"
+        for i in range(300)
+    }
     root = make_vault(files | {"broken.md": "---\na: [\n---\n", "p/a.png": b"\x89PNG"})
     expected = open_vault(root, cache=False)
     monkeypatch.setattr(parsepool, "PARALLEL_MIN_FILES", 20)  # the process pool on a small vault
@@ -414,19 +467,21 @@ def test_names_the_resolver_would_refuse_are_skipped_not_listed(make_vault, open
     """Everything listed can be passed back to a read: odd names are skipped with a reason."""
     from vaultwatch.core.disk.paths import normalize
 
-    root = make_vault({
-        "ok.md": "# ok\n",
-        "~tilde.md": "# a leading tilde is an ordinary name\n",
-        "Sub/C:fine.md": "# a drive-like name below the root is fine\n",
-        "\u200frtl.md": "# RTL mark\n",
-        "emoji 🎉.md": "# emoji\n",
-        "C:root.md": "# looks absolute\n",
-        "back\\slash.md": "# backslash\n",
-        "tab\there.md": "# control character\n",
-        "esc\x1b[31mred.md": "# terminal escape\n",
-        "bad\nfolder/inside.md": "# the whole folder is skipped\n",
-        " /blank-folder.md": "# blank folder name\n",
-    })
+    root = make_vault(
+        {
+            "ok.md": "# ok\n",
+            "~tilde.md": "# a leading tilde is an ordinary name\n",
+            "Sub/C:fine.md": "# a drive-like name below the root is fine\n",
+            "\u200frtl.md": "# RTL mark\n",
+            "emoji 🎉.md": "# emoji\n",
+            "C:root.md": "# looks absolute\n",
+            "back\\slash.md": "# backslash\n",
+            "tab\there.md": "# control character\n",
+            "esc\x1b[31mred.md": "# terminal escape\n",
+            "bad\nfolder/inside.md": "# the whole folder is skipped\n",
+            " /blank-folder.md": "# blank folder name\n",
+        }
+    )
     vault = open_vault(root)
     listed = list(vault.snapshot.paths)
     assert listed == ["Sub", "Sub/C:fine.md", "emoji 🎉.md", "ok.md", "~tilde.md", "\u200frtl.md"]

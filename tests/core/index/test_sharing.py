@@ -1,6 +1,7 @@
 """Equal values across a load's entries are one object (core.index.sharing): the same `status:`
 or `created:` in many notes, the same link written in many notes, whether the index came from
 parsing (sequentially or in worker processes) or from the entry cache's buckets."""
+
 from __future__ import annotations
 
 import os
@@ -19,11 +20,15 @@ TITLES = [f"Note number {i}" for i in range(N)]
 
 
 def notes() -> dict[str, str]:
-    return {f"d{i % 9}/n{i}.md": (f"---\ntitle: {TITLES[i]}\nstatus: draft\ncreated: 2024-03-0{i % 3 + 1}\n"
-                                  f"tags: [project/beta]\nverified: [human:ann]\n"
-                                  f"scores: [{'1' if i % 2 else 'true'}, 2]\n---\n"
-                                  f"# N{i}\nsee [[Shared target]] and [[n{(i + 1) % N}]]\n")
-            for i in range(N)}
+    return {
+        f"d{i % 9}/n{i}.md": (
+            f"---\ntitle: {TITLES[i]}\nstatus: draft\ncreated: 2024-03-0{i % 3 + 1}\n"
+            f"tags: [project/beta]\nverified: [human:ann]\n"
+            f"scores: [{'1' if i % 2 else 'true'}, 2]\n---\n"
+            f"# N{i}\nsee [[Shared target]] and [[n{(i + 1) % N}]]\n"
+        )
+        for i in range(N)
+    }
 
 
 pytestmark = pytest.mark.usefixtures("xdg_cache")

@@ -2,6 +2,7 @@
 note" `[[Note#Heading]]`, nested `[[Note#Heading#Subheading]]`, "Link to a block" `[[Note#^id]]`,
 block ids of Latin letters, numbers and dashes). A link whose note exists but lacks the
 heading or block it names is unresolved (`missing` "heading" / "block"), the backlink stays."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -76,8 +77,9 @@ def make(make_vault, clock):
     opened: list[Vault] = []
 
     def open_(link: str) -> Vault:
-        v = Vault(make_vault({"Target.md": TARGET, "Source.md": f"# Own\n{link}\n", "doc.pdf": "%PDF-1.4\n"}),
-                  clock=clock)
+        v = Vault(
+            make_vault({"Target.md": TARGET, "Source.md": f"# Own\n{link}\n", "doc.pdf": "%PDF-1.4\n"}), clock=clock
+        )
         v.load()
         opened.append(v)
         return v
@@ -101,8 +103,16 @@ def test_heading_and_block_links(make, rule: str, link: str, missing: str | None
 
 def test_anchors_of_a_note() -> None:
     facts = parse_note(TARGET.encode(), "Target")
-    assert facts.anchors.split("\n") == ["Top", "`hasTag()`", "Q: What? [draft]", "Setext heading", "^intro-1",
-                                         "^q-block", "^item", "^after-embed"]
+    assert facts.anchors.split("\n") == [
+        "Top",
+        "`hasTag()`",
+        "Q: What? [draft]",
+        "Setext heading",
+        "^intro-1",
+        "^q-block",
+        "^item",
+        "^after-embed",
+    ]
     assert parse_note(b"plain text\n", "x").anchors == ""
 
 

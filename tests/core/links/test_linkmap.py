@@ -1,4 +1,5 @@
 """Obsidian-style link resolution and backlinks (core.links.resolve) and folder counts (core.query.folders)."""
+
 from __future__ import annotations
 
 from vaultwatch.core.links.resolve import backlinks, outgoing, resolve
@@ -17,10 +18,16 @@ def test_demo_index_links_resolve(demo) -> None:
 
 
 def test_resolution_rules(make_vault, open_vault) -> None:
-    root = make_vault({
-        "A/Note.md": "x", "B/Note.md": "x", "B/deep/Note.md": "x", "B/Other.md": "x",
-        "img/Pic.PNG": b"\x89PNG", "Top.md": "x",
-    })
+    root = make_vault(
+        {
+            "A/Note.md": "x",
+            "B/Note.md": "x",
+            "B/deep/Note.md": "x",
+            "B/Other.md": "x",
+            "img/Pic.PNG": b"\x89PNG",
+            "Top.md": "x",
+        }
+    )
     snap = open_vault(root).snapshot
     wiki = lambda target, heading=None: Link(target, "wiki", heading)  # noqa: E731
     assert resolve(snap, "B/Other.md", wiki("Note")) == "B/Note.md"  # the linking note's folder first
@@ -49,7 +56,8 @@ def test_folder_tree_counts_notes_recursively(demo) -> None:
     assert tree.note_count("Projects") == 7 and tree.note_count("ProjectsOld") == 2
     assert "Projects/Archive" in tree.child_folders("Projects")
     assert sum(tree.note_count(f) for f in tree.child_folders("")) + sum(
-        1 for e in demo.snapshot.entries if e.kind == "note" and "/" not in e.path) == tree.note_count("")
+        1 for e in demo.snapshot.entries if e.kind == "note" and "/" not in e.path
+    ) == tree.note_count("")
     assert folder_tree(demo.snapshot) is tree  # memoized per snapshot
 
 

@@ -1,4 +1,5 @@
 """The link graph: outgoing links, backlinks, broken links and orphans, resolved like Obsidian."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,6 +22,7 @@ def targets(report) -> list[tuple[str, str | None]]:
 
 
 # --- the demo vault ----------------------------------------------------------------------------------
+
 
 def test_demo_broken_links(demo):
     broken = {(r.source, r.link.target) for r in demo.broken_links()}
@@ -121,7 +123,9 @@ def test_same_folder_preferred_then_backlinks(rules_vault):
 def test_orphans_and_broken(rules_vault):
     assert rules_vault.orphans() == ("Lonely.md", "Other/x.md")
     assert [(r.source, r.link.target) for r in rules_vault.broken_links()] == [
-        ("Home.md", "missing"), ("Home.md", "../Home.md")]
+        ("Home.md", "missing"),
+        ("Home.md", "../Home.md"),
+    ]
 
 
 def test_graph_follows_index_changes(rules_vault):

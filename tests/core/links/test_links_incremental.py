@@ -1,5 +1,6 @@
 """The link graph and backlink tables patched across edits, new files and deletions answer
 exactly what ones built from scratch answer (the same resolver, Obsidian's rules)."""
+
 from __future__ import annotations
 
 from hypothesis import given, settings
@@ -30,9 +31,10 @@ def _view(snapshot, graph: LinkGraph):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(POOL), _links, min_size=1),
-       st.lists(st.tuples(st.sampled_from(["put", "put", "remove", "look"]), st.sampled_from(POOL), _links),
-                max_size=10))
+@given(
+    st.dictionaries(st.sampled_from(POOL), _links, min_size=1),
+    st.lists(st.tuples(st.sampled_from(["put", "put", "remove", "look"]), st.sampled_from(POOL), _links), max_size=10),
+)
 def test_patched_graph_answers_like_a_fresh_one(initial: dict, steps: list) -> None:
     index = Index()
     entries = {p: _entry(p, links) for p, links in initial.items()}

@@ -1,4 +1,5 @@
 """Rename and move with link rewriting (core.links.rewrite + Writer.rename), on real vaults."""
+
 from __future__ import annotations
 
 import os
@@ -27,17 +28,23 @@ def text(v: Vault, rel: str) -> str:
 
 
 def test_wiki_links_aliases_headings_embeds_and_blocks(tmp_path):
-    v, w = make_vault(tmp_path, {
-        "Projects/Plan.md": "# Plan\n## Goals\n",
-        "Home.md": ("[[Plan]] [[Plan|the plan]] [[Plan#Goals]] [[Plan#Goals|goals]] ![[Plan]] ![[Plan#Goals]]\n"
-                    "[[Plan#^block1]] [[plan]] [[Plan.md]] [[Projects/Plan]] [[Projects/Plan.md|x]]\n"
-                    "| [[Plan\\|in a table]] |\n"),
-    })
+    v, w = make_vault(
+        tmp_path,
+        {
+            "Projects/Plan.md": "# Plan\n## Goals\n",
+            "Home.md": (
+                "[[Plan]] [[Plan|the plan]] [[Plan#Goals]] [[Plan#Goals|goals]] ![[Plan]] ![[Plan#Goals]]\n"
+                "[[Plan#^block1]] [[plan]] [[Plan.md]] [[Projects/Plan]] [[Projects/Plan.md|x]]\n"
+                "| [[Plan\\|in a table]] |\n"
+            ),
+        },
+    )
     result = w.rename("Projects/Plan.md", "Projects/Roadmap.md")
     assert text(v, "Home.md") == (
         "[[Roadmap]] [[Roadmap|the plan]] [[Roadmap#Goals]] [[Roadmap#Goals|goals]] ![[Roadmap]] ![[Roadmap#Goals]]\n"
         "[[Roadmap#^block1]] [[Roadmap]] [[Roadmap.md]] [[Projects/Roadmap]] [[Projects/Roadmap.md|x]]\n"
-        "| [[Roadmap\\|in a table]] |\n")
+        "| [[Roadmap\\|in a table]] |\n"
+    )
     assert result.changed_paths == ("Projects/Plan.md", "Projects/Roadmap.md", "Home.md")
     assert "rewrote 12 links in 1 note" in result.diff_summary
     assert v.snapshot.get("Projects/Plan.md") is None and v.snapshot.get("Projects/Roadmap.md") is not None
@@ -45,44 +52,59 @@ def test_wiki_links_aliases_headings_embeds_and_blocks(tmp_path):
 
 
 def test_markdown_links_relative_absolute_encoded_and_angle(tmp_path):
-    v, w = make_vault(tmp_path, {
-        "Projects/Plan.md": "plan",
-        "Areas/Home.md": ("[rel](../Projects/Plan.md) [abs](/Projects/Plan.md) [enc](../Projects/Plan.md#Goals)\n"
-                          "![img](../Projects/Plan.md \"title\") [web](https://example.com/Plan.md) [frag](#Plan)\n"),
-        "Root.md": "[root](Projects/Plan.md) [angle](<Projects/Plan.md>) [code](`Projects/Plan.md`)\n",
-    })
+    v, w = make_vault(
+        tmp_path,
+        {
+            "Projects/Plan.md": "plan",
+            "Areas/Home.md": (
+                "[rel](../Projects/Plan.md) [abs](/Projects/Plan.md) [enc](../Projects/Plan.md#Goals)\n"
+                '![img](../Projects/Plan.md "title") [web](https://example.com/Plan.md) [frag](#Plan)\n'
+            ),
+            "Root.md": "[root](Projects/Plan.md) [angle](<Projects/Plan.md>) [code](`Projects/Plan.md`)\n",
+        },
+    )
     w.rename("Projects/Plan.md", "Archive/Old Plans/Plan (v1).md")
     assert text(v, "Areas/Home.md") == (
         "[rel](../Archive/Old%20Plans/Plan%20%28v1%29.md) [abs](/Archive/Old%20Plans/Plan%20%28v1%29.md) "
         "[enc](../Archive/Old%20Plans/Plan%20%28v1%29.md#Goals)\n"
-        "![img](../Archive/Old%20Plans/Plan%20%28v1%29.md \"title\") [web](https://example.com/Plan.md) [frag](#Plan)\n")
+        '![img](../Archive/Old%20Plans/Plan%20%28v1%29.md "title") [web](https://example.com/Plan.md) [frag](#Plan)\n'
+    )
     assert text(v, "Root.md").startswith(
-        "[root](Archive/Old%20Plans/Plan%20%28v1%29.md) [angle](<Archive/Old Plans/Plan (v1).md>)")
+        "[root](Archive/Old%20Plans/Plan%20%28v1%29.md) [angle](<Archive/Old Plans/Plan (v1).md>)"
+    )
     # and back again: the encoded links are found and decoded
     w.rename("Archive/Old Plans/Plan (v1).md", "Plan.md")
     assert text(v, "Areas/Home.md").startswith("[rel](../Plan.md) [abs](/Plan.md) [enc](../Plan.md#Goals)")
 
 
 def test_moving_a_note_rewrites_its_own_relative_links(tmp_path):
-    v, w = make_vault(tmp_path, {
-        "A/Note.md": "[o](../B/Other.md) [same](Sibling.md) [[Other]]\n",
-        "A/Sibling.md": "s",
-        "B/Other.md": "o",
-    })
+    v, w = make_vault(
+        tmp_path,
+        {
+            "A/Note.md": "[o](../B/Other.md) [same](Sibling.md) [[Other]]\n",
+            "A/Sibling.md": "s",
+            "B/Other.md": "o",
+        },
+    )
     w.rename("A/Note.md", "C/D/Note.md")
     assert text(v, "C/D/Note.md") == "[o](../../B/Other.md) [same](../../A/Sibling.md) [[Other]]\n"
 
 
 def test_folder_rename_rewrites_links_to_everything_inside(tmp_path):
-    v, w = make_vault(tmp_path, {
-        "Projects/Plan.md": "[[Sub/Deep]] [s](Sub/Deep.md)",
-        "Projects/Sub/Deep.md": "[[Plan]] [up](../Plan.md)",
-        "Projects/img.png": b"\x89PNG",
-        "Home.md": "[[Projects/Plan]] [[Deep]] ![[Projects/img.png]] ![[img.png]] [p](Projects/Sub/Deep.md)\n",
-    })
+    v, w = make_vault(
+        tmp_path,
+        {
+            "Projects/Plan.md": "[[Sub/Deep]] [s](Sub/Deep.md)",
+            "Projects/Sub/Deep.md": "[[Plan]] [up](../Plan.md)",
+            "Projects/img.png": b"\x89PNG",
+            "Home.md": "[[Projects/Plan]] [[Deep]] ![[Projects/img.png]] ![[img.png]] [p](Projects/Sub/Deep.md)\n",
+        },
+    )
     result = w.rename("Projects", "Work/Projects 2026")
-    assert text(v, "Home.md") == ("[[Work/Projects 2026/Plan]] [[Deep]] ![[Work/Projects 2026/img.png]] ![[img.png]] "
-                                  "[p](Work/Projects%202026/Sub/Deep.md)\n")
+    assert text(v, "Home.md") == (
+        "[[Work/Projects 2026/Plan]] [[Deep]] ![[Work/Projects 2026/img.png]] ![[img.png]] "
+        "[p](Work/Projects%202026/Sub/Deep.md)\n"
+    )
     assert text(v, "Work/Projects 2026/Plan.md") == "[[Sub/Deep]] [s](Sub/Deep.md)"  # relative inside: unchanged
     assert text(v, "Work/Projects 2026/Sub/Deep.md") == "[[Plan]] [up](../Plan.md)"
     assert "(3 files)" in result.diff_summary
@@ -92,7 +114,9 @@ def test_folder_rename_rewrites_links_to_everything_inside(tmp_path):
 
 
 def test_attachment_rename_updates_embeds(tmp_path):
-    v, w = make_vault(tmp_path, {"img/pic.png": b"\x89PNG", "N.md": "![[pic.png]] ![[pic.png|200]] ![p](img/pic.png)\n"})
+    v, w = make_vault(
+        tmp_path, {"img/pic.png": b"\x89PNG", "N.md": "![[pic.png]] ![[pic.png|200]] ![p](img/pic.png)\n"}
+    )
     w.rename("img/pic.png", "img/diagram.png")
     assert text(v, "N.md") == "![[diagram.png]] ![[diagram.png|200]] ![p](img/diagram.png)\n"
     with pytest.raises(WriteRefused) as info:
@@ -101,10 +125,14 @@ def test_attachment_rename_updates_embeds(tmp_path):
 
 
 def test_ambiguous_links_are_left_alone_and_reported(tmp_path):
-    v, w = make_vault(tmp_path, {
-        "A/Plan.md": "a", "B/Plan.md": "b",
-        "Home.md": "[[Plan]] and [[A/Plan]]\n",
-    })
+    v, w = make_vault(
+        tmp_path,
+        {
+            "A/Plan.md": "a",
+            "B/Plan.md": "b",
+            "Home.md": "[[Plan]] and [[A/Plan]]\n",
+        },
+    )
     result = w.rename("A/Plan.md", "A/Roadmap.md")
     assert text(v, "Home.md") == "[[Plan]] and [[A/Roadmap]]\n"
     assert len(result.warnings) == 1 and "ambiguous" in result.warnings[0] and "line 1" in result.warnings[0]
@@ -112,11 +140,14 @@ def test_ambiguous_links_are_left_alone_and_reported(tmp_path):
 
 
 def test_a_rename_that_would_steal_a_bare_link_rewrites_it_to_keep_its_target(tmp_path):
-    v, w = make_vault(tmp_path, {
-        "Inbox/Idea.md": "new idea",
-        "Ideas/Plan.md": "the real plan",
-        "Home.md": "[[Plan]] [[Idea]]\n",
-    })
+    v, w = make_vault(
+        tmp_path,
+        {
+            "Inbox/Idea.md": "new idea",
+            "Ideas/Plan.md": "the real plan",
+            "Home.md": "[[Plan]] [[Idea]]\n",
+        },
+    )
     w.rename("Inbox/Idea.md", "Inbox/Plan.md")  # now two notes are named Plan
     assert text(v, "Home.md") == "[[Ideas/Plan]] [[Inbox/Plan]]\n"
 
@@ -129,13 +160,17 @@ def test_links_in_code_are_not_links(tmp_path):
 
 
 def test_frontmatter_links_are_rewritten_like_obsidian_properties(tmp_path):
-    v, w = make_vault(tmp_path, {
-        "Plan.md": "p",
-        "Home.md": "---\nup: \"[[Plan]]\"\nrelated:\n  - \"[[Plan|p]]\"\n# comment stays\ntitle: Home\n---\n[[Plan]]\n",
-    })
+    v, w = make_vault(
+        tmp_path,
+        {
+            "Plan.md": "p",
+            "Home.md": '---\nup: "[[Plan]]"\nrelated:\n  - "[[Plan|p]]"\n# comment stays\ntitle: Home\n---\n[[Plan]]\n',
+        },
+    )
     w.rename("Plan.md", "Goal.md")
-    assert text(v, "Home.md") == ("---\nup: \"[[Goal]]\"\nrelated:\n  - \"[[Goal|p]]\"\n# comment stays\n"
-                                  "title: Home\n---\n[[Goal]]\n")
+    assert text(v, "Home.md") == (
+        '---\nup: "[[Goal]]"\nrelated:\n  - "[[Goal|p]]"\n# comment stays\ntitle: Home\n---\n[[Goal]]\n'
+    )
 
 
 def test_crlf_bom_and_other_bytes_of_linking_notes_are_kept(tmp_path):
@@ -193,8 +228,8 @@ def test_resolver_rules():
 
 
 def test_find_links_positions_cover_only_the_path_part():
-    t = "[[ Plan #H| a ]] [x](<My Plan.md#h> \"t\") [y](a%20b.md)"
-    spans = [t[o.start:o.end] for o in find_links(t)]
+    t = '[[ Plan #H| a ]] [x](<My Plan.md#h> "t") [y](a%20b.md)'
+    spans = [t[o.start : o.end] for o in find_links(t)]
     assert spans == ["Plan", "My Plan.md", "a%20b.md"]
     assert [o.target for o in find_links(t)] == ["Plan", "My Plan.md", "a b.md"]
 
@@ -207,7 +242,9 @@ def test_rewrite_links_is_pure_and_reports_counts():
 
 
 def test_a_same_folder_match_is_not_ambiguous(tmp_path):
-    v, w = make_vault(tmp_path, {"A/Plan.md": "a", "B/Plan.md": "b", "A/Home.md": "[[Plan]]\n", "B/Home.md": "[[Plan]]\n"})
+    v, w = make_vault(
+        tmp_path, {"A/Plan.md": "a", "B/Plan.md": "b", "A/Home.md": "[[Plan]]\n", "B/Home.md": "[[Plan]]\n"}
+    )
     result = w.rename("A/Plan.md", "A/Goal.md")
     assert text(v, "A/Home.md") == "[[Goal]]\n" and text(v, "B/Home.md") == "[[Plan]]\n"
     assert result.warnings == ()

@@ -1,4 +1,5 @@
 """core.live.foreground: a person's claim on the process, which agents' calls wait for (bounded)."""
+
 from __future__ import annotations
 
 import asyncio

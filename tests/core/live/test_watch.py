@@ -1,4 +1,5 @@
 """The live index with the real watcher: files and folders change on disk, the index, search and bus follow."""
+
 from __future__ import annotations
 
 import asyncio
@@ -87,8 +88,10 @@ def test_new_note_appears_with_an_added_event(live):
     gen = lv.vault.snapshot.generation
     lv.write("new.md", "---\ntitle: Brand new\n---\nbody\n")
     # created, then filled: a loaded machine may show the empty file first, the content next
-    eventually(lambda: "new.md" in lv.paths() and lv.vault.snapshot.get("new.md").title == "Brand new",
-               what="new note listed with its content")
+    eventually(
+        lambda: "new.md" in lv.paths() and lv.vault.snapshot.get("new.md").title == "Brand new",
+        what="new note listed with its content",
+    )
     added = eventually(lambda: [c for c in lv.changes() if "new.md" in c.added], what="addition published")
     assert added[0].generation > gen and added[0].source == "disk"
 
@@ -259,15 +262,16 @@ def test_vault_that_suddenly_looks_empty_is_held(live, tmp_path):
     (lv.root / "n00.md").write_text("---\ntitle: Back\n---\n")
     # write_text creates the file, then fills it: the rescan may first see it empty (title
     # "n00"); the filling is a change of its own that must follow
-    eventually(lambda: lv.paths() == ["n00.md"] and lv.vault.snapshot.get("n00.md").title == "Back",
-               what="rescan after files reappear, with the note's content")
+    eventually(
+        lambda: lv.paths() == ["n00.md"] and lv.vault.snapshot.get("n00.md").title == "Back",
+        what="rescan after files reappear, with the note's content",
+    )
 
 
 def test_search_follows_outside_edits(live):
     lv = live(BASE, search=True)
     lv.write("Projects/b.md", "# Beta\nthe word zanzibar appears\n")
-    eventually(lambda: [h.path for h in lv.vault.search("zanzibar").hits] == ["Projects/b.md"],
-               what="edit searchable")
+    eventually(lambda: [h.path for h in lv.vault.search("zanzibar").hits] == ["Projects/b.md"], what="edit searchable")
     lv.write("Projects/b.md", "# Beta\nno more\n")
     eventually(lambda: not lv.vault.search("zanzibar").hits, what="old words gone")
     (lv.root / "Projects").rename(lv.root / "Moved")

@@ -1,4 +1,5 @@
 """Tests for core.markdown.fastyaml: the fast path must agree exactly with libyaml or fall back."""
+
 from __future__ import annotations
 
 import datetime
@@ -41,8 +42,7 @@ def same(a, b) -> bool:
         return False
     if isinstance(a, dict):
         return len(a) == len(b) and all(
-            same(ka, kb) and same(va, vb)
-            for (ka, va), (kb, vb) in zip(a.items(), b.items())
+            same(ka, kb) and same(va, vb) for (ka, va), (kb, vb) in zip(a.items(), b.items())
         )
     if isinstance(a, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
@@ -91,7 +91,7 @@ SUPPORTED = [
     "tags:\n    - a\n\n    - 'b'\n    -\n    - \nnext: 1\n",
     "tags:\n  - [a, b]\n  - []\n",
     "v:\n  - by: human:alice\n    at: 2026-01-02T03:04:05Z\n  - by: x\n    at:\n",
-    "v:\n-   by: a\n    note: \"n\"\n- plain\nz: 0\n",
+    'v:\n-   by: a\n    note: "n"\n- plain\nz: 0\n',
     "yes: 1\n2: 2\nnull: 3\n2026-01-01: 4\nkey-with-dash_: 5\n",
     "a: -foo\nb: -x-\nc: x - y\nd: a, b\ne: a [b] {c}\n",
 ]
@@ -128,9 +128,9 @@ MUST_FALL_BACK = [
     "a: 2026-02-30\n",
     "a: =\n",
     "a: <<\n",
-    "a: \"x\\ud83d\\ude00\"\n",
-    "a: \"\\x41\"\n",
-    "a: \"unterminated\n",
+    'a: "x\\ud83d\\ude00"\n',
+    'a: "\\x41"\n',
+    'a: "unterminated\n',
     "a: 'x' y\n",
     "a: [a, [b]]\n",
     "a: [a, ]\n",
@@ -162,11 +162,9 @@ def test_vaultgen_shape_uses_fast_path():
     got = parse_simple(VAULTGEN_SAMPLE)
     assert got is not FALLBACK
     assert same(got, libyaml(VAULTGEN_SAMPLE))
-    assert got["verified"] == [{"by": "human:alice", "at": datetime.datetime(
-        2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)}]
+    assert got["verified"] == [{"by": "human:alice", "at": datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)}]
     assert got["published"] is True and got["tags"] == ["craft", "project/alpha"]
-    empty_tags = VAULTGEN_SAMPLE.replace("  - craft\n  - project/alpha\n", "").replace(
-        "tags:\n", "tags: []\n")
+    empty_tags = VAULTGEN_SAMPLE.replace("  - craft\n  - project/alpha\n", "").replace("tags:\n", "tags: []\n")
     assert parse_simple(empty_tags) is not FALLBACK and check_agrees(empty_tags)
 
 
@@ -181,27 +179,160 @@ def test_vaultgen_json_dumps_strings_use_fast_path():
 
 # Plain-safe-looking tricky scalars, then ones that need quoting (or make libyaml fail).
 PLAIN_OK = [
-    "yes", "No", "ON", "oFF", "y", "true", "False", "0x1F", "0x_1F", "017", "09", "0o17", "0b11",
-    "1_000", "-1", "+1", "1:30", "1:70", "-1:30", "1e3", "1.0e3", "1.0e+3", ".inf", "-.inf",
-    ".NaN", ".nan", "1.", "._", "1_0.5", "2026-11-29", "2026-1-2", "2026-01-02 03:04:05",
-    "2026-01-02T03:04:05+02:00", "2026-01-02T03:04:05Z", "2026-01-02T03:04:05.5 -3",
-    "0001-01-01T00:00:00Z", "9999-12-31", "2026-01-02T03:04:05z", "2026-01-02t03:04:05Z",
-    "2026-01-02 3:04:05", "human:bob", "a:b", "a#b", "it's", "~", "null", "NULL", "nUll",
-    "café", "日本語", "😀", "\xa0x", "x\xa0", "-x", "-.5", "a, b", "a [b]", "a\\b", "x/y",
-    "a  b", "a\"b", "craft", "project/alpha",
+    "yes",
+    "No",
+    "ON",
+    "oFF",
+    "y",
+    "true",
+    "False",
+    "0x1F",
+    "0x_1F",
+    "017",
+    "09",
+    "0o17",
+    "0b11",
+    "1_000",
+    "-1",
+    "+1",
+    "1:30",
+    "1:70",
+    "-1:30",
+    "1e3",
+    "1.0e3",
+    "1.0e+3",
+    ".inf",
+    "-.inf",
+    ".NaN",
+    ".nan",
+    "1.",
+    "._",
+    "1_0.5",
+    "2026-11-29",
+    "2026-1-2",
+    "2026-01-02 03:04:05",
+    "2026-01-02T03:04:05+02:00",
+    "2026-01-02T03:04:05Z",
+    "2026-01-02T03:04:05.5 -3",
+    "0001-01-01T00:00:00Z",
+    "9999-12-31",
+    "2026-01-02T03:04:05z",
+    "2026-01-02t03:04:05Z",
+    "2026-01-02 3:04:05",
+    "human:bob",
+    "a:b",
+    "a#b",
+    "it's",
+    "~",
+    "null",
+    "NULL",
+    "nUll",
+    "café",
+    "日本語",
+    "😀",
+    "\xa0x",
+    "x\xa0",
+    "-x",
+    "-.5",
+    "a, b",
+    "a [b]",
+    "a\\b",
+    "x/y",
+    "a  b",
+    'a"b',
+    "craft",
+    "project/alpha",
 ]
 TRICKY = [
-    "2026-02-30", "2026-13-01T00:00:00Z", "2026-01-02T24:00:00Z", "0000-01-01",
-    "a: b", "a:", "#x", "a #b", '"q"', "'q'", "", " ", "-", "--", "---", "- x",
-    "?x", ":x", "!x", "&x", "*x", "|", ">", "%x", "@x", "`x`", "<<", "=", "[a]", "{a: b}",
-    "trailing ", "\\u00e9", "a\tb", "a\rb", "\x85", "\u2028", "\x00", "\ufeff", "\ud800",
+    "2026-02-30",
+    "2026-13-01T00:00:00Z",
+    "2026-01-02T24:00:00Z",
+    "0000-01-01",
+    "a: b",
+    "a:",
+    "#x",
+    "a #b",
+    '"q"',
+    "'q'",
+    "",
+    " ",
+    "-",
+    "--",
+    "---",
+    "- x",
+    "?x",
+    ":x",
+    "!x",
+    "&x",
+    "*x",
+    "|",
+    ">",
+    "%x",
+    "@x",
+    "`x`",
+    "<<",
+    "=",
+    "[a]",
+    "{a: b}",
+    "trailing ",
+    "\\u00e9",
+    "a\tb",
+    "a\rb",
+    "\x85",
+    "\u2028",
+    "\x00",
+    "\ufeff",
+    "\ud800",
 ]
 SCALARS = PLAIN_OK + TRICKY
-KEYS_OK = ["a", "b", "c", "title", "tags", "status", "verified", "by", "at", "yes", "1", "null",
-           "2026-01-01", "a-b", "_x", "0x1F", "NO", "ms.date", "external help file", "a b", "1.5", "a.b.c",
-           "x.", "a - b", "1 2", "yes no", "1e3", "0.5.1"]
-KEYS = KEYS_OK + ["~", "01", "-a", "é", "a:b", "key ", "x" * 130, "true", "a  b", "a .b", "a #b", ".a", "a -",
-                  "a ?b", "a b ", "x" * 120 + " " + "y" * 10]
+KEYS_OK = [
+    "a",
+    "b",
+    "c",
+    "title",
+    "tags",
+    "status",
+    "verified",
+    "by",
+    "at",
+    "yes",
+    "1",
+    "null",
+    "2026-01-01",
+    "a-b",
+    "_x",
+    "0x1F",
+    "NO",
+    "ms.date",
+    "external help file",
+    "a b",
+    "1.5",
+    "a.b.c",
+    "x.",
+    "a - b",
+    "1 2",
+    "yes no",
+    "1e3",
+    "0.5.1",
+]
+KEYS = KEYS_OK + [
+    "~",
+    "01",
+    "-a",
+    "é",
+    "a:b",
+    "key ",
+    "x" * 130,
+    "true",
+    "a  b",
+    "a .b",
+    "a #b",
+    ".a",
+    "a -",
+    "a ?b",
+    "a b ",
+    "x" * 120 + " " + "y" * 10,
+]
 INDENTS = ["", " ", "  ", "    "]
 
 
@@ -241,12 +372,12 @@ class Grammar:
             return self.scalar()
         if kind == "flow":
             items = [self.scalar() for _ in range(self.choose([0, 1, 2, 3]))]
-            return ("[" + self.choose([", ", ",", " , "]).join(items)
-                    + self.pick(["]", " ]"], [", ]", "", "] x", "]]"]))
+            return "[" + self.choose([", ", ",", " , "]).join(items) + self.pick(["]", " ]"], [", ]", "", "] x", "]]"])
         if kind == "empty":
             return self.choose(["", " ", "  "])
-        return self.choose(["&a x", "*a", "!!str x", "|", ">-", "{}", "{a: 1}", "x # c",
-                            "[a, [b]]", "[a: b]", "[a :b]", "[{a: b}]"])
+        return self.choose(
+            ["&a x", "*a", "!!str x", "|", ">-", "{}", "{a: 1}", "x # c", "[a, [b]]", "[a: b]", "[a :b]", "[{a: b}]"]
+        )
 
     def seq(self, indent):
         lines = []
@@ -257,11 +388,9 @@ class Grammar:
                 continue
             dash = dash if dash.endswith(" ") else dash + " "
             key_col = " " * (len(dash) + self.pick([0], [1, -1, 2, -len(dash)]))
-            lines.append(dash + self.pick(KEYS_OK, KEYS) + ":" + self.choose([" ", "  "])
-                         + self.inline())
+            lines.append(dash + self.pick(KEYS_OK, KEYS) + ":" + self.choose([" ", "  "]) + self.inline())
             for _ in range(self.choose([0, 1, 2])):
-                lines.append(key_col + self.pick(KEYS_OK, KEYS) + self.pick([": "], [":", " : "])
-                             + self.inline())
+                lines.append(key_col + self.pick(KEYS_OK, KEYS) + self.pick([": "], [":", " : "]) + self.inline())
         return lines
 
     def text(self) -> str:
@@ -279,16 +408,37 @@ class Grammar:
                 lines.append(key + ":")
                 lines.append(self.choose(INDENTS[1:]) + self.choose(KEYS) + ": " + self.scalar())
             elif shape == "junk":
-                lines.append(self.choose(["# c", "---", "...", "  continued", "- x", "? k",
-                                          "%YAML 1.1", "a: |", "  block", "\ufeffa: 1",
-                                          "k: v\r", " ", "  - x", "    y: 1"]))
+                lines.append(
+                    self.choose(
+                        [
+                            "# c",
+                            "---",
+                            "...",
+                            "  continued",
+                            "- x",
+                            "? k",
+                            "%YAML 1.1",
+                            "a: |",
+                            "  block",
+                            "\ufeffa: 1",
+                            "k: v\r",
+                            " ",
+                            "  - x",
+                            "    y: 1",
+                        ]
+                    )
+                )
             else:
                 lines.append("")
         return "\n".join(lines) + self.choose(["\n", "", "\n\n"])
 
 
-@settings(max_examples=2000, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=2000,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(st.booleans(), st.lists(st.integers(0, 251), max_size=100))
 def test_differential_against_libyaml(clean, choices):
     """Whenever parse_simple does not fall back, it equals libyaml (types included)."""
@@ -297,13 +447,21 @@ def test_differential_against_libyaml(clean, choices):
     check_agrees(text)
 
 
-TEMPLATES = ["k: {0}", "k: {0}\nz: 1", "k:\n  - {0}\n  - x", "k:\n- a: {0}\n  b: {0}",
-             "k: [{0}]", "k: [{0}, x]", "{0}: v", "k:\n  - {0}: v", "k: x\n{0}"]
+TEMPLATES = [
+    "k: {0}",
+    "k: {0}\nz: 1",
+    "k:\n  - {0}\n  - x",
+    "k:\n- a: {0}\n  b: {0}",
+    "k: [{0}]",
+    "k: [{0}, x]",
+    "{0}: v",
+    "k:\n  - {0}: v",
+    "k: x\n{0}",
+]
 
 
 @settings(max_examples=1500, deadline=None, database=None)
-@given(st.sampled_from(TEMPLATES),
-       st.text(alphabet=" -?:,[]{}#&*!|>'\"%@`=<~\\/.01xyYnN_e+\xa0é\n\t", max_size=10))
+@given(st.sampled_from(TEMPLATES), st.text(alphabet=" -?:,[]{}#&*!|>'\"%@`=<~\\/.01xyYnN_e+\xa0é\n\t", max_size=10))
 def test_differential_random_scalars(template, scalar):
     """Strings of indicator characters in every value position agree or fall back."""
     check_agrees(template.format(scalar))

@@ -1,5 +1,6 @@
 """core.markdown.lines: a note as styled lines for the preview, read by the same lexer as the index.
 Each case names the Obsidian / CommonMark rule its kind follows."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,35 +15,62 @@ def kinds(text: str) -> list[tuple[str, int, str]]:
 
 
 def spans(text: str) -> list[list[tuple[str, str]]]:
-    return [[(s.kind, ln.text[s.start:s.end]) for s in ln.spans] for ln in styled_lines(text)]
+    return [[(s.kind, ln.text[s.start : s.end]) for s in ln.spans] for ln in styled_lines(text)]
 
 
 LINE_CASES = [
-    ("frontmatter block", "---\na: 1\n---\nx\n",
-     [("frontmatter_fence", 0, ""), ("frontmatter", 0, ""), ("frontmatter_fence", 0, ""), ("text", 0, "")]),
+    (
+        "frontmatter block",
+        "---\na: 1\n---\nx\n",
+        [("frontmatter_fence", 0, ""), ("frontmatter", 0, ""), ("frontmatter_fence", 0, ""), ("text", 0, "")],
+    ),
     ("ATX heading", "## Two\n", [("heading", 2, "")]),
     ("setext heading and its underline", "Title\n===\n", [("heading", 1, ""), ("setext_rule", 1, "")]),
     ("a rule under a blank line", "a\n\n---\n", [("text", 0, ""), ("blank", 0, ""), ("rule", 0, "")]),
-    ("fence with language, a # line inside is code", "```py\n# no\n```\n",
-     [("fence", 0, "py"), ("code", 0, ""), ("fence", 0, "")]),
-    ("4-backtick fence holds a 3-backtick one", "````\n```\nx\n````\n",
-     [("fence", 0, ""), ("code", 0, ""), ("code", 0, ""), ("fence", 0, "")]),
-    ("fence in a callout", "> [!tip] T\n> ```css\n> #f00 {}\n> ```\n",
-     [("callout", 0, "tip"), ("fence", 0, "css"), ("code", 0, ""), ("fence", 0, "")]),
+    (
+        "fence with language, a # line inside is code",
+        "```py\n# no\n```\n",
+        [("fence", 0, "py"), ("code", 0, ""), ("fence", 0, "")],
+    ),
+    (
+        "4-backtick fence holds a 3-backtick one",
+        "````\n```\nx\n````\n",
+        [("fence", 0, ""), ("code", 0, ""), ("code", 0, ""), ("fence", 0, "")],
+    ),
+    (
+        "fence in a callout",
+        "> [!tip] T\n> ```css\n> #f00 {}\n> ```\n",
+        [("callout", 0, "tip"), ("fence", 0, "css"), ("code", 0, ""), ("fence", 0, "")],
+    ),
     ("indented code", "para\n\n    code [[x]]\n", [("text", 0, ""), ("blank", 0, ""), ("code", 0, "")]),
-    ("list items and tasks", "- a\n  - b\n- [x] done\n1. one\n",
-     [("list", 0, ""), ("list", 2, ""), ("list", 0, "[x]"), ("list", 0, "")]),
+    (
+        "list items and tasks",
+        "- a\n  - b\n- [x] done\n1. one\n",
+        [("list", 0, ""), ("list", 2, ""), ("list", 0, "[x]"), ("list", 0, "")],
+    ),
     ("quote", "> said\n", [("text", 0, "")]),
-    ("table", "| a | b |\n| - | :-: |\n| 1 | 2 |\nafter\n",
-     [("table_head", 0, ""), ("table_rule", 0, ""), ("table_row", 0, ""), ("text", 0, "")]),
+    (
+        "table",
+        "| a | b |\n| - | :-: |\n| 1 | 2 |\nafter\n",
+        [("table_head", 0, ""), ("table_rule", 0, ""), ("table_row", 0, ""), ("text", 0, "")],
+    ),
     # GFM: "The header row must match the delimiter row in the number of cells. If not, a
     # table will not be recognized"
-    ("a header with more cells than its delimiter row is no table", "| x | y |\n| --- |\n| 1 | 2 |\n",
-     [("text", 0, ""), ("text", 0, ""), ("text", 0, "")]),
-    ("multi-line %% comment", "%%\nhidden [[x]]\n%%\nshown\n",
-     [("comment", 0, ""), ("comment", 0, ""), ("comment", 0, ""), ("text", 0, "")]),
-    ("an unclosed fence runs to the end", "```\n# a\n\ntext\n",
-     [("fence", 0, ""), ("code", 0, ""), ("code", 0, ""), ("code", 0, "")]),
+    (
+        "a header with more cells than its delimiter row is no table",
+        "| x | y |\n| --- |\n| 1 | 2 |\n",
+        [("text", 0, ""), ("text", 0, ""), ("text", 0, "")],
+    ),
+    (
+        "multi-line %% comment",
+        "%%\nhidden [[x]]\n%%\nshown\n",
+        [("comment", 0, ""), ("comment", 0, ""), ("comment", 0, ""), ("text", 0, "")],
+    ),
+    (
+        "an unclosed fence runs to the end",
+        "```\n# a\n\ntext\n",
+        [("fence", 0, ""), ("code", 0, ""), ("code", 0, ""), ("code", 0, "")],
+    ),
 ]
 
 
@@ -52,14 +80,22 @@ def test_line_kinds(rule: str, text: str, expected) -> None:
 
 
 SPAN_CASES = [
-    ("wiki link, tag, code span hides a link", "a [[N|al]] #t `[[no]]`",
-     [[("wiki", "[[N|al]]"), ("tag", "#t"), ("code", "`[[no]]`")]]),
-    ("embed and Markdown links", "![[p.png]] [x](<My N.md>) ![i](a.png)",
-     [[("embed", "![[p.png]]"), ("markdown", "[x](<My N.md>)"), ("embed", "![i](a.png)")]]),
-    ("escaped pipe in a table", "| h |\n| - |\n| [[T\\|t]] |",
-     [[], [], [("wiki", "[[T\\|t]]")]]),
-    ("emphasis encloses a link", "**b [[L]]** *i* ~~s~~ ==h==",
-     [[("bold", "**b [[L]]**"), ("wiki", "[[L]]"), ("italic", "*i*"), ("strike", "~~s~~"), ("highlight", "==h==")]]),
+    (
+        "wiki link, tag, code span hides a link",
+        "a [[N|al]] #t `[[no]]`",
+        [[("wiki", "[[N|al]]"), ("tag", "#t"), ("code", "`[[no]]`")]],
+    ),
+    (
+        "embed and Markdown links",
+        "![[p.png]] [x](<My N.md>) ![i](a.png)",
+        [[("embed", "![[p.png]]"), ("markdown", "[x](<My N.md>)"), ("embed", "![i](a.png)")]],
+    ),
+    ("escaped pipe in a table", "| h |\n| - |\n| [[T\\|t]] |", [[], [], [("wiki", "[[T\\|t]]")]]),
+    (
+        "emphasis encloses a link",
+        "**b [[L]]** *i* ~~s~~ ==h==",
+        [[("bold", "**b [[L]]**"), ("wiki", "[[L]]"), ("italic", "*i*"), ("strike", "~~s~~"), ("highlight", "==h==")]],
+    ),
     ("block id", "para ^id-1", [[("block_id", "^id-1")]]),
     ("inline comment", "a %%b [[x]]%% c", [[("comment", "%%b [[x]]%%")]]),
     ("nothing inside a fence", "```\n[[x]] #t **b**\n```", [[], [], []]),
@@ -75,8 +111,10 @@ def test_spans(rule: str, text: str, expected) -> None:
 
 def test_links_are_the_index_links() -> None:
     """One reading: the preview's links are exactly the links the index stores for the note."""
-    text = ("---\nup: x\n---\n# T\n[[A#H|a]] ![[B.png]] [c](C%20d.md#s)\n> [!note]\n> [[D]] `[[no]]`\n"
-            "```\n[[E]]\n```\n| [[F\\|f]] |\n|-|\n%% [[G]] %%\n[r]: ref.md\n")
+    text = (
+        "---\nup: x\n---\n# T\n[[A#H|a]] ![[B.png]] [c](C%20d.md#s)\n> [!note]\n> [[D]] `[[no]]`\n"
+        "```\n[[E]]\n```\n| [[F\\|f]] |\n|-|\n%% [[G]] %%\n[r]: ref.md\n"
+    )
     shown = [s.link for ln in styled_lines(text) for s in ln.spans if s.link is not None]
     assert shown == list(parse_note(text.encode(), "n").links)
     assert shown[0] == Link("A", "wiki", "H", "a")
@@ -85,7 +123,7 @@ def test_links_are_the_index_links() -> None:
 def test_offsets_and_line_starts() -> None:
     text = "---\na: 1\n---\nfirst\n\nsecond [[x]]\n"
     lines = styled_lines(text)
-    assert [text[ln.start:ln.start + len(ln.text)] for ln in lines] == [ln.text for ln in lines]
+    assert [text[ln.start : ln.start + len(ln.text)] for ln in lines] == [ln.text for ln in lines]
     assert lines[-1].spans[0].link == Link("x", "wiki")
 
 
@@ -93,5 +131,5 @@ def test_prefix_reads_like_the_whole_note() -> None:
     text = "".join(f"# H{i}\n```\n# code {i}\n```\npara [[L{i}]] #t{i}\n\n" for i in range(2000))
     whole = styled_lines(text)
     part = styled_lines(text, max_chars=5000)
-    assert 0 < len(part) < len(whole) and part == whole[:len(part)]
+    assert 0 < len(part) < len(whole) and part == whole[: len(part)]
     assert part[-1].text and text.startswith("\n".join(ln.text for ln in part))

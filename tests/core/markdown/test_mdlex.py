@@ -2,6 +2,7 @@
 follows. Sources: Obsidian's help vault (obsidianmd/obsidian-help, en/): "Internal links",
 "Embed files", "Link to blocks", "Tags", "Basic formatting syntax" (code, comments),
 "Callouts", "Accepted file formats"; and the CommonMark spec for code and link syntax."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,7 +45,7 @@ LINK_CASES = [
     ("URL with a scheme is no file link", "[w](https://x.org/a.md) [m](mailto:a@b.c)", []),
     ("same-note anchor is no file link", "[a](#local)", []),
     # CommonMark reference links (item 6): the definition carries the destination
-    ("reference definition", "See [text][ref].\n\n[ref]: target.md \"T\"\n", [("markdown", "target.md", None, None)]),
+    ("reference definition", 'See [text][ref].\n\n[ref]: target.md "T"\n', [("markdown", "target.md", None, None)]),
     ("reference definition, angle", "[r]: <My Note.md>\n", [("markdown", "My Note.md", None, None)]),
     ("reference to a URL", "[r]: https://example.com\n", []),
 ]
@@ -84,7 +85,10 @@ HIDDEN_CASES = [
     # the Obsidian Hub's "Default Obsidian Theme Colors": <td style="color: #dcddde"> made tags
     ("HTML block (a table's rows)", '<table>\n<tr><td style="color: #no">[[no]]</td></tr>\n</table>\n\n[[yes]] #yes'),
     ("HTML block to a blank line", "<div>\n#no [[no]]\n</div>\n\n[[yes]] #yes"),
-    ("indented HTML line inside the block", '<tr><td>a</td>\n    <td style="color: #no">[[no]]</td></tr>\n\n[[yes]] #yes'),
+    (
+        "indented HTML line inside the block",
+        '<tr><td>a</td>\n    <td style="color: #no">[[no]]</td></tr>\n\n[[yes]] #yes',
+    ),
     ("HTML block in a list item", "- <details>\n  #no [[no]]\n\n- [[yes]] #yes"),
     ("a <pre> block runs to its closing tag", "<pre>\n#no\n\n[[no]]\n</pre>\n[[yes]] #yes"),
     ("a <style> block on one line", "<style>p { color: #no }</style>\n[[yes]] #yes"),
@@ -105,7 +109,10 @@ NOT_CODE_CASES = [
     ("a backtick fence's info cannot hold a backtick", "``` a`b\n[[yes]] #yes"),
     ("inline HTML in a paragraph is no HTML block", "red: <br> [[yes]] #yes <br>"),
     ("a tag that is not block-level is no HTML block", "<span>[[yes]] #yes</span>"),
-    ("Markdown after the HTML block's blank line is read", "<details>\n<summary>s</summary>\n\n[[yes]] #yes\n</details>"),
+    (
+        "Markdown after the HTML block's blank line is read",
+        "<details>\n<summary>s</summary>\n\n[[yes]] #yes\n</details>",
+    ),
 ]
 
 
@@ -178,7 +185,7 @@ def test_heading_text_keeps_its_code_span() -> None:
 def test_setext_heading_span_covers_paragraph_and_underline() -> None:
     body = "intro\n\nmy\ntitle\n---\nafter\n"
     (h,) = mdlex.headings(mdlex.masked(body))
-    assert body[h.start:h.end] == "my\ntitle\n---\n"
+    assert body[h.start : h.end] == "my\ntitle\n---\n"
 
 
 def test_visible_text_drops_code_and_comments() -> None:
@@ -194,18 +201,21 @@ def test_block_ids_end_a_line() -> None:
 # --- spans: the bytes a rewrite changes --------------------------------------------------------
 
 
-@pytest.mark.parametrize("body", [
-    "x [[Old Note#H|a]] y",
-    "| [[Old Note\\|a]] |",
-    "![[Old Note]]",
-    "[t](<Old Note.md>)",
-    "[t](Old%20Note.md#h \"title\")",
-    "[ref]: Old%20Note.md\r\n",
-    "crlf\r\n\r\n[[Old Note]]\r\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x [[Old Note#H|a]] y",
+        "| [[Old Note\\|a]] |",
+        "![[Old Note]]",
+        "[t](<Old Note.md>)",
+        '[t](Old%20Note.md#h "title")',
+        "[ref]: Old%20Note.md\r\n",
+        "crlf\r\n\r\n[[Old Note]]\r\n",
+    ],
+)
 def test_span_is_the_path_part_as_written(body: str) -> None:
     (tok,) = mdlex.links(mdlex.masked(body))
-    assert body[tok.start:tok.end] == tok.raw and tok.raw in ("Old Note", "Old Note.md", "Old%20Note.md")
+    assert body[tok.start : tok.end] == tok.raw and tok.raw in ("Old Note", "Old Note.md", "Old%20Note.md")
 
 
 def test_masking_keeps_offsets_and_line_breaks() -> None:
@@ -224,19 +234,28 @@ def parse(text: str, stem: str = "stem"):
 
 def test_links_in_properties_are_links() -> None:
     # Properties: a quoted "[[Note]]" value or list item is a link (backlinks, graph)
-    facts = parse('---\nauthor: ["[[Kevin Kelly]]"]\nrelated: "[[Project X|X]]"\nup:\n  - "[[A]]"\n'
-                  'plain: not a link\nnested: [[Bare]]\n---\nbody [[B]]\n')
-    assert list(facts.links) == [Link("Kevin Kelly", "wiki"), Link("Project X", "wiki", None, "X"),
-                                 Link("A", "wiki"), Link("B", "wiki")]
+    facts = parse(
+        '---\nauthor: ["[[Kevin Kelly]]"]\nrelated: "[[Project X|X]]"\nup:\n  - "[[A]]"\n'
+        "plain: not a link\nnested: [[Bare]]\n---\nbody [[B]]\n"
+    )
+    assert list(facts.links) == [
+        Link("Kevin Kelly", "wiki"),
+        Link("Project X", "wiki", None, "X"),
+        Link("A", "wiki"),
+        Link("B", "wiki"),
+    ]
 
 
-@pytest.mark.parametrize(("text", "title"), [
-    # Obsidian shows the file name; vaultwatch shows a frontmatter `title` where set
-    ("# Kevin Kelly\n\n## Clippings\n", "stem"),
-    ("intro\n\n# Clippings\n", "stem"),  # a section H1 halfway down is never the title
-    ("---\ntitle: Shown\n---\n# Other\n", "Shown"),
-    ("---\ntitle: 5\n---\n", "stem"),
-])
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        # Obsidian shows the file name; vaultwatch shows a frontmatter `title` where set
+        ("# Kevin Kelly\n\n## Clippings\n", "stem"),
+        ("intro\n\n# Clippings\n", "stem"),  # a section H1 halfway down is never the title
+        ("---\ntitle: Shown\n---\n# Other\n", "Shown"),
+        ("---\ntitle: 5\n---\n", "stem"),
+    ],
+)
 def test_title_is_the_file_name_or_frontmatter_title(text: str, title: str) -> None:
     assert parse(text).title == title
 
@@ -253,13 +272,17 @@ def test_legacy_singular_tag_key_is_an_ordinary_property() -> None:
 def test_rename_rewrites_reference_definitions_and_only_the_path_bytes() -> None:
     from vaultwatch.core.links.rewrite import LinkIndex, rewrite_links
 
-    text = ("See [the plan][p] and [[Old|x]].\n\n```\n[[Old]]\n```\n%% [[Old]] %%\n"
-            "| [[Old\\|t]] |\n[p]: Old.md \"Plan\"\n[q]: <Old.md>\n")
+    text = (
+        "See [the plan][p] and [[Old|x]].\n\n```\n[[Old]]\n```\n%% [[Old]] %%\n"
+        '| [[Old\\|t]] |\n[p]: Old.md "Plan"\n[q]: <Old.md>\n'
+    )
     before = LinkIndex(["Old.md", "n.md"])
     after = before.moved({"Old.md": "New Name.md"})
     out = rewrite_links(text, "n.md", "n.md", {"Old.md": "New Name.md"}, before, after)
-    assert out.text == ("See [the plan][p] and [[New Name|x]].\n\n```\n[[Old]]\n```\n%% [[Old]] %%\n"
-                        "| [[New Name\\|t]] |\n[p]: New%20Name.md \"Plan\"\n[q]: <New Name.md>\n")
+    assert out.text == (
+        "See [the plan][p] and [[New Name|x]].\n\n```\n[[Old]]\n```\n%% [[Old]] %%\n"
+        '| [[New Name\\|t]] |\n[p]: New%20Name.md "Plan"\n[q]: <New Name.md>\n'
+    )
     assert out.changed == 4
 
 
@@ -267,10 +290,24 @@ def test_dotted_names_resolve_to_notes_and_known_files(make_vault, open_vault) -
     # Internal links: a name may hold dots; `.md` is tried when the name as written is no file
     from vaultwatch.core.links.graph import graph
 
-    root = make_vault({"Release v1.2.md": "", "hub.yaml proposal for themes.md": "", "Books.base": "views: []\n",
-                       "Board.canvas": "{}", "clip.webm": b"\x1aE", "n.md": "[[Release v1.2]] "
-                       "[[hub.yaml proposal for themes]] ![[Books.base]] [[Board.canvas]] ![[clip.webm]] [[v1.3]]"})
+    root = make_vault(
+        {
+            "Release v1.2.md": "",
+            "hub.yaml proposal for themes.md": "",
+            "Books.base": "views: []\n",
+            "Board.canvas": "{}",
+            "clip.webm": b"\x1aE",
+            "n.md": "[[Release v1.2]] "
+            "[[hub.yaml proposal for themes]] ![[Books.base]] [[Board.canvas]] ![[clip.webm]] [[v1.3]]",
+        }
+    )
     vault = open_vault(root)
     report = graph(vault.snapshot).report("n.md")
-    assert [r.target for r in report.outgoing] == ["Release v1.2.md", "hub.yaml proposal for themes.md",
-                                                   "Books.base", "Board.canvas", "clip.webm", None]
+    assert [r.target for r in report.outgoing] == [
+        "Release v1.2.md",
+        "hub.yaml proposal for themes.md",
+        "Books.base",
+        "Board.canvas",
+        "clip.webm",
+        None,
+    ]

@@ -1,6 +1,7 @@
 """OKF rules: bundle detection and modes, status, staleness (dates, offset and naive datetimes,
 junk) at the day boundary, trust tiers, and the stale filter words. Unit tables for the
 derivations, then the same rules end to end through real notes on disk."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -140,9 +141,23 @@ def test_overdue_days() -> None:
 
 @pytest.mark.parametrize(
     ("word", "flag"),
-    [("true", True), ("TRUE", True), ("Yes", True), ("1", True), (" yes ", True),
-     ("false", False), ("False", False), ("NO", False), ("0", False),
-     ("", None), ("maybe", None), ("y", None), ("2", None), ("on", None), ("truee", None)],
+    [
+        ("true", True),
+        ("TRUE", True),
+        ("Yes", True),
+        ("1", True),
+        (" yes ", True),
+        ("false", False),
+        ("False", False),
+        ("NO", False),
+        ("0", False),
+        ("", None),
+        ("maybe", None),
+        ("y", None),
+        ("2", None),
+        ("on", None),
+        ("truee", None),
+    ],
 )
 def test_parse_bool_word(word: str, flag) -> None:
     assert okf.parse_bool_word(word) is flag
@@ -214,26 +229,49 @@ def _rows(vault, **filters) -> list[str]:
 def test_okf_status_end_to_end(okf_vault) -> None:
     by_status = {e.path: e.okf_status for e in okf_vault.list(Query(folder="status")).entries}
     assert by_status == {
-        "status/broken.md": "stable", "status/draft.md": "draft", "status/empty.md": "stable",
-        "status/list.md": "stable", "status/missing.md": "stable", "status/none.md": "stable",
-        "status/null.md": "stable", "status/number.md": "stable", "status/padded.md": "deprecated",
+        "status/broken.md": "stable",
+        "status/draft.md": "draft",
+        "status/empty.md": "stable",
+        "status/list.md": "stable",
+        "status/missing.md": "stable",
+        "status/none.md": "stable",
+        "status/null.md": "stable",
+        "status/number.md": "stable",
+        "status/padded.md": "deprecated",
         "status/upper.md": "Deprecated",
     }
     assert _rows(okf_vault, status="deprecated") == ["status/padded.md"]
     assert _rows(okf_vault, status="Deprecated") == ["status/upper.md"]
     assert _rows(okf_vault, status="  deprecated  ") == []  # the filter value is compared as given
     stable_in_status = [p for p in _rows(okf_vault, status="stable") if p.startswith("status/")]
-    assert stable_in_status == ["status/broken.md", "status/empty.md", "status/list.md", "status/missing.md",
-                                "status/none.md", "status/null.md", "status/number.md"]
+    assert stable_in_status == [
+        "status/broken.md",
+        "status/empty.md",
+        "status/list.md",
+        "status/missing.md",
+        "status/none.md",
+        "status/null.md",
+        "status/number.md",
+    ]
 
 
 def test_okf_stale_end_to_end(okf_vault) -> None:
     stale = [p for p in _rows(okf_vault, stale="true") if p.startswith("stale/")]
-    assert stale == ["stale/offset-past.md", "stale/quoted.md", "stale/today.md", "stale/yesterday.md",
-                     "stale/zulu-past.md"]
+    assert stale == [
+        "stale/offset-past.md",
+        "stale/quoted.md",
+        "stale/today.md",
+        "stale/yesterday.md",
+        "stale/zulu-past.md",
+    ]
     fresh = [p for p in _rows(okf_vault, stale="false") if p.startswith("stale/")]
-    assert fresh == ["stale/junk.md", "stale/naive.md", "stale/number.md", "stale/offset-future.md",
-                     "stale/tomorrow.md"]
+    assert fresh == [
+        "stale/junk.md",
+        "stale/naive.md",
+        "stale/number.md",
+        "stale/offset-future.md",
+        "stale/tomorrow.md",
+    ]
     assert okf_vault.stats()["stale"] == 5
 
 
@@ -245,19 +283,29 @@ def test_okf_stale_follows_the_clock(make_vault, open_vault) -> None:
     assert "stale/tomorrow.md" in _rows(next_day, stale="true")
     earlier = open_vault(root, clock=FixedClock.at_date(dt.date(2026, 11, 28)))
     assert [p for p in _rows(earlier, stale="true") if p.startswith("stale/")] == [
-        "stale/quoted.md", "stale/yesterday.md"]
+        "stale/quoted.md",
+        "stale/yesterday.md",
+    ]
 
 
 def test_okf_trust_end_to_end(okf_vault) -> None:
     tiers = {e.path: e.okf_trust for e in okf_vault.list(Query(folder="trust")).entries}
     assert tiers == {
-        "trust/empty.md": "unverified", "trust/human-single.md": "human-reviewed", "trust/human.md": "human-reviewed",
-        "trust/literal-plus.md": "human-reviewed", "trust/literal.md": "unverified",
-        "trust/machine-single.md": "machine-confirmed", "trust/machine.md": "machine-confirmed",
+        "trust/empty.md": "unverified",
+        "trust/human-single.md": "human-reviewed",
+        "trust/human.md": "human-reviewed",
+        "trust/literal-plus.md": "human-reviewed",
+        "trust/literal.md": "unverified",
+        "trust/machine-single.md": "machine-confirmed",
+        "trust/machine.md": "machine-confirmed",
         "trust/mixed.md": "human-reviewed",
     }
     assert [p for p in _rows(okf_vault, trust_tier="human-reviewed") if p.startswith("trust/")] == [
-        "trust/human-single.md", "trust/human.md", "trust/literal-plus.md", "trust/mixed.md"]
+        "trust/human-single.md",
+        "trust/human.md",
+        "trust/literal-plus.md",
+        "trust/mixed.md",
+    ]
 
 
 def test_okf_row_fields(okf_vault) -> None:

@@ -1,5 +1,6 @@
 """Parsing one note's bytes: frontmatter (malformed, bombs, JSON-safe values), encodings,
 title precedence, tags and links. Pure functions, then one pass through a real vault."""
+
 from __future__ import annotations
 
 import json
@@ -262,7 +263,10 @@ def test_tags(text: str, tags: tuple[str, ...]) -> None:
         ("[mail](mailto:a@b.c)", []),
         ("[anchor](#local)", []),
         ("`[[in code]]` and\n```\n[[fenced]]\n```\n[[real]]", [Link("real", "wiki")]),
-        ("[[A]] then [b](B.md) then ![[C]]", [Link("A", "wiki"), Link("B.md", "markdown"), Link("C", "embed")]),  # text order
+        (
+            "[[A]] then [b](B.md) then ![[C]]",
+            [Link("A", "wiki"), Link("B.md", "markdown"), Link("C", "embed")],
+        ),  # text order
     ],
 )
 def test_links(body: str, links: list[Link]) -> None:
@@ -294,12 +298,14 @@ def test_content_chars_counts_the_body_only() -> None:
 
 
 def test_broken_and_undecodable_notes_are_still_indexed(make_vault, open_vault) -> None:
-    root = make_vault({
-        "broken.md": "---\ntitle: [unclosed\n---\n# Broken\n",
-        "latin1.md": "---\ntitle: Café\n---\n".encode("latin-1"),
-        "bom.md": b"\xef\xbb\xbf---\r\ntitle: Bom\r\n---\r\n",
-        "binary.md": bytes(range(256)) * 4,
-    })
+    root = make_vault(
+        {
+            "broken.md": "---\ntitle: [unclosed\n---\n# Broken\n",
+            "latin1.md": "---\ntitle: Café\n---\n".encode("latin-1"),
+            "bom.md": b"\xef\xbb\xbf---\r\ntitle: Bom\r\n---\r\n",
+            "binary.md": bytes(range(256)) * 4,
+        }
+    )
     vault = open_vault(root)
     entries = {e.path: e for e in vault.snapshot.entries}
     assert set(entries) == {"binary.md", "bom.md", "broken.md", "latin1.md"}

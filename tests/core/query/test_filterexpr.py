@@ -1,4 +1,5 @@
 """The filter-bar language (core.query.filterexpr): text in, a core Query out, errors with positions."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,56 +11,76 @@ from vaultwatch.core.query.filterexpr import FilterError, analyse, complete, exp
 from vaultwatch.core.query.listing import Query, run_query
 
 
-@pytest.mark.parametrize("text, want", [
-    ("", Query()),
-    ("   ", Query()),
-    ("deploy", Query(words=("deploy",))),
-    ("deploy runbook", Query(words=("deploy", "runbook"))),
-    ('"two  spaces"', Query(words=("two  spaces",))),
-    ('"-dash" "a:b"', Query(words=("-dash", "a:b"))),
-    ("status:deprecated", Query(filters=(("status", "deprecated"),))),
-    ("-status:draft", Query(exclude=(("status", "draft"),))),
-    ("trust:unverified", Query(filters=(("trust_tier", "unverified"),))),
-    ("trust:human", Query(filters=(("trust_tier", "human-reviewed"),))),
-    ("trust:machine", Query(filters=(("trust_tier", "machine-confirmed"),))),
-    ("trust_tier:human-reviewed", Query(filters=(("trust_tier", "human-reviewed"),))),
-    ("stale:true", Query(filters=(("stale", "true"),))),
-    ("stale:NO", Query(filters=(("stale", "NO"),))),
-    ("tag:craft", Query(filters=(("tags", "craft"),))),
-    ("tag:#craft", Query(filters=(("tags", "craft"),))),
-    ("#craft", Query(filters=(("tags", "craft"),))),
-    ("-#archive", Query(exclude=(("tags", "archive"),))),
-    ("type:howto", Query(filters=(("type", "howto"),))),
-    ('owner:"Ana Ruiz"', Query(filters=(("owner", "Ana Ruiz"),))),
-    ("path:Projects/**", Query(pattern="Projects/**")),
-    ("path:Projects", Query(pattern="Projects/**")),
-    ("path:/Projects/Archive/", Query(pattern="Projects/Archive/**")),
-    ("path:Projects/Atlas Migration.md", Query(pattern="Projects/Atlas/**", words=("Migration.md",))),  # spaces end it
-    ('path:"Projects/Atlas Migration.md"', Query(pattern="Projects/Atlas Migration.md")),
-    ("path:*.md", Query(pattern="*.md")),
-    ("status:deprecated trust:unverified stale:true tag:craft type:howto path:Projects/** -status:draft free words",
-     Query(pattern="Projects/**", filters=(("status", "deprecated"), ("trust_tier", "unverified"), ("stale", "true"),
-                                           ("tags", "craft"), ("type", "howto")),
-           exclude=(("status", "draft"),), words=("free", "words"))),
-])
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("", Query()),
+        ("   ", Query()),
+        ("deploy", Query(words=("deploy",))),
+        ("deploy runbook", Query(words=("deploy", "runbook"))),
+        ('"two  spaces"', Query(words=("two  spaces",))),
+        ('"-dash" "a:b"', Query(words=("-dash", "a:b"))),
+        ("status:deprecated", Query(filters=(("status", "deprecated"),))),
+        ("-status:draft", Query(exclude=(("status", "draft"),))),
+        ("trust:unverified", Query(filters=(("trust_tier", "unverified"),))),
+        ("trust:human", Query(filters=(("trust_tier", "human-reviewed"),))),
+        ("trust:machine", Query(filters=(("trust_tier", "machine-confirmed"),))),
+        ("trust_tier:human-reviewed", Query(filters=(("trust_tier", "human-reviewed"),))),
+        ("stale:true", Query(filters=(("stale", "true"),))),
+        ("stale:NO", Query(filters=(("stale", "NO"),))),
+        ("tag:craft", Query(filters=(("tags", "craft"),))),
+        ("tag:#craft", Query(filters=(("tags", "craft"),))),
+        ("#craft", Query(filters=(("tags", "craft"),))),
+        ("-#archive", Query(exclude=(("tags", "archive"),))),
+        ("type:howto", Query(filters=(("type", "howto"),))),
+        ('owner:"Ana Ruiz"', Query(filters=(("owner", "Ana Ruiz"),))),
+        ("path:Projects/**", Query(pattern="Projects/**")),
+        ("path:Projects", Query(pattern="Projects/**")),
+        ("path:/Projects/Archive/", Query(pattern="Projects/Archive/**")),
+        (
+            "path:Projects/Atlas Migration.md",
+            Query(pattern="Projects/Atlas/**", words=("Migration.md",)),
+        ),  # spaces end it
+        ('path:"Projects/Atlas Migration.md"', Query(pattern="Projects/Atlas Migration.md")),
+        ("path:*.md", Query(pattern="*.md")),
+        (
+            "status:deprecated trust:unverified stale:true tag:craft type:howto path:Projects/** -status:draft free words",
+            Query(
+                pattern="Projects/**",
+                filters=(
+                    ("status", "deprecated"),
+                    ("trust_tier", "unverified"),
+                    ("stale", "true"),
+                    ("tags", "craft"),
+                    ("type", "howto"),
+                ),
+                exclude=(("status", "draft"),),
+                words=("free", "words"),
+            ),
+        ),
+    ],
+)
 def test_terms(text: str, want: Query) -> None:
     assert parse(text) == want
 
 
-@pytest.mark.parametrize("text, start, end, words", [
-    ("status:", 0, 7, "has no value"),
-    ("tag: craft", 0, 4, "has no value"),
-    (":draft", 0, 1, "no key"),
-    ('owner:"Ana', 6, 10, "unterminated quote"),
-    ('"abc', 0, 4, "unterminated quote"),
-    ('"abc"def', 5, 6, "space after a closing quote"),
-    ('ab"c', 2, 3, "quote inside a word"),
-    ("-", 0, 1, "excludes nothing"),
-    ("x -foo", 2, 6, "cannot exclude free text"),
-    ("stale:maybe", 0, 11, "not a boolean"),
-    ("status:draft trust:everyone", 13, 27, "not a tier"),
-    ("path:a path:b", 7, 13, "only one path"),
-])
+@pytest.mark.parametrize(
+    "text, start, end, words",
+    [
+        ("status:", 0, 7, "has no value"),
+        ("tag: craft", 0, 4, "has no value"),
+        (":draft", 0, 1, "no key"),
+        ('owner:"Ana', 6, 10, "unterminated quote"),
+        ('"abc', 0, 4, "unterminated quote"),
+        ('"abc"def', 5, 6, "space after a closing quote"),
+        ('ab"c', 2, 3, "quote inside a word"),
+        ("-", 0, 1, "excludes nothing"),
+        ("x -foo", 2, 6, "cannot exclude free text"),
+        ("stale:maybe", 0, 11, "not a boolean"),
+        ("status:draft trust:everyone", 13, 27, "not a tier"),
+        ("path:a path:b", 7, 13, "only one path"),
+    ],
+)
 def test_errors_point_at_the_term(text: str, start: int, end: int, words: str) -> None:
     with pytest.raises(FilterError) as info:
         parse(text)
@@ -72,14 +93,22 @@ def test_errors_point_at_the_term(text: str, start: int, end: int, words: str) -
 def test_tokens_keep_their_spans() -> None:
     terms = tokenize('a status:x  -tag:"b c"')
     assert [(t.key, t.value, t.negated, t.start, t.end) for t in terms] == [
-        (None, "a", False, 0, 1), ("status", "x", False, 2, 10), ("tag", "b c", True, 12, 22)]
+        (None, "a", False, 0, 1),
+        ("status", "x", False, 2, 10),
+        ("tag", "b c", True, 12, 22),
+    ]
 
 
 def test_merge_narrows_a_tab_query() -> None:
     tab = Query(filters=(("status", "deprecated"),), sort="overdue")
     got = merge(tab, parse("tag:ops -type:howto runbook path:Areas"))
-    assert got == Query(filters=(("status", "deprecated"), ("tags", "ops")), exclude=(("type", "howto"),),
-                        words=("runbook",), pattern="Areas/**", sort="overdue")
+    assert got == Query(
+        filters=(("status", "deprecated"), ("tags", "ops")),
+        exclude=(("type", "howto"),),
+        words=("runbook",),
+        pattern="Areas/**",
+        sort="overdue",
+    )
     assert merge(tab, parse("status:deprecated")).filters == (("status", "deprecated"),)
     with pytest.raises(QueryError):
         merge(Query(pattern="a/**"), Query(pattern="b/**"))
@@ -139,18 +168,22 @@ def test_a_folder_typed_in_another_case_is_the_vaults_folder(demo) -> None:
 def test_free_words_ignore_accents_and_case(demo) -> None:
     cafe = [e.path for e in run_query(demo.snapshot, parse("cafe"), demo.clock).entries]
     assert cafe and cafe == [e.path for e in run_query(demo.snapshot, parse("CAFÉ"), demo.clock).entries]
-    assert all("café" in (e.title + e.path).casefold() for e in run_query(demo.snapshot, parse("cafe"),
-                                                                           demo.clock).entries)
+    assert all(
+        "café" in (e.title + e.path).casefold() for e in run_query(demo.snapshot, parse("cafe"), demo.clock).entries
+    )
 
 
-@pytest.mark.parametrize("text, applied, pending", [
-    ("status:", "", "has no value"),
-    ("runbook status:", "runbook", "has no value"),
-    ('runbook owner:"Ana', "runbook", "unterminated quote"),
-    ("runbook -", "runbook", "excludes nothing"),
-    ("runbook -sta", "runbook", "cannot exclude free text"),
-    ("runbook", "runbook", None),
-])
+@pytest.mark.parametrize(
+    "text, applied, pending",
+    [
+        ("status:", "", "has no value"),
+        ("runbook status:", "runbook", "has no value"),
+        ('runbook owner:"Ana', "runbook", "unterminated quote"),
+        ("runbook -", "runbook", "excludes nothing"),
+        ("runbook -sta", "runbook", "cannot exclude free text"),
+        ("runbook", "runbook", None),
+    ],
+)
 def test_a_term_still_being_typed_is_left_out_and_named(text: str, applied: str, pending: str | None) -> None:
     a = analyse(text)
     assert a.applied == applied and a.query == parse(applied)
@@ -163,13 +196,16 @@ def test_mistakes_before_the_end_stay_errors(text: str) -> None:
         analyse(text)
 
 
-@pytest.mark.parametrize("text, says", [
-    ("stauts:deprecated", "no note has `stauts`; did you mean `status`?"),
-    ("status:Deprecated", "no note has status `Deprecated`; did you mean `deprecated`? (values differ in case)"),
-    ("type:Howto", "did you mean `howto`? (values differ in case)"),
-    ("tag:crafts", "no note has the tag `crafts`; did you mean `craft`?"),
-    ("path:projcts", "no folder is named `projcts`; did you mean `Projects`?"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("stauts:deprecated", "no note has `stauts`; did you mean `status`?"),
+        ("status:Deprecated", "no note has status `Deprecated`; did you mean `deprecated`? (values differ in case)"),
+        ("type:Howto", "did you mean `howto`? (values differ in case)"),
+        ("tag:crafts", "no note has the tag `crafts`; did you mean `craft`?"),
+        ("path:projcts", "no folder is named `projcts`; did you mean `Projects`?"),
+    ],
+)
 def test_hints_explain_an_empty_answer(demo, text: str, says: str) -> None:
     a = analyse(text, demo.snapshot)
     assert run_query(demo.snapshot, a.query, demo.clock).total == 0
@@ -178,26 +214,30 @@ def test_hints_explain_an_empty_answer(demo, text: str, says: str) -> None:
     assert (hints[0].start, hints[0].end) == (0, len(text))
 
 
-@pytest.mark.parametrize("text", ["status:deprecated", "tag:CRAFT", "type:howto", "path:projects", "runbook",
-                                  "trust:human", "stale:true"])
+@pytest.mark.parametrize(
+    "text", ["status:deprecated", "tag:CRAFT", "type:howto", "path:projects", "runbook", "trust:human", "stale:true"]
+)
 def test_no_hint_for_terms_that_match(demo, text: str) -> None:
     a = analyse(text, demo.snapshot)
     assert run_query(demo.snapshot, a.query, demo.clock).total > 0
     assert explain(a.terms, demo.snapshot) == ()
 
 
-@pytest.mark.parametrize("text, want", [
-    ("sta", "stale:"),
-    ("stat", "status:"),
-    ("status:dep", "status:deprecated"),
-    ("runbook -status:dr", "runbook -status:draft"),
-    ("#cr", "#craft"),
-    ("tag:CR", "tag:craft"),
-    ("path:pro", "path:Projects"),
-    ("trust:hu", "trust:human"),
-    ("status:deprecated", None),
-    ("runbook ", None),
-    ("x", None),
-])
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("sta", "stale:"),
+        ("stat", "status:"),
+        ("status:dep", "status:deprecated"),
+        ("runbook -status:dr", "runbook -status:draft"),
+        ("#cr", "#craft"),
+        ("tag:CR", "tag:craft"),
+        ("path:pro", "path:Projects"),
+        ("trust:hu", "trust:human"),
+        ("status:deprecated", None),
+        ("runbook ", None),
+        ("x", None),
+    ],
+)
 def test_completion_of_keys_values_tags_and_folders(demo, text: str, want: str | None) -> None:
     assert complete(text, demo.snapshot) == want

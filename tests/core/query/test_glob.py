@@ -1,5 +1,6 @@
 """The glob matcher: a table of the documented semantics, and properties against a simple
 reference implementation (segment by segment with fnmatchcase, `**` as zero or more levels)."""
+
 from __future__ import annotations
 
 import time
@@ -149,8 +150,10 @@ _segments = st.one_of(
     st.just("**"),
     st.lists(_pattern_tokens, min_size=1, max_size=4).map("".join),
 )
-_patterns = st.lists(_segments, min_size=1, max_size=4).map("/".join).filter(
-    lambda p: sum(p.count("*") + p.count("?") for p in p.split("/")) <= 12
+_patterns = (
+    st.lists(_segments, min_size=1, max_size=4)
+    .map("/".join)
+    .filter(lambda p: sum(p.count("*") + p.count("?") for p in p.split("/")) <= 12)
 )
 
 
@@ -164,9 +167,17 @@ def test_glob_agrees_with_reference(pattern: str, path: str) -> None:
 @given(_patterns, st.lists(_names, min_size=1, max_size=4))
 def test_glob_agrees_with_reference_on_near_misses(pattern: str, names: list[str]) -> None:
     """Paths built from the pattern's own literal parts hit the interesting cases more often."""
-    literal = [seg.replace("*", "a").replace("?", "b").replace("[ab]", "a").replace("[!a]", "b")
-               .replace("[a-c]", "c").replace("[A-Z]", "Q").replace("[.]", ".")
-               for seg in pattern.split("/") if seg != "**"] or names
+    literal = [
+        seg.replace("*", "a")
+        .replace("?", "b")
+        .replace("[ab]", "a")
+        .replace("[!a]", "b")
+        .replace("[a-c]", "c")
+        .replace("[A-Z]", "Q")
+        .replace("[.]", ".")
+        for seg in pattern.split("/")
+        if seg != "**"
+    ] or names
     for path in ("/".join(literal), "/".join(names + literal), "/".join(literal + names)):
         assert glob_match(pattern, path) == reference_match(pattern, path), path
 

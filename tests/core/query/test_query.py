@@ -1,5 +1,6 @@
 """The one query function's mechanics: paging with cursors, sorts, kinds, text, exclude,
 problems, filter values and argument errors."""
+
 from __future__ import annotations
 
 import os
@@ -21,9 +22,14 @@ FILES = {
     "a/pic.png": b"\x89PNG" + b"\0" * 100,
 }
 MTIMES = {  # a fixed modification order, unlike the write order
-    "index.md": 1_700_000_005, "b/Banana.md": 1_700_000_003, "b/apple.md": 1_700_000_001,
-    "a/cherry.md": 1_700_000_006, "a/date.md": 1_700_000_002, "a/deep/elder.md": 1_700_000_004,
-    "fig.md": 1_700_000_000, "a/pic.png": 1_700_000_007,
+    "index.md": 1_700_000_005,
+    "b/Banana.md": 1_700_000_003,
+    "b/apple.md": 1_700_000_001,
+    "a/cherry.md": 1_700_000_006,
+    "a/date.md": 1_700_000_002,
+    "a/deep/elder.md": 1_700_000_004,
+    "fig.md": 1_700_000_000,
+    "a/pic.png": 1_700_000_007,
 }
 NOTES = ["a/cherry.md", "a/date.md", "a/deep/elder.md", "b/Banana.md", "b/apple.md", "fig.md", "index.md"]
 
@@ -48,18 +54,33 @@ def listed(vault: Vault, **kw) -> list[str]:
     [
         ("path", False, NOTES),
         ("path", True, NOTES[::-1]),
-        ("modified", False, ["fig.md", "b/apple.md", "a/date.md", "b/Banana.md", "a/deep/elder.md", "index.md",
-                             "a/cherry.md"]),
-        ("modified", True, ["a/cherry.md", "index.md", "a/deep/elder.md", "b/Banana.md", "a/date.md", "b/apple.md",
-                            "fig.md"]),
+        (
+            "modified",
+            False,
+            ["fig.md", "b/apple.md", "a/date.md", "b/Banana.md", "a/deep/elder.md", "index.md", "a/cherry.md"],
+        ),
+        (
+            "modified",
+            True,
+            ["a/cherry.md", "index.md", "a/deep/elder.md", "b/Banana.md", "a/date.md", "b/apple.md", "fig.md"],
+        ),
         # titles compare case-insensitively: Apple pie, banana split, cherry, Date, Elder, Fig, Home
-        ("title", False, ["b/apple.md", "b/Banana.md", "a/cherry.md", "a/date.md", "a/deep/elder.md", "fig.md",
-                          "index.md"]),
-        ("title", True, ["index.md", "fig.md", "a/deep/elder.md", "a/date.md", "a/cherry.md", "b/Banana.md",
-                         "b/apple.md"]),
+        (
+            "title",
+            False,
+            ["b/apple.md", "b/Banana.md", "a/cherry.md", "a/date.md", "a/deep/elder.md", "fig.md", "index.md"],
+        ),
+        (
+            "title",
+            True,
+            ["index.md", "fig.md", "a/deep/elder.md", "a/date.md", "a/cherry.md", "b/Banana.md", "b/apple.md"],
+        ),
         # most overdue first; not-stale notes after, by path
-        ("overdue", False, ["b/apple.md", "a/cherry.md", "a/date.md", "a/deep/elder.md", "b/Banana.md", "fig.md",
-                            "index.md"]),
+        (
+            "overdue",
+            False,
+            ["b/apple.md", "a/cherry.md", "a/date.md", "a/deep/elder.md", "b/Banana.md", "fig.md", "index.md"],
+        ),
     ],
 )
 def test_sorts(vault: Vault, sort: str, descending: bool, expected: list[str]) -> None:
@@ -96,8 +117,10 @@ def page_through(vault: Vault, limit: int, **kw) -> tuple[list[list[str]], set[i
 
 
 @pytest.mark.parametrize("limit", [1, 2, 3, 6, 7, 100])
-@pytest.mark.parametrize(("sort", "descending"), [("path", False), ("path", True), ("modified", False),
-                                                  ("modified", True), ("title", False), ("overdue", False)])
+@pytest.mark.parametrize(
+    ("sort", "descending"),
+    [("path", False), ("path", True), ("modified", False), ("modified", True), ("title", False), ("overdue", False)],
+)
 def test_paging_covers_everything_once_in_order(vault: Vault, limit: int, sort: str, descending: bool) -> None:
     full = listed(vault, sort=sort, descending=descending)
     pages, totals = page_through(vault, limit, sort=sort, descending=descending)
@@ -108,10 +131,16 @@ def test_paging_covers_everything_once_in_order(vault: Vault, limit: int, sort: 
 
 
 @pytest.mark.parametrize("limit", [1, 2, 5])
-@pytest.mark.parametrize("kw", [
-    {"filters": (("stale", "false"),)}, {"exclude": (("status", "draft"),)}, {"folder": "a"},
-    {"folder": "a", "filters": (("stale", "false"),)}, {"include_attachments": True, "include_folders": True},
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"filters": (("stale", "false"),)},
+        {"exclude": (("status", "draft"),)},
+        {"folder": "a"},
+        {"folder": "a", "filters": (("stale", "false"),)},
+        {"include_attachments": True, "include_folders": True},
+    ],
+)
 def test_paging_filtered_and_scoped_listings(vault: Vault, limit: int, kw: dict) -> None:
     full = listed(vault, **kw)
     assert full  # each case lists something
@@ -146,9 +175,13 @@ def test_cursor_survives_deletion_of_its_last_row(vault: Vault) -> None:
 def test_cursor_from_a_different_query_is_rejected(vault: Vault) -> None:
     cursor = vault.list(Query(limit=2)).next_cursor
     assert cursor
-    for other in (Query(limit=2, cursor=cursor, folder="a"), Query(limit=2, cursor=cursor, sort="title"),
-                  Query(limit=2, cursor=cursor, descending=True), Query(cursor=cursor, pattern="**"),
-                  Query(limit=2, cursor=cursor, filters=(("status", "draft"),))):
+    for other in (
+        Query(limit=2, cursor=cursor, folder="a"),
+        Query(limit=2, cursor=cursor, sort="title"),
+        Query(limit=2, cursor=cursor, descending=True),
+        Query(cursor=cursor, pattern="**"),
+        Query(limit=2, cursor=cursor, filters=(("status", "draft"),)),
+    ):
         with pytest.raises(QueryError, match="different query"):
             vault.list(other)
     # the page size is not part of the query: it may change between pages
@@ -199,7 +232,11 @@ def test_root_level_and_recursion(vault: Vault) -> None:
     assert listed(vault, folder="", recursive=True) == ["fig.md", "index.md"]  # "" is the root level only
     assert listed(vault, folder="a", recursive=False) == ["a/cherry.md", "a/date.md"]
     assert listed(vault, folder="a", recursive=False, include_folders=True, include_attachments=True) == [
-        "a/cherry.md", "a/date.md", "a/deep", "a/pic.png"]
+        "a/cherry.md",
+        "a/date.md",
+        "a/deep",
+        "a/pic.png",
+    ]
     assert listed(vault, folder=None, recursive=False) == ["fig.md", "index.md"]
     assert listed(vault, folder="a/deep") == ["a/deep/elder.md"]
 
@@ -230,7 +267,10 @@ def test_exclude(vault: Vault) -> None:
     assert listed(vault, exclude=(("status", "stable"),)) == ["b/Banana.md", "b/apple.md"]
     assert listed(vault, exclude=(("stale", "true"),)) == ["a/deep/elder.md", "b/Banana.md", "fig.md", "index.md"]
     assert listed(vault, filters=(("status", "stable"),), exclude=(("stale", "true"),)) == [
-        "a/deep/elder.md", "fig.md", "index.md"]
+        "a/deep/elder.md",
+        "fig.md",
+        "index.md",
+    ]
 
 
 # --- filter values ----------------------------------------------------------------------------------
@@ -281,8 +321,19 @@ def test_pairs(mapping, expected) -> None:
     assert pairs(mapping) == expected
 
 
-@pytest.mark.parametrize("mapping", [["status", "draft"], "status=draft", {"": "x"}, {" ": "x"}, {1: "x"},
-                                     {"status": None}, {"status": ["draft"]}, {"status": {"a": 1}}])
+@pytest.mark.parametrize(
+    "mapping",
+    [
+        ["status", "draft"],
+        "status=draft",
+        {"": "x"},
+        {" ": "x"},
+        {1: "x"},
+        {"status": None},
+        {"status": ["draft"]},
+        {"status": {"a": 1}},
+    ],
+)
 def test_pairs_rejects_bad_filters(mapping) -> None:
     with pytest.raises(QueryError):
         pairs(mapping)
@@ -315,8 +366,11 @@ def test_argument_errors(vault: Vault, kwargs: dict, error: type, phrase: str) -
 def test_pattern_base_folder_with_root_and_none(vault: Vault) -> None:
     assert listed(vault, folder="a", pattern="*.md", pattern_base="folder") == ["a/cherry.md", "a/date.md"]
     assert listed(vault, folder="a", pattern="*.md", pattern_base="vault") == []
-    assert listed(vault, folder="a", pattern="a/**", pattern_base="vault") == ["a/cherry.md", "a/date.md",
-                                                                                 "a/deep/elder.md"]
+    assert listed(vault, folder="a", pattern="a/**", pattern_base="vault") == [
+        "a/cherry.md",
+        "a/date.md",
+        "a/deep/elder.md",
+    ]
     assert listed(vault, folder=None, pattern="*.md", pattern_base="folder") == ["fig.md", "index.md"]
     assert listed(vault, folder="", pattern="*.md", pattern_base="folder") == ["fig.md", "index.md"]
 
@@ -337,8 +391,7 @@ def test_queries_are_answered_from_one_snapshot(vault: Vault) -> None:
 @pytest.mark.parametrize("sort", ["path", "modified", "title", "overdue"])
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("forged_key", ["text", None, [1], {"a": 1}, 5])
-def test_hand_edited_cursor_is_a_query_error_not_a_crash(vault: Vault, sort: str, descending: bool,
-                                                         forged_key) -> None:
+def test_hand_edited_cursor_is_a_query_error_not_a_crash(vault: Vault, sort: str, descending: bool, forged_key) -> None:
     import base64
     import json
 

@@ -1,4 +1,5 @@
 """The change journal and revert (core.review.journal, core.review.revert) on real vaults and real files."""
+
 from __future__ import annotations
 
 import os
@@ -106,7 +107,7 @@ def test_rename_revert_restores_the_note_and_every_rewritten_link_byte_for_byte(
         "Notes/Plan.md": "# Plan\nsee [[Other]]\n",
         "Other.md": "x\n",
         "a.md": "links: [[Plan]] and [[Plan|the plan]] and ![[Plan#Goals]]\r\n",
-        "b.md": "---\nup: \"[[Plan]]\"\n---\n[md](Notes/Plan.md) [enc](<Notes/Plan.md>)\n",
+        "b.md": '---\nup: "[[Plan]]"\n---\n[md](Notes/Plan.md) [enc](<Notes/Plan.md>)\n',
         "c.md": "no links here\n",
     }
     root, _, writer, journal = setup(files)
@@ -177,8 +178,9 @@ def test_bounds_hold_for_count_and_bytes(tmp_path):
     noise = os.urandom(20_000)  # incompressible: every change stores ~40 KB
     for i in range(100):
         scope.files = [jmod.FileWrite("a.md", noise + bytes([i]), noise + bytes([i + 1]), "target")]
-        small._insert(dict(kind="change", actor="agent:x", tool="write", operation="write", path="a.md"),
-                      scope.files, ["a.md"])
+        small._insert(
+            dict(kind="change", actor="agent:x", tool="write", operation="write", path="a.md"), scope.files, ["a.md"]
+        )
     stats = small.stats()
     assert stats["content_bytes"] <= 200_000 and stats["changes"] < 10
     small.checkpoint()
@@ -217,7 +219,9 @@ def test_kill_9_while_journaling_leaves_a_readable_journal(make_vault, tmp_path)
     time.sleep(0.3)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(10)
-    path = jmod.journal_path(os.path.realpath(root)).replace(jmod.state_dir(), str(tmp_path / "crash-state" / "vaultwatch"))
+    path = jmod.journal_path(os.path.realpath(root)).replace(
+        jmod.state_dir(), str(tmp_path / "crash-state" / "vaultwatch")
+    )
     con = sqlite3.connect(path)
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
@@ -260,8 +264,9 @@ def test_kill_9_at_random_points_of_journaled_writes_leaves_every_record_whole(m
     path = jmod.journal_path(os.path.realpath(root)).replace(jmod.state_dir(), str(state / "vaultwatch"))
     seen = 0
     for round_ in range(8):
-        proc = subprocess.Popen([sys.executable, "-c", RACER, str(root), str(round_)], env=env,
-                                stdout=subprocess.PIPE, cwd=ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", RACER, str(root), str(round_)], env=env, stdout=subprocess.PIPE, cwd=ROOT
+        )
         assert proc.stdout.readline().strip() == b"ready"
         time.sleep(rng.uniform(0.0, 0.4))
         os.kill(proc.pid, signal.SIGKILL)

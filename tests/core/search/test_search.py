@@ -1,4 +1,5 @@
 """Full-text search: ranking, OKF factors, snippets, the safe query syntax, scoping and paging."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -46,18 +47,22 @@ def paths(result) -> list[str]:
 
 # --- query syntax ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, terms", [
-    ("deploy", [Term("deploy")]),
-    ("deploy runbook", [Term("deploy"), Term("runbook")]),
-    ('"deploy runbook"', [Term("deploy runbook", phrase=True)]),
-    ("runb*", [Term("runb", prefix=True)]),
-    ("deploy -staging", [Term("deploy"), Term("staging", exclude=True)]),
-    ('deploy -"old script"', [Term("deploy"), Term("old script", phrase=True, exclude=True)]),
-    ('"unclosed phrase', [Term("unclosed phrase", phrase=True)]),
-    ("NEAR(a b)", [Term("NEAR(a"), Term("b)")]),
-    ("well-known", [Term("well-known")]),
-    ("a * b", [Term("a"), Term("b")]),
-])
+
+@pytest.mark.parametrize(
+    "text, terms",
+    [
+        ("deploy", [Term("deploy")]),
+        ("deploy runbook", [Term("deploy"), Term("runbook")]),
+        ('"deploy runbook"', [Term("deploy runbook", phrase=True)]),
+        ("runb*", [Term("runb", prefix=True)]),
+        ("deploy -staging", [Term("deploy"), Term("staging", exclude=True)]),
+        ('deploy -"old script"', [Term("deploy"), Term("old script", phrase=True, exclude=True)]),
+        ('"unclosed phrase', [Term("unclosed phrase", phrase=True)]),
+        ("NEAR(a b)", [Term("NEAR(a"), Term("b)")]),
+        ("well-known", [Term("well-known")]),
+        ("a * b", [Term("a"), Term("b")]),
+    ],
+)
 def test_parse_query(text, terms):
     assert list(parse_query(text)) == terms
 
@@ -66,8 +71,26 @@ def test_every_term_reaches_fts_quoted():
     assert to_fts(parse_query('NEAR(a b) OR "x""y" -c* d*')) == '"NEAR(a" "b)" "OR" "x" "y" "d" * NOT "c" *'
 
 
-@pytest.mark.parametrize("text", ["", "   ", "*", "-", "--", '""', "()", "-deploy", '-"a b"', "x" * 501,
-                                  " ".join(["w"] * 33), "a\x00b", None, 5, ["deploy"]])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "*",
+        "-",
+        "--",
+        '""',
+        "()",
+        "-deploy",
+        '-"a b"',
+        "x" * 501,
+        " ".join(["w"] * 33),
+        "a\x00b",
+        None,
+        5,
+        ["deploy"],
+    ],
+)
 def test_unsearchable_input_is_a_clear_query_error(text):
     with pytest.raises(QueryError) as exc:
         parse_query(text)
@@ -75,12 +98,52 @@ def test_unsearchable_input_is_a_clear_query_error(text):
 
 
 HOSTILE = [
-    '"', '""', '"""', "'", "''", "NEAR(", "NEAR(deploy", "NEAR(deploy runbook, 3)", "*", "**", "deploy*", "*deploy",
-    "(", ")", "((deploy)", "deploy)", "'; DROP TABLE fts; --", "'; DROP TABLE docs; --", "deploy OR", "AND deploy",
-    "NOT deploy", "deploy NOT", "title:deploy", "path:Projects", "^deploy", "deploy + runbook", "{deploy runbook}",
-    "deploy:", ":", "\\", "%", "_", "deploy\nrunbook", "\t", "déploy", "ＤＥＰＬＯＹ", "🚀 deploy", "deploy -",
+    '"',
+    '""',
+    '"""',
+    "'",
+    "''",
+    "NEAR(",
+    "NEAR(deploy",
+    "NEAR(deploy runbook, 3)",
+    "*",
+    "**",
+    "deploy*",
+    "*deploy",
+    "(",
+    ")",
+    "((deploy)",
+    "deploy)",
+    "'; DROP TABLE fts; --",
+    "'; DROP TABLE docs; --",
+    "deploy OR",
+    "AND deploy",
+    "NOT deploy",
+    "deploy NOT",
+    "title:deploy",
+    "path:Projects",
+    "^deploy",
+    "deploy + runbook",
+    "{deploy runbook}",
+    "deploy:",
+    ":",
+    "\\",
+    "%",
+    "_",
+    "deploy\nrunbook",
+    "\t",
+    "déploy",
+    "ＤＥＰＬＯＹ",
+    "🚀 deploy",
+    "deploy -",
     "- deploy",
-    "a" * 500, " ".join(["deploy"] * 32), "\u202edeploy", "rank", "bm25(fts)", "1=1", "x' OR '1'='1",
+    "a" * 500,
+    " ".join(["deploy"] * 32),
+    "\u202edeploy",
+    "rank",
+    "bm25(fts)",
+    "1=1",
+    "x' OR '1'='1",
 ]
 
 
@@ -96,6 +159,7 @@ def test_hostile_queries_never_reach_sqlite_raw(demo_search, text):
 
 
 # --- ranking, snippets -----------------------------------------------------------------------------
+
 
 def test_title_match_ranks_first_and_snippets_mark_terms(demo_search):
     res = demo_search.search("deploy runbook")
@@ -137,14 +201,17 @@ OKF_BODY = "quokka habitat notes: the quokka lives on islands\n"
 
 @pytest.fixture
 def okf_vault(make_vault):
-    return make_vault({
-        "fresh.md": f"---\nstatus: stable\n---\n{OKF_BODY}",
-        "old.md": f"---\nstatus: deprecated\n---\n{OKF_BODY}",
-        "stale.md": f"---\nstale_after: 2020-01-01\n---\n{OKF_BODY}",
-        "both.md": f"---\nstatus: deprecated\nstale_after: 2020-01-01\n---\n{OKF_BODY}",
-        "later.md": f"---\nstale_after: 2099-01-01\n---\n{OKF_BODY}",
-        **{f"other{i}.md": "nothing to see here\n" for i in range(20)},
-    }, okf=True)
+    return make_vault(
+        {
+            "fresh.md": f"---\nstatus: stable\n---\n{OKF_BODY}",
+            "old.md": f"---\nstatus: deprecated\n---\n{OKF_BODY}",
+            "stale.md": f"---\nstale_after: 2020-01-01\n---\n{OKF_BODY}",
+            "both.md": f"---\nstatus: deprecated\nstale_after: 2020-01-01\n---\n{OKF_BODY}",
+            "later.md": f"---\nstale_after: 2099-01-01\n---\n{OKF_BODY}",
+            **{f"other{i}.md": "nothing to see here\n" for i in range(20)},
+        },
+        okf=True,
+    )
 
 
 def test_okf_factors_rank_deprecated_and_stale_lower(okf_vault, searchable):
@@ -159,9 +226,13 @@ def test_okf_factors_rank_deprecated_and_stale_lower(okf_vault, searchable):
 
 
 def test_no_okf_factors_outside_a_bundle(make_vault, searchable):
-    root = make_vault({"a.md": f"---\nstatus: deprecated\n---\n{OKF_BODY}",
-                       "b.md": f"---\nstatus: stable\n---\n{OKF_BODY}",
-                       **{f"other{i}.md": "nothing\n" for i in range(10)}})
+    root = make_vault(
+        {
+            "a.md": f"---\nstatus: deprecated\n---\n{OKF_BODY}",
+            "b.md": f"---\nstatus: stable\n---\n{OKF_BODY}",
+            **{f"other{i}.md": "nothing\n" for i in range(10)},
+        }
+    )
     s = {h.path: h.score for h in searchable(root).search("quokka").hits}
     assert s["a.md"] == pytest.approx(s["b.md"])
 
@@ -182,12 +253,22 @@ def test_okf_ranking_is_exact_even_beyond_the_first_rows(make_vault, searchable)
 
 # --- scope: the listing's own arguments ---------------------------------------------------------
 
-@pytest.mark.parametrize("scope", [
-    dict(folder="Projects"), dict(folder="Projects", recursive=False), dict(folder=""),
-    dict(pattern="**/*Runbook*"), dict(filters={"status": "deprecated"}), dict(filters={"tags": "craft"}),
-    dict(filters={"type": "howto"}), dict(filters={"stale": "true"}), dict(filters={"trust_tier": "unverified"}),
-    dict(exclude={"status": "deprecated"}),
-])
+
+@pytest.mark.parametrize(
+    "scope",
+    [
+        dict(folder="Projects"),
+        dict(folder="Projects", recursive=False),
+        dict(folder=""),
+        dict(pattern="**/*Runbook*"),
+        dict(filters={"status": "deprecated"}),
+        dict(filters={"tags": "craft"}),
+        dict(filters={"type": "howto"}),
+        dict(filters={"stale": "true"}),
+        dict(filters={"trust_tier": "unverified"}),
+        dict(exclude={"status": "deprecated"}),
+    ],
+)
 def test_scope_is_exactly_the_listing(demo_search, scope):
     q = Query(**{k: (tuple(v.items()) if isinstance(v, dict) else v) for k, v in scope.items()})
     allowed = {e.path for e in demo_search.list(q).entries}
@@ -215,6 +296,7 @@ def test_bad_scope_arguments_are_query_errors(demo_search):
 
 
 # --- paging ------------------------------------------------------------------------------------------
+
 
 def test_limit_and_cursor_page_through_everything(demo_search):
     full = paths(demo_search.search("the", limit=500))
@@ -245,6 +327,7 @@ def test_total_counts_every_match_in_scope(demo_search):
 
 
 # --- lifecycle -------------------------------------------------------------------------------------
+
 
 def test_search_before_the_index_exists_says_so(demo_vault, clock):
     v = Vault(demo_vault, clock=clock)  # never loaded
@@ -357,9 +440,11 @@ def test_search_text_is_read_by_the_lexer():
     and a word only in code or a comment finds nothing."""
     from vaultwatch.core.search.fulltext import note_text
 
-    text = ("---\ntitle: T\n---\n# Alpha\n```sh\n# not heading\nsecretcode\n```\nBeta\n====\n"
-            "> [!note]\n> ```\n> # quotedcode\n> ```\n%% hiddenword %% shown <!-- htmlhidden -->\n"
-            "\n    indentedcode\n\n`spancode` tail\n\n<table>\n<tr><td>tablecell #notag</td></tr>\n</table>\n")
+    text = (
+        "---\ntitle: T\n---\n# Alpha\n```sh\n# not heading\nsecretcode\n```\nBeta\n====\n"
+        "> [!note]\n> ```\n> # quotedcode\n> ```\n%% hiddenword %% shown <!-- htmlhidden -->\n"
+        "\n    indentedcode\n\n`spancode` tail\n\n<table>\n<tr><td>tablecell #notag</td></tr>\n</table>\n"
+    )
     headings, body = note_text(text.encode())
     assert headings.split("\n") == ["Alpha", "Beta"]
     for hidden in ("secretcode", "not heading", "quotedcode", "hiddenword", "htmlhidden", "indentedcode", "spancode"):
@@ -376,12 +461,14 @@ def test_words_only_in_code_are_not_found(make_vault, searchable):
     assert paths(v.search("zebraword")) == ["b.md"]
 
 
-def test_the_same_words_again_are_answered_from_the_last_search_until_the_index_changes(demo_search, demo_vault,
-                                                                                        monkeypatch):
+def test_the_same_words_again_are_answered_from_the_last_search_until_the_index_changes(
+    demo_search, demo_vault, monkeypatch
+):
     """Search as you type asks again for the same words after a space or a stop word (issue 19):
     the last answer is given again, under the new text, without a read of the index; a change to
     the vault, another page or another scope searches again."""
     from vaultwatch.core.search import reuse
+
     monkeypatch.setattr(reuse, "REUSE_SECONDS", 600.0)  # (1 s: a starved machine could take longer)
     index = demo_search._search
     borrowed = []

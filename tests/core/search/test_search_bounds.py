@@ -1,6 +1,7 @@
 """Issue 13 (per-call budgets): a search hit in a huge note gets its snippet from one scan of the
 body. FTS5's snippet() scores every hit of a note: a 2 MB body of one repeated word kept one
 search call running for over a minute."""
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,7 @@
 """The full-text build: a big first build prepares notes in a pool of processes (core.search.ftsprep)
 and commits them in big transactions with FTS5's merging deferred to one merge at the end; the
 index it leaves is the one the in-thread build leaves, note for note."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -21,7 +22,8 @@ def _notes() -> dict[str, str]:
             f"---\naliases: [Alias {i}, Ärger {i}]\n" + (f"title: Titled {i}\n" if i % 5 == 0 else "") + "---\n"
             f"# Heading {i} about budgets\n\nRunning the deploy keys {i}. Café résumé.\n\n"
             "```sh\n# not a heading\nsecretcode\n```\n\n"
-            f"Setext {i}\n=====\n\n## Second {i} `code()` here\n\nplain words {i} ^block{i}\n" * (1 + i % 3))
+            f"Setext {i}\n=====\n\n## Second {i} `code()` here\n\nplain words {i} ^block{i}\n" * (1 + i % 3)
+        )
     files["Big.md"] = "# Big\n" + "long line of words about roadmaps\n" * 20000
     files["numbers 12345.md"] = "# 2026 12345\nnumbers only 007\n"
     files["html.md"] = "<div>\n# Inside a block\n</div>\n\n# Real heading\n"  # the HTML block's line is no heading
@@ -33,8 +35,10 @@ def _stored(v: Vault) -> list[tuple]:
     con = sqlite3.connect(v._search.db_path)
     register_functions(con)
     try:
-        return con.execute("SELECT d.path, c.name, c.title, c.aliases, c.headings, c.body, d.fterms, d.deprecated "
-                           "FROM docs d JOIN content c ON c.id = d.id ORDER BY d.path").fetchall()
+        return con.execute(
+            "SELECT d.path, c.name, c.title, c.aliases, c.headings, c.body, d.fterms, d.deprecated "
+            "FROM docs d JOIN content c ON c.id = d.id ORDER BY d.path"
+        ).fetchall()
     finally:
         con.close()
 
@@ -42,8 +46,10 @@ def _stored(v: Vault) -> list[tuple]:
 def _config(v: Vault) -> dict:
     con = sqlite3.connect(v._search.db_path)
     try:
-        return {t: dict(con.execute(f"SELECT k, v FROM {t}_config WHERE k IN ('automerge', 'crisismerge')"))
-                for t in ("fts", "ftsf")}
+        return {
+            t: dict(con.execute(f"SELECT k, v FROM {t}_config WHERE k IN ('automerge', 'crisismerge')"))
+            for t in ("fts", "ftsf")
+        }
     finally:
         con.close()
 
@@ -128,16 +134,23 @@ def test_a_pooled_first_build_stores_what_the_in_thread_build_stores(make_vault,
         assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
         assert [h.path for h in v.search("roadm*").hits] == ["Big.md"]
         assert v.search("12345").hits[0].path == "numbers 12345.md"
-        assert {r[0]: r[4] for r in in_thread if r[0].startswith("html")} == {"html.md": "Real heading",
-                                                                           "html ids.md": "Real heading"}
+        assert {r[0]: r[4] for r in in_thread if r[0].startswith("html")} == {
+            "html.md": "Real heading",
+            "html ids.md": "Real heading",
+        }
     finally:
         v.stop()
 
 
-@pytest.mark.parametrize("error", [OSError("no processes in this sandbox"),
-                                   # what a process start raised inside the TUI under 20 agents (the
-                                   # nightly load test: the full-text index stopped for good)
-                                   ValueError("bad value(s) in fds_to_keep")])
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError("no processes in this sandbox"),
+        # what a process start raised inside the TUI under 20 agents (the
+        # nightly load test: the full-text index stopped for good)
+        ValueError("bad value(s) in fds_to_keep"),
+    ],
+)
 def test_without_processes_the_build_prepares_notes_in_a_thread(make_vault, clock, monkeypatch, tmp_path, error):
     def no_processes(module):
         raise error
@@ -169,8 +182,7 @@ def test_a_first_build_cut_short_merges_as_usual_on_the_next_start(demo_vault, c
         v.stop()
 
 
-def test_a_pooled_first_build_stopped_half_way_is_finished_by_the_next_start(make_vault, clock, monkeypatch,
-                                                                               tmp_path):
+def test_a_pooled_first_build_stopped_half_way_is_finished_by_the_next_start(make_vault, clock, monkeypatch, tmp_path):
     root = make_vault(_notes())
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
     monkeypatch.setattr(ftsbuild, "POOL_MIN_NOTES", 1)
@@ -204,7 +216,8 @@ def _recording_starts(monkeypatch) -> list:
 
 
 def test_a_big_first_build_written_by_a_process_of_its_own_stores_what_the_writer_thread_stores(
-        make_vault, clock, monkeypatch, tmp_path):
+    make_vault, clock, monkeypatch, tmp_path
+):
     """core.search.ftsfirst: the app's writer thread hands a big first build to one process,
     which prepares and writes every note; the file holds what the thread's own build writes,
     and the writer thread knows each note's row id afterwards (a scoped search needs them)."""
@@ -260,8 +273,7 @@ def test_when_no_build_process_can_start_the_writer_thread_builds(make_vault, cl
         v.stop()
 
 
-def test_a_build_process_that_fails_half_way_is_finished_by_the_writer_thread(make_vault, clock, monkeypatch,
-                                                                             tmp_path):
+def test_a_build_process_that_fails_half_way_is_finished_by_the_writer_thread(make_vault, clock, monkeypatch, tmp_path):
     """The process writes whole transactions; when it fails after some, the writer thread
     indexes the rest and says so."""
     from vaultwatch.core.events import IndexProblem

@@ -3,6 +3,7 @@ any vault size: FTS5's bm25 runs over the other words' matches only (a common wo
 bm25 is its clamped IDF, ~1e-6, times its frequency), so a half-typed word beside a common one
 (`vault soc`, the TUI's search keystrokes) does not score every note. (Before: 200-400 ms at
 100,000 notes for `("vault" OR "soc")`, most of a search keystroke's time.)"""
+
 from __future__ import annotations
 
 import re
@@ -46,8 +47,13 @@ def scored(v: Vault, text: str):
         res = v.search(text, limit=50)
     finally:
         con.set_trace_callback(None)
-    ranked = [m.group(1) for s in seen if "bm25(" in s for m in [re.search(r"MATCH '([^']*)'", s)]
-              if m and m.group(1).startswith("(")]
+    ranked = [
+        m.group(1)
+        for s in seen
+        if "bm25(" in s
+        for m in [re.search(r"MATCH '([^']*)'", s)]
+        if m and m.group(1).startswith("(")
+    ]
     return res, ranked
 
 

@@ -1,4 +1,5 @@
 """Search ranking rules (issue 17): each rule on a small vault made for it, and the judged set."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -156,6 +157,7 @@ def test_the_judged_set_keeps_its_quality(tmp_path: Path, clock):
 
 # --- the paths a big vault takes (the thresholds shrunk so a small vault takes them too) -----------
 
+
 def test_title_matches_below_the_bm25_window_still_rank_first(searched, monkeypatch):
     from vaultwatch.core.search import ftsquery as search
 
@@ -213,10 +215,17 @@ def test_prefix_snippets_mark_the_words_they_matched(searched):
 def test_a_noun_in_ment_in_a_name_answers_its_verb(searched):
     # Porter: "deploy" -> "deploi", "deployment" -> "deploy"; the name adds "Deploy"
     assert ranking.name_words("New-AzResourceGroupDeployment").split()[:6] == [
-        "New", "Az", "Resource", "Group", "Deployment", "Deploy"]
+        "New",
+        "Az",
+        "Resource",
+        "Group",
+        "Deployment",
+        "Deploy",
+    ]
     files = filler(20, "A template for the resource group of the team.")
-    files["ref/New-AzResourceGroupDeployment.md"] = ("# New-AzResourceGroupDeployment\n\n"
-                                                     "Adds an Azure template to a resource group.\n")
+    files["ref/New-AzResourceGroupDeployment.md"] = (
+        "# New-AzResourceGroupDeployment\n\nAdds an Azure template to a resource group.\n"
+    )
     v = searched(files)
     assert paths(v.search("deploy template to resource group"))[0] == "ref/New-AzResourceGroupDeployment.md"
 
@@ -225,8 +234,11 @@ _TOKEN = st.text(alphabet="abcdé12", min_size=0, max_size=4)
 
 
 @settings(max_examples=2000, deadline=None)
-@given(field=st.lists(_TOKEN.filter(bool), max_size=6, unique=True), tokens=st.lists(_TOKEN, max_size=3),
-       prefix=st.booleans())
+@given(
+    field=st.lists(_TOKEN.filter(bool), max_size=6, unique=True),
+    tokens=st.lists(_TOKEN, max_size=3),
+    prefix=st.booleans(),
+)
 def test_a_field_holds_a_term_exactly_as_its_token_set_does(field, tokens, prefix):
     """The ranking's field test on the stored string (issue 19: substring tests instead of a set per
     field and candidate) answers as the set of the field's tokens did: every token in the set, a

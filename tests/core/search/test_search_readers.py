@@ -5,6 +5,7 @@ TUI's Textual thread workers run on asyncio's default executor, whose threads li
 leave one connection per pool thread that ever searched. Real threads, a real index; the open
 connections are counted among the interpreter's live objects, not from the pool's own bookkeeping.
 """
+
 from __future__ import annotations
 
 import gc

@@ -3,6 +3,7 @@
 Without the extra the tests that need it skip (with the reason); the ones about what the
 core does without it always run.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -16,8 +17,9 @@ from vaultwatch.core.errors import QueryError, VaultError
 from vaultwatch.core.search import reuse, semantic
 from vaultwatch.core.vault import Vault
 
-needs_extra = pytest.mark.skipif(not semantic.available(),
-                                 reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')")
+needs_extra = pytest.mark.skipif(
+    not semantic.available(), reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')"
+)
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +76,13 @@ def test_vectors_are_int8_one_row_per_note(vec_vault):
     vectors = vec_vault._vectors
     notes = sum(1 for e in vec_vault.snapshot.entries if e.kind == "note")
     assert vectors._mat.dtype.name == "int8" and vectors._mat.shape == (notes, semantic.DIM)
-    assert vec_vault.semantic_status() == {"installed": True, "ready": True, "done": vectors.done,
-                                           "total": vectors.total, "problem": None}
+    assert vec_vault.semantic_status() == {
+        "installed": True,
+        "ready": True,
+        "done": vectors.done,
+        "total": vectors.total,
+        "problem": None,
+    }
 
 
 @needs_extra
@@ -149,8 +156,9 @@ def test_similar_notes_leave_the_note_out(vec_vault):
 
 @needs_extra
 def test_a_new_note_gets_its_vector_from_the_live_index(vec_vault, corpus):
-    (corpus / "team" / "Bicycle repair.md").write_text("# Bicycle repair\n\nFix a flat tyre: remove the wheel, "
-                                                       "find the puncture, patch the inner tube.\n")
+    (corpus / "team" / "Bicycle repair.md").write_text(
+        "# Bicycle repair\n\nFix a flat tyre: remove the wheel, find the puncture, patch the inner tube.\n"
+    )
     assert vec_vault.wait_for_pending_writes(10)
     deadline = time.monotonic() + 20
     while vec_vault._vectors.vector_of("team/Bicycle repair.md") is None and time.monotonic() < deadline:
@@ -198,13 +206,14 @@ def test_a_warm_start_reuses_the_cached_vectors_offline(corpus, vec_vault, monke
 
 
 @needs_extra
-def test_a_warm_start_after_changes_embeds_only_the_changed_and_added_notes(make_vault, clock, monkeypatch,
-                                                                          tmp_path):
+def test_a_warm_start_after_changes_embeds_only_the_changed_and_added_notes(make_vault, clock, monkeypatch, tmp_path):
     import os
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    notes = {f"n{i}.md": f"# Note {i}\n\n{word} notes about {word}.\n"
-             for i, word in enumerate(["bicycles", "gardens", "kettles", "rivers", "violins"])}
+    notes = {
+        f"n{i}.md": f"# Note {i}\n\n{word} notes about {word}.\n"
+        for i, word in enumerate(["bicycles", "gardens", "kettles", "rivers", "violins"])
+    }
     root = make_vault(notes)
 
     def started():
@@ -256,8 +265,7 @@ def test_without_the_extra_search_is_keyword_and_says_so(make_vault, clock, monk
 
 
 @needs_extra
-def test_the_embedder_is_dropped_once_idle_and_queries_still_answer_the_same(corpus, vec_vault, monkeypatch,
-                                                                              clock):
+def test_the_embedder_is_dropped_once_idle_and_queries_still_answer_the_same(corpus, vec_vault, monkeypatch, clock):
     query = "how can I give a note another name"
     expected = [(h.path, h.score) for h in vec_vault.search(query, mode="hybrid").hits]
     vec_vault._vectors._save_cache()
@@ -290,8 +298,10 @@ def mapped_kib(path: Path) -> int | None:
 needs_smaps = pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="no /proc/self/smaps here")
 
 
-NOTES = {f"n{i}.md": f"# Note {i}\n\n{w} notes about {w}.\n"
-         for i, w in enumerate(["bicycles", "gardens", "kettles", "rivers", "violins"])}
+NOTES = {
+    f"n{i}.md": f"# Note {i}\n\n{w} notes about {w}.\n"
+    for i, w in enumerate(["bicycles", "gardens", "kettles", "rivers", "violins"])
+}
 
 
 def vectors_ready(root: Path, clock, *, watch: bool = False):
@@ -308,8 +318,9 @@ def vectors_ready(root: Path, clock, *, watch: bool = False):
 
 @needs_extra
 @needs_smaps
-def test_the_vectors_are_the_cache_files_pages_and_a_search_leaves_none_of_them_resident(make_vault, clock,
-                                                                                        monkeypatch, tmp_path):
+def test_the_vectors_are_the_cache_files_pages_and_a_search_leaves_none_of_them_resident(
+    make_vault, clock, monkeypatch, tmp_path
+):
     """Issue 16: a copy of the matrix stayed resident for good (25.6 MB at 100k notes); mapped,
     a scan's pages go back to the page cache after it."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -399,9 +410,14 @@ def test_embedding_one_query_starts_no_thread_pool():
         "assert (one[0] == both[0]).all()\n"
         "print(before, after)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).resolve().parents[3], env={**__import__("os").environ,
-                                                                      "RAYON_NUM_THREADS": "2"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[3],
+        env={**__import__("os").environ, "RAYON_NUM_THREADS": "2"},
+    )
     assert out.returncode == 0, out.stderr
     before, after = out.stdout.split()
     assert after == before
@@ -432,8 +448,13 @@ def test_queries_do_not_grow_the_tokenizers_memory():
         "assert (e.embed(['rotate the deploy keys']) == first).all()\n"
         "print(anon() - before)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[3])
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     assert out.returncode == 0, out.stderr
     grown_kib = int(out.stdout)
     assert grown_kib < 3 * 1024, f"{grown_kib} KiB more after 3,000 queries"
