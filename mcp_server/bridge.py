@@ -58,6 +58,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"  # where 2026-07-28 requests carry the client's name
+
 from . import unixhttp
 from .launch import BridgeError, NotListening, connect_trusted
 from .wire import MCP_PATH, SESSION_HEADER
@@ -141,9 +143,11 @@ class Relay:
         locate: Locate | None = None,
         unavailable: str | None = None,
         tool_prefix: str = "",
+        agent: str = "",
     ) -> None:
         self.path = path
         self.tool_prefix = tool_prefix
+        self.agent = agent  # `--agent`: the client is presented under this name
         self.server_names: dict[str, str] = {}  # the client's tool name -> the server's (with tool_prefix)
         self.pid = pid
         self.locate = locate  # how to find (or start) the server again; None: wait on `path`
@@ -573,6 +577,8 @@ class Relay:
                 self.handshaking.clear()  # now, not when its task starts: `initialized` may be the next line
             if self.tool_prefix and isinstance(message, dict) and message.get("method") == "tools/call":
                 raw = self._server_call(message, raw)
+            if self.agent and isinstance(message, dict) and "method" in message:
+                raw = named_as(message, raw, self.agent)
             if isinstance(message, dict) and "method" in message and message.get("id") is not None:
                 request_id = message["id"]
                 self._note_subscription(message)
@@ -660,8 +666,38 @@ def _wait_for_socket(path: str, timeout: float) -> tuple[str, int | None]:
             time.sleep(0.02)
 
 
+def named_as(message: dict, raw: bytes, agent: str) -> bytes:
+    """`message` with the client's name replaced by `agent` wherever the server reads it (initialize's
+    clientInfo; on 2026-07-28 requests, the clientInfo of `_meta`); the client's own name is kept as the title."""
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return raw
+    changed = False
+    if message.get("method") == "initialize" and isinstance(params.get("clientInfo"), dict):
+        params["clientInfo"] = _renamed(params["clientInfo"], agent)
+        changed = True
+    meta = params.get("_meta")
+    if isinstance(meta, dict) and isinstance(meta.get(CLIENT_INFO_META), dict):
+        meta[CLIENT_INFO_META] = _renamed(meta[CLIENT_INFO_META], agent)
+        changed = True
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() if changed else raw
+
+
+def _renamed(info: dict, agent: str) -> dict:
+    original = info.get("name")
+    out = {**info, "name": agent}
+    if isinstance(original, str) and original != agent:
+        out.setdefault("title", original)
+    return out
+
+
 def run_bridge(
-    socket_path: str, vault_hint: str | None = None, *, locate: Locate | None = None, tool_prefix: str = ""
+    socket_path: str,
+    vault_hint: str | None = None,
+    *,
+    locate: Locate | None = None,
+    tool_prefix: str = "",
+    agent: str = "",
 ) -> int:
     """Relay stdio to the vaultwatch on `socket_path` (found or started by `locate` when given) until stdin ends."""
     unavailable = None
@@ -674,7 +710,7 @@ def run_bridge(
             _say(unavailable)
     else:
         pid = probe(socket_path, vault_hint)
-    code = asyncio.run(Relay(socket_path, pid, locate, unavailable, tool_prefix).run())
+    code = asyncio.run(Relay(socket_path, pid, locate, unavailable, tool_prefix, agent).run())
     with contextlib.suppress(Exception):
         sys.stdout.flush()
         sys.stderr.flush()

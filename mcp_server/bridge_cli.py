@@ -39,6 +39,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="",
         help="show this client every tool as PREFIX+name (e.g. vault_), whichever server serves the vault",
     )
+    p.add_argument(
+        "--agent",
+        metavar="NAME",
+        default="",
+        help="present this client to vaultwatch as NAME (the name its agent rules in settings.toml use)",
+    )
 
 
 def _vault_root(path: str | None) -> str:
@@ -70,12 +76,13 @@ def _vault_of(socket_path: str, read_info) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from .bridge import BridgeError, probe, run_bridge
-    from .config import check_prefix
+    from .config import check_agent, check_prefix
     from .launch import IDLE_EXIT_DEFAULT, locate
     from .locations import HostError, default_socket_path, read_info
 
     try:
         prefix = check_prefix(args.tool_prefix or "")
+        agent = check_agent(args.agent or "")
     except ValueError as exc:
         print(f"vaultwatch: bridge: {exc}", file=sys.stderr, flush=True)
         return 2
@@ -98,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                         "which starts a server when none runs"
                     ) from None
 
-            return run_bridge(bare, None, locate=find_bare, tool_prefix=prefix)
+            return run_bridge(bare, None, locate=find_bare, tool_prefix=prefix, agent=agent)
     try:
         root = _vault_root(args.vault)
     except ValueError as exc:
@@ -114,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     def find(grace: float) -> tuple[str, int | None]:
         return locate(root, path, spawn=not args.no_start, idle_exit=idle, grace=grace, refusal=refusal)
 
-    return run_bridge(path or "", root, locate=find, tool_prefix=prefix)
+    return run_bridge(path or "", root, locate=find, tool_prefix=prefix, agent=agent)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from vaultwatch.core.vault import Vault, demo_vault_path
 
-from .config import CLIENTS, COMPAT_SETS, check_prefix, parse_compat
+from .config import CLIENTS, COMPAT_SETS, check_agent, check_prefix, parse_compat
 
 Handler = Callable[[argparse.Namespace], int]
 EARLY_SDK_WAIT = 10.0  # seconds `serve --stdio` may hold the SDK's import back for the first index (stdiofront.py)
@@ -191,6 +191,9 @@ def register(
         try:
             root = _vault_root(args.vault)
             prefix = check_prefix(args.tool_prefix or "")
+            agent = check_agent(args.agent or "")
+            if agent and args.http:
+                raise ValueError("--agent names a bridge's client: URL clients (--http) cannot carry it")
             url = token = None
             if args.http:
                 host, port = parse_http(args.http)
@@ -210,7 +213,17 @@ def register(
                 print(("\n" if i else "") + f"# {WHERE[client]}")
             else:
                 print(f"# {WHERE[client]}", file=sys.stderr)
-            print(snippet(client, root, http_url=url, token=token, inline_token=args.inline_token, tool_prefix=prefix))
+            print(
+                snippet(
+                    client,
+                    root,
+                    http_url=url,
+                    token=token,
+                    inline_token=args.inline_token,
+                    tool_prefix=prefix,
+                    agent=agent,
+                )
+            )
         if url:
             extra = f" --tool-prefix {prefix}" if prefix else ""
             print(f"# start the server with: vaultwatch serve {root} --http {args.http}{extra}", file=sys.stderr)
@@ -257,6 +270,12 @@ def register(
         default="",
         help="the bridge shows the client every tool as PREFIX+name (e.g. vault_); with --http the "
         "server needs `serve --tool-prefix PREFIX`",
+    )
+    p.add_argument(
+        "--agent",
+        metavar="NAME",
+        default="",
+        help="the bridge presents the client as NAME, the name its rules in settings.toml ([agents.NAME]) use",
     )
     handlers["mcp-config"] = cmd_mcp_config
 

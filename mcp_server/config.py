@@ -54,6 +54,13 @@ def check_prefix(prefix: str) -> str:
     return prefix
 
 
+def check_agent(name: str) -> str:
+    """Validate `--agent`: the name the person's agent rules know this client by."""
+    if name and (len(name) > 64 or not name.isprintable() or "/" in name or name != name.strip()):
+        raise ValueError(f"--agent {name!r}: use up to 64 printable characters without '/' or surrounding spaces")
+    return name
+
+
 def serve_args(options: dict) -> list[str]:
     """The `serve` arguments that give a server started later (a hand-back) the same options."""
     from .budget import DEFAULT_ANSWER_BYTES
@@ -98,12 +105,15 @@ def snippet(
     token: str | None = None,
     inline_token: bool = False,
     tool_prefix: str = "",
+    agent: str = "",
 ) -> str:
     """The configuration text for `client` in that client's documented format (JSON, TOML or a
     command line). With `http_url`, the URL form, reading the token from $VAULTWATCH_TOKEN where the
     client can (`inline_token` writes the token itself); Claude Desktop spawns commands only, so it
     always gets the bridge (which reaches the same server). `tool_prefix`: the bridge shows the
-    client every tool as `<prefix><name>` (`bridge --tool-prefix`; URL forms need `serve --tool-prefix`)."""
+    client every tool as `<prefix><name>` (`bridge --tool-prefix`; URL forms need `serve --tool-prefix`).
+    `agent`: the bridge presents the client under that name (`bridge --agent`), which the person's
+    agent rules in settings.toml name."""
     if client not in CLIENTS:
         raise ValueError(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}")
     cmd = command()
@@ -113,6 +123,7 @@ def snippet(
         "--vault",
         vault_root,
         *(["--tool-prefix", check_prefix(tool_prefix)] if tool_prefix else []),
+        *(["--agent", check_agent(agent)] if agent else []),
     ]
     env = pinned_env()
     if http_url and client != "claude-desktop":

@@ -1,0 +1,190 @@
+"""The person's rules per agent: what each agent may change, and whether its changes wait for approval.
+
+In the settings file (`$XDG_CONFIG_HOME/vaultwatch/settings.toml`), beside `[approve]`:
+
+    [agents.default]            # every agent without a rule of its own
+    approve = "writes"
+    [agents."claude-code"]      # the MCP clientInfo name, or the name `mcp-config --agent` gave
+    read_only = true
+    [agents.scribe]
+    write = ["Inbox/**", "Daily/**"]   # the only folders it may change (absent: everywhere)
+    deny = ["Private/**"]              # never these, even inside `write`
+    approve = "none"                   # none | writes | deletes (absent: the vault's mode)
+
+    [vaults."~/Notes".agents.scribe]   # this vault only: replaces the rule of that name
+    write = ["Inbox/**"]
+
+An agent is known by the name part of its `name/version`. Names are claims: any process of the
+same user can connect under any name, so these rules keep mistakes and over-eager agents in
+bounds; they are no defence against malware.
+
+A rule decides on a change's effects (every path it really touches, normalised), never on
+the path the agent spelled; `refusal` says which rule refused, so the agent's answer names it.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.query.glob import glob_match
+
+MODES = ("none", "writes", "deletes")
+DEFAULT = "default"
+
+
+class RuleRefused(VaultError):
+    """An agent's rule forbids the change (read-only, or a path outside what it may write)."""
+
+    code = "forbidden"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRule:
+    """One agent's rule. `write` empty: it may write anywhere not denied."""
+
+    name: str
+    read_only: bool = False
+    write: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    approve: str | None = None
+    source: str = ""  # where the rule is written, e.g. '[agents."scribe"]'
+
+    def summary(self) -> str:
+        """The rule in a few words, for the TUI's agent list and refusals."""
+        if self.read_only:
+            parts = ["read-only"]
+        else:
+            parts = [f"writes {', '.join(self.write)}" if self.write else "writes anywhere"]
+            if self.deny:
+                parts.append(f"never {', '.join(self.deny)}")
+        if self.approve:
+            parts.append(f"approval: {self.approve}")
+        return "; ".join(parts)
+
+    def refusal(self, operation: str, paths: Iterable[str]) -> str | None:
+        """Why this rule refuses `operation` on `paths` (every effect of the change), or None."""
+        where = self.source or f'[agents."{self.name}"]'
+        if self.read_only:
+            return f"the person's rule {where} makes this agent read-only: it may not {operation}"
+        for path in paths:
+            if any(covers(pattern, path) for pattern in self.deny):
+                return f"the person's rule {where} denies changes to {path!r} (deny = {list(self.deny)})"
+            if self.write and not any(covers(pattern, path) for pattern in self.write):
+                return f"the person's rule {where} lets this agent change only {list(self.write)}, not {path!r}"
+        return None
+
+
+def covers(pattern: str, path: str) -> bool:
+    """A folder glob covers the paths under it and, for `X/**`, the folder `X` itself; both sides
+    compared in Unicode NFC, so a rule typed on one system matches names stored by another."""
+    pattern = unicodedata.normalize("NFC", pattern)
+    path = unicodedata.normalize("NFC", path)
+    if glob_match(pattern, path):
+        return True
+    return pattern.endswith("/**") and path == pattern[:-3]
+
+
+@dataclass(frozen=True)
+class AgentRules:
+    """Every agent's rule for one vault; `for_agent` answers for any name (unknown ones get `default`)."""
+
+    rules: Mapping[str, AgentRule]
+
+    def for_agent(self, agent: str | None) -> AgentRule:
+        name = agent_name(agent)
+        found = self.rules.get(name) if name else None
+        return found or self.rules.get(DEFAULT) or AgentRule(DEFAULT, source="(no rule: the default)")
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+
+def agent_name(agent: str | None) -> str:
+    """The name part of an agent's `name/version` label."""
+    if not agent:
+        return ""
+    return agent.removeprefix("agent:").rsplit("/", 1)[0] if "/" in agent else agent.removeprefix("agent:")
+
+
+def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "settings file") -> AgentRules:
+    """The rules for `vault_root` from a parsed settings file (`[agents]`, then `[vaults."ROOT".agents]`)."""
+    rules: dict[str, AgentRule] = {}
+    rules.update(_table(data.get("agents"), "agents", origin))
+    vaults = data.get("vaults")
+    if vaults is not None and not isinstance(vaults, dict):
+        raise VaultError(f"{origin}: [vaults] must be a table of vault folders")
+    if vaults and vault_root:
+        mine = os.path.realpath(vault_root)
+        for folder, table in vaults.items():
+            if os.path.realpath(os.path.expanduser(str(folder))) != mine:
+                continue
+            if not isinstance(table, dict):
+                raise VaultError(f'{origin}: [vaults."{folder}"] must be a table')
+            rules.update(_table(table.get("agents"), f'vaults."{folder}".agents', origin))
+    return AgentRules(rules)
+
+
+def load(path: str, vault_root: str | None) -> AgentRules:
+    """The rules for `vault_root` from the settings file at `path` (none when the file is absent)."""
+    import tomllib  # noqa: PLC0415
+
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return AgentRules({})
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise VaultError(f"settings file {path}: {exc}; fix or remove it") from None
+    return parse(data, vault_root, origin=f"settings file {path}")
+
+
+def _table(table: Any, where: str, origin: str) -> dict[str, AgentRule]:
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise VaultError(f"{origin}: [{where}] must be a table of agent names")
+    out = {}
+    for name, body in table.items():
+        source = f'[{where}."{name}"]'
+        if not isinstance(body, dict):
+            raise VaultError(f"{origin}: {source} must be a table")
+        unknown = set(body) - {"read_only", "write", "deny", "approve"}
+        if unknown:
+            raise VaultError(
+                f"{origin}: {source} has unknown keys {sorted(unknown)}; use read_only, write, deny, approve"
+            )
+        read_only = body.get("read_only", False)
+        if not isinstance(read_only, bool):
+            raise VaultError(f"{origin}: {source} read_only must be true or false")
+        approve = body.get("approve")
+        if approve is not None and approve not in MODES:
+            raise VaultError(f"{origin}: {source} approve must be one of {', '.join(MODES)}, not {approve!r}")
+        out[str(name)] = AgentRule(
+            str(name),
+            read_only,
+            _globs(body.get("write"), f"{source} write", origin),
+            _globs(body.get("deny"), f"{source} deny", origin),
+            approve,
+            source,
+        )
+    return out
+
+
+def _globs(value: Any, where: str, origin: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise VaultError(f'{origin}: {where} must be a list of folder globs, e.g. ["Inbox/**"]')
+    for pattern in value:
+        glob_match(pattern, "")  # a bad pattern is said now, not at the first write
+    return tuple(value)
+
+
+__all__ = ["AgentRule", "AgentRules", "DEFAULT", "RuleRefused", "agent_name", "covers", "load", "parse"]

@@ -1,0 +1,93 @@
+"""The person's per-agent rules: parsed from settings.toml, found for an agent's name, and
+deciding on a change's effects (every path it touches), in any Unicode spelling."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review import agentrules
+from vaultwatch.core.review.agentrules import AgentRule, covers, parse
+
+SETTINGS = {
+    "agents": {
+        "default": {"approve": "writes"},
+        "claude-code": {"read_only": True},
+        "scribe": {"write": ["Inbox/**", "Daily/**"], "deny": ["Inbox/Private/**"], "approve": "none"},
+    },
+    "vaults": {"/v/notes": {"agents": {"scribe": {"write": ["Journal/**"]}}}},
+}
+
+
+def test_an_agent_is_known_by_its_name_and_unknown_agents_get_the_default() -> None:
+    rules = parse(SETTINGS, "/elsewhere")
+    assert rules.for_agent("claude-code/2.1.0").read_only
+    assert rules.for_agent("agent:scribe/1").write == ("Inbox/**", "Daily/**")
+    unknown = rules.for_agent("cursor/1.0")
+    assert unknown.name == "default" and unknown.approve == "writes" and not unknown.read_only
+    assert parse({}, None).for_agent("x").refusal("write", ["a.md"]) is None  # no rules: nothing refused
+
+
+def test_a_vaults_own_rule_replaces_the_general_one(tmp_path) -> None:
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    data = {**SETTINGS, "vaults": {str(vault): SETTINGS["vaults"]["/v/notes"]}}
+    assert parse(data, str(vault)).for_agent("scribe").write == ("Journal/**",)
+    assert parse(data, str(tmp_path)).for_agent("scribe").write == ("Inbox/**", "Daily/**")
+
+
+def test_a_refusal_names_the_rule_that_refused() -> None:
+    rules = parse(SETTINGS, None)
+    said = rules.for_agent("claude-code").refusal("write", ["Inbox/a.md"])
+    assert said is not None and '[agents."claude-code"]' in said and "read-only" in said
+    scribe = rules.for_agent("scribe")
+    assert scribe.refusal("write", ["Inbox/a.md", "Daily/2026.md"]) is None
+    outside = scribe.refusal("rename", ["Inbox/a.md", "Archive/a.md"])  # a rename's effects: both paths
+    assert outside is not None and "'Archive/a.md'" in outside and '[agents."scribe"]' in outside
+    denied = scribe.refusal("write", ["Inbox/Private/x.md"])
+    assert denied is not None and "denies" in denied
+
+
+def test_a_folder_glob_covers_the_folder_itself_in_any_unicode_form() -> None:
+    assert covers("Private/**", "Private")  # a rename or delete of the folder itself
+    assert covers("Private/**", "Private/a/b.md") and not covers("Private/**", "Privateer/x.md")
+    nfc, nfd = unicodedata.normalize("NFC", "Privé"), unicodedata.normalize("NFD", "Privé")
+    assert nfc != nfd
+    assert covers(f"{nfc}/**", f"{nfd}/note.md") and covers(f"{nfd}/**", f"{nfc}/note.md")
+    rule = AgentRule("scribe", deny=(f"{nfc}/**",))
+    assert rule.refusal("delete", [nfd]) is not None
+
+
+@pytest.mark.parametrize(
+    "data, said",
+    [
+        ({"agents": {"x": {"read_only": "yes"}}}, "read_only must be true or false"),
+        ({"agents": {"x": {"approve": "always"}}}, "approve must be one of"),
+        ({"agents": {"x": {"write": [1]}}}, "must be a list of folder globs"),
+        ({"agents": {"x": {"writes": ["a/**"]}}}, "unknown keys ['writes']"),
+        ({"agents": ["x"]}, "[agents] must be a table"),
+    ],
+)
+def test_a_bad_rule_is_said_with_where_it_is(data, said) -> None:
+    with pytest.raises(VaultError) as caught:
+        parse(data, None, origin="settings file S")
+    assert "settings file S" in str(caught.value) and said in str(caught.value)
+
+
+def test_load_reads_the_settings_file(tmp_path) -> None:
+    path = tmp_path / "settings.toml"
+    assert not agentrules.load(str(path), None)
+    path.write_text('[approve]\nmode = "writes"\n\n[agents."claude-code"]\nread_only = true\n')
+    assert agentrules.load(str(path), None).for_agent("claude-code/1").read_only
+    path.write_text("[agents\n")
+    with pytest.raises(VaultError, match="fix or remove it"):
+        agentrules.load(str(path), None)
+
+
+def test_the_summary_says_the_rule_in_a_few_words() -> None:
+    rules = parse(SETTINGS, None)
+    assert rules.for_agent("claude-code").summary() == "read-only"
+    assert rules.for_agent("scribe").summary() == "writes Inbox/**, Daily/**; never Inbox/Private/**; approval: none"
+    assert rules.for_agent("other").summary() == "writes anywhere; approval: writes"
