@@ -41,9 +41,10 @@ def derive_status(raw: Any) -> str:
 def derive_trust(raw_verified: Any) -> str:
     """Trust tier from `verified` (a list, or a single mapping); a literal trust_tier key is ignored.
 
-    OKF entries are mappings with a `by` string: `human:...` makes the note human-reviewed,
-    any other `by` machine-confirmed. A malformed entry (a bare string like "human:alice", a
-    mapping without `by`) verifies nothing."""
+    OKF's rule: each entry is a mapping; one whose `by` is a string starting `human:` makes the
+    note human-reviewed, and every other entry (another `by`, or none at all, such as
+    `- at: 2026-01-01`) makes it machine-confirmed. Items that are no mapping (a bare string like
+    "human:alice") are no entries and verify nothing."""
     if isinstance(raw_verified, dict):
         items: list[Any] = [raw_verified]
     elif isinstance(raw_verified, list):
@@ -52,10 +53,12 @@ def derive_trust(raw_verified: Any) -> str:
         return "unverified"
     tier = "unverified"
     for item in items:
-        if isinstance(item, dict) and isinstance(item.get("by"), str) and item["by"].strip():
-            if item["by"].startswith("human:"):
-                return "human-reviewed"
-            tier = "machine-confirmed"
+        if not isinstance(item, dict):
+            continue
+        by = item.get("by")
+        if isinstance(by, str) and by.startswith("human:"):
+            return "human-reviewed"
+        tier = "machine-confirmed"
     return tier
 
 

@@ -79,12 +79,14 @@ def test_derive_status(raw, status: str) -> None:
         ([{"by": "humanish-linter"}], "machine-confirmed"),  # prefix is "human:", with the colon
         ([{"by": "Human:ana"}], "machine-confirmed"),  # case-sensitive prefix
         ([{"by": " human:ana"}], "machine-confirmed"),
-        # OKF entries are mappings with a `by` string; a malformed entry verifies nothing
-        ([{"at": "2026-01-01"}], "unverified"),
-        (["human:ana"], "unverified"),  # a list of strings, not mappings
+        # OKF entries are mappings: every entry that is not a human's is machine-confirmed
+        ([{"at": "2026-01-01"}], "machine-confirmed"),
+        ({"at": "2026-01-01"}, "machine-confirmed"),
+        (["human:ana"], "unverified"),  # a list of strings, not mappings: no entries
         (["human:ana", {"by": "ci"}], "machine-confirmed"),
-        ([{"by": 5}], "unverified"),
-        ([{"by": "  "}], "unverified"),
+        ([{"by": 5}], "machine-confirmed"),
+        ([{"by": "  "}], "machine-confirmed"),
+        ([{"at": "2026-01-01"}, {"by": "human:ben"}], "human-reviewed"),
     ],
 )
 def test_derive_trust(verified, tier: str) -> None:
