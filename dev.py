@@ -3,7 +3,7 @@
 
     python3 dev.py run [ARGS...]    launch vaultwatch (default: the bundled demo vault)
     python3 dev.py test [ARGS...]   run the whole test suite
-    python3 dev.py lint             ruff and mypy on core/ and mcp_server/ (settings in pyproject.toml)
+    python3 dev.py lint             ruff check and ruff format --check on everything, mypy, lint-imports
     python3 dev.py bench [NAME]     run the benchmarks in bench/ (JSON on stdout)
     python3 dev.py screenshots      regenerate the SVGs in screenshots/
 
@@ -70,9 +70,17 @@ def main(argv: list[str]) -> int:
             env=env,
         )
     if cmd == "lint":
-        ruff = subprocess.call([str(BIN / "ruff"), "check", "core", "mcp_server"], cwd=ROOT, env=env)
-        mypy = subprocess.call([str(BIN / "mypy")], cwd=ROOT, env=env)  # files: [tool.mypy] in pyproject.toml
-        return ruff or mypy
+        # every check runs even when an earlier one fails: one run reports them all
+        checks = [
+            [str(BIN / "ruff"), "check", "."],
+            [str(BIN / "ruff"), "format", "--check", "."],
+            [str(BIN / "mypy")],  # files: [tool.mypy] in pyproject.toml
+            [str(BIN / "lint-imports")],  # contracts: [tool.importlinter] in pyproject.toml
+        ]
+        failed = [check[0] for check in checks if subprocess.call(check, cwd=ROOT, env=env) != 0]
+        if failed:
+            print(f"dev.py lint: failed: {', '.join(Path(name).name for name in failed)}", file=sys.stderr)
+        return 1 if failed else 0
     if cmd == "bench":
         return subprocess.call([str(PY), str(ROOT / "bench" / "run_all.py"), *rest], cwd=ROOT, env=env)
     return subprocess.call([str(PY), str(ROOT / "screenshots" / "make_screenshots.py"), *rest], cwd=ROOT, env=env)

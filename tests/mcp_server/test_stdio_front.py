@@ -60,17 +60,6 @@ sys.exit(code)
 """
 
 
-@pytest.fixture
-def env(tmp_path):
-    run = Path(os.environ.get("XDG_RUNTIME_DIR", tmp_path))
-    return {
-        **os.environ,
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_RUNTIME_DIR": str(run),
-    }
-
-
 def exchange(
     cmd: list[str], env: dict, *messages: dict, stderr_says: str = "", expect: int = 0
 ) -> tuple[list[bytes], str]:

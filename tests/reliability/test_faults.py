@@ -306,7 +306,7 @@ def test_agent_killed_mid_call_leaves_whole_notes_and_a_working_server(tmp_path,
         for tool in ("write", "write"):  # killed while its write waits for the lock, twice over
             holder_ready, release = threading.Event(), threading.Event()
 
-            def hold() -> None:
+            def hold(holder_ready: threading.Event = holder_ready, release: threading.Event = release) -> None:
                 with _LOCKS.hold(real):
                     holder_ready.set()
                     release.wait(30)

@@ -261,7 +261,7 @@ def test_the_app_opens_no_network_connection_and_never_runs_note_content(tmp_pat
     # the client side of the session: only the Unix socket
     assert client_seen and {fam for _, fam, _ in client_seen} <= {socket.AF_UNIX}, client_seen
     # content comes back verbatim (decoded as the file's bytes decode), titles and frontmatter as data
-    for name, text in PAYLOADS.items():
+    for name in PAYLOADS:
         r = got["reads"][name]
         raw = (root / name).read_bytes()
         assert r["etag"] == hashlib.sha256(raw).hexdigest()
@@ -299,7 +299,7 @@ def test_loopback_http_needs_token_host_and_origin(tmp_path, runtime, figure):
     port = _free_port()
     served = Served(root, runtime, tmp_path / "audit.log", "--http", f"127.0.0.1:{port}")
     try:
-        sock = served.wait_socket(runtime)
+        served.wait_socket(runtime)
         token_file = token_path(os.path.realpath(root))  # the state folder's 0700 tokens folder, not the runtime one
         assert _wait(lambda: os.path.exists(token_file))
         assert stat.S_IMODE(os.stat(token_file).st_mode) == 0o600
