@@ -56,13 +56,26 @@ class ReaderPool:
     def __init__(self, db_path: Path, idle: int = IDLE) -> None:
         self.db_path = db_path
         self.idle_max = idle
-        self.idle_close_s = IDLE_CLOSE_S
         self._lock = threading.Lock()
+        self._idle_close_s = IDLE_CLOSE_S
         self._idle: list[Reader] = []  # most recently given back last
         self.lent = 0  # connections borrowed now
         self._given_back_at = 0.0  # when a connection was last given back (under _lock)
         self._closer: threading.Thread | None = None  # waits to close the idle connections
         self._wake = threading.Event()  # close_idle: the closer looks again (and ends: nothing idle)
+
+    @property
+    def idle_close_s(self) -> float:
+        """Seconds without a search after which the idle connections are closed."""
+        return self._idle_close_s
+
+    @idle_close_s.setter
+    def idle_close_s(self, seconds: float) -> None:
+        # a closer already waiting out the old timeout looks again: a shorter one takes effect now,
+        # not once the old one has run out (under the lock, so the closer cannot miss the wake-up)
+        with self._lock:
+            self._idle_close_s = seconds
+            self._wake.set()
 
     def _open(self, epoch: int) -> Reader:
         # autocommit: the scope temp table's writes must not open a transaction that would pin
@@ -118,7 +131,7 @@ class ReaderPool:
         """Close the idle connections once none was given back for `idle_close_s`."""
         while True:
             with self._lock:
-                left = self._given_back_at + self.idle_close_s - time.monotonic()
+                left = self._given_back_at + self._idle_close_s - time.monotonic()
                 if not self._idle or left <= 0:
                     idle, self._idle = self._idle, []
                     self._closer = None
