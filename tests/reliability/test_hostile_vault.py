@@ -16,14 +16,14 @@ import random
 import shutil
 import socket
 import stat
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import ROOT, child, tree_state
+from reliability_helpers import child, tree_state
 
+from tests.other_user import NOBODY, skip_unless_runs_as
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.events import IndexProblem
 from vaultwatch.core.query.listing import Query
@@ -422,16 +422,10 @@ print(json.dumps(out))
         if os.geteuid() == 0:
 
             def drop() -> None:
-                os.setgid(65534)
-                os.setuid(65534)
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
 
-            # nobody needs to execute this interpreter and read the checkout (a venv or clone under
-            # a 0700 folder, such as /root or a mktemp -d, is out of its reach): else skip, saying why
-            rc, _, err = child(
-                "import json, core.vault; print(json.dumps({}))", preexec_fn=drop, env={"HOME": "/nonexistent"}
-            )
-            if rc != 0:
-                pytest.skip(f"the nobody user cannot run {sys.executable} on {ROOT}: {err.strip()[-300:]}")
+            skip_unless_runs_as(NOBODY, NOBODY, "the nobody user")  # it must reach the interpreter and checkout
         else:
             drop = None
         rc, out, err = child(code, str(root), preexec_fn=drop, env={"HOME": "/nonexistent"})
