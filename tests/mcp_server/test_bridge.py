@@ -196,6 +196,7 @@ def test_a_headless_start_that_raises_is_tried_three_times_then_refused_saying_w
     assert len(tries) == 3
 
 
+@pytest.mark.timing
 async def test_a_write_in_flight_when_the_app_goes_away_is_answered_maybe_applied_and_the_bridge_goes_on(
     demo, sock_dir
 ):
@@ -446,6 +447,7 @@ MODERN = {
 }  # what the SDK's client sends in mode="auto"
 
 
+@pytest.mark.timing
 async def test_client_shutdown_does_not_wait_on_an_open_subscription_stream(demo, sock_dir):
     """2026-07-28: a client leaves with its subscriptions/listen stream open (it stays open until the
     client goes): stdin's end does not wait for that stream's answer, only for answers still due."""

@@ -192,6 +192,7 @@ async def test_take_over_waits_for_a_stopped_server_that_is_still_shutting_down(
         lock.release()
 
 
+@pytest.mark.timing
 async def test_take_over_gives_up_on_a_server_that_never_lets_go(tmp_path, monkeypatch):
     """Bounded: a stopped server that is alive but never lets go is given TAKEOVER_MAX_SECONDS."""
     from vaultwatch.mcp_server import handover

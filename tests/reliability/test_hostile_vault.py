@@ -348,6 +348,7 @@ print(json.dumps({"reads": reads, "edit": edit, "peak_mb": rss(), "retained_mb":
     figure("page_read_s", round(reads["late_page_again"]["s"], 3))
 
 
+@pytest.mark.timing
 def test_ten_thousand_files_in_one_folder(tmp_path, figure, full_size):
     n = 50_000 if full_size else 10_000
     root = tmp_path / "flat"

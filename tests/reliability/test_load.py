@@ -117,6 +117,7 @@ def key(app, name: str) -> None:
     app.post_message(events.Key(name, name if len(name) == 1 else None))
 
 
+@pytest.mark.timing
 async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_size):
     """The human filters and triages in the TUI (Textual's test harness, real keys for triage)
     while agents in their own process work on the app's socket: every keystroke is timed, and

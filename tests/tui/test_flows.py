@@ -7,6 +7,7 @@ import os
 import threading
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.widgets import Input, OptionList
 from tui_helpers import access, pin_mtimes
@@ -216,6 +217,7 @@ async def test_preview_follows_links_and_goes_back(tmp_path: Path, app_for) -> N
         assert app.main.preview.path == "Sub/Target.md"
 
 
+@pytest.mark.timing
 async def test_long_note_preview_is_fast_and_complete(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:

@@ -329,6 +329,7 @@ def test_wait_for_pending_writes_covers_edits_the_watcher_has_not_delivered_yet(
             assert f"Out/moved{i}.md" in paths and f"Out/new{i - 2}.md" not in paths, (i, paths)
 
 
+@pytest.mark.timing
 def test_waiting_when_nothing_changed_is_short(live):
     lv = live(BASE)
     assert lv.vault.wait_for_pending_writes(DEADLINE)

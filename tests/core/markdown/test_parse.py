@@ -105,6 +105,7 @@ def test_malformed_yaml_error_names_the_file_line() -> None:
     assert facts.frontmatter_error.startswith("invalid YAML frontmatter at line ")
 
 
+@pytest.mark.timing
 def test_yaml_alias_bomb_is_refused_quickly_without_memory_blowup() -> None:
     levels = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
     for prev, cur in zip("abcdefgh", "bcdefghi", strict=True):
