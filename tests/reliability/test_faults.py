@@ -2,7 +2,7 @@
 written) and reported (a structured error to the agent, `index_stale` in `_meta`, or an
 IndexProblem event on the bus, which the TUI shows).
 
-Core-level fault tests exist already and are not repeated here (RELIABILITY.md cites them):
+Core-level fault tests exist already and are not repeated here (docs/reliability.md cites them):
 tests/core/test_crash.py (a writer killed mid-write; disk full via RLIMIT_FSIZE),
 tests/core/test_cache.py (corrupt cache file or bucket, vanished vault),
 tests/core/test_watch.py (vault root deleted and recreated, vault suddenly empty, a 400-file burst).
