@@ -14,7 +14,7 @@ inside a 0700 directory. One vaultwatch per socket: an exclusive flock on `<sock
 held while serving, tells a live instance (HostError naming its pid) from a stale socket
 left by a crash (removed and re-bound). `<socket>.json` records who serves what.
 
-Over 500 lines (issue 19), with a second job not split out yet: besides the host's lifecycle
+Over the project's 500-line guideline, with a second job not split out yet: besides the host's lifecycle
 (lock, bind, serve, hand-over, idle exit, shutdown) it carries the connection policy of its
 HTTP listeners (LoopbackGuard, SessionEnd, _Counting, _GuardedH11, _BodyDeadline), which could
 move to a module of their own as a pure move.

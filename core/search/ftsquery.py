@@ -59,8 +59,8 @@ def lead_of(body: str, chars: int = 160) -> str:
     """The first words of a body, heading marks dropped and whitespace collapsed, cut to `chars`
     at a word. Worked out from the first LEAD_SCAN characters, which decide it unless what they
     give is short: a cut body differs from the whole only in its last few characters (a heading's
-    marks cut before their space, a whitespace run), LEAD_MARGIN at most (issue 19: the whole of
-    each hit's body went through the regexes, 2.1 ms of a hybrid search's 12 ms at 100k notes)."""
+    marks cut before their space, a whitespace run), LEAD_MARGIN at most (running the whole of
+    each hit's body through the regexes was a sizeable share of a search's time)."""
     text = _lead_text(body[:LEAD_SCAN])
     if len(body) > LEAD_SCAN and len(text) <= chars + LEAD_MARGIN:
         text = _lead_text(body)
