@@ -31,6 +31,17 @@ def wait_until(condition: Callable[[], T], timeout: float = TIMEOUT, what: str =
         time.sleep(POLL)
 
 
+def within(condition: Callable[[], object], timeout: float = TIMEOUT, poll: float = POLL) -> bool:
+    """Whether `condition` comes true within `timeout` seconds, for a test that does something
+    else than fail when it does not (kill a child, say what it printed)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() >= deadline:
+            return bool(condition())
+        time.sleep(poll)
+    return True
+
+
 async def await_until(condition: Callable[[], T], timeout: float = TIMEOUT, what: str = "") -> T:
     """`wait_until` for a test running in an event loop: the loop keeps running while it waits."""
     deadline = time.monotonic() + timeout

@@ -514,15 +514,6 @@ def test_files_deleted_and_replaced_between_scan_and_read(tmp_path, figure, full
     figure("refreshes", refreshes)
 
 
-def _wait(pred, timeout=8.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
-
-
 def test_live_watcher_never_indexes_through_symlinks_or_unaddressable_names(tmp_path, figure):
     """Regression (found by this suite): the watcher followed a symlinked folder out of the vault and
     indexed the files there (frontmatter and text exposed to list_documents and search), indexed
