@@ -263,6 +263,7 @@ def test_hostile_vault_is_indexed_or_skipped_with_reasons(tmp_path, figure):
     figure("child_peak_rss_mb", out["final_peak_mb"])
 
 
+@pytest.mark.timing
 def test_a_50_mb_note_is_indexed_with_bounded_memory_and_readable(tmp_path, figure):
     root = tmp_path / "big"
     root.mkdir()
