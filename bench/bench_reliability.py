@@ -1,4 +1,4 @@
-"""Run the reliability families (issue 7) and regenerate docs/reliability.md from the run.
+"""Run the reliability families and regenerate docs/reliability.md from the run.
 
     python3 dev.py bench reliability                              # CI size (~1-2 min on 2 cores)
     VAULTWATCH_RELIABILITY_FULL=1 python3 dev.py bench reliability  # nightly size (10,000 fuzz cases per
