@@ -403,7 +403,7 @@ class McpHost:
         host, port = self.http
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted sockets only when the listener's
-        # proto says TCP; without it half the answers waited ~40 ms for the client's delayed ACK
+        # proto says TCP; without it half the answers waited for the client's delayed ACK
         sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
