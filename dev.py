@@ -2,8 +2,8 @@
 """Set up and run vaultwatch from a source checkout, with nothing but Python 3.11+.
 
     python3 dev.py run [ARGS...]    launch vaultwatch (default: the bundled demo vault)
-    python3 dev.py test [ARGS...]   run the whole test suite
-    python3 dev.py lint             ruff and mypy on core/ and mcp_server/ (settings in pyproject.toml)
+    python3 dev.py test [ARGS...]   run the whole test suite (tests marked `timing` in a serial pass after)
+    python3 dev.py lint             ruff check and ruff format --check on everything, mypy, lint-imports
     python3 dev.py bench [NAME]     run the benchmarks in bench/ (JSON on stdout)
     python3 dev.py screenshots      regenerate the SVGs in screenshots/
 
@@ -59,20 +59,29 @@ def main(argv: list[str]) -> int:
         # snapshots must not see the user's colour or theme settings
         env.pop("NO_COLOR", None)
         env.pop("TEXTUAL_THEME", None)
-        workers = (
-            []
-            if any(a.startswith("-n") for a in rest)
-            else ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2"), "--dist", "loadgroup"]
-        )
-        return subprocess.call(
-            [str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--snapshot-warn-unused", *workers, *rest],
-            cwd=ROOT,
-            env=env,
-        )
+        pytest = [str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--snapshot-warn-unused"]
+        if any(a.startswith(("-n", "-m")) for a in rest):  # the caller chose workers or a selection: as asked
+            return subprocess.call([*pytest, *rest], cwd=ROOT, env=env)
+        # two passes: everything else in parallel, then the tests that assert on wall-clock time
+        # (marked `timing`) one at a time, so no other test's load skews what they measure
+        workers = ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2"), "--dist", "loadgroup"]
+        parallel = subprocess.call([*pytest, *workers, "-m", "not timing", *rest], cwd=ROOT, env=env)
+        serial = subprocess.call([*pytest, "-n", "0", "-m", "timing", *rest], cwd=ROOT, env=env)
+        no_tests = 5  # pytest's exit code when the selection holds none (a file without timing tests)
+        failed = [code for code in (parallel, serial) if code not in (0, no_tests)]
+        return failed[0] if failed else (no_tests if parallel == serial == no_tests else 0)
     if cmd == "lint":
-        ruff = subprocess.call([str(BIN / "ruff"), "check", "core", "mcp_server"], cwd=ROOT, env=env)
-        mypy = subprocess.call([str(BIN / "mypy")], cwd=ROOT, env=env)  # files: [tool.mypy] in pyproject.toml
-        return ruff or mypy
+        # every check runs even when an earlier one fails: one run reports them all
+        checks = [
+            [str(BIN / "ruff"), "check", "."],
+            [str(BIN / "ruff"), "format", "--check", "."],
+            [str(BIN / "mypy")],  # files: [tool.mypy] in pyproject.toml
+            [str(BIN / "lint-imports")],  # contracts: [tool.importlinter] in pyproject.toml
+        ]
+        failed = [check[0] for check in checks if subprocess.call(check, cwd=ROOT, env=env) != 0]
+        if failed:
+            print(f"dev.py lint: failed: {', '.join(Path(name).name for name in failed)}", file=sys.stderr)
+        return 1 if failed else 0
     if cmd == "bench":
         return subprocess.call([str(PY), str(ROOT / "bench" / "run_all.py"), *rest], cwd=ROOT, env=env)
     return subprocess.call([str(PY), str(ROOT / "screenshots" / "make_screenshots.py"), *rest], cwd=ROOT, env=env)

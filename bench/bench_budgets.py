@@ -1,4 +1,4 @@
-"""Per-call budgets (issue 13): a small call's latency beside abusive agents, through the real server.
+"""Per-call budgets: a small call's latency beside abusive agents, through the real server.
 
 The scenario of tests/reliability/test_budgets.py (a real `vaultwatch serve` on a socket; a
 well-behaved agent reads a small note every 20 ms, alone and then beside two abusive agents
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests" / "reliability"))  # the scenario is the r
 import test_budgets as scenario  # noqa: E402
 from reliability_helpers import serve_process  # noqa: E402
 
-TARGET_MS = 250.0  # issue 13: no single agent call stalls the others beyond this
+TARGET_MS = 250.0  # the target: no single agent call stalls the others beyond this
 
 
 def _cpu_s(pid: int) -> float:

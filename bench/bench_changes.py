@@ -1,4 +1,4 @@
-"""Change review benchmarks (issue 18): journaling cost, diff rendering, journal size, approval latency.
+"""Change review benchmarks: journaling cost, diff rendering, journal size, approval latency.
 
     python -m bench.bench_changes            # all four, JSON on stdout
 

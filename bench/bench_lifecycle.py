@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import pty
@@ -465,7 +466,7 @@ def bench_switch(root: Path, tmp: Path, cache: Path) -> dict:
     asyncio.run(run())
     wait_free(str(root))
     lat = [r["s"] for r in rows]
-    gaps = [b["t"] - a["t"] - 0.1 for a, b in zip(rows, rows[1:])]
+    gaps = [b["t"] - a["t"] - 0.1 for a, b in itertools.pairwise(rows)]
     reads = [r for r in rows if not r["write"]]
     writes = [r for r in rows if r["write"]]
     acked = [r for r in writes if r["ok"]]

@@ -1,4 +1,4 @@
-"""Run the reliability families (issue 7) and regenerate RELIABILITY.md from the run.
+"""Run the reliability families and regenerate docs/reliability.md from the run.
 
     python3 dev.py bench reliability                              # CI size (~1-2 min on 2 cores)
     VAULTWATCH_RELIABILITY_FULL=1 python3 dev.py bench reliability  # nightly size (10,000 fuzz cases per
@@ -9,7 +9,7 @@ It runs pytest over tests/reliability/ plus the earlier tests this suite cites i
 repeating them, with --junitxml, then counts: tests per family, outcomes, and the figures the
 tests record as JUnit properties (cases, calls, RSS, latencies, lost updates...). The results
 of the latest CI-size and nightly-size runs are kept in bench/reliability_runs.json and both are
-rendered into RELIABILITY.md, so nothing in the table is typed by hand. Prints the run as JSON.
+rendered into docs/reliability.md, so nothing in the table is typed by hand. Prints the run as JSON.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "bench" / "reliability_runs.json"
-OUT_MD = ROOT / "RELIABILITY.md"
+OUT_MD = ROOT / "docs" / "reliability.md"
 REL = "tests/reliability"
 
 FAMILIES = {  # file stem -> (family, what it covers)
@@ -600,11 +600,11 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="nightly size (also VAULTWATCH_RELIABILITY_FULL=1)")
     ap.add_argument("--from-junit", type=Path, default=None, help="count an existing JUnit XML instead of running")
-    ap.add_argument("--no-write", action="store_true", help="print the JSON only; leave RELIABILITY.md alone")
+    ap.add_argument("--no-write", action="store_true", help="print the JSON only; leave docs/reliability.md alone")
     ap.add_argument(
         "--render-only",
         action="store_true",
-        help="rewrite RELIABILITY.md from bench/reliability_runs.json without running anything",
+        help="rewrite docs/reliability.md from bench/reliability_runs.json without running anything",
     )
     args = ap.parse_args(argv)
     if args.render_only:

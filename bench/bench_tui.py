@@ -3,9 +3,9 @@ updated, scrolling frame time, agent call -> activity row, and RSS. Prints JSON.
 
     python bench/bench_tui.py [--notes 100000] [--vault PATH] [--launches 5] [--no-launch] [--only-long-note | --only-search]
 
-Targets (issue 5): first paint <= 0.5 s whatever the vault size; filter keystroke -> list
+Targets: first paint <= 0.5 s whatever the vault size; filter keystroke -> list
 updated <= 50 ms at 100k; scroll frames < 16 ms; agent call -> row <= 100 ms; RSS <= 350 MB;
-(issue 16) full-text search keystroke -> results painted p95 <= 100 ms, measured keyword-only
+full-text search keystroke -> results painted p95 <= 100 ms, measured keyword-only
 and again hybrid (note vectors ready, as the app runs with the semantic extra).
 
 Two parts:
@@ -61,7 +61,7 @@ from bench.common import AS_OF, emit, vault
 
 ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=$]*[a-zA-Z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[=>()][0-9A-Za-z]?")
 SETTLE_S = 4.0  # seconds after the list shows the vault before the launched app's memory is read
-STILL_S = 8.0  # then again once its RSS held still this long (the vectors loaded: issue 16's figure)
+STILL_S = 8.0  # then again once its RSS held still this long (the vectors loaded: the figure the RSS target is held to)
 STILL_MAX_S = 150.0  # ... or this long after the launch
 VECTORS_MAX_S = 300.0  # a first launch's wait for its note vectors (the cache file written)
 NOTES_COUNTED = re.compile(r"Notes [1-9][0-9]{0,2}(,[0-9]{3})*")
@@ -265,7 +265,7 @@ AGENT_QUERIES = (
 
 
 def searched(pid: int, fd: int, sock: str) -> dict:
-    """The launched app's RSS once searched by the person and by an agent (issue 16's RSS
+    """The launched app's RSS once searched by the person and by an agent (the RSS
     target, as the app is used): in the TUI, ctrl+f and two phrases typed at ~8 keys a second
     (the note vectors are ready by now, so they are hybrid searches), then the real MCP client
     on the app's socket makes 16 hybrid `search` calls with different words. Read 2 s after the
@@ -475,7 +475,7 @@ async def interactive(root: Path, size: tuple[int, int], only: str | None = None
             if only in (None, "search"):
                 out.update(await searching(app, pilot, clock))
                 steps["searched"] = proc_status()["VmRSS"]
-                out["search_sqlite_memory_mb"] = sqlite_memory_mb()  # every connection's caches (issue 16)
+                out["search_sqlite_memory_mb"] = sqlite_memory_mb()  # every connection's caches
                 out["search_readers_open"] = v._search._readers.open_count if v._search is not None else None
             if only is None:
                 out.update(await agent_rows(app, v, clock, AgentAccess))
@@ -546,7 +546,7 @@ def remove_long_note(root: Path, rel: str) -> None:
 
 async def long_note(app, clock: FrameClock, path: str) -> dict:
     """The 5,000-line note opened from another note: open -> its first screen painted, and
-    while the rest renders, `down` keys on the preview -> the scrolled frame painted (issue 16:
+    while the rest renders, `down` keys on the preview -> the scrolled frame painted (targets:
     first screen <= 100 ms, keys p95 <= 50 ms meanwhile), and open -> the whole note rendered.
 
     Each of the LONG_NOTE_OPENS opens has LONG_NOTE_OPEN_TIMEOUT_S: one that runs out is counted
@@ -754,7 +754,7 @@ async def typing(app, pilot, clock: FrameClock) -> dict:
 
 
 async def searching(app, pilot, clock: FrameClock) -> dict:
-    """Full-text search in the filter bar (`?words`, issue 16 target: keystroke -> results painted
+    """Full-text search in the filter bar (`?words`, target: keystroke -> results painted
     p95 <= 100 ms): words typed at ~8 keys a second once the full-text index is built; a key
     is done when the hits for its text, or a later one, are on the list and painted."""
     out: dict = {}

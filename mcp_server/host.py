@@ -14,7 +14,7 @@ inside a 0700 directory. One vaultwatch per socket: an exclusive flock on `<sock
 held while serving, tells a live instance (HostError naming its pid) from a stale socket
 left by a crash (removed and re-bound). `<socket>.json` records who serves what.
 
-Over 500 lines (issue 19), with a second job not split out yet: besides the host's lifecycle
+Over the project's 500-line guideline, with a second job not split out yet: besides the host's lifecycle
 (lock, bind, serve, hand-over, idle exit, shutdown) it carries the connection policy of its
 HTTP listeners (LoopbackGuard, SessionEnd, _Counting, _GuardedH11, _BodyDeadline), which could
 move to a module of their own as a pure move.
@@ -403,7 +403,7 @@ class McpHost:
         host, port = self.http
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted sockets only when the listener's
-        # proto says TCP; without it half the answers waited ~40 ms for the client's delayed ACK
+        # proto says TCP; without it half the answers waited for the client's delayed ACK
         sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

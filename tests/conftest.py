@@ -152,3 +152,37 @@ class LinkRemover:
 def link_remover(monkeypatch: pytest.MonkeyPatch) -> LinkRemover:
     """A LinkRemover with no names yet: set `.names` to arm it."""
     return LinkRemover(monkeypatch)
+
+
+LEFTOVER_GRACE_S = 10.0  # how long the session's end waits for threads and children still finishing
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Name what would keep this pytest process alive after its last test: a thread that is not a
+    daemon (the interpreter joins it at exit) or a multiprocessing child (joined at exit too).
+    Such a leftover made a run end long after its summary; this says which one, with its stack,
+    so the test that left it can stop it. Threads that end within LEFTOVER_GRACE_S are fine."""
+    import multiprocessing
+    import sys
+    import threading
+    import time
+    import traceback
+
+    deadline = time.monotonic() + LEFTOVER_GRACE_S
+    main = threading.main_thread()
+    for thread in threading.enumerate():
+        if thread is not main and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    for child in multiprocessing.active_children():
+        child.join(max(0.0, deadline - time.monotonic()))
+    threads = [t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()]
+    children = multiprocessing.active_children()
+    if not threads and not children:
+        return
+    frames = sys._current_frames()
+    lines = [f"pytest: still alive {LEFTOVER_GRACE_S:g} s after the last test (the process waits for them):"]
+    for t in threads:
+        stack = "".join(traceback.format_stack(frames[t.ident])) if t.ident in frames else ""
+        lines.append(f"  thread {t.name!r} (not a daemon)\n{stack}")
+    lines += [f"  child process {c.name!r} pid {c.pid}" for c in children]
+    print("\n".join(lines), file=sys.__stderr__, flush=True)

@@ -122,7 +122,7 @@ def register(
                 outcome = revert_agent(writer, journal, args.agent, actor=person())
                 for done in outcome.reverted:
                     print(f"reverted change {done.change_id} (revert is change {done.revert.id})")
-                for cid, why in outcome.refused:
+                for _change_id, why in outcome.refused:
                     print(f"not reverted: {why}", file=sys.stderr)
                 return 1 if outcome.refused else 0
             try:

@@ -356,7 +356,7 @@ def visit(de: os.DirEntry[str] | _At, rel: str, root_real: str, config: ScanConf
 
 def _read_note(real: str, size: int, check: bool = False) -> bytes:
     """A note's bytes (at most MAX_NOTE_BYTES + 1), with plain file-descriptor calls: a file
-    object costs 3 us more per note, and read(cap) would allocate the 64 MiB cap up front.
+    object costs measurably more per note, and read(cap) would allocate the whole cap up front.
 
     With `check`, the open file is checked on its descriptor (core.disk.safeio.fd_is) before a
     byte is read: the kernel must name it by the real path the walk found (`real` has no

@@ -97,8 +97,8 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
     worker takes them in time-bounded slices and hands the interpreter back between them).
 
     The passes over the whole text (code blocks, links, tags, headings: about a third of the
-    work, ~20 ms on a 5,000-line note) come first; None is yielded between them (each a few ms),
-    where such a caller can rest too. Then each line is read when it is asked for."""
+    work) come first; None is yielded between them (each is short), where such a caller can rest
+    too. Then each line is read when it is asked for."""
     if max_chars is not None and len(text) > max_chars:
         cut = text.rfind("\n", 0, max_chars)
         text = text[:cut] if cut > 0 else text[:max_chars]

@@ -164,8 +164,8 @@ def _union(inv: dict[str, array], keys: list[str]) -> set[int]:
 
 class _Due:
     """Notes' due moments in (moment, position) order, as two arrays: `keys` (a date's ordinal,
-    or an instant in microseconds since the epoch) and `positions`. A tuple of (date, position)
-    pairs per note was 6.5 MB at 100k notes (issue 16); these arrays are 0.7 MB."""
+    or an instant in microseconds since the epoch) and `positions`: a tuple of (date, position)
+    pairs per note cost far more memory than these two arrays."""
 
     __slots__ = ("keys", "positions")
 

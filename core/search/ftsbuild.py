@@ -213,9 +213,9 @@ class SearchBuilder(IndexState):
     def _compare_docs(self, con: sqlite3.Connection, snap) -> tuple[list[str], bool]:
         """Match the indexed notes against `snap`, keeping each one's row id (`_rowids`): the
         notes to index (new or changed, in path order) then the indexed paths that are no note
-        now, and whether the index was empty. One row at a time (issue 16): a dict of 100k
-        rows, each a tuple of four ints, left ~20 MB of the interpreter's arenas fragmented
-        around the row ids kept."""
+        now, and whether the index was empty. One row at a time: a dict of every row, each a
+        tuple of four ints, left the interpreter's arenas fragmented around the row ids kept
+        (memory the process never gave back in a big vault)."""
         by_path = snap.by_path
         rowids: dict[str, int] = {}
         current: set[str] = set()  # notes whose indexed row matches the snapshot

@@ -59,8 +59,8 @@ def lead_of(body: str, chars: int = 160) -> str:
     """The first words of a body, heading marks dropped and whitespace collapsed, cut to `chars`
     at a word. Worked out from the first LEAD_SCAN characters, which decide it unless what they
     give is short: a cut body differs from the whole only in its last few characters (a heading's
-    marks cut before their space, a whitespace run), LEAD_MARGIN at most (issue 19: the whole of
-    each hit's body went through the regexes, 2.1 ms of a hybrid search's 12 ms at 100k notes)."""
+    marks cut before their space, a whitespace run), LEAD_MARGIN at most (running the whole of
+    each hit's body through the regexes was a sizeable share of a search's time)."""
     text = _lead_text(body[:LEAD_SCAN])
     if len(body) > LEAD_SCAN and len(text) <= chars + LEAD_MARGIN:
         text = _lead_text(body)
@@ -71,9 +71,9 @@ def _among(terms: list[Term]) -> str:
     """How a MATCH of `terms` is narrowed to a list of notes ("... {_among(terms)} (1, 2, 3)").
 
     SQLite hands FTS5 `rowid IN (list)` one rowid at a time: a seek per note, cheap for words,
-    but a prefix term rebuilds its whole merged doclist for each (300 notes x "budg*" at 100,000
-    notes: 1.8 s; "s*": 68 s). `+rowid` keeps the list from FTS5, so it reads the term's matches
-    once and SQLite filters them (7 ms; 0.23 s)."""
+    but a prefix term rebuilds its whole merged doclist for each note of the list (seconds, far
+    more for a short prefix, in a big vault). `+rowid` keeps the list from FTS5, so it reads the
+    term's matches once and SQLite filters them."""
     return "+rowid IN" if any(t.prefix for t in terms) else "rowid IN"
 
 
@@ -288,8 +288,9 @@ class SearchQueries(IndexState):
         bm25 over the other words alone (the same values to ~1e-6: a common word's part of FTS5's
         bm25 is its clamped IDF times its frequency), so FTS5 scores the rare words' few matches
         instead of the common word's every match (an OR of one common word and a half-typed one
-        cost 200-400 ms at 100,000 notes); the field matches and the first `window` matches of the
-        whole OR (in rowid order) join with bm25 0, the count is of the whole OR."""
+        was far too slow for search-as-you-type in a big vault); the field matches and the first
+        `window` matches of the whole OR (in rowid order) join with bm25 0, the count is of the
+        whole OR."""
         w = ", ".join(str(x) for x in WEIGHTS)
         fts_join = join.format(t="fts")
         total = con.execute(f"SELECT count(*) FROM fts{fts_join} WHERE fts MATCH ?", (match,)).fetchone()[0]

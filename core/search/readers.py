@@ -4,16 +4,15 @@ A read-only SQLite connection keeps its own page cache (up to `CACHE_KIB`) for a
 open. One connection per thread (as it was) meant one cache per thread that ever searched: the
 TUI's searches run as Textual thread workers on asyncio's default executor (up to 6 threads on
 2 cores, a different one from search to search), the MCP server's on others, so the process
-kept a connection and a filled cache for each (issue 16: 4-5 open readers and SQLite's memory
-at 19-27 MB after bench_tui's search keystrokes at 100k notes).
+kept a connection and a filled cache for each, for good.
 
 Here a search borrows a connection for its length and gives it back. At most `IDLE` stay open
 between searches, the most recently used lent first (its cache is the warm one); searches
 running at once beyond that each open one more, closed when given back, so nobody waits.
 A connection whose database file was replaced since it opened (`epoch`) is closed, never lent.
 The idle ones are closed once none was borrowed for IDLE_CLOSE_S (a thread that waits for it,
-started when a connection is given back and gone with the last idle one): their page caches
-held ~3 MB of SQLite's heap for good after a burst of searches at 100k notes.
+started when a connection is given back and gone with the last idle one): else their page
+caches would hold SQLite's heap for good after a burst of searches.
 """
 
 from __future__ import annotations
@@ -29,12 +28,9 @@ from vaultwatch.core.memory import release_free_memory
 from vaultwatch.core.search.notetext import register_functions
 
 IDLE = 2  # connections kept open between searches (the TUI's and one more, e.g. an agent's)
-# each connection's page cache limit (SQLite allocates it as pages are read). 2 MB, not 8: at
-# 100k notes the index's pages are in the OS's page cache anyway, and a search's CPU did not
-# change (60 keyword and 60 hybrid searches in process, 8000 vs 2000 KiB, twice each, load
-# 3.3-4.4: keyword CPU p50 7.5-8.5 vs 6.8-8.2 ms, p95 21.5-21.6 vs 20.6-24.6; hybrid CPU p50
-# 12.2-13.9 vs 12.5-12.7, p95 35.3-40.5 vs 34.8-37.5) while SQLite's heap after them fell from
-# 12.3 to 6.0 MB
+# each connection's page cache limit (SQLite allocates it as pages are read). Small: the index's
+# pages sit in the OS's page cache anyway, so a bigger private cache bought no search CPU and
+# only kept SQLite's heap larger after searches (the figures are in the commit that set it)
 CACHE_KIB = 2000
 IDLE_CLOSE_S = 60.0  # idle connections are closed after this long with no search (as the query tokenizer is dropped)
 
@@ -56,13 +52,26 @@ class ReaderPool:
     def __init__(self, db_path: Path, idle: int = IDLE) -> None:
         self.db_path = db_path
         self.idle_max = idle
-        self.idle_close_s = IDLE_CLOSE_S
         self._lock = threading.Lock()
+        self._idle_close_s = IDLE_CLOSE_S
         self._idle: list[Reader] = []  # most recently given back last
         self.lent = 0  # connections borrowed now
         self._given_back_at = 0.0  # when a connection was last given back (under _lock)
         self._closer: threading.Thread | None = None  # waits to close the idle connections
         self._wake = threading.Event()  # close_idle: the closer looks again (and ends: nothing idle)
+
+    @property
+    def idle_close_s(self) -> float:
+        """Seconds without a search after which the idle connections are closed."""
+        return self._idle_close_s
+
+    @idle_close_s.setter
+    def idle_close_s(self, seconds: float) -> None:
+        # a closer already waiting out the old timeout looks again: a shorter one takes effect now,
+        # not once the old one has run out (under the lock, so the closer cannot miss the wake-up)
+        with self._lock:
+            self._idle_close_s = seconds
+            self._wake.set()
 
     def _open(self, epoch: int) -> Reader:
         # autocommit: the scope temp table's writes must not open a transaction that would pin
@@ -118,7 +127,7 @@ class ReaderPool:
         """Close the idle connections once none was given back for `idle_close_s`."""
         while True:
             with self._lock:
-                left = self._given_back_at + self.idle_close_s - time.monotonic()
+                left = self._given_back_at + self._idle_close_s - time.monotonic()
                 if not self._idle or left <= 0:
                     idle, self._idle = self._idle, []
                     self._closer = None

@@ -83,8 +83,8 @@ class Embedder:
         self._tok.no_padding()
         self._tok.no_truncation()
         # its BPE model memoizes every short text it encodes (up to 10,000): each query typed or
-        # asked is a new one, so that cache only grew (+9.4 MB after 3,000 distinct queries,
-        # 0.4 MB without it) while the ids are the same and encoding was no slower
+        # asked is a new one, so that cache only grew, while without it the ids are the same and
+        # encoding was no slower
         resize_cache = getattr(self._tok.model, "_resize_cache", None)
         if resize_cache is not None:
             resize_cache(0)
@@ -96,7 +96,7 @@ class Embedder:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         table = self._table
         # one text (a query) on this thread: encode_batch would start the tokenizers' thread pool,
-        # whose threads then stay for good (~1.2 MB of RSS for the app's first query)
+        # whose threads (and their memory) then stay for good after the app's first query
         encodings = (
             self._tok.encode_batch(texts, add_special_tokens=False)
             if len(texts) > 1

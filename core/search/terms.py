@@ -109,7 +109,7 @@ def field_holds(padded: str, needles: tuple[tuple[str, ...], str | None] | None)
     """Whether a field holds every token of a term (a prefix term: its last one starts a token).
     The field as the index stores it (FTS5 tokens joined by single spaces, which no token holds),
     padded with a space at each end: substring tests, not a set built per field (the ranking
-    loops over a few hundred candidates per search, issue 19)."""
+    loops over a few hundred candidates per search, so this runs often)."""
     if needles is None or padded == "  ":
         return False
     whole, start = needles

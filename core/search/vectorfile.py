@@ -3,14 +3,14 @@
 The file is a plain uncompressed NumPy .npz: `version`, `root`, `paths` (the notes' paths as
 UTF-8 lines, uint8), `keys` (n x 3 int64: each note's size, mtime_ns and inode) and `vecs`
 (n x DIM int8). `load` and `save` hand back a `Mapped`: `keys` and `vecs` are read-only views
-of the file's own bytes (mmap), not copies (`load` also the paths, read: 3.4 MB at 100k notes
-that the caller compares and lets go).
+of the file's own bytes (mmap), not copies (`load` also the paths, read: the caller compares
+them and lets them go).
 
 Why mapped: every query by meaning scans every row, so a copy of the matrix stayed resident in
-the process for good (25.6 MB at 100k notes, issue 16's RSS target). Mapped, the rows live in
+the process for good (a large share of the app's memory target in a big vault). Mapped, the rows live in
 the OS's page cache, and `Mapped.release()` after a scan takes them out of the process again
-(MADV_DONTNEED on a read-only file mapping: the pages stay cached, the next scan maps them back:
-~1 ms more per 100k rows, 6.5 ms against 5.5 ms measured). The file is only ever replaced
+(MADV_DONTNEED on a read-only file mapping: the pages stay cached, the next scan maps them back
+at a small cost per scan). The file is only ever replaced
 whole (a temporary file, then os.replace), never changed in place, so a mapping stays valid
 whatever happens to the path afterwards (the old file lives on until its mapping is gone).
 """

@@ -6,12 +6,16 @@ pytest's tmp_path is longer than that can afford).
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from mcp_testing import CLIENT_DIR
 
 from vaultwatch.core.events import Event
 from vaultwatch.core.vault import Vault
@@ -38,3 +42,36 @@ def events() -> Callable[[Vault], list[Event]]:
     yield watch
     for unsubscribe in unsubscribes:
         unsubscribe()
+
+
+@pytest.fixture
+def env(tmp_path) -> dict[str, str]:
+    """The environment of a `vaultwatch` child: this test's own cache and state folders."""
+    run = Path(os.environ.get("XDG_RUNTIME_DIR", tmp_path))
+    return {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_RUNTIME_DIR": str(run),
+    }
+
+
+SDK = CLIENT_DIR / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+
+
+@pytest.fixture(scope="module")
+def ts_sdk() -> Path:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("node and npm are needed to run the TypeScript SDK client")
+    wanted = json.loads((CLIENT_DIR / "package.json").read_text())["dependencies"]["@modelcontextprotocol/sdk"]
+    if not SDK.exists() or json.loads(SDK.read_text())["version"] != wanted:
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=CLIENT_DIR,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, f"npm install failed:\n{done.stderr[-2000:]}"
+    return Path(node)

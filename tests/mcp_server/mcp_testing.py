@@ -20,6 +20,7 @@ from vaultwatch.mcp_server.host import McpHost
 ROOT = Path(__file__).resolve().parents[2]
 VAULTWATCH = [sys.executable, "-m", "vaultwatch.tui.entry"]  # the console script's entry point
 ALL_COMPAT = frozenset({"vault-cortex", "obsidian-mcp"})
+CLIENT_DIR = ROOT / "tests" / "mcp_server" / "ts_client"  # the TypeScript SDK client (conftest: ts_sdk)
 
 
 @contextlib.asynccontextmanager

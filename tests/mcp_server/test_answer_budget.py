@@ -19,8 +19,7 @@ import tempfile
 
 import pytest
 import pytest_asyncio
-from mcp_testing import VAULTWATCH, in_own_task, serving, uds_client
-from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
+from mcp_testing import CLIENT_DIR, VAULTWATCH, in_own_task, serving, uds_client
 
 from vaultwatch.core.clock import FixedClock
 from vaultwatch.core.vault import Vault

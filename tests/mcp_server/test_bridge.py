@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters
 from mcp_testing import ROOT, VAULTWATCH, serving
 from mcp_types import Implementation
 
+from tests.waiting import await_until
 from vaultwatch.core.events import AgentConnected
 from vaultwatch.mcp_server.bridge import MAYBE_APPLIED
 
@@ -112,11 +113,8 @@ async def test_sdk_stdio_client_through_the_bridge(demo, sock_dir, mode):
             assert refused.is_error and "path traversal blocked" in refused.content[0].text
             agents = dict(host.agents())
             assert "stdio-agent/3" in agents
-        for _ in range(100):  # the client closed the bridge's stdin: it ends the session on its way out
-            if not host.agents():
-                break
-            await asyncio.sleep(0.02)
-        assert host.agents() == []
+        # the client closed the bridge's stdin: it ends the session on its way out
+        await await_until(lambda: not host.agents(), what="the bridge's session ended")
 
 
 async def test_a_bare_socket_nothing_listens_on_is_said_to_the_client_and_a_server_there_later_is_used(demo, sock_dir):
@@ -196,6 +194,7 @@ def test_a_headless_start_that_raises_is_tried_three_times_then_refused_saying_w
     assert len(tries) == 3
 
 
+@pytest.mark.timing
 async def test_a_write_in_flight_when_the_app_goes_away_is_answered_maybe_applied_and_the_bridge_goes_on(
     demo, sock_dir
 ):
@@ -309,11 +308,7 @@ async def test_bridge_exits_cleanly_on_stdin_eof_and_closes_the_session(demo, so
         reply = await bridge.receive()
         assert reply["id"] == 3 and reply["result"]["structuredContent"]["title"] == "Vault map"
         assert await bridge.exit_code() == 0
-        for _ in range(50):
-            if not host.agents():
-                break
-            await asyncio.sleep(0.02)
-        assert host.agents() == []
+        await await_until(lambda: not host.agents(), what="the bridge's session ended")
     gone = [e for e in seen if isinstance(e, AgentConnected) and not e.connected]
     assert [e.agent for e in gone] == ["raw-client/0.1"]
 
@@ -446,6 +441,7 @@ MODERN = {
 }  # what the SDK's client sends in mode="auto"
 
 
+@pytest.mark.timing
 async def test_client_shutdown_does_not_wait_on_an_open_subscription_stream(demo, sock_dir):
     """2026-07-28: a client leaves with its subscriptions/listen stream open (it stays open until the
     client goes): stdin's end does not wait for that stream's answer, only for answers still due."""
@@ -505,11 +501,7 @@ async def test_a_real_write_cut_off_by_a_switch_is_said_maybe_applied_never_rese
         bridge = await RawBridge.start("--socket", host.socket_path)
         await bridge.handshake()
         await bridge.send(call)
-        for _ in range(500):
-            if gate.pending():
-                break
-            await asyncio.sleep(0.02)
-        assert gate.pending(), "the write never reached the gate"
+        await await_until(gate.pending, what="the write reached the gate")
         host.stop()
     reply = await bridge.receive(timeout=30)
     assert reply["id"] == 7 and reply["error"]["message"] == MAYBE_APPLIED

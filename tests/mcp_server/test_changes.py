@@ -115,6 +115,7 @@ async def test_deny_round_trip_is_a_tool_error_with_the_reason_and_nothing_chang
     assert journal_for(vault).changes() == []
 
 
+@pytest.mark.timing
 async def test_no_decision_in_time_declines(vault, sock_dir):
     gate = ApprovalGate("writes", timeout=0.5)
     approval.attach(vault, gate)
@@ -129,6 +130,7 @@ async def test_no_decision_in_time_declines(vault, sock_dir):
     assert not (Path(vault.root) / "New.md").exists() and gate.pending() == []
 
 
+@pytest.mark.timing
 async def test_unattended_gate_declines_at_once_saying_how_to_approve(vault, sock_dir):
     approval.attach(vault, ApprovalGate("deletes", timeout=8))
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:

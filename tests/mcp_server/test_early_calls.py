@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_stdio_front import EARLY, INIT, INITIALIZED, by_id, env, exchange  # noqa: F401  (env: a fixture)
-from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (a fixture)
+from mcp_testing import CLIENT_DIR
+from test_stdio_front import EARLY, INIT, INITIALIZED, by_id, exchange
 
 PING = {"jsonrpc": "2.0", "id": "ping", "method": "ping"}  # only the SDK answers it: the session is the SDK's after it
 

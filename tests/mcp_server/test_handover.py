@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import pty
@@ -122,7 +123,7 @@ async def test_tui_opened_and_quit_while_an_agent_calls_every_100ms(demo_vault, 
     assert acked and all((demo_vault / p).is_file() for p in acked)
     seen_by_tui = [json.loads(line) for line in audit.read_text().splitlines()]
     assert any(e.get("agent", "").startswith("life-agent") for e in seen_by_tui)  # the TUI saw the agent's calls
-    gaps = [b[0] - a[0] for a, b in zip(calls, calls[1:])]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(calls)]
     print(
         json.dumps(
             {
@@ -191,6 +192,7 @@ async def test_take_over_waits_for_a_stopped_server_that_is_still_shutting_down(
         lock.release()
 
 
+@pytest.mark.timing
 async def test_take_over_gives_up_on_a_server_that_never_lets_go(tmp_path, monkeypatch):
     """Bounded: a stopped server that is alive but never lets go is given TAKEOVER_MAX_SECONDS."""
     from vaultwatch.mcp_server import handover

@@ -82,6 +82,7 @@ async def test_a_file_in_the_way_is_an_error(demo, sock_dir):
     assert path.read_text() == "not a socket"
 
 
+@pytest.mark.timing
 async def test_stop_with_agents_connected_takes_under_a_second(demo, sock_dir):
     host = McpHost(demo, socket_path=str(sock_dir / "v.sock"))
     ready = asyncio.Event()
@@ -147,6 +148,7 @@ async def test_ten_agents_at_once_each_call_attributed(demo, sock_dir, events):
     assert sum(e.connected for e in connected) == 10 and sum(not e.connected for e in connected) == 10
 
 
+@pytest.mark.timing
 async def test_access_events_carry_what_the_human_needs(demo, sock_dir, events, tmp_path):
     seen = events(demo)
     audit = tmp_path / "audit" / "calls.jsonl"

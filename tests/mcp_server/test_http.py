@@ -13,9 +13,8 @@ import stat
 import subprocess
 
 import pytest
-from mcp_testing import ROOT, VAULTWATCH, serving, uds_client
+from mcp_testing import CLIENT_DIR, ROOT, VAULTWATCH, serving, uds_client
 from test_lifecycle import client_env, short_dir
-from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (fixture)
 
 import vaultwatch.mcp_server.host as host_mod
 from vaultwatch.mcp_server.locations import token_path

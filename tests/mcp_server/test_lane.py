@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import sys
 import threading
 import time
@@ -87,7 +88,7 @@ async def test_heavy_calls_run_one_at_a_time_and_small_calls_do_not_wait_for_the
             await asyncio.gather(heavy(a, "a"), heavy(b, "b"), heavy(c, "c"), heavy(a, "a2"), read())
     spans = sorted(rec.spans)
     assert len(spans) == 4
-    overlaps = [(x, y) for x, y in zip(spans, spans[1:]) if y[0] < x[1]]
+    overlaps = [(x, y) for x, y in itertools.pairwise(spans) if y[0] < x[1]]
     assert not overlaps, f"heavy calls ran at the same time: {overlaps}"
     assert done["read"] < max(done[k] for k in ("a", "b", "c", "a2")), "the small read waited behind the heavy calls"
 

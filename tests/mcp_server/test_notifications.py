@@ -21,9 +21,8 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_testing import VAULTWATCH, serving
+from mcp_testing import CLIENT_DIR, VAULTWATCH, serving
 from mcp_types import Implementation, ResourceListChangedNotification, ResourceUpdatedNotification
-from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
 
 from vaultwatch.mcp_server import resources
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from mcp_testing import serving, uds_client
 
 from vaultwatch.mcp_server.activity import FOREGROUND_MAX_WAIT
 
 
+@pytest.mark.timing
 async def test_tool_calls_wait_for_a_held_foreground_and_go_on_when_released(demo, sock_dir):
     fg = demo.foreground
     try:

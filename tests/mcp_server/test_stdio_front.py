@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from mcp_testing import ROOT, VAULTWATCH
 
+from tests.waiting import wait_until
+
 INIT = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -36,16 +38,55 @@ LISTING = {
     "params": {"name": "list_documents", "arguments": {"limit": 2}},
 }
 
-# the SDK alone: what MCPServer.run_stdio_async writes for the same server (argv: vault [options as JSON])
-SDK_ONLY = """
-import asyncio, json, sys
-from vaultwatch.core.vault import Vault
-from vaultwatch.mcp_server.server import build_server
-vault = Vault(sys.argv[1])
-vault.load()
-server, _ = build_server(vault, **(json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}))
-asyncio.run(server.run_stdio_async())
-"""
+
+def sdk_answers(vault_path: Path, built: dict, *messages: dict) -> dict:
+    """The SDK alone: what MCPServer.run_stdio_async writes for the same server (built with `built`), its
+    answers by id. Its own stdio transport (mcp.server.stdio.stdio_server), in this process on in-memory
+    lines instead of a child's pipes (a process per reference was most of these tests' time): the client's
+    messages, then the end of input once every request has its answer, as `exchange` does."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server.server import build_server
+
+    want = {json.dumps(m["id"]) for m in messages if "id" in m}
+    lines: list[bytes] = []
+
+    class Input:
+        def __init__(self) -> None:
+            self.answered = anyio.Event()
+
+        async def __aiter__(self):
+            for message in messages:
+                yield json.dumps(message, ensure_ascii=False) + "\n"
+            await self.answered.wait()
+
+    class Output:
+        async def write(self, text: str) -> None:
+            lines.append(text.removesuffix("\n").encode())
+            if want <= {json.dumps(json.loads(line).get("id")) for line in lines}:
+                stdin.answered.set()
+
+        async def flush(self) -> None:
+            pass
+
+    stdin = Input()
+    vault = Vault(vault_path)
+    vault.load()
+    try:
+        server, _ = build_server(vault, **built)
+        lowlevel = server._lowlevel_server  # as run_stdio_async runs it
+
+        async def run() -> None:
+            async with stdio_server(stdin=stdin, stdout=Output()) as (read, write):  # type: ignore[arg-type]
+                await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+        anyio.run(run)
+    finally:
+        vault.stop()
+    return by_id(lines)
+
 
 # the front started as tui/entry.py starts it; at the end it reports how many answers it sent itself, and how
 # many of them before the SDK was imported
@@ -58,17 +99,6 @@ code = main(sys.argv[1:])
 print(f"early={front.answered_early} before_sdk={front.before_sdk}", file=sys.stderr, flush=True)
 sys.exit(code)
 """
-
-
-@pytest.fixture
-def env(tmp_path):
-    run = Path(os.environ.get("XDG_RUNTIME_DIR", tmp_path))
-    return {
-        **os.environ,
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_RUNTIME_DIR": str(run),
-    }
 
 
 def exchange(
@@ -102,8 +132,12 @@ def exchange(
                 lines += done
                 seen |= {json.loads(line).get("id") for line in done}
         assert want <= seen, f"no answer to {want - seen}"
-        while stderr_says.encode() not in b"".join(err) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        if stderr_says:
+            wait_until(
+                lambda: stderr_says.encode() in b"".join(err),
+                timeout=max(0.0, deadline - time.monotonic()),
+                what=f"{stderr_says!r} on stderr",
+            )
         proc.stdin.close()
         lines += [ln for ln in (buf + proc.stdout.read()).splitlines() if ln.strip()]
         assert proc.wait(60) == expect
@@ -129,7 +163,7 @@ def serve(vault: Path, *extra: str) -> list[str]:
 
 
 def test_the_handshake_from_the_cache_is_the_sdks_answer_byte_for_byte_and_comes_before_the_sdk(demo_vault, env):
-    reference = by_id(exchange([sys.executable, "-c", SDK_ONLY, str(demo_vault)], env, INIT, INITIALIZED, TOOLS)[0])
+    reference = sdk_answers(demo_vault, {}, INIT, INITIALIZED, TOOLS)
     assert set(reference) == {1, "tools-é"}
     first = by_id(exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)[0])  # no cache yet: the SDK answers
     assert first == reference
@@ -205,9 +239,7 @@ def test_the_first_start_answers_initialize_before_the_sdk_with_the_sdks_bytes(
 ):
     """No cache yet (a fresh cache folder): the answer comes from mcp_server/handshake.py, before the SDK
     is imported, and is what the SDK writes byte for byte; the SDK's own answer is not sent again."""
-    reference = by_id(
-        exchange([sys.executable, "-c", SDK_ONLY, str(demo_vault_ro), json.dumps(built)], env, initialize(version))[0]
-    )
+    reference = sdk_answers(demo_vault_ro, built, initialize(version))
     lines, err = exchange(
         [sys.executable, "-c", EARLY, "serve", str(demo_vault_ro), "--stdio", *options],
         env,

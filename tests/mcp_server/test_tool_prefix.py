@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH, serving
-from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
+from mcp_testing import CLIENT_DIR, ROOT, VAULTWATCH, serving
 
 from vaultwatch.mcp_server.config import snippet
 

@@ -18,6 +18,7 @@ import pytest
 from mcp_testing import ROOT, VAULTWATCH
 from test_lifecycle import client_env
 
+from tests.other_user import skip_unless_runs_as
 from vaultwatch.mcp_server.locations import _socket_name
 
 IMPOSTOR = f"vwimp{os.getpid() % 100000}"
@@ -70,7 +71,9 @@ def impostor() -> pwd.struct_passwd:
     if made.returncode != 0:
         pytest.skip(f"useradd failed: {made.stderr.strip()}")
     try:
-        yield pwd.getpwnam(IMPOSTOR)
+        user = pwd.getpwnam(IMPOSTOR)
+        skip_unless_runs_as(user.pw_uid, user.pw_gid, "the impostor")  # its listener is this interpreter
+        yield user
     finally:
         subprocess.run(["userdel", IMPOSTOR], capture_output=True)
 

@@ -10,33 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-from mcp_testing import VAULTWATCH, serving
-
-CLIENT_DIR = Path(__file__).resolve().parent / "ts_client"
-SDK = CLIENT_DIR / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
-
-
-@pytest.fixture(scope="module")
-def ts_sdk() -> Path:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("node and npm are needed to run the TypeScript SDK client")
-    wanted = json.loads((CLIENT_DIR / "package.json").read_text())["dependencies"]["@modelcontextprotocol/sdk"]
-    if not SDK.exists() or json.loads(SDK.read_text())["version"] != wanted:
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=CLIENT_DIR,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, f"npm install failed:\n{done.stderr[-2000:]}"
-    return Path(node)
+from mcp_testing import CLIENT_DIR, VAULTWATCH, serving
 
 
 async def test_typescript_sdk_client_through_the_bridge(ts_sdk, demo, sock_dir):

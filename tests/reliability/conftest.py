@@ -30,7 +30,7 @@ def full_size() -> bool:
 @pytest.fixture
 def figure(request):
     """figure(name, value): a measured figure, written into the JUnit XML report as a property of
-    this test (bench/bench_reliability.py turns them into RELIABILITY.md)."""
+    this test (bench/bench_reliability.py turns them into docs/reliability.md)."""
 
     def record(name: str, value) -> None:
         request.node.user_properties.append((name, value))

@@ -1,4 +1,4 @@
-"""bench/bench_reliability.py cites earlier tests instead of repeating them (RELIABILITY.md counts
+"""bench/bench_reliability.py cites earlier tests instead of repeating them (docs/reliability.md counts
 them per family): every cited file and test must exist, or the report silently counts fewer tests
 than it names (core's reorganisation left 22 cited nodes missing, a renamed bridge test 2 more)."""
 

@@ -14,7 +14,7 @@ bench/bench_budgets.py times this scenario with and without the quick mode).
 
 The test's bound is generous (a real stall of seconds crosses it, the machine's load does not);
 the exact figures (the well-behaved agent's p50/p95/max alone and beside the abuser) go to
-RELIABILITY.md. Phase lengths: 5 s + 20 s at CI size, 10 s + 90 s nightly.
+docs/reliability.md. Phase lengths: 5 s + 20 s at CI size, 10 s + 90 s nightly.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 written) and reported (a structured error to the agent, `index_stale` in `_meta`, or an
 IndexProblem event on the bus, which the TUI shows).
 
-Core-level fault tests exist already and are not repeated here (RELIABILITY.md cites them):
+Core-level fault tests exist already and are not repeated here (docs/reliability.md cites them):
 tests/core/test_crash.py (a writer killed mid-write; disk full via RLIMIT_FSIZE),
 tests/core/test_cache.py (corrupt cache file or bucket, vanished vault),
 tests/core/test_watch.py (vault root deleted and recreated, vault suddenly empty, a 400-file burst).
@@ -25,17 +25,9 @@ from pathlib import Path
 
 from reliability_helpers import ROOT, McpSession
 
+from tests.waiting import within
 from vaultwatch.core.events import IndexProblem
 from vaultwatch.core.vault import Vault
-
-
-def _wait(pred, timeout: float = 10.0, step: float = 0.05) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(step)
-    return bool(pred())
 
 
 def _problems(vault: Vault) -> list[str]:
@@ -56,7 +48,7 @@ def _serve(root: Path, sock: str, *extra: str, preexec=None, env=None) -> subpro
         preexec_fn=preexec,
         cwd=str(ROOT),
     )
-    if not _wait(lambda: os.path.exists(sock) or proc.poll() is not None, 30):
+    if not within(lambda: os.path.exists(sock) or proc.poll() is not None, 30):
         proc.kill()
         raise AssertionError("vaultwatch serve did not start")
     assert proc.poll() is None, proc.communicate()
@@ -132,7 +124,7 @@ def test_vault_deleted_while_serving_is_survived_and_reported(tmp_path, figure):
     with McpSession(vault, name="survivor") as s:
         assert vault.wait_watching(10)
         shutil.rmtree(root)
-        assert _wait(lambda: any("deleted or unmounted" in p for p in problems)), problems
+        assert within(lambda: any("deleted or unmounted" in p for p in problems)), problems
         listing = s.call("list_documents", {})
         assert not listing.is_error and listing.structured["total"] == 15  # the index is kept
         assert listing.meta.get("index_stale") is True, listing.meta
@@ -151,8 +143,8 @@ def test_vault_deleted_while_serving_is_survived_and_reported(tmp_path, figure):
         # the folder comes back (remounted): re-indexed, fresh again
         root.mkdir()
         (root / "back.md").write_text("# Back\n")
-        assert _wait(lambda: [e.path for e in vault.snapshot.entries] == ["back.md"], 15)
-        assert _wait(lambda: not vault.index_stale, 10)
+        assert within(lambda: [e.path for e in vault.snapshot.entries] == ["back.md"], 15)
+        assert within(lambda: not vault.index_stale, 10)
         listing = s.call("list_documents", {"wait_for_pending_writes": True})
         assert [r["path"] for r in listing.structured["result"]] == ["back.md"]
         assert listing.meta.get("index_stale") is False
@@ -244,7 +236,7 @@ def test_socket_removed_while_serving_is_recreated_and_reported(tmp_path, figure
         assert not s.call("list_documents", {}).is_error
         os.unlink(sock)
         assert not s.call("list_documents", {}).is_error  # an open session (its connection) is unaffected
-        assert _wait(lambda: os.path.exists(sock), 5), "the socket was not re-created"
+        assert within(lambda: os.path.exists(sock), 5), "the socket was not re-created"
         assert any("removed while serving" in p for p in problems), problems
         assert (os.stat(sock).st_mode & 0o777) == 0o600
 
@@ -256,7 +248,7 @@ def test_socket_removed_while_serving_is_recreated_and_reported(tmp_path, figure
         # someone else's file at the path is never clobbered, only reported
         os.unlink(sock)
         Path(sock).write_text("not ours")
-        assert _wait(lambda: any("replaced by another file" in p for p in problems), 5), problems
+        assert within(lambda: any("replaced by another file" in p for p in problems), 5), problems
         assert Path(sock).read_text() == "not ours"
         assert not s.call("list_documents", {}).is_error
         os.unlink(sock)
@@ -306,7 +298,7 @@ def test_agent_killed_mid_call_leaves_whole_notes_and_a_working_server(tmp_path,
         for tool in ("write", "write"):  # killed while its write waits for the lock, twice over
             holder_ready, release = threading.Event(), threading.Event()
 
-            def hold() -> None:
+            def hold(holder_ready: threading.Event = holder_ready, release: threading.Event = release) -> None:
                 with _LOCKS.hold(real):
                     holder_ready.set()
                     release.wait(30)
@@ -324,14 +316,14 @@ def test_agent_killed_mid_call_leaves_whole_notes_and_a_working_server(tmp_path,
             )
             assert agent.stdout.readline().strip() == "CONNECTED"
             # the call is in the server now, its writer waiting for the note's lock (a second user of it)
-            in_call = _wait(lambda: _LOCKS._locks.get(real, [None, 0])[1] >= 2, 10, 0.01)
+            in_call = within(lambda: _LOCKS._locks.get(real, [None, 0])[1] >= 2, 10, poll=0.01)
             agent.kill()
             agent.wait(10)
             killed += 1
             release.set()
             t.join(10)
             # the server carries on with the dead agent's call: wait until nobody holds the note's lock
-            assert _wait(lambda: real not in _LOCKS._locks, 10, 0.01)
+            assert within(lambda: real not in _LOCKS._locks, 10, poll=0.01)
             assert in_call, "the agent's write never reached the note's lock"
             text = (root / "Plan.md").read_text()
             assert text in (old, "# Plan\nfrom the doomed agent\n"), text
@@ -410,7 +402,7 @@ async def test_headless_serve_survives_and_reports_on_stderr(tmp_path, sock_dir,
         async with uds_client(sock, name="before") as c:
             assert (await c.call_tool("list_documents", {})).structured_content["total"] == 15
         os.unlink(sock)
-        assert _wait(lambda: os.path.exists(sock), 5)
+        assert within(lambda: os.path.exists(sock), 5)
         shutil.rmtree(root)
         async with uds_client(sock, name="after") as c:
             end = time.monotonic() + 20

@@ -334,6 +334,7 @@ def _note(session, out, name: str, args) -> None:
         session.stats["slowest"] = f"{name}({json.dumps(args, ensure_ascii=True, default=str)[:160]})"
 
 
+@pytest.mark.timing
 def test_read_tools_answer_any_arguments_and_change_nothing(read_session, figure):
     session = read_session
     names = sorted(session.tools)
@@ -373,6 +374,7 @@ def test_read_tools_answer_any_arguments_and_change_nothing(read_session, figure
     figure("tools", len(names))
 
 
+@pytest.mark.timing
 def test_write_tools_answer_any_arguments_and_stay_inside_the_vault(write_session, figure):
     session = write_session
     jail = session.jail

@@ -16,14 +16,14 @@ import random
 import shutil
 import socket
 import stat
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from reliability_helpers import ROOT, child, tree_state
+from reliability_helpers import child, tree_state
 
+from tests.other_user import NOBODY, skip_unless_runs_as
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.events import IndexProblem
 from vaultwatch.core.query.listing import Query
@@ -263,6 +263,7 @@ def test_hostile_vault_is_indexed_or_skipped_with_reasons(tmp_path, figure):
     figure("child_peak_rss_mb", out["final_peak_mb"])
 
 
+@pytest.mark.timing
 def test_a_50_mb_note_is_indexed_with_bounded_memory_and_readable(tmp_path, figure):
     root = tmp_path / "big"
     root.mkdir()
@@ -348,6 +349,7 @@ print(json.dumps({"reads": reads, "edit": edit, "peak_mb": rss(), "retained_mb":
     figure("page_read_s", round(reads["late_page_again"]["s"], 3))
 
 
+@pytest.mark.timing
 def test_ten_thousand_files_in_one_folder(tmp_path, figure, full_size):
     n = 50_000 if full_size else 10_000
     root = tmp_path / "flat"
@@ -422,16 +424,10 @@ print(json.dumps(out))
         if os.geteuid() == 0:
 
             def drop() -> None:
-                os.setgid(65534)
-                os.setuid(65534)
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
 
-            # nobody needs to execute this interpreter and read the checkout (a venv or clone under
-            # a 0700 folder, such as /root or a mktemp -d, is out of its reach): else skip, saying why
-            rc, _, err = child(
-                "import json, core.vault; print(json.dumps({}))", preexec_fn=drop, env={"HOME": "/nonexistent"}
-            )
-            if rc != 0:
-                pytest.skip(f"the nobody user cannot run {sys.executable} on {ROOT}: {err.strip()[-300:]}")
+            skip_unless_runs_as(NOBODY, NOBODY, "the nobody user")  # it must reach the interpreter and checkout
         else:
             drop = None
         rc, out, err = child(code, str(root), preexec_fn=drop, env={"HOME": "/nonexistent"})
@@ -517,15 +513,6 @@ def test_files_deleted_and_replaced_between_scan_and_read(tmp_path, figure, full
     figure("churn_operations", rounds[0])
     figure("loads", loads)
     figure("refreshes", refreshes)
-
-
-def _wait(pred, timeout=8.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
 
 
 def test_live_watcher_never_indexes_through_symlinks_or_unaddressable_names(tmp_path, figure):

@@ -18,13 +18,13 @@ import socket
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx2
 import pytest
 from reliability_helpers import ROOT, short_dir, tree_state, uds_client
 
+from tests.waiting import within
 from vaultwatch.core.markdown.parse import decode
 from vaultwatch.mcp_server.locations import token_path
 
@@ -83,15 +83,6 @@ PAYLOADS = {
 MARKERS = ["/tmp/PAYLOAD-shell", "/tmp/PAYLOAD-tick", "/tmp/PAYLOAD-yaml", "/tmp/PAYLOAD-py"]
 
 
-def _wait(pred, timeout: float = 20.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return bool(pred())
-
-
 @pytest.fixture
 def runtime() -> Path:
     """A short XDG_RUNTIME_DIR (a long one makes vaultwatch fall back to /tmp/vaultwatch-<uid>)."""
@@ -125,7 +116,7 @@ class Served:
 
     def wait_socket(self, runtime: Path) -> str:
         folder = runtime / "vaultwatch"
-        assert _wait(
+        assert within(
             lambda: (
                 folder.is_dir() and any(p.suffix == ".sock" for p in folder.iterdir()) or self.proc.poll() is not None
             )
@@ -261,7 +252,7 @@ def test_the_app_opens_no_network_connection_and_never_runs_note_content(tmp_pat
     # the client side of the session: only the Unix socket
     assert client_seen and {fam for _, fam, _ in client_seen} <= {socket.AF_UNIX}, client_seen
     # content comes back verbatim (decoded as the file's bytes decode), titles and frontmatter as data
-    for name, text in PAYLOADS.items():
+    for name in PAYLOADS:
         r = got["reads"][name]
         raw = (root / name).read_bytes()
         assert r["etag"] == hashlib.sha256(raw).hexdigest()
@@ -299,9 +290,9 @@ def test_loopback_http_needs_token_host_and_origin(tmp_path, runtime, figure):
     port = _free_port()
     served = Served(root, runtime, tmp_path / "audit.log", "--http", f"127.0.0.1:{port}")
     try:
-        sock = served.wait_socket(runtime)
+        served.wait_socket(runtime)
         token_file = token_path(os.path.realpath(root))  # the state folder's 0700 tokens folder, not the runtime one
-        assert _wait(lambda: os.path.exists(token_file))
+        assert within(lambda: os.path.exists(token_file))
         assert stat.S_IMODE(os.stat(token_file).st_mode) == 0o600
         token = Path(token_file).read_text().strip()
         url = f"http://127.0.0.1:{port}/mcp"

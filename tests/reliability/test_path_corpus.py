@@ -72,7 +72,7 @@ def _fire_core(jail: Jail, path: str) -> Fired:
     with fired.audit.recording():
         for name, op in CORE_OPS:
             try:
-                fired.outcomes[name] = bounded(lambda: op(vault, writer, path), timeout=10)
+                fired.outcomes[name] = bounded(lambda op=op: op(vault, writer, path), timeout=10)
             except BaseException as exc:  # noqa: BLE001 - judged below
                 fired.outcomes[name] = exc
     # what the index now holds is visible, inside the vault and reachable without a hidden folder

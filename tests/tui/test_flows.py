@@ -7,10 +7,12 @@ import os
 import threading
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.widgets import Input, OptionList
 from tui_helpers import access, pin_mtimes
 
+from tests.waiting import await_until
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.query import postings
 from vaultwatch.core.query.listing import Query
@@ -216,6 +218,7 @@ async def test_preview_follows_links_and_goes_back(tmp_path: Path, app_for) -> N
         assert app.main.preview.path == "Sub/Target.md"
 
 
+@pytest.mark.timing
 async def test_long_note_preview_is_fast_and_complete(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -435,6 +438,7 @@ async def test_agent_events_show_as_activity_rows_marks_and_follow(tui_demo: Pat
         assert not app.main.activity.following
 
 
+@pytest.mark.timing
 async def test_activity_rows_appear_within_100ms(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)):
@@ -464,18 +468,12 @@ async def test_outside_edits_reach_the_list_through_the_real_watcher(tui_demo: P
         await pilot.press("down", "down", "down")
         await settle(app)
         selected = app.main.active_list.current.path
-        loop = asyncio.get_running_loop()
         assert await asyncio.to_thread(app.services.watcher.vault.wait_watching, 10)
-        started = loop.time()
         (tui_demo / "Inbox" / "Dropped in by sync.md").write_text("---\ntitle: From the phone\n---\nhi\n")
-        while "Inbox/Dropped in by sync.md" not in paths(app):
-            assert loop.time() - started < 10, "the new note never reached the list"
-            await asyncio.sleep(0.02)
+        await await_until(lambda: "Inbox/Dropped in by sync.md" in paths(app), what="the new note in the list")
         assert app.main.active_list.current.path == selected
         (tui_demo / "Inbox" / "Dropped in by sync.md").unlink()
-        while "Inbox/Dropped in by sync.md" in paths(app):
-            assert loop.time() - started < 10, "the deleted note never left the list"
-            await asyncio.sleep(0.02)
+        await await_until(lambda: "Inbox/Dropped in by sync.md" not in paths(app), what="the deleted note gone")
         await pilot.press("q")
 
 
@@ -561,8 +559,7 @@ async def test_fast_typing_coalesces_list_queries(tui_demo: Path, app_for, monke
         for ch in "deploy":
             app.post_message(events.Key(ch, ch))
         await pilot.pause()
-        while len(app.query_one("#filter-input", Input).value) < 6:
-            await asyncio.sleep(0.01)
+        await await_until(lambda: len(app.query_one("#filter-input", Input).value) >= 6, what="the keys typed")
         gate.set()
         await settle(app)
         assert app.query_one("#filter-input", Input).value == "deploy"

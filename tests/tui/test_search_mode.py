@@ -165,7 +165,7 @@ async def test_the_status_line_is_not_redrawn_for_the_same_text(tui_demo: Path, 
     """A search answered with the same count as the last one leaves the status line as it is: its
     redraw, in the same frame as the hits', widened that frame's repaint to the whole screen."""
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(160, 50)):
         await settle(app)
         status = app.main.status
         asked: list[bool] = []

@@ -136,6 +136,7 @@ def tui_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_the_tui_starts_serves_and_quits_cleanly(tui_env: dict[str, str], demo_vault: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="vw-") as folder:

@@ -302,7 +302,7 @@ def _compare(vault, monkeypatch, chunks=(4, 5, 7, 64)) -> int:
         reader_mod._MAPS.clear()
         for _warm in range(2):
             got = [_outcome(vault, **r) for r in reqs]
-            diff = [(r, w, g) for r, w, g in zip(reqs, want, got) if w != g]
+            diff = [(r, w, g) for r, w, g in zip(reqs, want, got, strict=True) if w != g]
             assert not diff, (chunk, data[:300], diff[:3])
     return len(reqs)
 

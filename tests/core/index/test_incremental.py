@@ -82,7 +82,7 @@ _step = st.tuples(
 @given(st.lists(_note, min_size=len(PATHS), max_size=len(PATHS)), st.lists(_step, max_size=12))
 def test_patched_structures_answer_like_fresh_ones(initial: list[dict], steps: list) -> None:
     index = Index()
-    entries = {p: _entry(p, d) for p, d in zip(PATHS, initial)}
+    entries = {p: _entry(p, d) for p, d in zip(PATHS, initial, strict=True)}
     entries["index.md"] = make_entry("index.md", NOTE, 1, 0, "Home", frontmatter={"okf_version": "0.2"})
     entries["a/pic.png"] = make_entry("a/pic.png", ATTACHMENT, 5, 0, "pic.png")
     entries["a"] = make_entry("a", FOLDER, 0, 0, "a")

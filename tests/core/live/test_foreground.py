@@ -6,6 +6,8 @@ import asyncio
 import threading
 import time
 
+import pytest
+
 from vaultwatch.core.live.foreground import Foreground
 
 
@@ -42,6 +44,7 @@ def test_no_wait_when_nobody_holds_it() -> None:
     assert fg.waits == 0
 
 
+@pytest.mark.timing
 def test_a_call_waits_until_the_release() -> None:
     fg = Foreground()
     fg.hold(30.0)
@@ -62,6 +65,7 @@ def test_a_call_waits_until_the_release() -> None:
     assert after_release < 2.5  # woken by the release, well before the 5 s bound
 
 
+@pytest.mark.timing
 def test_a_call_never_waits_longer_than_its_bound() -> None:
     fg = Foreground()
     fg.hold(30.0)

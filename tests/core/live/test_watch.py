@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.waiting import wait_until
 from vaultwatch.core.events import DocumentsChanged, IndexProblem, WatcherReady
 from vaultwatch.core.live.watch import EMPTY_GUARD, VaultWatcher
 from vaultwatch.core.query.listing import Query
@@ -22,18 +22,6 @@ DEADLINE = 5.0
 def xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     return tmp_path / "xdg-cache"
-
-
-def eventually(cond: Callable[[], object], timeout: float = DEADLINE, what: str = "condition"):
-    """Poll `cond` until it is truthy (returns its value) or fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = cond()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not reached within {timeout} s")
-        time.sleep(0.01)
 
 
 class Live:
@@ -88,33 +76,33 @@ def test_new_note_appears_with_an_added_event(live):
     gen = lv.vault.snapshot.generation
     lv.write("new.md", "---\ntitle: Brand new\n---\nbody\n")
     # created, then filled: a loaded machine may show the empty file first, the content next
-    eventually(
+    wait_until(
         lambda: "new.md" in lv.paths() and lv.vault.snapshot.get("new.md").title == "Brand new",
         what="new note listed with its content",
     )
-    added = eventually(lambda: [c for c in lv.changes() if "new.md" in c.added], what="addition published")
+    added = wait_until(lambda: [c for c in lv.changes() if "new.md" in c.added], what="addition published")
     assert added[0].generation > gen and added[0].source == "disk"
 
 
 def test_edit_updates_the_entry(live):
     lv = live(BASE)
     lv.write("a.md", "---\ntitle: Alpha edited\nstatus: draft\n---\n")
-    eventually(lambda: lv.vault.snapshot.get("a.md").title == "Alpha edited", what="title updated")
-    eventually(lambda: any("a.md" in c.changed for c in lv.changes()), what="change published")
+    wait_until(lambda: lv.vault.snapshot.get("a.md").title == "Alpha edited", what="title updated")
+    wait_until(lambda: any("a.md" in c.changed for c in lv.changes()), what="change published")
     assert lv.paths(filters=(("status", "draft"),)) == ["a.md"]
 
 
 def test_delete_removes_the_entry(live):
     lv = live(BASE)
     (lv.root / "Projects" / "b.md").unlink()
-    eventually(lambda: "Projects/b.md" not in lv.paths(), what="note removed")
-    eventually(lambda: any("Projects/b.md" in c.removed for c in lv.changes()), what="removal published")
+    wait_until(lambda: "Projects/b.md" not in lv.paths(), what="note removed")
+    wait_until(lambda: any("Projects/b.md" in c.removed for c in lv.changes()), what="removal published")
 
 
 def test_rename_moves_the_entry(live):
     lv = live(BASE)
     (lv.root / "a.md").rename(lv.root / "Projects" / "a renamed.md")
-    eventually(lambda: "Projects/a renamed.md" in lv.paths() and "a.md" not in lv.paths(), what="rename applied")
+    wait_until(lambda: "Projects/a renamed.md" in lv.paths() and "a.md" not in lv.paths(), what="rename applied")
     assert lv.vault.snapshot.get("Projects/a renamed.md").title == "Alpha"
 
 
@@ -122,7 +110,7 @@ def test_folder_moved_within_the_vault_moves_its_subtree(live):
     lv = live(BASE)
     (lv.root / "Projects").rename(lv.root / "Archive")
     want = ["Archive/Sub/c.md", "Archive/b.md", "a.md"]
-    eventually(lambda: lv.paths() == want, what="folder move applied")
+    wait_until(lambda: lv.paths() == want, what="folder move applied")
     assert lv.vault.snapshot.get("Archive/Sub").kind == "folder"
     assert lv.vault.snapshot.get("Projects") is None
 
@@ -134,14 +122,14 @@ def test_folder_moved_in_from_outside_is_indexed_whole(live, tmp_path):
         (outside / f"d{i % 3}").mkdir(parents=True, exist_ok=True)
         (outside / f"d{i % 3}" / f"n{i}.md").write_text(f"---\ntitle: Imported {i}\n---\n")
     outside.rename(lv.root / "Imported")
-    eventually(lambda: len(lv.paths(folder="Imported")) == 30, what="moved-in folder indexed")
+    wait_until(lambda: len(lv.paths(folder="Imported")) == 30, what="moved-in folder indexed")
     assert lv.vault.snapshot.get("Imported/d1/n4.md").title == "Imported 4"
 
 
 def test_folder_moved_out_removes_its_subtree(live, tmp_path):
     lv = live(BASE)
     (lv.root / "Projects").rename(tmp_path / "gone")
-    eventually(lambda: lv.paths() == ["a.md"], what="moved-out folder removed")
+    wait_until(lambda: lv.paths() == ["a.md"], what="moved-out folder removed")
     assert not any(p.startswith("Projects") for p in lv.vault.snapshot.paths)
 
 
@@ -151,7 +139,7 @@ def test_hidden_and_ignored_paths_are_not_indexed(live):
     lv.write(".obsidian/plugin.md", "# hidden too\n")
     lv.write("Ignored/x.md", "# ignored\n")
     lv.write("visible.md", "# visible\n")  # the marker: once it is in, the others were seen too
-    eventually(lambda: "visible.md" in lv.paths(), what="visible note indexed")
+    wait_until(lambda: "visible.md" in lv.paths(), what="visible note indexed")
     assert lv.vault.wait_for_pending_writes(DEADLINE)
     assert lv.paths() == ["Projects/Sub/c.md", "Projects/b.md", "a.md", "visible.md"]
     touched = {p for c in lv.changes() for p in (*c.added, *c.changed, *c.removed)}
@@ -161,9 +149,9 @@ def test_hidden_and_ignored_paths_are_not_indexed(live):
 def test_changed_ignore_rules_rescan_the_vault(live):
     lv = live(BASE)
     lv.write(".vaultwatchignore", "Projects/Sub/\n")
-    eventually(lambda: "Projects/Sub/c.md" not in lv.paths(), what="newly ignored note removed")
+    wait_until(lambda: "Projects/Sub/c.md" not in lv.paths(), what="newly ignored note removed")
     lv.write(".vaultwatchignore", "")
-    eventually(lambda: "Projects/Sub/c.md" in lv.paths(), what="un-ignored note back")
+    wait_until(lambda: "Projects/Sub/c.md" in lv.paths(), what="un-ignored note back")
 
 
 def test_a_burst_of_files_is_coalesced(live):
@@ -171,7 +159,7 @@ def test_a_burst_of_files_is_coalesced(live):
     before = len(lv.changes())
     for i in range(400):
         lv.write(f"Burst/f{i // 100}/note {i}.md", f"# Burst {i}\n")
-    eventually(lambda: len(lv.paths(folder="Burst")) == 400, timeout=10, what="burst absorbed")
+    wait_until(lambda: len(lv.paths(folder="Burst")) == 400, timeout=10, what="burst absorbed")
     assert lv.vault.wait_for_pending_writes(DEADLINE)
     batches = len(lv.changes()) - before
     assert batches < 100, f"{batches} index updates for 400 files: not coalesced"
@@ -193,7 +181,7 @@ def test_pending_writes_are_counted_until_applied(live):
     lv = live(BASE)
     with lv.vault.refresh_lock:  # keep the applier busy (it takes the same lock)
         lv.write("late.md", "# Late\n")
-        eventually(lambda: lv.vault._live.pending > 0, what="event received")
+        wait_until(lambda: lv.vault._live.pending > 0, what="event received")
         assert lv.vault.index_stale
         assert lv.vault.wait_for_pending_writes(0.2) is False
         assert "late.md" not in lv.paths()
@@ -224,7 +212,7 @@ def test_watcher_ready_is_an_event_and_a_wait(make_vault, clock):
         assert vault.wait_watching(DEADLINE)
         assert ready == [WatcherReady(polling=False)]
         (Path(vault.root) / "seen.md").write_text("# Seen\n")
-        eventually(lambda: vault.snapshot.get("seen.md") is not None, what="an edit right after the wait")
+        wait_until(lambda: vault.snapshot.get("seen.md") is not None, what="an edit right after the wait")
         for _ in range(3):  # each wait is a barrier on a later watcher cycle: still one event, not one per tick
             assert vault.wait_for_pending_writes(DEADLINE)
         assert len(ready) == 1
@@ -237,16 +225,16 @@ def test_deleted_vault_root_is_survived_and_reported(live, tmp_path):
     files = {f"n{i:02}.md": f"# Note {i}\n" for i in range(EMPTY_GUARD + 5)}
     lv = live(files)
     shutil.rmtree(lv.root)
-    eventually(lambda: any("deleted or unmounted" in p.message for p in lv.problems()), what="root loss reported")
+    wait_until(lambda: any("deleted or unmounted" in p.message for p in lv.problems()), what="root loss reported")
     assert len(lv.paths()) == len(files)  # the index is kept
     assert lv.vault.index_stale
     lv.root.mkdir()
     (lv.root / "fresh.md").write_text("# Fresh\n")
-    eventually(lambda: lv.paths() == ["fresh.md"], what="recreated root re-indexed")
+    wait_until(lambda: lv.paths() == ["fresh.md"], what="recreated root re-indexed")
     assert any("is back" in p.message for p in lv.problems())
-    eventually(lambda: not lv.vault.index_stale, what="fresh again")
+    wait_until(lambda: not lv.vault.index_stale, what="fresh again")
     (lv.root / "after.md").write_text("# After\n")  # the watcher is attached to the new folder
-    eventually(lambda: "after.md" in lv.paths(), what="watching the recreated root")
+    wait_until(lambda: "after.md" in lv.paths(), what="watching the recreated root")
 
 
 def test_vault_that_suddenly_looks_empty_is_held(live, tmp_path):
@@ -256,13 +244,13 @@ def test_vault_that_suddenly_looks_empty_is_held(live, tmp_path):
     parked.mkdir()
     for p in list(lv.root.iterdir()):
         p.rename(parked / p.name)
-    eventually(lambda: any("looks empty" in p.message for p in lv.problems()), what="empty vault reported")
+    wait_until(lambda: any("looks empty" in p.message for p in lv.problems()), what="empty vault reported")
     assert len(lv.paths()) == len(files)
     assert lv.vault.index_stale
     (lv.root / "n00.md").write_text("---\ntitle: Back\n---\n")
     # write_text creates the file, then fills it: the rescan may first see it empty (title
     # "n00"); the filling is a change of its own that must follow
-    eventually(
+    wait_until(
         lambda: lv.paths() == ["n00.md"] and lv.vault.snapshot.get("n00.md").title == "Back",
         what="rescan after files reappear, with the note's content",
     )
@@ -271,18 +259,18 @@ def test_vault_that_suddenly_looks_empty_is_held(live, tmp_path):
 def test_search_follows_outside_edits(live):
     lv = live(BASE, search=True)
     lv.write("Projects/b.md", "# Beta\nthe word zanzibar appears\n")
-    eventually(lambda: [h.path for h in lv.vault.search("zanzibar").hits] == ["Projects/b.md"], what="edit searchable")
+    wait_until(lambda: [h.path for h in lv.vault.search("zanzibar").hits] == ["Projects/b.md"], what="edit searchable")
     lv.write("Projects/b.md", "# Beta\nno more\n")
-    eventually(lambda: not lv.vault.search("zanzibar").hits, what="old words gone")
+    wait_until(lambda: not lv.vault.search("zanzibar").hits, what="old words gone")
     (lv.root / "Projects").rename(lv.root / "Moved")
-    eventually(lambda: [h.path for h in lv.vault.search("beta").hits] == ["Moved/b.md"], what="move searchable")
+    wait_until(lambda: [h.path for h in lv.vault.search("beta").hits] == ["Moved/b.md"], what="move searchable")
 
 
 def test_links_follow_outside_edits(live):
     lv = live(BASE)
     assert [r.source for r in lv.vault.links("a.md").backlinks] == ["Projects/b.md"]
     lv.write("Projects/Sub/c.md", "# Gamma\n[[a]] and [[missing note]]\n")
-    eventually(lambda: len(lv.vault.links("a.md").backlinks) == 2, what="new backlink")
+    wait_until(lambda: len(lv.vault.links("a.md").backlinks) == 2, what="new backlink")
     assert [r.link.target for r in lv.vault.broken_links()] == ["missing note"]
 
 
@@ -329,6 +317,7 @@ def test_wait_for_pending_writes_covers_edits_the_watcher_has_not_delivered_yet(
             assert f"Out/moved{i}.md" in paths and f"Out/new{i - 2}.md" not in paths, (i, paths)
 
 
+@pytest.mark.timing
 def test_waiting_when_nothing_changed_is_short(live):
     lv = live(BASE)
     assert lv.vault.wait_for_pending_writes(DEADLINE)

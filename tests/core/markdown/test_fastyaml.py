@@ -42,10 +42,10 @@ def same(a, b) -> bool:
         return False
     if isinstance(a, dict):
         return len(a) == len(b) and all(
-            same(ka, kb) and same(va, vb) for (ka, va), (kb, vb) in zip(a.items(), b.items())
+            same(ka, kb) and same(va, vb) for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True)
         )
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) and math.isnan(a):
         return math.isnan(b)
     if isinstance(a, datetime.datetime):

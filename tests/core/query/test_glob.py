@@ -101,6 +101,7 @@ def test_non_string_patterns_are_query_errors(pattern: object) -> None:
         compile_glob(pattern)  # type: ignore[arg-type]
 
 
+@pytest.mark.timing
 def test_glob_bomb_is_collapsed_and_fast() -> None:
     bomb = "/".join(["**"] * 100) + "/x.md"
     rx = compile_glob(bomb)
@@ -111,6 +112,7 @@ def test_glob_bomb_is_collapsed_and_fast() -> None:
     assert time.perf_counter() - started < 0.5
 
 
+@pytest.mark.timing
 def test_many_stars_in_segments_stay_fast() -> None:
     rx = compile_glob("*a*a*a*a*a*a*a*a*a*a*b")
     started = time.perf_counter()
@@ -208,6 +210,7 @@ def test_literal_pattern_matches_only_itself(path: str) -> None:
     assert not glob_match(escaped, "x/" + path)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize(
     ("pattern", "path"),
     [
