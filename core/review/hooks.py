@@ -123,15 +123,18 @@ def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = No
     first = effects.effects[0]
     if effects.operation == "delete" and old is not None:
         scope.preread = (first.via or first.path, old)  # kept so that a permanent delete can be reverted
-    scope.effects.append(effects)
+    with scope.lock:  # a rename's link rewrites ask from several threads at once
+        scope.effects.append(effects)
     if scope.gate is None or scope.approved:
         return
     form = scope.gate.form
     keys = {(form.key(p), e.change) for e in effects.effects for p in (e.path, e.via) if p}
-    if keys <= scope.covered:
-        return
-    scope.gate.check(scope, effects, old, new)
-    scope.covered |= keys
+    with scope.lock:
+        if keys <= scope.covered:
+            return
+    scope.gate.check(scope, effects, old, new)  # may wait for the person: no lock held
+    with scope.lock:
+        scope.covered |= keys
 
 
 def waited() -> bool:
