@@ -114,6 +114,7 @@ MATRIX = [
     ("folder symlink", "update_frontmatter", {"path": "Pub/dirlink/secret.md", **FM}, "Private/**"),
     ("folder symlink", "rename", {"path": "Pub/dirlink/secret.md", "new_path": "Pub/s.md"}, "Private/**"),
     ("folder symlink", "delete", {"path": "Pub/dirlink/secret.md"}, "Private/**"),
+    ("folder symlink", "rename", {"path": "Pub/c.md", "new_path": "Pub/dirlink/c.md"}, "Private/**"),
     # the gated folder renamed out, or something renamed in
     ("folder rename out", "rename", {"path": "Private", "new_path": "Open"}, "Private/**"),
     ("folder rename out", "rename", {"path": "Team/Secret", "new_path": "Loose"}, "Team/Secret/**"),
@@ -132,6 +133,7 @@ MATRIX = [
     ("NFD spelling", "edit", {"path": f"{NFD}/n.md", "old_text": "# N", "new_text": "# M"}, f"{NFC}/**"),
     ("NFD spelling", "rename", {"path": NFD, "new_path": "Plain"}, f"{NFC}/**"),
     ("NFD spelling", "delete", {"path": f"{NFD}/n.md"}, f"{NFC}/**"),
+    ("NFD spelling", "rename", {"path": "Pub/c.md", "new_path": f"{NFD}/c.md"}, f"{NFC}/**"),
     # refused before the gate is asked (not a way around it either)
     ("NFC spelling", "write", {"path": f"{NFC}/new.md", "content": "x\n"}, "refused: confusable name"),
     ("note symlink", "rename", {"path": "Pub/alias.md", "new_path": "Pub/other.md"}, "refused: symbolic link"),
@@ -176,6 +178,7 @@ async def test_the_three_step_folder_round_trip_is_stopped_at_its_first_step(vau
         ("rename", {"path": "Pub/c.md", "new_path": "Pub/d.md"}),  # no gated note links to it
         ("rename", {"path": "Team/Secret/plan.md", "new_path": "Team/Secret/later.md"}),  # stays protected
         ("delete", {"path": "Pub/alias.md"}),  # removes the link only: the gated note stays as it is
+        ("delete", {"path": "Pub/dirlink"}),  # removes the folder link only: the gated folder stays
     ],
 )
 async def test_changes_whose_effects_no_rule_covers_still_go_through(vault, sock_dir, tool, arguments):
