@@ -97,9 +97,24 @@ FAMILIES = {  # file stem -> (family, what it covers)
         "writes (replace, frontmatter update, create): every note whole, and the next start of "
         "`vaultwatch serve` leaves no temporary file of the write path behind",
     ),
+    "test_approval_gate": (
+        "Approval gate bypasses",
+        "a real headless `vaultwatch serve` with per-folder approval rules in its settings file and an "
+        "adversarial agent on its socket: every write tool (write, edit, section edit, update_frontmatter, "
+        "rename, delete) into a gated folder directly, through a symlinked note, through a folder link, by "
+        "renaming the folder out or something into it, by renaming or deleting a parent, by deleting the "
+        "folder, by a rename whose link rewriting reaches into it, and in NFC/NFD spellings, plus multi-step "
+        "plays (move the folder away, edit, move it back; move a note out of delete protection, then delete "
+        "it); every answer must be declined or refused, name the rule, and leave the vault byte for byte",
+    ),
 }
 # Earlier tests that already prove a part of a family: run and counted here, not repeated.
 CITED = {
+    "Approval gate bypasses": [
+        "tests/mcp_server/test_gate_effects.py",
+        "tests/core/review/test_policy.py",
+        "tests/mcp_server/test_changes.py",
+    ],
     "Hostile vault contents": [
         "tests/core/index/test_scan.py",
         "tests/core/markdown/test_parse.py",
@@ -487,6 +502,15 @@ def headline(name: str, fam: dict) -> tuple[str, str]:
         figs = (
             f"every note whole after each kill; {_fmt(lo.get('temp_files_left_by_kills', 0))} temporary files "
             "left by the kills, 0 after the next start"
+        )
+        return cases, figs
+    if name == "Approval gate bypasses":
+        a = pt.get("test_an_adversarial_agent_gets_no_change_past_a_headless_gate", {})
+        cases = f"{_fmt(a.get('gate_calls', 0))} adversarial calls + {fam['cited_tests']} cited tests"
+        figs = (
+            f"{_fmt(a.get('gate_declined', 0))} declined naming the rule, "
+            f"{_fmt(a.get('gate_refused_otherwise', 0))} refused before the gate (symlink rename, confusable "
+            f"name), {_fmt(a.get('gate_accepted', '?'))} accepted; the vault byte for byte as before"
         )
         return cases, figs
     return "", ""

@@ -27,6 +27,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input
 
 from vaultwatch.core import handoffs
+from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import Pending
 
@@ -71,16 +72,51 @@ QUICK = QuickHandoffs()
 
 
 def render_pending(pending: Pending, width: int, now: float) -> DiffDoc:
-    """A waiting change: its title with the time left (the doc's first piece), then its diff."""
+    """A waiting change: its title with the time left (the doc's first piece), every file it
+    touches (what the person approves), then its diff."""
     title = pending_title(pending, now)
+    touched = effects_text(pending)
     if pending.operation in ("rename",):
         return render_files(
-            title, [], width, [Text("\nthe note moves; links to it across the vault will be rewritten", style="italic")]
+            title,
+            [],
+            width,
+            [Text("\nthe note moves; links to it across the vault will be rewritten", style="italic"), touched],
         )
     if pending.operation == "delete":
         body: RenderableType = render_diff(pending.before, None, width) if pending.before is not None else Text("")
-        return render_files(title, [], width, [Text("\nthe file goes to the trash", style="italic red"), body])
-    return render_files(title, [(pending.path, "target", pending.before, pending.after)], width)
+        return render_files(title, [], width, [Text("\nthe file goes to the trash", style="italic red"), touched, body])
+    return render_files(title, [(pending.path, "target", pending.before, pending.after)], width, [touched])
+
+
+EFFECT_LABELS = {
+    fx.WRITE: "rewrites",
+    fx.CREATE: "creates",
+    fx.DELETE: "removes",
+    fx.MOVE_FROM: "moves",
+    fx.MOVE_TO: "creates",
+    fx.LINKS: "may rewrite links in",
+}
+
+
+def effects_text(pending: Pending) -> Text:
+    """Which rule asked, and every path the change touches (core.edit.effects), one a line: a
+    folder's rename lists each file it moves, a symlinked note its real target."""
+    out = Text("\n")
+    if pending.decision is not None:
+        out.append(f"asks because {pending.decision.why}\n", style="yellow")
+    arrivals = {e.dest for e in pending.effects if e.change == fx.MOVE_FROM}
+    shown = [e for e in pending.effects if not (e.change == fx.MOVE_TO and e.path in arrivals)]
+    out.append(f"it touches {len(shown)} path{'s' if len(shown) != 1 else ''}:", style="dim")
+    for e in shown:
+        out.append(f"\n  {EFFECT_LABELS.get(e.change, e.change)} ", style="dim")
+        out.append(e.path, style="bold")
+        if e.dest:
+            out.append(" → ")
+            out.append(e.dest, style="bold green")
+        if e.via:
+            out.append(f"  (named as {e.via})", style="italic")
+    return out
 
 
 def pending_title(pending: Pending, now: float) -> Text:
@@ -193,6 +229,7 @@ __all__ = [
     "QUICK_SWITCH_S",
     "ApprovalScreen",
     "QuickHandoffs",
+    "effects_text",
     "pending_title",
     "render_pending",
 ]

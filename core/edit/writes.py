@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.disk.paths import check_new_name, is_hidden, normalize
 from vaultwatch.core.disk.safeio import Loc, locate, open_at
+from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit import fmedit, pieces
 from vaultwatch.core.edit.atomic import (
     O_DIRECTORY,
@@ -586,7 +587,22 @@ class Writer:
                 elif if_match is not None:
                     raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
                 moved_files = self._files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
-                _journal.approve(src_rel, None, None, operation="rename", dest=dst_rel)
+                moved_dirs = self._dirs_under(src_rel, sloc, kind)
+                moves = {p: dst_rel + p[len(src_rel) :] for p in moved_files}
+                todo = list(rewrite.candidate_notes(snap.entries, moves)) if update_links else []
+                effects = fx.moved(src_rel, dst_rel, files=moved_files, folders=moved_dirs)
+                _journal.approve(effects + fx.relinked(self._relinked(todo, moves)))
+                if kind == FOLDER and _journal.waited():  # approved while waiting: is it still what they saw?
+                    if (self._files_under(src_rel, sloc), self._dirs_under(src_rel, sloc, kind)) != (
+                        moved_files,
+                        moved_dirs,
+                    ):
+                        raise ConflictError(
+                            f"revision conflict: the contents of folder {src_rel!r} changed while this "
+                            "rename waited for the person's approval; nothing was moved; retry",
+                            src_rel,
+                            None,
+                        )
                 created: list[str] = []
                 if dloc.missing:
                     made = self._loc(dst_rel, follow_last=False, make_dirs=True)
@@ -609,7 +625,6 @@ class Writer:
                     raise os_error(exc, src_rel, "was not moved") from None
                 fsync_dir(sloc.dir_fd)
                 fsync_dir(dloc.dir_fd)
-                moves = {p: dst_rel + p[len(src_rel) :] for p in moved_files}
                 new_dirs = self._dirs_under(dst_rel, dloc, kind)
                 etag = None
                 if kind != FOLDER:
@@ -624,7 +639,7 @@ class Writer:
         rewritten: list[str] = []
         n_links = 0
         if update_links:
-            n_links, rewritten, warnings = self._rewrite_links(snap, moves, actor)
+            n_links, rewritten, warnings = self._rewrite_links(snap, moves, todo, actor)
             if kind != FOLDER and dst_rel in rewritten:
                 with self._loc(dst_rel) as dloc:
                     try:
@@ -739,7 +754,16 @@ class Writer:
             moved_to = None
             is_dir = stat_mod.S_ISDIR(st.st_mode)
             shown = self._journal_bytes(loc, st, rel) if kind != FOLDER else None
-            _journal.approve(rel, shown, None, operation="delete")
+            inside = self._contents(loc, is_dir)
+            _journal.approve(fx.deleted(rel, loc.canon, files=inside[0], folders=inside[1]), shown, None)
+            if is_dir and _journal.waited():
+                if self._contents(loc, is_dir) != inside:
+                    raise ConflictError(
+                        f"revision conflict: the contents of folder {rel!r} changed while this delete "
+                        "waited for the person's approval; nothing was deleted; retry",
+                        rel,
+                        None,
+                    )
             if kind != FOLDER and _journal.waited():  # the person approved what they saw: is it still there?
                 again = loc.lstat()
                 now = self._journal_bytes(loc, again, rel) if again is not None else None
@@ -854,8 +878,10 @@ class Writer:
         actor: str,
         mode: int | None = None,
         create: bool = False,
+        effects: fx.EffectSet | None = None,
     ) -> list[str]:
-        """Write `data` atomically (lock held). Returns vault paths of folders created for it."""
+        """Write `data` atomically (lock held). Returns vault paths of folders created for it.
+        `effects`: what the approval gate is asked about (default: this note written or created)."""
         if len(data) > self.max_bytes:
             raise WriteRefused(
                 f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
@@ -896,7 +922,9 @@ class Writer:
             try:
                 if self._hook is not None:
                     self._hook("temp_written")
-                _journal.approve(t.rel, old, data)  # the approval gate; raises when the person declines
+                if effects is None:
+                    effects = fx.written(t.rel, t.canon, create=create)
+                _journal.approve(effects, old, data)  # the approval gate; raises when the person declines
                 temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook)
                 done = True
             finally:
@@ -950,7 +978,21 @@ class Writer:
 
     # --- rename helpers ---
 
-    def _rewrite_links(self, snap, moves: dict[str, str], actor: str) -> tuple[int, list[str], list[str]]:
+    def _relinked(self, todo: list[str], moves: dict[str, str]) -> list[tuple[str, str]]:
+        """(path after the move, path of its bytes) for each note a rename may rewrite links in:
+        a symlinked note's target is what gets rewritten, so the approval must see it."""
+        out: list[tuple[str, str]] = []
+        for path in todo:
+            try:
+                t = self._target(path)
+            except VaultError:
+                continue  # the rewrite cannot reach it either (it warns instead)
+            out.append((moves.get(path, path), moves.get(t.canon, t.canon)))
+        return out
+
+    def _rewrite_links(
+        self, snap, moves: dict[str, str], todo: list[str], actor: str
+    ) -> tuple[int, list[str], list[str]]:
         files = {e.path for e in snap.entries if e.kind != FOLDER} | set(moves)
         before = rewrite.LinkIndex(files)
         after = before.moved(moves)
@@ -965,7 +1007,6 @@ class Writer:
             except VaultError as exc:
                 return new_path, 0, (f"{new_path}: links not updated: {exc.message}",)
 
-        todo = list(rewrite.candidate_notes(snap.entries, moves))
         # Each note is rewritten atomically under its own lock; doing several at once lets the
         # file system batch their fsyncs (a folder move can touch thousands of notes).
         ctx = contextvars.copy_context()  # the change journal's scope reaches the rewriting threads
@@ -1011,7 +1052,9 @@ class Writer:
                 if not result.changed:
                     return 0, result.warnings
                 try:
-                    self._commit(t, loc, old, bom + result.text.encode("utf-8"), actor=actor, mode=mode)
+                    data = bom + result.text.encode("utf-8")
+                    effects = fx.relinked([(t.rel, t.canon)])
+                    self._commit(t, loc, old, data, actor=actor, mode=mode, effects=effects)
                 except ConflictError:
                     continue  # edited meanwhile: read again and redo this note
                 return result.changed, result.warnings
@@ -1123,6 +1166,12 @@ class Writer:
                 if not name.startswith(".") and self.vault.config.kind_of(name) is not None:
                     out.append(f"{prefix}/{name}")
         return sorted(out)
+
+    def _contents(self, loc: Loc, is_dir: bool) -> tuple[list[str], list[str]]:
+        """(files, folders) under a real folder (not through a link to one), by their real paths."""
+        if not is_dir:
+            return [], []
+        return self._files_under(loc.canon, loc), self._dirs_under(loc.canon, loc, FOLDER)
 
     def _dirs_under(self, rel: str, loc: Loc, kind: str) -> list[str]:
         if kind != FOLDER:

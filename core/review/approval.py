@@ -8,6 +8,13 @@ Modes: "writes" (every agent write, edit, frontmatter update, rename and delete 
 "deletes" (only deletes wait), "none". Folder rules (globs on the vault path, first match
 wins) override the mode per folder. The person's own changes never wait.
 
+The gate decides on a change's effects, not on the path the agent named: the write path hands
+it the change's whole effect set (core.edit.effects: every file a folder rename or delete
+moves, a symlinked note's target, every note a rename's link rewriting may touch) and
+core.review.policy checks every effect against every rule. What the person approves is that
+set: a later write in the same call outside it (or a set that changed meanwhile) is asked
+about again, never carried by an earlier "yes" or an earlier "no approval needed".
+
 A waiting change is published as `ApprovalRequested` (with the bytes before and after, so a
 view can show its diff) and settled as `ApprovalSettled`; `decide(id, approved, reason)` is
 the person's answer. A denial, a timeout (default 120 s) and an unattended gate raise
@@ -27,11 +34,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultwatch.core.edit import effects as fx
+from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.events import Event
-from vaultwatch.core.query.glob import glob_match
+from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
 
-MODES = ("none", "writes", "deletes")
 DEFAULT_TIMEOUT = 120.0
 
 
@@ -40,9 +48,10 @@ class Declined(VaultError):
 
     code = "declined"
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, decision: Decision | None = None) -> None:
         super().__init__(f"the person declined this change: {reason}")
         self.reason = reason
+        self.decision = decision  # which rule asked for approval, and for which effect
 
 
 @dataclass(eq=False)
@@ -61,6 +70,8 @@ class Pending:
     asked_at: float
     timeout: float
     arguments: dict[str, Any] = field(default_factory=dict)
+    effects: tuple[Effect, ...] = ()  # every file the change touches: what the person approves
+    decision: Decision | None = None  # the rule that asked for approval
     approved: bool | None = None
     reason: str = ""
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -164,6 +175,7 @@ class ApprovalGate:
         self.mode = mode
         self.folders = list(folders)
         self.timeout = float(timeout)
+        self.form = PathForm()  # attach() sets the vault's (its file system's name comparison)
         self.bus = bus
         self._clock = clock
         self._lock = threading.Lock()
@@ -198,17 +210,26 @@ class ApprovalGate:
     def attended(self) -> bool:
         return self._attended > 0
 
+    @property
+    def policy(self) -> Policy:
+        return Policy(self.mode, [Rule(pattern, mode) for pattern, mode in self.folders])
+
     def mode_for(self, path: str) -> str:
-        for pattern, mode in self.folders:
-            if glob_match(pattern, path):
-                return mode
-        return self.mode
+        return self.policy.mode_for(path, self.form)[0]
+
+    def decide_effects(self, effects: EffectSet, asker: Asker) -> Decision:
+        """Would this change wait for the person (and which rule says so)?"""
+        return self.policy.decide(effects, asker, self.form)
 
     def needs(self, operation: str, path: str, dest: str | None = None) -> bool:
-        modes = {self.mode_for(path)} | ({self.mode_for(dest)} if dest else set())
-        if "writes" in modes:
-            return True
-        return "deletes" in modes and operation == "delete"
+        """The decision for a one-file change named by its paths (a note: no folder contents)."""
+        if operation == "delete":
+            effects = fx.deleted(path, path)
+        elif operation == "rename" and dest:
+            effects = fx.moved(path, dest)
+        else:
+            effects = fx.written(path, path, operation=operation)
+        return self.decide_effects(effects, Asker("agent:?")).needs_approval
 
     # --- waiting and deciding ---
 
@@ -216,28 +237,33 @@ class ApprovalGate:
         with self._lock:
             return sorted(self._pending.values(), key=lambda p: p.id)
 
-    def check(
-        self, scope: Any, rel: str, old: bytes | None, new: bytes | None, *, operation: str, dest: str | None = None
-    ) -> None:
-        """Block until the person approves (return) or declines (raise Declined); called by the write path."""
-        actor = scope.actor
-        if actor == "human" or actor.startswith("human:") or not self.needs(operation, rel, dest):
-            return
+    def check(self, scope: Any, effects: EffectSet, old: bytes | None, new: bytes | None) -> None:
+        """Block until the person approves (return) or declines (raise Declined); called by the write
+        path with the change's whole effect set before any of it reaches the disk."""
         from vaultwatch.core.review.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
 
         caller = current_caller()
+        asker = Asker(scope.actor, caller.agent if caller else None, caller.session if caller else None)
+        decision = self.decide_effects(effects, asker)
+        if not decision.needs_approval:
+            return
+        first = effects.effects[0]
+        rel = first.via or first.path
+        dest = first.dest
+        operation = scope.operation
         if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
             old = scope.preread[1]
         if not self.attended:
             raise Declined(
-                f"approval is required for {'deletes' if self.mode_for(rel) == 'deletes' else 'writes'} "
-                "here and no one is at vaultwatch's TUI to approve it; the person can open the TUI on "
-                "this vault (`vaultwatch VAULT`) and approve it there, or change the approval mode"
+                f"approval is required ({decision.why}) and no one is at vaultwatch's TUI to approve "
+                "it; the person can open the TUI on this vault (`vaultwatch VAULT`) and approve it "
+                "there, or change the approval mode",
+                decision,
             )
         pending = Pending(
             next(self._ids),
-            actor,
-            caller.agent if caller else actor.removeprefix("agent:"),
+            scope.actor,
+            caller.agent if caller else scope.actor.removeprefix("agent:"),
             caller.session if caller else None,
             operation,
             rel,
@@ -247,6 +273,8 @@ class ApprovalGate:
             self._clock(),
             self.timeout,
             dict(caller.arguments) if caller else dict(scope.arguments),
+            effects.effects,
+            decision,
         )
         with self._lock:
             self._pending[pending.id] = pending
@@ -261,7 +289,7 @@ class ApprovalGate:
             if caller is not None:
                 caller.waiting = None
         if not pending.approved:
-            raise Declined(pending.reason or "denied")
+            raise Declined(pending.reason or "denied", decision)
 
     def decide(self, pending_id: int, approved: bool, reason: str = "") -> bool:
         """The person's answer; False when that change is no longer waiting."""
@@ -292,8 +320,10 @@ class ApprovalGate:
 
 def attach(vault: Any, gate: ApprovalGate | None) -> None:
     """Make every Writer over `vault` ask `gate` (None: no gate)."""
-    if gate is not None and gate.bus is None:
-        gate.bus = vault.bus
+    if gate is not None:
+        if gate.bus is None:
+            gate.bus = vault.bus
+        gate.form = fx.form_of(vault.root_real)
     vault.approval_gate = gate
 
 
@@ -320,6 +350,9 @@ def gate_for(vault: Any) -> ApprovalGate | None:
 
 
 __all__ = [
+    "Asker",
+    "Decision",
+    "Rule",
     "ApprovalFinished",
     "ApprovalGate",
     "ApprovalModeChanged",

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vaultwatch.core.edit.effects import EffectSet
 from vaultwatch.core.events import Event
 
 if TYPE_CHECKING:  # journal.py imports this module
@@ -76,7 +77,9 @@ class Scope:
     actor: str
     arguments: dict[str, Any]
     files: list[FileWrite] = field(default_factory=list)
-    approved: bool = False
+    approved: bool = False  # the person started this operation (a revert from the TUI): the gate is not asked
+    covered: set[tuple[str, str]] = field(default_factory=set)  # (path key, change) the gate has let through
+    effects: list[EffectSet] = field(default_factory=list)  # every effect set the operation asked about
     kind: str = "change"
     revert_of: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -110,19 +113,28 @@ def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
         scope.files.append(FileWrite(rel, old, new, role))
 
 
-def approve(
-    rel: str, old: bytes | None, new: bytes | None, *, operation: str | None = None, dest: str | None = None
-) -> None:
-    """Ask the approval gate (if any) before the write path changes `rel`; raises to decline."""
+def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = None) -> None:
+    """Ask the approval gate (if any) before the write path makes the change `effects` describes;
+    raises to decline. Only effects the gate already let through in this operation (the same
+    paths, the same kind of change) pass without asking again."""
     scope = _scope.get()
     if scope is None:
         return
-    if operation == "delete" and old is not None:
-        scope.preread = (rel, old)  # kept so that a permanent delete can be reverted
+    first = effects.effects[0]
+    if effects.operation == "delete" and old is not None:
+        scope.preread = (first.via or first.path, old)  # kept so that a permanent delete can be reverted
+    with scope.lock:  # a rename's link rewrites ask from several threads at once
+        scope.effects.append(effects)
     if scope.gate is None or scope.approved:
         return
-    scope.gate.check(scope, rel, old, new, operation=operation or scope.operation, dest=dest)
-    scope.approved = True
+    form = scope.gate.form
+    keys = {(form.key(p), e.change) for e in effects.effects for p in (e.path, e.via) if p}
+    with scope.lock:
+        if keys <= scope.covered:
+            return
+    scope.gate.check(scope, effects, old, new)  # may wait for the person: no lock held
+    with scope.lock:
+        scope.covered |= keys
 
 
 def waited() -> bool:

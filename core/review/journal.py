@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultwatch.core.edit.effects import LINKS
 from vaultwatch.core.errors import NotFoundError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event
 from vaultwatch.core.review.hooks import (  # the write path's hooks, importable from here too
@@ -509,7 +510,10 @@ class Journal:
             etag=result.etag,
             revert_of=scope.revert_of,
         )
-        change = self._insert(row, files, [*result.changed_paths, *([src] if src else [])])
+        # every path the change's effect set names (core.edit.effects): a folder's rename or delete is
+        # found in the history of each file it moved, whoever made it
+        touched = [p for es in scope.effects for e in es.effects if e.change != LINKS for p in (e.path, e.via) if p]
+        change = self._insert(row, files, [*result.changed_paths, *([src] if src else []), *touched])
         if caller is not None:
             caller.change_ids.append(change.id)
         return change

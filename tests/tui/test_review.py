@@ -44,6 +44,12 @@ def diff_text(screen) -> str:
     return plain(screen.query_one(DiffView).renderable)
 
 
+def dialog_text(app) -> str:
+    """The approval dialog's text once drawn ("" before)."""
+    views = app.screen.query(DiffView)
+    return plain(views.first().renderable) if views and views.first().renderable else ""
+
+
 async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_demo: Path, socket_path: str):
     vault = open_loaded(tui_demo)
     before = (tui_demo / NOTE).read_bytes()
@@ -179,6 +185,45 @@ async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str, key
     else:
         assert result.is_error and result.content[0].text == answer
         assert not (tui_demo / "Inbox" / "idea.md").exists()
+
+
+async def test_the_approval_dialog_lists_every_file_a_folder_rename_moves_and_the_rule(
+    tui_demo: Path, socket_path: str
+):
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("none", folders=[("Projects/Archive/Retired/**", "writes")]))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await started(app, pilot, socket_path)
+        async with agent(socket_path, "claude-test") as claude:
+            call = asyncio.create_task(claude.call_tool("rename", {"path": "Projects", "new_path": "Work"}))
+            await wait_for(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app), 10)
+            text = diff_text(app.screen)
+            assert 'asks because rule "Projects/Archive/Retired/**" = "writes"' in text
+            for note in ("Projects/Atlas Migration.md", "Projects/Archive/Retired/Q3 2024 Roadmap.md"):
+                assert f"moves {note} → Work/{note.removeprefix('Projects/')}" in text
+            await pilot.press("n")
+            result = await asyncio.wait_for(call, 10)
+    assert result.is_error and (tui_demo / "Projects" / "Archive" / "Retired" / "Q3 2024 Roadmap.md").exists()
+
+
+async def test_the_approval_dialog_names_a_symlinked_notes_real_target(tui_demo: Path, socket_path: str):
+    os.symlink("../Projects/Atlas Migration.md", tui_demo / "Inbox" / "alias.md")
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("none", folders=[("Projects/**", "writes")]))
+    before = (tui_demo / NOTE).read_bytes()
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await started(app, pilot, socket_path)
+        async with agent(socket_path, "claude-test") as claude:
+            call = asyncio.create_task(
+                claude.call_tool("update_frontmatter", {"path": "Inbox/alias.md", "set": {"status": "done"}})
+            )
+            await wait_for(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app), 10)
+            assert f"rewrites {NOTE}  (named as Inbox/alias.md)" in diff_text(app.screen)
+            await pilot.press("n")
+            result = await asyncio.wait_for(call, 10)
+    assert result.is_error and (tui_demo / NOTE).read_bytes() == before
 
 
 async def test_g_cycles_the_approval_mode_and_the_gate_then_asks(tui_demo: Path):

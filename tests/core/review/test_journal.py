@@ -293,3 +293,13 @@ def test_kill_9_at_random_points_of_journaled_writes_leaves_every_record_whole(m
         seen += len(changes)
         journal.close()
     assert seen > 8
+
+
+@pytest.mark.parametrize("actor", ["human", "agent:claude"])
+def test_a_folder_rename_is_in_the_history_of_every_file_it_moved(setup, actor):
+    root, vault, writer, journal = setup({"Team/Secret/plan.md": "# Plan\n", "Team/open.md": "# Open\n"})
+    writer.rename("Team", "Crew", actor=actor)
+    writer.delete("Crew/Secret", actor=actor)
+    for path in ("Team/Secret/plan.md", "Crew/Secret/plan.md", "Team/open.md", "Crew/open.md"):
+        assert [c.operation for c in journal.changes(path=path)][-1:] == ["rename"], path
+    assert [c.operation for c in journal.changes(path="Crew/Secret/plan.md")] == ["delete", "rename"]

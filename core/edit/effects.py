@@ -1,0 +1,184 @@
+"""The effect set of a change: every vault file whose bytes or name one write operation changes.
+
+Guards decide on effects, not on requests: an agent names one path, but a folder rename moves
+every file under it, a symlinked note's bytes land at its target, and a rename rewrites links
+in notes the agent never named. The write path (core.edit.writes) builds one `EffectSet` per
+operation with the builders below before anything reaches the disk, and the approval gate
+(core.review.approval, through core.review.policy) checks every effect against every rule.
+
+    effects = moved("Private", "Open", files=["Private/a.md"], folders=[])
+    effects.paths()   # ('Private', 'Open', 'Private/a.md', 'Open/a.md')
+
+Paths are compared the way the vault's file system compares names (`PathForm`): Unicode NFC
+always (a vault synced from macOS stores names in NFD, rules are typed in NFC), and case
+folded where the file system folds it, which is probed per vault, never assumed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# What an effect does to its path.
+WRITE = "write"  # the bytes of an existing file change
+CREATE = "create"  # a new file
+DELETE = "delete"  # a file or folder goes (to the trash, or for good)
+MOVE_FROM = "move_from"  # a file or folder leaves this path
+MOVE_TO = "move_to"  # a file or folder arrives at this path
+LINKS = "links"  # a rename may rewrite the links in this note
+CHANGES = (WRITE, CREATE, DELETE, MOVE_FROM, MOVE_TO, LINKS)
+REMOVALS = (DELETE, MOVE_FROM)  # the file is no longer at this path afterwards
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One path one change touches. `via` is the path the caller spelled when it differs (a
+    symlinked note's link, a path through a folder link); `dest` is a move's other end."""
+
+    path: str
+    change: str
+    via: str | None = None
+    dest: str | None = None
+
+    def describe(self) -> str:
+        text = f"{self.change} {self.path}"
+        if self.dest:
+            text += f" -> {self.dest}"
+        if self.via:
+            text += f" (named as {self.via})"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class EffectSet:
+    """Every effect of one operation, in a stable order (the order the person reads them in)."""
+
+    operation: str
+    effects: tuple[Effect, ...]
+
+    def paths(self) -> tuple[str, ...]:
+        out: dict[str, None] = {}
+        for e in self.effects:
+            out[e.path] = None
+            if e.via:
+                out[e.via] = None
+        return tuple(out)
+
+    def keys(self, form: PathForm) -> frozenset[str]:
+        """The set's paths as the file system compares them: what an approval covers."""
+        return frozenset(form.key(p) for p in self.paths())
+
+    def __add__(self, other: EffectSet) -> EffectSet:
+        return EffectSet(self.operation, tuple(dict.fromkeys((*self.effects, *other.effects))))
+
+    def __len__(self) -> int:
+        return len(self.effects)
+
+
+# --- builders: one per kind of operation (the write path calls these, never builds by hand) ---
+
+
+def written(rel: str, canon: str, *, create: bool = False, operation: str = "write") -> EffectSet:
+    """A note written, edited or given new frontmatter; `canon` is where its bytes live (an
+    in-vault symlinked note: its target), `rel` the path the caller spelled."""
+    return EffectSet(operation, (Effect(canon, CREATE if create else WRITE, rel if rel != canon else None),))
+
+
+def moved(src: str, dst: str, *, files: Iterable[str] = (), folders: Iterable[str] = ()) -> EffectSet:
+    """A rename of `src` to `dst`; a folder's `files` and `folders` (every one under it, by their
+    old paths) move with it, each one an effect at both ends."""
+    out = [Effect(src, MOVE_FROM, dest=dst), Effect(dst, MOVE_TO)]
+    for p in (*folders, *files):
+        if p == src:
+            continue
+        new = dst + p[len(src) :]
+        out += [Effect(p, MOVE_FROM, dest=new), Effect(new, MOVE_TO)]
+    return EffectSet("rename", tuple(out))
+
+
+def deleted(rel: str, canon: str, *, files: Iterable[str] = (), folders: Iterable[str] = ()) -> EffectSet:
+    """A delete of `rel` (at `canon`); a folder's files and folders under it go with it."""
+    out = [Effect(canon, DELETE, rel if rel != canon else None)]
+    out += [Effect(p, DELETE) for p in (*folders, *files) if p != canon]
+    return EffectSet("delete", tuple(out))
+
+
+def relinked(notes: Iterable[tuple[str, str]]) -> EffectSet:
+    """The notes a rename's link rewriting may change, as (path named, path of the bytes) pairs
+    (they differ for a symlinked note, whose target is what is rewritten)."""
+    return EffectSet("rename", tuple(Effect(canon, LINKS, rel if rel != canon else None) for rel, canon in notes))
+
+
+# --- how the vault's file system compares names ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PathForm:
+    """How one vault's file system compares names: NFC always, case folded where it folds case."""
+
+    folds_case: bool = False
+
+    def key(self, path: str) -> str:
+        nfc = path if path.isascii() else unicodedata.normalize("NFC", path)
+        return nfc.casefold() if self.folds_case else nfc
+
+
+_FORMS: dict[str, PathForm] = {}
+_FORMS_LOCK = threading.Lock()
+
+
+def form_of(root_real: str) -> PathForm:
+    """The vault's `PathForm`, probed once per vault root (a stat of one name in the other case)."""
+    form = _FORMS.get(root_real)
+    if form is not None:
+        return form
+    folds = _probe_folds_case(root_real)
+    if folds is None:  # nothing to probe with (an empty vault on a root without letters): ask again later
+        return PathForm(False)
+    with _FORMS_LOCK:
+        return _FORMS.setdefault(root_real, PathForm(folds))
+
+
+def _probe_folds_case(root_real: str) -> bool | None:
+    candidates: list[tuple[str, str]] = []
+    try:  # a name inside the vault first: the root itself may sit on another file system than its parent
+        candidates += [(root_real, n) for n in os.listdir(root_real) if n.swapcase() != n][:1]
+    except OSError:
+        pass
+    parent, name = os.path.split(root_real.rstrip(os.sep))
+    if name and name.swapcase() != name:
+        candidates.append((parent, name))
+    for folder, probe in candidates:
+        try:
+            a = os.stat(os.path.join(folder, probe), follow_symlinks=False)
+        except OSError:
+            continue
+        try:
+            b = os.stat(os.path.join(folder, probe.swapcase()), follow_symlinks=False)
+        except OSError:
+            return False
+        return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+    return None
+
+
+__all__ = [
+    "CHANGES",
+    "CREATE",
+    "DELETE",
+    "LINKS",
+    "MOVE_FROM",
+    "MOVE_TO",
+    "REMOVALS",
+    "WRITE",
+    "Effect",
+    "EffectSet",
+    "PathForm",
+    "deleted",
+    "form_of",
+    "moved",
+    "relinked",
+    "written",
+]

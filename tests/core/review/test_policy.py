@@ -1,0 +1,71 @@
+"""The effect set of a change (core.edit.effects) and the rule check over it (core.review.policy)."""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from vaultwatch.core.edit import effects as fx
+from vaultwatch.core.edit.effects import PathForm
+from vaultwatch.core.review.approval import ApprovalGate
+from vaultwatch.core.review.policy import Asker, Policy, Rule
+
+AGENT = Asker("agent:test")
+PLAIN = PathForm(False)
+
+
+def test_a_rule_on_a_folders_contents_covers_the_folder_itself():
+    rule = Rule("Team/Secret/**", "deletes")
+    assert rule.covers("Team/Secret", PLAIN) and rule.covers("Team/Secret/a.md", PLAIN)
+    assert not rule.covers("Team/Secrets", PLAIN) and not rule.covers("Team", PLAIN)
+    gate = ApprovalGate("none", folders=[("Team/Secret/**", "deletes")])
+    assert gate.needs("delete", "Team/Secret")  # deleting the folder deletes what the rule protects
+
+
+def test_paths_and_rules_are_compared_in_nfc_and_in_the_file_systems_case():
+    nfd, nfc = unicodedata.normalize("NFD", "Privé"), unicodedata.normalize("NFC", "Privé")
+    rule = Rule(f"{nfc}/**", "writes")
+    assert rule.covers(f"{nfd}/a.md", PLAIN) and Rule(f"{nfd}/**", "writes").covers(f"{nfc}/a.md", PLAIN)
+    assert not Rule("Private/**", "writes").covers("PRIVATE/a.md", PLAIN)
+    assert Rule("Private/**", "writes").covers("PRIVATE/a.md", PathForm(True))
+
+
+def test_the_vaults_case_rule_is_probed_on_its_own_file_system(tmp_path: Path):
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "note.md").write_text("x")
+    folds = os.path.exists(root / "NOTE.md")  # what this file system does, asked directly
+    assert fx.form_of(str(root)).folds_case is folds
+
+
+def test_every_effect_is_checked_and_the_decision_names_the_rule_and_the_effect():
+    policy = Policy("none", [Rule("Private/**", "writes")])
+    effects = fx.moved("Pub/a.md", "Pub/b.md") + fx.relinked([("Pub/c.md", "Pub/c.md"), ("Pub/x.md", "Private/s.md")])
+    decision = policy.decide(effects, AGENT, PLAIN)
+    assert decision.needs_approval and decision.rule == Rule("Private/**", "writes")
+    assert decision.why == 'rule "Private/**" = "writes" covers links Private/s.md (named as Pub/x.md)'
+    assert not policy.decide(effects, Asker("human:me"), PLAIN).needs_approval  # the person never waits
+
+
+def test_a_folder_move_is_an_effect_on_every_file_under_it_at_both_ends():
+    effects = fx.moved("Team", "Crew", files=["Team/Secret/p.md"], folders=["Team/Secret"])
+    assert effects.paths() == ("Team", "Crew", "Team/Secret", "Crew/Secret", "Team/Secret/p.md", "Crew/Secret/p.md")
+    policy = Policy("none", [Rule("Team/Secret/**", "writes")])
+    assert policy.decide(effects, AGENT, PLAIN).effect == fx.Effect("Team/Secret", fx.MOVE_FROM, dest="Crew/Secret")
+
+
+@pytest.mark.parametrize(
+    "dest, waits",
+    [
+        ("Loose/p.md", True),  # out of the rule's protection: as good as a delete
+        ("Team/Secret/q.md", False),  # stays protected
+        ("Archive/p.md", False),  # another folder that protects it from deletion
+    ],
+)
+def test_under_a_deletes_rule_moving_a_file_out_of_protection_waits(dest, waits):
+    policy = Policy("none", [Rule("Team/Secret/**", "deletes"), Rule("Archive/**", "deletes")])
+    assert policy.decide(fx.moved("Team/Secret/p.md", dest), AGENT, PLAIN).needs_approval is waits
+    assert not policy.decide(fx.written("Team/Secret/p.md", "Team/Secret/p.md"), AGENT, PLAIN).needs_approval
