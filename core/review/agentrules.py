@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,15 +66,19 @@ class AgentRule:
             parts.append(f"approval: {self.approve}")
         return "; ".join(parts)
 
-    def refusal(self, operation: str, paths: Iterable[str]) -> str | None:
-        """Why this rule refuses `operation` on `paths` (every effect of the change), or None."""
+    def refusal(
+        self, operation: str, paths: Iterable[str], matches: Callable[[str, str], bool] | None = None
+    ) -> str | None:
+        """Why this rule refuses `operation` on `paths` (every effect of the change), or None.
+        `matches(pattern, path)` compares as the vault's file system does (default: `covers`)."""
+        match = matches or covers
         where = self.source or f'[agents."{self.name}"]'
         if self.read_only:
             return f"the person's rule {where} makes this agent read-only: it may not {operation}"
         for path in paths:
-            if any(covers(pattern, path) for pattern in self.deny):
+            if any(match(pattern, path) for pattern in self.deny):
                 return f"the person's rule {where} denies changes to {path!r} (deny = {list(self.deny)})"
-            if self.write and not any(covers(pattern, path) for pattern in self.write):
+            if self.write and not any(match(pattern, path) for pattern in self.write):
                 return f"the person's rule {where} lets this agent change only {list(self.write)}, not {path!r}"
         return None
 

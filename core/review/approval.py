@@ -38,6 +38,8 @@ from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.events import Event
+from vaultwatch.core.review import agentrules
+from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
 
 DEFAULT_TIMEOUT = 120.0
@@ -169,11 +171,13 @@ class ApprovalGate:
         timeout: float = DEFAULT_TIMEOUT,
         bus: Any = None,
         clock: Callable[[], float] = time.monotonic,
+        agents: AgentRules | None = None,
     ) -> None:
         if mode not in MODES:
             raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
         self.folders = list(folders)
+        self.agents = agents or AgentRules({})  # the person's rules per agent (core.review.agentrules)
         self.timeout = float(timeout)
         self.form = PathForm()  # attach() sets the vault's (its file system's name comparison)
         self.bus = bus
@@ -214,12 +218,35 @@ class ApprovalGate:
     def policy(self) -> Policy:
         return Policy(self.mode, [Rule(pattern, mode) for pattern, mode in self.folders])
 
+    def rule_for(self, agent: str | None) -> AgentRule | None:
+        """The person's rule for `agent` (None: no agent rules are set)."""
+        return self.agents.for_agent(agent) if self.agents else None
+
+    def _agent_policy(self, asker: Asker) -> Policy:
+        """The policy for this asker: an agent's own approval mode replaces the vault's."""
+        rule = None if asker.is_person else self.rule_for(asker.agent or asker.actor)
+        if rule is None or rule.approve is None:
+            return self.policy
+        return Policy(rule.approve, [Rule(pattern, mode) for pattern, mode in self.folders])
+
+    def refuse_by_rule(self, effects: EffectSet, asker: Asker) -> None:
+        """Raise RuleRefused when the agent's own rule forbids any effect of the change."""
+        if asker.is_person:
+            return
+        rule = self.rule_for(asker.agent or asker.actor)
+        if rule is None:
+            return
+        paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
+        said = rule.refusal(effects.operation, paths, lambda pattern, path: Rule(pattern, "").covers(path, self.form))
+        if said:
+            raise RuleRefused(said)
+
     def mode_for(self, path: str) -> str:
         return self.policy.mode_for(path, self.form)[0]
 
     def decide_effects(self, effects: EffectSet, asker: Asker) -> Decision:
         """Would this change wait for the person (and which rule says so)?"""
-        return self.policy.decide(effects, asker, self.form)
+        return self._agent_policy(asker).decide(effects, asker, self.form)
 
     def needs(self, operation: str, path: str, dest: str | None = None) -> bool:
         """The decision for a one-file change named by its paths (a note: no folder contents)."""
@@ -244,6 +271,7 @@ class ApprovalGate:
 
         caller = current_caller()
         asker = Asker(scope.actor, caller.agent if caller else None, caller.session if caller else None)
+        self.refuse_by_rule(effects, asker)
         decision = self.decide_effects(effects, asker)
         if not decision.needs_approval:
             return
@@ -335,12 +363,13 @@ def configure(
     The option wins over the settings file's mode; the file's folder rules apply either way.
     """
     file_mode, rules, timeout = load_rules(settings)
+    agents = agentrules.load(settings or settings_path(), vault.root_real)
     chosen = mode or file_mode or "none"
     if chosen not in MODES:
         raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {chosen!r}")
-    if chosen == "none" and not rules and not always:  # always: the TUI, where the person can switch it on
+    if chosen == "none" and not rules and not agents and not always:  # always: the TUI, where it can be switched on
         return None
-    gate = ApprovalGate(chosen, folders=rules, timeout=timeout or DEFAULT_TIMEOUT, bus=vault.bus)
+    gate = ApprovalGate(chosen, folders=rules, timeout=timeout or DEFAULT_TIMEOUT, bus=vault.bus, agents=agents)
     attach(vault, gate)
     return gate
 

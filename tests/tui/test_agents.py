@@ -106,3 +106,24 @@ async def test_second_instance_on_the_same_socket_reports_the_error(tui_demo: Pa
             await pilot.pause()
             assert "MCP off" in second.status.parts["mcp"].plain
             assert len(second.main.active_list.rows) == 43  # the TUI itself keeps working
+
+
+async def test_each_connected_agent_shows_the_persons_rule_for_it(tui_demo: Path, socket_path: str) -> None:
+    from vaultwatch.core.review import approval
+    from vaultwatch.core.review.agentrules import parse
+
+    vault = open_loaded(tui_demo)
+    rules = parse({"agents": {"reader": {"read_only": True}, "scribe": {"write": ["Inbox/**"]}}}, None)
+    approval.attach(vault, approval.ApprovalGate("none", agents=rules))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(160, 50)):
+        await settle(app)
+        await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
+        title = app.query_one("#activity-title")
+        async with agent(socket_path, "reader") as reader, agent(socket_path, "scribe") as scribe:
+            refused = await reader.call_tool("write", {"path": "Inbox/x.md", "content": "x\n"})
+            assert refused.is_error and '[agents."reader"]' in refused.content[0].text
+            await scribe.call_tool("list_documents", {"limit": 1})
+            await wait_for(lambda: "scribe" in str(title.render()) and "reader" in str(title.render()))
+            shown = str(title.render())
+            assert "reader/1.0 (read-only)" in shown and "scribe/1.0 (writes Inbox/**)" in shown, shown

@@ -107,6 +107,7 @@ class ActivityTitle(Static):
         *,
         following: bool,
         follow_agent: str | None,
+        rule_of: Callable[[str], str | None] = lambda name: None,
     ) -> None:
         text = Text()
         text.append("Agent activity", style="bold")
@@ -118,6 +119,9 @@ class ActivityTitle(Static):
                 if i:
                     text.append(", ")
                 text.append(name, style=Style(color=colors(name)))
+                rule = rule_of(name)  # the person's rule for this agent, when rules are set
+                if rule:
+                    spans.append(text, f" ({rule})", "dim")
         text.append("  ")
         if following:
             text.append(" ", style="reverse")  # a pad of another style: see tui.spans
@@ -196,7 +200,13 @@ class ActivityPanel(Vertical):
             self.session.colors,
             following=self.following,
             follow_agent=self.follow_agent,
+            rule_of=self.rule_of,
         )
+
+    def rule_of(self, agent: str) -> str | None:
+        gate = self.session.vault.approval_gate
+        rule = gate.rule_for(agent) if gate is not None else None
+        return rule.summary() if rule is not None else None
 
 
 class ActivityTicker(Static):

@@ -91,3 +91,18 @@ def test_the_summary_says_the_rule_in_a_few_words() -> None:
     assert rules.for_agent("claude-code").summary() == "read-only"
     assert rules.for_agent("scribe").summary() == "writes Inbox/**, Daily/**; never Inbox/Private/**; approval: none"
     assert rules.for_agent("other").summary() == "writes anywhere; approval: writes"
+
+
+def test_an_agents_approval_mode_replaces_the_vaults_and_folder_rules_still_apply() -> None:
+    from vaultwatch.core.edit import effects as fx
+    from vaultwatch.core.review.approval import ApprovalGate
+    from vaultwatch.core.review.policy import Asker
+
+    rules = parse({"agents": {"careful": {"approve": "writes"}, "default": {"approve": "none"}}}, None)
+    gate = ApprovalGate("none", folders=[("Journal/**", "deletes")], agents=rules)
+    write = fx.written("Notes/a.md", "Notes/a.md")
+    assert gate.decide_effects(write, Asker("agent:careful/1", "careful/1")).needs_approval
+    assert not gate.decide_effects(write, Asker("agent:other/1", "other/1")).needs_approval
+    delete = fx.deleted("Journal/d.md", "Journal/d.md")
+    assert gate.decide_effects(delete, Asker("agent:other/1", "other/1")).needs_approval
+    assert not gate.decide_effects(write, Asker("human:ana")).needs_approval  # the person never waits

@@ -1,0 +1,116 @@
+"""The person's rules per agent, end to end: a settings file with a read-only agent and an agent
+that may write only under its folder; each client configured with the bridge command
+`mcp-config --agent NAME` writes; the bridge starts the headless server, which reads the rules.
+Every refusal names the rule, and a refused change leaves every byte where it was."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp_testing import ROOT, VAULTWATCH
+
+SETTINGS = """
+[agents."reader"]
+read_only = true
+
+[agents."scribe"]
+write = ["Inbox/**"]
+deny = ["Inbox/Private/**"]
+"""
+
+# every write tool, on a note each agent could otherwise change
+WRITES = [
+    ("write", {"path": "Notes/a.md", "content": "# Agent\n", "overwrite": True}),
+    ("write", {"path": "Notes/new.md", "content": "x\n"}),
+    ("edit", {"path": "Notes/a.md", "old_text": "# A", "new_text": "# B"}),
+    ("edit", {"path": "Notes/a.md", "heading": "Log", "mode": "append", "text": "- agent"}),
+    ("update_frontmatter", {"path": "Notes/a.md", "set": {"status": "done"}}),
+    ("rename", {"path": "Notes/a.md", "new_path": "Notes/b.md"}),
+    ("delete", {"path": "Notes/a.md"}),
+]
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def place(tmp_path: Path, sock_dir: Path) -> tuple[Path, dict[str, str]]:
+    root = tmp_path / "vault"
+    (root / "Notes").mkdir(parents=True)
+    (root / "Notes" / "a.md").write_text("# A\nSee [[c]] and [[x]].\n## Log\n- one\n")
+    (root / "Inbox" / "x.md").parent.mkdir(parents=True)
+    (root / "Inbox" / "x.md").write_text("# X\n")
+    (root / "Inbox" / "Private").mkdir(parents=True)
+    (root / "Inbox" / "Private" / "p.md").write_text("# P\n")
+    (root / "c.md").write_text("# C\n")
+    config = tmp_path / "config"
+    (config / "vaultwatch").mkdir(parents=True)
+    (config / "vaultwatch" / "settings.toml").write_text(SETTINGS)
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(config),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_RUNTIME_DIR": str(sock_dir),
+    }
+    return root, env
+
+
+def configured(root: Path, env: dict[str, str], agent: str) -> StdioServerParameters:
+    """The bridge command `mcp-config --agent` writes for Cursor, run as Cursor would run it."""
+    out = subprocess.run(
+        [*VAULTWATCH, "mcp-config", str(root), "--client", "cursor", "--agent", agent],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    entry = json.loads(out.stdout)["mcpServers"]["vaultwatch"]
+    assert entry["args"][-2:] == ["--agent", agent]
+    return StdioServerParameters(command=entry["command"], args=entry["args"], env={**env, **entry.get("env", {})})
+
+
+async def test_a_read_only_agent_is_refused_every_write_tool(place) -> None:
+    root, env = place
+    before = tree(root)
+    async with Client(configured(root, env, "reader")) as client:
+        listing = await client.call_tool("list_documents", {})
+        assert not listing.is_error  # reading is allowed
+        for tool, arguments in WRITES:
+            got = await client.call_tool(tool, arguments)
+            assert got.is_error, (tool, arguments)
+            said = got.content[0].text
+            assert '[agents."reader"]' in said and "read-only" in said, said
+    assert tree(root) == before
+
+
+async def test_an_agent_writes_only_under_its_folders(place) -> None:
+    root, env = place
+    async with Client(configured(root, env, "scribe")) as client:
+        done = await client.call_tool("write", {"path": "Inbox/today.md", "content": "# Today\n"})
+        assert not done.is_error, done.content
+        before = tree(root)
+        refused = [
+            ("write", {"path": "Notes/new.md", "content": "x\n"}),
+            ("edit", {"path": "Notes/a.md", "old_text": "# A", "new_text": "# B"}),
+            ("write", {"path": "Inbox/Private/p.md", "content": "# Mine\n", "overwrite": True}),
+            # moving its own note out of its folder: the move's other end is an effect too
+            ("rename", {"path": "Inbox/today.md", "new_path": "Notes/today.md"}),
+            # a move inside its folder whose link rewrite reaches Notes/a.md
+            ("rename", {"path": "Inbox/x.md", "new_path": "Inbox/y.md"}),
+        ]
+        for tool, arguments in refused:
+            got = await client.call_tool(tool, arguments)
+            assert got.is_error, (tool, arguments)
+            assert '[agents."scribe"]' in got.content[0].text, got.content[0].text
+        assert tree(root) == before
+        edited = await client.call_tool("edit", {"path": "Inbox/today.md", "old_text": "# Today", "new_text": "# Now"})
+        assert not edited.is_error
+    assert (root / "Inbox" / "today.md").read_text() == "# Now\n"
