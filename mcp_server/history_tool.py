@@ -15,6 +15,7 @@ from pydantic import Field
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.review.journal import Change, journal_for
 
+from . import schemas
 from .activity import current_call
 from .results import fail, ok, read_only, vault_errors
 
@@ -60,7 +61,7 @@ def register(server: MCPServer, env: Any) -> None:
     def history(
         path: Annotated[str, Field(min_length=1, max_length=1024, description=P_PATH)],
         limit: Annotated[int, Field(ge=1, le=500, description=P_LIMIT)] = 20,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, schemas.History]:
         rel = normalize(path)
         journal = journal_for(vault)
         if journal is None:

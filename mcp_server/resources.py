@@ -77,6 +77,7 @@ def path_of(uri: str) -> str:
             INVALID_PARAMS,
             f"not a vaultwatch resource: {uri!r}; use {TEMPLATE} with a vault-relative "
             "path, as resources/list gives them",
+            {"uri": uri},  # as every refused resource names the one it refuses
         )
     return unquote(uri[len(SCHEME) :])
 

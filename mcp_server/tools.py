@@ -148,6 +148,9 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                 attachment_content=include_attachment_content is not False,
             )
             out = result.as_json()
+            stale_after = out.get("stale_after")
+            if stale_after is not None and not isinstance(stale_after, str):  # the schema promises text or null
+                out["stale_after"] = json.dumps(stale_after, ensure_ascii=False, default=str)
             notice = result.marker()
             if notice:
                 out["notice"] = notice
