@@ -19,11 +19,11 @@ Tools: list_folders or triage for an overview, list_documents to enumerate or fi
 
 Notes are read as Obsidian reads them: a title is the frontmatter title, else the file name (never a heading); links and tags in code or comments do not count.
 
-Paths are vault-relative and case-sensitive, with extension, exactly as listings show them ("Projects/Plan.md"). Hidden (dot-prefixed) files and folders are never listed, read or written. A folder argument: omitted = the whole vault; "" or "/" = root level only; "Projects" = that folder and everything below it ("Projects/Archive", not "ProjectsOld"); a folder that does not exist lists as empty. Path errors: "absolute path blocked", "path traversal blocked" (".."), "hidden path blocked", "symlink escapes vault": pass a vault-relative path outside hidden folders; "not found" may list close matches.
+Paths are vault-relative and case-sensitive, with extension, exactly as listings show them ("Projects/Plan.md"). Hidden (dot-prefixed) files and folders are never listed, read or written. A folder (of every tool and prompt): omitted = the whole vault; "" or "/" = root level only; "Projects" = that folder and everything below it ("Projects/Archive", not "ProjectsOld"); a folder that does not exist lists as empty. Path errors: "absolute path blocked", "path traversal blocked" (".."), "hidden path blocked", "symlink escapes vault": pass a vault-relative path outside hidden folders; "not found" may list close matches.
 
 Paging: an answer holds at most a budget of text (64 KiB unless the server sets another). Listings carry total (every match) and next_cursor: pass it back unchanged with the same other arguments until it is null; every row comes exactly once, in order (code-point order of path unless a tool says otherwise). limit sizes a page yourself; no answer may pass 2 MiB (the error names a limit that fits). read pages long content with offset = next_offset. A result's text is its structured content with each list of rows as a table, {"columns": [keys], "rows": [[values]]}.
 
-OKF: on an OKF bundle (the root index.md declares okf_version) rows carry status (draft|stable|deprecated), stale (stale_after reached) and trust_tier (unverified|machine-confirmed|human-reviewed); elsewhere all three are null. filters: frontmatter equality, ANDed; list fields match by membership, tags case-insensitively with nested tags (inline #tags too; "inbox" finds "inbox/to-read"), YAML booleans as "true"/"false"; on a bundle status "stable" also matches notes without a status, and stale takes "true"/"false". Any filter excludes attachments.
+filters: frontmatter equality, ANDed; list fields match by membership, tags case-insensitively with nested tags (inline #tags too; "inbox" finds "inbox/to-read"), YAML booleans as "true"/"false". Any filter excludes attachments. Only on an OKF bundle (the root index.md declares okf_version) are status, stale and trust_tier set (else null), triage's review groups offered, and stale a filter.
 
 Writes are atomic. etag is the SHA-256 of a file's bytes: pass read's etag as if_match; "revision conflict" carries the current etag: read again, re-apply your change, retry. A write's etag is your next if_match; changed_paths lists every file written, moved or removed. Only the person may add a verified entry whose by starts "human:": write, edit and update_frontmatter refuse one.
 
@@ -47,7 +47,7 @@ P_CURSOR = "next_cursor of the previous page, unchanged."
 
 SEARCH = """Search notes by their words (title, headings, body, path) and, where offered, meaning; best match first, a snippet per hit (matches in **).
 Use it to find notes by what they say; similar for notes like one you have, list_documents for a complete or exactly filtered listing, then read a hit by its path.
-Stemmed BM25 with boosts for name/title, aliases, headings and words close together; OKF deprecated x0.5, stale x0.75; folder, pattern and filters as in list_documents; near-identical notes in other folders fold into one hit (duplicates). match="any" says too few notes had every word. A first search waits up to 5 s for the index.
+Words match in any form (stemmed); folder, pattern and filters as in list_documents; near-identical notes in other folders fold into one hit (duplicates). match="any" says too few notes had every word. A first search waits up to 5 s for the index.
 Errors: an unusable query (says how to write it); "search index is still building": retry shortly or use list_documents."""
 
 # what search and the instructions say of meaning and `similar` (the semantic extra), and their text without it
@@ -72,7 +72,10 @@ P_QUERY = (
 P_MODE = "hybrid (default once note vectors are ready): words and meaning fused; keyword; semantic: meaning only."
 P_MODE_OFF = "keyword only: semantic and hybrid need vaultwatch[semantic], not installed here."
 P_SIMILAR_PATH = "The note to find notes like."
-SIMILAR = "Notes like a given note, nearest by meaning first (offline embeddings); the same rows as search."
+SIMILAR = """List the notes most like a given note, nearest by meaning first, as search rows.
+Use it once you have a relevant note, to find related notes or duplicates that share few of its words; search finds notes by words or a question.
+Needs the semantic extra's note vectors (computed offline, in the background after a start); until they are ready it says so: retry shortly or use search."""
+P_SIMILAR_LIMIT = "Most notes to return (default 10)."
 P_SEARCH_LIMIT = "Hits per page (default 20, fewer past the answer budget)."
 
 READ = """Read one file: a note whole or one part (frontmatter only, a section by heading, a line range), or an attachment's metadata and bytes.

@@ -531,7 +531,7 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
     def similar(
         path: Annotated[str, Field(min_length=1, max_length=4096, description=d.P_SIMILAR_PATH)],
         folder: Annotated[str | None, Field(description=d.P_FOLDER)] = None,
-        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        limit: Annotated[int, Field(ge=1, le=100, description=d.P_SIMILAR_LIMIT)] = 10,
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
         res = vault.similar(path, folder=root_folder(folder), limit=limit, wait=SEARCH_BUILD_WAIT)

@@ -196,3 +196,26 @@ async def test_annotations_say_what_each_tool_does(demo, sock_dir):
             assert hints["readOnlyHint"] is True and "destructiveHint" not in hints, name
     rename = tools["rename"]["description"]
     assert "creates missing folders" in rename and "if_match" in rename
+
+
+async def test_every_tool_says_when_to_use_it_and_instructions_stay_general(demo, sock_dir):
+    """Every tool offered (similar and history too) says when to use it and describes every argument;
+    search spends no words on ranking internals; similar says it needs the semantic extra and that its
+    vectors may not be ready; OKF is one short part of the instructions (most vaults are not bundles);
+    and a folder's "" means one thing, said once in the instructions."""
+    body, init = await tools_list_wire(demo, sock_dir)
+    tools = {t["name"]: t for t in json.loads(body)["result"]["tools"]}
+    for name in (*NATIVE, "history", *(["similar"] if "similar" in tools else [])):
+        text = tools[name]["description"]
+        assert re.search(r"^Use it\b", text, re.M), f"{name}: no usage line"
+        for prop, schema in tools[name]["inputSchema"].get("properties", {}).items():
+            assert schema.get("description"), (name, prop)
+    search = tools["search"]["description"]
+    assert not re.search(r"BM25|boost|x0\.\d", search), search
+    if "similar" in tools:
+        similar = tools["similar"]["description"]
+        assert "semantic" in similar and "ready" in similar and "search" in similar
+    instructions = init["instructions"]
+    okf = sum(len(s) for s in re.split(r"(?<=[.;])\s+", instructions) if "OKF" in s or "okf" in s)
+    assert okf <= 0.08 * len(instructions), f"OKF takes {okf} of {len(instructions)} characters"
+    assert instructions.count('"" or "/" = root level only') == 1
