@@ -20,13 +20,12 @@ from .activity import current_call
 from .results import fail, ok, read_only, vault_errors
 
 HISTORY = (
-    "Show a note's changes as vaultwatch journaled them, newest first: who (an agent, the person, or an "
-    "edit outside vaultwatch), when, with which tool, a summary, and whether a change was reverted "
-    "(reverted_by) or is itself a revert (revert_of).\n"
-    "Use it before changing a note others edit, or to check whether your own change was kept or the "
-    "person reverted it; read gives the current text."
+    "Show a note's journaled changes, newest first: who (an agent, the person, or an outside edit), when, "
+    "the tool, a summary, and reverts.\n"
+    "Use it before changing a note others edit, or to see whether your change was kept or reverted; "
+    "read gives the current text."
 )
-P_PATH = 'Vault-relative path, e.g. "Projects/Plan.md" (a rename is found under both paths).'
+P_PATH = "Vault-relative path (a renamed note is found under both paths)."
 P_LIMIT = "Most changes to return (default 20)."
 
 

@@ -25,10 +25,32 @@ Rows = Annotated[
     WithJsonSchema(
         {
             "type": "array",
-            "description": "Listing rows in order, each an object: " + ROW_FIELDS,
+            "description": "Rows in order: " + ROW_FIELDS,
         }
     ),
 ]
+HIT_FIELDS = (
+    "path, title, folder, score, snippet (matches in **), modified_at, status, stale, trust_tier, tags, duplicates?"
+)
+LINK_FIELDS = "target, kind (wiki|embed|markdown), heading, alias, resolved (the path, or null)"
+CHANGE_FIELDS = (
+    "id, at, kind (change|revert|outside), who, tool, path, summary, session?, src? (a rename's source), "
+    "etag?, previous_etag?, reverted_by?, revert_of? (change ids)"
+)
+
+
+def described(what: str) -> WithJsonSchema:
+    """An array whose items are described, not typed: the tool list stays small (every client pays for it at
+    the start of each session) and a validating client does not walk every row (see Rows)."""
+    return WithJsonSchema({"type": "array", "description": what})
+
+
+Hits = Annotated[Any, described("Hits, best first: " + HIT_FIELDS)]
+LinkRows = Annotated[Any, described("Links: " + LINK_FIELDS)]
+ChangeRows = Annotated[Any, described("Changes, newest first: " + CHANGE_FIELDS)]
+FolderRows = Annotated[Any, described("Folders: path, notes, subfolders, modified_at")]
+TagRows = Annotated[Any, described("Tags: tag, count")]
+SkippedRows = Annotated[Any, described("Files not indexed: path, reason")]
 TriageRows = Annotated[
     Any,
     WithJsonSchema(
@@ -50,7 +72,7 @@ class DocumentList(TypedDict):
     okf_bundle: bool
 
 
-class SearchHit(TypedDict):
+class SearchHit(TypedDict):  # a row of SearchResults.result (described there, not typed: Hits)
     path: str
     title: str
     folder: str
@@ -67,7 +89,7 @@ class SearchHit(TypedDict):
 class SearchResults(TypedDict):
     """Hits best first; total counts every match (core's SearchResult.total is always counted)."""
 
-    result: list[SearchHit]
+    result: Hits
     total: int
     returned: int
     next_cursor: str | None
@@ -92,7 +114,7 @@ class ReadOutput(TypedDict):
     stale_after: NotRequired[str | None]
     trust_tier: NotRequired[str | None]
     tags: NotRequired[list[str]]
-    frontmatter: NotRequired[dict[str, Any]]
+    frontmatter: NotRequired[Annotated[dict[str, Any], WithJsonSchema({"type": "object"})]]
     frontmatter_error: NotRequired[str]
     decode_error: NotRequired[bool]
     content: NotRequired[str | None]
@@ -109,7 +131,7 @@ class ReadOutput(TypedDict):
     content_omitted: NotRequired[str]
 
 
-class TriageCounts(TypedDict):
+class TriageCounts(TypedDict):  # TriageOutput.counts (described there: Counts)
     notes: int
     deprecated: int
     stale: int
@@ -122,7 +144,19 @@ class TriageCounts(TypedDict):
     by_status: dict[str, int]
 
 
-class SkippedFile(TypedDict):
+Counts = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            "type": "object",
+            "description": "Note counts: notes, deprecated, stale, unverified, machine_confirmed, human_reviewed, "
+            "broken_frontmatter, undecodable, skipped_files; by_status: {status: count}",
+        }
+    ),
+]
+
+
+class SkippedFile(TypedDict):  # a row of TriageOutput.skipped (described there)
     path: str
     reason: str
 
@@ -132,16 +166,16 @@ class TriageOutput(TypedDict):
 
     as_of: str
     okf_bundle: bool
-    counts: TriageCounts
+    counts: Counts
     category: str | None
     result: TriageRows
     total: int
     returned: int
     next_cursor: str | None
-    skipped: NotRequired[list[SkippedFile]]
+    skipped: NotRequired[SkippedRows]
 
 
-class FolderRow(TypedDict):
+class FolderRow(TypedDict):  # a row of FolderList.result (described there)
     path: str
     notes: int
     subfolders: int
@@ -149,25 +183,25 @@ class FolderRow(TypedDict):
 
 
 class FolderList(TypedDict):
-    result: list[FolderRow]
+    result: FolderRows
     total: int
     returned: int
     next_cursor: str | None
 
 
-class TagRow(TypedDict):
+class TagRow(TypedDict):  # a row of TagList.result (described there)
     tag: str
     count: int
 
 
 class TagList(TypedDict):
-    result: list[TagRow]
+    result: TagRows
     total: int
     returned: int
     next_cursor: str | None
 
 
-class OutgoingLink(TypedDict):
+class OutgoingLink(TypedDict):  # an item of Links' lists (described there: LinkRows)
     target: str
     kind: Literal["wiki", "embed", "markdown"]
     heading: str | None
@@ -177,13 +211,13 @@ class OutgoingLink(TypedDict):
 
 class Links(TypedDict):
     path: str
-    outgoing: list[OutgoingLink]
+    outgoing: LinkRows
     backlinks: list[str]
-    broken: list[OutgoingLink]
+    broken: LinkRows
     truncated: NotRequired[dict[str, int]]
 
 
-class ChangeRow(TypedDict):
+class ChangeRow(TypedDict):  # a row of History.changes (described there: ChangeRows)
     id: int
     at: str
     kind: Literal["change", "revert", "outside"]
@@ -203,7 +237,7 @@ class History(TypedDict):
     """A note's journaled changes, newest first."""
 
     path: str
-    changes: list[ChangeRow]
+    changes: ChangeRows
 
 
 class PathList(TypedDict):
