@@ -150,7 +150,8 @@ def listing_page(
         )
         return budget.over_cap(size, hint)
     if not explicit:
-        n = min(n, budget.fit([len(v) for v in values], budget_bytes))
+        whole = [len(r) + budget.escaped_len(v) + 1 for r, v in zip(rows, values, strict=True)]
+        n = min(n, budget.fit_message(whole, budget_bytes))
     if n < len(rows):
         entries, rows, values, escaped = entries[:n], rows[:n], values[:n], escaped[:n]
         rest = {**rest, "returned": n, "next_cursor": cursor_after(q, entries[-1], clock)}

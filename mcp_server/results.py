@@ -152,7 +152,9 @@ def page_rows(rows: list[dict[str, Any]], *, budget_bytes: int, explicit: bool) 
             sum(sizes) + len(sizes) + budget.TAIL_BYTES, f"pass limit={n} or less and follow next_cursor"
         )
     if not explicit:
-        n = min(n, budget.fit([len(budget.encoded(list(r.values()))) for r in rows], budget_bytes))
+        n = min(
+            n, budget.fit_message([budget.row_bytes(r, budget.encoded(list(r.values()))) for r in rows], budget_bytes)
+        )
     return n, None
 
 

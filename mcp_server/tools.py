@@ -154,10 +154,10 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             notice = result.marker()
             if notice:
                 out["notice"] = notice
-            size = len(budget.encoded(out))
+            size = budget.message_bytes(out)  # the whole message: the content once as text, once structured
             if size <= room or max_chars is not None or not out.get("content"):
                 break
-            chars = max(1, min(chars - 1, int(chars * (room - budget.TAIL_BYTES) / size * 0.95)))
+            chars = max(1, min(chars - 1, int(chars * (room - budget.MESSAGE_TAIL_BYTES) / size * 0.95)))
         if include_attachment_content is None and size > room and "content_base64" in out:
             del out["content_base64"]
             out["content_omitted"] = (
@@ -406,24 +406,24 @@ def _fit_links(out: dict[str, Any], room: int) -> None:
     keys = ("outgoing", "backlinks", "broken")
     totals = {key: len(out[key]) for key in keys}
     # the answer without its lists' items (an item's measure counts its comma; a list's last has none)
-    fixed = len(budget.encoded({**out, **{key: [] for key in keys}})) - sum(1 for key in keys if out[key])
+    fixed = budget.message_bytes({**out, **{key: [] for key in keys}})
     sums = {}
     for key in keys:
         acc, run = [0], 0
         for item in out[key]:
             if fixed + run > room:  # no share reaching past here fits: stop measuring
                 break
-            run += len(budget.encoded(item)) + 1
+            run += budget.row_bytes(item) + 1
             acc.append(run)
         sums[key] = acc
-    if all(len(sums[key]) - 1 == totals[key] for key in keys) and len(budget.encoded(out)) <= room:
+    if all(len(sums[key]) - 1 == totals[key] for key in keys) and budget.message_bytes(out) <= room:
         return
     lo, hi = 0.0, 1.0
     for _ in range(30):  # the largest common share of every list that fits
         mid = (lo + hi) / 2
         at = {key: int(mid * totals[key]) for key in keys}
         used = fixed + sum(sums[key][at[key]] if at[key] < len(sums[key]) else room + 1 for key in keys)
-        lo, hi = (mid, hi) if used <= room - budget.TAIL_BYTES else (lo, mid)
+        lo, hi = (mid, hi) if used <= room else (lo, mid)
     for key in keys:
         out[key] = out[key][: int(lo * totals[key])]
     out["truncated"] = {key: n for key, n in totals.items() if len(out[key]) < n}
