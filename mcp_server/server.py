@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from vaultwatch.core.vault import Vault
 
-from . import budget, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
+from . import budget, completions, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
 from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
@@ -252,6 +252,7 @@ def build_server(
             tool.annotations = tool.annotations.model_copy(update={"title": None})  # said once, as the tool's title
     prompts.register(server, env)
     server.resource_subscriptions = resources.register(server, vault)
+    completions.register(server, vault)
     server.client_log = progress.ClientLog()
     sdk.on_set_logging_level(server, server.client_log.set_level)
     add_prefix(server, tool_prefix)
