@@ -30,46 +30,103 @@ class Completions:
     total: int
 
 
-def _folded(snapshot: Snapshot, kinds: frozenset[str]) -> list[tuple[int, str, str]]:
-    """(position, casefolded path, casefolded last segment) of the entries of these kinds, per generation."""
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """The entries of some kinds, by slot (their path order), with what a completion searches, per generation."""
 
-    def build() -> list[tuple[int, str, str]]:
-        out = []
-        for i, e in enumerate(snapshot.entries):
-            if e.kind in kinds:
-                folded = e.path.casefold()
-                out.append((i, folded, folded[folded.rfind("/") + 1 :]))
-        return out
+    paths: list[str]  # slot -> path (sorted: the snapshot's order)
+    folded: list[str]  # slot -> casefolded path
+    by_folded: list[str]  # casefolded paths, sorted; by_folded_slot says whose
+    by_folded_slot: list[int]
+    by_name: list[str]  # casefolded last segments, sorted; by_name_slot says whose
+    by_name_slot: list[int]
+    recency: list[int]  # slots, most recently modified first (ties in path order)
+    rank: list[int]  # slot -> its place in recency
 
-    return snapshot.cached(("complete.folded", kinds), build)
+
+def _table(snapshot: Snapshot, kinds: frozenset[str]) -> _Table:
+    def build() -> _Table:
+        chosen = [e for e in snapshot.entries if e.kind in kinds]
+        paths = [e.path for e in chosen]
+        folded = [p.casefold() for p in paths]
+        order = sorted(range(len(folded)), key=folded.__getitem__)
+        names = [f[f.rfind("/") + 1 :] for f in folded]
+        name_order = sorted(range(len(names)), key=names.__getitem__)
+        recency = sorted(range(len(chosen)), key=lambda i: (-chosen[i].mtime_ns, i))
+        rank = [0] * len(recency)
+        for place, slot in enumerate(recency):
+            rank[slot] = place
+        return _Table(
+            paths,
+            folded,
+            [folded[i] for i in order],
+            order,
+            [names[i] for i in name_order],
+            name_order,
+            recency,
+            rank,
+        )
+
+    return snapshot.cached(("complete.table", kinds), build)
+
+
+def _span(sorted_texts: list[str], prefix: str) -> tuple[int, int]:
+    return bisect_left(sorted_texts, prefix), bisect_right(sorted_texts, prefix + "\U0010ffff")
+
+
+WALK_AT = 2000  # a group bigger than this is picked by walking the recency order, not by sorting it
 
 
 def _complete(snapshot: Snapshot, typed: str, kinds: frozenset[str], limit: int, by_recency: bool) -> Completions:
+    t = _table(snapshot, kinds)
     typed = typed.lstrip("/")
-    entries = snapshot.entries
-    lo = bisect_left(snapshot.paths, typed)
-    hi = bisect_right(snapshot.paths, typed + "\U0010ffff")
-    exact = [i for i in range(lo, hi) if entries[i].kind in kinds]
     folded = typed.casefold()
-    loose: list[int] = []
-    named: list[int] = []
-    for i, path, name in _folded(snapshot, kinds):
-        if lo <= i < hi:
-            continue
-        if path.startswith(folded):
-            loose.append(i)
-        elif name.startswith(folded):
-            named.append(i)
+    a, b = _span(t.paths, typed)  # exact prefix: a slot range
+    lo, hi = _span(t.by_folded, folded)
+    nlo, nhi = _span(t.by_name, folded)
+
+    def exact(slot: int) -> bool:
+        return a <= slot < b
+
+    def loose(slot: int) -> bool:
+        return not a <= slot < b and t.folded[slot].startswith(folded)
+
+    def named(slot: int) -> bool:
+        return not t.folded[slot].startswith(folded) and t.folded[slot][t.folded[slot].rfind("/") + 1 :].startswith(
+            folded
+        )
+
+    groups = (
+        (b - a, exact, range(a, b)),
+        ((hi - lo) - (b - a), loose, (s for s in t.by_folded_slot[lo:hi] if not a <= s < b)),
+        # nothing typed: every path matched exactly, so no file name adds one
+        (None if folded else 0, named, (s for s in t.by_name_slot[nlo:nhi] if not t.folded[s].startswith(folded))),
+    )
     chosen: list[int] = []
-    for group in (exact, loose, named):
+    total = 0
+    for size, belongs, members in groups:
         room = limit - len(chosen)
-        if room <= 0:
-            break
-        if by_recency:
-            chosen += heapq.nlargest(room, group, key=lambda i: (entries[i].mtime_ns, -i))
-        else:
-            chosen += group[:room]  # positions are in path order
-    return Completions(tuple(entries[i].path for i in chosen), len(exact) + len(loose) + len(named))
+        if size == 0:
+            continue
+        if size is not None and size > WALK_AT and room > 0 and by_recency:
+            total += size
+            chosen += [s for s in _walk(t.recency, belongs, room)]
+            continue
+        found = list(members)
+        total += len(found)
+        if room > 0:
+            chosen += heapq.nsmallest(room, found, key=t.rank.__getitem__ if by_recency else None)
+    return Completions(tuple(t.paths[s] for s in chosen), total)
+
+
+def _walk(recency: list[int], belongs, room: int) -> list[int]:
+    out = []
+    for slot in recency:
+        if belongs(slot):
+            out.append(slot)
+            if len(out) == room:
+                break
+    return out
 
 
 def complete_path(snapshot: Snapshot, typed: str, *, limit: int = MAX_VALUES) -> Completions:
