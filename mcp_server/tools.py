@@ -33,6 +33,7 @@ from vaultwatch.core.vault import Vault
 from . import budget, progress, readcalls, schemas
 from . import descriptions as d
 from .activity import current_call
+from .answers import link_bytes, note_link
 from .readcalls import ROW_TEXT, FilterValue, index_freshness, root_folder, untrusted
 from .results import fail, listing, ok, page_rows, read_only, vault_errors
 
@@ -503,7 +504,8 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
         meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
         # a page the caller did not size is cut to the answer budget, resuming at the next hit; any page
         # the caller sized stops at the hard cap (page_rows)
-        n, error = page_rows(hits, budget_bytes=budget_bytes, explicit=explicit)
+        links = [note_link(hit.entry) for hit in res.hits]  # a host can open or attach each hit
+        n, error = page_rows(hits, budget_bytes=budget_bytes, explicit=explicit, extra=[link_bytes(k) for k in links])
         if error:
             return fail(error)
         hits = hits[:n]
@@ -519,6 +521,7 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
                 "mode": res.mode,
             },
             meta=untrusted(meta, HIT_TEXT),
+            links=links[:n],
         )
 
     server.add_tool(
