@@ -216,7 +216,7 @@ def build_server(
 ) -> tuple[VaultMCPServer, Activity]:
     """The MCP server for `vault` and the Activity that attributes its calls (see module doc).
 
-    `max_answer_bytes` is the text budget of a default answer (mcp_server/budget.py);
+    `max_answer_bytes` is the budget of a default answer's whole message (mcp_server/budget.py);
     `tool_prefix` starts every tool's name (add_prefix). ValueError for a value out of range.
     """
     budget.check(max_answer_bytes)
