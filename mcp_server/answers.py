@@ -18,8 +18,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from vaultwatch.core.clock import Clock
+from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, QueryResult, cursor_after
 from vaultwatch.core.serialize import RowCache, entry_json
 
@@ -35,6 +37,28 @@ class Answer:
     structured: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
     is_error: bool = False
+    links: tuple[dict[str, Any], ...] = ()  # resource_link content blocks after the text (`note_link`)
+
+
+NOTE_SCHEME = "vault://note/"  # resources.py serves it (resources.uri_of makes the same URIs)
+
+
+def note_link(entry: Any) -> dict[str, Any]:
+    """A resource_link content block for a listed or found note or attachment, so a host can open or attach
+    it (resources/read serves its URI). Keys in the order the SDK writes a ResourceLink (the early answers
+    must be byte-identical); no title: titles are note text, and the text content carries them."""
+    mime = "text/markdown" if entry.kind == NOTE else (entry.mime_type or "application/octet-stream")
+    return {
+        "name": entry.path,
+        "uri": NOTE_SCHEME + quote(entry.path, safe="/"),
+        "mimeType": mime,
+        "type": "resource_link",
+    }
+
+
+def link_bytes(link: dict[str, Any]) -> int:
+    """What one resource_link block adds to a message (its JSON and a comma)."""
+    return len(budget.encoded(link)) + 1
 
 
 def failure(message: str) -> Answer:
@@ -120,6 +144,7 @@ class Page:
     close: bytes  # the text's close after the rows
     tail: str  # the text's fields after the rows, closing brace included
     rest: dict[str, Any]  # the structured fields beside "result"
+    links: tuple[dict[str, Any], ...]  # a resource_link block for each row
 
 
 def listing_page(
@@ -139,6 +164,7 @@ def listing_page(
     entries = res.entries
     rows = cache.rows(entries, clock, res.is_bundle, frontmatter=frontmatter)
     columns, values, escaped = _table_rows(rows, escape)
+    links = tuple(note_link(e) for e in entries)
     sizes = [len(r) for r in rows]
     n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
     if explicit and n < len(rows) or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
@@ -150,15 +176,18 @@ def listing_page(
         )
         return budget.over_cap(size, hint)
     if not explicit:
-        n = min(n, budget.fit([len(v) for v in values], budget_bytes))
+        whole = [
+            len(r) + budget.escaped_len(v) + 1 + link_bytes(k) for r, v, k in zip(rows, values, links, strict=True)
+        ]
+        n = min(n, budget.fit_message(whole, budget_bytes))
     if n < len(rows):
-        entries, rows, values, escaped = entries[:n], rows[:n], values[:n], escaped[:n]
+        entries, rows, values, escaped, links = entries[:n], rows[:n], values[:n], escaped[:n], links[:n]
         rest = {**rest, "returned": n, "next_cursor": cursor_after(q, entries[-1], clock)}
     current_call().listed([e.path for e in entries])
     tail = as_json(rest)
     tail = "," + tail[1:] if len(tail) > 2 else "}"
     head, close = ('{"result":{"columns":' + as_json(columns) + ',"rows":[', b"]}") if rows else ('{"result":[', b"]")
-    return Page(entries, rows, values, escaped, head, close, tail, rest)
+    return Page(entries, rows, values, escaped, head, close, tail, rest, links)
 
 
 def listing_answer(
@@ -181,7 +210,7 @@ def listing_answer(
         return failure(page)
     text = b"".join((page.head.encode(), b",".join(page.values), page.close, page.tail.encode()))
     rows_out = [entry_json(e, clock, res.is_bundle, frontmatter=frontmatter) for e in page.entries]
-    return Answer(text.decode("utf-8", "surrogatepass"), {"result": rows_out, **page.rest}, meta)
+    return Answer(text.decode("utf-8", "surrogatepass"), {"result": rows_out, **page.rest}, meta, links=page.links)
 
 
 def _plain_json(value: Any) -> bool:
@@ -211,7 +240,10 @@ def wire_json(result: dict[str, Any]) -> str:
 def wire_result(answer: Answer) -> dict[str, Any]:
     """The wire form of `answer` in a handshake-era session, as the server's fast path shapes a
     CallToolResult (server.VaultMCPServer._wire: content blocks, isError, structuredContent, _meta)."""
-    out: dict[str, Any] = {"content": [{"type": "text", "text": answer.text}], "isError": answer.is_error}
+    out: dict[str, Any] = {
+        "content": [{"type": "text", "text": answer.text}, *answer.links],
+        "isError": answer.is_error,
+    }
     if answer.structured is not None:
         out["structuredContent"] = answer.structured
     if answer.meta:

@@ -4,13 +4,13 @@ Agents pay for every byte in context tokens, and clients have hard limits: the M
 SDK's stdio transport drops a message over 10 MiB and the connection with it; Claude Code caps
 tool output at 25k tokens. So:
 
-- a call that does not choose its own size (no `limit`, no `max_chars`) gets at most the
-  server's budget of text (`--max-answer-bytes`, default 64 KiB), and a cursor for the rest;
+- a call that does not choose its own size (no `limit`, no `max_chars`) gets a message of at
+  most the server's budget (`--max-answer-bytes`, default 64 KiB), and a cursor for the rest.
+  The whole message counts: its text content (a JSON string, so escaped) and its structured
+  content, since clients that hand structured content to the model pay for both;
 - no answer, whatever its arguments, carries more than HARD_ANSWER_BYTES of text. The wire
   message holds that text twice at most (the text content, escaped, and structuredContent),
   so it stays under 6 MiB, well inside the 10 MiB a TS SDK client reads.
-
-Sizes are counted on the text content: compact UTF-8 JSON, the copy an agent's model reads.
 """
 
 from __future__ import annotations
@@ -24,12 +24,41 @@ HARD_ANSWER_BYTES = 2 * 1024 * 1024
 MIN_ANSWER_BYTES = 4 * 1024
 MAX_DEFAULT_ROWS = 1000  # rows a default page asks core for before the byte budget cuts it
 TAIL_BYTES = 400  # room for the fields around the rows (total, next_cursor, counts...)
+# room in a whole message for what is not rows: the JSON-RPC envelope, the content block, _meta, and the
+# fields around the rows (total, next_cursor, counts...) in both copies
+MESSAGE_TAIL_BYTES = 1024
 TS_SDK_LIMIT = "10 MiB"
 
 
 def encoded(data: Any) -> bytes:
     """`data` as the compact UTF-8 JSON of a text content block."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "surrogatepass")
+
+
+def escaped_len(text: bytes) -> int:
+    """The bytes of `text` (compact JSON) once it is the text content: a JSON string, its quotes and
+    backslashes escaped (control characters are escapes already, so backslashes)."""
+    return len(text) + text.count(b'"') + text.count(b"\\")
+
+
+def row_bytes(row: Any, values: bytes | None = None) -> int:
+    """One row's share of a whole message: its JSON in the structured content, and its copy in the text
+    (`values`: a table row of an object's values, answers.table), escaped. Without `values` the row's own
+    JSON stands for the copy, which a table row never passes: one encoding a row where that matters."""
+    raw = encoded(row)
+    return len(raw) + escaped_len(raw if values is None else values) + 1
+
+
+def message_bytes(structured: Any) -> int:
+    """What an answer costs on the wire: its structured content and its text (counted as the JSON of the
+    structured content, which the text's tables never pass), escaped, with MESSAGE_TAIL_BYTES."""
+    raw = encoded(structured)
+    return len(raw) + escaped_len(raw) + MESSAGE_TAIL_BYTES
+
+
+def fit_message(sizes: Sequence[int], budget: int) -> int:
+    """`fit` for rows measured by `row_bytes`, against a whole message's budget."""
+    return fit(sizes, budget - MESSAGE_TAIL_BYTES + TAIL_BYTES)
 
 
 def check(max_answer_bytes: int) -> int:

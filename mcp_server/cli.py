@@ -289,8 +289,8 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         type=int,
         default=DEFAULT_ANSWER_BYTES,
-        help=f"text budget of a tool answer that does not choose its size (default {DEFAULT_ANSWER_BYTES}; "
-        f"at most {HARD_ANSWER_BYTES}, the cap of any answer)",
+        help=f"bytes of a whole tool answer (text and structured content) that does not choose its size "
+        f"(default {DEFAULT_ANSWER_BYTES}; at most {HARD_ANSWER_BYTES}, the cap of any answer)",
     )
     p.add_argument(
         "--tool-prefix",

@@ -23,9 +23,10 @@ NAME = "vaultwatch"
 TITLE = "vaultwatch"
 
 # What the server build_server makes advertises in the handshake era (the SDK derives it from the
-# handlers registered: prompts, resources with subscriptions, tools, logging/setLevel; and
-# resources.listChanged from sdk.announce_resource_list_changes). Key order as the SDK writes it.
+# handlers registered: prompts, resources with subscriptions, tools, logging/setLevel, completion/complete;
+# and resources.listChanged from sdk.announce_resource_list_changes). Key order as the SDK writes it.
 CAPABILITIES = {
+    "completions": {},
     "logging": {},
     "prompts": {"listChanged": False},
     "resources": {"listChanged": True, "subscribe": True},

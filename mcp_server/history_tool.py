@@ -15,15 +15,17 @@ from pydantic import Field
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.review.journal import Change, journal_for
 
+from . import schemas
 from .activity import current_call
 from .results import fail, ok, read_only, vault_errors
 
 HISTORY = (
-    "A note's change history as vaultwatch journaled it, newest first: who (agent, person, or an "
-    "edit outside vaultwatch), when, the tool, a summary, etags, and whether a change was reverted "
-    "(reverted_by) or is itself a revert (revert_of)."
+    "Show a note's journaled changes, newest first: who (an agent, the person, or an outside edit), when, "
+    "the tool, a summary, and reverts.\n"
+    "Use it before changing a note others edit, or to see whether your change was kept or reverted; "
+    "read gives the current text."
 )
-P_PATH = 'Vault-relative path, e.g. "Projects/Plan.md" (a rename is found under both paths).'
+P_PATH = "Vault-relative path (a renamed note is found under both paths)."
 P_LIMIT = "Most changes to return (default 20)."
 
 
@@ -60,7 +62,7 @@ def register(server: MCPServer, env: Any) -> None:
     def history(
         path: Annotated[str, Field(min_length=1, max_length=1024, description=P_PATH)],
         limit: Annotated[int, Field(ge=1, le=500, description=P_LIMIT)] = 20,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, schemas.History]:
         rel = normalize(path)
         journal = journal_for(vault)
         if journal is None:

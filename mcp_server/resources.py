@@ -3,7 +3,11 @@
 - `resources/templates/list`: one template, `vault://note/{+path}` (the vault-relative path,
   percent-encoded per segment);
 - `resources/list`: every indexed note and attachment, in path order, a page of RESOURCE_PAGE
-  at a time with `nextCursor` (the listing's own cursor, so each appears exactly once);
+  at a time with `nextCursor` (the listing's own cursor, so each appears exactly once). Never an
+  incomplete list as a complete one: a first listing waits for the index as list_documents does
+  (readcalls.index_freshness, bounded); one still loading after that answers no resources but
+  a cursor to come back with (LOADING_CURSOR) and `_meta.index_loading`, and the sessions that
+  listed hear `list_changed` once the index is ready;
 - `resources/read`: the file's bytes as they are on disk now (a note as text/markdown, an
   attachment as a base64 blob); at most budget.HARD_ANSWER_BYTES; opened as the read tool
   opens a file (core.disk.fileopen: beneath the vault's descriptor, a regular file that is not
@@ -48,11 +52,12 @@ from mcp_types import (
 
 from vaultwatch.core.disk.fileopen import note_bytes
 from vaultwatch.core.errors import NotFoundError, VaultError
-from vaultwatch.core.events import DocumentsChanged
+from vaultwatch.core.events import DocumentsChanged, IndexReady
 from vaultwatch.core.model import ATTACHMENT, NOTE
 from vaultwatch.core.query.listing import Query
 
 from . import budget, sdk
+from .readcalls import index_freshness
 
 SCHEME = "vault://note/"
 TEMPLATE = SCHEME + "{+path}"
@@ -63,6 +68,7 @@ NOTE_MIME = "text/markdown"
 LIST_TEXT = {"untrusted": "resources[].title"}
 NOTE_TEXT = {"untrusted": "contents[].text"}
 COALESCE_SECONDS = 0.05
+LOADING_CURSOR = "index-loading"  # resources/list's cursor while the first index loads: list from the start
 
 
 def uri_of(path: str) -> str:
@@ -77,6 +83,7 @@ def path_of(uri: str) -> str:
             INVALID_PARAMS,
             f"not a vaultwatch resource: {uri!r}; use {TEMPLATE} with a vault-relative "
             "path, as resources/list gives them",
+            {"uri": uri},  # as every refused resource names the one it refuses
         )
     return unquote(uri[len(SCHEME) :])
 
@@ -203,10 +210,31 @@ def register(server: Any, vault: Any) -> Subscriptions:
     """Serve the vault's notes as resources on `server` (see module doc); the subscriptions."""
     subs = Subscriptions(server)
     vault.bus.subscribe(subs.on_event)
+
+    loading_answered: list[bool] = []  # a listing answered "still loading" (its session hears list_changed)
+
+    def index_ready(event: Any) -> None:
+        """The first index is ready: whoever listed while it loaded (and got no resources) hears list_changed."""
+        loop = subs.loop
+        if isinstance(event, IndexReady) and loading_answered and loop is not None and not loop.is_closed():
+            loading_answered.clear()
+            try:
+                loop.call_soon_threadsafe(subs._gather, set(), True)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+    vault.bus.subscribe(index_ready)
     server.middleware.insert(0, subs.middleware)
     sdk.announce_resource_list_changes(server)
 
     def page(cursor: str | None) -> ListResourcesResult:
+        if cursor == LOADING_CURSOR:
+            cursor = None
+        if index_freshness(vault).get("index_loading"):  # waited its bound: come back, and hear list_changed
+            loading_answered.append(True)
+            return ListResourcesResult(
+                resources=[], next_cursor=LOADING_CURSOR, _meta={**LIST_TEXT, "index_loading": True}
+            )
         res = vault.list(Query(include_attachments=True, limit=RESOURCE_PAGE, cursor=cursor))
         rows = [
             Resource(

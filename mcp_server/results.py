@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, ResourceLink, TextContent, ToolAnnotations
 
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.errors import VaultError
@@ -53,8 +53,15 @@ def result_of(answer: Answer) -> CallToolResult:
     if answer.is_error:
         return CallToolResult(content=[TextContent(type="text", text=answer.text)], is_error=True)
     return CallToolResult(
-        content=[TextContent(type="text", text=answer.text)], structured_content=answer.structured, _meta=answer.meta
+        content=[TextContent(type="text", text=answer.text), *links_of(answer.links)],
+        structured_content=answer.structured,
+        _meta=answer.meta,
     )
+
+
+def links_of(links: Any) -> list[ResourceLink]:
+    """The SDK's ResourceLink blocks of answers.note_link dicts."""
+    return [ResourceLink.model_validate(link) for link in links]
 
 
 ASK_FOR_LESS = (
@@ -68,6 +75,7 @@ def ok(
     text: str | None = None,
     meta: dict[str, Any] | None = None,
     too_big: str = ASK_FOR_LESS,
+    links: Any = (),
 ) -> CallToolResult:
     """A successful result: structured content, and the same data as its text (`text_of`, or `text`).
 
@@ -80,7 +88,9 @@ def ok(
         size = max(size, len(budget.encoded(structured)))
     if size > budget.HARD_ANSWER_BYTES:
         return fail(budget.over_cap(size, too_big))
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured, _meta=meta)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text), *links_of(links)], structured_content=structured, _meta=meta
+    )
 
 
 def listing(
@@ -136,15 +146,18 @@ def listing(
         b'"',
     )
     return CallToolResult(
-        content=[TextContent(type="text", text=text)],
+        content=[TextContent(type="text", text=text), *links_of(page.links)],
         structured_content={"result": splice.put(b"[", b",".join(page.rows), b"]"), **page.rest},
         _meta=meta,
     )
 
 
-def page_rows(rows: list[dict[str, Any]], *, budget_bytes: int, explicit: bool) -> tuple[int, str | None]:
+def page_rows(
+    rows: list[dict[str, Any]], *, budget_bytes: int, explicit: bool, extra: list[int] | None = None
+) -> tuple[int, str | None]:
     """How many of `rows` (plain dicts) one answer carries: (count, None), or (0, error text) when
-    a page the caller sized would pass the hard cap. See `listing`."""
+    a page the caller sized would pass the hard cap. `extra`: more bytes each row brings to the message
+    (its resource_link block). See `listing`."""
     sizes = [len(budget.encoded(r)) for r in rows]
     n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
     if explicit and n < len(rows) or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
@@ -152,7 +165,10 @@ def page_rows(rows: list[dict[str, Any]], *, budget_bytes: int, explicit: bool) 
             sum(sizes) + len(sizes) + budget.TAIL_BYTES, f"pass limit={n} or less and follow next_cursor"
         )
     if not explicit:
-        n = min(n, budget.fit([len(budget.encoded(list(r.values()))) for r in rows], budget_bytes))
+        whole = [budget.row_bytes(r, budget.encoded(list(r.values()))) for r in rows]
+        if extra is not None:
+            whole = [w + x for w, x in zip(whole, extra, strict=True)]
+        n = min(n, budget.fit_message(whole, budget_bytes))
     return n, None
 
 

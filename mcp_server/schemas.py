@@ -25,10 +25,32 @@ Rows = Annotated[
     WithJsonSchema(
         {
             "type": "array",
-            "description": "Listing rows in order, each an object: " + ROW_FIELDS,
+            "description": "Rows in order: " + ROW_FIELDS,
         }
     ),
 ]
+HIT_FIELDS = (
+    "path, title, folder, score, snippet (matches in **), modified_at, status, stale, trust_tier, tags, duplicates?"
+)
+LINK_FIELDS = "target, kind (wiki|embed|markdown), heading, alias, resolved (the path, or null)"
+CHANGE_FIELDS = (
+    "id, at, kind (change|revert|outside), who, tool, path, summary, session?, src? (a rename's source), "
+    "etag?, previous_etag?, reverted_by?, revert_of? (change ids)"
+)
+
+
+def described(what: str) -> WithJsonSchema:
+    """An array whose items are described, not typed: the tool list stays small (every client pays for it at
+    the start of each session) and a validating client does not walk every row (see Rows)."""
+    return WithJsonSchema({"type": "array", "description": what})
+
+
+Hits = Annotated[Any, described("Hits, best first: " + HIT_FIELDS)]
+LinkRows = Annotated[Any, described("Links: " + LINK_FIELDS)]
+ChangeRows = Annotated[Any, described("Changes, newest first: " + CHANGE_FIELDS)]
+FolderRows = Annotated[Any, described("Folders: path, notes, subfolders, modified_at")]
+TagRows = Annotated[Any, described("Tags: tag, count")]
+SkippedRows = Annotated[Any, described("Files not indexed: path, reason")]
 TriageRows = Annotated[
     Any,
     WithJsonSchema(
@@ -50,7 +72,7 @@ class DocumentList(TypedDict):
     okf_bundle: bool
 
 
-class SearchHit(TypedDict):
+class SearchHit(TypedDict):  # a row of SearchResults.result (described there, not typed: Hits)
     path: str
     title: str
     folder: str
@@ -67,7 +89,7 @@ class SearchHit(TypedDict):
 class SearchResults(TypedDict):
     """Hits best first; total counts every match (core's SearchResult.total is always counted)."""
 
-    result: list[SearchHit]
+    result: Hits
     total: int
     returned: int
     next_cursor: str | None
@@ -89,10 +111,10 @@ class ReadOutput(TypedDict):
     okf_bundle: NotRequired[bool]
     status: NotRequired[str | None]
     stale: NotRequired[bool | None]
-    stale_after: NotRequired[Any]
+    stale_after: NotRequired[str | None]
     trust_tier: NotRequired[str | None]
     tags: NotRequired[list[str]]
-    frontmatter: NotRequired[dict[str, Any]]
+    frontmatter: NotRequired[Annotated[dict[str, Any], WithJsonSchema({"type": "object"})]]
     frontmatter_error: NotRequired[str]
     decode_error: NotRequired[bool]
     content: NotRequired[str | None]
@@ -109,7 +131,7 @@ class ReadOutput(TypedDict):
     content_omitted: NotRequired[str]
 
 
-class TriageCounts(TypedDict):
+class TriageCounts(TypedDict):  # TriageOutput.counts (described there: Counts)
     notes: int
     deprecated: int
     stale: int
@@ -122,7 +144,19 @@ class TriageCounts(TypedDict):
     by_status: dict[str, int]
 
 
-class SkippedFile(TypedDict):
+Counts = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            "type": "object",
+            "description": "Note counts: notes, deprecated, stale, unverified, machine_confirmed, human_reviewed, "
+            "broken_frontmatter, undecodable, skipped_files; by_status: {status: count}",
+        }
+    ),
+]
+
+
+class SkippedFile(TypedDict):  # a row of TriageOutput.skipped (described there)
     path: str
     reason: str
 
@@ -132,16 +166,16 @@ class TriageOutput(TypedDict):
 
     as_of: str
     okf_bundle: bool
-    counts: TriageCounts
+    counts: Counts
     category: str | None
     result: TriageRows
     total: int
     returned: int
     next_cursor: str | None
-    skipped: NotRequired[list[SkippedFile]]
+    skipped: NotRequired[SkippedRows]
 
 
-class FolderRow(TypedDict):
+class FolderRow(TypedDict):  # a row of FolderList.result (described there)
     path: str
     notes: int
     subfolders: int
@@ -149,25 +183,25 @@ class FolderRow(TypedDict):
 
 
 class FolderList(TypedDict):
-    result: list[FolderRow]
+    result: FolderRows
     total: int
     returned: int
     next_cursor: str | None
 
 
-class TagRow(TypedDict):
+class TagRow(TypedDict):  # a row of TagList.result (described there)
     tag: str
     count: int
 
 
 class TagList(TypedDict):
-    result: list[TagRow]
+    result: TagRows
     total: int
     returned: int
     next_cursor: str | None
 
 
-class OutgoingLink(TypedDict):
+class OutgoingLink(TypedDict):  # an item of Links' lists (described there: LinkRows)
     target: str
     kind: Literal["wiki", "embed", "markdown"]
     heading: str | None
@@ -177,10 +211,33 @@ class OutgoingLink(TypedDict):
 
 class Links(TypedDict):
     path: str
-    outgoing: list[OutgoingLink]
+    outgoing: LinkRows
     backlinks: list[str]
-    broken: list[OutgoingLink]
+    broken: LinkRows
     truncated: NotRequired[dict[str, int]]
+
+
+class ChangeRow(TypedDict):  # a row of History.changes (described there: ChangeRows)
+    id: int
+    at: str
+    kind: Literal["change", "revert", "outside"]
+    who: str
+    tool: str
+    path: str
+    summary: str
+    session: NotRequired[str]
+    src: NotRequired[str]
+    etag: NotRequired[str | None]
+    previous_etag: NotRequired[str | None]
+    reverted_by: NotRequired[int]
+    revert_of: NotRequired[int]
+
+
+class History(TypedDict):
+    """A note's journaled changes, newest first."""
+
+    path: str
+    changes: ChangeRows
 
 
 class PathList(TypedDict):
@@ -195,10 +252,14 @@ class TextResult(TypedDict):
     result: str
 
 
+ANNOTATIONS = frozenset({"title", "description", "examples", "deprecated", "readOnly", "writeOnly"})
+
+
 def compact(schema: dict[str, Any]) -> dict[str, Any]:
     """The same JSON schema, cheaper for clients to compile and check: local `$ref`s inlined,
-    `anyOf` of bare types (or of one typed schema and null) folded into one `type` list,
-    `title`s dropped.
+    `title`s dropped, and never a list of types (`"type": ["string", "null"]`): single-type
+    dialects (Gemini's function declarations, OpenAPI 3.0 tools) refuse or misread one, so a
+    nullable value stays `anyOf` [X, null].
 
     Validation semantics are unchanged (titles are annotations). It matters to clients that
     validate results with a generic validator: the Python SDK compiles each tool's output schema
@@ -214,15 +275,24 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(node, dict):
             return node
         ref = node.get("$ref")
-        if isinstance(ref, str) and len(node) == 1 and ref.startswith("#/$defs/") and ref[8:] in defs:
+        # a $ref beside annotations only (a parameter's description) is inlined too: many function-calling
+        # dialects resolve no $ref at all, and annotations never change what validates
+        if (
+            isinstance(ref, str)
+            and set(node) <= ANNOTATIONS | {"$ref"}
+            and ref.startswith("#/$defs/")
+            and ref[8:] in defs
+        ):
             name = ref[8:]
             if name in expanding:
                 raise RecursionError(name)
             expanding.append(name)
             try:
-                return walk(defs[name], property_schema=property_schema)
+                target = walk(defs[name], property_schema=property_schema)
             finally:
                 expanding.pop()
+            extra = {k: v for k, v in node.items() if k not in ("$ref", "title")}
+            return {**target, **extra} if isinstance(target, dict) else target
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "$defs" or (key == "title" and isinstance(value, str)):
@@ -232,29 +302,15 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
             else:
                 out[key] = walk(value)
         branches = out.get("anyOf")
-        if (
-            isinstance(branches, list)
-            and "type" not in out
-            and branches
-            and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches)
-        ):
-            del out["anyOf"]
-            out["type"] = [b["type"] for b in branches]
-        elif isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches and "type" not in out:
-            # [X, null] with X of one type: X's keywords (minimum, maxLength, items...) apply to
-            # that type only, so {"type": [t, "null"], ...X} accepts exactly the same values
-            typed = branches[0] if branches[1] == {"type": "null"} else branches[1]
-            if (
-                isinstance(typed, dict)
-                and isinstance(typed.get("type"), str)
-                and not set(typed) & {"const", "anyOf", "oneOf", "allOf", "$ref", "not"}
-                and not set(typed) & set(out)
-            ):
+        if isinstance(branches, list) and "type" not in out and all(_bare(b) for b in branches):
+            kinds = [b["type"] for b in branches]
+            if "integer" in kinds and "number" in kinds:  # every integer is a number: the same values
+                branches = [b for b in branches if b["type"] != "integer"]
+            if len(branches) == 1:
                 del out["anyOf"]
-                out.update(typed)
-                out["type"] = [typed["type"], "null"]
-                if isinstance(typed.get("enum"), list):
-                    out["enum"] = [*typed["enum"], None]
+                out["type"] = branches[0]["type"]
+            else:
+                out["anyOf"] = branches
         return out
 
     try:
@@ -278,12 +334,19 @@ def compact_input(schema: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(prop, dict) or name in required or "default" not in prop or prop["default"] is not None:
             continue
         del prop["default"]
-        kinds = prop.get("type")
-        if isinstance(kinds, list) and len(kinds) == 2 and "null" in kinds:  # leave it out rather than send null
-            prop["type"] = kinds[0] if kinds[1] == "null" else kinds[1]
-            if isinstance(prop.get("enum"), list):
-                prop["enum"] = [v for v in prop["enum"] if v is not None]
+        branches = prop.get("anyOf")
+        if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
+            typed = branches[0] if branches[1] == {"type": "null"} else branches[1]
+            if isinstance(typed, dict) and not set(typed) & (
+                set(prop) - {"anyOf"}
+            ):  # leave it out rather than send null
+                del prop["anyOf"]
+                prop.update(typed)
     return out
+
+
+def _bare(branch: Any) -> bool:
+    return isinstance(branch, dict) and set(branch) == {"type"} and isinstance(branch["type"], str)
 
 
 def _has_ref(node: Any) -> bool:

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from vaultwatch.core.vault import Vault
 
-from . import budget, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
+from . import budget, completions, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
 from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
@@ -216,7 +216,7 @@ def build_server(
 ) -> tuple[VaultMCPServer, Activity]:
     """The MCP server for `vault` and the Activity that attributes its calls (see module doc).
 
-    `max_answer_bytes` is the text budget of a default answer (mcp_server/budget.py);
+    `max_answer_bytes` is the budget of a default answer's whole message (mcp_server/budget.py);
     `tool_prefix` starts every tool's name (add_prefix). ValueError for a value out of range.
     """
     budget.check(max_answer_bytes)
@@ -252,6 +252,7 @@ def build_server(
             tool.annotations = tool.annotations.model_copy(update={"title": None})  # said once, as the tool's title
     prompts.register(server, env)
     server.resource_subscriptions = resources.register(server, vault)
+    completions.register(server, vault)
     server.client_log = progress.ClientLog()
     sdk.on_set_logging_level(server, server.client_log.set_level)
     add_prefix(server, tool_prefix)

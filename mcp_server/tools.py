@@ -33,6 +33,7 @@ from vaultwatch.core.vault import Vault
 from . import budget, progress, readcalls, schemas
 from . import descriptions as d
 from .activity import current_call
+from .answers import link_bytes, note_link
 from .readcalls import ROW_TEXT, FilterValue, index_freshness, root_folder, untrusted
 from .results import fail, listing, ok, page_rows, read_only, vault_errors
 
@@ -148,13 +149,16 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                 attachment_content=include_attachment_content is not False,
             )
             out = result.as_json()
+            stale_after = out.get("stale_after")
+            if stale_after is not None and not isinstance(stale_after, str):  # the schema promises text or null
+                out["stale_after"] = json.dumps(stale_after, ensure_ascii=False, default=str)
             notice = result.marker()
             if notice:
                 out["notice"] = notice
-            size = len(budget.encoded(out))
+            size = budget.message_bytes(out)  # the whole message: the content once as text, once structured
             if size <= room or max_chars is not None or not out.get("content"):
                 break
-            chars = max(1, min(chars - 1, int(chars * (room - budget.TAIL_BYTES) / size * 0.95)))
+            chars = max(1, min(chars - 1, int(chars * (room - budget.MESSAGE_TAIL_BYTES) / size * 0.95)))
         if include_attachment_content is None and size > room and "content_base64" in out:
             del out["content_base64"]
             out["content_omitted"] = (
@@ -403,24 +407,24 @@ def _fit_links(out: dict[str, Any], room: int) -> None:
     keys = ("outgoing", "backlinks", "broken")
     totals = {key: len(out[key]) for key in keys}
     # the answer without its lists' items (an item's measure counts its comma; a list's last has none)
-    fixed = len(budget.encoded({**out, **{key: [] for key in keys}})) - sum(1 for key in keys if out[key])
+    fixed = budget.message_bytes({**out, **{key: [] for key in keys}})
     sums = {}
     for key in keys:
         acc, run = [0], 0
         for item in out[key]:
             if fixed + run > room:  # no share reaching past here fits: stop measuring
                 break
-            run += len(budget.encoded(item)) + 1
+            run += budget.row_bytes(item) + 1
             acc.append(run)
         sums[key] = acc
-    if all(len(sums[key]) - 1 == totals[key] for key in keys) and len(budget.encoded(out)) <= room:
+    if all(len(sums[key]) - 1 == totals[key] for key in keys) and budget.message_bytes(out) <= room:
         return
     lo, hi = 0.0, 1.0
     for _ in range(30):  # the largest common share of every list that fits
         mid = (lo + hi) / 2
         at = {key: int(mid * totals[key]) for key in keys}
         used = fixed + sum(sums[key][at[key]] if at[key] < len(sums[key]) else room + 1 for key in keys)
-        lo, hi = (mid, hi) if used <= room - budget.TAIL_BYTES else (lo, mid)
+        lo, hi = (mid, hi) if used <= room else (lo, mid)
     for key in keys:
         out[key] = out[key][: int(lo * totals[key])]
     out["truncated"] = {key: n for key, n in totals.items() if len(out[key]) < n}
@@ -500,7 +504,8 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
         meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
         # a page the caller did not size is cut to the answer budget, resuming at the next hit; any page
         # the caller sized stops at the hard cap (page_rows)
-        n, error = page_rows(hits, budget_bytes=budget_bytes, explicit=explicit)
+        links = [note_link(hit.entry) for hit in res.hits]  # a host can open or attach each hit
+        n, error = page_rows(hits, budget_bytes=budget_bytes, explicit=explicit, extra=[link_bytes(k) for k in links])
         if error:
             return fail(error)
         hits = hits[:n]
@@ -516,6 +521,7 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
                 "mode": res.mode,
             },
             meta=untrusted(meta, HIT_TEXT),
+            links=links[:n],
         )
 
     server.add_tool(
@@ -528,7 +534,7 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
     def similar(
         path: Annotated[str, Field(min_length=1, max_length=4096, description=d.P_SIMILAR_PATH)],
         folder: Annotated[str | None, Field(description=d.P_FOLDER)] = None,
-        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        limit: Annotated[int, Field(ge=1, le=100, description=d.P_SIMILAR_LIMIT)] = 10,
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
         res = vault.similar(path, folder=root_folder(folder), limit=limit, wait=SEARCH_BUILD_WAIT)

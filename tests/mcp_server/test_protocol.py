@@ -33,20 +33,23 @@ async def test_unknown_tools_and_prompts_are_invalid_params_errors(vault, sock_d
         prompts = (await client.list_prompts()).prompts
         review = await client.get_prompt("review_vault", {"folder": "Sub"})
         root = await client.get_prompt("review_vault", {"folder": "/"})
-        whole = await client.get_prompt("review_vault", {"folder": ""})
+        empty = await client.get_prompt("review_vault", {"folder": ""})
+        whole = await client.get_prompt("review_vault", {})
     assert tool.value.code == -32602 and "Unknown tool: 'no_such_tool'" in tool.value.message
     assert "list_documents" in tool.value.message  # names what there is
     assert prompt.value.code == -32602 and "review_vault" in prompt.value.message
     assert [p.name for p in prompts] == ["review_vault"]
     text = review.messages[0].content.text
     assert "triage" in text and "'Sub'" in text and "not instructions" in text
-    # "/" is the root level, as in every tool; empty is the whole vault, and the argument says so
-    assert "root level" in root.messages[0].content.text and "folder=''" in root.messages[0].content.text
+    # "" and "/" are the root level, as in every tool; left out, the whole vault, and the argument says so
+    for at_root in (root, empty):
+        assert "root level" in at_root.messages[0].content.text and "folder=''" in at_root.messages[0].content.text
     assert (
         "folder=" not in whole.messages[0].content.text and "only" not in whole.messages[0].content.text.split("\n")[0]
     )
     [argument] = prompts[0].arguments
-    assert '"/" = root-level notes only' in argument.description and "empty = the whole vault" in argument.description
+    assert not argument.required
+    assert '"" or "/" = root-level notes only' in argument.description and "omit for the whole" in argument.description
 
 
 async def test_capabilities_offer_only_what_changes(vault, sock_dir):

@@ -60,6 +60,7 @@ async def test_notes_are_resources_listed_read_and_fresh_after_an_outside_edit(v
     assert edited.contents[0].text == "# Home, edited outside\n"
     codes = [e.code for e in errors.values()]
     assert codes == [-32602, -32002, -32602, -32602]
+    assert all(e.error.data == {"uri": uri} for uri, e in errors.items())  # data.uri, as the spec asks
     assert "hidden path blocked" in list(errors.values())[0].message
 
 

@@ -88,7 +88,7 @@ async def test_compacted_schemas_accept_and_refuse_the_same_results(demo):
     assert checked > 400
 
 
-def test_recursive_and_annotated_refs_are_kept():
+def test_recursive_refs_are_kept_and_annotated_ones_inlined():
     recursive = {
         "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
         "$ref": "#/$defs/Node",
@@ -99,7 +99,9 @@ def test_recursive_and_annotated_refs_are_kept():
         "type": "object",
         "properties": {"row": {"$ref": "#/$defs/Row", "description": "one row"}},
     }
-    assert schemas.compact(annotated) == annotated
+    assert schemas.compact(annotated)["properties"]["row"] == {"type": "object", "description": "one row"}
+    checked = {"$defs": {"Row": {"type": "object"}}, "properties": {"row": {"$ref": "#/$defs/Row", "minProperties": 1}}}
+    assert schemas.compact(checked) == checked  # a sibling that validates keeps the $ref
     folded = schemas.compact(
         {
             "type": "object",
@@ -109,7 +111,53 @@ def test_recursive_and_annotated_refs_are_kept():
             },
         }
     )
-    assert folded["properties"]["a"] == {"type": ["string", "null"], "default": None}
-    assert folded["properties"]["b"] == {"type": ["string", "null"], "minLength": 1}  # minLength binds strings only
+    # nullable stays anyOf: a list of types is what single-type dialects refuse
+    assert folded["properties"]["a"] == {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+    assert folded["properties"]["b"] == {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}
+    numbers = schemas.compact({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "number"}]})
+    assert numbers == {"anyOf": [{"type": "string"}, {"type": "number"}]}  # integers are numbers
     kept = {"anyOf": [{"type": "string", "const": "x"}, {"type": "null"}]}
     assert schemas.compact({"type": "object", "properties": {"c": kept}})["properties"]["c"] == kept
+
+
+def single_type_problems(node, where: str) -> list[str]:
+    """Where a schema leaves a single-type dialect (Gemini's function declarations, OpenAPI 3.0) stuck:
+    a list of types, or a property with no type at all (anyOf, enum or const say it in their own way)."""
+    found = []
+    if isinstance(node, dict):
+        if isinstance(node.get("type"), list):
+            found.append(f"{where}: type {node['type']}")
+        for name, sub in (node.get("properties") or {}).items():
+            if isinstance(sub, dict) and not {"type", "anyOf", "enum", "const"} & set(sub):
+                found.append(f"{where}.{name}: no type")
+        for key, value in node.items():
+            found += single_type_problems(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += single_type_problems(value, f"{where}[{i}]")
+    return found
+
+
+async def test_every_schema_is_single_typed_and_complete(make_vault, open_vault, sock_dir):
+    """tools/list as a client receives it: no property typed as a list of types, none untyped, an output
+    schema for every native tool (history's too), and read's stale_after always text or null."""
+    from mcp_testing import serving, uds_client
+
+    vault = open_vault(make_vault({"odd.md": "---\nstale_after: 5\n---\n# Odd\n", "ok.md": "# Ok\n"}))
+    async with serving(vault, sock_dir / "v.sock") as host, uds_client(host.socket_path) as client:
+        tools = (await client.list_tools()).tools
+        odd = await client.call_tool("read", {"path": "odd.md"})
+        history = await client.call_tool("history", {"path": "ok.md"})
+    problems = []
+    for tool in tools:
+        problems += single_type_problems(tool.input_schema, f"{tool.name}.inputSchema")
+        problems += single_type_problems(tool.output_schema or {}, f"{tool.name}.outputSchema")
+    assert problems == []
+    native = {t.name: t for t in tools if not t.name.startswith(("vault_", "obsidian_"))}
+    assert {"read", "history", "write"} <= set(native)
+    assert all(t.output_schema for t in native.values()), [n for n, t in native.items() if not t.output_schema]
+    published = native["read"].output_schema
+    assert odd.structured_content["stale_after"] == "5"
+    assert validator_for(published)(published).is_valid(odd.structured_content)
+    schema = native["history"].output_schema
+    assert not history.is_error and validator_for(schema)(schema).is_valid(history.structured_content)
