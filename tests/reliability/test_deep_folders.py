@@ -66,7 +66,7 @@ def deep_vault():
     subprocess.run(["rm", "-rf", str(base)], check=False)
 
 
-def test_start_up_clean_up_reaches_the_bottom_of_a_deep_folder(deep_vault):
+def test_start_up_clean_up_reaches_the_bottom_of_a_deep_folder(deep_vault, figure):
     root, bottom = deep_vault
     sock_dir = short_dir("vwds")
     proc = serve_process(root, os.path.join(sock_dir, "v.sock"))
@@ -88,9 +88,15 @@ def test_start_up_clean_up_reaches_the_bottom_of_a_deep_folder(deep_vault):
     assert "RecursionError" not in err, err[-2000:]
     assert left == [], f"temp files a killed write left were not removed: {left}; {err[-1500:]}"
     assert (bottom.parents[98] / "n900.md").exists()  # only the temp files went
+    figure("deep_folder_levels", DEPTH)
+    figure(
+        "fixed_bug",
+        "a folder 1,000 levels deep killed the start-up temp-file clean-up thread (RecursionError in "
+        "os.fwalk) and killed writes' temp files stayed; fixed by core/disk/walk.py (iterative, one descriptor)",
+    )
 
 
-async def test_rename_and_delete_of_a_deep_folder_through_the_server(deep_vault):
+async def test_rename_and_delete_of_a_deep_folder_through_the_server(deep_vault, figure):
     root, _bottom = deep_vault
     vault = Vault(str(root), cache=False)
     vault.load()
@@ -120,3 +126,10 @@ async def test_rename_and_delete_of_a_deep_folder_through_the_server(deep_vault)
     assert took_lane_delete == 1
     assert not (root / "moved").exists() and (root / ".trash" / "moved" / "n0.md").exists()
     assert after.is_error or after.structured_content["total"] == 0
+    figure("deep_entries_moved", len(indexed))
+    figure(
+        "fixed_bug",
+        "rename of a 1,000-deep folder answered 'internal error (RecursionError)', and a deep move's "
+        "index refresh cost the cube of the depth; fixed by core/disk/walk.py, a shared folder memo in "
+        "refresh_paths (core/index/scan.py walked_folder) and the lane weighing folder moves",
+    )

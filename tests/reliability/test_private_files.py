@@ -161,6 +161,8 @@ async def test_nothing_vaultwatch_keeps_is_readable_by_another_user(world, umask
         # the vault marker, the journal, the socket
         assert {"entries.sqlite", "search.sqlite", "vault.txt", "handshake"} <= names, sorted(names)
         assert any(n.endswith(".sqlite3") for n in names), sorted(names)  # the change journal
+        if when == "while serving":
+            assert "search.sqlite-wal" in names, sorted(names)  # SQLite's side file, open while serving
         assert not _loose(entries), (when, _loose(entries))
         for p in made:
             assert not stat.S_IMODE(os.stat(p).st_mode) & 0o077, (when, p)
@@ -176,3 +178,9 @@ async def test_nothing_vaultwatch_keeps_is_readable_by_another_user(world, umask
     await _serve_and_use(world, umask, check)
     assert set(checked) == {"while serving", "after the server stopped"}
     figure("private_entries_checked", max(checked.values()))
+    figure(
+        "fixed_bug",
+        "the cache folder was 0755 with 0644 files (0666 under umask 000): another local user read whole "
+        "notes from search.sqlite and its WAL and the vault's path from vault.txt; fixed by "
+        "core/disk/private.py (folders 0700, files 0600 whatever the umask, older ones tightened at start)",
+    )
