@@ -30,7 +30,7 @@ CAP = getattr(resources, "MAX_PER_SESSION", 1000)
 MAX_URI = getattr(resources, "MAX_URI_CHARS", len(resources.SCHEME) + 3 * 4096)
 
 
-def client_for(socket_path, heard: list) -> Client:
+def client_for(socket_path, heard: list, mode: str = "legacy") -> Client:
     """A real `mcp` client on the socket that notes every resources/updated it hears in `heard`."""
 
     async def on_message(message) -> None:
@@ -43,7 +43,7 @@ def client_for(socket_path, heard: list) -> Client:
     )
     return Client(
         streamable_http_client("http://localhost/mcp", http_client=http),
-        mode="legacy",
+        mode=mode,
         client_info=Implementation(name="subscriber", version="1"),
         message_handler=on_message,
     )
@@ -155,3 +155,40 @@ async def test_one_agents_many_subscriptions_cost_another_agent_nothing(vault, s
         "the event loop: 116 subscriptions of 60 KB URIs pushed another agent's listing to p50 0.51 s; "
         "followers are now indexed by path (mcp_server/resources.py)",
     )
+
+
+async def test_a_listen_stream_is_held_to_the_same_limits(vault, sock_dir):
+    """A 2026-07-28 client names what it follows when it opens a subscriptions/listen stream: the same
+    cap and URI limit apply there, with the same errors, and a stream within them still hears changes."""
+    refusals = {}
+    events: list = []
+    async with (
+        serving(vault, sock_dir / "v.sock") as host,
+        client_for(host.socket_path, [], mode="auto") as client,
+    ):
+
+        async def first_event(uris: list[str]) -> None:
+            async with client.listen(resource_subscriptions=uris) as sub:
+                async for _event in sub:
+                    break
+
+        for what, uris in (
+            ("long", [resources.SCHEME + "x" * 60_000]),
+            ("many", [resources.uri_of(f"n{i}.md") for i in range(CAP + 1)]),
+        ):
+            with pytest.raises(MCPError) as refused:  # a stream accepted would wait for an event: a timeout
+                await asyncio.wait_for(first_event(uris), 10)
+            refusals[what] = refused.value
+        async with client.listen(resource_subscriptions=[PLAN]) as sub:
+
+            async def collect() -> None:
+                async for event in sub:
+                    events.append(type(event).__name__)
+
+            task = asyncio.create_task(collect())
+            await client.call_tool("write", {"path": "Plan.md", "content": "# Plan\nagain\n", "overwrite": True})
+            heard = await until(lambda: "ResourceUpdated" in events)
+            task.cancel()
+    assert f"at most {MAX_URI}" in refusals["long"].message, refusals["long"].message
+    assert f"at most {CAP}" in refusals["many"].message, refusals["many"].message
+    assert heard, events
