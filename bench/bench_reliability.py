@@ -107,6 +107,26 @@ FAMILIES = {  # file stem -> (family, what it covers)
         "plays (move the folder away, edit, move it back; move a note out of delete protection, then delete "
         "it); every answer must be declined or refused, name the rule, and leave the vault byte for byte",
     ),
+    "test_private_files": (
+        "Private files",
+        "a real `vaultwatch serve --stdio` under umask 022 and 000 indexes a private vault, builds its "
+        "full-text index, answers the real `mcp` client's searches and a write; while it runs and after, "
+        "every folder under the cache, state, config and runtime folders is 0700 and every file 0600 "
+        "(SQLite's WAL included, older loose files tightened), and the `nobody` user can list or read none",
+    ),
+    "test_subscriptions": (
+        "Bounded subscriptions",
+        "through the real server and the real `mcp` client: a session's subscription cap and the URI "
+        "length limit (clear errors, nothing lost), and one agent's 1,000 subscriptions costing another "
+        "agent's first listing, subscribe, unsubscribe and change notification no work (counted path "
+        "look-ups, not timed)",
+    ),
+    "test_deep_folders": (
+        "Deep folders",
+        "a folder 1,000 levels deep: the start-up temp-file clean-up of a real `vaultwatch serve` reaches "
+        "its bottom; `rename` and `delete` of the whole tree through the real server and `mcp` client are "
+        "done (not an internal error) and take the lane as heavy calls",
+    ),
 }
 # Earlier tests that already prove a part of a family: run and counted here, not repeated.
 CITED = {
@@ -512,6 +532,24 @@ def headline(name: str, fam: dict) -> tuple[str, str]:
             f"{_fmt(a.get('gate_refused_otherwise', 0))} refused before the gate (symlink rename, confusable "
             f"name), {_fmt(a.get('gate_accepted', '?'))} accepted; the vault byte for byte as before"
         )
+        return cases, figs
+    if name == "Private files":
+        runs = [v for k, v in pt.items() if k.startswith("test_nothing_vaultwatch_keeps_is_readable_by_another_user")]
+        checked = max((v.get("private_entries_checked", 0) for v in runs), default=0)
+        cases = f"{len(runs)} umasks (022, 000), up to {_fmt(checked)} folders and files each"
+        figs = f"up to {_fmt(checked)} entries checked 0700/0600 while serving and after; 0 readable by `nobody`"
+        return cases, figs
+    if name == "Bounded subscriptions":
+        cap = pt.get("test_a_session_is_capped_and_oversized_uris_refused_with_clear_errors", {})
+        greedy = pt.get("test_one_agents_many_subscriptions_cost_another_agent_nothing", {})
+        cases = f"{_fmt(cap.get('subscriptions_per_session', 0))} subscriptions to the cap; {_fmt(greedy.get('greedy_subscriptions', 0))} by a greedy agent"
+        figs = "0 path look-ups for another agent's first listing, 1 per subscribe, unsubscribe and notification"
+        return cases, figs
+    if name == "Deep folders":
+        up = pt.get("test_start_up_clean_up_reaches_the_bottom_of_a_deep_folder", {})
+        mv = pt.get("test_rename_and_delete_of_a_deep_folder_through_the_server", {})
+        cases = f"a {_fmt(up.get('deep_folder_levels', 0))}-level folder: start-up clean-up, rename, delete"
+        figs = f"temp files removed at the bottom; {_fmt(mv.get('deep_entries_moved', 0))} indexed entries moved and deleted in one heavy call each"
         return cases, figs
     return "", ""
 

@@ -150,7 +150,10 @@ class Vault:
         everything under it when it was a folder.
         """
         with self.refresh_lock:
-            found = {rel: (stat_one(self.root_real, rel, self.config) if rel else None) for rel in dict.fromkeys(paths)}
+            memo: dict[str, str | None] = {}  # the folders' answers, shared by the batch (scan.walked_folder)
+            found = {
+                rel: (stat_one(self.root_real, rel, self.config, memo) if rel else None) for rel in dict.fromkeys(paths)
+            }
             return self.apply_found(found, source)
 
     def apply_found(self, found_by_path: dict, source: str) -> Snapshot:

@@ -53,11 +53,16 @@ from typing import Any
 
 from vaultwatch.core import handoffs, memory
 from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.model import FOLDER
 from vaultwatch.core.review.hooks import current_caller
 from vaultwatch.core.vault import Vault
 
 HEAVY_BYTES = 1024 * 1024  # a call whose weight reaches this takes the lane
 LINK_BYTES = 120  # what one link weighs in a get_links answer (its JSON, encoded twice to fit the budget)
+# what one entry beneath a moved or deleted folder weighs: the move re-reads each into the index
+# (a deep tree's entries cost their depth each), as reading a small note would
+MOVED_ENTRY_BYTES = 4096
+FOLDER_TOOLS = ("rename", "delete")  # the tools that move a whole folder named by `path` (any --tool-prefix)
 WAIT_S = 30.0  # the longest a heavy call waits for the lane before it is refused
 POLL_S = 0.02  # how often a waiting call looks at the lane (cancellable; no thread is held while waiting)
 
@@ -69,8 +74,9 @@ _stats_lock = threading.Lock()
 stats = {"heavy": 0, "waited": 0, "refused": 0, "running": 0, "most_running": 0}  # figures and tests
 
 
-def weight(vault: Vault, arguments: Mapping[str, Any]) -> int:
-    """Roughly how many bytes a call with these arguments works through (0 when it names nothing big)."""
+def weight(vault: Vault, arguments: Mapping[str, Any], tool: str = "") -> int:
+    """Roughly how many bytes a call with these arguments works through (0 when it names nothing big).
+    A `tool` of FOLDER_TOOLS naming a folder weighs what lies beneath it (one bisection)."""
     w = 0
     content = arguments.get("content")
     if isinstance(content, str):
@@ -83,6 +89,9 @@ def weight(vault: Vault, arguments: Mapping[str, Any]) -> int:
             entry = None
         if entry is not None:
             w = max(w, entry.size_bytes, len(entry.links) * LINK_BYTES)
+            if entry.kind == FOLDER and tool.endswith(FOLDER_TOOLS):
+                lo, hi = vault.snapshot.span(entry.path)
+                w = max(w, (hi - lo) * MOVED_ENTRY_BYTES)
     return w
 
 
@@ -133,7 +142,7 @@ class Lane:
         if (
             ctx.method != "tools/call"
             or not isinstance(arguments, Mapping)
-            or weight(self.vault, arguments) < HEAVY_BYTES
+            or weight(self.vault, arguments, str(params.get("name", ""))) < HEAVY_BYTES
         ):
             return await call_next(ctx)
         _count("heavy")

@@ -26,6 +26,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from vaultwatch.core.disk.private import private_folder
 from vaultwatch.core.disk.vaultlock import Holder, holder, state_dir, vault_key
 
 IDLE_EXIT_DEFAULT = 600.0  # seconds a headless server waits without clients before it exits
@@ -138,8 +139,7 @@ def holder_socket(h: Holder) -> str | None:
 
 
 def log_path(root_real: str) -> str:
-    folder = os.path.join(state_dir(), "logs")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    folder = private_folder(os.path.join(state_dir(), "logs"))
     return os.path.join(folder, vault_key(root_real) + ".log")
 
 

@@ -69,6 +69,9 @@ LIST_TEXT = {"untrusted": "resources[].title"}
 NOTE_TEXT = {"untrusted": "contents[].text"}
 COALESCE_SECONDS = 0.05
 LOADING_CURSOR = "index-loading"  # resources/list's cursor while the first index loads: list from the start
+MAX_PER_SESSION = 1000  # notes one session (or one listen stream) may follow
+# a file path is at most 4096 bytes (PATH_MAX) and percent-encoding triples a byte at most
+MAX_URI_CHARS = len(SCHEME) + 3 * 4096
 
 
 def uri_of(path: str) -> str:
@@ -92,9 +95,12 @@ class Subscriptions:
     """Which session follows which note, and the notifications when the vault changes (see module doc).
 
     Sessions are held weakly (a session that ends drops out); the vault's bus calls `on_event` from
-    any thread, and the notifications go out on the server's event loop. `on_event` looks only at
-    the paths someone follows (a frozen set made on the loop), so a burst of thousands of changes
-    nobody subscribed to costs a set lookup each.
+    any thread, and the notifications go out on the server's event loop. The followers are indexed
+    by vault path, so subscribing, unsubscribing, opening a listen stream and a change costs work in
+    what that one request or change names, never in every subscription held (one agent's thousands
+    cannot slow another's calls); each session follows at most MAX_PER_SESSION notes by URIs of at
+    most MAX_URI_CHARS characters. `on_event` looks up only the paths a change names, so a burst of
+    thousands of changes nobody subscribed to costs a dict lookup each.
     """
 
     def __init__(self, server: Any) -> None:
@@ -103,19 +109,23 @@ class Subscriptions:
         self.notes: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self.listeners: weakref.WeakSet[Any] = weakref.WeakSet()
         self.listening: dict[int, tuple[bool, frozenset[str]]] = {}  # open subscriptions/listen streams
-        self._wanted: frozenset[str] = frozenset()  # vault paths someone follows
-        self._lists = False  # someone hears list_changed
+        # vault path -> the sessions following it, each with the URIs it used (as it spelled them)
+        self._followers: dict[str, weakref.WeakKeyDictionary[Any, set[str]]] = {}
+        self._streamed: dict[str, int] = {}  # vault path -> how many open listen streams follow it
+        self._listing_streams = 0  # open listen streams that want list_changed
         self._updated: set[str] = set()
         self._list_changed = False
         self._flush: asyncio.TimerHandle | None = None
         self.sent: list[tuple[str, str | None]] = []  # the last notifications sent (diagnostics and tests)
 
-    def _recompute(self) -> None:
-        paths = {path_of(u) for uris in list(self.notes.values()) for u in uris}
-        for _, uris in self.listening.values():
-            paths |= {path_of(u) for u in uris if u.startswith(SCHEME) and len(u) > len(SCHEME)}
-        self._wanted = frozenset(paths)
-        self._lists = bool(len(self.listeners)) or any(lists for lists, _ in self.listening.values())
+    @property
+    def _lists(self) -> bool:
+        """Someone hears list_changed."""
+        return bool(len(self.listeners)) or self._listing_streams > 0
+
+    def followed(self, path: str) -> bool:
+        """Whether a session or a listen stream follows the vault path `path`."""
+        return path in self._followers or path in self._streamed
 
     async def middleware(self, ctx: Any, call_next: Any) -> Any:
         """Server middleware: learn the server's event loop, and what 2026-07-28 listen streams follow."""
@@ -126,18 +136,30 @@ class Subscriptions:
         params: dict[str, Any] = ctx.params if isinstance(ctx.params, dict) else {}
         found = params.get("notifications")
         wanted: dict[str, Any] = found if isinstance(found, dict) else {}
-        uris = wanted.get("resourceSubscriptions") or ()
+        uris = [u for u in (wanted.get("resourceSubscriptions") or ()) if isinstance(u, str)]
+        if len(uris) > MAX_PER_SESSION:
+            raise MCPError(INVALID_PARAMS, _too_many(len(uris), "a listen stream names"))
+        # every URI is measured; other servers' URIs are not ours to follow
+        paths = {
+            _checked_path(u) for u in uris if len(u) > MAX_URI_CHARS or len(u) > len(SCHEME) and u.startswith(SCHEME)
+        }
+        lists = bool(wanted.get("resourcesListChanged"))
         key = id(ctx)
-        self.listening[key] = (
-            bool(wanted.get("resourcesListChanged")),
-            frozenset(u for u in uris if isinstance(u, str)),
-        )
-        self._recompute()
+        self.listening[key] = (lists, frozenset(uris))
+        for p in paths:
+            self._streamed[p] = self._streamed.get(p, 0) + 1
+        self._listing_streams += lists
         try:
             return await call_next(ctx)
         finally:
             self.listening.pop(key, None)
-            self._recompute()
+            self._listing_streams -= lists
+            for p in paths:
+                left = self._streamed.get(p, 1) - 1
+                if left > 0:
+                    self._streamed[p] = left
+                else:
+                    self._streamed.pop(p, None)
 
     def seen(self, ctx: Any) -> Any:
         """Note the session of a resources request (it hears list_changed from now on); its connection."""
@@ -145,28 +167,61 @@ class Subscriptions:
         conn = sdk.connection(ctx.session)
         if conn is not None and conn not in self.listeners:
             self.listeners.add(conn)
-            self._recompute()
         return conn
 
     def subscribe(self, ctx: Any, uri: str, on: bool) -> None:
-        path_of(uri)  # refuses what is not a vault resource
+        path = _checked_path(uri)  # refuses what is not a vault resource, and an oversized URI
         conn = self.seen(ctx)
         if conn is None:
             return
-        uris = self.notes.setdefault(conn, set())
+        uris = self.notes.get(conn)
+        if uris is None:
+            uris = self.notes[conn] = set()
+            # the session's end forgets what it followed (work in its own subscriptions only)
+            weakref.finalize(conn, self._session_gone, uris)
         if on:
+            if uri in uris:
+                return
+            if len(uris) >= MAX_PER_SESSION:
+                raise MCPError(INVALID_PARAMS, _too_many(len(uris) + 1, "this session would follow"))
             uris.add(uri)
-        else:
+            self._followers.setdefault(path, weakref.WeakKeyDictionary()).setdefault(conn, set()).add(uri)
+        elif uri in uris:
             uris.discard(uri)
-        self._recompute()
+            by_conn = self._followers.get(path)
+            if by_conn is not None:
+                mine = by_conn.get(conn)
+                if mine is not None:
+                    mine.discard(uri)
+                    if not mine:
+                        del by_conn[conn]
+                if not by_conn:
+                    del self._followers[path]
+
+    def _session_gone(self, uris: set[str]) -> None:
+        """A session ended (called by its finalizer, from any thread): drop the paths only it followed."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._prune, frozenset(uris))
+                return
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+        self._prune(frozenset(uris))
+
+    def _prune(self, uris: frozenset[str]) -> None:
+        for uri in uris:
+            path = path_of(uri)
+            by_conn = self._followers.get(path)
+            if by_conn is not None and not by_conn:
+                del self._followers[path]
 
     def on_event(self, event: Any) -> None:
         """From the vault's bus (any thread): gather a change someone follows, flush it shortly on the loop."""
         loop = self.loop
         if loop is None or not isinstance(event, DocumentsChanged) or loop.is_closed():
             return
-        wanted = self._wanted
-        touched = {p for p in (*event.changed, *event.removed, *event.added) if p in wanted} if wanted else set()
+        touched = {p for p in (*event.changed, *event.removed, *event.added) if self.followed(p)}
         listed = bool(event.added or event.removed) and self._lists
         if not touched and not listed:
             return
@@ -176,7 +231,7 @@ class Subscriptions:
             pass
 
     def _gather(self, touched: set[str], listed: bool) -> None:
-        self._updated |= {uri_of(p) for p in touched}
+        self._updated |= touched
         self._list_changed |= listed
         if self._flush is None and self.loop is not None:
             self._flush = self.loop.call_later(COALESCE_SECONDS, lambda: asyncio.ensure_future(self.flush()))
@@ -187,10 +242,12 @@ class Subscriptions:
         updated, self._updated = self._updated, set()
         listed, self._list_changed = self._list_changed, False
         sent: list[tuple[str, str | None]] = []
-        for conn, uris in list(self.notes.items()):
-            for uri in sorted(uris & updated):
-                await conn.send_resource_updated(uri)
-                sent.append(("updated", uri))
+        for path in sorted(updated):
+            by_conn = self._followers.get(path)
+            for conn, uris in list(by_conn.items()) if by_conn is not None else ():
+                for uri in sorted(uris):
+                    await conn.send_resource_updated(uri)
+                    sent.append(("updated", uri))
         if listed:
             for conn in list(self.listeners):
                 await conn.send_resource_list_changed()
@@ -199,11 +256,30 @@ class Subscriptions:
 
         bus = sdk.subscription_bus(self.server)
         if bus is not None:
-            for uri in sorted(updated):
-                await bus.publish(ResourceUpdated(uri=uri))
+            for path in sorted(updated):
+                await bus.publish(ResourceUpdated(uri=uri_of(path)))
             if listed:
                 await bus.publish(ResourcesListChanged())
         self.sent = (self.sent + sent)[-200:]
+
+
+def _too_many(count: int, what: str) -> str:
+    return (
+        f"{what} {count} resources; one session may follow at most {MAX_PER_SESSION}: "
+        "unsubscribe (resources/unsubscribe) from notes you no longer need first"
+    )
+
+
+def _checked_path(uri: str) -> str:
+    """The vault path of a URI to follow: MCPError for an oversized URI (before any work on it) or
+    one that is not a vault resource."""
+    if len(uri) > MAX_URI_CHARS:
+        raise MCPError(
+            INVALID_PARAMS,
+            f"resource URI of {len(uri)} characters; at most {MAX_URI_CHARS} (any vault path fits): "
+            "use the URI resources/list gives for the note",
+        )
+    return path_of(uri)
 
 
 def register(server: Any, vault: Any) -> Subscriptions:

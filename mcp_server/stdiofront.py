@@ -43,6 +43,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from vaultwatch.core.disk.private import open_private
+
 log = logging.getLogger("vaultwatch.stdio")
 
 CACHE_FILES_KEPT = 16
@@ -429,9 +431,8 @@ class StdioFront:
             self.answers[method][key] = result
         try:
             folder = cache_dir()
-            os.makedirs(folder, mode=0o700, exist_ok=True)
             tmp = f"{self.path}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as fh:
+            with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
                 json.dump(self.answers, fh, ensure_ascii=False)
             os.replace(tmp, self.path)
             kept = sorted(

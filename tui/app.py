@@ -34,6 +34,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker
 
+from vaultwatch.core.disk.private import private_file, private_folder, write_private
 from vaultwatch.core.events import (
     AgentAccess,
     AgentConnected,
@@ -346,10 +347,8 @@ class VaultwatchApp(App[None]):
         self.copy_to_clipboard(text)
         saved = ""
         try:
-            folder = _state_folder()
-            folder.mkdir(parents=True, exist_ok=True)
-            target = folder / "bridge-config.json"
-            target.write_text(text + "\n", encoding="utf-8")
+            target = _state_folder() / "bridge-config.json"
+            write_private(target, text + "\n")
             saved = f"; also written to {target}"
         except OSError as exc:
             saved = f"; could not write it to a file: {exc.strerror or exc}"
@@ -465,8 +464,8 @@ def _log_to_file() -> None:
         return
     state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "vaultwatch"
     try:
-        state.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(state / "tui.log", encoding="utf-8")
+        private_folder(state)
+        handler: logging.Handler = logging.FileHandler(private_file(state / "tui.log"), encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -23,6 +23,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass, field
 
+from vaultwatch.core.disk.private import private_folder
 from vaultwatch.core.review.approval import settings_path
 
 _TABLE = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
@@ -128,7 +129,7 @@ def save_theme(theme: str, path: str | None = None) -> str | None:
     try:
         tomllib.loads(new)
         folder = os.path.dirname(path)
-        os.makedirs(folder, mode=0o700, exist_ok=True)
+        private_folder(folder)
         fd, tmp = tempfile.mkstemp(prefix=".settings.", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -136,7 +137,7 @@ def save_theme(theme: str, path: str | None = None) -> str | None:
                 fh.flush()
                 os.fsync(fh.fileno())
             if os.path.exists(path):
-                os.chmod(tmp, os.stat(path).st_mode & 0o777)
+                os.chmod(tmp, os.stat(path).st_mode & 0o600)  # the person's own, never other users'
             os.replace(tmp, path)
         except BaseException:
             try:

@@ -100,6 +100,19 @@ def unaddressable(name: str, *, at_root: bool) -> str | None:
     return None
 
 
+_BLANK_PART = re.compile(r"(?:^|/) *(?:/|$)")
+
+
+def unaddressable_path(rel: str) -> str | None:
+    """`unaddressable` of the first of a vault path's names that is (None: every one can be addressed).
+
+    Decided in C for the whole path in the common case (a printable path holds no whitespace but
+    the ASCII space), so a deep path costs its length, not a Python step per folder level."""
+    if rel.isprintable() and "\\" not in rel and not _BLANK_PART.search(rel):
+        return unaddressable(rel.partition("/")[0], at_root=True)
+    return next((r for i, p in enumerate(rel.split("/")) if (r := unaddressable(p, at_root=i == 0))), None)
+
+
 def displayable(rel: str) -> str:
     """A path found on disk as printable text: undecodable name bytes become `\\xNN` escapes.
 
@@ -122,7 +135,8 @@ def normalize_folder(folder: object) -> str | None:
 
 def is_hidden(rel_path: str) -> bool:
     """True when any segment of a vault-relative path is dot-prefixed."""
-    return any(part.startswith(".") for part in rel_path.split("/"))
+    # one scan in C: a path's length, not its depth in Python steps (deep trees refresh many paths)
+    return rel_path.startswith(".") or "/." in rel_path
 
 
 def realpath_or_none(path: str) -> str | None:

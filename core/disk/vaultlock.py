@@ -26,6 +26,8 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultwatch.core.disk.private import private_folder
+
 
 class VaultBusy(Exception):
     """Another process already serves this vault; `holder` says which (pid, socket...)."""
@@ -77,9 +79,7 @@ def state_dir() -> str:
     base = os.environ.get("XDG_STATE_HOME")
     if not base or not os.path.isabs(base):
         base = os.path.join(os.environ.get("HOME") or home_dir(), ".local", "state")
-    path = os.path.join(base, "vaultwatch")
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    return path
+    return private_folder(os.path.join(base, "vaultwatch"))
 
 
 def vault_key(root_real: str) -> str:
@@ -89,8 +89,7 @@ def vault_key(root_real: str) -> str:
 
 
 def record_path(root_real: str) -> str:
-    folder = os.path.join(state_dir(), "servers")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    folder = private_folder(os.path.join(state_dir(), "servers"))
     return os.path.join(folder, vault_key(root_real) + ".json")
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from vaultwatch.core.disk.reader import read_all
 from vaultwatch.core.disk.safeio import Loc
+from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.errors import VaultError
 
 __all__ = [
@@ -306,11 +307,11 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
     older than `older_than` (default: this process's start, and at least 2 s ago, so a write
     still running in another process is left alone) and whose flock no live write holds (a
     change waiting for the person's approval keeps its file, however old) are removed. The walk works on folder
-    descriptors (os.fwalk), skips hidden folders and never follows a symlink.
+    descriptors (core.disk.walk: iterative, any depth), skips hidden folders and never follows a symlink.
     """
     limit = min(_STARTED, time.time() - 2) if older_than is None else older_than
     removed: list[str] = []
-    for dirpath, dirnames, filenames, dfd in os.fwalk(root_real):
+    for dirpath, dirnames, filenames, dfd in fwalk(root_real):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in filenames:
             if not _TEMP_NAME.fullmatch(name):
@@ -319,7 +320,7 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
                 st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
                 if stat_mod.S_ISREG(st.st_mode) and st.st_mtime < limit and not _in_use(name, dfd):
                     os.unlink(name, dir_fd=dfd)
-                    rel = os.path.relpath(os.path.join(dirpath, name), root_real).replace(os.sep, "/")
+                    rel = os.path.join(dirpath, name)[len(root_real) + 1 :]
                     removed.append(rel)
             except OSError:
                 continue

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.disk.paths import check_new_name, is_hidden, normalize
 from vaultwatch.core.disk.safeio import Loc, locate, open_at
+from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit import fmedit, pieces
 from vaultwatch.core.edit.atomic import (
@@ -1158,10 +1159,10 @@ class Writer:
 
     def _files_under(self, rel: str, loc: Loc) -> list[str]:
         out: list[str] = []
-        for dirpath, dirnames, filenames, _fd in os.fwalk(loc.name, dir_fd=loc.dir_fd):
+        for dirpath, dirnames, filenames, _fd in fwalk(loc.name, dir_fd=loc.dir_fd):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            base = os.path.relpath(dirpath, loc.name).replace(os.sep, "/")
-            prefix = rel if base == "." else f"{rel}/{base}"
+            base = dirpath[len(loc.name) + 1 :]  # below loc.name (no relpath: it splits the whole path)
+            prefix = f"{rel}/{base}" if base else rel
             for name in filenames:
                 if not name.startswith(".") and self.vault.config.kind_of(name) is not None:
                     out.append(f"{prefix}/{name}")
@@ -1177,10 +1178,10 @@ class Writer:
         if kind != FOLDER:
             return []
         out: list[str] = []
-        for dirpath, dirnames, _, _fd in os.fwalk(loc.name, dir_fd=loc.dir_fd):
+        for dirpath, dirnames, _, _fd in fwalk(loc.name, dir_fd=loc.dir_fd):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            base = os.path.relpath(dirpath, loc.name).replace(os.sep, "/")
-            prefix = rel if base == "." else f"{rel}/{base}"
+            base = dirpath[len(loc.name) + 1 :]  # below loc.name (no relpath: it splits the whole path)
+            prefix = f"{rel}/{base}" if base else rel
             out.extend(f"{prefix}/{d}" for d in dirnames)
         return out
 

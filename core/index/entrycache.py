@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from vaultwatch.core.disk.private import private_file, private_folder, write_private
 from vaultwatch.core.index.sharing import SHORT_CHARS, frozen, interned_memo
 from vaultwatch.core.model import FOLDER, Entry, Link, make_entry
 
@@ -315,12 +316,13 @@ class EntryCache:
     # connections ---------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         if not self.dir.is_dir():
-            self.dir.mkdir(parents=True, exist_ok=True)
-            (self.dir / "vault.txt").write_text(self.root_real + "\n", encoding="utf-8")
+            private_folder(self.dir)
+            write_private(self.dir / "vault.txt", self.root_real + "\n")
         else:
             marker = self.dir / "vault.txt"
             if not marker.exists() or time.time() - marker.stat().st_mtime > 3600:
-                marker.write_text(self.root_real + "\n", encoding="utf-8")  # "in use" for prune_caches
+                write_private(marker, self.root_real + "\n")  # "in use" for prune_caches
+        private_file(self.db_path)
         con = sqlite3.connect(self.db_path, timeout=5.0, isolation_level=None, check_same_thread=False)
         try:
             con.execute("PRAGMA journal_mode=WAL")

@@ -18,7 +18,14 @@ from typing import NamedTuple
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
-from vaultwatch.core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, realpath_or_none, unaddressable
+from vaultwatch.core.disk.paths import (
+    MAX_PATH_CHARS,
+    displayable,
+    is_hidden,
+    realpath_or_none,
+    unaddressable,
+    unaddressable_path,
+)
 from vaultwatch.core.disk.safeio import fd_is
 from vaultwatch.core.index.ignore import IgnoreRules
 from vaultwatch.core.markdown.parse import parse_note
@@ -437,7 +444,9 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
     )
 
 
-def walked_folder(root_real: str, folder_rel: str, config: ScanConfig) -> str | None:
+def walked_folder(
+    root_real: str, folder_rel: str, config: ScanConfig, memo: dict[str, str | None] | None = None
+) -> str | None:
     """The vault path at which the walk lists the folder `folder_rel` ("" is the root).
 
     That is `folder_rel` itself unless the way to it passes a symlinked folder the walk does
@@ -446,34 +455,54 @@ def walked_folder(root_real: str, folder_rel: str, config: ScanConfig) -> str | 
     makes it None (not part of the vault). Single-path refreshes and watcher events use it,
     so a path spelled through such a link is never indexed under that spelling (and nothing
     outside the vault is ever indexed through one).
+
+    `memo` (one per batch of paths: spelling -> answer) answers a folder from its parent's answer
+    with one more component, so the paths of a deep tree cost work in their depth each, not in
+    its square (without it a tree `depth` levels deep costs work in the cube of its depth).
     """
     if not folder_rel:
         return ""
-    canon = ""
-    for part in folder_rel.split("/"):
+    parent, _, last = folder_rel.rpartition("/")
+    if memo is not None and parent and parent in memo:
+        start: str | None = memo[parent]
+        if start is None:
+            return None
+        parts, raw, canon = [last], parent, start
+    else:
+        parts, raw, canon = folder_rel.split("/"), "", ""
+    for part in parts:
+        raw = f"{raw}/{part}" if raw else part
         nxt = f"{canon}/{part}" if canon else part
-        full = os.path.join(root_real, *nxt.split("/"))
+        full = os.path.join(root_real, nxt)
         if os.path.islink(full):
             inside = _inside(root_real, realpath_or_none(full))
             if inside is None or (inside and is_hidden(inside)):
+                if memo is not None:
+                    memo[raw] = None
                 return None
             if inside == "" or listed_elsewhere(full, root_real, config):
                 canon = inside
+                if memo is not None:
+                    memo[raw] = canon
                 continue
         canon = nxt
+        if memo is not None:
+            memo[raw] = canon
     return canon
 
 
-def stat_one(root_real: str, rel: str, config: ScanConfig) -> FileFact | Entry | Skipped | None:
-    """Stat a single vault path the way the walk would (None: absent, hidden or not part of the vault)."""
+def stat_one(
+    root_real: str, rel: str, config: ScanConfig, memo: dict[str, str | None] | None = None
+) -> FileFact | Entry | Skipped | None:
+    """Stat a single vault path the way the walk would (None: absent, hidden or not part of the vault).
+    `memo`: shared by the paths of one batch (see walked_folder)."""
     if is_hidden(rel):
         return None
     parent_rel = rel.rpartition("/")[0]
-    if parent_rel and walked_folder(root_real, parent_rel, config) != parent_rel:
+    if parent_rel and walked_folder(root_real, parent_rel, config, memo) != parent_rel:
         return None  # spelled through a symlinked folder the walk does not follow
-    parts = rel.split("/")
-    bad = next((r for i, p in enumerate(parts) if (r := unaddressable(p, at_root=i == 0))), None)
-    abs_path = os.path.join(root_real, *parts)
+    bad = unaddressable_path(rel)
+    abs_path = os.path.join(root_real, rel)
     parent = os.path.dirname(abs_path)
     name = os.path.basename(abs_path)
     try:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from vaultwatch.core.disk.private import private_file
 from vaultwatch.core.events import IndexProblem, IndexProgress
 from vaultwatch.core.index.parsepool import START_FAILED
 from vaultwatch.core.markdown import mdlex
@@ -87,8 +88,8 @@ class SearchBuilder(IndexState):
         self._readers.close_idle()  # they hold the old file open
 
     def _open_writer(self) -> sqlite3.Connection:
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
         for attempt in (1, 2):
+            private_file(self.db_path)  # its WAL and SHM files take its mode
             con = sqlite3.connect(self.db_path, timeout=10.0, isolation_level=None, check_same_thread=False)
             register_functions(con)
             try:

@@ -24,6 +24,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from vaultwatch.core.disk.private import open_private
+
 LOCAL_HEADER = 30  # a zip local file header's fixed part; its name and extra field lengths end it
 
 
@@ -113,8 +115,7 @@ def save(path: Path, root: str, version: int, paths: list[str], keys: Any, vecs:
 
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w+b") as f:
+        with os.fdopen(open_private(tmp, os.O_RDWR | os.O_TRUNC), "w+b") as f:
             np.savez(
                 f,
                 version=np.array(version),
