@@ -155,7 +155,6 @@ async def test_bulk_status_of_every_listed_note_confirms_with_a_count_and_undoes
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
         await pilot.press("slash", *"status:draft", "enter")
-        app.main.end_typing_guard()
         await settle(app)
         listed = [e.path for e in app.main.active_list.rows]
         assert len(listed) > 2

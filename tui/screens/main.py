@@ -11,7 +11,7 @@ the split, a flood of agent calls waits in the app's queue, not in this screen's
 carries the compositor's updates.
 
 Split by job into mixins whose state lives here: `tabcounts` (the tabs' counts and labels),
-`typingguard` (keys typed on after leaving the filter), `navigation` (the moving-around keys)
+`typingguard` (keys routed where the keys before them sent the focus), `navigation` (the moving-around keys)
 and `targets` (what a triage or fix-it key acts on). About 520 lines: this is where every
 message between the views meets; the work behind each handler lives in its widget, in
 `tui.querying` or in `tui.triaging`, and each handler here is the few lines that connect them.
@@ -138,7 +138,6 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self._select_when_shown: str | None = None  # open_note's path: the list cursor moves to it once shown
         self._stats_key: tuple | None = None
         self._typing_until = 0.0  # monotonic time until which the filter counts as being typed
-        self._guard_from: float | None = None  # when the filter was left (see on_key)
         self._warmed = -1  # the index generation whose folded text the filter warm-up built
         self._user_layout: dict[str, bool] = {}
         self._counts: dict[str, dict[str, int]] | None = None  # the tabs' last counts (relabelled on resize)
