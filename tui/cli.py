@@ -334,6 +334,10 @@ def cmd_links(args: argparse.Namespace) -> int:
     return 0
 
 
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
+
+
 def _broken_links(vault, as_json: bool) -> int:
     """Every problem of the vault, one a line, by kind (core.query.problems, the TUI's Broken
     tab's query): missing headings, blocks and embeds, invalid frontmatter, undecodable notes,
@@ -353,7 +357,7 @@ def _broken_links(vault, as_json: bool) -> int:
     broken = [p for p in found if p.broken]
     unwritten = len(found) - len(broken)
     print(
-        f"{len(broken)} problem{'' if len(broken) == 1 else 's'} in {len({p.path for p in broken})} files"
+        f"{len(broken)} problem{'' if len(broken) == 1 else 's'} in {_files(len({p.path for p in broken}))}"
         + (f"; {unwritten} links to notes not yet written" if unwritten else ""),
         file=sys.stderr,
     )

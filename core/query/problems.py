@@ -41,7 +41,7 @@ LABELS = {
     HEADING: "missing heading",
     BLOCK: "missing block",
     EMBED: "missing embed",
-    FRONTMATTER: "invalid frontmatter",
+    FRONTMATTER: "bad frontmatter",
     ENCODING: "not UTF-8",
     SKIPPED: "skipped file",
     UNWRITTEN: "not yet written",

@@ -31,7 +31,8 @@ class TriageTargets:
         self.triage.dispatch(doclist, message.action, self.targets(doclist, edit=message.action == "edit"))
 
     def on_problem_list_edit(self: MainScreen, message: ProblemList.Edit) -> None:
-        self.triage.dispatch(self.active_list, "edit", [message.entry])  # the Broken tab: fix it in $EDITOR
+        # the Broken tab: fix it in $EDITOR, at the problem's line
+        self.triage.dispatch(self.active_list, "edit", [message.entry], message.line)
 
     def targets(self: MainScreen, doclist: DocList, *, edit: bool = False) -> list[Entry]:
         """What a triage key acts on: the marked rows, else the note the preview shows (opened
