@@ -113,7 +113,9 @@ def shown_link(link: Link) -> str:
     return ("!" if link.kind == "embed" else "") + f"[[{link.target}{part}]]"
 
 
-def _link_problem(r: ResolvedLink) -> Problem:
+def link_problem(r: ResolvedLink) -> Problem:
+    """The problem an unresolved link is (core.links.graph.unresolved_by_note's rows): a missing
+    heading, block or embedded file, or a note not yet written."""
     link = r.link
     if r.missing == HEADING or r.missing == BLOCK:
         what = "heading" if r.missing == HEADING else "block"
@@ -127,7 +129,7 @@ _AT_LINE = re.compile(r"at line (\d+)")
 
 
 def _note_problems(snapshot: Snapshot, path: str, links: Iterable[ResolvedLink]) -> list[Problem]:
-    out = [_link_problem(r) for r in links]
+    out = [link_problem(r) for r in links]
     entry = snapshot.get(path)
     if entry is not None and entry.frontmatter_error:
         m = _AT_LINE.search(entry.frontmatter_error)
