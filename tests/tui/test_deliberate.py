@@ -67,8 +67,9 @@ async def test_a_key_right_after_leaving_the_filter_acts_on_the_list(tui_demo: P
 
 
 async def test_a_triage_key_after_enter_asks_about_the_listed_note(tui_demo: Path, app_for) -> None:
-    """`/plane` Enter `v` in one burst: `v` is the verify key, not filter text; it asks first,
-    naming a note, and nothing is written without `y`."""
+    """`/plane` Enter `v` in one burst: `v` is the verify key, not filter text; it asks about the
+    note the filter lists (not the one previewed before the filter's list came), and nothing is
+    written without `y`."""
     app = app_for(tui_demo, user=USER)
     before = files(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -77,7 +78,7 @@ async def test_a_triage_key_after_enter_asks_about_the_listed_note(tui_demo: Pat
         await drain(app, pilot)
         assert app.query_one("#filter-input", Input).value == "plane"
         assert isinstance(app.screen, ConfirmScreen)
-        assert app.screen.question.startswith("Mark ")
+        assert "Hand Plane Setup (2023)" in app.screen.question
         await pilot.press("escape")
         await finish(app, pilot)
         assert files(tui_demo) == before
