@@ -13,7 +13,7 @@ ROW_FIELDS = (
 )
 TRIAGE_ROW_FIELDS = (
     "list_documents' rows; on the stale page also overdue_days, on broken_links broken_links "
-    "(links as in get_links, each with missing: file|heading|block)"
+    "(links as in get_links, each with missing: file|heading|block, problem: heading|block|embed|unwritten, line)"
 )
 
 # Rows are described, not checked: any per-row subschema (even {"type": "object"}) makes every

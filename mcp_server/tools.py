@@ -24,6 +24,7 @@ from vaultwatch.core.errors import QueryError
 from vaultwatch.core.links.graph import unresolved_by_note
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import FOLDER
+from vaultwatch.core.query import problems
 from vaultwatch.core.query.listing import Query, cursor_after, encode_cursor, pairs, run_query, stats
 from vaultwatch.core.query.tags import tag_counts
 from vaultwatch.core.search.semantic import offered as semantic_offered
@@ -246,6 +247,9 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         if category == "broken_links":
             unresolved = unresolved_by_note(snap)
             for row, e in zip(rows, res.entries, strict=True):
+                links = unresolved.get(e.path, ())
+                # the TUI's Broken tab's kinds and lines (core.query.problems), read for this page only
+                found = problems.locate(vault.root_real, [problems.link_problem(r) for r in links])
                 row["broken_links"] = [
                     {
                         "target": r.link.target,
@@ -253,8 +257,10 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                         "heading": r.link.heading,
                         "alias": r.link.alias,
                         "missing": r.missing,
+                        "problem": p.kind,
+                        "line": p.line,
                     }
-                    for r in unresolved.get(e.path, ())
+                    for r, p in zip(links, found, strict=True)
                 ]
         n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=explicit)
         if error:

@@ -63,14 +63,24 @@ def login_name() -> str:
         return os.environ.get("USER") or "user"
 
 
-def editor_command(path: str) -> list[str]:
-    """$VISUAL or $EDITOR (split like a shell would), then `vi`, with the file appended."""
+# editors that open a file at a line given as `+LINE` before it (others get the file alone)
+LINE_EDITORS = frozenset(
+    {"vi", "vim", "nvim", "gvim", "view", "nano", "pico", "emacs", "emacsclient", "micro", "kak", "joe", "ne", "mg"}
+)
+
+
+def editor_command(path: str, line: int | None = None) -> list[str]:
+    """$VISUAL or $EDITOR (split like a shell would), then `vi`, with the file appended; with
+    `line`, `+LINE` before it when the editor is one that takes it."""
     spec = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         argv = shlex.split(spec)
     except ValueError:
         argv = [spec]
-    return [*(argv or ["vi"]), path]
+    argv = argv or ["vi"]
+    if line is not None and line > 0 and os.path.basename(argv[0]) in LINE_EDITORS:
+        return [*argv, f"+{line}", path]
+    return [*argv, path]
 
 
 class Actions:

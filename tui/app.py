@@ -173,7 +173,9 @@ class VaultwatchApp(App[None]):
             if isinstance(event, ASKING_EVENTS):  # not a mouse merely passing over the screen
                 self.person_acts()
             if isinstance(event, events.Key) and not event.is_forwarded:
-                # where Textual sends the key: the widget focused now (see MainScreen.on_key)
+                if self._main is not None and self.screen is self._main and self._main.route_key(event):
+                    return  # it left the filter, now: the next key goes to the list
+                # where Textual sends the key: the widget focused now (see MainScreen.reroute)
                 if len(self.key_targets) > 256:
                     self.key_targets.clear()
                 self.key_targets[id(event)] = self.focused

@@ -304,7 +304,7 @@ def cmd_links(args: argparse.Namespace) -> int:
     if args.path is None and not args.broken:
         if args.vault is None:
             print(
-                "vaultwatch links: give a note's path, or --broken for every note with unresolved links",
+                "vaultwatch links: give a note's path, or --broken for every problem in the vault",
                 file=sys.stderr,
             )
             return 2
@@ -334,40 +334,33 @@ def cmd_links(args: argparse.Namespace) -> int:
     return 0
 
 
-def _broken_links(vault, as_json: bool) -> int:
-    """Every note with unresolved links (the linked file, or the heading or block id in an existing
-    note, does not exist), in path order."""
-    from vaultwatch.core.links.graph import unresolved_by_note
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
 
-    vault.broken_links()  # the link graph
-    by_note = unresolved_by_note(vault.snapshot)
-    for path, links in by_note.items():
-        if as_json:
-            print(
-                json.dumps(
-                    {
-                        "path": path,
-                        "broken_links": [
-                            {
-                                "target": r.link.target,
-                                "kind": r.link.kind,
-                                "heading": r.link.heading,
-                                "alias": r.link.alias,
-                                "missing": r.missing,
-                            }
-                            for r in links
-                        ],
-                    },
-                    ensure_ascii=False,
-                )
-            )
-            continue
-        print(path)
-        for r in links:
-            shown = r.link.target + (f"#{r.link.heading}" if r.link.heading else "")
-            print(f"  {r.link.kind:<8} {shown}" + (f"  (no such {r.missing})" if r.missing != "file" else ""))
-    n = sum(len(v) for v in by_note.values())
-    print(f"{n} unresolved links in {len(by_note)} notes", file=sys.stderr)
+
+def _broken_links(vault, as_json: bool) -> int:
+    """Every problem of the vault, one a line, by kind (core.query.problems, the TUI's Broken
+    tab's query): missing headings, blocks and embeds, invalid frontmatter, undecodable notes,
+    skipped files, then links to notes not written yet (not breakage: not counted as broken)."""
+    from vaultwatch.core.query import problems
+
+    found = problems.locate(vault.root_real, problems.vault_problems(vault.snapshot, vault.root))
+    if as_json:
+        for p in found:
+            print(json.dumps(p.as_json(), ensure_ascii=False))
+    else:
+        for kind, n in problems.counts(found).items():
+            print(f"{problems.LABELS[kind]} ({n})")
+            for p in found:
+                if p.kind == kind:
+                    print(f"  {p.path}" + (f":{p.line}" if p.line else "") + f"  {p.message}")
+    broken = [p for p in found if p.broken]
+    unwritten = len(found) - len(broken)
+    print(
+        f"{len(broken)} problem{'' if len(broken) == 1 else 's'} in {_files(len({p.path for p in broken}))}"
+        + (f"; {unwritten} links to notes not yet written" if unwritten else ""),
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -514,13 +507,17 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     p = sub.add_parser(
         "links",
-        help="outgoing links, backlinks and broken links of one note, or (--broken) every note with unresolved links",
+        help="outgoing links, backlinks and broken links of one note, or (--broken) every problem in the vault",
     )
     _vault_options(p)
     p.add_argument(
         "path", nargs="?", default=None, help="vault-relative path of the note, e.g. 'Projects/Atlas Migration.md'"
     )
-    p.add_argument("--broken", action="store_true", help="list every note with links to no file, with those links")
+    p.add_argument(
+        "--broken",
+        action="store_true",
+        help="list every problem: missing headings, blocks and embeds, invalid frontmatter, links to notes not yet written",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     handlers["links"] = cmd_links
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.links import resolve as linkmap
+from vaultwatch.core.query import problems
 from vaultwatch.core.query.folders import folder_tree
 from vaultwatch.core.query.listing import Query
 
@@ -137,18 +138,28 @@ class ListScheduler:
 
 
 def count_all(
-    session: Session, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool, cancelled: Callable[[], bool]
+    session: Session,
+    plans: dict[str, dict[str, Query]],
+    snapshot: Snapshot,
+    fresh: bool,
+    cancelled: Callable[[], bool],
+    counters: dict[str, Callable[[Query, Snapshot], int]] | None = None,
 ) -> tuple[dict[str, dict[str, int]], dict | None] | None:
-    """Every tab's counts for `plans` (pane id -> count key -> query), and with `fresh` the
+    """Every tab's counts for `plans` (pane id -> count key -> query), each by the pane's
+    counter (`counters`: TriagePane.count; else the query's total), and with `fresh` the
     vault's totals (building the folder tree and the link name maps on the way, off the UI
     thread). None when cancelled."""
     counts: dict[str, dict[str, int]] = {}
     for pane_id, queries in plans.items():
         counts[pane_id] = {}
+        count = (counters or {}).get(pane_id)
         for key, q in queries.items():
             try:  # a count needs no order: skip the sort (overdue and title sorts are costly)
-                q = replace(q, limit=1, sort="path", descending=False)
-                counts[pane_id][key] = session.query(q, snapshot).total
+                if count is not None:
+                    counts[pane_id][key] = count(q, snapshot)
+                else:
+                    q = replace(q, limit=1, sort="path", descending=False)
+                    counts[pane_id][key] = session.query(q, snapshot).total
             except VaultError:
                 counts[pane_id][key] = 0
             if cancelled():
@@ -156,11 +167,9 @@ def count_all(
     stats = None
     if fresh:  # the filter and folder scope change tab counts only, not the vault's totals
         stats = session.stats(snapshot)
-        try:  # what the Broken tab counts unfiltered, so that the status line and the tab agree
-            broken = session.query(Query(broken=True, limit=1), snapshot).total
-            stats = {**stats, "broken_total": broken + len(snapshot.skipped)}
-        except VaultError:
-            pass
+        # what the Broken tab counts unfiltered, so that the status line and the tab agree
+        broken = sum(1 for p in problems.vault_problems(snapshot, session.vault.root) if p.broken)
+        stats = {**stats, "broken_total": broken}
         folder_tree(snapshot)  # built here, off the UI thread, and memoized on the snapshot
         if not cancelled():
             # the first preview maps note names for its links: do it now, idle, and before

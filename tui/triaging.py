@@ -48,7 +48,7 @@ class TriageFlow:
             self._actions = Actions(self.app.session.vault, user=self.app.config.user)
         return self._actions
 
-    def dispatch(self, doclist: DocList, action: str, targets: list[Entry]) -> None:
+    def dispatch(self, doclist: DocList, action: str, targets: list[Entry], line: int | None = None) -> None:
         """A list asked for `action` on `targets` (the marked rows, else the previewed note):
         ask what the dialog needs, naming the notes, then write."""
         if not targets:
@@ -90,7 +90,9 @@ class TriageFlow:
 
             app.push_screen(SnoozeScreen(what, as_of.isoformat(), blink=app.config.animate), days_chosen)
         elif action == "edit":
-            self.screen.run_worker(self._edit(targets[0]), group="write", exit_on_error=False, description="$EDITOR")
+            self.screen.run_worker(
+                self._edit(targets[0], line), group="write", exit_on_error=False, description="$EDITOR"
+            )
 
     def _confirm_bulk(self, targets: list[Entry], question: str, act) -> None:
         """One note: the dialog's choice was the decision. Several: say how many, then confirm."""
@@ -150,8 +152,9 @@ class TriageFlow:
         self.pending -= 1
         self.app.person_acts()  # the row showing the write is next: the list refresh releases
 
-    async def _edit(self, entry: Entry) -> None:
-        """Suspend the app, run $EDITOR on the note, resume and index what it saved."""
+    async def _edit(self, entry: Entry, line: int | None = None) -> None:
+        """Suspend the app, run $EDITOR on the note (at `line` where the editor takes one),
+        resume and index what it saved."""
         from vaultwatch.core.disk.reader import editor_path  # noqa: PLC0415
         from vaultwatch.core.edit.writes import ConflictError  # noqa: PLC0415
 
@@ -168,7 +171,7 @@ class TriageFlow:
             )
             return
         try:  # the editor gets a file name only after core's check (core.disk.reader.editor_path)
-            command = editor_command(editor_path(app.session.vault.root_real, entry.path))
+            command = editor_command(editor_path(app.session.vault.root_real, entry.path), line)
         except VaultError as exc:
             self.show_outcome(Outcome("edit", errors=[(entry.path, exc.message)]))
             return

@@ -220,34 +220,30 @@ def test_stats_counts_skipped_files(make_vault) -> None:
     assert data["notes"] == 1 and data["skipped"] == 2 and data["okf_bundle"] is False
 
 
-def test_links_broken_lists_every_note_with_unresolved_links(tmp_path: Path) -> None:
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "a.md").write_text("[[Missing]] [[b]] ![[gone.png]]\n```\n[[in code]]\n```\n")
-    (vault / "b.md").write_text("[x](nowhere.md) [[a]]\n")
-    (vault / "c.md").write_text("# Top\n[[a]] [[b#Nope]] [[c#Top]]\n")
+def test_links_broken_lists_every_problem_by_kind_at_its_line(tmp_path: Path) -> None:
+    """One row per problem, grouped by kind, with its line; templates folders left out; links
+    to notes not yet written last, and not counted as broken (before: one row per note with
+    unresolved links, templates included)."""
+    from tests.template_vault import EXPECTED, make_template_vault
+
+    vault = make_template_vault(tmp_path / "v")
     rows = json_lines(run("links", str(vault), "--broken", "--json"))
-    assert rows == [
-        {
-            "path": "a.md",
-            "broken_links": [
-                {"target": "Missing", "kind": "wiki", "heading": None, "alias": None, "missing": "file"},
-                {"target": "gone.png", "kind": "embed", "heading": None, "alias": None, "missing": "file"},
-            ],
-        },
-        {
-            "path": "b.md",
-            "broken_links": [
-                {"target": "nowhere.md", "kind": "markdown", "heading": None, "alias": None, "missing": "file"}
-            ],
-        },
-        {
-            "path": "c.md",
-            "broken_links": [{"target": "b", "kind": "wiki", "heading": "Nope", "alias": None, "missing": "heading"}],
-        },
+    assert [(r["kind"], r["path"], r["line"]) for r in rows] == [
+        (kind, path, line) for kind, where in EXPECTED.items() for path, line in where
     ]
+    assert rows[0]["link"] == {"target": "Packing List", "kind": "wiki", "heading": "Shoes", "alias": None}
     text = run("links", str(vault), "--broken")
-    assert text.returncode == 0 and text.stdout.splitlines()[:2] == ["a.md", "  wiki     Missing"]
-    assert "  wiki     b#Nope  (no such heading)" in text.stdout.splitlines()
-    assert "4 unresolved links in 3 notes" in text.stderr
+    lines = text.stdout.splitlines()
+    assert text.returncode == 0 and lines[:2] == [
+        "missing heading (1)",
+        "  Trips/Kyoto 2023.md:8  [[Packing List#Shoes]]: Trips/Packing List.md has no such heading",
+    ]
+    assert lines[-4:] == [
+        "not yet written (3)",
+        "  Trips/Kyoto 2023.md:7  [[Japan]]: no note yet",
+        "  Trips/Kyoto 2023.md:11  [[Osaka]]: no note yet",
+        "  Trips/Kyoto 2023.md:11  [[Japan]]: no note yet",
+    ]
+    assert "Templates/" not in text.stdout
+    assert "4 problems in 2 files; 3 links to notes not yet written" in text.stderr
     assert run("links").returncode == 2  # neither a note nor --broken

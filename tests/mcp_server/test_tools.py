@@ -297,17 +297,15 @@ async def test_triage_stale_is_most_overdue_first_and_as_of_matters(agent):
 
 
 async def test_triage_broken_links_lists_notes_with_unresolved_links(agent):
-    # Obsidian's "unresolved links": a link whose file does not exist; each row names its links
+    # Obsidian's "unresolved links": a link whose file does not exist; each row names its links,
+    # with the problem each is (the TUI's Broken tab's kinds: here notes not yet written) and its line
     page = await ok(agent, "triage", {"category": "broken_links"})
     assert page["category"] == "broken_links" and page["total"] == 2
     rows = {r["path"]: r["broken_links"] for r in page["result"]}
+    link = {"kind": "wiki", "heading": None, "alias": None, "missing": "file", "problem": "unwritten"}
     assert rows == {
-        "Projects/Archive/Retired/Q3 2024 Roadmap.md": [
-            {"target": "Quarterly OKRs 2027", "kind": "wiki", "heading": None, "alias": None, "missing": "file"}
-        ],
-        "Projects/Atlas Migration.md": [
-            {"target": "Vendor Contracts", "kind": "wiki", "heading": None, "alias": None, "missing": "file"}
-        ],
+        "Projects/Archive/Retired/Q3 2024 Roadmap.md": [{"target": "Quarterly OKRs 2027", **link, "line": 17}],
+        "Projects/Atlas Migration.md": [{"target": "Vendor Contracts", **link, "line": 57}],
     }
     first = await ok(agent, "triage", {"category": "broken_links", "limit": 1})
     second = await ok(agent, "triage", {"category": "broken_links", "limit": 1, "cursor": first["next_cursor"]})

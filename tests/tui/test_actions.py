@@ -265,7 +265,7 @@ async def test_editor_edit_is_indexed_and_undoable(tui_demo: Path, app_for, monk
         assert app.session.snapshot.get(INCIDENT).size_bytes == len(before)
 
 
-async def test_broken_tab_lists_unresolved_links_and_e_opens_the_note(
+async def test_broken_tab_lists_unwritten_links_and_e_opens_the_note(
     tui_demo: Path, app_for, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("VISUAL", raising=False)
@@ -278,10 +278,11 @@ async def test_broken_tab_lists_unresolved_links_and_e_opens_the_note(
         await pilot.press("5")
         await settle(app)
         await pilot.pause()
-        rows = {(r.path, r.kind): r.message for r in app.main.active_list.rows}
-        assert rows[(note, "links")] == "links to no file: [[Vendor Contracts]]"
+        lst = app.main.active_list
+        rows = {(r.path, r.kind): r for r in lst.rows}
+        assert rows[(note, "unwritten")].message == "[[Vendor Contracts]]: no note yet"
         assert ("Inbox/Broken frontmatter.md", "frontmatter") in rows  # next to broken frontmatter
-        assert app.main.active_list.select_key((note, "links"))
+        assert lst.select_key(lst.row_key(rows[(note, "unwritten")]))
         await pilot.pause()
         await pilot.press("e")
         await finish(app, pilot)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from tui_helpers import open_loaded
 
+from vaultwatch.core.query import problems
 from vaultwatch.tui import fixit
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.screens.triage import ConfirmScreen, StatusScreen
@@ -155,7 +156,6 @@ async def test_bulk_status_of_every_listed_note_confirms_with_a_count_and_undoes
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
         await pilot.press("slash", *"status:draft", "enter")
-        app.main.end_typing_guard()
         await settle(app)
         listed = [e.path for e in app.main.active_list.rows]
         assert len(listed) > 2
@@ -259,8 +259,8 @@ async def test_the_broken_tab_shows_each_file_name(tui_demo: Path, app_for, size
 
 
 async def test_a_broken_rows_whole_problem_is_in_its_tooltip(tui_demo: Path, app_for) -> None:
-    """At 80 columns the Problem column cuts a note's unresolved links; the row under the pointer
-    says the whole problem in its tooltip."""
+    """At 80 columns the Problem column cuts a long problem; the row under the pointer says the
+    whole problem, with its line, in its tooltip."""
     app = app_for(tui_demo)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app)
@@ -281,7 +281,7 @@ async def test_a_broken_rows_whole_problem_is_in_its_tooltip(tui_demo: Path, app
         y, row = cut[0]
         await pilot.hover(lst, offset=(10, y))
         await pilot.pause()
-        assert lst.tooltip == f"{row.path}\n{row.kind}: {row.message}"
+        assert lst.tooltip == f"{row.path}:{row.line}\n{problems.LABELS[row.kind]}: {row.message}"
         await pilot.hover(lst, offset=(10, 0))  # the header: no tooltip
         await pilot.pause()
         assert lst.tooltip is None

@@ -178,3 +178,23 @@ async def test_the_status_line_is_not_redrawn_for_the_same_text(tui_demo: Path, 
         assert asked == []
         status.set_part("search", "8 hits")
         assert asked and "8 hits" in status.plain
+
+
+async def test_escape_in_the_hits_leaves_the_full_text_search(tui_demo: Path, app_for) -> None:
+    """Escape in the filter goes to the hits; escape in the hits leaves the search: the tabs
+    are back, the bar's `?` text is cleared and the tab's list has the focus (before, the
+    hits stayed on screen whatever was pressed)."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        await pilot.press("slash")
+        await type_text(app, pilot, "?deploy")
+        assert hits(app)
+        await pilot.press("escape", "escape")
+        await settle(app)
+        await pilot.pause()
+        assert not app.main.searcher.active
+        assert app.main.tabs.display and not app.main.search_list.display
+        assert app.query_one("#filter-input", Input).value == ""
+        assert app.focused is app.main.active_pane.rowlist
+        assert len(app.main.active_list.rows) == app.session.snapshot.note_count

@@ -23,6 +23,7 @@ FILTER_HELP = (
     ("-status:draft  -path:Archive", "exclude notes matching key:value, or under a folder"),
     ("tab  →", "take the suggested key, value, tag or folder; a term that selects nothing says why"),
     ("?words  ctrl+f", "full-text search of the notes' text, ranked; key:value terms and -word narrow it"),
+    ("enter  escape", "to the list (escape also closes the suggestions; in the search hits, leaves the search)"),
 )
 
 

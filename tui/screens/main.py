@@ -11,7 +11,7 @@ the split, a flood of agent calls waits in the app's queue, not in this screen's
 carries the compositor's updates.
 
 Split by job into mixins whose state lives here: `tabcounts` (the tabs' counts and labels),
-`typingguard` (keys typed on after leaving the filter), `navigation` (the moving-around keys)
+`typingguard` (keys routed where the keys before them sent the focus), `navigation` (the moving-around keys)
 and `targets` (what a triage or fix-it key acts on). About 520 lines: this is where every
 message between the views meets; the work behind each handler lives in its widget, in
 `tui.querying` or in `tui.triaging`, and each handler here is the few lines that connect them.
@@ -136,9 +136,11 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self._counts_timer = None
         self._preview_timer = None
         self._select_when_shown: str | None = None  # open_note's path: the list cursor moves to it once shown
+        # the visible list was listed anew and its cursor row is not previewed yet: a triage key
+        # acts on that row, as it would once the preview caught up (tui.screens.targets)
+        self._listed_unseen = False
         self._stats_key: tuple | None = None
         self._typing_until = 0.0  # monotonic time until which the filter counts as being typed
-        self._guard_from: float | None = None  # when the filter was left (see on_key)
         self._warmed = -1  # the index generation whose folded text the filter warm-up built
         self._user_layout: dict[str, bool] = {}
         self._counts: dict[str, dict[str, int]] | None = None  # the tabs' last counts (relabelled on resize)
@@ -432,6 +434,8 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         elif total == 0 and self.session.snapshot.note_count == 0:
             empty = "This vault has no notes yet"
         pane.show(rows, empty=empty, keep=keep)
+        if not keep and pane is self.active_pane:
+            self._listed_unseen = True
         self.call_after_refresh(self.app.answered)
 
     # -- user actions -----------------------------------------------------------------------------
@@ -509,6 +513,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
 
     def _preview_row(self, row) -> None:
         self._preview_timer = None
+        self._listed_unseen = False
         if isinstance(row, Problem):
             self.preview.show_problem(row)
         elif row is not None:
@@ -532,6 +537,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         holding the interpreter), which held up the preview's worker on its way to the first
         screen."""
         self.preview.show(path, push=self.preview.path is not None)
+        self._listed_unseen = False  # what the person asked to see is what triage acts on
         if self.preview.path == path:  # shown already: no Opened comes
             self._select_when_shown = None
             self.active_list.select_key(path)

@@ -48,7 +48,18 @@ class Navigation:
         if self.reading:
             self.reading = False
             self._apply_layout()
+        elif self.searcher.active and self.focused is self._search_list:
+            self.end_search()  # escape in the hits leaves the full-text search
+            return
         self.active_list.focus()
+
+    def end_search(self: MainScreen) -> None:
+        """Back from the full-text hits to the tab's list, the bar's `?` text cleared."""
+        self.searcher.stop()
+        self._apply_layout()
+        self.clear_filter()
+        self.refresh_views(keep=False)
+        self.app.set_focus(self.active_list)
 
     def action_focus_preview(self: MainScreen) -> None:
         if self.app.size.width < 100 and not self.reading:

@@ -41,12 +41,15 @@ class TabCounts:
                 plans[pane.id or ""] = {}
         snapshot = self.session.snapshot
         fresh = (snapshot.generation, self.session.clock) != self._stats_key
-        self._counts_worker(plans, snapshot, fresh)
+        counters = {pane.id or "": pane.count for pane in self._panes}
+        self._counts_worker(plans, snapshot, fresh, counters)
 
     @work(thread=True, exclusive=True, group="counts", exit_on_error=False, description="tab counts")
-    def _counts_worker(self: MainScreen, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool) -> None:
+    def _counts_worker(
+        self: MainScreen, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool, counters: dict
+    ) -> None:
         worker = get_current_worker()
-        done = count_all(self.session, plans, snapshot, fresh, lambda: worker.is_cancelled)
+        done = count_all(self.session, plans, snapshot, fresh, lambda: worker.is_cancelled, counters)
         if done is not None:
             self.app.from_thread(self._show_counts, *done, snapshot)
 

@@ -6,6 +6,7 @@ A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state live
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
     from .main import MainScreen
 
 
+ACT_WAIT = 2.0  # seconds a triage key waits at most for the filter's list to be shown
+ACT_STEP = 0.02  # how often it looks again
+
+
 class TriageTargets:
     """Triage keys and their targets (MainScreen's part)."""
 
@@ -27,11 +32,27 @@ class TriageTargets:
         self._status.set_part("picked", Text(f"{count} marked", style="bold") if count else None)
 
     def on_doc_list_act(self: MainScreen, message: DocList.Act) -> None:
+        self._act_when_caught_up(message, time.monotonic() + ACT_WAIT)
+
+    def _act_when_caught_up(self: MainScreen, message: DocList.Act, deadline: float) -> None:
+        """A triage key acts on what the screen shows once it has caught up with the keys
+        before it: `/plane` enter `v` typed at once verifies the filter's first note, not the
+        note previewed before the filter's list came (at most ACT_WAIT later)."""
+        if not self._live():
+            return
+        if not self.caught_up() and time.monotonic() < deadline:
+            self.set_timer(ACT_STEP, lambda: self._act_when_caught_up(message, deadline))
+            return
         doclist = message.doclist
         self.triage.dispatch(doclist, message.action, self.targets(doclist, edit=message.action == "edit"))
 
+    def caught_up(self: MainScreen) -> bool:
+        """The filter's text is applied and the list it selects is shown."""
+        return not self.lists.pending and self._filterbar.query_value == self.filter_query
+
     def on_problem_list_edit(self: MainScreen, message: ProblemList.Edit) -> None:
-        self.triage.dispatch(self.active_list, "edit", [message.entry])  # the Broken tab: fix it in $EDITOR
+        # the Broken tab: fix it in $EDITOR, at the problem's line
+        self.triage.dispatch(self.active_list, "edit", [message.entry], message.line)
 
     def targets(self: MainScreen, doclist: DocList, *, edit: bool = False) -> list[Entry]:
         """What a triage key acts on: the marked rows, else the note the preview shows (opened
@@ -40,8 +61,10 @@ class TriageTargets:
         yet is shown first, so the action and the preview agree."""
         if doclist.picked and not edit:
             return doclist.targets()
-        if self._preview_timer is not None:  # the cursor just moved: preview its row now
-            self._preview_timer.stop()
+        if self._preview_timer is not None or (self._listed_unseen and doclist is self.active_list):
+            # the cursor just moved, or the list was listed anew: preview its row now
+            if self._preview_timer is not None:
+                self._preview_timer.stop()
             self._preview_row(doclist.current)
         path = self.preview.wanted if self.preview.display else None
         entry = self.session.snapshot.get(path) if path else None

@@ -5,7 +5,7 @@ the text, the error or the term still being typed (the list shows the text appli
 line says), the hints that explain an empty answer (worked out off the UI thread) and the
 completion of the last word: the first candidate as a ghost suggestion (right arrow accepts it)
 and every candidate in a dropdown under the input (up/down move, tab/enter take the highlighted
-one, escape closes it, typing narrows it). Both come from core's filterexpr.completions.
+one, escape closes it and leaves the filter, typing narrows it). Both come from core's filterexpr.completions.
 """
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ class FilterBar(Vertical):
         return True
 
     def on_key(self, event: events.Key) -> None:
-        """While the dropdown shows: up/down move in it, tab/enter take, escape closes."""
+        """While the dropdown shows: up/down move in it, tab/enter take (escape leaves the
+        filter, closing it: `tui.screens.typingguard`)."""
         if not self.dropdown_open:
             return
         dropdown = self.query_one("#filter-complete", OptionList)
@@ -176,8 +177,6 @@ class FilterBar(Vertical):
             dropdown.action_cursor_down() if event.key == "down" else dropdown.action_cursor_up()
         elif event.key in ("tab", "enter"):
             self._take()
-        elif event.key == "escape":
-            self.close_dropdown()
         else:
             return
         event.stop()
@@ -286,6 +285,7 @@ class FilterBar(Vertical):
         self.add_class("-error")
 
     def action_leave(self) -> None:
+        self.close_dropdown()
         self.post_message(self.Left())
 
     def action_clear(self) -> None:

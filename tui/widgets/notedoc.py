@@ -71,6 +71,9 @@ class NoteDoc:
         self.tail = tail  # a last line to show after the source lines (what was left out)
         self._lock = threading.Lock()
         self.painted: threading.Event | None = None  # set once a line of it was drawn (tui.widgets.preview)
+        # (source index, first display index) of each rendered group of source lines, in order:
+        # where a line of the note is on screen (the Broken tab opens a note at a problem's line)
+        self.starts: list[tuple[int, int]] = []
         self._rest = sum(_estimate(line, width) for line in lines) + more + (1 if tail is not None else 0)
 
     @classmethod
@@ -104,6 +107,7 @@ class NoteDoc:
             source, ctx, width = self.source, self.ctx, self.width
             while self.next < len(source) and (upto is None or len(self.display) <= upto):
                 n = self.next
+                self.starts.append((n, len(self.display)))
                 texts, self.next = render_at(source, n, ctx)  # type: ignore[arg-type]
                 for text in texts:
                     self.display.extend(wrap(text, width))
@@ -119,6 +123,20 @@ class NoteDoc:
                 self._rest = 0
             return len(self.display) > before
 
+    def display_index(self, source_index: int) -> int:
+        """The first display line of the source line `source_index` (of the group it is
+        rendered in), rendering up to it first; past the end: the last display line."""
+        while self.next <= source_index and not self.complete:
+            if not self.extend(len(self.display) + 100, 0.05) and self.next <= source_index:
+                break
+        with self._lock:
+            found = 0
+            for n, index in self.starts:
+                if n > source_index:
+                    break
+                found = index
+            return min(found, max(0, len(self.display) - 1))
+
     def adopt(self, earlier: NoteDoc) -> bool:
         """Keep what `earlier` (the same note lexed from a prefix, for its first screen) has
         rendered, when its lines read as this doc's do (True); else render them again (False)."""
@@ -132,6 +150,7 @@ class NoteDoc:
             ):
                 return False
             self.display = list(earlier.display)
+            self.starts = list(earlier.starts)
             if self.ctx is not None and earlier.ctx is not None:
                 self.ctx.links[:] = earlier.ctx.links
             self.next = k

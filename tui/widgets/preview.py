@@ -104,6 +104,7 @@ class Rendered:
     backlinks: tuple[str, ...]
     complete: bool = True
     similar: tuple[str, ...] = ()  # notes like this one, by meaning (tui.similarity)
+    first_line: int = 1  # the file's line number of the body's first source line (after the frontmatter)
 
 
 class Preview(VerticalScroll, can_focus=True):
@@ -149,6 +150,10 @@ class Preview(VerticalScroll, can_focus=True):
         self._meta = Static("", id="preview-meta")
         self._body = NoteBody(id="preview-body")
         self._seq = 0  # the load whose batches the body takes (a later load drops an earlier one's)
+        self._applied_seq = 0  # the load whose first screen is shown
+        self._first_line = 1  # the shown note's file line of its body's first line
+        self._goto: tuple[str, int | None] | None = None  # (path, file line) to scroll to once shown
+        self.goto_y: int | None = None  # the scroll offset the last goto asked for (tests)
         self._links = OptionList(id="preview-links")
         self._built = False
         self._pending_parts: tuple | None = None
@@ -218,8 +223,10 @@ class Preview(VerticalScroll, can_focus=True):
         self._load(path, self.session.snapshot, self.session.clock, keep_scroll)
 
     def show_problem(self, problem: Problem) -> None:
-        """Preview a broken file: the note itself when indexed, else the scan's reason."""
+        """Preview a broken file: the note itself when indexed, scrolled to the problem's line,
+        else the scan's reason."""
         if problem.entry is not None:
+            self.goto_line(problem.path, problem.line)
             self.show(problem.path)
             return
         self.path, self.entry = problem.path, None
@@ -229,6 +236,32 @@ class Preview(VerticalScroll, can_focus=True):
         )
         self._set_parts("", [], [], ())
         self.post_message(self.Opened(None))
+
+    def goto_line(self, path: str, line: int | None) -> None:
+        """Scroll the note at `path` to the file's `line` once it is shown (now, if it is)."""
+        self._goto = (path, line) if line else None
+        if self._goto is not None and self.path == path and self.wanted == path and not self.rendering_first:
+            self._scroll_to_goto()
+
+    @property
+    def rendering_first(self) -> bool:
+        """True while the note asked for last is still on its way (its first screen not applied)."""
+        return self._applied_seq != self._seq
+
+    def _scroll_to_goto(self) -> None:
+        goto = self._goto
+        if goto is None or goto[0] != self.path or not self._body.is_mounted:
+            return
+        self._goto = None
+        source_index = goto[1] - self._first_line  # type: ignore[operator]
+        if source_index < 0:  # in the frontmatter: the top shows it
+            self.scroll_home(animate=False, immediate=True)
+            self.goto_y = 0
+            return
+        index = self._body.doc.display_index(source_index)
+        self._body.grown()
+        self.goto_y = self._body.virtual_region.y + index
+        self.call_after_refresh(lambda: self.scroll_to(y=self.goto_y, animate=False, immediate=True))
 
     def _clear(self, message: str) -> None:
         self.path, self.entry = None, None
@@ -309,6 +342,7 @@ class Preview(VerticalScroll, can_focus=True):
         # it whole and renders what is on screen before it replaces it: no flicker
         prefix = len(text) > 2 * FIRST_CHARS and not keep_scroll
         lines = body_lines(text, FIRST_CHARS if prefix else None)
+        first_line = text.count("\n", 0, lines[0].start) + 1 if lines else 1
         cut = lines[-1].start + len(lines[-1].text) if lines else 0
         more = text.count("\n", cut) if prefix else 0  # the rest's lines: the scrollbar spans the note
         doc = note_doc(lines, Context(resolve, [], styles, width), width, MAX_LINES, more=more, final=not prefix)
@@ -316,7 +350,9 @@ class Preview(VerticalScroll, can_focus=True):
         if worker.is_cancelled:
             return
         if not doc.complete:
-            result = Rendered(path, entry, head, note_meta(entry), doc, doc.links, (), complete=False)
+            result = Rendered(
+                path, entry, head, note_meta(entry), doc, doc.links, (), complete=False, first_line=first_line
+            )
             painted = doc.painted = threading.Event()
             self.app.call_from_thread(self._apply, result, keep_scroll, seq)
             # the first screen is painted before the rest is lexed and rendered: a frame drawn
@@ -350,7 +386,9 @@ class Preview(VerticalScroll, can_focus=True):
         similar = similar_paths(self.session.vault, path)
         if worker.is_cancelled:
             return
-        result = Rendered(path, entry, head, note_meta(entry), doc, doc.links, backlinks, similar=similar)
+        result = Rendered(
+            path, entry, head, note_meta(entry), doc, doc.links, backlinks, similar=similar, first_line=first_line
+        )
         self.app.call_from_thread(self._apply, result, keep_scroll, seq)
 
     def _apply(self, r: Rendered, keep_scroll: bool, seq: int) -> None:
@@ -362,6 +400,10 @@ class Preview(VerticalScroll, can_focus=True):
         self._set_parts(r.meta, r.body, r.links, r.backlinks, complete=r.complete, similar=r.similar)
         if not (keep_scroll and same):
             self.scroll_home(animate=False, immediate=True)
+        self._applied_seq = seq
+        self._first_line = r.first_line
+        if self._goto is not None and self._goto[0] == r.path:
+            self.call_after_refresh(self._scroll_to_goto)  # once the body is laid out
         self.post_message(self.Opened(r.path))
 
     def _adopt(self, doc: NoteDoc, seq: int) -> None:

@@ -1,4 +1,6 @@
-"""The Broken tab's list: notes with unresolved links, frontmatter or encoding errors, and files the scan skipped."""
+"""The Broken tab's list: one row per problem (core.query.problems), by kind: missing headings,
+blocks and embeds, invalid frontmatter, undecodable notes, skipped files, then links to notes
+not yet written. Enter previews the note at the problem's line; `e` opens $EDITOR there."""
 
 from __future__ import annotations
 
@@ -12,47 +14,42 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from vaultwatch.core.model import Entry
+from vaultwatch.core.query import problems
 
 from .rowlist import Cell, Column, RowList
+
+KIND_WIDTH = max(len(label) for label in problems.LABELS.values())
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One broken file: what is wrong and, for an indexed note, its entry."""
+    """One problem of one file (a row of core.query.problems), with the note's entry when it is
+    indexed (a skipped file has none) and its line when known."""
 
     path: str
-    kind: str  # "frontmatter", "encoding", "links" or "skipped"
+    kind: str  # core.query.problems.KINDS
     message: str
     entry: Entry | None = None
+    line: int | None = None
 
 
-def _shown(link) -> str:
-    if link.kind == "markdown":
-        return f"({link.target})"
-    return (
-        ("!" if link.kind == "embed" else "") + f"[[{link.target}" + (f"#{link.heading}" if link.heading else "") + "]]"
+def problems_of(entries: Sequence[Entry], snapshot, root: str, root_real: str) -> list[Problem]:
+    """The Broken tab's rows for a `broken` query's notes (the folder scope and the filter
+    applied), and every skipped file: core's problems of those files, at their lines."""
+    listed = {e.path: e for e in entries}
+    found = [p for p in problems.vault_problems(snapshot, root) if p.path in listed or p.kind == problems.SKIPPED]
+    return [Problem(p.path, p.kind, p.message, listed.get(p.path), p.line) for p in problems.locate(root_real, found)]
+
+
+def problem_count(entries: Sequence[Entry], snapshot, root: str) -> int:
+    """What the Broken tab counts for a `broken` query's notes: their real problems (links to
+    notes not yet written are listed, not counted) and the skipped files."""
+    listed = {e.path for e in entries}
+    return sum(
+        1
+        for p in problems.vault_problems(snapshot, root)
+        if p.broken and (p.path in listed or p.kind == problems.SKIPPED)
     )
-
-
-def problems_of(entries: Sequence[Entry], skipped: Sequence, unresolved: dict | None = None) -> list[Problem]:
-    """Problem rows for broken notes (a `broken` query result), with their unresolved links
-    (core.links.graph.unresolved_by_note), and skipped files."""
-    rows: list[Problem] = []
-    unresolved = unresolved or {}
-    for e in entries:
-        links = unresolved.get(e.path)
-        if links:
-            shown = ", ".join(_shown(r.link) for r in links[:5]) + (
-                f" and {len(links) - 5} more" if len(links) > 5 else ""
-            )
-            what = "links to no file" if all(r.missing == "file" for r in links) else "unresolved links"
-            rows.append(Problem(e.path, "links", f"{what}: {shown}", e))
-        if e.frontmatter_error:
-            rows.append(Problem(e.path, "frontmatter", e.frontmatter_error, e))
-        if e.decode_error:
-            rows.append(Problem(e.path, "encoding", "not valid UTF-8: undecodable bytes were replaced", e))
-    rows.extend(Problem(s.path, "skipped", s.reason) for s in skipped)
-    return rows
 
 
 class ProblemList(RowList):
@@ -64,19 +61,20 @@ class ProblemList(RowList):
     ]
 
     class Edit(Message):
-        """The user asked to open a broken note in $EDITOR."""
+        """The user asked to open a broken note in $EDITOR (at the problem's line)."""
 
-        def __init__(self, entry: Entry) -> None:
+        def __init__(self, entry: Entry, line: int | None = None) -> None:
             super().__init__()
             self.entry = entry
+            self.line = line
 
     def action_edit(self) -> None:
         row = self.current
         if row is not None and row.entry is not None:  # a skipped file has no note to open
-            self.post_message(self.Edit(row.entry))
+            self.post_message(self.Edit(row.entry, row.line))
 
-    def row_key(self, row: Problem) -> tuple[str, str]:
-        return row.path, row.kind
+    def row_key(self, row: Problem) -> tuple[str, str, str, int | None]:
+        return row.path, row.kind, row.message, row.line
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         """The row under the pointer says its whole problem in a tooltip (the Problem and Path
@@ -86,30 +84,44 @@ class ProblemList(RowList):
         self.tooltip = full_text(self.rows[index]) if 0 <= index < len(self.rows) else None
 
     def all_columns(self) -> Sequence[Column]:
-        # the path as wide as the longest one needs, up to 2/5 of the list; the rest is the problem's
+        # the path (with its line, as compilers write it) as wide as the longest needs, up to
+        # 2/5 of the list; the kind; the rest is the problem's
         width = self.scrollable_content_region.width
-        longest = max((cell_len(r.path) for r in self.rows), default=16)
+        longest = max((cell_len(where(r)) for r in self.rows), default=16)
         return [
             Column("problem", "Problem", 20, flex=True, pos=2),
-            Column("path", "Path", max(16, min(longest, 48, width * 2 // 5)), pos=0),
-            Column("kind", "Kind", 11, pos=1),
+            Column("path", "Path:line", max(16, min(longest, 48, width * 2 // 5)), pos=0),
+            Column("kind", "Kind", KIND_WIDTH, pos=1),
         ]
 
     def cells(self, row: Problem, columns: Sequence[Column]) -> list[Cell]:
         out: list[Cell] = []
         for col in columns:
             if col.key == "path":
-                out.append((elide_path(row.path, col.width), None))
+                suffix = f":{row.line}" if row.line else ""
+                room = col.width - len(suffix)
+                shown = elide_path(row.path, room)
+                if cell_len(shown) > room:  # a long file name alone: cut it, keep the line
+                    shown = set_cell_size(shown, room - 1) + "…"
+                out.append((shown + suffix, None))
             elif col.key == "kind":
-                out.append((row.kind, self.cstyle("rowlist--warn" if row.kind == "skipped" else "rowlist--error")))
+                style = "rowlist--error"
+                if row.kind in (problems.SKIPPED, problems.UNWRITTEN):  # not the note's text at fault
+                    style = "rowlist--warn"
+                out.append((problems.LABELS.get(row.kind, row.kind), self.cstyle(style)))
             else:
                 out.append((row.message, None))
         return out
 
 
+def where(problem: Problem) -> str:
+    """`path:line` (the path alone when the line is not known)."""
+    return f"{problem.path}:{problem.line}" if problem.line else problem.path
+
+
 def full_text(problem: Problem) -> str:
-    """A problem's path, kind and whole message, for its tooltip."""
-    return f"{problem.path}\n{problem.kind}: {problem.message}"
+    """A problem's path, line, kind and whole message, for its tooltip."""
+    return f"{where(problem)}\n{problems.LABELS.get(problem.kind, problem.kind)}: {problem.message}"
 
 
 def elide_path(path: str, width: int) -> str:

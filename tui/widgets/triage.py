@@ -12,6 +12,7 @@ Its list object exists from the start, so rows shown before it is mounted wait f
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import ClassVar
 
 from rich.style import Style
@@ -23,12 +24,13 @@ from textual.widgets import Static, TabPane
 
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
+from vaultwatch.core.query import problems
 from vaultwatch.core.query.listing import Query
 
 from .. import spans
 from ..session import Session
 from .doclist import DocList, sort_label
-from .problems import ProblemList, problems_of
+from .problems import ProblemList, problem_count, problems_of
 from .rowlist import RowList
 
 NOT_BUNDLE = "Not an OKF bundle (index.md declares no okf_version), so there is no status, staleness or trust"
@@ -121,6 +123,11 @@ class TriagePane(TabPane):
     def total(self, counts: dict[str, int]) -> int:
         """The number the tab shows."""
         return counts.get("", 0)
+
+    def count(self, query: Query, snapshot) -> int:
+        """One of the tab's counts (`count_queries`), off the UI thread: the notes `query`
+        selects (no order needed: the cheapest sort)."""
+        return self.session.query(replace(query, limit=1, sort="path", descending=False), snapshot).total
 
     def show(self, rows: Sequence, *, empty: str | None = None, keep: bool = True) -> None:
         if self.okf_only and not self.session.snapshot.is_bundle and self.session.snapshot.loaded:
@@ -284,13 +291,45 @@ class BrokenPane(TriagePane):
     def make_list(self) -> RowList:
         return ProblemList(id="list-broken")
 
+    def extras(self) -> list[Widget]:
+        self._info = Static(id="broken-info", classes="pane-info")
+        return [self._info]
+
     def base_query(self) -> Query:
         return Query(broken=True)
 
-    def total(self, counts: dict[str, int]) -> int:
-        """Notes with broken frontmatter or unresolved links, and the files the scan skipped
-        (the status line's "broken" count is this number too)."""
-        return counts.get("", 0) + len(self.session.snapshot.skipped)
+    def count(self, query: Query, snapshot) -> int:
+        """The tab's number: the real problems of the notes `query` selects, and the skipped
+        files (links to notes not yet written are listed, not counted)."""
+        entries = self.session.query(replace(query, limit=None, sort="path", descending=False), snapshot).entries
+        return problem_count(entries, snapshot, self.session.vault.root)
+
+    def show(self, rows: Sequence, *, empty: str | None = None, keep: bool = True) -> None:
+        super().show(rows, empty=empty, keep=keep)
+        self.show_kinds(rows)
+
+    def show_kinds(self, rows: Sequence) -> None:
+        """The line above the list: how many problems of each kind it holds, in its order."""
+        text = Text()
+        found = problems.counts(rows)
+        broken = sum(n for kind, n in found.items() if kind != problems.UNWRITTEN)
+        text.append(f"{broken:,} problem{'' if broken == 1 else 's'}", style="bold")
+        parts = [f"{n:,} {problems.LABELS[kind]}" for kind, n in found.items() if kind != problems.UNWRITTEN]
+        if parts:
+            text.append(": " + " · ".join(parts))
+        unwritten = found.get(problems.UNWRITTEN, 0)
+        if unwritten:
+            text.append(f" · then {unwritten:,} link{'' if unwritten == 1 else 's'} to notes not yet written", "dim")
+        info = getattr(self, "_info", None)
+        if info is not None and info.is_mounted:
+            info.update(spans.tidy(text))
+        else:
+            self._kinds = text
+
+    def on_materialized(self) -> None:
+        waiting = getattr(self, "_kinds", None)
+        if waiting is not None:
+            self._info.update(spans.tidy(waiting))
 
 
 class Requery(Message):
@@ -299,10 +338,9 @@ class Requery(Message):
 
 def rows_for(pane: TriagePane, entries: Sequence[Entry], skipped: Sequence, snapshot=None) -> Sequence:
     """The rows a pane's list shows for a query result (of `snapshot`)."""
-    if isinstance(pane, BrokenPane):
-        from vaultwatch.core.links.graph import unresolved_by_note
-
-        return tuple(problems_of(entries, skipped, unresolved_by_note(snapshot) if snapshot is not None else None))
+    if isinstance(pane, BrokenPane) and snapshot is not None:
+        vault = pane.session.vault
+        return tuple(problems_of(entries, snapshot, vault.root, vault.root_real))
     return entries
 
 

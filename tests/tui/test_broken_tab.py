@@ -1,0 +1,123 @@
+"""The Broken tab on a vault shaped like the ones people keep (tests/template_vault.py): one row
+per problem, grouped by kind with counts, templates folders exempt, links to notes not yet
+written listed last and not counted; enter opens the note at the problem's line, `e` opens
+$EDITOR there."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from tui_helpers import open_loaded
+
+from tests.template_vault import EXPECTED, make_template_vault
+from vaultwatch.core.query import problems
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.problems import ProblemList
+
+KYOTO = "Trips/Kyoto 2023.md"
+
+
+@pytest.fixture
+def template_vault(tmp_path: Path) -> Path:
+    return make_template_vault(tmp_path / "vault")
+
+
+def app_on(root: Path, **changes):
+    return make_app(open_loaded(root), config=fixed_config(**changes))
+
+
+async def broken_tab(app, pilot) -> ProblemList:
+    await settle(app)
+    await pilot.press("5")
+    await settle(app)
+    for _ in range(50):  # the tab's list may land a frame after settle
+        if app.main.active_pane.id == "broken" and app.main.active_list.rows:
+            break
+        await pilot.pause(0.1)
+    lst = app.main.active_list
+    assert isinstance(lst, ProblemList)
+    return lst
+
+
+async def test_one_row_per_problem_by_kind_templates_exempt(template_vault: Path) -> None:
+    app = app_on(template_vault)
+    async with app.run_test(size=(160, 50)) as pilot:
+        lst = await broken_tab(app, pilot)
+        assert [(r.kind, r.path, r.line) for r in lst.rows] == [
+            (kind, path, line) for kind, where in EXPECTED.items() for path, line in where
+        ]
+        assert not [r for r in lst.rows if r.path.startswith(("Templates/", "Meta/Templater/"))]
+        # the tab counts real breakage only; the line above the list says each kind's count
+        assert str(app.main.tabs.get_tab("broken").label) == "Broken 4"
+        info = str(app.query_one("#broken-info").render())
+        assert info.startswith("4 problems: 1 missing heading · 1 missing block · 1 missing embed")
+        assert "1 bad frontmatter" in info and "then 3 links to notes not yet written" in info
+        assert "4 broken" in str(app.main.status.render())
+
+
+async def test_enter_opens_the_note_at_the_problems_line(template_vault: Path) -> None:
+    """Enter on the missing block's row previews Kyoto 2023 scrolled to line 10 (the body's
+    first line on screen is the one with the link)."""
+    # a long note: the problem's line is below the first screen
+    path = template_vault / KYOTO
+    text = path.read_text().replace("# Kyoto 2023\n", "# Kyoto 2023\n" + "filler line\n" * 80) + "more\n" * 80
+    path.write_text(text)
+    want = next(i for i, line in enumerate(text.splitlines(), 1) if "#^railpass" in line)
+    app = app_on(template_vault)
+    async with app.run_test(size=(160, 50)) as pilot:
+        lst = await broken_tab(app, pilot)
+        row = next(r for r in lst.rows if r.kind == problems.BLOCK)
+        assert row.line == want
+        assert lst.select_key(lst.row_key(row))
+        await pilot.press("enter")
+        await settle(app)
+        await pilot.pause()
+        preview = app.main.preview
+        assert preview.path == KYOTO and app.focused is preview
+        body = preview.query_one("#preview-body")
+        assert preview.goto_y is not None and preview.scroll_y == preview.goto_y > 0
+        top = body.lines[int(preview.scroll_y) - body.virtual_region.y].plain
+        assert "Rail pass" in top, top
+
+
+async def test_e_opens_the_editor_at_the_problems_line(
+    template_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor that takes `+LINE` (here a script named `vi` that logs its arguments) gets the
+    problem's line before the file."""
+    log = tmp_path / "editor.log"
+    editor = tmp_path / "bin" / "vi"
+    editor.parent.mkdir()
+    editor.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {log}\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(editor))
+    app = app_on(template_vault, user="tester")
+    async with app.run_test(size=(160, 50)) as pilot:
+        lst = await broken_tab(app, pilot)
+        row = next(r for r in lst.rows if r.kind == problems.HEADING)
+        assert lst.select_key(lst.row_key(row))
+        await pilot.pause()
+        await pilot.press("e")
+        for _ in range(100):
+            for worker in [w for w in app.workers if w.group == "write"]:
+                await worker.wait()
+            if log.exists():
+                break
+            await pilot.pause(0.05)
+        assert log.read_text().splitlines() == ["+8", str(template_vault / KYOTO)]
+
+
+def test_snapshot_broken_tab_on_a_template_vault(snap_compare, template_vault: Path) -> None:
+    async def run_before(pilot) -> None:
+        await broken_tab(pilot.app, pilot)
+        await settle(pilot.app)
+        await pilot.pause()
+
+    os.environ.pop("VISUAL", None)
+    assert snap_compare(app_on(template_vault), terminal_size=(160, 50), run_before=run_before)
