@@ -63,6 +63,20 @@ class Navigation:
         self._user_layout["tree"] = not self._tree.display
         self._apply_layout()
 
+    def action_tree_width(self: MainScreen, delta: int) -> None:
+        """Narrow or widen the folder tree (shown if it was hidden); the width is kept in the
+        person's settings file for the next start."""
+        from ..settings import TREE_WIDTHS  # noqa: PLC0415
+        from .main import TREE_NARROW, TREE_WIDE  # noqa: PLC0415
+
+        low, high = TREE_WIDTHS
+        current = self.tree_width or (TREE_WIDE if self.app.size.width >= 140 else TREE_NARROW)
+        width = max(low, min(high, current + delta, max(low, self.app.size.width // 2)))
+        self.tree_width = width
+        self._user_layout["tree"] = True
+        self._apply_layout()
+        self.app.keep_tree_width(width)
+
     def action_changes(self: MainScreen) -> None:
         from .. import review  # noqa: PLC0415
 
