@@ -515,14 +515,18 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         if self._preview_timer is not None:
             self._preview_timer.stop()
         delay = max(PREVIEW_DELAY, self._typing_until - time.monotonic())
-        self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row))
+        rowlist = message.rowlist
+        self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row, rowlist))
 
-    def _preview_row(self, row) -> None:
+    def _preview_row(self, row, rowlist: RowList) -> None:
         self._preview_timer = None
         if isinstance(row, Problem):
             self.preview.show_problem(row)
         elif row is not None:
             self.preview.show(row.path)
+        elif not rowlist.rows and rowlist is self.active_list:
+            # nothing matches: the last note shown would read as one of the (no) results
+            self.preview.show(None)
 
     def on_row_list_chosen(self, message: RowList.Chosen) -> None:
         row = message.row

@@ -21,6 +21,7 @@ from vaultwatch.core.query.folders import FolderTree, folder_tree
 
 from ..marks import ago, short_agent
 from ..session import Session
+from .rowlist import steady
 
 ROOT = ""
 
@@ -87,7 +88,7 @@ class FolderView(Tree[str]):
     def _label(self, name: str, count: int, folder: str | None) -> Text:
         """ "Projects (12)", then who touched the folder last. Separating spaces stay unstyled
         (see tui.spans: screenshots showed "Archive0")."""
-        text = Text(name)
+        text = Text(steady(name))  # one width in every terminal (see rowlist.steady)
         text.append(" ")
         text.append(f"({count:,})", style=Style(dim=True))
         if folder is not None:
