@@ -50,3 +50,21 @@ async def test_the_tree_is_resized_by_keys_and_keeps_its_width(config_home: Path
         await settle(again)
         await pilot.pause()
         assert again.query_one(FolderView).region.width == before + 4
+
+
+async def test_the_trees_border_is_dragged_to_resize_it(config_home: Path, tui_demo: Path, app_for) -> None:
+    app = app_for(tui_demo, settings=True)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        tree = app.query_one(FolderView)
+        before = tree.region.width
+        await pilot.mouse_down(offset=(before - 1, 10))  # on the tree's right border
+        await pilot.hover(offset=(before + 7, 10))
+        await pilot.pause()
+        assert tree.region.width == before + 8  # follows the pointer
+        await pilot.mouse_up(offset=(before + 9, 10))
+        await pilot.pause()
+        assert tree.region.width == before + 10
+        await app.workers.wait_for_complete()
+    path = config_home / "vaultwatch" / "settings.toml"
+    assert tomllib.loads(path.read_text())["tui"]["tree_width"] == before + 10
