@@ -26,7 +26,8 @@ _CUT_HEAD = re.compile(r"^…?[^\[\]\n]*(\]\((?:<[^>\n]*>|[^)\s]*)\)|\]\])")
 # emphasis marks whose partner the excerpt cut off: an opening one before a word, a closing one after
 _STRAY = re.compile(r"(?:(?<![^\s(\[])(?:\*\*|==|~~|__)(?=[^\s*=~_])|(?<=[^\s*=~_])(?:\*\*|==|~~|__)(?![^\s).,;:!?…]))")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
-_MARKER_KINDS = frozenset({"heading", "list", "callout", "text", "blank"})
+_MARKER_KINDS = frozenset({"heading", "list", "callout", "text", "blank", "table_head", "table_row"})
+_MARKUP_LINES = frozenset({"fence", "comment", "rule", "setext_rule", "table_rule"})  # nothing to read
 
 
 class Readable(NamedTuple):
@@ -46,11 +47,12 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
     edits: list[tuple[int, int, str]] = []
     for line in styled_lines("\n" + text if lead else text):
         base = line.start - lead
-        if line.kind in ("fence", "code", "comment", "rule", "setext_rule", "table_rule"):
-            if line.kind not in ("code",):
-                edits.append((max(0, base), base + len(line.text), ""))
+        if line.kind == "code":  # shown as written
             continue
-        if line.marker and line.kind in _MARKER_KINDS | {"table_head", "table_row"}:
+        if line.kind in _MARKUP_LINES:
+            edits.append((max(0, base), base + len(line.text), ""))
+            continue
+        if line.marker and line.kind in _MARKER_KINDS:
             if line.kind == "callout":
                 rest = line.text[line.marker :]
                 title_at = line.marker + len(rest) - len(rest.lstrip())
