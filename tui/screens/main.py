@@ -518,13 +518,13 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         rowlist = message.rowlist
         self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row, rowlist))
 
-    def _preview_row(self, row, rowlist: RowList) -> None:
+    def _preview_row(self, row, rowlist: RowList | None = None) -> None:
         self._preview_timer = None
         if isinstance(row, Problem):
             self.preview.show_problem(row)
         elif row is not None:
             self.preview.show(row.path)
-        elif not rowlist.rows and rowlist is self.active_list:
+        elif rowlist is not None and not rowlist.rows and rowlist is self.active_list:
             # nothing matches: the last note shown would read as one of the (no) results
             self.preview.show(None)
 
