@@ -3,7 +3,7 @@
 core.edit.writes decorates each public Writer operation with `journaled(...)`, which opens a
 `Scope` (a context variable, copied into the threads a rename rewrites links in); the write
 path reports each committed file with `committed(...)` and asks `approve(...)` first (the
-approval gate, core.review.approval). Nested operations (a revert's writes) join the outer
+journal's room for an agent's change, then the approval gate, core.review.approval). Nested operations (a revert's writes) join the outer
 scope (`enter`/`leave` open one for a revert). The MCP layer names the caller with
 `calling(...)`. When the operation returns, its scope becomes one row of the vault's change
 journal (core.review.journal, which stores and reads them).
@@ -82,6 +82,7 @@ class Scope:
     lock: threading.Lock = field(default_factory=threading.Lock)
     preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
     pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
+    admitted: bool = False  # the journal has room for this operation (asked once, before its first write)
 
 
 _scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
@@ -119,6 +120,12 @@ def approve(
         return
     if operation == "delete" and old is not None:
         scope.preread = (rel, old)  # kept so that a permanent delete can be reverted
+    if scope.journal is not None and not scope.admitted:
+        # before the gate asks the person: a write the journal cannot keep is refused, not made;
+        # asked once, before the operation's first write, so a rename is never cut off midway
+        caller = _caller.get()
+        scope.journal.admit(scope.actor, caller.agent if caller is not None else None, old, new)
+        scope.admitted = True
     if scope.gate is None or scope.approved:
         return
     scope.gate.check(scope, rel, old, new, operation=operation or scope.operation, dest=dest)
