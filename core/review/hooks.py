@@ -83,6 +83,7 @@ class Scope:
     preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
     pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
     admitted: bool = False  # the journal has room for this operation (asked once, before its first write)
+    intent: int | None = None  # a rename's intent in the journal (written before the move, see approve)
 
 
 _scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
@@ -109,6 +110,8 @@ def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
     role = {"rename": "links", "revert": "restored"}.get(scope.operation, "target")
     with scope.lock:
         scope.files.append(FileWrite(rel, old, new, role))
+    if scope.intent is not None:  # a rename's progress: a kill now leaves what to roll back
+        scope.journal.intent_file(scope.intent, rel, old, new)
 
 
 def approve(
@@ -126,6 +129,10 @@ def approve(
         caller = _caller.get()
         scope.journal.admit(scope.actor, caller.agent if caller is not None else None, old, new)
         scope.admitted = True
+    if scope.operation == "rename" and dest and scope.journal is not None and scope.intent is None:
+        # before the move: a rename rewrites links in many notes, one at a time; killed midway,
+        # the journal knows what it moved and what it rewrote (core.review.revert rolls it back)
+        scope.intent = scope.journal.begin_intent(0, scope.actor, {"operation": "rename", "move": [rel, dest]})
     if scope.gate is None or scope.approved:
         return
     scope.gate.check(scope, rel, old, new, operation=operation or scope.operation, dest=dest)
@@ -160,8 +167,14 @@ def journaled(operation: str) -> Callable:
             try:
                 try:
                     result = fn(self, *args, **kwargs)
+                except BaseException:
+                    if scope.intent is not None and journal is not None and not scope.files:
+                        journal.drop_intent(scope.intent)  # refused before it moved anything
+                    raise
                 finally:
                     _scope.reset(token)
+                if scope.intent is not None and journal is not None and not getattr(result, "changed", False):
+                    journal.drop_intent(scope.intent)
                 if journal is not None and getattr(result, "changed", False):
                     try:
                         journal.record_result(scope, result)

@@ -79,6 +79,7 @@ DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
 DEFAULT_KEEP_S = 7 * 86400.0  # s: a change younger than this is never dropped, reviewed or not
 DEFAULT_AGENT_SHARE = 0.5  # the part of the journal one agent's protected changes may fill
+RECOVERY_ACTOR = "vaultwatch"  # the actor of a killed rename's roll-back at the next start
 _ROW_OVERHEAD = 200  # bytes a change row and its index entries take besides its contents
 MAX_OUTSIDE_PATHS = 1000
 RECENT_S = 300.0  # s: a change journaled by another process this recently may explain a disk event
@@ -334,6 +335,14 @@ CREATE TABLE IF NOT EXISTS intents (
     plan TEXT NOT NULL,
     at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS intent_files (
+    intent_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    before BLOB,
+    after_etag TEXT,
+    PRIMARY KEY (intent_id, seq)
+);
 """
 
 # columns added after the first release: (name, declaration); an older journal gets them on open
@@ -479,25 +488,32 @@ class Journal:
             return True
         with self._lock:
             row = self._con.execute(
-                "SELECT c.id, c.kind, c.path, c.src, c.etag, c.operation FROM paths p JOIN changes c "
+                "SELECT c.id, c.kind, c.path, c.src, c.etag, c.operation, c.revert_of FROM paths p JOIN changes c "
                 "ON c.id = p.change_id WHERE p.path=? ORDER BY c.id DESC LIMIT 1",
                 (rel,),
             ).fetchone()
             if row is None or row[1] == "outside":
                 return False
-            cid, _, path, src, change_etag, operation = row
+            cid, _, path, src, change_etag, operation, revert_of = row
             written = self._con.execute(
                 "SELECT after_etag FROM files WHERE change_id=? AND path=? ORDER BY seq DESC LIMIT 1", (cid, rel)
             ).fetchone()
+            moved_back = None  # a revert of a rename moved the note from (its path) back to (its src)
+            if operation == "revert" and revert_of is not None:
+                moved_back = self._con.execute(
+                    "SELECT path, src FROM changes WHERE id=? AND operation='rename'", (revert_of,)
+                ).fetchone()
         try:
             data = None if removed else self.current(rel)
         except Exception:  # unreadable now: not explained
             return False
         if data is None:
             ok = (written is not None and written[0] is None) or src == rel or (operation == "delete" and path == rel)
+            ok = ok or (moved_back is not None and moved_back[0] == rel)
         else:
             now = etag(data)
             ok = (written is not None and written[0] == now) or (path == rel and change_etag == now)
+            ok = ok or (moved_back is not None and moved_back[1] == rel)
         if ok and cid not in self._announced and self._bus is not None:
             self._announced.add(cid)
             try:
@@ -532,6 +548,7 @@ class Journal:
 
     def begin_intent(self, change_id: int, actor: str, plan: dict[str, Any]) -> int:
         """Record that a revert of `change_id` is about to write `plan` (see core.review.revert)."""
+        plan = {**plan, "pid": os.getpid()}
         with self._lock:
             cur = self._con.execute(
                 "INSERT INTO intents (change_id, actor, plan, at) VALUES (?,?,?,?)",
@@ -540,26 +557,53 @@ class Journal:
             assert cur.lastrowid is not None
             return int(cur.lastrowid)
 
-    def open_intents(self) -> list[tuple[int, int, str, dict[str, Any]]]:
-        """(intent id, change id, actor, plan) of every revert that started and was not recorded."""
+    def open_intents(self, *, interrupted: bool = False) -> list[tuple[int, int, str, dict[str, Any]]]:
+        """(intent id, change id, actor, plan) of every revert (change id) or rename (0) that started
+        and was not recorded; `interrupted`: only those whose process is gone (killed)."""
         with self._lock:
             rows = self._con.execute("SELECT id, change_id, actor, plan FROM intents ORDER BY id").fetchall()
         out = []
         for iid, cid, actor, plan in rows:
             try:
-                out.append((int(iid), int(cid), str(actor), json.loads(plan)))
+                parsed = json.loads(plan)
             except ValueError:
                 continue
+            if interrupted and _alive(parsed.get("pid")):
+                continue
+            out.append((int(iid), int(cid), str(actor), parsed))
         return out
 
     def drop_intent(self, intent_id: int) -> None:
         with self._lock:
+            self._con.execute("DELETE FROM intent_files WHERE intent_id=?", (int(intent_id),))
             self._con.execute("DELETE FROM intents WHERE id=?", (int(intent_id),))
+
+    def intent_file(self, intent_id: int, rel: str, before: bytes | None, after: bytes | None) -> None:
+        """A rename's link rewrite committed `after` over `before` at `rel` (its progress, so that
+        a killed rename can be rolled back and its writes are not taken for outside edits)."""
+        with self._lock:
+            self._con.execute(
+                "INSERT INTO intent_files VALUES (?, (SELECT COUNT(*) FROM intent_files WHERE intent_id=?), ?,?,?)",
+                (int(intent_id), int(intent_id), rel, _pack(before), etag(after) if after is not None else None),
+            )
+
+    def intent_files(self, intent_id: int) -> list[tuple[str, bytes | None, str | None]]:
+        """(path, before bytes, after etag) of each file a rename's intent committed, in order."""
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT path, before, after_etag FROM intent_files WHERE intent_id=? ORDER BY seq", (int(intent_id),)
+            ).fetchall()
+        return [(p, _unpack(b), a) for p, b, a in rows]
 
     def _intended_paths(self) -> dict[str, list[dict[str, Any]]]:
         """Per path, what open intents will leave there: {"to": etag or None} (a file put back or
         removed), {"moved": "from"|"to"} (the move back of a rename)."""
         out: dict[str, list[dict[str, Any]]] = {}
+        with self._lock:
+            for rel, after in self._con.execute(
+                "SELECT path, after_etag FROM intent_files WHERE intent_id IN (SELECT id FROM intents)"
+            ):
+                out.setdefault(rel, []).append({"to": after})
         for _, _, _, plan in self.open_intents():
             for f in plan.get("files", ()):
                 out.setdefault(f["path"], []).append({"to": f.get("to")})
@@ -665,10 +709,34 @@ class Journal:
         pending = scope.pending
         if pending is not None and getattr(pending, "approved", None) is True:
             row["reviewed_by"] = "approval"  # the person saw this very change at the gate and let it through
-        change = self._insert(row, files, [*result.changed_paths, *([src] if src else [])])
+        change = self._insert(row, files, [*result.changed_paths, *([src] if src else [])], intent=scope.intent)
         if caller is not None:
             caller.change_ids.append(change.id)
         return change
+
+    def record_interrupted_rename(self, intent_id: int, actor: str, src: str, dst: str) -> Change:
+        """A rename killed midway (its intent still open), as the change it made: the move and the
+        link rewrites that landed, so that it can be reverted (core.review.revert.resume_interrupted)."""
+        files = [FileWrite(p, before, None, "links") for p, before, _ in self.intent_files(intent_id)]
+        stored = []
+        for f, (_, _, after_etag) in zip(files, self.intent_files(intent_id), strict=True):
+            data = self.current(f.path) if self.current is not None else None
+            if data is not None and etag(data) == after_etag:  # what the rename wrote is still there
+                stored.append(FileWrite(f.path, f.before, data, "links"))
+        human = _is_human(actor)
+        row = dict(
+            kind="change",
+            actor=actor,
+            agent=None if human else actor.removeprefix("agent:"),
+            tool="rename",
+            operation="rename",
+            path=dst,
+            src=src,
+            moved_to=dst,
+            summary=f"interrupted rename {src} -> {dst}: rewrote links in {len(stored)} notes before it stopped",
+            arguments={"src": src, "dst": dst},
+        )
+        return self._insert(row, stored, [src, dst, *(f.path for f in stored)], intent=intent_id)
 
     def record_revert(self, scope: Scope, of: Change, summary: str, path: str, *, intent: int | None = None) -> Change:
         """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""
@@ -775,7 +843,8 @@ class Journal:
                             "UPDATE changes SET reviewed_at=?, reviewed_by=? WHERE id=? AND reviewed_at IS NULL",
                             (jt, reviewed_by, reverts),
                         )
-                if intent is not None:  # the revert is recorded: its plan is done, in the same transaction
+                if intent is not None:  # the change is recorded: its intent is done, in the same transaction
+                    con.execute("DELETE FROM intent_files WHERE intent_id=?", (intent,))
                     con.execute("DELETE FROM intents WHERE id=?", (intent,))
                 self._count += 1
                 self._bytes += size
@@ -890,7 +959,7 @@ class Journal:
         """Raise JournalFull when an agent's change of these bytes cannot be journaled without
         dropping protected changes (see module doc). Called before anything is written; the
         person's own changes are always admitted."""
-        if _is_human(actor):
+        if _is_human(actor) or actor == RECOVERY_ACTOR:
             return
         need = len(before or b"") + len(after or b"") + _ROW_OVERHEAD  # compressed, it is never much larger
         with self._lock:
@@ -945,15 +1014,19 @@ class Journal:
         )
 
     def status(self) -> dict[str, Any]:
-        """How full the journal is: content bytes, the cap, unreviewed changes, and whether a
-        small agent write would be refused now (`full`)."""
+        """How full the journal is: content bytes, the bytes it must keep, the room left for agents'
+        changes, unreviewed changes, and `full` (under a tenth of it left: agents' writes are refused
+        or soon will be)."""
         with self._lock:
             now = self._now_locked()
             unreviewed = self._con.execute("SELECT COUNT(*) FROM changes WHERE reviewed_at IS NULL").fetchone()[0]
             prunable = sum(size for _, size in self._prunable(now))
             kept = self._bytes - prunable
-            full = kept + _ROW_OVERHEAD * 8 > self._budget() or (self._count >= self.max_changes and not prunable)
+            # full: less than a tenth of the journal is left for agents' changes
+            room = max(0, self._budget() - kept)
+            full = room < self._budget() // 10 or (self._count >= self.max_changes and not prunable)
             return {
+                "room_bytes": room,
                 "changes": self._count,
                 "content_bytes": self._bytes,
                 "kept_bytes": kept,
@@ -1159,6 +1232,21 @@ _COLS = (
 
 def _is_human(actor: str) -> bool:
     return actor == "human" or actor.startswith("human:")
+
+
+def _alive(pid: Any) -> bool:
+    """Whether process `pid` still runs (another process's intent in progress, not a killed one)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _system_reference() -> tuple[str, float]:

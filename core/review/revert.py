@@ -33,7 +33,7 @@ from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave, problem
-from vaultwatch.core.review.journal import Change, Journal
+from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal
 
 
 class RevertRefused(VaultError):
@@ -235,7 +235,11 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
     """Revert one change (see module doc); raises RevertRefused with the reason when it cannot.
     A revert of this change that was interrupted is finished instead of refused."""
     change = journal.get(change_id)
-    interrupted = [i for i in journal.open_intents() if i[1] == change.id]
+    running = [i for i in journal.open_intents() if i[1] == change.id]
+    interrupted = [i for i in journal.open_intents(interrupted=True) if i[1] == change.id]
+    if len(running) > len(interrupted):
+        pid = next(i[3].get("pid") for i in running if i not in interrupted)
+        raise RevertRefused(f"change {change.id} is being reverted right now (process {pid}); wait for it")
     if interrupted and change.reverted_by is not None:  # recorded after all: nothing left to finish
         for stale in interrupted:
             journal.drop_intent(stale[0])
@@ -308,7 +312,10 @@ def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]
     person sees why, and `vaultwatch revert ID` tries again)."""
     out: list[tuple[int, str]] = []
     seen: set[int] = set()
-    for _, change_id, actor, _ in journal.open_intents():
+    for intent_id, change_id, actor, plan in journal.open_intents(interrupted=True):
+        if plan.get("operation") == "rename":
+            out.append(_roll_back_rename(writer, journal, intent_id, actor, plan))
+            continue
         if change_id in seen:
             continue
         seen.add(change_id)
@@ -342,10 +349,25 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
     return f"re-created {rel} from the journal"
 
 
+def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: dict) -> tuple[int, str]:
+    """A rename killed midway: journal what it did (the move, the links it rewrote) as its change,
+    then revert that (links back, the note moved back). Killed before the move: nothing to do."""
+    src, dst = plan["move"]
+    if not (_exists(writer, dst) and not _exists(writer, src)):
+        journal.drop_intent(intent_id)
+        return 0, f"an interrupted rename of {src} had not moved it; nothing to roll back"
+    change = journal.record_interrupted_rename(intent_id, actor, src, dst)
+    try:
+        done = revert(writer, journal, change.id, actor=RECOVERY_ACTOR)
+    except VaultError as exc:
+        return change.id, f"interrupted rename {src} -> {dst} (change {change.id}) not rolled back: {exc.message}"
+    return change.id, f"rolled back an interrupted rename (change {change.id}): {done.revert.summary}"
+
+
 def resume_in_background(vault: object, journal: Journal) -> threading.Thread | None:
     """At a server's start: finish interrupted reverts in a thread (the person is told how each
     went on the vault's bus); None when there is none."""
-    if not journal.open_intents():
+    if not journal.open_intents(interrupted=True):
         return None
 
     def run() -> None:
