@@ -110,8 +110,6 @@ def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
     role = {"rename": "links", "revert": "restored"}.get(scope.operation, "target")
     with scope.lock:
         scope.files.append(FileWrite(rel, old, new, role))
-    if scope.intent is not None:  # a rename's progress: a kill now leaves what to roll back
-        scope.journal.intent_file(scope.intent, rel, old, new)
 
 
 def approve(
@@ -133,6 +131,9 @@ def approve(
         # before the move: a rename rewrites links in many notes, one at a time; killed midway,
         # the journal knows what it moved and what it rewrote (core.review.revert rolls it back)
         scope.intent = scope.journal.begin_intent(0, scope.actor, {"operation": "rename", "move": [rel, dest]})
+    elif scope.intent is not None and scope.journal is not None and (old is not None or new is not None):
+        # a rename's link rewrite, recorded before it lands: killed right after, it is still rolled back
+        scope.journal.intent_file(scope.intent, rel, old, new)
     if scope.gate is None or scope.approved:
         return
     scope.gate.check(scope, rel, old, new, operation=operation or scope.operation, dest=dest)

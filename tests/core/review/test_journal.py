@@ -17,7 +17,8 @@ import pytest
 from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.review import journal as jmod
 from vaultwatch.core.review.journal import Journal, journal_for, parse_since
-from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
+from vaultwatch.core.review.revert import RevertRefused, resume_interrupted, revert, revert_agent
+from vaultwatch.core.vault import Vault
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -300,3 +301,69 @@ def test_kill_9_at_random_points_of_journaled_writes_leaves_every_record_whole(m
         seen += len(changes)
         journal.close()
     assert seen > 8
+
+
+RENAMER = textwrap.dedent("""
+    import sys
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer
+    vault = Vault(sys.argv[1], cache=False)
+    vault.load()
+    print("ready", flush=True)
+    Writer(vault).rename("T.md", "U.md", actor="agent:mover")
+    print("done", flush=True)
+""")
+
+
+def test_a_rename_killed_midway_is_rolled_back_at_the_next_start(make_vault, tmp_path):
+    """A rename rewriting [[T]] in 400 notes is killed (SIGKILL) once part of the rewrite is on
+    disk; the next start (resume_interrupted) journals what it did and rolls it back: every link
+    and the note back, and the interrupted rename and its roll-back are both in the journal."""
+    names = [f"n{i:03}.md" for i in range(400)]
+    root = make_vault({"T.md": "# T\n", **{n: f"# {n}\nsee [[T]]\n" + "filler\n" * 40 for n in names}})
+    state = tmp_path / "rename-state"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", RENAMER, str(root)], env=env, stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert proc.stdout.readline().strip() == b"ready"
+        while True:
+            moved = sum(1 for n in names if "[[U]]" in (root / n).read_text())
+            if moved >= 10 or proc.poll() is not None:
+                break
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    moved = sum(1 for n in names if "[[U]]" in (root / n).read_text())
+    assert 10 <= moved < len(names), f"the rename was not cut off midway ({moved} rewritten)"
+    os.environ["XDG_STATE_HOME"] = str(state)
+    try:
+        vault = Vault(root, cache=False)
+        vault.load()
+        journal = journal_for(vault)
+        [(_, change_id, actor, plan)] = journal.open_intents(interrupted=True)
+        assert plan["operation"] == "rename" and plan["move"] == ["T.md", "U.md"] and actor == "agent:mover"
+        outcome = resume_interrupted(Writer(vault), journal)
+        assert len(outcome) == 1 and "rolled back" in outcome[0][1], outcome
+        assert all("[[T]]" in (root / n).read_text() for n in names)
+        assert (root / "T.md").exists() and not (root / "U.md").exists()
+        assert journal.open_intents() == []
+        revert_row, rename_row = journal.changes(limit=2)
+        assert rename_row.operation == "rename" and "interrupted" in rename_row.summary and not rename_row.reviewed
+        assert len(rename_row.files) >= moved and revert_row.revert_of == rename_row.id
+        journal.close()
+    finally:
+        del os.environ["XDG_STATE_HOME"]
+
+
+def test_reviewed_marks_and_the_unreviewed_notes_query(setup):
+    root, vault, writer, journal = setup({"a.md": "a\n", "b.md": "b\n"})
+    with jmod.calling(jmod.Caller("claude/1.0", "s-1", "write")):
+        writer.write("a.md", "a2\n", overwrite=True, actor="agent:claude")
+        writer.write("b.md", "b2\n", overwrite=True, actor="agent:claude")
+    writer.write("a.md", "a3\n", overwrite=True, actor="human:me")  # the person's own: reviewed
+    mine = journal.changes()[0]
+    assert mine.reviewed and [c.path for c in journal.unreviewed()] == ["b.md", "a.md"]
+    assert journal.unreviewed_paths() == {"a.md": mine.id - 2, "b.md": mine.id - 1}
+    assert journal.mark_reviewed([mine.id - 1]) == [mine.id - 1]
+    assert journal.unreviewed_paths() == {"a.md": mine.id - 2}
+    assert journal.mark_reviewed(agent="claude") == [mine.id - 2] and journal.unreviewed() == []
