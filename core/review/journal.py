@@ -925,7 +925,7 @@ class Journal:
     def _prunable(self, now: float) -> Iterator[tuple[int, int]]:
         """(id, size) of the changes retention may drop, oldest first: reviewed and older than keep_s."""
         yield from self._con.execute(
-            "SELECT id, size FROM changes WHERE reviewed_at IS NOT NULL AND jt < ? "
+            "SELECT id, size FROM changes WHERE reviewed_at IS NOT NULL AND jt <= ? "
             "AND id NOT IN (SELECT change_id FROM intents) ORDER BY id",
             (now - self.keep_s,),
         )
@@ -987,7 +987,7 @@ class Journal:
     def _held_locked(self, agent: str) -> int:
         """Bytes of `agent`'s changes retention may not drop (unreviewed, or younger than keep_s)."""
         row = self._con.execute(
-            "SELECT COALESCE(SUM(size), 0) FROM changes WHERE (agent=? OR actor=?) AND (reviewed_at IS NULL OR jt>=?)",
+            "SELECT COALESCE(SUM(size), 0) FROM changes WHERE (agent=? OR actor=?) AND (reviewed_at IS NULL OR jt>?)",
             (agent, "agent:" + agent, self._now_locked() - self.keep_s),
         ).fetchone()
         return int(row[0])
