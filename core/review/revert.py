@@ -24,6 +24,7 @@ counts the files it put back as the revert's, never as outside edits.
 
 from __future__ import annotations
 
+import os
 import stat as stat_mod
 import threading
 from dataclasses import dataclass, field
@@ -235,11 +236,30 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
     """Revert one change (see module doc); raises RevertRefused with the reason when it cannot.
     A revert of this change that was interrupted is finished instead of refused."""
     change = journal.get(change_id)
-    running = [i for i in journal.open_intents() if i[1] == change.id]
-    interrupted = [i for i in journal.open_intents(interrupted=True) if i[1] == change.id]
-    if len(running) > len(interrupted):
-        pid = next(i[3].get("pid") for i in running if i not in interrupted)
-        raise RevertRefused(f"change {change.id} is being reverted right now (process {pid}); wait for it")
+    with _active_lock:
+        mine = [i for i in journal.open_intents() if i[1] == change.id]
+        dead = {i[0] for i in journal.open_intents(interrupted=True)}
+        # interrupted: its process is gone, or it is this process's and no thread runs it any more
+        interrupted = [i for i in mine if i[0] in dead or (i[3].get("pid") == os.getpid() and i[0] not in _active)]
+        if len(mine) > len(interrupted):
+            pid = next(i[3].get("pid") for i in mine if i not in interrupted)
+            raise RevertRefused(f"change {change.id} is being reverted right now (process {pid}); wait for it")
+        claimed = {i[0] for i in interrupted}
+        _active.update(claimed)
+    try:
+        return _revert(writer, journal, change, interrupted, actor, claimed)
+    finally:
+        with _active_lock:
+            _active.difference_update(claimed)
+
+
+_active: set[int] = set()  # intents a thread of this process is carrying out now
+_active_lock = threading.Lock()
+
+
+def _revert(
+    writer: Writer, journal: Journal, change: Change, interrupted: list, actor: str, claimed: set[int]
+) -> RevertOutcome:
     if interrupted and change.reverted_by is not None:  # recorded after all: nothing left to finish
         for stale in interrupted:
             journal.drop_intent(stale[0])
@@ -255,7 +275,10 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
             check(writer, journal, _without(change, done))
     else:
         check(writer, journal, change)
-        intent = journal.begin_intent(change.id, actor, _plan(change))
+        with _active_lock:
+            intent = journal.begin_intent(change.id, actor, _plan(change))
+            _active.add(intent)
+            claimed.add(intent)
     scope = Scope(
         journal, None, "revert", actor, {"change_id": change.id}, kind="revert", revert_of=change.id, approved=True
     )

@@ -12,6 +12,7 @@ import signal
 import string
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ from mcp_testing import ROOT, serving, uds_client
 from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.events import DocumentsChanged
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.approval import ApprovalGate, ApprovalRequested
 from vaultwatch.core.review.journal import journal_for, parse_since
 from vaultwatch.core.review.revert import revert
 from vaultwatch.core.vault import Vault
@@ -263,3 +266,30 @@ def _all_back(root: Path, names: list[str], journal, rename_id: int) -> None:
     assert row.revert_of == rename_id and len([f for f in row.files if f.role == "restored"]) >= len(names)
     assert journal.open_intents() == []
     assert [(c.summary, c.paths[:3]) for c in journal.changes(kinds=("outside",))] == []
+
+
+async def test_a_write_the_person_approved_at_the_gate_is_reviewed_and_a_refused_one_never_asks(guarded, sock_dir):
+    """The person saw and approved an agent's write at the gate: it is recorded reviewed. When
+    the journal cannot keep a write, it is refused before the gate asks the person anything."""
+    vault = guarded(VAULTWATCH_JOURNAL_AGENT_SHARE="1")
+    gate = ApprovalGate("writes")
+    approval.attach(vault, gate)
+    gate.attend()
+    asked: list = []
+
+    def on_event(event) -> None:
+        if isinstance(event, ApprovalRequested):
+            asked.append(event.pending)
+            threading.Thread(target=gate.decide, args=(event.pending.id, True, "")).start()
+
+    vault.bus.subscribe(on_event)
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path, name="helper") as agent:
+        r = await agent.call_tool("edit", {"path": "Other.md", "old_text": "# Other", "new_text": "# Other v2"})
+        assert not r.is_error, r.content[0].text
+        journal = journal_for(vault)
+        [change] = journal.changes()
+        assert change.reviewed and len(asked) == 1 and journal.unreviewed() == []
+        big = text_noise(random.Random(3), CAP_MB * 2**20)  # more than the whole journal can hold
+        r = await agent.call_tool("write", {"path": "Big.md", "content": big})
+        assert r.is_error and "journal is full" in r.content[0].text
+        assert len(asked) == 1 and not (Path(vault.root) / "Big.md").exists()
