@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.journal import Change, Within, journal_for, parse_since
+from vaultwatch.core.review.journal import At, Change, Within, journal_for, parse_since
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
 from .diffview import DiffDoc, DiffView, render_files
@@ -336,10 +336,10 @@ class ChangesScreen(Screen[None], _Reverting):
         Binding("M", "mark_all_reviewed", "All shown reviewed", id="changes.reviewed_all"),
     ]
 
-    def __init__(self, since: float | None) -> None:
+    def __init__(self, since: float | At | None) -> None:
         super().__init__()
         self.session_since = since
-        self.since: float | Within | None = since
+        self.since: float | Within | At | None = since
         self.note: str | None = None
         self.agent: str | None = None
         self.rows: list[Change] = []
@@ -392,6 +392,8 @@ class ChangesScreen(Screen[None], _Reverting):
         title = Text("Changes", style="bold")
         if isinstance(self.since, Within):
             scope = f"last {_duration(self.since.seconds)}"
+        elif isinstance(self.since, At):
+            scope = "this session"
         else:
             scope = (
                 "this session"

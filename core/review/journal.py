@@ -106,6 +106,14 @@ class Within:
 
 
 @dataclass(frozen=True, slots=True)
+class At:
+    """A point on the journal's own time (`Journal.now()`): "since the session started" that a
+    stepped wall clock cannot move."""
+
+    jt: float
+
+
+@dataclass(frozen=True, slots=True)
 class FileChange:
     """One file a change rewrote: its path after the change, and both etags (None: absent)."""
 
@@ -1104,7 +1112,7 @@ class Journal:
         self,
         *,
         agent: str | None = None,
-        since: float | Within | None = None,
+        since: float | Within | At | None = None,
         path: str | None = None,
         limit: int | None = None,
         kinds: Iterable[str] | None = None,
@@ -1124,6 +1132,9 @@ class Journal:
         if isinstance(since, Within):
             where.append("jt>=?")
             params.append(self.now() - since.seconds)
+        elif isinstance(since, At):
+            where.append("jt>=?")
+            params.append(since.jt)
         elif since is not None:
             where.append("at>=?")
             params.append(float(since))
@@ -1334,6 +1345,7 @@ def parse_since(text: str, now: dt.datetime) -> float | Within:
 
 
 __all__ = [
+    "At",
     "Caller",
     "Change",
     "ChangeRecorded",

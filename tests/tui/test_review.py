@@ -452,3 +452,37 @@ async def test_the_changes_view_marks_changes_reviewed_and_says_when_the_journal
         await wait_for(lambda: journal.unreviewed() == [])
         await wait_for(lambda: "journal full" not in str(screen.query_one("#changes-title").render()))
     writer.write("Inbox/after.md", noise + "\n", actor="agent:bot")  # room again
+
+
+async def test_the_changes_views_session_and_since_survive_a_clock_stepped_back(tui_demo: Path):
+    """The wall clock steps back 2 h after the app started: the agent's changes made then are
+    still in "this session" and in `s 30m` (the journal's own time, not the wall clock)."""
+    import datetime as dt
+
+    from vaultwatch.core.clock import SteppingClock
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.vault import Vault
+
+    clock = SteppingClock(dt.datetime(2026, 12, 4, 12, 0, tzinfo=dt.UTC))
+    vault = Vault(tui_demo, clock=clock)
+    vault.load()
+    writer = Writer(vault)
+    writer.write("Inbox/before.md", "before\n", actor="agent:bot")  # before the session: not in it
+    clock.advance(60)
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(app)
+        clock.advance(60)
+        clock.step_wall(-2 * 3600)
+        writer.write("Inbox/a.md", "a\n", actor="agent:bot")
+        clock.advance(60)
+        writer.write("Inbox/b.md", "b\n", actor="agent:bot")
+        clock.step_wall(2 * 3600)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        assert [c.path for c in screen.rows] == ["Inbox/b.md", "Inbox/a.md"]
+        assert "this session" in str(screen.query_one("#changes-title").render())
+        await pilot.press("s", *"30m", "enter")
+        assert [c.path for c in screen.rows] == ["Inbox/b.md", "Inbox/a.md", "Inbox/before.md"]
+        assert "last 30m" in str(screen.query_one("#changes-title").render())
