@@ -367,3 +367,37 @@ def test_reviewed_marks_and_the_unreviewed_notes_query(setup):
     assert journal.mark_reviewed([mine.id - 1]) == [mine.id - 1]
     assert journal.unreviewed_paths() == {"a.md": mine.id - 2}
     assert journal.mark_reviewed(agent="claude") == [mine.id - 2] and journal.unreviewed() == []
+
+
+def test_a_journal_from_before_reviewed_and_journal_time_opens_and_keeps_its_changes(tmp_path):
+    """A journal written by the previous release (no boot, mono, jt, reviewed columns) gains them
+    on open: its rows read back, count as not reviewed, and "since" finds them by their wall time."""
+    path = str(tmp_path / "old.sqlite3")
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE changes (id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, kind TEXT NOT NULL,
+            actor TEXT NOT NULL, agent TEXT, session TEXT, tool TEXT NOT NULL, operation TEXT NOT NULL,
+            path TEXT NOT NULL, src TEXT, moved_to TEXT, path_kind TEXT NOT NULL DEFAULT 'note',
+            summary TEXT NOT NULL DEFAULT '', arguments TEXT NOT NULL DEFAULT '{}', previous_etag TEXT,
+            etag TEXT, revert_of INTEGER, reverted_by INTEGER, size INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE files (change_id INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT NOT NULL,
+            role TEXT NOT NULL, before BLOB, after BLOB, before_etag TEXT, after_etag TEXT,
+            before_size INTEGER NOT NULL, after_size INTEGER NOT NULL, PRIMARY KEY (change_id, seq));
+        CREATE TABLE paths (change_id INTEGER NOT NULL, path TEXT NOT NULL);
+    """)
+    now = time.time()
+    con.execute(
+        "INSERT INTO changes (at, kind, actor, agent, tool, operation, path, size) VALUES (?,?,?,?,?,?,?,?)",
+        (now - 600, "change", "agent:x", "x", "write", "write", "a.md", 300),
+    )
+    con.execute("INSERT INTO paths VALUES (1, 'a.md')")
+    con.commit()
+    con.close()
+    journal = Journal(path)
+    [old] = journal.changes()
+    assert old.path == "a.md" and not old.reviewed and journal.unreviewed_paths() == {"a.md": old.id}
+    assert [c.id for c in journal.changes(since=jmod.Within(3600))] == [old.id]
+    assert journal.changes(since=jmod.Within(60)) == []
+    journal.record_outside(["b.md"])
+    assert [c.path for c in journal.changes(since=jmod.Within(3600))] == ["b.md", "a.md"]
+    journal.close()
