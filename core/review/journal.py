@@ -396,6 +396,7 @@ class Journal:
         self._unsubscribe: Callable[[], None] | None = None
         self.current: Callable[[str], bytes | None] | None = None  # a vault path's bytes now (see _explained)
         self._announced: set[int] = set()
+        self._full_announced = False  # the person was told agents' writes are refused (until marks)
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         if not os.path.exists(path):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
@@ -970,6 +971,16 @@ class Journal:
         if _is_human(actor) or actor == RECOVERY_ACTOR:
             return
         need = len(before or b"") + len(after or b"") + _ROW_OVERHEAD  # compressed, it is never much larger
+        try:
+            self._admit(actor, agent, need)
+        except JournalFull as exc:
+            # the person hears it once (the TUI's status line), not once per refused call
+            if not self._full_announced and self._bus is not None:
+                self._full_announced = True
+                self._bus.publish(problem(exc.message.replace("refused this write", "refuses writes", 1)))
+            raise
+
+    def _admit(self, actor: str, agent: str | None, need: int) -> None:
         with self._lock:
             budget = self._budget()
             share = budget * self.agent_share
@@ -1077,6 +1088,8 @@ class Journal:
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
+        if marked:
+            self._full_announced = False
         return marked
 
     def unreviewed(self, *, agent: str | None = None, limit: int | None = None) -> list[Change]:

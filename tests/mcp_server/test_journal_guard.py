@@ -20,7 +20,7 @@ from mcp_testing import ROOT, serving, uds_client
 
 from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.edit.writes import Writer
-from vaultwatch.core.events import DocumentsChanged
+from vaultwatch.core.events import DocumentsChanged, IndexProblem
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import ApprovalGate, ApprovalRequested
 from vaultwatch.core.review.journal import journal_for, parse_since
@@ -118,6 +118,8 @@ async def test_a_full_journal_says_so_and_reviewing_makes_room(guarded, sock_dir
     vault = guarded(VAULTWATCH_JOURNAL_AGENT_SHARE="1", VAULTWATCH_JOURNAL_KEEP_DAYS="0")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     rng = random.Random(7)
+    problems: list[str] = []
+    vault.bus.subscribe(lambda e: problems.append(e.message) if isinstance(e, IndexProblem) else None)
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path, name="flooder") as agent:
         journal = journal_for(vault)
         message = None
@@ -127,6 +129,9 @@ async def test_a_full_journal_says_so_and_reviewing_makes_room(guarded, sock_dir
                 message = r.content[0].text
                 break
         assert message is not None and "journal is full" in message and "VAULTWATCH_JOURNAL_MAX_MB" in message
+        r = await agent.call_tool("write", {"path": "junk/again.md", "content": text_noise(rng, 300_000)})
+        assert r.is_error  # refused again; the person is told once (the TUI shows the bus's problems)
+        assert [p for p in problems if "journal is full" in p] == [problems[-1]] and len(problems) == 1
         first = journal.changes()[-1].id
         listed = cli("changes", str(vault.root), "--unreviewed", env=env)
         assert listed.returncode == 0 and "journal is full" in listed.stderr
