@@ -315,7 +315,7 @@ RENAMER = textwrap.dedent("""
 """)
 
 
-def test_a_rename_killed_midway_is_rolled_back_at_the_next_start(make_vault, tmp_path):
+def test_a_rename_killed_midway_is_rolled_back_at_the_next_start(make_vault, tmp_path, monkeypatch):
     """A rename rewriting [[T]] in 400 notes is killed (SIGKILL) once part of the rewrite is on
     disk; the next start (resume_interrupted) journals what it did and rolls it back: every link
     and the note back, and the interrupted rename and its roll-back are both in the journal."""
@@ -335,24 +335,21 @@ def test_a_rename_killed_midway_is_rolled_back_at_the_next_start(make_vault, tmp
         proc.wait(30)
     moved = sum(1 for n in names if "[[U]]" in (root / n).read_text())
     assert 10 <= moved < len(names), f"the rename was not cut off midway ({moved} rewritten)"
-    os.environ["XDG_STATE_HOME"] = str(state)
-    try:
-        vault = Vault(root, cache=False)
-        vault.load()
-        journal = journal_for(vault)
-        [(_, change_id, actor, plan)] = journal.open_intents(interrupted=True)
-        assert plan["operation"] == "rename" and plan["move"] == ["T.md", "U.md"] and actor == "agent:mover"
-        outcome = resume_interrupted(Writer(vault), journal)
-        assert len(outcome) == 1 and "rolled back" in outcome[0][1], outcome
-        assert all("[[T]]" in (root / n).read_text() for n in names)
-        assert (root / "T.md").exists() and not (root / "U.md").exists()
-        assert journal.open_intents() == []
-        revert_row, rename_row = journal.changes(limit=2)
-        assert rename_row.operation == "rename" and "interrupted" in rename_row.summary and not rename_row.reviewed
-        assert len(rename_row.files) >= moved and revert_row.revert_of == rename_row.id
-        journal.close()
-    finally:
-        del os.environ["XDG_STATE_HOME"]
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))  # the next start: this process, on that journal
+    vault = Vault(root, cache=False)
+    vault.load()
+    journal = journal_for(vault)
+    [(_, change_id, actor, plan)] = journal.open_intents(interrupted=True)
+    assert plan["operation"] == "rename" and plan["move"] == ["T.md", "U.md"] and actor == "agent:mover"
+    outcome = resume_interrupted(Writer(vault), journal)
+    assert len(outcome) == 1 and "rolled back" in outcome[0][1], outcome
+    assert all("[[T]]" in (root / n).read_text() for n in names)
+    assert (root / "T.md").exists() and not (root / "U.md").exists()
+    assert journal.open_intents() == []
+    revert_row, rename_row = journal.changes(limit=2)
+    assert rename_row.operation == "rename" and "interrupted" in rename_row.summary and not rename_row.reviewed
+    assert len(rename_row.files) >= moved and revert_row.revert_of == rename_row.id
+    journal.close()
 
 
 def test_reviewed_marks_and_the_unreviewed_notes_query(setup):
