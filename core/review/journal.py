@@ -58,6 +58,7 @@ from typing import Any
 
 from vaultwatch.core.clock import SystemClock
 from vaultwatch.core.clock import reference as reference_of
+from vaultwatch.core.disk.private import private_file, private_folder
 from vaultwatch.core.edit.effects import LINKS
 from vaultwatch.core.errors import NotFoundError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event
@@ -398,9 +399,8 @@ class Journal:
         self.current: Callable[[str], bytes | None] | None = None  # a vault path's bytes now (see _explained)
         self._announced: set[int] = set()
         self._full_announced = False  # the person was told agents' writes are refused (until marks)
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        if not os.path.exists(path):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        private_folder(os.path.dirname(path))  # its parents too: the journal may be the first to make them
+        private_file(path)
         self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=NORMAL")  # WAL: a crash loses at most the last commits, never corrupts
