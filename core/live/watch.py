@@ -1,6 +1,6 @@
 """Keep a vault's index live: watch the filesystem, apply what changed, account for what is pending.
 
-Two threads per vault. The watcher runs watchfiles (50 ms debounce, 20 ms step: latency,
+Two threads per vault. The watcher runs watchfiles (50 ms debounce, 5 ms step: latency,
 not the 1.6 s default) and turns each batch of raw events into vault-relative paths. The
 applier drains every batch queued meanwhile (a `git checkout` flood becomes a few large
 refreshes), stats the paths once per folder, walks folders that appeared, reuses parsed
@@ -41,6 +41,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from vaultwatch.core import handoffs
 from vaultwatch.core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
 from vaultwatch.core.events import IndexProblem, WatcherReady
 from vaultwatch.core.index.ignore import IgnoreRules
@@ -51,7 +52,10 @@ if TYPE_CHECKING:  # vault.py imports this module
     from vaultwatch.core.vault import Vault
 
 DEBOUNCE_MS = 50
-STEP_MS = 20
+# watchfiles hands a batch over once a step passes with no new event, so a lone outside change
+# waits one to two steps before the applier sees it; the step is the idle wake-up period too
+# (one short take of the interpreter each time, far below a core's percent)
+STEP_MS = 5
 TICK_MS = 50  # the watcher wakes at least this often: to check on the vault root, and to settle waits
 SETTLE_MS = 25  # how long the OS gets to hand a finished write's event to the watcher (see wait_settled)
 POLL_DELAY_MS = 500  # the polling fallback's period
@@ -424,25 +428,36 @@ class LiveIndex:
                     if self._suspects is not None:
                         self._suspects[0].difference_update(rels)
             try:
-                if rescan:
-                    if rels:  # what events reported goes in first: the comparison sees only the rest
-                        self.apply_paths(rels)
-                    changed = self.reconcile()
-                    if whys:
-                        with self._cond:  # a second re-check adds to the first one's suspects
-                            old = self._suspects
-                            self._suspects = (
-                                (old[0] | changed, old[1], time.monotonic())
-                                if old is not None
-                                else (changed, whys[0], time.monotonic())
-                            )
-                elif rels:
-                    self.apply_paths(rels)
+                self._apply_batch(rels, rescan, whys)
             except Exception as exc:  # reported; the next event or rescan repairs the index
                 self._report(f"could not apply file changes ({exc!r}); will re-check on the next change")
             with self._cond:
                 self._applied = max(self._applied, target)
                 self._cond.notify_all()
+
+    def _apply_batch(self, rels: set[str], rescan: bool, whys: list[str]) -> None:
+        if rescan:
+            if rels:  # what events reported goes in first: the comparison sees only the rest
+                self._apply_quickly(rels)
+            changed = self.reconcile()
+            if whys:
+                with self._cond:  # a second re-check adds to the first one's suspects
+                    old = self._suspects
+                    self._suspects = (
+                        (old[0] | changed, old[1], time.monotonic())
+                        if old is not None
+                        else (changed, whys[0], time.monotonic())
+                    )
+        elif rels:
+            self._apply_quickly(rels)
+
+    def _apply_quickly(self, rels: set[str]) -> None:
+        # Quick hand-offs while the changed paths go in: applying them blocks and wakes on every
+        # stat, read and lock, and each wake-up waited out the whole switch interval whenever
+        # another thread ran Python (an agent polling the listing for this very change). A full
+        # comparison (reconcile) is long and rare, and keeps the ordinary interval.
+        with handoffs.quick_handoffs():
+            self.apply_paths(rels)
 
     def apply_paths(self, rels: Iterable[str]) -> None:
         """Refresh these vault-relative paths (and whatever appeared below new folders)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from vaultwatch.core import handoffs
 from vaultwatch.core.events import DocumentsChanged, IndexProblem, WatcherReady
 from vaultwatch.core.live.watch import EMPTY_GUARD, VaultWatcher
 from vaultwatch.core.query.listing import Query
@@ -187,6 +188,26 @@ def test_our_own_write_is_applied_once(live):
     assert lv.vault.wait_for_pending_writes(DEADLINE)
     touching = [c for c in lv.changes() if "mine.md" in (*c.added, *c.changed)]
     assert [c.source for c in touching] == ["agent:test"]
+
+
+def test_an_outside_change_goes_into_the_index_with_quick_handoffs(live):
+    """Applying an outside change blocks and wakes on every stat, read and lock; with another
+    thread running Python (an agent polling for the change) each wake-up waited out the whole
+    switch interval, so the applier holds a quick block (core.handoffs) while the change goes in.
+    Seen from the bus: DocumentsChanged is published by the applier inside that block. A full
+    comparison is long and rare and keeps the ordinary interval."""
+    lv = live(BASE)
+    holds: dict[str, int] = {}
+
+    def on_change(event) -> None:
+        if isinstance(event, DocumentsChanged) and "quick.md" in (*event.added, *event.changed):
+            holds["quick.md"] = handoffs.quick_holds()
+
+    lv.vault.bus.subscribe(on_change)
+    lv.write("quick.md", "# Quick\n")
+    eventually(lambda: "quick.md" in holds, what="the outside change applied")
+    assert holds["quick.md"] >= 1
+    eventually(lambda: handoffs.quick_holds() == 0, what="the quick block ended with the batch")
 
 
 def test_pending_writes_are_counted_until_applied(live):
