@@ -60,6 +60,7 @@ TICK_MS = 50  # the watcher wakes at least this often: to check on the vault roo
 SETTLE_MS = 25  # how long the OS gets to hand a finished write's event to the watcher (see wait_settled)
 POLL_DELAY_MS = 500  # the polling fallback's period
 STALL_S = 1.0  # a gap this long between two watcher wake-ups may have overflowed the OS event queue
+QUICK_PATHS = 50  # changed paths: a batch this small goes in with quick hand-offs (see _enqueue)
 EMPTY_GUARD = 10  # removing more than this many entries and leaving an empty root is held back
 RULE_FILES = frozenset({".vaultwatchignore", ".obsidian/app.json"})
 
@@ -157,6 +158,7 @@ class LiveIndex:
         self.debounce_ms, self.step_ms = debounce_ms, step_ms
         self._cond = threading.Condition()
         self._batches: list[tuple[set[str], bool, str | None]] = []  # (paths, rescan, why a rescan re-checks)
+        self._quick = 0  # quick blocks (core.handoffs) begun for the queued batches, ended once applied
         self._received = 0
         self._applied = 0
         self._cycle_at = float("-inf")  # monotonic time the watcher last returned from watchfiles
@@ -189,6 +191,7 @@ class LiveIndex:
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
+            self._end_quick()  # batches no one will apply now
         for t in self._threads:
             t.join(timeout)
 
@@ -250,7 +253,14 @@ class LiveIndex:
             self.recheck_due = True
 
     def _enqueue(self, rels: set[str], rescan: bool, why: str | None = None) -> None:
+        # A small change to a loaded index: quick hand-offs from the moment it is queued until it
+        # is applied, so that neither the wake-up of the applier nor its work waits out the switch
+        # interval while another thread runs Python (see _apply_quickly).
+        quick = not rescan and 0 < len(rels) <= QUICK_PATHS and self.vault.wait_ready(0)
         with self._cond:
+            if quick and not self._stop.is_set():
+                handoffs.begin_quick()
+                self._quick += 1
             self._batches.append((rels, rescan, why))
             self._received += 1
             self._cond.notify_all()
@@ -410,30 +420,44 @@ class LiveIndex:
                 if self._stop.is_set():
                     return
                 batches, self._batches = self._batches, []
+                quick, self._quick = self._quick, 0
                 target = self._received
-            while not self.vault.wait_ready(0.2):
-                if self._stop.is_set():
-                    return
-            rels: set[str] = set()
-            rescan = False
-            whys: list[str] = []
-            for r, full, why in batches:
-                rels |= r
-                rescan = rescan or full
-                if why:
-                    whys.append(why)
-            self.last_batch_size = len(rels)
-            if rels and self._suspects is not None:
-                with self._cond:  # an event turned up for a path the re-check changed: it was late, not lost
-                    if self._suspects is not None:
-                        self._suspects[0].difference_update(rels)
             try:
-                self._apply_batch(rels, rescan, whys)
-            except Exception as exc:  # reported; the next event or rescan repairs the index
-                self._report(f"could not apply file changes ({exc!r}); will re-check on the next change")
-            with self._cond:
-                self._applied = max(self._applied, target)
-                self._cond.notify_all()
+                self._apply_drained(batches, target)
+            finally:
+                for _ in range(quick):
+                    handoffs.end_quick()
+
+    def _end_quick(self) -> None:
+        """End the quick blocks of batches still queued (called under _cond)."""
+        while self._quick:
+            self._quick -= 1
+            handoffs.end_quick()
+
+    def _apply_drained(self, batches: list[tuple[set[str], bool, str | None]], target: int) -> None:
+        while not self.vault.wait_ready(0.2):
+            if self._stop.is_set():
+                return
+        rels: set[str] = set()
+        rescan = False
+        whys: list[str] = []
+        for r, full, why in batches:
+            rels |= r
+            rescan = rescan or full
+            if why:
+                whys.append(why)
+        self.last_batch_size = len(rels)
+        if rels and self._suspects is not None:
+            with self._cond:  # an event turned up for a path the re-check changed: it was late, not lost
+                if self._suspects is not None:
+                    self._suspects[0].difference_update(rels)
+        try:
+            self._apply_batch(rels, rescan, whys)
+        except Exception as exc:  # reported; the next event or rescan repairs the index
+            self._report(f"could not apply file changes ({exc!r}); will re-check on the next change")
+        with self._cond:
+            self._applied = max(self._applied, target)
+            self._cond.notify_all()
 
     def _apply_batch(self, rels: set[str], rescan: bool, whys: list[str]) -> None:
         if rescan:
