@@ -17,11 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-<<<<<<< HEAD
-from vaultwatch.core.disk.private import private_file
-=======
 from vaultwatch.core import handoffs
->>>>>>> perf
+from vaultwatch.core.disk.private import private_file
 from vaultwatch.core.events import IndexProblem, IndexProgress
 from vaultwatch.core.index.parsepool import START_FAILED
 from vaultwatch.core.markdown import mdlex

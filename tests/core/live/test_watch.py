@@ -9,11 +9,8 @@ from pathlib import Path
 
 import pytest
 
-<<<<<<< HEAD
 from tests.waiting import wait_until
-=======
 from vaultwatch.core import handoffs
->>>>>>> perf
 from vaultwatch.core.events import DocumentsChanged, IndexProblem, WatcherReady
 from vaultwatch.core.live.watch import EMPTY_GUARD, VaultWatcher
 from vaultwatch.core.query.listing import Query
