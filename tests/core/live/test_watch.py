@@ -193,9 +193,9 @@ def test_an_outside_change_goes_into_the_index_with_quick_handoffs(live):
 
     lv.vault.bus.subscribe(on_change)
     lv.write("quick.md", "# Quick\n")
-    eventually(lambda: "quick.md" in holds, what="the outside change applied")
+    wait_until(lambda: "quick.md" in holds, what="the outside change applied")
     assert holds["quick.md"] >= 1
-    eventually(lambda: handoffs.quick_holds() == 0, what="the quick block ended with the batch")
+    wait_until(lambda: handoffs.quick_holds() == 0, what="the quick block ended with the batch")
 
 
 def test_quick_handoffs_last_from_the_queued_change_to_its_application(live):
@@ -205,14 +205,14 @@ def test_quick_handoffs_last_from_the_queued_change_to_its_application(live):
     lv = live(BASE)
     with lv.vault.refresh_lock:  # the applier takes the first change and waits for the lock
         lv.write("first.md", "# First\n")
-        eventually(lambda: lv.vault._live.pending > 0, what="first event received")
+        wait_until(lambda: lv.vault._live.pending > 0, what="first event received")
         before = handoffs.quick_holds()
         lv.write("second.md", "# Second\n")
-        eventually(lambda: lv.vault._live.pending > 1, what="second event received")
+        wait_until(lambda: lv.vault._live.pending > 1, what="second event received")
         assert handoffs.quick_holds() == before + 1
     assert lv.vault.wait_for_pending_writes(DEADLINE)
     assert {"first.md", "second.md"} <= set(lv.paths())
-    eventually(lambda: handoffs.quick_holds() == 0, what="the quick blocks ended once applied")
+    wait_until(lambda: handoffs.quick_holds() == 0, what="the quick blocks ended once applied")
 
 
 def test_stopping_ends_the_quick_handoffs_of_changes_never_applied(live):
@@ -221,11 +221,11 @@ def test_stopping_ends_the_quick_handoffs_of_changes_never_applied(live):
     lv = live(BASE)
     with lv.vault.refresh_lock:  # the applier takes the first change and waits for the lock
         lv.write("first.md", "# First\n")
-        eventually(lambda: lv.vault._live.pending > 0, what="first event received")
+        wait_until(lambda: lv.vault._live.pending > 0, what="first event received")
         lv.write("second.md", "# Second\n")  # queued behind it
-        eventually(lambda: lv.vault._live.pending > 1, what="second event received")
+        wait_until(lambda: lv.vault._live.pending > 1, what="second event received")
         lv.vault._live.stop(timeout=0.2)  # gives up on the applier while it waits
-    eventually(lambda: handoffs.quick_holds() == 0, what="every quick block ended")
+    wait_until(lambda: handoffs.quick_holds() == 0, what="every quick block ended")
 
 
 def test_pending_writes_are_counted_until_applied(live):
