@@ -56,6 +56,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultwatch.core import settings
 from vaultwatch.core.clock import SystemClock
 from vaultwatch.core.clock import reference as reference_of
 from vaultwatch.core.disk.private import private_file, private_folder
@@ -259,7 +260,7 @@ def journal_path(root_real: str) -> str:
 
 
 def enabled_by_env() -> bool:
-    return os.environ.get("VAULTWATCH_JOURNAL", "1").lower() not in ("0", "off", "no", "false")
+    return bool(settings.env("VAULTWATCH_JOURNAL"))
 
 
 _open_lock = threading.Lock()
@@ -1320,12 +1321,8 @@ def _env_bounds() -> dict[str, Any]:
         ("keep_s", "VAULTWATCH_JOURNAL_KEEP_DAYS"),
         ("agent_share", "VAULTWATCH_JOURNAL_AGENT_SHARE"),
     ):
-        raw = os.environ.get(env)
-        if raw:
-            try:
-                value = float(raw)
-            except ValueError:
-                continue
+        value = settings.env(env)
+        if value is not None:
             if key == "max_bytes":
                 out[key] = int(value * 2**20)
             elif key == "max_changes":
