@@ -13,9 +13,8 @@ import subprocess
 import sys
 
 import pytest
-from mcp_testing import ROOT, VAULTWATCH
+from mcp_testing import CLIENT_DIR, ROOT, VAULTWATCH
 from test_lifecycle import short_dir, stop_holder
-from test_ts_client import CLIENT_DIR, ts_sdk  # noqa: F401  (the fixture)
 
 NOTES = 20_000
 
