@@ -13,6 +13,8 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review import pending
 from vaultwatch.core.review.journal import Change, journal_for
 
 from .activity import current_call
@@ -21,7 +23,10 @@ from .results import fail, ok, read_only, vault_errors
 HISTORY = (
     "A note's change history as vaultwatch journaled it, newest first: who (agent, person, or an "
     "edit outside vaultwatch), when, the tool, a summary, etags, and whether a change was reverted "
-    "(reverted_by) or is itself a revert (revert_of)."
+    "(reverted_by) or is itself a revert (revert_of). `pending` lists changes to the note that "
+    "were kept for the person's approval (no one was at the TUI) and their state: pending, "
+    "approved (change_ids: the journaled changes), declined (reason) or refused (the note had "
+    "changed meanwhile: reason)."
 )
 P_PATH = 'Vault-relative path, e.g. "Projects/Plan.md" (a rename is found under both paths).'
 P_LIMIT = "Most changes to return (default 20)."
@@ -67,7 +72,14 @@ def register(server: MCPServer, env: Any) -> None:
             return fail("the change journal is switched off (VAULTWATCH_JOURNAL=0), so there is no history")
         changes = journal.changes(path=rel, limit=limit)
         current_call().listed([rel], len(changes))
-        return ok({"path": rel, "changes": [change_row(c) for c in changes]}, meta={"untrusted": "changes[].summary"})
+        body: dict[str, Any] = {"path": rel, "changes": [change_row(c) for c in changes]}
+        try:
+            proposals = pending.store_for(vault.root_real).proposals(path=rel, limit=limit)
+        except VaultError:
+            proposals = []  # the history stands without them
+        if proposals:
+            body["pending"] = [p.as_json() for p in reversed(proposals)]
+        return ok(body, meta={"untrusted": "changes[].summary"})
 
     server.add_tool(
         history, name="history", title="Change History", description=HISTORY, annotations=read_only("Change History")

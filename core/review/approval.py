@@ -39,6 +39,7 @@ from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.review import agentrules
+from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
 
@@ -180,6 +181,8 @@ class ApprovalGate:
         self.agents = agents or AgentRules({})  # the person's rules per agent (core.review.agentrules)
         self.timeout = float(timeout)
         self.form = PathForm()  # attach() sets the vault's (its file system's name comparison)
+        self.root_real = ""  # attach() sets it: where unattended changes are kept (core.review.pending)
+        self.wall: Callable[[], float] = time.time
         self.bus = bus
         self._clock = clock
         self._lock = threading.Lock()
@@ -272,6 +275,10 @@ class ApprovalGate:
         caller = current_caller()
         asker = Asker(scope.actor, caller.agent if caller else None, caller.session if caller else None)
         self.refuse_by_rule(effects, asker)
+        grant = pending_changes.current_grant()
+        if grant is not None:  # the person approved this very change while it was pending
+            grant.admit(effects, old, self.form)
+            return
         decision = self.decide_effects(effects, asker)
         if not decision.needs_approval:
             return
@@ -281,6 +288,10 @@ class ApprovalGate:
         operation = scope.operation
         if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
             old = scope.preread[1]
+        if not self.attended and caller is not None and self.root_real:
+            # nobody to ask now: the change waits for the person, who decides later
+            # (`vaultwatch pending`), and the agent learns its id at once
+            raise pending_changes.propose(self.root_real, scope, caller, effects, old, new, decision.why, self.wall())
         if not self.attended:
             raise Declined(
                 f"approval is required ({decision.why}) and no one is at vaultwatch's TUI to approve "
@@ -352,6 +363,8 @@ def attach(vault: Any, gate: ApprovalGate | None) -> None:
         if gate.bus is None:
             gate.bus = vault.bus
         gate.form = fx.form_of(vault.root_real)
+        gate.root_real = vault.root_real
+        gate.wall = lambda: vault.clock.now().timestamp()
     vault.approval_gate = gate
 
 

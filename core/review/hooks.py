@@ -85,6 +85,8 @@ class Scope:
     lock: threading.Lock = field(default_factory=threading.Lock)
     preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
     pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
+    method: str = ""  # the Writer operation's name and its arguments in full (not clipped like
+    call: dict[str, Any] = field(default_factory=dict)  # `arguments`): what a later approval re-runs
 
 
 _scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
@@ -161,6 +163,7 @@ def journaled(operation: str) -> Callable:
                 return fn(self, *args, **kwargs)
             actor = kwargs.get("actor", "human")
             scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs))
+            scope.method, scope.call = fn.__name__, _call(fn, args, kwargs)
             token = _scope.set(scope)
             try:
                 try:
@@ -188,11 +191,17 @@ def problem(message: str) -> Event:
     return IndexProblem(message)
 
 
-def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+def _call(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+    """The operation's arguments by name, in full (the actor apart)."""
     names = fn.__code__.co_varnames[1 : fn.__code__.co_argcount]
     out: dict[str, Any] = dict(zip(names, args, strict=False))
     out.update(kwargs)
     out.pop("actor", None)
+    return out
+
+
+def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+    out = _call(fn, args, kwargs)
     clean: dict[str, Any] = {}
     for key, value in out.items():
         if isinstance(value, bytes):
