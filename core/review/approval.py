@@ -288,6 +288,12 @@ class ApprovalGate:
         operation = scope.operation
         if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
             old = scope.preread[1]
+        if not self.attended and caller is not None and caller.ask is not None:
+            # nobody at the TUI, but the calling client can ask the person: apply or decline on the answer
+            approved, reason = caller.ask(pending_changes.summary(effects, old, new, decision.why), self.timeout)
+            if approved:
+                return
+            raise Declined(reason, decision)
         if not self.attended and caller is not None and self.root_real:
             # nobody to ask now: the change waits for the person, who decides later
             # (`vaultwatch pending`), and the agent learns its id at once

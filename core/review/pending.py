@@ -44,6 +44,7 @@ from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.hooks import Caller, calling
 from vaultwatch.core.review.journal import journal_path, state_dir
+from vaultwatch.core.review.textdiff import text_diff
 
 PENDING = "pending"
 APPLYING = "applying"  # an approval is applying it right now
@@ -220,6 +221,25 @@ def fingerprints(root_real: str, paths: Iterable[str]) -> dict[str, str]:
 
 def _effect_paths(effects: Iterable[Effect]) -> list[str]:
     return [p for e in effects for p in (e.path, e.via, e.dest) if p]
+
+
+def summary(effects: EffectSet, old: bytes | None, new: bytes | None, why: str, *, hunk_lines: int = 12) -> str:
+    """The change in a few lines for a question to the person: what it touches, the note's lines
+    added and removed, and its first hunk."""
+    out = [f"An agent asks to {effects.operation}; approval is needed: {why}.", "It touches:"]
+    out += [f"  {e.describe()}" for e in effects.effects[:20]]
+    if len(effects.effects) > 20:
+        out.append(f"  …and {len(effects.effects) - 20} more")
+    if old is not None or new is not None:
+        diff = text_diff(old, new)
+        out.append(f"Lines: +{diff.added} -{diff.removed}" + (" (binary)" if diff.binary else ""))
+        if diff.hunks:
+            first = diff.hunks[0]
+            out.append(first.header)
+            out += [f"{line.op}{line.text.rstrip(chr(10))}" for line in first.lines[:hunk_lines]]
+            if len(first.lines) > hunk_lines:
+                out.append("…")
+    return "\n".join(out)
 
 
 # --- the store -----------------------------------------------------------------------------------
@@ -537,4 +557,5 @@ __all__ = [
     "pending_path",
     "propose",
     "store_for",
+    "summary",
 ]
