@@ -2,7 +2,7 @@
 
     gate = ApprovalGate("writes", folders=[("Journal/**", "none")], timeout=120)
     attach(vault, gate)      # every Writer over the vault now asks the gate first
-    gate.attend()            # a person is watching (the TUI); without one the gate declines at once
+    gate.attend()            # a person is watching (the TUI); without one, see below
 
 Modes: "writes" (every agent write, edit, frontmatter update, rename and delete waits),
 "deletes" (only deletes wait), "none". Folder rules (globs on the vault path, first match
@@ -17,8 +17,11 @@ about again, never carried by an earlier "yes" or an earlier "no approval needed
 
 A waiting change is published as `ApprovalRequested` (with the bytes before and after, so a
 view can show its diff) and settled as `ApprovalSettled`; `decide(id, approved, reason)` is
-the person's answer. A denial, a timeout (default 120 s) and an unattended gate raise
-`Declined`, whose message starts "the person declined this change: ". The write path asks
+the person's answer. A denial, a timeout (default 120 s) and a change no one can approve raise
+`Declined`, whose message starts "the person declined this change: ". With no TUI attending,
+an agent's change is asked through its client when the client can ask (`Caller.ask`: MCP
+elicitation, mcp_server/elicit.py), else kept as a pending change for the person to decide
+later (core.review.pending raises `AwaitingPerson` with its id). The write path asks
 the gate with the note's lock held, right before the change reaches the disk, so what the
 person approves is exactly what is written (an outside edit meanwhile is a conflict).
 """
@@ -290,7 +293,11 @@ class ApprovalGate:
             old = scope.preread[1]
         if not self.attended and caller is not None and caller.ask is not None:
             # nobody at the TUI, but the calling client can ask the person: apply or decline on the answer
-            approved, reason = caller.ask(pending_changes.summary(effects, old, new, decision.why), self.timeout)
+            approved, reason = caller.ask(
+                pending_changes.summary(effects, old, new, decision.why),
+                self.timeout,
+                pending_changes.binding(effects, old, new),
+            )
             if approved:
                 return
             raise Declined(reason, decision)

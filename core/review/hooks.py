@@ -40,9 +40,11 @@ class Caller:
     arguments: dict[str, Any] = field(default_factory=dict)
     change_ids: list[int] = field(default_factory=list)
     waiting: Any = None  # the approval request this call waits on (core.review.approval.Pending), if any
-    # ask(message, timeout) -> (approved, reason): asks the person through the calling client
-    # (MCP elicitation, set by the MCP layer when the client can be asked); None: it cannot
-    ask: Callable[[str, float], tuple[bool, str]] | None = None
+    # ask(message, timeout, binding) -> (approved, reason): asks the person through the calling
+    # client (MCP elicitation, set by the MCP layer when the client can be asked; None: it cannot).
+    # `binding` names exactly this change (its effects and bytes): an answer given for another
+    # change, such as one re-asked after an outside edit, must not apply to it
+    ask: Callable[[str, float, str], tuple[bool, str]] | None = None
 
 
 _caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("vaultwatch_caller", default=None)

@@ -223,6 +223,16 @@ def _effect_paths(effects: Iterable[Effect]) -> list[str]:
     return [p for e in effects for p in (e.path, e.via, e.dest) if p]
 
 
+def binding(effects: EffectSet, old: bytes | None, new: bytes | None) -> str:
+    """A digest naming exactly this change: its effects and the bytes before and after."""
+    digest = hashlib.sha256()
+    for e in effects.effects:
+        digest.update(json.dumps([e.path, e.change, e.via, e.dest]).encode())
+    for data in (old, new):
+        digest.update(b"-" if data is None else hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
 def summary(effects: EffectSet, old: bytes | None, new: bytes | None, why: str, *, hunk_lines: int = 12) -> str:
     """The change in a few lines for a question to the person: what it touches, the note's lines
     added and removed, and its first hunk."""
@@ -549,6 +559,7 @@ __all__ = [
     "PendingStore",
     "Proposal",
     "approve",
+    "binding",
     "current_grant",
     "decline",
     "fingerprint",
