@@ -10,11 +10,15 @@ settings.toml."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
 import test_pending
 from mcp import Client
+from mcp_testing import CLIENT_DIR
 from mcp_types import ElicitResult
 from test_pending import NOTE, bridged, tree
 
@@ -98,3 +102,36 @@ async def test_an_outside_edit_while_the_person_answers_is_not_overwritten(place
         assert "no longer the one the person was asked about" in said, said
     assert note.read_bytes() == outside
     assert len(asked) == 1
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+async def test_a_typescript_sdk_client_answers_through_the_bridge(place, ts_sdk, answer) -> None:
+    """The official TypeScript SDK (a client nobody here wrote) declares elicitation and answers."""
+    root, env = place
+    before = tree(root)
+    wanted = "# Plan\r\nwritten after the TypeScript person said yes: ü\r\n"
+    bridge = bridged(root, env)
+    arguments = {"path": "Notes/plan.md", "content": wanted, "overwrite": True}
+    proc = await asyncio.create_subprocess_exec(
+        str(ts_sdk),
+        "elicit_client.mjs",
+        answer,
+        "write",
+        json.dumps(arguments),
+        bridge.command,
+        *bridge.args,
+        cwd=str(CLIENT_DIR),
+        env=bridge.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    report = json.loads(out)
+    assert report["ok"], report.get("error") or err.decode()
+    assert len(report["asked"]) == 1 and "write Notes/plan.md" in report["asked"][0], report
+    if answer == "accept":
+        assert not report["isError"], report["text"]
+        assert (root / "Notes" / "plan.md").read_bytes() == wanted.encode()
+    else:
+        assert report["isError"] and "the person declined this change: the TypeScript person says no" in report["text"]
+        assert tree(root) == before
