@@ -39,7 +39,7 @@ MAX_ARG_CHARS = 400
 MAX_SUMMARY_CHARS = 160
 AUDIT_MAX_PATHS = 200
 FOREGROUND_MAX_WAIT = 0.25  # seconds a tool call may wait while a person's input is answered
-GATED_TOOLS = frozenset({"write", "edit", "update_frontmatter", "rename", "delete"})  # may wait for approval
+GATED_TOOLS = elicit.GATED_TOOLS  # may wait for approval
 PROGRESS_EVERY = 1.0  # seconds between progress notifications while a call waits for approval
 
 

@@ -23,12 +23,14 @@ import asyncio
 import concurrent.futures
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
-
-from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.errors import VaultError
 
+if TYPE_CHECKING:  # the SDK's types load when a question is built: the stdio front answers before them
+    from mcp_types import InputRequiredResult
+
+GATED_TOOLS = frozenset({"write", "edit", "update_frontmatter", "rename", "delete"})  # may wait for approval
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -53,6 +55,8 @@ class InputNeeded(VaultError):
         self.binding = binding
 
     def result(self) -> InputRequiredResult:
+        from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult  # noqa: PLC0415
+
         request = ElicitRequest(params=ElicitRequestFormParams(message=self.question, requested_schema=SCHEMA))
         return InputRequiredResult(input_requests={KEY: request}, request_state=json.dumps({KEY: self.binding}))
 
@@ -125,4 +129,4 @@ def _round_trip(params: Mapping[str, Any]) -> Ask:
     return ask
 
 
-__all__ = ["KEY", "SCHEMA", "Ask", "InputNeeded", "asker", "can_elicit"]
+__all__ = ["GATED_TOOLS", "KEY", "SCHEMA", "Ask", "InputNeeded", "asker", "can_elicit"]

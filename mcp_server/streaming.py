@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .activity import GATED_TOOLS
+from .elicit import GATED_TOOLS
 from .requestguard import replaying
 
 STREAMED_METHODS = frozenset({"subscriptions/listen"})
