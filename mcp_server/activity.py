@@ -31,7 +31,7 @@ from vaultwatch.core.events import AgentAccess, AgentConnected, Event, EventBus
 from vaultwatch.core.live.foreground import Foreground
 from vaultwatch.core.review.journal import Caller, calling
 
-from . import sdk
+from . import elicit, sdk
 from .wire import SESSION_HEADER
 
 MODERN_IDLE_SECONDS = 300.0  # a 2026-07-28 client has no session: it counts as connected while active
@@ -39,7 +39,7 @@ MAX_ARG_CHARS = 400
 MAX_SUMMARY_CHARS = 160
 AUDIT_MAX_PATHS = 200
 FOREGROUND_MAX_WAIT = 0.25  # seconds a tool call may wait while a person's input is answered
-GATED_TOOLS = frozenset({"write", "edit", "update_frontmatter", "rename", "delete"})  # may wait for approval
+GATED_TOOLS = elicit.GATED_TOOLS  # may wait for approval
 PROGRESS_EVERY = 1.0  # seconds between progress notifications while a call waits for approval
 
 
@@ -294,6 +294,8 @@ class Activity:
         started = time.perf_counter()  # the latency shown includes any wait for the person
         error: str | None = None
         caller = Caller(who[0], who[1], tool, _clip(dict(arguments)))  # names the call's changes in the journal
+        if tool in GATED_TOOLS:  # with no TUI open, the gate may ask the person through this client
+            caller.ask = elicit.asker(ctx, _modern(ctx.protocol_version))
         try:
             if self.foreground is not None:
                 await self.foreground.wait_turn(FOREGROUND_MAX_WAIT)

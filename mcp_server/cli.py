@@ -153,7 +153,8 @@ def register(
         "--approve",
         choices=("none", "writes", "deletes"),
         default=None,
-        help="changes that need the person's approval are declined here (no TUI to approve them in)",
+        help="changes that need the person's approval are asked through the agent's client when it "
+        "can ask (elicitation), else kept as pending changes (`vaultwatch pending`, `vaultwatch approve ID`)",
     )
     p.add_argument("--audit-log", metavar="PATH", default=None, help="append every agent call to PATH as JSON lines")
     add_server_options(p)

@@ -13,6 +13,8 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review import pending
 from vaultwatch.core.review.journal import Change, journal_for
 from vaultwatch.core.review.revert import resume_in_background
 
@@ -24,7 +26,7 @@ HISTORY = (
     "Show a note's journaled changes, newest first: who (an agent, the person, or an outside edit), when, "
     "the tool, a summary, and reverts.\n"
     "Use it before changing a note others edit, or to see whether your change was kept or reverted; "
-    "read gives the current text."
+    "read gives the current text. `pending`: changes kept for the person's approval and their state."
 )
 P_PATH = "Vault-relative path (a renamed note is found under both paths)."
 P_LIMIT = "Most changes to return (default 20)."
@@ -72,7 +74,14 @@ def register(server: MCPServer, env: Any) -> None:
             return fail("the change journal is switched off (VAULTWATCH_JOURNAL=0), so there is no history")
         changes = journal.changes(path=rel, limit=limit)
         current_call().listed([rel], len(changes))
-        return ok({"path": rel, "changes": [change_row(c) for c in changes]}, meta={"untrusted": "changes[].summary"})
+        body: dict[str, Any] = {"path": rel, "changes": [change_row(c) for c in changes]}
+        try:
+            proposals = pending.store_for(vault.root_real).proposals(path=rel, limit=limit)
+        except VaultError:
+            proposals = []  # the history stands without them
+        if proposals:
+            body["pending"] = [p.as_json() for p in reversed(proposals)]
+        return ok(body, meta={"untrusted": "changes[].summary"})
 
     server.add_tool(
         history, name="history", title="Change History", description=HISTORY, annotations=read_only("Change History")

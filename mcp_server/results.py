@@ -21,6 +21,7 @@ from vaultwatch.core.serialize import RowCache
 
 from . import answers, budget, splice
 from .answers import Answer, as_json, table, tabled, text_of
+from .elicit import InputNeeded
 
 log = logging.getLogger("vaultwatch.mcp")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -184,6 +185,8 @@ def vault_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except InputNeeded as exc:  # the person answers through the client; it calls again (elicit.py)
+            return exc.result()
         except VaultError as exc:
             return fail(exc.message)
         except ValueError as exc:

@@ -9,8 +9,11 @@ layer in front of the app, turns the SSE answer of every other request into one
 and are dropped, as the SDK's JSON mode drops them). A client that accepts only
 `application/json` always gets JSON.
 
-A request is streamed when it is a JSON-RPC request whose `params._meta.progressToken` is set
-or whose method is `subscriptions/listen`, and the client accepts `text/event-stream`.
+A request is streamed when it is a JSON-RPC request whose `params._meta.progressToken` is set,
+whose method is `subscriptions/listen`, or that calls a tool whose change may need the person's
+approval (with no TUI open, the server may ask the person through the client with an
+`elicitation/create` request, which travels on the call's stream), and the client accepts
+`text/event-stream`.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .elicit import GATED_TOOLS
 from .requestguard import replaying
 
 STREAMED_METHODS = frozenset({"subscriptions/listen"})
@@ -26,7 +30,7 @@ _SSE = b"text/event-stream"
 
 def wants_stream(body: bytes) -> bool:
     """Whether the JSON-RPC message in `body` asks for notifications before its answer (see module doc)."""
-    if b"progressToken" not in body and b"subscriptions/listen" not in body:
+    if b"progressToken" not in body and b"subscriptions/listen" not in body and b"tools/call" not in body:
         return False
     try:
         doc = json.loads(body)
@@ -37,6 +41,8 @@ def wants_stream(body: bytes) -> bool:
     if doc.get("method") in STREAMED_METHODS:
         return True
     params = doc.get("params")
+    if doc.get("method") == "tools/call" and isinstance(params, dict) and params.get("name") in GATED_TOOLS:
+        return True
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and meta.get("progressToken") is not None
 

@@ -17,6 +17,7 @@ from vaultwatch.core.vault import Vault, demo_vault_path
 
 from .changes_cli import add_approve_option, apply_approval
 from .changes_cli import register as register_changes
+from .pending_cli import register as register_pending
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -531,6 +532,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     register_mcp(sub, handlers, _vault_options, open_vault)
     register_changes(sub, handlers, _vault_options, open_vault)
+    register_pending(sub, handlers, _vault_options, open_vault)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = "commands and their options (`vaultwatch COMMAND --help` explains each):\n" + "\n".join(
         "  " + " ".join(cp.format_usage().split()[1:]) for cp in sub.choices.values()

@@ -35,6 +35,7 @@ from vaultwatch.core.review.journal import At, Change, ChangeRecorded, journal_f
 
 from .approvaldialog import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
 from .changeviews import ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen, render_change
+from .pendingview import PendingScreen, waiting
 
 MODES_CYCLE = ("none", "writes", "deletes")
 
@@ -81,6 +82,9 @@ class ReviewHost(Widget):
             for pending in gate.pending():
                 self.post_message(self.Asked(pending))
             self.show_gate()
+        kept = waiting(self.vault)  # changes agents proposed while no TUI was open
+        if kept:
+            self.call_after_refresh(lambda: self.app.push_screen(PendingScreen(self.vault, kept)))
 
     def on_unmount(self) -> None:
         QUICK.stop()

@@ -2,7 +2,7 @@
 
     gate = ApprovalGate("writes", folders=[("Journal/**", "none")], timeout=120)
     attach(vault, gate)      # every Writer over the vault now asks the gate first
-    gate.attend()            # a person is watching (the TUI); without one the gate declines at once
+    gate.attend()            # a person is watching (the TUI); without one, see below
 
 Modes: "writes" (every agent write, edit, frontmatter update, rename and delete waits),
 "deletes" (only deletes wait), "none". Folder rules (globs on the vault path, first match
@@ -17,8 +17,11 @@ about again, never carried by an earlier "yes" or an earlier "no approval needed
 
 A waiting change is published as `ApprovalRequested` (with the bytes before and after, so a
 view can show its diff) and settled as `ApprovalSettled`; `decide(id, approved, reason)` is
-the person's answer. A denial, a timeout (default 120 s) and an unattended gate raise
-`Declined`, whose message starts "the person declined this change: ". The write path asks
+the person's answer. A denial, a timeout (default 120 s) and a change no one can approve raise
+`Declined`, whose message starts "the person declined this change: ". With no TUI attending,
+an agent's change is asked through its client when the client can ask (`Caller.ask`: MCP
+elicitation, mcp_server/elicit.py), else kept as a pending change for the person to decide
+later (core.review.pending raises `AwaitingPerson` with its id). The write path asks
 the gate with the note's lock held, right before the change reaches the disk, so what the
 person approves is exactly what is written (an outside edit meanwhile is a conflict).
 """
@@ -39,6 +42,7 @@ from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.review import agentrules
+from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
 
@@ -180,6 +184,8 @@ class ApprovalGate:
         self.agents = agents or AgentRules({})  # the person's rules per agent (core.review.agentrules)
         self.timeout = float(timeout)
         self.form = PathForm()  # attach() sets the vault's (its file system's name comparison)
+        self.root_real = ""  # attach() sets it: where unattended changes are kept (core.review.pending)
+        self.wall: Callable[[], float] = time.time
         self.bus = bus
         self._clock = clock
         self._lock = threading.Lock()
@@ -272,6 +278,10 @@ class ApprovalGate:
         caller = current_caller()
         asker = Asker(scope.actor, caller.agent if caller else None, caller.session if caller else None)
         self.refuse_by_rule(effects, asker)
+        grant = pending_changes.current_grant()
+        if grant is not None:  # the person approved this very change while it was pending
+            grant.admit(effects, old, self.form)
+            return
         decision = self.decide_effects(effects, asker)
         if not decision.needs_approval:
             return
@@ -281,6 +291,20 @@ class ApprovalGate:
         operation = scope.operation
         if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
             old = scope.preread[1]
+        if not self.attended and caller is not None and caller.ask is not None:
+            # nobody at the TUI, but the calling client can ask the person: apply or decline on the answer
+            approved, reason = caller.ask(
+                pending_changes.summary(effects, old, new, decision.why),
+                self.timeout,
+                pending_changes.binding(effects, old, new),
+            )
+            if approved:
+                return
+            raise Declined(reason, decision)
+        if not self.attended and caller is not None and self.root_real:
+            # nobody to ask now: the change waits for the person, who decides later
+            # (`vaultwatch pending`), and the agent learns its id at once
+            raise pending_changes.propose(self.root_real, scope, caller, effects, old, new, decision.why, self.wall())
         if not self.attended:
             raise Declined(
                 f"approval is required ({decision.why}) and no one is at vaultwatch's TUI to approve "
@@ -352,6 +376,8 @@ def attach(vault: Any, gate: ApprovalGate | None) -> None:
         if gate.bus is None:
             gate.bus = vault.bus
         gate.form = fx.form_of(vault.root_real)
+        gate.root_real = vault.root_real
+        gate.wall = lambda: vault.clock.now().timestamp()
     vault.approval_gate = gate
 
 

@@ -40,6 +40,11 @@ class Caller:
     arguments: dict[str, Any] = field(default_factory=dict)
     change_ids: list[int] = field(default_factory=list)
     waiting: Any = None  # the approval request this call waits on (core.review.approval.Pending), if any
+    # ask(message, timeout, binding) -> (approved, reason): asks the person through the calling
+    # client (MCP elicitation, set by the MCP layer when the client can be asked; None: it cannot).
+    # `binding` names exactly this change (its effects and bytes): an answer given for another
+    # change, such as one re-asked after an outside edit, must not apply to it
+    ask: Callable[[str, float, str], tuple[bool, str]] | None = None
 
 
 _caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("vaultwatch_caller", default=None)
@@ -87,6 +92,8 @@ class Scope:
     pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
     admitted: bool = False  # the journal has room for this operation (asked once, before its first write)
     intent: int | None = None  # a rename's intent in the journal (written before the move, see approve)
+    method: str = ""  # the Writer operation's name and its arguments in full (not clipped like
+    call: dict[str, Any] = field(default_factory=dict)  # `arguments`): what a later approval re-runs
 
 
 _scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
@@ -179,6 +186,7 @@ def journaled(operation: str) -> Callable:
                 return fn(self, *args, **kwargs)
             actor = kwargs.get("actor", "human")
             scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs))
+            scope.method, scope.call = fn.__name__, _call(fn, args, kwargs)
             token = _scope.set(scope)
             try:
                 try:
@@ -212,11 +220,17 @@ def problem(message: str) -> Event:
     return IndexProblem(message)
 
 
-def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+def _call(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+    """The operation's arguments by name, in full (the actor apart)."""
     names = fn.__code__.co_varnames[1 : fn.__code__.co_argcount]
     out: dict[str, Any] = dict(zip(names, args, strict=False))
     out.update(kwargs)
     out.pop("actor", None)
+    return out
+
+
+def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+    out = _call(fn, args, kwargs)
     clean: dict[str, Any] = {}
     for key, value in out.items():
         if isinstance(value, bytes):

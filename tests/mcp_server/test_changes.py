@@ -131,14 +131,14 @@ async def test_no_decision_in_time_declines(vault, sock_dir):
 
 
 @pytest.mark.timing
-async def test_unattended_gate_declines_at_once_saying_how_to_approve(vault, sock_dir):
+async def test_unattended_gate_answers_at_once_saying_how_to_approve(vault, sock_dir):
     approval.attach(vault, ApprovalGate("deletes", timeout=8))
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
         started = time.monotonic()
         result = await client.call_tool("delete", {"path": "Plan.md"})
         assert time.monotonic() - started < 4  # at once, not after the approval timeout
-        assert result.is_error and "the person declined this change" in result.content[0].text
-        assert "open the TUI" in result.content[0].text
+        assert result.is_error and "awaits the person's approval as pending change" in result.content[0].text
+        assert "vaultwatch approve" in result.content[0].text
         written = await client.call_tool("write", {"path": "New.md", "content": "x\n"})  # deletes only
         assert not written.is_error
     assert (Path(vault.root) / "Plan.md").exists()

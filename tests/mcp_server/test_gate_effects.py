@@ -151,7 +151,8 @@ async def test_every_route_into_a_gated_folder_is_declined_headless(vault, sock_
     if rule.startswith("refused: "):
         assert rule.removeprefix("refused: ") in text, text
     else:
-        assert "the person declined this change" in text and "open the TUI" in text, text
+        # no one at the TUI: the change waits as a pending change for the person, nothing written
+        assert "awaits the person's approval as pending change" in text and "vaultwatch approve" in text, text
         assert f'rule "{rule}"' in text, text  # the refusal names the rule that decided
     assert tree(root) == before
     assert changes(vault) == []
@@ -166,7 +167,7 @@ async def test_the_three_step_folder_round_trip_is_stopped_at_its_first_step(vau
         edited = await client.call_tool("edit", {"path": "Open/secret.md", **EDIT})
         back = await client.call_tool("rename", {"path": "Open", "new_path": "Private"})
     assert moved.is_error and edited.is_error and back.is_error
-    assert "the person declined this change" in moved.content[0].text
+    assert "awaits the person's approval as pending change" in moved.content[0].text
     assert tree(root) == before
 
 

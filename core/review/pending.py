@@ -1,0 +1,572 @@
+"""Pending changes: an agent's gated change kept for the person when nobody can be asked now.
+
+When the approval gate (core.review.approval) decides a change needs the person and no TUI
+attends, the change is not declined: it is proposed here and the agent is told its id. The
+proposal keeps what is needed to apply it later exactly as the agent asked: the Writer
+operation and its full arguments, the caller (agent, session, tool, arguments), the effect
+set, and a fingerprint of every path the effect set names (the bytes' SHA-256, "folder",
+a link's target, or "absent"), plus the bytes before and after of the note it names, for the
+diff the person reads.
+
+    store = store_for(vault.root_real)
+    store.pending()                       # what waits, oldest first
+    approve(vault, 7, by="human:ann")     # apply it as the agent, or refuse: a path changed
+    decline(vault.root_real, 7, "not now", by="human:ann")
+
+An approval re-runs the operation through the normal write path as the agent (so the journal
+records the agent's change), under a one-shot `Grant` bound to the proposal: the gate lets
+the change through without asking again only if every effect lies inside the proposed set
+and the note's bytes are still the proposed ones; before that, every fingerprint must match.
+Anything else refuses the approval and nothing changes.
+
+Storage: one SQLite file per vault under `$XDG_STATE_HOME/vaultwatch/pending/` (folder 0700,
+file 0600), apart from the journal's file so the two evolve independently.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import contextvars
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from vaultwatch.core.disk.safeio import locate
+from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.hooks import Caller, calling
+from vaultwatch.core.review.journal import journal_path, state_dir
+from vaultwatch.core.review.textdiff import text_diff
+
+PENDING = "pending"
+APPLYING = "applying"  # an approval is applying it right now
+APPROVED = "approved"  # approved and applied
+DECLINED = "declined"
+REFUSED = "refused"  # approved, but what it would touch had changed: nothing applied
+STATES = (PENDING, APPLYING, APPROVED, DECLINED, REFUSED)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS proposals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    actor TEXT NOT NULL,
+    agent TEXT,
+    session TEXT,
+    tool TEXT NOT NULL,
+    caller_arguments TEXT NOT NULL,
+    method TEXT NOT NULL,
+    call TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    path TEXT NOT NULL,
+    dest TEXT,
+    effects TEXT NOT NULL,
+    fingerprints TEXT NOT NULL,
+    before BLOB,
+    after BLOB,
+    why TEXT NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    decided_at REAL,
+    decided_by TEXT,
+    change_ids TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX IF NOT EXISTS proposals_state ON proposals(state);
+"""
+
+
+class AwaitingPerson(VaultError):
+    """The change was not made: it waits for the person as a pending change (the agent's answer)."""
+
+    code = "pending_approval"
+
+    def __init__(self, proposal: Proposal) -> None:
+        self.proposal = proposal
+        super().__init__(
+            f"not applied yet: this change awaits the person's approval as pending change "
+            f"{proposal.id} ({proposal.why}); nothing was written. No one is at vaultwatch's TUI, "
+            f"so the person will approve or decline it later (`vaultwatch approve {proposal.id}`). "
+            f"Do not retry it; look its state up with the history tool on {proposal.path!r} "
+            "(pending, approved, declined or refused)"
+        )
+
+
+class ApprovalRefused(VaultError):
+    """An approved pending change could not be applied as proposed; nothing was changed."""
+
+    code = "pending_refused"
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    id: int
+    at: float
+    actor: str
+    agent: str | None
+    session: str | None
+    tool: str
+    caller_arguments: dict[str, Any]
+    method: str
+    call: dict[str, Any]
+    operation: str
+    path: str
+    dest: str | None
+    effects: tuple[Effect, ...]
+    fingerprints: dict[str, str]
+    before: bytes | None
+    after: bytes | None
+    why: str
+    state: str
+    reason: str
+    decided_at: float | None
+    decided_by: str | None
+    change_ids: tuple[int, ...]
+
+    def touches(self, path: str) -> bool:
+        return path == self.path or path == self.dest or path in self.fingerprints
+
+    def as_json(self, *, bytes_too: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "at": self.at,
+            "state": self.state,
+            "agent": self.agent,
+            "session": self.session,
+            "tool": self.tool,
+            "operation": self.operation,
+            "path": self.path,
+            "why": self.why,
+            "effects": [e.describe() for e in self.effects],
+        }
+        if self.dest:
+            out["dest"] = self.dest
+        if self.reason:
+            out["reason"] = self.reason
+        if self.decided_by:
+            out["decided_by"] = self.decided_by
+        if self.change_ids:
+            out["change_ids"] = list(self.change_ids)
+        if bytes_too:
+            out["arguments"] = self.caller_arguments
+        return out
+
+
+# --- arguments as JSON (a write's content may be bytes) ----------------------------------------
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"$bytes": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, dict):
+        return {"$map": [[k, _encode(v)] for k, v in value.items()]}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_encode(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "items"):  # a Mapping
+        return {"$map": [[k, _encode(v)] for k, v in value.items()]}
+    raise VaultError(f"this change cannot be kept for later approval: an argument of type {type(value).__name__}")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if isinstance(value, dict):
+        if "$bytes" in value:
+            return base64.b64decode(value["$bytes"])
+        return {k: _decode(v) for k, v in value["$map"]}
+    return value
+
+
+# --- what the paths hold -------------------------------------------------------------------------
+
+
+def fingerprint(root_real: str, rel: str) -> str:
+    """What `rel` holds now, as a short comparable string (never follows its last symlink)."""
+    try:
+        with locate(root_real, rel, follow_last=False, missing_ok=True) as loc:
+            if loc.missing:
+                return "absent"
+            st = loc.lstat()
+            if st is None:
+                return "absent"
+            if stat.S_ISDIR(st.st_mode):
+                return "folder"
+            if stat.S_ISLNK(st.st_mode):
+                return "link:" + os.readlink(loc.name, dir_fd=loc.dir_fd)
+            fd = loc.open(os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                digest = hashlib.sha256()
+                while chunk := os.read(fd, 1 << 20):
+                    digest.update(chunk)
+            finally:
+                os.close(fd)
+            return "sha256:" + digest.hexdigest()
+    except FileNotFoundError:
+        return "absent"
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
+
+
+def fingerprints(root_real: str, paths: Iterable[str]) -> dict[str, str]:
+    return {p: fingerprint(root_real, p) for p in dict.fromkeys(paths)}
+
+
+def _effect_paths(effects: Iterable[Effect]) -> list[str]:
+    return [p for e in effects for p in (e.path, e.via, e.dest) if p]
+
+
+def binding(effects: EffectSet, old: bytes | None, new: bytes | None) -> str:
+    """A digest naming exactly this change: its effects and the bytes before and after."""
+    digest = hashlib.sha256()
+    for e in effects.effects:
+        digest.update(json.dumps([e.path, e.change, e.via, e.dest]).encode())
+    for data in (old, new):
+        digest.update(b"-" if data is None else hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def summary(effects: EffectSet, old: bytes | None, new: bytes | None, why: str, *, hunk_lines: int = 12) -> str:
+    """The change in a few lines for a question to the person: what it touches, the note's lines
+    added and removed, and its first hunk."""
+    out = [f"An agent asks to {effects.operation}; approval is needed: {why}.", "It touches:"]
+    out += [f"  {e.describe()}" for e in effects.effects[:20]]
+    if len(effects.effects) > 20:
+        out.append(f"  …and {len(effects.effects) - 20} more")
+    if old is not None or new is not None:
+        diff = text_diff(old, new)
+        out.append(f"Lines: +{diff.added} -{diff.removed}" + (" (binary)" if diff.binary else ""))
+        if diff.hunks:
+            first = diff.hunks[0]
+            out.append(first.header)
+            out += [f"{line.op}{line.text.rstrip(chr(10))}" for line in first.lines[:hunk_lines]]
+            if len(first.lines) > hunk_lines:
+                out.append("…")
+    return "\n".join(out)
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+
+def pending_path(root_real: str) -> str:
+    """The pending-changes file of the vault at `root_real` (named like its journal)."""
+    return os.path.join(state_dir(), "pending", os.path.basename(journal_path(root_real)))
+
+
+class PendingStore:
+    """The vault's proposals. Thread-safe; several processes may share the file (SQLite locks)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        if not os.path.exists(path):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        self._lock = threading.Lock()
+        self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+        self._con.execute("PRAGMA journal_mode=WAL")
+        self._con.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._con.close()
+
+    def propose(
+        self,
+        *,
+        actor: str,
+        caller: Caller,
+        method: str,
+        call: dict[str, Any],
+        effects: EffectSet,
+        fingerprints: dict[str, str],
+        path: str,
+        dest: str | None,
+        before: bytes | None,
+        after: bytes | None,
+        why: str,
+        at: float,
+    ) -> Proposal:
+        row = (
+            at,
+            actor,
+            caller.agent,
+            caller.session,
+            caller.tool,
+            json.dumps(caller.arguments, default=str, ensure_ascii=False),
+            method,
+            json.dumps(_encode(call), ensure_ascii=False),
+            effects.operation,
+            path,
+            dest,
+            json.dumps([[e.path, e.change, e.via, e.dest] for e in effects.effects], ensure_ascii=False),
+            json.dumps(fingerprints, ensure_ascii=False),
+            before,
+            after,
+            why,
+            PENDING,
+        )
+        with self._lock:
+            cur = self._con.execute(
+                "INSERT INTO proposals (at, actor, agent, session, tool, caller_arguments, method, call, operation,"
+                " path, dest, effects, fingerprints, before, after, why, state) VALUES"
+                " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            pid = int(cur.lastrowid or 0)
+        found = self.get(pid)
+        assert found is not None
+        return found
+
+    def get(self, pid: int) -> Proposal | None:
+        with self._lock:
+            row = self._con.execute(f"SELECT {_COLUMNS} FROM proposals WHERE id = ?", (pid,)).fetchone()
+        return _proposal(row) if row else None
+
+    def proposals(
+        self, *, state: str | None = None, path: str | None = None, limit: int | None = None
+    ) -> list[Proposal]:
+        """Proposals oldest first (only one state, or only those touching `path`)."""
+        sql = f"SELECT {_COLUMNS} FROM proposals"
+        params: list[Any] = []
+        if state is not None:
+            sql += " WHERE state = ?"
+            params.append(state)
+        sql += " ORDER BY id"
+        with self._lock:
+            rows = self._con.execute(sql, params).fetchall()
+        out = [_proposal(r) for r in rows]
+        if path is not None:
+            out = [p for p in out if p.touches(path)]
+        return out[-limit:] if limit else out
+
+    def pending(self) -> list[Proposal]:
+        return self.proposals(state=PENDING)
+
+    def settle(
+        self,
+        pid: int,
+        state: str,
+        *,
+        reason: str = "",
+        by: str | None = None,
+        change_ids: Iterable[int] = (),
+        expect: str = PENDING,
+        at: float | None = None,
+    ) -> bool:
+        """Move a proposal from `expect` to `state`; False when it was not in `expect` (someone else
+        decided it first: the UPDATE is the one place two deciders meet)."""
+        with self._lock:
+            cur = self._con.execute(
+                "UPDATE proposals SET state = ?, reason = ?, decided_by = COALESCE(?, decided_by),"
+                " decided_at = ?, change_ids = ? WHERE id = ? AND state = ?",
+                (state, reason, by, at if at is not None else time.time(), json.dumps(list(change_ids)), pid, expect),
+            )
+            return cur.rowcount == 1
+
+
+_COLUMNS = (
+    "id, at, actor, agent, session, tool, caller_arguments, method, call, operation, path, dest, effects,"
+    " fingerprints, before, after, why, state, reason, decided_at, decided_by, change_ids"
+)
+
+
+def _proposal(r: tuple) -> Proposal:
+    return Proposal(
+        id=int(r[0]),
+        at=float(r[1]),
+        actor=r[2],
+        agent=r[3],
+        session=r[4],
+        tool=r[5],
+        caller_arguments=json.loads(r[6]),
+        method=r[7],
+        call=_decode(json.loads(r[8])),
+        operation=r[9],
+        path=r[10],
+        dest=r[11],
+        effects=tuple(Effect(p, c, v, d) for p, c, v, d in json.loads(r[12])),
+        fingerprints=json.loads(r[13]),
+        before=r[14],
+        after=r[15],
+        why=r[16],
+        state=r[17],
+        reason=r[18],
+        decided_at=r[19],
+        decided_by=r[20],
+        change_ids=tuple(json.loads(r[21])),
+    )
+
+
+_stores: dict[str, PendingStore] = {}
+_stores_lock = threading.Lock()
+
+
+def store_for(root_real: str) -> PendingStore:
+    """The vault's store, opened once per process."""
+    path = pending_path(root_real)
+    with _stores_lock:
+        store = _stores.get(path)
+        if store is None:
+            try:
+                store = _stores[path] = PendingStore(path)
+            except (OSError, sqlite3.Error) as exc:
+                raise VaultError(f"the pending-changes store {path} cannot be opened: {exc}") from None
+        return store
+
+
+# --- proposing (the gate, with no one to ask) -----------------------------------------------------
+
+
+def propose(
+    root_real: str,
+    scope: Any,
+    caller: Caller,
+    effects: EffectSet,
+    old: bytes | None,
+    new: bytes | None,
+    why: str,
+    at: float,
+) -> AwaitingPerson:
+    """Keep the change the write path is about to make for the person; the error to answer with."""
+    if not scope.method:
+        raise VaultError("this change cannot be kept for later approval (it was not made by a Writer operation)")
+    first = effects.effects[0]
+    proposal = store_for(root_real).propose(
+        actor=scope.actor,
+        caller=caller,
+        method=scope.method,
+        call=scope.call,
+        effects=effects,
+        fingerprints=fingerprints(root_real, _effect_paths(effects.effects)),
+        path=first.via or first.path,
+        dest=first.dest,
+        before=old,
+        after=new,
+        why=why,
+        at=at,
+    )
+    return AwaitingPerson(proposal)
+
+
+# --- approving -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """A one-shot approval bound to one proposal: only its effects, only from its bytes."""
+
+    proposal: Proposal
+
+    def admit(self, effects: EffectSet, old: bytes | None, form: PathForm) -> None:
+        """Return when the change is inside what the person approved; raise ApprovalRefused otherwise."""
+        allowed = {form.key(p) for p in _effect_paths(self.proposal.effects)}
+        outside = [p for p in _effect_paths(effects.effects) if form.key(p) not in allowed]
+        if outside:
+            raise ApprovalRefused(
+                f"pending change {self.proposal.id} now also touches {', '.join(sorted(set(outside)))}, "
+                "which the person did not approve; nothing was changed"
+            )
+        first = effects.effects[0]
+        was = self.proposal.fingerprints.get(first.path)
+        if old is not None and was is not None and was != "sha256:" + hashlib.sha256(old).hexdigest():
+            raise ApprovalRefused(
+                f"pending change {self.proposal.id}: {first.path!r} changed since it was proposed; nothing was changed"
+            )
+
+
+_grant: contextvars.ContextVar[Grant | None] = contextvars.ContextVar("vaultwatch_grant", default=None)
+
+
+def current_grant() -> Grant | None:
+    return _grant.get()
+
+
+@contextlib.contextmanager
+def granted(grant: Grant) -> Iterator[None]:
+    token = _grant.set(grant)
+    try:
+        yield
+    finally:
+        _grant.reset(token)
+
+
+def approve(vault: Any, pid: int, *, by: str) -> Proposal:
+    """Apply pending change `pid` as the agent proposed it (journaled as the agent's change), or
+    refuse it (ApprovalRefused, the proposal marked refused) when anything it touches changed."""
+    from vaultwatch.core.edit.writes import Writer  # noqa: PLC0415  (the write path imports the review hooks)
+
+    store = store_for(vault.root_real)
+    proposal = _waiting(store, pid)
+    if not store.settle(pid, APPLYING, by=by):
+        raise VaultError(f"pending change {pid} was decided meanwhile; `vaultwatch pending` shows its state")
+    changed = [p for p, was in proposal.fingerprints.items() if fingerprint(vault.root_real, p) != was]
+    if changed:
+        reason = f"{', '.join(changed)} changed since the change was proposed"
+        store.settle(pid, REFUSED, reason=reason, expect=APPLYING)
+        raise ApprovalRefused(f"pending change {pid} was not applied: {reason}; nothing was changed")
+    caller = Caller(proposal.agent or proposal.actor, proposal.session or "", proposal.tool, proposal.caller_arguments)
+    try:
+        with granted(Grant(proposal)), calling(caller):
+            getattr(Writer(vault), proposal.method)(**proposal.call, actor=proposal.actor)
+    except VaultError as exc:
+        store.settle(pid, REFUSED, reason=exc.message, expect=APPLYING)
+        raise ApprovalRefused(f"pending change {pid} was not applied: {exc.message}") from None
+    except BaseException:
+        store.settle(pid, PENDING, expect=APPLYING)  # not our error to judge: it stays for the person
+        raise
+    store.settle(pid, APPROVED, by=by, change_ids=caller.change_ids, expect=APPLYING)
+    done = store.get(pid)
+    assert done is not None
+    return done
+
+
+def decline(root_real: str, pid: int, reason: str = "", *, by: str) -> Proposal:
+    store = store_for(root_real)
+    _waiting(store, pid)
+    if not store.settle(pid, DECLINED, reason=reason.strip() or "declined by the person", by=by):
+        raise VaultError(f"pending change {pid} was decided meanwhile; `vaultwatch pending` shows its state")
+    done = store.get(pid)
+    assert done is not None
+    return done
+
+
+def _waiting(store: PendingStore, pid: int) -> Proposal:
+    proposal = store.get(pid)
+    if proposal is None:
+        raise VaultError(f"no pending change {pid} in this vault; `vaultwatch pending` lists them")
+    if proposal.state != PENDING:
+        raise VaultError(f"pending change {pid} is already {proposal.state}; only a pending change can be decided")
+    return proposal
+
+
+__all__ = [
+    "APPLYING",
+    "APPROVED",
+    "DECLINED",
+    "PENDING",
+    "REFUSED",
+    "STATES",
+    "ApprovalRefused",
+    "AwaitingPerson",
+    "Grant",
+    "PendingStore",
+    "Proposal",
+    "approve",
+    "binding",
+    "current_grant",
+    "decline",
+    "fingerprint",
+    "fingerprints",
+    "granted",
+    "pending_path",
+    "propose",
+    "store_for",
+    "summary",
+]

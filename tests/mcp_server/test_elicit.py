@@ -1,0 +1,137 @@
+"""Approval with no TUI open, for a client that can ask its person (MCP elicitation), in both
+forms: "legacy" (a 2025 session: the headless server sends `elicitation/create` during the gated
+call) and "auto" (the client negotiates 2026-07-28: the call answers InputRequiredResult and the
+client retries with the person's answer). The question carries the change's summary; the
+change is applied or declined on the answer.
+
+Real parts: the Python `mcp` client with an elicitation callback runs the bridge command
+`mcp-config` writes; the bridge starts the headless server, which reads `[approve]` from
+settings.toml."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+import test_pending
+from mcp import Client
+from mcp_testing import CLIENT_DIR
+from mcp_types import ElicitResult
+from test_pending import NOTE, bridged, tree
+
+place = test_pending.place  # the same vault, settings and environment as the pending-change tests
+
+
+MODES = pytest.mark.parametrize("mode", ["legacy", "auto"])
+
+
+def answering(action: str, content: dict | None, seen: list[str]):
+    async def callback(context, params) -> ElicitResult:
+        seen.append(params.message)
+        return ElicitResult(action=action, content=content)
+
+    return callback
+
+
+@MODES
+async def test_accept_through_the_client_applies_the_change_byte_exact(place, mode) -> None:
+    root, env = place
+    wanted = "# Plan\r\nkeep these bytes: é\r\nadded by the agent\r\n"
+    seen: list[str] = []
+    callback = answering("accept", {"approve": True}, seen)
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=callback) as client:
+        done = await client.call_tool("write", {"path": "Notes/plan.md", "content": wanted, "overwrite": True})
+        assert not done.is_error, done.content[0].text
+    assert (root / "Notes" / "plan.md").read_bytes() == wanted.encode()
+    [asked] = seen
+    # the person reads what the change touches, its lines added and removed, and its first hunk
+    assert "write Notes/plan.md" in asked and "Lines: +1 -0" in asked, asked
+    assert "+added by the agent" in asked and "@@" in asked, asked
+
+
+@MODES
+async def test_decline_through_the_client_changes_nothing_and_quotes_the_reason(place, mode) -> None:
+    root, env = place
+    before = tree(root)
+    seen: list[str] = []
+    callback = answering("accept", {"approve": False, "reason": "not this week"}, seen)
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=callback) as client:
+        got = await client.call_tool("rename", {"path": "Notes/plan.md", "new_path": "Notes/done.md"})
+        assert got.is_error and "the person declined this change: not this week" in got.content[0].text, got.content
+        plain = await client.call_tool("delete", {"path": "Notes/plan.md"})
+        assert plain.is_error
+    assert tree(root) == before
+    assert "links Notes/other.md" in seen[0], seen[0]  # every effect, not only the path the agent named
+    assert len(seen) == 2
+
+
+@MODES
+async def test_a_decline_action_declines(place, mode) -> None:
+    root, env = place
+    before = tree(root)
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=answering("decline", None, [])) as client:
+        got = await client.call_tool("edit", {"path": "Notes/plan.md", "old_text": "# Plan", "new_text": "# X"})
+    assert got.is_error and "declined it in the client" in got.content[0].text, got.content
+    assert tree(root) == before
+    assert NOTE.encode() == (Path(root) / "Notes" / "plan.md").read_bytes()
+
+
+@MODES
+async def test_an_outside_edit_while_the_person_answers_is_not_overwritten(place, mode) -> None:
+    root, env = place
+    note = root / "Notes" / "plan.md"
+    outside = b"# Plan\nthe person typed this meanwhile\n"
+
+    asked: list[str] = []
+
+    async def edit_then_accept(context, params) -> ElicitResult:
+        asked.append(params.message)
+        note.write_bytes(outside)  # the note changes after the question, before the answer
+        return ElicitResult(action="accept", content={"approve": True})
+
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=edit_then_accept) as client:
+        got = await client.call_tool("write", {"path": "Notes/plan.md", "content": "# Agent\n", "overwrite": True})
+    assert got.is_error, got.content
+    said = got.content[0].text
+    if mode == "legacy":  # the write waited for the answer; its re-check under the lock sees the edit
+        assert "revision conflict" in said, said
+    else:  # the retry's change (its bytes before) is not the one the person was asked about
+        assert "no longer the one the person was asked about" in said, said
+    assert note.read_bytes() == outside
+    assert len(asked) == 1
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+async def test_a_typescript_sdk_client_answers_through_the_bridge(place, ts_sdk, answer) -> None:
+    """The official TypeScript SDK (a client nobody here wrote) declares elicitation and answers."""
+    root, env = place
+    before = tree(root)
+    wanted = "# Plan\r\nwritten after the TypeScript person said yes: ü\r\n"
+    bridge = bridged(root, env)
+    arguments = {"path": "Notes/plan.md", "content": wanted, "overwrite": True}
+    proc = await asyncio.create_subprocess_exec(
+        str(ts_sdk),
+        "elicit_client.mjs",
+        answer,
+        "write",
+        json.dumps(arguments),
+        bridge.command,
+        *bridge.args,
+        cwd=str(CLIENT_DIR),
+        env=bridge.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    report = json.loads(out)
+    assert report["ok"], report.get("error") or err.decode()
+    assert len(report["asked"]) == 1 and "write Notes/plan.md" in report["asked"][0], report
+    if answer == "accept":
+        assert not report["isError"], report["text"]
+        assert (root / "Notes" / "plan.md").read_bytes() == wanted.encode()
+    else:
+        assert report["isError"] and "the person declined this change: the TypeScript person says no" in report["text"]
+        assert tree(root) == before

@@ -1,0 +1,78 @@
+"""Pending changes in the TUI: changes agents proposed while no TUI was open are shown when it
+opens, with their diff; `y` applies one as the agent's change, `n` declines one.
+
+The proposals are made the real way: an agent's write through the write path while the gate
+is on and no one attends, which keeps it as a pending change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_agents import wait_for
+from tui_helpers import open_loaded
+
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.review import approval, pending
+from vaultwatch.core.review.approval import ApprovalGate
+from vaultwatch.core.review.hooks import Caller, calling
+from vaultwatch.core.review.journal import journal_for
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.pendingview import PendingScreen
+
+NOTE = "Projects/Atlas Migration.md"
+
+
+def propose(root: Path, text: str) -> int:
+    """An agent's write while nobody attends the gate (a headless server's situation)."""
+    vault = open_loaded(root)
+    approval.attach(vault, ApprovalGate("writes"))
+    with calling(Caller("bot/1.0", "s-1", "write", {"path": NOTE})), pytest.raises(pending.AwaitingPerson) as said:
+        Writer(vault).write(NOTE, text, overwrite=True, actor="agent:bot/1.0")
+    vault.stop()
+    return said.value.proposal.id
+
+
+async def test_the_tui_shows_pending_changes_on_open_and_y_applies_n_declines(tui_demo: Path):
+    before = (tui_demo / NOTE).read_bytes()
+    first = propose(tui_demo, "# Atlas\nrewritten by the bot\n")
+    second = propose(tui_demo, "# Atlas\nanother idea\n")
+    assert (tui_demo / NOTE).read_bytes() == before
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app)
+        await wait_for(lambda: isinstance(app.screen, PendingScreen), 10)
+        screen = app.screen
+        assert [p.id for p in screen.queue] == [first, second]
+        shown = str(screen.query_one("#pending-body").render())
+        assert "+rewritten by the bot" in shown, shown
+        await pilot.press("y")
+        await wait_for(lambda: [p.id for p in screen.queue] == [second], 10)
+        assert (tui_demo / NOTE).read_bytes() == b"# Atlas\nrewritten by the bot\n"
+        # the second was proposed over the bytes before the first: it must not apply now
+        await pilot.press("y")
+        await wait_for(lambda: screen.queue == [], 10)
+        assert "changed since" in screen.said, screen.said
+    store = pending.store_for(str(tui_demo.resolve()))
+    assert [(p.id, p.state) for p in store.proposals()] == [(first, "approved"), (second, "refused")]
+    [change] = [c for c in journal_for(vault).changes(path=NOTE) if c.id in store.get(first).change_ids]
+    assert change.who.startswith("bot") and change.tool == "write"
+    assert (tui_demo / NOTE).read_bytes() == b"# Atlas\nrewritten by the bot\n"
+
+
+async def test_n_declines_and_leaves_the_note(tui_demo: Path):
+    before = (tui_demo / NOTE).read_bytes()
+    pid = propose(tui_demo, "# Atlas\nno\n")
+    vault = open_loaded(tui_demo)
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app)
+        await wait_for(lambda: isinstance(app.screen, PendingScreen), 10)
+        await pilot.press("n")
+        await wait_for(lambda: app.screen.queue == [], 10)
+    assert pending.store_for(str(tui_demo.resolve())).get(pid).state == "declined"
+    assert (tui_demo / NOTE).read_bytes() == before

@@ -1,0 +1,125 @@
+"""`vaultwatch pending`, `vaultwatch approve` and `vaultwatch decline`: the person decides the
+changes agents proposed while no TUI was open (core.review.pending).
+
+    vaultwatch pending [VAULT] [--all] [--json]
+    vaultwatch approve ID [VAULT]
+    vaultwatch decline ID [VAULT] [--reason TEXT]
+
+An approval applies the change through the normal write path as the agent that proposed it
+(the journal records the agent's change), only if every file it touches still holds what it
+held when it was proposed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from collections.abc import Callable
+
+from vaultwatch.core.review import approval, pending
+from vaultwatch.core.review.pending import Proposal
+from vaultwatch.core.review.textdiff import text_diff
+
+from .changes_cli import person
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _when(at: float) -> str:
+    return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def diff_text(p: Proposal) -> str:
+    """The change as the person reads it: its effects, then the note's diff."""
+    lines = [f"  {e.describe()}" for e in p.effects]
+    if p.before is not None or p.after is not None:
+        diff = text_diff(p.before, p.after)
+        lines.append(f"  +{diff.added} -{diff.removed} lines" + (" (binary)" if diff.binary else ""))
+        for hunk in diff.hunks:
+            lines.append(f"  {hunk.header}")
+            for line in hunk.lines:
+                lines.append(f"  {line.op}{line.text.rstrip(chr(10))}")
+    return "\n".join(lines)
+
+
+def _head(p: Proposal) -> str:
+    where = f"{p.path} -> {p.dest}" if p.dest else p.path
+    who = (p.agent or p.actor) + (f" [{p.session[:8]}]" if p.session else "")
+    state = "" if p.state == pending.PENDING else f"  [{p.state}{': ' + p.reason if p.reason else ''}]"
+    return f"pending change {p.id}  {_when(p.at)}  {who}  {p.tool}  {where}{state}\n  why: {p.why}"
+
+
+def register(
+    sub: argparse._SubParsersAction,
+    handlers: dict[str, Handler],
+    vault_options: Callable[..., None],
+    open_vault: Callable[..., object],
+) -> None:
+    """Add `pending`, `approve` and `decline` to the vaultwatch command line."""
+
+    def cmd_pending(args: argparse.Namespace) -> int:
+        vault = open_vault(args, load=False)
+        store = pending.store_for(vault.root_real)  # type: ignore[attr-defined]
+        found = store.proposals() if args.all else store.pending()
+        for p in found:
+            if args.json:
+                row = p.as_json(bytes_too=True)
+                row["diff"] = diff_text(p)
+                print(json.dumps(row, ensure_ascii=False))
+            else:
+                print(_head(p))
+                print(diff_text(p))
+        what = "change" if len(found) == 1 else "changes"
+        print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
+        return 0
+
+    p = sub.add_parser("pending", help="agents' changes waiting for your approval (made while no TUI was open)")
+    vault_options(p)
+    p.add_argument("--all", action="store_true", help="also those already approved, declined or refused")
+    p.add_argument("--json", action="store_true", help="JSON lines, one change per line, with its diff")
+    handlers["pending"] = cmd_pending
+
+    def cmd_approve(args: argparse.Namespace) -> int:
+        vault = open_vault(args)  # loaded: a rename rewrites the links the index knows of
+        # the agent's own rules still apply, and the one-shot grant is checked by the gate
+        approval.configure(vault, always=True)
+        try:
+            done = pending.approve(vault, args.id, by=person())
+        except pending.ApprovalRefused as exc:
+            print(f"vaultwatch: {exc.message}", file=sys.stderr)
+            return 1
+        finally:
+            stop = getattr(vault, "stop", None)
+            if callable(stop):
+                stop()
+        ids = ", ".join(str(i) for i in done.change_ids) or "none"
+        print(f"approved pending change {done.id}: applied as {done.agent or done.actor}'s change (journal: {ids})")
+        return 0
+
+    p = sub.add_parser("approve", help="apply an agent's pending change (`vaultwatch pending` lists them)")
+    p.add_argument("id", type=_pending_id, help="the pending change's id")
+    vault_options(p)
+    handlers["approve"] = cmd_approve
+
+    def cmd_decline(args: argparse.Namespace) -> int:
+        vault = open_vault(args, load=False)
+        done = pending.decline(vault.root_real, args.id, args.reason or "", by=person())  # type: ignore[attr-defined]
+        print(f"declined pending change {done.id}: {done.reason}")
+        return 0
+
+    p = sub.add_parser("decline", help="decline an agent's pending change; nothing is changed")
+    p.add_argument("id", type=_pending_id, help="the pending change's id")
+    vault_options(p)
+    p.add_argument("--reason", metavar="TEXT", default=None, help="why (the agent sees it in history)")
+    handlers["decline"] = cmd_decline
+
+
+def _pending_id(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"ID must be a number from `vaultwatch pending`, not {text!r}")
+    return int(text)
+
+
+__all__ = ["diff_text", "register"]
