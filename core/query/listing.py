@@ -25,6 +25,8 @@ from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 from vaultwatch.core.query import postings
 from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint
+from vaultwatch.core.query.triagerules import TriageRules
+from vaultwatch.core.query.triagerules import positions as triage_positions
 
 SORTS = ("path", "modified", "title", "size", "overdue")
 Pair = tuple[str, str]
@@ -47,6 +49,9 @@ class Query:
     unresolved_links: only notes with a link that resolves to no file.
     broken: only notes with a problem (as problems_only) or an unresolved link (the TUI's Broken tab).
     skip_paths: vault paths left out of a filtered listing (triage leaves out OKF's index.md and log.md).
+    triage: ("deprecated" | "stale", TriageRules): only the notes that rule selects (the person's
+        triage tabs off an OKF bundle; `core.query.triagerules`).
+    only_paths: only these vault paths (sorted), e.g. the notes the journal says nobody reviewed.
     """
 
     folder: str | None = None
@@ -62,6 +67,8 @@ class Query:
     skip_paths: tuple[str, ...] = ()
     unresolved_links: bool = False
     broken: bool = False
+    triage: tuple[str, TriageRules] | None = None
+    only_paths: tuple[str, ...] | None = None
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -280,7 +287,15 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     if q.pattern_base not in ("vault", "folder"):
         raise QueryError("pattern_base must be 'vault' or 'folder'")
     recursive = q.recursive and folder != ""
-    filtered = bool(q.filters or q.exclude or q.problems_only or q.unresolved_links or q.broken)
+    filtered = bool(
+        q.filters
+        or q.exclude
+        or q.problems_only
+        or q.unresolved_links
+        or q.broken
+        or q.triage is not None
+        or q.only_paths is not None
+    )
     kinds = set()
     if q.include_notes:
         kinds.add(NOTE)
@@ -312,6 +327,12 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
             chosen = found if chosen is None else chosen & found
         if q.broken:
             found = postings.broken(snapshot)
+            chosen = found if chosen is None else chosen & found
+        if q.triage is not None:
+            found = triage_positions(snapshot, q.triage[0], q.triage[1], clock)
+            chosen = found if chosen is None else chosen & found
+        if q.only_paths is not None:
+            found = {i for p in q.only_paths if (i := bisect_left(paths, p)) < len(paths) and paths[i] == p}
             chosen = found if chosen is None else chosen & found
         for key, want in q.exclude:
             chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - postings.positions(

@@ -34,6 +34,10 @@ from .problems import ProblemList, problem_count, problems_of
 from .rowlist import RowList
 
 NOT_BUNDLE = "Not an OKF bundle (index.md declares no okf_version), so there is no status, staleness or trust"
+OKF_RULE = {
+    "deprecated": "Rule (OKF bundle): status: deprecated",
+    "stale": "Rule (OKF bundle): stale_after reached",
+}
 
 
 LABEL_LEVELS = 4  # tab labels from the widest (0) to the most compact (3); the widest that fits is used
@@ -144,6 +148,20 @@ class TriagePane(TabPane):
     def show_counts(self, counts: dict[str, int]) -> None:
         """Update in-pane count displays (the tab label is set by the owner)."""
 
+    def rule_query(self, kind: str, okf_query: Query) -> Query:
+        """OKF's own query on a bundle; else the person's triage rule (core.query.triagerules)."""
+        if self.session.snapshot.is_bundle:
+            return okf_query
+        return Query(triage=(kind, self.session.triage_rules))
+
+    def rule_line(self, kind: str) -> str:
+        """The one line saying which rule the tab applies, and where to change it."""
+        if self.session.snapshot.is_bundle:
+            return OKF_RULE[kind]
+        line = self.session.triage_rules.describe(kind)
+        problem = self.session.triage_rules_problem
+        return f"{line} (the settings did not apply: {problem})" if problem else line
+
 
 class NotesPane(TriagePane):
     label = "Notes"
@@ -154,18 +172,33 @@ class NotesPane(TriagePane):
 
 class DeprecatedPane(TriagePane):
     label = "Deprecated"
-    okf_only = True
 
     def make_list(self) -> RowList:
         return DocList(self.session, id="list-deprecated")
 
+    def extras(self) -> list[Widget]:
+        self._info = Static(id="deprecated-info", classes="pane-info")
+        return [self._info]
+
+    def on_mount(self) -> None:
+        self.show_counts({})
+
+    def on_materialized(self) -> None:
+        self.show_counts({})
+
     def base_query(self) -> Query:
-        return Query(filters=(("status", "deprecated"),), skip_paths=okf.RESERVED)
+        return self.rule_query("deprecated", Query(filters=(("status", "deprecated"),), skip_paths=okf.RESERVED))
+
+    def show_counts(self, counts: dict[str, int]) -> None:
+        info = getattr(self, "_info", None)
+        if info is not None and info.is_mounted:
+            # a bundle's deprecated is OKF's own status: the line is for the person's rules
+            info.display = not self.session.snapshot.is_bundle
+            info.update(Text(self.rule_line("deprecated")))
 
 
 class StalePane(TriagePane):
     label = "Stale"
-    okf_only = True
 
     def make_list(self) -> RowList:
         return DocList(self.session, sort="overdue", stale_header="Overdue", id="list-stale")
@@ -181,7 +214,7 @@ class StalePane(TriagePane):
         self.show_counts({})
 
     def base_query(self) -> Query:
-        return Query(filters=(("stale", "true"),), skip_paths=okf.RESERVED)
+        return self.rule_query("stale", Query(filters=(("stale", "true"),), skip_paths=okf.RESERVED))
 
     def on_doc_list_sort_changed(self, message: DocList.SortChanged) -> None:
         self.show_counts({})  # the header says the sort (the message goes on to the screen)
@@ -197,6 +230,9 @@ class StalePane(TriagePane):
             text.append(" · most overdue first · ")
         text.append("d", style="bold")
         text.append(" sets the date")
+        if not self.session.snapshot.is_bundle:  # the person's rule, not OKF's stale_after
+            text = Text.assemble("Stale as of ", (self.session.clock.today().isoformat(), "bold"), " · ")
+            text.append(self.rule_line("stale"))
         info = getattr(self, "_info", None)
         if info is not None and info.is_mounted:
             info.update(spans.tidy(text))
