@@ -25,7 +25,7 @@ from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 from vaultwatch.core.query import postings
 from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint
-from vaultwatch.core.query.triagerules import TriageRules
+from vaultwatch.core.query.triagerules import TriageRules, due_date
 from vaultwatch.core.query.triagerules import positions as triage_positions
 
 SORTS = ("path", "modified", "title", "size", "overdue")
@@ -197,13 +197,21 @@ def _fingerprint(q: Query) -> str:
     return hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
-def _sort_key(sort: str, clock: Clock) -> Callable[[Entry], Any]:
+def _sort_key(sort: str, clock: Clock, triage: tuple[str, TriageRules] | None = None) -> Callable[[Entry], Any]:
     if sort == "modified":
         return lambda e: e.mtime_ns
     if sort == "title":
         return lambda e: e.title.casefold()
     if sort == "size":
         return lambda e: e.size_bytes
+    if sort == "overdue" and triage is not None:  # the person's stale keys, off an OKF bundle
+        today = clock.today()
+
+        def overdue_by_rule(e: Entry) -> Any:
+            due = due_date(e, triage[1])
+            return -(today - due).days if due is not None and due <= today else 1
+
+        return overdue_by_rule
     if sort == "overdue":  # most overdue first when ascending; not stale sorts last
         today, now = clock.today(), clock.now()  # once per query, not once per note
 
@@ -226,7 +234,7 @@ def encode_cursor(fp: str, key: Any, path: str) -> str:
 def cursor_after(q: Query, entry: Entry, clock: Clock) -> str:
     """The cursor that continues `q`'s listing right after `entry`, one of its rows: for a caller
     that hands out fewer rows than a page held (an MCP answer cut to its byte budget)."""
-    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock)(entry), entry.path)
+    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock, q.triage)(entry), entry.path)
 
 
 def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
@@ -389,7 +397,7 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     matched = list(cands)
 
     fp = _fingerprint(q)
-    keyf = _sort_key(q.sort, clock)
+    keyf = _sort_key(q.sort, clock, q.triage)
     if q.sort != "path":
         matched.sort(key=lambda e: (keyf(e), e.path), reverse=q.descending)
     elif q.descending:
