@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vaultwatch.core import settings
 from vaultwatch.core.clock import Clock, SystemClock
 from vaultwatch.core.disk.paths import normalize, to_disk
 from vaultwatch.core.errors import NotFoundError, QueryError, VaultError
@@ -70,7 +71,7 @@ class Vault:
         # the person's approval gate for agents' changes (core.review.approval.attach sets it; None: no gate)
         self.approval_gate: ApprovalGate | None = None
         if cache is None:
-            cache = os.environ.get("VAULTWATCH_CACHE", "1").lower() not in ("0", "off", "no", "false")
+            cache = bool(settings.env("VAULTWATCH_CACHE"))
         self.entry_cache = None
         if cache:
             from vaultwatch.core.index.entrycache import EntryCache

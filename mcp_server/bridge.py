@@ -60,6 +60,8 @@ from typing import Any
 
 CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"  # where 2026-07-28 requests carry the client's name
 
+from vaultwatch.core import settings
+
 from . import unixhttp
 from .launch import BridgeError, NotListening, connect_trusted
 from .wire import MCP_PATH, SESSION_HEADER
@@ -71,7 +73,7 @@ MAYBE_APPLIED = (
 )
 INTERNAL_ERROR = -32603
 PARSE_ERROR = -32700
-DRAIN_SECONDS = float(os.environ.get("VAULTWATCH_BRIDGE_DRAIN", "5"))  # how long EOF waits for answers still due
+DRAIN_SECONDS = float(settings.env("VAULTWATCH_BRIDGE_DRAIN"))  # how long EOF waits for answers still due
 WATCH_INTERVAL = 0.05
 RETRIES = 4
 URL = f"http://localhost{MCP_PATH}"

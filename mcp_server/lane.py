@@ -45,13 +45,12 @@ encoding the note) are still whole, a few to tens of milliseconds each.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from vaultwatch.core import handoffs, memory
+from vaultwatch.core import handoffs, memory, settings
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.model import FOLDER
 from vaultwatch.core.review.hooks import current_caller
@@ -67,7 +66,7 @@ WAIT_S = 30.0  # the longest a heavy call waits for the lane before it is refuse
 POLL_S = 0.02  # how often a waiting call looks at the lane (cancellable; no thread is held while waiting)
 
 ENV_SWITCH = "VAULTWATCH_LANE_QUICK"  # "0": the lane does not touch the switch interval or the collector (A/B figures)
-QUICK = os.environ.get(ENV_SWITCH, "1") != "0"
+QUICK = bool(settings.env(ENV_SWITCH))
 
 _LANE = threading.Lock()  # one lane per process: every server (socket, stdio, HTTP) shares the interpreter
 _stats_lock = threading.Lock()

@@ -24,10 +24,11 @@ error otherwise instead of a tool silently missing.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
+
+from vaultwatch.core import settings
 
 if TYPE_CHECKING:  # the SDK itself is imported only where a server is built (0.5 s)
     from mcp.server import MCPServer
@@ -57,7 +58,7 @@ def fast_path_enabled() -> bool:
     """Whether built servers serve read tools through the fast path (see the module docstring)."""
     if FAST_PATH_PROBLEM is not None:
         return False
-    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "off", "no", "false")
+    return bool(settings.env(ENV_SWITCH))
 
 
 def check(server: MCPServer) -> None:

@@ -226,6 +226,21 @@ class VaultwatchApp(App[None]):
             description="save the theme",
         )
 
+    def keep_tree_width(self, width: int) -> None:
+        """Write the folder tree's width to the settings file (when the app reads one), off the
+        UI thread; a problem is said, the width stays for this run."""
+        if self.settings is None:
+            return
+
+        def save() -> None:
+            from . import settings  # noqa: PLC0415
+
+            problem = settings.save_tree_width(width, self.settings.path if self.settings is not None else None)
+            if problem:
+                self.from_thread(lambda: self.notify(problem, severity="warning", title="settings", markup=False))
+
+        self.run_worker(save, thread=True, group="settings", exit_on_error=False, description="save the tree width")
+
     def _save_theme(self, name: str) -> None:
         from . import settings  # noqa: PLC0415
 

@@ -1,7 +1,8 @@
 """`vaultwatch changes` and `vaultwatch revert`, and the `--approve` option of the TUI and serve.
 
-    vaultwatch changes [VAULT] [--agent NAME] [--since TIME] [--path PATH] [--limit N] [--json]
-    vaultwatch revert CHANGE_ID [VAULT]
+    vaultwatch changes [VAULT] [--agent NAME] [--since TIME] [--path PATH] [--limit N] [--unreviewed] [--json]
+    vaultwatch changes [VAULT] --mark-reviewed IDS|all [--agent NAME]
+    vaultwatch revert CHANGE_ID [VAULT]      (again after a crash: finishes the interrupted revert)
     vaultwatch revert --agent NAME [VAULT] --yes
 
 Both read the vault's change journal (core.review.journal) in the state folder; a revert writes
@@ -55,9 +56,23 @@ def _when(at: float) -> str:
 
 def _line(c: Change) -> str:
     state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
+    if not c.reviewed:
+        state += "  [not reviewed]"
     where = f"{c.src} -> {c.path}" if c.src else c.path
     who = c.who + (f" [{c.session[:8]}]" if c.session else "")
     return f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}"
+
+
+def _say_full(journal) -> None:
+    status = journal.status()
+    if status["full"]:
+        print(
+            f"vaultwatch: the change journal is full ({status['kept_bytes'] / 2**20:.1f} MB it must keep of "
+            f"{status['max_bytes'] / 2**20:.0f} MB, {status['unreviewed']} changes not reviewed): agents' writes "
+            "are refused until you review changes (`vaultwatch changes --unreviewed`, then --mark-reviewed) "
+            "or raise VAULTWATCH_JOURNAL_MAX_MB",
+            file=sys.stderr,
+        )
 
 
 def register(
@@ -73,8 +88,12 @@ def register(
         journal = journal_for(vault)
         if journal is None:
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        if args.mark_reviewed is not None:
+            return _mark(journal, args)
         since = parse_since(args.since, vault.clock.now()) if args.since else None
-        changes = journal.changes(agent=args.agent, since=since, path=args.path, limit=args.limit)
+        changes = journal.changes(
+            agent=args.agent, since=since, path=args.path, limit=args.limit, unreviewed=args.unreviewed
+        )
         if args.json:
             for c in changes:
                 print(json.dumps(c.as_json(), ensure_ascii=False))
@@ -82,6 +101,22 @@ def register(
             for c in changes:
                 print(_line(c))
         print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} (journal: {journal.path})", file=sys.stderr)
+        _say_full(journal)
+        return 0
+
+    def _mark(journal, args: argparse.Namespace) -> int:
+        raw = args.mark_reviewed.strip().lower()
+        ids = None
+        if raw != "all":
+            try:
+                ids = [int(part) for part in raw.replace(",", " ").split()]
+            except ValueError:
+                raise VaultError(
+                    f"--mark-reviewed {args.mark_reviewed!r}: give change ids (12 or 12,13) or all"
+                ) from None
+        marked = journal.mark_reviewed(ids, agent=args.agent, by=person())
+        print(f"marked {len(marked)} change{'s' if len(marked) != 1 else ''} reviewed")
+        _say_full(journal)
         return 0
 
     p = sub.add_parser("changes", help="changes made through vaultwatch (agents, the person, reverts), newest first")
@@ -96,6 +131,14 @@ def register(
     p.add_argument("--path", metavar="PATH", default=None, help="only changes touching this vault path")
     p.add_argument("--limit", type=int, default=None, help="at most N changes")
     p.add_argument("--json", action="store_true", help="JSON lines, one change per line")
+    p.add_argument("--unreviewed", action="store_true", help="only changes nobody has reviewed yet")
+    p.add_argument(
+        "--mark-reviewed",
+        metavar="IDS|all",
+        default=None,
+        help="mark these changes (12 or 12,13; all: every unreviewed one, of --agent if given) reviewed; "
+        "the journal may drop reviewed changes older than its retention age to make room",
+    )
     handlers["changes"] = cmd_changes
 
     def cmd_revert(args: argparse.Namespace) -> int:

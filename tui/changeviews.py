@@ -4,7 +4,9 @@ a worker thread), revert of all of one agent's changes after a confirm, and the 
 when a revert is refused.
 
 Keys: in the Changes view and a change's diff, `r` reverts the change, `R` reverts every change
-of its agent (after a confirm); the Changes view groups by note or agent and filters since a time.
+of its agent (after a confirm); the Changes view groups by note or agent and filters since a time;
+`m` marks the selected change reviewed, `M` every change the view shows (the journal keeps
+unreviewed changes and, when they fill it, refuses agents' writes: the title says so).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.journal import Change, journal_for, parse_since
+from vaultwatch.core.review.journal import At, Change, Within, journal_for, parse_since
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
 from .diffview import DiffDoc, DiffView, render_files
@@ -36,6 +38,13 @@ def _actor(app: Any) -> str:
 
 def _when(at: float, localtime=time.localtime) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", localtime(at))
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"
 
 
 def change_title(change: Change, localtime=time.localtime) -> Text:
@@ -323,12 +332,14 @@ class ChangesScreen(Screen[None], _Reverting):
         Binding("w", "by_agent", "This agent only", id="changes.agent"),
         Binding("t", "toggle_since", "Session / all", id="changes.since"),
         Binding("s", "ask_since", "Since…", id="changes.since_time"),
+        Binding("m", "mark_reviewed", "Reviewed", id="changes.reviewed"),
+        Binding("M", "mark_all_reviewed", "All shown reviewed", id="changes.reviewed_all"),
     ]
 
-    def __init__(self, since: float | None) -> None:
+    def __init__(self, since: float | At | None) -> None:
         super().__init__()
         self.session_since = since
-        self.since: float | None = since
+        self.since: float | Within | At | None = since
         self.note: str | None = None
         self.agent: str | None = None
         self.rows: list[Change] = []
@@ -366,6 +377,8 @@ class ChangesScreen(Screen[None], _Reverting):
                 if c.revert_of is not None
                 else ""
             )
+            if not c.reviewed:
+                state = (state + " · " if state else "") + "not reviewed"
             table.add_row(
                 str(c.id),
                 time.strftime("%H:%M:%S", localtime(c.at)),
@@ -377,17 +390,33 @@ class ChangesScreen(Screen[None], _Reverting):
                 key=str(c.id),
             )
         title = Text("Changes", style="bold")
-        scope = (
-            "this session"
-            if self.since is not None and self.since == self.session_since
-            else ("all journaled" if self.since is None else "since " + _when(self.since, localtime))
-        )
+        if isinstance(self.since, Within):
+            scope = f"last {_duration(self.since.seconds)}"
+        elif isinstance(self.since, At):
+            scope = "this session"
+        else:
+            scope = (
+                "this session"
+                if self.since is not None and self.since == self.session_since
+                else ("all journaled" if self.since is None else "since " + _when(self.since, localtime))
+            )
         title.append(f"  {len(self.rows)} · {scope}", style="dim")
         if self.note:
             title.append(f" · note {self.note}", style="dim")
         if self.agent:
             title.append(f" · agent {self.agent}", style="dim")
-        title.append("   r revert · R revert all of agent · n note · w agent · t session/all · s since…", style="dim")
+        status = journal.status() if journal else None
+        if status is not None and status["full"]:
+            title.append(
+                f"  journal full: {status['unreviewed']} not reviewed; agents' writes are refused until you "
+                "review (m / M) or raise VAULTWATCH_JOURNAL_MAX_MB",
+                style="bold red",
+            )
+        title.append(
+            "   r revert · R revert all of agent · m reviewed · M all shown · n note · w agent · t session/all"
+            " · s since…",
+            style="dim",
+        )
         self.query_one("#changes-title", Static).update(title)
         if self.rows:
             table.move_cursor(row=min(keep, len(self.rows) - 1))
@@ -428,6 +457,22 @@ class ChangesScreen(Screen[None], _Reverting):
         change = self.selected()
         if change is not None:
             self.revert_all(change)
+
+    def action_mark_reviewed(self) -> None:
+        """m: the selected change is reviewed (the journal may drop it once past its retention age)."""
+        change = self.selected()
+        journal = self._journal()
+        if change is not None and journal is not None:
+            journal.mark_reviewed([change.id], by=_actor(self.app))
+            self.reload()
+
+    def action_mark_all_reviewed(self) -> None:
+        """M: every change the view shows is reviewed."""
+        journal = self._journal()
+        if journal is not None and self.rows:
+            marked = journal.mark_reviewed([c.id for c in self.rows], by=_actor(self.app))
+            self.app.notify(f"marked {len(marked)} change(s) reviewed", title="changes")
+            self.reload()
 
     def action_by_note(self) -> None:
         change = self.selected()

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from vaultwatch.core import settings
 from vaultwatch.core.about import version
 from vaultwatch.core.clock import Clock, SystemClock, parse_as_of
 from vaultwatch.core.errors import VaultError
@@ -563,6 +564,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or (argv[0] not in handlers and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]  # no command (or a VAULT path first): the TUI
     args = parser.parse_args(argv)
+    for problem in settings.problems():  # a mistyped variable is said, not silently ignored
+        print(f"vaultwatch: {problem}", file=sys.stderr)
     try:
         return handlers[args.command](args)
     except (VaultError, ValueError) as exc:

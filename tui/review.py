@@ -31,7 +31,7 @@ from vaultwatch.core.review.approval import (
     ApprovalSettled,
     Pending,
 )
-from vaultwatch.core.review.journal import Change, ChangeRecorded, journal_for
+from vaultwatch.core.review.journal import At, Change, ChangeRecorded, journal_for
 
 from .approvaldialog import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
 from .changeviews import ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen, render_change
@@ -60,7 +60,7 @@ class ReviewHost(Widget):
     def __init__(self, vault: Any) -> None:
         super().__init__(id="review-host")
         self.vault = vault
-        self.started = time.time()
+        self.started: float | At = time.time()
         self._queue: deque[Pending] = deque()
         self._showing: ApprovalScreen | None = None
         self._unsubscribe = None
@@ -72,8 +72,8 @@ class ReviewHost(Widget):
 
     def on_mount(self) -> None:
         journal = journal_for(self.vault)
-        if journal is not None:
-            self.started = journal._clock()
+        if journal is not None:  # on the journal's own time: a stepped wall clock cannot move it
+            self.started = At(journal.now())
         self._unsubscribe = self.vault.bus.subscribe(self._relay)
         gate = self.gate
         if gate is not None:

@@ -4,6 +4,7 @@
     [tui]
     theme = "textual-light"        # kept up to date when a theme is picked (ctrl+p › Theme)
     vault = "~/Notes"              # the vault `vaultwatch` opens when none is named
+    tree_width = 32                # the folder tree's width, kept when it is resized (< and >)
 
     [keymap]                       # binding id = keys (comma-separated), as Textual's set_keymap
     "list.sort" = "S"
@@ -11,8 +12,9 @@
 
 Binding ids are listed in the help screen (`?`) and the README. Reading never fails: a file
 that does not parse, a value of the wrong type or an unknown binding id is reported and the
-rest is used. Writing the theme changes only the `theme` line of `[tui]` (comments, other tables
-and their order stay as they are), checks the result parses, and replaces the file atomically.
+rest is used. Writing the theme (or the tree's width) changes only that line of `[tui]`
+(comments, other tables and their order stay as they are), checks the result parses, and
+replaces the file atomically.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from vaultwatch.core.disk.private import private_folder
 from vaultwatch.core.review.approval import settings_path
 
 _TABLE = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
-_THEME = re.compile(r"^\s*theme\s*=")
+TREE_WIDTHS = (12, 80)  # the folder tree's narrowest and widest
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,7 @@ class Settings:
     vault: str | None = None
     keymap: dict[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    tree_width: int | None = None
 
 
 def load(path: str | None = None) -> Settings:
@@ -62,6 +65,14 @@ def load(path: str | None = None) -> Settings:
             problems.append(f"[tui] {name} must be a non-empty string")
     theme = theme if isinstance(theme, str) and theme.strip() else None
     vault = os.path.expanduser(vault) if isinstance(vault, str) and vault.strip() else None
+    tree_width = tui.get("tree_width")
+    if tree_width is not None and not (
+        isinstance(tree_width, int)
+        and not isinstance(tree_width, bool)
+        and TREE_WIDTHS[0] <= tree_width <= TREE_WIDTHS[1]
+    ):
+        problems.append(f"[tui] tree_width must be a whole number from {TREE_WIDTHS[0]} to {TREE_WIDTHS[1]}")
+        tree_width = None
     keymap: dict[str, str] = {}
     table = data.get("keymap", {})
     if not isinstance(table, dict):
@@ -72,12 +83,19 @@ def load(path: str | None = None) -> Settings:
             keymap[binding_id] = keys.replace(" ", "")
         else:
             problems.append(f'[keymap] {binding_id} must be keys in a string, e.g. "ctrl+f"')
-    return Settings(path, theme, vault, keymap, tuple(f"{path}: {p}" for p in problems))
+    return Settings(path, theme, vault, keymap, tuple(f"{path}: {p}" for p in problems), tree_width)
 
 
 def with_theme(text: str, theme: str) -> str:
     """`text` (a settings file) with `[tui] theme` set to `theme`, everything else unchanged."""
-    line = f"theme = {_quote(theme)}"
+    return with_tui(text, "theme", _quote(theme))
+
+
+def with_tui(text: str, name: str, value: str) -> str:
+    """`text` (a settings file) with `[tui] name` set to `value` (a TOML literal), everything
+    else unchanged."""
+    line = f"{name} = {value}"
+    key = re.compile(rf"^\s*{re.escape(name)}\s*=")
     lines = text.splitlines(keepends=True)
     table = None
     for i, raw in enumerate(lines):
@@ -87,7 +105,7 @@ def with_theme(text: str, theme: str) -> str:
                 return "".join(lines[: _end_of(lines, table, i)] + [line + "\n"] + lines[_end_of(lines, table, i) :])
             table = i if m.group(1).strip() == "tui" else None
             continue
-        if table is not None and _THEME.match(raw):
+        if table is not None and key.match(raw):
             lines[i] = line + ("\n" if raw.endswith("\n") else "")
             return "".join(lines)
     if table is not None:
@@ -111,6 +129,17 @@ def _quote(value: str) -> str:
 
 def save_theme(theme: str, path: str | None = None) -> str | None:
     """Persist the theme; None when written, else why not (the file is left as it was)."""
+    return save_tui("theme", _quote(theme), path)
+
+
+def save_tree_width(width: int, path: str | None = None) -> str | None:
+    """Persist the folder tree's width; None when written, else why not."""
+    return save_tui("tree_width", str(int(width)), path)
+
+
+def save_tui(name: str, value: str, path: str | None = None) -> str | None:
+    """Persist `[tui] name = value` (a TOML literal); None when written, else why not (the file
+    is left as it was)."""
     path = path or settings_path()
     try:
         with open(path, encoding="utf-8") as fh:
@@ -122,8 +151,8 @@ def save_theme(theme: str, path: str | None = None) -> str | None:
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return f"{path} does not parse ({exc}): the theme was not saved"
-    new = with_theme(text, theme)
+        return f"{path} does not parse ({exc}): the {name.replace('_', ' ')} was not saved"
+    new = with_tui(text, name, value)
     if new == text:
         return None
     try:

@@ -1280,6 +1280,13 @@ class Writer:
     ) -> WriteResult:
         paths = [*extra, *self._index_paths(t)]
         self._refresh(paths, actor)
+        entry = self.vault.snapshot.get(t.rel)
+        if entry is not None and entry.frontmatter_error:  # written as asked, but its properties are lost
+            warnings = (
+                *warnings,
+                f"{t.rel}: the frontmatter does not parse ({entry.frontmatter_error}), so its properties "
+                "(status, tags, aliases) are not read; write it again with valid YAML between the --- lines",
+            )
         ignore = self.vault.config.ignore
         if not ignore.empty and ignore.excluded(t.rel):
             warnings = (*warnings, f"{t.rel} matches the vault's ignore rules, so it is not listed or searched")

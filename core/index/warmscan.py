@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from vaultwatch.core import settings
 from vaultwatch.core.index import parsepool
 from vaultwatch.core.index.entrycache import EMPTY_GUARD, EntryCache, WarmStats
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
@@ -57,7 +58,7 @@ class _Walker:
     def __init__(self, root_real: str, config: ScanConfig) -> None:
         self.root_real, self.config = root_real, config
         self.pid = None
-        if not sys.platform.startswith("linux") or os.environ.get("VAULTWATCH_NO_FORK"):
+        if not sys.platform.startswith("linux") or settings.env("VAULTWATCH_NO_FORK"):
             return
         try:
             r, w = os.pipe()

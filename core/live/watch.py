@@ -1,6 +1,6 @@
 """Keep a vault's index live: watch the filesystem, apply what changed, account for what is pending.
 
-Two threads per vault. The watcher runs watchfiles (50 ms debounce, 20 ms step: latency,
+Two threads per vault. The watcher runs watchfiles (50 ms debounce, 5 ms step: latency,
 not the 1.6 s default) and turns each batch of raw events into vault-relative paths. The
 applier drains every batch queued meanwhile (a `git checkout` flood becomes a few large
 refreshes), stats the paths once per folder, walks folders that appeared, reuses parsed
@@ -41,6 +41,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from vaultwatch.core import handoffs
 from vaultwatch.core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
 from vaultwatch.core.events import IndexProblem, WatcherReady
 from vaultwatch.core.index.ignore import IgnoreRules
@@ -51,11 +52,15 @@ if TYPE_CHECKING:  # vault.py imports this module
     from vaultwatch.core.vault import Vault
 
 DEBOUNCE_MS = 50
-STEP_MS = 20
+# watchfiles hands a batch over once a step passes with no new event, so a lone outside change
+# waits one to two steps before the applier sees it; the step is the idle wake-up period too
+# (one short take of the interpreter each time, far below a core's percent)
+STEP_MS = 5
 TICK_MS = 50  # the watcher wakes at least this often: to check on the vault root, and to settle waits
 SETTLE_MS = 25  # how long the OS gets to hand a finished write's event to the watcher (see wait_settled)
 POLL_DELAY_MS = 500  # the polling fallback's period
 STALL_S = 1.0  # a gap this long between two watcher wake-ups may have overflowed the OS event queue
+QUICK_PATHS = 50  # changed paths: a batch this small goes in with quick hand-offs (see _enqueue)
 EMPTY_GUARD = 10  # removing more than this many entries and leaving an empty root is held back
 RULE_FILES = frozenset({".vaultwatchignore", ".obsidian/app.json"})
 
@@ -153,6 +158,7 @@ class LiveIndex:
         self.debounce_ms, self.step_ms = debounce_ms, step_ms
         self._cond = threading.Condition()
         self._batches: list[tuple[set[str], bool, str | None]] = []  # (paths, rescan, why a rescan re-checks)
+        self._quick = 0  # quick blocks (core.handoffs) begun for the queued batches, ended once applied
         self._received = 0
         self._applied = 0
         self._cycle_at = float("-inf")  # monotonic time the watcher last returned from watchfiles
@@ -185,6 +191,7 @@ class LiveIndex:
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
+            self._end_quick()  # batches no one will apply now
         for t in self._threads:
             t.join(timeout)
 
@@ -246,7 +253,14 @@ class LiveIndex:
             self.recheck_due = True
 
     def _enqueue(self, rels: set[str], rescan: bool, why: str | None = None) -> None:
+        # A small change to a loaded index: quick hand-offs from the moment it is queued until it
+        # is applied, so that neither the wake-up of the applier nor its work waits out the switch
+        # interval while another thread runs Python (see _apply_quickly).
+        quick = not rescan and 0 < len(rels) <= QUICK_PATHS and self.vault.wait_ready(0)
         with self._cond:
+            if quick and not self._stop.is_set():
+                handoffs.begin_quick()
+                self._quick += 1
             self._batches.append((rels, rescan, why))
             self._received += 1
             self._cond.notify_all()
@@ -406,43 +420,68 @@ class LiveIndex:
                 if self._stop.is_set():
                     return
                 batches, self._batches = self._batches, []
+                quick, self._quick = self._quick, 0
                 target = self._received
-            while not self.vault.wait_ready(0.2):
-                if self._stop.is_set():
-                    return
-            rels: set[str] = set()
-            rescan = False
-            whys: list[str] = []
-            for r, full, why in batches:
-                rels |= r
-                rescan = rescan or full
-                if why:
-                    whys.append(why)
-            self.last_batch_size = len(rels)
-            if rels and self._suspects is not None:
-                with self._cond:  # an event turned up for a path the re-check changed: it was late, not lost
-                    if self._suspects is not None:
-                        self._suspects[0].difference_update(rels)
             try:
-                if rescan:
-                    if rels:  # what events reported goes in first: the comparison sees only the rest
-                        self.apply_paths(rels)
-                    changed = self.reconcile()
-                    if whys:
-                        with self._cond:  # a second re-check adds to the first one's suspects
-                            old = self._suspects
-                            self._suspects = (
-                                (old[0] | changed, old[1], time.monotonic())
-                                if old is not None
-                                else (changed, whys[0], time.monotonic())
-                            )
-                elif rels:
-                    self.apply_paths(rels)
-            except Exception as exc:  # reported; the next event or rescan repairs the index
-                self._report(f"could not apply file changes ({exc!r}); will re-check on the next change")
-            with self._cond:
-                self._applied = max(self._applied, target)
-                self._cond.notify_all()
+                self._apply_drained(batches, target)
+            finally:
+                for _ in range(quick):
+                    handoffs.end_quick()
+
+    def _end_quick(self) -> None:
+        """End the quick blocks of batches still queued (called under _cond)."""
+        while self._quick:
+            self._quick -= 1
+            handoffs.end_quick()
+
+    def _apply_drained(self, batches: list[tuple[set[str], bool, str | None]], target: int) -> None:
+        while not self.vault.wait_ready(0.2):
+            if self._stop.is_set():
+                return
+        rels: set[str] = set()
+        rescan = False
+        whys: list[str] = []
+        for r, full, why in batches:
+            rels |= r
+            rescan = rescan or full
+            if why:
+                whys.append(why)
+        self.last_batch_size = len(rels)
+        if rels and self._suspects is not None:
+            with self._cond:  # an event turned up for a path the re-check changed: it was late, not lost
+                if self._suspects is not None:
+                    self._suspects[0].difference_update(rels)
+        try:
+            self._apply_batch(rels, rescan, whys)
+        except Exception as exc:  # reported; the next event or rescan repairs the index
+            self._report(f"could not apply file changes ({exc!r}); will re-check on the next change")
+        with self._cond:
+            self._applied = max(self._applied, target)
+            self._cond.notify_all()
+
+    def _apply_batch(self, rels: set[str], rescan: bool, whys: list[str]) -> None:
+        if rescan:
+            if rels:  # what events reported goes in first: the comparison sees only the rest
+                self._apply_quickly(rels)
+            changed = self.reconcile()
+            if whys:
+                with self._cond:  # a second re-check adds to the first one's suspects
+                    old = self._suspects
+                    self._suspects = (
+                        (old[0] | changed, old[1], time.monotonic())
+                        if old is not None
+                        else (changed, whys[0], time.monotonic())
+                    )
+        elif rels:
+            self._apply_quickly(rels)
+
+    def _apply_quickly(self, rels: set[str]) -> None:
+        # Quick hand-offs while the changed paths go in: applying them blocks and wakes on every
+        # stat, read and lock, and each wake-up waited out the whole switch interval whenever
+        # another thread ran Python (an agent polling the listing for this very change). A full
+        # comparison (reconcile) is long and rare, and keeps the ordinary interval.
+        with handoffs.quick_handoffs():
+            self.apply_paths(rels)
 
     def apply_paths(self, rels: Iterable[str]) -> None:
         """Refresh these vault-relative paths (and whatever appeared below new folders)."""

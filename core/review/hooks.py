@@ -3,7 +3,7 @@
 core.edit.writes decorates each public Writer operation with `journaled(...)`, which opens a
 `Scope` (a context variable, copied into the threads a rename rewrites links in); the write
 path reports each committed file with `committed(...)` and asks `approve(...)` first (the
-approval gate, core.review.approval). Nested operations (a revert's writes) join the outer
+journal's room for an agent's change, then the approval gate, core.review.approval). Nested operations (a revert's writes) join the outer
 scope (`enter`/`leave` open one for a revert). The MCP layer names the caller with
 `calling(...)`. When the operation returns, its scope becomes one row of the vault's change
 journal (core.review.journal, which stores and reads them).
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vaultwatch.core.edit.effects import EffectSet
+from vaultwatch.core.edit.effects import MOVE_FROM, EffectSet
 from vaultwatch.core.events import Event
 
 if TYPE_CHECKING:  # journal.py imports this module
@@ -85,6 +85,8 @@ class Scope:
     lock: threading.Lock = field(default_factory=threading.Lock)
     preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
     pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
+    admitted: bool = False  # the journal has room for this operation (asked once, before its first write)
+    intent: int | None = None  # a rename's intent in the journal (written before the move, see approve)
 
 
 _scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
@@ -125,6 +127,22 @@ def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = No
         scope.preread = (first.via or first.path, old)  # kept so that a permanent delete can be reverted
     with scope.lock:  # a rename's link rewrites ask from several threads at once
         scope.effects.append(effects)
+        if scope.journal is not None and not scope.admitted:
+            # before the gate asks the person: a write the journal cannot keep is refused, not made;
+            # asked once, before the operation's first write, so a rename is never cut off midway
+            caller = _caller.get()
+            scope.journal.admit(scope.actor, caller.agent if caller is not None else None, old, new)
+            scope.admitted = True
+        if scope.operation == "rename" and first.change == MOVE_FROM and first.dest and scope.journal is not None:
+            if scope.intent is None:
+                # before the move: a rename rewrites links in many notes, one at a time; killed midway,
+                # the journal knows what it moved and what it rewrote (core.review.revert rolls it back)
+                scope.intent = scope.journal.begin_intent(
+                    0, scope.actor, {"operation": "rename", "move": [first.path, first.dest]}
+                )
+        elif scope.intent is not None and scope.journal is not None and (old is not None or new is not None):
+            # a rename's link rewrite, recorded before it lands: killed right after, it is still rolled back
+            scope.journal.intent_file(scope.intent, first.path, old, new)
     if scope.gate is None or scope.approved:
         return
     form = scope.gate.form
@@ -165,8 +183,14 @@ def journaled(operation: str) -> Callable:
             try:
                 try:
                     result = fn(self, *args, **kwargs)
+                except BaseException:
+                    if scope.intent is not None and journal is not None and not scope.files:
+                        journal.drop_intent(scope.intent)  # refused before it moved anything
+                    raise
                 finally:
                     _scope.reset(token)
+                if scope.intent is not None and journal is not None and not getattr(result, "changed", False):
+                    journal.drop_intent(scope.intent)
                 if journal is not None and getattr(result, "changed", False):
                     try:
                         journal.record_result(scope, result)

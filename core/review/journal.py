@@ -10,8 +10,28 @@ Storage: one SQLite database per vault under `$XDG_STATE_HOME/vaultwatch/journal
 (default `~/.local/state`), in WAL mode, one transaction per change, so a crash (kill -9
 included) leaves the last committed change and never a torn one. Before-bytes are zlib
 compressed; after-bytes are compressed against the before-bytes as a preset dictionary,
-so a small edit of a note costs a few hundred bytes. Bounded: the oldest changes are
-dropped beyond `max_changes` or `max_bytes` of stored content (both configurable).
+so a small edit of a note costs a few hundred bytes. Bounded: beyond `max_changes` or
+`max_bytes` (the database and its WAL on disk, both configurable) the oldest changes are
+dropped, but only changes the person has reviewed and that are older than `keep_s` (default
+7 days). When only protected changes fill it, agents' writes are refused (`JournalFull`,
+raised by `admit` before anything is written) instead of the journal forgetting what an
+agent did; and one agent may hold at most `agent_share` of it, so one agent's flood is what
+gets refused while the others still write. The person's own writes are never refused.
+
+Reviewed: the person's own changes, outside edits, and agents' writes the person approved at
+the approval gate are reviewed when recorded; the rest wait for `mark_reviewed` (the Changes
+view's `m`, `vaultwatch changes --mark-reviewed`, a revert). `unreviewed_paths()` answers
+"which notes did an agent change that nobody has reviewed since", from one indexed query.
+
+Time: each change records the wall time (`at`, shown, never trusted for order) and the
+clock's monotonic reference (boot id, monotonic seconds); from them a journal time (`jt`)
+that only moves forward: within one boot it advances by the monotonic clock, across a boot
+it takes the wall time but never goes back. Order is the id; "since 30m" is
+`jt >= now - 30m` with `now` reckoned from the newest change's references.
+
+Revert intents: a revert writes its plan (`begin_intent`) before it changes anything and
+closes it when its row is recorded; an open intent names the bytes it puts back, so its
+partial writes are not "outside" edits and the next run finishes it (core.review.revert).
 
 Hooks: the write path reports to the journal through core.review.hooks (`journaled`,
 `committed`, `approve`, the MCP layer's `calling`; importable from here too); `record_result`
@@ -32,10 +52,14 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultwatch.core import settings
+from vaultwatch.core.clock import SystemClock
+from vaultwatch.core.clock import reference as reference_of
+from vaultwatch.core.disk.private import private_file, private_folder
 from vaultwatch.core.edit.effects import LINKS
 from vaultwatch.core.errors import NotFoundError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event
@@ -56,6 +80,10 @@ from vaultwatch.core.review.hooks import (  # the write path's hooks, importable
 
 DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
+DEFAULT_KEEP_S = 7 * 86400.0  # s: a change younger than this is never dropped, reviewed or not
+DEFAULT_AGENT_SHARE = 0.5  # the part of the journal one agent's protected changes may fill
+RECOVERY_ACTOR = "vaultwatch"  # the actor of a killed rename's roll-back at the next start
+_ROW_OVERHEAD = 200  # bytes a change row and its index entries take besides its contents
 MAX_OUTSIDE_PATHS = 1000
 RECENT_S = 300.0  # s: a change journaled by another process this recently may explain a disk event
 RECHECK_S = 1.0  # s: an outside row is checked again this long after (another process's journal row)
@@ -64,6 +92,28 @@ _WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
 
 
 # --- records -------------------------------------------------------------------------------
+
+
+class JournalFull(VaultError):
+    """An agent's write was refused because the journal could not keep it without dropping
+    changes the person has not reviewed (or younger than the retention age)."""
+
+    code = "journal_full"
+
+
+@dataclass(frozen=True, slots=True)
+class Within:
+    """A "since" given as a duration back from now (30m), resolved on the journal's own time."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class At:
+    """A point on the journal's own time (`Journal.now()`): "since the session started" that a
+    stepped wall clock cannot move."""
+
+    jt: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +163,11 @@ class Change:
     files: tuple[FileChange, ...] = ()
     revert_of: int | None = None
     reverted_by: int | None = None
+    reviewed_at: float | None = None  # journal time the person reviewed it (None: not yet)
+
+    @property
+    def reviewed(self) -> bool:
+        return self.reviewed_at is not None
 
     @property
     def who(self) -> str:
@@ -144,6 +199,7 @@ class Change:
             "files": [f.as_json() for f in self.files],
             "revert_of": self.revert_of,
             "reverted_by": self.reverted_by,
+            "reviewed": self.reviewed,
         }
 
 
@@ -204,7 +260,7 @@ def journal_path(root_real: str) -> str:
 
 
 def enabled_by_env() -> bool:
-    return os.environ.get("VAULTWATCH_JOURNAL", "1").lower() not in ("0", "off", "no", "false")
+    return bool(settings.env("VAULTWATCH_JOURNAL"))
 
 
 _open_lock = threading.Lock()
@@ -283,6 +339,34 @@ CREATE TABLE IF NOT EXISTS paths (
 );
 CREATE INDEX IF NOT EXISTS paths_path ON paths(path, change_id);
 CREATE INDEX IF NOT EXISTS paths_change ON paths(change_id);
+CREATE TABLE IF NOT EXISTS intents (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    change_id INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS intent_files (
+    intent_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    before BLOB,
+    after_etag TEXT,
+    PRIMARY KEY (intent_id, seq)
+);
+"""
+
+# columns added after the first release: (name, declaration); an older journal gets them on open
+_ADDED = (
+    ("boot", "TEXT"),
+    ("mono", "REAL"),
+    ("jt", "REAL"),
+    ("reviewed_at", "REAL"),
+    ("reviewed_by", "TEXT"),
+)
+_ADDED_INDEXES = """
+CREATE INDEX IF NOT EXISTS changes_jt ON changes(jt);
+CREATE INDEX IF NOT EXISTS changes_unreviewed ON changes(id) WHERE reviewed_at IS NULL;
 """
 
 
@@ -294,27 +378,46 @@ class Journal:
         path: str,
         *,
         clock: Callable[[], float] | None = None,
+        reference: Callable[[], tuple[str, float]] | None = None,
         max_changes: int = DEFAULT_MAX_CHANGES,
         max_bytes: int = DEFAULT_MAX_BYTES,
+        keep_s: float = DEFAULT_KEEP_S,
+        agent_share: float = DEFAULT_AGENT_SHARE,
         bus: Any = None,
     ) -> None:
         self.path = path
         self.max_changes = max(1, int(max_changes))
         self.max_bytes = max(1, int(max_bytes))
+        self.keep_s = max(0.0, float(keep_s))
+        self.agent_share = min(1.0, max(0.01, float(agent_share)))
+        # the WAL may hold this much between checkpoints; it is part of the cap on disk
+        self.wal_limit = max(64 * 1024, min(4 * 2**20, self.max_bytes // 8))
         self._clock = clock or _wall
+        self._ref = reference or (lambda: _system_reference())
         self._lock = threading.RLock()
         self._bus = bus
         self._unsubscribe: Callable[[], None] | None = None
         self.current: Callable[[str], bytes | None] | None = None  # a vault path's bytes now (see _explained)
         self._announced: set[int] = set()
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        if not os.path.exists(path):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        self._full_announced = False  # the person was told agents' writes are refused (until marks)
+        private_folder(os.path.dirname(path))  # its parents too: the journal may be the first to make them
+        private_file(path)
         self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=NORMAL")  # WAL: a crash loses at most the last commits, never corrupts
         self._con.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        self._con.execute(f"PRAGMA journal_size_limit={self.wal_limit}")
         self._con.executescript(_SCHEMA)
+        have = {r[1] for r in self._con.execute("PRAGMA table_info(changes)")}
+        for name, decl in _ADDED:
+            if name not in have:
+                try:
+                    self._con.execute(f"ALTER TABLE changes ADD COLUMN {name} {decl}")
+                except sqlite3.OperationalError:  # another process added it meanwhile
+                    pass
+        if "jt" not in have:  # rows of an older journal: their wall time is all there is
+            self._con.execute("UPDATE changes SET jt = at WHERE jt IS NULL")
+        self._con.executescript(_ADDED_INDEXES)
         row = self._con.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM changes").fetchone()
         self._count, self._bytes = int(row[0]), int(row[1])
 
@@ -325,6 +428,7 @@ class Journal:
         journal = cls(
             journal_path(vault.root_real),
             clock=lambda: clock.now().timestamp(),
+            reference=lambda: reference_of(clock),
             bus=vault.bus,
             **_env_bounds(),
             **options,
@@ -358,7 +462,13 @@ class Journal:
                 return
             gone = set(event.removed)
             recent = self._recent_paths() if self.current is not None else set()
-            unexplained = [p for p in paths if p not in recent or not self._explained(p, p in gone)]
+            intended = self._intended_paths() if self.current is not None else {}
+            unexplained = [
+                p
+                for p in paths
+                if not (p in intended and self._intended(p, p in gone, intended))
+                and (p not in recent or not self._explained(p, p in gone))
+            ]
             if unexplained:
                 outside = self.record_outside(unexplained, removed=gone)
                 if self.current is not None:  # a change journaled by another process may land just after its write
@@ -374,8 +484,8 @@ class Journal:
                 r[0]
                 for r in self._con.execute(
                     "SELECT DISTINCT p.path FROM paths p JOIN changes c ON c.id = p.change_id "
-                    "WHERE c.at >= ? AND c.kind != 'outside'",
-                    (float(self._clock()) - RECENT_S,),
+                    "WHERE c.jt >= ? AND c.kind != 'outside'",
+                    (self._now_locked() - RECENT_S,),
                 )
             }
 
@@ -385,27 +495,36 @@ class Journal:
         runs), not an outside edit. Publishes ChangeRecorded for such a change, once."""
         if self.current is None:
             return False
+        if self._intended(rel, removed):  # a revert in progress (or killed midway) put it there
+            return True
         with self._lock:
             row = self._con.execute(
-                "SELECT c.id, c.kind, c.path, c.src, c.etag, c.operation FROM paths p JOIN changes c "
+                "SELECT c.id, c.kind, c.path, c.src, c.etag, c.operation, c.revert_of FROM paths p JOIN changes c "
                 "ON c.id = p.change_id WHERE p.path=? ORDER BY c.id DESC LIMIT 1",
                 (rel,),
             ).fetchone()
             if row is None or row[1] == "outside":
                 return False
-            cid, _, path, src, change_etag, operation = row
+            cid, _, path, src, change_etag, operation, revert_of = row
             written = self._con.execute(
                 "SELECT after_etag FROM files WHERE change_id=? AND path=? ORDER BY seq DESC LIMIT 1", (cid, rel)
             ).fetchone()
+            moved_back = None  # a revert of a rename moved the note from (its path) back to (its src)
+            if operation == "revert" and revert_of is not None:
+                moved_back = self._con.execute(
+                    "SELECT path, src FROM changes WHERE id=? AND operation='rename'", (revert_of,)
+                ).fetchone()
         try:
             data = None if removed else self.current(rel)
         except Exception:  # unreadable now: not explained
             return False
         if data is None:
             ok = (written is not None and written[0] is None) or src == rel or (operation == "delete" and path == rel)
+            ok = ok or (moved_back is not None and moved_back[0] == rel)
         else:
             now = etag(data)
             ok = (written is not None and written[0] == now) or (path == rel and change_etag == now)
+            ok = ok or (moved_back is not None and moved_back[1] == rel)
         if ok and cid not in self._announced and self._bus is not None:
             self._announced.add(cid)
             try:
@@ -435,6 +554,94 @@ class Journal:
                     self._bus.publish(ChangeRecorded(outside))
         except (sqlite3.Error, ValueError):  # closed meanwhile
             pass
+
+    # --- intents (a revert's plan, written before it starts) ---
+
+    def begin_intent(self, change_id: int, actor: str, plan: dict[str, Any]) -> int:
+        """Record that a revert of `change_id` is about to write `plan` (see core.review.revert)."""
+        plan = {**plan, "pid": os.getpid()}
+        with self._lock:
+            cur = self._con.execute(
+                "INSERT INTO intents (change_id, actor, plan, at) VALUES (?,?,?,?)",
+                (int(change_id), actor, json.dumps(plan), float(self._clock())),
+            )
+            assert cur.lastrowid is not None
+            return int(cur.lastrowid)
+
+    def open_intents(self, *, interrupted: bool = False) -> list[tuple[int, int, str, dict[str, Any]]]:
+        """(intent id, change id, actor, plan) of every revert (change id) or rename (0) that started
+        and was not recorded; `interrupted`: only those whose process is gone (killed)."""
+        with self._lock:
+            rows = self._con.execute("SELECT id, change_id, actor, plan FROM intents ORDER BY id").fetchall()
+        out = []
+        for iid, cid, actor, plan in rows:
+            try:
+                parsed = json.loads(plan)
+            except ValueError:
+                continue
+            if interrupted and _alive(parsed.get("pid")):
+                continue
+            out.append((int(iid), int(cid), str(actor), parsed))
+        return out
+
+    def drop_intent(self, intent_id: int) -> None:
+        with self._lock:
+            self._con.execute("DELETE FROM intent_files WHERE intent_id=?", (int(intent_id),))
+            self._con.execute("DELETE FROM intents WHERE id=?", (int(intent_id),))
+
+    def intent_file(self, intent_id: int, rel: str, before: bytes | None, after: bytes | None) -> None:
+        """A rename's link rewrite committed `after` over `before` at `rel` (its progress, so that
+        a killed rename can be rolled back and its writes are not taken for outside edits)."""
+        with self._lock:
+            self._con.execute(
+                "INSERT INTO intent_files VALUES (?, (SELECT COUNT(*) FROM intent_files WHERE intent_id=?), ?,?,?)",
+                (int(intent_id), int(intent_id), rel, _pack(before), etag(after) if after is not None else None),
+            )
+
+    def intent_files(self, intent_id: int) -> list[tuple[str, bytes | None, str | None]]:
+        """(path, before bytes, after etag) of each file a rename's intent committed, in order."""
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT path, before, after_etag FROM intent_files WHERE intent_id=? ORDER BY seq", (int(intent_id),)
+            ).fetchall()
+        return [(p, _unpack(b), a) for p, b, a in rows]
+
+    def _intended_paths(self) -> dict[str, list[dict[str, Any]]]:
+        """Per path, what open intents will leave there: {"to": etag or None} (a file put back or
+        removed), {"moved": "from"|"to"} (the move back of a rename)."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        with self._lock:
+            for rel, after in self._con.execute(
+                "SELECT path, after_etag FROM intent_files WHERE intent_id IN (SELECT id FROM intents)"
+            ):
+                out.setdefault(rel, []).append({"to": after})
+        for _, _, _, plan in self.open_intents():
+            for f in plan.get("files", ()):
+                out.setdefault(f["path"], []).append({"to": f.get("to")})
+            move = plan.get("move")
+            if move:
+                out.setdefault(move[0], []).append({"moved": "from"})
+                out.setdefault(move[1], []).append({"moved": "to"})
+        return out
+
+    def _intended(self, rel: str, removed: bool, intended: dict[str, list[dict[str, Any]]] | None = None) -> bool:
+        """`rel` holds what an open revert intent puts there: its own write, not an outside edit."""
+        wants = (intended if intended is not None else self._intended_paths()).get(rel)
+        if not wants or self.current is None:
+            return False
+        try:
+            data = None if removed else self.current(rel)
+        except Exception:
+            return False
+        now = None if data is None else etag(data)
+        for want in wants:
+            if "to" in want and want["to"] == now:
+                return True
+            if want.get("moved") == "from" and data is None:
+                return True
+            if want.get("moved") == "to":
+                return True  # the moved note (or folder) arrived where the revert moves it
+        return False
 
     def record_outside(self, paths: list[str], *, removed: Iterable[str] = ()) -> Change:
         """An outside edit of `paths` (no bytes: vaultwatch cannot know what was there)."""
@@ -513,12 +720,41 @@ class Journal:
         # every path the change's effect set names (core.edit.effects): a folder's rename or delete is
         # found in the history of each file it moved, whoever made it
         touched = [p for es in scope.effects for e in es.effects if e.change != LINKS for p in (e.path, e.via) if p]
-        change = self._insert(row, files, [*result.changed_paths, *([src] if src else []), *touched])
+        pending = scope.pending
+        if pending is not None and getattr(pending, "approved", None) is True:
+            row["reviewed_by"] = "approval"  # the person saw this very change at the gate and let it through
+        change = self._insert(
+            row, files, [*result.changed_paths, *([src] if src else []), *touched], intent=scope.intent
+        )
         if caller is not None:
             caller.change_ids.append(change.id)
         return change
 
-    def record_revert(self, scope: Scope, of: Change, summary: str, path: str) -> Change:
+    def record_interrupted_rename(self, intent_id: int, actor: str, src: str, dst: str) -> Change:
+        """A rename killed midway (its intent still open), as the change it made: the move and the
+        link rewrites that landed, so that it can be reverted (core.review.revert.resume_interrupted)."""
+        files = [FileWrite(p, before, None, "links") for p, before, _ in self.intent_files(intent_id)]
+        stored = []
+        for f, (_, _, after_etag) in zip(files, self.intent_files(intent_id), strict=True):
+            data = self.current(f.path) if self.current is not None else None
+            if data is not None and etag(data) == after_etag:  # what the rename wrote is still there
+                stored.append(FileWrite(f.path, f.before, data, "links"))
+        human = _is_human(actor)
+        row = dict(
+            kind="change",
+            actor=actor,
+            agent=None if human else actor.removeprefix("agent:"),
+            tool="rename",
+            operation="rename",
+            path=dst,
+            src=src,
+            moved_to=dst,
+            summary=f"interrupted rename {src} -> {dst}: rewrote links in {len(stored)} notes before it stopped",
+            arguments={"src": src, "dst": dst},
+        )
+        return self._insert(row, stored, [src, dst, *(f.path for f in stored)], intent=intent_id)
+
+    def record_revert(self, scope: Scope, of: Change, summary: str, path: str, *, intent: int | None = None) -> Change:
         """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""
         caller = current_caller()
         human = scope.actor == "human" or scope.actor.startswith("human:")
@@ -535,13 +771,19 @@ class Journal:
             revert_of=of.id,
         )
         paths = [f.path for f in scope.files] + [path] + list(of.paths)
-        change = self._insert(row, list(scope.files), paths, reverts=of.id)
+        change = self._insert(row, list(scope.files), paths, reverts=of.id, intent=intent)
         if caller is not None:
             caller.change_ids.append(change.id)
         return change
 
     def _insert(
-        self, row: dict[str, Any], files: list[FileWrite], paths: Iterable[str], *, reverts: int | None = None
+        self,
+        row: dict[str, Any],
+        files: list[FileWrite],
+        paths: Iterable[str],
+        *,
+        reverts: int | None = None,
+        intent: int | None = None,
     ) -> Change:
         at = float(self._clock())
         packed = []
@@ -564,16 +806,22 @@ class Journal:
                 )
             )
         args_json = json.dumps(row.get("arguments") or {}, ensure_ascii=False, default=str)
-        size += len(args_json) + 200
+        size += len(args_json) + _ROW_OVERHEAD
         unique_paths = list(dict.fromkeys(p for p in paths if p))
+        reviewed_by = row.get("reviewed_by")
+        if reviewed_by is None and (row["kind"] == "outside" or _is_human(row["actor"])):
+            reviewed_by = row["actor"]  # the person's own change, or an edit the journal holds no bytes of
         with self._lock:
             con = self._con
             con.execute("BEGIN IMMEDIATE")
             try:
+                boot, mono = self._ref()
+                jt = self._journal_time(boot, mono, at)
                 cur = con.execute(
                     "INSERT INTO changes (at, kind, actor, agent, session, tool, operation, path, src, moved_to,"
-                    " path_kind, summary, arguments, previous_etag, etag, revert_of, size)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " path_kind, summary, arguments, previous_etag, etag, revert_of, size, boot, mono, jt,"
+                    " reviewed_at, reviewed_by)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         at,
                         row["kind"],
@@ -592,6 +840,11 @@ class Journal:
                         row.get("etag"),
                         row.get("revert_of"),
                         size,
+                        boot,
+                        mono,
+                        jt,
+                        jt if reviewed_by else None,
+                        reviewed_by,
                     ),
                 )
                 assert cur.lastrowid is not None  # an INSERT just ran
@@ -601,15 +854,23 @@ class Journal:
                 con.executemany("INSERT INTO paths VALUES (?,?)", [(cid, p) for p in unique_paths])
                 if reverts is not None:
                     con.execute("UPDATE changes SET reverted_by=? WHERE id=?", (cid, reverts))
+                    if reviewed_by:  # the person reverted it: they have seen it
+                        con.execute(
+                            "UPDATE changes SET reviewed_at=?, reviewed_by=? WHERE id=? AND reviewed_at IS NULL",
+                            (jt, reviewed_by, reverts),
+                        )
+                if intent is not None:  # the change is recorded: its intent is done, in the same transaction
+                    con.execute("DELETE FROM intent_files WHERE intent_id=?", (intent,))
+                    con.execute("DELETE FROM intents WHERE id=?", (intent,))
                 self._count += 1
                 self._bytes += size
-                self._prune_locked()
+                self._prune_locked(0, jt)
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
-                row_count = con.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM changes").fetchone()
-                self._count, self._bytes = int(row_count[0]), int(row_count[1])
+                self._recount_locked()
                 raise
+            self._trim_wal_locked()
         change = Change(
             cid,
             at,
@@ -631,33 +892,75 @@ class Journal:
             tuple(FileChange(p[0], p[1], p[5], p[6], p[7], p[8], p[2]) for p in packed),
             row.get("revert_of"),
             None,
+            jt if reviewed_by else None,
         )
         if self._bus is not None:
             self._bus.publish(ChangeRecorded(change))
         return change
 
-    def _prune_locked(self) -> None:
-        con = self._con
-        over_n = self._count - self.max_changes
-        if over_n <= 0 and self._bytes <= self.max_bytes:
+    def _recount_locked(self) -> None:
+        row = self._con.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM changes").fetchone()
+        self._count, self._bytes = int(row[0]), int(row[1])
+
+    def _trim_wal_locked(self) -> None:
+        """Fold the WAL back into the database once it outgrows its share of the cap (a plain
+        auto-checkpoint leaves the file at its largest size)."""
+        try:
+            if os.path.getsize(self.path + "-wal") > self.wal_limit:
+                self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except (OSError, sqlite3.Error):  # no WAL yet, or a reader holds it: the next commit tries again
+            pass
+
+    # --- time ---
+
+    def _journal_time(self, boot: str, mono: float, wall: float) -> float:
+        """The journal time of a change recorded now (see module doc); call under the lock."""
+        last = self._con.execute("SELECT boot, mono, jt FROM changes ORDER BY id DESC LIMIT 1").fetchone()
+        if last is None or last[2] is None:
+            return wall
+        last_boot, last_mono, last_jt = last
+        if last_boot == boot and last_mono is not None:
+            return float(last_jt) + max(0.0, mono - float(last_mono))
+        return max(float(last_jt), wall)  # another boot: the wall clock is all there is, but never back
+
+    def _now_locked(self) -> float:
+        boot, mono = self._ref()
+        return self._journal_time(boot, mono, float(self._clock()))
+
+    def now(self) -> float:
+        """The journal's time now (see module doc): what "since 30m" counts back from."""
+        with self._lock:
+            return self._now_locked()
+
+    # --- bounds ---
+
+    def _budget(self) -> int:
+        """Content bytes the journal may hold: its cap less the WAL's room and SQLite's page overhead."""
+        return max(1, self.max_bytes - self.wal_limit - self.max_bytes // 32)
+
+    def _prunable(self, now: float) -> Iterator[tuple[int, int]]:
+        """(id, size) of the changes retention may drop, oldest first: reviewed and older than keep_s."""
+        yield from self._con.execute(
+            "SELECT id, size FROM changes WHERE reviewed_at IS NOT NULL AND jt <= ? "
+            "AND id NOT IN (SELECT change_id FROM intents) ORDER BY id",
+            (now - self.keep_s,),
+        )
+
+    def _prune_locked(self, need: int, now: float) -> None:
+        """Drop prunable changes until `need` more bytes (and one more change, when need) fit."""
+        extra = 1 if need else 0
+        if self._count + extra <= self.max_changes and self._bytes + need <= self._budget():
             return
         ids: list[int] = []
-        if over_n > 0:
-            ids = [r[0] for r in con.execute("SELECT id FROM changes ORDER BY id LIMIT ?", (over_n,))]
-        freed = (
-            sum(r[0] for r in con.execute(f"SELECT size FROM changes WHERE id IN ({','.join('?' * len(ids))})", ids))
-            if ids
-            else 0
-        )
-        if self._bytes - freed > self.max_bytes:
-            last = ids[-1] if ids else 0
-            for cid, size in con.execute("SELECT id, size FROM changes WHERE id > ? ORDER BY id", (last,)):
-                if self._bytes - freed <= self.max_bytes or self._count - len(ids) <= 1:
-                    break
-                ids.append(cid)
-                freed += size
+        freed = 0
+        for cid, size in self._prunable(now):
+            if self._count + extra - len(ids) <= self.max_changes and self._bytes + need - freed <= self._budget():
+                break
+            ids.append(cid)
+            freed += size
         if not ids:
             return
+        con = self._con
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -667,6 +970,150 @@ class Journal:
         self._count -= len(ids)
         self._bytes -= freed
         con.execute("PRAGMA incremental_vacuum")
+
+    def admit(self, actor: str, agent: str | None, before: bytes | None, after: bytes | None) -> None:
+        """Raise JournalFull when an agent's change of these bytes cannot be journaled without
+        dropping protected changes (see module doc). Called before anything is written; the
+        person's own changes are always admitted."""
+        if _is_human(actor) or actor == RECOVERY_ACTOR:
+            return
+        need = len(before or b"") + len(after or b"") + _ROW_OVERHEAD  # compressed, it is never much larger
+        try:
+            self._admit(actor, agent, need)
+        except JournalFull as exc:
+            # the person hears it once (the TUI's status line), not once per refused call
+            if not self._full_announced and self._bus is not None:
+                self._full_announced = True
+                self._bus.publish(problem(exc.message.replace("refused this write", "refuses writes", 1)))
+            raise
+
+    def _admit(self, actor: str, agent: str | None, need: int) -> None:
+        with self._lock:
+            budget = self._budget()
+            share = budget * self.agent_share
+            if self._count < self.max_changes and self._bytes + need <= share:
+                return  # under one agent's share in total: no agent can be over it
+            if self._count >= self.max_changes or self._bytes + need > budget:
+                now = self._now_locked()
+                self._con.execute("BEGIN IMMEDIATE")
+                try:
+                    self._prune_locked(need, now)
+                    self._con.execute("COMMIT")
+                except BaseException:
+                    self._con.execute("ROLLBACK")
+                    self._recount_locked()
+                    raise
+                self._trim_wal_locked()
+                if self._count >= self.max_changes or self._bytes + need > budget:
+                    raise JournalFull(self._full_message(need, None))
+            held = self._held_locked(agent or actor.removeprefix("agent:"))
+            if held + need > share:
+                raise JournalFull(self._full_message(need, agent or actor))
+
+    def _held_locked(self, agent: str) -> int:
+        """Bytes of `agent`'s changes retention may not drop (unreviewed, or younger than keep_s)."""
+        row = self._con.execute(
+            "SELECT COALESCE(SUM(size), 0) FROM changes WHERE (agent=? OR actor=?) AND (reviewed_at IS NULL OR jt>?)",
+            (agent, "agent:" + agent, self._now_locked() - self.keep_s),
+        ).fetchone()
+        return int(row[0])
+
+    def _full_message(self, need: int, agent: str | None) -> str:
+        mb = 2**20
+        unreviewed = self._con.execute("SELECT COUNT(*) FROM changes WHERE reviewed_at IS NULL").fetchone()[0]
+        days = self.keep_s / 86400
+        if agent is not None:
+            head = (
+                f"the change journal refused this write: {agent}'s changes the person has not reviewed fill its "
+                f"share ({self.agent_share:.0%}) of the journal ({self.max_bytes / mb:.0f} MB)"
+            )
+        else:
+            head = (
+                f"the change journal is full: {self._bytes / mb:.1f} MB of changes it must keep "
+                f"({unreviewed} not reviewed, or younger than {days:g} days) and this change needs "
+                f"{need / mb:.1f} MB more (cap {self.max_bytes / mb:.0f} MB)"
+            )
+        return (
+            head + "; nothing was written. The person can review the changes (the Changes view's m, or "
+            "`vaultwatch changes --mark-reviewed all`), revert them, or raise the cap "
+            "(VAULTWATCH_JOURNAL_MAX_MB); until then agents' writes wait"
+        )
+
+    def status(self) -> dict[str, Any]:
+        """How full the journal is: content bytes, the bytes it must keep, the room left for agents'
+        changes, unreviewed changes, and `full` (under a tenth of it left: agents' writes are refused
+        or soon will be)."""
+        with self._lock:
+            now = self._now_locked()
+            unreviewed = self._con.execute("SELECT COUNT(*) FROM changes WHERE reviewed_at IS NULL").fetchone()[0]
+            prunable = sum(size for _, size in self._prunable(now))
+            kept = self._bytes - prunable
+            # full: less than a tenth of the journal is left for agents' changes
+            room = max(0, self._budget() - kept)
+            full = room < self._budget() // 10 or (self._count >= self.max_changes and not prunable)
+            return {
+                "room_bytes": room,
+                "changes": self._count,
+                "content_bytes": self._bytes,
+                "kept_bytes": kept,
+                "max_bytes": self.max_bytes,
+                "unreviewed": int(unreviewed),
+                "full": bool(full),
+            }
+
+    # --- reviewed ---
+
+    def mark_reviewed(
+        self, ids: Iterable[int] | None = None, *, agent: str | None = None, by: str = "human"
+    ) -> list[int]:
+        """Mark changes reviewed by the person (`ids`, or every unreviewed one, of `agent` if given);
+        returns the ids newly marked. Reviewed changes may be dropped once older than keep_s."""
+        where = ["reviewed_at IS NULL"]
+        params: list[Any] = []
+        if ids is not None:
+            wanted = [int(i) for i in ids]
+            if not wanted:
+                return []
+            where.append(f"id IN ({','.join('?' * len(wanted))})")
+            params += wanted
+        if agent is not None:
+            where.append("(agent=? OR agent LIKE ? OR actor=?)")
+            params += [agent, agent + "/%", agent]
+        with self._lock:
+            con = self._con
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                now = self._now_locked()
+                marked = [r[0] for r in con.execute(f"SELECT id FROM changes WHERE {' AND '.join(where)}", params)]
+                for start in range(0, len(marked), 500):
+                    chunk = marked[start : start + 500]
+                    con.execute(
+                        f"UPDATE changes SET reviewed_at=?, reviewed_by=? WHERE id IN ({','.join('?' * len(chunk))})",
+                        [now, by, *chunk],
+                    )
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        if marked:
+            self._full_announced = False
+        return marked
+
+    def unreviewed(self, *, agent: str | None = None, limit: int | None = None) -> list[Change]:
+        """Changes nobody has reviewed yet, newest first."""
+        return self.changes(agent=agent, limit=limit, unreviewed=True)
+
+    def unreviewed_paths(self) -> dict[str, int]:
+        """Every vault path an unreviewed change touched, with the newest such change's id: the
+        notes an agent changed that nobody has reviewed since. One indexed query."""
+        with self._lock:
+            return {
+                path: int(cid)
+                for path, cid in self._con.execute(
+                    "SELECT p.path, MAX(c.id) FROM changes c JOIN paths p ON p.change_id = c.id "
+                    "WHERE c.reviewed_at IS NULL GROUP BY p.path"
+                )
+            }
 
     # --- reading ---
 
@@ -685,12 +1132,14 @@ class Journal:
         self,
         *,
         agent: str | None = None,
-        since: float | None = None,
+        since: float | Within | At | None = None,
         path: str | None = None,
         limit: int | None = None,
         kinds: Iterable[str] | None = None,
+        unreviewed: bool = False,
     ) -> list[Change]:
-        """Journaled changes, newest first, optionally of one agent, since a time, or touching a path."""
+        """Journaled changes, newest first (by id), optionally of one agent, since a time (a wall
+        time, or `Within`: a duration back on the journal's own time), touching a path, or unreviewed."""
         sql = f"SELECT {_COLS} FROM changes"
         where: list[str] = []
         params: list[Any] = []
@@ -700,9 +1149,17 @@ class Journal:
         if agent is not None:
             where.append("(agent=? OR agent LIKE ? OR actor=?)")
             params += [agent, agent + "/%", agent]
-        if since is not None:
+        if isinstance(since, Within):
+            where.append("jt>=?")
+            params.append(self.now() - since.seconds)
+        elif isinstance(since, At):
+            where.append("jt>=?")
+            params.append(since.jt)
+        elif since is not None:
             where.append("at>=?")
             params.append(float(since))
+        if unreviewed:
+            where.append("reviewed_at IS NULL")
         if kinds is not None:
             k = list(kinds)
             where.append(f"kind IN ({','.join('?' * len(k))})")
@@ -758,6 +1215,7 @@ class Journal:
             etag_,
             revert_of,
             reverted_by,
+            reviewed_at,
         ) = row
         files = tuple(
             FileChange(seq, p, be, ae, bs, as_, role)
@@ -793,13 +1251,37 @@ class Journal:
             files,
             revert_of,
             reverted_by,
+            reviewed_at,
         )
 
 
 _COLS = (
     "id, at, kind, actor, agent, session, tool, operation, path, src, moved_to, path_kind, summary, "
-    "arguments, previous_etag, etag, revert_of, reverted_by"
+    "arguments, previous_etag, etag, revert_of, reverted_by, reviewed_at"
 )
+
+
+def _is_human(actor: str) -> bool:
+    return actor == "human" or actor.startswith("human:")
+
+
+def _alive(pid: Any) -> bool:
+    """Whether process `pid` still runs (another process's intent in progress, not a killed one)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _system_reference() -> tuple[str, float]:
+    return SystemClock().reference()
 
 
 def _clip_args(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -831,16 +1313,24 @@ def _reader(vault: Any) -> Callable[[str], bytes | None]:
     return current
 
 
-def _env_bounds() -> dict[str, int]:
-    out = {}
-    for key, env in (("max_changes", "VAULTWATCH_JOURNAL_MAX_CHANGES"), ("max_bytes", "VAULTWATCH_JOURNAL_MAX_MB")):
-        raw = os.environ.get(env)
-        if raw:
-            try:
-                value = float(raw)
-            except ValueError:
-                continue
-            out[key] = int(value * 2**20) if key == "max_bytes" else int(value)
+def _env_bounds() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, env in (
+        ("max_changes", "VAULTWATCH_JOURNAL_MAX_CHANGES"),
+        ("max_bytes", "VAULTWATCH_JOURNAL_MAX_MB"),
+        ("keep_s", "VAULTWATCH_JOURNAL_KEEP_DAYS"),
+        ("agent_share", "VAULTWATCH_JOURNAL_AGENT_SHARE"),
+    ):
+        value = settings.env(env)
+        if value is not None:
+            if key == "max_bytes":
+                out[key] = int(value * 2**20)
+            elif key == "max_changes":
+                out[key] = int(value)
+            elif key == "keep_s":
+                out[key] = value * 86400
+            else:
+                out[key] = value
     return out
 
 
@@ -850,12 +1340,14 @@ def _wall() -> float:
     return time.time()
 
 
-def parse_since(text: str, now: dt.datetime) -> float:
-    """`--since` values: an ISO date or datetime, or a duration back from now ("30m", "2h", "1d")."""
+def parse_since(text: str, now: dt.datetime) -> float | Within:
+    """`--since` values: an ISO date or datetime (a wall time), or a duration back from now ("30m",
+    "2h", "1d": a `Within`, counted on the journal's own time so that a stepped clock cannot hide
+    changes; `now` is kept for callers that show the resulting wall time)."""
     raw = text.strip()
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
     if raw and raw[-1] in units and raw[:-1].replace(".", "", 1).isdigit():
-        return now.timestamp() - float(raw[:-1]) * units[raw[-1]]
+        return Within(float(raw[:-1]) * units[raw[-1]])
     try:
         when = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
@@ -869,12 +1361,15 @@ def parse_since(text: str, now: dt.datetime) -> float:
 
 
 __all__ = [
+    "At",
     "Caller",
     "Change",
     "ChangeRecorded",
     "FileChange",
     "Journal",
+    "JournalFull",
     "Scope",
+    "Within",
     "approve",
     "attach",
     "calling",

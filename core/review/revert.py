@@ -13,19 +13,28 @@ When a file changed since (an outside edit, another agent), nothing is changed a
 `RevertRefused` says why, naming who changed it and carrying the three versions: before
 the change, what the change wrote, and what is there now. Every revert is itself a journal
 change (kind "revert", `revert_of` set) and the reverted change is marked `reverted_by`.
+
+Crash-safe: before its first write a revert records its intent in the journal (every file it
+puts back, with the etag it finds and the etag it leaves, and the move back of a rename). A
+revert killed midway leaves that intent open: running the same revert again (or
+`resume_interrupted` at the next start) finishes it: files already put back are skipped,
+the rest are put back, and one revert row records the whole. While it is open, the journal
+counts the files it put back as the revert's, never as outside edits.
 """
 
 from __future__ import annotations
 
+import os
 import stat as stat_mod
+import threading
 from dataclasses import dataclass, field
 
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave
-from vaultwatch.core.review.journal import Change, Journal
+from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave, problem
+from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal
 
 
 class RevertRefused(VaultError):
@@ -197,10 +206,79 @@ def _trash_source(writer: Writer, change: Change):
     return loc
 
 
+def _plan(change: Change) -> dict:
+    """What a revert of `change` will leave on disk: per file, the etag it finds and the one it leaves."""
+    files = [{"path": f.path, "from": f.after_etag, "to": f.before_etag} for f in change.files]
+    move = [change.path, change.src] if change.operation == "rename" and change.src else None
+    return {"change_id": change.id, "files": files, "move": move}
+
+
+def _etag_now(writer: Writer, rel: str) -> str | None:
+    data = _current(writer, rel)
+    return None if data is None else etag_of(data)
+
+
+def _resume_check(writer: Writer, journal: Journal, change: Change) -> set[int]:
+    """A revert of `change` was interrupted: every file must hold what the change wrote or what the
+    revert puts back (anything else changed since: refused). Returns the seqs already put back."""
+    done: set[int] = set()
+    for f in change.files:
+        now = _etag_now(writer, f.path)
+        if now == f.before_etag:
+            done.add(f.seq)
+        elif now != f.after_etag:
+            before, written = journal.contents(change.id, f.seq)
+            raise _refuse_changed(journal, change, f.path, before, written, _current(writer, f.path))
+    return done
+
+
 def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "human") -> RevertOutcome:
-    """Revert one change (see module doc); raises RevertRefused with the reason when it cannot."""
+    """Revert one change (see module doc); raises RevertRefused with the reason when it cannot.
+    A revert of this change that was interrupted is finished instead of refused."""
     change = journal.get(change_id)
-    check(writer, journal, change)
+    with _active_lock:
+        mine = [i for i in journal.open_intents() if i[1] == change.id]
+        dead = {i[0] for i in journal.open_intents(interrupted=True)}
+        # interrupted: its process is gone, or it is this process's and no thread runs it any more
+        interrupted = [i for i in mine if i[0] in dead or (i[3].get("pid") == os.getpid() and i[0] not in _active)]
+        if len(mine) > len(interrupted):
+            pid = next(i[3].get("pid") for i in mine if i not in interrupted)
+            raise RevertRefused(f"change {change.id} is being reverted right now (process {pid}); wait for it")
+        claimed = {i[0] for i in interrupted}
+        _active.update(claimed)
+    try:
+        return _revert(writer, journal, change, interrupted, actor, claimed)
+    finally:
+        with _active_lock:
+            _active.difference_update(claimed)
+
+
+_active: set[int] = set()  # intents a thread of this process is carrying out now
+_active_lock = threading.Lock()
+
+
+def _revert(
+    writer: Writer, journal: Journal, change: Change, interrupted: list, actor: str, claimed: set[int]
+) -> RevertOutcome:
+    if interrupted and change.reverted_by is not None:  # recorded after all: nothing left to finish
+        for stale in interrupted:
+            journal.drop_intent(stale[0])
+        interrupted = []
+    done: set[int] = set()
+    moved_back = False
+    if interrupted and change.reverted_by is None:
+        intent = interrupted[-1][0]
+        done = _resume_check(writer, journal, change)
+        if change.operation == "rename" and change.src:
+            moved_back = _exists(writer, change.src) and not _exists(writer, change.path)
+        if not moved_back:
+            check(writer, journal, _without(change, done))
+    else:
+        check(writer, journal, change)
+        with _active_lock:
+            intent = journal.begin_intent(change.id, actor, _plan(change))
+            _active.add(intent)
+            claimed.add(intent)
     scope = Scope(
         journal, None, "revert", actor, {"change_id": change.id}, kind="revert", revert_of=change.id, approved=True
     )
@@ -210,7 +288,9 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
         for f in reversed(change.files):
             before, written = journal.contents(change.id, f.seq)
             touched.append(f.path)
-            if written is not None and before is not None:
+            if f.seq in done:  # put back by the interrupted run
+                scope.files.append(FileWrite(f.path, written, before, "restored"))
+            elif written is not None and before is not None:
                 writer.write(f.path, before, if_match=f.after_etag, exact=True, actor=actor, allow_attachment=True)
             elif written is not None:  # the change created it: to the trash (the journal keeps its bytes)
                 writer.delete(f.path, if_match=f.after_etag, actor=actor)
@@ -218,7 +298,8 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
             elif before is not None and change.operation != "delete":
                 writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
         if change.operation == "rename" and change.src:
-            writer.rename(change.path, change.src, update_links=False, actor=actor)
+            if not moved_back:
+                writer.rename(change.path, change.src, update_links=False, actor=actor)
             touched += [change.path, change.src]
             summary = f"moved {change.path} back to {change.src}"
             n = sum(1 for f in change.files if f.role == "links")
@@ -231,8 +312,43 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
             summary = f"restored {', '.join(dict.fromkeys(touched)) or change.path} as before change {change.id}"
     finally:
         leave(token)
-    record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path)
+    if interrupted:
+        summary += " (finished an interrupted revert)"
+    record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path, intent=intent)
+    for stale in interrupted[:-1]:
+        journal.drop_intent(stale[0])
     return RevertOutcome(change.id, record, tuple(dict.fromkeys(touched)))
+
+
+def _without(change: Change, done: set[int]) -> Change:
+    """`change` without the files an interrupted revert already put back (for `check`)."""
+    if not done:
+        return change
+    from dataclasses import replace  # noqa: PLC0415
+
+    return replace(change, files=tuple(f for f in change.files if f.seq not in done))
+
+
+def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
+    """Finish every revert a crash (kill -9, power loss) interrupted; run at start. Returns
+    (change id, what happened) per interrupted revert; one that cannot finish stays open (the
+    person sees why, and `vaultwatch revert ID` tries again)."""
+    out: list[tuple[int, str]] = []
+    seen: set[int] = set()
+    for intent_id, change_id, actor, plan in journal.open_intents(interrupted=True):
+        if plan.get("operation") == "rename":
+            out.append(_roll_back_rename(writer, journal, intent_id, actor, plan))
+            continue
+        if change_id in seen:
+            continue
+        seen.add(change_id)
+        try:
+            done = revert(writer, journal, change_id, actor=actor)
+        except VaultError as exc:
+            out.append((change_id, f"interrupted revert of change {change_id} not finished: {exc.message}"))
+            continue
+        out.append((change_id, done.revert.summary))
+    return out
 
 
 def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> str:
@@ -256,6 +372,39 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
     return f"re-created {rel} from the journal"
 
 
+def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: dict) -> tuple[int, str]:
+    """A rename killed midway: journal what it did (the move, the links it rewrote) as its change,
+    then revert that (links back, the note moved back). Killed before the move: nothing to do."""
+    src, dst = plan["move"]
+    if not (_exists(writer, dst) and not _exists(writer, src)):
+        journal.drop_intent(intent_id)
+        return 0, f"an interrupted rename of {src} had not moved it; nothing to roll back"
+    change = journal.record_interrupted_rename(intent_id, actor, src, dst)
+    try:
+        done = revert(writer, journal, change.id, actor=RECOVERY_ACTOR)
+    except VaultError as exc:
+        return change.id, f"interrupted rename {src} -> {dst} (change {change.id}) not rolled back: {exc.message}"
+    return change.id, f"rolled back an interrupted rename (change {change.id}): {done.revert.summary}"
+
+
+def resume_in_background(vault: object, journal: Journal) -> threading.Thread | None:
+    """At a server's start: finish interrupted reverts in a thread (the person is told how each
+    went on the vault's bus); None when there is none."""
+    if not journal.open_intents(interrupted=True):
+        return None
+
+    def run() -> None:
+        wait = getattr(vault, "wait_ready", None)
+        if callable(wait):  # the revert's writes refresh the index: after the first load
+            wait(120)
+        for _, message in resume_interrupted(Writer(vault), journal):  # type: ignore[arg-type]
+            vault.bus.publish(problem(message))  # type: ignore[attr-defined]
+
+    thread = threading.Thread(target=run, name="vaultwatch-resume-revert", daemon=True)
+    thread.start()
+    return thread
+
+
 def revert_agent(
     writer: Writer, journal: Journal, agent: str, *, since: float | None = None, actor: str = "human"
 ) -> RevertAllOutcome:
@@ -271,4 +420,13 @@ def revert_agent(
     return out
 
 
-__all__ = ["RevertAllOutcome", "RevertOutcome", "RevertRefused", "check", "revert", "revert_agent"]
+__all__ = [
+    "RevertAllOutcome",
+    "RevertOutcome",
+    "RevertRefused",
+    "check",
+    "resume_in_background",
+    "resume_interrupted",
+    "revert",
+    "revert_agent",
+]

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from vaultwatch.core import handoffs
 from vaultwatch.core.disk.private import private_file
 from vaultwatch.core.events import IndexProblem, IndexProgress
 from vaultwatch.core.index.parsepool import START_FAILED
@@ -37,6 +38,7 @@ from vaultwatch.core.search.ftsstate import IndexState
 from vaultwatch.core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, register_functions
 
 BATCH = 400
+QUICK_BATCH = 50  # notes: a change this small is applied with quick hand-offs (see _loop)
 # a first build of a big vault commits every this many notes, with FTS5's automatic merging off and
 # one merge at the end (each commit writes a segment; merging them as they come rewrote the
 # postings several times: ~1 s of a 100,000-note build's 5.5 s of SQLite CPU)
@@ -187,6 +189,12 @@ class SearchBuilder(IndexState):
             try:
                 if resync:
                     self._sync_all(con)
+                elif len(batch) <= QUICK_BATCH:
+                    # a few notes an agent or an editor just changed: quick hand-offs while they go in,
+                    # else each read and SQLite call waits out the switch interval whenever another
+                    # thread runs Python (an agent polling search for this very note)
+                    with handoffs.quick_handoffs():
+                        self._apply(con, batch, self.vault.snapshot)
                 else:
                     snap = self.vault.snapshot
                     for i in range(0, len(batch), BATCH):  # bounded memory; readers see progress

@@ -28,12 +28,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import mmap
-import os
 import struct
 import threading
 import time
 from pathlib import Path
 
+from vaultwatch.core import settings
 from vaultwatch.core.events import IndexProblem, IndexProgress
 from vaultwatch.core.index.parsepool import START_FAILED
 from vaultwatch.core.live.follower import ChangeFollower
@@ -57,7 +57,7 @@ def available() -> bool:
 
 def offered() -> bool:
     """Installed and not turned off (VAULTWATCH_SEMANTIC=0)."""
-    return os.environ.get("VAULTWATCH_SEMANTIC", "1") != "0" and available()
+    return settings.env("VAULTWATCH_SEMANTIC") and available()
 
 
 class Embedder:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Sequence
 
+from vaultwatch.core.markdown.readable import readable, spans_after
 from vaultwatch.core.search.notetext import COLUMNS, TOKENIZER
 from vaultwatch.core.search.terms import Term
 
 SNIPPET_SCAN_BYTES = 256 * 1024  # hits in notes larger than this get a snippet from one scan, not FTS5's snippet()
 _OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module
-_SPACE = re.compile(r"\s+")
 
 
 def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after: int = 120) -> str:
@@ -38,24 +38,52 @@ def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after:
 
 
 def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
-    """(marked, plain, spans) from an FTS5 snippet with internal markers; whitespace collapsed."""
-    raw = _SPACE.sub(" ", raw).strip()
-    plain: list[str] = []
-    spans: list[tuple[int, int]] = []
-    pos = 0
+    """(marked, plain, spans) from an FTS5 snippet with internal markers: the text as a reader
+    sees it (core.markdown.readable: no link syntax, no emphasis marks), whitespace collapsed,
+    the matches as spans of it and as `**` marks around them (one mark per run of matched
+    words: never nested, never doubled)."""
+    source: list[str] = []
+    found: list[tuple[int, int]] = []
     start = None
     for ch in raw:
         if ch == _OPEN:
-            start = pos
+            start = len(source)
         elif ch == _CLOSE:
-            if start is not None and pos > start:
-                spans.append((start, pos))
+            if start is not None and len(source) > start:
+                found.append((start, len(source)))
             start = None
         else:
-            plain.append(ch)
-            pos += 1
-    marked = raw.replace(_OPEN, "**").replace(_CLOSE, "**")
-    return marked, "".join(plain), tuple(spans)
+            source.append(ch)
+    shown = readable("".join(source))
+    plain, at = _collapse(shown.text)
+    spans = tuple((at[a], at[z]) for a, z in spans_after(shown, found) if at[z] > at[a])
+    pieces: list[str] = []
+    pos = 0
+    for a, z in spans:
+        pieces += [plain[pos:a], "**", plain[a:z], "**"]
+        pos = z
+    pieces.append(plain[pos:])
+    return "".join(pieces), plain, spans
+
+
+def _collapse(text: str) -> tuple[str, list[int]]:
+    """`text` with each run of whitespace one space and none at either end, and the new offset
+    of each old one (len(text) + 1 of them)."""
+    out: list[str] = []
+    at: list[int] = []
+    space = False
+    for ch in text:
+        if ch.isspace():
+            at.append(len(out))
+            space = bool(out)
+            continue
+        if space:
+            out.append(" ")
+            space = False
+        at.append(len(out))
+        out.append(ch)
+    at.append(len(out))
+    return "".join(out), [min(a, len(out)) for a in at]
 
 
 def page_snippets(

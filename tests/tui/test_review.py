@@ -459,3 +459,75 @@ def test_the_dialogs_quick_handoffs_and_the_lanes_share_one_owner():
     quick.start(1), quick.start(2)
     quick.stop()  # the app leaves: every block ends
     assert sys.getswitchinterval() == normal and handoffs.quick_holds() == 0
+
+
+async def test_the_changes_view_marks_changes_reviewed_and_says_when_the_journal_is_full(tui_demo: Path, monkeypatch):
+    """An agent fills the journal with changes nobody reviewed (its next write is refused); the
+    Changes view says the journal is full and which changes are not reviewed; m marks one, M all
+    shown, and then the journal has room again (reviewed changes past the zero retention age)."""
+    monkeypatch.setenv("VAULTWATCH_JOURNAL_MAX_MB", "1")
+    monkeypatch.setenv("VAULTWATCH_JOURNAL_AGENT_SHARE", "1")
+    monkeypatch.setenv("VAULTWATCH_JOURNAL_KEEP_DAYS", "0")
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.review.journal import JournalFull
+
+    vault = open_loaded(tui_demo)
+    writer = Writer(vault)
+    noise = os.urandom(60_000).hex()  # hex of random bytes: compresses to about half
+    with pytest.raises(JournalFull, match="journal is full"):
+        for i in range(100):
+            writer.write(f"Inbox/junk{i}.md", noise[i:] + "\n", actor="agent:bot")
+    journal = journal_for(vault)
+    assert journal.status()["full"]
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(170, 50)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        await pilot.press("t")  # all journaled
+        title = str(screen.query_one("#changes-title").render())
+        assert "journal full" in title
+        newest = screen.rows[0]
+        assert not newest.reviewed
+        await pilot.press("m")
+        await wait_for(lambda: journal.get(newest.id).reviewed)
+        assert len(journal.unreviewed()) == len(screen.rows) - 1
+        await pilot.press("M")
+        await wait_for(lambda: journal.unreviewed() == [])
+        await wait_for(lambda: "journal full" not in str(screen.query_one("#changes-title").render()))
+    writer.write("Inbox/after.md", noise + "\n", actor="agent:bot")  # room again
+
+
+async def test_the_changes_views_session_and_since_survive_a_clock_stepped_back(tui_demo: Path):
+    """The wall clock steps back 2 h after the app started: the agent's changes made then are
+    still in "this session" and in `s 30m` (the journal's own time, not the wall clock)."""
+    import datetime as dt
+
+    from vaultwatch.core.clock import SteppingClock
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.vault import Vault
+
+    clock = SteppingClock(dt.datetime(2026, 12, 4, 12, 0, tzinfo=dt.UTC))
+    vault = Vault(tui_demo, clock=clock)
+    vault.load()
+    writer = Writer(vault)
+    writer.write("Inbox/before.md", "before\n", actor="agent:bot")  # before the session: not in it
+    clock.advance(60)
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(app)
+        clock.advance(60)
+        clock.step_wall(-2 * 3600)
+        writer.write("Inbox/a.md", "a\n", actor="agent:bot")
+        clock.advance(60)
+        writer.write("Inbox/b.md", "b\n", actor="agent:bot")
+        clock.step_wall(2 * 3600)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        assert [c.path for c in screen.rows] == ["Inbox/b.md", "Inbox/a.md"]
+        assert "this session" in str(screen.query_one("#changes-title").render())
+        await pilot.press("s", *"30m", "enter")
+        assert [c.path for c in screen.rows] == ["Inbox/b.md", "Inbox/a.md", "Inbox/before.md"]
+        assert "last 30m" in str(screen.query_one("#changes-title").render())

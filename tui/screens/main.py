@@ -80,6 +80,10 @@ TYPING_PAUSE = 0.35  # the preview waits this long after a filter keystroke
 WARM_FIELDS = ("tag", "type")  # the filter bar's documented field terms whose lists the tab counts do not build
 
 
+TREE_FROM = 110  # columns from which the folder tree shows unless hidden (t)
+TREE_WIDE, TREE_NARROW = 28, 22  # its width from 140 columns, and below (until resized with < and >)
+
+
 class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]):
     """Tree, tabs, preview, activity and status over the app's session."""
 
@@ -91,6 +95,8 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         Binding("f", "toggle_follow", "Follow", id="app.follow"),
         Binding("a", "toggle_activity", "Activity", id="app.activity"),
         Binding("t", "toggle_tree", "Folder tree", show=False, id="app.tree"),
+        Binding("less_than_sign", "tree_width(-2)", "Narrow the folder tree", show=False, id="app.tree_narrower"),
+        Binding("greater_than_sign", "tree_width(2)", "Widen the folder tree", show=False, id="app.tree_wider"),
         Binding("d", "as_of", "Set as-of date", show=False, id="app.as_of"),
         Binding("p", "focus_preview", "Preview", show=False, id="app.preview"),
         # shown in the footer while reading (narrow screens), where the preview's Back is dead
@@ -143,6 +149,8 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self._typing_until = 0.0  # monotonic time until which the filter counts as being typed
         self._warmed = -1  # the index generation whose folded text the filter warm-up built
         self._user_layout: dict[str, bool] = {}
+        found = getattr(app, "settings", None)
+        self.tree_width: int | None = found.tree_width if found is not None else None  # the person's, kept
         self._counts: dict[str, dict[str, int]] | None = None  # the tabs' last counts (relabelled on resize)
 
     # -- layout ----------------------------------------------------------------------------
@@ -229,12 +237,14 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         filterexpr.warm(snapshot)  # the filter bar's hints and completions
 
     def _apply_layout(self) -> None:
-        """Wide screens show tree, list and preview side by side (the tree from 140 columns);
-        narrow ones show the list, and the preview in its place while reading (enter opens it,
-        escape returns)."""
+        """Wide screens show tree, list and preview side by side (the tree from TREE_FROM
+        columns, narrower below 140, or as wide as the person made it with < and >); narrow
+        ones show the list, and the preview in its place while reading (enter opens it, escape
+        returns)."""
         width, height = self.app.size
         narrow = width < 100
-        self._tree.display = self._user_layout.get("tree", width >= 140)
+        self._tree.display = self._user_layout.get("tree", width >= TREE_FROM)
+        self._tree.styles.width = self.tree_width or (TREE_WIDE if width >= 140 else TREE_NARROW)
         self._activity_panel.display = self._user_layout.get("activity", height >= 30)
         self._ticker.display = not self._activity_panel.display  # 80x24: the newest call, one line
         self._preview.display = not narrow or self.reading
@@ -509,15 +519,19 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         if self._preview_timer is not None:
             self._preview_timer.stop()
         delay = max(PREVIEW_DELAY, self._typing_until - time.monotonic())
-        self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row))
+        rowlist = message.rowlist
+        self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row, rowlist))
 
-    def _preview_row(self, row) -> None:
+    def _preview_row(self, row, rowlist: RowList | None = None) -> None:
         self._preview_timer = None
         self._listed_unseen = False
         if isinstance(row, Problem):
             self.preview.show_problem(row)
         elif row is not None:
             self.preview.show(row.path)
+        elif rowlist is not None and not rowlist.rows and rowlist is self.active_list:
+            # nothing matches: the last note shown would read as one of the (no) results
+            self.preview.show(None)
 
     def on_row_list_chosen(self, message: RowList.Chosen) -> None:
         row = message.row

@@ -13,6 +13,7 @@ from textual.widgets import Input
 from vaultwatch.core.query import filterexpr
 
 from ..widgets.doclist import DocList
+from ..widgets.folders import FolderView
 
 if TYPE_CHECKING:
     from .main import MainScreen
@@ -73,6 +74,33 @@ class Navigation:
     def action_toggle_tree(self: MainScreen) -> None:
         self._user_layout["tree"] = not self._tree.display
         self._apply_layout()
+
+    def action_tree_width(self: MainScreen, delta: int) -> None:
+        """Narrow or widen the folder tree (shown if it was hidden); the width is kept in the
+        person's settings file for the next start."""
+        from .main import TREE_NARROW, TREE_WIDE  # noqa: PLC0415
+
+        current = self.tree_width or (TREE_WIDE if self.app.size.width >= 140 else TREE_NARROW)
+        self.set_tree_width(current + delta)
+
+    def set_tree_width(self: MainScreen, width: int, *, keep: bool = True) -> None:
+        """The folder tree `width` cells wide (within settings.TREE_WIDTHS and half the screen),
+        shown; `keep`: written to the settings file."""
+        from ..settings import TREE_WIDTHS  # noqa: PLC0415
+
+        low, high = TREE_WIDTHS
+        width = max(low, min(high, width, max(low, self.app.size.width // 2)))
+        if width == self.tree_width and self._tree.display and not keep:
+            return
+        self.tree_width = width
+        self._user_layout["tree"] = True
+        self._apply_layout()
+        if keep:
+            self.app.keep_tree_width(width)
+
+    def on_folder_view_resized(self: MainScreen, message: FolderView.Resized) -> None:
+        """A drag of the tree's border: follow it, keep the width where the button is released."""
+        self.set_tree_width(message.width, keep=message.done)
 
     def action_changes(self: MainScreen) -> None:
         from .. import review  # noqa: PLC0415

@@ -43,6 +43,8 @@ class ActivityList(RowList):
         self.calls: deque[AgentAccess] = deque(maxlen=MAX_ROWS)
         self.follow_tail = True
         self.pin_tail = False  # follow mode: the newest row stays in view wherever the cursor was
+        self.unseen = 0  # calls that arrived below the view (the panel's title says so)
+        self.on_unseen: Callable[[], None] | None = None  # told when `unseen` changes
 
     def add(self, event: AgentAccess) -> None:
         """Append one call (see `extend`)."""
@@ -63,6 +65,22 @@ class ActivityList(RowList):
             # the first rows past the panel's height bring the scrollbar: the scroll range grows
             # only with that layout, and the scroll above was clipped to the old one
             self.call_after_refresh(self._reveal)
+        elif not self._end_in_view():  # the person scrolled up: say that calls came below
+            self._set_unseen(min(len(rows), self.unseen + len(events)))
+
+    def _end_in_view(self) -> bool:
+        return len(self.rows) <= int(self.scroll_y) + self._body_height()
+
+    def _set_unseen(self, count: int) -> None:
+        if count != self.unseen:
+            self.unseen = count
+            if self.on_unseen is not None:
+                self.on_unseen()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.unseen and self._end_in_view():
+            self._set_unseen(0)
 
     def row_key(self, row: AgentAccess) -> int:
         return id(row)
@@ -108,10 +126,14 @@ class ActivityTitle(Static):
         following: bool,
         follow_agent: str | None,
         rule_of: Callable[[str], str | None] = lambda name: None,
+        unseen: int = 0,
     ) -> None:
         text = Text()
         text.append("Agent activity", style="bold")
         spans.append(text, f"  {calls:,} calls", "dim")
+        if unseen:
+            text.append("  ")
+            text.append(f"↓ {unseen:,} new below", style="bold reverse")
         names = sorted(set(names))
         if names:
             spans.append(text, f" · {len(names)} agent{'s' if len(names) != 1 else ''}: ", "dim")
@@ -144,6 +166,7 @@ class ActivityPanel(Vertical):
         self.follow_agent: str | None = None  # None: any agent
         self.title = ActivityTitle(id="activity-title")
         self.calls = ActivityList(session, id="activity-list")
+        self.calls.on_unseen = self.show_title
 
     def compose(self) -> ComposeResult:
         yield self.title
@@ -201,6 +224,7 @@ class ActivityPanel(Vertical):
             following=self.following,
             follow_agent=self.follow_agent,
             rule_of=self.rule_of,
+            unseen=self.calls.unseen,
         )
 
     def rule_of(self, agent: str) -> str | None:

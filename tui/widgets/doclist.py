@@ -11,6 +11,7 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query import triagerules
@@ -169,22 +170,34 @@ class DocList(RowList):
         return map(attrgetter("path"), rows)
 
     def all_columns(self) -> Sequence[Column]:
+        """The columns in priority order (`rowlist.layout` keeps them while they fit). A column no
+        note of the vault has a value for is left out, so the title gets its room (Obsidian's own
+        vaults have no status, trust or stale dates); the Folder column is as wide as the folders
+        it shows; Modified stays after agents' calls, and their Agent column comes beside it
+        only when there is room."""
         marks = bool(self.session.marks.by_path)
         self._agent_column_considered = marks
-        cols = [
-            Column("title", "Title", 14, flex=True, pos=1),
-            Column("mark", "", 1, pos=0),
-            Column("status", "Status", 10, pos=3),
-            Column("stale", self.stale_header, max(7, len(self.stale_header) + 2), right=True, pos=5),
-        ]
-        if marks:  # who touched a note matters more than when it was modified
-            cols.append(Column("agent", "Agent", 14, pos=7))
+        filled = filled_columns(self.session.snapshot)
+        cols = [Column("title", "Title", 14, flex=True, pos=1), Column("mark", "", 1, pos=0)]
+        if "status" in filled:
+            cols.append(Column("status", "Status", 10, pos=3))
+        if "stale" in filled or self.stale_header != "Stale":
+            cols.append(Column("stale", self.stale_header, max(7, len(self.stale_header) + 2), right=True, pos=5))
+        if "trust" in filled:
+            cols.append(Column("trust", "Trust", 10, pos=4))
         cols += [
-            Column("trust", "Trust", 10, pos=4),
             Column("modified", "Modified", 10, pos=6),
-            Column("folder", "Folder", 22, pos=2),
+            Column("folder", "Folder", self._folder_width(), pos=2),
         ]
+        if marks:
+            cols.append(Column("agent", "Agent", 14, pos=7))
         return cols
+
+    def _folder_width(self) -> int:
+        """The widest folder among the first rows (the ones the person sees first), within 8..22."""
+        rows = self.rows
+        widest = max((cell_len(rows[i].folder or "/") for i in range(min(len(rows), FOLDER_SAMPLE))), default=22)
+        return max(8, min(22, widest))  # "Folder ▲" at least
 
     def header_label(self, column: Column) -> str:
         """The sorted column carries the arrow; when that column is not shown at this width
@@ -308,6 +321,39 @@ class DocList(RowList):
             self.sort, self.descending = sort, sort == "modified"
         self.invalidate()
         self.post_message(self.SortChanged(self))
+
+
+FOLDER_SAMPLE = 2000  # rows whose folders size the Folder column
+
+
+def _filled(entries: Iterable[Entry], bundle: bool) -> frozenset[str]:
+    found: set[str] = set()
+    for e in entries:
+        if e is None or e.kind != "note":
+            continue
+        if e.frontmatter_error or (e.okf_status if bundle else _raw_status(e)):
+            found.add("status")
+        if bundle:
+            found.add("trust")
+            if e.stale_date or e.stale_instant:
+                found.add("stale")
+        if len(found) == 3:
+            break
+    return frozenset(found)
+
+
+def filled_columns(snapshot: Snapshot) -> frozenset[str]:
+    """Which of the optional columns ("status", "trust", "stale") some note of the vault has a
+    value for: one pass a generation, then the changed notes only (a column stays until the
+    next full pass after its last value went)."""
+    bundle = snapshot.is_bundle
+
+    def patch(old: frozenset[str], base: Snapshot, changed) -> frozenset[str] | None:
+        if base.is_bundle != bundle:
+            return None
+        return old | _filled((snapshot.get(p) for p in changed), bundle)  # type: ignore[misc]
+
+    return snapshot.cached(("tui.doclist", "filled"), lambda: _filled(snapshot.entries, bundle), patch)
 
 
 def _raw_status(entry: Entry) -> str:

@@ -12,8 +12,9 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -21,6 +22,7 @@ from vaultwatch.core.query.folders import FolderTree, folder_tree
 
 from ..marks import ago, short_agent
 from ..session import Session
+from .rowlist import steady
 
 ROOT = ""
 
@@ -45,6 +47,34 @@ class FolderView(Tree[str]):
         self.auto_expand = False  # selecting scopes; folders toggle in _toggle_folder, the root never
         self._tree: FolderTree | None = None
         self._unrevealed: str | None = None  # a note opened before the first sync
+        self._dragging = False  # the right border is being dragged (a resize)
+
+    class Resized(Message):
+        """The person dragged the tree's right border: the tree wants `width` cells (`done`:
+        the button was released, the width is final)."""
+
+        def __init__(self, width: int, done: bool) -> None:
+            super().__init__()
+            self.width = width
+            self.done = done
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        if event.x >= self.outer_size.width - 1:  # on the right border: drag it to resize
+            self._dragging = True
+            self.capture_mouse()
+            event.stop()
+            event.prevent_default()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if self._dragging:
+            self.post_message(self.Resized(event.screen_x - self.region.x + 1, False))
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._dragging:
+            self._dragging = False
+            self.release_mouse()
+            self.post_message(self.Resized(event.screen_x - self.region.x + 1, True))
+            event.stop()
 
     def child_folders(self, folder: str) -> tuple[str, ...]:
         """The subfolders shown under `folder`: those holding notes, case-insensitively ordered."""
@@ -87,7 +117,7 @@ class FolderView(Tree[str]):
     def _label(self, name: str, count: int, folder: str | None) -> Text:
         """ "Projects (12)", then who touched the folder last. Separating spaces stay unstyled
         (see tui.spans: screenshots showed "Archive0")."""
-        text = Text(name)
+        text = Text(steady(name))  # one width in every terminal (see rowlist.steady)
         text.append(" ")
         text.append(f"({count:,})", style=Style(dim=True))
         if folder is not None:

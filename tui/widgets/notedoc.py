@@ -23,15 +23,16 @@ from rich.text import Text
 
 from vaultwatch.core.markdown.lines import Line
 
-from .noterender import Context, more_lines, render_at
+from .noterender import Context, hanging, more_lines, render_at
 
 _console: Console | None = None
 
 
-def wrap(line: Text, width: int) -> list[Text]:
+def wrap(line: Text, width: int, hang: int = 0) -> list[Text]:
     """One rendered line of the note as the display lines it takes at `width` cells (words
-    wrapped, over-long words folded). Thread-safe. (The spaces around styled runs are split
-    off when a line is drawn, `NoteBody.render_line` with tui.spans.separate.)"""
+    wrapped, over-long words folded); the first `hang` characters (a quote's bars) start every
+    display line. Thread-safe. (The spaces around styled runs are split off when a line is
+    drawn, `NoteBody.render_line` with tui.spans.separate.)"""
     global _console
     if _console is None:  # wrapping needs a console only for tab sizes and the like
         _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)
@@ -40,6 +41,9 @@ def wrap(line: Text, width: int) -> list[Text]:
         line.style = ""
     if line.cell_len <= width:
         return [line]
+    if 0 < hang < width // 2:
+        head, rest = line.divide([hang])
+        return [head + piece for piece in rest.wrap(_console, width - head.cell_len, overflow="fold")]
     return list(line.wrap(_console, width, overflow="fold"))
 
 
@@ -109,8 +113,9 @@ class NoteDoc:
                 n = self.next
                 self.starts.append((n, len(self.display)))
                 texts, self.next = render_at(source, n, ctx)  # type: ignore[arg-type]
+                hang = hanging(source[n])
                 for text in texts:
-                    self.display.extend(wrap(text, width))
+                    self.display.extend(wrap(text, width, hang))
                 for k in range(n, self.next):
                     self._rest -= _estimate(source[k], width)
                 if time.perf_counter() >= deadline:

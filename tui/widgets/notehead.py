@@ -63,7 +63,8 @@ def note_head(entry: Entry, session: Session, bundle: bool, clock: Clock | None 
 
 
 def _value(value: Any) -> str:
-    """A frontmatter value as YAML would spell it (true, null, lists comma-separated)."""
+    """A frontmatter value as Obsidian's properties show it (true, lists comma-separated; an
+    empty property empty, not YAML's `null`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
@@ -71,7 +72,7 @@ def _value(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
     if value is None:
-        return "null"
+        return ""
     return str(value)
 
 

@@ -3,9 +3,10 @@
 `core.markdown.lines.styled_lines` reads the note (the one lexer of the index: what is code,
 a comment, a link or a tag is decided there, so the preview and the index never disagree);
 this module only turns line kinds and spans into styles: headings, lists and tasks, quotes
-and callouts, fences and code, rules, inline code, emphasis, tags, block ids, comments
-(dimmed: Obsidian hides them in Reading view, the preview shows what the index ignores),
-wiki links, embeds and Markdown links. Links carry an `@click` action with their index in
+and callouts (a custom title alone, else the type's name), fences and code, rules, inline
+code, emphasis, tags, wiki links, embeds and Markdown links. What Obsidian's reading view
+hides is hidden here too: comments (`%% %%` and `<!-- -->`, inline or whole lines) and block
+ids (`^id` ending a line). Links carry an `@click` action with their index in
 the caller's link table. Cost is linear in the lines rendered: `render_at` draws one source
 line (or one table) at a time, so that `tui.widgets.notedoc` renders on demand.
 
@@ -177,9 +178,18 @@ def _clip(line: Line) -> tuple[str, tuple[Span, ...], str]:
     )
 
 
+QUOTE_BAR = "▎ "
+
+
 def _quote_prefix(out: Text, line: Line, styles: Styles) -> None:
     if line.quote:
-        out.append("▎ " * line.quote, styles.quote)
+        out.append(QUOTE_BAR * line.quote, styles.quote)
+
+
+def hanging(line: Line) -> int:
+    """Characters at the start of `line`'s drawing that every wrapped piece of it repeats: a
+    quote's (or callout's) bars, as reading view keeps the bar beside each wrapped line."""
+    return len(QUOTE_BAR) * line.quote if line.kind not in _TABLE else 0
 
 
 def _render_line(line: Line, ctx: Context) -> list[Text]:
@@ -202,8 +212,8 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
         )
     elif kind == "code":
         spans.append(out, "  " + text[line.marker if line.quote else 0 :], styles.code)
-    elif kind == "comment":
-        spans.append(out, text, styles.comment)
+    elif kind == "comment":  # wholly inside a comment: reading view draws no line for it
+        return []
     elif kind == "rule":
         out.append("─" * 40, styles.dim)
     elif kind == "heading":
@@ -215,21 +225,13 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
             if closing and text.lstrip(" >").startswith("#"):
                 end = start + closing.start()
         _inline(out, text, line_spans, start, end, ctx, base)
-    elif kind == "callout":
+    elif kind == "callout":  # `> [!tip] My title` shows "My title"; with no title, the type's name
         title_at = line.marker
-        label = line.info.capitalize()
-        out.append(label, styles.callout)
         if text[title_at:].strip():
-            out.append(" ")
-            _inline(
-                out,
-                text,
-                line_spans,
-                title_at + (len(text[title_at:]) - len(text[title_at:].lstrip())),
-                len(text),
-                ctx,
-                styles.callout,
-            )
+            title_at += len(text[title_at:]) - len(text[title_at:].lstrip())
+            _inline(out, text, line_spans, title_at, len(text.rstrip()), ctx, styles.callout)
+        else:
+            out.append(line.info.replace("-", " ").capitalize(), styles.callout)
     elif kind == "list":
         out.append(" " * line.level)
         marker = text[: line.marker].lstrip(" >\t")
@@ -245,6 +247,8 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
         _inline(out, text, line_spans, body_at, len(text), ctx, styles.quote if line.quote else None)
     if cut:
         out.append(cut, styles.dim)
+    elif line_spans and line_spans[-1].kind == "block_id":
+        out.rstrip()
     return [out]
 
 
@@ -327,12 +331,10 @@ def _span(
         if len(inner_text) > 2 and inner_text[0] == inner_text[-1] == " " and inner_text.strip():
             inner_text = inner_text[1:-1]
         out.append(inner_text, styles.code)
-    elif kind == "comment":
-        out.append(seg, styles.comment)
+    elif kind in ("comment", "block_id"):  # hidden in reading view
+        return
     elif kind == "tag":
         out.append(seg, styles.tag)
-    elif kind == "block_id":
-        out.append(seg, styles.dim)
     else:
         out.append(seg, base)
 

@@ -45,11 +45,22 @@ Cell = tuple[str, Style | None]
 Parts = list[tuple[str, Style | None]]  # a cell made of differently styled pieces
 
 
+VS16 = "\ufe0f"  # emoji presentation selector
+
+
+def steady(text: str) -> str:
+    """`text` without emoji presentation selectors: `❤️` is two cells to Rich and Textual but one
+    in many terminals (which ignore the selector), so a row holding one ended a cell short
+    and its border moved. Without the selector every side draws `❤` in one cell; emoji that
+    are wide by themselves stay wide."""
+    return text.replace(VS16, "") if VS16 in text else text
+
+
 def fit(text: str, width: int, right: bool = False) -> str:
     """Pad or cut `text` to exactly `width` cells (an ellipsis marks a cut)."""
     if width <= 0:
         return ""
-    text = text.replace("\n", " ").replace("\t", " ")
+    text = steady(text.replace("\n", " ").replace("\t", " "))
     size = cell_len(text)
     if size > width:
         return set_cell_size(text, width - 1) + "…"
@@ -462,7 +473,7 @@ def _fit_parts(parts: Parts, width: int, base: Style, on=None) -> list[Segment]:
     for text, style in parts:
         if left <= 0:
             break
-        text = text.replace("\n", " ").replace("\t", " ")
+        text = steady(text.replace("\n", " ").replace("\t", " "))
         size = cell_len(text)
         if size > left:
             out.append(Segment(set_cell_size(text, left - 1) + "…", combine(base, style) if style else base))

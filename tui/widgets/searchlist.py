@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from textual.binding import Binding, BindingType
 
@@ -17,6 +18,8 @@ from vaultwatch.core.search.fulltext import SearchHit
 
 from .problems import ProblemList
 from .rowlist import Cell, Column, RowList
+
+TITLE_SAMPLE = 200  # hits whose titles and folders size their columns
 
 
 class SearchList(RowList):
@@ -58,11 +61,16 @@ class SearchList(RowList):
             self.post_message(ProblemList.Edit(row.entry))
 
     def all_columns(self) -> Sequence[Column]:
+        # titles as wide as the hits' up to a third of the list (two hits no longer both
+        # read "An Introductio…"), the folder as wide as theirs; the match takes the rest
         width = self.scrollable_content_region.width
+        rows = self.rows[:TITLE_SAMPLE]
+        titles = max((cell_len(r.title) for r in rows), default=14)
+        folder = max(8, min(18, max((cell_len(r.entry.folder or "/") for r in rows), default=8)))
         return [
-            Column("title", "Title", max(14, min(36, width // 4)), pos=0),
+            Column("title", "Title", max(14, min(titles, width // 3)), pos=0),
             Column("snippet", "Match", 24, flex=True, pos=1),
-            Column("folder", "Folder", 18, pos=2),
+            Column("folder", "Folder", folder, pos=2),
         ]
 
     def cells(self, row: SearchHit, columns: Sequence[Column]) -> list[Cell]:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.waiting import wait_until
+from vaultwatch.core import handoffs
 from vaultwatch.core.events import DocumentsChanged, IndexProblem, WatcherReady
 from vaultwatch.core.live.watch import EMPTY_GUARD, VaultWatcher
 from vaultwatch.core.query.listing import Query
@@ -175,6 +176,56 @@ def test_our_own_write_is_applied_once(live):
     assert lv.vault.wait_for_pending_writes(DEADLINE)
     touching = [c for c in lv.changes() if "mine.md" in (*c.added, *c.changed)]
     assert [c.source for c in touching] == ["agent:test"]
+
+
+def test_an_outside_change_goes_into_the_index_with_quick_handoffs(live):
+    """Applying an outside change blocks and wakes on every stat, read and lock; with another
+    thread running Python (an agent polling for the change) each wake-up waited out the whole
+    switch interval, so the applier holds a quick block (core.handoffs) while the change goes in.
+    Seen from the bus: DocumentsChanged is published by the applier inside that block. A full
+    comparison is long and rare and keeps the ordinary interval."""
+    lv = live(BASE)
+    holds: dict[str, int] = {}
+
+    def on_change(event) -> None:
+        if isinstance(event, DocumentsChanged) and "quick.md" in (*event.added, *event.changed):
+            holds["quick.md"] = handoffs.quick_holds()
+
+    lv.vault.bus.subscribe(on_change)
+    lv.write("quick.md", "# Quick\n")
+    wait_until(lambda: "quick.md" in holds, what="the outside change applied")
+    assert holds["quick.md"] >= 1
+    wait_until(lambda: handoffs.quick_holds() == 0, what="the quick block ended with the batch")
+
+
+def test_quick_handoffs_last_from_the_queued_change_to_its_application(live):
+    """The wake-up of the applier waits out the switch interval too: a quick block begins as soon
+    as the watcher queues a small change (here behind one the applier is still busy with) and
+    ends once it is applied."""
+    lv = live(BASE)
+    with lv.vault.refresh_lock:  # the applier takes the first change and waits for the lock
+        lv.write("first.md", "# First\n")
+        wait_until(lambda: lv.vault._live.pending > 0, what="first event received")
+        before = handoffs.quick_holds()
+        lv.write("second.md", "# Second\n")
+        wait_until(lambda: lv.vault._live.pending > 1, what="second event received")
+        assert handoffs.quick_holds() == before + 1
+    assert lv.vault.wait_for_pending_writes(DEADLINE)
+    assert {"first.md", "second.md"} <= set(lv.paths())
+    wait_until(lambda: handoffs.quick_holds() == 0, what="the quick blocks ended once applied")
+
+
+def test_stopping_ends_the_quick_handoffs_of_changes_never_applied(live):
+    """A change still queued when the watcher stops is never applied: stop ends its quick block,
+    or the whole process would keep the short switch interval."""
+    lv = live(BASE)
+    with lv.vault.refresh_lock:  # the applier takes the first change and waits for the lock
+        lv.write("first.md", "# First\n")
+        wait_until(lambda: lv.vault._live.pending > 0, what="first event received")
+        lv.write("second.md", "# Second\n")  # queued behind it
+        wait_until(lambda: lv.vault._live.pending > 1, what="second event received")
+        lv.vault._live.stop(timeout=0.2)  # gives up on the applier while it waits
+    wait_until(lambda: handoffs.quick_holds() == 0, what="every quick block ended")
 
 
 def test_pending_writes_are_counted_until_applied(live):

@@ -17,7 +17,8 @@ import pytest
 from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.review import journal as jmod
 from vaultwatch.core.review.journal import Journal, journal_for, parse_since
-from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
+from vaultwatch.core.review.revert import RevertRefused, resume_interrupted, revert, revert_agent
+from vaultwatch.core.vault import Vault
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -167,29 +168,30 @@ def test_the_journal_survives_a_restart(setup, open_vault):
 
 
 def test_bounds_hold_for_count_and_bytes(tmp_path):
-    journal = Journal(str(tmp_path / "j.sqlite3"), max_changes=50, max_bytes=10**9)
+    # keep_s=0: reviewed changes (outside rows, the person's own) may go as soon as they are over the bounds
+    journal = Journal(str(tmp_path / "j.sqlite3"), max_changes=50, max_bytes=10**9, keep_s=0)
     for i in range(200):
         journal.record_outside([f"n{i}.md"])
     assert journal.stats()["changes"] == 50
     assert [c.path for c in journal.changes(limit=2)] == ["n199.md", "n198.md"]
     journal.close()
-    small = Journal(str(tmp_path / "k.sqlite3"), max_changes=10**6, max_bytes=200_000)
-    scope = jmod.Scope(small, None, "write", "agent:x", {})
+    small = Journal(str(tmp_path / "k.sqlite3"), max_changes=10**6, max_bytes=400_000, keep_s=0)
+    scope = jmod.Scope(small, None, "write", "human", {})
     noise = os.urandom(20_000)  # incompressible: every change stores ~40 KB
     for i in range(100):
         scope.files = [jmod.FileWrite("a.md", noise + bytes([i]), noise + bytes([i + 1]), "target")]
         small._insert(
-            dict(kind="change", actor="agent:x", tool="write", operation="write", path="a.md"), scope.files, ["a.md"]
+            dict(kind="change", actor="human", tool="write", operation="write", path="a.md"), scope.files, ["a.md"]
         )
     stats = small.stats()
-    assert stats["content_bytes"] <= 200_000 and stats["changes"] < 10
+    assert stats["content_bytes"] <= 400_000 and stats["changes"] < 20
     small.checkpoint()
     assert os.path.getsize(small.path) < 2_000_000  # freed pages are reused, the file does not grow without end
 
 
 def test_parse_since(clock):
     now = clock.now()
-    assert parse_since("2h", now) == now.timestamp() - 7200
+    assert parse_since("2h", now) == jmod.Within(7200)
     assert parse_since("2026-11-28", now) == now.timestamp() - 86400
     with pytest.raises(Exception, match="ISO date"):
         parse_since("yesterday", now)
@@ -245,7 +247,7 @@ RACER = textwrap.dedent("""
     while True:
         name = f"n{rng.randrange(4)}.md"
         body = "".join(f"round {sys.argv[2]} write {i} line {k} {rng.random()}\\n" for k in range(rng.randrange(10, 3000)))
-        writer.write(name, body, overwrite=True, actor="agent:crash")
+        writer.write(name, body, overwrite=True, actor="human:crash")  # the person's: pruned when over
         i += 1
         if i == 3:
             print("ready", flush=True)
@@ -254,13 +256,19 @@ RACER = textwrap.dedent("""
 
 def test_kill_9_at_random_points_of_journaled_writes_leaves_every_record_whole(make_vault, tmp_path):
     """A loop of journaled writes (notes of 0.5-150 KB, the journal pruning to 40 changes as it
-    goes) killed at a random moment, eight times over one journal: after each kill the file
+    goes: the person's changes, older than the zero retention age) killed at a random moment, eight times over one journal: after each kill the file
     passes SQLite's integrity check and every change the journal holds is whole (its files,
     both versions' bytes matching their etags, its paths)."""
     rng = random.Random(18)
     root = make_vault({f"n{k}.md": "start\n" for k in range(4)})
     state = tmp_path / "crash-state"
-    env = {**os.environ, "XDG_STATE_HOME": str(state), "PYTHONPATH": str(ROOT), "VAULTWATCH_JOURNAL_MAX_CHANGES": "40"}
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(state),
+        "PYTHONPATH": str(ROOT),
+        "VAULTWATCH_JOURNAL_MAX_CHANGES": "40",
+        "VAULTWATCH_JOURNAL_KEEP_DAYS": "0",
+    }
     path = jmod.journal_path(os.path.realpath(root)).replace(jmod.state_dir(), str(state / "vaultwatch"))
     seen = 0
     for round_ in range(8):
@@ -303,3 +311,100 @@ def test_a_folder_rename_is_in_the_history_of_every_file_it_moved(setup, actor):
     for path in ("Team/Secret/plan.md", "Crew/Secret/plan.md", "Team/open.md", "Crew/open.md"):
         assert [c.operation for c in journal.changes(path=path)][-1:] == ["rename"], path
     assert [c.operation for c in journal.changes(path="Crew/Secret/plan.md")] == ["delete", "rename"]
+
+
+RENAMER = textwrap.dedent("""
+    import sys
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer
+    vault = Vault(sys.argv[1], cache=False)
+    vault.load()
+    print("ready", flush=True)
+    Writer(vault).rename("T.md", "U.md", actor="agent:mover")
+    print("done", flush=True)
+""")
+
+
+def test_a_rename_killed_midway_is_rolled_back_at_the_next_start(make_vault, tmp_path, monkeypatch):
+    """A rename rewriting [[T]] in 400 notes is killed (SIGKILL) once part of the rewrite is on
+    disk; the next start (resume_interrupted) journals what it did and rolls it back: every link
+    and the note back, and the interrupted rename and its roll-back are both in the journal."""
+    names = [f"n{i:03}.md" for i in range(400)]
+    root = make_vault({"T.md": "# T\n", **{n: f"# {n}\nsee [[T]]\n" + "filler\n" * 40 for n in names}})
+    state = tmp_path / "rename-state"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", RENAMER, str(root)], env=env, stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert proc.stdout.readline().strip() == b"ready"
+        while True:
+            moved = sum(1 for n in names if "[[U]]" in (root / n).read_text())
+            if moved >= 10 or proc.poll() is not None:
+                break
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    moved = sum(1 for n in names if "[[U]]" in (root / n).read_text())
+    assert 10 <= moved < len(names), f"the rename was not cut off midway ({moved} rewritten)"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))  # the next start: this process, on that journal
+    vault = Vault(root, cache=False)
+    vault.load()
+    journal = journal_for(vault)
+    [(_, change_id, actor, plan)] = journal.open_intents(interrupted=True)
+    assert plan["operation"] == "rename" and plan["move"] == ["T.md", "U.md"] and actor == "agent:mover"
+    outcome = resume_interrupted(Writer(vault), journal)
+    assert len(outcome) == 1 and "rolled back" in outcome[0][1], outcome
+    assert all("[[T]]" in (root / n).read_text() for n in names)
+    assert (root / "T.md").exists() and not (root / "U.md").exists()
+    assert journal.open_intents() == []
+    revert_row, rename_row = journal.changes(limit=2)
+    assert rename_row.operation == "rename" and "interrupted" in rename_row.summary and not rename_row.reviewed
+    assert len(rename_row.files) >= moved and revert_row.revert_of == rename_row.id
+    journal.close()
+
+
+def test_reviewed_marks_and_the_unreviewed_notes_query(setup):
+    root, vault, writer, journal = setup({"a.md": "a\n", "b.md": "b\n"})
+    with jmod.calling(jmod.Caller("claude/1.0", "s-1", "write")):
+        writer.write("a.md", "a2\n", overwrite=True, actor="agent:claude")
+        writer.write("b.md", "b2\n", overwrite=True, actor="agent:claude")
+    writer.write("a.md", "a3\n", overwrite=True, actor="human:me")  # the person's own: reviewed
+    mine = journal.changes()[0]
+    assert mine.reviewed and [c.path for c in journal.unreviewed()] == ["b.md", "a.md"]
+    assert journal.unreviewed_paths() == {"a.md": mine.id - 2, "b.md": mine.id - 1}
+    assert journal.mark_reviewed([mine.id - 1]) == [mine.id - 1]
+    assert journal.unreviewed_paths() == {"a.md": mine.id - 2}
+    assert journal.mark_reviewed(agent="claude") == [mine.id - 2] and journal.unreviewed() == []
+
+
+def test_a_journal_from_before_reviewed_and_journal_time_opens_and_keeps_its_changes(tmp_path):
+    """A journal written by the previous release (no boot, mono, jt, reviewed columns) gains them
+    on open: its rows read back, count as not reviewed, and "since" finds them by their wall time."""
+    path = str(tmp_path / "old.sqlite3")
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE changes (id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, kind TEXT NOT NULL,
+            actor TEXT NOT NULL, agent TEXT, session TEXT, tool TEXT NOT NULL, operation TEXT NOT NULL,
+            path TEXT NOT NULL, src TEXT, moved_to TEXT, path_kind TEXT NOT NULL DEFAULT 'note',
+            summary TEXT NOT NULL DEFAULT '', arguments TEXT NOT NULL DEFAULT '{}', previous_etag TEXT,
+            etag TEXT, revert_of INTEGER, reverted_by INTEGER, size INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE files (change_id INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT NOT NULL,
+            role TEXT NOT NULL, before BLOB, after BLOB, before_etag TEXT, after_etag TEXT,
+            before_size INTEGER NOT NULL, after_size INTEGER NOT NULL, PRIMARY KEY (change_id, seq));
+        CREATE TABLE paths (change_id INTEGER NOT NULL, path TEXT NOT NULL);
+    """)
+    now = time.time()
+    con.execute(
+        "INSERT INTO changes (at, kind, actor, agent, tool, operation, path, size) VALUES (?,?,?,?,?,?,?,?)",
+        (now - 600, "change", "agent:x", "x", "write", "write", "a.md", 300),
+    )
+    con.execute("INSERT INTO paths VALUES (1, 'a.md')")
+    con.commit()
+    con.close()
+    journal = Journal(path)
+    [old] = journal.changes()
+    assert old.path == "a.md" and not old.reviewed and journal.unreviewed_paths() == {"a.md": old.id}
+    assert [c.id for c in journal.changes(since=jmod.Within(3600))] == [old.id]
+    assert journal.changes(since=jmod.Within(60)) == []
+    journal.record_outside(["b.md"])
+    assert [c.path for c in journal.changes(since=jmod.Within(3600))] == ["b.md", "a.md"]
+    journal.close()

@@ -1,0 +1,160 @@
+"""Markdown as the words a reader sees: a piece of a note (a search snippet) reduced to the text
+Obsidian's reading view shows, with a map from source offsets to shown offsets.
+
+The piece is read by the one lexer (`core.markdown.lines.styled_lines`): block markers
+(`#`, `>`, `- [ ]`, `> [!type]`) and emphasis marks are dropped, a wiki link or embed shows
+its alias or its name (› heading), a Markdown link or image its text, a block id nothing.
+Links to URLs (which the lexer leaves to the renderer) are read here by the same pattern
+the preview uses; so is a link cut short at the end of an excerpt (`![alt](http…`), which
+shows its text. Nothing here knows about search: `core.search.snippets` maps its match
+marks through `readable`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from vaultwatch.core.markdown.lines import styled_lines
+
+_MARKS = {"bold": 2, "strike": 2, "highlight": 2, "italic": 1}
+_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((?:<[^>\n]*>|[^)\s]*)(?:\s+\"[^\"\n]*\")?\)")
+# an excerpt (ending with or without "…") cut inside a link, or starting inside one
+_CUT_LINK = re.compile(r"(!?)\[([^\[\]\n]*)(?:\]\([^)\n]*)?(?=…?$)")
+_CUT_WIKI = re.compile(r"!?\[\[([^\]\n|]*)(?:\|([^\]\n]*))?(?=…?$)")
+_CUT_HEAD = re.compile(r"^…?[^\[\]\n]*(\]\((?:<[^>\n]*>|[^)\s]*)\)|\]\])")
+# emphasis marks whose partner the excerpt cut off: an opening one before a word, a closing one after
+_STRAY = re.compile(r"(?:(?<![^\s(\[])(?:\*\*|==|~~|__)(?=[^\s*=~_])|(?<=[^\s*=~_])(?:\*\*|==|~~|__)(?![^\s).,;:!?…]))")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
+_MARKER_KINDS = frozenset({"heading", "list", "callout", "text", "blank", "table_head", "table_row"})
+_MARKUP_LINES = frozenset({"fence", "comment", "rule", "setext_rule", "table_rule"})  # nothing to read
+
+
+class Readable(NamedTuple):
+    text: str  # what a reader sees
+    starts: tuple[int, ...]  # source offset -> shown offset, for a span's start
+    ends: tuple[int, ...]  # source offset -> shown offset, for a span's end
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The shown [start, end) of a source span (empty when all of it is markup)."""
+        a, z = self.starts[start], self.ends[end]
+        return (a, z) if z > a else (a, a)
+
+
+def _edits(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) of the markup in `text`, not overlapping, sorted."""
+    lead = 1 if text.startswith("---") else 0  # a rule, never a frontmatter block, in a piece
+    edits: list[tuple[int, int, str]] = []
+    for line in styled_lines("\n" + text if lead else text):
+        base = line.start - lead
+        if line.kind == "code":  # shown as written
+            continue
+        if line.kind in _MARKUP_LINES:
+            edits.append((max(0, base), base + len(line.text), ""))
+            continue
+        if line.marker and line.kind in _MARKER_KINDS:
+            if line.kind == "callout":
+                rest = line.text[line.marker :]
+                title_at = line.marker + len(rest) - len(rest.lstrip())
+                edits.append((base, base + title_at, "" if rest.strip() else line.info.capitalize()))
+            else:
+                edits.append((base, base + line.marker, ""))
+        for sp in line.spans:
+            a, z = base + sp.start, base + sp.end
+            seg = line.text[sp.start : sp.end]
+            if sp.kind in _MARKS:
+                mark = _MARKS[sp.kind]
+                edits.append((a, a + mark, ""))
+                edits.append((z - mark, z, ""))
+            elif sp.kind in ("wiki", "embed") and sp.link is not None and "[[" in seg[:3]:
+                # markup removed around the words kept, so a match inside keeps its place
+                opening = 3 if seg.startswith("!") else 2
+                close = z - 2 if seg.endswith("]]") else z
+                if sp.link.alias:
+                    edits.append((a, a + seg.rfind("|", 0, close - a) + 1, ""))
+                else:
+                    hash_at = seg.find("#", opening, close - a)
+                    if hash_at == opening:
+                        opening += 1
+                    edits.append((a, a + opening, ""))
+                    if hash_at > opening:
+                        edits.append((a + hash_at, a + hash_at + 1, " › "))
+                edits.append((close, z, ""))
+            elif sp.kind in ("markdown", "embed") and "](" in seg:
+                open_at = seg.index("[") + 1
+                close_at = seg.rfind("](")
+                edits.append((a, a + open_at, ""))
+                edits.append((a + close_at, z, ""))
+            elif sp.kind in ("block_id", "comment"):
+                while a > base and text[a - 1] in " \t":
+                    a -= 1
+                edits.append((a, z, ""))
+            elif sp.kind == "code":
+                ticks = len(seg) - len(seg.lstrip("`"))
+                edits.append((a, a + ticks, ""))
+                edits.append((max(a + ticks, z - ticks), z, ""))
+    for m in _LINK.finditer(text):  # links to URLs and same-note anchors: the lexer leaves them
+        edits.append((m.start(), m.start(2), ""))
+        edits.append((m.end(2), m.end(), ""))
+    wiki = _CUT_WIKI.search(text)
+    if wiki:
+        edits.append((wiki.start(), wiki.end(), wiki.group(2) or wiki.group(1)))
+    cut = _CUT_LINK.search(text)
+    if cut and not wiki:
+        edits.append((cut.start(), cut.start(2), ""))
+        edits.append((cut.end(2), cut.end(), ""))
+    head = _CUT_HEAD.match(text)
+    if head:
+        edits.append((head.start(1), head.end(1), ""))
+    if "**" in text or "==" in text or "~~" in text or "__" in text:
+        edits.extend((m.start(), m.end(), "") for m in _STRAY.finditer(text))
+    if "<" in text:
+        edits.extend((m.start(), m.end(), "") for m in _HTML_TAG.finditer(text))
+    edits.sort(key=lambda e: (e[0], -e[1]))
+    kept: list[tuple[int, int, str]] = []
+    end = 0
+    for a, z, r in edits:
+        if a >= end and (z > a or r):
+            kept.append((a, z, r))
+            end = z
+    return kept
+
+
+def readable(text: str) -> Readable:
+    """`text` as a reader sees it, with the offset maps (see the module doc)."""
+    n = len(text)
+    edits = _edits(text)
+    if not edits:
+        identity = tuple(range(n + 1))
+        return Readable(text, identity, identity)
+    out: list[str] = []
+    starts = [0] * (n + 1)
+    ends = [0] * (n + 1)
+    pos = 0  # source
+    shown = 0
+    for a, z, r in [*edits, (n, n, "")]:
+        for p in range(pos, a + 1):
+            starts[p] = ends[p] = shown + (p - pos)
+        out.append(text[pos:a])
+        shown += a - pos
+        for p in range(a + 1, z):  # inside markup: a match there covers all its replacement
+            starts[p] = shown
+            ends[p] = shown + len(r)
+        out.append(r)
+        shown += len(r)
+        pos = z
+    return Readable("".join(out), tuple(starts), tuple(ends))
+
+
+def spans_after(shown: Readable, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Source spans mapped to the shown text, empty ones dropped, and touching ones (or ones
+    apart by spaces only) joined: one mark per run of matched words, never nested."""
+    out: list[tuple[int, int]] = []
+    for a, z in sorted(shown.span(a, z) for a, z in spans):
+        if z <= a:
+            continue
+        if out and (a <= out[-1][1] or not shown.text[out[-1][1] : a].strip()):
+            out[-1] = (out[-1][0], max(out[-1][1], z))
+        else:
+            out.append((a, z))
+    return out

@@ -1,0 +1,201 @@
+"""Every setting vaultwatch reads, declared once: the `VAULTWATCH_*` environment variables (type,
+default, help) and the keys of `settings.toml` (where they are documented and who reads them).
+
+    from vaultwatch.core import settings
+    if settings.env("VAULTWATCH_CACHE"): ...
+
+`env(name)` parses the variable by its declared type; a value that does not parse falls back to
+the default and is listed by `problems()`, which the command line reports at start. Reading a
+name that is not declared here is a programming error (KeyError), and a test fails on any
+`VAULTWATCH_` name in the product code that is not declared. `markdown()` is
+docs/settings.md, which a test keeps equal to it.
+
+Standard library only: the bridge, which must start fast, reads one of these.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_FALSE = ("0", "off", "no", "false")
+_TRUE = ("1", "on", "yes", "true")
+
+
+@dataclass(frozen=True, slots=True)
+class EnvSetting:
+    """One environment variable: its type ("bool", "int", "float", "str"), default (None: unset
+    means "the built-in value", documented in `help`) and what it does."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+
+    def parse(self, raw: str) -> Any:
+        """The value of `raw`; ValueError when it is not of this setting's type."""
+        text = raw.strip()
+        if self.kind == "bool":
+            if text.lower() in _FALSE:
+                return False
+            if text.lower() in _TRUE:
+                return True
+            raise ValueError(f"{self.name}={raw!r}: use 1 or 0")
+        if self.kind == "int":
+            return int(float(text)) if text else self.default
+        if self.kind == "float":
+            return float(text) if text else self.default
+        return raw
+
+
+@dataclass(frozen=True, slots=True)
+class TomlKey:
+    """One key of settings.toml: its table, type as the file spells it, default and help."""
+
+    table: str
+    key: str
+    kind: str
+    default: str
+    help: str
+
+
+ENV: tuple[EnvSetting, ...] = (
+    EnvSetting("VAULTWATCH_CACHE", "bool", True, "0: no entry cache (every start parses every note)."),
+    EnvSetting(
+        "VAULTWATCH_JOURNAL", "bool", True, "0: no change journal (no history, review, revert or approval records)."
+    ),
+    EnvSetting("VAULTWATCH_JOURNAL_MAX_CHANGES", "int", None, "The journal keeps at most this many changes (10000)."),
+    EnvSetting(
+        "VAULTWATCH_JOURNAL_MAX_MB", "float", None, "The journal's size cap on disk, WAL included, in MiB (256)."
+    ),
+    EnvSetting(
+        "VAULTWATCH_JOURNAL_KEEP_DAYS",
+        "float",
+        None,
+        "Changes younger than this many days are never dropped to make room (7).",
+    ),
+    EnvSetting(
+        "VAULTWATCH_JOURNAL_AGENT_SHARE",
+        "float",
+        None,
+        "The share of the journal one agent's kept changes may fill before its writes are refused (0.5).",
+    ),
+    EnvSetting(
+        "VAULTWATCH_SEMANTIC", "bool", True, "0: no search by meaning even when the semantic extra is installed."
+    ),
+    EnvSetting(
+        "VAULTWATCH_NO_FORK", "bool", False, "1: never fork a helper process for a warm start's scan (Linux only)."
+    ),
+    EnvSetting(
+        "VAULTWATCH_BRIDGE_DRAIN",
+        "float",
+        5.0,
+        "Seconds a bridge waits, at the end of its input, for answers still due.",
+    ),
+    EnvSetting(
+        "VAULTWATCH_LANE_QUICK",
+        "bool",
+        True,
+        "0: heavy agent calls do not tune the interpreter's switch interval or collector (for A/B figures).",
+    ),
+    EnvSetting(
+        "VAULTWATCH_SDK_FAST_PATH",
+        "bool",
+        True,
+        "0: every MCP call takes the SDK's ordinary path (same answers, slower; for A/B figures).",
+    ),
+    EnvSetting(
+        "VAULTWATCH_TOKEN",
+        "str",
+        None,
+        "The bearer token URL clients send to `serve --http`, kept out of their configuration files.",
+    ),
+)
+
+TOML: tuple[TomlKey, ...] = (
+    TomlKey("tui", "theme", "string", "textual-dark", "The TUI's theme; written back when you pick one."),
+    TomlKey("tui", "vault", "string", "the demo vault", "What `vaultwatch` opens when no vault is named."),
+    TomlKey("tui", "tree_width", "integer", "from the screen", "The folder tree's width, kept when you resize it."),
+    TomlKey("keymap", "BINDING_ID", "string", "", "Keys for a binding id (as Textual's set_keymap); `?` lists ids."),
+    TomlKey("approve", "mode", "string", "none", "none | writes | deletes: which agents' changes wait for you."),
+    TomlKey("approve", "timeout", "number", "120", "Seconds a change waits for your decision."),
+    TomlKey("approve.folders", "GLOB", "string", "", "A folder rule: none | writes | deletes; first match wins."),
+    TomlKey("agents.NAME", "read_only", "boolean", "false", "The agent may not change anything."),
+    TomlKey("agents.NAME", "write", "list of globs", "everywhere", "The only folders the agent may change."),
+    TomlKey("agents.NAME", "deny", "list of globs", "none", "Folders the agent may never change."),
+    TomlKey("agents.NAME", "approve", "string", "the vault's", "The agent's own approval mode."),
+    TomlKey("vaults.PATH.agents.NAME", "…", "", "", "The same agent rule for one vault only."),
+)
+
+_BY_NAME: Mapping[str, EnvSetting] = {s.name: s for s in ENV}
+
+
+def declared(name: str) -> EnvSetting:
+    return _BY_NAME[name]
+
+
+def env(name: str, environ: Mapping[str, str] | None = None) -> Any:
+    """The variable's value by its declared type; unset or unparsable: the default."""
+    setting = _BY_NAME[name]
+    raw = (os.environ if environ is None else environ).get(name)
+    if raw is None or (raw.strip() == "" and setting.kind != "str"):
+        return setting.default
+    try:
+        return setting.parse(raw)
+    except ValueError:
+        return setting.default
+
+
+def problems(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every set variable whose value does not parse, or that vaultwatch does not know."""
+    source = os.environ if environ is None else environ
+    out = []
+    for name, raw in sorted(source.items()):
+        if not name.startswith("VAULTWATCH_") or name.startswith(
+            ("VAULTWATCH_TEST", "VAULTWATCH_BENCH", "VAULTWATCH_CI")
+        ):
+            continue
+        setting = _BY_NAME.get(name)
+        if setting is None:
+            out.append(f"{name} is not a vaultwatch setting (see docs/settings.md)")
+            continue
+        try:
+            setting.parse(raw)
+        except ValueError as exc:
+            out.append(f"{exc}; using the default")
+    return out
+
+
+def markdown() -> str:
+    """docs/settings.md."""
+    lines = [
+        "# Settings",
+        "",
+        "Generated from `core/settings.py` (a test keeps this page equal to it).",
+        "",
+        "## Environment variables",
+        "",
+        "| variable | type | default | what it does |",
+        "| --- | --- | --- | --- |",
+    ]
+    for s in ENV:
+        default = "(built in)" if s.default is None else str(s.default).lower() if s.kind == "bool" else str(s.default)
+        lines.append(f"| `{s.name}` | {s.kind} | {default} | {s.help} |")
+    lines += [
+        "",
+        "## settings.toml",
+        "",
+        "`$XDG_CONFIG_HOME/vaultwatch/settings.toml` (default `~/.config/vaultwatch/settings.toml`). A file that",
+        "does not parse, or a value of the wrong type, is reported and the rest is used.",
+        "",
+        "| table | key | type | default | what it does |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for k in TOML:
+        lines.append(f"| `[{k.table}]` | `{k.key}` | {k.kind} | {k.default} | {k.help} |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["ENV", "TOML", "EnvSetting", "TomlKey", "declared", "env", "markdown", "problems"]

@@ -1,0 +1,99 @@
+"""The preview reads a note as Obsidian's reading view does (tried on Obsidian's help vault and
+kepano's template): comments (`%% %%`, `<!-- -->`) and block ids hidden, a callout's custom
+title drawn once, a wrapped quote keeping its bar on every line, an empty property empty."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from tui_helpers import pin_mtimes
+
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.notebody import NoteBody
+from vaultwatch.tui.widgets.notehead import note_meta
+
+READING = """---
+title: Reading view
+empty_prop:
+kind: sample
+---
+# Reading view
+
+Visible %%an inline secret%% words <!-- an html secret --> stay.
+%%
+a block comment
+over two lines
+%%
+<!--
+an html block comment
+-->
+Notes are the unit of knowledge. ^b15695
+
+> [!note] Note
+> A note callout.
+
+> [!tip] My own title
+> Tip body.
+
+> [!warning]
+> Warning body.
+
+> A quoted paragraph that is long enough to wrap several times in a narrow preview, so every wrapped line must keep the bar beside it as reading view draws it.
+"""
+
+
+def reading_vault(tmp_path: Path) -> Path:
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Reading view.md").write_text(READING)
+    return pin_mtimes(root)
+
+
+async def shown_lines(tmp_path: Path, app_for) -> list[str]:
+    """The preview body's display lines of the reading-view note, in the app at 100x40."""
+    app = app_for(reading_vault(tmp_path))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app)
+        app.main.open_note("Reading view.md")
+        await settle(app)
+        await pilot.pause()
+        body = app.query_one(NoteBody)
+        assert body.complete
+        return [line.plain.rstrip() for line in body.lines]
+
+
+async def test_the_preview_hides_comments_and_block_ids(tmp_path, app_for) -> None:
+    lines = await shown_lines(tmp_path, app_for)
+    text = "\n".join(lines)
+    for hidden in ("secret", "block comment", "%%", "<!--", "-->", "^b15695", "over two lines"):
+        assert hidden not in text, (hidden, text)
+    assert "Visible  words  stay." in lines
+    assert "Notes are the unit of knowledge." in lines
+
+
+async def test_a_callout_shows_its_custom_title_once(tmp_path, app_for) -> None:
+    lines = await shown_lines(tmp_path, app_for)
+    # a custom title alone (not "Note Note", not "Tip My own title"); no title: the type's name
+    assert "▎ Note" in lines and not any("Note Note" in line for line in lines)
+    assert "▎ My own title" in lines and not any("Tip My own title" in line for line in lines)
+    assert "▎ Warning" in lines
+
+
+async def test_a_wrapped_quote_keeps_its_bar_on_every_line(tmp_path, app_for) -> None:
+    lines = await shown_lines(tmp_path, app_for)
+    start = next(i for i, line in enumerate(lines) if "A quoted paragraph" in line)
+    quote = [q for q in lines[start:] if q]  # the last paragraph: to the end
+    assert len(quote) >= 2 and all(q.startswith("▎ ") for q in quote), quote
+    assert "reading view draws it." in " ".join(q[2:] for q in quote)
+
+
+def test_an_empty_property_shows_empty_not_null(tmp_path) -> None:
+    from tui_helpers import open_loaded
+
+    vault = open_loaded(reading_vault(tmp_path))
+    entry = vault.snapshot.get("Reading view.md")
+    console = Console(width=60, color_system=None, record=True)
+    console.print(note_meta(entry))
+    rows = {line.split()[0]: line.split()[1:] for line in console.export_text().splitlines() if line.strip()}
+    assert rows["empty_prop"] == [] and rows["kind"] == ["sample"]
