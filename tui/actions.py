@@ -142,7 +142,7 @@ class Actions:
         from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
 
         journal = journal_for(self.vault)
-        if journal is None or not hasattr(journal, "unreviewed_paths"):  # off, or no review API
+        if journal is None:  # switched off: nothing to mark
             return {}
         ids: dict[int, str] = {}
         for path in paths:

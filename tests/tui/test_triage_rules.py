@@ -94,10 +94,6 @@ async def wait_until(pilot, condition, tries: int = 100) -> None:
     assert condition()
 
 
-@pytest.mark.skipif(
-    not hasattr(__import__("vaultwatch.core.review.journal", fromlist=["Journal"]).Journal, "unreviewed_paths"),
-    reason="needs the journal's review API (Journal.unreviewed_paths, mark_reviewed)",
-)
 @pytest.mark.parametrize("write_verified", [False, True])
 async def test_v_on_an_agent_changed_note_marks_it_reviewed(
     triage_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_verified: bool

@@ -292,9 +292,7 @@ class TrustPane(TriagePane):
     def unreviewed_query(self) -> Query:
         """Off a bundle: the notes the journal says an agent changed and nobody reviewed since."""
         journal = self._journal()
-        # a journal without the review API (an older core) has nothing to list: no crash
-        unreviewed = getattr(journal, "unreviewed_paths", None)
-        return Query(only_paths=tuple(sorted(unreviewed())) if unreviewed is not None else ())
+        return Query(only_paths=tuple(sorted(journal.unreviewed_paths())) if journal is not None else ())
 
     def tier_query(self, tier: str) -> Query:
         if not self.session.snapshot.is_bundle:
