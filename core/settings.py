@@ -127,6 +127,23 @@ TOML: tuple[TomlKey, ...] = (
     TomlKey("agents.NAME", "deny", "list of globs", "none", "Folders the agent may never change."),
     TomlKey("agents.NAME", "approve", "string", "the vault's", "The agent's own approval mode."),
     TomlKey("vaults.PATH.agents.NAME", "…", "", "", "The same agent rule for one vault only."),
+    TomlKey(
+        "triage",
+        "deprecated_status",
+        "list of words",
+        "deprecated, archived, obsolete, superseded",
+        "Off an OKF bundle: a `status` that makes a note deprecated (any case).",
+    ),
+    TomlKey("triage", "deprecated_tags", "list of words", "deprecated, archived", "Tags that make a note deprecated."),
+    TomlKey("triage", "deprecated_flags", "list of words", "deprecated", "Keys whose true value makes it deprecated."),
+    TomlKey(
+        "triage", "stale_keys", "list of words", "stale_after, review_by, expires", "Date keys: stale once reached."
+    ),
+    TomlKey("triage", "stale_unmodified_days", "integer", "0 (off)", "Also stale when untouched this many days."),
+    TomlKey(
+        "triage", "write_verified", "boolean", "false", "`v` also writes `verified:` into the note (a bundle: always)."
+    ),
+    TomlKey("vaults.PATH.triage", "…", "", "", "The same triage keys for one vault only (docs/triage.md)."),
 )
 
 _BY_NAME: Mapping[str, EnvSetting] = {s.name: s for s in ENV}

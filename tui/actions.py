@@ -49,6 +49,7 @@ class Outcome:
     unchanged: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, message)
+    undoable: bool = True  # False: nothing in the notes changed, so `u` has nothing of it to undo
 
     @property
     def changed_paths(self) -> list[str]:
@@ -118,10 +119,40 @@ class Actions:
         """Set `status` on each note."""
         return self._update(f"status → {status}", entries, set={"status": status})
 
-    def mark_reviewed(self, entries: Sequence[Entry]) -> Outcome:
-        """Append a `verified` entry by this human, at the clock's now."""
-        at = self._now().isoformat(timespec="seconds")
-        return self._update("marked human-reviewed", entries, append={"verified": {"by": self.actor, "at": at}})
+    def mark_reviewed(self, entries: Sequence[Entry], *, write: bool = True) -> Outcome:
+        """Mark each note reviewed: its agents' changes reviewed in the change journal, and (when
+        `write`: an OKF bundle, or the person's `write_verified`) a `verified` entry by this human,
+        at the clock's now, appended to the note."""
+        paths = [e.path for e in entries]
+        reviewed = self._review_changes(paths)
+        if write:
+            at = self._now().isoformat(timespec="seconds")
+            return self._update("marked human-reviewed", entries, append={"verified": {"by": self.actor, "at": at}})
+        out = Outcome("marked reviewed", undoable=False)
+        for path in paths:
+            n = reviewed.get(path, 0)
+            if n:
+                out.done.append((path, f"{n} agent change{'' if n == 1 else 's'} reviewed; the note is unchanged"))
+            else:
+                out.unchanged.append(path)
+        return out
+
+    def _review_changes(self, paths: Sequence[str]) -> dict[str, int]:
+        """Mark the journal's unreviewed changes of `paths` reviewed by this person; how many per path."""
+        from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
+
+        journal = journal_for(self.vault)
+        if journal is None:  # switched off: nothing to mark
+            return {}
+        ids: dict[int, str] = {}
+        for path in paths:
+            for change in journal.changes(path=path, unreviewed=True):
+                ids.setdefault(change.id, path)
+        marked = journal.mark_reviewed(list(ids), by=self.actor) if ids else []
+        counts: dict[str, int] = {}
+        for cid in marked:
+            counts[ids[cid]] = counts.get(ids[cid], 0) + 1
+        return counts
 
     def snooze(self, entries: Sequence[Entry], days: int, as_of: dt.date) -> Outcome:
         """Set `stale_after` to the as-of date plus `days`."""

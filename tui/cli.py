@@ -115,9 +115,25 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _person_triage(vault) -> dict:
+    """Off an OKF bundle: Deprecated and Stale by the person's triage rules (the TUI's tabs)."""
+    from vaultwatch.core.query.listing import Query  # noqa: PLC0415
+    from vaultwatch.core.query.triagerules import load  # noqa: PLC0415
+    from vaultwatch.core.review.approval import settings_path  # noqa: PLC0415
+
+    rules = load(settings_path(), vault.root_real)
+    out: dict = {"source": rules.source}
+    for kind in ("deprecated", "stale"):
+        out[kind] = vault.list(Query(triage=(kind, rules), limit=1)).total
+        out[f"{kind}_rule"] = rules.describe(kind)
+    return out
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     vault = open_vault(args)
     data = vault.stats()
+    if not data["okf_bundle"]:
+        data["triage"] = _person_triage(vault)
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=1))
         return 0
@@ -132,6 +148,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
             "okf fields          not counted: status, stale and trust tier apply to OKF bundles "
             "(a root index.md with okf_version)"
         )
+        triage = data["triage"]
+        for kind in ("deprecated", "stale"):
+            print(f"{'triage ' + kind:<20}{triage[kind]}  ({triage[kind + '_rule']})")
         return 0
     print("status              " + ", ".join(f"{k} {v}" for k, v in sorted(data["status"].items())))
     print("trust tier          " + ", ".join(f"{k} {v}" for k, v in data["trust_tier"].items()))

@@ -5,8 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from vaultwatch.core.clock import Clock
+from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
+from vaultwatch.core.query.triagerules import TriageRules
+from vaultwatch.core.query.triagerules import load as load_triage_rules
+from vaultwatch.core.review.approval import settings_path
 from vaultwatch.core.vault import Vault
 
 from .config import AppConfig
@@ -26,6 +30,20 @@ class Session:
         self.clock: Clock = vault.clock
         self.marks = AgentMarks()
         self.colors = AgentColors()
+        self._triage_rules: TriageRules | None = None
+        self.triage_rules_problem: str | None = None  # a bad [triage] table: the defaults apply
+
+    @property
+    def triage_rules(self) -> TriageRules:
+        """The person's triage rules for this vault (settings file, read once; a table that does
+        not parse leaves the defaults and says why in `triage_rules_problem`)."""
+        if self._triage_rules is None:
+            try:
+                self._triage_rules = load_triage_rules(settings_path(), self.vault.root_real)
+            except VaultError as exc:
+                self.triage_rules_problem = exc.message
+                self._triage_rules = TriageRules()
+        return self._triage_rules
 
     @property
     def snapshot(self) -> Snapshot:

@@ -70,13 +70,20 @@ class TriageFlow:
 
             app.push_screen(StatusScreen(what, current), chosen)
         elif action == "verify":
+            # a bundle's trust is its `verified:` key; elsewhere the note is written to only when the
+            # person's settings say so (write_verified), and the journal records the review
+            write = app.session.snapshot.is_bundle or app.session.triage_rules.write_verified
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
-                    self._act(doclist, self.actions.mark_reviewed, targets)
+                    self._act(doclist, lambda t: self.actions.mark_reviewed(t, write=write), targets)
 
             user = app.config.user or "you"
-            app.push_screen(ConfirmScreen(f"Mark {what} human-reviewed (verified by human:{user})?"), confirmed)
+            if write:
+                question = f"Mark {what} human-reviewed (verified by human:{user})?"
+            else:
+                question = f"Mark {what} reviewed? (vaultwatch's change journal records it; the note is not changed)"
+            app.push_screen(ConfirmScreen(question), confirmed)
         elif action == "snooze":
             as_of = app.session.clock.today()
 
@@ -227,13 +234,17 @@ class TriageFlow:
     def show_outcome(self, outcome: Outcome) -> None:
         """Say what an action changed, and loudly what it refused to overwrite."""
         notify = self.app.notify
+        if outcome.done and not outcome.undoable:
+            # a review recorded in the journal alone changes no note, so no index change re-lists
+            # the Trust tab: re-list now
+            self.screen.refresh_views()
         if outcome.done:
             lines = [f"{path}: {summary}" for path, summary in outcome.done[:5]]
             if len(outcome.done) > 5:
                 lines.append(f"… and {len(outcome.done) - 5} more notes")
             if outcome.unchanged:
                 lines.append(f"already so: {names(outcome.unchanged)}")
-            if not outcome.label.startswith("undid"):
+            if outcome.undoable and not outcome.label.startswith("undid"):
                 lines.append("u undoes")
             notify("\n".join(lines), title=outcome.label, markup=False)
         elif outcome.unchanged and not (outcome.conflicts or outcome.errors):

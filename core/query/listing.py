@@ -25,6 +25,8 @@ from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 from vaultwatch.core.query import postings
 from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint
+from vaultwatch.core.query.triagerules import TriageRules, due_date
+from vaultwatch.core.query.triagerules import positions as triage_positions
 
 SORTS = ("path", "modified", "title", "size", "overdue")
 Pair = tuple[str, str]
@@ -47,6 +49,9 @@ class Query:
     unresolved_links: only notes with a link that resolves to no file.
     broken: only notes with a problem (as problems_only) or an unresolved link (the TUI's Broken tab).
     skip_paths: vault paths left out of a filtered listing (triage leaves out OKF's index.md and log.md).
+    triage: ("deprecated" | "stale", TriageRules): only the notes that rule selects (the person's
+        triage tabs off an OKF bundle; `core.query.triagerules`).
+    only_paths: only these vault paths (sorted), e.g. the notes the journal says nobody reviewed.
     """
 
     folder: str | None = None
@@ -62,6 +67,8 @@ class Query:
     skip_paths: tuple[str, ...] = ()
     unresolved_links: bool = False
     broken: bool = False
+    triage: tuple[str, TriageRules] | None = None
+    only_paths: tuple[str, ...] | None = None
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -190,13 +197,21 @@ def _fingerprint(q: Query) -> str:
     return hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
-def _sort_key(sort: str, clock: Clock) -> Callable[[Entry], Any]:
+def _sort_key(sort: str, clock: Clock, triage: tuple[str, TriageRules] | None = None) -> Callable[[Entry], Any]:
     if sort == "modified":
         return lambda e: e.mtime_ns
     if sort == "title":
         return lambda e: e.title.casefold()
     if sort == "size":
         return lambda e: e.size_bytes
+    if sort == "overdue" and triage is not None:  # the person's stale keys, off an OKF bundle
+        today = clock.today()
+
+        def overdue_by_rule(e: Entry) -> Any:
+            due = due_date(e, triage[1])
+            return -(today - due).days if due is not None and due <= today else 1
+
+        return overdue_by_rule
     if sort == "overdue":  # most overdue first when ascending; not stale sorts last
         today, now = clock.today(), clock.now()  # once per query, not once per note
 
@@ -219,7 +234,7 @@ def encode_cursor(fp: str, key: Any, path: str) -> str:
 def cursor_after(q: Query, entry: Entry, clock: Clock) -> str:
     """The cursor that continues `q`'s listing right after `entry`, one of its rows: for a caller
     that hands out fewer rows than a page held (an MCP answer cut to its byte budget)."""
-    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock)(entry), entry.path)
+    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock, q.triage)(entry), entry.path)
 
 
 def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
@@ -280,7 +295,15 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     if q.pattern_base not in ("vault", "folder"):
         raise QueryError("pattern_base must be 'vault' or 'folder'")
     recursive = q.recursive and folder != ""
-    filtered = bool(q.filters or q.exclude or q.problems_only or q.unresolved_links or q.broken)
+    filtered = bool(
+        q.filters
+        or q.exclude
+        or q.problems_only
+        or q.unresolved_links
+        or q.broken
+        or q.triage is not None
+        or q.only_paths is not None
+    )
     kinds = set()
     if q.include_notes:
         kinds.add(NOTE)
@@ -312,6 +335,12 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
             chosen = found if chosen is None else chosen & found
         if q.broken:
             found = postings.broken(snapshot)
+            chosen = found if chosen is None else chosen & found
+        if q.triage is not None:
+            found = triage_positions(snapshot, q.triage[0], q.triage[1], clock)
+            chosen = found if chosen is None else chosen & found
+        if q.only_paths is not None:
+            found = {i for p in q.only_paths if (i := bisect_left(paths, p)) < len(paths) and paths[i] == p}
             chosen = found if chosen is None else chosen & found
         for key, want in q.exclude:
             chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - postings.positions(
@@ -368,7 +397,7 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     matched = list(cands)
 
     fp = _fingerprint(q)
-    keyf = _sort_key(q.sort, clock)
+    keyf = _sort_key(q.sort, clock, q.triage)
     if q.sort != "path":
         matched.sort(key=lambda e: (keyf(e), e.path), reverse=q.descending)
     elif q.descending:

@@ -212,6 +212,24 @@ def test_stats_of_a_vault_that_is_no_okf_bundle_counts_no_okf_fields(make_vault)
     assert "okf fields" in keys and not {"status", "stale", "trust tier"} & set(keys)
 
 
+def test_stats_off_a_bundle_counts_by_the_persons_triage_rules(make_vault) -> None:
+    """Off a bundle, stats says what the TUI's Deprecated and Stale tabs hold, and by which rule
+    (the stale date is one any clock has passed: the CLI runs on the real clock)."""
+    root = make_vault(
+        {
+            "a.md": "---\nstatus: archived\nreview_by: 2020-01-01\n---\n",
+            "b.md": "plain #deprecated\n",
+            "c.md": "---\nstatus: {{status}}\nreview_by: {{date}}\n---\n",
+        }
+    )
+    data = json.loads(run("stats", str(root), "--json").stdout)
+    assert (data["triage"]["deprecated"], data["triage"]["stale"]) == (2, 1)
+    assert data["triage"]["source"] == "the defaults"
+    out = run("stats", str(root)).stdout
+    assert "triage deprecated   2  (Rule: status is deprecated / archived" in out
+    assert "triage stale        1  (Rule: stale_after / review_by / expires reached" in out
+
+
 def test_stats_counts_skipped_files(make_vault) -> None:
     root = make_vault({"a.md": "# a\n"})
     os.symlink("missing.md", root / "broken.md")

@@ -313,7 +313,9 @@ async def test_empty_vault(tmp_path: Path, app_for) -> None:
         assert "no notes yet" in line_text(app.main.active_list, 1)
         await pilot.press("3")
         await settle(app)
-        assert "Not an OKF bundle" in line_text(app.main.active_list, 1)
+        # no OKF bundle: the Stale tab applies the person's rule, and says which
+        assert "no notes yet" in line_text(app.main.active_list, 1)
+        assert "Rule: stale_after / review_by / expires reached" in str(app.query_one("#stale-info").render())
 
 
 async def test_background_load_shows_progress_then_the_list(tui_demo: Path) -> None:

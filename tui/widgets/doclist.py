@@ -14,6 +14,7 @@ from textual.message import Message
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
+from vaultwatch.core.query import triagerules
 
 from ..marks import ago, short_agent
 from ..session import Session
@@ -247,7 +248,13 @@ class DocList(RowList):
                     status, style = "broken", self.cstyle("rowlist--error")
                 out.append((status, style))
             elif key == "stale":
-                days = okf.overdue_days(row.stale_date, row.stale_instant, session.clock) if bundle else None
+                if bundle:
+                    days = okf.overdue_days(row.stale_date, row.stale_instant, session.clock)
+                else:  # the person's stale keys (core.query.triagerules)
+                    due = triagerules.due_date(row, session.triage_rules)
+                    days = (
+                        (session.clock.today() - due).days if due is not None and due <= session.clock.today() else None
+                    )
                 out.append(("" if days is None else f"{days}d", self.cstyle("rowlist--warn")))
             elif key == "trust":
                 tier = TRUST_SHORT.get(row.okf_trust, row.okf_trust) if bundle else ""

@@ -33,7 +33,10 @@ from .doclist import DocList, sort_label
 from .problems import ProblemList, problem_count, problems_of
 from .rowlist import RowList
 
-NOT_BUNDLE = "Not an OKF bundle (index.md declares no okf_version), so there is no status, staleness or trust"
+OKF_RULE = {
+    "deprecated": "Rule (OKF bundle): status: deprecated",
+    "stale": "Rule (OKF bundle): stale_after reached",
+}
 
 
 LABEL_LEVELS = 4  # tab labels from the widest (0) to the most compact (3); the widest that fits is used
@@ -60,7 +63,6 @@ class TriagePane(TabPane):
     """A tab holding one list; subclasses define the base query."""
 
     label = "Notes"
-    okf_only = False
 
     def __init__(self, session: Session, pane_id: str, *, lazy: bool = False) -> None:
         super().__init__(self.label, id=pane_id)
@@ -130,8 +132,6 @@ class TriagePane(TabPane):
         return self.session.query(replace(query, limit=1, sort="path", descending=False), snapshot).total
 
     def show(self, rows: Sequence, *, empty: str | None = None, keep: bool = True) -> None:
-        if self.okf_only and not self.session.snapshot.is_bundle and self.session.snapshot.loaded:
-            empty = NOT_BUNDLE
         if not self._list.is_mounted:
             self._pending = (rows, empty, keep)
             return
@@ -144,6 +144,20 @@ class TriagePane(TabPane):
     def show_counts(self, counts: dict[str, int]) -> None:
         """Update in-pane count displays (the tab label is set by the owner)."""
 
+    def rule_query(self, kind: str, okf_query: Query) -> Query:
+        """OKF's own query on a bundle; else the person's triage rule (core.query.triagerules)."""
+        if self.session.snapshot.is_bundle:
+            return okf_query
+        return Query(triage=(kind, self.session.triage_rules))
+
+    def rule_line(self, kind: str) -> str:
+        """The one line saying which rule the tab applies, and where to change it."""
+        if self.session.snapshot.is_bundle:
+            return OKF_RULE[kind]
+        line = self.session.triage_rules.describe(kind)
+        problem = self.session.triage_rules_problem
+        return f"{line} (the settings did not apply: {problem})" if problem else line
+
 
 class NotesPane(TriagePane):
     label = "Notes"
@@ -154,18 +168,34 @@ class NotesPane(TriagePane):
 
 class DeprecatedPane(TriagePane):
     label = "Deprecated"
-    okf_only = True
 
     def make_list(self) -> RowList:
         return DocList(self.session, id="list-deprecated")
 
+    def extras(self) -> list[Widget]:
+        self._info = Static(id="deprecated-info", classes="pane-info")
+        return [self._info]
+
+    def on_mount(self) -> None:
+        self.show_counts({})
+
+    def on_materialized(self) -> None:
+        self.show_counts({})
+
     def base_query(self) -> Query:
-        return Query(filters=(("status", "deprecated"),), skip_paths=okf.RESERVED)
+        return self.rule_query("deprecated", Query(filters=(("status", "deprecated"),), skip_paths=okf.RESERVED))
+
+    def show_counts(self, counts: dict[str, int]) -> None:
+        info = getattr(self, "_info", None)
+        if info is not None and info.is_mounted:
+            # a bundle's deprecated is OKF's own status: the line is for the person's rules
+            info.display = not self.session.snapshot.is_bundle
+            info.styles.height = "auto"  # the rule and where it is set wrap rather than being cut
+            info.update(Text(self.rule_line("deprecated")))
 
 
 class StalePane(TriagePane):
     label = "Stale"
-    okf_only = True
 
     def make_list(self) -> RowList:
         return DocList(self.session, sort="overdue", stale_header="Overdue", id="list-stale")
@@ -181,7 +211,7 @@ class StalePane(TriagePane):
         self.show_counts({})
 
     def base_query(self) -> Query:
-        return Query(filters=(("stale", "true"),), skip_paths=okf.RESERVED)
+        return self.rule_query("stale", Query(filters=(("stale", "true"),), skip_paths=okf.RESERVED))
 
     def on_doc_list_sort_changed(self, message: DocList.SortChanged) -> None:
         self.show_counts({})  # the header says the sort (the message goes on to the screen)
@@ -198,6 +228,10 @@ class StalePane(TriagePane):
         text.append("d", style="bold")
         text.append(" sets the date")
         info = getattr(self, "_info", None)
+        if not self.session.snapshot.is_bundle:  # the person's rule, not OKF's stale_after
+            text.append("\n" + self.rule_line("stale"))
+            if info is not None:
+                info.styles.height = "auto"  # the rule wraps rather than being cut
         if info is not None and info.is_mounted:
             info.update(spans.tidy(text))
 
@@ -214,9 +248,15 @@ class TierBar(Static):
         self.post_message(self.Picked(index))
 
 
+JOURNAL_RULE = "Rule: an agent changed it and nobody has reviewed it since (the change journal) · v marks it reviewed"
+JOURNAL_OFF = "The change journal is off (VAULTWATCH_JOURNAL=0): no agent's change can be listed for review"
+
+
 class TrustPane(TriagePane):
+    """On an OKF bundle, OKF's three tiers from `verified:`; elsewhere the one tier a person who
+    lets agents write needs: notes an agent changed that nobody has reviewed since (the journal)."""
+
     label = "Trust"
-    okf_only = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("[", "tier(-1)", "Prev tier", id="trust.prev"),
         Binding("]", "tier(1)", "Next tier", id="trust.next"),
@@ -240,20 +280,50 @@ class TrustPane(TriagePane):
     def on_materialized(self) -> None:
         self.show_counts({})
 
+    def tiers(self) -> tuple[str, ...]:
+        """The tiers this vault has: OKF's three on a bundle, else unverified only."""
+        return okf.TRUST_TIERS if self.session.snapshot.is_bundle else okf.TRUST_TIERS[:1]
+
+    def _journal(self):
+        from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
+
+        return journal_for(self.session.vault)
+
+    def unreviewed_query(self) -> Query:
+        """Off a bundle: the notes the journal says an agent changed and nobody reviewed since."""
+        journal = self._journal()
+        return Query(only_paths=tuple(sorted(journal.unreviewed_paths())) if journal is not None else ())
+
+    def tier_query(self, tier: str) -> Query:
+        if not self.session.snapshot.is_bundle:
+            return self.unreviewed_query()
+        return Query(filters=(("trust_tier", tier),), skip_paths=okf.RESERVED)
+
     def base_query(self) -> Query:
-        return Query(filters=(("trust_tier", okf.TRUST_TIERS[self.tier]),), skip_paths=okf.RESERVED)
+        tiers = self.tiers()
+        return self.tier_query(tiers[min(self.tier, len(tiers) - 1)])
 
     def count_queries(self) -> dict[str, Query]:
-        return {tier: Query(filters=(("trust_tier", tier),), skip_paths=okf.RESERVED) for tier in okf.TRUST_TIERS}
+        return {tier: self.tier_query(tier) for tier in self.tiers()}
 
     def label_for(self, counts: dict[str, int], level: int = 0) -> str:
         """ "Trust ✗21 ◐10 ✓12": unverified, machine-confirmed, human-reviewed (the legend is in
         the help screen); the most compact level keeps the unverified count only."""
-        tiers = okf.TRUST_TIERS[:1] if level >= 3 else okf.TRUST_TIERS
+        tiers = self.tiers()[:1] if level >= 3 else self.tiers()
         return "Trust " + " ".join(f"{TIER_GLYPHS.get(t, '')}{count_text(counts.get(t, 0), level)}" for t in tiers)
 
     def show_counts(self, counts: dict[str, int]) -> None:
         self._counts = counts or self._counts
+        bar = getattr(self, "_bar", None)
+        if bar is None or not bar.is_mounted:
+            return
+        if not self.session.snapshot.is_bundle:
+            text = Text()
+            text.append(f"agent-changed, not reviewed {self._counts.get('unverified', 0):,}", "bold")
+            text.append("  ")
+            text.append(JOURNAL_RULE if self._journal() is not None else JOURNAL_OFF)
+            bar.update(spans.tidy(text))
+            return
         text = Text()
         for i, tier in enumerate(okf.TRUST_TIERS):
             if i:
@@ -268,18 +338,16 @@ class TrustPane(TriagePane):
             )
             text.append(" ", pad)
         spans.append(text, "   [ ] switch", "dim")
-        bar = getattr(self, "_bar", None)
-        if bar is not None and bar.is_mounted:
-            bar.update(spans.tidy(text))
+        bar.update(spans.tidy(text))
 
     def on_tier_bar_picked(self, event: TierBar.Picked) -> None:
         self._set_tier(event.index)
 
     def action_tier(self, delta: int) -> None:
-        self._set_tier((self.tier + delta) % len(okf.TRUST_TIERS))
+        self._set_tier((self.tier + delta) % len(self.tiers()))
 
     def _set_tier(self, index: int) -> None:
-        if index != self.tier:
+        if index != self.tier and index < len(self.tiers()):
             self.tier = index
             self.show_counts({})
             self.post_message(Requery())

@@ -1,0 +1,191 @@
+"""The person's triage rules for a vault that is not an OKF bundle: which notes are deprecated
+and which are stale, by rules the person can read in the tabs and set in the settings file.
+
+OKF bundles keep OKF's own semantics (`core.markdown.okf`); these rules are a separate layer for
+the person's views, so what `list_documents` answers agents off a bundle does not change.
+
+In the settings file (`$XDG_CONFIG_HOME/vaultwatch/settings.toml`):
+
+    [triage]                                # every vault
+    deprecated_status = ["deprecated", "archived", "obsolete", "superseded"]
+    deprecated_tags = ["deprecated", "archived"]
+    deprecated_flags = ["deprecated"]       # keys whose true value marks a note deprecated
+    stale_keys = ["stale_after", "review_by", "expires"]
+    stale_unmodified_days = 0               # > 0: also stale when untouched this long
+    write_verified = false                  # `v` also writes a `verified:` entry into the note
+
+    [vaults."~/Notes".triage]               # this vault only: replaces the keys it sets
+    stale_keys = ["review_by"]
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from vaultwatch.core.clock import Clock
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.markdown import okf
+from vaultwatch.core.model import Entry
+from vaultwatch.core.query import postings
+
+KINDS = ("deprecated", "stale")
+_NS_PER_DAY = 86400 * 10**9
+
+
+@dataclass(frozen=True, slots=True)
+class TriageRules:
+    """What Deprecated and Stale mean off an OKF bundle. Words compare regardless of case."""
+
+    deprecated_status: tuple[str, ...] = ("deprecated", "archived", "obsolete", "superseded")
+    deprecated_tags: tuple[str, ...] = ("deprecated", "archived")
+    deprecated_flags: tuple[str, ...] = ("deprecated",)
+    stale_keys: tuple[str, ...] = ("stale_after", "review_by", "expires")
+    stale_unmodified_days: int = 0
+    write_verified: bool = False
+    source: str = "the defaults"  # where the rules were set, for the tabs' rule line
+
+    def describe(self, kind: str) -> str:
+        """The rule of one tab in one line, and where it is set."""
+        if kind == "deprecated":
+            parts = []
+            if self.deprecated_status:
+                parts.append(f"status is {' / '.join(self.deprecated_status)}")
+            if self.deprecated_tags:
+                parts.append(f"tagged {' / '.join('#' + t for t in self.deprecated_tags)}")
+            if self.deprecated_flags:
+                parts.append(" / ".join(f"{k}: true" for k in self.deprecated_flags))
+            rule = " or ".join(parts) or "nothing (every rule is empty)"
+        elif kind == "stale":
+            parts = [f"{' / '.join(self.stale_keys)} reached"] if self.stale_keys else []
+            if self.stale_unmodified_days > 0:
+                parts.append(f"unmodified for {self.stale_unmodified_days} days")
+            rule = " or ".join(parts) or "nothing (every rule is empty)"
+        else:
+            raise ValueError(f"unknown triage kind {kind!r}")
+        return f"Rule: {rule} · set in {self.source} [triage]"
+
+
+_WORD_LISTS = ("deprecated_status", "deprecated_tags", "deprecated_flags", "stale_keys")
+
+
+def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "settings file") -> TriageRules:
+    """The rules for `vault_root` from a parsed settings file: the defaults, then `[triage]`,
+    then `[vaults."ROOT".triage]`. A wrong value raises VaultError naming the key."""
+    rules = TriageRules()
+    set_any = False
+    table = data.get("triage")
+    if table is not None:
+        rules = _apply(rules, table, "triage", origin)
+        set_any = True
+    vaults = data.get("vaults")
+    if isinstance(vaults, dict) and vault_root:
+        mine = os.path.realpath(vault_root)
+        for folder, vtable in vaults.items():
+            if os.path.realpath(os.path.expanduser(str(folder))) != mine or not isinstance(vtable, dict):
+                continue
+            if vtable.get("triage") is not None:
+                rules = _apply(rules, vtable["triage"], f'vaults."{folder}".triage', origin)
+                set_any = True
+    return replace(rules, source=origin) if set_any else rules
+
+
+def load(path: str, vault_root: str | None) -> TriageRules:
+    """The rules for `vault_root` from the settings file at `path` (the defaults when absent)."""
+    import tomllib  # noqa: PLC0415
+
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return TriageRules()
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise VaultError(f"settings file {path}: {exc}; fix or remove it") from None
+    return parse(data, vault_root, origin=path)
+
+
+def _apply(rules: TriageRules, table: Any, where: str, origin: str) -> TriageRules:
+    if not isinstance(table, dict):
+        raise VaultError(f"{origin}: [{where}] must be a table")
+    known = {f.name for f in fields(TriageRules)} - {"source"}
+    changes: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in known:
+            raise VaultError(f"{origin}: [{where}] has no key {key!r}: use one of {', '.join(sorted(known))}")
+        if key in _WORD_LISTS:
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+                raise VaultError(f'{origin}: [{where}] {key} must be a list of words, e.g. ["archived"]')
+            changes[key] = tuple(v.strip().lstrip("#").casefold() for v in value)
+        elif key == "stale_unmodified_days":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise VaultError(f"{origin}: [{where}] {key} must be a whole number of days (0: off)")
+            changes[key] = value
+        else:  # write_verified
+            if not isinstance(value, bool):
+                raise VaultError(f"{origin}: [{where}] {key} must be true or false")
+            changes[key] = value
+    return replace(rules, **changes)
+
+
+def _true(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and okf.parse_bool_word(value) is True
+
+
+def is_deprecated(entry: Entry, rules: TriageRules) -> bool:
+    """True when the note's status, tags or a flag key says so by `rules`."""
+    fm = entry.frontmatter
+    status = fm.get("status")
+    if isinstance(status, str) and status.strip().casefold() in rules.deprecated_status:
+        return True
+    if rules.deprecated_tags:
+        for tag in entry.tags:
+            word = tag.lstrip("#").casefold()
+            # a nested tag (#archived/2024) counts as its top-level tag
+            if word in rules.deprecated_tags or word.split("/", 1)[0] in rules.deprecated_tags:
+                return True
+    return any(_true(fm.get(key)) for key in rules.deprecated_flags)
+
+
+def due_date(entry: Entry, rules: TriageRules) -> dt.date | None:
+    """The earliest date among the note's stale keys (an offset datetime counts by its date)."""
+    found: list[dt.date] = []
+    for key in rules.stale_keys:
+        if key in entry.frontmatter:
+            day, instant = okf.parse_stale_after(entry.frontmatter[key])
+            if day is not None:
+                found.append(day)
+            elif instant is not None:
+                found.append(instant.date())
+    return min(found) if found else None
+
+
+def is_stale(entry: Entry, rules: TriageRules, clock: Clock) -> bool:
+    """True when a stale key's date is reached, or (when set) the note is untouched that long."""
+    due = due_date(entry, rules)
+    if due is not None and due <= clock.today():
+        return True
+    if rules.stale_unmodified_days > 0:
+        cutoff = clock.now().timestamp() * 10**9 - rules.stale_unmodified_days * _NS_PER_DAY
+        return entry.mtime_ns < cutoff
+    return False
+
+
+def positions(snapshot: Snapshot, kind: str, rules: TriageRules, clock: Clock) -> frozenset[int]:
+    """Note positions (as `core.query.postings` numbers them) that `kind`'s rule selects;
+    memoized for this generation (and, for stale, this day)."""
+    entries = postings.notes(snapshot)[1]
+    if kind == "deprecated":
+        return snapshot.cached(
+            ("triage", kind, rules),
+            lambda: frozenset(i for i, e in enumerate(entries) if is_deprecated(e, rules)),
+        )
+    if kind == "stale":
+        key = ("triage", kind, rules, clock.today())  # a day's answers: stale dates are whole days
+        return snapshot.cached(key, lambda: frozenset(i for i, e in enumerate(entries) if is_stale(e, rules, clock)))
+    raise VaultError(f"triage kind {kind!r} is unknown: use one of {', '.join(KINDS)}")

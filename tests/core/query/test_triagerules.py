@@ -1,0 +1,100 @@
+"""core.query.triagerules: Deprecated and Stale by the person's rules on a vault that is no OKF
+bundle (tests/triage_vault.py), their settings (`[triage]`, `[vaults."ROOT".triage]`), and the
+OKF bundle's own semantics left as they were."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.triage_vault import AS_OF, DEPRECATED, STALE, make_triage_vault
+from vaultwatch.core.clock import parse_as_of
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.query.listing import Query, run_query
+from vaultwatch.core.query.triagerules import TriageRules, load, parse
+from vaultwatch.core.vault import Vault, demo_vault_path
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory) -> Vault:
+    v = Vault(make_triage_vault(tmp_path_factory.mktemp("t") / "vault"), clock=parse_as_of(AS_OF))
+    v.load()
+    assert not v.snapshot.is_bundle
+    return v
+
+
+def listed(vault: Vault, kind: str, rules: TriageRules, **more) -> list[str]:
+    res = run_query(vault.snapshot, Query(triage=(kind, rules), **more), vault.clock)
+    return [e.path for e in res.entries]
+
+
+def test_default_rules_on_a_vault_people_keep(vault: Vault) -> None:
+    rules = TriageRules()
+    assert listed(vault, "deprecated", rules) == DEPRECATED
+    assert listed(vault, "stale", rules) == STALE
+    # the template's placeholders ({{status}}, {{date}}) are no status and no date
+    assert "Templates/Project Template.md" not in listed(vault, "deprecated", rules) + listed(vault, "stale", rules)
+    # the rule narrows with the rest of a query (the folder scope, the filter bar)
+    assert listed(vault, "deprecated", rules, folder="Reference") == DEPRECATED[2:]
+    assert listed(vault, "stale", rules, text="vendor") == ["Reference/Vendor Terms.md"]
+
+
+def test_settings_override_per_vault(vault: Vault, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text(
+        '[triage]\ndeprecated_status = ["archived"]\ndeprecated_tags = []\ndeprecated_flags = []\n'
+        f'[vaults."{vault.root}".triage]\nstale_keys = ["expires"]\nstale_unmodified_days = 200\n'
+        '[vaults."/elsewhere".triage]\nstale_keys = []\n'
+    )
+    rules = load(str(settings), vault.root_real)
+    assert rules.source == str(settings)
+    assert listed(vault, "deprecated", rules) == ["Projects/Old Website.md"]
+    # expires reached, or untouched for 200 days by the vault's clock
+    cutoff = (vault.clock.now().timestamp() - 200 * 86400) * 10**9
+    untouched = {e.path for e in vault.snapshot.entries if e.kind == "note" and e.mtime_ns < cutoff}
+    assert untouched and "Reference/Vendor Terms.md" not in untouched
+    assert listed(vault, "stale", rules) == sorted(untouched | {"Reference/Vendor Terms.md"})
+    assert "expires reached or unmodified for 200 days" in rules.describe("stale")
+    assert "status is archived" in rules.describe("deprecated") and str(settings) in rules.describe("deprecated")
+    # another vault's table does not apply; no file: the defaults
+    assert load(str(settings), "/elsewhere-not-this").stale_keys == TriageRules().stale_keys
+    assert load(str(tmp_path / "absent.toml"), vault.root_real) == TriageRules()
+
+
+@pytest.mark.parametrize(
+    ("table", "said"),
+    [
+        ({"triage": {"stale_keys": "review_by"}}, "stale_keys must be a list of words"),
+        ({"triage": {"stale_unmodified_days": -1}}, "whole number of days"),
+        ({"triage": {"write_verified": "yes"}}, "true or false"),
+        ({"triage": {"stale_key": ["x"]}}, "has no key 'stale_key'"),
+        ({"triage": 3}, "[triage] must be a table"),
+    ],
+)
+def test_bad_settings_say_which_key(table: dict, said: str) -> None:
+    with pytest.raises(VaultError) as err:
+        parse(table, "/v", origin="settings.toml")
+    assert said in err.value.message and "settings.toml" in err.value.message
+
+
+def test_defaults_describe_themselves() -> None:
+    rules = TriageRules()
+    assert rules.describe("deprecated") == (
+        "Rule: status is deprecated / archived / obsolete / superseded or tagged #deprecated / #archived"
+        " or deprecated: true · set in the defaults [triage]"
+    )
+    assert rules.describe("stale") == "Rule: stale_after / review_by / expires reached · set in the defaults [triage]"
+
+
+def test_okf_bundle_keeps_its_own_semantics(tmp_path: Path) -> None:
+    """The demo vault is a bundle: its status/stale filters answer as before, whatever the rules."""
+    import shutil
+
+    root = tmp_path / "demo"
+    shutil.copytree(demo_vault_path(), root)
+    v = Vault(root, clock=parse_as_of(AS_OF))
+    v.load()
+    assert v.snapshot.is_bundle
+    okf = run_query(v.snapshot, Query(filters=(("status", "deprecated"),)), v.clock)
+    assert okf.total > 0 and all(e.okf_status == "deprecated" for e in okf.entries)
