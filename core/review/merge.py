@@ -112,4 +112,55 @@ def merge3(base: bytes, ours: bytes, theirs: bytes) -> MergeResult:
     return MergeResult(b"".join(out), ())
 
 
-__all__ = ["Edit", "Hunk", "MergeResult", "edits", "lines_of", "merge3"]
+@dataclass(frozen=True, slots=True)
+class Region:
+    """One hunk of a three-way view, aligned on the base: the lines each version has there, and
+    which of them an edit touched (`theirs_changed`: the side edited from base differs here)."""
+
+    base_start: int  # 0-based line of base where the hunk starts
+    ours_start: int
+    theirs_start: int
+    base: tuple[bytes, ...]
+    ours: tuple[bytes, ...]
+    theirs: tuple[bytes, ...]
+    ours_changed: bool
+    theirs_changed: bool
+
+
+def _start(edit_list: list[Edit], pos: int) -> int:
+    # an insertion right at `pos` belongs to the hunk starting there, not before it
+    return pos + sum(len(e.lines) - (e.end - e.start) for e in edit_list if e.end < pos or e.start < e.end == pos)
+
+
+def regions(base: bytes, ours: bytes, theirs: bytes, context: int = 1) -> list[Region]:
+    """Only the hunks where `ours` or `theirs` differ from `base`, each with `context` unchanged
+    lines around it, the three versions aligned: what a person reads instead of three whole copies."""
+    b, o, t = lines_of(base), lines_of(ours), lines_of(theirs)
+    mine, other = edits(b, o), edits(b, t)
+    spans: list[list[int]] = []
+    for edit in sorted([*mine, *other], key=lambda x: (x.start, x.end)):
+        if spans and edit.start <= spans[-1][1] + 2 * context:
+            spans[-1][1] = max(spans[-1][1], edit.end)
+        else:
+            spans.append([edit.start, edit.end])
+    out: list[Region] = []
+    for start, end in spans:
+        s, e = max(0, start - context), min(len(b), end + context)
+        os_, oe = _start(mine, s), _offset(mine, e)
+        ts, te = _start(other, s), _offset(other, e)
+        out.append(
+            Region(
+                s,
+                os_,
+                ts,
+                tuple(b[s:e]),
+                tuple(o[os_:oe]),
+                tuple(t[ts:te]),
+                any(x.start < e and s < x.end or s <= x.start == x.end <= e for x in mine),
+                any(x.start < e and s < x.end or s <= x.start == x.end <= e for x in other),
+            )
+        )
+    return out
+
+
+__all__ = ["Edit", "Hunk", "MergeResult", "Region", "edits", "lines_of", "merge3", "regions"]

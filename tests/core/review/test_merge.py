@@ -7,7 +7,7 @@ import pytest
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review.journal import journal_for
-from vaultwatch.core.review.merge import merge3
+from vaultwatch.core.review.merge import merge3, regions
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_anyway
 
 
@@ -98,3 +98,20 @@ def test_revert_anyway_of_an_unchanged_note_is_a_plain_revert(setup):
     writer.edit("a.md", "intro", "intro!", actor="agent:x")
     outcome = revert_anyway(writer, journal, journal.changes()[0].id)
     assert (root / "a.md").read_text() == NOTE and outcome.revert.kind == "revert"
+
+
+def test_regions_are_only_the_hunks_with_the_three_versions_aligned():
+    base = "".join(f"l{i}\n" for i in range(20)).encode()
+    theirs = base.replace(b"l15\n", b"")  # before the change: the agent added l15
+    ours = base.replace(b"l2\n", b"L2\n")  # the note now: l2 changed since
+    first, second = regions(base, ours, theirs)
+    assert (first.base_start, first.base, first.ours, first.theirs) == (
+        1,
+        (b"l1\n", b"l2\n", b"l3\n"),
+        (b"l1\n", b"L2\n", b"l3\n"),
+        (b"l1\n", b"l2\n", b"l3\n"),
+    )
+    assert first.ours_changed and not first.theirs_changed
+    assert (second.base_start, second.ours_start, second.theirs_start) == (14, 14, 14)
+    assert second.base == (b"l14\n", b"l15\n", b"l16\n") and second.theirs == (b"l14\n", b"l16\n")
+    assert second.theirs_changed and not second.ours_changed
