@@ -75,8 +75,9 @@ class TriageFlow:
                 if yes:
                     self._act(doclist, self.actions.mark_reviewed, targets)
 
-            user = app.config.user or "you"
-            app.push_screen(ConfirmScreen(f"Mark {what} human-reviewed (verified by human:{user})?"), confirmed)
+            # the name the file and the journal get (human:<login> when no user is configured)
+            who = self.actions.actor
+            app.push_screen(ConfirmScreen(f"Mark {what} human-reviewed (verified by {who})?"), confirmed)
         elif action == "snooze":
             as_of = app.session.clock.today()
 
