@@ -87,9 +87,24 @@ class Scope:
     pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
     admitted: bool = False  # the journal has room for this operation (asked once, before its first write)
     intent: int | None = None  # a rename's intent in the journal (written before the move, see approve)
+    label: str | None = None  # what the person asked for (an undo), journaled as the operation (see `labelled`)
 
 
 _scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
+
+
+_label: contextvars.ContextVar[str | None] = contextvars.ContextVar("vaultwatch_label", default=None)
+
+
+@contextlib.contextmanager
+def labelled(operation: str) -> Iterator[None]:
+    """Journal the Writer operations run inside as `operation` (an undo writes the bytes back, but
+    the person reads "undo" in the journal, not "write")."""
+    token = _label.set(operation)
+    try:
+        yield
+    finally:
+        _label.reset(token)
 
 
 def current_scope() -> Scope | None:
@@ -178,7 +193,7 @@ def journaled(operation: str) -> Callable:
             if journal is None and gate is None:
                 return fn(self, *args, **kwargs)
             actor = kwargs.get("actor", "human")
-            scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs))
+            scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs), label=_label.get())
             token = _scope.set(scope)
             try:
                 try:

@@ -73,3 +73,19 @@ async def test_the_verify_dialog_names_the_person_the_file_and_journal_get(tui_d
     verified = app.session.snapshot.get(INCIDENT).frontmatter["verified"]
     assert verified[-1]["by"] == f"human:{login_name()}"
     assert journal_for(app.session.vault).changes()[0].who == f"human:{login_name()}"
+
+
+async def test_an_undo_is_journaled_as_an_undo(tui_demo: Path, app_for):
+    app = app_for(tui_demo)
+    before = (tui_demo / INCIDENT).read_bytes()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await start(app, pilot)
+        await select(app, pilot, INCIDENT)
+        await pilot.press("v", "y")
+        await finish(app, pilot)
+        await pilot.press("u")
+        await finish(app, pilot)
+    assert (tui_demo / INCIDENT).read_bytes() == before
+    undo, verify = journal_for(app.session.vault).changes()[:2]
+    assert (undo.tool, undo.operation) == ("undo", "undo")
+    assert verify.tool != "undo" and undo.path == verify.path == INCIDENT
