@@ -89,3 +89,21 @@ async def test_an_undo_is_journaled_as_an_undo(tui_demo: Path, app_for):
     undo, verify = journal_for(app.session.vault).changes()[:2]
     assert (undo.tool, undo.operation) == ("undo", "undo")
     assert verify.tool != "undo" and undo.path == verify.path == INCIDENT
+
+
+async def test_the_help_lists_the_changes_views_and_the_approval_dialogs_keys(tui_demo: Path, app_for):
+    from vaultwatch.tui.review import ApprovalScreen, ChangesScreen, ConflictScreen
+    from vaultwatch.tui.screens.help import HelpScreen
+
+    app = app_for(tui_demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app)
+        await pilot.press("question_mark")
+        await wait_for(lambda: isinstance(app.screen, HelpScreen))
+        sections = dict(app.screen.sections)
+    rows = {what for section in sections.values() for _, what in section}
+    for cls in (ChangesScreen, ApprovalScreen, ConflictScreen):
+        for binding in cls.BINDINGS:
+            assert any(binding.description in what and binding.id in what for what in rows), binding
+    approvals = next(keys for title, keys in sections.items() if title.startswith("Approval"))
+    assert ("y", "Approve  (approval.approve)") in approvals
