@@ -300,6 +300,10 @@ def _revert(
             elif written is not None:  # the change created it: to the trash (the journal keeps its bytes)
                 writer.delete(f.path, if_match=f.after_etag, actor=actor)
                 scope.files.append(FileWrite(f.path, written, None, "restored"))
+                # the folders the change made for it (its paths list them) go too, when left empty
+                made = [p for p in change.paths if f.path.startswith(p + "/")]
+                if made:
+                    touched += writer.remove_empty_folders(made, actor=actor)
             elif before is not None and change.operation != "delete":
                 writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
         if change.operation == "rename" and change.src:

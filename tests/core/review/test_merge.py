@@ -115,3 +115,28 @@ def test_regions_are_only_the_hunks_with_the_three_versions_aligned():
     assert (second.base_start, second.ours_start, second.theirs_start) == (14, 14, 14)
     assert second.base == (b"l14\n", b"l15\n", b"l16\n") and second.theirs == (b"l14\n", b"l16\n")
     assert second.theirs_changed and not second.ours_changed
+
+
+def test_reverting_a_created_note_removes_only_the_empty_folders_the_change_made(setup):
+    root, vault, writer, journal = setup({"Inbox/a.md": "a\n"})
+    writer.write("Inbox/Agent/Deep/new.md", "fresh\n", actor="agent:x")
+    writer.write("Inbox/Agent2/Deep/other.md", "fresh\n", actor="agent:x")
+    (root / "Inbox" / "Agent2" / "mine.md").write_text("the person's own note\n")
+    vault.refresh_paths(["Inbox/Agent2/mine.md"])
+    first, second = sorted(journal.changes(kinds=["change"]), key=lambda c: c.id)
+    assert vault.snapshot.get("Inbox/Agent") is not None
+    revert(writer, journal, first.id)
+    assert not (root / "Inbox" / "Agent").exists() and (root / "Inbox" / "a.md").exists()
+    assert vault.snapshot.get("Inbox/Agent") is None
+    revert(writer, journal, second.id)
+    assert not (root / "Inbox" / "Agent2" / "Deep").exists()  # made by the change and left empty
+    assert (root / "Inbox" / "Agent2" / "mine.md").exists()  # not empty: stays
+
+
+def test_reverting_a_created_note_keeps_an_empty_folder_that_was_there_before(setup):
+    root, vault, writer, journal = setup({"a.md": "a\n"})
+    (root / "Empty").mkdir()
+    vault.refresh_paths(["Empty"])
+    writer.write("Empty/new.md", "fresh\n", actor="agent:x")
+    revert(writer, journal, journal.changes(kinds=["change"])[0].id)
+    assert (root / "Empty").is_dir() and not (root / "Empty" / "new.md").exists()
