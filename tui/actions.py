@@ -24,6 +24,7 @@ from vaultwatch.core.disk.reader import note_bytes
 from vaultwatch.core.edit.writes import ConflictError, Writer, etag_of, line_summary
 from vaultwatch.core.errors import NotFoundError, VaultError
 from vaultwatch.core.model import Entry
+from vaultwatch.core.review.hooks import labelled
 
 if TYPE_CHECKING:
     from vaultwatch.core.vault import Vault
@@ -216,7 +217,8 @@ class Actions:
             out = Outcome(f"undid {label}")
             for change in reversed(changes):
                 try:
-                    result = self.writer.write(change.path, change.before, if_match=change.etag, actor=self.actor)
+                    with labelled("undo"):
+                        result = self.writer.write(change.path, change.before, if_match=change.etag, actor=self.actor)
                 except ConflictError:
                     out.conflicts.append(change.path)
                     continue

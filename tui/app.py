@@ -424,6 +424,8 @@ class VaultwatchApp(App[None]):
 
     def key_help(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Sections of (key, description) for the help screen, from the bindings themselves."""
+        from .approvaldialog import ApprovalScreen  # noqa: PLC0415
+        from .changeviews import ChangeScreen, ChangesScreen, ConflictScreen  # noqa: PLC0415
         from .widgets.triage import TrustPane  # noqa: PLC0415
 
         sections = [
@@ -432,7 +434,10 @@ class VaultwatchApp(App[None]):
             ("Preview", [Preview]),
             ("Folder tree", [FolderView]),
             ("Filter bar", [FilterBar]),
-            ("Trust tab", [TrustPane]),
+            ("Changes view and a change's diff", [ChangesScreen, ChangeScreen]),
+            ("Approval dialog (an agent's call waits)", [ApprovalScreen]),
+            ("Revert refused: the conflict view", [ConflictScreen]),
+            ("Trust tab", [TrustPane]),  # last: the tier counts' legend follows it
         ]
         out: list[tuple[str, list[tuple[str, str]]]] = []
         keymap = getattr(self, "_keymap", {}) or {}

@@ -178,7 +178,7 @@ def register(
                         print(f"--- {name} ---", file=sys.stderr)
                         print("(absent)" if data is None else data.decode("utf-8", "replace"), file=sys.stderr)
                 return 1
-            print(f"reverted change {done.change_id}: {done.revert.summary} (revert is change {done.revert.id})")
+            print(f"{done.revert.summary} (revert is change {done.revert.id})")  # the summary names the change
             return 0
         finally:
             stop = getattr(vault, "stop", None)

@@ -11,20 +11,34 @@ unreviewed changes and, when they fill it, refuses agents' writes: the title say
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
 import time
+from difflib import SequenceMatcher
 from typing import Any, ClassVar
 
-from rich.console import RenderableType
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
+from textual.app import SuspendNotSupported
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import At, Change, Within, journal_for, parse_since
-from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
+from vaultwatch.core.review.merge import regions
+from vaultwatch.core.review.revert import (
+    RevertRefused,
+    later_edit,
+    merge_revert,
+    revert,
+    revert_agent,
+    revert_anyway,
+)
 
 from .diffview import DiffDoc, DiffView, render_files
 
@@ -128,40 +142,184 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class VersionsScreen(ModalScreen[None]):
-    """Why a revert was refused, and the three versions side by side: before, written, now."""
+def _unmatched(lines: tuple[bytes, ...], other: tuple[bytes, ...]) -> set[int]:
+    """Indexes of `lines` that `other` does not have (what an edit put there)."""
+    matcher = SequenceMatcher(None, lines, other, autojunk=False)
+    kept = {i + k for i, _, n in matcher.get_matching_blocks() for k in range(n)}
+    return set(range(len(lines))) - kept
+
+
+def _cell(lines: tuple[bytes, ...], first: int, marked: set[int], style: str) -> Text:
+    text = Text()
+    for i, line in enumerate(lines):
+        body = line.decode("utf-8", "replace").rstrip("\r\n")
+        text.append(f"{first + i + 1:>4} ", style="dim")
+        text.append(body or " ", style=style if i in marked else "")
+        text.append("\n")
+    if not lines:
+        text.append("     (no lines)", style="italic dim")
+    return text
+
+
+def later_words(later: Change | None, localtime=time.localtime) -> str:
+    """Who changed the note since the agent's change, and when, in plain words."""
+    if later is None:
+        return "changed since, outside vaultwatch (the journal has no record of it)"
+    at = time.strftime("%H:%M", localtime(later.at))
+    day = time.strftime("%Y-%m-%d", localtime(later.at))
+    if later.kind == "outside":
+        return f"changed by you outside vaultwatch (in Obsidian or another editor) on {day} at {at}"
+    if later.who.startswith("human"):
+        return f"changed by you ({later.who}) in vaultwatch on {day} at {at} (change {later.id})"
+    return f"changed by {later.who} on {day} at {at} (change {later.id})"
+
+
+def render_conflict(
+    refused: RevertRefused, change: Change | None, later: Change | None, width: int, localtime=time.localtime
+) -> RenderableType:
+    """A refused revert as the person reads it: what happened in plain words, then only the hunks,
+    the three versions aligned side by side (before the change, what it wrote, now)."""
+    agent = change.who if change is not None else "the change"
+    head = Text()
+    head.append(f"{refused.path}", style="bold")
+    head.append(f" was {later_words(later, localtime)}, after {agent}'s change")
+    if change is not None:
+        head.append(f" (change {change.id}, {_when(change.at, localtime)})")
+    head.append(".\nNothing was reverted.\n")
+    if refused.written is None or refused.current is None:
+        gone = "the note is gone now" if refused.current is None else "the change removed the note"
+        head.append(f"{gone}: there are no lines to compare.", style="italic")
+        return head
+    table = Table(expand=True, show_lines=True, box=box.SIMPLE_HEAD, padding=(0, 1))
+    table.add_column("before the change", ratio=1, overflow="fold")
+    table.add_column(f"what {agent} wrote", ratio=1, overflow="fold")
+    table.add_column("now", ratio=1, overflow="fold")
+    for r in regions(refused.written, refused.current, refused.before or b""):  # created: nothing before
+        table.add_row(
+            _cell(r.theirs, r.theirs_start, _unmatched(r.theirs, r.base), "bold red"),
+            _cell(r.base, r.base_start, _unmatched(r.base, r.theirs), "bold green"),
+            _cell(r.ours, r.ours_start, _unmatched(r.ours, r.base), "bold yellow"),
+        )
+    key = Text(
+        "red: lines the agent replaced or removed · green: the agent's lines · yellow: changed since\n", style="dim"
+    )
+    return Group(head, key, table)
+
+
+class ConflictScreen(ModalScreen[None]):
+    """A revert refused because the note changed since: why in plain words, only the hunks (three
+    versions aligned), and a way forward: revert the agent's lines anyway when the later edit does
+    not touch them (core.review.revert.revert_anyway), or open the note in $EDITOR."""
 
     DEFAULT_CSS = """
-    VersionsScreen { align: center middle; }
-    VersionsScreen > Vertical { width: 95%; height: 90%; border: round $error; background: $surface; padding: 0 1; }
-    VersionsScreen #versions { height: 1fr; }
-    VersionsScreen .version { width: 1fr; border-right: vkey $foreground 20%; }
+    ConflictScreen { align: center middle; }
+    ConflictScreen > Vertical { width: 95%; height: 90%; border: round $error; background: $surface; padding: 0 1; }
+    ConflictScreen #conflict-hunks { height: 1fr; }
+    ConflictScreen #conflict-keys { height: auto; background: $panel; padding: 0 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,enter", "close", "Close", id="versions.close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "anyway", "Revert the agent's lines anyway", id="conflict.anyway"),
+        Binding("e", "editor", "Open in $EDITOR", id="conflict.editor"),
+        Binding("escape,q", "close", "Cancel", id="conflict.close"),
+    ]
 
-    def __init__(self, refused: RevertRefused) -> None:
+    def __init__(self, refused: RevertRefused, change: Change | None = None) -> None:
         super().__init__()
         self.refused = refused
+        self.change = change
+        self.merge = merge_revert(refused)
 
     def compose(self):
+        later = None
+        localtime = getattr(getattr(self.app, "config", None), "localtime", time.localtime)
+        if self.change is not None and self.refused.path:
+            try:
+                later = later_edit(journal_for(self.app.session.vault), self.change, self.refused.path)
+            except Exception:  # a journal gone since: still show the versions
+                later = None
         with Vertical():
-            yield Static(Text(self.refused.message, style="bold red"), id="versions-reason")
-            if self.refused.path:
-                with Horizontal(id="versions"):
-                    for name, data in self.refused.versions.items():
-                        label = {"before": "before the change", "written": "what the change wrote", "current": "now"}[
-                            name
-                        ]
-                        with VerticalScroll(classes="version"):
-                            yield Static(Text(label, style="bold underline"))
-                            yield Static(
-                                Text("(absent)", style="italic")
-                                if data is None
-                                else Text(data.decode("utf-8", "replace"))
-                            )
+            with VerticalScroll(id="conflict-hunks"):
+                yield Static(render_conflict(self.refused, self.change, later, self.app.size.width, localtime))
+            yield Static(self._keys(), id="conflict-keys")
+
+    def _keys(self) -> Text:
+        text = Text()
+        if self.merge is not None and self.merge.merged is not None:
+            text.append("a", style="bold")
+            text.append(": revert the agent's lines anyway (the later edit does not touch them)   ")
+        elif self.merge is not None:
+            lines = ", ".join(str(h.ours_start + 1) for h in self.merge.conflicts)
+            text.append(f"the later edit touches the agent's lines (line {lines} of the note now)   ", style="yellow")
+        text.append("e", style="bold")
+        text.append(": open the note in $EDITOR   ")
+        text.append("escape", style="bold")
+        text.append(": cancel")
+        return text
+
+    def action_anyway(self) -> None:
+        if self.change is None or self.merge is None or self.merge.merged is None:
+            self.app.notify(
+                "the later edit touches the agent's lines: open the note in $EDITOR (e)",
+                severity="warning",
+                title="not reverted",
+            )
+            return
+        vault = self.app.session.vault
+        actor = _actor(self.app)
+        change_id = self.change.id
+
+        def work() -> None:
+            try:
+                outcome = revert_anyway(Writer(vault), journal_for(vault), change_id, actor=actor)
+            except VaultError as exc:
+                self.app.call_from_thread(self.app.notify, exc.message, severity="error", title="not reverted")
+                return
+            self.app.call_from_thread(self._done, outcome.revert.summary)
+
+        self.app.run_worker(work, thread=True, group="revert", exit_on_error=False, description="revert anyway")
+
+    def _done(self, message: str) -> None:
+        self.app.notify(message, title="revert")
+        self.dismiss(None)
+
+    async def action_editor(self) -> None:
+        from vaultwatch.core.disk.reader import editor_path  # noqa: PLC0415
+
+        from .actions import editor_command  # noqa: PLC0415
+
+        rel = self.refused.path
+        if not rel:
+            return
+        vault = self.app.session.vault
+        try:
+            command = editor_command(editor_path(vault.root_real, rel), None)
+        except VaultError as exc:
+            self.app.notify(exc.message, severity="error", title="edit")
+            return
+        try:
+            try:
+                with self.app.suspend():
+                    # the editor owns the terminal until it exits
+                    subprocess.run(command, check=False)  # noqa: ASYNC221
+            except SuspendNotSupported:  # headless (tests) or web: no terminal to hand over
+                await asyncio.to_thread(
+                    subprocess.run, command, check=False, stdin=subprocess.DEVNULL, capture_output=True
+                )
+        except OSError as exc:
+            self.app.notify(
+                f"could not start the editor {command[0]!r}: {exc.strerror or exc}; set $EDITOR",
+                severity="error",
+                title="edit",
+            )
+            return
+        await asyncio.to_thread(vault.refresh_paths, [rel])
+        self.dismiss(None)
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+VersionsScreen = ConflictScreen  # the name the review module exported before
 
 
 class _Reverting:
@@ -181,12 +339,13 @@ class _Reverting:
             try:
                 outcome = revert(Writer(vault), journal, change.id, actor=actor)
             except RevertRefused as exc:
-                self.app.call_from_thread(self._refused, exc)
+                self.app.call_from_thread(self._refused, exc, change)
                 return
             except Exception as exc:  # a write error: say it, lose nothing
                 self.app.call_from_thread(self.app.notify, str(exc), severity="error", title="revert")
                 return
-            self.app.call_from_thread(self._reverted, f"reverted change {change.id}: {outcome.revert.summary}")
+            # the journal's summary already says "reverted change N"
+            self.app.call_from_thread(self._reverted, outcome.revert.summary)
 
         self.app.run_worker(work, thread=True, group="revert", exit_on_error=False, description="revert")
 
@@ -220,9 +379,11 @@ class _Reverting:
             answered,
         )
 
-    def _refused(self, exc: RevertRefused) -> None:
-        self.app.notify(exc.message, severity="error", title="not reverted", timeout=8)
-        self.app.push_screen(VersionsScreen(exc))
+    def _refused(self, exc: RevertRefused, change: Change | None = None) -> None:
+        if not exc.path:  # not a note changed since (already reverted, outside edit): the reason is all
+            self.app.notify(exc.message, severity="error", title="not reverted", timeout=8)
+            return
+        self.app.push_screen(ConflictScreen(exc, change), lambda _: self.reload())
 
     def _reverted(self, message: str, warn: bool = False) -> None:
         self.app.notify(message, severity="warning" if warn else "information", title="revert")
@@ -510,4 +671,13 @@ class ChangesScreen(Screen[None], _Reverting):
         self.query_one(DataTable).focus()
 
 
-__all__ = ["ChangeScreen", "ChangesScreen", "ConfirmScreen", "VersionsScreen", "change_title", "render_change"]
+__all__ = [
+    "ChangeScreen",
+    "ChangesScreen",
+    "ConfirmScreen",
+    "ConflictScreen",
+    "VersionsScreen",
+    "render_conflict",
+    "change_title",
+    "render_change",
+]

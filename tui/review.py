@@ -34,7 +34,7 @@ from vaultwatch.core.review.approval import (
 from vaultwatch.core.review.journal import At, Change, ChangeRecorded, journal_for
 
 from .approvaldialog import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
-from .changeviews import ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen, render_change
+from .changeviews import ChangeScreen, ChangesScreen, ConfirmScreen, ConflictScreen, VersionsScreen, render_change
 from .pendingview import PendingScreen, waiting
 
 MODES_CYCLE = ("none", "writes", "deletes")
@@ -218,6 +218,7 @@ __all__ = [
     "ChangeScreen",
     "ChangesScreen",
     "ConfirmScreen",
+    "ConflictScreen",
     "ReviewHost",
     "VersionsScreen",
     "cycle_mode",

@@ -78,9 +78,10 @@ class TriageFlow:
                 if yes:
                     self._act(doclist, lambda t: self.actions.mark_reviewed(t, write=write), targets)
 
-            user = app.config.user or "you"
+            # the name the file and the journal get (human:<login> when no user is configured)
+            who = self.actions.actor
             if write:
-                question = f"Mark {what} human-reviewed (verified by human:{user})?"
+                question = f"Mark {what} human-reviewed (verified by {who})?"
             else:
                 question = f"Mark {what} reviewed? (vaultwatch's change journal records it; the note is not changed)"
             app.push_screen(ConfirmScreen(question), confirmed)

@@ -950,6 +950,22 @@ class Writer:
         _journal.committed(t.rel, old, data)
         return list(fresh.created) if fresh is not None else []
 
+    def remove_empty_folders(self, folders: Iterable[str], *, actor: str = "human") -> list[str]:
+        """rmdir each of `folders` (vault paths) that is empty, deepest first; one that is not (someone
+        put something there since) stays, and so do its parents. Returns the folders removed."""
+        order = sorted({normalize(f) for f in folders}, key=lambda f: f.count("/"), reverse=True)
+        removed: list[str] = []
+        for rel in order:  # rmdir refuses a folder that is not empty: no lock needed
+            try:
+                with self._loc(rel, follow_last=False) as loc:
+                    os.rmdir(loc.name, dir_fd=loc.dir_fd)
+            except (OSError, VaultError):
+                continue
+            removed.append(rel)
+        if removed:
+            self._refresh(removed, actor)
+        return removed
+
     def _remove_empty(self, folders: list[str]) -> None:
         """rmdir each of `folders` (vault paths, parents first) that is still empty, deepest first."""
         for rel in reversed(folders):

@@ -94,9 +94,24 @@ class Scope:
     intent: int | None = None  # a rename's intent in the journal (written before the move, see approve)
     method: str = ""  # the Writer operation's name and its arguments in full (not clipped like
     call: dict[str, Any] = field(default_factory=dict)  # `arguments`): what a later approval re-runs
+    label: str | None = None  # what the person asked for (an undo), journaled as the operation (see `labelled`)
 
 
 _scope: contextvars.ContextVar[Scope | None] = contextvars.ContextVar("vaultwatch_change", default=None)
+
+
+_label: contextvars.ContextVar[str | None] = contextvars.ContextVar("vaultwatch_label", default=None)
+
+
+@contextlib.contextmanager
+def labelled(operation: str) -> Iterator[None]:
+    """Journal the Writer operations run inside as `operation` (an undo writes the bytes back, but
+    the person reads "undo" in the journal, not "write")."""
+    token = _label.set(operation)
+    try:
+        yield
+    finally:
+        _label.reset(token)
 
 
 def current_scope() -> Scope | None:
@@ -185,7 +200,7 @@ def journaled(operation: str) -> Callable:
             if journal is None and gate is None:
                 return fn(self, *args, **kwargs)
             actor = kwargs.get("actor", "human")
-            scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs))
+            scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs), label=_label.get())
             scope.method, scope.call = fn.__name__, _call(fn, args, kwargs)
             token = _scope.set(scope)
             try:

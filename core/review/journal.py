@@ -679,7 +679,7 @@ class Journal:
             if caller is not None and not human
             else (None if human else scope.actor.removeprefix("agent:"))
         )
-        tool = caller.tool if caller is not None and not human else scope.operation
+        tool = caller.tool if caller is not None and not human else (scope.label or scope.operation)
         arguments = caller.arguments if caller is not None and not human and caller.arguments else scope.arguments
         src = None
         path = result.path
@@ -706,7 +706,7 @@ class Journal:
             agent=agent,
             session=caller.session if caller and not human else None,
             tool=tool,
-            operation=result.operation,
+            operation=scope.label or result.operation,
             path=path,
             src=src,
             moved_to=result.moved_to,

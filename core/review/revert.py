@@ -35,6 +35,7 @@ from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave, problem
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal
+from vaultwatch.core.review.merge import MergeResult, merge3
 
 
 class RevertRefused(VaultError):
@@ -110,12 +111,16 @@ def _who_changed(journal: Journal, change: Change, rel: str) -> str:
 def _refuse_changed(
     journal: Journal, change: Change, rel: str, before: bytes | None, written: bytes | None, current: bytes | None
 ) -> RevertRefused:
-    now = "is gone" if current is None else f"now has etag {etag_of(current)[:12]}…"
-    wrote = "removed it" if written is None else f"left etag {etag_of(written)[:12]}…"
+    now = " and is gone now" if current is None else ""
+    hint = (
+        "look at the hunks, revert the agent's lines anyway where the later edit did not touch them, or edit "
+        "the note by hand"
+        if current is not None and before is not None and written is not None
+        else "edit the note by hand"
+    )
     return RevertRefused(
-        f"cannot revert change {change.id}: {rel} changed after it, {_who_changed(journal, change, rel)}; the "
-        f"change {wrote} and the note {now}. Nothing was reverted; compare the three versions (before, written, "
-        "current) and edit the note by hand",
+        f"cannot revert change {change.id}: {rel} changed after it, {_who_changed(journal, change, rel)}{now}. "
+        f"Nothing was reverted; {hint}",
         path=rel,
         before=before,
         written=written,
@@ -295,6 +300,10 @@ def _revert(
             elif written is not None:  # the change created it: to the trash (the journal keeps its bytes)
                 writer.delete(f.path, if_match=f.after_etag, actor=actor)
                 scope.files.append(FileWrite(f.path, written, None, "restored"))
+                # the folders the change made for it (its paths list them) go too, when left empty
+                made = [p for p in change.paths if f.path.startswith(p + "/")]
+                if made:
+                    touched += writer.remove_empty_folders(made, actor=actor)
             elif before is not None and change.operation != "delete":
                 writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
         if change.operation == "rename" and change.src:
@@ -405,6 +414,66 @@ def resume_in_background(vault: object, journal: Journal) -> threading.Thread | 
     return thread
 
 
+def later_edit(journal: Journal, change: Change, rel: str) -> Change | None:
+    """The newest journaled change of `rel` after `change` (an outside edit, the person, another
+    agent), or None when the journal holds none: who changed the note since, and when."""
+    later = [c for c in journal.changes(path=rel, limit=50) if c.id > change.id]
+    return later[0] if later else None
+
+
+def merge_revert(refused: RevertRefused) -> MergeResult | None:
+    """What "revert the agent's lines anyway" would leave, for a revert refused because its note
+    changed since: a three-way merge (core.review.merge) of the note now with the undo of the
+    change (base: what the change wrote, ours: the note now, theirs: before the change). None when
+    there is nothing to merge (the note or one version is gone, or the refusal is of another kind)."""
+    if refused.path is None or refused.before is None or refused.written is None or refused.current is None:
+        return None
+    return merge3(refused.written, refused.current, refused.before)
+
+
+def revert_anyway(writer: Writer, journal: Journal, change_id: int, *, actor: str = "human") -> RevertOutcome:
+    """Revert a content change whose note changed since, keeping the later edit: the agent's lines
+    are undone where the later edit did not touch them (see `merge_revert`). A change that can be
+    reverted plainly is; overlapping edits are refused, naming the lines of the note now."""
+    change = journal.get(change_id)
+    try:
+        return revert(writer, journal, change_id, actor=actor)
+    except RevertRefused as exc:
+        refused = exc
+    merged = merge_revert(refused)
+    if merged is None or len(change.files) != 1 or change.operation in ("rename", "delete"):
+        raise refused
+    rel = refused.path or change.path
+    if merged.merged is None:
+        where = ", ".join(
+            f"line {h.ours_start + 1}" if h.ours_end - h.ours_start <= 1 else f"lines {h.ours_start + 1}-{h.ours_end}"
+            for h in merged.conflicts
+        )
+        raise RevertRefused(
+            f"cannot revert change {change.id} anyway: the later edit of {rel} touches the agent's lines "
+            f"({where} of the note now); nothing was reverted; edit the note by hand",
+            path=rel,
+            before=refused.before,
+            written=refused.written,
+            current=refused.current,
+        )
+    assert refused.current is not None  # merge_revert returned a result
+    scope = Scope(
+        journal, None, "revert", actor, {"change_id": change.id}, kind="revert", revert_of=change.id, approved=True
+    )
+    token = enter(scope)
+    try:
+        writer.write(
+            rel, merged.merged, if_match=etag_of(refused.current), exact=True, actor=actor, allow_attachment=True
+        )
+    finally:
+        leave(token)
+    record = journal.record_revert(
+        scope, change, f"undid the agent's lines in {rel}, kept the later edit (three-way merge)", rel
+    )
+    return RevertOutcome(change.id, record, (rel,))
+
+
 def revert_agent(
     writer: Writer, journal: Journal, agent: str, *, since: float | None = None, actor: str = "human"
 ) -> RevertAllOutcome:
@@ -425,8 +494,11 @@ __all__ = [
     "RevertOutcome",
     "RevertRefused",
     "check",
+    "later_edit",
+    "merge_revert",
     "resume_in_background",
     "resume_interrupted",
     "revert",
     "revert_agent",
+    "revert_anyway",
 ]

@@ -18,7 +18,7 @@ from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.diffview import DiffView, plain
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.review import ApprovalScreen, ChangeScreen, ChangesScreen, ConfirmScreen, VersionsScreen
+from vaultwatch.tui.review import ApprovalScreen, ChangeScreen, ChangesScreen, ConfirmScreen, ConflictScreen
 from vaultwatch.tui.widgets.activity import ActivityList
 
 NOTE = "Projects/Atlas Migration.md"
@@ -101,9 +101,9 @@ async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_vers
         screen = app.screen
         assert [c.kind for c in screen.rows] == ["outside", "change"]
         await pilot.press("down", "r")
-        await wait_for(lambda: isinstance(app.screen, VersionsScreen))
-        shown = " ".join(str(s.render()) for s in app.screen.query("Static"))
-        assert "changed after it, outside vaultwatch" in shown
+        await wait_for(lambda: isinstance(app.screen, ConflictScreen))
+        shown = " ".join(plain(s.content) for s in app.screen.query("Static"))
+        assert "changed by you outside vaultwatch" in shown
         assert "agent text" in shown and "person's own text" in shown
     assert (tui_demo / "Inbox" / "new.md").read_bytes() == b"person's own text\n"
 

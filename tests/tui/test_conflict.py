@@ -1,0 +1,113 @@
+"""The conflict view (tui/changeviews.ConflictScreen): a revert refused because the note changed
+since, shown as hunks in plain words, with revert-anyway (a three-way merge) and $EDITOR. Real
+vault, real journal, Pilot keys; the editor is a real process."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from test_agents import wait_for
+from tui_helpers import open_loaded
+
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.review.journal import journal_for
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.diffview import plain
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.review import ChangesScreen, ConflictScreen
+
+NOTE = "Inbox/plan.md"
+BODY = "".join(f"line {i}\n" for i in range(1, 31))
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+def edited_since(root: Path, *, overlap: bool):
+    """An agent changes line 20; then the person changes line 3 (apart) or line 20 (overlapping)
+    in their own editor, which the watcher journals as an outside edit."""
+    (root / NOTE).write_text(BODY)
+    vault = open_loaded(root)
+    Writer(vault).edit(NOTE, "line 20\n", "line 20 by the agent\n", actor="agent:bot")
+    now = (root / NOTE).read_text()
+    later = (
+        now.replace("line 20 by the agent\n", "line 20 by the agent, and me\n")
+        if overlap
+        else now.replace("line 3\n", "line 3, mine\n")
+    )
+    (root / NOTE).write_text(later)
+    vault.refresh_paths([NOTE])
+    return vault
+
+
+def screen_text(app) -> str:
+    return "\n".join(plain(s.content, 220) for s in app.screen.query("Static"))
+
+
+async def open_conflict(app, pilot):
+    await settle(app)
+    await pilot.press("C")
+    await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+    assert [c.kind for c in app.screen.rows] == ["outside", "change"]
+    await pilot.press("down", "r")
+    await wait_for(lambda: isinstance(app.screen, ConflictScreen))
+
+
+async def test_the_conflict_view_shows_hunks_in_plain_words_and_reverts_the_agents_lines_anyway(tui_demo: Path):
+    vault = edited_since(tui_demo, overlap=False)
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(140, 50)) as pilot:
+        await open_conflict(app, pilot)
+        text = screen_text(app)
+        assert "changed by you outside vaultwatch (in Obsidian or another editor) on 2026-" in text
+        assert "etag" not in text and "Nothing was reverted" in text
+        assert "line 20 by the agent" in text and "line 3, mine" in text
+        assert "line 12" not in text  # hunks only, not three whole copies
+        assert "a: revert the agent's lines anyway" in text
+        await pilot.press("a")
+        await wait_for(lambda: not isinstance(app.screen, ConflictScreen))
+        assert (tui_demo / NOTE).read_text() == BODY.replace("line 3\n", "line 3, mine\n")
+        assert any("kept the later edit" in n.message for n in app._notifications)
+    journal = journal_for(vault)
+    [revert_row] = journal.changes(kinds=["revert"])
+    assert revert_row.who.startswith("human") and journal.get(revert_row.revert_of).reverted_by == revert_row.id
+
+
+async def test_overlapping_edits_are_not_reverted_and_e_opens_the_note_in_the_editor(
+    tui_demo: Path, tmp_path: Path, monkeypatch
+):
+    editor = tmp_path / "editor.py"
+    editor.write_text("import sys\nopen(sys.argv[-1], 'a').write('fixed by hand\\n')\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    vault = edited_since(tui_demo, overlap=True)
+    later = (tui_demo / NOTE).read_text()
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(140, 50)) as pilot:
+        await open_conflict(app, pilot)
+        text = screen_text(app)
+        assert "the later edit touches the agent's lines (line 20 of the note now)" in text
+        assert "revert the agent's lines anyway" not in text
+        await pilot.press("a")
+        await wait_for(lambda: any(n.title == "not reverted" for n in app._notifications))
+        assert (tui_demo / NOTE).read_text() == later  # nothing lost
+        await pilot.press("e")
+        await wait_for(lambda: not isinstance(app.screen, ConflictScreen), 20)
+    assert (tui_demo / NOTE).read_text() == later + "fixed by hand\n"
+    assert journal_for(vault).changes(kinds=["revert"]) == []
+
+
+def test_snapshot_the_conflict_view(snap_compare, tui_demo: Path) -> None:
+    app = make_app(edited_since(tui_demo, overlap=False), config=fixed_config())
+
+    async def run_before(pilot) -> None:
+        await open_conflict(pilot.app, pilot)
+        await settle(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(140, 40), run_before=run_before)
