@@ -20,12 +20,12 @@ import contextlib
 import os
 import socket
 import stat as stat_mod
-import struct
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 
+from vaultwatch.core import platform
 from vaultwatch.core.disk.private import private_folder
 from vaultwatch.core.disk.vaultlock import Holder, holder, state_dir, vault_key
 
@@ -74,11 +74,7 @@ def check_folder(path: str) -> None:
 
 def peer(sock: socket.socket) -> tuple[int | None, int | None]:
     """(pid, uid) of the process on the other end of a connected Unix socket, when the OS tells."""
-    if not hasattr(socket, "SO_PEERCRED"):
-        return None, None
-    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    pid, uid, _ = struct.unpack("3i", raw)
-    return (pid if pid > 0 else None), uid
+    return platform.peer_credentials(sock)
 
 
 def connect_trusted(path: str) -> int | None:
@@ -108,25 +104,8 @@ def connect_trusted(path: str) -> int | None:
 
 
 def listening_sockets(pid: int) -> list[str]:
-    """The paths of the Unix sockets process `pid` listens on (Linux /proc; [] elsewhere)."""
-    try:
-        inodes = set()
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            with contextlib.suppress(OSError):
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-                if target.startswith("socket:["):
-                    inodes.add(target[8:-1])
-        paths = []
-        with open(f"/proc/{pid}/net/unix", encoding="utf-8", errors="replace") as fh:
-            next(fh, None)
-            for line in fh:
-                parts = line.split(None, 7)
-                # Num RefCount Protocol Flags Type St Inode Path; flag 0x10000 = listening
-                if len(parts) == 8 and parts[6] in inodes and int(parts[3], 16) & 0x10000:
-                    paths.append(parts[7].rstrip("\n"))
-        return [p for p in paths if p.startswith("/") and p.endswith(".sock")]
-    except (OSError, ValueError):
-        return []
+    """The paths of the Unix sockets process `pid` listens on ([] where the system cannot tell)."""
+    return [p for p in platform.listening_unix_sockets(pid) if p.startswith("/") and p.endswith(".sock")]
 
 
 def holder_socket(h: Holder) -> str | None:
