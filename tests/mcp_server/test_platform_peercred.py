@@ -15,7 +15,7 @@ from mcp_testing import serving
 from test_bridge import RawBridge
 
 from vaultwatch.core import platform
-from vaultwatch.mcp_server.launch import connect_trusted
+from vaultwatch.mcp_server.launch import connect_trusted, vaultwatch_command
 
 
 async def test_without_peercred_our_own_server_is_reached_and_its_pid_is_unknown(demo, sock_dir):
@@ -57,3 +57,12 @@ async def test_a_bridge_process_without_peercred_relays_to_our_server(demo, sock
         assert answer["id"] == 2 and not answer["result"].get("isError"), answer
         bridge.proc.stdin.close()
         assert await bridge.exit_code() == 0
+
+
+def test_the_headless_server_command_is_the_installed_vaultwatch_console_script():
+    """launch starts the server through the distribution's declared `vaultwatch` entry point,
+    not through a TUI module named inside mcp_server (which its import contract cannot see)."""
+    command = vaultwatch_command()
+    assert "vaultwatch.tui.cli" not in " ".join(command)
+    done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60, cwd="/")
+    assert done.returncode == 0 and done.stdout.startswith("vaultwatch "), done
