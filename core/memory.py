@@ -99,12 +99,9 @@ def _glibc_function(name: str):  # noqa: ANN202  (a ctypes function, or None)
     others have no malloc_trim or M_ARENA_MAX)."""
     if not sys.platform.startswith("linux"):
         return None
-    import ctypes  # noqa: PLC0415  (4 ms: kept off the way to the first frame)
+    from vaultwatch.core import platform  # noqa: PLC0415  (ctypes: kept off the way to the first frame)
 
-    try:
-        return getattr(ctypes.CDLL(None), name)  # the process's own symbols: glibc's when linked to it
-    except (OSError, AttributeError):
-        return None
+    return platform.glibc_function(name)
 
 
 def can_release_free_memory() -> bool:
@@ -116,11 +113,10 @@ def resident_bytes() -> int:
     """This process's resident set size in bytes (0 where /proc is missing)."""
     import os  # noqa: PLC0415
 
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        return 0
+    from vaultwatch.core import platform  # noqa: PLC0415  (ctypes: kept off the way to the first frame)
+
+    pages = platform.statm_resident_pages()
+    return 0 if pages is None else pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def release_free_memory() -> bool:

@@ -101,6 +101,13 @@ ENV: tuple[EnvSetting, ...] = (
         "0: heavy agent calls do not tune the interpreter's switch interval or collector (for A/B figures).",
     ),
     EnvSetting(
+        "VAULTWATCH_PLATFORM_OFF",
+        "str",
+        "",
+        "Comma-separated Linux calls to do without (openat2, proc, peercred, renameat2, glibc): "
+        "runs the fallbacks macOS takes (for tests).",
+    ),
+    EnvSetting(
         "VAULTWATCH_SDK_FAST_PATH",
         "bool",
         True,

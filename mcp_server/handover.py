@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from vaultwatch.core import platform
 from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
 
 from .launch import IDLE_EXIT_DEFAULT, log_path, spawn_headless
@@ -37,9 +38,7 @@ def is_headless(busy: VaultBusy) -> bool:
     if h.info.get("kind") == "headless":
         return True
     if h.pid:  # its record may be in another state folder: its command line says it too
-        with contextlib.suppress(OSError):
-            with open(f"/proc/{h.pid}/cmdline", "rb") as fh:
-                return b"--headless" in fh.read().split(b"\0")
+        return b"--headless" in (platform.process_cmdline(h.pid) or [])
     return False
 
 

@@ -8,7 +8,8 @@ bridge must be up in a fraction of a second.
 - Trusting: a socket is used only when its folder belongs to this user and nobody else may
   enter it (mode 0700), the socket is ours, and the process listening on it runs as this user
   (SO_PEERCRED), checked before a single byte is relayed.
-- Starting: `vaultwatch serve VAULT --headless` detached from the bridge (its own session,
+- Starting: `vaultwatch serve VAULT --headless` (the installed distribution's console script,
+  `vaultwatch_command`) detached from the bridge (its own session,
   stdin/stdout closed, stderr appended to `<state>/logs/<vault-key>.log`), shared by every
   bridge of the vault, exiting by itself after `--idle-exit` seconds without clients. Bridges
   racing to start one are harmless: the vault lock lets one serve, the others exit at once.
@@ -18,14 +19,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import stat as stat_mod
-import struct
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 
+from vaultwatch.core import platform
 from vaultwatch.core.disk.private import private_folder
 from vaultwatch.core.disk.vaultlock import Holder, holder, state_dir, vault_key
 
@@ -74,11 +76,7 @@ def check_folder(path: str) -> None:
 
 def peer(sock: socket.socket) -> tuple[int | None, int | None]:
     """(pid, uid) of the process on the other end of a connected Unix socket, when the OS tells."""
-    if not hasattr(socket, "SO_PEERCRED"):
-        return None, None
-    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    pid, uid, _ = struct.unpack("3i", raw)
-    return (pid if pid > 0 else None), uid
+    return platform.peer_credentials(sock)
 
 
 def connect_trusted(path: str) -> int | None:
@@ -108,25 +106,8 @@ def connect_trusted(path: str) -> int | None:
 
 
 def listening_sockets(pid: int) -> list[str]:
-    """The paths of the Unix sockets process `pid` listens on (Linux /proc; [] elsewhere)."""
-    try:
-        inodes = set()
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            with contextlib.suppress(OSError):
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-                if target.startswith("socket:["):
-                    inodes.add(target[8:-1])
-        paths = []
-        with open(f"/proc/{pid}/net/unix", encoding="utf-8", errors="replace") as fh:
-            next(fh, None)
-            for line in fh:
-                parts = line.split(None, 7)
-                # Num RefCount Protocol Flags Type St Inode Path; flag 0x10000 = listening
-                if len(parts) == 8 and parts[6] in inodes and int(parts[3], 16) & 0x10000:
-                    paths.append(parts[7].rstrip("\n"))
-        return [p for p in paths if p.startswith("/") and p.endswith(".sock")]
-    except (OSError, ValueError):
-        return []
+    """The paths of the Unix sockets process `pid` listens on ([] where the system cannot tell)."""
+    return [p for p in platform.listening_unix_sockets(pid) if p.startswith("/") and p.endswith(".sock")]
 
 
 def holder_socket(h: Holder) -> str | None:
@@ -143,6 +124,30 @@ def log_path(root_real: str) -> str:
     return os.path.join(folder, vault_key(root_real) + ".log")
 
 
+_ENTRY = re.compile(r"^([A-Za-z_][\w.]*):([A-Za-z_]\w*)$")
+
+
+def vaultwatch_command() -> list[str]:
+    """The `vaultwatch` command, as the installed distribution's console script names it.
+
+    The headless server is the whole program (the TUI's command line serves it), which
+    mcp_server may not import: the dependency goes through the distribution's declared entry
+    point instead of a module name hidden in this file. -P: the working folder never joins the
+    import path (a file there could shadow a module)."""
+    from importlib.metadata import entry_points  # noqa: PLC0415  (kept off the bridge's start)
+
+    found = list(entry_points(group="console_scripts", name="vaultwatch"))
+    match = _ENTRY.match(found[0].value) if found else None
+    if match is None:
+        raise BridgeError(
+            "cannot start a vaultwatch server: the vaultwatch distribution's `vaultwatch` command is "
+            "not installed in this Python; install vaultwatch into it (see the README) or start "
+            "`vaultwatch serve VAULT` yourself"
+        )
+    module, func = match.groups()
+    return [sys.executable, "-P", "-c", f"import sys; from {module} import {func}; sys.exit({func}())"]
+
+
 def spawn_headless(
     root_real: str, socket_path: str, idle_exit: float, wait_lock: float | None = None, serve_args: Sequence[str] = ()
 ) -> subprocess.Popen:
@@ -152,12 +157,8 @@ def spawn_headless(
     try:
         os.write(fd, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started by a bridge (pid {os.getpid()})\n".encode())
         return subprocess.Popen(
-            # -P: the working folder never joins the import path (a file there could shadow a module)
             [
-                sys.executable,
-                "-P",
-                "-m",
-                "vaultwatch.tui.cli",
+                *vaultwatch_command(),
                 "serve",
                 root_real,
                 "--headless",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 
+from vaultwatch.core import platform
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.disk.readresult import ReadError
 from vaultwatch.core.disk.safeio import fd_inside, locate
@@ -102,9 +103,8 @@ def editor_path(root_real: str, path: str) -> str:
     rel = normalize(path)
     fd, _st = open_within(root_real, rel)
     try:
-        try:
-            where = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:  # no /proc: the descriptor walk above is the check
+        where = platform.fd_path(fd)
+        if where is None:  # the system cannot name it: the descriptor walk above is the check
             where = os.path.join(root_real, rel)
         if not fd_inside(fd, root_real):
             raise ReadError(

@@ -9,7 +9,7 @@ descriptor (`os.open(name, dir_fd=...)`, `os.replace(..., src_dir_fd=..., dst_di
 How the folder is reached:
 
 - `openat2(root_fd, parent, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)`
-  (Linux >= 5.6, called through ctypes) for the common path without any symlink: one
+  (Linux >= 5.6, through core.platform) for the common path without any symlink: one
   system call, and the kernel refuses anything that would leave the vault.
 - Otherwise a walk, one component at a time, each opened with `O_NOFOLLOW | O_DIRECTORY`
   relative to the previous descriptor. A symlink met on the way is read with `readlinkat`,
@@ -27,12 +27,12 @@ the caller reports `path_changed` (nothing is done).
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import stat as stat_mod
 from dataclasses import dataclass, field
 
+from vaultwatch.core import platform
 from vaultwatch.core.errors import HiddenPathError, PathChangedError, SymlinkEscapeError
 
 __all__ = ["Loc", "locate", "open_at", "fd_inside", "fd_is", "has_openat2", "MAX_SYMLINKS", "vault_fd"]
@@ -44,61 +44,10 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # O_RDONLY rather than O_PATH: the same descriptor is fsynced after a replace or a rename.
 _DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 
-_RESOLVE_NO_MAGICLINKS = 0x02
-_RESOLVE_NO_SYMLINKS = 0x04
-_RESOLVE_BENEATH = 0x08
-_SYS_OPENAT2 = {"x86_64": 437, "aarch64": 437, "arm64": 437, "riscv64": 437, "ppc64le": 437, "s390x": 437}
-
-
-class _OpenHow(ctypes.Structure):
-    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
-
-
-def _load_openat2():
-    try:
-        nr = _SYS_OPENAT2.get(os.uname().machine)
-        if nr is None:
-            return None
-        libc = ctypes.CDLL(None, use_errno=True)
-        syscall = libc.syscall
-        syscall.restype = ctypes.c_long
-    except (AttributeError, OSError):
-        return None
-
-    def openat2(dir_fd: int, path: str, flags: int, resolve: int) -> int:
-        how = _OpenHow(flags, 0, resolve)
-        fd = syscall(
-            ctypes.c_long(nr),
-            ctypes.c_int(dir_fd),
-            ctypes.c_char_p(os.fsencode(path)),
-            ctypes.byref(how),
-            ctypes.c_size_t(ctypes.sizeof(how)),
-        )
-        if fd < 0:
-            err = ctypes.get_errno()
-            raise OSError(err, os.strerror(err), path)
-        return fd
-
-    # Probe once: an old kernel answers ENOSYS, a sandbox may answer EPERM.
-    try:
-        probe = os.open("/", _DIR_FLAGS)
-    except OSError:
-        return None
-    try:
-        os.close(openat2(probe, ".", _DIR_FLAGS, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS))
-    except OSError:
-        return None
-    finally:
-        os.close(probe)
-    return openat2
-
-
-_openat2 = _load_openat2()
-
 
 def has_openat2() -> bool:
     """True when the kernel's openat2 (RESOLVE_BENEATH) is used for symlink-free paths."""
-    return _openat2 is not None
+    return platform.available("openat2")
 
 
 def _changed(rel: str) -> PathChangedError:
@@ -211,7 +160,7 @@ def locate(
     parts = rel.split("/")
     root = vault_fd(root_real)
     try:
-        if _openat2 is not None and not make_dirs:
+        if not make_dirs:
             loc = _fast(root, parts, rel, follow_last)
             if loc is not None:
                 return loc
@@ -224,8 +173,10 @@ def _fast(root: int, parts: list[str], rel: str, follow_last: bool) -> Loc | Non
     """openat2 for a path without symlinks; None when the walk must decide (a symlink, or missing)."""
     parent = "/".join(parts[:-1]) or "."
     try:
-        fd = _openat2(root, parent, _DIR_FLAGS, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
+        fd = platform.open_beneath(root, parent, _DIR_FLAGS)
     except OSError:
+        return None
+    if fd is None:  # no openat2 here: the walk decides
         return None
     loc = Loc(fd, parts[-1], rel)
     if follow_last:
@@ -346,10 +297,8 @@ def fd_is(fd: int, real: str) -> bool:
     way swapped for a symlink between their listing and their open is caught here and
     nothing is read. Without /proc the answer is True (their other checks stand alone).
     """
-    try:
-        return os.readlink(f"/proc/self/fd/{fd}") == real
-    except OSError:
-        return True
+    where = platform.fd_path(fd)
+    return where is None or where == real
 
 
 def fd_inside(fd: int, root_real: str) -> bool:
@@ -360,9 +309,8 @@ def fd_inside(fd: int, root_real: str) -> bool:
     symlink between their listing and their open is caught here and nothing is read.
     Without /proc the answer is True (the caller's own checks stand alone).
     """
-    try:
-        where = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
+    where = platform.fd_path(fd)
+    if where is None:
         return True
     prefix = root_real.rstrip("/") + "/"
     if not where.startswith(prefix) or where.endswith(" (deleted)"):

@@ -26,6 +26,7 @@ import stat as stat_mod
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultwatch.core import platform
 from vaultwatch.core.disk.private import private_folder
 
 
@@ -110,22 +111,15 @@ def lock_holder_pid(root_real: str) -> int | None:
     """The pid holding an flock on the vault directory, from /proc/locks (None when unknown)."""
     try:
         st = os.stat(root_real)
-        want = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                parts = line.split()
-                # "1: FLOCK  ADVISORY  WRITE 1234 fe:00:2156312 0 EOF" (blocked waiters start with "->")
-                if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == want and parts[4].isdigit():
-                    return int(parts[4])
     except OSError:
-        pass
-    return None
+        return None
+    return platform.flock_holder_pid(st)
 
 
 def holder(root_real: str) -> Holder | None:
     """Who serves the vault now, or None when nobody holds its lock (never takes the lock where
     /proc/locks can tell, so a server starting at that moment is not disturbed)."""
-    if os.path.exists("/proc/locks"):
+    if platform.can_name_locks():
         pid = lock_holder_pid(root_real)
         if pid is None:
             return None

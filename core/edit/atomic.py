@@ -18,7 +18,6 @@ The write rules (etags, attestation, link rewriting, journaling) live in core.ed
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import fcntl
 import os
@@ -28,8 +27,8 @@ import stat as stat_mod
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
+from vaultwatch.core import platform
 from vaultwatch.core.disk.reader import read_all
 from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.disk.walk import fwalk
@@ -166,24 +165,11 @@ def fsync_dir(dir_fd: int) -> None:
         pass  # some file systems cannot fsync a directory; the data itself is synced
 
 
-_RENAME_NOREPLACE = 1
-_renameat2: Any
-try:
-    _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-except (AttributeError, OSError):  # not glibc >= 2.28 / not Linux
-    _renameat2 = None
-
-
 def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
     """Rename src (in folder descriptor src_dir) to dst (in dst_dir) atomically, failing with
     FileExistsError if dst exists (files or folders). Nothing is resolved by path string."""
-    if _renameat2 is not None:
-        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
-            return
-        err = ctypes.get_errno()
-        if err not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
-            raise OSError(err, os.strerror(err), dst)
+    if platform.renameat2_noreplace(src_dir, src, dst_dir, dst):
+        return
     st = os.stat(src, dir_fd=src_dir, follow_symlinks=False)
     if stat_mod.S_ISDIR(st.st_mode):
         try:  # best effort where the kernel lacks RENAME_NOREPLACE
