@@ -5,6 +5,7 @@
     vaultwatch revert CHANGE_ID [VAULT]      (again after a crash: finishes the interrupted revert)
     vaultwatch revert --agent NAME [VAULT] --yes
     vaultwatch revert --session ID [VAULT] --yes  (a session's changes as one unit, all or nothing)
+    vaultwatch redo REVERT_ID [VAULT]             (re-apply what a revert, or its whole batch, undid)
 
 Both read the vault's change journal (core.review.journal) in the state folder; a revert writes
 through core.edit.writes.Writer as the person (`human:<login>`), so it is journaled too.
@@ -24,6 +25,7 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.batch import revert_session
 from vaultwatch.core.review.journal import Change, journal_for, parse_since
+from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
 Handler = Callable[[argparse.Namespace], int]
@@ -243,6 +245,44 @@ def register(
         "--show-versions", action="store_true", help="when refused, print the three versions (before, written, current)"
     )
     handlers["revert"] = cmd_revert
+    _register_redo(sub, handlers, vault_options, open_vault)
+
+
+def _register_redo(
+    sub: argparse._SubParsersAction,
+    handlers: dict[str, Handler],
+    vault_options: Callable[..., None],
+    open_vault: Callable[..., object],
+) -> None:
+    def cmd_redo(args: argparse.Namespace) -> int:
+        if not args.revert_id.isdigit():
+            raise VaultError(
+                f"REVERT_ID must be the number of a revert from `vaultwatch changes`, not {args.revert_id!r}"
+            )
+        vault = open_vault(args)
+        journal = journal_for(vault)
+        if journal is None:
+            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        try:
+            try:
+                outcome = redo(Writer(vault), journal, int(args.revert_id), actor=person())  # type: ignore[arg-type]
+            except RevertRefused as exc:
+                print(f"vaultwatch: {exc.message}", file=sys.stderr)
+                return 1
+            for row in outcome.redone:
+                print(f"{row.summary} (change {row.id})")
+            n = len(outcome.redone)
+            print(f"redid {n} change{'s' if n != 1 else ''} (batch {outcome.batch})")
+            return 0
+        finally:
+            stop = getattr(vault, "stop", None)
+            if callable(stop):
+                stop()
+
+    p = sub.add_parser("redo", help="re-apply what a revert undid (a batch revert: the whole batch)")
+    p.add_argument("revert_id", help="the revert's change id (`vaultwatch changes`)")
+    vault_options(p)
+    handlers["redo"] = cmd_redo
 
 
 __all__ = ["add_approve_option", "apply_approval", "person", "register"]

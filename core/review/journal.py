@@ -767,7 +767,8 @@ class Journal:
             operation="revert",
             path=path,
             summary=summary,
-            arguments={"change_id": of.id},
+            # a batch revert's (or a redo's) id: core.review.batch finds its rows by it
+            arguments={"change_id": of.id, **{k: scope.arguments[k] for k in ("batch",) if k in scope.arguments}},
             revert_of=of.id,
         )
         paths = [f.path for f in scope.files] + [path] + list(of.paths)

@@ -362,8 +362,8 @@ def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]
         if plan.get("operation") == "rename":
             out.append(_roll_back_rename(writer, journal, intent_id, actor, plan))
             continue
-        if plan.get("operation") == "batch":  # core.review.batch finishes it, after its cut-off revert
-            continue
+        if plan.get("operation") in ("batch", "redo"):  # core.review.batch finishes a batch after this
+            continue  # loop; a redo is finished by running it again
         if change_id in seen:
             continue
         seen.add(change_id)

@@ -113,6 +113,15 @@ async def test_a_sessions_twenty_changes_are_reverted_as_one_unit_byte_exact(vau
         assert all(journal.get(c.id).reverted_by is not None for c in rows)
         assert journal.open_intents() == []
 
+        some_revert = journal.changes(kinds=("revert",))[7]  # any revert of the batch redoes the batch
+        redone = cli("redo", str(some_revert.id), str(root), env=env)
+        assert redone.returncode == 0, redone.stderr
+        assert "redid 20 changes" in redone.stdout
+        assert tree(root) == after  # every change re-applied, byte for byte
+        assert journal.open_intents() == []
+        again = cli("redo", str(some_revert.id), str(root), env=env)
+        assert again.returncode == 1 and "redone already" in again.stderr
+
 
 async def test_a_batch_with_one_file_changed_outside_since_is_refused_whole(vault, sock_dir):
     root = Path(vault.root)
