@@ -24,7 +24,7 @@ from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.batch import revert_session
-from vaultwatch.core.review.journal import Change, journal_for, parse_since
+from vaultwatch.core.review.journal import Change, Within, journal_for, parse_since
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
@@ -213,7 +213,11 @@ def register(
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
         try:
             try:
-                outcome = revert_session(Writer(vault), journal, args.session, actor=person())
+                since = None
+                if args.since:  # a time range of the session (of an agent's stateless session)
+                    when = parse_since(args.since, vault.clock.now())
+                    since = journal.now() - when.seconds if isinstance(when, Within) else float(when)
+                outcome = revert_session(Writer(vault), journal, args.session, since=since, actor=person())
             except RevertRefused as exc:
                 print(f"vaultwatch: {exc.message}", file=sys.stderr)
                 return 1
@@ -239,6 +243,12 @@ def register(
         metavar="ID",
         default=None,
         help="revert every change of this agent session (its id or a prefix) as one unit, newest first",
+    )
+    p.add_argument(
+        "--since",
+        metavar="TIME",
+        default=None,
+        help="with --session: only its changes since TIME (a duration back: 30m, 2h; or an ISO time)",
     )
     p.add_argument("--yes", action="store_true", help="confirm reverting all of an agent's or a session's changes")
     p.add_argument(

@@ -14,6 +14,7 @@ import pytest
 from mcp_testing import ROOT, serving, uds_client
 
 from vaultwatch.core.events import DocumentsChanged
+from vaultwatch.core.review.batch import session_changes
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.vault import Vault
 
@@ -97,6 +98,11 @@ async def test_a_sessions_twenty_changes_are_reverted_as_one_unit_byte_exact(vau
         after = tree(root)
         assert after != before
         assert any(c.operation == "rename" and len(c.files) >= 3 for c in rows)  # the links rewritten in A, B, C
+
+        # a time range of the session, on the journal's own time: its five newest changes
+        times = journal.journal_times(c.id for c in rows)
+        assert [c.id for c in session_changes(journal, session, since=times[rows[4].id])] == [c.id for c in rows[:5]]
+        assert [c.id for c in session_changes(journal, session, until=times[rows[15].id])] == [c.id for c in rows[15:]]
 
         listed = cli("changes", str(root), "--session", session[:8], env=env)
         assert listed.returncode == 0, listed.stderr
