@@ -4,6 +4,8 @@
     vaultwatch changes [VAULT] --mark-reviewed IDS|all [--agent NAME]
     vaultwatch revert CHANGE_ID [VAULT]      (again after a crash: finishes the interrupted revert)
     vaultwatch revert --agent NAME [VAULT] --yes
+    vaultwatch revert --session ID [VAULT] --yes  (a session's changes as one unit, all or nothing)
+    vaultwatch redo REVERT_ID [VAULT]             (re-apply what a revert, or its whole batch, undid)
 
 Both read the vault's change journal (core.review.journal) in the state folder; a revert writes
 through core.edit.writes.Writer as the person (`human:<login>`), so it is journaled too.
@@ -21,7 +23,9 @@ from collections.abc import Callable
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval
-from vaultwatch.core.review.journal import Change, journal_for, parse_since
+from vaultwatch.core.review.batch import revert_session
+from vaultwatch.core.review.journal import Change, Within, journal_for, parse_since
+from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
 Handler = Callable[[argparse.Namespace], int]
@@ -93,8 +97,14 @@ def register(
             return _mark(journal, args)
         since = parse_since(args.since, vault.clock.now()) if args.since else None
         changes = journal.changes(
-            agent=args.agent, since=since, path=args.path, limit=args.limit, unreviewed=args.unreviewed
+            agent=args.agent,
+            since=since,
+            path=args.path,
+            limit=None if args.session else args.limit,
+            unreviewed=args.unreviewed,
         )
+        if args.session:
+            changes = [c for c in changes if c.session and c.session.startswith(args.session)][: args.limit]
         if args.json:
             for c in changes:
                 print(json.dumps(c.as_json(), ensure_ascii=False))
@@ -130,6 +140,7 @@ def register(
         help="only changes since TIME: an ISO date or time, or a duration back (30m, 2h, 1d)",
     )
     p.add_argument("--path", metavar="PATH", default=None, help="only changes touching this vault path")
+    p.add_argument("--session", metavar="ID", default=None, help="only this agent session's changes (id or prefix)")
     p.add_argument("--limit", type=int, default=None, help="at most N changes")
     p.add_argument("--json", action="store_true", help="JSON lines, one change per line")
     p.add_argument("--unreviewed", action="store_true", help="only changes nobody has reviewed yet")
@@ -143,6 +154,8 @@ def register(
     handlers["changes"] = cmd_changes
 
     def cmd_revert(args: argparse.Namespace) -> int:
+        if args.session is not None:
+            return _revert_session(args)
         if args.change_id is not None and not args.change_id.isdigit():
             if args.vault is not None or args.agent is None:
                 raise VaultError(f"CHANGE_ID must be a number from `vaultwatch changes`, not {args.change_id!r}")
@@ -185,15 +198,102 @@ def register(
             if callable(stop):
                 stop()
 
+    def _revert_session(args: argparse.Namespace) -> int:
+        if args.change_id is not None:  # `revert --session ID VAULT`
+            if args.vault is not None or args.agent is not None:
+                raise VaultError("give either a CHANGE_ID, --agent NAME or --session ID")
+            args.vault, args.change_id = args.change_id, None
+        if not args.yes:
+            raise VaultError(
+                f"reverting every change of session {args.session!r} needs --yes (list them first with "
+                f"`vaultwatch changes --session {args.session}`)"
+            )
+        vault = open_vault(args)
+        journal = journal_for(vault)
+        if journal is None:
+            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        try:
+            try:
+                since = None
+                if args.since:  # a time range of the session (of an agent's stateless session)
+                    when = parse_since(args.since, vault.clock.now())
+                    since = journal.now() - when.seconds if isinstance(when, Within) else float(when)
+                outcome = revert_session(Writer(vault), journal, args.session, since=since, actor=person())
+            except RevertRefused as exc:
+                print(f"vaultwatch: {exc.message}", file=sys.stderr)
+                return 1
+            for done in outcome.reverted:
+                print(f"reverted change {done.change_id} (revert is change {done.revert.id})")
+            n = len(outcome.reverted)
+            print(
+                f"reverted {n} change{'s' if n != 1 else ''} of session {outcome.session} as batch {outcome.batch}"
+                + (" (finished an interrupted batch revert)" if outcome.finished else "")
+            )
+            return 0
+        finally:
+            stop = getattr(vault, "stop", None)
+            if callable(stop):
+                stop()
+
     p = sub.add_parser("revert", help="revert a change from the journal (or every change of one agent)")
     p.add_argument("change_id", nargs="?", default=None, help="the change's id (`vaultwatch changes`)")
     vault_options(p)
     p.add_argument("--agent", metavar="NAME", default=None, help="revert every change of this agent, newest first")
-    p.add_argument("--yes", action="store_true", help="confirm reverting all of an agent's changes")
+    p.add_argument(
+        "--session",
+        metavar="ID",
+        default=None,
+        help="revert every change of this agent session (its id or a prefix) as one unit, newest first",
+    )
+    p.add_argument(
+        "--since",
+        metavar="TIME",
+        default=None,
+        help="with --session: only its changes since TIME (a duration back: 30m, 2h; or an ISO time)",
+    )
+    p.add_argument("--yes", action="store_true", help="confirm reverting all of an agent's or a session's changes")
     p.add_argument(
         "--show-versions", action="store_true", help="when refused, print the three versions (before, written, current)"
     )
     handlers["revert"] = cmd_revert
+    _register_redo(sub, handlers, vault_options, open_vault)
+
+
+def _register_redo(
+    sub: argparse._SubParsersAction,
+    handlers: dict[str, Handler],
+    vault_options: Callable[..., None],
+    open_vault: Callable[..., object],
+) -> None:
+    def cmd_redo(args: argparse.Namespace) -> int:
+        if not args.revert_id.isdigit():
+            raise VaultError(
+                f"REVERT_ID must be the number of a revert from `vaultwatch changes`, not {args.revert_id!r}"
+            )
+        vault = open_vault(args)
+        journal = journal_for(vault)
+        if journal is None:
+            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        try:
+            try:
+                outcome = redo(Writer(vault), journal, int(args.revert_id), actor=person())  # type: ignore[arg-type]
+            except RevertRefused as exc:
+                print(f"vaultwatch: {exc.message}", file=sys.stderr)
+                return 1
+            for row in outcome.redone:
+                print(f"{row.summary} (change {row.id})")
+            n = len(outcome.redone)
+            print(f"redid {n} change{'s' if n != 1 else ''} (batch {outcome.batch})")
+            return 0
+        finally:
+            stop = getattr(vault, "stop", None)
+            if callable(stop):
+                stop()
+
+    p = sub.add_parser("redo", help="re-apply what a revert undid (a batch revert: the whole batch)")
+    p.add_argument("revert_id", help="the revert's change id (`vaultwatch changes`)")
+    vault_options(p)
+    handlers["redo"] = cmd_redo
 
 
 __all__ = ["add_approve_option", "apply_approval", "person", "register"]

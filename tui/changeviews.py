@@ -29,8 +29,10 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.batch import revert_session, session_changes
 from vaultwatch.core.review.journal import At, Change, Within, journal_for, parse_since
 from vaultwatch.core.review.merge import regions
+from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import (
     RevertRefused,
     later_edit,
@@ -385,6 +387,67 @@ class _Reverting:
             return
         self.app.push_screen(ConflictScreen(exc, change), lambda _: self.reload())
 
+    def revert_batch(self, change: Change) -> None:
+        """R on an agent session's change: revert the session's batch, as one unit, after a confirm."""
+        session = change.session
+        if not session:
+            self.revert_all(change)
+            return
+        vault = self.app.session.vault
+        actor = _actor(self.app)
+        try:
+            count = len(session_changes(self._journal(), session))
+        except VaultError as exc:
+            self.app.notify(exc.message, severity="warning", title="revert")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            def work() -> None:
+                try:
+                    outcome = revert_session(Writer(vault), journal_for(vault), session, actor=actor)
+                except RevertRefused as exc:
+                    self.app.call_from_thread(self._refused, exc)
+                    return
+                except Exception as exc:  # a write error: say it (a rerun finishes the batch)
+                    self.app.call_from_thread(self.app.notify, str(exc), severity="error", title="revert")
+                    return
+                message = f"reverted {len(outcome.reverted)} change(s) of session {session[:8]} as one batch"
+                self.app.call_from_thread(self._reverted, message)
+
+            self.app.run_worker(work, thread=True, group="revert", exit_on_error=False, description="revert session")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Revert the {count} change(s) of {change.who}'s session {session[:8]} not reverted yet, as one "
+                "unit, newest first? If any of its notes changed since, nothing is reverted."
+            ),
+            answered,
+        )
+
+    def redo_revert(self, change: Change) -> None:
+        """u on a revert: re-apply what it (or its whole batch) undid."""
+        if change.kind != "revert":
+            self.app.notify("select a revert to redo it", severity="warning", title="redo")
+            return
+        vault = self.app.session.vault
+        actor = _actor(self.app)
+
+        def work() -> None:
+            try:
+                outcome = redo(Writer(vault), journal_for(vault), change.id, actor=actor)
+            except RevertRefused as exc:
+                self.app.call_from_thread(self._refused, exc)
+                return
+            except Exception as exc:  # a write error: say it, lose nothing
+                self.app.call_from_thread(self.app.notify, str(exc), severity="error", title="redo")
+                return
+            self.app.call_from_thread(self._reverted, f"redid {len(outcome.redone)} change(s)")
+
+        self.app.run_worker(work, thread=True, group="revert", exit_on_error=False, description="redo")
+
     def _reverted(self, message: str, warn: bool = False) -> None:
         self.app.notify(message, severity="warning" if warn else "information", title="revert")
         self.reload()
@@ -488,7 +551,8 @@ class ChangesScreen(Screen[None], _Reverting):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Back", id="changes.close"),
         Binding("r", "revert", "Revert", id="changes.revert"),
-        Binding("R", "revert_all", "Revert all of this agent", id="changes.revert_all"),
+        Binding("R", "revert_all", "Revert this session (or agent)", id="changes.revert_all"),
+        Binding("u", "redo", "Redo a revert", id="changes.redo"),
         Binding("n", "by_note", "This note only", id="changes.note"),
         Binding("w", "by_agent", "This agent only", id="changes.agent"),
         Binding("t", "toggle_since", "Session / all", id="changes.since"),
@@ -617,7 +681,12 @@ class ChangesScreen(Screen[None], _Reverting):
     def action_revert_all(self) -> None:
         change = self.selected()
         if change is not None:
-            self.revert_all(change)
+            self.revert_batch(change)
+
+    def action_redo(self) -> None:
+        change = self.selected()
+        if change is not None:
+            self.redo_revert(change)
 
     def action_mark_reviewed(self) -> None:
         """m: the selected change is reviewed (the journal may drop it once past its retention age)."""

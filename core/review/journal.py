@@ -618,10 +618,10 @@ class Journal:
         for _, _, _, plan in self.open_intents():
             for f in plan.get("files", ()):
                 out.setdefault(f["path"], []).append({"to": f.get("to")})
-            move = plan.get("move")
-            if move:
-                out.setdefault(move[0], []).append({"moved": "from"})
-                out.setdefault(move[1], []).append({"moved": "to"})
+            for move in [plan.get("move"), *plan.get("moves", ())]:  # a revert's, or a batch's
+                if move:
+                    out.setdefault(move[0], []).append({"moved": "from"})
+                    out.setdefault(move[1], []).append({"moved": "to"})
         return out
 
     def _intended(self, rel: str, removed: bool, intended: dict[str, list[dict[str, Any]]] | None = None) -> bool:
@@ -767,7 +767,8 @@ class Journal:
             operation="revert",
             path=path,
             summary=summary,
-            arguments={"change_id": of.id},
+            # a batch revert's (or a redo's) id: core.review.batch finds its rows by it
+            arguments={"change_id": of.id, **{k: scope.arguments[k] for k in ("batch",) if k in scope.arguments}},
             revert_of=of.id,
         )
         paths = [f.path for f in scope.files] + [path] + list(of.paths)
@@ -1172,6 +1173,17 @@ class Journal:
             params.append(int(limit))
         with self._lock:
             return [self._change(r) for r in self._con.execute(sql, params).fetchall()]
+
+    def journal_times(self, ids: Iterable[int]) -> dict[int, float]:
+        """Each change's time on the journal's own clock (the one "since" counts on)."""
+        wanted = [int(i) for i in ids]
+        if not wanted:
+            return {}
+        with self._lock:
+            rows = self._con.execute(
+                f"SELECT id, jt FROM changes WHERE id IN ({','.join('?' * len(wanted))})", wanted
+            ).fetchall()
+        return {int(i): float(jt) for i, jt in rows if jt is not None}
 
     def contents(self, change_id: int, seq: int) -> tuple[bytes | None, bytes | None]:
         """(before, after) bytes of one file of a change."""

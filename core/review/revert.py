@@ -183,6 +183,18 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
             )
 
 
+def current_bytes(writer: Writer, rel: str) -> bytes | None:
+    """What is at vault path `rel` now (None: nothing, or not a readable file)."""
+    return _current(writer, rel)
+
+
+def refuse_changed(
+    journal: Journal, change: Change, rel: str, before: bytes | None, written: bytes | None, current: bytes | None
+) -> RevertRefused:
+    """The refusal for `rel`, changed after `change` (who changed it, and the three versions)."""
+    return _refuse_changed(journal, change, rel, before, written, current)
+
+
 def _trash_source(writer: Writer, change: Change):
     """A core.disk.safeio Loc on the deleted entry in the vault's .trash (the caller closes it), or None."""
     moved = change.moved_to
@@ -237,9 +249,12 @@ def _resume_check(writer: Writer, journal: Journal, change: Change) -> set[int]:
     return done
 
 
-def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "human") -> RevertOutcome:
+def revert(
+    writer: Writer, journal: Journal, change_id: int, *, actor: str = "human", batch: str | None = None
+) -> RevertOutcome:
     """Revert one change (see module doc); raises RevertRefused with the reason when it cannot.
-    A revert of this change that was interrupted is finished instead of refused."""
+    A revert of this change that was interrupted is finished instead of refused. `batch`: the
+    id of the batch revert (core.review.batch) this revert is part of, kept in its journal row."""
     change = journal.get(change_id)
     with _active_lock:
         mine = [i for i in journal.open_intents() if i[1] == change.id]
@@ -252,7 +267,9 @@ def revert(writer: Writer, journal: Journal, change_id: int, *, actor: str = "hu
         claimed = {i[0] for i in interrupted}
         _active.update(claimed)
     try:
-        return _revert(writer, journal, change, interrupted, actor, claimed)
+        if batch is None and interrupted:  # finishing a batch's revert: it stays the batch's
+            batch = interrupted[-1][3].get("batch")
+        return _revert(writer, journal, change, interrupted, actor, claimed, batch)
     finally:
         with _active_lock:
             _active.difference_update(claimed)
@@ -263,7 +280,13 @@ _active_lock = threading.Lock()
 
 
 def _revert(
-    writer: Writer, journal: Journal, change: Change, interrupted: list, actor: str, claimed: set[int]
+    writer: Writer,
+    journal: Journal,
+    change: Change,
+    interrupted: list,
+    actor: str,
+    claimed: set[int],
+    batch: str | None = None,
 ) -> RevertOutcome:
     if interrupted and change.reverted_by is not None:  # recorded after all: nothing left to finish
         for stale in interrupted:
@@ -281,12 +304,12 @@ def _revert(
     else:
         check(writer, journal, change)
         with _active_lock:
-            intent = journal.begin_intent(change.id, actor, _plan(change))
+            plan = _plan(change) if batch is None else {**_plan(change), "batch": batch}
+            intent = journal.begin_intent(change.id, actor, plan)
             _active.add(intent)
             claimed.add(intent)
-    scope = Scope(
-        journal, None, "revert", actor, {"change_id": change.id}, kind="revert", revert_of=change.id, approved=True
-    )
+    arguments: dict = {"change_id": change.id} if batch is None else {"change_id": change.id, "batch": batch}
+    scope = Scope(journal, None, "revert", actor, arguments, kind="revert", revert_of=change.id, approved=True)
     token = enter(scope)
     touched: list[str] = []
     try:
@@ -348,6 +371,8 @@ def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]
         if plan.get("operation") == "rename":
             out.append(_roll_back_rename(writer, journal, intent_id, actor, plan))
             continue
+        if plan.get("operation") in ("batch", "redo"):  # core.review.batch finishes a batch after this
+            continue  # loop; a redo is finished by running it again
         if change_id in seen:
             continue
         seen.add(change_id)
@@ -357,7 +382,9 @@ def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]
             out.append((change_id, f"interrupted revert of change {change_id} not finished: {exc.message}"))
             continue
         out.append((change_id, done.revert.summary))
-    return out
+    from vaultwatch.core.review.batch import resume_batches  # noqa: PLC0415 (batch builds on this module)
+
+    return out + resume_batches(writer, journal)
 
 
 def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> str:
@@ -496,6 +523,8 @@ __all__ = [
     "check",
     "later_edit",
     "merge_revert",
+    "current_bytes",
+    "refuse_changed",
     "resume_in_background",
     "resume_interrupted",
     "revert",

@@ -1,0 +1,145 @@
+"""Redo a revert: re-apply what a revert (one change's, or a whole batch's) undid.
+
+    outcome = redo(writer, journal, revert_change_id, actor="human:me")
+
+Given a revert row of a batch (core.review.batch), the whole batch is redone, oldest change
+first, all or nothing: every file must still hold what the revert left (following the batch's
+own renames) or what the redo puts there (a redo cut off by a kill, run again, skips what it
+already did); one file changed since refuses the whole redo, naming it, before anything is
+written. A rename is done again (the note moved, then the rewritten links written back), a
+delete moves the note to the trash again. Each redo is journaled as a revert of the revert
+(kind "revert", `revert_of` the revert row), so a redo of content changes can itself be
+reverted. While it runs, its intent names every path and etag it leaves, so the server never
+takes its writes for outside edits.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from vaultwatch.core.edit.writes import Writer, etag_of
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.batch import batch_reverts
+from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave
+from vaultwatch.core.review.journal import Change, Journal
+from vaultwatch.core.review.revert import RevertRefused, current_bytes, refuse_changed
+
+
+@dataclass
+class RedoOutcome:
+    """A redo: its batch id and the journal rows it recorded (one per revert redone)."""
+
+    batch: str
+    redone: list[Change] = field(default_factory=list)
+
+
+def _where_now(path: str, moves: list[tuple[str, str]]) -> str:
+    for src, dst in moves:
+        if path == src:
+            path = dst
+        elif path.startswith(src + "/"):
+            path = dst + path[len(src) :]
+    return path
+
+
+def _rows(journal: Journal, revert_id: int) -> list[tuple[Change, Change]]:
+    """(revert row, the change it reverted) to redo, in the order to redo them (oldest change first)."""
+    row = journal.get(revert_id)
+    if row.kind != "revert" or row.revert_of is None:
+        raise RevertRefused(f"change {revert_id} is not a revert; `vaultwatch changes` shows reverts as tool revert")
+    batch = row.arguments.get("batch")
+    rows = batch_reverts(journal, str(batch)) if batch else [row]  # newest revert first: oldest change first
+    todo = [(r, journal.get(r.revert_of)) for r in rows if r.reverted_by is None and r.revert_of is not None]
+    if not todo:
+        raise RevertRefused(f"revert {revert_id} was redone already (by change {row.reverted_by})")
+    return todo
+
+
+def _check(writer: Writer, journal: Journal, todo: list[tuple[Change, Change]]) -> None:
+    earlier_moves: list[tuple[str, str]] = []  # the redo's renames before this one, newest first, backwards
+    seen: set[str] = set()
+    for row, original in todo:
+        moves = earlier_moves
+        if original.operation == "rename" and original.src:
+            moves = [(original.path, original.src), *earlier_moves]
+        for f in row.files:
+            now = _where_now(f.path, moves)
+            if now in seen:
+                continue
+            seen.add(now)
+            current = current_bytes(writer, now)
+            etag = None if current is None else etag_of(current)
+            if etag not in (f.after_etag, f.before_etag):
+                before, written = journal.contents(row.id, f.seq)
+                raise refuse_changed(journal, row, now, before, written, current)
+        if original.operation == "rename" and original.src:
+            src = _where_now(original.src, earlier_moves)
+            dst = _where_now(original.path, earlier_moves)
+            if current_bytes(writer, dst) is not None and current_bytes(writer, src) is not None:
+                raise RevertRefused(f"cannot redo change {original.id}: {dst} exists already", path=dst)
+            earlier_moves.insert(0, (original.path, original.src))
+
+
+def redo(writer: Writer, journal: Journal, revert_id: int, *, actor: str = "human") -> RedoOutcome:
+    """Redo the revert `revert_id` (and the rest of its batch); RevertRefused, nothing written, when
+    a file changed since."""
+    todo = _rows(journal, revert_id)
+    _check(writer, journal, todo)
+    batch = uuid.uuid4().hex[:12]
+    plan = {
+        "operation": "redo",
+        "batch": batch,
+        "files": [{"path": f.path, "to": f.before_etag} for r, _ in todo for f in r.files],
+        "moves": [[o.src, o.path] for _, o in todo if o.operation == "rename" and o.src],
+    }
+    intent = journal.begin_intent(0, actor, plan)
+    out = RedoOutcome(batch)
+    try:
+        for row, original in todo:
+            out.redone.append(_redo_one(writer, journal, row, original, batch, actor))
+    finally:
+        journal.drop_intent(intent)
+    return out
+
+
+def _redo_one(writer: Writer, journal: Journal, row: Change, original: Change, batch: str, actor: str) -> Change:
+    scope = Scope(journal, None, "redo", actor, {"change_id": row.id, "batch": batch}, kind="revert", revert_of=row.id)
+    scope.approved = True
+    token = enter(scope)
+    try:
+        if original.operation == "rename" and original.src:
+            if not _is_there(writer, original.path):  # else a redo cut off by a kill had moved it
+                writer.rename(original.src, original.path, update_links=False, actor=actor)
+            summary = f"moved {original.src} to {original.path} again"
+        elif original.operation == "delete":
+            writer.delete(original.path, actor=actor)
+            summary = f"deleted {original.path} again"
+        else:
+            summary = f"re-applied change {original.id} to {original.path}"
+        if original.operation != "delete":
+            for f in reversed(row.files):
+                wrote, left = journal.contents(row.id, f.seq)  # the revert replaced `wrote` by `left`
+                current = current_bytes(writer, f.path)
+                now = None if current is None else etag_of(current)
+                if now == f.before_etag:  # a redo cut off by a kill had put it back
+                    scope.files.append(FileWrite(f.path, left, wrote, "restored"))
+                elif wrote is not None and left is not None:
+                    writer.write(f.path, wrote, if_match=f.after_etag, exact=True, actor=actor, allow_attachment=True)
+                elif wrote is not None:
+                    writer.write(f.path, wrote, create_only=True, exact=True, actor=actor, allow_attachment=True)
+                elif left is not None:
+                    writer.delete(f.path, if_match=f.after_etag, actor=actor)
+                    scope.files.append(FileWrite(f.path, left, None, "restored"))
+    except VaultError:
+        leave(token)
+        raise
+    leave(token)
+    return journal.record_revert(scope, row, f"redid change {original.id} (undone by {row.id}): {summary}", row.path)
+
+
+def _is_there(writer: Writer, rel: str) -> bool:
+    return current_bytes(writer, rel) is not None
+
+
+__all__ = ["RedoOutcome", "redo"]
