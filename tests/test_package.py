@@ -166,9 +166,11 @@ async def test_the_installed_bridge_answers_the_real_client(installed: Path, tmp
         listing = await client.call_tool("list_documents", {"folder": "Projects", "limit": 2})
         assert not listing.is_error, listing.content
         assert listing.structured_content["total"] == 7
-        # the bridge started the headless server with the installed interpreter and the new module name
-        servers = [cmd for cmd in _command_lines() if "vaultwatch.tui.cli" in cmd and "--headless" in cmd]
-        assert any(cmd[0] == str(installed / "bin" / "python") for cmd in servers), servers
+        # the bridge started the headless server with the installed interpreter, through the
+        # distribution's console script entry point
+        servers = [cmd for cmd in _command_lines() if "serve" in cmd and "--headless" in cmd]
+        ours = [cmd for cmd in servers if cmd[0] == str(installed / "bin" / "python")]
+        assert ours and all(any("vaultwatch.tui.entry" in part for part in cmd) for cmd in ours), servers
 
 
 def _command_lines() -> list[list[str]]:
