@@ -71,7 +71,7 @@ def session_changes(
     return out
 
 
-def _where_now(path: str, moves: list[tuple[str, str]]) -> str:
+def where_now(path: str, moves: list[tuple[str, str]]) -> str:
     """Where the file that was at `path` is now, after the batch's later renames (oldest first)."""
     for src, dst in moves:
         if path == src:
@@ -90,7 +90,7 @@ def check_batch(writer: Writer, journal: Journal, changes: list[Change]) -> None
         if change.kind != "change":
             raise RevertRefused(f"change {change.id} is not an agent's or the person's change")
         for f in change.files:
-            now = _where_now(f.path, later_moves)
+            now = where_now(f.path, later_moves)
             if now in seen:
                 continue
             seen.add(now)
@@ -101,7 +101,7 @@ def check_batch(writer: Writer, journal: Journal, changes: list[Change]) -> None
                 before, written = journal.contents(change.id, f.seq)
                 raise refuse_changed(journal, change, now, before, written, current)
         if change.operation == "rename" and change.src:
-            dst = _where_now(change.path, later_moves)
+            dst = where_now(change.path, later_moves)
             if dst not in seen and change.etag is not None:
                 seen.add(dst)
                 current = current_bytes(writer, dst)
@@ -109,7 +109,7 @@ def check_batch(writer: Writer, journal: Journal, changes: list[Change]) -> None
                     raise refuse_changed(journal, change, dst, None, None, current)
             later_moves.insert(0, (change.src, change.path))
         elif change.operation == "delete":
-            rel = _where_now(change.path, later_moves)
+            rel = where_now(change.path, later_moves)
             if rel not in seen:
                 seen.add(rel)
                 if current_bytes(writer, rel) is not None:
@@ -195,4 +195,12 @@ def resume_batches(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
     return out
 
 
-__all__ = ["BatchOutcome", "batch_reverts", "check_batch", "resume_batches", "revert_session", "session_changes"]
+__all__ = [
+    "BatchOutcome",
+    "batch_reverts",
+    "check_batch",
+    "resume_batches",
+    "revert_session",
+    "session_changes",
+    "where_now",
+]

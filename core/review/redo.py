@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.batch import batch_reverts
+from vaultwatch.core.review.batch import batch_reverts, where_now
 from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave
 from vaultwatch.core.review.journal import Change, Journal
 from vaultwatch.core.review.revert import RevertRefused, current_bytes, refuse_changed
@@ -32,15 +32,6 @@ class RedoOutcome:
 
     batch: str
     redone: list[Change] = field(default_factory=list)
-
-
-def _where_now(path: str, moves: list[tuple[str, str]]) -> str:
-    for src, dst in moves:
-        if path == src:
-            path = dst
-        elif path.startswith(src + "/"):
-            path = dst + path[len(src) :]
-    return path
 
 
 def _rows(journal: Journal, revert_id: int) -> list[tuple[Change, Change]]:
@@ -64,7 +55,7 @@ def _check(writer: Writer, journal: Journal, todo: list[tuple[Change, Change]]) 
         if original.operation == "rename" and original.src:
             moves = [(original.path, original.src), *earlier_moves]
         for f in row.files:
-            now = _where_now(f.path, moves)
+            now = where_now(f.path, moves)
             if now in seen:
                 continue
             seen.add(now)
@@ -74,8 +65,8 @@ def _check(writer: Writer, journal: Journal, todo: list[tuple[Change, Change]]) 
                 before, written = journal.contents(row.id, f.seq)
                 raise refuse_changed(journal, row, now, before, written, current)
         if original.operation == "rename" and original.src:
-            src = _where_now(original.src, earlier_moves)
-            dst = _where_now(original.path, earlier_moves)
+            src = where_now(original.src, earlier_moves)
+            dst = where_now(original.path, earlier_moves)
             if current_bytes(writer, dst) is not None and current_bytes(writer, src) is not None:
                 raise RevertRefused(f"cannot redo change {original.id}: {dst} exists already", path=dst)
             earlier_moves.insert(0, (original.path, original.src))
