@@ -71,8 +71,9 @@ async def test_the_conflict_view_shows_hunks_in_plain_words_and_reverts_the_agen
         assert "a: revert the agent's lines anyway" in text
         await pilot.press("a")
         await wait_for(lambda: not isinstance(app.screen, ConflictScreen))
+        # the revert runs in a worker: wait for its notice before reading the note
+        await wait_for(lambda: any("kept the later edit" in n.message for n in app._notifications), 20)
         assert (tui_demo / NOTE).read_text() == BODY.replace("line 3\n", "line 3, mine\n")
-        assert any("kept the later edit" in n.message for n in app._notifications)
     journal = journal_for(vault)
     [revert_row] = journal.changes(kinds=["revert"])
     assert revert_row.who.startswith("human") and journal.get(revert_row.revert_of).reverted_by == revert_row.id
