@@ -113,7 +113,7 @@ def diff_1mb(repeat: int = 5, screen: int = 50) -> dict:
     from rich.console import Console
 
     from vaultwatch.core.review.textdiff import text_diff
-    from vaultwatch.tui.diffview import LazyLines, render_diff
+    from vaultwatch.tui.widgets.diffview import LazyLines, render_diff
 
     rng = random.Random(2)
     before = note_text(rng, 1_000_000)
@@ -231,8 +231,8 @@ async def _approve_latency(rounds: int) -> dict:
     from vaultwatch.core.review.approval import ApprovalGate
     from vaultwatch.tui.app import make_app
     from vaultwatch.tui.config import fixed_config
+    from vaultwatch.tui.flows.review import ApprovalScreen
     from vaultwatch.tui.idle import settle
-    from vaultwatch.tui.review import ApprovalScreen
 
     with tempfile.TemporaryDirectory(prefix="vwb-") as tmp:
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")

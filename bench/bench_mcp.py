@@ -206,7 +206,17 @@ class Served:
         self.sock = os.path.join(self.dir, "b.sock")
         started = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", self.sock, "--as-of", AS_OF],
+            [
+                sys.executable,
+                "-m",
+                "vaultwatch.tui.commands.cli",
+                "serve",
+                str(root),
+                "--socket",
+                self.sock,
+                "--as-of",
+                AS_OF,
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

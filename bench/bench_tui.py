@@ -29,7 +29,7 @@ Two parts:
   `search_sqlite_memory_mb` is SQLite's heap (the read connections' page caches) and
   `search_readers_open` the full-text index's open read connections (core.search.readers).
   This process limits glibc's malloc arenas as the `vaultwatch` command does (`malloc_arenas`:
-  tui.cli.MALLOC_ARENAS, or an explicit MALLOC_ARENA_MAX), so `rss_mb_after` is the app's.
+  tui.commands.cli.MALLOC_ARENAS, or an explicit MALLOC_ARENA_MAX), so `rss_mb_after` is the app's.
 """
 
 from __future__ import annotations
@@ -986,10 +986,10 @@ def main() -> int:
         print(json.dumps(agent_searches(args.agent_searches)))
         return 0
     # the Pilot runs measure the app as `vaultwatch` runs it: with its glibc arena limit, set
-    # before any thread starts (tui.cli.MALLOC_ARENAS); glibc's default gives the search and
+    # before any thread starts (tui.commands.cli.MALLOC_ARENAS); glibc's default gives the search and
     # worker threads arenas of their own, which kept more of the search step's heap
     from vaultwatch.core.memory import fix_mmap_threshold, limit_malloc_arenas
-    from vaultwatch.tui.cli import MALLOC_ARENAS, MMAP_THRESHOLD
+    from vaultwatch.tui.commands.cli import MALLOC_ARENAS, MMAP_THRESHOLD
 
     arenas = MALLOC_ARENAS if limit_malloc_arenas(MALLOC_ARENAS) else os.environ.get("MALLOC_ARENA_MAX")
     mmap_threshold = (

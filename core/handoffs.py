@@ -13,7 +13,7 @@ Quick blocks nest and overlap across threads: they are counted, and the interval
 what it was before the first only when the last one ends. The MCP server's lane
 (mcp_server/lane.py) holds one while an agent's heavy call runs. Nothing else in core or
 mcp_server or tui calls `sys.setswitchinterval`; the TUI's approval dialog holds one block per
-decided change until its answer is out (tui/approvaldialog.py QuickHandoffs).
+decided change until its answer is out (tui/screens/approval.py QuickHandoffs).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ Nothing else in vaultwatch calls `gc.disable`, `gc.enable` or `gc.freeze`:
   back to the OS when freed; smaller ones come from the heap. glibc's own threshold moves: it
   starts at 128 KB and rises to the size of each mapped block freed (up to 32 MB), so after a
   build's big buffers came and went, later ones of that size were carved out of the heap, where
-  what is freed between live blocks stays resident. See MMAP_THRESHOLD in tui.cli for what a
+  what is freed between live blocks stays resident. See MMAP_THRESHOLD in tui.commands.cli for what a
   fixed one measured; an explicit MALLOC_MMAP_THRESHOLD_ in the environment wins.
 """
 

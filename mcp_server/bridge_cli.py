@@ -1,7 +1,7 @@
 """`vaultwatch bridge`: its options and its start. Light on purpose: MCP clients spawn the bridge
 and wait for its first answer, so this imports the standard library, the relay and the vault
 lock's reader, never the SDK, the index or the TUI (tui/entry.py runs it without the rest of the
-command line; tui/cli.py registers the same options for `vaultwatch --help`)."""
+command line; tui/commands/cli.py registers the same options for `vaultwatch --help`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The MCP subcommands of `vaultwatch`: serve, bridge and mcp-config.
 
-tui/cli.py registers them with one call: `register(sub, handlers, _vault_options, open_vault)`.
+tui/commands/cli.py registers them with one call: `register(sub, handlers, _vault_options, open_vault)`.
 """
 
 from __future__ import annotations

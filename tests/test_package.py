@@ -1,7 +1,7 @@
 """vaultwatch as people install it: `python -m build` makes a wheel whose only top-level name is
 `vaultwatch`, and that wheel, installed into a fresh virtual environment, runs: `--version`,
 `stats` on the bundled demo vault, and an MCP `list_documents` call through `vaultwatch bridge`
-from the real `mcp` client (the bridge spawns the headless server, `python -m vaultwatch.tui.cli`).
+from the real `mcp` client (the bridge spawns the headless server, `python -m vaultwatch.tui.commands.cli`).
 
 No network: the fresh environment gets the wheel alone (`--no-deps`); its dependencies come from
 this environment's site-packages through a path file, listed after the fresh environment's own

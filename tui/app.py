@@ -46,25 +46,31 @@ from vaultwatch.core.events import (
 )
 from vaultwatch.core.memory import freeze_long_lived, release_free_memory
 from vaultwatch.core.vault import Vault
-
-from .config import AppConfig
-from .gcpolicy import TICK_SECONDS as GC_TICK_SECONDS
-from .gcpolicy import IdleCollector
-from .messages import AgentCalled, AgentPresence, IndexChanged, IndexLoaded, IndexProgressed, ProblemReported
-from .screens.main import MainScreen
-from .screens.palette import NoteCommands
-from .services import Services
-from .session import Session
-from .widgets.doclist import DocList
-from .widgets.filterbar import FilterBar
-from .widgets.folders import FolderView
-from .widgets.preview import Preview
-from .widgets.rowlist import RowList
-from .widgets.statusline import StatusLine
-from .widgets.triage import PANES
+from vaultwatch.tui.config import AppConfig
+from vaultwatch.tui.gcpolicy import TICK_SECONDS as GC_TICK_SECONDS
+from vaultwatch.tui.gcpolicy import IdleCollector
+from vaultwatch.tui.messages import (
+    AgentCalled,
+    AgentPresence,
+    IndexChanged,
+    IndexLoaded,
+    IndexProgressed,
+    ProblemReported,
+)
+from vaultwatch.tui.screens.main import MainScreen
+from vaultwatch.tui.screens.palette import NoteCommands
+from vaultwatch.tui.services import Services
+from vaultwatch.tui.session import Session
+from vaultwatch.tui.widgets.doclist import DocList
+from vaultwatch.tui.widgets.filterbar import FilterBar
+from vaultwatch.tui.widgets.folders import FolderView
+from vaultwatch.tui.widgets.preview import Preview
+from vaultwatch.tui.widgets.rowlist import RowList
+from vaultwatch.tui.widgets.statusline import StatusLine
+from vaultwatch.tui.widgets.triage import PANES
 
 if TYPE_CHECKING:
-    from .actions import Actions
+    from vaultwatch.tui.flows.actions import Actions
 
 HOLD_SECONDS = 0.2  # a person's key or edit holds agents' calls back this long, unless answered sooner
 ASKING_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
@@ -107,7 +113,7 @@ class VaultwatchApp(App[None]):
         self._theme_error: str | None = None
         self.settings = None
         if self.config.settings:  # the person's settings file (tui.settings)
-            from . import settings  # noqa: PLC0415
+            from vaultwatch.tui import settings  # noqa: PLC0415
 
             self.settings = settings.load()
         theme = self.config.theme or (self.settings.theme if self.settings is not None else None)
@@ -137,7 +143,7 @@ class VaultwatchApp(App[None]):
 
     @property
     def actions(self) -> Actions:
-        """The triage actions (see tui.triaging)."""
+        """The triage actions (see tui.flows.triaging)."""
         return self.main.triage.actions
 
     @property
@@ -161,7 +167,7 @@ class VaultwatchApp(App[None]):
         hidden tabs' lists."""
         if self.services.started or self.quitting:
             return
-        from . import review  # noqa: PLC0415  (diffs, revert, approval dialogs: not needed for the first frame)
+        from vaultwatch.tui.flows import review  # noqa: PLC0415  (diffs, revert, approval dialogs: not needed for the first frame)
 
         await self.mount(review.ReviewHost(self.session.vault))  # attends the approval gate before agents come
         self.services.start()
@@ -197,7 +203,7 @@ class VaultwatchApp(App[None]):
     def _apply_settings(self) -> None:
         """The settings file's keymap (binding ids, as Textual's set_keymap), its problems said,
         and from now on the theme the person picks kept in it."""
-        from . import settings  # noqa: PLC0415
+        from vaultwatch.tui import settings  # noqa: PLC0415
 
         found = self.settings
         assert found is not None
@@ -233,7 +239,7 @@ class VaultwatchApp(App[None]):
             return
 
         def save() -> None:
-            from . import settings  # noqa: PLC0415
+            from vaultwatch.tui import settings  # noqa: PLC0415
 
             problem = settings.save_tree_width(width, self.settings.path if self.settings is not None else None)
             if problem:
@@ -242,7 +248,7 @@ class VaultwatchApp(App[None]):
         self.run_worker(save, thread=True, group="settings", exit_on_error=False, description="save the tree width")
 
     def _save_theme(self, name: str) -> None:
-        from . import settings  # noqa: PLC0415
+        from vaultwatch.tui import settings  # noqa: PLC0415
 
         problem = settings.save_theme(name, self.settings.path if self.settings is not None else None)
         if problem:
@@ -352,7 +358,7 @@ class VaultwatchApp(App[None]):
 
     # -- help, palette, bridge ---------------------------------------------------------------------
     def action_help(self) -> None:
-        from .screens.help import HelpScreen  # noqa: PLC0415  (dialogs load when first opened)
+        from vaultwatch.tui.screens.help import HelpScreen  # noqa: PLC0415  (dialogs load when first opened)
 
         self.push_screen(HelpScreen(self.key_help()))
 
@@ -424,9 +430,9 @@ class VaultwatchApp(App[None]):
 
     def key_help(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Sections of (key, description) for the help screen, from the bindings themselves."""
-        from .approvaldialog import ApprovalScreen  # noqa: PLC0415
-        from .changeviews import ChangeScreen, ChangesScreen, ConflictScreen  # noqa: PLC0415
-        from .widgets.triage import TrustPane  # noqa: PLC0415
+        from vaultwatch.tui.screens.approval import ApprovalScreen  # noqa: PLC0415
+        from vaultwatch.tui.screens.changes import ChangeScreen, ChangesScreen, ConflictScreen  # noqa: PLC0415
+        from vaultwatch.tui.widgets.triage import TrustPane  # noqa: PLC0415
 
         sections = [
             ("Everywhere", [MainScreen, self]),

@@ -1,7 +1,7 @@
 """The `vaultwatch` console entry point. `vaultwatch bridge` (spawned by MCP clients, which wait
 for its first answer) starts on the standard library and the relay alone; `serve --stdio` starts
 its stdio front first (mcp_server/stdiofront.py); every command then loads the whole command
-line (tui/cli.py)."""
+line (tui/commands/cli.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from vaultwatch.mcp_server import stdiofront
 
         stdiofront.start(args)  # answers the client's handshake while the SDK imports (stdiofront.py)
-    from vaultwatch.tui.cli import main as full
+    from vaultwatch.tui.commands.cli import main as full
 
     return full(args)
 

@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .app import VaultwatchApp
+    from vaultwatch.tui.app import VaultwatchApp
 
 
 def idle(app: VaultwatchApp) -> bool:

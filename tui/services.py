@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import Worker, WorkerState
 
 if TYPE_CHECKING:
-    from .app import VaultwatchApp
+    from vaultwatch.tui.app import VaultwatchApp
 
 log = logging.getLogger("vaultwatch.tui")
 

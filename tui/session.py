@@ -12,9 +12,8 @@ from vaultwatch.core.query.triagerules import TriageRules
 from vaultwatch.core.query.triagerules import load as load_triage_rules
 from vaultwatch.core.review.approval import settings_path
 from vaultwatch.core.vault import Vault
-
-from .config import AppConfig
-from .marks import AgentColors, AgentMarks
+from vaultwatch.tui.config import AppConfig
+from vaultwatch.tui.marks import AgentColors, AgentMarks
 
 
 class Session:

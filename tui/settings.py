@@ -183,8 +183,8 @@ def binding_ids() -> set[str]:
     """Every binding id the app's screens, widgets and dialogs declare (for checking a keymap)."""
     from textual.dom import DOMNode  # noqa: PLC0415
 
-    from . import app, review  # noqa: F401, PLC0415  (the lazily loaded dialogs declare theirs too)
-    from .screens import asof, help, triage  # noqa: F401, PLC0415
+    from vaultwatch.tui.flows import review  # noqa: F401, PLC0415  (the lazily loaded dialogs declare theirs too)
+    from vaultwatch.tui.screens import asof, help, triage  # noqa: F401, PLC0415
 
     ids: set[str] = set()
     todo = [DOMNode]

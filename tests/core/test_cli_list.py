@@ -17,7 +17,7 @@ ROW_KEYS = {"path", "kind", "title", "status", "stale", "trust_tier", "frontmatt
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL_THEME")}
     return subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -59,7 +59,7 @@ def test_unknown_and_unparsable_variables_are_said() -> None:
 
 def test_the_command_line_says_a_mistyped_variable_at_start(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", "stats", "--json"],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "stats", "--json"],
         env={
             "PATH": "/usr/bin:/bin",
             "VAULTWATCH_CAHCE": "0",

@@ -21,7 +21,7 @@ from vaultwatch.core.vault import Vault
 
 def cli(*args: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -194,7 +194,7 @@ async def test_a_batch_revert_killed_midway_is_finished_by_the_same_command(tmp_
         journal = journal_for(vault)
         session = journal.changes()[0].session
         proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.cli", "revert", "--session", session, str(root), "--yes"],
+            [sys.executable, "-m", "vaultwatch.tui.commands.cli", "revert", "--session", session, str(root), "--yes"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

@@ -407,7 +407,7 @@ HEAVY = (
     "vaultwatch.core.search",
     "vaultwatch.core.edit",
     "vaultwatch.core.review",
-    "vaultwatch.tui.cli",
+    "vaultwatch.tui.commands.cli",
     "vaultwatch.tui.app",
     "vaultwatch.mcp_server.server",
     "vaultwatch.mcp_server.host",

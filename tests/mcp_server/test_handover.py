@@ -28,7 +28,7 @@ class Tui:
         self.master, slave = pty.openpty()
         os.set_blocking(self.master, False)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+            [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
             cwd=ROOT,
             stdin=slave,
             stdout=slave,

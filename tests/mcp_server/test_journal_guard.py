@@ -38,7 +38,7 @@ def text_noise(rng: random.Random, size: int) -> str:
 
 def cli(*args: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -219,7 +219,7 @@ async def test_a_revert_killed_midway_is_finished_and_never_taken_for_outside_ed
         rename_id = journal.changes()[0].id
         assert _restored(root, names) == 0
         proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.cli", "revert", str(rename_id), str(root)],
+            [sys.executable, "-m", "vaultwatch.tui.commands.cli", "revert", str(rename_id), str(root)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

@@ -63,6 +63,6 @@ def test_the_headless_server_command_is_the_installed_vaultwatch_console_script(
     """launch starts the server through the distribution's declared `vaultwatch` entry point,
     not through a TUI module named inside mcp_server (which its import contract cannot see)."""
     command = vaultwatch_command()
-    assert "vaultwatch.tui.cli" not in " ".join(command)
+    assert "vaultwatch.tui.commands.cli" not in " ".join(command)
     done = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60, cwd="/")
     assert done.returncode == 0 and done.stdout.startswith("vaultwatch "), done

@@ -94,7 +94,7 @@ EARLY = """
 import sys
 from vaultwatch.mcp_server import stdiofront
 front = stdiofront.start(sys.argv[1:])
-from vaultwatch.tui.cli import main
+from vaultwatch.tui.commands.cli import main
 code = main(sys.argv[1:])
 print(f"early={front.answered_early} before_sdk={front.before_sdk}", file=sys.stderr, flush=True)
 sys.exit(code)

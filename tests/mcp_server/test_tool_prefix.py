@@ -108,7 +108,7 @@ def test_the_tui_takes_the_server_options_and_hands_them_back(demo_vault, tmp_pa
     from vaultwatch.core.vault import Vault
     from vaultwatch.mcp_server.host import McpHost
     from vaultwatch.tui.app import make_app
-    from vaultwatch.tui.cli import build_parser
+    from vaultwatch.tui.commands.cli import build_parser
     from vaultwatch.tui.config import AppConfig
 
     parser, _ = build_parser()

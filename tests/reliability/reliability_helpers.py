@@ -76,7 +76,7 @@ def serve_process(root: Path, sock: str) -> subprocess.Popen:
     """A real `vaultwatch serve` process on `sock` (entry cache off), returned once its socket exists."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "serve", str(root), "--socket", sock],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -40,7 +40,7 @@ def _serve(root: Path, sock: str, *extra: str, preexec=None, env=None) -> subpro
     full_env = dict(os.environ, PYTHONPATH=str(ROOT), VAULTWATCH_CACHE="0")
     full_env.update(env or {})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock, *extra],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "serve", str(root), "--socket", sock, *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

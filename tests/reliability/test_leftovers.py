@@ -99,7 +99,7 @@ def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_r
     time.sleep(2.1)  # the cleanup leaves alone temporary files younger than 2 s (a write still running)
     sock = os.path.join(os.path.realpath("/tmp"), f"vwk-{os.getpid()}-{time.monotonic_ns() % 10**6}.sock")
     serve = subprocess.Popen(
-        [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--socket", sock],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "serve", str(root), "--socket", sock],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

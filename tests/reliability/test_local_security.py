@@ -62,7 +62,7 @@ def hook(event, args):
     log.write(json.dumps(rec) + "\n")
 sys.addaudithook(hook)
 sys.argv = ["vaultwatch", *sys.argv[2:]]
-from vaultwatch.tui.cli import main
+from vaultwatch.tui.commands.cli import main
 sys.exit(main())
 """
 
@@ -368,7 +368,7 @@ def test_http_never_binds_a_network_address(tmp_path, spec):
     root.mkdir()
     env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_RUNTIME_DIR=str(tmp_path), VAULTWATCH_CACHE="0")
     got = subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", "serve", str(root), "--http", spec],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "serve", str(root), "--http", spec],
         capture_output=True,
         text=True,
         timeout=60,

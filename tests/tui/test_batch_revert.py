@@ -20,8 +20,8 @@ from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.flows.review import ChangesScreen, ConfirmScreen
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.review import ChangesScreen, ConfirmScreen
 
 NOTE = "Projects/Atlas Migration.md"
 

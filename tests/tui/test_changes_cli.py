@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run(*args: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -1,4 +1,4 @@
-"""The conflict view (tui/changeviews.ConflictScreen): a revert refused because the note changed
+"""The conflict view (tui.screens.changes.ConflictScreen): a revert refused because the note changed
 since, shown as hunks in plain words, with revert-anyway (a three-way merge) and $EDITOR. Real
 vault, real journal, Pilot keys; the editor is a real process."""
 
@@ -15,9 +15,9 @@ from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
-from vaultwatch.tui.diffview import plain
+from vaultwatch.tui.flows.review import ChangesScreen, ConflictScreen
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.review import ChangesScreen, ConflictScreen
+from vaultwatch.tui.widgets.diffview import plain
 
 NOTE = "Inbox/plan.md"
 BODY = "".join(f"line {i}\n" for i in range(1, 31))

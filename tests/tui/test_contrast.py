@@ -9,9 +9,9 @@ from pathlib import Path
 
 from textual.color import Color
 
-from vaultwatch.tui.contrast import MIN_RATIO, ratio, readable
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.activity import ActivityList
+from vaultwatch.tui.widgets.contrast import MIN_RATIO, ratio, readable
 from vaultwatch.tui.widgets.noterender import THEME_COLOURS
 
 # the ANSI themes use the terminal's own palette (colour "default"): the terminal decides

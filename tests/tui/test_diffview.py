@@ -1,4 +1,4 @@
-"""The diff view (tui/diffview.py) draws only what is on screen: a diff of thousands of hunks
+"""The diff view (tui/widgets/diffview.py) draws only what is on screen: a diff of thousands of hunks
 costs one screenful, and scrolling draws the rest, line for line what rich renders whole."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from rich.console import Console
 from textual.app import App
 
 from vaultwatch.core.review.textdiff import text_diff
-from vaultwatch.tui.diffview import DiffView, LazyLines, plain, render_diff, unified_hunk
+from vaultwatch.tui.widgets.diffview import DiffView, LazyLines, plain, render_diff, unified_hunk
 
 
 def every_tenth(lines: int = 6000) -> tuple[bytes, bytes]:
@@ -73,7 +73,7 @@ async def test_the_widget_scrolls_through_a_long_diff():
 def test_changed_words_are_marked_inside_changed_lines_and_wide_views_are_side_by_side():
     """Issue 18's diff: word-level inside changed lines (only the changed word in the strong colour),
     unified at 120 columns, the old and new line on one row at 200."""
-    from vaultwatch.tui.diffview import ADDED_WORD, REMOVED_WORD
+    from vaultwatch.tui.widgets.diffview import ADDED_WORD, REMOVED_WORD
 
     before, after = b"# Note\nalpha beta gamma\nsame\n", b"# Note\nalpha BETA gamma\nsame\n"
     [hunk] = text_diff(before, after).hunks

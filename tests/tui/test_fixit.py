@@ -12,7 +12,7 @@ import pytest
 from tui_helpers import open_loaded
 
 from vaultwatch.core.query import problems
-from vaultwatch.tui import fixit
+from vaultwatch.tui.flows import fixit
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.screens.triage import ConfirmScreen, StatusScreen
 

@@ -545,7 +545,7 @@ async def test_tab_keys_faster_than_the_app_then_quit(tui_demo: Path) -> None:
 async def test_fast_typing_coalesces_list_queries(tui_demo: Path, app_for, monkeypatch) -> None:
     """Keys typed faster than a query runs never queue a query each: the list query thread
     takes only the newest filter when it is free, and the list ends on the last text."""
-    import vaultwatch.tui.querying as querying
+    import vaultwatch.tui.flows.querying as querying
 
     monkeypatch.setattr(querying, "INLINE_QUERY_NOTES", 0)  # as in a big vault: queries in a thread
     app = app_for(tui_demo)

@@ -15,7 +15,7 @@ import pytest
 from vaultwatch.core.disk.reader import editor_path, note_bytes
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.vault import Vault
-from vaultwatch.tui.actions import Actions
+from vaultwatch.tui.flows.actions import Actions
 
 SECRET = b"OUTSIDE-SECRET-BYTES"
 OUTSIDE_BYTES = b"# out\n" + SECRET + b"\n"

@@ -44,7 +44,7 @@ def test_enter_then_a_key_at_once_in_a_real_terminal(tmp_path: Path) -> None:
     sock = tmp_path / "tmux.sock"
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL_THEME", "TMUX")}
     env.update(PYTHONPATH=str(ROOT), XDG_STATE_HOME=str(tmp_path / "state"), XDG_CACHE_HOME=str(tmp_path / "cache"))
-    command = f"{sys.executable} -m vaultwatch.tui.cli {vault} --no-mcp --no-watch"
+    command = f"{sys.executable} -m vaultwatch.tui.commands.cli {vault} --no-mcp --no-watch"
     subprocess.run(
         ["tmux", "-S", str(sock), "-f", "/dev/null", "new-session", "-d", "-s", "vw", "-x", "120", "-y", "36", command],
         env=env,

@@ -20,7 +20,7 @@ from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.pendingview import PendingScreen
+from vaultwatch.tui.screens.pending import PendingScreen
 
 NOTE = "Projects/Atlas Migration.md"
 

@@ -1,4 +1,4 @@
-"""Reviewing agents' changes in the TUI (tui/review.py): a real agent on the app's real socket, Pilot keys."""
+"""Reviewing agents' changes in the TUI (tui/flows/review.py): a real agent on the app's real socket, Pilot keys."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
-from vaultwatch.tui.diffview import DiffView, plain
+from vaultwatch.tui.flows.review import ApprovalScreen, ChangeScreen, ChangesScreen, ConfirmScreen, ConflictScreen
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.review import ApprovalScreen, ChangeScreen, ChangesScreen, ConfirmScreen, ConflictScreen
 from vaultwatch.tui.widgets.activity import ActivityList
+from vaultwatch.tui.widgets.diffview import DiffView, plain
 
 NOTE = "Projects/Atlas Migration.md"
 
@@ -345,7 +345,7 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "vaultwatch.tui.cli",
+            "vaultwatch.tui.commands.cli",
             "revert",
             str(cid),
             str(tui_demo),
@@ -412,7 +412,7 @@ async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answe
     import sys
 
     from vaultwatch.core.review.approval import ApprovalSettled
-    from vaultwatch.tui.approvaldialog import QUICK_SWITCH_S
+    from vaultwatch.tui.screens.approval import QUICK_SWITCH_S
 
     normal = sys.getswitchinterval()
     at_decision: list[float] = []
@@ -445,7 +445,7 @@ def test_the_dialogs_quick_handoffs_and_the_lanes_share_one_owner():
     import sys
 
     from vaultwatch.core import handoffs
-    from vaultwatch.tui.approvaldialog import QUICK_SWITCH_S, QuickHandoffs
+    from vaultwatch.tui.screens.approval import QUICK_SWITCH_S, QuickHandoffs
 
     normal = sys.getswitchinterval()
     quick = QuickHandoffs()

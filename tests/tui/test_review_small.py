@@ -14,9 +14,9 @@ from test_agents import wait_for
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.vault import Vault
-from vaultwatch.tui.actions import login_name
+from vaultwatch.tui.flows.actions import login_name
+from vaultwatch.tui.flows.review import ChangesScreen
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.review import ChangesScreen
 from vaultwatch.tui.screens.triage import ConfirmScreen as TriageConfirm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ def test_the_cli_revert_says_reverted_change_n_once(make_vault, tmp_path: Path):
     Writer(vault).write("a.md", "two\n", overwrite=True, actor="agent:bot")
     journal_for(vault).close()
     out = subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", "revert", "1", str(root)],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "revert", "1", str(root)],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -92,7 +92,7 @@ async def test_an_undo_is_journaled_as_an_undo(tui_demo: Path, app_for):
 
 
 async def test_the_help_lists_the_changes_views_and_the_approval_dialogs_keys(tui_demo: Path, app_for):
-    from vaultwatch.tui.review import ApprovalScreen, ChangesScreen, ConflictScreen
+    from vaultwatch.tui.flows.review import ApprovalScreen, ChangesScreen, ConflictScreen
     from vaultwatch.tui.screens.help import HelpScreen
 
     app = app_for(tui_demo)

@@ -104,7 +104,7 @@ async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_de
     """Search lists every hit, a page (LIMIT) at a time: moving to the end of the list loads the next
     page under it, in core's order, and the status says how many of how many are listed (before:
     the first 50 only)."""
-    from vaultwatch.tui.searching import LIMIT
+    from vaultwatch.tui.flows.searching import LIMIT
 
     for i in range(130):
         (tui_demo / "Bulk").mkdir(exist_ok=True)

@@ -116,7 +116,10 @@ def test_the_default_vault_comes_from_the_settings(config_home: Path, tmp_path: 
     (vault / "Inbox" / "Only Note.md").write_text("# Only\n")
     write(config_home, f'[tui]\nvault = "{vault}"\n')
     done = subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", "list", "--json"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "list", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert '"path": "Inbox/Only Note.md"' in done.stdout

@@ -10,8 +10,8 @@ from rich.style import Style
 from rich.text import Text
 
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.spans import separate, tidy
 from vaultwatch.tui.widgets.folders import FolderView
+from vaultwatch.tui.widgets.spans import separate, tidy
 
 
 def runs(text: Text) -> list[tuple[str, Style | None]]:

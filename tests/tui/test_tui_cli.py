@@ -18,7 +18,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -57,7 +61,7 @@ def test_the_launch_path_leaves_the_mcp_sdk_for_after_the_first_frame() -> None:
     import) load after the first frame, in the app's MCP worker, not on the way to it."""
     probe = (
         "import sys\n"
-        "from vaultwatch.tui import cli\n"
+        "from vaultwatch.tui.commands import cli\n"
         "from vaultwatch.tui.app import make_app\n"
         "from vaultwatch.tui.config import AppConfig\n"
         "from vaultwatch.core.vault import Vault, demo_vault_path\n"
@@ -81,7 +85,7 @@ class Terminal:
         self.master, slave = pty.openpty()
         os.set_blocking(self.master, False)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.cli", *args],
+            [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
             cwd=ROOT,
             stdin=slave,
             stdout=slave,

@@ -2,8 +2,8 @@
 
 Its layout (filter bar, folder tree, triage tabs, preview, activity panel, status line), how
 the views follow the index, the filter, the folder scope and the agents' calls (the visible
-list's queries run through `tui.querying`), the navigation keys, and the triage dispatch (the
-writes themselves run in `tui.triaging`).
+list's queries run through `tui.flows.querying`), the navigation keys, and the triage dispatch (the
+writes themselves run in `tui.flows.triaging`).
 
 Core events arrive as coalesced messages that the app's bus subscriber posts to the app
 (from whatever thread published them), whose handlers call the methods here: as before
@@ -14,7 +14,7 @@ Split by job into mixins whose state lives here: `tabcounts` (the tabs' counts a
 `typingguard` (keys routed where the keys before them sent the focus), `navigation` (the moving-around keys)
 and `targets` (what a triage or fix-it key acts on). About 520 lines: this is where every
 message between the views meets; the work behind each handler lives in its widget, in
-`tui.querying` or in `tui.triaging`, and each handler here is the few lines that connect them.
+`tui.flows.querying` or in `tui.flows.triaging`, and each handler here is the few lines that connect them.
 """
 
 from __future__ import annotations
@@ -38,8 +38,10 @@ from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.query import filterexpr
 from vaultwatch.core.query.listing import Query
 from vaultwatch.core.query.listing import warm as warm_listing
-
-from ..messages import (
+from vaultwatch.tui.flows.querying import ListScheduler
+from vaultwatch.tui.flows.searching import SearchFlow
+from vaultwatch.tui.flows.triaging import TriageFlow
+from vaultwatch.tui.messages import (
     AgentCalled,
     AgentPresence,
     IndexChanged,
@@ -49,27 +51,24 @@ from ..messages import (
     ListReady,
     ProblemReported,
 )
-from ..querying import ListScheduler
-from ..searching import SearchFlow
-from ..triaging import TriageFlow
-from ..widgets.activity import ActivityList, ActivityPanel, ActivityTicker
-from ..widgets.doclist import DocList
-from ..widgets.filterbar import FilterBar
-from ..widgets.folders import FolderView
-from ..widgets.footer import KeyFooter
-from ..widgets.preview import Preview
-from ..widgets.problems import Problem
-from ..widgets.rowlist import RowList
-from ..widgets.searchlist import SearchList
-from ..widgets.statusline import StatusLine
-from ..widgets.triage import PANES, Requery, TriagePane
-from .navigation import Navigation
-from .tabcounts import TabCounts
-from .targets import TriageTargets
-from .typingguard import TypingGuard
+from vaultwatch.tui.screens.navigation import Navigation
+from vaultwatch.tui.screens.tabcounts import TabCounts
+from vaultwatch.tui.screens.targets import TriageTargets
+from vaultwatch.tui.screens.typingguard import TypingGuard
+from vaultwatch.tui.widgets.activity import ActivityList, ActivityPanel, ActivityTicker
+from vaultwatch.tui.widgets.doclist import DocList
+from vaultwatch.tui.widgets.filterbar import FilterBar
+from vaultwatch.tui.widgets.folders import FolderView
+from vaultwatch.tui.widgets.footer import KeyFooter
+from vaultwatch.tui.widgets.preview import Preview
+from vaultwatch.tui.widgets.problems import Problem
+from vaultwatch.tui.widgets.rowlist import RowList
+from vaultwatch.tui.widgets.searchlist import SearchList
+from vaultwatch.tui.widgets.statusline import StatusLine
+from vaultwatch.tui.widgets.triage import PANES, Requery, TriagePane
 
 if TYPE_CHECKING:
-    from ..app import VaultwatchApp
+    from vaultwatch.tui.app import VaultwatchApp
 
 VIEW_GROUPS = frozenset({"query", "counts", "preview", "warm", "hints", "search"})
 COUNTS_DELAY = 0.15
@@ -109,10 +108,12 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         Binding("3", "tab('stale')", "Stale", show=False, id="app.tab_stale"),
         Binding("4", "tab('trust')", "Trust", show=False, id="app.tab_trust"),
         Binding("5", "tab('broken')", "Broken", show=False, id="app.tab_broken"),
-        Binding("y", "copy_path", "Copy the note's path", show=False, id="app.copy_path"),  # tui/fixit.py
+        Binding("y", "copy_path", "Copy the note's path", show=False, id="app.copy_path"),  # tui/flows/fixit.py
         Binding("Y", "copy_link", "Copy its [[wikilink]]", show=False, id="app.copy_link"),
         Binding("o", "open_obsidian", "Open in Obsidian", show=False, id="app.obsidian"),
-        Binding("C", "changes", "Changes", show=False, id="app.changes"),  # tui/review.py: diffs, revert, approval
+        Binding(
+            "C", "changes", "Changes", show=False, id="app.changes"
+        ),  # tui/flows/review.py: diffs, revert, approval
         Binding("g", "approval_mode", "Approval mode", show=False, id="app.approval"),
     ]
 
@@ -165,7 +166,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self._ticker = ActivityTicker(self.session, id="ticker")
         self._status = StatusLine(id="status")
         self._panes = [cls(self.session, pane_id, lazy=i > 0) for i, (pane_id, cls) in enumerate(PANES)]
-        self._search_list = SearchList(id="search-list")  # the filter bar's full-text mode (tui.searching)
+        self._search_list = SearchList(id="search-list")  # the filter bar's full-text mode (tui.flows.searching)
         self._search_list.display = False
         self._search_list.on_near_end = self.searcher.load_more  # the next page of hits
         yield self._filterbar
@@ -370,8 +371,8 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         if followed is not None:
             self.preview.show(followed)
             self.active_list.select_key(followed) if isinstance(self.active_list, DocList) else None
-        if self._activity_panel.following:  # the followed agent's newest change, as a diff (tui/review.py)
-            from .. import review  # noqa: PLC0415
+        if self._activity_panel.following:  # the followed agent's newest change, as a diff (tui/flows/review.py)
+            from vaultwatch.tui.flows import review  # noqa: PLC0415
 
             review.follow_changes(self.app, events, self._activity_panel.follow_agent)
         self._activity_panel.show_title()
@@ -410,7 +411,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self._counts_timer = self.set_timer(delay, self.run_counts)
 
     def run_active(self, *, keep: bool = True, pane: TriagePane | None = None) -> None:
-        """Re-run the visible pane's query off the UI thread (coalesced: tui.querying)."""
+        """Re-run the visible pane's query off the UI thread (coalesced: tui.flows.querying)."""
         if not self._live():
             return
         if self.searcher.active and pane is None:
@@ -536,7 +537,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
     def on_row_list_chosen(self, message: RowList.Chosen) -> None:
         row = message.row
         if isinstance(message.rowlist, ActivityList):
-            from .. import review  # noqa: PLC0415
+            from vaultwatch.tui.flows import review  # noqa: PLC0415
 
             if row is not None and review.open_call(self.app, row):  # an agent's write: its diff
                 return

@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING
 from textual.widgets import Input
 
 from vaultwatch.core.query import filterexpr
-
-from ..widgets.doclist import DocList
-from ..widgets.folders import FolderView
+from vaultwatch.tui.widgets.doclist import DocList
+from vaultwatch.tui.widgets.folders import FolderView
 
 if TYPE_CHECKING:
-    from .main import MainScreen
+    from vaultwatch.tui.screens.main import MainScreen
 
 
 class Navigation:
@@ -78,7 +77,7 @@ class Navigation:
     def action_tree_width(self: MainScreen, delta: int) -> None:
         """Narrow or widen the folder tree (shown if it was hidden); the width is kept in the
         person's settings file for the next start."""
-        from .main import TREE_NARROW, TREE_WIDE  # noqa: PLC0415
+        from vaultwatch.tui.screens.main import TREE_NARROW, TREE_WIDE  # noqa: PLC0415
 
         current = self.tree_width or (TREE_WIDE if self.app.size.width >= 140 else TREE_NARROW)
         self.set_tree_width(current + delta)
@@ -86,7 +85,7 @@ class Navigation:
     def set_tree_width(self: MainScreen, width: int, *, keep: bool = True) -> None:
         """The folder tree `width` cells wide (within settings.TREE_WIDTHS and half the screen),
         shown; `keep`: written to the settings file."""
-        from ..settings import TREE_WIDTHS  # noqa: PLC0415
+        from vaultwatch.tui.settings import TREE_WIDTHS  # noqa: PLC0415
 
         low, high = TREE_WIDTHS
         width = max(low, min(high, width, max(low, self.app.size.width // 2)))
@@ -103,12 +102,12 @@ class Navigation:
         self.set_tree_width(message.width, keep=message.done)
 
     def action_changes(self: MainScreen) -> None:
-        from .. import review  # noqa: PLC0415
+        from vaultwatch.tui.flows import review  # noqa: PLC0415
 
         review.open_changes(self.app)
 
     def action_approval_mode(self: MainScreen) -> None:
-        from .. import review  # noqa: PLC0415
+        from vaultwatch.tui.flows import review  # noqa: PLC0415
 
         review.cycle_mode(self.app)
 
@@ -132,7 +131,7 @@ class Navigation:
             if clock is not None:
                 self.set_clock(clock)
 
-        from .asof import AsOfScreen  # noqa: PLC0415
+        from vaultwatch.tui.screens.asof import AsOfScreen  # noqa: PLC0415
 
         current = self.session.clock.today().isoformat()
         self.app.push_screen(AsOfScreen(current, blink=self.config.animate), done)

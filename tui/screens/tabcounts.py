@@ -15,12 +15,11 @@ from textual.worker import get_current_worker
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.query.listing import Query
-
-from ..querying import count_all
-from ..widgets.triage import LABEL_LEVELS
+from vaultwatch.tui.flows.querying import count_all
+from vaultwatch.tui.widgets.triage import LABEL_LEVELS
 
 if TYPE_CHECKING:
-    from .main import MainScreen
+    from vaultwatch.tui.screens.main import MainScreen
 
 TAB_PADDING = 2  # a tab's cells besides its label (Textual's Tab: padding 0 1)
 

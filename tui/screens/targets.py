@@ -1,5 +1,5 @@
 """The main screen's triage dispatch: what a triage or fix-it key acts on (the note the person
-sees), and the keys that hand it to `tui.triaging` and `tui.fixit`.
+sees), and the keys that hand it to `tui.flows.triaging` and `tui.flows.fixit`.
 
 A mixin of `tui.screens.main.MainScreen` (split out of it by job; its state lives there).
 """
@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from vaultwatch.core.model import NOTE, Entry
-
-from ..widgets.doclist import DocList
-from ..widgets.problems import ProblemList
+from vaultwatch.tui.widgets.doclist import DocList
+from vaultwatch.tui.widgets.problems import ProblemList
 
 if TYPE_CHECKING:
-    from .main import MainScreen
+    from vaultwatch.tui.screens.main import MainScreen
 
 
 ACT_WAIT = 2.0  # seconds a triage key waits at most for the filter's list to be shown
@@ -88,14 +87,14 @@ class TriageTargets:
         return getattr(row, "entry", None)
 
     def action_copy_path(self: MainScreen) -> None:
-        from .. import fixit  # noqa: PLC0415
+        from vaultwatch.tui.flows import fixit  # noqa: PLC0415
 
         entry = self.seen_entry()
         if entry is not None:
             fixit.copy(self.app, entry.path, "path")
 
     def action_copy_link(self: MainScreen) -> None:
-        from .. import fixit  # noqa: PLC0415
+        from vaultwatch.tui.flows import fixit  # noqa: PLC0415
 
         entry = self.seen_entry()
         if entry is not None:

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.widgets import Input
 
-from ..widgets.filterbar import FilterBar
+from vaultwatch.tui.widgets.filterbar import FilterBar
 
 if TYPE_CHECKING:
-    from .main import MainScreen
+    from vaultwatch.tui.screens.main import MainScreen
 
 
 class TypingGuard:

@@ -14,11 +14,10 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from vaultwatch.core.events import AgentAccess
-
-from .. import spans
-from ..marks import access_kind
-from ..session import Session
-from .rowlist import Cell, Column, RowList
+from vaultwatch.tui.marks import access_kind
+from vaultwatch.tui.session import Session
+from vaultwatch.tui.widgets import spans
+from vaultwatch.tui.widgets.rowlist import Cell, Column, RowList
 
 MAX_ROWS = 5000
 
@@ -146,7 +145,7 @@ class ActivityTitle(Static):
                     spans.append(text, f" ({rule})", "dim")
         text.append("  ")
         if following:
-            text.append(" ", style="reverse")  # a pad of another style: see tui.spans
+            text.append(" ", style="reverse")  # a pad of another style: see tui.widgets.spans
             text.append(f"following {follow_agent or 'any agent'}", style="bold reverse")
             text.append(" ", style="reverse")
             spans.append(text, "  f stops", "dim")

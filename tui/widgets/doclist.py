@@ -15,10 +15,9 @@ from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query import triagerules
-
-from ..marks import ago, short_agent
-from ..session import Session
-from .rowlist import Cell, Column, RowList
+from vaultwatch.tui.marks import ago, short_agent
+from vaultwatch.tui.session import Session
+from vaultwatch.tui.widgets.rowlist import Cell, Column, RowList
 
 SORT_CYCLE = ("path", "title", "modified", "size")
 COLUMN_SORT = {"title": "title", "folder": "path", "modified": "modified", "stale": "overdue"}

@@ -29,8 +29,8 @@ from vaultwatch.core.query.listing import Query
 if TYPE_CHECKING:
     from vaultwatch.core.index.snapshot import Snapshot
 
-from ..spans import tidy
-from .sizing import content_sized_free
+from vaultwatch.tui.widgets.sizing import content_sized_free
+from vaultwatch.tui.widgets.spans import tidy
 
 DROPDOWN_LIMIT = 50  # candidates listed at most (the list scrolls; typing narrows it)
 

@@ -19,10 +19,9 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from vaultwatch.core.query.folders import FolderTree, folder_tree
-
-from ..marks import ago, short_agent
-from ..session import Session
-from .rowlist import steady
+from vaultwatch.tui.marks import ago, short_agent
+from vaultwatch.tui.session import Session
+from vaultwatch.tui.widgets.rowlist import steady
 
 ROOT = ""
 
@@ -116,7 +115,7 @@ class FolderView(Tree[str]):
 
     def _label(self, name: str, count: int, folder: str | None) -> Text:
         """ "Projects (12)", then who touched the folder last. Separating spaces stay unstyled
-        (see tui.spans: screenshots showed "Archive0")."""
+        (see tui.widgets.spans: screenshots showed "Archive0")."""
         text = Text(steady(name))  # one width in every terminal (see rowlist.steady)
         text.append(" ")
         text.append(f"({count:,})", style=Style(dim=True))

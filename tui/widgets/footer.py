@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..spans import undim
+from vaultwatch.tui.widgets.spans import undim
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,9 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from .. import spans
-from .notedoc import NoteDoc
-from .sizing import expect_size
+from vaultwatch.tui.widgets import spans
+from vaultwatch.tui.widgets.notedoc import NoteDoc
+from vaultwatch.tui.widgets.sizing import expect_size
 
 LINE_CACHE = 400  # strips kept (several screens)
 UI_BUDGET_S = 0.012  # rendering on the UI thread for lines scrolled to ahead of the worker, a frame
@@ -150,6 +150,6 @@ class NoteBody(Widget):
         self.refresh(layout=layout)
 
     def action_follow(self, index: int) -> None:
-        from .preview import Preview  # noqa: PLC0415 (preview imports this module)
+        from vaultwatch.tui.widgets.preview import Preview  # noqa: PLC0415 (preview imports this module)
 
         self.post_message(Preview.FollowLink(index))

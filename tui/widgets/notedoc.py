@@ -22,8 +22,7 @@ from rich.console import Console
 from rich.text import Text
 
 from vaultwatch.core.markdown.lines import Line
-
-from .noterender import Context, hanging, more_lines, render_at
+from vaultwatch.tui.widgets.noterender import Context, hanging, more_lines, render_at
 
 _console: Console | None = None
 
@@ -32,7 +31,7 @@ def wrap(line: Text, width: int, hang: int = 0) -> list[Text]:
     """One rendered line of the note as the display lines it takes at `width` cells (words
     wrapped, over-long words folded); the first `hang` characters (a quote's bars) start every
     display line. Thread-safe. (The spaces around styled runs are split off when a line is
-    drawn, `NoteBody.render_line` with tui.spans.separate.)"""
+    drawn, `NoteBody.render_line` with tui.widgets.spans.separate.)"""
     global _console
     if _console is None:  # wrapping needs a console only for tab sizes and the like
         _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)

@@ -15,10 +15,9 @@ from rich.text import Text
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
-
-from .. import spans
-from ..marks import ago
-from ..session import Session
+from vaultwatch.tui.marks import ago
+from vaultwatch.tui.session import Session
+from vaultwatch.tui.widgets import spans
 
 
 def _okf_line(entry: Entry, session: Session, clock: Clock) -> Text:

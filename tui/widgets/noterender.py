@@ -28,8 +28,7 @@ from rich.text import Text
 
 from vaultwatch.core.markdown.lines import Line, Span, styled_lines
 from vaultwatch.core.model import Link
-
-from .. import spans
+from vaultwatch.tui.widgets import spans
 
 MAX_LINES = 3000
 MAX_LINE_CHARS = 20_000  # a longer line is cut (one 3 MB line would be 30,000 screen lines)
@@ -84,7 +83,7 @@ def theme_styles(variables: dict[str, str], background: Any) -> Styles:
     variable missing or unparsable keeps the default colour."""
     from textual.color import Color, ColorParseError  # noqa: PLC0415
 
-    from ..contrast import readable  # noqa: PLC0415
+    from vaultwatch.tui.widgets.contrast import readable  # noqa: PLC0415
 
     defaults = Styles()
     try:

@@ -35,16 +35,15 @@ from vaultwatch.core.markdown.lines import Line, iter_styled_lines
 from vaultwatch.core.markdown.parse import decode
 from vaultwatch.core.memory import collect, pending_objects
 from vaultwatch.core.model import Entry
-
-from .. import spans
-from ..session import Session
-from ..similarity import similar_paths
-from .notebody import NoteBody
-from .notedoc import NoteDoc, note_doc
-from .notehead import note_head, note_meta
-from .noterender import Context, Styles, body_lines, theme_styles, without_frontmatter
-from .problems import Problem
-from .sizing import content_sized_free, expect_size
+from vaultwatch.tui.flows.similarity import similar_paths
+from vaultwatch.tui.session import Session
+from vaultwatch.tui.widgets import spans
+from vaultwatch.tui.widgets.notebody import NoteBody
+from vaultwatch.tui.widgets.notedoc import NoteDoc, note_doc
+from vaultwatch.tui.widgets.notehead import note_head, note_meta
+from vaultwatch.tui.widgets.noterender import Context, Styles, body_lines, theme_styles, without_frontmatter
+from vaultwatch.tui.widgets.problems import Problem
+from vaultwatch.tui.widgets.sizing import content_sized_free, expect_size
 
 MAX_READ_BYTES = 4 * 1024 * 1024
 MAX_LINES = 10_000  # source lines rendered (then a line says how many more there are)
@@ -103,7 +102,7 @@ class Rendered:
     links: list
     backlinks: tuple[str, ...]
     complete: bool = True
-    similar: tuple[str, ...] = ()  # notes like this one, by meaning (tui.similarity)
+    similar: tuple[str, ...] = ()  # notes like this one, by meaning (tui.flows.similarity)
     first_line: int = 1  # the file's line number of the body's first source line (after the frontmatter)
 
 

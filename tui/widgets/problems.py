@@ -15,8 +15,7 @@ from textual.message import Message
 
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query import problems
-
-from .rowlist import Cell, Column, RowList
+from vaultwatch.tui.widgets.rowlist import Cell, Column, RowList
 
 KIND_WIDTH = max(len(label) for label in problems.LABELS.values())
 

@@ -24,8 +24,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..contrast import MIN_RATIO, ratio, readable
-from ..spans import separate
+from vaultwatch.tui.widgets.contrast import MIN_RATIO, ratio, readable
+from vaultwatch.tui.widgets.spans import separate
 
 LINE_CACHE = 600  # rendered lines kept per list (a dozen screens; each Strip holds 7 small caches)
 
@@ -387,7 +387,7 @@ class RowList(ScrollView, can_focus=True):
             segments.append(Segment(fit(text, col.width, col.right), style or base))
         if used < width:
             segments.append(Segment(" " * (width - used), base))
-        segments = separate(segments)  # every visible run starts at its cell (see tui.spans)
+        segments = separate(segments)  # every visible run starts at its cell (see tui.widgets.spans)
         if used <= width:
             return Strip(segments, width)
         return Strip(segments, used).adjust_cell_length(width, base)

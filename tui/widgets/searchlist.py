@@ -2,7 +2,7 @@
 
 The hits are core's (`Vault.search`, the index and ranking the MCP `search` tool answers from);
 this list only draws them. `e` opens the hit in $EDITOR, as on every tab. When the cursor comes
-within NEAR_END rows of the last hit, `on_near_end` (tui.searching's next page) is called.
+within NEAR_END rows of the last hit, `on_near_end` (tui.flows.searching's next page) is called.
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 
 from vaultwatch.core.search.fulltext import SearchHit
-
-from .problems import ProblemList
-from .rowlist import Cell, Column, RowList
+from vaultwatch.tui.widgets.problems import ProblemList
+from vaultwatch.tui.widgets.rowlist import Cell, Column, RowList
 
 TITLE_SAMPLE = 200  # hits whose titles and folders size their columns
 

@@ -14,8 +14,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from .. import spans
-from ..spans import tidy
+from vaultwatch.tui.widgets import spans
+from vaultwatch.tui.widgets.spans import tidy
 
 
 class StatusLine(Static):

@@ -26,12 +26,11 @@ from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query import problems
 from vaultwatch.core.query.listing import Query
-
-from .. import spans
-from ..session import Session
-from .doclist import DocList, sort_label
-from .problems import ProblemList, problem_count, problems_of
-from .rowlist import RowList
+from vaultwatch.tui.session import Session
+from vaultwatch.tui.widgets import spans
+from vaultwatch.tui.widgets.doclist import DocList, sort_label
+from vaultwatch.tui.widgets.problems import ProblemList, problem_count, problems_of
+from vaultwatch.tui.widgets.rowlist import RowList
 
 OKF_RULE = {
     "deprecated": "Rule (OKF bundle): status: deprecated",
@@ -330,7 +329,7 @@ class TrustPane(TriagePane):
                 text.append("  ")
             click = Style(meta={"@click": f"pick({i})"})
             chosen = i == self.tier
-            # the pads differ in style from the label (see tui.spans)
+            # the pads differ in style from the label (see tui.widgets.spans)
             pad = Style(reverse=True) + click if chosen else Style(dim=True) + click
             text.append(" ", pad)
             text.append(

@@ -154,7 +154,7 @@ def test_graph_is_built_once_per_snapshot(rules_vault):
 def test_cli_links(demo_vault, capsys):
     import json
 
-    from vaultwatch.tui.cli import main
+    from vaultwatch.tui.commands.cli import main
 
     assert main(["links", str(demo_vault), "Projects/Atlas Migration.md", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -418,7 +418,7 @@ def test_hit_json_shape(demo_search):
 def test_cli_search(demo_vault, capsys):
     import json
 
-    from vaultwatch.tui.cli import main
+    from vaultwatch.tui.commands.cli import main
 
     assert main(["search", str(demo_vault), "deploy runbook", "--limit", "2", "--json", "--as-of", "2026-11-29"]) == 0
     out, err = capsys.readouterr()

@@ -21,8 +21,7 @@ from collections.abc import Callable
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.textdiff import text_diff
-
-from .changes_cli import person
+from vaultwatch.tui.commands.changes import person
 
 Handler = Callable[[argparse.Namespace], int]
 

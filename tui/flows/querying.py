@@ -25,10 +25,9 @@ from vaultwatch.core.links import resolve as linkmap
 from vaultwatch.core.query import problems
 from vaultwatch.core.query.folders import folder_tree
 from vaultwatch.core.query.listing import Query
-
-from .messages import ListFailed, ListReady
-from .session import Session
-from .widgets.triage import TriagePane, rows_for
+from vaultwatch.tui.messages import ListFailed, ListReady
+from vaultwatch.tui.session import Session
+from vaultwatch.tui.widgets.triage import TriagePane, rows_for
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode

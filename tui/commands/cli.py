@@ -14,10 +14,9 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.listing import SORTS, Query, pairs
 from vaultwatch.core.serialize import entry_json
 from vaultwatch.core.vault import Vault, demo_vault_path
-
-from .changes_cli import add_approve_option, apply_approval
-from .changes_cli import register as register_changes
-from .pending_cli import register as register_pending
+from vaultwatch.tui.commands.changes import add_approve_option, apply_approval
+from vaultwatch.tui.commands.changes import register as register_changes
+from vaultwatch.tui.commands.pending import register as register_pending
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -54,7 +53,7 @@ def clock_from(args: argparse.Namespace) -> Clock:
 
 def default_vault() -> str:
     """The vault opened when none is named: `[tui] vault` of the settings file, else the demo vault."""
-    from .settings import load  # noqa: PLC0415
+    from vaultwatch.tui.settings import load  # noqa: PLC0415
 
     return load().vault or str(demo_vault_path())
 
@@ -423,9 +422,8 @@ MMAP_THRESHOLD = 4 << 20
 
 def cmd_tui(args: argparse.Namespace) -> int:
     from vaultwatch.mcp_server.cli import server_options  # noqa: PLC0415
-
-    from .app import make_app  # noqa: PLC0415  (textual loads only for the TUI)
-    from .config import AppConfig  # noqa: PLC0415
+    from vaultwatch.tui.app import make_app  # noqa: PLC0415  (textual loads only for the TUI)
+    from vaultwatch.tui.config import AppConfig  # noqa: PLC0415
 
     try:
         options = server_options(args)

@@ -23,7 +23,7 @@ from vaultwatch.core.query.listing import Query
 from vaultwatch.core.search.fulltext import SearchNotReady
 
 if TYPE_CHECKING:
-    from .screens.main import MainScreen
+    from vaultwatch.tui.screens.main import MainScreen
 
 LIMIT = 50  # hits listed at first and added per page, a screen or so (each hit's snippet costs)
 NEAR_END = 5  # rows from the end of the list at which the next page loads

@@ -1,5 +1,5 @@
 """Fix-it actions on the note the person sees: copy its path or `[[wikilink]]`, open it in
-Obsidian. (Editing in $EDITOR and the triage writes are `tui.triaging`'s.)
+Obsidian. (Editing in $EDITOR and the triage writes are `tui.flows.triaging`'s.)
 
 The clipboard is the terminal's: Textual's `App.copy_to_clipboard` sends OSC 52, which most
 terminals honour and some do not (macOS Terminal; tmux without `set-clipboard on`; a

@@ -1,6 +1,6 @@
 """Reviewing what agents change: the Changes view, a change's diff with one-key revert, and the
 approval dialog of the approval gate (core.review.approval): this module wires them into the
-app (the views are in tui/changeviews.py, the dialog in tui/approvaldialog.py).
+app (the views are in tui/screens/changes.py, the dialog in tui/screens/approval.py).
 
 The app mounts one `ReviewHost` (a hidden widget): it subscribes to the core bus, attends
 the vault's approval gate (so agents' changes wait for this person instead of being declined)
@@ -32,10 +32,16 @@ from vaultwatch.core.review.approval import (
     Pending,
 )
 from vaultwatch.core.review.journal import At, Change, ChangeRecorded, journal_for
-
-from .approvaldialog import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
-from .changeviews import ChangeScreen, ChangesScreen, ConfirmScreen, ConflictScreen, VersionsScreen, render_change
-from .pendingview import PendingScreen, waiting
+from vaultwatch.tui.screens.approval import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
+from vaultwatch.tui.screens.changes import (
+    ChangeScreen,
+    ChangesScreen,
+    ConfirmScreen,
+    ConflictScreen,
+    VersionsScreen,
+    render_change,
+)
+from vaultwatch.tui.screens.pending import PendingScreen, waiting
 
 MODES_CYCLE = ("none", "writes", "deletes")
 

@@ -1,6 +1,6 @@
 """Diffs on screen: unified and coloured, words highlighted inside changed lines, side by side when wide.
 
-`render_diff` / `render_files` (and tui.review's `render_change` / `render_pending`) turn
+`render_diff` / `render_files` (and tui.flows.review's `render_change` / `render_pending`) turn
 versions into a `DiffDoc`: pieces (a title, a file's header, one piece per hunk) that rich
 can render whole (`plain`) and that `DiffView`, the scrolling widget of the Changes view and
 the approval dialog, draws only as far as they are on screen: a 1 MB note rewritten on every

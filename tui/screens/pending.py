@@ -20,9 +20,8 @@ from textual.widgets import Footer, Static
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import pending
 from vaultwatch.core.review.pending import Proposal
-
-from .changes_cli import person
-from .pending_cli import diff_text
+from vaultwatch.tui.commands.changes import person
+from vaultwatch.tui.commands.pending import diff_text
 
 
 def waiting(vault: Any) -> list[Proposal]:

@@ -1,4 +1,4 @@
-"""The approval dialog (tui/review.py's ReviewHost pushes one per waiting change): an agent's
+"""The approval dialog (tui/flows/review.py's ReviewHost pushes one per waiting change): an agent's
 change as a diff with the time left, `y` approves, `n` denies, `d` denies with a reason
 (core.review.approval decides; the agent's call goes on at once).
 
@@ -30,8 +30,7 @@ from vaultwatch.core import handoffs
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import Pending
-
-from .diffview import DiffDoc, DiffView, Piece, render_diff, render_files
+from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, Piece, render_diff, render_files
 
 FINISH_WAIT = 0.5  # s: the approval dialog closes at the latest this long after the decision
 QUICK_SWITCH_S = (

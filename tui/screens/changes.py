@@ -1,4 +1,4 @@
-"""The Changes view and one change's diff (tui/review.py wires them in): the change journal
+"""The Changes view and one change's diff (tui/flows/review.py wires them in): the change journal
 (core.review.journal) as the person reads it, with one-key revert (core.review.revert, run in
 a worker thread), revert of all of one agent's changes after a confirm, and the three versions
 when a revert is refused.
@@ -41,8 +41,7 @@ from vaultwatch.core.review.revert import (
     revert_agent,
     revert_anyway,
 )
-
-from .diffview import DiffDoc, DiffView, render_files
+from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, render_files
 
 
 def _actor(app: Any) -> str:
@@ -286,8 +285,7 @@ class ConflictScreen(ModalScreen[None]):
 
     async def action_editor(self) -> None:
         from vaultwatch.core.disk.reader import editor_path  # noqa: PLC0415
-
-        from .actions import editor_command  # noqa: PLC0415
+        from vaultwatch.tui.flows.actions import editor_command  # noqa: PLC0415
 
         rel = self.refused.path
         if not rel:

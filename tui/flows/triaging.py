@@ -1,5 +1,5 @@
 """Triage writes from the TUI: dispatching a list's action to its dialog and its write, running
-the writes in thread workers (the write path is `tui.actions`), $EDITOR, undo and reload, and
+the writes in thread workers (the write path is `tui.flows.actions`), $EDITOR, undo and reload, and
 saying what each changed (and, loudly, what it refused to overwrite).
 
 Writes hold agents' calls back until they are written (core.live.foreground), and the list refresh
@@ -16,15 +16,13 @@ from typing import TYPE_CHECKING
 from textual.app import SuspendNotSupported
 
 from vaultwatch.core.errors import VaultError
-
-from .widgets.doclist import DocList
+from vaultwatch.tui.widgets.doclist import DocList
 
 if TYPE_CHECKING:
     from vaultwatch.core.index.snapshot import Entry
-
-    from .actions import Actions, Outcome
-    from .app import VaultwatchApp
-    from .screens.main import MainScreen
+    from vaultwatch.tui.app import VaultwatchApp
+    from vaultwatch.tui.flows.actions import Actions, Outcome
+    from vaultwatch.tui.screens.main import MainScreen
 
 WRITE_HOLD_SECONDS = 1.0  # a triage write holds agents' calls back until it is written, at most this long
 
@@ -43,7 +41,7 @@ class TriageFlow:
     def actions(self) -> Actions:
         """The triage actions (imported on first use: start-up does not need the write path)."""
         if self._actions is None:
-            from .actions import Actions  # noqa: PLC0415
+            from vaultwatch.tui.flows.actions import Actions  # noqa: PLC0415
 
             self._actions = Actions(self.app.session.vault, user=self.app.config.user)
         return self._actions
@@ -53,7 +51,7 @@ class TriageFlow:
         ask what the dialog needs, naming the notes, then write."""
         if not targets:
             return
-        from .screens.triage import ConfirmScreen, SnoozeScreen, StatusScreen, describe  # noqa: PLC0415
+        from vaultwatch.tui.screens.triage import ConfirmScreen, SnoozeScreen, StatusScreen, describe  # noqa: PLC0415
 
         app = self.app
         what = describe([e.title or e.path for e in targets])
@@ -107,7 +105,7 @@ class TriageFlow:
         if len(targets) == 1:
             act()
             return
-        from .screens.triage import ConfirmScreen  # noqa: PLC0415
+        from vaultwatch.tui.screens.triage import ConfirmScreen  # noqa: PLC0415
 
         def confirmed(yes: bool | None) -> None:
             if yes:
@@ -118,7 +116,7 @@ class TriageFlow:
     def open_in_obsidian(self, entry: Entry) -> None:
         """Hand the note's obsidian:// URI to the system opener (in a thread), saying what happened;
         the URI is copied when it could not be opened."""
-        from . import fixit  # noqa: PLC0415
+        from vaultwatch.tui.flows import fixit  # noqa: PLC0415
 
         uri = fixit.obsidian_uri(self.app.session.vault.root, entry.path)
 
@@ -165,8 +163,7 @@ class TriageFlow:
         resume and index what it saved."""
         from vaultwatch.core.disk.reader import editor_path  # noqa: PLC0415
         from vaultwatch.core.edit.writes import ConflictError  # noqa: PLC0415
-
-        from .actions import Outcome, editor_command  # noqa: PLC0415
+        from vaultwatch.tui.flows.actions import Outcome, editor_command  # noqa: PLC0415
 
         app = self.app
         try:

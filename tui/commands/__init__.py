@@ -1,0 +1,1 @@
+"""The `vaultwatch` command line: the console entry point and its subcommands."""
