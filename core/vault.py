@@ -61,7 +61,7 @@ class Vault:
         self.config = ScanConfig(self.attachment_exts, IgnoreRules.from_vault(self.root_real))
         self._ready = threading.Event()
         self._loader: threading.Thread | None = None
-        # live index (issue 3): one lock serialises every refresh (watcher, writes, rescans)
+        # live index: one lock serialises every refresh (watcher, writes, rescans)
         self.refresh_lock = threading.RLock()
         self._start_lock = threading.Lock()  # creates the watcher and search index once
         self._live: LiveIndex | None = None
@@ -221,7 +221,7 @@ class Vault:
         """Validated real filesystem location of a caller-supplied vault path."""
         return to_disk(self.root_real, normalize(path))
 
-    # --- live index (issue 3): cache, watcher, pending writes, search, links -------------------
+    # --- live index: cache, watcher, pending writes, search, links -------------------
 
     def _cache_on_change(self, event) -> None:
         if isinstance(event, DocumentsChanged) and self.entry_cache is not None:
@@ -305,7 +305,7 @@ class Vault:
             self.start_vectors()
         from vaultwatch.core.edit.atomic import clean_temp_files_soon
 
-        clean_temp_files_soon(self)  # what a killed run's writes left behind (issue 13)
+        clean_temp_files_soon(self)  # what a killed run's writes left behind
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop watching and indexing, and write the entry cache out. Safe to call twice; the

@@ -35,7 +35,7 @@ get it running in a fraction of a second.
   left beside the socket; without one there is nothing to start, so each call is answered with an
   error saying so (and naming `--vault`), and a server that comes to that socket later is used.
 
-Over 500 lines for one job (issue 19): the relay is one state machine (the client's session, the
+Over 500 lines for one job: the relay is one state machine (the client's session, the
 upstream generation, requests in flight, cancellations, subscriptions, the switch-over's replay
 and retry rules) whose parts read and change the same state; finding servers (launch.py), the
 command line (bridge_cli.py) and HTTP (unixhttp.py) are out already.

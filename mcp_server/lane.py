@@ -1,4 +1,4 @@
-"""One lane for agents' heavy calls: at most one runs at a time (issue 13's per-call budgets).
+"""One lane for agents' heavy calls: at most one runs at a time (the per-call budgets).
 
 vaultwatch serves agents from worker threads of one interpreter, which runs one thread at a
 time. A call on a big note (a 10 MB edit with replace_all, the links of a 330k-link note, a

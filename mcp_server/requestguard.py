@@ -1,4 +1,4 @@
-"""Truthful answers to requests the SDK would refuse mutely (issue 13).
+"""Truthful answers to requests the SDK would refuse mutely.
 
 ASGI wrapper in front of the Streamable HTTP app:
 

@@ -183,7 +183,7 @@ def to_disk(root_real: str, rel: str) -> str:
         return os.path.join(root_real, *loc.canon.split("/")) if loc.canon else root_real
 
 
-# --- names an agent may create (issue 13) -------------------------------------------------------
+# --- names an agent may create -------------------------------------------------------------
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"

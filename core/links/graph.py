@@ -84,7 +84,7 @@ class LinkGraph:
     any link resolves); patched from `previous` when only contents changed, which costs in
     proportion to the notes that changed, not to the vault.
 
-    Held compactly (issue 16): per note only the vault path each of its links resolves to
+    Held compactly: per note only the vault path each of its links resolves to
     (`None`: no file), aligned with `Entry.links`, and per linked file the notes linking to it;
     a `ResolvedLink` is made when asked for (`checked`, `report`). A ResolvedLink per link was 32.8 MB
     traced at 100k notes (16 MB now), kept for the TUI's broken-link count.

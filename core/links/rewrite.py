@@ -314,7 +314,7 @@ def linking_notes(entries: Iterable, path: str, make_index: Callable[[], LinkInd
     return out
 
 
-# --- bounds on one rename's work (issue 13) ------------------------------------------------------
+# --- bounds on one rename's work ------------------------------------------------------------
 
 MAX_REWRITE_LINKS = 10_000  # link markers in one note a rename rewrites (as many as core.markdown.parse keeps)
 COUNT_ABOVE_BYTES = 40_000  # a smaller note cannot hold that many links ("[[a]]" is 5 bytes)

@@ -26,7 +26,7 @@ watchfiles call that was still running SETTLE_MS after the wait began has return
 everything queued by then is applied, so edits still in the OS queue or in the debounce
 window when the wait began are in the index when it returns.
 
-Over 500 lines on purpose (issue 19's limit): LiveIndex is one state machine. Its watch loop,
+Over 500 lines on purpose: LiveIndex is one state machine. Its watch loop,
 apply loop, barrier (`wait_settled`) and overflow accounting share one queue, one condition
 and one cycle counter; the barrier's guarantee is a statement about both loops at once, so
 splitting them would put that shared state behind an interface no one else uses.

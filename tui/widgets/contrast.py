@@ -2,7 +2,7 @@
 background it is drawn on in every theme.
 
 Textual's `$text-muted` is the foreground at 60% alpha, which needs a background to resolve
-against; resolved without one it came out as `#ffffff` in every theme (issue 16).
+against; resolved without one it came out as `#ffffff` in every theme.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ class FilterInput(Input):
     change of its value, and that reactive asked for a layout of the whole screen; but this
     line's size never follows its text (one line, the bar's width: CSS), so each key re-measured
     every widget on screen, and the layout left scrollbars to redraw in the next frame, across
-    the screen (issue 19: 2-3 frames per key typed, where 1 shows it). Its virtual size is still
+    the screen (several frames per key typed, where one shows it). Its virtual size is still
     set (the line's horizontal scrolling reads it), without that layout (tui.widgets.sizing)."""
 
     virtual_size = content_sized_free()

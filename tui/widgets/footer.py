@@ -3,8 +3,8 @@
 Textual's Footer is a container with a widget per key, rebuilt on each `bindings_updated`
 signal; a rebuild mounts new widgets and lays the whole screen out again. A focus change
 (list -> preview) changes the keys shown, and the rebuild plus the layout of a 160x50 screen
-took 30-50 ms on the UI thread in front of the next key (bench_tui's long-note step: the first
-key after the focus moved to the preview, issue 16). This footer is one widget of fixed height
+held the UI thread in front of the next key (bench_tui's long-note step: the first key after
+the focus moved to the preview). This footer is one widget of fixed height
 whose `render_line` assembles the same line Textual's Footer draws (its non-compact look: the
 `footer-key--key` and `footer-key--description` styles of the theme, disabled keys dimmed, the
 command palette's key on the right behind a `vkey` bar): a change of keys repaints one line.
