@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace
+from vaultwatch.core.edit.hooks import FileWrite, Scope, enter, leave, problem
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave, problem
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal
 from vaultwatch.core.review.merge import MergeResult, merge3
 
@@ -85,7 +85,7 @@ class RevertAllOutcome:
 def _exists(writer: Writer, rel: str) -> bool:
     """Whether something (a file, folder or link) is at the vault path `rel` (core.disk.safeio)."""
     try:
-        with writer._loc(normalize(rel), follow_last=False) as loc:
+        with writer.locate(normalize(rel), follow_last=False) as loc:
             return loc.lstat() is not None
     except VaultError:
         return False
@@ -93,7 +93,7 @@ def _exists(writer: Writer, rel: str) -> bool:
 
 def _current(writer: Writer, rel: str) -> bytes | None:
     try:
-        with writer._loc(normalize(rel)) as loc:  # core.disk.safeio: relative to the vault's descriptor
+        with writer.locate(normalize(rel)) as loc:  # core.disk.safeio: relative to the vault's descriptor
             found = read_file(loc, rel)
     except VaultError:
         return None
@@ -201,11 +201,11 @@ def _trash_source(writer: Writer, change: Change):
     if change.operation != "delete" or not moved or not moved.startswith(TRASH + "/"):
         return None
     try:
-        with writer._loc(TRASH, follow_last=False, allow_hidden=True) as trash:
+        with writer.locate(TRASH, follow_last=False, allow_hidden=True) as trash:
             tst = trash.lstat()
         if tst is None or not stat_mod.S_ISDIR(tst.st_mode):  # missing, a symlink or a file
             return None
-        loc = writer._loc(moved, follow_last=False, allow_hidden=True)
+        loc = writer.locate(moved, follow_last=False, allow_hidden=True)
     except (VaultError, OSError):
         return None
     st = loc.lstat()
@@ -391,14 +391,14 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
     rel = normalize(change.path)
     source = _trash_source(writer, change)
     if source is not None:
-        with source, writer._loc(rel, follow_last=False, make_dirs=True) as dst:
+        with source, writer.locate(rel, follow_last=False, make_dirs=True) as dst:
             rename_noreplace(source.dir_fd, source.name, dst.dir_fd, dst.name)
             fsync_dir(source.dir_fd)
             fsync_dir(dst.dir_fd)
             refresh = [*dst.created, rel]
             st = dst.lstat()
             if st is not None and stat_mod.S_ISDIR(st.st_mode):
-                refresh += writer._files_under(rel, dst) + writer._dirs_under(rel, dst, "folder")
+                refresh += writer.files_under(rel, dst) + writer.dirs_under(rel, dst, "folder")
         writer.vault.refresh_paths(refresh, source=actor)
         return f"moved {change.moved_to} back to {rel}"
     for f in change.files:
