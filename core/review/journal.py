@@ -740,7 +740,7 @@ class Journal:
 
     def record_interrupted_rename(self, intent_id: int, actor: str, src: str, dst: str) -> Change:
         """A rename killed midway (its intent still open), as the change it made: the move and the
-        link rewrites that landed, so that it can be reverted (core.review.revert.resume_interrupted)."""
+        link rewrites that landed, so that it can be reverted (core.review.resume.resume_interrupted)."""
         files = [FileWrite(p, before, None, "links") for p, before, _ in self.intent_files(intent_id)]
         stored = []
         for f, (_, _, after_etag) in zip(files, self.intent_files(intent_id), strict=True):
