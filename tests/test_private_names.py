@@ -88,9 +88,10 @@ def module_aliases(tree: ast.Module, here: str, is_package: bool, modules: set[s
     return out
 
 
-def violations() -> Iterator[str]:
-    files = product_files()
-    trees = {p: ast.parse(p.read_text(encoding="utf-8"), str(p)) for p in files}
+def violations(sources: dict[Path, str]) -> Iterator[str]:
+    """Each use of another module's private name in `sources` ({file under ROOT: its text})."""
+    files = sorted(sources)
+    trees = {p: ast.parse(sources[p], str(p)) for p in files}
     modules = {module_name(p) for p in files}
     defined: dict[str, set[str]] = {module_name(p): own_names(t) for p, t in trees.items()}
     for path, tree in trees.items():
@@ -111,6 +112,8 @@ def violations() -> Iterator[str]:
                 value = node.value
                 if isinstance(value, ast.Name) and value.id in aliases:
                     yield f"{where}:{node.lineno}: {value.id}._{node.attr[1:]} ({aliases[value.id]}'s private name)"
+                elif isinstance(value, ast.Attribute) and ast.unparse(value) in modules - {here}:
+                    yield f"{where}:{node.lineno}: {ast.unparse(node)} (a module's private name)"
                 elif is_own_object(value):
                     continue
                 elif node.attr in elsewhere:
@@ -125,6 +128,37 @@ def test_the_check_sees_every_product_module() -> None:
     assert not any("demo_vault" in n for n in names)
 
 
+def test_the_check_finds_each_kind_of_use() -> None:
+    owner = ROOT / "core" / "owner_example.py"
+    user = ROOT / "core" / "edit" / "user_example.py"
+    sources = {
+        owner: "_LIMIT = 1\n\nclass Thing:\n    def __init__(self):\n        self._state = 0\n\n    def _step(self):\n"
+        "        return self._state\n",
+        user: "import vaultwatch.core.owner_example\n"
+        "from .. import owner_example as owner\n"
+        "from ..owner_example import _LIMIT\n"
+        "from vaultwatch.core.owner_example import Thing\n\n"
+        "def use(thing: Thing, other):\n"
+        "    owner._LIMIT\n"
+        "    vaultwatch.core.owner_example._LIMIT\n"
+        "    thing._step()\n"
+        "    other._mine = 1\n"
+        "    thing.__class__\n"
+        "    return _Own()._x\n\n"
+        "class _Own:\n    _x = 1\n\n    def go(self):\n        return self._x, super()._y\n",
+    }
+    found = [line.split(": ", 1)[1] for line in violations(sources)]
+    assert sorted(found) == sorted(
+        [
+            "from vaultwatch.core.owner_example import _LIMIT",
+            "owner._LIMIT (vaultwatch.core.owner_example's private name)",
+            "vaultwatch.core.owner_example._LIMIT (a module's private name)",
+            "thing._step (a private name of another module)",
+            "other._mine = ... (sets a private attribute it does not own)",
+        ]
+    )
+
+
 def test_no_product_module_touches_another_modules_private_names() -> None:
-    found = list(violations())
+    found = list(violations({p: p.read_text(encoding="utf-8") for p in product_files()}))
     assert found == [], "private names of other modules used:\n" + "\n".join(found)
