@@ -146,7 +146,7 @@ def diff_1mb(repeat: int = 5, screen: int = 50) -> dict:
 
 
 def journal_size(changes: int = 10_000, notes: int = 100) -> dict:
-    from vaultwatch.core.review.hooks import FileWrite, Scope
+    from vaultwatch.core.edit.hooks import FileWrite, Scope
     from vaultwatch.core.review.journal import Journal
 
     rng = random.Random(3)

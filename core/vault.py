@@ -26,6 +26,7 @@ from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
 if TYPE_CHECKING:  # imported when first started
     from vaultwatch.core.live.watch import LiveIndex
     from vaultwatch.core.review.approval import ApprovalGate
+    from vaultwatch.core.review.journal import Journal
     from vaultwatch.core.search.fulltext import SearchIndex
 
 GC_FREEZE_MIN = 3_000  # entries (the parse pool's size too: core.index.parsepool); see load()
@@ -83,6 +84,15 @@ class Vault:
     def snapshot(self) -> Snapshot:
         """The current index generation."""
         return self.index.snapshot
+
+    @property
+    def journal(self) -> Journal | None:
+        """The vault's change journal, opened on first use (core.review.journal; None when it is
+        switched off). The write path reaches it here, as it reaches `approval_gate`: both sit
+        above the write path, which imports neither."""
+        from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415  (loaded on the first write)
+
+        return journal_for(self)
 
     def load(self) -> Snapshot:
         """Scan and parse the whole vault now (blocking); publishes progress and IndexReady.

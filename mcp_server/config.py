@@ -74,11 +74,13 @@ def serve_args(options: dict) -> list[str]:
 
 
 def command() -> list[str]:
-    """How a client should start vaultwatch: the absolute path of the console script when installed."""
+    """How a client should start vaultwatch: the absolute path of the console script when installed,
+    else the distribution's package (`python -m vaultwatch`, the same command line). Never a TUI
+    module by name: mcp_server may not depend on the TUI but through the distribution."""
     script = os.path.join(os.path.dirname(sys.executable), "vaultwatch")
     if os.access(script, os.X_OK):
         return [script]
-    return [sys.executable, "-m", "vaultwatch.tui.entry"]
+    return [sys.executable, "-m", "vaultwatch"]
 
 
 def pinned_env() -> dict[str, str]:

@@ -16,7 +16,7 @@ from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import pending
 from vaultwatch.core.review.journal import Change, journal_for
-from vaultwatch.core.review.revert import resume_in_background
+from vaultwatch.core.review.resume import resume_in_background
 
 from . import schemas
 from .activity import current_call

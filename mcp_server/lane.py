@@ -52,8 +52,8 @@ from typing import Any
 
 from vaultwatch.core import handoffs, memory, settings
 from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.edit.hooks import current_caller
 from vaultwatch.core.model import FOLDER
-from vaultwatch.core.review.hooks import current_caller
 from vaultwatch.core.vault import Vault
 
 HEAVY_BYTES = 1024 * 1024  # a call whose weight reaches this takes the lane

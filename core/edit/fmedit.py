@@ -40,7 +40,7 @@ from typing import Any
 import yaml
 
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.markdown.parse import _Budget, json_safe, load_yaml, split_frontmatter
+from vaultwatch.core.markdown.parse import FrontmatterTooBig, json_safe, load_yaml, split_frontmatter
 from vaultwatch.core.markdown.sections import (
     frontmatter_span,
     lines_with_offsets,
@@ -270,14 +270,14 @@ def _find(entries: list[_Entry], key: str) -> _Entry | None:
 def _same(a: Any, b: Any) -> bool:
     try:
         return json.dumps(json_safe(a), sort_keys=True) == json.dumps(json_safe(b), sort_keys=True)
-    except (_Budget, RecursionError, TypeError, ValueError):
+    except (FrontmatterTooBig, RecursionError, TypeError, ValueError):
         return False
 
 
 def _short(value: Any) -> str:
     try:
         out = json.dumps(json_safe(value), ensure_ascii=False)
-    except (_Budget, RecursionError, TypeError, ValueError):
+    except (FrontmatterTooBig, RecursionError, TypeError, ValueError):
         out = "..."
     return _clip(out)
 
@@ -478,7 +478,7 @@ def _update(
 def _json(raw: dict[str, Any]) -> dict[str, Any]:
     try:
         return json_safe(raw)
-    except (_Budget, RecursionError) as exc:
+    except (FrontmatterTooBig, RecursionError) as exc:
         raise FrontmatterEditError(
             "the frontmatter is too large or too deeply nested (a YAML alias bomb?) to edit safely; fix it by hand",
             "unsupported_frontmatter",
@@ -572,7 +572,7 @@ def _verify(old_text: str, new_text: str, span, expected: dict[str, Any]) -> dic
         raise fail(error)
     try:
         got, want = json_safe(raw), json_safe(expected)
-    except (_Budget, RecursionError) as exc:
+    except (FrontmatterTooBig, RecursionError) as exc:
         raise fail("the frontmatter is too large or too deeply nested") from exc
     if json.dumps(got, sort_keys=True) != json.dumps(want, sort_keys=True) or list(got) != list(want):
         raise fail("the re-parsed frontmatter differs from the intended change")

@@ -60,6 +60,7 @@ from vaultwatch.core.disk.safeio import Loc, locate, open_at
 from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit import fmedit, pieces
+from vaultwatch.core.edit import hooks as _journal
 from vaultwatch.core.edit.atomic import (
     O_DIRECTORY,
     Hook,
@@ -83,7 +84,6 @@ from vaultwatch.core.markdown.parse import decode, load_yaml, split_frontmatter
 from vaultwatch.core.markdown.sections import SectionError
 from vaultwatch.core.markdown.sections import edit_section as _edit_section
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE
-from vaultwatch.core.review import hooks as _journal
 
 if TYPE_CHECKING:  # vault.py imports this module
     from vaultwatch.core.vault import Vault
@@ -328,7 +328,7 @@ class Writer:
     def etag(self, path: str) -> str:
         """Current etag of a note or attachment (NotFoundError when absent)."""
         t = self._target(path, allow_attachment=True)
-        with self._loc(t.canon) as loc:
+        with self.locate(t.canon) as loc:
             found = read_file(loc, t.rel)
         if found is None:
             raise NotFoundError(f"not found: {t.rel!r} does not exist; list_documents shows what exists")
@@ -356,7 +356,7 @@ class Writer:
         """
         t = self._target(path, allow_attachment=allow_attachment)
         data = self._encode(content, t)
-        with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+        with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
             found = read_file(loc, t.rel)
             if found is None:
                 if if_match is not None:
@@ -536,7 +536,7 @@ class Writer:
                     f"{src_rel!r} is a symbolic link; rename the file it points to instead", "is_a_symlink"
                 )
             src_rel = sloc.canon  # through an in-vault folder link: the path read and the index use
-            with self._loc(dst_rel, follow_last=False) as probe:
+            with self.locate(dst_rel, follow_last=False) as probe:
                 dst_rel = probe.canon
             if dst_rel == src_rel:
                 raise WriteRefused(
@@ -565,7 +565,7 @@ class Writer:
                 snap = self.vault.snapshot
             if update_links:
                 self._check_rewrite_bounds(snap, src_rel, dst_rel, kind)
-            with _LOCKS.hold(self._key(src_rel), self._key(dst_rel)), self._loc(dst_rel, follow_last=False) as dloc:
+            with _LOCKS.hold(self._key(src_rel), self._key(dst_rel)), self.locate(dst_rel, follow_last=False) as dloc:
                 now_st = sloc.lstat()
                 if now_st is None:
                     raise NotFoundError(f"not found: {src_rel!r} does not exist; list_documents shows what exists")
@@ -587,14 +587,14 @@ class Writer:
                     previous = self._previous_etag(sloc, sst, src_rel, kind, if_match)
                 elif if_match is not None:
                     raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
-                moved_files = self._files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
-                moved_dirs = self._dirs_under(src_rel, sloc, kind)
+                moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
+                moved_dirs = self.dirs_under(src_rel, sloc, kind)
                 moves = {p: dst_rel + p[len(src_rel) :] for p in moved_files}
                 todo = list(rewrite.candidate_notes(snap.entries, moves)) if update_links else []
                 effects = fx.moved(src_rel, dst_rel, files=moved_files, folders=moved_dirs)
                 _journal.approve(effects + fx.relinked(self._relinked(todo, moves)))
                 if kind == FOLDER and _journal.waited():  # approved while waiting: is it still what they saw?
-                    if (self._files_under(src_rel, sloc), self._dirs_under(src_rel, sloc, kind)) != (
+                    if (self.files_under(src_rel, sloc), self.dirs_under(src_rel, sloc, kind)) != (
                         moved_files,
                         moved_dirs,
                     ):
@@ -606,7 +606,7 @@ class Writer:
                         )
                 created: list[str] = []
                 if dloc.missing:
-                    made = self._loc(dst_rel, follow_last=False, make_dirs=True)
+                    made = self.locate(dst_rel, follow_last=False, make_dirs=True)
                     dloc.close()
                     dloc.dir_fd, dloc.name, dloc.missing = made.dir_fd, made.name, False
                     created = made.created
@@ -626,7 +626,7 @@ class Writer:
                     raise os_error(exc, src_rel, "was not moved") from None
                 fsync_dir(sloc.dir_fd)
                 fsync_dir(dloc.dir_fd)
-                new_dirs = self._dirs_under(dst_rel, dloc, kind)
+                new_dirs = self.dirs_under(dst_rel, dloc, kind)
                 etag = None
                 if kind != FOLDER:
                     try:
@@ -642,7 +642,7 @@ class Writer:
         if update_links:
             n_links, rewritten, warnings = self._rewrite_links(snap, moves, todo, actor)
             if kind != FOLDER and dst_rel in rewritten:
-                with self._loc(dst_rel) as dloc:
+                with self.locate(dst_rel) as dloc:
                     try:
                         found = read_file(dloc, dst_rel)
                     except VaultError:
@@ -679,7 +679,7 @@ class Writer:
             if entry is None or entry.size_bytes <= rewrite.COUNT_ABOVE_BYTES:
                 continue
             try:
-                with self._loc(path) as loc:
+                with self.locate(path) as loc:
                     found = read_file(loc, path)
             except VaultError:
                 continue  # unreadable here: the rewrite skips it with a warning
@@ -693,7 +693,7 @@ class Writer:
             return None
         try:
             if stat_mod.S_ISLNK(st.st_mode):
-                with self._loc(rel) as target:
+                with self.locate(rel) as target:
                     found = read_file(target, rel)
             else:
                 found = read_file(loc, rel)
@@ -708,7 +708,7 @@ class Writer:
                 raise hardlink_refusal(rel, st.st_nlink)
             return None
         if stat_mod.S_ISLNK(st.st_mode):
-            with self._loc(rel) as target:
+            with self.locate(rel) as target:
                 found = read_file(target, rel)
         else:
             found = read_file(loc, rel)
@@ -827,7 +827,7 @@ class Writer:
         actor: str,
     ) -> WriteResult:
         t = self._target(path)
-        with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+        with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
             found = read_file(loc, t.rel)
             if found is None:
                 raise NotFoundError(
@@ -901,7 +901,7 @@ class Writer:
                 )
         fresh = None
         if create and loc.missing:  # make the missing folders, each relative to its parent's descriptor
-            fresh = loc = self._loc(t.canon, make_dirs=True, follow_last=False)
+            fresh = loc = self.locate(t.canon, make_dirs=True, follow_last=False)
 
         def precheck() -> None:
             if create:
@@ -957,7 +957,7 @@ class Writer:
         removed: list[str] = []
         for rel in order:  # rmdir refuses a folder that is not empty: no lock needed
             try:
-                with self._loc(rel, follow_last=False) as loc:
+                with self.locate(rel, follow_last=False) as loc:
                     os.rmdir(loc.name, dir_fd=loc.dir_fd)
             except (OSError, VaultError):
                 continue
@@ -970,7 +970,7 @@ class Writer:
         """rmdir each of `folders` (vault paths, parents first) that is still empty, deepest first."""
         for rel in reversed(folders):
             try:
-                with self._loc(rel, follow_last=False) as loc:
+                with self.locate(rel, follow_last=False) as loc:
                     os.rmdir(loc.name, dir_fd=loc.dir_fd)
             except (OSError, VaultError):
                 return  # not empty (someone put something there) or gone: its parents stay too
@@ -1040,7 +1040,7 @@ class Writer:
     def _rewrite_one(self, old_path: str, new_path: str, moves, before, after, actor: str) -> tuple[int, tuple]:
         t = self._target(new_path)
         for _attempt in range(3):
-            with _LOCKS.hold(t.key), self._loc(t.canon) as loc:
+            with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
                 found = read_file(loc, t.rel)
                 if found is None:
                     return 0, ()
@@ -1079,7 +1079,7 @@ class Writer:
 
     # --- paths ---
 
-    def _loc(self, rel: str, **kwargs) -> Loc:
+    def locate(self, rel: str, **kwargs) -> Loc:
         """core.disk.safeio.locate for a vault path, its OS errors turned into structured ones."""
         try:
             return locate(self.vault.root_real, rel, missing_ok=not kwargs.get("make_dirs"), **kwargs)
@@ -1138,9 +1138,9 @@ class Writer:
                     f"{rel!r} is not a Markdown note: use a path ending in .md (other file types are not written)",
                     "not_a_note",
                 )
-        with self._loc(rel, follow_last=False) as loc:
+        with self.locate(rel, follow_last=False) as loc:
             rel = self._spelling(rel, loc.canon.rpartition("/")[0])
-        with self._loc(rel) as loc:  # an in-vault symlink note: its target is what is read and written
+        with self.locate(rel) as loc:  # an in-vault symlink note: its target is what is read and written
             canon = loc.canon
         return _Target(rel, canon, kind, self._key(canon))
 
@@ -1149,13 +1149,13 @@ class Writer:
 
         A symlink is located as itself; its target must lie inside the vault, outside hidden folders.
         """
-        loc = self._loc(rel, follow_last=False)
+        loc = self.locate(rel, follow_last=False)
         try:
             st = loc.lstat() if not loc.missing else None
             if st is None:
                 raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists")
             if stat_mod.S_ISLNK(st.st_mode):
-                with self._loc(rel) as target:  # raises for a link that leads outside or into hidden folders
+                with self.locate(rel) as target:  # raises for a link that leads outside or into hidden folders
                     tst = target.lstat() if not target.missing else None
                 if tst is None:
                     raise NotFoundError(f"not found: {rel!r} is a broken symlink; list_documents shows what exists")
@@ -1173,7 +1173,8 @@ class Writer:
             loc.close()
             raise
 
-    def _files_under(self, rel: str, loc: Loc) -> list[str]:
+    def files_under(self, rel: str, loc: Loc) -> list[str]:
+        """The vault paths of the notes and attachments under the folder `loc` (at `rel`), hidden ones left out."""
         out: list[str] = []
         for dirpath, dirnames, filenames, _fd in fwalk(loc.name, dir_fd=loc.dir_fd):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
@@ -1188,9 +1189,10 @@ class Writer:
         """(files, folders) under a real folder (not through a link to one), by their real paths."""
         if not is_dir:
             return [], []
-        return self._files_under(loc.canon, loc), self._dirs_under(loc.canon, loc, FOLDER)
+        return self.files_under(loc.canon, loc), self.dirs_under(loc.canon, loc, FOLDER)
 
-    def _dirs_under(self, rel: str, loc: Loc, kind: str) -> list[str]:
+    def dirs_under(self, rel: str, loc: Loc, kind: str) -> list[str]:
+        """The vault paths of the folders under the folder `loc` (at `rel`; [] unless `kind` is FOLDER)."""
         if kind != FOLDER:
             return []
         out: list[str] = []
@@ -1202,7 +1204,7 @@ class Writer:
         return out
 
     def _to_trash(self, loc: Loc, is_dir: bool) -> str:
-        with self._loc(TRASH, follow_last=False, allow_hidden=True) as trash:
+        with self.locate(TRASH, follow_last=False, allow_hidden=True) as trash:
             st = trash.lstat()
             if st is not None and not stat_mod.S_ISDIR(st.st_mode):
                 raise WriteRefused(

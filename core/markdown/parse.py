@@ -61,7 +61,7 @@ def _scalar(v: Any) -> Any:
         return v
     if cls is dt.date or cls is dt.datetime:
         return v.isoformat()
-    raise _Budget  # anything else: let the general walk decide
+    raise FrontmatterTooBig  # anything else: let the general walk decide
 
 
 def _flat(value: dict) -> dict | None:
@@ -82,12 +82,13 @@ def _flat(value: dict) -> dict | None:
             else:
                 out[k] = _scalar(v)
         return out
-    except _Budget:
+    except FrontmatterTooBig:
         return None
 
 
-class _Budget(Exception):
-    pass
+class FrontmatterTooBig(Exception):
+    """Frontmatter with more nodes or deeper nesting than `json_safe` walks (MAX_FRONTMATTER_NODES,
+    MAX_DEPTH); raised by json_safe, which its callers catch to keep such a note readable."""
 
 
 def decode(data: bytes) -> tuple[str, bool]:
@@ -130,7 +131,7 @@ def json_safe(value: Any) -> Any:
     def conv(v: Any, depth: int) -> Any:
         budget[0] -= 1
         if budget[0] < 0 or depth > MAX_DEPTH:
-            raise _Budget
+            raise FrontmatterTooBig
         if v is None or isinstance(v, (bool, int, str)):
             return v
         if isinstance(v, float):
@@ -234,7 +235,7 @@ def parse_note(data: bytes, stem: str) -> NoteFacts:
         raw, error = load_yaml(block)
         try:
             fm = json_safe(raw)
-        except (_Budget, RecursionError):
+        except (FrontmatterTooBig, RecursionError):
             raw, fm = {}, {}
             error = "frontmatter is too large or too deeply nested (possibly a YAML alias bomb) and was ignored"
     part = body if len(body) <= MAX_SCAN_CHARS else body[:MAX_SCAN_CHARS]

@@ -273,7 +273,7 @@ class ApprovalGate:
     def check(self, scope: Any, effects: EffectSet, old: bytes | None, new: bytes | None) -> None:
         """Block until the person approves (return) or declines (raise Declined); called by the write
         path with the change's whole effect set before any of it reaches the disk."""
-        from vaultwatch.core.review.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
+        from vaultwatch.core.edit.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
 
         caller = current_caller()
         asker = Asker(scope.actor, caller.agent if caller else None, caller.session if caller else None)

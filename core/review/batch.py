@@ -13,7 +13,7 @@ Then one intent for the whole batch is written (its changes, and every path and 
 batch's reverts put back, so that the server never takes them for outside edits) and the
 changes are reverted one by one, newest first, each with `core.review.revert.revert` (its
 own intent and journal row, tagged with the batch id). Killed midway, running the same
-`revert_session` again (or `resume_interrupted` at the next start) finishes the revert that was
+`revert_session` again (or core.review.resume at the next start) finishes the revert that was
 cut off and the rest of the batch. The batch's revert rows carry `{"batch": BATCH_ID}` in their
 arguments: `batch_reverts` finds them again.
 """

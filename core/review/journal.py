@@ -33,7 +33,7 @@ Revert intents: a revert writes its plan (`begin_intent`) before it changes anyt
 closes it when its row is recorded; an open intent names the bytes it puts back, so its
 partial writes are not "outside" edits and the next run finishes it (core.review.revert).
 
-Hooks: the write path reports to the journal through core.review.hooks (`journaled`,
+Hooks: the write path reports to the journal through core.edit.hooks (`journaled`,
 `committed`, `approve`, the MCP layer's `calling`; importable from here too); `record_result`
 turns one operation's scope into one row.
 
@@ -51,6 +51,7 @@ import json
 import os
 import sqlite3
 import threading
+import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -60,10 +61,9 @@ from vaultwatch.core import settings
 from vaultwatch.core.clock import SystemClock
 from vaultwatch.core.clock import reference as reference_of
 from vaultwatch.core.disk.private import private_file, private_folder
+from vaultwatch.core.edit.atomic import read_file
 from vaultwatch.core.edit.effects import LINKS
-from vaultwatch.core.errors import NotFoundError, VaultError
-from vaultwatch.core.events import DocumentsChanged, Event
-from vaultwatch.core.review.hooks import (  # the write path's hooks, importable from here too
+from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable from here too
     MAX_ARG_CHARS,
     Caller,
     FileWrite,
@@ -77,6 +77,8 @@ from vaultwatch.core.review.hooks import (  # the write path's hooks, importable
     problem,
     waited,
 )
+from vaultwatch.core.errors import NotFoundError, VaultError
+from vaultwatch.core.events import DocumentsChanged, Event
 
 DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
@@ -266,15 +268,20 @@ def enabled_by_env() -> bool:
 _open_lock = threading.Lock()
 
 
+# each vault's journal (None: journal nothing), kept here rather than on the vault object: this
+# module owns the journal; the vault asks for it (`Vault.journal`), and it goes with the vault
+_journals: weakref.WeakKeyDictionary[Any, Journal | None] = weakref.WeakKeyDictionary()
+
+
 def journal_for(vault: Any, *, create: bool = True) -> Journal | None:
     """The vault's journal, opened on first use (None when switched off: VAULTWATCH_JOURNAL=0)."""
-    found = vault.__dict__.get("_journal", ...)
+    found = _journals.get(vault, ...)
     if found is not ...:
         return found
     if not create:
         return None
     with _open_lock:
-        found = vault.__dict__.get("_journal", ...)
+        found = _journals.get(vault, ...)
         if found is not ...:
             return found
         journal = None
@@ -283,13 +290,14 @@ def journal_for(vault: Any, *, create: bool = True) -> Journal | None:
                 journal = Journal.for_vault(vault)
             except (OSError, sqlite3.Error) as exc:
                 vault.bus.publish(problem(f"the change journal is off: {exc}"))
-        vault._journal = journal
+        _journals[vault] = journal
         return journal
 
 
 def attach(vault: Any, journal: Journal | None) -> None:
     """Use `journal` for `vault` (None: journal nothing)."""
-    vault._journal = journal
+    with _open_lock:
+        _journals[vault] = journal
     if journal is not None:
         journal.watch(vault.bus)
 
@@ -732,7 +740,7 @@ class Journal:
 
     def record_interrupted_rename(self, intent_id: int, actor: str, src: str, dst: str) -> Change:
         """A rename killed midway (its intent still open), as the change it made: the move and the
-        link rewrites that landed, so that it can be reverted (core.review.revert.resume_interrupted)."""
+        link rewrites that landed, so that it can be reverted (core.review.resume.resume_interrupted)."""
         files = [FileWrite(p, before, None, "links") for p, before, _ in self.intent_files(intent_id)]
         stored = []
         for f, (_, _, after_etag) in zip(files, self.intent_files(intent_id), strict=True):
@@ -1310,13 +1318,14 @@ def _reader(vault: Any) -> Callable[[str], bytes | None]:
     writers: list[Any] = []
 
     def current(rel: str) -> bytes | None:
-        from ..edit.atomic import read_file  # noqa: PLC0415
-        from ..edit.writes import Writer  # noqa: PLC0415  (writes imports this module)
-
         if not writers:
+            # the write path is loaded when the journal first reads a file, not with the journal
+            # (which the MCP layer imports for `calling`)
+            from vaultwatch.core.edit.writes import Writer  # noqa: PLC0415
+
             writers.append(Writer(vault))
         try:
-            with writers[0]._loc(rel) as loc:
+            with writers[0].locate(rel) as loc:
                 found = read_file(loc, rel)
         except VaultError:
             return None

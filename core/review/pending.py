@@ -41,8 +41,9 @@ from typing import Any
 
 from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
+from vaultwatch.core.edit.hooks import Caller, calling
+from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.hooks import Caller, calling
 from vaultwatch.core.review.journal import journal_path, state_dir
 from vaultwatch.core.review.textdiff import text_diff
 
@@ -500,8 +501,6 @@ def granted(grant: Grant) -> Iterator[None]:
 def approve(vault: Any, pid: int, *, by: str) -> Proposal:
     """Apply pending change `pid` as the agent proposed it (journaled as the agent's change), or
     refuse it (ApprovalRefused, the proposal marked refused) when anything it touches changed."""
-    from vaultwatch.core.edit.writes import Writer  # noqa: PLC0415  (the write path imports the review hooks)
-
     store = store_for(vault.root_real)
     proposal = _waiting(store, pid)
     if not store.settle(pid, APPLYING, by=by):

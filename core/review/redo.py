@@ -18,10 +18,10 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
+from vaultwatch.core.edit.hooks import FileWrite, Scope, enter, leave
 from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.batch import batch_reverts, where_now
-from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave
 from vaultwatch.core.review.journal import Change, Journal
 from vaultwatch.core.review.revert import RevertRefused, current_bytes, refuse_changed
 

@@ -17,8 +17,8 @@ change (kind "revert", `revert_of` set) and the reverted change is marked `rever
 Crash-safe: before its first write a revert records its intent in the journal (every file it
 puts back, with the etag it finds and the etag it leaves, and the move back of a rename). A
 revert killed midway leaves that intent open: running the same revert again (or
-`resume_interrupted` at the next start) finishes it: files already put back are skipped,
-the rest are put back, and one revert row records the whole. While it is open, the journal
+core.review.resume at the next start) finishes it: files already put back are skipped, the
+rest are put back, and one revert row records the whole. While it is open, the journal
 counts the files it put back as the revert's, never as outside edits.
 """
 
@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace
+from vaultwatch.core.edit.hooks import FileWrite, Scope, enter, leave
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave, problem
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal
 from vaultwatch.core.review.merge import MergeResult, merge3
 
@@ -85,7 +85,7 @@ class RevertAllOutcome:
 def _exists(writer: Writer, rel: str) -> bool:
     """Whether something (a file, folder or link) is at the vault path `rel` (core.disk.safeio)."""
     try:
-        with writer._loc(normalize(rel), follow_last=False) as loc:
+        with writer.locate(normalize(rel), follow_last=False) as loc:
             return loc.lstat() is not None
     except VaultError:
         return False
@@ -93,7 +93,7 @@ def _exists(writer: Writer, rel: str) -> bool:
 
 def _current(writer: Writer, rel: str) -> bytes | None:
     try:
-        with writer._loc(normalize(rel)) as loc:  # core.disk.safeio: relative to the vault's descriptor
+        with writer.locate(normalize(rel)) as loc:  # core.disk.safeio: relative to the vault's descriptor
             found = read_file(loc, rel)
     except VaultError:
         return None
@@ -201,11 +201,11 @@ def _trash_source(writer: Writer, change: Change):
     if change.operation != "delete" or not moved or not moved.startswith(TRASH + "/"):
         return None
     try:
-        with writer._loc(TRASH, follow_last=False, allow_hidden=True) as trash:
+        with writer.locate(TRASH, follow_last=False, allow_hidden=True) as trash:
             tst = trash.lstat()
         if tst is None or not stat_mod.S_ISDIR(tst.st_mode):  # missing, a symlink or a file
             return None
-        loc = writer._loc(moved, follow_last=False, allow_hidden=True)
+        loc = writer.locate(moved, follow_last=False, allow_hidden=True)
     except (VaultError, OSError):
         return None
     st = loc.lstat()
@@ -361,18 +361,19 @@ def _without(change: Change, done: set[int]) -> Change:
     return replace(change, files=tuple(f for f in change.files if f.seq not in done))
 
 
-def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
-    """Finish every revert a crash (kill -9, power loss) interrupted; run at start. Returns
-    (change id, what happened) per interrupted revert; one that cannot finish stays open (the
-    person sees why, and `vaultwatch revert ID` tries again)."""
+def resume_reverts(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
+    """Finish every revert a crash (kill -9, power loss) interrupted, and roll back every rename
+    it cut off (a batch's own intent is core.review.batch's; core.review.resume runs both at
+    start). Returns (change id, what happened) per interrupted revert; one that cannot finish
+    stays open (the person sees why, and `vaultwatch revert ID` tries again)."""
     out: list[tuple[int, str]] = []
     seen: set[int] = set()
     for intent_id, change_id, actor, plan in journal.open_intents(interrupted=True):
         if plan.get("operation") == "rename":
             out.append(_roll_back_rename(writer, journal, intent_id, actor, plan))
             continue
-        if plan.get("operation") in ("batch", "redo"):  # core.review.batch finishes a batch after this
-            continue  # loop; a redo is finished by running it again
+        if plan.get("operation") in ("batch", "redo"):  # core.review.batch finishes a batch (core.review.resume
+            continue  # runs it after this); a redo is finished by running it again
         if change_id in seen:
             continue
         seen.add(change_id)
@@ -382,23 +383,21 @@ def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]
             out.append((change_id, f"interrupted revert of change {change_id} not finished: {exc.message}"))
             continue
         out.append((change_id, done.revert.summary))
-    from vaultwatch.core.review.batch import resume_batches  # noqa: PLC0415 (batch builds on this module)
-
-    return out + resume_batches(writer, journal)
+    return out
 
 
 def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> str:
     rel = normalize(change.path)
     source = _trash_source(writer, change)
     if source is not None:
-        with source, writer._loc(rel, follow_last=False, make_dirs=True) as dst:
+        with source, writer.locate(rel, follow_last=False, make_dirs=True) as dst:
             rename_noreplace(source.dir_fd, source.name, dst.dir_fd, dst.name)
             fsync_dir(source.dir_fd)
             fsync_dir(dst.dir_fd)
             refresh = [*dst.created, rel]
             st = dst.lstat()
             if st is not None and stat_mod.S_ISDIR(st.st_mode):
-                refresh += writer._files_under(rel, dst) + writer._dirs_under(rel, dst, "folder")
+                refresh += writer.files_under(rel, dst) + writer.dirs_under(rel, dst, "folder")
         writer.vault.refresh_paths(refresh, source=actor)
         return f"moved {change.moved_to} back to {rel}"
     for f in change.files:
@@ -421,24 +420,6 @@ def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: s
     except VaultError as exc:
         return change.id, f"interrupted rename {src} -> {dst} (change {change.id}) not rolled back: {exc.message}"
     return change.id, f"rolled back an interrupted rename (change {change.id}): {done.revert.summary}"
-
-
-def resume_in_background(vault: object, journal: Journal) -> threading.Thread | None:
-    """At a server's start: finish interrupted reverts in a thread (the person is told how each
-    went on the vault's bus); None when there is none."""
-    if not journal.open_intents(interrupted=True):
-        return None
-
-    def run() -> None:
-        wait = getattr(vault, "wait_ready", None)
-        if callable(wait):  # the revert's writes refresh the index: after the first load
-            wait(120)
-        for _, message in resume_interrupted(Writer(vault), journal):  # type: ignore[arg-type]
-            vault.bus.publish(problem(message))  # type: ignore[attr-defined]
-
-    thread = threading.Thread(target=run, name="vaultwatch-resume-revert", daemon=True)
-    thread.start()
-    return thread
 
 
 def later_edit(journal: Journal, change: Change, rel: str) -> Change | None:
@@ -525,8 +506,7 @@ __all__ = [
     "merge_revert",
     "current_bytes",
     "refuse_changed",
-    "resume_in_background",
-    "resume_interrupted",
+    "resume_reverts",
     "revert",
     "revert_agent",
     "revert_anyway",

@@ -84,6 +84,17 @@ class Hunk:
                 total += (i2 - i1) + (j2 - j1)
         return total
 
+    def texts(self) -> list[str]:
+        """The text of each line the one-column view shows (context, removed and added lines),
+        without computing the lines or their word diffs (a view sizing a hunk it does not draw)."""
+        out: list[str] = []
+        for tag, i1, i2, j1, j2 in self._ops:
+            if tag in ("equal", "replace", "delete"):
+                out.extend(self._a[i1:i2])
+            if tag in ("replace", "insert"):
+                out.extend(self._b[j1:j2])
+        return out
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Hunk) and self.header == other.header and self.lines == other.lines
 

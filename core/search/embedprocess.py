@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from vaultwatch.core.index.parsepool import process_context
+from vaultwatch.core.search.embedder import Embedder
 
 PROCESS_MIN_NOTES = 2048  # builds with fewer notes to embed stay in the app's process
 BATCH_TIMEOUT_S = 300.0  # a batch not back by then: the worker is gone (a Pool would wait forever)
@@ -32,8 +33,6 @@ def embed_quantized(texts: list[str]):
     """int8 vectors of `texts` (in the worker process, which loads its embedder once)."""
     global _embedder
     if _embedder is None:
-        from vaultwatch.core.search.semantic import Embedder
-
         _embedder = Embedder()
     return _embedder.quantize(_embedder.embed(texts))
 

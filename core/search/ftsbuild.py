@@ -23,7 +23,7 @@ from vaultwatch.core.events import IndexProblem, IndexProgress
 from vaultwatch.core.index.parsepool import START_FAILED
 from vaultwatch.core.markdown import mdlex
 from vaultwatch.core.memory import release_free_memory
-from vaultwatch.core.model import NOTE, Entry
+from vaultwatch.core.model import NOTE
 from vaultwatch.core.search import ftsfirst, ranking
 from vaultwatch.core.search.ftsprep import (
     POOL_MIN_NOTES,
@@ -34,6 +34,7 @@ from vaultwatch.core.search.ftsprep import (
     prepare,
     prepare_pooled,
 )
+from vaultwatch.core.search.ftsrows import DOC_COLUMNS, doc_of, insert_rows, merging, okf_cols
 from vaultwatch.core.search.ftsstate import IndexState
 from vaultwatch.core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, register_functions
 
@@ -43,8 +44,6 @@ QUICK_BATCH = 50  # notes: a change this small is applied with quick hand-offs (
 # one merge at the end (each commit writes a segment; merging them as they come rewrote the
 # postings several times: ~1 s of a 100,000-note build's 5.5 s of SQLite CPU)
 FIRST_BUILD_TRANSACTION = 4000
-_MERGE_DEFAULTS = (("automerge", 4), ("crisismerge", 16))  # FTS5's own
-_MERGE_BUILDING = (("automerge", 0), ("crisismerge", 2000))
 # the modules whose code decides what the index holds or how it is read: a change to any rebuilds it
 _MODULES = (
     "fulltext",
@@ -52,6 +51,7 @@ _MODULES = (
     "ftsbuild",
     "ftsfirst",
     "ftsprep",
+    "ftsrows",
     "ftsquery",
     "notetext",
     "terms",
@@ -319,7 +319,14 @@ class SearchBuilder(IndexState):
             bus.publish(IndexProgress("search", done, total))
 
         try:
-            cpu = ftsfirst.build(str(self.db_path), self.vault.root_real, batches(), self._stop.is_set, progress)
+            cpu = ftsfirst.build(
+                str(self.db_path),
+                self.vault.root_real,
+                batches(),
+                self._stop.is_set,
+                progress,
+                transaction=FIRST_BUILD_TRANSACTION,
+            )
         except ftsfirst.BuildFailed as exc:
             self._report(f"{exc}; indexing the rest in this process", "info")
             cpu = None
@@ -458,12 +465,12 @@ class SearchBuilder(IndexState):
                 "UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
                 "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
                 "WHERE id = ?",
-                (e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols, blob, fterms, rowid),
+                (e.size_bytes, e.mtime_ns, e.inode, *okf_cols(e), *cols, blob, fterms, rowid),
             )
         else:
             rowid = con.execute(
-                f"INSERT INTO docs ({_DOC_COLUMNS}) VALUES ({', '.join('?' * 13)})",
-                (path, e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e), *cols, blob, fterms),
+                f"INSERT INTO docs ({DOC_COLUMNS}) VALUES ({', '.join('?' * 13)})",
+                (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols(e), *cols, blob, fterms),
             ).lastrowid
         con.execute(
             f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", (rowid, path, *cols, body)
@@ -482,55 +489,3 @@ class SearchBuilder(IndexState):
                 self._rowids[e.path] = next_id
                 next_id += 1
         insert_rows(con, new)
-
-
-def doc_of(e: Entry) -> tuple:
-    """The docs table's leading columns for a note: path, size, mtime_ns, inode and its OKF columns."""
-    return (e.path, e.size_bytes, e.mtime_ns, e.inode, *_okf_cols(e))
-
-
-def insert_rows(con: sqlite3.Connection, new: list[tuple[int, tuple, Prepared]]) -> None:
-    """Insert (row id, `doc_of` the note, its prepared row) for notes the index does not hold:
-    each table in one statement (the writer thread's first build, and core.search.ftsfirst's)."""
-    con.executemany(
-        f"INSERT INTO docs (id, {_DOC_COLUMNS}) VALUES ({', '.join('?' * 14)})",
-        [(i, *doc, *(row.fields or ()), row.blob, row.fterms) for i, doc, row in new],
-    )
-    con.executemany(
-        f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(i, doc[0], *(row.fields or ()), row.body) for i, doc, row in new],
-    )
-    con.executemany(
-        f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
-        [(i, *(row.fields or ())) for i, _doc, row in new],
-    )
-
-
-def merging(con: sqlite3.Connection, building: bool, merge: bool = False) -> None:
-    """FTS5's merge settings for a first build (no automatic merges), or back to its defaults,
-    merging each table's segments into one first when `merge`."""
-    con.execute("BEGIN IMMEDIATE")
-    try:
-        for table in ("fts", "ftsf"):
-            if merge:
-                con.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-            for key, value in _MERGE_BUILDING if building else _MERGE_DEFAULTS:
-                con.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (key, value))
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-
-
-_DOC_COLUMNS = (
-    "path, size, mtime_ns, inode, deprecated, stale_day, stale_at, name, title, aliases, headings, body, fterms"
-)
-
-
-def _okf_cols(e: Entry) -> tuple:
-    """The docs table's OKF columns of a note: deprecated, stale day (ordinal), stale instant."""
-    return (
-        e.okf_status == "deprecated",
-        e.stale_date.toordinal() if e.stale_date is not None else None,
-        e.stale_instant.timestamp() if e.stale_instant is not None else None,
-    )

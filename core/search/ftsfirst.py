@@ -5,10 +5,10 @@ least PROCESS_MIN_NOTES notes) used to insert every note from the app's writer t
 notes' text, tokens and compressed bodies passed through the app's heap and SQLite's, and
 what that churn left behind stayed resident. Here one process (`_main`) receives the notes to
 index, prepares them with the usual pool (core.search.ftsprep) and writes them with the same
-statements (`ftsbuild.insert_rows`, big transactions, FTS5's merging deferred to one merge at
-the end). The app's writer thread only hands the work over, reports the progress the process
-sends and, once it is done, reads the row ids back from the file. Readers see the notes as
-each transaction commits, as before.
+statements (core.search.ftsrows: `insert_rows`, big transactions, FTS5's merging deferred to
+one merge at the end). The app's writer thread only hands the work over, reports the progress
+the process sends and, once it is done, reads the row ids back from the file. Readers see the
+notes as each transaction commits, as before.
 
 The app keeps its own writer connection open meanwhile (idle: no transaction), so the file's
 schema, its checks and everything after the first build stay the writer thread's. When the
@@ -24,6 +24,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from vaultwatch.core.index.parsepool import START_FAILED, killed_at_exit, process_context
+from vaultwatch.core.search import ftsprep
+from vaultwatch.core.search.ftsrows import insert_rows, merging
+from vaultwatch.core.search.notetext import register_functions
 
 PROCESS_MIN_NOTES = 20_000  # smaller first builds stay in the writer thread (a process costs ~0.3 s to start)
 STOP_WAIT_S = 5.0  # a stopped build's process gets this long to end its transaction, then is killed
@@ -39,16 +42,21 @@ def build(
     batches: Iterable[list[tuple[Any, tuple]]],
     stopped: Callable[[], bool],
     progress: Callable[[int], None],
+    *,
+    transaction: int,
 ) -> float | None:
     """Index the notes of `batches` (each a list of (ftsprep.Job, the docs row's leading columns
-    `ftsbuild.doc_of`)) into the index file at `db_path` (schema already there, no note in it)
-    in a process of its own; `progress(done)` as it goes. The CPU seconds of the processes that
-    prepared and wrote the notes; None when `stopped()` became true first. Raises one of START_FAILED when
-    the process cannot be started, BuildFailed when it fails or goes away."""
+    `ftsrows.doc_of`)) into the index file at `db_path` (schema already there, no note in it)
+    in a process of its own, committing every `transaction` notes; `progress(done)` as it goes.
+    The CPU seconds of the processes that prepared and wrote the notes; None when `stopped()`
+    became true first. Raises one of START_FAILED when the process cannot be started,
+    BuildFailed when it fails or goes away."""
     ctx = process_context("vaultwatch.core.search.ftsfirst")
     mine, theirs = ctx.Pipe()
     # not a daemon: it starts the preparing processes itself (a stop, or the app's end, ends it)
-    proc = ctx.Process(target=_main, args=(theirs, db_path, root_real), name="vaultwatch-search-build", daemon=False)
+    proc = ctx.Process(
+        target=_main, args=(theirs, db_path, root_real, transaction), name="vaultwatch-search-build", daemon=False
+    )
     proc.start()
     theirs.close()
     with killed_at_exit(proc):
@@ -95,14 +103,11 @@ def _exchange(
             proc.join()
 
 
-def _main(conn, db_path: str, root_real: str) -> None:
+def _main(conn, db_path: str, root_real: str, transaction: int) -> None:
     """The build process: receive the batches (then None), prepare and insert them, answer
     ("done", notes written) as it goes and ("ok", its and the preparing processes' CPU seconds)
     at the end, or ("error", what went wrong). Anything the app sends once the batches are in (or its
     end) stops it after the current transaction."""
-    from vaultwatch.core.search import ftsbuild, ftsprep
-    from vaultwatch.core.search.notetext import register_functions
-
     try:
         batches: list[list] = []
         docs: dict[str, tuple] = {}
@@ -120,13 +125,13 @@ def _main(conn, db_path: str, root_real: str) -> None:
             con.execute("PRAGMA synchronous=NORMAL")
             next_id = (con.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
             cpu = [0.0]
-            ftsbuild.merging(con, building=True)
+            merging(con, building=True)
             try:
                 held: list = []
                 written = 0
                 for rows in _prepared(root_real, batches, stopped, cpu, ftsprep):
                     held += rows
-                    if len(held) < ftsbuild.FIRST_BUILD_TRANSACTION and written + len(held) < total:
+                    if len(held) < transaction and written + len(held) < total:
                         conn.send(("done", written + len(held)))
                         continue
                     new = []
@@ -136,7 +141,7 @@ def _main(conn, db_path: str, root_real: str) -> None:
                             next_id += 1
                     con.execute("BEGIN IMMEDIATE")
                     try:
-                        ftsbuild.insert_rows(con, new)
+                        insert_rows(con, new)
                         con.execute("COMMIT")
                     except BaseException:
                         con.execute("ROLLBACK")
@@ -147,7 +152,7 @@ def _main(conn, db_path: str, root_real: str) -> None:
                     if stopped():
                         return
             finally:
-                ftsbuild.merging(con, building=False, merge=not stopped())
+                merging(con, building=False, merge=not stopped())
             if stopped():
                 return
             con.execute("PRAGMA optimize")

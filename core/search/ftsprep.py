@@ -24,11 +24,11 @@ from vaultwatch.core.search.notetext import (
     FIELD_SEP,
     MAX_BODY_CHARS,
     MAX_FIELD_TERMS,
-    _deflate,
-    _read_capped,
+    deflate,
     note_aliases,
     note_name,
     note_text,
+    read_capped,
     tokens_of,
 )
 
@@ -120,7 +120,7 @@ def prepare(root_real: str, jobs: list[Job | str], tokens: FieldTokens) -> list[
             # for an outside link), a regular file (a FIFO would stop the indexer), not hard-linked
             fd, _st = open_file(root_real, job.path)
             with os.fdopen(fd, "rb") as f:
-                data = _read_capped(f, job.size, MAX_BODY_CHARS * 4 + 4096)
+                data = read_capped(f, job.size, MAX_BODY_CHARS * 4 + 4096)
         except (OSError, VaultError):
             read.append((job, None))  # gone or unreadable: the next event re-indexes it
             continue
@@ -144,7 +144,7 @@ def prepare(root_real: str, jobs: list[Job | str], tokens: FieldTokens) -> list[
         elif text is None:
             out.append(Prepared(job.path, None, "", "", b""))
         else:
-            out.append(Prepared(job.path, next(fields_it), next(terms), text[1], _deflate(text[1])))
+            out.append(Prepared(job.path, next(fields_it), next(terms), text[1], deflate(text[1])))
     return out
 
 

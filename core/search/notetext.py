@@ -19,7 +19,7 @@ COMPRESS_LEVEL = 1
 MAX_BODY_CHARS = 2_000_000  # text beyond this (per note) is not searchable
 
 
-def _read_capped(f, expected: int, cap: int) -> bytes:
+def read_capped(f, expected: int, cap: int) -> bytes:
     """Up to `cap` bytes of an open file whose stat said `expected` bytes (read(cap) would
     allocate the whole cap up front for every note)."""
     data = f.read(min(cap, expected + 1))
@@ -90,7 +90,8 @@ def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
     return out
 
 
-def _deflate(text: str) -> bytes:
+def deflate(text: str) -> bytes:
+    """A note's body text as the index stores it (zlib, COMPRESS_LEVEL)."""
     return zlib.compress(text.encode("utf-8", "surrogatepass"), COMPRESS_LEVEL)
 
 

@@ -57,6 +57,7 @@ def test_import_linter_contracts_are_kept() -> None:
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "core never imports textual, mcp or the front ends KEPT" in output
+    assert "core's layers import only the layers below them KEPT" in output
     assert "broken" in output and " 0 broken" in output
 
 

@@ -12,10 +12,10 @@ import pytest
 from test_agents import wait_for
 from tui_helpers import open_loaded
 
+from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.approval import ApprovalGate
-from vaultwatch.core.review.hooks import Caller, calling
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config

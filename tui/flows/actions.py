@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vaultwatch.core.disk.reader import note_bytes
+from vaultwatch.core.edit.hooks import labelled
 from vaultwatch.core.edit.writes import ConflictError, Writer, etag_of, line_summary
 from vaultwatch.core.errors import NotFoundError, VaultError
 from vaultwatch.core.model import Entry
-from vaultwatch.core.review.hooks import labelled
 
 if TYPE_CHECKING:
     from vaultwatch.core.vault import Vault

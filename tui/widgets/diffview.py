@@ -157,13 +157,7 @@ class Piece:
         if self.paired:
             return 1 + self.hunk.rows(paired=True)
         room = max(1, width - 14)
-        total = 1
-        for tag, i1, i2, j1, j2 in self.hunk._ops:
-            texts = self.hunk._a[i1:i2] if tag in ("equal", "replace", "delete") else []
-            if tag in ("replace", "insert"):
-                texts = [*texts, *self.hunk._b[j1:j2]]
-            total += sum(1 + max(0, len(t) - 1) // room for t in texts)
-        return total
+        return 1 + sum(1 + max(0, len(t) - 1) // room for t in self.hunk.texts())
 
 
 class DiffDoc:

@@ -17,7 +17,8 @@ import pytest
 from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.review import journal as jmod
 from vaultwatch.core.review.journal import Journal, journal_for, parse_since
-from vaultwatch.core.review.revert import RevertRefused, resume_interrupted, revert, revert_agent
+from vaultwatch.core.review.resume import resume_interrupted
+from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 from vaultwatch.core.vault import Vault
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -7,6 +7,10 @@ journal's room for an agent's change, then the approval gate, core.review.approv
 scope (`enter`/`leave` open one for a revert). The MCP layer names the caller with
 `calling(...)`. When the operation returns, its scope becomes one row of the vault's change
 journal (core.review.journal, which stores and reads them).
+
+The write path's layer: the journal and the approval gate sit above it (they revert and
+re-run changes through the Writer), so this module imports neither. It meets them through
+the vault (`vault.journal`, `vault.approval_gate`) and the `ChangeJournal` protocol below.
 """
 
 from __future__ import annotations
@@ -19,15 +23,31 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from vaultwatch.core.edit.effects import MOVE_FROM, EffectSet
 from vaultwatch.core.events import Event
 
-if TYPE_CHECKING:  # journal.py imports this module
-    from vaultwatch.core.review.journal import Journal
-
 MAX_ARG_CHARS = 2000
+
+
+class ChangeJournal(Protocol):
+    """What the write path asks of the change journal (core.review.journal.Journal)."""
+
+    def admit(self, actor: str, agent: str | None, before: bytes | None, after: bytes | None) -> None:
+        """Raise when an agent's change of these bytes cannot be journaled (before anything is written)."""
+
+    def begin_intent(self, change_id: int, actor: str, plan: dict[str, Any]) -> int:
+        """Record an operation about to write `plan` (a rename's move); its id."""
+
+    def intent_file(self, intent_id: int, rel: str, before: bytes | None, after: bytes | None) -> None:
+        """One file an intent's operation is about to commit."""
+
+    def drop_intent(self, intent_id: int) -> None:
+        """Forget an intent whose operation changed nothing."""
+
+    def record_result(self, scope: Scope, result: Any) -> object:
+        """Journal a finished operation from its scope (the bytes) and its result."""
 
 
 @dataclass
@@ -76,7 +96,7 @@ class FileWrite:
 class Scope:
     """One Writer operation in progress: what it committed so far."""
 
-    journal: Journal | None
+    journal: ChangeJournal | None
     gate: Any
     operation: str
     actor: str
@@ -192,10 +212,8 @@ def journaled(operation: str) -> Callable:
             outer = _scope.get()
             if outer is not None:
                 return fn(self, *args, **kwargs)
-            from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415  (journal imports this module)
-
             vault = self.vault
-            journal = journal_for(vault)
+            journal = vault.journal
             gate = vault.approval_gate
             if journal is None and gate is None:
                 return fn(self, *args, **kwargs)
@@ -263,6 +281,7 @@ def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
 __all__ = [
     "MAX_ARG_CHARS",
     "Caller",
+    "ChangeJournal",
     "FileWrite",
     "Scope",
     "approve",
