@@ -71,6 +71,9 @@ class Vault:
         self._links_prev = None
         # the person's approval gate for agents' changes (core.review.approval.attach sets it; None: no gate)
         self.approval_gate: ApprovalGate | None = None
+        self._journal: Journal | None = None  # the change journal (see `journal`), once set
+        self._journal_set = False
+        self._journal_lock = threading.Lock()
         if cache is None:
             cache = bool(settings.env("VAULTWATCH_CACHE"))
         self.entry_cache = None
@@ -87,12 +90,23 @@ class Vault:
 
     @property
     def journal(self) -> Journal | None:
-        """The vault's change journal, opened on first use (core.review.journal; None when it is
-        switched off). The write path reaches it here, as it reaches `approval_gate`: both sit
-        above the write path, which imports neither."""
-        from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415  (loaded on the first write)
+        """The vault's change journal, opened on first use (core.review.journal.open_journal; None
+        when it is switched off). The write path reaches it here, as it reaches `approval_gate`:
+        both sit above the write path, which imports neither. The vault holds it, so it goes with
+        the vault."""
+        if not self._journal_set:
+            from vaultwatch.core.review.journal import open_journal  # noqa: PLC0415  (loaded on the first write)
 
-        return journal_for(self)
+            with self._journal_lock:
+                if not self._journal_set:
+                    self._journal = open_journal(self)
+                    self._journal_set = True
+        return self._journal
+
+    def use_journal(self, journal: Journal | None) -> None:
+        """Journal this vault's changes in `journal` (None: journal nothing) instead of opening one."""
+        with self._journal_lock:
+            self._journal, self._journal_set = journal, True
 
     def load(self) -> Snapshot:
         """Scan and parse the whole vault now (blocking); publishes progress and IndexReady.

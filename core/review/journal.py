@@ -51,7 +51,6 @@ import json
 import os
 import sqlite3
 import threading
-import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -265,39 +264,26 @@ def enabled_by_env() -> bool:
     return bool(settings.env("VAULTWATCH_JOURNAL"))
 
 
-_open_lock = threading.Lock()
-
-
-# each vault's journal (None: journal nothing), kept here rather than on the vault object: this
-# module owns the journal; the vault asks for it (`Vault.journal`), and it goes with the vault
-_journals: weakref.WeakKeyDictionary[Any, Journal | None] = weakref.WeakKeyDictionary()
-
-
-def journal_for(vault: Any, *, create: bool = True) -> Journal | None:
-    """The vault's journal, opened on first use (None when switched off: VAULTWATCH_JOURNAL=0)."""
-    found = _journals.get(vault, ...)
-    if found is not ...:
-        return found
-    if not create:
+def open_journal(vault: Any) -> Journal | None:
+    """A new journal for `vault` (Vault.journal opens it on first use): None when switched off
+    (VAULTWATCH_JOURNAL=0) or when it cannot be opened (the vault's bus says why)."""
+    if not enabled_by_env():
         return None
-    with _open_lock:
-        found = _journals.get(vault, ...)
-        if found is not ...:
-            return found
-        journal = None
-        if enabled_by_env():
-            try:
-                journal = Journal.for_vault(vault)
-            except (OSError, sqlite3.Error) as exc:
-                vault.bus.publish(problem(f"the change journal is off: {exc}"))
-        _journals[vault] = journal
-        return journal
+    try:
+        return Journal.for_vault(vault)
+    except (OSError, sqlite3.Error) as exc:
+        vault.bus.publish(problem(f"the change journal is off: {exc}"))
+        return None
+
+
+def journal_for(vault: Any) -> Journal | None:
+    """The vault's journal, opened on first use (None when switched off: VAULTWATCH_JOURNAL=0)."""
+    return vault.journal
 
 
 def attach(vault: Any, journal: Journal | None) -> None:
     """Use `journal` for `vault` (None: journal nothing)."""
-    with _open_lock:
-        _journals[vault] = journal
+    vault.use_journal(journal)
     if journal is not None:
         journal.watch(vault.bus)
 
@@ -1398,6 +1384,7 @@ __all__ = [
     "current_caller",
     "current_scope",
     "journal_for",
+    "open_journal",
     "journal_path",
     "journaled",
     "parse_since",
