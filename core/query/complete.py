@@ -26,7 +26,7 @@ from typing import Generic, TypeVar
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 from vaultwatch.core.query.postings import MAX_PATCH, subset
-from vaultwatch.core.query.tags import tag_counts
+from vaultwatch.core.query.tags import tag_counts, tag_counts_ready
 
 MAX_VALUES = 100  # the most values one MCP completion may carry
 TOP = "\U0010ffff"  # sorts after any character a path holds: prefix + TOP bounds the prefix's span
@@ -114,6 +114,10 @@ def _last(folded: str) -> str:
     return folded[folded.rfind("/") + 1 :]
 
 
+PATHS = frozenset((NOTE, ATTACHMENT))
+FOLDERS = frozenset((FOLDER,))
+
+
 def _table(snapshot: Snapshot, kinds: frozenset[str]) -> _Table:
     def build() -> _Table:
         paths, entries = subset(snapshot, kinds)
@@ -125,6 +129,10 @@ def _table(snapshot: Snapshot, kinds: frozenset[str]) -> _Table:
             _Pairs.of([-e.mtime_ns for e in entries], list(paths)),
         )
 
+    return snapshot.cached(("complete.table", kinds), build, _patch(snapshot, kinds))
+
+
+def _patch(snapshot: Snapshot, kinds: frozenset[str]) -> Callable[[_Table, Snapshot, frozenset[str]], _Table | None]:
     def patch(old: _Table, base: Snapshot, changed: frozenset[str]) -> _Table | None:
         if len(changed) > MAX_PATCH:
             return None  # sorting afresh is quicker than that many inserts
@@ -137,7 +145,17 @@ def _table(snapshot: Snapshot, kinds: frozenset[str]) -> _Table:
                 table.add(now)
         return table
 
-    return snapshot.cached(("complete.table", kinds), build, patch)
+    return patch
+
+
+def ready(snapshot: Snapshot, what: str) -> bool:
+    """Whether completing `what` ("path", "folder" or "tag") on `snapshot` is quick: its table is at
+    hand or was patched just now from the previous generation's, so no whole-vault build is due. An
+    event loop answers at once when it is, and moves the build to a thread when it is not."""
+    if what == "tag":
+        return tag_counts_ready(snapshot)
+    kinds = PATHS if what == "path" else FOLDERS
+    return snapshot.derived(("complete.table", kinds), _patch(snapshot, kinds)) is not None
 
 
 def _span(keys: list[str], prefix: str) -> tuple[int, int]:
@@ -203,12 +221,12 @@ def _walk(recency: list[str], belongs: Callable[[str], bool], room: int) -> list
 
 def complete_path(snapshot: Snapshot, typed: str, *, limit: int = MAX_VALUES) -> Completions:
     """Notes and attachments whose path matches `typed` (module doc), most recently modified first."""
-    return _complete(snapshot, typed, frozenset((NOTE, ATTACHMENT)), limit, by_recency=True)
+    return _complete(snapshot, typed, PATHS, limit, by_recency=True)
 
 
 def complete_folder(snapshot: Snapshot, typed: str, *, limit: int = MAX_VALUES) -> Completions:
     """Folders whose path matches `typed` (module doc), in path order."""
-    return _complete(snapshot, typed.rstrip("/") if typed.strip("/") else "", frozenset((FOLDER,)), limit, False)
+    return _complete(snapshot, typed.rstrip("/") if typed.strip("/") else "", FOLDERS, limit, False)
 
 
 def complete_tag(snapshot: Snapshot, typed: str, *, limit: int = MAX_VALUES) -> Completions:

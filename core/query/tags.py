@@ -21,6 +21,11 @@ def tag_counts(snapshot: Snapshot, folder: str | None = None) -> list[tuple[str,
     return _count(snapshot, folder)
 
 
+def tag_counts_ready(snapshot: Snapshot) -> bool:
+    """Whether the whole vault's tag counts are at hand for `snapshot` (no count of every note due)."""
+    return snapshot.derived("tags.counts") is not None
+
+
 def _count(snapshot: Snapshot, folder: str | None) -> list[tuple[str, int]]:
     counts: dict[str, int] = {}
     spelling: dict[str, str] = {}
