@@ -53,20 +53,36 @@ class Snapshot:
         `in_place(base)` first (same paths, same kinds). That keeps the first query after an
         edit at 100k notes in milliseconds instead of a rebuild per structure.
         """
+        value = self._derive(key, patch)
+        if value is _MISSING:
+            value = build()
+            self._cache[key] = value
+        return value
+
+    def derived(self, key: object, patch=None):
+        """What `cached(key, build, patch)` would answer without building: the memoized value, or
+        one patched from the earlier generation's (then memoized), else None. For callers that answer
+        at once when that is quick and move a whole build elsewhere (off an event loop)."""
+        value = self._derive(key, patch)
+        return None if value is _MISSING else value
+
+    def _derive(self, key: object, patch):
         try:
             return self._cache[key]
         except KeyError:
             pass
-        value = None
-        if patch is not None:
-            origin = self._cache.get(_ORIGIN)
-            if origin is not None:
-                base, changed, _ = origin
-                old = base._cache.get(key, _MISSING)
-                if old is not _MISSING:
-                    value = patch(old, base, changed)
+        if patch is None:
+            return _MISSING
+        origin = self._cache.get(_ORIGIN)
+        if origin is None:
+            return _MISSING
+        base, changed, _ = origin
+        old = base._cache.get(key, _MISSING)
+        if old is _MISSING:
+            return _MISSING
+        value = patch(old, base, changed)
         if value is None:
-            value = build()
+            return _MISSING
         self._cache[key] = value
         return value
 

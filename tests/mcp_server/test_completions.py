@@ -77,3 +77,49 @@ def test_tags_complete_most_used_first_ignoring_case_and_hash(vault):
     found = complete_tag(vault.snapshot, "#OPS")
     assert set(found.values) == {"ops/oncall", "Ops"} and found.total == 2
     assert complete_tag(vault.snapshot, "zz").values == ()
+
+
+async def test_completion_answers_on_the_event_loop_unless_a_whole_vault_build_is_due(vault, sock_dir, monkeypatch):
+    """A completion whose tables are at hand (or patched from the previous generation's) is answered
+    on the event loop, with no thread hop; one that must build them from the whole vault (a fresh
+    index; tag counts after a change) runs in a worker thread, off the loop the TUI shares."""
+    import threading
+
+    from vaultwatch.mcp_server import completions
+
+    threads: list[tuple[str, bool]] = []
+    for what, real in list(completions.COMPLETE.items()):
+
+        def spy(snap, typed, real=real, what=what):  # calls the real completion; notes where it ran
+            threads.append((what, threading.get_ident() == loop_thread))
+            return real(snap, typed)
+
+        monkeypatch.setitem(completions.COMPLETE, what, spy)
+    loop_thread = threading.get_ident()
+    root = vault.root
+    async with serving(vault, sock_dir / "v.sock") as host, uds_client(host.socket_path) as client:
+
+        async def path(typed):
+            return (await client.complete(NOTE, {"name": "path", "value": typed})).completion.values
+
+        first = await path("Projects/Note 04")  # a fresh index: the tables are built
+        again = await path("Projects/Note 04")  # the same generation: at hand
+        with open(os.path.join(root, "Projects/Note 049.md"), "a") as f:
+            f.write("more\n")
+        os.utime(os.path.join(root, "Projects/Note 049.md"), ns=(1_800_000_000_000_000_000,) * 2)
+        vault.refresh_paths(["Projects/Note 049.md"])  # a new generation: patched
+        after = await path("Projects/Note 04")
+        await client.complete(REVIEW, {"name": "folder", "value": "pro"})  # built (first folder completion)
+        await client.complete(REVIEW, {"name": "tag", "value": "op"})  # built (the first tag counts)
+        tags = (await client.complete(REVIEW, {"name": "tag", "value": "op"})).completion.values
+    assert first == again and first[0] == "Projects/Note 042.md"
+    assert after[0] == "Projects/Note 049.md" and sorted(after) == sorted(first)
+    assert set(tags) == {"ops/oncall", "Ops"}
+    assert threads == [
+        ("path", False),
+        ("path", True),
+        ("path", True),
+        ("folder", False),
+        ("tag", False),
+        ("tag", True),
+    ]
