@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from vaultwatch.core.index.snapshot import Snapshot
@@ -119,7 +120,7 @@ def _complete(snapshot: Snapshot, typed: str, kinds: frozenset[str], limit: int,
     return Completions(tuple(t.paths[s] for s in chosen), total)
 
 
-def _walk(recency: list[int], belongs, room: int) -> list[int]:
+def _walk(recency: list[int], belongs: Callable[[int], object], room: int) -> list[int]:
     out = []
     for slot in recency:
         if belongs(slot):

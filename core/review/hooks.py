@@ -25,6 +25,7 @@ from vaultwatch.core.edit.effects import MOVE_FROM, EffectSet
 from vaultwatch.core.events import Event
 
 if TYPE_CHECKING:  # journal.py imports this module
+    from vaultwatch.core.edit.writes import Writer
     from vaultwatch.core.review.journal import Journal
 
 MAX_ARG_CHARS = 2000
@@ -188,7 +189,7 @@ def journaled(operation: str) -> Callable:
 
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)
-        def run(self, *args: Any, **kwargs: Any) -> Any:
+        def run(self: Writer, *args: Any, **kwargs: Any) -> Any:
             outer = _scope.get()
             if outer is not None:
                 return fn(self, *args, **kwargs)

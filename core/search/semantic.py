@@ -31,7 +31,9 @@ import mmap
 import struct
 import threading
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.events import IndexProblem, IndexProgress
@@ -40,6 +42,11 @@ from vaultwatch.core.live.follower import ChangeFollower
 from vaultwatch.core.memory import release_free_memory
 from vaultwatch.core.model import NOTE
 from vaultwatch.core.search import embedprocess, vectorfile
+
+if TYPE_CHECKING:  # vault.py imports this module
+    from vaultwatch.core.model import Entry
+    from vaultwatch.core.search.fulltext import SearchIndex
+    from vaultwatch.core.vault import Vault
 
 DIM = 256
 MAX_TOKENS = 256  # tokens of a note that make its vector (the name, title, headings and body start first)
@@ -90,7 +97,7 @@ class Embedder:
             resize_cache(0)
         self._np = np
 
-    def embed(self, texts: list[str]):
+    def embed(self, texts: list[str]) -> Any:
         """float32 (n, DIM), each row of unit length (zero for a text with no tokens)."""
         np = self._np
         out = np.zeros((len(texts), DIM), dtype=np.float32)
@@ -117,12 +124,12 @@ class Embedder:
         """Hand the table's pages back to the page cache (a query reads a few rows of it again)."""
         vectorfile.release_pages(self._map)
 
-    def quantize(self, vecs):
+    def quantize(self, vecs: Any) -> Any:
         np = self._np
         return np.clip(np.rint(vecs * 127.0), -127, 127).astype(np.int8)
 
 
-def _map_tensor(path: Path, name: str):
+def _map_tensor(path: Path, name: str) -> tuple[mmap.mmap, Any]:
     """(mmap, numpy view) of one tensor of a safetensors file, mapped read-only, not copied: the
     pages a build touched can be dropped from the process afterwards (`Embedder.release`).
     The format: an 8-byte little-endian header length, a JSON header, then the raw tensors."""
@@ -154,7 +161,7 @@ class VectorIndex(ChangeFollower):
 
     thread_name = "vaultwatch-vectors"
 
-    def __init__(self, vault, search_index, cache_path: Path) -> None:
+    def __init__(self, vault: Vault, search_index: SearchIndex, cache_path: Path) -> None:
         import numpy as np
 
         super().__init__(vault)
@@ -199,7 +206,7 @@ class VectorIndex(ChangeFollower):
             self.vault.bus.publish(IndexProblem(self.problem, "warning"))
 
     # building ---------------------------------------------------------------------------------
-    def _key(self, e) -> tuple[int, int, int]:
+    def _key(self, e: Entry) -> tuple[int, int, int]:
         return (e.size_bytes, e.mtime_ns, e.inode)
 
     @property
@@ -272,11 +279,11 @@ class VectorIndex(ChangeFollower):
                 self._keys, self._mat, self._file = mapped.keys, mapped.vecs, mapped
         mapped.release()  # the pages the write touched
 
-    def _texts(self, entries) -> list[str]:
+    def _texts(self, entries: Iterable[Entry]) -> list[str]:
         """Passages for entries, from the full-text index's stored text (no second read of the files)."""
         return self.search.passages([e.path for e in entries], passage)
 
-    def _note_keys(self, notes):
+    def _note_keys(self, notes: Sequence[Entry]) -> Any:
         """(n, 3) int64 keys of entries, filled without a Python tuple per note."""
         np = self._np
         flat = np.fromiter(
@@ -348,7 +355,7 @@ class VectorIndex(ChangeFollower):
             self._save_cache()
             release_free_memory()
 
-    def _embedded(self, notes, todo: list[int]):
+    def _embedded(self, notes: Sequence[Entry], todo: list[int]) -> Iterator[tuple[Any, Any]]:
         """(rows, int8 vectors) for the notes at positions `todo`, BATCH at a time: in a worker
         process for a big build (core.search.embedprocess), else (or where no process can be
         started) by this process's embedder. Stops early once the index is stopped."""
@@ -427,7 +434,7 @@ class VectorIndex(ChangeFollower):
             time.sleep(0.02)
         return True
 
-    def rank(self, query_vec, allowed: set[str] | None, k: int) -> list[tuple[str, float]]:
+    def rank(self, query_vec: Any, allowed: set[str] | None, k: int) -> list[tuple[str, float]]:
         """The `k` notes nearest to a unit query vector (cosine), optionally only paths in `allowed`."""
         np = self._np
         with self._lock:
@@ -457,7 +464,7 @@ class VectorIndex(ChangeFollower):
             return []
         return self.rank(vec, allowed, k)
 
-    def vector_of(self, path: str):
+    def vector_of(self, path: str) -> Any:
         with self._lock:
             paths, mat = self._paths, self._mat
         try:
