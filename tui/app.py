@@ -70,6 +70,8 @@ from vaultwatch.tui.widgets.statusline import StatusLine
 from vaultwatch.tui.widgets.triage import PANES
 
 if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
     from vaultwatch.tui.flows.actions import Actions
 
 HOLD_SECONDS = 0.2  # a person's key or edit holds agents' calls back this long, unless answered sooner
@@ -105,7 +107,7 @@ class VaultwatchApp(App[None]):
         self.agent_backlog: deque[AgentAccess] = deque()  # calls not drawn yet (see MainScreen.on_agent_called)
         self._main: MainScreen | None = None
         self.key_targets: dict[int, object] = {}  # id(key event) -> the widget it was sent to
-        self._unsubscribe = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._frozen = False  # long-lived objects moved out of the collector's way (gc.freeze)
         self.collector = IdleCollector()
         if not self.config.animate:
@@ -434,7 +436,7 @@ class VaultwatchApp(App[None]):
         from vaultwatch.tui.screens.changes import ChangeScreen, ChangesScreen, ConflictScreen  # noqa: PLC0415
         from vaultwatch.tui.widgets.triage import TrustPane  # noqa: PLC0415
 
-        sections = [
+        sections: list[tuple[str, list[type[DOMNode] | DOMNode]]] = [
             ("Everywhere", [MainScreen, self]),
             ("Lists", [DocList, RowList]),
             ("Preview", [Preview]),

@@ -19,6 +19,7 @@ import getpass
 import json
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
@@ -27,6 +28,9 @@ from vaultwatch.core.review.batch import revert_session
 from vaultwatch.core.review.journal import Change, Within, journal_for, parse_since
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
+
+if TYPE_CHECKING:
+    from vaultwatch.core.vault import Vault
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -84,7 +88,7 @@ def register(
     sub: argparse._SubParsersAction,
     handlers: dict[str, Handler],
     vault_options: Callable[..., None],
-    open_vault: Callable[..., object],
+    open_vault: Callable[..., Vault],
 ) -> None:
     """Add `changes` and `revert` to the vaultwatch command line."""
 
@@ -183,7 +187,8 @@ def register(
                     print(f"not reverted: {why}", file=sys.stderr)
                 return 1 if outcome.refused else 0
             try:
-                done = revert(writer, journal, args.change_id, actor=person())
+                # an int here: exactly one of CHANGE_ID and --agent was given (checked above)
+                done = revert(writer, journal, cast(int, args.change_id), actor=person())
             except RevertRefused as exc:
                 print(f"vaultwatch: {exc.message}", file=sys.stderr)
                 if args.show_versions and exc.path:
@@ -263,7 +268,7 @@ def _register_redo(
     sub: argparse._SubParsersAction,
     handlers: dict[str, Handler],
     vault_options: Callable[..., None],
-    open_vault: Callable[..., object],
+    open_vault: Callable[..., Vault],
 ) -> None:
     def cmd_redo(args: argparse.Namespace) -> int:
         if not args.revert_id.isdigit():
@@ -276,7 +281,7 @@ def _register_redo(
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
         try:
             try:
-                outcome = redo(Writer(vault), journal, int(args.revert_id), actor=person())  # type: ignore[arg-type]
+                outcome = redo(Writer(vault), journal, int(args.revert_id), actor=person())
             except RevertRefused as exc:
                 print(f"vaultwatch: {exc.message}", file=sys.stderr)
                 return 1

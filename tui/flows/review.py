@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -70,8 +71,8 @@ class ReviewHost(Widget):
         self.started: float | At = time.time()
         self._queue: deque[Pending] = deque()
         self._showing: ApprovalScreen | None = None
-        self._unsubscribe = None
-        self._leave = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._leave: Callable[[], None] | None = None
 
     @property
     def gate(self) -> approval.ApprovalGate | None:

@@ -15,7 +15,7 @@ import asyncio
 import subprocess
 import time
 from difflib import SequenceMatcher
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.batch import revert_session, session_changes
-from vaultwatch.core.review.journal import At, Change, Within, journal_for, parse_since
+from vaultwatch.core.review.journal import At, Change, Journal, Within, journal_for, parse_since
 from vaultwatch.core.review.merge import regions
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import (
@@ -42,6 +42,18 @@ from vaultwatch.core.review.revert import (
     revert_anyway,
 )
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, render_files
+
+if TYPE_CHECKING:
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.tui.app import VaultwatchApp
+
+
+def _journal_of(vault: Vault) -> Journal:
+    """The vault's journal: a VaultError, shown as the action's error, when it is switched off."""
+    journal = journal_for(vault)
+    if journal is None:
+        raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+    return journal
 
 
 def _actor(app: Any) -> str:
@@ -212,6 +224,8 @@ class ConflictScreen(ModalScreen[None]):
     versions aligned), and a way forward: revert the agent's lines anyway when the later edit does
     not touch them (core.review.revert.revert_anyway), or open the note in $EDITOR."""
 
+    app: VaultwatchApp
+
     DEFAULT_CSS = """
     ConflictScreen { align: center middle; }
     ConflictScreen > Vertical { width: 95%; height: 90%; border: round $error; background: $surface; padding: 0 1; }
@@ -235,7 +249,7 @@ class ConflictScreen(ModalScreen[None]):
         localtime = getattr(getattr(self.app, "config", None), "localtime", time.localtime)
         if self.change is not None and self.refused.path:
             try:
-                later = later_edit(journal_for(self.app.session.vault), self.change, self.refused.path)
+                later = later_edit(_journal_of(self.app.session.vault), self.change, self.refused.path)
             except Exception:  # a journal gone since: still show the versions
                 later = None
         with Vertical():
@@ -271,7 +285,7 @@ class ConflictScreen(ModalScreen[None]):
 
         def work() -> None:
             try:
-                outcome = revert_anyway(Writer(vault), journal_for(vault), change_id, actor=actor)
+                outcome = revert_anyway(Writer(vault), _journal_of(vault), change_id, actor=actor)
             except VaultError as exc:
                 self.app.call_from_thread(self.app.notify, exc.message, severity="error", title="not reverted")
                 return
@@ -335,9 +349,8 @@ class _Reverting:
         actor = _actor(self.app)
 
         def work() -> None:
-            journal = journal_for(vault)
             try:
-                outcome = revert(Writer(vault), journal, change.id, actor=actor)
+                outcome = revert(Writer(vault), _journal_of(vault), change.id, actor=actor)
             except RevertRefused as exc:
                 self.app.call_from_thread(self._refused, exc, change)
                 return
@@ -363,7 +376,7 @@ class _Reverting:
                 return
 
             def work() -> None:
-                outcome = revert_agent(Writer(vault), journal_for(vault), agent, actor=actor)
+                outcome = revert_agent(Writer(vault), _journal_of(vault), agent, actor=actor)
                 message = f"reverted {len(outcome.reverted)} change(s) of {agent}"
                 if outcome.refused:
                     message += f"; {len(outcome.refused)} refused: " + "; ".join(m for _, m in outcome.refused[:3])
@@ -405,7 +418,7 @@ class _Reverting:
 
             def work() -> None:
                 try:
-                    outcome = revert_session(Writer(vault), journal_for(vault), session, actor=actor)
+                    outcome = revert_session(Writer(vault), _journal_of(vault), session, actor=actor)
                 except RevertRefused as exc:
                     self.app.call_from_thread(self._refused, exc)
                     return
@@ -435,7 +448,7 @@ class _Reverting:
 
         def work() -> None:
             try:
-                outcome = redo(Writer(vault), journal_for(vault), change.id, actor=actor)
+                outcome = redo(Writer(vault), _journal_of(vault), change.id, actor=actor)
             except RevertRefused as exc:
                 self.app.call_from_thread(self._refused, exc)
                 return
@@ -456,6 +469,8 @@ class _Reverting:
 
 class ChangeScreen(Screen[None], _Reverting):
     """The diff of one or more changes (an agent's call), with r / R to revert."""
+
+    app: VaultwatchApp
 
     DEFAULT_CSS = """
     ChangeScreen #change-help { height: 1; background: $panel; padding: 0 1; }
@@ -495,7 +510,7 @@ class ChangeScreen(Screen[None], _Reverting):
         self.following = None
         main = getattr(self.app, "main", None)
         panel = getattr(main, "_activity_panel", None)
-        if panel is not None and panel.following:
+        if main is not None and panel is not None and panel.following:
             main.action_toggle_follow()
         self.dismiss(None)
 
@@ -539,6 +554,8 @@ class ChangeScreen(Screen[None], _Reverting):
 class ChangesScreen(Screen[None], _Reverting):
     """Every journaled change of this session (or all), per note and per agent, with its diff."""
 
+    app: VaultwatchApp
+
     DEFAULT_CSS = """
     ChangesScreen #changes-title { height: 1; background: $panel; padding: 0 1; }
     ChangesScreen #changes-table { height: 40%; }
@@ -569,7 +586,7 @@ class ChangesScreen(Screen[None], _Reverting):
 
     def compose(self):
         yield Static(id="changes-title")
-        table = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable[str] = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
         yield table
         yield DiffView(id="changes-diff")
         yield Input(

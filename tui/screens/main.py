@@ -29,6 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, Tree
 from textual.worker import Worker
 
@@ -140,8 +141,8 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
             failed=self._list_error,
             quitting=lambda: app.quitting,
         )
-        self._counts_timer = None
-        self._preview_timer = None
+        self._counts_timer: Timer | None = None
+        self._preview_timer: Timer | None = None
         self._select_when_shown: str | None = None  # open_note's path: the list cursor moves to it once shown
         # the visible list was listed anew and its cursor row is not previewed yet: a triage key
         # acts on that row, as it would once the preview caught up (tui.screens.targets)
@@ -294,7 +295,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         return self._preview
 
     @property
-    def tree(self) -> FolderView:
+    def folder_view(self) -> FolderView:  # not `tree`: DOMNode.tree is Textual's debug view of the DOM
         return self._tree
 
     def _live(self) -> bool:

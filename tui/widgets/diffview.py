@@ -117,10 +117,10 @@ class SideBySide:
                 cells.append(("" if number is None else str(number), wrapped, w))
             for i in range(max(len(cells[0][1]), len(cells[1][1]))):
                 segments: list[Segment] = []
-                for n, (number, wrapped, w) in enumerate(cells):
+                for n, (shown, wrapped, w) in enumerate(cells):
                     if n:
                         segments.append(Segment(" "))
-                    segments.append(Segment(f"{number if i == 0 else '':>5} ", gutter))
+                    segments.append(Segment(f"{shown if i == 0 else '':>5} ", gutter))
                     part = wrapped[i] if i < len(wrapped) else Text("")
                     part = part.copy()
                     part.truncate(w, pad=True)

@@ -222,7 +222,8 @@ class FolderView(Tree[str]):
                             data=child_path,
                             allow_expand=bool(self.child_folders(child_path)),
                         )
-            node = next((c for c in node.children if c.data == path), None)
-            if node is None:
+            child = next((c for c in node.children if c.data == path), None)
+            if child is None:
                 return None
+            node = child
         return node

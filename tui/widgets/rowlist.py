@@ -425,7 +425,7 @@ class RowList(ScrollView, can_focus=True):
         base = self._base
         if y == 0:
             header = self.get_component_rich_style("rowlist--header")
-            cells = [(self.header_label(c), None) for c in columns]
+            cells: list[Cell] = [(self.header_label(c), None) for c in columns]
             return self._strip(cells, columns, base + header, width)
         index = int(self.scroll_y) + y - 1
         if not self.rows:
