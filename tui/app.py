@@ -71,6 +71,7 @@ from vaultwatch.tui.widgets.triage import PANES
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
+    from textual.theme import Theme
 
     from vaultwatch.tui.flows.actions import Actions
 
@@ -222,7 +223,7 @@ class VaultwatchApp(App[None]):
             self.notify(problem, severity="warning", title="settings", markup=False, timeout=10)
         self.theme_changed_signal.subscribe(self, self._theme_picked)
 
-    def _theme_picked(self, theme) -> None:
+    def _theme_picked(self, theme: Theme) -> None:
         if theme.name == self._saved_theme or self.quitting:
             return
         self._saved_theme = theme.name
@@ -306,7 +307,7 @@ class VaultwatchApp(App[None]):
     def on_agent_presence(self, message: AgentPresence) -> None:
         self.main.agent_presence(message)
 
-    def from_thread(self, fn, *args) -> None:
+    def from_thread(self, fn: Callable[..., object], *args: Any) -> None:
         """Run `fn` on the UI thread from a worker thread (dropped while shutting down)."""
         if self.quitting:
             return
@@ -336,7 +337,7 @@ class VaultwatchApp(App[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.services.worker_failed(event)
 
-    def on_descendant_focus(self, event) -> None:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if not self.config.animate and isinstance(event.widget, Input):
             event.widget.cursor_blink = False  # the palette's and dialogs' inputs
 

@@ -51,7 +51,7 @@ class AppConfig:
     semantic: bool = True
 
 
-def fixed_config(**changes) -> AppConfig:
+def fixed_config(**changes: Any) -> AppConfig:
     """A deterministic config: no server, no watcher, no timers, no blink, a frozen wall clock,
     the garbage collector left as CPython runs it."""
     base: dict[str, Any] = dict(

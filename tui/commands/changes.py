@@ -25,7 +25,7 @@ from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.batch import revert_session
-from vaultwatch.core.review.journal import Change, Within, journal_for, parse_since
+from vaultwatch.core.review.journal import Change, Journal, Within, journal_for, parse_since
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 
@@ -46,7 +46,7 @@ def add_approve_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def apply_approval(args: argparse.Namespace, vault, *, tui: bool = False) -> None:
+def apply_approval(args: argparse.Namespace, vault: Vault, *, tui: bool = False) -> None:
     """Attach the approval gate `--approve` and the settings file ask for (the TUI always gets one)."""
     if hasattr(args, "approve"):
         approval.configure(vault, args.approve, always=tui)
@@ -72,7 +72,7 @@ def _line(c: Change) -> str:
     return f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}"
 
 
-def _say_full(journal) -> None:
+def _say_full(journal: Journal) -> None:
     status = journal.status()
     if status["full"]:
         print(
@@ -119,7 +119,7 @@ def register(
         _say_full(journal)
         return 0
 
-    def _mark(journal, args: argparse.Namespace) -> int:
+    def _mark(journal: Journal, args: argparse.Namespace) -> int:
         raw = args.mark_reviewed.strip().lower()
         ids = None
         if raw != "all":

@@ -146,7 +146,7 @@ class SearchFlow:
     def _current(self, seq: int) -> bool:
         return seq == self._seq and self.active and self.screen.is_attached
 
-    def _show(self, seq: int, result) -> None:
+    def _show(self, seq: int, result: SearchResult) -> None:
         if not self._current(seq):
             return
         self.shown_seq = seq
@@ -162,7 +162,7 @@ class SearchFlow:
         self._say()
         self.screen.call_after_refresh(self.screen.app.answered)
 
-    def _add(self, seq: int, result) -> None:
+    def _add(self, seq: int, result: SearchResult) -> None:
         """A next page: its hits go under the shown ones (the cursor stays where it is)."""
         self._paging = False
         if not self._current(seq) or seq != self.shown_seq:

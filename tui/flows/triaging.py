@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import subprocess
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.app import SuspendNotSupported
 
@@ -102,7 +103,7 @@ class TriageFlow:
                 self._edit(targets[0], line), group="write", exit_on_error=False, description="$EDITOR"
             )
 
-    def _confirm_bulk(self, targets: list[Entry], question: str, act) -> None:
+    def _confirm_bulk(self, targets: list[Entry], question: str, act: Callable[[], None]) -> None:
         """One note: the dialog's choice was the decision. Several: say how many, then confirm."""
         if len(targets) == 1:
             act()
@@ -141,7 +142,7 @@ class TriageFlow:
             timeout=10,
         )
 
-    def _act(self, doclist: RowList, fn, *args) -> None:
+    def _act(self, doclist: RowList, fn: Callable[..., Outcome], *args: Any) -> None:
         if isinstance(doclist, DocList):
             doclist.clear_picks()
         self.pending += 1
@@ -150,7 +151,7 @@ class TriageFlow:
             lambda: self._write(fn, *args), thread=True, group="write", exit_on_error=False, description="triage action"
         )
 
-    def _write(self, fn, *args) -> None:
+    def _write(self, fn: Callable[..., Outcome], *args: Any) -> None:
         try:
             outcome = fn(*args)
         finally:

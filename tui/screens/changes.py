@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
+from collections.abc import Callable
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,7 +22,7 @@ from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import SuspendNotSupported
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
@@ -63,7 +64,7 @@ def _actor(app: Any) -> str:
         return "human"
 
 
-def _when(at: float, localtime=time.localtime) -> str:
+def _when(at: float, localtime: Callable[[float], time.struct_time] = time.localtime) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", localtime(at))
 
 
@@ -74,7 +75,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-def change_title(change: Change, localtime=time.localtime) -> Text:
+def change_title(change: Change, localtime: Callable[[float], time.struct_time] = time.localtime) -> Text:
     """The header of one change: id, who, when, tool, summary, revert state."""
     text = Text()
     text.append(f"change {change.id}", style="bold")
@@ -91,7 +92,9 @@ def change_title(change: Change, localtime=time.localtime) -> Text:
     return text
 
 
-def render_change(journal: Any, change: Change, width: int, localtime=time.localtime) -> RenderableType:
+def render_change(
+    journal: Any, change: Change, width: int, localtime: Callable[[float], time.struct_time] = time.localtime
+) -> RenderableType:
     """A journaled change as the person reads it: the move of a rename, then each file's diff."""
     lead: list[RenderableType] = []
     if change.kind == "outside":
@@ -146,7 +149,7 @@ class ConfirmScreen(ModalScreen[bool]):
         super().__init__()
         self.question = question
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.question, style="bold"))
             yield Static(Text("y: yes   n: no", style="dim"))
@@ -174,7 +177,7 @@ def _cell(lines: tuple[bytes, ...], first: int, marked: set[int], style: str) ->
     return text
 
 
-def later_words(later: Change | None, localtime=time.localtime) -> str:
+def later_words(later: Change | None, localtime: Callable[[float], time.struct_time] = time.localtime) -> str:
     """Who changed the note since the agent's change, and when, in plain words."""
     if later is None:
         return "changed since, outside vaultwatch (the journal has no record of it)"
@@ -188,7 +191,11 @@ def later_words(later: Change | None, localtime=time.localtime) -> str:
 
 
 def render_conflict(
-    refused: RevertRefused, change: Change | None, later: Change | None, width: int, localtime=time.localtime
+    refused: RevertRefused,
+    change: Change | None,
+    later: Change | None,
+    width: int,
+    localtime: Callable[[float], time.struct_time] = time.localtime,
 ) -> RenderableType:
     """A refused revert as the person reads it: what happened in plain words, then only the hunks,
     the three versions aligned side by side (before the change, what it wrote, now)."""
@@ -244,7 +251,7 @@ class ConflictScreen(ModalScreen[None]):
         self.change = change
         self.merge = merge_revert(refused)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         later = None
         localtime = getattr(getattr(self.app, "config", None), "localtime", time.localtime)
         if self.change is not None and self.refused.path:
@@ -341,7 +348,7 @@ class _Reverting:
 
     app: Any
 
-    def _journal(self):
+    def _journal(self) -> Journal | None:
         return journal_for(self.app.session.vault)
 
     def revert_change(self, change: Change) -> None:
@@ -369,7 +376,7 @@ class _Reverting:
             return
         vault = self.app.session.vault
         actor = _actor(self.app)
-        count = len([c for c in self._journal().changes(agent=agent, kinds=("change",)) if c.reverted_by is None])
+        count = len([c for c in _journal_of(vault).changes(agent=agent, kinds=("change",)) if c.reverted_by is None])
 
         def answered(yes: bool | None) -> None:
             if not yes:
@@ -407,7 +414,7 @@ class _Reverting:
         vault = self.app.session.vault
         actor = _actor(self.app)
         try:
-            count = len(session_changes(self._journal(), session))
+            count = len(session_changes(_journal_of(vault), session))
         except VaultError as exc:
             self.app.notify(exc.message, severity="warning", title="revert")
             return
@@ -487,7 +494,7 @@ class ChangeScreen(Screen[None], _Reverting):
         self.change_ids = change_ids
         self.following = following  # an agent whose newest change this view shows (follow mode)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(self._help(), id="change-help")
         yield DiffView(id="change-diff")
         yield Footer()
@@ -519,6 +526,8 @@ class ChangeScreen(Screen[None], _Reverting):
 
     def changes(self) -> list[Change]:
         journal = self._journal()
+        if journal is None:
+            return []
         out = []
         for cid in self.change_ids:
             try:
@@ -584,7 +593,7 @@ class ChangesScreen(Screen[None], _Reverting):
         self.agent: str | None = None
         self.rows: list[Change] = []
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(id="changes-title")
         table: DataTable[str] = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
         yield table

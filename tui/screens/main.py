@@ -20,11 +20,12 @@ message between the views meets; the work behind each handler lives in its widge
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -216,7 +217,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
     def on_resize(self) -> None:
         self._apply_layout()
 
-    def on_descendant_focus(self, event) -> None:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if not self.config.animate and isinstance(event.widget, Input):
             event.widget.cursor_blink = False
         if event.widget.id == "filter-input" and self.loaded:
@@ -439,7 +440,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         if self.lists.current(message.seq) and self._live():
             self._filterbar.show_error(message.error)
 
-    def show_rows(self, pane: TriagePane, rows, total: int, keep: bool) -> None:
+    def show_rows(self, pane: TriagePane, rows: Sequence[Any], total: int, keep: bool) -> None:
         empty = None
         if not self.session.snapshot.loaded:
             empty = "Indexing…"
@@ -524,7 +525,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         rowlist = message.rowlist
         self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row, rowlist))
 
-    def _preview_row(self, row, rowlist: RowList | None = None) -> None:
+    def _preview_row(self, row: Any, rowlist: RowList | None = None) -> None:
         self._preview_timer = None
         self._listed_unseen = False
         if isinstance(row, Problem):

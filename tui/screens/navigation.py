@@ -15,6 +15,7 @@ from vaultwatch.tui.widgets.doclist import DocList
 from vaultwatch.tui.widgets.folders import FolderView
 
 if TYPE_CHECKING:
+    from vaultwatch.core.clock import Clock
     from vaultwatch.tui.screens.mainparts import MainParts
 
 
@@ -129,7 +130,7 @@ class Navigation:
         self.show_agents()
 
     def action_as_of(self: MainParts) -> None:
-        def done(clock) -> None:
+        def done(clock: Clock | None) -> None:
             if clock is not None:
                 self.set_clock(clock)
 
@@ -138,7 +139,7 @@ class Navigation:
         current = self.session.clock.today().isoformat()
         self.app.push_screen(AsOfScreen(current, blink=self.config.animate), done)
 
-    def set_clock(self: MainParts, clock) -> None:
+    def set_clock(self: MainParts, clock: Clock) -> None:
         """Judge staleness by another as-of clock (this session only; agents keep theirs)."""
         self.session.clock = clock
         self.invalidate_doclists()

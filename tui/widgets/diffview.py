@@ -14,8 +14,9 @@ import bisect
 import itertools
 import os
 from collections.abc import Iterable
+from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 from textual.geometry import Size
@@ -128,7 +129,7 @@ class SideBySide:
                 out.append(Strip(segments).crop_extend(0, width, None))
         return out
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for strip in self.strips(console, options.max_width):
             yield from strip
             yield Segment.line()
@@ -182,7 +183,7 @@ class DiffDoc:
             self.pieces.append(Piece(item))
         return self
 
-    def __rich_console__(self, console, options):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for piece in self.pieces:
             yield piece.renderable()
 
@@ -314,7 +315,7 @@ class DiffView(ScrollView, can_focus=True):
 
     renderable: RenderableType = ""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._doc = DiffDoc()
         self._lines: LazyLines | None = None
