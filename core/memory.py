@@ -37,6 +37,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 _lock = threading.Lock()
 _pauses = 0
@@ -94,7 +95,7 @@ def collect(generation: int = 2) -> int:
     return gc.collect(generation)
 
 
-def _glibc_function(name: str):  # noqa: ANN202  (a ctypes function, or None)
+def _glibc_function(name: str) -> Any:  # a ctypes function, or None
     """The process's own C library function `name` when it is glibc's (None elsewhere: musl and
     others have no malloc_trim or M_ARENA_MAX)."""
     if not sys.platform.startswith("linux"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -60,7 +61,11 @@ class Entry:
     # `[[Note#^id]]` can point at (one string per note: cheap to pickle, cache and hold)
     anchors: str = ""
 
-    def __reduce__(self):  # positional pickling: parse workers ship 100k entries to the parent
+    def __reduce__(
+        self,
+    ) -> tuple[
+        Callable[..., Entry], tuple[Any, ...]
+    ]:  # positional pickling: parse workers ship 100k entries to the parent
         return (make_entry, tuple([getattr(self, name) for name in _ENTRY_FIELDS]))
 
     @property

@@ -5,17 +5,17 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.clock import Clock, SystemClock
 from vaultwatch.core.disk.paths import normalize, to_disk
 from vaultwatch.core.errors import NotFoundError, QueryError, VaultError
-from vaultwatch.core.events import DocumentsChanged, EventBus, IndexProblem, IndexProgress, IndexReady
+from vaultwatch.core.events import DocumentsChanged, Event, EventBus, IndexProblem, IndexProgress, IndexReady
 from vaultwatch.core.index.ignore import IgnoreRules
-from vaultwatch.core.index.parsepool import scan
+from vaultwatch.core.index.parsepool import ProgressFn, scan
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, stat_one
 from vaultwatch.core.index.snapshot import Index, Snapshot
 from vaultwatch.core.live.foreground import Foreground
@@ -24,10 +24,13 @@ from vaultwatch.core.model import Entry, Skipped
 from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
 
 if TYPE_CHECKING:  # imported when first started
+    from vaultwatch.core.links.graph import LinkGraph, LinkReport, ResolvedLink
     from vaultwatch.core.live.watch import LiveIndex
     from vaultwatch.core.review.approval import ApprovalGate
     from vaultwatch.core.review.journal import Journal
     from vaultwatch.core.search.fulltext import SearchIndex
+    from vaultwatch.core.search.results import SearchResult, SearchStatus
+    from vaultwatch.core.search.semantic import VectorIndex
 
 GC_FREEZE_MIN = 3_000  # entries (the parse pool's size too: core.index.parsepool); see load()
 
@@ -67,8 +70,8 @@ class Vault:
         self._start_lock = threading.Lock()  # creates the watcher and search index once
         self._live: LiveIndex | None = None
         self._search: SearchIndex | None = None
-        self._vectors = None
-        self._links_prev = None
+        self._vectors: VectorIndex | None = None
+        self._links_prev: LinkGraph | None = None
         # the person's approval gate for agents' changes (core.review.approval.attach sets it; None: no gate)
         self.approval_gate: ApprovalGate | None = None
         self._journal: Journal | None = None  # the change journal (see `journal`), once set
@@ -132,7 +135,7 @@ class Vault:
             self.flush_cache_soon(0.0)
         return snap
 
-    def _load_entries(self, progress) -> Snapshot:
+    def _load_entries(self, progress: ProgressFn) -> Snapshot:
         with self.refresh_lock:
             if self.entry_cache is not None:
                 from vaultwatch.core.index.warmscan import warm_scan
@@ -247,7 +250,7 @@ class Vault:
 
     # --- live index: cache, watcher, pending writes, search, links -------------------
 
-    def _cache_on_change(self, event) -> None:
+    def _cache_on_change(self, event: Event) -> None:
         if isinstance(event, DocumentsChanged) and self.entry_cache is not None:
             self.entry_cache.mark_dirty((*event.added, *event.changed, *event.removed))
             self.flush_cache_soon()
@@ -287,7 +290,7 @@ class Vault:
                 live = self._live
                 return live is not None and live.watching.is_set()
 
-    def start_search(self):
+    def start_search(self) -> SearchIndex:
         """Build (or bring up to date) the full-text index in the background (idempotent).
         Returns the core.search.fulltext.SearchIndex."""
         with self._start_lock:
@@ -304,7 +307,7 @@ class Vault:
                 self._search.start()
             return self._search
 
-    def start_vectors(self):
+    def start_vectors(self) -> VectorIndex | None:
         """Compute note vectors for semantic search in the background, after the full-text index
         (idempotent). Returns the core.search.semantic.VectorIndex, or None without the `semantic`
         extra (or with VAULTWATCH_SEMANTIC=0)."""
@@ -390,14 +393,14 @@ class Vault:
         folder: str | None = None,
         recursive: bool | None = None,
         pattern: str | None = None,
-        filters=None,
-        exclude=None,
+        filters: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None,
+        exclude: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None,
         limit: int = 20,
         cursor: str | None = None,
         count: bool | None = None,
         wait: float = 0.0,
         mode: str | None = None,
-    ):
+    ) -> SearchResult:
         """Full-text search, ranked, with the listing's scoping arguments. Returns a SearchResult.
 
         text: words, "phrases", prefix* and -excluded words (every input is safe).
@@ -421,9 +424,9 @@ class Vault:
 
         vectors = self._vectors if mode is None else (self.start_vectors() if mode != "keyword" else None)
         used = hybrid.resolve_mode(mode, vectors)
-        if used == "keyword":
+        if used == "keyword" or vectors is None:  # resolve_mode refuses other modes without vectors
             return index.search(text, q, limit=limit, cursor=cursor, count=count)
-        if wait > 0 and vectors is not None:
+        if wait > 0:
             vectors.wait_ready(wait)
         return hybrid.search(self, index, vectors, text, q, used, limit=limit, cursor=cursor)
 
@@ -434,10 +437,10 @@ class Vault:
         *,
         folder: str | None = None,
         pattern: str | None = None,
-        filters=None,
+        filters: Mapping[str, Any] | Iterable[tuple[str, str]] | None = None,
         limit: int = 10,
         wait: float = 0.0,
-    ):
+    ) -> SearchResult:
         """Notes like the note at `path`, nearest by meaning first (a SearchResult; needs the
         semantic extra, else a QueryError that says so)."""
         from vaultwatch.core.search import hybrid
@@ -473,7 +476,7 @@ class Vault:
             "problem": v.problem if v else None,
         }
 
-    def search_status(self):
+    def search_status(self) -> SearchStatus:
         """Progress of the full-text index (a SearchStatus); starts building it if needed."""
         return self.start_search().status()
 
@@ -487,19 +490,19 @@ class Vault:
             time.sleep(0.02)
         return True
 
-    def _graph(self):
+    def _graph(self) -> LinkGraph:
         from vaultwatch.core.links.graph import graph
 
         g = graph(self.snapshot, self._links_prev)
         self._links_prev = g
         return g
 
-    def links(self, path: str):
+    def links(self, path: str) -> LinkReport:
         """Outgoing links, backlinks and broken links of one note (a LinkReport); validated path."""
         entry = self.entry(path)
         return self._graph().report(entry.path)
 
-    def broken_links(self):
+    def broken_links(self) -> tuple[ResolvedLink, ...]:
         """Every link in the vault that resolves to nothing (ResolvedLinks, by source path)."""
         return self._graph().broken
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 DESCRIPTION = (
     "Relay an MCP client's stdin/stdout to the vaultwatch serving a vault, starting a headless one "
@@ -58,7 +59,7 @@ def _vault_root(path: str | None) -> str:
     return root
 
 
-def _vault_of(socket_path: str, read_info) -> str | None:
+def _vault_of(socket_path: str, read_info: Callable[[str], dict[str, Any] | None]) -> str | None:
     """The vault a server last served on `socket_path`, from its `.json` (left behind when that server
     crashed) in a folder of ours that nobody else may enter, or None."""
     import stat as stat_mod

@@ -14,10 +14,16 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from vaultwatch.core.vault import Vault, demo_vault_path
 
 from .config import CLIENTS, COMPAT_SETS, check_agent, check_prefix, parse_compat
+
+if TYPE_CHECKING:  # imported when first used: start-up time
+    from vaultwatch.core.events import Event
+
+    from .host import McpHost
 
 Handler = Callable[[argparse.Namespace], int]
 EARLY_SDK_WAIT = 10.0  # seconds `serve --stdio` may hold the SDK's import back for the first index (stdiofront.py)
@@ -321,7 +327,7 @@ def _report_problems_to_stderr(vault: Vault) -> None:
     go to stderr as they happen, one line each."""
     from vaultwatch.core.events import IndexProblem
 
-    def show(event) -> None:
+    def show(event: Event) -> None:
         if isinstance(event, IndexProblem):
             print(f"vaultwatch: {event.severity}: {event.message}", file=sys.stderr, flush=True)
 
@@ -349,7 +355,7 @@ def _start_search_soon(vault: Vault) -> None:
     threading.Thread(target=start, name="vaultwatch-search-start", daemon=True).start()
 
 
-async def _serve_socket(host) -> int:
+async def _serve_socket(host: McpHost) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, host.stop)

@@ -33,8 +33,8 @@ import socket
 import stat as stat_mod
 import threading
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
@@ -42,6 +42,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
 from vaultwatch.core.vault import Vault
+
+if TYPE_CHECKING:
+    from vaultwatch.core.events import IndexProblem
 
 from .activity import Activity, AuditLog
 from .config import serve_args
@@ -168,7 +171,7 @@ class _Counting:
             self.host._last_request = time.monotonic()
 
 
-def _idle_problem(seconds: float):
+def _idle_problem(seconds: float) -> IndexProblem:
     from vaultwatch.core.events import IndexProblem
 
     return IndexProblem(
@@ -180,7 +183,7 @@ class _Uvicorn(uvicorn.Server):
     """uvicorn without signal capture: the loop's owner (TUI or `serve`) owns the signals."""
 
     @contextlib.contextmanager
-    def capture_signals(self):  # noqa: D102
+    def capture_signals(self) -> Iterator[None]:  # noqa: D102
         yield
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 import base64
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from vaultwatch.core.clock import parse_as_of
+from vaultwatch.core.clock import Clock, parse_as_of
 from vaultwatch.core.disk.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
 from vaultwatch.core.disk.reader import read as read_file
 from vaultwatch.core.errors import QueryError
@@ -37,6 +38,12 @@ from .activity import current_call
 from .answers import link_bytes, note_link
 from .readcalls import ROW_TEXT, FilterValue, index_freshness, root_folder, untrusted
 from .results import fail, listing, ok, page_rows, read_only, vault_errors
+
+if TYPE_CHECKING:
+    from vaultwatch.core.index.snapshot import Snapshot
+    from vaultwatch.core.links.graph import ResolvedLink
+    from vaultwatch.core.model import Entry
+    from vaultwatch.core.search.results import SearchResult
 
 __all__ = ["ToolEnv", "index_freshness", "register", "root_folder", "untrusted"]
 
@@ -72,12 +79,14 @@ BROKEN_LINK_TEXT = "result[].title, status, tags, frontmatter, broken_links; " +
 TAG_TEXT = "result[].tag"
 
 
-def _rows(vault: Vault, entries, bundle: bool, clock=None, *, frontmatter: bool = True) -> list[dict[str, Any]]:
+def _rows(
+    vault: Vault, entries: Iterable[Entry], bundle: bool, clock: Clock | None = None, *, frontmatter: bool = True
+) -> list[dict[str, Any]]:
     clock = clock or vault.clock
     return [entry_json(e, clock, bundle, frontmatter=frontmatter) for e in entries]
 
 
-def _counts(snap, clock) -> dict[str, Any]:
+def _counts(snap: Snapshot, clock: Clock) -> dict[str, Any]:
     """core.query.listing.stats, memoized per index generation and clock minute (overview calls are frequent)."""
     slot = snap.cached("mcp.triage.counts", dict)
     key = (clock.today(), clock.now().replace(second=0, microsecond=0))
@@ -453,7 +462,7 @@ def tag_cursor_start(counts: list[tuple[str, int]], cursor: str | None, fp: list
     return next((i for i, (t, c) in enumerate(counts) if (-c, t) > mark), len(counts))
 
 
-def _link_json(resolved) -> dict[str, Any]:
+def _link_json(resolved: ResolvedLink) -> dict[str, Any]:
     link = resolved.link
     return {
         "target": link.target,
@@ -493,7 +502,7 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
         )
         return _hits_answer(vault, res, meta, explicit=limit is not None)
 
-    def _hits_answer(vault: Vault, res, meta: dict[str, Any], *, explicit: bool) -> CallToolResult:
+    def _hits_answer(vault: Vault, res: SearchResult, meta: dict[str, Any], *, explicit: bool) -> CallToolResult:
         hits = []
         for hit in res.hits:
             row = hit.as_json()

@@ -70,6 +70,9 @@ from vaultwatch.tui.widgets.statusline import StatusLine
 from vaultwatch.tui.widgets.triage import PANES
 
 if TYPE_CHECKING:
+    from textual.dom import DOMNode
+    from textual.theme import Theme
+
     from vaultwatch.tui.flows.actions import Actions
 
 HOLD_SECONDS = 0.2  # a person's key or edit holds agents' calls back this long, unless answered sooner
@@ -105,7 +108,7 @@ class VaultwatchApp(App[None]):
         self.agent_backlog: deque[AgentAccess] = deque()  # calls not drawn yet (see MainScreen.on_agent_called)
         self._main: MainScreen | None = None
         self.key_targets: dict[int, object] = {}  # id(key event) -> the widget it was sent to
-        self._unsubscribe = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._frozen = False  # long-lived objects moved out of the collector's way (gc.freeze)
         self.collector = IdleCollector()
         if not self.config.animate:
@@ -220,7 +223,7 @@ class VaultwatchApp(App[None]):
             self.notify(problem, severity="warning", title="settings", markup=False, timeout=10)
         self.theme_changed_signal.subscribe(self, self._theme_picked)
 
-    def _theme_picked(self, theme) -> None:
+    def _theme_picked(self, theme: Theme) -> None:
         if theme.name == self._saved_theme or self.quitting:
             return
         self._saved_theme = theme.name
@@ -304,7 +307,7 @@ class VaultwatchApp(App[None]):
     def on_agent_presence(self, message: AgentPresence) -> None:
         self.main.agent_presence(message)
 
-    def from_thread(self, fn, *args) -> None:
+    def from_thread(self, fn: Callable[..., object], *args: Any) -> None:
         """Run `fn` on the UI thread from a worker thread (dropped while shutting down)."""
         if self.quitting:
             return
@@ -334,7 +337,7 @@ class VaultwatchApp(App[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.services.worker_failed(event)
 
-    def on_descendant_focus(self, event) -> None:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if not self.config.animate and isinstance(event.widget, Input):
             event.widget.cursor_blink = False  # the palette's and dialogs' inputs
 
@@ -434,7 +437,7 @@ class VaultwatchApp(App[None]):
         from vaultwatch.tui.screens.changes import ChangeScreen, ChangesScreen, ConflictScreen  # noqa: PLC0415
         from vaultwatch.tui.widgets.triage import TrustPane  # noqa: PLC0415
 
-        sections = [
+        sections: list[tuple[str, list[type[DOMNode] | DOMNode]]] = [
             ("Everywhere", [MainScreen, self]),
             ("Lists", [DocList, RowList]),
             ("Preview", [Preview]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 FIXED_WALL = 1_795_950_000.0  # 2026-11-29 11:00 UTC
 
@@ -50,10 +51,10 @@ class AppConfig:
     semantic: bool = True
 
 
-def fixed_config(**changes) -> AppConfig:
+def fixed_config(**changes: Any) -> AppConfig:
     """A deterministic config: no server, no watcher, no timers, no blink, a frozen wall clock,
     the garbage collector left as CPython runs it."""
-    base = dict(
+    base: dict[str, Any] = dict(
         mcp=False,
         watch=False,
         tick=None,

@@ -8,9 +8,15 @@ Agent calls are never dropped: each waits in the app's backlog and gets its acti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from textual.message import Message
 
 from vaultwatch.core.events import AgentAccess, AgentConnected
+
+if TYPE_CHECKING:
+    from vaultwatch.tui.flows.querying import ListRequest
 
 
 class IndexChanged(Message):
@@ -74,7 +80,7 @@ class AgentPresence(Message):
 class ListReady(Message):
     """A list query finished (posted from its thread); shown only if no newer one was asked."""
 
-    def __init__(self, request, rows, total: int) -> None:
+    def __init__(self, request: ListRequest, rows: Sequence[Any], total: int) -> None:
         super().__init__()
         self.request, self.rows, self.total = request, rows, total
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.disk import textmap
 from vaultwatch.core.disk.fileopen import MAX_READ_BYTES, editor_path, note_bytes, open_within, read_all  # noqa: F401 (re-exported)
@@ -28,6 +29,11 @@ from vaultwatch.core.markdown import okf
 from vaultwatch.core.markdown.parse import decode, parse_note
 from vaultwatch.core.markdown.sections import SectionError, find_heading
 from vaultwatch.core.model import ATTACHMENT, FOLDER, Entry
+
+if TYPE_CHECKING:
+    from vaultwatch.core.clock import Clock
+    from vaultwatch.core.markdown.parse import NoteFacts
+    from vaultwatch.core.vault import Vault
 
 DEFAULT_MAX_CHARS = 40_000
 MAX_CHARS_LIMIT = 1_000_000
@@ -143,7 +149,7 @@ def _past_end(offset: int, total: int) -> ReadError:
     )
 
 
-def _common(facts, bundle: bool, clock) -> dict[str, Any]:
+def _common(facts: NoteFacts, bundle: bool, clock: Clock) -> dict[str, Any]:
     return dict(
         frontmatter=facts.frontmatter,
         frontmatter_error=facts.frontmatter_error,
@@ -157,7 +163,7 @@ def _common(facts, bundle: bool, clock) -> dict[str, Any]:
 
 
 def read(
-    vault,
+    vault: Vault,
     path: object,
     *,
     section: str | None = None,
@@ -272,7 +278,7 @@ def _attachment(
 
 
 def _note_whole(
-    vault, data: bytes, rel: str, stem: str, kind: str, modified: str, bundle: bool, ask: _Ask
+    vault: Vault, data: bytes, rel: str, stem: str, kind: str, modified: str, bundle: bool, ask: _Ask
 ) -> ReadResult:
     """A note read whole: decode and parse all of its bytes (small notes)."""
     etag = hashlib.sha256(data).hexdigest()
@@ -326,7 +332,7 @@ def _note_whole(
 
 
 def _note_windowed(
-    vault, fd: int, st: os.stat_result, rel: str, stem: str, kind: str, modified: str, bundle: bool, ask: _Ask
+    vault: Vault, fd: int, st: os.stat_result, rel: str, stem: str, kind: str, modified: str, bundle: bool, ask: _Ask
 ) -> ReadResult:
     """A big note: stream its bytes through the hash, decode only the chunks the page needs.
 
@@ -386,9 +392,9 @@ def _plan(tmap: textmap.TextMap, rel: str, ask: _Ask) -> set[int] | None:
 
 
 def _answer(
-    vault,
+    vault: Vault,
     tmap: textmap.TextMap,
-    get,
+    get: Callable[[int], bytes],
     have_all: bool,
     etag: str,
     size: int,

@@ -84,7 +84,7 @@ class Loc:
     def __enter__(self) -> Loc:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property

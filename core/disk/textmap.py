@@ -66,7 +66,7 @@ def _fold(s: str, skip_lf: bool) -> tuple[str, bool]:
     return s, skip_lf
 
 
-def _decoder(errors: str = "replace", pending: bytes = b""):
+def _decoder(errors: str = "replace", pending: bytes = b"") -> codecs.IncrementalDecoder:
     dec = codecs.getincrementaldecoder("utf-8")(errors)
     if pending:
         dec.setstate((pending, 0))

@@ -27,12 +27,16 @@ import stat as stat_mod
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from vaultwatch.core import platform
 from vaultwatch.core.disk.reader import read_all
 from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.errors import VaultError
+
+if TYPE_CHECKING:
+    from vaultwatch.core.vault import Vault
 
 __all__ = [
     "MAX_EDIT_BYTES",
@@ -313,7 +317,7 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
     return removed
 
 
-def clean_temp_files_soon(vault) -> threading.Thread:
+def clean_temp_files_soon(vault: Vault) -> threading.Thread:
     """clean_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
 
     def run() -> None:

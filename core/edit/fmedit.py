@@ -42,6 +42,7 @@ import yaml
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.markdown.parse import FrontmatterTooBig, json_safe, load_yaml, split_frontmatter
 from vaultwatch.core.markdown.sections import (
+    FrontmatterSpan,
     frontmatter_span,
     lines_with_offsets,
     newline_of,
@@ -545,7 +546,7 @@ def _replace_value(
     return entry.start, entry.end, key_text + ":" + _place(rendered, style) + style.nl
 
 
-def _verify(old_text: str, new_text: str, span, expected: dict[str, Any]) -> dict[str, Any]:
+def _verify(old_text: str, new_text: str, span: FrontmatterSpan | None, expected: dict[str, Any]) -> dict[str, Any]:
     """Re-parse the result with core.markdown.parse: exactly the intended mapping, the same body and fences."""
 
     def fail(why: str) -> FrontmatterEditError:

@@ -31,6 +31,7 @@ import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from vaultwatch.core.disk.private import private_file, private_folder, write_private
 from vaultwatch.core.index.sharing import SHORT_CHARS, frozen, interned_memo
@@ -133,7 +134,7 @@ def bucket_of(path: str) -> int:
 # --- entry <-> marshal tuple -------------------------------------------------------------------
 
 
-def _share(value, memo: dict):
+def _share(value: Any, memo: dict[Any, Any]) -> Any:
     """Replace equal short strings and tuples by one shared object (marshal then writes refs)."""
     if isinstance(value, str):
         return memo.setdefault(value, value) if len(value) <= SHORT_CHARS else value

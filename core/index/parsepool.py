@@ -13,11 +13,17 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
 from vaultwatch.core.index.sharing import Sharing
 from vaultwatch.core.memory import collector_paused
 from vaultwatch.core.model import Entry, Skipped
+
+if TYPE_CHECKING:  # multiprocessing.pool is imported when a pool is first made
+    import multiprocessing.context
+    import multiprocessing.pool
+    import multiprocessing.process
 
 ProgressFn = Callable[[int, int], None]
 PARALLEL_MIN_FILES = 3000
@@ -35,7 +41,7 @@ def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
 START_FAILED = (OSError, RuntimeError, ValueError, multiprocessing.ProcessError)
 
 
-def parse_pool(workers: int):
+def parse_pool(workers: int) -> multiprocessing.pool.Pool:
     """The process pool that parses chunks of files (the scanner's and the entry cache's). Raises
     one of START_FAILED when its processes cannot be started: every caller then parses in its
     own thread."""
@@ -55,7 +61,7 @@ atexit.register(_kill_at_exit)  # registered after multiprocessing's own exit ha
 
 
 @contextmanager
-def killed_at_exit(proc) -> Iterator[None]:
+def killed_at_exit(proc: multiprocessing.process.BaseProcess) -> Iterator[None]:
     """While the block runs, `proc` (a started process that is not a daemon, so that it can start
     processes of its own) is killed if the interpreter exits: multiprocessing's exit handler
     would otherwise wait for it to end (a person quitting the app mid-build would wait too)."""
@@ -66,14 +72,16 @@ def killed_at_exit(proc) -> Iterator[None]:
         _killed_at_exit.discard(proc)
 
 
-def process_context(module: str):
+def process_context(
+    module: str,
+) -> multiprocessing.context.ForkContext | multiprocessing.context.ForkServerContext:
     """The multiprocessing context for CPU-bound worker processes running code of `module`."""
     # fork is cheapest, but forking a multi-threaded process (the TUI) can deadlock the child:
     # there, a forkserver (a clean single-threaded parent) forks the workers instead.
-    method = "fork" if threading.active_count() == 1 else "forkserver"
-    ctx = multiprocessing.get_context(method)
-    if method == "forkserver":
-        ctx.set_forkserver_preload(["vaultwatch.core.index.parsepool", module])
+    if threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["vaultwatch.core.index.parsepool", module])
     return ctx
 
 
@@ -154,7 +162,7 @@ def _scan_parallel(
         raise _Sequential
     seen = [0]
 
-    def chunks():
+    def chunks() -> Iterator[list[FileFact]]:
         batch = first
         for found in walked:  # runs in the pool's feeder thread, overlapping the parse
             if isinstance(found, FileFact):
@@ -163,8 +171,10 @@ def _scan_parallel(
                     seen[0] += len(batch)
                     yield batch
                     batch = []
+            elif isinstance(found, Skipped):
+                skipped.append(found)
             else:
-                (skipped if isinstance(found, Skipped) else entries).append(found)
+                entries.append(found)
         if batch:
             seen[0] += len(batch)
             yield batch
@@ -175,7 +185,10 @@ def _scan_parallel(
         for batch in pool.imap_unordered(parse_chunk, chunks()):
             sharing.share_all(batch)
             for out in batch:
-                (skipped if isinstance(out, Skipped) else entries).append(out)
+                if isinstance(out, Skipped):
+                    skipped.append(out)
+                else:
+                    entries.append(out)
             done += len(batch)
             if progress is not None:
                 progress(done, max(done, seen[0]))

@@ -11,9 +11,9 @@ import errno
 import mimetypes
 import os
 import stat as stat_mod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -167,7 +167,7 @@ def walk(root_real: str, config: ScanConfig, start: str = "") -> Iterator[Found]
     stack: list[tuple[str, str]] = [(start_real, start)]
     # Symlinked folders are walked after every real one, so a real folder is always listed
     # at its real path (whatever the scandir order) and a link to it is the duplicate.
-    deferred: list[tuple[str, os.DirEntry[str]]] = []
+    deferred: list[tuple[str, os.DirEntry[str] | _At]] = []
     no_ignores = config.ignore.empty
     kind_of = config.kind_of
     while stack or deferred:
@@ -233,16 +233,16 @@ class _At:
 
 
 def _listed(
-    it,
+    it: Iterator[os.DirEntry[str]],
     prefix: str,
     dir_rel: str,
     no_ignores: bool,
-    kind_of,
+    kind_of: Callable[[str], str | None],
     root_real: str,
     config: ScanConfig,
     seen_dirs: set[tuple[int, int]],
     stack: list[tuple[str, str]],
-    deferred: list,
+    deferred: list[tuple[str, os.DirEntry[str] | _At]],
 ) -> Iterator[Found]:
     """The walk's work for one folder's entries (see walk)."""
     for de in it:
@@ -309,15 +309,18 @@ def _take(
         found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
     if found is None:
         return
+    # FileFact is a tuple too: mypy cannot narrow on the exact type, so the branches say it
     if type(found) is tuple:  # a folder: (its entry, its real path)
-        entry, real = found
+        entry, real = cast("tuple[Entry, str]", found)
         yield entry
         stack.append((real, rel))
     else:
-        yield found
+        yield cast(Found, found)
 
 
-def visit(de: os.DirEntry[str] | _At, rel: str, root_real: str, config: ScanConfig, seen_dirs: set[tuple[int, int]]):
+def visit(
+    de: os.DirEntry[str] | _At, rel: str, root_real: str, config: ScanConfig, seen_dirs: set[tuple[int, int]]
+) -> FileFact | Skipped | tuple[Entry, str] | None:
     """What the walk makes of one directory entry: a FileFact to parse, a Skipped with the reason, a folder
     as (its entry, its real path), or None (hidden, ignored, not part of the vault)."""
     is_link = de.is_symlink()
@@ -515,7 +518,7 @@ def stat_one(
                     if de.is_symlink() and is_dir(de) and listed_elsewhere(de.path, root_real, config):
                         return Skipped(rel, "symlinked folder already listed at its real path (a loop or a duplicate)")
                     found = visit(de, rel, root_real, config, set())
-                    return found[0] if type(found) is tuple else found
+                    return cast("tuple[Entry, str]", found)[0] if type(found) is tuple else cast(Found, found)
     except OSError:
         return None
     return None

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import FOLDER, NOTE, Entry, Skipped
+
+# patch(old_value, base, changed_paths): a memoized structure derived from an earlier generation's
+# (None: build it anew); see Snapshot.cached
+Patch = Callable[[Any, "Snapshot", frozenset[str]], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +49,7 @@ class Snapshot:
         hi = bisect_right(self.paths, folder + "/\U0010ffff")
         return lo, hi
 
-    def cached(self, key: object, build, patch=None):
+    def cached(self, key: object, build: Callable[[], Any], patch: Patch | None = None) -> Any:
         """Memoize a derived structure (counts, inverted lists) for this generation only.
 
         `patch(old_value, base, changed_paths)` may derive the value from an earlier

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.links import resolve as linkmap
 from vaultwatch.core.links.resolve import resolve
-from vaultwatch.core.model import FOLDER, NOTE, Link
+from vaultwatch.core.model import FOLDER, NOTE, Entry, Link
 
 GRAPH_KEY = "links.graph"
 
@@ -164,7 +164,7 @@ class LinkGraph:
         """Notes with a link whose linked note lacks the heading or block id it names."""
         return {r.source for r in self.anchored if self._miss(r) is not None}
 
-    def _resolve(self, e) -> tuple[str | None, ...]:
+    def _resolve(self, e: Entry) -> tuple[str | None, ...]:
         snap, src = self.snapshot, e.path
         return tuple([resolve(snap, src, link) for link in e.links])
 

@@ -39,7 +39,9 @@ def names(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
             by_name[name] = e.path if had is None else (had + (e.path,) if isinstance(had, tuple) else (had, e.path))
         return by_name
 
-    def patch(old, base: Snapshot, changed: frozenset[str]):
+    def patch(
+        old: dict[str, str | tuple[str, ...]], base: Snapshot, changed: frozenset[str]
+    ) -> dict[str, str | tuple[str, ...]] | None:
         if len(changed) > MAX_PATCH:
             return None
         by_name = dict(old)
@@ -173,7 +175,9 @@ def by_target_name(snapshot: Snapshot) -> dict[str, str | tuple[str, ...]]:
     def keys(e: Entry | None) -> set[str]:
         return {link_key(link) for link in e.links} if e is not None and e.kind == NOTE else set()
 
-    def patch(old: dict[str, str | tuple[str, ...]], base: Snapshot, changed: frozenset[str]):
+    def patch(
+        old: dict[str, str | tuple[str, ...]], base: Snapshot, changed: frozenset[str]
+    ) -> dict[str, str | tuple[str, ...]] | None:
         if len(changed) > MAX_PATCH:
             return None
         names = dict(old)

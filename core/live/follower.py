@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from vaultwatch.core.events import DocumentsChanged
+from vaultwatch.core.events import DocumentsChanged, Event
 
 if TYPE_CHECKING:  # vault.py imports the modules that import this one
     from vaultwatch.core.vault import Vault
@@ -50,7 +50,7 @@ class ChangeFollower:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def _on_event(self, event) -> None:
+    def _on_event(self, event: Event) -> None:
         if isinstance(event, DocumentsChanged):
             paths = (*event.added, *event.changed, *event.removed)
             if paths:

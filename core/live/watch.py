@@ -39,7 +39,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core import handoffs
 from vaultwatch.core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
@@ -49,6 +49,7 @@ from vaultwatch.core.index.scan import FileFact, Found, ScanConfig, is_dir, list
 from vaultwatch.core.model import FOLDER, NOTE, Entry, Skipped
 
 if TYPE_CHECKING:  # vault.py imports this module
+    from vaultwatch.core.index.snapshot import Snapshot
     from vaultwatch.core.vault import Vault
 
 DEBOUNCE_MS = 50
@@ -126,7 +127,7 @@ def stat_many(root_real: str, rels: Iterable[str], config: ScanConfig) -> dict[s
                         found = visit(de, rel, root_real, config, set())
                     except OSError as exc:
                         found = Skipped(rel, f"unreadable: {exc.strerror or exc}")
-                    out[rel] = found[0] if type(found) is tuple else found
+                    out[rel] = cast("tuple[Entry, str]", found)[0] if type(found) is tuple else cast(Found, found)
         except OSError:
             pass
     return out
@@ -532,7 +533,7 @@ class LiveIndex:
             vault.apply_found(found, "disk")
 
     @staticmethod
-    def _removed_entries(found: dict[str, Found | None], snap) -> list[Entry]:
+    def _removed_entries(found: dict[str, Found | None], snap: Snapshot) -> list[Entry]:
         removed: list[Entry] = []
         for rel, f in found.items():
             old = snap.get(rel)
@@ -544,7 +545,7 @@ class LiveIndex:
         return removed
 
     @staticmethod
-    def _reuse_moved(found: dict[str, Found | None], snap, removed: list[Entry]) -> None:
+    def _reuse_moved(found: dict[str, Found | None], snap: Snapshot, removed: list[Entry]) -> None:
         """A note that only moved keeps its parsed entry (same inode, size and mtime): no re-read."""
         if not removed:
             return

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from typing import Any
 
 import yaml
 from yaml.nodes import ScalarNode
@@ -156,7 +157,7 @@ def _add_pair(mapping: dict, key: str, raw: str) -> None:
     mapping[key] = _value(raw) if raw else None
 
 
-def _value(s: str):
+def _value(s: str) -> Any:
     """Parse a one-line block-context value (non-empty, no leading spaces)."""
     s = s.rstrip(" ")
     c = s[0]
@@ -221,7 +222,7 @@ def _flow_seq(s: str) -> list:
     return items
 
 
-def _resolve(value: str):
+def _resolve(value: str) -> Any:
     """Resolve and construct a plain scalar exactly as CSafeLoader does (memoised)."""
     result = _CACHE.get(value, _MISS)
     if result is not _MISS:

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -519,7 +520,7 @@ def links(scan: str, base: int = 0, limit: int = MAX_LINKS) -> list[LinkTok]:
     return out
 
 
-def _refdefs(scan: str):
+def _refdefs(scan: str) -> Iterator[re.Match[str]]:
     """Reference definition matches, each at the start of its line (group 2 the destination)."""
     if scan[:4].lstrip(" ")[:1] == "[":
         m = _REFDEF_FIRST.match(scan)
@@ -590,7 +591,7 @@ def heading_texts(scan: str, body: str | None = None) -> list[str]:
     return out
 
 
-def _atx(scan: str):
+def _atx(scan: str) -> Iterator[re.Match[str]]:
     """ATX heading matches: each starts at the line break before its line (or at offset 0)."""
     if scan[:4].lstrip(" ")[:1] == "#":
         m = _ATX_FIRST.match(scan)

@@ -18,7 +18,7 @@ under `## Tasks` and not under its last child `### Done`. To edit a child, name 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vaultwatch.core.errors import VaultError
@@ -228,7 +228,7 @@ def find_heading(text: str, spec: str) -> Heading:
     )
 
 
-def _has_chain(h: Heading, parts: list[str], same) -> bool:
+def _has_chain(h: Heading, parts: list[str], same: Callable[[str, str], bool]) -> bool:
     names = [p.split(" ", 1)[1] if " " in p else "" for p in h.parents]
     i = 0
     for name in names:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 from bisect import bisect_left
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -342,7 +343,7 @@ def _values(snapshot: Snapshot, key: str) -> tuple[str, ...]:
     return snapshot.cached(("filterexpr.values", key), build)
 
 
-def _close(word: str, options, what: str) -> str:
+def _close(word: str, options: Collection[str], what: str) -> str:
     folded = {o.casefold(): o for o in options}
     same = folded.get(word.casefold())
     if same is not None and same != word:

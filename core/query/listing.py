@@ -128,7 +128,9 @@ def _by_kinds(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...
     return postings.subset(snapshot, kinds)
 
 
-def _same(old, base, changed):  # a structure of paths only: in-place edits leave it as it was
+def _same(
+    old: Any, base: Snapshot, changed: frozenset[str]
+) -> Any:  # a structure of paths only: in-place edits leave it as it was
     return old
 
 

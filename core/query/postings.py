@@ -18,7 +18,7 @@ from typing import Any
 
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.errors import QueryError
-from vaultwatch.core.index.snapshot import Snapshot
+from vaultwatch.core.index.snapshot import Patch, Snapshot
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import NOTE, Entry
 
@@ -36,7 +36,9 @@ def subset(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], 
         chosen = tuple(compress(snapshot.entries, map(kinds.__contains__, map(attrgetter("kind"), snapshot.entries))))
         return tuple(map(attrgetter("path"), chosen)), chosen
 
-    def patch(old, base, changed):
+    def patch(
+        old: tuple[tuple[str, ...], tuple[Entry, ...]], base: Snapshot, changed: frozenset[str]
+    ) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
         paths, entries = old
         work = list(entries)
         for i in changed_positions(paths, changed):
@@ -67,13 +69,13 @@ class _TooMany(Exception):
     pass
 
 
-def patching(snapshot: Snapshot):
+def patching(snapshot: Snapshot) -> Callable[[Patch], Patch]:
     """Decorator for a patch of a structure indexed by position: it runs only when `snapshot`
     changed in place since the base (else None: rebuild), and too many changes mean a rebuild
     too, not a slow patch."""
 
-    def wrap(fn):
-        def run(old, base, changed):
+    def wrap(fn: Patch) -> Patch:
+        def run(old: Any, base: Snapshot, changed: frozenset[str]) -> Any:
             if not snapshot.in_place(base):
                 return None
             try:
@@ -151,7 +153,7 @@ def _inverted(snapshot: Snapshot, name: str, tokens: Callable[[Entry], list[str]
     return snapshot.cached(("inverted", name), build, patch)
 
 
-def _positions(items=()) -> array:
+def _positions(items: Iterable[int] = ()) -> array[int]:
     return array("i", items)
 
 

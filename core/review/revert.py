@@ -30,6 +30,7 @@ import threading
 from dataclasses import dataclass, field
 
 from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace
 from vaultwatch.core.edit.hooks import FileWrite, Scope, enter, leave
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
@@ -195,7 +196,7 @@ def refuse_changed(
     return _refuse_changed(journal, change, rel, before, written, current)
 
 
-def _trash_source(writer: Writer, change: Change):
+def _trash_source(writer: Writer, change: Change) -> Loc | None:
     """A core.disk.safeio Loc on the deleted entry in the vault's .trash (the caller closes it), or None."""
     moved = change.moved_to
     if change.operation != "delete" or not moved or not moved.startswith(TRASH + "/"):

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.index.parsepool import process_context
 from vaultwatch.core.search.embedder import Embedder
+
+if TYPE_CHECKING:
+    import multiprocessing.pool
 
 PROCESS_MIN_NOTES = 2048  # builds with fewer notes to embed stay in the app's process
 BATCH_TIMEOUT_S = 300.0  # a batch not back by then: the worker is gone (a Pool would wait forever)
@@ -29,7 +32,7 @@ BATCH_TIMEOUT_S = 300.0  # a batch not back by then: the worker is gone (a Pool 
 _embedder: Any = None  # the worker process's own
 
 
-def embed_quantized(texts: list[str]):
+def embed_quantized(texts: list[str]) -> Any:
     """int8 vectors of `texts` (in the worker process, which loads its embedder once)."""
     global _embedder
     if _embedder is None:
@@ -37,20 +40,22 @@ def embed_quantized(texts: list[str]):
     return _embedder.quantize(_embedder.embed(texts))
 
 
-def _answer(job):
+def _answer(job: multiprocessing.pool.AsyncResult[Any]) -> Any:
     try:
         return job.get(BATCH_TIMEOUT_S)
     except multiprocessing.TimeoutError:
         raise RuntimeError(f"the embedding process gave no answer in {BATCH_TIMEOUT_S:.0f} s") from None
 
 
-def start():
+def start() -> multiprocessing.pool.Pool:
     """The one-process pool a build embeds with. Raises one of parsepool.START_FAILED when its
     process cannot be started."""
     return process_context("vaultwatch.core.search.embedprocess").Pool(1)
 
 
-def embedded(pool, batches: Iterator[tuple[Any, list[str]]], stopped: Callable[[], bool]) -> Iterator[tuple[Any, Any]]:
+def embedded(
+    pool: multiprocessing.pool.Pool, batches: Iterator[tuple[Any, list[str]]], stopped: Callable[[], bool]
+) -> Iterator[tuple[Any, Any]]:
     """(tag, int8 vectors) for each (tag, texts) of `batches`, in order, embedded by `pool`'s
     process (`start`); one batch is read ahead while the worker embeds. Stops early once
     `stopped()`; the pool is ended either way."""

@@ -14,8 +14,9 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import handoffs
 from vaultwatch.core.disk.private import private_file
@@ -28,6 +29,7 @@ from vaultwatch.core.search import ftsfirst, ranking
 from vaultwatch.core.search.ftsprep import (
     POOL_MIN_NOTES,
     FieldTokens,
+    Job,
     PoolBroke,
     Prepared,
     jobs_for,
@@ -37,6 +39,9 @@ from vaultwatch.core.search.ftsprep import (
 from vaultwatch.core.search.ftsrows import DOC_COLUMNS, doc_of, insert_rows, merging, okf_cols
 from vaultwatch.core.search.ftsstate import IndexState
 from vaultwatch.core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, register_functions
+
+if TYPE_CHECKING:
+    from vaultwatch.core.index.snapshot import Snapshot
 
 BATCH = 400
 QUICK_BATCH = 50  # notes: a change this small is applied with quick hand-offs (see _loop)
@@ -219,7 +224,7 @@ class SearchBuilder(IndexState):
             self._done_seq = max(self._done_seq, seq)
             self._cond.notify_all()
 
-    def _compare_docs(self, con: sqlite3.Connection, snap) -> tuple[list[str], bool]:
+    def _compare_docs(self, con: sqlite3.Connection, snap: Snapshot) -> tuple[list[str], bool]:
         """Match the indexed notes against `snap`, keeping each one's row id (`_rowids`): the
         notes to index (new or changed, in path order) then the indexed paths that are no note
         now, and whether the index was empty. One row at a time: a dict of every row, each a
@@ -300,7 +305,7 @@ class SearchBuilder(IndexState):
         self.ready = True
         bus.publish(IndexProgress("search", self.total, self.total))
 
-    def _build_elsewhere(self, paths: list[str], snap) -> bool:
+    def _build_elsewhere(self, paths: list[str], snap: Snapshot) -> bool:
         """A first build of `paths` (notes of `snap`) by a process of its own (core.search.ftsfirst);
         False when none could be started. However it ended, the caller compares the file again."""
         bus = self.vault.bus
@@ -309,7 +314,7 @@ class SearchBuilder(IndexState):
         bus.publish(IndexProgress("search", 0, total))
         by_path = snap.by_path
 
-        def batches():
+        def batches() -> Iterator[list[tuple[Job, tuple]]]:
             for i in range(0, total, BATCH):
                 jobs = jobs_for(paths[i : i + BATCH], by_path)
                 yield [(job, doc_of(by_path[job.path])) for job in jobs if not isinstance(job, str)]
@@ -338,17 +343,17 @@ class SearchBuilder(IndexState):
             self._pool_cpu[0] += cpu
         return True
 
-    def _apply(self, con: sqlite3.Connection, paths: list[str], snap) -> None:
+    def _apply(self, con: sqlite3.Connection, paths: list[str], snap: Snapshot) -> None:
         """Index, re-index or drop `paths` to match `snap`, in one transaction."""
         self._write(con, self._prepare(paths, snap), snap)
 
-    def _prepare(self, paths: list[str], snap) -> list[Prepared]:
+    def _prepare(self, paths: list[str], snap: Snapshot) -> list[Prepared]:
         """`ftsprep.prepare` of `paths` as `snap` has them, in this thread."""
         if self._tokens is None:
             self._tokens = FieldTokens()
         return prepare(self.vault.root_real, jobs_for(paths, snap.by_path), self._tokens)
 
-    def _prepared(self, batches: list[list[str]], snap):
+    def _prepared(self, batches: list[list[str]], snap: Snapshot) -> Iterator[list[Prepared]]:
         """`_prepare` of each batch, in order: for a big build by a pool of processes
         (`ftsprep.prepare_pooled`), else by a second thread one or two batches ahead (also the
         rest of the batches when no process can be started or one goes away)."""
@@ -373,7 +378,7 @@ class SearchBuilder(IndexState):
                 return
         yield from self._threaded(batches[done:], snap)
 
-    def _threaded(self, batches: list[list[str]], snap):
+    def _threaded(self, batches: list[list[str]], snap: Snapshot) -> Iterator[list[Prepared]]:
         """`_prepare` of each batch, in order, one or two batches ahead by a second thread."""
         if len(batches) < 2:
             for batch in batches:
@@ -421,7 +426,7 @@ class SearchBuilder(IndexState):
             quit_.set()
             reader.join()
 
-    def _write(self, con: sqlite3.Connection, rows: list[Prepared], snap, fresh: bool = False) -> None:
+    def _write(self, con: sqlite3.Connection, rows: list[Prepared], snap: Snapshot, fresh: bool = False) -> None:
         """Write prepared rows (`_prepare`) to the index as `snap` has the notes, in one transaction.
         `fresh`: none of them is in the index yet (a first build), so nothing is looked up."""
         con.execute("BEGIN IMMEDIATE")
@@ -437,7 +442,7 @@ class SearchBuilder(IndexState):
             con.execute("ROLLBACK")
             raise
 
-    def _write_one(self, con: sqlite3.Connection, row: Prepared, snap) -> None:
+    def _write_one(self, con: sqlite3.Connection, row: Prepared, snap: Snapshot) -> None:
         path, cols, fterms, body, blob = row
         e = snap.by_path.get(path) if cols is not None else None
         old = con.execute("SELECT id, size, mtime_ns, inode FROM docs WHERE path = ?", (path,)).fetchone()
@@ -478,7 +483,7 @@ class SearchBuilder(IndexState):
         con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)", (rowid, *cols))
         self._rowids[e.path] = rowid
 
-    def _insert_new(self, con: sqlite3.Connection, rows: list[Prepared], snap) -> None:
+    def _insert_new(self, con: sqlite3.Connection, rows: list[Prepared], snap: Snapshot) -> None:
         """Insert notes the index does not hold: each table in one statement, rowids chosen here."""
         next_id = (con.execute("SELECT max(id) FROM docs").fetchone()[0] or 0) + 1
         new = []

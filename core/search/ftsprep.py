@@ -14,7 +14,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vaultwatch.core.disk.fileopen import open_file
 from vaultwatch.core.errors import VaultError
@@ -31,6 +31,9 @@ from vaultwatch.core.search.notetext import (
     read_capped,
     tokens_of,
 )
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 POOL_MIN_NOTES = 3000  # a build of fewer notes is prepared in the writer's thread (a pool costs ~0.3 s to start)
 MAX_CACHED_WORDS = 200_000
@@ -148,7 +151,7 @@ def prepare(root_real: str, jobs: list[Job | str], tokens: FieldTokens) -> list[
     return out
 
 
-def _worker(conn, root_real: str) -> None:
+def _worker(conn: Connection[Any, Any], root_real: str) -> None:
     """A pool process: `prepare` each batch it is sent (None: stop), answering (rows, CPU seconds)
     or ("error", what went wrong)."""
     tokens = FieldTokens()

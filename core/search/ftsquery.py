@@ -13,7 +13,10 @@ import hashlib
 import json
 import re
 import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, replace
+from typing import TYPE_CHECKING
 
 from vaultwatch.core.errors import QueryError
 from vaultwatch.core.model import NOTE
@@ -32,6 +35,10 @@ from vaultwatch.core.search.results import (
 )
 from vaultwatch.core.search.snippets import SNIPPET_SCAN_BYTES, page_snippets, snippet_parts
 from vaultwatch.core.search.terms import Term, field_holds, field_needles, parse_query, quote_term, wanted_terms
+
+if TYPE_CHECKING:
+    from vaultwatch.core.index.snapshot import Snapshot
+    from vaultwatch.core.search.readers import Reader
 
 WEIGHTS = ranking.WEIGHTS
 CANDIDATES = 200  # notes re-ranked per query (FTS5's bm25 order picks them; field matches join them)
@@ -77,7 +84,9 @@ def _among(terms: list[Term]) -> str:
     return "+rowid IN" if any(t.prefix for t in terms) else "rowid IN"
 
 
-def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[int, str, float, tuple[str, ...]]]:
+def _group_duplicates(
+    con: sqlite3.Connection, scored: list[tuple[int, str, float]]
+) -> list[tuple[int, str, float, tuple[str, ...]]]:
     """Fold near-duplicate hits (same file name, near-identical text, different folders) into one:
     the newest path (natural order) takes the best member's place and lists the others."""
     names: dict[str, list[int]] = {}
@@ -123,7 +132,7 @@ def _group_duplicates(con, scored: list[tuple[int, str, float]]) -> list[tuple[i
 class SearchQueries(IndexState):
     """The read side of a SearchIndex: search and its helpers, on connections borrowed from a small pool."""
 
-    def _reader(self):
+    def _reader(self) -> AbstractContextManager[Reader]:
         """A read connection borrowed from the pool for a `with` block (`core.search.readers`)."""
         return self._readers.borrow(self._epoch)
 
@@ -228,7 +237,15 @@ class SearchQueries(IndexState):
         return result
 
     def _candidates(
-        self, con, join: str, match: str, wanted: list[Term], window: int, mode: str, excluding: bool, neg: str = ""
+        self,
+        con: sqlite3.Connection,
+        join: str,
+        match: str,
+        wanted: list[Term],
+        window: int,
+        mode: str,
+        excluding: bool,
+        neg: str = "",
     ) -> tuple[dict[int, float], int, set[int]]:
         """({rowid: FTS5's -bm25}, how many notes match, candidates not yet known to match): the best
         `window` by bm25, counted in the same statement, plus notes whose name, title, aliases or
@@ -270,7 +287,7 @@ class SearchQueries(IndexState):
                         unsure.add(rowid)
         return cands, total, unsure
 
-    def _rare_terms(self, con, wanted: list[Term]) -> list[Term]:
+    def _rare_terms(self, con: sqlite3.Connection, wanted: list[Term]) -> list[Term]:
         """The terms that carry FTS5's bm25: neither in more than half the notes (FTS5 clamps their
         IDF to 1e-6, so their part of bm25 is ~0) nor in none."""
         self._term_stats(con, wanted)
@@ -282,7 +299,15 @@ class SearchQueries(IndexState):
         ]
 
     def _any_by_rare(
-        self, con, join: str, match: str, wanted: list[Term], rare: list[Term], window: int, excluding: bool, neg: str
+        self,
+        con: sqlite3.Connection,
+        join: str,
+        match: str,
+        wanted: list[Term],
+        rare: list[Term],
+        window: int,
+        excluding: bool,
+        neg: str,
     ) -> tuple[dict[int, float], int, set[int]]:
         """`_candidates` of a ranked OR holding a common word (or one no note has), at any vault size:
         bm25 over the other words alone (the same values to ~1e-6: a common word's part of FTS5's
@@ -322,7 +347,7 @@ class SearchQueries(IndexState):
         return cands, total, unsure
 
     def _field_matches(
-        self, con, join: str, match: str, wanted: list[Term], limit: int, mode: str, excluding: bool
+        self, con: sqlite3.Connection, join: str, match: str, wanted: list[Term], limit: int, mode: str, excluding: bool
     ) -> list[tuple[int, bool]]:
         """Up to `limit` notes whose name, title or aliases hold every word, then those whose name,
         title, aliases or headings hold any, found in the fields' own index (`ftsf`), each with
@@ -343,7 +368,7 @@ class SearchQueries(IndexState):
 
     def _ranked(
         self,
-        con,
+        con: sqlite3.Connection,
         cands: dict[int, float],
         unsure: set[int],
         match: str,
@@ -374,7 +399,9 @@ class SearchQueries(IndexState):
                 scored = [row for row in scored if row[0] not in failed]
         return _group_duplicates(con, scored)
 
-    def _term_stats(self, con, wanted: list[Term]) -> tuple[int, list[float], list[float], list[list[str]]]:
+    def _term_stats(
+        self, con: sqlite3.Connection, wanted: list[Term]
+    ) -> tuple[int, list[float], list[float], list[list[str]]]:
         """(note count, our IDFs, FTS5's IDFs, each term's tokens) for the query's terms."""
         cache = self._stats
         if cache is None or cache[0] != self._writes:
@@ -408,14 +435,21 @@ class SearchQueries(IndexState):
             [toks for _, toks, _ in stats],
         )
 
-    def _all_common(self, con, wanted: list[Term]) -> bool:
+    def _all_common(self, con: sqlite3.Connection, wanted: list[Term]) -> bool:
         """Whether every word of the query is in more than half the notes of a big vault (then FTS5's
         bm25 carries almost no signal and costs a pass over all their matches: it is left out)."""
         n_docs = self._term_stats(con, wanted)[0]
         known = self._stats[2] if self._stats else {}
         return n_docs > COMMON_FAST_ABOVE and all(known[(t.text, t.phrase, t.prefix)][2] for t in wanted)
 
-    def _score(self, con, cands: dict[int, float], wanted: list[Term], okf, mode: str) -> list[tuple[int, str, float]]:
+    def _score(
+        self,
+        con: sqlite3.Connection,
+        cands: dict[int, float],
+        wanted: list[Term],
+        okf: tuple[int, float] | None,
+        mode: str,
+    ) -> list[tuple[int, str, float]]:
         """Score candidate notes (rowid -> FTS5's -bm25) with `ranking.score`."""
         if not cands:
             return []
@@ -479,7 +513,7 @@ class SearchQueries(IndexState):
                 )
             }
 
-    def passages(self, paths: list[str], make) -> list[str]:
+    def passages(self, paths: list[str], make: Callable[[str, str, str, str, str], str]) -> list[str]:
         """`make(name, title, aliases, headings, body)` for each path, from the stored text ("" if unknown)."""
         if not paths:
             return []
@@ -502,7 +536,7 @@ class SearchQueries(IndexState):
             for path, body in zip(paths, self.passages(paths, lambda n, t, a, h, body: body), strict=False)
         }
 
-    def _fill_scope(self, reader, snap, scope: Query) -> None:
+    def _fill_scope(self, reader: Reader, snap: Snapshot, scope: Query) -> None:
         """Load the scope's note ids into this connection's temp table (reused while nothing changed)."""
         clock = self.vault.clock
         key = (snap.generation, scope, clock.today(), self._writes)

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vaultwatch.core.events import IndexReady
+from vaultwatch.core.events import Event, IndexReady
 from vaultwatch.core.live.follower import ChangeFollower
 from vaultwatch.core.search.readers import ReaderPool
 from vaultwatch.core.search.results import SearchStatus
@@ -52,7 +52,7 @@ class IndexState(ChangeFollower):
     def _queued(self) -> None:
         self._enqueued += 1
 
-    def _on_event(self, event) -> None:
+    def _on_event(self, event: Event) -> None:
         super()._on_event(event)
         if isinstance(event, IndexReady) and event.generation > self._synced_generation:
             with self._cond:  # a reload: compare everything again

@@ -11,6 +11,7 @@ import hashlib
 import json
 import weakref
 from dataclasses import asdict, replace
+from typing import TYPE_CHECKING
 
 from vaultwatch.core.errors import QueryError
 from vaultwatch.core.model import NOTE
@@ -20,13 +21,19 @@ from vaultwatch.core.search.reuse import LastAnswer
 from vaultwatch.core.search.snippets import snippet_parts
 from vaultwatch.core.search.terms import parse_query
 
+if TYPE_CHECKING:  # vault.py imports this module
+    from vaultwatch.core.index.snapshot import Snapshot
+    from vaultwatch.core.search.fulltext import SearchIndex
+    from vaultwatch.core.search.semantic import VectorIndex
+    from vaultwatch.core.vault import Vault
+
 MODES = ("hybrid", "keyword", "semantic")
 RRF_K = 60
 DEPTH = 100  # hits taken from each ranking before fusing
 _last: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # note vectors -> LastAnswer of (keyword hits, answer)
 
 
-def resolve_mode(mode: str | None, vectors) -> str:
+def resolve_mode(mode: str | None, vectors: VectorIndex | None) -> str:
     """The mode a search runs in: the one asked for, else hybrid when note vectors are ready."""
     if mode is None:
         return "hybrid" if vectors is not None and vectors.ready else "keyword"
@@ -37,7 +44,7 @@ def resolve_mode(mode: str | None, vectors) -> str:
     return mode
 
 
-def _allowed(vault, snap, scope: Query) -> set[str] | None:
+def _allowed(vault: Vault, snap: Snapshot, scope: Query) -> set[str] | None:
     if unscoped(scope):
         return None
     clock = vault.clock
@@ -49,7 +56,15 @@ def _allowed(vault, snap, scope: Query) -> set[str] | None:
 
 
 def search(
-    vault, index, vectors, text: object, scope: Query, mode: str, *, limit: int = 20, cursor: str | None = None
+    vault: Vault,
+    index: SearchIndex,
+    vectors: VectorIndex,
+    text: object,
+    scope: Query,
+    mode: str,
+    *,
+    limit: int = 20,
+    cursor: str | None = None,
 ) -> SearchResult:
     """A semantic or hybrid search, paged like the keyword one."""
     terms = parse_query(text)
@@ -155,7 +170,9 @@ def search(
     return result
 
 
-def similar(vault, index, vectors, path: str, scope: Query, *, limit: int = 10) -> SearchResult:
+def similar(
+    vault: Vault, index: SearchIndex, vectors: VectorIndex, path: str, scope: Query, *, limit: int = 10
+) -> SearchResult:
     """Notes like the note at `path` (nearest by meaning), the note itself left out."""
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
         raise QueryError(f"limit must be a whole number from 1 to {MAX_LIMIT}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 
 from vaultwatch.core.markdown.readable import readable, spans_after
@@ -87,7 +88,7 @@ def _collapse(text: str) -> tuple[str, list[int]]:
 
 
 def page_snippets(
-    con,
+    con: sqlite3.Connection,
     match: str,
     ids: dict[int, str],
     big: Collection[str] = frozenset(),

@@ -22,7 +22,8 @@ import os
 import struct
 import zipfile
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, BinaryIO
 
 from vaultwatch.core.disk.private import open_private
 
@@ -53,7 +54,7 @@ def release_pages(mm: mmap.mmap) -> None:
         pass
 
 
-def _member_array(f, mm: mmap.mmap, info: zipfile.ZipInfo, np) -> Any:
+def _member_array(f: BinaryIO, mm: mmap.mmap, info: zipfile.ZipInfo, np: ModuleType) -> Any:
     """A stored (uncompressed) .npy member of the open zip `f` as a view of the mapping `mm`."""
     if info.compress_type != zipfile.ZIP_STORED:
         raise ValueError(f"{info.filename} is compressed")
@@ -78,7 +79,7 @@ def _member_array(f, mm: mmap.mmap, info: zipfile.ZipInfo, np) -> Any:
     return np.frombuffer(mm, dtype=dtype, count=count, offset=offset).reshape(shape)
 
 
-def _read(f, np, root: str, version: int) -> tuple[bytes, Mapped] | None:
+def _read(f: BinaryIO, np: ModuleType, root: str, version: int) -> tuple[bytes, Mapped] | None:
     """The open file `f`'s paths and the file mapped, or None when it is another version's or
     another vault's."""
     with zipfile.ZipFile(f) as z:

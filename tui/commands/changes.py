@@ -19,14 +19,18 @@ import getpass
 import json
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.batch import revert_session
-from vaultwatch.core.review.journal import Change, Within, journal_for, parse_since
+from vaultwatch.core.review.journal import Change, Journal, Within, journal_for, parse_since
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
+
+if TYPE_CHECKING:
+    from vaultwatch.core.vault import Vault
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -42,7 +46,7 @@ def add_approve_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def apply_approval(args: argparse.Namespace, vault, *, tui: bool = False) -> None:
+def apply_approval(args: argparse.Namespace, vault: Vault, *, tui: bool = False) -> None:
     """Attach the approval gate `--approve` and the settings file ask for (the TUI always gets one)."""
     if hasattr(args, "approve"):
         approval.configure(vault, args.approve, always=tui)
@@ -68,7 +72,7 @@ def _line(c: Change) -> str:
     return f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}"
 
 
-def _say_full(journal) -> None:
+def _say_full(journal: Journal) -> None:
     status = journal.status()
     if status["full"]:
         print(
@@ -84,7 +88,7 @@ def register(
     sub: argparse._SubParsersAction,
     handlers: dict[str, Handler],
     vault_options: Callable[..., None],
-    open_vault: Callable[..., object],
+    open_vault: Callable[..., Vault],
 ) -> None:
     """Add `changes` and `revert` to the vaultwatch command line."""
 
@@ -115,7 +119,7 @@ def register(
         _say_full(journal)
         return 0
 
-    def _mark(journal, args: argparse.Namespace) -> int:
+    def _mark(journal: Journal, args: argparse.Namespace) -> int:
         raw = args.mark_reviewed.strip().lower()
         ids = None
         if raw != "all":
@@ -183,7 +187,8 @@ def register(
                     print(f"not reverted: {why}", file=sys.stderr)
                 return 1 if outcome.refused else 0
             try:
-                done = revert(writer, journal, args.change_id, actor=person())
+                # an int here: exactly one of CHANGE_ID and --agent was given (checked above)
+                done = revert(writer, journal, cast(int, args.change_id), actor=person())
             except RevertRefused as exc:
                 print(f"vaultwatch: {exc.message}", file=sys.stderr)
                 if args.show_versions and exc.path:
@@ -263,7 +268,7 @@ def _register_redo(
     sub: argparse._SubParsersAction,
     handlers: dict[str, Handler],
     vault_options: Callable[..., None],
-    open_vault: Callable[..., object],
+    open_vault: Callable[..., Vault],
 ) -> None:
     def cmd_redo(args: argparse.Namespace) -> int:
         if not args.revert_id.isdigit():
@@ -276,7 +281,7 @@ def _register_redo(
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
         try:
             try:
-                outcome = redo(Writer(vault), journal, int(args.revert_id), actor=person())  # type: ignore[arg-type]
+                outcome = redo(Writer(vault), journal, int(args.revert_id), actor=person())
             except RevertRefused as exc:
                 print(f"vaultwatch: {exc.message}", file=sys.stderr)
                 return 1

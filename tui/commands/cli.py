@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.about import version
@@ -114,7 +115,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _person_triage(vault) -> dict:
+def _person_triage(vault: Vault) -> dict[str, Any]:
     """Off an OKF bundle: Deprecated and Stale by the person's triage rules (the TUI's tabs)."""
     from vaultwatch.core.query.listing import Query  # noqa: PLC0415
     from vaultwatch.core.query.triagerules import load  # noqa: PLC0415
@@ -200,7 +201,7 @@ def _print_hits(rows: list[dict], as_json: bool) -> None:
             print(f"     also: {', '.join(row['duplicates'])}")
 
 
-def _summary(returned: int, total, match: str, mode: str, next_cursor, where: str) -> None:
+def _summary(returned: int, total: int | None, match: str, mode: str, next_cursor: str | None, where: str) -> None:
     more = f"; next page: --cursor {next_cursor}" if next_cursor else ""
     of = "" if total is None else f" of {total}"
     how = (
@@ -261,7 +262,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _wait_with_bar(ready, status, what: str) -> None:
+def _wait_with_bar(
+    ready: Callable[[float], bool], status: Callable[[], tuple[int, int, str | None]], what: str
+) -> None:
     """Wait for ready() (polled every half second), with a progress bar on a terminal's stderr."""
     last = -1
     while not ready(0.5):
@@ -358,7 +361,7 @@ def _files(n: int) -> str:
     return f"{n} file" if n == 1 else f"{n} files"
 
 
-def _broken_links(vault, as_json: bool) -> int:
+def _broken_links(vault: Vault, as_json: bool) -> int:
     """Every problem of the vault, one a line, by kind (core.query.problems, the TUI's Broken
     tab's query): missing headings, blocks and embeds, invalid frontmatter, undecodable notes,
     skipped files, then links to notes not written yet (not breakage: not counted as broken)."""

@@ -17,11 +17,15 @@ import datetime as dt
 import json
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.textdiff import text_diff
 from vaultwatch.tui.commands.changes import person
+
+if TYPE_CHECKING:
+    from vaultwatch.core.vault import Vault
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -54,13 +58,13 @@ def register(
     sub: argparse._SubParsersAction,
     handlers: dict[str, Handler],
     vault_options: Callable[..., None],
-    open_vault: Callable[..., object],
+    open_vault: Callable[..., Vault],
 ) -> None:
     """Add `pending`, `approve` and `decline` to the vaultwatch command line."""
 
     def cmd_pending(args: argparse.Namespace) -> int:
         vault = open_vault(args, load=False)
-        store = pending.store_for(vault.root_real)  # type: ignore[attr-defined]
+        store = pending.store_for(vault.root_real)
         found = store.proposals() if args.all else store.pending()
         for p in found:
             if args.json:
@@ -104,7 +108,7 @@ def register(
 
     def cmd_decline(args: argparse.Namespace) -> int:
         vault = open_vault(args, load=False)
-        done = pending.decline(vault.root_real, args.id, args.reason or "", by=person())  # type: ignore[attr-defined]
+        done = pending.decline(vault.root_real, args.id, args.reason or "", by=person())
         print(f"declined pending change {done.id}: {done.reason}")
         return 0
 

@@ -18,7 +18,7 @@ import shlex
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.disk.reader import note_bytes
 from vaultwatch.core.edit.hooks import labelled
@@ -160,7 +160,7 @@ class Actions:
         until = as_of + dt.timedelta(days=days)
         return self._update(f"snoozed until {until.isoformat()}", entries, set={"stale_after": until})
 
-    def _update(self, label: str, entries: Iterable[Entry], **change) -> Outcome:
+    def _update(self, label: str, entries: Iterable[Entry], **change: Any) -> Outcome:
         out = Outcome(label)
         written: list[Change] = []
         with self._lock:

@@ -19,12 +19,14 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from vaultwatch.core.model import Entry
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from vaultwatch.core.index.snapshot import Snapshot
 
 
@@ -91,7 +93,7 @@ def clipboard_caveat(environ: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
-def copy(app, text: str, what: str) -> None:
+def copy(app: App[Any], text: str, what: str) -> None:
     """Copy `text` through the terminal (OSC 52) and say honestly what happened."""
     if getattr(app, "_driver", None) is None or getattr(app, "is_headless", False):
         app.copy_to_clipboard(text)

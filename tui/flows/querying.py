@@ -15,9 +15,9 @@ worker of the main screen and touches no widget.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
@@ -58,7 +58,7 @@ class ListScheduler:
         owner: DOMNode,
         session: Session,
         *,
-        show: Callable[[TriagePane, tuple, int, bool], None],
+        show: Callable[[TriagePane, Sequence[Any], int, bool], None],
         failed: Callable[[str], None],
         quitting: Callable[[], bool],
     ) -> None:

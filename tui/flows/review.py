@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.message import Message
@@ -42,6 +43,9 @@ from vaultwatch.tui.screens.changes import (
     render_change,
 )
 from vaultwatch.tui.screens.pending import PendingScreen, waiting
+
+if TYPE_CHECKING:
+    from vaultwatch.core.events import Event
 
 MODES_CYCLE = ("none", "writes", "deletes")
 
@@ -70,8 +74,8 @@ class ReviewHost(Widget):
         self.started: float | At = time.time()
         self._queue: deque[Pending] = deque()
         self._showing: ApprovalScreen | None = None
-        self._unsubscribe = None
-        self._leave = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._leave: Callable[[], None] | None = None
 
     @property
     def gate(self) -> approval.ApprovalGate | None:
@@ -107,7 +111,7 @@ class ReviewHost(Widget):
             super().__init__()
             self.pending_id = pending_id
 
-    def _relay(self, event) -> None:
+    def _relay(self, event: Event) -> None:
         if isinstance(event, ApprovalFinished):
             self.post_message(self.Finished(event.id))
         elif isinstance(event, ApprovalRequested):

@@ -23,6 +23,9 @@ from vaultwatch.core.query.listing import Query
 from vaultwatch.core.search.fulltext import SearchNotReady
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from vaultwatch.core.search.results import SearchResult
     from vaultwatch.tui.screens.main import MainScreen
 
 LIMIT = 50  # hits listed at first and added per page, a screen or so (each hit's snippet costs)
@@ -42,10 +45,10 @@ class SearchFlow:
         self._next: tuple[int, str, Query, str | None] | None = None  # (seq, text, scope, page cursor)
         self._busy = False
         self._seq = 0
-        self._retry = None
+        self._retry: Timer | None = None
         self.shown_seq = 0
         self._more: str | None = None  # the shown result's cursor to its next page
-        self._result = None  # the shown result (its total, mode)
+        self._result: SearchResult | None = None  # the shown result (its total, mode)
         self._paging = False  # a next page was asked for and not shown yet
         self._scope_now = Query()  # the scope (with the folder tree's) of the shown search
 
@@ -143,7 +146,7 @@ class SearchFlow:
     def _current(self, seq: int) -> bool:
         return seq == self._seq and self.active and self.screen.is_attached
 
-    def _show(self, seq: int, result) -> None:
+    def _show(self, seq: int, result: SearchResult) -> None:
         if not self._current(seq):
             return
         self.shown_seq = seq
@@ -159,7 +162,7 @@ class SearchFlow:
         self._say()
         self.screen.call_after_refresh(self.screen.app.answered)
 
-    def _add(self, seq: int, result) -> None:
+    def _add(self, seq: int, result: SearchResult) -> None:
         """A next page: its hits go under the shown ones (the cursor stays where it is)."""
         self._paging = False
         if not self._current(seq) or seq != self.shown_seq:
@@ -173,6 +176,8 @@ class SearchFlow:
 
     def _say(self) -> None:
         result = self._result
+        if result is None:  # nothing shown yet
+            return
         listed = len(self.screen.search_list.rows)
         how = {"all": "", "any": " (not every word: notes with any)"}.get(result.match, "")
         shown = f"{listed:,} of " if self._more is not None else ""

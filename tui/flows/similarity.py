@@ -7,12 +7,17 @@ the preview never waits for them, and without them it lists no similar notes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vaultwatch.core.errors import VaultError
+
+if TYPE_CHECKING:
+    from vaultwatch.core.vault import Vault
 
 LIMIT = 5
 
 
-def similar_paths(vault, path: str, limit: int = LIMIT) -> tuple[str, ...]:
+def similar_paths(vault: Vault, path: str, limit: int = LIMIT) -> tuple[str, ...]:
     """Paths of the notes most like the note at `path`, best first (none when vectors are not ready)."""
     if not vault.semantic_status()["ready"]:
         return ()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import subprocess
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.app import SuspendNotSupported
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from vaultwatch.tui.app import VaultwatchApp
     from vaultwatch.tui.flows.actions import Actions, Outcome
     from vaultwatch.tui.screens.main import MainScreen
+    from vaultwatch.tui.widgets.rowlist import RowList
 
 WRITE_HOLD_SECONDS = 1.0  # a triage write holds agents' calls back until it is written, at most this long
 
@@ -46,9 +48,10 @@ class TriageFlow:
             self._actions = Actions(self.app.session.vault, user=self.app.config.user)
         return self._actions
 
-    def dispatch(self, doclist: DocList, action: str, targets: list[Entry], line: int | None = None) -> None:
+    def dispatch(self, doclist: RowList, action: str, targets: list[Entry], line: int | None = None) -> None:
         """A list asked for `action` on `targets` (the marked rows, else the previewed note):
-        ask what the dialog needs, naming the notes, then write."""
+        ask what the dialog needs, naming the notes, then write. `doclist` is a DocList but for
+        edit, which the Broken tab's ProblemList asks for too."""
         if not targets:
             return
         from vaultwatch.tui.screens.triage import ConfirmScreen, SnoozeScreen, StatusScreen, describe  # noqa: PLC0415
@@ -100,7 +103,7 @@ class TriageFlow:
                 self._edit(targets[0], line), group="write", exit_on_error=False, description="$EDITOR"
             )
 
-    def _confirm_bulk(self, targets: list[Entry], question: str, act) -> None:
+    def _confirm_bulk(self, targets: list[Entry], question: str, act: Callable[[], None]) -> None:
         """One note: the dialog's choice was the decision. Several: say how many, then confirm."""
         if len(targets) == 1:
             act()
@@ -139,15 +142,16 @@ class TriageFlow:
             timeout=10,
         )
 
-    def _act(self, doclist: DocList, fn, *args) -> None:
-        doclist.clear_picks()
+    def _act(self, doclist: RowList, fn: Callable[..., Outcome], *args: Any) -> None:
+        if isinstance(doclist, DocList):
+            doclist.clear_picks()
         self.pending += 1
         self.app.person_acts(WRITE_HOLD_SECONDS)
         self.screen.run_worker(
             lambda: self._write(fn, *args), thread=True, group="write", exit_on_error=False, description="triage action"
         )
 
-    def _write(self, fn, *args) -> None:
+    def _write(self, fn: Callable[..., Outcome], *args: Any) -> None:
         try:
             outcome = fn(*args)
         finally:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -31,6 +31,9 @@ from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import Pending
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, Piece, render_diff, render_files
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 FINISH_WAIT = 0.5  # s: the approval dialog closes at the latest this long after the decision
 QUICK_SWITCH_S = (
@@ -157,7 +160,7 @@ class ApprovalScreen(ModalScreen[None]):
         self.gate = gate
         self.pending = pending
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical():
             yield DiffView(id="approval-diff")
             yield Input(placeholder="why not? (enter sends, escape goes back)", id="approval-reason")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -11,6 +11,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from vaultwatch.core.clock import Clock, SystemClock, parse_as_of
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 
 class AsOfScreen(ModalScreen[Clock | None]):
@@ -24,7 +27,7 @@ class AsOfScreen(ModalScreen[Clock | None]):
         self.current = current
         self.blink = blink
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical(id="asof-box"):
             yield Static(Text("Judge staleness as of (YYYY-MM-DD, empty = today)", style="bold"))
             yield Input(value=self.current, id="asof-input", select_on_focus=True)

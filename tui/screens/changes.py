@@ -14,14 +14,15 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
+from collections.abc import Callable
 from difflib import SequenceMatcher
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import SuspendNotSupported
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
@@ -30,7 +31,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.batch import revert_session, session_changes
-from vaultwatch.core.review.journal import At, Change, Within, journal_for, parse_since
+from vaultwatch.core.review.journal import At, Change, Journal, Within, journal_for, parse_since
 from vaultwatch.core.review.merge import regions
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import (
@@ -43,6 +44,18 @@ from vaultwatch.core.review.revert import (
 )
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, render_files
 
+if TYPE_CHECKING:
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.tui.app import VaultwatchApp
+
+
+def _journal_of(vault: Vault) -> Journal:
+    """The vault's journal: a VaultError, shown as the action's error, when it is switched off."""
+    journal = journal_for(vault)
+    if journal is None:
+        raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+    return journal
+
 
 def _actor(app: Any) -> str:
     try:
@@ -51,7 +64,7 @@ def _actor(app: Any) -> str:
         return "human"
 
 
-def _when(at: float, localtime=time.localtime) -> str:
+def _when(at: float, localtime: Callable[[float], time.struct_time] = time.localtime) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", localtime(at))
 
 
@@ -62,7 +75,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-def change_title(change: Change, localtime=time.localtime) -> Text:
+def change_title(change: Change, localtime: Callable[[float], time.struct_time] = time.localtime) -> Text:
     """The header of one change: id, who, when, tool, summary, revert state."""
     text = Text()
     text.append(f"change {change.id}", style="bold")
@@ -79,7 +92,9 @@ def change_title(change: Change, localtime=time.localtime) -> Text:
     return text
 
 
-def render_change(journal: Any, change: Change, width: int, localtime=time.localtime) -> RenderableType:
+def render_change(
+    journal: Any, change: Change, width: int, localtime: Callable[[float], time.struct_time] = time.localtime
+) -> RenderableType:
     """A journaled change as the person reads it: the move of a rename, then each file's diff."""
     lead: list[RenderableType] = []
     if change.kind == "outside":
@@ -134,7 +149,7 @@ class ConfirmScreen(ModalScreen[bool]):
         super().__init__()
         self.question = question
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.question, style="bold"))
             yield Static(Text("y: yes   n: no", style="dim"))
@@ -162,7 +177,7 @@ def _cell(lines: tuple[bytes, ...], first: int, marked: set[int], style: str) ->
     return text
 
 
-def later_words(later: Change | None, localtime=time.localtime) -> str:
+def later_words(later: Change | None, localtime: Callable[[float], time.struct_time] = time.localtime) -> str:
     """Who changed the note since the agent's change, and when, in plain words."""
     if later is None:
         return "changed since, outside vaultwatch (the journal has no record of it)"
@@ -176,7 +191,11 @@ def later_words(later: Change | None, localtime=time.localtime) -> str:
 
 
 def render_conflict(
-    refused: RevertRefused, change: Change | None, later: Change | None, width: int, localtime=time.localtime
+    refused: RevertRefused,
+    change: Change | None,
+    later: Change | None,
+    width: int,
+    localtime: Callable[[float], time.struct_time] = time.localtime,
 ) -> RenderableType:
     """A refused revert as the person reads it: what happened in plain words, then only the hunks,
     the three versions aligned side by side (before the change, what it wrote, now)."""
@@ -212,6 +231,8 @@ class ConflictScreen(ModalScreen[None]):
     versions aligned), and a way forward: revert the agent's lines anyway when the later edit does
     not touch them (core.review.revert.revert_anyway), or open the note in $EDITOR."""
 
+    app: VaultwatchApp
+
     DEFAULT_CSS = """
     ConflictScreen { align: center middle; }
     ConflictScreen > Vertical { width: 95%; height: 90%; border: round $error; background: $surface; padding: 0 1; }
@@ -230,12 +251,12 @@ class ConflictScreen(ModalScreen[None]):
         self.change = change
         self.merge = merge_revert(refused)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         later = None
         localtime = getattr(getattr(self.app, "config", None), "localtime", time.localtime)
         if self.change is not None and self.refused.path:
             try:
-                later = later_edit(journal_for(self.app.session.vault), self.change, self.refused.path)
+                later = later_edit(_journal_of(self.app.session.vault), self.change, self.refused.path)
             except Exception:  # a journal gone since: still show the versions
                 later = None
         with Vertical():
@@ -271,7 +292,7 @@ class ConflictScreen(ModalScreen[None]):
 
         def work() -> None:
             try:
-                outcome = revert_anyway(Writer(vault), journal_for(vault), change_id, actor=actor)
+                outcome = revert_anyway(Writer(vault), _journal_of(vault), change_id, actor=actor)
             except VaultError as exc:
                 self.app.call_from_thread(self.app.notify, exc.message, severity="error", title="not reverted")
                 return
@@ -327,7 +348,7 @@ class _Reverting:
 
     app: Any
 
-    def _journal(self):
+    def _journal(self) -> Journal | None:
         return journal_for(self.app.session.vault)
 
     def revert_change(self, change: Change) -> None:
@@ -335,9 +356,8 @@ class _Reverting:
         actor = _actor(self.app)
 
         def work() -> None:
-            journal = journal_for(vault)
             try:
-                outcome = revert(Writer(vault), journal, change.id, actor=actor)
+                outcome = revert(Writer(vault), _journal_of(vault), change.id, actor=actor)
             except RevertRefused as exc:
                 self.app.call_from_thread(self._refused, exc, change)
                 return
@@ -356,14 +376,14 @@ class _Reverting:
             return
         vault = self.app.session.vault
         actor = _actor(self.app)
-        count = len([c for c in self._journal().changes(agent=agent, kinds=("change",)) if c.reverted_by is None])
+        count = len([c for c in _journal_of(vault).changes(agent=agent, kinds=("change",)) if c.reverted_by is None])
 
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
 
             def work() -> None:
-                outcome = revert_agent(Writer(vault), journal_for(vault), agent, actor=actor)
+                outcome = revert_agent(Writer(vault), _journal_of(vault), agent, actor=actor)
                 message = f"reverted {len(outcome.reverted)} change(s) of {agent}"
                 if outcome.refused:
                     message += f"; {len(outcome.refused)} refused: " + "; ".join(m for _, m in outcome.refused[:3])
@@ -394,7 +414,7 @@ class _Reverting:
         vault = self.app.session.vault
         actor = _actor(self.app)
         try:
-            count = len(session_changes(self._journal(), session))
+            count = len(session_changes(_journal_of(vault), session))
         except VaultError as exc:
             self.app.notify(exc.message, severity="warning", title="revert")
             return
@@ -405,7 +425,7 @@ class _Reverting:
 
             def work() -> None:
                 try:
-                    outcome = revert_session(Writer(vault), journal_for(vault), session, actor=actor)
+                    outcome = revert_session(Writer(vault), _journal_of(vault), session, actor=actor)
                 except RevertRefused as exc:
                     self.app.call_from_thread(self._refused, exc)
                     return
@@ -435,7 +455,7 @@ class _Reverting:
 
         def work() -> None:
             try:
-                outcome = redo(Writer(vault), journal_for(vault), change.id, actor=actor)
+                outcome = redo(Writer(vault), _journal_of(vault), change.id, actor=actor)
             except RevertRefused as exc:
                 self.app.call_from_thread(self._refused, exc)
                 return
@@ -457,6 +477,8 @@ class _Reverting:
 class ChangeScreen(Screen[None], _Reverting):
     """The diff of one or more changes (an agent's call), with r / R to revert."""
 
+    app: VaultwatchApp
+
     DEFAULT_CSS = """
     ChangeScreen #change-help { height: 1; background: $panel; padding: 0 1; }
     """
@@ -472,7 +494,7 @@ class ChangeScreen(Screen[None], _Reverting):
         self.change_ids = change_ids
         self.following = following  # an agent whose newest change this view shows (follow mode)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(self._help(), id="change-help")
         yield DiffView(id="change-diff")
         yield Footer()
@@ -495,7 +517,7 @@ class ChangeScreen(Screen[None], _Reverting):
         self.following = None
         main = getattr(self.app, "main", None)
         panel = getattr(main, "_activity_panel", None)
-        if panel is not None and panel.following:
+        if main is not None and panel is not None and panel.following:
             main.action_toggle_follow()
         self.dismiss(None)
 
@@ -504,6 +526,8 @@ class ChangeScreen(Screen[None], _Reverting):
 
     def changes(self) -> list[Change]:
         journal = self._journal()
+        if journal is None:
+            return []
         out = []
         for cid in self.change_ids:
             try:
@@ -539,6 +563,8 @@ class ChangeScreen(Screen[None], _Reverting):
 class ChangesScreen(Screen[None], _Reverting):
     """Every journaled change of this session (or all), per note and per agent, with its diff."""
 
+    app: VaultwatchApp
+
     DEFAULT_CSS = """
     ChangesScreen #changes-title { height: 1; background: $panel; padding: 0 1; }
     ChangesScreen #changes-table { height: 40%; }
@@ -567,9 +593,9 @@ class ChangesScreen(Screen[None], _Reverting):
         self.agent: str | None = None
         self.rows: list[Change] = []
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(id="changes-title")
-        table = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable[str] = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
         yield table
         yield DiffView(id="changes-diff")
         yield Input(

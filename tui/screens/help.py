@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -10,6 +10,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 FILTER_HELP = (
     ("words", "free text: each word in the title or path, regardless of case and accents (cafe finds Café)"),
@@ -38,7 +41,7 @@ class HelpScreen(ModalScreen[None]):
         super().__init__()
         self.sections = sections
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         keys = Table(show_header=False, box=None, padding=(0, 2, 0, 0), expand=True)
         for _ in range(2):
             keys.add_column(style="bold", no_wrap=True)

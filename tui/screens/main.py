@@ -20,15 +20,17 @@ message between the views meets; the work behind each handler lives in its widge
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, Tree
 from textual.worker import Worker
 
@@ -140,8 +142,8 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
             failed=self._list_error,
             quitting=lambda: app.quitting,
         )
-        self._counts_timer = None
-        self._preview_timer = None
+        self._counts_timer: Timer | None = None
+        self._preview_timer: Timer | None = None
         self._select_when_shown: str | None = None  # open_note's path: the list cursor moves to it once shown
         # the visible list was listed anew and its cursor row is not previewed yet: a triage key
         # acts on that row, as it would once the preview caught up (tui.screens.targets)
@@ -215,7 +217,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
     def on_resize(self) -> None:
         self._apply_layout()
 
-    def on_descendant_focus(self, event) -> None:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if not self.config.animate and isinstance(event.widget, Input):
             event.widget.cursor_blink = False
         if event.widget.id == "filter-input" and self.loaded:
@@ -294,7 +296,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         return self._preview
 
     @property
-    def tree(self) -> FolderView:
+    def folder_view(self) -> FolderView:  # not `tree`: DOMNode.tree is Textual's debug view of the DOM
         return self._tree
 
     def _live(self) -> bool:
@@ -438,7 +440,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         if self.lists.current(message.seq) and self._live():
             self._filterbar.show_error(message.error)
 
-    def show_rows(self, pane: TriagePane, rows, total: int, keep: bool) -> None:
+    def show_rows(self, pane: TriagePane, rows: Sequence[Any], total: int, keep: bool) -> None:
         empty = None
         if not self.session.snapshot.loaded:
             empty = "Indexing…"
@@ -523,7 +525,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         rowlist = message.rowlist
         self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row, rowlist))
 
-    def _preview_row(self, row, rowlist: RowList | None = None) -> None:
+    def _preview_row(self, row: Any, rowlist: RowList | None = None) -> None:
         self._preview_timer = None
         self._listed_unseen = False
         if isinstance(row, Problem):

@@ -15,13 +15,16 @@ from vaultwatch.tui.widgets.doclist import DocList
 from vaultwatch.tui.widgets.folders import FolderView
 
 if TYPE_CHECKING:
-    from vaultwatch.tui.screens.main import MainScreen
+    from vaultwatch.core.clock import Clock
+    from vaultwatch.tui.screens.mainparts import MainParts
 
 
 class Navigation:
     """Moving around the screen (MainScreen's part)."""
 
-    def action_search(self: MainScreen) -> None:
+    tree_width: int | None
+
+    def action_search(self: MainParts) -> None:
         """The filter bar in full-text mode: its text gets the `?` prefix."""
         field = self._filterbar.query_one("#filter-input", Input)
         if not self._filterbar.searching:
@@ -29,22 +32,22 @@ class Navigation:
         field.cursor_position = len(field.value)
         self.app.set_focus(field)
 
-    def action_focus_filter(self: MainScreen) -> None:
+    def action_focus_filter(self: MainParts) -> None:
         # at once: keys typed right after `/` are queued already and must reach the field
         self.app.set_focus(self._filterbar.query_one("#filter-input", Input))
 
-    def clear_filter(self: MainScreen) -> None:
+    def clear_filter(self: MainParts) -> None:
         self._filterbar.set_text("")
 
-    def check_action(self: MainScreen, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def check_action(self: MainParts, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back_to_list":
             return self.reading  # else escape goes on to focus_list (the same key's next binding)
         return True
 
-    def action_back_to_list(self: MainScreen) -> None:
+    def action_back_to_list(self: MainParts) -> None:
         self.action_focus_list()
 
-    def action_focus_list(self: MainScreen) -> None:
+    def action_focus_list(self: MainParts) -> None:
         if self.reading:
             self.reading = False
             self._apply_layout()
@@ -53,7 +56,7 @@ class Navigation:
             return
         self.active_list.focus()
 
-    def end_search(self: MainScreen) -> None:
+    def end_search(self: MainParts) -> None:
         """Back from the full-text hits to the tab's list, the bar's `?` text cleared."""
         self.searcher.stop()
         self._apply_layout()
@@ -61,20 +64,20 @@ class Navigation:
         self.refresh_views(keep=False)
         self.app.set_focus(self.active_list)
 
-    def action_focus_preview(self: MainScreen) -> None:
+    def action_focus_preview(self: MainParts) -> None:
         if self.app.size.width < 100 and not self.reading:
             self.reading = True
             self._apply_layout()
         self.preview.focus()
 
-    def action_tab(self: MainScreen, pane_id: str) -> None:
+    def action_tab(self: MainParts, pane_id: str) -> None:
         self.tabs.active = pane_id
 
-    def action_toggle_tree(self: MainScreen) -> None:
+    def action_toggle_tree(self: MainParts) -> None:
         self._user_layout["tree"] = not self._tree.display
         self._apply_layout()
 
-    def action_tree_width(self: MainScreen, delta: int) -> None:
+    def action_tree_width(self: MainParts, delta: int) -> None:
         """Narrow or widen the folder tree (shown if it was hidden); the width is kept in the
         person's settings file for the next start."""
         from vaultwatch.tui.screens.main import TREE_NARROW, TREE_WIDE  # noqa: PLC0415
@@ -82,7 +85,7 @@ class Navigation:
         current = self.tree_width or (TREE_WIDE if self.app.size.width >= 140 else TREE_NARROW)
         self.set_tree_width(current + delta)
 
-    def set_tree_width(self: MainScreen, width: int, *, keep: bool = True) -> None:
+    def set_tree_width(self: MainParts, width: int, *, keep: bool = True) -> None:
         """The folder tree `width` cells wide (within settings.TREE_WIDTHS and half the screen),
         shown; `keep`: written to the settings file."""
         from vaultwatch.tui.settings import TREE_WIDTHS  # noqa: PLC0415
@@ -97,37 +100,37 @@ class Navigation:
         if keep:
             self.app.keep_tree_width(width)
 
-    def on_folder_view_resized(self: MainScreen, message: FolderView.Resized) -> None:
+    def on_folder_view_resized(self: MainParts, message: FolderView.Resized) -> None:
         """A drag of the tree's border: follow it, keep the width where the button is released."""
         self.set_tree_width(message.width, keep=message.done)
 
-    def action_changes(self: MainScreen) -> None:
+    def action_changes(self: MainParts) -> None:
         from vaultwatch.tui.flows import review  # noqa: PLC0415
 
         review.open_changes(self.app)
 
-    def action_approval_mode(self: MainScreen) -> None:
+    def action_approval_mode(self: MainParts) -> None:
         from vaultwatch.tui.flows import review  # noqa: PLC0415
 
         review.cycle_mode(self.app)
 
-    def action_toggle_activity(self: MainScreen) -> None:
+    def action_toggle_activity(self: MainParts) -> None:
         self._user_layout["activity"] = not self._activity_panel.display
         self._apply_layout()
 
-    def focus_tree(self: MainScreen) -> None:
+    def focus_tree(self: MainParts) -> None:
         self._user_layout["tree"] = True
         self._apply_layout()
         self._tree.focus()
 
-    def action_toggle_follow(self: MainScreen) -> None:
+    def action_toggle_follow(self: MainParts) -> None:
         if self._activity_panel.toggle_follow() and not self._activity_panel.display:
             self._user_layout["activity"] = True
             self._apply_layout()
         self.show_agents()
 
-    def action_as_of(self: MainScreen) -> None:
-        def done(clock) -> None:
+    def action_as_of(self: MainParts) -> None:
+        def done(clock: Clock | None) -> None:
             if clock is not None:
                 self.set_clock(clock)
 
@@ -136,7 +139,7 @@ class Navigation:
         current = self.session.clock.today().isoformat()
         self.app.push_screen(AsOfScreen(current, blink=self.config.animate), done)
 
-    def set_clock(self: MainScreen, clock) -> None:
+    def set_clock(self: MainParts, clock: Clock) -> None:
         """Judge staleness by another as-of clock (this session only; agents keep theirs)."""
         self.session.clock = clock
         self.invalidate_doclists()
@@ -144,12 +147,12 @@ class Navigation:
         self._status_vault()
         self.refresh_views()
 
-    def invalidate_doclists(self: MainScreen) -> None:
+    def invalidate_doclists(self: MainParts) -> None:
         for pane in self._panes:
             if isinstance(pane.rowlist, DocList):
                 pane.rowlist.invalidate()
 
-    def tick(self: MainScreen) -> None:
+    def tick(self: MainParts) -> None:
         """Redraw the "read … ago" marks (the app's tick)."""
         if not self.session.marks.by_path:
             return

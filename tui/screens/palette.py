@@ -9,12 +9,16 @@ from __future__ import annotations
 import asyncio
 import re
 from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from textual.command import Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
 
 from vaultwatch.core.model import NOTE
+
+if TYPE_CHECKING:
+    from vaultwatch.tui.app import VaultwatchApp
 
 MAX_HITS = 60
 BATCH = 4000
@@ -24,7 +28,7 @@ class NoteCommands(Provider):
     """Every note, matched fuzzily by title (and path)."""
 
     async def search(self, query: str) -> Hits:
-        app = self.app
+        app = cast("VaultwatchApp", self.app)  # Textual types a provider's app as App[object]
         session = getattr(app, "session", None)
         query = query.strip()
         if session is None or not query:

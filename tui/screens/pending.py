@@ -8,7 +8,7 @@ runs in a worker thread, and the screen is updated from its result message.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -22,6 +22,9 @@ from vaultwatch.core.review import pending
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.tui.commands.changes import person
 from vaultwatch.tui.commands.pending import diff_text
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 
 def waiting(vault: Any) -> list[Proposal]:
@@ -47,7 +50,7 @@ class PendingScreen(Screen[None]):
         self.busy = False
         self.said = ""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static(id="pending-title")
         with VerticalScroll():
             yield Static(id="pending-body")

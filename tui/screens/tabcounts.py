@@ -19,7 +19,10 @@ from vaultwatch.tui.flows.querying import count_all
 from vaultwatch.tui.widgets.triage import LABEL_LEVELS
 
 if TYPE_CHECKING:
-    from vaultwatch.tui.screens.main import MainScreen
+    from textual.timer import Timer
+
+    from vaultwatch.core.clock import Clock
+    from vaultwatch.tui.screens.mainparts import MainParts
 
 TAB_PADDING = 2  # a tab's cells besides its label (Textual's Tab: padding 0 1)
 
@@ -27,7 +30,11 @@ TAB_PADDING = 2  # a tab's cells besides its label (Textual's Tab: padding 0 1)
 class TabCounts:
     """Counting the tabs (MainScreen's part)."""
 
-    def run_counts(self: MainScreen) -> None:
+    _counts: dict[str, dict[str, int]] | None
+    _counts_timer: Timer | None
+    _stats_key: tuple[int, Clock] | None
+
+    def run_counts(self: MainParts) -> None:
         """Re-count every tab, the tree and the status line (off the UI thread)."""
         self._counts_timer = None
         if not self._live():
@@ -45,7 +52,7 @@ class TabCounts:
 
     @work(thread=True, exclusive=True, group="counts", exit_on_error=False, description="tab counts")
     def _counts_worker(
-        self: MainScreen, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool, counters: dict
+        self: MainParts, plans: dict[str, dict[str, Query]], snapshot: Snapshot, fresh: bool, counters: dict
     ) -> None:
         worker = get_current_worker()
         done = count_all(self.session, plans, snapshot, fresh, lambda: worker.is_cancelled, counters)
@@ -53,7 +60,7 @@ class TabCounts:
             self.app.from_thread(self._show_counts, *done, snapshot)
 
     def _show_counts(
-        self: MainScreen, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot
+        self: MainParts, counts: dict[str, dict[str, int]], stats: dict | None, snapshot: Snapshot
     ) -> None:
         if not self._live():
             return
@@ -69,7 +76,7 @@ class TabCounts:
             if snapshot.loaded and self.app.freeze_long_lived() and snapshot is self.session.snapshot:
                 self.warm_filter()
 
-    def _relabel(self: MainScreen, counts: dict[str, dict[str, int]]) -> None:
+    def _relabel(self: MainParts, counts: dict[str, dict[str, int]]) -> None:
         """Tab labels at the widest level that fits the tab bar (`Trust ✗21 ◐10 ✓12`, `10k`,
         `Depr`...), so that every tab stays on screen from 80 columns up."""
         width = self._tabs.size.width or self.app.size.width
@@ -87,4 +94,8 @@ class TabCounts:
         if relabelled:
             # Tabs places its underline before the relabelled tab is re-laid out; relabelling once
             # more after the refresh puts it under the tab's new width
-            self.call_after_refresh(lambda: [setattr(t, "label", t.label) for t in relabelled])
+            def relabel_again() -> None:
+                for t in relabelled:
+                    t.label = t.label
+
+            self.call_after_refresh(relabel_again)

@@ -16,7 +16,7 @@ from vaultwatch.tui.widgets.doclist import DocList
 from vaultwatch.tui.widgets.problems import ProblemList
 
 if TYPE_CHECKING:
-    from vaultwatch.tui.screens.main import MainScreen
+    from vaultwatch.tui.screens.mainparts import MainParts
 
 
 ACT_WAIT = 2.0  # seconds a triage key waits at most for the filter's list to be shown
@@ -26,14 +26,14 @@ ACT_STEP = 0.02  # how often it looks again
 class TriageTargets:
     """Triage keys and their targets (MainScreen's part)."""
 
-    def on_doc_list_picks_changed(self: MainScreen, message: DocList.PicksChanged) -> None:
+    def on_doc_list_picks_changed(self: MainParts, message: DocList.PicksChanged) -> None:
         count = len(message.doclist.picked)
         self._status.set_part("picked", Text(f"{count} marked", style="bold") if count else None)
 
-    def on_doc_list_act(self: MainScreen, message: DocList.Act) -> None:
+    def on_doc_list_act(self: MainParts, message: DocList.Act) -> None:
         self._act_when_caught_up(message, time.monotonic() + ACT_WAIT)
 
-    def _act_when_caught_up(self: MainScreen, message: DocList.Act, deadline: float) -> None:
+    def _act_when_caught_up(self: MainParts, message: DocList.Act, deadline: float) -> None:
         """A triage key acts on what the screen shows once it has caught up with the keys
         before it: `/plane` enter `v` typed at once verifies the filter's first note, not the
         note previewed before the filter's list came (at most ACT_WAIT later)."""
@@ -45,15 +45,15 @@ class TriageTargets:
         doclist = message.doclist
         self.triage.dispatch(doclist, message.action, self.targets(doclist, edit=message.action == "edit"))
 
-    def caught_up(self: MainScreen) -> bool:
+    def caught_up(self: MainParts) -> bool:
         """The filter's text is applied and the list it selects is shown."""
         return not self.lists.pending and self._filterbar.query_value == self.filter_query
 
-    def on_problem_list_edit(self: MainScreen, message: ProblemList.Edit) -> None:
+    def on_problem_list_edit(self: MainParts, message: ProblemList.Edit) -> None:
         # the Broken tab: fix it in $EDITOR, at the problem's line
         self.triage.dispatch(self.active_list, "edit", [message.entry], message.line)
 
-    def targets(self: MainScreen, doclist: DocList, *, edit: bool = False) -> list[Entry]:
+    def targets(self: MainParts, doclist: DocList, *, edit: bool = False) -> list[Entry]:
         """What a triage key acts on: the marked rows, else the note the preview shows (opened
         from the palette, a link or follow mode, it may not be the list's cursor row); the list's
         cursor row when the preview is hidden. A cursor move the preview has not caught up with
@@ -72,7 +72,7 @@ class TriageTargets:
         current = doclist.current
         return [current] if current is not None else []
 
-    def seen_entry(self: MainScreen) -> Entry | None:
+    def seen_entry(self: MainParts) -> Entry | None:
         """The note the person looks at: the previewed one, else the list's cursor row (a
         Broken row's note); None for a skipped file or an empty list."""
         rowlist = self.active_list
@@ -86,28 +86,28 @@ class TriageTargets:
         row = rowlist.current
         return getattr(row, "entry", None)
 
-    def action_copy_path(self: MainScreen) -> None:
+    def action_copy_path(self: MainParts) -> None:
         from vaultwatch.tui.flows import fixit  # noqa: PLC0415
 
         entry = self.seen_entry()
         if entry is not None:
             fixit.copy(self.app, entry.path, "path")
 
-    def action_copy_link(self: MainScreen) -> None:
+    def action_copy_link(self: MainParts) -> None:
         from vaultwatch.tui.flows import fixit  # noqa: PLC0415
 
         entry = self.seen_entry()
         if entry is not None:
             fixit.copy(self.app, fixit.wikilink(entry, self.session.snapshot), "wikilink")
 
-    def action_open_obsidian(self: MainScreen) -> None:
+    def action_open_obsidian(self: MainParts) -> None:
         entry = self.seen_entry()
         if entry is not None:
             self.triage.open_in_obsidian(entry)
 
-    def action_undo(self: MainScreen) -> None:
+    def action_undo(self: MainParts) -> None:
         self.triage.undo()
 
-    def action_reload(self: MainScreen) -> None:
+    def action_reload(self: MainParts) -> None:
         current = self.active_list.current
         self.triage.reload(current.path if isinstance(self.active_list, DocList) and current is not None else None)

@@ -3,7 +3,7 @@ one-key confirmation of the human attestation (`v`). Each names the note(s) it a
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events
@@ -14,6 +14,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from vaultwatch.core.markdown.okf import STATUSES
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -51,7 +54,7 @@ class StatusScreen(ModalScreen[str | None]):
         self.question = f"Set the status of {what}"
         self.current = current
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.question, style="bold"))
             yield OptionList(*(Option(f"{i + 1}  {s}", id=s) for i, s in enumerate(STATUSES)), id="status-options")
@@ -85,7 +88,7 @@ class SnoozeScreen(ModalScreen[int | None]):
         self.as_of, self.days, self.blink = as_of, days, blink
         self.question = f"Snooze {what}: stale_after = {as_of} + days"
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.question, style="bold"))
             yield Input(value=str(self.days), id="snooze-days", select_on_focus=True)
@@ -124,7 +127,7 @@ class ConfirmScreen(ModalScreen[bool]):
         super().__init__()
         self.question = question
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.question, style="bold"), id="confirm-question")
             yield Static(Text("y or enter: yes · any other key: no", style="italic"), id="confirm-keys")

@@ -20,22 +20,22 @@ from textual.widgets import Input
 from vaultwatch.tui.widgets.filterbar import FilterBar
 
 if TYPE_CHECKING:
-    from vaultwatch.tui.screens.main import MainScreen
+    from vaultwatch.tui.screens.mainparts import MainParts
 
 
 class TypingGuard:
     """Keys that leave the filter, and keys that arrived at the list after `/` (MainScreen's part)."""
 
-    def on_filter_bar_left(self: MainScreen, message: FilterBar.Left) -> None:
+    def on_filter_bar_left(self: MainParts, message: FilterBar.Left) -> None:
         # a click elsewhere or the leave binding run from the palette: the focus goes at once
         # (Widget.focus() waits behind queued keys)
         if self.focused is self._filter_field():
             self.app.set_focus(self.active_list)
 
-    def _filter_field(self: MainScreen) -> Input:
+    def _filter_field(self: MainParts) -> Input:
         return self._filterbar.query_one("#filter-input", Input)
 
-    def leave_filter(self: MainScreen) -> None:
+    def leave_filter(self: MainParts) -> None:
         """Enter or escape in the filter, as the person meant it, now: the dropdown closes and
         the focus goes to the list, before the app takes the next key from its queue. Escape
         while suggestions show closes them and leaves too: one key, not two (before, escape
@@ -43,7 +43,7 @@ class TypingGuard:
         self._filterbar.close_dropdown()
         self.app.set_focus(self.active_list)
 
-    def takes_filter_key(self: MainScreen, event: events.Key) -> bool:
+    def takes_filter_key(self: MainParts, event: events.Key) -> bool:
         """A key on its way to the filter that leaves it (enter with no suggestion to take,
         escape): True when it was handled here, at once."""
         if event.key == "escape" or (event.key == "enter" and not self._filterbar.dropdown_open):
@@ -51,12 +51,12 @@ class TypingGuard:
             return True
         return False
 
-    def route_key(self: MainScreen, event: events.Key) -> bool:
+    def route_key(self: MainParts, event: events.Key) -> bool:
         """A key the app just took from its queue, before Textual sends it to the focused
         widget: True when it was handled here (it left the filter)."""
         return self.focused is self._filter_field() and self.takes_filter_key(event)
 
-    def reroute(self: MainScreen, event: events.Key, sent_to: object) -> bool:
+    def reroute(self: MainParts, event: events.Key, sent_to: object) -> bool:
         """A key the focus had not caught up with, now at the app before its bindings run: True
         when it went on into the filter instead (or, enter or escape, left it again). The keys
         behind `/` reach the list and then the bindings of the filter's focus chain (`p`, the

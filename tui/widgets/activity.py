@@ -22,7 +22,7 @@ from vaultwatch.tui.widgets.rowlist import Cell, Column, RowList
 MAX_ROWS = 5000
 
 
-def clock_time(at: float, localtime=time.localtime) -> str:
+def clock_time(at: float, localtime: Callable[[float], time.struct_time] = time.localtime) -> str:
     """HH:MM:SS (local time unless another converter is given)."""
     return time.strftime("%H:%M:%S", localtime(at))
 

@@ -14,8 +14,9 @@ import bisect
 import itertools
 import os
 from collections.abc import Iterable
+from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 from textual.geometry import Size
@@ -117,10 +118,10 @@ class SideBySide:
                 cells.append(("" if number is None else str(number), wrapped, w))
             for i in range(max(len(cells[0][1]), len(cells[1][1]))):
                 segments: list[Segment] = []
-                for n, (number, wrapped, w) in enumerate(cells):
+                for n, (shown, wrapped, w) in enumerate(cells):
                     if n:
                         segments.append(Segment(" "))
-                    segments.append(Segment(f"{number if i == 0 else '':>5} ", gutter))
+                    segments.append(Segment(f"{shown if i == 0 else '':>5} ", gutter))
                     part = wrapped[i] if i < len(wrapped) else Text("")
                     part = part.copy()
                     part.truncate(w, pad=True)
@@ -128,7 +129,7 @@ class SideBySide:
                 out.append(Strip(segments).crop_extend(0, width, None))
         return out
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for strip in self.strips(console, options.max_width):
             yield from strip
             yield Segment.line()
@@ -176,7 +177,7 @@ class DiffDoc:
             self.pieces.append(Piece(item))
         return self
 
-    def __rich_console__(self, console, options):
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for piece in self.pieces:
             yield piece.renderable()
 
@@ -308,7 +309,7 @@ class DiffView(ScrollView, can_focus=True):
 
     renderable: RenderableType = ""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._doc = DiffDoc()
         self._lines: LazyLines | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -118,7 +118,7 @@ class DocList(RowList):
         current = self.current
         return [current] if current is not None else []
 
-    def set_rows(self, rows, *, empty: str | None = None, keep: bool = True) -> None:
+    def set_rows(self, rows: Sequence[Any], *, empty: str | None = None, keep: bool = True) -> None:
         super().set_rows(rows, empty=empty, keep=keep)
         if self.picked:  # a mark on a row that left the list is dropped, never acted on unseen
             listed = {e.path for e in rows}
@@ -347,7 +347,7 @@ def filled_columns(snapshot: Snapshot) -> frozenset[str]:
     next full pass after its last value went)."""
     bundle = snapshot.is_bundle
 
-    def patch(old: frozenset[str], base: Snapshot, changed) -> frozenset[str] | None:
+    def patch(old: frozenset[str], base: Snapshot, changed: frozenset[str]) -> frozenset[str] | None:
         if base.is_bundle != bundle:
             return None
         return old | _filled((snapshot.get(p) for p in changed), bundle)  # type: ignore[misc]

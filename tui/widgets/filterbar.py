@@ -27,6 +27,8 @@ from vaultwatch.core.query import filterexpr
 from vaultwatch.core.query.listing import Query
 
 if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
     from vaultwatch.core.index.snapshot import Snapshot
 
 from vaultwatch.tui.widgets.sizing import content_sized_free
@@ -82,7 +84,7 @@ class FilterBar(Vertical):
             super().__init__()
             self.text, self.query = text, query
 
-        def can_replace(self, message) -> bool:
+        def can_replace(self, message: Message) -> bool:
             return isinstance(message, FilterBar.Applied)  # a newer text supersedes a queued one
 
     class Searched(Message):
@@ -92,7 +94,7 @@ class FilterBar(Vertical):
             super().__init__()
             self.text, self.words, self.scope = text, words, scope
 
-        def can_replace(self, message) -> bool:
+        def can_replace(self, message: Message) -> bool:
             return isinstance(message, (FilterBar.Searched, FilterBar.Applied))
 
     class Left(Message):
@@ -107,7 +109,7 @@ class FilterBar(Vertical):
         self.hints: tuple[filterexpr.Hint, ...] = ()
         self._snapshot = snapshot
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         suggester = FilterSuggester(self._snapshot) if self._snapshot is not None else None
         yield FilterInput(placeholder=PLACEHOLDER, id="filter-input", select_on_focus=False, suggester=suggester)
         yield Static("", id="filter-error")

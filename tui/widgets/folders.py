@@ -8,7 +8,7 @@ folder of the note on screen."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -22,6 +22,9 @@ from vaultwatch.core.query.folders import FolderTree, folder_tree
 from vaultwatch.tui.marks import ago, short_agent
 from vaultwatch.tui.session import Session
 from vaultwatch.tui.widgets.rowlist import steady
+
+if TYPE_CHECKING:
+    from rich.text import TextType
 
 ROOT = ""
 
@@ -108,7 +111,7 @@ class FolderView(Tree[str]):
             # a node just expanded has its line once the tree has been laid out again
             self.call_after_refresh(lambda: self.move_cursor(node) if node.tree is self else None)
 
-    def process_label(self, label) -> Text:
+    def process_label(self, label: TextType) -> Text:
         if isinstance(label, str):
             return Text(label)  # folder names are literal, never markup
         return label
@@ -222,7 +225,8 @@ class FolderView(Tree[str]):
                             data=child_path,
                             allow_expand=bool(self.child_folders(child_path)),
                         )
-            node = next((c for c in node.children if c.data == path), None)
-            if node is None:
+            child = next((c for c in node.children if c.data == path), None)
+            if child is None:
                 return None
+            node = child
         return node

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 
 from vaultwatch.tui.widgets import spans
@@ -38,7 +39,7 @@ class NoteBody(Widget):
         self.doc = NoteDoc.fixed([])
         self._strips: LRUCache[int, Strip] = LRUCache(LINE_CACHE)
         self._height = 0
-        self._redraw = None
+        self._redraw: Timer | None = None
 
     @property
     def lines(self) -> list[Text]:
@@ -125,7 +126,8 @@ class NoteBody(Widget):
             return strip
         doc = self.doc
         if y >= len(doc.display) and not doc.complete:  # scrolled ahead of the worker
-            view = self.parent.size.height if self.parent is not None else 50  # type: ignore[union-attr]
+            parent = self.parent
+            view = parent.size.height if isinstance(parent, Widget) else 50
             doc.extend(y + view, UI_BUDGET_S)
             if doc.height != self._height and self._redraw is None:
                 self._redraw = self.set_timer(0.03, self._relayout)

@@ -30,12 +30,11 @@ def _okf_line(entry: Entry, session: Session, clock: Clock) -> Text:
     line.append(" · ")  # tidy() keeps the spaces out of the next run's start
     line.append(entry.okf_trust, "green" if entry.okf_trust == "human-reviewed" else "")
     days = okf.overdue_days(entry.stale_date, entry.stale_instant, clock)
-    if days is not None:
-        since = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
-        spans.append(line, f" · stale {days}d (since {since}, as of {clock.today().isoformat()})", "yellow")
-    elif entry.stale_date or entry.stale_instant:
-        until = entry.stale_date.isoformat() if entry.stale_date else entry.stale_instant.isoformat()
-        spans.append(line, f" · fresh until {until}", "dim")
+    stale = entry.stale_date or entry.stale_instant  # overdue_days is None when both are
+    if days is not None and stale is not None:
+        spans.append(line, f" · stale {days}d (since {stale.isoformat()}, as of {clock.today().isoformat()})", "yellow")
+    elif stale is not None:
+        spans.append(line, f" · fresh until {stale.isoformat()}", "dim")
     return line
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group
 from rich.text import Text
@@ -45,6 +45,12 @@ from vaultwatch.tui.widgets.noterender import Context, Styles, body_lines, theme
 from vaultwatch.tui.widgets.problems import Problem
 from vaultwatch.tui.widgets.sizing import content_sized_free, expect_size
 
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+    from textual.worker import Worker
+
+    from vaultwatch.core.model import Link
+
 MAX_READ_BYTES = 4 * 1024 * 1024
 MAX_LINES = 10_000  # source lines rendered (then a line says how many more there are)
 FIRST_LINES = 80  # display lines in the first batch: a screenful at 240x70
@@ -56,7 +62,7 @@ BATCH_S = 0.1  # the body's height follows the rendered lines at most this often
 YOUNG_OBJECTS = 2_000  # the worker collects the young generations itself past this many (_rested)
 
 
-def _rested(worker) -> bool:
+def _rested(worker: Worker[Any]) -> bool:
     """Between two of the worker's slices: collect the young generations once YOUNG_OBJECTS
     objects piled up, then hand the interpreter to the UI thread for REST_S. False when the load
     was cancelled.
@@ -74,7 +80,7 @@ def _rested(worker) -> bool:
     return not worker.is_cancelled
 
 
-def _lexed(text: str, worker) -> list[Line] | None:
+def _lexed(text: str, worker: Worker[Any]) -> list[Line] | None:
     """The whole note's lines (as noterender.body_lines), read from the lexer in slices of
     WORK_S with a rest after each (None: the load was cancelled)."""
     lines: list[Line] = []
@@ -158,7 +164,7 @@ class Preview(VerticalScroll, can_focus=True):
         self._pending_parts: tuple | None = None
         self._styles: tuple[str, Styles] | None = None  # (theme name, the body's styles for it)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self._head
 
     def on_mount(self) -> None:
@@ -333,7 +339,7 @@ class Preview(VerticalScroll, can_focus=True):
         if len(data) > MAX_READ_BYTES:
             text += f"\n\n… the note is larger than {MAX_READ_BYTES // (1024 * 1024)} MB; the rest is not shown"
 
-        def resolve(link):
+        def resolve(link: Link) -> str | None:
             return linkmap.resolve(snapshot, path, link)
 
         # the first screen from the lexer's reading of a prefix (a 5,000-line note lexes in

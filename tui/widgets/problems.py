@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len, set_cell_size
 from textual import events
@@ -16,6 +16,9 @@ from textual.message import Message
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query import problems
 from vaultwatch.tui.widgets.rowlist import Cell, Column, RowList
+
+if TYPE_CHECKING:
+    from vaultwatch.core.index.snapshot import Snapshot
 
 KIND_WIDTH = max(len(label) for label in problems.LABELS.values())
 
@@ -32,7 +35,7 @@ class Problem:
     line: int | None = None
 
 
-def problems_of(entries: Sequence[Entry], snapshot, root: str, root_real: str) -> list[Problem]:
+def problems_of(entries: Sequence[Entry], snapshot: Snapshot, root: str, root_real: str) -> list[Problem]:
     """The Broken tab's rows for a `broken` query's notes (the folder scope and the filter
     applied), and every skipped file: core's problems of those files, at their lines."""
     listed = {e.path: e for e in entries}
@@ -40,7 +43,7 @@ def problems_of(entries: Sequence[Entry], snapshot, root: str, root_real: str) -
     return [Problem(p.path, p.kind, p.message, listed.get(p.path), p.line) for p in problems.locate(root_real, found)]
 
 
-def problem_count(entries: Sequence[Entry], snapshot, root: str) -> int:
+def problem_count(entries: Sequence[Entry], snapshot: Snapshot, root: str) -> int:
     """What the Broken tab counts for a `broken` query's notes: their real problems (links to
     notes not yet written are listed, not counted) and the skipped files."""
     listed = {e.path for e in entries}

@@ -9,7 +9,7 @@ holds; this class owns the cursor, scrolling, the header and mouse handling.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from rich.cells import cell_len, set_cell_size
@@ -425,7 +425,7 @@ class RowList(ScrollView, can_focus=True):
         base = self._base
         if y == 0:
             header = self.get_component_rich_style("rowlist--header")
-            cells = [(self.header_label(c), None) for c in columns]
+            cells: list[Cell] = [(self.header_label(c), None) for c in columns]
             return self._strip(cells, columns, base + header, width)
         index = int(self.scroll_y) + y - 1
         if not self.rows:
@@ -464,7 +464,9 @@ class RowList(ScrollView, can_focus=True):
         return style
 
 
-def _fit_parts(parts: Parts, width: int, base: Style, on=None) -> list[Segment]:
+def _fit_parts(
+    parts: Parts, width: int, base: Style, on: Callable[[Style, Style], Style] | None = None
+) -> list[Segment]:
     """Segments for a multi-part cell, cut (with an ellipsis) or padded to `width` cells
     (`on(base, style)` combines a piece's style with the row's)."""
     out: list[Segment] = []

@@ -88,7 +88,8 @@ def snippet_cells(hit: SearchHit, mark: Style, width: int = 0) -> list[tuple[str
     """The hit's plain snippet as (text, style) runs, the matched spans in `mark`; when the first
     match would fall past a third of `width`, the text before it is shortened to "…" and a few
     words of context, so the match is on screen."""
-    plain, pieces, at = hit.snippet_plain, [], 0
+    plain, at = hit.snippet_plain, 0
+    pieces: list[tuple[str, Style | None]] = []
     spans = sorted(hit.highlights)
     lead = width // 3
     if width and spans and spans[0][0] > lead:

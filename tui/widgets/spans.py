@@ -129,8 +129,8 @@ def _runs(text: Text, plain: str) -> list[tuple[str, Style | None]]:
                 active.pop(order, None)
         if a == b:
             continue
-        style = Style.chain(*(active[k] for k in sorted(active))) if active else None
-        runs.append((plain[a:b], style))
+        run_style = Style.chain(*(active[k] for k in sorted(active))) if active else None
+        runs.append((plain[a:b], run_style))
     return runs
 
 

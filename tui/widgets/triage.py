@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -31,6 +31,13 @@ from vaultwatch.tui.widgets import spans
 from vaultwatch.tui.widgets.doclist import DocList, sort_label
 from vaultwatch.tui.widgets.problems import ProblemList, problem_count, problems_of
 from vaultwatch.tui.widgets.rowlist import RowList
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from vaultwatch.core.index.snapshot import Snapshot
+    from vaultwatch.core.model import Skipped
+    from vaultwatch.core.review.journal import Journal
 
 OKF_RULE = {
     "deprecated": "Rule (OKF bundle): status: deprecated",
@@ -82,7 +89,7 @@ class TriagePane(TabPane):
         yield from self.extras()
         yield self._list
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         if not self.lazy:
             yield from self._parts()
 
@@ -125,7 +132,7 @@ class TriagePane(TabPane):
         """The number the tab shows."""
         return counts.get("", 0)
 
-    def count(self, query: Query, snapshot) -> int:
+    def count(self, query: Query, snapshot: Snapshot) -> int:
         """One of the tab's counts (`count_queries`), off the UI thread: the notes `query`
         selects (no order needed: the cheapest sort)."""
         return self.session.query(replace(query, limit=1, sort="path", descending=False), snapshot).total
@@ -283,7 +290,7 @@ class TrustPane(TriagePane):
         """The tiers this vault has: OKF's three on a bundle, else unverified only."""
         return okf.TRUST_TIERS if self.session.snapshot.is_bundle else okf.TRUST_TIERS[:1]
 
-    def _journal(self):
+    def _journal(self) -> Journal | None:
         from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
 
         return journal_for(self.session.vault)
@@ -365,7 +372,7 @@ class BrokenPane(TriagePane):
     def base_query(self) -> Query:
         return Query(broken=True)
 
-    def count(self, query: Query, snapshot) -> int:
+    def count(self, query: Query, snapshot: Snapshot) -> int:
         """The tab's number: the real problems of the notes `query` selects, and the skipped
         files (links to notes not yet written are listed, not counted)."""
         entries = self.session.query(replace(query, limit=None, sort="path", descending=False), snapshot).entries
@@ -403,7 +410,9 @@ class Requery(Message):
     """A pane changed what it lists (tier, sort): the app re-runs its query."""
 
 
-def rows_for(pane: TriagePane, entries: Sequence[Entry], skipped: Sequence, snapshot=None) -> Sequence:
+def rows_for(
+    pane: TriagePane, entries: Sequence[Entry], skipped: Sequence[Skipped], snapshot: Snapshot | None = None
+) -> Sequence[Any]:
     """The rows a pane's list shows for a query result (of `snapshot`)."""
     if isinstance(pane, BrokenPane) and snapshot is not None:
         vault = pane.session.vault
