@@ -58,6 +58,7 @@ from .locations import (
     token_path,
     write_private,
 )
+from .persondesk import PersonDesk
 from .requestguard import MAX_REQUEST_BYTES, RequestGuard
 from .server import ToolRegistrar, build_server
 from .splice import Splice
@@ -462,7 +463,8 @@ class McpHost:
             app = RequestGuard(app)  # vaultwatch's own 413 and bad-id answers (mcp_server/requestguard.py)
             self.splice = Splice(app)
             app = _Counting(SessionEnd(self.splice, self.activity), self)
-            servers.append(_uvicorn(app))
+            # the person's decisions on pending changes (`vaultwatch approve`): on the Unix socket only
+            servers.append(_uvicorn(_Counting(PersonDesk(SessionEnd(self.splice, self.activity), self.vault), self)))
             if self.http:
                 token = http_token(self.vault.root_real)
                 servers.append(

@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH
+from mcp_testing import ROOT, VAULTWATCH, uds_client
+from waiting import await_until
+
+from vaultwatch.mcp_server.locations import default_socket_path
 
 NOTE = "# Plan\r\nkeep these bytes: é\r\n"
 
@@ -66,6 +70,12 @@ async def history_of(client: Client, path: str) -> dict:
     got = await client.call_tool("history", {"path": path})
     assert not got.is_error, got.content
     return got.structured_content
+
+
+async def listed_paths(client: Client) -> list[str]:
+    got = await client.call_tool("list_documents", {"folder": "Notes"})
+    assert not got.is_error, got.content
+    return [row["path"] for row in got.structured_content["result"]]
 
 
 async def test_a_gated_write_waits_and_the_person_approves_it_byte_exact(place) -> None:
@@ -144,3 +154,57 @@ async def test_a_pending_rename_approved_moves_and_relinks(place) -> None:
     assert (root / "Notes" / "done.md").read_bytes() == NOTE.encode()
     assert not (root / "Notes" / "plan.md").exists()
     assert (root / "Notes" / "other.md").read_text() == "# Other\nsee [[done]]\n"
+
+
+async def test_approve_and_decline_go_through_the_running_server(place, sock_dir, monkeypatch) -> None:
+    """A headless `vaultwatch serve --approve writes` serves the vault; the agent (the Python `mcp`
+    client, no elicitation) proposes a new note and an edit; `vaultwatch approve` and `decline` run
+    as processes of their own and hand the decisions to the server: the note lands byte-exact, the
+    server's listing and the agent's history show it the moment approve returns, and the journal
+    holds it once, as the agent's change in the agent's session (never an outside edit)."""
+    root, env = place
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(sock_dir))
+    sock = default_socket_path(os.path.realpath(root))
+    server = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(root), "--approve", "writes"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        await await_until(lambda: os.path.exists(sock) or server.poll() is not None, what="the server's socket")
+        assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+        async with uds_client(sock, name="scribe") as client:
+            wanted = "# New\r\nmade by the agent: ü\r\n"
+            pid = pending_id(await client.call_tool("write", {"path": "Notes/new.md", "content": wanted}))
+            assert "Notes/new.md" not in await listed_paths(client)
+            proposed = (await history_of(client, "Notes/new.md"))["pending"][0]
+
+            done = vaultwatch(env, "approve", str(pid), str(root))
+            assert done.returncode == 0, done.stderr
+            assert f"by the vaultwatch serving the vault (pid {server.pid};" in done.stdout, done.stdout
+            assert (root / "Notes" / "new.md").read_bytes() == wanted.encode()
+            # at once, from the server's own index and journal (no wait for its watcher)
+            assert "Notes/new.md" in await listed_paths(client)
+            seen = await history_of(client, "Notes/new.md")
+            assert seen["pending"][0]["state"] == "approved", seen
+            assert [(c["kind"], c["tool"], c["who"].split("/")[0], c.get("session")) for c in seen["changes"]] == [
+                ("change", "write", "scribe", proposed["session"])
+            ]
+            assert seen["pending"][0]["change_ids"] == [seen["changes"][0]["id"]]
+
+            before = tree(root)
+            other = pending_id(
+                await client.call_tool("edit", {"path": "Notes/plan.md", "old_text": "# Plan", "new_text": "# Agent"})
+            )
+            out = vaultwatch(env, "decline", str(other), str(root), "--reason", "not this one")
+            assert out.returncode == 0, out.stderr
+            assert tree(root) == before
+            row = (await history_of(client, "Notes/plan.md"))["pending"][0]
+            assert (row["state"], row["reason"]) == ("declined", "not this one")
+            again = vaultwatch(env, "approve", str(other), str(root))
+            assert again.returncode != 0 and "already declined" in again.stderr, again.stderr
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
