@@ -371,8 +371,8 @@ def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]
         if plan.get("operation") == "rename":
             out.append(_roll_back_rename(writer, journal, intent_id, actor, plan))
             continue
-        if plan.get("operation") in ("batch", "redo"):  # core.review.batch finishes a batch after this
-            continue  # loop; a redo is finished by running it again
+        if plan.get("operation") in ("batch", "redo", "approve"):  # finished after this loop, once the
+            continue  # renames they cut off are rolled back (core.review.batch, .redo, .pending)
         if change_id in seen:
             continue
         seen.add(change_id)
@@ -383,8 +383,10 @@ def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]
             continue
         out.append((change_id, done.revert.summary))
     from vaultwatch.core.review.batch import resume_batches  # noqa: PLC0415 (batch builds on this module)
+    from vaultwatch.core.review.pending import resume_approvals  # noqa: PLC0415 (pending applies through it)
+    from vaultwatch.core.review.redo import resume_redos  # noqa: PLC0415 (redo builds on this module)
 
-    return out + resume_batches(writer, journal)
+    return out + resume_batches(writer, journal) + resume_redos(writer, journal) + resume_approvals(writer, journal)
 
 
 def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> str:
