@@ -41,6 +41,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
+from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.vault import Vault
 
 from .activity import Activity, AuditLog
@@ -291,7 +292,7 @@ class McpHost:
         self.http = parse_http(http) if http else None
         self.http_url: str | None = None
         self.audit_log_path = audit_log
-        self.activity = Activity(vault.bus, foreground=vault.foreground)
+        self.activity = Activity(vault.bus, foreground=vault.foreground, sessions=IdleSessions(vault.clock))
         self.serve_args = serve_args(server_options)  # a hand-back server starts with the same options
         try:  # server_options: build_server's own (max_answer_bytes, tool_prefix)
             self.server, _ = build_server(
