@@ -598,7 +598,11 @@ def _recover(writer: Any, journal: Any, plan: dict[str, Any]) -> str:
     ids = [
         c.id
         for c in journal.changes(kinds=("change",), limit=200)
-        if c.id > mark and c.session == p.session and c.tool == p.tool and c.reverted_by is None
+        if c.id > mark
+        and c.session == p.session
+        and c.tool == p.tool
+        and c.reverted_by is None
+        and (c.path in (p.path, p.dest) or c.src == p.path)
     ]
     if ids and p.session:
         store.settle(pid, APPROVED, change_ids=sorted(ids), expect=APPLYING)
