@@ -7,19 +7,24 @@ the person runs `vaultwatch pending / approve / decline` as processes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH, uds_client
+from mcp_testing import ROOT, VAULTWATCH, serving, uds_client
 from waiting import await_until
 
-from vaultwatch.mcp_server.locations import default_socket_path
+from vaultwatch.core.review import pending
+from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server.locations import default_socket_path, http_token
+from vaultwatch.mcp_server.wire import DESK_PATH
 
 NOTE = "# Plan\r\nkeep these bytes: é\r\n"
 
@@ -208,3 +213,44 @@ async def test_approve_and_decline_go_through_the_running_server(place, sock_dir
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(30)
+
+
+async def _post_desk(reader, writer, host_header: str, body: bytes, token: str | None = None) -> bytes:
+    auth = f"authorization: Bearer {token}\r\n" if token else ""
+    writer.write(
+        f"POST {DESK_PATH} HTTP/1.1\r\nhost: {host_header}\r\n{auth}content-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+        + body
+    )
+    await writer.drain()
+    answer = await reader.read()
+    writer.close()
+    return answer
+
+
+async def test_the_persons_desk_is_served_on_the_unix_socket_only(tmp_path, sock_dir, monkeypatch) -> None:
+    """An agent reaching the server over loopback HTTP (with the bearer token) cannot decide pending
+    changes: the desk answers on the Unix socket alone, and never as an MCP tool."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# a\n")
+    vault = Vault(str(root))
+    vault.load()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    body = json.dumps(
+        {"action": "decline", "id": 1, "by": "human:x", "store": pending.pending_path(vault.root_real)}
+    ).encode()
+    async with serving(vault, sock_dir / "v.sock", http=f"127.0.0.1:{port}") as host:
+        over_http = await _post_desk(
+            *await asyncio.open_connection("127.0.0.1", port), f"127.0.0.1:{port}", body, http_token(vault.root_real)
+        )
+        over_socket = await _post_desk(*await asyncio.open_unix_connection(host.socket_path), "localhost", body)
+        async with uds_client(host.socket_path) as agent:
+            tools = {t.name for t in (await agent.list_tools()).tools}
+    assert over_http.startswith(b"HTTP/1.1 404"), over_http[:200]
+    assert over_socket.startswith(b"HTTP/1.1 200") and b"no pending change 1 in this vault" in over_socket
+    assert not {name for name in tools if "approve" in name or "decline" in name or "pending" in name}
+    vault.stop()
