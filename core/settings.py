@@ -114,6 +114,13 @@ ENV: tuple[EnvSetting, ...] = (
         "0: every MCP call takes the SDK's ordinary path (same answers, slower; for A/B figures).",
     ),
     EnvSetting(
+        "VAULTWATCH_STATELESS_SESSION_MINUTES",
+        "float",
+        30.0,
+        "An agent without a session of its own (stateless HTTP, no bridge) starts a new session after "
+        "this many idle minutes.",
+    ),
+    EnvSetting(
         "VAULTWATCH_TOKEN",
         "str",
         None,

@@ -29,6 +29,7 @@ from typing import Any
 
 from vaultwatch.core.events import AgentAccess, AgentConnected, Event, EventBus
 from vaultwatch.core.live.foreground import Foreground
+from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.review.journal import Caller, calling
 
 from . import elicit, sdk
@@ -143,8 +144,11 @@ class Activity:
         clock: Callable[[], float] = time.time,
         foreground: Foreground | None = None,
         session: str | None = None,
+        sessions: IdleSessions | None = None,
     ) -> None:
         self.bus = bus
+        # the working sessions of agents that bring none (stateless HTTP without the bridge)
+        self.sessions = sessions or IdleSessions()
         # a stdio server's one session, named before the SDK runs: the stdio front's early calls and the SDK's share it
         self.session = session
         self._clock = clock
@@ -195,7 +199,7 @@ class Activity:
         request = ctx.request
         header = request.headers.get(SESSION_HEADER) if request is not None and hasattr(request, "headers") else None
         if modern:
-            session = header[:80] if header else f"{info.name}@stateless"
+            session = header[:80] if header else self.sessions.session_for(info.name)
         elif conn is not None and conn.session_id:
             session = conn.session_id
         elif conn is not None:

@@ -41,6 +41,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
+from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.vault import Vault
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ from .locations import (
     token_path,
     write_private,
 )
+from .persondesk import PersonDesk
 from .requestguard import MAX_REQUEST_BYTES, RequestGuard
 from .server import ToolRegistrar, build_server
 from .splice import Splice
@@ -293,7 +295,7 @@ class McpHost:
         self.http = parse_http(http) if http else None
         self.http_url: str | None = None
         self.audit_log_path = audit_log
-        self.activity = Activity(vault.bus, foreground=vault.foreground)
+        self.activity = Activity(vault.bus, foreground=vault.foreground, sessions=IdleSessions(vault.clock))
         self.serve_args = serve_args(server_options)  # a hand-back server starts with the same options
         try:  # server_options: build_server's own (max_answer_bytes, tool_prefix)
             self.server, _ = build_server(
@@ -465,7 +467,8 @@ class McpHost:
             app = RequestGuard(app)  # vaultwatch's own 413 and bad-id answers (mcp_server/requestguard.py)
             self.splice = Splice(app)
             app = _Counting(SessionEnd(self.splice, self.activity), self)
-            servers.append(_uvicorn(app))
+            # the person's decisions on pending changes (`vaultwatch approve`): on the Unix socket only
+            servers.append(_uvicorn(_Counting(PersonDesk(SessionEnd(self.splice, self.activity), self.vault), self)))
             if self.http:
                 token = http_token(self.vault.root_real)
                 servers.append(

@@ -13,7 +13,7 @@ import socket
 from typing import Any
 
 from .locations import find_socket
-from .wire import MCP_PATH, SESSION_HEADER
+from .wire import DESK_PATH, MCP_PATH, SESSION_HEADER
 
 PROTOCOL = "2025-06-18"
 
@@ -114,3 +114,34 @@ def call_tool(vault_root_real: str, tool: str, arguments: dict[str, Any], timeou
         text = " ".join(c.get("text", "") for c in result.get("content", []) if isinstance(c, dict))
         raise RemoteError(text.removeprefix("Error: ") or "the search failed")
     return result.get("structuredContent")
+
+
+def person_decides(vault_root_real: str, request: dict[str, Any], timeout: float = 600.0) -> dict | None:
+    """Hand the person's decision on a pending change (mcp_server/persondesk.py) to the vaultwatch
+    serving the vault; its answer, or None when none runs there (or it serves from another state
+    folder, or predates the desk): then the caller decides in its own process."""
+    from .launch import BridgeError, NotListening, connect_trusted  # noqa: PLC0415  (the bridge's socket checks)
+
+    path = find_socket(vault_root_real)
+    if path is None:
+        return None
+    try:
+        connect_trusted(path)  # a listener running as this user, in a folder of this user's
+    except (NotListening, BridgeError):
+        return None
+    conn = _UnixConnection(path, timeout)
+    try:
+        conn.request("POST", DESK_PATH, body=json.dumps(request), headers={"content-type": "application/json"})
+        resp = conn.getresponse()
+        body = resp.read()
+    except (OSError, http.client.HTTPException):
+        return None  # a stale socket, or the server went away: decide locally
+    finally:
+        conn.close()
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return None  # not a desk (an older server answered its MCP app's 404)
+    if not isinstance(answer, dict) or "ok" not in answer or answer.get("code") == "other_store":
+        return None
+    return answer

@@ -23,6 +23,7 @@ from mcp_types import INVALID_PARAMS, SERVER_INFO_META_KEY, CallToolResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.vault import Vault
 
 from . import budget, completions, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
@@ -221,7 +222,7 @@ def build_server(
     """
     budget.check(max_answer_bytes)
     quiet_logging()
-    activity = activity or Activity(vault.bus, foreground=vault.foreground)
+    activity = activity or Activity(vault.bus, foreground=vault.foreground, sessions=IdleSessions(vault.clock))
     # name, title, version and instructions: handshake.py's, which the stdio front answers with before the SDK
     server = VaultMCPServer(
         name,

@@ -5,3 +5,4 @@ from __future__ import annotations
 
 MCP_PATH = "/mcp"
 SESSION_HEADER = "x-vaultwatch-session"  # the bridge names its client's session (2026-07-28 requests carry none)
+DESK_PATH = "/vaultwatch/person"  # the person's decisions on pending changes, Unix socket only (persondesk.py)

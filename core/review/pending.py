@@ -44,7 +44,9 @@ from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.journal import journal_path, state_dir
+from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
+from vaultwatch.core.review.journal import etag as etag_of
+from vaultwatch.core.review.revert import resume_reverts
 from vaultwatch.core.review.textdiff import text_diff
 
 PENDING = "pending"
@@ -53,6 +55,7 @@ APPROVED = "approved"  # approved and applied
 DECLINED = "declined"
 REFUSED = "refused"  # approved, but what it would touch had changed: nothing applied
 STATES = (PENDING, APPLYING, APPROVED, DECLINED, REFUSED)
+APPROVE = "approve"  # a journal intent's plan "operation" for an approval being applied
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS proposals (
@@ -500,11 +503,49 @@ def granted(grant: Grant) -> Iterator[None]:
 
 def approve(vault: Any, pid: int, *, by: str) -> Proposal:
     """Apply pending change `pid` as the agent proposed it (journaled as the agent's change), or
-    refuse it (ApprovalRefused, the proposal marked refused) when anything it touches changed."""
+    refuse it (ApprovalRefused, the proposal marked refused) when anything it touches changed.
+
+    Crash-safe: before its first write the approval opens an intent in the journal (the pending
+    change, the newest change id then, and the bytes it leaves in the note it names, so a server
+    watching never takes them for an outside edit); it closes it once the proposal is settled. An
+    approval killed midway leaves the proposal "applying" with that intent open: running `approve`
+    again (or the next server start, `resume_approvals`) rolls back what it did (a cut-off rename
+    through the journal's rename intent) and, here, applies it anew."""
     store = store_for(vault.root_real)
+    journal = journal_for(vault)
+    found = store.get(pid)
+    if found is not None and found.state == APPLYING and journal is not None:
+        mine = [i for i in journal.open_intents() if i[3].get("operation") == APPROVE and i[3].get("pending") == pid]
+        dead = {i[0] for i in journal.open_intents(interrupted=True)}
+        if any(i[0] not in dead for i in mine):
+            alive = next(i[3].get("pid") for i in mine if i[0] not in dead)
+            raise VaultError(f"pending change {pid} is being applied right now (process {alive}); wait for it")
+        writer = Writer(vault)  # what the killed approval did is rolled back first, then settled
+        resume_reverts(writer, journal)
+        resume_approvals(writer, journal)
+        found = store.get(pid)
+        if found is not None and found.state == APPROVED:
+            return found  # it had landed whole and was journaled: finished
     proposal = _waiting(store, pid)
+    intent = None
+    if journal is not None:
+        newest = journal.changes(limit=1)
+        files = [{"path": proposal.path, "to": etag_of(proposal.after)}] if proposal.after is not None else []
+        plan = {"operation": APPROVE, "pending": pid, "mark": newest[0].id if newest else 0, "files": files}
+        intent = journal.begin_intent(0, by, plan)
     if not store.settle(pid, APPLYING, by=by):
+        if intent is not None and journal is not None:
+            journal.drop_intent(intent)
         raise VaultError(f"pending change {pid} was decided meanwhile; `vaultwatch pending` shows its state")
+    try:
+        return _apply(vault, store, proposal, by)
+    finally:
+        if intent is not None and journal is not None:
+            journal.drop_intent(intent)  # after the proposal is settled: a kill before leaves both open
+
+
+def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str) -> Proposal:
+    pid = proposal.id
     changed = [p for p, was in proposal.fingerprints.items() if fingerprint(vault.root_real, p) != was]
     if changed:
         reason = f"{', '.join(changed)} changed since the change was proposed"
@@ -524,6 +565,62 @@ def approve(vault: Any, pid: int, *, by: str) -> Proposal:
     done = store.get(pid)
     assert done is not None
     return done
+
+
+def resume_approvals(writer: Any, journal: Any) -> list[tuple[int, str]]:
+    """Settle every approval a crash cut off (run after the journal's interrupted renames are rolled
+    back, core.review.revert.resume_reverts): journaled whole, it is finished (approved);
+    nothing left applied, it waits for the person again; the note written but not journaled, its
+    bytes are put back and it waits again; anything else changed since, it is refused."""
+    out: list[tuple[int, str]] = []
+    for intent_id, _, _, plan in journal.open_intents(interrupted=True):
+        if plan.get("operation") != APPROVE:
+            continue
+        try:
+            said = _recover(writer, journal, plan)
+        except VaultError as exc:
+            out.append((0, f"interrupted approval of pending change {plan.get('pending')} not settled: {exc.message}"))
+            continue
+        journal.drop_intent(intent_id)
+        out.append((0, said))
+    return out
+
+
+def _recover(writer: Any, journal: Any, plan: dict[str, Any]) -> str:
+    root = writer.vault.root_real
+    store = store_for(root)
+    pid = int(plan.get("pending", 0))
+    p = store.get(pid)
+    if p is None or p.state != APPLYING:
+        return f"interrupted approval of pending change {pid}: already {p.state if p else 'gone'}"
+    mark = int(plan.get("mark", 0))
+    ids = [
+        c.id
+        for c in journal.changes(kinds=("change",), limit=200)
+        if c.id > mark
+        and c.session == p.session
+        and c.tool == p.tool
+        and c.reverted_by is None
+        and (c.path in (p.path, p.dest) or c.src == p.path)
+    ]
+    if ids and p.session:
+        store.settle(pid, APPROVED, change_ids=sorted(ids), expect=APPLYING)
+        return f"finished the interrupted approval of pending change {pid} (journal: {', '.join(map(str, ids))})"
+    changed = [path for path, was in p.fingerprints.items() if fingerprint(root, path) != was]
+    landed = p.after is not None and fingerprint(root, p.path) == "sha256:" + hashlib.sha256(p.after).hexdigest()
+    if changed == [p.path] and landed and p.after is not None:
+        # written, and killed before the journal recorded it: the bytes go back, journaled as the recovery's
+        if p.before is None:
+            writer.delete(p.path, if_match=etag_of(p.after), actor=RECOVERY_ACTOR)
+        else:
+            writer.write(p.path, p.before, if_match=etag_of(p.after), exact=True, actor=RECOVERY_ACTOR)
+        changed = []
+    if not changed:
+        store.settle(pid, PENDING, expect=APPLYING)
+        return f"rolled back the interrupted approval of pending change {pid}; it waits for the person again"
+    reason = f"{', '.join(changed)} changed while its approval was cut off"
+    store.settle(pid, REFUSED, reason=reason, expect=APPLYING)
+    return f"interrupted approval of pending change {pid} refused: {reason}"
 
 
 def decline(root_real: str, pid: int, reason: str = "", *, by: str) -> Proposal:
@@ -566,6 +663,7 @@ __all__ = [
     "granted",
     "pending_path",
     "propose",
+    "resume_approvals",
     "store_for",
     "summary",
 ]

@@ -25,6 +25,8 @@ from vaultwatch.core.review.batch import batch_reverts, where_now
 from vaultwatch.core.review.journal import Change, Journal
 from vaultwatch.core.review.revert import RevertRefused, current_bytes, refuse_changed
 
+REDO = "redo"  # an intent's plan "operation" for a redo
+
 
 @dataclass
 class RedoOutcome:
@@ -32,6 +34,7 @@ class RedoOutcome:
 
     batch: str
     redone: list[Change] = field(default_factory=list)
+    finished: bool = False  # it finished a redo a kill had cut off
 
 
 def _rows(journal: Journal, revert_id: int) -> list[tuple[Change, Change]]:
@@ -72,25 +75,69 @@ def _check(writer: Writer, journal: Journal, todo: list[tuple[Change, Change]]) 
             earlier_moves.insert(0, (original.path, original.src))
 
 
+def _cut_off(journal: Journal, revert_id: int) -> list[int]:
+    """The intents of redos of `revert_id`'s batch whose process was killed midway."""
+    row = journal.get(revert_id)
+    batch = row.arguments.get("batch")
+    related = {r.id for r in batch_reverts(journal, str(batch))} if batch else {revert_id}
+    return [
+        i[0]
+        for i in journal.open_intents(interrupted=True)
+        if i[3].get("operation") == REDO and i[3].get("revert") in related
+    ]
+
+
 def redo(writer: Writer, journal: Journal, revert_id: int, *, actor: str = "human") -> RedoOutcome:
     """Redo the revert `revert_id` (and the rest of its batch); RevertRefused, nothing written, when
-    a file changed since."""
-    todo = _rows(journal, revert_id)
+    a file changed since. A redo of it killed midway is finished: what it redid is skipped."""
+    stale = _cut_off(journal, revert_id)
+    try:
+        todo = _rows(journal, revert_id)
+    except RevertRefused:
+        if not stale:
+            raise
+        for intent in stale:  # killed after its last row was recorded: nothing left to redo
+            journal.drop_intent(intent)
+        return RedoOutcome("", finished=True)
     _check(writer, journal, todo)
     batch = uuid.uuid4().hex[:12]
     plan = {
-        "operation": "redo",
+        "operation": REDO,
+        "revert": revert_id,
         "batch": batch,
         "files": [{"path": f.path, "to": f.before_etag} for r, _ in todo for f in r.files],
         "moves": [[o.src, o.path] for _, o in todo if o.operation == "rename" and o.src],
     }
     intent = journal.begin_intent(0, actor, plan)
-    out = RedoOutcome(batch)
+    out = RedoOutcome(batch, finished=bool(stale))
     try:
         for row, original in todo:
             out.redone.append(_redo_one(writer, journal, row, original, batch, actor))
-    finally:
-        journal.drop_intent(intent)
+    except BaseException:
+        journal.drop_intent(intent)  # refused midway: the cut-off ones stay for the next try
+        raise
+    for done in [intent, *stale]:
+        journal.drop_intent(done)
+    return out
+
+
+def resume_redos(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
+    """Finish every redo a crash cut off (at a server's start, after the interrupted reverts)."""
+    out: list[tuple[int, str]] = []
+    done: set[int] = set()
+    for intent_id, _, actor, plan in journal.open_intents(interrupted=True):
+        if plan.get("operation") != REDO or intent_id in done:
+            continue
+        revert_id = plan.get("revert")
+        if not isinstance(revert_id, int):  # a redo from before redos named their revert: run it again by hand
+            continue
+        done.update(_cut_off(journal, revert_id))
+        try:
+            finished = redo(writer, journal, revert_id, actor=actor)
+        except VaultError as exc:
+            out.append((revert_id, f"interrupted redo of revert {revert_id} not finished: {exc.message}"))
+            continue
+        out.append((revert_id, f"finished an interrupted redo of revert {revert_id} ({len(finished.redone)} more)"))
     return out
 
 
@@ -133,4 +180,4 @@ def _is_there(writer: Writer, rel: str) -> bool:
     return current_bytes(writer, rel) is not None
 
 
-__all__ = ["RedoOutcome", "redo"]
+__all__ = ["REDO", "RedoOutcome", "redo", "resume_redos"]

@@ -373,8 +373,8 @@ def resume_reverts(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
         if plan.get("operation") == "rename":
             out.append(_roll_back_rename(writer, journal, intent_id, actor, plan))
             continue
-        if plan.get("operation") in ("batch", "redo"):  # core.review.batch finishes a batch (core.review.resume
-            continue  # runs it after this); a redo is finished by running it again
+        if plan.get("operation") in ("batch", "redo", "approve"):  # finished after this loop, once the
+            continue  # renames they cut off are rolled back (core.review.resume)
         if change_id in seen:
             continue
         seen.add(change_id)

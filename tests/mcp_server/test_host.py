@@ -182,7 +182,8 @@ async def test_modern_era_clients_are_attributed_too(demo, sock_dir, events):
         async with uds_client(host.socket_path, name="new-agent", mode="auto") as client:
             assert client.protocol_version == "2026-07-28"
             await client.call_tool("list_tags", {"limit": 1})
-            assert ("new-agent/1.0", "new-agent@stateless") in host.agents()
+            [(agent, session)] = host.agents()
+            assert agent == "new-agent/1.0" and session.startswith("new-agent@stateless-")
     (access,) = [e for e in seen if isinstance(e, AgentAccess)]
     assert access.agent == "new-agent/1.0" and access.tool == "list_tags" and access.result_count == 1
 

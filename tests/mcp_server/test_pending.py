@@ -7,15 +7,24 @@ the person runs `vaultwatch pending / approve / decline` as processes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH
+from mcp_testing import ROOT, VAULTWATCH, serving, uds_client
+from waiting import await_until
+
+from vaultwatch.core.review import pending
+from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server.locations import default_socket_path, http_token
+from vaultwatch.mcp_server.wire import DESK_PATH
 
 NOTE = "# Plan\r\nkeep these bytes: é\r\n"
 
@@ -66,6 +75,12 @@ async def history_of(client: Client, path: str) -> dict:
     got = await client.call_tool("history", {"path": path})
     assert not got.is_error, got.content
     return got.structured_content
+
+
+async def listed_paths(client: Client) -> list[str]:
+    got = await client.call_tool("list_documents", {"folder": "Notes"})
+    assert not got.is_error, got.content
+    return [row["path"] for row in got.structured_content["result"]]
 
 
 async def test_a_gated_write_waits_and_the_person_approves_it_byte_exact(place) -> None:
@@ -144,3 +159,98 @@ async def test_a_pending_rename_approved_moves_and_relinks(place) -> None:
     assert (root / "Notes" / "done.md").read_bytes() == NOTE.encode()
     assert not (root / "Notes" / "plan.md").exists()
     assert (root / "Notes" / "other.md").read_text() == "# Other\nsee [[done]]\n"
+
+
+async def test_approve_and_decline_go_through_the_running_server(place, sock_dir, monkeypatch) -> None:
+    """A headless `vaultwatch serve --approve writes` serves the vault; the agent (the Python `mcp`
+    client, no elicitation) proposes a new note and an edit; `vaultwatch approve` and `decline` run
+    as processes of their own and hand the decisions to the server: the note lands byte-exact, the
+    server's listing and the agent's history show it the moment approve returns, and the journal
+    holds it once, as the agent's change in the agent's session (never an outside edit)."""
+    root, env = place
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(sock_dir))
+    sock = default_socket_path(os.path.realpath(root))
+    server = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(root), "--approve", "writes"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        await await_until(lambda: os.path.exists(sock) or server.poll() is not None, what="the server's socket")
+        assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+        async with uds_client(sock, name="scribe") as client:
+            wanted = "# New\r\nmade by the agent: ü\r\n"
+            pid = pending_id(await client.call_tool("write", {"path": "Notes/new.md", "content": wanted}))
+            assert "Notes/new.md" not in await listed_paths(client)
+            proposed = (await history_of(client, "Notes/new.md"))["pending"][0]
+
+            done = vaultwatch(env, "approve", str(pid), str(root))
+            assert done.returncode == 0, done.stderr
+            assert f"by the vaultwatch serving the vault (pid {server.pid};" in done.stdout, done.stdout
+            assert (root / "Notes" / "new.md").read_bytes() == wanted.encode()
+            # at once, from the server's own index and journal (no wait for its watcher)
+            assert "Notes/new.md" in await listed_paths(client)
+            seen = await history_of(client, "Notes/new.md")
+            assert seen["pending"][0]["state"] == "approved", seen
+            assert [(c["kind"], c["tool"], c["who"].split("/")[0], c.get("session")) for c in seen["changes"]] == [
+                ("change", "write", "scribe", proposed["session"])
+            ]
+            assert seen["pending"][0]["change_ids"] == [seen["changes"][0]["id"]]
+
+            before = tree(root)
+            other = pending_id(
+                await client.call_tool("edit", {"path": "Notes/plan.md", "old_text": "# Plan", "new_text": "# Agent"})
+            )
+            out = vaultwatch(env, "decline", str(other), str(root), "--reason", "not this one")
+            assert out.returncode == 0, out.stderr
+            assert tree(root) == before
+            row = (await history_of(client, "Notes/plan.md"))["pending"][0]
+            assert (row["state"], row["reason"]) == ("declined", "not this one")
+            again = vaultwatch(env, "approve", str(other), str(root))
+            assert again.returncode != 0 and "already declined" in again.stderr, again.stderr
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(30)
+
+
+async def _post_desk(reader, writer, host_header: str, body: bytes, token: str | None = None) -> bytes:
+    auth = f"authorization: Bearer {token}\r\n" if token else ""
+    writer.write(
+        f"POST {DESK_PATH} HTTP/1.1\r\nhost: {host_header}\r\n{auth}content-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+        + body
+    )
+    await writer.drain()
+    answer = await reader.read()
+    writer.close()
+    return answer
+
+
+async def test_the_persons_desk_is_served_on_the_unix_socket_only(tmp_path, sock_dir, monkeypatch) -> None:
+    """An agent reaching the server over loopback HTTP (with the bearer token) cannot decide pending
+    changes: the desk answers on the Unix socket alone, and never as an MCP tool."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# a\n")
+    vault = Vault(str(root))
+    vault.load()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    body = json.dumps(
+        {"action": "decline", "id": 1, "by": "human:x", "store": pending.pending_path(vault.root_real)}
+    ).encode()
+    async with serving(vault, sock_dir / "v.sock", http=f"127.0.0.1:{port}") as host:
+        over_http = await _post_desk(
+            *await asyncio.open_connection("127.0.0.1", port), f"127.0.0.1:{port}", body, http_token(vault.root_real)
+        )
+        over_socket = await _post_desk(*await asyncio.open_unix_connection(host.socket_path), "localhost", body)
+        async with uds_client(host.socket_path) as agent:
+            tools = {t.name for t in (await agent.list_tools()).tools}
+    assert over_http.startswith(b"HTTP/1.1 404"), over_http[:200]
+    assert over_socket.startswith(b"HTTP/1.1 200") and b"no pending change 1 in this vault" in over_socket
+    assert not {name for name in tools if "approve" in name or "decline" in name or "pending" in name}
+    vault.stop()

@@ -288,7 +288,11 @@ def _register_redo(
             for row in outcome.redone:
                 print(f"{row.summary} (change {row.id})")
             n = len(outcome.redone)
-            print(f"redid {n} change{'s' if n != 1 else ''} (batch {outcome.batch})")
+            print(
+                f"redid {n} change{'s' if n != 1 else ''}"
+                + (f" (batch {outcome.batch})" if outcome.batch else "")
+                + (" (finished an interrupted redo)" if outcome.finished else "")
+            )
             return 0
         finally:
             stop = getattr(vault, "stop", None)

@@ -7,7 +7,9 @@ changes agents proposed while no TUI was open (core.review.pending).
 
 An approval applies the change through the normal write path as the agent that proposed it
 (the journal records the agent's change), only if every file it touches still holds what it
-held when it was proposed.
+held when it was proposed. While a vaultwatch (the TUI or a headless server) serves the vault,
+both decisions are handed to it (mcp_server/persondesk.py), so its live index, journal and
+views see them at once; otherwise they are made in this process.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.textdiff import text_diff
@@ -85,6 +88,19 @@ def register(
     handlers["pending"] = cmd_pending
 
     def cmd_approve(args: argparse.Namespace) -> int:
+        try:
+            handed = _at_server(args, {"action": "approve", "id": args.id, "by": person()})
+        except pending.ApprovalRefused as exc:
+            print(f"vaultwatch: {exc.message}", file=sys.stderr)
+            return 1
+        if handed is not None:
+            done = handed["proposal"]
+            ids = ", ".join(str(i) for i in done.get("change_ids", ())) or "none"
+            print(
+                f"approved pending change {done['id']}: applied as {done.get('agent') or 'the agent'}'s change "
+                f"by the vaultwatch serving the vault (pid {handed['pid']}; journal: {ids})"
+            )
+            return 0
         vault = open_vault(args)  # loaded: a rename rewrites the links the index knows of
         # the agent's own rules still apply, and the one-shot grant is checked by the gate
         approval.configure(vault, always=True)
@@ -107,6 +123,10 @@ def register(
     handlers["approve"] = cmd_approve
 
     def cmd_decline(args: argparse.Namespace) -> int:
+        handed = _at_server(args, {"action": "decline", "id": args.id, "by": person(), "reason": args.reason or ""})
+        if handed is not None:
+            print(f"declined pending change {handed['proposal']['id']}: {handed['proposal'].get('reason', '')}")
+            return 0
         vault = open_vault(args, load=False)
         done = pending.decline(vault.root_real, args.id, args.reason or "", by=person())
         print(f"declined pending change {done.id}: {done.reason}")
@@ -117,6 +137,24 @@ def register(
     vault_options(p)
     p.add_argument("--reason", metavar="TEXT", default=None, help="why (the agent sees it in history)")
     handlers["decline"] = cmd_decline
+
+
+def _at_server(args: argparse.Namespace, request: dict) -> dict | None:
+    """The answer of the vaultwatch serving the vault, which decides in its own process (its live
+    index, its journal and the agent's session see the change at once); None when none serves it
+    (then the decision is made here)."""
+    import os  # noqa: PLC0415
+
+    from vaultwatch.mcp_server.remote import person_decides  # noqa: PLC0415
+    from vaultwatch.tui.commands.cli import default_vault  # noqa: PLC0415  (cli imports this module)
+
+    root = os.path.realpath(args.vault or default_vault())
+    answer = person_decides(root, {**request, "store": pending.pending_path(root)})
+    if answer is None or answer["ok"]:
+        return answer
+    if answer.get("code") == pending.ApprovalRefused.code:
+        raise pending.ApprovalRefused(answer["message"])
+    raise VaultError(answer["message"])
 
 
 def _pending_id(text: str) -> int:
