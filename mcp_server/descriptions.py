@@ -23,7 +23,7 @@ Paths are vault-relative and case-sensitive, with extension, exactly as listings
 
 Paging: an answer holds at most a budget of text (64 KiB unless the server sets another). Listings carry total (every match) and next_cursor: pass it back unchanged with the same other arguments until it is null; every row comes exactly once, in order (code-point order of path unless a tool says otherwise). limit sizes a page yourself; no answer may pass 2 MiB (the error names a limit that fits). read pages long content with offset = next_offset. A result's text is its structured content with each list of rows as a table, {"columns": [keys], "rows": [[values]]}.
 
-filters: frontmatter equality, ANDed; list fields match by membership, tags case-insensitively with nested tags (inline #tags too; "inbox" finds "inbox/to-read"), YAML booleans as "true"/"false". Any filter excludes attachments. Only on an OKF bundle (the root index.md declares okf_version) are status, stale and trust_tier set (else null), triage's review groups offered, and stale a filter.
+filters: frontmatter equality, ANDed; list fields match by membership, tags case-insensitively with nested tags (inline #tags too; "inbox" finds "inbox/to-read"), YAML booleans as "true"/"false". Any filter excludes attachments. Only on an OKF bundle (the root index.md declares okf_version) are status, stale and trust_tier set (else null) and stale a filter. Elsewhere triage's deprecated and stale follow the person's rules, and its tiers the change journal: unverified = an agent changed the note and nobody reviewed it since, human-reviewed = the person reviewed those changes.
 
 Writes are atomic. etag is the SHA-256 of a file's bytes: pass read's etag as if_match; "revision conflict" carries the current etag: read again, re-apply your change, retry. A write's etag is your next if_match; changed_paths lists every file written, moved or removed. Only the person may add a verified entry whose by starts "human:": write, edit and update_frontmatter refuse one.
 
@@ -91,7 +91,7 @@ P_ATT_CONTENT = "Return an attachment's bytes as base64 (up to 1 MiB; by default
 
 TRIAGE = """Count the notes in each review group (deprecated, stale, each trust tier, broken files) and page through one, or the notes with broken links.
 Use it to start a review or pick what to fix first; for other combinations use list_documents filters.
-Counts cover the whole vault; the stale page is most overdue first, the others in path order. Outside an OKF bundle only overview, broken and broken_links apply; index.md and log.md are not triaged."""
+Counts cover the whole vault; the stale page is most overdue first, the others in path order. Off an OKF bundle: the person's rules and the journal (rules)."""
 
 P_CATEGORY = 'Which group to page through; "overview" answers the counts only.'
 P_AS_OF = "Judge staleness as of this date (YYYY-MM-DD or ISO datetime); default today."

@@ -161,6 +161,17 @@ class SkippedFile(TypedDict):  # a row of TriageOutput.skipped (described there)
     reason: str
 
 
+TriageRuleLines = Annotated[
+    dict[str, str],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "description": "Off a bundle: each group's rule",
+        }
+    ),
+]
+
+
 class TriageOutput(TypedDict):
     """Triage counts, and when a category is asked for, one page of its notes."""
 
@@ -173,6 +184,7 @@ class TriageOutput(TypedDict):
     returned: int
     next_cursor: str | None
     skipped: NotRequired[SkippedRows]
+    rules: NotRequired[TriageRuleLines]
 
 
 class FolderRow(TypedDict):  # a row of FolderList.result (described there)

@@ -11,7 +11,7 @@ import base64
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server import MCPServer
@@ -23,11 +23,11 @@ from vaultwatch.core.disk.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, Read
 from vaultwatch.core.disk.reader import read as read_file
 from vaultwatch.core.errors import QueryError
 from vaultwatch.core.links.graph import unresolved_by_note
-from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import FOLDER
 from vaultwatch.core.query import problems
 from vaultwatch.core.query.listing import Query, cursor_after, encode_cursor, pairs, run_query, stats
 from vaultwatch.core.query.tags import tag_counts
+from vaultwatch.core.review import triageviews
 from vaultwatch.core.search.semantic import offered as semantic_offered
 from vaultwatch.core.serialize import RowCache, entry_json
 from vaultwatch.core.vault import Vault
@@ -204,17 +204,24 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         clock = parse_as_of(as_of) if as_of else vault.clock
         snap = vault.snapshot
         counts = _counts(snap, clock)
-        tiers = counts["trust_tier"]
+        person = triageviews.rules_for(vault)
+        if snap.is_bundle:  # OKF's own semantics, as the seeds say
+            journaled = triageviews.Reviews()
+            views = {"deprecated": counts["status"].get("deprecated", 0), "stale": counts["stale"]}
+            views.update(counts["trust_tier"])
+        else:  # the person's rules and the journal: the counts the TUI's tabs show (core.review.triageviews)
+            journaled = triageviews.reviews(vault)
+            views = triageviews.counts(snap, person.rules, journaled, clock)
         out: dict[str, Any] = {
             "as_of": clock.today().isoformat(),
             "okf_bundle": snap.is_bundle,
             "counts": {
                 "notes": counts["notes"],
-                "deprecated": counts["status"].get("deprecated", 0),
-                "stale": counts["stale"],
-                "unverified": tiers.get("unverified", 0),
-                "machine_confirmed": tiers.get("machine-confirmed", 0),
-                "human_reviewed": tiers.get("human-reviewed", 0),
+                "deprecated": views["deprecated"],
+                "stale": views["stale"],
+                "unverified": views.get("unverified", 0),
+                "machine_confirmed": views.get("machine-confirmed", 0),
+                "human_reviewed": views.get("human-reviewed", 0),
                 "broken_frontmatter": counts["frontmatter_errors"],
                 "undecodable": counts["decode_errors"],
                 "skipped_files": counts["skipped"],
@@ -226,33 +233,28 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             "returned": 0,
             "next_cursor": None,
         }
+        if not snap.is_bundle:  # each view's rule, in the words of the TUI's tabs
+            out["rules"] = {
+                key.replace("-", "_"): triageviews.rule(snap, key, person, journaled)
+                for key in ("deprecated", "stale", *triageviews.JOURNAL_TIERS)
+            }
         if category == "overview":
             current_call().listed((), 0)
             return ok(out, meta=untrusted(meta, STATUS_TEXT))
-        okf_files = okf.RESERVED  # the bundle's own files are not notes to triage
         if category == "broken":
             q = Query(problems_only=True, limit=limit, cursor=cursor)
             out["skipped"] = [{"path": s.path, "reason": s.reason} for s in snap.skipped[:SKIPPED_SHOWN]]
         elif category == "broken_links":
             vault.broken_links()  # the link graph, patched from the previous generation's
             q = Query(unresolved_links=True, limit=limit, cursor=cursor)
-        elif not snap.is_bundle:
-            return fail(
-                f"category {category!r} needs an OKF bundle, and this vault is not one (its root index.md "
-                "declares no okf_version): use list_documents with filters on your own frontmatter keys, "
-                "or triage category 'broken' or 'broken_links'"
-            )
-        elif category == "deprecated":
-            q = Query(filters=(("status", "deprecated"),), skip_paths=okf_files, limit=limit, cursor=cursor)
-        elif category == "stale":
-            q = Query(filters=(("stale", "true"),), sort="overdue", skip_paths=okf_files, limit=limit, cursor=cursor)
-        else:
-            q = Query(filters=(("trust_tier", category),), skip_paths=okf_files, limit=limit, cursor=cursor)
+        else:  # the view the person's tab lists (OKF's on a bundle)
+            base = triageviews.query(snap, category, person.rules, journaled)
+            q = replace(base, sort="overdue" if category == "stale" else "path", limit=limit, cursor=cursor)
         res = run_query(snap, q, clock)
         rows = _rows(vault, res.entries, res.is_bundle, clock)
         if category == "stale":
             for row, e in zip(rows, res.entries, strict=True):
-                row["overdue_days"] = okf.overdue_days(e.stale_date, e.stale_instant, clock)
+                row["overdue_days"] = triageviews.overdue_days(e, snap, person.rules, clock)
         if category == "broken_links":
             unresolved = unresolved_by_note(snap)
             for row, e in zip(rows, res.entries, strict=True):
@@ -271,7 +273,10 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                     }
                     for r, p in zip(links, found, strict=True)
                 ]
-        n, error = page_rows(rows, budget_bytes=env.max_answer_bytes, explicit=explicit)
+        room = env.max_answer_bytes
+        if "rules" in out:  # the rule lines ride in both copies of the answer: less room for rows
+            room -= budget.message_bytes({"rules": out["rules"]}) - budget.MESSAGE_TAIL_BYTES
+        n, error = page_rows(rows, budget_bytes=room, explicit=explicit)
         if error:
             return fail(error)
         next_cursor = res.next_cursor if n == len(rows) else cursor_after(q, res.entries[n - 1], clock)

@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from vaultwatch.core.clock import Clock
-from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
 from vaultwatch.core.query.triagerules import TriageRules
-from vaultwatch.core.query.triagerules import load as load_triage_rules
-from vaultwatch.core.review.approval import settings_path
+from vaultwatch.core.review import triageviews
 from vaultwatch.core.vault import Vault
 from vaultwatch.tui.config import AppConfig
 from vaultwatch.tui.marks import AgentColors, AgentMarks
@@ -29,20 +27,30 @@ class Session:
         self.clock: Clock = vault.clock
         self.marks = AgentMarks()
         self.colors = AgentColors()
-        self._triage_rules: TriageRules | None = None
-        self.triage_rules_problem: str | None = None  # a bad [triage] table: the defaults apply
+        # the journal's agent-changed notes as last read (off a bundle: the Trust tab and column)
+        self.reviews = triageviews.Reviews()
+
+    @property
+    def person_rules(self) -> triageviews.PersonRules:
+        """The person's triage rules for this vault, the ones agents' `triage` calls get too."""
+        return triageviews.rules_for(self.vault)
 
     @property
     def triage_rules(self) -> TriageRules:
-        """The person's triage rules for this vault (settings file, read once; a table that does
-        not parse leaves the defaults and says why in `triage_rules_problem`)."""
-        if self._triage_rules is None:
-            try:
-                self._triage_rules = load_triage_rules(settings_path(), self.vault.root_real)
-            except VaultError as exc:
-                self.triage_rules_problem = exc.message
-                self._triage_rules = TriageRules()
-        return self._triage_rules
+        return self.person_rules.rules
+
+    @property
+    def triage_rules_problem(self) -> str | None:
+        """Why the settings' `[triage]` did not apply (the defaults do), None when it did."""
+        return self.person_rules.problem
+
+    def refresh_reviews(self) -> bool:
+        """Read the journal's agent-changed notes again (off a bundle); True when they changed."""
+        if self.vault.snapshot.is_bundle:
+            return False
+        fresh = triageviews.reviews(self.vault)
+        changed, self.reviews = fresh != self.reviews, fresh
+        return changed
 
     @property
     def snapshot(self) -> Snapshot:

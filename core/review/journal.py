@@ -21,7 +21,8 @@ gets refused while the others still write. The person's own writes are never ref
 Reviewed: the person's own changes, outside edits, and agents' writes the person approved at
 the approval gate are reviewed when recorded; the rest wait for `mark_reviewed` (the Changes
 view's `m`, `vaultwatch changes --mark-reviewed`, a revert). `unreviewed_paths()` answers
-"which notes did an agent change that nobody has reviewed since", from one indexed query.
+"which notes did an agent change that nobody has reviewed since", from one indexed query, and
+`reviewed_paths()` "which notes' agent changes has the person reviewed" (core.review.triageviews).
 
 Time: each change records the wall time (`at`, shown, never trusted for order) and the
 clock's monotonic reference (boot id, monotonic seconds); from them a journal time (`jt`)
@@ -1107,6 +1108,22 @@ class Journal:
                 for path, cid in self._con.execute(
                     "SELECT p.path, MAX(c.id) FROM changes c JOIN paths p ON p.change_id = c.id "
                     "WHERE c.reviewed_at IS NULL GROUP BY p.path"
+                )
+            }
+
+    def reviewed_paths(self) -> set[str]:
+        """Every vault path an agent's change touched that the person has reviewed (marked, approved
+        at the gate or reverted), leaving out the paths a change still waits on (`unreviewed_paths`):
+        the notes whose agents' changes the person has seen. Reviewed changes older than keep_s may
+        be dropped by the journal's bounds, and their notes with them."""
+        with self._lock:
+            return {
+                path
+                for (path,) in self._con.execute(
+                    "SELECT DISTINCT p.path FROM changes c JOIN paths p ON p.change_id = c.id "
+                    "WHERE c.agent IS NOT NULL AND c.reviewed_at IS NOT NULL AND p.path NOT IN "
+                    "(SELECT p2.path FROM changes c2 JOIN paths p2 ON p2.change_id = c2.id "
+                    "WHERE c2.reviewed_at IS NULL)"
                 )
             }
 

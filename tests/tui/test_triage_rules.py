@@ -4,15 +4,18 @@ which rule applies and where it is set."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from tui_helpers import open_loaded
 
-from tests.triage_vault import DEPRECATED, STALE, make_triage_vault
+from tests.triage_vault import BASE_MTIME, DEPRECATED, STALE, make_triage_vault
+from vaultwatch.core.edit.writes import Writer
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.rowlist import Column
 
 
 @pytest.fixture
@@ -79,8 +82,6 @@ AGENT_NOTE = "Notes/Agent Draft.md"
 
 def agent_changed(root: Path):
     """The vault, loaded, after an agent rewrote AGENT_NOTE (journaled, not reviewed)."""
-    from vaultwatch.core.edit.writes import Writer
-
     vault = open_loaded(root)
     Writer(vault).write(AGENT_NOTE, "# Agent Draft\n\nThe agent rewrote this.\n", overwrite=True, actor="agent:bot")
     return vault
@@ -98,8 +99,9 @@ async def wait_until(pilot, condition, tries: int = 100) -> None:
 async def test_v_on_an_agent_changed_note_marks_it_reviewed(
     triage_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_verified: bool
 ) -> None:
-    """The Trust tab lists the note an agent changed and nobody reviewed; `v` and `y` take it out
-    (the tab's count too). The note is written to only when the settings say write_verified."""
+    """The Trust tab lists the note an agent changed and nobody reviewed; `v` and `y` move it to
+    the reviewed tier at once (the tab's counts, the tier bar and the list's Trust column too). The
+    note is written to only when the settings say write_verified."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     if write_verified:
         config = tmp_path / "config"
@@ -114,16 +116,24 @@ async def test_v_on_an_agent_changed_note_marks_it_reviewed(
     async with app.run_test(size=(160, 40)) as pilot:
         lst = await open_tab(app, pilot, "4", "trust", 1)
         assert [e.path for e in lst.rows] == [AGENT_NOTE]
-        assert str(app.main.tabs.get_tab("trust").label) == "Trust ✗1"
+        assert str(app.main.tabs.get_tab("trust").label) == "Trust ✗1 ✓0"
         bar = str(app.query_one("#tier-bar").render())
-        assert "agent-changed, not reviewed 1" in bar and "nobody has reviewed it since" in bar
+        assert "unreviewed 1" in bar and "reviewed 0" in bar
+        assert "nobody has reviewed it since" in bar
+        assert lst.cells(lst.rows[0], [Column("trust", "Trust", 10)])[0][0] == "unreviewed"
         lst.focus()
         await pilot.press("v")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await wait_until(pilot, lambda: str(app.main.tabs.get_tab("trust").label) == "Trust ✗0")
+        await wait_until(pilot, lambda: str(app.main.tabs.get_tab("trust").label) == "Trust ✗0 ✓1")
         await wait_until(pilot, lambda: not app.main.active_list.rows)
-        assert "agent-changed, not reviewed 0" in str(app.query_one("#tier-bar").render())
+        bar = str(app.query_one("#tier-bar").render())
+        assert "unreviewed 0" in bar and "reviewed 1" in bar
+        await pilot.press("]")  # the reviewed tier
+        await wait_until(pilot, lambda: [e.path for e in app.main.active_list.rows] == [AGENT_NOTE])
+        reviewed = app.main.active_list
+        assert reviewed.cells(reviewed.rows[0], [Column("trust", "Trust", 10)])[0][0] == "reviewed"
+        assert "the person reviewed" in str(app.query_one("#tier-bar").render())
     after = (triage_vault / AGENT_NOTE).read_bytes()
     if write_verified:
         assert b"verified:" in after and b"human:tester" in after
@@ -147,3 +157,136 @@ def test_snapshot_stale_tab_on_a_vault_without_okf(snap_compare, triage_vault: P
         await pilot.pause()
 
     assert snap_compare(app_on(triage_vault), terminal_size=(120, 24), run_before=run_before)
+
+
+REVIEWED_NOTE = "Projects/Launch.md"
+
+
+def reviewed_and_not(root: Path):
+    """The vault after an agent rewrote AGENT_NOTE and REVIEWED_NOTE and the person marked the
+    second reviewed through the call `v` makes (nothing written into the note), reopened with the
+    files' times fixed again so the Modified column draws the same every run."""
+    from vaultwatch.tui.flows.actions import Actions
+
+    vault = agent_changed(root)
+    Writer(vault).update_frontmatter(REVIEWED_NOTE, set={"owner": "bot"}, actor="agent:bot")
+    outcome = Actions(vault, user="tester").mark_reviewed([vault.entry(REVIEWED_NOTE)], write=False)
+    assert outcome.done and not outcome.errors
+    for rel in (AGENT_NOTE, REVIEWED_NOTE):
+        os.utime(root / rel, (BASE_MTIME, BASE_MTIME))
+    return open_loaded(root)
+
+
+def test_snapshot_trust_column_off_a_bundle(snap_compare, triage_vault: Path, tmp_path: Path, monkeypatch) -> None:
+    """Off a bundle the list's Trust column says which notes an agent changed that wait for review
+    and which the person reviewed, and the tab counts both tiers."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    vault = reviewed_and_not(triage_vault)
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        await settle(app)
+        await wait_until(pilot, lambda: str(app.main.tabs.get_tab("trust").label) == "Trust ✗1 ✓1")
+        await settle(app)
+        await pilot.pause()
+
+    app = make_app(vault, config=fixed_config(user="tester"))
+    assert snap_compare(app, terminal_size=(160, 24), run_before=run_before)
+
+
+def test_snapshot_trust_tab_reviewed_tier_off_a_bundle(
+    snap_compare, triage_vault: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    vault = reviewed_and_not(triage_vault)
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        await open_tab(app, pilot, "4", "trust", 1)
+        await pilot.press("]")
+        await wait_until(pilot, lambda: [e.path for e in app.main.active_list.rows] == [REVIEWED_NOTE])
+        await settle(app)
+        await pilot.pause()
+
+    app = make_app(vault, config=fixed_config(user="tester"))
+    assert snap_compare(app, terminal_size=(120, 24), run_before=run_before)
+
+
+def tab_numbers(app) -> dict[str, int]:
+    """The counts the tab labels show ("Deprecated 4", "Trust ✗1 ✓1")."""
+    label = {pane: str(app.main.tabs.get_tab(pane).label) for pane in ("deprecated", "stale", "trust")}
+    unverified, reviewed = label["trust"].removeprefix("Trust ✗").split(" ✓")
+    trust = {"unverified": int(unverified), "human_reviewed": int(reviewed)}
+    return {
+        "deprecated": int(label["deprecated"].split()[-1]),
+        "stale": int(label["stale"].split()[-1]),
+        **trust,
+    }
+
+
+async def test_the_agents_overview_counts_are_the_tabs_counts(
+    triage_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent on the app's own socket writes two notes; the person marks one reviewed with `v`;
+    at each step the triage tool's overview counts are the numbers on the TUI's tabs."""
+    import tempfile
+
+    from test_agents import agent, wait_for
+
+    from vaultwatch.tui.screens.triage import ConfirmScreen
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    vault = open_loaded(triage_vault)
+    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
+        socket_path = os.path.join(folder, "tui.sock")
+        app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path, user="tester"))
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(app)
+            await wait_for(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain, 10)
+            async with agent(socket_path, "bot") as bot:
+
+                async def overview() -> dict[str, int]:
+                    counts = (await bot.call_tool("triage", {})).structured_content["counts"]
+                    return {k: counts[k] for k in ("deprecated", "stale", "unverified", "human_reviewed")}
+
+                await wait_until(pilot, lambda: str(app.main.tabs.get_tab("trust").label) == "Trust ✗0 ✓0")
+                assert (
+                    await overview()
+                    == tab_numbers(app)
+                    == {
+                        "deprecated": len(DEPRECATED),
+                        "stale": len(STALE),
+                        "unverified": 0,
+                        "human_reviewed": 0,
+                    }
+                )
+                for path, content in ((AGENT_NOTE, "# Agent Draft\n\nRewritten.\n"), (REVIEWED_NOTE, "# Launch\n")):
+                    done = await bot.call_tool("write", {"path": path, "content": content, "overwrite": True})
+                    assert not done.is_error, done.content[0].text
+                await wait_until(pilot, lambda: str(app.main.tabs.get_tab("trust").label) == "Trust ✗2 ✓0")
+                assert (
+                    await overview()
+                    == tab_numbers(app)
+                    == {
+                        "deprecated": len(DEPRECATED),
+                        "stale": len(STALE),
+                        "unverified": 2,
+                        "human_reviewed": 0,
+                    }
+                )
+                lst = await open_tab(app, pilot, "4", "trust", 2)
+                lst.focus()
+                await pilot.press("v")
+                await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+                await pilot.press("y")
+                await wait_until(pilot, lambda: str(app.main.tabs.get_tab("trust").label) == "Trust ✗1 ✓1")
+                assert (
+                    await overview()
+                    == tab_numbers(app)
+                    == {
+                        "deprecated": len(DEPRECATED),
+                        "stale": len(STALE),
+                        "unverified": 1,
+                        "human_reviewed": 1,
+                    }
+                )

@@ -152,6 +152,10 @@ class ReviewHost(Widget):
         self._next()
 
     def on_review_host_recorded(self, message: Recorded) -> None:
+        main = getattr(self.app, "main", None)
+        if main is not None and message.change.agent is not None:
+            # the change is in the journal now (its note was re-listed before): the Trust tab follows it
+            main.refresh_views()
         screen = self.app.screen
         if isinstance(screen, ChangesScreen):
             screen.reload()

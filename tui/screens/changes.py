@@ -719,6 +719,7 @@ class ChangesScreen(Screen[None], _Reverting):
         if change is not None and journal is not None:
             journal.mark_reviewed([change.id], by=_actor(self.app))
             self.reload()
+            self._reviews_changed()
 
     def action_mark_all_reviewed(self) -> None:
         """M: every change the view shows is reviewed."""
@@ -727,6 +728,13 @@ class ChangesScreen(Screen[None], _Reverting):
             marked = journal.mark_reviewed([c.id for c in self.rows], by=_actor(self.app))
             self.app.notify(f"marked {len(marked)} change(s) reviewed", title="changes")
             self.reload()
+            self._reviews_changed()
+
+    def _reviews_changed(self) -> None:
+        """The main screen's Trust tab and column list reviewed notes apart: re-list them."""
+        main = getattr(self.app, "main", None)
+        if main is not None:
+            main.refresh_views()
 
     def action_by_note(self) -> None:
         change = self.selected()

@@ -12,9 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from vaultwatch.core.index.snapshot import Snapshot
-from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
-from vaultwatch.core.query import triagerules
+from vaultwatch.core.review import triageviews
 from vaultwatch.tui.marks import ago, short_agent
 from vaultwatch.tui.session import Session
 from vaultwatch.tui.widgets.rowlist import Cell, Column, RowList
@@ -36,6 +35,7 @@ def sort_label(sort: str, descending: bool) -> str:
 
 
 TRUST_SHORT = {"unverified": "unverified", "machine-confirmed": "machine", "human-reviewed": "human"}
+JOURNAL_SHORT = {"unverified": "unreviewed", "human-reviewed": "reviewed"}  # off a bundle: the journal's tiers
 
 
 class DocList(RowList):
@@ -182,7 +182,7 @@ class DocList(RowList):
             cols.append(Column("status", "Status", 10, pos=3))
         if "stale" in filled or self.stale_header != "Stale":
             cols.append(Column("stale", self.stale_header, max(7, len(self.stale_header) + 2), right=True, pos=5))
-        if "trust" in filled:
+        if "trust" in filled or self.session.reviews.unreviewed or self.session.reviews.reviewed:
             cols.append(Column("trust", "Trust", 10, pos=4))
         cols += [
             Column("modified", "Modified", 10, pos=6),
@@ -247,21 +247,19 @@ class DocList(RowList):
                     status, style = "broken", self.cstyle("rowlist--error")
                 out.append((status, style))
             elif key == "stale":
-                if bundle:
-                    days = okf.overdue_days(row.stale_date, row.stale_instant, session.clock)
-                else:  # the person's stale keys (core.query.triagerules)
-                    due = triagerules.due_date(row, session.triage_rules)
-                    days = (
-                        (session.clock.today() - due).days if due is not None and due <= session.clock.today() else None
-                    )
+                days = triageviews.overdue_days(row, session.snapshot, session.triage_rules, session.clock)
                 out.append(("" if days is None else f"{days}d", self.cstyle("rowlist--warn")))
             elif key == "trust":
-                tier = TRUST_SHORT.get(row.okf_trust, row.okf_trust) if bundle else ""
-                style = (
-                    self.cstyle("rowlist--ok")
-                    if tier == "human"
-                    else (self.cstyle("rowlist--dim") if tier == "unverified" else None)
-                )
+                if bundle:
+                    tier = TRUST_SHORT.get(row.okf_trust, row.okf_trust)
+                    style = (
+                        self.cstyle("rowlist--ok")
+                        if tier == "human"
+                        else (self.cstyle("rowlist--dim") if tier == "unverified" else None)
+                    )
+                else:  # the journal's tiers (core.review.triageviews): an agent's change waits, or was reviewed
+                    tier = JOURNAL_SHORT.get(session.reviews.tier(row.path) or "", "")
+                    style = self.cstyle("rowlist--warn") if tier == "unreviewed" else self.cstyle("rowlist--ok")
                 out.append((tier, style))
             elif key == "modified":
                 out.append((row.modified_at[:10], self.cstyle("rowlist--dim")))

@@ -22,10 +22,10 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static, TabPane
 
-from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query import problems
 from vaultwatch.core.query.listing import Query
+from vaultwatch.core.review import triageviews
 from vaultwatch.tui.session import Session
 from vaultwatch.tui.widgets import spans
 from vaultwatch.tui.widgets.doclist import DocList, sort_label
@@ -37,13 +37,6 @@ if TYPE_CHECKING:
 
     from vaultwatch.core.index.snapshot import Snapshot
     from vaultwatch.core.model import Skipped
-    from vaultwatch.core.review.journal import Journal
-
-OKF_RULE = {
-    "deprecated": "Rule (OKF bundle): status: deprecated",
-    "stale": "Rule (OKF bundle): stale_after reached",
-}
-
 
 LABEL_LEVELS = 4  # tab labels from the widest (0) to the most compact (3); the widest that fits is used
 TIER_GLYPHS = {"unverified": "✗", "machine-confirmed": "◐", "human-reviewed": "✓"}  # legend: `?` help
@@ -150,19 +143,16 @@ class TriagePane(TabPane):
     def show_counts(self, counts: dict[str, int]) -> None:
         """Update in-pane count displays (the tab label is set by the owner)."""
 
-    def rule_query(self, kind: str, okf_query: Query) -> Query:
-        """OKF's own query on a bundle; else the person's triage rule (core.query.triagerules)."""
-        if self.session.snapshot.is_bundle:
-            return okf_query
-        return Query(triage=(kind, self.session.triage_rules))
+    def view_query(self, category: str) -> Query:
+        """The triage view's query, the one agents' `triage` gets too (core.review.triageviews):
+        OKF's own on a bundle, else the person's rule or the journal's notes."""
+        session = self.session
+        return triageviews.query(session.snapshot, category, session.triage_rules, session.reviews)
 
-    def rule_line(self, kind: str) -> str:
+    def rule_line(self, category: str) -> str:
         """The one line saying which rule the tab applies, and where to change it."""
-        if self.session.snapshot.is_bundle:
-            return OKF_RULE[kind]
-        line = self.session.triage_rules.describe(kind)
-        problem = self.session.triage_rules_problem
-        return f"{line} (the settings did not apply: {problem})" if problem else line
+        session = self.session
+        return triageviews.rule(session.snapshot, category, session.person_rules, session.reviews)
 
 
 class NotesPane(TriagePane):
@@ -189,7 +179,7 @@ class DeprecatedPane(TriagePane):
         self.show_counts({})
 
     def base_query(self) -> Query:
-        return self.rule_query("deprecated", Query(filters=(("status", "deprecated"),), skip_paths=okf.RESERVED))
+        return self.view_query("deprecated")
 
     def show_counts(self, counts: dict[str, int]) -> None:
         info = getattr(self, "_info", None)
@@ -217,7 +207,7 @@ class StalePane(TriagePane):
         self.show_counts({})
 
     def base_query(self) -> Query:
-        return self.rule_query("stale", Query(filters=(("stale", "true"),), skip_paths=okf.RESERVED))
+        return self.view_query("stale")
 
     def on_doc_list_sort_changed(self, message: DocList.SortChanged) -> None:
         self.show_counts({})  # the header says the sort (the message goes on to the screen)
@@ -254,13 +244,13 @@ class TierBar(Static):
         self.post_message(self.Picked(index))
 
 
-JOURNAL_RULE = "Rule: an agent changed it and nobody has reviewed it since (the change journal) · v marks it reviewed"
-JOURNAL_OFF = "The change journal is off (VAULTWATCH_JOURNAL=0): no agent's change can be listed for review"
+JOURNAL_WORDS = {"unverified": "unreviewed", "human-reviewed": "reviewed"}  # as the Trust column says them
 
 
 class TrustPane(TriagePane):
-    """On an OKF bundle, OKF's three tiers from `verified:`; elsewhere the one tier a person who
-    lets agents write needs: notes an agent changed that nobody has reviewed since (the journal)."""
+    """On an OKF bundle, OKF's three tiers from `verified:`; elsewhere the two a person who lets
+    agents write needs, from the change journal: notes an agent changed that nobody has reviewed
+    since, and notes whose agents' changes the person reviewed (core.review.triageviews)."""
 
     label = "Trust"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -287,34 +277,20 @@ class TrustPane(TriagePane):
         self.show_counts({})
 
     def tiers(self) -> tuple[str, ...]:
-        """The tiers this vault has: OKF's three on a bundle, else unverified only."""
-        return okf.TRUST_TIERS if self.session.snapshot.is_bundle else okf.TRUST_TIERS[:1]
-
-    def _journal(self) -> Journal | None:
-        from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
-
-        return journal_for(self.session.vault)
-
-    def unreviewed_query(self) -> Query:
-        """Off a bundle: the notes the journal says an agent changed and nobody reviewed since."""
-        journal = self._journal()
-        return Query(only_paths=tuple(sorted(journal.unreviewed_paths())) if journal is not None else ())
-
-    def tier_query(self, tier: str) -> Query:
-        if not self.session.snapshot.is_bundle:
-            return self.unreviewed_query()
-        return Query(filters=(("trust_tier", tier),), skip_paths=okf.RESERVED)
+        """The tiers this vault has: OKF's three on a bundle, else the journal's two."""
+        return triageviews.tiers(self.session.snapshot)
 
     def base_query(self) -> Query:
         tiers = self.tiers()
-        return self.tier_query(tiers[min(self.tier, len(tiers) - 1)])
+        return self.view_query(tiers[min(self.tier, len(tiers) - 1)])
 
     def count_queries(self) -> dict[str, Query]:
-        return {tier: self.tier_query(tier) for tier in self.tiers()}
+        return {tier: self.view_query(tier) for tier in self.tiers()}
 
     def label_for(self, counts: dict[str, int], level: int = 0) -> str:
-        """ "Trust ✗21 ◐10 ✓12": unverified, machine-confirmed, human-reviewed (the legend is in
-        the help screen); the most compact level keeps the unverified count only."""
+        """ "Trust ✗21 ◐10 ✓12": unverified, machine-confirmed, human-reviewed (off a bundle
+        "Trust ✗2 ✓5": agent-changed and not reviewed, reviewed; the legend is in the help
+        screen); the most compact level keeps the unverified count only."""
         tiers = self.tiers()[:1] if level >= 3 else self.tiers()
         return "Trust " + " ".join(f"{TIER_GLYPHS.get(t, '')}{count_text(counts.get(t, 0), level)}" for t in tiers)
 
@@ -323,27 +299,32 @@ class TrustPane(TriagePane):
         bar = getattr(self, "_bar", None)
         if bar is None or not bar.is_mounted:
             return
-        if not self.session.snapshot.is_bundle:
-            text = Text()
-            text.append(f"agent-changed, not reviewed {self._counts.get('unverified', 0):,}", "bold")
-            text.append("  ")
-            text.append(JOURNAL_RULE if self._journal() is not None else JOURNAL_OFF)
-            bar.update(spans.tidy(text))
-            return
+        bundle = self.session.snapshot.is_bundle
+        tiers = self.tiers()
         text = Text()
-        for i, tier in enumerate(okf.TRUST_TIERS):
+        for i, tier in enumerate(tiers):
             if i:
                 text.append("  ")
             click = Style(meta={"@click": f"pick({i})"})
-            chosen = i == self.tier
+            chosen = i == min(self.tier, len(tiers) - 1)
             # the pads differ in style from the label (see tui.widgets.spans)
             pad = Style(reverse=True) + click if chosen else Style(dim=True) + click
+            word = tier if bundle else JOURNAL_WORDS[tier]
             text.append(" ", pad)
             text.append(
-                f"{tier} {self._counts.get(tier, 0):,}", (Style(bold=True, reverse=True) if chosen else Style()) + click
+                f"{word} {self._counts.get(tier, 0):,}", (Style(bold=True, reverse=True) if chosen else Style()) + click
             )
             text.append(" ", pad)
         spans.append(text, "   [ ] switch", "dim")
+        if not bundle:  # the chosen tier's rule, and what v does here
+            bar.styles.height = "auto"
+            text.append("\n" + self.rule_line(tiers[min(self.tier, len(tiers) - 1)]))
+            if self.session.reviews.journal_on:
+                text.append(
+                    " · v marks it reviewed (the note is not changed)"
+                    if not self.session.triage_rules.write_verified
+                    else " · v marks it reviewed"
+                )
         bar.update(spans.tidy(text))
 
     def on_tier_bar_picked(self, event: TierBar.Picked) -> None:

@@ -377,6 +377,23 @@ def test_reviewed_marks_and_the_unreviewed_notes_query(setup):
     assert journal.mark_reviewed(agent="claude") == [mine.id - 2] and journal.unreviewed() == []
 
 
+def test_the_reviewed_notes_are_those_whose_agent_changes_the_person_reviewed(setup):
+    """reviewed_paths: a note leaves it when an agent changes it again (it waits for review), the
+    person's own changes and outside edits never put a note there, and a review puts it back."""
+    root, vault, writer, journal = setup({"a.md": "a\n", "b.md": "b\n", "c.md": "c\n"})
+    writer.write("a.md", "a2\n", overwrite=True, actor="agent:claude")
+    writer.write("b.md", "b2\n", overwrite=True, actor="agent:claude")
+    writer.write("c.md", "c2\n", overwrite=True, actor="human:me")  # reviewed when recorded, but no agent's
+    journal.record_outside(["c.md"])
+    assert journal.reviewed_paths() == set()
+    journal.mark_reviewed(by="human:me")
+    assert journal.reviewed_paths() == {"a.md", "b.md"} and journal.unreviewed_paths() == {}
+    writer.write("a.md", "a3\n", overwrite=True, actor="agent:claude")
+    assert journal.reviewed_paths() == {"b.md"} and set(journal.unreviewed_paths()) == {"a.md"}
+    journal.mark_reviewed(by="human:me")
+    assert journal.reviewed_paths() == {"a.md", "b.md"}
+
+
 def test_a_journal_from_before_reviewed_and_journal_time_opens_and_keeps_its_changes(tmp_path):
     """A journal written by the previous release (no boot, mono, jt, reviewed columns) gains them
     on open: its rows read back, count as not reviewed, and "since" finds them by their wall time."""
