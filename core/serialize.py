@@ -71,6 +71,13 @@ def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = 
     return row
 
 
+def row_shape(entry: Entry) -> tuple[str, bool, bool]:
+    """What decides which keys `entry_json` writes, and in which order, for one `bundle` and `frontmatter`:
+    rows of entries with equal shapes have the same keys in the same order (a listing's text says its
+    columns once, answers.table, and finds them from one row of each shape)."""
+    return entry.kind, bool(entry.frontmatter_error), bool(entry.decode_error)
+
+
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, QueryResult, cursor_after
-from vaultwatch.core.serialize import RowCache, entry_json
+from vaultwatch.core.serialize import RowCache, entry_json, row_shape
 
 from . import budget
 from .activity import current_call
@@ -103,33 +103,73 @@ def _json_bytes(value: Any) -> bytes:
     return _encode(value).encode("utf-8", "backslashreplace")
 
 
-_ROW_VALUES: dict[bytes, list[Any]] = {}  # a cached row's JSON -> [its keys, its values as JSON, escaped]
-_ROW_VALUES_MAX = 50_000
+class _Cell:
+    """What a listing page needs of one cached row beyond its JSON, worked out once per row: its keys,
+    its resource_link block and that block's size, and per column list (the page's table columns)
+    its table row, that row escaped for a JSON string (made when asked), and the row's whole share of a
+    message (budget.row_bytes with the link). Kept by the row's JSON (RowCache keeps one bytes object
+    per Entry, whose hash Python keeps, so a lookup costs no encoding); the JSON holds all a link is
+    made of (path, kind, mime_type)."""
+
+    __slots__ = ("by_columns", "keys", "link", "link_size", "size")
+
+    def __init__(self, row: bytes, entry: Any) -> None:
+        self.size = len(row)
+        self.keys: tuple[str, ...] = tuple(json.loads(row))
+        self.link = note_link(entry)
+        self.link_size = link_bytes(self.link)
+        self.by_columns: dict[tuple[str, ...], list[Any]] = {}
+
+    def table_row(self, row: bytes, columns: tuple[str, ...]) -> list[Any]:
+        """[values JSON, those escaped or None, the whole share] of this row in a table of `columns`."""
+        hit = self.by_columns.get(columns)
+        if hit is None:
+            doc = json.loads(row)  # once per row and column list: a page's columns rarely change
+            values = _json_bytes(list(doc.values()) if columns == self.keys else [doc.get(k) for k in columns])
+            hit = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
+            self.by_columns[columns] = hit
+        return hit
 
 
-def _values_of(row: bytes, escape: bool) -> list[Any]:
-    """[keys, values JSON, values JSON escaped or None] of one listing row (RowCache's JSON), kept."""
-    hit = _ROW_VALUES.get(row)
-    if hit is None:
-        doc = json.loads(row)
-        hit = [tuple(doc), _json_bytes(list(doc.values())), None]
-        if len(_ROW_VALUES) >= _ROW_VALUES_MAX:
-            _ROW_VALUES.clear()
-        _ROW_VALUES[row] = hit
-    if escape and hit[2] is None:
-        hit[2] = hit[1].replace(b"\\", b"\\\\").replace(b'"', b'\\"')
-    return hit
+_CELLS: dict[bytes, _Cell] = {}
+_CELLS_MAX = 50_000
+_CHUNK = 128  # rows made at a time while a default page is cut to its budget (~110 rows at 64 KiB)
 
 
-def _table_rows(rows: list[bytes], escape: bool) -> tuple[list[str], list[bytes], list[bytes]]:
-    """Listing rows (JSON) as a table: its columns, each row's values (JSON), and those escaped."""
-    hits = [_values_of(r, escape) for r in rows]
-    keys = hits[0][0] if hits else ()
-    if all(h[0] == keys for h in hits):
-        return list(keys), [h[1] for h in hits], [h[2] for h in hits] if escape else []
-    columns = table([dict.fromkeys(h[0]) for h in hits])["columns"]  # notes and attachments: the union
-    values = [_json_bytes([doc.get(k) for k in columns]) for doc in map(json.loads, rows)]
-    return columns, values, [v.replace(b"\\", b"\\\\").replace(b'"', b'\\"') for v in values] if escape else []
+def _cell(row: bytes, entry: Any) -> _Cell:
+    cell = _CELLS.get(row)
+    if cell is None:
+        cell = _Cell(row, entry)
+        if len(_CELLS) >= _CELLS_MAX:
+            _CELLS.clear()
+        _CELLS[row] = cell
+    return cell
+
+
+def _escaped(hit: list[Any]) -> bytes:
+    if hit[1] is None:  # compact JSON holds no control characters: only these two need escaping
+        hit[1] = hit[0].replace(b"\\", b"\\\\").replace(b'"', b'\\"')
+    escaped: bytes = hit[1]
+    return escaped
+
+
+def _columns(cache: RowCache, entries: Any, clock: Clock, bundle: bool, frontmatter: bool) -> tuple[str, ...]:
+    """The table's columns for `entries`: every key of their rows, in first-seen order (`table`), found
+    from the first row of each row shape (rows of one shape have the same keys in the same order)."""
+    firsts: dict[Any, Any] = {}
+    for e in entries:
+        firsts.setdefault(row_shape(e), e)
+    if not firsts:
+        return ()
+    reps = list(firsts.values())
+    rows = cache.rows(reps, clock, bundle, frontmatter=frontmatter)
+    if len(reps) == 1:
+        return _cell(rows[0], reps[0]).keys
+    columns: dict[str, None] = {}
+    for row, e in zip(rows, reps, strict=True):
+        for key in _cell(row, e).keys:
+            columns.setdefault(key)
+    return tuple(columns)
 
 
 @dataclass
@@ -160,33 +200,64 @@ def listing_page(
     escape: bool = False,
 ) -> Page | str:
     """The page a listing answer carries (results.listing says how it is cut), or the error text
-    when a page the caller sized would pass the hard cap. Tells the activity layer what it listed."""
+    when a page the caller sized would pass the hard cap. Tells the activity layer what it listed.
+
+    The text's columns are those of every entry core returned (`q.limit` of them), but rows are made
+    and measured only as far as the page goes: a default page asks core for more rows than its budget
+    holds, and the budget cuts it."""
     entries = res.entries
-    rows = cache.rows(entries, clock, res.is_bundle, frontmatter=frontmatter)
-    columns, values, escaped = _table_rows(rows, escape)
-    links = tuple(note_link(e) for e in entries)
+    bundle = res.is_bundle
+    columns = _columns(cache, entries, clock, bundle, frontmatter)
+    rows: list[bytes] = []
+    cells: list[_Cell] = []
+    if explicit or not entries:
+        rows = cache.rows(entries, clock, bundle, frontmatter=frontmatter)
+    else:
+        rows = cache.rows(entries[:_CHUNK], clock, bundle, frontmatter=frontmatter)
+        if len(rows[0]) > budget.HARD_ANSWER_BYTES:  # refused below, sized by every row
+            rows = cache.rows(entries, clock, bundle, frontmatter=frontmatter)
     sizes = [len(r) for r in rows]
-    n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
-    if explicit and n < len(rows) or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
-        size = sum(sizes) + len(sizes) + budget.TAIL_BYTES
-        hint = (
-            f"pass limit={n} or less and follow next_cursor"
-            if n > 1
-            else "its first row alone is too big: leave out include_frontmatter, or narrow the listing"
-        )
-        return budget.over_cap(size, hint)
-    if not explicit:
-        whole = [
-            len(r) + budget.escaped_len(v) + 1 + link_bytes(k) for r, v, k in zip(rows, values, links, strict=True)
-        ]
-        n = min(n, budget.fit_message(whole, budget_bytes))
-    if n < len(rows):
-        entries, rows, values, escaped, links = entries[:n], rows[:n], values[:n], escaped[:n], links[:n]
-        rest = {**rest, "returned": n, "next_cursor": cursor_after(q, entries[-1], clock)}
+    if explicit or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
+        n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
+        if n < len(rows) or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
+            size = sum(sizes) + len(sizes) + budget.TAIL_BYTES
+            hint = (
+                f"pass limit={n} or less and follow next_cursor"
+                if n > 1
+                else "its first row alone is too big: leave out include_frontmatter, or narrow the listing"
+            )
+            return budget.over_cap(size, hint)
+        cells = [_cell(r, e) for r, e in zip(rows, entries, strict=True)]
+    else:
+        # the rows' whole shares, made a chunk at a time until the budget is full: no default page passes
+        # the hard cap before its budget (each share is more than the row's JSON, the budget less than the cap)
+        def shares() -> Any:
+            made = rows
+            for at in range(0, len(entries), _CHUNK):
+                chunk = entries[at : at + _CHUNK]
+                if at:
+                    made = cache.rows(chunk, clock, bundle, frontmatter=frontmatter)
+                    rows.extend(made)
+                for row, e in zip(made, chunk, strict=True):
+                    cell = _cell(row, e)
+                    cells.append(cell)
+                    yield cell.table_row(row, columns)[2]
+
+        n = budget.fit_message(shares(), budget_bytes)
+        rows = rows[:n]
+    hits = [c.table_row(r, columns) for c, r in zip(cells, rows, strict=False)]
+    values = [h[0] for h in hits]
+    escaped = [_escaped(h) for h in hits] if escape else []
+    links = tuple(c.link for c in cells[: len(rows)])
+    if len(rows) < len(entries):
+        entries = entries[: len(rows)]
+        rest = {**rest, "returned": len(rows), "next_cursor": cursor_after(q, entries[-1], clock)}
     current_call().listed([e.path for e in entries])
     tail = as_json(rest)
     tail = "," + tail[1:] if len(tail) > 2 else "}"
-    head, close = ('{"result":{"columns":' + as_json(columns) + ',"rows":[', b"]}") if rows else ('{"result":[', b"]")
+    head, close = (
+        ('{"result":{"columns":' + as_json(list(columns)) + ',"rows":[', b"]}") if rows else ('{"result":[', b"]")
+    )
     return Page(entries, rows, values, escaped, head, close, tail, rest, links)
 
 

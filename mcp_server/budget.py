@@ -16,7 +16,7 @@ tool output at 25k tokens. So:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 DEFAULT_ANSWER_BYTES = 64 * 1024
@@ -56,7 +56,7 @@ def message_bytes(structured: Any) -> int:
     return len(raw) + escaped_len(raw) + MESSAGE_TAIL_BYTES
 
 
-def fit_message(sizes: Sequence[int], budget: int) -> int:
+def fit_message(sizes: Iterable[int], budget: int) -> int:
     """`fit` for rows measured by `row_bytes`, against a whole message's budget."""
     return fit(sizes, budget - MESSAGE_TAIL_BYTES + TAIL_BYTES)
 
@@ -80,16 +80,18 @@ def default_rows(budget: int) -> int:
     return max(1, min(MAX_DEFAULT_ROWS, budget // 64))
 
 
-def fit(sizes: Sequence[int], budget: int) -> int:
+def fit(sizes: Iterable[int], budget: int) -> int:
     """How many of the leading rows (their byte sizes) fit in `budget` with their separators and
-    the answer's other fields; at least one when there is any, so a page always moves on."""
+    the answer's other fields; at least one when there is any, so a page always moves on. Takes
+    sizes from an iterator only as far as it needs them (one past the last row that fits)."""
     room = budget - TAIL_BYTES
-    used = 0
-    for n, size in enumerate(sizes):
+    used = count = 0
+    for size in sizes:
         used += size + 1
         if used > room:
-            return max(n, 1)
-    return len(sizes)
+            return max(count, 1)
+        count += 1
+    return count
 
 
 def over_cap(size: int, what: str) -> str:

@@ -7,6 +7,7 @@ tables) is described there.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import logging
 from collections.abc import Callable
@@ -49,15 +50,45 @@ def read_only(title: str) -> ToolAnnotations:
     return ToolAnnotations(title=title, **READ_ONLY)
 
 
+# While the server's fast path serves a call (server.VaultMCPServer.fast_path), the plain answer behind each
+# result a tool makes, by the result's id: the fast path writes the answer to the wire as it is
+# (answers.wire_result) instead of dumping the SDK's content models back to what they were made from.
+_answers: contextvars.ContextVar[dict[int, tuple[CallToolResult, Answer]] | None] = contextvars.ContextVar(
+    "vaultwatch_answers", default=None
+)
+
+
+def keep_answers(kept: dict[int, tuple[CallToolResult, Answer]]) -> contextvars.Token:
+    """Keep the plain answer of every result made in this context in `kept` (the tools run in worker
+    threads, with a copy of the context: the dict is shared); pass the token to `forget_answers`."""
+    return _answers.set(kept)
+
+
+def forget_answers(token: contextvars.Token) -> None:
+    """Undo `keep_answers`."""
+    _answers.reset(token)
+
+
+def answer_of(result: Any, kept: dict[int, tuple[CallToolResult, Answer]]) -> Answer | None:
+    """The plain answer `result` was made from in a `keep_answers` context, or None."""
+    hit = kept.get(id(result))
+    return hit[1] if hit is not None and hit[0] is result else None
+
+
 def result_of(answer: Answer) -> CallToolResult:
-    """The CallToolResult of a plain answer (answers.py)."""
+    """The CallToolResult of a plain answer (answers.py). Where the fast path keeps the answer to write
+    it itself, the result leaves out the resource_link blocks: only the fast path reads its content."""
     if answer.is_error:
         return CallToolResult(content=[TextContent(type="text", text=answer.text)], is_error=True)
-    return CallToolResult(
-        content=[TextContent(type="text", text=answer.text), *links_of(answer.links)],
+    kept = _answers.get()
+    result = CallToolResult(
+        content=[TextContent(type="text", text=answer.text), *(links_of(answer.links) if kept is None else ())],
         structured_content=answer.structured,
         _meta=answer.meta,
     )
+    if kept is not None:
+        kept[id(result)] = (result, answer)
+    return result
 
 
 def links_of(links: Any) -> list[ResourceLink]:
@@ -89,9 +120,7 @@ def ok(
         size = max(size, len(budget.encoded(structured)))
     if size > budget.HARD_ANSWER_BYTES:
         return fail(budget.over_cap(size, too_big))
-    return CallToolResult(
-        content=[TextContent(type="text", text=text), *links_of(links)], structured_content=structured, _meta=meta
-    )
+    return result_of(Answer(text, structured, meta, links=tuple(links)))
 
 
 def listing(

@@ -30,10 +30,11 @@ from . import budget, completions, descriptions, handshake, progress, prompts, r
 from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
+from .answers import Answer, wire_result
 from .config import check_prefix
 from .history_tool import register as register_history
 from .lane import Lane
-from .results import fail, log
+from .results import answer_of, fail, forget_answers, keep_answers, log
 from .tools import ToolEnv
 from .write_tools import register as register_write_tools
 
@@ -108,20 +109,30 @@ class VaultMCPServer(MCPServer):
             return await call_next(ctx)
         context = sdk.tool_context(self, ctx)
         token = splice.enable(splice.scope_values(ctx.request))
+        kept: dict[int, Any] = {}
+        kept_token = keep_answers(kept)
         try:
             result = await self.call_tool(name, dict(arguments or {}), context)
         finally:
+            forget_answers(kept_token)
             splice.reset(token)
-        return self._wire(result, ctx.protocol_version)
+        return self._wire(result, ctx.protocol_version, answer_of(result, kept))
 
-    def _wire(self, result: CallToolResult, version: str) -> dict[str, Any]:
-        """The wire form of a CallToolResult, as the SDK's per-version sieve would shape it."""
-        out: dict[str, Any] = {
-            "content": [block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content],
-            "isError": result.is_error,
-        }
-        if result.structured_content is not None:
-            out["structuredContent"] = result.structured_content
+    def _wire(self, result: CallToolResult, version: str, answer: Answer | None = None) -> dict[str, Any]:
+        """The wire form of a CallToolResult, as the SDK's per-version sieve would shape it; from the plain
+        `answer` it was made from when there is one (the same fields, without dumping the content models)."""
+        if answer is not None:
+            out = wire_result(answer)
+            out.pop("_meta", None)
+        else:
+            out = {
+                "content": [
+                    block.model_dump(by_alias=True, mode="json", exclude_none=True) for block in result.content
+                ],
+                "isError": result.is_error,
+            }
+            if result.structured_content is not None:
+                out["structuredContent"] = result.structured_content
         meta = dict(result.meta) if result.meta else None
         if version in MODERN_PROTOCOL_VERSIONS:
             out["resultType"] = "complete"

@@ -118,19 +118,19 @@ def page_snippets(
     con.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_snip USING fts5({', '.join(COLUMNS)}, tokenize='{TOKENIZER}')"
     )
-    con.execute("BEGIN")  # touches only the temp database
+    # touches only the temp database, and is always rolled back: the page's notes are gone again without
+    # FTS5 tokenizing each one a second time to delete it from the table's index
+    con.execute("BEGIN")
     try:
         con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", small)
-        for rowid, body, best in con.execute(
+        raws = con.execute(
             f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
             f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
             f"WHERE vw_snip MATCH ?",
             (match,),
-        ).fetchall():
-            out[ids[rowid]] = snippet_parts(body if body and _OPEN in body else (best or ""))
-        con.execute("DELETE FROM temp.vw_snip")
-        con.execute("COMMIT")
-    except BaseException:
+        ).fetchall()
+    finally:
         con.execute("ROLLBACK")
-        raise
+    for rowid, body, best in raws:
+        out[ids[rowid]] = snippet_parts(body if body and _OPEN in body else (best or ""))
     return out

@@ -7,7 +7,8 @@ from mcp_types import SERVER_INFO_META_KEY, CallToolResult, TextContent
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from vaultwatch.mcp_server import sdk
+from vaultwatch.mcp_server import results, sdk
+from vaultwatch.mcp_server.answers import Answer, note_link
 from vaultwatch.mcp_server.server import build_server
 
 
@@ -39,6 +40,31 @@ def sdk_wire(server, result: CallToolResult, version: str) -> dict:
 def test_fast_wire_equals_the_sdk_pipeline(demo, version, result):
     server, _ = build_server(demo, extra_tools=[])
     assert server._wire(result, version) == sdk_wire(server, result, version)
+
+
+@pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS])
+@pytest.mark.parametrize("meta", [{"untrusted": "result[].title"}, None], ids=["meta", "no-meta"])
+def test_a_result_kept_as_its_plain_answer_goes_on_the_wire_as_the_sdk_would_write_it(demo, version, meta):
+    """In the fast path a tool's result leaves out its resource_link blocks and the plain answer is written
+    instead: the same wire as the SDK's pipeline makes of the whole result."""
+    server, _ = build_server(demo, extra_tools=[])
+    entries = [e for e in demo.snapshot.entries if e.kind == "note"][:3]
+    answer = Answer(
+        '{"result":{"columns":["path"],"rows":[["a \\"b\\".md"]]}}',
+        {"result": [{"path": e.path, "title": e.title} for e in entries], "total": 3},
+        meta,
+        links=tuple(note_link(e) for e in entries),
+    )
+    whole = results.result_of(answer)  # outside the fast path: every content block as the SDK's model
+    kept: dict = {}
+    token = results.keep_answers(kept)
+    try:
+        lean = results.result_of(answer)
+    finally:
+        results.forget_answers(token)
+    assert len(whole.content) == 4 and len(lean.content) == 1
+    assert results.answer_of(lean, kept) is answer and results.answer_of(whole, kept) is None
+    assert server._wire(lean, version, results.answer_of(lean, kept)) == sdk_wire(server, whole, version)
 
 
 def test_only_read_tools_take_the_fast_path(demo):

@@ -1,0 +1,173 @@
+"""vaultwatch against another checkout of itself, call by call, over stdio through the real client.
+
+For a before/after under the same load: both servers run at once (each spawned by the Python
+`mcp` client, `mode="legacy"`, on its own copy of the vaultgen vault, the semantic extra off),
+and every measured call alternates between them (the order flips each round), so load that
+moves during the run falls on both alike. Per server: the whole listing through the cursor
+(and its page count), search p50 over title queries, read p50, write -> visible in its folder's
+listing. Every page, search and read answer (text and structured content) is compared between
+the two servers: `answers_equal` says whether they were byte for byte the same, and the first
+difference if not.
+
+    VAULTWATCH_BENCH_DIR=/tmp/vwperf/out python -m bench.bench_calls --baseline /work/main [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from bench.common import AS_OF, OUT, ROOT, emit, vault  # noqa: E402
+
+
+def params(checkout: Path, root: Path, home: Path) -> StdioServerParameters:
+    run = Path(tempfile.mkdtemp(prefix="vwc", dir="/tmp"))
+    env = {
+        **{k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")},
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_RUNTIME_DIR": str(run),
+        "XDG_STATE_HOME": str(home / "state"),
+        "PYTHONPATH": str(checkout),
+        "VAULTWATCH_SEMANTIC": "0",
+    }
+    args = ["-m", "vaultwatch.tui.entry", "serve", str(root), "--stdio", "--as-of", AS_OF]
+    return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(checkout))
+
+
+def wire(result) -> str:
+    """A result as the client received it: every content block and the structured content."""
+    blocks = [b.model_dump(mode="json", exclude_none=True) for b in result.content]
+    return json.dumps([blocks, result.structured_content, result.is_error], ensure_ascii=False)
+
+
+class Side:
+    def __init__(self, name: str, client) -> None:
+        self.name, self.c = name, client
+        self.samples: dict[str, list[float]] = {}
+        self.pages = 0
+
+    def add(self, key: str, ms: float) -> None:
+        self.samples.setdefault(key, []).append(ms)
+
+    async def listing(self) -> list[str]:
+        answers, cursor = [], None
+        while True:
+            r = await self.c.call_tool("list_documents", {"cursor": cursor} if cursor else {})
+            answers.append(wire(r))
+            cursor = r.structured_content.get("next_cursor")
+            if not cursor:
+                self.pages = len(answers)
+                return answers
+
+    async def timed(self, key: str, coro) -> object:
+        t = time.perf_counter()
+        out = await coro
+        self.add(key, (time.perf_counter() - t) * 1000)
+        return out
+
+
+async def ready(side: Side, expect: int) -> None:
+    while True:
+        r = await side.c.call_tool("list_documents", {"limit": 1})
+        if r.structured_content and r.structured_content.get("total") == expect:
+            return
+        await asyncio.sleep(0.05)
+
+
+async def main(baseline: Path, rounds: int, notes: int) -> dict:
+    base, manifest = vault(notes)
+    work = OUT / "calls"
+    shutil.rmtree(work, ignore_errors=True)
+    files = sorted(str(p.relative_to(base)) for p in base.rglob("*.md") if not p.name.startswith("."))
+    files = [f for f in files if not any(part.startswith(".") for part in f.split("/"))]
+    step = max(1, len(files) // 20)
+    reads = files[::step][:20]
+    queries = [Path(p).stem for p in files[step // 2 :: step][:10]]
+    checkouts = {"vaultwatch": ROOT, "vaultwatch@baseline": baseline}
+    diffs: list[str] = []
+    async with asyncio.timeout(1800):
+        clients = {}
+        for name, checkout in checkouts.items():
+            root = work / name / "vault"
+            shutil.copytree(base, root)
+            home = work / name / "home"
+            home.mkdir(parents=True, exist_ok=True)
+            clients[name] = Client(params(checkout, root, home), mode="legacy")
+        sides = {}
+        async with contextlib.AsyncExitStack() as stack:
+            for name, client in clients.items():
+                sides[name] = Side(name, await stack.enter_async_context(client))
+            for s in sides.values():
+                await ready(s, manifest["notes"])
+            order = list(sides.values())
+            for rnd in range(rounds):
+                order.reverse()
+                got: dict[str, list] = {s.name: [] for s in order}
+                for _ in range(2):
+                    for s in order:
+                        got[s.name].append(await s.timed("whole_listing_ms", s.listing()))
+                for q in queries:
+                    for s in order:
+                        r = await s.timed("search_ms", s.c.call_tool("search", {"query": q, "limit": 10}))
+                        got[s.name].append(wire(r))
+                for p in reads:
+                    for s in order:
+                        r = await s.timed("read_ms", s.c.call_tool("read", {"path": p}))
+                        got[s.name].append(wire(r))
+                for i in range(5):
+                    for s in order:
+                        rel = f"bench-new/r{rnd}-{i}.md"
+                        t = time.perf_counter()
+                        await s.c.call_tool("write", {"path": rel, "content": f"# r{rnd} {i}\n\nnew\n"})
+                        while True:
+                            r = await s.c.call_tool("list_documents", {"folder": "bench-new"})
+                            if rel in [row["path"] for row in r.structured_content["result"]]:
+                                break
+                        s.add("write_to_listing_ms", (time.perf_counter() - t) * 1000)
+                a, b = got.values()
+                if a != b and len(diffs) < 3:
+                    first = next(i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y)
+                    diffs.append(f"round {rnd}, answer {first}: {str(a[first])[:300]} / {str(b[first])[:300]}")
+    out: dict = {}
+    for s in sides.values():
+        out[s.name] = {k: round(statistics.median(v), 2) for k, v in s.samples.items()}
+        out[s.name]["pages"] = s.pages
+    ratio = {
+        k: round(out["vaultwatch"][k] / out["vaultwatch@baseline"][k], 3)
+        for k in out["vaultwatch"]
+        if k.endswith("_ms")
+    }
+    return {
+        "benchmark": "calls",
+        "notes": manifest["notes"],
+        "rounds": rounds,
+        "baseline": str(baseline),
+        "load_avg": os.getloadavg(),
+        "p50": out,
+        "ratio_to_baseline": ratio,
+        "answers_equal": not diffs,
+        "differences": diffs,
+    }
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", type=Path, required=True)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--notes", type=int, default=10_000)
+    ns = ap.parse_args()
+    emit(asyncio.run(main(ns.baseline, ns.rounds, ns.notes)))
