@@ -23,10 +23,13 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vaultwatch.core.edit.effects import MOVE_FROM, EffectSet
 from vaultwatch.core.events import Event
+
+if TYPE_CHECKING:  # writes.py imports this module
+    from vaultwatch.core.edit.writes import Writer
 
 MAX_ARG_CHARS = 2000
 
@@ -208,7 +211,7 @@ def journaled(operation: str) -> Callable:
 
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)
-        def run(self, *args: Any, **kwargs: Any) -> Any:
+        def run(self: Writer, *args: Any, **kwargs: Any) -> Any:
             outer = _scope.get()
             if outer is not None:
                 return fn(self, *args, **kwargs)

@@ -86,6 +86,7 @@ from vaultwatch.core.markdown.sections import edit_section as _edit_section
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE
 
 if TYPE_CHECKING:  # vault.py imports this module
+    from vaultwatch.core.index.snapshot import Snapshot
     from vaultwatch.core.vault import Vault
 
 __all__ = [
@@ -664,7 +665,7 @@ class Writer:
             WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary, tuple(warnings), dst_rel), actor
         )
 
-    def _check_rewrite_bounds(self, snap, src_rel: str, dst_rel: str, kind: str) -> None:
+    def _check_rewrite_bounds(self, snap: Snapshot, src_rel: str, dst_rel: str, kind: str) -> None:
         """Refuse, before any change, a rename whose link rewriting would take unbounded time:
         every note it would rewrite (the moved ones and those linking to them) must hold at most
         rewrite.MAX_REWRITE_LINKS links. Notes too small to hold that many are not read."""
@@ -1008,7 +1009,7 @@ class Writer:
         return out
 
     def _rewrite_links(
-        self, snap, moves: dict[str, str], todo: list[str], actor: str
+        self, snap: Snapshot, moves: dict[str, str], todo: list[str], actor: str
     ) -> tuple[int, list[str], list[str]]:
         files = {e.path for e in snap.entries if e.kind != FOLDER} | set(moves)
         before = rewrite.LinkIndex(files)
@@ -1037,7 +1038,15 @@ class Writer:
             self.vault.refresh_paths(rewritten, source=actor)
         return count, rewritten, warnings
 
-    def _rewrite_one(self, old_path: str, new_path: str, moves, before, after, actor: str) -> tuple[int, tuple]:
+    def _rewrite_one(
+        self,
+        old_path: str,
+        new_path: str,
+        moves: dict[str, str],
+        before: rewrite.LinkIndex,
+        after: rewrite.LinkIndex,
+        actor: str,
+    ) -> tuple[int, tuple[str, ...]]:
         t = self._target(new_path)
         for _attempt in range(3):
             with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
@@ -1079,7 +1088,7 @@ class Writer:
 
     # --- paths ---
 
-    def locate(self, rel: str, **kwargs) -> Loc:
+    def locate(self, rel: str, **kwargs: Any) -> Loc:
         """core.disk.safeio.locate for a vault path, its OS errors turned into structured ones."""
         try:
             return locate(self.vault.root_real, rel, missing_ok=not kwargs.get("make_dirs"), **kwargs)

@@ -64,14 +64,14 @@ class Snapshot:
             self._cache[key] = value
         return value
 
-    def derived(self, key: object, patch=None):
+    def derived(self, key: object, patch: Callable[[Any, Snapshot, frozenset[str]], Any] | None = None) -> Any:
         """What `cached(key, build, patch)` would answer without building: the memoized value, or
         one patched from the earlier generation's (then memoized), else None. For callers that answer
         at once when that is quick and move a whole build elsewhere (off an event loop)."""
         value = self._derive(key, patch)
         return None if value is _MISSING else value
 
-    def _derive(self, key: object, patch):
+    def _derive(self, key: object, patch: Callable[[Any, Snapshot, frozenset[str]], Any] | None) -> Any:
         try:
             return self._cache[key]
         except KeyError:

@@ -7,6 +7,8 @@ notes alone, so a listing or a completion of tags after a write does not read ev
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from vaultwatch.core.disk.paths import normalize_folder
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.model import NOTE, Entry
@@ -58,7 +60,7 @@ def _tally(snapshot: Snapshot) -> Tally:
     return snapshot.cached("tags.tally", build, _patch(snapshot))
 
 
-def _patch(snapshot: Snapshot):
+def _patch(snapshot: Snapshot) -> Callable[[Tally, Snapshot, frozenset[str]], Tally | None]:
     def patch(old: Tally, base: Snapshot, changed: frozenset[str]) -> Tally | None:
         if len(changed) > MAX_PATCH:
             return None

@@ -12,6 +12,7 @@ import json
 import mmap
 import struct
 from pathlib import Path
+from typing import Any
 
 from vaultwatch.core.search import vectorfile
 
@@ -49,7 +50,7 @@ class Embedder:
             resize_cache(0)
         self._np = np
 
-    def embed(self, texts: list[str]):
+    def embed(self, texts: list[str]) -> Any:
         """float32 (n, DIM), each row of unit length (zero for a text with no tokens)."""
         np = self._np
         out = np.zeros((len(texts), DIM), dtype=np.float32)
@@ -76,12 +77,12 @@ class Embedder:
         """Hand the table's pages back to the page cache (a query reads a few rows of it again)."""
         vectorfile.release_pages(self._map)
 
-    def quantize(self, vecs):
+    def quantize(self, vecs: Any) -> Any:
         np = self._np
         return np.clip(np.rint(vecs * 127.0), -127, 127).astype(np.int8)
 
 
-def _map_tensor(path: Path, name: str):
+def _map_tensor(path: Path, name: str) -> tuple[mmap.mmap, Any]:
     """(mmap, numpy view) of one tensor of a safetensors file, mapped read-only, not copied: the
     pages a build touched can be dropped from the process afterwards (`Embedder.release`).
     The format: an 8-byte little-endian header length, a JSON header, then the raw tensors."""

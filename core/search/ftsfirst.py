@@ -20,13 +20,20 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.index.parsepool import START_FAILED, killed_at_exit, process_context
 from vaultwatch.core.search import ftsprep
 from vaultwatch.core.search.ftsrows import insert_rows, merging
 from vaultwatch.core.search.notetext import register_functions
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+    from vaultwatch.core.search.ftsprep import Prepared
 
 PROCESS_MIN_NOTES = 20_000  # smaller first builds stay in the writer thread (a process costs ~0.3 s to start)
 STOP_WAIT_S = 5.0  # a stopped build's process gets this long to end its transaction, then is killed
@@ -64,7 +71,11 @@ def build(
 
 
 def _exchange(
-    mine, proc, batches: Iterable[list[tuple[Any, tuple]]], stopped: Callable[[], bool], progress: Callable[[int], None]
+    mine: Connection[Any, Any],
+    proc: BaseProcess,
+    batches: Iterable[list[tuple[Any, tuple]]],
+    stopped: Callable[[], bool],
+    progress: Callable[[int], None],
 ) -> float | None:
     """`build`'s side of the pipe: the batches out, progress and the answer in."""
     try:
@@ -103,7 +114,7 @@ def _exchange(
             proc.join()
 
 
-def _main(conn, db_path: str, root_real: str, transaction: int) -> None:
+def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction: int) -> None:
     """The build process: receive the batches (then None), prepare and insert them, answer
     ("done", notes written) as it goes and ("ok", its and the preparing processes' CPU seconds)
     at the end, or ("error", what went wrong). Anything the app sends once the batches are in (or its
@@ -172,7 +183,9 @@ def _main(conn, db_path: str, root_real: str, transaction: int) -> None:
         conn.close()
 
 
-def _prepared(root_real: str, batches: list[list], stopped: Callable[[], bool], cpu: list[float], ftsprep):
+def _prepared(
+    root_real: str, batches: list[list], stopped: Callable[[], bool], cpu: list[float], ftsprep: ModuleType
+) -> Iterator[list[Prepared]]:
     """The batches prepared by the usual pool of processes, or here when none can be started."""
     try:
         yield from ftsprep.prepare_pooled(root_real, batches, stopped, cpu)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
+from typing import BinaryIO
 
 from vaultwatch.core.markdown import mdlex
 from vaultwatch.core.markdown.parse import decode, split_frontmatter
@@ -19,7 +20,7 @@ COMPRESS_LEVEL = 1
 MAX_BODY_CHARS = 2_000_000  # text beyond this (per note) is not searchable
 
 
-def read_capped(f, expected: int, cap: int) -> bytes:
+def read_capped(f: BinaryIO, expected: int, cap: int) -> bytes:
     """Up to `cap` bytes of an open file whose stat said `expected` bytes (read(cap) would
     allocate the whole cap up front for every note)."""
     data = f.read(min(cap, expected + 1))

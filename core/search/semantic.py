@@ -28,7 +28,9 @@ from __future__ import annotations
 import importlib.util
 import threading
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.events import IndexProblem, IndexProgress
@@ -38,6 +40,11 @@ from vaultwatch.core.memory import release_free_memory
 from vaultwatch.core.model import NOTE
 from vaultwatch.core.search import embedprocess, vectorfile
 from vaultwatch.core.search.embedder import DIM, Embedder
+
+if TYPE_CHECKING:  # vault.py imports this module
+    from vaultwatch.core.model import Entry
+    from vaultwatch.core.search.fulltext import SearchIndex
+    from vaultwatch.core.vault import Vault
 
 PASSAGE_CHARS = 1200
 BATCH = 256
@@ -66,7 +73,7 @@ class VectorIndex(ChangeFollower):
 
     thread_name = "vaultwatch-vectors"
 
-    def __init__(self, vault, search_index, cache_path: Path) -> None:
+    def __init__(self, vault: Vault, search_index: SearchIndex, cache_path: Path) -> None:
         import numpy as np
 
         super().__init__(vault)
@@ -111,7 +118,7 @@ class VectorIndex(ChangeFollower):
             self.vault.bus.publish(IndexProblem(self.problem, "warning"))
 
     # building ---------------------------------------------------------------------------------
-    def _key(self, e) -> tuple[int, int, int]:
+    def _key(self, e: Entry) -> tuple[int, int, int]:
         return (e.size_bytes, e.mtime_ns, e.inode)
 
     @property
@@ -184,11 +191,11 @@ class VectorIndex(ChangeFollower):
                 self._keys, self._mat, self._file = mapped.keys, mapped.vecs, mapped
         mapped.release()  # the pages the write touched
 
-    def _texts(self, entries) -> list[str]:
+    def _texts(self, entries: Iterable[Entry]) -> list[str]:
         """Passages for entries, from the full-text index's stored text (no second read of the files)."""
         return self.search.passages([e.path for e in entries], passage)
 
-    def _note_keys(self, notes):
+    def _note_keys(self, notes: Sequence[Entry]) -> Any:
         """(n, 3) int64 keys of entries, filled without a Python tuple per note."""
         np = self._np
         flat = np.fromiter(
@@ -260,7 +267,7 @@ class VectorIndex(ChangeFollower):
             self._save_cache()
             release_free_memory()
 
-    def _embedded(self, notes, todo: list[int]):
+    def _embedded(self, notes: Sequence[Entry], todo: list[int]) -> Iterator[tuple[Any, Any]]:
         """(rows, int8 vectors) for the notes at positions `todo`, BATCH at a time: in a worker
         process for a big build (core.search.embedprocess), else (or where no process can be
         started) by this process's embedder. Stops early once the index is stopped."""
@@ -339,7 +346,7 @@ class VectorIndex(ChangeFollower):
             time.sleep(0.02)
         return True
 
-    def rank(self, query_vec, allowed: set[str] | None, k: int) -> list[tuple[str, float]]:
+    def rank(self, query_vec: Any, allowed: set[str] | None, k: int) -> list[tuple[str, float]]:
         """The `k` notes nearest to a unit query vector (cosine), optionally only paths in `allowed`."""
         np = self._np
         with self._lock:
@@ -369,7 +376,7 @@ class VectorIndex(ChangeFollower):
             return []
         return self.rank(vec, allowed, k)
 
-    def vector_of(self, path: str):
+    def vector_of(self, path: str) -> Any:
         with self._lock:
             paths, mat = self._paths, self._mat
         try:
