@@ -461,13 +461,15 @@ class Journal:
             if not paths:
                 return
             gone = set(event.removed)
+            arrived = set(event.added)
             recent = self._recent_paths() if self.current is not None else set()
             intended = self._intended_paths() if self.current is not None else {}
             unexplained = [
                 p
                 for p in paths
-                if not (p in intended and self._intended(p, p in gone, intended))
-                and (p not in recent or not self._explained(p, p in gone))
+                if not self._intended(p, p in gone, intended, added=p in arrived)
+                and not (p in recent and self._explained(p, p in gone))
+                and not self._moved_along(p, p in gone, p in arrived, recent)
             ]
             if unexplained:
                 outside = self.record_outside(unexplained, removed=gone)
@@ -533,10 +535,45 @@ class Journal:
                 pass
         return ok
 
+    def _moved_along(self, rel: str, removed: bool, added: bool, recent: set[str]) -> bool:
+        """`rel` went or came with its folder, which a recently journaled rename (or a revert of one)
+        moved: another process's folder move, whose change names the folder, not every file in it."""
+        folder = rel
+        while folder:
+            if folder in recent:
+                if not (removed or added):  # changed in place, unless the move took it since
+                    try:
+                        removed = self.current is not None and self.current(rel) is None
+                    except Exception:
+                        return False
+                    if not removed:
+                        return False
+                with self._lock:
+                    row = self._con.execute(
+                        "SELECT c.operation, c.path, c.src, c.revert_of FROM paths p JOIN changes c "
+                        "ON c.id = p.change_id WHERE p.path=? AND c.kind != 'outside' ORDER BY c.id DESC LIMIT 1",
+                        (folder,),
+                    ).fetchone()
+                    if row is not None and row[0] == "revert" and row[3] is not None:
+                        back = self._con.execute(
+                            "SELECT src, path FROM changes WHERE id=? AND operation='rename'", (row[3],)
+                        ).fetchone()
+                        row = ("rename", *back, None) if back is not None else None
+                if row is not None and row[0] == "rename":
+                    _, to, frm, _ = row
+                    if (added and to == folder) or (removed and frm == folder):
+                        return True
+            folder = folder.rpartition("/")[0]
+        return False
+
     def _recheck(self, outside: Change, paths: list[str], gone: set[str]) -> None:
         """Drop an "outside" row whose every path a change journaled just after it explains."""
         try:
-            if all(self._explained(p, p in gone) for p in paths):
+            recent = self._recent_paths()
+            # (what the first look took for arrived is not known here: a file there now may have)
+            if all(
+                self._explained(p, p in gone) or self._moved_along(p, p in gone, p not in gone, recent) for p in paths
+            ):
                 with self._lock:
                     self._con.execute("BEGIN IMMEDIATE")
                     try:
@@ -624,10 +661,31 @@ class Journal:
                     out.setdefault(move[1], []).append({"moved": "to"})
         return out
 
-    def _intended(self, rel: str, removed: bool, intended: dict[str, list[dict[str, Any]]] | None = None) -> bool:
-        """`rel` holds what an open revert intent puts there: its own write, not an outside edit."""
-        wants = (intended if intended is not None else self._intended_paths()).get(rel)
-        if not wants or self.current is None:
+    def _intended(
+        self,
+        rel: str,
+        removed: bool,
+        intended: dict[str, list[dict[str, Any]]] | None = None,
+        *,
+        added: bool = False,
+    ) -> bool:
+        """`rel` holds what an open revert intent puts there: its own write, not an outside edit.
+        A folder's move takes every file under it along: a file gone from under the folder's old
+        path, or newly arrived under its new one (`added`), is the move's too."""
+        intended = intended if intended is not None else self._intended_paths()
+        if not intended:  # no revert or rename in progress: the common case, one look
+            return False
+        wants = intended.get(rel)
+        if not wants:
+            if self.current is None:
+                return False
+            if not (removed or added):  # changed in place, unless its folder's move took it since
+                try:
+                    removed = self.current(rel) is None
+                except Exception:
+                    return False
+            return self._under_move(rel, removed, added, intended)
+        if self.current is None:
             return False
         try:
             data = None if removed else self.current(rel)
@@ -641,6 +699,19 @@ class Journal:
                 return True
             if want.get("moved") == "to":
                 return True  # the moved note (or folder) arrived where the revert moves it
+        # put back, then taken along by its folder's move before this event was handled
+        return self._under_move(rel, data is None, added, intended)
+
+    @staticmethod
+    def _under_move(rel: str, removed: bool, added: bool, intended: dict[str, list[dict[str, Any]]]) -> bool:
+        if not (removed or added):
+            return False  # a file changed in place under a moved folder is not the move's doing
+        folder = rel.rpartition("/")[0]
+        while folder:
+            for want in intended.get(folder, ()):
+                if want.get("moved") == ("from" if removed else "to"):
+                    return True
+            folder = folder.rpartition("/")[0]
         return False
 
     def record_outside(self, paths: list[str], *, removed: Iterable[str] = ()) -> Change:

@@ -30,7 +30,7 @@ import threading
 from dataclasses import dataclass, field
 
 from vaultwatch.core.disk.paths import normalize
-from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace
+from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace, sweep_temp_files
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.hooks import FileWrite, Scope, enter, leave, problem
@@ -346,6 +346,10 @@ def _revert(
         leave(token)
     if interrupted:
         summary += " (finished an interrupted revert)"
+        try:  # the killed run's half-written temporary files (a running server may not start again soon)
+            sweep_temp_files(writer.vault.root_real)
+        except OSError:
+            pass
     record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path, intent=intent)
     for stale in interrupted[:-1]:
         journal.drop_intent(stale[0])
