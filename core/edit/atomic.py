@@ -360,6 +360,8 @@ def clean_temp_files_soon(vault) -> threading.Thread:
 
 def folds_case(dir_fd: int, siblings: list[str]) -> bool:
     """True when the folder's file system finds a name in another case (probed on one existing name)."""
+    if platform.folds_case_forced():
+        return True
     probe = next((n for n in siblings if n.swapcase() != n), None)
     if probe is None:
         return False
