@@ -270,3 +270,33 @@ async def test_a_pending_change_made_after_the_state_folder_was_removed_can_be_a
         done = approve_cli(root, found.group(1))
     assert done.returncode == 0, done.stderr
     assert (root / "Pub" / "c.md").read_text() == "# Agent\n"
+
+
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("delete", {"path": "Pub/dirlink/"}),
+        ("delete", {"path": "Pub/dirlink/."}),
+        ("delete", {"path": "Pub/dirlink/secret.md/.."}),
+        ("rename", {"path": "Pub/dirlink/", "new_path": "Pub/moved"}),
+        ("rename", {"path": "Pub/dirlink/.", "new_path": "Pub/moved"}),
+        ("rename", {"path": "Pub", "new_path": "Pub2"}),  # holds a link to the gated note and one to its folder
+        ("delete", {"path": "Pub"}),
+        ("write", {"path": ".vaultwatchignore", "content": "Private/\n"}),
+        ("write", {"path": ".obsidian/app.json", "content": '{"userIgnoreFilters": ["Private/"]}\n'}),
+    ],
+)
+async def test_a_folder_link_named_as_a_folder_never_moves_or_removes_the_gated_folder(
+    vault: Vault, sock_dir, tool, arguments
+):
+    """A trailing slash or dot on a folder link must not make the gated folder behind it the thing
+    renamed or deleted; moving or deleting the folder that holds the links moves only the links;
+    the ignore files that would hide the gated folder from the index are not the agent's to write."""
+    root = Path(vault.root)
+    before = gated(root)
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool(tool, arguments)
+    assert gated(root) == before, result.content[0].text
+    assert not any(p.startswith(".trash/") and "secret" in p for p in tree(root) if not os.path.islink(root / p))
+    if tool == "write":
+        assert result.is_error, result.content[0].text
