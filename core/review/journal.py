@@ -537,7 +537,7 @@ class Journal:
 
     def _moved_along(self, rel: str, removed: bool, added: bool, recent: set[str]) -> bool:
         """`rel` went or came with its folder, which a recently journaled rename (or a revert of one)
-        moved: another process's folder move, whose change names the folder, not every file in it."""
+        moved: another process's folder move (its change names every path it moved, both ends)."""
         folder = rel
         while folder:
             if folder in recent:
@@ -550,19 +550,22 @@ class Journal:
                         return False
                 with self._lock:
                     row = self._con.execute(
-                        "SELECT c.operation, c.path, c.src, c.revert_of FROM paths p JOIN changes c "
+                        "SELECT c.id, c.operation, c.path, c.src, c.revert_of FROM paths p JOIN changes c "
                         "ON c.id = p.change_id WHERE p.path=? AND c.kind != 'outside' ORDER BY c.id DESC LIMIT 1",
                         (folder,),
                     ).fetchone()
-                    if row is not None and row[0] == "revert" and row[3] is not None:
+                    if row is not None and row[1] == "revert" and row[4] is not None:
                         back = self._con.execute(
-                            "SELECT src, path FROM changes WHERE id=? AND operation='rename'", (row[3],)
+                            "SELECT id, src, path FROM changes WHERE id=? AND operation='rename'", (row[4],)
                         ).fetchone()
-                        row = ("rename", *back, None) if back is not None else None
-                if row is not None and row[0] == "rename":
-                    _, to, frm, _ = row
-                    if (added and to == folder) or (removed and frm == folder):
-                        return True
+                        row = (back[0], "rename", back[1], back[2], None) if back is not None else None
+                    # only a file the rename itself moved (its change names both ends of each)
+                    if row is not None and row[1] == "rename":
+                        rid, _, to, frm, _ = row
+                        if ((added and to == folder) or (removed and frm == folder)) and self._con.execute(
+                            "SELECT 1 FROM paths WHERE change_id=? AND path=? LIMIT 1", (rid, rel)
+                        ).fetchone():
+                            return True
             folder = folder.rpartition("/")[0]
         return False
 
@@ -801,7 +804,9 @@ class Journal:
             caller.change_ids.append(change.id)
         return change
 
-    def record_interrupted_rename(self, intent_id: int, actor: str, src: str, dst: str) -> Change:
+    def record_interrupted_rename(
+        self, intent_id: int, actor: str, src: str, dst: str, *, moved: Iterable[str] = ()
+    ) -> Change:
         """A rename killed midway (its intent still open), as the change it made: the move and the
         link rewrites that landed, so that it can be reverted (core.review.revert.resume_interrupted)."""
         files = [FileWrite(p, before, None, "links") for p, before, _ in self.intent_files(intent_id)]
@@ -823,7 +828,7 @@ class Journal:
             summary=f"interrupted rename {src} -> {dst}: rewrote links in {len(stored)} notes before it stopped",
             arguments={"src": src, "dst": dst},
         )
-        return self._insert(row, stored, [src, dst, *(f.path for f in stored)], intent=intent_id)
+        return self._insert(row, stored, [src, dst, *moved, *(f.path for f in stored)], intent=intent_id)
 
     def record_revert(self, scope: Scope, of: Change, summary: str, path: str, *, intent: int | None = None) -> Change:
         """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""

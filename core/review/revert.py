@@ -419,7 +419,7 @@ def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: s
     if not (_exists(writer, dst) and not _exists(writer, src)):
         journal.drop_intent(intent_id)
         return 0, f"an interrupted rename of {src} had not moved it; nothing to roll back"
-    change = journal.record_interrupted_rename(intent_id, actor, src, dst)
+    change = journal.record_interrupted_rename(intent_id, actor, src, dst, moved=plan.get("paths", ()))
     try:
         done = revert(writer, journal, change.id, actor=RECOVERY_ACTOR)
     except VaultError as exc:

@@ -222,3 +222,38 @@ def _all_back(root: Path, before: dict[str, str], journal: Journal, rename_id: i
     assert row.revert_of == rename_id
     assert journal.open_intents() == []
     no_outside_rows(journal)
+
+
+async def test_a_file_put_into_a_folder_just_moved_back_by_another_process_is_an_outside_edit(
+    tmp_path, sock_dir, monkeypatch
+):
+    """The files a folder's move (here `vaultwatch revert` of a folder rename, in its own process)
+    takes along are the move's; a file another program puts into that folder right after is not:
+    it is journaled as an outside edit, the moved files are not."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / "v"
+    (root / "Folder").mkdir(parents=True)
+    names = [f"Folder/f{i:02}.md" for i in range(20)]
+    for rel in names:
+        (root / rel).write_text(f"# {rel}\n")
+    vault = Vault(root)
+    vault.load()
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path, name="mover") as agent:
+        seen: set[str] = set()
+        vault.bus.subscribe(
+            lambda e: seen.update(e.added) if isinstance(e, DocumentsChanged) and e.source == "disk" else None
+        )
+        vault.start_watching()
+        r = await agent.call_tool("rename", {"path": "Folder", "new_path": "Moved"})
+        assert not r.is_error, r.content[0].text
+        journal = journal_for(vault)
+        rename_id = journal.changes()[0].id
+        done = await asyncio.to_thread(
+            cli, "revert", str(rename_id), str(root), env={**os.environ, "PYTHONPATH": str(ROOT)}
+        )
+        assert done.returncode == 0, done.stderr
+        (root / "Folder" / "intruder.md").write_text("# not vaultwatch's\n")
+        while not {*names, "Folder/intruder.md"} <= seen:
+            await asyncio.sleep(0.02)
+        outside = [p for c in journal.changes(kinds=("outside",)) for p in c.paths]
+        assert outside == ["Folder/intruder.md"], outside
