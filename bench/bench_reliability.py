@@ -127,11 +127,27 @@ FAMILIES = {  # file stem -> (family, what it covers)
         "its bottom; `rename` and `delete` of the whole tree through the real server and `mcp` client are "
         "done (not an internal error) and take the lane as heavy calls",
     ),
+    "test_folder_crash": (
+        "Folder rename crashes",
+        "a folder of 300 notes that 400 other notes link into, renamed by an agent through a real "
+        "`vaultwatch serve` killed with SIGKILL during its 700 link rewrites, and the revert of such a "
+        "rename (a real `vaultwatch revert`) killed midway while a server watches: the next start (or the "
+        "same revert again) rolls back or finishes it, every file back byte for byte, no temporary file "
+        "left, none of its own writes journaled as outside edits",
+    ),
+    "test_gate_case": (
+        "Case-folding file systems",
+        "a real headless `vaultwatch serve` with the case-folding probe forced (no case-insensitive file "
+        "system mounts on the test machine) and rules typed in another case than the folders: 23 calls "
+        "writing, editing, renaming and deleting every case spelling of the gated paths; every answer held "
+        "for the person or refused, the vault byte for byte",
+    ),
 }
 # Earlier tests that already prove a part of a family: run and counted here, not repeated.
 CITED = {
     "Approval gate bypasses": [
         "tests/mcp_server/test_gate_effects.py",
+        "tests/mcp_server/test_gate_attacks.py",
         "tests/core/review/test_policy.py",
         "tests/mcp_server/test_changes.py",
     ],

@@ -17,6 +17,13 @@ this module is the one place that decides which is taken:
 
 Each capability has one switch that `force` (or VAULTWATCH_PLATFORM_OFF) turns off, so a test on Linux runs the very
 fallback a Mac runs, and a counter (`fallbacks`) that proves the fallback was taken.
+
+One behaviour of the file system is forced the other way, on: `folds_case`, a file system
+that compares names without case (macOS's APFS and HFS+ by default, FAT, Windows shares).
+vaultwatch probes it per vault (core.edit.effects.form_of, core.edit.atomic.folds_case);
+`force(folds_case=True)` (or VAULTWATCH_PLATFORM_FOLDS_CASE=1 for a whole process) makes the
+probes answer "folds" on a case-sensitive test machine, where no such file system can be
+mounted (a kernel without CONFIG_UNICODE refuses ext4 and tmpfs casefold).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ __all__ = [
     "fallback",
     "fallbacks",
     "force",
+    "folds_case_forced",
     "open_beneath",
     "fd_path",
     "can_name_locks",
@@ -62,33 +70,50 @@ def _off_from_env() -> set[str]:
     return {name.strip() for name in raw.split(",") if name.strip() in CAPABILITIES}
 
 
+def _folds_case_from_env() -> bool:
+    from vaultwatch.core import settings  # noqa: PLC0415
+
+    return bool(settings.env("VAULTWATCH_PLATFORM_FOLDS_CASE"))
+
+
 # Capabilities turned off: by VAULTWATCH_PLATFORM_OFF for a whole process (a test's server or
 # bridge), by `force` for a block of a test.
 _off: set[str] = _off_from_env()
+_folds_case: list[bool] = [_folds_case_from_env()]  # forced on (see the module doc)
 _lock = threading.Lock()
 # How often each capability's fallback was taken; a test reads it to prove it ran the fallback.
 fallbacks: Counter[str] = Counter()
 
 
 @contextmanager
-def force(**caps: bool) -> Iterator[None]:
-    """Turn capabilities off (`force(openat2=False)`) for the block, as on a system without them."""
+def force(*, folds_case: bool | None = None, **caps: bool) -> Iterator[None]:
+    """Turn capabilities off (`force(openat2=False)`) for the block, as on a system without them;
+    `folds_case=True`: the vault's file system is taken to compare names without case."""
     for name in caps:
         if name not in CAPABILITIES:
             raise ValueError(f"unknown platform capability {name!r}; known: {', '.join(CAPABILITIES)}")
     with _lock:
         before = set(_off)
+        folded = _folds_case[0]
         for name, on in caps.items():
             if on:
                 _off.discard(name)
             else:
                 _off.add(name)
+        if folds_case is not None:
+            _folds_case[0] = folds_case
     try:
         yield
     finally:
         with _lock:
             _off.clear()
             _off.update(before)
+            _folds_case[0] = folded
+
+
+def folds_case_forced() -> bool:
+    """True when `force(folds_case=True)` or VAULTWATCH_PLATFORM_FOLDS_CASE says the file system folds case."""
+    return _folds_case[0]
 
 
 def fallback(name: str) -> None:

@@ -108,6 +108,13 @@ ENV: tuple[EnvSetting, ...] = (
         "runs the fallbacks macOS takes (for tests).",
     ),
     EnvSetting(
+        "VAULTWATCH_PLATFORM_FOLDS_CASE",
+        "bool",
+        False,
+        "1: take the vault's file system to compare names without case, as macOS's does "
+        "(for tests on a case-sensitive machine).",
+    ),
+    EnvSetting(
         "VAULTWATCH_SDK_FAST_PATH",
         "bool",
         True,

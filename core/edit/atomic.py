@@ -49,6 +49,7 @@ __all__ = [
     "WriteRefused",
     "clean_temp_files",
     "clean_temp_files_soon",
+    "sweep_temp_files",
     "folds_case",
     "fsync_dir",
     "hardlink_refusal",
@@ -288,9 +289,10 @@ def _in_use(name: str, dfd: int) -> bool:
 
 _TEMP_NAME = re.compile(r"\.vaultwatch-[0-9a-f]{16}\.tmp")
 _STARTED = time.time()
+TEMP_GRACE_S = 2.0  # s: a temporary file this young may be another process's write, between create and flock
 
 
-def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list[str]:
+def clean_temp_files(root_real: str, *, older_than: float | None = None, young: list[float] | None = None) -> list[str]:
     """Remove the write path's own temporary files left by a killed run; returns their vault paths.
 
     Only names this module makes (`.vaultwatch-<16 hex>.tmp`, regular files) whose mtime is
@@ -298,8 +300,9 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
     still running in another process is left alone) and whose flock no live write holds (a
     change waiting for the person's approval keeps its file, however old) are removed. The walk works on folder
     descriptors (core.disk.walk: iterative, any depth), skips hidden folders and never follows a symlink.
+    `young` gathers the mtimes of the files left alone only for their age and no live write holds.
     """
-    limit = min(_STARTED, time.time() - 2) if older_than is None else older_than
+    limit = min(_STARTED, time.time() - TEMP_GRACE_S) if older_than is None else older_than
     removed: list[str] = []
     for dirpath, dirnames, filenames, dfd in fwalk(root_real):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
@@ -308,23 +311,41 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None) -> list
                 continue
             try:
                 st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-                if stat_mod.S_ISREG(st.st_mode) and st.st_mtime < limit and not _in_use(name, dfd):
-                    os.unlink(name, dir_fd=dfd)
-                    rel = os.path.join(dirpath, name)[len(root_real) + 1 :]
-                    removed.append(rel)
+                if not stat_mod.S_ISREG(st.st_mode) or _in_use(name, dfd):
+                    continue
+                if st.st_mtime >= limit:
+                    if young is not None:
+                        young.append(st.st_mtime)
+                    continue
+                os.unlink(name, dir_fd=dfd)
+                rel = os.path.join(dirpath, name)[len(root_real) + 1 :]
+                removed.append(rel)
             except OSError:
                 continue
     return removed
 
 
+def sweep_temp_files(root_real: str) -> list[str]:
+    """clean_temp_files, and once more when it left files alone only for their age: a run killed
+    just before (a bridge restarts the server at once; `vaultwatch revert` finishes a killed one)
+    left files too young to tell from another process's write; once they are old enough, a live
+    write holds its file's flock, so only the killed run's go. May wait TEMP_GRACE_S."""
+    young: list[float] = []
+    removed = clean_temp_files(root_real, young=young)
+    if young:
+        time.sleep(max(0.0, max(young) + TEMP_GRACE_S - time.time()) + 0.1)
+        removed += clean_temp_files(root_real, older_than=time.time() - TEMP_GRACE_S)
+    return removed
+
+
 def clean_temp_files_soon(vault: Vault) -> threading.Thread:
-    """clean_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
+    """sweep_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
 
     def run() -> None:
         from vaultwatch.core.events import IndexProblem
 
         try:
-            removed = clean_temp_files(vault.root_real)
+            removed = sweep_temp_files(vault.root_real)
         except OSError:
             return
         if removed:
@@ -343,6 +364,8 @@ def clean_temp_files_soon(vault: Vault) -> threading.Thread:
 
 def folds_case(dir_fd: int, siblings: list[str]) -> bool:
     """True when the folder's file system finds a name in another case (probed on one existing name)."""
+    if platform.folds_case_forced():
+        return True
     probe = next((n for n in siblings if n.swapcase() != n), None)
     if probe is None:
         return False

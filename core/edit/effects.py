@@ -22,6 +22,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from vaultwatch.core import platform
+
 # What an effect does to its path.
 WRITE = "write"  # the bytes of an existing file change
 CREATE = "create"  # a new file
@@ -132,6 +134,8 @@ _FORMS_LOCK = threading.Lock()
 
 def form_of(root_real: str) -> PathForm:
     """The vault's `PathForm`, probed once per vault root (a stat of one name in the other case)."""
+    if platform.folds_case_forced():
+        return PathForm(True)
     form = _FORMS.get(root_real)
     if form is not None:
         return form

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from vaultwatch.core.edit.effects import MOVE_FROM, EffectSet
+from vaultwatch.core.edit.effects import LINKS, MOVE_FROM, EffectSet
 from vaultwatch.core.events import Event
 
 if TYPE_CHECKING:  # writes.py imports this module
@@ -182,8 +182,13 @@ def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = No
             if scope.intent is None:
                 # before the move: a rename rewrites links in many notes, one at a time; killed midway,
                 # the journal knows what it moved and what it rewrote (core.review.revert rolls it back)
+                # (every path the move takes along, both ends: a roll-back journals them, so that
+                # the files a folder's move carries are told from outside edits)
+                moved = list(
+                    dict.fromkeys(p for e in effects.effects if e.change != LINKS for p in (e.path, e.dest) if p)
+                )
                 scope.intent = scope.journal.begin_intent(
-                    0, scope.actor, {"operation": "rename", "move": [first.path, first.dest]}
+                    0, scope.actor, {"operation": "rename", "move": [first.path, first.dest], "paths": moved}
                 )
         elif scope.intent is not None and scope.journal is not None and (old is not None or new is not None):
             # a rename's link rewrite, recorded before it lands: killed right after, it is still rolled back

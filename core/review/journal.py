@@ -456,13 +456,15 @@ class Journal:
             if not paths:
                 return
             gone = set(event.removed)
+            arrived = set(event.added)
             recent = self._recent_paths() if self.current is not None else set()
             intended = self._intended_paths() if self.current is not None else {}
             unexplained = [
                 p
                 for p in paths
-                if not (p in intended and self._intended(p, p in gone, intended))
-                and (p not in recent or not self._explained(p, p in gone))
+                if not self._intended(p, p in gone, intended, added=p in arrived)
+                and not (p in recent and self._explained(p, p in gone))
+                and not self._moved_along(p, p in gone, p in arrived, recent)
             ]
             if unexplained:
                 outside = self.record_outside(unexplained, removed=gone)
@@ -528,10 +530,48 @@ class Journal:
                 pass
         return ok
 
+    def _moved_along(self, rel: str, removed: bool, added: bool, recent: set[str]) -> bool:
+        """`rel` went or came with its folder, which a recently journaled rename (or a revert of one)
+        moved: another process's folder move (its change names every path it moved, both ends)."""
+        folder = rel
+        while folder:
+            if folder in recent:
+                if not (removed or added):  # changed in place, unless the move took it since
+                    try:
+                        removed = self.current is not None and self.current(rel) is None
+                    except Exception:
+                        return False
+                    if not removed:
+                        return False
+                with self._lock:
+                    row = self._con.execute(
+                        "SELECT c.id, c.operation, c.path, c.src, c.revert_of FROM paths p JOIN changes c "
+                        "ON c.id = p.change_id WHERE p.path=? AND c.kind != 'outside' ORDER BY c.id DESC LIMIT 1",
+                        (folder,),
+                    ).fetchone()
+                    if row is not None and row[1] == "revert" and row[4] is not None:
+                        back = self._con.execute(
+                            "SELECT id, src, path FROM changes WHERE id=? AND operation='rename'", (row[4],)
+                        ).fetchone()
+                        row = (back[0], "rename", back[1], back[2], None) if back is not None else None
+                    # only a file the rename itself moved (its change names both ends of each)
+                    if row is not None and row[1] == "rename":
+                        rid, _, to, frm, _ = row
+                        if ((added and to == folder) or (removed and frm == folder)) and self._con.execute(
+                            "SELECT 1 FROM paths WHERE change_id=? AND path=? LIMIT 1", (rid, rel)
+                        ).fetchone():
+                            return True
+            folder = folder.rpartition("/")[0]
+        return False
+
     def _recheck(self, outside: Change, paths: list[str], gone: set[str]) -> None:
         """Drop an "outside" row whose every path a change journaled just after it explains."""
         try:
-            if all(self._explained(p, p in gone) for p in paths):
+            recent = self._recent_paths()
+            # (what the first look took for arrived is not known here: a file there now may have)
+            if all(
+                self._explained(p, p in gone) or self._moved_along(p, p in gone, p not in gone, recent) for p in paths
+            ):
                 with self._lock:
                     self._con.execute("BEGIN IMMEDIATE")
                     try:
@@ -619,10 +659,31 @@ class Journal:
                     out.setdefault(move[1], []).append({"moved": "to"})
         return out
 
-    def _intended(self, rel: str, removed: bool, intended: dict[str, list[dict[str, Any]]] | None = None) -> bool:
-        """`rel` holds what an open revert intent puts there: its own write, not an outside edit."""
-        wants = (intended if intended is not None else self._intended_paths()).get(rel)
-        if not wants or self.current is None:
+    def _intended(
+        self,
+        rel: str,
+        removed: bool,
+        intended: dict[str, list[dict[str, Any]]] | None = None,
+        *,
+        added: bool = False,
+    ) -> bool:
+        """`rel` holds what an open revert intent puts there: its own write, not an outside edit.
+        A folder's move takes every file under it along: a file gone from under the folder's old
+        path, or newly arrived under its new one (`added`), is the move's too."""
+        intended = intended if intended is not None else self._intended_paths()
+        if not intended:  # no revert or rename in progress: the common case, one look
+            return False
+        wants = intended.get(rel)
+        if not wants:
+            if self.current is None:
+                return False
+            if not (removed or added):  # changed in place, unless its folder's move took it since
+                try:
+                    removed = self.current(rel) is None
+                except Exception:
+                    return False
+            return self._under_move(rel, removed, added, intended)
+        if self.current is None:
             return False
         try:
             data = None if removed else self.current(rel)
@@ -636,6 +697,19 @@ class Journal:
                 return True
             if want.get("moved") == "to":
                 return True  # the moved note (or folder) arrived where the revert moves it
+        # put back, then taken along by its folder's move before this event was handled
+        return self._under_move(rel, data is None, added, intended)
+
+    @staticmethod
+    def _under_move(rel: str, removed: bool, added: bool, intended: dict[str, list[dict[str, Any]]]) -> bool:
+        if not (removed or added):
+            return False  # a file changed in place under a moved folder is not the move's doing
+        folder = rel.rpartition("/")[0]
+        while folder:
+            for want in intended.get(folder, ()):
+                if want.get("moved") == ("from" if removed else "to"):
+                    return True
+            folder = folder.rpartition("/")[0]
         return False
 
     def record_outside(self, paths: list[str], *, removed: Iterable[str] = ()) -> Change:
@@ -725,7 +799,9 @@ class Journal:
             caller.change_ids.append(change.id)
         return change
 
-    def record_interrupted_rename(self, intent_id: int, actor: str, src: str, dst: str) -> Change:
+    def record_interrupted_rename(
+        self, intent_id: int, actor: str, src: str, dst: str, *, moved: Iterable[str] = ()
+    ) -> Change:
         """A rename killed midway (its intent still open), as the change it made: the move and the
         link rewrites that landed, so that it can be reverted (core.review.resume.resume_interrupted)."""
         files = [FileWrite(p, before, None, "links") for p, before, _ in self.intent_files(intent_id)]
@@ -747,7 +823,7 @@ class Journal:
             summary=f"interrupted rename {src} -> {dst}: rewrote links in {len(stored)} notes before it stopped",
             arguments={"src": src, "dst": dst},
         )
-        return self._insert(row, stored, [src, dst, *(f.path for f in stored)], intent=intent_id)
+        return self._insert(row, stored, [src, dst, *moved, *(f.path for f in stored)], intent=intent_id)
 
     def record_revert(self, scope: Scope, of: Change, summary: str, path: str, *, intent: int | None = None) -> Change:
         """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""

@@ -276,6 +276,7 @@ class PendingStore:
         self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.executescript(_SCHEMA)
+        self.identity = _identity(path)
 
     def close(self) -> None:
         with self._lock:
@@ -408,6 +409,14 @@ def _proposal(r: tuple) -> Proposal:
     )
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 _stores: dict[str, PendingStore] = {}
 _stores_lock = threading.Lock()
 
@@ -417,6 +426,11 @@ def store_for(root_real: str) -> PendingStore:
     path = pending_path(root_real)
     with _stores_lock:
         store = _stores.get(path)
+        if store is not None and store.identity != _identity(path):
+            # its file was removed (or replaced) since: a proposal written through the old
+            # connection would land in a deleted file that `vaultwatch approve` never finds
+            store.close()
+            store = None
         if store is None:
             try:
                 store = _stores[path] = PendingStore(path)

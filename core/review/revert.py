@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.disk.safeio import Loc
-from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace
+from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace, sweep_temp_files
 from vaultwatch.core.edit.hooks import FileWrite, Scope, enter, leave
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
@@ -347,6 +347,10 @@ def _revert(
         leave(token)
     if interrupted:
         summary += " (finished an interrupted revert)"
+        try:  # the killed run's half-written temporary files (a running server may not start again soon)
+            sweep_temp_files(writer.vault.root_real)
+        except OSError:
+            pass
     record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path, intent=intent)
     for stale in interrupted[:-1]:
         journal.drop_intent(stale[0])
@@ -415,7 +419,7 @@ def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: s
     if not (_exists(writer, dst) and not _exists(writer, src)):
         journal.drop_intent(intent_id)
         return 0, f"an interrupted rename of {src} had not moved it; nothing to roll back"
-    change = journal.record_interrupted_rename(intent_id, actor, src, dst)
+    change = journal.record_interrupted_rename(intent_id, actor, src, dst, moved=plan.get("paths", ()))
     try:
         done = revert(writer, journal, change.id, actor=RECOVERY_ACTOR)
     except VaultError as exc:

@@ -134,3 +134,23 @@ def test_without_proc_resident_memory_is_unknown_not_an_error():
     with platform.force(proc=False):
         assert memory.resident_bytes() == 0
     assert platform.fallbacks["proc"] > before
+
+
+def test_forced_case_folding_makes_both_probes_fold_for_the_block_only(tmp_path):
+    """No case-insensitive file system mounts on the test machine (see tests/reliability/
+    test_gate_case.py): `force(folds_case=True)` makes the vault's probes answer as macOS's would,
+    and the gate's comparison folds case; outside the block the real (case-sensitive) answer."""
+    from vaultwatch.core.edit.atomic import folds_case
+    from vaultwatch.core.edit.effects import form_of
+
+    (tmp_path / "Private").mkdir()
+    root = os.path.realpath(tmp_path)
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        assert not folds_case(fd, ["Private"]) and not form_of(root).folds_case
+        with platform.force(folds_case=True):
+            assert folds_case(fd, ["Private"])
+            assert form_of(root).key("PRIVATE/Secret.md") == form_of(root).key("private/secret.md")
+        assert not folds_case(fd, ["Private"]) and not form_of(root).folds_case
+    finally:
+        os.close(fd)
