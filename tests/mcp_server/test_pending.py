@@ -11,11 +11,12 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH
+from mcp_testing import ROOT, VAULTWATCH, stop_headless_servers
 
 NOTE = "# Plan\r\nkeep these bytes: é\r\n"
 
@@ -25,7 +26,7 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def place(tmp_path: Path, sock_dir: Path) -> tuple[Path, dict[str, str]]:
+def place(tmp_path: Path, sock_dir: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     root = tmp_path / "vault"
     (root / "Notes").mkdir(parents=True)
     (root / "Notes" / "plan.md").write_bytes(NOTE.encode())
@@ -40,7 +41,8 @@ def place(tmp_path: Path, sock_dir: Path) -> tuple[Path, dict[str, str]]:
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "XDG_RUNTIME_DIR": str(sock_dir),
     }
-    return root, env
+    yield root, env
+    stop_headless_servers(root)  # the one the bridge started
 
 
 def vaultwatch(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
