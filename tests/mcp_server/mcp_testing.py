@@ -80,3 +80,32 @@ async def in_own_task(cm) -> AsyncIterator:
     finally:
         leave.set()
         await asyncio.wait_for(task, 10)
+
+
+def stop_headless_servers(vault: str | os.PathLike[str]) -> None:
+    """End every headless server of `vault` (a test's own folder). A bridge starts one detached: left
+    alone it outlives the test by its idle time (minutes), beside the rest of the suite."""
+    import signal
+
+    from tests.waiting import within
+
+    want = os.fsencode(os.path.realpath(vault))
+
+    def running() -> set[int]:
+        found = set()
+        with contextlib.suppress(OSError):  # (no /proc: nothing to find)
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    with contextlib.suppress(OSError), open(f"/proc/{entry}/cmdline", "rb") as fh:
+                        argv = fh.read().split(b"\0")
+                        if b"--headless" in argv and want in argv:
+                            found.add(int(entry))
+        return found
+
+    pids = running()
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        if within(lambda: not (pids & running()), timeout=10):
+            return

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH
+from mcp_testing import ROOT, VAULTWATCH, stop_headless_servers
 
 SETTINGS = """
 [agents."reader"]
@@ -40,7 +41,7 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def place(tmp_path: Path, sock_dir: Path) -> tuple[Path, dict[str, str]]:
+def place(tmp_path: Path, sock_dir: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     root = tmp_path / "vault"
     (root / "Notes").mkdir(parents=True)
     (root / "Notes" / "a.md").write_text("# A\nSee [[c]] and [[x]].\n## Log\n- one\n")
@@ -58,7 +59,8 @@ def place(tmp_path: Path, sock_dir: Path) -> tuple[Path, dict[str, str]]:
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_RUNTIME_DIR": str(sock_dir),
     }
-    return root, env
+    yield root, env
+    stop_headless_servers(root)  # the one the bridge started
 
 
 def configured(root: Path, env: dict[str, str], agent: str) -> StdioServerParameters:

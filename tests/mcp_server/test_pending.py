@@ -14,11 +14,12 @@ import re
 import signal
 import socket
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH, serving, uds_client
+from mcp_testing import ROOT, VAULTWATCH, serving, stop_headless_servers, uds_client
 from waiting import await_until
 
 from vaultwatch.core.review import pending
@@ -34,7 +35,7 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def place(tmp_path: Path, sock_dir: Path) -> tuple[Path, dict[str, str]]:
+def place(tmp_path: Path, sock_dir: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     root = tmp_path / "vault"
     (root / "Notes").mkdir(parents=True)
     (root / "Notes" / "plan.md").write_bytes(NOTE.encode())
@@ -49,7 +50,8 @@ def place(tmp_path: Path, sock_dir: Path) -> tuple[Path, dict[str, str]]:
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "XDG_RUNTIME_DIR": str(sock_dir),
     }
-    return root, env
+    yield root, env
+    stop_headless_servers(root)  # the one the bridge started
 
 
 def vaultwatch(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -222,13 +222,22 @@ class Audit:
 
 # --- bounded calls ------------------------------------------------------------------------------
 
-_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="bounded")
-
 
 def bounded(fn: Callable[[], Any], timeout: float = 10.0) -> Any:
-    """Run fn() in a worker thread; raise TimeoutError if it takes longer than `timeout` s
-    (the thread is left behind, so a hang fails the test instead of freezing the run)."""
-    return _POOL.submit(fn).result(timeout)
+    """Run fn() in a thread of its own; raise TimeoutError if it takes longer than `timeout` s
+    (the thread is left behind, so a hang fails the test instead of freezing the run). The thread
+    is a daemon: a pool's threads are not, and the interpreter's exit joined them (the session's
+    end waited for the idle ones, and would wait for a hung one forever)."""
+    result: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            result.set_result(fn())
+        except BaseException as exc:  # the caller's to see, as a pool's future would give it
+            result.set_exception(exc)
+
+    threading.Thread(target=run, name="bounded", daemon=True).start()
+    return result.result(timeout)
 
 
 # --- child processes ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import threading
 from pathlib import Path
 
 from textual import events
@@ -40,6 +41,34 @@ def vault_with_long_note(tmp_path: Path, lines: int = 5000) -> Path:
     (root / "Short.md").write_text("A short note.\n")
     (root / "Zed.md").write_text("The last note.\n")
     return pin_mtimes(root)
+
+
+class HeldRests:
+    """Between `hold()` and `release()` the preview's worker waits at its next rest: it cannot
+    render further however long the checks meanwhile take. (A rest of 5 s did that too, but the
+    worker then slept what was left of it after the check, before it could finish the note.)"""
+
+    def __init__(self, monkeypatch) -> None:
+        from vaultwatch.tui.widgets import preview as preview_module
+
+        self.open = threading.Event()
+        self.open.set()
+        rested = preview_module._rested
+
+        def held(worker) -> bool:
+            # until released, or until the worker is cancelled (a test that failed while holding
+            # it quit the app): then it goes on as it would
+            while not (self.open.wait(0.05) or worker.is_cancelled):
+                pass
+            return rested(worker)
+
+        monkeypatch.setattr(preview_module, "_rested", held)
+
+    def hold(self) -> None:
+        self.open.clear()
+
+    def release(self) -> None:
+        self.open.set()
 
 
 async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(
@@ -131,8 +160,7 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
 
 async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for, monkeypatch) -> None:
     """A page the person scrolls to before the worker rendered it is rendered when drawn."""
-    from vaultwatch.tui.widgets import preview as preview_module
-
+    rests = HeldRests(monkeypatch)
     app = app_for(vault_with_long_note(tmp_path, 20_000))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, timeout=120)  # the long note is the first row: rendered whole first (slow under load)
@@ -145,10 +173,10 @@ async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, a
         # next (in slices) and the body takes it: only then are the later lines known
         while not (preview.path == "Long.md" and body.lines and body.doc.final):
             await pilot.pause(0.01)
-        # from here until the check is done the worker rests 5 s between its 2 ms steps, so it
-        # cannot have rendered that far however long the pauses below take (on an idle CI machine
-        # it once had rendered the whole note before the check)
-        monkeypatch.setattr(preview_module, "REST_S", 5.0)
+        # from here until the check is done the worker is held at its next rest, so it cannot
+        # have rendered that far however long the pauses below take (on an idle CI machine it
+        # once had rendered the whole note before the check)
+        rests.hold()
         await pilot.pause()  # the body's new height laid out
         rendered = len(body.lines)
         preview.scroll_to(y=rendered + 600, animate=False, immediate=True)  # well past what was rendered
@@ -171,7 +199,7 @@ async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, a
             await pilot.pause(0.05)
         assert not body.complete  # the worker did not get there: the drawing did
         assert "Line" in on_screen()  # drawn, not blank
-        monkeypatch.setattr(preview_module, "REST_S", REST_S)
+        rests.release()
         await settle(app, timeout=120)
         assert body.complete
 
@@ -324,8 +352,7 @@ async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_f
     (tui.widgets.sizing): one layout shows the first screen."""
     from textual.screen import Screen
 
-    from vaultwatch.tui.widgets import preview as preview_module
-
+    rests = HeldRests(monkeypatch)
     root = vault_with_long_note(tmp_path)
     (root / "Other long.md").write_text(long_note(3000).replace("Long note", "Other long note"))
     app = app_for(pin_mtimes(root))
@@ -356,15 +383,15 @@ async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_f
                 await settle(app, timeout=60)
                 layouts.clear()
                 drawn.clear()
-                # the rest of the note waits (the worker rests 5 s between its steps): only the
+                # the rest of the note waits (the worker is held at its first rest): only the
                 # first screen's layouts are counted, however slow the machine
-                monkeypatch.setattr(preview_module, "REST_S", 5.0)
+                rests.hold()
                 app.main.open_note("Long.md")
                 while not drawn:
                     await pilot.pause(0.005)
                 await pilot.pause(0.3)  # time for a second layout, had one been asked for
                 found.append(list(layouts))
-                monkeypatch.setattr(preview_module, "REST_S", REST_S)
+                rests.release()
                 await settle(app, timeout=60)
         finally:
             Screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
