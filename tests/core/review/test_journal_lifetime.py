@@ -6,21 +6,33 @@ from __future__ import annotations
 import gc
 import os
 import weakref
+from pathlib import Path
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.vault import Vault
 
 
-def open_fds() -> int:
-    return len(os.listdir(f"/proc/{os.getpid()}/fd")) if os.path.isdir(f"/proc/{os.getpid()}/fd") else 0
+def open_fds(under: Path) -> int:
+    """This process's descriptors on files under `under` (other tests in the process open and
+    close their own meanwhile)."""
+    fd_dir = f"/proc/{os.getpid()}/fd"
+    if not os.path.isdir(fd_dir):
+        return 0
+    n = 0
+    for fd in os.listdir(fd_dir):
+        try:
+            n += os.readlink(os.path.join(fd_dir, fd)).startswith(str(under))
+        except OSError:
+            continue  # closed meanwhile
+    return n
 
 
 def test_a_vault_that_goes_away_takes_its_journal_with_it(make_vault, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     root = make_vault({"a.md": "# A\n"})
     gc.collect()
-    before = open_fds()
+    before = open_fds(tmp_path)
     gone = []
     for i in range(5):
         vault = Vault(root, cache=False)
@@ -32,4 +44,4 @@ def test_a_vault_that_goes_away_takes_its_journal_with_it(make_vault, tmp_path, 
         del vault, journal
     gc.collect()
     assert [ref for ref in gone if ref() is not None] == []
-    assert open_fds() <= before
+    assert open_fds(tmp_path) <= before

@@ -29,20 +29,28 @@ def xdg_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "xdg-cache"
 
 
-def open_connections() -> int:
-    """SQLite connections alive and open in this process (any database: the test subtracts a
-    baseline). Counted from the interpreter's objects: SQLite itself keeps a closed connection's
-    file descriptor while another connection to the file holds a lock, so descriptors say less."""
+def open_connections() -> list[sqlite3.Connection]:
+    """SQLite connections alive and open in this process (any database). Counted from the
+    interpreter's objects: SQLite itself keeps a closed connection's file descriptor while another
+    connection to the file holds a lock, so descriptors say less."""
     gc.collect()
-    n = 0
+    found = []
     for obj in gc.get_objects():
         if isinstance(obj, sqlite3.Connection):
             try:
                 obj.total_changes  # noqa: B018 (raises on a closed connection)
             except sqlite3.ProgrammingError:
                 continue
-            n += 1
-    return n
+            found.append(obj)
+    return found
+
+
+def opened_since(before: list[sqlite3.Connection]) -> int:
+    """Connections opened since `before` was taken and still open. Other tests' vaults in this
+    process may close theirs meanwhile (their idle readers time out): only new ones count. `before`
+    holds its connections, so no new one can take a gone one's id."""
+    known = {id(c) for c in before}
+    return sum(1 for c in open_connections() if id(c) not in known)
 
 
 def test_searches_from_many_threads_leave_a_bounded_number_of_readers(demo_vault, clock):
@@ -50,7 +58,7 @@ def test_searches_from_many_threads_leave_a_bounded_number_of_readers(demo_vault
     v.load()
     try:
         assert v.wait_search_ready(10)
-        baseline = open_connections()  # the index writer's, the entry cache's
+        before = open_connections()  # the index writer's, the entry cache's
         together = threading.Barrier(THREADS)
 
         def search(word: str) -> list[str]:
@@ -63,11 +71,11 @@ def test_searches_from_many_threads_leave_a_bounded_number_of_readers(demo_vault
             for _round in range(3):
                 got = list(pool.map(search, ["deploy"] * THREADS))
                 assert got == [expected] * THREADS  # each thread's answer is right
-                readers_open = open_connections() - baseline
+                readers_open = opened_since(before)
                 assert readers_open <= readers.IDLE, f"{readers_open} read connections left open"
         assert v._search._readers.open_count <= readers.IDLE
         v._search.close_reader()
-        assert open_connections() == baseline
+        assert opened_since(before) == 0
     finally:
         v.stop()
 
@@ -82,7 +90,9 @@ def test_idle_readers_are_closed_once_nobody_searched_for_a_while(demo_vault, cl
         assert v.wait_search_ready(10)
         pool = v._search._readers
         pool.idle_close_s = 3600.0  # nothing is closed for being idle while the burst's readers are counted
-        baseline = open_connections() - pool.open_count
+        pool.close_idle()  # the first search's reader: the burst's are counted from none
+        before = open_connections()
+        assert pool.open_count == 0
         expected = [h.path for h in v.search("deploy", limit=5).hits]
         with ThreadPoolExecutor(2) as threads:  # two searches at once: two idle readers after
             together = threading.Barrier(2)
@@ -92,10 +102,10 @@ def test_idle_readers_are_closed_once_nobody_searched_for_a_while(demo_vault, cl
                 return [h.path for h in v.search(word, limit=5).hits]
 
             assert list(threads.map(search, ["deploy"] * 2)) == [expected] * 2
-        assert open_connections() - baseline == pool.open_count >= 1
+        assert opened_since(before) == pool.open_count >= 1
         pool.idle_close_s = 0.3  # the closer, waiting out the hour, looks again
         wait_until(lambda: pool.open_count == 0, what="the idle readers closed")
-        assert open_connections() == baseline
+        assert opened_since(before) == 0
         assert v.search("runbook", limit=5).hits  # a new reader when asked
         assert pool.open_count == 1
     finally:
