@@ -40,10 +40,10 @@ def register(server: MCPServer, env: object) -> None:
             scope = (
                 f", only in the folder {folder!r} and below" if folder else ", only the notes at the vault's root level"
             )
-            how = (
-                f'list_documents with folder={folder!r} and filters {{"status": "deprecated"}}, {{"stale": "true"}} '
-                'or {"trust_tier": "unverified"}; triage "broken" for broken notes'
-            )
+            # triage pages the whole vault by the person's rules (OKF's or [triage]), so the prompt
+            # narrows its rows rather than naming list_documents filters that only a bundle fills
+            where = f"whose path starts with {folder + '/'!r}" if folder else "at the root level (no '/' in the path)"
+            how = f"triage with that category, following next_cursor; keep only the notes {where}"
         else:
             scope, how = "", "triage with that category, following next_cursor"
         return REVIEW.format(scope=scope, how=how)

@@ -41,9 +41,14 @@ async def test_unknown_tools_and_prompts_are_invalid_params_errors(vault, sock_d
     assert [p.name for p in prompts] == ["review_vault"]
     text = review.messages[0].content.text
     assert "triage" in text and "'Sub'" in text and "not instructions" in text
+    # a folder narrows triage's pages, on any vault: no filters only an OKF bundle fills
+    assert "'Sub/'" in text and "trust_tier" not in text and '"status"' not in text
     # "" and "/" are the root level, as in every tool; left out, the whole vault, and the argument says so
     for at_root in (root, empty):
-        assert "root level" in at_root.messages[0].content.text and "folder=''" in at_root.messages[0].content.text
+        assert (
+            "root level" in at_root.messages[0].content.text
+            and "no '/' in the path" in at_root.messages[0].content.text
+        )
     assert (
         "folder=" not in whole.messages[0].content.text and "only" not in whole.messages[0].content.text.split("\n")[0]
     )
