@@ -245,7 +245,7 @@ async def test_a_pending_change_approved_after_a_link_swap_is_refused(vault: Vau
 
 def approve_cli(root: Path, pid: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.cli", "approve", pid, str(root)],
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "approve", pid, str(root)],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

@@ -170,7 +170,7 @@ async def test_a_folder_renames_revert_killed_midway_is_finished(tmp_path, sock_
         rename_id = journal.changes()[0].id
         assert linking_to(root, "Folder", INSIDE + OUTSIDE) == 0
         proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.cli", "revert", str(rename_id), str(root)],
+            [sys.executable, "-m", "vaultwatch.tui.commands.cli", "revert", str(rename_id), str(root)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,
