@@ -37,7 +37,7 @@ class Embedder:
         tokenizer = pkg / "tokenizers" / "l2_supercat_tokenizer_config.json"
         if not weights.is_file() or not tokenizer.is_file():
             raise RuntimeError(f"wordllama's bundled model is missing ({weights.name}, {tokenizer.name})")
-        self._map, self._table = _map_tensor(weights, "embedding.weight")  # float16, 32000 x 256 (16 MB)
+        self._map, self._table = _map_tensor(weights, "embedding.weight")  # float16, 32000 x 256: mapped, not copied
         self._map_path = str(weights)
         self._tok = Tokenizer.from_file(str(tokenizer))
         self._tok.no_padding()

@@ -116,16 +116,18 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def _person_triage(vault: Vault) -> dict[str, Any]:
-    """Off an OKF bundle: Deprecated and Stale by the person's triage rules (the TUI's tabs)."""
-    from vaultwatch.core.query.listing import Query  # noqa: PLC0415
-    from vaultwatch.core.query.triagerules import load  # noqa: PLC0415
-    from vaultwatch.core.review.approval import settings_path  # noqa: PLC0415
+    """Off an OKF bundle: Deprecated and Stale by the person's triage rules, from the views the TUI's
+    tabs and the agents' `triage` tool share (core.review.triageviews)."""
+    from dataclasses import replace  # noqa: PLC0415
 
-    rules = load(settings_path(), vault.root_real)
-    out: dict = {"source": rules.source}
+    from vaultwatch.core.review import triageviews  # noqa: PLC0415
+
+    person = triageviews.rules_for(vault)
+    snap, found = vault.snapshot, triageviews.Reviews()
+    out: dict = {"source": person.rules.source}
     for kind in ("deprecated", "stale"):
-        out[kind] = vault.list(Query(triage=(kind, rules), limit=1)).total
-        out[f"{kind}_rule"] = rules.describe(kind)
+        out[kind] = vault.list(replace(triageviews.query(snap, kind, person.rules, found), limit=1)).total
+        out[f"{kind}_rule"] = triageviews.rule(snap, kind, person, found)
     return out
 
 
