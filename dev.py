@@ -4,7 +4,8 @@
     python3 dev.py run [ARGS...]    launch vaultwatch (default: the bundled demo vault)
     python3 dev.py test [ARGS...]   run the whole test suite (tests marked `timing` in a serial pass after)
     python3 dev.py lint             ruff check and ruff format --check on everything, mypy, lint-imports
-    python3 dev.py bench [NAME]     run the benchmarks in bench/ (JSON on stdout)
+    python3 dev.py bench [NAME]     run the benchmarks in bench/ (JSON on stdout; --save keeps each
+                                    result in bench/results/ for docs/benchmarks.md: python -m bench.report)
     python3 dev.py screenshots      regenerate the SVGs in screenshots/
 
 Each command creates or updates ./.venv first. The step is idempotent: the

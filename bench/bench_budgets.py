@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import signal
 import statistics
@@ -28,10 +27,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script by dev.py bench
 sys.path.insert(0, str(ROOT / "tests" / "reliability"))  # the scenario is the reliability test's own
 
 import test_budgets as scenario  # noqa: E402
 from reliability_helpers import serve_process  # noqa: E402
+
+from bench.common import emit  # noqa: E402
 
 TARGET_MS = 250.0  # the target: no single agent call stalls the others beyond this
 
@@ -107,7 +109,7 @@ def main() -> None:
     args = ap.parse_args()
     modes = {"on": [True], "off": [False], "both": [False, True]}[args.quick]
     rounds = [one_round(q, args.idle, args.seconds) for _ in range(args.rounds) for q in modes]
-    print(json.dumps({"bench": "budgets", "target_max_ms": TARGET_MS, "rounds": rounds}, indent=1))
+    emit({"bench": "budgets", "target_max_ms": TARGET_MS, "rounds": rounds})
 
 
 if __name__ == "__main__":

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
+import platform
 import shutil
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +48,59 @@ def timed(fn: Callable[[], object], repeat: int = 15) -> dict[str, float]:
     }
 
 
+SAVE_ENV = "VAULTWATCH_BENCH_SAVE"  # a file to save the result in, with its machine and date
+
+
 def emit(data: dict) -> None:
-    """Print one JSON document (the benchmark's result) on stdout."""
+    """Print one JSON document (the benchmark's result) on stdout; when VAULTWATCH_BENCH_SAVE names a
+    file (`python -m bench.run_all --save` sets it), also save it there as a record (`record`)."""
     print(json.dumps(data, indent=1, ensure_ascii=False))
+    target = os.environ.get(SAVE_ENV)
+    if target:
+        path = Path(target)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record(data), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def record(data: dict) -> dict:
+    """A result as bench/report.py reads it: what ran, on which machine, on which day (UTC)."""
+    return {
+        "command": " ".join(["python", *(_relative(a) for a in sys.argv)]),
+        "date": dt.datetime.now(dt.UTC).date().isoformat(),
+        "machine": machine(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "result": data,
+    }
+
+
+def machine() -> dict:
+    """The figures' machine: CPUs (count and model), Python, OS and RAM."""
+    return {
+        "cpus": os.cpu_count(),
+        "cpu_model": _cpu_model(),
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()} {platform.machine()}",
+        "ram_gib": _ram_gib(),
+    }
+
+
+def _cpu_model() -> str:
+    cpuinfo = Path("/proc/cpuinfo")  # Linux; elsewhere the platform module's answer (often empty)
+    lines = cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines() if cpuinfo.exists() else []
+    models = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
+    return models[0] if models else platform.processor() or "unknown"
+
+
+def _ram_gib() -> float | None:
+    try:
+        return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        return None  # a system without these sysconf names
+
+
+def _relative(arg: str) -> str:
+    """An argument as the repository knows it (a script's path from the root, not this checkout's)."""
+    try:
+        return Path(arg).resolve().relative_to(ROOT).as_posix() if arg.endswith(".py") else arg
+    except ValueError:
+        return arg

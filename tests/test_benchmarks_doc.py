@@ -1,0 +1,121 @@
+"""docs/benchmarks.md is generated from bench/results/ (bench/report.py), and the results are saved by
+`python -m bench.run_all --save`: the committed page is what the committed results render, every
+figure it shows is a key its result holds, and a saved result carries its machine and date."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from bench import report
+from bench.run_all import RECIPES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True, text=True
+    )
+
+
+def test_the_committed_page_is_the_render_of_the_committed_results() -> None:
+    rendered = report.render(report.load(report.RESULTS))
+    assert report.DOC.read_text(encoding="utf-8") == rendered, "run `python -m bench.report` and commit the page"
+    done = run("-m", "bench.report", "--check")
+    assert done.returncode == 0, done.stderr
+
+
+def test_every_row_reads_keys_its_result_file_holds() -> None:
+    saved = report.load(report.RESULTS)
+    assert report.missing_keys(saved) == []
+    # every file the page reads is made by a recipe bench.run_all runs (and --list shows)
+    assert {row.source for row in report.ROWS} | {report.PEERS_SOURCE} <= set(RECIPES)
+
+
+def test_a_renamed_key_fails_the_render_naming_the_row_file_and_key(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(report.RESULTS, results)
+    core = json.loads((results / "core.json").read_text(encoding="utf-8"))
+    big = core["result"]["results"]["100000"]
+    big["cold_s"] = big.pop("cold_index_s")  # as if bench_core renamed its key
+    (results / "core.json").write_text(json.dumps(core), encoding="utf-8")
+    del_peers = json.loads((results / "peers.json").read_text(encoding="utf-8"))
+    del del_peers["result"]["figures"]["read_ms (p50)"]
+    (results / "peers.json").write_text(json.dumps(del_peers), encoding="utf-8")
+
+    problems = report.missing_keys(report.load(results))
+    assert problems == [
+        "cold index, 100k notes (no entry cache; files in the page cache): core.json has "
+        "results.100000.cold_index_s: no 'cold_index_s'",
+        "peers' table, read p50: peers.json has no figure 'read_ms'",
+    ]
+    doc = tmp_path / "benchmarks.md"
+    done = run("-m", "bench.report", "--results", str(results), "--doc", str(doc))
+    assert done.returncode == 2
+    assert "results.100000.cold_index_s: no 'cold_index_s'" in done.stderr
+    assert not doc.exists()  # nothing written from results that lack a figure
+
+
+def test_check_fails_on_a_page_edited_by_hand_and_passes_once_rendered(tmp_path: Path) -> None:
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(report.DOC.read_text(encoding="utf-8").replace("| 3.99 s |", "| 3.5 s |"), encoding="utf-8")
+    done = run("-m", "bench.report", "--check", "--doc", str(doc))
+    assert done.returncode == 1
+    assert "differs from the results" in done.stderr
+    assert run("-m", "bench.report", "--doc", str(doc)).returncode == 0
+    assert doc.read_text(encoding="utf-8") == report.DOC.read_text(encoding="utf-8")
+    assert run("-m", "bench.report", "--check", "--doc", str(doc)).returncode == 0
+
+
+def test_save_keeps_the_result_with_its_machine_date_and_command(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    # the recipe's own options, then the bench's options after `--` (a small vault, one pass)
+    done = run(
+        "-m",
+        "bench.run_all",
+        "--save",
+        "--results",
+        str(results),
+        "parse",
+        "--",
+        "--notes",
+        "20",
+        "--repeat",
+        "1",
+        env={"VAULTWATCH_BENCH_DIR": str(tmp_path / "out")},
+    )
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout[done.stdout.index("{") :])  # the JSON on stdout, as before
+    saved = json.loads((results / "parse.json").read_text(encoding="utf-8"))
+    assert saved["result"] == printed
+    assert saved["result"]["plain"]["notes"] == 20
+    assert saved["command"] == "python bench/bench_parse.py --notes 20 --repeat 1"
+    dt.date.fromisoformat(saved["date"])  # a day, as the page prints it
+    machine = saved["machine"]
+    assert machine["cpus"] == os.cpu_count()
+    assert machine["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert machine["cpu_model"] and machine["os"]
+    assert saved["seconds"] >= 0
+    assert not list(results.glob(".*"))  # the partial file is gone
+    # the page's parse row reads this file as it reads the committed one
+    row = next(r for r in report.ROWS if r.source == "parse")
+    assert report.measured(row, saved["result"]).endswith("µs a realistic one)")
+    listed = run("-m", "bench.run_all", "--list", "--results", str(results))
+    assert listed.stdout.splitlines()[1].startswith(f"parse         {saved['date']}, took")
+
+
+def test_a_failed_run_keeps_the_saved_result(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "parse.json").write_text('{"kept": true}\n', encoding="utf-8")
+    done = run("-m", "bench.run_all", "--save", "--results", str(results), "parse", "--", "--notes", "not-a-number")
+    assert done.returncode != 0
+    assert "parse.json left as it was" in done.stderr
+    assert (results / "parse.json").read_text(encoding="utf-8") == '{"kept": true}\n'
+    assert sorted(p.name for p in results.iterdir()) == ["parse.json"]
