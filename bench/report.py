@@ -240,7 +240,14 @@ def load(results: Path) -> dict[str, dict]:
 
 def missing_keys(saved: dict[str, dict]) -> list[str]:
     """Every row's source file or key that the saved results lack, as 'row: problem'."""
-    problems = []
+    problems = [
+        f"{name}.json has no {field!r} (save it with python -m bench.run_all --save {name})"
+        for name in sorted({row.source for row in ROWS} | {PEERS_SOURCE})
+        for field in ("date", "machine", "result")
+        if name in saved and field not in saved[name]
+    ]
+    if problems:
+        return problems
     for row in ROWS:
         if row.source not in saved:
             problems.append(f"{row.what}: no result file {row.source}.json")

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench import report
 from bench.run_all import RECIPES
 
@@ -73,6 +75,7 @@ def test_check_fails_on_a_page_edited_by_hand_and_passes_once_rendered(tmp_path:
     assert run("-m", "bench.report", "--check", "--doc", str(doc)).returncode == 0
 
 
+@pytest.mark.slow  # runs bench_parse on a 20-note vault
 def test_save_keeps_the_result_with_its_machine_date_and_command(tmp_path: Path) -> None:
     results = tmp_path / "results"
     # the recipe's own options, then the bench's options after `--` (a small vault, one pass)
@@ -119,3 +122,15 @@ def test_a_failed_run_keeps_the_saved_result(tmp_path: Path) -> None:
     assert "parse.json left as it was" in done.stderr
     assert (results / "parse.json").read_text(encoding="utf-8") == '{"kept": true}\n'
     assert sorted(p.name for p in results.iterdir()) == ["parse.json"]
+
+
+def test_a_result_without_its_machine_and_date_is_refused(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(report.RESULTS, results)
+    elicit = json.loads((results / "elicit.json").read_text(encoding="utf-8"))
+    (results / "elicit.json").write_text(json.dumps(elicit["result"]), encoding="utf-8")  # a bench's bare JSON
+    problems = report.missing_keys(report.load(results))
+    assert problems == [
+        f"elicit.json has no {field!r} (save it with python -m bench.run_all --save elicit)"
+        for field in ("date", "machine", "result")
+    ]
