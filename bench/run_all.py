@@ -1,7 +1,7 @@
 """Run the benchmarks in bench/ and print each one's JSON; with --save, keep each result for the docs.
 
     python -m bench.run_all [--save] [--results DIR] [NAME ...] [-- BENCH OPTIONS]
-    python -m bench.run_all --list
+    python -m bench.run_all --list [--pending]
 
 NAME is one of RECIPES below (a benchmark run with the options docs/benchmarks.md's figures use) or
 any bench_NAME.py run with its own defaults; no NAME runs every recipe. Options after `--` go to
@@ -10,7 +10,8 @@ each named benchmark as it takes them (`python -m bench.run_all core -- --sizes 
 --save writes each result, with its machine, date and command, to bench/results/NAME.json (or
 DIR/NAME.json), the files `python -m bench.report` renders docs/benchmarks.md from. --list shows
 every recipe, its command, and the result file's date, how long that run took, and whether it
-still holds figures copied by hand (to re-run).
+still holds figures copied by hand; --pending narrows a run or the list to the recipes with no result
+or one copied by hand (`python -m bench.run_all --save --pending` re-runs what the page still needs).
 """
 
 from __future__ import annotations
@@ -95,10 +96,21 @@ def run(name: str, extra: list[str], results: Path | None) -> int:
     return 0
 
 
-def listing(results: Path) -> str:
-    """Every recipe, its command and the state of its result file."""
+def pending(results: Path) -> list[str]:
+    """The recipes whose result the page still lacks or holds as copied by hand: what to re-run."""
+    return [
+        name
+        for name in RECIPES
+        if not (results / f"{name}.json").exists()
+        or json.loads((results / f"{name}.json").read_text(encoding="utf-8")).get("hand_seeded")
+    ]
+
+
+def listing(results: Path, names: list[str]) -> str:
+    """The recipes `names`, each with its command and the state of its result file."""
     lines = []
-    for name, (script, options) in RECIPES.items():
+    for name in names:
+        script, options = RECIPES[name]
         path = results / f"{name}.json"
         if not path.exists():
             state = "no result yet"
@@ -119,11 +131,16 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--save", action="store_true", help="save each result to bench/results/NAME.json")
     ap.add_argument("--results", type=Path, default=RESULTS, help="the folder --save and --list use")
     ap.add_argument("--list", action="store_true", help="list the recipes and their saved results")
+    ap.add_argument(
+        "--pending", action="store_true", help="only the recipes with no result or one copied by hand (to re-run)"
+    )
     args = ap.parse_args(argv)
+    if args.pending and args.names:
+        ap.error("--pending chooses the recipes itself: give no NAME with it")
+    names = pending(args.results) if args.pending else args.names or list(RECIPES)
     if args.list:
-        print(listing(args.results))
+        print(listing(args.results, [n for n in names if n in RECIPES]))
         return 0
-    names = args.names or list(RECIPES)
     for name in names:
         command(name)  # an unknown name stops the run before anything runs
     status = 0

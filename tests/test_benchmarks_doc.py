@@ -134,3 +134,22 @@ def test_a_result_without_its_machine_and_date_is_refused(tmp_path: Path) -> Non
         f"elicit.json has no {field!r} (save it with python -m bench.run_all --save elicit)"
         for field in ("date", "machine", "result")
     ]
+
+
+def test_pending_lists_what_the_page_still_needs_re_run(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(report.RESULTS, results)
+    parse = json.loads((results / "parse.json").read_text(encoding="utf-8"))
+    del parse["hand_seeded"]  # as a real run saves it
+    (results / "parse.json").write_text(json.dumps(parse), encoding="utf-8")
+    (results / "core.json").unlink()
+
+    done = run("-m", "bench.run_all", "--list", "--pending", "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    listed = {line.split()[0]: line for line in done.stdout.splitlines()}
+    assert set(listed) == set(RECIPES) - {"parse"}
+    assert "no result yet" in listed["core"]
+    assert "copied by hand: re-run" in listed["mcp"]
+    assert listed["mcp"].endswith("python bench/bench_mcp.py " + " ".join(RECIPES["mcp"][1]))
+    refused = run("-m", "bench.run_all", "--pending", "parse")
+    assert refused.returncode == 2 and "give no NAME" in refused.stderr
