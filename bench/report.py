@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.common import AS_OF
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -305,7 +307,7 @@ def _header(records: list[dict], used: list[str], saved: dict[str, dict]) -> lis
         "",
         "The benchmarks in `bench/` build vaults with the project's deterministic generator (`bench/vaultgen.py`: "
         "`python -m bench.vaultgen OUT --notes N [--realistic]`) under `bench/out/`, check every answer against the "
-        "generator's manifest of expected counts (stale notes judged as of 2026-11-29, the day the manifest uses) "
+        f"generator's manifest of expected counts (stale notes judged as of {AS_OF}, the day the manifest uses) "
         "and print JSON. `python3 dev.py bench [NAME ...]` runs them; `python3 dev.py bench --save [NAME ...]` "
         "also saves each result, with its machine, date and command, in `bench/results/NAME.json`; "
         "`python -m bench.report` renders this page from those files and `python -m bench.report --check` "
@@ -319,8 +321,8 @@ def _header(records: list[dict], used: list[str], saved: dict[str, dict]) -> lis
     if seeded:
         out += [
             "",
-            "Not re-measured since this page became generated (figures copied from the page kept by hand; "
-            f"to re-run): {', '.join(f'`{n}`' for n in seeded)}.",
+            "Not re-measured since this page became generated (figures copied from the page kept by hand): "
+            f"{', '.join(f'`{n}`' for n in seeded)}; `python -m bench.run_all --save --pending` re-runs them.",
         ]
     return out
 
