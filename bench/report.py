@@ -321,7 +321,7 @@ def _header(records: list[dict], used: list[str], saved: dict[str, dict]) -> lis
     if seeded:
         out += [
             "",
-            "Not re-measured since this page became generated (figures copied from the page kept by hand): "
+            "Not re-measured since this page became generated (figures carried over from the page kept by hand and its runs): "
             f"{', '.join(f'`{n}`' for n in seeded)}; `python -m bench.run_all --save --pending` re-runs them.",
         ]
     return out

@@ -117,7 +117,9 @@ def listing(results: Path, names: list[str]) -> str:
         else:
             saved = json.loads(path.read_text(encoding="utf-8"))
             took = f", took {saved['seconds']:.0f} s" if saved.get("seconds") is not None else ""
-            state = f"{saved.get('date', '?')}{took}" + (", copied by hand: re-run" if saved.get("hand_seeded") else "")
+            state = f"{saved.get('date', '?')}{took}" + (
+                ", carried over by hand: re-run" if saved.get("hand_seeded") else ""
+            )
         lines.append(f"{name:<13} {state:<42} python bench/{script} {' '.join(options)}".rstrip())
     return "\n".join(lines)
 

@@ -153,7 +153,7 @@ def test_pending_lists_what_the_page_still_needs_re_run(tmp_path: Path) -> None:
     seeded = {name for name, saved in report.load(report.RESULTS).items() if saved.get("hand_seeded")}
     assert set(listed) == (seeded | {"core", "mcp"}) - {"parse"}
     assert "no result yet" in listed["core"]
-    assert "copied by hand: re-run" in listed["mcp"]
+    assert "carried over by hand: re-run" in listed["mcp"]
     assert listed["mcp"].endswith("python bench/bench_mcp.py " + " ".join(RECIPES["mcp"][1]))
     refused = run("-m", "bench.run_all", "--pending", "parse")
     assert refused.returncode == 2 and "give no NAME" in refused.stderr
