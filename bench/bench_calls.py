@@ -3,13 +3,14 @@
 For a before/after under the same load: both servers run at once (each spawned by the Python
 `mcp` client, `mode="legacy"`, on its own copy of the vaultgen vault, the semantic extra off),
 and every measured call alternates between them (the order flips each round), so load that
-moves during the run falls on both alike. Per server: the whole listing through the cursor
-(and its page count), search p50 over title queries, read p50, write -> visible in its folder's
-listing. Every page, search and read answer (text and structured content) is compared between
+moves during the run falls on both alike. Per server: the whole listing through the cursor, in
+default pages (cut by the server's 64 KiB message budget) and in pages the agent sizes with
+`limit` (`--limit`, 1,000 rows by default: see `SIZED_PAGE`), with the page counts; search p50 over
+title queries, read p50, write -> visible in its folder's listing. Every page, search and read answer (text and structured content) is compared between
 the two servers: `answers_equal` says whether they were byte for byte the same, and the first
 difference if not.
 
-    VAULTWATCH_BENCH_DIR=/tmp/vwperf/out python -m bench.bench_calls --baseline /work/main [--rounds 5]
+    VAULTWATCH_BENCH_DIR=/tmp/vwperf/out python -m bench.bench_calls --baseline /work/main [--rounds 5] [--limit 1000]
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from bench.common import AS_OF, OUT, ROOT, emit, vault  # noqa: E402
+
+# Rows in a page the agent sizes itself. 1,000 listing rows make a message of ~0.5 MB (each row ~240 bytes
+# of structured content, ~150 of escaped text table and ~110 of resource_link): far inside the 10 MiB a
+# TypeScript SDK client reads and the server's 2 MiB hard cap of one answer's text. A model-facing call keeps
+# the default budget (Claude Code caps what reaches the model at 25k tokens and moves longer output to a
+# file); a bulk reader (an indexer, a sync) picks its page size.
+SIZED_PAGE = 1000
 
 
 def params(checkout: Path, root: Path, home: Path) -> StdioServerParameters:
@@ -58,19 +66,23 @@ class Side:
     def __init__(self, name: str, client) -> None:
         self.name, self.c = name, client
         self.samples: dict[str, list[float]] = {}
-        self.pages = 0
+        self.pages: dict[str, int] = {}
 
     def add(self, key: str, ms: float) -> None:
         self.samples.setdefault(key, []).append(ms)
 
-    async def listing(self) -> list[str]:
+    async def listing(self, limit: int | None = None) -> list[str]:
+        """The whole listing through the cursor: default pages, or pages of `limit` rows."""
         answers, cursor = [], None
         while True:
-            r = await self.c.call_tool("list_documents", {"cursor": cursor} if cursor else {})
+            args: dict = {} if limit is None else {"limit": limit}
+            if cursor:
+                args["cursor"] = cursor
+            r = await self.c.call_tool("list_documents", args)
             answers.append(wire(r))
             cursor = r.structured_content.get("next_cursor")
             if not cursor:
-                self.pages = len(answers)
+                self.pages["pages" if limit is None else "pages_limit"] = len(answers)
                 return answers
 
     async def timed(self, key: str, coro) -> object:
@@ -88,7 +100,7 @@ async def ready(side: Side, expect: int) -> None:
         await asyncio.sleep(0.05)
 
 
-async def main(baseline: Path, rounds: int, notes: int) -> dict:
+async def main(baseline: Path, rounds: int, notes: int, limit: int = SIZED_PAGE) -> dict:
     base, manifest = vault(notes)
     work = OUT / "calls"
     shutil.rmtree(work, ignore_errors=True)
@@ -120,6 +132,8 @@ async def main(baseline: Path, rounds: int, notes: int) -> dict:
                 for _ in range(2):
                     for s in order:
                         got[s.name].append(await s.timed("whole_listing_ms", s.listing()))
+                    for s in order:
+                        got[s.name].append(await s.timed("whole_listing_limit_ms", s.listing(limit)))
                 for q in queries:
                     for s in order:
                         r = await s.timed("search_ms", s.c.call_tool("search", {"query": q, "limit": 10}))
@@ -145,7 +159,7 @@ async def main(baseline: Path, rounds: int, notes: int) -> dict:
     out: dict = {}
     for s in sides.values():
         out[s.name] = {k: round(statistics.median(v), 2) for k, v in s.samples.items()}
-        out[s.name]["pages"] = s.pages
+        out[s.name].update(s.pages)
     ratio = {
         k: round(out["vaultwatch"][k] / out["vaultwatch@baseline"][k], 3)
         for k in out["vaultwatch"]
@@ -156,6 +170,7 @@ async def main(baseline: Path, rounds: int, notes: int) -> dict:
         "notes": manifest["notes"],
         "rounds": rounds,
         "baseline": str(baseline),
+        "limit": limit,
         "load_avg": os.getloadavg(),
         "p50": out,
         "ratio_to_baseline": ratio,
@@ -169,5 +184,6 @@ if __name__ == "__main__":
     ap.add_argument("--baseline", type=Path, required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--notes", type=int, default=10_000)
+    ap.add_argument("--limit", type=int, default=SIZED_PAGE, help="rows in a sized page (see SIZED_PAGE)")
     ns = ap.parse_args()
-    emit(asyncio.run(main(ns.baseline, ns.rounds, ns.notes)))
+    emit(asyncio.run(main(ns.baseline, ns.rounds, ns.notes, ns.limit)))
