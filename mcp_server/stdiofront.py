@@ -189,7 +189,9 @@ class StdioFront:
             try:
                 n = os.write(self._out, view)
             except BlockingIOError:
-                select.select([], [self._out], [])
+                waiting = select.poll()  # not select(): no limit on the descriptor's number
+                waiting.register(self._out, select.POLLOUT)
+                waiting.poll()
                 continue
             except OSError:
                 return  # the client went away; stdin's end stops the server
