@@ -6,7 +6,10 @@ and every measured call alternates between them (the order flips each round), so
 moves during the run falls on both alike. Per server: the whole listing through the cursor, in
 default pages (cut by the server's 64 KiB message budget) and in pages the agent sizes with
 `limit` (`--limit`, 1,000 rows by default: see `SIZED_PAGE`), with the page counts; search p50 over
-title queries, read p50, write -> visible in its folder's listing. Every page, search and read answer (text and structured content) is compared between
+title queries, read p50, write -> visible in its folder's listing. Beside each timed figure, the CPU
+the server spent on it (`*_server_cpu_ms`: its threads that answer calls, the event loop's and the
+workers', from /proc; the index's own threads (`vaultwatch-*`) left out), which the machine's load
+moves far less than the wall time (a mean: /proc counts it in 10 ms ticks). Every page, search and read answer (text and structured content) is compared between
 the two servers: `answers_equal` says whether they were byte for byte the same, and the first
 difference if not.
 
@@ -62,9 +65,40 @@ def wire(result) -> str:
     return json.dumps([blocks, result.structured_content, result.is_error], ensure_ascii=False)
 
 
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def server_pid(root: Path) -> int | None:
+    """The pid of the server process serving `root` (a child of this process), or None (not on Linux)."""
+    todo = [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        with contextlib.suppress(OSError):
+            if pid != os.getpid() and str(root) in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                return pid
+            for task in os.listdir(f"/proc/{pid}/task"):
+                todo += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+    return None
+
+
+def answering_cpu_ms(pid: int | None) -> float:
+    """CPU milliseconds the server's threads that answer calls have used (all but the index's own threads)."""
+    if pid is None:
+        return 0.0
+    total = 0
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/task/{task}/comm").read_text().startswith("vaultwatch-"):
+                    continue
+                fields = Path(f"/proc/{pid}/task/{task}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+    return total * TICK_MS
+
+
 class Side:
-    def __init__(self, name: str, client) -> None:
-        self.name, self.c = name, client
+    def __init__(self, name: str, client, pid: int | None = None) -> None:
+        self.name, self.c, self.pid = name, client, pid
         self.samples: dict[str, list[float]] = {}
         self.pages: dict[str, int] = {}
 
@@ -86,9 +120,12 @@ class Side:
                 return answers
 
     async def timed(self, key: str, coro) -> object:
+        cpu = answering_cpu_ms(self.pid)
         t = time.perf_counter()
         out = await coro
         self.add(key, (time.perf_counter() - t) * 1000)
+        if self.pid is not None:
+            self.add(key.removesuffix("_ms") + "_server_cpu_ms", answering_cpu_ms(self.pid) - cpu)
         return out
 
 
@@ -122,7 +159,8 @@ async def main(baseline: Path, rounds: int, notes: int, limit: int = SIZED_PAGE)
         sides = {}
         async with contextlib.AsyncExitStack() as stack:
             for name, client in clients.items():
-                sides[name] = Side(name, await stack.enter_async_context(client))
+                entered = await stack.enter_async_context(client)
+                sides[name] = Side(name, entered, server_pid(work / name / "vault"))
             for s in sides.values():
                 await ready(s, manifest["notes"])
             order = list(sides.values())
@@ -158,12 +196,16 @@ async def main(baseline: Path, rounds: int, notes: int, limit: int = SIZED_PAGE)
                     diffs.append(f"round {rnd}, answer {first}: {str(a[first])[:300]} / {str(b[first])[:300]}")
     out: dict = {}
     for s in sides.values():
-        out[s.name] = {k: round(statistics.median(v), 2) for k, v in s.samples.items()}
+        # the server's CPU as a mean: /proc counts it in clock ticks (10 ms), more than one read takes
+        out[s.name] = {
+            k: round((statistics.mean if k.endswith("_server_cpu_ms") else statistics.median)(v), 2)
+            for k, v in s.samples.items()
+        }
         out[s.name].update(s.pages)
     ratio = {
         k: round(out["vaultwatch"][k] / out["vaultwatch@baseline"][k], 3)
         for k in out["vaultwatch"]
-        if k.endswith("_ms")
+        if k.endswith("_ms") and out["vaultwatch@baseline"].get(k)
     }
     return {
         "benchmark": "calls",
@@ -172,7 +214,7 @@ async def main(baseline: Path, rounds: int, notes: int, limit: int = SIZED_PAGE)
         "baseline": str(baseline),
         "limit": limit,
         "load_avg": os.getloadavg(),
-        "p50": out,
+        "p50": out,  # the *_server_cpu_ms figures are means
         "ratio_to_baseline": ratio,
         "answers_equal": not diffs,
         "differences": diffs,
