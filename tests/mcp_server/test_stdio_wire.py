@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp_testing import ROOT
 from test_early_calls import call, result_bytes
@@ -99,7 +100,7 @@ def wire(result) -> str:
     return json.dumps([blocks, result.structured_content, result.is_error], ensure_ascii=False)
 
 
-async def whole_listing(vault: Path, env: dict, counts_file: Path, fast_path: bool) -> list[str]:
+async def whole_listing(vault: Path, env: dict, counts_file: Path, fast_path: bool, mode: str) -> list[str]:
     """Every page of the listing through the cursor, as the real client received them."""
     server_env = {**env, "COUNTS_FILE": str(counts_file)}
     if not fast_path:
@@ -111,7 +112,7 @@ async def whole_listing(vault: Path, env: dict, counts_file: Path, fast_path: bo
         cwd=str(ROOT),
     )
     pages: list[str] = []
-    async with Client(params, mode="legacy") as client:
+    async with Client(params, mode=mode) as client:
         # a call only the SDK answers first: the listings after it are the SDK's, never the front's early ones
         assert not (await client.call_tool("read", {"path": "Tricky/quotes.md"})).is_error
         for frontmatter in (False, True):
@@ -129,13 +130,15 @@ async def whole_listing(vault: Path, env: dict, counts_file: Path, fast_path: bo
     return pages
 
 
-async def test_the_real_client_gets_the_sdks_own_answers_from_the_spliced_wire(demo_vault, env, tmp_path):
-    """Through the real `mcp` client over stdio, every page of the whole listing (cut to a small budget, with
-    and without frontmatter) is what the SDK's ordinary path gives with the fast path off."""
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_real_client_gets_the_sdks_own_answers_from_the_spliced_wire(demo_vault, env, tmp_path, mode):
+    """Through the real `mcp` client over stdio (handshake era and 2026-07-28 era), every page of the whole
+    listing (cut to a small budget, with and without frontmatter) is what the SDK's ordinary path gives with
+    the fast path off."""
     vault = with_tricky_notes(demo_vault)
     spliced_counts, ordinary_counts = tmp_path / "spliced.txt", tmp_path / "ordinary.txt"
-    spliced = await whole_listing(vault, env, spliced_counts, fast_path=True)
-    ordinary = await whole_listing(vault, env, ordinary_counts, fast_path=False)
+    spliced = await whole_listing(vault, env, spliced_counts, fast_path=True, mode=mode)
+    ordinary = await whole_listing(vault, env, ordinary_counts, fast_path=False, mode=mode)
     assert len(spliced) > 4
     assert spliced == ordinary
     assert counts(spliced_counts.read_text())["spliced"] == 2 * len(spliced)
