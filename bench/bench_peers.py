@@ -7,7 +7,9 @@ order rotates each round). Per server and round:
 - spawn -> complete correct listing, cold (a fresh cache folder) and warm (the same folder
   again), with the floor measured in the same round: one process that walks, reads and
   parses every note (vaultwatch's own scan and parser, no pool, no cache);
-- the whole listing (vaultwatch follows `next_cursor`; a peer answers in one call);
+- the whole listing (vaultwatch follows `next_cursor`; a peer answers in one call), and for
+  vaultwatch the whole listing again in pages the agent sizes with `limit` (`--limit`, 1,000 rows
+  by default: bench_calls.SIZED_PAGE says why);
 - search p50 over title queries (each answer must contain the note searched for);
 - read p50 (each answer's content must equal the file's bytes on disk);
 - write -> visible in listing: a new note through the server's write tool, then its folder's
@@ -113,6 +115,10 @@ class Server:
         """Every note path of the vault, and how many calls it took."""
         raise NotImplementedError
 
+    async def list_sized(self, c, limit: int) -> tuple[list[str], int] | None:
+        """Every note path in pages of `limit` rows, and how many calls it took; None: no sized pages."""
+        return None
+
     async def list_folder(self, c, folder: str) -> list[str]:
         raise NotImplementedError
 
@@ -147,16 +153,22 @@ class Vaultwatch(Server):
         args = ["-m", "vaultwatch.tui.entry", "serve", str(root), "--stdio", "--as-of", AS_OF]
         return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(self.checkout))
 
-    async def list_all(self, c):
+    async def list_all(self, c, limit: int | None = None):
         paths: list[str] = []
         cursor, calls = None, 0
         while True:
-            data = _payload(await c.call_tool("list_documents", {"cursor": cursor} if cursor else {}))
+            args: dict = {} if limit is None else {"limit": limit}
+            if cursor:
+                args["cursor"] = cursor
+            data = _payload(await c.call_tool("list_documents", args))
             calls += 1
             paths.extend(r["path"] for r in data["result"])
             cursor = data.get("next_cursor")
             if not cursor:
                 return paths, calls
+
+    async def list_sized(self, c, limit):
+        return await self.list_all(c, limit)
 
     async def list_folder(self, c, folder):
         return [r["path"] for r in _payload(await c.call_tool("list_documents", {"folder": folder}))["result"]]
@@ -354,8 +366,9 @@ async def until(check: Callable, timeout: float = TIMEOUT_S) -> float | None:
 class Run:
     """One server's copy of the vault, its cache folders and its samples across the rounds."""
 
-    def __init__(self, server: Server, base: Path, manifest: dict, work: Path) -> None:
+    def __init__(self, server: Server, base: Path, manifest: dict, work: Path, sized_page: int = 1000) -> None:
         self.server = server
+        self.sized_page = sized_page  # rows in a page the agent sizes with `limit`
         self.dir = work / server.name
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir(parents=True)
@@ -420,6 +433,13 @@ class Run:
             self.add("whole_listing_calls", pages)
             for p in self.manifest.check(paths):
                 self.wrong("whole_listing_ms", p)
+            t = time.perf_counter()
+            sized = await s.list_sized(c, self.sized_page)
+            if sized is not None:
+                self.add("whole_listing_limit_ms", (time.perf_counter() - t) * 1000)
+                self.add("whole_listing_limit_calls", sized[1])
+                for p in self.manifest.check(sized[0]):
+                    self.wrong("whole_listing_limit_ms", p)
         for text, want in queries:
             t = time.perf_counter()
             found = await s.search(c, text)
@@ -487,7 +507,7 @@ class Run:
                 "problems": self.problems[key][:3],
             }
         for key, values in self.samples.items():
-            if key == "whole_listing_calls":
+            if key.endswith("_calls"):
                 out[key] = max(values)
                 continue
             scale = 1000 if key.endswith("_s") else 1
@@ -506,6 +526,7 @@ class Run:
 
 FIGURES = {  # figure -> (statistic, lower is better)
     "whole_listing_ms": "p50",
+    "whole_listing_limit_ms": "p50",
     "search_ms": "p50",
     "read_ms": "p50",
     "write_to_listing_ms": "p50",
@@ -543,13 +564,13 @@ def compare(results: dict[str, dict]) -> dict:
     return out
 
 
-async def main(notes: int, rounds: int, names: list[str], baseline: Path | None = None) -> dict:
+async def main(notes: int, rounds: int, names: list[str], baseline: Path | None = None, sized_page: int = 1000) -> dict:
     base, manifest = vault(notes)
     work = OUT / "peers"
     servers = [SERVERS[n]() for n in names]
     if baseline is not None:  # the same product from another checkout (before a change), same run
         servers.append(Vaultwatch(baseline, "vaultwatch@baseline"))
-    runs = [Run(server, base, manifest, work) for server in servers]
+    runs = [Run(server, base, manifest, work, sized_page) for server in servers]
     notes_on_disk = sorted(
         str(p.relative_to(base))
         for p in base.rglob("*.md")
@@ -606,5 +627,6 @@ if __name__ == "__main__":
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--servers", default=",".join(SERVERS))
     ap.add_argument("--baseline", type=Path, help="also run vaultwatch from this checkout (e.g. before a change)")
+    ap.add_argument("--limit", type=int, default=1000, help="rows in vaultwatch's sized pages (bench_calls.SIZED_PAGE)")
     ns = ap.parse_args()
-    emit(asyncio.run(main(ns.notes, ns.rounds, ns.servers.split(","), ns.baseline)))
+    emit(asyncio.run(main(ns.notes, ns.rounds, ns.servers.split(","), ns.baseline, ns.limit)))

@@ -144,8 +144,8 @@ def listing(
     naming a limit that fits.
 
     The text content is the rows as a table (answers.py), its values joined from cached JSON,
-    never dumped again. On the socket, the rows and the text go onto the wire as they are
-    (splice.py); elsewhere the structured rows are built (answers.listing_answer).
+    never dumped again. On the socket and on stdio, the rows and the text go onto the wire as they
+    are (splice.py); elsewhere the structured rows are built (answers.listing_answer).
     """
     if not splice.active():
         return result_of(
@@ -175,11 +175,9 @@ def listing(
         as_json(page.tail)[1:-1].encode(),
         b'"',
     )
-    return CallToolResult(
-        content=[TextContent(type="text", text=text), *links_of(page.links)],
-        structured_content={"result": splice.put(b"[", b",".join(page.rows), b"]"), **page.rest},
-        _meta=meta,
-    )
+    # the fast path (the only caller that splices) writes the plain answer: no link models made and dumped
+    rows = splice.put(b"[", b",".join(page.rows), b"]")
+    return result_of(Answer(text, {"result": rows, **page.rest}, meta, links=page.links))
 
 
 def page_rows(

@@ -84,11 +84,14 @@ class VaultMCPServer(MCPServer):
     already JSON-safe, so `fast_path` puts them on the wire as they are instead of letting the
     SDK dump, validate and re-dump them (four passes over a 10,000-row listing, ~60% of its
     cost). Anything unusual about a request sends it down the SDK's ordinary path. On the
-    socket, a listing's rows and text do not even pass through the SDK: they are cached JSON
-    (core.serialize.RowCache) that splice.py puts on the wire as it is.
+    socket and on stdio, a listing's rows and text do not even pass through the SDK: they are
+    cached JSON (core.serialize.RowCache) that splice.py puts on the wire as it is.
     """
 
     fast_tools: set[str]
+    # where a stdio server's fast path parks pre-serialised JSON: the stdio front's, which fills it as
+    # each line leaves (splice.LineParking); None for every other server
+    line_parking: splice.LineParking | None = None
     client_log: progress.ClientLog
     resource_subscriptions: resources.Subscriptions
 
@@ -108,7 +111,8 @@ class VaultMCPServer(MCPServer):
         ):
             return await call_next(ctx)
         context = sdk.tool_context(self, ctx)
-        token = splice.enable(splice.scope_values(ctx.request))
+        values = splice.scope_values(ctx.request)
+        token = splice.enable(self.line_parking if values is None and ctx.request is None else values)
         kept: dict[int, Any] = {}
         kept_token = keep_answers(kept)
         try:

@@ -8,16 +8,24 @@ that the tool puts where the value belongs; the SDK carries the small placeholde
 its pipeline; `Splice`, the ASGI layer under the transport, swaps the placeholder for the
 parked bytes as the response leaves, and fixes its Content-Length.
 
-Placeholders exist only for requests that pass through `Splice` (the fast path checks the
-request's ASGI scope); everywhere else (stdio, in-memory clients) `active()` is False and
-tools build ordinary results. Tokens are 128-bit random, so nothing a note contains can
-collide with one.
+On stdio the same happens a line at a time: the stdio front writes each of the SDK's lines
+itself, so the server's fast path parks a stdio call's JSON in the front's `LineParking`, whose
+placeholders (`Parked`: a str that carries its JSON) live exactly as long as the result that holds
+them, and the front fills them as the line leaves (`LineParking.fill`).
+
+Placeholders exist only for requests that pass through `Splice` or a `LineParking` (the fast
+path checks the request's ASGI scope, or that its server serves stdio); everywhere else
+(in-memory clients) `active()` is False and tools build ordinary results. Tokens are 128-bit
+random, so nothing a note contains can collide with one.
 """
 
 from __future__ import annotations
 
 import contextvars
+import re
 import secrets
+import threading
+import weakref
 from typing import Any
 
 from . import sdk
@@ -25,7 +33,56 @@ from . import sdk
 SCOPE_KEY = "vaultwatch.splice"
 _PREFIX = "vaultwatch-splice:"
 
-_values: contextvars.ContextVar[dict[bytes, tuple[bytes, ...]] | None] = contextvars.ContextVar(
+_TOKEN = re.compile(rb'"' + _PREFIX.encode() + rb'[0-9a-f]{32}"')
+
+
+class Parked(str):
+    """A placeholder (the token) that carries the JSON it stands for: `parts`, to be joined."""
+
+    parts: tuple[bytes, ...]
+
+
+class LineParking:
+    """Parked JSON for a transport that writes whole lines itself (the stdio front).
+
+    The registry holds each placeholder weakly: the result that carries it keeps it alive until its
+    line is written, so a call whose answer is never written (cancelled) leaves nothing behind."""
+
+    def __init__(self) -> None:
+        self._live: weakref.WeakValueDictionary[bytes, Parked] = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()  # tools park from worker threads; the front fills on the event loop
+        self.filled = 0  # placeholders filled so far (diagnostics and tests)
+
+    def park(self, parts: tuple[bytes, ...]) -> Parked:
+        token = _PREFIX + secrets.token_hex(16)
+        parked = Parked(token)
+        parked.parts = parts
+        with self._lock:
+            self._live[b'"' + token.encode() + b'"'] = parked
+        return parked
+
+    def fill(self, line: bytes) -> bytes:
+        """`line` with every live placeholder (quotes included) replaced by its JSON."""
+        if not self._live:
+            return line
+        parts: list[bytes] = []
+        start = 0
+        with self._lock:
+            for match in _TOKEN.finditer(line):
+                parked = self._live.pop(match.group(), None)
+                if parked is None:
+                    continue  # a string that only looks like one (note text, escaped): left as it is
+                parts.append(line[start : match.start()])
+                parts.extend(parked.parts)
+                start = match.end()
+                self.filled += 1
+        if not parts:
+            return line
+        parts.append(line[start:])
+        return b"".join(parts)
+
+
+_values: contextvars.ContextVar[dict[bytes, tuple[bytes, ...]] | LineParking | None] = contextvars.ContextVar(
     "vaultwatch_splice", default=None
 )
 
@@ -37,7 +94,7 @@ def scope_values(request: Any) -> dict[bytes, tuple[bytes, ...]] | None:
     return values if isinstance(values, dict) else None
 
 
-def enable(values: dict[bytes, tuple[bytes, ...]] | None) -> contextvars.Token:
+def enable(values: dict[bytes, tuple[bytes, ...]] | LineParking | None) -> contextvars.Token:
     """Let tools called in this context park JSON in `values` (None: they may not); pass the
     returned token to `reset`."""
     return _values.set(values)
@@ -59,6 +116,8 @@ def put(*json_parts: bytes) -> str:
     values = _values.get()
     if values is None:
         raise RuntimeError("splice.put outside a spliceable request")
+    if isinstance(values, LineParking):
+        return values.park(json_parts)
     token = _PREFIX + secrets.token_hex(16)
     values[b'"' + token.encode() + b'"'] = json_parts
     return token

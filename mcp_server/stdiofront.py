@@ -28,6 +28,11 @@ library only:
   included, goes to it in order; its replies to the replayed `initialize` and to a `tools/list`
   the front answered are compared with what the front sent and never sent twice (a difference
   updates the cache and is logged). A cache miss is filled from the SDK's answer as it passes.
+- The front writes the SDK's lines (`_Out`): the placeholders of JSON the server's fast path parked
+  for this line (a listing's cached rows and text, splice.LineParking) are filled as it leaves, and
+  the line is written at once while the pipe has room (the descriptor is non-blocking when it is a
+  pipe or socket); only the rest of a line the client has not made room for yet is handed to a
+  thread, which waits for the pipe. The lines go out whole and in the SDK's order either way.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ import hashlib
 import json
 import logging
 import os
+import select
+import stat
 import sys
 import threading
 from collections.abc import Sequence
@@ -144,6 +151,10 @@ class StdioFront:
         os.close(null)
         os.dup2(2, 1)
         self._out_lock = threading.Lock()
+        self._nonblocking = False  # the wire is a non-blocking pipe or socket (set when the SDK runs)
+        self.parking: Any = None  # splice.LineParking, where the fast path parks JSON for the SDK's lines
+        self.inline_writes = 0  # SDK lines written at once, on the event loop
+        self.thread_writes = 0  # SDK lines finished by a thread (the pipe was full)
         self._route_lock = threading.Lock()
         self.pending: list[bytes | None] = []  # lines for the SDK, in order (None: stdin ended)
         self.version: str | None = None  # the protocol version this session negotiated
@@ -170,13 +181,57 @@ class StdioFront:
     # -- the wire ---------------------------------------------------------------------
     def _write(self, data: bytes) -> None:
         with self._out_lock:
-            view = memoryview(data)
+            self._write_all(memoryview(data))
+
+    def _write_all(self, view: memoryview) -> None:
+        """Write all of `view`, waiting for room (the caller holds the lock)."""
+        while view:
+            try:
+                n = os.write(self._out, view)
+            except BlockingIOError:
+                waiting = select.poll()  # not select(): no limit on the descriptor's number
+                waiting.register(self._out, select.POLLOUT)
+                waiting.poll()
+                continue
+            except OSError:
+                return  # the client went away; stdin's end stops the server
+            view = view[n:]
+
+    def _write_now(self, data: bytes) -> tuple[memoryview, bool] | None:
+        """Write what the pipe takes now without waiting: None when all of `data` went out, else the rest
+        and whether the lock is held for it (then whoever writes the rest releases it)."""
+        if not self._nonblocking or not self._out_lock.acquire(blocking=False):
+            return memoryview(data), False
+        view = memoryview(data)
+        try:
             while view:
                 try:
                     n = os.write(self._out, view)
+                except BlockingIOError:
+                    break
                 except OSError:
-                    return  # the client went away; stdin's end stops the server
+                    view = view[:0]  # the client went away; stdin's end stops the server
+                    break
                 view = view[n:]
+        except BaseException:
+            self._out_lock.release()
+            raise
+        if not view:
+            self._out_lock.release()
+            self.inline_writes += 1
+            return None
+        return view, True
+
+    def _write_rest(self, view: memoryview, held: bool) -> None:
+        """Finish a line `_write_now` began (on a thread: this may wait for the client to read)."""
+        self.thread_writes += 1
+        if not held:
+            self._write(bytes(view))
+            return
+        try:
+            self._write_all(view)
+        finally:
+            self._out_lock.release()
 
     def _send_result(self, id_text: str, result: str) -> None:
         """Send an answer of the front's own (counted, and whether the SDK was imported by then)."""
@@ -361,10 +416,17 @@ class StdioFront:
     # -- the SDK ----------------------------------------------------------------------
     async def run(self, server: Any) -> None:
         """Hand the session to the SDK server (mcp_server.sdk.run_stdio) until stdin ends."""
-        from . import sdk
+        from . import sdk, splice
 
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
+        # the server's fast path parks a listing's JSON here; `_Out` fills it into the line as it leaves
+        self.parking = server.line_parking = splice.LineParking()
+        with contextlib.suppress(OSError):
+            mode = os.fstat(self._out).st_mode
+            if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):  # never a terminal's: the shell shares it
+                os.set_blocking(self._out, False)
+                self._nonblocking = True
         with self._route_lock:
             if self.mode == "hold":  # run without serve(): nothing said the handshake may be answered early
                 self.mode = "serve"
@@ -471,8 +533,15 @@ class _Out:
         self.front = front
 
     async def write(self, text: str) -> None:
-        if self.front._outgoing(text):
-            await asyncio.to_thread(self.front._write, text.encode())
+        front = self.front
+        if not front._outgoing(text):
+            return
+        data = text.encode()
+        if front.parking is not None:
+            data = front.parking.fill(data)
+        rest = front._write_now(data)
+        if rest is not None:
+            await asyncio.to_thread(front._write_rest, *rest)
 
     async def flush(self) -> None:
         return None
