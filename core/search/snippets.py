@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from vaultwatch.core.markdown.readable import readable, spans_after
 from vaultwatch.core.search.notetext import COLUMNS, TOKENIZER
@@ -12,6 +12,7 @@ from vaultwatch.core.search.terms import Term
 
 SNIPPET_SCAN_BYTES = 256 * 1024  # hits in notes larger than this get a snippet from one scan, not FTS5's snippet()
 _OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module
+_MARKER = re.compile("[\x02\x03]")
 
 
 def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after: int = 120) -> str:
@@ -43,21 +44,10 @@ def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
     sees it (core.markdown.readable: no link syntax, no emphasis marks), whitespace collapsed,
     the matches as spans of it and as `**` marks around them (one mark per run of matched
     words: never nested, never doubled)."""
-    source: list[str] = []
-    found: list[tuple[int, int]] = []
-    start = None
-    for ch in raw:
-        if ch == _OPEN:
-            start = len(source)
-        elif ch == _CLOSE:
-            if start is not None and len(source) > start:
-                found.append((start, len(source)))
-            start = None
-        else:
-            source.append(ch)
-    shown = readable("".join(source))
+    source, found = _unmarked(raw)
+    shown = readable(source)
     plain, at = _collapse(shown.text)
-    spans = tuple((at[a], at[z]) for a, z in spans_after(shown, found) if at[z] > at[a])
+    spans = tuple((a, z) for a, z in (_both(at, span) for span in spans_after(shown, found)) if z > a)
     pieces: list[str] = []
     pos = 0
     for a, z in spans:
@@ -67,24 +57,48 @@ def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
     return "".join(pieces), plain, spans
 
 
-def _collapse(text: str) -> tuple[str, list[int]]:
-    """`text` with each run of whitespace one space and none at either end, and the new offset
-    of each old one (len(text) + 1 of them)."""
-    out: list[str] = []
-    at: list[int] = []
-    space = False
-    for ch in text:
-        if ch.isspace():
-            at.append(len(out))
-            space = bool(out)
-            continue
-        if space:
-            out.append(" ")
-            space = False
-        at.append(len(out))
-        out.append(ch)
-    at.append(len(out))
-    return "".join(out), [min(a, len(out)) for a in at]
+def _both(at: Callable[[int], int], span: tuple[int, int]) -> tuple[int, int]:
+    return at(span[0]), at(span[1])
+
+
+def _unmarked(raw: str) -> tuple[str, list[tuple[int, int]]]:
+    """`raw` without the snippet markers, and the spans they enclosed in it (an opening marker
+    again before a closing one restarts the span; an empty or unopened span is none). Walks
+    the markers, not the characters: a snippet holds a few of them in a few hundred characters."""
+    if _OPEN not in raw and _CLOSE not in raw:
+        return raw, []
+    parts: list[str] = []
+    found: list[tuple[int, int]] = []
+    pos = size = 0
+    start = None
+    for m in _MARKER.finditer(raw):
+        i = m.start()
+        parts.append(raw[pos:i])
+        size += i - pos
+        pos = i + 1
+        if m.group() == _OPEN:
+            start = size
+        else:
+            if start is not None and size > start:
+                found.append((start, size))
+            start = None
+    parts.append(raw[pos:])
+    return "".join(parts), found
+
+
+def _collapse(text: str) -> tuple[str, Callable[[int], int]]:
+    """`text` with each run of whitespace one space and none at either end, and where an old offset
+    (0 to len(text)) lands in it: inside a word, on the same character; in whitespace, just after
+    the word before (0 before the first word). Worked out when asked (a snippet's few match ends),
+    not per character; str.split's whitespace is str.isspace's."""
+
+    def at(offset: int) -> int:
+        before = " ".join(text[:offset].split())
+        if before and offset < len(text) and text[offset - 1].isspace() and not text[offset].isspace():
+            return len(before) + 1  # a word's first character: after the one space before it
+        return len(before)
+
+    return " ".join(text.split()), at
 
 
 def page_snippets(
