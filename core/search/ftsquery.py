@@ -208,6 +208,7 @@ class SearchQueries(IndexState):
                     {rowid: e.path for rowid, e, _, _ in page},
                     {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES},
                     wanted,
+                    index=None if any(t.prefix for t in terms) else "fts",
                 )
             except sqlite3.OperationalError as exc:
                 raise QueryError(

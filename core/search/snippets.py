@@ -13,6 +13,7 @@ from vaultwatch.core.search.terms import Term
 SNIPPET_SCAN_BYTES = 256 * 1024  # hits in notes larger than this get a snippet from one scan, not FTS5's snippet()
 _OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module
 _MARKER = re.compile("[\x02\x03]")
+BODY = COLUMNS.index("body")
 
 
 def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after: int = 120) -> str:
@@ -107,28 +108,43 @@ def page_snippets(
     ids: dict[int, str],
     big: Collection[str] = frozenset(),
     wanted: Sequence[Term] = (),
+    *,
+    index: str | None = None,
 ) -> dict[str, tuple[str, str, tuple]]:
     """Snippets for a page of hits: from the body when it matches, else from the best column.
 
-    The page's notes are copied into a small temp FTS5 table and the snippets taken there: in
-    the big index a prefix or phrase would be looked up across every note again for each hit.
-    Notes over SNIPPET_SCAN_BYTES (`big`) get theirs from one scan of the body instead: FTS5's
-    snippet() scores every hit of a note, and a 2 MB body of one repeated word took minutes."""
+    `index`: the FTS5 table `match` was run in, to take the snippets there, each hit looked up by
+    its row id; only for a match without prefix terms (under `rowid IN` FTS5 rebuilds a prefix's
+    postings across every note for each hit). Otherwise the page's notes are copied into a small
+    temp FTS5 table and the snippets taken there. Both give the same snippets: the same text (the
+    index's external content is the text it indexed, which its own deletes rely on), tokenizer,
+    columns and match. Notes over SNIPPET_SCAN_BYTES (`big`) get theirs from one scan
+    of the body instead: FTS5's snippet() scores every hit of a note, and a 2 MB body of one
+    repeated word took minutes."""
     if not ids:
         return {}
-    rows = con.execute(
-        f"SELECT id, {', '.join(COLUMNS)} FROM content WHERE id IN ({','.join(str(int(i)) for i in ids)})"
-    ).fetchall()
     out = {}
-    body_at = 1 + COLUMNS.index("body")
-    small = []
-    for row in rows:
-        if ids[row[0]] in big:
-            out[ids[row[0]]] = snippet_parts(_scanned_snippet(row[body_at] or "", wanted))
-        else:
-            small.append(row)
+    inlist = ",".join(str(int(i)) for i, path in ids.items() if path in big)
+    if inlist:
+        for rowid, body in con.execute(f"SELECT id, body FROM content WHERE id IN ({inlist})"):
+            out[ids[rowid]] = snippet_parts(_scanned_snippet(body or "", wanted))
+    small = [i for i, path in ids.items() if path not in big]
     if not small:
         return out
+    if index is not None:
+        raws = _snippets(con, index, f"{index} MATCH ? AND rowid IN ({','.join(str(int(i)) for i in small)})", match)
+    else:
+        raws = _copied_snippets(con, match, small)
+    for rowid, raw in raws.items():
+        out[ids[rowid]] = snippet_parts(raw)
+    return out
+
+
+def _copied_snippets(con: sqlite3.Connection, match: str, rowids: list[int]) -> dict[int, str]:
+    """`_snippets` of the notes `rowids` from a temp FTS5 table of their own."""
+    rows = con.execute(
+        f"SELECT id, {', '.join(COLUMNS)} FROM content WHERE id IN ({','.join(str(int(i)) for i in rowids)})"
+    ).fetchall()
     con.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_snip USING fts5({', '.join(COLUMNS)}, tokenize='{TOKENIZER}')"
     )
@@ -136,15 +152,30 @@ def page_snippets(
     # FTS5 tokenizing each one a second time to delete it from the table's index
     con.execute("BEGIN")
     try:
-        con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", small)
-        raws = con.execute(
-            f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
-            f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
-            f"WHERE vw_snip MATCH ?",
-            (match,),
-        ).fetchall()
+        con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        return _snippets(con, "temp.vw_snip", "vw_snip MATCH ?", match)
     finally:
         con.execute("ROLLBACK")
-    for rowid, body, best in raws:
-        out[ids[rowid]] = snippet_parts(body if body and _OPEN in body else (best or ""))
+
+
+def _snippets(con: sqlite3.Connection, table: str, where: str, match: str) -> dict[int, str]:
+    """{row id: FTS5's snippet with the internal markers} of the rows of `table` that `where` finds:
+    from the body where it matches, else from the best column, which is asked only of those rows
+    (each snippet() call tokenizes the text it looks at again)."""
+    name = table.rpartition(".")[2]
+    snippet = f"snippet({name}, {{}}, '{_OPEN}', '{_CLOSE}', '…', 24)"
+    out: dict[int, str] = {}
+    elsewhere = []
+    for rowid, body in con.execute(f"SELECT rowid, {snippet.format(BODY)} FROM {table} WHERE {where}", (match,)):
+        if body and _OPEN in body:
+            out[rowid] = body
+        else:
+            elsewhere.append(rowid)
+    if elsewhere:
+        for rowid, best in con.execute(
+            f"SELECT rowid, {snippet.format(-1)} FROM {table} WHERE {name} MATCH ? "
+            f"AND rowid IN ({','.join(str(int(i)) for i in elsewhere)})",
+            (match,),
+        ):
+            out[rowid] = best or ""
     return out
