@@ -49,6 +49,30 @@ def row_bytes(row: Any, values: bytes | None = None) -> int:
     return len(raw) + escaped_len(raw if values is None else values) + 1
 
 
+def row_share(raw: bytes, row: dict[str, Any]) -> int:
+    """`row_bytes(row, encoded(list(row.values())))` from `raw`, the row's own `encoded`: its values' table
+    row is the same JSON less each `"key":` (and `[]` where it has `{}`), so that copy's size and its
+    quotes and backslashes are counted from `raw`, not encoded again."""
+    less = quotes = slashes = 0
+    for key in row:
+        part = _KEY_PARTS.get(key) if isinstance(key, str) else None
+        if part is None:
+            if not isinstance(key, str):  # JSON spells such a key its own way: encode the values after all
+                return row_bytes(row, encoded(list(row.values())))
+            text = encoded(key)
+            part = (len(text) + 1, text.count(b'"'), text.count(b"\\"))
+            if len(_KEY_PARTS) < 4096:
+                _KEY_PARTS[key] = part
+        less += part[0]
+        quotes += part[1]
+        slashes += part[2]
+    values = len(raw) - less
+    return len(raw) + values + raw.count(b'"') - quotes + raw.count(b"\\") - slashes + 1
+
+
+_KEY_PARTS: dict[str, tuple[int, int, int]] = {}  # a row key's `"key":` bytes, its quotes and its backslashes
+
+
 def message_bytes(structured: Any) -> int:
     """What an answer costs on the wire: its structured content and its text (counted as the JSON of the
     structured content, which the text's tables never pass), escaped, with MESSAGE_TAIL_BYTES."""

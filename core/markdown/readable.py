@@ -13,7 +13,7 @@ marks through `readable`.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from bisect import bisect_right
 
 from vaultwatch.core.markdown.lines import styled_lines
 
@@ -30,14 +30,34 @@ _MARKER_KINDS = frozenset({"heading", "list", "callout", "text", "blank", "table
 _MARKUP_LINES = frozenset({"fence", "comment", "rule", "setext_rule", "table_rule"})  # nothing to read
 
 
-class Readable(NamedTuple):
-    text: str  # what a reader sees
-    starts: tuple[int, ...]  # source offset -> shown offset, for a span's start
-    ends: tuple[int, ...]  # source offset -> shown offset, for a span's end
+class Readable:
+    """What a reader sees of a piece (`text`), and where a source span lands in it (`span`).
+
+    Offsets are mapped from the markup's edits when asked (a snippet asks for a few match ends),
+    not tabled per character. Text kept as written keeps its offsets, shifted by what the edits
+    before it removed or added; an offset inside markup maps to where its replacement starts (a
+    span's start) or ends (a span's end), so a match inside covers all of the replacement."""
+
+    __slots__ = ("_after", "_from", "_sizes", "_to", "text")
+
+    def __init__(self, text: str, edits: list[tuple[int, int, str]]) -> None:
+        self.text = text
+        self._from = [a for a, _z, _r in edits]
+        self._to = [z for _a, z, _r in edits]  # sorted too: the edits do not overlap
+        self._sizes = [len(r) for _a, _z, r in edits]
+        self._after = [0]  # the shift of every offset after the first k edits
+        for a, z, r in edits:
+            self._after.append(self._after[-1] + len(r) - (z - a))
+
+    def _at(self, offset: int, end: bool) -> int:
+        k = bisect_right(self._to, offset)  # edits wholly before `offset` (an insertion at it too)
+        if k < len(self._from) and self._from[k] < offset:  # inside markup
+            return self._from[k] + self._after[k] + (self._sizes[k] if end else 0)
+        return offset + self._after[k]
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The shown [start, end) of a source span (empty when all of it is markup)."""
-        a, z = self.starts[start], self.ends[end]
+        a, z = self._at(start, False), self._at(end, True)
         return (a, z) if z > a else (a, a)
 
 
@@ -121,29 +141,17 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
 
 
 def readable(text: str) -> Readable:
-    """`text` as a reader sees it, with the offset maps (see the module doc)."""
-    n = len(text)
+    """`text` as a reader sees it, with the offset map (see the module doc)."""
     edits = _edits(text)
     if not edits:
-        identity = tuple(range(n + 1))
-        return Readable(text, identity, identity)
+        return Readable(text, edits)
     out: list[str] = []
-    starts = [0] * (n + 1)
-    ends = [0] * (n + 1)
-    pos = 0  # source
-    shown = 0
-    for a, z, r in [*edits, (n, n, "")]:
-        for p in range(pos, a + 1):
-            starts[p] = ends[p] = shown + (p - pos)
-        out.append(text[pos:a])
-        shown += a - pos
-        for p in range(a + 1, z):  # inside markup: a match there covers all its replacement
-            starts[p] = shown
-            ends[p] = shown + len(r)
-        out.append(r)
-        shown += len(r)
+    pos = 0
+    for a, z, r in edits:
+        out += (text[pos:a], r)
         pos = z
-    return Readable("".join(out), tuple(starts), tuple(ends))
+    out.append(text[pos:])
+    return Readable("".join(out), edits)
 
 
 def spans_after(shown: Readable, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -34,7 +34,7 @@ from vaultwatch.core.search.results import (
     unscoped,
 )
 from vaultwatch.core.search.snippets import SNIPPET_SCAN_BYTES, page_snippets, snippet_parts
-from vaultwatch.core.search.terms import Term, field_holds, field_needles, parse_query, quote_term, wanted_terms
+from vaultwatch.core.search.terms import Term, field_needles, field_tester, parse_query, quote_term, wanted_terms
 
 if TYPE_CHECKING:
     from vaultwatch.core.index.snapshot import Snapshot
@@ -208,6 +208,7 @@ class SearchQueries(IndexState):
                     {rowid: e.path for rowid, e, _, _ in page},
                     {e.path for _, e, _, _ in page if e.size_bytes > SNIPPET_SCAN_BYTES},
                     wanted,
+                    index=None if any(t.prefix for t in terms) else "fts",
                 )
             except sqlite3.OperationalError as exc:
                 raise QueryError(
@@ -469,24 +470,26 @@ class SearchQueries(IndexState):
                     )
                 }
         prelim = []
-        needles = [field_needles(tk, t.prefix) for t, tk in zip(wanted, toks, strict=False)]
+        # a few hundred candidates times each term times three fields: one predicate per term, not a
+        # general call per field (field_tester says which is the same test)
+        tests = [field_tester(field_needles(tk, t.prefix)) for t, tk in zip(wanted, toks, strict=False)]
         for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
-            parts = [f" {p} " for p in (fterms or FIELD_SEP * 2).split(FIELD_SEP)]
-            sigs = []
-            for j, need in enumerate(needles):
-                where = [field_holds(part, need) for part in parts]
-                has = present[j]
-                sigs.append(ranking.TermSignal(has is None or rowid in has, *where))
+            name_title, alias, heading = [f" {p} " for p in (fterms or FIELD_SEP * 2).split(FIELD_SEP)]
+            sigs = [
+                ranking.TermSignal(has is None or rowid in has, test(name_title), test(alias), test(heading))
+                for test, has in zip(tests, present, strict=True)
+            ]
             factor = 1.0
             if okf is not None:
                 if deprecated:
                     factor *= DEPRECATED_FACTOR
                 if (stale_day is not None and stale_day <= okf[0]) or (stale_at is not None and stale_at <= okf[1]):
                     factor *= STALE_FACTOR
-            prelim.append((rowid, path, sigs, factor))
+            # the score without the proximity bonus: the final one of every note not found near
+            prelim.append((rowid, path, sigs, factor, ranking.score(sigs, idfs, cands[rowid], fidf_sum, False, factor)))
         near: set[int] = set()
         if len(wanted) > 1:  # proximity: checked for the best candidates only (a seek per note)
-            best = sorted(prelim, key=lambda r: -ranking.score(r[2], idfs, cands[r[0]], fidf_sum, False, r[3]))
+            best = sorted(prelim, key=lambda r: -r[4])
             ids = ",".join(str(r[0]) for r in best[:NEAR_CHECKED])
             expr = f"NEAR({' '.join(quote_term(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
             near = {
@@ -496,8 +499,8 @@ class SearchQueries(IndexState):
                 )
             }
         return [
-            (rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, rowid in near, factor))
-            for rowid, path, sigs, factor in prelim
+            (rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, True, factor) if rowid in near else plain)
+            for rowid, path, sigs, factor, plain in prelim
         ]
 
     def matching(self, terms: list[Term]) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from vaultwatch.core.markdown.readable import readable, spans_after
 from vaultwatch.core.search.notetext import COLUMNS, TOKENIZER
@@ -12,6 +12,8 @@ from vaultwatch.core.search.terms import Term
 
 SNIPPET_SCAN_BYTES = 256 * 1024  # hits in notes larger than this get a snippet from one scan, not FTS5's snippet()
 _OPEN, _CLOSE = "\x02", "\x03"  # snippet markers inside SQLite; replaced before they leave this module
+_MARKER = re.compile("[\x02\x03]")
+BODY = COLUMNS.index("body")
 
 
 def _scanned_snippet(body: str, wanted: Iterable[Term], before: int = 80, after: int = 120) -> str:
@@ -43,21 +45,10 @@ def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
     sees it (core.markdown.readable: no link syntax, no emphasis marks), whitespace collapsed,
     the matches as spans of it and as `**` marks around them (one mark per run of matched
     words: never nested, never doubled)."""
-    source: list[str] = []
-    found: list[tuple[int, int]] = []
-    start = None
-    for ch in raw:
-        if ch == _OPEN:
-            start = len(source)
-        elif ch == _CLOSE:
-            if start is not None and len(source) > start:
-                found.append((start, len(source)))
-            start = None
-        else:
-            source.append(ch)
-    shown = readable("".join(source))
+    source, found = _unmarked(raw)
+    shown = readable(source)
     plain, at = _collapse(shown.text)
-    spans = tuple((at[a], at[z]) for a, z in spans_after(shown, found) if at[z] > at[a])
+    spans = tuple((a, z) for a, z in (_both(at, span) for span in spans_after(shown, found)) if z > a)
     pieces: list[str] = []
     pos = 0
     for a, z in spans:
@@ -67,24 +58,48 @@ def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
     return "".join(pieces), plain, spans
 
 
-def _collapse(text: str) -> tuple[str, list[int]]:
-    """`text` with each run of whitespace one space and none at either end, and the new offset
-    of each old one (len(text) + 1 of them)."""
-    out: list[str] = []
-    at: list[int] = []
-    space = False
-    for ch in text:
-        if ch.isspace():
-            at.append(len(out))
-            space = bool(out)
-            continue
-        if space:
-            out.append(" ")
-            space = False
-        at.append(len(out))
-        out.append(ch)
-    at.append(len(out))
-    return "".join(out), [min(a, len(out)) for a in at]
+def _both(at: Callable[[int], int], span: tuple[int, int]) -> tuple[int, int]:
+    return at(span[0]), at(span[1])
+
+
+def _unmarked(raw: str) -> tuple[str, list[tuple[int, int]]]:
+    """`raw` without the snippet markers, and the spans they enclosed in it (an opening marker
+    again before a closing one restarts the span; an empty or unopened span is none). Walks
+    the markers, not the characters: a snippet holds a few of them in a few hundred characters."""
+    if _OPEN not in raw and _CLOSE not in raw:
+        return raw, []
+    parts: list[str] = []
+    found: list[tuple[int, int]] = []
+    pos = size = 0
+    start = None
+    for m in _MARKER.finditer(raw):
+        i = m.start()
+        parts.append(raw[pos:i])
+        size += i - pos
+        pos = i + 1
+        if m.group() == _OPEN:
+            start = size
+        else:
+            if start is not None and size > start:
+                found.append((start, size))
+            start = None
+    parts.append(raw[pos:])
+    return "".join(parts), found
+
+
+def _collapse(text: str) -> tuple[str, Callable[[int], int]]:
+    """`text` with each run of whitespace one space and none at either end, and where an old offset
+    (0 to len(text)) lands in it: inside a word, on the same character; in whitespace, just after
+    the word before (0 before the first word). Worked out when asked (a snippet's few match ends),
+    not per character; str.split's whitespace is str.isspace's."""
+
+    def at(offset: int) -> int:
+        before = " ".join(text[:offset].split())
+        if before and offset < len(text) and text[offset - 1].isspace() and not text[offset].isspace():
+            return len(before) + 1  # a word's first character: after the one space before it
+        return len(before)
+
+    return " ".join(text.split()), at
 
 
 def page_snippets(
@@ -93,28 +108,43 @@ def page_snippets(
     ids: dict[int, str],
     big: Collection[str] = frozenset(),
     wanted: Sequence[Term] = (),
+    *,
+    index: str | None = None,
 ) -> dict[str, tuple[str, str, tuple]]:
     """Snippets for a page of hits: from the body when it matches, else from the best column.
 
-    The page's notes are copied into a small temp FTS5 table and the snippets taken there: in
-    the big index a prefix or phrase would be looked up across every note again for each hit.
-    Notes over SNIPPET_SCAN_BYTES (`big`) get theirs from one scan of the body instead: FTS5's
-    snippet() scores every hit of a note, and a 2 MB body of one repeated word took minutes."""
+    `index`: the FTS5 table `match` was run in, to take the snippets there, each hit looked up by
+    its row id; only for a match without prefix terms (under `rowid IN` FTS5 rebuilds a prefix's
+    postings across every note for each hit). Otherwise the page's notes are copied into a small
+    temp FTS5 table and the snippets taken there. Both give the same snippets: the same text (the
+    index's external content is the text it indexed, which its own deletes rely on), tokenizer,
+    columns and match. Notes over SNIPPET_SCAN_BYTES (`big`) get theirs from one scan
+    of the body instead: FTS5's snippet() scores every hit of a note, and a 2 MB body of one
+    repeated word took minutes."""
     if not ids:
         return {}
-    rows = con.execute(
-        f"SELECT id, {', '.join(COLUMNS)} FROM content WHERE id IN ({','.join(str(int(i)) for i in ids)})"
-    ).fetchall()
     out = {}
-    body_at = 1 + COLUMNS.index("body")
-    small = []
-    for row in rows:
-        if ids[row[0]] in big:
-            out[ids[row[0]]] = snippet_parts(_scanned_snippet(row[body_at] or "", wanted))
-        else:
-            small.append(row)
+    inlist = ",".join(str(int(i)) for i, path in ids.items() if path in big)
+    if inlist:
+        for rowid, body in con.execute(f"SELECT id, body FROM content WHERE id IN ({inlist})"):
+            out[ids[rowid]] = snippet_parts(_scanned_snippet(body or "", wanted))
+    small = [i for i, path in ids.items() if path not in big]
     if not small:
         return out
+    if index is not None:
+        raws = _snippets(con, index, f"{index} MATCH ? AND rowid IN ({','.join(str(int(i)) for i in small)})", match)
+    else:
+        raws = _copied_snippets(con, match, small)
+    for rowid, raw in raws.items():
+        out[ids[rowid]] = snippet_parts(raw)
+    return out
+
+
+def _copied_snippets(con: sqlite3.Connection, match: str, rowids: list[int]) -> dict[int, str]:
+    """`_snippets` of the notes `rowids` from a temp FTS5 table of their own."""
+    rows = con.execute(
+        f"SELECT id, {', '.join(COLUMNS)} FROM content WHERE id IN ({','.join(str(int(i)) for i in rowids)})"
+    ).fetchall()
     con.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_snip USING fts5({', '.join(COLUMNS)}, tokenize='{TOKENIZER}')"
     )
@@ -122,15 +152,30 @@ def page_snippets(
     # FTS5 tokenizing each one a second time to delete it from the table's index
     con.execute("BEGIN")
     try:
-        con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", small)
-        raws = con.execute(
-            f"SELECT rowid, snippet(vw_snip, 5, '{_OPEN}', '{_CLOSE}', '…', 24), "
-            f"snippet(vw_snip, -1, '{_OPEN}', '{_CLOSE}', '…', 24) FROM temp.vw_snip "
-            f"WHERE vw_snip MATCH ?",
-            (match,),
-        ).fetchall()
+        con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        return _snippets(con, "temp.vw_snip", "vw_snip MATCH ?", match)
     finally:
         con.execute("ROLLBACK")
-    for rowid, body, best in raws:
-        out[ids[rowid]] = snippet_parts(body if body and _OPEN in body else (best or ""))
+
+
+def _snippets(con: sqlite3.Connection, table: str, where: str, match: str) -> dict[int, str]:
+    """{row id: FTS5's snippet with the internal markers} of the rows of `table` that `where` finds:
+    from the body where it matches, else from the best column, which is asked only of those rows
+    (each snippet() call tokenizes the text it looks at again)."""
+    name = table.rpartition(".")[2]
+    snippet = f"snippet({name}, {{}}, '{_OPEN}', '{_CLOSE}', '…', 24)"
+    out: dict[int, str] = {}
+    elsewhere = []
+    for rowid, body in con.execute(f"SELECT rowid, {snippet.format(BODY)} FROM {table} WHERE {where}", (match,)):
+        if body and _OPEN in body:
+            out[rowid] = body
+        else:
+            elsewhere.append(rowid)
+    if elsewhere:
+        for rowid, best in con.execute(
+            f"SELECT rowid, {snippet.format(-1)} FROM {table} WHERE {name} MATCH ? "
+            f"AND rowid IN ({','.join(str(int(i)) for i in elsewhere)})",
+            (match,),
+        ):
+            out[rowid] = best or ""
     return out

@@ -7,7 +7,7 @@ and -exclusions, and `to_fts` quotes every term. Bad input raises QueryError.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from vaultwatch.core.errors import QueryError
@@ -114,6 +114,23 @@ def field_holds(padded: str, needles: tuple[tuple[str, ...], str | None] | None)
         return False
     whole, start = needles
     return all(n in padded for n in whole) and (start is None or start in padded)
+
+
+def field_tester(needles: tuple[tuple[str, ...], str | None] | None) -> Callable[[str], bool]:
+    """`field_holds` with these needles, as one predicate of the padded field: for a term of one whole
+    token (most are) a single substring test, which an empty field ("  ") fails as field_holds does
+    (the needle is longer)."""
+    if needles is None:
+        return _never
+    whole, start = needles
+    if start is None and len(whole) == 1 and len(whole[0]) > 2:
+        token = whole[0]
+        return lambda padded: token in padded
+    return lambda padded: field_holds(padded, needles)
+
+
+def _never(_padded: str) -> bool:
+    return False
 
 
 def wanted_terms(terms: Iterable[Term]) -> list[Term]:

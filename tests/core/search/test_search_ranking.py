@@ -242,8 +242,9 @@ _TOKEN = st.text(alphabet="abcdé12", min_size=0, max_size=4)
 def test_a_field_holds_a_term_exactly_as_its_token_set_does(field, tokens, prefix):
     """The ranking's field test on the stored string (issue 19: substring tests instead of a set per
     field and candidate) answers as the set of the field's tokens did: every token in the set, a
-    prefix term's last one starting one of them; a term without tokens is in no field."""
-    from vaultwatch.core.search.terms import field_holds, field_needles
+    prefix term's last one starting one of them; a term without tokens is in no field. So does the
+    predicate the ranking loop uses (`field_tester`), on the field and on an empty one."""
+    from vaultwatch.core.search.terms import field_holds, field_needles, field_tester
 
     part = set(field)
     if not tokens:
@@ -253,6 +254,9 @@ def test_a_field_holds_a_term_exactly_as_its_token_set_does(field, tokens, prefi
     else:
         want = all(t in part for t in tokens)
     assert field_holds(f" {' '.join(field)} ", field_needles(tokens, prefix)) is want
+    test = field_tester(field_needles(tokens, prefix))
+    assert test(f" {' '.join(field)} ") is want
+    assert test("  ") is field_holds("  ", field_needles(tokens, prefix))
 
 
 def _lead_whole(text: str, chars: int) -> str:
