@@ -9,6 +9,8 @@ by path string, so no call can leave the vault through a swapped folder:
   folder, then a replace (or a no-clobber link for a create) and an fsync of the folder: a
   crash leaves the old or the new bytes, never a mix. Two steps, so that a change waiting for
   the person's approval has its bytes on disk before the key (`TempFile.discard` when declined);
+  the folder's fsync may run in the background (`FolderSyncs`) while the caller does work that
+  needs no durability, and is waited for before the caller answers;
 - `rename_noreplace`: renameat2(RENAME_NOREPLACE), with a link+unlink fallback;
 - `fsync_dir`, `os_error` (an OSError as a WriteFailed that says why and what to do),
   `clean_temp_files` (what a killed run left), `folds_case`, `same_entry`.
@@ -21,12 +23,14 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import queue
 import re
 import secrets
 import stat as stat_mod
 import threading
 import time
 from collections.abc import Callable
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 from vaultwatch.core import platform
@@ -43,6 +47,7 @@ __all__ = [
     "NAME_MAX",
     "TEMP_PREFIX",
     "TEMP_SUFFIX",
+    "FolderSyncs",
     "Hook",
     "TempFile",
     "WriteFailed",
@@ -190,6 +195,72 @@ def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
 Hook = Callable[[str], None]
 
 
+SYNC_THREADS = 2  # folder fsyncs of concurrent writes run side by side (the disk may batch them)
+_sync_queue: queue.SimpleQueue[tuple[int, threading.Event]] | None = None
+_sync_lock = threading.Lock()
+
+
+def _sync_loop(work: queue.SimpleQueue[tuple[int, threading.Event]]) -> None:
+    while True:
+        fd, done = work.get()
+        try:
+            fsync_dir(fd)
+        finally:
+            os.close(fd)
+            done.set()
+
+
+def _sync_threads() -> queue.SimpleQueue[tuple[int, threading.Event]]:
+    """The folder fsyncs' queue, its daemon threads started on first use (a process that exits
+    has waited for its writes' fsyncs already: FolderSyncs.wait)."""
+    global _sync_queue
+    with _sync_lock:
+        if _sync_queue is None:
+            work: queue.SimpleQueue[tuple[int, threading.Event]] = queue.SimpleQueue()
+            for n in range(SYNC_THREADS):
+                threading.Thread(target=_sync_loop, args=(work,), name=f"vaultwatch-fsync-{n}", daemon=True).start()
+            _sync_queue = work
+        return _sync_queue
+
+
+class FolderSyncs:
+    """Folder fsyncs of one operation, run in the background and waited for together.
+
+    A replace is durable only once its folder is fsynced. That fsync (a disk flush, milliseconds)
+    does not keep the caller's next steps from being right, only from being durable: the index
+    refresh and the answer's fields can be made meanwhile. The caller waits (`wait`, or leaving the
+    `with` block, also on an error) before anything that says "done": the answer, the change's
+    event and its journal row. Each fsync works on its own duplicate of the folder's descriptor,
+    so the caller may close its own.
+    """
+
+    __slots__ = ("_pending",)
+
+    def __init__(self) -> None:
+        self._pending: list[threading.Event] = []
+
+    def start(self, dir_fd: int) -> None:
+        try:
+            fd = os.dup(dir_fd)
+        except OSError:  # out of descriptors: sync here, as without `later`
+            fsync_dir(dir_fd)
+            return
+        done = threading.Event()
+        self._pending.append(done)
+        _sync_threads().put((fd, done))
+
+    def wait(self) -> None:
+        """Return once every fsync started so far is done."""
+        while self._pending:
+            self._pending.pop().wait()
+
+    def __enter__(self) -> FolderSyncs:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.wait()
+
+
 class TempFile:
     """A synced temporary file beside a note, waiting to become it (`commit`) or to go (`discard`).
 
@@ -207,9 +278,16 @@ class TempFile:
         self.fd: int | None = fd
 
     def commit(
-        self, target: str, *, create: bool, precheck: Callable[[], None] | None = None, hook: Hook | None = None
+        self,
+        target: str,
+        *,
+        create: bool,
+        precheck: Callable[[], None] | None = None,
+        hook: Hook | None = None,
+        later: FolderSyncs | None = None,
     ) -> None:
-        """Switch the temporary file in as `target` (in the same folder), then fsync the folder.
+        """Switch the temporary file in as `target` (in the same folder), then fsync the folder
+        (in the background with `later`, which the caller waits for before it answers).
 
         create: no-clobber (FileExistsError if something appeared). precheck runs just before
         the switch (it raises to abort, and the temporary file stays for `discard`)."""
@@ -225,7 +303,10 @@ class TempFile:
         self.name = ""
         if hook is not None:
             hook("replaced")
-        fsync_dir(dfd)
+        if later is not None:
+            later.start(dfd)
+        else:
+            fsync_dir(dfd)
 
     def discard(self) -> None:
         """Remove the temporary file (nothing when it was committed); safe to call twice."""

@@ -63,6 +63,7 @@ from vaultwatch.core.edit import fmedit, pieces
 from vaultwatch.core.edit import hooks as _journal
 from vaultwatch.core.edit.atomic import (
     O_DIRECTORY,
+    FolderSyncs,
     Hook,
     WriteFailed,
     WriteRefused,
@@ -357,7 +358,7 @@ class Writer:
         """
         t = self._target(path, allow_attachment=allow_attachment)
         data = self._encode(content, t)
-        with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
+        with _LOCKS.hold(t.key), self.locate(t.canon) as loc, FolderSyncs() as later:
             found = read_file(loc, t.rel)
             if found is None:
                 if if_match is not None:
@@ -368,13 +369,14 @@ class Writer:
                         None,
                     )
                 self._check_new(loc)
-                created = self._commit(t, loc, None, data, actor=actor, create=True)
+                created = self._commit(t, loc, None, data, actor=actor, create=True, later=later)
                 return self._done(
                     "write",
                     t,
                     None,
                     data,
                     actor,
+                    later,
                     created=True,
                     extra=created,
                     summary=f"created ({_count_lines(data)} lines)"
@@ -402,13 +404,13 @@ class Writer:
                 data = self._keep_style(old, data)
             if data == old:
                 return self._unchanged("write", t, current)
-            self._commit(t, loc, old, data, actor=actor, mode=mode)
+            self._commit(t, loc, old, data, actor=actor, mode=mode, later=later)
             summary = (
                 line_summary(old.decode("utf-8", "replace"), data.decode("utf-8", "replace"))
                 if t.kind == NOTE
                 else f"replaced ({len(old)} -> {len(data)} bytes)"
             )
-            return self._done("write", t, current, data, actor, summary=summary)
+            return self._done("write", t, current, data, actor, later, summary=summary)
 
     @_journal.journaled("edit")
     def edit(
@@ -828,7 +830,7 @@ class Writer:
         actor: str,
     ) -> WriteResult:
         t = self._target(path)
-        with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
+        with _LOCKS.hold(t.key), self.locate(t.canon) as loc, FolderSyncs() as later:
             found = read_file(loc, t.rel)
             if found is None:
                 raise NotFoundError(
@@ -867,8 +869,8 @@ class Writer:
                         "would_break_frontmatter",
                     )
             data = bom + self._encode(new_text, t, check_size=False)
-            self._commit(t, loc, old, data, actor=actor, mode=mode)
-            return self._done(operation, t, current, data, actor, summary=summary, warnings=warnings)
+            self._commit(t, loc, old, data, actor=actor, mode=mode, later=later)
+            return self._done(operation, t, current, data, actor, later, summary=summary, warnings=warnings)
 
     def _commit(
         self,
@@ -881,9 +883,11 @@ class Writer:
         mode: int | None = None,
         create: bool = False,
         effects: fx.EffectSet | None = None,
+        later: FolderSyncs | None = None,
     ) -> list[str]:
         """Write `data` atomically (lock held). Returns vault paths of folders created for it.
-        `effects`: what the approval gate is asked about (default: this note written or created)."""
+        `effects`: what the approval gate is asked about (default: this note written or created);
+        `later`: the folder's fsync runs in the background, the caller waits for it (see `_done`)."""
         if len(data) > self.max_bytes:
             raise WriteRefused(
                 f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
@@ -927,7 +931,7 @@ class Writer:
                 if effects is None:
                     effects = fx.written(t.rel, t.canon, create=create)
                 _journal.approve(effects, old, data)  # the approval gate; raises when the person declines
-                temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook)
+                temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook, later=later)
                 done = True
             finally:
                 temp.discard()  # declined, refused or failed: no temporary file stays
@@ -1299,12 +1303,15 @@ class Writer:
         previous: str | None,
         data: bytes,
         actor: str,
+        later: FolderSyncs | None = None,
         *,
         created: bool = False,
         extra: Iterable[str] = (),
         summary: str = "",
         warnings: tuple[str, ...] = (),
     ) -> WriteResult:
+        # the index takes the change while the folder's fsync runs (`later`); nothing says "done"
+        # (the event, the answer, the journal's row after it) before that fsync has returned
         paths = [*extra, *self._index_paths(t)]
         self._refresh(paths, actor)
         entry = self.vault.snapshot.get(t.rel)
@@ -1317,12 +1324,12 @@ class Writer:
         ignore = self.vault.config.ignore
         if not ignore.empty and ignore.excluded(t.rel):
             warnings = (*warnings, f"{t.rel} matches the vault's ignore rules, so it is not listed or searched")
-        return self._publish(
-            WriteResult(
-                operation, t.rel, etag_of(data), previous, created, True, tuple(dict.fromkeys(paths)), summary, warnings
-            ),
-            actor,
+        result = WriteResult(
+            operation, t.rel, etag_of(data), previous, created, True, tuple(dict.fromkeys(paths)), summary, warnings
         )
+        if later is not None:
+            later.wait()
+        return self._publish(result, actor)
 
     def _unchanged(self, operation: str, t: _Target, etag: str) -> WriteResult:
         return WriteResult(operation, t.rel, etag, etag, False, False, (), "no change (already as requested)")

@@ -7,7 +7,7 @@ under a lock and swaps the reference, so no reader ever sees half an update.
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,20 +115,33 @@ def _bundle(by_path: dict[str, Entry], mode: str) -> bool:
     return index is not None and okf.declares_okf(index.frontmatter)
 
 
-def _reorder(paths: tuple[str, ...], added: list[str], removed: set[str]) -> tuple[str, ...]:
-    """The sorted path tuple after a small change, without re-sorting everything."""
-    if not added and not removed:
-        return paths
-    if len(added) + len(removed) > 2000:
-        return tuple(sorted((set(paths) - removed).union(added)))
-    work = list(paths)
-    for p in removed:
-        i = bisect_left(work, p)
-        if i < len(work) and work[i] == p:
-            del work[i]
-    for p in added:
-        insort(work, p)
-    return tuple(work)
+RESHAPE_MAX = 256  # paths added or removed at once beyond which the path order is sorted anew
+
+
+def _reshape(
+    old: Snapshot, by_path: dict[str, Entry], added: list[str], removed: set[str], replaced: Iterable[str]
+) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+    """The sorted paths and their entries after a small change, from the old ones by bisection
+    (each insert or delete moves pointers in C) instead of a lookup per path of the vault."""
+    if len(added) + len(removed) > RESHAPE_MAX:
+        paths = tuple(sorted((set(old.paths) - removed).union(added)))
+        return paths, tuple(map(by_path.__getitem__, paths))
+    work_paths = list(old.paths) if added or removed else None
+    work = list(old.entries)
+    if work_paths is not None:
+        for p in removed:
+            i = bisect_left(work_paths, p)
+            if i < len(work_paths) and work_paths[i] == p:
+                del work_paths[i], work[i]
+        for p in added:
+            i = bisect_left(work_paths, p)
+            work_paths.insert(i, p)
+            work.insert(i, by_path[p])
+    where = old.paths if work_paths is None else work_paths
+    for p in replaced:
+        i = bisect_left(where, p)
+        work[i] = by_path[p]
+    return (old.paths if work_paths is None else tuple(work_paths)), tuple(work)
 
 
 def _link_origin(snap: Snapshot, old: Snapshot, changed: frozenset[str], in_place: bool) -> None:
@@ -202,8 +215,9 @@ class Index:
                 if by_path.pop(s.path, None) is not None:
                     removed.add(s.path)
             added = list(dict.fromkeys(e.path for e in upserts if e.path not in old.by_path))
-            paths = _reorder(old.paths, [p for p in added if p in by_path], removed)
-            snap = self._swap(by_path, tuple(skip.values()), old.problems, old.loaded, paths)
+            replaced = {e.path for e in upserts if e.path in old.by_path and e.path in by_path}
+            paths, entries = _reshape(old, by_path, [p for p in added if p in by_path], removed, replaced)
+            snap = self._swap(by_path, tuple(skip.values()), old.problems, old.loaded, paths, entries)
             if snap.is_bundle == old.is_bundle:
                 in_place = paths is old.paths and all(
                     (o := old.by_path.get(e.path)) is not None and o.kind == e.kind for e in upserts
@@ -224,13 +238,14 @@ class Index:
         problems: tuple[str, ...],
         loaded: bool,
         paths: tuple[str, ...] | None = None,
+        entries: tuple[Entry, ...] | None = None,
     ) -> Snapshot:
         if paths is None:
             paths = tuple(sorted(by_path))
         snap = Snapshot(
             generation=self._snapshot.generation + 1,
             paths=paths,
-            entries=tuple(map(by_path.__getitem__, paths)),
+            entries=tuple(map(by_path.__getitem__, paths)) if entries is None else entries,
             by_path=by_path,
             skipped=skipped,
             is_bundle=_bundle(by_path, self.okf_mode),

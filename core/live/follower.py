@@ -56,11 +56,12 @@ class ChangeFollower:
             if paths:
                 with self._cond:
                     self._queue.update(dict.fromkeys(paths))
-                    self._queued()
+                    self._queued(event, len(paths))
                     self._cond.notify_all()
 
-    def _queued(self) -> None:
-        """Called under `_cond` after a batch was queued (where a subclass counts batches)."""
+    def _queued(self, event: DocumentsChanged, count: int) -> None:
+        """Called under `_cond` after a batch of `count` paths was queued (where a subclass counts
+        batches)."""
 
     def _run(self) -> None:
         raise NotImplementedError

@@ -169,11 +169,30 @@ def _hay(
     A tuple of strings, which the garbage collector stops tracking: a list of one item per entry
     made every full collection (and the frame it fell in) longer."""
 
-    @postings.patching(snapshot)
-    def patch(old: tuple[str, ...], base: Snapshot, changed: frozenset[str]) -> tuple[str, ...]:
+    def patch(old: tuple[str, ...], base: Snapshot, changed: frozenset[str]) -> tuple[str, ...] | None:
+        # entries added and removed go in and out at their places (as `postings.subset` does)
+        if len(changed) > postings.MAX_PATCH:
+            return None
+        was_paths = list(_by_kinds(base, kinds)[0])
         work = list(old)
-        for i in postings.changed_positions(paths, changed):
-            work[i] = fold(f"{paths[i]}\n{entries[i].title}")
+        moved = 0
+        for p in sorted(changed):
+            i = bisect_left(was_paths, p)
+            had = i < len(was_paths) and was_paths[i] == p
+            k = bisect_left(paths, p)
+            if k < len(paths) and paths[k] == p:
+                if had:
+                    work[i] = fold(f"{p}\n{entries[k].title}")
+                    continue
+                was_paths.insert(i, p)
+                work.insert(i, fold(f"{p}\n{entries[k].title}"))
+            elif had:
+                del was_paths[i], work[i]
+            else:
+                continue
+            moved += 1
+            if moved > postings.MAX_MOVES:
+                return None
         return tuple(work)
 
     return snapshot.cached(("hay", kinds), lambda: tuple([fold(f"{e.path}\n{e.title}") for e in entries]), patch)

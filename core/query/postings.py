@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from itertools import compress
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.errors import QueryError
@@ -26,6 +26,9 @@ Positions = set[int] | frozenset[int]
 
 
 MAX_PATCH = 2000  # changed entries beyond which a structure is rebuilt rather than patched
+# notes added or removed beyond which a structure indexed by position is rebuilt: each one moves
+# the positions after it, so the patch costs grow with them
+MAX_MOVES = 200
 _NOTE_ONLY = frozenset({NOTE})
 
 
@@ -38,14 +41,40 @@ def subset(snapshot: Snapshot, kinds: frozenset[str]) -> tuple[tuple[str, ...], 
 
     def patch(
         old: tuple[tuple[str, ...], tuple[Entry, ...]], base: Snapshot, changed: frozenset[str]
-    ) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
+    ) -> tuple[tuple[str, ...], tuple[Entry, ...]] | None:
+        # A few entries added, removed or replaced: each goes in or out at its place found by
+        # bisection, so the first listing after an outside create costs the change, not a pass
+        # over the vault (the list's inserts move pointers in C).
+        if len(changed) > MAX_PATCH:
+            return None
         paths, entries = old
+        work_paths: list[str] | None = None
         work = list(entries)
-        for i in changed_positions(paths, changed):
-            work[i] = snapshot.by_path[paths[i]]
-        return paths, tuple(work)
+        moved = 0
+        for p in sorted(changed):
+            was, now = base.by_path.get(p), snapshot.by_path.get(p)
+            had = was is not None and was.kind in kinds
+            has = now is not None and now.kind in kinds
+            if had and has:
+                i = bisect_left(paths if work_paths is None else work_paths, p)
+                work[i] = cast(Entry, now)
+                continue
+            if not (had or has):
+                continue
+            moved += 1
+            if moved > MAX_MOVES:
+                return None
+            if work_paths is None:
+                work_paths = list(paths)
+            i = bisect_left(work_paths, p)
+            if had:
+                del work_paths[i], work[i]
+            else:
+                work_paths.insert(i, p)
+                work.insert(i, cast(Entry, now))
+        return (paths if work_paths is None else tuple(work_paths)), tuple(work)
 
-    return snapshot.cached(("kinds", kinds), build, patching(snapshot)(patch))
+    return snapshot.cached(("kinds", kinds), build, patch)
 
 
 def notes(snapshot: Snapshot) -> tuple[tuple[str, ...], tuple[Entry, ...]]:
@@ -80,6 +109,118 @@ def patching(snapshot: Snapshot) -> Callable[[Patch], Patch]:
                 return None
             try:
                 return fn(old, base, changed)
+            except _TooMany:
+                return None
+
+        return run
+
+    return wrap
+
+
+class Moves:
+    """Where the note positions of an earlier generation went in a later one that added or
+    removed a few notes: `position(i)` for one, `array(a)` for a sorted array of them (removed
+    notes' positions left out). Between two neighbouring added or removed notes every position
+    moves by the same amount, so an array is mapped a run at a time."""
+
+    __slots__ = ("_added", "_bounds", "_removed", "identity")
+
+    def __init__(self, removed: list[int], added: list[int], size: int) -> None:
+        """`removed`: sorted old positions of notes gone; `added`: sorted new positions of notes
+        that came; `size`: the old number of notes."""
+        self._removed = removed
+        self._added = [a - k for k, a in enumerate(added)]  # survivors before each added note
+        self.identity = not removed and not added
+        bounds = set(removed)
+        bounds.update(r + 1 for r in removed)
+        for j in self._added:
+            bounds.add(self._old_of(j))
+        self._bounds = sorted(b for b in bounds if 0 < b < size)
+
+    def _old_of(self, j: int) -> int:
+        """The old position of the j-th note that stayed."""
+        i = j
+        for r in self._removed:
+            if r <= i:
+                i += 1
+        return i
+
+    def position(self, i: int) -> int | None:
+        """The new position of old position `i` (None: that note was removed)."""
+        k = bisect_left(self._removed, i)
+        if k < len(self._removed) and self._removed[k] == i:
+            return None
+        j = i - k
+        return j + bisect_right(self._added, j)
+
+    def array(self, a: array) -> array:
+        """A sorted array of old positions as new positions (the same object when none moved)."""
+        if self.identity or not a:
+            return a
+        out = _positions()
+        at, end = 0, len(a)
+        for stop in (*self._bounds, None):
+            hi = end if stop is None else bisect_left(a, stop, at)
+            if hi > at:
+                first = a[at]
+                new = self.position(first)
+                if new is not None:  # else the run is the removed position alone (a bound on each side)
+                    d = new - first
+                    if d == 0 and at == 0 and hi == end:
+                        return a
+                    out.extend(a[at:hi] if d == 0 else _positions(map(d.__add__, a[at:hi])))
+            at = hi
+            if at >= end:
+                break
+        return out
+
+
+def reshaped(
+    snapshot: Snapshot, base: Snapshot, changed: frozenset[str]
+) -> tuple[Moves, list[tuple[int | None, int | None]]]:
+    """How the notes moved from `base` to `snapshot`, and (old position, new position) of each
+    changed note (None where it is not a note in that generation). Raises _TooMany when a
+    rebuild is cheaper than a patch."""
+    if len(changed) > MAX_PATCH:
+        raise _TooMany
+    key = ("moves", base.generation)
+    found = snapshot.derived(key)
+    if found is not None:
+        return cast("tuple[Moves, list[tuple[int | None, int | None]]]", found)
+    old_paths = notes(base)[0]
+    new_paths = notes(snapshot)[0]
+    pairs: list[tuple[int | None, int | None]] = []
+    removed: list[int] = []
+    added: list[int] = []
+    for p in sorted(changed):
+        bi = bisect_left(old_paths, p)
+        ni = bisect_left(new_paths, p)
+        was = bi if bi < len(old_paths) and old_paths[bi] == p else None
+        now = ni if ni < len(new_paths) and new_paths[ni] == p else None
+        if was is None and now is None:
+            continue
+        if was is None:
+            added.append(cast(int, now))
+        elif now is None:
+            removed.append(was)
+        pairs.append((was, now))
+    if len(added) + len(removed) > MAX_MOVES:
+        raise _TooMany
+    out = (Moves(removed, added, len(old_paths)), pairs)
+    snapshot.cached(key, lambda: out)
+    return out
+
+
+def reshaping(snapshot: Snapshot) -> Callable[[Callable[..., Any]], Patch]:
+    """Decorator for a patch of a structure indexed by note position that follows notes added and
+    removed as well as replaced: the patch gets (old, base, moves, pairs) (see `reshaped`); too
+    many changes mean a rebuild."""
+
+    def wrap(fn: Callable[..., Any]) -> Patch:
+        def run(old: Any, base: Snapshot, changed: frozenset[str]) -> Any:
+            try:
+                moves, pairs = reshaped(snapshot, base, changed)
+                return fn(old, base, moves, pairs)
             except _TooMany:
                 return None
 
@@ -125,21 +266,30 @@ def _inverted(snapshot: Snapshot, name: str, tokens: Callable[[Entry], list[str]
                 inv[tok].append(i)
         return dict(inv)
 
-    @patching(snapshot)
-    def patch(old: dict[str, array], base: Snapshot, changed: frozenset[str]) -> dict[str, array]:
-        paths, entries = notes(snapshot)
+    @reshaping(snapshot)
+    def patch(
+        old: dict[str, array], base: Snapshot, moves: Moves, pairs: list[tuple[int | None, int | None]]
+    ) -> dict[str, array]:
+        entries = notes(snapshot)[1]
         before = notes(base)[1]
-        inv = dict(old)
-        copied: set[str] = set()
+        # every list moved to the new positions (a list no position of which moved is kept as is);
+        # then the changed notes' tokens: copy on write, `old` belongs to another generation
+        inv = old if moves.identity else {tok: lst for tok, a in old.items() if (lst := moves.array(a))}
+        copied: set[str] = set() if moves.identity else {tok for tok in inv if inv[tok] is not old[tok]}
+        if inv is old:
+            inv = dict(old)
 
-        def own(tok: str) -> array:  # copy on write: `old` belongs to another generation
+        def own(tok: str) -> array:
             if tok not in copied:
                 copied.add(tok)
                 inv[tok] = _positions(inv.get(tok, ()))
             return inv[tok]
 
-        for i in changed_positions(paths, changed):
-            was, now = set(tokens(before[i])), set(tokens(entries[i]))
+        for was_at, i in pairs:
+            if i is None:  # removed: `moves` left its positions out
+                continue
+            was = set(tokens(before[was_at])) if was_at is not None else set()
+            now = set(tokens(entries[i]))
             for tok in was - now:
                 lst = own(tok)
                 lst.pop(bisect_left(lst, i))
@@ -179,6 +329,16 @@ class _Due:
     def copy(self) -> _Due:
         out = _Due()
         out.keys, out.positions = array("q", self.keys), array("i", self.positions)
+        return out
+
+    def moved(self, moves: Moves) -> _Due:
+        """A copy with each position where `moves` puts it (removed notes left out)."""
+        if moves.identity:
+            return self.copy()
+        out = _Due()
+        kept = [(k, p) for k, i in zip(self.keys, self.positions, strict=True) if (p := moves.position(i)) is not None]
+        out.keys = array("q", [k for k, _ in kept])
+        out.positions = array("i", [p for _, p in kept])
         return out
 
     def _at(self, key: int, position: int) -> int:
@@ -223,20 +383,23 @@ def stale_positions(snapshot: Snapshot, clock: Clock) -> set[int]:
             _Due((_micros(e.stale_instant), i) for i, e in enumerate(entries) if e.stale_instant is not None),
         )
 
-    @patching(snapshot)
-    def patch(old: tuple[_Due, _Due], base: Snapshot, changed: frozenset[str]) -> tuple[_Due, _Due]:
-        paths, entries = notes(snapshot)
+    @reshaping(snapshot)
+    def patch(
+        old: tuple[_Due, _Due], base: Snapshot, moves: Moves, pairs: list[tuple[int | None, int | None]]
+    ) -> tuple[_Due, _Due]:
+        entries = notes(snapshot)[1]
         before = notes(base)[1]
-        dated, timed = old[0].copy(), old[1].copy()
-        for i in changed_positions(paths, changed):
+        dated, timed = old[0].moved(moves), old[1].moved(moves)
+        for was_at, i in pairs:
             for due, field, key in ((dated, "stale_date", _day), (timed, "stale_instant", _micros)):
-                was, now = getattr(before[i], field), getattr(entries[i], field)
-                if was == now:
-                    continue
-                if was is not None:
+                was = getattr(before[was_at], field) if was_at is not None else None
+                now = getattr(entries[i], field) if i is not None else None
+                if was is not None and i is not None:  # (a removed note's moment is gone already)
+                    if was == now:
+                        continue
                     due.remove(key(was), i)
                 if now is not None:
-                    due.add(key(now), i)
+                    due.add(key(now), cast(int, i))
         return dated, timed
 
     dated, timed = snapshot.cached("stale", build, patch)
@@ -251,7 +414,7 @@ def all_notes(snapshot: Snapshot) -> frozenset[int]:
         "all_positions",
         lambda: frozenset(range(len(notes(snapshot)[1]))),
         patching(snapshot)(lambda old, base, changed: old),
-    )  # in place: same positions
+    )  # in place: same positions (else a range's set, built in C)
 
 
 def _is_problem(e: Entry) -> bool:
@@ -261,12 +424,18 @@ def _is_problem(e: Entry) -> bool:
 def problems(snapshot: Snapshot) -> Positions:
     """Positions of notes with a frontmatter error or undecodable bytes."""
 
-    @patching(snapshot)
-    def patch(old: frozenset[int], base: Snapshot, changed: frozenset[str]) -> frozenset[int]:
-        paths, entries = notes(snapshot)
-        work = set(old)
-        for i in changed_positions(paths, changed):
-            (work.add if _is_problem(entries[i]) else work.discard)(i)
+    @reshaping(snapshot)
+    def patch(
+        old: frozenset[int], base: Snapshot, moves: Moves, pairs: list[tuple[int | None, int | None]]
+    ) -> frozenset[int]:
+        entries = notes(snapshot)[1]
+        if moves.identity:
+            work = set(old)
+        else:
+            work = {p for i in old if (p := moves.position(i)) is not None}
+        for _, i in pairs:
+            if i is not None:
+                (work.add if _is_problem(entries[i]) else work.discard)(i)
         return frozenset(work)
 
     return snapshot.cached(

@@ -37,14 +37,13 @@ from vaultwatch.core.search.ftsprep import (
     prepare_pooled,
 )
 from vaultwatch.core.search.ftsrows import DOC_COLUMNS, doc_of, insert_rows, merging, okf_cols
-from vaultwatch.core.search.ftsstate import IndexState
+from vaultwatch.core.search.ftsstate import QUICK_BATCH, IndexState
 from vaultwatch.core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, register_functions
 
 if TYPE_CHECKING:
     from vaultwatch.core.index.snapshot import Snapshot
 
 BATCH = 400
-QUICK_BATCH = 50  # notes: a change this small is applied with quick hand-offs (see _loop)
 # a first build of a big vault commits every this many notes, with FTS5's automatic merging off and
 # one merge at the end (each commit writes a segment; merging them as they come rewrote the
 # postings several times: ~1 s of a 100,000-note build's 5.5 s of SQLite CPU)
@@ -168,6 +167,8 @@ class SearchBuilder(IndexState):
             self.problem = f"full-text indexing stopped: {exc!r}"
             self._report(self.problem, "error")
         finally:
+            with self._cond:  # the batches no one will index now
+                self._end_quick()
             con.close()
             if self._tokens is not None:
                 self._tokens.close()
@@ -191,6 +192,7 @@ class SearchBuilder(IndexState):
                 batch = list(self._queue)
                 self._queue.clear()
                 resync, self._resync = self._resync, False
+                quick, self._quick = self._quick, 0
             try:
                 if resync:
                     self._sync_all(con)
@@ -217,6 +219,9 @@ class SearchBuilder(IndexState):
                 self.ready = False
                 con = self._open_writer()
                 self._sync_all(con)
+            finally:
+                for _ in range(quick):  # begun when these outside edits were queued (IndexState._queued)
+                    handoffs.end_quick()
             self._finish(seq)
 
     def _finish(self, seq: int) -> None:

@@ -7,11 +7,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vaultwatch.core.events import Event, IndexReady
+from vaultwatch.core import handoffs
+from vaultwatch.core.events import DocumentsChanged, Event, IndexReady
 from vaultwatch.core.live.follower import ChangeFollower
 from vaultwatch.core.search.readers import ReaderPool
 from vaultwatch.core.search.results import SearchStatus
 from vaultwatch.core.search.reuse import LastAnswer
+
+QUICK_BATCH = 50  # notes: a change this small is indexed with quick hand-offs (see SearchBuilder._loop)
 
 if TYPE_CHECKING:  # vault.py imports this module's importers
     from vaultwatch.core.search.ftsprep import FieldTokens
@@ -26,6 +29,7 @@ class IndexState(ChangeFollower):
         self.db_path = db_path
         self._enqueued = 0
         self._done_seq = 0
+        self._quick = 0  # quick blocks (core.handoffs) begun for queued outside edits, ended once indexed
         self._resync = False
         self._readers = ReaderPool(db_path)  # the readers' connections (core.search.readers)
         self._epoch = 0  # bumped when the database file is replaced
@@ -49,8 +53,23 @@ class IndexState(ChangeFollower):
 
     thread_name = "vaultwatch-search"
 
-    def _queued(self) -> None:
+    def _queued(self, event: DocumentsChanged, count: int) -> None:
         self._enqueued += 1
+        if event.source == "disk" and count <= QUICK_BATCH and self.ready and not self._stop.is_set():
+            # an outside edit that someone may be polling search for: quick hand-offs from now
+            # until the writer has indexed it, so that neither its wake-up nor its work waits out
+            # the switch interval while another thread runs Python (core.handoffs). The agent's own
+            # writes are left out: the agent's next call runs right then, and alternating with
+            # the indexing every QUICK_S would slow that call down (the writer still indexes a
+            # small batch with quick hand-offs once it runs: see SearchBuilder._loop).
+            handoffs.begin_quick()
+            self._quick += 1
+
+    def _end_quick(self) -> None:
+        """End the quick blocks of the batches queued so far (called under `_cond`)."""
+        while self._quick:
+            self._quick -= 1
+            handoffs.end_quick()
 
     def _on_event(self, event: Event) -> None:
         super()._on_event(event)
