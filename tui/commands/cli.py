@@ -15,11 +15,10 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.listing import SORTS, Query, pairs
 from vaultwatch.core.serialize import entry_json
 from vaultwatch.core.vault import Vault, demo_vault_path
+from vaultwatch.mcp_server.commandline import CommandLine, Handler
 from vaultwatch.tui.commands.changes import add_approve_option, apply_approval
 from vaultwatch.tui.commands.changes import register as register_changes
 from vaultwatch.tui.commands.pending import register as register_pending
-
-Handler = Callable[[argparse.Namespace], int]
 
 
 def _vault_options(p: argparse.ArgumentParser, positional: bool = True) -> None:
@@ -552,9 +551,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     from vaultwatch.mcp_server.cli import register as register_mcp
 
-    register_mcp(sub, handlers, _vault_options, open_vault)
-    register_changes(sub, handlers, _vault_options, open_vault)
-    register_pending(sub, handlers, _vault_options, open_vault)
+    commands = CommandLine(sub, handlers, _vault_options, open_vault)
+    register_mcp(commands)
+    register_changes(commands)
+    register_pending(commands)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = "commands and their options (`vaultwatch COMMAND --help` explains each):\n" + "\n".join(
         "  " + " ".join(cp.format_usage().split()[1:]) for cp in sub.choices.values()
