@@ -133,16 +133,6 @@ def _read_record(root_real: str, pid: int) -> dict[str, Any]:
         return {}
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def lock_holder_pid(root_real: str) -> int | None:
     """The pid holding an flock on the vault directory, from /proc/locks (None when unknown)."""
     try:
@@ -181,7 +171,7 @@ def _busy_holder(root_real: str) -> Holder:
         return Holder(pid, _read_record(root_real, pid))
     newest: tuple[int, int, dict[str, Any]] | None = None
     for other, path in _records(root_real):
-        if other is None or not path.endswith(".json") or not _alive(other):
+        if other is None or not path.endswith(".json") or not platform.pid_alive(other):
             continue
         info = _read_record(root_real, other)
         with contextlib.suppress(OSError):
