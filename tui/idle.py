@@ -29,7 +29,7 @@ def idle(app: VaultwatchApp) -> bool:
 
 
 SETTLE_TIMEOUT = 60.0  # s: only bounds a failure; on a machine with many more runnable processes
-# than cores a healthy app can take well over 10 s to load and draw, and settling returns as soon
+# than cores a healthy app can take many seconds to load and draw, and settling returns as soon
 # as the views are idle, so a generous ceiling costs a passing caller nothing
 
 
