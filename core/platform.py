@@ -58,6 +58,7 @@ __all__ = [
     "statm_resident_pages",
     "listening_unix_sockets",
     "process_cmdline",
+    "pid_alive",
 ]
 
 CAPABILITIES = ("openat2", "proc", "peercred", "renameat2", "glibc")
@@ -284,6 +285,20 @@ def process_cmdline(pid: int) -> list[bytes] | None:
     except OSError:
         fallback("proc")
         return None
+
+
+def pid_alive(pid: object) -> bool:
+    """Whether process `pid` (a positive int, else False) still exists: signal 0 works the same
+    on every POSIX system; a process of another user answers EPERM and is alive."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def statm_resident_pages() -> int | None:

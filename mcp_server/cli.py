@@ -1,6 +1,6 @@
 """The MCP subcommands of `vaultwatch`: serve, bridge and mcp-config.
 
-tui/commands/cli.py registers them with one call: `register(sub, handlers, _vault_options, open_vault)`.
+tui/commands/cli.py registers them with one call: `register(CommandLine(...))` (commandline.py).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from vaultwatch.core.vault import Vault, demo_vault_path
 
+from .commandline import CommandLine
 from .config import CLIENTS, COMPAT_SETS, check_agent, check_prefix, parse_compat
 
 if TYPE_CHECKING:  # imported when first used: start-up time
@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # imported when first used: start-up time
 
     from .host import McpHost
 
-Handler = Callable[[argparse.Namespace], int]
 EARLY_SDK_WAIT = 10.0  # seconds `serve --stdio` may hold the SDK's import back for the first index (stdiofront.py)
 
 
@@ -41,12 +40,7 @@ def _vault_root(path: str | None) -> str:
     return root
 
 
-def register(
-    sub: argparse._SubParsersAction,
-    handlers: dict[str, Handler],
-    vault_options: Callable[..., None],
-    open_vault: Callable[..., Vault],
-) -> None:
+def register(cli: CommandLine) -> None:
     """Add `serve`, `bridge` and `mcp-config` to the vaultwatch command line."""
 
     def cmd_serve(args: argparse.Namespace) -> int:
@@ -64,7 +58,7 @@ def register(
             from . import stdiofront
 
             stdiofront.start(sys.argv[1:])  # the handshake is answered while the rest starts (stdiofront.py)
-            stdio_vault = open_vault(args, load=False)
+            stdio_vault = cli.open_vault(args, load=False)
             _report_problems_to_stderr(stdio_vault)
             try:
                 return _serve_stdio(args, stdio_vault, compat)
@@ -106,7 +100,7 @@ def register(
         try:
             if args.http:
                 parse_http(args.http)  # a bad option is refused before any thread starts
-            vault = open_vault(args, load=False)
+            vault = cli.open_vault(args, load=False)
             _report_problems_to_stderr(vault)
             # the index loads in the background while the SDK imports (~0.9 s); the full-text index and
             # note vectors start once the socket serves (_serve_socket), not competing with that start
@@ -133,13 +127,13 @@ def register(
             if vault is not None:  # open_vault may have failed
                 vault.stop()
 
-    p = sub.add_parser(
+    p = cli.sub.add_parser(
         "serve",
         help="serve the vault to MCP agents without the TUI (until Ctrl+C)",
         description="Serve VAULT over MCP on its Unix socket (printed at start) until SIGINT or "
         "SIGTERM; agents connect through `vaultwatch bridge` or the socket itself.",
     )
-    vault_options(p)
+    cli.vault_options(p)
     p.add_argument("--stdio", action="store_true", help="serve one client on stdin/stdout instead (no socket)")
     p.add_argument(
         "--socket",
@@ -183,13 +177,13 @@ def register(
         default=None,
         help="when another vaultwatch serves the vault, wait up to SECONDS for it to stop",
     )
-    handlers["serve"] = cmd_serve
+    cli.handlers["serve"] = cmd_serve
 
     from . import bridge_cli
 
-    p = sub.add_parser("bridge", help=bridge_cli.HELP, description=bridge_cli.DESCRIPTION)
+    p = cli.sub.add_parser("bridge", help=bridge_cli.HELP, description=bridge_cli.DESCRIPTION)
     bridge_cli.add_arguments(p)
-    handlers["bridge"] = bridge_cli.run
+    cli.handlers["bridge"] = bridge_cli.run
 
     def cmd_mcp_config(args: argparse.Namespace) -> int:
         from .config import ENV_TOKEN_CLIENTS, TOKEN_ENV, WHERE, snippet
@@ -249,7 +243,7 @@ def register(
                 )
         return 0
 
-    p = sub.add_parser(
+    p = cli.sub.add_parser(
         "mcp-config",
         help="print a ready-to-paste MCP client configuration",
         description="Print the configuration that connects an MCP client to vaultwatch for VAULT, in "
@@ -284,7 +278,7 @@ def register(
         default="",
         help="the bridge presents the client as NAME, the name its rules in settings.toml ([agents.NAME]) use",
     )
-    handlers["mcp-config"] = cmd_mcp_config
+    cli.handlers["mcp-config"] = cmd_mcp_config
 
 
 def add_server_options(p: argparse.ArgumentParser) -> None:

@@ -28,7 +28,12 @@ def idle(app: VaultwatchApp) -> bool:
     return not any(node.message_queue_size for node in nodes)
 
 
-async def settle(app: VaultwatchApp, timeout: float = 10.0) -> None:
+SETTLE_TIMEOUT = 60.0  # s: only bounds a failure; on a machine with many more runnable processes
+# than cores a healthy app can take many seconds to load and draw, and settling returns as soon
+# as the views are idle, so a generous ceiling costs a passing caller nothing
+
+
+async def settle(app: VaultwatchApp, timeout: float = SETTLE_TIMEOUT) -> None:
     """Wait until the index is loaded and no view work is pending: no view worker running, no
     timer set, no message queued, several refreshes in a row (raises TimeoutError)."""
     deadline = time.monotonic() + timeout

@@ -8,8 +8,14 @@ stale lock behind. Who holds it is found two ways:
 
 - `/proc/locks` names the pid holding an flock on the vault's (device, inode), from any
   environment of this user;
-- the holder's record (`<state>/servers/<dev>-<ino>.json`, mode 0600, in the user's state
+- the holder's record (`<state>/servers/<dev>-<ino>.<pid>.json`, mode 0600, in the user's state
   folder) says what it serves: socket path, HTTP URL, headless or TUI.
+
+The lock is the truth and a record only describes it: each holder writes its own record (named
+by its pid, so no holder ever removes or replaces another's), publishes it only once it holds
+the lock and removes it only after letting go. A record left by a holder killed with -9 names
+a process that holds nothing: the next holder removes it, and a reader without /proc/locks
+believes only the record of a process still alive.
 
 Nothing is ever written into the vault.
 """
@@ -89,20 +95,40 @@ def vault_key(root_real: str) -> str:
     return f"{st.st_dev:x}-{st.st_ino:x}"
 
 
-def record_path(root_real: str) -> str:
-    folder = private_folder(os.path.join(state_dir(), "servers"))
-    return os.path.join(folder, vault_key(root_real) + ".json")
+def _records_folder() -> str:
+    return private_folder(os.path.join(state_dir(), "servers"))
 
 
-def _read_record(root_real: str) -> dict[str, Any]:
+def record_path(root_real: str, pid: int) -> str:
+    """Where process `pid` publishes what it serves while it holds the vault's lock."""
+    return os.path.join(_records_folder(), f"{vault_key(root_real)}.{pid}.json")
+
+
+def _records(root_real: str) -> list[tuple[int | None, str]]:
+    """(pid, path) of every record of this vault, an older vaultwatch's `<key>.json` (pid None) too."""
+    key = vault_key(root_real)
+    found: list[tuple[int | None, str]] = []
+    with contextlib.suppress(OSError):
+        folder = _records_folder()
+        for name in os.listdir(folder):
+            if name == f"{key}.json":
+                found.append((None, os.path.join(folder, name)))
+            elif name.startswith(f"{key}.") and name.endswith((".json", ".tmp")):
+                middle = name[len(key) + 1 :].split(".", 1)[0]
+                found.append((int(middle) if middle.isdigit() else None, os.path.join(folder, name)))
+    return found
+
+
+def _read_record(root_real: str, pid: int) -> dict[str, Any]:
+    """The record process `pid` published for this vault ({} when it has none)."""
     try:
-        path = record_path(root_real)
+        path = record_path(root_real, pid)
         st = os.lstat(path)
         if not stat_mod.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
             return {}
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-        return data if isinstance(data, dict) else {}
+        return data if isinstance(data, dict) and data.get("pid") == pid else {}
     except (OSError, ValueError):
         return {}
 
@@ -123,8 +149,7 @@ def holder(root_real: str) -> Holder | None:
         pid = lock_holder_pid(root_real)
         if pid is None:
             return None
-        info = _read_record(root_real)
-        return Holder(pid, info if info.get("pid") == pid else {})
+        return Holder(pid, _read_record(root_real, pid))
     probe = VaultLock(root_real)
     try:
         probe.acquire(record=None)
@@ -137,11 +162,28 @@ def holder(root_real: str) -> Holder | None:
 
 
 def _busy_holder(root_real: str) -> Holder:
+    """Who holds the lock this process was just refused: the pid /proc/locks names, else the
+    newest record of a live process (the one that took the lock last: a holder that let go
+    removes its record only after, so two may stand for a moment). Holder(None) when nothing
+    names one: the lock was let go since, or its holder has not published yet."""
     pid = lock_holder_pid(root_real)
-    info = _read_record(root_real)
-    if info.get("pid") not in (None, pid) and pid is not None:
-        info = {}  # a record left by an earlier holder: only the pid is known
-    return Holder(pid if pid is not None else info.get("pid") if isinstance(info.get("pid"), int) else None, info)
+    if pid is not None:
+        return Holder(pid, _read_record(root_real, pid))
+    newest: tuple[int, int, dict[str, Any]] | None = None
+    for other, path in _records(root_real):
+        if other is None or not path.endswith(".json") or not platform.pid_alive(other):
+            continue
+        info = _read_record(root_real, other)
+        with contextlib.suppress(OSError):
+            written = os.stat(path).st_mtime_ns
+            if info and (newest is None or written > newest[0]):
+                newest = (written, other, info)
+    return Holder(newest[1], newest[2]) if newest else Holder(None, {})
+
+
+# A refusal that names nobody means the holder let go between the refusal and the look at who
+# held it: the lock is asked for again, a few times (a holder that never publishes stays nameless).
+_NAMELESS_RETRIES = 3
 
 
 class VaultLock:
@@ -159,25 +201,38 @@ class VaultLock:
 
     def acquire(self, record: dict[str, Any] | None) -> None:
         """Take the lock or raise VaultBusy naming the holder; `record` is published for others to read."""
-        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise VaultBusy(self.root, _busy_holder(self.root)) from None
-            raise
+        for attempt in range(_NAMELESS_RETRIES + 1):
+            fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+            busy = _busy_holder(self.root)
+            if busy.pid is not None or busy.info or attempt == _NAMELESS_RETRIES:
+                raise VaultBusy(self.root, busy) from None
         self._fd = fd
+        self._sweep()
         if record is not None:
             self.publish(record)
+
+    def _sweep(self) -> None:
+        """Remove every other record of this vault: while this process holds the lock, none of
+        them describes a holder (a killed one's, or one that let go and has not removed it yet)."""
+        for pid, path in _records(self.root):
+            if pid != os.getpid():
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
 
     def publish(self, record: dict[str, Any]) -> None:
         """Replace this holder's record (pid added); informative only, never a reason to fail."""
         if self._fd is None:
             return
         with contextlib.suppress(OSError):
-            path = record_path(self.root)
-            tmp = f"{path}.{os.getpid()}.tmp"
+            path = record_path(self.root, os.getpid())
+            tmp = f"{path}.tmp"
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
@@ -191,13 +246,15 @@ class VaultLock:
     def release(self) -> None:
         if self._fd is None:
             return
+        fd, self._fd = self._fd, None
+        # The lock goes first and the record after: a record outliving the lock is stale for a
+        # moment (a reader with /proc/locks never believes it; the next holder sweeps it), whereas
+        # a lock outliving its record would refuse a taker in nobody's name.
+        os.close(fd)  # drops the flock
         if self._record is not None:
             with contextlib.suppress(OSError):
-                if _read_record(self.root).get("pid") == os.getpid():
-                    os.unlink(self._record)
+                os.unlink(self._record)  # this process's own record: no other holder writes it
             self._record = None
-        fd, self._fd = self._fd, None
-        os.close(fd)  # drops the flock
 
     def __enter__(self) -> VaultLock:
         return self

@@ -324,6 +324,7 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
         or q.broken
         or q.triage is not None
         or q.only_paths is not None
+        or bool(q.skip_paths)  # (the filter bar's `-trust:` off a bundle is only paths left out)
     )
     kinds = set()
     if q.include_notes:

@@ -57,7 +57,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from vaultwatch.core import settings
+from vaultwatch.core import platform, settings
 from vaultwatch.core.clock import SystemClock
 from vaultwatch.core.clock import reference as reference_of
 from vaultwatch.core.disk.private import private_file, private_folder
@@ -1366,17 +1366,7 @@ def _is_human(actor: str) -> bool:
 
 def _alive(pid: Any) -> bool:
     """Whether process `pid` still runs (another process's intent in progress, not a killed one)."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid == os.getpid() or platform.pid_alive(pid)
 
 
 def _system_reference() -> tuple[str, float]:

@@ -122,6 +122,31 @@ def query(snapshot: Snapshot, category: str, rules: TriageRules, found: Reviews)
     return Query(only_paths=tuple(sorted(found.paths(category))))
 
 
+def narrow_by_trust(q: Query, snapshot: Snapshot, found: Reviews) -> Query:
+    """The filter bar's `trust:` terms (`trust_tier` pairs in `q`) as the Trust tab reads them:
+    on a bundle OKF's own tier (left as they are), elsewhere the journal's tiers, so `trust:TIER`
+    keeps the notes the tab lists under TIER and `-trust:TIER` leaves them out."""
+    if snapshot.is_bundle:
+        return q
+    keep = [tier for key, tier in q.filters if key == "trust_tier"]
+    drop = [tier for key, tier in q.exclude if key == "trust_tier"]
+    if not keep and not drop:
+        return q
+    only = None if q.only_paths is None else frozenset(q.only_paths)
+    for tier in keep:
+        only = found.paths(tier) if only is None else only & found.paths(tier)
+    skip = set(q.skip_paths)
+    for tier in drop:
+        skip |= found.paths(tier)
+    return replace(
+        q,
+        filters=tuple(pair for pair in q.filters if pair[0] != "trust_tier"),
+        exclude=tuple(pair for pair in q.exclude if pair[0] != "trust_tier"),
+        only_paths=None if only is None else tuple(sorted(only)),
+        skip_paths=tuple(sorted(skip)),
+    )
+
+
 def rule(snapshot: Snapshot, category: str, person: PersonRules, found: Reviews) -> str:
     """The one line saying which rule a view applies (and where to change it), as its tab says it."""
     if category in ("deprecated", "stale"):

@@ -5,42 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from killed_cli import LINKED, cli, disk_events, kill_once, links_to_t, spawn_cli, tree, write_linked
 from mcp_testing import ROOT, serving, uds_client
 
-from vaultwatch.core.events import DocumentsChanged
 from vaultwatch.core.review.batch import session_changes
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.vault import Vault
-
-
-def cli(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    """Every file of the vault and its bytes (the trash aside: a revert sends created notes there;
-    and the temporary file a killed write leaves, which the server's cleaner removes later)."""
-    out = {}
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root).as_posix()
-        if p.name.startswith(".vaultwatch-") and p.name.endswith(".tmp"):
-            continue
-        if p.is_file() and not rel.startswith(".trash"):
-            out[rel] = p.read_bytes()
-    return out
 
 
 @pytest.fixture
@@ -147,17 +120,6 @@ async def test_a_batch_with_one_file_changed_outside_since_is_refused_whole(vaul
         assert journal.open_intents() == []
 
 
-def _restored(root: Path, names: list[str]) -> int:
-    n = 0
-    for name in names:
-        try:
-            if "[[T]]" in (root / name).read_text():
-                n += 1
-        except OSError:
-            pass
-    return n
-
-
 async def test_a_batch_revert_killed_midway_is_finished_by_the_same_command(tmp_path, sock_dir, monkeypatch):
     """A session writes, renames T.md (rewriting [[T]] in 400 notes) and writes again; the person's
     `vaultwatch revert --session` is killed with SIGKILL once part of the rename's restore is on
@@ -166,21 +128,14 @@ async def test_a_batch_revert_killed_midway_is_finished_by_the_same_command(tmp_
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     root = tmp_path / "v"
     root.mkdir()
-    (root / "T.md").write_text("# T\n")
-    names = [f"n{i:03}.md" for i in range(400)]
-    for name in names:
-        (root / name).write_text(f"# {name}\nsee [[T]] and more\n" + "filler line\n" * 40)
+    write_linked(root)
+    names = LINKED
     vault = Vault(root)
     vault.load()
     before = tree(root)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path, name="renamer") as agent:
-        seen: set[str] = set()
-        vault.bus.subscribe(
-            lambda e: (
-                seen.update(e.changed + e.added) if isinstance(e, DocumentsChanged) and e.source == "disk" else None
-            )
-        )
+        seen = disk_events(vault)
         vault.start_watching()
         for tool, arguments in [
             ("write", {"path": "first.md", "content": "# first\n"}),
@@ -193,23 +148,10 @@ async def test_a_batch_revert_killed_midway_is_finished_by_the_same_command(tmp_
             assert not r.is_error, r.content[0].text
         journal = journal_for(vault)
         session = journal.changes()[0].session
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.commands.cli", "revert", "--session", session, str(root), "--yes"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            while True:  # kill it once part of the rename's restore is on disk
-                n = _restored(root, names)
-                if n >= 10 or proc.poll() is not None:
-                    break
-                await asyncio.sleep(0.002)
-            os.kill(proc.pid, signal.SIGKILL)
-        finally:
-            proc.wait(30)
-        partial = _restored(root, names)
+        proc = spawn_cli("revert", "--session", session, str(root), "--yes", env=env)
+        # kill it once part of the rename's restore is on disk
+        await kill_once(proc, lambda: links_to_t(root, names) >= 10)
+        partial = links_to_t(root, names)
         assert 10 <= partial < len(names), f"the batch revert was not cut off midway ({partial} restored)"
         assert not (root / "last.md").exists() and (root / "first.md").exists()  # midway through the batch
 

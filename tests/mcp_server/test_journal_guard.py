@@ -8,19 +8,17 @@ import asyncio
 import datetime as dt
 import os
 import random
-import signal
 import string
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from killed_cli import LINKED, cli, disk_events, kill_once, links_to_t, spawn_cli, write_linked
 from mcp_testing import ROOT, serving, uds_client
 
 from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.edit.writes import Writer
-from vaultwatch.core.events import DocumentsChanged, IndexProblem
+from vaultwatch.core.events import IndexProblem
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import ApprovalGate, ApprovalRequested
 from vaultwatch.core.review.journal import journal_for, parse_since
@@ -34,17 +32,6 @@ def text_noise(rng: random.Random, size: int) -> str:
     """Text that hardly compresses (64 symbols: ~6 bits a character), as an agent's junk notes."""
     alphabet = string.ascii_letters + string.digits + "-_"
     return "".join(rng.choices(alphabet, k=size))
-
-
-def cli(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def on_disk(journal) -> int:
@@ -175,17 +162,6 @@ async def test_since_30m_finds_every_change_after_the_clock_stepped_back_and_for
         assert history.structured_content["changes"][0]["path"] == "two.md"
 
 
-def _restored(root: Path, names: list[str]) -> int:
-    n = 0
-    for name in names:
-        try:
-            if "[[T]]" in (root / name).read_text():
-                n += 1
-        except OSError:
-            pass
-    return n
-
-
 @pytest.mark.parametrize("finish", ["revert_again", "next_start"])
 async def test_a_revert_killed_midway_is_finished_and_never_taken_for_outside_edits(
     tmp_path, sock_dir, monkeypatch, finish
@@ -198,43 +174,23 @@ async def test_a_revert_killed_midway_is_finished_and_never_taken_for_outside_ed
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     root = tmp_path / "v"
     root.mkdir()
-    (root / "T.md").write_text("# T\n")
-    names = [f"n{i:03}.md" for i in range(400)]
-    for name in names:
-        (root / name).write_text(f"# {name}\nsee [[T]] and more\n" + "filler line\n" * 40)
+    write_linked(root)
+    names = LINKED
     vault = Vault(root)
     vault.load()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path, name="renamer") as agent:
-        seen: set[str] = set()
-        vault.bus.subscribe(
-            lambda e: (
-                seen.update(e.changed + e.added) if isinstance(e, DocumentsChanged) and e.source == "disk" else None
-            )
-        )
+        seen = disk_events(vault)
         vault.start_watching()
         r = await agent.call_tool("rename", {"path": "T.md", "new_path": "U.md"})
         assert not r.is_error, r.content[0].text
         journal = journal_for(vault)
         rename_id = journal.changes()[0].id
-        assert _restored(root, names) == 0
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.commands.cli", "revert", str(rename_id), str(root)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            while True:  # kill it once part of the restore is on disk
-                n = _restored(root, names)
-                if n >= 10 or proc.poll() is not None:
-                    break
-                await asyncio.sleep(0.002)
-            os.kill(proc.pid, signal.SIGKILL)
-        finally:
-            proc.wait(30)
-        partial = _restored(root, names)
+        assert links_to_t(root, names) == 0
+        proc = spawn_cli("revert", str(rename_id), str(root), env=env)
+        # kill it once part of the restore is on disk
+        await kill_once(proc, lambda: links_to_t(root, names) >= 10)
+        partial = links_to_t(root, names)
         assert 10 <= partial < len(names), f"the revert was not cut off midway ({partial} restored)"
         assert (root / "U.md").exists() and not (root / "T.md").exists()
 
@@ -264,7 +220,7 @@ async def test_a_revert_killed_midway_is_finished_and_never_taken_for_outside_ed
 
 
 def _all_back(root: Path, names: list[str], journal, rename_id: int) -> None:
-    assert _restored(root, names) == len(names)
+    assert links_to_t(root, names) == len(names)
     assert (root / "T.md").exists() and not (root / "U.md").exists()
     assert journal.get(rename_id).reverted_by is not None
     [row] = journal.changes(kinds=("revert",))

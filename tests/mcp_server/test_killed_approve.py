@@ -12,14 +12,12 @@ import asyncio
 import os
 import re
 import signal
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
+from killed_cli import LINKED, cli, links_to_t, spawn_cli, tree, write_linked
 from mcp_testing import ROOT, serving, uds_client
-from test_batches import _restored, cli, tree
 from waiting import await_until
 
 from vaultwatch.core.edit.writes import Writer
@@ -28,7 +26,7 @@ from vaultwatch.core.review.batch import revert_session
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.vault import Vault
 
-NAMES = [f"n{i:03}.md" for i in range(400)]
+NAMES = LINKED
 
 
 @pytest.fixture
@@ -43,26 +41,18 @@ def linked(tmp_path: Path, monkeypatch) -> tuple[Path, dict[str, str]]:
     # pending-changes store open per vault path
     root = tmp_path / f"v{uuid.uuid4().hex[:8]}"
     root.mkdir()
-    (root / "T.md").write_text("# T\n")
-    for name in NAMES:
-        (root / name).write_text(f"# {name}\nsee [[T]] and more\n" + "filler line\n" * 40)
+    write_linked(root)
     return root, {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def rewritten(root: Path) -> int:
     """How many of the 400 notes link to U now (no longer to T)."""
-    return len(NAMES) - _restored(root, NAMES)
+    return len(NAMES) - links_to_t(root, NAMES)
 
 
 async def kill_midway(args: list[str], root: Path, env: dict[str, str]) -> int:
     """Run `vaultwatch ARGS` and SIGKILL it once part of the rename's link rewrites is on disk."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = spawn_cli(*args, env=env)
     try:
         while True:
             n = rewritten(root)

@@ -9,8 +9,8 @@ import datetime as dt
 import os
 from pathlib import Path
 
+from killed_cli import cli, tree
 from mcp_testing import serving, uds_client
-from test_batches import cli, tree
 
 from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.review.journal import journal_for

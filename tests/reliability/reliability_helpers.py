@@ -37,6 +37,7 @@ __all__ = [
     "bounded",
     "child",
     "in_own_task",
+    "gated_server",
     "serving",
     "short_dir",
     "tree_state",
@@ -94,6 +95,38 @@ def serve_process(root: Path, sock: str) -> subprocess.Popen:
 def short_dir(prefix: str = "vwr") -> str:
     """A short private folder under /tmp (AF_UNIX socket paths hold ~107 bytes)."""
     return tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+
+
+@contextlib.contextmanager
+def gated_server(
+    monkeypatch: Any, prefix: str, settings: str, make_vault: Callable[[Path], None], **env: str
+) -> Iterator[str]:
+    """A real headless `vaultwatch serve` process on a vault `make_vault` fills, with `settings`
+    as its settings.toml (and `env` set): yields its socket, and on the way out, once the server
+    stopped, asserts the vault is byte for byte as it was."""
+    base = Path(short_dir(prefix))
+    try:
+        root = base / "v"
+        root.mkdir()
+        make_vault(root)
+        config = base / "config" / "vaultwatch"
+        config.mkdir(parents=True)
+        (config / "settings.toml").write_text(settings)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
+        monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        sock = str(base / "s.sock")
+        before = tree_state(root)
+        proc = serve_process(root, sock)
+        try:
+            yield sock
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=30)
+        assert tree_state(root) == before  # nothing changed: no byte, no name, nothing in the trash
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 # --- file access audit --------------------------------------------------------------------------

@@ -7,10 +7,8 @@ declined or refused, naming the rule, with the vault byte for byte as it was."""
 from __future__ import annotations
 
 import asyncio
-import shutil
-from pathlib import Path
 
-from reliability_helpers import serve_process, short_dir, tree_state, uds_client
+from reliability_helpers import gated_server, uds_client
 from test_gate_effects import EDIT, MATRIX, SETTINGS, make_vault
 
 # multi-step plays: each step must be refused (the first refusal stops the play in practice;
@@ -58,27 +56,9 @@ FIXED = [
 
 
 def test_an_adversarial_agent_gets_no_change_past_a_headless_gate(monkeypatch, figure):
-    base = Path(short_dir("vwg"))
-    try:
-        root = base / "v"
-        root.mkdir()
-        make_vault(root)
-        config = base / "config" / "vaultwatch"
-        config.mkdir(parents=True)
-        (config / "settings.toml").write_text(SETTINGS)
-        monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
-        monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))
-        sock = str(base / "s.sock")
-        before = tree_state(root)
-        proc = serve_process(root, sock)
-        try:
-            outcomes = asyncio.run(_adversary(sock))
-        finally:
-            proc.terminate()
-            proc.communicate(timeout=30)
-        assert tree_state(root) == before  # nothing changed: no byte, no name, nothing in the trash
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    # the vault is byte for byte as it was after (gated_server asserts it)
+    with gated_server(monkeypatch, "vwg", SETTINGS, make_vault) as sock:
+        outcomes = asyncio.run(_adversary(sock))
     accepted = [(tool, args, text) for tool, args, err, text in outcomes if not err]
     assert accepted == [], accepted
     unnamed = [

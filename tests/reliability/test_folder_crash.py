@@ -15,14 +15,13 @@ import hashlib
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from killed_cli import cli, disk_events, spawn_cli
 from reliability_helpers import ROOT, serve_process, serving, uds_client
-from test_journal_guard import cli
 
 from vaultwatch.core.events import DocumentsChanged
 from vaultwatch.core.review.journal import Journal, journal_for, journal_path
@@ -157,25 +156,14 @@ async def test_a_folder_renames_revert_killed_midway_is_finished(tmp_path, sock_
     vault.load()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path, name="mover") as agent:
-        seen: set[str] = set()
-        vault.bus.subscribe(
-            lambda e: (
-                seen.update(e.changed + e.added) if isinstance(e, DocumentsChanged) and e.source == "disk" else None
-            )
-        )
+        seen = disk_events(vault)
         vault.start_watching()
         r = await agent.call_tool("rename", {"path": "Folder", "new_path": "Moved"})
         assert not r.is_error, r.content[0].text
         journal = journal_for(vault)
         rename_id = journal.changes()[0].id
         assert linking_to(root, "Folder", INSIDE + OUTSIDE) == 0
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "vaultwatch.tui.commands.cli", "revert", str(rename_id), str(root)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
+        proc = spawn_cli("revert", str(rename_id), str(root), env=env)
         await asyncio.to_thread(kill_when, proc, lambda: linking_to(root, "Folder", OUTSIDE[-40:]) >= 10)
         partial = linking_to(root, "Folder", INSIDE + OUTSIDE)
         assert 10 <= partial < len(INSIDE + OUTSIDE), f"the revert was not cut off midway ({partial} restored)"

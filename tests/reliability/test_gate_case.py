@@ -13,10 +13,8 @@ every route must come back held for the person (declined, headless) or refused, 
 from __future__ import annotations
 
 import asyncio
-import shutil
-from pathlib import Path
 
-from reliability_helpers import serve_process, short_dir, tree_state, uds_client
+from reliability_helpers import gated_server, uds_client
 from test_gate_effects import EDIT, FM, REPLACE, make_vault
 
 HELD = "awaits the person's approval as pending change"
@@ -53,28 +51,9 @@ CASES = [
 
 
 def test_on_a_case_folding_file_system_every_spelling_of_a_gated_folder_is_declined(monkeypatch, figure):
-    base = Path(short_dir("vwc"))
-    try:
-        root = base / "v"
-        root.mkdir()
-        make_vault(root)
-        config = base / "config" / "vaultwatch"
-        config.mkdir(parents=True)
-        (config / "settings.toml").write_text(SETTINGS)
-        monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
-        monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))
-        monkeypatch.setenv("VAULTWATCH_PLATFORM_FOLDS_CASE", "1")
-        sock = str(base / "s.sock")
-        before = tree_state(root)
-        proc = serve_process(root, sock)
-        try:
-            outcomes = asyncio.run(_agent(sock))
-        finally:
-            proc.terminate()
-            proc.communicate(timeout=30)
-        assert tree_state(root) == before  # nothing changed: no byte, no name, nothing in the trash
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    # the vault is byte for byte as it was after (gated_server asserts it)
+    with gated_server(monkeypatch, "vwc", SETTINGS, make_vault, VAULTWATCH_PLATFORM_FOLDS_CASE="1") as sock:
+        outcomes = asyncio.run(_agent(sock))
     accepted = [(tool, args, text) for tool, args, _, err, text in outcomes if not err]
     assert accepted == [], accepted
     undeclined = [

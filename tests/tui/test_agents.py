@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import stat
@@ -15,6 +14,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 from tui_helpers import open_loaded
+from waiting import TIMEOUT, await_until
 
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
@@ -36,13 +36,9 @@ async def agent(socket_path: str, name: str):
         yield client
 
 
-async def wait_for(predicate, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
+async def wait_for(predicate, timeout: float = TIMEOUT) -> None:
+    """waiting.await_until under the name the TUI's agent tests import."""
+    await await_until(predicate, timeout)
 
 
 @pytest.fixture

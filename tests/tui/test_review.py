@@ -8,8 +8,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_agents import agent, wait_for
+from test_agents import agent
 from tui_helpers import open_loaded
+from waiting import TIMEOUT, await_until
 
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import ApprovalGate
@@ -37,11 +38,13 @@ def _state(tmp_path, monkeypatch):
 
 async def started(app, pilot, socket_path):
     await settle(app)
-    await wait_for(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain, 10)
+    await await_until(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain)
 
 
 def diff_text(screen) -> str:
-    return plain(screen.query_one(DiffView).renderable)
+    """The screen's diff once composed ("" before: a screen is pushed before its children mount)."""
+    views = screen.query(DiffView)
+    return plain(views.first().renderable) if views else ""
 
 
 def dialog_text(app) -> str:
@@ -68,16 +71,16 @@ async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_d
             )
             assert not changed.is_error
             activity = app.query_one(ActivityList)
-            await wait_for(lambda: any(r.tool == "edit" for r in activity.rows))
+            await await_until(lambda: any(r.tool == "edit" for r in activity.rows))
             activity.focus()
             await pilot.press("end", "enter")
-            await wait_for(lambda: isinstance(app.screen, ChangeScreen))
+            await await_until(lambda: isinstance(app.screen, ChangeScreen) and diff_text(app.screen))
             text = diff_text(app.screen)
             assert "claude-test/1.0" in text and "edit" in text and NOTE in text
             assert "- " + line.strip()[:20] in text.replace("  ", " ") or line.strip()[:20] in text
             assert "EDITED-BY-AGENT" in text and "+1 -1 lines" in text
             await pilot.press("r")
-            await wait_for(lambda: (tui_demo / NOTE).read_bytes() == before)
+            await await_until(lambda: (tui_demo / NOTE).read_bytes() == before)
             reread = await claude.call_tool("read", {"path": NOTE})
             assert "EDITED-BY-AGENT" not in reread.structured_content["content"]
             history = await claude.call_tool("history", {"path": NOTE})
@@ -97,11 +100,11 @@ async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_vers
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(app)
         await pilot.press("C")
-        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
         assert [c.kind for c in screen.rows] == ["outside", "change"]
         await pilot.press("down", "r")
-        await wait_for(lambda: isinstance(app.screen, ConflictScreen))
+        await await_until(lambda: isinstance(app.screen, ConflictScreen))
         shown = " ".join(plain(s.content) for s in app.screen.query("Static"))
         assert "changed by you outside vaultwatch" in shown
         assert "agent text" in shown and "person's own text" in shown
@@ -121,16 +124,16 @@ async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: P
     async with app.run_test(size=(170, 50)) as pilot:
         await settle(app)
         await pilot.press("C")
-        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
         await pilot.press("down", "down")  # the frontmatter edit
         text = diff_text(screen)
         assert "frontmatter" in text and "status: " in text and "'deprecated'" in text
         await pilot.press("R")
-        await wait_for(lambda: isinstance(app.screen, ConfirmScreen))
+        await await_until(lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await wait_for(lambda: not (tui_demo / "Inbox" / "bot.md").exists())
-        await wait_for(lambda: (tui_demo / NOTE).read_bytes() == before)
+        await await_until(lambda: not (tui_demo / "Inbox" / "bot.md").exists())
+        await await_until(lambda: (tui_demo / NOTE).read_bytes() == before)
         assert (tui_demo / "Inbox" / "other.md").exists()
 
 
@@ -144,7 +147,7 @@ async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(app)
         await pilot.press("C")
-        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await await_until(lambda: isinstance(app.screen, ChangesScreen) and diff_text(app.screen))
         text = diff_text(app.screen)
         assert f"moved {NOTE} → Archive/Atlas.md" in text and "rewrote links in" in text
         assert "links rewritten in" in text and "[[Atlas" in text
@@ -166,20 +169,19 @@ async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str, key
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
-            await wait_for(
+            await await_until(
                 lambda: (
                     isinstance(app.screen, ApprovalScreen)
                     and app.screen.query(DiffView)
                     and app.screen.query_one(DiffView).renderable
-                ),
-                10,
+                )
             )
             text = diff_text(app.screen)
             assert "claude-test/1.0 wants to write Inbox/idea.md" in text and "# Idea" in text
             assert not call.done()
-            await wait_for(lambda: "1 waiting" in app.status.parts["approval"].plain)
+            await await_until(lambda: "1 waiting" in app.status.parts["approval"].plain)
             await pilot.press(*keys)
-            result = await asyncio.wait_for(call, 10)
+            result = await asyncio.wait_for(call, TIMEOUT)
     if answer is None:
         assert not result.is_error and (tui_demo / "Inbox" / "idea.md").read_bytes() == b"# Idea\n"
     else:
@@ -197,13 +199,13 @@ async def test_the_approval_dialog_lists_every_file_a_folder_rename_moves_and_th
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(claude.call_tool("rename", {"path": "Projects", "new_path": "Work"}))
-            await wait_for(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app), 10)
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app))
             text = diff_text(app.screen)
             assert 'asks because rule "Projects/Archive/Retired/**" = "writes"' in text
             for note in ("Projects/Atlas Migration.md", "Projects/Archive/Retired/Q3 2024 Roadmap.md"):
                 assert f"moves {note} → Work/{note.removeprefix('Projects/')}" in text
             await pilot.press("n")
-            result = await asyncio.wait_for(call, 10)
+            result = await asyncio.wait_for(call, TIMEOUT)
     assert result.is_error and (tui_demo / "Projects" / "Archive" / "Retired" / "Q3 2024 Roadmap.md").exists()
 
 
@@ -219,10 +221,10 @@ async def test_the_approval_dialog_names_a_symlinked_notes_real_target(tui_demo:
             call = asyncio.create_task(
                 claude.call_tool("update_frontmatter", {"path": "Inbox/alias.md", "set": {"status": "done"}})
             )
-            await wait_for(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app), 10)
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app))
             assert f"rewrites {NOTE}  (named as Inbox/alias.md)" in diff_text(app.screen)
             await pilot.press("n")
-            result = await asyncio.wait_for(call, 10)
+            result = await asyncio.wait_for(call, TIMEOUT)
     assert result.is_error and (tui_demo / NOTE).read_bytes() == before
 
 
@@ -252,14 +254,14 @@ async def test_the_approve_key_lets_agents_calls_go_on_at_once_and_the_dialog_cl
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
-            await wait_for(lambda: isinstance(app.screen, ApprovalScreen), 10)
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen))
             dialog = app.screen
             vault.foreground.hold(5.0)  # the key's person-first hold (tui.app.person_acts)
             dialog.action_approve()
             assert vault.foreground.remaining() == 0.0  # the approved call and the next ones do not wait
             assert app.screen is dialog  # open until the approved call has written (ApprovalFinished)
-            result = await asyncio.wait_for(call, 10)
-            await wait_for(lambda: app.screen is not dialog, 2)
+            result = await asyncio.wait_for(call, TIMEOUT)
+            await await_until(lambda: app.screen is not dialog)
     assert not result.is_error and (tui_demo / "Inbox" / "idea.md").read_bytes() == b"# Idea\n"
 
 
@@ -271,29 +273,29 @@ async def test_following_an_agent_shows_its_newest_change_as_a_diff(tui_demo: Pa
         async with agent(socket_path, "claude-test") as claude:
             await claude.call_tool("read", {"path": NOTE})
             activity = app.query_one(ActivityList)
-            await wait_for(lambda: len(activity.rows) >= 1)
+            await await_until(lambda: len(activity.rows) >= 1)
             activity.focus()
             await pilot.press("end", "f")  # follow claude
             assert app.main.activity.following
             first = await claude.call_tool("write", {"path": "Inbox/one.md", "content": "# One FIRST-WRITE\n"})
             assert not first.is_error
-            await wait_for(lambda: isinstance(app.screen, ChangeScreen), 10)
+            await await_until(lambda: isinstance(app.screen, ChangeScreen))
             screen = app.screen
             assert screen.following == "claude-test/1.0"
-            await wait_for(lambda: "FIRST-WRITE" in diff_text(screen), 5)
+            await await_until(lambda: "FIRST-WRITE" in diff_text(screen))
             second = await claude.call_tool(
                 "edit", {"path": "Inbox/one.md", "old_text": "FIRST-WRITE", "new_text": "SECOND-EDIT"}
             )
             assert not second.is_error
-            await wait_for(lambda: "SECOND-EDIT" in diff_text(screen), 10)  # the same view follows on
+            await await_until(lambda: "SECOND-EDIT" in diff_text(screen))  # the same view follows on
             assert app.screen is screen and "following claude-test/1.0" in str(
                 screen.query_one("#change-help").render()
             )
             await pilot.press("f")  # stop following: back to the main screen, follow mode off
-            await wait_for(lambda: app.screen is app.main, 5)
+            await await_until(lambda: app.screen is app.main)
             assert not app.main.activity.following
             await claude.call_tool("write", {"path": "Inbox/two.md", "content": "# Two\n"})
-            await wait_for(lambda: sum(1 for r in activity.rows if r.tool == "write") >= 2, 10)
+            await await_until(lambda: sum(1 for r in activity.rows if r.tool == "write") >= 2)
             await settle(app)
             assert app.screen is app.main  # no longer following: no diff pops up
 
@@ -309,7 +311,7 @@ async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(app)
         await pilot.press("C")
-        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
         await pilot.press("t")  # all journaled
         assert len(screen.rows) == 2
@@ -338,8 +340,11 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
     app = make_app(vault, config=fixed_config(watch=True))
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(app)
+        # the views settle before the watcher's OS watches are in place (on a loaded machine, long
+        # before): a revert written before then would never reach the TUI
+        assert await asyncio.to_thread(vault.wait_watching, TIMEOUT)
         await pilot.press("C")
-        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
         root = Path(__file__).resolve().parents[2]
         proc = await asyncio.create_subprocess_exec(
@@ -358,7 +363,7 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
         assert proc.returncode == 0, err
         assert (tui_demo / NOTE).read_bytes() == before
         # the TUI's watcher sees the file change: the view lists the CLI's journaled revert
-        await wait_for(lambda: screen.rows and screen.rows[0].kind == "revert", 10)
+        await await_until(lambda: screen.rows and screen.rows[0].kind == "revert")
         await asyncio.sleep(1.5)  # past the journal's second look at disk events (RECHECK_S)
         kinds = [c.kind for c in journal_for(vault).changes()]
         assert kinds == ["revert", "change"], kinds  # no "changed outside" row for it
@@ -387,19 +392,20 @@ async def test_the_approval_dialogs_countdown_keeps_the_diff_where_the_person_sc
         await settle(app)
         thread = threading.Thread(target=write, daemon=True)
         thread.start()
-        await wait_for(lambda: isinstance(app.screen, ApprovalScreen), 10)
+        # the dialog is pushed before it is composed: its diff view comes a moment later
+        await await_until(lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(DiffView))
         dialog = app.screen
         view = dialog.query_one(DiffView)
-        await wait_for(lambda: view.virtual_size.height > 400, 5)
+        await await_until(lambda: view.virtual_size.height > 400)
         # the person scrolls to line ~200 (again, should the first scroll land before the dialog's
         # layout gave the view its height: it is clamped then; seen once in CI beside a 100k-note run)
-        await wait_for(lambda: view.scroll_to(y=200, animate=False) or view.scroll_offset.y == 200, 10)
+        await await_until(lambda: view.scroll_to(y=200, animate=False) or view.scroll_offset.y == 200)
         assert "line 19" in view.visible_text()
         dialog._tick()  # the countdown's second
         await pilot.pause()
         assert view.scroll_offset.y == 200
         await pilot.press("y")
-        await asyncio.get_running_loop().run_in_executor(None, thread.join, 10)
+        await asyncio.get_running_loop().run_in_executor(None, thread.join, TIMEOUT)
     assert outcome and getattr(outcome[0], "changed", False)
 
 
@@ -427,12 +433,12 @@ async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answe
         async with agent(socket_path, "claude-test") as claude:
             for i, key in enumerate(("y", "n")):
                 call = asyncio.create_task(claude.call_tool("write", {"path": f"Inbox/q{i}.md", "content": "# Q\n"}))
-                await wait_for(lambda: isinstance(app.screen, ApprovalScreen), 10)
+                await await_until(lambda: isinstance(app.screen, ApprovalScreen))
                 await pilot.press(key)
-                result = await asyncio.wait_for(call, 10)
+                result = await asyncio.wait_for(call, TIMEOUT)
                 assert result.is_error == (key == "n")
-                await wait_for(lambda: sys.getswitchinterval() == normal, 5)  # back once the answer is out
-                await wait_for(lambda: not isinstance(app.screen, ApprovalScreen), 5)
+                await await_until(lambda: sys.getswitchinterval() == normal)  # back once the answer is out
+                await await_until(lambda: not isinstance(app.screen, ApprovalScreen))
     assert at_decision == [QUICK_SWITCH_S, QUICK_SWITCH_S] and normal > QUICK_SWITCH_S
     assert sys.getswitchinterval() == normal
 
@@ -483,7 +489,7 @@ async def test_the_changes_view_marks_changes_reviewed_and_says_when_the_journal
     async with app.run_test(size=(170, 50)) as pilot:
         await settle(app)
         await pilot.press("C")
-        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
         await pilot.press("t")  # all journaled
         title = str(screen.query_one("#changes-title").render())
@@ -491,11 +497,11 @@ async def test_the_changes_view_marks_changes_reviewed_and_says_when_the_journal
         newest = screen.rows[0]
         assert not newest.reviewed
         await pilot.press("m")
-        await wait_for(lambda: journal.get(newest.id).reviewed)
+        await await_until(lambda: journal.get(newest.id).reviewed)
         assert len(journal.unreviewed()) == len(screen.rows) - 1
         await pilot.press("M")
-        await wait_for(lambda: journal.unreviewed() == [])
-        await wait_for(lambda: "journal full" not in str(screen.query_one("#changes-title").render()))
+        await await_until(lambda: journal.unreviewed() == [])
+        await await_until(lambda: "journal full" not in str(screen.query_one("#changes-title").render()))
     writer.write("Inbox/after.md", noise + "\n", actor="agent:bot")  # room again
 
 
@@ -524,7 +530,7 @@ async def test_the_changes_views_session_and_since_survive_a_clock_stepped_back(
         writer.write("Inbox/b.md", "b\n", actor="agent:bot")
         clock.step_wall(2 * 3600)
         await pilot.press("C")
-        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
         assert [c.path for c in screen.rows] == ["Inbox/b.md", "Inbox/a.md"]
         assert "this session" in str(screen.query_one("#changes-title").render())

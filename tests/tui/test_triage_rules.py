@@ -290,3 +290,30 @@ async def test_the_agents_overview_counts_are_the_tabs_counts(
                         "human_reviewed": 1,
                     }
                 )
+
+
+async def test_the_filter_bars_trust_key_off_a_bundle_reads_the_trust_tabs_tiers(
+    triage_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off an OKF bundle `trust:` in the filter bar selects by the tiers the Trust tab shows (the
+    journal's), not by a `trust_tier` frontmatter key no note has; `-trust:` leaves them out."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    app = make_app(reviewed_and_not(triage_vault), config=fixed_config())
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        every = [e.path for e in app.main.active_list.rows]
+        assert AGENT_NOTE in every and REVIEWED_NOTE in every
+        await pilot.press("slash")
+        for text, want in [
+            ("trust:unverified", [AGENT_NOTE]),
+            ("trust:human", [REVIEWED_NOTE]),
+            ("-trust:unverified", [p for p in every if p != AGENT_NOTE]),
+            ("-trust:unverified -trust:human-reviewed", [p for p in every if p not in (AGENT_NOTE, REVIEWED_NOTE)]),
+            ("trust:machine-confirmed", []),
+        ]:
+            await pilot.press("ctrl+u")
+            for ch in text:
+                await pilot.press(ch)
+            await settle(app)
+            await wait_until(pilot, lambda want=want: [e.path for e in app.main.active_list.rows] == want)
+            assert [e.path for e in app.main.active_list.rows] == want, text

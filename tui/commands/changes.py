@@ -18,7 +18,6 @@ import datetime as dt
 import getpass
 import json
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core.edit.writes import Writer
@@ -28,11 +27,10 @@ from vaultwatch.core.review.batch import revert_session
 from vaultwatch.core.review.journal import Change, Journal, Within, journal_for, parse_since
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
+from vaultwatch.mcp_server.commandline import CommandLine
 
 if TYPE_CHECKING:
     from vaultwatch.core.vault import Vault
-
-Handler = Callable[[argparse.Namespace], int]
 
 
 def add_approve_option(p: argparse.ArgumentParser) -> None:
@@ -84,16 +82,11 @@ def _say_full(journal: Journal) -> None:
         )
 
 
-def register(
-    sub: argparse._SubParsersAction,
-    handlers: dict[str, Handler],
-    vault_options: Callable[..., None],
-    open_vault: Callable[..., Vault],
-) -> None:
+def register(cli: CommandLine) -> None:
     """Add `changes` and `revert` to the vaultwatch command line."""
 
     def cmd_changes(args: argparse.Namespace) -> int:
-        vault = open_vault(args, load=False)
+        vault = cli.open_vault(args, load=False)
         journal = journal_for(vault)
         if journal is None:
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
@@ -134,8 +127,10 @@ def register(
         _say_full(journal)
         return 0
 
-    p = sub.add_parser("changes", help="changes made through vaultwatch (agents, the person, reverts), newest first")
-    vault_options(p)
+    p = cli.sub.add_parser(
+        "changes", help="changes made through vaultwatch (agents, the person, reverts), newest first"
+    )
+    cli.vault_options(p)
     p.add_argument("--agent", metavar="NAME", default=None, help="only this agent's changes (its client name)")
     p.add_argument(
         "--since",
@@ -155,7 +150,7 @@ def register(
         help="mark these changes (12 or 12,13; all: every unreviewed one, of --agent if given) reviewed; "
         "the journal may drop reviewed changes older than its retention age to make room",
     )
-    handlers["changes"] = cmd_changes
+    cli.handlers["changes"] = cmd_changes
 
     def cmd_revert(args: argparse.Namespace) -> int:
         if args.session is not None:
@@ -173,7 +168,7 @@ def register(
                 f"reverting every change of {args.agent!r} needs --yes (list them first with "
                 f"`vaultwatch changes --agent {args.agent}`)"
             )
-        vault = open_vault(args)
+        vault = cli.open_vault(args)
         journal = journal_for(vault)
         if journal is None:
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
@@ -213,7 +208,7 @@ def register(
                 f"reverting every change of session {args.session!r} needs --yes (list them first with "
                 f"`vaultwatch changes --session {args.session}`)"
             )
-        vault = open_vault(args)
+        vault = cli.open_vault(args)
         journal = journal_for(vault)
         if journal is None:
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
@@ -240,9 +235,9 @@ def register(
             if callable(stop):
                 stop()
 
-    p = sub.add_parser("revert", help="revert a change from the journal (or every change of one agent)")
+    p = cli.sub.add_parser("revert", help="revert a change from the journal (or every change of one agent)")
     p.add_argument("change_id", nargs="?", default=None, help="the change's id (`vaultwatch changes`)")
-    vault_options(p)
+    cli.vault_options(p)
     p.add_argument("--agent", metavar="NAME", default=None, help="revert every change of this agent, newest first")
     p.add_argument(
         "--session",
@@ -260,22 +255,17 @@ def register(
     p.add_argument(
         "--show-versions", action="store_true", help="when refused, print the three versions (before, written, current)"
     )
-    handlers["revert"] = cmd_revert
-    _register_redo(sub, handlers, vault_options, open_vault)
+    cli.handlers["revert"] = cmd_revert
+    _register_redo(cli)
 
 
-def _register_redo(
-    sub: argparse._SubParsersAction,
-    handlers: dict[str, Handler],
-    vault_options: Callable[..., None],
-    open_vault: Callable[..., Vault],
-) -> None:
+def _register_redo(cli: CommandLine) -> None:
     def cmd_redo(args: argparse.Namespace) -> int:
         if not args.revert_id.isdigit():
             raise VaultError(
                 f"REVERT_ID must be the number of a revert from `vaultwatch changes`, not {args.revert_id!r}"
             )
-        vault = open_vault(args)
+        vault = cli.open_vault(args)
         journal = journal_for(vault)
         if journal is None:
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
@@ -299,10 +289,10 @@ def _register_redo(
             if callable(stop):
                 stop()
 
-    p = sub.add_parser("redo", help="re-apply what a revert undid (a batch revert: the whole batch)")
+    p = cli.sub.add_parser("redo", help="re-apply what a revert undid (a batch revert: the whole batch)")
     p.add_argument("revert_id", help="the revert's change id (`vaultwatch changes`)")
-    vault_options(p)
-    handlers["redo"] = cmd_redo
+    cli.vault_options(p)
+    cli.handlers["redo"] = cmd_redo
 
 
 __all__ = ["add_approve_option", "apply_approval", "person", "register"]

@@ -15,11 +15,10 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.listing import SORTS, Query, pairs
 from vaultwatch.core.serialize import entry_json
 from vaultwatch.core.vault import Vault, demo_vault_path
+from vaultwatch.mcp_server.commandline import CommandLine, Handler
 from vaultwatch.tui.commands.changes import add_approve_option, apply_approval
 from vaultwatch.tui.commands.changes import register as register_changes
 from vaultwatch.tui.commands.pending import register as register_pending
-
-Handler = Callable[[argparse.Namespace], int]
 
 
 def _vault_options(p: argparse.ArgumentParser, positional: bool = True) -> None:
@@ -455,6 +454,20 @@ def cmd_tui(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scope_options(p: argparse.ArgumentParser, pattern_example: str = "") -> None:
+    """The options that narrow `list` and `search` alike (one Query scope, see cmd_list)."""
+    p.add_argument("--folder", default=None, help="only this folder and its subfolders; '' for the root level")
+    p.add_argument("--no-recursive", action="store_true", help="only the folder's direct children")
+    p.add_argument("--pattern", default=None, help="case-sensitive glob on the vault-relative path" + pattern_example)
+    p.add_argument(
+        "--filter",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier",
+    )
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     """The argument parser for every subcommand, and each subcommand's handler."""
     parser = argparse.ArgumentParser(
@@ -468,16 +481,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     p = sub.add_parser("list", help="list notes (and optionally attachments and folders)")
     _vault_options(p)
-    p.add_argument("--folder", default=None, help="only this folder and its subfolders; '' for the root level")
-    p.add_argument("--no-recursive", action="store_true", help="only the folder's direct children")
-    p.add_argument("--pattern", default=None, help="case-sensitive glob on the vault-relative path, e.g. '**/*.md'")
-    p.add_argument(
-        "--filter",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier",
-    )
+    _scope_options(p, pattern_example=", e.g. '**/*.md'")
     p.add_argument("--attachments", action="store_true", help="include attachments")
     p.add_argument("--folders", action="store_true", help="include folder entries")
     p.add_argument("--sort", choices=SORTS, default="path", help="sort order (default: path, code-point order)")
@@ -495,16 +499,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     p = sub.add_parser("search", help="full-text search (ranked, with snippets) scoped like list")
     _vault_options(p)
     p.add_argument("query", help='words, "phrases", prefix* and -excluded words')
-    p.add_argument("--folder", default=None, help="only this folder and its subfolders; '' for the root level")
-    p.add_argument("--no-recursive", action="store_true", help="only the folder's direct children")
-    p.add_argument("--pattern", default=None, help="case-sensitive glob on the vault-relative path")
-    p.add_argument(
-        "--filter",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="frontmatter equality (repeatable, ANDed); OKF keys status, stale, trust_tier",
-    )
+    _scope_options(p)
     p.add_argument("--limit", type=int, default=20, help="hits per page (default 20, at most 500)")
     p.add_argument("--cursor", default=None, help="continue after a previous page")
     p.add_argument(
@@ -552,9 +547,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     from vaultwatch.mcp_server.cli import register as register_mcp
 
-    register_mcp(sub, handlers, _vault_options, open_vault)
-    register_changes(sub, handlers, _vault_options, open_vault)
-    register_pending(sub, handlers, _vault_options, open_vault)
+    commands = CommandLine(sub, handlers, _vault_options, open_vault)
+    register_mcp(commands)
+    register_changes(commands)
+    register_pending(commands)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = "commands and their options (`vaultwatch COMMAND --help` explains each):\n" + "\n".join(
         "  " + " ".join(cp.format_usage().split()[1:]) for cp in sub.choices.values()

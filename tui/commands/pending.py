@@ -18,19 +18,13 @@ import argparse
 import datetime as dt
 import json
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.textdiff import text_diff
+from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.changes import person
-
-if TYPE_CHECKING:
-    from vaultwatch.core.vault import Vault
-
-Handler = Callable[[argparse.Namespace], int]
 
 
 def _when(at: float) -> str:
@@ -57,16 +51,11 @@ def _head(p: Proposal) -> str:
     return f"pending change {p.id}  {_when(p.at)}  {who}  {p.tool}  {where}{state}\n  why: {p.why}"
 
 
-def register(
-    sub: argparse._SubParsersAction,
-    handlers: dict[str, Handler],
-    vault_options: Callable[..., None],
-    open_vault: Callable[..., Vault],
-) -> None:
+def register(cli: CommandLine) -> None:
     """Add `pending`, `approve` and `decline` to the vaultwatch command line."""
 
     def cmd_pending(args: argparse.Namespace) -> int:
-        vault = open_vault(args, load=False)
+        vault = cli.open_vault(args, load=False)
         store = pending.store_for(vault.root_real)
         found = store.proposals() if args.all else store.pending()
         for p in found:
@@ -81,11 +70,11 @@ def register(
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
         return 0
 
-    p = sub.add_parser("pending", help="agents' changes waiting for your approval (made while no TUI was open)")
-    vault_options(p)
+    p = cli.sub.add_parser("pending", help="agents' changes waiting for your approval (made while no TUI was open)")
+    cli.vault_options(p)
     p.add_argument("--all", action="store_true", help="also those already approved, declined or refused")
     p.add_argument("--json", action="store_true", help="JSON lines, one change per line, with its diff")
-    handlers["pending"] = cmd_pending
+    cli.handlers["pending"] = cmd_pending
 
     def cmd_approve(args: argparse.Namespace) -> int:
         try:
@@ -101,7 +90,7 @@ def register(
                 f"by the vaultwatch serving the vault (pid {handed['pid']}; journal: {ids})"
             )
             return 0
-        vault = open_vault(args)  # loaded: a rename rewrites the links the index knows of
+        vault = cli.open_vault(args)  # loaded: a rename rewrites the links the index knows of
         # the agent's own rules still apply, and the one-shot grant is checked by the gate
         approval.configure(vault, always=True)
         try:
@@ -117,26 +106,26 @@ def register(
         print(f"approved pending change {done.id}: applied as {done.agent or done.actor}'s change (journal: {ids})")
         return 0
 
-    p = sub.add_parser("approve", help="apply an agent's pending change (`vaultwatch pending` lists them)")
+    p = cli.sub.add_parser("approve", help="apply an agent's pending change (`vaultwatch pending` lists them)")
     p.add_argument("id", type=_pending_id, help="the pending change's id")
-    vault_options(p)
-    handlers["approve"] = cmd_approve
+    cli.vault_options(p)
+    cli.handlers["approve"] = cmd_approve
 
     def cmd_decline(args: argparse.Namespace) -> int:
         handed = _at_server(args, {"action": "decline", "id": args.id, "by": person(), "reason": args.reason or ""})
         if handed is not None:
             print(f"declined pending change {handed['proposal']['id']}: {handed['proposal'].get('reason', '')}")
             return 0
-        vault = open_vault(args, load=False)
+        vault = cli.open_vault(args, load=False)
         done = pending.decline(vault.root_real, args.id, args.reason or "", by=person())
         print(f"declined pending change {done.id}: {done.reason}")
         return 0
 
-    p = sub.add_parser("decline", help="decline an agent's pending change; nothing is changed")
+    p = cli.sub.add_parser("decline", help="decline an agent's pending change; nothing is changed")
     p.add_argument("id", type=_pending_id, help="the pending change's id")
-    vault_options(p)
+    cli.vault_options(p)
     p.add_argument("--reason", metavar="TEXT", default=None, help="why (the agent sees it in history)")
-    handlers["decline"] = cmd_decline
+    cli.handlers["decline"] = cmd_decline
 
 
 def _at_server(args: argparse.Namespace, request: dict) -> dict | None:

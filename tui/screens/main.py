@@ -40,6 +40,7 @@ from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.query import filterexpr
 from vaultwatch.core.query.listing import Query
 from vaultwatch.core.query.listing import warm as warm_listing
+from vaultwatch.core.review import triageviews
 from vaultwatch.tui.flows.querying import ListScheduler
 from vaultwatch.tui.flows.searching import SearchFlow
 from vaultwatch.tui.flows.triaging import TriageFlow
@@ -390,6 +391,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
     def query_for(self, pane: TriagePane, base: Query | None = None) -> Query:
         """The pane's query narrowed by the folder scope and the filter bar (raises QueryError)."""
         q = filterexpr.merge(base or pane.base_query(), self.filter_query)
+        q = triageviews.narrow_by_trust(q, self.session.snapshot, self.session.reviews)
         q = replace(q, folder=self.scope)
         rowlist = pane.rowlist
         if isinstance(rowlist, DocList):
