@@ -262,6 +262,7 @@ async def test_a_link_to_a_missing_heading_is_broken_in_get_links_and_triage(vau
         }
 
 
+@pytest.mark.long
 async def test_a_big_rename_reports_progress_to_a_client_that_asked(make_vault, open_vault, sock_dir):
     """A rename that rewrites the links of 2,000 notes runs for seconds: through the real server on its
     socket, a client that sent a progress token hears that it is still working (mcp_server/progress.py's

@@ -288,6 +288,7 @@ def _families(base: Path, root: Path) -> tuple[list[Family], list[tuple[str, str
     return fams, jobs
 
 
+@pytest.mark.long
 def test_race_families_run_at_once_and_never_touch_a_file_outside(tmp_path, figure):
     base = tmp_path
     root = base / "vault"

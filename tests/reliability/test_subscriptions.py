@@ -116,6 +116,7 @@ async def test_a_session_is_capped_and_oversized_uris_refused_with_clear_errors(
     )
 
 
+@pytest.mark.long
 async def test_one_agents_many_subscriptions_cost_another_agent_nothing(vault, sock_dir, counted, figure):
     many = 500
     heard: list = []

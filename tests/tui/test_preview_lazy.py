@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from textual import events
 from tui_helpers import pin_mtimes
 
@@ -158,6 +159,7 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
         await pilot.press("q")
 
 
+@pytest.mark.long
 async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for, monkeypatch) -> None:
     """A page the person scrolls to before the worker rendered it is rendered when drawn."""
     rests = HeldRests(monkeypatch)
@@ -344,6 +346,7 @@ async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(
         assert not complete and asked
 
 
+@pytest.mark.long
 async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_for, monkeypatch) -> None:
     """Opening a note changes the preview's header, frontmatter and body sizes. Each widget
     whose size changed in a layout asked for one more through Textual's virtual-size reactive
