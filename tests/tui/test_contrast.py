@@ -29,7 +29,7 @@ def test_readable_moves_a_colour_only_as_far_as_needed() -> None:
 @pytest.mark.long
 async def test_muted_and_preview_colours_are_readable_in_every_theme(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(160, 24)) as pilot:  # wide as before: the same columns drawn
         await settle(app)
         app.main.open_note("Getting Started.md")
         await settle(app)
@@ -84,7 +84,7 @@ async def test_the_cursor_rows_muted_and_highlighted_text_is_readable_in_every_t
     drawn on the cursor's colour, not on the list's (the folder of search mode's selected row was
     muted grey on the cursor's blue)."""
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(160, 24)) as pilot:  # wide as before: the same columns drawn
         await settle(app)
         doclist = app.main.active_list
         await pilot.press("ctrl+f")
