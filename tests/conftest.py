@@ -186,3 +186,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         lines.append(f"  thread {t.name!r} (not a daemon)\n{stack}")
     lines += [f"  child process {c.name!r} pid {c.pid}" for c in children]
     print("\n".join(lines), file=sys.__stderr__, flush=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "long: runs for many seconds; started before the short tests (see pytest_collection_modifyitems)"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `long` first, the rest in their order. pytest-xdist deals tests out in this
+    order as workers ask for more: a long test dealt out last ran on one worker while the other
+    had finished, and ended the run that much later. (Every worker sorts the same collection the
+    same way, as xdist requires.)"""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.xdist_group("package"),  # one worker builds the wheel and installs it once
     pytest.mark.skipif(
         not Path("/proc/self/cmdline").exists(), reason="reads the spawned server's command line from /proc"
     ),

@@ -24,6 +24,9 @@ from vaultwatch.core.clock import FixedClock
 from vaultwatch.core.query.listing import Query
 from vaultwatch.core.vault import Vault
 
+# one worker builds the module-scoped vaults once (tests split over workers built them on each)
+pytestmark = pytest.mark.xdist_group("vaultgen_counts")
+
 NOTES = 1500
 MIDNIGHT = dt.datetime(TODAY.year, TODAY.month, TODAY.day, tzinfo=dt.UTC)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)

@@ -202,6 +202,7 @@ def test_other_options_have_answers_of_their_own(demo_vault, env):
     assert len(list((Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json"))) == 2
 
 
+@pytest.mark.long
 def test_an_initialize_the_front_does_not_know_goes_to_the_sdk(demo_vault, env):
     exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)
     odd = {**INIT, "id": 5, "params": {**INIT["params"], "protocolVersion": "1999-01-01"}}  # negotiated down
@@ -294,6 +295,7 @@ class _Runner:
         self._negotiate_initialize = __import__("mcp.server.runner").server.runner.ServerRunner._negotiate_initialize
 
 
+@pytest.mark.long
 def test_a_second_stdio_server_refuses_every_call_naming_the_running_one(demo_vault, env):
     """Another server holds the vault: the client's initialize (and every later request) is answered with
     an error naming that server and the bridge that reaches it; nothing is answered from the cache."""

@@ -30,6 +30,7 @@ def big_vault(tmp_path_factory):
     stop_holder(root)
 
 
+@pytest.mark.long
 async def test_a_cold_start_lists_every_resource_or_says_it_is_loading(ts_sdk, big_vault, tmp_path):  # noqa: F811
     root, files = big_vault
     env = {

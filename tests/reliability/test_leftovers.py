@@ -15,6 +15,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from reliability_helpers import ROOT
 
 NOTES = 4
@@ -65,6 +66,7 @@ def _temps(root: Path) -> list[str]:
     return [str(p.relative_to(root)) for p in root.rglob(".vaultwatch-*") if TEMP.fullmatch(p.name)]
 
 
+@pytest.mark.long
 def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_restart(tmp_path, figure):
     root = tmp_path / "vault"
     (root / "new").mkdir(parents=True)

@@ -36,6 +36,7 @@ from bench.vaultgen import generate
 pytestmark = pytest.mark.xdist_group("load")
 
 
+@pytest.mark.long
 def test_agents_under_load_lose_no_update(tmp_path, figure, full_size):
     notes, n_agents, calls = (10_000, 20, 500) if full_size else (1_000, 8, 40)
     root = tmp_path / "vault"

@@ -178,6 +178,7 @@ def _sendable(path: str) -> bool:
     return True
 
 
+@pytest.mark.long
 def test_every_mcp_tool_contains_every_hostile_path(tmp_path, figure, full_size):
     """The corpus against every tool that takes a path, several cases in flight at once. CI size: a
     third of the plain spellings and every symlink and FIFO case, each tool once; nightly size

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.color import Color
 
 from vaultwatch.tui.idle import settle
@@ -25,9 +26,10 @@ def test_readable_moves_a_colour_only_as_far_as_needed() -> None:
     assert MIN_RATIO <= ratio(light, bg) < MIN_RATIO + 0.2
 
 
+@pytest.mark.long
 async def test_muted_and_preview_colours_are_readable_in_every_theme(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(160, 24)) as pilot:  # wide as before: the same columns drawn
         await settle(app)
         app.main.open_note("Getting Started.md")
         await settle(app)
@@ -76,12 +78,13 @@ def _low_on_cursor_row(rowlist, theme: str, where: str) -> list[str]:
     return out
 
 
+@pytest.mark.long
 async def test_the_cursor_rows_muted_and_highlighted_text_is_readable_in_every_theme(tui_demo: Path, app_for) -> None:
     """The selected row's folder and matched words, in search mode and on a tab, focused or not:
     drawn on the cursor's colour, not on the list's (the folder of search mode's selected row was
     muted grey on the cursor's blue)."""
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(160, 24)) as pilot:  # wide as before: the same columns drawn
         await settle(app)
         doclist = app.main.active_list
         await pilot.press("ctrl+f")

@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from textual import events
 from tui_helpers import pin_mtimes
 
@@ -40,6 +41,14 @@ def vault_with_long_note(tmp_path: Path, lines: int = 5000) -> Path:
     (root / "Long.md").write_text(long_note(lines))
     (root / "Short.md").write_text("A short note.\n")
     (root / "Zed.md").write_text("The last note.\n")
+    return pin_mtimes(root)
+
+
+def short_first(root: Path) -> Path:
+    """`root` with a short note as the first row (rows go in path order), for a test that opens
+    the long note itself: the app's first preview is then not the long note rendered whole (most
+    of such a test's time, under load)."""
+    (root / "Index.md").write_text("The first row.\n")
     return pin_mtimes(root)
 
 
@@ -124,7 +133,7 @@ async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(
 
 
 async def test_a_note_opened_during_a_long_render_replaces_it(tmp_path: Path, app_for) -> None:
-    app = app_for(vault_with_long_note(tmp_path))
+    app = app_for(short_first(vault_with_long_note(tmp_path)))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
         preview = app.main.preview
@@ -158,14 +167,16 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
         await pilot.press("q")
 
 
+@pytest.mark.long
 async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for, monkeypatch) -> None:
     """A page the person scrolls to before the worker rendered it is rendered when drawn."""
     rests = HeldRests(monkeypatch)
-    app = app_for(vault_with_long_note(tmp_path, 20_000))
+    app = app_for(short_first(vault_with_long_note(tmp_path, 20_000)))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, timeout=120)  # the long note is the first row: rendered whole first (slow under load)
+        await settle(app, timeout=120)
         preview = app.main.preview
         body = app.query_one(NoteBody)
+        assert preview.path != "Long.md"
         app.main.open_note("Short.md")
         await settle(app, timeout=60)
         app.main.open_note("Long.md")
@@ -210,7 +221,9 @@ async def test_the_young_objects_of_a_long_render_never_pile_up_while_keys_come(
     bench_tui's long-note step). Rendering a 5,000-line note makes most of them (its lexed lines
     and rich Texts); the preview's worker lexes and renders in slices and collects them between
     its slices, a few thousand at a time, so the pile never forms."""
-    app = app_for(vault_with_long_note(tmp_path), idle_gc=True)  # automatic collection off, as the app runs
+    app = app_for(
+        short_first(vault_with_long_note(tmp_path)), idle_gc=True
+    )  # automatic collection off, as the app runs
     async with app.run_test(size=(160, 50)):
         preview, body = await from_short_note(app)
         assert app.collector.active
@@ -301,7 +314,7 @@ async def test_lines_rendered_below_the_screen_do_not_lay_the_screen_out_again(t
     rendered (bench_tui: keys p95 51 ms). While the person reads the top of the note, the
     batches below only settle the height estimate: the body is laid out again when the note is
     complete."""
-    app = app_for(vault_with_wrapping_note(tmp_path))
+    app = app_for(short_first(vault_with_wrapping_note(tmp_path)))
     async with app.run_test(size=(160, 50)) as pilot:
         preview, body = await from_short_note(app)
         asked = count_layouts(body)
@@ -323,7 +336,7 @@ async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(
     out again, so the person can scroll on into the lines rendered since."""
     from vaultwatch.tui.widgets import preview as preview_module
 
-    app = app_for(vault_with_wrapping_note(tmp_path))
+    app = app_for(short_first(vault_with_wrapping_note(tmp_path)))
     async with app.run_test(size=(160, 50)) as pilot:
         preview, body = await from_short_note(app)
         monkeypatch.setattr(preview_module, "REST_S", 0.05)  # rendering lasts (4 s or more)
@@ -344,6 +357,7 @@ async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(
         assert not complete and asked
 
 
+@pytest.mark.long
 async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_for, monkeypatch) -> None:
     """Opening a note changes the preview's header, frontmatter and body sizes. Each widget
     whose size changed in a layout asked for one more through Textual's virtual-size reactive
@@ -355,7 +369,7 @@ async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_f
     rests = HeldRests(monkeypatch)
     root = vault_with_long_note(tmp_path)
     (root / "Other long.md").write_text(long_note(3000).replace("Long note", "Other long note"))
-    app = app_for(pin_mtimes(root))
+    app = app_for(short_first(root))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
         body = app.query_one(NoteBody)

@@ -13,6 +13,9 @@ import pytest
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE
 from vaultwatch.core.query.complete import complete_folder, complete_path
 
+# one worker builds the module-scoped vaults once (tests split over workers built them on each)
+pytestmark = pytest.mark.xdist_group("complete")
+
 
 def brute(snapshot, typed: str, kinds, by_recency: bool, limit: int = 100):
     typed = typed.lstrip("/")

@@ -17,6 +17,9 @@ from vaultwatch.core.errors import QueryError, VaultError
 from vaultwatch.core.search import reuse, semantic
 from vaultwatch.core.vault import Vault
 
+# one worker builds the module-scoped vaults once (tests split over workers built them on each)
+pytestmark = pytest.mark.xdist_group("semantic")
+
 needs_extra = pytest.mark.skipif(
     not semantic.available(), reason="the semantic extra is not installed (pip install 'vaultwatch[semantic]')"
 )
