@@ -345,14 +345,11 @@ def _log_warnings_to_stderr() -> None:
 
 
 def _start_search_soon(vault: Vault) -> None:
-    """Start the full-text index and the note vectors on a thread (the vectors' start imports numpy)."""
+    """Start the full-text index on a thread. Note vectors wait for the first query by meaning
+    (core.vault.Vault.start_live says why)."""
     import threading
 
-    def start() -> None:
-        vault.start_search()
-        vault.start_vectors()
-
-    threading.Thread(target=start, name="vaultwatch-search-start", daemon=True).start()
+    threading.Thread(target=vault.start_search, name="vaultwatch-search-start", daemon=True).start()
 
 
 async def _serve_socket(host: McpHost) -> int:
@@ -422,8 +419,7 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         from .server import build_server
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
-        vault.start_search()  # the full-text index and note vectors, once the first answers are out
-        vault.start_vectors()
+        vault.start_search()  # the full-text index, once the first answers are out (vectors: on first use)
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(front.run(server))
     finally:
