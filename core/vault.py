@@ -16,7 +16,6 @@ from vaultwatch.core.disk.paths import normalize, to_disk
 from vaultwatch.core.errors import NotFoundError, QueryError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, EventBus, IndexProblem, IndexProgress, IndexReady
 from vaultwatch.core.index.ignore import IgnoreRules
-from vaultwatch.core.index.parsepool import ProgressFn, scan
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, stat_one
 from vaultwatch.core.index.snapshot import Index, Snapshot
 from vaultwatch.core.live.foreground import Foreground
@@ -25,6 +24,7 @@ from vaultwatch.core.model import Entry, Skipped
 from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
 
 if TYPE_CHECKING:  # imported when first started
+    from vaultwatch.core.index.parsepool import ProgressFn  # multiprocessing: only a parse needs it
     from vaultwatch.core.links.graph import LinkGraph, LinkReport, ResolvedLink
     from vaultwatch.core.live.watch import LiveIndex
     from vaultwatch.core.review.approval import ApprovalGate
@@ -149,6 +149,8 @@ class Vault:
                     lambda msg, severity="warning": self.bus.publish(IndexProblem(msg, severity)),
                 )
             else:
+                from vaultwatch.core.index.parsepool import scan
+
                 entries, skipped = scan(self.root_real, self.config, progress)
             return self.index.load(entries, skipped, self.config.ignore.problems)
 

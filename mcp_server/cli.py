@@ -6,7 +6,6 @@ tui/commands/cli.py registers them with one call: `register(sub, handlers, _vaul
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import logging
 import os
@@ -125,6 +124,8 @@ def register(
                 idle_exit=args.idle_exit,
                 **_server_options(args),
             )
+            import asyncio  # noqa: PLC0415  (a stdio server's first answers need none: stdiofront.py)
+
             return asyncio.run(_serve_socket(host))
         except HostError as exc:
             return _err(str(exc))
@@ -353,6 +354,8 @@ def _start_search_soon(vault: Vault) -> None:
 
 
 async def _serve_socket(host: McpHost) -> int:
+    import asyncio  # noqa: PLC0415
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, host.stop)
@@ -420,6 +423,8 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
         vault.start_search()  # the full-text index, once the first answers are out (vectors: on first use)
+        import asyncio  # noqa: PLC0415  (imported by the SDK by now; the first answers needed none)
+
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(front.run(server))
     finally:

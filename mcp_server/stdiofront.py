@@ -32,7 +32,6 @@ library only:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -41,9 +40,12 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.disk.private import open_private
+
+if TYPE_CHECKING:  # imported once the SDK runs (`run`): the front answers before it on the standard library
+    import asyncio
 
 log = logging.getLogger("vaultwatch.stdio")
 
@@ -361,6 +363,8 @@ class StdioFront:
     # -- the SDK ----------------------------------------------------------------------
     async def run(self, server: Any) -> None:
         """Hand the session to the SDK server (mcp_server.sdk.run_stdio) until stdin ends."""
+        import asyncio  # noqa: PLC0415
+
         from . import sdk
 
         loop = asyncio.get_running_loop()
@@ -472,6 +476,8 @@ class _Out:
 
     async def write(self, text: str) -> None:
         if self.front._outgoing(text):
+            import asyncio  # noqa: PLC0415  (imported long before: `run`)
+
             await asyncio.to_thread(self.front._write, text.encode())
 
     async def flush(self) -> None:
