@@ -138,19 +138,24 @@ async def spawn(checkout: Path, root: Path, home: Path, cache: Path, manifest: M
         t0 = time.perf_counter()
         async with Client(params, mode="legacy") as c:
             out["initialize_s"] = time.perf_counter() - t0
-            paths: list[str] = []
-            cursor = None
-            while True:
-                res = await c.call_tool("list_documents", {"cursor": cursor} if cursor else {})
-                data = res.structured_content
-                assert data is not None and not res.is_error, res
-                if "first_page_s" not in out:
-                    out["first_page_s"] = time.perf_counter() - t0
-                paths.extend(r["path"] for r in data["result"])
-                cursor = data.get("next_cursor")
-                if not cursor:
+            while True:  # whole listings until one is complete (a load past the listing's wait says so)
+                paths: list[str] = []
+                cursor = None
+                while True:
+                    res = await c.call_tool("list_documents", {"cursor": cursor} if cursor else {})
+                    data = res.structured_content
+                    assert data is not None and not res.is_error, res
+                    loading = bool((res.meta or {}).get("index_loading"))
+                    if "first_page_s" not in out and not loading:
+                        out["first_page_s"] = time.perf_counter() - t0
+                    paths.extend(r["path"] for r in data["result"])
+                    cursor = data.get("next_cursor")
+                    if not cursor:
+                        break
+                problems = manifest.check(paths)
+                if not problems or time.perf_counter() - t0 > 300:
                     break
-            problems = manifest.check(paths)
+                await asyncio.sleep(0.05)
             out["complete_listing_s"] = time.perf_counter() - t0
             out["correct"] = not problems
             if problems:
@@ -158,7 +163,8 @@ async def spawn(checkout: Path, root: Path, home: Path, cache: Path, manifest: M
             searches = 0
             while time.perf_counter() - t0 < hold:
                 res = await c.call_tool("search", {"query": f"note {searches}", "limit": 5})
-                assert not res.is_error, res
+                # while a big vault's first full-text build runs, search says so (listing works meanwhile)
+                assert not res.is_error or "still building" in res.content[0].text, res
                 searches += 1
                 await asyncio.sleep(1.0)
             out["searches"] = searches
