@@ -14,6 +14,8 @@ this module is the one place that decides which is taken:
 - `renameat2`: glibc's `renameat2(RENAME_NOREPLACE)`. Fallback: link + unlink for files, a
   check-then-rename for folders (core.edit.atomic).
 - `glibc`: glibc's `mallopt` and `malloc_trim` (core.memory). Fallback: do nothing.
+- `rlimit`: `setrlimit(RLIMIT_DATA)`, a cap on a worker process's memory (Linux counts the
+  heap and every private writable mapping in it). Fallback: no cap.
 
 Each capability has one switch that `force` (or VAULTWATCH_PLATFORM_OFF) turns off, so a test on Linux runs the very
 fallback a Mac runs, and a counter (`fallbacks`) that proves the fallback was taken.
@@ -59,9 +61,10 @@ __all__ = [
     "listening_unix_sockets",
     "process_cmdline",
     "pid_alive",
+    "limit_data_memory",
 ]
 
-CAPABILITIES = ("openat2", "proc", "peercred", "renameat2", "glibc")
+CAPABILITIES = ("openat2", "proc", "peercred", "renameat2", "glibc", "rlimit")
 
 
 def _off_from_env() -> set[str]:
@@ -136,6 +139,8 @@ def available(name: str) -> bool:
         return _renameat2 is not None
     if name == "glibc":
         return _libc() is not None
+    if name == "rlimit":
+        return _resource() is not None
     raise ValueError(f"unknown platform capability {name!r}")
 
 
@@ -378,4 +383,52 @@ def glibc_function(name: str) -> Any:
         return getattr(libc, name)
     except AttributeError:
         fallback("glibc")
+        return None
+
+
+# --- RLIMIT_DATA ---------------------------------------------------------------------------
+
+
+def _resource() -> Any:
+    """The `resource` module where it has RLIMIT_DATA (not on Windows), else None."""
+    try:
+        import resource  # noqa: PLC0415
+    except ImportError:
+        return None
+    return resource if hasattr(resource, "RLIMIT_DATA") else None
+
+
+def limit_data_memory(extra: int) -> int | None:
+    """Cap this process's data memory at what it holds now plus `extra` bytes (a forked process
+    starts with its parent's heap), or lower where a lower cap is set already; the cap now in
+    force, None where none can be set (then the process runs without one). A process over its
+    cap gets allocation failures (MemoryError in Python), never the machine's memory."""
+    resource = _resource() if "rlimit" not in _off else None
+    held = _data_bytes() if resource is not None else None
+    if resource is None or held is None:
+        fallback("rlimit")
+        return None
+    limit = held + extra
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft != resource.RLIM_INFINITY and soft <= limit:
+        return int(soft)
+    try:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (OSError, ValueError):
+        fallback("rlimit")
+        return None
+    return limit
+
+
+def _data_bytes() -> int | None:
+    """The data memory this process holds (heap, private writable mappings and stack) from
+    /proc/self/statm; None where there is no /proc."""
+    if "proc" in _off:
+        return None
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[5]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
         return None

@@ -6,6 +6,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,6 @@ from vaultwatch.core.disk.paths import normalize, to_disk
 from vaultwatch.core.errors import NotFoundError, QueryError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, EventBus, IndexProblem, IndexProgress, IndexReady
 from vaultwatch.core.index.ignore import IgnoreRules
-from vaultwatch.core.index.parsepool import ProgressFn, scan
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, stat_one
 from vaultwatch.core.index.snapshot import Index, Snapshot
 from vaultwatch.core.live.foreground import Foreground
@@ -24,6 +24,7 @@ from vaultwatch.core.model import Entry, Skipped
 from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
 
 if TYPE_CHECKING:  # imported when first started
+    from vaultwatch.core.index.parsepool import ProgressFn  # multiprocessing: only a parse needs it
     from vaultwatch.core.links.graph import LinkGraph, LinkReport, ResolvedLink
     from vaultwatch.core.live.watch import LiveIndex
     from vaultwatch.core.review.approval import ApprovalGate
@@ -148,6 +149,8 @@ class Vault:
                     lambda msg, severity="warning": self.bus.publish(IndexProblem(msg, severity)),
                 )
             else:
+                from vaultwatch.core.index.parsepool import scan
+
                 entries, skipped = scan(self.root_real, self.config, progress)
             return self.index.load(entries, skipped, self.config.ignore.problems)
 
@@ -324,12 +327,13 @@ class Vault:
 
     def start_live(self, *, search: bool = True) -> None:
         """Everything a long-running front end wants: watch, load in the background, index for
-        search (and, with the semantic extra, compute note vectors after that)."""
+        search. Note vectors are not started here: the first query by meaning starts them
+        (`search` with mode semantic or hybrid, `similar`, `prepare_semantic_queries`), so a
+        process nobody asks by meaning never loads the model nor starts its worker process."""
         self.start_watching()
         self.start()
         if search:
             self.start_search()
-            self.start_vectors()
         from vaultwatch.core.edit.atomic import clean_temp_files_soon
 
         clean_temp_files_soon(self)  # what a killed run's writes left behind
@@ -428,6 +432,11 @@ class Vault:
             return index.search(text, q, limit=limit, cursor=cursor, count=count)
         if wait > 0:
             vectors.wait_ready(wait)
+        if used == "hybrid" and not vectors.ready and not vectors.problem:
+            # words and meaning were asked for while the vectors are still being computed (the
+            # first query by meaning starts them): the words' half now, and the answer says so
+            result = index.search(text, q, limit=limit, cursor=cursor, count=count)
+            return replace(result, note=hybrid.building_note(vectors))
         return hybrid.search(self, index, vectors, text, q, used, limit=limit, cursor=cursor)
 
     def similar(
@@ -457,19 +466,27 @@ class Vault:
         return hybrid.similar(self, index, vectors, path, q, limit=limit)
 
     def prepare_semantic_queries(self) -> None:
-        """Queries by meaning are about to come (the person opened search): load what embedding a
-        query needs in the background. A no-op without note vectors."""
-        vectors = self._vectors
-        if vectors is not None:
-            vectors.prepare_queries()
+        """Queries by meaning are about to come (the person opened search): start the note
+        vectors (computed, or read from their cache, in the background) and load what embedding
+        a query needs, on a thread of its own (the vectors' start imports numpy). A no-op
+        without the semantic extra."""
+
+        def prepare() -> None:
+            vectors = self.start_vectors()
+            if vectors is not None:
+                vectors.prepare_queries()
+
+        threading.Thread(target=prepare, name="vaultwatch-semantic-start", daemon=True).start()
 
     def semantic_status(self) -> dict:
-        """What semantic search offers now: installed, ready, done/total vectors, problem."""
+        """What semantic search offers now: installed, started (something asked by meaning), ready,
+        done/total vectors, problem."""
         from vaultwatch.core.search import semantic
 
         v = self._vectors
         return {
             "installed": semantic.offered(),
+            "started": v is not None,
             "ready": bool(v and v.ready),
             "done": v.done if v else 0,
             "total": v.total if v else 0,

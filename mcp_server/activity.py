@@ -15,7 +15,6 @@ the same way, in the session the SDK's calls get later (`Activity(session=...)`)
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import datetime as dt
 import json
@@ -340,6 +339,8 @@ async def _progress(ctx: Any, progress: float, total: float, message: str) -> No
 async def _with_progress(ctx: Any, caller: Caller, call_next: Callable[[Any], Any]) -> Any:
     """Run the call; while it waits for the person's approval, send progress notifications
     (clients that reset their timeout on progress keep waiting)."""
+    import asyncio  # noqa: PLC0415  (loaded by the SDK by now; a stdio server's early answers need none)
+
     task = asyncio.ensure_future(call_next(ctx))
     try:
         while True:

@@ -6,7 +6,6 @@ tui/commands/cli.py registers them with one call: `register(CommandLine(...))` (
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import logging
 import os
@@ -119,6 +118,8 @@ def register(cli: CommandLine) -> None:
                 idle_exit=args.idle_exit,
                 **_server_options(args),
             )
+            import asyncio  # noqa: PLC0415  (a stdio server's first answers need none: stdiofront.py)
+
             return asyncio.run(_serve_socket(host))
         except HostError as exc:
             return _err(str(exc))
@@ -339,17 +340,16 @@ def _log_warnings_to_stderr() -> None:
 
 
 def _start_search_soon(vault: Vault) -> None:
-    """Start the full-text index and the note vectors on a thread (the vectors' start imports numpy)."""
+    """Start the full-text index on a thread. Note vectors wait for the first query by meaning
+    (core.vault.Vault.start_live says why)."""
     import threading
 
-    def start() -> None:
-        vault.start_search()
-        vault.start_vectors()
-
-    threading.Thread(target=start, name="vaultwatch-search-start", daemon=True).start()
+    threading.Thread(target=vault.start_search, name="vaultwatch-search-start", daemon=True).start()
 
 
 async def _serve_socket(host: McpHost) -> int:
+    import asyncio  # noqa: PLC0415
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, host.stop)
@@ -416,8 +416,9 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         from .server import build_server
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
-        vault.start_search()  # the full-text index and note vectors, once the first answers are out
-        vault.start_vectors()
+        vault.start_search()  # the full-text index, once the first answers are out (vectors: on first use)
+        import asyncio  # noqa: PLC0415  (imported by the SDK by now; the first answers needed none)
+
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(front.run(server))
     finally:

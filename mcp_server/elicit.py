@@ -19,7 +19,6 @@ approve = true applies the change; anything else declines it, quoting the reason
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import json
 from collections.abc import Callable, Mapping
@@ -86,6 +85,8 @@ def asker(ctx: Any, modern: bool) -> Ask | None:
         return None
     if modern:
         return _round_trip(ctx.params if isinstance(ctx.params, Mapping) else {})
+    import asyncio  # noqa: PLC0415  (on the SDK's event loop; a stdio server's early answers need none)
+
     loop = asyncio.get_running_loop()
     session, request_id = ctx.session, ctx.request_id
 

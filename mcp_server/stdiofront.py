@@ -37,7 +37,6 @@ library only:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -48,9 +47,12 @@ import stat
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.disk.private import open_private
+
+if TYPE_CHECKING:  # imported once the SDK runs (`run`): the front answers before it on the standard library
+    import asyncio
 
 log = logging.getLogger("vaultwatch.stdio")
 
@@ -416,6 +418,8 @@ class StdioFront:
     # -- the SDK ----------------------------------------------------------------------
     async def run(self, server: Any) -> None:
         """Hand the session to the SDK server (mcp_server.sdk.run_stdio) until stdin ends."""
+        import asyncio  # noqa: PLC0415
+
         from . import sdk, splice
 
         loop = asyncio.get_running_loop()
@@ -541,6 +545,8 @@ class _Out:
             data = front.parking.fill(data)
         rest = front._write_now(data)
         if rest is not None:
+            import asyncio  # noqa: PLC0415  (imported long before: `run`)
+
             await asyncio.to_thread(front._write_rest, *rest)
 
     async def flush(self) -> None:

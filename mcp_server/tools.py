@@ -522,6 +522,8 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
             )
             hits.append(row)
         meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
+        if res.note:
+            meta["note"] = res.note
         # a page the caller did not size is cut to the answer budget, resuming at the next hit; any page
         # the caller sized stops at the hard cap (page_rows)
         links = [note_link(hit.entry) for hit in res.hits]  # a host can open or attach each hit

@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 
 from vaultwatch.core import settings
-from vaultwatch.core.index import parsepool
 from vaultwatch.core.index.entrycache import EMPTY_GUARD, EntryCache, WarmStats
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
 from vaultwatch.core.index.sharing import Sharing
@@ -108,6 +107,10 @@ class _Walker:
 
 
 def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | None) -> list[Entry | Skipped]:
+    if not facts:  # the usual warm start: nothing changed, so nothing loads multiprocessing
+        return []
+    from vaultwatch.core.index import parsepool
+
     if len(facts) >= parsepool.PARALLEL_MIN_FILES and (os.cpu_count() or 1) >= 2:
         try:
             out: list[Entry | Skipped] = []

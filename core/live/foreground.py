@@ -11,10 +11,13 @@ however often the person types: agents are slowed while a person acts, never sto
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported by the coroutine that waits: a stdio server's first answer needs no asyncio
+    import asyncio
 
 
 class Foreground:
@@ -63,6 +66,8 @@ class Foreground:
         left = self.remaining()
         if not left:
             return 0.0
+        import asyncio  # noqa: PLC0415  (see the import above)
+
         start = self._clock()
         deadline = start + max_wait
         waiter = (asyncio.get_running_loop(), asyncio.Event())

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.index.parsepool import process_context
+from vaultwatch.core.platform import limit_data_memory
 from vaultwatch.core.search.embedder import Embedder
 
 if TYPE_CHECKING:
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
 
 PROCESS_MIN_NOTES = 2048  # builds with fewer notes to embed stay in the app's process
 BATCH_TIMEOUT_S = 300.0  # a batch not back by then: the worker is gone (a Pool would wait forever)
+# The worker's memory cap: what it starts with plus this (core.platform.limit_data_memory). A
+# build's batches need far less; a worker past it fails its batch (MemoryError), the build
+# reports that semantic search is unavailable, and keyword search goes on.
+MEMORY_BYTES = 512 * 2**20
 
 _embedder: Any = None  # the worker process's own
 
@@ -47,10 +52,15 @@ def _answer(job: multiprocessing.pool.AsyncResult[Any]) -> Any:
         raise RuntimeError(f"the embedding process gave no answer in {BATCH_TIMEOUT_S:.0f} s") from None
 
 
+def bound_memory() -> None:
+    """The worker's start (the pool's initializer): its memory capped where the platform allows."""
+    limit_data_memory(MEMORY_BYTES)
+
+
 def start() -> multiprocessing.pool.Pool:
-    """The one-process pool a build embeds with. Raises one of parsepool.START_FAILED when its
-    process cannot be started."""
-    return process_context("vaultwatch.core.search.embedprocess").Pool(1)
+    """The one-process pool a build embeds with, its memory bounded (MEMORY_BYTES). Raises one
+    of parsepool.START_FAILED when its process cannot be started."""
+    return process_context("vaultwatch.core.search.embedprocess").Pool(1, initializer=bound_memory)
 
 
 def embedded(

@@ -44,6 +44,12 @@ def resolve_mode(mode: str | None, vectors: VectorIndex | None) -> str:
     return mode
 
 
+def building_note(vectors: VectorIndex) -> str:
+    """What a hybrid search answered with keyword hits alone says: the vectors are being computed."""
+    counted = f" ({vectors.done} of {vectors.total})" if vectors.total else ""
+    return f"note vectors are being computed{counted}: these are keyword results; hybrid once they are ready"
+
+
 def _allowed(vault: Vault, snap: Snapshot, scope: Query) -> set[str] | None:
     if unscoped(scope):
         return None

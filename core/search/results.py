@@ -85,6 +85,7 @@ class SearchResult:
     mode: str = "keyword"  # "keyword", "semantic" or "hybrid" (core.search.hybrid)
     fingerprint: str = ""  # the query and scope a cursor belongs to
     ends: tuple[int, ...] = ()  # per hit, the ranked position just after it (where a page cut there resumes)
+    note: str | None = None  # why `mode` is not the mode asked for (hybrid while the vectors are computed)
 
     def cursor_after(self, n: int) -> str | None:
         """The cursor that continues after the first `n` hits (a page cut short, e.g. to an answer

@@ -34,11 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.events import IndexProblem, IndexProgress
-from vaultwatch.core.index.parsepool import START_FAILED
 from vaultwatch.core.live.follower import ChangeFollower
 from vaultwatch.core.memory import release_free_memory
 from vaultwatch.core.model import NOTE
-from vaultwatch.core.search import embedprocess, vectorfile
+from vaultwatch.core.search import vectorfile
 from vaultwatch.core.search.embedder import DIM, Embedder
 
 if TYPE_CHECKING:  # vault.py imports this module
@@ -275,6 +274,11 @@ class VectorIndex(ChangeFollower):
             (idx, self._texts([notes[i] for i in idx]))
             for idx in (todo[b : b + BATCH] for b in range(0, len(todo), BATCH))
         )
+        # the worker's module (multiprocessing) loads with a build: `offered()`, which the handshake
+        # asks, does not need it
+        from vaultwatch.core.index.parsepool import START_FAILED
+        from vaultwatch.core.search import embedprocess
+
         pool = None
         if len(todo) >= embedprocess.PROCESS_MIN_NOTES:
             try:

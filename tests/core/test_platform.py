@@ -154,3 +154,10 @@ def test_forced_case_folding_makes_both_probes_fold_for_the_block_only(tmp_path)
         assert not folds_case(fd, ["Private"]) and not form_of(root).folds_case
     finally:
         os.close(fd)
+
+
+def test_without_setrlimit_no_memory_cap_is_set_and_it_says_so():
+    before = platform.fallbacks["rlimit"]
+    with platform.force(rlimit=False):
+        assert platform.limit_data_memory(1 << 30) is None
+    assert platform.fallbacks["rlimit"] > before

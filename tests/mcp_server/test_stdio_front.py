@@ -315,3 +315,39 @@ def test_a_second_stdio_server_refuses_every_call_naming_the_running_one(demo_va
     finally:
         holder.terminate()
         holder.wait(30)
+
+
+# as EARLY, and it records which of the modules a first answer does not need were loaded when the front
+# sent its first answer to a tools/call (the listing)
+LEAN = """
+import sys
+from vaultwatch.mcp_server import stdiofront
+loaded = []
+send = stdiofront.StdioFront._send_result
+def recorded(self, id_text, result):
+    if id_text == "3" and not loaded:
+        later = ("asyncio", "mcp", "numpy", "vaultwatch.core.index.parsepool", "vaultwatch.core.search.embedprocess")
+        loaded.append(sorted(m for m in later if m in sys.modules))
+    send(self, id_text, result)
+stdiofront.StdioFront._send_result = recorded
+front = stdiofront.start(sys.argv[1:])
+from vaultwatch.tui.commands.cli import main
+code = main(sys.argv[1:])
+print(f"early={front.answered_early} loaded={loaded}", file=sys.stderr, flush=True)
+sys.exit(code)
+"""
+
+
+def test_a_warm_first_listing_is_answered_before_asyncio_or_the_parse_pool_load(demo_vault, env):
+    """What a warm start does before its first listing answer: the index from the entry cache and the
+    listing. asyncio (the SDK's event loop), the parse pool (a parse of changed notes) and the embedding
+    worker's module load afterwards, when something needs them."""
+    an_hour_ago = time.time() - 3600  # notes edited seconds before the cache was written are parsed again
+    for path in demo_vault.rglob("*"):
+        if not path.is_symlink():
+            os.utime(path, (an_hour_ago, an_hour_ago))
+    script = [sys.executable, "-c", LEAN, "serve", str(demo_vault), "--stdio"]
+    exchange(script, env, INIT, INITIALIZED, LISTING)  # a first start: it writes the entry cache
+    lines, err = exchange(script, env, INIT, INITIALIZED, LISTING)
+    assert "early=2 loaded=[[]]" in err, err[-2000:]  # the listing answered early, nothing of these loaded
+    assert json.loads(by_id(lines)[3])["result"]["structuredContent"]["returned"] == 2

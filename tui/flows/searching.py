@@ -70,8 +70,9 @@ class SearchFlow:
 
     def request(self, text: str, scope: Query) -> None:
         """Search `text` within `scope` (coalesced with requests made while one runs)."""
-        if not self.active:
-            self.screen.app.session.vault.prepare_semantic_queries()  # the tokenizer loads meanwhile
+        session = self.screen.app.session
+        if not self.active and session.config.semantic:
+            session.vault.prepare_semantic_queries()  # the note vectors start (and the tokenizer loads) meanwhile
         self.active = True
         self.text, self.scope = text, scope
         self._scope_now = scope

@@ -81,6 +81,7 @@ def test_vectors_are_int8_one_row_per_note(vec_vault):
     assert vectors._mat.dtype.name == "int8" and vectors._mat.shape == (notes, semantic.DIM)
     assert vec_vault.semantic_status() == {
         "installed": True,
+        "started": True,
         "ready": True,
         "done": vectors.done,
         "total": vectors.total,
