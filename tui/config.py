@@ -28,8 +28,8 @@ class AppConfig:
     off in tests, whose process outlives the app.
     settings: read the settings file (tui.settings: theme, keymap) and keep the theme picked
     there; off in tests unless a test turns it on (with a tmp XDG_CONFIG_HOME).
-    semantic: with the semantic extra installed, compute note vectors in the background once
-    the person opens search (hybrid search, the preview's similar notes); off in tests.
+    semantic: with the semantic extra installed, compute note vectors in the background after
+    the first frame (hybrid search, the preview's similar notes); off in tests.
     """
 
     mcp: bool = True

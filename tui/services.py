@@ -67,6 +67,10 @@ class Services:
             self.app.run_worker(
                 self.watcher.run(), exclusive=True, group="watch", exit_on_error=False, description="watcher"
             )
+        if self.app.session.config.semantic:  # a no-op without the extra; numpy imports off the UI thread
+            self.app.run_worker(
+                vault.start_vectors, thread=True, group="vectors", exit_on_error=False, description="note vectors"
+            )
 
     def _serve(self) -> None:
         """Serve MCP on the host's socket until quit (errors land in worker_failed)."""
