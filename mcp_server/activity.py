@@ -108,16 +108,23 @@ def summarize(arguments: Mapping[str, Any]) -> str:
     return line if len(line) <= MAX_SUMMARY_CHARS else line[: MAX_SUMMARY_CHARS - 1] + "…"
 
 
+_modern_versions: frozenset[str] | None = None  # looked up once, at the first request (every call asks)
+
+
 def _modern(version: str | None) -> bool:
     """Whether a request's protocol version is a 2026-07-28-era one (the SDK is imported by then:
     this module is not, so the stdio front can use it before the SDK is)."""
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+    global _modern_versions
+    if _modern_versions is None:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    return version in MODERN_PROTOCOL_VERSIONS
+        _modern_versions = frozenset(MODERN_PROTOCOL_VERSIONS)
+    return version in _modern_versions
 
 
 def _error_text(result: Any) -> str | None:
-    if not isinstance(result, Mapping) or not result.get("isError"):
+    # a plain dict first: the fast path's wire result, every read's (the ABC check costs more)
+    if not (type(result) is dict or isinstance(result, Mapping)) or not result.get("isError"):
         return None
     for block in result.get("content") or ():
         if isinstance(block, Mapping) and block.get("type") == "text":

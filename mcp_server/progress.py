@@ -54,14 +54,14 @@ class Progress:
         self.last = progress
         asyncio.run_coroutine_threadsafe(self._send(progress, total, message), self.loop)
 
-    async def heartbeat(self) -> None:
-        start = time.monotonic()
+    async def heartbeat(self, start: float) -> None:
+        """From the first HEARTBEAT of a call begun at `start` (monotonic) on: each HEARTBEAT, say it is still working."""
         while True:
-            await asyncio.sleep(HEARTBEAT)
             seconds = round(time.monotonic() - start)
             if not self.own and seconds > self.last:
                 self.last = seconds
                 await self._send(seconds, None, f"still working ({seconds} s)")
+            await asyncio.sleep(HEARTBEAT)
 
 
 def current() -> Progress | None:
@@ -75,13 +75,20 @@ async def around(context: Any, call: Any) -> Any:
         context.request_context  # noqa: B018  (raises outside a request)
     except Exception:
         return await call
-    progress = Progress(context, asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
+    start = time.monotonic()
+    progress = Progress(context, loop)
     token = _current.set(progress)
-    beat = asyncio.create_task(progress.heartbeat())
+    # the heartbeat task starts only once the call has run for a first HEARTBEAT: most calls end well
+    # before, and a timer costs them less than a task that must be started and then cancelled
+    beat: list[asyncio.Task[None]] = []
+    timer = loop.call_later(HEARTBEAT, lambda: beat.append(loop.create_task(progress.heartbeat(start))))
     try:
         return await call
     finally:
-        beat.cancel()
+        timer.cancel()
+        for task in beat:
+            task.cancel()
         _current.reset(token)
 
 
