@@ -34,6 +34,11 @@ Revert intents: a revert writes its plan (`begin_intent`) before it changes anyt
 closes it when its row is recorded; an open intent names the bytes it puts back, so its
 partial writes are not "outside" edits and the next run finishes it (core.review.revert).
 
+Other processes: a watching process (`Vault.start_watching`, the TUI's or a server's) follows
+the journal (`follow`): each row another process commits (`vaultwatch revert` while the TUI runs,
+or the one that finishes a killed revert) is published as ChangeRecorded once it is committed,
+whatever the order of its disk events and its commit.
+
 Hooks: the write path reports to the journal through core.edit.hooks (`journaled`,
 `committed`, `approve`, the MCP layer's `calling`; importable from here too); `record_result`
 turns one operation's scope into one row.
