@@ -111,6 +111,8 @@ class Vault:
         """Journal this vault's changes in `journal` (None: journal nothing) instead of opening one."""
         with self._journal_lock:
             self._journal, self._journal_set = journal, True
+        if journal is not None and self._live is not None:
+            journal.follow()
 
     def load(self) -> Snapshot:
         """Scan and parse the whole vault now (blocking); publishes progress and IndexReady.
@@ -275,6 +277,11 @@ class Vault:
 
                 self._live = LiveIndex(self)
                 self._live.start()
+        # a watching process shows what other processes journal (a CLI revert while the TUI runs):
+        # their rows are announced from the journal's commits, whatever order their disk events come in
+        journal = self.journal
+        if journal is not None:
+            journal.follow()
 
     def wait_watching(self, timeout: float | None = None) -> bool:
         """Block until the watcher's OS watches are in place (when it publishes WatcherReady), so
@@ -344,6 +351,8 @@ class Vault:
         live, self._live = self._live, None
         if live is not None:
             live.stop(timeout)
+        if self._journal_set and self._journal is not None:
+            self._journal.stop_following()
         vectors, self._vectors = self._vectors, None
         if vectors is not None:
             vectors.stop(timeout)

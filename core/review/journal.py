@@ -34,6 +34,11 @@ Revert intents: a revert writes its plan (`begin_intent`) before it changes anyt
 closes it when its row is recorded; an open intent names the bytes it puts back, so its
 partial writes are not "outside" edits and the next run finishes it (core.review.revert).
 
+Other processes: a watching process (`Vault.start_watching`, the TUI's or a server's) follows
+the journal (`follow`): each row another process commits (`vaultwatch revert` while the TUI runs,
+or the one that finishes a killed revert) is published as ChangeRecorded once it is committed,
+whatever the order of its disk events and its commit.
+
 Hooks: the write path reports to the journal through core.edit.hooks (`journaled`,
 `committed`, `approve`, the MCP layer's `calling`; importable from here too); `record_result`
 turns one operation's scope into one row.
@@ -89,6 +94,7 @@ _ROW_OVERHEAD = 200  # bytes a change row and its index entries take besides its
 MAX_OUTSIDE_PATHS = 1000
 RECENT_S = 300.0  # s: a change journaled by another process this recently may explain a disk event
 RECHECK_S = 1.0  # s: an outside row is checked again this long after (another process's journal row)
+FOLLOW_S = 0.25  # s: how often a watching process looks whether another process committed to the journal
 _ZLIB_LEVEL = 1  # fast: a 10 KB note compresses in ~0.05 ms; the delta against the before-bytes does the rest
 _WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
 
@@ -393,7 +399,11 @@ class Journal:
         self._bus = bus
         self._unsubscribe: Callable[[], None] | None = None
         self.current: Callable[[str], bytes | None] | None = None  # a vault path's bytes now (see _explained)
-        self._announced: set[int] = set()
+        self._announced: set[int] = set()  # rows published on the bus above the follower's mark
+        self._followed: int | None = None  # the newest row id the follower has looked at (None: not following)
+        self._data_version: int | None = None
+        self._follow_stop = threading.Event()
+        self._follower: threading.Thread | None = None
         self._full_announced = False  # the person was told agents' writes are refused (until marks)
         private_folder(os.path.dirname(path))  # its parents too: the journal may be the first to make them
         private_file(path)
@@ -438,7 +448,64 @@ class Journal:
         if self._unsubscribe is None and bus is not None:
             self._unsubscribe = bus.subscribe(self._on_event)
 
+    def follow(self, interval: float = FOLLOW_S) -> None:
+        """Publish ChangeRecorded for every row another process commits from now on (idempotent;
+        `stop_following` or `close` ends it). A watching process needs this: another process's
+        revert (`vaultwatch revert` while the TUI runs) writes its files under an open intent,
+        and its disk events may arrive before or after its row commits, or the process may be
+        killed and its revert finished later without writing anything; only the journal's own
+        commits tell when its row exists."""
+        with self._lock:
+            if self._follower is not None and self._follower.is_alive():
+                return
+            self._follow_stop = threading.Event()
+            self._followed = int(self._con.execute("SELECT COALESCE(MAX(id), 0) FROM changes").fetchone()[0])
+            self._data_version = int(self._con.execute("PRAGMA data_version").fetchone()[0])
+            stop = self._follow_stop
+            self._follower = threading.Thread(
+                target=self._follow_loop, args=(stop, interval), name="vaultwatch-journal-follow", daemon=True
+            )
+            self._follower.start()
+
+    def stop_following(self) -> None:
+        self._follow_stop.set()
+        follower, self._follower = self._follower, None
+        if follower is not None and follower is not threading.current_thread():
+            follower.join(5)
+
+    def _follow_loop(self, stop: threading.Event, interval: float) -> None:
+        while not stop.wait(interval):
+            try:
+                self.announce_others()
+            except (sqlite3.Error, ValueError):  # closed meanwhile
+                return
+
+    def announce_others(self) -> list[Change]:
+        """Publish ChangeRecorded for each row other processes committed since the last look that
+        this journal has not published yet (the follower calls it; cheap when nothing changed:
+        SQLite's data version moves only on other connections' commits). Returns them."""
+        with self._lock:
+            if self._followed is None:
+                return []
+            version = int(self._con.execute("PRAGMA data_version").fetchone()[0])
+            if version == self._data_version:
+                return []
+            self._data_version = version
+            rows = self._con.execute(
+                f"SELECT {_COLS} FROM changes WHERE id > ? ORDER BY id", (self._followed,)
+            ).fetchall()
+            fresh = [self._change(r) for r in rows if r[0] not in self._announced]
+            if rows:
+                self._followed = int(rows[-1][0])
+                # everything up to the mark is published now: the set keeps only rows above it
+                self._announced = {i for i in self._announced if i > self._followed}
+        if self._bus is not None:
+            for change in fresh:
+                self._bus.publish(ChangeRecorded(change))
+        return fresh
+
     def close(self) -> None:
+        self.stop_following()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -522,13 +589,20 @@ class Journal:
             now = etag(data)
             ok = (written is not None and written[0] == now) or (path == rel and change_etag == now)
             ok = ok or (moved_back is not None and moved_back[1] == rel)
-        if ok and cid not in self._announced and self._bus is not None:
-            self._announced.add(cid)
+        if ok and self._bus is not None and self._claim(cid):
             try:
                 self._bus.publish(ChangeRecorded(self.get(cid)))
             except NotFoundError:
                 pass
         return ok
+
+    def _claim(self, cid: int) -> bool:
+        """Whether row `cid` is still to be published (and from now on counts as published)."""
+        with self._lock:
+            if cid in self._announced or (self._followed is not None and cid <= self._followed):
+                return False
+            self._announced.add(cid)
+            return True
 
     def _moved_along(self, rel: str, removed: bool, added: bool, recent: set[str]) -> bool:
         """`rel` went or came with its folder, which a recently journaled rename (or a revert of one)
@@ -931,6 +1005,8 @@ class Journal:
                             "UPDATE changes SET reviewed_at=?, reviewed_by=? WHERE id=? AND reviewed_at IS NULL",
                             (jt, reviewed_by, reverts),
                         )
+                if self._followed is not None:  # published below, by this process: not the follower's
+                    self._announced.add(cid)
                 if intent is not None:  # the change is recorded: its intent is done, in the same transaction
                     con.execute("DELETE FROM intent_files WHERE intent_id=?", (intent,))
                     con.execute("DELETE FROM intents WHERE id=?", (intent,))

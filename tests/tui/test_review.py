@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from test_agents import agent
 from tui_helpers import open_loaded
 from waiting import TIMEOUT, await_until
 
+from vaultwatch.core.events import DocumentsChanged
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.core.review.journal import journal_for
@@ -367,6 +369,130 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
         await asyncio.sleep(1.5)  # past the journal's second look at disk events (RECHECK_S)
         kinds = [c.kind for c in journal_for(vault).changes()]
         assert kinds == ["revert", "change"], kinds  # no "changed outside" row for it
+        assert [c.kind for c in screen.rows] == ["revert", "change"]
+
+
+# `vaultwatch revert` held after its files are back and before its row commits: the real command in
+# its own process, paused at the journal's record of the revert until the test lets it go (a kill
+# there leaves what a kill -9 between the write and the commit leaves)
+HELD_REVERT = """
+import os, sys, time
+from vaultwatch.core.review.journal import Journal
+record = Journal.record_revert
+def held(self, *args, **kwargs):
+    open(sys.argv[1], "w").close()
+    while not os.path.exists(sys.argv[2]):
+        time.sleep(0.01)
+    return record(self, *args, **kwargs)
+Journal.record_revert = held
+from vaultwatch.tui.commands.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+async def _held_cli_revert(vault, root: Path, cid: int, tmp: Path):
+    """Start a held `vaultwatch revert cid`; return it once its files are back on disk and the
+    TUI's watcher has handled their disk event (the revert's row is not committed yet)."""
+    seen: set[str] = set()
+    # subscribed after the journal: the bus runs its handler of an event before this one
+    vault.bus.subscribe(
+        lambda e: seen.update(e.changed) if isinstance(e, DocumentsChanged) and e.source == "disk" else None
+    )
+    repo = Path(__file__).resolve().parents[2]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        HELD_REVERT,
+        str(tmp / "held"),
+        str(tmp / "release"),
+        "revert",
+        str(cid),
+        str(root),
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    await await_until(lambda: (tmp / "held").exists() or proc.returncode is not None)
+    assert proc.returncode is None, await proc.stderr.read()
+    await await_until(lambda: NOTE in seen)  # the file event came while the revert's intent is open
+    return proc
+
+
+async def test_a_cli_revert_whose_row_commits_after_its_file_event_shows_in_the_changes_view(
+    tui_demo: Path, tmp_path: Path
+):
+    from vaultwatch.core.edit.writes import Writer
+
+    vault = open_loaded(tui_demo)
+    before = (tui_demo / NOTE).read_bytes()
+    Writer(vault).update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
+    journal = journal_for(vault)
+    cid = journal.changes()[0].id
+    app = make_app(vault, config=fixed_config(watch=True))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(app)
+        assert await asyncio.to_thread(vault.wait_watching, TIMEOUT)
+        await pilot.press("C")
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        proc = await _held_cli_revert(vault, tui_demo, cid, tmp_path)
+        assert (tui_demo / NOTE).read_bytes() == before
+        assert [c.kind for c in journal.changes()] == ["change"]  # not committed yet
+        (tmp_path / "release").touch()
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 0, err
+        # the row committed after the file event: the view lists it all the same
+        await await_until(lambda: screen.rows and screen.rows[0].kind == "revert")
+        assert [c.kind for c in journal.changes()] == ["revert", "change"]  # no "changed outside" row
+        assert [c.kind for c in screen.rows] == ["revert", "change"]
+
+
+async def test_a_cli_revert_killed_before_its_row_and_finished_later_shows_in_the_changes_view(
+    tui_demo: Path, tmp_path: Path
+):
+    """kill -9 between the file write and the commit: the view shows what the journal holds (the
+    change, not reverted); `vaultwatch revert` again finishes it without writing a file (the bytes
+    are back already): no disk event at all, and the view lists the revert."""
+    import signal
+
+    from vaultwatch.core.edit.writes import Writer
+
+    vault = open_loaded(tui_demo)
+    Writer(vault).update_frontmatter(NOTE, set={"status": "deprecated"}, actor="agent:bot")
+    journal = journal_for(vault)
+    cid = journal.changes()[0].id
+    app = make_app(vault, config=fixed_config(watch=True))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(app)
+        assert await asyncio.to_thread(vault.wait_watching, TIMEOUT)
+        await pilot.press("C")
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        proc = await _held_cli_revert(vault, tui_demo, cid, tmp_path)
+        proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+        assert [c.kind for c in journal.changes()] == ["change"]
+        assert [c.kind for c in screen.rows] == ["change"]
+        assert journal.open_intents(interrupted=True)  # the killed revert's plan, to be finished
+        repo = Path(__file__).resolve().parents[2]
+        again = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "vaultwatch.tui.commands.cli",
+            "revert",
+            str(cid),
+            str(tui_demo),
+            cwd=repo,
+            env={**os.environ, "PYTHONPATH": str(repo)},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(again.communicate(), 60)
+        assert again.returncode == 0, err
+        assert b"finished an interrupted revert" in out
+        await await_until(lambda: screen.rows and screen.rows[0].kind == "revert")
+        assert [c.kind for c in journal.changes()] == ["revert", "change"]
         assert [c.kind for c in screen.rows] == ["revert", "change"]
 
 

@@ -426,3 +426,41 @@ def test_a_journal_from_before_reviewed_and_journal_time_opens_and_keeps_its_cha
     journal.record_outside(["b.md"])
     assert [c.path for c in journal.changes(since=jmod.Within(3600))] == ["b.md", "a.md"]
     journal.close()
+
+
+def test_a_following_journal_announces_each_row_another_process_commits_once(tmp_path):
+    """A watching process's journal publishes the rows another process commits (a CLI revert while
+    the TUI runs), each once, and its own rows once, however the two interleave."""
+    from waiting import wait_until
+
+    from vaultwatch.core.events import EventBus
+    from vaultwatch.core.review.journal import ChangeRecorded
+
+    path = str(tmp_path / "journal.sqlite3")
+    bus = EventBus()
+    seen: list[int] = []
+    bus.subscribe(lambda e: seen.append(e.change.id) if isinstance(e, ChangeRecorded) else None)
+    journal = Journal(path, bus=bus)
+    journal.follow(interval=0.01)
+    try:
+        own = journal.record_outside(["a.md"])
+        other = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from vaultwatch.core.review.journal import Journal; "
+                "print(Journal(sys.argv[1]).record_outside(['b.md']).id)",
+                path,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+            check=True,
+        )
+        theirs = int(other.stdout)
+        wait_until(lambda: theirs in seen, what="the other process's row announced")
+        mine = journal.record_outside(["c.md"])
+        assert journal.announce_others() == []  # nothing new from others: nothing published twice
+        assert seen == [own.id, theirs, mine.id]
+    finally:
+        journal.close()
