@@ -24,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # tests/waiting.py, which the TUI test helpers use
 sys.path.insert(0, str(ROOT / "tests" / "tui"))
 
 from bench.common import emit  # noqa: E402

@@ -29,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # tests/waiting.py, which the TUI test helpers use
 sys.path.insert(0, str(ROOT / "tests" / "tui"))
 
 from bench.common import emit  # noqa: E402
@@ -194,8 +195,9 @@ def journal_size(changes: int = 10_000, notes: int = 100) -> dict:
 
 
 AGENT = """
-import asyncio, json, sys, time
+import asyncio, json, os, sys, time
 sys.path.insert(0, sys.argv[2])
+sys.path.insert(0, os.path.dirname(sys.argv[2]))  # tests/: waiting.py, which test_agents uses
 from test_agents import agent
 
 async def main():

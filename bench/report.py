@@ -124,6 +124,16 @@ ROWS: tuple[Row, ...] = (
     Row("10 agents × 100 calls at 10k, p95; errors (raw / SDK client)", "mcp",
         ("raw_v10k.agents_10x100.p95_ms", "legacy_v10k.agents_10x100.p95_ms", "raw_v10k.agents_10x100.errors",
          "legacy_v10k.agents_10x100.errors"), "{0:.0f} / {1:.0f} ms; {2} / {3} errors", "≤ 50 ms; 0"),
+    Row("vaultwatch alone over stdio at 100k (bench_peers): whole listing in default / 1,000-row pages; search p50; "
+        "read p50; peak RSS of the process tree", "peers_100k",
+        ("figures.whole_listing_ms (p50).vaultwatch.p50", "figures.whole_listing_limit_ms (p50).vaultwatch.p50",
+         "figures.search_ms (p50).vaultwatch.p50", "figures.read_ms (p50).vaultwatch.p50",
+         "figures.peak_rss_mb (max).vaultwatch.max"),
+        "{0:,.0f} / {1:,.0f} ms; {2:.2f} ms; {3:.2f} ms; {4:.0f} MB", "≤ 2,500 ms; ≤ 8 ms; ≤ 1.5 ms; ≤ 300 MB"),
+    Row("the same: spawn → complete listing, warm / cold (the floor: one process walking, reading and parsing every "
+        "note)", "peers_100k",
+        ("figures.spawn_to_listing_warm_s (p50).vaultwatch.p50", "figures.spawn_to_listing_cold_s (p50).vaultwatch.p50",
+         "floor_median_s"), "{0:.2f} / {1:.2f} s (floor {2:.2f} s)", "≤ 1.2× the floor"),
     Row("tools/list of every tool with the semantic extra (the 12 native alone)", "answer_sizes",
         ("tools_list_bytes_all", "tools", "tools_list_bytes_12_native"), "{0:,} bytes, {1} tools ({2:,})",
         "≤ 25,600 bytes"),
@@ -206,11 +216,20 @@ class PeerRow:
     what: str
     figures: tuple[str, ...]
     target: str
+    calls: str | None = None  # the detail key of how many calls the figure took, said beside it
+    only: str | None = None  # a figure of this server alone (the peers answer a listing in one call)
 
 
 PEERS_SOURCE = "peers"
 PEER_ROWS: tuple[PeerRow, ...] = (
-    PeerRow("whole listing (cursor pages)", ("whole_listing_ms",), "≤ 213 ms"),
+    PeerRow("whole listing (cursor pages)", ("whole_listing_ms",), "≤ 213 ms", calls="whole_listing_calls"),
+    PeerRow(
+        "whole listing in pages of 1,000 rows (`limit`)",
+        ("whole_listing_limit_ms",),
+        "≤ 213 ms",
+        calls="whole_listing_limit_calls",
+        only="vaultwatch",
+    ),
     PeerRow("search p50", ("search_ms",), "≤ 5 ms"),
     PeerRow("read p50", ("read_ms",), "≤ 1.5 ms"),
     PeerRow("write → visible in listing p50", ("write_to_listing_ms",), "≤ 10 ms"),
@@ -348,9 +367,11 @@ def _peers(peers: dict) -> list[str]:
     ]
     for prow in PEER_ROWS:
         cells = [" / ".join(_peer_cell(peers, fig, server) for fig in prow.figures) for server in servers]
-        if prow.figures == ("whole_listing_ms",):
-            calls = [peers["detail"][s].get("whole_listing_calls") for s in servers]
+        if prow.calls is not None:
+            calls = [peers["detail"][s].get(prow.calls) for s in servers]
             cells = [f"{c}, {n} call{'' if n == 1 else 's'}" for c, n in zip(cells, calls, strict=True)]
+        if prow.only is not None:
+            cells = [c if s == prow.only else "—" for c, s in zip(cells, servers, strict=True)]
         out.append(f"| {prow.what} | " + " | ".join(cells) + f" | {prow.target} |")
     wrong = [
         f"- {server}, {label}: {_problems(fig, figure['problems'])}"
