@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from bench.common import AS_OF, OUT, ROOT, emit, vault  # noqa: E402
+from bench.common import AS_OF, OUT, ROOT, descendants_rss, emit, vault  # noqa: E402
 
 NEW_FOLDER = "bench-new"  # notes the servers' write tools create
 OUTSIDE_FOLDER = "bench-outside"  # notes written straight to disk
@@ -268,23 +268,8 @@ class TreeRss:
     def _run(self) -> None:
         me = os.getpid()
         while not self._stop.wait(0.01):
-            parents: dict[int, int] = {}
-            rss: dict[int, int] = {}
-            for entry in os.listdir("/proc"):
-                if not entry.isdigit():
-                    continue
-                try:
-                    with open(f"/proc/{entry}/stat") as fh:
-                        fields = fh.read().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                parents[int(entry)] = int(fields[1])
-                rss[int(entry)] = int(fields[21])  # pages
-            tree, frontier = set(), {me}
-            while frontier:
-                frontier = {p for p, parent in parents.items() if parent in frontier and p not in tree}
-                tree |= frontier
-            total = sum(rss.get(p, 0) for p in tree) * os.sysconf("SC_PAGE_SIZE") / 2**20
+            pages = sum(rss for _parent, rss in descendants_rss(me).values())
+            total = pages * os.sysconf("SC_PAGE_SIZE") / 2**20
             self.peak_mb = max(self.peak_mb, total)
 
 

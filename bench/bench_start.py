@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from bench.bench_peers import Manifest, floor_s  # noqa: E402
-from bench.common import AS_OF, OUT, ROOT, emit, vault  # noqa: E402
+from bench.common import AS_OF, OUT, ROOT, descendants_rss, emit, vault  # noqa: E402
 
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
@@ -83,25 +83,11 @@ class Tree:
         next_mark = 0.0
         names: dict[int, str] = {}
         while not self._stop.wait(0.01):
-            parents: dict[int, int] = {}
-            rss: dict[int, int] = {}
-            for entry in os.listdir("/proc"):
-                if not entry.isdigit():
-                    continue
-                try:
-                    with open(f"/proc/{entry}/stat") as fh:
-                        fields = fh.read().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                parents[int(entry)] = int(fields[1])
-                rss[int(entry)] = int(fields[21])
-            tree: set[int] = set()
-            frontier = {me}
-            while frontier:
-                frontier = {p for p, parent in parents.items() if parent in frontier and p not in tree}
-                tree |= frontier
+            below = descendants_rss(me)
+            tree = set(below)
+            rss = {p: pages for p, (_parent, pages) in below.items()}
             if self.server_pid is None:
-                direct = [p for p in tree if parents.get(p) == me]
+                direct = [p for p, (parent, _pages) in below.items() if parent == me]
                 if direct:
                     self.server_pid = min(direct)
             total = 0.0

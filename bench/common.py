@@ -104,3 +104,26 @@ def _relative(arg: str) -> str:
         return Path(arg).resolve().relative_to(ROOT).as_posix() if arg.endswith(".py") else arg
     except ValueError:
         return arg
+
+
+def descendants_rss(root: int) -> dict[int, tuple[int, int]]:
+    """Every process below `root` (children, theirs, ...) with its parent and resident pages, from one
+    pass over /proc (Linux): what the tree-RSS samplers of bench_peers and bench_start read."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()  # after the name, which may hold spaces
+        except OSError:  # gone since the listing
+            continue
+        parents[int(entry)] = int(fields[1])
+        rss[int(entry)] = int(fields[21])
+    tree: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier and p not in tree}
+        tree |= frontier
+    return {p: (parents[p], rss[p]) for p in tree}

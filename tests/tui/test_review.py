@@ -330,7 +330,6 @@ async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
 
 
 async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui_demo: Path):
-    import sys
 
     vault = open_loaded(tui_demo)
     from vaultwatch.core.edit.writes import Writer
@@ -348,21 +347,8 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
         await pilot.press("C")
         await await_until(lambda: isinstance(app.screen, ChangesScreen))
         screen = app.screen
-        root = Path(__file__).resolve().parents[2]
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "vaultwatch.tui.commands.cli",
-            "revert",
-            str(cid),
-            str(tui_demo),
-            cwd=root,
-            env={**os.environ, "PYTHONPATH": str(root)},
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), 60)
-        assert proc.returncode == 0, err
+        code, out, err = await _cli_revert(cid, tui_demo)
+        assert code == 0, err
         assert (tui_demo / NOTE).read_bytes() == before
         # the TUI's watcher sees the file change: the view lists the CLI's journaled revert
         await await_until(lambda: screen.rows and screen.rows[0].kind == "revert")
@@ -388,6 +374,25 @@ Journal.record_revert = held
 from vaultwatch.tui.commands.cli import main
 sys.exit(main(sys.argv[3:]))
 """
+
+
+async def _cli_revert(cid: int, vault_dir: Path) -> tuple[int | None, bytes, bytes]:
+    """`vaultwatch revert CID VAULT` as the person runs it from another shell: its exit code and output."""
+    repo = Path(__file__).resolve().parents[2]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "vaultwatch.tui.commands.cli",
+        "revert",
+        str(cid),
+        str(vault_dir),
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    return proc.returncode, out, err
 
 
 async def _held_cli_revert(vault, root: Path, cid: int, tmp: Path):
@@ -475,21 +480,8 @@ async def test_a_cli_revert_killed_before_its_row_and_finished_later_shows_in_th
         assert [c.kind for c in journal.changes()] == ["change"]
         assert [c.kind for c in screen.rows] == ["change"]
         assert journal.open_intents(interrupted=True)  # the killed revert's plan, to be finished
-        repo = Path(__file__).resolve().parents[2]
-        again = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "vaultwatch.tui.commands.cli",
-            "revert",
-            str(cid),
-            str(tui_demo),
-            cwd=repo,
-            env={**os.environ, "PYTHONPATH": str(repo)},
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(again.communicate(), 60)
-        assert again.returncode == 0, err
+        code, out, err = await _cli_revert(cid, tui_demo)
+        assert code == 0, err
         assert b"finished an interrupted revert" in out
         await await_until(lambda: screen.rows and screen.rows[0].kind == "revert")
         assert [c.kind for c in journal.changes()] == ["revert", "change"]
