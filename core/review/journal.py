@@ -218,6 +218,14 @@ class ChangeRecorded(Event):
     change: Change
 
 
+@dataclass(frozen=True, slots=True)
+class JournalUpdated(Event):
+    """Another process committed to the journal (a `vaultwatch changes --mark-reviewed` or a revert
+    from the command line while the TUI runs): rows this process already showed may be reviewed,
+    reverted or dropped now, so views of the journal read it again. Published after the
+    ChangeRecorded of any new rows of the same commits."""
+
+
 def _iso(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).isoformat(timespec="milliseconds")
 
@@ -482,8 +490,9 @@ class Journal:
 
     def announce_others(self) -> list[Change]:
         """Publish ChangeRecorded for each row other processes committed since the last look that
-        this journal has not published yet (the follower calls it; cheap when nothing changed:
-        SQLite's data version moves only on other connections' commits). Returns them."""
+        this journal has not published yet, then one JournalUpdated: their commits may also have
+        marked, reverted or dropped older rows (the follower calls it; cheap when nothing changed:
+        SQLite's data version moves only on other connections' commits). Returns the new rows."""
         with self._lock:
             if self._followed is None:
                 return []
@@ -502,6 +511,7 @@ class Journal:
         if self._bus is not None:
             for change in fresh:
                 self._bus.publish(ChangeRecorded(change))
+            self._bus.publish(JournalUpdated())
         return fresh
 
     def close(self) -> None:

@@ -95,6 +95,40 @@ async def wait_until(pilot, condition, tries: int = 100) -> None:
     assert condition()
 
 
+async def test_changes_marked_reviewed_from_a_shell_move_the_trust_tab_at_once(
+    triage_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`vaultwatch changes --mark-reviewed all` in another shell adds no journal row, yet the
+    running TUI's Trust tab moves the note to the reviewed tier without a key pressed."""
+    import asyncio
+    import sys
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    vault = agent_changed(triage_vault)
+    app = make_app(vault, config=fixed_config(user="tester", watch=True))  # a watching TUI follows the journal
+    repo = Path(__file__).resolve().parents[2]
+    async with app.run_test(size=(160, 40)) as pilot:
+        await open_tab(app, pilot, "4", "trust", 1)
+        assert str(app.main.tabs.get_tab("trust").label) == "Trust ✗1 ✓0"
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "vaultwatch.tui.commands.cli",
+            "changes",
+            str(triage_vault),
+            "--mark-reviewed",
+            "all",
+            cwd=repo,
+            env={**os.environ, "PYTHONPATH": str(repo)},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 0, err
+        await wait_until(pilot, lambda: str(app.main.tabs.get_tab("trust").label) == "Trust ✗0 ✓1", tries=200)
+        await wait_until(pilot, lambda: not app.main.active_list.rows)
+
+
 @pytest.mark.parametrize("write_verified", [False, True])
 async def test_v_on_an_agent_changed_note_marks_it_reviewed(
     triage_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_verified: bool

@@ -32,7 +32,7 @@ from vaultwatch.core.review.approval import (
     ApprovalSettled,
     Pending,
 )
-from vaultwatch.core.review.journal import At, Change, ChangeRecorded, journal_for
+from vaultwatch.core.review.journal import At, Change, ChangeRecorded, JournalUpdated, journal_for
 from vaultwatch.tui.screens.approval import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
 from vaultwatch.tui.screens.changes import (
     ChangeScreen,
@@ -67,6 +67,9 @@ class ReviewHost(Widget):
         def __init__(self, change: Change) -> None:
             super().__init__()
             self.change = change
+
+    class Updated(Message):
+        """Another process committed to the journal."""
 
     def __init__(self, vault: Any) -> None:
         super().__init__(id="review-host")
@@ -118,6 +121,8 @@ class ReviewHost(Widget):
             self.post_message(self.Asked(event.pending))
         elif isinstance(event, ChangeRecorded):
             self.post_message(self.Recorded(event.change))
+        elif isinstance(event, JournalUpdated):
+            self.post_message(self.Updated())
         elif isinstance(event, (ApprovalSettled, ApprovalModeChanged)):
             self.post_message(self.GateChanged())
 
@@ -155,6 +160,16 @@ class ReviewHost(Widget):
         main = getattr(self.app, "main", None)
         if main is not None and message.change.agent is not None:
             # the change is in the journal now (its note was re-listed before): the Trust tab follows it
+            main.refresh_views()
+        screen = self.app.screen
+        if isinstance(screen, ChangesScreen):
+            screen.reload()
+
+    def on_review_host_updated(self, message: Updated) -> None:
+        # `vaultwatch changes --mark-reviewed` from a shell moves notes between the Trust tiers and
+        # changes the Changes view's rows without adding one: both read the journal again
+        main = getattr(self.app, "main", None)
+        if main is not None:
             main.refresh_views()
         screen = self.app.screen
         if isinstance(screen, ChangesScreen):

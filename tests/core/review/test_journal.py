@@ -464,3 +464,36 @@ def test_a_following_journal_announces_each_row_another_process_commits_once(tmp
         assert seen == [own.id, theirs, mine.id]
     finally:
         journal.close()
+
+
+def test_a_following_journal_says_when_another_process_marks_rows_reviewed(setup):
+    """A mark from another process adds no row; the watching journal still publishes that the
+    journal changed, once, and nothing more while no other process commits."""
+    from waiting import wait_until
+
+    from vaultwatch.core.review.journal import ChangeRecorded, JournalUpdated
+
+    root, vault, writer, journal = setup({"a.md": "a\n"})
+    writer.write("a.md", "a2\n", overwrite=True, actor="agent:claude")
+    [change] = journal.unreviewed()
+    seen: list[str] = []
+    vault.bus.subscribe(
+        lambda e: seen.append(type(e).__name__) if isinstance(e, (ChangeRecorded, JournalUpdated)) else None
+    )
+    journal.follow(interval=0.01)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from vaultwatch.core.review.journal import Journal; "
+            "assert Journal(sys.argv[1]).mark_reviewed([int(sys.argv[2])])",
+            journal.path,
+            str(change.id),
+        ],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+        check=True,
+    )
+    wait_until(lambda: "JournalUpdated" in seen, what="the other process's mark announced")
+    journal.stop_following()
+    assert seen == ["JournalUpdated"] and journal.unreviewed() == []
+    assert journal.announce_others() == [] and seen == ["JournalUpdated"]
