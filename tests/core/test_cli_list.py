@@ -230,6 +230,29 @@ def test_stats_off_a_bundle_counts_by_the_persons_triage_rules(make_vault) -> No
     assert "triage stale        1  (Rule: stale_after / review_by / expires reached" in out
 
 
+def test_stats_off_a_bundle_counts_the_trust_tabs_tiers_from_the_journal(
+    make_vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off a bundle, stats counts what the Trust tab lists: notes an agent changed that nobody
+    reviewed, then, once the person marks the change reviewed, the reviewed tier."""
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.vault import Vault
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = make_vault({"a.md": "plain\n", "b.md": "plain\n"})
+    vault = Vault(root)
+    vault.load()
+    Writer(vault).write("a.md", "rewritten\n", overwrite=True, actor="agent:bot")
+    vault.stop()
+    triage = json.loads(run("stats", str(root), "--json").stdout)["triage"]
+    assert (triage["unverified"], triage["human-reviewed"]) == (1, 0)
+    assert "nobody has reviewed it since" in triage["unverified_rule"]
+    assert run("changes", str(root), "--mark-reviewed", "all").returncode == 0
+    out = run("stats", str(root)).stdout
+    assert "triage unreviewed   0  (Rule: an agent changed it" in out  # as the Trust tab's tier bar
+    assert "triage reviewed     1  (Rule: the person reviewed" in out
+
+
 def test_stats_counts_skipped_files(make_vault) -> None:
     root = make_vault({"a.md": "# a\n"})
     os.symlink("missing.md", root / "broken.md")

@@ -115,17 +115,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def _person_triage(vault: Vault) -> dict[str, Any]:
-    """Off an OKF bundle: Deprecated and Stale by the person's triage rules, from the views the TUI's
-    tabs and the agents' `triage` tool share (core.review.triageviews)."""
-    from dataclasses import replace  # noqa: PLC0415
-
+    """Off an OKF bundle: what the TUI's Deprecated, Stale and Trust tabs hold, by the person's
+    triage rules and the change journal, from the views the tabs and the agents' `triage` tool
+    share (core.review.triageviews)."""
     from vaultwatch.core.review import triageviews  # noqa: PLC0415
 
     person = triageviews.rules_for(vault)
-    snap, found = vault.snapshot, triageviews.Reviews()
+    snap, found = vault.snapshot, triageviews.reviews(vault)
+    counts = triageviews.counts(snap, person.rules, found, vault.clock)
     out: dict = {"source": person.rules.source}
-    for kind in ("deprecated", "stale"):
-        out[kind] = vault.list(replace(triageviews.query(snap, kind, person.rules, found), limit=1)).total
+    for kind in (*triageviews.JOURNAL_TIERS, "deprecated", "stale"):
+        out[kind] = counts[kind]
         out[f"{kind}_rule"] = triageviews.rule(snap, kind, person, found)
     return out
 
@@ -150,8 +150,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
             "(a root index.md with okf_version)"
         )
         triage = data["triage"]
-        for kind in ("deprecated", "stale"):
-            print(f"{'triage ' + kind:<20}{triage[kind]}  ({triage[kind + '_rule']})")
+        shown = {"unverified": "unreviewed", "human-reviewed": "reviewed"}  # as the Trust tab's tier bar
+        for kind in ("deprecated", "stale", "unverified", "human-reviewed"):
+            print(f"{'triage ' + shown.get(kind, kind):<20}{triage[kind]}  ({triage[kind + '_rule']})")
         return 0
     print("status              " + ", ".join(f"{k} {v}" for k, v in sorted(data["status"].items())))
     print("trust tier          " + ", ".join(f"{k} {v}" for k, v in data["trust_tier"].items()))
