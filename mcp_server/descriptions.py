@@ -11,7 +11,7 @@ tests/mcp_server/test_tool_list.py pins the size of the tool list.
 
 from __future__ import annotations
 
-from vaultwatch.core.edit.writes import MAX_WRITE_BYTES
+from vaultwatch.core.edit.limits import MAX_WRITE_BYTES
 
 INSTRUCTIONS = """vaultwatch serves one Markdown vault (Obsidian-style notes with YAML frontmatter) to agents; a human watches every call live.
 

@@ -25,10 +25,10 @@ error otherwise instead of a tool silently missing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import settings
+from vaultwatch.core.about import dist_version
 
 if TYPE_CHECKING:  # the SDK itself is imported only where a server is built (0.5 s)
     from mcp.server import MCPServer
@@ -38,14 +38,7 @@ TESTED_SDK = "2.3.0"
 ENV_SWITCH = "VAULTWATCH_SDK_FAST_PATH"
 
 
-def _installed() -> str | None:
-    try:
-        return version("mcp")
-    except PackageNotFoundError:
-        return None
-
-
-INSTALLED_SDK = _installed()
+INSTALLED_SDK = dist_version("mcp")
 FAST_PATH_PROBLEM = (
     None
     if INSTALLED_SDK == TESTED_SDK

@@ -34,7 +34,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from vaultwatch.core import platform
-from vaultwatch.core.disk.reader import read_all
+from vaultwatch.core.disk.fileopen import read_all  # not disk.reader: it loads the note parser
 from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.errors import VaultError

@@ -77,6 +77,7 @@ from vaultwatch.core.edit.atomic import (
     write_temp,
 )
 from vaultwatch.core.edit.fmedit import FrontmatterEditError
+from vaultwatch.core.edit.limits import MAX_WRITE_BYTES
 from vaultwatch.core.errors import NotFoundError, PathError, VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.index.scan import walked_folder
@@ -106,7 +107,6 @@ __all__ = [
     "is_human",
 ]
 
-MAX_WRITE_BYTES = 10 * 1024 * 1024
 HINT_MAX_CHARS = 1024 * 1024  # edit's "matches up to whitespace" hint is looked for in notes up to this size
 BOM = b"\xef\xbb\xbf"
 TRASH = ".trash"

@@ -6,8 +6,10 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # imported by a vault that has an ignore file: most have none, and start-up time counts
+    import pathspec
 
 IGNORE_FILE = ".vaultwatchignore"
 
@@ -28,7 +30,10 @@ class IgnoreRules:
         spec = None
         try:
             with open(os.path.join(root, IGNORE_FILE), encoding="utf-8", errors="replace") as f:
-                spec = pathspec.GitIgnoreSpec.from_lines(f.read().splitlines())
+                lines = f.read().splitlines()
+            import pathspec  # noqa: PLC0415
+
+            spec = pathspec.GitIgnoreSpec.from_lines(lines)
         except FileNotFoundError:
             pass
         except (OSError, ValueError) as exc:

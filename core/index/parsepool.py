@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
 from vaultwatch.core.index.sharing import Sharing
+from vaultwatch.core.markdown import parse  # noqa: F401  (scan imports it per note; the forkserver preloads it here)
 from vaultwatch.core.memory import collector_paused
 from vaultwatch.core.model import Entry, Skipped
 

@@ -3,6 +3,9 @@
 Hidden (dot-prefixed) names are never indexed at any depth; ignore rules exclude more.
 Symlinks are followed only when they resolve inside the vault and outside hidden folders.
 Broken links, loops, FIFOs and unreadable files are skipped and counted, never fatal.
+The note parser (core.markdown.parse, with the YAML libraries) is imported by the first note read:
+a warm start takes every entry from the entry cache and the walk, and its first answer waits for
+every module it imports.
 """
 
 from __future__ import annotations
@@ -28,7 +31,6 @@ from vaultwatch.core.disk.paths import (
 )
 from vaultwatch.core.disk.safeio import fd_is
 from vaultwatch.core.index.ignore import IgnoreRules
-from vaultwatch.core.markdown.parse import parse_note
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry, Skipped, make_entry
 
 # Obsidian's accepted file formats (help: "Accepted file formats": .base, .canvas, images, audio,
@@ -425,6 +427,8 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
         return Skipped(fact.rel, f"unreadable: {exc.strerror or exc}")
     if len(data) > MAX_NOTE_BYTES:
         return Skipped(fact.rel, f"note larger than {MAX_NOTE_BYTES // (1024 * 1024)} MiB")
+    from vaultwatch.core.markdown.parse import parse_note  # noqa: PLC0415  (module doc: a warm start parses none)
+
     facts = parse_note(data, stem[:-3] if stem.lower().endswith(".md") else stem)
     return make_entry(
         path=fact.rel,

@@ -12,9 +12,6 @@ import math
 import re
 from typing import Any, NamedTuple
 
-import frontmatter
-import yaml
-
 from vaultwatch.core.markdown import mdlex, okf
 from vaultwatch.core.markdown.fastyaml import FALLBACK, parse_simple
 from vaultwatch.core.model import Link
@@ -29,7 +26,19 @@ MAX_TAGS = 1_000
 # Title, tags and links are looked for in the first 4 M characters of a body: beyond that a note is
 # data, not a note, and scanning it whole cost a 50 MB note ~0.5 GB of transient memory.
 MAX_SCAN_CHARS = 4_000_000
-_YAML = frontmatter.YAMLHandler()  # python-frontmatter picks libyaml's CSafeLoader when present
+_yaml_handler: Any = None  # python-frontmatter's YAMLHandler, made at the first note that needs it
+
+
+def _full_yaml() -> Any:
+    """python-frontmatter's YAML handler (it picks libyaml's CSafeLoader when present). Imported at the
+    first block the fast parser leaves to it: a warm start parses no note, so its first answer need not
+    wait for them."""
+    global _yaml_handler
+    if _yaml_handler is None:
+        import frontmatter  # noqa: PLC0415
+
+        _yaml_handler = frontmatter.YAMLHandler()
+    return _yaml_handler
 
 
 class NoteFacts(NamedTuple):
@@ -155,8 +164,10 @@ def load_yaml(block: str) -> tuple[dict[str, Any], str | None]:
         return {}, f"frontmatter is larger than {MAX_FRONTMATTER_CHARS // 1024} KiB and was not parsed"
     raw = parse_simple(block)
     if raw is FALLBACK:
+        import yaml  # noqa: PLC0415  (loaded with the handler: see _full_yaml)
+
         try:
-            raw = _YAML.load(block)
+            raw = _full_yaml().load(block)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark
             where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark is not None else ""

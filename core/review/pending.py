@@ -42,11 +42,9 @@ from typing import Any
 from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import Caller, calling
-from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
 from vaultwatch.core.review.journal import etag as etag_of
-from vaultwatch.core.review.revert import resume_reverts
 from vaultwatch.core.review.textdiff import text_diff
 
 PENDING = "pending"
@@ -534,7 +532,9 @@ def approve(vault: Any, pid: int, *, by: str) -> Proposal:
         if any(i[0] not in dead for i in mine):
             alive = next(i[3].get("pid") for i in mine if i[0] not in dead)
             raise VaultError(f"pending change {pid} is being applied right now (process {alive}); wait for it")
-        writer = Writer(vault)  # what the killed approval did is rolled back first, then settled
+        from vaultwatch.core.review.revert import resume_reverts  # noqa: PLC0415  (as _writer)
+
+        writer = _writer(vault)  # what the killed approval did is rolled back first, then settled
         resume_reverts(writer, journal)
         resume_approvals(writer, journal)
         found = store.get(pid)
@@ -558,6 +558,14 @@ def approve(vault: Any, pid: int, *, by: str) -> Proposal:
             journal.drop_intent(intent)  # after the proposal is settled: a kill before leaves both open
 
 
+def _writer(vault: Any) -> Any:
+    """The vault's Writer. The write path is imported only when a change is applied: the approval gate
+    loads this module at every server start, before its first answer, which writes nothing."""
+    from vaultwatch.core.edit.writes import Writer  # noqa: PLC0415
+
+    return Writer(vault)
+
+
 def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str) -> Proposal:
     pid = proposal.id
     changed = [p for p, was in proposal.fingerprints.items() if fingerprint(vault.root_real, p) != was]
@@ -568,7 +576,7 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str) -> Prop
     caller = Caller(proposal.agent or proposal.actor, proposal.session or "", proposal.tool, proposal.caller_arguments)
     try:
         with granted(Grant(proposal)), calling(caller):
-            getattr(Writer(vault), proposal.method)(**proposal.call, actor=proposal.actor)
+            getattr(_writer(vault), proposal.method)(**proposal.call, actor=proposal.actor)
     except VaultError as exc:
         store.settle(pid, REFUSED, reason=exc.message, expect=APPLYING)
         raise ApprovalRefused(f"pending change {pid} was not applied: {exc.message}") from None

@@ -8,7 +8,9 @@
     vaultwatch redo REVERT_ID [VAULT]             (re-apply what a revert, or its whole batch, undid)
 
 Both read the vault's change journal (core.review.journal) in the state folder; a revert writes
-through core.edit.writes.Writer as the person (`human:<login>`), so it is journaled too.
+through core.edit.writes.Writer as the person (`human:<login>`), so it is journaled too. The write
+path and the revert modules are imported by the commands that use them: every command loads this
+module, and a `serve --stdio` start's first answer (a listing) needs neither.
 """
 
 from __future__ import annotations
@@ -20,13 +22,9 @@ import json
 import sys
 from typing import TYPE_CHECKING, cast
 
-from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval
-from vaultwatch.core.review.batch import revert_session
 from vaultwatch.core.review.journal import Change, Journal, Within, journal_for, parse_since
-from vaultwatch.core.review.redo import redo
-from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent
 from vaultwatch.mcp_server.commandline import CommandLine
 
 if TYPE_CHECKING:
@@ -153,6 +151,9 @@ def register(cli: CommandLine) -> None:
     cli.handlers["changes"] = cmd_changes
 
     def cmd_revert(args: argparse.Namespace) -> int:
+        from vaultwatch.core.edit.writes import Writer  # noqa: PLC0415  (module doc: imported when used)
+        from vaultwatch.core.review.revert import RevertRefused, revert, revert_agent  # noqa: PLC0415
+
         if args.session is not None:
             return _revert_session(args)
         if args.change_id is not None and not args.change_id.isdigit():
@@ -199,6 +200,10 @@ def register(cli: CommandLine) -> None:
                 stop()
 
     def _revert_session(args: argparse.Namespace) -> int:
+        from vaultwatch.core.edit.writes import Writer  # noqa: PLC0415  (module doc: imported when used)
+        from vaultwatch.core.review.batch import revert_session  # noqa: PLC0415
+        from vaultwatch.core.review.revert import RevertRefused  # noqa: PLC0415
+
         if args.change_id is not None:  # `revert --session ID VAULT`
             if args.vault is not None or args.agent is not None:
                 raise VaultError("give either a CHANGE_ID, --agent NAME or --session ID")
@@ -261,6 +266,10 @@ def register(cli: CommandLine) -> None:
 
 def _register_redo(cli: CommandLine) -> None:
     def cmd_redo(args: argparse.Namespace) -> int:
+        from vaultwatch.core.edit.writes import Writer  # noqa: PLC0415  (module doc: imported when used)
+        from vaultwatch.core.review.redo import redo  # noqa: PLC0415
+        from vaultwatch.core.review.revert import RevertRefused  # noqa: PLC0415
+
         if not args.revert_id.isdigit():
             raise VaultError(
                 f"REVERT_ID must be the number of a revert from `vaultwatch changes`, not {args.revert_id!r}"
