@@ -41,12 +41,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     # a copy of the committed and working files, so the build's egg-info and build/ stay out of the checkout
     src = tmp_path_factory.mktemp("src") / "vaultwatch"
-    shutil.copytree(
-        ROOT,
-        src,
-        symlinks=True,
-        ignore=shutil.ignore_patterns(".venv", ".git", "node_modules", "__pycache__", "*.egg-info", "build", "dist"),
-    )
+    _copy_checkout(src)
     done = subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
         capture_output=True,
@@ -58,6 +53,34 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sdists = list(out.glob("vaultwatch-*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1, sorted(p.name for p in out.iterdir())
     return wheels[0]
+
+
+def _copy_checkout(dest: Path) -> None:
+    """Copy the files a clean clone would have (tracked, or new and not ignored), not what .gitignore
+    keeps out: a working checkout's ignored benchmark output can be gigabytes."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
+    if listed.returncode != 0:  # not a git checkout (an unpacked archive): everything but the usual clutter
+        shutil.copytree(
+            ROOT,
+            dest,
+            symlinks=True,
+            ignore=shutil.ignore_patterns(
+                ".venv", ".git", "node_modules", "__pycache__", "*.egg-info", "build", "dist"
+            ),
+        )
+        return
+    for name in dict.fromkeys(listed.stdout.decode().split("\0")):
+        source = ROOT / name
+        if not name or not (source.is_symlink() or source.is_file()):  # deleted in the working tree
+            continue
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
 
 
 def test_the_wheel_holds_vaultwatch_alone_with_its_data(wheel: Path) -> None:

@@ -344,7 +344,7 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_its_reply_dropped(demo
         bridge = await RawBridge.start("--socket", host.socket_path)
         await bridge.handshake()
         await bridge.send(
-            {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "hold", "arguments": {"seconds": 3}}}
+            {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "hold", "arguments": {"seconds": 2}}}
         )
         await asyncio.wait_for(started.wait(), 10)
         await bridge.send(
@@ -355,7 +355,7 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_its_reply_dropped(demo
             }
         )
         await asyncio.wait_for(cancelled.wait(), 10)  # the server stopped working on it
-        await asyncio.sleep(3.5)  # past the time the call would have finished
+        await asyncio.sleep(2.5)  # past the time the call would have finished
         await bridge.send({"jsonrpc": "2.0", "id": 10, "method": "ping"})
         reply = await bridge.receive()
         assert reply["id"] == 10  # nothing for id 9 came before it: its reply, if any, was dropped

@@ -27,6 +27,7 @@ from mcp_types import Implementation, ResourceListChangedNotification, ResourceU
 from vaultwatch.mcp_server import resources
 
 PLAN = resources.uri_of("Plan.md")
+ZED = resources.uri_of("Zed.md")
 
 
 @pytest.fixture
@@ -67,6 +68,11 @@ async def until(test, seconds: float = 10.0) -> bool:
 
 
 async def test_subscribed_note_changes_reach_a_python_client_on_the_socket(vault, sock_dir):
+    # a marker for the end: updates of one flush go out sorted by path, so its update comes after
+    # any of Plan.md's; made before the server runs, so no notification of its own is pending
+    marker_note = Path(vault.root) / "Zed.md"
+    marker_note.write_text("# Zed\n", encoding="utf-8")
+    assert await until(lambda: vault.snapshot.get("Zed.md") is not None)
     heard: list = []
     async with serving(vault, sock_dir / "v.sock") as host, client_for(host.socket_path, heard) as client:
         caps = client.server_capabilities.resources
@@ -80,14 +86,20 @@ async def test_subscribed_note_changes_reach_a_python_client_on_the_socket(vault
         await client.call_tool("write", {"path": "New.md", "content": "# New\n"})
         listed = await until(lambda: ("list_changed", None) in heard)
         await client.unsubscribe_resource(PLAN)
+        await client.subscribe_resource(ZED)
         heard.clear()
-        (Path(vault.root) / "Plan.md").write_text("# Plan\nlater\n", encoding="utf-8")
-        await asyncio.sleep(1.0)
+        later = "# Plan\nlater\n"
+        (Path(vault.root) / "Plan.md").write_text(later, encoding="utf-8")
+        indexed = await until(lambda: vault.snapshot.get("Plan.md").size_bytes == len(later))
+        # edited once the index took Plan's edit: the marker's update comes after whatever that sent
+        marker_note.write_text("# Zed\nlater\n", encoding="utf-8")
+        marker = await until(lambda: ("updated", ZED) in heard)
         after = list(heard)
     assert caps is not None and caps.subscribe and caps.list_changed
     assert by_tool, "no resources/updated after the write tool changed the subscribed note"
     assert outside, "no resources/updated after an outside edit of the subscribed note"
     assert listed, "no resources/list_changed after a note appeared"
+    assert indexed and marker, "the outside edits after the unsubscribe never reached the index and the client"
     assert ("updated", PLAN) not in after
 
 
