@@ -66,6 +66,33 @@ def failure(message: str) -> Answer:
     return Answer(message if message.startswith("Error: ") else f"Error: {message}", is_error=True)
 
 
+ASK_FOR_LESS = (
+    "ask for less (a smaller limit or max_chars, a narrower folder or pattern) and page with the cursor or offset"
+)
+
+
+def ok_answer(
+    structured: dict[str, Any],
+    *,
+    text: str | None = None,
+    meta: dict[str, Any] | None = None,
+    too_big: str = ASK_FOR_LESS,
+    links: Any = (),
+) -> Answer:
+    """A successful answer: structured content, and the same data as its text (`text_of`, or `text`).
+
+    An answer whose text or structured content would pass budget.HARD_ANSWER_BYTES is refused
+    with an error saying so and what to do instead (`too_big`).
+    """
+    text = text_of(structured) if text is None else text
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > budget.HARD_ANSWER_BYTES // 8:  # the structured copy may be the bigger one: the cap is on both
+        size = max(size, len(budget.encoded(structured)))
+    if size > budget.HARD_ANSWER_BYTES:
+        return failure(budget.over_cap(size, too_big))
+    return Answer(text, structured, meta, links=tuple(links))
+
+
 def as_json(data: Any) -> str:
     """Compact JSON text for a text content block."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)

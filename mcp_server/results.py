@@ -96,9 +96,7 @@ def links_of(links: Any) -> list[ResourceLink]:
     return [ResourceLink.model_validate(link) for link in links]
 
 
-ASK_FOR_LESS = (
-    "ask for less (a smaller limit or max_chars, a narrower folder or pattern) and page with the cursor or offset"
-)
+ASK_FOR_LESS = answers.ASK_FOR_LESS
 
 
 def ok(
@@ -109,18 +107,8 @@ def ok(
     too_big: str = ASK_FOR_LESS,
     links: Any = (),
 ) -> CallToolResult:
-    """A successful result: structured content, and the same data as its text (`text_of`, or `text`).
-
-    An answer whose text or structured content would pass budget.HARD_ANSWER_BYTES is refused
-    with an error saying so and what to do instead (`too_big`).
-    """
-    text = text_of(structured) if text is None else text
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > budget.HARD_ANSWER_BYTES // 8:  # the structured copy may be the bigger one: the cap is on both
-        size = max(size, len(budget.encoded(structured)))
-    if size > budget.HARD_ANSWER_BYTES:
-        return fail(budget.over_cap(size, too_big))
-    return result_of(Answer(text, structured, meta, links=tuple(links)))
+    """A successful result (answers.ok_answer: refused with an error past the hard cap)."""
+    return result_of(answers.ok_answer(structured, text=text, meta=meta, too_big=too_big, links=links))
 
 
 def listing(
