@@ -208,8 +208,8 @@ class EarlyCalls:
             self._waiting[id_text] = self._waiting.get(id_text, 0) + 1
             self.idle.clear()
             self._queue.append(_Call(name, arguments, id_text, agent, send, give_back))
-            if self._worker is None:
-                self._worker = threading.Thread(target=self._serve, name="vaultwatch-front-calls", daemon=True)
+            if self._worker is None:  # named apart from the index's vaultwatch-* threads: it answers calls
+                self._worker = threading.Thread(target=self._serve, name="stdio-front-calls", daemon=True)
                 self._worker.start()
             self._work.notify()
         return True
