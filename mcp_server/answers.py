@@ -25,7 +25,7 @@ from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, QueryResult, cursor_after
 from vaultwatch.core.serialize import RowCache, entry_json, row_shape
 
-from . import budget
+from . import budget, splice
 from .activity import current_call
 
 
@@ -300,12 +300,36 @@ def listing_answer(
     frontmatter: bool = False,
     meta: dict[str, Any] | None = None,
 ) -> Answer:
-    """A listing answer, `{"result": [entry_json rows...], **rest}`, its text a table (module doc)."""
+    """A listing answer, `{"result": [entry_json rows...], **rest}`, its text a table (module doc).
+
+    Where the answer's JSON is spliced on its way out (splice.active(): the socket, stdio), its text and
+    rows are placeholders for the cached JSON (splice.put), never built as objects and dumped again."""
+    spliced = splice.active()
     page = listing_page(
-        cache, res, q, clock, rest, budget_bytes=budget_bytes, explicit=explicit, frontmatter=frontmatter
+        cache,
+        res,
+        q,
+        clock,
+        rest,
+        budget_bytes=budget_bytes,
+        explicit=explicit,
+        frontmatter=frontmatter,
+        escape=spliced,
     )
     if isinstance(page, str):
         return failure(page)
+    if spliced:
+        # the text content as a JSON string: the same listing, quotes and backslashes escaped
+        text_json = splice.put(
+            b'"',
+            as_json(page.head)[1:-1].encode(),
+            b",".join(page.escaped),
+            page.close,
+            as_json(page.tail)[1:-1].encode(),
+            b'"',
+        )
+        rows_json = splice.put(b"[", b",".join(page.rows), b"]")
+        return Answer(text_json, {"result": rows_json, **page.rest}, meta, links=page.links)
     text = b"".join((page.head.encode(), b",".join(page.values), page.close, page.tail.encode()))
     rows_out = [entry_json(e, clock, res.is_bundle, frontmatter=frontmatter) for e in page.entries]
     return Answer(text.decode("utf-8", "surrogatepass"), {"result": rows_out, **page.rest}, meta, links=page.links)

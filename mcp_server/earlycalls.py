@@ -39,7 +39,7 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.serialize import RowCache
 from vaultwatch.core.vault import Vault
 
-from . import answers, readcalls
+from . import answers, readcalls, splice
 from .activity import Activity
 
 log = logging.getLogger("vaultwatch.stdio")
@@ -150,7 +150,7 @@ class _Call:
         arguments: dict[str, Any],
         id_text: str,
         agent: str,
-        send: Callable[[str, str], None],
+        send: Callable[[str, str | bytes], None],
         give_back: Callable[[], None],
     ) -> None:
         self.tool, self.arguments, self.id_text, self.agent = tool, arguments, id_text, agent
@@ -181,7 +181,12 @@ class EarlyCalls:
         self.dropped = 0  # answers not sent: the client cancelled the call
 
     def take(
-        self, params: Any, id_text: str, agent: str, send: Callable[[str, str], None], give_back: Callable[[], None]
+        self,
+        params: Any,
+        id_text: str,
+        agent: str,
+        send: Callable[[str, str | bytes], None],
+        give_back: Callable[[], None],
     ) -> bool:
         """Take a tools/call with these params to answer it on the worker (True), or leave it to the SDK
         (False). `send(id_text, result_json)` writes the answer; `give_back()` hands the call to the SDK after
@@ -253,14 +258,19 @@ class EarlyCalls:
                     if not self._busy:
                         self.idle.set()
 
-    def _run(self, call: _Call) -> dict[str, Any]:
+    def _run(self, call: _Call, parked: dict[bytes, tuple[bytes, ...]]) -> dict[str, Any]:
         """The call's answer in wire form, made as the SDK's tool makes it (tools.py; results.vault_errors
-        turns core's errors into tool errors; server.VaultMCPServer.call_tool an unexpected one)."""
+        turns core's errors into tool errors; server.VaultMCPServer.call_tool an unexpected one). A listing's
+        cached JSON is parked in `parked` (splice.py), as the SDK's fast path parks it."""
         try:
             if call.tool == self.tool:
-                answer = readcalls.list_documents(
-                    self.vault, self.row_cache, self.max_answer_bytes, answers.listing_answer, **call.arguments
-                )
+                token = splice.enable(parked)
+                try:
+                    answer = readcalls.list_documents(
+                        self.vault, self.row_cache, self.max_answer_bytes, answers.listing_answer, **call.arguments
+                    )
+                finally:
+                    splice.reset(token)
             else:
                 out = readcalls.read_document(self.vault, self.max_answer_bytes, **call.arguments)
                 answer = answers.ok_answer(out, meta=readcalls.untrusted({}, readcalls.READ_TEXT))
@@ -278,10 +288,12 @@ class EarlyCalls:
 
     def _answer(self, call: _Call) -> None:
         try:
-            wire = self.activity.call_early(call.agent, call.tool, call.arguments, lambda: self._run(call))
+            parked: dict[bytes, tuple[bytes, ...]] = {}
+            wire = self.activity.call_early(call.agent, call.tool, call.arguments, lambda: self._run(call, parked))
             try:  # as mcp_types.JSONRPCResponse.model_dump_json writes its `result: dict[str, Any]`
                 text = answers.wire_json(wire)
                 text.encode("utf-8")  # a lone surrogate: the SDK cannot write it either
+                data = splice.fill(text.encode("utf-8"), parked) if parked else text
             except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
                 log.warning("an early %s answer cannot be written (%s); the SDK answers it", call.tool, exc)
                 call.give_back()
@@ -290,7 +302,7 @@ class EarlyCalls:
                 if call.id_text in self._cancelled:  # as the SDK: a cancelled request is never answered
                     self.dropped += 1
                     return
-            call.send(call.id_text, text)
+            call.send(call.id_text, data)
             self.answered += 1
         except Exception:  # never the process: the SDK answers the call instead
             log.exception("answering %s in the stdio front failed; the SDK answers it", call.tool)

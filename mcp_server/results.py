@@ -20,7 +20,7 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.listing import Query, QueryResult
 from vaultwatch.core.serialize import RowCache
 
-from . import answers, budget, splice
+from . import answers, budget
 from .answers import Answer, as_json, table, tabled, text_of
 from .elicit import InputNeeded
 
@@ -135,37 +135,19 @@ def listing(
     never dumped again. On the socket and on stdio, the rows and the text go onto the wire as they
     are (splice.py); elsewhere the structured rows are built (answers.listing_answer).
     """
-    if not splice.active():
-        return result_of(
-            answers.listing_answer(
-                cache,
-                res,
-                q,
-                clock,
-                rest,
-                budget_bytes=budget_bytes,
-                explicit=explicit,
-                frontmatter=frontmatter,
-                meta=meta,
-            )
+    return result_of(
+        answers.listing_answer(
+            cache,
+            res,
+            q,
+            clock,
+            rest,
+            budget_bytes=budget_bytes,
+            explicit=explicit,
+            frontmatter=frontmatter,
+            meta=meta,
         )
-    page = answers.listing_page(
-        cache, res, q, clock, rest, budget_bytes=budget_bytes, explicit=explicit, frontmatter=frontmatter, escape=True
     )
-    if isinstance(page, str):
-        return fail(page)
-    # the text content as a JSON string: the same listing, quotes and backslashes escaped
-    text = splice.put(
-        b'"',
-        as_json(page.head)[1:-1].encode(),
-        b",".join(page.escaped),
-        page.close,
-        as_json(page.tail)[1:-1].encode(),
-        b'"',
-    )
-    # the fast path (the only caller that splices) writes the plain answer: no link models made and dumped
-    rows = splice.put(b"[", b",".join(page.rows), b"]")
-    return result_of(Answer(text, {"result": rows, **page.rest}, meta, links=page.links))
 
 
 def page_rows(

@@ -261,9 +261,10 @@ class StdioFront:
         finally:
             self._out_lock.release()
 
-    def _send_result(self, id_text: str, result: str) -> None:
+    def _send_result(self, id_text: str, result: str | bytes) -> None:
         """Send an answer of the front's own (counted, and whether the SDK was imported by then)."""
-        self._write(('{"jsonrpc":"2.0","id":' + id_text + ',"result":' + result + "}\n").encode())
+        head = ('{"jsonrpc":"2.0","id":' + id_text + ',"result":').encode()
+        self._write(b"".join((head, result if isinstance(result, bytes) else result.encode(), b"}\n")))
         self.answered_early += 1
         if self._loop is not None:
             self.after_sdk += 1

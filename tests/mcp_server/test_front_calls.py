@@ -42,6 +42,7 @@ PLAIN = [
     ("read", {"path": ".hidden.md"}),  # hidden: refused
     ("list_documents", {}),
     ("list_documents", {"folder": "Projects", "limit": 2}),
+    ("list_documents", {"include_frontmatter": True, "limit": 50}),  # spliced from the cached rows, as the SDK's
 ]
 TO_SDK = [
     ("read", {"path": "big.md", "max_chars": 100}),  # a heavy note: the lane's
@@ -105,7 +106,7 @@ async def test_steady_state_calls_are_the_sdks_answers_and_activity(demo_vault, 
     assert sdk_count == 0
     assert front_count == len(PLAIN) + 1  # the plain calls and the last plain read; none of TO_SDK, no progress
     answers = [json.loads(a) for a in front]
-    assert [a[2] for a in answers[: len(PLAIN)]] == [False] * 3 + [True] * 4 + [False] * 2
+    assert [a[2] for a in answers[: len(PLAIN)]] == [False] * 3 + [True] * 4 + [False] * 3
     assert "outside-the-vault-marker" not in json.dumps(answers)  # the symlink's target is never read
     assert not answers[len(PLAIN)][2]  # the heavy read, answered by the SDK
 
