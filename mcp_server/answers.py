@@ -1,10 +1,10 @@
 """Tool answers as plain data, without the MCP SDK: what a listing says, and its wire form.
 
 results.py turns an `Answer` into the SDK's CallToolResult; the stdio front (earlycalls.py)
-puts the same Answer on the wire itself while the SDK is still importing (~0.9 s), shaped
-by `wire_result` exactly as the server's fast path shapes it (server.VaultMCPServer._wire),
-so both ways give the client the same bytes (tests/mcp_server/test_early_calls.py compares
-them through a spawned server).
+puts the same Answer on the wire itself (plain reads and listings, before the SDK is imported
+and once it runs), shaped by `wire_result` exactly as the server's fast path shapes it
+(server.VaultMCPServer._wire), so both ways give the client the same bytes
+(tests/mcp_server/test_early_calls.py and test_front_calls.py compare them through spawned servers).
 
 The text content carries the same data once more for clients that read only text, rendered
 cheaper than a second copy of the JSON: compact JSON in which every list of rows (objects) is

@@ -72,8 +72,9 @@ CALLS = [
 
 
 def test_spliced_listings_are_the_bytes_of_the_unspliced_answer(demo_vault, env):
-    """The front's early answers are made without splicing (answers.listing_answer, byte for byte the SDK's
-    fast path before it spliced); the same calls once the SDK serves are spliced, and equal them."""
+    """The front's early answers are spliced by the front itself (earlycalls.py, its own parked JSON); the same
+    calls once the SDK serves (after a ping the SDK owes) are spliced through the front's LineParking, and equal
+    them."""
     vault = with_tricky_notes(demo_vault)
     early = [call(10 + i, args) for i, args in enumerate(CALLS)]
     later = [call(20 + i, args) for i, args in enumerate(CALLS)]
