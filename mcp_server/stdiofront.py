@@ -347,7 +347,7 @@ class StdioFront:
         id_text = _id_text(message.get("id"))
         method, params = message.get("method"), message.get("params")
         answered = False
-        if method == "initialize" and id_text is not None and self.version is None:
+        if method == "initialize" and id_text is not None and self.version is None and self._loop is None:
             requested = _plain_initialize(params)
             if requested is not None:
                 answered = self._answer_initialize(id_text, requested)
