@@ -183,3 +183,33 @@ def test_order_and_cancellation_once_the_sdk_runs(demo_vault, env, tmp_path):
     dropped = [i for i in range(20, 40) if f"b{i}" not in lines.by_id]
     assert dropped and dropped == list(range(dropped[0], 40))  # from some point on, every cancelled one
     assert int(counts.read_text()) == 1 + 20 + (20 - len(dropped)) + 1  # r2, the burst's answers, end
+
+
+def test_a_call_while_the_person_has_the_foreground_goes_to_the_sdk(demo_vault_ro):
+    """In-process (a stdio server has no TUI to hold it): while the person's input is answered, the front
+    takes no call (the SDK's path waits for the person's turn); once released, it answers."""
+    import threading
+
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server.activity import Activity
+    from vaultwatch.mcp_server.earlycalls import EarlyCalls
+
+    vault = Vault(demo_vault_ro)
+    vault.load()
+    try:
+        calls = EarlyCalls(vault, Activity(vault.bus, foreground=vault.foreground, session="s"), max_answer_bytes=65536)
+        sent, done = [], threading.Event()
+
+        def send(id_text, data) -> None:
+            sent.append((id_text, json.loads(data)))
+            done.set()
+
+        params = {"name": "read", "arguments": {"path": "Getting Started.md"}}
+        vault.foreground.hold(60)
+        assert not calls.take(params, "1", "agent/1", send, lambda: None)
+        vault.foreground.release()
+        assert calls.take(params, "2", "agent/1", send, lambda: None)
+        assert done.wait(30)
+        assert sent[0][0] == "2" and not sent[0][1]["isError"]
+    finally:
+        vault.stop()
