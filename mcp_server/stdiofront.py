@@ -30,9 +30,10 @@ library only:
   still answers itself (the same rules: the SDK owes the client no answer at that moment, and the
   client set no log level, for which the SDK's path would send log lines) and a
   `notifications/cancelled` of one of them (its answer is dropped). A request waits for the SDK
-  from the line that carries it until the SDK writes its answer, or its handler ends cancelled; its replies to the replayed `initialize` and to a `tools/list`
-  the front answered are compared with what the front sent and never sent twice (a difference
-  updates the cache and is logged). A cache miss is filled from the SDK's answer as it passes.
+  from the line that carries it until the SDK writes its answer, or its handler ends cancelled.
+  The SDK's replies to the replayed `initialize` and to a `tools/list` the front answered are
+  compared with what the front sent and never sent twice (a difference updates the cache and is
+  logged). A cache miss is filled from the SDK's answer as it passes.
 - The front writes the SDK's lines (`_Out`): the placeholders of JSON the server's fast path parked
   for this line (a listing's cached rows and text, splice.LineParking) are filled as it leaves, and
   the line is written at once while the pipe has room (the descriptor is non-blocking when it is a
