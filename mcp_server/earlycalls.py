@@ -150,7 +150,7 @@ class _Call:
         arguments: dict[str, Any],
         id_text: str,
         agent: str,
-        send: Callable[[str, str | bytes], None],
+        send: Callable[[str, bytes], None],
         give_back: Callable[[], None],
     ) -> None:
         self.tool, self.arguments, self.id_text, self.agent = tool, arguments, id_text, agent
@@ -185,7 +185,7 @@ class EarlyCalls:
         params: Any,
         id_text: str,
         agent: str,
-        send: Callable[[str, str | bytes], None],
+        send: Callable[[str, bytes], None],
         give_back: Callable[[], None],
     ) -> bool:
         """Take a tools/call with these params to answer it on the worker (True), or leave it to the SDK
@@ -291,9 +291,9 @@ class EarlyCalls:
             parked: dict[bytes, tuple[bytes, ...]] = {}
             wire = self.activity.call_early(call.agent, call.tool, call.arguments, lambda: self._run(call, parked))
             try:  # as mcp_types.JSONRPCResponse.model_dump_json writes its `result: dict[str, Any]`
-                text = answers.wire_json(wire)
-                text.encode("utf-8")  # a lone surrogate: the SDK cannot write it either
-                data = splice.fill(text.encode("utf-8"), parked) if parked else text
+                data = answers.wire_json(wire).encode("utf-8")  # a lone surrogate: the SDK cannot write it either
+                if parked:
+                    data = splice.fill(data, parked)
             except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
                 log.warning("an early %s answer cannot be written (%s); the SDK answers it", call.tool, exc)
                 call.give_back()

@@ -263,7 +263,8 @@ class StdioFront:
             self._out_lock.release()
 
     def _send_result(self, id_text: str, result: str | bytes) -> None:
-        """Send an answer of the front's own (counted, and whether the SDK was imported by then)."""
+        """Send an answer of the front's own (counted, and whether the SDK was imported by then); `result`
+        is the result's JSON, as text or UTF-8."""
         head = ('{"jsonrpc":"2.0","id":' + id_text + ',"result":').encode()
         self._write(b"".join((head, result if isinstance(result, bytes) else result.encode(), b"}\n")))
         self.answered_early += 1
