@@ -121,6 +121,13 @@ ENV: tuple[EnvSetting, ...] = (
         "0: every MCP call takes the SDK's ordinary path (same answers, slower; for A/B figures).",
     ),
     EnvSetting(
+        "VAULTWATCH_STDIO_FRONT_CALLS",
+        "bool",
+        True,
+        "0: `serve --stdio` leaves every tool call to the SDK, also the plain reads and listings its front "
+        "answers itself (same answers, slower; for A/B figures).",
+    ),
+    EnvSetting(
         "VAULTWATCH_STATELESS_SESSION_MINUTES",
         "float",
         30.0,

@@ -1,10 +1,10 @@
 """Tool answers as plain data, without the MCP SDK: what a listing says, and its wire form.
 
 results.py turns an `Answer` into the SDK's CallToolResult; the stdio front (earlycalls.py)
-puts the same Answer on the wire itself while the SDK is still importing (~0.9 s), shaped
-by `wire_result` exactly as the server's fast path shapes it (server.VaultMCPServer._wire),
-so both ways give the client the same bytes (tests/mcp_server/test_early_calls.py compares
-them through a spawned server).
+puts the same Answer on the wire itself (plain reads and listings, before the SDK is imported
+and once it runs), shaped by `wire_result` exactly as the server's fast path shapes it
+(server.VaultMCPServer._wire), so both ways give the client the same bytes
+(tests/mcp_server/test_early_calls.py and test_front_calls.py compare them through spawned servers).
 
 The text content carries the same data once more for clients that read only text, rendered
 cheaper than a second copy of the JSON: compact JSON in which every list of rows (objects) is
@@ -25,7 +25,7 @@ from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, QueryResult, cursor_after
 from vaultwatch.core.serialize import RowCache, entry_json, row_shape
 
-from . import budget
+from . import budget, splice
 from .activity import current_call
 
 
@@ -64,6 +64,33 @@ def link_bytes(link: dict[str, Any]) -> int:
 def failure(message: str) -> Answer:
     """A tool error whose text is `Error: <message>`."""
     return Answer(message if message.startswith("Error: ") else f"Error: {message}", is_error=True)
+
+
+ASK_FOR_LESS = (
+    "ask for less (a smaller limit or max_chars, a narrower folder or pattern) and page with the cursor or offset"
+)
+
+
+def ok_answer(
+    structured: dict[str, Any],
+    *,
+    text: str | None = None,
+    meta: dict[str, Any] | None = None,
+    too_big: str = ASK_FOR_LESS,
+    links: Any = (),
+) -> Answer:
+    """A successful answer: structured content, and the same data as its text (`text_of`, or `text`).
+
+    An answer whose text or structured content would pass budget.HARD_ANSWER_BYTES is refused
+    with an error saying so and what to do instead (`too_big`).
+    """
+    text = text_of(structured) if text is None else text
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > budget.HARD_ANSWER_BYTES // 8:  # the structured copy may be the bigger one: the cap is on both
+        size = max(size, len(budget.encoded(structured)))
+    if size > budget.HARD_ANSWER_BYTES:
+        return failure(budget.over_cap(size, too_big))
+    return Answer(text, structured, meta, links=tuple(links))
 
 
 def as_json(data: Any) -> str:
@@ -273,12 +300,36 @@ def listing_answer(
     frontmatter: bool = False,
     meta: dict[str, Any] | None = None,
 ) -> Answer:
-    """A listing answer, `{"result": [entry_json rows...], **rest}`, its text a table (module doc)."""
+    """A listing answer, `{"result": [entry_json rows...], **rest}`, its text a table (module doc).
+
+    Where the answer's JSON is spliced on its way out (splice.active(): the socket, stdio), its text and
+    rows are placeholders for the cached JSON (splice.put), never built as objects and dumped again."""
+    spliced = splice.active()
     page = listing_page(
-        cache, res, q, clock, rest, budget_bytes=budget_bytes, explicit=explicit, frontmatter=frontmatter
+        cache,
+        res,
+        q,
+        clock,
+        rest,
+        budget_bytes=budget_bytes,
+        explicit=explicit,
+        frontmatter=frontmatter,
+        escape=spliced,
     )
     if isinstance(page, str):
         return failure(page)
+    if spliced:
+        # the text content as a JSON string: the same listing, quotes and backslashes escaped
+        text_json = splice.put(
+            b'"',
+            as_json(page.head)[1:-1].encode(),
+            b",".join(page.escaped),
+            page.close,
+            as_json(page.tail)[1:-1].encode(),
+            b'"',
+        )
+        rows_json = splice.put(b"[", b",".join(page.rows), b"]")
+        return Answer(text_json, {"result": rows_json, **page.rest}, meta, links=page.links)
     text = b"".join((page.head.encode(), b",".join(page.values), page.close, page.tail.encode()))
     rows_out = [entry_json(e, clock, res.is_bundle, frontmatter=frontmatter) for e in page.entries]
     return Answer(text.decode("utf-8", "surrogatepass"), {"result": rows_out, **page.rest}, meta, links=page.links)

@@ -391,21 +391,20 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         return 2
     import uuid
 
-    from . import sdk
+    from . import earlycalls, sdk
     from .activity import Activity, AuditLog
-    from .earlycalls import EarlyCalls
 
     options = _server_options(args)
     audit = None
     try:
         audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
         activity = Activity(vault.bus, foreground=vault.foreground, session=uuid.uuid4().hex)
-        # early answers are shaped as the SDK's fast path shapes them: none when it is off (sdk.py)
+        # the front's answers are shaped as the SDK's fast path shapes them: none when it is off (sdk.py)
         calls = (
-            EarlyCalls(
+            earlycalls.EarlyCalls(
                 vault, activity, max_answer_bytes=options["max_answer_bytes"], tool_prefix=options["tool_prefix"]
             )
-            if sdk.fast_path_enabled()
+            if sdk.fast_path_enabled() and earlycalls.enabled()
             else None
         )
         front.serve(tool_prefix=options["tool_prefix"], calls=calls)  # the handshake (and a first listing) now

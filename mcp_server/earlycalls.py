@@ -1,44 +1,61 @@
-"""Tool calls the stdio front answers while the MCP SDK is still importing.
+"""Tool calls the stdio front answers itself: a plain `list_documents` or `read`, before the MCP SDK
+is imported and once it runs.
 
 A client that spawns `vaultwatch serve --stdio` and asks for a listing waits for the SDK's
 import (~0.9 s of CPU, more than the warm index load and the listing together) before its
-first page, unless the front answers it. So a `tools/call` of `list_documents` that comes
-before the SDK runs is answered here, on a thread of its own, by the very function the SDK's
-tool calls (readcalls.list_documents), shaped for the wire as the server's fast path shapes
-it (answers.wire_result) and serialised as the SDK serialises its replies (answers.wire_json):
-the client gets the same bytes either way (tests/mcp_server/test_early_calls.py compares
-them). The call is attributed and published on the bus as the SDK's middleware does
-(Activity.call_early), so the audit log sees it (a stdio server has no person whose input goes first).
+first page, unless the front answers it. Once the SDK runs, its per-call chain (line validation,
+a dispatcher task, the runner, tracing middleware, argument validation and a hop to a worker
+thread, the answer's dump) is most of a small read's time: our own code is a small share. So the
+front answers these calls itself, on one worker thread of its own, in the order they came, by the
+very functions the SDK's tools call (readcalls.list_documents, readcalls.read_document), shaped
+for the wire as the server's fast path shapes them (answers.wire_result) and serialised as the SDK
+serialises its replies (answers.wire_json): the client gets the same bytes either way
+(tests/mcp_server/test_early_calls.py and test_front_calls.py compare them). Each call is
+attributed and published on the bus as the SDK's middleware does (Activity.call_early), so the
+activity panel, the audit log and the journal's caller see it alike.
 
 The front takes a call only when nothing can tell the difference (stdiofront.py checks the
-session: its initialize answered by the front, `notifications/initialized` received, no
-earlier request of the client still waiting for the SDK). Here the call itself must be plain:
-no `_meta` (a progress token), and arguments the SDK's argument model would accept exactly
-as they are (`plain_arguments`); anything else goes to the SDK, which says what is wrong.
+session: its initialize answered by the front, `notifications/initialized` received, no earlier
+request of the client still waiting for the SDK, no client log level set). Here the call itself
+must be plain: no `_meta` (a progress token), arguments the SDK's argument model would accept
+exactly as they are (`plain_arguments`), no person's input going first (`Foreground`: the SDK's
+path waits for it), and light (a read the lane would weigh as heavy runs in the lane, through the
+SDK). Anything else goes to the SDK, which says what is wrong. A `notifications/cancelled` for a
+call taken here drops its answer (`cancel`), as the SDK drops a cancelled request's.
+`VAULTWATCH_STDIO_FRONT_CALLS=0` leaves every tool call to the SDK (for A/B figures and tests).
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from vaultwatch.core import settings
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.serialize import RowCache
 from vaultwatch.core.vault import Vault
 
-from . import answers, readcalls
+from . import answers, readcalls, splice
 from .activity import Activity
 
 log = logging.getLogger("vaultwatch.stdio")
 
+ENV_SWITCH = "VAULTWATCH_STDIO_FRONT_CALLS"  # "0": every tool call goes to the SDK (A/B figures, tests)
 MAX_CURSOR_CHARS = 4096  # as tools.list_documents' Field(max_length=...)
 MAX_LIMIT = 100_000  # as its Field(le=...)
-MAX_EARLY_CALLS = 16  # calls taken before the SDK runs (a thread each); later ones wait for the SDK
+MAX_PATH_CHARS = 1024  # as tools.read's Field(max_length=...) of path and section
+MAX_QUEUED = 1024  # calls waiting for the front's worker; more go to the SDK (a client's burst stays bounded)
 _STRINGS = frozenset({"folder", "pattern", "cursor"})
 _BOOLS = frozenset({"include_attachments", "include_frontmatter", "wait_for_pending_writes"})
+
+
+def enabled() -> bool:
+    """Whether the stdio front answers the tool calls it can (module doc)."""
+    return bool(settings.env(ENV_SWITCH))
 
 
 def _json_in_string(value: str) -> bool:
@@ -84,83 +101,215 @@ def plain_arguments(arguments: Any) -> dict[str, Any] | None:
     return dict(arguments)
 
 
+def plain_read_arguments(arguments: Any) -> dict[str, Any] | None:
+    """read's arguments when the SDK's validation would pass them on unchanged; else None (as
+    `plain_arguments`). `path` is a plain `str` field (never parsed as JSON); `section` is not."""
+    if not isinstance(arguments, dict):
+        return None
+    path = arguments.get("path")
+    if type(path) is not str or not 1 <= len(path) <= MAX_PATH_CHARS:
+        return None
+    from vaultwatch.core.disk.reader import MAX_CHARS_LIMIT
+
+    for key, value in arguments.items():
+        if key == "path":
+            continue
+        if key == "section":
+            if value is not None and (type(value) is not str or len(value) > MAX_PATH_CHARS or _json_in_string(value)):
+                return None
+        elif key == "lines":
+            if value is not None and (
+                type(value) is not list or len(value) != 2 or any(type(v) is not int for v in value)
+            ):
+                return None
+        elif key == "frontmatter_only":
+            if type(value) is not bool:
+                return None
+        elif key == "include_attachment_content":
+            if value is not None and type(value) is not bool:
+                return None
+        elif key == "offset":
+            if type(value) is not int or value < 0:
+                return None
+        elif key == "max_chars":
+            if value is not None and (type(value) is not int or not 1 <= value <= MAX_CHARS_LIMIT):
+                return None
+        else:
+            return None
+    return dict(arguments)
+
+
+class _Call:
+    """One tools/call taken by the front, waiting for (or on) its worker."""
+
+    __slots__ = ("agent", "arguments", "give_back", "id_text", "send", "tool")
+
+    def __init__(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        id_text: str,
+        agent: str,
+        send: Callable[[str, bytes], None],
+        give_back: Callable[[], None],
+    ) -> None:
+        self.tool, self.arguments, self.id_text, self.agent = tool, arguments, id_text, agent
+        self.send, self.give_back = send, give_back
+
+
 class EarlyCalls:
-    """The calls the stdio front may answer before the SDK runs (see module doc)."""
+    """The calls the stdio front answers itself (see module doc)."""
 
     def __init__(self, vault: Vault, activity: Activity, *, max_answer_bytes: int, tool_prefix: str = "") -> None:
         self.vault = vault
         self.activity = activity
         self.max_answer_bytes = max_answer_bytes
         self.tool = tool_prefix + "list_documents"
+        self.read_tool = tool_prefix + "read"
         self.row_cache = RowCache()
         self._lock = threading.Lock()
-        self._busy = 0
-        self.idle = threading.Event()  # no early call in flight
+        self._work = threading.Condition(self._lock)
+        self._queue: collections.deque[_Call] = collections.deque()
+        self._busy = 0  # calls taken and not yet answered (or given back)
+        self._waiting: dict[str, int] = {}  # id -> calls of that id taken and not yet answered
+        self._cancelled: set[str] = set()  # ids the client cancelled while taken here
+        self._worker: threading.Thread | None = None
+        self.idle = threading.Event()  # no call taken and unanswered
         self.idle.set()
         self.answered = 0
         self.taken = 0
+        self.dropped = 0  # answers not sent: the client cancelled the call
 
     def take(
-        self, params: Any, id_text: str, agent: str, send: Callable[[str, str], None], give_back: Callable[[], None]
+        self,
+        params: Any,
+        id_text: str,
+        agent: str,
+        send: Callable[[str, bytes], None],
+        give_back: Callable[[], None],
     ) -> bool:
-        """Start answering a tools/call with these params (True), or leave it to the SDK (False).
-        `send(id_text, result_json)` writes the answer; `give_back()` hands the call to the SDK after
+        """Take a tools/call with these params to answer it on the worker (True), or leave it to the SDK
+        (False). `send(id_text, result_json)` writes the answer; `give_back()` hands the call to the SDK after
         all, when its answer cannot be written as the SDK would (a value JSON cannot carry)."""
-        if not isinstance(params, Mapping) or set(params) - {"name", "arguments"} or params.get("name") != self.tool:
+        if not isinstance(params, Mapping) or set(params) - {"name", "arguments"}:
             return False
-        arguments = plain_arguments(params.get("arguments"))
-        if arguments is None:
+        name = params.get("name")
+        if name == self.tool:
+            arguments = plain_arguments(params.get("arguments"))
+        elif name == self.read_tool:
+            arguments = plain_read_arguments(params.get("arguments"))
+            if arguments is not None and self._heavy(arguments):
+                return False  # the lane runs it, one heavy call at a time (lane.py)
+        else:
             return False
+        foreground = self.activity.foreground
+        if arguments is None or foreground is not None and foreground.remaining():
+            return False  # the SDK's path waits for the person's turn (activity.py)
         with self._lock:
-            if self.taken >= MAX_EARLY_CALLS:
+            if len(self._queue) >= MAX_QUEUED:
                 return False
             self.taken += 1
             self._busy += 1
+            self._waiting[id_text] = self._waiting.get(id_text, 0) + 1
             self.idle.clear()
-        threading.Thread(
-            target=self._answer,
-            args=(arguments, id_text, agent, send, give_back),
-            name="vaultwatch-early-call",
-            daemon=True,
-        ).start()
+            self._queue.append(_Call(name, arguments, id_text, agent, send, give_back))
+            if self._worker is None:  # named apart from the index's vaultwatch-* threads: it answers calls
+                self._worker = threading.Thread(target=self._serve, name="stdio-front-calls", daemon=True)
+                self._worker.start()
+            self._work.notify()
         return True
 
-    def _answer(
-        self,
-        arguments: dict[str, Any],
-        id_text: str,
-        agent: str,
-        send: Callable[[str, str], None],
-        give_back: Callable[[], None],
-    ) -> None:
-        try:
+    def _heavy(self, arguments: dict[str, Any]) -> bool:
+        from .lane import HEAVY_BYTES, weight  # (imports asyncio: a read's, never a first listing's)
 
-            def run() -> dict[str, Any]:
+        return weight(self.vault, arguments, self.read_tool) >= HEAVY_BYTES
+
+    def cancel(self, id_text: str) -> bool:
+        """The client cancelled request `id_text`: True when it is a call taken here (its answer is
+        dropped; one not yet begun is not run), False when the SDK has it, or nobody."""
+        with self._lock:
+            if id_text not in self._waiting:
+                return False
+            self._cancelled.add(id_text)
+            return True
+
+    def _serve(self) -> None:
+        """The worker: the taken calls, one at a time, in the order they came."""
+        while True:
+            with self._lock:
+                while not self._queue:
+                    self._work.wait()
+                call = self._queue.popleft()
+                skip = call.id_text in self._cancelled
+            try:
+                if skip:
+                    self.dropped += 1
+                else:
+                    self._answer(call)
+            finally:
+                with self._lock:
+                    self._busy -= 1
+                    left = self._waiting.get(call.id_text, 1) - 1
+                    if left:
+                        self._waiting[call.id_text] = left
+                    else:
+                        self._waiting.pop(call.id_text, None)
+                        self._cancelled.discard(call.id_text)
+                    if not self._busy:
+                        self.idle.set()
+
+    def _run(self, call: _Call, parked: dict[bytes, tuple[bytes, ...]]) -> dict[str, Any]:
+        """The call's answer in wire form, made as the SDK's tool makes it (tools.py; results.vault_errors
+        turns core's errors into tool errors; server.VaultMCPServer.call_tool an unexpected one). A listing's
+        cached JSON is parked in `parked` (splice.py), as the SDK's fast path parks it."""
+        try:
+            if call.tool == self.tool:
+                token = splice.enable(parked)
                 try:
                     answer = readcalls.list_documents(
-                        self.vault, self.row_cache, self.max_answer_bytes, answers.listing_answer, **arguments
+                        self.vault, self.row_cache, self.max_answer_bytes, answers.listing_answer, **call.arguments
                     )
-                except VaultError as exc:  # as results.vault_errors turns them into tool errors
-                    answer = answers.failure(exc.message)
-                except ValueError as exc:
-                    answer = answers.failure(str(exc))
-                return answers.wire_result(answer)
+                finally:
+                    splice.reset(token)
+            else:
+                out = readcalls.read_document(self.vault, self.max_answer_bytes, **call.arguments)
+                answer = answers.ok_answer(out, meta=readcalls.untrusted({}, readcalls.READ_TEXT))
+        except VaultError as exc:
+            answer = answers.failure(exc.message)
+        except ValueError as exc:
+            answer = answers.failure(str(exc))
+        except Exception as exc:
+            log.error("tool %s failed unexpectedly", call.tool, exc_info=exc)
+            answer = answers.failure(
+                f"internal error in {call.tool} ({type(exc).__name__}); the vault was not changed by "
+                "this call; try again, and report it if it repeats"
+            )
+        return answers.wire_result(answer)
 
-            wire = self.activity.call_early(agent, self.tool, arguments, run)
+    def _answer(self, call: _Call) -> None:
+        try:
+            parked: dict[bytes, tuple[bytes, ...]] = {}
+            wire = self.activity.call_early(call.agent, call.tool, call.arguments, lambda: self._run(call, parked))
             try:  # as mcp_types.JSONRPCResponse.model_dump_json writes its `result: dict[str, Any]`
-                text = answers.wire_json(wire)
-                text.encode("utf-8")  # a lone surrogate: the SDK cannot write it either
+                data = answers.wire_json(wire).encode("utf-8")  # a lone surrogate: the SDK cannot write it either
+                if parked:
+                    data = splice.fill(data, parked)
             except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
-                log.warning("an early %s answer cannot be written (%s); the SDK answers it", self.tool, exc)
-                give_back()
+                log.warning("an early %s answer cannot be written (%s); the SDK answers it", call.tool, exc)
+                call.give_back()
                 return
-            send(id_text, text)
+            with self._lock:
+                if call.id_text in self._cancelled:  # as the SDK: a cancelled request is never answered
+                    self.dropped += 1
+                    return
+            call.send(call.id_text, data)
             self.answered += 1
         except Exception:  # never the process: the SDK answers the call instead
-            log.exception("answering %s before the SDK failed; the SDK answers it", self.tool)
-            give_back()
-        finally:
-            with self._lock:
-                self._busy -= 1
-                if not self._busy:
-                    self.idle.set()
+            log.exception("answering %s in the stdio front failed; the SDK answers it", call.tool)
+            call.give_back()
+
+    def ended(self) -> None:
+        """The client's session ended: its agent is reported gone (as the SDK's session end does; a
+        session whose every request the front answered never told the SDK who it was)."""
+        if self.activity.session is not None:
+            self.activity.forget(self.activity.session)

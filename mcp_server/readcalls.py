@@ -1,20 +1,24 @@
 """The read calls, on core alone: one implementation for the SDK's tools and the stdio front.
 
-tools.py registers `list_documents` with the SDK over `list_documents` here; the stdio front
-(earlycalls.py) answers a client's first listing with the same function while the SDK is still
-importing. Nothing here imports the SDK.
+tools.py registers `list_documents` and `read` with the SDK over `list_documents` and
+`read_document` here; the stdio front (earlycalls.py) answers a client's listings and reads with
+the same functions, before the SDK is imported and once it runs. Nothing here imports the SDK.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+from vaultwatch.core.disk.reader import DEFAULT_MAX_CHARS
+from vaultwatch.core.disk.reader import read as read_file
 from vaultwatch.core.query.listing import Query, pairs
 from vaultwatch.core.serialize import RowCache
 from vaultwatch.core.vault import Vault
 
 from . import budget
+from .activity import current_call
 
 PENDING_WRITES_TIMEOUT = 10.0
 LOAD_WAIT = 10.0
@@ -22,6 +26,7 @@ LOAD_WAIT = 10.0
 # named in _meta.untrusted, so a client or model can treat them as data, never as instructions (tools.py
 # names the other answers').
 ROW_TEXT = "result[].title, status, tags, frontmatter"
+READ_TEXT = "title, status, tags, frontmatter, content"
 FilterValue = str | bool | int | float
 
 
@@ -90,3 +95,52 @@ def list_documents(
         frontmatter=include_frontmatter,
         meta=untrusted(meta, ROW_TEXT),
     )
+
+
+def read_document(
+    vault: Vault,
+    max_answer_bytes: int,
+    *,
+    path: str,
+    section: str | None = None,
+    lines: list[int] | None = None,
+    frontmatter_only: bool = False,
+    offset: int = 0,
+    max_chars: int | None = None,
+    include_attachment_content: bool | None = None,
+) -> dict[str, Any]:
+    """The read tool's structured answer (its `_meta`: untrusted READ_TEXT); core's VaultError for a
+    read it refuses (a missing note, a path outside the vault)."""
+    index_freshness(vault)
+    room = max_answer_bytes
+    chars = DEFAULT_MAX_CHARS if max_chars is None else max_chars
+    for _ in range(4):  # a default read shrinks until its answer fits the budget (a few tries at most)
+        result = read_file(
+            vault,
+            path,
+            section=section,
+            lines=(lines[0], lines[1]) if lines else None,
+            frontmatter_only=frontmatter_only,
+            offset=offset,
+            max_chars=chars,
+            attachment_content=include_attachment_content is not False,
+        )
+        out = result.as_json()
+        stale_after = out.get("stale_after")
+        if stale_after is not None and not isinstance(stale_after, str):  # the schema promises text or null
+            out["stale_after"] = json.dumps(stale_after, ensure_ascii=False, default=str)
+        notice = result.marker()
+        if notice:
+            out["notice"] = notice
+        size = budget.message_bytes(out)  # the whole message: the content once as text, once structured
+        if size <= room or max_chars is not None or not out.get("content"):
+            break
+        chars = max(1, min(chars - 1, int(chars * (room - budget.MESSAGE_TAIL_BYTES) / size * 0.95)))
+    if include_attachment_content is None and size > room and "content_base64" in out:
+        del out["content_base64"]
+        out["content_omitted"] = (
+            f"the bytes would pass this server's answer budget ({room:,} bytes of text): "
+            "pass include_attachment_content=true to get them (files up to 1 MiB)"
+        )
+    current_call().listed([result.path], 1)
+    return out

@@ -20,7 +20,7 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.listing import Query, QueryResult
 from vaultwatch.core.serialize import RowCache
 
-from . import answers, budget, splice
+from . import answers, budget
 from .answers import Answer, as_json, table, tabled, text_of
 from .elicit import InputNeeded
 
@@ -96,9 +96,7 @@ def links_of(links: Any) -> list[ResourceLink]:
     return [ResourceLink.model_validate(link) for link in links]
 
 
-ASK_FOR_LESS = (
-    "ask for less (a smaller limit or max_chars, a narrower folder or pattern) and page with the cursor or offset"
-)
+ASK_FOR_LESS = answers.ASK_FOR_LESS
 
 
 def ok(
@@ -109,18 +107,8 @@ def ok(
     too_big: str = ASK_FOR_LESS,
     links: Any = (),
 ) -> CallToolResult:
-    """A successful result: structured content, and the same data as its text (`text_of`, or `text`).
-
-    An answer whose text or structured content would pass budget.HARD_ANSWER_BYTES is refused
-    with an error saying so and what to do instead (`too_big`).
-    """
-    text = text_of(structured) if text is None else text
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > budget.HARD_ANSWER_BYTES // 8:  # the structured copy may be the bigger one: the cap is on both
-        size = max(size, len(budget.encoded(structured)))
-    if size > budget.HARD_ANSWER_BYTES:
-        return fail(budget.over_cap(size, too_big))
-    return result_of(Answer(text, structured, meta, links=tuple(links)))
+    """A successful result (answers.ok_answer: refused with an error past the hard cap)."""
+    return result_of(answers.ok_answer(structured, text=text, meta=meta, too_big=too_big, links=links))
 
 
 def listing(
@@ -147,37 +135,19 @@ def listing(
     never dumped again. On the socket and on stdio, the rows and the text go onto the wire as they
     are (splice.py); elsewhere the structured rows are built (answers.listing_answer).
     """
-    if not splice.active():
-        return result_of(
-            answers.listing_answer(
-                cache,
-                res,
-                q,
-                clock,
-                rest,
-                budget_bytes=budget_bytes,
-                explicit=explicit,
-                frontmatter=frontmatter,
-                meta=meta,
-            )
+    return result_of(
+        answers.listing_answer(
+            cache,
+            res,
+            q,
+            clock,
+            rest,
+            budget_bytes=budget_bytes,
+            explicit=explicit,
+            frontmatter=frontmatter,
+            meta=meta,
         )
-    page = answers.listing_page(
-        cache, res, q, clock, rest, budget_bytes=budget_bytes, explicit=explicit, frontmatter=frontmatter, escape=True
     )
-    if isinstance(page, str):
-        return fail(page)
-    # the text content as a JSON string: the same listing, quotes and backslashes escaped
-    text = splice.put(
-        b'"',
-        as_json(page.head)[1:-1].encode(),
-        b",".join(page.escaped),
-        page.close,
-        as_json(page.tail)[1:-1].encode(),
-        b'"',
-    )
-    # the fast path (the only caller that splices) writes the plain answer: no link models made and dumped
-    rows = splice.put(b"[", b",".join(page.rows), b"]")
-    return result_of(Answer(text, {"result": rows, **page.rest}, meta, links=page.links))
 
 
 def page_rows(

@@ -18,16 +18,22 @@ library only:
   (`$XDG_CACHE_HOME/vaultwatch/handshake/`) is keyed by the command line, the VAULTWATCH_*
   environment, the vaultwatch sources and the installed SDK (size and mtime of each file), and
   by the protocol version.
-- A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents) is
-  answered on a thread of its own, never passed to the SDK, once the session's initialize was the
-  front's, the client said `notifications/initialized`, and no earlier request of the client is
-  still waiting for the SDK (so answers never overtake one another where order could matter).
-  Everything else waits, in order, for the SDK; the server imports it once such a request came,
-  or once the index is loaded and the early calls are answered (`wait_before_sdk`).
+- A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents or read)
+  is answered by the front's worker thread, never passed to the SDK, once the session's initialize
+  was the front's, the client said `notifications/initialized`, and no earlier request of the
+  client is still waiting for the SDK (so an answer never overtakes an earlier request whose
+  effects it could miss). Before the SDK, everything else waits, in order, for it; the server
+  imports it once such a request came, or once the index is loaded and the early calls are
+  answered (`wait_before_sdk`).
 - Then the SDK server takes over (`run`): every line read so far, the client's `initialize`
-  included, goes to it in order; its replies to the replayed `initialize` and to a `tools/list`
-  the front answered are compared with what the front sent and never sent twice (a difference
-  updates the cache and is logged). A cache miss is filled from the SDK's answer as it passes.
+  included, goes to it in order, and so does every later line, except the tool calls the front
+  still answers itself (the same rules: the SDK owes the client no answer at that moment, and the
+  client set no log level, for which the SDK's path would send log lines) and a
+  `notifications/cancelled` of one of them (its answer is dropped). A request waits for the SDK
+  from the line that carries it until the SDK writes its answer, or its handler ends cancelled.
+  The SDK's replies to the replayed `initialize` and to a `tools/list` the front answered are
+  compared with what the front sent and never sent twice (a difference updates the cache and is
+  logged). A cache miss is filled from the SDK's answer as it passes.
 - The front writes the SDK's lines (`_Out`): the placeholders of JSON the server's fast path parked
   for this line (a listing's cached rows and text, splice.LineParking) are filled as it leaves, and
   the line is written at once while the pipe has room (the descriptor is non-blocking when it is a
@@ -127,6 +133,24 @@ def _plain_initialize(params: Any) -> str | None:
     return version
 
 
+_REPLY = '{"jsonrpc":"2.0","id":'
+_decoder = json.JSONDecoder()
+
+
+def _reply_id(line: str) -> str | None:
+    """The id (as `_id_text`) of an SDK line that answers a request (a result or an error), else None;
+    read from the line's start without parsing the rest (a listing's answer is big)."""
+    if not line.startswith(_REPLY):
+        return None
+    try:
+        value, end = _decoder.raw_decode(line, len(_REPLY))
+    except ValueError:
+        return None
+    if not line.startswith((',"result":', ',"error":'), end):
+        return None
+    return _id_text(value)
+
+
 def _result_text(line: str, id_text: str) -> str | None:
     """The result part of the SDK's reply line to `id_text`, or None when it is not a plain result."""
     prefix = '{"jsonrpc":"2.0","id":' + id_text + ',"result":'
@@ -174,7 +198,10 @@ class StdioFront:
         self.calls: Any = None  # the server's EarlyCalls (set by `serve`)
         self.client_info: dict[str, Any] | None = None  # the clientInfo of the initialize the front answered
         self.initialized = False  # the client said notifications/initialized
-        self.owed = 0  # requests of the client passed on to the SDK (unanswered until it runs)
+        self.owed: dict[str, int] = {}  # id -> requests of the client with that id the SDK has not answered
+        self.owed_unknown = 0  # requests passed to the SDK whose answer the front cannot tell (an odd id)
+        self.client_logs = False  # the client set a log level: the SDK's path logs each call to it
+        self.after_sdk = 0  # answers the front sent itself once the SDK ran
         self.need_sdk = threading.Event()  # a request waits for the SDK (or stdin ended)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue | None = None
@@ -235,10 +262,14 @@ class StdioFront:
         finally:
             self._out_lock.release()
 
-    def _send_result(self, id_text: str, result: str) -> None:
-        """Send an answer of the front's own (counted, and whether the SDK was imported by then)."""
-        self._write(('{"jsonrpc":"2.0","id":' + id_text + ',"result":' + result + "}\n").encode())
+    def _send_result(self, id_text: str, result: str | bytes) -> None:
+        """Send an answer of the front's own (counted, and whether the SDK was imported by then); `result`
+        is the result's JSON, as text or UTF-8."""
+        head = ('{"jsonrpc":"2.0","id":' + id_text + ',"result":').encode()
+        self._write(b"".join((head, result if isinstance(result, bytes) else result.encode(), b"}\n")))
         self.answered_early += 1
+        if self._loop is not None:
+            self.after_sdk += 1
         if "mcp" not in sys.modules and "mcp_types" not in sys.modules:
             self.before_sdk += 1
 
@@ -269,7 +300,9 @@ class StdioFront:
                 self._early(raw)
             else:
                 assert self._queue is not None
-                self._loop.call_soon_threadsafe(self._queue.put_nowait, raw)
+                line = self._answer_line(raw) if self.calls is not None else raw
+                if line is not _TAKEN:
+                    self._loop.call_soon_threadsafe(self._queue.put_nowait, line)
 
     # -- before the SDK ---------------------------------------------------------------
     def _early(self, raw: bytes | None) -> None:
@@ -278,11 +311,31 @@ class StdioFront:
         if self.mode == "hold":
             self.pending.append(raw)
             return
-        line = self._answer_early(raw)
+        line = self._answer_line(raw)
         if line is not _TAKEN:
             self.pending.append(line)
 
-    def _answer_early(self, raw: bytes | None) -> bytes | None:
+    def _owe(self, id_text: str | None) -> None:
+        """A request goes to the SDK: the front answers no call until the SDK has answered it (the caller
+        holds the route lock)."""
+        if id_text is None:
+            self.owed_unknown += 1
+        else:
+            self.owed[id_text] = self.owed.get(id_text, 0) + 1
+        self.need_sdk.set()
+
+    def _settle(self, id_text: str | None) -> None:
+        """The SDK answered request `id_text` (or its handler ended cancelled, unanswered)."""
+        if id_text is None:
+            return
+        with self._route_lock:
+            left = self.owed.get(id_text, 0) - 1
+            if left > 0:
+                self.owed[id_text] = left
+            else:
+                self.owed.pop(id_text, None)
+
+    def _answer_line(self, raw: bytes | None) -> bytes | None:
         """Answer `raw` when the front can; returns the line the SDK gets in its place (see module doc)."""
         if raw is None:
             return None  # stdin ended
@@ -291,13 +344,12 @@ class StdioFront:
             message = json.loads(raw)
         if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0"):
             if self.mode == "serve":
-                self.owed += 1  # not a message the front understands: the SDK answers it, after anything before it
-                self.need_sdk.set()
+                self._owe(None)  # not a message the front understands: the SDK answers it, after anything before it
             return raw
         id_text = _id_text(message.get("id"))
         method, params = message.get("method"), message.get("params")
         answered = False
-        if method == "initialize" and id_text is not None and self.version is None:
+        if method == "initialize" and id_text is not None and self.version is None and self._loop is None:
             requested = _plain_initialize(params)
             if requested is not None:
                 answered = self._answer_initialize(id_text, requested)
@@ -305,12 +357,18 @@ class StdioFront:
                     self.client_info = params["clientInfo"]
         elif method == "notifications/initialized":
             self.initialized = True
+        elif method == "notifications/cancelled":
+            cancelled = _id_text(params.get("requestId")) if isinstance(params, dict) else None
+            if cancelled is not None and self.calls is not None and self.calls.cancel(cancelled):
+                return _TAKEN  # a call the front took: the SDK never heard of it
+        elif method == "logging/setLevel":
+            self.client_logs = True
         elif method == "tools/call" and id_text is not None and self._may_answer_call():
             info = self.client_info or {}
             agent = f"{info['name']}/{info['version']}" if info.get("version") else str(info.get("name"))
-            if self.calls.take(params, id_text, agent, self._send_result, lambda: self._give_back(raw)):
+            if self.calls.take(params, id_text, agent, self._send_result, lambda: self._give_back(raw, id_text)):
                 return _TAKEN
-        elif method == "tools/list" and id_text is not None and params in (None, {}):
+        elif method == "tools/list" and id_text is not None and params in (None, {}) and self._loop is None:
             cached = self.answers["tools/list"].get(self.version) if self.version else None
             if cached is not None and id_text not in self.swallow:
                 self._send_result(id_text, cached)
@@ -322,8 +380,7 @@ class StdioFront:
             elif cached is None:
                 self.capture[id_text] = ("tools/list", "")  # "": the version negotiated by then
         if "method" in message and "id" in message and not answered:
-            self.owed += 1
-            self.need_sdk.set()
+            self._owe(id_text)
         return raw
 
     def _may_answer_call(self) -> bool:
@@ -331,16 +388,18 @@ class StdioFront:
         return (
             self.calls is not None
             and self.mode == "serve"
-            and self._loop is None
             and self.initialized
             and self.client_info is not None
             and self.version is not None
             and not self.owed
+            and not self.owed_unknown
+            and not self.client_logs
         )
 
-    def _give_back(self, raw: bytes) -> None:
+    def _give_back(self, raw: bytes, id_text: str) -> None:
         """A call the front took after all goes to the SDK (EarlyCalls could not write its answer)."""
         with self._route_lock:
+            self._owe(id_text)
             if self._loop is None:
                 self.pending.append(raw)
             else:
@@ -386,7 +445,7 @@ class StdioFront:
             if self._loop is None:
                 held, self.pending = self.pending, []
                 for raw in held:
-                    line = self._answer_early(raw)
+                    line = self._answer_line(raw)
                     if line is not _TAKEN:
                         self.pending.append(line)
 
@@ -438,7 +497,23 @@ class StdioFront:
                 queue.put_nowait(raw)
             self.pending = []
             self._loop, self._queue = loop, queue
-        await sdk.run_stdio(server, _Lines(self, queue), _Out(self))
+        server.middleware.insert(0, self._settled)
+        try:
+            await sdk.run_stdio(server, _Lines(self, queue), _Out(self))
+        finally:
+            if self.calls is not None:
+                self.calls.ended()
+
+    async def _settled(self, ctx: Any, call_next: Any) -> Any:
+        """Server middleware (outermost): a request the client cancelled ends unanswered (the SDK writes
+        nothing for it), so it waits for the SDK no more."""
+        import asyncio  # noqa: PLC0415  (imported long before: `run`)
+
+        try:
+            return await call_next(ctx)
+        except asyncio.CancelledError:
+            self._settle(_id_text(ctx.request_id))
+            raise
 
     def _seen(self, raw: bytes) -> None:
         """A client line on its way to the SDK: note what its answer should fill in the cache."""
@@ -459,6 +534,8 @@ class StdioFront:
 
     def _outgoing(self, line: str) -> bool:
         """An SDK reply on its way to the client: False when it must not be sent (the front sent it)."""
+        if self.owed:
+            self._settle(_reply_id(line))
         if not (self.swallow or self.capture):
             return True
         try:

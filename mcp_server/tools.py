@@ -19,8 +19,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from vaultwatch.core.clock import Clock, parse_as_of
-from vaultwatch.core.disk.reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, ReadError
-from vaultwatch.core.disk.reader import read as read_file
+from vaultwatch.core.disk.reader import MAX_CHARS_LIMIT, ReadError
 from vaultwatch.core.errors import QueryError
 from vaultwatch.core.links.graph import unresolved_by_note
 from vaultwatch.core.model import FOLDER
@@ -36,7 +35,7 @@ from . import budget, progress, readcalls, schemas
 from . import descriptions as d
 from .activity import current_call
 from .answers import link_bytes, note_link
-from .readcalls import ROW_TEXT, FilterValue, index_freshness, root_folder, untrusted
+from .readcalls import READ_TEXT, ROW_TEXT, FilterValue, index_freshness, root_folder, untrusted
 from .results import fail, listing, ok, page_rows, read_only, vault_errors
 
 if TYPE_CHECKING:
@@ -71,7 +70,6 @@ class ToolEnv:
 # "a[].b, c; d": a[].b, a[].c and d (each names the field and everything in it). Paths are not
 # named: every answer carries them as the handles an agent passes back (the instructions say
 # names are note text too). A listing's: readcalls.ROW_TEXT.
-READ_TEXT = "title, status, tags, frontmatter, content"
 HIT_TEXT = "result[].title, snippet, status, tags"
 LINK_TEXT = "outgoing[].target, heading, alias; broken[].target, heading, alias"
 STATUS_TEXT = "counts.by_status"  # its keys are the notes' own status values
@@ -144,38 +142,17 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         max_chars: Annotated[int | None, Field(ge=1, le=MAX_CHARS_LIMIT, description=d.P_MAX_CHARS)] = None,
         include_attachment_content: Annotated[bool | None, Field(description=d.P_ATT_CONTENT)] = None,
     ) -> Annotated[CallToolResult, schemas.ReadOutput]:
-        index_freshness(vault)
-        room = env.max_answer_bytes
-        chars = DEFAULT_MAX_CHARS if max_chars is None else max_chars
-        for _ in range(4):  # a default read shrinks until its answer fits the budget (a few tries at most)
-            result = read_file(
-                vault,
-                path,
-                section=section,
-                lines=(lines[0], lines[1]) if lines else None,
-                frontmatter_only=frontmatter_only,
-                offset=offset,
-                max_chars=chars,
-                attachment_content=include_attachment_content is not False,
-            )
-            out = result.as_json()
-            stale_after = out.get("stale_after")
-            if stale_after is not None and not isinstance(stale_after, str):  # the schema promises text or null
-                out["stale_after"] = json.dumps(stale_after, ensure_ascii=False, default=str)
-            notice = result.marker()
-            if notice:
-                out["notice"] = notice
-            size = budget.message_bytes(out)  # the whole message: the content once as text, once structured
-            if size <= room or max_chars is not None or not out.get("content"):
-                break
-            chars = max(1, min(chars - 1, int(chars * (room - budget.MESSAGE_TAIL_BYTES) / size * 0.95)))
-        if include_attachment_content is None and size > room and "content_base64" in out:
-            del out["content_base64"]
-            out["content_omitted"] = (
-                f"the bytes would pass this server's answer budget ({room:,} bytes of text): "
-                "pass include_attachment_content=true to get them (files up to 1 MiB)"
-            )
-        current_call().listed([result.path], 1)
+        out = readcalls.read_document(  # the stdio front answers reads with it too (earlycalls.py)
+            vault,
+            env.max_answer_bytes,
+            path=path,
+            section=section,
+            lines=lines,
+            frontmatter_only=frontmatter_only,
+            offset=offset,
+            max_chars=max_chars,
+            include_attachment_content=include_attachment_content,
+        )
         return ok(out, meta=untrusted({}, READ_TEXT))
 
     server.add_tool(read, name="read", title="Read Note", description=d.READ, annotations=read_only("Read Note"))

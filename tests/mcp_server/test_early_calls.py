@@ -100,25 +100,27 @@ def test_calls_the_front_cannot_answer_exactly_as_the_sdk_go_to_the_sdk(demo_vau
     assert not answers[7]["result"]["isError"] and not answers[8]["result"]["isError"]
 
 
-def test_a_burst_of_calls_before_the_sdk_takes_a_bounded_number_of_threads(demo_vault, env):
-    from vaultwatch.mcp_server.earlycalls import MAX_EARLY_CALLS
-
-    burst = [call(100 + i, {"limit": 1}) for i in range(MAX_EARLY_CALLS + 5)]
+def test_a_burst_of_calls_is_answered_by_the_front_in_order(demo_vault, env):
+    """A client paging through a big listing right after spawn: every page is the front's (one worker
+    thread, not a thread per call, so no cap), answered in the order asked."""
+    burst = [call(100 + i, {"limit": 1}) for i in range(40)]
     lines, err = exchange(early_serve(demo_vault), env, INIT, INITIALIZED, *burst)
-    assert f"early={1 + MAX_EARLY_CALLS} " in err  # the rest waited for the SDK
-    answers = {k: json.loads(v) for k, v in by_id(lines).items()}
-    assert all(answers[100 + i]["result"]["structuredContent"]["returned"] == 1 for i in range(len(burst)))
+    assert f"early={1 + len(burst)} " in err, err[-2000:]
+    answers = [json.loads(line) for line in lines]
+    assert [a["id"] for a in answers] == [1, *(100 + i for i in range(len(burst)))]
+    assert all(a["result"]["structuredContent"]["returned"] == 1 for a in answers[1:])
 
 
 def test_plain_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(demo_vault_ro):
-    """In-process: whatever plain_arguments accepts, the SDK's validation of list_documents' arguments
+    """In-process: whatever plain_arguments (plain_read_arguments) accepts, the SDK's validation of
+    list_documents' (read's) arguments
     gives back unchanged, types included (with the defaults); what it leaves to the SDK, the SDK may change
     (a JSON string argument is parsed) or reject."""
     from pydantic import ValidationError
 
     from vaultwatch.core.vault import Vault
     from vaultwatch.mcp_server import sdk
-    from vaultwatch.mcp_server.earlycalls import plain_arguments
+    from vaultwatch.mcp_server.earlycalls import plain_arguments, plain_read_arguments
     from vaultwatch.mcp_server.server import build_server
 
     cases = [
@@ -175,6 +177,47 @@ def test_plain_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(d
         for args in ({"limit": 0}, {"folder": "[1]"}, {"include_attachments": None}, {"cursor": "x" * 4097}):
             with pytest.raises(ValidationError):
                 metadata.validate_arguments(args)
+        read = sdk.tool(server, "read").fn_metadata
+        read_defaults = read.validate_arguments({"path": "a.md"})
+        read_cases = [
+            {"path": "a.md"},
+            {"path": "x" * 1024},
+            {"path": "x" * 1025},
+            {"path": ""},
+            {"path": "null"},
+            {"path": "[1]"},
+            {"path": 3},
+            {},
+            None,
+            {"path": "a.md", "section": "Intro"},
+            {"path": "a.md", "section": "null"},
+            {"path": "a.md", "section": '{"a": 1}'},
+            {"path": "a.md", "section": "x" * 1025},
+            {"path": "a.md", "section": None},
+            {"path": "a.md", "lines": [1, 3]},
+            {"path": "a.md", "lines": [1]},
+            {"path": "a.md", "lines": [1, True]},
+            {"path": "a.md", "lines": "[1, 3]"},
+            {"path": "a.md", "frontmatter_only": True},
+            {"path": "a.md", "frontmatter_only": 1},
+            {"path": "a.md", "offset": 5},
+            {"path": "a.md", "offset": -1},
+            {"path": "a.md", "offset": "5"},
+            {"path": "a.md", "max_chars": 1},
+            {"path": "a.md", "max_chars": 0},
+            {"path": "a.md", "max_chars": None},
+            {"path": "a.md", "max_chars": 1_000_001},
+            {"path": "a.md", "include_attachment_content": None},
+            {"path": "a.md", "include_attachment_content": "yes"},
+            {"path": "a.md", "colour": "red"},
+        ]
+        read_accepted = [a for a in read_cases if plain_read_arguments(a) is not None]
+        for args in read_accepted:
+            assert repr(read.validate_arguments(dict(args))) == repr({**read_defaults, **plain_read_arguments(args)})
+        assert len(read_accepted) == 12
+        for args in ({"path": ""}, {"path": "a.md", "lines": [1]}, {"path": "a.md", "offset": -1}):
+            with pytest.raises(ValidationError):
+                read.validate_arguments(args)
     finally:
         vault.stop()
 

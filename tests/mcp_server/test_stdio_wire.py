@@ -18,7 +18,7 @@ from mcp_testing import ROOT
 from test_early_calls import call, result_bytes
 from test_stdio_front import INIT, INITIALIZED, PING, by_id, exchange
 
-from vaultwatch.mcp_server import sdk
+from vaultwatch.mcp_server import earlycalls, sdk
 
 # the front started as tui/entry.py starts it; at the end it reports what it spliced and how it wrote
 COUNTING = """
@@ -72,8 +72,9 @@ CALLS = [
 
 
 def test_spliced_listings_are_the_bytes_of_the_unspliced_answer(demo_vault, env):
-    """The front's early answers are made without splicing (answers.listing_answer, byte for byte the SDK's
-    fast path before it spliced); the same calls once the SDK serves are spliced, and equal them."""
+    """The front's early answers are spliced by the front itself (earlycalls.py, its own parked JSON); the same
+    calls once the SDK serves (after a ping the SDK owes) are spliced through the front's LineParking, and equal
+    them."""
     vault = with_tricky_notes(demo_vault)
     early = [call(10 + i, args) for i, args in enumerate(CALLS)]
     later = [call(20 + i, args) for i, args in enumerate(CALLS)]
@@ -102,7 +103,8 @@ def wire(result) -> str:
 
 async def whole_listing(vault: Path, env: dict, counts_file: Path, fast_path: bool, mode: str) -> list[str]:
     """Every page of the listing through the cursor, as the real client received them."""
-    server_env = {**env, "COUNTS_FILE": str(counts_file)}
+    # the SDK serves every call (the front would answer plain listings itself: earlycalls.py)
+    server_env = {**env, "COUNTS_FILE": str(counts_file), earlycalls.ENV_SWITCH: "0"}
     if not fast_path:
         server_env[sdk.ENV_SWITCH] = "0"
     params = StdioServerParameters(
@@ -113,7 +115,6 @@ async def whole_listing(vault: Path, env: dict, counts_file: Path, fast_path: bo
     )
     pages: list[str] = []
     async with Client(params, mode=mode) as client:
-        # a call only the SDK answers first: the listings after it are the SDK's, never the front's early ones
         assert not (await client.call_tool("read", {"path": "Tricky/quotes.md"})).is_error
         for frontmatter in (False, True):
             cursor = None

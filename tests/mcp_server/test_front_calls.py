@@ -1,0 +1,215 @@
+"""Once the SDK runs, `serve --stdio` still answers plain reads and listings in its front (mcp_server/earlycalls.py)
+with the SDK's own bytes and activity: the real `mcp` client against real processes, the same session of calls
+with the front on and off (VAULTWATCH_STDIO_FRONT_CALLS=0), answers and audit lines compared."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters
+from mcp_testing import ROOT
+from test_early_calls import call
+from test_stdio_front import INIT, INITIALIZED, PING
+
+from vaultwatch.mcp_server import earlycalls
+
+# the front started as tui/entry.py starts it; at the end it writes how many answers it sent once the SDK ran
+COUNTING = """
+import os, sys
+from vaultwatch.mcp_server import stdiofront
+front = stdiofront.start(sys.argv[1:])
+from vaultwatch.tui.commands.cli import main
+code = main(sys.argv[1:])
+with open(os.environ["COUNTS_FILE"], "w") as fh:
+    fh.write(str(front.after_sdk))
+sys.exit(code)
+"""
+
+# reads the front answers (successes and core's refusals), then calls it leaves to the SDK
+PLAIN = [
+    ("read", {"path": "Getting Started.md"}),
+    ("read", {"path": "Getting Started.md", "lines": [1, 3], "max_chars": 50}),
+    ("read", {"path": "Getting Started.md", "frontmatter_only": True}),
+    ("read", {"path": "Missing note.md"}),  # a tool error, the same both ways
+    ("read", {"path": "../outside.md"}),  # outside the vault
+    ("read", {"path": "escape.md"}),  # a symlink out of the vault
+    ("read", {"path": ".hidden.md"}),  # hidden: refused
+    ("list_documents", {}),
+    ("list_documents", {"folder": "Projects", "limit": 2}),
+    ("list_documents", {"include_frontmatter": True, "limit": 50}),  # spliced from the cached rows, as the SDK's
+]
+TO_SDK = [
+    ("read", {"path": "big.md", "max_chars": 100}),  # a heavy note: the lane's
+    ("read", {"path": "Getting Started.md", "offset": "3"}),  # the SDK coerces it
+    ("search", {"query": "project"}),  # another tool
+]
+
+
+def wire(result) -> str:
+    blocks = [b.model_dump(mode="json", exclude_none=True) for b in result.content]
+    return json.dumps([blocks, result.structured_content, result.is_error, result.meta], ensure_ascii=False)
+
+
+def audit_lines(path: Path) -> list[dict]:
+    """The audit log without what differs between two runs (time, duration, the process's session)."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert len({e.pop("session") for e in lines}) == 1
+    for e in lines:
+        e.pop("at"), e.pop("duration_ms")
+    return lines
+
+
+async def session(vault: Path, env: dict, tmp: Path, front: bool) -> tuple[list[str], list[dict], int]:
+    """The same calls through the real client: (answers, audit lines, answers the front sent once the SDK ran)."""
+    counts, audit = tmp / f"counts-{front}.txt", tmp / f"audit-{front}.jsonl"
+    server_env = {**env, "COUNTS_FILE": str(counts), earlycalls.ENV_SWITCH: "1" if front else "0"}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", COUNTING, "serve", str(vault), "--stdio", "--audit-log", str(audit)],
+        env=server_env,
+        cwd=str(ROOT),
+    )
+    got = []
+    async with Client(params, mode="legacy") as client:
+        await client.send_ping()  # only the SDK answers it: the SDK runs once it is answered
+        for name, args in PLAIN + TO_SDK + PLAIN[:1]:
+            got.append(wire(await client.call_tool(name, args)))
+        progress = []  # a progress token (_meta): the SDK's
+
+        async def on_progress(*report) -> None:
+            progress.append(report)
+
+        got.append(wire(await client.call_tool("read", {"path": "Getting Started.md"}, progress_callback=on_progress)))
+    return got, audit_lines(audit), int(counts.read_text())
+
+
+def with_odd_notes(vault: Path, tmp: Path) -> Path:
+    (tmp / "secret.md").write_text("# outside-the-vault-marker\n", encoding="utf-8")
+    (vault / "escape.md").symlink_to(tmp / "secret.md")
+    (vault / ".hidden.md").write_text("# hidden\n", encoding="utf-8")
+    (vault / "big.md").write_text("# big\n" + "words and more words\n" * 60_000, encoding="utf-8")  # over 1 MiB
+    return vault
+
+
+async def test_steady_state_calls_are_the_sdks_answers_and_activity(demo_vault, env, tmp_path):
+    vault = with_odd_notes(demo_vault, tmp_path)
+    front, front_audit, front_count = await session(vault, env, tmp_path, front=True)
+    sdk, sdk_audit, sdk_count = await session(vault, env, tmp_path, front=False)
+    assert front == sdk
+    assert front_audit == sdk_audit and len(front_audit) == len(front)
+    assert sdk_count == 0
+    assert front_count == len(PLAIN) + 1  # the plain calls and the last plain read; none of TO_SDK, no progress
+    answers = [json.loads(a) for a in front]
+    assert [a[2] for a in answers[: len(PLAIN)]] == [False] * 3 + [True] * 4 + [False] * 3
+    assert "outside-the-vault-marker" not in json.dumps(answers)  # the symlink's target is never read
+    assert not answers[len(PLAIN)][2]  # the heavy read, answered by the SDK
+
+
+def spawn(vault: Path, env: dict, counts: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", COUNTING, "serve", str(vault), "--stdio"],
+        cwd=ROOT,
+        env={**env, "COUNTS_FILE": str(counts)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+class Lines:
+    """A spawned server's answers by id, read as they come."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc, self.buf, self.by_id = proc, b"", {}
+
+    def send(self, *messages: dict) -> None:
+        self.proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        self.proc.stdin.flush()
+
+    def until(self, request_id) -> dict:
+        deadline = time.monotonic() + 120
+        while request_id not in self.by_id:
+            assert time.monotonic() < deadline, f"no answer to {request_id!r}"
+            if select.select([self.proc.stdout], [], [], 0.5)[0]:
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+                assert chunk, "stdout closed early"
+                *done, self.buf = (self.buf + chunk).split(b"\n")
+                for line in done:
+                    message = json.loads(line)
+                    assert message.get("id") not in self.by_id, f"two answers to {message.get('id')!r}"
+                    self.by_id[message.get("id")] = message
+        return self.by_id[request_id]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        rest = self.proc.stdout.read()
+        assert self.proc.wait(60) == 0
+        for line in (self.buf + rest).splitlines():
+            self.by_id.setdefault(json.loads(line).get("id"), json.loads(line))
+
+
+def cancel(request_id) -> dict:
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}}
+
+
+def test_order_and_cancellation_once_the_sdk_runs(demo_vault, env, tmp_path):
+    """A read right behind a write waits for the SDK (it must see the write); a cancelled call of the front's
+    gets no answer, as the SDK answers none."""
+    counts = tmp_path / "counts.txt"
+    lines = Lines(spawn(demo_vault, env, counts))
+    try:
+        lines.send(INIT, INITIALIZED, PING)
+        lines.until("ping")
+        write = call("w", {"path": "Inbox/new.md", "content": "# new\n"}, name="write")
+        lines.send(write, call("r1", {"path": "Inbox/new.md"}, name="read"))
+        lines.until("r1")  # the SDK's (it may run beside the write, as the SDK runs requests): counted below
+        lines.until("w")
+        lines.send(call("r2", {"path": "Inbox/new.md"}, name="read"))
+        assert not lines.until("r2")["result"]["isError"]
+        # a burst of the front's reads, the second half cancelled as soon as sent, then one more read: the
+        # worker answers in order, so once the last is answered every earlier one was answered or dropped
+        burst = [call(f"b{i}", {"path": "Getting Started.md"}, name="read") for i in range(40)]
+        lines.send(*burst, *(cancel(f"b{i}") for i in range(20, 40)), call("end", {"path": "Inbox/new.md"}, "read"))
+        lines.until("end")
+    finally:
+        lines.close()
+    assert all(f"b{i}" in lines.by_id for i in range(20))
+    dropped = [i for i in range(20, 40) if f"b{i}" not in lines.by_id]
+    assert dropped and dropped == list(range(dropped[0], 40))  # from some point on, every cancelled one
+    assert int(counts.read_text()) == 1 + 20 + (20 - len(dropped)) + 1  # r2, the burst's answers, end
+
+
+def test_a_call_while_the_person_has_the_foreground_goes_to_the_sdk(demo_vault_ro):
+    """In-process (a stdio server has no TUI to hold it): while the person's input is answered, the front
+    takes no call (the SDK's path waits for the person's turn); once released, it answers."""
+    import threading
+
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server.activity import Activity
+    from vaultwatch.mcp_server.earlycalls import EarlyCalls
+
+    vault = Vault(demo_vault_ro)
+    vault.load()
+    try:
+        calls = EarlyCalls(vault, Activity(vault.bus, foreground=vault.foreground, session="s"), max_answer_bytes=65536)
+        sent, done = [], threading.Event()
+
+        def send(id_text, data) -> None:
+            sent.append((id_text, json.loads(data)))
+            done.set()
+
+        params = {"name": "read", "arguments": {"path": "Getting Started.md"}}
+        vault.foreground.hold(60)
+        assert not calls.take(params, "1", "agent/1", send, lambda: None)
+        vault.foreground.release()
+        assert calls.take(params, "2", "agent/1", send, lambda: None)
+        assert done.wait(30)
+        assert sent[0][0] == "2" and not sent[0][1]["isError"]
+    finally:
+        vault.stop()
