@@ -11,8 +11,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from vaultwatch.core.disk.reader import DEFAULT_MAX_CHARS
-from vaultwatch.core.disk.reader import read as read_file
 from vaultwatch.core.query.listing import Query, pairs
 from vaultwatch.core.serialize import RowCache
 from vaultwatch.core.vault import Vault
@@ -111,6 +109,11 @@ def read_document(
 ) -> dict[str, Any]:
     """The read tool's structured answer (its `_meta`: untrusted READ_TEXT); core's VaultError for a
     read it refuses (a missing note, a path outside the vault)."""
+    # the reader brings the note parser and YAML: a warm first listing, which imports this module,
+    # needs neither (tests/mcp_server/test_warm_start.py)
+    from vaultwatch.core.disk.reader import DEFAULT_MAX_CHARS
+    from vaultwatch.core.disk.reader import read as read_file
+
     index_freshness(vault)
     room = max_answer_bytes
     chars = DEFAULT_MAX_CHARS if max_chars is None else max_chars
