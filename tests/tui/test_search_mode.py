@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
+from tui_helpers import paste
 
 from vaultwatch.core.query.listing import Query
 from vaultwatch.tui.idle import settle
@@ -157,8 +158,11 @@ async def test_typing_in_the_bar_lays_nothing_out_and_a_long_text_still_scrolls(
         assert app.main.searcher._result.query == "qqxzwvy" and not hits(app)
         assert layouts == []
         field = app.query_one("#filter-input", Input)
-        # longer than the line (100 columns), by a third: each key typed is a search
-        await type_text(app, pilot, " " + "long words " * 12)
+        # longer than the line (100 columns), by a third: pasted, then the last keys typed (a key
+        # per character would be a search each, and Pilot waits twice per key), so the line
+        # scrolls along keys typed past its end
+        await paste(app, pilot, " " + "long words " * 11)
+        await type_text(app, pilot, "long words ")
         assert len(field.value) > 4 * field.content_region.width // 3
         assert field.scroll_x > 0
         x = field.cursor_screen_offset.x
