@@ -77,7 +77,8 @@ async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Pat
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
         await pilot.press("slash")
-        await type_text(app, pilot, "?deploy -legacy status:deprecated")
+        await paste(app, pilot, "?deploy -legacy status:deprecated")  # the text applied is what counts
+        await settle(app)
         want = app.session.vault.search("deploy -legacy", Query(filters=(("status", "deprecated"),)), limit=50)
         assert hits(app) == [h.path for h in want.hits]
         assert all(app.session.snapshot.get(p).okf_status == "deprecated" for p in hits(app))
