@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input
+from tui_helpers import paste
 
 from vaultwatch.core.query.listing import Query
 from vaultwatch.tui.idle import settle
@@ -24,8 +25,9 @@ def said(app) -> str:
 async def type_filter(app, pilot, text: str) -> None:
     if not isinstance(app.focused, Input):
         await pilot.press("slash")
-    for ch in text:
-        await pilot.press(ch if ch != " " else "space")
+    # pasted, not typed key by key: what is checked is the text applied (Pilot waits for the app
+    # to go idle twice per key pressed)
+    await paste(app, pilot, text)
     await settle(app)
     await pilot.pause()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
+from tui_helpers import paste
 
 from vaultwatch.core.query.listing import Query
 from vaultwatch.tui.idle import settle
@@ -76,7 +77,8 @@ async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Pat
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
         await pilot.press("slash")
-        await type_text(app, pilot, "?deploy -legacy status:deprecated")
+        await paste(app, pilot, "?deploy -legacy status:deprecated")  # the text applied is what counts
+        await settle(app)
         want = app.session.vault.search("deploy -legacy", Query(filters=(("status", "deprecated"),)), limit=50)
         assert hits(app) == [h.path for h in want.hits]
         assert all(app.session.snapshot.get(p).okf_status == "deprecated" for p in hits(app))
@@ -157,8 +159,11 @@ async def test_typing_in_the_bar_lays_nothing_out_and_a_long_text_still_scrolls(
         assert app.main.searcher._result.query == "qqxzwvy" and not hits(app)
         assert layouts == []
         field = app.query_one("#filter-input", Input)
-        # longer than the line (100 columns), by a third: each key typed is a search
-        await type_text(app, pilot, " " + "long words " * 12)
+        # longer than the line (100 columns), by a third: pasted, then the last keys typed (a key
+        # per character would be a search each, and Pilot waits twice per key), so the line
+        # scrolls along keys typed past its end
+        await paste(app, pilot, " " + "long words " * 11)
+        await type_text(app, pilot, "long words ")
         assert len(field.value) > 4 * field.content_region.width // 3
         assert field.scroll_x > 0
         x = field.cursor_screen_offset.x

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from tui_helpers import open_loaded
+from tui_helpers import open_loaded, paste
 
 from tests.triage_vault import BASE_MTIME, DEPRECATED, STALE, make_triage_vault
 from vaultwatch.core.edit.writes import Writer
@@ -346,8 +346,7 @@ async def test_the_filter_bars_trust_key_off_a_bundle_reads_the_trust_tabs_tiers
             ("trust:machine-confirmed", []),
         ]:
             await pilot.press("ctrl+u")
-            for ch in text:
-                await pilot.press(ch)
+            await paste(app, pilot, text)
             await settle(app)
             await wait_until(pilot, lambda want=want: [e.path for e in app.main.active_list.rows] == want)
             assert [e.path for e in app.main.active_list.rows] == want, text

@@ -6,6 +6,8 @@ import os
 import shutil
 from pathlib import Path
 
+from textual import events
+
 from vaultwatch.core.clock import parse_as_of
 from vaultwatch.core.events import AgentAccess
 from vaultwatch.core.vault import Vault, demo_vault_path
@@ -61,3 +63,12 @@ def access(
         error=error,
         at=FIXED_WALL - ago,
     )
+
+
+async def paste(app, pilot, text: str) -> None:
+    """Enter `text` in the focused widget as one paste, the route a terminal's bracketed paste
+    takes (the app hands it to the focused widget). For a test whose property is the text the
+    widget ends up with, not the keys that built it: Pilot waits for the app to go idle twice per
+    key pressed, so typing a long text key by key costs seconds."""
+    app.post_message(events.Paste(text))
+    await pilot.pause()
