@@ -31,6 +31,7 @@ import collections
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -176,6 +177,7 @@ class EarlyCalls:
         self._worker: threading.Thread | None = None
         self.idle = threading.Event()  # no call taken and unanswered
         self.idle.set()
+        self._idle_since = time.monotonic()
         self.answered = 0
         self.taken = 0
         self.dropped = 0  # answers not sent: the client cancelled the call
@@ -224,6 +226,11 @@ class EarlyCalls:
 
         return weight(self.vault, arguments, self.read_tool) >= HEAVY_BYTES
 
+    def quiet(self, seconds: float) -> bool:
+        """Whether no call has been taken or answered here for `seconds` (the client paused)."""
+        with self._lock:
+            return not self._busy and time.monotonic() - self._idle_since >= seconds
+
     def cancel(self, id_text: str) -> bool:
         """The client cancelled request `id_text`: True when it is a call taken here (its answer is
         dropped; one not yet begun is not run), False when the SDK has it, or nobody."""
@@ -256,6 +263,7 @@ class EarlyCalls:
                         self._waiting.pop(call.id_text, None)
                         self._cancelled.discard(call.id_text)
                     if not self._busy:
+                        self._idle_since = time.monotonic()
                         self.idle.set()
 
     def _run(self, call: _Call, parked: dict[bytes, tuple[bytes, ...]]) -> dict[str, Any]:

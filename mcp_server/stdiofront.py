@@ -65,6 +65,7 @@ log = logging.getLogger("vaultwatch.stdio")
 CACHE_FILES_KEPT = 16
 _TAKEN = b""  # in place of a line the front answers itself and the SDK never sees
 REFUSED = -32000  # a JSON-RPC server error: this server does not serve (another one holds the vault)
+SDK_QUIET_S = 0.3  # s a client pauses its front-answered calls before the SDK is imported (wait_before_sdk)
 _front: StdioFront | None = None
 
 
@@ -409,14 +410,19 @@ class StdioFront:
 
     def wait_before_sdk(self, ready: Any, timeout: float) -> None:
         """Return when the SDK is wanted: a request waits for it, or the index is loaded (`ready(seconds)`)
-        and the early calls are answered, or `timeout` seconds passed (a long first load overlaps the
-        SDK's import then). Until then the process's CPU goes to the index and the early answers."""
+        and the client has paused its calls the front answers for SDK_QUIET_S, or `timeout` seconds
+        passed (a long first load overlaps the SDK's import then). Until then the process's CPU goes to
+        the index and the front's answers: the import holds the interpreter for most of a second, and
+        a client paging through a listing right after spawn would wait for it page by page. An agent
+        thinks for longer than the pause between its calls, so the import is usually done before a
+        call that needs the SDK comes."""
         import time
 
         deadline = time.monotonic() + timeout
         while not self.need_sdk.is_set() and time.monotonic() < deadline:
-            if ready(0.01) and (self.calls is None or self.calls.idle.wait(0.01)):
+            if ready(0.01) and (self.calls is None or self.calls.quiet(SDK_QUIET_S)):
                 return
+            self.need_sdk.wait(0.01)
 
     def _answer_initialize(self, id_text: str, requested: str) -> bool:
         """Answer an initialize now: handshake.py's answer (the cache's when it has none), else leave it

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 
-from test_stdio_front import INIT, INITIALIZED, LISTING, by_id, exchange
+from test_stdio_front import INIT, INITIALIZED, LISTING, ROOT, by_id, exchange
 
 # as test_stdio_front's LEAN, recording the modules below that were loaded when the first tools/call
 # answer (the listing) was sent
@@ -76,3 +77,59 @@ def test_the_version_of_a_distribution_is_importlib_metadatas(tmp_path, monkeypa
     monkeypatch.syspath_prepend(str(tmp_path))
     assert metadata("mcp") == "0.0.1"
     assert dist_version("mcp") == "0.0.1"
+
+
+PAGED = """
+import sys
+from vaultwatch.mcp_server import stdiofront
+sdk_at = []
+send = stdiofront.StdioFront._send_result
+def recorded(self, id_text, result):
+    sdk_at.append("vaultwatch.mcp_server.server" in sys.modules)
+    send(self, id_text, result)
+stdiofront.StdioFront._send_result = recorded
+front = stdiofront.start(sys.argv[1:])
+from vaultwatch.tui.commands.cli import main
+code = main(sys.argv[1:])
+print(f"early={front.answered_early} after={front.after_sdk} sdk_at={sdk_at}", file=sys.stderr, flush=True)
+sys.exit(code)
+"""
+
+
+def test_a_client_paging_right_after_spawn_is_not_held_up_by_the_sdks_import(demo_vault, env):
+    """A client that pages through a listing as soon as it is spawned, one page after the other: the
+    front answers every page, and the SDK (whose import holds the interpreter for most of a second)
+    is not imported while the client keeps calling."""
+    script = [sys.executable, "-c", PAGED, "serve", str(demo_vault), "--stdio"]
+    exchange(script, env, INIT, INITIALIZED, LISTING)  # a first start writes the entry cache
+    proc = subprocess.Popen(
+        script, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+
+        def ask(message: dict) -> dict:
+            proc.stdin.write(json.dumps(message).encode() + b"\n")
+            proc.stdin.flush()
+            return json.loads(proc.stdout.readline())
+
+        ask(INIT)
+        proc.stdin.write(json.dumps(INITIALIZED).encode() + b"\n")
+        cursor, pages = None, 0
+        while True:
+            arguments = {"limit": 3, **({"cursor": cursor} if cursor else {})}
+            call = {**LISTING, "id": 10 + pages, "params": {"name": "list_documents", "arguments": arguments}}
+            page = ask(call)["result"]["structuredContent"]
+            pages += 1
+            cursor = page.get("next_cursor")
+            if not cursor:
+                break
+        proc.stdin.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(60) == 0, err[-2000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert pages > 10
+    assert f"early={pages + 1} " in err, err[-2000:]  # the initialize and every page: the front's
+    assert f"sdk_at={[False] * (pages + 1)}" in err, err[-2000:]
