@@ -86,13 +86,15 @@ def killed_at_exit(proc: WorkerProcess) -> Iterator[None]:
         _killed_at_exit.discard(proc)
 
 
-def process_context(module: str) -> multiprocessing.context.ForkContext | FreshContext:
+def process_context(module: str, *, fork: bool = True) -> multiprocessing.context.ForkContext | FreshContext:
     """The context for CPU-bound worker processes running code of `module` that end with their
-    work (a pool's `imap_unordered`, processes talking over pipes)."""
+    work (a pool's `imap_unordered`, processes talking over pipes). `fork=False`: fresh
+    interpreters always (for a parent that may be big by the time it starts them: a forked
+    child's resident pages count again in the process tree's memory)."""
     # fork is cheapest, but forking a multi-threaded process (the server, the TUI) can deadlock
     # the child: there, each worker is a fresh interpreter. A forkserver would be a clean parent
     # too, but it and its resource tracker stay for the process's life once started.
-    if threading.active_count() == 1:
+    if fork and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return FRESH
 

@@ -198,7 +198,8 @@ def prepare_pooled(
     # one core is the writer's (SQLite's indexing takes about as long as the preparing): more
     # workers than the other cores only wait on it, and each is a process of its own in memory
     workers = max(1, min(workers or (os.cpu_count() or 2) - 1, len(batches)))
-    ctx = process_context("vaultwatch.core.search.ftsprep")
+    # never forked: the first build's process holds every note's job when it starts its workers
+    ctx = process_context("vaultwatch.core.search.ftsprep", fork=False)
     procs = []
     conns = []
     finished = False

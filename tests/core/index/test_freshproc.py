@@ -134,3 +134,55 @@ def test_a_fresh_process_gets_its_connection_and_arguments() -> None:
 
 def _echo(conn, word: str, n: int) -> None:
     conn.send((word, n, os.getppid()))
+
+
+BUILD_SCRIPT = textwrap.dedent(
+    """
+    import json, os, sys, threading
+
+    from vaultwatch.core.search import ftsprep
+
+    def children():
+        me = str(os.getpid())
+        found = []
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    with open(f"/proc/{pid}/stat") as fh:
+                        stat = fh.read()
+                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                        cmd = fh.read().replace(b"\\0", b" ").decode()[:120]
+                except OSError:
+                    continue
+                if stat.rsplit(")", 1)[1].split()[1] == me:
+                    found.append(cmd)
+        return found
+
+    root = os.path.realpath(sys.argv[1])
+    jobs = [ftsprep.Job(f"n{i}.md", 20, f"Note {i}", "", "") for i in range(40)]
+    batches = [jobs[i : i + 4] for i in range(0, 40, 4)]
+    workers = []
+    for rows in ftsprep.prepare_pooled(root, batches, lambda: False, [0.0], workers=2):
+        workers = workers or children()  # asked while the workers are there, from this one thread
+    print(json.dumps({"threads": threading.active_count(), "workers": workers, "mine": sys.argv[0]}))
+    """
+)
+
+
+def test_a_single_threaded_build_process_starts_fresh_workers_not_forks(make_vault) -> None:
+    """The first build's own process is single-threaded and holds every note's job by the time
+    it starts its workers: forked, each would count that memory again."""
+    root = make_vault({f"n{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(40)})
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-c", BUILD_SCRIPT, str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["threads"] == 1
+    assert len(got["workers"]) == 2 and all("freshproc" in cmd for cmd in got["workers"]), got["workers"]

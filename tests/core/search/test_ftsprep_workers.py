@@ -29,7 +29,7 @@ def test_a_pooled_build_leaves_the_writer_a_core(make_vault, monkeypatch, cores,
             started.append(proc)
             return proc
 
-    monkeypatch.setattr(ftsprep, "process_context", lambda module: Counted(real(module)))
+    monkeypatch.setattr(ftsprep, "process_context", lambda module, **kw: Counted(real(module, **kw)))
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
     jobs = [ftsprep.Job(f"n{i}.md", 20, f"Note {i}", "", "") for i in range(12)]
     batches = [jobs[i : i + 2] for i in range(0, 12, 2)]
