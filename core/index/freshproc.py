@@ -53,6 +53,8 @@ class FreshProcess:
         self._popen: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        if not sys.executable:  # an embedded interpreter: nothing to start (callers work in-process)
+            raise OSError("no Python interpreter to start a worker process with")
         fds: list[int] = []
         args: list[object] = []
         for arg in self.args:
