@@ -186,3 +186,11 @@ def test_a_single_threaded_build_process_starts_fresh_workers_not_forks(make_vau
     got = json.loads(run.stdout)
     assert got["threads"] == 1
     assert len(got["workers"]) == 2 and all("freshproc" in cmd for cmd in got["workers"]), got["workers"]
+
+
+def test_without_an_interpreter_a_start_fails_as_a_start_failure(monkeypatch) -> None:
+    from vaultwatch.core.index.parsepool import START_FAILED
+
+    monkeypatch.setattr(sys, "executable", None)  # what an embedded interpreter may report
+    with pytest.raises(START_FAILED):
+        FreshPool(2)
