@@ -21,13 +21,9 @@ from vaultwatch.core.index.freshproc import FreshPool
 
 ROOT = Path(__file__).resolve().parents[3]
 
-SCRIPT = textwrap.dedent(
+CHILDREN = textwrap.dedent(  # the scripts' own child processes, from /proc
     """
-    import json, os, sys, threading
-
-    from vaultwatch.core.index import parsepool
-    from vaultwatch.core.index.scan import ScanConfig
-    from vaultwatch.core.search import ftsprep
+    import os
 
     def children():
         me = str(os.getpid())
@@ -37,12 +33,23 @@ SCRIPT = textwrap.dedent(
                 try:
                     with open(f"/proc/{pid}/stat") as fh:
                         stat = fh.read()
+                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                        cmd = fh.read().replace(b"\\0", b" ").decode()[:120]
                 except OSError:
                     continue
                 if stat.rsplit(")", 1)[1].split()[1] == me:
-                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                        found.append(fh.read().replace(b"\\0", b" ").decode()[:120])
+                    found.append(cmd)
         return found
+    """
+)
+
+SCRIPT = CHILDREN + textwrap.dedent(
+    """
+    import json, sys, threading
+
+    from vaultwatch.core.index import parsepool
+    from vaultwatch.core.index.scan import ScanConfig
+    from vaultwatch.core.search import ftsprep
 
     seen = set()
     done = threading.Event()
@@ -136,27 +143,11 @@ def _echo(conn, word: str, n: int) -> None:
     conn.send((word, n, os.getppid()))
 
 
-BUILD_SCRIPT = textwrap.dedent(
+BUILD_SCRIPT = CHILDREN + textwrap.dedent(
     """
-    import json, os, sys, threading
+    import json, sys, threading
 
     from vaultwatch.core.search import ftsprep
-
-    def children():
-        me = str(os.getpid())
-        found = []
-        for pid in os.listdir("/proc"):
-            if pid.isdigit():
-                try:
-                    with open(f"/proc/{pid}/stat") as fh:
-                        stat = fh.read()
-                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                        cmd = fh.read().replace(b"\\0", b" ").decode()[:120]
-                except OSError:
-                    continue
-                if stat.rsplit(")", 1)[1].split()[1] == me:
-                    found.append(cmd)
-        return found
 
     root = os.path.realpath(sys.argv[1])
     jobs = [ftsprep.Job(f"n{i}.md", 20, f"Note {i}", "", "") for i in range(40)]
