@@ -52,6 +52,8 @@ def _role(pid: int, server: int | None) -> str:
         return "forkserver"
     if "resource_tracker" in cmd:
         return "resource_tracker"
+    if "freshproc" in cmd:  # core/index/freshproc.py: a worker started as a fresh interpreter
+        return "fresh-worker"
     if "multiprocessing" in cmd or "spawn_main" in cmd:
         return "mp-child"
     return "child:" + cmd[:60]

@@ -132,32 +132,39 @@ def _json_bytes(value: Any) -> bytes:
 
 class _Cell:
     """What a listing page needs of one cached row beyond its JSON, worked out once per row: its keys,
-    its resource_link block and that block's size, and per column list (the page's table columns)
-    its table row, that row escaped for a JSON string (made when asked), and the row's whole share of a
-    message (budget.row_bytes with the link). Kept by the row's JSON (RowCache keeps one bytes object
-    per Entry, whose hash Python keeps, so a lookup costs no encoding); the JSON holds all a link is
-    made of (path, kind, mime_type)."""
+    its resource_link block and that block's size, and for the page's table columns its table row,
+    that row escaped for a JSON string (made when asked), and the row's whole share of a message
+    (budget.row_bytes with the link). Kept by the row's JSON (RowCache keeps one bytes object per
+    Entry, whose hash Python keeps, so a lookup costs no encoding); the JSON holds all a link is made
+    of (path, kind, mime_type).
 
-    __slots__ = ("by_columns", "keys", "link", "link_size", "size")
+    A cell is kept for every listed row, so it holds little: rows of one shape share one keys tuple
+    (`_KEYS`: json.loads makes new key strings for every row), and only the last column list's table
+    row is kept (a page's columns rarely change; another list costs one decode of the row)."""
+
+    __slots__ = ("columns", "hit", "keys", "link", "link_size", "size")
 
     def __init__(self, row: bytes, entry: Any) -> None:
         self.size = len(row)
-        self.keys: tuple[str, ...] = tuple(json.loads(row))
+        keys = tuple(json.loads(row))
+        self.keys: tuple[str, ...] = _KEYS.setdefault(keys, keys)
         self.link = note_link(entry)
         self.link_size = link_bytes(self.link)
-        self.by_columns: dict[tuple[str, ...], list[Any]] = {}
+        self.columns: tuple[str, ...] | None = None
+        self.hit: list[Any] = []
 
     def table_row(self, row: bytes, columns: tuple[str, ...]) -> list[Any]:
         """[values JSON, those escaped or None, the whole share] of this row in a table of `columns`."""
-        hit = self.by_columns.get(columns)
-        if hit is None:
-            doc = json.loads(row)  # once per row and column list: a page's columns rarely change
-            values = _json_bytes(list(doc.values()) if columns == self.keys else [doc.get(k) for k in columns])
-            hit = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
-            self.by_columns[columns] = hit
-        return hit
+        if columns is self.columns or columns == self.columns:
+            return self.hit
+        doc = json.loads(row)
+        values = _json_bytes(list(doc.values()) if columns == self.keys else [doc.get(k) for k in columns])
+        self.hit = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
+        self.columns = columns
+        return self.hit
 
 
+_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per row shape (a handful per vault)
 _CELLS: dict[bytes, _Cell] = {}
 _CELLS_MAX = 50_000
 _CHUNK = 128  # rows made at a time while a default page is cut to its budget (~110 rows at 64 KiB)
@@ -169,6 +176,7 @@ def _cell(row: bytes, entry: Any) -> _Cell:
         cell = _Cell(row, entry)
         if len(_CELLS) >= _CELLS_MAX:
             _CELLS.clear()
+            _KEYS.clear()
         _CELLS[row] = cell
     return cell
 

@@ -13,8 +13,10 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from vaultwatch.core.index.freshproc import CONTEXT as FRESH
+from vaultwatch.core.index.freshproc import FreshContext, FreshPool
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
 from vaultwatch.core.index.sharing import Sharing
 from vaultwatch.core.markdown import parse  # noqa: F401  (scan imports it per note; the forkserver preloads it here)
@@ -24,7 +26,6 @@ from vaultwatch.core.model import Entry, Skipped
 if TYPE_CHECKING:  # multiprocessing.pool is imported when a pool is first made
     import multiprocessing.context
     import multiprocessing.pool
-    import multiprocessing.process
 
 ProgressFn = Callable[[int, int], None]
 PARALLEL_MIN_FILES = 3000
@@ -42,11 +43,24 @@ def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
 START_FAILED = (OSError, RuntimeError, ValueError, multiprocessing.ProcessError)
 
 
-def parse_pool(workers: int) -> multiprocessing.pool.Pool:
+def parse_pool(workers: int) -> multiprocessing.pool.Pool | FreshPool:
     """The process pool that parses chunks of files (the scanner's and the entry cache's). Raises
     one of START_FAILED when its processes cannot be started: every caller then parses in its
     own thread."""
     return process_context("vaultwatch.core.index.parsepool").Pool(workers)
+
+
+class WorkerProcess(Protocol):
+    """What a started worker process offers (multiprocessing's or a FreshProcess)."""
+
+    @property
+    def exitcode(self) -> int | None: ...
+
+    def is_alive(self) -> bool: ...
+
+    def join(self, timeout: float | None = None) -> None: ...
+
+    def kill(self) -> None: ...
 
 
 _killed_at_exit: set = set()  # started non-daemon processes to kill should the interpreter exit now
@@ -62,7 +76,7 @@ atexit.register(_kill_at_exit)  # registered after multiprocessing's own exit ha
 
 
 @contextmanager
-def killed_at_exit(proc: multiprocessing.process.BaseProcess) -> Iterator[None]:
+def killed_at_exit(proc: WorkerProcess) -> Iterator[None]:
     """While the block runs, `proc` (a started process that is not a daemon, so that it can start
     processes of its own) is killed if the interpreter exits: multiprocessing's exit handler
     would otherwise wait for it to end (a person quitting the app mid-build would wait too)."""
@@ -73,12 +87,22 @@ def killed_at_exit(proc: multiprocessing.process.BaseProcess) -> Iterator[None]:
         _killed_at_exit.discard(proc)
 
 
-def process_context(
-    module: str,
-) -> multiprocessing.context.ForkContext | multiprocessing.context.ForkServerContext:
-    """The multiprocessing context for CPU-bound worker processes running code of `module`."""
-    # fork is cheapest, but forking a multi-threaded process (the TUI) can deadlock the child:
-    # there, a forkserver (a clean single-threaded parent) forks the workers instead.
+def process_context(module: str, *, fork: bool = True) -> multiprocessing.context.ForkContext | FreshContext:
+    """The context for CPU-bound worker processes running code of `module` that end with their
+    work (a pool's `imap_unordered`, processes talking over pipes). `fork=False`: fresh
+    interpreters always (for a parent that may be big by the time it starts them: a forked
+    child's resident pages count again in the process tree's memory)."""
+    # fork is cheapest, but forking a multi-threaded process (the server, the TUI) can deadlock
+    # the child: there, each worker is a fresh interpreter. A forkserver would be a clean parent
+    # too, but it and its resource tracker stay for the process's life once started.
+    if fork and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return FRESH
+
+
+def pool_context(module: str) -> multiprocessing.context.ForkContext | multiprocessing.context.ForkServerContext:
+    """The multiprocessing context for a full `multiprocessing.Pool` (initializer, apply_async,
+    terminate) running code of `module`: the embedding worker's."""
     if threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     ctx = multiprocessing.get_context("forkserver")

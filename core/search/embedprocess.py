@@ -20,7 +20,7 @@ import multiprocessing
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from vaultwatch.core.index.parsepool import process_context
+from vaultwatch.core.index.parsepool import pool_context
 from vaultwatch.core.platform import limit_data_memory
 from vaultwatch.core.search.embedder import Embedder
 
@@ -60,7 +60,7 @@ def bound_memory() -> None:
 def start() -> multiprocessing.pool.Pool:
     """The one-process pool a build embeds with, its memory bounded (MEMORY_BYTES). Raises one
     of parsepool.START_FAILED when its process cannot be started."""
-    return process_context("vaultwatch.core.search.embedprocess").Pool(1, initializer=bound_memory)
+    return pool_context("vaultwatch.core.search.embedprocess").Pool(1, initializer=bound_memory)
 
 
 def embedded(

@@ -24,14 +24,13 @@ from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from vaultwatch.core.index.parsepool import START_FAILED, killed_at_exit, process_context
+from vaultwatch.core.index.parsepool import START_FAILED, WorkerProcess, killed_at_exit, process_context
 from vaultwatch.core.search import ftsprep
 from vaultwatch.core.search.ftsrows import insert_rows, merging
 from vaultwatch.core.search.notetext import register_functions
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
-    from multiprocessing.process import BaseProcess
 
     from vaultwatch.core.search.ftsprep import Prepared
 
@@ -72,7 +71,7 @@ def build(
 
 def _exchange(
     mine: Connection[Any, Any],
-    proc: BaseProcess,
+    proc: WorkerProcess,
     batches: Iterable[list[tuple[Any, tuple]]],
     stopped: Callable[[], bool],
     progress: Callable[[int], None],

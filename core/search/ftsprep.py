@@ -190,13 +190,16 @@ def prepare_pooled(
     cpu: list[float],
     workers: int | None = None,
 ) -> Iterator[list[Prepared]]:
-    """`prepare` of each batch, in order, by `workers` processes (batch i by worker i mod workers,
-    each given up to two at a time: bounded memory); the workers' CPU seconds are added to
-    cpu[0]. The answers are read here, on the consumer's thread (a multiprocessing.Pool's helper
+    """`prepare` of each batch, in order, by `workers` processes (default: one per core but the
+    writer's; batch i by worker i mod workers, each given up to two at a time: bounded memory);
+    the workers' CPU seconds are added to cpu[0]. The answers are read here, on the consumer's thread (a multiprocessing.Pool's helper
     threads spun on every big answer: 1.4 s of CPU in a 100,000-note build). Raises one of
     parsepool.START_FAILED when no process can be started, PoolBroke when one fails later."""
-    workers = max(1, min(workers or os.cpu_count() or 1, len(batches)))
-    ctx = process_context("vaultwatch.core.search.ftsprep")
+    # one core is the writer's (SQLite's indexing takes about as long as the preparing): more
+    # workers than the other cores only wait on it, and each is a process of its own in memory
+    workers = max(1, min(workers or (os.cpu_count() or 2) - 1, len(batches)))
+    # never forked: the first build's process holds every note's job when it starts its workers
+    ctx = process_context("vaultwatch.core.search.ftsprep", fork=False)
     procs = []
     conns = []
     finished = False

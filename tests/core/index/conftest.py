@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from vaultwatch.core.index import freshproc
+
 # What a process start can raise: no processes to be had (a sandbox, fd limits), and what a start
 # raised inside the TUI under 20 agents at 10k notes (the nightly load test): another thread closed
 # a descriptor while the child was being spawned.
@@ -32,6 +34,7 @@ def failing_starts(monkeypatch: pytest.MonkeyPatch) -> Callable[[Exception], lis
             raise error
 
         monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start)
+        monkeypatch.setattr(freshproc.FreshProcess, "start", start)  # a multi-threaded process's workers
         return tried
 
     return install

@@ -152,7 +152,7 @@ def test_a_pooled_first_build_stores_what_the_in_thread_build_stores(make_vault,
     ],
 )
 def test_without_processes_the_build_prepares_notes_in_a_thread(make_vault, clock, monkeypatch, tmp_path, error):
-    def no_processes(module):
+    def no_processes(module, **kw):
         raise error
 
     monkeypatch.setattr(ftsprep, "process_context", no_processes)

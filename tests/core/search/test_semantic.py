@@ -352,6 +352,9 @@ def test_a_changed_note_is_saved_and_the_new_file_is_mapped(make_vault, clock, m
     root = make_vault(NOTES)
     v, vectors = vectors_ready(root, clock, watch=True)
     try:
+        deadline = time.monotonic() + 20  # the build is ready first, then it saves and maps its file
+        while vectors._file is None and time.monotonic() < deadline:
+            time.sleep(0.05)
         first = vectors._file
         assert first is not None and mapped_kib(vectors.cache_path) == 0  # the cold build's matrix, saved and mapped
         (root / "n5.md").write_text("# Note 5\n\nTelescopes and stars.\n", encoding="utf-8")

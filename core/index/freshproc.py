@@ -1,0 +1,232 @@
+"""Worker processes started as fresh interpreters: no forkserver, no resource tracker.
+
+A multi-threaded process (the server, the TUI) cannot safely fork its workers, and
+multiprocessing's answer, the forkserver, brings two processes that stay for the rest of the
+process's life once a pool ran: the forkserver itself (an interpreter with the parse modules
+loaded) and the resource tracker it starts. Both count in the process tree's memory long after
+the cold parse is done. A fresh interpreter per worker costs the same start-up the forkserver
+paid once, and nothing of it stays: each worker ends with its work.
+
+`FreshContext` offers what the parse pool and the full-text build use of a multiprocessing
+context: `Pipe()`, `Process(target=..., args=...)` (a module-level function; `Connection`
+arguments are handed over as inherited descriptors) and `Pool(n)` with `imap_unordered`.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import pickle
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from importlib import import_module
+from multiprocessing.connection import Connection, Pipe, wait
+from typing import Any
+
+# The worker's bootstrap: find vaultwatch where this process found it, then run the payload.
+_BOOT = "import sys; sys.path.insert(0, {home!r}); from vaultwatch.core.index.freshproc import main; main()"
+_IN_FLIGHT = 2  # chunks handed to each pool worker at a time: one to work on, one waiting
+
+
+def _home() -> str:
+    """The folder holding the `vaultwatch` package, as this process imported it."""
+    package = sys.modules["vaultwatch"]
+    return os.path.dirname(os.path.dirname(os.path.abspath(package.__file__ or "")))
+
+
+class _Inherited:
+    """A Connection argument, as the worker receives it: the descriptor it inherited."""
+
+    def __init__(self, fd: int, readable: bool, writable: bool) -> None:
+        self.fd, self.readable, self.writable = fd, readable, writable
+
+
+class FreshProcess:
+    """`target(*args)` in a fresh interpreter; the parts of multiprocessing.Process used here."""
+
+    def __init__(
+        self, target: Callable[..., object], args: tuple = (), name: str | None = None, daemon: bool = True
+    ) -> None:
+        self.target, self.args, self.name = target, args, name
+        self._popen: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        if not sys.executable:  # an embedded interpreter: nothing to start (callers work in-process)
+            raise OSError("no Python interpreter to start a worker process with")
+        fds: list[int] = []
+        args: list[object] = []
+        for arg in self.args:
+            if isinstance(arg, Connection):
+                fds.append(arg.fileno())
+                args.append(_Inherited(arg.fileno(), arg.readable, arg.writable))
+            else:
+                args.append(arg)
+        payload = (sys.path, self.target.__module__, self.target.__qualname__, tuple(args))
+        blob = base64.b64encode(pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)).decode("ascii")
+        self._popen = subprocess.Popen(
+            [sys.executable, "-c", _BOOT.format(home=_home()), blob],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,  # a stdio server's stdout is its client's wire
+            pass_fds=fds,
+        )
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._popen is None else self._popen.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        return None if self._popen is None else self._popen.poll()
+
+    def is_alive(self) -> bool:
+        return self._popen is not None and self._popen.poll() is None
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._popen is None:
+            return
+        try:
+            self._popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def kill(self) -> None:
+        if self.is_alive():
+            assert self._popen is not None
+            self._popen.kill()
+
+
+def main() -> None:
+    """A fresh worker's start: the payload from the command line, then `target(*args)`."""
+    path, module, qualname, args = pickle.loads(base64.b64decode(sys.argv[1]))
+    sys.path[:] = path
+    target: Any = import_module(module)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    real = [Connection(a.fd, a.readable, a.writable) if isinstance(a, _Inherited) else a for a in args]
+    code = 0
+    try:
+        target(*real)
+    except BaseException:  # the parent sees the exit code; the reason goes to stderr, as multiprocessing's would
+        traceback.print_exc()
+        code = 1
+    finally:
+        sys.stderr.flush()
+    os._exit(code)  # no atexit or finalizers of inherited state: the work is done
+
+
+def _pool_worker(conn: Connection) -> None:
+    """A pool worker: `(module, qualname, item)` in, ("ok", result) or ("error", what) out; None ends it."""
+    functions: dict[tuple[str, str], Any] = {}
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        module, qualname, item = job
+        fn: Any = functions.get((module, qualname))
+        if fn is None:
+            fn = import_module(module)
+            for part in qualname.split("."):
+                fn = getattr(fn, part)
+            functions[(module, qualname)] = fn
+        try:
+            answer: tuple[str, object] = ("ok", fn(item))
+        except Exception as exc:
+            answer = ("error", f"{exc!r}")
+        conn.send(answer)
+
+
+class FreshPool:
+    """`workers` fresh processes and `imap_unordered`, the part of multiprocessing.Pool the parse uses.
+    A worker that fails or goes away raises RuntimeError (callers then do the work in-process)."""
+
+    def __init__(self, workers: int) -> None:
+        self.procs: list[FreshProcess] = []
+        self.conns: list[Connection] = []
+        try:
+            for _ in range(max(1, workers)):
+                mine, theirs = Pipe()
+                proc = FreshProcess(_pool_worker, (theirs,), name="vaultwatch-parse")
+                proc.start()
+                theirs.close()
+                self.procs.append(proc)
+                self.conns.append(mine)
+        except BaseException:
+            self.close()
+            raise
+
+    def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """fn(item) for every item, in the order they finish. `items` is drawn lazily, here, as
+        workers have room: a walk feeding it overlaps the parse."""
+        name = (fn.__module__, fn.__qualname__)
+        source = iter(items)
+        busy = dict.fromkeys(range(len(self.conns)), 0)
+        exhausted = False
+
+        def feed(i: int) -> None:
+            nonlocal exhausted
+            while not exhausted and busy[i] < _IN_FLIGHT:
+                try:
+                    item = next(source)
+                except StopIteration:
+                    exhausted = True
+                    return
+                self.conns[i].send((*name, item))
+                busy[i] += 1
+
+        for i in busy:
+            feed(i)
+        while any(busy.values()):
+            ready = wait([self.conns[i] for i in busy if busy[i]])
+            for conn in ready:
+                assert isinstance(conn, Connection)
+                i = self.conns.index(conn)
+                try:
+                    kind, value = conn.recv()
+                except (EOFError, OSError) as exc:
+                    raise RuntimeError(f"a parse process went away ({exc!r})") from None
+                if kind != "ok":
+                    raise RuntimeError(f"a parse process failed: {value}")
+                busy[i] -= 1
+                feed(i)
+                yield value
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+            conn.close()
+        for proc in self.procs:
+            proc.join(1.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+
+    def __enter__(self) -> FreshPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class FreshContext:
+    """The parts of a multiprocessing context the parse pool and the full-text build use."""
+
+    Process = FreshProcess
+
+    @staticmethod
+    def Pipe(duplex: bool = True) -> tuple[Connection, Connection]:  # noqa: N802  (multiprocessing's name)
+        return Pipe(duplex)
+
+    @staticmethod
+    def Pool(workers: int) -> FreshPool:  # noqa: N802  (multiprocessing's name)
+        return FreshPool(workers)
+
+
+CONTEXT = FreshContext()

@@ -1,0 +1,187 @@
+"""Worker processes of a multi-threaded process (the server, the TUI) are fresh interpreters that
+end with their work (core.index.freshproc): a cold parse or a pooled full-text build leaves no
+forkserver or resource tracker behind, and the answers are those of the work done in-process.
+
+Each case runs in a process of its own (a real `python`), so that what it starts and what is
+left are that process's children alone, whatever other tests of this worker started."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from vaultwatch.core.index import freshproc
+from vaultwatch.core.index.freshproc import FreshPool
+
+ROOT = Path(__file__).resolve().parents[3]
+
+CHILDREN = textwrap.dedent(  # the scripts' own child processes, from /proc
+    """
+    import os
+
+    def children():
+        me = str(os.getpid())
+        found = []
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    with open(f"/proc/{pid}/stat") as fh:
+                        stat = fh.read()
+                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                        cmd = fh.read().replace(b"\\0", b" ").decode()[:120]
+                except OSError:
+                    continue
+                if stat.rsplit(")", 1)[1].split()[1] == me:
+                    found.append(cmd)
+        return found
+    """
+)
+
+SCRIPT = CHILDREN + textwrap.dedent(
+    """
+    import json, sys, threading
+
+    from vaultwatch.core.index import parsepool
+    from vaultwatch.core.index.scan import ScanConfig
+    from vaultwatch.core.search import ftsprep
+
+    seen = set()
+    done = threading.Event()
+
+    def sample():  # the second thread: it makes this process multi-threaded, like the server
+        while not done.wait(0.005):
+            seen.update(children())
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    root = os.path.realpath(sys.argv[1])
+    here = parsepool.scan(root, ScanConfig(), workers=1)
+    parsepool.PARALLEL_MIN_FILES, parsepool.CHUNK = 20, 16  # the process pool on a small vault
+    pooled = parsepool.scan(root, ScanConfig(), workers=2)
+    key = lambda e: e.path
+    notes = sorted((e for e in here[0] if e.kind == "note"), key=key)
+    jobs = [ftsprep.Job(e.path, e.size_bytes, e.title, "", e.anchors) for e in notes]
+    batches = [jobs[i : i + 25] for i in range(0, len(jobs), 25)]
+    prepared = [row for rows in ftsprep.prepare_pooled(root, batches, lambda: False, [0.0], workers=2) for row in rows]
+    expected = ftsprep.prepare(root, jobs, ftsprep.FieldTokens())
+    done.set()
+    sampler.join()
+    print(json.dumps({
+        "threads": threading.active_count(),
+        "same_entries": sorted(pooled[0], key=key) == sorted(here[0], key=key),
+        "same_skipped": sorted(pooled[1], key=key) == sorted(here[1], key=key),
+        "notes": len(notes),
+        "same_prepared": prepared == expected,
+        "seen": sorted(seen),
+        "left": children(),
+    }))
+    """
+)
+
+
+def test_a_threaded_parse_and_build_leave_no_process_behind(make_vault) -> None:
+    files = {
+        f"d{i % 7}/n{i}.md": f"---\nstatus: draft\ntags: [t{i % 5}]\n---\n# N{i}\n\nbody {i}\n" for i in range(200)
+    }
+    root = make_vault(files | {"broken.md": "---\na: [\n---\n", "bad.md": b"\xff\xfe"})
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(root)], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["same_entries"] and got["same_skipped"] and got["same_prepared"]
+    assert got["notes"] == 202
+    # the work ran in worker processes (fresh interpreters), not in-process after a failed start
+    assert any("freshproc" in cmd for cmd in got["seen"]), got["seen"]
+    assert not any("forkserver" in cmd or "resource_tracker" in cmd for cmd in got["seen"]), got["seen"]
+    assert got["left"] == [], got["left"]  # nothing stays once the work is done
+
+
+def _fails(item: int) -> int:
+    raise ValueError(f"bad item {item}")
+
+
+def _exits(item: int) -> int:
+    os._exit(3)
+
+
+def _double(item: int) -> int:
+    return 2 * item
+
+
+@pytest.mark.parametrize("fn", [_fails, _exits], ids=["raises", "goes-away"])
+def test_a_pool_worker_that_fails_raises_for_the_caller_to_work_in_process(fn) -> None:
+    with FreshPool(2) as pool, pytest.raises(RuntimeError, match="parse process"):
+        list(pool.imap_unordered(fn, range(10)))
+    assert all(not p.is_alive() for p in pool.procs)
+
+
+def test_a_pool_answers_every_item_once() -> None:
+    with FreshPool(2) as pool:
+        assert sorted(pool.imap_unordered(_double, iter(range(50)))) == [2 * i for i in range(50)]
+    assert all(p.exitcode == 0 for p in pool.procs)  # each ended on its own when told to
+
+
+def test_a_fresh_process_gets_its_connection_and_arguments() -> None:
+    mine, theirs = freshproc.CONTEXT.Pipe()
+    proc = freshproc.FreshProcess(_echo, (theirs, "hello", 3))
+    proc.start()
+    theirs.close()
+    assert mine.recv() == ("hello", 3, os.getpid())
+    proc.join(60)
+    assert proc.exitcode == 0 and not proc.is_alive()
+
+
+def _echo(conn, word: str, n: int) -> None:
+    conn.send((word, n, os.getppid()))
+
+
+BUILD_SCRIPT = CHILDREN + textwrap.dedent(
+    """
+    import json, sys, threading
+
+    from vaultwatch.core.search import ftsprep
+
+    root = os.path.realpath(sys.argv[1])
+    jobs = [ftsprep.Job(f"n{i}.md", 20, f"Note {i}", "", "") for i in range(40)]
+    batches = [jobs[i : i + 4] for i in range(0, 40, 4)]
+    workers = []
+    for rows in ftsprep.prepare_pooled(root, batches, lambda: False, [0.0], workers=2):
+        workers = workers or children()  # asked while the workers are there, from this one thread
+    print(json.dumps({"threads": threading.active_count(), "workers": workers, "mine": sys.argv[0]}))
+    """
+)
+
+
+def test_a_single_threaded_build_process_starts_fresh_workers_not_forks(make_vault) -> None:
+    """The first build's own process is single-threaded and holds every note's job by the time
+    it starts its workers: forked, each would count that memory again."""
+    root = make_vault({f"n{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(40)})
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-c", BUILD_SCRIPT, str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["threads"] == 1
+    assert len(got["workers"]) == 2 and all("freshproc" in cmd for cmd in got["workers"]), got["workers"]
+
+
+def test_without_an_interpreter_a_start_fails_as_a_start_failure(monkeypatch) -> None:
+    from vaultwatch.core.index.parsepool import START_FAILED
+
+    monkeypatch.setattr(sys, "executable", None)  # what an embedded interpreter may report
+    with pytest.raises(START_FAILED):
+        FreshPool(2)

@@ -1,0 +1,39 @@
+"""A pooled full-text build prepares notes in one process per core but the writer's: SQLite's
+indexing in the writer takes about as long as the preparing, so more workers only wait on it,
+and each is a process of its own in memory."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from vaultwatch.core.search import ftsprep
+
+
+@pytest.mark.parametrize("cores, expected", [(1, 1), (2, 1), (4, 3)])
+def test_a_pooled_build_leaves_the_writer_a_core(make_vault, monkeypatch, cores, expected) -> None:
+    root = os.path.realpath(make_vault({f"n{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(12)}))
+    real = ftsprep.process_context
+    started: list[object] = []
+
+    class Counted:
+        def __init__(self, ctx) -> None:
+            self.ctx = ctx
+
+        def Pipe(self):  # noqa: N802  (the context's name)
+            return self.ctx.Pipe()
+
+        def Process(self, **kw):  # noqa: N802
+            proc = self.ctx.Process(**kw)
+            started.append(proc)
+            return proc
+
+    monkeypatch.setattr(ftsprep, "process_context", lambda module, **kw: Counted(real(module, **kw)))
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    jobs = [ftsprep.Job(f"n{i}.md", 20, f"Note {i}", "", "") for i in range(12)]
+    batches = [jobs[i : i + 2] for i in range(0, 12, 2)]
+    rows = [r for b in ftsprep.prepare_pooled(root, batches, lambda: False, [0.0]) for r in b]
+    assert [r.path for r in rows] == [j.path for j in jobs]
+    assert rows == ftsprep.prepare(root, jobs, ftsprep.FieldTokens())
+    assert len(started) == expected
