@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from operator import attrgetter
 from typing import Any
 from urllib.parse import quote
@@ -65,6 +66,22 @@ def note_link(entry: Any) -> dict[str, Any]:
 def link_bytes(link: dict[str, Any]) -> int:
     """What one resource_link block adds to a message (its JSON and a comma)."""
     return len(budget.encoded(link)) + 1
+
+
+# note_link's block as budget.encoded writes it, less its three strings: each string's JSON (encode_basestring,
+# as the encoder writes a str) is counted on its own, with no dict made and walked (a row's link is sized once)
+_LINK_REST = len('{"name":,"uri":,"mimeType":,"type":"resource_link"}')
+
+
+def note_link_bytes(link: dict[str, Any]) -> int:
+    """`link_bytes(link)` of a `note_link` block. Its URI is ASCII with nothing JSON escapes (quote leaves
+    none of `"`, `\\` or a control character), so its JSON is the URI quoted."""
+    name, mime = _json_string(link["name"]), _json_string(link["mimeType"])
+    return _LINK_REST + len(name) + len(link["uri"]) + 2 + len(mime) + 1
+
+
+def _json_string(text: str) -> bytes:
+    return encode_basestring(text).encode("utf-8", "surrogatepass")
 
 
 def failure(message: str) -> Answer:
@@ -126,7 +143,7 @@ class _Cell:
         keys = tuple(row)
         self.keys: tuple[str, ...] = _KEYS.setdefault(keys, keys) if len(_KEYS) < _KEYS_MAX else keys
         self.link = note_link(entry)
-        self.link_size = len(_encode(self.link).encode("utf-8", "surrogatepass")) + 1  # link_bytes, one encoder
+        self.link_size = note_link_bytes(self.link)
         values = _json_bytes(list(row.values()))
         self.own: list[Any] = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
         self.others: dict[tuple[str, ...], list[Any]] | None = None

@@ -170,3 +170,17 @@ def test_a_cold_page_parses_no_row_back(tmp_path, monkeypatch):
         vault.stop()
     assert not isinstance(page, str) and len(page.rows) == len(res.entries)
     assert parsed == []
+
+
+def test_a_note_links_size_is_its_encoded_size(tmp_path):
+    vault = make_vault(tmp_path / "vault", 5)
+    try:
+        entries = vault.snapshot.entries
+    finally:
+        vault.stop()
+    odd = [e for e in entries if not e.path.isascii() or "\t" in e.path or "%" in e.path]
+    assert odd and any(e.kind == "attachment" for e in entries)
+    for e in entries:
+        link = answers.note_link(e)
+        assert link["uri"] == "vault://note/" + quote(e.path, safe="/")
+        assert answers.note_link_bytes(link) == answers.link_bytes(link), e.path
