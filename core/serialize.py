@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 
-# Rows kept: ~700 bytes each with its escaped copy (~1 KB with frontmatter), so <= ~25 MB. A
-# listing bigger than this uses what is cached and keeps nothing new.
+# Rows kept, each with what a caller keeps beside it (rows_with: the MCP answers' table row and
+# resource link), so the cache stays bounded however big the vault. A listing bigger than this
+# uses what is cached and keeps nothing new.
 ROW_CACHE_MAX = 25_000
+# what RowCache.rows_with keeps beside a row: made of (entry, the row as a dict, the row's JSON)
+Extra = Callable[[Entry, dict[str, Any], bytes], Any]
 
 
 def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = True) -> dict[str, Any]:
@@ -102,7 +105,7 @@ class RowCache:
     def __init__(self, max_rows: int = ROW_CACHE_MAX) -> None:
         self.max_rows = max_rows
         self._lock = threading.Lock()
-        # per frontmatter flag: path -> [entry, bundle, stale, JSON, the JSON escaped or None]
+        # per frontmatter flag: path -> [entry, bundle, stale, JSON, the JSON escaped or None, extra or None]
         self._rows: tuple[dict[str, list], dict[str, list]] = ({}, {})
 
     def __len__(self) -> int:
@@ -125,8 +128,30 @@ class RowCache:
         escaped: list[bytes] = []
         return self._rows_of(entries, clock, bundle, frontmatter, escaped), escaped
 
+    def rows_with(
+        self,
+        entries: Sequence[Entry],
+        clock: Clock,
+        bundle: bool,
+        make: Extra,
+        *,
+        frontmatter: bool = False,
+    ) -> tuple[list[bytes], list[Any]]:
+        """`rows(...)`, and beside each row what `make(entry, row_dict, row_json)` made of it, kept with the
+        row: made once per row, from the row's dict while it is at hand (a caller that derives more from a
+        row, such as the MCP answers' text table, then never parses the JSON back). One cache, one `make`."""
+        extras: list[Any] = []
+        return self._rows_of(entries, clock, bundle, frontmatter, None, make, extras), extras
+
     def _rows_of(
-        self, entries: Sequence[Entry], clock: Clock, bundle: bool, frontmatter: bool, escaped: list[bytes] | None
+        self,
+        entries: Sequence[Entry],
+        clock: Clock,
+        bundle: bool,
+        frontmatter: bool,
+        escaped: list[bytes] | None,
+        make: Extra | None = None,
+        extras: list[Any] | None = None,
     ) -> list[bytes]:
         rows = self._rows
         cache = rows[frontmatter]
@@ -153,11 +178,16 @@ class RowCache:
                 row = entry_json(e, clock, bundle, frontmatter=frontmatter)
                 if stale is not None:
                     row["stale"] = stale  # the value the cache key holds, even if the clock moved meanwhile
-                hit = [e, bundle, stale, row_bytes(row), None]
+                data = row_bytes(row)
+                hit = [e, bundle, stale, data, None, None if make is None else make(e, row, data)]
                 if keep:
                     cache[e.path] = hit
                     made += 1
+            elif make is not None and hit[5] is None:  # made by `rows`, without the extra
+                hit[5] = make(e, json.loads(hit[3]), hit[3])
             append(hit[3])
+            if extras is not None:
+                extras.append(hit[5])
             if escaped is not None:
                 if hit[4] is None:  # compact JSON holds no control characters: only these two need escaping
                     hit[4] = hit[3].replace(b"\\", b"\\\\").replace(b'"', b'\\"')

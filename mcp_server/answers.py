@@ -16,7 +16,10 @@ Keys are said once per list instead of once per row: a listing row's text drops 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from json.encoder import encode_basestring
+from operator import attrgetter
 from typing import Any
 from urllib.parse import quote
 
@@ -41,6 +44,9 @@ class Answer:
 
 
 NOTE_SCHEME = "vault://note/"  # resources.py serves it (resources.uri_of makes the same URIs)
+# a path of only the characters quote(path, safe="/") keeps, and spaces: its URI is the path, spaces as %20
+# (most paths: quote walks a path a byte at a time, once per row of every page)
+_URI_PLAIN = re.compile(r"[A-Za-z0-9_.~/ -]*")
 
 
 def note_link(entry: Any) -> dict[str, Any]:
@@ -48,9 +54,10 @@ def note_link(entry: Any) -> dict[str, Any]:
     it (resources/read serves its URI). Keys in the order the SDK writes a ResourceLink (the early answers
     must be byte-identical); no title: titles are note text, and the text content carries them."""
     mime = "text/markdown" if entry.kind == NOTE else (entry.mime_type or "application/octet-stream")
+    path = entry.path
     return {
-        "name": entry.path,
-        "uri": NOTE_SCHEME + quote(entry.path, safe="/"),
+        "name": path,
+        "uri": NOTE_SCHEME + (path.replace(" ", "%20") if _URI_PLAIN.fullmatch(path) else quote(path, safe="/")),
         "mimeType": mime,
         "type": "resource_link",
     }
@@ -59,6 +66,22 @@ def note_link(entry: Any) -> dict[str, Any]:
 def link_bytes(link: dict[str, Any]) -> int:
     """What one resource_link block adds to a message (its JSON and a comma)."""
     return len(budget.encoded(link)) + 1
+
+
+# note_link's block as budget.encoded writes it, less its three strings: each string's JSON (encode_basestring,
+# as the encoder writes a str) is counted on its own, with no dict made and walked (a row's link is sized once)
+_LINK_REST = len('{"name":,"uri":,"mimeType":,"type":"resource_link"}')
+
+
+def note_link_bytes(link: dict[str, Any]) -> int:
+    """`link_bytes(link)` of a `note_link` block. Its URI is ASCII with nothing JSON escapes (quote leaves
+    none of `"`, `\\` or a control character), so its JSON is the URI quoted."""
+    name, mime = _json_string(link["name"]), _json_string(link["mimeType"])
+    return _LINK_REST + len(name) + len(link["uri"]) + 2 + len(mime) + 1
+
+
+def _json_string(text: str) -> bytes:
+    return encode_basestring(text).encode("utf-8", "surrogatepass")
 
 
 def failure(message: str) -> Answer:
@@ -131,54 +154,54 @@ def _json_bytes(value: Any) -> bytes:
 
 
 class _Cell:
-    """What a listing page needs of one cached row beyond its JSON, worked out once per row: its keys,
-    its resource_link block and that block's size, and for the page's table columns its table row,
-    that row escaped for a JSON string (made when asked), and the row's whole share of a message
-    (budget.row_bytes with the link). Kept by the row's JSON (RowCache keeps one bytes object per
-    Entry, whose hash Python keeps, so a lookup costs no encoding); the JSON holds all a link is made
-    of (path, kind, mime_type).
+    """What a listing page needs of one row beyond its JSON: its keys, its resource_link block and that
+    block's size, its table row (the row's values as JSON, answers.table) with that row escaped for a JSON
+    string (made when asked) and the row's whole share of a message (budget.row_bytes with the link).
+    Made once per row from the row's dict as RowCache makes the row (`RowCache.rows_with`), and kept
+    beside it: a page's cost is then its own rows', cached or not, never a parse of each row back.
 
-    A cell is kept for every listed row, so it holds little: rows of one shape share one keys tuple
-    (`_KEYS`: json.loads makes new key strings for every row), and only the last column list's table
-    row is kept (a page's columns rarely change; another list costs one decode of the row)."""
+    A page's columns are nearly always the row's own keys (`own`); a page that mixes row shapes (a note
+    with broken YAML among others) gets its table rows for those columns in `others`, made when asked."""
 
-    __slots__ = ("columns", "hit", "keys", "link", "link_size", "size")
+    __slots__ = ("keys", "link", "link_size", "others", "own", "size")
 
-    def __init__(self, row: bytes, entry: Any) -> None:
-        self.size = len(row)
-        keys = tuple(json.loads(row))
-        self.keys: tuple[str, ...] = _KEYS.setdefault(keys, keys)
+    def __init__(self, entry: Any, row: dict[str, Any], data: bytes) -> None:
+        self.size = len(data)
+        keys = tuple(row)
+        self.keys: tuple[str, ...] = _KEYS.setdefault(keys, keys) if len(_KEYS) < _KEYS_MAX else keys
         self.link = note_link(entry)
-        self.link_size = link_bytes(self.link)
-        self.columns: tuple[str, ...] | None = None
-        self.hit: list[Any] = []
+        self.link_size = note_link_bytes(self.link)
+        values = _json_bytes(list(row.values()))
+        self.own: list[Any] = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
+        self.others: dict[tuple[str, ...], list[Any]] | None = None
 
     def table_row(self, row: bytes, columns: tuple[str, ...]) -> list[Any]:
-        """[values JSON, those escaped or None, the whole share] of this row in a table of `columns`."""
-        if columns is self.columns or columns == self.columns:
-            return self.hit
-        doc = json.loads(row)
-        values = _json_bytes(list(doc.values()) if columns == self.keys else [doc.get(k) for k in columns])
-        self.hit = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
-        self.columns = columns
-        return self.hit
+        """[values JSON, those escaped or None, the whole share] of this row (its JSON: `row`) in a table
+        of `columns`."""
+        if columns == self.keys:
+            return self.own
+        others = self.others
+        if others is None:
+            others = self.others = {}
+        hit = others.get(columns)
+        if hit is None:
+            n = len(self.keys)
+            if columns[:n] == self.keys:  # the usual mix: other rows' keys come after this row's own
+                values = self.own[0][:-1] + b",null" * (len(columns) - n) + b"]"
+            else:
+                doc = json.loads(row)  # once per row and column list: a page's columns rarely change
+                values = _json_bytes([doc.get(k) for k in columns])
+            hit = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
+            others[columns] = hit
+        return hit
 
 
-_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per row shape (a handful per vault)
-_CELLS: dict[bytes, _Cell] = {}
-_CELLS_MAX = 50_000
+_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per key list: rows of one shape share it
+_KEYS_MAX = 256
 _CHUNK = 128  # rows made at a time while a default page is cut to its budget (~110 rows at 64 KiB)
-
-
-def _cell(row: bytes, entry: Any) -> _Cell:
-    cell = _CELLS.get(row)
-    if cell is None:
-        cell = _Cell(row, entry)
-        if len(_CELLS) >= _CELLS_MAX:
-            _CELLS.clear()
-            _KEYS.clear()
-        _CELLS[row] = cell
-    return cell
+_KIND = attrgetter("kind")
+_FRONTMATTER_ERROR = attrgetter("frontmatter_error")
+_DECODE_ERROR = attrgetter("decode_error")
 
 
 def _escaped(hit: list[Any]) -> bytes:
@@ -188,21 +211,29 @@ def _escaped(hit: list[Any]) -> bytes:
     return escaped
 
 
-def _columns(cache: RowCache, entries: Any, clock: Clock, bundle: bool, frontmatter: bool) -> tuple[str, ...]:
-    """The table's columns for `entries`: every key of their rows, in first-seen order (`table`), found
-    from the first row of each row shape (rows of one shape have the same keys in the same order)."""
+def _shape_firsts(entries: Any) -> list[Any]:
+    """The first entry of each row shape (`row_shape`) among `entries`, in order of first appearance."""
+    if len(set(map(_KIND, entries))) == 1 and not any(map(_FRONTMATTER_ERROR, entries)):
+        if not any(map(_DECODE_ERROR, entries)):  # one shape (the usual page): three passes in C
+            return [entries[0]]
     firsts: dict[Any, Any] = {}
     for e in entries:
         firsts.setdefault(row_shape(e), e)
-    if not firsts:
+    return list(firsts.values())
+
+
+def _columns(cache: RowCache, entries: Any, clock: Clock, bundle: bool, frontmatter: bool) -> tuple[str, ...]:
+    """The table's columns for `entries`: every key of their rows, in first-seen order (`table`), found
+    from the first row of each row shape (rows of one shape have the same keys in the same order)."""
+    if not entries:
         return ()
-    reps = list(firsts.values())
-    rows = cache.rows(reps, clock, bundle, frontmatter=frontmatter)
-    if len(reps) == 1:
-        return _cell(rows[0], reps[0]).keys
+    _rows, cells = cache.rows_with(_shape_firsts(entries), clock, bundle, _Cell, frontmatter=frontmatter)
+    if len(cells) == 1:
+        keys: tuple[str, ...] = cells[0].keys
+        return keys
     columns: dict[str, None] = {}
-    for row, e in zip(rows, reps, strict=True):
-        for key in _cell(row, e).keys:
+    for cell in cells:
+        for key in cell.keys:
             columns.setdefault(key)
     return tuple(columns)
 
@@ -243,14 +274,14 @@ def listing_page(
     entries = res.entries
     bundle = res.is_bundle
     columns = _columns(cache, entries, clock, bundle, frontmatter)
-    rows: list[bytes] = []
-    cells: list[_Cell] = []
+    rows: list[bytes]
+    cells: list[_Cell]
     if explicit or not entries:
-        rows = cache.rows(entries, clock, bundle, frontmatter=frontmatter)
+        rows, cells = cache.rows_with(entries, clock, bundle, _Cell, frontmatter=frontmatter)
     else:
-        rows = cache.rows(entries[:_CHUNK], clock, bundle, frontmatter=frontmatter)
+        rows, cells = cache.rows_with(entries[:_CHUNK], clock, bundle, _Cell, frontmatter=frontmatter)
         if len(rows[0]) > budget.HARD_ANSWER_BYTES:  # refused below, sized by every row
-            rows = cache.rows(entries, clock, bundle, frontmatter=frontmatter)
+            rows, cells = cache.rows_with(entries, clock, bundle, _Cell, frontmatter=frontmatter)
     sizes = [len(r) for r in rows]
     if explicit or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
         n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
@@ -262,20 +293,18 @@ def listing_page(
                 else "its first row alone is too big: leave out include_frontmatter, or narrow the listing"
             )
             return budget.over_cap(size, hint)
-        cells = [_cell(r, e) for r, e in zip(rows, entries, strict=True)]
     else:
         # the rows' whole shares, made a chunk at a time until the budget is full: no default page passes
         # the hard cap before its budget (each share is more than the row's JSON, the budget less than the cap)
         def shares() -> Any:
-            made = rows
+            made, made_cells = rows, cells
             for at in range(0, len(entries), _CHUNK):
-                chunk = entries[at : at + _CHUNK]
                 if at:
-                    made = cache.rows(chunk, clock, bundle, frontmatter=frontmatter)
+                    chunk = entries[at : at + _CHUNK]
+                    made, made_cells = cache.rows_with(chunk, clock, bundle, _Cell, frontmatter=frontmatter)
                     rows.extend(made)
-                for row, e in zip(made, chunk, strict=True):
-                    cell = _cell(row, e)
-                    cells.append(cell)
+                    cells.extend(made_cells)
+                for row, cell in zip(made, made_cells, strict=True):
                     yield cell.table_row(row, columns)[2]
 
         n = budget.fit_message(shares(), budget_bytes)

@@ -12,7 +12,7 @@ import unicodedata
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from itertools import compress
 from operator import attrgetter, itemgetter, methodcaller, not_
 from typing import Any
@@ -214,8 +214,31 @@ def _span(paths: tuple[str, ...], folder: str | None) -> tuple[int, int]:
 
 
 def _fingerprint(q: Query) -> str:
+    """What a cursor holds of its query: a digest of every argument but the page's (limit, cursor).
+    Memoized by those arguments and their types (1 and True are equal keys but digest apart): every
+    page of a listing asks for it, and the digest costs far more than a page's own work."""
+    values = tuple(map(q.__getattribute__, _DIGESTED))
+    key = (values, tuple(map(type, values)))
+    try:
+        fp = _FINGERPRINTS.get(key)
+    except TypeError:  # a field holding something unhashable: digested every time
+        return _digest(q)
+    if fp is None:
+        fp = _digest(q)
+        if len(_FINGERPRINTS) >= _FINGERPRINTS_MAX:
+            _FINGERPRINTS.clear()
+        _FINGERPRINTS[key] = fp
+    return fp
+
+
+def _digest(q: Query) -> str:
     core = asdict(replace(q, limit=None, cursor=None))
     return hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+_DIGESTED = tuple(f.name for f in fields(Query) if f.name not in ("limit", "cursor"))
+_FINGERPRINTS: dict[tuple[tuple[Any, ...], tuple[type, ...]], str] = {}
+_FINGERPRINTS_MAX = 512
 
 
 def _sort_key(sort: str, clock: Clock, triage: tuple[str, TriageRules] | None = None) -> Callable[[Entry], Any]:

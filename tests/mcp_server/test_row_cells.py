@@ -1,6 +1,6 @@
 """The listing's per-row cells (mcp_server/answers.py) are kept for every listed row, so they hold
-little: rows of one shape share one keys tuple, and a cell keeps the table row of the last column
-list it was asked for; asked for another list, and back, it answers each one right."""
+little: rows of one shape share one keys tuple; asked for another column list than its own, and
+back, a cell answers each one right."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ def _rows(open_vault, make_vault, clock):
     files["plain.md"] = "no frontmatter here\n"
     vault = open_vault(make_vault(files))
     entries = [e for e in vault.snapshot.entries if e.kind == "note"]
-    return entries, RowCache().rows(entries, clock, False)
+    rows, cells = RowCache().rows_with(entries, clock, False, answers._Cell)
+    return entries, rows, cells
 
 
 def test_cells_of_rows_of_one_shape_share_one_keys_tuple(open_vault, make_vault, clock) -> None:
-    entries, rows = _rows(open_vault, make_vault, clock)
-    cells = [answers._cell(r, e) for r, e in zip(rows, entries, strict=True)]
+    entries, rows, cells = _rows(open_vault, make_vault, clock)
     by_keys: dict[tuple[str, ...], set[int]] = {}
     for cell, row in zip(cells, rows, strict=True):
         assert cell.keys == tuple(json.loads(row))
@@ -30,11 +30,10 @@ def test_cells_of_rows_of_one_shape_share_one_keys_tuple(open_vault, make_vault,
 
 
 def test_a_cell_answers_each_column_list_it_is_asked_for(open_vault, make_vault, clock) -> None:
-    entries, rows = _rows(open_vault, make_vault, clock)
+    entries, rows, cells = _rows(open_vault, make_vault, clock)
     keys = tuple(json.loads(rows[0]))
     lists = [keys, ("path", "nothing", "title"), keys, tuple(reversed(keys)), ("path", "nothing", "title")]
-    for row, entry in zip(rows, entries, strict=True):
-        cell = answers._cell(row, entry)
+    for row, cell in zip(rows, cells, strict=True):
         doc = json.loads(row)
         for columns in lists:
             values, _escaped, share = cell.table_row(row, columns)
