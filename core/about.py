@@ -27,8 +27,9 @@ def dist_version(name: str) -> str | None:
 
     Every process start asks (the command line's --version, a stdio server's handshake, the SDK
     check), and importing importlib.metadata costs more than the answer. So the usual case, the
-    first distribution of that name on sys.path being a `.dist-info` folder, is read here: its
-    METADATA's Version. Anything else (an `.egg-info`, a zip, no such folder) is left to
+    first distribution of that name on sys.path being one `.dist-info` folder (an installed wheel) or
+    `.egg-info` folder (a source checkout installed for development), is read here: its METADATA's
+    or PKG-INFO's Version. Anything else (a zip, an unreadable folder, two of them) is left to
     importlib.metadata, so the answer is always the one it gives."""
     wanted = _normal(name)
     for entry in sys.path:
@@ -41,8 +42,9 @@ def dist_version(name: str) -> str | None:
         found = [n for n in names if n.endswith((".dist-info", ".egg-info")) and _normal(_project(n)) == wanted]
         if not found:
             continue
-        if len(found) == 1 and found[0].endswith(".dist-info"):
-            got = _metadata_version(os.path.join(entry or ".", found[0], "METADATA"))
+        if len(found) == 1:  # importlib.metadata reads an .egg-info folder's PKG-INFO as METADATA
+            headers = "METADATA" if found[0].endswith(".dist-info") else "PKG-INFO"
+            got = _metadata_version(os.path.join(entry or ".", found[0], headers))
             if got is not None:
                 return got
         break  # not the usual layout: importlib.metadata decides
