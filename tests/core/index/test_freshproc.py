@@ -34,7 +34,7 @@ CHILDREN = textwrap.dedent(  # the scripts' own child processes, from /proc
                     with open(f"/proc/{pid}/stat") as fh:
                         stat = fh.read()
                     with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                        cmd = fh.read().replace(b"\\0", b" ").decode()[:120]
+                        cmd = fh.read().replace(b"\\0", b" ").decode()  # whole: a long checkout path pushes the module far out
                 except OSError:
                     continue
                 if stat.rsplit(")", 1)[1].split()[1] == me:
