@@ -109,3 +109,21 @@ def stop_headless_servers(vault: str | os.PathLike[str]) -> None:
                 os.kill(pid, sig)
         if within(lambda: not (pids & running()), timeout=10):
             return
+
+
+def children(pid: int) -> list[tuple[int, list[str]]]:
+    """The processes whose parent is `pid`, with their argument lists (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                parent = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                argv = fh.read().decode("utf-8", "replace").split("\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append((int(entry), argv))
+    return found

@@ -9,6 +9,7 @@ import asyncio
 import os
 import sys
 
+import mcp_testing
 from mcp import Client, StdioServerParameters
 from mcp_testing import ROOT
 
@@ -21,20 +22,7 @@ NOTES = max(PARALLEL_MIN_FILES, POOL_MIN_NOTES) + 200
 
 def children(pid: int) -> list[tuple[int, str]]:
     """The processes whose parent is `pid`, with their command lines."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                cmd = fh.read().replace(b"\0", b" ").decode("utf-8", "replace")
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid == pid:
-            found.append((int(entry), cmd))
-    return found
+    return [(child, " ".join(argv)) for child, argv in mcp_testing.children(pid)]
 
 
 async def cold_start(vault, env) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH, serving, uds_client
+from mcp_testing import ROOT, VAULTWATCH, children, serving, uds_client
 
 from vaultwatch.core.search import semantic
 from vaultwatch.core.vault import Vault, demo_vault_path
@@ -33,19 +33,9 @@ MODEL_LIBRARIES = ("_multiarray_umath", "tokenizers")  # numpy's core and the to
 
 def _server_pid(vault: Path) -> int:
     """The `serve --stdio` process this test's client spawned (a child of this process)."""
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                parent = int(fh.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                cmd = fh.read().split(b"\0")
-        except OSError:
-            continue
-        if parent == me and b"serve" in cmd and os.fsencode(vault) in cmd:
-            return int(entry)
+    for pid, argv in children(os.getpid()):
+        if "serve" in argv and str(vault) in argv:
+            return pid
     raise AssertionError(f"no server process for {vault}")
 
 

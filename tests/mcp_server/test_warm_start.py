@@ -29,16 +29,18 @@ RECORD = f"""
 import sys
 from vaultwatch.mcp_server import stdiofront
 loaded = []
+sdk_at = []  # per answer the front sent: whether the SDK's server module was imported by then
 send = stdiofront.StdioFront._send_result
 def recorded(self, id_text, result):
     if id_text == "3" and not loaded:
         loaded.append(sorted(m for m in {NOT_BEFORE_THE_FIRST_ANSWER!r} if m in sys.modules))
+    sdk_at.append("vaultwatch.mcp_server.server" in sys.modules)
     send(self, id_text, result)
 stdiofront.StdioFront._send_result = recorded
 front = stdiofront.start(sys.argv[1:])
 from vaultwatch.tui.commands.cli import main
 code = main(sys.argv[1:])
-print(f"early={{front.answered_early}} loaded={{loaded}}", file=sys.stderr, flush=True)
+print(f"early={{front.answered_early}} loaded={{loaded}} sdk_at={{sdk_at}}", file=sys.stderr, flush=True)
 sys.exit(code)
 """
 
@@ -79,28 +81,11 @@ def test_the_version_of_a_distribution_is_importlib_metadatas(tmp_path, monkeypa
     assert dist_version("mcp") == "0.0.1"
 
 
-PAGED = """
-import sys
-from vaultwatch.mcp_server import stdiofront
-sdk_at = []
-send = stdiofront.StdioFront._send_result
-def recorded(self, id_text, result):
-    sdk_at.append("vaultwatch.mcp_server.server" in sys.modules)
-    send(self, id_text, result)
-stdiofront.StdioFront._send_result = recorded
-front = stdiofront.start(sys.argv[1:])
-from vaultwatch.tui.commands.cli import main
-code = main(sys.argv[1:])
-print(f"early={front.answered_early} after={front.after_sdk} sdk_at={sdk_at}", file=sys.stderr, flush=True)
-sys.exit(code)
-"""
-
-
 def test_a_client_paging_right_after_spawn_is_not_held_up_by_the_sdks_import(demo_vault, env):
     """A client that pages through a listing as soon as it is spawned, one page after the other: the
     front answers every page, and the SDK (whose import holds the interpreter for most of a second)
     is not imported while the client keeps calling."""
-    script = [sys.executable, "-c", PAGED, "serve", str(demo_vault), "--stdio"]
+    script = [sys.executable, "-c", RECORD, "serve", str(demo_vault), "--stdio"]
     exchange(script, env, INIT, INITIALIZED, LISTING)  # a first start writes the entry cache
     proc = subprocess.Popen(
         script, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
