@@ -47,6 +47,16 @@ def ensure_venv() -> None:
     STAMP.write_text(_want())
 
 
+def timing_files() -> list[str]:
+    """The test files that mark tests `timing`: the serial pass collects only these, because
+    collecting the whole suite to select a few dozen tests costs seconds of its own."""
+    return sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tests").rglob("test_*.py")
+        if "mark.timing" in path.read_text(encoding="utf-8")
+    )
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"run", "test", "lint", "bench", "screenshots"}:
         print(__doc__)
@@ -67,7 +77,10 @@ def main(argv: list[str]) -> int:
         # (marked `timing`) one at a time, so no other test's load skews what they measure
         workers = ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2"), "--dist", "loadgroup"]
         parallel = subprocess.call([*pytest, *workers, "-m", "not timing", *rest], cwd=ROOT, env=env)
-        serial = subprocess.call([*pytest, "-n", "0", "-m", "timing", *rest], cwd=ROOT, env=env)
+        # with no paths given, only the files that hold timing tests are collected
+        paths = any((ROOT / a.split("::")[0]).exists() for a in rest if not a.startswith("-"))
+        where = rest if paths else [*rest, *timing_files()]
+        serial = subprocess.call([*pytest, "-n", "0", "-m", "timing", *where], cwd=ROOT, env=env)
         no_tests = 5  # pytest's exit code when the selection holds none (a file without timing tests)
         failed = [code for code in (parallel, serial) if code not in (0, no_tests)]
         return failed[0] if failed else (no_tests if parallel == serial == no_tests else 0)
