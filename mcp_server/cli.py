@@ -468,6 +468,7 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         )
         front.serve(tool_prefix=options["tool_prefix"], calls=calls)  # the handshake (and a first listing) now
         cold = _cold_load_begun(vault)
+        vault.answering = lambda: not front.calls_paused()  # the first load's cache write waits for a burst
         vault.start_live(search=False)  # watch, and load in the background
         # the SDK's import (~0.9 s of CPU) waits for the warm index and the early answers, unless a
         # request needs the SDK first; a cold load overlaps it

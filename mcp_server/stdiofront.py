@@ -53,6 +53,7 @@ import select
 import stat
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -205,6 +206,7 @@ class StdioFront:
         self.client_logs = False  # the client set a log level: the SDK's path logs each call to it
         self.after_sdk = 0  # answers the front sent itself once the SDK ran
         self.need_sdk = threading.Event()  # a request waits for the SDK (or stdin ended)
+        self._sdk_answered_at = 0.0  # time.monotonic() when the SDK last answered a request the client owed
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue | None = None
         threading.Thread(target=self._read, name="vaultwatch-stdio-front", daemon=True).start()
@@ -331,6 +333,7 @@ class StdioFront:
         if id_text is None:
             return
         with self._route_lock:
+            self._sdk_answered_at = time.monotonic()
             left = self.owed.get(id_text, 0) - 1
             if left > 0:
                 self.owed[id_text] = left
@@ -427,16 +430,24 @@ class StdioFront:
         after spawn (the first full-text build)."""
         self._wait_quiet(ready, timeout, None)
 
+    def calls_paused(self) -> bool:
+        """Whether the client has paused its calls for SDK_QUIET_S: the front has answered none in
+        that time and has none to answer, and the SDK owes it no answer and sent none in that time
+        (no burst of calls under way)."""
+        return (
+            (self.calls is None or self.calls.quiet(SDK_QUIET_S))
+            and not self.owed
+            and time.monotonic() - self._sdk_answered_at >= SDK_QUIET_S
+        )
+
     def _wait_quiet(
         self, ready: Any, timeout: float, wanted: threading.Event | None, now: threading.Event | None = None
     ) -> None:
-        import time
-
         deadline = time.monotonic() + timeout
         while (wanted is None or not wanted.is_set()) and time.monotonic() < deadline:
             if now is not None and now.is_set():
                 return
-            if ready(0.01) and (self.calls is None or self.calls.quiet(SDK_QUIET_S)) and not self.owed:
+            if ready(0.01) and self.calls_paused():
                 return
             if wanted is not None:
                 wanted.wait(0.01)
