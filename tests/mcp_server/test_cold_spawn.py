@@ -42,7 +42,7 @@ EntryCache.flush = flush_recorded
 at = []  # per answer the front sent: (the SDK's import begun, the full-text index started, the cache written)
 send = stdiofront.StdioFront._send_result
 def recorded(self, id_text, result):
-    at.append(("mcp" in sys.modules, bool(started), bool(written)))
+    at.append(("vaultwatch.mcp_server.server" in sys.modules, bool(started), bool(written)))
     send(self, id_text, result)
 stdiofront.StdioFront._send_result = recorded
 front = stdiofront.start(sys.argv[1:])
