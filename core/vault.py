@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,6 +78,9 @@ class Vault:
         self._journal: Journal | None = None  # the change journal (see `journal`), once set
         self._journal_set = False
         self._journal_lock = threading.Lock()
+        # True while the process is busy answering (a client's burst of calls): the entry cache's
+        # writes wait for it to end (at most entrycache.MAX_FLUSH_WAIT). Set by the server.
+        self.answering: Callable[[], bool] | None = None
         if cache is None:
             cache = bool(settings.env("VAULTWATCH_CACHE"))
         self.entry_cache = None
@@ -263,7 +266,9 @@ class Vault:
     def flush_cache_soon(self, delay: float = 1.0) -> None:
         cache = self.entry_cache
         if cache is not None:
-            cache.flush_soon(lambda: self.snapshot.entries, lambda msg: self.bus.publish(IndexProblem(msg)), delay)
+            cache.flush_soon(
+                lambda: self.snapshot.entries, lambda msg: self.bus.publish(IndexProblem(msg)), delay, self.answering
+            )
 
     def start_watching(self) -> None:
         """Watch the vault folder and apply outside changes to the index (idempotent).

@@ -20,11 +20,17 @@ from .commandline import CommandLine
 from .config import CLIENTS, COMPAT_SETS, check_agent, check_prefix, parse_compat
 
 if TYPE_CHECKING:  # imported when first used: start-up time
+    import threading
+    from collections.abc import Callable
+
     from vaultwatch.core.events import Event
 
     from .host import McpHost
+    from .stdiofront import StdioFront
 
 EARLY_SDK_WAIT = 10.0  # seconds `serve --stdio` may hold the SDK's import back for the first index (stdiofront.py)
+COLD_LOAD_NOTES = 3000  # notes a first load parses for the SDK's import to overlap it (_cold_load_begun)
+SEARCH_START_WAIT = 30.0  # seconds `serve --stdio` may hold the first full-text build back for a paging client
 
 
 def _err(message: str) -> int:
@@ -347,6 +353,58 @@ def _start_search_soon(vault: Vault) -> None:
     threading.Thread(target=vault.start_search, name="vaultwatch-search-start", daemon=True).start()
 
 
+def _cold_load_begun(vault: Vault) -> threading.Event:
+    """An event set once the first load starts parsing COLD_LOAD_NOTES notes or more (no entry cache,
+    or most of it stale). Such a parse runs in worker processes for a second or more, and the front
+    can answer no listing until it ends: the SDK's import (most of a second of the interpreter)
+    then costs no answer anything, where after the load it would hold up the client's first call
+    that needs the SDK (most clients ask `tools/list`, whose answer a first start has not cached)."""
+    import threading
+
+    from vaultwatch.core.events import IndexProgress
+
+    begun = threading.Event()
+
+    def seen(event: Event) -> None:
+        if (
+            isinstance(event, IndexProgress)
+            and event.phase == "parse"
+            and event.done < event.total  # under way (a warm load reports only its end)
+            and event.total >= COLD_LOAD_NOTES
+        ):
+            begun.set()
+            unsubscribe()
+
+    unsubscribe = vault.bus.subscribe(seen)
+    return begun
+
+
+def _start_search_after_burst(vault: Vault, front: StdioFront) -> Callable[[], None]:
+    """Start the full-text index once the client pauses the calls the front answers (or a search
+    starts it first: Vault.search). A first build takes a core and a process of its own for
+    seconds; a client paging through a listing right after a cold spawn would share the cores
+    with it page by page, while the build is of no use to that client until it searches.
+    Returns what the server calls as it stops: no build starts after it (one starting now is
+    whole first, so that the vault's stop stops it)."""
+    import threading
+
+    gate = threading.Lock()
+    stopped = threading.Event()
+
+    def start() -> None:
+        front.wait_calls_paused(vault.wait_ready, SEARCH_START_WAIT)
+        with gate:
+            if not stopped.is_set():
+                vault.start_search()
+
+    def stop() -> None:
+        with gate:
+            stopped.set()
+
+    threading.Thread(target=start, name="vaultwatch-search-start", daemon=True).start()
+    return stop
+
+
 async def _serve_socket(host: McpHost) -> int:
     import asyncio  # noqa: PLC0415
 
@@ -396,6 +454,7 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
 
     options = _server_options(args)
     audit = None
+    stop_search_start: Callable[[], None] | None = None
     try:
         audit = AuditLog(args.audit_log).attach(vault.bus) if args.audit_log else None
         activity = Activity(vault.bus, foreground=vault.foreground, session=uuid.uuid4().hex)
@@ -408,19 +467,23 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
             else None
         )
         front.serve(tool_prefix=options["tool_prefix"], calls=calls)  # the handshake (and a first listing) now
+        cold = _cold_load_begun(vault)
+        vault.answering = lambda: not front.calls_paused()  # the first load's cache write waits for a burst
         vault.start_live(search=False)  # watch, and load in the background
         # the SDK's import (~0.9 s of CPU) waits for the warm index and the early answers, unless a
-        # request needs the SDK first; a long cold load overlaps it after a second
-        front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT)
+        # request needs the SDK first; a cold load overlaps it
+        front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT, now=cold)
         from .server import build_server
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
-        vault.start_search()  # the full-text index, once the first answers are out (vectors: on first use)
+        stop_search_start = _start_search_after_burst(vault, front)  # (vectors: on first use)
         import asyncio  # noqa: PLC0415  (imported by the SDK by now; the first answers needed none)
 
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(front.run(server))
     finally:
+        if stop_search_start is not None:
+            stop_search_start()
         if audit is not None:
             audit.close()
         lock.release()

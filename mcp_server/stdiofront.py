@@ -24,7 +24,8 @@ library only:
   client is still waiting for the SDK (so an answer never overtakes an earlier request whose
   effects it could miss). Before the SDK, everything else waits, in order, for it; the server
   imports it once such a request came, or once the index is loaded and the early calls are
-  answered (`wait_before_sdk`).
+  answered (`wait_before_sdk`), or as soon as a cold load's parse begins (no answer can be given
+  before it ends).
 - Then the SDK server takes over (`run`): every line read so far, the client's `initialize`
   included, goes to it in order, and so does every later line, except the tool calls the front
   still answers itself (the same rules: the SDK owes the client no answer at that moment, and the
@@ -52,6 +53,7 @@ import select
 import stat
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -204,6 +206,7 @@ class StdioFront:
         self.client_logs = False  # the client set a log level: the SDK's path logs each call to it
         self.after_sdk = 0  # answers the front sent itself once the SDK ran
         self.need_sdk = threading.Event()  # a request waits for the SDK (or stdin ended)
+        self._sdk_answered_at = 0.0  # time.monotonic() when the SDK last answered a request the client owed
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue | None = None
         threading.Thread(target=self._read, name="vaultwatch-stdio-front", daemon=True).start()
@@ -330,6 +333,7 @@ class StdioFront:
         if id_text is None:
             return
         with self._route_lock:
+            self._sdk_answered_at = time.monotonic()
             left = self.owed.get(id_text, 0) - 1
             if left > 0:
                 self.owed[id_text] = left
@@ -408,21 +412,47 @@ class StdioFront:
                 self._loop.call_soon_threadsafe(self._queue.put_nowait, raw)
         self.need_sdk.set()
 
-    def wait_before_sdk(self, ready: Any, timeout: float) -> None:
+    def wait_before_sdk(self, ready: Any, timeout: float, now: threading.Event | None = None) -> None:
         """Return when the SDK is wanted: a request waits for it, or the index is loaded (`ready(seconds)`)
         and the client has paused its calls the front answers for SDK_QUIET_S, or `timeout` seconds
         passed (a long first load overlaps the SDK's import then). Until then the process's CPU goes to
         the index and the front's answers: the import holds the interpreter for most of a second, and
         a client paging through a listing right after spawn would wait for it page by page. An agent
         thinks for longer than the pause between its calls, so the import is usually done before a
-        call that needs the SDK comes."""
-        import time
+        call that needs the SDK comes. `now` set: return at once (a long first load began, during
+        which the front answers nothing and the interpreter is free)."""
+        self._wait_quiet(ready, timeout, self.need_sdk, now)
 
+    def wait_calls_paused(self, ready: Any, timeout: float) -> None:
+        """Return once the index is loaded (`ready(seconds)`), the client has paused its calls the
+        front answers for SDK_QUIET_S and the SDK owes it no answer, or `timeout` seconds passed: for
+        background work that would take the interpreter and the cores from a client paging right
+        after spawn (the first full-text build)."""
+        self._wait_quiet(ready, timeout, None)
+
+    def calls_paused(self) -> bool:
+        """Whether the client has paused its calls for SDK_QUIET_S: the front has answered none in
+        that time and has none to answer, and the SDK owes it no answer and sent none in that time
+        (no burst of calls under way)."""
+        return (
+            (self.calls is None or self.calls.quiet(SDK_QUIET_S))
+            and not self.owed
+            and time.monotonic() - self._sdk_answered_at >= SDK_QUIET_S
+        )
+
+    def _wait_quiet(
+        self, ready: Any, timeout: float, wanted: threading.Event | None, now: threading.Event | None = None
+    ) -> None:
         deadline = time.monotonic() + timeout
-        while not self.need_sdk.is_set() and time.monotonic() < deadline:
-            if ready(0.01) and (self.calls is None or self.calls.quiet(SDK_QUIET_S)):
+        while (wanted is None or not wanted.is_set()) and time.monotonic() < deadline:
+            if now is not None and now.is_set():
                 return
-            self.need_sdk.wait(0.01)
+            if ready(0.01) and self.calls_paused():
+                return
+            if wanted is not None:
+                wanted.wait(0.01)
+            else:
+                time.sleep(0.02)
 
     def _answer_initialize(self, id_text: str, requested: str) -> bool:
         """Answer an initialize now: handshake.py's answer (the cache's when it has none), else leave it

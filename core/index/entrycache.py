@@ -44,6 +44,7 @@ EMPTY_GUARD = 10  # a vault that had more entries than this and now looks empty 
 # without changing size or mtime (timestamp granularity: ext4 a few ms, FAT 2 s): re-read it.
 RACY_NS = 2_000_000_000
 MAX_FLUSH_WAIT = 30.0  # seconds a busy vault may keep the cache unwritten
+BUSY_POLL_S = 0.05  # how often a flush held back while the process is busy answering looks again
 # a partial flush appends new links to the table; past this many times the distinct links the
 # last full rewrite held (plus LINKS_SLACK), the next flush rewrites everything and drops stale ones
 LINKS_GROWTH = 2
@@ -506,9 +507,15 @@ class EntryCache:
         return LinkTable(raw)
 
     def flush_soon(
-        self, latest: Callable[[], Iterable[Entry]], report: Callable[[str], None], delay: float = 1.0
+        self,
+        latest: Callable[[], Iterable[Entry]],
+        report: Callable[[str], None],
+        delay: float = 1.0,
+        busy: Callable[[], bool] | None = None,
     ) -> None:
-        """Flush in a (non-daemon) background thread after `delay`, coalescing bursts of changes.
+        """Flush in a (non-daemon) background thread after `delay`, coalescing bursts of changes,
+        and not while `busy()` says the process is answering (a cold load's whole-cache write takes
+        the interpreter for a while: a client's first calls come first). At most MAX_FLUSH_WAIT.
 
         Non-daemon, so a short-lived process (the CLI) still persists its cache on exit.
         """
@@ -516,18 +523,23 @@ class EntryCache:
             self._latest = latest
             if self._flush_thread is not None and self._flush_thread.is_alive():
                 return
-            t = threading.Thread(target=self._flush_loop, args=(report, delay), name="vaultwatch-cache", daemon=False)
+            t = threading.Thread(
+                target=self._flush_loop, args=(report, delay, busy), name="vaultwatch-cache", daemon=False
+            )
             self._flush_thread = t
         t.start()
 
-    def _flush_loop(self, report: Callable[[str], None], delay: float) -> None:
+    def _flush_loop(self, report: Callable[[str], None], delay: float, busy: Callable[[], bool] | None) -> None:
         started = time.monotonic()
+        step = delay if busy is None else max(delay, BUSY_POLL_S)
         while True:
             # debounce: a burst of changes (a git checkout) is written once it settles, so the
             # flush does not compete with the index for the interpreter (at most MAX_FLUSH_WAIT)
-            while not self._wake.wait(delay):
+            while not self._wake.wait(step):
                 quiet = time.monotonic() - self._last_change
-                if quiet >= delay or time.monotonic() - started >= MAX_FLUSH_WAIT:
+                if time.monotonic() - started >= MAX_FLUSH_WAIT:
+                    break
+                if quiet >= delay and (busy is None or not busy()):
                     break
             started = time.monotonic()
             latest = self._latest

@@ -109,6 +109,8 @@ class _Walker:
 def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | None) -> list[Entry | Skipped]:
     if not facts:  # the usual warm start: nothing changed, so nothing loads multiprocessing
         return []
+    if progress is not None:  # the parse's size, before its first batch (a listener may start work beside it)
+        progress(0, len(facts))
     from vaultwatch.core.index import parsepool
 
     if len(facts) >= parsepool.PARALLEL_MIN_FILES and (os.cpu_count() or 1) >= 2:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import threading
 
 import mcp_testing
 from mcp import Client, StdioServerParameters
@@ -35,21 +36,29 @@ async def cold_start(vault, env) -> tuple[list[tuple[int, str]], list[tuple[int,
         cwd=str(ROOT),
     )
     seen: dict[int, str] = {}
+    done = threading.Event()
+
+    def sample(server: int) -> None:  # the workers live while the server works, between calls too
+        while not done.wait(0.01):
+            seen.update(children(server))
+
     async with Client(params, mode="legacy") as client:
         server = next(pid for pid, cmd in children(os.getpid()) if "vaultwatch.tui.entry" in cmd)
+        sampler = threading.Thread(target=sample, args=(server,), daemon=True)
+        sampler.start()
         while True:  # the whole listing, complete once the index is loaded
-            seen.update(children(server))
             res = await client.call_tool("list_documents", {"limit": 1})
             if not (res.meta or {}).get("index_loading") and res.structured_content["total"] >= NOTES:
                 break
             await asyncio.sleep(0.05)
         while True:  # the first full-text build is done once search answers
-            seen.update(children(server))
             res = await client.call_tool("search", {"query": "note", "limit": 1})
             if not res.is_error:
                 break
             assert "still building" in res.content[0].text, res.content[0].text
             await asyncio.sleep(0.05)
+        done.set()
+        sampler.join()
         left = children(server)
         for _ in range(200):  # a worker told to stop may take a moment to exit
             if not left:
