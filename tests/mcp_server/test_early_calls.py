@@ -368,11 +368,11 @@ async def test_the_typescript_sdk_client_takes_the_fronts_listing(ts_sdk, demo_v
 
 
 def test_wire_json_is_what_the_sdk_writes_for_a_result():
-    """answers.wire_json (json.dumps where it agrees with pydantic-core, pydantic-core elsewhere) against the
-    SDK's own serialisation of a JSON-RPC response, value by value."""
+    """answers.wire_json (pydantic-core once it is imported; before, json.dumps where it agrees with
+    pydantic-core) against the SDK's own serialisation of a JSON-RPC response, value by value."""
     from mcp_types.jsonrpc import JSONRPCResponse
 
-    from vaultwatch.mcp_server.answers import wire_json
+    from vaultwatch.mcp_server.answers import _dumps_wire, wire_json
 
     values = [
         "",
@@ -406,3 +406,5 @@ def test_wire_json_is_what_the_sdk_writes_for_a_result():
         result = {"content": [{"type": "text", "text": "t"}], "isError": False, "structuredContent": {"v": value}}
         sdk = JSONRPCResponse(jsonrpc="2.0", id=7, result=result).model_dump_json(by_alias=True, exclude_unset=True)
         assert sdk == '{"jsonrpc":"2.0","id":7,"result":' + wire_json(result) + "}", repr(value)
+        plain = _dumps_wire(result)  # what a first answer, before pydantic-core is imported, writes
+        assert plain is None or sdk == '{"jsonrpc":"2.0","id":7,"result":' + plain + "}", repr(value)
