@@ -78,6 +78,28 @@ def lead_of(body: str, chars: int = 160) -> str:
     return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
 
 
+def _digest(strict: str, scope: Query) -> str:
+    return hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _fingerprint(strict: str, scope: Query) -> str:
+    """What a search's cursor (and its last answer's key) holds of its words and scope: `_digest`, memoized
+    by the words and the scope's repr, which shows every field's value as its type writes it (1 and True,
+    equal as keys, repr apart): `asdict`'s deep copy of the Query was a sizeable share of a quick search."""
+    key = (strict, repr(scope))
+    fp = _FINGERPRINTS.get(key)
+    if fp is None:
+        fp = _digest(strict, scope)
+        if len(_FINGERPRINTS) >= _FINGERPRINTS_MAX:
+            _FINGERPRINTS.clear()
+        _FINGERPRINTS[key] = fp
+    return fp
+
+
+_FINGERPRINTS: dict[tuple[str, str], str] = {}
+_FINGERPRINTS_MAX = 512
+
+
 def _varints(blob: bytes) -> list[int]:
     """The SQLite varints an FTS5 record is made of (its averages and its docsize records)."""
     out = []
@@ -189,7 +211,7 @@ class SearchQueries(IndexState):
         vault = self.vault
         snap = vault.snapshot
         clock = vault.clock
-        fp = hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
+        fp = _fingerprint(strict, scope)
         offset = decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
         # the same words again (a space or a stop word typed, as in the TUI's search as you type):
