@@ -360,7 +360,11 @@ class SearchQueries(IndexState):
         known = self._stats[2] if self._stats else {}
         if any(len(tk) != 1 for tk in toks) or len({tk[0] for tk in toks}) < len(toks):
             return None
-        notes = sum(known[(t.text, t.phrase, t.prefix)][0] for t in wanted)
+        stats = [known.get((t.text, t.phrase, t.prefix)) for t in wanted]
+        if any(st is None for st in stats):
+            return None  # another search replaced the kept figures meanwhile (a write came)
+        dfs = [st[0] for st in stats if st is not None]
+        notes = sum(dfs)
         if notes < FEW_MATCHES * IDF_PASS_TOKENS:
             return None
         rowids = [
@@ -384,7 +388,7 @@ class SearchQueries(IndexState):
         if len(totals) != 1 + len(WEIGHTS) or not totals[0]:
             return None
         n_rows, avgdl = totals[0], float(sum(totals[1:])) / float(totals[0])
-        idfs = [ranking.fts_idf(known[(t.text, t.phrase, t.prefix)][0], n_rows) for t in wanted]
+        idfs = [ranking.fts_idf(df, n_rows) for df in dfs]
         marks = ", ".join(f"highlight(fts, {c}, '{_HIGHLIGHT}', '')" for c in range(len(WEIGHTS)))
         raw_marks: dict[int, list[int]] = {}
         freqs: dict[int, list[float]] = {r: [] for r in rowids}
