@@ -511,6 +511,16 @@ class Vault:
         """Progress of the full-text index (a SearchStatus); starts building it if needed."""
         return self.start_search().status()
 
+    def search_ready(self) -> bool:
+        """Whether the full-text index is built and answering now; unlike `search_status`, starts nothing."""
+        index = self._search
+        return index is not None and index.ready
+
+    def vectors_started(self) -> bool:
+        """Whether a query by meaning has started note vectors (then a search with no mode is hybrid once
+        they are ready); a cheap look, for a caller on every search (`semantic_status` says more)."""
+        return self._vectors is not None
+
     def wait_search_ready(self, timeout: float | None = None) -> bool:
         """Block until the full-text index is built; False on timeout or when it failed."""
         index = self.start_search()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from operator import attrgetter
@@ -114,6 +115,27 @@ def ok_answer(
     if size > budget.HARD_ANSWER_BYTES:
         return failure(budget.over_cap(size, too_big))
     return Answer(text, structured, meta, links=tuple(links))
+
+
+def page_rows(
+    rows: list[dict[str, Any]], *, budget_bytes: int, explicit: bool, extra: list[int] | None = None
+) -> tuple[int, str | None]:
+    """How many of `rows` (plain dicts) one answer carries: (count, None), or (0, error text) when
+    a page the caller sized would pass the hard cap. `extra`: more bytes each row brings to the message
+    (its resource_link block). See results.listing."""
+    raws = [budget.encoded(r) for r in rows]  # each row encoded once: both measures are taken from it
+    sizes = [len(raw) for raw in raws]
+    n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
+    if explicit and n < len(rows) or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
+        return 0, budget.over_cap(
+            sum(sizes) + len(sizes) + budget.TAIL_BYTES, f"pass limit={n} or less and follow next_cursor"
+        )
+    if not explicit:
+        whole = [budget.row_share(raw, r) for raw, r in zip(raws, rows, strict=True)]
+        if extra is not None:
+            whole = [w + x for w, x in zip(whole, extra, strict=True)]
+        n = min(n, budget.fit_message(whole, budget_bytes))
+    return n, None
 
 
 def as_json(data: Any) -> str:
@@ -387,13 +409,25 @@ def _plain_json(value: Any) -> bool:
 
 def wire_json(result: dict[str, Any]) -> str:
     """A wire result as JSON text, exactly as the SDK writes a JSON-RPC `result` (pydantic-core's
-    to_json, infinities and NaN as null): by json.dumps when the two agree (`_plain_json`: a listing
-    without floats), which spares the stdio front pydantic-core's import (~0.1 s) before a first answer."""
-    if _plain_json(result):
-        return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    to_json, infinities and NaN as null). Before pydantic-core is imported (a first answer, before the SDK's
+    import) by json.dumps where the two agree (`_dumps_wire`), which spares that answer pydantic-core's
+    import (~0.1 s); once it is loaded, by pydantic-core itself, which writes a read's answer several times
+    faster than json.dumps and the walk that checks the two agree."""
+    if "pydantic_core" not in sys.modules:
+        text = _dumps_wire(result)
+        if text is not None:
+            return text
     import pydantic_core
 
     return pydantic_core.to_json(result, inf_nan_mode="null").decode("utf-8")
+
+
+def _dumps_wire(result: dict[str, Any]) -> str | None:
+    """`wire_json(result)` by json.dumps, when it writes what pydantic-core writes (`_plain_json`: a value
+    without floats), else None."""
+    if _plain_json(result):
+        return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return None
 
 
 def wire_result(answer: Answer) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Tool calls the stdio front answers itself: a plain `list_documents` or `read`, before the MCP SDK
-is imported and once it runs.
+"""Tool calls the stdio front answers itself: a plain `list_documents`, `read` or keyword `search`,
+before the MCP SDK is imported and once it runs.
 
 A client that spawns `vaultwatch serve --stdio` and asks for a listing waits for the SDK's
 import (~0.9 s of CPU, more than the warm index load and the listing together) before its
@@ -7,7 +7,8 @@ first page, unless the front answers it. Once the SDK runs, its per-call chain (
 a dispatcher task, the runner, tracing middleware, argument validation and a hop to a worker
 thread, the answer's dump) is most of a small read's time: our own code is a small share. So the
 front answers these calls itself, on one worker thread of its own, in the order they came, by the
-very functions the SDK's tools call (readcalls.list_documents, readcalls.read_document), shaped
+very functions the SDK's tools call (readcalls.list_documents, readcalls.read_document,
+readcalls.search), shaped
 for the wire as the server's fast path shapes them (answers.wire_result) and serialised as the SDK
 serialises its replies (answers.wire_json): the client gets the same bytes either way
 (tests/mcp_server/test_early_calls.py and test_front_calls.py compare them). Each call is
@@ -20,7 +21,10 @@ request of the client still waiting for the SDK, no client log level set). Here 
 must be plain: no `_meta` (a progress token), arguments the SDK's argument model would accept
 exactly as they are (`plain_arguments`), no person's input going first (`Foreground`: the SDK's
 path waits for it), and light (a read the lane would weigh as heavy runs in the lane, through the
-SDK). Anything else goes to the SDK, which says what is wrong. A `notifications/cancelled` for a
+SDK); a search only once the full-text index is built (the SDK's path waits for a build, reporting its
+progress, and the front's one worker must not) and only by words (mode keyword, or no mode while no
+query by meaning has started the note vectors: a query by meaning embeds it, slower than a read).
+Anything else goes to the SDK, which says what is wrong. A `notifications/cancelled` for a
 call taken here drops its answer (`cancel`), as the SDK drops a cancelled request's.
 `VAULTWATCH_STDIO_FRONT_CALLS=0` leaves every tool call to the SDK (for A/B figures and tests).
 """
@@ -49,6 +53,8 @@ ENV_SWITCH = "VAULTWATCH_STDIO_FRONT_CALLS"  # "0": every tool call goes to the 
 MAX_CURSOR_CHARS = 4096  # as tools.list_documents' Field(max_length=...)
 MAX_LIMIT = 100_000  # as its Field(le=...)
 MAX_PATH_CHARS = 1024  # as tools.read's Field(max_length=...) of path and section
+MAX_QUERY_CHARS = 1024  # as tools.search's Field(max_length=...) of query
+MAX_SEARCH_LIMIT = 1000  # as its Field(le=...) of limit
 MAX_QUEUED = 1024  # calls waiting for the front's worker; more go to the SDK (a client's burst stays bounded)
 _STRINGS = frozenset({"folder", "pattern", "cursor"})
 _BOOLS = frozenset({"include_attachments", "include_frontmatter", "wait_for_pending_writes"})
@@ -92,13 +98,49 @@ def plain_arguments(arguments: Any) -> dict[str, Any] | None:
             if value is not None and (type(value) is not int or not 1 <= value <= MAX_LIMIT):
                 return None
         elif key == "filters":
-            if value is not None and (
-                not isinstance(value, dict)
-                or not all(isinstance(k, str) and type(v) in (str, bool, int) for k, v in value.items())
-            ):
+            if not _plain_filters(value):
                 return None
         else:
             return None  # an unknown argument: the SDK's server names the ones it takes
+    return dict(arguments)
+
+
+def _plain_filters(value: Any) -> bool:
+    """Whether a `filters` argument passes the SDK's validation unchanged (None, or a dict of str keys to
+    str, bool or int values: a float the front leaves to the SDK)."""
+    return value is None or (
+        isinstance(value, dict) and all(isinstance(k, str) and type(v) in (str, bool, int) for k, v in value.items())
+    )
+
+
+def plain_search_arguments(arguments: Any) -> dict[str, Any] | None:
+    """search's arguments when the SDK's validation would pass them on unchanged; else None (as
+    `plain_arguments`). `query` is a plain `str` field (never parsed as JSON); folder, pattern and cursor
+    are not; `mode` must be one of its literals."""
+    if not isinstance(arguments, dict):
+        return None
+    query = arguments.get("query")
+    if type(query) is not str or not 1 <= len(query) <= MAX_QUERY_CHARS:
+        return None
+    for key, value in arguments.items():
+        if key == "query":
+            continue
+        if key in _STRINGS:
+            if value is not None and (
+                type(value) is not str or _json_in_string(value) or key == "cursor" and len(value) > MAX_CURSOR_CHARS
+            ):
+                return None
+        elif key == "limit":
+            if value is not None and (type(value) is not int or not 1 <= value <= MAX_SEARCH_LIMIT):
+                return None
+        elif key == "filters":
+            if not _plain_filters(value):
+                return None
+        elif key == "mode":
+            if value not in (None, "keyword", "hybrid", "semantic"):
+                return None
+        else:
+            return None
     return dict(arguments)
 
 
@@ -167,6 +209,7 @@ class EarlyCalls:
         self.max_answer_bytes = max_answer_bytes
         self.tool = tool_prefix + "list_documents"
         self.read_tool = tool_prefix + "read"
+        self.search_tool = tool_prefix + "search"
         self.row_cache = RowCache()
         self._lock = threading.Lock()
         self._work = threading.Condition(self._lock)
@@ -202,6 +245,10 @@ class EarlyCalls:
             arguments = plain_read_arguments(params.get("arguments"))
             if arguments is not None and self._heavy(arguments):
                 return False  # the lane runs it, one heavy call at a time (lane.py)
+        elif name == self.search_tool:
+            arguments = plain_search_arguments(params.get("arguments"))
+            if arguments is not None and not self._by_words_now(arguments.get("mode")):
+                return False
         else:
             return False
         foreground = self.activity.foreground
@@ -225,6 +272,14 @@ class EarlyCalls:
         from .lane import HEAVY_BYTES, weight  # (imports asyncio: a read's, never a first listing's)
 
         return weight(self.vault, arguments, self.read_tool) >= HEAVY_BYTES
+
+    def _by_words_now(self, mode: Any) -> bool:
+        """Whether a search in `mode` runs now on the built full-text index alone (module doc)."""
+        if mode not in (None, "keyword"):
+            return False
+        if mode is None and self.vault.vectors_started():
+            return False  # hybrid once the vectors are ready (core.search.hybrid.resolve_mode)
+        return self.vault.search_ready()
 
     def quiet(self, seconds: float) -> bool:
         """Whether no call has been taken or answered here for `seconds` (the client paused)."""
@@ -279,6 +334,8 @@ class EarlyCalls:
                     )
                 finally:
                     splice.reset(token)
+            elif call.tool == self.search_tool:
+                answer = readcalls.search(self.vault, self.max_answer_bytes, **call.arguments)
             else:
                 out = readcalls.read_document(self.vault, self.max_answer_bytes, **call.arguments)
                 answer = answers.ok_answer(out, meta=readcalls.untrusted({}, readcalls.READ_TEXT))

@@ -1,22 +1,27 @@
 """The read calls, on core alone: one implementation for the SDK's tools and the stdio front.
 
-tools.py registers `list_documents` and `read` with the SDK over `list_documents` and
-`read_document` here; the stdio front (earlycalls.py) answers a client's listings and reads with
-the same functions, before the SDK is imported and once it runs. Nothing here imports the SDK.
+tools.py registers `list_documents`, `read` and `search` with the SDK over `list_documents`,
+`read_document` and `search` here (and `similar` over `hits_answer`); the stdio front
+(earlycalls.py) answers a client's listings, reads and searches with the same functions, before
+the SDK is imported and once it runs. Nothing here imports the SDK.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.query.listing import Query, pairs
-from vaultwatch.core.serialize import RowCache
+from vaultwatch.core.serialize import RowCache, entry_json
 from vaultwatch.core.vault import Vault
 
 from . import budget
 from .activity import current_call
+from .answers import Answer, failure, link_bytes, note_link, ok_answer, page_rows
+
+if TYPE_CHECKING:
+    from vaultwatch.core.search.results import SearchResult
 
 PENDING_WRITES_TIMEOUT = 10.0
 LOAD_WAIT = 10.0
@@ -25,6 +30,9 @@ LOAD_WAIT = 10.0
 # names the other answers').
 ROW_TEXT = "result[].title, status, tags, frontmatter"
 READ_TEXT = "title, status, tags, frontmatter, content"
+HIT_TEXT = "result[].title, snippet, status, tags"
+SEARCH_BUILD_WAIT = 5.0  # a first search waits this long for the full-text index before saying it is building
+SEARCH_PAGE = 20  # hits of a search page when the call gives no limit (fewer past the answer budget)
 FilterValue = str | bool | int | float
 
 
@@ -147,3 +155,76 @@ def read_document(
         )
     current_call().listed([result.path], 1)
     return out
+
+
+def search(
+    vault: Vault,
+    max_answer_bytes: int,
+    *,
+    query: str,
+    folder: str | None = None,
+    pattern: str | None = None,
+    filters: dict[str, FilterValue] | None = None,
+    limit: int | None = None,
+    cursor: str | None = None,
+    mode: str | None = None,
+    wait: Callable[[], float] | None = None,
+) -> Answer:
+    """The search answer (`hits_answer`); core's VaultError or ValueError for a search it refuses. `wait()`:
+    the seconds the search may wait for a full-text index still being built, asked once the snapshot's
+    freshness is known (tools.py reports the build's progress meanwhile and gives what is left of
+    SEARCH_BUILD_WAIT); None: SEARCH_BUILD_WAIT."""
+    meta = index_freshness(vault)
+    res = vault.search(
+        query,
+        folder=root_folder(folder),
+        pattern=pattern,
+        filters=pairs(filters),
+        limit=SEARCH_PAGE if limit is None else limit,
+        cursor=cursor,
+        wait=SEARCH_BUILD_WAIT if wait is None else wait(),
+        mode=mode,
+    )
+    return hits_answer(vault, res, meta, max_answer_bytes, explicit=limit is not None)
+
+
+def hits_answer(vault: Vault, res: SearchResult, meta: dict[str, Any], budget_bytes: int, *, explicit: bool) -> Answer:
+    """The answer of a search (or similar) result: its hits with the notes' triage facts, cut to the budget
+    when the caller did not size the page (`explicit` False)."""
+    hits = []
+    for hit in res.hits:
+        row = hit.as_json()
+        # the snippet's ** marks carry the matches once; its plain copy and offsets are the TUI's
+        del row["snippet_plain"], row["highlights"]
+        facts = entry_json(hit.entry, vault.clock, res.is_bundle, frontmatter=False)
+        row.update(
+            status=facts.get("status"),
+            stale=facts.get("stale"),
+            trust_tier=facts.get("trust_tier"),
+            tags=facts.get("tags", []),
+        )
+        hits.append(row)
+    meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
+    if res.note:
+        meta["note"] = res.note
+    # a page the caller did not size is cut to the answer budget, resuming at the next hit; any page
+    # the caller sized stops at the hard cap (page_rows)
+    links = [note_link(hit.entry) for hit in res.hits]  # a host can open or attach each hit
+    n, error = page_rows(hits, budget_bytes=budget_bytes, explicit=explicit, extra=[link_bytes(k) for k in links])
+    if error:
+        return failure(error)
+    hits = hits[:n]
+    current_call().listed(h["path"] for h in hits)
+    return ok_answer(
+        {
+            "result": hits,
+            "total": res.total,
+            "returned": n,
+            "next_cursor": res.cursor_after(n),
+            "okf_bundle": res.is_bundle,
+            "match": res.match,
+            "mode": res.mode,
+        },
+        meta=untrusted(meta, HIT_TEXT),
+        links=links[:n],
+    )

@@ -20,8 +20,8 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.listing import Query, QueryResult
 from vaultwatch.core.serialize import RowCache
 
-from . import answers, budget
-from .answers import Answer, as_json, table, tabled, text_of
+from . import answers
+from .answers import Answer, as_json, page_rows, table, tabled, text_of
 from .elicit import InputNeeded
 
 log = logging.getLogger("vaultwatch.mcp")
@@ -148,27 +148,6 @@ def listing(
             meta=meta,
         )
     )
-
-
-def page_rows(
-    rows: list[dict[str, Any]], *, budget_bytes: int, explicit: bool, extra: list[int] | None = None
-) -> tuple[int, str | None]:
-    """How many of `rows` (plain dicts) one answer carries: (count, None), or (0, error text) when
-    a page the caller sized would pass the hard cap. `extra`: more bytes each row brings to the message
-    (its resource_link block). See `listing`."""
-    raws = [budget.encoded(r) for r in rows]  # each row encoded once: both measures are taken from it
-    sizes = [len(raw) for raw in raws]
-    n = budget.fit(sizes, budget.HARD_ANSWER_BYTES)
-    if explicit and n < len(rows) or sizes and sizes[0] > budget.HARD_ANSWER_BYTES:
-        return 0, budget.over_cap(
-            sum(sizes) + len(sizes) + budget.TAIL_BYTES, f"pass limit={n} or less and follow next_cursor"
-        )
-    if not explicit:
-        whole = [budget.row_share(raw, r) for raw, r in zip(raws, rows, strict=True)]
-        if extra is not None:
-            whole = [w + x for w, x in zip(whole, extra, strict=True)]
-        n = min(n, budget.fit_message(whole, budget_bytes))
-    return n, None
 
 
 def fail(message: str) -> CallToolResult:

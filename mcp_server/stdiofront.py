@@ -18,8 +18,8 @@ library only:
   (`$XDG_CACHE_HOME/vaultwatch/handshake/`) is keyed by the command line, the VAULTWATCH_*
   environment, the vaultwatch sources and the installed SDK (size and mtime of each file), and
   by the protocol version.
-- A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents or read)
-  is answered by the front's worker thread, never passed to the SDK, once the session's initialize
+- A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents, read or
+  keyword search) is answered by the front's worker thread, never passed to the SDK, once the session's initialize
   was the front's, the client said `notifications/initialized`, and no earlier request of the
   client is still waiting for the SDK (so an answer never overtakes an earlier request whose
   effects it could miss). Before the SDK, everything else waits, in order, for it; the server

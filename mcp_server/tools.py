@@ -24,7 +24,7 @@ from vaultwatch.core.errors import QueryError
 from vaultwatch.core.links.graph import unresolved_by_note
 from vaultwatch.core.model import FOLDER
 from vaultwatch.core.query import problems
-from vaultwatch.core.query.listing import Query, cursor_after, encode_cursor, pairs, run_query, stats
+from vaultwatch.core.query.listing import Query, cursor_after, encode_cursor, run_query, stats
 from vaultwatch.core.query.tags import tag_counts
 from vaultwatch.core.review import triageviews
 from vaultwatch.core.search.semantic import offered as semantic_offered
@@ -34,23 +34,20 @@ from vaultwatch.core.vault import Vault
 from . import budget, progress, readcalls, schemas
 from . import descriptions as d
 from .activity import current_call
-from .answers import link_bytes, note_link
 from .readcalls import READ_TEXT, ROW_TEXT, FilterValue, index_freshness, root_folder, untrusted
-from .results import fail, listing, ok, page_rows, read_only, vault_errors
+from .results import fail, listing, ok, page_rows, read_only, result_of, vault_errors
 
 if TYPE_CHECKING:
     from vaultwatch.core.index.snapshot import Snapshot
     from vaultwatch.core.links.graph import ResolvedLink
     from vaultwatch.core.model import Entry
-    from vaultwatch.core.search.results import SearchResult
 
 __all__ = ["ToolEnv", "index_freshness", "register", "root_folder", "untrusted"]
 
 # what the search tool's mode offers, as installed (the annotation is read from module globals)
 P_MODE = d.P_MODE if semantic_offered() else d.P_MODE_OFF
 SEARCH = d.SEARCH if semantic_offered() else d.without_semantic(d.SEARCH)
-SEARCH_BUILD_WAIT = 5.0  # a first search waits this long for the full-text index before saying it is building
-SEARCH_PAGE = 20  # hits of a search page when the call gives no limit (fewer past the answer budget)
+SEARCH_BUILD_WAIT = readcalls.SEARCH_BUILD_WAIT
 TRIAGE_PAGE = 50  # rows of a triage page when the call gives no limit (fewer past the answer budget)
 SKIPPED_SHOWN = 100  # skipped files listed on the broken page (counts.skipped_files has them all)
 
@@ -70,7 +67,6 @@ class ToolEnv:
 # "a[].b, c; d": a[].b, a[].c and d (each names the field and everything in it). Paths are not
 # named: every answer carries them as the handles an agent passes back (the instructions say
 # names are note text too). A listing's: readcalls.ROW_TEXT.
-HIT_TEXT = "result[].title, snippet, status, tags"
 LINK_TEXT = "outgoing[].target, heading, alias; broken[].target, heading, alias"
 STATUS_TEXT = "counts.by_status"  # its keys are the notes' own status values
 BROKEN_LINK_TEXT = "result[].title, status, tags, frontmatter, broken_links; " + STATUS_TEXT
@@ -470,57 +466,19 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
         cursor: Annotated[str | None, Field(max_length=4096, description=d.P_CURSOR)] = None,
         mode: Annotated[Literal["hybrid", "keyword", "semantic"] | None, Field(description=P_MODE)] = None,
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
-        meta = index_freshness(vault)
-        wait = _wait_for_search_index(vault)
-        res = vault.search(
-            query,
-            folder=root_folder(folder),
-            pattern=pattern,
-            filters=pairs(filters),
-            limit=SEARCH_PAGE if limit is None else limit,
-            cursor=cursor,
-            wait=wait,
-            mode=mode,
-        )
-        return _hits_answer(vault, res, meta, explicit=limit is not None)
-
-    def _hits_answer(vault: Vault, res: SearchResult, meta: dict[str, Any], *, explicit: bool) -> CallToolResult:
-        hits = []
-        for hit in res.hits:
-            row = hit.as_json()
-            # the snippet's ** marks carry the matches once; its plain copy and offsets are the TUI's
-            del row["snippet_plain"], row["highlights"]
-            facts = entry_json(hit.entry, vault.clock, res.is_bundle, frontmatter=False)
-            row.update(
-                status=facts.get("status"),
-                stale=facts.get("stale"),
-                trust_tier=facts.get("trust_tier"),
-                tags=facts.get("tags", []),
+        return result_of(  # the stdio front answers plain searches with it too (earlycalls.py)
+            readcalls.search(
+                vault,
+                budget_bytes,
+                query=query,
+                folder=folder,
+                pattern=pattern,
+                filters=filters,
+                limit=limit,
+                cursor=cursor,
+                mode=mode,
+                wait=lambda: _wait_for_search_index(vault),
             )
-            hits.append(row)
-        meta["index_stale"] = bool(meta["index_stale"] or res.index_stale)
-        if res.note:
-            meta["note"] = res.note
-        # a page the caller did not size is cut to the answer budget, resuming at the next hit; any page
-        # the caller sized stops at the hard cap (page_rows)
-        links = [note_link(hit.entry) for hit in res.hits]  # a host can open or attach each hit
-        n, error = page_rows(hits, budget_bytes=budget_bytes, explicit=explicit, extra=[link_bytes(k) for k in links])
-        if error:
-            return fail(error)
-        hits = hits[:n]
-        current_call().listed(h["path"] for h in hits)
-        return ok(
-            {
-                "result": hits,
-                "total": res.total,
-                "returned": n,
-                "next_cursor": res.cursor_after(n),
-                "okf_bundle": res.is_bundle,
-                "match": res.match,
-                "mode": res.mode,
-            },
-            meta=untrusted(meta, HIT_TEXT),
-            links=links[:n],
         )
 
     server.add_tool(
@@ -537,7 +495,8 @@ def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None
     ) -> Annotated[CallToolResult, schemas.SearchResults]:
         meta = index_freshness(vault)
         res = vault.similar(path, folder=root_folder(folder), limit=limit, wait=SEARCH_BUILD_WAIT)
-        return _hits_answer(vault, res, meta, explicit=True)  # at most 100 hits and no cursor: the hard cap only
+        # at most 100 hits and no cursor: the hard cap only
+        return result_of(readcalls.hits_answer(vault, res, meta, budget_bytes, explicit=True))
 
     server.add_tool(
         similar, name="similar", title="Similar Notes", description=d.SIMILAR, annotations=read_only("Similar Notes")

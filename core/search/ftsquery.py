@@ -23,7 +23,7 @@ from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, run_query
 from vaultwatch.core.search import ranking
 from vaultwatch.core.search.ftsstate import IndexState
-from vaultwatch.core.search.notetext import FIELD_SEP, tokens_of
+from vaultwatch.core.search.notetext import COLUMNS, FIELD_SEP, tokens_of
 from vaultwatch.core.search.results import (
     MAX_LIMIT,
     SearchHit,
@@ -48,6 +48,10 @@ LEAD_SCAN = 400  # body characters a hit's lead is worked out from first (see le
 LEAD_MARGIN = 16  # more than a cut can change at the end of what they give
 COMMON_FAST_ABOVE = 20_000  # notes above which a query of only common words skips FTS5's bm25 (see _all_common)
 MAX_DUPLICATES = 20  # candidates of one file name compared for near-identical text
+FEW_MATCHES = 32  # a query matching at most this many notes may have their bm25 worked out here (_few_matches)
+IDF_PASS_TOKENS = 8  # ... when its words' notes outnumber this many times the tokens those few notes hold
+_HIGHLIGHT = "\x02"  # marks each instance of a word in FTS5's highlight(), to count them
+_INTEGRAL_WEIGHTS = all(float(w).is_integer() for w in WEIGHTS)  # a row's weighted counts add up exactly
 DEPRECATED_FACTOR = 0.5
 STALE_FACTOR = 0.75
 _LEAD_MARKS = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
@@ -72,6 +76,47 @@ def lead_of(body: str, chars: int = 160) -> str:
     if len(body) > LEAD_SCAN and len(text) <= chars + LEAD_MARGIN:
         text = _lead_text(body)
     return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + "…"
+
+
+def _digest(strict: str, scope: Query) -> str:
+    return hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _fingerprint(strict: str, scope: Query) -> str:
+    """What a search's cursor (and its last answer's key) holds of its words and scope: `_digest`, memoized
+    by the words and the scope's repr, which shows every field's value as its type writes it (1 and True,
+    equal as keys, repr apart): `asdict`'s deep copy of the Query was a sizeable share of a quick search."""
+    key = (strict, repr(scope))
+    fp = _FINGERPRINTS.get(key)
+    if fp is None:
+        fp = _digest(strict, scope)
+        if len(_FINGERPRINTS) >= _FINGERPRINTS_MAX:
+            _FINGERPRINTS.clear()
+        _FINGERPRINTS[key] = fp
+    return fp
+
+
+_FINGERPRINTS: dict[tuple[str, str], str] = {}
+_FINGERPRINTS_MAX = 512
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The SQLite varints an FTS5 record is made of (its averages and its docsize records)."""
+    out = []
+    i, n = 0, len(blob)
+    while i < n:
+        value = 0
+        for j in range(9):
+            byte = blob[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out
 
 
 def _among(terms: list[Term]) -> str:
@@ -166,7 +211,7 @@ class SearchQueries(IndexState):
         vault = self.vault
         snap = vault.snapshot
         clock = vault.clock
-        fp = hashlib.sha256(json.dumps([strict, asdict(scope)], sort_keys=True, default=str).encode()).hexdigest()[:12]
+        fp = _fingerprint(strict, scope)
         offset = decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
         # the same words again (a space or a stop word typed, as in the TUI's search as you type):
@@ -253,6 +298,10 @@ class SearchQueries(IndexState):
         headings hold the words."""
         w = ", ".join(str(x) for x in WEIGHTS)
         fts_join = join.format(t="fts")
+        if mode == "all" and not excluding:
+            few = self._few_matches(con, fts_join, match, wanted)
+            if few is not None:
+                return few, len(few), set()
         if mode == "any":
             ranked_by = self._rare_terms(con, wanted)
             if len(ranked_by) < len(wanted):
@@ -287,6 +336,83 @@ class SearchQueries(IndexState):
                     if check:
                         unsure.add(rowid)
         return cands, total, unsure
+
+    def _few_matches(
+        self, con: sqlite3.Connection, fts_join: str, match: str, wanted: list[Term]
+    ) -> dict[int, float] | None:
+        """{rowid: FTS5's -bm25} of every note matching `match` (every word of `wanted`, nothing excluded),
+        worked out here when that is cheaper than FTS5's; None when it is not, or when it might not give
+        FTS5's very numbers.
+
+        FTS5's bm25() first counts the notes each word is in, over all of them: a word in most notes of a
+        big vault costs a pass over its whole list, whatever the query matches (a title's common word
+        beside a rare one: a few matches). A note's bm25 is made of that count (kept per index state in
+        `_term_stats`, as the ranking keeps it), the table's row count and tokens (its averages record),
+        the note's tokens (its docsize record) and each word's instances in each column: counted in FTS5's
+        highlight() of each column, which marks every instance bm25 counts, a word at a time. That is
+        exact for words of one token each, all different (instances of one such word never overlap, and
+        none is shared), with whole-number column weights; `ranking.fts_bm25` does the arithmetic as FTS5
+        does. Highlighting tokenizes each matching note once per word, so it is taken only for a few
+        matches whose tokens are far fewer than the notes the pass would walk."""
+        if not _INTEGRAL_WEIGHTS or any(t.prefix for t in wanted):
+            return None
+        toks = self._term_stats(con, wanted)[3]
+        known = self._stats[2] if self._stats else {}
+        if any(len(tk) != 1 for tk in toks) or len({tk[0] for tk in toks}) < len(toks):
+            return None
+        stats = [known.get((t.text, t.phrase, t.prefix)) for t in wanted]
+        if any(st is None for st in stats):
+            return None  # another search replaced the kept figures meanwhile (a write came)
+        dfs = [st[0] for st in stats if st is not None]
+        notes = sum(dfs)
+        if notes < FEW_MATCHES * IDF_PASS_TOKENS:
+            return None
+        rowids = [
+            r
+            for (r,) in con.execute(
+                f"SELECT fts.rowid FROM fts{fts_join} WHERE fts MATCH ? LIMIT ?", (match, FEW_MATCHES + 1)
+            )
+        ]
+        if len(rowids) > FEW_MATCHES:
+            return None
+        if not rowids:
+            return {}
+        inlist = ",".join(str(int(r)) for r in rowids)
+        sizes = {
+            r: sum(_varints(sz)) for r, sz in con.execute(f"SELECT id, sz FROM fts_docsize WHERE id IN ({inlist})")
+        }
+        if len(sizes) < len(rowids) or len(wanted) * sum(sizes.values()) * IDF_PASS_TOKENS > notes:
+            return None
+        averages = con.execute("SELECT block FROM fts_data WHERE id = 1").fetchone()
+        totals = _varints(averages[0]) if averages else []
+        if len(totals) != 1 + len(WEIGHTS) or not totals[0]:
+            return None
+        n_rows, avgdl = totals[0], float(sum(totals[1:])) / float(totals[0])
+        idfs = [ranking.fts_idf(df, n_rows) for df in dfs]
+        marks = ", ".join(f"highlight(fts, {c}, '{_HIGHLIGHT}', '')" for c in range(len(WEIGHTS)))
+        raw_marks: dict[int, list[int]] = {}
+        freqs: dict[int, list[float]] = {r: [] for r in rowids}
+        for i, t in enumerate(wanted):
+            columns = ", ".join(f"fts.{c}" for c in COLUMNS) + ", " if i == 0 else ""
+            for row in con.execute(
+                f"SELECT fts.rowid, {columns}{marks} FROM fts WHERE fts MATCH ? AND rowid IN ({inlist})",
+                (quote_term(t),),
+            ):
+                rowid, texts = row[0], row[1:]
+                if i == 0:  # a marker character the note holds itself is no instance
+                    raw_marks[rowid] = [(x or "").count(_HIGHLIGHT) for x in texts[: len(COLUMNS)]]
+                    texts = texts[len(COLUMNS) :]
+                freqs[rowid].append(
+                    float(
+                        sum(
+                            w * ((x or "").count(_HIGHLIGHT) - own)
+                            for w, x, own in zip(WEIGHTS, texts, raw_marks[rowid], strict=True)
+                        )
+                    )
+                )
+        if any(len(f) != len(wanted) for f in freqs.values()):
+            return None  # a note left the index between two statements: FTS5 works it out
+        return {r: ranking.fts_bm25(freqs[r], idfs, sizes[r], avgdl) for r in rowids}
 
     def _rare_terms(self, con: sqlite3.Connection, wanted: list[Term]) -> list[Term]:
         """The terms that carry FTS5's bm25: neither in more than half the notes (FTS5 clamps their

@@ -46,6 +46,7 @@ B_NEAR = 1.0  # every term within a few words of the others (per unit of the tot
 NEAR_DISTANCE = 4
 # bm25 column weights: path, name, title, aliases, headings, body
 WEIGHTS = (1.0, 4.0, 4.0, 3.0, 2.0, 1.0)
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() constants (fts5_aux.c)
 
 
 def name_words(stem: str) -> str:
@@ -78,6 +79,18 @@ def fts_idf(n: int, total: int) -> float:
     """The IDF FTS5's bm25() used (clamped at 1e-6), to recover its term-frequency part."""
     value = math.log((total - n + 0.5) / (n + 0.5)) if total else 0.0
     return value if value > 0 else 1e-6
+
+
+def fts_bm25(freqs: Sequence[float], fts_idfs: Sequence[float], size: int, avgdl: float) -> float:
+    """FTS5's `-bm25(...)` of one row, worked out as fts5Bm25Function works it out: the same operations on
+    the same doubles in the same order, so the same double. `freqs`: each phrase's instances in the row, each
+    counted at its column's weight; `fts_idfs`: each phrase's `fts_idf`; `size`: the row's tokens over every
+    column; `avgdl`: the table's tokens per row."""
+    k1, b = BM25_K1, BM25_B
+    score = 0.0
+    for f, w in zip(freqs, fts_idfs, strict=True):
+        score += w * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * size / avgdl)))
+    return score
 
 
 @dataclass(slots=True)

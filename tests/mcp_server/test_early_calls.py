@@ -222,6 +222,107 @@ def test_plain_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(d
         vault.stop()
 
 
+def test_plain_search_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(demo_vault_ro):
+    """In-process, as for list_documents and read: whatever plain_search_arguments accepts, the SDK's
+    validation of search's arguments gives back unchanged, types included (with the defaults)."""
+    from pydantic import ValidationError
+
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server import sdk
+    from vaultwatch.mcp_server.earlycalls import plain_search_arguments
+    from vaultwatch.mcp_server.server import build_server
+
+    cases = [
+        {"query": "a"},
+        {"query": "x" * 1024},
+        {"query": "x" * 1025},
+        {"query": ""},
+        {"query": "null"},
+        {"query": "[1]"},
+        {"query": 3},
+        {},
+        None,
+        {"query": "a", "folder": "A"},
+        {"query": "a", "folder": None},
+        {"query": "a", "folder": "null"},
+        {"query": "a", "folder": "[1]"},
+        {"query": "a", "pattern": "*.md"},
+        {"query": "a", "pattern": "12"},
+        {"query": "a", "cursor": "x" * 4096},
+        {"query": "a", "cursor": "x" * 4097},
+        {"query": "a", "limit": 1},
+        {"query": "a", "limit": 1000},
+        {"query": "a", "limit": 0},
+        {"query": "a", "limit": 1001},
+        {"query": "a", "limit": True},
+        {"query": "a", "limit": 2.0},
+        {"query": "a", "limit": "3"},
+        {"query": "a", "limit": None},
+        {"query": "a", "filters": {"status": "x", "n": 1, "b": False}},
+        {"query": "a", "filters": {"f": 1.5}},
+        {"query": "a", "filters": '{"status": "x"}'},
+        {"query": "a", "mode": "keyword"},
+        {"query": "a", "mode": None},
+        {"query": "a", "mode": "semantic"},
+        {"query": "a", "mode": "Keyword"},
+        {"query": "a", "mode": '"keyword"'},
+        {"query": "a", "colour": "red"},
+        [1],
+    ]
+    vault = Vault(demo_vault_ro)
+    try:
+        server, _ = build_server(vault)
+        metadata = sdk.tool(server, "search").fn_metadata
+        defaults = metadata.validate_arguments({"query": "a"})
+        accepted = [a for a in cases if plain_search_arguments(a) is not None]
+        for args in accepted:  # the same values, of the same types
+            assert repr(metadata.validate_arguments(dict(args))) == repr({**defaults, **plain_search_arguments(args)})
+        assert len(accepted) == 16
+        # what the front leaves to the SDK because the SDK would change it, or refuse it
+        assert metadata.validate_arguments({"query": "a", "limit": "3"})["limit"] == 3
+        assert metadata.validate_arguments({"query": "a", "folder": "null"})["folder"] is None
+        for args in ({"query": ""}, {"query": "a", "limit": 1001}, {"query": "a", "mode": "Keyword"}):
+            with pytest.raises(ValidationError):
+                metadata.validate_arguments(args)
+    finally:
+        vault.stop()
+
+
+def test_the_front_takes_a_search_only_by_words_on_a_built_index(demo_vault_ro, tmp_path, monkeypatch):
+    """In-process: while the full-text index is not built, and for a query by meaning, the front leaves a
+    search to the SDK (whose path waits for the build and reports its progress; a query by meaning
+    embeds); once it is built, the front answers a search by words itself, as the SDK would."""
+    import threading
+
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server.activity import Activity
+    from vaultwatch.mcp_server.earlycalls import EarlyCalls
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    vault = Vault(demo_vault_ro)
+    vault.load()
+    try:
+        calls = EarlyCalls(vault, Activity(vault.bus, session="s"), max_answer_bytes=65536)
+        sent, done = [], threading.Event()
+
+        def send(id_text, data) -> None:
+            sent.append((id_text, json.loads(data)))
+            done.set()
+
+        def search(**arguments) -> dict:
+            return {"name": "search", "arguments": {"query": "project", **arguments}}
+
+        assert not calls.take(search(), "1", "agent/1", send, lambda: None)  # nothing built, nor started
+        assert vault.wait_search_ready(60)
+        for mode in ("semantic", "hybrid"):
+            assert not calls.take(search(mode=mode), "2", "agent/1", send, lambda: None)
+        assert calls.take(search(mode="keyword"), "3", "agent/1", send, lambda: None)
+        assert done.wait(30)
+        assert sent[0][0] == "3" and sent[0][1]["structuredContent"]["total"] > 0
+    finally:
+        vault.stop()
+
+
 # the front as tui/entry.py starts it, reporting its counts into the file named first (a client owns stderr)
 EARLY_REPORT = EARLY.replace("sys.argv[1:]", "sys.argv[2:]").replace(
     'print(f"early={front.answered_early} before_sdk={front.before_sdk}", file=sys.stderr, flush=True)',
@@ -267,11 +368,11 @@ async def test_the_typescript_sdk_client_takes_the_fronts_listing(ts_sdk, demo_v
 
 
 def test_wire_json_is_what_the_sdk_writes_for_a_result():
-    """answers.wire_json (json.dumps where it agrees with pydantic-core, pydantic-core elsewhere) against the
-    SDK's own serialisation of a JSON-RPC response, value by value."""
+    """answers.wire_json (pydantic-core once it is imported; before, json.dumps where it agrees with
+    pydantic-core) against the SDK's own serialisation of a JSON-RPC response, value by value."""
     from mcp_types.jsonrpc import JSONRPCResponse
 
-    from vaultwatch.mcp_server.answers import wire_json
+    from vaultwatch.mcp_server.answers import _dumps_wire, wire_json
 
     values = [
         "",
@@ -305,3 +406,5 @@ def test_wire_json_is_what_the_sdk_writes_for_a_result():
         result = {"content": [{"type": "text", "text": "t"}], "isError": False, "structuredContent": {"v": value}}
         sdk = JSONRPCResponse(jsonrpc="2.0", id=7, result=result).model_dump_json(by_alias=True, exclude_unset=True)
         assert sdk == '{"jsonrpc":"2.0","id":7,"result":' + wire_json(result) + "}", repr(value)
+        plain = _dumps_wire(result)  # what a first answer, before pydantic-core is imported, writes
+        assert plain is None or sdk == '{"jsonrpc":"2.0","id":7,"result":' + plain + "}", repr(value)

@@ -1,4 +1,4 @@
-"""Once the SDK runs, `serve --stdio` still answers plain reads and listings in its front (mcp_server/earlycalls.py)
+"""Once the SDK runs, `serve --stdio` still answers plain reads, listings and searches in its front (mcp_server/earlycalls.py)
 with the SDK's own bytes and activity: the real `mcp` client against real processes, the same session of calls
 with the front on and off (VAULTWATCH_STDIO_FRONT_CALLS=0), answers and audit lines compared."""
 
@@ -43,12 +43,22 @@ PLAIN = [
     ("list_documents", {}),
     ("list_documents", {"folder": "Projects", "limit": 2}),
     ("list_documents", {"include_frontmatter": True, "limit": 50}),  # spliced from the cached rows, as the SDK's
+    ("search", {"query": "project"}),
+    ("search", {"query": "project", "limit": 2}),  # a page and its cursor
+    ("search", {"query": "proj* -atlas", "folder": "Projects", "mode": "keyword"}),  # a prefix and an exclusion
+    ("search", {"query": "deploy runbook", "filters": {"status": "stable"}, "pattern": "**/*.md"}),
+    ("search", {"query": "qqqzzznothing"}),  # no hit
+    ("search", {"query": "project", "cursor": "not-a-cursor"}),  # core refuses it: a tool error, the same both ways
 ]
 TO_SDK = [
     ("read", {"path": "big.md", "max_chars": 100}),  # a heavy note: the lane's
     ("read", {"path": "Getting Started.md", "offset": "3"}),  # the SDK coerces it
-    ("search", {"query": "project"}),  # another tool
+    ("search", {"query": "project", "limit": "3"}),  # the SDK coerces it
+    ("search", {"query": "project", "filters": {"status": 1.5}}),  # a float: the SDK's
+    ("list_tags", {}),  # another tool
 ]
+# the errors among PLAIN's answers
+PLAIN_ERRORS = [False] * 3 + [True] * 4 + [False] * 3 + [False] * 5 + [True]
 
 
 def wire(result) -> str:
@@ -76,17 +86,20 @@ async def session(vault: Path, env: dict, tmp: Path, front: bool) -> tuple[list[
         cwd=str(ROOT),
     )
     got = []
+    progress = []  # a call with a progress token (_meta) is the SDK's
+
+    async def on_progress(*report) -> None:
+        progress.append(report)
+
     async with Client(params, mode="legacy") as client:
         await client.send_ping()  # only the SDK answers it: the SDK runs once it is answered
+        # the front takes a search only once the full-text index is built: the SDK's search waits for it
+        while (await client.call_tool("search", {"query": "project"}, progress_callback=on_progress)).is_error:
+            pass
         for name, args in PLAIN + TO_SDK + PLAIN[:1]:
             got.append(wire(await client.call_tool(name, args)))
-        progress = []  # a progress token (_meta): the SDK's
-
-        async def on_progress(*report) -> None:
-            progress.append(report)
-
         got.append(wire(await client.call_tool("read", {"path": "Getting Started.md"}, progress_callback=on_progress)))
-    return got, audit_lines(audit), int(counts.read_text())
+    return got, audit_lines(audit)[-len(got) :], int(counts.read_text())
 
 
 def with_odd_notes(vault: Path, tmp: Path) -> Path:
@@ -106,7 +119,10 @@ async def test_steady_state_calls_are_the_sdks_answers_and_activity(demo_vault, 
     assert sdk_count == 0
     assert front_count == len(PLAIN) + 1  # the plain calls and the last plain read; none of TO_SDK, no progress
     answers = [json.loads(a) for a in front]
-    assert [a[2] for a in answers[: len(PLAIN)]] == [False] * 3 + [True] * 4 + [False] * 3
+    assert [a[2] for a in answers[: len(PLAIN)]] == PLAIN_ERRORS
+    found = [a[1] for a in answers[len(PLAIN) - 6 : len(PLAIN) - 1]]
+    assert [s["total"] > 0 for s in found] == [True] * 4 + [False]  # the searches found what they should
+    assert found[1]["next_cursor"] and found[1]["returned"] == 2
     assert "outside-the-vault-marker" not in json.dumps(answers)  # the symlink's target is never read
     assert not answers[len(PLAIN)][2]  # the heavy read, answered by the SDK
 
