@@ -35,7 +35,12 @@ from vaultwatch.core.search.notetext import (
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-POOL_MIN_NOTES = 3000  # a build of fewer notes is prepared in the writer's thread (a pool costs ~0.3 s to start)
+# A build of fewer notes is prepared by a second thread of the app, written by its writer thread
+# in a transaction per batch: each preparing process is a whole interpreter resident beside the
+# app for the build's time, while a thread's batches come and go in the app's heap without
+# raising its peak. Bigger builds get the processes (and from ftsfirst.PROCESS_MIN_NOTES on, a
+# writing process of their own): there the preparing is long enough that a second core pays.
+POOL_MIN_NOTES = 20_000
 MAX_CACHED_WORDS = 200_000
 
 

@@ -364,3 +364,28 @@ def test_a_build_process_is_handed_its_notes_a_batch_at_a_time(make_vault, clock
         assert [h.path for h in v.search("words 123").hits][:1] == ["d0/n123.md"]
     finally:
         v.stop()
+
+
+def test_a_first_build_of_a_few_thousand_notes_starts_no_process(make_vault, clock, monkeypatch, tmp_path):
+    """A vault of a few thousand notes builds its full-text index with no process beside the app
+    (a preparing process is a whole interpreter, resident for the build's time, and the tree's
+    peak is the sum): a second thread prepares, the writer thread writes, and every note is found."""
+    notes = 3000
+    root = make_vault({f"d{i % 10}/n{i:04d}.md": f"# Note {i}\n\nword{i % 97} body {i}\n" for i in range(notes)})
+    started: list[str] = []
+    for module in (ftsprep, ftsfirst):
+        real = module.process_context
+
+        def recording(name, *args, _real=real, **kw):
+            started.append(name)
+            return _real(name, *args, **kw)
+
+        monkeypatch.setattr(module, "process_context", recording)
+    v = _build(root, tmp_path / "c", clock, monkeypatch)
+    try:
+        assert len(_stored(v)) == v.snapshot.note_count == notes
+        assert not v._search.build_pooled and not v._search.build_elsewhere
+        assert [h.path for h in v.search("body 2345").hits][:1] == ["d5/n2345.md"]
+    finally:
+        v.stop()
+    assert started == []
