@@ -41,6 +41,9 @@ from bench.common import AS_OF, OUT, ROOT, descendants_rss, emit, vault  # noqa:
 
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _UNTIL_SEARCH_MAX_S = 900.0
+# a child between its fork (a vfork: subprocess's) and its exec: no command line yet, and the
+# resident pages /proc shows for it are its parent's
+_STARTING = "starting"
 
 
 def _role(pid: int, server: int | None) -> str:
@@ -53,6 +56,8 @@ def _role(pid: int, server: int | None) -> str:
     except OSError:
         return "gone"
     cmd = b" ".join(argv).decode("utf-8", "replace")
+    if not cmd.strip():
+        return _STARTING
     if "forkserver" in cmd:
         return "forkserver"
     if "resource_tracker" in cmd:
@@ -108,11 +113,12 @@ class Tree:
             total = 0.0
             parts: dict[str, float] = {}
             for p in tree:
+                role = names.get(p) or _role(p, self.server_pid)
+                if role == _STARTING:  # its pages are still its parent's: counting them would count those twice
+                    continue
+                names[p] = role
                 mb = rss.get(p, 0) * _PAGE_BYTES / 2**20
                 total += mb
-                if p not in names:
-                    names[p] = _role(p, self.server_pid)
-                role = names[p]
                 self.roles[role] = max(self.roles.get(role, 0.0), mb)
                 parts[role] = parts.get(role, 0.0) + mb
             if total > self.peak_mb:
