@@ -97,7 +97,9 @@ class FieldTokens:
         missing = list({w for ws in texts for w in ws if w not in words})
         if missing:
             if len(words) + len(missing) > MAX_CACHED_WORDS:
+                # start afresh: then every word of these rows is missing, the cached ones too
                 words.clear()
+                missing = list({w for ws in texts for w in ws})
             odd = []
             for w in missing:
                 if w.isdigit() and w.isascii():  # one token, as written: no case, no stem
