@@ -41,7 +41,10 @@ if TYPE_CHECKING:
 # raising its peak. Bigger builds get the processes (and from ftsfirst.PROCESS_MIN_NOTES on, a
 # writing process of their own): there the preparing is long enough that a second core pays.
 POOL_MIN_NOTES = 20_000
-MAX_CACHED_WORDS = 200_000
+# words whose tokens FieldTokens keeps before it starts afresh: the words that repeat (a vault's
+# vocabulary) are back after a few batches, while one-off words (a number in every title) would
+# otherwise fill it, resident in each preparing process and in the app's writer for good
+MAX_CACHED_WORDS = 20_000
 
 
 class Job(NamedTuple):
