@@ -101,7 +101,6 @@ class Tree:
     def _run(self) -> None:
         me = os.getpid()
         next_mark = 0.0
-        names: dict[int, str] = {}
         while not self._stop.wait(0.01):
             below = descendants_rss(me)
             tree = set(below)
@@ -113,10 +112,10 @@ class Tree:
             total = 0.0
             parts: dict[str, float] = {}
             for p in tree:
-                role = names.get(p) or _role(p, self.server_pid)
+                # named afresh each time: a child seen before its exec shows its parent's command line
+                role = _role(p, self.server_pid)
                 if role == _STARTING:  # its pages are still its parent's: counting them would count those twice
                     continue
-                names[p] = role
                 mb = rss.get(p, 0) * _PAGE_BYTES / 2**20
                 total += mb
                 self.roles[role] = max(self.roles.get(role, 0.0), mb)
