@@ -7,8 +7,8 @@ what that churn left behind stayed resident. Here one process (`_main`) asks for
 index a batch at a time, as its preparing pool has room (receiving every note's job and docs
 row before starting held them all at once, a big part of the process tree's peak beside the
 app's own index), prepares them with the usual pool (core.search.ftsprep) and writes them with
-the same statements (core.search.ftsrows: `insert_rows`, big transactions, FTS5's merging deferred to
-one merge at the end). The app's writer thread only hands the work over, reports the progress
+the same statements (core.search.ftsrows: `insert_rows`, big transactions, FTS5's merging
+deferred to one merge at the end). The app's writer thread only hands the work over, reports the progress
 the process sends and, once it is done, reads the row ids back from the file. Readers see the
 notes as each transaction commits, as before.
 
