@@ -54,7 +54,7 @@ async def cold_start(vault, env) -> tuple[list[tuple[int, str]], list[tuple[int,
     async with Client(params, mode="legacy") as client:
         server = next(pid for pid, cmd in children(os.getpid()) if "vaultwatch.tui.entry" in cmd)
 
-        def sample() -> None:  # short-lived workers: every 10 ms, from the client's thread of its own
+        def sample() -> None:  # workers live for a second or two: looked for every 10 ms, on a thread of the test's own
             while not done.wait(0.01):
                 seen.update(children(server))
 
