@@ -5,9 +5,11 @@ own copy of a vaultgen vault, cold (a fresh cache folder) then warm (the same fo
 per spawn times: the `initialize` answered, the first listing page, the complete listing (every
 page through the cursor, checked against the generator's manifest). It then keeps the session
 open until `--hold` seconds after the spawn with a keyword search every second (what an agent
-does; no query by meaning), while every process below the client is sampled every 10 ms from
-/proc: the peak of their summed RSS (the process tree's), each process's own peak (by what it
-runs) and the tree's RSS at the end of the hold.
+does; no query by meaning; the first that answers is `search_ready_s`), while every process
+below the client is sampled every 10 ms from /proc: the peak of their summed RSS (the process
+tree's), what each kind of process held at that peak, each process's own peak (by what it
+runs) and the tree's RSS at the end of the hold. A hold shorter than the full-text build
+misses the build's part of the peak.
 
 With `--baseline CHECKOUT` every spawn is run for both checkouts, the order flipping each round,
 so both see the same load; the JSON reports medians and the ratios new / baseline, and the load
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import os
 import shutil
 import statistics
@@ -37,6 +40,10 @@ from bench.bench_peers import Manifest, floor_s  # noqa: E402
 from bench.common import AS_OF, OUT, ROOT, descendants_rss, emit, vault  # noqa: E402
 
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+_UNTIL_SEARCH_MAX_S = 900.0
+# a child between its fork (a vfork: subprocess's) and its exec: no command line yet, and the
+# resident pages /proc shows for it are its parent's
+_STARTING = "starting"
 
 
 def _role(pid: int, server: int | None) -> str:
@@ -45,14 +52,24 @@ def _role(pid: int, server: int | None) -> str:
         return "server"
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            cmd = fh.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            argv = fh.read().split(b"\0")
     except OSError:
         return "gone"
+    cmd = b" ".join(argv).decode("utf-8", "replace")
+    if not cmd.strip():
+        return _STARTING
     if "forkserver" in cmd:
         return "forkserver"
     if "resource_tracker" in cmd:
         return "resource_tracker"
     if "freshproc" in cmd:  # core/index/freshproc.py: a worker started as a fresh interpreter
+        try:  # its payload (the last argument, base64 of a pickle) names the module it runs
+            payload = base64.b64decode(next(a for a in reversed(argv) if a))
+        except (ValueError, StopIteration):
+            payload = b""
+        for module, role in ((b"ftsfirst", "search-build"), (b"ftsprep", "search-prep"), (b"freshproc", "parse")):
+            if module in payload:
+                return "fresh-worker:" + role
         return "fresh-worker"
     if "multiprocessing" in cmd or "spawn_main" in cmd:
         return "mp-child"
@@ -66,6 +83,7 @@ class Tree:
         self.peak_mb = 0.0
         self.last_mb = 0.0
         self.roles: dict[str, float] = {}
+        self.at_peak: dict[str, float] = {}  # each role's RSS (summed over its processes) when the tree peaked
         self.server_pid: int | None = None
         self.timeline: list[tuple[float, float, int]] = []  # (seconds, tree MB, processes) every 0.5 s
         self._stop = threading.Event()
@@ -83,7 +101,6 @@ class Tree:
     def _run(self) -> None:
         me = os.getpid()
         next_mark = 0.0
-        names: dict[int, str] = {}
         while not self._stop.wait(0.01):
             below = descendants_rss(me)
             tree = set(below)
@@ -93,14 +110,18 @@ class Tree:
                 if direct:
                     self.server_pid = min(direct)
             total = 0.0
+            parts: dict[str, float] = {}
             for p in tree:
+                # named afresh each time: a child seen before its exec shows its parent's command line
+                role = _role(p, self.server_pid)
+                if role == _STARTING:  # its pages are still its parent's: counting them would count those twice
+                    continue
                 mb = rss.get(p, 0) * _PAGE_BYTES / 2**20
                 total += mb
-                if p not in names:
-                    names[p] = _role(p, self.server_pid)
-                role = names[p]
                 self.roles[role] = max(self.roles.get(role, 0.0), mb)
-            self.peak_mb = max(self.peak_mb, total)
+                parts[role] = parts.get(role, 0.0) + mb
+            if total > self.peak_mb:
+                self.peak_mb, self.at_peak = total, parts
             self.last_mb = total
             now = time.perf_counter() - self._t0
             if now >= next_mark:
@@ -108,7 +129,9 @@ class Tree:
                 next_mark += 0.5
 
 
-async def spawn(checkout: Path, root: Path, home: Path, cache: Path, manifest: Manifest, hold: float) -> dict:
+async def spawn(
+    checkout: Path, root: Path, home: Path, cache: Path, manifest: Manifest, hold: float, until_search: bool = False
+) -> dict:
     """One spawn of the server: its timings and memory (see module doc)."""
     run = Path(tempfile.mkdtemp(prefix="vwl", dir="/tmp"))
     env = {
@@ -149,22 +172,29 @@ async def spawn(checkout: Path, root: Path, home: Path, cache: Path, manifest: M
             if problems:
                 out["problems"] = problems
             searches = 0
-            while time.perf_counter() - t0 < hold:
+            while time.perf_counter() - t0 < hold or (
+                until_search and "search_ready_s" not in out and time.perf_counter() - t0 < _UNTIL_SEARCH_MAX_S
+            ):
                 res = await c.call_tool("search", {"query": f"note {searches}", "limit": 5})
                 # while a big vault's first full-text build runs, search says so (listing works meanwhile)
                 assert not res.is_error or "still building" in res.content[0].text, res
+                if not res.is_error and "search_ready_s" not in out:  # to within the second between searches
+                    out["search_ready_s"] = round(time.perf_counter() - t0, 2)
                 searches += 1
                 await asyncio.sleep(1.0)
             out["searches"] = searches
         out["tree_peak_mb"] = round(tree.peak_mb, 1)
         out["tree_end_mb"] = round(tree.last_mb, 1)
         out["roles_peak_mb"] = {k: round(v, 1) for k, v in sorted(tree.roles.items())}
+        out["roles_at_tree_peak_mb"] = {k: round(v, 1) for k, v in sorted(tree.at_peak.items())}
         out["timeline"] = tree.timeline
     shutil.rmtree(run, ignore_errors=True)
     return out
 
 
-async def main(notes: int, rounds: int, hold: float, baseline: Path | None, timeline: bool) -> dict:
+async def main(
+    notes: int, rounds: int, hold: float, baseline: Path | None, timeline: bool, until_search: bool = False
+) -> dict:
     base, m = vault(notes)
     work = OUT / "start"
     shutil.rmtree(work, ignore_errors=True)
@@ -183,7 +213,7 @@ async def main(notes: int, rounds: int, hold: float, baseline: Path | None, time
             home.mkdir(exist_ok=True)
             cache = work / name / f"cache-{rnd}"
             for kind in ("cold", "warm"):
-                got = await spawn(sides[name], roots[name], home, cache, Manifest(m), hold)
+                got = await spawn(sides[name], roots[name], home, cache, Manifest(m), hold, until_search)
                 got["kind"], got["round"] = kind, rnd
                 if not timeline:
                     got.pop("timeline")
@@ -197,6 +227,9 @@ async def main(notes: int, rounds: int, hold: float, baseline: Path | None, time
             mine = [g for g in got if g["kind"] == kind]
             for key in ("initialize_s", "first_page_s", "complete_listing_s", "tree_peak_mb", "tree_end_mb"):
                 s[f"{kind}_{key}"] = round(statistics.median(g[key] for g in mine), 3)
+            ready = [g["search_ready_s"] for g in mine if "search_ready_s" in g]
+            if len(ready) == len(mine):  # else some hold ended before the full-text index was ready
+                s[f"{kind}_search_ready_s"] = round(statistics.median(ready), 3)
             s[f"{kind}_correct"] = all(g["correct"] for g in mine)
         s["tree_peak_mb_max"] = max(g["tree_peak_mb"] for g in got)
         summary[name] = s
@@ -215,6 +248,7 @@ async def main(notes: int, rounds: int, hold: float, baseline: Path | None, time
         "notes": m["notes"],
         "rounds": rounds,
         "hold_s": hold,
+        "until_search": until_search,
         "floor_s": [round(f, 3) for f in floors],
         "load_average_after_each_round": [[round(x, 2) for x in la] for la in loads],
         "summary": summary,
@@ -229,5 +263,10 @@ if __name__ == "__main__":
     ap.add_argument("--hold", type=float, default=30.0, help="seconds from spawn the session stays open")
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout, alternated with this one")
     ap.add_argument("--timeline", action="store_true", help="keep each spawn's tree RSS every 0.5 s")
+    ap.add_argument(
+        "--until-search",
+        action="store_true",
+        help="hold each session past --hold until a search answers (the full-text build is done: its peak is in)",
+    )
     a = ap.parse_args()
-    emit(asyncio.run(main(a.notes, a.rounds, a.hold, a.baseline, a.timeline)))
+    emit(asyncio.run(main(a.notes, a.rounds, a.hold, a.baseline, a.timeline, a.until_search)))

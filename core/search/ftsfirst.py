@@ -3,10 +3,12 @@
 The first build of a big vault's full-text index (core.search.ftsbuild: nothing indexed yet, at
 least PROCESS_MIN_NOTES notes) used to insert every note from the app's writer thread: its
 notes' text, tokens and compressed bodies passed through the app's heap and SQLite's, and
-what that churn left behind stayed resident. Here one process (`_main`) receives the notes to
-index, prepares them with the usual pool (core.search.ftsprep) and writes them with the same
-statements (core.search.ftsrows: `insert_rows`, big transactions, FTS5's merging deferred to
-one merge at the end). The app's writer thread only hands the work over, reports the progress
+what that churn left behind stayed resident. Here one process (`_main`) asks for the notes to
+index a batch at a time, as its preparing pool has room (receiving every note's job and docs
+row before starting held them all at once, a big part of the process tree's peak beside the
+app's own index), prepares them with the usual pool (core.search.ftsprep) and writes them with
+the same statements (core.search.ftsrows: `insert_rows`, big transactions, FTS5's merging
+deferred to one merge at the end). The app's writer thread only hands the work over, reports the progress
 the process sends and, once it is done, reads the row ids back from the file. Readers see the
 notes as each transaction commits, as before.
 
@@ -54,9 +56,10 @@ def build(
     """Index the notes of `batches` (each a list of (ftsprep.Job, the docs row's leading columns
     `ftsrows.doc_of`)) into the index file at `db_path` (schema already there, no note in it)
     in a process of its own, committing every `transaction` notes; `progress(done)` as it goes.
-    The CPU seconds of the processes that prepared and wrote the notes; None when `stopped()`
-    became true first. Raises one of START_FAILED when the process cannot be started,
-    BuildFailed when it fails or goes away."""
+    Each batch is drawn from `batches` when the process asks for it, so neither side holds
+    every note's job at once. The CPU seconds of the processes that prepared and wrote the
+    notes; None when `stopped()` became true first. Raises one of START_FAILED when the process
+    cannot be started, BuildFailed when it fails or goes away."""
     ctx = process_context("vaultwatch.core.search.ftsfirst")
     mine, theirs = ctx.Pipe()
     # not a daemon: it starts the preparing processes itself (a stop, or the app's end, ends it)
@@ -76,14 +79,9 @@ def _exchange(
     stopped: Callable[[], bool],
     progress: Callable[[int], None],
 ) -> float | None:
-    """`build`'s side of the pipe: the batches out, progress and the answer in."""
+    """`build`'s side of the pipe: a batch out for each request, progress and the answer in."""
+    source = iter(batches)
     try:
-        try:
-            for batch in batches:
-                mine.send(batch)
-            mine.send(None)
-        except OSError as exc:
-            raise BuildFailed(f"the search build process went away ({exc!r})") from None
         while True:
             if not mine.poll(0.2):
                 if stopped():
@@ -93,6 +91,10 @@ def _exchange(
                 continue
             try:
                 kind, value = mine.recv()
+                if kind == "more":
+                    batch = next(source, None)
+                    mine.send(("end", None) if batch is None else ("batch", batch))
+                    continue
             except (EOFError, OSError) as exc:
                 raise BuildFailed(f"the search build process went away ({exc!r})") from None
             if kind == "done":
@@ -103,7 +105,7 @@ def _exchange(
                 raise BuildFailed(f"the search build process failed: {value}")
     finally:
         try:
-            mine.send(None)  # still building: stop (anything sent now stops it)
+            mine.send(("stop", None))  # still building: stop
         except OSError:
             pass
         mine.close()
@@ -113,22 +115,51 @@ def _exchange(
             proc.join()
 
 
-def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction: int) -> None:
-    """The build process: receive the batches (then None), prepare and insert them, answer
-    ("done", notes written) as it goes and ("ok", its and the preparing processes' CPU seconds)
-    at the end, or ("error", what went wrong). Anything the app sends once the batches are in (or its
-    end) stops it after the current transaction."""
-    try:
-        batches: list[list] = []
-        docs: dict[str, tuple] = {}
-        while (got := conn.recv()) is not None:
+class _Feed:
+    """The build process's side of the pipe: batches asked for one at a time (their docs rows
+    kept until the notes are written), and whether the app said stop (or went away)."""
+
+    def __init__(self, conn: Connection[Any, Any]) -> None:
+        self.conn = conn
+        self.docs: dict[str, tuple] = {}
+        self.stop = False
+
+    def batches(self) -> Iterator[list[Any]]:
+        """Each batch's jobs, asked for as the preparing pool has room for it."""
+        while not self.stop:
+            self.conn.send(("more", None))
+            kind, value = self._recv()
+            if kind != "batch":  # the end, or a stop
+                return
             jobs = []
-            for job, doc in got:
+            for job, doc in value:
                 jobs.append(job)
-                docs[job.path] = doc
-            batches.append(jobs)
-        total = len(docs)
-        stopped = conn.poll
+                self.docs[job.path] = doc
+            yield jobs
+
+    def stopped(self) -> bool:
+        while not self.stop and self.conn.poll():
+            self._recv()  # only a stop comes unasked
+        return self.stop
+
+    def _recv(self) -> tuple[str, Any]:
+        try:
+            kind, value = self.conn.recv()
+        except (EOFError, OSError):
+            kind, value = "stop", None
+        if kind == "stop":
+            self.stop = True
+        return kind, value
+
+
+def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction: int) -> None:
+    """The build process: ask for the batches one by one, prepare and insert them, answer
+    ("done", notes prepared or written) as it goes and ("ok", its and the preparing processes'
+    CPU seconds) at the end, or ("error", what went wrong). A stop from the app (or its end) stops
+    it after the current transaction."""
+    try:
+        feed = _Feed(conn)
+        stopped = feed.stopped
         con = sqlite3.connect(db_path, timeout=30.0, isolation_level=None)
         try:
             register_functions(con)
@@ -139,15 +170,14 @@ def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction:
             try:
                 held: list = []
                 written = 0
-                for rows in _prepared(root_real, batches, stopped, cpu, ftsprep):
-                    held += rows
-                    if len(held) < transaction and written + len(held) < total:
-                        conn.send(("done", written + len(held)))
-                        continue
+
+                def write() -> None:
+                    nonlocal next_id, written, held
                     new = []
                     for row in held:
+                        doc = feed.docs.pop(row.path)
                         if row.fields is not None:
-                            new.append((next_id, docs[row.path], row))
+                            new.append((next_id, doc, row))
                             next_id += 1
                     con.execute("BEGIN IMMEDIATE")
                     try:
@@ -159,8 +189,17 @@ def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction:
                     written += len(held)
                     held = []
                     conn.send(("done", written))
+
+                for rows in _prepared(root_real, feed.batches(), stopped, cpu, ftsprep):
+                    held += rows
+                    if len(held) < transaction:
+                        conn.send(("done", written + len(held)))
+                        continue
+                    write()
                     if stopped():
                         return
+                if held and not stopped():
+                    write()
             finally:
                 merging(con, building=False, merge=not stopped())
             if stopped():
@@ -183,7 +222,7 @@ def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction:
 
 
 def _prepared(
-    root_real: str, batches: list[list], stopped: Callable[[], bool], cpu: list[float], ftsprep: ModuleType
+    root_real: str, batches: Iterator[list], stopped: Callable[[], bool], cpu: list[float], ftsprep: ModuleType
 ) -> Iterator[list[Prepared]]:
     """The batches prepared by the usual pool of processes, or here when none can be started."""
     try:

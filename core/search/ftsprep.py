@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vaultwatch.core.disk.fileopen import open_file
@@ -35,8 +35,16 @@ from vaultwatch.core.search.notetext import (
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-POOL_MIN_NOTES = 3000  # a build of fewer notes is prepared in the writer's thread (a pool costs ~0.3 s to start)
-MAX_CACHED_WORDS = 200_000
+# A build of fewer notes is prepared by a second thread of the app, written by its writer thread
+# in a transaction per batch: each preparing process is a whole interpreter resident beside the
+# app for the build's time, while a thread's batches come and go in the app's heap without
+# raising its peak. Bigger builds get the processes (and from ftsfirst.PROCESS_MIN_NOTES on, a
+# writing process of their own): there the preparing is long enough that a second core pays.
+POOL_MIN_NOTES = 20_000
+# words whose tokens FieldTokens keeps before it starts afresh: the words that repeat (a vault's
+# vocabulary) are back after a few batches, while one-off words (a number in every title) would
+# otherwise fill it, resident in each preparing process and in the app's writer for good
+MAX_CACHED_WORDS = 20_000
 
 
 class Job(NamedTuple):
@@ -92,7 +100,9 @@ class FieldTokens:
         missing = list({w for ws in texts for w in ws if w not in words})
         if missing:
             if len(words) + len(missing) > MAX_CACHED_WORDS:
+                # start afresh: then every word of these rows is missing, the cached ones too
                 words.clear()
+                missing = list({w for ws in texts for w in ws})
             odd = []
             for w in missing:
                 if w.isdigit() and w.isascii():  # one token, as written: no case, no stem
@@ -185,20 +195,24 @@ class PoolBroke(RuntimeError):
 
 def prepare_pooled(
     root_real: str,
-    batches: list[list[Job | str]],
+    batches: Iterable[list[Job | str]],
     stopped: Callable[[], bool],
     cpu: list[float],
     workers: int | None = None,
 ) -> Iterator[list[Prepared]]:
     """`prepare` of each batch, in order, by `workers` processes (default: one per core but the
     writer's; batch i by worker i mod workers, each given up to two at a time: bounded memory);
-    the workers' CPU seconds are added to cpu[0]. The answers are read here, on the consumer's thread (a multiprocessing.Pool's helper
-    threads spun on every big answer: 1.4 s of CPU in a 100,000-note build). Raises one of
-    parsepool.START_FAILED when no process can be started, PoolBroke when one fails later."""
+    the workers' CPU seconds are added to cpu[0]. `batches` is drawn as workers have room, so an
+    iterator that makes (or receives) its batches on demand is never held whole here. The answers
+    are read here, on the consumer's thread (a multiprocessing.Pool's helper threads spun on every
+    big answer: 1.4 s of CPU in a 100,000-note build). Raises one of parsepool.START_FAILED when no
+    process can be started, PoolBroke when one fails later."""
     # one core is the writer's (SQLite's indexing takes about as long as the preparing): more
     # workers than the other cores only wait on it, and each is a process of its own in memory
-    workers = max(1, min(workers or (os.cpu_count() or 2) - 1, len(batches)))
-    # never forked: the first build's process holds every note's job when it starts its workers
+    workers = max(1, workers or (os.cpu_count() or 2) - 1)
+    if isinstance(batches, Sized):
+        workers = max(1, min(workers, len(batches)))
+    # never forked: the first build's process holds its notes' jobs when it starts its workers
     ctx = process_context("vaultwatch.core.search.ftsprep", fork=False)
     procs = []
     conns = []
@@ -211,12 +225,20 @@ def prepare_pooled(
             theirs.close()
             procs.append(proc)
             conns.append(mine)
+        source = iter(batches)
         sent = 0
-        for _ in range(2 * workers):
-            if sent < len(batches):
-                conns[sent % workers].send(batches[sent])
+
+        def hand_next() -> None:
+            nonlocal sent
+            batch = next(source, None)
+            if batch is not None:
+                conns[sent % workers].send(batch)
                 sent += 1
-        for i in range(len(batches)):
+
+        for _ in range(2 * workers):
+            hand_next()
+        i = 0
+        while i < sent:
             conn = conns[i % workers]
             while not conn.poll(0.2):
                 if stopped():
@@ -230,9 +252,8 @@ def prepare_pooled(
             if rows == "error":
                 raise PoolBroke(f"a search indexing process failed: {used}", i)
             cpu[0] += used
-            if sent < len(batches):
-                conns[sent % workers].send(batches[sent])
-                sent += 1
+            i += 1
+            hand_next()
             yield rows
         finished = True
     finally:

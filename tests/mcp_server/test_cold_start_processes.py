@@ -1,12 +1,15 @@
 """A cold start of a real `serve --stdio` leaves no process behind once its work is done: the
-parse pool and the full-text build's workers end with their work, and no multiprocessing
-forkserver or resource tracker stays for the server's life (core/index/freshproc.py). The vault
-is big enough for both pools (parsepool.PARALLEL_MIN_FILES, ftsprep.POOL_MIN_NOTES)."""
+parse pool's workers end with their work, and no multiprocessing forkserver or resource tracker
+stays for the server's life (core/index/freshproc.py). The vault is big enough for the parse
+pool (parsepool.PARALLEL_MIN_FILES) and, below ftsprep.POOL_MIN_NOTES, its first full-text build
+runs in the server's own threads: no process beside it (the tree's peak is the sum)."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
+import pickle
 import sys
 import threading
 
@@ -18,12 +21,23 @@ from bench.vaultgen import generate
 from vaultwatch.core.index.parsepool import PARALLEL_MIN_FILES
 from vaultwatch.core.search.ftsprep import POOL_MIN_NOTES
 
-NOTES = max(PARALLEL_MIN_FILES, POOL_MIN_NOTES) + 200
+NOTES = PARALLEL_MIN_FILES + 200
+assert NOTES < POOL_MIN_NOTES
+
+
+def _runs(argv: list[str]) -> str:
+    """What a child runs: its command line, or for a fresh worker the function it was started with
+    (named in its payload, the last argument: base64 of a pickle, core/index/freshproc.py)."""
+    cmd = " ".join(argv)
+    if "freshproc" not in cmd:
+        return cmd
+    _path, module, qualname, _args = pickle.loads(base64.b64decode(next(a for a in reversed(argv) if a)))
+    return f"fresh worker: {module}.{qualname}"
 
 
 def children(pid: int) -> list[tuple[int, str]]:
-    """The processes whose parent is `pid`, with their command lines."""
-    return [(child, " ".join(argv)) for child, argv in mcp_testing.children(pid)]
+    """The processes whose parent is `pid`, with what they run."""
+    return [(child, _runs(argv)) for child, argv in mcp_testing.children(pid)]
 
 
 async def cold_start(vault, env) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
@@ -35,37 +49,39 @@ async def cold_start(vault, env) -> tuple[list[tuple[int, str]], list[tuple[int,
         env={**env, "PYTHONPATH": str(ROOT)},
         cwd=str(ROOT),
     )
-    seen: dict[int, str] = {}
+    seen: set[tuple[int, str]] = set()
     done = threading.Event()
-
-    def sample(server: int) -> None:  # the workers live while the server works, between calls too
-        while not done.wait(0.01):
-            seen.update(children(server))
-
     async with Client(params, mode="legacy") as client:
         server = next(pid for pid, cmd in children(os.getpid()) if "vaultwatch.tui.entry" in cmd)
-        sampler = threading.Thread(target=sample, args=(server,), daemon=True)
+
+        def sample() -> None:  # workers live for a second or two: looked for every 10 ms, on a thread of the test's own
+            while not done.wait(0.01):
+                seen.update(children(server))
+
+        sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        while True:  # the whole listing, complete once the index is loaded
-            res = await client.call_tool("list_documents", {"limit": 1})
-            if not (res.meta or {}).get("index_loading") and res.structured_content["total"] >= NOTES:
-                break
-            await asyncio.sleep(0.05)
-        while True:  # the first full-text build is done once search answers
-            res = await client.call_tool("search", {"query": "note", "limit": 1})
-            if not res.is_error:
-                break
-            assert "still building" in res.content[0].text, res.content[0].text
-            await asyncio.sleep(0.05)
-        done.set()
-        sampler.join()
+        try:
+            while True:  # the whole listing, complete once the index is loaded
+                res = await client.call_tool("list_documents", {"limit": 1})
+                if not (res.meta or {}).get("index_loading") and res.structured_content["total"] >= NOTES:
+                    break
+                await asyncio.sleep(0.05)
+            while True:  # the first full-text build is done once search answers
+                res = await client.call_tool("search", {"query": "note", "limit": 1})
+                if not res.is_error:
+                    break
+                assert "still building" in res.content[0].text, res.content[0].text
+                await asyncio.sleep(0.05)
+        finally:
+            done.set()
+            sampler.join()
         left = children(server)
         for _ in range(200):  # a worker told to stop may take a moment to exit
             if not left:
                 break
             await asyncio.sleep(0.05)
             left = children(server)
-    return sorted(seen.items()), left
+    return sorted(seen), left
 
 
 def test_a_cold_start_leaves_no_process_behind(tmp_path, env) -> None:
@@ -73,4 +89,6 @@ def test_a_cold_start_leaves_no_process_behind(tmp_path, env) -> None:
     generate(vault, NOTES)
     seen, left = asyncio.run(cold_start(vault, env))
     assert left == [], left
-    assert any("freshproc" in cmd for _, cmd in seen), seen  # the pools ran, in processes of their own
+    ran = {what for _, what in seen}
+    assert "fresh worker: vaultwatch.core.index.freshproc._pool_worker" in ran, ran  # the parse pool's
+    assert not [what for what in ran if "vaultwatch.core.search" in what], ran  # the build's: none

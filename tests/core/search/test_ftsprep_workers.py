@@ -37,3 +37,21 @@ def test_a_pooled_build_leaves_the_writer_a_core(make_vault, monkeypatch, cores,
     assert [r.path for r in rows] == [j.path for j in jobs]
     assert rows == ftsprep.prepare(root, jobs, ftsprep.FieldTokens())
     assert len(started) == expected
+
+
+def test_field_tokens_are_the_same_when_the_word_cache_starts_afresh(monkeypatch) -> None:
+    """The word cache is cleared once it would grow past MAX_CACHED_WORDS; the rows that filled
+    it up still get every word's tokens, those cached before the clear included."""
+    rows = [(f"note {i}", f"Running budgets {i}", f"Alias {i % 3}", f"Heading café {i}") for i in range(40)]
+    whole = ftsprep.FieldTokens()
+    try:
+        expected = [whole.terms([row]) for row in rows]
+    finally:
+        whole.close()
+    monkeypatch.setattr(ftsprep, "MAX_CACHED_WORDS", 12)
+    small = ftsprep.FieldTokens()
+    try:
+        got = [small.terms([row]) for row in rows]  # each row's new numbers fill it up: cleared along the way
+    finally:
+        small.close()
+    assert got == expected

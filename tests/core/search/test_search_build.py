@@ -320,3 +320,72 @@ def test_a_build_process_stopped_half_way_ends_and_the_next_start_finishes(make_
     started[0].join(ftsfirst.STOP_WAIT_S + 5)
     assert not started[0].is_alive()  # stopped with the index, never left running
     _finished_by_the_next_start(root, tmp_path, clock, monkeypatch)
+
+
+def test_a_build_process_is_handed_its_notes_a_batch_at_a_time(make_vault, clock, monkeypatch, tmp_path):
+    """The first build's process asks for each batch as its preparing pool has room for it: when
+    it reports its first prepared notes, the app has made the jobs of the batches in flight only
+    (two per preparing process, and the one after), not of every note up front."""
+    import os
+
+    from vaultwatch.core.events import IndexProgress
+
+    notes = 200
+    root = make_vault({f"d{i % 3}/n{i:03d}.md": f"# Note {i}\n\nbody words {i}\n" for i in range(notes)})
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 1)
+    monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 20)
+    handed = [0]
+    real_doc_of = ftsbuild.doc_of
+
+    def doc_of(e):
+        handed[0] += 1
+        return real_doc_of(e)
+
+    monkeypatch.setattr(ftsbuild, "doc_of", doc_of)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    at_first_progress: list[int] = []
+    v = Vault(root, clock=clock)
+    v.bus.subscribe(
+        lambda e: (
+            at_first_progress.append(handed[0])
+            if isinstance(e, IndexProgress) and e.phase == "search" and e.done and not at_first_progress
+            else None
+        )
+    )
+    v.load()
+    assert v.wait_search_ready(60)
+    try:
+        assert v._search.build_elsewhere
+        assert len(_stored(v)) == v.snapshot.note_count == notes
+        assert handed[0] == notes
+        workers = max(1, (os.cpu_count() or 2) - 1)  # ftsprep.prepare_pooled's
+        assert at_first_progress and at_first_progress[0] <= 2 * workers + 1 < notes, at_first_progress
+        assert [h.path for h in v.search("words 123").hits][:1] == ["d0/n123.md"]
+    finally:
+        v.stop()
+
+
+def test_a_first_build_of_a_few_thousand_notes_starts_no_process(make_vault, clock, monkeypatch, tmp_path):
+    """A vault of a few thousand notes builds its full-text index with no process beside the app
+    (a preparing process is a whole interpreter, resident for the build's time, and the tree's
+    peak is the sum): a second thread prepares, the writer thread writes, and every note is found."""
+    notes = 3000
+    root = make_vault({f"d{i % 10}/n{i:04d}.md": f"# Note {i}\n\nword{i % 97} body {i}\n" for i in range(notes)})
+    started: list[str] = []
+    for module in (ftsprep, ftsfirst):
+        real = module.process_context
+
+        def recording(name, *args, _real=real, **kw):
+            started.append(name)
+            return _real(name, *args, **kw)
+
+        monkeypatch.setattr(module, "process_context", recording)
+    v = _build(root, tmp_path / "c", clock, monkeypatch)
+    try:
+        assert len(_stored(v)) == v.snapshot.note_count == notes
+        assert not v._search.build_pooled and not v._search.build_elsewhere
+        assert [h.path for h in v.search("body 2345").hits][:1] == ["d5/n2345.md"]
+    finally:
+        v.stop()
+    assert started == []
