@@ -8,13 +8,21 @@ import itertools
 import os
 import shutil
 import stat
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import pytest
+# Keep compiled bytecode (gitignored __pycache__) even when PYTHONDONTWRITEBYTECODE is set: without
+# it every test worker recompiles every product module and rewrites the asserts of every test module
+# it collects, and every child process a test starts (serve, revert, agents) recompiles the product
+# modules it imports, on every run. Children keep the variable, so they only read what this wrote.
+# Set before the first product import below, so those modules are cached too.
+sys.dont_write_bytecode = False
 
-from vaultwatch.core.clock import FixedClock
-from vaultwatch.core.vault import Vault, demo_vault_path
+import pytest  # noqa: E402
+
+from vaultwatch.core.clock import FixedClock  # noqa: E402
+from vaultwatch.core.vault import Vault, demo_vault_path  # noqa: E402
 
 AS_OF = dt.date(2026, 11, 29)
 OKF_INDEX = '---\nokf_version: "0.2"\ntitle: Index\n---\n# Index\n'
