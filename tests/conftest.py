@@ -3,18 +3,28 @@ and a clock frozen at the demo vault's "today", 2026-11-29."""
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import itertools
 import os
 import shutil
 import stat
+import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import pytest
+# Keep compiled bytecode (gitignored __pycache__) even when PYTHONDONTWRITEBYTECODE is set: without
+# it every test worker recompiles every product module and rewrites the asserts of every test module
+# it collects, and every child process a test starts (serve, revert, agents) recompiles the product
+# modules it imports, on every run. Children keep the variable, so they only read what this wrote.
+# Set before the first product import below, so those modules are cached too.
+sys.dont_write_bytecode = False
 
-from vaultwatch.core.clock import FixedClock
-from vaultwatch.core.vault import Vault, demo_vault_path
+import pytest  # noqa: E402
+
+from vaultwatch.core.clock import FixedClock  # noqa: E402
+from vaultwatch.core.vault import Vault, demo_vault_path  # noqa: E402
 
 AS_OF = dt.date(2026, 11, 29)
 OKF_INDEX = '---\nokf_version: "0.2"\ntitle: Index\n---\n# Index\n'
@@ -41,22 +51,43 @@ def write_files(root: Path, files: Files) -> Path:
     return root
 
 
+MEMORY_FS = "/dev/shm"  # a tmpfs on Linux: no fsync reaches a disk there
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache_home(tmp_path_factory: pytest.TempPathFactory):
     """Keep the index cache of every vault a test opens out of the real ~/.cache (tests that
-    need their own cache folder still set XDG_CACHE_HOME with monkeypatch)."""
+    need their own cache folder still set XDG_CACHE_HOME with monkeypatch).
+
+    The cache and state folders live in memory where the machine has a tmpfs: every vault a test
+    loads opens (and syncs) an SQLite entry cache, every journaled write syncs its journal, and on a
+    shared disk those waits, not the work, were most of a small test's time. The code that runs is
+    the same; only the medium under it is faster."""
     previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")}
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    in_memory = None
+    if os.path.isdir(MEMORY_FS) and os.access(MEMORY_FS, os.W_OK | os.X_OK):
+        in_memory = Path(tempfile.mkdtemp(prefix="vaultwatch-tests-", dir=MEMORY_FS))
+        # again at exit: a vault's cache flush (a non-daemon thread, 1 s after a load) may write
+        # there after this fixture's teardown; the interpreter joins such threads before atexit
+        atexit.register(shutil.rmtree, in_memory, ignore_errors=True)
+
+    def fast(name: str) -> Path:
+        if in_memory is None:
+            return tmp_path_factory.mktemp(name)
+        (in_memory / name).mkdir()
+        return in_memory / name
+
+    os.environ["XDG_CACHE_HOME"] = str(fast("xdg-cache"))
+    os.environ["XDG_STATE_HOME"] = str(fast("xdg-state"))  # server records, logs, tokens, change journals
     os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg-config"))  # no developer's settings.toml
-    os.environ["XDG_STATE_HOME"] = str(
-        tmp_path_factory.mktemp("xdg-state")
-    )  # server records, logs, tokens, change journals
     yield
     for name, value in previous.items():
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+    if in_memory is not None:
+        shutil.rmtree(in_memory, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

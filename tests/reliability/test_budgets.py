@@ -14,7 +14,7 @@ bench/bench_budgets.py times this scenario with and without the quick mode).
 
 The test's bound is generous (a real stall of seconds crosses it, the machine's load does not);
 the exact figures (the well-behaved agent's p50/p95/max alone and beside the abuser) go to
-docs/reliability.md. Phase lengths: 5 s + until each abusive stream made every call of its list
+docs/reliability.md. Phase lengths: 2 s + until each abusive stream made every call of its list
 once (20 s at most) at CI size, 10 s + 90 s nightly.
 """
 
@@ -35,7 +35,9 @@ FULL = os.environ.get("VAULTWATCH_RELIABILITY_FULL", "").lower() in ("1", "yes",
 
 pytestmark = pytest.mark.xdist_group("budgets")
 
-IDLE_S, ABUSE_S = (10.0, 90.0) if FULL else (5.0, 20.0)
+# at CI size 2 s of idle reads (~100 of them at one per 20 ms) only set the bound's floor, which
+# is 1 s anyway unless an idle read already took 250 ms
+IDLE_S, ABUSE_S = (10.0, 90.0) if FULL else (2.0, 20.0)
 STREAMS = 1  # calls in flight per abusive agent (two agents: two heavy calls at once, which the lane serialises)
 
 

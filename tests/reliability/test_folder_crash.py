@@ -2,8 +2,9 @@
 the next start (or running the same revert again) finishes or rolls it back, with no link left
 broken, no file lost or duplicated, and none of its own partial writes journaled as outside edits.
 
-The folder `Folder` holds 300 notes that link to each other by path, and 400 notes outside it
-link into it by path, so a rename of the folder rewrites 700 notes after the one move. The
+The folder `Folder` holds 120 notes that link to each other by path, and 160 notes outside it
+link into it by path, so a rename of the folder rewrites 280 notes after the one move (the kill
+lands once 10 of them are rewritten, so the rest leave a wide margin for "midway"). The
 rename runs in a real `vaultwatch serve` process on a real socket, asked by the real `mcp`
 client; the revert runs as a real `vaultwatch revert` process while a server watches the vault.
 """
@@ -27,16 +28,16 @@ from vaultwatch.core.events import DocumentsChanged
 from vaultwatch.core.review.journal import Journal, journal_for, journal_path
 from vaultwatch.core.vault import Vault
 
-INSIDE = [f"Folder/f{i:03}.md" for i in range(300)]
-OUTSIDE = [f"o{i:03}.md" for i in range(400)]
+INSIDE = [f"Folder/f{i:03}.md" for i in range(120)]
+OUTSIDE = [f"o{i:03}.md" for i in range(160)]
 
 
 def make_vault(root: Path) -> None:
     (root / "Folder").mkdir(parents=True)
     for i, rel in enumerate(INSIDE):
-        (root / rel).write_text(f"# f{i:03}\nnext [[Folder/f{(i + 1) % 300:03}]]\n" + "filler line\n" * 30)
+        (root / rel).write_text(f"# f{i:03}\nnext [[Folder/f{(i + 1) % len(INSIDE):03}]]\n" + "filler line\n" * 30)
     for i, rel in enumerate(OUTSIDE):
-        (root / rel).write_text(f"# o{i:03}\nsee [[Folder/f{i % 300:03}]] and more\n" + "filler line\n" * 30)
+        (root / rel).write_text(f"# o{i:03}\nsee [[Folder/f{i % len(INSIDE):03}]] and more\n" + "filler line\n" * 30)
 
 
 def contents(root: Path) -> dict[str, str]:
@@ -145,7 +146,7 @@ def _quietly(coro) -> None:
 
 @pytest.mark.parametrize("finish", ["revert_again", "next_start"])
 async def test_a_folder_renames_revert_killed_midway_is_finished(tmp_path, sock_dir, monkeypatch, finish):
-    """An agent renames Folder to Moved (700 notes rewritten); the person's `vaultwatch revert` is
+    """An agent renames Folder to Moved (280 notes rewritten); the person's `vaultwatch revert` is
     killed once part of the restore is on disk, while the server watches the vault. Running the
     same revert again, or the next start, finishes it: every file back byte for byte."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

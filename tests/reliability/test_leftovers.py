@@ -87,7 +87,9 @@ def test_kill_9_during_mixed_writes_leaves_whole_notes_and_no_temp_files_after_r
             env=env,
         )
         assert proc.stdout.readline().strip() == "READY", proc.stderr.read()
-        time.sleep(rng.uniform(0.05, 0.6))
+        # each write of a note takes milliseconds: any moment of the first 0.3 s is as random a
+        # point in a write as one later on, and the child wrote dozens of them by then
+        time.sleep(rng.uniform(0.02, 0.3))
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         start += 1000
