@@ -68,6 +68,7 @@ def _low_on_cursor_row(rowlist, theme: str, where: str) -> list[str]:
 
 
 @pytest.mark.long
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the filter's text is settled
 async def test_muted_cursor_row_and_preview_colours_are_readable_in_every_theme(tui_demo: Path, app_for) -> None:
     """The selected row's folder and matched words, in search mode and on a tab, focused or not:
     drawn on the cursor's colour, not on the list's (the folder of search mode's selected row was

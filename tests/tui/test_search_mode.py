@@ -31,6 +31,7 @@ def hits(app) -> list[str]:
     return [h.path for h in app.main.search_list.rows]
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_question_mark_searches_the_text_ranked_with_highlights(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -77,6 +78,7 @@ async def test_a_space_or_a_stop_word_typed_keeps_the_listed_hits(tui_demo: Path
         assert lst.updates > updates and hits(app)[0] == "Areas/Engineering/Deploy Runbook.md"
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -91,6 +93,7 @@ async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Pat
         assert want.total < every
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_ctrl_f_enters_search_mode_and_deleting_the_mark_leaves_it(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -108,6 +111,7 @@ async def test_ctrl_f_enters_search_mode_and_deleting_the_mark_leaves_it(tui_dem
         assert " hits" not in str(app.main.status.render())
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_demo: Path, app_for) -> None:
     """Search lists every hit, a page (LIMIT) at a time: moving to the end of the list loads the next
     page under it, in core's order, and the status says how many of how many are listed (before:
@@ -194,6 +198,7 @@ async def test_the_status_line_is_not_redrawn_for_the_same_text(tui_demo: Path, 
         assert asked and "8 hits" in status.plain
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_escape_in_the_hits_leaves_the_full_text_search(tui_demo: Path, app_for) -> None:
     """Escape in the filter goes to the hits; escape in the hits leaves the search: the tabs
     are back, the bar's `?` text is cleared and the tab's list has the focus (before, the

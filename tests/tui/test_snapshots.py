@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from tui_helpers import access, open_loaded
 
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.screens import main as main_screen
 from vaultwatch.tui.widgets.folders import FolderView
 
 WIDE = (160, 50)
@@ -35,15 +33,6 @@ def keys(*presses: str):
         await pilot.pause()
 
     return run_before
-
-
-@pytest.fixture
-def no_typing_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pauses the app waits for after a filter key (the preview's, the tabs' counts') cut to a
-    millisecond (a Textual timer of 0 s divides by zero): these tests settle after every key, so
-    the screen goes through the same states, without a third of a second of waiting per key."""
-    monkeypatch.setattr(main_screen, "TYPING_PAUSE", 0.001)
-    monkeypatch.setattr(main_screen, "COUNTS_DELAY", 0.001)
 
 
 def test_main_80x24(snap_compare, tui_demo: Path) -> None:
