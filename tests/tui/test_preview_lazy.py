@@ -94,7 +94,6 @@ async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(
 ) -> None:
     from vaultwatch.tui.widgets import preview as preview_module
 
-    no_rests(monkeypatch)  # the long note is the first row: rendered whole at start
     app = app_for(vault_with_long_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
