@@ -11,6 +11,7 @@ from tui_helpers import copy_demo, open_loaded
 
 from vaultwatch.tui.app import VaultwatchApp, make_app
 from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.screens import main as main_screen
 
 
 @pytest.fixture(autouse=True)
@@ -34,3 +35,13 @@ def app_for() -> Callable[..., VaultwatchApp]:
         return make_app(open_loaded(root), config=fixed_config(**changes))
 
     return build
+
+
+@pytest.fixture
+def no_typing_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pauses the app waits for after the filter's text changed (the preview's, the tabs'
+    counts') cut to a millisecond (a Textual timer of 0 s divides by zero), for a test that
+    settles after each change of the text: the screen goes through the same states, without a
+    third of a second of waiting per change. Not for a test of what those pauses are for."""
+    monkeypatch.setattr(main_screen, "TYPING_PAUSE", 0.001)
+    monkeypatch.setattr(main_screen, "COUNTS_DELAY", 0.001)

@@ -26,37 +26,26 @@ def test_readable_moves_a_colour_only_as_far_as_needed() -> None:
     assert MIN_RATIO <= ratio(light, bg) < MIN_RATIO + 0.2
 
 
-@pytest.mark.long
-async def test_muted_and_preview_colours_are_readable_in_every_theme(tui_demo: Path, app_for) -> None:
-    app = app_for(tui_demo)
-    async with app.run_test(size=(160, 24)) as pilot:  # wide as before: the same columns drawn
-        await settle(app)
-        app.main.open_note("Getting Started.md")
-        await settle(app)
-        doclist = app.main.active_list
-        activity = app.query_one(ActivityList)
-        low: list[str] = []
-        themes = sorted(set(app.available_themes) - SKIP)
-        assert len(themes) >= 15
-        for theme in themes:
-            app.theme = theme
-            await pilot.pause()
-            for rowlist in (doclist, activity):
-                rowlist._resolve_styles()
-                background = Color.from_rich_color(rowlist.rich_style.bgcolor)
-                for name in ("rowlist--dim", "rowlist--empty"):
-                    muted = Color.from_rich_color(rowlist.cstyle(name).color)
-                    if ratio(muted, background) < MIN_RATIO:
-                        low.append(f"{theme} {rowlist.id} {name}: {ratio(muted, background):.2f}")
-            preview = app.main.preview
-            styles = preview._note_styles()
-            background = preview.background_colors[1]
-            assert background == Color.parse(app.get_css_variables()["surface"])
-            for field in THEME_COLOURS:
-                colour = Color.from_rich_color(getattr(styles, field).color)
-                if ratio(colour, background) < MIN_RATIO:
-                    low.append(f"{theme} preview {field}: {ratio(colour, background):.2f}")
-        assert low == [], "\n".join(low)
+def _low_muted_and_preview(app, theme: str) -> list[str]:
+    """The lists' muted runs (against the list's background) and the preview's colours (against
+    the preview's), under MIN_RATIO."""
+    low = []
+    for rowlist in (app.main.active_list, app.query_one(ActivityList)):
+        rowlist._resolve_styles()
+        background = Color.from_rich_color(rowlist.rich_style.bgcolor)
+        for name in ("rowlist--dim", "rowlist--empty"):
+            muted = Color.from_rich_color(rowlist.cstyle(name).color)
+            if ratio(muted, background) < MIN_RATIO:
+                low.append(f"{theme} {rowlist.id} {name}: {ratio(muted, background):.2f}")
+    preview = app.main.preview
+    styles = preview._note_styles()
+    background = preview.background_colors[1]
+    assert background == Color.parse(app.get_css_variables()["surface"])
+    for field in THEME_COLOURS:
+        colour = Color.from_rich_color(getattr(styles, field).color)
+        if ratio(colour, background) < MIN_RATIO:
+            low.append(f"{theme} preview {field}: {ratio(colour, background):.2f}")
+    return low
 
 
 def _low_on_cursor_row(rowlist, theme: str, where: str) -> list[str]:
@@ -79,10 +68,12 @@ def _low_on_cursor_row(rowlist, theme: str, where: str) -> list[str]:
 
 
 @pytest.mark.long
-async def test_the_cursor_rows_muted_and_highlighted_text_is_readable_in_every_theme(tui_demo: Path, app_for) -> None:
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the filter's text is settled
+async def test_muted_cursor_row_and_preview_colours_are_readable_in_every_theme(tui_demo: Path, app_for) -> None:
     """The selected row's folder and matched words, in search mode and on a tab, focused or not:
     drawn on the cursor's colour, not on the list's (the folder of search mode's selected row was
-    muted grey on the cursor's blue)."""
+    muted grey on the cursor's blue). And on the tab, the lists' muted text and the preview's
+    colours. (One app for all: switching its theme is most of the cost.)"""
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 24)) as pilot:  # wide as before: the same columns drawn
         await settle(app)
@@ -93,23 +84,34 @@ async def test_the_cursor_rows_muted_and_highlighted_text_is_readable_in_every_t
         await settle(app, timeout=60)
         search = app.main.search_list
         assert search.rows
-        low: list[str] = []
-        themes = sorted(set(app.available_themes) - SKIP)
-        for theme in themes:
-            app.theme = theme
-            await pilot.pause()
-            for focused in (False, True):
-                if focused:
-                    search.focus()
-                else:
-                    app.query_one("#filter-input").focus()
-                await pilot.pause()
-                low += _low_on_cursor_row(search, theme, f"search focused={focused}")
-        app.query_one("#filter-input").value = ""  # back to the tab's list
+        filter_input = app.query_one("#filter-input")
+        searched = filter_input.value
+        filter_input.value = ""  # back to the tab's list
         await settle(app)
         assert app.main.active_list is doclist and doclist.rows
+        app.main.open_note("Getting Started.md")
+        await settle(app)
+        low: list[str] = []
+        themes = sorted(set(app.available_themes) - SKIP)
+        assert len(themes) >= 15
+        # each theme is set once and both views are looked at in it: switching the theme (the
+        # whole stylesheet parsed and applied again) costs more than going in and out of search
         for theme in themes:
             app.theme = theme
             await pilot.pause()
             low += _low_on_cursor_row(doclist, theme, "tab")
+            low += _low_muted_and_preview(app, theme)
+            filter_input.value = searched  # search mode again, the same hits
+            await settle(app)
+            assert app.main.active_list is search and search.rows
+            for focused in (False, True):
+                if focused:
+                    search.focus()
+                else:
+                    filter_input.focus()
+                await pilot.pause()
+                low += _low_on_cursor_row(search, theme, f"search focused={focused}")
+            filter_input.value = ""
+            await settle(app)
+            assert app.main.active_list is doclist
         assert low == [], "\n".join(low)

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input
 from tui_helpers import paste
 
 from vaultwatch.core.query.listing import Query
 from vaultwatch.tui.idle import settle
+
+# every change of the filter's text here is settled before the next
+pytestmark = pytest.mark.usefixtures("no_typing_pauses")
 
 
 def paths(app) -> list[str]:

@@ -19,7 +19,7 @@ from vaultwatch.tui.gcpolicy import BACKSTOP
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets import notebody
 from vaultwatch.tui.widgets.notebody import NoteBody
-from vaultwatch.tui.widgets.preview import FIRST_LINES, REST_S
+from vaultwatch.tui.widgets.preview import FIRST_LINES
 
 
 def long_note(lines: int) -> str:
@@ -50,6 +50,15 @@ def short_first(root: Path) -> Path:
     of such a test's time, under load)."""
     (root / "Index.md").write_text("The first row.\n")
     return pin_mtimes(root)
+
+
+def no_rests(monkeypatch) -> None:
+    """The preview's worker renders without its rests (REST_S: the UI thread's turns between its
+    slices), for a phase that only waits for a long note to be rendered whole: the rests were
+    most of such a wait."""
+    from vaultwatch.tui.widgets import preview as preview_module
+
+    monkeypatch.setattr(preview_module, "REST_S", 0.0)
 
 
 class HeldRests:
@@ -125,7 +134,7 @@ async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(
             while preview.scroll_y < y and not body.complete:
                 await asyncio.sleep(0.005)
         scrolled_while_rendering = preview.scroll_y == 3 and not body.complete
-        monkeypatch.setattr(preview_module, "REST_S", REST_S)
+        no_rests(monkeypatch)  # the rest of the note, without waiting
         await settle(app, timeout=60)
         assert scrolled_while_rendering
         assert body.complete and "LAST LINE OF THE NOTE" in body.plain
@@ -148,13 +157,14 @@ async def test_a_note_opened_during_a_long_render_replaces_it(tmp_path: Path, ap
         assert preview.path == "Zed.md" and body.plain.strip() == "The last note." and body.complete
 
 
-async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Path, app_for) -> None:
+async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Path, app_for, monkeypatch) -> None:
     root = tmp_path / "v"
     root.mkdir()
     line = "word " * 30 + "[[Link]]\n"
     (root / "Huge.md").write_text("# Huge\n" + line * (50 * 1024 * 1024 // len(line)))  # ~50 MB
     (root / "Long line.md").write_text("x" * 3_000_000 + " END\n")  # one 3 MB line
     pin_mtimes(root)
+    no_rests(monkeypatch)  # what is checked is what the preview ends with
     app = app_for(root)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, timeout=120)
@@ -171,6 +181,7 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
 async def test_lines_scrolled_to_ahead_of_the_worker_are_drawn(tmp_path: Path, app_for, monkeypatch) -> None:
     """A page the person scrolls to before the worker rendered it is rendered when drawn."""
     rests = HeldRests(monkeypatch)
+    no_rests(monkeypatch)  # the worker is held where it matters; elsewhere it only has to get on
     app = app_for(short_first(vault_with_long_note(tmp_path, 20_000)))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, timeout=120)
@@ -352,7 +363,7 @@ async def test_a_person_near_the_laid_out_end_gets_the_rendered_lines_laid_out(
                 break
             await pilot.pause(0.02)
         complete = body.complete
-        monkeypatch.setattr(preview_module, "REST_S", REST_S)
+        no_rests(monkeypatch)
         await settle(app, timeout=60)
         assert not complete and asked
 
@@ -367,8 +378,11 @@ async def test_a_long_note_opened_lays_the_screen_out_once(tmp_path: Path, app_f
     from textual.screen import Screen
 
     rests = HeldRests(monkeypatch)
-    root = vault_with_long_note(tmp_path)
-    (root / "Other long.md").write_text(long_note(3000).replace("Long note", "Other long note"))
+    no_rests(monkeypatch)  # the worker is held where it matters; elsewhere it only has to finish
+    # long enough for a first screen lexed from a prefix (FIRST_CHARS) and a rest held back: each
+    # note is rendered whole twice here, so no longer
+    root = vault_with_long_note(tmp_path, 1200)
+    (root / "Other long.md").write_text(long_note(800).replace("Long note", "Other long note"))
     app = app_for(short_first(root))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from test_agents import agent
-from tui_helpers import open_loaded
+from tui_helpers import open_loaded, paste
 from waiting import TIMEOUT, await_until
 
 from vaultwatch.core.events import DocumentsChanged
@@ -302,6 +302,13 @@ async def test_following_an_agent_shows_its_newest_change_as_a_diff(tui_demo: Pa
             assert app.screen is app.main  # no longer following: no diff pops up
 
 
+async def since(app, pilot, text: str, *then: str) -> None:
+    """`s` in the changes view, `text` entered in its time field, then the keys `then`."""
+    await pilot.press("s")
+    await paste(app, pilot, text)
+    await pilot.press(*then)
+
+
 async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
     vault = open_loaded(tui_demo)
     from vaultwatch.core.edit.writes import Writer
@@ -317,13 +324,15 @@ async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
         screen = app.screen
         await pilot.press("t")  # all journaled
         assert len(screen.rows) == 2
-        await pilot.press("s", *"2099-01-01", "enter")
+        # the times are pasted into the field: its text is what counts (Pilot waits for the app to
+        # go idle twice per key pressed)
+        await since(app, pilot, "2099-01-01", "enter")
         assert screen.rows == [] and "since 2099-01-01" in str(screen.query_one("#changes-title").render())
-        await pilot.press("s", *"someday", "enter")  # a bad time says so and keeps the filter
+        await since(app, pilot, "someday", "enter")  # a bad time says so and keeps the filter
         assert screen.rows == [] and screen.has_class("-since")
         await pilot.press("escape")
         assert not screen.has_class("-since") and app.screen is screen
-        await pilot.press("s", *"1d", "enter")
+        await since(app, pilot, "1d", "enter")
         assert [c.path for c in screen.rows] == ["Inbox/b.md", "Inbox/a.md"]
         await pilot.press("w")  # and per agent on top of the time
         assert [c.path for c in screen.rows] == ["Inbox/b.md"]

@@ -15,9 +15,14 @@ from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.searchlist import SearchList
 
 
-async def type_text(app, pilot, text: str) -> None:
-    for ch in text:
-        await pilot.press(ch if ch != " " else "space")
+async def type_text(app, pilot, text: str, *, by_key: bool = False) -> None:
+    """Enter `text` in the focused bar: pasted, unless what the test checks follows from the keys
+    typed one by one (Pilot waits for the app to go idle twice per key, and each is a search)."""
+    if by_key:
+        for ch in text:
+            await pilot.press(ch if ch != " " else "space")
+    else:
+        await paste(app, pilot, text)
     await settle(app, timeout=60)
     await pilot.pause()
 
@@ -26,6 +31,7 @@ def hits(app) -> list[str]:
     return [h.path for h in app.main.search_list.rows]
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_question_mark_searches_the_text_ranked_with_highlights(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -65,13 +71,14 @@ async def test_a_space_or_a_stop_word_typed_keeps_the_listed_hits(tui_demo: Path
         lst, flow = app.main.search_list, app.main.searcher
         before, updates, shown = hits(app), lst.updates, flow.shown_seq
         assert before and flow._result.mode == "keyword"
-        await type_text(app, pilot, " in a")  # "i", "in", "a": stop words
+        await type_text(app, pilot, " in a", by_key=True)  # "i", "in", "a": stop words
         assert flow.shown_seq > shown and flow._result.query == "deploy in a"  # answered, for this text
         assert hits(app) == before and lst.updates == updates  # the same hits: not drawn again
-        await type_text(app, pilot, " runbook")
+        await type_text(app, pilot, " runbook", by_key=True)
         assert lst.updates > updates and hits(app)[0] == "Areas/Engineering/Deploy Runbook.md"
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -86,6 +93,7 @@ async def test_key_value_terms_and_excluded_words_scope_the_search(tui_demo: Pat
         assert want.total < every
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_ctrl_f_enters_search_mode_and_deleting_the_mark_leaves_it(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -103,6 +111,7 @@ async def test_ctrl_f_enters_search_mode_and_deleting_the_mark_leaves_it(tui_dem
         assert " hits" not in str(app.main.status.render())
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_demo: Path, app_for) -> None:
     """Search lists every hit, a page (LIMIT) at a time: moving to the end of the list loads the next
     page under it, in core's order, and the status says how many of how many are listed (before:
@@ -131,7 +140,7 @@ async def test_more_than_a_page_of_hits_loads_as_the_cursor_nears_the_end(tui_de
         # a new text starts again from its first page
         field = app.query_one("#filter-input", Input)
         field.focus()
-        await type_text(app, pilot, " note")
+        await type_text(app, pilot, " note", by_key=True)
         assert len(hits(app)) == LIMIT
 
 
@@ -155,7 +164,7 @@ async def test_typing_in_the_bar_lays_nothing_out_and_a_long_text_still_scrolls(
         monkeypatch.setattr(
             Screen, "_refresh_layout", lambda screen, *a, **k: layouts.append(1) or refresh_layout(screen, *a, **k)
         )
-        await type_text(app, pilot, "wvy")
+        await type_text(app, pilot, "wvy", by_key=True)
         assert app.main.searcher._result.query == "qqxzwvy" and not hits(app)
         assert layouts == []
         field = app.query_one("#filter-input", Input)
@@ -163,7 +172,7 @@ async def test_typing_in_the_bar_lays_nothing_out_and_a_long_text_still_scrolls(
         # per character would be a search each, and Pilot waits twice per key), so the line
         # scrolls along keys typed past its end
         await paste(app, pilot, " " + "long words " * 11)
-        await type_text(app, pilot, "long words ")
+        await type_text(app, pilot, "long words ", by_key=True)
         assert len(field.value) > 4 * field.content_region.width // 3
         assert field.scroll_x > 0
         x = field.cursor_screen_offset.x
@@ -189,6 +198,7 @@ async def test_the_status_line_is_not_redrawn_for_the_same_text(tui_demo: Path, 
         assert asked and "8 hits" in status.plain
 
 
+@pytest.mark.usefixtures("no_typing_pauses")  # each change of the text is settled
 async def test_escape_in_the_hits_leaves_the_full_text_search(tui_demo: Path, app_for) -> None:
     """Escape in the filter goes to the hits; escape in the hits leaves the search: the tabs
     are back, the bar's `?` text is cleared and the tab's list has the focus (before, the

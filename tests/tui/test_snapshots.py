@@ -59,12 +59,12 @@ def test_tab_broken_notes(snap_compare, tui_demo: Path) -> None:
     assert snap_compare(app_on(tui_demo), terminal_size=WIDE, run_before=keys("5"))
 
 
-def test_filter_applied(snap_compare, tui_demo: Path) -> None:
+def test_filter_applied(snap_compare, tui_demo: Path, no_typing_pauses) -> None:
     typed = [c if c != " " else "space" for c in "tag:ops -status:deprecated"]
     assert snap_compare(app_on(tui_demo), terminal_size=WIDE, run_before=keys("slash", *typed, "enter"))
 
 
-def test_filter_error(snap_compare, tui_demo: Path) -> None:
+def test_filter_error(snap_compare, tui_demo: Path, no_typing_pauses) -> None:
     typed = [c if c != " " else "space" for c in "status:draft stale:maybe"]
     assert snap_compare(app_on(tui_demo), terminal_size=(120, 30), run_before=keys("slash", *typed))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import open_loaded
+from tui_helpers import open_loaded, paste
 
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
@@ -24,8 +24,9 @@ def typed(text: str):
     async def run_before(pilot) -> None:
         await settle(pilot.app)
         await pilot.press("slash")
-        for ch in text:
-            await pilot.press(ch if ch != " " else "space")
+        # pasted: the screen shows the answer to the text, whatever keys built it (Pilot waits for
+        # the app to go idle twice per key pressed)
+        await paste(pilot.app, pilot, text)
         await settle(pilot.app, timeout=60)
         await pilot.press("escape")
         await settle(pilot.app, timeout=60)
