@@ -16,6 +16,7 @@ from vaultwatch.core.review.approval import ApprovalGate, ApprovalRequested
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.review.revert import revert
 from vaultwatch.core.vault import Vault
+from vaultwatch.mcp_server import activity
 
 
 @pytest.fixture
@@ -79,11 +80,12 @@ async def test_an_agents_write_is_journaled_with_its_session_and_the_audit_log_c
     assert "change_ids" not in next(line for line in lines if line["tool"] == "history")
 
 
-async def test_approve_round_trip_returns_the_normal_answer_with_progress_meanwhile(vault, sock_dir):
+async def test_approve_round_trip_returns_the_normal_answer_with_progress_meanwhile(vault, sock_dir, monkeypatch):
+    monkeypatch.setattr(activity, "PROGRESS_EVERY", 0.2)  # scaled down from a second: the person answers sooner
     gate = ApprovalGate("writes")
     approval.attach(vault, gate)
     gate.attend()
-    person = Person(gate, vault, True, delay=1.6)
+    person = Person(gate, vault, True, delay=0.5)
     progress: list[tuple] = []
 
     async def on_progress(value, total, message):

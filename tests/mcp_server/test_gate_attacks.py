@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from mcp_testing import ROOT, serving, uds_client
 from test_gate_effects import EDIT, FM, REPLACE, SECTION, Person, changes, tree
+from test_gate_effects import declined_only as declined_only  # the served gated vault, as every test found it
+from test_gate_effects import served_gate as served_gate  # (one per module)
 from test_gate_effects import vault as vault  # the gated vault fixture
 
 from vaultwatch.core.review import approval
@@ -51,17 +53,19 @@ SPELLINGS = [
 ]
 
 
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.xdist_group("gate_attacks_served")  # the module's served vault lives on one worker
 @pytest.mark.parametrize("spelled", SPELLINGS)
 @pytest.mark.parametrize(
     "tool, extra",
     [("write", REPLACE), ("edit", EDIT), ("update_frontmatter", FM), ("edit", SECTION), ("delete", {})],
     ids=["write", "edit", "frontmatter", "section", "delete"],
 )
-async def test_every_spelling_of_a_gated_path_is_declined_or_refused(vault: Vault, sock_dir, spelled, tool, extra):
+async def test_every_spelling_of_a_gated_path_is_declined_or_refused(declined_only, spelled, tool, extra):
+    vault, client = declined_only
     root = Path(vault.root)
     before = tree(root)
-    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
-        result = await client.call_tool(tool, {"path": spelled, **extra})
+    result = await client.call_tool(tool, {"path": spelled, **extra})
     assert result.is_error, f"{tool} {spelled!r} was accepted: {result.content[0].text}"
     assert tree(root) == before
     assert [c for c in changes(vault) if c.kind != "outside"] == []

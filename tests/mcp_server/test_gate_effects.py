@@ -8,16 +8,20 @@ route into a gated folder below must come back declined with nothing changed on 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import tempfile
 import threading
 import unicodedata
 from pathlib import Path
 
 import pytest
-from mcp_testing import serving, uds_client
+import pytest_asyncio
+from mcp_testing import in_own_task, serving, uds_client
 
 from vaultwatch.core.edit.effects import MOVE_TO
-from vaultwatch.core.review import approval
+from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.approval import ApprovalGate, ApprovalRequested
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.vault import Vault
@@ -47,8 +51,8 @@ def make_vault(root: Path) -> None:
     (root / NFD / "n.md").write_text("# N\n")
 
 
-@pytest.fixture
-def vault(tmp_path: Path, monkeypatch) -> Vault:
+def gated_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
+    """The gated vault in `tmp_path`, its settings and state folders there too, loaded and headless."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     settings = tmp_path / "config" / "vaultwatch" / "settings.toml"
     settings.parent.mkdir(parents=True)
@@ -61,6 +65,78 @@ def vault(tmp_path: Path, monkeypatch) -> Vault:
     v.load()
     approval.configure(v, None)  # as `vaultwatch serve` does: the settings file's rules, headless
     return v
+
+
+@pytest.fixture
+def vault(tmp_path: Path, monkeypatch) -> Vault:
+    return gated_vault(tmp_path, monkeypatch)
+
+
+# One served gated vault per module for the routes that must change nothing (each test's call is
+# refused, or waits as a pending change that the person declines afterwards): a vault and a server
+# per route were most of these tests' time. Every test starts from the same state as a vault of its
+# own would: the same files and bytes, the same index entries, nothing in the journal, nothing
+# pending. `declined_only` checks that before each test, and when an earlier test left anything else
+# (it failed: a route went through) it builds and serves a new vault, so one failure does not hide
+# or cause another.
+SERVED = "gate_effects_served"  # their xdist group: the served vault lives on one worker
+
+
+class ServedGate:
+    """A gated vault served on a socket, with a connected client; `fresh()` keeps it pristine."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.tmp_path_factory, self.monkeypatch = tmp_path_factory, monkeypatch
+        self.stack: contextlib.AsyncExitStack | None = None
+
+    async def start(self) -> None:
+        self.vault = gated_vault(self.tmp_path_factory.mktemp("gated"), self.monkeypatch)
+        self.files, self.entries = tree(Path(self.vault.root)), self.vault.snapshot.entries
+        folder = tempfile.mkdtemp(prefix="vwg", dir="/tmp")
+        self.stack = contextlib.AsyncExitStack()
+        self.stack.callback(shutil.rmtree, folder, ignore_errors=True)
+        self.stack.callback(self.vault.stop)
+        host = await self.stack.enter_async_context(serving(self.vault, folder + "/s.sock"))
+        self.client = await self.stack.enter_async_context(in_own_task(uds_client(host.socket_path)))
+
+    def pristine(self) -> bool:
+        return (
+            tree(Path(self.vault.root)) == self.files
+            and self.vault.snapshot.entries == self.entries
+            and changes(self.vault) == []
+            and pending.store_for(self.vault.root_real).pending() == []
+        )
+
+    async def fresh(self) -> tuple[Vault, object]:
+        if self.stack is None or not self.pristine():
+            await self.close()
+            await self.start()
+        assert self.pristine()
+        return self.vault, self.client
+
+    async def close(self) -> None:
+        if self.stack is not None:
+            stack, self.stack = self.stack, None
+            await stack.aclose()
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def served_gate(tmp_path_factory: pytest.TempPathFactory):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        served = ServedGate(tmp_path_factory, monkeypatch)
+        try:
+            yield served
+        finally:
+            await served.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def declined_only(served_gate: ServedGate):
+    """The module's served gated vault and its client, in the state every test of it starts from."""
+    v, client = await served_gate.fresh()
+    yield v, client
+    for proposal in pending.store_for(v.root_real).pending():
+        pending.decline(v.root_real, proposal.id, "reset between tests", by="human:pytest")
 
 
 def tree(root: Path) -> dict[str, object]:
@@ -140,12 +216,14 @@ MATRIX = [
 ]
 
 
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.xdist_group(SERVED)
 @pytest.mark.parametrize("route, tool, arguments, rule", MATRIX, ids=[f"{r}-{t}-{a['path']}" for r, t, a, _ in MATRIX])
-async def test_every_route_into_a_gated_folder_is_declined_headless(vault, sock_dir, route, tool, arguments, rule):
+async def test_every_route_into_a_gated_folder_is_declined_headless(declined_only, route, tool, arguments, rule):
+    vault, client = declined_only
     root = Path(vault.root)
     before = tree(root)
-    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
-        result = await client.call_tool(tool, arguments)
+    result = await client.call_tool(tool, arguments)
     text = result.content[0].text
     assert result.is_error, f"{route}: {tool} {arguments} was accepted: {text}"
     if rule.startswith("refused: "):

@@ -181,12 +181,12 @@ def _held_by_slow_headless(tmp_path, delay: float):
 async def test_take_over_waits_for_a_stopped_server_that_is_still_shutting_down(tmp_path, monkeypatch):
     """The TUI's take-over gives a headless server TAKEOVER_SECONDS to let go, and longer while
     the process it stopped is still alive (a CI run beside other work saw the TUI never take the
-    vault over: it gave up after 10 s and served no agent). Scaled down: 0.3 s expected, the
-    server needs 1.5 s; it is waited for, and the lock is the TUI's."""
+    vault over: it gave up after 10 s and served no agent). Scaled down: 0.1 s expected, the
+    server needs 0.6 s; it is waited for, and the lock is the TUI's."""
     from vaultwatch.mcp_server import handover
 
-    monkeypatch.setattr(handover, "TAKEOVER_SECONDS", 0.3)
-    with _held_by_slow_headless(tmp_path, 1.5) as (lock, busy, slow):
+    monkeypatch.setattr(handover, "TAKEOVER_SECONDS", 0.1)
+    with _held_by_slow_headless(tmp_path, 0.6) as (lock, busy, slow):
         assert await handover.take_over(lock, busy, {"kind": "tui"})
         assert lock.held and slow.wait(5) == 0
         lock.release()

@@ -14,7 +14,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from mcp_testing import ROOT, VAULTWATCH
+from mcp_testing import ROOT, VAULTWATCH, end_server
+
+from tests.waiting import wait_until
 
 
 def client_env(runtime: Path | None, state: Path, **extra: str) -> dict[str, str]:
@@ -241,15 +243,12 @@ def stop_holder(vault: Path) -> None:
     pids = {h.pid} if h is not None and h.pid else set()
     pids |= headless_for(vault)  # and any other this test's bridges started (the vault path is this test's own)
     for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-    for _ in range(200):
-        if holder(os.path.realpath(vault)) is None and not headless_for(vault):
-            return
-        time.sleep(0.05)
-    for pid in pids | headless_for(vault):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+        end_server(pid)
+    wait_until(
+        lambda: holder(os.path.realpath(vault)) is None and not headless_for(vault),
+        timeout=10,
+        what=f"the servers {pids} of {vault} gone",
+    )
 
 
 def headless_for(vault: Path) -> set[int]:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -162,15 +164,49 @@ def serve(vault: Path, *extra: str) -> list[str]:
     return [*VAULTWATCH, "serve", str(vault), "--stdio", *extra]
 
 
-def test_the_handshake_from_the_cache_is_the_sdks_answer_byte_for_byte_and_comes_before_the_sdk(demo_vault, env):
-    reference = sdk_answers(demo_vault, {}, INIT, INITIALIZED, TOOLS)
+@dataclass(frozen=True)
+class Warm:
+    """A first start's answers on `vault`, and the cache and state folders it left under `base`."""
+
+    vault: Path
+    base: Path
+    first: dict
+
+    def into(self, env: dict) -> Path:
+        """Give `env` (a test's own folders) what the first start left; the vault it was on."""
+        for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME"):
+            shutil.copytree(self.base / name, env[name], symlinks=True, dirs_exist_ok=True)
+        return self.vault
+
+
+WARM = "stdio_front_warm"  # the xdist group of the tests that start from `warm`: one first start for them
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory: pytest.TempPathFactory) -> Warm:
+    """One first start of `serve --stdio` (no cache yet) on a vault of this module's, for the tests that
+    go on from where it left off: each takes a copy of its cache and state folders, the state its own
+    first start would leave (a process per test for that was a good part of these tests' time)."""
+    from vaultwatch.core.vault import demo_vault_path
+
+    base = tmp_path_factory.mktemp("warm")
+    vault = base / "demo"
+    shutil.copytree(demo_vault_path(), vault, symlinks=True)
+    env = {**os.environ, **{name: str(base / name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME")}}
+    first = by_id(exchange(serve(vault), env, INIT, INITIALIZED, TOOLS)[0])
+    return Warm(vault, base, first)
+
+
+@pytest.mark.xdist_group(WARM)
+def test_the_handshake_from_the_cache_is_the_sdks_answer_byte_for_byte_and_comes_before_the_sdk(warm, env):
+    reference = sdk_answers(warm.vault, {}, INIT, INITIALIZED, TOOLS)
     assert set(reference) == {1, "tools-é"}
-    first = by_id(exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)[0])  # no cache yet: the SDK answers
-    assert first == reference
+    assert warm.first == reference  # no cache yet: the SDK answered
+    vault = warm.into(env)
     cached = list((Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json"))
     assert len(cached) == 1
     lines, err = exchange(
-        [sys.executable, "-c", EARLY, "serve", str(demo_vault), "--stdio"], env, INIT, INITIALIZED, TOOLS, PING, LISTING
+        [sys.executable, "-c", EARLY, "serve", str(vault), "--stdio"], env, INIT, INITIALIZED, TOOLS, PING, LISTING
     )
     assert "early=2 before_sdk=2" in err  # both answered before the SDK was imported
     answers = by_id(lines)  # the SDK's answers to the replayed initialize and tools/list were not sent again
@@ -180,8 +216,9 @@ def test_the_handshake_from_the_cache_is_the_sdks_answer_byte_for_byte_and_comes
     assert not listing["isError"] and listing["structuredContent"]["returned"] == 2
 
 
-def test_a_cached_answer_that_differs_from_the_sdks_is_corrected(demo_vault, env):
-    exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)
+@pytest.mark.xdist_group(WARM)
+def test_a_cached_answer_that_differs_from_the_sdks_is_corrected(warm, env):
+    demo_vault = warm.into(env)
     [path] = (Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json")
     good = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**good, "tools/list": {"2025-06-18": '{"tools":[]}'}}), encoding="utf-8")
@@ -203,8 +240,9 @@ def test_other_options_have_answers_of_their_own(demo_vault, env):
 
 
 @pytest.mark.long
-def test_an_initialize_the_front_does_not_know_goes_to_the_sdk(demo_vault, env):
-    exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)
+@pytest.mark.xdist_group(WARM)
+def test_an_initialize_the_front_does_not_know_goes_to_the_sdk(warm, env):
+    demo_vault = warm.into(env)
     odd = {**INIT, "id": 5, "params": {**INIT["params"], "protocolVersion": "1999-01-01"}}  # negotiated down
     lines, _ = exchange(serve(demo_vault), env, odd, INITIALIZED, TOOLS)
     answers = by_id(lines)
@@ -296,10 +334,11 @@ class _Runner:
 
 
 @pytest.mark.long
-def test_a_second_stdio_server_refuses_every_call_naming_the_running_one(demo_vault, env):
+@pytest.mark.xdist_group(WARM)
+def test_a_second_stdio_server_refuses_every_call_naming_the_running_one(warm, env):
     """Another server holds the vault: the client's initialize (and every later request) is answered with
     an error naming that server and the bridge that reaches it; nothing is answered from the cache."""
-    exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)  # a warm cache: it must not be used
+    demo_vault = warm.into(env)  # a warm cache: it must not be used
     holder = subprocess.Popen(
         [*VAULTWATCH, "serve", str(demo_vault)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
