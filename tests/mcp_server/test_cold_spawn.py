@@ -9,9 +9,11 @@ tui/entry.py starts it, raw JSON-RPC lines, a recorder around the front's answer
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
+import time
 
 from test_stdio_front import INIT, INITIALIZED, LISTING, PING, ROOT, exchange
 
@@ -61,6 +63,11 @@ def recorded_at(err: str) -> list[tuple[bool, bool, bool]]:
 def test_the_sdk_imports_while_a_cold_load_parses_and_not_while_a_warm_client_pages(tmp_path, env):
     vault = tmp_path / "vault"
     generate(vault, COLD_LOAD_NOTES + 100)
+    # notes written moments before a cache is are re-read at the next start (entrycache.RACY_NS): on a
+    # slow machine the cold run ends that soon, and the warm start would parse them all again
+    an_hour_ago = time.time() - 3600
+    for path in vault.rglob("*"):
+        os.utime(path, (an_hour_ago, an_hour_ago))
     script = [sys.executable, "-c", RECORD, "serve", str(vault), "--stdio"]
     _, cold = exchange(script, env, INIT, INITIALIZED, LISTING)  # no entry cache: every note is parsed
     _, warm = exchange(script, env, INIT, INITIALIZED, LISTING)
