@@ -117,6 +117,8 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
         text=True,
         timeout=300,
+        # a PYTHONPATH holding a checkout (and its egg-info) would make pip take vaultwatch as installed
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTHON")},
     )
     assert done.returncode == 0, done.stderr
     fresh_site = subprocess.run(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 
 from mcp import Client, StdioServerParameters
@@ -37,6 +38,7 @@ async def test_the_server_knows_a_bridged_client_by_its_given_name(demo, sock_di
             command=VAULTWATCH[0],
             args=[*VAULTWATCH[1:], "bridge", "--socket", str(host.socket_path), "--agent", "scribe"],
             cwd=str(ROOT),
+            env=dict(os.environ),  # the session's cache and state folders (the SDK passes only a few names on)
         )
         for mode in ("legacy", "auto"):  # 2025-11-25 (initialize) and 2026-07-28 (each request's _meta)
             client = Client(params, mode=mode, client_info=Implementation(name="cursor", version="3"))

@@ -72,7 +72,7 @@ def text_bytes(result) -> int:
     return len(result.content[0].text.encode("utf-8"))
 
 
-async def test_a_first_search_reports_the_index_build_as_progress(big_vault, tmp_path):
+async def test_a_first_search_reports_the_index_build_as_progress(big_vault, tmp_path, env):
     """20,000 notes take seconds to index for full-text search: through `vaultwatch serve --stdio`, a
     client that sent a progress token hears how far the build got (it used to wait in silence, then
     get 'still building'), and a client that set a log level gets the call's log lines.
@@ -100,6 +100,7 @@ async def test_a_first_search_reports_the_index_build_as_progress(big_vault, tmp
         command=VAULTWATCH[0],
         cwd=str(ROOT),
         args=[*VAULTWATCH[1:], "serve", str(root), "--stdio", "--as-of", "2026-11-29"],
+        env=env,  # its cache and state in this test's folders, never the user's
     )
     async with Client(params, mode="legacy", logging_callback=on_log) as client:
         capabilities = client.server_capabilities

@@ -34,7 +34,10 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 def bridge_params(socket_path) -> StdioServerParameters:
     return StdioServerParameters(
-        command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "bridge", "--socket", str(socket_path)], cwd=str(ROOT)
+        command=VAULTWATCH[0],
+        args=[*VAULTWATCH[1:], "bridge", "--socket", str(socket_path)],
+        cwd=str(ROOT),
+        env=dict(os.environ),  # the session's cache and state folders (the SDK passes only a few names on)
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -25,7 +26,10 @@ def vault(make_vault, open_vault):
 
 def bridge(socket_path: str, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
-        command=VAULTWATCH[0], cwd=str(ROOT), args=[*VAULTWATCH[1:], "bridge", "--socket", socket_path, *extra]
+        command=VAULTWATCH[0],
+        cwd=str(ROOT),
+        args=[*VAULTWATCH[1:], "bridge", "--socket", socket_path, *extra],
+        env=dict(os.environ),  # the session's cache and state folders (the SDK passes only a few names on)
     )
 
 
