@@ -75,7 +75,10 @@ def main(argv: list[str]) -> int:
             return subprocess.call([*pytest, *rest], cwd=ROOT, env=env)
         # two passes: everything else in parallel, then the tests that assert on wall-clock time
         # (marked `timing`) one at a time, so no other test's load skews what they measure
-        workers = ["-n", env.get("VAULTWATCH_TEST_WORKERS", "2"), "--dist", "loadgroup"]
+        # one worker more than the cores: about a third of a worker's time is spent waiting on its
+        # children (servers, bridges, killed writers), which another worker can use
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        workers = ["-n", env.get("VAULTWATCH_TEST_WORKERS", str(cores + 1)), "--dist", "loadgroup"]
         parallel = subprocess.call([*pytest, *workers, "-m", "not timing", *rest], cwd=ROOT, env=env)
         # with no paths given, only the files that hold timing tests are collected
         paths = any((ROOT / a.split("::")[0]).exists() for a in rest if not a.startswith("-"))
