@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 
@@ -83,6 +84,7 @@ async def test_serve_stdio_is_a_plain_stdio_server(tmp_path, demo_vault):
             "--audit-log",
             str(audit),
         ],
+        env=dict(os.environ),  # the session's cache and state folders (the SDK passes only a few names on)
     )
     async with Client(params, mode="legacy") as client:
         names = {t.name for t in (await client.list_tools()).tools}
