@@ -358,10 +358,12 @@ class Vault:
             live.stop(timeout)
         if self._journal_set and self._journal is not None:
             self._journal.stop_following()
-        vectors, self._vectors = self._vectors, None
+        # under the start lock: an index another thread is starting right now is taken once started
+        with self._start_lock:
+            vectors, self._vectors = self._vectors, None
+            search, self._search = self._search, None
         if vectors is not None:
             vectors.stop(timeout)
-        search, self._search = self._search, None
         if search is not None:
             search.stop(timeout)
         cache = self.entry_cache

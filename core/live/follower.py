@@ -37,8 +37,9 @@ class ChangeFollower:
         if self._thread is not None:
             return
         self._unsub = self.vault.bus.subscribe(self._on_event)
-        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+        thread.start()
+        self._thread = thread  # only a started thread: `stop` may join it from another thread
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the thread: it sees the stop flag at its next wake-up and leaves its work whole."""
