@@ -61,7 +61,9 @@ async def test_typescript_sdk_client_first_the_bridge_starts_the_server(ts_sdk, 
 
     from vaultwatch.core.disk.vaultlock import holder
 
-    env = client_env(short_dir("vwt"), tmp_path / "state")
+    # the TypeScript SDK hands the bridge HOME but no XDG folder: a home of the test's own keeps the
+    # headless server's cache out of the developer's ~/.cache
+    env = client_env(short_dir("vwt"), tmp_path / "state", HOME=str(tmp_path / "home"))
     try:
         proc = await asyncio.create_subprocess_exec(
             str(ts_sdk),
