@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 BATCH = 400
 # a first build of a big vault commits every this many notes, with FTS5's automatic merging off and
 # one merge at the end (each commit writes a segment; merging them as they come rewrote the
-# postings several times: ~1 s of a 100,000-note build's 5.5 s of SQLite CPU). Every prepared note
+# postings several times over). Every prepared note
 # waits in the writer's memory (the first build's own process, core.search.ftsfirst) until its
 # transaction commits: with the merge deferred, smaller transactions did not slow the build and
 # keep that process smaller

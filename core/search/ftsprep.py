@@ -205,7 +205,7 @@ def prepare_pooled(
     the workers' CPU seconds are added to cpu[0]. `batches` is drawn as workers have room, so an
     iterator that makes (or receives) its batches on demand is never held whole here. The answers
     are read here, on the consumer's thread (a multiprocessing.Pool's helper threads spun on every
-    big answer: 1.4 s of CPU in a 100,000-note build). Raises one of parsepool.START_FAILED when no
+    big answer, at a cost a big build noticed). Raises one of parsepool.START_FAILED when no
     process can be started, PoolBroke when one fails later."""
     # one core is the writer's (SQLite's indexing takes about as long as the preparing): more
     # workers than the other cores only wait on it, and each is a process of its own in memory
