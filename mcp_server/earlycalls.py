@@ -83,26 +83,28 @@ def plain_arguments(arguments: Any) -> dict[str, Any] | None:
     if not isinstance(arguments, dict):
         return None
     for key, value in arguments.items():
-        if key in _STRINGS:
-            if value is not None and (
-                not isinstance(value, str)
-                or _json_in_string(value)
-                or key == "cursor"
-                and len(value) > MAX_CURSOR_CHARS
-            ):
-                return None
-        elif key in _BOOLS:
+        if key in _BOOLS:
             if not isinstance(value, bool):
                 return None
-        elif key == "limit":
-            if value is not None and (type(value) is not int or not 1 <= value <= MAX_LIMIT):
-                return None
-        elif key == "filters":
-            if not _plain_filters(value):
-                return None
-        else:
-            return None  # an unknown argument: the SDK's server names the ones it takes
+        elif not _plain_scope_argument(key, value, MAX_LIMIT):
+            return None  # a value the SDK would change, or an unknown argument: the SDK names the ones it takes
     return dict(arguments)
+
+
+def _plain_scope_argument(key: str, value: Any, most: int) -> bool:
+    """Whether one of the scope and page arguments list_documents and search share (folder, pattern,
+    cursor, limit up to `most`, filters) passes the SDK's validation unchanged; False for any other key."""
+    if key in _STRINGS:
+        return value is None or (
+            type(value) is str
+            and not _json_in_string(value)
+            and not (key == "cursor" and len(value) > MAX_CURSOR_CHARS)
+        )
+    if key == "limit":
+        return value is None or (type(value) is int and 1 <= value <= most)
+    if key == "filters":
+        return _plain_filters(value)
+    return False
 
 
 def _plain_filters(value: Any) -> bool:
@@ -125,21 +127,10 @@ def plain_search_arguments(arguments: Any) -> dict[str, Any] | None:
     for key, value in arguments.items():
         if key == "query":
             continue
-        if key in _STRINGS:
-            if value is not None and (
-                type(value) is not str or _json_in_string(value) or key == "cursor" and len(value) > MAX_CURSOR_CHARS
-            ):
-                return None
-        elif key == "limit":
-            if value is not None and (type(value) is not int or not 1 <= value <= MAX_SEARCH_LIMIT):
-                return None
-        elif key == "filters":
-            if not _plain_filters(value):
-                return None
-        elif key == "mode":
+        if key == "mode":
             if value not in (None, "keyword", "hybrid", "semantic"):
                 return None
-        else:
+        elif not _plain_scope_argument(key, value, MAX_SEARCH_LIMIT):
             return None
     return dict(arguments)
 
