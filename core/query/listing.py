@@ -22,6 +22,7 @@ from vaultwatch.core.disk.paths import normalize_folder
 from vaultwatch.core.errors import QueryError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.markdown import okf
+from vaultwatch.core.memo import BoundedMemo
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 from vaultwatch.core.query import postings
 from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint
@@ -218,17 +219,10 @@ def _fingerprint(q: Query) -> str:
     Memoized by those arguments and their types (1 and True are equal keys but digest apart): every
     page of a listing asks for it, and the digest costs far more than a page's own work."""
     values = tuple(map(q.__getattribute__, _DIGESTED))
-    key = (values, tuple(map(type, values)))
     try:
-        fp = _FINGERPRINTS.get(key)
+        return _FINGERPRINTS.get((values, tuple(map(type, values))), lambda: _digest(q))
     except TypeError:  # a field holding something unhashable: digested every time
         return _digest(q)
-    if fp is None:
-        fp = _digest(q)
-        if len(_FINGERPRINTS) >= _FINGERPRINTS_MAX:
-            _FINGERPRINTS.clear()
-        _FINGERPRINTS[key] = fp
-    return fp
 
 
 def _digest(q: Query) -> str:
@@ -237,8 +231,7 @@ def _digest(q: Query) -> str:
 
 
 _DIGESTED = tuple(f.name for f in fields(Query) if f.name not in ("limit", "cursor"))
-_FINGERPRINTS: dict[tuple[tuple[Any, ...], tuple[type, ...]], str] = {}
-_FINGERPRINTS_MAX = 512
+_FINGERPRINTS: BoundedMemo[str] = BoundedMemo(512)
 
 
 def _sort_key(sort: str, clock: Clock, triage: tuple[str, TriageRules] | None = None) -> Callable[[Entry], Any]:

@@ -19,6 +19,7 @@ from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
 from vaultwatch.core.errors import QueryError
+from vaultwatch.core.memo import BoundedMemo
 from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, run_query
 from vaultwatch.core.search import ranking
@@ -86,18 +87,10 @@ def _fingerprint(strict: str, scope: Query) -> str:
     """What a search's cursor (and its last answer's key) holds of its words and scope: `_digest`, memoized
     by the words and the scope's repr, which shows every field's value as its type writes it (1 and True,
     equal as keys, repr apart): `asdict`'s deep copy of the Query was a sizeable share of a quick search."""
-    key = (strict, repr(scope))
-    fp = _FINGERPRINTS.get(key)
-    if fp is None:
-        fp = _digest(strict, scope)
-        if len(_FINGERPRINTS) >= _FINGERPRINTS_MAX:
-            _FINGERPRINTS.clear()
-        _FINGERPRINTS[key] = fp
-    return fp
+    return _FINGERPRINTS.get((strict, repr(scope)), lambda: _digest(strict, scope))
 
 
-_FINGERPRINTS: dict[tuple[str, str], str] = {}
-_FINGERPRINTS_MAX = 512
+_FINGERPRINTS: BoundedMemo[str] = BoundedMemo(512)
 
 
 def _varints(blob: bytes) -> list[int]:
