@@ -353,12 +353,14 @@ def _start_search_soon(vault: Vault) -> None:
     threading.Thread(target=vault.start_search, name="vaultwatch-search-start", daemon=True).start()
 
 
-def _cold_load_begun(vault: Vault) -> threading.Event:
+def _cold_load_begun(vault: Vault) -> tuple[threading.Event, Callable[[], None]]:
     """An event set once the first load starts parsing COLD_LOAD_NOTES notes or more (no entry cache,
     or most of it stale). Such a parse runs in worker processes for a second or more, and the front
     can answer no listing until it ends: the SDK's import (most of a second of the interpreter)
     then costs no answer anything, where after the load it would hold up the client's first call
-    that needs the SDK (most clients ask `tools/list`, whose answer a first start has not cached)."""
+    that needs the SDK (most clients ask `tools/list`, whose answer a first start has not cached).
+    Returns the event and the unsubscribe the caller calls once it no longer asks (no listener then
+    stays on the bus for the process's life)."""
     import threading
 
     from vaultwatch.core.events import IndexProgress
@@ -376,7 +378,7 @@ def _cold_load_begun(vault: Vault) -> threading.Event:
             unsubscribe()
 
     unsubscribe = vault.bus.subscribe(seen)
-    return begun
+    return begun, unsubscribe
 
 
 def _start_search_after_burst(vault: Vault, front: StdioFront) -> Callable[[], None]:
@@ -467,12 +469,13 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
             else None
         )
         front.serve(tool_prefix=options["tool_prefix"], calls=calls)  # the handshake (and a first listing) now
-        cold = _cold_load_begun(vault)
+        cold, stop_watching_load = _cold_load_begun(vault)
         vault.answering = lambda: not front.calls_paused()  # the first load's cache write waits for a burst
         vault.start_live(search=False)  # watch, and load in the background
         # the SDK's import (~0.9 s of CPU) waits for the warm index and the early answers, unless a
         # request needs the SDK first; a cold load overlaps it
         front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT, now=cold)
+        stop_watching_load()
         from .server import build_server
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
