@@ -234,6 +234,7 @@ async def test_typescript_sdk_client_pages_the_whole_big_vault_through_the_bridg
         stderr=subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert out.strip(), f"the client wrote no report (exit {proc.returncode}): {err.decode()[-2000:]}"
     report = json.loads(out)
     assert report["ok"], report.get("error") or err.decode()[-2000:]
     assert report["paths"] == big_vault[1]
