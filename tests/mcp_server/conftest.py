@@ -6,6 +6,7 @@ pytest's tmp_path is longer than that can afford).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -65,13 +66,17 @@ def ts_sdk() -> Path:
     if node is None or npm is None:
         pytest.skip("node and npm are needed to run the TypeScript SDK client")
     wanted = json.loads((CLIENT_DIR / "package.json").read_text())["dependencies"]["@modelcontextprotocol/sdk"]
-    if not SDK.exists() or json.loads(SDK.read_text())["version"] != wanted:
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=CLIENT_DIR,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, f"npm install failed:\n{done.stderr[-2000:]}"
+    # one xdist worker installs while the others wait: the SDK's package.json is written before the
+    # rest of node_modules, so a worker that only looked at it ran node on a half-installed tree
+    with open(CLIENT_DIR / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not SDK.exists() or json.loads(SDK.read_text())["version"] != wanted:
+            done = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=CLIENT_DIR,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, f"npm install failed:\n{done.stderr[-2000:]}"
     return Path(node)
