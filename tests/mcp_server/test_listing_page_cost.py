@@ -184,3 +184,44 @@ def test_a_note_links_size_is_its_encoded_size(tmp_path):
         link = answers.note_link(e)
         assert link["uri"] == "vault://note/" + quote(e.path, safe="/")
         assert answers.note_link_bytes(link) == answers.link_bytes(link), e.path
+
+
+def test_a_default_pages_columns_look_at_few_entries_one_by_one(tmp_path, monkeypatch):
+    """A default page asks core for 1,000 entries and its table's columns are those of all of them, yet only
+    the first entry of each distinct (kind, frontmatter_error, decode_error) is looked at one by one: nearly
+    every run of 1,000 notes holds one with broken YAML, and a Python step for each of them was most of the
+    columns' cost. The columns stay those of every entry (the plain definition, above), here with the first
+    broken note after many clean ones and two broken notes that fail alike."""
+    root = tmp_path / "vault"
+    for i in range(400):
+        path = root / f"Note {i:03d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        front = "title: [unclosed\n" if i in (250, 251, 390) else f"title: Note {i}\n"
+        path.write_text(f"---\n{front}---\n# Note {i}\n", encoding="utf-8")
+    (root / "Note 300.md").write_bytes(b"# bad \xff\xfe bytes\n")
+    vault = Vault(root, clock=FixedClock.at_date(dt.date(2026, 11, 29)))
+    vault.load()
+    looked = []
+    real_shape = answers.row_shape
+
+    def counting_shape(entry):
+        looked.append(entry.path)
+        return real_shape(entry)
+
+    try:
+        q = Query(limit=1000)
+        res = vault.list(q)
+        errors = {e.frontmatter_error for e in res.entries if e.frontmatter_error}
+        monkeypatch.setattr(answers, "row_shape", counting_shape)
+        kw = dict(budget_bytes=budget.DEFAULT_ANSWER_BYTES, explicit=False, frontmatter=False)
+        rest = {"total": res.total, "next_cursor": res.next_cursor}
+        made = made_page(RowCache(), res, q, vault.clock, rest, **kw)
+        monkeypatch.undo()
+        assert made == expected_page(res, q, vault.clock, rest, **kw)
+    finally:
+        monkeypatch.undo()
+        vault.stop()
+    assert len(made["rows"]) < len(res.entries) == 400  # the budget cut the page: columns of rows not on it
+    assert "frontmatter_error" in made["columns"] and "decode_error" in made["columns"]
+    # one clean note, each distinct YAML error, the undecodable note: not every entry
+    assert sorted(looked) == sorted(set(looked)) and len(looked) <= 2 + len(errors)
