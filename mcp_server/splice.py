@@ -15,13 +15,16 @@ them, and the front fills them as the line leaves (`LineParking.fill`).
 
 Placeholders exist only for requests that pass through `Splice` or a `LineParking` (the fast
 path checks the request's ASGI scope, or that its server serves stdio); everywhere else
-(in-memory clients) `active()` is False and tools build ordinary results. Tokens are 128-bit
-random, so nothing a note contains can collide with one.
+(in-memory clients) `active()` is False and tools build ordinary results. Tokens start with a
+128-bit secret drawn once per process, so nothing a note contains can collide with one; a count
+makes each unique (a token of its own from the system's randomness cost a page a system call that
+lets go of the interpreter, and a busy thread beside it, the full-text build, could keep it).
 """
 
 from __future__ import annotations
 
 import contextvars
+import itertools
 import re
 import secrets
 import threading
@@ -33,7 +36,13 @@ from . import sdk
 SCOPE_KEY = "vaultwatch.splice"
 _PREFIX = "vaultwatch-splice:"
 
-_TOKEN = re.compile(rb'"' + _PREFIX.encode() + rb'[0-9a-f]{32}"')
+_SECRET = secrets.token_hex(16)
+_COUNT = itertools.count()
+_TOKEN = re.compile(rb'"' + _PREFIX.encode() + rb'[0-9a-f]{48}"')
+
+
+def _token() -> str:
+    return f"{_PREFIX}{_SECRET}{next(_COUNT) & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
 class Parked(str):
@@ -54,7 +63,7 @@ class LineParking:
         self.filled = 0  # placeholders filled so far (diagnostics and tests)
 
     def park(self, parts: tuple[bytes, ...]) -> Parked:
-        token = _PREFIX + secrets.token_hex(16)
+        token = _token()
         parked = Parked(token)
         parked.parts = parts
         with self._lock:
@@ -118,7 +127,7 @@ def put(*json_parts: bytes) -> str:
         raise RuntimeError("splice.put outside a spliceable request")
     if isinstance(values, LineParking):
         return values.park(json_parts)
-    token = _PREFIX + secrets.token_hex(16)
+    token = _token()
     values[b'"' + token.encode() + b'"'] = json_parts
     return token
 

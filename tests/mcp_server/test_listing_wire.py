@@ -296,6 +296,34 @@ def test_put_only_inside_a_spliceable_request():
     assert not splice.active()
 
 
+def test_a_placeholder_asks_the_system_for_no_randomness(monkeypatch):
+    """A page parks two placeholders: making one must not call the system's randomness (os.urandom lets go
+    of the interpreter, and a busy thread beside the answer, a full-text build, may keep it). Each is still
+    unique, starts with the process's secret and is filled, on a line as on a socket's body."""
+
+    def no_urandom(n: int) -> bytes:
+        raise AssertionError("a placeholder asked the system for randomness")
+
+    monkeypatch.setattr("os.urandom", no_urandom)
+    monkeypatch.setattr("random._urandom", no_urandom)  # what secrets' SystemRandom calls
+    parking = splice.LineParking()
+    seen: set[str] = set()
+    for values in (parking, {}):
+        token = splice.enable(values)
+        try:
+            made = [splice.put(b"[", str(i).encode(), b"]") for i in range(50)]
+        finally:
+            splice.reset(token)
+        assert len(set(made) | seen) == len(made) + len(seen)
+        seen |= set(made)
+        line = ("{" + ",".join(f'"k{i}":"{p}"' for i, p in enumerate(made)) + "}").encode()
+        filled = parking.fill(line) if values is parking else splice.fill(line, values)
+        assert json.loads(filled) == {f"k{i}": [i] for i in range(50)}
+    monkeypatch.undo()
+    secret = {p.removeprefix("vaultwatch-splice:")[:32] for p in seen}
+    assert len(secret) == 1 and len(next(iter(secret))) == 32
+
+
 async def _through_splice(app_messages, parked: bytes) -> list[dict]:
     """Run a minimal ASGI app (the role the SDK's app plays) under Splice; what reached the server."""
     sent: list[dict] = []
