@@ -234,6 +234,34 @@ _DIGESTED = tuple(f.name for f in fields(Query) if f.name not in ("limit", "curs
 _FINGERPRINTS: BoundedMemo[str] = BoundedMemo(512)
 
 
+def _kept(snapshot: Snapshot, q: Query, make: Callable[[], Sequence[Any]]) -> Sequence[Any]:
+    """`make()`, every match of `q` in its order (positions or entries), kept with `snapshot` for the
+    listing's next pages: a filtered or matched listing found and sorted all its matches again on every
+    page (at 100k notes, a filter choosing half of them sorted 50k positions for each page of ~110 rows).
+    Kept per snapshot, so a new generation never sees the matches of an older one, and for a few
+    queries only (`_KEPT_QUERIES`), keyed by every argument but the page's and their types, never by
+    a digest two queries could share. A query whose matches depend on the clock (the overdue sort,
+    triage, a bundle's `stale`) is made every time."""
+    if q.sort == "overdue" or q.triage is not None:
+        return make()
+    if snapshot.is_bundle and any(key == "stale" for key, _ in (*q.filters, *q.exclude)):
+        return make()
+    values = tuple(map(q.__getattribute__, _DIGESTED))
+    memo: BoundedMemo[Sequence[Any]] = snapshot.cached(("listing-matches",), lambda: BoundedMemo(_KEPT_QUERIES))
+    try:
+        return memo.get((values, _types(values)), make)
+    except TypeError:  # an argument holding something unhashable: made every time
+        return make()
+
+
+def _types(value: Any) -> Any:
+    """The types in `value`, nested tuples (a filter's pairs) included: 1, 1.0 and True are equal keys."""
+    return tuple(map(_types, value)) if type(value) is tuple else type(value)
+
+
+_KEPT_QUERIES = 8  # a snapshot's listings whose matches are kept for their next pages (`_kept`)
+
+
 def _sort_key(sort: str, clock: Clock, triage: tuple[str, TriageRules] | None = None) -> Callable[[Entry], Any]:
     if sort == "modified":
         return lambda e: e.mtime_ns
@@ -358,9 +386,10 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
             blo, bhi = _span(paths, base)
             lo, hi = max(lo, blo), min(hi, bhi)
             hi = max(lo, hi)
-    cand_paths: Iterable[str] = paths[lo:hi]
-    cands: Iterable[Entry] = entries[lo:hi]
-    if filtered and kinds:  # filters apply to notes only: answer them from the inverted lists
+
+    def chosen_order() -> Sequence[int]:
+        """The positions of the notes the filters choose, ascending (filters apply to notes only: answered
+        from the inverted lists)."""
         chosen: set[int] | frozenset[int] | None = None
         for key, want in q.filters:
             found = postings.positions(snapshot, key, want, clock)
@@ -389,57 +418,66 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
             if drop:
                 chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - drop
         if chosen is None:
-            order: Sequence[int] = range(lo, hi)
-        else:
-            order = sorted(chosen) if (lo, hi) == (0, len(paths)) else sorted(i for i in chosen if lo <= i < hi)
-        if _pages_by_position(q, recursive):
-            return _position_page(snapshot, q, paths, entries, order)
-        cands = [entries[i] for i in order]
-        cand_paths = [paths[i] for i in order]
-    elif _pages_by_position(q, recursive):
-        return _position_page(snapshot, q, paths, entries, range(lo, hi))
-    # The path stages run in C via map()/compress().
-    prefix_len = len(folder) + 1 if folder else 0
-    keep: list[Any]  # truthy per candidate: bools, or regex matches
-    hay: Sequence[str]
-    if not recursive:
-        rel = map(itemgetter(slice(prefix_len, None)), cand_paths) if prefix_len else cand_paths
-        keep = list(map(not_, map(methodcaller("__contains__", "/"), rel)))
-        cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
-    if q.pattern:
-        rx = compile_glob(q.pattern)
-        strip = prefix_len if (q.pattern_base == "folder" and folder) else 0
-        hint = literal_hint(q.pattern)
-        if hint and "\n" not in hint and type(cand_paths) is tuple:  # the unfiltered span, as is
-            hits = _containing(snapshot, frozenset(kinds), paths, hint, lo, hi)
-            cands, cand_paths = [entries[i] for i in hits], [paths[i] for i in hits]
-        elif hint:  # substring test in C first; the regex only sees the survivors
-            keep = list(map(methodcaller("__contains__", hint), cand_paths))
-            cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
-        rel = map(itemgetter(slice(strip, None)), cand_paths) if strip else cand_paths
-        keep = list(map(rx.fullmatch, rel))
-        cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
-    for glob in q.exclude_patterns:  # the filter bar's -path: terms, matched against the vault path
-        left_out = compile_glob(glob).fullmatch
-        keep = [left_out(p) is None for p in cand_paths]
-        cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
-    needles = [fold(n) for n in ((q.text,) if q.text else ()) + tuple(q.words) if n]
-    if needles:
-        if isinstance(cands, tuple):  # unfiltered: use this generation's folded titles and paths
-            hay = _hay(snapshot, frozenset(kinds), paths, entries)[lo:hi]
-        else:
-            hay = [fold(f"{e.path}\n{e.title}") for e in cands]
-        for needle in needles:  # each narrows the survivors of the one before
-            keep = list(map(methodcaller("__contains__", needle), hay))
-            cands, hay = list(compress(cands, keep)), list(compress(hay, keep))
-    matched = list(cands)
+            return range(lo, hi)
+        # an array, not a list of ints: it may be kept with the snapshot (_kept)
+        return array("q", sorted(chosen) if (lo, hi) == (0, len(paths)) else sorted(i for i in chosen if lo <= i < hi))
 
-    fp = _fingerprint(q)
+    if _pages_by_position(q, recursive):
+        order = _kept(snapshot, q, chosen_order) if filtered and kinds else range(lo, hi)
+        return _position_page(snapshot, q, paths, entries, order)
     keyf = _sort_key(q.sort, clock, q.triage)
-    if q.sort != "path":
-        matched.sort(key=lambda e: (keyf(e), e.path), reverse=q.descending)
-    elif q.descending:
-        matched.reverse()
+
+    def all_matches() -> Sequence[Entry]:
+        """Every entry the query matches, in the listing's order."""
+        cand_paths: Iterable[str] = paths[lo:hi]
+        cands: Iterable[Entry] = entries[lo:hi]
+        if filtered and kinds:
+            order = chosen_order()
+            cands = [entries[i] for i in order]
+            cand_paths = [paths[i] for i in order]
+        # The path stages run in C via map()/compress().
+        prefix_len = len(folder) + 1 if folder else 0
+        keep: list[Any]  # truthy per candidate: bools, or regex matches
+        hay: Sequence[str]
+        if not recursive:
+            rel = map(itemgetter(slice(prefix_len, None)), cand_paths) if prefix_len else cand_paths
+            keep = list(map(not_, map(methodcaller("__contains__", "/"), rel)))
+            cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
+        if q.pattern:
+            rx = compile_glob(q.pattern)
+            strip = prefix_len if (q.pattern_base == "folder" and folder) else 0
+            hint = literal_hint(q.pattern)
+            if hint and "\n" not in hint and type(cand_paths) is tuple:  # the unfiltered span, as is
+                hits = _containing(snapshot, frozenset(kinds), paths, hint, lo, hi)
+                cands, cand_paths = [entries[i] for i in hits], [paths[i] for i in hits]
+            elif hint:  # substring test in C first; the regex only sees the survivors
+                keep = list(map(methodcaller("__contains__", hint), cand_paths))
+                cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
+            rel = map(itemgetter(slice(strip, None)), cand_paths) if strip else cand_paths
+            keep = list(map(rx.fullmatch, rel))
+            cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
+        for glob in q.exclude_patterns:  # the filter bar's -path: terms, matched against the vault path
+            left_out = compile_glob(glob).fullmatch
+            keep = [left_out(p) is None for p in cand_paths]
+            cands, cand_paths = list(compress(cands, keep)), list(compress(cand_paths, keep))
+        needles = [fold(n) for n in ((q.text,) if q.text else ()) + tuple(q.words) if n]
+        if needles:
+            if isinstance(cands, tuple):  # unfiltered: use this generation's folded titles and paths
+                hay = _hay(snapshot, frozenset(kinds), paths, entries)[lo:hi]
+            else:
+                hay = [fold(f"{e.path}\n{e.title}") for e in cands]
+            for needle in needles:  # each narrows the survivors of the one before
+                keep = list(map(methodcaller("__contains__", needle), hay))
+                cands, hay = list(compress(cands, keep)), list(compress(hay, keep))
+        matched = list(cands)
+        if q.sort != "path":
+            matched.sort(key=lambda e: (keyf(e), e.path), reverse=q.descending)
+        elif q.descending:
+            matched.reverse()
+        return tuple(matched)  # a tuple: it may be kept with the snapshot (_kept)
+
+    matched = _kept(snapshot, q, all_matches)
+    fp = _fingerprint(q)
     total = len(matched)
     start = 0
     if q.cursor:
