@@ -151,8 +151,11 @@ async def ready(side: Side, expect: int) -> None:
         await asyncio.sleep(0.05)
 
 
-async def main(baseline: Path, rounds: int, notes: int, limit: int = SIZED_PAGE) -> dict:
-    base, manifest = vault(notes)
+async def main(baseline: Path, rounds: int, notes: int, limit: int = SIZED_PAGE, source: Path | None = None) -> dict:
+    if source is None:
+        base, manifest = vault(notes)
+    else:  # a vaultgen vault made elsewhere (its manifest beside it), copied, never changed
+        base, manifest = source, json.loads(Path(f"{source}.manifest.json").read_text(encoding="utf-8"))
     work = OUT / "calls"
     shutil.rmtree(work, ignore_errors=True)
     files = sorted(str(p.relative_to(base)) for p in base.rglob("*.md") if not p.name.startswith("."))
@@ -241,5 +244,8 @@ if __name__ == "__main__":
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--notes", type=int, default=10_000)
     ap.add_argument("--limit", type=int, default=SIZED_PAGE, help="rows in a sized page (see SIZED_PAGE)")
+    ap.add_argument(
+        "--vault", type=Path, help="this vaultgen vault instead (its manifest beside it: PATH.manifest.json)"
+    )
     ns = ap.parse_args()
-    emit(asyncio.run(main(ns.baseline, ns.rounds, ns.notes, ns.limit)))
+    emit(asyncio.run(main(ns.baseline, ns.rounds, ns.notes, ns.limit, ns.vault)))

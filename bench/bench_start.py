@@ -152,8 +152,10 @@ async def spawn(
             while True:  # whole listings until one is complete (a load past the listing's wait says so)
                 paths: list[str] = []
                 cursor = None
+                pages: list[float] = []  # when each page of this listing was answered (s from spawn)
                 while True:
                     res = await c.call_tool("list_documents", {"cursor": cursor} if cursor else {})
+                    pages.append(round(time.perf_counter() - t0, 4))
                     data = res.structured_content
                     assert data is not None and not res.is_error, res
                     loading = bool((res.meta or {}).get("index_loading"))
@@ -168,6 +170,7 @@ async def spawn(
                     break
                 await asyncio.sleep(0.05)
             out["complete_listing_s"] = time.perf_counter() - t0
+            out["pages_s"] = pages  # the complete listing's pages (kept with --timeline)
             out["correct"] = not problems
             if problems:
                 out["problems"] = problems
@@ -217,8 +220,11 @@ async def main(
                 got["kind"], got["round"] = kind, rnd
                 if not timeline:
                     got.pop("timeline")
+                    got.pop("pages_s")
                 runs[name].append(got)
-                print(name, kind, rnd, {k: v for k, v in got.items() if k != "timeline"}, file=sys.stderr)
+                print(
+                    name, kind, rnd, {k: v for k, v in got.items() if k not in ("timeline", "pages_s")}, file=sys.stderr
+                )
         loads.append(os.getloadavg())
     summary: dict = {}
     for name, got in runs.items():
@@ -262,7 +268,9 @@ if __name__ == "__main__":
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--hold", type=float, default=30.0, help="seconds from spawn the session stays open")
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout, alternated with this one")
-    ap.add_argument("--timeline", action="store_true", help="keep each spawn's tree RSS every 0.5 s")
+    ap.add_argument(
+        "--timeline", action="store_true", help="keep each spawn's tree RSS every 0.5 s, and when each page came"
+    )
     ap.add_argument(
         "--until-search",
         action="store_true",
