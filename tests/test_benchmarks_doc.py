@@ -26,6 +26,15 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     )
 
 
+def report_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """`python -m bench.report ARGS` in this process: its exit code and stderr. The module's own entry
+    point runs as a real process once (the first test); every process would re-import the `mcp` SDK
+    the peers' table names servers from, seconds each on a loaded machine."""
+    capsys.readouterr()
+    code = report.main(list(args))
+    return code, capsys.readouterr().err
+
+
 def test_the_committed_page_is_the_render_of_the_committed_results() -> None:
     rendered = report.render(report.load(report.RESULTS))
     assert report.DOC.read_text(encoding="utf-8") == rendered, "run `python -m bench.report` and commit the page"
@@ -40,7 +49,9 @@ def test_every_row_reads_keys_its_result_file_holds() -> None:
     assert {row.source for row in report.ROWS} | {report.PEERS_SOURCE} <= set(RECIPES)
 
 
-def test_a_renamed_key_fails_the_render_naming_the_row_file_and_key(tmp_path: Path) -> None:
+def test_a_renamed_key_fails_the_render_naming_the_row_file_and_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     results = tmp_path / "results"
     shutil.copytree(report.RESULTS, results)
     core = json.loads((results / "core.json").read_text(encoding="utf-8"))
@@ -58,24 +69,26 @@ def test_a_renamed_key_fails_the_render_naming_the_row_file_and_key(tmp_path: Pa
         "peers' table, read p50: peers.json has no figure 'read_ms'",
     ]
     doc = tmp_path / "benchmarks.md"
-    done = run("-m", "bench.report", "--results", str(results), "--doc", str(doc))
-    assert done.returncode == 2
-    assert "results.100000.cold_index_s: no 'cold_index_s'" in done.stderr
+    code, err = report_main(capsys, "--results", str(results), "--doc", str(doc))
+    assert code == 2
+    assert "results.100000.cold_index_s: no 'cold_index_s'" in err
     assert not doc.exists()  # nothing written from results that lack a figure
 
 
-def test_check_fails_on_a_page_edited_by_hand_and_passes_once_rendered(tmp_path: Path) -> None:
+def test_check_fails_on_a_page_edited_by_hand_and_passes_once_rendered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = tmp_path / "benchmarks.md"
     page = report.DOC.read_text(encoding="utf-8")
     edited = page.replace("| what | measured | target |", "| what | measured | goal |")
     assert edited != page
     doc.write_text(edited, encoding="utf-8")
-    done = run("-m", "bench.report", "--check", "--doc", str(doc))
-    assert done.returncode == 1
-    assert "differs from the results" in done.stderr
-    assert run("-m", "bench.report", "--doc", str(doc)).returncode == 0
+    code, err = report_main(capsys, "--check", "--doc", str(doc))
+    assert code == 1
+    assert "differs from the results" in err
+    assert report_main(capsys, "--doc", str(doc))[0] == 0
     assert doc.read_text(encoding="utf-8") == report.DOC.read_text(encoding="utf-8")
-    assert run("-m", "bench.report", "--check", "--doc", str(doc)).returncode == 0
+    assert report_main(capsys, "--check", "--doc", str(doc))[0] == 0
 
 
 @pytest.mark.slow  # runs bench_parse on a 20-note vault

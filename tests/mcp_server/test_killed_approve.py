@@ -54,6 +54,10 @@ async def kill_midway(args: list[str], root: Path, env: dict[str, str]) -> int:
     """Run `vaultwatch ARGS` and SIGKILL it once part of the rename's link rewrites is on disk."""
     proc = spawn_cli(*args, env=env)
     try:
+        # the rename moves T.md first and rewrites the links after: until U.md is there, one look at
+        # it instead of a read of the 400 notes (which, every 2 ms, took a core from the command)
+        while not (root / "U.md").exists() and proc.poll() is None:
+            await asyncio.sleep(0.002)
         while True:
             n = rewritten(root)
             if n >= 10 or proc.poll() is not None:

@@ -75,7 +75,9 @@ def run(vault: Path, env: dict[str, str], *args: str) -> subprocess.CompletedPro
     )
 
 
-def test_a_second_server_in_another_environment_is_refused_naming_the_first(demo_vault, tmp_path):
+def test_a_second_server_in_another_environment_is_refused_naming_the_first_and_no_lock_outlives_one(
+    demo_vault, tmp_path
+):
     state = tmp_path / "state"
     first = Serve(demo_vault, client_env(short_dir("vwa"), state))
     try:
@@ -97,8 +99,12 @@ def test_a_second_server_in_another_environment_is_refused_naming_the_first(demo
     finally:
         first.stop()
     again = Serve(demo_vault, client_env(short_dir("vwb"), state))  # the lock left with the first
-    again.stop()
-    assert again.proc.returncode == 0
+    # nor does a killed server leave its lock behind
+    again.proc.kill()
+    again.proc.wait(5)
+    third = Serve(demo_vault, client_env(short_dir("vwa"), state))
+    third.stop()
+    assert third.proc.returncode == 0
 
 
 def test_serve_stdio_holds_the_vault_too(demo_vault, tmp_path):
@@ -130,16 +136,6 @@ def test_serve_stdio_holds_the_vault_too(demo_vault, tmp_path):
     finally:
         stdio.stdin.close()
         stdio.wait(10)
-
-
-def test_a_killed_server_leaves_no_lock_behind(demo_vault, tmp_path):
-    state = tmp_path / "state"
-    first = Serve(demo_vault, client_env(short_dir("vwa"), state))
-    first.proc.kill()
-    first.proc.wait(5)
-    second = Serve(demo_vault, client_env(short_dir("vwb"), state))
-    second.stop()
-    assert second.proc.returncode == 0
 
 
 if not hasattr(os, "O_DIRECTORY"):  # pragma: no cover
@@ -274,10 +270,13 @@ def headless_cleanup(demo_vault):
     stop_holder(demo_vault)
 
 
-async def test_client_first_the_bridge_starts_one_shared_headless_server(demo_vault, tmp_path, headless_cleanup):
+async def test_client_first_the_bridge_starts_one_shared_headless_server_that_exits_once_idle(
+    demo_vault, tmp_path, headless_cleanup
+):
     state = tmp_path / "state"
     env = client_env(short_dir("vwa"), state)
-    first = await Bridge.start(demo_vault, env)
+    # idle for 1 s: the server the first bridge starts stops by itself once both bridges are gone
+    first = await Bridge.start(demo_vault, env, "--idle-exit", "1")
     reply = await first.handshake()
     assert reply["result"]["serverInfo"]["name"] == "vaultwatch"
     listing = await first.call("list_documents", {"limit": 1})
@@ -291,6 +290,7 @@ async def test_client_first_the_bridge_starts_one_shared_headless_server(demo_va
     assert (await second.call("list_tags", {"limit": 1}))["result"]["structuredContent"]["result"]
     assert holder(str(demo_vault.resolve())).pid == served_by.pid
     assert await first.close() == 0 and await second.close() == 0
+    await _exits_by_itself(demo_vault, served_by.pid)
 
 
 async def test_kill_9_of_the_headless_server_the_next_call_starts_a_new_one(demo_vault, tmp_path, headless_cleanup):
@@ -308,13 +308,7 @@ async def test_kill_9_of_the_headless_server_the_next_call_starts_a_new_one(demo
     assert await bridge.close() == 0
 
 
-async def test_a_headless_server_exits_by_itself_once_idle(demo_vault, tmp_path, headless_cleanup):
-    env = client_env(short_dir("vwa"), tmp_path / "state")
-    bridge = await Bridge.start(demo_vault, env, "--idle-exit", "1")
-    await bridge.handshake()
-    await bridge.call("list_tags", {"limit": 1})
-    pid = holder(str(demo_vault.resolve())).pid
-    assert await bridge.close() == 0
+async def _exits_by_itself(demo_vault: Path, pid: int) -> None:
     for _ in range(200):  # 1 s idle after the session ended, then a clean stop
         if holder(str(demo_vault.resolve())) is None:
             break

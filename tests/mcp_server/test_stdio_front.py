@@ -230,8 +230,10 @@ def test_a_cached_answer_that_differs_from_the_sdks_is_corrected(warm, env):
     assert json.loads(again["tools-é"])["result"]["tools"]
 
 
-def test_other_options_have_answers_of_their_own(demo_vault, env):
-    everything = by_id(exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS)[0])
+@pytest.mark.xdist_group(WARM)
+def test_other_options_have_answers_of_their_own(warm, env):
+    demo_vault = warm.into(env)  # the cache a start without options left
+    everything = warm.first
     read_only = by_id(exchange(serve(demo_vault, "--read-only"), env, INIT, INITIALIZED, TOOLS)[0])
     names = {t["name"] for t in json.loads(read_only["tools-é"])["result"]["tools"]}
     assert "list_documents" in names and "write" not in names
