@@ -155,40 +155,43 @@ async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path
         assert "links rewritten in" in text and "[[Atlas" in text
 
 
-@pytest.mark.parametrize(
-    "keys, answer",
-    [
-        (("y",), None),
-        (("n",), "Error: the person declined this change: denied in the TUI"),
-        (("d", *"not now", "enter"), "Error: the person declined this change: not now"),
-    ],
-)
-async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str, keys, answer):
+async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str):
+    """y writes, n declines, d declines with the reason typed: three calls of one agent, each
+    held by its own dialog until its key (one app and one server for the three: each call
+    writes its own note, so none sees another's)."""
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    rounds = [
+        ("yes", ("y",), None),
+        ("no", ("n",), "Error: the person declined this change: denied in the TUI"),
+        ("why", ("d", *"not now", "enter"), "Error: the person declined this change: not now"),
+    ]
     async with app.run_test(size=(120, 50)) as pilot:
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
-            call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
-            await await_until(
-                lambda: (
-                    isinstance(app.screen, ApprovalScreen)
-                    and app.screen.query(DiffView)
-                    and app.screen.query_one(DiffView).renderable
+            for name, keys, answer in rounds:
+                path = f"Inbox/idea-{name}.md"
+                call = asyncio.create_task(claude.call_tool("write", {"path": path, "content": "# Idea\n"}))
+                await await_until(
+                    lambda path=path: (
+                        isinstance(app.screen, ApprovalScreen)
+                        and app.screen.query(DiffView)
+                        and path in diff_text(app.screen)
+                    )
                 )
-            )
-            text = diff_text(app.screen)
-            assert "claude-test/1.0 wants to write Inbox/idea.md" in text and "# Idea" in text
-            assert not call.done()
-            await await_until(lambda: "1 waiting" in app.status.parts["approval"].plain)
-            await pilot.press(*keys)
-            result = await asyncio.wait_for(call, TIMEOUT)
-    if answer is None:
-        assert not result.is_error and (tui_demo / "Inbox" / "idea.md").read_bytes() == b"# Idea\n"
-    else:
-        assert result.is_error and result.content[0].text == answer
-        assert not (tui_demo / "Inbox" / "idea.md").exists()
+                text = diff_text(app.screen)
+                assert f"claude-test/1.0 wants to write {path}" in text and "# Idea" in text
+                assert not call.done()
+                await await_until(lambda: "1 waiting" in app.status.parts["approval"].plain)
+                await pilot.press(*keys)
+                result = await asyncio.wait_for(call, TIMEOUT)
+                if answer is None:
+                    assert not result.is_error and (tui_demo / path).read_bytes() == b"# Idea\n"
+                else:
+                    assert result.is_error and result.content[0].text == answer
+                    assert not (tui_demo / path).exists()
+                await await_until(lambda: not isinstance(app.screen, ApprovalScreen))
 
 
 async def test_the_approval_dialog_lists_every_file_a_folder_rename_moves_and_the_rule(
