@@ -70,7 +70,7 @@ async def test_set_status_on_one_note_changes_only_its_status_line(tui_demo: Pat
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / PLANE).read_bytes()
     other = (tui_demo / FINISHES).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, PLANE)
         await set_status(app, pilot, "2")  # 2 = stable
@@ -93,7 +93,7 @@ async def test_set_status_on_marked_notes(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
     before = {p: (tui_demo / p).read_bytes() for p in (FINISHES, PLANE)}
     everything = {p.relative_to(tui_demo).as_posix(): p.read_bytes() for p in tui_demo.rglob("*.md")}
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         doclist = app.main.active_list
         assert doclist.current.path == FINISHES
@@ -122,7 +122,7 @@ async def test_set_status_on_marked_notes(tui_demo: Path, app_for) -> None:
 async def test_mark_human_reviewed_moves_the_note_to_the_human_tier(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / INCIDENT).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         assert app.session.snapshot.get(INCIDENT).okf_trust == "unverified"
         await select(app, pilot, INCIDENT)
@@ -145,7 +145,7 @@ async def test_mark_human_reviewed_moves_the_note_to_the_human_tier(tui_demo: Pa
 
 async def test_snooze_takes_the_note_off_the_stale_tab(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await pilot.press("3")
         await settle(app)
@@ -181,7 +181,7 @@ async def test_snooze_takes_the_note_off_the_stale_tab(tui_demo: Path, app_for) 
 async def test_undo_restores_the_exact_bytes(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / INCIDENT).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, INCIDENT)
         await pilot.press("v", "y")  # y confirms the attestation
@@ -203,7 +203,7 @@ async def test_undo_restores_the_exact_bytes(tui_demo: Path, app_for) -> None:
 
 async def test_outside_change_is_a_conflict_never_overwritten(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, PLANE)
         await settle(app)
@@ -232,7 +232,7 @@ async def test_outside_change_is_a_conflict_never_overwritten(tui_demo: Path, ap
 
 async def test_undo_never_clobbers_a_later_outside_edit(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, PLANE)
         await set_status(app, pilot, "2")
@@ -249,7 +249,7 @@ async def test_editor_edit_is_indexed_and_undoable(tui_demo: Path, app_for, monk
     monkeypatch.setenv("EDITOR", """sh -c 'printf "\\nedited\\n" >> "$1"' --""")
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / INCIDENT).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, INCIDENT)
         await pilot.press("e")
@@ -273,7 +273,7 @@ async def test_broken_tab_lists_unwritten_links_and_e_opens_the_note(
     app = app_for(tui_demo, user=USER)
     note = "Projects/Atlas Migration.md"
     before = (tui_demo / note).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await pilot.press("5")
         await settle(app)
@@ -310,7 +310,7 @@ async def test_a_note_that_cannot_be_edited_safely_is_reported_and_left_alone(tu
     broken = "Inbox/Broken frontmatter.md"
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / broken).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, broken)
         await set_status(app, pilot, "3")
