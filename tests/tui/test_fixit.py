@@ -66,7 +66,7 @@ def test_clipboard_caveats_name_terminals_without_osc52(env: dict, says: str | N
 
 async def test_copy_path_and_wikilink_of_the_previewed_note(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         app.main.open_note(PLANE)
         await settle(app)
@@ -106,7 +106,7 @@ async def test_open_in_obsidian_hands_the_uri_to_the_system_opener(
     log = recorder(tmp_path, "xdg-open")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         app.main.open_note(PLANE)
         await settle(app)
@@ -121,7 +121,7 @@ async def test_open_in_obsidian_without_an_opener_says_so(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         app.main.open_note(PLANE)
         await settle(app)
@@ -142,7 +142,7 @@ async def test_e_opens_the_seen_note_in_the_editor_on_every_tab(
     opened: list[str] = []
     # one app visits every tab: the recording editor changes no note, so each tab lists what it
     # lists at start (an app per tab cost a start each and proved nothing more)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         for tab in "12345":
             await pilot.press(tab)
@@ -157,7 +157,7 @@ async def test_e_opens_the_seen_note_in_the_editor_on_every_tab(
 
 async def test_bulk_status_of_every_listed_note_confirms_with_a_count_and_undoes(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user="tester")
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("slash")
         await paste(app, pilot, "status:draft")  # the filter's text is what counts, not its keys
@@ -187,7 +187,7 @@ async def test_bulk_status_of_every_listed_note_confirms_with_a_count_and_undoes
 
 async def test_a_marked_range_and_a_declined_confirm_write_nothing(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user="tester")
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         rows = [e.path for e in app.main.active_list.rows]
         before = {p: (tui_demo / p).read_bytes() for p in rows}
@@ -214,7 +214,7 @@ async def test_a_marked_range_and_a_declined_confirm_write_nothing(tui_demo: Pat
 
 async def test_the_preview_header_calls_a_broken_note_broken_as_the_list_does(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)):
+    async with app.run_test(size=(120, 30)):
         await settle(app)
         broken = next(e for e in app.session.snapshot.entries if e.kind == "note" and e.frontmatter_error)
         app.main.open_note(broken.path)
