@@ -30,7 +30,7 @@ def _state(tmp_path, monkeypatch):
 async def test_a_revert_says_reverted_change_n_once(tui_demo: Path, app_for):
     app = app_for(tui_demo)
     Writer(app.session.vault).write("Inbox/new.md", "agent text\n", actor="agent:bot")
-    async with app.run_test(size=(140, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await wait_for(lambda: isinstance(app.screen, ChangesScreen))
@@ -61,7 +61,7 @@ def test_the_cli_revert_says_reverted_change_n_once(make_vault, tmp_path: Path):
 
 async def test_the_verify_dialog_names_the_person_the_file_and_journal_get(tui_demo: Path, app_for):
     app = app_for(tui_demo)  # no user configured: the login name
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, INCIDENT)
         await pilot.press("v")
@@ -78,7 +78,7 @@ async def test_the_verify_dialog_names_the_person_the_file_and_journal_get(tui_d
 async def test_an_undo_is_journaled_as_an_undo(tui_demo: Path, app_for):
     app = app_for(tui_demo)
     before = (tui_demo / INCIDENT).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, INCIDENT)
         await pilot.press("v", "y")
