@@ -123,7 +123,7 @@ async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: P
     writer.write("Inbox/bot.md", "bot\n", actor="agent:bot")
     writer.write("Inbox/other.md", "other\n", actor="agent:other")
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(170, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await await_until(lambda: isinstance(app.screen, ChangesScreen))
@@ -616,7 +616,7 @@ async def test_the_changes_view_marks_changes_reviewed_and_says_when_the_journal
     journal = journal_for(vault)
     assert journal.status()["full"]
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(170, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await await_until(lambda: isinstance(app.screen, ChangesScreen))
