@@ -72,7 +72,7 @@ async def test_lists_every_note_with_counts_on_tabs(tui_demo: Path, app_for) -> 
 
 async def test_filter_bar_uses_the_core_query_and_reports_bad_terms(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await type_filter(app, pilot, "status:deprecated -tag:ops")
         got = paths(app)
@@ -103,7 +103,7 @@ async def test_filter_bar_uses_the_core_query_and_reports_bad_terms(tui_demo: Pa
 
 async def test_filter_path_and_trust_terms(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await type_filter(app, pilot, "path:Projects trust:unverified")
         got = paths(app)
