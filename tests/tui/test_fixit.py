@@ -100,25 +100,12 @@ def test_a_name_two_notes_share_links_by_path(tmp_path: Path) -> None:
     assert fixit.wikilink(snap.get("B/Only.md"), snap) == "[[Only]]"
 
 
-async def test_open_in_obsidian_hands_the_uri_to_the_system_opener(
+async def test_open_in_obsidian_says_when_there_is_no_opener_and_else_hands_it_the_uri(
     tui_demo: Path, app_for, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Without a system opener on PATH the URI is copied and the notice says so; with one, the
+    opener gets the URI (looked up at each `o`, so one app sees both machines)."""
     log = recorder(tmp_path, "xdg-open")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    app = app_for(tui_demo)
-    async with app.run_test(size=(120, 30)) as pilot:
-        await settle(app)
-        app.main.open_note(PLANE)
-        await settle(app)
-        await pilot.press("o")
-        await finish(app, pilot)
-        assert log.read_text().splitlines() == [fixit.obsidian_uri(str(tui_demo), PLANE)]
-        assert any("opened in Obsidian" in s for s in notes_said(app))
-
-
-async def test_open_in_obsidian_without_an_opener_says_so(
-    tui_demo: Path, app_for, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -130,6 +117,13 @@ async def test_open_in_obsidian_without_an_opener_says_so(
         said = notes_said(app)
         assert any("no system opener" in s and "obsidian://open?vault=" in s for s in said), said
         assert app.clipboard.startswith("obsidian://open?vault=")
+        assert not log.exists()
+
+        monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+        await pilot.press("o")
+        await finish(app, pilot)
+        assert log.read_text().splitlines() == [fixit.obsidian_uri(str(tui_demo), PLANE)]
+        assert any("opened in Obsidian" in s for s in notes_said(app))
 
 
 async def test_e_opens_the_seen_note_in_the_editor_on_every_tab(
