@@ -66,17 +66,30 @@ async def set_status(app, pilot, key: str) -> None:
     await finish(app, pilot)
 
 
-async def test_set_status_on_one_note_changes_only_its_status_line(tui_demo: Path, app_for) -> None:
+async def test_set_status_leaves_an_unsafe_note_alone_and_changes_only_a_status_line(tui_demo: Path, app_for) -> None:
+    """A note whose frontmatter cannot be edited safely is reported and left alone; then a
+    good note's status changes in its status line only (one app for both: the refused action
+    writes nothing, which is what is checked first)."""
+    broken = "Inbox/Broken frontmatter.md"
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / PLANE).read_bytes()
     other = (tui_demo / FINISHES).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    broken_before = (tui_demo / broken).read_bytes()
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
+        await select(app, pilot, broken)
+        await set_status(app, pilot, "3")
+        assert (tui_demo / broken).read_bytes() == broken_before
+        failed = [n for n in app._notifications if n.title.startswith("failed")]
+        assert failed and broken in failed[0].message and "malformed" in failed[0].message
+        assert failed[0].severity == "error"
+
         await select(app, pilot, PLANE)
         await set_status(app, pilot, "2")  # 2 = stable
         after = (tui_demo / PLANE).read_bytes()
         assert only_key_line_changed(before, after, b"status").rstrip() == b"status: stable"
         assert (tui_demo / FINISHES).read_bytes() == other
+        assert (tui_demo / broken).read_bytes() == broken_before
         assert app.session.snapshot.get(PLANE).okf_status == "stable"
         row = next(e for e in app.main.active_list.rows if e.path == PLANE)
         assert row.okf_status == "stable"  # the list follows through DocumentsChanged
@@ -93,7 +106,7 @@ async def test_set_status_on_marked_notes(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
     before = {p: (tui_demo / p).read_bytes() for p in (FINISHES, PLANE)}
     everything = {p.relative_to(tui_demo).as_posix(): p.read_bytes() for p in tui_demo.rglob("*.md")}
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         doclist = app.main.active_list
         assert doclist.current.path == FINISHES
@@ -122,7 +135,7 @@ async def test_set_status_on_marked_notes(tui_demo: Path, app_for) -> None:
 async def test_mark_human_reviewed_moves_the_note_to_the_human_tier(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / INCIDENT).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         assert app.session.snapshot.get(INCIDENT).okf_trust == "unverified"
         await select(app, pilot, INCIDENT)
@@ -145,7 +158,7 @@ async def test_mark_human_reviewed_moves_the_note_to_the_human_tier(tui_demo: Pa
 
 async def test_snooze_takes_the_note_off_the_stale_tab(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await pilot.press("3")
         await settle(app)
@@ -181,7 +194,7 @@ async def test_snooze_takes_the_note_off_the_stale_tab(tui_demo: Path, app_for) 
 async def test_undo_restores_the_exact_bytes(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / INCIDENT).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, INCIDENT)
         await pilot.press("v", "y")  # y confirms the attestation
@@ -203,7 +216,7 @@ async def test_undo_restores_the_exact_bytes(tui_demo: Path, app_for) -> None:
 
 async def test_outside_change_is_a_conflict_never_overwritten(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, PLANE)
         await settle(app)
@@ -232,7 +245,7 @@ async def test_outside_change_is_a_conflict_never_overwritten(tui_demo: Path, ap
 
 async def test_undo_never_clobbers_a_later_outside_edit(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, PLANE)
         await set_status(app, pilot, "2")
@@ -249,7 +262,7 @@ async def test_editor_edit_is_indexed_and_undoable(tui_demo: Path, app_for, monk
     monkeypatch.setenv("EDITOR", """sh -c 'printf "\\nedited\\n" >> "$1"' --""")
     app = app_for(tui_demo, user=USER)
     before = (tui_demo / INCIDENT).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, INCIDENT)
         await pilot.press("e")
@@ -273,7 +286,7 @@ async def test_broken_tab_lists_unwritten_links_and_e_opens_the_note(
     app = app_for(tui_demo, user=USER)
     note = "Projects/Atlas Migration.md"
     before = (tui_demo / note).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await pilot.press("5")
         await settle(app)
@@ -304,20 +317,6 @@ async def test_agent_writes_show_their_diff_in_the_activity_panel(tui_demo: Path
         text = activity.render_line(1).text
         assert "update_frontmatter" in text and "status: deprecated -> stable" in text
         assert app.session.marks.get(PLANE).kind == "wrote"
-
-
-async def test_a_note_that_cannot_be_edited_safely_is_reported_and_left_alone(tui_demo: Path, app_for) -> None:
-    broken = "Inbox/Broken frontmatter.md"
-    app = app_for(tui_demo, user=USER)
-    before = (tui_demo / broken).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
-        await start(app, pilot)
-        await select(app, pilot, broken)
-        await set_status(app, pilot, "3")
-        assert (tui_demo / broken).read_bytes() == before
-        failed = [n for n in app._notifications if n.title.startswith("failed")]
-        assert failed and broken in failed[0].message and "malformed" in failed[0].message
-        assert failed[0].severity == "error"
 
 
 @pytest.mark.slow

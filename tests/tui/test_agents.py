@@ -50,7 +50,7 @@ def socket_path():
 
 async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, socket_path: str) -> None:
     app = make_app(open_loaded(tui_demo), config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await wait_for(lambda: os.path.exists(socket_path))
         assert stat.S_IMODE(os.stat(socket_path).st_mode) == 0o600
@@ -112,7 +112,7 @@ async def test_each_connected_agent_shows_the_persons_rule_for_it(tui_demo: Path
     rules = parse({"agents": {"reader": {"read_only": True}, "scribe": {"write": ["Inbox/**"]}}}, None)
     approval.attach(vault, approval.ApprovalGate("none", agents=rules))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(160, 50)):
+    async with app.run_test(size=(120, 30)):
         await settle(app)
         await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
         title = app.query_one("#activity-title")

@@ -69,7 +69,7 @@ async def test_R_on_a_sessions_change_reverts_its_batch_after_a_confirm_and_u_re
 ):
     vault = open_loaded(tui_demo)
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(170, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await wait_for(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain, 10)
         async with agent(

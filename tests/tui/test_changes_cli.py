@@ -40,17 +40,19 @@ def agent_changed(make_vault, tmp_path, monkeypatch):
         writer.write("Plan.md", "# Plan v2\n", overwrite=True, actor="agent:claude")
     with calling(Caller("cursor/2", "sess-2", "rename")):
         writer.rename("Plan.md", "Old/Plan.md", actor="agent:cursor")
-    journal_for(vault).close()
+    journal = journal_for(vault)
+    ids = [c.id for c in journal.changes()]  # newest first, as `changes` lists them (its own test checks that)
+    journal.close()
     env = {**os.environ, "XDG_STATE_HOME": str(state), "PYTHONPATH": str(ROOT)}
-    return root, env
+    return root, env, ids
 
 
 def test_changes_lists_newest_first_filters_by_agent_and_prints_json(agent_changed):
-    root, env = agent_changed
+    root, env, ids = agent_changed
     out = run("changes", str(root), "--json", env=env)
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [r["tool"] for r in rows] == ["rename", "write"]
+    assert [r["tool"] for r in rows] == ["rename", "write"] and [r["id"] for r in rows] == ids
     assert rows[0]["src"] == "Plan.md" and rows[0]["path"] == "Old/Plan.md" and rows[1]["session"] == "sess-1"
     only = run("changes", str(root), "--agent", "claude", env=env)
     assert only.returncode == 0 and "claude/1" in only.stdout and "cursor" not in only.stdout
@@ -60,30 +62,28 @@ def test_changes_lists_newest_first_filters_by_agent_and_prints_json(agent_chang
 
 
 def test_revert_by_id_restores_the_files_and_is_itself_listed(agent_changed):
-    root, env = agent_changed
-    rows = [json.loads(line) for line in run("changes", str(root), "--json", env=env).stdout.splitlines()]
-    out = run("revert", str(rows[0]["id"]), str(root), env=env)
+    root, env, ids = agent_changed
+    out = run("revert", str(ids[0]), str(root), env=env)
     assert out.returncode == 0, out.stderr
     assert (root / "Plan.md").read_bytes() == b"# Plan v2\n" and (root / "Home.md").read_bytes() == b"[[Plan]]\n"
-    again = run("revert", str(rows[0]["id"]), str(root), env=env)
+    again = run("revert", str(ids[0]), str(root), env=env)
     assert again.returncode == 1 and "already reverted" in again.stderr
     listed = [json.loads(line) for line in run("changes", str(root), "--json", env=env).stdout.splitlines()]
-    assert listed[0]["kind"] == "revert" and listed[0]["revert_of"] == rows[0]["id"]
+    assert listed[0]["kind"] == "revert" and listed[0]["revert_of"] == ids[0]
 
 
 def test_revert_refused_after_an_outside_edit_prints_the_reason_and_the_versions(agent_changed):
-    root, env = agent_changed
-    rows = [json.loads(line) for line in run("changes", str(root), "--json", env=env).stdout.splitlines()]
-    run("revert", str(rows[0]["id"]), str(root), env=env)  # undo the rename first
+    root, env, ids = agent_changed
+    run("revert", str(ids[0]), str(root), env=env)  # undo the rename first
     (root / "Plan.md").write_bytes(b"# edited in Obsidian\n")
-    out = run("revert", str(rows[1]["id"]), str(root), "--show-versions", env=env)
+    out = run("revert", str(ids[1]), str(root), "--show-versions", env=env)
     assert out.returncode == 1 and "changed after it" in out.stderr
     assert "--- before ---\n# Plan\n" in out.stderr and "# edited in Obsidian" in out.stderr
     assert (root / "Plan.md").read_bytes() == b"# edited in Obsidian\n"
 
 
 def test_revert_all_of_an_agent_needs_yes(agent_changed):
-    root, env = agent_changed
+    root, env, _ = agent_changed
     out = run("revert", "--agent", "cursor", str(root), env=env)
     assert out.returncode == 2 and "needs --yes" in out.stderr
     out = run("revert", "--agent", "cursor", str(root), "--yes", env=env)

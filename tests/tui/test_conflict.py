@@ -61,7 +61,7 @@ async def open_conflict(app, pilot):
 async def test_the_conflict_view_shows_hunks_in_plain_words_and_reverts_the_agents_lines_anyway(tui_demo: Path):
     vault = edited_since(tui_demo, overlap=False)
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(140, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await open_conflict(app, pilot)
         text = screen_text(app)
         assert "changed by you outside vaultwatch (in Obsidian or another editor) on 2026-" in text
@@ -89,7 +89,7 @@ async def test_overlapping_edits_are_not_reverted_and_e_opens_the_note_in_the_ed
     vault = edited_since(tui_demo, overlap=True)
     later = (tui_demo / NOTE).read_text()
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(140, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await open_conflict(app, pilot)
         text = screen_text(app)
         assert "the later edit touches the agent's lines (line 20 of the note now)" in text

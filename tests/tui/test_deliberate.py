@@ -58,7 +58,7 @@ async def test_a_key_right_after_leaving_the_filter_acts_on_the_list(tui_demo: P
     once the screen had caught up (before: the filter read `plane?`; keys within 0.6 s of
     leaving it were filter text, and the help opened only after a pause)."""
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         burst(app, "slash", *"plane", leave, "question_mark")
         await drain(app, pilot)
@@ -72,7 +72,7 @@ async def test_a_triage_key_after_enter_asks_about_the_listed_note(tui_demo: Pat
     written without `y`."""
     app = app_for(tui_demo, user=USER)
     before = files(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         burst(app, "slash", *"plane", "enter", "v")
         await drain(app, pilot)
@@ -87,7 +87,7 @@ async def test_a_triage_key_after_enter_asks_about_the_listed_note(tui_demo: Pat
 async def test_keys_pressed_without_pauses_in_pilot_land_where_meant(tui_demo: Path, app_for) -> None:
     """Pilot's press of the whole sequence in one call: `/`, `J`, `a`, enter, `?` opens the help."""
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("slash", "J", "a", "enter", "question_mark")
         await drain(app, pilot)
@@ -99,7 +99,7 @@ async def test_keys_typed_right_after_slash_reach_the_filter(tui_demo: Path, app
     """`/` moves the focus at once: the letters queued behind it are filter text (before, the
     list got `p`, `l`, `a` (activity), `n`, `e` ($EDITOR) while the focus move waited)."""
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         shown = app.main.activity.display
         burst(app, "slash", *"plane")
@@ -111,7 +111,7 @@ async def test_keys_typed_right_after_slash_reach_the_filter(tui_demo: Path, app
 async def test_after_enter_the_list_keys_act(tui_demo: Path, app_for) -> None:
     """Once the filter is left, `s` sorts the list."""
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("slash", *"plane", "enter")
         await pilot.press("s")
@@ -123,7 +123,7 @@ async def test_after_enter_the_list_keys_act(tui_demo: Path, app_for) -> None:
 async def test_verify_confirms_naming_the_note_and_escape_writes_nothing(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
     before = files(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         assert app.main.active_list.select_key(PLANE)
         await settle(app)
@@ -146,7 +146,7 @@ async def test_triage_acts_on_the_previewed_note_not_the_list_cursor(tui_demo: P
     confirmation names it and it is the note written (before: Hand Plane Setup)."""
     app = app_for(tui_demo, user=USER)
     plane_before = (tui_demo / PLANE).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("slash", *"plane", "enter")
         await settle(app)
@@ -165,7 +165,7 @@ async def test_triage_acts_on_the_previewed_note_not_the_list_cursor(tui_demo: P
 
 async def test_bulk_actions_name_their_notes_and_count(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, user=USER)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("space", "down", "space", "down", "space")
         await pilot.pause()

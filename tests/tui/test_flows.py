@@ -72,7 +72,7 @@ async def test_lists_every_note_with_counts_on_tabs(tui_demo: Path, app_for) -> 
 
 async def test_filter_bar_uses_the_core_query_and_reports_bad_terms(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await type_filter(app, pilot, "status:deprecated -tag:ops")
         got = paths(app)
@@ -103,7 +103,7 @@ async def test_filter_bar_uses_the_core_query_and_reports_bad_terms(tui_demo: Pa
 
 async def test_filter_path_and_trust_terms(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await type_filter(app, pilot, "path:Projects trust:unverified")
         got = paths(app)
@@ -138,7 +138,7 @@ async def test_folder_tree_scopes_every_list_with_a_name_boundary(tui_demo: Path
 
 async def test_triage_tabs(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("2")
         await settle(app)
@@ -174,7 +174,7 @@ async def test_triage_tabs(tui_demo: Path, app_for) -> None:
 
 async def test_stale_tab_follows_the_as_of_date(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         before = app.session.stats()["stale"]
         await pilot.press("3", "d")
@@ -205,7 +205,7 @@ async def test_preview_follows_links_and_goes_back(tmp_path: Path, app_for) -> N
     (root / "Sub" / "Target.md").write_text("---\ntitle: The target\n---\nBack to [[A]].\n")
     pin_mtimes(root)
     app = app_for(root)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         assert app.main.preview.path == "A.md"
         body = app.query_one(NoteBody)
@@ -246,7 +246,8 @@ async def test_outside_edit_updates_list_and_keeps_selection(tui_demo: Path, app
     app = app_for(tui_demo)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
-        await pilot.press(*["down"] * 20)
+        for _ in range(20):  # as key repeat sends them: Pilot would wait for idle twice per key
+            app.post_message(events.Key("down", None))
         await settle(app)
         doclist = app.main.active_list
         selected = doclist.current.path
@@ -276,7 +277,7 @@ async def test_outside_edit_updates_list_and_keeps_selection(tui_demo: Path, app
 
 async def test_preview_reloads_when_its_note_changes(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         path = app.main.preview.path
         target = tui_demo / path
@@ -475,7 +476,7 @@ async def test_activity_rows_appear_within_100ms(tui_demo: Path, app_for) -> Non
 async def test_outside_edits_reach_the_list_through_the_real_watcher(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo, watch=True)
     assert app.services.watcher is not None
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("down", "down", "down")
         await settle(app)
@@ -496,7 +497,7 @@ async def test_broken_tab_lists_skipped_files_with_their_reason(tmp_path: Path, 
     (root / "bad yaml.md").write_text("---\ntitle: [unclosed\n---\nbody\n")
     os.mkfifo(root / "pipe.md")
     app = app_for(root)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         assert str(app.main.tabs.get_tab("broken").label) == "Broken 2"
         await pilot.press("5")

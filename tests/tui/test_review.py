@@ -59,7 +59,7 @@ async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_d
     vault = open_loaded(tui_demo)
     before = (tui_demo / NOTE).read_bytes()
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             read = await claude.call_tool("read", {"path": NOTE})
@@ -99,7 +99,7 @@ async def test_revert_refused_after_an_outside_edit_shows_why_and_the_three_vers
     (tui_demo / "Inbox" / "new.md").write_bytes(b"person's own text\n")
     vault.refresh_paths(["Inbox/new.md"])
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await await_until(lambda: isinstance(app.screen, ChangesScreen))
@@ -123,7 +123,7 @@ async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: P
     writer.write("Inbox/bot.md", "bot\n", actor="agent:bot")
     writer.write("Inbox/other.md", "other\n", actor="agent:other")
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(170, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await await_until(lambda: isinstance(app.screen, ChangesScreen))
@@ -146,7 +146,7 @@ async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path
     result = Writer(vault).rename(NOTE, "Archive/Atlas.md", actor="agent:mover")
     assert len(result.changed_paths) > 2
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await await_until(lambda: isinstance(app.screen, ChangesScreen) and diff_text(app.screen))
@@ -155,40 +155,43 @@ async def test_rename_diff_shows_the_move_and_the_rewritten_links(tui_demo: Path
         assert "links rewritten in" in text and "[[Atlas" in text
 
 
-@pytest.mark.parametrize(
-    "keys, answer",
-    [
-        (("y",), None),
-        (("n",), "Error: the person declined this change: denied in the TUI"),
-        (("d", *"not now", "enter"), "Error: the person declined this change: not now"),
-    ],
-)
-async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str, keys, answer):
+async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str):
+    """y writes, n declines, d declines with the reason typed: three calls of one agent, each
+    held by its own dialog until its key (one app and one server for the three: each call
+    writes its own note, so none sees another's)."""
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(120, 50)) as pilot:
+    rounds = [
+        ("yes", ("y",), None),
+        ("no", ("n",), "Error: the person declined this change: denied in the TUI"),
+        ("why", ("d", *"not now", "enter"), "Error: the person declined this change: not now"),
+    ]
+    async with app.run_test(size=(120, 30)) as pilot:
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
-            call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
-            await await_until(
-                lambda: (
-                    isinstance(app.screen, ApprovalScreen)
-                    and app.screen.query(DiffView)
-                    and app.screen.query_one(DiffView).renderable
+            for name, keys, answer in rounds:
+                path = f"Inbox/idea-{name}.md"
+                call = asyncio.create_task(claude.call_tool("write", {"path": path, "content": "# Idea\n"}))
+                await await_until(
+                    lambda path=path: (
+                        isinstance(app.screen, ApprovalScreen)
+                        and app.screen.query(DiffView)
+                        and path in diff_text(app.screen)
+                    )
                 )
-            )
-            text = diff_text(app.screen)
-            assert "claude-test/1.0 wants to write Inbox/idea.md" in text and "# Idea" in text
-            assert not call.done()
-            await await_until(lambda: "1 waiting" in app.status.parts["approval"].plain)
-            await pilot.press(*keys)
-            result = await asyncio.wait_for(call, TIMEOUT)
-    if answer is None:
-        assert not result.is_error and (tui_demo / "Inbox" / "idea.md").read_bytes() == b"# Idea\n"
-    else:
-        assert result.is_error and result.content[0].text == answer
-        assert not (tui_demo / "Inbox" / "idea.md").exists()
+                text = diff_text(app.screen)
+                assert f"claude-test/1.0 wants to write {path}" in text and "# Idea" in text
+                assert not call.done()
+                await await_until(lambda: "1 waiting" in app.status.parts["approval"].plain)
+                await pilot.press(*keys)
+                result = await asyncio.wait_for(call, TIMEOUT)
+                if answer is None:
+                    assert not result.is_error and (tui_demo / path).read_bytes() == b"# Idea\n"
+                else:
+                    assert result.is_error and result.content[0].text == answer
+                    assert not (tui_demo / path).exists()
+                await await_until(lambda: not isinstance(app.screen, ApprovalScreen))
 
 
 async def test_the_approval_dialog_lists_every_file_a_folder_rename_moves_and_the_rule(
@@ -197,7 +200,7 @@ async def test_the_approval_dialog_lists_every_file_a_folder_rename_moves_and_th
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("none", folders=[("Projects/Archive/Retired/**", "writes")]))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(claude.call_tool("rename", {"path": "Projects", "new_path": "Work"}))
@@ -217,7 +220,7 @@ async def test_the_approval_dialog_names_a_symlinked_notes_real_target(tui_demo:
     approval.attach(vault, ApprovalGate("none", folders=[("Projects/**", "writes")]))
     before = (tui_demo / NOTE).read_bytes()
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(
@@ -233,7 +236,7 @@ async def test_the_approval_dialog_names_a_symlinked_notes_real_target(tui_demo:
 async def test_g_cycles_the_approval_mode_and_the_gate_then_asks(tui_demo: Path):
     vault = open_loaded(tui_demo)
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("g")
         gate = approval.gate_for(vault)
@@ -252,7 +255,7 @@ async def test_the_approve_key_lets_agents_calls_go_on_at_once_and_the_dialog_cl
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
@@ -270,7 +273,7 @@ async def test_the_approve_key_lets_agents_calls_go_on_at_once_and_the_dialog_cl
 async def test_following_an_agent_shows_its_newest_change_as_a_diff(tui_demo: Path, socket_path: str):
     vault = open_loaded(tui_demo)
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             await claude.call_tool("read", {"path": NOTE})
@@ -317,7 +320,7 @@ async def test_the_changes_view_filters_since_a_time(tui_demo: Path):
     writer.write("Inbox/a.md", "a\n", actor="agent:bot")
     writer.write("Inbox/b.md", "b\n", actor="agent:other")
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await await_until(lambda: isinstance(app.screen, ChangesScreen))
@@ -348,7 +351,7 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
     assert change.changed
     cid = journal_for(vault).changes()[0].id
     app = make_app(vault, config=fixed_config(watch=True))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         # the views settle before the watcher's OS watches are in place (on a loaded machine, long
         # before): a revert written before then would never reach the TUI
@@ -444,7 +447,7 @@ async def test_a_cli_revert_whose_row_commits_after_its_file_event_shows_in_the_
     journal = journal_for(vault)
     cid = journal.changes()[0].id
     app = make_app(vault, config=fixed_config(watch=True))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         assert await asyncio.to_thread(vault.wait_watching, TIMEOUT)
         await pilot.press("C")
@@ -477,7 +480,7 @@ async def test_a_cli_revert_killed_before_its_row_and_finished_later_shows_in_th
     journal = journal_for(vault)
     cid = journal.changes()[0].id
     app = make_app(vault, config=fixed_config(watch=True))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         assert await asyncio.to_thread(vault.wait_watching, TIMEOUT)
         await pilot.press("C")
@@ -555,7 +558,7 @@ async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answe
         lambda e: at_decision.append(sys.getswitchinterval()) if isinstance(e, ApprovalSettled) else None
     )  # published inside the decision, in the key's thread
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await started(app, pilot, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             for i, key in enumerate(("y", "n")):
@@ -613,7 +616,7 @@ async def test_the_changes_view_marks_changes_reviewed_and_says_when_the_journal
     journal = journal_for(vault)
     assert journal.status()["full"]
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(170, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await await_until(lambda: isinstance(app.screen, ChangesScreen))
@@ -648,7 +651,7 @@ async def test_the_changes_views_session_and_since_survive_a_clock_stepped_back(
     writer.write("Inbox/before.md", "before\n", actor="agent:bot")  # before the session: not in it
     clock.advance(60)
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         clock.advance(60)
         clock.step_wall(-2 * 3600)

@@ -30,7 +30,7 @@ def _state(tmp_path, monkeypatch):
 async def test_a_revert_says_reverted_change_n_once(tui_demo: Path, app_for):
     app = app_for(tui_demo)
     Writer(app.session.vault).write("Inbox/new.md", "agent text\n", actor="agent:bot")
-    async with app.run_test(size=(140, 50)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app)
         await pilot.press("C")
         await wait_for(lambda: isinstance(app.screen, ChangesScreen))
@@ -59,9 +59,12 @@ def test_the_cli_revert_says_reverted_change_n_once(make_vault, tmp_path: Path):
     assert (root / "a.md").read_bytes() == b"one\n"
 
 
-async def test_the_verify_dialog_names_the_person_the_file_and_journal_get(tui_demo: Path, app_for):
-    app = app_for(tui_demo)  # no user configured: the login name
-    async with app.run_test(size=(160, 50)) as pilot:
+async def test_the_verify_dialog_names_the_person_and_its_undo_is_journaled_as_an_undo(tui_demo: Path, app_for):
+    """The verify dialog, the file and the journal name the person (no user configured: the
+    login name); undoing that verify is journaled as an undo of it."""
+    app = app_for(tui_demo)
+    before = (tui_demo / INCIDENT).read_bytes()
+    async with app.run_test(size=(120, 30)) as pilot:
         await start(app, pilot)
         await select(app, pilot, INCIDENT)
         await pilot.press("v")
@@ -70,19 +73,9 @@ async def test_the_verify_dialog_names_the_person_the_file_and_journal_get(tui_d
         assert f"verified by human:{login_name()}" in question and "human:you" not in question
         await pilot.press("y")
         await finish(app, pilot)
-    verified = app.session.snapshot.get(INCIDENT).frontmatter["verified"]
-    assert verified[-1]["by"] == f"human:{login_name()}"
-    assert journal_for(app.session.vault).changes()[0].who == f"human:{login_name()}"
-
-
-async def test_an_undo_is_journaled_as_an_undo(tui_demo: Path, app_for):
-    app = app_for(tui_demo)
-    before = (tui_demo / INCIDENT).read_bytes()
-    async with app.run_test(size=(160, 50)) as pilot:
-        await start(app, pilot)
-        await select(app, pilot, INCIDENT)
-        await pilot.press("v", "y")
-        await finish(app, pilot)
+        verified = app.session.snapshot.get(INCIDENT).frontmatter["verified"]
+        assert verified[-1]["by"] == f"human:{login_name()}"
+        assert journal_for(app.session.vault).changes()[0].who == f"human:{login_name()}"
         await pilot.press("u")
         await finish(app, pilot)
     assert (tui_demo / INCIDENT).read_bytes() == before
