@@ -479,6 +479,8 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         cold, stop_watching_load = _cold_load_begun(vault)
         vault.answering = lambda: not front.calls_paused()  # the first load's cache write waits for a burst
         vault.start_live(search=False)  # watch, and load in the background
+        # the first full-text build needs no SDK: it waits for the client's first pause, not for the import
+        stop_search_start = _start_search_after_burst(vault, front)  # (vectors: on first use)
         # the SDK's import (~0.9 s of CPU, ~50 MB) waits for the index and the early answers, unless a
         # request needs the SDK first; a cold load's parse holds it back to its end, unless the front
         # has no tools/list to give: then the client would wait for the import after the parse
@@ -490,7 +492,6 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         from .server import build_server
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
-        stop_search_start = _start_search_after_burst(vault, front)  # (vectors: on first use)
         import asyncio  # noqa: PLC0415  (imported by the SDK by now; the first answers needed none)
 
         with contextlib.suppress(KeyboardInterrupt):
