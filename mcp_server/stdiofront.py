@@ -73,6 +73,8 @@ CACHE_FILES_KEPT = 16
 _TAKEN = b""  # in place of a line the front answers itself and the SDK never sees
 REFUSED = -32000  # a JSON-RPC server error: this server does not serve (another one holds the vault)
 SDK_QUIET_S = 0.3  # s a client pauses its front-answered calls before the SDK is imported (wait_before_sdk)
+# s between two looks for that pause: each look takes the interpreter from the thread answering the client
+QUIET_POLL_S = 0.05
 _front: StdioFront | None = None
 
 
@@ -478,9 +480,9 @@ class StdioFront:
             if hold is not None and hold.is_set() and not loaded:
                 deadline = time.monotonic() + timeout
             if wanted is not None:
-                wanted.wait(0.01)
+                wanted.wait(QUIET_POLL_S)
             else:
-                time.sleep(0.02)
+                time.sleep(QUIET_POLL_S)
 
     def _answer_initialize(self, id_text: str, requested: str) -> bool:
         """Answer an initialize now: handshake.py's answer (the cache's when it has none), else leave it
