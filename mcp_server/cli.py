@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported when first used: start-up time
     from .stdiofront import StdioFront
 
 EARLY_SDK_WAIT = 10.0  # seconds `serve --stdio` may hold the SDK's import back for the first index (stdiofront.py)
-COLD_LOAD_NOTES = 3000  # notes a first load parses for the SDK's import to overlap it (_cold_load_begun)
+COLD_LOAD_NOTES = 3000  # notes a first load parses for the SDK's import to wait for its end (_cold_load_begun)
 SEARCH_START_WAIT = 30.0  # seconds `serve --stdio` may hold the first full-text build back for a paging client
 
 
@@ -356,11 +356,12 @@ def _start_search_soon(vault: Vault) -> None:
 def _cold_load_begun(vault: Vault) -> tuple[threading.Event, Callable[[], None]]:
     """An event set once the first load starts parsing COLD_LOAD_NOTES notes or more (no entry cache,
     or most of it stale). Such a parse runs in worker processes for a second or more, and the front
-    can answer no listing until it ends: the SDK's import (most of a second of the interpreter)
-    then costs no answer anything, where after the load it would hold up the client's first call
-    that needs the SDK (most clients ask `tools/list`, whose answer a first start has not cached).
-    Returns the event and the unsubscribe the caller calls once it no longer asks (no listener then
-    stays on the bus for the process's life)."""
+    can answer no listing until it ends. When the front can answer the client's first `tools/list`
+    (the list shipped with the package, toollist.py) the SDK's import waits for the parse's end: its
+    ~50 MB beside the parse workers would make the process tree's peak. When it cannot, the import
+    overlaps the parse instead (it costs no answer anything then, where after the load it would hold
+    up that `tools/list`). Returns the event and the unsubscribe the caller calls once it no longer
+    asks (no listener then stays on the bus for the process's life)."""
     import threading
 
     from vaultwatch.core.events import IndexProgress
@@ -451,7 +452,7 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         return 2
     import uuid
 
-    from . import earlycalls, sdk
+    from . import earlycalls, sdk, toollist
     from .activity import Activity, AuditLog
 
     options = _server_options(args)
@@ -468,18 +469,29 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
             if sdk.fast_path_enabled() and earlycalls.enabled()
             else None
         )
-        front.serve(tool_prefix=options["tool_prefix"], calls=calls)  # the handshake (and a first listing) now
+        from vaultwatch.core.search.semantic import offered
+
+        tool_list = toollist.shipped(
+            read_only=args.read_only, compat=compat, semantic=offered(), prefix=options["tool_prefix"]
+        )
+        # the handshake, a first tools/list and a first listing now
+        front.serve(tool_prefix=options["tool_prefix"], calls=calls, tool_list=tool_list)
         cold, stop_watching_load = _cold_load_begun(vault)
         vault.answering = lambda: not front.calls_paused()  # the first load's cache write waits for a burst
         vault.start_live(search=False)  # watch, and load in the background
-        # the SDK's import (~0.9 s of CPU) waits for the warm index and the early answers, unless a
-        # request needs the SDK first; a cold load overlaps it
-        front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT, now=cold)
+        # the first full-text build needs no SDK: it waits for the client's first pause, not for the import
+        stop_search_start = _start_search_after_burst(vault, front)  # (vectors: on first use)
+        # the SDK's import (~0.9 s of CPU, ~50 MB) waits for the index and the early answers, unless a
+        # request needs the SDK first; a cold load's parse holds it back to its end, unless the front
+        # has no tools/list to give: then the client would wait for the import after the parse
+        if tool_list is not None:
+            front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT, hold=cold)
+        else:
+            front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT, now=cold)
         stop_watching_load()
         from .server import build_server
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
-        stop_search_start = _start_search_after_burst(vault, front)  # (vectors: on first use)
         import asyncio  # noqa: PLC0415  (imported by the SDK by now; the first answers needed none)
 
         with contextlib.suppress(KeyboardInterrupt):

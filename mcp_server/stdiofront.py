@@ -14,7 +14,9 @@ library only:
   names the running server and the bridge that reaches it, until the client hangs up.
 - `initialize` is answered from mcp_server/handshake.py, which the SDK's server is built from
   too (so also on a first start), and a plain `tools/list` from a cache of the SDK's own earlier
-  answers, byte for byte (the result text the SDK wrote, with the client's id). The cache
+  answers, byte for byte (the result text the SDK wrote, with the client's id), or on a first
+  start (no cache) from the list shipped with the package for this server's variant
+  (toollist.py, generated from the SDK's answers). The cache
   (`$XDG_CACHE_HOME/vaultwatch/handshake/`) is keyed by the command line, the VAULTWATCH_*
   environment, the vaultwatch sources and the installed SDK (size and mtime of each file), and
   by the protocol version.
@@ -24,8 +26,11 @@ library only:
   client is still waiting for the SDK (so an answer never overtakes an earlier request whose
   effects it could miss). Before the SDK, everything else waits, in order, for it; the server
   imports it once such a request came, or once the index is loaded and the early calls are
-  answered (`wait_before_sdk`), or as soon as a cold load's parse begins (no answer can be given
-  before it ends).
+  answered (`wait_before_sdk`). A cold load's parse (seconds, in worker processes) holds it back
+  until the load ends, so that the SDK's ~50 MB never sit beside the parse workers; only when the
+  front has no tools/list to give (no shipped list for this variant or SDK) does the import start
+  as soon as such a parse begins (no answer can be given before the parse ends, and the client's
+  first tools/list would wait for the SDK after it).
 - Then the SDK server takes over (`run`): every line read so far, the client's `initialize`
   included, goes to it in order, and so does every later line, except the tool calls the front
   still answers itself (the same rules: the SDK owes the client no answer at that moment, and the
@@ -68,6 +73,8 @@ CACHE_FILES_KEPT = 16
 _TAKEN = b""  # in place of a line the front answers itself and the SDK never sees
 REFUSED = -32000  # a JSON-RPC server error: this server does not serve (another one holds the vault)
 SDK_QUIET_S = 0.3  # s a client pauses its front-answered calls before the SDK is imported (wait_before_sdk)
+# s between two looks for that pause: each look takes the interpreter from the thread answering the client
+QUIET_POLL_S = 0.05
 _front: StdioFront | None = None
 
 
@@ -196,6 +203,7 @@ class StdioFront:
         # then "serve" (answer it from handshake.py) or "refuse" (answer every request with an error)
         self.mode = "hold"
         self.tool_prefix = ""
+        self.tool_list: Any = None  # toollist.ToolList: the shipped tools/list of this server's variant
         self.refusal = ""
         self.ended = threading.Event()  # stdin ended (a refusing front waits for it)
         self.calls: Any = None  # the server's EarlyCalls (set by `serve`)
@@ -374,7 +382,7 @@ class StdioFront:
             if self.calls.take(params, id_text, agent, self._send_result, lambda: self._give_back(raw, id_text)):
                 return _TAKEN
         elif method == "tools/list" and id_text is not None and params in (None, {}) and self._loop is None:
-            cached = self.answers["tools/list"].get(self.version) if self.version else None
+            cached = self._tools_list()
             if cached is not None and id_text not in self.swallow:
                 self._send_result(id_text, cached)
                 self._verify += 1  # the SDK answers it too, under an id of ours: compared, not sent
@@ -387,6 +395,16 @@ class StdioFront:
         if "method" in message and "id" in message and not answered:
             self._owe(id_text)
         return raw
+
+    def _tools_list(self) -> str | None:
+        """The tools/list result for this session's protocol version: the cached answer of the SDK, else
+        the one shipped with the package (toollist.py); None when neither has one."""
+        if not self.version:
+            return None
+        cached = self.answers["tools/list"].get(self.version)
+        if cached is None and self.tool_list is not None:
+            cached = self.tool_list.result(self.version)
+        return cached
 
     def _may_answer_call(self) -> bool:
         """Whether a tools/call may be answered before the SDK (see module doc)."""
@@ -412,7 +430,9 @@ class StdioFront:
                 self._loop.call_soon_threadsafe(self._queue.put_nowait, raw)
         self.need_sdk.set()
 
-    def wait_before_sdk(self, ready: Any, timeout: float, now: threading.Event | None = None) -> None:
+    def wait_before_sdk(
+        self, ready: Any, timeout: float, now: threading.Event | None = None, hold: threading.Event | None = None
+    ) -> None:
         """Return when the SDK is wanted: a request waits for it, or the index is loaded (`ready(seconds)`)
         and the client has paused its calls the front answers for SDK_QUIET_S, or `timeout` seconds
         passed (a long first load overlaps the SDK's import then). Until then the process's CPU goes to
@@ -420,8 +440,10 @@ class StdioFront:
         a client paging through a listing right after spawn would wait for it page by page. An agent
         thinks for longer than the pause between its calls, so the import is usually done before a
         call that needs the SDK comes. `now` set: return at once (a long first load began, during
-        which the front answers nothing and the interpreter is free)."""
-        self._wait_quiet(ready, timeout, self.need_sdk, now)
+        which the front answers nothing and the interpreter is free). `hold` set (a long first load
+        began, and the front can answer the client's tools/list itself): `timeout` counts from the
+        load's end, so that the SDK's memory never sits beside the load's parse workers."""
+        self._wait_quiet(ready, timeout, self.need_sdk, now, hold)
 
     def wait_calls_paused(self, ready: Any, timeout: float) -> None:
         """Return once the index is loaded (`ready(seconds)`), the client has paused its calls the
@@ -441,18 +463,26 @@ class StdioFront:
         )
 
     def _wait_quiet(
-        self, ready: Any, timeout: float, wanted: threading.Event | None, now: threading.Event | None = None
+        self,
+        ready: Any,
+        timeout: float,
+        wanted: threading.Event | None,
+        now: threading.Event | None = None,
+        hold: threading.Event | None = None,
     ) -> None:
         deadline = time.monotonic() + timeout
         while (wanted is None or not wanted.is_set()) and time.monotonic() < deadline:
             if now is not None and now.is_set():
                 return
-            if ready(0.01) and self.calls_paused():
+            loaded = ready(0.01)
+            if loaded and self.calls_paused():
                 return
+            if hold is not None and hold.is_set() and not loaded:
+                deadline = time.monotonic() + timeout
             if wanted is not None:
-                wanted.wait(0.01)
+                wanted.wait(QUIET_POLL_S)
             else:
-                time.sleep(0.02)
+                time.sleep(QUIET_POLL_S)
 
     def _answer_initialize(self, id_text: str, requested: str) -> bool:
         """Answer an initialize now: handshake.py's answer (the cache's when it has none), else leave it
@@ -470,14 +500,15 @@ class StdioFront:
         self.swallow[id_text] = ("initialize", requested, answer)
         return True
 
-    def serve(self, *, tool_prefix: str = "", calls: Any = None) -> None:
+    def serve(self, *, tool_prefix: str = "", calls: Any = None, tool_list: Any = None) -> None:
         """The server may serve (it holds the vault's lock; `tool_prefix` is the option): a waiting
         initialize is answered now, a later one at once; `calls` (earlycalls.EarlyCalls) answers
-        the tool calls it can before the SDK runs."""
+        the tool calls it can before the SDK runs; `tool_list` (toollist.ToolList, None: there is
+        none for this server) answers a plain tools/list the cache cannot."""
         with self._route_lock:
             if self.mode != "hold":
                 return
-            self.mode, self.tool_prefix, self.calls = "serve", tool_prefix, calls
+            self.mode, self.tool_prefix, self.calls, self.tool_list = "serve", tool_prefix, calls, tool_list
             if self._loop is None:
                 held, self.pending = self.pending, []
                 for raw in held:

@@ -90,6 +90,7 @@ def test_the_wheel_holds_vaultwatch_alone_with_its_data(wheel: Path) -> None:
     assert "vaultwatch/core/demo_vault/Getting Started.md" in names
     assert "vaultwatch/core/demo_vault/.obsidian/app.json" in names
     assert any(n.startswith("vaultwatch/tui/") and n.endswith(".tcss") for n in names)
+    assert "vaultwatch/mcp_server/toollist.json" in names  # a first stdio start's tools/list
     assert "vaultwatch/core/about.py" in names and "vaultwatch/__main__.py" in names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "vaultwatch = vaultwatch.tui.entry:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

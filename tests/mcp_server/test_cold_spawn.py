@@ -1,8 +1,10 @@
 """What a `serve --stdio` spawn runs beside a client's first calls: real processes, the front as
 tui/entry.py starts it, raw JSON-RPC lines, a recorder around the front's answers.
 
-- The SDK's import overlaps a cold load's parse (the front can answer no listing before the load
-  ends, so the import costs no answer), and waits for a client paging through a warm start.
+- The SDK is not imported during a cold load's parse, nor while a client pages through a warm
+  start: the front answers the handshake, the client's tools/list (the list shipped with the
+  package) and the listing without it. Only without a shipped list does its import overlap the
+  parse (the client's tools/list would wait for it after the parse).
 - The first full-text build waits until a client paging through front answers pauses: it takes
   a core and a process of its own, of no use to a client that has not searched yet."""
 
@@ -15,7 +17,7 @@ import sys
 import threading
 import time
 
-from test_stdio_front import INIT, INITIALIZED, LISTING, PING, ROOT, exchange
+from test_stdio_front import INIT, INITIALIZED, LISTING, PING, ROOT, TOOLS, exchange
 
 from bench.vaultgen import generate
 from vaultwatch.mcp_server.cli import COLD_LOAD_NOTES
@@ -41,10 +43,15 @@ def flush_recorded(self, entries):
         print("cache written", file=sys.stderr, flush=True)
     return flush(self, entries)
 EntryCache.flush = flush_recorded
+import os
+if os.environ.get("NO_SHIPPED_TOOL_LIST"):  # as with toollist.json made for another SDK
+    from vaultwatch.mcp_server import toollist
+    toollist.installed = lambda: {"mcp": "another"}
 at = []  # per answer the front sent: (the SDK's import begun, the full-text index started, the cache written)
 send = stdiofront.StdioFront._send_result
 def recorded(self, id_text, result):
-    at.append(("vaultwatch.mcp_server.server" in sys.modules, bool(started), bool(written)))
+    sdk = "mcp" in sys.modules or "vaultwatch.mcp_server.server" in sys.modules
+    at.append((sdk, bool(started), bool(written)))
     send(self, id_text, result)
 stdiofront.StdioFront._send_result = recorded
 front = stdiofront.start(sys.argv[1:])
@@ -60,7 +67,7 @@ def recorded_at(err: str) -> list[tuple[bool, bool, bool]]:
     return eval(line.split(" at=", 1)[1])  # noqa: S307  (the recorder's own repr of a list of bool triples)
 
 
-def test_the_sdk_imports_while_a_cold_load_parses_and_not_while_a_warm_client_pages(tmp_path, env):
+def test_the_sdk_waits_for_a_cold_load_and_a_warm_client_and_answers_nothing_they_asked(tmp_path, env):
     vault = tmp_path / "vault"
     generate(vault, COLD_LOAD_NOTES + 100)
     # notes written moments before a cache is are re-read at the next start (entrycache.RACY_NS): on a
@@ -69,11 +76,21 @@ def test_the_sdk_imports_while_a_cold_load_parses_and_not_while_a_warm_client_pa
     for path in vault.rglob("*"):
         os.utime(path, (an_hour_ago, an_hour_ago))
     script = [sys.executable, "-c", RECORD, "serve", str(vault), "--stdio"]
-    _, cold = exchange(script, env, INIT, INITIALIZED, LISTING)  # no entry cache: every note is parsed
-    _, warm = exchange(script, env, INIT, INITIALIZED, LISTING)
+    # no entry cache and no handshake cache: every note is parsed, the tools/list is the shipped one
+    _, cold = exchange(script, env, INIT, INITIALIZED, LISTING, TOOLS)
+    _, warm = exchange(script, env, INIT, INITIALIZED, LISTING, TOOLS)
+    # the initialize and tools/list (during the load) and the listing (once it ended): the SDK loaded at each?
+    assert [sdk for sdk, _, _ in recorded_at(cold)] == [False, False, False], cold[-2000:]
+    assert [sdk for sdk, _, _ in recorded_at(warm)] == [False, False, False], warm[-2000:]
+
+
+def test_without_a_shipped_tool_list_the_sdk_imports_while_a_cold_load_parses(tmp_path, env):
+    vault = tmp_path / "vault"
+    generate(vault, COLD_LOAD_NOTES + 100)
+    script = [sys.executable, "-c", RECORD, "serve", str(vault), "--stdio"]
+    _, cold = exchange(script, {**env, "NO_SHIPPED_TOOL_LIST": "1"}, INIT, INITIALIZED, LISTING)
     # the initialize (before the load) and the listing (once it ended): the SDK's import begun at each?
     assert [sdk for sdk, _, _ in recorded_at(cold)] == [False, True], cold[-2000:]
-    assert [sdk for sdk, _, _ in recorded_at(warm)] == [False, False], warm[-2000:]
 
 
 def test_the_first_search_build_and_cache_write_wait_until_a_paging_client_pauses(demo_vault, env):

@@ -164,6 +164,21 @@ def serve(vault: Path, *extra: str) -> list[str]:
     return [*VAULTWATCH, "serve", str(vault), "--stdio", *extra]
 
 
+# `vaultwatch` (tui/entry.py) with the tools/list shipped with the package (toollist.py) taken as made for
+# another SDK: the front answers a tools/list only from its cache, which the SDK's answers fill
+UNSHIPPED = """
+import sys
+from vaultwatch.mcp_server import toollist
+toollist.installed = lambda: {"mcp": "another"}
+from vaultwatch.tui.entry import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def serve_unshipped(vault: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-c", UNSHIPPED, "serve", str(vault), "--stdio", *extra]
+
+
 @dataclass(frozen=True)
 class Warm:
     """A first start's answers on `vault`, and the cache and state folders it left under `base`."""
@@ -193,7 +208,7 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> Warm:
     vault = base / "demo"
     shutil.copytree(demo_vault_path(), vault, symlinks=True)
     env = {**os.environ, **{name: str(base / name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME")}}
-    first = by_id(exchange(serve(vault), env, INIT, INITIALIZED, TOOLS)[0])
+    first = by_id(exchange(serve_unshipped(vault), env, INIT, INITIALIZED, TOOLS)[0])
     return Warm(vault, base, first)
 
 
@@ -234,7 +249,7 @@ def test_a_cached_answer_that_differs_from_the_sdks_is_corrected(warm, env):
 def test_other_options_have_answers_of_their_own(warm, env):
     demo_vault = warm.into(env)  # the cache a start without options left
     everything = warm.first
-    read_only = by_id(exchange(serve(demo_vault, "--read-only"), env, INIT, INITIALIZED, TOOLS)[0])
+    read_only = by_id(exchange(serve_unshipped(demo_vault, "--read-only"), env, INIT, INITIALIZED, TOOLS)[0])
     names = {t["name"] for t in json.loads(read_only["tools-é"])["result"]["tools"]}
     assert "list_documents" in names and "write" not in names
     assert "write" in {t["name"] for t in json.loads(everything["tools-é"])["result"]["tools"]}
