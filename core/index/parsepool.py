@@ -1,7 +1,8 @@
 """Parse a whole walked vault into index entries: in a pool of processes for a large vault.
 
-`scan` is the cold load (no entry cache); `parse_pool` and `parse_chunk` are the process pool
-and its unit of work, shared with the entry cache's warm scan (core.index.warmscan).
+`scan` is the cold load (no entry cache); `parse_all` parses chunks of files
+(`core.index.scan.parse_chunk`) with a pool of processes, for it and for the entry cache's warm
+scan (core.index.warmscan).
 """
 
 from __future__ import annotations
@@ -11,30 +12,27 @@ import multiprocessing
 import multiprocessing.util  # its exit handler is registered before ours (see _kill_at_exit)
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
 from vaultwatch.core.index.freshproc import CONTEXT as FRESH
-from vaultwatch.core.index.freshproc import FreshContext, FreshPool
-from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
+from vaultwatch.core.index.freshproc import FreshContext
+from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, parse_chunk, walk
 from vaultwatch.core.index.sharing import Sharing
 from vaultwatch.core.markdown import parse  # noqa: F401  (scan imports it per note; the forkserver preloads it here)
 from vaultwatch.core.memory import collector_paused
 from vaultwatch.core.model import Entry, Skipped
 
-if TYPE_CHECKING:  # multiprocessing.pool is imported when a pool is first made
+if TYPE_CHECKING:
     import multiprocessing.context
-    import multiprocessing.pool
 
 ProgressFn = Callable[[int, int], None]
 PARALLEL_MIN_FILES = 3000
-CHUNK = 1000
-
-
-def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
-    """Entries (or skips) for a chunk of files: the unit of work of a parse_pool worker."""
-    return [entry_for(f) for f in chunk]
+# files a worker parses per message: small enough that the hands (workers and, in a threaded
+# process, the loading thread) end within a short chunk of each other, big enough that a message's
+# own cost is nothing beside its parse
+CHUNK = 100
 
 
 # What a worker process's start raises when no process can be had (sandbox, fd limits) or the
@@ -43,11 +41,22 @@ def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
 START_FAILED = (OSError, RuntimeError, ValueError, multiprocessing.ProcessError)
 
 
-def parse_pool(workers: int) -> multiprocessing.pool.Pool | FreshPool:
-    """The process pool that parses chunks of files (the scanner's and the entry cache's). Raises
-    one of START_FAILED when its processes cannot be started: every caller then parses in its
-    own thread."""
-    return process_context("vaultwatch.core.index.parsepool").Pool(workers)
+def parse_all(chunks: Iterable[list[FileFact]], hands: int) -> Iterator[list[Entry | Skipped]]:
+    """`parse_chunk` of every chunk, in the order they finish, by `hands` parsers in all. In a
+    multi-threaded process (the server, the TUI) the calling thread is one of them, beside
+    `hands - 1` fresh worker processes: on two cores one worker, not two, so one interpreter's
+    start-up and memory fewer, and the chunks this thread parses never travel through a pipe
+    (the client and the server's other threads get the core back as the work shrinks, where a
+    second worker would hold it to the end). A single-threaded process forks `hands` workers
+    and collects. `chunks` is drawn lazily, as hands are free. Raises one of START_FAILED when
+    the workers cannot be started or one fails: callers then parse everything in-process."""
+    ctx = process_context("vaultwatch.core.index.parsepool")
+    if isinstance(ctx, FreshContext):
+        with ctx.Pool(hands - 1) as fresh:
+            yield from fresh.imap_shared(parse_chunk, chunks)
+        return
+    with ctx.Pool(hands) as forked:
+        yield from forked.imap_unordered(parse_chunk, chunks)
 
 
 class WorkerProcess(Protocol):
@@ -188,7 +197,10 @@ def _scan_parallel(
     seen = [0]
 
     def chunks() -> Iterator[list[FileFact]]:
-        batch = first
+        for i in range(0, len(first) - CHUNK + 1, CHUNK):  # the look-ahead in whole chunks too
+            seen[0] += CHUNK
+            yield first[i : i + CHUNK]
+        batch = first[len(first) - len(first) % CHUNK :]
         for found in walked:  # runs in the pool's feeder thread, overlapping the parse
             if isinstance(found, FileFact):
                 batch.append(found)
@@ -206,17 +218,16 @@ def _scan_parallel(
 
     done = 0
     sharing = Sharing()  # each chunk arrives with its own copies of the vault's repeated values
-    with parse_pool(workers) as pool:
-        for batch in pool.imap_unordered(parse_chunk, chunks()):
-            sharing.share_all(batch)
-            for out in batch:
-                if isinstance(out, Skipped):
-                    skipped.append(out)
-                else:
-                    entries.append(out)
-            done += len(batch)
-            if progress is not None:
-                progress(done, max(done, seen[0]))
+    for batch in parse_all(chunks(), workers):
+        sharing.share_all(batch)
+        for out in batch:
+            if isinstance(out, Skipped):
+                skipped.append(out)
+            else:
+                entries.append(out)
+        done += len(batch)
+        if progress is not None:
+            progress(done, max(done, seen[0]))
     if progress is not None:
         progress(done, done)
     return entries, skipped
