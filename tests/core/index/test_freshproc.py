@@ -209,7 +209,13 @@ def test_a_parse_worker_imports_the_parser_not_the_pool(make_vault) -> None:
         modules = next(pool.imap_unordered(parseprobe.modules, [None]))
     assert sorted(e.path for e in parsed) == sorted(f.rel for f in facts)
     assert "vaultwatch.core.markdown.parse" in modules  # it did parse
-    unneeded = {"vaultwatch.core.index.parsepool", "vaultwatch.core.index.sharing", "vaultwatch.core.memory"}
+    unneeded = {
+        "vaultwatch.core.index.parsepool",
+        "vaultwatch.core.index.sharing",
+        "vaultwatch.core.memory",
+        "multiprocessing",  # the worker's end of its pipe is a freshproc.Channel
+        "subprocess",
+    }
     assert not unneeded & set(modules), unneeded & set(modules)
 
 
@@ -225,6 +231,35 @@ def test_a_fresh_process_gets_its_connection_and_arguments() -> None:
 
 def _echo(conn, word: str, n: int) -> None:
     conn.send((word, n, os.getppid()))
+
+
+def _mirror(conn) -> None:
+    """Answer each message reversed until told to stop, saying whether one was waiting first."""
+    while True:
+        waiting = conn.poll(5.0)
+        message = conn.recv()
+        if message is None:
+            conn.close()
+            return
+        conn.send((waiting, message[::-1]))
+
+
+@pytest.mark.parametrize("size", [0, 10, 16384, 16385, 3 << 20])
+def test_a_worker_end_speaks_multiprocessing_wire_format(size: int) -> None:
+    """A fresh worker's end of its pipe is a freshproc.Channel, its parent's a multiprocessing
+    Connection: messages of every size class cross both ways intact."""
+    mine, theirs = freshproc.CONTEXT.Pipe()
+    proc = freshproc.FreshProcess(_mirror, (theirs,))
+    proc.start()
+    theirs.close()
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    mine.send(data)
+    assert mine.recv() == (True, data[::-1])
+    mine.send(None)
+    with pytest.raises(EOFError):  # the worker closed its end
+        mine.recv()
+    proc.join(60)
+    assert proc.exitcode == 0
 
 
 BUILD_SCRIPT = CHILDREN + textwrap.dedent(
