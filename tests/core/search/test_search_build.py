@@ -4,7 +4,9 @@ index it leaves is the one the in-thread build leaves, note for note."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -256,6 +258,59 @@ def test_a_big_first_build_written_by_a_process_of_its_own_stores_what_the_write
     finally:
         v.stop()
     assert len(started) == 1 and not started[0].is_alive() and started[0].exitcode == 0
+
+
+def _children(pid: int) -> set[tuple[int, str]]:
+    """The processes whose parent is `pid`, with their command lines, from /proc."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                parent = fh.read().rsplit(")", 1)[1].split()[1]
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except (OSError, IndexError):
+            continue
+        if parent == str(pid):
+            found.add((int(entry), cmd))
+    return found
+
+
+def test_a_big_first_build_process_prepares_its_notes_itself(make_vault, clock, monkeypatch, tmp_path):
+    """The first build's own process prepares its notes on a thread of its own: no preparing
+    process below it (a whole interpreter more, resident beside the app's index for the build's
+    time, in the process tree's peak). Every note is stored, as the writer thread stores it."""
+    root = make_vault({f"d{i % 5}/n{i:04d}.md": f"# Note {i}\n\nword{i % 97} body {i}\n" * 20 for i in range(600)})
+    v = _build(root, tmp_path / "thread", clock, monkeypatch)
+    in_thread = _stored(v)
+    v.stop()
+
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 50)
+    started = _recording_starts(monkeypatch)
+    below: set[tuple[int, str]] = set()
+    done = threading.Event()
+
+    def sample() -> None:  # what runs below the build process, every 2 ms while it works
+        while not done.wait(0.002):
+            for proc in list(started):
+                if proc.pid is not None:
+                    below.update(_children(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        v = _build(root, tmp_path / "process", clock, monkeypatch)
+    finally:
+        done.set()
+        sampler.join()
+    try:
+        assert v._search.build_elsewhere
+        assert _stored(v) == in_thread
+    finally:
+        v.stop()
+    assert len(started) == 1 and started[0].exitcode == 0
+    assert below == set(), below
 
 
 @pytest.mark.parametrize("error", [OSError("no processes in this sandbox"), ValueError("bad value(s) in fds_to_keep")])
