@@ -33,6 +33,13 @@ PARALLEL_MIN_FILES = 3000
 # process, the loading thread) end within a short chunk of each other, big enough that a message's
 # own cost is nothing beside its parse
 CHUNK = 100
+# The loading thread parses beside the workers (parse_all's `here`) for a parse of fewer files.
+# There the parse is the process tree's peak, and a worker less is that much less. A bigger
+# parse is all the workers': the notes a thread parses leave their passing objects scattered
+# among the long-lived entries in its process's heap (at 100k notes the server held 9-17 MB
+# more after the load), while a big vault's peak comes later (its first full-text build), long
+# after the workers are gone.
+HERE_MAX_FILES = 20_000
 
 
 # What a worker process's start raises when no process can be had (sandbox, fd limits) or the
@@ -41,22 +48,22 @@ CHUNK = 100
 START_FAILED = (OSError, RuntimeError, ValueError, multiprocessing.ProcessError)
 
 
-def parse_all(chunks: Iterable[list[FileFact]], hands: int) -> Iterator[list[Entry | Skipped]]:
+def parse_all(chunks: Iterable[list[FileFact]], hands: int, here: bool = True) -> Iterator[list[Entry | Skipped]]:
     """`parse_chunk` of every chunk, in the order they finish, by `hands` parsers in all. In a
-    multi-threaded process (the server, the TUI) the calling thread is one of them, beside
-    `hands - 1` fresh worker processes: on two cores one worker, not two, so one interpreter's
-    start-up and memory fewer, and the chunks this thread parses never travel through a pipe
-    (the client and the server's other threads get the core back as the work shrinks, where a
-    second worker would hold it to the end). A single-threaded process forks `hands` workers
-    and collects. `chunks` is drawn lazily, as hands are free. Raises one of START_FAILED when
-    the workers cannot be started or one fails: callers then parse everything in-process."""
+    multi-threaded process (the server, the TUI), with `here`, the calling thread is one of them,
+    beside `hands - 1` fresh worker processes: on two cores one worker, not two, so one
+    interpreter's start-up and memory fewer, and the chunks this thread parses never travel
+    through a pipe. Without `here` (see HERE_MAX_FILES), or in a single-threaded process (which
+    forks its workers), `hands` workers parse and this thread collects. `chunks` is drawn lazily,
+    as hands are free. Raises one of START_FAILED when the workers cannot be started or one
+    fails: callers then parse everything in-process."""
     ctx = process_context("vaultwatch.core.index.parsepool")
-    if isinstance(ctx, FreshContext):
+    if isinstance(ctx, FreshContext) and here:
         with ctx.Pool(hands - 1) as fresh:
             yield from fresh.imap_shared(parse_chunk, chunks)
         return
-    with ctx.Pool(hands) as forked:
-        yield from forked.imap_unordered(parse_chunk, chunks)
+    with ctx.Pool(hands) as pool:
+        yield from pool.imap_unordered(parse_chunk, chunks)
 
 
 class WorkerProcess(Protocol):

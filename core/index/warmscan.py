@@ -118,7 +118,8 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
             out: list[Entry | Skipped] = []
             sharing = Sharing()
             chunks = [facts[i : i + parsepool.CHUNK] for i in range(0, len(facts), parsepool.CHUNK)]
-            for batch in parsepool.parse_all(chunks, os.cpu_count() or 2):  # the scanner's own policy
+            here = len(facts) < parsepool.HERE_MAX_FILES
+            for batch in parsepool.parse_all(chunks, os.cpu_count() or 2, here):  # the scanner's own policy
                 sharing.share_all(batch)
                 out.extend(batch)
                 if progress is not None:

@@ -163,6 +163,35 @@ def test_a_threaded_parse_on_two_cores_starts_one_worker_beside_its_own_thread(m
     assert len(got["workers"]) == 1, got["workers"]
 
 
+LOAD_SCRIPT = HANDS_SCRIPT.replace(
+    "entries, skipped = parsepool.scan(root, ScanConfig(), workers=2)",
+    "parsepool.HERE_MAX_FILES = int(sys.argv[2])\n"
+    "from vaultwatch.core.vault import Vault\n"
+    "entries = Vault(root).load().entries  # a cold load through the entry cache (core.index.warmscan)",
+)
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_big_cold_load_is_parsed_by_a_worker_per_core(make_vault, tmp_path, big: bool) -> None:
+    """Below parsepool.HERE_MAX_FILES the loading thread parses beside a worker per other core;
+    from it, a worker per core parses and the loading thread only collects (its own parse would
+    leave its notes' passing objects scattered in the server's heap for good)."""
+    root = make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
+    run = subprocess.run(
+        [sys.executable, "-c", LOAD_SCRIPT, str(root), "100" if big else "1000000"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(tmp_path / "cache")),
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["notes"] == 300
+    cores = os.cpu_count() or 2
+    assert len(got["workers"]) == (cores if big else cores - 1), got["workers"]
+
+
 def _fails(item: int) -> int:
     raise ValueError(f"bad item {item}")
 
