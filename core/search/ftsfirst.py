@@ -30,14 +30,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from vaultwatch.core.index.parsepool import WorkerProcess, killed_at_exit, process_context
 from vaultwatch.core.search import ftsprep
+from vaultwatch.core.search.ftsprep import process_context
 from vaultwatch.core.search.ftsrows import insert_rows, merging
 from vaultwatch.core.search.notetext import register_functions
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
+    from vaultwatch.core.index.parsepool import WorkerProcess
     from vaultwatch.core.search.ftsprep import Prepared
 
 PROCESS_MIN_NOTES = 20_000  # smaller first builds stay in the writer thread (a process costs ~0.3 s to start)
@@ -64,6 +65,8 @@ def build(
     every note's job at once. The CPU seconds of the processes that prepared and wrote the
     notes; None when `stopped()` became true first. Raises one of START_FAILED when the process
     cannot be started, BuildFailed when it fails or goes away."""
+    from vaultwatch.core.index.parsepool import killed_at_exit  # noqa: PLC0415  (the app's side: see ftsprep.process_context)
+
     ctx = process_context("vaultwatch.core.search.ftsfirst")
     mine, theirs = ctx.Pipe()
     # not a daemon: it starts the preparing processes itself (a stop, or the app's end, ends it)
