@@ -313,6 +313,35 @@ def test_a_big_first_build_process_prepares_its_notes_itself(make_vault, clock, 
     assert below == set(), below
 
 
+def test_a_big_first_build_begins_once_the_entry_cache_is_written(make_vault, clock, monkeypatch, tmp_path):
+    """A cold start's entry cache write and its first full-text build are due at the same pause
+    of the client; the write (every distinct link, a bucket's rows at a time) ends before the
+    build's process begins, so the two are never resident together beside the index. Here the
+    app stays busy answering, which would otherwise hold the write back for MAX_FLUSH_WAIT."""
+    root = make_vault(_notes())
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    v = Vault(root, clock=clock)
+    v.answering = lambda: True  # a client's burst of calls that never pauses
+    dirty_at_start: list[bool] = []
+    real = ftsfirst.process_context
+
+    def recording(module):
+        assert v.entry_cache is not None
+        dirty_at_start.append(v.entry_cache.dirty)
+        return real(module)
+
+    monkeypatch.setattr(ftsfirst, "process_context", recording)
+    v.load()
+    try:
+        assert v.wait_search_ready(60)
+        assert v._search.build_elsewhere
+        assert dirty_at_start == [False]
+        assert len(_stored(v)) == v.snapshot.note_count
+    finally:
+        v.stop()
+
+
 @pytest.mark.parametrize("error", [OSError("no processes in this sandbox"), ValueError("bad value(s) in fds_to_keep")])
 def test_when_no_build_process_can_start_the_writer_thread_builds(make_vault, clock, monkeypatch, tmp_path, error):
     def no_processes(module):
