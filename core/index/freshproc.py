@@ -14,7 +14,7 @@ arguments are handed over as inherited descriptors) and `Pool(n)` with `imap_uno
 A worker imports this module first, so its top holds only what a worker needs: the parent's
 side (subprocess, multiprocessing's connections) is imported where it is used, and a worker's
 end of a pipe is a `Channel` (multiprocessing's wire format without multiprocessing, whose
-imports were a tenth of a parse worker's memory and start-up).
+imports would be a part of every worker's start-up and memory).
 """
 
 from __future__ import annotations

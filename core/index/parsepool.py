@@ -36,9 +36,8 @@ CHUNK = 100
 # The loading thread parses beside the workers (parse_all's `here`) for a parse of fewer files.
 # There the parse is the process tree's peak, and a worker less is that much less. A bigger
 # parse is all the workers': the notes a thread parses leave their passing objects scattered
-# among the long-lived entries in its process's heap (at 100k notes the server held 9-17 MB
-# more after the load), while a big vault's peak comes later (its first full-text build), long
-# after the workers are gone.
+# among the long-lived entries in its process's heap, which then stays bigger, while a big
+# vault's peak comes later (its first full-text build), long after the workers are gone.
 HERE_MAX_FILES = 20_000
 
 
