@@ -130,8 +130,8 @@ def scan(
 ) -> tuple[list[Entry], list[Skipped]]:
     """Walk and parse the whole vault. Returns (entries incl. folders, skipped).
 
-    Parsing is CPU-bound Python, so large vaults are parsed by a pool of processes (one
-    per core by default) fed with chunks while the walk is still going; small vaults, or
+    Parsing is CPU-bound Python, so large vaults are parsed by `workers` hands (one per core
+    by default: see parse_all) fed with chunks while the walk is still going; small vaults, or
     a machine where no process can be started, are parsed in this process.
     """
     workers = workers if workers is not None else (os.cpu_count() or 1)
