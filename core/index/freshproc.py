@@ -10,6 +10,11 @@ paid once, and nothing of it stays: each worker ends with its work.
 `FreshContext` offers what the parse pool and the full-text build use of a multiprocessing
 context: `Pipe()`, `Process(target=..., args=...)` (a module-level function; `Connection`
 arguments are handed over as inherited descriptors) and `Pool(n)` with `imap_unordered`.
+
+A worker imports this module first, so its top holds only what a worker needs: the parent's
+side (subprocess, multiprocessing's connections) is imported where it is used, and a worker's
+end of a pipe is a `Channel` (multiprocessing's wire format without multiprocessing, whose
+imports would be a part of every worker's start-up and memory).
 """
 
 from __future__ import annotations
@@ -17,17 +22,21 @@ from __future__ import annotations
 import base64
 import os
 import pickle
-import subprocess
 import sys
-import traceback
 from collections.abc import Callable, Iterable, Iterator
 from importlib import import_module
-from multiprocessing.connection import Connection, Pipe, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import subprocess
+    from multiprocessing.connection import Connection
 
 # The worker's bootstrap: find vaultwatch where this process found it, then run the payload.
 _BOOT = "import sys; sys.path.insert(0, {home!r}); from vaultwatch.core.index.freshproc import main; main()"
 _IN_FLIGHT = 2  # chunks handed to each pool worker at a time: one to work on, one waiting
+# with the calling thread working too (imap_shared), a worker gets more queued: it is refilled
+# only between the chunks that thread works on, which a busy interpreter may slow down
+_SHARED_IN_FLIGHT = 4
 
 
 def _home() -> str:
@@ -43,6 +52,68 @@ class _Inherited:
         self.fd, self.readable, self.writable = fd, readable, writable
 
 
+_HUGE = 0x7FFFFFFF  # a longer message has its length in 8 more bytes (multiprocessing's format)
+_SMALL = 16384  # a message up to this long goes out in one write with its length, as multiprocessing's
+
+
+class Channel:
+    """A worker's end of a pipe to its parent, where the parent holds a multiprocessing
+    `Connection`: the same wire format (a 4-byte big-endian signed length, or -1 and an 8-byte
+    one, then a pickle), and the parts of Connection the workers use: `send`, `recv`, `poll`,
+    `close`."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd: int | None = fd
+
+    def fileno(self) -> int:
+        if self.fd is None:
+            raise OSError("handle is closed")
+        return self.fd
+
+    def send(self, obj: object) -> None:
+        data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+        n = len(data)
+        if n > _HUGE:
+            self._write((-1).to_bytes(4, "big", signed=True) + n.to_bytes(8, "big"))
+            self._write(data)
+        elif n > _SMALL:
+            self._write(n.to_bytes(4, "big", signed=True))
+            self._write(data)
+        else:
+            self._write(n.to_bytes(4, "big", signed=True) + data)
+
+    def recv(self) -> Any:
+        size = int.from_bytes(self._read(4, first=True), "big", signed=True)
+        if size == -1:
+            size = int.from_bytes(self._read(8), "big")
+        return pickle.loads(self._read(size))
+
+    def poll(self, timeout: float | None = 0.0) -> bool:
+        import select  # noqa: PLC0415  (only the build's workers poll)
+
+        return bool(select.select([self.fileno()], [], [], timeout)[0])
+
+    def close(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fileno(), view) :]
+
+    def _read(self, n: int, first: bool = False) -> bytes:
+        parts: list[bytes] = []
+        while n:
+            part = os.read(self.fileno(), n)
+            if not part:  # the parent closed its end (at the start of a message) or went away
+                raise EOFError if first and not parts else OSError("got end of file during message")
+            parts.append(part)
+            n -= len(part)
+        return b"".join(parts)
+
+
 class FreshProcess:
     """`target(*args)` in a fresh interpreter; the parts of multiprocessing.Process used here."""
 
@@ -53,6 +124,9 @@ class FreshProcess:
         self._popen: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        import subprocess  # noqa: PLC0415  (the parent's side: see the module doc)
+        from multiprocessing.connection import Connection  # noqa: PLC0415
+
         if not sys.executable:  # an embedded interpreter: nothing to start (callers work in-process)
             raise OSError("no Python interpreter to start a worker process with")
         fds: list[int] = []
@@ -86,6 +160,8 @@ class FreshProcess:
     def join(self, timeout: float | None = None) -> None:
         if self._popen is None:
             return
+        import subprocess  # noqa: PLC0415  (the parent's side: see the module doc)
+
         try:
             self._popen.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -104,11 +180,13 @@ def main() -> None:
     target: Any = import_module(module)
     for part in qualname.split("."):
         target = getattr(target, part)
-    real = [Connection(a.fd, a.readable, a.writable) if isinstance(a, _Inherited) else a for a in args]
+    real = [Channel(a.fd) if isinstance(a, _Inherited) else a for a in args]
     code = 0
     try:
         target(*real)
     except BaseException:  # the parent sees the exit code; the reason goes to stderr, as multiprocessing's would
+        import traceback  # noqa: PLC0415  (only a failed worker needs it)
+
         traceback.print_exc()
         code = 1
     finally:
@@ -116,7 +194,7 @@ def main() -> None:
     os._exit(code)  # no atexit or finalizers of inherited state: the work is done
 
 
-def _pool_worker(conn: Connection) -> None:
+def _pool_worker(conn: Channel) -> None:
     """A pool worker: `(module, qualname, item)` in, ("ok", result) or ("error", what) out; None ends it."""
     functions: dict[tuple[str, str], Any] = {}
     while True:
@@ -145,6 +223,8 @@ class FreshPool:
     A worker that fails or goes away raises RuntimeError (callers then do the work in-process)."""
 
     def __init__(self, workers: int) -> None:
+        from multiprocessing.connection import Pipe  # noqa: PLC0415  (the parent's side: see the module doc)
+
         self.procs: list[FreshProcess] = []
         self.conns: list[Connection] = []
         try:
@@ -162,6 +242,8 @@ class FreshPool:
     def imap_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         """fn(item) for every item, in the order they finish. `items` is drawn lazily, here, as
         workers have room: a walk feeding it overlaps the parse."""
+        from multiprocessing.connection import Connection, wait  # noqa: PLC0415  (the parent's side)
+
         name = (fn.__module__, fn.__qualname__)
         source = iter(items)
         busy = dict.fromkeys(range(len(self.conns)), 0)
@@ -185,15 +267,66 @@ class FreshPool:
             for conn in ready:
                 assert isinstance(conn, Connection)
                 i = self.conns.index(conn)
-                try:
-                    kind, value = conn.recv()
-                except (EOFError, OSError) as exc:
-                    raise RuntimeError(f"a parse process went away ({exc!r})") from None
-                if kind != "ok":
-                    raise RuntimeError(f"a parse process failed: {value}")
+                value = self._answer(conn)
                 busy[i] -= 1
                 feed(i)
                 yield value
+
+    def imap_shared(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """As `imap_unordered`, with the calling thread as one more worker: whenever no worker's
+        answer is waiting, it takes the next item and runs `fn` on it itself. The items go to
+        whoever is free, so every worker and this thread end within about one item of each other
+        however the machine shares its cores, and one process fewer is started (its start-up
+        and its memory) for the same number of hands."""
+        from multiprocessing.connection import Connection, wait  # noqa: PLC0415  (the parent's side)
+
+        name = (fn.__module__, fn.__qualname__)
+        source = iter(items)
+        busy = dict.fromkeys(range(len(self.conns)), 0)
+        exhausted = False
+
+        def take() -> tuple[bool, Any]:
+            nonlocal exhausted
+            if not exhausted:
+                try:
+                    return True, next(source)
+                except StopIteration:
+                    exhausted = True
+            return False, None
+
+        for i in busy:
+            while busy[i] < _SHARED_IN_FLIGHT and (got := take())[0]:
+                self.conns[i].send((*name, got[1]))
+                busy[i] += 1
+        while True:
+            waiting = [self.conns[i] for i in busy if busy[i]]
+            if not waiting and exhausted:
+                return
+            # with items left, only look (this thread then works); with none left, wait for the rest
+            ready = wait(waiting, None if exhausted else 0) if waiting else []
+            if not ready:
+                got = take()
+                if got[0]:
+                    yield fn(got[1])
+                continue
+            for conn in ready:
+                assert isinstance(conn, Connection)
+                i = self.conns.index(conn)
+                yield self._answer(conn)
+                busy[i] -= 1
+                while busy[i] < _SHARED_IN_FLIGHT and (got := take())[0]:
+                    conn.send((*name, got[1]))
+                    busy[i] += 1
+
+    @staticmethod
+    def _answer(conn: Connection) -> Any:
+        try:
+            kind, value = conn.recv()
+        except (EOFError, OSError) as exc:
+            raise RuntimeError(f"a parse process went away ({exc!r})") from None
+        if kind != "ok":
+            raise RuntimeError(f"a parse process failed: {value}")
+        return value
 
     def close(self) -> None:
         for conn in self.conns:
@@ -222,6 +355,8 @@ class FreshContext:
 
     @staticmethod
     def Pipe(duplex: bool = True) -> tuple[Connection, Connection]:  # noqa: N802  (multiprocessing's name)
+        from multiprocessing.connection import Pipe  # noqa: PLC0415  (the parent's side: see the module doc)
+
         return Pipe(duplex)
 
     @staticmethod

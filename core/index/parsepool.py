@@ -1,7 +1,8 @@
 """Parse a whole walked vault into index entries: in a pool of processes for a large vault.
 
-`scan` is the cold load (no entry cache); `parse_pool` and `parse_chunk` are the process pool
-and its unit of work, shared with the entry cache's warm scan (core.index.warmscan).
+`scan` is the cold load (no entry cache); `parse_all` parses chunks of files
+(`core.index.scan.parse_chunk`) with a pool of processes, for it and for the entry cache's warm
+scan (core.index.warmscan).
 """
 
 from __future__ import annotations
@@ -11,30 +12,33 @@ import multiprocessing
 import multiprocessing.util  # its exit handler is registered before ours (see _kill_at_exit)
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
 from vaultwatch.core.index.freshproc import CONTEXT as FRESH
-from vaultwatch.core.index.freshproc import FreshContext, FreshPool
-from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, walk
+from vaultwatch.core.index.freshproc import FreshContext
+from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, parse_chunk, walk
 from vaultwatch.core.index.sharing import Sharing
 from vaultwatch.core.markdown import parse  # noqa: F401  (scan imports it per note; the forkserver preloads it here)
 from vaultwatch.core.memory import collector_paused
 from vaultwatch.core.model import Entry, Skipped
 
-if TYPE_CHECKING:  # multiprocessing.pool is imported when a pool is first made
+if TYPE_CHECKING:
     import multiprocessing.context
-    import multiprocessing.pool
 
 ProgressFn = Callable[[int, int], None]
 PARALLEL_MIN_FILES = 3000
-CHUNK = 1000
-
-
-def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
-    """Entries (or skips) for a chunk of files: the unit of work of a parse_pool worker."""
-    return [entry_for(f) for f in chunk]
+# files a worker parses per message: small enough that the hands (workers and, in a threaded
+# process, the loading thread) end within a short chunk of each other, big enough that a message's
+# own cost is nothing beside its parse
+CHUNK = 100
+# The loading thread parses beside the workers (parse_all's `here`) for a parse of fewer files.
+# There the parse is the process tree's peak, and a worker less is that much less. A bigger
+# parse is all the workers': the notes a thread parses leave their passing objects scattered
+# among the long-lived entries in its process's heap, which then stays bigger, while a big
+# vault's peak comes later (its first full-text build), long after the workers are gone.
+HERE_MAX_FILES = 20_000
 
 
 # What a worker process's start raises when no process can be had (sandbox, fd limits) or the
@@ -43,11 +47,22 @@ def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
 START_FAILED = (OSError, RuntimeError, ValueError, multiprocessing.ProcessError)
 
 
-def parse_pool(workers: int) -> multiprocessing.pool.Pool | FreshPool:
-    """The process pool that parses chunks of files (the scanner's and the entry cache's). Raises
-    one of START_FAILED when its processes cannot be started: every caller then parses in its
-    own thread."""
-    return process_context("vaultwatch.core.index.parsepool").Pool(workers)
+def parse_all(chunks: Iterable[list[FileFact]], hands: int, here: bool = True) -> Iterator[list[Entry | Skipped]]:
+    """`parse_chunk` of every chunk, in the order they finish, by `hands` parsers in all. In a
+    multi-threaded process (the server, the TUI), with `here`, the calling thread is one of them,
+    beside `hands - 1` fresh worker processes: on two cores one worker, not two, so one
+    interpreter's start-up and memory fewer, and the chunks this thread parses never travel
+    through a pipe. Without `here` (see HERE_MAX_FILES), or in a single-threaded process (which
+    forks its workers), `hands` workers parse and this thread collects. `chunks` is drawn lazily,
+    as hands are free. Raises one of START_FAILED when the workers cannot be started or one
+    fails: callers then parse everything in-process."""
+    ctx = process_context("vaultwatch.core.index.parsepool")
+    if isinstance(ctx, FreshContext) and here:
+        with ctx.Pool(hands - 1) as fresh:
+            yield from fresh.imap_shared(parse_chunk, chunks)
+        return
+    with ctx.Pool(hands) as pool:
+        yield from pool.imap_unordered(parse_chunk, chunks)
 
 
 class WorkerProcess(Protocol):
@@ -115,8 +130,8 @@ def scan(
 ) -> tuple[list[Entry], list[Skipped]]:
     """Walk and parse the whole vault. Returns (entries incl. folders, skipped).
 
-    Parsing is CPU-bound Python, so large vaults are parsed by a pool of processes (one
-    per core by default) fed with chunks while the walk is still going; small vaults, or
+    Parsing is CPU-bound Python, so large vaults are parsed by `workers` hands (one per core
+    by default: see parse_all) fed with chunks while the walk is still going; small vaults, or
     a machine where no process can be started, are parsed in this process.
     """
     workers = workers if workers is not None else (os.cpu_count() or 1)
@@ -188,7 +203,10 @@ def _scan_parallel(
     seen = [0]
 
     def chunks() -> Iterator[list[FileFact]]:
-        batch = first
+        for i in range(0, len(first) - CHUNK + 1, CHUNK):  # the look-ahead in whole chunks too
+            seen[0] += CHUNK
+            yield first[i : i + CHUNK]
+        batch = first[len(first) - len(first) % CHUNK :]
         for found in walked:  # runs in the pool's feeder thread, overlapping the parse
             if isinstance(found, FileFact):
                 batch.append(found)
@@ -206,17 +224,16 @@ def _scan_parallel(
 
     done = 0
     sharing = Sharing()  # each chunk arrives with its own copies of the vault's repeated values
-    with parse_pool(workers) as pool:
-        for batch in pool.imap_unordered(parse_chunk, chunks()):
-            sharing.share_all(batch)
-            for out in batch:
-                if isinstance(out, Skipped):
-                    skipped.append(out)
-                else:
-                    entries.append(out)
-            done += len(batch)
-            if progress is not None:
-                progress(done, max(done, seen[0]))
+    for batch in parse_all(chunks(), workers):
+        sharing.share_all(batch)
+        for out in batch:
+            if isinstance(out, Skipped):
+                skipped.append(out)
+            else:
+                entries.append(out)
+        done += len(batch)
+        if progress is not None:
+            progress(done, max(done, seen[0]))
     if progress is not None:
         progress(done, done)
     return entries, skipped

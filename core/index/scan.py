@@ -451,6 +451,13 @@ def entry_for(fact: FileFact) -> Entry | Skipped:
     )
 
 
+def parse_chunk(chunk: list[FileFact]) -> list[Entry | Skipped]:
+    """Entries (or skips) for a chunk of files: the unit of work of the whole vault's parse
+    (core.index.parsepool). It lives here so that a parse worker imports this module and the
+    note parser, not the pool's own (multiprocessing, the sharing of values)."""
+    return [entry_for(f) for f in chunk]
+
+
 def walked_folder(
     root_real: str, folder_rel: str, config: ScanConfig, memo: dict[str, str | None] | None = None
 ) -> str | None:

@@ -117,16 +117,16 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
         try:
             out: list[Entry | Skipped] = []
             sharing = Sharing()
-            with parsepool.parse_pool(os.cpu_count() or 2) as pool:  # the scanner's own pool policy
-                chunks = [facts[i : i + parsepool.CHUNK] for i in range(0, len(facts), parsepool.CHUNK)]
-                for batch in pool.imap_unordered(parsepool.parse_chunk, chunks):
-                    sharing.share_all(batch)
-                    out.extend(batch)
-                    if progress is not None:
-                        progress(len(out), len(facts))
+            chunks = [facts[i : i + parsepool.CHUNK] for i in range(0, len(facts), parsepool.CHUNK)]
+            here = len(facts) < parsepool.HERE_MAX_FILES
+            for batch in parsepool.parse_all(chunks, os.cpu_count() or 2, here):  # the scanner's own policy
+                sharing.share_all(batch)
+                out.extend(batch)
+                if progress is not None:
+                    progress(len(out), len(facts))
             return out
         except parsepool.START_FAILED:
-            pass  # no processes, or a start that failed (see parsepool.parse_pool): parse here instead
+            pass  # no processes, or a start that failed (see parsepool.parse_all): parse here instead
     out = []
     sharing = Sharing()
     for i, f in enumerate(facts, 1):

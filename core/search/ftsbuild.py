@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from vaultwatch.core import handoffs
 from vaultwatch.core.disk.private import private_file
 from vaultwatch.core.events import IndexProblem, IndexProgress
+from vaultwatch.core.index.entrycache import MAX_FLUSH_WAIT
 from vaultwatch.core.index.parsepool import START_FAILED
 from vaultwatch.core.markdown import mdlex
 from vaultwatch.core.memory import release_free_memory
@@ -321,6 +322,14 @@ class SearchBuilder(IndexState):
         self.total, self.done = total, 0
         bus.publish(IndexProgress("search", 0, total))
         by_path = snap.by_path
+        cache = self.vault.entry_cache
+        if cache is not None:
+            # the entry cache's first write (a cold start's, due at the same pause of the client)
+            # ends before the build's process begins: it holds every distinct link and a bucket's
+            # rows at a time, and beside the build's process and the app's index it made the peak
+            cache.wait_flushed(MAX_FLUSH_WAIT)
+            if self._stop.is_set():
+                return True  # the caller sees the stop; nothing was started
 
         def batches() -> Iterator[list[tuple[Job, tuple]]]:
             for i in range(0, total, BATCH):

@@ -6,9 +6,12 @@ notes' text, tokens and compressed bodies passed through the app's heap and SQLi
 what that churn left behind stayed resident. Here one process (`_main`) asks for the notes to
 index a batch at a time, as its preparing pool has room (receiving every note's job and docs
 row before starting held them all at once, a big part of the process tree's peak beside the
-app's own index), prepares them with the usual pool (core.search.ftsprep) and writes them with
-the same statements (core.search.ftsrows: `insert_rows`, big transactions, FTS5's merging
-deferred to one merge at the end). The app's writer thread only hands the work over, reports the progress
+app's own index), prepares them on a second thread of its own (core.search.ftsprep's `prepare`,
+a batch or two ahead) and writes them with the same statements (core.search.ftsrows:
+`insert_rows`, big transactions, FTS5's merging deferred to one merge at the end). SQLite's
+indexing runs in C with the interpreter released, so the preparing thread has it most of the
+time; a preparing process beside this one would be one more whole interpreter resident, in the
+process tree's peak, for the build's time. The app's writer thread only hands the work over, reports the progress
 the process sends and, once it is done, reads the row ids back from the file. Readers see the
 notes as each transaction commits, as before.
 
@@ -20,20 +23,22 @@ indexes the rest itself (a transaction is all or nothing: the file holds whole n
 
 from __future__ import annotations
 
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from vaultwatch.core.index.parsepool import START_FAILED, WorkerProcess, killed_at_exit, process_context
 from vaultwatch.core.search import ftsprep
+from vaultwatch.core.search.ftsprep import process_context
 from vaultwatch.core.search.ftsrows import insert_rows, merging
 from vaultwatch.core.search.notetext import register_functions
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
+    from vaultwatch.core.index.parsepool import WorkerProcess
     from vaultwatch.core.search.ftsprep import Prepared
 
 PROCESS_MIN_NOTES = 20_000  # smaller first builds stay in the writer thread (a process costs ~0.3 s to start)
@@ -60,6 +65,8 @@ def build(
     every note's job at once. The CPU seconds of the processes that prepared and wrote the
     notes; None when `stopped()` became true first. Raises one of START_FAILED when the process
     cannot be started, BuildFailed when it fails or goes away."""
+    from vaultwatch.core.index.parsepool import killed_at_exit  # noqa: PLC0415  (the app's side: see ftsprep.process_context)
+
     ctx = process_context("vaultwatch.core.search.ftsfirst")
     mine, theirs = ctx.Pipe()
     # not a daemon: it starts the preparing processes itself (a stop, or the app's end, ends it)
@@ -190,7 +197,7 @@ def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction:
                     held = []
                     conn.send(("done", written))
 
-                for rows in _prepared(root_real, feed.batches(), stopped, cpu, ftsprep):
+                for rows in _prepared(root_real, feed.batches(), stopped):
                     held += rows
                     if len(held) < transaction:
                         conn.send(("done", written + len(held)))
@@ -211,7 +218,7 @@ def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction:
                 pass
         finally:
             con.close()
-        conn.send(("ok", cpu[0] + time.process_time()))  # the preparing processes' CPU and its own
+        conn.send(("ok", cpu[0] + time.process_time()))  # its CPU, the preparing thread's included
     except Exception as exc:  # the app falls back to building the rest itself
         try:
             conn.send(("error", repr(exc)))
@@ -221,20 +228,48 @@ def _main(conn: Connection[Any, Any], db_path: str, root_real: str, transaction:
         conn.close()
 
 
-def _prepared(
-    root_real: str, batches: Iterator[list], stopped: Callable[[], bool], cpu: list[float], ftsprep: ModuleType
-) -> Iterator[list[Prepared]]:
-    """The batches prepared by the usual pool of processes, or here when none can be started."""
+def _prepared(root_real: str, batches: Iterator[list], stopped: Callable[[], bool]) -> Iterator[list[Prepared]]:
+    """The batches prepared in order by a second thread, up to two batches ahead of the caller
+    (who writes them). The batches are drawn here, on the caller's thread: drawing one talks to
+    the app over the pipe, which stays this thread's alone."""
+    jobs: queue.Queue[list | None] = queue.Queue()
+    done: queue.Queue[list[Prepared] | BaseException] = queue.Queue()
+    quit_ = threading.Event()
+
+    def prepare_all() -> None:
+        tokens = ftsprep.FieldTokens()
+        try:
+            while (batch := jobs.get()) is not None and not quit_.is_set():
+                done.put(ftsprep.prepare(root_real, batch, tokens))
+        except BaseException as exc:  # raised again on the writer's thread
+            done.put(exc)
+        finally:
+            tokens.close()
+
+    preparer = threading.Thread(target=prepare_all, name="vaultwatch-search-prep", daemon=True)
+    preparer.start()
+    ahead = 0
     try:
-        yield from ftsprep.prepare_pooled(root_real, batches, stopped, cpu)
-        return
-    except START_FAILED:
-        pass
-    tokens = ftsprep.FieldTokens()
-    try:
-        for jobs in batches:
+        for batch in batches:
+            jobs.put(batch)
+            ahead += 1
+            if ahead < 2:
+                continue
+            yield _next_prepared(done)
+            ahead -= 1
             if stopped():
                 return
-            yield ftsprep.prepare(root_real, jobs, tokens)
+        while ahead:
+            yield _next_prepared(done)
+            ahead -= 1
     finally:
-        tokens.close()
+        quit_.set()
+        jobs.put(None)
+        preparer.join()
+
+
+def _next_prepared(done: queue.Queue[list[Prepared] | BaseException]) -> list[Prepared]:
+    rows = done.get()
+    if isinstance(rows, BaseException):
+        raise rows
+    return rows

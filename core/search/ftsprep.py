@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vaultwatch.core.disk.fileopen import open_file
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.index.parsepool import process_context
 from vaultwatch.core.model import NOTE, Entry
 from vaultwatch.core.search.notetext import (
     FIELD_SEP,
@@ -33,7 +32,10 @@ from vaultwatch.core.search.notetext import (
 )
 
 if TYPE_CHECKING:
+    import multiprocessing.context
     from multiprocessing.connection import Connection
+
+    from vaultwatch.core.index.freshproc import FreshContext
 
 # A build of fewer notes is prepared by a second thread of the app, written by its writer thread
 # in a transaction per batch: each preparing process is a whole interpreter resident beside the
@@ -45,6 +47,15 @@ POOL_MIN_NOTES = 20_000
 # vocabulary) are back after a few batches, while one-off words (a number in every title) would
 # otherwise fill it, resident in each preparing process and in the app's writer for good
 MAX_CACHED_WORDS = 20_000
+
+
+def process_context(module: str, *, fork: bool = True) -> multiprocessing.context.ForkContext | FreshContext:
+    """`core.index.parsepool.process_context`, imported when a build starts processes: a big first
+    build's own process (core.search.ftsfirst) and the preparing workers import this module, and
+    none of them needs the pool's module (multiprocessing's contexts, the scanner)."""
+    from vaultwatch.core.index import parsepool  # noqa: PLC0415  (see the docstring)
+
+    return parsepool.process_context(module, fork=fork)
 
 
 class Job(NamedTuple):

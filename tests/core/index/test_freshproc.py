@@ -14,10 +14,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import parseprobe
 import pytest
 
 from vaultwatch.core.index import freshproc
 from vaultwatch.core.index.freshproc import FreshPool
+from vaultwatch.core.index.scan import FileFact, ScanConfig, parse_chunk, walk
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -104,6 +106,92 @@ def test_a_threaded_parse_and_build_leave_no_process_behind(make_vault) -> None:
     assert got["left"] == [], got["left"]  # nothing stays once the work is done
 
 
+HANDS_SCRIPT = CHILDREN + textwrap.dedent(
+    """
+    import json, sys, threading
+
+    from vaultwatch.core.index import parsepool
+    from vaultwatch.core.index.scan import ScanConfig
+
+    workers = set()
+    done = threading.Event()
+
+    def parse_workers():  # by pid: two workers' command lines may be the same
+        me = str(os.getpid())
+        for pid in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    parent = fh.read().rsplit(")", 1)[1].split()[1]
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    cmd = fh.read()
+            except (OSError, IndexError):
+                continue
+            if parent == me and b"freshproc" in cmd:
+                yield int(pid)
+
+    def sample():  # the second thread: it makes this process multi-threaded, like the server
+        while not done.wait(0.002):
+            workers.update(parse_workers())
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    root = os.path.realpath(sys.argv[1])
+    parsepool.PARALLEL_MIN_FILES, parsepool.CHUNK = 20, 4  # the process pool on a small vault
+    entries, skipped = parsepool.scan(root, ScanConfig(), workers=2)
+    done.set()
+    sampler.join()
+    print(json.dumps({"notes": len([e for e in entries if e.kind == "note"]), "workers": sorted(workers)}))
+    """
+)
+
+
+def test_a_threaded_parse_on_two_cores_starts_one_worker_beside_its_own_thread(make_vault) -> None:
+    """Two hands on two cores: the loading thread and one fresh worker, not two workers (each a
+    whole interpreter's start-up and memory on a cold start's path)."""
+    root = make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
+    run = subprocess.run(
+        [sys.executable, "-c", HANDS_SCRIPT, str(root)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["notes"] == 300
+    assert len(got["workers"]) == 1, got["workers"]
+
+
+LOAD_SCRIPT = HANDS_SCRIPT.replace(
+    "entries, skipped = parsepool.scan(root, ScanConfig(), workers=2)",
+    "parsepool.HERE_MAX_FILES = int(sys.argv[2])\n"
+    "from vaultwatch.core.vault import Vault\n"
+    "entries = Vault(root).load().entries  # a cold load through the entry cache (core.index.warmscan)",
+)
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_big_cold_load_is_parsed_by_a_worker_per_core(make_vault, tmp_path, big: bool) -> None:
+    """Below parsepool.HERE_MAX_FILES the loading thread parses beside a worker per other core;
+    from it, a worker per core parses and the loading thread only collects (its own parse would
+    leave its notes' passing objects scattered in the server's heap for good)."""
+    root = make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
+    run = subprocess.run(
+        [sys.executable, "-c", LOAD_SCRIPT, str(root), "100" if big else "1000000"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(tmp_path / "cache")),
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["notes"] == 300
+    cores = os.cpu_count() or 2
+    assert len(got["workers"]) == (cores if big else cores - 1), got["workers"]
+
+
 def _fails(item: int) -> int:
     raise ValueError(f"bad item {item}")
 
@@ -129,6 +217,37 @@ def test_a_pool_answers_every_item_once() -> None:
     assert all(p.exitcode == 0 for p in pool.procs)  # each ended on its own when told to
 
 
+def test_a_shared_pool_has_the_calling_thread_work_too() -> None:
+    """One worker process and this thread: every item answered once, by both."""
+    with FreshPool(1) as pool:
+        ran = list(pool.imap_shared(parseprobe.pid, range(200)))
+    assert len(ran) == 200
+    assert set(ran) == {os.getpid(), pool.procs[0].pid}, set(ran)
+
+
+def test_a_parse_worker_imports_the_parser_not_the_pool(make_vault) -> None:
+    """A parse worker is a fresh interpreter: what it imports is its start-up and its memory,
+    on a cold start's path. It needs the scanner and the note parser, not the pool's module
+    (multiprocessing's pools, the sharing of values across a load)."""
+    root = make_vault(
+        {f"n{i}.md": f"---\nstatus: draft\n---\n# N{i}\n" for i in range(20)} | {"b.md": "---\na: [\n---\n"}
+    )
+    facts = [f for f in walk(os.path.realpath(root), ScanConfig()) if isinstance(f, FileFact)]
+    with FreshPool(1) as pool:
+        parsed = [e for chunk in pool.imap_unordered(parse_chunk, [facts[:10], facts[10:]]) for e in chunk]
+        modules = next(pool.imap_unordered(parseprobe.modules, [None]))
+    assert sorted(e.path for e in parsed) == sorted(f.rel for f in facts)
+    assert "vaultwatch.core.markdown.parse" in modules  # it did parse
+    unneeded = {
+        "vaultwatch.core.index.parsepool",
+        "vaultwatch.core.index.sharing",
+        "vaultwatch.core.memory",
+        "multiprocessing",  # the worker's end of its pipe is a freshproc.Channel
+        "subprocess",
+    }
+    assert not unneeded & set(modules), unneeded & set(modules)
+
+
 def test_a_fresh_process_gets_its_connection_and_arguments() -> None:
     mine, theirs = freshproc.CONTEXT.Pipe()
     proc = freshproc.FreshProcess(_echo, (theirs, "hello", 3))
@@ -141,6 +260,35 @@ def test_a_fresh_process_gets_its_connection_and_arguments() -> None:
 
 def _echo(conn, word: str, n: int) -> None:
     conn.send((word, n, os.getppid()))
+
+
+def _mirror(conn) -> None:
+    """Answer each message reversed until told to stop, saying whether one was waiting first."""
+    while True:
+        waiting = conn.poll(5.0)
+        message = conn.recv()
+        if message is None:
+            conn.close()
+            return
+        conn.send((waiting, message[::-1]))
+
+
+@pytest.mark.parametrize("size", [0, 10, 16384, 16385, 3 << 20])
+def test_a_worker_end_speaks_multiprocessing_wire_format(size: int) -> None:
+    """A fresh worker's end of its pipe is a freshproc.Channel, its parent's a multiprocessing
+    Connection: messages of every size class cross both ways intact."""
+    mine, theirs = freshproc.CONTEXT.Pipe()
+    proc = freshproc.FreshProcess(_mirror, (theirs,))
+    proc.start()
+    theirs.close()
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    mine.send(data)
+    assert mine.recv() == (True, data[::-1])
+    mine.send(None)
+    with pytest.raises(EOFError):  # the worker closed its end
+        mine.recv()
+    proc.join(60)
+    assert proc.exitcode == 0
 
 
 BUILD_SCRIPT = CHILDREN + textwrap.dedent(

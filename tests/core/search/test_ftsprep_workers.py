@@ -4,7 +4,11 @@ and each is a process of its own in memory."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +59,28 @@ def test_field_tokens_are_the_same_when_the_word_cache_starts_afresh(monkeypatch
     finally:
         small.close()
     assert got == expected
+
+
+def test_a_build_process_imports_no_process_pool() -> None:
+    """A big first build's own process and its preparing workers start by importing
+    core.search.ftsfirst (or ftsprep): a fresh interpreter, whose imports are its start-up and
+    its memory for the build's time. Starting processes is the app's side: the pool's module
+    (multiprocessing's contexts, the scanner) is not among them."""
+    code = (
+        "import sys, json\n"
+        "import vaultwatch.core.search.ftsfirst, vaultwatch.core.search.ftsprep\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    root = Path(__file__).resolve().parents[3]
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(root)),
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    modules = set(json.loads(run.stdout))
+    assert "vaultwatch.core.search.notetext" in modules
+    assert not {"vaultwatch.core.index.parsepool", "multiprocessing"} & modules

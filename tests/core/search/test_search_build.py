@@ -4,7 +4,9 @@ index it leaves is the one the in-thread build leaves, note for note."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -256,6 +258,88 @@ def test_a_big_first_build_written_by_a_process_of_its_own_stores_what_the_write
     finally:
         v.stop()
     assert len(started) == 1 and not started[0].is_alive() and started[0].exitcode == 0
+
+
+def _children(pid: int) -> set[tuple[int, str]]:
+    """The processes whose parent is `pid`, with their command lines, from /proc."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                parent = fh.read().rsplit(")", 1)[1].split()[1]
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except (OSError, IndexError):
+            continue
+        if parent == str(pid):
+            found.add((int(entry), cmd))
+    return found
+
+
+def test_a_big_first_build_process_prepares_its_notes_itself(make_vault, clock, monkeypatch, tmp_path):
+    """The first build's own process prepares its notes on a thread of its own: no preparing
+    process below it (a whole interpreter more, resident beside the app's index for the build's
+    time, in the process tree's peak). Every note is stored, as the writer thread stores it."""
+    root = make_vault({f"d{i % 5}/n{i:04d}.md": f"# Note {i}\n\nword{i % 97} body {i}\n" * 20 for i in range(600)})
+    v = _build(root, tmp_path / "thread", clock, monkeypatch)
+    in_thread = _stored(v)
+    v.stop()
+
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "FIRST_BUILD_TRANSACTION", 50)
+    started = _recording_starts(monkeypatch)
+    below: set[tuple[int, str]] = set()
+    done = threading.Event()
+
+    def sample() -> None:  # what runs below the build process, every 2 ms while it works
+        while not done.wait(0.002):
+            for proc in list(started):
+                if proc.pid is not None:
+                    below.update(_children(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        v = _build(root, tmp_path / "process", clock, monkeypatch)
+    finally:
+        done.set()
+        sampler.join()
+    try:
+        assert v._search.build_elsewhere
+        assert _stored(v) == in_thread
+    finally:
+        v.stop()
+    assert len(started) == 1 and started[0].exitcode == 0
+    assert below == set(), below
+
+
+def test_a_big_first_build_begins_once_the_entry_cache_is_written(make_vault, clock, monkeypatch, tmp_path):
+    """A cold start's entry cache write and its first full-text build are due at the same pause
+    of the client; the write (every distinct link, a bucket's rows at a time) ends before the
+    build's process begins, so the two are never resident together beside the index. Here the
+    app stays busy answering, which would otherwise hold the write back for MAX_FLUSH_WAIT."""
+    root = make_vault(_notes())
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    v = Vault(root, clock=clock)
+    v.answering = lambda: True  # a client's burst of calls that never pauses
+    dirty_at_start: list[bool] = []
+    real = ftsfirst.process_context
+
+    def recording(module):
+        assert v.entry_cache is not None
+        dirty_at_start.append(v.entry_cache.dirty)
+        return real(module)
+
+    monkeypatch.setattr(ftsfirst, "process_context", recording)
+    v.load()
+    try:
+        assert v.wait_search_ready(60)
+        assert v._search.build_elsewhere
+        assert dirty_at_start == [False]
+        assert len(_stored(v)) == v.snapshot.note_count
+    finally:
+        v.stop()
 
 
 @pytest.mark.parametrize("error", [OSError("no processes in this sandbox"), ValueError("bad value(s) in fds_to_keep")])
