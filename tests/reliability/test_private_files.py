@@ -26,8 +26,14 @@ from reliability_helpers import ROOT, child, short_dir
 
 SECRET = "SECRET-vaultwatch-private-note-body"
 
-# `vaultwatch serve --stdio` as the console script starts it, under the umask given first
-UNDER_UMASK = "import os, sys\nos.umask(int(sys.argv[1], 8))\nfrom vaultwatch.tui.entry import main\nsys.exit(main(sys.argv[2:]))\n"
+# `vaultwatch serve --stdio` as the console script starts it, under the umask given first; the
+# tools/list shipped with the package is taken as made for another SDK, so that the front caches the
+# SDK's handshake answers on disk (a first start answered from the shipped list writes no cache)
+UNDER_UMASK = (
+    "import os, sys\nos.umask(int(sys.argv[1], 8))\n"
+    "from vaultwatch.mcp_server import toollist\ntoollist.installed = lambda: {'mcp': 'another'}\n"
+    "from vaultwatch.tui.entry import main\nsys.exit(main(sys.argv[2:]))\n"
+)
 
 # run as `nobody`: which of the given folders it can list and which files it can open
 PROBE = r"""
