@@ -4,17 +4,31 @@ that select nothing, counts that follow the text applied, accent-insensitive wor
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+import pytest_asyncio
+from shared_app import SharedApp
 from textual.widgets import Input
-from tui_helpers import paste
+from tui_helpers import copy_demo, open_loaded, paste
 
 from vaultwatch.core.query.listing import Query
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
 
-# every change of the filter's text here is settled before the next
-pytestmark = pytest.mark.usefixtures("no_typing_pauses")
+pytestmark = [
+    pytest.mark.usefixtures("no_typing_pauses"),  # every change of the filter's text here is settled before the next
+    pytest.mark.asyncio(loop_scope="module"),  # the tests share one app (shared_app), running in this loop
+    pytest.mark.xdist_group("filter_explains"),
+]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared(tmp_path_factory):
+    """The module's app over its own copy of the demo vault (the tests only read it), at 160x50."""
+    root = copy_demo(tmp_path_factory.mktemp("filter_explains") / "demo")
+    shared = SharedApp(lambda: make_app(open_loaded(root), config=fixed_config()), (160, 50))
+    yield shared
+    await shared.close()
 
 
 def paths(app) -> list[str]:
@@ -41,75 +55,67 @@ async def clear(app, pilot) -> None:
     await settle(app)
 
 
-async def test_a_key_or_value_no_note_has_gets_a_hint(tui_demo: Path, app_for) -> None:
-    app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await settle(app)
-        await type_filter(app, pilot, "stauts:deprecated")
-        assert paths(app) == []
-        assert "no note has `stauts`; did you mean `status`?" in said(app)
-        assert not app.main.query_one("#filterbar").has_class("-error")  # a hint, not an error
+async def test_a_key_or_value_no_note_has_gets_a_hint(shared: SharedApp) -> None:
+    app, pilot = await shared.ready()
+    await type_filter(app, pilot, "stauts:deprecated")
+    assert paths(app) == []
+    assert "no note has `stauts`; did you mean `status`?" in said(app)
+    assert not app.main.query_one("#filterbar").has_class("-error")  # a hint, not an error
+    await clear(app, pilot)
+    await type_filter(app, pilot, "status:Deprecated")
+    assert "did you mean `deprecated`? (values differ in case)" in said(app)
+    await clear(app, pilot)
+    await type_filter(app, pilot, "status:deprecated")
+    assert paths(app) and said(app) == ""
+
+
+async def test_counts_follow_the_text_applied_while_a_term_is_typed(shared: SharedApp) -> None:
+    app, pilot = await shared.ready()
+    every = len(paths(app))
+    await type_filter(app, pilot, "status")
+    assert str(app.main.tabs.get_tab("notes").label) == f"Notes {len(paths(app))}" and len(paths(app)) < every
+    await type_filter(app, pilot, ":")  # "status:" is being typed: not an error, and not the word "status"
+    assert len(paths(app)) == every and str(app.main.tabs.get_tab("notes").label) == f"Notes {every}"
+    assert "has no value" in said(app) and "listed: every note" in said(app)
+    assert not app.main.query_one("#filterbar").has_class("-error")
+    await type_filter(app, pilot, "deprecated")
+    want = [e.path for e in app.session.query(Query(filters=(("status", "deprecated"),))).entries]
+    assert paths(app) == want and said(app) == ""
+
+
+async def test_accents_path_and_minus_path(shared: SharedApp) -> None:
+    app, pilot = await shared.ready()
+    every = len(paths(app))
+    await type_filter(app, pilot, "cafe")
+    got = paths(app)
+    assert got and all("café" in (app.session.snapshot.get(p).title + p).casefold() for p in got)
+    await clear(app, pilot)
+    await type_filter(app, pilot, "path:projects")
+    inside = paths(app)
+    assert len(inside) == 7 and all(p.startswith("Projects/") for p in inside)
+    await clear(app, pilot)
+    await type_filter(app, pilot, "-path:projects")
+    outside = paths(app)
+    assert len(outside) == every - 7 and not any(p.startswith("Projects/") for p in outside)
+    assert said(app) == ""
+
+
+async def test_completion_of_keys_values_and_tags(shared: SharedApp) -> None:
+    app, pilot = await shared.ready()
+    field = app.query_one("#filter-input", Input)
+    for typed, done in (
+        ("stat", "status:"),
+        ("status:dep", "status:deprecated"),
+        ("#cra", "#craft"),
+        ("tag:cr", "tag:craft"),
+    ):
         await clear(app, pilot)
-        await type_filter(app, pilot, "status:Deprecated")
-        assert "did you mean `deprecated`? (values differ in case)" in said(app)
-        await clear(app, pilot)
-        await type_filter(app, pilot, "status:deprecated")
-        assert paths(app) and said(app) == ""
-
-
-async def test_counts_follow_the_text_applied_while_a_term_is_typed(tui_demo: Path, app_for) -> None:
-    app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
+        await type_filter(app, pilot, typed)
+        for _ in range(50):  # the suggestion comes from a worker
+            if field._suggestion:
+                break
+            await pilot.pause(0.02)
+        await pilot.press("tab")
         await settle(app)
-        every = len(paths(app))
-        await type_filter(app, pilot, "status")
-        assert str(app.main.tabs.get_tab("notes").label) == f"Notes {len(paths(app))}" and len(paths(app)) < every
-        await type_filter(app, pilot, ":")  # "status:" is being typed: not an error, and not the word "status"
-        assert len(paths(app)) == every and str(app.main.tabs.get_tab("notes").label) == f"Notes {every}"
-        assert "has no value" in said(app) and "listed: every note" in said(app)
-        assert not app.main.query_one("#filterbar").has_class("-error")
-        await type_filter(app, pilot, "deprecated")
-        want = [e.path for e in app.session.query(Query(filters=(("status", "deprecated"),))).entries]
-        assert paths(app) == want and said(app) == ""
-
-
-async def test_accents_path_and_minus_path(tui_demo: Path, app_for) -> None:
-    app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await settle(app)
-        every = len(paths(app))
-        await type_filter(app, pilot, "cafe")
-        got = paths(app)
-        assert got and all("café" in (app.session.snapshot.get(p).title + p).casefold() for p in got)
-        await clear(app, pilot)
-        await type_filter(app, pilot, "path:projects")
-        inside = paths(app)
-        assert len(inside) == 7 and all(p.startswith("Projects/") for p in inside)
-        await clear(app, pilot)
-        await type_filter(app, pilot, "-path:projects")
-        outside = paths(app)
-        assert len(outside) == every - 7 and not any(p.startswith("Projects/") for p in outside)
-        assert said(app) == ""
-
-
-async def test_completion_of_keys_values_and_tags(tui_demo: Path, app_for) -> None:
-    app = app_for(tui_demo)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await settle(app)
-        field = app.query_one("#filter-input", Input)
-        for typed, done in (
-            ("stat", "status:"),
-            ("status:dep", "status:deprecated"),
-            ("#cra", "#craft"),
-            ("tag:cr", "tag:craft"),
-        ):
-            await clear(app, pilot)
-            await type_filter(app, pilot, typed)
-            for _ in range(50):  # the suggestion comes from a worker
-                if field._suggestion:
-                    break
-                await pilot.pause(0.02)
-            await pilot.press("tab")
-            await settle(app)
-            assert field.value == done, typed
-            assert app.focused is field
+        assert field.value == done, typed
+        assert app.focused is field

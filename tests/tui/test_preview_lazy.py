@@ -94,6 +94,7 @@ async def test_a_long_note_shows_its_first_screen_before_the_rest_is_rendered(
 ) -> None:
     from vaultwatch.tui.widgets import preview as preview_module
 
+    no_rests(monkeypatch)  # until the keys' phase below the test only waits for the whole note
     app = app_for(vault_with_long_note(tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app)
@@ -161,7 +162,9 @@ async def test_a_huge_note_shows_at_once_and_says_what_is_left_out(tmp_path: Pat
     root = tmp_path / "v"
     root.mkdir()
     line = "word " * 30 + "[[Link]]\n"
-    (root / "Huge.md").write_text("# Huge\n" + line * (50 * 1024 * 1024 // len(line)))  # ~50 MB
+    # ~6 MB: past what the preview reads of a note (4 MB) and, in those, past the lines it renders
+    # (10,000); the index takes the note whole (up to 64 MB), as it took the 50 MB this once was
+    (root / "Huge.md").write_text("# Huge\n" + line * (6 * 1024 * 1024 // len(line)))
     (root / "Long line.md").write_text("x" * 3_000_000 + " END\n")  # one 3 MB line
     pin_mtimes(root)
     no_rests(monkeypatch)  # what is checked is what the preview ends with
