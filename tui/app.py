@@ -61,6 +61,7 @@ from vaultwatch.tui.screens.main import MainScreen
 from vaultwatch.tui.screens.palette import NoteCommands
 from vaultwatch.tui.services import Services
 from vaultwatch.tui.session import Session
+from vaultwatch.tui.stylecache import shared_stylesheet
 from vaultwatch.tui.widgets.doclist import DocList
 from vaultwatch.tui.widgets.filterbar import FilterBar
 from vaultwatch.tui.widgets.folders import FolderView
@@ -102,6 +103,8 @@ class VaultwatchApp(App[None]):
         host_factory: Callable[[], Any] | None = None,
     ) -> None:
         super().__init__()
+        # the process's parsed CSS: a second app in one process does not parse it all again
+        self.stylesheet = shared_stylesheet(self.get_css_variables())
         self.session = session
         self.config: AppConfig = session.config
         self.services = Services(self, host=host, host_error=host_error, watcher=watcher, host_factory=host_factory)
