@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual import work
+from textual.widgets import Tab
 from textual.worker import get_current_worker
 
 from vaultwatch.core.errors import VaultError
@@ -92,10 +93,12 @@ class TabCounts:
                 tab.label = label
                 relabelled.append(tab)
         if relabelled:
-            # Tabs places its underline before the relabelled tab is re-laid out; relabelling once
-            # more after the refresh puts it under the tab's new width
-            def relabel_again() -> None:
+            # Tabs places its underline before the relabelled tab is re-laid out; telling it once
+            # more after the refresh puts it under the tab's new width (only the underline is
+            # redrawn: setting the labels again would lay the whole screen out once more)
+            def relabelled_again() -> None:
                 for t in relabelled:
-                    t.label = t.label
+                    if t.is_attached:
+                        t.post_message(Tab.Relabelled(t))
 
-            self.call_after_refresh(relabel_again)
+            self.call_after_refresh(relabelled_again)
