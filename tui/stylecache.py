@@ -4,9 +4,9 @@ Textual parses an app's CSS (app.tcss and the DEFAULT_CSS of every widget class 
 app instance, and parses all of it again each time a widget class new to the app adds its CSS:
 about ten parses of some 170 sources in one start. Its own parse cache lives in the app's
 stylesheet and holds fewer entries than there are sources, so a parse of all of them finds
-none it kept. Each app of one process (the test suite starts hundreds; a person's TUI may
-start more than one screen of them) parses the same text with the same variables into the
-same rules: here they are parsed once per process and theme.
+none it kept. Here each source is parsed once per process and theme: one app's later parses
+(a person's start) and every later app of the process (the test suite starts hundreds) find
+their rules kept.
 
 Rules are looked up by everything their parse depends on: the CSS text, where it was read
 from, whether it is a widget's default CSS, its tie breaker and scope, and the variables (the
