@@ -130,8 +130,13 @@ HANDS_SCRIPT = CHILDREN + textwrap.dedent(
                 yield int(pid)
 
     def sample():  # the second thread: it makes this process multi-threaded, like the server
+        # the most workers alive at once: a load may start a pool more than once (a second pass over
+        # notes still inside the entry cache's racy window), each with its own workers
         while not done.wait(0.002):
-            workers.update(parse_workers())
+            alive = set(parse_workers())
+            if len(alive) > len(workers):
+                workers.clear()
+                workers.update(alive)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
