@@ -358,7 +358,7 @@ def _cold_load_begun(vault: Vault) -> tuple[threading.Event, Callable[[], None]]
     or most of it stale). Such a parse runs in worker processes for a second or more, and the front
     can answer no listing until it ends. When the front can answer the client's first `tools/list`
     (the list shipped with the package, toollist.py) the SDK's import waits for the parse's end: its
-    ~50 MB beside the parse workers would make the process tree's peak. When it cannot, the import
+    memory beside the parse workers would make the process tree's peak. When it cannot, the import
     overlaps the parse instead (it costs no answer anything then, where after the load it would hold
     up that `tools/list`). Returns the event and the unsubscribe the caller calls once it no longer
     asks (no listener then stays on the bus for the process's life)."""
@@ -481,7 +481,7 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         vault.start_live(search=False)  # watch, and load in the background
         # the first full-text build needs no SDK: it waits for the client's first pause, not for the import
         stop_search_start = _start_search_after_burst(vault, front)  # (vectors: on first use)
-        # the SDK's import (~0.9 s of CPU, ~50 MB) waits for the index and the early answers, unless a
+        # the SDK's import (seconds of CPU, tens of MB) waits for the index and the early answers, unless a
         # request needs the SDK first; a cold load's parse holds it back to its end, unless the front
         # has no tools/list to give: then the client would wait for the import after the parse
         if tool_list is not None:

@@ -27,7 +27,7 @@ library only:
   effects it could miss). Before the SDK, everything else waits, in order, for it; the server
   imports it once such a request came, or once the index is loaded and the early calls are
   answered (`wait_before_sdk`). A cold load's parse (seconds, in worker processes) holds it back
-  until the load ends, so that the SDK's ~50 MB never sit beside the parse workers; only when the
+  until the load ends, so that the SDK's memory never sits beside the parse workers; only when the
   front has no tools/list to give (no shipped list for this variant or SDK) does the import start
   as soon as such a parse begins (no answer can be given before the parse ends, and the client's
   first tools/list would wait for the SDK after it).

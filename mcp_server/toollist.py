@@ -2,7 +2,7 @@
 
 A client's first `tools/list` (the Python client asks it before it trusts a tool's structured
 result; most hosts ask it right after the handshake) is the SDK's answer, and importing the SDK
-takes most of a second of CPU and ~50 MB. The stdio front (stdiofront.py) answers it from a cache
+takes most of a second of CPU and much of the process's memory. The stdio front (stdiofront.py) answers it from a cache
 of the SDK's own earlier answer, but a first start has no cache. The list is fixed once the server
 is built, by what the command line and the installed packages decide: the read-only mode, the
 compatibility sets, whether search by meaning is offered (the semantic extra, VAULTWATCH_SEMANTIC),

@@ -237,7 +237,7 @@ _FINGERPRINTS: BoundedMemo[str] = BoundedMemo(512)
 def _kept(snapshot: Snapshot, q: Query, make: Callable[[], Sequence[Any]]) -> Sequence[Any]:
     """`make()`, every match of `q` in its order (positions or entries), kept with `snapshot` for the
     listing's next pages: a filtered or matched listing found and sorted all its matches again on every
-    page (at 100k notes, a filter choosing half of them sorted 50k positions for each page of ~110 rows).
+    page (a filter choosing half of a big vault sorted all those positions for each page).
     Kept per snapshot, so a new generation never sees the matches of an older one, and for a few
     queries only (`_KEPT_QUERIES`), keyed by every argument but the page's and their types, never by
     a digest two queries could share. A query whose matches depend on the clock (the overdue sort,
