@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 import venv
 from pathlib import Path
 
@@ -57,6 +60,105 @@ def timing_files() -> list[str]:
     )
 
 
+def _children_of(pids: set[int]) -> set[int]:
+    """Every live descendant of `pids`, read from /proc (empty where there is no /proc)."""
+    parent: dict[int, int] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            # the command name sits in parentheses and may hold spaces: the parent pid is 2 fields after it
+            parent[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, todo = set(), set(pids)
+    while todo:
+        todo = {pid for pid, ppid in parent.items() if ppid in todo} - found
+        found |= todo
+    return found
+
+
+def _adopt_orphans() -> bool:
+    """Make this process the subreaper of everything the tests start (Linux): a worker that the
+    timeout ends leaves its servers behind, and one of them holding the output pipe open kept a CI
+    job waiting after the last test; as their subreaper, this process finds and stops them."""
+    if sys.platform != "linux":
+        return False
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    return ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0) == 0
+
+
+def _reap(stop: threading.Event, keep: set[int]) -> None:
+    """Collect adopted orphans as they exit, so none lingers as a zombie that a test's liveness
+    check would take for alive; the pytest process itself is left to Popen.wait."""
+    while not stop.is_set():
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT)
+        except ChildProcessError:
+            stop.wait(0.2)
+            continue
+        if info is None or info.si_pid in keep:
+            stop.wait(0.05)
+            continue
+        try:
+            os.waitpid(info.si_pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def run_bounded(cmd: list[str], env: dict[str, str], minutes: float) -> int:
+    """Run one pytest pass; past `minutes`, make every test process print its threads' stacks
+    (tests/conftest.py registers SIGUSR1 for that) and stop the pass. Whatever the tests left
+    running is stopped afterwards and named, so a run always ends."""
+    adopted = _adopt_orphans()
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    stop = threading.Event()
+    if adopted:
+        threading.Thread(target=_reap, args=(stop, {proc.pid}), daemon=True).start()
+    try:
+        code = proc.wait(timeout=minutes * 60)
+    except KeyboardInterrupt:  # pytest has the same ^C: let it print its summary
+        code = proc.wait()
+    except subprocess.TimeoutExpired:
+        print(f"dev.py: the pass ran past {minutes:g} minutes; the test processes' stacks follow", file=sys.stderr)
+        for pid in [proc.pid, *filter(_is_worker, _children_of({proc.pid}))]:
+            _signal(pid, signal.SIGUSR1)
+            time.sleep(1)  # one at a time: their dumps share the output
+        proc.kill()
+        code = proc.wait()
+        code = code if code > 0 else 1
+    left = _children_of({os.getpid()}) - {proc.pid}
+    if left:
+        names = sorted({_name(pid) for pid in left})
+        print(f"dev.py: stopping {len(left)} processes the tests left running: {', '.join(names)}", file=sys.stderr)
+        for pid in left:
+            _signal(pid, signal.SIGKILL)
+    time.sleep(0.3 if left else 0)
+    stop.set()
+    return code
+
+
+def _is_worker(pid: int) -> bool:
+    """An xdist worker: execnet starts each one with this bootstrap as its command line (the
+    worker sets PYTEST_XDIST_WORKER itself, after its start, so its /proc environ lacks it)."""
+    return "exec(eval(sys.stdin.readline()))" in _name(pid)
+
+
+def _name(pid: int) -> str:
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split()
+    except OSError:
+        words = []
+    return " ".join(words)[:80] or f"pid {pid} (exited)"
+
+
+def _signal(pid: int, sig: signal.Signals) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"run", "test", "lint", "bench", "screenshots"}:
         print(__doc__)
@@ -72,18 +174,18 @@ def main(argv: list[str]) -> int:
         env.pop("TEXTUAL_THEME", None)
         pytest = [str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--snapshot-warn-unused"]
         if any(a.startswith(("-n", "-m")) for a in rest):  # the caller chose workers or a selection: as asked
-            return subprocess.call([*pytest, *rest], cwd=ROOT, env=env)
+            return run_bounded([*pytest, *rest], env, minutes=30)
         # two passes: everything else in parallel, then the tests that assert on wall-clock time
         # (marked `timing`) one at a time, so no other test's load skews what they measure
         # one worker more than the cores: about a third of a worker's time is spent waiting on its
         # children (servers, bridges, killed writers), which another worker can use
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         workers = ["-n", env.get("VAULTWATCH_TEST_WORKERS", str(cores + 1)), "--dist", "loadgroup"]
-        parallel = subprocess.call([*pytest, *workers, "-m", "not timing", *rest], cwd=ROOT, env=env)
+        parallel = run_bounded([*pytest, *workers, "-m", "not timing", *rest], env, minutes=30)
         # with no paths given, only the files that hold timing tests are collected
         paths = any((ROOT / a.split("::")[0]).exists() for a in rest if not a.startswith("-"))
         where = rest if paths else [*rest, *timing_files()]
-        serial = subprocess.call([*pytest, "-n", "0", "-m", "timing", *where], cwd=ROOT, env=env)
+        serial = run_bounded([*pytest, "-n", "0", "-m", "timing", *where], env, minutes=10)
         no_tests = 5  # pytest's exit code when the selection holds none (a file without timing tests)
         failed = [code for code in (parallel, serial) if code not in (0, no_tests)]
         return failed[0] if failed else (no_tests if parallel == serial == no_tests else 0)

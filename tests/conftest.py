@@ -220,6 +220,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # `dev.py test` sends SIGUSR1 to every test process of a pass that ran past its limit: each then
+    # prints its threads' stacks, to a copy of stderr taken before any test's capture, as pytest's
+    # faulthandler plugin does
+    import faulthandler
+    import signal
+
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=os.dup(sys.stderr.fileno()), all_threads=True)
     config.addinivalue_line(
         "markers", "long: runs for many seconds; started before the short tests (see pytest_collection_modifyitems)"
     )

@@ -33,19 +33,29 @@ SETTLE_TIMEOUT = 60.0  # s: only bounds a failure; on a machine with many more r
 # as the views are idle, so a generous ceiling costs a passing caller nothing
 
 
+REFRESH_WAIT_S = 1.0  # s: one refresh cycle's wait; settling looks again after it either way
+
+
 async def settle(app: VaultwatchApp, timeout: float = SETTLE_TIMEOUT) -> None:
     """Wait until the index is loaded and no view work is pending: no view worker running, no
     timer set, no message queued, several refreshes in a row (raises TimeoutError)."""
     deadline = time.monotonic() + timeout
     quiet = 0
     while time.monotonic() < deadline:
+        if app.return_code is not None:
+            # an app that has ended never goes idle or refreshes again: say so now
+            raise RuntimeError(f"the app ended (return code {app.return_code}) while waiting for it to settle")
         if idle(app):
             quiet += 1
             if quiet >= 3:
                 return
             # widgets finish some updates after a refresh (the tab underline follows a
-            # relabelled tab): let a refresh cycle pass and look again
-            await app.screen.wait_for_refresh()
+            # relabelled tab): let a refresh cycle pass and look again. Bounded: a screen that
+            # closes or an app that ends in the meantime never runs the refresh's callback
+            try:
+                await asyncio.wait_for(app.screen.wait_for_refresh(), REFRESH_WAIT_S)
+            except TimeoutError:
+                quiet -= 1  # no refresh passed: this look does not count
             await asyncio.sleep(0.005)
             continue
         quiet = 0

@@ -108,15 +108,20 @@ class SharedApp:
 
     async def ready(self) -> tuple[VaultwatchApp, Pilot]:
         """The app and its pilot, in the state a fresh app starts in."""
-        app, pilot = await self._ready()
-        # what Textual's run_test sets for the code under it: the test's code runs in a context of
-        # its own, and parts of Textual look the running app up there
+        return await self._ready()
+
+    @staticmethod
+    def _enter(app: VaultwatchApp) -> None:
+        """What Textual's run_test sets for the code under it. The test's code runs in a context of
+        its own, and parts of Textual look the running app up there: Pilot.pause() lays out a
+        screen with pending changes right in its caller's context, and without these set that
+        layout raised LookupError, which ended the app while the caller waited on it."""
         active_app.set(app)
         active_message_pump.set(app)
-        return app, pilot
 
     async def _ready(self) -> tuple[VaultwatchApp, Pilot]:
         if self._app is not None and self._pilot is not None:
+            self._enter(self._app)
             await self._reset(self._app, self._pilot)
             now = app_state(self._app)
             if now == self._start:
@@ -135,6 +140,7 @@ class SharedApp:
             stack.enter_async_context(app.run_test(size=self.size)), context=self._context
         )
         self._stack = stack
+        self._enter(app)
         await settle(app)
         await pilot.pause()
         self.starts += 1
