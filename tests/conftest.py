@@ -22,9 +22,12 @@ from pathlib import Path
 sys.dont_write_bytecode = False
 
 import pytest  # noqa: E402
+import xdist_restart  # noqa: E402
 
 from vaultwatch.core.clock import FixedClock  # noqa: E402
 from vaultwatch.core.vault import Vault, demo_vault_path  # noqa: E402
+
+xdist_restart.install()  # a worker ended by a test's timeout is replaced and the run goes on
 
 AS_OF = dt.date(2026, 11, 29)
 OKF_INDEX = '---\nokf_version: "0.2"\ntitle: Index\n---\n# Index\n'
