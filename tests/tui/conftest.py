@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
+from shared_app import SharedApp
 from tui_helpers import copy_demo, open_loaded
 
 from vaultwatch.tui.app import VaultwatchApp, make_app
@@ -45,3 +47,13 @@ def no_typing_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
     third of a second of waiting per change. Not for a test of what those pauses are for."""
     monkeypatch.setattr(main_screen, "TYPING_PAUSE", 0.001)
     monkeypatch.setattr(main_screen, "COUNTS_DELAY", 0.001)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """One app for the module's tests (tests/tui/shared_app.py), over the module's own copy of the demo
+    vault (the tests only read it), at 160x50."""
+    root = copy_demo(tmp_path_factory.mktemp(request.module.__name__) / "demo")
+    shared = SharedApp(lambda: make_app(open_loaded(root), config=fixed_config()), (160, 50))
+    yield shared
+    await shared.close()

@@ -5,14 +5,11 @@ that select nothing, counts that follow the text applied, accent-insensitive wor
 from __future__ import annotations
 
 import pytest
-import pytest_asyncio
 from shared_app import SharedApp
 from textual.widgets import Input
-from tui_helpers import copy_demo, open_loaded, paste
+from tui_helpers import paste
 
 from vaultwatch.core.query.listing import Query
-from vaultwatch.tui.app import make_app
-from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
 
 pytestmark = [
@@ -20,15 +17,6 @@ pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),  # the tests share one app (shared_app), running in this loop
     pytest.mark.xdist_group("filter_explains"),
 ]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def shared(tmp_path_factory):
-    """The module's app over its own copy of the demo vault (the tests only read it), at 160x50."""
-    root = copy_demo(tmp_path_factory.mktemp("filter_explains") / "demo")
-    shared = SharedApp(lambda: make_app(open_loaded(root), config=fixed_config()), (160, 50))
-    yield shared
-    await shared.close()
 
 
 def paths(app) -> list[str]:
