@@ -177,13 +177,16 @@ def _json_bytes(value: Any) -> bytes:
 
 class _Cell:
     """What a listing page needs of one row beyond its JSON: its keys, its resource_link block and that
-    block's size, its table row (the row's values as JSON, answers.table) with that row escaped for a JSON
-    string (made when asked) and the row's whole share of a message (budget.row_bytes with the link).
-    Made once per row from the row's dict as RowCache makes the row (`RowCache.rows_with`), and kept
-    beside it: a page's cost is then its own rows', cached or not, never a parse of each row back.
+    block's size, its table row (the row's values as JSON, answers.table) and the row's whole share of a
+    message (budget.row_bytes with the link). Made once per row from the row's dict as RowCache makes the
+    row (`RowCache.rows_with`), and kept beside it: a page's cost is then its own rows', cached or not,
+    never a parse of each row back.
 
-    A page's columns are nearly always the row's own keys (`own`); a page that mixes row shapes (a note
-    with broken YAML among others) gets its table rows for those columns in `others`, made when asked."""
+    A page's columns are nearly always the row's own keys (`own`), or those followed by other rows' keys
+    (a note with broken YAML among others): that table row is the own one with nulls appended, made when
+    asked. Only a table row of columns in another order is kept (`others`, made from the row's JSON).
+    What is cheap to make again per page (the escaped form, the appended nulls) is not kept: the cache
+    holds a cell for each of thousands of rows."""
 
     __slots__ = ("keys", "link", "link_size", "others", "own", "size")
 
@@ -194,27 +197,27 @@ class _Cell:
         self.link = note_link(entry)
         self.link_size = note_link_bytes(self.link)
         values = _json_bytes(list(row.values()))
-        self.own: list[Any] = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
-        self.others: dict[tuple[str, ...], list[Any]] | None = None
+        self.own: tuple[bytes, int] = (values, self.size + budget.escaped_len(values) + 1 + self.link_size)
+        self.others: dict[tuple[str, ...], tuple[bytes, int]] | None = None
 
-    def table_row(self, row: bytes, columns: tuple[str, ...]) -> list[Any]:
-        """[values JSON, those escaped or None, the whole share] of this row (its JSON: `row`) in a table
-        of `columns`."""
+    def table_row(self, row: bytes, columns: tuple[str, ...]) -> tuple[bytes, int]:
+        """(values JSON, the whole share) of this row (its JSON: `row`) in a table of `columns`."""
         if columns == self.keys:
             return self.own
+        n = len(self.keys)
+        if columns[:n] == self.keys:  # the usual mix: other rows' keys come after this row's own
+            values, share = self.own
+            extra = len(columns) - n
+            # each ",null" is 5 bytes, escaped or not
+            return values[:-1] + b",null" * extra + b"]", share + 5 * extra
         others = self.others
         if others is None:
             others = self.others = {}
         hit = others.get(columns)
         if hit is None:
-            n = len(self.keys)
-            if columns[:n] == self.keys:  # the usual mix: other rows' keys come after this row's own
-                values = self.own[0][:-1] + b",null" * (len(columns) - n) + b"]"
-            else:
-                doc = json.loads(row)  # once per row and column list: a page's columns rarely change
-                values = _json_bytes([doc.get(k) for k in columns])
-            hit = [values, None, self.size + budget.escaped_len(values) + 1 + self.link_size]
-            others[columns] = hit
+            doc = json.loads(row)  # once per row and column list: a page's columns rarely change
+            values = _json_bytes([doc.get(k) for k in columns])
+            hit = others[columns] = (values, self.size + budget.escaped_len(values) + 1 + self.link_size)
         return hit
 
 
@@ -224,11 +227,10 @@ _CHUNK = 128  # rows made at a time while a default page is cut to its budget (~
 _SHAPE_FIELDS = attrgetter("kind", "frontmatter_error", "decode_error")  # what row_shape reads of an entry
 
 
-def _escaped(hit: list[Any]) -> bytes:
-    if hit[1] is None:  # compact JSON holds no control characters: only these two need escaping
-        hit[1] = hit[0].replace(b"\\", b"\\\\").replace(b'"', b'\\"')
-    escaped: bytes = hit[1]
-    return escaped
+def _escaped(values: bytes) -> bytes:
+    """A table row escaped for the inside of a JSON string: compact JSON holds no control characters,
+    so only backslashes and quotes need it."""
+    return values.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
 
 
 def _shape_firsts(entries: Any) -> list[Any]:
@@ -319,9 +321,12 @@ def listing_page(
                 else "its first row alone is too big: leave out include_frontmatter, or narrow the listing"
             )
             return budget.over_cap(size, hint)
+        hits = [c.table_row(r, columns) for c, r in zip(cells, rows, strict=True)]
     else:
         # the rows' whole shares, made a chunk at a time until the budget is full: no default page passes
         # the hard cap before its budget (each share is more than the row's JSON, the budget less than the cap)
+        measured: list[tuple[bytes, int]] = []  # the table rows sized so far, kept for the page
+
         def shares() -> Any:
             made, made_cells = rows, cells
             for at in range(0, len(entries), _CHUNK):
@@ -331,13 +336,15 @@ def listing_page(
                     rows.extend(made)
                     cells.extend(made_cells)
                 for row, cell in zip(made, made_cells, strict=True):
-                    yield cell.table_row(row, columns)[2]
+                    hit = cell.table_row(row, columns)
+                    measured.append(hit)
+                    yield hit[1]
 
         n = budget.fit_message(shares(), budget_bytes)
         rows = rows[:n]
-    hits = [c.table_row(r, columns) for c, r in zip(cells, rows, strict=False)]
+        hits = measured[:n]
     values = [h[0] for h in hits]
-    escaped = [_escaped(h) for h in hits] if escape else []
+    escaped = list(map(_escaped, values)) if escape else []
     links = tuple(c.link for c in cells[: len(rows)])
     if len(rows) < len(entries):
         entries = entries[: len(rows)]
