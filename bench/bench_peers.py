@@ -10,7 +10,9 @@ order rotates each round). Per server and round:
 - the whole listing (vaultwatch follows `next_cursor`; a peer answers in one call), and for
   vaultwatch the whole listing again in pages the agent sizes with `limit` (`--limit`, 1,000 rows
   by default: bench_calls.SIZED_PAGE says why);
-- search p50 over title queries (each answer must contain the note searched for);
+- search p50 over title queries (each answer must contain the note searched for; a search that
+  vaultwatch answers with "the index is still building" is asked again, as the answer says, and
+  timed to its answer);
 - read p50 (each answer's content must equal the file's bytes on disk);
 - write -> visible in listing: a new note through the server's write tool, then its folder's
   listing until the note is in it;
@@ -57,6 +59,7 @@ from bench.common import AS_OF, OUT, ROOT, descendants_rss, emit, vault  # noqa:
 NEW_FOLDER = "bench-new"  # notes the servers' write tools create
 OUTSIDE_FOLDER = "bench-outside"  # notes written straight to disk
 TIMEOUT_S = 10.0  # a change not visible by then counts as never visible
+BUILD_RETRY_S = 120.0  # how long a search is asked again while vaultwatch says its first build runs
 PEER_VENVS = {
     "markdown-vault-mcp": ["markdown-vault-mcp[file-watcher]==5.1.0"],
     "obsidian-mcp": ["obsidian-mcp==2.1.6", "fastmcp==2.8.1", "mcp==1.9.4", "pydantic==2.11.7"],
@@ -174,7 +177,14 @@ class Vaultwatch(Server):
         return [r["path"] for r in _payload(await c.call_tool("list_documents", {"folder": folder}))["result"]]
 
     async def search(self, c, text):
-        return [r["path"] for r in _payload(await c.call_tool("search", {"query": text, "limit": 10}))["result"]]
+        # a search while the first full-text build runs waits for it a while, then says so and asks
+        # the client to try again: done as its error says, the time to the answer counts the waits
+        deadline = time.perf_counter() + BUILD_RETRY_S
+        while True:
+            result = await c.call_tool("search", {"query": text, "limit": 10})
+            if not (result.is_error and "still building" in str(result.content) and time.perf_counter() < deadline):
+                return [r["path"] for r in _payload(result)["result"]]
+            await asyncio.sleep(0.1)
 
     async def read(self, c, path):
         return _payload(await c.call_tool("read", {"path": path}))["content"]
