@@ -65,11 +65,14 @@ def _children_of(pids: set[int]) -> set[int]:
     parent: dict[int, int] = {}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            # the command name sits in parentheses and may hold spaces: the parent pid is 2 fields after it
-            parent[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
+            # the command name sits in parentheses and may hold spaces: the state and the parent pid follow
+            state, ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, ValueError):
             continue
-    found, todo = set(), set(pids)
+        if state != "Z":  # a zombie has ended: only its exit status is left to collect
+            parent[int(entry.name)] = int(ppid)
+    found: set[int] = set()
+    todo = set(pids)
     while todo:
         todo = {pid for pid, ppid in parent.items() if ppid in todo} - found
         found |= todo
@@ -92,11 +95,10 @@ def _reap(stop: threading.Event, keep: set[int]) -> None:
     """Collect adopted orphans as they exit, so none lingers as a zombie that a test's liveness
     check would take for alive; the pytest process itself is left to Popen.wait."""
     while not stop.is_set():
-        try:
-            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT)
+        try:  # polled, never blocking: the pass joins this thread before the next one starts
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT | os.WNOHANG)
         except ChildProcessError:
-            stop.wait(0.2)
-            continue
+            info = None
         if info is None or info.si_pid in keep:
             stop.wait(0.05)
             continue
@@ -113,8 +115,11 @@ def run_bounded(cmd: list[str], env: dict[str, str], minutes: float) -> int:
     adopted = _adopt_orphans()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
     stop = threading.Event()
+    # reaps only while this pass runs: a reaper left over would take the next pass's pytest process
+    # for an orphan, and Popen.wait would then see no exit status
+    reaper = threading.Thread(target=_reap, args=(stop, {proc.pid}), daemon=True)
     if adopted:
-        threading.Thread(target=_reap, args=(stop, {proc.pid}), daemon=True).start()
+        reaper.start()
     try:
         code = proc.wait(timeout=minutes * 60)
     except KeyboardInterrupt:  # pytest has the same ^C: let it print its summary
@@ -135,6 +140,8 @@ def run_bounded(cmd: list[str], env: dict[str, str], minutes: float) -> int:
             _signal(pid, signal.SIGKILL)
     time.sleep(0.3 if left else 0)
     stop.set()
+    if reaper.is_alive():
+        reaper.join()
     return code
 
 
