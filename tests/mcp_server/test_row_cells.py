@@ -32,10 +32,13 @@ def test_cells_of_rows_of_one_shape_share_one_keys_tuple(open_vault, make_vault,
 def test_a_cell_answers_each_column_list_it_is_asked_for(open_vault, make_vault, clock) -> None:
     entries, rows, cells = _rows(open_vault, make_vault, clock)
     keys = tuple(json.loads(rows[0]))
-    lists = [keys, ("path", "nothing", "title"), keys, tuple(reversed(keys)), ("path", "nothing", "title")]
+    # its own keys; those and other rows' after them (a page that mixes row shapes: padded with
+    # nulls, never kept); another order (made from the row's JSON, kept)
+    padded = (*keys, "frontmatter_error", "decode_error")
+    lists = [keys, ("path", "nothing", "title"), padded, keys, tuple(reversed(keys)), ("path", "nothing", "title")]
     for row, cell in zip(rows, cells, strict=True):
         doc = json.loads(row)
         for columns in lists:
-            values, _escaped, share = cell.table_row(row, columns)
+            values, share = cell.table_row(row, columns)
             assert json.loads(values) == [doc.get(k) for k in columns]
             assert share == len(row) + answers.budget.escaped_len(values) + 1 + cell.link_size
