@@ -51,16 +51,22 @@ async def cold_start(vault, env) -> tuple[list[tuple[int, str]], list[tuple[int,
     )
     seen: set[tuple[int, str]] = set()
     done = threading.Event()
-    async with Client(params, mode="legacy") as client:
-        server = next(pid for pid, cmd in children(os.getpid()) if "vaultwatch.tui.entry" in cmd)
+    found: list[int] = []
 
-        def sample() -> None:  # workers live for a second or two: looked for every 10 ms, on a thread of the test's own
-            while not done.wait(0.01):
-                seen.update(children(server))
+    def sample() -> None:
+        # workers live for a second or less: looked for every 10 ms, on a thread of the test's own,
+        # from before the server is spawned, so that none of its load's is missed
+        while not done.wait(0.01):
+            if not found:
+                found.extend(pid for pid, cmd in children(os.getpid()) if "vaultwatch.tui.entry" in cmd)
+            if found:
+                seen.update(children(found[0]))
 
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        try:
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        async with Client(params, mode="legacy") as client:
+            server = next(pid for pid, cmd in children(os.getpid()) if "vaultwatch.tui.entry" in cmd)
             while True:  # the whole listing, complete once the index is loaded
                 res = await client.call_tool("list_documents", {"limit": 1})
                 if not (res.meta or {}).get("index_loading") and res.structured_content["total"] >= NOTES:
@@ -72,15 +78,17 @@ async def cold_start(vault, env) -> tuple[list[tuple[int, str]], list[tuple[int,
                     break
                 assert "still building" in res.content[0].text, res.content[0].text
                 await asyncio.sleep(0.05)
-        finally:
             done.set()
             sampler.join()
-        left = children(server)
-        for _ in range(200):  # a worker told to stop may take a moment to exit
-            if not left:
-                break
-            await asyncio.sleep(0.05)
             left = children(server)
+            for _ in range(200):  # a worker told to stop may take a moment to exit
+                if not left:
+                    break
+                await asyncio.sleep(0.05)
+                left = children(server)
+    finally:
+        done.set()
+        sampler.join()
     return sorted(seen), left
 
 
@@ -90,5 +98,8 @@ def test_a_cold_start_leaves_no_process_behind(tmp_path, env) -> None:
     seen, left = asyncio.run(cold_start(vault, env))
     assert left == [], left
     ran = {what for _, what in seen}
-    assert "fresh worker: vaultwatch.core.index.freshproc._pool_worker" in ran, ran  # the parse pool's
+    # the parse pool's workers: fresh interpreters, or forks of the server when its load began
+    # while it ran one thread (parsepool.process_context), which a loaded machine's timing allows
+    forked = [what for what in ran if "vaultwatch.tui.entry serve" in what]
+    assert "fresh worker: vaultwatch.core.index.freshproc._pool_worker" in ran or forked, ran
     assert not [what for what in ran if "vaultwatch.core.search" in what], ran  # the build's: none
