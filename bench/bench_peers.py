@@ -261,8 +261,7 @@ SERVERS: dict[str, Callable[[], Server]] = {
 class TreeRss:
     """Peak summed RSS (MB) of this process's descendants started while it runs (the spawned server
     and its children), sampled every 10 ms from /proc. A process already there when it starts (the
-    previous server of the interleaved rounds, still exiting) and that process's children are left
-    out: once, a peer's exit was counted in vaultwatch's round."""
+    previous server of the interleaved rounds, still exiting) is left out with its children."""
 
     def __init__(self) -> None:
         self.peak_mb = 0.0
@@ -282,14 +281,7 @@ class TreeRss:
     def _run(self) -> None:
         me = os.getpid()
         while not self._stop.wait(0.01):
-            tree = descendants_rss(me)
-            old = set(self._before) & set(tree)
-            grew = True
-            while grew:  # the old processes' own children are theirs, not this round's
-                more = {p for p, (parent, _rss) in tree.items() if parent in old} - old
-                old |= more
-                grew = bool(more)
-            pages = sum(rss for p, (_parent, rss) in tree.items() if p not in old)
+            pages = sum(rss for _parent, rss in descendants_rss(me, self._before).values())
             total = pages * os.sysconf("SC_PAGE_SIZE") / 2**20
             self.peak_mb = max(self.peak_mb, total)
 

@@ -86,11 +86,13 @@ class Tree:
         self.at_peak: dict[str, float] = {}  # each role's RSS (summed over its processes) when the tree peaked
         self.server_pid: int | None = None
         self.timeline: list[tuple[float, float, int]] = []  # (seconds, tree MB, processes) every 0.5 s
+        self._before: set[int] = set()  # already running when sampling starts: another run's, left out
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._t0 = time.perf_counter()
 
     def __enter__(self) -> Tree:
+        self._before = set(descendants_rss(os.getpid()))
         self._thread.start()
         return self
 
@@ -102,7 +104,7 @@ class Tree:
         me = os.getpid()
         next_mark = 0.0
         while not self._stop.wait(0.01):
-            below = descendants_rss(me)
+            below = descendants_rss(me, self._before)
             tree = set(below)
             rss = {p: pages for p, (_parent, pages) in below.items()}
             if self.server_pid is None:

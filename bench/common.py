@@ -106,9 +106,12 @@ def _relative(arg: str) -> str:
         return arg
 
 
-def descendants_rss(root: int) -> dict[int, tuple[int, int]]:
+def descendants_rss(root: int, without: frozenset[int] | set[int] = frozenset()) -> dict[int, tuple[int, int]]:
     """Every process below `root` (children, theirs, ...) with its parent and resident pages, from one
-    pass over /proc (Linux): what the tree-RSS samplers of bench_peers and bench_start read."""
+    pass over /proc (Linux): what the tree-RSS samplers of bench_peers and bench_start read. The
+    processes in `without` and those below them are left out: a sampler passes what was already
+    running when it started (a server of the run before, still exiting, once counted in the next
+    one's peak)."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -124,6 +127,6 @@ def descendants_rss(root: int) -> dict[int, tuple[int, int]]:
     tree: set[int] = set()
     frontier = {root}
     while frontier:
-        frontier = {p for p, parent in parents.items() if parent in frontier and p not in tree}
+        frontier = {p for p, parent in parents.items() if parent in frontier and p not in tree and p not in without}
         tree |= frontier
     return {p: (parents[p], rss[p]) for p in tree}
