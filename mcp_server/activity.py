@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultwatch.core.edit.hooks import HandOver
 from vaultwatch.core.events import AgentAccess, AgentConnected, Event, EventBus
 from vaultwatch.core.live.foreground import Foreground
 from vaultwatch.core.review.idlesessions import IdleSessions
@@ -238,26 +239,41 @@ class Activity:
         published as `middleware` does for the SDK's calls; `run()` gives the wire result."""
         who = (agent, self.session or "stdio")
         self._register(*who, False, hook=False)  # the SDK's first request hooks the session's end
-        return self._attributed(who, tool, arguments, run)
+        return self._attributed(who, tool, arguments, run, cannot_wait=True)
 
-    def _attributed(self, who: tuple[str, str], tool: str, arguments: Mapping[str, Any], run: Callable[[], Any]) -> Any:
-        """run() (sync) as the call of `who` to `tool`: CallRecord, journal caller, one AgentAccess event."""
+    def _attributed(
+        self,
+        who: tuple[str, str],
+        tool: str,
+        arguments: Mapping[str, Any],
+        run: Callable[[], Any],
+        *,
+        cannot_wait: bool = False,
+    ) -> Any:
+        """run() (sync) as the call of `who` to `tool`: CallRecord, journal caller, one AgentAccess event
+        (none for a call handed over to another path: that path publishes it). `cannot_wait`: a change
+        that needs the person is handed over (core.edit.hooks.Caller)."""
         record = CallRecord()
         token = _current.set(record)
         started = time.perf_counter()
         error: str | None = None
-        caller = Caller(who[0], who[1], tool, _clip(dict(arguments)))
+        caller = Caller(who[0], who[1], tool, _clip(dict(arguments)), cannot_wait=cannot_wait)
+        handed = False
         try:
             with calling(caller):
                 result = run()
             error = _error_text(result)
             return result
+        except HandOver:
+            handed = True
+            raise
         except BaseException as exc:
             error = str(exc or type(exc).__name__)[:500]
             raise
         finally:
             _current.reset(token)
-            self._publish(who, tool, arguments, record, started, error, caller)
+            if not handed:
+                self._publish(who, tool, arguments, record, started, error, caller)
 
     def _publish(
         self,

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # imported when first used: start-up time
     from .host import McpHost
     from .stdiofront import StdioFront
 
-EARLY_SDK_WAIT = 10.0  # seconds `serve --stdio` may hold the SDK's import back for the first index (stdiofront.py)
+CALLS_END_WAIT = 60.0  # s `serve --stdio` waits, once the client hung up, for the calls its front still answers
 COLD_LOAD_NOTES = 3000  # notes a first load parses for the SDK's import to wait for its end (_cold_load_begun)
 SEARCH_START_WAIT = 30.0  # seconds `serve --stdio` may hold the first full-text build back for a paging client
 
@@ -464,7 +464,11 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         # the front's answers are shaped as the SDK's fast path shapes them: none when it is off (sdk.py)
         calls = (
             earlycalls.EarlyCalls(
-                vault, activity, max_answer_bytes=options["max_answer_bytes"], tool_prefix=options["tool_prefix"]
+                vault,
+                activity,
+                max_answer_bytes=options["max_answer_bytes"],
+                tool_prefix=options["tool_prefix"],
+                writes=not args.read_only,
             )
             if sdk.fast_path_enabled() and earlycalls.enabled()
             else None
@@ -481,14 +485,18 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         vault.start_live(search=False)  # watch, and load in the background
         # the first full-text build needs no SDK: it waits for the client's first pause, not for the import
         stop_search_start = _start_search_after_burst(vault, front)  # (vectors: on first use)
-        # the SDK's import (seconds of CPU, tens of MB) waits for the index and the early answers, unless a
-        # request needs the SDK first; a cold load's parse holds it back to its end, unless the front
-        # has no tools/list to give: then the client would wait for the import after the parse
-        if tool_list is not None:
-            front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT, hold=cold)
-        else:
-            front.wait_before_sdk(vault.wait_ready, EARLY_SDK_WAIT, now=cold)
+        # the SDK's import (half a second of CPU, ~50 MB kept) waits until a request needs it; with no
+        # tools/list of its own the front has the import overlap a cold load's parse (the client's first
+        # tools/list would wait for the import after the parse)
+        front.wait_before_sdk(now=cold if tool_list is None else None)
         stop_watching_load()
+        if front.hung_up():
+            if calls is not None:
+                calls.idle.wait(CALLS_END_WAIT)  # a write under way is finished, and its journal row
+            if not front.owes_sdk():  # the client hung up, every request answered: the SDK has nothing to do
+                if calls is not None:
+                    calls.ended()
+                return 0
         from .server import build_server
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
@@ -496,6 +504,8 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
 
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(front.run(server))
+        if calls is not None:
+            calls.idle.wait(CALLS_END_WAIT)  # the front's calls still under way (a write) end before the process
     finally:
         if stop_search_start is not None:
             stop_search_start()

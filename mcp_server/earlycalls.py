@@ -1,32 +1,37 @@
-"""Tool calls the stdio front answers itself: a plain `list_documents`, `read` or keyword `search`,
-before the MCP SDK is imported and once it runs.
+"""Tool calls the stdio front answers itself: a plain `list_documents`, `read`, search by words or
+`write`, before the MCP SDK is imported and once it runs.
 
 A client that spawns `vaultwatch serve --stdio` and asks for a listing waits for the SDK's
-import (~0.9 s of CPU, more than the warm index load and the listing together) before its
-first page, unless the front answers it. Once the SDK runs, its per-call chain (line validation,
-a dispatcher task, the runner, tracing middleware, argument validation and a hop to a worker
-thread, the answer's dump) is most of a small read's time: our own code is a small share. So the
-front answers these calls itself, on one worker thread of its own, in the order they came, by the
-very functions the SDK's tools call (readcalls.list_documents, readcalls.read_document,
-readcalls.search), shaped
-for the wire as the server's fast path shapes them (answers.wire_result) and serialised as the SDK
-serialises its replies (answers.wire_json): the client gets the same bytes either way
-(tests/mcp_server/test_early_calls.py and test_front_calls.py compare them). Each call is
-attributed and published on the bus as the SDK's middleware does (Activity.call_early), so the
-activity panel, the audit log and the journal's caller see it alike.
+import (~0.5-0.9 s of CPU, more than the warm index load and the listing together) before its
+first page, unless the front answers it; and a session whose calls the front answers never
+imports the SDK at all (it keeps ~50 MB: stdiofront.py). Once the SDK runs, its per-call chain
+(line validation, a dispatcher task, the runner, tracing middleware, argument validation and a hop
+to a worker thread, the answer's dump) is most of a small read's time: our own code is a small
+share. So the front answers these calls itself, on one worker thread of its own, in the order they
+came, by the very functions the SDK's tools call (readcalls.list_documents, readcalls.read_document,
+readcalls.search, writecalls.write), shaped for the wire as the server's fast path shapes them
+(answers.wire_result) and serialised as the SDK serialises its replies (answers.wire_json): the
+client gets the same bytes either way (tests/mcp_server/test_early_calls.py and test_front_calls.py
+compare them). Each call is attributed and published on the bus as the SDK's middleware does
+(Activity.call_early), so the activity panel, the audit log and the journal's caller see it alike.
 
 The front takes a call only when nothing can tell the difference (stdiofront.py checks the
 session: its initialize answered by the front, `notifications/initialized` received, no earlier
 request of the client still waiting for the SDK, no client log level set). Here the call itself
 must be plain: no `_meta` (a progress token), arguments the SDK's argument model would accept
 exactly as they are (`plain_arguments`), no person's input going first (`Foreground`: the SDK's
-path waits for it), and light (a read the lane would weigh as heavy runs in the lane, through the
-SDK); a search only once the full-text index is built (the SDK's path waits for a build, reporting its
-progress, and the front's one worker must not) and only by words (mode keyword, or no mode while no
-query by meaning has started the note vectors: a query by meaning embeds it, slower than a read).
-Anything else goes to the SDK, which says what is wrong. A `notifications/cancelled` for a
-call taken here drops its answer (`cancel`), as the SDK drops a cancelled request's.
-`VAULTWATCH_STDIO_FRONT_CALLS=0` leaves every tool call to the SDK (for A/B figures and tests).
+path waits for it), and light (a read or write the lane would weigh as heavy runs in the lane,
+through the SDK). A search only by words (mode keyword, or no mode while no query by meaning has
+started the note vectors: a query by meaning embeds it, slower than a read); one that comes before
+the full-text index is built waits for the build as the SDK's path waits for a call without a
+progress token, on a thread of its own, so that the calls behind it are answered meanwhile. A write
+goes through the same Writer, journal and approval gate as the SDK's; the gate decides on the
+change's effects, and one that needs the person (who is asked through the client, or waited for)
+is handed to the SDK before anything is written (core.edit.hooks.HandOver): the front's worker
+neither waits nor asks. Anything else goes to the SDK, which says what is wrong. A
+`notifications/cancelled` for a call taken here drops its answer (`cancel`), as the SDK drops a
+cancelled request's. `VAULTWATCH_STDIO_FRONT_CALLS=0` leaves every tool call to the SDK (for A/B
+figures and tests).
 """
 
 from __future__ import annotations
@@ -37,15 +42,19 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import settings
+from vaultwatch.core.edit.hooks import HandOver
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.serialize import RowCache
 from vaultwatch.core.vault import Vault
 
 from . import answers, readcalls, splice
 from .activity import Activity
+
+if TYPE_CHECKING:
+    from vaultwatch.core.edit.writes import Writer
 
 log = logging.getLogger("vaultwatch.stdio")
 
@@ -55,6 +64,7 @@ MAX_LIMIT = 100_000  # as its Field(le=...)
 MAX_PATH_CHARS = 1024  # as tools.read's Field(max_length=...) of path and section
 MAX_QUERY_CHARS = 1024  # as tools.search's Field(max_length=...) of query
 MAX_SEARCH_LIMIT = 1000  # as its Field(le=...) of limit
+MAX_IF_MATCH_CHARS = 128  # as write_tools.write's Field(max_length=...) of if_match
 MAX_QUEUED = 1024  # calls waiting for the front's worker; more go to the SDK (a client's burst stays bounded)
 _STRINGS = frozenset({"folder", "pattern", "cursor"})
 _BOOLS = frozenset({"include_attachments", "include_frontmatter", "wait_for_pending_writes"})
@@ -173,10 +183,35 @@ def plain_read_arguments(arguments: Any) -> dict[str, Any] | None:
     return dict(arguments)
 
 
+def plain_write_arguments(arguments: Any) -> dict[str, Any] | None:
+    """write's arguments when the SDK's validation would pass them on unchanged; else None (as
+    `plain_arguments`). `path` and `content` are plain `str` fields (never parsed as JSON); `if_match`
+    is not."""
+    if not isinstance(arguments, dict):
+        return None
+    path, content = arguments.get("path"), arguments.get("content")
+    if type(path) is not str or not 1 <= len(path) <= MAX_PATH_CHARS or type(content) is not str:
+        return None
+    for key, value in arguments.items():
+        if key in ("path", "content"):
+            continue
+        if key == "if_match":
+            if value is not None and (
+                type(value) is not str or len(value) > MAX_IF_MATCH_CHARS or _json_in_string(value)
+            ):
+                return None
+        elif key in ("overwrite", "create_only"):
+            if type(value) is not bool:
+                return None
+        else:
+            return None
+    return dict(arguments)
+
+
 class _Call:
     """One tools/call taken by the front, waiting for (or on) its worker."""
 
-    __slots__ = ("agent", "arguments", "give_back", "id_text", "send", "tool")
+    __slots__ = ("agent", "arguments", "client_name", "give_back", "id_text", "send", "tool")
 
     def __init__(
         self,
@@ -186,21 +221,33 @@ class _Call:
         agent: str,
         send: Callable[[str, bytes], None],
         give_back: Callable[[], None],
+        client_name: Any = None,
     ) -> None:
         self.tool, self.arguments, self.id_text, self.agent = tool, arguments, id_text, agent
-        self.send, self.give_back = send, give_back
+        self.send, self.give_back, self.client_name = send, give_back, client_name
 
 
 class EarlyCalls:
     """The calls the stdio front answers itself (see module doc)."""
 
-    def __init__(self, vault: Vault, activity: Activity, *, max_answer_bytes: int, tool_prefix: str = "") -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        activity: Activity,
+        *,
+        max_answer_bytes: int,
+        tool_prefix: str = "",
+        writes: bool = False,
+    ) -> None:
+        """`writes`: the server has a `write` tool (it is not read-only); its plain calls are answered here."""
         self.vault = vault
         self.activity = activity
         self.max_answer_bytes = max_answer_bytes
         self.tool = tool_prefix + "list_documents"
         self.read_tool = tool_prefix + "read"
         self.search_tool = tool_prefix + "search"
+        self.write_tool = tool_prefix + "write" if writes else None
+        self._writer: Writer | None = None  # made by the first write (a listing's start never imports it)
         self.row_cache = RowCache()
         self._lock = threading.Lock()
         self._work = threading.Condition(self._lock)
@@ -223,10 +270,13 @@ class EarlyCalls:
         agent: str,
         send: Callable[[str, bytes], None],
         give_back: Callable[[], None],
+        client_name: Any = None,
     ) -> bool:
         """Take a tools/call with these params to answer it on the worker (True), or leave it to the SDK
         (False). `send(id_text, result_json)` writes the answer; `give_back()` hands the call to the SDK after
-        all, when its answer cannot be written as the SDK would (a value JSON cannot carry)."""
+        all, when its answer cannot be written as the SDK would (a value JSON cannot carry), or a write
+        needs the person (core.edit.hooks.HandOver). `client_name`: the clientInfo name of the session's
+        initialize, which names a write's author in the journal (writecalls.actor)."""
         if not isinstance(params, Mapping) or set(params) - {"name", "arguments"}:
             return False
         name = params.get("name")
@@ -234,12 +284,16 @@ class EarlyCalls:
             arguments = plain_arguments(params.get("arguments"))
         elif name == self.read_tool:
             arguments = plain_read_arguments(params.get("arguments"))
-            if arguments is not None and self._heavy(arguments):
+            if arguments is not None and self._heavy(arguments, name):
                 return False  # the lane runs it, one heavy call at a time (lane.py)
         elif name == self.search_tool:
             arguments = plain_search_arguments(params.get("arguments"))
-            if arguments is not None and not self._by_words_now(arguments.get("mode")):
+            if arguments is not None and not self._by_words(arguments.get("mode")):
                 return False
+        elif name == self.write_tool:
+            arguments = plain_write_arguments(params.get("arguments"))
+            if arguments is not None and self._heavy(arguments, name):
+                return False  # the lane runs it, one heavy call at a time (lane.py)
         else:
             return False
         foreground = self.activity.foreground
@@ -252,25 +306,31 @@ class EarlyCalls:
             self._busy += 1
             self._waiting[id_text] = self._waiting.get(id_text, 0) + 1
             self.idle.clear()
-            self._queue.append(_Call(name, arguments, id_text, agent, send, give_back))
+            self._queue.append(_Call(name, arguments, id_text, agent, send, give_back, client_name))
             if self._worker is None:  # named apart from the index's vaultwatch-* threads: it answers calls
                 self._worker = threading.Thread(target=self._serve, name="stdio-front-calls", daemon=True)
                 self._worker.start()
             self._work.notify()
         return True
 
-    def _heavy(self, arguments: dict[str, Any]) -> bool:
+    def _write_path(self) -> Writer:
+        """The write tool's write path (called on the worker alone: the one thread that writes here)."""
+        if self._writer is None:
+            from vaultwatch.core.edit.writes import Writer  # noqa: PLC0415  (a write's, never a first listing's)
+
+            self._writer = Writer(self.vault)  # every Writer in the process shares the note locks
+        return self._writer
+
+    def _heavy(self, arguments: dict[str, Any], tool: str) -> bool:
         from .lane import HEAVY_BYTES, weight  # (imports asyncio: a read's, never a first listing's)
 
-        return weight(self.vault, arguments, self.read_tool) >= HEAVY_BYTES
+        return weight(self.vault, arguments, tool) >= HEAVY_BYTES
 
-    def _by_words_now(self, mode: Any) -> bool:
-        """Whether a search in `mode` runs now on the built full-text index alone (module doc)."""
+    def _by_words(self, mode: Any) -> bool:
+        """Whether a search in `mode` runs on the full-text index alone (module doc)."""
         if mode not in (None, "keyword"):
             return False
-        if mode is None and self.vault.vectors_started():
-            return False  # hybrid once the vectors are ready (core.search.hybrid.resolve_mode)
-        return self.vault.search_ready()
+        return not (mode is None and self.vault.vectors_started())  # hybrid once the vectors are ready
 
     def quiet(self, seconds: float) -> bool:
         """Whether no call has been taken or answered here for `seconds` (the client paused)."""
@@ -287,30 +347,40 @@ class EarlyCalls:
             return True
 
     def _serve(self) -> None:
-        """The worker: the taken calls, one at a time, in the order they came."""
+        """The worker: the taken calls, one at a time, in the order they came. A search that would wait
+        for the first full-text build is answered on a thread of its own, as the SDK's path answers
+        calls side by side: the calls after it need not wait for the build."""
         while True:
             with self._lock:
                 while not self._queue:
                     self._work.wait()
                 call = self._queue.popleft()
+            if call.tool == self.search_tool and not self.vault.search_ready():
+                threading.Thread(target=self._finish, args=(call,), name="stdio-front-search", daemon=True).start()
+            else:
+                self._finish(call)
+
+    def _finish(self, call: _Call) -> None:
+        """Answer one taken call (unless the client cancelled it), then count it done."""
+        try:
+            with self._lock:
                 skip = call.id_text in self._cancelled
-            try:
-                if skip:
-                    self.dropped += 1
+            if skip:
+                self.dropped += 1
+            else:
+                self._answer(call)
+        finally:
+            with self._lock:
+                self._busy -= 1
+                left = self._waiting.get(call.id_text, 1) - 1
+                if left:
+                    self._waiting[call.id_text] = left
                 else:
-                    self._answer(call)
-            finally:
-                with self._lock:
-                    self._busy -= 1
-                    left = self._waiting.get(call.id_text, 1) - 1
-                    if left:
-                        self._waiting[call.id_text] = left
-                    else:
-                        self._waiting.pop(call.id_text, None)
-                        self._cancelled.discard(call.id_text)
-                    if not self._busy:
-                        self._idle_since = time.monotonic()
-                        self.idle.set()
+                    self._waiting.pop(call.id_text, None)
+                    self._cancelled.discard(call.id_text)
+                if not self._busy:
+                    self._idle_since = time.monotonic()
+                    self.idle.set()
 
     def _run(self, call: _Call, parked: dict[bytes, tuple[bytes, ...]]) -> dict[str, Any]:
         """The call's answer in wire form, made as the SDK's tool makes it (tools.py; results.vault_errors
@@ -327,9 +397,17 @@ class EarlyCalls:
                     splice.reset(token)
             elif call.tool == self.search_tool:
                 answer = readcalls.search(self.vault, self.max_answer_bytes, **call.arguments)
+            elif call.tool == self.write_tool:
+                from . import writecalls  # noqa: PLC0415  (imports the write path: a write's, never a first listing's)
+
+                answer = writecalls.write(
+                    self._write_path(), actor=writecalls.actor(call.client_name), **call.arguments
+                )
             else:
                 out = readcalls.read_document(self.vault, self.max_answer_bytes, **call.arguments)
                 answer = answers.ok_answer(out, meta=readcalls.untrusted({}, readcalls.READ_TEXT))
+        except HandOver:
+            raise  # nothing was written: the SDK runs the call again (`_answer`)
         except VaultError as exc:
             answer = answers.failure(exc.message)
         except ValueError as exc:
@@ -345,7 +423,11 @@ class EarlyCalls:
     def _answer(self, call: _Call) -> None:
         try:
             parked: dict[bytes, tuple[bytes, ...]] = {}
-            wire = self.activity.call_early(call.agent, call.tool, call.arguments, lambda: self._run(call, parked))
+            try:
+                wire = self.activity.call_early(call.agent, call.tool, call.arguments, lambda: self._run(call, parked))
+            except HandOver:  # a write that needs the person: the SDK's path waits for them, or asks them
+                call.give_back()
+                return
             try:  # as mcp_types.JSONRPCResponse.model_dump_json writes its `result: dict[str, Any]`
                 data = answers.wire_json(wire).encode("utf-8")  # a lone surrogate: the SDK cannot write it either
                 if parked:

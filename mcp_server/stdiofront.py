@@ -20,17 +20,16 @@ library only:
   (`$XDG_CACHE_HOME/vaultwatch/handshake/`) is keyed by the command line, the VAULTWATCH_*
   environment, the vaultwatch sources and the installed SDK (size and mtime of each file), and
   by the protocol version.
-- A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents, read or
-  keyword search) is answered by the front's worker thread, never passed to the SDK, once the session's initialize
-  was the front's, the client said `notifications/initialized`, and no earlier request of the
-  client is still waiting for the SDK (so an answer never overtakes an earlier request whose
-  effects it could miss). Before the SDK, everything else waits, in order, for it; the server
-  imports it once such a request came, or once the index is loaded and the early calls are
-  answered (`wait_before_sdk`). A cold load's parse (seconds, in worker processes) holds it back
-  until the load ends, so that the SDK's memory never sits beside the parse workers; only when the
-  front has no tools/list to give (no shipped list for this variant or SDK) does the import start
-  as soon as such a parse begins (no answer can be given before the parse ends, and the client's
-  first tools/list would wait for the SDK after it).
+- A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents, read,
+  search by words or write) is answered by the front's worker thread, never passed to the SDK, once
+  the session's initialize was the front's, the client said `notifications/initialized`, and no
+  earlier request of the client is still waiting for the SDK (so an answer never overtakes an
+  earlier request whose effects it could miss). Before the SDK, everything else waits, in order,
+  for it; the server imports it once such a request came (`wait_before_sdk`), and a session that
+  never sends one never imports it (a client that hangs up with every request answered ends the
+  process without it). Only when the front has no tools/list to give (no shipped list for this
+  variant or SDK) does the import start as soon as a cold load's parse begins (no answer can be
+  given before the parse ends, and the client's first tools/list would wait for the SDK after it).
 - Then the SDK server takes over (`run`): every line read so far, the client's `initialize`
   included, goes to it in order, and so does every later line, except the tool calls the front
   still answers itself (the same rules: the SDK owes the client no answer at that moment, and the
@@ -72,7 +71,7 @@ log = logging.getLogger("vaultwatch.stdio")
 CACHE_FILES_KEPT = 16
 _TAKEN = b""  # in place of a line the front answers itself and the SDK never sees
 REFUSED = -32000  # a JSON-RPC server error: this server does not serve (another one holds the vault)
-SDK_QUIET_S = 0.3  # s a client pauses its front-answered calls before the SDK is imported (wait_before_sdk)
+QUIET_S = 0.3  # s without calls after which a client has paused (background work may start: calls_paused)
 # s between two looks for that pause: each look takes the interpreter from the thread answering the client
 QUIET_POLL_S = 0.05
 _front: StdioFront | None = None
@@ -379,7 +378,9 @@ class StdioFront:
         elif method == "tools/call" and id_text is not None and self._may_answer_call():
             info = self.client_info or {}
             agent = f"{info['name']}/{info['version']}" if info.get("version") else str(info.get("name"))
-            if self.calls.take(params, id_text, agent, self._send_result, lambda: self._give_back(raw, id_text)):
+            if self.calls.take(
+                params, id_text, agent, self._send_result, lambda: self._give_back(raw, id_text), info.get("name")
+            ):
                 return _TAKEN
         elif method == "tools/list" and id_text is not None and params in (None, {}) and self._loop is None:
             cached = self._tools_list()
@@ -430,59 +431,47 @@ class StdioFront:
                 self._loop.call_soon_threadsafe(self._queue.put_nowait, raw)
         self.need_sdk.set()
 
-    def wait_before_sdk(
-        self, ready: Any, timeout: float, now: threading.Event | None = None, hold: threading.Event | None = None
-    ) -> None:
-        """Return when the SDK is wanted: a request waits for it, or the index is loaded (`ready(seconds)`)
-        and the client has paused its calls the front answers for SDK_QUIET_S, or `timeout` seconds
-        passed (a long first load overlaps the SDK's import then). Until then the process's CPU goes to
-        the index and the front's answers: the import holds the interpreter for most of a second, and
-        a client paging through a listing right after spawn would wait for it page by page. An agent
-        thinks for longer than the pause between its calls, so the import is usually done before a
-        call that needs the SDK comes. `now` set: return at once (a long first load began, during
-        which the front answers nothing and the interpreter is free). `hold` set (a long first load
-        began, and the front can answer the client's tools/list itself): `timeout` counts from the
-        load's end, so that the SDK's memory never sits beside the load's parse workers."""
-        self._wait_quiet(ready, timeout, self.need_sdk, now, hold)
+    def wait_before_sdk(self, now: threading.Event | None = None) -> None:
+        """Return when the SDK is wanted: a request the front cannot answer waits for it, or stdin ended,
+        or `now` is set (a long first load began, during which the front answers nothing and the
+        interpreter is free, and the front has no tools/list of its own: the client's first one would
+        wait for the import after the load). The import takes the interpreter for half a second and
+        keeps ~50 MB, so a session whose calls the front answers (listings, reads, searches by words,
+        plain writes) never pays for it; the first call that needs it waits for it once."""
+        while not self.need_sdk.wait(QUIET_POLL_S):
+            if now is not None and now.is_set():
+                return
+
+    def hung_up(self) -> bool:
+        """Whether stdin ended before the SDK ran."""
+        with self._route_lock:
+            return self._loop is None and None in self.pending
+
+    def owes_sdk(self) -> bool:
+        """Whether a request of the client waits for the SDK's answer."""
+        with self._route_lock:
+            return bool(self.owed or self.owed_unknown)
 
     def wait_calls_paused(self, ready: Any, timeout: float) -> None:
         """Return once the index is loaded (`ready(seconds)`), the client has paused its calls the
-        front answers for SDK_QUIET_S and the SDK owes it no answer, or `timeout` seconds passed: for
+        front answers for QUIET_S and the SDK owes it no answer, or `timeout` seconds passed: for
         background work that would take the interpreter and the cores from a client paging right
         after spawn (the first full-text build)."""
-        self._wait_quiet(ready, timeout, None)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if ready(0.01) and self.calls_paused():
+                return
+            time.sleep(QUIET_POLL_S)
 
     def calls_paused(self) -> bool:
-        """Whether the client has paused its calls for SDK_QUIET_S: the front has answered none in
+        """Whether the client has paused its calls for QUIET_S: the front has answered none in
         that time and has none to answer, and the SDK owes it no answer and sent none in that time
         (no burst of calls under way)."""
         return (
-            (self.calls is None or self.calls.quiet(SDK_QUIET_S))
+            (self.calls is None or self.calls.quiet(QUIET_S))
             and not self.owed
-            and time.monotonic() - self._sdk_answered_at >= SDK_QUIET_S
+            and time.monotonic() - self._sdk_answered_at >= QUIET_S
         )
-
-    def _wait_quiet(
-        self,
-        ready: Any,
-        timeout: float,
-        wanted: threading.Event | None,
-        now: threading.Event | None = None,
-        hold: threading.Event | None = None,
-    ) -> None:
-        deadline = time.monotonic() + timeout
-        while (wanted is None or not wanted.is_set()) and time.monotonic() < deadline:
-            if now is not None and now.is_set():
-                return
-            loaded = ready(0.01)
-            if loaded and self.calls_paused():
-                return
-            if hold is not None and hold.is_set() and not loaded:
-                deadline = time.monotonic() + timeout
-            if wanted is not None:
-                wanted.wait(QUIET_POLL_S)
-            else:
-                time.sleep(QUIET_POLL_S)
 
     def _answer_initialize(self, id_text: str, requested: str) -> bool:
         """Answer an initialize now: handshake.py's answer (the cache's when it has none), else leave it

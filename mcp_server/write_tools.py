@@ -24,13 +24,12 @@ from vaultwatch.core.edit.writes import Writer, WriteResult
 from vaultwatch.core.vault import Vault
 
 from . import descriptions as d
-from .activity import current_call
-from .results import fail, ok, vault_errors
+from . import writecalls
+from .results import fail, result_of, vault_errors
 
 JsonValue = Any
 
 WRITE_TOOLS = ("write", "edit", "update_frontmatter", "rename", "delete")
-WRITE_TEXT = "diff_summary, warnings"  # they quote the notes' values and links (see tools.ROW_TEXT)
 
 
 class WriteOutput(TypedDict):
@@ -62,21 +61,18 @@ def agent_name(ctx: Context | None) -> str:
     """`agent:<client name>` from the MCP handshake (or `agent:unknown`)."""
     try:
         info = ctx.request_context.session.client_params.client_info  # type: ignore[union-attr]
-        name = info.name or "unknown"
+        name = info.name
     except Exception:  # no handshake info on this transport: still an agent, never the human
-        name = "unknown"
-    return "agent:" + str(name)[:80]
+        name = None
+    return writecalls.actor(name)
 
 
 def _result(result: WriteResult) -> CallToolResult:
-    record = current_call()
-    record.listed(result.changed_paths, len(result.changed_paths))
-    record.diff_summary = result.diff_summary
-    return ok(result.as_dict(), meta={"untrusted": WRITE_TEXT})
+    return result_of(writecalls.write_answer(result))
 
 
 def _start() -> None:
-    current_call().write = True
+    writecalls.started()
 
 
 def register(server: MCPServer, env: Any) -> None:
@@ -98,10 +94,15 @@ def register_write_tools(server: MCPServer, vault: Vault, writer: Writer) -> Non
         overwrite: Annotated[bool, Field(description=d.P_OVERWRITE)] = False,
         create_only: Annotated[bool, Field(description=d.P_CREATE_ONLY)] = False,
     ) -> Annotated[CallToolResult, WriteOutput]:
-        _start()
-        return _result(
-            writer.write(
-                path, content, if_match=if_match, overwrite=overwrite, create_only=create_only, actor=agent_name(ctx)
+        return result_of(  # the stdio front answers plain writes with it too (earlycalls.py)
+            writecalls.write(
+                writer,
+                path=path,
+                content=content,
+                if_match=if_match,
+                overwrite=overwrite,
+                create_only=create_only,
+                actor=agent_name(ctx),
             )
         )
 

@@ -68,6 +68,15 @@ class Caller:
     # `binding` names exactly this change (its effects and bytes): an answer given for another
     # change, such as one re-asked after an outside edit, must not apply to it
     ask: Callable[[str, float, str], tuple[bool, str]] | None = None
+    # the caller can neither wait for the person nor ask them (the stdio front's own worker, which
+    # answers calls in order): a change that needs approval raises HandOver before any of it is
+    # written, and the call is run again by a path that can wait and ask (the MCP SDK's)
+    cannot_wait: bool = False
+
+
+class HandOver(Exception):  # noqa: N818  (not an error: a signal to run the call elsewhere)
+    """A change needs the person and its caller cannot wait for them (`Caller.cannot_wait`); nothing
+    was written. Never a VaultError, so that no tool turns it into an answer."""
 
 
 _caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("vaultwatch_caller", default=None)
@@ -291,6 +300,7 @@ __all__ = [
     "Caller",
     "ChangeJournal",
     "FileWrite",
+    "HandOver",
     "Scope",
     "approve",
     "calling",

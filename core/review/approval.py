@@ -273,7 +273,7 @@ class ApprovalGate:
     def check(self, scope: Any, effects: EffectSet, old: bytes | None, new: bytes | None) -> None:
         """Block until the person approves (return) or declines (raise Declined); called by the write
         path with the change's whole effect set before any of it reaches the disk."""
-        from vaultwatch.core.edit.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
+        from vaultwatch.core.edit.hooks import HandOver, current_caller  # noqa: PLC0415  (hooks imports nothing from here)
 
         caller = current_caller()
         asker = Asker(scope.actor, caller.agent if caller else None, caller.session if caller else None)
@@ -285,6 +285,8 @@ class ApprovalGate:
         decision = self.decide_effects(effects, asker)
         if not decision.needs_approval:
             return
+        if caller is not None and caller.cannot_wait:
+            raise HandOver(f"{scope.operation} needs the person's approval ({decision.why})")
         first = effects.effects[0]
         rel = first.via or first.path
         dest = first.dest

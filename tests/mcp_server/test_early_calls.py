@@ -288,10 +288,72 @@ def test_plain_search_arguments_are_the_ones_the_sdks_argument_model_passes_unch
         vault.stop()
 
 
-def test_the_front_takes_a_search_only_by_words_on_a_built_index(demo_vault_ro, tmp_path, monkeypatch):
-    """In-process: while the full-text index is not built, and for a query by meaning, the front leaves a
-    search to the SDK (whose path waits for the build and reports its progress; a query by meaning
-    embeds); once it is built, the front answers a search by words itself, as the SDK would."""
+def test_plain_write_arguments_are_the_ones_the_sdks_argument_model_passes_unchanged(demo_vault_ro):
+    """In-process, as for the read calls: whatever plain_write_arguments accepts, the SDK's validation of
+    write's arguments gives back unchanged, types included (with the defaults)."""
+    from pydantic import ValidationError
+
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server import sdk
+    from vaultwatch.mcp_server.earlycalls import plain_write_arguments
+    from vaultwatch.mcp_server.server import build_server
+
+    note = {"path": "a.md", "content": "x"}
+    cases = [
+        note,
+        {"path": "a.md", "content": ""},
+        {"path": "a.md", "content": "null"},  # a plain str field: kept as it is
+        {"path": "[1]", "content": "{}"},
+        {"path": "x" * 1024, "content": "x"},
+        {"path": "x" * 1025, "content": "x"},
+        {"path": "", "content": "x"},
+        {"path": "a.md"},
+        {"content": "x"},
+        {"path": "a.md", "content": 3},
+        {"path": 3, "content": "x"},
+        {**note, "if_match": "abc"},
+        {**note, "if_match": None},
+        {**note, "if_match": "x" * 128},
+        {**note, "if_match": "x" * 129},
+        {**note, "if_match": "null"},
+        {**note, "if_match": "[1]"},
+        {**note, "if_match": 12},
+        {**note, "overwrite": True},
+        {**note, "overwrite": False, "create_only": True},
+        {**note, "overwrite": 1},
+        {**note, "overwrite": "true"},
+        {**note, "overwrite": None},
+        {**note, "create_only": 0},
+        {**note, "mode": "append"},
+        {**note, "ctx": {}},
+        None,
+        [1],
+    ]
+    vault = Vault(demo_vault_ro)
+    try:
+        server, _ = build_server(vault)
+        metadata = sdk.tool(server, "write").fn_metadata
+        defaults = metadata.validate_arguments(dict(note))
+        accepted = [a for a in cases if plain_write_arguments(a) is not None]
+        for args in accepted:  # the same values, of the same types
+            assert repr(metadata.validate_arguments(dict(args))) == repr({**defaults, **plain_write_arguments(args)})
+        assert len(accepted) == 10
+        # what the front leaves to the SDK because the SDK would change it, or refuse it
+        assert metadata.validate_arguments({**note, "overwrite": 1})["overwrite"] is True
+        assert metadata.validate_arguments({**note, "if_match": "null"})["if_match"] is None
+        for args in ({"path": "", "content": "x"}, {**note, "if_match": "x" * 129}, {"path": "a.md"}):
+            with pytest.raises(ValidationError):
+                metadata.validate_arguments(args)
+    finally:
+        vault.stop()
+
+
+def test_the_front_takes_a_search_by_words_and_answers_behind_it_while_the_index_builds(
+    demo_vault_ro, tmp_path, monkeypatch
+):
+    """In-process: the front leaves a query by meaning to the SDK (it embeds); a search by words it takes,
+    also before the full-text index is built (it waits for the build, as the SDK's path waits for a call
+    without a progress token), on a thread of its own: a read taken after it is answered meanwhile."""
     import threading
 
     from vaultwatch.core.vault import Vault
@@ -301,24 +363,40 @@ def test_the_front_takes_a_search_only_by_words_on_a_built_index(demo_vault_ro, 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     vault = Vault(demo_vault_ro)
     vault.load()
+    building = threading.Event()
+    search = vault.search
+
+    def slow_search(*args, **kwargs):  # the build takes its time: until the read below is answered
+        assert building.wait(30)
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(vault, "search", slow_search)
     try:
         calls = EarlyCalls(vault, Activity(vault.bus, session="s"), max_answer_bytes=65536)
-        sent, done = [], threading.Event()
+        sent, answered = [], threading.Semaphore(0)
 
         def send(id_text, data) -> None:
             sent.append((id_text, json.loads(data)))
-            done.set()
+            answered.release()
 
-        def search(**arguments) -> dict:
+        def query(**arguments) -> dict:
             return {"name": "search", "arguments": {"query": "project", **arguments}}
 
-        assert not calls.take(search(), "1", "agent/1", send, lambda: None)  # nothing built, nor started
-        assert vault.wait_search_ready(60)
         for mode in ("semantic", "hybrid"):
-            assert not calls.take(search(mode=mode), "2", "agent/1", send, lambda: None)
-        assert calls.take(search(mode="keyword"), "3", "agent/1", send, lambda: None)
-        assert done.wait(30)
-        assert sent[0][0] == "3" and sent[0][1]["structuredContent"]["total"] > 0
+            assert not calls.take(query(mode=mode), "0", "agent/1", send, lambda: None)
+        assert not vault.search_ready()
+        assert calls.take(query(), "1", "agent/1", send, lambda: None)  # nothing built, nor started
+        assert calls.take({"name": "read", "arguments": {"path": "Getting Started.md"}}, "2", "agent/1", send, id)
+        assert answered.acquire(timeout=30)
+        assert [i for i, _ in sent] == ["2"]  # the read, while the search waits
+        building.set()
+        assert answered.acquire(timeout=60)
+        assert sent[1][0] == "1" and sent[1][1]["structuredContent"]["total"] > 0
+        assert vault.search_ready()
+        assert calls.take(query(mode="keyword"), "3", "agent/1", send, lambda: None)
+        assert answered.acquire(timeout=30)
+        assert sent[2][0] == "3" and sent[2][1]["structuredContent"]["total"] > 0
+        assert calls.idle.wait(5)
     finally:
         vault.stop()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import time
@@ -49,6 +50,15 @@ PLAIN = [
     ("search", {"query": "deploy runbook", "filters": {"status": "stable"}, "pattern": "**/*.md"}),
     ("search", {"query": "qqqzzznothing"}),  # no hit
     ("search", {"query": "project", "cursor": "not-a-cursor"}),  # core refuses it: a tool error, the same both ways
+    ("write", {"path": "Inbox/front new.md", "content": "# new\n\nbody\n"}),  # created
+    ("write", {"path": "Inbox/front new.md", "content": "# again\n"}),  # exists: needs if_match or overwrite
+    ("write", {"path": "Inbox/front new.md", "content": "# again\n", "overwrite": True}),  # replaced
+    ("write", {"path": "Inbox/front new.md", "content": "# c\n", "if_match": "0" * 16}),  # a conflict
+    ("write", {"path": "Inbox/front new.md", "content": "# again\n", "overwrite": True}),  # the same bytes: no-op
+    ("write", {"path": "Getting Started.md", "content": "x", "create_only": True}),  # refused
+    ("write", {"path": "../outside.md", "content": "x"}),  # outside the vault
+    ("write", {"path": "escape.md", "content": "x", "overwrite": True}),  # a symlink out of the vault
+    ("write", {"path": ".hidden.md", "content": "x", "overwrite": True}),  # hidden: refused
 ]
 TO_SDK = [
     ("read", {"path": "big.md", "max_chars": 100}),  # a heavy note: the lane's
@@ -56,9 +66,13 @@ TO_SDK = [
     ("search", {"query": "project", "limit": "3"}),  # the SDK coerces it
     ("search", {"query": "project", "filters": {"status": 1.5}}),  # a float: the SDK's
     ("list_tags", {}),  # another tool
+    ("write", {"path": "Inbox/sdk.md", "content": "x", "overwrite": 1}),  # the SDK coerces it
+    ("write", {"path": "Inbox/sdk.md", "content": "x", "mode": "append"}),  # an unknown argument: the SDK names it
+    ("write", {"path": "big copy.md", "content": "words and more words\n" * 60_000}),  # a heavy write: the lane's
 ]
 # the errors among PLAIN's answers
-PLAIN_ERRORS = [False] * 3 + [True] * 4 + [False] * 3 + [False] * 5 + [True]
+PLAIN_ERRORS = [False] * 3 + [True] * 4 + [False] * 3 + [False] * 5 + [True] + [False, True, False, True]
+PLAIN_ERRORS += [False] + [True] * 4
 
 
 def wire(result) -> str:
@@ -75,13 +89,18 @@ def audit_lines(path: Path) -> list[dict]:
     return lines
 
 
-async def session(vault: Path, env: dict, tmp: Path, front: bool) -> tuple[list[str], list[dict], int]:
-    """The same calls through the real client: (answers, audit lines, answers the front sent once the SDK ran)."""
+async def session(
+    vault: Path, env: dict, tmp: Path, front: bool, calls: list | None = None, *extra: str
+) -> tuple[list[str], list[dict], int]:
+    """The same calls through the real client, on a copy of `vault` of its own (the writes change it):
+    (answers, audit lines, answers the front sent once the SDK ran)."""
+    copy = tmp / f"vault-{front}"
+    shutil.copytree(vault, copy, symlinks=True)
     counts, audit = tmp / f"counts-{front}.txt", tmp / f"audit-{front}.jsonl"
     server_env = {**env, "COUNTS_FILE": str(counts), earlycalls.ENV_SWITCH: "1" if front else "0"}
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-c", COUNTING, "serve", str(vault), "--stdio", "--audit-log", str(audit)],
+        args=["-c", COUNTING, "serve", str(copy), "--stdio", "--audit-log", str(audit), *extra],
         env=server_env,
         cwd=str(ROOT),
     )
@@ -96,7 +115,7 @@ async def session(vault: Path, env: dict, tmp: Path, front: bool) -> tuple[list[
         # the front takes a search only once the full-text index is built: the SDK's search waits for it
         while (await client.call_tool("search", {"query": "project"}, progress_callback=on_progress)).is_error:
             pass
-        for name, args in PLAIN + TO_SDK + PLAIN[:1]:
+        for name, args in PLAIN + TO_SDK + PLAIN[:1] if calls is None else calls:
             got.append(wire(await client.call_tool(name, args)))
         got.append(wire(await client.call_tool("read", {"path": "Getting Started.md"}, progress_callback=on_progress)))
     return got, audit_lines(audit)[-len(got) :], int(counts.read_text())
@@ -120,11 +139,39 @@ async def test_steady_state_calls_are_the_sdks_answers_and_activity(demo_vault, 
     assert front_count == len(PLAIN) + 1  # the plain calls and the last plain read; none of TO_SDK, no progress
     answers = [json.loads(a) for a in front]
     assert [a[2] for a in answers[: len(PLAIN)]] == PLAIN_ERRORS
-    found = [a[1] for a in answers[len(PLAIN) - 6 : len(PLAIN) - 1]]
+    searches = PLAIN.index(("search", {"query": "project"}))
+    found = [a[1] for a in answers[searches : searches + 5]]
     assert [s["total"] > 0 for s in found] == [True] * 4 + [False]  # the searches found what they should
     assert found[1]["next_cursor"] and found[1]["returned"] == 2
     assert "outside-the-vault-marker" not in json.dumps(answers)  # the symlink's target is never read
     assert not answers[len(PLAIN)][2]  # the heavy read, answered by the SDK
+    assert (tmp_path / "vault-True" / "Inbox" / "front new.md").read_text(encoding="utf-8") == "# again\n"
+    assert (tmp_path / "secret.md").read_text(encoding="utf-8") == "# outside-the-vault-marker\n"
+    assert not (tmp_path / "outside.md").exists()
+    written = [e for e in front_audit if e["tool"] == "write"]
+    assert len(written) == 9 + 3 and all(e["write"] for e in written[:9])  # the front's, marked as the SDK marks them
+
+
+async def test_a_write_that_needs_the_person_goes_to_the_sdk_from_the_front(demo_vault, env, tmp_path):
+    """With approval on, the front hands a write that needs the person to the SDK before anything is
+    written (core.edit.hooks.HandOver): the SDK's path keeps it for the person (no TUI, no elicitation),
+    once. The same answers, audit lines and pending changes as with the front off; a read the front
+    answers before and after."""
+    calls = [
+        ("read", {"path": "Getting Started.md"}),
+        ("write", {"path": "Inbox/asks.md", "content": "# asks\n"}),
+        ("read", {"path": "Inbox/asks.md"}),  # not written
+        ("write", {"path": "Inbox/asks.md", "content": "# asks\n"}),  # kept again, its own pending change
+    ]
+    front, front_audit, front_count = await session(demo_vault, env, tmp_path, True, calls, "--approve", "writes")
+    sdk, sdk_audit, _ = await session(demo_vault, env, tmp_path, False, calls, "--approve", "writes")
+    assert front == sdk and front_audit == sdk_audit and len(front_audit) == len(calls) + 1  # + session()'s read
+    answers = [json.loads(a) for a in front]
+    assert [a[2] for a in answers] == [False, True, True, True, False]
+    assert "pending" in answers[1][0][0]["text"] and answers[1][0][0]["text"] != answers[3][0][0]["text"]
+    assert front_count == 2  # the two reads without a progress token; the writes were the SDK's
+    for copy in ("vault-True", "vault-False"):
+        assert not (tmp_path / copy / "Inbox" / "asks.md").exists()
 
 
 def spawn(vault: Path, env: dict, counts: Path) -> subprocess.Popen:
@@ -175,19 +222,24 @@ def cancel(request_id) -> dict:
 
 
 def test_order_and_cancellation_once_the_sdk_runs(demo_vault, env, tmp_path):
-    """A read right behind a write waits for the SDK (it must see the write); a cancelled call of the front's
-    gets no answer, as the SDK answers none."""
+    """The front answers a plain write and a read right behind it in order (the read sees the write); a read
+    right behind an edit waits for the SDK (it must see the edit); a cancelled call of the front's gets no
+    answer, as the SDK answers none."""
     counts = tmp_path / "counts.txt"
     lines = Lines(spawn(demo_vault, env, counts))
     try:
         lines.send(INIT, INITIALIZED, PING)
         lines.until("ping")
         write = call("w", {"path": "Inbox/new.md", "content": "# new\n"}, name="write")
-        lines.send(write, call("r1", {"path": "Inbox/new.md"}, name="read"))
-        lines.until("r1")  # the SDK's (it may run beside the write, as the SDK runs requests): counted below
-        lines.until("w")
+        lines.send(write, call("r0", {"path": "Inbox/new.md"}, name="read"))
+        assert lines.until("r0")["result"]["structuredContent"]["content"] == "# new\n"
+        assert lines.until("w")["result"]["structuredContent"]["created"]
+        edit = call("e", {"path": "Inbox/new.md", "old_text": "# new", "new_text": "# newer"}, name="edit")
+        lines.send(edit, call("r1", {"path": "Inbox/new.md"}, name="read"))
+        lines.until("r1")  # the SDK's (it may run beside the edit, as the SDK runs requests): counted below
+        lines.until("e")
         lines.send(call("r2", {"path": "Inbox/new.md"}, name="read"))
-        assert not lines.until("r2")["result"]["isError"]
+        assert lines.until("r2")["result"]["structuredContent"]["content"] == "# newer\n"
         # a burst of the front's reads, the second half cancelled as soon as sent, then one more read: the
         # worker answers in order, so once the last is answered every earlier one was answered or dropped
         burst = [call(f"b{i}", {"path": "Getting Started.md"}, name="read") for i in range(40)]
@@ -198,7 +250,7 @@ def test_order_and_cancellation_once_the_sdk_runs(demo_vault, env, tmp_path):
     assert all(f"b{i}" in lines.by_id for i in range(20))
     dropped = [i for i in range(20, 40) if f"b{i}" not in lines.by_id]
     assert dropped and dropped == list(range(dropped[0], 40))  # from some point on, every cancelled one
-    assert int(counts.read_text()) == 1 + 20 + (20 - len(dropped)) + 1  # r2, the burst's answers, end
+    assert int(counts.read_text()) == 2 + 1 + 20 + (20 - len(dropped)) + 1  # w, r0, r2, the burst's answers, end
 
 
 def test_a_call_while_the_person_has_the_foreground_goes_to_the_sdk(demo_vault_ro):

@@ -237,7 +237,8 @@ def test_a_cached_answer_that_differs_from_the_sdks_is_corrected(warm, env):
     [path] = (Path(env["XDG_CACHE_HOME"]) / "vaultwatch" / "handshake").glob("*.json")
     good = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**good, "tools/list": {"2025-06-18": '{"tools":[]}'}}), encoding="utf-8")
-    stale, err = exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS, stderr_says="differs from the cached")
+    # the SDK checks the front's answers when it runs: a ping (only the SDK answers it) has it run
+    stale, err = exchange(serve(demo_vault), env, INIT, INITIALIZED, TOOLS, PING, stderr_says="differs from the cached")
     assert json.loads(by_id(stale)["tools-é"])["result"] == {"tools": []}  # sent before the SDK could say otherwise
     assert "differs from the cached one" in err
     assert json.loads(path.read_text(encoding="utf-8")) == good
