@@ -160,6 +160,7 @@ class Activity:
         self.session = session
         self._clock = clock
         self.foreground = foreground
+        self.tool_prefix = ""  # what starts every tool's name (`--tool-prefix`; server.add_prefix sets it)
         self._lock = threading.Lock()
         self._agents: dict[str, _Agent] = {}
 
@@ -320,13 +321,14 @@ class Activity:
         started = time.perf_counter()  # the latency shown includes any wait for the person
         error: str | None = None
         caller = Caller(who[0], who[1], tool, _clip(dict(arguments)))  # names the call's changes in the journal
-        if tool in GATED_TOOLS:  # with no TUI open, the gate may ask the person through this client
+        gated = tool.removeprefix(self.tool_prefix) in GATED_TOOLS
+        if gated:  # with no TUI open, the gate may ask the person through this client
             caller.ask = elicit.asker(ctx, _modern(ctx.protocol_version))
         try:
             if self.foreground is not None:
                 await self.foreground.wait_turn(FOREGROUND_MAX_WAIT)
             with calling(caller):
-                result = await (_with_progress(ctx, caller, call_next) if tool in GATED_TOOLS else call_next(ctx))
+                result = await (_with_progress(ctx, caller, call_next) if gated else call_next(ctx))
             error = _error_text(result)
             return result
         except BaseException as exc:

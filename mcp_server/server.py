@@ -272,6 +272,7 @@ def build_server(
     server.client_log = progress.ClientLog()
     sdk.on_set_logging_level(server, server.client_log.set_level)
     add_prefix(server, tool_prefix)
+    activity.tool_prefix = tool_prefix  # the write tools under their prefixed names may still ask the person
     return server, activity
 
 

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp_testing import ROOT
 from test_early_calls import call
@@ -281,3 +282,34 @@ def test_a_call_while_the_person_has_the_foreground_goes_to_the_sdk(demo_vault_r
         assert sent[0][0] == "2" and not sent[0][1]["isError"]
     finally:
         vault.stop()
+
+
+@pytest.mark.parametrize("prefix", ["", "vault_"])
+async def test_a_write_the_front_hands_over_asks_the_person_through_the_client(demo_vault, env, tmp_path, prefix):
+    """A client that can ask its person (elicitation) is asked about a write that needs approval, also
+    when the front took the call first and under a tool prefix: the SDK's path asks, the front's never
+    decides it alone (it would keep the change for later instead of asking)."""
+    from mcp_types import ElicitResult
+
+    seen: list[str] = []
+
+    async def approve(context, params) -> ElicitResult:
+        seen.append(params.message)
+        return ElicitResult(action="accept", content={"approve": True})
+
+    counts = tmp_path / "counts.txt"
+    extra = ["--tool-prefix", prefix] if prefix else []
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", COUNTING, "serve", str(demo_vault), "--stdio", "--approve", "writes", *extra],
+        env={**env, "COUNTS_FILE": str(counts)},
+        cwd=str(ROOT),
+    )
+    async with Client(params, mode="legacy", elicitation_callback=approve) as client:
+        assert not (await client.call_tool(prefix + "read", {"path": "Getting Started.md"})).is_error
+        done = await client.call_tool(prefix + "write", {"path": "Inbox/asked.md", "content": "# asked\n"})
+        assert not done.is_error, done.content[0].text
+    assert (demo_vault / "Inbox" / "asked.md").read_text(encoding="utf-8") == "# asked\n"
+    [asked] = seen
+    assert "create Inbox/asked.md" in asked, asked
+    assert int(counts.read_text()) == 0  # the read came before the SDK; the write was the SDK's
