@@ -313,3 +313,73 @@ async def test_a_write_the_front_hands_over_asks_the_person_through_the_client(d
     [asked] = seen
     assert "create Inbox/asked.md" in asked, asked
     assert int(counts.read_text()) == 0  # the read came before the SDK; the write was the SDK's
+
+
+async def test_writes_that_get_around_a_path_still_meet_the_gate_through_the_front(demo_vault, env, tmp_path):
+    """An agent's ways around a folder rule, tried through the front and through the SDK alone: a
+    symlinked note whose target is in a gated folder, the folder's name in another Unicode form, a
+    folder its own rule denies. The front hands each gated one over before writing anything; the
+    answers, audit lines and files are the same both ways."""
+    config = tmp_path / "config"
+    (config / "vaultwatch").mkdir(parents=True)
+    (config / "vaultwatch" / "settings.toml").write_text(
+        '[approve.folders]\n"Private/**" = "writes"\n"Caf\u00e9/**" = "writes"\n[agents.mcp]\ndeny = ["Locked/**"]\n',
+        encoding="utf-8",
+    )
+    for folder in ("Private", "Caf\u00e9", "Locked"):
+        (demo_vault / folder).mkdir()
+    (demo_vault / "Private" / "secret.md").write_text("# secret\n", encoding="utf-8")
+    (demo_vault / "Inbox" / "link.md").symlink_to("../Private/secret.md")
+    calls = [
+        ("write", {"path": "Inbox/link.md", "content": "# mine\n", "overwrite": True}),  # the target is Private's
+        ("write", {"path": "Private/new.md", "content": "# new\n"}),
+        ("write", {"path": "Cafe\u0301/new.md", "content": "# new\n"}),  # NFD: the same folder as the rule's NFC
+        ("write", {"path": "Locked/new.md", "content": "# new\n"}),  # this agent's rule denies it
+        ("write", {"path": "Inbox/fine.md", "content": "# fine\n"}),
+    ]
+    env = {**env, "XDG_CONFIG_HOME": str(config)}
+    front, front_audit, front_count = await session(demo_vault, env, tmp_path, True, calls)
+    sdk, sdk_audit, _ = await session(demo_vault, env, tmp_path, False, calls)
+    assert front == sdk and front_audit == sdk_audit
+    answers = [json.loads(a) for a in front]
+    assert [a[2] for a in answers] == [True, True, True, True, False, False]  # + session()'s read
+    assert all("pending change" in a[0][0]["text"] for a in answers[:2]), answers[:2]
+    assert "the existing one" in answers[2][0][0]["text"]  # refused as a second spelling of the folder
+    assert "Locked/**" in answers[3][0][0]["text"]
+    assert front_count == 3  # the refused, the denied and the fine one; the gated ones were the SDK's
+    for copy in ("vault-True", "vault-False"):
+        root = tmp_path / copy
+        assert (root / "Private" / "secret.md").read_text(encoding="utf-8") == "# secret\n"
+        assert sorted(p.name for p in (root / "Private").iterdir()) == ["secret.md"]
+        assert not list((root / "Caf\u00e9").iterdir()) and not list((root / "Locked").iterdir())
+        assert (root / "Inbox" / "fine.md").read_text(encoding="utf-8") == "# fine\n"
+
+
+def test_a_client_that_hangs_up_during_a_write_still_gets_it_whole_and_journaled(demo_vault, env):
+    """stdin ends right behind a write the front took: the process finishes the write, journals it and
+    answers it before it exits (without the SDK: nothing else was asked), never a half-done change."""
+    from mcp_testing import VAULTWATCH
+
+    body = "# big\n" + "a line of the note\n" * 40_000  # ~760 KB: under the lane's weight, a while to write
+    proc = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(demo_vault), "--stdio"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    lines = Lines(proc)
+    lines.send(INIT, INITIALIZED)
+    lines.until(1)
+    lines.send(call("w", {"path": "Inbox/last words.md", "content": body}, name="write"))
+    lines.close()  # at once: stdin ends while the write is under way
+    assert lines.by_id["w"]["result"]["structuredContent"]["created"]
+    assert (demo_vault / "Inbox" / "last words.md").read_text(encoding="utf-8") == body
+    journal = subprocess.run(
+        [*VAULTWATCH, "changes", str(demo_vault), "--json"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert journal.returncode == 0, journal.stderr
+    [change] = [json.loads(line) for line in journal.stdout.splitlines()]  # JSON lines, newest first
+    assert (change["actor"], change["agent"], change["path"]) == ("agent:raw", "raw/1", "Inbox/last words.md")
+    assert change["files"][0]["after_size"] == len(body.encode())
