@@ -66,6 +66,7 @@ MAX_QUERY_CHARS = 1024  # as tools.search's Field(max_length=...) of query
 MAX_SEARCH_LIMIT = 1000  # as its Field(le=...) of limit
 MAX_IF_MATCH_CHARS = 128  # as write_tools.write's Field(max_length=...) of if_match
 MAX_QUEUED = 1024  # calls waiting for the front's worker; more go to the SDK (a client's burst stays bounded)
+MAX_ASIDE = 8  # searches waiting for the first full-text build on threads of their own (`_serve`)
 _STRINGS = frozenset({"folder", "pattern", "cursor"})
 _BOOLS = frozenset({"include_attachments", "include_frontmatter", "wait_for_pending_writes"})
 
@@ -256,6 +257,7 @@ class EarlyCalls:
         self._waiting: dict[str, int] = {}  # id -> calls of that id taken and not yet answered
         self._cancelled: set[str] = set()  # ids the client cancelled while taken here
         self._worker: threading.Thread | None = None
+        self._aside = threading.BoundedSemaphore(MAX_ASIDE)  # searches waiting for the build beside the worker
         self.idle = threading.Event()  # no call taken and unanswered
         self.idle.set()
         self._idle_since = time.monotonic()
@@ -349,16 +351,25 @@ class EarlyCalls:
     def _serve(self) -> None:
         """The worker: the taken calls, one at a time, in the order they came. A search that would wait
         for the first full-text build is answered on a thread of its own, as the SDK's path answers
-        calls side by side: the calls after it need not wait for the build."""
+        calls side by side: the calls after it need not wait for the build. At most MAX_ASIDE wait so
+        (a flood of searches then waits on the worker, in order, holding the calls behind it)."""
         while True:
             with self._lock:
                 while not self._queue:
                     self._work.wait()
                 call = self._queue.popleft()
-            if call.tool == self.search_tool and not self.vault.search_ready():
-                threading.Thread(target=self._finish, args=(call,), name="stdio-front-search", daemon=True).start()
+            if call.tool == self.search_tool and not self.vault.search_ready() and self._aside.acquire(blocking=False):
+                threading.Thread(
+                    target=self._finish_aside, args=(call,), name="stdio-front-search", daemon=True
+                ).start()
             else:
                 self._finish(call)
+
+    def _finish_aside(self, call: _Call) -> None:
+        try:
+            self._finish(call)
+        finally:
+            self._aside.release()
 
     def _finish(self, call: _Call) -> None:
         """Answer one taken call (unless the client cancelled it), then count it done."""

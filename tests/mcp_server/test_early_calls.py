@@ -353,10 +353,12 @@ def test_the_front_takes_a_search_by_words_and_answers_behind_it_while_the_index
 ):
     """In-process: the front leaves a query by meaning to the SDK (it embeds); a search by words it takes,
     also before the full-text index is built (it waits for the build, as the SDK's path waits for a call
-    without a progress token), on a thread of its own: a read taken after it is answered meanwhile."""
+    without a progress token), on a thread of its own: a read taken after it is answered meanwhile. A
+    flood of such searches waits aside only up to a bound; past it, on the worker."""
     import threading
 
     from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server import earlycalls
     from vaultwatch.mcp_server.activity import Activity
     from vaultwatch.mcp_server.earlycalls import EarlyCalls
 
@@ -389,13 +391,20 @@ def test_the_front_takes_a_search_by_words_and_answers_behind_it_while_the_index
         assert calls.take({"name": "read", "arguments": {"path": "Getting Started.md"}}, "2", "agent/1", send, id)
         assert answered.acquire(timeout=30)
         assert [i for i, _ in sent] == ["2"]  # the read, while the search waits
+        # more searches than may wait aside: the one past the bound waits on the worker, holding the read
+        for i in range(earlycalls.MAX_ASIDE):
+            assert calls.take(query(), f"s{i}", "agent/1", send, lambda: None)
+        assert calls.take({"name": "read", "arguments": {"path": "Getting Started.md"}}, "4", "agent/1", send, id)
+        assert not answered.acquire(timeout=1)
         building.set()
-        assert answered.acquire(timeout=60)
-        assert sent[1][0] == "1" and sent[1][1]["structuredContent"]["total"] > 0
+        for _ in range(earlycalls.MAX_ASIDE + 2):
+            assert answered.acquire(timeout=60)
+        assert sorted(i for i, _ in sent) == sorted(["1", "2", "4", *(f"s{i}" for i in range(earlycalls.MAX_ASIDE))])
+        assert all(a["structuredContent"]["total"] > 0 for i, a in sent if i != "2" and i != "4")
         assert vault.search_ready()
         assert calls.take(query(mode="keyword"), "3", "agent/1", send, lambda: None)
         assert answered.acquire(timeout=30)
-        assert sent[2][0] == "3" and sent[2][1]["structuredContent"]["total"] > 0
+        assert sent[-1][0] == "3" and sent[-1][1]["structuredContent"]["total"] > 0
         assert calls.idle.wait(5)
     finally:
         vault.stop()
