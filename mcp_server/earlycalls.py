@@ -324,7 +324,7 @@ class EarlyCalls:
         return self._writer
 
     def _heavy(self, arguments: dict[str, Any], tool: str) -> bool:
-        from .lane import HEAVY_BYTES, weight  # (imports asyncio: a read's, never a first listing's)
+        from .lane import HEAVY_BYTES, weight  # noqa: PLC0415  (a read's or write's, never a first listing's)
 
         return weight(self.vault, arguments, tool) >= HEAVY_BYTES
 

@@ -44,7 +44,6 @@ encoding the note) are still whole, a few to tens of milliseconds each.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -144,6 +143,8 @@ class Lane:
             or weight(self.vault, arguments, str(params.get("name", ""))) < HEAVY_BYTES
         ):
             return await call_next(ctx)
+        import asyncio  # noqa: PLC0415  (the SDK's by now; the stdio front weighs calls without it)
+
         _count("heavy")
         if not _take():
             _count("waited")
