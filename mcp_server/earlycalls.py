@@ -282,6 +282,8 @@ class EarlyCalls:
         if not isinstance(params, Mapping) or set(params) - {"name", "arguments"}:
             return False
         name = params.get("name")
+        if type(name) is not str:
+            return False  # (never None: a read-only server's write_tool is None)
         if name == self.tool:
             arguments = plain_arguments(params.get("arguments"))
         elif name == self.read_tool:

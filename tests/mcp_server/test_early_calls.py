@@ -495,3 +495,37 @@ def test_wire_json_is_what_the_sdk_writes_for_a_result():
         assert sdk == '{"jsonrpc":"2.0","id":7,"result":' + wire_json(result) + "}", repr(value)
         plain = _dumps_wire(result)  # what a first answer, before pydantic-core is imported, writes
         assert plain is None or sdk == '{"jsonrpc":"2.0","id":7,"result":' + plain + "}", repr(value)
+
+
+def test_a_read_only_front_takes_no_write_not_even_one_without_a_name(demo_vault):
+    """In-process: a read-only server has no write tool, so its front takes no write, whatever the call
+    names (a call without a name must not match the write tool it does not have); with writes, a plain
+    write is taken and written, attributed to the client's name."""
+    import threading
+
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.mcp_server.activity import Activity
+    from vaultwatch.mcp_server.earlycalls import EarlyCalls
+
+    vault = Vault(demo_vault)
+    vault.load()
+    try:
+        write = {"path": "Inbox/front.md", "content": "# front\n"}
+        read_only = EarlyCalls(vault, Activity(vault.bus, session="s"), max_answer_bytes=65536)
+        for params in ({"arguments": write}, {"name": None, "arguments": write}, {"name": "write", "arguments": write}):
+            assert not read_only.take(params, "1", "agent/1", lambda *a: None, lambda: None, "agent")
+        sent, done = [], threading.Event()
+        writes = EarlyCalls(vault, Activity(vault.bus, session="s"), max_answer_bytes=65536, writes=True)
+        assert not writes.take({"arguments": write}, "2", "agent/1", lambda *a: None, lambda: None, "agent")
+        assert writes.take(
+            {"name": "write", "arguments": write},
+            "3",
+            "agent/1",
+            lambda i, d: (sent.append(d), done.set()),
+            id,
+            "agent",
+        )
+        assert done.wait(30) and json.loads(sent[0])["structuredContent"]["created"]
+    finally:
+        vault.stop()
+    assert (demo_vault / "Inbox" / "front.md").read_text(encoding="utf-8") == "# front\n"
