@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported when first used: start-up time
     from .stdiofront import StdioFront
 
 CALLS_END_WAIT = 60.0  # s `serve --stdio` waits, once the client hung up, for the calls its front still answers
-COLD_LOAD_NOTES = 3000  # notes a first load parses for the SDK's import to wait for its end (_cold_load_begun)
+COLD_LOAD_NOTES = 3000  # notes of a first load whose parse the SDK's import may overlap (_cold_load_begun)
 SEARCH_START_WAIT = 30.0  # seconds `serve --stdio` may hold the first full-text build back for a paging client
 
 
@@ -356,12 +356,11 @@ def _start_search_soon(vault: Vault) -> None:
 def _cold_load_begun(vault: Vault) -> tuple[threading.Event, Callable[[], None]]:
     """An event set once the first load starts parsing COLD_LOAD_NOTES notes or more (no entry cache,
     or most of it stale). Such a parse runs in worker processes for a second or more, and the front
-    can answer no listing until it ends. When the front can answer the client's first `tools/list`
-    (the list shipped with the package, toollist.py) the SDK's import waits for the parse's end: its
-    memory beside the parse workers would make the process tree's peak. When it cannot, the import
-    overlaps the parse instead (it costs no answer anything then, where after the load it would hold
-    up that `tools/list`). Returns the event and the unsubscribe the caller calls once it no longer
-    asks (no listener then stays on the bus for the process's life)."""
+    can answer no listing until it ends. When the front cannot answer the client's first `tools/list`
+    (no list shipped with the package for this server, toollist.py), the SDK's import overlaps the
+    parse (it costs no answer anything then, where after the load it would hold up that `tools/list`);
+    otherwise the import waits for a request that needs it. Returns the event and the unsubscribe the
+    caller calls once it no longer asks (no listener then stays on the bus for the process's life)."""
     import threading
 
     from vaultwatch.core.events import IndexProgress

@@ -438,8 +438,11 @@ class StdioFront:
         wait for the import after the load). The import takes the interpreter for half a second and
         keeps ~50 MB, so a session whose calls the front answers (listings, reads, searches by words,
         plain writes) never pays for it; the first call that needs it waits for it once."""
+        if now is None:
+            self.need_sdk.wait()
+            return
         while not self.need_sdk.wait(QUIET_POLL_S):
-            if now is not None and now.is_set():
+            if now.is_set():
                 return
 
     def hung_up(self) -> bool:
