@@ -378,9 +378,8 @@ class EarlyCalls:
         try:
             with self._lock:
                 skip = call.id_text in self._cancelled
-            if skip:
-                self.dropped += 1
-            else:
+                self.dropped += skip  # (counted under the lock: searches waiting aside answer on their threads)
+            if not skip:
                 self._answer(call)
         finally:
             with self._lock:
@@ -454,7 +453,8 @@ class EarlyCalls:
                     self.dropped += 1
                     return
             call.send(call.id_text, data)
-            self.answered += 1
+            with self._lock:
+                self.answered += 1
         except Exception:  # never the process: the SDK answers the call instead
             log.exception("answering %s in the stdio front failed; the SDK answers it", call.tool)
             call.give_back()
