@@ -387,3 +387,56 @@ def test_a_client_that_hangs_up_during_a_write_still_gets_it_whole_and_journaled
     [change] = [json.loads(line) for line in journal.stdout.splitlines()]  # JSON lines, newest first
     assert (change["actor"], change["agent"], change["path"]) == ("agent:raw", "raw/1", "Inbox/last words.md")
     assert change["files"][0]["after_size"] == len(body.encode())
+
+
+def test_a_server_killed_during_a_front_write_leaves_the_old_note_or_the_new_one(demo_vault, env):
+    """kill -9 of `serve --stdio` at moments through an 800 KB write the front took (nine delays, from
+    before the write to after it: some land while its temporary file exists): the note is always the
+    old bytes or one of the new ones, never a mix; the next start serves it and removes what a killed
+    write left."""
+    import signal
+
+    from mcp_testing import VAULTWATCH
+
+    note = demo_vault / "Getting Started.md"
+    versions = {note.read_bytes()}
+    for round_, delay in enumerate((0.0, 0.01, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1)):
+        body = f"# round {round_}\n" + f"line of round {round_}\n" * 50_000
+        versions.add(body.encode())
+        proc = subprocess.Popen(
+            [*VAULTWATCH, "serve", str(demo_vault), "--stdio"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        lines = Lines(proc)
+        lines.send(INIT, INITIALIZED)
+        lines.until(1)
+        args = {"path": "Getting Started.md", "content": body, "overwrite": True}
+        lines.send(call("w", args, name="write"))
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        proc.stdin.close()
+        proc.stdout.close()
+        assert note.read_bytes() in versions, f"round {round_}: the note is neither the old nor a new version"
+    lines = Lines(
+        subprocess.Popen(
+            [*VAULTWATCH, "serve", str(demo_vault), "--stdio"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    )
+    lines.send(INIT, INITIALIZED, call("r", {"path": "Getting Started.md"}, name="read"))
+    read = lines.until("r")["result"]["structuredContent"]  # a page of the note (a read's default size)
+    assert any(v.decode().startswith(read["content"]) for v in versions) and note.read_bytes() in versions
+    deadline = time.monotonic() + 30
+    while [p.name for p in demo_vault.iterdir() if p.name.startswith(".vaultwatch-") and p.name.endswith(".tmp")]:
+        assert time.monotonic() < deadline, "a killed write's temporary file was not cleaned up"
+        time.sleep(0.1)
+    lines.close()
