@@ -357,6 +357,7 @@ class Vault:
         if live is not None:
             live.stop(timeout)
         if self._journal_set and self._journal is not None:
+            self._journal.recheck_now()  # (the watcher has stopped: no outside row comes after these)
             self._journal.stop_following()
         # under the start lock: an index another thread is starting right now is taken once started
         with self._start_lock:

@@ -412,6 +412,8 @@ class Journal:
         self._data_version: int | None = None
         self._follow_stop = threading.Event()
         self._follower: threading.Thread | None = None
+        # outside rows waiting for their recheck: (timer, its arguments); `recheck_now` runs them at a stop
+        self._rechecks: dict[threading.Timer, tuple[Change, list[str], set[str]]] = {}
         self._full_announced = False  # the person was told agents' writes are refused (until marks)
         private_folder(os.path.dirname(path))  # its parents too: the journal may be the first to make them
         private_file(path)
@@ -546,9 +548,28 @@ class Journal:
             if unexplained:
                 outside = self.record_outside(unexplained, removed=gone)
                 if self.current is not None:  # a change journaled by another process may land just after its write
-                    timer = threading.Timer(RECHECK_S, self._recheck, (outside, unexplained, gone))
+                    args = (outside, unexplained, gone)
+                    timer = threading.Timer(RECHECK_S, lambda: self._recheck_once(timer))
                     timer.daemon = True
+                    with self._lock:
+                        self._rechecks[timer] = args
                     timer.start()
+
+    def _recheck_once(self, timer: threading.Timer) -> None:
+        with self._lock:
+            args = self._rechecks.pop(timer, None)
+        if args is not None:
+            self._recheck(*args)
+
+    def recheck_now(self) -> None:
+        """Recheck now the outside rows still waiting for it (a process about to stop: its timers would
+        die with it, and an agent's write whose own file event came before its row would stay in the
+        journal as an outside edit too)."""
+        with self._lock:
+            waiting, self._rechecks = self._rechecks, {}
+        for timer, args in waiting.items():
+            timer.cancel()
+            self._recheck(*args)
 
     def _recent_paths(self) -> set[str]:
         """Paths of the changes journaled in the last RECENT_S seconds (only those can explain a

@@ -497,3 +497,22 @@ def test_a_following_journal_says_when_another_process_marks_rows_reviewed(setup
     journal.stop_following()
     assert seen == ["JournalUpdated"] and journal.unreviewed() == []
     assert journal.announce_others() == [] and seen == ["JournalUpdated"]
+
+
+def test_an_outside_row_its_own_write_explains_is_dropped_when_the_vault_stops(setup):
+    """A write's own file event can reach the watcher before its journal row: the row the journal then
+    records as an outside edit is dropped at its recheck, a second later. A vault that stops before
+    then (a stdio server whose client hung up) rechecks at once, so the person never reads an agent's
+    write as an edit made outside vaultwatch."""
+    from vaultwatch.core.events import DocumentsChanged
+
+    root, vault, writer, journal = setup({"a.md": "# A\n"})
+    assert journal.current is not None  # the journal reads the vault's bytes: it can tell its own writes
+    (root / "a.md").write_text("# A\nmine\n", encoding="utf-8")  # the write lands on disk...
+    vault.bus.publish(DocumentsChanged(vault.snapshot.generation, changed=("a.md",)))  # ...its event first
+    assert [c.kind for c in journal.changes()] == ["outside"]
+    (root / "a.md").write_text("# A\n", encoding="utf-8")
+    writer.write("a.md", "# A\nmine\n", overwrite=True, actor="agent:bot")  # then its row
+    assert [c.kind for c in journal.changes()] == ["change", "outside"]  # within the second before the recheck
+    vault.stop()
+    assert [c.kind for c in journal.changes()] == ["change"]
