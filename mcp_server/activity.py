@@ -40,7 +40,6 @@ MAX_ARG_CHARS = 400
 MAX_SUMMARY_CHARS = 160
 AUDIT_MAX_PATHS = 200
 FOREGROUND_MAX_WAIT = 0.25  # seconds a tool call may wait while a person's input is answered
-GATED_TOOLS = elicit.GATED_TOOLS  # may wait for approval
 PROGRESS_EVERY = 1.0  # seconds between progress notifications while a call waits for approval
 
 
@@ -321,7 +320,7 @@ class Activity:
         started = time.perf_counter()  # the latency shown includes any wait for the person
         error: str | None = None
         caller = Caller(who[0], who[1], tool, _clip(dict(arguments)))  # names the call's changes in the journal
-        gated = tool.removeprefix(self.tool_prefix) in GATED_TOOLS
+        gated = elicit.gated(tool, self.tool_prefix)
         if gated:  # with no TUI open, the gate may ask the person through this client
             caller.ask = elicit.asker(ctx, _modern(ctx.protocol_version))
         try:

@@ -484,7 +484,7 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         vault.start_live(search=False)  # watch, and load in the background
         # the first full-text build needs no SDK: it waits for the client's first pause, not for the import
         stop_search_start = _start_search_after_burst(vault, front)  # (vectors: on first use)
-        # the SDK's import (half a second of CPU, ~50 MB kept) waits until a request needs it; with no
+        # the SDK's import (CPU on the client's path, and memory kept) waits until a request needs it; with no
         # tools/list of its own the front has the import overlap a cold load's parse (the client's first
         # tools/list would wait for the import after the parse)
         front.wait_before_sdk(now=cold if tool_list is None else None)

@@ -2,9 +2,9 @@
 `write`, before the MCP SDK is imported and once it runs.
 
 A client that spawns `vaultwatch serve --stdio` and asks for a listing waits for the SDK's
-import (~0.5-0.9 s of CPU, more than the warm index load and the listing together) before its
-first page, unless the front answers it; and a session whose calls the front answers never
-imports the SDK at all (it keeps ~50 MB: stdiofront.py). Once the SDK runs, its per-call chain
+import (more CPU than the warm index load and the listing together) before its first page,
+unless the front answers it; and a session whose calls the front answers never imports the SDK
+at all, nor keeps its memory (stdiofront.py). Once the SDK runs, its per-call chain
 (line validation, a dispatcher task, the runner, tracing middleware, argument validation and a hop
 to a worker thread, the answer's dump) is most of a small read's time: our own code is a small
 share. So the front answers these calls itself, on one worker thread of its own, in the order they

@@ -30,6 +30,14 @@ if TYPE_CHECKING:  # the SDK's types load when a question is built: the stdio fr
     from mcp_types import InputRequiredResult
 
 GATED_TOOLS = frozenset({"write", "edit", "update_frontmatter", "rename", "delete"})  # may wait for approval
+
+
+def gated(tool: Any, prefix: str = "") -> bool:
+    """Whether a call of the tool named `tool` may wait for the person's approval: a write tool, under
+    the server's `--tool-prefix` (`prefix`) when it has one."""
+    return isinstance(tool, str) and tool.startswith(prefix) and tool[len(prefix) :] in GATED_TOOLS
+
+
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -130,4 +138,4 @@ def _round_trip(params: Mapping[str, Any]) -> Ask:
     return ask
 
 
-__all__ = ["GATED_TOOLS", "KEY", "SCHEMA", "Ask", "InputNeeded", "asker", "can_elicit"]
+__all__ = ["GATED_TOOLS", "KEY", "SCHEMA", "Ask", "InputNeeded", "asker", "can_elicit", "gated"]

@@ -463,7 +463,8 @@ class McpHost:
                     enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
                 ),
             )
-            app = self.streaming = JsonUnlessStreaming(app)  # SSE only for calls that stream (streaming.py)
+            # SSE only for calls that stream (streaming.py)
+            app = self.streaming = JsonUnlessStreaming(app, self.activity.tool_prefix)
             app = RequestGuard(app)  # vaultwatch's own 413 and bad-id answers (mcp_server/requestguard.py)
             self.splice = Splice(app)
             app = _Counting(SessionEnd(self.splice, self.activity), self)

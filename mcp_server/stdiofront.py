@@ -435,9 +435,9 @@ class StdioFront:
         """Return when the SDK is wanted: a request the front cannot answer waits for it, or stdin ended,
         or `now` is set (a long first load began, during which the front answers nothing and the
         interpreter is free, and the front has no tools/list of its own: the client's first one would
-        wait for the import after the load). The import takes the interpreter for half a second and
-        keeps ~50 MB, so a session whose calls the front answers (listings, reads, searches by words,
-        plain writes) never pays for it; the first call that needs it waits for it once."""
+        wait for the import after the load). The import holds the interpreter and keeps its memory
+        for the process's life, so a session whose calls the front answers (listings, reads, searches
+        by words, plain writes) never pays for it; the first call that needs it waits for it once."""
         if now is None:
             self.need_sdk.wait()
             return

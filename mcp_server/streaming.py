@@ -21,15 +21,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .elicit import GATED_TOOLS
+from .elicit import gated
 from .requestguard import replaying
 
 STREAMED_METHODS = frozenset({"subscriptions/listen"})
 _SSE = b"text/event-stream"
 
 
-def wants_stream(body: bytes) -> bool:
-    """Whether the JSON-RPC message in `body` asks for notifications before its answer (see module doc)."""
+def wants_stream(body: bytes, tool_prefix: str = "") -> bool:
+    """Whether the JSON-RPC message in `body` asks for notifications before its answer (see module doc);
+    `tool_prefix`: the server's `--tool-prefix`, which starts its write tools' names."""
     if b"progressToken" not in body and b"subscriptions/listen" not in body and b"tools/call" not in body:
         return False
     try:
@@ -41,7 +42,7 @@ def wants_stream(body: bytes) -> bool:
     if doc.get("method") in STREAMED_METHODS:
         return True
     params = doc.get("params")
-    if doc.get("method") == "tools/call" and isinstance(params, dict) and params.get("name") in GATED_TOOLS:
+    if doc.get("method") == "tools/call" and isinstance(params, dict) and gated(params.get("name"), tool_prefix):
         return True
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and meta.get("progressToken") is not None
@@ -69,8 +70,9 @@ def _response_of(events: bytes) -> bytes | None:
 class JsonUnlessStreaming:
     """ASGI wrapper (see module doc): SSE only for the requests that need a stream."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, tool_prefix: str = "") -> None:
         self.app = app
+        self.tool_prefix = tool_prefix
         self.streamed = 0  # requests answered as a stream (diagnostics and tests)
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
@@ -90,7 +92,7 @@ class JsonUnlessStreaming:
 
         headers = list(scope.get("headers") or ())
         accept = b",".join(v for k, v in headers if k.lower() == b"accept").lower()
-        if _SSE in accept and wants_stream(bytes(body)):
+        if _SSE in accept and wants_stream(bytes(body), self.tool_prefix):
             self.streamed += 1
             return await self.app(scope, receive_again, send)
         if _SSE not in accept:  # the SDK's SSE mode wants both; this client gets JSON either way

@@ -135,3 +135,20 @@ async def test_a_typescript_sdk_client_answers_through_the_bridge(place, ts_sdk,
     else:
         assert report["isError"] and "the person declined this change: the TypeScript person says no" in report["text"]
         assert tree(root) == before
+
+
+def test_a_write_tool_under_the_servers_prefix_is_gated_on_every_wire():
+    """The one check of which calls may wait for the person (elicit.gated): the SDK path's middleware
+    asks through the client for them, and the socket's HTTP layer streams them (the question travels
+    on the call's stream); under `--tool-prefix` only the prefixed names are the write tools."""
+    from vaultwatch.mcp_server.elicit import gated
+    from vaultwatch.mcp_server.streaming import wants_stream
+
+    def body(name) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name}}).encode()
+
+    assert gated("write") and gated("vault_write", "vault_") and gated("vault_delete", "vault_")
+    assert not any(gated(n, "vault_") for n in ("write", "vault_read", "vault_", None, 3))
+    assert not gated("read") and not gated("vault_write")
+    assert wants_stream(body("write")) and wants_stream(body("vault_write"), "vault_")
+    assert not wants_stream(body("vault_write")) and not wants_stream(body("read"), "vault_")

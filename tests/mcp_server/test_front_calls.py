@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT
+from mcp_testing import ROOT, VAULTWATCH
 from test_early_calls import call
 from test_stdio_front import INIT, INITIALIZED, PING
 
@@ -179,14 +179,15 @@ async def test_a_write_that_needs_the_person_goes_to_the_sdk_from_the_front(demo
         assert not (tmp_path / copy / "Inbox" / "asks.md").exists()
 
 
-def spawn(vault: Path, env: dict, counts: Path) -> subprocess.Popen:
+def spawn(vault: Path, env: dict, counts: Path | None = None) -> subprocess.Popen:
+    """`serve --stdio` on raw pipes: as the console script starts it, or, given `counts`, with the front's
+    count of the answers it sent once the SDK ran written there at the end (COUNTING)."""
+    if counts is None:
+        cmd, env = [*VAULTWATCH, "serve", str(vault), "--stdio"], env
+    else:
+        cmd, env = [sys.executable, "-c", COUNTING, "serve", str(vault), "--stdio"], {**env, "COUNTS_FILE": str(counts)}
     return subprocess.Popen(
-        [sys.executable, "-c", COUNTING, "serve", str(vault), "--stdio"],
-        cwd=ROOT,
-        env={**env, "COUNTS_FILE": str(counts)},
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
 
 
@@ -362,17 +363,8 @@ async def test_writes_that_get_around_a_path_still_meet_the_gate_through_the_fro
 def test_a_client_that_hangs_up_during_a_write_still_gets_it_whole_and_journaled(demo_vault, env):
     """stdin ends right behind a write the front took: the process finishes the write, journals it and
     answers it before it exits (without the SDK: nothing else was asked), never a half-done change."""
-    from mcp_testing import VAULTWATCH
-
     body = "# big\n" + "a line of the note\n" * 40_000  # ~760 KB: under the lane's weight, a while to write
-    proc = subprocess.Popen(
-        [*VAULTWATCH, "serve", str(demo_vault), "--stdio"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = spawn(demo_vault, env)
     lines = Lines(proc)
     lines.send(INIT, INITIALIZED)
     lines.until(1)
@@ -396,21 +388,12 @@ def test_a_server_killed_during_a_front_write_leaves_the_old_note_or_the_new_one
     write left."""
     import signal
 
-    from mcp_testing import VAULTWATCH
-
     note = demo_vault / "Getting Started.md"
     versions = {note.read_bytes()}
     for round_, delay in enumerate((0.0, 0.01, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.1)):
         body = f"# round {round_}\n" + f"line of round {round_}\n" * 50_000
         versions.add(body.encode())
-        proc = subprocess.Popen(
-            [*VAULTWATCH, "serve", str(demo_vault), "--stdio"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+        proc = spawn(demo_vault, env)
         lines = Lines(proc)
         lines.send(INIT, INITIALIZED)
         lines.until(1)
@@ -422,16 +405,7 @@ def test_a_server_killed_during_a_front_write_leaves_the_old_note_or_the_new_one
         proc.stdin.close()
         proc.stdout.close()
         assert note.read_bytes() in versions, f"round {round_}: the note is neither the old nor a new version"
-    lines = Lines(
-        subprocess.Popen(
-            [*VAULTWATCH, "serve", str(demo_vault), "--stdio"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-    )
+    lines = Lines(spawn(demo_vault, env))
     lines.send(INIT, INITIALIZED, call("r", {"path": "Getting Started.md"}, name="read"))
     read = lines.until("r")["result"]["structuredContent"]  # a page of the note (a read's default size)
     assert any(v.decode().startswith(read["content"]) for v in versions) and note.read_bytes() in versions
