@@ -41,7 +41,9 @@ class Answer:
     structured: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
     is_error: bool = False
-    links: tuple[dict[str, Any], ...] = ()  # resource_link content blocks after the text (`note_link`)
+    # resource_link content blocks after the text (`note_link`); a spliced listing's are one placeholder
+    # (splice.put) for all of them, filled with their JSON on the way out
+    links: tuple[dict[str, Any] | str, ...] = ()
 
 
 NOTE_SCHEME = "vault://note/"  # resources.py serves it (resources.uri_of makes the same URIs)
@@ -188,14 +190,16 @@ class _Cell:
     What is cheap to make again per page (the escaped form, the appended nulls) is not kept: the cache
     holds a cell for each of thousands of rows."""
 
-    __slots__ = ("keys", "link", "link_size", "others", "own", "size")
+    __slots__ = ("keys", "link_json", "link_size", "others", "own", "size")
 
     def __init__(self, entry: Any, row: dict[str, Any], data: bytes) -> None:
         self.size = len(data)
         keys = tuple(row)
         self.keys: tuple[str, ...] = _KEYS.setdefault(keys, keys) if len(_KEYS) < _KEYS_MAX else keys
-        self.link = note_link(entry)
-        self.link_size = note_link_bytes(self.link)
+        link = note_link(entry)
+        self.link_size = note_link_bytes(link)
+        # the block as the answer writes it: a spliced page joins these, never dumping a dict per row
+        self.link_json = _json_bytes(link)
         values = _json_bytes(list(row.values()))
         self.own: tuple[bytes, int] = (values, self.size + budget.escaped_len(values) + 1 + self.link_size)
         self.others: dict[tuple[str, ...], tuple[bytes, int]] | None = None
@@ -241,11 +245,14 @@ def _shape_firsts(entries: Any) -> list[Any]:
     The fields a shape is made of, as they are (`_SHAPE_FIELDS`), take few distinct values in a run, and
     the first entry of each shape is the first entry of one of those values."""
     fields = list(map(_SHAPE_FIELDS, entries))
-    distinct = set(fields)
-    if len(distinct) == 1:  # one shape (the usual page of notes)
+    # each distinct value's first position: walked from the end, an earlier position overwrites a later one
+    # (a broken note's error text is its own, so a run holds tens of values: `fields.index` per value
+    # would walk the run once each)
+    first = dict(zip(reversed(fields), range(len(fields) - 1, -1, -1), strict=True))
+    if len(first) == 1:  # one shape (the usual page of notes)
         return [entries[0]]
     firsts: dict[Any, Any] = {}
-    for at in sorted(map(fields.index, distinct)):
+    for at in sorted(first.values()):
         firsts.setdefault(row_shape(entries[at]), entries[at])
     return list(firsts.values())
 
@@ -278,7 +285,8 @@ class Page:
     close: bytes  # the text's close after the rows
     tail: str  # the text's fields after the rows, closing brace included
     rest: dict[str, Any]  # the structured fields beside "result"
-    links: tuple[dict[str, Any], ...]  # a resource_link block for each row
+    links: tuple[dict[str, Any], ...]  # a resource_link block for each row (only when not escaped)
+    link_json: list[bytes]  # each block's JSON (only when escaped: the page is spliced)
 
 
 def listing_page(
@@ -345,7 +353,11 @@ def listing_page(
         hits = measured[:n]
     values = [h[0] for h in hits]
     escaped = list(map(_escaped, values)) if escape else []
-    links = tuple(c.link for c in cells[: len(rows)])
+    if escape:
+        links: tuple[dict[str, Any], ...] = ()
+        link_json = [c.link_json for c in cells[: len(rows)]]
+    else:
+        links, link_json = tuple(note_link(e) for e in entries[: len(rows)]), []
     if len(rows) < len(entries):
         entries = entries[: len(rows)]
         rest = {**rest, "returned": len(rows), "next_cursor": cursor_after(q, entries[-1], clock)}
@@ -355,7 +367,7 @@ def listing_page(
     head, close = (
         ('{"result":{"columns":' + as_json(list(columns)) + ',"rows":[', b"]}") if rows else ('{"result":[', b"]")
     )
-    return Page(entries, rows, values, escaped, head, close, tail, rest, links)
+    return Page(entries, rows, values, escaped, head, close, tail, rest, links, link_json)
 
 
 def listing_answer(
@@ -399,7 +411,10 @@ def listing_answer(
             b'"',
         )
         rows_json = splice.put(b"[", b",".join(page.rows), b"]")
-        return Answer(text_json, {"result": rows_json, **page.rest}, meta, links=page.links)
+        # the resource_link blocks as one placeholder in the content list: it is filled with the blocks,
+        # commas between them, so the list holds each block as if it had been dumped there
+        links = (splice.put(b",".join(page.link_json)),) if page.link_json else ()
+        return Answer(text_json, {"result": rows_json, **page.rest}, meta, links=links)
     text = b"".join((page.head.encode(), b",".join(page.values), page.close, page.tail.encode()))
     rows_out = [entry_json(e, clock, res.is_bundle, frontmatter=frontmatter) for e in page.entries]
     return Answer(text.decode("utf-8", "surrogatepass"), {"result": rows_out, **page.rest}, meta, links=page.links)

@@ -184,8 +184,8 @@ async def test_the_spliced_wire_is_well_formed_json_with_the_right_length(demo, 
                 },
             )
             await http.delete("http://localhost/mcp", headers=headers)
-        # the rows and the text went out pre-serialised (on the fast path only)
-        assert host.splice.filled == (2 if path_taken == "fast-path" else 0)
+        # the rows, the text and the resource_link blocks went out pre-serialised (on the fast path only)
+        assert host.splice.filled == (3 if path_taken == "fast-path" else 0)
     assert r.status_code == 200 and int(r.headers["content-length"]) == len(r.content)
     assert b"vaultwatch-splice" not in r.content
     reply = json.loads(r.content)
@@ -212,7 +212,7 @@ async def test_socket_answers_equal_the_sdk_pipeline(demo, sock_dir, mode, path_
         ordinary = [await listing(memory, **args) for args in calls]
     async with serving(demo, sock_dir / "v.sock") as host, uds_client(host.socket_path, mode=mode) as client:
         spliced = [await listing(client, **args) for args in calls]
-        assert host.splice.filled == (2 * len(calls) if path_taken == "fast-path" else 0)
+        assert host.splice.filled == (3 * len(calls) if path_taken == "fast-path" else 0)
     assert spliced == ordinary
     assert ordinary[0]["result"] == expected(demo)
 

@@ -91,8 +91,8 @@ def test_spliced_listings_are_the_bytes_of_the_unspliced_answer(demo_vault, env)
     assert LOOKALIKE in json.loads(answers[22])["result"]["content"][0]["text"]
     assert json.loads(answers[20])["result"]["structuredContent"]["next_cursor"]  # a page cut by the budget
     assert json.loads(answers[25])["result"]["isError"]
-    # every successful listing the SDK served had its rows and its text spliced
-    assert counts(err)["spliced"] == 2 * (len(CALLS) - 1)
+    # every successful listing the SDK served had its rows, its text and its resource_link blocks spliced
+    assert counts(err)["spliced"] == 3 * (len(CALLS) - 1)
 
 
 def wire(result) -> str:
@@ -142,7 +142,7 @@ async def test_the_real_client_gets_the_sdks_own_answers_from_the_spliced_wire(d
     ordinary = await whole_listing(vault, env, ordinary_counts, fast_path=False, mode=mode)
     assert len(spliced) > 4
     assert spliced == ordinary
-    assert counts(spliced_counts.read_text())["spliced"] == 2 * len(spliced)
+    assert counts(spliced_counts.read_text())["spliced"] == 3 * len(spliced)  # text, rows, links
     assert counts(ordinary_counts.read_text())["spliced"] == 0
 
 
@@ -197,7 +197,7 @@ def test_answers_bigger_than_the_pipe_go_out_whole_and_in_order(tmp_path, env):
     assert len({result_bytes(line) for line in big_lines}) == 1
     assert min(len(line) for line in big_lines) > 4 * 65536  # each line is bigger than the pipe
     said = counts(err)
-    assert said["threaded"] >= 1 and said["inline"] >= 1 and said["spliced"] == 8
+    assert said["threaded"] >= 1 and said["inline"] >= 1 and said["spliced"] == 12
 
 
 def _pipe_full(proc: subprocess.Popen) -> bool:
