@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from operator import attrgetter
@@ -271,6 +272,36 @@ def _columns(cache: RowCache, entries: Any, clock: Clock, bundle: bool, frontmat
         for key in cell.keys:
             columns.setdefault(key)
     return tuple(columns)
+
+
+def warm_rows(
+    cache: RowCache,
+    res: QueryResult,
+    clock: Clock,
+    *,
+    budget_bytes: int,
+    explicit: bool,
+    frontmatter: bool,
+    stop: Callable[[], bool],
+) -> int:
+    """Make and keep in `cache` the rows `listing_page` would make for `res`, without a page: a listing walked
+    through its cursor asks for this page next, and its rows are made while the client reads the page before.
+    Made a chunk at a time, and no more once `stop()` says a call is waiting. Returns the rows looked at."""
+    entries = res.entries
+    if not entries:
+        return 0
+    bundle = res.is_bundle
+    _columns(cache, entries, clock, bundle, frontmatter)
+    done = size = 0
+    for at in range(0, len(entries), _CHUNK):
+        if stop():
+            break
+        rows, _cells = cache.rows_with(entries[at : at + _CHUNK], clock, bundle, _Cell, frontmatter=frontmatter)
+        done += len(rows)
+        size += sum(map(len, rows))
+        if not explicit and size >= budget_bytes:  # a default page holds fewer rows than these (each row's
+            break  # share of the message is more than its JSON)
+    return done
 
 
 @dataclass

@@ -30,7 +30,16 @@ change's effects, and one that needs the person (who is asked through the client
 is handed to the SDK before anything is written (core.edit.hooks.HandOver): the front's worker
 neither waits nor asks. Anything else goes to the SDK, which says what is wrong. A
 `notifications/cancelled` for a call taken here drops its answer (`cancel`), as the SDK drops a
-cancelled request's. `VAULTWATCH_STDIO_FRONT_CALLS=0` leaves every tool call to the SDK (for A/B
+cancelled request's.
+
+A client that walks a listing through its cursor asks for the next page as soon as it has read one, and
+a page's own cost is mostly making its rows the first time (a warm start, or a vault bigger than the row
+cache). So once a page with a `next_cursor` is answered and nothing else waits, the worker makes the
+next page's rows (readcalls.warm_next_page) while the client reads: a chunk at a time, stopping when a
+call comes. Only the row cache holds them, and it checks each row against the index again when the
+page is made (core.serialize.RowCache): what the next call answers is decided then, as ever.
+
+`VAULTWATCH_STDIO_FRONT_CALLS=0` leaves every tool call to the SDK (for A/B
 figures and tests).
 """
 
@@ -228,6 +237,15 @@ class _Call:
         self.send, self.give_back, self.client_name = send, give_back, client_name
 
 
+def _next_page(arguments: dict[str, Any], wire: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    """The arguments and cursor of the listing page after the one `wire` answers, if there is one."""
+    structured = wire.get("structuredContent")
+    cursor = structured.get("next_cursor") if isinstance(structured, dict) and not wire.get("isError") else None
+    if not isinstance(cursor, str):
+        return None
+    return {k: v for k, v in arguments.items() if k != "cursor"}, cursor
+
+
 class EarlyCalls:
     """The calls the stdio front answers itself (see module doc)."""
 
@@ -264,6 +282,10 @@ class EarlyCalls:
         self.answered = 0
         self.taken = 0
         self.dropped = 0  # answers not sent: the client cancelled the call
+        # the listing page a client walking the cursor asks for next: (its call's arguments, the cursor);
+        # its rows are made while the worker has nothing to answer (`_serve`)
+        self._ahead: tuple[dict[str, Any], str] | None = None
+        self.warmed = 0  # rows of next pages looked at ahead of their call (diagnostics and tests)
 
     def take(
         self,
@@ -357,15 +379,32 @@ class EarlyCalls:
         (a flood of searches then waits on the worker, in order, holding the calls behind it)."""
         while True:
             with self._lock:
-                while not self._queue:
+                while not self._queue and self._ahead is None:
                     self._work.wait()
-                call = self._queue.popleft()
+                if self._queue:
+                    call, ahead = self._queue.popleft(), None
+                else:  # nothing to answer: the next page of a listing walked through its cursor
+                    call, ahead, self._ahead = None, self._ahead, None
+            if ahead is not None:
+                self._warm(*ahead)
+                continue
+            assert call is not None
             if call.tool == self.search_tool and not self.vault.search_ready() and self._aside.acquire(blocking=False):
                 threading.Thread(
                     target=self._finish_aside, args=(call,), name="stdio-front-search", daemon=True
                 ).start()
             else:
                 self._finish(call)
+
+    def _warm(self, arguments: dict[str, Any], cursor: str) -> None:
+        """Make the rows of the next listing page ahead of its call, until a call comes (module doc)."""
+        queue = self._queue
+        try:
+            self.warmed += readcalls.warm_next_page(
+                self.vault, self.row_cache, self.max_answer_bytes, cursor, lambda: bool(queue), **arguments
+            )
+        except Exception:  # only rows kept for later: the call itself makes them, or says what is wrong
+            log.debug("making the next listing page's rows ahead failed", exc_info=True)
 
     def _finish_aside(self, call: _Call) -> None:
         try:
@@ -455,6 +494,8 @@ class EarlyCalls:
             call.send(call.id_text, data)
             with self._lock:
                 self.answered += 1
+                if call.tool == self.tool:
+                    self._ahead = _next_page(call.arguments, wire)
         except Exception:  # never the process: the SDK answers the call instead
             log.exception("answering %s in the stdio front failed; the SDK answers it", call.tool)
             call.give_back()

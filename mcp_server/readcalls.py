@@ -18,7 +18,7 @@ from vaultwatch.core.vault import Vault
 
 from . import budget
 from .activity import current_call
-from .answers import Answer, failure, link_bytes, note_link, ok_answer, page_rows
+from .answers import Answer, failure, link_bytes, note_link, ok_answer, page_rows, warm_rows
 
 if TYPE_CHECKING:
     from vaultwatch.core.search.results import SearchResult
@@ -81,14 +81,7 @@ def list_documents(
     """The list_documents answer, made by `shape` (results.listing for the SDK, answers.listing_answer
     for the stdio front) from the page; core's VaultError or ValueError for a call it refuses."""
     meta = index_freshness(vault, wait_for_pending_writes)
-    q = Query(
-        folder=root_folder(folder),
-        pattern=pattern,
-        filters=pairs(filters),
-        include_attachments=include_attachments,
-        limit=budget.default_rows(max_answer_bytes) if limit is None else limit,
-        cursor=cursor,
-    )
+    q = _listing_query(max_answer_bytes, folder, filters, pattern, include_attachments, limit, cursor)
     res = vault.list(q)
     return shape(
         row_cache,
@@ -100,6 +93,58 @@ def list_documents(
         explicit=limit is not None,
         frontmatter=include_frontmatter,
         meta=untrusted(meta, ROW_TEXT),
+    )
+
+
+def _listing_query(
+    max_answer_bytes: int,
+    folder: str | None,
+    filters: dict[str, FilterValue] | None,
+    pattern: str | None,
+    include_attachments: bool,
+    limit: int | None,
+    cursor: str | None,
+) -> Query:
+    return Query(
+        folder=root_folder(folder),
+        pattern=pattern,
+        filters=pairs(filters),
+        include_attachments=include_attachments,
+        limit=budget.default_rows(max_answer_bytes) if limit is None else limit,
+        cursor=cursor,
+    )
+
+
+def warm_next_page(
+    vault: Vault,
+    row_cache: RowCache,
+    max_answer_bytes: int,
+    cursor: str,
+    stop: Callable[[], bool],
+    *,
+    folder: str | None = None,
+    filters: dict[str, FilterValue] | None = None,
+    pattern: str | None = None,
+    include_attachments: bool = False,
+    include_frontmatter: bool = False,
+    limit: int | None = None,
+    **_ignored: Any,
+) -> int:
+    """Make the rows of the list_documents page at `cursor` (the next_cursor of the page just answered, with
+    that call's arguments) before the client asks for it, in `row_cache` (answers.warm_rows). Nothing is
+    answered or published: the rows are kept as the page would keep them, each checked again when served
+    (core.serialize.RowCache). `stop()`: a call is waiting; the rows made so far are kept."""
+    if not vault.snapshot.loaded:
+        return 0
+    q = _listing_query(max_answer_bytes, folder, filters, pattern, include_attachments, limit, cursor)
+    return warm_rows(
+        row_cache,
+        vault.list(q),
+        vault.clock,
+        budget_bytes=max_answer_bytes,
+        explicit=limit is not None,
+        frontmatter=include_frontmatter,
+        stop=stop,
     )
 
 
