@@ -57,35 +57,31 @@ def note_link(entry: Any) -> dict[str, Any]:
     """A resource_link content block for a listed or found note or attachment, so a host can open or attach
     it (resources/read serves its URI). Keys in the order the SDK writes a ResourceLink (the early answers
     must be byte-identical); no title: titles are note text, and the text content carries them."""
-    mime = "text/markdown" if entry.kind == NOTE else (entry.mime_type or "application/octet-stream")
     path = entry.path
-    return {
-        "name": path,
-        "uri": NOTE_SCHEME + (path.replace(" ", "%20") if _URI_PLAIN.fullmatch(path) else quote(path, safe="/")),
-        "mimeType": mime,
-        "type": "resource_link",
-    }
+    return {"name": path, "uri": _note_uri(path), "mimeType": _note_mime(entry), "type": "resource_link"}
+
+
+def _note_uri(path: str) -> str:
+    return NOTE_SCHEME + (path.replace(" ", "%20") if _URI_PLAIN.fullmatch(path) else quote(path, safe="/"))
+
+
+def _note_mime(entry: Any) -> str:
+    return "text/markdown" if entry.kind == NOTE else (entry.mime_type or "application/octet-stream")
+
+
+def note_link_json(entry: Any) -> tuple[bytes, int]:
+    """`note_link(entry)`'s block as the answer writes it (compact JSON) and `link_bytes` of it, written
+    from its strings with no dict made and dumped: a listing makes one for every row it makes. (A name
+    with a lone surrogate is never listed: core.disk.paths.)"""
+    name, mime = encode_basestring(entry.path), encode_basestring(_note_mime(entry))
+    uri = _note_uri(entry.path)  # ASCII, nothing JSON escapes: quote leaves no quote, backslash or control
+    data = ('{"name":' + name + ',"uri":"' + uri + '","mimeType":' + mime + ',"type":"resource_link"}').encode()
+    return data, len(data) + 1
 
 
 def link_bytes(link: dict[str, Any]) -> int:
     """What one resource_link block adds to a message (its JSON and a comma)."""
     return len(budget.encoded(link)) + 1
-
-
-# note_link's block as budget.encoded writes it, less its three strings: each string's JSON (encode_basestring,
-# as the encoder writes a str) is counted on its own, with no dict made and walked (a row's link is sized once)
-_LINK_REST = len('{"name":,"uri":,"mimeType":,"type":"resource_link"}')
-
-
-def note_link_bytes(link: dict[str, Any]) -> int:
-    """`link_bytes(link)` of a `note_link` block. Its URI is ASCII with nothing JSON escapes (quote leaves
-    none of `"`, `\\` or a control character), so its JSON is the URI quoted."""
-    name, mime = _json_string(link["name"]), _json_string(link["mimeType"])
-    return _LINK_REST + len(name) + len(link["uri"]) + 2 + len(mime) + 1
-
-
-def _json_string(text: str) -> bytes:
-    return encode_basestring(text).encode("utf-8", "surrogatepass")
 
 
 def failure(message: str) -> Answer:
@@ -197,10 +193,8 @@ class _Cell:
         self.size = len(data)
         keys = tuple(row)
         self.keys: tuple[str, ...] = _KEYS.setdefault(keys, keys) if len(_KEYS) < _KEYS_MAX else keys
-        link = note_link(entry)
-        self.link_size = note_link_bytes(link)
         # the block as the answer writes it: a spliced page joins these, never dumping a dict per row
-        self.link_json = _json_bytes(link)
+        self.link_json, self.link_size = note_link_json(entry)
         values = _json_bytes(list(row.values()))
         self.own: tuple[bytes, int] = (values, self.size + budget.escaped_len(values) + 1 + self.link_size)
         self.others: dict[tuple[str, ...], tuple[bytes, int]] | None = None

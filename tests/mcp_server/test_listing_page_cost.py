@@ -174,6 +174,11 @@ def test_a_cold_page_parses_no_row_back(tmp_path, monkeypatch):
     assert parsed == []
 
 
+def compact(value) -> bytes:
+    """Compact JSON as the wire carries it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def test_a_note_links_size_is_its_encoded_size(tmp_path):
     vault = make_vault(tmp_path / "vault", 5)
     try:
@@ -185,7 +190,9 @@ def test_a_note_links_size_is_its_encoded_size(tmp_path):
     for e in entries:
         link = answers.note_link(e)
         assert link["uri"] == "vault://note/" + quote(e.path, safe="/")
-        assert answers.note_link_bytes(link) == answers.link_bytes(link), e.path
+        data, size = answers.note_link_json(e)
+        assert json.loads(data) == link and data == compact(link), e.path
+        assert size == answers.link_bytes(link), e.path
 
 
 def test_a_default_pages_columns_look_at_few_entries_one_by_one(tmp_path, monkeypatch):
