@@ -419,12 +419,19 @@ def sweep_temp_files(root_real: str) -> list[str]:
     return removed
 
 
+SWEEP_AFTER_LOAD_WAIT_S = 120.0  # the sweep waits this long at most for the first index
+
+
 def clean_temp_files_soon(vault: Vault) -> threading.Thread:
     """sweep_temp_files in a background thread, reported on the bus as an IndexProblem (info)."""
 
     def run() -> None:
         from vaultwatch.core.events import IndexProblem
 
+        # after the first index: its walk of every folder would otherwise share the interpreter with the
+        # index's own load, which the first answers wait for (a live write holds its file's flock, so a
+        # later sweep removes nothing more)
+        vault.wait_ready(SWEEP_AFTER_LOAD_WAIT_S)
         try:
             removed = sweep_temp_files(vault.root_real)
         except OSError:

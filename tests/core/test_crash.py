@@ -166,3 +166,25 @@ def test_disk_full_during_a_write_leaves_the_old_note_and_no_temp_file(tmp_path)
     assert "'Note.md' is unchanged" in error["message"] and "file" in error["message"]
     assert (root / "Note.md").read_text() == "small original\n"
     assert not [p for p in root.iterdir() if p.name.startswith(".vaultwatch-")]
+
+
+def test_the_start_up_sweep_of_temporary_files_waits_for_the_first_index(tmp_path):
+    """A killed run's temporary files are swept once the first index is loaded: the sweep walks every folder,
+    and beside the index's own load it would delay the first answers. Then it removes them, as ever."""
+    from vaultwatch.core.edit.atomic import TEMP_GRACE_S, TEMP_PREFIX, TEMP_SUFFIX, clean_temp_files_soon
+
+    (tmp_path / "a.md").write_text("# a\n", encoding="utf-8")
+    left = tmp_path / f"{TEMP_PREFIX}{'0' * 16}{TEMP_SUFFIX}"
+    left.write_text("half a write", encoding="utf-8")
+    old = time.time() - 10 * TEMP_GRACE_S
+    os.utime(left, (old, old))
+    vault = Vault(tmp_path, cache=False)
+    try:
+        sweep = clean_temp_files_soon(vault)
+        sweep.join(0.5)
+        assert sweep.is_alive() and left.exists()  # no index yet: nothing swept
+        vault.load()
+        sweep.join(10)
+        assert not sweep.is_alive() and not left.exists()
+    finally:
+        vault.stop()
