@@ -222,7 +222,7 @@ class _Cell:
 
 _KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per key list: rows of one shape share it
 _KEYS_MAX = 256
-_CHUNK = 128  # rows made at a time while a default page is cut to its budget (~110 rows at 64 KiB)
+CHUNK = 128  # rows made at a time while a default page is cut to its budget (~110 rows at 64 KiB)
 _SHAPE_FIELDS = attrgetter("kind", "frontmatter_error", "decode_error")  # what row_shape reads of an entry
 
 
@@ -280,17 +280,16 @@ def warm_rows(
 ) -> int:
     """Make and keep in `cache` the rows `listing_page` would make for `res`, without a page: a listing walked
     through its cursor asks for this page next, and its rows are made while the client reads the page before.
-    Made a chunk at a time, and no more once `stop()` says a call is waiting. Returns the rows looked at."""
+    Made a chunk at a time, and no more once `stop()` says a call is waiting. Returns the rows looked at.
+    (The few rows the page's columns are found from, `_columns`, are left to the page: nearly always a
+    page before made them.)"""
     entries = res.entries
-    if not entries:
-        return 0
     bundle = res.is_bundle
-    _columns(cache, entries, clock, bundle, frontmatter)
     done = size = 0
-    for at in range(0, len(entries), _CHUNK):
+    for at in range(0, len(entries), CHUNK):
         if stop():
             break
-        rows, _cells = cache.rows_with(entries[at : at + _CHUNK], clock, bundle, _Cell, frontmatter=frontmatter)
+        rows, _cells = cache.rows_with(entries[at : at + CHUNK], clock, bundle, _Cell, frontmatter=frontmatter)
         done += len(rows)
         size += sum(map(len, rows))
         if not explicit and size >= budget_bytes:  # a default page holds fewer rows than these (each row's
@@ -340,7 +339,7 @@ def listing_page(
     if explicit or not entries:
         rows, cells = cache.rows_with(entries, clock, bundle, _Cell, frontmatter=frontmatter)
     else:
-        rows, cells = cache.rows_with(entries[:_CHUNK], clock, bundle, _Cell, frontmatter=frontmatter)
+        rows, cells = cache.rows_with(entries[:CHUNK], clock, bundle, _Cell, frontmatter=frontmatter)
         if len(rows[0]) > budget.HARD_ANSWER_BYTES:  # refused below, sized by every row
             rows, cells = cache.rows_with(entries, clock, bundle, _Cell, frontmatter=frontmatter)
     sizes = [len(r) for r in rows]
@@ -362,9 +361,9 @@ def listing_page(
 
         def shares() -> Any:
             made, made_cells = rows, cells
-            for at in range(0, len(entries), _CHUNK):
+            for at in range(0, len(entries), CHUNK):
                 if at:
-                    chunk = entries[at : at + _CHUNK]
+                    chunk = entries[at : at + CHUNK]
                     made, made_cells = cache.rows_with(chunk, clock, bundle, _Cell, frontmatter=frontmatter)
                     rows.extend(made)
                     cells.extend(made_cells)

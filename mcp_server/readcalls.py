@@ -18,7 +18,7 @@ from vaultwatch.core.vault import Vault
 
 from . import budget
 from .activity import current_call
-from .answers import Answer, failure, link_bytes, note_link, ok_answer, page_rows, warm_rows
+from .answers import CHUNK, Answer, failure, link_bytes, note_link, ok_answer, page_rows, warm_rows
 
 if TYPE_CHECKING:
     from vaultwatch.core.search.results import SearchResult
@@ -136,7 +136,12 @@ def warm_next_page(
     (core.serialize.RowCache). `stop()`: a call is waiting; the rows made so far are kept."""
     if not vault.snapshot.loaded:
         return 0
-    q = _listing_query(max_answer_bytes, folder, filters, pattern, include_attachments, limit, cursor)
+    # a default page's rows are made a chunk at a time until its budget is full: its first chunk is
+    # nearly always all of it (answers.listing_page), and a query for one chunk costs less than for the
+    # rows the page may ask core for
+    q = _listing_query(
+        max_answer_bytes, folder, filters, pattern, include_attachments, CHUNK if limit is None else limit, cursor
+    )
     return warm_rows(
         row_cache,
         vault.list(q),
