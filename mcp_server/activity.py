@@ -57,6 +57,14 @@ class CallRecord:
         self.paths.extend(paths)
         self.result_count = len(self.paths) if count is None else count
 
+    def take(self, other: CallRecord) -> None:
+        """Record what `other` recorded: the call serves a result made ahead of it (`recorded`)."""
+        self.paths.extend(other.paths)
+        if other.result_count is not None:
+            self.result_count = other.result_count
+        self.write = self.write or other.write
+        self.diff_summary = other.diff_summary or self.diff_summary
+
 
 _current: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar("vaultwatch_call", default=None)
 
@@ -64,6 +72,17 @@ _current: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar("va
 def current_call() -> CallRecord:
     """The record of the tool call being served (a throwaway one outside a call)."""
     return _current.get() or CallRecord()
+
+
+def recorded(run: Callable[[], Any]) -> tuple[Any, CallRecord]:
+    """run() outside any call, with a record of its own: what it tells the activity layer is kept for the
+    call that serves its result later (`CallRecord.take`), which is attributed and published then."""
+    record = CallRecord()
+    token = _current.set(record)
+    try:
+        return run(), record
+    finally:
+        _current.reset(token)
 
 
 def _clip(value: Any, depth: int = 0) -> Any:

@@ -33,11 +33,14 @@ neither waits nor asks. Anything else goes to the SDK, which says what is wrong.
 cancelled request's.
 
 A client that walks a listing through its cursor asks for the next page as soon as it has read one, and
-a page's own cost is mostly making its rows the first time (a warm start, or a vault bigger than the row
-cache). So once a page with a `next_cursor` is answered and nothing else waits, the worker makes the
-next page's rows (readcalls.warm_next_page) while the client reads: a chunk at a time, stopping when a
-call comes. Only the row cache holds them, and it checks each row against the index again when the
-page is made (core.serialize.RowCache): what the next call answers is decided then, as ever.
+waits for it. So once a page with a `next_cursor` is answered and nothing else waits, the worker makes
+the next page while the client reads: its rows first (readcalls.warm_next_page: a chunk at a time,
+stopping when a call comes; the row cache checks each row against the index again when a page uses it),
+then, if still nothing waits, the whole answer (readcalls.listing_ahead). That answer is served only to
+the call with exactly those arguments, and only while it is what the call would get: the same index
+snapshot, the same index freshness and the same day, and no filter (a filter may read the clock). The
+call is attributed and published when it comes, with what making the answer recorded; anything else
+(another call first, a changed vault) makes the answer anew, as ever.
 
 `VAULTWATCH_STDIO_FRONT_CALLS=0` leaves every tool call to the SDK (for A/B
 figures and tests).
@@ -60,7 +63,7 @@ from vaultwatch.core.serialize import RowCache
 from vaultwatch.core.vault import Vault
 
 from . import answers, readcalls, splice
-from .activity import Activity
+from .activity import Activity, CallRecord, current_call
 
 if TYPE_CHECKING:
     from vaultwatch.core.edit.writes import Writer
@@ -237,6 +240,23 @@ class _Call:
         self.send, self.give_back, self.client_name = send, give_back, client_name
 
 
+def _key(arguments: Mapping[str, Any]) -> str:
+    return json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+
+
+def _served(record: CallRecord, wire: dict[str, Any]) -> dict[str, Any]:
+    """A result made ahead, served by the call now running: what it recorded becomes the call's."""
+    current_call().take(record)
+    return wire
+
+
+def _wire_bytes(wire: dict[str, Any], parked: dict[bytes, tuple[bytes, ...]]) -> bytes:
+    """The result's JSON as mcp_types.JSONRPCResponse.model_dump_json writes its `result: dict[str, Any]`, the
+    parked JSON filled in (a lone surrogate raises: the SDK cannot write it either)."""
+    data = answers.wire_json(wire).encode("utf-8")
+    return splice.fill(data, parked) if parked else data
+
+
 def _next_page(arguments: dict[str, Any], wire: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
     """The arguments and cursor of the listing page after the one `wire` answers, if there is one."""
     structured = wire.get("structuredContent")
@@ -285,7 +305,12 @@ class EarlyCalls:
         # the listing page a client walking the cursor asks for next: (its call's arguments, the cursor);
         # its rows are made while the worker has nothing to answer (`_serve`)
         self._ahead: tuple[dict[str, Any], str] | None = None
+        # that page's whole answer once made: (its arguments' key, wire result, bytes, activity record, the
+        # check that it is still the answer); only the worker sets and takes it
+        self._made: tuple[str, dict[str, Any], bytes, CallRecord, Callable[[], bool]] | None = None
         self.warmed = 0  # rows of next pages looked at ahead of their call (diagnostics and tests)
+        self.made_ahead = 0  # answers made ahead (diagnostics and tests)
+        self.served_ahead = 0  # of those, served (diagnostics and tests)
 
     def take(
         self,
@@ -397,14 +422,38 @@ class EarlyCalls:
                 self._finish(call)
 
     def _warm(self, arguments: dict[str, Any], cursor: str) -> None:
-        """Make the rows of the next listing page ahead of its call, until a call comes (module doc)."""
+        """Make the next listing page ahead of its call: its rows, until a call comes, then the whole answer
+        if none came (module doc)."""
         queue = self._queue
         try:
             self.warmed += readcalls.warm_next_page(
                 self.vault, self.row_cache, self.max_answer_bytes, cursor, lambda: bool(queue), **arguments
             )
-        except Exception:  # only rows kept for later: the call itself makes them, or says what is wrong
-            log.debug("making the next listing page's rows ahead failed", exc_info=True)
+            if not queue:
+                self._make_ahead({**arguments, "cursor": cursor})
+        except Exception:  # only kept for later: the call itself makes its answer, or says what is wrong
+            log.debug("making the next listing page ahead failed", exc_info=True)
+
+    def _make_ahead(self, arguments: dict[str, Any]) -> None:
+        """The whole answer to a list_documents call with `arguments`, made now and kept with the check that
+        says whether it is still that call's answer (readcalls.listing_ahead)."""
+        parked: dict[bytes, tuple[bytes, ...]] = {}
+        made = readcalls.listing_ahead(self.vault, arguments, lambda: self._run(self.tool, arguments, None, parked))
+        if made is None or made[0].get("isError"):
+            return
+        wire, record, still = made
+        self._made = (_key(arguments), wire, _wire_bytes(wire, parked), record, still)
+        self.made_ahead += 1
+
+    def _made_for(self, call: _Call) -> tuple[dict[str, Any], bytes, CallRecord] | None:
+        """The answer made ahead for `call`, if it is one and still its answer (it is used once)."""
+        if call.tool != self.tool or self._made is None:
+            return None
+        made, self._made = self._made, None
+        key, wire, data, record, still = made
+        if key != _key(call.arguments) or not still():
+            return None
+        return wire, data, record
 
     def _finish_aside(self, call: _Call) -> None:
         try:
@@ -433,29 +482,29 @@ class EarlyCalls:
                     self._idle_since = time.monotonic()
                     self.idle.set()
 
-    def _run(self, call: _Call, parked: dict[bytes, tuple[bytes, ...]]) -> dict[str, Any]:
+    def _run(
+        self, tool: str, arguments: dict[str, Any], client_name: Any, parked: dict[bytes, tuple[bytes, ...]]
+    ) -> dict[str, Any]:
         """The call's answer in wire form, made as the SDK's tool makes it (tools.py; results.vault_errors
         turns core's errors into tool errors; server.VaultMCPServer.call_tool an unexpected one). A listing's
         cached JSON is parked in `parked` (splice.py), as the SDK's fast path parks it."""
         try:
-            if call.tool == self.tool:
+            if tool == self.tool:
                 token = splice.enable(parked)
                 try:
                     answer = readcalls.list_documents(
-                        self.vault, self.row_cache, self.max_answer_bytes, answers.listing_answer, **call.arguments
+                        self.vault, self.row_cache, self.max_answer_bytes, answers.listing_answer, **arguments
                     )
                 finally:
                     splice.reset(token)
-            elif call.tool == self.search_tool:
-                answer = readcalls.search(self.vault, self.max_answer_bytes, **call.arguments)
-            elif call.tool == self.write_tool:
+            elif tool == self.search_tool:
+                answer = readcalls.search(self.vault, self.max_answer_bytes, **arguments)
+            elif tool == self.write_tool:
                 from . import writecalls  # noqa: PLC0415  (imports the write path: a write's, never a first listing's)
 
-                answer = writecalls.write(
-                    self._write_path(), actor=writecalls.actor(call.client_name), **call.arguments
-                )
+                answer = writecalls.write(self._write_path(), actor=writecalls.actor(client_name), **arguments)
             else:
-                out = readcalls.read_document(self.vault, self.max_answer_bytes, **call.arguments)
+                out = readcalls.read_document(self.vault, self.max_answer_bytes, **arguments)
                 answer = answers.ok_answer(out, meta=readcalls.untrusted({}, readcalls.READ_TEXT))
         except HandOver:
             raise  # nothing was written: the SDK runs the call again (`_answer`)
@@ -464,29 +513,38 @@ class EarlyCalls:
         except ValueError as exc:
             answer = answers.failure(str(exc))
         except Exception as exc:
-            log.error("tool %s failed unexpectedly", call.tool, exc_info=exc)
+            log.error("tool %s failed unexpectedly", tool, exc_info=exc)
             answer = answers.failure(
-                f"internal error in {call.tool} ({type(exc).__name__}); the vault was not changed by "
+                f"internal error in {tool} ({type(exc).__name__}); the vault was not changed by "
                 "this call; try again, and report it if it repeats"
             )
         return answers.wire_result(answer)
 
     def _answer(self, call: _Call) -> None:
         try:
-            parked: dict[bytes, tuple[bytes, ...]] = {}
-            try:
-                wire = self.activity.call_early(call.agent, call.tool, call.arguments, lambda: self._run(call, parked))
-            except HandOver:  # a write that needs the person: the SDK's path waits for them, or asks them
-                call.give_back()
-                return
-            try:  # as mcp_types.JSONRPCResponse.model_dump_json writes its `result: dict[str, Any]`
-                data = answers.wire_json(wire).encode("utf-8")  # a lone surrogate: the SDK cannot write it either
-                if parked:
-                    data = splice.fill(data, parked)
-            except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
-                log.warning("an early %s answer cannot be written (%s); the SDK answers it", call.tool, exc)
-                call.give_back()
-                return
+            made = self._made_for(call)
+            if made is not None:  # made ahead, and still what the call would get (`_make_ahead`)
+                wire, data, record = made
+                self.activity.call_early(call.agent, call.tool, call.arguments, lambda: _served(record, wire))
+                self.served_ahead += 1
+            else:
+                parked: dict[bytes, tuple[bytes, ...]] = {}
+                try:
+                    wire = self.activity.call_early(
+                        call.agent,
+                        call.tool,
+                        call.arguments,
+                        lambda: self._run(call.tool, call.arguments, call.client_name, parked),
+                    )
+                except HandOver:  # a write that needs the person: the SDK's path waits for them, or asks them
+                    call.give_back()
+                    return
+                try:
+                    data = _wire_bytes(wire, parked)
+                except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
+                    log.warning("an early %s answer cannot be written (%s); the SDK answers it", call.tool, exc)
+                    call.give_back()
+                    return
             with self._lock:
                 if call.id_text in self._cancelled:  # as the SDK: a cancelled request is never answered
                     self.dropped += 1

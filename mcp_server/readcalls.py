@@ -9,15 +9,16 @@ the SDK is imported and once it runs. Nothing here imports the SDK.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, pairs
 from vaultwatch.core.serialize import RowCache, entry_json
 from vaultwatch.core.vault import Vault
 
 from . import budget
-from .activity import current_call
+from .activity import CallRecord, current_call, recorded
 from .answers import CHUNK, Answer, failure, link_bytes, note_link, ok_answer, page_rows, warm_rows
 
 if TYPE_CHECKING:
@@ -151,6 +152,52 @@ def warm_next_page(
         frontmatter=include_frontmatter,
         stop=stop,
     )
+
+
+def listing_ahead(
+    vault: Vault, arguments: Mapping[str, Any], make: Callable[[], Any]
+) -> tuple[Any, CallRecord, Callable[[], bool]] | None:
+    """`make()`, the list_documents answer for `arguments`, made now for a call expected later (the next
+    page of a listing walked through its cursor); with what it recorded for the activity layer and a
+    check that says whether it is still the answer that call would get: the same snapshot, the same
+    index freshness (`_meta`), the same day, and, in an OKF bundle, no note of the page passing the
+    instant it goes stale at (its row says `stale`). None when it may not be made ahead: filters (a
+    filter may read the clock), a wait for pending writes, an index not loaded, or the snapshot changed,
+    or a note of the page went stale, while it was made."""
+    if arguments.get("filters") or arguments.get("wait_for_pending_writes"):
+        return None
+    snap, clock = vault.snapshot, vault.clock
+    if not snap.loaded:
+        return None
+    meta, today, began = index_freshness(vault), clock.today(), clock.now()
+    answer, record = recorded(make)
+    made = clock.now()
+    if vault.snapshot is not snap or index_freshness(vault) != meta or clock.today() != today:
+        return None
+    instants = [at for at in map(_stale_instant(snap), record.paths) if at is not None and at > began]
+    if any(at <= made for at in instants):  # a row may have been made either side of it
+        return None
+    flips = min(instants, default=None)  # the first instant a row of the page would change at
+
+    def still() -> bool:
+        if vault.snapshot is not snap or clock.today() != today or index_freshness(vault) != meta:
+            return False
+        now = clock.now()
+        return now >= made and (flips is None or now < flips)
+
+    return answer, record, still
+
+
+def _stale_instant(snap: Any) -> Callable[[str], Any]:
+    """A path's stale instant in `snap`'s rows (None: none, or not an OKF bundle: no row says `stale`)."""
+    if not snap.is_bundle:
+        return lambda _path: None
+
+    def of(path: str) -> Any:
+        entry = snap.get(path)
+        return entry.stale_instant if entry is not None and entry.kind == NOTE else None
+
+    return of
 
 
 def read_document(

@@ -5,6 +5,7 @@ making them ahead stops as soon as a call comes."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sys
@@ -18,6 +19,7 @@ from test_listing_page_cost import make_vault
 
 from vaultwatch.core.query.listing import Query
 from vaultwatch.core.serialize import RowCache
+from vaultwatch.core.vault import Vault
 from vaultwatch.mcp_server import answers, earlycalls, readcalls, splice
 from vaultwatch.mcp_server.activity import Activity
 from vaultwatch.mcp_server.earlycalls import EarlyCalls
@@ -62,7 +64,7 @@ def test_the_next_page_is_made_ahead_and_checked_again_when_it_is_served(tmp_pat
         first = page(0, {})
         assert first == made_now(vault, {})
         cursor = first["structuredContent"]["next_cursor"]
-        until(lambda: calls.warmed > 0)  # nothing waits: the worker made the next page's rows
+        until(lambda: calls.made_ahead == 1)  # nothing waits: the worker made the next page, rows first
         rows_before = len(calls.row_cache)
         assert rows_before >= len(first["structuredContent"]["result"]) + calls.warmed
 
@@ -78,6 +80,8 @@ def test_the_next_page_is_made_ahead_and_checked_again_when_it_is_served(tmp_pat
         row = second["structuredContent"]["result"][0]
         assert row["path"] == ahead.path and row["title"] == "changed after it was made ahead"
 
+        assert calls.served_ahead == 0  # the page made ahead was not the answer any more
+
         # the rest of the walk, frontmatter too: every page as made now
         for frontmatter in (False, True):
             arguments: dict = {"include_frontmatter": frontmatter}
@@ -91,6 +95,111 @@ def test_the_next_page_is_made_ahead_and_checked_again_when_it_is_served(tmp_pat
             else:
                 raise AssertionError("the walk never ended")
         assert calls.idle.wait(5)
+        assert calls.served_ahead > 0  # nothing changed in between: pages made ahead were served
+    finally:
+        vault.stop()
+
+
+class Clock:
+    """A clock the test moves."""
+
+    def __init__(self, at: dt.datetime) -> None:
+        self.at = at
+
+    def now(self) -> dt.datetime:
+        return self.at
+
+    def today(self) -> dt.date:
+        return self.at.date()
+
+
+def bundle(root: Path, notes: int) -> None:
+    """An OKF bundle whose notes go stale at instants a minute apart, from noon on 2026-11-29."""
+    root.mkdir(parents=True)
+    (root / "index.md").write_text('---\nokf_version: "0.2"\n---\n# Index\n', encoding="utf-8")
+    for i in range(notes):
+        at = dt.datetime(2026, 11, 29, 12, tzinfo=dt.UTC) + dt.timedelta(minutes=i)
+        text = f"---\nstatus: stable\nstale_after: {at.strftime('%Y-%m-%dT%H:%M:%SZ')}\n---\n# n{i}\n" + "x" * 300
+        (root / f"n{i:03d}.md").write_text(text, encoding="utf-8")
+
+
+def walker(calls: EarlyCalls, audit: list):
+    sent: list[dict] = []
+    answered = threading.Semaphore(0)
+
+    def send(_id_text: str, data: bytes) -> None:
+        sent.append(json.loads(data))
+        answered.release()
+
+    def page(i: int, arguments: dict) -> dict:
+        assert calls.take({"name": "list_documents", "arguments": arguments}, str(i), "agent/1", send, id)
+        assert answered.acquire(timeout=30)
+        until(lambda: len(audit) > i)  # published before the next call is taken
+        return sent[-1]
+
+    return page
+
+
+def test_a_page_made_ahead_is_not_served_once_a_note_on_it_went_stale(tmp_path):
+    """In an OKF bundle a row says whether its note is stale as of the clock: a page made ahead is served
+    only while no note of it has passed its stale instant; then it is made again. Every call is published
+    with the paths its page listed, whether it was made ahead or not."""
+    from vaultwatch.core.events import AgentAccess
+
+    bundle(tmp_path / "vault", 60)
+    clock = Clock(dt.datetime(2026, 11, 29, 0, tzinfo=dt.UTC))
+    vault = Vault(tmp_path / "vault", clock=clock, cache=False)
+    vault.load()
+    assert vault.snapshot.is_bundle
+    audit: list[AgentAccess] = []
+    vault.bus.subscribe(lambda e: audit.append(e) if isinstance(e, AgentAccess) else None)
+    try:
+        calls = EarlyCalls(vault, Activity(vault.bus, session="s"), max_answer_bytes=BUDGET)
+        page = walker(calls, audit)
+        first = page(0, {})
+        assert not any(r["stale"] for r in first["structuredContent"]["result"])
+        cursor = first["structuredContent"]["next_cursor"]
+        until(lambda: calls.made_ahead == 1)
+        second = page(1, {"cursor": cursor})
+        assert calls.served_ahead == 1 and second == made_now(vault, {"cursor": cursor})
+        assert audit[1].paths == tuple(r["path"] for r in second["structuredContent"]["result"])
+        assert audit[1].result_count == len(second["structuredContent"]["result"])
+
+        # the clock passes the stale instant of the next page's first note before the client asks for it
+        cursor = second["structuredContent"]["next_cursor"]
+        until(lambda: calls.made_ahead == 2)
+        ahead = vault.list(Query(limit=1, cursor=cursor)).entries[0]
+        clock.at = ahead.stale_instant
+        third = page(2, {"cursor": cursor})
+        assert calls.served_ahead == 1  # made again
+        assert third == made_now(vault, {"cursor": cursor})
+        assert third["structuredContent"]["result"][0]["path"] == ahead.path
+        assert third["structuredContent"]["result"][0]["stale"] is True
+        assert audit[2].paths == tuple(r["path"] for r in third["structuredContent"]["result"])
+    finally:
+        vault.stop()
+
+
+def test_filtered_listings_and_waits_for_writes_are_never_served_ahead(tmp_path):
+    """A filter may read the clock, and a wait for pending writes waits when the call comes: such pages
+    are made when they are asked for (their rows may still be made ahead)."""
+    bundle(tmp_path / "vault", 60)
+    vault = Vault(tmp_path / "vault", clock=Clock(dt.datetime(2026, 11, 29, tzinfo=dt.UTC)), cache=False)
+    vault.load()
+    audit: list = []
+    vault.bus.subscribe(audit.append)
+    try:
+        calls = EarlyCalls(vault, Activity(vault.bus, session="s"), max_answer_bytes=BUDGET)
+        page = walker(calls, [0] * 1000)
+        for i, arguments in enumerate(({"filters": {"status": "stable"}}, {"wait_for_pending_writes": True})):
+            got = page(10 * i, arguments)
+            while got["structuredContent"].get("next_cursor"):
+                until(lambda: calls.idle.is_set() and calls.warmed > 0)
+                time.sleep(0.05)  # time to make the whole page ahead after its rows, were it allowed
+                arguments = dict(arguments, cursor=got["structuredContent"]["next_cursor"])
+                got = page(10 * i + 1, arguments)
+                assert got == made_now(vault, arguments)
+        assert calls.made_ahead == calls.served_ahead == 0 and calls.warmed > 0
     finally:
         vault.stop()
 
