@@ -28,7 +28,7 @@ from urllib.parse import quote
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, QueryResult, cursor_after
-from vaultwatch.core.serialize import RowCache, entry_json, row_shape
+from vaultwatch.core.serialize import RowCache, compact_json, entry_json, row_shape
 
 from . import budget, splice
 from .activity import current_call
@@ -166,7 +166,7 @@ def text_of(structured: dict[str, Any]) -> str:
     return as_json(tabled(structured))
 
 
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+_encode = compact_json
 
 
 def _json_bytes(value: Any) -> bytes:

@@ -38,9 +38,10 @@ the next page while the client reads: its rows first (readcalls.warm_next_page: 
 stopping when a call comes; the row cache checks each row against the index again when a page uses it),
 then, if still nothing waits, the whole answer (readcalls.listing_ahead). That answer is served only to
 the call with exactly those arguments, and only while it is what the call would get: the same index
-snapshot, the same index freshness and the same day, and no filter (a filter may read the clock). The
-call is attributed and published when it comes, with what making the answer recorded; anything else
-(another call first, a changed vault) makes the answer anew, as ever.
+snapshot, the same index freshness and the same day, no note of the page past the instant it goes
+stale at, and no filter (a filter may read the clock). The call is attributed and published when it
+comes, with what making the answer recorded; anything else (another call first, a changed vault)
+makes the answer anew, as ever.
 
 `VAULTWATCH_STDIO_FRONT_CALLS=0` leaves every tool call to the SDK (for A/B
 figures and tests).
