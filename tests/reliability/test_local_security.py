@@ -184,6 +184,17 @@ async def _every_tool(sock: str) -> dict:
     return out
 
 
+def _listening(path: str) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
 def test_socket_is_private_and_other_users_cannot_connect(tmp_path, runtime, figure):
     root = tmp_path / "vault"
     _payload_vault(root)
@@ -192,6 +203,9 @@ def test_socket_is_private_and_other_users_cannot_connect(tmp_path, runtime, fig
         sock = served.wait_socket(runtime)
         folder = os.path.dirname(sock)
         assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+        # the socket file appears at bind() with the umask's mode and is made 0600 before listen(): until it
+        # listens nobody can connect at all (host._bind), so its mode is judged once it does
+        assert within(lambda: _listening(sock)), "the socket never listened"
         assert stat.S_IMODE(os.stat(sock).st_mode) == 0o600 and stat.S_ISSOCK(os.stat(sock).st_mode)
         for extra in (".json", ".lock"):
             if os.path.exists(sock[: -len(".sock")] + extra) or os.path.exists(sock + extra):
