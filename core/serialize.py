@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import threading
 from collections.abc import Callable, Sequence
@@ -99,13 +100,24 @@ def _compact_encoder() -> Callable[[Any], str]:
 
 
 compact_json = _compact_encoder()
-_dumps = compact_json
+
+
+def json_bytes(value: Any) -> bytes:
+    """`value` as compact JSON, UTF-8 encoded (a lone surrogate, which UTF-8 cannot hold, is written
+    as its JSON escape `\\udXXX`: it only ever occurs inside a JSON string)."""
+    return compact_json(value).encode("utf-8", "backslashreplace")
 
 
 def row_bytes(row: dict[str, Any]) -> bytes:
-    """A row as compact JSON, UTF-8 encoded (a lone surrogate, which UTF-8 cannot hold, is written
-    as its JSON escape `\\udXXX`: it only ever occurs inside a JSON string)."""
-    return _dumps(row).encode("utf-8", "backslashreplace")
+    """A row as compact JSON, UTF-8 encoded (`json_bytes`)."""
+    return json_bytes(row)
+
+
+def row_stale_instant(entry: Entry, bundle: bool) -> dt.datetime | None:
+    """The instant at which the clock's now decides the `stale` of `entry`'s row (`entry_json`, and
+    RowCache's inline copy of it): an OKF bundle's note whose stale_after is a datetime. None when no
+    instant does (not a bundle, not a note, a date's stale_after: the day decides that one)."""
+    return entry.stale_instant if bundle and entry.kind == NOTE else None
 
 
 class RowCache:

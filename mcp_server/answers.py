@@ -28,7 +28,7 @@ from urllib.parse import quote
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, QueryResult, cursor_after
-from vaultwatch.core.serialize import RowCache, compact_json, entry_json, row_shape
+from vaultwatch.core.serialize import RowCache, entry_json, json_bytes, row_shape
 
 from . import budget, splice
 from .activity import current_call
@@ -166,14 +166,6 @@ def text_of(structured: dict[str, Any]) -> str:
     return as_json(tabled(structured))
 
 
-_encode = compact_json
-
-
-def _json_bytes(value: Any) -> bytes:
-    """Compact UTF-8 JSON as core.serialize.row_bytes writes it (a lone surrogate as its escape)."""
-    return _encode(value).encode("utf-8", "backslashreplace")
-
-
 class _Cell:
     """What a listing page needs of one row beyond its JSON: its keys, its resource_link block and that
     block's size, its table row (the row's values as JSON, answers.table) and the row's whole share of a
@@ -195,7 +187,7 @@ class _Cell:
         self.keys: tuple[str, ...] = _KEYS.setdefault(keys, keys) if len(_KEYS) < _KEYS_MAX else keys
         # the block as the answer writes it: a spliced page joins these, never dumping a dict per row
         self.link_json, self.link_size = note_link_json(entry)
-        values = _json_bytes(list(row.values()))
+        values = json_bytes(list(row.values()))
         self.own: tuple[bytes, int] = (values, self.size + budget.escaped_len(values) + 1 + self.link_size)
         self.others: dict[tuple[str, ...], tuple[bytes, int]] | None = None
 
@@ -215,7 +207,7 @@ class _Cell:
         hit = others.get(columns)
         if hit is None:
             doc = json.loads(row)  # once per row and column list: a page's columns rarely change
-            values = _json_bytes([doc.get(k) for k in columns])
+            values = json_bytes([doc.get(k) for k in columns])
             hit = others[columns] = (values, self.size + budget.escaped_len(values) + 1 + self.link_size)
         return hit
 

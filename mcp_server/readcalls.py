@@ -12,9 +12,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from vaultwatch.core.model import NOTE
 from vaultwatch.core.query.listing import Query, pairs
-from vaultwatch.core.serialize import RowCache, entry_json
+from vaultwatch.core.serialize import RowCache, entry_json, row_stale_instant
 from vaultwatch.core.vault import Vault
 
 from . import budget
@@ -174,7 +173,8 @@ def listing_ahead(
     made = clock.now()
     if vault.snapshot is not snap or index_freshness(vault) != meta or clock.today() != today:
         return None
-    instants = [at for at in map(_stale_instant(snap), record.paths) if at is not None and at > began]
+    rows = [snap.get(path) for path in record.paths]
+    instants = [at for e in rows if e is not None and (at := row_stale_instant(e, snap.is_bundle)) and at > began]
     if any(at <= made for at in instants):  # a row may have been made either side of it
         return None
     flips = min(instants, default=None)  # the first instant a row of the page would change at
@@ -186,18 +186,6 @@ def listing_ahead(
         return now >= made and (flips is None or now < flips)
 
     return answer, record, still
-
-
-def _stale_instant(snap: Any) -> Callable[[str], Any]:
-    """A path's stale instant in `snap`'s rows (None: none, or not an OKF bundle: no row says `stale`)."""
-    if not snap.is_bundle:
-        return lambda _path: None
-
-    def of(path: str) -> Any:
-        entry = snap.get(path)
-        return entry.stale_instant if entry is not None and entry.kind == NOTE else None
-
-    return of
 
 
 def read_document(
