@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # imported when first started
     from vaultwatch.core.search.semantic import VectorIndex
 
 GC_FREEZE_MIN = 3_000  # entries (the parse pool's size too: core.index.parsepool); see load()
+ARM_WAIT_S = 30.0  # s a load waits for the watcher's OS watches before it walks the disk anyway
 
 
 def demo_vault_path() -> Path:
@@ -141,6 +142,14 @@ class Vault:
             self.flush_cache_soon(0.0)
         return snap
 
+    def _watched(self) -> None:
+        """Return once the watcher's OS watches are in place (at once when nothing is to watch this vault:
+        `prepare_watching`): a file changed after this is seen by the watcher, so a walk checked against
+        the disk after it misses nothing (LiveIndex.wait_armed)."""
+        live = self._live
+        if live is not None:
+            live.wait_armed(ARM_WAIT_S)
+
     def _load_entries(self, progress: ProgressFn) -> Snapshot:
         with self.refresh_lock:
             if self.entry_cache is not None:
@@ -152,10 +161,12 @@ class Vault:
                     self.config,
                     progress,
                     lambda msg, severity="warning": self.bus.publish(IndexProblem(msg, severity)),
+                    watched=self._watched,
                 )
             else:
                 from vaultwatch.core.index.parsepool import scan
 
+                self._watched()  # the parse dwarfs the wait: walk once the watches are in place
                 entries, skipped = scan(self.root_real, self.config, progress)
             return self.index.load(entries, skipped, self.config.ignore.problems)
 
@@ -270,18 +281,25 @@ class Vault:
                 lambda: self.snapshot.entries, lambda msg: self.bus.publish(IndexProblem(msg)), delay, self.answering
             )
 
-    def start_watching(self) -> None:
-        """Watch the vault folder and apply outside changes to the index (idempotent).
-
-        Call before or after `start()`/`load()`: changes seen while the index loads are
-        applied once it is ready. Stop with `stop()`.
-        """
+    def prepare_watching(self) -> LiveIndex:
+        """Make the vault's watcher and applier (not started; `start_watching` starts them) when there are
+        none. A load begun after this and before the watches are in place checks its walk against the
+        disk once they are (`_watched`): call it before `start()` when watching follows the load."""
         with self._start_lock:
             if self._live is None:
                 from vaultwatch.core.live.watch import LiveIndex
 
                 self._live = LiveIndex(self)
-                self._live.start()
+            return self._live
+
+    def start_watching(self) -> None:
+        """Watch the vault folder and apply outside changes to the index (idempotent).
+
+        Call before or after `start()`/`load()`: changes seen while the index loads are
+        applied once it is ready, and a load begun after `prepare_watching` misses no change made
+        before the watches were in place. Stop with `stop()`.
+        """
+        self.prepare_watching().start()
         # a watching process shows what other processes journal (a CLI revert while the TUI runs):
         # their rows are announced from the journal's commits, whatever order their disk events come in
         journal = self.journal
@@ -342,8 +360,11 @@ class Vault:
         search. Note vectors are not started here: the first query by meaning starts them
         (`search` with mode semantic or hybrid, `similar`, `prepare_semantic_queries`), so a
         process nobody asks by meaning never loads the model nor starts its worker process."""
-        self.start_watching()
+        # the load first: its walk runs in a process of its own while the watches are placed (which
+        # walks the vault too, holding the interpreter), and is checked once they are (_watched)
+        self.prepare_watching()
         self.start()
+        self.start_watching()
         if search:
             self.start_search()
         from vaultwatch.core.edit.atomic import clean_temp_files_soon

@@ -58,6 +58,8 @@ class Services:
         vault = self.app.session.vault
         if not vault.wait_ready(0):
             _prestart_scan_helpers()
+            if self.watcher is not None:  # the load's walk is checked once the watcher's watches are in place
+                vault.prepare_watching()
             vault.start()
         if self.serving:
             self._mcp_worker = self.app.run_worker(

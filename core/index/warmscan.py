@@ -3,6 +3,11 @@
 The walk runs in a forked child while this process decodes the entry cache
 (core.index.entrycache); files the cache does not know, or knows at another size, mtime or
 inode, are parsed by the scanner's process pool (core.index.parsepool).
+
+The walk starts before the vault's watcher has its OS watches in place (placing them walks the
+vault too, and holds the interpreter meanwhile), so the child checks what it walked before they
+were in place against the disk once they are, and walks again if anything changed (`walk_watched`):
+a note changed while vaultwatch starts is never left at its old row.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -21,6 +27,7 @@ from vaultwatch.core.memory import collector_paused
 from vaultwatch.core.model import FOLDER, Entry, Skipped
 
 _FILE, _DIR, _SKIP = 0, 1, 2
+WORD_EVERY = 256  # rows the forked walk makes between two looks for the word that the vault is watched
 
 
 def _walk_rows(root_real: str, config: ScanConfig) -> list[tuple]:
@@ -28,34 +35,127 @@ def _walk_rows(root_real: str, config: ScanConfig) -> list[tuple]:
 
     Path order lets the index build its sorted path list in one linear pass.
     """
-    rows: list[tuple] = []
     prefix = root_real + os.sep
-    for found in walk(root_real, config):
-        if isinstance(found, FileFact):
-            real = None if found.real == prefix + found.rel.replace("/", os.sep) else found.real
-            rows.append((_FILE, found.rel, real, found.kind, found.size, found.mtime_ns, found.inode))
-        elif isinstance(found, Skipped):
-            rows.append((_SKIP, found.path, found.reason))
-        else:
-            rows.append((_DIR, found.path, found.mtime_ns, found.inode, found.title))
+    rows = [_row(found, prefix) for found in walk(root_real, config)]
     rows.sort(key=_second)
     return rows
+
+
+def _row(found: FileFact | Skipped | Entry, prefix: str) -> tuple:
+    if isinstance(found, FileFact):
+        real = None if found.real == prefix + found.rel.replace("/", os.sep) else found.real
+        return (_FILE, found.rel, real, found.kind, found.size, found.mtime_ns, found.inode)
+    if isinstance(found, Skipped):
+        return (_SKIP, found.path, found.reason)
+    return (_DIR, found.path, found.mtime_ns, found.inode, found.title)
 
 
 def _second(row: tuple) -> str:
     return row[1]
 
 
+def _still_so(root_real: str, root_stat: tuple[int, int], rows: list[tuple]) -> bool:
+    """Whether the disk still looks as the walk found it: the root, every folder and every file at the
+    same mtime (and inode, size). A name added, removed or renamed changes its folder's mtime; a file
+    written in place changes its own. Anything that cannot be told counts as changed."""
+    prefix = root_real + os.sep
+    try:
+        st = os.stat(root_real)
+        if (st.st_mtime_ns, st.st_ino) != root_stat:
+            return False
+        lstat, stat = os.lstat, os.stat
+        for row in rows:
+            tag = row[0]
+            if tag == _FILE:
+                _, rel, real, _kind, size, mtime_ns, inode = row
+                st = stat(real) if real else lstat(prefix + rel.replace("/", os.sep))
+                if st.st_mtime_ns != mtime_ns or st.st_size != size or st.st_ino != inode:
+                    return False
+            elif tag == _DIR:
+                st = stat(prefix + row[1].replace("/", os.sep))
+                if st.st_mtime_ns != row[2] or st.st_ino != row[3]:
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+def _said(fd: int) -> bool:
+    """Whether the word came through the non-blocking pipe `fd` (a byte, or the pipe's end)."""
+    try:
+        os.read(fd, 1)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def send_message(fd: int, value: list[tuple] | None) -> None:
+    """One message to the parent: its length, then the value marshalled."""
+    data = marshal.dumps(value, 4)
+    view = memoryview(len(data).to_bytes(8, "big") + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def receive_message(fd: int) -> object:
+    """The next message of `send_message` on `fd`; EOFError when the sender ended before it was whole."""
+    head = _exactly(fd, 8)
+    return marshal.loads(_exactly(fd, int.from_bytes(head, "big")))
+
+
+def _exactly(fd: int, n: int) -> bytes:
+    chunks, left = [], n
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def walk_watched(root_real: str, config: ScanConfig, out: int, watched_fd: int) -> None:
+    """The forked walk, made true of the disk from the moment the parent's watcher has its OS watches in
+    place (the word on `watched_fd`): the part of the walk made before the word is checked against the
+    disk after it, and the vault walked again if anything changed. A change after the word reaches the
+    watcher; one before the check shows in it. Two messages: the rows, then None or the rows of that
+    second walk. When the word came during the walk, the check is made first (the parent is still
+    decoding its cache) and the second message is None; else the rows go first, and the parent merges
+    them while the child waits for the word."""
+    st = os.stat(root_real)
+    root_stat = (st.st_mtime_ns, st.st_ino)
+    prefix = root_real + os.sep
+    os.set_blocking(watched_fd, False)
+    rows: list[tuple] = []
+    unwatched = -1  # rows made before the watches were in place (-1: all so far)
+    for found in walk(root_real, config):
+        if unwatched < 0 and not len(rows) % WORD_EVERY and _said(watched_fd):
+            unwatched = len(rows)
+        rows.append(_row(found, prefix))
+    if unwatched >= 0:  # the word came during the walk: checked before the parent wants the rows
+        if not _still_so(root_real, root_stat, rows[:unwatched]):
+            rows = [_row(found, prefix) for found in walk(root_real, config)]
+        rows.sort(key=_second)
+        send_message(out, rows)
+        send_message(out, None)
+        return
+    rows.sort(key=_second)
+    send_message(out, rows)  # the rows first: the parent merges them while the word is awaited
+    os.set_blocking(watched_fd, True)
+    os.read(watched_fd, 1)
+    send_message(out, None if _still_so(root_real, root_stat, rows) else _walk_rows(root_real, config))
+
+
 class _Walker:
     """Walks the vault in a forked child while this process decodes the cache (2 cores, 2x faster).
 
-    The child only walks, marshals plain tuples into a pipe and `_exit`s: it touches no lock,
-    file object or connection it inherited. Anything unusual (no fork, a failed child) falls
-    back to walking here.
+    The child only walks (and checks its walk: `walk_watched`), marshals plain tuples into a pipe
+    and `_exit`s: it touches no lock, file object or connection it inherited. Anything unusual (no
+    fork, a failed child) falls back to walking here, once the vault is watched.
     """
 
-    def __init__(self, root_real: str, config: ScanConfig) -> None:
-        self.root_real, self.config = root_real, config
+    def __init__(self, root_real: str, config: ScanConfig, watched: Callable[[], None]) -> None:
+        self.root_real, self.config, self.watched = root_real, config, watched
         self.pid = None
         if not sys.platform.startswith("linux") or settings.env("VAULTWATCH_NO_FORK"):
             return
@@ -64,45 +164,81 @@ class _Walker:
         except OSError:
             return
         try:
-            pid = os.fork()
+            go_r, go_w = os.pipe()
         except OSError:
             os.close(r)
             os.close(w)
+            return
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (r, w, go_r, go_w):
+                os.close(fd)
             return
         if pid == 0:  # the child
             code = 1
             try:
                 os.close(r)
-                data = marshal.dumps(_walk_rows(root_real, config), 4)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(w, view) :]
+                os.close(go_w)
+                walk_watched(root_real, config, w, go_r)
                 code = 0
             finally:
                 os._exit(code)
         os.close(w)
+        os.close(go_r)
         self.pid, self.fd = pid, r
+        # the walk runs now, beside the watches being placed (which walk the vault too, holding the
+        # interpreter): the child is told when they are in place, from a thread of its own, so the
+        # cache's decode here does not hold the word back
+        threading.Thread(target=self._say_watched, args=(go_w,), name="vaultwatch-walk-watched", daemon=True).start()
+
+    def _say_watched(self, go_w: int) -> None:
+        try:
+            self.watched()
+        finally:
+            # a byte, not only the end: a process forked meanwhile (a parse pool's) holds this end too
+            try:
+                os.write(go_w, b"w")
+            finally:
+                os.close(go_w)
+
+    def _receive(self) -> object:
+        return receive_message(self.fd)
+
+    def _end(self) -> None:
+        os.close(self.fd)
+        if self.pid is not None:
+            os.waitpid(self.pid, 0)
+        self.pid = None
 
     def rows(self) -> list[tuple]:
         """The walk's rows (from the child when there is one)."""
         if self.pid is not None:
-            chunks = []
             try:
-                while True:
-                    chunk = os.read(self.fd, 1 << 20)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-            finally:
-                os.close(self.fd)
-                _, status = os.waitpid(self.pid, 0)
-            if status == 0:
-                try:
-                    rows = marshal.loads(b"".join(chunks))
-                    if isinstance(rows, list):
-                        return rows
-                except (ValueError, EOFError, TypeError):
-                    pass
+                rows = self._receive()
+                if isinstance(rows, list):
+                    return rows
+            except (OSError, ValueError, EOFError, TypeError):
+                pass
+            self._end()  # the child failed: walked here instead
+        self.watched()  # walked here: once the watches are in place
+        return _walk_rows(self.root_real, self.config)
+
+    def again(self) -> list[tuple] | None:
+        """None when the rows `rows()` gave are still what the disk holds from the moment the vault is
+        watched on, else rows walked after that moment (a note changed while the watches were being
+        placed). Waits for the child's check; the child's end."""
+        if self.pid is None:
+            return None  # walked here, after the watches were in place
+        try:
+            again = self._receive()
+            if again is None or isinstance(again, list):
+                return again
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+        finally:
+            self._end()
+        self.watched()  # the check did not come: walked again here, once the watches are in place
         return _walk_rows(self.root_real, self.config)
 
 
@@ -137,12 +273,47 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
     return out
 
 
+def _merge(
+    walked: list[tuple], cached: dict[str, Entry], prefix: str
+) -> tuple[list[Entry], list[Skipped], list[FileFact], int]:
+    """The walk's rows against the cache: the entries reused (taken out of `cached`, which keeps the
+    entries of files gone) and made for folders, the skipped, the files to parse, and the files walked."""
+    entries: list[Entry] = []
+    skipped: list[Skipped] = []
+    to_parse: list[FileFact] = []
+    pop = cached.pop
+    n_files = 0
+    for row in walked:
+        tag = row[0]
+        if tag == _FILE:
+            n_files += 1
+            _, rel, real, kind, size, mtime_ns, inode = row
+            e = pop(rel, None)
+            if (
+                e is not None
+                and e.mtime_ns == mtime_ns
+                and e.size_bytes == size
+                and e.inode == inode
+                and e.kind == kind
+            ):
+                entries.append(e)
+            else:
+                to_parse.append(FileFact(rel, real or prefix + rel.replace("/", os.sep), kind, size, mtime_ns, inode))
+        elif tag == _DIR:
+            _, rel, mtime_ns, inode, title = row
+            entries.append(Entry(path=rel, kind=FOLDER, size_bytes=0, mtime_ns=mtime_ns, title=title, inode=inode))
+        else:
+            skipped.append(Skipped(row[1], row[2]))
+    return entries, skipped, to_parse, n_files
+
+
 def warm_scan(
     cache: EntryCache,
     root_real: str,
     config: ScanConfig,
     progress: Callable[[int, int], None] | None = None,
     report: Callable[..., None] | None = None,
+    watched: Callable[[], None] = lambda: None,
 ) -> tuple[list[Entry], list[Skipped]]:
     """Walk the vault and build its entries, reusing cached ones whose stat still matches.
 
@@ -153,7 +324,7 @@ def warm_scan(
     """
     started = time.perf_counter()
     with collector_paused():  # 100k long-lived records: collections mid-load cost more than the load
-        walker = _Walker(root_real, config)
+        walker = _Walker(root_real, config, watched)
         # decode while the child walks: in the common case (nothing changed) every entry is used
         cached, problems = cache.load_entries()
         if report:
@@ -161,36 +332,12 @@ def warm_scan(
                 report(problem, "info" if problem == cache.VERSION_RESET else "warning")
         reason = "; ".join(problems) or None
         n_cached = len(cached)
-        walked = walker.rows()
-        entries: list[Entry] = []
-        skipped: list[Skipped] = []
-        to_parse: list[FileFact] = []
         prefix = root_real + os.sep
-        pop = cached.pop
-        n_files = 0
-        for row in walked:
-            tag = row[0]
-            if tag == _FILE:
-                n_files += 1
-                _, rel, real, kind, size, mtime_ns, inode = row
-                e = pop(rel, None)
-                if (
-                    e is not None
-                    and e.mtime_ns == mtime_ns
-                    and e.size_bytes == size
-                    and e.inode == inode
-                    and e.kind == kind
-                ):
-                    entries.append(e)
-                else:
-                    to_parse.append(
-                        FileFact(rel, real or prefix + rel.replace("/", os.sep), kind, size, mtime_ns, inode)
-                    )
-            elif tag == _DIR:
-                _, rel, mtime_ns, inode, title = row
-                entries.append(Entry(path=rel, kind=FOLDER, size_bytes=0, mtime_ns=mtime_ns, title=title, inode=inode))
-            else:
-                skipped.append(Skipped(row[1], row[2]))
+        entries, skipped, to_parse, n_files = _merge(walker.rows(), cached, prefix)
+        again = walker.again()
+        if again is not None:  # a note changed while the watches were being placed: as walked after that
+            cached.update((e.path, e) for e in entries if e.kind != FOLDER)
+            entries, skipped, to_parse, n_files = _merge(again, cached, prefix)
         if not entries and not to_parse and n_cached > EMPTY_GUARD:
             cache.hold = True
             if report:

@@ -80,6 +80,25 @@ QUEUE_LIMIT = _queue_limit()  # events the OS queues for one watcher before drop
 BURST_RECHECK = max(QUEUE_LIMIT // 16, 256)
 
 
+class _ArmingStop:
+    """The stop event handed to watchfiles, which also tells when the OS watches are in place.
+
+    watchfiles asks its stop event `is_set()` only from inside a watch session's waits, and a
+    session's watches are all in place before its first wait: so the first question means the
+    vault is watched. (watchfiles' own first yield comes a timeout later, when nothing changes.)
+    """
+
+    def __init__(self, stop: threading.Event, armed: threading.Event) -> None:
+        self._stop, self._armed = stop, armed
+        self._said = False
+
+    def is_set(self) -> bool:
+        if not self._said:
+            self._said = True
+            self._armed.set()
+        return self._stop.is_set()
+
+
 def _wall() -> float:
     """Seconds on a clock that keeps running while the process is stopped or the machine sleeps."""
     try:
@@ -175,6 +194,9 @@ class LiveIndex:
         self.root_missing = False
         self.holding = False  # a change that would have emptied the vault is held back
         self.watching = threading.Event()  # set once the OS watches on the vault are in place
+        # set once the first watch session has its OS watches in place, or could not get them (see
+        # wait_armed): the first load's walk is checked against the disk after it (core.index.warmscan)
+        self.armed = threading.Event()
         self.last_batch_size = 0
 
     # lifecycle --------------------------------------------------------------------------------
@@ -187,9 +209,18 @@ class LiveIndex:
             self._threads.append(t)
             t.start()
 
+    def wait_armed(self, timeout: float) -> bool:
+        """Block until the first watch session's OS watches are in place (or it failed, or the vault
+        folder is missing, or the watcher stopped): a change made on disk after this returns reaches
+        the watcher. Placing the watches walks the whole vault and holds the interpreter meanwhile, so
+        a load's walk begun before it saw the disk before the watches did: it is checked once this
+        returns (core.index.warmscan). False on timeout."""
+        return self.armed.wait(timeout)
+
     def stop(self, timeout: float = 3.0) -> None:
         """Stop both threads; changes not yet applied are dropped (the next start rescans them)."""
         self._stop.set()
+        self.armed.set()  # nobody waits for watches that will never come
         with self._cond:
             self._cond.notify_all()
             self._end_quick()  # batches no one will apply now
@@ -306,6 +337,7 @@ class LiveIndex:
         while not self._stop.is_set():
             ino = self._root_inode()
             if ino is None:
+                self.armed.set()  # nothing to watch: a load waiting for the watches goes on (and finds no vault)
                 if not self.root_missing:
                     with self._cond:
                         self.root_missing = True
@@ -332,7 +364,7 @@ class LiveIndex:
                     watch_filter=None,
                     debounce=self.debounce_ms,
                     step=self.step_ms,
-                    stop_event=self._stop,
+                    stop_event=_ArmingStop(self._stop, self.armed),
                     rust_timeout=TICK_MS,
                     yield_on_timeout=True,
                     raise_interrupt=False,
@@ -399,6 +431,7 @@ class LiveIndex:
                         self.rescan()
                 self.watching.clear()
             except Exception as exc:  # the watcher must never take the app down
+                self.armed.set()  # no watches this time: the load goes on (the restart rescans)
                 self.watching.clear()
                 if recheck is not None:
                     self.recheck(recheck[0])
