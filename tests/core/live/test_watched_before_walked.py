@@ -1,12 +1,11 @@
 """A note changed while vaultwatch starts is never left at its old row (core.index.warmscan).
 
 Placing the watcher's OS watches (watchfiles) walks the whole vault while it holds the interpreter,
-and the first load's walk runs in a forked child beside it. Before, that walk could see a note
-before the watches were in place: a change in between kept the old row until the note changed
-again. `serve --stdio` forked its walker with no watch in place on a 10k vault. Now the child checks
-what it walked before the watches were in place against the disk once they are, and walks again if
-anything changed (`walk_watched`). A fresh interpreter shows the whole start; the walk's own rules
-run here on pipes, the word that the vault is watched given by the test.
+and the first load's walk runs in a forked child beside it, so the walk can see a note before the
+watches are in place: a change in between would keep the old row until the note changed again. The
+child checks what it walked before the watches were in place against the disk once they are, and
+walks again if anything changed (`walk_watched`). A fresh interpreter shows the whole start; the
+walk's own rules run here on pipes, the word that the vault is watched given by the test.
 """
 
 from __future__ import annotations
