@@ -133,9 +133,10 @@ def walk_watched(root_real: str, config: ScanConfig, out: int, watched_fd: int) 
             unwatched = len(rows)
         rows.append(_row(found, prefix))
     if unwatched >= 0:  # the word came during the walk: checked before the parent wants the rows
-        if not _still_so(root_real, root_stat, rows[:unwatched]):
-            rows = [_row(found, prefix) for found in walk(root_real, config)]
-        rows.sort(key=_second)
+        if _still_so(root_real, root_stat, rows[:unwatched]):
+            rows.sort(key=_second)
+        else:
+            rows = _walk_rows(root_real, config)
         send_message(out, rows)
         send_message(out, None)
         return
@@ -202,9 +203,6 @@ class _Walker:
             finally:
                 os.close(go_w)
 
-    def _receive(self) -> object:
-        return receive_message(self.fd)
-
     def _end(self) -> None:
         os.close(self.fd)
         if self.pid is not None:
@@ -215,7 +213,7 @@ class _Walker:
         """The walk's rows (from the child when there is one)."""
         if self.pid is not None:
             try:
-                rows = self._receive()
+                rows = receive_message(self.fd)
                 if isinstance(rows, list):
                     return rows
             except (OSError, ValueError, EOFError, TypeError):
@@ -231,7 +229,7 @@ class _Walker:
         if self.pid is None:
             return None  # walked here, after the watches were in place
         try:
-            again = self._receive()
+            again = receive_message(self.fd)
             if again is None or isinstance(again, list):
                 return again
         except (OSError, ValueError, EOFError, TypeError):
