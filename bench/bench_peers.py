@@ -21,6 +21,12 @@ order rotates each round). Per server and round:
 - the peak RSS of the server's whole process tree (every child included), sampled every
   10 ms from /proc while it runs.
 
+Beside vaultwatch, each round also times the client alone (`ClientFloor`): vaultwatch's answers,
+recorded once before the rounds, replayed by a process that answers every request at once
+(bench_floor's replay), spawned and walked as vaultwatch is. What the Python client spends on
+those answers (validating them, the resource_link blocks) is the least any server's listing of
+them can cost it: the spawn -> complete listing, the whole listing in both page sizes.
+
 Every listing is checked against the generator's manifest (`bench/vaultgen.py`, `manifest_path`):
 the count of notes, the per-top-folder counts and no hidden path. A wrong answer is still
 timed and reported (`correct: false` and why), since the peers' listings are not all correct.
@@ -45,7 +51,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -254,36 +259,85 @@ SERVERS: dict[str, Callable[[], Server]] = {
 }
 
 
+class ClientFloor:
+    """The Python client alone on vaultwatch's listing: a replay (bench_floor) of vaultwatch's own answers,
+    recorded once on a copy of the vault, answering each request at once. Spawned as vaultwatch is (the
+    replay's start is a plain interpreter's), then walked as Run.calls walks vaultwatch."""
+
+    name = "client floor"
+
+    def __init__(self, base: Path, manifest: dict, work: Path, sized_page: int) -> None:
+        self.base, self.manifest, self.sized_page = base, manifest, sized_page
+        self.dir = work / "client-floor"
+        self.recording = self.dir / "recording.jsonl"
+        self.samples: dict[str, list[float]] = {}
+
+    async def record(self) -> None:
+        """vaultwatch's answers to the walks (both page sizes) on a fresh copy of the vault."""
+        from bench.bench_floor import record  # noqa: PLC0415  (the replay's own module)
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+        root, home = self.dir / "vault", self.dir / "home"
+        shutil.copytree(self.base, root, symlinks=True)
+        home.mkdir(parents=True)
+        await record(root, home, self.manifest, self.sized_page, self.recording)
+        shutil.rmtree(root, ignore_errors=True)
+
+    async def round(self) -> None:
+        from bench.bench_floor import server_env  # noqa: PLC0415
+
+        home = self.dir / "home"
+        args = ["-m", "bench.bench_floor", "--replay", str(self.recording)]
+        params = StdioServerParameters(command=sys.executable, args=args, env=server_env(home), cwd=str(ROOT))
+        walker, check = Vaultwatch(), Manifest(self.manifest).check
+        t0 = time.perf_counter()
+        async with Client(params, mode="legacy") as c:
+            paths, _ = await walker.list_all(c)
+            self._add("spawn_to_listing_warm_s", time.perf_counter() - t0, check(paths))
+            for _ in range(3):
+                for key, size in (("whole_listing_ms", None), ("whole_listing_limit_ms", self.sized_page)):
+                    t = time.perf_counter()
+                    paths, _ = await walker.list_all(c, size)
+                    self._add(key, (time.perf_counter() - t) * 1000, check(paths))
+
+    def _add(self, key: str, value: float, problems: list[str]) -> None:
+        if problems:  # the recording is vaultwatch's own listing: a wrong one is the bench's bug
+            raise RuntimeError(f"the client floor's {key} listing is wrong: {'; '.join(problems)}")
+        self.samples.setdefault(key, []).append(value)
+
+    def summary(self) -> dict:
+        return {key: round(statistics.median(v), 3 if key.endswith("_s") else 1) for key, v in self.samples.items()}
+
+
 # ---------------------------------------------------------------------------------------------
 # measuring
 
 
 class TreeRss:
     """Peak summed RSS (MB) of this process's descendants started while it runs (the spawned server
-    and its children), sampled every 10 ms from /proc. A process already there when it starts (the
-    previous server of the interleaved rounds, still exiting) is left out with its children."""
+    and its children), sampled every 10 ms by a process of its own (bench/treerss.py: a thread here
+    would hold the interpreter the client's timed calls need). A process already there when it starts
+    (the previous server of the interleaved rounds, still exiting) is left out with its children."""
 
     def __init__(self) -> None:
         self.peak_mb = 0.0
-        self._before: set[int] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._sampler: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> TreeRss:
-        self._before = set(descendants_rss(os.getpid()))
-        self._thread.start()
+        skip = ",".join(map(str, descendants_rss(os.getpid())))
+        self._sampler = subprocess.Popen(
+            [sys.executable, "-m", "bench.treerss", str(os.getpid()), skip],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        me = os.getpid()
-        while not self._stop.wait(0.01):
-            pages = sum(rss for _parent, rss in descendants_rss(me, self._before).values())
-            total = pages * os.sysconf("SC_PAGE_SIZE") / 2**20
-            self.peak_mb = max(self.peak_mb, total)
+        assert self._sampler is not None
+        out, _ = self._sampler.communicate("", timeout=30)  # its stdin closed: it prints the peak
+        self.peak_mb = float(out.split()[-1])
 
 
 class Manifest:
@@ -579,17 +633,24 @@ async def main(notes: int, rounds: int, names: list[str], baseline: Path | None 
     # title queries: a file name's words, which the note's title repeats; the note must be found
     queries = [(Path(p).stem, p) for p in notes_on_disk[step // 2 :: step][:10]]
     floors: list[float] = []
+    client = ClientFloor(base, manifest, work, sized_page) if "vaultwatch" in names else None
+    if client is not None:
+        await client.record()
     for rnd in range(rounds):
         floors.append(floor_s(base))
         order = runs[rnd % len(runs) :] + runs[: rnd % len(runs)]
         for run in order:
             await run.round(rnd, note_paths, queries)
+        if client is not None:
+            await client.round()
         partial = {run.server.name: run.summary() for run in runs}
         (work / "partial.json").write_text(json.dumps({"rounds_done": rnd + 1, "floor_s": floors, **partial}, indent=1))
-    return report(manifest, rounds, runs, floors)
+    return report(manifest, rounds, runs, floors, client)
 
 
-def report(manifest: dict, rounds: int, runs: list[Run], floors: list[float]) -> dict:
+def report(
+    manifest: dict, rounds: int, runs: list[Run], floors: list[float], client: ClientFloor | None = None
+) -> dict:
     results = {run.server.name: run.summary() for run in runs}
     floor = statistics.median(floors)
     targets = {
@@ -615,6 +676,8 @@ def report(manifest: dict, rounds: int, runs: list[Run], floors: list[float]) ->
         "load_avg": os.getloadavg(),
         "figures": compare(results),
         "vaultwatch_vs_floor": targets,
+        # the client alone on vaultwatch's answers (ClientFloor): medians, as the figures'
+        "client_floor": client.summary() if client is not None else {},
         "detail": results,
     }
 

@@ -134,6 +134,10 @@ ROWS: tuple[Row, ...] = (
         "note)", "peers_100k",
         ("figures.spawn_to_listing_warm_s (p50).vaultwatch.p50", "figures.spawn_to_listing_cold_s (p50).vaultwatch.p50",
          "floor_median_s"), "{0:.2f} / {1:.2f} s (floor {2:.2f} s)", "≤ 1.2× the floor"),
+    Row("the same: the Python client alone on vaultwatch's answers (recorded, then replayed at once): whole listing "
+        "in default / 1,000-row pages; spawn → complete listing", "peers_100k",
+        ("client_floor.whole_listing_ms", "client_floor.whole_listing_limit_ms",
+         "client_floor.spawn_to_listing_warm_s"), "{0:,.0f} / {1:,.0f} ms; {2:.2f} s", "the client's floor"),
     Row("tools/list of every tool with the semantic extra (the 12 native alone)", "answer_sizes",
         ("tools_list_bytes_all", "tools", "tools_list_bytes_12_native"), "{0:,} bytes, {1} tools ({2:,})",
         "≤ 25,600 bytes"),
@@ -362,8 +366,20 @@ def _peers(peers: dict) -> list[str]:
         "the answers differed from the generator's manifest (listed below the table). The floor is one process "
         f"walking, reading and parsing every note: {peers['floor_median_s']:.2f} s in the same run.",
         "",
-        "| figure | " + " | ".join(_server(s) for s in servers) + " | target (issue 34) |",
-        "| --- | " + " | ".join("---" for _ in servers) + " | --- |",
+    ]
+    client = peers.get("client_floor") or {}
+    if client:
+        out += [
+            "The last column is the Python client alone: vaultwatch's answers, recorded once before the rounds, "
+            "replayed by a process that answers each request at once, spawned and walked as vaultwatch is in "
+            "every round. What the client spends there (validating each answer, its resource_link blocks) is "
+            "the least a listing of those answers can cost it, whatever the server.",
+            "",
+        ]
+    extra = [CLIENT_COLUMN] if client else []
+    out += [
+        "| figure | " + " | ".join([*(_server(s) for s in servers), *extra]) + " | target (issue 34) |",
+        "| --- | " + " | ".join("---" for _ in [*servers, *extra]) + " | --- |",
     ]
     for prow in PEER_ROWS:
         cells = [" / ".join(_peer_cell(peers, fig, server) for fig in prow.figures) for server in servers]
@@ -372,6 +388,8 @@ def _peers(peers: dict) -> list[str]:
             cells = [f"{c}, {n} call{'' if n == 1 else 's'}" for c, n in zip(cells, calls, strict=True)]
         if prow.only is not None:
             cells = [c if s == prow.only else "—" for c, s in zip(cells, servers, strict=True)]
+        if client:
+            cells.append(" / ".join(_client_cell(client, fig) for fig in prow.figures))
         out.append(f"| {prow.what} | " + " | ".join(cells) + f" | {prow.target} |")
     wrong = [
         f"- {server}, {label}: {_problems(fig, figure['problems'])}"
@@ -408,6 +426,17 @@ def _peer_cell(peers: dict, fig: str, server: str) -> str:
     if not cell["correct"]:
         notes.append("wrong")
     return f"{text}{unit}" + (f" ({', '.join(notes)})" if notes else "")
+
+
+CLIENT_COLUMN = "the Python client alone"
+
+
+def _client_cell(client: dict, fig: str) -> str:
+    """The client floor's figure (bench_peers.ClientFloor), or a dash where it has none."""
+    value = client.get(fig)
+    if value is None:
+        return "—"
+    return f"{value:.2f} s" if fig.endswith("_s") else f"{value:,.1f} ms" if value < 100 else f"{value:,.0f} ms"
 
 
 def _problems(fig: str, problems: list[str]) -> str:
