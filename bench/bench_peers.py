@@ -262,9 +262,8 @@ SERVERS: dict[str, Callable[[], Server]] = {
 class ClientFloor:
     """The Python client alone on vaultwatch's listing: a replay (bench_floor) of vaultwatch's own answers,
     recorded once on a copy of the vault, answering each request at once. Spawned as vaultwatch is (the
-    replay's start is a plain interpreter's), then walked as Run.calls walks vaultwatch."""
-
-    name = "client floor"
+    replay's start imports bench's modules: a little slower than a bare interpreter's), then walked as
+    Run.calls walks vaultwatch."""
 
     def __init__(self, base: Path, manifest: dict, work: Path, sized_page: int) -> None:
         self.base, self.manifest, self.sized_page = base, manifest, sized_page
