@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
+from bench.bench_floor import child_with  # noqa: E402
 from bench.common import AS_OF, OUT, ROOT, emit, vault  # noqa: E402
 
 # Rows in a page the agent sizes itself. 1,000 listing rows make a message of ~0.5 MB (each row ~240 bytes
@@ -84,15 +85,7 @@ TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 
 def server_pid(root: Path) -> int | None:
     """The pid of the server process serving `root` (a child of this process), or None (not on Linux)."""
-    todo = [os.getpid()]
-    while todo:
-        pid = todo.pop()
-        with contextlib.suppress(OSError):
-            if pid != os.getpid() and str(root) in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
-                return pid
-            for task in os.listdir(f"/proc/{pid}/task"):
-                todo += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
-    return None
+    return child_with(str(root))
 
 
 def answering_cpu_ms(pid: int | None) -> float:

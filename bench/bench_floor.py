@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import AS_OF, OUT, ROOT, emit, vault  # noqa: E402
+from bench.treerss import below  # noqa: E402
 
 TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 TS_MODULES = ROOT / "tests" / "mcp_server" / "ts_client" / "node_modules"
@@ -182,14 +183,10 @@ def process_cpu_ms(pid: int | None) -> float:
 
 def child_with(marker: str) -> int | None:
     """The pid of a process below this one whose command line holds `marker`."""
-    todo = [os.getpid()]
-    while todo:
-        pid = todo.pop()
+    for pid in below(os.getpid()):
         with contextlib.suppress(OSError):
-            if pid != os.getpid() and marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+            if marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
                 return pid
-            for task in os.listdir(f"/proc/{pid}/task"):
-                todo += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
     return None
 
 

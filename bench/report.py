@@ -419,13 +419,18 @@ def _peer_cell(peers: dict, fig: str, server: str) -> str:
     if cell is None or cell[stat] is None:
         return "never right"
     value = cell[stat]
-    unit = " s" if fig.endswith("_s") else " MB" if fig.endswith("_mb") else " ms"
-    text = f"{value:,.2f}" if fig.endswith("_s") or value < 10 else f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
     ratio = cell.get("vs_fastest_correct")
     notes = [f"{ratio:.2f}×" if ratio < 10 else f"{ratio:,.0f}×"] if ratio is not None else []
     if not cell["correct"]:
         notes.append("wrong")
-    return f"{text}{unit}" + (f" ({', '.join(notes)})" if notes else "")
+    return _amount(fig, value) + (f" ({', '.join(notes)})" if notes else "")
+
+
+def _amount(fig: str, value: float) -> str:
+    """A peers' figure with its unit: seconds to the hundredth, milliseconds and MB to three figures or so."""
+    unit = " s" if fig.endswith("_s") else " MB" if fig.endswith("_mb") else " ms"
+    text = f"{value:,.2f}" if fig.endswith("_s") or value < 10 else f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
+    return text + unit
 
 
 CLIENT_COLUMN = "the Python client alone"
@@ -434,9 +439,7 @@ CLIENT_COLUMN = "the Python client alone"
 def _client_cell(client: dict, fig: str) -> str:
     """The client floor's figure (bench_peers.ClientFloor), or a dash where it has none."""
     value = client.get(fig)
-    if value is None:
-        return "—"
-    return f"{value:.2f} s" if fig.endswith("_s") else f"{value:,.1f} ms" if value < 100 else f"{value:,.0f} ms"
+    return "—" if value is None else _amount(fig, value)
 
 
 def _problems(fig: str, problems: list[str]) -> str:

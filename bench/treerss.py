@@ -16,27 +16,20 @@ from __future__ import annotations
 import os
 import select
 import sys
+from collections.abc import Iterator
 
 PERIOD_S = 0.01
 
 
-def tree_pages(root: int, skip: set[int]) -> int:
-    """Resident pages of every process below `root`, leaving out those in `skip` and their trees."""
-    total = 0
+def below(root: int, skip: set[int] | frozenset[int] = frozenset()) -> Iterator[int]:
+    """Every process below `root` (children, theirs, ...), found through each thread's `children` file,
+    leaving out those in `skip` with everything below them."""
     todo = [root]
-    first = True
     while todo:
         pid = todo.pop()
-        if not first:
-            try:
-                with open(f"/proc/{pid}/statm", "rb") as fh:
-                    total += int(fh.read().split()[1])
-            except (OSError, IndexError, ValueError):  # gone since its parent named it
-                continue
-        first = False
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
+        except OSError:  # gone since its parent named it
             continue
         for task in tasks:
             try:
@@ -44,7 +37,21 @@ def tree_pages(root: int, skip: set[int]) -> int:
                     kids = fh.read().split()
             except OSError:
                 continue
-            todo += [k for k in map(int, kids) if k not in skip]
+            for kid in map(int, kids):
+                if kid not in skip:
+                    todo.append(kid)
+                    yield kid
+
+
+def tree_pages(root: int, skip: set[int]) -> int:
+    """Resident pages of every process below `root`, leaving out those in `skip` and their trees."""
+    total = 0
+    for pid in below(root, skip):
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as fh:
+                total += int(fh.read().split()[1])
+        except (OSError, IndexError, ValueError):  # gone since its parent named it
+            continue
     return total
 
 
