@@ -549,9 +549,12 @@ class Vault:
         """Block until the full-text index is built; False on timeout or when it failed."""
         index = self.start_search()
         deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
+        cache = self.entry_cache
         while not index.ready:
             if index.problem or time.monotonic() >= deadline:
                 return False
+            if cache is not None:  # a first build waits for the cache's write, which rests while calls come
+                cache.hurry()
             time.sleep(0.02)
         return True
 

@@ -45,6 +45,12 @@ EMPTY_GUARD = 10  # a vault that had more entries than this and now looks empty 
 RACY_NS = 2_000_000_000
 MAX_FLUSH_WAIT = 30.0  # seconds a busy vault may keep the cache unwritten
 BUSY_POLL_S = 0.05  # how often a flush held back while the process is busy answering looks again
+# A flush that runs while a client's calls come (MAX_FLUSH_WAIT passed, or a first search build waits
+# for it) goes a step at a time and rests between steps: run whole, it held the interpreter in turns
+# with the thread answering, and every call waited out the interpreter's switch interval.
+PACE_ROWS = 32  # entries encoded (or sorted into buckets, x PACE_GROUP) in one step
+PACE_GROUP = 32
+PACE_REST_S = 0.004  # the rest after each step while calls come
 # a partial flush appends new links to the table; past this many times the distinct links the
 # last full rewrite held (plus LINKS_SLACK), the next flush rewrites everything and drops stale ones
 LINKS_GROWTH = 2
@@ -258,12 +264,28 @@ def decode_rows(
         )
 
 
-def encode_bucket(entries: Iterable[Entry], table: LinkTable, written_ns: int | None = None) -> bytes:
+def _no_pace() -> None:
+    pass
+
+
+def encode_bucket(
+    entries: Iterable[Entry],
+    table: LinkTable,
+    written_ns: int | None = None,
+    pace: Callable[[], None] = _no_pace,
+) -> bytes:
     """Marshal one bucket's entries (sorted by path) with the time they were written; their
-    links become positions in `table` (which grows by the links it did not hold)."""
+    links become positions in `table` (which grows by the links it did not hold). `pace()` is
+    called before every PACE_ROWS entries of each pass (the flush's rests); the bytes are the same."""
     ordered = sorted(entries, key=lambda e: e.path)
-    memo = interned_memo(ordered)
-    rows = [_encode(e, memo, table) for e in ordered]
+    memo: dict = {}
+    for at in range(0, len(ordered), PACE_ROWS):
+        pace()
+        memo.update(interned_memo(ordered[at : at + PACE_ROWS]))
+    rows: list[tuple] = []
+    for at in range(0, len(ordered), PACE_ROWS):
+        pace()
+        rows.extend([_encode(e, memo, table) for e in ordered[at : at + PACE_ROWS]])
     return marshal.dumps((time.time_ns() if written_ns is None else written_ns, rows), 4)
 
 
@@ -304,6 +326,7 @@ class EntryCache:
         self._dirty: set[int] = set()
         self._flush_thread: threading.Thread | None = None
         self._wake = threading.Event()
+        self._hurry = threading.Event()  # the flush under way goes on without its rests (`hurry`)
         self._last_change = 0.0
         self._latest: Callable[[], Iterable[Entry]] | None = None
         self.hold = False  # True while the vault looks empty/unmounted: never overwrite a good cache
@@ -433,8 +456,9 @@ class EntryCache:
     def dirty(self) -> bool:
         return bool(self._dirty)
 
-    def flush(self, entries: Iterable[Entry]) -> str | None:
-        """Rewrite the dirty buckets from `entries` (a snapshot's). Returns a problem message or None."""
+    def flush(self, entries: Iterable[Entry], pace: Callable[[], None] = _no_pace) -> str | None:
+        """Rewrite the dirty buckets from `entries` (a snapshot's). Returns a problem message or None.
+        `pace()` is called between the steps of the work (the background flush rests there)."""
         if self.disabled or self.hold:
             return None
         with self._lock:
@@ -445,12 +469,15 @@ class EntryCache:
             entries = list(entries)  # a flush that finds the links table outgrown goes over them again
         groups: dict[int, list[Entry]] = {b: [] for b in dirty}
         everything = len(groups) == BUCKETS
-        for e in entries:
-            if e.kind == FOLDER:
-                continue
-            g = groups.get(bucket_of(e.path))
-            if g is not None:
-                g.append(e)
+        step = PACE_ROWS * PACE_GROUP
+        for at in range(0, len(entries), step):
+            pace()
+            for e in entries[at : at + step]:
+                if e.kind == FOLDER:
+                    continue
+                g = groups.get(bucket_of(e.path))
+                if g is not None:
+                    g.append(e)
         try:
             con = self._connect()
             try:
@@ -460,7 +487,8 @@ class EntryCache:
                     while groups:  # one bucket's bytes at a time
                         b, es = groups.popitem()
                         con.execute(
-                            "INSERT OR REPLACE INTO buckets (id, data) VALUES (?, ?)", (b, encode_bucket(es, table))
+                            "INSERT OR REPLACE INTO buckets (id, data) VALUES (?, ?)",
+                            (b, encode_bucket(es, table, pace=pace)),
                         )
                     if table.grew or table.fresh:
                         con.execute("INSERT OR REPLACE INTO links (id, data) VALUES (0, ?)", (table.encode(),))
@@ -473,7 +501,7 @@ class EntryCache:
                 con.close()
             if table is None:  # the links table outgrew the links in use: rewrite every bucket
                 self.mark_all_dirty()
-                return self.flush(entries)
+                return self.flush(entries, pace)
         except sqlite3.DatabaseError as exc:
             # corrupt or locked: forget the file when corrupt, keep the dirty marks when locked
             if "locked" in str(exc) or "busy" in str(exc):
@@ -515,7 +543,8 @@ class EntryCache:
     ) -> None:
         """Flush in a (non-daemon) background thread after `delay`, coalescing bursts of changes,
         and not while `busy()` says the process is answering (a cold load's whole-cache write takes
-        the interpreter for a while: a client's first calls come first). At most MAX_FLUSH_WAIT.
+        the interpreter for a while: a client's first calls come first). At most MAX_FLUSH_WAIT; a flush
+        that runs while `busy()` rests between its steps (PACE_REST_S after each).
 
         Non-daemon, so a short-lived process (the CLI) still persists its cache on exit.
         """
@@ -532,6 +561,12 @@ class EntryCache:
     def _flush_loop(self, report: Callable[[str], None], delay: float, busy: Callable[[], bool] | None) -> None:
         started = time.monotonic()
         step = delay if busy is None else max(delay, BUSY_POLL_S)
+        hurry = self._hurry
+
+        def pace() -> None:
+            if busy is not None and not hurry.is_set() and busy():
+                hurry.wait(PACE_REST_S)
+
         while True:
             # debounce: a burst of changes (a git checkout) is written once it settles, so the
             # flush does not compete with the index for the interpreter (at most MAX_FLUSH_WAIT)
@@ -545,18 +580,29 @@ class EntryCache:
             latest = self._latest
             if latest is None:
                 return
-            problem = self.flush(latest())
+            problem = self.flush(latest(), pace)
             if problem:
                 report(problem)
             with self._lock:
                 if not self._dirty or self.hold or self.disabled:
                     self._flush_thread = None
+                    self._hurry.clear()
                     return
 
-    def wait_flushed(self, timeout: float | None = None) -> None:
-        """Flush now (skipping the coalescing delay) and wait for it (shutdown, tests)."""
+    def hurry(self) -> None:
+        """Have the background flush under way, if any, go on without its rests: something waits for it
+        (the stop, a search waiting for the first full-text build, which waits for this flush)."""
+        with self._lock:
+            if self._flush_thread is not None:
+                self._hurry.set()  # cleared as that flush thread ends
+
+    def wait_flushed(self, timeout: float | None = None, *, hurry: bool = True) -> None:
+        """Flush now (skipping the coalescing delay) and wait for it (shutdown, tests). `hurry`: without
+        the rests a flush takes while calls come (False: a waiter that should not slow the calls)."""
         t = self._flush_thread
         if t is not None:
+            if hurry:  # before the wake: a flush it starts has no rests at all
+                self.hurry()
             self._wake.set()
             t.join(timeout)
             self._wake.clear()

@@ -326,8 +326,9 @@ class SearchBuilder(IndexState):
         if cache is not None:
             # the entry cache's first write (a cold start's, due at the same pause of the client)
             # ends before the build's process begins: it holds every distinct link and a bucket's
-            # rows at a time, and beside the build's process and the app's index it made the peak
-            cache.wait_flushed(MAX_FLUSH_WAIT)
+            # rows at a time, and beside the build's process and the app's index it made the peak. It
+            # keeps its rests while calls come: the build is of no use to a client that is not searching
+            cache.wait_flushed(MAX_FLUSH_WAIT, hurry=False)
             if self._stop.is_set():
                 return True  # the caller sees the stop; nothing was started
 

@@ -251,6 +251,65 @@ def test_bucket_round_trip_keeps_every_field(demo, clock):
     assert any(e.stale_instant is not None or e.stale_date is not None for e in entries)
 
 
+def test_a_bucket_written_in_steps_is_the_same_bytes(demo, clock, monkeypatch):
+    monkeypatch.setattr(cache_mod, "PACE_ROWS", 2)
+    entries = [e for e in demo.snapshot.entries if e.kind != "folder"]
+    steps: list[int] = []
+    whole = encode_bucket(entries, cache_mod.LinkTable(), 123)
+    paced = encode_bucket(entries, cache_mod.LinkTable(), 123, pace=lambda: steps.append(1))
+    assert paced == whole
+    assert len(steps) == 2 * -(-len(entries) // 2)  # before every two entries, in both passes
+
+
+def test_a_background_flush_rests_between_steps_while_calls_come(make_vault, clock, monkeypatch):
+    root = make_vault({f"n{i:02}.md": f"# Note {i}\n[[n{(i + 1) % 40:02}]]\n" for i in range(40)})
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    cache = v.entry_cache
+    cache.wait_flushed(10)
+    monkeypatch.setattr(cache_mod, "PACE_ROWS", 4)
+    monkeypatch.setattr(cache_mod, "PACE_REST_S", 0.001)
+    asked: list[int] = []
+
+    def busy() -> bool:  # a client's calls come the whole time
+        asked.append(1)
+        return True
+
+    cache.mark_all_dirty()
+    cache.flush_soon(lambda: v.snapshot.entries, lambda msg: None, 0.0, busy)
+    cache.wait_flushed(10, hurry=False)  # as a first search build waits: the flush keeps its rests
+    assert not cache.dirty
+    # it looked at the calls before every step: 40 notes, 4 a step, in both passes of each bucket
+    assert len(asked) >= 2 * 40 // 4
+    v.stop()
+    w, _ = open_loaded(root, clock)
+    assert w.entry_cache.last_stats.reused == 40
+    w.stop()
+
+
+def test_a_resting_flush_hurries_once_something_waits_for_it(make_vault, clock, monkeypatch):
+    root = make_vault({f"n{i:02}.md": f"# Note {i}\n" for i in range(40)})
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    cache = v.entry_cache
+    cache.wait_flushed(10)
+    monkeypatch.setattr(cache_mod, "PACE_ROWS", 1)
+    asked: list[int] = []
+
+    def busy() -> bool:
+        asked.append(1)
+        if len(asked) == 3:  # a search starts waiting for the first full-text build (Vault.wait_search_ready)
+            cache.hurry()
+        return True
+
+    cache.mark_all_dirty()
+    cache.flush_soon(lambda: v.snapshot.entries, lambda msg: None, 0.0, busy)
+    cache.wait_flushed(10, hurry=False)
+    assert not cache.dirty
+    assert len(asked) == 3  # no step after the hurry asked about calls, nor rested
+    v.stop()
+
+
 def test_warm_scan_without_fork_gives_the_same_entries(make_vault, clock, monkeypatch):
     root = make_vault(NOTES)
     backdate(root)
