@@ -553,7 +553,8 @@ class Vault:
         while not index.ready:
             if index.problem or time.monotonic() >= deadline:
                 return False
-            if cache is not None:  # a first build waits for the cache's write, which rests while calls come
+            index.hurry()  # a build rests while calls come, this one among them
+            if cache is not None:  # a first build waits for the cache's write, which rests too
                 cache.hurry()
             time.sleep(0.02)
         return True

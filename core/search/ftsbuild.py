@@ -45,6 +45,13 @@ if TYPE_CHECKING:
     from vaultwatch.core.index.snapshot import Snapshot
 
 BATCH = 400
+# A whole-vault build in this process that runs while a client's calls come (the client resumed after
+# the pause that started it) prepares its notes a step at a time and rests after each step: run whole,
+# its reading thread held the interpreter in turns with the thread answering, and every call waited out
+# the interpreter's switch interval. Smaller syncs (an edit, a few files) go straight through.
+PACE_NOTES = 32  # notes prepared in one step
+PACE_REST_S = 0.004  # the rest after each step while calls come
+PACE_MIN_NOTES = 1000  # a sync of fewer notes never rests
 # a first build of a big vault commits every this many notes, with FTS5's automatic merging off and
 # one merge at the end (each commit writes a segment; merging them as they come rewrote the
 # postings several times over). Every prepared note
@@ -279,6 +286,7 @@ class SearchBuilder(IndexState):
         big = fresh and len(work) >= POOL_MIN_NOTES
         if big:
             merging(con, building=True)
+        self._pacing = len(work) >= PACE_MIN_NOTES
         try:
             held: list[Prepared] = []
             written = 0
@@ -299,6 +307,8 @@ class SearchBuilder(IndexState):
                 bus.publish(IndexProgress("search", self.done, self.total))
                 time.sleep(0)  # let listing threads in between batches
         finally:
+            self._pacing = False
+            self._hurry.clear()
             if big:
                 merging(con, building=False, merge=not self._stop.is_set())
         if self._stop.is_set():
@@ -369,7 +379,26 @@ class SearchBuilder(IndexState):
         """`ftsprep.prepare` of `paths` as `snap` has them, in this thread."""
         if self._tokens is None:
             self._tokens = FieldTokens()
-        return prepare(self.vault.root_real, jobs_for(paths, snap.by_path), self._tokens)
+        return self._prepare_paced(jobs_for(paths, snap.by_path), self._tokens)
+
+    def _prepare_paced(self, jobs: list[Job | str], tokens: FieldTokens) -> list[Prepared]:
+        """`ftsprep.prepare` of `jobs`; while a big sync runs (`_pacing`), PACE_NOTES at a time with a
+        rest (`_pace`) before each: the same rows."""
+        root = self.vault.root_real
+        if not self._pacing:
+            return prepare(root, jobs, tokens)
+        out: list[Prepared] = []
+        for at in range(0, len(jobs), PACE_NOTES):
+            self._pace()
+            out += prepare(root, jobs[at : at + PACE_NOTES], tokens)
+        return out
+
+    def _pace(self) -> None:
+        """Rest PACE_REST_S when the process is answering a client's calls (`Vault.answering`), unless a
+        search waits for this build (`hurry`)."""
+        busy = self.vault.answering
+        if busy is not None and not self._hurry.is_set() and busy():
+            self._hurry.wait(PACE_REST_S)
 
     def _prepared(self, batches: list[list[str]], snap: Snapshot) -> Iterator[list[Prepared]]:
         """`_prepare` of each batch, in order: for a big build by a pool of processes
@@ -415,10 +444,9 @@ class SearchBuilder(IndexState):
 
         def produce() -> None:
             tokens = FieldTokens()
-            root = self.vault.root_real
             try:
                 for batch in batches:
-                    hand(prepare(root, jobs_for(batch, snap.by_path), tokens))
+                    hand(self._prepare_paced(jobs_for(batch, snap.by_path), tokens))
                     if quit_.is_set() or self._stop.is_set():
                         return
             except BaseException as exc:  # handed to the writer, which raises it

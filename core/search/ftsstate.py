@@ -3,6 +3,7 @@ the path -> rowid map, and how far the index lags the live index."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,8 @@ class IndexState(ChangeFollower):
         self._synced_generation = -1
         self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
         self._last = LastAnswer()  # the last search's answer: see SearchQueries.search
+        self._hurry = threading.Event()  # a search waits for this build: no rests (SearchBuilder._pace)
+        self._pacing = False  # whether the build under way rests while calls come (SearchBuilder._sync_all)
         self.ready = False
         self.done = 0
         self.total = 0
@@ -52,6 +55,10 @@ class IndexState(ChangeFollower):
         self.build_pool_cpu_seconds = 0.0  # the last build's (the process's own CPU time leaves them out)
 
     thread_name = "vaultwatch-search"
+
+    def hurry(self) -> None:
+        """Have the build under way go on without its rests: a search waits for it."""
+        self._hurry.set()
 
     def _queued(self, event: DocumentsChanged, count: int) -> None:
         self._enqueued += 1

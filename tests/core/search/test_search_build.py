@@ -473,3 +473,63 @@ def test_a_first_build_of_a_few_thousand_notes_starts_no_process(make_vault, clo
     finally:
         v.stop()
     assert started == []
+
+
+def _built_while_calls_come(root: Path, cache: Path, clock, monkeypatch, on_ask=None) -> tuple[Vault, list[str]]:
+    """A first in-process build while the app answers a client's calls the whole time, waited for
+    without hurrying it: the threads that asked whether calls come, one entry per question."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setattr(ftsbuild, "PACE_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "PACE_NOTES", 4)
+    monkeypatch.setattr(ftsbuild, "PACE_REST_S", 0.001)
+    v = Vault(root, clock=clock)
+    v.load()
+    v.entry_cache.wait_flushed(10)
+    asked: list[str] = []
+
+    def answering() -> bool:
+        name = threading.current_thread().name
+        if name.startswith("vaultwatch-search"):
+            asked.append(name)
+            if on_ask is not None:
+                on_ask(v, asked)
+        return True
+
+    v.answering = answering
+    v.start_search()
+    deadline = time.monotonic() + 60
+    while not v._search.ready:  # not wait_search_ready: a waiting search hurries the build
+        assert time.monotonic() < deadline and not v._search.problem
+        time.sleep(0.01)
+    return v, asked
+
+
+def test_a_first_build_rests_between_steps_while_calls_come_and_stores_the_same(
+    make_vault, clock, monkeypatch, tmp_path
+):
+    root = make_vault(_notes())
+    plain = _build(root, tmp_path / "plain", clock, monkeypatch)
+    try:
+        want = _stored(plain)
+    finally:
+        plain.stop()
+    v, asked = _built_while_calls_come(root, tmp_path / "paced", clock, monkeypatch)
+    try:
+        assert _stored(v) == want
+        assert len(asked) >= v.snapshot.note_count // 4  # before every four notes it looked at the calls
+        _assert_whole(v)
+    finally:
+        v.stop()
+
+
+def test_a_resting_build_hurries_once_a_search_waits_for_it(make_vault, clock, monkeypatch, tmp_path):
+    def search_waits(v: Vault, asked: list[str]) -> None:
+        if len(asked) == 3:
+            v._search.hurry()  # as Vault.wait_search_ready does, every time it looks
+
+    v, asked = _built_while_calls_come(make_vault(_notes()), tmp_path / "c", clock, monkeypatch, search_waits)
+    try:
+        assert len(asked) == 3  # no step after the hurry asked about calls, nor rested
+        _assert_whole(v)
+    finally:
+        v.stop()
