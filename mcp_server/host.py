@@ -76,6 +76,9 @@ MAX_HTTP_CONNECTIONS = 64  # loopback HTTP connections open at once (each costs 
 HEADER_TIMEOUT = 10.0  # seconds a loopback HTTP connection may take to send its request head
 BODY_TIMEOUT = 30.0  # seconds a request body may stall
 STALE_AGENT_SECONDS = 1800.0  # an agent silent this long no longer keeps a headless server up
+# s after the last request during which agents count as still calling: the entry cache's write and a
+# first search build rest while they do (Vault.answering), as they do for `serve --stdio`'s client
+ANSWERING_QUIET_S = 0.3
 UDS_HOSTS = ["localhost", "localhost:*", "127.0.0.1", "127.0.0.1:*"]
 
 
@@ -314,6 +317,12 @@ class McpHost:
         self._guard = threading.Lock()
         self.splice: Splice | None = None  # the layer that puts pre-serialised listings on the wire
         self.streaming: JsonUnlessStreaming | None = None  # the layer that answers JSON unless a call streams
+        self.answering_quiet_s = ANSWERING_QUIET_S
+        vault.answering = self.answering  # (`serve --stdio`, which has no host, tells it from its front)
+
+    def answering(self) -> bool:
+        """Whether agents are calling: a request in flight, or one within `answering_quiet_s`."""
+        return self._inflight > 0 or time.monotonic() - self._last_request < self.answering_quiet_s
 
     def agents(self) -> list[tuple[str, str]]:
         """Connected (agent name, session id) pairs."""

@@ -276,3 +276,20 @@ async def test_outside_edits_reach_agents_through_the_live_index(make_vault, soc
                 assert result.meta["index_stale"] is False
     finally:
         vault.stop()
+
+
+async def test_the_vault_knows_while_agents_call_so_its_background_work_rests(demo, sock_dir):
+    """The entry cache's write and a first search build rest while `Vault.answering()` says agents call."""
+    async with serving(demo, sock_dir / "v.sock") as host:
+        assert demo.answering == host.answering
+        host.answering_quiet_s = 0.0
+        assert not demo.answering()  # nothing in flight, and no quiet window
+        async with uds_client(host.socket_path, name="agent") as client:
+            host.answering_quiet_s = 3600.0
+            assert not (await client.call_tool("list_documents", {"limit": 1})).is_error
+            assert demo.answering()  # a request within the window
+            host.answering_quiet_s = 0.0
+            deadline = time.monotonic() + 5  # the request's end reaches the host just after its answer
+            while demo.answering() and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            assert not demo.answering()
