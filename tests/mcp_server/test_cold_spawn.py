@@ -37,11 +37,11 @@ Vault.start_search = start_recorded
 from vaultwatch.core.index.entrycache import EntryCache
 written = []
 flush = EntryCache.flush
-def flush_recorded(self, entries):
+def flush_recorded(self, entries, *pace):
     if not written:
         written.append(True)
         print("cache written", file=sys.stderr, flush=True)
-    return flush(self, entries)
+    return flush(self, entries, *pace)
 EntryCache.flush = flush_recorded
 import os
 if os.environ.get("NO_SHIPPED_TOOL_LIST"):  # as with toollist.json made for another SDK
