@@ -456,15 +456,23 @@ class EntryCache:
     def dirty(self) -> bool:
         return bool(self._dirty)
 
-    def flush(self, entries: Iterable[Entry], pace: Callable[[], None] = _no_pace) -> str | None:
-        """Rewrite the dirty buckets from `entries` (a snapshot's). Returns a problem message or None.
-        `pace()` is called between the steps of the work (the background flush rests there)."""
+    def flush(
+        self, entries: Iterable[Entry] | Callable[[], Iterable[Entry]], pace: Callable[[], None] = _no_pace
+    ) -> str | None:
+        """Rewrite the dirty buckets from `entries` (a snapshot's, or what gives the current snapshot's).
+        Returns a problem message or None. `pace()` is called between the steps of the work (the
+        background flush rests there)."""
         if self.disabled or self.hold:
             return None
         with self._lock:
             dirty, self._dirty = self._dirty, set()
         if not dirty:
             return None
+        if callable(entries):
+            # read after the marks were taken: a change is marked once its snapshot is in place, so these
+            # entries hold every change marked (read before, a note marked meanwhile was written without
+            # its entry and its mark consumed: the cache lost it)
+            entries = entries()
         if not isinstance(entries, (list, tuple)):
             entries = list(entries)  # a flush that finds the links table outgrown goes over them again
         groups: dict[int, list[Entry]] = {b: [] for b in dirty}
@@ -556,7 +564,9 @@ class EntryCache:
                 target=self._flush_loop, args=(report, delay, busy), name="vaultwatch-cache", daemon=False
             )
             self._flush_thread = t
-        t.start()
+            # started under the lock: a thread others can see is a started one (`wait_flushed` joins it,
+            # and a second call here sees it alive); the thread takes the lock only once a flush is done
+            t.start()
 
     def _flush_loop(self, report: Callable[[str], None], delay: float, busy: Callable[[], bool] | None) -> None:
         started = time.monotonic()
@@ -580,7 +590,7 @@ class EntryCache:
             latest = self._latest
             if latest is None:
                 return
-            problem = self.flush(latest(), pace)
+            problem = self.flush(latest, pace)
             if problem:
                 report(problem)
             with self._lock:
@@ -599,7 +609,8 @@ class EntryCache:
     def wait_flushed(self, timeout: float | None = None, *, hurry: bool = True) -> None:
         """Flush now (skipping the coalescing delay) and wait for it (shutdown, tests). `hurry`: without
         the rests a flush takes while calls come (False: a waiter that should not slow the calls)."""
-        t = self._flush_thread
+        with self._lock:
+            t = self._flush_thread
         if t is not None:
             if hurry:  # before the wake: a flush it starts has no rests at all
                 self.hurry()

@@ -142,7 +142,7 @@ def exchange(
             )
         proc.stdin.close()
         lines += [ln for ln in (buf + proc.stdout.read()).splitlines() if ln.strip()]
-        assert proc.wait(60) == expect
+        assert proc.wait(60) == expect, b"".join(err).decode()[-3000:]
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -308,6 +309,64 @@ def test_a_resting_flush_hurries_once_something_waits_for_it(make_vault, clock, 
     assert not cache.dirty
     assert len(asked) == 3  # no step after the hurry asked about calls, nor rested
     v.stop()
+
+
+def test_a_flush_thread_being_started_is_waited_for(make_vault, clock, monkeypatch):
+    """The stop waits for a background flush that another thread is starting right then (it once
+    joined the thread before its start: RuntimeError, and the server exited 1)."""
+    root = make_vault({f"n{i}.md": f"# {i}\n" for i in range(5)})
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    cache = v.entry_cache
+    cache.wait_flushed(10)
+    real_start = threading.Thread.start
+    starting = threading.Event()
+
+    def slow_start(self, *args, **kwargs):
+        if self.name == "vaultwatch-cache":
+            starting.set()
+            time.sleep(0.2)  # widens the moment between the thread's creation and its start
+        real_start(self, *args, **kwargs)
+
+    monkeypatch.setattr(threading.Thread, "start", slow_start)
+    cache.mark_all_dirty()
+    starter = threading.Thread(target=cache.flush_soon, args=(lambda: v.snapshot.entries, lambda msg: None, 0.0))
+    starter.start()
+    assert starting.wait(10)
+    cache.wait_flushed(10)
+    starter.join(10)
+    assert not cache.dirty
+    v.stop()
+
+
+def test_a_note_changed_while_a_flush_reads_the_snapshot_is_written_next(make_vault, clock):
+    root = make_vault(NOTES)
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    cache = v.entry_cache
+    cache.wait_flushed(10)
+    later = root / "Later.md"
+    later.write_text("# Later\n")
+    past = time.time() - 30
+    os.utime(later, (past, past))
+    before = v.snapshot.entries
+    reads: list[int] = []
+
+    def latest():
+        reads.append(1)
+        if len(reads) == 1:  # the note lands while this flush reads the snapshot: marked, not in these
+            v.refresh_paths(["Later.md"])
+            return before
+        return v.snapshot.entries
+
+    cache.mark_dirty(["Alpha.md"])
+    cache.flush_soon(latest, lambda msg: None, 0.0)
+    cache.wait_flushed(10)
+    v.stop()
+    w, _ = open_loaded(root, clock)
+    st = w.entry_cache.last_stats
+    assert (st.reused, st.parsed) == (7, 0)  # the note that landed meanwhile was written by the next round
+    w.stop()
 
 
 def test_warm_scan_without_fork_gives_the_same_entries(make_vault, clock, monkeypatch):
