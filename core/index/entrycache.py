@@ -572,10 +572,14 @@ class EntryCache:
         started = time.monotonic()
         step = delay if busy is None else max(delay, BUSY_POLL_S)
         hurry = self._hurry
+        rested = 0.0  # the flush under way's rests: at most MAX_FLUSH_WAIT in all, since it holds the
+        # cache's write transaction throughout (another process writing this cache waits for it)
 
         def pace() -> None:
-            if busy is not None and not hurry.is_set() and busy():
+            nonlocal rested
+            if busy is not None and not hurry.is_set() and rested < MAX_FLUSH_WAIT and busy():
                 hurry.wait(PACE_REST_S)
+                rested += PACE_REST_S
 
         while True:
             # debounce: a burst of changes (a git checkout) is written once it settles, so the
@@ -590,6 +594,7 @@ class EntryCache:
             latest = self._latest
             if latest is None:
                 return
+            rested = 0.0
             problem = self.flush(latest, pace)
             if problem:
                 report(problem)

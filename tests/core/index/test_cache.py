@@ -288,6 +288,31 @@ def test_a_background_flush_rests_between_steps_while_calls_come(make_vault, clo
     w.stop()
 
 
+def test_a_flush_rests_at_most_max_flush_wait_in_all(make_vault, clock, monkeypatch):
+    """It holds the cache's write transaction while it rests: calls that never pause must not hold
+    another process's write of this cache back for longer than that."""
+    root = make_vault({f"n{i:02}.md": f"# Note {i}\n" for i in range(40)})
+    backdate(root)
+    v, _ = open_loaded(root, clock)
+    cache = v.entry_cache
+    cache.wait_flushed(10)
+    monkeypatch.setattr(cache_mod, "PACE_ROWS", 1)
+    monkeypatch.setattr(cache_mod, "PACE_REST_S", 0.004)
+    monkeypatch.setattr(cache_mod, "MAX_FLUSH_WAIT", 0.01)
+    asked: list[int] = []
+
+    def busy() -> bool:
+        asked.append(1)
+        return True
+
+    cache.mark_all_dirty()
+    cache.flush_soon(lambda: v.snapshot.entries, lambda msg: None, 0.0, busy)
+    cache.wait_flushed(10, hurry=False)
+    assert not cache.dirty
+    assert len(asked) == 3  # three rests of 4 ms reach 10 ms: the rest of the write goes straight on
+    v.stop()
+
+
 def test_a_resting_flush_hurries_once_something_waits_for_it(make_vault, clock, monkeypatch):
     root = make_vault({f"n{i:02}.md": f"# Note {i}\n" for i in range(40)})
     backdate(root)
