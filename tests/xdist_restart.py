@@ -40,10 +40,15 @@ def _reschedule(self: LoadScopeScheduling, node) -> None:
         return
     # a worker runs a test only once it holds the next one or has been told that none will come:
     # keep it over two tests while work is queued, and tell it as soon as none is left
-    while self.workqueue and self._pending_of(self.assigned_work[node]) <= 2:
-        self._assign_work_unit(node)
-    if not self.workqueue:
-        node.shutdown()
+    try:
+        while self.workqueue and self._pending_of(self.assigned_work[node]) <= 2:
+            self._assign_work_unit(node)
+        if not self.workqueue:
+            node.shutdown()
+    except OSError:
+        # the worker ended right after its last report (a test that ends its process): its channel is
+        # closed, and its "down" event comes next, where remove_node queues again what it was handed
+        return
 
 
 def install() -> bool:
