@@ -565,7 +565,7 @@ class EntryCache:
             )
             self._flush_thread = t
             # started under the lock: a thread others can see is a started one (`wait_flushed` joins it,
-            # and a second call here sees it alive); the thread takes the lock only once a flush is done
+            # and a second call here sees it alive); a thread that flushes at once waits for the lock
             t.start()
 
     def _flush_loop(self, report: Callable[[str], None], delay: float, busy: Callable[[], bool] | None) -> None:
