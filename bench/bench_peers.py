@@ -59,7 +59,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a scri
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from bench.common import AS_OF, OUT, ROOT, descendants_rss, emit, vault  # noqa: E402
+from bench.common import AS_OF, OUT, ROOT, emit, vault  # noqa: E402
+from bench.treerss import below  # noqa: E402
 
 NEW_FOLDER = "bench-new"  # notes the servers' write tools create
 OUTSIDE_FOLDER = "bench-outside"  # notes written straight to disk
@@ -323,7 +324,7 @@ class TreeRss:
         self._sampler: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> TreeRss:
-        skip = ",".join(map(str, descendants_rss(os.getpid())))
+        skip = ",".join(map(str, below(os.getpid())))
         self._sampler = subprocess.Popen(
             [sys.executable, "-m", "bench.treerss", str(os.getpid()), skip],
             stdin=subprocess.PIPE,

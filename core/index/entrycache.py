@@ -36,6 +36,7 @@ from typing import Any
 from vaultwatch.core.disk.private import private_file, private_folder, write_private
 from vaultwatch.core.index.sharing import SHORT_CHARS, frozen, interned_memo
 from vaultwatch.core.model import FOLDER, Entry, Link, make_entry
+from vaultwatch.core.rests import Rests
 
 SCHEMA_VERSION = 2
 BUCKETS = 64
@@ -326,7 +327,7 @@ class EntryCache:
         self._dirty: set[int] = set()
         self._flush_thread: threading.Thread | None = None
         self._wake = threading.Event()
-        self._hurry = threading.Event()  # the flush under way goes on without its rests (`hurry`)
+        self._rests = Rests()  # the background flush's rests while calls come (`hurry` ends them)
         self._last_change = 0.0
         self._latest: Callable[[], Iterable[Entry]] | None = None
         self.hold = False  # True while the vault looks empty/unmounted: never overwrite a good cache
@@ -571,15 +572,12 @@ class EntryCache:
     def _flush_loop(self, report: Callable[[str], None], delay: float, busy: Callable[[], bool] | None) -> None:
         started = time.monotonic()
         step = delay if busy is None else max(delay, BUSY_POLL_S)
-        hurry = self._hurry
-        rested = 0.0  # the flush under way's rests: at most MAX_FLUSH_WAIT in all, since it holds the
-        # cache's write transaction throughout (another process writing this cache waits for it)
+        rests = self._rests
 
         def pace() -> None:
-            nonlocal rested
-            if busy is not None and not hurry.is_set() and rested < MAX_FLUSH_WAIT and busy():
-                hurry.wait(PACE_REST_S)
-                rested += PACE_REST_S
+            # at most MAX_FLUSH_WAIT of rests in all: the flush holds the cache's write transaction
+            # throughout (another process writing this cache waits for it)
+            rests.rest(busy, PACE_REST_S, MAX_FLUSH_WAIT)
 
         while True:
             # debounce: a burst of changes (a git checkout) is written once it settles, so the
@@ -594,14 +592,14 @@ class EntryCache:
             latest = self._latest
             if latest is None:
                 return
-            rested = 0.0
+            rests.start()
             problem = self.flush(latest, pace)
             if problem:
                 report(problem)
             with self._lock:
                 if not self._dirty or self.hold or self.disabled:
                     self._flush_thread = None
-                    self._hurry.clear()
+                    rests.end()
                     return
 
     def hurry(self) -> None:
@@ -609,7 +607,7 @@ class EntryCache:
         (the stop, a search waiting for the first full-text build, which waits for this flush)."""
         with self._lock:
             if self._flush_thread is not None:
-                self._hurry.set()  # cleared as that flush thread ends
+                self._rests.hurry()  # until that flush thread ends
 
     def wait_flushed(self, timeout: float | None = None, *, hurry: bool = True) -> None:
         """Flush now (skipping the coalescing delay) and wait for it (shutdown, tests). `hurry`: without

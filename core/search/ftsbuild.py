@@ -308,7 +308,7 @@ class SearchBuilder(IndexState):
                 time.sleep(0)  # let listing threads in between batches
         finally:
             self._pacing = False
-            self._hurry.clear()
+            self._rests.end()
             if big:
                 merging(con, building=False, merge=not self._stop.is_set())
         if self._stop.is_set():
@@ -396,9 +396,7 @@ class SearchBuilder(IndexState):
     def _pace(self) -> None:
         """Rest PACE_REST_S when the process is answering a client's calls (`Vault.answering`), unless a
         search waits for this build (`hurry`)."""
-        busy = self.vault.answering
-        if busy is not None and not self._hurry.is_set() and busy():
-            self._hurry.wait(PACE_REST_S)
+        self._rests.rest(self.vault.answering, PACE_REST_S)
 
     def _prepared(self, batches: list[list[str]], snap: Snapshot) -> Iterator[list[Prepared]]:
         """`_prepare` of each batch, in order: for a big build by a pool of processes

@@ -3,7 +3,6 @@ the path -> rowid map, and how far the index lags the live index."""
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING
 from vaultwatch.core import handoffs
 from vaultwatch.core.events import DocumentsChanged, Event, IndexReady
 from vaultwatch.core.live.follower import ChangeFollower
+from vaultwatch.core.rests import Rests
 from vaultwatch.core.search.readers import ReaderPool
 from vaultwatch.core.search.results import SearchStatus
 from vaultwatch.core.search.reuse import LastAnswer
@@ -40,7 +40,7 @@ class IndexState(ChangeFollower):
         self._synced_generation = -1
         self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
         self._last = LastAnswer()  # the last search's answer: see SearchQueries.search
-        self._hurry = threading.Event()  # a search waits for this build: no rests (SearchBuilder._pace)
+        self._rests = Rests()  # a big sync's rests while calls come (SearchBuilder._pace); `hurry` ends them
         self._pacing = False  # whether the build under way rests while calls come (SearchBuilder._sync_all)
         self.ready = False
         self.done = 0
@@ -58,7 +58,7 @@ class IndexState(ChangeFollower):
 
     def hurry(self) -> None:
         """Have the build under way go on without its rests: a search waits for it."""
-        self._hurry.set()
+        self._rests.hurry()
 
     def _queued(self, event: DocumentsChanged, count: int) -> None:
         self._enqueued += 1

@@ -262,24 +262,38 @@ def test_a_bucket_written_in_steps_is_the_same_bytes(demo, clock, monkeypatch):
     assert len(steps) == 2 * -(-len(entries) // 2)  # before every two entries, in both passes
 
 
-def test_a_background_flush_rests_between_steps_while_calls_come(make_vault, clock, monkeypatch):
-    root = make_vault({f"n{i:02}.md": f"# Note {i}\n[[n{(i + 1) % 40:02}]]\n" for i in range(40)})
+def _flushed_while_calls_come(make_vault, clock, notes: dict, on_ask=None) -> tuple:
+    """A whole-cache flush while a client's calls come the whole time, waited for without hurrying it
+    (as a first search build waits): the vault's folder, the vault, and one entry per time the flush
+    asked whether calls come (`on_ask(cache, asked)` runs at each)."""
+    root = make_vault(notes)
     backdate(root)
     v, _ = open_loaded(root, clock)
     cache = v.entry_cache
     cache.wait_flushed(10)
-    monkeypatch.setattr(cache_mod, "PACE_ROWS", 4)
-    monkeypatch.setattr(cache_mod, "PACE_REST_S", 0.001)
     asked: list[int] = []
 
-    def busy() -> bool:  # a client's calls come the whole time
+    def busy() -> bool:
         asked.append(1)
+        if on_ask is not None:
+            on_ask(cache, asked)
         return True
 
     cache.mark_all_dirty()
     cache.flush_soon(lambda: v.snapshot.entries, lambda msg: None, 0.0, busy)
-    cache.wait_flushed(10, hurry=False)  # as a first search build waits: the flush keeps its rests
+    cache.wait_flushed(10, hurry=False)
     assert not cache.dirty
+    return root, v, asked
+
+
+FORTY = {f"n{i:02}.md": f"# Note {i}\n" for i in range(40)}
+
+
+def test_a_background_flush_rests_between_steps_while_calls_come(make_vault, clock, monkeypatch):
+    monkeypatch.setattr(cache_mod, "PACE_ROWS", 4)
+    monkeypatch.setattr(cache_mod, "PACE_REST_S", 0.001)
+    notes = {f"n{i:02}.md": f"# Note {i}\n[[n{(i + 1) % 40:02}]]\n" for i in range(40)}
+    root, v, asked = _flushed_while_calls_come(make_vault, clock, notes)
     # it looked at the calls before every step: 40 notes, 4 a step, in both passes of each bucket
     assert len(asked) >= 2 * 40 // 4
     v.stop()
@@ -291,47 +305,22 @@ def test_a_background_flush_rests_between_steps_while_calls_come(make_vault, clo
 def test_a_flush_rests_at_most_max_flush_wait_in_all(make_vault, clock, monkeypatch):
     """It holds the cache's write transaction while it rests: calls that never pause must not hold
     another process's write of this cache back for longer than that."""
-    root = make_vault({f"n{i:02}.md": f"# Note {i}\n" for i in range(40)})
-    backdate(root)
-    v, _ = open_loaded(root, clock)
-    cache = v.entry_cache
-    cache.wait_flushed(10)
     monkeypatch.setattr(cache_mod, "PACE_ROWS", 1)
     monkeypatch.setattr(cache_mod, "PACE_REST_S", 0.004)
     monkeypatch.setattr(cache_mod, "MAX_FLUSH_WAIT", 0.01)
-    asked: list[int] = []
-
-    def busy() -> bool:
-        asked.append(1)
-        return True
-
-    cache.mark_all_dirty()
-    cache.flush_soon(lambda: v.snapshot.entries, lambda msg: None, 0.0, busy)
-    cache.wait_flushed(10, hurry=False)
-    assert not cache.dirty
+    _root, v, asked = _flushed_while_calls_come(make_vault, clock, FORTY)
     assert len(asked) == 3  # three rests of 4 ms reach 10 ms: the rest of the write goes straight on
     v.stop()
 
 
 def test_a_resting_flush_hurries_once_something_waits_for_it(make_vault, clock, monkeypatch):
-    root = make_vault({f"n{i:02}.md": f"# Note {i}\n" for i in range(40)})
-    backdate(root)
-    v, _ = open_loaded(root, clock)
-    cache = v.entry_cache
-    cache.wait_flushed(10)
     monkeypatch.setattr(cache_mod, "PACE_ROWS", 1)
-    asked: list[int] = []
 
-    def busy() -> bool:
-        asked.append(1)
+    def search_waits(cache, asked: list[int]) -> None:
         if len(asked) == 3:  # a search starts waiting for the first full-text build (Vault.wait_search_ready)
             cache.hurry()
-        return True
 
-    cache.mark_all_dirty()
-    cache.flush_soon(lambda: v.snapshot.entries, lambda msg: None, 0.0, busy)
-    cache.wait_flushed(10, hurry=False)
-    assert not cache.dirty
+    _root, v, asked = _flushed_while_calls_come(make_vault, clock, FORTY, search_waits)
     assert len(asked) == 3  # no step after the hurry asked about calls, nor rested
     v.stop()
 
