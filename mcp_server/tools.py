@@ -385,7 +385,9 @@ def _wait_for_search_index(vault: Vault) -> float:
             channel.report(
                 status.done, status.total, f"building the full-text index: {status.done} of {status.total} notes"
             )
-        time.sleep(0.1)
+        # waits as a search does: the build and the cache's write it waits for rest while calls come,
+        # but not while a search waits for them
+        vault.wait_search_ready(0.1)
         status = vault.search_status()
     if waited and status.ready and status.total:  # built while the call waited (a small vault: between two looks)
         channel.report(status.total, status.total, f"built the full-text index: {status.total} notes")
