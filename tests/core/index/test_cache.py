@@ -534,3 +534,134 @@ def test_corrupt_links_table_is_reparsed_and_reported(make_vault, clock):
     v.stop()
     again, _ = open_loaded(root, clock)
     assert again.entry_cache.last_stats.parsed == 0
+
+
+def first_start_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first start's streamed parse at test size: workers alone past 30 files, 16 walked rows a batch."""
+    from vaultwatch.core.index import warmscan
+
+    monkeypatch.setattr(parsepool, "HERE_MAX_FILES", 30)
+    monkeypatch.setattr(parsepool, "CHUNK", 8)
+    monkeypatch.setattr(warmscan, "STREAM_ROWS", 16)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+
+
+MANY = NOTES | {f"many/{i % 7}/n{i}.md": f"---\ntags: [t{i % 3}]\n---\n# N{i}\n[[Alpha]]\n" for i in range(150)}
+
+
+def test_a_first_start_parses_while_its_walk_goes_on(make_vault, clock, monkeypatch):
+    """No cache yet: the walk's rows come in batches, and the workers parse the first ones while the rest
+    are walked (the parse's size grows as it goes); the index is the same as a load without the cache."""
+    from vaultwatch.core.events import IndexProgress
+
+    root = make_vault(MANY)
+    backdate(root)
+    first_start_streams(monkeypatch)
+    v, events = open_loaded(root, clock)
+    sizes = [e.total for e in events if isinstance(e, IndexProgress) and e.phase == "parse"]
+    files = len(MANY)
+    assert sizes[0] < files, sizes  # the parse began before the walk had found every file
+    assert sizes[-1] == files and sizes == sorted(sizes)
+    assert v.entry_cache.last_stats.parsed == files
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+    v.stop()
+    warm, _ = open_loaded(root, clock)  # and the cache it wrote holds every note
+    assert (warm.entry_cache.last_stats.reused, warm.entry_cache.last_stats.parsed) == (files, 0)
+    warm.stop()
+
+
+@START_ERRORS
+def test_a_first_start_whose_process_start_fails_parses_here(
+    make_vault, clock, monkeypatch, failing_starts, start_error
+):
+    root = make_vault(MANY)
+    backdate(root)
+    first_start_streams(monkeypatch)
+    tried = failing_starts(start_error)
+    v, events = open_loaded(root, clock)
+    assert tried
+    assert v.entry_cache.last_stats.parsed == len(MANY)
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+    assert not [e for e in events if isinstance(e, IndexProblem) and e.severity == "error"]
+    v.stop()
+
+
+def test_a_first_start_whose_walk_dies_midway_walks_here(make_vault, clock, monkeypatch):
+    """The forked walk killed after its first batch: what came is dropped and the vault walked here."""
+    import signal
+
+    from vaultwatch.core.index import warmscan
+
+    root = make_vault(MANY)
+    backdate(root)
+    first_start_streams(monkeypatch)
+    real = warmscan.walk_watched
+
+    def dies_midway(root_real, config, out, watched_fd, stream=False):
+        def send_then_die(fd, value):
+            real_send(fd, value)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        real_send = warmscan.send_message
+        warmscan.send_message = send_then_die  # in the forked child only
+        real(root_real, config, out, watched_fd, stream)
+
+    monkeypatch.setattr(warmscan, "walk_watched", dies_midway)
+    v, events = open_loaded(root, clock)
+    assert v.entry_cache.last_stats.parsed == len(MANY)
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+    assert not [e for e in events if isinstance(e, IndexProblem) and e.severity == "error"]
+    v.stop()
+
+
+def test_a_first_start_sees_a_note_changed_before_its_walk_was_checked(make_vault, clock, monkeypatch):
+    """A note changed while the watches are being placed, after the streamed walk saw it and the workers
+    parsed it: the walk's check finds it, and the parent merges the second walk and parses it again."""
+    root = make_vault(MANY)
+    backdate(root)
+    first_start_streams(monkeypatch)
+    note = root / "many" / "3" / "n3.md"
+    changes: list[int] = []
+
+    def watches_placed_slowly(self) -> None:
+        if not changes:
+            time.sleep(0.3)  # the walk (156 files) is long over, its rows parsed: the change comes after
+            past = time.time() - 30
+            note.write_text("---\ntitle: changed meanwhile\n---\nbody\n", encoding="utf-8")
+            os.utime(note, (past, past))
+            changes.append(1)
+
+    monkeypatch.setattr(Vault, "_watched", watches_placed_slowly)
+    v, _ = open_loaded(root, clock)
+    assert changes
+    assert v.snapshot.get("many/3/n3.md").title == "changed meanwhile"
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+    v.stop()
+
+
+def test_a_first_start_parses_before_its_cache_file_is_made(make_vault, clock, monkeypatch):
+    """Making the cache file waits on the disk (its first writes are synced): a first start parses
+    meanwhile. Here the making waits for the parse to begin, which it would never see if the load
+    waited for it first."""
+    from vaultwatch.core.events import IndexProgress
+
+    root = make_vault(MANY)
+    backdate(root)
+    began = threading.Event()
+    waited: list[bool] = []
+    real = EntryCache.load_entries
+
+    def made_once_the_parse_began(self):
+        waited.append(began.wait(10))
+        return real(self)
+
+    monkeypatch.setattr(EntryCache, "load_entries", made_once_the_parse_began)
+    v = Vault(root, clock=clock)
+    v.bus.subscribe(lambda e: began.set() if isinstance(e, IndexProgress) and e.phase == "parse" else None)
+    v.load()
+    assert waited == [True]
+    assert rows(v) == rows(open_loaded(root, clock, cache=False)[0])
+    v.stop()
+    warm, _ = open_loaded(root, clock)
+    assert warm.entry_cache.last_stats.reused == len(MANY)
+    warm.stop()
