@@ -8,11 +8,6 @@ The walk starts before the vault's watcher has its OS watches in place (placing 
 vault too, and holds the interpreter meanwhile), so the child checks what it walked before they
 were in place against the disk once they are, and walks again if anything changed (`walk_watched`):
 a note changed while vaultwatch starts is never left at its old row.
-
-A first start (no cache file yet) has nothing to decode: the child sends its rows as it walks, and
-once they hold enough files for the worker processes, the workers parse them while the rest are
-walked (`_walk_and_parse`); the cache file is made on a thread meanwhile, as its first writes wait
-on the disk.
 """
 
 from __future__ import annotations
@@ -22,7 +17,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from vaultwatch.core import settings
 from vaultwatch.core.index.entrycache import EMPTY_GUARD, EntryCache, WarmStats
@@ -33,7 +28,6 @@ from vaultwatch.core.model import FOLDER, Entry, Skipped
 
 _FILE, _DIR, _SKIP = 0, 1, 2
 WORD_EVERY = 256  # rows the forked walk makes between two looks for the word that the vault is watched
-STREAM_ROWS = 4096  # rows a streamed walk sends at a time (walk_watched)
 
 
 def _walk_rows(root_real: str, config: ScanConfig) -> list[tuple]:
@@ -120,42 +114,24 @@ def _exactly(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def walk_watched(root_real: str, config: ScanConfig, out: int, watched_fd: int, stream: bool = False) -> None:
+def walk_watched(root_real: str, config: ScanConfig, out: int, watched_fd: int) -> None:
     """The forked walk, made true of the disk from the moment the parent's watcher has its OS watches in
     place (the word on `watched_fd`): the part of the walk made before the word is checked against the
     disk after it, and the vault walked again if anything changed. A change after the word reaches the
     watcher; one before the check shows in it. Two messages: the rows, then None or the rows of that
     second walk. When the word came during the walk, the check is made first (the parent is still
     decoding its cache) and the second message is None; else the rows go first, and the parent merges
-    them while the child waits for the word.
-
-    `stream` (a first start: no cache to decode): the rows go as they are walked, STREAM_ROWS at a time,
-    then an empty list, then the check's message; the parent parses the first rows while the rest are
-    walked."""
+    them while the child waits for the word."""
     st = os.stat(root_real)
     root_stat = (st.st_mtime_ns, st.st_ino)
     prefix = root_real + os.sep
     os.set_blocking(watched_fd, False)
     rows: list[tuple] = []
     unwatched = -1  # rows made before the watches were in place (-1: all so far)
-    sent = 0
     for found in walk(root_real, config):
         if unwatched < 0 and not len(rows) % WORD_EVERY and _said(watched_fd):
             unwatched = len(rows)
         rows.append(_row(found, prefix))
-        if stream and len(rows) - sent >= STREAM_ROWS:
-            send_message(out, rows[sent:])
-            sent = len(rows)
-    if stream:
-        if len(rows) > sent:
-            send_message(out, rows[sent:])
-        send_message(out, [])  # the end of the rows
-        if unwatched < 0:
-            os.set_blocking(watched_fd, True)
-            os.read(watched_fd, 1)
-            unwatched = len(rows)
-        send_message(out, None if _still_so(root_real, root_stat, rows[:unwatched]) else _walk_rows(root_real, config))
-        return
     if unwatched >= 0:  # the word came during the walk: checked before the parent wants the rows
         if _still_so(root_real, root_stat, rows[:unwatched]):
             rows.sort(key=_second)
@@ -171,10 +147,6 @@ def walk_watched(root_real: str, config: ScanConfig, out: int, watched_fd: int, 
     send_message(out, None if _still_so(root_real, root_stat, rows) else _walk_rows(root_real, config))
 
 
-class _WalkBroke(Exception):
-    """A streamed walk's child failed midway: the rows that came are to be dropped (`_Walker.walk_here`)."""
-
-
 class _Walker:
     """Walks the vault in a forked child while this process decodes the cache (2 cores, 2x faster).
 
@@ -183,9 +155,8 @@ class _Walker:
     fork, a failed child) falls back to walking here, once the vault is watched.
     """
 
-    def __init__(self, root_real: str, config: ScanConfig, watched: Callable[[], None], stream: bool = False) -> None:
+    def __init__(self, root_real: str, config: ScanConfig, watched: Callable[[], None]) -> None:
         self.root_real, self.config, self.watched = root_real, config, watched
-        self.stream = stream  # the child sends its rows as it walks: read them with `batches`, not `rows`
         self.pid = None
         if not sys.platform.startswith("linux") or settings.env("VAULTWATCH_NO_FORK"):
             return
@@ -210,7 +181,7 @@ class _Walker:
             try:
                 os.close(r)
                 os.close(go_w)
-                walk_watched(root_real, config, w, go_r, stream)
+                walk_watched(root_real, config, w, go_r)
                 code = 0
             finally:
                 os._exit(code)
@@ -248,29 +219,7 @@ class _Walker:
             except (OSError, ValueError, EOFError, TypeError):
                 pass
             self._end()  # the child failed: walked here instead
-        return self.walk_here()
-
-    def batches(self) -> Iterator[list[tuple]]:
-        """A streamed walk's rows, a batch at a time as the child walks them (all at once when walked
-        here). _WalkBroke when the child failed midway: the batches that came are to be dropped."""
-        if self.pid is None:
-            yield self.walk_here()
-            return
-        while True:
-            try:
-                got = receive_message(self.fd)
-            except (OSError, ValueError, EOFError, TypeError):
-                got = None
-            if not isinstance(got, list):
-                self._end()
-                raise _WalkBroke
-            if not got:
-                return
-            yield got
-
-    def walk_here(self) -> list[tuple]:
-        """The walk made in this process, once the vault is watched (nothing to check afterwards)."""
-        self.watched()
+        self.watched()  # walked here: once the watches are in place
         return _walk_rows(self.root_real, self.config)
 
     def again(self) -> list[tuple] | None:
@@ -287,7 +236,14 @@ class _Walker:
             pass
         finally:
             self._end()
-        return self.walk_here()  # the check did not come: walked again here
+        self.watched()  # the check did not come: walked again here, once the watches are in place
+        return _walk_rows(self.root_real, self.config)
+
+
+def _report_all(report: Callable[..., None] | None, problems: list[str]) -> None:
+    if report:
+        for problem in problems:  # a cache from another version is routine: say so quietly
+            report(problem, "info" if problem == EntryCache.VERSION_RESET else "warning")
 
 
 def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | None) -> list[Entry | Skipped]:
@@ -319,79 +275,6 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
         if progress is not None and i % 2000 == 0:
             progress(i, len(facts))
     return out
-
-
-def _report_all(report: Callable[..., None] | None, problems: list[str]) -> None:
-    if report:
-        for problem in problems:  # a cache from another version is routine: say so quietly
-            report(problem, "info" if problem == EntryCache.VERSION_RESET else "warning")
-
-
-def _walk_and_parse(
-    batches: Iterator[list[tuple]], prefix: str, progress: Callable[[int, int], None] | None
-) -> tuple[list[Entry], list[Skipped], list[FileFact], int, list[Entry | Skipped]]:
-    """A first start's merge of a streamed walk (`_Walker.batches`; nothing cached), as `_merge`, plus the
-    files parsed. Once the files to parse are many enough for worker processes alone
-    (parsepool.HERE_MAX_FILES), the workers start, and the rest of the walk feeds them as it comes: the
-    walk no longer ends before the parse begins. Nothing parsed (an empty list) when the walk ended
-    first or no worker could be had: the caller parses the files as any load's."""
-    from vaultwatch.core.index import parsepool
-
-    entries: list[Entry] = []
-    skipped: list[Skipped] = []
-    to_parse: list[FileFact] = []
-    n_files = 0
-    ended = False
-
-    def take() -> bool:
-        """Merge the walk's next batch; False once the walk ended."""
-        nonlocal n_files, ended
-        batch = next(batches, None)
-        if batch is None:
-            ended = True
-            return False
-        more = _merge(batch, {}, prefix)
-        entries.extend(more[0])
-        skipped.extend(more[1])
-        to_parse.extend(more[2])
-        n_files += more[3]
-        return True
-
-    while len(to_parse) < parsepool.HERE_MAX_FILES and take():
-        pass
-    hands = os.cpu_count() or 1
-    if ended or hands < 2:
-        while take():
-            pass
-        return entries, skipped, to_parse, n_files, []
-    fed = 0
-
-    def chunks() -> Iterator[list[FileFact]]:
-        nonlocal fed
-        while True:
-            while len(to_parse) - fed >= parsepool.CHUNK or (ended and fed < len(to_parse)):
-                chunk = to_parse[fed : fed + parsepool.CHUNK]
-                fed += len(chunk)
-                yield chunk
-            if ended:
-                return
-            take()
-
-    out: list[Entry | Skipped] = []
-    sharing = Sharing()
-    if progress is not None:  # the parse's size so far (it grows with the walk), before its first batch
-        progress(0, len(to_parse))
-    try:
-        for batch in parsepool.parse_all(chunks(), hands, here=False):
-            sharing.share_all(batch)
-            out.extend(batch)
-            if progress is not None:
-                progress(len(out), len(to_parse))
-    except parsepool.START_FAILED:  # no processes, or one failed: the caller parses everything here
-        while take():
-            pass
-        return entries, skipped, to_parse, n_files, []
-    return entries, skipped, to_parse, n_files, out
 
 
 def _merge(
@@ -445,41 +328,29 @@ def warm_scan(
     """
     started = time.perf_counter()
     with collector_paused():  # 100k long-lived records: collections mid-load cost more than the load
-        first = not cache.disabled and not cache.db_path.exists()
-        walker = _Walker(root_real, config, watched, stream=first)
-        prefix = root_real + os.sep
-        parsed: list[Entry | Skipped] = []  # the files of `streamed`, parsed while the walk went on
-        streamed: list[FileFact] = []
-        if first:
-            # a first start: no cache to decode, so the walk's rows are merged, and parsed, as they come.
-            # The cache file is made meanwhile on a thread: its first writes wait on the disk
+        walker = _Walker(root_real, config, watched)
+        opening = None
+        if not cache.disabled and not cache.db_path.exists():
+            # a first start: nothing to decode, and making the cache file waits on the disk (its first
+            # writes are synced), so it is made on a thread while the walk's files are parsed
             opened: list[tuple[dict[str, Entry], list[str]]] = []
             opening = threading.Thread(
                 target=lambda: opened.append(cache.load_entries()), name="vaultwatch-cache-open", daemon=True
             )
             opening.start()
-            try:
-                entries, skipped, to_parse, n_files, parsed = _walk_and_parse(walker.batches(), prefix, progress)
-            except _WalkBroke:
-                entries, skipped, to_parse, n_files = _merge(walker.walk_here(), {}, prefix)
-            if parsed:
-                streamed, to_parse = to_parse, []
             # entries another process cached meanwhile are no newer than this walk, which parses every file
             cached: dict[str, Entry] = {}
-            problems: list[str] = []  # the cache file's, once it is made (below)
-            n_cached = 0
+            problems: list[str] = []
         else:
-            opening = None
             # decode while the child walks: in the common case (nothing changed) every entry is used
             cached, problems = cache.load_entries()
             _report_all(report, problems)
-            n_cached = len(cached)
-            entries, skipped, to_parse, n_files = _merge(walker.rows(), cached, prefix)
+        n_cached = len(cached)
+        prefix = root_real + os.sep
+        entries, skipped, to_parse, n_files = _merge(walker.rows(), cached, prefix)
         again = walker.again()
         if again is not None:  # a note changed while the watches were being placed: as walked after that
             cached.update((e.path, e) for e in entries if e.kind != FOLDER)
-            cached.update((e.path, e) for e in parsed if isinstance(e, Entry))
-            parsed = []
             entries, skipped, to_parse, n_files = _merge(again, cached, prefix)
         if not entries and not to_parse and n_cached > EMPTY_GUARD:
             cache.hold = True
@@ -493,12 +364,11 @@ def warm_scan(
             cache.last_stats = WarmStats(n_cached, 0, 0, 0, time.perf_counter() - started, "; ".join(problems) or None)
             return entries, skipped
         cache.hold = False
-        reused = max(0, n_files - len(to_parse) - len(streamed))
-        removed = len(cached) if n_cached else 0
+        reused = n_files - len(to_parse)
+        removed = len(cached)
         cache.mark_dirty([f.rel for f in to_parse])
-        cache.mark_dirty([f.rel for f in streamed])
         cache.mark_dirty(cached.keys())  # files gone since the cache was written
-        for out in (*parsed, *_parse_many(to_parse, progress)):
+        for out in _parse_many(to_parse, progress):
             if isinstance(out, Skipped):
                 skipped.append(out)
             else:
@@ -510,11 +380,6 @@ def warm_scan(
         if progress is not None:
             progress(n_files, n_files)
         cache.last_stats = WarmStats(
-            n_cached,
-            reused,
-            len(to_parse) + len(streamed),
-            removed,
-            time.perf_counter() - started,
-            "; ".join(problems) or None,
+            n_cached, reused, len(to_parse), removed, time.perf_counter() - started, "; ".join(problems) or None
         )
         return entries, skipped

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -21,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from vaultwatch.core.index import warmscan
 from vaultwatch.core.index.warmscan import receive_message, walk_watched
 from vaultwatch.core.vault import Vault
 
@@ -96,23 +94,17 @@ def prime(root: Path) -> None:
     vault.stop()
 
 
-@pytest.mark.parametrize("start", ["warm", "first"])
-def test_a_note_changed_before_the_watches_are_in_place_is_seen(vault_root, tmp_path, start):
-    """A warm start (its cache in step with the disk) and a first start (no cache: the walk's rows go to
-    the parent as they are walked) alike."""
+def test_a_note_changed_before_the_watches_are_in_place_is_seen(vault_root):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     tried = 0
     for _ in range(8):
-        if start == "warm":
-            prime(vault_root)
-        else:
-            shutil.rmtree(tmp_path / "xdg-cache", ignore_errors=True)
+        prime(vault_root)
         done = subprocess.run(
             [sys.executable, "-c", START, str(vault_root)], env=env, capture_output=True, text=True, timeout=120
         )
         assert done.returncode == 0, done.stderr
         got = json.loads(done.stdout.splitlines()[-1])
-        assert got["watches_at_change"], "the load did not fork its walker"
+        assert got["watches_at_change"], "the warm load did not fork its walker"
         if got["watches_at_change"][0]:
             continue  # the watches were in place already: not the case this test is about
         tried += 1
@@ -125,7 +117,7 @@ def test_a_note_changed_before_the_watches_are_in_place_is_seen(vault_root, tmp_
 # the forked walk's own rules (warmscan.walk_watched), run here on pipes, the word given by the test
 
 
-def run_walk(root: Path, stream: bool = False) -> tuple[int, int, threading.Thread]:
+def run_walk(root: Path) -> tuple[int, int, threading.Thread]:
     """walk_watched on a thread: (the read end of its messages, the write end of the word, the thread)."""
     out_r, out_w = os.pipe()
     word_r, word_w = os.pipe()
@@ -133,7 +125,7 @@ def run_walk(root: Path, stream: bool = False) -> tuple[int, int, threading.Thre
 
     def walk() -> None:
         try:
-            walk_watched(str(root), config, out_w, word_r, stream)
+            walk_watched(str(root), config, out_w, word_r)
         finally:
             os.close(out_w)
             os.close(word_r)
@@ -187,70 +179,6 @@ def test_a_change_before_a_word_that_comes_during_the_walk_is_in_the_rows(vault_
         first = receive_message(out)
         assert receive_message(out) is None  # checked before the rows went: one message holds the answer
         assert sizes(first)["n0.md"] == note.stat().st_size
-    finally:
-        os.close(word)
-        thread.join(30)
-        os.close(out)
-
-
-# a first start's walk (no cache to decode): its rows go as they are walked, then an empty list, then the check
-
-
-def batches(out: int) -> list[list]:
-    """A streamed walk's batches, up to the empty list that ends them."""
-    got = []
-    while batch := receive_message(out):
-        got.append(batch)
-    return got
-
-
-def test_a_streamed_walk_sends_its_rows_in_batches_then_the_check(vault_root, monkeypatch):
-    monkeypatch.setattr(warmscan, "STREAM_ROWS", 1000)
-    out, word, thread = run_walk(vault_root, stream=True)
-    try:
-        got = batches(out)
-        os.write(word, b"w")
-        assert receive_message(out) is None
-    finally:
-        os.close(word)
-        thread.join(30)
-        os.close(out)
-    assert len(got) == 8  # 7,501 files and 4 folders, 1,000 rows a message
-    assert sorted(row for batch in got for row in batch) == sorted(
-        warmscan._walk_rows(str(vault_root), Vault(str(vault_root)).config)
-    )
-
-
-def test_a_streamed_walk_walks_again_after_a_change_before_the_word(vault_root):
-    note = vault_root / "n0.md"
-    out, word, thread = run_walk(vault_root, stream=True)
-    try:
-        first = [row for batch in batches(out) for row in batch]
-        assert sizes(first)["n0.md"] == 5
-        note.write_text("# n0\n\nchanged after the walk saw it, before the watches were in place\n", encoding="utf-8")
-        os.write(word, b"w")
-        again = receive_message(out)
-        assert again is not None, "the change before the word was not found"
-        assert sizes(again)["n0.md"] == note.stat().st_size
-    finally:
-        os.close(word)
-        thread.join(30)
-        os.close(out)
-
-
-def test_a_streamed_walk_walks_again_after_a_change_before_a_word_during_the_walk(vault_root):
-    """The rows made before the word have gone to the parent already: the check's message carries the
-    second walk."""
-    note = vault_root / "n0.md"
-    out, word, thread = run_walk(vault_root, stream=True)
-    try:
-        time.sleep(0.005)  # the walk lists the root first: it has seen n0.md, and has thousands of files to go
-        note.write_text("# n0\n\nchanged after the walk saw it, before the watches were in place\n", encoding="utf-8")
-        os.write(word, b"w")
-        batches(out)
-        again = receive_message(out)
-        assert again is not None, "the change before the word was not found"
-        assert sizes(again)["n0.md"] == note.stat().st_size
     finally:
         os.close(word)
         thread.join(30)
