@@ -118,6 +118,19 @@ def key(app, name: str) -> None:
     app.post_message(events.Key(name, name if len(name) == 1 else None))
 
 
+def _triage_state(app, doclist, file: Path) -> dict:
+    """What a triage that never showed left behind: which screen is up, what the list shows, what is on
+    disk, the app's notices and write workers (a lost key, a write refused or stuck, or a row not redrawn)."""
+    current = doclist.current
+    return {
+        "screen": type(app.screen).__name__,
+        "row": None if current is None else (current.path, current.okf_status, current.frontmatter.get("verified")),
+        "on_disk": file.read_text(encoding="utf-8", errors="replace")[:300],
+        "notices": [f"{n.title}: {n.message}" for n in app._notifications][-5:],
+        "writers": [(w.name, w.state.name) for w in app.workers if w.group == "write"],
+    }
+
+
 @pytest.mark.timing
 async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_size):
     """The human filters and triages in the TUI (Textual's test harness, real keys for triage)
@@ -232,7 +245,10 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
                     )
                     expected.setdefault(path, {})["reviewed"] = True
                 took = await _until(done, 20)
-                assert took < 20, f"triage of {path} ({kind}) not written and shown within 20 s"
+                assert took < 20, (
+                    f"triage of {path} ({kind}) not written and shown within 20 s",
+                    _triage_state(app, doclist, root / path),
+                )
                 triage_samples.append(time.perf_counter() - t)
                 triage_during += busy
                 await asyncio.sleep(0.15)
