@@ -138,6 +138,13 @@ ROWS: tuple[Row, ...] = (
         "in default / 1,000-row pages; spawn → complete listing", "peers_100k",
         ("client_floor.whole_listing_ms", "client_floor.whole_listing_limit_ms",
          "client_floor.spawn_to_listing_warm_s"), "{0:,.0f} / {1:,.0f} ms; {2:.2f} s", "the client's floor"),
+    Row("the whole 10k listing from vaultwatch over stdio (its answers replayed at once: the client's own cost), "
+        "by client: the official TypeScript SDK in default / 1,000-row pages; the Python SDK in default pages",
+        "floor",
+        ("median.ts_vaultwatch_default_ms", "median.ts_vaultwatch_limit_ms", "median.ts_replay_default_ms",
+         "median.python_vaultwatch_default_ms", "median.python_replay_default_ms"),
+        "TypeScript {0:.0f} / {1:.0f} ms (replayed {2:.0f} ms); Python {3:.0f} ms (replayed {4:.0f} ms)",
+        "≤ 213 ms"),
     Row("tools/list of every tool with the semantic extra (the 12 native alone)", "answer_sizes",
         ("tools_list_bytes_all", "tools", "tools_list_bytes_12_native"), "{0:,} bytes, {1} tools ({2:,})",
         "≤ 25,600 bytes"),
