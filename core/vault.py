@@ -66,6 +66,9 @@ class Vault:
         self.attachment_exts = parse_attachment_exts(attachment_exts)
         self.config = ScanConfig(self.attachment_exts, IgnoreRules.from_vault(self.root_real))
         self._ready = threading.Event()
+        # set once the first load's walk is known to be what the disk held when the vault came to be
+        # watched (Vault.load): until then a change made while vaultwatch started may be missing
+        self._start_checked = threading.Event()
         self._loader: threading.Thread | None = None
         # live index: one lock serialises every refresh (watcher, writes, rescans)
         self.refresh_lock = threading.RLock()
@@ -128,19 +131,37 @@ class Vault:
         for problem in self.config.ignore.problems:
             self.bus.publish(IndexProblem(problem))
         progress = lambda done, total: self.bus.publish(IndexProgress("parse", done, total))  # noqa: E731
-        with collector_paused():  # the scan makes ~1M long-lived objects; see the freeze below
-            try:
-                snap = self._load_entries(progress)
-            finally:
-                if len(self.index.snapshot.by_path) >= GC_FREEZE_MIN:
-                    # Freeze before the collector is back on: otherwise its first pass walks every
-                    # record just made (0.3 s at 100k notes), and later passes keep walking them.
-                    freeze_long_lived()
-        self._ready.set()
-        self.bus.publish(IndexReady(snap.generation, snap.note_count, time.perf_counter() - started))
-        if self.entry_cache is not None and self.entry_cache.dirty:
-            self.flush_cache_soon(0.0)
+        later: list[Callable[[], bool]] = []
+        try:
+            with collector_paused():  # the scan makes ~1M long-lived objects; see the freeze below
+                try:
+                    snap = self._load_entries(progress, later)
+                finally:
+                    if len(self.index.snapshot.by_path) >= GC_FREEZE_MIN:
+                        # Freeze before the collector is back on: otherwise its first pass walks every
+                        # record just made (0.3 s at 100k notes), and later passes keep walking them.
+                        freeze_long_lived()
+            self._ready.set()
+            self.bus.publish(IndexReady(snap.generation, snap.note_count, time.perf_counter() - started))
+            if self.entry_cache is not None and self.entry_cache.dirty:
+                self.flush_cache_soon(0.0)
+        finally:
+            self._check_start(later)
         return snap
+
+    def _check_start(self, later: list[Callable[[], bool]]) -> None:
+        """The first load's last step, after it is published: a walk that ended before the vault was
+        watched is checked against the disk from that moment on (core.index.warmscan), and a change
+        it finds is compared and applied as the watcher applies an outside change (`index_stale` until
+        then). The first answers need not wait for that check; `wait_for_pending_writes` does."""
+        try:
+            for still_so in later:
+                if not still_so():
+                    live = self._live
+                    if live is not None:  # (else stopped meanwhile: nothing follows the disk any more)
+                        live.rescan()
+        finally:
+            self._start_checked.set()
 
     def _watched(self) -> None:
         """Return once the watcher's OS watches are in place (at once when nothing is to watch this vault:
@@ -150,7 +171,7 @@ class Vault:
         if live is not None:
             live.wait_armed(ARM_WAIT_S)
 
-    def _load_entries(self, progress: ProgressFn) -> Snapshot:
+    def _load_entries(self, progress: ProgressFn, later: list[Callable[[], bool]]) -> Snapshot:
         with self.refresh_lock:
             if self.entry_cache is not None:
                 from vaultwatch.core.index.warmscan import warm_scan
@@ -162,6 +183,8 @@ class Vault:
                     progress,
                     lambda msg, severity="warning": self.bus.publish(IndexProblem(msg, severity)),
                     watched=self._watched,
+                    # checked after the index is published only when a watcher is there to apply a change
+                    later=later if self._live is not None else None,
                 )
             else:
                 from vaultwatch.core.index.parsepool import scan
@@ -399,16 +422,18 @@ class Vault:
     def wait_for_pending_writes(self, timeout: float | None = 10.0) -> bool:
         """Wait until every change known now is in the index (and the search index, once built).
 
-        "Known" means: the initial load, every change made on disk before the call (outside
-        edits the OS has not handed to the watcher yet or that wait in its debounce window
-        included: see LiveIndex.wait_settled, which costs up to one watcher tick, ~50 ms), and
-        changes queued for full-text indexing. Writes made through vaultwatch are applied
-        synchronously and are never pending. Returns False when `timeout` (seconds) passed
-        first: answer from the current index and report `index_stale`.
+        "Known" means: the initial load and its check of the disk (`_check_start`), every change
+        made on disk before the call (outside edits the OS has not handed to the watcher yet or
+        that wait in its debounce window included: see LiveIndex.wait_settled, which costs up to
+        one watcher tick, ~50 ms), and changes queued for full-text indexing. Writes made through
+        vaultwatch are applied synchronously and are never pending. Returns False when `timeout`
+        (seconds) passed first: answer from the current index and report `index_stale`.
         """
         deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
         if not self.wait_ready(max(0.0, deadline - time.monotonic())):
             return False
+        if not self._start_checked.wait(max(0.0, deadline - time.monotonic())):
+            return False  # (the start's check queues its rescan before this is set: waited for below)
         live, search = self._live, self._search
         if live is not None and not live.wait_settled(deadline):
             return False
@@ -418,8 +443,10 @@ class Vault:
 
     @property
     def index_stale(self) -> bool:
-        """True while the listing may lag the disk: loading, watcher changes in flight, the vault
-        folder gone or held back because it suddenly looked empty."""
+        """True while the listing may lag the disk: loading, watcher changes in flight (a change the
+        first load's check found among them), the vault folder gone or held back because it suddenly
+        looked empty. As for a change the watcher has yet to hand over, a check still under way is
+        not a lag known (`wait_for_pending_writes` waits for both)."""
         if not self._ready.is_set() or not self.snapshot.loaded:
             return True
         live = self._live

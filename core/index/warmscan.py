@@ -119,9 +119,8 @@ def walk_watched(root_real: str, config: ScanConfig, out: int, watched_fd: int) 
     place (the word on `watched_fd`): the part of the walk made before the word is checked against the
     disk after it, and the vault walked again if anything changed. A change after the word reaches the
     watcher; one before the check shows in it. Two messages: the rows, then None or the rows of that
-    second walk. When the word came during the walk, the check is made first (the parent is still
-    decoding its cache) and the second message is None; else the rows go first, and the parent merges
-    them while the child waits for the word."""
+    second walk. The rows go first, so the parent merges them (and may serve them) while the child
+    checks, or waits for the word when the walk ended before it."""
     st = os.stat(root_real)
     root_stat = (st.st_mtime_ns, st.st_ino)
     prefix = root_real + os.sep
@@ -132,19 +131,13 @@ def walk_watched(root_real: str, config: ScanConfig, out: int, watched_fd: int) 
         if unwatched < 0 and not len(rows) % WORD_EVERY and _said(watched_fd):
             unwatched = len(rows)
         rows.append(_row(found, prefix))
-    if unwatched >= 0:  # the word came during the walk: checked before the parent wants the rows
-        if _still_so(root_real, root_stat, rows[:unwatched]):
-            rows.sort(key=_second)
-        else:
-            rows = _walk_rows(root_real, config)
-        send_message(out, rows)
-        send_message(out, None)
-        return
+    before = rows[:unwatched] if unwatched >= 0 else rows  # (in walk order: sorted below)
     rows.sort(key=_second)
-    send_message(out, rows)  # the rows first: the parent merges them while the word is awaited
-    os.set_blocking(watched_fd, True)
-    os.read(watched_fd, 1)
-    send_message(out, None if _still_so(root_real, root_stat, rows) else _walk_rows(root_real, config))
+    send_message(out, rows)  # the rows first: the parent merges them while the check is made
+    if unwatched < 0:  # the walk ended before the word
+        os.set_blocking(watched_fd, True)
+        os.read(watched_fd, 1)
+    send_message(out, None if _still_so(root_real, root_stat, before) else _walk_rows(root_real, config))
 
 
 class _Walker:
@@ -221,6 +214,14 @@ class _Walker:
             self._end()  # the child failed: walked here instead
         self.watched()  # walked here: once the watches are in place
         return _walk_rows(self.root_real, self.config)
+
+    def forked(self) -> bool:
+        """Whether the rows came from the child: its check (`still_so`) may then still be under way."""
+        return self.pid is not None
+
+    def still_so(self) -> bool:
+        """`again()` as a verdict: True when the rows are still what the disk holds."""
+        return self.again() is None
 
     def again(self) -> list[tuple] | None:
         """None when the rows `rows()` gave are still what the disk holds from the moment the vault is
@@ -318,6 +319,7 @@ def warm_scan(
     progress: Callable[[int, int], None] | None = None,
     report: Callable[..., None] | None = None,
     watched: Callable[[], None] = lambda: None,
+    later: list[Callable[[], bool]] | None = None,
 ) -> tuple[list[Entry], list[Skipped]]:
     """Walk the vault and build its entries, reusing cached ones whose stat still matches.
 
@@ -325,6 +327,11 @@ def warm_scan(
     looks empty or unreadable but the cache knows more than EMPTY_GUARD entries, the cached
     entries are returned, `cache.hold` is set (so nothing overwrites the cache) and the
     condition is reported.
+
+    `later`: when given, the forked walk's check that its rows are still what the disk holds from the
+    moment the vault is watched is not waited for here (when the walk ended before that moment, the
+    check waits for it): the verdict is appended to `later` (True: still so), for the caller to ask
+    once it has published the entries, and to apply a change it reports as an outside change.
     """
     started = time.perf_counter()
     with collector_paused():  # 100k long-lived records: collections mid-load cost more than the load
@@ -348,7 +355,11 @@ def warm_scan(
         n_cached = len(cached)
         prefix = root_real + os.sep
         entries, skipped, to_parse, n_files = _merge(walker.rows(), cached, prefix)
-        again = walker.again()
+        again = None
+        if later is not None and walker.forked():
+            later.append(walker.still_so)
+        else:
+            again = walker.again()
         if again is not None:  # a note changed while the watches were being placed: as walked after that
             cached.update((e.path, e) for e in entries if e.kind != FOLDER)
             entries, skipped, to_parse, n_files = _merge(again, cached, prefix)

@@ -169,17 +169,58 @@ def test_nothing_changed_before_the_word_gives_the_rows_once(vault_root):
         os.close(out)
 
 
-def test_a_change_before_a_word_that_comes_during_the_walk_is_in_the_rows(vault_root):
+def test_a_change_before_a_word_that_comes_during_the_walk_is_walked_again(vault_root):
     note = vault_root / "n0.md"
     out, word, thread = run_walk(vault_root)
     try:
         time.sleep(0.005)  # the walk lists the root first: it has seen n0.md, and has thousands of files to go
         note.write_text("# n0\n\nchanged after the walk saw it, before the watches were in place\n", encoding="utf-8")
         os.write(word, b"w")
-        first = receive_message(out)
-        assert receive_message(out) is None  # checked before the rows went: one message holds the answer
-        assert sizes(first)["n0.md"] == note.stat().st_size
+        first = receive_message(out)  # the rows go first, unchecked: the parent merges them meanwhile
+        assert len(sizes(first)) == 3 * 2500 + 1
+        again = receive_message(out)
+        assert again is not None, "the change before the word was not found"
+        assert sizes(again)["n0.md"] == note.stat().st_size
     finally:
         os.close(word)
         thread.join(30)
         os.close(out)
+
+
+# the check made after the index is published (Vault._check_start): the first answers do not wait for it
+
+
+def test_the_index_is_served_before_the_walk_is_checked_and_a_change_it_finds_is_applied(vault_root):
+    prime(vault_root)
+    note = vault_root / "n0.md"
+    vault = Vault(str(vault_root))
+    try:
+        vault.prepare_watching()  # a watcher made, its watches not placed until start_watching below
+        vault.start()
+        assert vault.wait_ready(30), "the index waited for the watches before it was served"
+        assert vault.snapshot.by_path["n0.md"].size_bytes == 5
+        assert not vault.wait_for_pending_writes(0.2), "waited for writes without waiting for the check"
+        # after the walk saw it and before the vault is watched: only the check can find it
+        note.write_text("# n0\n\nchanged before the watches were in place\n", encoding="utf-8")
+        vault.start_watching()
+        assert vault.wait_for_pending_writes(30)
+        assert vault.snapshot.by_path["n0.md"].size_bytes == note.stat().st_size
+        assert not vault.index_stale
+    finally:
+        vault.stop()
+
+
+def test_an_unchanged_disk_after_the_check_leaves_the_index_as_served(vault_root):
+    prime(vault_root)
+    vault = Vault(str(vault_root))
+    try:
+        vault.prepare_watching()
+        vault.start()
+        assert vault.wait_ready(30)
+        served = vault.snapshot
+        vault.start_watching()
+        assert vault.wait_for_pending_writes(30)
+        assert vault.snapshot.generation == served.generation  # no rescan that changed anything
+        assert not vault.index_stale
+    finally:
+        vault.stop()
