@@ -224,3 +224,56 @@ def test_an_unchanged_disk_after_the_check_leaves_the_index_as_served(vault_root
         assert not vault.index_stale
     finally:
         vault.stop()
+
+
+# when the watcher places its watches (Vault.wait_to_place_watches): placing them holds the interpreter
+
+
+def watching_when_ready(vault: Vault) -> list[bool]:
+    """Whether the vault's watches were in place as the first load was published (IndexReady)."""
+    from vaultwatch.core.events import IndexReady
+
+    seen: list[bool] = []
+    vault.bus.subscribe(lambda event: seen.append(vault.wait_watching(0)) if isinstance(event, IndexReady) else None)
+    return seen
+
+
+def test_a_warm_start_places_its_watches_after_the_index_is_served(vault_root):
+    prime(vault_root)
+    vault = Vault(str(vault_root))
+    seen = watching_when_ready(vault)
+    try:
+        with vault.refresh_lock:  # the load waits for it before it begins
+            vault.start_live(search=False)
+            assert not vault.wait_watching(1.0), "the watches were placed while the warm load was under way"
+        assert vault.wait_ready(30)
+        assert vault.wait_watching(30)
+        assert seen == [False], "the warm load shared the interpreter with the watches being placed"
+    finally:
+        vault.stop()
+
+
+def test_a_first_start_places_its_watches_while_it_parses(vault_root, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "no-cache-yet"))
+    vault = Vault(str(vault_root))
+    seen = watching_when_ready(vault)
+    try:
+        vault.start_live(search=False)
+        assert vault.wait_ready(60)
+        assert seen == [True], "the watches waited for a parse that leaves the interpreter to spare"
+    finally:
+        vault.stop()
+
+
+def test_a_start_that_walks_without_a_child_lets_the_watches_go_first(vault_root, monkeypatch):
+    prime(vault_root)
+    monkeypatch.setenv("VAULTWATCH_NO_FORK", "1")  # the walk is made here, once the watches are in place
+    vault = Vault(str(vault_root))
+    try:
+        started = time.monotonic()
+        vault.start_live(search=False)
+        assert vault.wait_ready(20), "the load and the watcher each waited for the other"
+        assert time.monotonic() - started < 20
+        assert vault.wait_for_pending_writes(10)
+    finally:
+        vault.stop()
