@@ -69,10 +69,6 @@ class Vault:
         # set once the first load's walk is known to be what the disk held when the vault came to be
         # watched (Vault.load): until then a change made while vaultwatch started may be missing
         self._start_checked = threading.Event()
-        # the watcher may place its OS watches (wait_to_place_watches): placing them holds the interpreter
-        # (a walk of the whole vault), which a warm first load's decode of its cache would wait out
-        self._watches_may_go = threading.Event()
-        self._load_begun = False
         self._loader: threading.Thread | None = None
         # live index: one lock serialises every refresh (watcher, writes, rescans)
         self.refresh_lock = threading.RLock()
@@ -132,7 +128,6 @@ class Vault:
         cache are not read again; the cache is brought up to date in the background.
         """
         started = time.perf_counter()
-        self._load_begun = True
         for problem in self.config.ignore.problems:
             self.bus.publish(IndexProblem(problem))
         progress = lambda done, total: self.bus.publish(IndexProgress("parse", done, total))  # noqa: E731
@@ -151,22 +146,8 @@ class Vault:
             if self.entry_cache is not None and self.entry_cache.dirty:
                 self.flush_cache_soon(0.0)
         finally:
-            self._watches_may_go.set()
             self._check_start(later)
         return snap
-
-    def wait_to_place_watches(self, timeout: float) -> None:
-        """The watcher asks before it places its OS watches. Placing them walks the whole vault and holds
-        the interpreter meanwhile, and a warm first load needs the interpreter to decode its cache: while
-        one is under way, this waits (at most `timeout`) until it is published, so the first answers do
-        not wait for the watches. A change made before they are in place is found by the load's check
-        (`_check_start`). A first load that must parse the vault, or that waits for the watches itself,
-        lets them go at once (`_let_watches_go`)."""
-        if self._load_begun and not self._ready.is_set():
-            self._watches_may_go.wait(timeout)
-
-    def _let_watches_go(self) -> None:
-        self._watches_may_go.set()
 
     def _check_start(self, later: list[Callable[[], bool]]) -> None:
         """The first load's last step, after it is published: a walk that ended before the vault was
@@ -202,14 +183,12 @@ class Vault:
                     progress,
                     lambda msg, severity="warning": self.bus.publish(IndexProblem(msg, severity)),
                     watched=self._watched,
-                    let_watch=self._let_watches_go,
                     # checked after the index is published only when a watcher is there to apply a change
                     later=later if self._live is not None else None,
                 )
             else:
                 from vaultwatch.core.index.parsepool import scan
 
-                self._let_watches_go()
                 self._watched()  # the parse dwarfs the wait: walk once the watches are in place
                 entries, skipped = scan(self.root_real, self.config, progress)
             return self.index.load(entries, skipped, self.config.ignore.problems)
@@ -217,7 +196,6 @@ class Vault:
     def start(self) -> None:
         """Load the index in a background thread (queries meanwhile report `loaded=False`)."""
         if self._loader is None:
-            self._load_begun = True  # before the thread: a watcher started next waits for it
             self._loader = threading.Thread(target=self._load_safely, name="vaultwatch-index", daemon=True)
             self._loader.start()
 

@@ -148,10 +148,8 @@ class _Walker:
     fork, a failed child) falls back to walking here, once the vault is watched.
     """
 
-    def __init__(
-        self, root_real: str, config: ScanConfig, watched: Callable[[], None], let_watch: Callable[[], None]
-    ) -> None:
-        self.root_real, self.config, self.watched, self.let_watch = root_real, config, watched, let_watch
+    def __init__(self, root_real: str, config: ScanConfig, watched: Callable[[], None]) -> None:
+        self.root_real, self.config, self.watched = root_real, config, watched
         self.pid = None
         if not sys.platform.startswith("linux") or settings.env("VAULTWATCH_NO_FORK"):
             return
@@ -214,7 +212,6 @@ class _Walker:
             except (OSError, ValueError, EOFError, TypeError):
                 pass
             self._end()  # the child failed: walked here instead
-        self.let_watch()
         self.watched()  # walked here: once the watches are in place
         return _walk_rows(self.root_real, self.config)
 
@@ -240,7 +237,6 @@ class _Walker:
             pass
         finally:
             self._end()
-        self.let_watch()
         self.watched()  # the check did not come: walked again here, once the watches are in place
         return _walk_rows(self.root_real, self.config)
 
@@ -251,9 +247,7 @@ def _report_all(report: Callable[..., None] | None, problems: list[str]) -> None
             report(problem, "info" if problem == EntryCache.VERSION_RESET else "warning")
 
 
-def _parse_many(
-    facts: list[FileFact], progress: Callable[[int, int], None] | None, let_watch: Callable[[], None] = lambda: None
-) -> list[Entry | Skipped]:
+def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | None) -> list[Entry | Skipped]:
     if not facts:  # the usual warm start: nothing changed, so nothing loads multiprocessing
         return []
     if progress is not None:  # the parse's size, before its first batch (a listener may start work beside it)
@@ -261,7 +255,6 @@ def _parse_many(
     from vaultwatch.core.index import parsepool
 
     if len(facts) >= parsepool.PARALLEL_MIN_FILES and (os.cpu_count() or 1) >= 2:
-        let_watch()  # a parse of seconds, mostly in other processes: the watches are placed meanwhile
         try:
             out: list[Entry | Skipped] = []
             sharing = Sharing()
@@ -326,7 +319,6 @@ def warm_scan(
     progress: Callable[[int, int], None] | None = None,
     report: Callable[..., None] | None = None,
     watched: Callable[[], None] = lambda: None,
-    let_watch: Callable[[], None] = lambda: None,
     later: list[Callable[[], bool]] | None = None,
 ) -> tuple[list[Entry], list[Skipped]]:
     """Walk the vault and build its entries, reusing cached ones whose stat still matches.
@@ -336,11 +328,6 @@ def warm_scan(
     entries are returned, `cache.hold` is set (so nothing overwrites the cache) and the
     condition is reported.
 
-    `watched` returns once the vault's watcher has its OS watches in place. That watcher may wait to
-    place them until this load is published (Vault.wait_to_place_watches): `let_watch` lets it go, and
-    is called before anything here waits for the watches, and at once on a first start (its parse
-    leaves the interpreter to spare while the forked walk runs).
-
     `later`: when given, the forked walk's check that its rows are still what the disk holds from the
     moment the vault is watched is not waited for here (when the walk ended before that moment, the
     check waits for it): the verdict is appended to `later` (True: still so), for the caller to ask
@@ -348,10 +335,9 @@ def warm_scan(
     """
     started = time.perf_counter()
     with collector_paused():  # 100k long-lived records: collections mid-load cost more than the load
-        walker = _Walker(root_real, config, watched, let_watch)
+        walker = _Walker(root_real, config, watched)
         opening = None
         if not cache.disabled and not cache.db_path.exists():
-            let_watch()
             # a first start: nothing to decode, and making the cache file waits on the disk (its first
             # writes are synced), so it is made on a thread while the walk's files are parsed
             opened: list[tuple[dict[str, Entry], list[str]]] = []
@@ -393,7 +379,7 @@ def warm_scan(
         removed = len(cached)
         cache.mark_dirty([f.rel for f in to_parse])
         cache.mark_dirty(cached.keys())  # files gone since the cache was written
-        for out in _parse_many(to_parse, progress, let_watch):
+        for out in _parse_many(to_parse, progress):
             if isinstance(out, Skipped):
                 skipped.append(out)
             else:

@@ -60,7 +60,6 @@ STEP_MS = 5
 TICK_MS = 50  # the watcher wakes at least this often: to check on the vault root, and to settle waits
 SETTLE_MS = 25  # how long the OS gets to hand a finished write's event to the watcher (see wait_settled)
 POLL_DELAY_MS = 500  # the polling fallback's period
-LOAD_WAIT_S = 30.0  # the watcher waits this long at most for a warm first load before it places its watches
 STALL_S = 1.0  # a gap this long between two watcher wake-ups may have overflowed the OS event queue
 QUICK_PATHS = 50  # changed paths: a batch this small goes in with quick hand-offs (see _enqueue)
 EMPTY_GUARD = 10  # removing more than this many entries and leaving an empty root is held back
@@ -328,8 +327,6 @@ class LiveIndex:
             self._cond.notify_all()
 
     def _watch_loop(self) -> None:
-        # before the import too: it holds the interpreter, and a load about to fork its walk waits for it
-        self.vault.wait_to_place_watches(LOAD_WAIT_S)
         import watchfiles
 
         root = self.vault.root_real
