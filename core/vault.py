@@ -150,10 +150,11 @@ class Vault:
         return snap
 
     def _check_start(self, later: list[Callable[[], bool]]) -> None:
-        """The first load's last step, after it is published: a walk that ended before the vault was
-        watched is checked against the disk from that moment on (core.index.warmscan), and a change
-        it finds is compared and applied as the watcher applies an outside change (`index_stale` until
-        then). The first answers need not wait for that check; `wait_for_pending_writes` does."""
+        """The first load's last step, after it is published: the forked walk's rows, made while the
+        vault's watches were being placed, are checked against the disk once they are in place
+        (core.index.warmscan), and a change the check finds is compared and applied as the watcher
+        applies an outside change (`index_stale` until then). The first answers need not wait for
+        that check; `wait_for_pending_writes` does."""
         try:
             for still_so in later:
                 if not still_so():
