@@ -139,7 +139,7 @@ class Vault:
                 finally:
                     if len(self.index.snapshot.by_path) >= GC_FREEZE_MIN:
                         # Freeze before the collector is back on: otherwise its first pass walks every
-                        # record just made (0.3 s at 100k notes), and later passes keep walking them.
+                        # record just made, and later passes keep walking them.
                         freeze_long_lived()
             self._ready.set()
             self.bus.publish(IndexReady(snap.generation, snap.note_count, time.perf_counter() - started))
