@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import threading
 from collections.abc import Callable, Sequence
+from json.encoder import encode_basestring
 from typing import Any
 
 from vaultwatch.core.clock import Clock
@@ -16,63 +17,65 @@ from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 # resource link), so the cache stays bounded however big the vault. A listing bigger than this
 # uses what is cached and keeps nothing new.
 ROW_CACHE_MAX = 25_000
-# what RowCache.rows_with keeps beside a row: made of (entry, the row as a dict, the row's JSON)
-Extra = Callable[[Entry, dict[str, Any], bytes], Any]
+# what RowCache.rows_with keeps beside a row: made of (entry, the row's keys, the row's JSON, its values as a
+# JSON list)
+Extra = Callable[[Entry, tuple[str, ...], bytes, bytes], Any]
+
+# a row's keys, in order, per shape (`row_items`): one tuple each, which rows of that shape share
+_FOLDER_KEYS = ("path", "kind", "title", "folder", "size_bytes", "modified_at")
+_ATTACHMENT_KEYS = (*_FOLDER_KEYS, "mime_type")
+_NOTE_HEAD = ("path", "kind", "title", "folder", "status", "stale", "trust_tier", "tags")
+_NOTE_KEYS = (*_NOTE_HEAD, "size_bytes", "modified_at")
+_NOTE_FRONTMATTER_KEYS = (*_NOTE_HEAD, "frontmatter", "size_bytes", "modified_at")
+_ERROR_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}  # a note's keys with its error keys appended
+
+
+def row_items(entry: Entry, bundle: bool, frontmatter: bool, stale: bool | None) -> tuple[tuple[str, ...], list[Any]]:
+    """One listing row as its keys, in order, and their values: path, kind, title, OKF fields (on a bundle),
+    size, modified time, frontmatter. `stale`: the row's `stale` on a bundle (okf.is_stale as of the
+    row's clock), unused elsewhere. The one definition of a row: `entry_json` and `row_json` are made of it."""
+    kind = entry.kind
+    if kind == FOLDER:
+        return _FOLDER_KEYS, [entry.path, kind, entry.title, entry.folder, 0, entry.modified_at]
+    if kind == ATTACHMENT:
+        return _ATTACHMENT_KEYS, [
+            entry.path,
+            kind,
+            entry.title,
+            entry.folder,
+            entry.size_bytes,
+            entry.modified_at,
+            entry.mime_type,
+        ]
+    values: list[Any]
+    if bundle:
+        values = [entry.path, kind, entry.title, entry.folder, entry.okf_status, stale, entry.okf_trust]
+    else:
+        values = [entry.path, kind, entry.title, entry.folder, None, None, None]  # OKF fields: null off a bundle
+    values.append(list(entry.tags))
+    keys: tuple[str, ...] = _NOTE_KEYS
+    if frontmatter:
+        keys = _NOTE_FRONTMATTER_KEYS
+        values.append(entry.frontmatter)
+    values.append(entry.size_bytes)
+    values.append(entry.modified_at)
+    if entry.frontmatter_error or entry.decode_error:
+        extra: tuple[str, ...] = ()
+        if entry.frontmatter_error:
+            extra += ("frontmatter_error",)
+            values.append(entry.frontmatter_error)
+        if entry.decode_error:
+            extra += ("decode_error",)
+            values.append(True)
+        keys = _ERROR_KEYS.setdefault(keys + extra, keys + extra)  # six shapes at most
+    return keys, values
 
 
 def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = True) -> dict[str, Any]:
-    """One listing row: path, kind, title, OKF fields (on a bundle), size, modified time, frontmatter."""
-    kind = entry.kind
-    if kind == FOLDER:
-        return {
-            "path": entry.path,
-            "kind": kind,
-            "title": entry.title,
-            "folder": entry.folder,
-            "size_bytes": 0,
-            "modified_at": entry.modified_at,
-        }
-    if kind == ATTACHMENT:
-        return {
-            "path": entry.path,
-            "kind": kind,
-            "title": entry.title,
-            "folder": entry.folder,
-            "size_bytes": entry.size_bytes,
-            "modified_at": entry.modified_at,
-            "mime_type": entry.mime_type,
-        }
-    if bundle:
-        row: dict[str, Any] = {
-            "path": entry.path,
-            "kind": kind,
-            "title": entry.title,
-            "folder": entry.folder,
-            "status": entry.okf_status,
-            "stale": okf.is_stale(entry.stale_date, entry.stale_instant, clock),
-            "trust_tier": entry.okf_trust,
-            "tags": list(entry.tags),
-        }
-    else:
-        row = {
-            "path": entry.path,
-            "kind": kind,
-            "title": entry.title,
-            "folder": entry.folder,
-            "status": None,
-            "stale": None,
-            "trust_tier": None,  # OKF fields: null off a bundle
-            "tags": list(entry.tags),
-        }
-    if frontmatter:
-        row["frontmatter"] = entry.frontmatter
-    row["size_bytes"] = entry.size_bytes
-    row["modified_at"] = entry.modified_at
-    if entry.frontmatter_error:
-        row["frontmatter_error"] = entry.frontmatter_error
-    if entry.decode_error:
-        row["decode_error"] = True
-    return row
+    """One listing row as a dict (`row_items`)."""
+    stale = okf.is_stale(entry.stale_date, entry.stale_instant, clock) if bundle and entry.kind == NOTE else None
+    keys, values = row_items(entry, bundle, frontmatter, stale)
+    return dict(zip(keys, values, strict=True))
 
 
 def row_shape(entry: Entry) -> tuple[str, bool, bool]:
@@ -111,6 +114,39 @@ def json_bytes(value: Any) -> bytes:
 def row_bytes(row: dict[str, Any]) -> bytes:
     """A row as compact JSON, UTF-8 encoded (`json_bytes`)."""
     return json_bytes(row)
+
+
+_TEMPLATES: dict[tuple[str, ...], str] = {}  # per key tuple of `row_items`: its row's JSON with a %s per value
+
+
+def _value_json(value: Any) -> str:
+    """`value` as `compact_json` writes it, inside a list or an object as well as alone (its C encoder writes
+    a value the same wherever it stands)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return int.__repr__(value)
+    return compact_json(value)
+
+
+def row_json(keys: tuple[str, ...], values: list[Any]) -> tuple[bytes, bytes]:
+    """A row of `row_items` as `row_bytes` writes its dict, and its values as `json_bytes` writes them as a
+    list, both from one encoding of each value: a listing makes both for every row it makes, and encoding
+    the dict and then its values again cost twice as much (the encoder walks each value's type once per
+    call, and the dict itself had to be built)."""
+    pieces = tuple([encode_basestring(v) if type(v) is str else _value_json(v) for v in values])
+    template = _TEMPLATES.get(keys)
+    if template is None:
+        template = "{" + ",".join(encode_basestring(k).replace("%", "%%") + ":%s" for k in keys) + "}"
+        _TEMPLATES[keys] = template  # (the key tuples are row_items' few)
+    return (
+        (template % pieces).encode("utf-8", "backslashreplace"),
+        ("[" + ",".join(pieces) + "]").encode("utf-8", "backslashreplace"),
+    )
 
 
 def row_stale_instant(entry: Entry, bundle: bool) -> dt.datetime | None:
@@ -167,9 +203,10 @@ class RowCache:
         *,
         frontmatter: bool = False,
     ) -> tuple[list[bytes], list[Any]]:
-        """`rows(...)`, and beside each row what `make(entry, row_dict, row_json)` made of it, kept with the
-        row: made once per row, from the row's dict while it is at hand (a caller that derives more from a
-        row, such as the MCP answers' text table, then never parses the JSON back). One cache, one `make`."""
+        """`rows(...)`, and beside each row what `make(entry, keys, row_json, values_json)` made of it (the
+        row's keys, `row_items`; its JSON and its values' as a list, `row_json`), kept with the row: made
+        once per row, from what making the row made (a caller that derives more from a row, such as the MCP
+        answers' text table, then never parses the JSON back). One cache, one `make`."""
         extras: list[Any] = []
         return self._rows_of(entries, clock, bundle, frontmatter, None, make, extras), extras
 
@@ -205,16 +242,16 @@ class RowCache:
                     stale = False
             hit = cache.get(e.path)
             if hit is None or hit[0] is not e or hit[1] != bundle or hit[2] != stale:
-                row = entry_json(e, clock, bundle, frontmatter=frontmatter)
-                if stale is not None:
-                    row["stale"] = stale  # the value the cache key holds, even if the clock moved meanwhile
-                data = row_bytes(row)
-                hit = [e, bundle, stale, data, None, None if make is None else make(e, row, data)]
+                # `stale` as the cache key holds it, even if the clock moved meanwhile
+                keys, values = row_items(e, bundle, frontmatter, stale)
+                data, listed = row_json(keys, values)
+                hit = [e, bundle, stale, data, None, None if make is None else make(e, keys, data, listed)]
                 if keep:
                     cache[e.path] = hit
                     made += 1
             elif make is not None and hit[5] is None:  # made by `rows`, without the extra
-                hit[5] = make(e, json.loads(hit[3]), hit[3])
+                keys, values = row_items(e, bundle, frontmatter, stale)
+                hit[5] = make(e, keys, hit[3], row_json(keys, values)[1])
             append(hit[3])
             if extras is not None:
                 extras.append(hit[5])

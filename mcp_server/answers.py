@@ -169,8 +169,8 @@ def text_of(structured: dict[str, Any]) -> str:
 class _Cell:
     """What a listing page needs of one row beyond its JSON: its keys, its resource_link block and that
     block's size, its table row (the row's values as JSON, answers.table) and the row's whole share of a
-    message (budget.row_bytes with the link). Made once per row from the row's dict as RowCache makes the
-    row (`RowCache.rows_with`), and kept beside it: a page's cost is then its own rows', cached or not,
+    message (budget.row_bytes with the link). Made once per row from what RowCache made the row of
+    (`RowCache.rows_with`), and kept beside it: a page's cost is then its own rows', cached or not,
     never a parse of each row back.
 
     A page's columns are nearly always the row's own keys (`own`), or those followed by other rows' keys
@@ -181,13 +181,11 @@ class _Cell:
 
     __slots__ = ("keys", "link_json", "link_size", "others", "own", "size")
 
-    def __init__(self, entry: Any, row: dict[str, Any], data: bytes) -> None:
+    def __init__(self, entry: Any, keys: tuple[str, ...], data: bytes, values: bytes) -> None:
         self.size = len(data)
-        keys = tuple(row)
-        self.keys: tuple[str, ...] = _KEYS.setdefault(keys, keys) if len(_KEYS) < _KEYS_MAX else keys
+        self.keys = keys  # core's tuple for the row's shape: rows of one shape share it
         # the block as the answer writes it: a spliced page joins these, never dumping a dict per row
         self.link_json, self.link_size = note_link_json(entry)
-        values = json_bytes(list(row.values()))
         self.own: tuple[bytes, int] = (values, self.size + budget.escaped_len(values) + 1 + self.link_size)
         self.others: dict[tuple[str, ...], tuple[bytes, int]] | None = None
 
@@ -212,8 +210,6 @@ class _Cell:
         return hit
 
 
-_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per key list: rows of one shape share it
-_KEYS_MAX = 256
 CHUNK = 128  # rows made at a time while a default page is cut to its budget (~110 rows at 64 KiB)
 _SHAPE_FIELDS = attrgetter("kind", "frontmatter_error", "decode_error")  # what row_shape reads of an entry
 
