@@ -10,10 +10,15 @@ walk against the real server (one session each, kept open), so the server's shar
 The same two walks are timed with the official TypeScript SDK client (1.32.2, from
 tests/mcp_server/ts_client's node_modules; `--ts-modules` names another) for comparison.
 
+Then that client spawns each server (`--spawns` times each, alternated) and walks its listing in default
+pages until it is complete and right, timed from the spawn: warm (the cache the walks above left), the
+replay's spawn being the client's own floor, and vaultwatch cold (a cache folder of its own), each cold
+spawn beside the floor of bench_peers (one process walking, reading and parsing every note).
+
 Every walk's paths are checked against the generator's manifest. Beside the wall times: the client's
 CPU (`time.process_time` around the Python walk) and the server process's CPU (all its threads, /proc).
 
-    python -m bench.bench_floor [--notes 10000] [--rounds 5] [--limit 1000] [--vault PATH] [--no-ts]
+    python -m bench.bench_floor [--notes 10000] [--rounds 5] [--limit 1000] [--vault PATH] [--spawns 3] [--no-ts]
 
 The vault (a vaultgen vault with its manifest beside it) is copied first and never modified.
 """
@@ -41,7 +46,6 @@ from bench.treerss import below  # noqa: E402
 
 TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 TS_MODULES = ROOT / "tests" / "mcp_server" / "ts_client" / "node_modules"
-RECORD_ID = 987654321  # an id no client uses: the recording's own requests
 
 
 # ---------------------------------------------------------------------------------------------
@@ -75,70 +79,6 @@ def tap(out: Path, command: list[str]) -> int:
     with lock:
         sink.close()
     return child.wait()
-
-
-# ---------------------------------------------------------------------------------------------
-# the replay server
-
-
-def _key(method: str, params: dict | None) -> str:
-    params = dict(params or {})
-    params.pop("_meta", None)
-    if method == "initialize":
-        return method  # clients name themselves differently: one handshake serves any
-    return method + " " + json.dumps(params, sort_keys=True, separators=(",", ":"))
-
-
-def load_recording(path: Path) -> dict[str, tuple[bytes, bytes]]:
-    """Each recorded request's answer, as the bytes before and after its id (the last answer of each)."""
-    asked: dict[object, str] = {}
-    answers: dict[str, tuple[bytes, bytes]] = {}
-    with open(path, "rb") as fh:
-        for raw in fh:
-            mark, line = raw[:1], raw[1:]
-            if mark == b">":
-                msg = json.loads(line)
-                if "method" in msg and "id" in msg:
-                    asked[msg["id"]] = _key(msg["method"], msg.get("params"))
-                continue
-            # an answer's id is within its first bytes (the SDK's and the front's order: jsonrpc, id)
-            head = line[:64]
-            start = head.find(b'"id":')
-            if start < 0:
-                continue  # a notification or a request of the server's: not replayed
-            end = start + 5
-            while line[end : end + 1] in (b" ",):
-                end += 1
-            stop = end
-            while line[stop : stop + 1] not in (b",", b"}"):
-                stop += 1
-            ident = json.loads(line[end:stop])
-            if ident in asked:
-                answers[asked[ident]] = (line[:end], line[stop:])
-    return answers
-
-
-def replay(path: Path) -> None:
-    """Answer each request on stdin with its recorded line at once; anything unrecorded is an error."""
-    answers = load_recording(path)
-    out = sys.stdout.buffer
-    for line in sys.stdin.buffer:
-        msg = json.loads(line)
-        if "method" not in msg or "id" not in msg:
-            continue  # a notification, or the client's answer to a request of the server's
-        ident = json.dumps(msg["id"]).encode()
-        found = answers.get(_key(msg["method"], msg.get("params")))
-        if found is None:
-            err = {"code": -32601, "message": f"not recorded: {msg['method']}"}
-            out.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": err}).encode() + b"\n")
-        elif msg["method"] == "initialize":
-            # the protocol version the client asked for (the recording's client may have asked another)
-            answer = json.loads(found[0] + ident + found[1])
-            answer["result"]["protocolVersion"] = msg["params"]["protocolVersion"]
-            out.write(json.dumps(answer).encode() + b"\n")
-        else:
-            out.write(found[0] + ident + found[1])
-        out.flush()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,6 +213,55 @@ process.stdout.write(JSON.stringify(report) + "\n", () => process.exit(0));
 """
 
 
+TS_SPAWN = r"""
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+const [expect, command, ...args] = process.argv.slice(2);
+const t0 = performance.now();
+const transport = new StdioClientTransport({ command, args, env: process.env, stderr: "ignore" });
+const client = new Client({ name: "bench-floor", version: "1.0.0" });
+await client.connect(transport);
+const initMs = performance.now() - t0;
+let walks = 0, wrong = "";
+while (true) {
+  const paths = [];
+  let cursor, failed = false;
+  do {
+    const a = cursor ? { cursor } : {};
+    const r = await client.callTool({ name: "list_documents", arguments: a });
+    if (r.isError) { failed = true; wrong = r.content?.[0]?.text ?? "isError"; break; }
+    for (const row of r.structuredContent.result) paths.push(row.path);
+    cursor = r.structuredContent.next_cursor;
+  } while (cursor);
+  walks += 1;
+  if (!failed) {
+    const hidden = paths.some((p) => p.split("/").some((part) => part.startsWith(".")));
+    if (paths.length === Number(expect) && new Set(paths).size === paths.length && !hidden) break;
+    wrong = `${paths.length} paths (${new Set(paths).size} distinct, hidden: ${hidden}), expected ${expect}`;
+  }
+  if (performance.now() - t0 > 300000) throw new Error(`no complete listing in 300 s: ${wrong}`);
+  await new Promise((ok) => setTimeout(ok, 5));
+}
+const completeS = (performance.now() - t0) / 1000;
+await client.close();
+process.stdout.write(JSON.stringify({ init_ms: initMs, complete_s: completeS, walks }) + "\n", () => process.exit(0));
+"""
+
+
+def ts_spawn(modules: Path, command: list[str], env: dict, expect: int) -> dict:
+    """The TypeScript SDK client spawning `command` and walking its listing in default pages until it is
+    complete and right (the time from the spawn; the node process's own start is not counted)."""
+    with tempfile.TemporaryDirectory(prefix="vwts") as tmp:
+        (Path(tmp) / "node_modules").symlink_to(modules)
+        (Path(tmp) / "spawn.mjs").write_text(TS_SPAWN)
+        done = subprocess.run(
+            ["node", "spawn.mjs", str(expect), *command], cwd=tmp, env=env, capture_output=True, text=True, timeout=600
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"the TypeScript spawn failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
 def ts_walks(modules: Path, command: list[str], env: dict, rounds: int, limit: int, expect: int) -> dict:
     """The TypeScript SDK client's whole listings against `command` (spawned by it, once)."""
     with tempfile.TemporaryDirectory(prefix="vwts") as tmp:
@@ -299,7 +288,7 @@ def med(samples: list[float]) -> float:
     return round(statistics.median(samples), 1)
 
 
-async def main(notes: int, rounds: int, limit: int, source: Path | None, ts: bool, modules: Path) -> dict:
+async def main(notes: int, rounds: int, limit: int, source: Path | None, ts: bool, modules: Path, spawns: int) -> dict:
     from mcp import Client, StdioServerParameters
 
     if source is None:
@@ -315,7 +304,7 @@ async def main(notes: int, rounds: int, limit: int, source: Path | None, ts: boo
     pages = await record(root, home, manifest, limit, recording)
     env = server_env(home)
     sides = {
-        "replay": [sys.executable, "-m", "bench.bench_floor", "--replay", str(recording)],
+        "replay": [sys.executable, "-m", "bench.replay", str(recording)],
         "vaultwatch": serve_command(root),
     }
     samples: dict[str, list[float]] = {}
@@ -349,6 +338,25 @@ async def main(notes: int, rounds: int, limit: int, source: Path | None, ts: boo
             report = ts_walks(modules, sides[name], env, rounds, limit, manifest["notes"])
             out[f"ts_{name}_default_ms"] = med(report["default_ms"])
             out[f"ts_{name}_limit_ms"] = med(report["limit_ms"])
+    if ts and spawns:
+        from bench.bench_peers import floor_s
+
+        for rnd in range(spawns):
+            # warm: the cache the sessions above left; the replay's spawn is the client's own floor
+            for name in ("replay", "vaultwatch") if rnd % 2 else ("vaultwatch", "replay"):
+                report = ts_spawn(modules, sides[name], env, manifest["notes"])
+                add(f"ts_{name}_spawn_warm_s", report["complete_s"])
+                add(f"ts_{name}_spawn_init_ms", report["init_ms"])
+            # cold: a cache folder of its own (no entry cache, no handshake cache), beside the floor
+            with tempfile.TemporaryDirectory(prefix="vwcold", dir=home) as cold:
+                report = ts_spawn(modules, sides["vaultwatch"], {**env, "XDG_CACHE_HOME": cold}, manifest["notes"])
+            add("ts_vaultwatch_spawn_cold_s", report["complete_s"])
+            add("floor_s", floor_s(root))
+        for key in ("ts_replay_spawn_warm_s", "ts_vaultwatch_spawn_warm_s", "ts_vaultwatch_spawn_cold_s", "floor_s"):
+            out[key] = round(statistics.median(samples[key]), 3)
+        for key in ("ts_replay_spawn_init_ms", "ts_vaultwatch_spawn_init_ms"):
+            out[key] = med(samples[key])
+        out["ts_spawn_cold_to_floor"] = round(out["ts_vaultwatch_spawn_cold_s"] / out["floor_s"], 2)
     for client in ("python", "ts") if ts else ("python",):
         for kind in ("default", "limit"):
             real, floor = out.get(f"{client}_vaultwatch_{kind}_ms"), out.get(f"{client}_replay_{kind}_ms")
@@ -361,6 +369,7 @@ async def main(notes: int, rounds: int, limit: int, source: Path | None, ts: boo
         "notes": manifest["notes"],
         "vault": str(source),
         "rounds": rounds,
+        "spawns": spawns if ts else 0,
         "limit": limit,
         "pages": pages,
         "recording_bytes": size,
@@ -372,15 +381,13 @@ async def main(notes: int, rounds: int, limit: int, source: Path | None, ts: boo
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--tap":
         sys.exit(tap(Path(sys.argv[2]), sys.argv[4:]))
-    if len(sys.argv) > 2 and sys.argv[1] == "--replay":
-        replay(Path(sys.argv[2]))
-        sys.exit(0)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--notes", type=int, default=10_000, help="a vaultgen vault of this many notes (bench/out)")
     ap.add_argument("--vault", type=Path, help="this vault instead (its manifest beside it: PATH.manifest.json)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--limit", type=int, default=1000, help="rows in a sized page (bench_calls.SIZED_PAGE)")
+    ap.add_argument("--spawns", type=int, default=3, help="spawns of each kind by the TypeScript client (0: none)")
     ap.add_argument("--no-ts", action="store_true", help="leave out the TypeScript SDK client")
     ap.add_argument("--ts-modules", type=Path, default=TS_MODULES, help="node_modules with the TypeScript SDK")
     ns = ap.parse_args()
-    emit(asyncio.run(main(ns.notes, ns.rounds, ns.limit, ns.vault, not ns.no_ts, ns.ts_modules)))
+    emit(asyncio.run(main(ns.notes, ns.rounds, ns.limit, ns.vault, not ns.no_ts, ns.ts_modules, ns.spawns)))

@@ -23,7 +23,7 @@ order rotates each round). Per server and round:
 
 Beside vaultwatch, each round also times the client alone (`ClientFloor`): vaultwatch's answers,
 recorded once before the rounds, replayed by a process that answers every request at once
-(bench_floor's replay), spawned and walked as vaultwatch is. What the Python client spends on
+(bench/replay.py), spawned and walked as vaultwatch is. What the Python client spends on
 those answers (validating them, the resource_link blocks) is the least any server's listing of
 them can cost it: the spawn -> complete listing, the whole listing in both page sizes.
 
@@ -261,10 +261,9 @@ SERVERS: dict[str, Callable[[], Server]] = {
 
 
 class ClientFloor:
-    """The Python client alone on vaultwatch's listing: a replay (bench_floor) of vaultwatch's own answers,
-    recorded once on a copy of the vault, answering each request at once. Spawned as vaultwatch is (the
-    replay's start imports bench's modules: a little slower than a bare interpreter's), then walked as
-    Run.calls walks vaultwatch."""
+    """The Python client alone on vaultwatch's listing: a replay (bench/replay.py) of vaultwatch's own answers,
+    recorded once on a copy of the vault (bench_floor's tap), answering each request at once. Spawned as
+    vaultwatch is (the replay imports only json and sys), then walked as Run.calls walks vaultwatch."""
 
     def __init__(self, base: Path, manifest: dict, work: Path, sized_page: int) -> None:
         self.base, self.manifest, self.sized_page = base, manifest, sized_page
@@ -274,7 +273,7 @@ class ClientFloor:
 
     async def record(self) -> None:
         """vaultwatch's answers to the walks (both page sizes) on a fresh copy of the vault."""
-        from bench.bench_floor import record  # noqa: PLC0415  (the replay's own module)
+        from bench.bench_floor import record  # noqa: PLC0415  (the tap's module)
 
         shutil.rmtree(self.dir, ignore_errors=True)
         root, home = self.dir / "vault", self.dir / "home"
@@ -287,7 +286,7 @@ class ClientFloor:
         from bench.bench_floor import server_env  # noqa: PLC0415
 
         home = self.dir / "home"
-        args = ["-m", "bench.bench_floor", "--replay", str(self.recording)]
+        args = ["-m", "bench.replay", str(self.recording)]
         params = StdioServerParameters(command=sys.executable, args=args, env=server_env(home), cwd=str(ROOT))
         walker, check = Vaultwatch(), Manifest(self.manifest).check
         t0 = time.perf_counter()
