@@ -53,7 +53,8 @@ RECIPES: dict[str, tuple[str, list[str]]] = {
     "budgets": ("bench_budgets.py", ["--quick", "both", "--rounds", "2"]),
     "peers": ("bench_peers.py", ["--notes", "10000", "--rounds", "3"]),
     "peers_100k": ("bench_peers.py", ["--servers", "vaultwatch", "--notes", "100000", "--rounds", "1"]),
-    "floor": ("bench_floor.py", ["--notes", "10000", "--rounds", "5"]),
+    "floor": ("bench_floor.py", ["--notes", "10000", "--rounds", "5", "--spawns", "5"]),
+    "floor_100k": ("bench_floor.py", ["--notes", "100000", "--rounds", "3", "--spawns", "3"]),
 }
 
 
