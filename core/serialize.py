@@ -32,8 +32,9 @@ _ERROR_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}  # a note's keys with i
 
 def row_items(entry: Entry, bundle: bool, frontmatter: bool, stale: bool | None) -> tuple[tuple[str, ...], list[Any]]:
     """One listing row as its keys, in order, and their values: path, kind, title, OKF fields (on a bundle),
-    size, modified time, frontmatter. `stale`: the row's `stale` on a bundle (okf.is_stale as of the
-    row's clock), unused elsewhere. The one definition of a row: `entry_json` and `row_json` are made of it."""
+    size, modified time, frontmatter. `stale`: a bundle's note's `stale` (okf.is_stale as of the row's
+    clock), ignored for any other row. The one definition of a row: `entry_json` and `row_json` are made of
+    it."""
     kind = entry.kind
     if kind == FOLDER:
         return _FOLDER_KEYS, [entry.path, kind, entry.title, entry.folder, 0, entry.modified_at]
@@ -67,7 +68,8 @@ def row_items(entry: Entry, bundle: bool, frontmatter: bool, stale: bool | None)
         if entry.decode_error:
             extra += ("decode_error",)
             values.append(True)
-        keys = _ERROR_KEYS.setdefault(keys + extra, keys + extra)  # six shapes at most
+        joined = keys + extra
+        keys = _ERROR_KEYS.setdefault(joined, joined)  # six shapes at most
     return keys, values
 
 
