@@ -39,30 +39,13 @@ FRONTMATTER = {
 
 def plain_row(entry, bundle: bool, frontmatter: bool, stale: bool | None) -> dict:
     """The row as the listing documents it, spelled out key by key."""
+    head = {"path": entry.path, "kind": entry.kind, "title": entry.title, "folder": entry.folder}
     if entry.kind == FOLDER:
-        return {
-            "path": entry.path,
-            "kind": entry.kind,
-            "title": entry.title,
-            "folder": entry.folder,
-            "size_bytes": 0,
-            "modified_at": entry.modified_at,
-        }
+        return {**head, "size_bytes": 0, "modified_at": entry.modified_at}
     if entry.kind == ATTACHMENT:
-        return {
-            "path": entry.path,
-            "kind": entry.kind,
-            "title": entry.title,
-            "folder": entry.folder,
-            "size_bytes": entry.size_bytes,
-            "modified_at": entry.modified_at,
-            "mime_type": entry.mime_type,
-        }
+        return {**head, "size_bytes": entry.size_bytes, "modified_at": entry.modified_at, "mime_type": entry.mime_type}
     row = {
-        "path": entry.path,
-        "kind": entry.kind,
-        "title": entry.title,
-        "folder": entry.folder,
+        **head,
         "status": entry.okf_status if bundle else None,
         "stale": stale if bundle else None,
         "trust_tier": entry.okf_trust if bundle else None,
