@@ -18,8 +18,8 @@ from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 # uses what is cached and keeps nothing new.
 ROW_CACHE_MAX = 25_000
 # what RowCache.rows_with keeps beside a row: made of (entry, the row's keys, the row's JSON, its values as a
-# JSON list)
-Extra = Callable[[Entry, tuple[str, ...], bytes, bytes], Any]
+# JSON list, and the caller's own part of a row the entry cache kept (StoredRow), or None)
+Extra = Callable[[Entry, tuple[str, ...], bytes, bytes, Any], Any]
 
 # a row's keys, in order, per shape (`row_items`): one tuple each, which rows of that shape share
 _FOLDER_KEYS = ("path", "kind", "title", "folder", "size_bytes", "modified_at")
@@ -61,16 +61,34 @@ def row_items(entry: Entry, bundle: bool, frontmatter: bool, stale: bool | None)
     values.append(entry.size_bytes)
     values.append(entry.modified_at)
     if entry.frontmatter_error or entry.decode_error:
-        extra: tuple[str, ...] = ()
         if entry.frontmatter_error:
-            extra += ("frontmatter_error",)
             values.append(entry.frontmatter_error)
         if entry.decode_error:
-            extra += ("decode_error",)
             values.append(True)
-        joined = keys + extra
-        keys = _ERROR_KEYS.setdefault(joined, joined)  # six shapes at most
+        keys = _error_keys(keys, entry)
     return keys, values
+
+
+def _error_keys(keys: tuple[str, ...], entry: Entry) -> tuple[str, ...]:
+    """A note's keys with the keys of its errors appended (`row_items`)."""
+    extra: tuple[str, ...] = ()
+    if entry.frontmatter_error:
+        extra += ("frontmatter_error",)
+    if entry.decode_error:
+        extra += ("decode_error",)
+    joined = keys + extra
+    return _ERROR_KEYS.setdefault(joined, joined)  # six shapes at most
+
+
+def row_keys(entry: Entry, frontmatter: bool) -> tuple[str, ...]:
+    """The keys `row_items` gives `entry`'s row, without its values (a row kept as JSON needs only these)."""
+    kind = entry.kind
+    if kind == FOLDER:
+        return _FOLDER_KEYS
+    if kind == ATTACHMENT:
+        return _ATTACHMENT_KEYS
+    keys = _NOTE_FRONTMATTER_KEYS if frontmatter else _NOTE_KEYS
+    return _error_keys(keys, entry) if entry.frontmatter_error or entry.decode_error else keys
 
 
 def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = True) -> dict[str, Any]:
@@ -151,6 +169,42 @@ def row_json(keys: tuple[str, ...], values: list[Any]) -> tuple[bytes, bytes]:
     )
 
 
+# What the entry cache keeps of a note's or attachment's listing row (include_frontmatter off), so that a
+# warm start's first listing need not make it again: the bundle and `stale` it was made for, its JSON, its
+# values' JSON (`row_json`) and the caller's own part (what its `make` derives from the row and would
+# otherwise make again: marshal-able, or None). Opaque to the cache; RowCache serves one only for the same
+# Entry object (the cache's own, reused because its file's size, mtime and inode still match) with the same
+# bundle and stale, so a kept row says what a new one would.
+StoredRow = tuple[bool, bool | None, bytes, bytes, Any]
+# what a RowCache asks for a row it lacks: the Entry a kept row was made of, and the row (or None)
+Seed = Callable[[str], tuple[Entry, Any] | None]
+
+
+def row_to_store(entry: Entry, bundle: bool, clock: Clock) -> tuple[bool, bool | None, bytes, bytes]:
+    """`entry`'s listing row (include_frontmatter off) as StoredRow begins: bundle, stale, JSON, values' JSON."""
+    stale = okf.is_stale(entry.stale_date, entry.stale_instant, clock) if bundle and entry.kind == NOTE else None
+    keys, values = row_items(entry, bundle, False, stale)
+    data, listed = row_json(keys, values)
+    return bundle, stale, data, listed
+
+
+def _kept(got: tuple[Entry, Any] | None, entry: Entry, bundle: bool, stale: bool | None) -> StoredRow | None:
+    """A seed's row when it is `entry`'s, made for `bundle` and `stale`, and of StoredRow's shape."""
+    if got is None or got[0] is not entry:
+        return None
+    row = got[1]
+    if (
+        type(row) is tuple
+        and len(row) == 5
+        and row[0] is bundle
+        and row[1] is stale
+        and type(row[2]) is bytes
+        and type(row[3]) is bytes
+    ):
+        return row
+    return None
+
+
 def row_stale_instant(entry: Entry, bundle: bool) -> dt.datetime | None:
     """The instant at which the clock's now decides the `stale` of `entry`'s row (`entry_json`, and
     RowCache's inline copy of it): an OKF bundle's note whose stale_after is a datetime. None when no
@@ -170,10 +224,14 @@ class RowCache:
     Bytes rather than str: joining 10,000 of them is a plain copy, with no re-encoding.
     """
 
-    def __init__(self, max_rows: int = ROW_CACHE_MAX) -> None:
+    def __init__(self, max_rows: int = ROW_CACHE_MAX, seed: Seed | None = None) -> None:
         self.max_rows = max_rows
+        # where a row this cache lacks may be kept already (include_frontmatter off): the entry cache's rows
+        # (StoredRow), through the vault (`Vault.stored_row`)
+        self.seed = seed
         self._lock = threading.Lock()
-        # per frontmatter flag: path -> [entry, bundle, stale, JSON, the JSON escaped or None, extra or None]
+        # per frontmatter flag: path -> [entry, bundle, stale, JSON, the JSON escaped or None, extra or None,
+        # the values' JSON]
         self._rows: tuple[dict[str, list], dict[str, list]] = ({}, {})
 
     def __len__(self) -> int:
@@ -183,6 +241,12 @@ class RowCache:
         """Forget every cached row."""
         with self._lock:
             self._rows = ({}, {})
+
+    def held(self, entry: Entry) -> tuple[bool, bool | None, bytes, bytes, Any] | None:
+        """`entry`'s row (include_frontmatter off) when this cache holds it: `row_to_store`'s four and what
+        `make` made of it (None if nothing asked)."""
+        hit = self._rows[False].get(entry.path)
+        return None if hit is None or hit[0] is not entry else (hit[1], hit[2], hit[3], hit[6], hit[5])
 
     def rows(self, entries: Sequence[Entry], clock: Clock, bundle: bool, *, frontmatter: bool = False) -> list[bytes]:
         """`row_bytes(entry_json(entry, clock, bundle, frontmatter=...))` for each entry, in order."""
@@ -205,10 +269,11 @@ class RowCache:
         *,
         frontmatter: bool = False,
     ) -> tuple[list[bytes], list[Any]]:
-        """`rows(...)`, and beside each row what `make(entry, keys, row_json, values_json)` made of it (the
-        row's keys, `row_items`; its JSON and its values' as a list, `row_json`), kept with the row: made
-        once per row, from what making the row made (a caller that derives more from a row, such as the MCP
-        answers' text table, then never parses the JSON back). One cache, one `make`."""
+        """`rows(...)`, and beside each row what `make(entry, keys, row_json, values_json, own)` made of it (the
+        row's keys, `row_items`; its JSON and its values' as a list, `row_json`; `own`: the caller's part of a
+        row the entry cache kept, StoredRow, else None), kept with the row: made once per row, from what
+        making the row made (a caller that derives more from a row, such as the MCP answers' text table, then
+        never parses the JSON back). One cache, one `make`."""
         extras: list[Any] = []
         return self._rows_of(entries, clock, bundle, frontmatter, None, make, extras), extras
 
@@ -224,6 +289,7 @@ class RowCache:
     ) -> list[bytes]:
         rows = self._rows
         cache = rows[frontmatter]
+        seed = None if frontmatter else self.seed
         keep = len(entries) <= self.max_rows
         today = clock.today()
         now = None
@@ -245,15 +311,18 @@ class RowCache:
             hit = cache.get(e.path)
             if hit is None or hit[0] is not e or hit[1] != bundle or hit[2] != stale:
                 # `stale` as the cache key holds it, even if the clock moved meanwhile
-                keys, values = row_items(e, bundle, frontmatter, stale)
-                data, listed = row_json(keys, values)
-                hit = [e, bundle, stale, data, None, None if make is None else make(e, keys, data, listed)]
+                kept = None if seed is None else _kept(seed(e.path), e, bundle, stale)
+                if kept is not None:
+                    keys, data, listed, own = row_keys(e, False), kept[2], kept[3], kept[4]
+                else:
+                    keys, values = row_items(e, bundle, frontmatter, stale)
+                    (data, listed), own = row_json(keys, values), None
+                hit = [e, bundle, stale, data, None, None if make is None else make(e, keys, data, listed, own), listed]
                 if keep:
                     cache[e.path] = hit
                     made += 1
             elif make is not None and hit[5] is None:  # made by `rows`, without the extra
-                keys, values = row_items(e, bundle, frontmatter, stale)
-                hit[5] = make(e, keys, hit[3], row_json(keys, values)[1])
+                hit[5] = make(e, row_keys(e, frontmatter), hit[3], hit[6], None)
             append(hit[3])
             if extras is not None:
                 extras.append(hit[5])

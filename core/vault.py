@@ -298,6 +298,29 @@ class Vault:
             self.entry_cache.mark_dirty((*event.added, *event.changed, *event.removed))
             self.flush_cache_soon()
 
+    def keep_rows(self, row_of: Callable[[Entry], Any]) -> None:
+        """Have the entry cache keep, beside each entry it writes, what `row_of(entry)` gives (opaque here: a
+        front end's listing row, core.serialize.StoredRow), and a load hand it back (`stored_row`): a warm
+        start's first listing then makes no row again. The first caller's `row_of` is the one kept; one that
+        raises keeps nothing for that entry. Call before the load (a load before it hands nothing back)."""
+        cache = self.entry_cache
+        if cache is None or cache.row_of is not None:
+            return
+
+        def guarded(entry: Entry) -> Any:
+            try:
+                return row_of(entry)
+            except Exception:  # a row is only ever made again: never a reason to lose the cache's write
+                return None
+
+        cache.row_of = guarded
+
+    def stored_row(self, path: str) -> tuple[Entry, Any] | None:
+        """What `keep_rows`' row_of gave for `path`'s entry when the cache was written, with the Entry the last
+        load made of it, handed over once; None when there is none (the caller makes the row)."""
+        cache = self.entry_cache
+        return None if cache is None else cache.take_row(path)
+
     def flush_cache_soon(self, delay: float = 1.0) -> None:
         cache = self.entry_cache
         if cache is not None:

@@ -69,6 +69,12 @@ def _note_mime(entry: Any) -> str:
     return "text/markdown" if entry.kind == NOTE else (entry.mime_type or "application/octet-stream")
 
 
+# The form of `note_link_json`'s bytes, kept beside a row in the entry cache (readcalls.row_cache) and
+# served again only while it is this one: a change to what note_link_json writes must change it
+# (tests/mcp_server/test_kept_rows.py pins the bytes to it).
+LINK_FORM = 1
+
+
 def note_link_json(entry: Any) -> tuple[bytes, int]:
     """`note_link(entry)`'s block as the answer writes it (compact JSON) and `link_bytes` of it, written
     from its strings with no dict made and dumped: a listing makes one for every row it makes. (A name
@@ -181,11 +187,15 @@ class _Cell:
 
     __slots__ = ("keys", "link_json", "link_size", "others", "own", "size")
 
-    def __init__(self, entry: Any, keys: tuple[str, ...], data: bytes, values: bytes) -> None:
+    def __init__(self, entry: Any, keys: tuple[str, ...], data: bytes, values: bytes, kept: Any = None) -> None:
         self.size = len(data)
         self.keys = keys  # core's tuple for the row's shape: rows of one shape share it
-        # the block as the answer writes it: a spliced page joins these, never dumping a dict per row
-        self.link_json, self.link_size = note_link_json(entry)
+        # the block as the answer writes it: a spliced page joins these, never dumping a dict per row (`kept`:
+        # (LINK_FORM, the block) as the entry cache kept it beside the row, readcalls.row_cache)
+        if type(kept) is tuple and len(kept) == 2 and kept[0] == LINK_FORM and type(kept[1]) is bytes:
+            self.link_json, self.link_size = kept[1], len(kept[1]) + 1
+        else:
+            self.link_json, self.link_size = note_link_json(entry)
         self.own: tuple[bytes, int] = (values, self.size + budget.escaped_len(values) + 1 + self.link_size)
         self.others: dict[tuple[str, ...], tuple[bytes, int]] | None = None
 

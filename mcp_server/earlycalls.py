@@ -60,7 +60,6 @@ from typing import TYPE_CHECKING, Any
 from vaultwatch.core import settings
 from vaultwatch.core.edit.hooks import HandOver
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.serialize import RowCache
 from vaultwatch.core.vault import Vault
 
 from . import answers, readcalls, splice
@@ -288,7 +287,7 @@ class EarlyCalls:
         self.search_tool = tool_prefix + "search"
         self.write_tool = tool_prefix + "write" if writes else None
         self._writer: Writer | None = None  # made by the first write (a listing's start never imports it)
-        self.row_cache = RowCache()
+        self.row_cache = readcalls.row_cache(vault)
         self._lock = threading.Lock()
         self._work = threading.Condition(self._lock)
         self._queue: collections.deque[_Call] = collections.deque()

@@ -13,14 +13,26 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.query.listing import Query, pairs
-from vaultwatch.core.serialize import RowCache, entry_json, row_stale_instant
+from vaultwatch.core.serialize import ROW_CACHE_MAX, RowCache, StoredRow, entry_json, row_stale_instant, row_to_store
 from vaultwatch.core.vault import Vault
 
 from . import budget
 from .activity import CallRecord, current_call, recorded
-from .answers import CHUNK, Answer, failure, link_bytes, note_link, ok_answer, page_rows, warm_rows
+from .answers import (
+    CHUNK,
+    LINK_FORM,
+    Answer,
+    failure,
+    link_bytes,
+    note_link,
+    note_link_json,
+    ok_answer,
+    page_rows,
+    warm_rows,
+)
 
 if TYPE_CHECKING:
+    from vaultwatch.core.model import Entry
     from vaultwatch.core.search.results import SearchResult
 
 PENDING_WRITES_TIMEOUT = 10.0
@@ -61,6 +73,29 @@ def index_freshness(vault: Vault, wait_for_pending_writes: bool = False) -> dict
     if not snap.loaded:
         meta["index_loading"] = True
     return meta
+
+
+def row_cache(vault: Vault) -> RowCache:
+    """The listing rows' cache of a server's tools (one per front), whose rows the vault's entry cache keeps
+    with each row's resource_link block: a warm start's first listing takes them from there instead of making
+    them again (Vault.keep_rows; the first cache asked for keeps them). A vault of more than ROW_CACHE_MAX
+    entries keeps none: its listings keep no rows either, and the cache file and its load would grow by
+    every row."""
+    cache = RowCache(seed=vault.stored_row)
+
+    def row_of(entry: Entry) -> StoredRow | None:
+        snap = vault.snapshot
+        if len(snap.by_path) > ROW_CACHE_MAX:
+            return None
+        held = cache.held(entry)  # made by a listing already: kept as it is
+        if held is None:
+            return (*row_to_store(entry, snap.is_bundle, vault.clock), (LINK_FORM, note_link_json(entry)[0]))
+        cell = held[4]
+        link = note_link_json(entry)[0] if cell is None else cell.link_json
+        return (*held[:4], (LINK_FORM, link))
+
+    vault.keep_rows(row_of)
+    return cache
 
 
 def list_documents(

@@ -28,7 +28,7 @@ from vaultwatch.core.query.listing import Query, cursor_after, encode_cursor, ru
 from vaultwatch.core.query.tags import tag_counts
 from vaultwatch.core.review import triageviews
 from vaultwatch.core.search.semantic import offered as semantic_offered
-from vaultwatch.core.serialize import RowCache, entry_json
+from vaultwatch.core.serialize import entry_json
 from vaultwatch.core.vault import Vault
 
 from . import budget, progress, readcalls, schemas
@@ -92,7 +92,7 @@ def _counts(snap: Snapshot, clock: Clock) -> dict[str, Any]:
 def register(server: MCPServer, env: ToolEnv) -> None:
     """Register the native read tools on `server`."""
     vault = env.vault
-    row_cache = RowCache()
+    row_cache = readcalls.row_cache(vault)
 
     @vault_errors
     def list_documents(

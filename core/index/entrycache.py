@@ -15,6 +15,9 @@ tuples, append-only between full rewrites); a bucket's entries name their links 
 in it. A warm load builds each distinct Link once and shares it, by list index: looking every
 link up in a dict instead (273k links, 115k distinct at 100k notes) was a third of the load.
 
+Beside each entry a front end may have the cache keep a row of its own (`row_of`: the MCP server's listing
+row), which a warm load hands back once with the entry it made (`take_row`): opaque here.
+
 A corrupt or incompatible cache (another schema, another parser) is rebuilt, never fatal.
 """
 
@@ -38,7 +41,7 @@ from vaultwatch.core.index.sharing import SHORT_CHARS, frozen, interned_memo
 from vaultwatch.core.model import FOLDER, Entry, Link, make_entry
 from vaultwatch.core.rests import Rests
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUCKETS = 64
 EMPTY_GUARD = 10  # a vault that had more entries than this and now looks empty is suspect
 # A file modified within this long before its entry was written may have changed again since
@@ -68,8 +71,11 @@ _PARSER_SOURCES = (
     "index/entrycache.py",
     "index/warmscan.py",
     "index/sharing.py",
+    "serialize.py",  # the listing rows kept beside the entries (`EntryCache.row_of`)
 )
 _FIELDS = tuple(f.name for f in fields(Entry))
+# what a cache keeps beside an entry when a front end asks (`EntryCache.row_of`): marshal-able, or None
+RowOf = Callable[[Entry], Any]
 
 
 def _fingerprint() -> str:
@@ -190,7 +196,7 @@ def decode_links(blob: bytes) -> list[Link]:
     return [_make_link(t) for t in raw]
 
 
-def _encode(e: Entry, memo: dict, table: LinkTable) -> tuple:
+def _encode(e: Entry, memo: dict, table: LinkTable, row_of: RowOf | None = None) -> tuple:
     links = table.ids(e.links)
     return (
         e.path,
@@ -211,6 +217,7 @@ def _encode(e: Entry, memo: dict, table: LinkTable) -> tuple:
         e.stale_date.toordinal() if e.stale_date is not None else None,
         e.stale_instant.isoformat() if e.stale_instant is not None else None,
         e.anchors,
+        None if row_of is None else row_of(e),
     )
 
 
@@ -224,7 +231,12 @@ def _decode(t: tuple, links: list[Link]) -> Entry:
 
 
 def decode_rows(
-    rows: list[tuple], racy: int, links: list[Link], out: dict[str, Entry], shared: dict | None = None
+    rows: list[tuple],
+    racy: int,
+    links: list[Link],
+    out: dict[str, Entry],
+    shared: dict | None = None,
+    kept: dict[str, tuple[Entry, Any]] | None = None,
 ) -> None:
     """Decode every row whose mtime is safely before `racy` into `out` (by path): one loop.
 
@@ -234,6 +246,7 @@ def decode_rows(
     one int object across buckets (marshal shares them within a bucket only): a few thousand
     distinct values stand for hundreds of thousands of ints, a clear cut in the load's memory for
     a small share of this loop's time. Tag tuples are shared the same way, for the same reason.
+    `kept` (when given) gets, by path, each entry made and what `EntryCache.row_of` gave for it (if anything).
     """
     fromordinal = dt.date.fromordinal
     fromiso = dt.datetime.fromisoformat
@@ -243,7 +256,7 @@ def decode_rows(
             continue
         ids = t[8]
         sd, si = t[15], t[16]
-        out[t[0]] = make_entry(
+        e = out[t[0]] = make_entry(
             t[0],
             t[1],
             share(t[2], t[2]),
@@ -263,6 +276,8 @@ def decode_rows(
             fromiso(si) if si is not None else None,
             t[17],
         )
+        if kept is not None and t[18] is not None:
+            kept[t[0]] = (e, t[18])
 
 
 def _no_pace() -> None:
@@ -274,10 +289,12 @@ def encode_bucket(
     table: LinkTable,
     written_ns: int | None = None,
     pace: Callable[[], None] = _no_pace,
+    row_of: RowOf | None = None,
 ) -> bytes:
     """Marshal one bucket's entries (sorted by path) with the time they were written; their
     links become positions in `table` (which grows by the links it did not hold). `pace()` is
-    called before every PACE_ROWS entries of each pass (the flush's rests); the bytes are the same."""
+    called before every PACE_ROWS entries of each pass (the flush's rests); the bytes are the same.
+    `row_of(entry)`, kept beside each entry (`EntryCache.row_of`): marshal-able, or None."""
     ordered = sorted(entries, key=lambda e: e.path)
     memo: dict = {}
     for at in range(0, len(ordered), PACE_ROWS):
@@ -286,7 +303,7 @@ def encode_bucket(
     rows: list[tuple] = []
     for at in range(0, len(ordered), PACE_ROWS):
         pace()
-        rows.extend([_encode(e, memo, table) for e in ordered[at : at + PACE_ROWS]])
+        rows.extend([_encode(e, memo, table, row_of) for e in ordered[at : at + PACE_ROWS]])
     return marshal.dumps((time.time_ns() if written_ns is None else written_ns, rows), 4)
 
 
@@ -332,6 +349,11 @@ class EntryCache:
         self._latest: Callable[[], Iterable[Entry]] | None = None
         self.hold = False  # True while the vault looks empty/unmounted: never overwrite a good cache
         self.last_stats: WarmStats | None = None
+        # What a flush keeps beside each entry it writes (opaque here: a front end's listing row, so that a
+        # warm start's first listing need not make it again), set by the vault (`Vault.keep_rows`); when set,
+        # a load hands each entry's back once (`take_row`).
+        self.row_of: RowOf | None = None
+        self._kept: dict[str, tuple[Entry, Any]] = {}
         inside = str(self.dir.resolve()) + os.sep
         self.disabled: str | None = None
         if inside.startswith(root_real + os.sep):
@@ -409,6 +431,7 @@ class EntryCache:
         problems = [self._reset_reason] if self._reset_reason else []
         out: dict[str, Entry] = {}
         shared: dict = {}  # equal small values, one object for every bucket (decode_rows)
+        kept: dict[str, tuple[Entry, Any]] | None = {} if self.row_of is not None else None
         bad: list[str] = []
         try:
             got = con.execute("SELECT data FROM links WHERE id = 0").fetchone()
@@ -427,7 +450,8 @@ class EntryCache:
                 try:
                     written, rows = decode_bucket(row[0])
                     decoded: dict[str, Entry] = {}
-                    decode_rows(rows, written - RACY_NS, links, decoded, shared)  # mtime safely before the write
+                    # (mtime safely before the write)
+                    decode_rows(rows, written - RACY_NS, links, decoded, shared, kept)
                 except (ValueError, EOFError, TypeError, IndexError, OverflowError) as exc:
                     bad.append(repr(exc))
                     self._dirty.add(bid)
@@ -439,9 +463,15 @@ class EntryCache:
             self._discard()
             return {}, [f"cache file {self.db_path} was corrupt ({exc}); rebuilt it"]
         con.close()
+        self._kept = kept or {}
         if bad:
             problems.append(f"{len(bad)} cache bucket(s) were corrupt ({bad[-1]}); their notes were parsed again")
         return out, problems
+
+    def take_row(self, path: str) -> tuple[Entry, Any] | None:
+        """What `row_of` gave for `path`'s entry when it was written, with the Entry the last load made of it,
+        or None; handed over once (the cache keeps no copy)."""
+        return self._kept.pop(path, None)
 
     def mark_dirty(self, paths: Iterable[str]) -> None:
         """Note that these paths changed (their buckets are rewritten on the next flush)."""
@@ -497,7 +527,7 @@ class EntryCache:
                         b, es = groups.popitem()
                         con.execute(
                             "INSERT OR REPLACE INTO buckets (id, data) VALUES (?, ?)",
-                            (b, encode_bucket(es, table, pace=pace)),
+                            (b, encode_bucket(es, table, pace=pace, row_of=self.row_of)),
                         )
                     if table.grew or table.fresh:
                         con.execute("INSERT OR REPLACE INTO links (id, data) VALUES (0, ?)", (table.encode(),))

@@ -13,7 +13,7 @@ import pytest
 
 from vaultwatch.core.clock import FixedClock
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, make_entry
-from vaultwatch.core.serialize import entry_json, json_bytes, row_items, row_json
+from vaultwatch.core.serialize import entry_json, json_bytes, row_items, row_json, row_keys
 
 PLAIN = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 TODAY = dt.date(2026, 11, 29)
@@ -115,3 +115,11 @@ def test_a_row_and_its_values_are_what_the_encoder_writes(bundle, frontmatter):
     made = entries()
     for a, b in ((3, 7), (4, 8), (6, 10)):  # two clean notes; two undecodable; two with both errors
         assert row_items(made[a], bundle, frontmatter, None)[0] is row_items(made[b], bundle, frontmatter, None)[0]
+
+
+@pytest.mark.parametrize("frontmatter", [False, True])
+def test_a_rows_keys_alone_are_the_keys_of_its_row(frontmatter):
+    """row_keys (for a row kept as JSON, whose values are not made again) says what row_items says."""
+    for entry in entries():
+        for bundle in (False, True):
+            assert row_keys(entry, frontmatter) is row_items(entry, bundle, frontmatter, None)[0]
