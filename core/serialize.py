@@ -289,8 +289,9 @@ class RowCache:
     ) -> list[bytes]:
         rows = self._rows
         cache = rows[frontmatter]
-        seed = None if frontmatter else self.seed
         keep = len(entries) <= self.max_rows
+        # (a listing too big to keep is of a vault too big to have had its rows kept: readcalls.row_cache)
+        seed = self.seed if keep and not frontmatter else None
         today = clock.today()
         now = None
         out: list[bytes] = []

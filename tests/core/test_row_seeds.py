@@ -111,3 +111,13 @@ def test_a_stored_row_is_the_row_the_cache_would_make():
             assert (stale is None) == (not bundle or entry.kind != NOTE)
             assert got[2:] == row_json(*row_items(entry, bundle, False, stale))
             assert RowCache().rows([entry], CLOCK, bundle) == [got[2]]
+
+
+def test_a_listing_too_big_to_keep_never_asks_for_kept_rows():
+    """Only a vault of at most ROW_CACHE_MAX entries has its rows kept, and a bigger listing than that is of a
+    bigger vault: asking for each of its rows, every walk, would only cost time."""
+    a, b = note("a.md"), note("b.md")
+    seed, asked = seeding({a.path: (a, (False, None, SEEDED, b"[1]", None))})
+    assert RowCache(max_rows=1, seed=seed).rows([a, b], CLOCK, False) == [made(a, False, None), made(b, False, None)]
+    assert asked == []
+    assert RowCache(max_rows=2, seed=seed).rows([a, b], CLOCK, False) == [SEEDED, made(b, False, None)]
