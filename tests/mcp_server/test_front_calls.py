@@ -376,7 +376,9 @@ def test_a_client_that_hangs_up_during_a_write_still_gets_it_whole_and_journaled
         [*VAULTWATCH, "changes", str(demo_vault), "--json"], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert journal.returncode == 0, journal.stderr
-    [change] = [json.loads(line) for line in journal.stdout.splitlines()]  # JSON lines, newest first
+    changes = [json.loads(line) for line in journal.stdout.splitlines()]  # JSON lines, newest first
+    assert len(changes) == 1, [(c["kind"], c["actor"], c["path"], c["at"]) for c in changes]  # (what else, if it fails)
+    [change] = changes
     assert (change["actor"], change["agent"], change["path"]) == ("agent:raw", "raw/1", "Inbox/last words.md")
     assert change["files"][0]["after_size"] == len(body.encode())
 
