@@ -91,10 +91,14 @@ def row_keys(entry: Entry, frontmatter: bool) -> tuple[str, ...]:
     return _error_keys(keys, entry) if entry.frontmatter_error or entry.decode_error else keys
 
 
+def _row_stale(entry: Entry, bundle: bool, clock: Clock) -> bool | None:
+    """The `stale` of `entry`'s row as of `clock` (`row_items`; RowCache has an inline copy)."""
+    return okf.is_stale(entry.stale_date, entry.stale_instant, clock) if bundle and entry.kind == NOTE else None
+
+
 def entry_json(entry: Entry, clock: Clock, bundle: bool, *, frontmatter: bool = True) -> dict[str, Any]:
     """One listing row as a dict (`row_items`)."""
-    stale = okf.is_stale(entry.stale_date, entry.stale_instant, clock) if bundle and entry.kind == NOTE else None
-    keys, values = row_items(entry, bundle, frontmatter, stale)
+    keys, values = row_items(entry, bundle, frontmatter, _row_stale(entry, bundle, clock))
     return dict(zip(keys, values, strict=True))
 
 
@@ -176,13 +180,14 @@ def row_json(keys: tuple[str, ...], values: list[Any]) -> tuple[bytes, bytes]:
 # Entry object (the cache's own, reused because its file's size, mtime and inode still match) with the same
 # bundle and stale, so a kept row says what a new one would.
 StoredRow = tuple[bool, bool | None, bytes, bytes, Any]
-# what a RowCache asks for a row it lacks: the Entry a kept row was made of, and the row (or None)
-Seed = Callable[[str], tuple[Entry, Any] | None]
+# where a RowCache finds the rows it lacks: by path, the Entry a kept row was made of and the row; the cache
+# pops each one it takes (it is handed over, not shared)
+Seed = Callable[[], dict[str, tuple[Entry, Any]]]
 
 
 def row_to_store(entry: Entry, bundle: bool, clock: Clock) -> tuple[bool, bool | None, bytes, bytes]:
     """`entry`'s listing row (include_frontmatter off) as StoredRow begins: bundle, stale, JSON, values' JSON."""
-    stale = okf.is_stale(entry.stale_date, entry.stale_instant, clock) if bundle and entry.kind == NOTE else None
+    stale = _row_stale(entry, bundle, clock)
     keys, values = row_items(entry, bundle, False, stale)
     data, listed = row_json(keys, values)
     return bundle, stale, data, listed
@@ -227,7 +232,7 @@ class RowCache:
     def __init__(self, max_rows: int = ROW_CACHE_MAX, seed: Seed | None = None) -> None:
         self.max_rows = max_rows
         # where a row this cache lacks may be kept already (include_frontmatter off): the entry cache's rows
-        # (StoredRow), through the vault (`Vault.stored_row`)
+        # (StoredRow), through the vault (`Vault.kept_rows`)
         self.seed = seed
         self._lock = threading.Lock()
         # per frontmatter flag: path -> [entry, bundle, stale, JSON, the JSON escaped or None, extra or None,
@@ -291,7 +296,8 @@ class RowCache:
         cache = rows[frontmatter]
         keep = len(entries) <= self.max_rows
         # (a listing too big to keep is of a vault too big to have had its rows kept: readcalls.row_cache)
-        seed = self.seed if keep and not frontmatter else None
+        kept_rows = self.seed() if self.seed is not None and keep and not frontmatter else None
+        take = kept_rows.pop if kept_rows else None  # once every kept row is taken, no look per row
         today = clock.today()
         now = None
         out: list[bytes] = []
@@ -312,7 +318,7 @@ class RowCache:
             hit = cache.get(e.path)
             if hit is None or hit[0] is not e or hit[1] != bundle or hit[2] != stale:
                 # `stale` as the cache key holds it, even if the clock moved meanwhile
-                kept = None if seed is None else _kept(seed(e.path), e, bundle, stale)
+                kept = None if take is None else _kept(take(e.path, None), e, bundle, stale)
                 if kept is not None:
                     keys, data, listed, own = row_keys(e, False), kept[2], kept[3], kept[4]
                 else:

@@ -300,7 +300,7 @@ class Vault:
 
     def keep_rows(self, row_of: Callable[[Entry], Any]) -> None:
         """Have the entry cache keep, beside each entry it writes, what `row_of(entry)` gives (opaque here: a
-        front end's listing row, core.serialize.StoredRow), and a load hand it back (`stored_row`): a warm
+        front end's listing row, core.serialize.StoredRow), and a load hand it back (`kept_rows`): a warm
         start's first listing then makes no row again. The first caller's `row_of` is the one kept; one that
         raises keeps nothing for that entry. Call before the load (a load before it hands nothing back)."""
         cache = self.entry_cache
@@ -315,11 +315,11 @@ class Vault:
 
         cache.row_of = guarded
 
-    def stored_row(self, path: str) -> tuple[Entry, Any] | None:
-        """What `keep_rows`' row_of gave for `path`'s entry when the cache was written, with the Entry the last
-        load made of it, handed over once; None when there is none (the caller makes the row)."""
+    def kept_rows(self) -> dict[str, tuple[Entry, Any]]:
+        """By path, what `keep_rows`' row_of gave for each entry when the cache was written, with the Entry the
+        last load made of it: handed over (whoever serves a row pops it); empty without a cache."""
         cache = self.entry_cache
-        return None if cache is None else cache.take_row(path)
+        return {} if cache is None else cache.kept_rows()
 
     def flush_cache_soon(self, delay: float = 1.0) -> None:
         cache = self.entry_cache

@@ -81,7 +81,7 @@ def row_cache(vault: Vault) -> RowCache:
     them again (Vault.keep_rows; the first cache asked for keeps them). A vault of more than ROW_CACHE_MAX
     entries keeps none: its listings keep no rows either, and the cache file and its load would grow by
     every row."""
-    cache = RowCache(seed=vault.stored_row)
+    cache = RowCache(seed=vault.kept_rows)
 
     def row_of(entry: Entry) -> StoredRow | None:
         snap = vault.snapshot

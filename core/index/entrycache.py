@@ -16,7 +16,7 @@ in it. A warm load builds each distinct Link once and shares it, by list index: 
 link up in a dict instead (273k links, 115k distinct at 100k notes) was a third of the load.
 
 Beside each entry a front end may have the cache keep a row of its own (`row_of`: the MCP server's listing
-row), which a warm load hands back once with the entry it made (`take_row`): opaque here.
+row), which a warm load hands back with the entry it made (`kept_rows`): opaque here.
 
 A corrupt or incompatible cache (another schema, another parser) is rebuilt, never fatal.
 """
@@ -351,7 +351,7 @@ class EntryCache:
         self.last_stats: WarmStats | None = None
         # What a flush keeps beside each entry it writes (opaque here: a front end's listing row, so that a
         # warm start's first listing need not make it again), set by the vault (`Vault.keep_rows`); when set,
-        # a load hands each entry's back once (`take_row`).
+        # a load hands each entry's back (`kept_rows`).
         self.row_of: RowOf | None = None
         self._kept: dict[str, tuple[Entry, Any]] = {}
         inside = str(self.dir.resolve()) + os.sep
@@ -468,10 +468,10 @@ class EntryCache:
             problems.append(f"{len(bad)} cache bucket(s) were corrupt ({bad[-1]}); their notes were parsed again")
         return out, problems
 
-    def take_row(self, path: str) -> tuple[Entry, Any] | None:
-        """What `row_of` gave for `path`'s entry when it was written, with the Entry the last load made of it,
-        or None; handed over once (the cache keeps no copy)."""
-        return self._kept.pop(path, None)
+    def kept_rows(self) -> dict[str, tuple[Entry, Any]]:
+        """By path, what `row_of` gave for each entry the last load reused, with the Entry that load made of
+        it: handed over (whoever serves a row pops it; the cache keeps no copy)."""
+        return self._kept
 
     def mark_dirty(self, paths: Iterable[str]) -> None:
         """Note that these paths changed (their buckets are rewritten on the next flush)."""

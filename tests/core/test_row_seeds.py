@@ -20,14 +20,22 @@ def note(path: str = "n.md", stale_date: dt.date | None = None):
     return make_entry(path, NOTE, 10, 0, "n", okf_status="stable", stale_date=stale_date)
 
 
+class _Taken(dict):
+    """Kept rows that note which paths were taken."""
+
+    def __init__(self, table: dict, asked: list[str]) -> None:
+        super().__init__(table)
+        self.asked = asked
+
+    def pop(self, path, default=None):
+        self.asked.append(path)
+        return super().pop(path, default)
+
+
 def seeding(table: dict):
     asked: list[str] = []
-
-    def seed(path: str):
-        asked.append(path)
-        return table.pop(path, None)
-
-    return seed, asked
+    kept = _Taken(table, asked)
+    return (lambda: kept), asked
 
 
 def made(entry, bundle: bool, stale: bool | None) -> bytes:
@@ -58,9 +66,9 @@ def test_a_kept_row_of_anything_else_is_made_again():
         "no tuple": (e, [True, True, SEEDED, b"[1]", None]),
     }
     for why, got in wrong.items():
-        cache = RowCache(seed=lambda path, got=got: got)
+        cache = RowCache(seed=lambda got=got: {e.path: got})
         assert cache.rows([e], CLOCK, True) == [made(e, True, True)], why
-    assert RowCache(seed=lambda path: (e, good)).rows([e], CLOCK, True) == [SEEDED]
+    assert RowCache(seed=lambda: {e.path: (e, good)}).rows([e], CLOCK, True) == [SEEDED]
 
 
 def test_a_listing_with_frontmatter_never_takes_a_kept_row():
