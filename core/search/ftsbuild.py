@@ -26,7 +26,7 @@ from vaultwatch.core.index.parsepool import START_FAILED
 from vaultwatch.core.markdown import mdlex
 from vaultwatch.core.memory import release_free_memory
 from vaultwatch.core.model import NOTE
-from vaultwatch.core.search import ftsfirst, ranking
+from vaultwatch.core.search import ftscounts, ftsfirst, ranking
 from vaultwatch.core.search.ftsprep import (
     POOL_MIN_NOTES,
     FieldTokens,
@@ -64,6 +64,7 @@ _MODULES = (
     "fulltext",
     "ftsstate",
     "ftsbuild",
+    "ftscounts",
     "ftsfirst",
     "ftsprep",
     "ftsrows",
@@ -319,6 +320,10 @@ class SearchBuilder(IndexState):
                 con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.OperationalError:
                 pass
+        try:  # the readers' document frequencies of common words (core.search.ftscounts)
+            self._counts = (self._writes, ftscounts.kept_or_counted(con))
+        except sqlite3.OperationalError:  # busy: each search counts its own words, as after a write
+            self._counts = None
         self.build_seconds = time.perf_counter() - started
         self.build_pool_cpu_seconds = self._pool_cpu[0]
         self.ready = True
@@ -473,6 +478,7 @@ class SearchBuilder(IndexState):
     def _write(self, con: sqlite3.Connection, rows: list[Prepared], snap: Snapshot, fresh: bool = False) -> None:
         """Write prepared rows (`_prepare`) to the index as `snap` has the notes, in one transaction.
         `fresh`: none of them is in the index yet (a first build), so nothing is looked up."""
+        self._counts = None  # before the write: no reader takes them for what it changes
         con.execute("BEGIN IMMEDIATE")
         try:
             if fresh:

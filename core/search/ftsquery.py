@@ -524,18 +524,26 @@ class SearchQueries(IndexState):
     ) -> tuple[int, list[float], list[float], list[list[str]]]:
         """(note count, our IDFs, FTS5's IDFs, each term's tokens) for the query's terms."""
         cache = self._stats
-        if cache is None or cache[0] != self._writes:
-            cache = (self._writes, con.execute("SELECT count(*) FROM docs").fetchone()[0], {})
+        writes = self._writes
+        taken = self._counts
+        counts = taken[1] if taken is not None and taken[0] == writes else None
+        if cache is None or cache[0] != writes:
+            notes = counts.notes if counts is not None else con.execute("SELECT count(*) FROM docs").fetchone()[0]
+            cache = (writes, notes, {})
             self._stats = cache
         n_docs, known = cache[1], cache[2]
         missing = [t for t in wanted if (t.text, t.phrase, t.prefix) not in known]
         if missing:
+            known_dfs = counts.words if counts is not None else {}
             con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_rows USING fts5vocab(main, fts, row)")
             for t, toks in zip(missing, tokens_of(con, [t.text for t in missing]), strict=False):
                 word_dfs = []
                 for tok in toks[:-1] if t.prefix else toks:
-                    row = con.execute("SELECT doc FROM temp.vw_rows WHERE term = ?", (tok,)).fetchone()
-                    word_dfs.append(row[0] if row else 0)
+                    df = known_dfs.get(tok)
+                    if df is None:  # not a common word: a short walk of its doclist
+                        row = con.execute("SELECT doc FROM temp.vw_rows WHERE term = ?", (tok,)).fetchone()
+                        df = row[0] if row else 0
+                    word_dfs.append(df)
                 if len(toks) == 1 and not t.prefix:
                     df = word_dfs[0]
                 else:

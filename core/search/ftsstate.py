@@ -11,6 +11,7 @@ from vaultwatch.core import handoffs
 from vaultwatch.core.events import DocumentsChanged, Event, IndexReady
 from vaultwatch.core.live.follower import ChangeFollower
 from vaultwatch.core.rests import Rests
+from vaultwatch.core.search.ftscounts import Counts
 from vaultwatch.core.search.readers import ReaderPool
 from vaultwatch.core.search.results import SearchStatus
 from vaultwatch.core.search.reuse import LastAnswer
@@ -39,6 +40,8 @@ class IndexState(ChangeFollower):
         self._tokens: FieldTokens | None = None  # the writer thread's field tokeniser (live updates)
         self._synced_generation = -1
         self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
+        # (writes, counts of the common words) as a whole sync left the index (core.search.ftscounts)
+        self._counts: tuple[int, Counts | None] | None = None
         self._last = LastAnswer()  # the last search's answer: see SearchQueries.search
         self._rests = Rests()  # a big sync's rests while calls come (SearchBuilder._pace); `hurry` ends them
         self._pacing = False  # whether the build under way rests while calls come (SearchBuilder._sync_all)

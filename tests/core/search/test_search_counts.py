@@ -1,0 +1,147 @@
+"""The number of notes each common word is in, counted once when a whole sync of the full-text index ends and
+kept with the index (core.search.ftscounts): a search looks those words up instead of walking their doclists,
+and answers exactly as it did; a write, or counts kept for another state of the index, are never taken."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from vaultwatch.core.search import ftscounts, reuse
+from vaultwatch.core.search.notetext import COLUMNS, FIELD_COLUMNS, register_functions
+from vaultwatch.core.vault import Vault
+
+QUERIES = ["vault beacon", "vault 0007", "beacon", "vault note", "keeps the vault", "note 0012 beacon"]
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setattr(ftscounts, "COMMON_MIN_NOTES", 4)  # the vault's common words: "vault", "note", "beacon"
+    monkeypatch.setattr(reuse, "REUSE_SECONDS", 0.0)
+    root = tmp_path / "vault"
+    for i in range(40):
+        extra = " and a beacon" if i % 3 == 0 else ""
+        (root / "notes").mkdir(parents=True, exist_ok=True)
+        (root / "notes" / f"Note {i:04d}.md").write_text(
+            f"# Note {i:04d}\n\nThe vault keeps note {i:04d}{extra}.\n", encoding="utf-8"
+        )
+    return root
+
+
+def opened(root: Path, cache: Path, monkeypatch) -> Vault:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    v = Vault(root)
+    v.load()
+    assert v.wait_search_ready(60)
+    return v
+
+
+def answers(v: Vault) -> dict[str, list]:
+    return {q: [(h.path, h.score) for h in v.search(q, limit=50).hits] for q in QUERIES}
+
+
+def counts_in(db: Path) -> dict[str, int]:
+    con = sqlite3.connect(db)
+    try:
+        return json.loads(con.execute("SELECT value FROM meta WHERE key = 'counts'").fetchone()[0])
+    finally:
+        con.close()
+
+
+def set_counts(db: Path, words: dict[str, int], *, drop: str | None = None) -> None:
+    con = sqlite3.connect(db, isolation_level=None)
+    try:
+        con.execute("UPDATE meta SET value = ? WHERE key = 'counts'", (json.dumps(words),))
+        if drop is not None:  # a note taken out of the index behind the writer's back: the next start puts it back
+            register_functions(con)
+            for table, cols in (("fts", COLUMNS), ("ftsf", FIELD_COLUMNS)):
+                listed = ", ".join(cols)
+                con.execute(
+                    f"INSERT INTO {table} ({table}, rowid, {listed}) SELECT 'delete', id, {listed} "
+                    "FROM content WHERE path = ?",
+                    (drop,),
+                )
+            con.execute("DELETE FROM docs WHERE path = ?", (drop,))
+    finally:
+        con.close()
+
+
+def truth(root: Path, tmp_path: Path, monkeypatch) -> dict[str, list]:
+    v = opened(root, tmp_path / "fresh-cache", monkeypatch)
+    try:
+        return answers(v)
+    finally:
+        v.stop()
+
+
+def test_a_search_looks_common_words_up_and_answers_the_same(root, tmp_path, monkeypatch):
+    want = None
+    monkeypatch.setattr(ftscounts, "COMMON_MIN_NOTES", 10**9)  # no word counted: every search walks its own
+    v = opened(root, tmp_path / "uncounted", monkeypatch)
+    try:
+        want = answers(v)
+    finally:
+        v.stop()
+    monkeypatch.setattr(ftscounts, "COMMON_MIN_NOTES", 4)
+    v = opened(root, tmp_path / "counted", monkeypatch)
+    try:
+        db = v.start_search().db_path
+        assert counts_in(db) == {
+            **dict.fromkeys(("vault", "note", "keep", "the", "md"), 40),
+            **dict.fromkeys(("beacon", "and", "a"), 14),
+        }
+        index = v.start_search()
+        with index._reader() as reader:  # given back to the pool: the searches borrow it next
+            con = reader.con
+        seen: list[str] = []
+        con.set_trace_callback(seen.append)
+        try:
+            got = answers(v)
+        finally:
+            con.set_trace_callback(None)
+    finally:
+        v.stop()
+    assert got == want
+    assert sum(len(hits) for hits in got.values()) > 40  # the queries find notes
+    walked = {s for s in seen if "vw_rows WHERE term" in s}
+    assert walked and not any(f"'{w}'" in s for s in walked for w in ("vault", "note", "beacon")), walked
+
+
+def test_counts_kept_with_the_index_are_taken_by_the_next_start_and_dropped_by_a_write(root, tmp_path, monkeypatch):
+    want = truth(root, tmp_path, monkeypatch)
+    cache = tmp_path / "cache"
+    v = opened(root, cache, monkeypatch)
+    db = v.start_search().db_path
+    v.stop()
+    set_counts(db, {**counts_in(db), "vault": 1, "beacon": 2})  # wrong on purpose: shows whether they are read
+    v = opened(root, cache, monkeypatch)
+    try:
+        assert answers(v) != want  # the kept counts were taken: nothing changed since they were counted
+        (root / "notes" / "Note 0001.md").write_text("# Note 0001\n\nThe vault keeps note 0001.\n", encoding="utf-8")
+        v.refresh_paths(["notes/Note 0001.md"])
+        deadline = time.monotonic() + 30
+        while v.search_status().pending:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert answers(v) == want  # after a write each search counts its words again
+    finally:
+        v.stop()
+
+
+def test_counts_kept_for_another_state_of_the_index_are_not_taken(root, tmp_path, monkeypatch):
+    want = truth(root, tmp_path, monkeypatch)
+    cache = tmp_path / "cache"
+    v = opened(root, cache, monkeypatch)
+    db = v.start_search().db_path
+    v.stop()
+    set_counts(db, {**counts_in(db), "vault": 1, "beacon": 2}, drop="notes/Note 0003.md")
+    v = opened(root, cache, monkeypatch)
+    try:
+        assert answers(v) == want
+        assert counts_in(db)["beacon"] == 14  # counted again and kept for this state
+    finally:
+        v.stop()
