@@ -9,6 +9,7 @@ processes (core.search.ftsprep) while SQLite indexes on this thread (`_prepared`
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import queue
 import sqlite3
@@ -52,6 +53,8 @@ BATCH = 400
 PACE_NOTES = 32  # notes prepared in one step
 PACE_REST_S = 0.004  # the rest after each step while calls come
 PACE_MIN_NOTES = 1000  # a sync of fewer notes never rests
+COUNT_IDLE_S = 2.0  # the pause in the writes after which the common words are counted again
+COUNT_SPACING = 20  # a recount at most every this many times the last count's time
 # a first build of a big vault commits every this many notes, with FTS5's automatic merging off and
 # one merge at the end (each commit writes a segment; merging them as they come rewrote the
 # postings several times over). Every prepared note
@@ -197,9 +200,17 @@ class SearchBuilder(IndexState):
         while not self._stop.is_set():
             with self._cond:
                 while not self._queue and not self._resync and not self._stop.is_set():
-                    self._cond.wait(1.0)
+                    wait = self._count_wait()
+                    if wait <= 0:
+                        break
+                    self._cond.wait(min(wait, 1.0))
                 if self._stop.is_set():
                     return
+                idle = not self._queue and not self._resync
+            if idle:  # the writes have paused: the common words' counts again
+                self._count_common(con)
+                continue
+            with self._cond:
                 seq = self._enqueued
                 batch = list(self._queue)
                 self._queue.clear()
@@ -235,6 +246,28 @@ class SearchBuilder(IndexState):
                 for _ in range(quick):  # begun when these outside edits were queued (IndexState._queued)
                     handoffs.end_quick()
             self._finish(seq)
+
+    def _count_wait(self) -> float:
+        """Seconds until the common words are due to be counted again (inf: they are counted)."""
+        if self._counts is not None or not self.ready:
+            return math.inf
+        return self._count_at - time.monotonic()
+
+    def _count_common(self, con: sqlite3.Connection) -> None:
+        """Take the counts of the common words for the readers (`core.search.ftscounts`), unless a change
+        comes to be indexed meanwhile; then (or when the file is busy) once the writes pause again."""
+        started = time.monotonic()
+        try:
+            counts = ftscounts.kept_or_counted(con, self._change_waits)
+        except sqlite3.DatabaseError:  # busy (or damaged: the next write finds out): searches count their own
+            counts = None
+        now = time.monotonic()
+        # a vault written to every few seconds is counted at most every COUNT_SPACING times a count's time
+        self._count_at = max(now + COUNT_IDLE_S, now + COUNT_SPACING * (now - started))
+        self._counts = None if counts is None else (self._writes, counts)
+
+    def _change_waits(self) -> bool:
+        return bool(self._queue) or self._resync or self._stop.is_set()
 
     def _finish(self, seq: int) -> None:
         with self._cond:
@@ -320,10 +353,7 @@ class SearchBuilder(IndexState):
                 con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.OperationalError:
                 pass
-        try:  # the readers' document frequencies of common words (core.search.ftscounts)
-            self._counts = (self._writes, ftscounts.kept_or_counted(con))
-        except sqlite3.OperationalError:  # busy: each search counts its own words, as after a write
-            self._counts = None
+        self._count_common(con)
         self.build_seconds = time.perf_counter() - started
         self.build_pool_cpu_seconds = self._pool_cpu[0]
         self.ready = True
@@ -488,6 +518,7 @@ class SearchBuilder(IndexState):
                     self._write_one(con, row, snap)
             con.execute("COMMIT")
             self._writes += 1
+            self._count_at = max(self._count_at, time.monotonic() + COUNT_IDLE_S)
         except BaseException:
             con.execute("ROLLBACK")
             raise

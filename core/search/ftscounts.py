@@ -5,7 +5,8 @@ word's whole doclist to get it, and for a word most notes hold that walk is the 
 search (milliseconds in a big vault), paid again by every search that asks a word for the first time
 since the index last changed. One pass of `fts5vocab` over the whole index counts every word at once for
 about the price of a few dozen such walks, so the writer takes that pass when a whole sync ends and the
-readers look the common words up instead of walking them.
+readers look the common words up instead of walking them. A write drops them (the readers count for
+themselves again), and the writer counts anew once the writes pause.
 
 The counts are kept in the index's `meta` table beside a key of the index's state (FTS5's structure
 record, which every write changes, and the number of notes), so a start whose sync changed nothing loads
@@ -17,9 +18,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from typing import NamedTuple
 
 COMMON_MIN_NOTES = 500  # a word in fewer notes costs a search little to count itself
+GIVE_UP_STEPS = 100  # SQLite steps between two questions of `give_up`
 STRUCTURE_ROWID = 10  # FTS5's structure record in `<table>_data`: rewritten by every write to the index
 
 
@@ -51,11 +54,22 @@ def loaded(con: sqlite3.Connection, key: str) -> Counts | None:
     return Counts(int(key.split(":", 1)[0]), raw)
 
 
-def counted(con: sqlite3.Connection, key: str) -> Counts:
+def counted(con: sqlite3.Connection, key: str, give_up: Callable[[], bool] | None = None) -> Counts | None:
     """Count the common words in one pass over the index and keep the counts under `key`.
-    Called by the index's one writer, between its write transactions."""
+    Called by the index's one writer, between its write transactions. None when `give_up()` said so
+    during the pass (asked every few steps: a change waiting to be indexed need not wait for the count)."""
     con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_rows USING fts5vocab(main, fts, row)")
-    words = dict(con.execute("SELECT term, doc FROM temp.vw_rows WHERE doc >= ?", (COMMON_MIN_NOTES,)).fetchall())
+    if give_up is not None:
+        con.set_progress_handler(lambda: 1 if give_up() else 0, GIVE_UP_STEPS)
+    try:
+        words = dict(con.execute("SELECT term, doc FROM temp.vw_rows WHERE doc >= ?", (COMMON_MIN_NOTES,)).fetchall())
+    except sqlite3.OperationalError as exc:
+        if "interrupted" in str(exc):
+            return None
+        raise
+    finally:
+        if give_up is not None:
+            con.set_progress_handler(None, 0)
     con.execute("BEGIN IMMEDIATE")
     try:
         con.executemany(
@@ -69,9 +83,10 @@ def counted(con: sqlite3.Connection, key: str) -> Counts:
     return Counts(int(key.split(":", 1)[0]), words)
 
 
-def kept_or_counted(con: sqlite3.Connection) -> Counts | None:
-    """The counts of the index's current state: kept ones when they are for it, else counted now."""
+def kept_or_counted(con: sqlite3.Connection, give_up: Callable[[], bool] | None = None) -> Counts | None:
+    """The counts of the index's current state: kept ones when they are for it, else counted now
+    (None: no index yet, or `give_up()` said so during the count)."""
     key = state_key(con)
     if key is None:
         return None
-    return loaded(con, key) or counted(con, key)
+    return loaded(con, key) or counted(con, key, give_up)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultwatch.core.search import ftscounts, reuse
+from vaultwatch.core.search import ftsbuild, ftscounts, reuse
 from vaultwatch.core.search.notetext import COLUMNS, FIELD_COLUMNS, register_functions
 from vaultwatch.core.vault import Vault
 
@@ -48,6 +48,14 @@ def counts_in(db: Path) -> dict[str, int]:
     con = sqlite3.connect(db)
     try:
         return json.loads(con.execute("SELECT value FROM meta WHERE key = 'counts'").fetchone()[0])
+    finally:
+        con.close()
+
+
+def key_in(db: Path) -> str:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT value FROM meta WHERE key = 'counts_key'").fetchone()[0]
     finally:
         con.close()
 
@@ -145,3 +153,50 @@ def test_counts_kept_for_another_state_of_the_index_are_not_taken(root, tmp_path
         assert counts_in(db)["beacon"] == 14  # counted again and kept for this state
     finally:
         v.stop()
+
+
+def test_the_writer_counts_again_once_the_writes_pause(root, tmp_path, monkeypatch):
+    monkeypatch.setattr(ftsbuild, "COUNT_IDLE_S", 0.2)
+    v = opened(root, tmp_path / "cache", monkeypatch)
+    try:
+        db = v.start_search().db_path
+        before = key_in(db)
+        (root / "notes" / "Note 0002.md").write_text("# Note 0002\n\nThe vault keeps a beacon.\n", encoding="utf-8")
+        v.refresh_paths(["notes/Note 0002.md"])
+        deadline = time.monotonic() + 30
+        while key_in(db) == before:  # counted again for the index as the write left it
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert counts_in(db)["beacon"] == 15
+        index = v.start_search()
+        with index._reader() as reader:
+            con = reader.con
+        seen: list[str] = []
+        con.set_trace_callback(seen.append)
+        try:
+            got = answers(v)
+        finally:
+            con.set_trace_callback(None)
+    finally:
+        v.stop()
+    assert got == truth(root, tmp_path, monkeypatch)
+    assert not [s for s in seen if "vw_rows WHERE term = 'vault'" in s]
+
+
+def test_a_count_gives_up_when_asked_and_keeps_nothing(root, tmp_path, monkeypatch):
+    v = opened(root, tmp_path / "cache", monkeypatch)
+    db = v.start_search().db_path
+    v.stop()
+    set_counts(db, {"vault": 1})
+    con = sqlite3.connect(db, isolation_level=None)
+    try:
+        key = ftscounts.state_key(con)
+        assert key is not None
+        asked = []
+        assert ftscounts.counted(con, key, lambda: asked.append(1) or True) is None
+        assert asked
+        assert counts_in(db) == {"vault": 1}
+        counts = ftscounts.counted(con, key, lambda: False)
+    finally:
+        con.close()
+    assert counts is not None and counts.words["vault"] == 40 and counts_in(db)["vault"] == 40
