@@ -200,3 +200,20 @@ def test_a_count_gives_up_when_asked_and_keeps_nothing(root, tmp_path, monkeypat
     finally:
         con.close()
     assert counts is not None and counts.words["vault"] == 40 and counts_in(db)["vault"] == 40
+
+
+@pytest.mark.parametrize("kept", ["{not json", '["vault", 40]', '{"vault": true}', '{"vault": "40"}'])
+def test_damaged_kept_counts_are_counted_again(root, tmp_path, monkeypatch, kept):
+    v = opened(root, tmp_path / "cache", monkeypatch)
+    db = v.start_search().db_path
+    v.stop()
+    con = sqlite3.connect(db, isolation_level=None)
+    try:
+        con.execute("UPDATE meta SET value = ? WHERE key = 'counts'", (kept,))
+        key = ftscounts.state_key(con)
+        assert key == key_in(db)  # kept for this very state: only the value is damaged
+        counts = ftscounts.kept_or_counted(con)
+    finally:
+        con.close()
+    assert counts is not None and counts.words["vault"] == 40 and counts.notes == 40
+    assert counts_in(db)["vault"] == 40
