@@ -40,6 +40,10 @@ def state_key(con: sqlite3.Connection) -> str | None:
     return f"{notes}:{hashlib.sha256(row[0]).hexdigest()}"
 
 
+def _counts(key: str, words: dict[str, int]) -> Counts:
+    return Counts(int(key.split(":", 1)[0]), words)  # the note count leads `state_key`'s key
+
+
 def loaded(con: sqlite3.Connection, key: str) -> Counts | None:
     """The counts kept for the index state `key`, or None (none kept, kept for another state, damaged)."""
     got = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('counts_key', 'counts')").fetchall())
@@ -51,7 +55,7 @@ def loaded(con: sqlite3.Connection, key: str) -> Counts | None:
         return None
     if not isinstance(raw, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in raw.values()):
         return None
-    return Counts(int(key.split(":", 1)[0]), raw)
+    return _counts(key, raw)
 
 
 def counted(con: sqlite3.Connection, key: str, give_up: Callable[[], bool] | None = None) -> Counts | None:
@@ -80,7 +84,7 @@ def counted(con: sqlite3.Connection, key: str, give_up: Callable[[], bool] | Non
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return Counts(int(key.split(":", 1)[0]), words)
+    return _counts(key, words)
 
 
 def kept_or_counted(con: sqlite3.Connection, give_up: Callable[[], bool] | None = None) -> Counts | None:

@@ -40,24 +40,52 @@ def opened(root: Path, cache: Path, monkeypatch) -> Vault:
     return v
 
 
+def built(root: Path, cache: Path, monkeypatch) -> Path:
+    """The search index file of a vault opened, built and stopped."""
+    v = opened(root, cache, monkeypatch)
+    db = v.start_search().db_path
+    v.stop()
+    return db
+
+
 def answers(v: Vault) -> dict[str, list]:
     return {q: [(h.path, h.score) for h in v.search(q, limit=50).hits] for q in QUERIES}
 
 
-def counts_in(db: Path) -> dict[str, int]:
+def traced_answers(v: Vault) -> tuple[dict[str, list], list[str]]:
+    """`answers(v)`, and the SQL its searches ran."""
+    index = v.start_search()
+    with index._reader() as reader:  # given back to the pool: the searches borrow it next
+        con = reader.con
+    seen: list[str] = []
+    con.set_trace_callback(seen.append)
+    try:
+        return answers(v), seen
+    finally:
+        con.set_trace_callback(None)
+
+
+def meta(db: Path, key: str) -> str:
     con = sqlite3.connect(db)
     try:
-        return json.loads(con.execute("SELECT value FROM meta WHERE key = 'counts'").fetchone()[0])
+        return con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0]
     finally:
         con.close()
+
+
+def counts_in(db: Path) -> dict[str, int]:
+    return json.loads(meta(db, "counts"))
 
 
 def key_in(db: Path) -> str:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT value FROM meta WHERE key = 'counts_key'").fetchone()[0]
-    finally:
-        con.close()
+    return meta(db, "counts_key")
+
+
+def until(done, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
 
 
 def set_counts(db: Path, words: dict[str, int], *, drop: str | None = None) -> None:
@@ -102,15 +130,7 @@ def test_a_search_looks_common_words_up_and_answers_the_same(root, tmp_path, mon
             **dict.fromkeys(("vault", "note", "keep", "the", "md"), 40),
             **dict.fromkeys(("beacon", "and", "a"), 14),
         }
-        index = v.start_search()
-        with index._reader() as reader:  # given back to the pool: the searches borrow it next
-            con = reader.con
-        seen: list[str] = []
-        con.set_trace_callback(seen.append)
-        try:
-            got = answers(v)
-        finally:
-            con.set_trace_callback(None)
+        got, seen = traced_answers(v)
     finally:
         v.stop()
     assert got == want
@@ -122,19 +142,14 @@ def test_a_search_looks_common_words_up_and_answers_the_same(root, tmp_path, mon
 def test_counts_kept_with_the_index_are_taken_by_the_next_start_and_dropped_by_a_write(root, tmp_path, monkeypatch):
     want = truth(root, tmp_path, monkeypatch)
     cache = tmp_path / "cache"
-    v = opened(root, cache, monkeypatch)
-    db = v.start_search().db_path
-    v.stop()
+    db = built(root, cache, monkeypatch)
     set_counts(db, {**counts_in(db), "vault": 1, "beacon": 2})  # wrong on purpose: shows whether they are read
     v = opened(root, cache, monkeypatch)
     try:
         assert answers(v) != want  # the kept counts were taken: nothing changed since they were counted
         (root / "notes" / "Note 0001.md").write_text("# Note 0001\n\nThe vault keeps note 0001.\n", encoding="utf-8")
         v.refresh_paths(["notes/Note 0001.md"])
-        deadline = time.monotonic() + 30
-        while v.search_status().pending:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        until(lambda: not v.search_status().pending)
         assert answers(v) == want  # after a write each search counts its words again
     finally:
         v.stop()
@@ -143,9 +158,7 @@ def test_counts_kept_with_the_index_are_taken_by_the_next_start_and_dropped_by_a
 def test_counts_kept_for_another_state_of_the_index_are_not_taken(root, tmp_path, monkeypatch):
     want = truth(root, tmp_path, monkeypatch)
     cache = tmp_path / "cache"
-    v = opened(root, cache, monkeypatch)
-    db = v.start_search().db_path
-    v.stop()
+    db = built(root, cache, monkeypatch)
     set_counts(db, {**counts_in(db), "vault": 1, "beacon": 2}, drop="notes/Note 0003.md")
     v = opened(root, cache, monkeypatch)
     try:
@@ -163,20 +176,9 @@ def test_the_writer_counts_again_once_the_writes_pause(root, tmp_path, monkeypat
         before = key_in(db)
         (root / "notes" / "Note 0002.md").write_text("# Note 0002\n\nThe vault keeps a beacon.\n", encoding="utf-8")
         v.refresh_paths(["notes/Note 0002.md"])
-        deadline = time.monotonic() + 30
-        while key_in(db) == before:  # counted again for the index as the write left it
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        until(lambda: key_in(db) != before)  # counted again for the index as the write left it
         assert counts_in(db)["beacon"] == 15
-        index = v.start_search()
-        with index._reader() as reader:
-            con = reader.con
-        seen: list[str] = []
-        con.set_trace_callback(seen.append)
-        try:
-            got = answers(v)
-        finally:
-            con.set_trace_callback(None)
+        got, seen = traced_answers(v)
     finally:
         v.stop()
     assert got == truth(root, tmp_path, monkeypatch)
@@ -184,9 +186,7 @@ def test_the_writer_counts_again_once_the_writes_pause(root, tmp_path, monkeypat
 
 
 def test_a_count_gives_up_when_asked_and_keeps_nothing(root, tmp_path, monkeypatch):
-    v = opened(root, tmp_path / "cache", monkeypatch)
-    db = v.start_search().db_path
-    v.stop()
+    db = built(root, tmp_path / "cache", monkeypatch)
     set_counts(db, {"vault": 1})
     con = sqlite3.connect(db, isolation_level=None)
     try:
@@ -204,9 +204,7 @@ def test_a_count_gives_up_when_asked_and_keeps_nothing(root, tmp_path, monkeypat
 
 @pytest.mark.parametrize("kept", ["{not json", '["vault", 40]', '{"vault": true}', '{"vault": "40"}'])
 def test_damaged_kept_counts_are_counted_again(root, tmp_path, monkeypatch, kept):
-    v = opened(root, tmp_path / "cache", monkeypatch)
-    db = v.start_search().db_path
-    v.stop()
+    db = built(root, tmp_path / "cache", monkeypatch)
     con = sqlite3.connect(db, isolation_level=None)
     try:
         con.execute("UPDATE meta SET value = ? WHERE key = 'counts'", (kept,))
