@@ -249,7 +249,7 @@ class SearchBuilder(IndexState):
 
     def _count_wait(self) -> float:
         """Seconds until the common words are due to be counted again (inf: they are counted)."""
-        if self._counts is not None or not self.ready:
+        if self._counts is not None and not self._counts_moved or not self.ready:
             return math.inf
         return self._count_at - time.monotonic()
 
@@ -265,6 +265,7 @@ class SearchBuilder(IndexState):
         # a vault written to every few seconds is counted at most every COUNT_SPACING times a count's time
         self._count_at = max(now + COUNT_IDLE_S, now + COUNT_SPACING * (now - started))
         self._counts = None if counts is None else (self._writes, counts)
+        self._counts_moved = False
 
     def _change_waits(self) -> bool:
         return bool(self._queue) or self._resync or self._stop.is_set()
@@ -506,40 +507,50 @@ class SearchBuilder(IndexState):
             reader.join()
 
     def _write(self, con: sqlite3.Connection, rows: list[Prepared], snap: Snapshot, fresh: bool = False) -> None:
-        """Write prepared rows (`_prepare`) to the index as `snap` has the notes, in one transaction.
-        `fresh`: none of them is in the index yet (a first build), so nothing is looked up."""
+        """Write prepared rows (`_prepare`) to the index as `snap` has them, in one transaction.
+        `fresh`: none of them is in the index yet (a first build), so nothing is looked up. The common
+        words' counts move with a write of a few notes (ftscounts.Tally); a bigger one drops them."""
+        taken = self._counts
         self._counts = None  # before the write: no reader takes them for what it changes
+        tally = None
+        if taken is not None and taken[0] == self._writes and not fresh and len(rows) <= QUICK_BATCH:
+            tally = ftscounts.Tally(con, taken[1])
         con.execute("BEGIN IMMEDIATE")
         try:
             if fresh:
                 self._insert_new(con, rows, snap)
             else:
                 for row in rows:
-                    self._write_one(con, row, snap)
+                    self._write_one(con, row, snap, tally)
             con.execute("COMMIT")
             self._writes += 1
             self._count_at = max(self._count_at, time.monotonic() + COUNT_IDLE_S)
         except BaseException:
             con.execute("ROLLBACK")
             raise
+        if tally is not None:
+            self._counts = (self._writes, tally.counts())
+            self._counts_moved = True  # counted again (and kept) once the writes pause
 
-    def _write_one(self, con: sqlite3.Connection, row: Prepared, snap: Snapshot) -> None:
+    def _write_one(self, con: sqlite3.Connection, row: Prepared, snap: Snapshot, tally: ftscounts.Tally | None) -> None:
         path, cols, fterms, body, blob = row
         e = snap.by_path.get(path) if cols is not None else None
         old = con.execute("SELECT id, size, mtime_ns, inode FROM docs WHERE path = ?", (path,)).fetchone()
         if old is not None and e is not None and old[1:] == (e.size_bytes, e.mtime_ns, e.inode):
             return
         if old is not None:  # external content: FTS5 needs the old text to drop its postings
+            was = con.execute(f"SELECT {', '.join(COLUMNS)} FROM content WHERE id = ?", (old[0],)).fetchone()
             con.execute(
-                f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) "
-                f"SELECT 'delete', id, {', '.join(COLUMNS)} FROM content WHERE id = ?",
-                (old[0],),
+                f"INSERT INTO fts (fts, rowid, {', '.join(COLUMNS)}) VALUES ('delete', ?, {', '.join('?' * len(COLUMNS))})",
+                (old[0], *was),
             )
             con.execute(
                 f"INSERT INTO ftsf (ftsf, rowid, {', '.join(FIELD_COLUMNS)}) "
-                f"SELECT 'delete', id, {', '.join(FIELD_COLUMNS)} FROM content WHERE id = ?",
-                (old[0],),
+                f"VALUES ('delete', ?, {', '.join('?' * len(FIELD_COLUMNS))})",
+                (old[0], *(was[COLUMNS.index(c)] for c in FIELD_COLUMNS)),
             )
+            if tally is not None:
+                tally.taken_out(was)
         if e is None or cols is None:
             if old is not None:
                 con.execute("DELETE FROM docs WHERE id = ?", (old[0],))
@@ -562,6 +573,8 @@ class SearchBuilder(IndexState):
             f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", (rowid, path, *cols, body)
         )
         con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)", (rowid, *cols))
+        if tally is not None:
+            tally.put_in((path, *cols, body))
         self._rowids[e.path] = rowid
 
     def _insert_new(self, con: sqlite3.Connection, rows: list[Prepared], snap: Snapshot) -> None:

@@ -5,8 +5,10 @@ word's whole doclist to get it, and for a word most notes hold that walk is the 
 search (milliseconds in a big vault), paid again by every search that asks a word for the first time
 since the index last changed. One pass of `fts5vocab` over the whole index counts every word at once for
 about the price of a few dozen such walks, so the writer takes that pass when a whole sync ends and the
-readers look the common words up instead of walking them. A write drops them (the readers count for
-themselves again), and the writer counts anew once the writes pause.
+readers look the common words up instead of walking them. A write of a few notes moves them by the common
+words of each note it takes out and puts in (`Tally`, in FTS5's own tokens: the numbers a walk would give);
+a bigger one drops them (the readers count for themselves again). Either way the writer counts anew once the
+writes pause, and keeps what it counted.
 
 The counts are kept in the index's `meta` table beside a key of the index's state (FTS5's structure
 record, which every write changes, and the number of notes), so a start whose sync changed nothing loads
@@ -18,8 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
+
+from vaultwatch.core.search.notetext import TOKENIZER
 
 COMMON_MIN_NOTES = 500  # a word in fewer notes costs a search little to count itself
 GIVE_UP_STEPS = 100  # SQLite steps between two questions of `give_up`
@@ -29,6 +33,46 @@ STRUCTURE_ROWID = 10  # FTS5's structure record in `<table>_data`: rewritten by 
 class Counts(NamedTuple):
     notes: int  # rows in `docs`
     words: dict[str, int]  # token -> notes it is in, for tokens in COMMON_MIN_NOTES notes or more
+
+
+class Tally:
+    """The counts as a write leaves them: those it began from, moved by each note it takes out of the index or
+    puts in (its values for the full-text table's columns, in order), by the common words the note holds."""
+
+    def __init__(self, con: sqlite3.Connection, counts: Counts) -> None:
+        self._con = con  # the writer's: its temp tables tokenise
+        self.notes = counts.notes
+        self.words = dict(counts.words)
+
+    def taken_out(self, values: Sequence[str | None]) -> None:
+        self._move(values, -1)
+
+    def put_in(self, values: Sequence[str | None]) -> None:
+        self._move(values, 1)
+
+    def _move(self, values: Sequence[str | None], step: int) -> None:
+        self.notes += step
+        words = self.words
+        if not words:  # no common word (a small vault): nothing to tokenise for
+            return
+        for term in _terms(self._con, " ".join(v for v in values if v)):
+            if term in words:  # (a word that becomes common is walked by the searches until the next count)
+                words[term] += step
+
+    def counts(self) -> Counts:
+        return Counts(self.notes, self.words)
+
+
+def _terms(con: sqlite3.Connection, text: str) -> list[str]:
+    """The distinct tokens FTS5 makes of `text` (the index's tokenizer), through a temp table on `con`: a
+    note's words in any of its columns are what a row of the index holds."""
+    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_cnt USING fts5(x, tokenize='{TOKENIZER}')")
+    con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_cnt_v USING fts5vocab(temp, vw_cnt, row)")
+    con.execute("INSERT INTO temp.vw_cnt (rowid, x) VALUES (1, ?)", (text,))
+    try:
+        return [term for (term,) in con.execute("SELECT term FROM temp.vw_cnt_v")]
+    finally:
+        con.execute("DELETE FROM temp.vw_cnt")
 
 
 def state_key(con: sqlite3.Connection) -> str | None:

@@ -40,9 +40,11 @@ class IndexState(ChangeFollower):
         self._tokens: FieldTokens | None = None  # the writer thread's field tokeniser (live updates)
         self._synced_generation = -1
         self._stats: tuple | None = None  # (writes, note count, {term: (document frequency, tokens)})
-        # (writes, counts of the common words) as a whole sync left the index (core.search.ftscounts)
+        # (writes, counts of the common words) as a whole sync left the index, or a write moved them
+        # (core.search.ftscounts)
         self._counts: tuple[int, Counts] | None = None
-        self._count_at = 0.0  # monotonic time from which the writer may count them again, when dropped
+        self._count_at = 0.0  # monotonic time from which the writer may count them again, when dropped or moved
+        self._counts_moved = False  # whether `_counts` are a write's moves of the last count (ftscounts.Tally)
         self._last = LastAnswer()  # the last search's answer: see SearchQueries.search
         self._rests = Rests()  # a big sync's rests while calls come (SearchBuilder._pace); `hurry` ends them
         self._pacing = False  # whether the build under way rests while calls come (SearchBuilder._sync_all)
