@@ -6,7 +6,9 @@ between them, the order flipping each round. Two sets of queries: the issue's fi
 (file names, as `bench_calls` and `bench_peers` ask them, limit 10), and keyword queries of every kind
 (`bench_search`'s: common pairs, a phrase, prefixes, a question, the any-word fallback), asked without
 a limit (a default page, cut to the answer budget). Every answer (text, links, structured content) is
-compared between the two servers: `answers_equal` says whether all were byte for byte the same.
+compared between the two servers: `answers_equal` says whether all were byte for byte the same. A third
+set asks the title queries again, each right after a note written through the server is searchable
+(`title_after_write_ms`: an agent's search after its own write).
 
 Besides the wall-clock p50, the CPU each call costs, which load inflates far less: the server's (every
 thread of its process, from /proc's schedstat) and the client's (its process time), as means per call.
@@ -69,6 +71,20 @@ KEYWORDS = [
 ]
 
 
+async def written(s: Side, word: str) -> None:
+    """Write a note holding `word` through the server, and return once a search finds it."""
+    r = await s.c.call_tool(
+        "write", {"path": f"bench-written/{word}.md", "content": f"# {word}\n\n{word} was written\n"}
+    )
+    if r.is_error:
+        raise RuntimeError(f"{s.name} did not write {word}: {wire(r)[:300]}")
+    deadline = time.monotonic() + 30
+    while not (await s.c.call_tool("search", {"query": word, "limit": 1})).structured_content.get("result"):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{s.name} never found {word}")
+        await asyncio.sleep(0.01)
+
+
 async def main(baseline: Path, rounds: int, notes: int) -> dict:
     base, manifest = vault(notes)
     work = OUT / "search-calls"
@@ -104,7 +120,11 @@ async def main(baseline: Path, rounds: int, notes: int) -> dict:
                 got: dict[str, list[str]] = {s.name: [] for s in order}
                 calls = [("title_search_ms", {"query": q, "limit": 10}) for q in titles]
                 calls += [("keyword_search_ms", {"query": q}) for q in KEYWORDS]
-                for key, args in calls:
+                calls += [("title_after_write_ms", {"query": q, "limit": 10}) for q in titles]
+                for i, (key, args) in enumerate(calls):
+                    if key == "title_after_write_ms":
+                        for s in order:
+                            await written(s, f"zqw{rnd}x{i}")
                     for s in order:
                         server0, client0 = cpu_ns(pids[s.name]), time.process_time_ns()
                         r = await s.timed(key, s.c.call_tool("search", args))
