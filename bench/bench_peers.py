@@ -282,9 +282,32 @@ class ClientFloor:
         await record(root, home, self.manifest, self.sized_page, self.recording)
         shutil.rmtree(root, ignore_errors=True)
 
+    def load_floor(self) -> float:
+        """Seconds from spawning a fresh process that imports the core and loads the vault from a warm entry
+        cache, and nothing else (no server, no watcher, no listing), to its saying it is loaded: the least a
+        warm spawn's first page costs a server built on this core. The first call writes the cache."""
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(self.dir / "load-cache")}
+        code = "import sys\nfrom vaultwatch.core.vault import Vault\nVault(sys.argv[1]).load()\nprint('loaded', flush=True)\n"
+        if not (self.dir / "load-cache").exists():
+            subprocess.run(
+                [sys.executable, "-c", code, str(self.base)], env=env, cwd=ROOT, check=True, capture_output=True
+            )
+        started = time.perf_counter()
+        with subprocess.Popen(
+            [sys.executable, "-c", code, str(self.base)], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
+        ) as proc:
+            assert proc.stdout is not None
+            said = proc.stdout.readline()
+            took = time.perf_counter() - started
+            proc.wait()
+        if said.strip() != "loaded" or proc.returncode:
+            raise RuntimeError(f"the bare load failed ({proc.returncode}): {said!r}")
+        return took
+
     async def round(self) -> None:
         from bench.bench_floor import server_env  # noqa: PLC0415
 
+        self.samples.setdefault("warm_load_s", []).append(self.load_floor())
         home = self.dir / "home"
         args = ["-m", "bench.replay", str(self.recording)]
         params = StdioServerParameters(command=sys.executable, args=args, env=server_env(home), cwd=str(ROOT))

@@ -397,6 +397,14 @@ def _peers(peers: dict) -> list[str]:
             "the least a listing of those answers can cost it, whatever the server.",
             "",
         ]
+        if "warm_load_s" in client:
+            out += [
+                "A fresh process that imports vaultwatch's core and loads the vault from a warm entry cache, "
+                "and does nothing else, said it was loaded "
+                f"{client['warm_load_s']:.2f} s after its spawn (median of the rounds): the least a warm "
+                "spawn's first page costs vaultwatch, before the client's walk.",
+                "",
+            ]
     extra = [CLIENT_COLUMN] if client else []
     out += [
         "| figure | " + " | ".join([*(_server(s) for s in servers), *extra]) + " | target (issue 34) |",
