@@ -249,7 +249,7 @@ class SearchBuilder(IndexState):
 
     def _count_wait(self) -> float:
         """Seconds until the common words are due to be counted again (inf: they are counted)."""
-        if self._counts is not None and not self._counts_moved or not self.ready:
+        if not self.ready or (self._counts is not None and not self._counts_moved):
             return math.inf
         return self._count_at - time.monotonic()
 

@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from vaultwatch.core.search.notetext import TOKENIZER
+from vaultwatch.core.search.notetext import distinct_tokens
 
 COMMON_MIN_NOTES = 500  # a word in fewer notes costs a search little to count itself
 GIVE_UP_STEPS = 100  # SQLite steps between two questions of `give_up`
@@ -55,24 +55,13 @@ class Tally:
         words = self.words
         if not words:  # no common word (a small vault): nothing to tokenise for
             return
-        for term in _terms(self._con, " ".join(v for v in values if v)):
+        # a note's words in any of its columns are what its row of the index holds
+        for term in distinct_tokens(self._con, " ".join(v for v in values if v)):
             if term in words:  # (a word that becomes common is walked by the searches until the next count)
                 words[term] += step
 
     def counts(self) -> Counts:
         return Counts(self.notes, self.words)
-
-
-def _terms(con: sqlite3.Connection, text: str) -> list[str]:
-    """The distinct tokens FTS5 makes of `text` (the index's tokenizer), through a temp table on `con`: a
-    note's words in any of its columns are what a row of the index holds."""
-    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_cnt USING fts5(x, tokenize='{TOKENIZER}')")
-    con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_cnt_v USING fts5vocab(temp, vw_cnt, row)")
-    con.execute("INSERT INTO temp.vw_cnt (rowid, x) VALUES (1, ?)", (text,))
-    try:
-        return [term for (term,) in con.execute("SELECT term FROM temp.vw_cnt_v")]
-    finally:
-        con.execute("DELETE FROM temp.vw_cnt")
 
 
 def state_key(con: sqlite3.Connection) -> str | None:

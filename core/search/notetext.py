@@ -62,6 +62,14 @@ FIELD_SEP = "\x1f"
 MAX_FIELD_TERMS = 400
 
 
+def _tokeniser(con: sqlite3.Connection) -> None:
+    """The temp FTS5 table (the index's tokenizer) whose vocabulary tables `tokens_of` and `distinct_tokens`
+    read, made once per connection. Touches only `temp`."""
+    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok USING fts5(x, tokenize='{TOKENIZER}')")
+    con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok_v USING fts5vocab(temp, vw_tok, instance)")
+    con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok_r USING fts5vocab(temp, vw_tok, row)")
+
+
 def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
     """FTS5's own tokens of each text (stemmed, folded), in order, through a temp FTS5 table on `con`.
 
@@ -71,8 +79,7 @@ def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
     """
     if not texts:
         return []
-    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok USING fts5(x, tokenize='{TOKENIZER}')")
-    con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vw_tok_v USING fts5vocab(temp, vw_tok, instance)")
+    _tokeniser(con)
     own = not con.in_transaction
     if own:
         con.execute("BEGIN")
@@ -89,6 +96,18 @@ def tokens_of(con: sqlite3.Connection, texts: list[str]) -> list[list[str]]:
     if own:
         con.execute("COMMIT")
     return out
+
+
+def distinct_tokens(con: sqlite3.Connection, text: str) -> list[str]:
+    """FTS5's own tokens of `text`, each once, in no order (as `tokens_of`, without reading every
+    occurrence of a long text into Python): the words a row of the index holds. For a caller inside a
+    transaction of its own (the index's writer). Touches only `temp`."""
+    _tokeniser(con)
+    con.execute("INSERT INTO temp.vw_tok (rowid, x) VALUES (0, ?)", (text,))
+    try:
+        return [term for (term,) in con.execute("SELECT term FROM temp.vw_tok_r")]
+    finally:
+        con.execute("DELETE FROM temp.vw_tok")
 
 
 def deflate(text: str) -> bytes:
