@@ -33,9 +33,11 @@ class Rests:
         """The work is over: the next one rests again, unless hurried anew."""
         self._hurry.clear()
 
-    def rest(self, busy: Callable[[], bool] | None, seconds: float, budget: float = math.inf) -> None:
-        """Rest `seconds` if `busy()` says calls are coming, unless hurried or `budget` seconds rested already.
-        (A hurry during the rest ends it at once.)"""
+    def rest(self, busy: Callable[[], bool] | None, seconds: float, budget: float = math.inf) -> bool:
+        """Rest `seconds` if `busy()` says calls are coming, unless hurried or `budget` seconds rested already;
+        whether it rested. (A hurry during the rest ends it at once.)"""
         if busy is not None and not self._hurry.is_set() and self.rested < budget and busy():
             self._hurry.wait(seconds)
             self.rested += seconds
+            return True
+        return False

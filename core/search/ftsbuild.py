@@ -53,6 +53,11 @@ BATCH = 400
 PACE_NOTES = 32  # notes prepared in one step
 PACE_REST_S = 0.004  # the rest after each step while calls come
 PACE_MIN_NOTES = 1000  # a sync of fewer notes never rests
+# A first build by a process of its own (core.search.ftsfirst) takes the cores the answering thread and
+# the client need: while calls come its next batch waits, a step at a time, PROCESS_REST_BUDGET_S in all
+# at most (a client that never pauses still gets its search index), unless a search waits for it.
+PROCESS_REST_S = 0.05
+PROCESS_REST_BUDGET_S = 30.0
 COUNT_IDLE_S = 2.0  # the pause in the writes after which the common words are counted again
 COUNT_SPACING = 20  # a recount at most every this many times the last count's time
 # a first build of a big vault commits every this many notes, with FTS5's automatic merging off and
@@ -379,7 +384,12 @@ class SearchBuilder(IndexState):
                 return True  # the caller sees the stop; nothing was started
 
         def batches() -> Iterator[list[tuple[Job, tuple]]]:
+            self._rests.start()
             for i in range(0, total, BATCH):
+                while not self._stop.is_set() and self._rests.rest(
+                    self.vault.answering, PROCESS_REST_S, PROCESS_REST_BUDGET_S
+                ):
+                    pass
                 jobs = jobs_for(paths[i : i + BATCH], by_path)
                 yield [(job, doc_of(by_path[job.path])) for job in jobs if not isinstance(job, str)]
 

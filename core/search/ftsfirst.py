@@ -15,6 +15,10 @@ process tree's peak, for the build's time. The app's writer thread only hands th
 the process sends and, once it is done, reads the row ids back from the file. Readers see the
 notes as each transaction commits, as before.
 
+The batches come from the app's writer thread, which holds the next one back while a client's calls
+come (core.search.ftsbuild: this process takes the cores the answers need, and a build is of no use
+to a client that is not searching), within a budget, and at once when a search waits for it.
+
 The app keeps its own writer connection open meanwhile (idle: no transaction), so the file's
 schema, its checks and everything after the first build stay the writer thread's. When the
 process cannot be started, fails or goes away, the writer thread compares the file again and

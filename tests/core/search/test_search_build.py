@@ -475,10 +475,18 @@ def test_a_first_build_of_a_few_thousand_notes_starts_no_process(make_vault, clo
     assert started == []
 
 
-def _built_while_calls_come(root: Path, cache: Path, clock, monkeypatch, on_ask=None) -> tuple[Vault, list[str]]:
-    """A first in-process build while the app answers a client's calls the whole time, waited for
-    without hurrying it: the threads that asked whether calls come, one entry per question."""
+def _built_while_calls_come(
+    root: Path, cache: Path, clock, monkeypatch, on_ask=None, rest_budget: float | None = None
+) -> tuple[Vault, list[str]]:
+    """A first build (in-process; or by a process of its own resting `rest_budget` seconds at most) while
+    the app answers a client's calls the whole time, waited for without hurrying it: the threads that
+    asked whether calls come, one entry per question."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    if rest_budget is not None:
+        monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+        monkeypatch.setattr(ftsbuild, "BATCH", 7)
+        monkeypatch.setattr(ftsbuild, "PROCESS_REST_S", 0.01)
+        monkeypatch.setattr(ftsbuild, "PROCESS_REST_BUDGET_S", rest_budget)
     monkeypatch.setattr(ftsbuild, "PACE_MIN_NOTES", 1)
     monkeypatch.setattr(ftsbuild, "PACE_NOTES", 4)
     monkeypatch.setattr(ftsbuild, "PACE_REST_S", 0.001)
@@ -533,3 +541,73 @@ def test_a_resting_build_hurries_once_a_search_waits_for_it(make_vault, clock, m
         _assert_whole(v)
     finally:
         v.stop()
+
+
+def test_a_first_build_by_its_own_process_waits_while_calls_come_within_its_budget(
+    make_vault, clock, monkeypatch, tmp_path
+):
+    """The build's process takes the cores a client's calls need: while calls come, the app holds its next
+    batch back a step at a time, PROCESS_REST_BUDGET_S in all at most, then lets it finish."""
+    root = make_vault(_notes())
+    plain = _build(root, tmp_path / "plain", clock, monkeypatch)
+    try:
+        want = _stored(plain)
+    finally:
+        plain.stop()
+    v, asked = _built_while_calls_come(root, tmp_path / "c", clock, monkeypatch, rest_budget=0.2)
+    try:
+        assert v._search.build_elsewhere
+        assert _stored(v) == want
+        assert len(asked) == 20  # a rest of 0.01 s each time it asked, up to its 0.2 s budget; then none
+        _assert_whole(v)
+    finally:
+        v.stop()
+
+
+def test_a_first_build_by_its_own_process_stops_waiting_once_a_search_waits(make_vault, clock, monkeypatch, tmp_path):
+    def search_waits(v: Vault, asked: list[str]) -> None:
+        if len(asked) == 3:
+            v._search.hurry()
+
+    started = time.monotonic()
+    root = make_vault(_notes())
+    v, asked = _built_while_calls_come(root, tmp_path / "c", clock, monkeypatch, search_waits, rest_budget=600.0)
+    try:
+        assert v._search.build_elsewhere
+        assert len(asked) == 3 and time.monotonic() - started < 60
+        _assert_whole(v)
+    finally:
+        v.stop()
+
+
+def test_a_first_build_by_its_own_process_that_waits_for_calls_to_pause_stops_at_once(
+    make_vault, clock, monkeypatch, tmp_path
+):
+    """A stop (the app's end) does not wait out the build's rests, and leaves no process behind."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 7)
+    monkeypatch.setattr(ftsbuild, "PROCESS_REST_BUDGET_S", 600.0)
+    started = _recording_starts(monkeypatch)
+    v = Vault(make_vault(_notes()), clock=clock)
+    v.load()
+    v.entry_cache.wait_flushed(10)
+    asked = threading.Semaphore(0)
+
+    def answering() -> bool:
+        if threading.current_thread().name.startswith("vaultwatch-search"):
+            asked.release()
+        return True
+
+    v.answering = answering
+    v.start_search()
+    try:
+        for _ in range(3):
+            assert asked.acquire(timeout=30)
+    finally:
+        search = v._search
+        t = time.monotonic()
+        v.stop()
+    assert time.monotonic() - t < 5
+    assert not search.ready
+    assert len(started) == 1 and not started[0].is_alive()
