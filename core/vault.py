@@ -513,6 +513,8 @@ class Vault:
         q = scope_query(scope, folder=folder, recursive=recursive, pattern=pattern, filters=filters, exclude=exclude)
         if wait > 0:
             self.wait_search_ready(wait)
+        elif not index.ready:
+            self._hurry_search(index)  # someone is asking (a person's search retries): no more giving way to calls
         from vaultwatch.core.search import hybrid
 
         vectors = self._vectors if mode is None else (self.start_vectors() if mode != "keyword" else None)
@@ -600,15 +602,20 @@ class Vault:
         """Block until the full-text index is built; False on timeout or when it failed."""
         index = self.start_search()
         deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
-        cache = self.entry_cache
         while not index.ready:
             if index.problem or time.monotonic() >= deadline:
                 return False
-            index.hurry()  # a build rests while calls come, this one among them
-            if cache is not None:  # a first build waits for the cache's write, which rests too
-                cache.hurry()
+            self._hurry_search(index)
             time.sleep(0.02)
         return True
+
+    def _hurry_search(self, index: SearchIndex) -> None:
+        """A search waits for the full-text build: the build, which rests while calls come, goes on without
+        its rests, and so does the entry cache's write, which a first build waits for."""
+        index.hurry()
+        cache = self.entry_cache
+        if cache is not None:
+            cache.hurry()
 
     def _graph(self) -> LinkGraph:
         from vaultwatch.core.links.graph import graph

@@ -14,6 +14,7 @@ import pytest
 
 from vaultwatch.core.search import ftsbuild, ftsfirst, ftsprep
 from vaultwatch.core.search.notetext import note_text, register_functions
+from vaultwatch.core.search.results import SearchNotReady
 from vaultwatch.core.vault import Vault
 
 
@@ -611,3 +612,36 @@ def test_a_first_build_by_its_own_process_that_waits_for_calls_to_pause_stops_at
     assert time.monotonic() - t < 5
     assert not search.ready
     assert len(started) == 1 and not started[0].is_alive()
+
+
+def test_a_search_that_does_not_wait_ends_a_first_builds_rests(make_vault, clock, monkeypatch, tmp_path):
+    """A search asked while the first build rests for a client's calls, without waiting (the TUI's search
+    shows the build's progress and asks again), still says the index is wanted: the build goes on at once."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
+    monkeypatch.setattr(ftsbuild, "BATCH", 7)
+    monkeypatch.setattr(ftsbuild, "PROCESS_REST_BUDGET_S", 600.0)
+    v = Vault(make_vault(_notes()), clock=clock)
+    v.load()
+    v.entry_cache.wait_flushed(10)
+    asked = threading.Semaphore(0)
+
+    def answering() -> bool:
+        if threading.current_thread().name.startswith("vaultwatch-search"):
+            asked.release()
+        return True
+
+    v.answering = answering
+    v.start_search()
+    try:
+        for _ in range(3):
+            assert asked.acquire(timeout=30)
+        with pytest.raises(SearchNotReady):
+            v.search("budgets")
+        deadline = time.monotonic() + 30
+        while not v._search.ready:
+            assert time.monotonic() < deadline and not v._search.problem
+            time.sleep(0.01)
+        assert v.search("Ärger 12").hits[0].path == "Folder 0/Note 012 naïve.md"
+    finally:
+        v.stop()
