@@ -420,6 +420,8 @@ def sweep_temp_files(root_real: str) -> list[str]:
 
 
 SWEEP_AFTER_LOAD_WAIT_S = 120.0  # the sweep waits this long at most for the first index
+SWEEP_PAUSE_WAIT_S = 30.0  # then this long at most for a pause in a client's calls
+SWEEP_POLL_S = 0.05
 
 
 def clean_temp_files_soon(vault: Vault) -> threading.Thread:
@@ -432,6 +434,11 @@ def clean_temp_files_soon(vault: Vault) -> threading.Thread:
         # index's own load, which the first answers wait for (a live write holds its file's flock, so a
         # later sweep removes nothing more)
         vault.wait_ready(SWEEP_AFTER_LOAD_WAIT_S)
+        # and after the client's first pause: a start's first calls (a whole listing, page after page)
+        # come right as the index is ready, and the walk would share the interpreter with them
+        deadline = time.monotonic() + SWEEP_PAUSE_WAIT_S
+        while (busy := vault.answering) is not None and busy() and time.monotonic() < deadline:
+            time.sleep(SWEEP_POLL_S)
         try:
             removed = sweep_temp_files(vault.root_real)
         except OSError:

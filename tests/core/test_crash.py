@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -186,5 +187,36 @@ def test_the_start_up_sweep_of_temporary_files_waits_for_the_first_index(tmp_pat
         vault.load()
         sweep.join(10)
         assert not sweep.is_alive() and not left.exists()
+    finally:
+        vault.stop()
+
+
+def test_the_start_up_sweep_waits_for_a_pause_in_a_clients_calls_within_a_bound(tmp_path, monkeypatch):
+    """A start's first calls come right as the index is ready: the sweep's walk of every folder waits for
+    them to pause, SWEEP_PAUSE_WAIT_S at most, then removes a killed run's files as ever."""
+    from vaultwatch.core.edit import atomic
+    from vaultwatch.core.edit.atomic import TEMP_GRACE_S, TEMP_PREFIX, TEMP_SUFFIX, clean_temp_files_soon
+
+    (tmp_path / "a.md").write_text("# a\n", encoding="utf-8")
+    left = tmp_path / f"{TEMP_PREFIX}{'0' * 16}{TEMP_SUFFIX}"
+    old = time.time() - 10 * TEMP_GRACE_S
+    calls = threading.Event()
+    calls.set()
+    vault = Vault(tmp_path, cache=False)
+    vault.answering = calls.is_set
+    try:
+        vault.load()
+        for bound, pause in ((600.0, True), (0.5, False)):
+            monkeypatch.setattr(atomic, "SWEEP_PAUSE_WAIT_S", bound)
+            left.write_text("half a write", encoding="utf-8")
+            os.utime(left, (old, old))
+            sweep = clean_temp_files_soon(vault)
+            sweep.join(0.3)
+            assert sweep.is_alive() and left.exists()  # calls keep coming: nothing swept yet
+            if pause:
+                calls.clear()
+            sweep.join(10)  # the calls paused, or they did not and the bound passed
+            assert not sweep.is_alive() and not left.exists()
+            calls.set()
     finally:
         vault.stop()
