@@ -41,3 +41,11 @@ class Rests:
             self.rested += seconds
             return True
         return False
+
+    def wait_pause(
+        self, busy: Callable[[], bool] | None, step: float, budget: float, stopped: Callable[[], bool] = lambda: False
+    ) -> None:
+        """Rest `step` at a time while `busy()` says calls are coming, `budget` seconds in all at most, until
+        hurried or `stopped()`: work that should not begin while a client's calls come."""
+        while not stopped() and self.rest(busy, step, budget):
+            pass

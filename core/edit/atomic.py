@@ -38,6 +38,7 @@ from vaultwatch.core.disk.fileopen import read_all  # not disk.reader: it loads 
 from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.rests import Rests
 
 if TYPE_CHECKING:
     from vaultwatch.core.vault import Vault
@@ -436,9 +437,7 @@ def clean_temp_files_soon(vault: Vault) -> threading.Thread:
         vault.wait_ready(SWEEP_AFTER_LOAD_WAIT_S)
         # and after the client's first pause: a start's first calls (a whole listing, page after page)
         # come right as the index is ready, and the walk would share the interpreter with them
-        deadline = time.monotonic() + SWEEP_PAUSE_WAIT_S
-        while (busy := vault.answering) is not None and busy() and time.monotonic() < deadline:
-            time.sleep(SWEEP_POLL_S)
+        Rests().wait_pause(lambda: (busy := vault.answering) is not None and busy(), SWEEP_POLL_S, SWEEP_PAUSE_WAIT_S)
         try:
             removed = sweep_temp_files(vault.root_real)
         except OSError:

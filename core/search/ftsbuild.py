@@ -386,10 +386,7 @@ class SearchBuilder(IndexState):
         def batches() -> Iterator[list[tuple[Job, tuple]]]:
             self._rests.start()
             for i in range(0, total, BATCH):
-                while not self._stop.is_set() and self._rests.rest(
-                    self.vault.answering, PROCESS_REST_S, PROCESS_REST_BUDGET_S
-                ):
-                    pass
+                self._rests.wait_pause(self.vault.answering, PROCESS_REST_S, PROCESS_REST_BUDGET_S, self._stop.is_set)
                 jobs = jobs_for(paths[i : i + BATCH], by_path)
                 yield [(job, doc_of(by_path[job.path])) for job in jobs if not isinstance(job, str)]
 

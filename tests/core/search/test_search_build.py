@@ -581,16 +581,14 @@ def test_a_first_build_by_its_own_process_stops_waiting_once_a_search_waits(make
         v.stop()
 
 
-def test_a_first_build_by_its_own_process_that_waits_for_calls_to_pause_stops_at_once(
-    make_vault, clock, monkeypatch, tmp_path
-):
-    """A stop (the app's end) does not wait out the build's rests, and leaves no process behind."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+def _resting_process_build(root: Path, cache: Path, clock, monkeypatch) -> Vault:
+    """A loaded vault whose first build, by a process of its own, rests for calls that never pause (600 s
+    at most): returned once the build has asked three times whether calls come."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
     monkeypatch.setattr(ftsbuild, "BATCH", 7)
     monkeypatch.setattr(ftsbuild, "PROCESS_REST_BUDGET_S", 600.0)
-    started = _recording_starts(monkeypatch)
-    v = Vault(make_vault(_notes()), clock=clock)
+    v = Vault(root, clock=clock)
     v.load()
     v.entry_cache.wait_flushed(10)
     asked = threading.Semaphore(0)
@@ -605,10 +603,21 @@ def test_a_first_build_by_its_own_process_that_waits_for_calls_to_pause_stops_at
     try:
         for _ in range(3):
             assert asked.acquire(timeout=30)
-    finally:
-        search = v._search
-        t = time.monotonic()
+    except BaseException:
         v.stop()
+        raise
+    return v
+
+
+def test_a_first_build_by_its_own_process_that_waits_for_calls_to_pause_stops_at_once(
+    make_vault, clock, monkeypatch, tmp_path
+):
+    """A stop (the app's end) does not wait out the build's rests, and leaves no process behind."""
+    started = _recording_starts(monkeypatch)
+    v = _resting_process_build(make_vault(_notes()), tmp_path / "c", clock, monkeypatch)
+    search = v._search
+    t = time.monotonic()
+    v.stop()
     assert time.monotonic() - t < 5
     assert not search.ready
     assert len(started) == 1 and not started[0].is_alive()
@@ -617,25 +626,8 @@ def test_a_first_build_by_its_own_process_that_waits_for_calls_to_pause_stops_at
 def test_a_search_that_does_not_wait_ends_a_first_builds_rests(make_vault, clock, monkeypatch, tmp_path):
     """A search asked while the first build rests for a client's calls, without waiting (the TUI's search
     shows the build's progress and asks again), still says the index is wanted: the build goes on at once."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
-    monkeypatch.setattr(ftsfirst, "PROCESS_MIN_NOTES", 1)
-    monkeypatch.setattr(ftsbuild, "BATCH", 7)
-    monkeypatch.setattr(ftsbuild, "PROCESS_REST_BUDGET_S", 600.0)
-    v = Vault(make_vault(_notes()), clock=clock)
-    v.load()
-    v.entry_cache.wait_flushed(10)
-    asked = threading.Semaphore(0)
-
-    def answering() -> bool:
-        if threading.current_thread().name.startswith("vaultwatch-search"):
-            asked.release()
-        return True
-
-    v.answering = answering
-    v.start_search()
+    v = _resting_process_build(make_vault(_notes()), tmp_path / "c", clock, monkeypatch)
     try:
-        for _ in range(3):
-            assert asked.acquire(timeout=30)
         with pytest.raises(SearchNotReady):
             v.search("budgets")
         deadline = time.monotonic() + 30
