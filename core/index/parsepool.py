@@ -39,6 +39,16 @@ CHUNK = 100
 # among the long-lived entries in its process's heap, which then stays bigger, while a big
 # vault's peak comes later (its first full-text build), long after the workers are gone.
 HERE_MAX_FILES = 20_000
+# A parse of the workers alone hands them chunks ten times bigger: no hand in the collecting process
+# has to end close to theirs, and each chunk is a message the loading thread wakes to collect,
+# unpickle and report as progress beside the app's own work. With the small chunks a first launch
+# of the TUI on a big vault kept a bigger heap for good, and its load took longer.
+WORKERS_CHUNK = 1000
+
+
+def chunk_size(here: bool) -> int:
+    """Files a chunk of `parse_all` holds, with the loading thread among the hands (`here`) or not."""
+    return CHUNK if here else WORKERS_CHUNK
 
 
 # What a worker process's start raises when no process can be had (sandbox, fd limits) or the

@@ -258,8 +258,9 @@ def _parse_many(facts: list[FileFact], progress: Callable[[int, int], None] | No
         try:
             out: list[Entry | Skipped] = []
             sharing = Sharing()
-            chunks = [facts[i : i + parsepool.CHUNK] for i in range(0, len(facts), parsepool.CHUNK)]
             here = len(facts) < parsepool.HERE_MAX_FILES
+            size = parsepool.chunk_size(here)
+            chunks = [facts[i : i + size] for i in range(0, len(facts), size)]
             for batch in parsepool.parse_all(chunks, os.cpu_count() or 2, here):  # the scanner's own policy
                 sharing.share_all(batch)
                 out.extend(batch)

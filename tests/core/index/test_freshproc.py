@@ -197,6 +197,46 @@ def test_a_big_cold_load_is_parsed_by_a_worker_per_core(make_vault, tmp_path, bi
     assert len(got["workers"]) == (cores if big else cores - 1), got["workers"]
 
 
+CHUNKS_SCRIPT = """
+import json, sys, threading
+
+from vaultwatch.core.events import IndexProgress
+from vaultwatch.core.index import parsepool
+from vaultwatch.core.vault import Vault
+
+parsepool.PARALLEL_MIN_FILES, parsepool.CHUNK, parsepool.WORKERS_CHUNK = 20, 4, 50
+parsepool.HERE_MAX_FILES = int(sys.argv[2])
+done = threading.Event()
+threading.Thread(target=done.wait, daemon=True).start()  # a threaded process, like the server
+vault = Vault(sys.argv[1])
+seen = []
+vault.bus.subscribe(lambda e: seen.append(e.done) if isinstance(e, IndexProgress) else None)
+notes = sum(e.kind == "note" for e in vault.load().entries)
+done.set()
+print(json.dumps({"notes": notes, "chunks": sorted({b - a for a, b in zip(seen, seen[1:]) if b > a})}))
+"""
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
+def test_a_parse_of_the_workers_alone_hands_them_bigger_chunks(make_vault, tmp_path, big: bool) -> None:
+    """With the loading thread among the hands, small chunks keep the hands ending together; without
+    it (a big load), each chunk is a message that thread wakes to collect beside the app's work, and
+    the workers get chunks parsepool.WORKERS_CHUNK long."""
+    root = make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
+    run = subprocess.run(
+        [sys.executable, "-c", CHUNKS_SCRIPT, str(root), "100" if big else "1000000"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(tmp_path / "cache")),
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["notes"] == 300
+    assert got["chunks"] == ([50] if big else [4]), got["chunks"]
+
+
 def _fails(item: int) -> int:
     raise ValueError(f"bad item {item}")
 
