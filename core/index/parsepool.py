@@ -39,16 +39,19 @@ CHUNK = 100
 # among the long-lived entries in its process's heap, which then stays bigger, while a big
 # vault's peak comes later (its first full-text build), long after the workers are gone.
 HERE_MAX_FILES = 20_000
-# A parse of the workers alone hands them chunks ten times bigger: no hand in the collecting process
-# has to end close to theirs, and each chunk is a message the loading thread wakes to collect,
-# unpickle and report as progress beside the app's own work. With the small chunks a first launch
-# of the TUI on a big vault kept a bigger heap for good, and its load took longer.
+# A parse of the workers alone (a big one, or any in a single-threaded process, which forks its
+# workers) hands them chunks ten times bigger: no hand in the collecting process has to end close
+# to theirs, and each chunk is a message the loading thread wakes to collect, unpickle and report as
+# progress beside the app's own work. With the small chunks a first launch of the TUI on a big vault
+# kept a bigger heap for good, and loads of every kind took longer.
 WORKERS_CHUNK = 1000
+_MODULE = "vaultwatch.core.index.parsepool"
 
 
 def chunk_size(here: bool) -> int:
-    """Files a chunk of `parse_all` holds, with the loading thread among the hands (`here`) or not."""
-    return CHUNK if here else WORKERS_CHUNK
+    """Files a chunk of `parse_all(..., here)` holds: small only where the loading thread is one of the
+    hands (a threaded process, and `here`)."""
+    return CHUNK if here and isinstance(process_context(_MODULE), FreshContext) else WORKERS_CHUNK
 
 
 # What a worker process's start raises when no process can be had (sandbox, fd limits) or the
@@ -66,7 +69,7 @@ def parse_all(chunks: Iterable[list[FileFact]], hands: int, here: bool = True) -
     forks its workers), `hands` workers parse and this thread collects. `chunks` is drawn lazily,
     as hands are free. Raises one of START_FAILED when the workers cannot be started or one
     fails: callers then parse everything in-process."""
-    ctx = process_context("vaultwatch.core.index.parsepool")
+    ctx = process_context(_MODULE)
     if isinstance(ctx, FreshContext) and here:
         with ctx.Pool(hands - 1) as fresh:
             yield from fresh.imap_shared(parse_chunk, chunks)
@@ -211,16 +214,17 @@ def _scan_parallel(
     else:
         raise _Sequential
     seen = [0]
+    size = chunk_size(True)
 
     def chunks() -> Iterator[list[FileFact]]:
-        for i in range(0, len(first) - CHUNK + 1, CHUNK):  # the look-ahead in whole chunks too
-            seen[0] += CHUNK
-            yield first[i : i + CHUNK]
-        batch = first[len(first) - len(first) % CHUNK :]
+        for i in range(0, len(first) - size + 1, size):  # the look-ahead in whole chunks too
+            seen[0] += size
+            yield first[i : i + size]
+        batch = first[len(first) - len(first) % size :]
         for found in walked:  # runs in the pool's feeder thread, overlapping the parse
             if isinstance(found, FileFact):
                 batch.append(found)
-                if len(batch) >= CHUNK:
+                if len(batch) >= size:
                     seen[0] += len(batch)
                     yield batch
                     batch = []

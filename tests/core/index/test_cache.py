@@ -404,6 +404,7 @@ def test_a_warm_scan_whose_process_start_fails_parses_here(make_vault, clock, mo
         os.utime(root / "many" / f"n{i}.md", (past, past))
     monkeypatch.setattr(parsepool, "PARALLEL_MIN_FILES", 5)  # the process pool for a few changed files
     monkeypatch.setattr(parsepool, "CHUNK", 4)
+    monkeypatch.setattr(parsepool, "WORKERS_CHUNK", 4)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     tried = failing_starts(start_error)
     v, events = open_loaded(root, clock)

@@ -65,6 +65,7 @@ SCRIPT = CHILDREN + textwrap.dedent(
     root = os.path.realpath(sys.argv[1])
     here = parsepool.scan(root, ScanConfig(), workers=1)
     parsepool.PARALLEL_MIN_FILES, parsepool.CHUNK = 20, 16  # the process pool on a small vault
+    parsepool.WORKERS_CHUNK = 16
     pooled = parsepool.scan(root, ScanConfig(), workers=2)
     key = lambda e: e.path
     notes = sorted((e for e in here[0] if e.kind == "note"), key=key)
@@ -142,6 +143,7 @@ HANDS_SCRIPT = CHILDREN + textwrap.dedent(
     sampler.start()
     root = os.path.realpath(sys.argv[1])
     parsepool.PARALLEL_MIN_FILES, parsepool.CHUNK = 20, 4  # the process pool on a small vault
+    parsepool.WORKERS_CHUNK = 4
     entries, skipped = parsepool.scan(root, ScanConfig(), workers=2)
     done.set()
     sampler.join()
@@ -207,8 +209,9 @@ from vaultwatch.core.vault import Vault
 parsepool.PARALLEL_MIN_FILES, parsepool.CHUNK, parsepool.WORKERS_CHUNK = 20, 4, 50
 parsepool.HERE_MAX_FILES = int(sys.argv[2])
 done = threading.Event()
-threading.Thread(target=done.wait, daemon=True).start()  # a threaded process, like the server
-vault = Vault(sys.argv[1])
+if sys.argv[3] == "threaded":  # a second thread, as in the server: fresh workers, the loading thread a hand
+    threading.Thread(target=done.wait, daemon=True).start()
+vault = Vault(sys.argv[1], cache=sys.argv[4] == "cache")
 seen = []
 vault.bus.subscribe(lambda e: seen.append(e.done) if isinstance(e, IndexProgress) else None)
 notes = sum(e.kind == "note" for e in vault.load().entries)
@@ -217,14 +220,26 @@ print(json.dumps({"notes": notes, "chunks": sorted({b - a for a, b in zip(seen, 
 """
 
 
-@pytest.mark.parametrize("big", [False, True], ids=["small", "big"])
-def test_a_parse_of_the_workers_alone_hands_them_bigger_chunks(make_vault, tmp_path, big: bool) -> None:
-    """With the loading thread among the hands, small chunks keep the hands ending together; without
-    it (a big load), each chunk is a message that thread wakes to collect beside the app's work, and
-    the workers get chunks parsepool.WORKERS_CHUNK long."""
+@pytest.mark.parametrize(
+    ("big", "process", "cache", "chunk"),
+    [
+        (False, "threaded", "cache", 4),
+        (True, "threaded", "cache", 50),
+        (False, "threaded", "no-cache", 4),
+        (False, "single", "no-cache", 50),
+    ],
+    ids=["threaded", "threaded-big", "threaded-no-cache", "forked"],
+)
+def test_only_a_parse_the_loading_thread_shares_gets_small_chunks(
+    make_vault, tmp_path, big: bool, process: str, cache: str, chunk: int
+) -> None:
+    """With the loading thread among the hands (a threaded process, fewer than HERE_MAX_FILES files), small
+    chunks keep the hands ending together. Workers alone (a big load, or a single-threaded process, which
+    forks them) get chunks parsepool.WORKERS_CHUNK long: each chunk is a message the loading thread wakes
+    to collect beside the app's work. Seen in the load's progress steps."""
     root = make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
     run = subprocess.run(
-        [sys.executable, "-c", CHUNKS_SCRIPT, str(root), "100" if big else "1000000"],
+        [sys.executable, "-c", CHUNKS_SCRIPT, str(root), "100" if big else "1000000", process, cache],
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(tmp_path / "cache")),
@@ -234,7 +249,7 @@ def test_a_parse_of_the_workers_alone_hands_them_bigger_chunks(make_vault, tmp_p
     assert run.returncode == 0, run.stderr
     got = json.loads(run.stdout)
     assert got["notes"] == 300
-    assert got["chunks"] == ([50] if big else [4]), got["chunks"]
+    assert got["chunks"] == [chunk], got["chunks"]
 
 
 def _fails(item: int) -> int:

@@ -403,6 +403,7 @@ def test_parallel_scan_matches_sequential(make_vault, monkeypatch: pytest.Monkey
     sequential = scan(root, ScanConfig(), workers=1)
     monkeypatch.setattr(parsepool, "PARALLEL_MIN_FILES", 20)  # exercise the process pool on a small vault
     monkeypatch.setattr(parsepool, "CHUNK", 16)
+    monkeypatch.setattr(parsepool, "WORKERS_CHUNK", 16)
     parallel = scan(root, ScanConfig(), workers=2)
     assert sorted(parallel[0], key=lambda e: e.path) == sorted(sequential[0], key=lambda e: e.path)
     assert sorted(parallel[1], key=lambda s: s.path) == sorted(sequential[1], key=lambda s: s.path)
@@ -421,6 +422,7 @@ def test_a_cold_load_whose_process_start_fails_parses_here(
     expected = open_vault(root, cache=False)
     monkeypatch.setattr(parsepool, "PARALLEL_MIN_FILES", 20)  # the process pool on a small vault
     monkeypatch.setattr(parsepool, "CHUNK", 16)
+    monkeypatch.setattr(parsepool, "WORKERS_CHUNK", 16)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     tried = failing_starts(start_error)
     vault = open_vault(root, cache=False)

@@ -72,6 +72,7 @@ def test_a_cold_load_in_worker_processes_shares_across_their_chunks(make_vault, 
     root = make_vault(notes())
     monkeypatch.setattr(parsepool, "PARALLEL_MIN_FILES", 20)  # the process pool on a small vault
     monkeypatch.setattr(parsepool, "CHUNK", 16)  # 15 chunks, each unpickled apart
+    monkeypatch.setattr(parsepool, "WORKERS_CHUNK", 16)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     entries, _ = parsepool.scan(os.path.realpath(root), ScanConfig(), workers=2)
     vault = Vault(root, clock=clock, cache=False)
