@@ -88,17 +88,35 @@ SCRIPT = CHILDREN + textwrap.dedent(
 )
 
 
+def _script_answer(script: str, *args: object, cache: Path | None = None) -> dict:
+    """Run `script` in a fresh interpreter that finds this checkout (its entry cache under `cache`, when
+    given), and the JSON it printed: what happened in a process of its own (its threads, its children)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if cache is not None:
+        env["XDG_CACHE_HOME"] = str(cache)
+    run = subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def _plain_vault(make_vault) -> Path:
+    """300 notes in three folders, no frontmatter: enough for the pool once PARALLEL_MIN_FILES is lowered."""
+    return make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
+
+
 def test_a_threaded_parse_and_build_leave_no_process_behind(make_vault) -> None:
     files = {
         f"d{i % 7}/n{i}.md": f"---\nstatus: draft\ntags: [t{i % 5}]\n---\n# N{i}\n\nbody {i}\n" for i in range(200)
     }
     root = make_vault(files | {"broken.md": "---\na: [\n---\n", "bad.md": b"\xff\xfe"})
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    run = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(root)], capture_output=True, text=True, env=env, timeout=300, check=False
-    )
-    assert run.returncode == 0, run.stderr
-    got = json.loads(run.stdout)
+    got = _script_answer(SCRIPT, root)
     assert got["same_entries"] and got["same_skipped"] and got["same_prepared"]
     assert got["notes"] == 202
     # the work ran in worker processes (fresh interpreters), not in-process after a failed start
@@ -155,17 +173,7 @@ HANDS_SCRIPT = CHILDREN + textwrap.dedent(
 def test_a_threaded_parse_on_two_cores_starts_one_worker_beside_its_own_thread(make_vault) -> None:
     """Two hands on two cores: the loading thread and one fresh worker, not two workers (each a
     whole interpreter's start-up and memory on a cold start's path)."""
-    root = make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
-    run = subprocess.run(
-        [sys.executable, "-c", HANDS_SCRIPT, str(root)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        timeout=300,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    got = json.loads(run.stdout)
+    got = _script_answer(HANDS_SCRIPT, _plain_vault(make_vault))
     assert got["notes"] == 300
     assert len(got["workers"]) == 1, got["workers"]
 
@@ -183,17 +191,7 @@ def test_a_big_cold_load_is_parsed_by_a_worker_per_core(make_vault, tmp_path, bi
     """Below parsepool.HERE_MAX_FILES the loading thread parses beside a worker per other core;
     from it, a worker per core parses and the loading thread only collects (its own parse would
     leave its notes' passing objects scattered in the server's heap for good)."""
-    root = make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
-    run = subprocess.run(
-        [sys.executable, "-c", LOAD_SCRIPT, str(root), "100" if big else "1000000"],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(tmp_path / "cache")),
-        timeout=300,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    got = json.loads(run.stdout)
+    got = _script_answer(LOAD_SCRIPT, _plain_vault(make_vault), 100 if big else 1000000, cache=tmp_path / "cache")
     assert got["notes"] == 300
     cores = os.cpu_count() or 2
     assert len(got["workers"]) == (cores if big else cores - 1), got["workers"]
@@ -221,7 +219,7 @@ print(json.dumps({"notes": notes, "chunks": sorted({b - a for a, b in zip(seen, 
 
 
 @pytest.mark.parametrize(
-    ("big", "process", "cache", "chunk"),
+    ("big", "process", "entry_cache", "chunk"),
     [
         (False, "threaded", "cache", 4),
         (True, "threaded", "cache", 50),
@@ -231,23 +229,14 @@ print(json.dumps({"notes": notes, "chunks": sorted({b - a for a, b in zip(seen, 
     ids=["threaded", "threaded-big", "threaded-no-cache", "forked"],
 )
 def test_only_a_parse_the_loading_thread_shares_gets_small_chunks(
-    make_vault, tmp_path, big: bool, process: str, cache: str, chunk: int
+    make_vault, tmp_path, big: bool, process: str, entry_cache: str, chunk: int
 ) -> None:
     """With the loading thread among the hands (a threaded process, fewer than HERE_MAX_FILES files), small
     chunks keep the hands ending together. Workers alone (a big load, or a single-threaded process, which
     forks them) get chunks parsepool.WORKERS_CHUNK long: each chunk is a message the loading thread wakes
     to collect beside the app's work. Seen in the load's progress steps."""
-    root = make_vault({f"d{i % 3}/n{i}.md": f"# N{i}\n\nbody {i}\n" for i in range(300)})
-    run = subprocess.run(
-        [sys.executable, "-c", CHUNKS_SCRIPT, str(root), "100" if big else "1000000", process, cache],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(tmp_path / "cache")),
-        timeout=300,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    got = json.loads(run.stdout)
+    root = _plain_vault(make_vault)
+    got = _script_answer(CHUNKS_SCRIPT, root, 100 if big else 1000000, process, entry_cache, cache=tmp_path / "cache")
     assert got["notes"] == 300
     assert got["chunks"] == [chunk], got["chunks"]
 
@@ -372,17 +361,7 @@ def test_a_single_threaded_build_process_starts_fresh_workers_not_forks(make_vau
     """The first build's own process is single-threaded and holds every note's job by the time
     it starts its workers: forked, each would count that memory again."""
     root = make_vault({f"n{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(40)})
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    run = subprocess.run(
-        [sys.executable, "-c", BUILD_SCRIPT, str(root)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    got = json.loads(run.stdout)
+    got = _script_answer(BUILD_SCRIPT, root)
     assert got["threads"] == 1
     assert len(got["workers"]) == 2 and all("freshproc" in cmd for cmd in got["workers"]), got["workers"]
 
