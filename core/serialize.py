@@ -234,7 +234,9 @@ class RowCache:
     rest without a cost of its own; forgetting everything whenever the cache filled made every row of a
     big vault's walk again, and left the process holding the freed rows' memory as well. Dead rows (of an
     Entry the vault no longer has, `live`) make room: they are dropped when a row finds the cache full,
-    once per index generation.
+    at most once per index generation, and only once a tenth of `max_rows` rows were not kept since the
+    last look (a look walks every row kept: a vault whose live rows fill the cache would pay for one on each
+    write).
 
     Bytes rather than str: joining 10,000 of them is a plain copy, with no re-encoding.
     """
@@ -246,6 +248,7 @@ class RowCache:
         self.seed = seed
         self.live = live
         self._swept_at: int | None = None  # the generation whose dead rows were last dropped
+        self._refused = 0  # new rows not kept since the last look (threads may lose a count: it only delays one)
         self._lock = threading.Lock()
         # per frontmatter flag: path -> [entry, bundle, stale, JSON, the JSON escaped or None, extra or None,
         # the values' JSON]
@@ -311,7 +314,7 @@ class RowCache:
         kept_rows = self.seed() if self.seed is not None and keep and not frontmatter else None
         take = kept_rows.pop if kept_rows else None  # once every kept row is taken, no look per row
         room = self.max_rows - sum(map(len, rows))  # new paths kept while there is room
-        swept = False
+        looked = False
         today = clock.today()
         now = None
         out: list[bytes] = []
@@ -339,11 +342,12 @@ class RowCache:
                     (data, listed), own = row_json(keys, values), None
                 new = hit is None
                 hit = [e, bundle, stale, data, None, None if make is None else make(e, keys, data, listed, own), listed]
-                if keep and new and room <= 0 and not swept:
-                    swept = True
-                    room = self._sweep(rows)
-                    rows = self._rows
-                    cache = rows[frontmatter]
+                if keep and new and room <= 0:
+                    self._refused += 1
+                    if not looked:
+                        looked = True
+                        room = self._sweep()
+                        cache = self._rows[frontmatter]
                 if keep and (not new or room > 0):
                     cache[e.path] = hit
                     if new:
@@ -359,19 +363,17 @@ class RowCache:
                 escaped.append(hit[4])
         return out
 
-    def _sweep(self, rows: tuple[dict[str, list], dict[str, list]]) -> int:
-        """Drop the dead rows (`live`) once per index generation; the room left after."""
-        if self.live is not None:
+    def _sweep(self) -> int:
+        """Drop the dead rows (`live`) when a look is due; the room left after."""
+        if self.live is not None and self._refused >= max(1, self.max_rows // 10):
             generation, current = self.live()
             if generation != self._swept_at:
                 self._swept_at = generation
-
-                def alive(held: dict[str, list]) -> dict[str, list]:
-                    # list(): a copy taken in one C call, which no other thread's insert can interrupt
-                    return {p: hit for p, hit in list(held.items()) if current.get(p) is hit[0]}
-
-                kept = (alive(rows[0]), alive(rows[1]))
-                with self._lock:
-                    if self._rows is rows:
-                        self._rows = kept
+                self._refused = 0
+                get = current.get
+                for held in self._rows:
+                    # list(): the keys copied in one C call, which no other thread's insert can interrupt
+                    dead = [p for p in list(held) if get(p) is not held.get(p, (None,))[0]]
+                    for p in dead:
+                        held.pop(p, None)
         return self.max_rows - sum(map(len, self._rows))

@@ -101,3 +101,18 @@ def test_a_cache_without_a_view_of_the_vault_keeps_what_it_has():
     assert cache.rows([c], CLOCK, False) == [made(c)]
     assert len(cache) == 2 and cache.held(c) is None
     assert all(x is y for x, y in zip(cache.rows([a, b], CLOCK, False), kept, strict=True))
+
+
+def test_a_look_for_dead_rows_waits_for_a_tenth_of_the_cache_to_be_turned_away():
+    """A look walks every kept row: a vault whose live rows fill the cache must not pay for one on each
+    write, only once the rows it could not keep would have cost as much."""
+    notes = [note(f"{i:02}.md") for i in range(20)]
+    live = Live(*notes)
+    cache = RowCache(max_rows=20, live=live)  # a look is due after 2 rows turned away
+    walk(cache, notes)
+    new = note("new.md")
+    live.change(gone=[notes[0]], new=[new])
+    row = cache.rows([new], CLOCK, False)[0]
+    assert cache.rows([new], CLOCK, False)[0] is not row  # turned away once: no look yet; twice: looked
+    row = cache.rows([new], CLOCK, False)[0]
+    assert cache.rows([new], CLOCK, False)[0] is row and cache.held(notes[0]) is None
