@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -15,7 +15,7 @@ from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 
 # Rows kept, each with what a caller keeps beside it (rows_with: the MCP answers' table row and
 # resource link), so the cache stays bounded however big the vault. A listing bigger than this
-# uses what is cached and keeps nothing new; a full cache keeps the rows it has (RowCache).
+# uses what is cached and keeps nothing new.
 ROW_CACHE_MAX = 25_000
 # what RowCache.rows_with keeps beside a row: made of (entry, the row's keys, the row's JSON, its values as a
 # JSON list, and the caller's own part of a row the entry cache kept (StoredRow), or None)
@@ -183,9 +183,6 @@ StoredRow = tuple[bool, bool | None, bytes, bytes, Any]
 # where a RowCache finds the rows it lacks: by path, the Entry a kept row was made of and the row; the cache
 # pops each one it takes (it is handed over, not shared)
 Seed = Callable[[], dict[str, tuple[Entry, Any]]]
-# which rows are still the vault's: its index generation and each path's current Entry (a row of any other
-# Entry is dead: its note was edited, moved or deleted)
-Live = Callable[[], tuple[int, Mapping[str, Entry]]]
 
 
 def row_to_store(entry: Entry, bundle: bool, clock: Clock) -> tuple[bool, bool | None, bytes, bytes]:
@@ -227,28 +224,16 @@ class RowCache:
     an OKF bundle and, for a note in a bundle, on `stale` as of the clock. A cached row is
     served only when all three are what they were when it was made; anything else makes it
     again. Thread-safe (a race makes a row twice, never a wrong one); at most `max_rows`
-    rows are kept, so a vault's size never sets the cache's.
-
-    A full cache keeps the rows it has and makes the others for each call, never keeping them. A vault
-    bigger than the cache then keeps the rows listed first (the pages agents ask for most) and walks the
-    rest without a cost of its own; forgetting everything whenever the cache filled made every row of a
-    big vault's walk again, and left the process holding the freed rows' memory as well. Dead rows (of an
-    Entry the vault no longer has, `live`) make room: they are dropped when a row finds the cache full,
-    at most once per index generation, and only once a tenth of `max_rows` rows were not kept since the
-    last look (a look walks every row kept: a vault whose live rows fill the cache would pay for one on each
-    write).
+    rows are kept, so notes deleted from the vault cannot accumulate.
 
     Bytes rather than str: joining 10,000 of them is a plain copy, with no re-encoding.
     """
 
-    def __init__(self, max_rows: int = ROW_CACHE_MAX, seed: Seed | None = None, live: Live | None = None) -> None:
+    def __init__(self, max_rows: int = ROW_CACHE_MAX, seed: Seed | None = None) -> None:
         self.max_rows = max_rows
         # where a row this cache lacks may be kept already (include_frontmatter off): the entry cache's rows
         # (StoredRow), through the vault (`Vault.kept_rows`)
         self.seed = seed
-        self.live = live
-        self._swept_at: int | None = None  # the generation whose dead rows were last dropped
-        self._refused = 0  # new rows not kept since the last look (threads may lose a count: it only delays one)
         self._lock = threading.Lock()
         # per frontmatter flag: path -> [entry, bundle, stale, JSON, the JSON escaped or None, extra or None,
         # the values' JSON]
@@ -313,12 +298,11 @@ class RowCache:
         # (a listing too big to keep is of a vault too big to have had its rows kept: readcalls.row_cache)
         kept_rows = self.seed() if self.seed is not None and keep and not frontmatter else None
         take = kept_rows.pop if kept_rows else None  # once every kept row is taken, no look per row
-        room = self.max_rows - sum(map(len, rows))  # new paths kept while there is room
-        looked = False
         today = clock.today()
         now = None
         out: list[bytes] = []
         append = out.append
+        made = 0
         for e in entries:
             stale: bool | None = None
             if bundle and e.kind == NOTE:
@@ -340,18 +324,10 @@ class RowCache:
                 else:
                     keys, values = row_items(e, bundle, frontmatter, stale)
                     (data, listed), own = row_json(keys, values), None
-                new = hit is None
                 hit = [e, bundle, stale, data, None, None if make is None else make(e, keys, data, listed, own), listed]
-                if keep and new and room <= 0:
-                    self._refused += 1
-                    if not looked:
-                        looked = True
-                        room = self._sweep()
-                        cache = self._rows[frontmatter]
-                if keep and (not new or room > 0):
+                if keep:
                     cache[e.path] = hit
-                    if new:
-                        room -= 1
+                    made += 1
             elif make is not None and hit[5] is None:  # made by `rows`, without the extra
                 hit[5] = make(e, row_keys(e, frontmatter), hit[3], hit[6], None)
             append(hit[3])
@@ -361,19 +337,8 @@ class RowCache:
                 if hit[4] is None:  # compact JSON holds no control characters: only these two need escaping
                     hit[4] = hit[3].replace(b"\\", b"\\\\").replace(b'"', b'\\"')
                 escaped.append(hit[4])
+        if made and sum(map(len, rows)) > self.max_rows:
+            with self._lock:
+                if self._rows is rows:
+                    self._rows = ({}, {})
         return out
-
-    def _sweep(self) -> int:
-        """Drop the dead rows (`live`) when a look is due; the room left after."""
-        if self.live is not None and self._refused >= max(1, self.max_rows // 10):
-            generation, current = self.live()
-            if generation != self._swept_at:
-                self._swept_at = generation
-                self._refused = 0
-                get = current.get
-                for held in self._rows:
-                    # list(): the keys copied in one C call, which no other thread's insert can interrupt
-                    dead = [p for p in list(held) if get(p) is not held.get(p, (None,))[0]]
-                    for p in dead:
-                        held.pop(p, None)
-        return self.max_rows - sum(map(len, self._rows))

@@ -79,14 +79,9 @@ def row_cache(vault: Vault) -> RowCache:
     """The listing rows' cache of a server's tools (one per front), whose rows the vault's entry cache keeps
     with each row's resource_link block: a warm start's first listing takes them from there instead of making
     them again (Vault.keep_rows; the first cache asked for keeps them). A vault of more than ROW_CACHE_MAX
-    entries keeps none there (the cache file and its load would grow by every row); its listings keep the
-    first rows they make. The vault's index tells the cache which of its rows are dead (RowCache)."""
-
-    def live() -> tuple[int, Mapping[str, Entry]]:
-        snap = vault.snapshot
-        return snap.generation, snap.by_path
-
-    cache = RowCache(seed=vault.kept_rows, live=live)
+    entries keeps none: its listings keep no rows either, and the cache file and its load would grow by
+    every row."""
+    cache = RowCache(seed=vault.kept_rows)
 
     def row_of(entry: Entry) -> StoredRow | None:
         snap = vault.snapshot

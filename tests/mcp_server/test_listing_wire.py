@@ -243,9 +243,9 @@ def test_the_cache_stays_bounded(demo):
     cache.rows(entries[:6], demo.clock, True)
     assert len(cache) == 6
     cache.rows(entries[:6], demo.clock, True, frontmatter=True)
-    assert len(cache) == 10  # full: the rows kept stay, the rest are made and not kept
-    cache.rows(entries[6:10], demo.clock, True)
-    assert len(cache) == 10
+    assert len(cache) == 0  # over the bound: forgotten, never grown
+    cache.rows(entries[:4], demo.clock, True)
+    assert len(cache) == 4
     cache.clear()
     assert len(cache) == 0
 
