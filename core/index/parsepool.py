@@ -14,7 +14,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeGuard
 
 from vaultwatch.core.index.freshproc import CONTEXT as FRESH
 from vaultwatch.core.index.freshproc import FreshContext
@@ -48,10 +48,17 @@ WORKERS_CHUNK = 1000
 _MODULE = "vaultwatch.core.index.parsepool"
 
 
+def _thread_is_a_hand(ctx: object, here: bool) -> TypeGuard[FreshContext]:
+    """Whether `parse_all(..., here)` in `ctx` has the loading thread parse beside fresh workers: a
+    threaded process (whose workers are fresh interpreters), and `here`. The one rule for its hands and
+    its chunks' size."""
+    return here and isinstance(ctx, FreshContext)
+
+
 def chunk_size(here: bool) -> int:
     """Files a chunk of `parse_all(..., here)` holds: small only where the loading thread is one of the
-    hands (a threaded process, and `here`)."""
-    return CHUNK if here and isinstance(process_context(_MODULE), FreshContext) else WORKERS_CHUNK
+    hands."""
+    return CHUNK if _thread_is_a_hand(process_context(_MODULE), here) else WORKERS_CHUNK
 
 
 # What a worker process's start raises when no process can be had (sandbox, fd limits) or the
