@@ -77,7 +77,7 @@ def parse_all(chunks: Iterable[list[FileFact]], hands: int, here: bool = True) -
     as hands are free. Raises one of START_FAILED when the workers cannot be started or one
     fails: callers then parse everything in-process."""
     ctx = process_context(_MODULE)
-    if isinstance(ctx, FreshContext) and here:
+    if _thread_is_a_hand(ctx, here):
         with ctx.Pool(hands - 1) as fresh:
             yield from fresh.imap_shared(parse_chunk, chunks)
         return
