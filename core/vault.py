@@ -22,6 +22,7 @@ from vaultwatch.core.live.foreground import Foreground
 from vaultwatch.core.memory import collector_paused, freeze_long_lived
 from vaultwatch.core.model import Entry, Skipped
 from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
+from vaultwatch.core.query.problems import template_folders
 
 if TYPE_CHECKING:  # imported when first started
     from vaultwatch.core.index.parsepool import ProgressFn  # multiprocessing: only a parse needs it
@@ -276,7 +277,7 @@ class Vault:
 
     def stats(self) -> dict:
         """Counts by kind, status, staleness and trust tier."""
-        return stats(self.snapshot, self.clock)
+        return stats(self.snapshot, self.clock, template_folders(self.root))
 
     def entry(self, path: str) -> Entry:
         """The indexed entry at a caller-supplied path (validated); NotFoundError when absent."""

@@ -80,12 +80,14 @@ def _rows(
     return [entry_json(e, clock, bundle, frontmatter=frontmatter) for e in entries]
 
 
-def _counts(snap: Snapshot, clock: Clock) -> dict[str, Any]:
-    """core.query.listing.stats, memoized per index generation and clock minute (overview calls are frequent)."""
+def _counts(snap: Snapshot, clock: Clock, root: str) -> dict[str, Any]:
+    """core.query.listing.stats, memoized per index generation, clock minute and templates folders
+    (overview calls are frequent)."""
     slot = snap.cached("mcp.triage.counts", dict)
-    key = (clock.today(), clock.now().replace(second=0, microsecond=0))
+    exempt = problems.template_folders(root)
+    key = (clock.today(), clock.now().replace(second=0, microsecond=0), exempt)
     if slot.get("key") != key:
-        slot.update(value=stats(snap, clock), key=key)  # a race computes twice, never wrongly
+        slot.update(value=stats(snap, clock, exempt), key=key)  # a race computes twice, never wrongly
     return slot["value"]
 
 
@@ -176,7 +178,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         explicit, limit = limit is not None, TRIAGE_PAGE if limit is None else limit
         clock = parse_as_of(as_of) if as_of else vault.clock
         snap = vault.snapshot
-        counts = _counts(snap, clock)
+        counts = _counts(snap, clock, vault.root)
         person = triageviews.rules_for(vault)
         if snap.is_bundle:  # OKF's own semantics, as the seeds say
             journaled = triageviews.Reviews()

@@ -503,9 +503,15 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     return QueryResult(page, total, next_cursor, snapshot.generation, snapshot.is_bundle, snapshot.loaded)
 
 
-def stats(snapshot: Snapshot, clock: Clock) -> dict[str, Any]:
-    """Counts for `vaultwatch stats`, the TUI's tab badges and the MCP triage tool."""
+def stats(snapshot: Snapshot, clock: Clock, exempt: Sequence[str] = ()) -> dict[str, Any]:
+    """Counts for `vaultwatch stats`, the TUI's tab badges and the MCP triage tool. Problems
+    (frontmatter and encoding errors, skipped files) inside the `exempt` folders are not counted:
+    pass the vault's templates folders (`problems.template_folders`), which the Broken tab and
+    `links --broken` leave out, so that every count of a vault's problems agrees."""
     kinds, status, trust, fm_errors, decode_errors = _counts(snapshot)
+    skipped = len(snapshot.skipped)
+    if exempt:
+        fm_errors, decode_errors, skipped = _unexempt(snapshot, exempt, fm_errors, decode_errors, skipped)
     bundle = snapshot.is_bundle  # elsewhere no note has an OKF status, staleness or tier (rows carry null)
     return {
         "notes": kinds.get(NOTE, 0),
@@ -516,10 +522,26 @@ def stats(snapshot: Snapshot, clock: Clock) -> dict[str, Any]:
         "trust_tier": {t: trust.get(t, 0) if bundle else 0 for t in okf.TRUST_TIERS},
         "frontmatter_errors": fm_errors,
         "decode_errors": decode_errors,
-        "skipped": len(snapshot.skipped),
+        "skipped": skipped,
         "okf_bundle": snapshot.is_bundle,
         "generation": snapshot.generation,
     }
+
+
+def _unexempt(
+    snapshot: Snapshot, exempt: Sequence[str], fm_errors: int, decode_errors: int, skipped: int
+) -> tuple[int, int, int]:
+    """The problem counts less those of the notes and skipped files inside the `exempt` folders
+    (each counted once, however the folders nest)."""
+    inside: dict[str, Entry] = {}
+    for folder in exempt:
+        lo, hi = snapshot.span(folder)
+        inside.update((e.path, e) for e in snapshot.entries[lo:hi] if e.kind == NOTE)
+    fm_errors -= sum(1 for e in inside.values() if e.frontmatter_error is not None)
+    decode_errors -= sum(1 for e in inside.values() if e.decode_error)
+    prefixes = tuple(folder + "/" for folder in exempt)
+    skipped -= sum(1 for s in snapshot.skipped if s.path.startswith(prefixes))
+    return fm_errors, decode_errors, skipped
 
 
 def _counts(snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int], dict[str, int], int, int]:
