@@ -29,6 +29,7 @@ from typing import Any
 from vaultwatch.core.edit.hooks import HandOver
 from vaultwatch.core.events import AgentAccess, AgentConnected, Event, EventBus
 from vaultwatch.core.live.foreground import Foreground
+from vaultwatch.core.review.agentrules import agent_label
 from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.review.journal import Caller, calling
 
@@ -219,7 +220,7 @@ class Activity:
         if params is None:
             return None
         info = params.client_info
-        agent = f"{info.name}/{info.version}" if info.version else info.name
+        agent = agent_label(info.name, info.version)
         conn = sdk.connection(session_obj)  # the SDK exposes no public handle on it
         modern = _modern(ctx.protocol_version)
         request = ctx.request

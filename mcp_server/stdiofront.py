@@ -376,8 +376,11 @@ class StdioFront:
         elif method == "logging/setLevel":
             self.client_logs = True
         elif method == "tools/call" and id_text is not None and self._may_answer_call():
+            # loaded with the calls' own modules by now; the front's module stays on the standard library
+            from vaultwatch.core.review.agentrules import agent_label  # noqa: PLC0415
+
             info = self.client_info or {}
-            agent = f"{info['name']}/{info['version']}" if info.get("version") else str(info.get("name"))
+            agent = agent_label(str(info.get("name")), info.get("version"))
             if self.calls.take(
                 params, id_text, agent, self._send_result, lambda: self._give_back(raw, id_text), info.get("name")
             ):

@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from vaultwatch.core.edit.writes import Writer, WriteResult
+from vaultwatch.core.review.agentrules import NAME_CHARS
 
 from .activity import current_call
 from .answers import Answer, ok_answer
 
 WRITE_TEXT = "diff_summary, warnings"  # they quote the notes' values and links (see readcalls.ROW_TEXT)
-NAME_CHARS = 80  # of the client's name in the journal's actor
 
 
 def actor(client_name: Any) -> str:

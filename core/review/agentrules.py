@@ -35,6 +35,7 @@ from vaultwatch.core.query.glob import glob_match
 
 MODES = ("none", "writes", "deletes")
 DEFAULT = "default"
+NAME_CHARS = 80  # of an agent's name: what the journal's actor keeps of it, so a rule's name at most
 
 
 class RuleRefused(VaultError):
@@ -100,7 +101,11 @@ class AgentRules:
     rules: Mapping[str, AgentRule]
 
     def for_agent(self, agent: str | None) -> AgentRule:
-        name = agent_name(agent)
+        """The rule for an agent's `name/version` label (see agent_label)."""
+        return self.for_name(agent_name(agent))
+
+    def for_name(self, name: str) -> AgentRule:
+        """The rule for the agent called exactly `name` (its clientInfo name)."""
         found = self.rules.get(name) if name else None
         return found or self.rules.get(DEFAULT) or AgentRule(DEFAULT, source="(no rule: the default)")
 
@@ -108,8 +113,16 @@ class AgentRules:
         return bool(self.rules)
 
 
+def agent_label(name: str, version: str | None) -> str:
+    """The label an agent's calls and changes carry: `name/version` from the client's handshake.
+    A slash in the version becomes `_`: agent_name cuts a label at its last slash, and the version
+    is the client's to choose, so `reader` sending version `1/x` would read as an agent `reader/1`
+    that no rule names, and get the default rule instead of reader's."""
+    return f"{name}/{version.replace('/', '_')}" if version else name
+
+
 def agent_name(agent: str | None) -> str:
-    """The name part of an agent's `name/version` label."""
+    """The name part of an agent's `name/version` label (agent_label)."""
     if not agent:
         return ""
     return agent.removeprefix("agent:").rsplit("/", 1)[0] if "/" in agent else agent.removeprefix("agent:")
@@ -157,6 +170,8 @@ def _table(table: Any, where: str, origin: str) -> dict[str, AgentRule]:
         source = f'[{where}."{name}"]'
         if not isinstance(body, dict):
             raise VaultError(f"{origin}: {source} must be a table")
+        if len(str(name)) > NAME_CHARS:  # no agent's actor could carry it: the rule would never apply
+            raise VaultError(f"{origin}: {source}: an agent's name has at most {NAME_CHARS} characters")
         unknown = set(body) - {"read_only", "write", "deny", "approve"}
         if unknown:
             raise VaultError(
@@ -191,4 +206,15 @@ def _globs(value: Any, where: str, origin: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-__all__ = ["AgentRule", "AgentRules", "DEFAULT", "RuleRefused", "agent_name", "covers", "load", "parse"]
+__all__ = [
+    "AgentRule",
+    "AgentRules",
+    "DEFAULT",
+    "NAME_CHARS",
+    "RuleRefused",
+    "agent_label",
+    "agent_name",
+    "covers",
+    "load",
+    "parse",
+]

@@ -225,12 +225,22 @@ class ApprovalGate:
         return Policy(self.mode, [Rule(pattern, mode) for pattern, mode in self.folders])
 
     def rule_for(self, agent: str | None) -> AgentRule | None:
-        """The person's rule for `agent` (None: no agent rules are set)."""
+        """The person's rule for `agent`, a `name/version` label (None: no agent rules are set)."""
         return self.agents.for_agent(agent) if self.agents else None
+
+    def _asker_rule(self, asker: Asker) -> AgentRule | None:
+        """The person's rule for an asking agent, by the name its changes are journaled under
+        (`agent:<clientInfo name>`, the name `bridge --agent` gives): never by a label whose other
+        half the client chose."""
+        if not self.agents:
+            return None
+        if asker.actor.startswith("agent:"):
+            return self.agents.for_name(asker.actor.removeprefix("agent:"))
+        return self.agents.for_agent(asker.agent or asker.actor)
 
     def _agent_policy(self, asker: Asker) -> Policy:
         """The policy for this asker: an agent's own approval mode replaces the vault's."""
-        rule = None if asker.is_person else self.rule_for(asker.agent or asker.actor)
+        rule = None if asker.is_person else self._asker_rule(asker)
         if rule is None or rule.approve is None:
             return self.policy
         return Policy(rule.approve, [Rule(pattern, mode) for pattern, mode in self.folders])
@@ -239,7 +249,7 @@ class ApprovalGate:
         """Raise RuleRefused when the agent's own rule forbids any effect of the change."""
         if asker.is_person:
             return
-        rule = self.rule_for(asker.agent or asker.actor)
+        rule = self._asker_rule(asker)
         if rule is None:
             return
         paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp_testing import ROOT, VAULTWATCH, stop_headless_servers
+from mcp_types import Implementation
 
 SETTINGS = """
 [agents."reader"]
@@ -116,3 +117,28 @@ async def test_an_agent_writes_only_under_its_folders(place) -> None:
         edited = await client.call_tool("edit", {"path": "Inbox/today.md", "old_text": "# Today", "new_text": "# Now"})
         assert not edited.is_error
     assert (root / "Inbox" / "today.md").read_text() == "# Now\n"
+
+
+@pytest.mark.parametrize("version", ["1/evil", "/", "2/x/y"])
+async def test_a_slash_in_the_clients_version_keeps_the_agents_rule(place, version: str) -> None:
+    """The version is the client's own word: `reader` sending `1/evil` was journaled as agent
+    `reader/1` for the rules, which none names, and wrote under the default rule. Through the
+    bridge that names the agent, and through `serve --stdio` (its front answers plain writes)."""
+    root, env = place
+    before = tree(root)
+    bridge = configured(root, env, "reader")
+    stdio = StdioServerParameters(command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "serve", "--stdio", str(root)], env=env)
+    for server, name in ((bridge, "anything"), (stdio, "reader")):
+        async with Client(server, client_info=Implementation(name=name, version=version)) as client:
+            for tool, arguments in WRITES:
+                got = await client.call_tool(tool, arguments)
+                assert got.is_error, (tool, arguments, got.content)
+                assert '[agents."reader"]' in got.content[0].text, got.content[0].text
+        stop_headless_servers(root)  # the bridge's: serve --stdio takes the vault next
+    assert tree(root) == before
+    async with Client(stdio, client_info=Implementation(name="scribe", version=version)) as client:
+        got = await client.call_tool("write", {"path": "Notes/scribe.md", "content": "x\n"})
+        assert got.is_error and '[agents."scribe"]' in got.content[0].text, got.content[0].text
+        done = await client.call_tool("write", {"path": "Inbox/scribe.md", "content": "x\n"})
+        assert not done.is_error, done.content
+    assert not (root / "Notes" / "scribe.md").exists()

@@ -30,6 +30,16 @@ def test_an_agent_is_known_by_its_name_and_unknown_agents_get_the_default() -> N
     assert parse({}, None).for_agent("x").refusal("write", ["a.md"]) is None  # no rules: nothing refused
 
 
+def test_a_label_is_read_back_as_the_name_whatever_the_version() -> None:
+    rules = parse(SETTINGS, "/elsewhere")
+    for version in ("1/evil", "/", "a/b/c", "", None):
+        label = agentrules.agent_label("claude-code", version)
+        assert agentrules.agent_name(label) == "claude-code", label
+        assert rules.for_agent(label).read_only
+    assert agentrules.agent_label("scribe", "1/x") == "scribe/1_x"
+    assert rules.for_name("scribe").write == ("Inbox/**", "Daily/**") and rules.for_name("scribe/1").name == "default"
+
+
 def test_a_vaults_own_rule_replaces_the_general_one(tmp_path) -> None:
     vault = tmp_path / "notes"
     vault.mkdir()
@@ -68,6 +78,7 @@ def test_a_folder_glob_covers_the_folder_itself_in_any_unicode_form() -> None:
         ({"agents": {"x": {"write": [1]}}}, "must be a list of folder globs"),
         ({"agents": {"x": {"writes": ["a/**"]}}}, "unknown keys ['writes']"),
         ({"agents": ["x"]}, "[agents] must be a table"),
+        ({"agents": {"n" * 81: {"read_only": True}}}, "at most 80 characters"),  # no actor could carry it
     ],
 )
 def test_a_bad_rule_is_said_with_where_it_is(data, said) -> None:
@@ -101,8 +112,8 @@ def test_an_agents_approval_mode_replaces_the_vaults_and_folder_rules_still_appl
     rules = parse({"agents": {"careful": {"approve": "writes"}, "default": {"approve": "none"}}}, None)
     gate = ApprovalGate("none", folders=[("Journal/**", "deletes")], agents=rules)
     write = fx.written("Notes/a.md", "Notes/a.md")
-    assert gate.decide_effects(write, Asker("agent:careful/1", "careful/1")).needs_approval
-    assert not gate.decide_effects(write, Asker("agent:other/1", "other/1")).needs_approval
+    assert gate.decide_effects(write, Asker("agent:careful", "careful/1")).needs_approval
+    assert not gate.decide_effects(write, Asker("agent:other", "other/1")).needs_approval
     delete = fx.deleted("Journal/d.md", "Journal/d.md")
-    assert gate.decide_effects(delete, Asker("agent:other/1", "other/1")).needs_approval
+    assert gate.decide_effects(delete, Asker("agent:other", "other/1")).needs_approval
     assert not gate.decide_effects(write, Asker("human:ana")).needs_approval  # the person never waits
