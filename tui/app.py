@@ -46,6 +46,7 @@ from vaultwatch.core.events import (
 )
 from vaultwatch.core.memory import freeze_long_lived, release_free_memory
 from vaultwatch.core.vault import Vault
+from vaultwatch.tui import terminaltext
 from vaultwatch.tui.config import AppConfig
 from vaultwatch.tui.gcpolicy import TICK_SECONDS as GC_TICK_SECONDS
 from vaultwatch.tui.gcpolicy import IdleCollector
@@ -103,6 +104,7 @@ class VaultwatchApp(App[None]):
         host_factory: Callable[[], Any] | None = None,
     ) -> None:
         super().__init__()
+        terminaltext.install()  # what notes and agents wrote is drawn, never obeyed by the terminal
         # the process's parsed CSS: a second app in one process does not parse it all again
         self.stylesheet = shared_stylesheet(self.get_css_variables())
         self.session = session

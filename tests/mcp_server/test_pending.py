@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp_testing import ROOT, VAULTWATCH, serving, stop_headless_servers, uds_client
+from mcp_types import Implementation
 from waiting import await_until
 
 from vaultwatch.core.review import pending
@@ -256,3 +257,31 @@ async def test_the_persons_desk_is_served_on_the_unix_socket_only(tmp_path, sock
     assert over_socket.startswith(b"HTTP/1.1 200") and b"no pending change 1 in this vault" in over_socket
     assert not {name for name in tools if "approve" in name or "decline" in name or "pending" in name}
     vault.stop()
+
+
+async def test_what_an_agent_wrote_reaches_the_persons_terminal_as_text(place) -> None:
+    """An agent's name and its change's text are the agent's to write: printed raw, `ESC[1A ESC[2K`
+    erased the diff's line the person was asked to approve, and a newline in the name printed a
+    line of the agent's making. `pending`, `approve` and `changes` show each as an escape."""
+    root, env = place
+    name = "evil\x1b]0;title\x07\nFAKE LINE  human  approved"
+    content = "# Plan\n+harmless typo fix\nrm -rf important\x1b[1A\x1b[2K\x9b2K\u202eright-to-left\n"
+    stdio = StdioServerParameters(command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "serve", "--stdio", str(root)], env=env)
+    async with Client(stdio, client_info=Implementation(name=name, version="1\x1b[2K")) as client:
+        pid = pending_id(
+            await client.call_tool("write", {"path": "Notes/plan.md", "content": content, "overwrite": True})
+        )
+    listed = vaultwatch(env, "pending", str(root))
+    assert listed.returncode == 0, listed.stderr
+    printed = listed.stdout + listed.stderr
+    for raw in ("\x1b", "\x07", "\x9b", "\u202e"):
+        assert raw not in printed, repr(raw)
+    head = next(line for line in listed.stdout.splitlines() if line.startswith(f"pending change {pid}"))
+    assert "evil\\u001b]0;title\\u0007\\u000aFAKE LINE" in head  # the name stays on its own line
+    assert "+rm -rf important\\u001b[1A\\u001b[2K\\u009b2K\\u202eright-to-left" in listed.stdout
+    as_json = vaultwatch(env, "pending", str(root), "--json")
+    assert json.loads(as_json.stdout.splitlines()[0])["agent"].startswith(name)  # JSON keeps the data
+    assert vaultwatch(env, "approve", str(pid), str(root)).returncode == 0
+    changes = vaultwatch(env, "changes", str(root))
+    assert "\x1b" not in changes.stdout + changes.stderr and "FAKE LINE" not in changes.stdout.splitlines()[0][:5]
+    assert [line for line in changes.stdout.splitlines() if "FAKE LINE" in line][0].lstrip().split()[0].isdigit()

@@ -164,3 +164,31 @@ def test_the_tui_starts_serves_and_quits_cleanly(tui_env: dict[str, str], demo_v
         finally:
             if term.proc.poll() is None:
                 term.proc.kill()
+
+
+def test_what_notes_hold_is_drawn_never_obeyed_by_the_terminal(tui_env: dict[str, str], tmp_path: Path) -> None:
+    """A note's title, heading and body are anyone's to write: an escape sequence in them reached
+    the terminal raw (here OSC 0, which sets the window's title; OSC 52 writes the clipboard)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "evil.md").write_text(
+        '---\ntitle: "Title \\e]0;OWNED-TITLE\\a \\e[2J x"\n---\n'
+        "# Head \x1b]52;c;T1dORUQ=\x07 end\n\nBody \x1b[1A\x9b2J \u202eafter\n",
+        encoding="utf-8",
+    )
+    (vault / "plain.md").write_text("# Plain\n")
+    term = Terminal([str(vault), "--no-watch", "--socket", str(tmp_path / "s.sock")], tui_env)
+    try:
+        assert term.read_until(b"OWNED-TITLE"), term.output[-2000:]
+        term.type("j")  # the other note, then back: the preview draws the evil one's body too
+        term.type("k")
+        assert term.read_until(b"Body"), term.output[-2000:]
+        term.type("q")
+        assert term.close() == 0, term.output[-2000:]
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+    out = term.output
+    assert b"Title ]0;OWNED-TITLE" in out  # drawn, less what the terminal would act on
+    for raw in (b"\x1b]0;OWNED", b"\x1b]52;", b"\x1b[2J", b"\x07 ", b"\x1b[1A", "\x9b".encode(), "\u202e".encode()):
+        assert raw not in out, raw

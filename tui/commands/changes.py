@@ -26,6 +26,7 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.journal import Change, Journal, Within, journal_for, parse_since
 from vaultwatch.mcp_server.commandline import CommandLine
+from vaultwatch.tui.commands.shown import one_line
 
 if TYPE_CHECKING:
     from vaultwatch.core.vault import Vault
@@ -65,7 +66,7 @@ def _line(c: Change) -> str:
         state += "  [not reviewed]"
     where = f"{c.src} -> {c.path}" if c.src else c.path
     who = c.who + (f" [{c.session[:8]}]" if c.session else "")
-    return f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}"
+    return one_line(f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
 
 
 def _say_full(journal: Journal) -> None:

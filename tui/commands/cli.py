@@ -19,6 +19,7 @@ from vaultwatch.mcp_server.commandline import CommandLine, Handler
 from vaultwatch.tui.commands.changes import add_approve_option, apply_approval
 from vaultwatch.tui.commands.changes import register as register_changes
 from vaultwatch.tui.commands.pending import register as register_pending
+from vaultwatch.tui.commands.shown import ShownStream, raw
 
 
 def _vault_options(p: argparse.ArgumentParser, positional: bool = True) -> None:
@@ -274,10 +275,10 @@ def _wait_with_bar(
         if problem:
             raise VaultError(problem)
         if done != last and sys.stderr.isatty():
-            print(_progress_bar(done, total, what), end="", file=sys.stderr)
+            print(_progress_bar(done, total, what), end="", file=raw(sys.stderr))
             last = done
     if last >= 0 and sys.stderr.isatty():
-        print(_progress_bar(1, 1, what)[: -len("1/1 notes")] + "done", file=sys.stderr)
+        print(_progress_bar(1, 1, what)[: -len("1/1 notes")] + "done", file=raw(sys.stderr))
 
 
 def cmd_similar(args: argparse.Namespace) -> int:
@@ -559,6 +560,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     return parser, handlers
 
 
+# commands whose streams are not for reading: the TUI's terminal, and the protocol on serve's and
+# bridge's stdout. Every other command's output passes through ShownStream.
+OWN_STREAMS = frozenset({"tui", "serve", "bridge"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the vaultwatch command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -566,15 +572,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or (argv[0] not in handlers and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]  # no command (or a VAULT path first): the TUI
     args = parser.parse_args(argv)
-    for problem in settings.problems():  # a mistyped variable is said, not silently ignored
-        print(f"vaultwatch: {problem}", file=sys.stderr)
+    streams = sys.stdout, sys.stderr
+    if args.command not in OWN_STREAMS:
+        sys.stdout, sys.stderr = ShownStream(sys.stdout), ShownStream(sys.stderr)
     try:
+        for problem in settings.problems():  # a mistyped variable is said, not silently ignored
+            print(f"vaultwatch: {problem}", file=sys.stderr)
         return handlers[args.command](args)
     except (VaultError, ValueError) as exc:
         print(f"vaultwatch: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    finally:
+        sys.stdout, sys.stderr = streams
 
 
 if __name__ == "__main__":

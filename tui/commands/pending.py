@@ -25,6 +25,7 @@ from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.textdiff import text_diff
 from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.changes import person
+from vaultwatch.tui.commands.shown import one_line
 
 
 def _when(at: float) -> str:
@@ -48,7 +49,8 @@ def _head(p: Proposal) -> str:
     where = f"{p.path} -> {p.dest}" if p.dest else p.path
     who = (p.agent or p.actor) + (f" [{p.session[:8]}]" if p.session else "")
     state = "" if p.state == pending.PENDING else f"  [{p.state}{': ' + p.reason if p.reason else ''}]"
-    return f"pending change {p.id}  {_when(p.at)}  {who}  {p.tool}  {where}{state}\n  why: {p.why}"
+    head = f"pending change {p.id}  {_when(p.at)}  {who}  {p.tool}  {where}{state}"
+    return f"{one_line(head)}\n  why: {one_line(p.why)}"  # one line each, whatever the agent's words
 
 
 def register(cli: CommandLine) -> None:
