@@ -72,6 +72,7 @@ MAYBE_APPLIED = (
     "call was in flight; it may or may not have been applied: check the note before retrying"
 )
 INTERNAL_ERROR = -32603
+INVALID_REQUEST = -32600
 PARSE_ERROR = -32700
 DRAIN_SECONDS = float(settings.env("VAULTWATCH_BRIDGE_DRAIN"))  # how long EOF waits for answers still due
 WATCH_INTERVAL = 0.05
@@ -455,6 +456,10 @@ class Relay:
                     text = body[:200].decode("utf-8", "replace").strip()
                     self.error(request_id, INTERNAL_ERROR, f"vaultwatch answered HTTP {resp.status_code}: {text}")
                     self.answered(request_id)
+        except unixhttp.UnsendableRequest as exc:  # the client's own values, which HTTP cannot carry
+            if is_request:
+                self.error(request_id, INVALID_REQUEST, f"invalid request, not sent to vaultwatch: {exc}")
+                self.answered(request_id)
         except unixhttp.ConnectError:
             raise _Lost(sent=False) from None
         except unixhttp.TransportError:

@@ -39,6 +39,26 @@ class TransportError(HTTPError):
     """The connection broke (or timed out, or spoke no HTTP) after the request may have been sent."""
 
 
+class UnsendableRequest(HTTPError, ValueError):
+    """A header or the path holds what HTTP cannot carry (a line break among it): nothing was sent."""
+
+
+# RFC 9110's field name (a token) and field value (visible ASCII, space, tab; what this client
+# writes is ASCII). A line break in either would end the header early and let the rest of the
+# value be read as headers, or as a request of its own, by the server.
+_FIELD_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_FIELD_VALUE = re.compile(r"[\x20-\x7e\t]*")
+_TARGET = re.compile(r"[\x21-\x7e]*")
+
+
+def _check_sendable(method: str, path: str, host: str, headers: dict[str, str]) -> None:
+    if not _FIELD_NAME.fullmatch(method) or not _TARGET.fullmatch(path) or not _FIELD_VALUE.fullmatch(host):
+        raise UnsendableRequest(f"the request line cannot carry {method!r} {path!r}")
+    for name, value in headers.items():
+        if not _FIELD_NAME.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
+            raise UnsendableRequest(f"an HTTP header cannot carry {name!r}: {value[:80]!r}")
+
+
 class Response:
     """An answer: status and headers read; the body read on demand (`aread`, `aiter_lines`)."""
 
@@ -162,6 +182,7 @@ class AsyncClient:
         connect_timeout = self.connect_timeout if read_timeout is None else min(self.connect_timeout, read_timeout)
         target = url.split("://", 1)[-1]
         host, _, path = target.partition("/")
+        _check_sendable(method, path, host, headers or {})
         try:
             reader, writer = await asyncio.wait_for(
                 asyncio.open_unix_connection(self.path, limit=1 << 24), connect_timeout

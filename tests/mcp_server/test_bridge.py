@@ -522,3 +522,27 @@ async def test_a_real_write_cut_off_by_a_switch_is_said_maybe_applied_never_rese
         assert await bridge.exit_code() == 0
     assert (root / "New.md").read_text() == "once\n"
     assert len(journal_for(vault).changes()) == 1  # one change: the retry
+
+
+async def test_a_line_break_in_what_becomes_a_header_is_refused_and_never_sent(demo, sock_dir):
+    """The bridge writes the 2026-07-28 envelope's protocol version and the method as HTTP headers:
+    with CRLF in them an agent could add headers, or smuggle a request of its own (the person's
+    desk lives on the same socket). The client hears an invalid request; the bridge goes on."""
+    smuggled = "2026-07-28\r\ncontent-length: 0\r\n\r\nPOST /vaultwatch/person HTTP/1.1\r\nx: "
+    async with serving(demo, sock_dir / "v.sock") as host:
+        bridge = await RawBridge.start("--socket", host.socket_path)
+        await bridge.handshake()
+        meta = {"io.modelcontextprotocol/protocolVersion": smuggled}
+        call = {"name": "list_documents", "arguments": {}, "_meta": meta}
+        await bridge.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call})
+        reply = await bridge.receive()
+        assert reply["id"] == 7 and reply["error"]["code"] == -32600, reply
+        assert "not sent to vaultwatch" in reply["error"]["message"]
+        modern = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+        await bridge.send({"jsonrpc": "2.0", "id": 8, "method": "tools/list\r\nx-injected: 1", "params": modern})
+        reply = await bridge.receive()
+        assert reply["id"] == 8 and reply["error"]["code"] == -32600, reply
+        await bridge.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "list_documents"}})
+        assert "result" in await bridge.receive()  # and keeps working
+        bridge.proc.stdin.close()
+        assert await bridge.exit_code() == 0

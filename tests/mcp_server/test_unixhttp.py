@@ -112,3 +112,36 @@ def test_no_server_is_a_connect_error_and_a_cut_answer_a_transport_error(tmp_pat
 
     run(go())
     assert not issubclass(unixhttp.TransportError, unixhttp.ConnectError)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"mcp-protocol-version": "2026-07-28\r\ncontent-length: 0\r\n\r\nPOST /vaultwatch/person HTTP/1.1"},
+        {"mcp-method": "tools/list\nx-injected: 1"},
+        {"x-ok": "fine", "bad\r\nname": "v"},
+        {"mcp-name": "nul\x00byte"},
+    ],
+)
+def test_a_header_that_would_break_its_line_is_never_sent(tmp_path, headers):
+    """The bridge copies values of the client's message into headers: a line break among them
+    would end the header and make the rest headers, or a request of their own, to the server."""
+    path = str(tmp_path / "s.sock")
+
+    async def go():
+        seen: list[bytes] = []
+        connections = []
+
+        async def count(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            connections.append(await reader.read())
+            writer.close()
+
+        server = await asyncio.start_unix_server(count, path)
+        async with server:
+            with pytest.raises(unixhttp.UnsendableRequest):
+                await unixhttp.AsyncClient(path).post("http://localhost/mcp", content=b"{}", headers=headers)
+            await asyncio.sleep(0.05)
+        return seen, connections
+
+    seen, connections = run(go())
+    assert connections == []  # not a byte: the check comes before the connection
