@@ -226,6 +226,38 @@ def property_links(fm: dict[str, Any]) -> list[Link]:
     return out
 
 
+def link_lines(data: bytes) -> list[tuple[Link, int]]:
+    """Each link of a note's bytes with the 1-based line its target is written on, in note order:
+    frontmatter first, then the body, as `parse_note` lists them.
+
+    The index keeps no line per link (a line in every Link would cost every parse and every
+    comparison of links), so a caller that shows lines reads the note again here, with the
+    parser's own rules: a link in code or a comment is none, and two links on one line both
+    get that line. Frontmatter links are read from the YAML text as written, so a link the
+    YAML spells with escapes is not found there."""
+    text, _ = decode(data)
+    block, body = split_frontmatter(text)
+    found: list[tuple[int, Link]] = []
+    if block is not None and "[[" in block:
+        at = text.find("\n") + 1
+        found.extend((at + t.start, Link(t.target, t.kind, t.heading, t.alias)) for t in mdlex.wiki_links(block))
+    part = body if len(body) <= MAX_SCAN_CHARS else body[:MAX_SCAN_CHARS]
+    if "[" in part:
+        at = len(text) - len(body)
+        found.extend(
+            (at + t.start, Link(t.target, t.kind, t.heading, t.alias))
+            for t in mdlex.links(mdlex.masked(part))
+            if t.target or t.heading
+        )
+    out: list[tuple[Link, int]] = []
+    line, pos = 1, 0
+    for offset, link in found:  # in text order: the line is counted on from the previous link's
+        line += text.count("\n", pos, offset)
+        pos = offset
+        out.append((link, line))
+    return out
+
+
 def anchor_lines(scan: str, body: str | None = None) -> str:
     """A masked body's headings and block ids ("^id"), one a line: what a link's #part can name.
     Heading texts are read from `body` (the text `scan` masks) when given."""

@@ -10,7 +10,7 @@ judged at all: their `{{date}}` and `<% tp.… %>` placeholders are neither YAML
 template is applied.
 
 Where a problem is in its note (`line`) is found on request (`locate`), by reading the notes
-listed: the index keeps no line per link.
+listed again with the parser's rules: the index keeps no line per link.
 """
 
 from __future__ import annotations
@@ -18,12 +18,15 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from vaultwatch.core.disk.fileopen import note_bytes
+from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.links.graph import ResolvedLink, unresolved_by_note
+from vaultwatch.core.markdown.parse import link_lines
 from vaultwatch.core.model import Link
 
 # the kinds, in the order they are listed; UNWRITTEN is not breakage (see the module's docstring)
@@ -170,40 +173,34 @@ def counts(problems: Iterable[Problem]) -> dict[str, int]:
 
 
 def locate(root_real: str, problems: Sequence[Problem]) -> tuple[Problem, ...]:
-    """`problems` with the line of each link found in its note (the first occurrence of its
-    text not claimed by an earlier problem of the same note). A note that cannot be read, or a
-    link whose text is not found (written with escapes), keeps line None."""
-    texts: dict[str, list[str] | None] = {}
-    claimed: dict[tuple[str, str], int] = {}
+    """`problems` with the line of each link found in its note: the note is read again with the
+    parser's rules (core.markdown.parse.link_lines), and each problem claims the first occurrence
+    of its very link (target, kind, heading and alias as written) that no earlier problem of
+    the same note claimed, so repeated links get their own lines in note order and a link is
+    never found in code, in a comment or inside a longer link. A note that cannot be read, or
+    a link no longer in it (the note changed since it was indexed), keeps line None."""
+    where: dict[str, dict[Link, deque[int]] | None] = {}
     out: list[Problem] = []
     for p in problems:
         if p.link is None or p.line is not None:
             out.append(p)
             continue
-        if p.path not in texts:
-            try:
-                data, _ = note_bytes(root_real, p.path)
-                texts[p.path] = data.decode("utf-8", errors="replace").splitlines()
-            except (OSError, ValueError):
-                texts[p.path] = None
-        lines = texts[p.path]
-        if lines is None:
-            out.append(p)
-            continue
-        line = None
-        for needle in _needles(p.link):
-            start = claimed.get((p.path, needle), 0)
-            line = next((i for i in range(start, len(lines)) if needle in lines[i]), None)
-            if line is not None:
-                claimed[(p.path, needle)] = line + 1
-                break
-        out.append(replace(p, line=None if line is None else line + 1))
+        if p.path not in where:
+            where[p.path] = _link_lines(root_real, p.path)
+        lines = where[p.path]
+        queue = None if lines is None else lines.get(p.link)
+        out.append(replace(p, line=queue.popleft()) if queue else p)
     return tuple(out)
 
 
-def _needles(link: Link) -> tuple[str, ...]:
-    """Texts that find a link's line, the most exact first."""
-    part = f"#{link.heading}" if link.heading else ""
-    if link.kind == "markdown":
-        return (f"({link.target}{part}", f"(<{link.target}{part}", f"{link.target}{part}", link.target)
-    return (f"[[{link.target}{part}", f"[[{link.target}", link.target)
+def _link_lines(root_real: str, path: str) -> dict[Link, deque[int]] | None:
+    """Each link of the note at `path` with the lines it is written on, in note order (None: the
+    note cannot be read)."""
+    try:
+        data, _ = note_bytes(root_real, path)
+    except (OSError, ValueError, VaultError):
+        return None
+    found: dict[Link, deque[int]] = {}
+    for link, line in link_lines(data):
+        found.setdefault(link, deque()).append(line)
+    return found

@@ -9,7 +9,14 @@ import tracemalloc
 
 import pytest
 
-from vaultwatch.core.markdown.parse import body_links, decode, json_safe, parse_note, split_frontmatter
+from vaultwatch.core.markdown.parse import (
+    body_links,
+    decode,
+    json_safe,
+    link_lines,
+    parse_note,
+    split_frontmatter,
+)
 from vaultwatch.core.model import Link
 
 
@@ -276,6 +283,20 @@ def test_links(body: str, links: list[Link]) -> None:
 
 def test_body_links_is_the_same_extractor() -> None:
     assert body_links("[[A|b]] [c](D.md)") == (Link("A", "wiki", None, "b"), Link("D.md", "markdown"))
+
+
+def test_link_lines_are_the_parsers_links_each_at_its_line() -> None:
+    """The links parse_note finds, in its order, each with the line of the file it is on (a BOM and
+    CRLF line breaks as on disk; a link in code is none)."""
+    data = (
+        '\ufeff---\r\nup: "[[Plan]]"\r\n---\r\n'  # lines 1-3
+        "```\r\n[[Plan]] [[Code]]\r\n```\r\n"  # lines 4-6: a fence
+        "[[Plan]] and [[Plan#Goals|goals]]\r\n\r\n"  # line 7
+        "[see](Plan%20B.md)\r\n"  # line 9
+    ).encode()
+    found = link_lines(data)
+    assert [link for link, _ in found] == list(parse_note(data, "n").links)
+    assert [line for _, line in found] == [2, 7, 7, 9]
 
 
 # --- okf fields from parsing ----------------------------------------------------------------------

@@ -64,3 +64,59 @@ def test_without_templates_settings_the_template_notes_are_problems(tmp_path: Pa
         "Templates/Trip Template.md",
     }
     assert not [p for p in found if p.path.startswith("Meta/Templater/")]
+
+
+# Notes whose links a search by text would place on the wrong line: a longer link that starts
+# the same (`[[Nintendo Switch]]`, `[[Ghost#Part]]`, `[[Folder/Target]]`), two links on one line,
+# the same text in code first, a Markdown link written percent-encoded and in `<...>`. Each
+# comment is the line the link is on.
+TRICKY = {
+    "Folder/Target.md": "# Target\n",
+    "Zelda.md": (
+        "---\n"
+        'system: "[[Nintendo Switch]]"\n'  # 2
+        'maker: "[[Nintendo]]"\n'  # 3
+        "---\n"
+        "[[Nintendo Switch]] is where [[Nintendo]] sells it.\n"  # 5
+    ),
+    "Lines.md": "[[Ghost]] and again [[Ghost]]\n\nlater [[Ghost]] and [[Ghost#Part]]\n",  # 1, 3
+    "Main.md": (
+        "[[Folder/Target]] is written.\n"  # 1
+        "```\n"
+        "[[Folder]] and [[Ghost Town]] in a fence\n"  # 3: code, no link
+        "```\n"
+        "`[[Ghost Town]]` and `[v](<Ghost Town.md>)` in code spans\n"  # 5: code, no link
+        "[[Ghost Town|the town]] [[ghost town]]\n"  # 6
+        "[w](Ghost%20Town.md) and [v](<Ghost Town.md>)\n"  # 7
+        "[[Folder]] at last\n"  # 8
+    ),
+}
+TRICKY_LINES = [
+    ("Lines.md", "[[Ghost]]", 1),
+    ("Lines.md", "[[Ghost]]", 1),
+    ("Lines.md", "[[Ghost]]", 3),
+    ("Lines.md", "[[Ghost#Part]]", 3),
+    ("Main.md", "[[Ghost Town]]", 6),
+    ("Main.md", "[[ghost town]]", 6),
+    ("Main.md", "(Ghost Town.md)", 7),
+    ("Main.md", "(Ghost Town.md)", 7),
+    ("Main.md", "[[Folder]]", 8),
+    ("Zelda.md", "[[Nintendo Switch]]", 2),
+    ("Zelda.md", "[[Nintendo]]", 3),
+    ("Zelda.md", "[[Nintendo Switch]]", 5),
+    ("Zelda.md", "[[Nintendo]]", 5),
+]
+
+
+def test_each_link_is_at_its_own_line_not_where_its_text_first_appears(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    for rel, text in TRICKY.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    vault = loaded(root)
+    try:
+        found = problems.locate(vault.root_real, problems.vault_problems(vault.snapshot, vault.root))
+    finally:
+        vault.stop()
+    assert [(p.path, p.message.split(":")[0], p.line) for p in found] == TRICKY_LINES
+    assert {p.kind for p in found} == {problems.UNWRITTEN}
