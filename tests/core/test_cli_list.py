@@ -288,3 +288,33 @@ def test_links_broken_lists_every_problem_by_kind_at_its_line(tmp_path: Path) ->
     assert "Templates/" not in text.stdout
     assert "4 problems in 2 files; 3 links to notes not yet written" in text.stderr
     assert run("links").returncode == 2  # neither a note nor --broken
+
+
+def test_links_of_a_note_say_not_yet_written_as_links_broken_does(tmp_path: Path) -> None:
+    """A link to a note not yet written is no breakage in `links NOTE` either (before: "BROKEN",
+    and counted as broken); a missing heading, block or embedded file is."""
+    from tests.template_vault import make_template_vault
+
+    vault = make_template_vault(tmp_path / "v")
+    text = run("links", str(vault), "Trips/Kyoto 2023.md")
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert [line for line in lines if "->" in line] == [
+        "  wiki     Trips  ->  Trips.md",
+        "  wiki     Japan  ->  not yet written",
+        "  wiki     Packing List#Shoes  ->  Trips/Packing List.md  BROKEN: missing heading",
+        "  embed    kyoto-temple.jpg  ->  BROKEN: missing embed",
+        "  wiki     Packing List#^railpass  ->  Trips/Packing List.md  BROKEN: missing block",
+        "  wiki     Osaka  ->  not yet written",
+        "  wiki     Japan  ->  not yet written",
+    ]
+    assert lines[-2:] == ["broken (3)", "not yet written (3)"]
+    data = json.loads(run("links", str(vault), "Trips/Kyoto 2023.md", "--json").stdout)
+    assert [b["problem"] for b in data["broken"]] == [
+        "unwritten",
+        "heading",
+        "embed",
+        "block",
+        "unwritten",
+        "unwritten",
+    ]

@@ -338,25 +338,40 @@ def cmd_links(args: argparse.Namespace) -> int:
     vault = open_vault(args)
     if args.broken:
         return _broken_links(vault, args.json)
+    from vaultwatch.core.query import problems
+
     report = vault.links(args.path)
+    # in the words of `--broken` (core.query.problems): a link to a note not yet written is
+    # not breakage, a missing heading, block or embedded file is
+    kinds = [problems.link_problem(r).kind for r in report.broken]
     if args.json:
-        print(json.dumps(report.as_json(), ensure_ascii=False, indent=1))
+        data = report.as_json()
+        for row, kind in zip(data["broken"], kinds, strict=True):
+            row["problem"] = kind
+        print(json.dumps(data, ensure_ascii=False, indent=1))
         return 0
     print(f"{report.path}")
     print(f"outgoing ({len(report.outgoing)}):")
     for r in report.outgoing:
         shown = r.link.target + (f"#{r.link.heading}" if r.link.heading else "")
-        print(
-            f"  {r.link.kind:<8} {shown}  ->  {r.target or 'BROKEN'}"
-            + (f"  (no such {r.missing})" if r.target and r.missing else "")
-        )
+        problem = problems.link_problem(r).kind if r.broken else None
+        if problem is None:
+            where = r.target or ""
+        elif problem == problems.UNWRITTEN:
+            where = problems.LABELS[problem]
+        else:
+            where = (f"{r.target}  " if r.target else "") + f"BROKEN: {problems.LABELS[problem]}"
+        print(f"  {r.link.kind:<8} {shown}  ->  {where}")
     sources: dict[str, int] = {}
     for r in report.backlinks:
         sources[r.source] = sources.get(r.source, 0) + 1
     print(f"backlinks ({len(sources)} notes):")
     for source, n in sources.items():
         print(f"  {source}" + (f"  (x{n})" if n > 1 else ""))
-    print(f"broken ({len(report.broken)})")
+    unwritten = kinds.count(problems.UNWRITTEN)
+    print(f"broken ({len(kinds) - unwritten})")
+    if unwritten:
+        print(f"{problems.LABELS[problems.UNWRITTEN]} ({unwritten})")
     return 0
 
 

@@ -162,6 +162,6 @@ def test_cli_links(demo_vault, capsys):
     assert "index.md" in {r["source"] for r in data["backlinks"]}
     assert main(["links", str(demo_vault), "Projects/Atlas Migration.md"]) == 0
     out = capsys.readouterr().out
-    assert "Vendor Contracts  ->  BROKEN" in out and "index.md  (x2)" in out
+    assert "Vendor Contracts  ->  not yet written" in out and "index.md  (x2)" in out
     assert main(["links", str(demo_vault), "../etc/passwd"]) == 2
     assert "path traversal blocked" in capsys.readouterr().err
