@@ -318,3 +318,15 @@ def test_links_of_a_note_say_not_yet_written_as_links_broken_does(tmp_path: Path
         "unwritten",
         "unwritten",
     ]
+
+
+def test_links_of_a_missing_note_point_at_the_list_command(tmp_path: Path) -> None:
+    """The CLI names its own command for what exists, not the MCP tool an agent would call."""
+    from tests.template_vault import make_template_vault
+
+    vault = make_template_vault(tmp_path / "v")
+    proc = run("links", str(vault), "Kyoto")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"vaultwatch: not found: 'Kyoto' is not in the vault; `vaultwatch list {vault}` shows what exists"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -579,6 +580,19 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 # bridge's stdout. Every other command's output passes through ShownStream.
 OWN_STREAMS = frozenset({"tui", "serve", "bridge"})
 
+# core's errors name the MCP tool that shows what exists (agents read them); a person at the
+# prompt needs the command that does
+_LIST_HINT = "list_documents shows what exists"
+
+
+def _in_cli_words(message: str, args: argparse.Namespace) -> str:
+    """An error's message with its pointer to the MCP listing tool made `vaultwatch list`."""
+    if _LIST_HINT not in message:
+        return message
+    vault = getattr(args, "vault", None)
+    command = "vaultwatch list" + (f" {shlex.quote(vault)}" if vault else "")
+    return message.replace(_LIST_HINT, f"`{command}` shows what exists")
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the vaultwatch command line; returns the exit status."""
@@ -595,7 +609,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"vaultwatch: {problem}", file=sys.stderr)
         return handlers[args.command](args)
     except (VaultError, ValueError) as exc:
-        print(f"vaultwatch: {exc}", file=sys.stderr)
+        print(f"vaultwatch: {_in_cli_words(str(exc), args)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
