@@ -113,7 +113,7 @@ P_LT_PREFIX = 'Only tags starting with this text, case-insensitively; may start 
 
 GET_LINKS = """Show one note's links: each outgoing link with the path it resolves to, the notes linking to it (backlinks), and its broken links.
 Use it to follow a note's connections or check them before renaming or deprecating it; read gives the note's text.
-Links resolve as in Obsidian; a link to a missing heading or block is broken. Lists cut to the budget are named in truncated. To follow a link, pass its resolved path."""
+Links resolve as in Obsidian; broken[].problem: heading, block, embed, or unwritten (no note yet: not breakage). Lists cut to the budget are named in truncated. To follow a link, pass its resolved path."""
 
 P_LINK_PATH = "Vault-relative path of a note, or of an attachment (backlinks only)."
 

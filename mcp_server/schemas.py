@@ -13,7 +13,7 @@ ROW_FIELDS = (
 )
 TRIAGE_ROW_FIELDS = (
     "list_documents' rows; on the stale page also overdue_days, on broken_links broken_links "
-    "(links as in get_links, each with missing: file|heading|block, problem: heading|block|embed|unwritten, line)"
+    "(as get_links' broken, with line)"
 )
 
 # Rows are described, not checked: any per-row subschema (even {"type": "object"}) makes every
@@ -47,6 +47,7 @@ def described(what: str) -> WithJsonSchema:
 
 Hits = Annotated[Any, described("Hits, best first: " + HIT_FIELDS)]
 LinkRows = Annotated[Any, described("Links: " + LINK_FIELDS)]
+BrokenLinkRows = Annotated[Any, described("Links: " + LINK_FIELDS + ", missing: file|heading|block, problem")]
 ChangeRows = Annotated[Any, described("Changes, newest first: " + CHANGE_FIELDS)]
 FolderRows = Annotated[Any, described("Folders: path, notes, subfolders, modified_at")]
 TagRows = Annotated[Any, described("Tags: tag, count")]
@@ -225,7 +226,7 @@ class Links(TypedDict):
     path: str
     outgoing: LinkRows
     backlinks: list[str]
-    broken: LinkRows
+    broken: BrokenLinkRows
     truncated: NotRequired[dict[str, int]]
 
 

@@ -359,7 +359,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             "path": report.path,
             "outgoing": outgoing,
             "backlinks": list(dict.fromkeys(r.source for r in report.backlinks)),
-            "broken": [_link_json(r) for r in report.broken],
+            "broken": [_broken_json(r) for r in report.broken],
         }
         _fit_links(out, env.max_answer_bytes)
         current_call().listed([report.path], len(out["outgoing"]) + len(out["backlinks"]))
@@ -453,6 +453,12 @@ def _link_json(resolved: ResolvedLink) -> dict[str, Any]:
         "alias": link.alias,
         "resolved": resolved.target,
     }
+
+
+def _broken_json(resolved: ResolvedLink) -> dict[str, Any]:
+    # what is missing, and the problem that is in core.query.problems' words (triage's and the
+    # TUI's Broken tab's): a link to a note not yet written is listed, and is no breakage
+    return {**_link_json(resolved), "missing": resolved.missing, "problem": problems.link_problem(resolved).kind}
 
 
 def _register_search(server: MCPServer, vault: Vault, budget_bytes: int) -> None:
