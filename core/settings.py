@@ -80,7 +80,8 @@ ENV: tuple[EnvSetting, ...] = (
         "VAULTWATCH_JOURNAL_AGENT_SHARE",
         "float",
         None,
-        "The share of the journal one agent's kept changes may fill before its writes are refused (0.5).",
+        "The share of the journal (its bytes and its number of changes) one agent's kept changes may fill "
+        "before its writes are refused (0.5).",
     ),
     EnvSetting(
         "VAULTWATCH_SEMANTIC", "bool", True, "0: no search by meaning even when the semantic extra is installed."

@@ -15,8 +15,9 @@ so a small edit of a note costs a few hundred bytes. Bounded: beyond `max_change
 dropped, but only changes the person has reviewed and that are older than `keep_s` (default
 7 days). When only protected changes fill it, agents' writes are refused (`JournalFull`,
 raised by `admit` before anything is written) instead of the journal forgetting what an
-agent did; and one agent may hold at most `agent_share` of it, so one agent's flood is what
-gets refused while the others still write. The person's own writes are never refused.
+agent did; and one agent may hold at most `agent_share` of it, of its bytes and of its number
+of changes alike, so one agent's flood (of big writes or of small ones) is what gets refused
+while the others still write. The person's own writes are never refused.
 
 Reviewed: the person's own changes, outside edits, and agents' writes the person approved at
 the approval gate are reviewed when recorded; the rest wait for `mark_reviewed` (the Changes
@@ -1166,11 +1167,16 @@ class Journal:
                 self._bus.publish(problem(exc.message.replace("refused this write", "refuses writes", 1)))
             raise
 
+    def _agent_changes(self) -> int:
+        """Changes one agent may hold that retention may not drop: its share of the change cap, as
+        its share of the bytes, so that a flood of small writes is refused like a flood of big ones."""
+        return max(1, int(self.max_changes * self.agent_share))
+
     def _admit(self, actor: str, agent: str | None, need: int) -> None:
         with self._lock:
             budget = self._budget()
             share = budget * self.agent_share
-            if self._count < self.max_changes and self._bytes + need <= share:
+            if self._count < self._agent_changes() and self._bytes + need <= share:
                 return  # under one agent's share in total: no agent can be over it
             if self._count >= self.max_changes or self._bytes + need > budget:
                 now = self._now_locked()
@@ -1183,28 +1189,44 @@ class Journal:
                     self._recount_locked()
                     raise
                 self._trim_wal_locked()
-                if self._count >= self.max_changes or self._bytes + need > budget:
+                if self._count >= self.max_changes:
+                    raise JournalFull(self._full_message(need, None, by_count=True))
+                if self._bytes + need > budget:
                     raise JournalFull(self._full_message(need, None))
-            held = self._held_locked(agent or actor.removeprefix("agent:"))
+            held, held_changes = self._held_locked(agent or actor.removeprefix("agent:"))
             if held + need > share:
                 raise JournalFull(self._full_message(need, agent or actor))
+            if held_changes + 1 > self._agent_changes():
+                raise JournalFull(self._full_message(need, agent or actor, by_count=True))
 
-    def _held_locked(self, agent: str) -> int:
-        """Bytes of `agent`'s changes retention may not drop (unreviewed, or younger than keep_s)."""
+    def _held_locked(self, agent: str) -> tuple[int, int]:
+        """Bytes and number of `agent`'s changes retention may not drop (unreviewed, or younger than keep_s)."""
         row = self._con.execute(
-            "SELECT COALESCE(SUM(size), 0) FROM changes WHERE (agent=? OR actor=?) AND (reviewed_at IS NULL OR jt>?)",
+            "SELECT COALESCE(SUM(size), 0), COUNT(*) FROM changes"
+            " WHERE (agent=? OR actor=?) AND (reviewed_at IS NULL OR jt>?)",
             (agent, "agent:" + agent, self._now_locked() - self.keep_s),
         ).fetchone()
-        return int(row[0])
+        return int(row[0]), int(row[1])
 
-    def _full_message(self, need: int, agent: str | None) -> str:
+    def _full_message(self, need: int, agent: str | None, *, by_count: bool = False) -> str:
         mb = 2**20
         unreviewed = self._con.execute("SELECT COUNT(*) FROM changes WHERE reviewed_at IS NULL").fetchone()[0]
         days = self.keep_s / 86400
-        if agent is not None:
+        if agent is not None and by_count:
+            head = (
+                f"the change journal refused this write: {agent}'s changes the person has not reviewed fill its "
+                f"share ({self.agent_share:.0%}) of the journal ({self._agent_changes()} of its "
+                f"{self.max_changes} changes)"
+            )
+        elif agent is not None:
             head = (
                 f"the change journal refused this write: {agent}'s changes the person has not reviewed fill its "
                 f"share ({self.agent_share:.0%}) of the journal ({self.max_bytes / mb:.0f} MB)"
+            )
+        elif by_count:
+            head = (
+                f"the change journal is full: it holds {self._count} changes it must keep ({unreviewed} not "
+                f"reviewed, or younger than {days:g} days), its cap"
             )
         else:
             head = (
@@ -1212,10 +1234,11 @@ class Journal:
                 f"({unreviewed} not reviewed, or younger than {days:g} days) and this change needs "
                 f"{need / mb:.1f} MB more (cap {self.max_bytes / mb:.0f} MB)"
             )
+        cap = "VAULTWATCH_JOURNAL_MAX_CHANGES" if by_count else "VAULTWATCH_JOURNAL_MAX_MB"
         return (
             head + "; nothing was written. The person can review the changes (the Changes view's m, or "
-            "`vaultwatch changes --mark-reviewed all`), revert them, or raise the cap "
-            "(VAULTWATCH_JOURNAL_MAX_MB); until then agents' writes wait"
+            f"`vaultwatch changes --mark-reviewed all`), revert them, or raise the cap ({cap}); "
+            "until then agents' writes wait"
         )
 
     def status(self) -> dict[str, Any]:

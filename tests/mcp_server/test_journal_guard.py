@@ -98,6 +98,44 @@ async def test_an_agents_flood_is_refused_and_cannot_push_its_damage_out_of_the_
         assert on_disk(journal) <= CAP_MB * 2**20
 
 
+async def test_a_flood_of_small_writes_is_refused_by_its_share_of_the_change_count(guarded, sock_dir):
+    """An agent floods the journal with tiny writes (bytes far under its share): once it holds its
+    share of the change cap it is refused, naming that share, while another agent still writes; the
+    person's own writes and reverts go past any agent's share, and no unreviewed row is dropped."""
+    vault = guarded(VAULTWATCH_JOURNAL_MAX_CHANGES="20")  # one agent may hold 10 of them
+    async with serving(vault, sock_dir / "s.sock") as host:
+        async with uds_client(host.socket_path, name="bystander") as other:
+            r = await other.call_tool("edit", {"path": "Other.md", "old_text": "# Other", "new_text": "# Other v2"})
+            assert not r.is_error, r.content[0].text
+        journal = journal_for(vault)
+        async with uds_client(host.socket_path, name="flooder") as agent:
+            refused = None
+            for i in range(30):
+                r = await agent.call_tool(
+                    "write", {"path": f"junk/{i % 4}.md", "content": f"x{i}\n", "overwrite": True}
+                )
+                if r.is_error:
+                    refused = (i, r.content[0].text)
+                    break
+            assert refused is not None, "the flood of small writes was never refused"
+            i, message = refused
+            assert i == 10, message
+            assert "refused this write" in message and "flooder" in message and "share (50%)" in message
+            assert "10 of its 20 changes" in message and "VAULTWATCH_JOURNAL_MAX_CHANGES" in message
+            assert (Path(vault.root) / "junk/1.md").read_text() == "x9\n"  # refused before anything was written
+        async with uds_client(host.socket_path, name="bystander") as other:  # another agent still writes
+            r = await other.call_tool("write", {"path": "Bystander.md", "content": "# mine\n"})
+            assert not r.is_error, r.content[0].text
+        flooded = [c.id for c in journal.changes() if c.agent and c.agent.startswith("flooder")]
+        writer = Writer(vault)
+        for n in range(12):  # more than an agent's share, and past the journal's cap
+            writer.write("Mine.md", f"# mine {n}\n", overwrite=True, actor="human:tester")
+        revert(writer, journal, flooded[0], actor="human:tester")
+        assert (Path(vault.root) / "junk/1.md").read_text() == "x5\n"
+        assert len(journal.unreviewed()) == 10 + 2 - 1  # the flood and the bystander's, less the reverted one
+        assert {c.id for c in journal.changes() if c.agent and c.agent.startswith("flooder")} == set(flooded)
+
+
 async def test_a_full_journal_says_so_and_reviewing_makes_room(guarded, sock_dir):
     """One agent may fill the whole journal (share 1): its write is refused with what to do,
     `vaultwatch changes` says the journal is full, and once the person marks the changes reviewed
