@@ -84,6 +84,25 @@ ENV: tuple[EnvSetting, ...] = (
         "before its writes are refused (0.5).",
     ),
     EnvSetting(
+        "VAULTWATCH_PENDING_MAX_CHANGES",
+        "int",
+        None,
+        "At most this many changes wait for the person's approval as pending changes (1000).",
+    ),
+    EnvSetting(
+        "VAULTWATCH_PENDING_MAX_MB",
+        "float",
+        None,
+        "The pending changes waiting for approval may store at most this much, in MiB (256).",
+    ),
+    EnvSetting(
+        "VAULTWATCH_PENDING_AGENT_SHARE",
+        "float",
+        None,
+        "The share of the pending changes (their bytes and their number) one agent's may fill before its "
+        "gated changes are refused (0.5).",
+    ),
+    EnvSetting(
         "VAULTWATCH_SEMANTIC", "bool", True, "0: no search by meaning even when the semantic extra is installed."
     ),
     EnvSetting(

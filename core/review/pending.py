@@ -21,6 +21,15 @@ Anything else refuses the approval and nothing changes.
 
 Storage: one SQLite file per vault under `$XDG_STATE_HOME/vaultwatch/pending/` (folder 0700,
 file 0600), apart from the journal's file so the two evolve independently.
+
+Bounded: what waits for the person (pending, or being applied) holds at most `max_changes`
+proposals and `max_bytes` of what they store (the content, the bytes before and after, the
+arguments, the effects), and one agent at most `agent_share` of either, like the journal's
+bounds (VAULTWATCH_PENDING_MAX_CHANGES, VAULTWATCH_PENDING_MAX_MB, VAULTWATCH_PENDING_AGENT_SHARE).
+Past them a new proposal is refused (`PendingFull`: nothing written, nothing kept) and nothing
+already kept is dropped: a flooding agent waits for the person while other agents' changes are
+still kept for them. Decided proposals stay, as the record the agent's `history` reads, and count
+against no bound: only the person's decisions add them.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from vaultwatch.core import settings
 from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import Caller, calling
@@ -54,6 +64,11 @@ DECLINED = "declined"
 REFUSED = "refused"  # approved, but what it would touch had changed: nothing applied
 STATES = (PENDING, APPLYING, APPROVED, DECLINED, REFUSED)
 APPROVE = "approve"  # a journal intent's plan "operation" for an approval being applied
+WAITING = (PENDING, APPLYING)  # what the store's bounds count: the rest is decided
+DEFAULT_MAX_CHANGES = 1_000
+DEFAULT_MAX_BYTES = 256 * 2**20
+DEFAULT_AGENT_SHARE = 0.5  # the part of what waits that one agent's proposals may fill
+_ROW_OVERHEAD = 200  # bytes a proposal's row and its index entry take besides what it stores
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS proposals (
@@ -82,6 +97,13 @@ CREATE TABLE IF NOT EXISTS proposals (
 );
 CREATE INDEX IF NOT EXISTS proposals_state ON proposals(state);
 """
+# what a row stores, in bytes: the size of a row kept before sizes were recorded
+_SIZE_SQL = (
+    "length(CAST(caller_arguments AS BLOB)) + length(CAST(call AS BLOB)) + length(CAST(effects AS BLOB))"
+    " + length(CAST(fingerprints AS BLOB)) + COALESCE(length(before), 0) + COALESCE(length(after), 0)"
+    " + length(CAST(path AS BLOB)) + COALESCE(length(CAST(dest AS BLOB)), 0) + length(CAST(why AS BLOB))"
+    f" + {_ROW_OVERHEAD}"
+)
 
 
 class AwaitingPerson(VaultError):
@@ -98,6 +120,13 @@ class AwaitingPerson(VaultError):
             f"Do not retry it; look its state up with the history tool on {proposal.path!r} "
             "(pending, approved, declined or refused)"
         )
+
+
+class PendingFull(VaultError):
+    """A gated change was neither applied nor kept: too many changes (of this agent's, or of all
+    agents') already wait for the person."""
+
+    code = "pending_full"
 
 
 class ApprovalRefused(VaultError):
@@ -265,8 +294,18 @@ def pending_path(root_real: str) -> str:
 class PendingStore:
     """The vault's proposals. Thread-safe; several processes may share the file (SQLite locks)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        max_changes: int = DEFAULT_MAX_CHANGES,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        agent_share: float = DEFAULT_AGENT_SHARE,
+    ) -> None:
         self.path = path
+        self.max_changes = max(1, int(max_changes))
+        self.max_bytes = max(1, int(max_bytes))
+        self.agent_share = min(1.0, max(0.01, float(agent_share)))
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         if not os.path.exists(path):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
@@ -274,7 +313,24 @@ class PendingStore:
         self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.executescript(_SCHEMA)
+        self._add_sizes()
         self.identity = _identity(path)
+
+    def _add_sizes(self) -> None:
+        """Give a store kept before proposals recorded their size the column, and its rows their
+        sizes, in one transaction (another process may open it at the same time)."""
+        if "size" not in {r[1] for r in self._con.execute("PRAGMA table_info(proposals)")}:
+            self._con.execute("BEGIN IMMEDIATE")
+            try:
+                if "size" not in {r[1] for r in self._con.execute("PRAGMA table_info(proposals)")}:
+                    self._con.execute("ALTER TABLE proposals ADD COLUMN size INTEGER")
+                    self._con.execute(f"UPDATE proposals SET size = {_SIZE_SQL}")
+                self._con.execute("COMMIT")
+            except BaseException:
+                self._con.execute("ROLLBACK")
+                raise
+        # the bounds sum what waits from this index alone, never reading the rows' content
+        self._con.execute("CREATE INDEX IF NOT EXISTS proposals_sizes ON proposals(state, agent, actor, size)")
 
     def close(self) -> None:
         with self._lock:
@@ -296,36 +352,98 @@ class PendingStore:
         why: str,
         at: float,
     ) -> Proposal:
+        arguments_json = json.dumps(caller.arguments, default=str, ensure_ascii=False)
+        call_json = json.dumps(_encode(call), ensure_ascii=False)
+        effects_json = json.dumps([[e.path, e.change, e.via, e.dest] for e in effects.effects], ensure_ascii=False)
+        fingerprints_json = json.dumps(fingerprints, ensure_ascii=False)
+        # what the row stores, counted as _SIZE_SQL counts it: the content is in `call` and `after`
+        size = _ROW_OVERHEAD + sum(
+            len(text.encode()) for text in (arguments_json, call_json, effects_json, fingerprints_json, path, why)
+        )
+        size += len(dest.encode()) if dest else 0
+        size += len(before or b"") + len(after or b"")
         row = (
             at,
             actor,
             caller.agent,
             caller.session,
             caller.tool,
-            json.dumps(caller.arguments, default=str, ensure_ascii=False),
+            arguments_json,
             method,
-            json.dumps(_encode(call), ensure_ascii=False),
+            call_json,
             effects.operation,
             path,
             dest,
-            json.dumps([[e.path, e.change, e.via, e.dest] for e in effects.effects], ensure_ascii=False),
-            json.dumps(fingerprints, ensure_ascii=False),
+            effects_json,
+            fingerprints_json,
             before,
             after,
             why,
             PENDING,
+            size,
         )
+        who = caller.agent or actor.removeprefix("agent:")
         with self._lock:
-            cur = self._con.execute(
-                "INSERT INTO proposals (at, actor, agent, session, tool, caller_arguments, method, call, operation,"
-                " path, dest, effects, fingerprints, before, after, why, state) VALUES"
-                " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
+            self._con.execute("BEGIN IMMEDIATE")  # the bounds and the insert in one go, also across processes
+            try:
+                self._admit_locked(who, size)
+                cur = self._con.execute(
+                    "INSERT INTO proposals (at, actor, agent, session, tool, caller_arguments, method, call,"
+                    " operation, path, dest, effects, fingerprints, before, after, why, state, size) VALUES"
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                self._con.execute("COMMIT")
+            except BaseException:
+                self._con.execute("ROLLBACK")
+                raise
             pid = int(cur.lastrowid or 0)
         found = self.get(pid)
         assert found is not None
         return found
+
+    def _agent_changes(self) -> int:
+        return max(1, int(self.max_changes * self.agent_share))
+
+    def _admit_locked(self, agent: str, size: int) -> None:
+        """Raise PendingFull when one more proposal of `size` bytes from `agent` would take what
+        waits, or `agent`'s part of it, over its bounds (see module doc)."""
+        marks = ",".join("?" * len(WAITING))
+        count, held = self._con.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(size), 0) FROM proposals WHERE state IN ({marks})", WAITING
+        ).fetchone()
+        if count + 1 > self.max_changes or held + size > self.max_bytes:
+            raise PendingFull(self._full_message(None, int(count), int(held), size))
+        mine, mine_held = self._con.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(size), 0) FROM proposals WHERE state IN ({marks})"
+            " AND (agent = ? OR actor = ?)",
+            (*WAITING, agent, "agent:" + agent),
+        ).fetchone()
+        if mine + 1 > self._agent_changes() or mine_held + size > self.max_bytes * self.agent_share:
+            raise PendingFull(self._full_message(agent, int(mine), int(mine_held), size))
+
+    def _full_message(self, agent: str | None, count: int, held: int, size: int) -> str:
+        mb = 2**20
+        if agent is not None:
+            head = (
+                f"not applied and not kept: the person already has too many of {agent}'s changes waiting for "
+                f"approval: {_changes(count)} holding {held / mb:.1f} MB, and this one would add "
+                f"{size / mb:.1f} MB; one agent may have at most its share ({self.agent_share:.0%}) of the "
+                f"pending changes waiting ({self._agent_changes()} changes, "
+                f"{self.max_bytes * self.agent_share / mb:.0f} MB)"
+            )
+        else:
+            head = (
+                f"not applied and not kept: the person already has too many changes waiting for approval: "
+                f"{_changes(count)} holding {held / mb:.1f} MB, and this one would add {size / mb:.1f} MB "
+                f"(at most {self.max_changes} changes, {self.max_bytes / mb:.0f} MB)"
+            )
+        return (
+            head + "; nothing was written. Wait until the person has reviewed the changes waiting (the history "
+            "tool shows each one's state) before proposing more; do not retry this one now. The person can "
+            "decide them (`vaultwatch pending`, `vaultwatch approve ID`, `vaultwatch decline ID`) or raise the "
+            "cap (VAULTWATCH_PENDING_MAX_CHANGES, VAULTWATCH_PENDING_MAX_MB)"
+        )
 
     def get(self, pid: int) -> Proposal | None:
         with self._lock:
@@ -431,10 +549,32 @@ def store_for(root_real: str) -> PendingStore:
             store = None
         if store is None:
             try:
-                store = _stores[path] = PendingStore(path)
+                store = _stores[path] = PendingStore(path, **_env_bounds())
             except (OSError, sqlite3.Error) as exc:
                 raise VaultError(f"the pending-changes store {path} cannot be opened: {exc}") from None
         return store
+
+
+def _changes(count: int) -> str:
+    return f"{count} pending change" + ("" if count == 1 else "s")
+
+
+def _env_bounds() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, env in (
+        ("max_changes", "VAULTWATCH_PENDING_MAX_CHANGES"),
+        ("max_bytes", "VAULTWATCH_PENDING_MAX_MB"),
+        ("agent_share", "VAULTWATCH_PENDING_AGENT_SHARE"),
+    ):
+        value = settings.env(env)
+        if value is not None:
+            if key == "max_bytes":
+                out[key] = int(value * 2**20)
+            elif key == "max_changes":
+                out[key] = int(value)
+            else:
+                out[key] = value
+    return out
 
 
 # --- proposing (the gate, with no one to ask) -----------------------------------------------------
@@ -674,6 +814,7 @@ __all__ = [
     "ApprovalRefused",
     "AwaitingPerson",
     "Grant",
+    "PendingFull",
     "PendingStore",
     "Proposal",
     "approve",

@@ -164,6 +164,63 @@ async def test_a_pending_rename_approved_moves_and_relinks(place) -> None:
     assert (root / "Notes" / "other.md").read_text() == "# Other\nsee [[done]]\n"
 
 
+def waiting(env: dict[str, str], root: Path) -> list[tuple[str, str]]:
+    """(agent, path) of every change waiting for the person, as `vaultwatch pending` lists them."""
+    listed = vaultwatch(env, "pending", str(root), "--json")
+    assert listed.returncode == 0, listed.stderr
+    return [(r["agent"].split("/")[0], r["path"]) for r in map(json.loads, listed.stdout.splitlines())]
+
+
+def refused_as_flood(result, agent: str) -> str:
+    assert result.is_error, "a change that was not kept must not read as done"
+    text = result.content[0].text
+    assert f"too many of {agent}" in text and "share (50%)" in text and "Wait until the person" in text, text
+    assert not re.search(r"pending change \d", text), text  # no id: nothing was kept
+    return text
+
+
+async def test_a_flood_of_gated_changes_is_refused_by_its_share_while_others_are_kept(place) -> None:
+    """One agent may have half of the changes waiting for the person: past that its gated change is
+    refused (nothing written, nothing kept), another agent's is still kept, what waits stays, and
+    once the person declines the flood the agent may propose again."""
+    root, env = place
+    env = {**env, "VAULTWATCH_PENDING_MAX_CHANGES": "6"}  # one agent may have 3 waiting
+    before = tree(root)
+    async with Client(bridged(root, env, agent="flooder")) as flooder:
+        flood = [
+            pending_id(await flooder.call_tool("write", {"path": f"Notes/n{i}.md", "content": f"# {i}\n"}))
+            for i in range(3)
+        ]
+        text = refused_as_flood(
+            await flooder.call_tool("write", {"path": "Notes/n3.md", "content": "# 3\n"}), "flooder"
+        )
+        assert "3 pending changes" in text and "VAULTWATCH_PENDING_MAX_CHANGES" in text
+        async with Client(bridged(root, env, agent="scribe")) as other:
+            pending_id(await other.call_tool("write", {"path": "Notes/mine.md", "content": "# mine\n"}))
+        assert tree(root) == before
+        assert waiting(env, root) == [("flooder", f"Notes/n{i}.md") for i in range(3)] + [("scribe", "Notes/mine.md")]
+        for pid in flood:
+            assert vaultwatch(env, "decline", str(pid), str(root)).returncode == 0
+        pending_id(await flooder.call_tool("write", {"path": "Notes/n3.md", "content": "# 3\n"}))
+    assert waiting(env, root) == [("scribe", "Notes/mine.md"), ("flooder", "Notes/n3.md")]
+
+
+async def test_a_proposal_counts_the_content_it_stores_against_the_agents_share(place) -> None:
+    """A pending write keeps its content twice (the note's bytes after it, and the call to re-run):
+    both count, so with a 1 MiB store an agent's half holds one 200 KB write, not two."""
+    root, env = place
+    env = {**env, "VAULTWATCH_PENDING_MAX_MB": "1"}
+    body = "# Big\n" + "lorem ipsum " * 17_000
+    async with Client(bridged(root, env, agent="flooder")) as flooder:
+        pending_id(await flooder.call_tool("write", {"path": "Notes/big0.md", "content": body}))
+        text = refused_as_flood(await flooder.call_tool("write", {"path": "Notes/big1.md", "content": body}), "flooder")
+        assert "1 pending change holding 0.4 MB" in text and "VAULTWATCH_PENDING_MAX_MB" in text
+        async with Client(bridged(root, env, agent="scribe")) as other:
+            pending_id(await other.call_tool("write", {"path": "Notes/small.md", "content": "# small\n"}))
+    assert waiting(env, root) == [("flooder", "Notes/big0.md"), ("scribe", "Notes/small.md")]
+    assert not (root / "Notes" / "big1.md").exists()
+
+
 async def test_approve_and_decline_go_through_the_running_server(place, sock_dir, monkeypatch) -> None:
     """A headless `vaultwatch serve --approve writes` serves the vault; the agent (the Python `mcp`
     client, no elicitation) proposes a new note and an edit; `vaultwatch approve` and `decline` run
