@@ -37,7 +37,7 @@ MAX_ARG_CHARS = 2000
 class ChangeJournal(Protocol):
     """What the write path asks of the change journal (core.review.journal.Journal)."""
 
-    def admit(self, actor: str, agent: str | None, before: bytes | None, after: bytes | None) -> None:
+    def admit(self, actor: str, before: bytes | None, after: bytes | None) -> None:
         """Raise when an agent's change of these bytes cannot be journaled (before anything is written)."""
 
     def begin_intent(self, change_id: int, actor: str, plan: dict[str, Any]) -> int:
@@ -184,8 +184,7 @@ def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = No
         if scope.journal is not None and not scope.admitted:
             # before the gate asks the person: a write the journal cannot keep is refused, not made;
             # asked once, before the operation's first write, so a rename is never cut off midway
-            caller = _caller.get()
-            scope.journal.admit(scope.actor, caller.agent if caller is not None else None, old, new)
+            scope.journal.admit(scope.actor, old, new)
             scope.admitted = True
         if scope.operation == "rename" and first.change == MOVE_FROM and first.dest and scope.journal is not None:
             if scope.intent is None:

@@ -377,6 +377,7 @@ _ADDED = (
 _ADDED_INDEXES = """
 CREATE INDEX IF NOT EXISTS changes_jt ON changes(jt);
 CREATE INDEX IF NOT EXISTS changes_unreviewed ON changes(id) WHERE reviewed_at IS NULL;
+CREATE INDEX IF NOT EXISTS changes_held ON changes(actor, reviewed_at, jt, size);
 """
 
 
@@ -1151,7 +1152,7 @@ class Journal:
         self._bytes -= freed
         con.execute("PRAGMA incremental_vacuum")
 
-    def admit(self, actor: str, agent: str | None, before: bytes | None, after: bytes | None) -> None:
+    def admit(self, actor: str, before: bytes | None, after: bytes | None) -> None:
         """Raise JournalFull when an agent's change of these bytes cannot be journaled without
         dropping protected changes (see module doc). Called before anything is written; the
         person's own changes are always admitted."""
@@ -1159,7 +1160,7 @@ class Journal:
             return
         need = len(before or b"") + len(after or b"") + _ROW_OVERHEAD  # compressed, it is never much larger
         try:
-            self._admit(actor, agent, need)
+            self._admit(actor, need)
         except JournalFull as exc:
             # the person hears it once (the TUI's status line), not once per refused call
             if not self._full_announced and self._bus is not None:
@@ -1172,7 +1173,7 @@ class Journal:
         its share of the bytes, so that a flood of small writes is refused like a flood of big ones."""
         return max(1, int(self.max_changes * self.agent_share))
 
-    def _admit(self, actor: str, agent: str | None, need: int) -> None:
+    def _admit(self, actor: str, need: int) -> None:
         with self._lock:
             budget = self._budget()
             share = budget * self.agent_share
@@ -1193,18 +1194,21 @@ class Journal:
                     raise JournalFull(self._full_message(need, None, by_count=True))
                 if self._bytes + need > budget:
                     raise JournalFull(self._full_message(need, None))
-            held, held_changes = self._held_locked(agent or actor.removeprefix("agent:"))
+            # the share is the agent's by its name (the actor, `agent:<clientInfo name>`), never by
+            # its name/version label: a client that sent another version each session would
+            # otherwise start each with a share of its own
+            held, held_changes = self._held_locked(actor)
+            name = actor.removeprefix("agent:")
             if held + need > share:
-                raise JournalFull(self._full_message(need, agent or actor))
+                raise JournalFull(self._full_message(need, name))
             if held_changes + 1 > self._agent_changes():
-                raise JournalFull(self._full_message(need, agent or actor, by_count=True))
+                raise JournalFull(self._full_message(need, name, by_count=True))
 
-    def _held_locked(self, agent: str) -> tuple[int, int]:
-        """Bytes and number of `agent`'s changes retention may not drop (unreviewed, or younger than keep_s)."""
+    def _held_locked(self, actor: str) -> tuple[int, int]:
+        """Bytes and number of `actor`'s changes retention may not drop (unreviewed, or younger than keep_s)."""
         row = self._con.execute(
-            "SELECT COALESCE(SUM(size), 0), COUNT(*) FROM changes"
-            " WHERE (agent=? OR actor=?) AND (reviewed_at IS NULL OR jt>?)",
-            (agent, "agent:" + agent, self._now_locked() - self.keep_s),
+            "SELECT COALESCE(SUM(size), 0), COUNT(*) FROM changes WHERE actor=? AND (reviewed_at IS NULL OR jt>?)",
+            (actor, self._now_locked() - self.keep_s),
         ).fetchone()
         return int(row[0]), int(row[1])
 

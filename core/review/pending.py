@@ -330,7 +330,7 @@ class PendingStore:
                 self._con.execute("ROLLBACK")
                 raise
         # the bounds sum what waits from this index alone, never reading the rows' content
-        self._con.execute("CREATE INDEX IF NOT EXISTS proposals_sizes ON proposals(state, agent, actor, size)")
+        self._con.execute("CREATE INDEX IF NOT EXISTS proposals_sizes ON proposals(state, actor, size)")
 
     def close(self) -> None:
         with self._lock:
@@ -382,11 +382,10 @@ class PendingStore:
             PENDING,
             size,
         )
-        who = caller.agent or actor.removeprefix("agent:")
         with self._lock:
             self._con.execute("BEGIN IMMEDIATE")  # the bounds and the insert in one go, also across processes
             try:
-                self._admit_locked(who, size)
+                self._admit_locked(actor, size)
                 cur = self._con.execute(
                     "INSERT INTO proposals (at, actor, agent, session, tool, caller_arguments, method, call,"
                     " operation, path, dest, effects, fingerprints, before, after, why, state, size) VALUES"
@@ -405,9 +404,11 @@ class PendingStore:
     def _agent_changes(self) -> int:
         return max(1, int(self.max_changes * self.agent_share))
 
-    def _admit_locked(self, agent: str, size: int) -> None:
-        """Raise PendingFull when one more proposal of `size` bytes from `agent` would take what
-        waits, or `agent`'s part of it, over its bounds (see module doc)."""
+    def _admit_locked(self, actor: str, size: int) -> None:
+        """Raise PendingFull when one more proposal of `size` bytes from `actor` would take what
+        waits, or the agent's part of it, over its bounds (see module doc). The part is the agent's
+        by its name (`agent:<clientInfo name>`), never its name/version label, whose version the
+        client chooses anew each session."""
         marks = ",".join("?" * len(WAITING))
         count, held = self._con.execute(
             f"SELECT COUNT(*), COALESCE(SUM(size), 0) FROM proposals WHERE state IN ({marks})", WAITING
@@ -415,12 +416,11 @@ class PendingStore:
         if count + 1 > self.max_changes or held + size > self.max_bytes:
             raise PendingFull(self._full_message(None, int(count), int(held), size))
         mine, mine_held = self._con.execute(
-            f"SELECT COUNT(*), COALESCE(SUM(size), 0) FROM proposals WHERE state IN ({marks})"
-            " AND (agent = ? OR actor = ?)",
-            (*WAITING, agent, "agent:" + agent),
+            f"SELECT COUNT(*), COALESCE(SUM(size), 0) FROM proposals WHERE state IN ({marks}) AND actor = ?",
+            (*WAITING, actor),
         ).fetchone()
         if mine + 1 > self._agent_changes() or mine_held + size > self.max_bytes * self.agent_share:
-            raise PendingFull(self._full_message(agent, int(mine), int(mine_held), size))
+            raise PendingFull(self._full_message(actor.removeprefix("agent:"), int(mine), int(mine_held), size))
 
     def _full_message(self, agent: str | None, count: int, held: int, size: int) -> str:
         mb = 2**20

@@ -136,6 +136,22 @@ async def test_a_flood_of_small_writes_is_refused_by_its_share_of_the_change_cou
         assert {c.id for c in journal.changes() if c.agent and c.agent.startswith("flooder")} == set(flooded)
 
 
+async def test_an_agents_share_is_its_names_whatever_version_it_sends(guarded, sock_dir):
+    """The share was counted by the agent's name/version label: a client that sent another version
+    each session began each with a share of its own, and flooded the journal regardless."""
+    vault = guarded(VAULTWATCH_JOURNAL_MAX_CHANGES="20")  # one agent may hold 10 of them
+    async with serving(vault, sock_dir / "s.sock") as host:
+        refused = None
+        for i in range(15):
+            async with uds_client(host.socket_path, name="flooder", version=f"{i}.0") as agent:
+                r = await agent.call_tool("write", {"path": f"junk/{i}.md", "content": f"x{i}\n"})
+            if r.is_error:
+                refused = (i, r.content[0].text)
+                break
+        assert refused is not None and refused[0] == 10, refused
+        assert "flooder's changes" in refused[1] and "10 of its 20 changes" in refused[1]
+
+
 async def test_a_full_journal_says_so_and_reviewing_makes_room(guarded, sock_dir):
     """One agent may fill the whole journal (share 1): its write is refused with what to do,
     `vaultwatch changes` says the journal is full, and once the person marks the changes reviewed

@@ -195,6 +195,11 @@ async def test_a_flood_of_gated_changes_is_refused_by_its_share_while_others_are
             await flooder.call_tool("write", {"path": "Notes/n3.md", "content": "# 3\n"}), "flooder"
         )
         assert "3 pending changes" in text and "VAULTWATCH_PENDING_MAX_CHANGES" in text
+        # the share is the agent's name's: another session sending another version has no share of its own
+        async with Client(
+            bridged(root, env, agent="flooder"), client_info=Implementation(name="x", version="9")
+        ) as again:
+            refused_as_flood(await again.call_tool("write", {"path": "Notes/n9.md", "content": "# 9\n"}), "flooder")
         async with Client(bridged(root, env, agent="scribe")) as other:
             pending_id(await other.call_tool("write", {"path": "Notes/mine.md", "content": "# mine\n"}))
         assert tree(root) == before
