@@ -26,7 +26,6 @@ from vaultwatch.core.disk.fileopen import note_bytes
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.links.graph import ResolvedLink, unresolved_by_note
-from vaultwatch.core.markdown.parse import link_lines
 from vaultwatch.core.model import Link
 
 # the kinds, in the order they are listed; UNWRITTEN is not breakage (see the module's docstring)
@@ -196,6 +195,10 @@ def locate(root_real: str, problems: Sequence[Problem]) -> tuple[Problem, ...]:
 def _link_lines(root_real: str, path: str) -> dict[Link, deque[int]] | None:
     """Each link of the note at `path` with the lines it is written on, in note order (None: the
     note cannot be read)."""
+    # the parser (and YAML) only when lines are asked for: a warm start loads this module with the
+    # vault's counts and must not load them
+    from vaultwatch.core.markdown.parse import link_lines  # noqa: PLC0415
+
     try:
         data, _ = note_bytes(root_real, path)
     except (OSError, ValueError, VaultError):
