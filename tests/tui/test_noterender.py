@@ -82,3 +82,22 @@ def test_the_preview_reads_links_as_the_index_does() -> None:
     table_row = next(line for line in lines if line.startswith("Table"))
     assert "│" in table_row and "\\" not in table_row  # the escaped pipe's alias is the link's label
     assert "Text with [[in code]] and real and em and marked." in lines
+
+
+def test_a_link_to_a_note_not_yet_written_is_drawn_faded_not_broken() -> None:
+    """Obsidian draws a link to a note not written yet faded, as a note to come, and the Broken tab
+    lists such links apart from breakage; a missing embed is broken."""
+    from vaultwatch.tui.widgets.noterender import Styles
+
+    text, _links = render_note(
+        "See [[Here]], [[Later]] and ![[gone.png]].\n", lambda link: "Here.md" if link.target == "Here" else None
+    )
+    styles = Styles()
+
+    def style_of(label: str):
+        start = text.plain.index(label)
+        return next(s.style for s in text.spans if s.start <= start < s.end)
+
+    assert not style_of("Here").dim and not style_of("Here").strike  # a written note: a plain link
+    assert style_of("Later") == styles.unwritten and not style_of("Later").strike
+    assert style_of("gone.png") == styles.broken

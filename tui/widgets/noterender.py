@@ -53,6 +53,8 @@ class Styles:
     heading1: Style = Style(bold=True, underline=True, color="#7fb4ff")
     link: Style = Style(underline=True, color="#5fd7ff")
     broken: Style = Style(color="#ff6b6b", strike=True)
+    # a link to a note not written yet: no breakage (Obsidian draws it faded), and clear of the broken look
+    unwritten: Style = Style(underline=True, dim=True, color="#5fd7ff")
     embed: Style = Style(italic=True, color="#d7af5f")
     code: Style = Style(color="#d7875f")
     quote: Style = Style(italic=True, dim=True)
@@ -71,6 +73,7 @@ THEME_COLOURS = {  # Styles field -> the theme variable its colour comes from
     "heading1": "text-primary",
     "link": "text-accent",
     "broken": "text-error",
+    "unwritten": "text-accent",
     "embed": "text-success",
     "code": "text-warning",
     "tag": "text-secondary",
@@ -360,7 +363,7 @@ def _link(out: Text, label: str, link: Link, ctx: Context, embed: bool) -> None:
     index = len(ctx.links)
     ctx.links.append((link, target))
     if target is None:
-        out.append(label, styles.broken)
+        out.append(label, styles.unwritten if link.target and not embed else styles.broken)
         return
     style = (styles.embed if embed else styles.link) + Style(meta={"@click": f"follow({index})"})
     out.append(label, style)
