@@ -422,6 +422,33 @@ class PendingStore:
         if mine + 1 > self._agent_changes() or mine_held + size > self.max_bytes * self.agent_share:
             raise PendingFull(self._full_message(actor.removeprefix("agent:"), int(mine), int(mine_held), size))
 
+    def refusing(self) -> list[str]:
+        """Whom the store refuses now, in the person's words (`vaultwatch pending` says it): every
+        agent when what waits fills it, else each agent whose waiting changes fill its share. The
+        agent hears it on its refused call; the person would otherwise learn it from no one."""
+        marks = ",".join("?" * len(WAITING))
+        mb = 2**20
+        with self._lock:
+            count, held = self._con.execute(
+                f"SELECT COUNT(*), COALESCE(SUM(size), 0) FROM proposals WHERE state IN ({marks})", WAITING
+            ).fetchone()
+            if count >= self.max_changes or held >= self.max_bytes:
+                return [
+                    f"the pending changes fill the store ({_changes(int(count))}, {held / mb:.1f} MB): every "
+                    "agent's gated change is refused until you approve or decline some"
+                ]
+            rows = self._con.execute(
+                f"SELECT actor, COUNT(*), COALESCE(SUM(size), 0) FROM proposals WHERE state IN ({marks})"
+                " GROUP BY actor ORDER BY actor",
+                WAITING,
+            ).fetchall()
+        return [
+            f"{actor.removeprefix('agent:')}'s pending changes fill its share ({_changes(int(n))}, "
+            f"{size / mb:.1f} MB): its further gated changes are refused until you approve or decline some"
+            for actor, n, size in rows
+            if n >= self._agent_changes() or size >= self.max_bytes * self.agent_share
+        ]
+
     def _full_message(self, agent: str | None, count: int, held: int, size: int) -> str:
         mb = 2**20
         if agent is not None:

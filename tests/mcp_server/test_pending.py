@@ -204,6 +204,8 @@ async def test_a_flood_of_gated_changes_is_refused_by_its_share_while_others_are
             pending_id(await other.call_tool("write", {"path": "Notes/mine.md", "content": "# mine\n"}))
         assert tree(root) == before
         assert waiting(env, root) == [("flooder", f"Notes/n{i}.md") for i in range(3)] + [("scribe", "Notes/mine.md")]
+        said = vaultwatch(env, "pending", str(root)).stderr  # the person hears whom the store refuses
+        assert "flooder's pending changes fill its share (3 pending changes" in said and "scribe's" not in said
         for pid in flood:
             assert vaultwatch(env, "decline", str(pid), str(root)).returncode == 0
         pending_id(await flooder.call_tool("write", {"path": "Notes/n3.md", "content": "# 3\n"}))

@@ -70,6 +70,8 @@ def register(cli: CommandLine) -> None:
                 print(diff_text(p))
         what = "change" if len(found) == 1 else "changes"
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
+        for refused in store.refusing():
+            print(f"vaultwatch: {refused}", file=sys.stderr)
         return 0
 
     p = cli.sub.add_parser("pending", help="agents' changes waiting for your approval (made while no TUI was open)")
