@@ -32,6 +32,17 @@ P_PATH = "Vault-relative path (a renamed note is found under both paths)."
 P_LIMIT = "Most changes to return (default 20)."
 
 
+SESSION_TAG = 8  # characters of a session id an agent is shown, as the person's `changes` shows them
+
+
+def session_tag(session: str) -> str:
+    """What an agent sees of a change's session: enough to tell sessions apart, never the id. On
+    the HTTP socket a session id is what a request carries to act in that session, so the whole
+    id let any agent that read a note's history call tools, and answer the person's approval
+    questions, as the agent that wrote it."""
+    return session[:SESSION_TAG]
+
+
 def change_row(c: Change) -> dict[str, Any]:
     """The compact form of one change for agents."""
     row: dict[str, Any] = {
@@ -44,7 +55,7 @@ def change_row(c: Change) -> dict[str, Any]:
         "summary": c.summary,
     }
     if c.session:
-        row["session"] = c.session
+        row["session"] = session_tag(c.session)
     if c.src:
         row["src"] = c.src
     if c.etag or c.previous_etag:
@@ -80,7 +91,7 @@ def register(server: MCPServer, env: Any) -> None:
         except VaultError:
             proposals = []  # the history stands without them
         if proposals:
-            body["pending"] = [p.as_json() for p in reversed(proposals)]
+            body["pending"] = [_pending_row(p) for p in reversed(proposals)]
         return ok(body, meta={"untrusted": "changes[].summary"})
 
     server.add_tool(
@@ -88,4 +99,11 @@ def register(server: MCPServer, env: Any) -> None:
     )
 
 
-__all__ = ["change_row", "register"]
+def _pending_row(p: pending.Proposal) -> dict[str, Any]:
+    row = p.as_json()
+    if row.get("session"):
+        row["session"] = session_tag(row["session"])
+    return row
+
+
+__all__ = ["change_row", "register", "session_tag"]

@@ -80,6 +80,20 @@ async def test_an_agents_write_is_journaled_with_its_session_and_the_audit_log_c
     assert "change_ids" not in next(line for line in lines if line["tool"] == "history")
 
 
+async def test_another_agent_reading_history_never_learns_a_session_id(vault, sock_dir):
+    """On the socket a session id is what a request carries to act in that session: the whole id in
+    `history` let another agent call tools, and answer approval questions, as the writer."""
+    async with serving(vault, sock_dir / "s.sock") as host:
+        async with uds_client(host.socket_path, name="writer") as writer:
+            result = await writer.call_tool("edit", {"path": "Plan.md", "old_text": "- one", "new_text": "- two"})
+            assert not result.is_error
+        full = journal_for(vault).changes(path="Plan.md")[0].session
+        assert full and len(full) > 8
+        async with uds_client(host.socket_path, name="other") as other:
+            rows = (await other.call_tool("history", {"path": "Plan.md"})).structured_content["changes"]
+    assert rows[0]["who"].startswith("writer") and rows[0]["session"] == full[:8]
+
+
 async def test_approve_round_trip_returns_the_normal_answer_with_progress_meanwhile(vault, sock_dir, monkeypatch):
     monkeypatch.setattr(activity, "PROGRESS_EVERY", 0.2)  # scaled down from a second: the person answers sooner
     gate = ApprovalGate("writes")
