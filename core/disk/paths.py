@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
-from collections.abc import Iterable
 
 from vaultwatch.core.errors import (
     AbsolutePathError,
@@ -17,7 +15,6 @@ from vaultwatch.core.errors import (
     PathChangedError,
     PathError,
     TraversalError,
-    UnsafeNameError,
 )
 
 MAX_PATH_CHARS = 1024
@@ -181,63 +178,3 @@ def to_disk(root_real: str, rel: str) -> str:
         ) from None
     with loc:
         return os.path.join(root_real, *loc.canon.split("/")) if loc.canon else root_real
-
-
-# --- names an agent may create -------------------------------------------------------------
-
-_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
-_SEPARATORS = "\u2028\u2029"
-_DOT_LOOKALIKES = "\u2024\ufe52\uff0e"  # one dot leader, small and fullwidth full stops
-_UNSAFE = re.compile(f"[{_BIDI}{_INVISIBLE}{_SEPARATORS}{_DOT_LOOKALIKES}]")
-
-
-def _safer(name: str) -> str:
-    out = unicodedata.normalize(
-        "NFC", _UNSAFE.sub("", name.replace("\uff0e", ".").replace("\u2024", ".").replace("\ufe52", "."))
-    )
-    return out.rstrip(" .") or "untitled"
-
-
-def check_new_name(name: str, siblings: Iterable[str] = (), *, folds_case: bool = False) -> None:
-    """Refuse a name for a new file or folder that could deceive a person reading the vault.
-
-    Refused: bidi controls (U+202E...), zero-width and other invisible characters, line and
-    paragraph separators (U+2028/2029), dot lookalikes (fullwidth full stop...), a trailing
-    space or dot, and a name that is another existing name of the same folder in another
-    Unicode form (NFC) or, where the file system folds case, in another case. The error
-    says which name to use instead.
-    """
-    bad = _UNSAFE.search(name)
-    if bad:
-        kind = (
-            "a bidirectional control character"
-            if bad.group() in _BIDI
-            else "a line or paragraph separator"
-            if bad.group() in _SEPARATORS
-            else "a dot lookalike"
-            if bad.group() in _DOT_LOOKALIKES
-            else "an invisible (zero-width) character"
-        )
-        raise UnsafeNameError(
-            f"unsafe name: {name!r} contains {kind} (U+{ord(bad.group()):04X}), which makes a "
-            f"name look like another; use {_safer(name)!r} instead"
-        )
-    if name != name.rstrip(" ."):
-        raise UnsafeNameError(
-            f"unsafe name: {name!r} ends with a space or a dot, which file managers hide "
-            f"and other systems drop; use {_safer(name)!r} instead"
-        )
-    nfc = unicodedata.normalize("NFC", name)
-    folded = nfc.casefold() if folds_case else None
-    for other in siblings:
-        if other == name:
-            continue
-        o = other if other.isascii() or unicodedata.is_normalized("NFC", other) else unicodedata.normalize("NFC", other)
-        if o == nfc or (folded is not None and o.casefold() == folded):
-            how = "the same name in another Unicode form" if o == nfc else "the same name in another case"
-            raise UnsafeNameError(
-                f"confusable name: {name!r} (spelled {ascii(name)}) is {how} as the existing "
-                f"{other!r} (spelled {ascii(other)}); use {other!r} (the existing one) or a "
-                "clearly different name"
-            )

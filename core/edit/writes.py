@@ -55,7 +55,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vaultwatch.core.disk.paths import check_new_name, is_hidden, normalize
+from vaultwatch.core.disk.names import check_new_name
+from vaultwatch.core.disk.paths import is_hidden, normalize
 from vaultwatch.core.disk.safeio import Loc, locate, open_at
 from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.edit import effects as fx
@@ -584,7 +585,7 @@ class Writer:
                         dst_rel,
                     )
                 if not case_only:
-                    self._check_new(dloc)
+                    self._check_new(dloc, leaving=src_rel)
                 previous = None
                 if kind != FOLDER:
                     previous = self._previous_etag(sloc, sst, src_rel, kind, if_match)
@@ -1123,14 +1124,21 @@ class Writer:
         """The per-note lock's key: the entry's real location (as Vault.disk_path names it)."""
         return os.path.join(self.vault.root_real, *canon.split("/"))
 
-    def _check_new(self, loc: Loc) -> None:
-        """Refuse a new name (and new folders on the way) a person could mistake for another (paths.check_new_name)."""
+    def _check_new(self, loc: Loc, *, leaving: str | None = None) -> None:
+        """Refuse a new name (and new folders on the way) a person could mistake for another (names.check_new_name).
+
+        `leaving` is a rename's source: beside its own new name it is gone, so renaming
+        `plan.md` to `Plan.md` is no twin, unless the file system folds case (then the two
+        names are one entry, and a forced probe on a case-sensitive disk must refuse it)."""
         new = loc.name.split("/")
         try:
             siblings = os.listdir(loc.dir_fd)
         except OSError:
             siblings = []
-        check_new_name(new[0], siblings, folds_case=folds_case(loc.dir_fd, siblings))
+        folds = folds_case(loc.dir_fd, siblings)
+        if leaving is not None and not folds and not loc.missing and leaving.rpartition("/")[0] == loc.parent:
+            siblings = [s for s in siblings if s != leaving.rpartition("/")[2]]
+        check_new_name(new[0], siblings, folds_case=folds)
         for part in new[1:]:
             check_new_name(part)
 
