@@ -265,8 +265,10 @@ def _one_script(word: str) -> str:
     seen: set[str] = set()
     for c in word:
         if _script(c) not in (None, "LATIN"):
-            latin = c.translate(_LOOKALIKE)
-            c = "I" if latin == "l" and c.isupper() else latin
+            compat = unicodedata.normalize("NFKC", c)
+            latin = (compat if len(compat) == 1 else c).translate(_LOOKALIKE)
+            if len(latin) == 1 and _script(latin) == "LATIN":
+                c = "I" if latin == "l" and c.isupper() else latin
         script = _script(c)
         if script and seen and not any(seen | {script} <= allowed for allowed in _MIXES) and script not in seen:
             out.append("-")
