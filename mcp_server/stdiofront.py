@@ -53,6 +53,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import select
 import stat
 import sys
@@ -69,6 +70,13 @@ if TYPE_CHECKING:  # imported once the SDK runs (`run`): the front answers befor
 log = logging.getLogger("vaultwatch.stdio")
 
 CACHE_FILES_KEPT = 16
+# a message's bytes at most, as the socket's request limit (requestguard.MAX_REQUEST_BYTES, which
+# this module does not import: it stays on the standard library); a longer line is answered, never
+# read whole
+MAX_LINE_BYTES = 40 * 2**20
+_ID = rb'(-?\d+|"(?:[^"\\]|\\.)*")'
+_HEAD_ID = re.compile(rb'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID)
+_TAIL_ID = re.compile(rb'"id"\s*:\s*' + _ID + rb"\s*\}\s*$")
 _TAKEN = b""  # in place of a line the front answers itself and the SDK never sees
 REFUSED = -32000  # a JSON-RPC server error: this server does not serve (another one holds the vault)
 QUIET_S = 0.3  # s without calls after which a client has paused (background work may start: calls_paused)
@@ -285,23 +293,53 @@ class StdioFront:
             self.before_sdk += 1
 
     def _read(self) -> None:
-        buf = b""
+        # the line being read, as the chunks it came in: each chunk is looked through once (a
+        # line kept in one buffer was split anew at every chunk, quadratic in a long line)
+        pieces: list[bytes] = []
+        held = 0
+        dropping = False  # a line over MAX_LINE_BYTES: its head and tail kept, the rest skipped
         while True:
             try:
                 chunk = os.read(self._in, 1 << 16)
             except OSError:
                 chunk = b""
             if not chunk:
-                if buf.strip():
-                    self._route(buf)
+                if dropping:
+                    self._too_long(pieces)
+                elif (rest := b"".join(pieces)).strip():
+                    self._route(rest)
                 self._route(None)
                 self.need_sdk.set()
                 return
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                if line.strip():
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                pieces.append(chunk[start:end])
+                if dropping:
+                    self._too_long(pieces)
+                elif (line := b"".join(pieces)).strip():
                     self._route(line)
+                pieces, held, dropping = [], 0, False
+                start = end + 1
+            if start < len(chunk):
+                pieces.append(chunk[start:])
+                held += len(chunk) - start
+                if held > MAX_LINE_BYTES:
+                    dropping = True
+                    pieces = [pieces[0], pieces[-1]] if len(pieces) > 1 else pieces
+
+    def _too_long(self, pieces: list[bytes]) -> None:
+        """Answer a message over MAX_LINE_BYTES, which was never read whole, with the id found at
+        its head or its tail (where clients put it), else none."""
+        head, tail = pieces[0][:256], b"".join(pieces[-3:])[-256:]
+        found = _HEAD_ID.match(head) or _TAIL_ID.search(tail)
+        mib = MAX_LINE_BYTES // 2**20
+        error = {
+            "code": -32600,
+            "message": f"request too large: over vaultwatch's {mib} MiB request limit; the write tool takes notes "
+            "up to 10 MiB: split the content into several notes",
+        }
+        id_json = found.group(1).decode() if found else "null"
+        self._write(b'{"jsonrpc":"2.0","id":' + id_json.encode() + b',"error":' + json.dumps(error).encode() + b"}\n")
 
     def _route(self, raw: bytes | None) -> None:
         with self._route_lock:

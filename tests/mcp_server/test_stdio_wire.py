@@ -209,3 +209,34 @@ def _pipe_full(proc: subprocess.Popen) -> bool:
     buf = bytearray(4)
     fcntl.ioctl(proc.stdout.fileno(), termios.FIONREAD, buf)
     return int.from_bytes(buf, sys.byteorder) > 65536 - 4096
+
+
+def test_a_line_over_the_request_limit_is_answered_without_being_read_whole(tmp_path, env):
+    """A line kept in one buffer was split anew at every chunk read: a 50 MB write took the server
+    half a minute and half a gigabyte before its write cap refused it. A line over the socket's
+    request limit is now answered as the socket answers it, with the id from its head or its tail."""
+    from vaultwatch.mcp_server import requestguard, stdiofront
+
+    assert stdiofront.MAX_LINE_BYTES == requestguard.MAX_REQUEST_BYTES  # one limit on both transports
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n")
+    big = "x" * (stdiofront.MAX_LINE_BYTES + 5 * 2**20)
+    head_id = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "write", "arguments": {}}}
+    head_id["params"]["arguments"] = {"path": "big.md", "content": big}
+    tail_id = {"method": "tools/call", "params": {"name": "write", "arguments": {"path": "b.md", "content": big}}}
+    tail_id.update(jsonrpc="2.0", id="eight")
+    lines, _err = exchange(
+        [sys.executable, "-m", "vaultwatch.tui.entry", "serve", str(vault), "--stdio"],
+        env,
+        INIT,
+        INITIALIZED,
+        head_id,
+        tail_id,
+        PING,
+    )
+    answers = {key: json.loads(raw) for key, raw in by_id(lines).items()}
+    for rid in (7, "eight"):
+        assert answers[rid]["error"]["code"] == -32600 and "request too large" in answers[rid]["error"]["message"]
+    assert "result" in answers[PING["id"]]  # and it goes on reading
+    assert sorted(p.name for p in vault.iterdir()) == ["a.md"]
