@@ -252,7 +252,9 @@ _LOCKS = _LockTable()
 
 
 def _human_attestations(data: bytes | None) -> Counter:
-    """`by` values starting with human: in a note's `verified` frontmatter."""
+    """The `verified` frontmatter entries whose `by` starts with human:, each as its `by` and the
+    whole entry (every key and value): an agent that moved a person's review to another date, or
+    changed anything else of it, makes an entry the note did not have, as one that adds one does."""
     if not data:
         return Counter()
     text, _ = decode(data)
@@ -265,8 +267,15 @@ def _human_attestations(data: bytes | None) -> Counter:
     verified = raw.get("verified")
     items = [verified] if isinstance(verified, dict) else verified if isinstance(verified, list) else []
     return Counter(
-        i["by"] for i in items if isinstance(i, dict) and isinstance(i.get("by"), str) and i["by"].startswith("human:")
+        (i["by"], _entry_key(i))
+        for i in items
+        if isinstance(i, dict) and isinstance(i.get("by"), str) and i["by"].startswith("human:")
     )
+
+
+def _entry_key(entry: dict) -> str:
+    """One attestation's keys and values as comparable text (YAML gives dates, lists, maps)."""
+    return repr(sorted((str(k), repr(v)) for k, v in entry.items()))
 
 
 def _frontmatter_ok(text: str) -> tuple[bool, str | None]:
@@ -898,9 +907,9 @@ class Writer:
         if t.kind == NOTE and not is_human(actor):
             added = _human_attestations(data) - _human_attestations(old)
             if added:
-                who = next(iter(added))
+                who = next(iter(added))[0]
                 raise WriteRefused(
-                    f"agents cannot attest human review: this change adds a `verified` entry with "
+                    f"agents cannot attest human review: this change adds or alters a `verified` entry with "
                     f"by: {who!r}; record your own check with by: 'agent:<your name>' "
                     "(machine-confirmed) and leave human review to a person",
                     "human_attestation_refused",

@@ -410,6 +410,30 @@ def test_agents_cannot_attest_human_review_by_any_route(vault, writer):
     assert vault.snapshot.get("Projects/Plan.md").okf_trust == "human-reviewed"
 
 
+def test_an_agent_cannot_alter_a_persons_review_but_may_leave_it_and_edit_around_it(vault, writer):
+    """Only added `by: human:` entries were refused: an agent moved a person's review to another date
+    (the note stayed human-reviewed, dated as the agent chose) or changed its note."""
+    writer.update_frontmatter(
+        "Projects/Plan.md", append={"verified": {"by": "human:ana", "at": "2024-01-01"}}, actor="human"
+    )
+    before = read(vault, "Projects/Plan.md")
+    altered = [
+        lambda: writer.edit("Projects/Plan.md", "2024-01-01", "2031-01-01", actor="agent:a"),
+        lambda: writer.edit("Projects/Plan.md", "at: 2024-01-01", "at: 2024-01-01\n    note: fine", actor="agent:a"),
+        lambda: writer.update_frontmatter(
+            "Projects/Plan.md", set={"verified": [{"by": "human:ana", "at": "2031-01-01"}]}, actor="agent:a"
+        ),
+    ]
+    for attempt in altered:
+        with pytest.raises(WriteRefused) as info:
+            attempt()
+        assert info.value.code == "human_attestation_refused" and "human:ana" in info.value.message
+    assert read(vault, "Projects/Plan.md") == before
+    # the person's entry left as it is: the agent may still edit the note and add its own check
+    writer.update_frontmatter("Projects/Plan.md", append={"verified": {"by": "agent:a"}}, actor="agent:a")
+    writer.update_frontmatter("Projects/Plan.md", set={"status": "draft"}, actor="agent:a")
+
+
 # --- delete -------------------------------------------------------------------------------
 
 
