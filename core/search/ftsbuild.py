@@ -38,7 +38,7 @@ from vaultwatch.core.search.ftsprep import (
     prepare,
     prepare_pooled,
 )
-from vaultwatch.core.search.ftsrows import DOC_COLUMNS, doc_of, insert_rows, merging, okf_cols
+from vaultwatch.core.search.ftsrows import DOC_COLUMNS, DOC_MARKS, doc_of, insert_rows, merging, okf_cols
 from vaultwatch.core.search.ftsstate import QUICK_BATCH, IndexState
 from vaultwatch.core.search.notetext import COLUMNS, FIELD_COLUMNS, SCHEMA_VERSION, TOKENIZER, register_functions
 
@@ -139,10 +139,10 @@ class SearchBuilder(IndexState):
                         "CREATE TABLE docs (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, "
                         "size INTEGER, mtime_ns INTEGER, inode INTEGER, "
                         "deprecated INTEGER, stale_day INTEGER, stale_at REAL, "
-                        "name TEXT, title TEXT, aliases TEXT, headings TEXT, body BLOB, fterms TEXT)"
+                        "name TEXT, title TEXT, aliases TEXT, headings TEXT, props TEXT, body BLOB, fterms TEXT)"
                     )
                     con.execute(
-                        "CREATE VIEW content AS SELECT id, path, name, title, aliases, headings, "
+                        "CREATE VIEW content AS SELECT id, path, name, title, aliases, headings, props, "
                         "vw_inflate(body) AS body FROM docs"
                     )
                     con.execute(
@@ -567,19 +567,23 @@ class SearchBuilder(IndexState):
             rowid = old[0]
             con.execute(
                 "UPDATE docs SET size = ?, mtime_ns = ?, inode = ?, deprecated = ?, stale_day = ?, "
-                "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, body = ?, fterms = ? "
+                "stale_at = ?, name = ?, title = ?, aliases = ?, headings = ?, props = ?, body = ?, fterms = ? "
                 "WHERE id = ?",
                 (e.size_bytes, e.mtime_ns, e.inode, *okf_cols(e), *cols, blob, fterms, rowid),
             )
         else:
             rowid = con.execute(
-                f"INSERT INTO docs ({DOC_COLUMNS}) VALUES ({', '.join('?' * 13)})",
+                f"INSERT INTO docs ({DOC_COLUMNS}) VALUES ({DOC_MARKS})",
                 (path, e.size_bytes, e.mtime_ns, e.inode, *okf_cols(e), *cols, blob, fterms),
             ).lastrowid
         con.execute(
-            f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", (rowid, path, *cols, body)
+            f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * (1 + len(COLUMNS)))})",
+            (rowid, path, *cols, body),
         )
-        con.execute(f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)", (rowid, *cols))
+        con.execute(
+            f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES ({', '.join('?' * (1 + len(FIELD_COLUMNS)))})",
+            (rowid, *cols[: len(FIELD_COLUMNS)]),
+        )
         if tally is not None:
             tally.put_in((path, *cols, body))
         self._rowids[e.path] = rowid

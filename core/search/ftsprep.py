@@ -1,7 +1,8 @@
 """The note side of a full-text build: what the index stores for each note, made from its file.
 
 `prepare` reads a batch of notes and returns, for each, its fields (file-name words, title,
-aliases, headings), their FTS5 tokens (`fterms`), the searchable body and that body zlib'd.
+aliases, headings, property values), the first four's FTS5 tokens (`fterms`), the searchable body
+and that body zlib'd.
 It takes plain `Job` tuples, so the same code runs in the writer's thread (live updates) and in
 a pool of processes (`prepare_pooled`: a cold build of a big vault). That work is CPU-bound
 Python: on a second thread it held the GIL the SQLite writer and the app wait for, and at
@@ -26,6 +27,7 @@ from vaultwatch.core.search.notetext import (
     deflate,
     note_aliases,
     note_name,
+    note_props,
     note_text,
     read_capped,
     tokens_of,
@@ -66,13 +68,14 @@ class Job(NamedTuple):
     title: str
     aliases: str  # note_aliases(entry)
     anchors: str  # Entry.anchors: its heading texts (then block ids), already lexed by the index
+    props: str = ""  # note_props(entry)
 
 
 class Prepared(NamedTuple):
     """A note as the index stores it (`fields` None: gone, unreadable or not inside the vault)."""
 
     path: str
-    fields: tuple[str, str, str, str] | None  # name words, title, aliases, headings
+    fields: tuple[str, str, str, str, str] | None  # name words, title, aliases, headings, property values
     fterms: str
     body: str
     blob: bytes
@@ -84,7 +87,9 @@ def jobs_for(paths: list[str], by_path: dict[str, Entry]) -> list[Job | str]:
     for path in paths:
         e = by_path.get(path)
         out.append(
-            Job(e.path, e.size_bytes, e.title, note_aliases(e), e.anchors) if e is not None and e.kind == NOTE else path
+            Job(e.path, e.size_bytes, e.title, note_aliases(e), e.anchors, note_props(e))
+            if e is not None and e.kind == NOTE
+            else path
         )
     return out
 
@@ -155,11 +160,11 @@ def prepare(root_real: str, jobs: list[Job | str], tokens: FieldTokens) -> list[
         )
         read.append((job, note_text(data, known)))
     fields = [
-        (note_name(job.path), job.title, job.aliases, text[0])
+        (note_name(job.path), job.title, job.aliases, text[0], job.props)
         for job, text in read
         if text is not None and isinstance(job, Job)
     ]
-    terms = iter(tokens.terms(fields) if fields else ())
+    terms = iter(tokens.terms([f[:4] for f in fields]) if fields else ())  # the ranking's fields: no properties
     fields_it = iter(fields)
     out = []
     for job, text in read:

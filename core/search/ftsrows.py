@@ -26,16 +26,16 @@ def insert_rows(con: sqlite3.Connection, new: list[tuple[int, tuple, Prepared]])
     """Insert (row id, `doc_of` the note, its prepared row) for notes the index does not hold:
     each table in one statement (the writer thread's first build, and core.search.ftsfirst's process)."""
     con.executemany(
-        f"INSERT INTO docs (id, {DOC_COLUMNS}) VALUES ({', '.join('?' * 14)})",
+        f"INSERT INTO docs (id, {DOC_COLUMNS}) VALUES (?, {DOC_MARKS})",
         [(i, *doc, *(row.fields or ()), row.blob, row.fterms) for i, doc, row in new],
     )
     con.executemany(
-        f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * (1 + len(COLUMNS)))})",
         [(i, doc[0], *(row.fields or ()), row.body) for i, doc, row in new],
     )
     con.executemany(
-        f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES (?, ?, ?, ?, ?)",
-        [(i, *(row.fields or ())) for i, _doc, row in new],
+        f"INSERT INTO ftsf (rowid, {', '.join(FIELD_COLUMNS)}) VALUES ({', '.join('?' * (1 + len(FIELD_COLUMNS)))})",
+        [(i, *(row.fields or ())[: len(FIELD_COLUMNS)]) for i, _doc, row in new],
     )
 
 
@@ -55,9 +55,11 @@ def merging(con: sqlite3.Connection, building: bool, merge: bool = False) -> Non
         raise
 
 
-DOC_COLUMNS = (
-    "path, size, mtime_ns, inode, deprecated, stale_day, stale_at, name, title, aliases, headings, body, fterms"
-)
+_DOC_NAMES = (
+    "path, size, mtime_ns, inode, deprecated, stale_day, stale_at, name, title, aliases, headings, props, body, fterms"
+).split(", ")
+DOC_COLUMNS = ", ".join(_DOC_NAMES)
+DOC_MARKS = ", ".join("?" * len(_DOC_NAMES))  # a value for each of DOC_COLUMNS
 
 
 def okf_cols(e: Entry) -> tuple:
@@ -69,4 +71,4 @@ def okf_cols(e: Entry) -> tuple:
     )
 
 
-__all__ = ["DOC_COLUMNS", "doc_of", "insert_rows", "merging", "okf_cols"]
+__all__ = ["DOC_COLUMNS", "DOC_MARKS", "doc_of", "insert_rows", "merging", "okf_cols"]

@@ -1,8 +1,10 @@
 """The text of a note as the full-text index stores it: headings and body (code and comments
-left out), file-name words, aliases, FTS5's own tokens of the fields, and the zlib'd body."""
+left out), file-name words, aliases, property values, FTS5's own tokens of the fields, and the
+zlib'd body."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import zlib
 from typing import BinaryIO
@@ -12,9 +14,9 @@ from vaultwatch.core.markdown.parse import decode, split_frontmatter
 from vaultwatch.core.model import Entry
 from vaultwatch.core.search import ranking
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 TOKENIZER = "porter unicode61 remove_diacritics 2"
-COLUMNS = ("path", "name", "title", "aliases", "headings", "body")
+COLUMNS = ("path", "name", "title", "aliases", "headings", "props", "body")
 FIELD_COLUMNS = ("name", "title", "aliases", "headings")  # also in `ftsf`, whose postings are the fields' only
 COMPRESS_LEVEL = 1
 MAX_BODY_CHARS = 2_000_000  # text beyond this (per note) is not searchable
@@ -126,6 +128,59 @@ def note_aliases(e: Entry) -> str:
         elif isinstance(value, list):
             out.extend(str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool))
     return "\n".join(out)
+
+
+# properties whose values the index holds in columns of their own (title, aliases), or that only
+# style the note in Obsidian (cssclasses): their words would be counted twice, or are no content
+_PROPS_LEFT_OUT = frozenset({"title", "aliases", "alias", "cssclasses", "cssclass"})
+MAX_PROPS_CHARS = 20_000  # property text beyond this (per note) is not searchable
+# between two values: no token to the tokenizer, and a snippet of a note found by a property reads
+# "Movies · Ridley Scott · 1982" rather than the values run together
+PROPS_SEP = " · "
+_WIKI_LINK = re.compile(r"\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
+
+
+def _link_text(m: re.Match[str]) -> str:
+    """A wiki link as its reader sees it: the note's name (no folder), and the text shown when it differs."""
+    name = m.group(1).rsplit("/", 1)[-1].strip()
+    shown = (m.group(2) or "").strip()
+    return name if not shown or shown == name else f"{name} {shown}"
+
+
+def note_props(e: Entry) -> str:
+    """A note's frontmatter property values, for the full-text index, PROPS_SEP between two: strings, numbers
+    and the items of lists (and nested mappings), in property order; a wiki link as its text
+    (`[[Ridley Scott]]`: "Ridley Scott"), as Obsidian shows it. The keys are left out: a key names a
+    property that most notes of a vault share (`categories`, `created`), so its word would match
+    nearly every note, and `--filter key=value` asks for a property by name. Also left out: URLs
+    (their words are ids and hosts no one searches for, each a term of its own in the index) and
+    the keys in _PROPS_LEFT_OUT. Cut at MAX_PROPS_CHARS."""
+    fm = e.frontmatter
+    if not fm:
+        return ""
+    out: list[str] = []
+    size = 0
+    stack: list[object] = [v for k, v in reversed(fm.items()) if str(k).casefold() not in _PROPS_LEFT_OUT]
+    while stack and size < MAX_PROPS_CHARS:
+        v = stack.pop()
+        if isinstance(v, str):
+            text = _URL.sub(" ", _WIKI_LINK.sub(_link_text, v) if "[[" in v else v).strip()
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            text = str(v)
+        elif isinstance(v, list):
+            stack.extend(reversed(v))
+            continue
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+            continue
+        else:  # true/false and empty values say nothing a search could ask for
+            continue
+        if text:
+            out.append(text)
+            size += len(text) + len(PROPS_SEP)
+    joined = PROPS_SEP.join(out)
+    return joined[:MAX_PROPS_CHARS] if len(joined) > MAX_PROPS_CHARS else joined
 
 
 def note_name(path: str) -> str:

@@ -44,8 +44,11 @@ B_HEADING = 0.8  # ... in a heading
 B_ALL_IN_TITLE = 2.5  # every term is in the name/title/aliases (per unit of the query's total IDF)
 B_NEAR = 1.0  # every term within a few words of the others (per unit of the total IDF)
 NEAR_DISTANCE = 4
-# bm25 column weights: path, name, title, aliases, headings, body
-WEIGHTS = (1.0, 4.0, 4.0, 3.0, 2.0, 1.0)
+# bm25 column weights: path, name, title, aliases, headings, property values, body. A property value
+# weighs what a word of the body weighs: a deliberate statement about the note (`director: [[Ridley
+# Scott]]`), yet shared by many notes (`categories: [[Movies]]`), and a note named for the word,
+# titled or aliased by it stays above the notes that only point to it
+WEIGHTS = (1.0, 4.0, 4.0, 3.0, 2.0, 1.0, 1.0)
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() constants (fts5_aux.c)
 
 

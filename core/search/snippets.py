@@ -152,7 +152,10 @@ def _copied_snippets(con: sqlite3.Connection, match: str, rowids: list[int]) -> 
     # FTS5 tokenizing each one a second time to delete it from the table's index
     con.execute("BEGIN")
     try:
-        con.executemany(f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        con.executemany(
+            f"INSERT INTO temp.vw_snip (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * (1 + len(COLUMNS)))})",
+            rows,
+        )
         return _snippets(con, "temp.vw_snip", "vw_snip MATCH ?", match)
     finally:
         con.execute("ROLLBACK")

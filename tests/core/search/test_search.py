@@ -203,11 +203,13 @@ OKF_BODY = "quokka habitat notes: the quokka lives on islands\n"
 def okf_vault(make_vault):
     return make_vault(
         {
-            "fresh.md": f"---\nstatus: stable\n---\n{OKF_BODY}",
-            "old.md": f"---\nstatus: deprecated\n---\n{OKF_BODY}",
-            "stale.md": f"---\nstale_after: 2020-01-01\n---\n{OKF_BODY}",
+            # as many property words in each (property values are searched, and a note's length is
+            # part of its score): only the OKF factors set their scores apart
+            "fresh.md": f"---\nstatus: stable\nreviewed: 2020-01-01\n---\n{OKF_BODY}",
+            "old.md": f"---\nstatus: deprecated\nreviewed: 2020-01-01\n---\n{OKF_BODY}",
+            "stale.md": f"---\nstatus: stable\nstale_after: 2020-01-01\n---\n{OKF_BODY}",
             "both.md": f"---\nstatus: deprecated\nstale_after: 2020-01-01\n---\n{OKF_BODY}",
-            "later.md": f"---\nstale_after: 2099-01-01\n---\n{OKF_BODY}",
+            "later.md": f"---\nstatus: stable\nstale_after: 2099-01-01\n---\n{OKF_BODY}",
             **{f"other{i}.md": "nothing to see here\n" for i in range(20)},
         },
         okf=True,

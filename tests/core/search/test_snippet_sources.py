@@ -91,9 +91,11 @@ def reference(con: sqlite3.Connection, match: str, rowids: list[int]) -> dict[in
     )
     con.execute("BEGIN")
     try:
-        con.executemany(f"INSERT INTO temp.ref_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        con.executemany(
+            f"INSERT INTO temp.ref_snip (rowid, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})", rows
+        )
         raws = con.execute(
-            f"SELECT rowid, snippet(ref_snip, 5, '{OPEN}', '{CLOSE}', '…', 24), "
+            f"SELECT rowid, snippet(ref_snip, {COLUMNS.index('body')}, '{OPEN}', '{CLOSE}', '…', 24), "
             f"snippet(ref_snip, -1, '{OPEN}', '{CLOSE}', '…', 24) FROM temp.ref_snip WHERE ref_snip MATCH ?",
             (match,),
         ).fetchall()

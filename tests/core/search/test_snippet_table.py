@@ -14,9 +14,9 @@ def content_db() -> sqlite3.Connection:
     con = sqlite3.connect(":memory:", isolation_level=None)
     con.execute(f"CREATE TABLE content (id INTEGER PRIMARY KEY, {', '.join(COLUMNS)})")
     notes = {
-        1: ("a.md", "a", "Harbour log", "", "", "The **harbour** opens at dawn; see [[Tides|the tides]]."),
-        2: ("b.md", "b", "Harbour map", "", "", "Boats leave the harbour at noon."),
-        3: ("c.md", "c", "Fields", "", "", "Nothing about the sea here, only fields and harbour walls."),
+        1: ("a.md", "a", "Harbour log", "", "", "", "The **harbour** opens at dawn; see [[Tides|the tides]]."),
+        2: ("b.md", "b", "Harbour map", "", "", "", "Boats leave the harbour at noon."),
+        3: ("c.md", "c", "Fields", "", "", "", "Nothing about the sea here, only fields and harbour walls."),
     }
     con.executemany(
         f"INSERT INTO content VALUES (?, {', '.join('?' * len(COLUMNS))})", [(i, *n) for i, n in notes.items()]
