@@ -204,6 +204,12 @@ class SearchQueries(IndexState):
         vault = self.vault
         snap = vault.snapshot
         clock = vault.clock
+        # the name, title or alias that is the query (`ranking.named_key`): every word typed, stop
+        # words too ("the art of war"); a prefix term names no note
+        positive = [t for t in terms if not t.exclude]
+        named = None if any(t.prefix for t in positive) else ranking.named_key(" ".join(t.text for t in positive))
+        # `named` is left out of the key: typing a stop word ("deploy the") gives the last answer again
+        # (search as you type), though a note named by the longer text would rank first on a new search
         fp = _fingerprint(strict, scope)
         offset = decode_cursor(cursor, fp) if cursor else 0
         bundle = snap.is_bundle
@@ -230,8 +236,10 @@ class SearchQueries(IndexState):
                     )
                     if any_total > total:
                         mode, match, total, cands, unsure = "any", loose, any_total, any_cands, any_unsure
+                if named and total > len(cands):
+                    self._add_named(con, join, named, cands, unsure)
                 okf = (clock.today().toordinal(), clock.now().timestamp()) if bundle else None
-                ranked = self._ranked(con, cands, unsure, match, wanted, okf, mode, offset + limit + 1)
+                ranked = self._ranked(con, cands, unsure, match, wanted, okf, mode, offset + limit + 1, named)
                 more = len(ranked) > offset + limit
                 page = []
                 ends = []
@@ -486,6 +494,24 @@ class SearchQueries(IndexState):
                 found.setdefault(r, check)
         return list(found.items())[:limit]
 
+    def _add_named(
+        self, con: sqlite3.Connection, join: str, named: tuple[str, ...], cands: dict[int, float], unsure: set[int]
+    ) -> None:
+        """Make candidates of the notes whose name, title or an alias may be the query (`named`): the
+        CANDIDATES notes where it starts one of them with the shortest fields by FTS5's bm25 (the note
+        whose name is the query itself has nothing after it). The field matches that join the candidates
+        stop at as many in no useful order, so the note named by a word that many names hold may not be
+        among them. They join with the lowest bm25 of the candidates, still to be checked against the query."""
+        expr = "{name title aliases} : ^" + quote_term(Term(" ".join(named), phrase=True))
+        floor = min(cands.values(), default=0.0)
+        f_join = join.format(t="ftsf")
+        for (r,) in con.execute(
+            f"SELECT ftsf.rowid FROM ftsf{f_join} WHERE ftsf MATCH ? ORDER BY bm25(ftsf) LIMIT ?", (expr, CANDIDATES)
+        ):
+            if r not in cands:
+                cands[r] = floor
+                unsure.add(r)
+
     def _ranked(
         self,
         con: sqlite3.Connection,
@@ -496,10 +522,11 @@ class SearchQueries(IndexState):
         okf: tuple[int, float] | None,
         mode: str,
         need: int,
+        named: tuple[str, ...] | None = None,
     ) -> list[tuple[int, str, float, tuple[str, ...]]]:
         """(rowid, path, score, duplicate paths) of the candidates, best first. Candidates not known
         to match are checked only when they reach the first `need` (a lookup per note)."""
-        scored = self._score(con, cands, wanted, okf, mode)
+        scored = self._score(con, cands, wanted, okf, mode, named)
         scored.sort(key=lambda r: (-r[2], r[1]))
         while unsure:
             top = [r for r, _p, _s in scored[:need] if r in unsure]
@@ -577,15 +604,19 @@ class SearchQueries(IndexState):
         wanted: list[Term],
         okf: tuple[int, float] | None,
         mode: str,
+        named: tuple[str, ...] | None = None,
     ) -> list[tuple[int, str, float]]:
-        """Score candidate notes (rowid -> FTS5's -bm25) with `ranking.score`."""
+        """Score candidate notes (rowid -> FTS5's -bm25) with `ranking.score`: whether each term is in
+        the name/title, aliases or headings is read from the note's stored tokens; where it is in the
+        name/title or aliases, their words as written say whether it is there as typed or only by its
+        stem, and whether the note is `named` by the query (`ranking.named_key`)."""
         if not cands:
             return []
         _n, idfs, fidfs, toks = self._term_stats(con, wanted)
         fidf_sum = sum(fidfs)
         inlist = ",".join(str(int(i)) for i in cands)
         rows = con.execute(
-            f"SELECT id, path, deprecated, stale_day, stale_at, fterms FROM docs WHERE id IN ({inlist})"
+            f"SELECT id, path, deprecated, stale_day, stale_at, fterms, name, title, aliases FROM docs WHERE id IN ({inlist})"
         ).fetchall()
         present: list[set[int] | None] = [None] * len(wanted)
         if mode == "any":  # which words each candidate has (in "all" mode: every one)
@@ -600,12 +631,25 @@ class SearchQueries(IndexState):
         # a few hundred candidates times each term times three fields: one predicate per term, not a
         # general call per field (field_tester says which is the same test)
         tests = [field_tester(field_needles(tk, t.prefix)) for t, tk in zip(wanted, toks, strict=False)]
-        for rowid, path, deprecated, stale_day, stale_at, fterms in rows:
+        typed = [ranking.folded_words(t.text) for t in wanted]
+        for rowid, path, deprecated, stale_day, stale_at, fterms, name, title, aliases in rows:
             name_title, alias, heading = [f" {p} " for p in (fterms or FIELD_SEP * 2).split(FIELD_SEP)]
             sigs = [
                 ranking.TermSignal(has is None or rowid in has, test(name_title), test(alias), test(heading))
                 for test, has in zip(tests, present, strict=True)
             ]
+            is_named = False
+            if any(sig.in_title or sig.in_alias for sig in sigs):  # the few with a name match: their words
+                words = set(ranking.folded_words(f"{name or ''} {title or ''} {aliases or ''}"))
+                for sig, t, tw in zip(sigs, wanted, typed, strict=True):
+                    if sig.in_title or sig.in_alias:
+                        sig.stem_only = not ranking.as_typed(tw, t.prefix, words)
+                if named and all(sig.in_title or sig.in_alias for sig in sigs if sig.present):
+                    stem = path.rpartition("/")[2]
+                    stem = stem[:-3] if stem.lower().endswith(".md") else stem
+                    is_named = any(
+                        ranking.named_key(x) == named for x in (stem, title or "", *(aliases or "").split("\n"))
+                    )
             factor = 1.0
             if okf is not None:
                 if deprecated:
@@ -613,10 +657,19 @@ class SearchQueries(IndexState):
                 if (stale_day is not None and stale_day <= okf[0]) or (stale_at is not None and stale_at <= okf[1]):
                     factor *= STALE_FACTOR
             # the score without the proximity bonus: the final one of every note not found near
-            prelim.append((rowid, path, sigs, factor, ranking.score(sigs, idfs, cands[rowid], fidf_sum, False, factor)))
+            prelim.append(
+                (
+                    rowid,
+                    path,
+                    sigs,
+                    factor,
+                    is_named,
+                    ranking.score(sigs, idfs, cands[rowid], fidf_sum, False, factor, is_named),
+                )
+            )
         near: set[int] = set()
         if len(wanted) > 1:  # proximity: checked for the best candidates only (a seek per note)
-            best = sorted(prelim, key=lambda r: -r[4])
+            best = sorted(prelim, key=lambda r: -r[5])
             ids = ",".join(str(r[0]) for r in best[:NEAR_CHECKED])
             expr = f"NEAR({' '.join(quote_term(t) for t in wanted)}, {ranking.NEAR_DISTANCE})"
             near = {
@@ -626,8 +679,12 @@ class SearchQueries(IndexState):
                 )
             }
         return [
-            (rowid, path, ranking.score(sigs, idfs, cands[rowid], fidf_sum, True, factor) if rowid in near else plain)
-            for rowid, path, sigs, factor, plain in prelim
+            (
+                rowid,
+                path,
+                ranking.score(sigs, idfs, cands[rowid], fidf_sum, True, factor, is_named) if rowid in near else plain,
+            )
+            for rowid, path, sigs, factor, is_named, plain in prelim
         ]
 
     def matching(self, terms: list[Term]) -> set[str]:

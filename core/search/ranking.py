@@ -4,14 +4,16 @@ Pure functions over plain values (no SQLite here): `core.search.fulltext` asks F
 per-term signals, and this module turns them into a score that carries signal for common
 terms too. BM25 with an IDF that never reaches zero (ln(1 + (N - n + 0.5) / (n + 0.5)),
 unlike FTS5's, which is ~0 for a term in more than half the notes), field boosts for the
-file name / title, aliases and headings, a bonus when every word is in the name, a
-proximity bonus when the words stand close together, then the OKF factors.
+file name / title, aliases and headings (less for a word there only through its stem), a bonus
+when every word is in the name, a bigger one when the name, title or an alias is the query itself,
+a proximity bonus when the words stand close together, then the OKF factors.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -43,6 +45,13 @@ B_ALIAS = 1.5  # ... in an alias
 B_HEADING = 0.8  # ... in a heading
 B_ALL_IN_TITLE = 2.5  # every term is in the name/title/aliases (per unit of the query's total IDF)
 B_NEAR = 1.0  # every term within a few words of the others (per unit of the total IDF)
+# a term in the name/title or an alias only through its stem ("minimal" in minimize-on-close: both
+# stem to "minim") gets this share of those boosts: a page that holds the word as typed ranks above it
+STEM_ONLY = 0.5
+# the name, title or an alias is the query (`named_key`): above anything the other parts add up to
+# (at most B_TITLE + B_ALIAS + B_HEADING + BM25's k1 + 1 + B_ALL_IN_TITLE + B_NEAR per unit of the
+# total IDF), so that note ranks first unless the OKF factors demote it
+B_NAMED = 11.0
 NEAR_DISTANCE = 4
 # bm25 column weights: path, name, title, aliases, headings, property values, body. A property value
 # weighs what a word of the body weighs: a deliberate statement about the note (`director: [[Ridley
@@ -104,6 +113,7 @@ class TermSignal:
     in_title: bool = False  # name or title
     in_alias: bool = False
     in_heading: bool = False
+    stem_only: bool = False  # in the name/title or an alias only through its stem, never as typed
 
 
 def score(
@@ -113,30 +123,39 @@ def score(
     fts_idf_sum: float,
     near: bool,
     factor: float = 1.0,
+    named: bool = False,
 ) -> float:
     """The note's score.
 
     `bm25` is FTS5's -bm25() of the whole query for the note: the sum over terms of FTS5's
     IDF times BM25's saturated term frequency. Divided by the sum of FTS5's IDFs it is the
     note's mean term frequency, which times our IDFs gives BM25 with an IDF that carries
-    signal for common terms too. The field boosts, the all-in-title bonus and the proximity
-    bonus are multiples of the terms' IDFs; then coverage squared (in "any" mode a note
-    with fewer of the words ranks lower) and the OKF factor.
+    signal for common terms too. The field boosts, the all-in-title bonus, the proximity bonus
+    and the bonus of a note `named` by the query are multiples of the terms' IDFs; a name, title
+    or alias match only through a stem counts STEM_ONLY of its boosts; then coverage squared (in
+    "any" mode a note with fewer of the words ranks lower) and the OKF factor.
     """
     total = sum(idfs) or 1.0
     matched = 0.0
     s = 0.0
     all_in_title = bool(signals)
+    as_typed = True  # every name/title/alias match holds the word as typed
     for sig, w in zip(signals, idfs, strict=False):
         if not sig.present:
             all_in_title = False
             continue
         matched += w
-        s += w * (B_TITLE * sig.in_title + B_ALIAS * sig.in_alias + B_HEADING * sig.in_heading)
+        named_by = B_TITLE * sig.in_title + B_ALIAS * sig.in_alias
+        if sig.stem_only:
+            named_by *= STEM_ONLY
+            as_typed = False
+        s += w * (named_by + B_HEADING * sig.in_heading)
         all_in_title = all_in_title and (sig.in_title or sig.in_alias)
     s += (bm25 / fts_idf_sum if fts_idf_sum > 0 else 0.0) * matched
     if all_in_title:
-        s += B_ALL_IN_TITLE * total
+        s += B_ALL_IN_TITLE * total * (1.0 if as_typed else STEM_ONLY)
+    if named:
+        s += B_NAMED * total
     if near:
         s += B_NEAR * total
     coverage = matched / total
@@ -144,6 +163,31 @@ def score(
 
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def folded_words(text: str) -> list[str]:
+    """The words of `text` as the index's tokenizer splits and folds them, before any stemming:
+    letters and digits, case-folded, without diacritics (NFKD, combining marks dropped)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return _TOKEN.findall("".join(ch for ch in decomposed if not unicodedata.combining(ch)))
+
+
+def named_key(text: str) -> tuple[str, ...]:
+    """What a query and a note's name, title or alias are compared by: their folded words, so case,
+    Unicode forms and punctuation or spacing between the words make no difference
+    ("obsidian-core plugins" and "Obsidian Core Plugins" are the same)."""
+    return tuple(folded_words(text))
+
+
+def as_typed(term_words: Sequence[str], prefix: bool, words: set[str] | frozenset[str]) -> bool:
+    """Whether `words` (a note's name, title and aliases, `folded_words`) hold a term's words as typed,
+    not only their stems (a prefix term: its last word starts one of them)."""
+    if not term_words:
+        return False
+    whole = term_words[:-1] if prefix else term_words
+    if not all(w in words for w in whole):
+        return False
+    return not prefix or any(w.startswith(term_words[-1]) for w in words)
 
 
 def similar_text(a: str, b: str, threshold: float = 0.8) -> bool:

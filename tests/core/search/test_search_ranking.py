@@ -128,6 +128,81 @@ def test_near_duplicates_in_version_folders_are_one_hit(searched):
     assert "duplicates" not in res.hits[got.index("other/Get-Secret.md")].as_json()
 
 
+def hub_files() -> dict[str, str]:
+    """An obsidian-hub-like vault: one theme named for a word, plugins whose names hold it, one that
+    matches it only through its stem (minimize and minimal both stem to "minim"), and many notes
+    that mention the word in their body."""
+    badge = "![GitHub stars](https://img.shields.io/github/stars/x/{n}?color=573E7A) {n} Repository: GitHub\n"
+    files = {
+        "Themes/Minimal.md": "# Minimal\n\nA distraction-free theme. Use the Minimal Theme Settings plugin.\n",
+        "Plugins/minimize-on-close.md": "---\naliases: [Minimize on close]\n---\n" + badge.format(n="minimize"),
+        "Plugins/minimal-quiz.md": badge.format(n="Minimal-quiz"),
+        "Plugins/obsidian-minimal-settings.md": badge.format(n="Minimal Theme Settings"),
+        "Plugins/dataview-autocompletion.md": "---\naliases: [Dataview Autocompletion]\n---\nA plugin for dataview.\n",
+        "Plugins/dataview.md": (
+            "---\naliases: [Dataview]\n---\nA plugin for dataview: a query language over the fields and tasks of notes.\n"
+        ),
+        "Plugins/excalidraw-cn.md": "---\naliases: [Excalidraw CN]\n---\nExcalidraw for Chinese users. Excalidraw.\n",
+        "Plugins/obsidian-excalidraw-plugin.md": "---\naliases: [Excalidraw]\n---\nSketch drawings.\n",
+        "Concepts/Obsidian Core Plugins.md": "The plugins that ship with the app, listed by what they do.\n",
+        "Plugins/obsidian-core-search-assistant-plugin.md": (
+            "Obsidian core plugins: the core search, with Obsidian plugins around it. Core plugins.\n"
+        ),
+        "Notes/Café Noir.md": "# Café Noir\n\nA dark theme.\n",
+        "Notes/cafe noir roasts.md": "# Cafe noir roasts\n\nCafé noir, café noir.\n",
+    }
+    for i in range(12):
+        files[f"Themes/Minimal {i}.md"] = (
+            f"# Minimal {i}\n\nA Minimal variant with minimal colours, built on Minimal.\n"
+        )
+        files[f"Roundup/r{i:02d}.md"] = "The minimal theme, dataview and excalidraw updates. Minimal again.\n"
+    return files
+
+
+@pytest.mark.parametrize(
+    "query, first",
+    [
+        ("Minimal", "Themes/Minimal.md"),  # its name, not a name that holds the word or its stem
+        ("minimal", "Themes/Minimal.md"),
+        ("dataview", "Plugins/dataview.md"),  # an alias (and the file name) is the query
+        ("Excalidraw", "Plugins/obsidian-excalidraw-plugin.md"),  # the alias "Excalidraw", not "Excalidraw CN"
+        ("Obsidian Core Plugins", "Concepts/Obsidian Core Plugins.md"),
+        ("cafe noir", "Notes/Café Noir.md"),  # case and accents aside
+    ],
+)
+def test_a_note_named_by_the_query_ranks_first(searched, query, first):
+    v = searched(hub_files())
+    assert paths(v.search(query, limit=10))[0] == first
+
+
+def test_a_name_that_holds_the_word_as_typed_outranks_one_that_holds_only_its_stem(searched):
+    v = searched(hub_files())
+    got = paths(v.search("Minimal", limit=40))
+    stem_only = got.index("Plugins/minimize-on-close.md")
+    for typed in ("Plugins/minimal-quiz.md", "Plugins/obsidian-minimal-settings.md", "Themes/Minimal 3.md"):
+        assert got.index(typed) < stem_only, got
+
+
+def test_a_named_note_beyond_the_candidates_still_ranks_first(searched, monkeypatch):
+    """A word in many notes' bodies and names: the note named by it is looked for among the names
+    themselves, not only among the notes FTS5's bm25 picks (which need not hold it)."""
+    from vaultwatch.core.search import ftsquery
+
+    monkeypatch.setattr(ftsquery, "CANDIDATES", 5)
+    files = {f"body/b{i:02d}.md": "orbit " * 20 + f"\nnote {i}\n" for i in range(30)}
+    files.update({f"names/Orbit plan {i:02d}.md": f"# Orbit plan {i}\n\nOrbit.\n" for i in range(30)})
+    files["zz/Orbit.md"] = "# Orbit\n\n" + "filler words " * 80 + "\n"
+    v = searched(files)
+    assert paths(v.search("orbit", limit=3))[0] == "zz/Orbit.md"
+
+
+def test_named_keys_fold_case_accents_and_punctuation():
+    assert ranking.named_key("Obsidian-Core  Plugins") == ranking.named_key("obsidian core plugins")
+    assert ranking.named_key("Café NOIR") == ("cafe", "noir")
+    assert ranking.named_key("ｆｕｌｌ width") == ("full", "width")  # NFKD folds compatibility forms
+    assert ranking.named_key("Minimal") != ranking.named_key("Minimal Edge")
+
+
 def test_okf_demotions_still_apply(searched):
     body = "# {t}\n\nThe deploy runbook for the deploy.\n"
     files = {"a.md": "---\nstatus: deprecated\n---\n" + body.format(t="A"), "b.md": body.format(t="B")}
