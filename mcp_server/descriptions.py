@@ -45,10 +45,10 @@ P_LIMIT = "Rows per page; omit for as many as fit the answer budget."
 P_PAGE_LIMIT = P_LIMIT
 P_CURSOR = "next_cursor of the previous page, unchanged."
 
-SEARCH = """Search notes by their words (title, headings, body, path) and, where offered, meaning; best match first, a snippet per hit.
-Use it to find notes by what they say; similar for notes like one you have, list_documents for a complete or exactly filtered listing.
+SEARCH = """Search notes by their words (title, headings, properties, body, path) and, where offered, meaning; best match first, a snippet per hit.
+Use it to find notes by content; similar for notes like one you have, list_documents for a complete or exactly filtered listing.
 folder, pattern and filters as in list_documents; near-identical notes fold into one hit (duplicates); match="any": too few notes had every word.
-Errors: an unusable query (says how to write it); the index still building: retry or use list_documents."""
+Errors: an unusable query (says how to write it); index still building: retry, or list_documents."""
 
 # what search and the instructions say of meaning and `similar` (the semantic extra), and their text without it
 SEARCH_BY_MEANING = (
