@@ -83,6 +83,7 @@ from vaultwatch.core.errors import NotFoundError, PathError, VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.index.scan import walked_folder
 from vaultwatch.core.links import rewrite
+from vaultwatch.core.markdown import okf
 from vaultwatch.core.markdown.parse import decode, load_yaml, split_frontmatter
 from vaultwatch.core.markdown.sections import SectionError
 from vaultwatch.core.markdown.sections import edit_section as _edit_section
@@ -276,6 +277,32 @@ def _human_attestations(data: bytes | None) -> Counter:
 def _entry_key(entry: dict) -> str:
     """One attestation's keys and values as comparable text (YAML gives dates, lists, maps)."""
     return repr(sorted((str(k), repr(v)) for k, v in entry.items()))
+
+
+OKF_INDEX = "index.md"  # the root note whose okf_version makes the vault an OKF bundle (core.markdown.okf)
+
+
+def _declares_okf(data: bytes | None) -> bool:
+    """Whether a root index.md of these bytes makes the vault an OKF bundle."""
+    if not data:
+        return False
+    block, _ = split_frontmatter(decode(data)[0])
+    if block is None:
+        return False
+    raw, error = load_yaml(block)
+    return not error and okf.declares_okf(raw)
+
+
+def _refuse_bundle_switch(actor: str, before: bool, after: bool) -> None:
+    """An agent may not make the vault an OKF bundle or stop it being one: that decides by which
+    rules every note is triaged, and on a bundle the Trust tab follows the notes' `verified:` keys
+    instead of the journal, so one agent's write would hide every change nobody has reviewed."""
+    if before != after and not is_human(actor):
+        raise WriteRefused(
+            "agents cannot turn the vault into an OKF bundle or out of one (okf_version in the root "
+            "index.md decides how every note is triaged); leave okf_version as it is, or ask the person",
+            "bundle_switch_refused",
+        )
 
 
 def _frontmatter_ok(text: str) -> tuple[bool, str | None]:
@@ -604,6 +631,10 @@ class Writer:
                 moved_dirs = self.dirs_under(src_rel, sloc, kind)
                 moves = {p: dst_rel + p[len(src_rel) :] for p in moved_files}
                 todo = list(rewrite.candidate_notes(snap.entries, moves)) if update_links else []
+                if OKF_INDEX in (src_rel, dst_rel):
+                    moved = snap.get(src_rel)
+                    lands = dst_rel == OKF_INDEX and moved is not None and okf.declares_okf(moved.frontmatter)
+                    _refuse_bundle_switch(actor, snap.is_bundle, lands)
                 effects = fx.moved(src_rel, dst_rel, files=moved_files, folders=moved_dirs)
                 _journal.approve(effects + fx.relinked(self._relinked(todo, moves)))
                 if kind == FOLDER and _journal.waited():  # approved while waiting: is it still what they saw?
@@ -768,6 +799,8 @@ class Writer:
             moved_to = None
             is_dir = stat_mod.S_ISDIR(st.st_mode)
             shown = self._journal_bytes(loc, st, rel) if kind != FOLDER else None
+            if OKF_INDEX in (rel, loc.canon):
+                _refuse_bundle_switch(actor, snap.is_bundle, False)
             inside = self._contents(loc, is_dir)
             _journal.approve(fx.deleted(rel, loc.canon, files=inside[0], folders=inside[1]), shown, None)
             if is_dir and _journal.waited():
@@ -904,6 +937,8 @@ class Writer:
                 "split it into several notes",
                 "too_large",
             )
+        if t.kind == NOTE and not is_human(actor) and OKF_INDEX in (t.rel, t.canon):
+            _refuse_bundle_switch(actor, _declares_okf(old), _declares_okf(data))
         if t.kind == NOTE and not is_human(actor):
             added = _human_attestations(data) - _human_attestations(old)
             if added:

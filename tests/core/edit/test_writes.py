@@ -434,6 +434,46 @@ def test_an_agent_cannot_alter_a_persons_review_but_may_leave_it_and_edit_around
     writer.update_frontmatter("Projects/Plan.md", set={"status": "draft"}, actor="agent:a")
 
 
+def test_an_agent_cannot_make_the_vault_a_bundle_or_unmake_it(tmp_path: Path) -> None:
+    """okf_version in the root index.md decides how every note is triaged; on a bundle the Trust tab
+    follows `verified:` keys instead of the journal: one agent write hid every unreviewed change."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "index.md").write_text("# Home\n")
+    (root / "Other.md").write_text("---\nokf_version: '0.1'\n---\n# Other\n")
+    vault = Vault(root)
+    vault.load()
+    writer = Writer(vault)
+    try:
+        refused = [
+            lambda: writer.write("index.md", "---\nokf_version: '0.1'\n---\n# Home\n", overwrite=True, actor="agent:a"),
+            lambda: writer.update_frontmatter("index.md", set={"okf_version": 1}, actor="agent:a"),
+        ]
+        for attempt in refused:
+            with pytest.raises(WriteRefused) as info:
+                attempt()
+            assert info.value.code == "bundle_switch_refused"
+        writer.delete("index.md", actor="agent:a")  # no bundle either way: allowed
+        with pytest.raises(WriteRefused) as info:
+            writer.rename("Other.md", "index.md", actor="agent:a")  # a note that declares it, moved to the root index
+        assert info.value.code == "bundle_switch_refused"
+        assert not vault.snapshot.is_bundle
+        writer.rename("Other.md", "index.md", actor="human")  # the person may
+        assert vault.snapshot.is_bundle
+        writer.edit("index.md", "# Other", "# Home of the bundle", actor="agent:a")  # okf_version kept: allowed
+        for attempt in (
+            lambda: writer.update_frontmatter("index.md", delete=["okf_version"], actor="agent:a"),
+            lambda: writer.rename("index.md", "Home.md", actor="agent:a"),
+            lambda: writer.delete("index.md", actor="agent:a"),
+        ):
+            with pytest.raises(WriteRefused) as info:
+                attempt()
+            assert info.value.code == "bundle_switch_refused"
+        assert vault.snapshot.is_bundle and "okf_version" in (root / "index.md").read_text()
+    finally:
+        vault.stop()
+
+
 # --- delete -------------------------------------------------------------------------------
 
 
