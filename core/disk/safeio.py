@@ -19,6 +19,14 @@ How the folder is reached:
   link (or a folder swapped for a link by another process) that leads outside is never
   followed: nothing outside is opened, read, hashed, stat'ed or written.
 
+Missing folders (`make_dirs`) are made one at a time with `mkdirat` relative to their parent's
+descriptor and opened at once with `O_NOFOLLOW`; each one made is listed with its device and
+inode (`Loc.created`, `Loc.created_ids`). A walk that fails after making some removes exactly
+those again (`remove_created`: only while empty and still the same folder), so a refused or
+failed call leaves no folder of its own behind. Making a folder is not a retry: a new path is
+as deep as its length allows (core.disk.paths.MAX_PATH_CHARS), while a path whose folders keep
+being swapped or removed midway still ends in `path_changed` after `MAX_SYMLINKS` retries.
+
 The vault-relative path the walk ended at (`Loc.canon`) is the entry's canonical path:
 it has no symlinks and is what `read` and the index accept. The final component is opened
 by the caller with O_NOFOLLOW; if it became a symlink since the walk, that open fails and
@@ -35,7 +43,17 @@ from dataclasses import dataclass, field
 from vaultwatch.core import platform
 from vaultwatch.core.errors import HiddenPathError, PathChangedError, SymlinkEscapeError
 
-__all__ = ["Loc", "locate", "open_at", "fd_inside", "fd_is", "has_openat2", "MAX_SYMLINKS", "vault_fd"]
+__all__ = [
+    "Loc",
+    "locate",
+    "open_at",
+    "fd_inside",
+    "fd_is",
+    "has_openat2",
+    "MAX_SYMLINKS",
+    "remove_created",
+    "vault_fd",
+]
 
 MAX_SYMLINKS = 40  # as the kernel's own limit on a path's symlinks
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -66,7 +84,9 @@ class Loc:
     """An open descriptor on the folder holding an entry, and the entry's name in it.
 
     `name` is "" for the vault root itself. `canon` is the entry's canonical vault-relative
-    path (no symlinks; "" for the root). `created` lists folders made on the way (make_dirs).
+    path (no symlinks; "" for the root). `created` lists folders made on the way (make_dirs),
+    parents first, and `created_ids` their (st_dev, st_ino), so that `remove_created` undoes
+    exactly them.
     Close it (or use it as a context manager) when done.
     """
 
@@ -75,6 +95,7 @@ class Loc:
     canon: str
     created: list[str] = field(default_factory=list)
     missing: bool = False  # missing_ok and a folder on the way is missing: `name` is the rest of the path
+    created_ids: dict[str, tuple[int, int]] = field(default_factory=dict)  # (st_dev, st_ino) of each made folder
 
     def close(self) -> None:
         if self.dir_fd >= 0:
@@ -149,7 +170,8 @@ def locate(
 
     follow_last: an in-vault symlink as the last component is followed too (the entry is its
     target); otherwise the link itself is the entry. make_dirs: missing folders on the way
-    are created (relative to their parent's descriptor) and listed in `Loc.created`.
+    are created (relative to their parent's descriptor) and listed in `Loc.created`; when the
+    walk raises after making some, they are removed again before the error reaches the caller.
     Raises SymlinkEscapeError (a link leads outside), HiddenPathError (a link leads into a
     hidden folder), PathChangedError (the path kept changing), FileNotFoundError (a folder
     on the way is missing; with missing_ok a Loc on the deepest existing folder is returned
@@ -205,6 +227,7 @@ def _walk(
     todo = list(parts)
     links = retries = 0
     created: list[str] = []
+    ids: dict[str, tuple[int, int]] = {}
     try:
         while True:
             comp = todo.pop(0)
@@ -213,7 +236,7 @@ def _walk(
             if not allow_hidden and comp.startswith("."):
                 raise HiddenPathError(f"hidden path blocked: {rel!r} leads into a hidden folder through a symlink")
             if last and not follow_last:
-                loc, cur = Loc(cur, comp, canon, created), -1
+                loc, cur = Loc(cur, comp, canon, created, created_ids=ids), -1
                 return loc
             try:
                 st = os.stat(comp, dir_fd=cur, follow_symlinks=False)
@@ -221,22 +244,35 @@ def _walk(
                 if exc.errno != errno.ENOENT:
                     raise
                 if last:
-                    loc, cur = Loc(cur, comp, canon, created), -1
+                    loc, cur = Loc(cur, comp, canon, created, created_ids=ids), -1
                     return loc
                 if missing_ok and not make_dirs:
-                    loc, cur = Loc(cur, "/".join((comp, *todo)), "/".join((*done, comp, *todo)), created, True), -1
+                    loc, cur = Loc(cur, "/".join((comp, *todo)), "/".join((*done, comp, *todo)), created, True, ids), -1
                     return loc
                 if not make_dirs:
                     raise
                 try:
                     os.mkdir(comp, dir_fd=cur)
+                    made = True
+                except FileExistsError:  # made meanwhile by another writer: open what is there now
+                    made = False
+                # straight to the open (O_NOFOLLOW): a folder made here is not a retry, so a deep new
+                # path is only bounded by the path's own length (paths.MAX_PATH_CHARS), while a folder
+                # swapped for a symlink or removed right after its mkdir still counts as one below
+                nxt = _open_dir(cur, comp)
+                if nxt is None:
+                    retries += 1
+                    if retries > MAX_SYMLINKS:
+                        raise _changed(rel) from None
+                    todo.insert(0, comp)
+                    continue
+                if made:
+                    st = os.fstat(nxt)
                     created.append(canon)
-                except FileExistsError:
-                    pass
-                todo.insert(0, comp)
-                retries += 1
-                if retries > MAX_SYMLINKS:
-                    raise _changed(rel) from None
+                    ids[canon] = (st.st_dev, st.st_ino)
+                os.close(cur)
+                cur = nxt
+                done.append(comp)
                 continue
             if stat_mod.S_ISLNK(st.st_mode):
                 links += 1
@@ -267,26 +303,65 @@ def _walk(
                     )
                 continue
             if last:
-                loc, cur = Loc(cur, comp, canon, created), -1
+                loc, cur = Loc(cur, comp, canon, created, created_ids=ids), -1
                 return loc
             if not stat_mod.S_ISDIR(st.st_mode):
                 raise NotADirectoryError(errno.ENOTDIR, "not a folder", canon)
-            try:
-                nxt = os.open(comp, _DIR_FLAGS, dir_fd=cur)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):  # swapped since the stat
-                    retries += 1
-                    if retries > MAX_SYMLINKS:
-                        raise _changed(rel) from None
-                    todo.insert(0, comp)
-                    continue
-                raise
+            nxt = _open_dir(cur, comp)
+            if nxt is None:  # swapped since the stat
+                retries += 1
+                if retries > MAX_SYMLINKS:
+                    raise _changed(rel) from None
+                todo.insert(0, comp)
+                continue
             os.close(cur)
             cur = nxt
             done.append(comp)
+    except BaseException:
+        if cur >= 0:
+            os.close(cur)
+            cur = -1
+        # refused or failed midway: the folders this walk made go again, and only those
+        remove_created(root_real, created, ids)
+        raise
     finally:
         if cur >= 0:
             os.close(cur)
+
+
+def _open_dir(cur: int, comp: str) -> int | None:
+    """The folder `comp` under `cur`, opened without following a symlink; None when it was swapped
+    or removed since it was looked at (the caller walks that component again)."""
+    try:
+        return os.open(comp, _DIR_FLAGS, dir_fd=cur)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+            return None
+        raise
+
+
+def remove_created(root_real: str, created: list[str], ids: dict[str, tuple[int, int]]) -> list[str]:
+    """rmdir the folders a `locate(make_dirs=True)` made (`Loc.created`, `Loc.created_ids`), deepest
+    first, each only while it is empty and still the very folder that was made (its device and
+    inode): a folder someone else made or filled in the meantime stays, and so does a pre-existing
+    folder that now stands at one of those paths. Returns the folders removed."""
+    removed: list[str] = []
+    for canon in reversed(created):
+        want = ids.get(canon)
+        if want is None:
+            continue
+        try:
+            with locate(root_real, canon, follow_last=False, missing_ok=True) as loc:
+                if loc.missing:
+                    continue
+                st = os.stat(loc.name, dir_fd=loc.dir_fd, follow_symlinks=False)
+                if (st.st_dev, st.st_ino) != want or not stat_mod.S_ISDIR(st.st_mode):
+                    continue
+                os.rmdir(loc.name, dir_fd=loc.dir_fd)
+        except (OSError, PathChangedError, SymlinkEscapeError, HiddenPathError):
+            continue  # not empty, gone, or no longer reachable as it was: it stays
+        removed.append(canon)
+    return removed
 
 
 def fd_is(fd: int, real: str) -> bool:

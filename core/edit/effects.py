@@ -83,21 +83,29 @@ class EffectSet:
 # --- builders: one per kind of operation (the write path calls these, never builds by hand) ---
 
 
-def written(rel: str, canon: str, *, create: bool = False, operation: str = "write") -> EffectSet:
+def written(
+    rel: str, canon: str, *, create: bool = False, operation: str = "write", new_folders: Iterable[str] = ()
+) -> EffectSet:
     """A note written, edited or given new frontmatter; `canon` is where its bytes live (an
-    in-vault symlinked note: its target), `rel` the path the caller spelled."""
-    return EffectSet(operation, (Effect(canon, CREATE if create else WRITE, rel if rel != canon else None),))
+    in-vault symlinked note: its target), `rel` the path the caller spelled. `new_folders`: the
+    missing folders a create makes on the way, each a change of its own."""
+    first = Effect(canon, CREATE if create else WRITE, rel if rel != canon else None)
+    return EffectSet(operation, (first, *(Effect(f, CREATE) for f in new_folders)))
 
 
-def moved(src: str, dst: str, *, files: Iterable[str] = (), folders: Iterable[str] = ()) -> EffectSet:
+def moved(
+    src: str, dst: str, *, files: Iterable[str] = (), folders: Iterable[str] = (), new_folders: Iterable[str] = ()
+) -> EffectSet:
     """A rename of `src` to `dst`; a folder's `files` and `folders` (every one under it, by their
-    old paths) move with it, each one an effect at both ends."""
+    old paths) move with it, each one an effect at both ends; `new_folders` are the missing
+    folders made on the way to `dst`."""
     out = [Effect(src, MOVE_FROM, dest=dst), Effect(dst, MOVE_TO)]
     for p in (*folders, *files):
         if p == src:
             continue
         new = dst + p[len(src) :]
         out += [Effect(p, MOVE_FROM, dest=new), Effect(new, MOVE_TO)]
+    out += [Effect(f, CREATE) for f in new_folders]
     return EffectSet("rename", tuple(out))
 
 

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core.disk.names import check_new_name
 from vaultwatch.core.disk.paths import is_hidden, normalize
-from vaultwatch.core.disk.safeio import Loc, locate, open_at
+from vaultwatch.core.disk.safeio import Loc, locate, open_at, remove_created
 from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit import fmedit, pieces
@@ -79,7 +79,7 @@ from vaultwatch.core.edit.atomic import (
 )
 from vaultwatch.core.edit.fmedit import FrontmatterEditError
 from vaultwatch.core.edit.limits import MAX_WRITE_BYTES
-from vaultwatch.core.errors import NotFoundError, PathError, VaultError
+from vaultwatch.core.errors import NotFoundError, PathChangedError, PathError, VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.index.scan import walked_folder
 from vaultwatch.core.links import rewrite
@@ -635,7 +635,8 @@ class Writer:
                     moved = snap.get(src_rel)
                     lands = dst_rel == OKF_INDEX and moved is not None and okf.declares_okf(moved.frontmatter)
                     _refuse_bundle_switch(actor, snap.is_bundle, lands)
-                effects = fx.moved(src_rel, dst_rel, files=moved_files, folders=moved_dirs)
+                new_folders = _new_folders(dloc)
+                effects = fx.moved(src_rel, dst_rel, files=moved_files, folders=moved_dirs, new_folders=new_folders)
                 _journal.approve(effects + fx.relinked(self._relinked(todo, moves)))
                 if kind == FOLDER and _journal.waited():  # approved while waiting: is it still what they saw?
                     if (self.files_under(src_rel, sloc), self.dirs_under(src_rel, sloc, kind)) != (
@@ -649,25 +650,31 @@ class Writer:
                             None,
                         )
                 created: list[str] = []
-                if dloc.missing:
-                    made = self.locate(dst_rel, follow_last=False, make_dirs=True)
-                    dloc.close()
-                    dloc.dir_fd, dloc.name, dloc.missing = made.dir_fd, made.name, False
-                    created = made.created
-                    dst_rel = dloc.canon = made.canon
-                if kind == FOLDER and (dst_rel + "/").startswith(src_rel + "/"):
-                    raise WriteRefused(f"cannot move folder {src_rel!r} into itself", "invalid_destination")
+                created_ids: dict[str, tuple[int, int]] = {}
+                moved_ok = False
                 try:
-                    if case_only:
-                        os.rename(sloc.name, dloc.name, src_dir_fd=sloc.dir_fd, dst_dir_fd=dloc.dir_fd)
-                    else:
-                        rename_noreplace(sloc.dir_fd, sloc.name, dloc.dir_fd, dloc.name)
-                except FileExistsError:
-                    raise AlreadyExistsError(
-                        f"destination exists: {dst_rel!r} appeared meanwhile; choose another name", dst_rel
-                    ) from None
-                except OSError as exc:
-                    raise os_error(exc, src_rel, "was not moved") from None
+                    if dloc.missing:  # the approved folders, made only now (see _make_folders)
+                        made = self._make_folders(dst_rel, dst_rel, new_folders)
+                        dloc.close()
+                        dloc.dir_fd, dloc.name, dloc.missing = made.dir_fd, made.name, False
+                        created, created_ids = made.created, made.created_ids
+                    if kind == FOLDER and (dst_rel + "/").startswith(src_rel + "/"):
+                        raise WriteRefused(f"cannot move folder {src_rel!r} into itself", "invalid_destination")
+                    try:
+                        if case_only:
+                            os.rename(sloc.name, dloc.name, src_dir_fd=sloc.dir_fd, dst_dir_fd=dloc.dir_fd)
+                        else:
+                            rename_noreplace(sloc.dir_fd, sloc.name, dloc.dir_fd, dloc.name)
+                    except FileExistsError:
+                        raise AlreadyExistsError(
+                            f"destination exists: {dst_rel!r} appeared meanwhile; choose another name", dst_rel
+                        ) from None
+                    except OSError as exc:
+                        raise os_error(exc, src_rel, "was not moved") from None
+                    moved_ok = True
+                finally:
+                    if not moved_ok and created:  # nothing moved: the folders made for it go again
+                        remove_created(self.vault.root_real, created, created_ids)
                 fsync_dir(sloc.dir_fd)
                 fsync_dir(dloc.dir_fd)
                 new_dirs = self.dirs_under(dst_rel, dloc, kind)
@@ -703,7 +710,7 @@ class Writer:
             )
         if warnings:
             summary += f"; {len(warnings)} link{'s' if len(warnings) != 1 else ''} left alone"
-        paths = tuple(dict.fromkeys([src_rel, dst_rel, *rewritten]))
+        paths = tuple(dict.fromkeys([src_rel, dst_rel, *created, *rewritten]))
         return self._publish(
             WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary, tuple(warnings), dst_rel), actor
         )
@@ -929,8 +936,9 @@ class Writer:
         later: FolderSyncs | None = None,
     ) -> list[str]:
         """Write `data` atomically (lock held). Returns vault paths of folders created for it.
-        `effects`: what the approval gate is asked about (default: this note written or created);
-        `later`: the folder's fsync runs in the background, the caller waits for it (see `_done`)."""
+        `effects`: what the approval gate is asked about (default: this note written or created,
+        with the folders a create makes); `later`: the folder's fsync runs in the background, the
+        caller waits for it (see `_done`)."""
         if len(data) > self.max_bytes:
             raise WriteRefused(
                 f"content is {len(data)} bytes, over the {self.max_bytes // 2**20} MiB write cap; "
@@ -949,9 +957,13 @@ class Writer:
                     "(machine-confirmed) and leave human review to a person",
                     "human_attestation_refused",
                 )
+        new_folders = _new_folders(loc) if create else []
+        if effects is None:
+            effects = fx.written(t.rel, t.canon, create=create, new_folders=new_folders)
+        # the agent's rules, the journal's room and the approval gate decide before anything reaches
+        # the disk: no folder, no temporary file exists while the person is asked or after a refusal
+        _journal.approve(effects, old, data)  # raises when a rule refuses or the person declines
         fresh = None
-        if create and loc.missing:  # make the missing folders, each relative to its parent's descriptor
-            fresh = loc = self.locate(t.canon, make_dirs=True, follow_last=False)
 
         def precheck() -> None:
             if create:
@@ -967,19 +979,16 @@ class Writer:
 
         done = False
         try:
-            # the bytes go to disk (a synced temporary file) before the approval gate, so that after the
-            # person's key only the re-check, the switch and the folder's fsync remain
+            if create and loc.missing:  # make the approved folders, each relative to its parent's descriptor
+                fresh = loc = self._make_folders(t.canon, loc.canon, new_folders)
             temp = write_temp(loc, data, mode=mode)
             try:
                 if self._hook is not None:
                     self._hook("temp_written")
-                if effects is None:
-                    effects = fx.written(t.rel, t.canon, create=create)
-                _journal.approve(effects, old, data)  # the approval gate; raises when the person declines
                 temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook, later=later)
                 done = True
             finally:
-                temp.discard()  # declined, refused or failed: no temporary file stays
+                temp.discard()  # refused or failed: no temporary file stays
         except FileExistsError:
             try:
                 found = read_file(loc, t.rel)
@@ -995,10 +1004,25 @@ class Writer:
         finally:
             if fresh is not None:
                 fresh.close()
-                if not done:  # declined or failed: the folders made for the new note go again (when still empty)
-                    self._remove_empty(fresh.created)
+                if not done:  # failed: exactly the folders this call made go again (when still empty)
+                    remove_created(self.vault.root_real, fresh.created, fresh.created_ids)
         _journal.committed(t.rel, old, data)
         return list(fresh.created) if fresh is not None else []
+
+    def _make_folders(self, canon: str, approved: str, folders: list[str]) -> Loc:
+        """Make the missing folders on the way to `canon` (a new entry), after the gate approved
+        `folders` for the path `approved`. A folder on the way swapped for a link meanwhile (the
+        walk follows in-vault links) would put the entry or new folders somewhere nobody approved:
+        then the folders made are removed again and nothing is done."""
+        made = self.locate(canon, make_dirs=True, follow_last=False)
+        if made.canon != approved or not set(made.created) <= set(folders):
+            made.close()
+            remove_created(self.vault.root_real, made.created, made.created_ids)
+            raise PathChangedError(
+                f"{canon!r} changed on disk while its folders were being made (a folder on the way was "
+                "moved or replaced by a link); nothing was done: try again"
+            )
+        return made
 
     def remove_empty_folders(self, folders: Iterable[str], *, actor: str = "human") -> list[str]:
         """rmdir each of `folders` (vault paths) that is empty, deepest first; one that is not (someone
@@ -1015,15 +1039,6 @@ class Writer:
         if removed:
             self._refresh(removed, actor)
         return removed
-
-    def _remove_empty(self, folders: list[str]) -> None:
-        """rmdir each of `folders` (vault paths, parents first) that is still empty, deepest first."""
-        for rel in reversed(folders):
-            try:
-                with self.locate(rel, follow_last=False) as loc:
-                    os.rmdir(loc.name, dir_fd=loc.dir_fd)
-            except (OSError, VaultError):
-                return  # not empty (someone put something there) or gone: its parents stay too
 
     def _check_match(self, t: _Target, if_match: str | None, current: str | None) -> None:
         if if_match is None:
@@ -1391,6 +1406,17 @@ class Writer:
             WriteApplied(actor, result.operation, result.path, result.changed_paths, result.diff_summary, time.time())
         )
         return result
+
+
+def _new_folders(loc: Loc) -> list[str]:
+    """The folders, parents first, that a new entry at a missing `loc` needs made: its path's
+    folders below the deepest one that exists (none when `loc`'s folder exists)."""
+    if not loc.missing:
+        return []
+    rest = loc.name.split("/")
+    parts = loc.canon.split("/")
+    base = parts[: len(parts) - len(rest)]
+    return ["/".join(base + rest[:i]) for i in range(1, len(rest))]
 
 
 def _count_lines(data: bytes) -> int:

@@ -57,6 +57,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat as stat_mod
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -67,6 +68,7 @@ from vaultwatch.core import platform, settings
 from vaultwatch.core.clock import SystemClock
 from vaultwatch.core.clock import reference as reference_of
 from vaultwatch.core.disk.private import private_file, private_folder
+from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.atomic import read_file
 from vaultwatch.core.edit.effects import LINKS
 from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable from here too
@@ -409,6 +411,7 @@ class Journal:
         self._bus = bus
         self._unsubscribe: Callable[[], None] | None = None
         self.current: Callable[[str], bytes | None] | None = None  # a vault path's bytes now (see _explained)
+        self.is_folder: Callable[[str], bool] | None = None  # a vault path is a real folder now (see _explained)
         self._announced: set[int] = set()  # rows published on the bus above the follower's mark
         self._followed: int | None = None  # the newest row id the follower has looked at (None: not following)
         self._data_version: int | None = None
@@ -451,6 +454,7 @@ class Journal:
             **options,
         )
         journal.current = _reader(vault)
+        journal.is_folder = _folder_probe(vault.root_real)
         journal.watch(vault.bus)
         return journal
 
@@ -617,6 +621,9 @@ class Journal:
             return False
         if data is None:
             ok = (written is not None and written[0] is None) or src == rel or (operation == "delete" and path == rel)
+            # a folder a change made on the way to what it wrote or moved (a folder has no bytes): the
+            # change names it, so the folder's arrival is that change, even when its disk event came first
+            ok = ok or (not removed and operation != "delete" and self.is_folder is not None and self.is_folder(rel))
             ok = ok or (moved_back is not None and moved_back[0] == rel)
         else:
             now = etag(data)
@@ -1514,6 +1521,20 @@ def _clip_args(arguments: dict[str, Any]) -> dict[str, Any]:
             v = v[:MAX_ARG_CHARS] + f"…(+{len(v) - MAX_ARG_CHARS})"
         out[str(k)[:80]] = v
     return out
+
+
+def _folder_probe(root_real: str) -> Callable[[str], bool]:
+    """Whether a vault path is a real folder now (not a link to one), reached inside the vault only."""
+
+    def is_folder(rel: str) -> bool:
+        try:
+            with locate(root_real, rel, follow_last=False, missing_ok=True) as loc:
+                st = loc.lstat()
+        except (OSError, VaultError):
+            return False
+        return st is not None and stat_mod.S_ISDIR(st.st_mode)
+
+    return is_folder
 
 
 def _reader(vault: Any) -> Callable[[str], bytes | None]:

@@ -221,14 +221,15 @@ async def test_an_outside_edit_while_a_change_waits_is_not_overwritten_on_approv
 
 class LooksAtTheDisk:
     """While a change waits for approval: which of the write path's temporary files exist, what
-    they hold, and what the leftover cleaner (told that everything is old) would remove; then
-    the person answers (or not)."""
+    they hold, whether the note's folder exists, and what the leftover cleaner (told that
+    everything is old) would remove; then the person answers (or not)."""
 
-    def __init__(self, gate: ApprovalGate, vault: Vault, answer: bool | None):
-        self.gate, self.vault, self.answer = gate, vault, answer
+    def __init__(self, gate: ApprovalGate, vault: Vault, answer: bool | None, folder: str):
+        self.gate, self.vault, self.answer, self.folder = gate, vault, answer, folder
         self.temps: dict[str, bytes] = {}
         self.cleaned: list[str] | None = None
         self.after: bytes | None = None
+        self.folder_there: bool | None = None
         vault.bus.subscribe(self.on_event)
 
     def on_event(self, event) -> None:
@@ -241,6 +242,7 @@ class LooksAtTheDisk:
         self.after = pending.after
         root = Path(self.vault.root)
         self.temps = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob(".vaultwatch-*.tmp")}
+        self.folder_there = (root / self.folder).is_dir()
         self.cleaned = clean_temp_files(self.vault.root_real, older_than=time.time() + 60)
         if self.answer is not None:
             self.gate.decide(pending.id, self.answer, "" if self.answer else "no")
@@ -258,21 +260,20 @@ def temp_files(vault: Vault) -> list[str]:
         {"path": "Inbox/New.md", "content": "# New\n"},  # a create in a new folder
     ],
 )
-async def test_a_waiting_change_is_on_disk_before_the_key_and_leaves_no_temporary_file(
-    vault, sock_dir, answer, arguments
-):
+async def test_a_waiting_change_has_nothing_on_disk_before_the_key(vault, sock_dir, answer, arguments):
     gate = ApprovalGate("writes", timeout=1.0)
     approval.attach(vault, gate)
     gate.attend()
-    person = LooksAtTheDisk(gate, vault, answer)
+    folder = arguments["path"].rpartition("/")[0]
+    person = LooksAtTheDisk(gate, vault, answer, folder)
     before = {"Plan.md": disk(vault, "Plan.md")}
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
         result = await client.call_tool("write", arguments)
-    folder = arguments["path"].rpartition("/")[0]
-    # while it waited: the new bytes in one synced temporary file beside the note, which the
-    # leftover cleaner (every file old enough for it) did not take
-    assert list(person.temps.values()) == [arguments["content"].encode()] == [person.after]
-    assert [p.rpartition("/")[0] for p in person.temps] == [folder]
+    # while it waited: the person saw the new bytes, yet neither a temporary file nor the new folder
+    # existed (the gate decides before anything reaches the disk, so a decline leaves nothing)
+    assert person.after == arguments["content"].encode()
+    assert person.temps == {}
+    assert person.folder_there is (folder == "")
     assert person.cleaned == []
     assert temp_files(vault) == []  # approved, denied or timed out: nothing left beside the note
     target = Path(vault.root) / arguments["path"]
