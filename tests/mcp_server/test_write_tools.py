@@ -290,7 +290,11 @@ async def test_a_big_rename_reports_progress_to_a_client_that_asked(make_vault, 
         )
         quiet = await client.call_tool("rename", {"path": "Moved/Renamed.md", "new_path": "Target.md"})
     assert not result.is_error, result.content[0].text
-    assert len(result.structured_content["changed_paths"]) == notes + 2  # the old path, the new one, each linking note
+    # the old path, the new one, the folder made for it, each linking note
+    assert (
+        len(result.structured_content["changed_paths"]) == notes + 3
+        and "Moved" in result.structured_content["changed_paths"]
+    )
     assert heard, f"no progress notification during a rename of {notes} links"
     assert [p for p, _, _ in heard] == sorted({p for p, _, _ in heard})  # strictly increasing
     assert all("working" in (message or "") for _, _, message in heard)
