@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # imported when first started
 
 GC_FREEZE_MIN = 3_000  # entries (the parse pool's size too: core.index.parsepool); see load()
 ARM_WAIT_S = 30.0  # s a load waits for the watcher's OS watches before it walks the disk anyway
+RESUME_READY_WAIT_S = 120.0  # s the start's finishing of interrupted operations waits for the first index
 
 
 def demo_vault_path() -> Path:
@@ -83,6 +84,7 @@ class Vault:
         self._journal: Journal | None = None  # the change journal (see `journal`), once set
         self._journal_set = False
         self._journal_lock = threading.Lock()
+        self._resumer: threading.Thread | None = None  # finish_interrupted_soon's thread, the latest
         # True while the process is busy answering (a client's burst of calls): the entry cache's
         # writes wait for it to end (at most entrycache.MAX_FLUSH_WAIT). Set by the server.
         self.answering: Callable[[], bool] | None = None
@@ -353,6 +355,40 @@ class Vault:
         journal = self.journal
         if journal is not None:
             journal.follow()
+        self.finish_interrupted_soon()  # what a killed run left half done, once the index is ready
+
+    def finish_interrupted_soon(self) -> None:
+        """Finish or roll back what a killed process left open in the journal (an interrupted revert,
+        rename, batch revert, redo or approval: core.review.resume), in a thread of its own that waits
+        for the first index: the start's first answers never wait for it, and it runs whatever calls
+        come or do not come. Every front end that serves the vault or writes to it calls it as it
+        starts: `start_watching` (every `serve`, and the TUI's watcher), the MCP host and the TUI; a
+        call while one runs is that one, and another process finishing them at the same moment is
+        left to it (resume.claim). With nothing to finish it costs one look at the journal."""
+        with self._start_lock:
+            if self._resumer is not None and self._resumer.is_alive():
+                return
+            self._resumer = threading.Thread(target=self._finish_interrupted, name="vaultwatch-resume", daemon=True)
+            self._resumer.start()
+
+    def _finish_interrupted(self) -> None:
+        # its writes refresh the index: after the first load, and after the load's check of the disk has
+        # been applied, so that what the killed run left (its new folders) is seen while its intent is open
+        self.wait_for_pending_writes(RESUME_READY_WAIT_S)
+        from vaultwatch.core.review.journal import has_intents, journal_path  # noqa: PLC0415
+
+        # a process that has not opened the journal (a TUI showing no changes yet) opens it only when
+        # there is something to finish: opening it starts recording outside edits
+        if not self._journal_set and not has_intents(journal_path(self.root_real)):
+            return
+        journal = self.journal
+        if journal is None or not journal.open_intents(interrupted=True):
+            return
+        # the write path and the revert modules load only now: a start with nothing to finish never
+        # loads them (a warm start's first answer needs neither)
+        from vaultwatch.core.review.resume import resume_and_report  # noqa: PLC0415
+
+        resume_and_report(self, journal)
 
     def wait_watching(self, timeout: float | None = None) -> bool:
         """Block until the watcher's OS watches are in place (when it publishes WatcherReady), so

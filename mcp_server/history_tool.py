@@ -16,7 +16,6 @@ from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import pending
 from vaultwatch.core.review.journal import Change, journal_for
-from vaultwatch.core.review.resume import resume_in_background
 
 from . import schemas
 from .activity import current_call
@@ -70,9 +69,7 @@ def change_row(c: Change) -> dict[str, Any]:
 def register(server: MCPServer, env: Any) -> None:
     """Add the `history` tool (also in read-only mode) and open the vault's journal now."""
     vault = env.vault
-    journal = journal_for(vault)  # opened at start: outside edits from now on show as "changed outside" rows
-    if journal is not None:
-        resume_in_background(vault, journal)  # a revert a crash cut off is finished before agents look
+    journal_for(vault)  # opened at start: outside edits from now on show as "changed outside" rows
 
     @vault_errors
     def history(

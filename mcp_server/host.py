@@ -440,6 +440,9 @@ class McpHost:
             if self._stop_requested:
                 self._stop.set()
         vault_lock = await self._lock_vault()
+        # the vault is this server's now: what a killed run left half done is finished or rolled back
+        # (core: once per vault, in the background after the first index; `serve` asked already)
+        self.vault.finish_interrupted_soon()
         try:
             lock_fd = self._lock()
         except BaseException:

@@ -61,6 +61,9 @@ class Services:
             if self.watcher is not None:  # the load's walk is checked once the watcher's watches are in place
                 vault.prepare_watching()
             vault.start()
+        # what a killed run left half done (a rename, a revert) is finished or rolled back, with or
+        # without a server or a watcher (core: once per vault, in the background after the first index)
+        vault.finish_interrupted_soon()
         if self.serving:
             self._mcp_worker = self.app.run_worker(
                 self._serve, thread=True, exclusive=True, group="mcp", exit_on_error=False, description="MCP server"

@@ -59,6 +59,7 @@ import os
 import sqlite3
 import stat as stat_mod
 import threading
+import urllib.parse
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -276,6 +277,22 @@ def journal_path(root_real: str) -> str:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40]
     digest = hashlib.sha256(os.fsencode(root_real)).hexdigest()[:16]
     return os.path.join(state_dir(), "journal", f"{safe}-{digest}.sqlite3")
+
+
+def has_intents(path: str) -> bool:
+    """Whether the journal file at `path` holds an open intent, read without opening it as a
+    Journal (no schema, no bus subscription): False when there is no journal there. A start
+    that has no other use for the journal looks here first (Vault.finish_interrupted_soon)."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        con = sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=rw", uri=True, timeout=10)
+        try:
+            return con.execute("SELECT 1 FROM intents LIMIT 1").fetchone() is not None
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return True  # the journal's own opening says what is wrong with it
 
 
 def enabled_by_env() -> bool:
@@ -733,6 +750,15 @@ class Journal:
             out.append((int(iid), int(cid), str(actor), parsed))
         return out
 
+    def intent_info(self, intent_id: int) -> tuple[float, int]:
+        """(when it was opened, how many files it has committed so far) of an open intent."""
+        with self._lock:
+            row = self._con.execute(
+                "SELECT at, (SELECT COUNT(*) FROM intent_files WHERE intent_id=?) FROM intents WHERE id=?",
+                (int(intent_id), int(intent_id)),
+            ).fetchone()
+        return (float(row[0]), int(row[1])) if row else (0.0, 0)
+
     def drop_intent(self, intent_id: int) -> None:
         with self._lock:
             self._con.execute("DELETE FROM intent_files WHERE intent_id=?", (int(intent_id),))
@@ -818,6 +844,10 @@ class Journal:
     def _under_move(rel: str, removed: bool, added: bool, intended: dict[str, list[dict[str, Any]]]) -> bool:
         if not (removed or added):
             return False  # a file changed in place under a moved folder is not the move's doing
+        if added:  # a folder the move made for its destination (or a killed one's, found at the next start)
+            inside = rel + "/"
+            if any(p.startswith(inside) and any("moved" in w for w in wants) for p, wants in intended.items()):
+                return True
         folder = rel.rpartition("/")[0]
         while folder:
             for want in intended.get(folder, ()):
@@ -1621,6 +1651,7 @@ __all__ = [
     "committed",
     "current_caller",
     "current_scope",
+    "has_intents",
     "journal_for",
     "open_journal",
     "journal_path",

@@ -3,14 +3,25 @@
 Interrupted reverts and renames first (core.review.revert), then what builds on them: batch
 reverts (core.review.batch), redos (core.review.redo) and approvals of pending changes
 (core.review.pending). The person is told how each went.
+
+Every front end reaches this through `Vault.finish_interrupted_soon` (once per vault, in a thread,
+after the first index), whatever calls its clients make. One process at a time finishes a
+journal's intents: the one holding its claim (`claim`, an flock beside the journal that the kernel
+drops with a killed holder); another that starts meanwhile leaves them to it.
 """
 
 from __future__ import annotations
 
-import threading
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from typing import Any
 
+from vaultwatch.core.disk.private import open_private
 from vaultwatch.core.edit.hooks import problem
 from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.events import IndexProblem
 from vaultwatch.core.review.batch import resume_batches
 from vaultwatch.core.review.journal import Journal
 from vaultwatch.core.review.pending import resume_approvals
@@ -18,30 +29,49 @@ from vaultwatch.core.review.redo import resume_redos
 from vaultwatch.core.review.revert import resume_reverts
 
 
-def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
+@contextlib.contextmanager
+def claim(journal: Journal) -> Iterator[bool]:
+    """Hold the right to finish `journal`'s interrupted intents while the block runs: True when
+    held, False when another process (or another Journal of this one) holds it. Without the claim
+    two starts at once would both journal the same interrupted rename and both try to put it back."""
+    try:
+        fd = open_private(journal.path + ".resume", os.O_RDWR)
+    except OSError:  # (a journal in a folder we cannot write: nothing else can finish its intents either)
+        yield True
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # (lets go of the flock)
+
+
+def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]] | None:
     """Finish every revert, rename, batch revert, redo and approval a crash interrupted. Returns (change id,
     what happened) for each; one that cannot finish stays open (the person sees why, and
-    `vaultwatch revert ID` tries again)."""
-    out = resume_reverts(writer, journal)
-    return out + resume_batches(writer, journal) + resume_redos(writer, journal) + resume_approvals(writer, journal)
+    `vaultwatch revert ID` tries again). None: another process is finishing them right now."""
+    with claim(journal) as mine:
+        if not mine:
+            return None
+        out = resume_reverts(writer, journal)
+        return out + resume_batches(writer, journal) + resume_redos(writer, journal) + resume_approvals(writer, journal)
 
 
-def resume_in_background(vault: object, journal: Journal) -> threading.Thread | None:
-    """At a server's start: finish interrupted reverts in a thread (the person is told how each
-    went on the vault's bus); None when there is none."""
-    if not journal.open_intents(interrupted=True):
-        return None
-
-    def run() -> None:
-        wait = getattr(vault, "wait_ready", None)
-        if callable(wait):  # the revert's writes refresh the index: after the first load
-            wait(120)
-        for _, message in resume_interrupted(Writer(vault), journal):  # type: ignore[arg-type]
-            vault.bus.publish(problem(message))  # type: ignore[attr-defined]
-
-    thread = threading.Thread(target=run, name="vaultwatch-resume-revert", daemon=True)
-    thread.start()
-    return thread
+def resume_and_report(vault: Any, journal: Journal) -> list[tuple[int, str]] | None:
+    """`resume_interrupted` on `vault`, each outcome published on its bus as a problem (the TUI
+    shows it, a headless server prints it); a failure is published too, never raised."""
+    try:
+        out = resume_interrupted(Writer(vault), journal)
+    except Exception as exc:  # the intents stay open: the next start, or `vaultwatch changes --finish`, tries again
+        vault.bus.publish(IndexProblem(f"finishing an interrupted operation failed: {exc!r}", "error"))
+        return []
+    for _, message in out or ():
+        vault.bus.publish(problem(message))
+    return out
 
 
-__all__ = ["resume_in_background", "resume_interrupted"]
+__all__ = ["claim", "resume_and_report", "resume_interrupted"]

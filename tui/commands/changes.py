@@ -2,6 +2,7 @@
 
     vaultwatch changes [VAULT] [--agent NAME] [--since TIME] [--path PATH] [--limit N] [--unreviewed] [--json]
     vaultwatch changes [VAULT] --mark-reviewed IDS|all [--agent NAME]
+    vaultwatch changes [VAULT] --finish      (finish what a killed vaultwatch left half done, as a start does)
     vaultwatch revert CHANGE_ID [VAULT]      (again after a crash: finishes the interrupted revert)
     vaultwatch revert --agent NAME [VAULT] --yes
     vaultwatch revert --session ID [VAULT] --yes  (a session's changes as one unit, all or nothing)
@@ -29,6 +30,7 @@ from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.shown import one_line
 
 if TYPE_CHECKING:
+    from vaultwatch.core.review.intents import OpenIntent
     from vaultwatch.core.vault import Vault
 
 
@@ -69,6 +71,13 @@ def _line(c: Change) -> str:
     return one_line(f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
 
 
+def _intent_lines(i: OpenIntent) -> str:
+    """An open intent in `vaultwatch changes`: where the change lines have an id, it says what it is."""
+    state = f"under way (process {i.process})" if i.running else f"INTERRUPTED (process {i.process} is gone)"
+    head = one_line(f"{'open':>6}  {_when(i.at)}  {i.actor[:28]:<28}  {i.operation[:18]:<18}  {state}: {i.summary}")
+    return f"{head}\n        what happens: {one_line(i.will)}\n        to finish it: {one_line(i.finish)}"
+
+
 def _say_full(journal: Journal) -> None:
     status = journal.status()
     if status["full"]:
@@ -91,6 +100,11 @@ def register(cli: CommandLine) -> None:
             raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
         if args.mark_reviewed is not None:
             return _mark(journal, args)
+        if args.finish:
+            return _finish(vault, journal)
+        from vaultwatch.core.review.intents import open_intents  # noqa: PLC0415  (reads only)
+
+        unfinished = open_intents(journal, vault.root_real, args.vault)
         since = parse_since(args.since, vault.clock.now()) if args.since else None
         changes = journal.changes(
             agent=args.agent,
@@ -101,14 +115,74 @@ def register(cli: CommandLine) -> None:
         )
         if args.session:
             changes = [c for c in changes if c.session and c.session.startswith(args.session)][: args.limit]
+        # an operation a kill cut off has no row yet, but leaves the vault half done: it comes first,
+        # whatever the filters, saying what finishing it does and how to have it finished
         if args.json:
+            for i in reversed(unfinished):
+                print(json.dumps(i.as_json(), ensure_ascii=False))
             for c in changes:
                 print(json.dumps(c.as_json(), ensure_ascii=False))
         else:
+            for i in reversed(unfinished):
+                print(_intent_lines(i))
             for c in changes:
                 print(_line(c))
         print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} (journal: {journal.path})", file=sys.stderr)
+        interrupted = [i for i in unfinished if not i.running]
+        if interrupted:
+            n = len(interrupted)
+            print(
+                f"vaultwatch: {n} interrupted operation{'s' if n != 1 else ''} not finished (listed first): "
+                f"{interrupted[-1].finish}",
+                file=sys.stderr,
+            )
         _say_full(journal)
+        return 0
+
+    def _finish(vault: Vault, journal: Journal) -> int:
+        from vaultwatch.core.events import IndexProblem  # noqa: PLC0415
+        from vaultwatch.core.review.intents import open_intents  # noqa: PLC0415
+        from vaultwatch.core.review.resume import resume_and_report  # noqa: PLC0415  (the write path)
+
+        if not journal.open_intents(interrupted=True):
+            running = [i for i in open_intents(journal, vault.root_real) if i.running]
+            print(
+                "nothing interrupted to finish"
+                + (
+                    f" ({len(running)} operation{'s' if len(running) != 1 else ''} under way in another process)"
+                    if running
+                    else ""
+                )
+            )
+            return 0
+        vault.load()  # the writes refresh the index: it must be there first
+        problems: list[str] = []
+        vault.bus.subscribe(
+            lambda e: problems.append(e.message) if isinstance(e, IndexProblem) and e.severity == "error" else None
+        )
+        try:
+            done = resume_and_report(vault, journal)
+        finally:
+            vault.stop()
+        if done is None:
+            print(
+                "vaultwatch: another vaultwatch is finishing the interrupted operations right now; "
+                "`vaultwatch changes` shows when they are done",
+                file=sys.stderr,
+            )
+            return 1
+        for _change_id, said in done:
+            print(said)
+        left = journal.open_intents(interrupted=True)
+        for message in problems:
+            print(f"vaultwatch: {message}", file=sys.stderr)
+        if left:
+            print(
+                f"vaultwatch: {len(left)} interrupted operation{'s' if len(left) != 1 else ''} could not be finished "
+                "(said above why); `vaultwatch changes` lists them",
+                file=sys.stderr,
+            )
+            return 1
         return 0
 
     def _mark(journal: Journal, args: argparse.Namespace) -> int:
@@ -148,6 +222,12 @@ def register(cli: CommandLine) -> None:
         default=None,
         help="mark these changes (12 or 12,13; all: every unreviewed one, of --agent if given) reviewed; "
         "the journal may drop reviewed changes older than its retention age to make room",
+    )
+    p.add_argument(
+        "--finish",
+        action="store_true",
+        help="finish (or roll back) now the operations a killed vaultwatch left half done (an interrupted "
+        "rename, revert, redo or approval), as the next start of vaultwatch on the vault would",
     )
     cli.handlers["changes"] = cmd_changes
 
