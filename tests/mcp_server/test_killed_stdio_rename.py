@@ -120,6 +120,7 @@ def test_changes_shows_a_killed_rename_with_what_happens_and_finish_rolls_it_bac
     assert finished.returncode == 0, finished.stderr
     assert "rolled back an interrupted rename" in finished.stdout, finished.stdout
     assert tree(root) == before  # every note back, byte for byte
+    assert not list(root.rglob(".vaultwatch-*.tmp"))  # and the killed writes' temporary files gone
     rows = changes_json(root, env)
     assert [(r["kind"], r["operation"]) for r in rows] == [("revert", "revert"), ("change", "rename")], rows
     again = cli("changes", str(root), "--finish", env=env)
