@@ -84,7 +84,7 @@ from vaultwatch.core.events import Event
 from vaultwatch.core.index.scan import walked_folder
 from vaultwatch.core.links import rewrite
 from vaultwatch.core.markdown import okf
-from vaultwatch.core.markdown.parse import decode, load_yaml, split_frontmatter
+from vaultwatch.core.markdown.parse import decode, load_yaml, parse_note, split_frontmatter
 from vaultwatch.core.markdown.sections import SectionError
 from vaultwatch.core.markdown.sections import edit_section as _edit_section
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE
@@ -283,14 +283,11 @@ OKF_INDEX = "index.md"  # the root note whose okf_version makes the vault an OKF
 
 
 def _declares_okf(data: bytes | None) -> bool:
-    """Whether a root index.md of these bytes makes the vault an OKF bundle."""
-    if not data:
-        return False
-    block, _ = split_frontmatter(decode(data)[0])
-    if block is None:
-        return False
-    raw, error = load_yaml(block)
-    return not error and okf.declares_okf(raw)
+    """Whether a root index.md of these bytes makes the vault an OKF bundle, read as the index
+    reads it (parse_note's frontmatter): the raw YAML differs from it (a date there is a string
+    here; frontmatter too big or too deep is none here), and a check that reads otherwise than the
+    index can be walked around."""
+    return bool(data) and okf.declares_okf(parse_note(data or b"", "index").frontmatter)
 
 
 def _refuse_bundle_switch(actor: str, before: bool, after: bool) -> None:

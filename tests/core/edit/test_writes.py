@@ -448,6 +448,9 @@ def test_an_agent_cannot_make_the_vault_a_bundle_or_unmake_it(tmp_path: Path) ->
         refused = [
             lambda: writer.write("index.md", "---\nokf_version: '0.1'\n---\n# Home\n", overwrite=True, actor="agent:a"),
             lambda: writer.update_frontmatter("index.md", set={"okf_version": 1}, actor="agent:a"),
+            # a date in the YAML, which the index reads as the string it is in JSON
+            lambda: writer.write("index.md", "---\nokf_version: 2024-01-01\n---\n", overwrite=True, actor="agent:a"),
+            lambda: writer.update_frontmatter("index.md", set={"okf_version": "2024-01-01"}, actor="agent:a"),
         ]
         for attempt in refused:
             with pytest.raises(WriteRefused) as info:
@@ -461,7 +464,9 @@ def test_an_agent_cannot_make_the_vault_a_bundle_or_unmake_it(tmp_path: Path) ->
         writer.rename("Other.md", "index.md", actor="human")  # the person may
         assert vault.snapshot.is_bundle
         writer.edit("index.md", "# Other", "# Home of the bundle", actor="agent:a")  # okf_version kept: allowed
+        deep = "x: " + "[" * 70 + "1" + "]" * 70 + "\n"  # frontmatter the index gives up on: no okf_version there
         for attempt in (
+            lambda: writer.edit("index.md", "okf_version: '0.1'\n", "okf_version: '0.1'\n" + deep, actor="agent:a"),
             lambda: writer.update_frontmatter("index.md", delete=["okf_version"], actor="agent:a"),
             lambda: writer.rename("index.md", "Home.md", actor="agent:a"),
             lambda: writer.delete("index.md", actor="agent:a"),
