@@ -79,7 +79,7 @@ from vaultwatch.core.edit.atomic import (
 )
 from vaultwatch.core.edit.fmedit import FrontmatterEditError
 from vaultwatch.core.edit.limits import MAX_WRITE_BYTES
-from vaultwatch.core.errors import NotFoundError, PathChangedError, PathError, VaultError
+from vaultwatch.core.errors import NotFoundError, PathChangedError, PathError, UnsafeNameError, VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.index.scan import walked_folder
 from vaultwatch.core.links import rewrite
@@ -279,6 +279,23 @@ def _entry_key(entry: dict) -> str:
     return repr(sorted((str(k), repr(v)) for k, v in entry.items()))
 
 
+# characters a wiki link cannot hold in its target: Obsidian reads # as a heading, ^ as a block, | as
+# an alias and [ ] as the link's ends, and warns that links will not work with such file names
+LINK_BREAKING = "#^[]|"
+
+
+def _refuse_link_breaking(name: str) -> None:
+    """An agent's new name may hold none of them: a rename rewrites every link to the note, and a
+    link to such a name silently reaches nothing (`[[Foo #x]]` names a heading of Foo), so the
+    person would lose the note's backlinks while the rename says it rewrote them."""
+    found = sorted({c for c in name if c in LINK_BREAKING})
+    if found:
+        raise UnsafeNameError(
+            f"unsafe name: {name!r} holds {' '.join(found)}, which links cannot reach (Obsidian reads # as a "
+            f"heading, ^ as a block, | as an alias, [ ] as a link's ends); choose a name without {LINK_BREAKING}"
+        )
+
+
 OKF_INDEX = "index.md"  # the root note whose okf_version makes the vault an OKF bundle (core.markdown.okf)
 
 
@@ -402,7 +419,7 @@ class Writer:
                         t.rel,
                         None,
                     )
-                self._check_new(loc)
+                self._check_new(loc, actor=actor)
                 created = self._commit(t, loc, None, data, actor=actor, create=True, later=later)
                 return self._done(
                     "write",
@@ -618,7 +635,7 @@ class Writer:
                         dst_rel,
                     )
                 if not case_only:
-                    self._check_new(dloc, leaving=src_rel)
+                    self._check_new(dloc, leaving=src_rel, actor=actor)
                 previous = None
                 if kind != FOLDER:
                     previous = self._previous_etag(sloc, sst, src_rel, kind, if_match)
@@ -1180,7 +1197,7 @@ class Writer:
         """The per-note lock's key: the entry's real location (as Vault.disk_path names it)."""
         return os.path.join(self.vault.root_real, *canon.split("/"))
 
-    def _check_new(self, loc: Loc, *, leaving: str | None = None) -> None:
+    def _check_new(self, loc: Loc, *, leaving: str | None = None, actor: str = "human") -> None:
         """Refuse a new name (and new folders on the way) a person could mistake for another (names.check_new_name).
 
         `leaving` is a rename's source: beside its own new name it is gone, so renaming
@@ -1197,6 +1214,9 @@ class Writer:
         check_new_name(new[0], siblings, folds_case=folds)
         for part in new[1:]:
             check_new_name(part)
+        if not is_human(actor):
+            for part in new:
+                _refuse_link_breaking(part)
 
     def _target(self, path: str, *, allow_attachment: bool = False) -> _Target:
         rel = normalize(path)

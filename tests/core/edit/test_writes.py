@@ -611,3 +611,20 @@ def test_write_result_as_dict_is_json_ready(writer):
 
     data = writer.write("J.md", "x").as_dict()
     assert json.loads(json.dumps(data))["path"] == "J.md" and data["created"] is True
+
+
+@pytest.mark.parametrize("name", ["Foo]] x", "Foo #x", "Foo|x", "Foo[[x", "Foo^x", "C# notes"])
+def test_an_agent_cannot_name_a_note_so_that_links_no_longer_reach_it(vault, writer, name) -> None:
+    """A rename rewrites every link to the note: to `Foo #x` they became `[[Foo #x]]`, a heading of
+    Foo, and the backlinks were lost while the rename said it rewrote them. The person may still."""
+    before = read(vault, "Other.md")
+    for attempt in (
+        lambda: writer.rename("Projects/Plan.md", f"Projects/{name}.md", actor="agent:a"),
+        lambda: writer.write(f"{name}/new.md", "# new\n", actor="agent:a"),
+        lambda: writer.write(f"{name}.md", "# new\n", actor="agent:a"),
+    ):
+        with pytest.raises(VaultError) as info:
+            attempt()
+        assert info.value.code == "unsafe_name" and "links cannot reach" in info.value.message
+    assert read(vault, "Other.md") == before and (Path(vault.root) / "Projects/Plan.md").exists()
+    writer.rename("Projects/Plan.md", f"Projects/{name}.md", actor="human")
