@@ -974,10 +974,12 @@ class Writer:
         new_folders = _new_folders(loc) if create else []
         if effects is None:
             effects = fx.written(t.rel, t.canon, create=create, new_folders=new_folders)
-        # the agent's rules, the journal's room and the approval gate decide before anything reaches
-        # the disk: no folder, no temporary file exists while the person is asked or after a refusal
-        _journal.approve(effects, old, data)  # raises when a rule refuses or the person declines
         fresh = None
+        # No folder is made before the agent's rules, the journal's room and the approval gate let the
+        # change through. Into folders that exist, the bytes go to disk first (a synced, hidden temporary
+        # file, removed on any refusal), so that after the person's key only the re-check, the switch and
+        # the folder's fsync remain; a change that needs new folders makes them, and its file, once approved.
+        early = not (create and loc.missing)
 
         def precheck() -> None:
             if create:
@@ -992,17 +994,20 @@ class Writer:
                 )
 
         done = False
+        temp = None
         try:
-            if create and loc.missing:  # make the approved folders, each relative to its parent's descriptor
-                fresh = loc = self._make_folders(t.canon, loc.canon, new_folders)
-            temp = write_temp(loc, data, mode=mode)
-            try:
+            if early:
+                temp = write_temp(loc, data, mode=mode)
                 if self._hook is not None:
                     self._hook("temp_written")
-                temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook, later=later)
-                done = True
-            finally:
-                temp.discard()  # refused or failed: no temporary file stays
+            _journal.approve(effects, old, data)  # raises when a rule refuses or the person declines
+            if temp is None:  # make the approved folders, each relative to its parent's descriptor
+                fresh = loc = self._make_folders(t.canon, loc.canon, new_folders)
+                temp = write_temp(loc, data, mode=mode)
+                if self._hook is not None:
+                    self._hook("temp_written")
+            temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook, later=later)
+            done = True
         except FileExistsError:
             try:
                 found = read_file(loc, t.rel)
@@ -1016,6 +1021,8 @@ class Writer:
         except OSError as exc:
             raise os_error(exc, t.rel, "was not created" if create else "is unchanged") from None
         finally:
+            if temp is not None:
+                temp.discard()  # refused, declined or failed: no temporary file stays
             if fresh is not None:
                 fresh.close()
                 if not done:  # failed: exactly the folders this call made go again (when still empty)

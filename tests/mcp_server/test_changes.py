@@ -260,7 +260,7 @@ def temp_files(vault: Vault) -> list[str]:
         {"path": "Inbox/New.md", "content": "# New\n"},  # a create in a new folder
     ],
 )
-async def test_a_waiting_change_has_nothing_on_disk_before_the_key(vault, sock_dir, answer, arguments):
+async def test_a_waiting_change_makes_no_folder_before_the_key(vault, sock_dir, answer, arguments):
     gate = ApprovalGate("writes", timeout=1.0)
     approval.attach(vault, gate)
     gate.attend()
@@ -269,11 +269,15 @@ async def test_a_waiting_change_has_nothing_on_disk_before_the_key(vault, sock_d
     before = {"Plan.md": disk(vault, "Plan.md")}
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
         result = await client.call_tool("write", arguments)
-    # while it waited: the person saw the new bytes, yet neither a temporary file nor the new folder
-    # existed (the gate decides before anything reaches the disk, so a decline leaves nothing)
+    # while it waited: the person saw the new bytes. Into an existing folder they wait in one synced,
+    # hidden temporary file beside the note (the key then only switches it in), which the cleaner of
+    # a killed run's leftovers does not take; a create into a new folder makes neither the folder nor
+    # the file before the gate lets it through
     assert person.after == arguments["content"].encode()
-    assert person.temps == {}
-    assert person.folder_there is (folder == "")
+    if folder:
+        assert person.temps == {} and not person.folder_there
+    else:
+        assert list(person.temps.values()) == [arguments["content"].encode()]
     assert person.cleaned == []
     assert temp_files(vault) == []  # approved, denied or timed out: nothing left beside the note
     target = Path(vault.root) / arguments["path"]
