@@ -14,7 +14,7 @@ from vaultwatch.core.markdown.parse import decode, split_frontmatter
 from vaultwatch.core.model import Entry
 from vaultwatch.core.search import ranking
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 COLUMNS = ("path", "name", "title", "aliases", "headings", "props", "body")
 FIELD_COLUMNS = ("name", "title", "aliases", "headings")  # also in `ftsf`, whose postings are the fields' only
@@ -139,6 +139,10 @@ MAX_PROPS_CHARS = 20_000  # property text beyond this (per note) is not searchab
 PROPS_SEP = " · "
 _WIKI_LINK = re.compile(r"\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
+# a date or a date and time: asked for by filters and sorts, not by words; each is three to six
+# terms nearly every note holds another of (created, updated, stale_after...), which the first
+# build of a big vault pays for in every note
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 
 
 def _link_text(m: re.Match[str]) -> str:
@@ -154,8 +158,8 @@ def note_props(e: Entry) -> str:
     (`[[Ridley Scott]]`: "Ridley Scott"), as Obsidian shows it. The keys are left out: a key names a
     property that most notes of a vault share (`categories`, `created`), so its word would match
     nearly every note, and `--filter key=value` asks for a property by name. Also left out: URLs
-    (their words are ids and hosts no one searches for, each a term of its own in the index) and
-    the keys in _PROPS_LEFT_OUT. Cut at MAX_PROPS_CHARS."""
+    (their words are ids and hosts no one searches for, each a term of its own in the index),
+    dates (see _DATE) and the keys in _PROPS_LEFT_OUT. Cut at MAX_PROPS_CHARS."""
     fm = e.frontmatter
     if not fm:
         return ""
@@ -165,6 +169,8 @@ def note_props(e: Entry) -> str:
     while stack and size < MAX_PROPS_CHARS:
         v = stack.pop()
         if isinstance(v, str):
+            if _DATE.fullmatch(v):
+                continue
             text = _URL.sub(" ", _WIKI_LINK.sub(_link_text, v) if "[[" in v else v).strip()
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             text = str(v)

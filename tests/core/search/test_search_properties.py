@@ -244,3 +244,21 @@ def test_search_on_the_command_line_finds_a_property_value(make_vault, tmp_path)
     hits = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert [h["path"] for h in hits] == ["References/Blade Runner.md"]
     assert "**Ridley Scott**" in hits[0]["snippet"]
+
+
+def test_dates_are_left_to_filters_and_the_other_values_kept() -> None:
+    """Each date is three to six terms nearly every note holds another of: the first build of a big
+    vault paid for them in every note, and a date is asked for by filters and sorts."""
+    from vaultwatch.core.model import Entry
+    from vaultwatch.core.search.notetext import note_props
+
+    fm = {
+        "created": "2023-09-14",
+        "verified": [{"by": "agent:x", "at": "2025-08-23T09:30:00Z"}],
+        "updated": "2024-01-02 10:11",
+        "year": 1982,
+        "director": "[[Ridley Scott]]",
+        "note": "due 2023-09-14 at the latest",  # a date inside words is words
+    }
+    props = note_props(Entry(path="a.md", kind="note", size_bytes=1, mtime_ns=1, title="a", frontmatter=fm))
+    assert props.split(" · ") == ["agent:x", "1982", "Ridley Scott", "due 2023-09-14 at the latest"]
