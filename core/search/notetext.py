@@ -130,9 +130,10 @@ def note_aliases(e: Entry) -> str:
     return "\n".join(out)
 
 
-# properties whose values the index holds in columns of their own (title, aliases), or that only
-# style the note in Obsidian (cssclasses): their words would be counted twice, or are no content
-_PROPS_LEFT_OUT = frozenset({"title", "aliases", "alias", "cssclasses", "cssclass"})
+# properties whose values the index holds in columns of their own (title, aliases), that only
+# style the note in Obsidian (cssclasses), or that record who checked it (OKF's verified: the Trust
+# tab and the trust_tier filter ask for it): their words would be counted twice, or are no content
+_PROPS_LEFT_OUT = frozenset({"title", "aliases", "alias", "cssclasses", "cssclass", "verified"})
 MAX_PROPS_CHARS = 20_000  # property text beyond this (per note) is not searchable
 # between two values: no token to the tokenizer, and a snippet of a note found by a property reads
 # "Movies · Ridley Scott · 1982" rather than the values run together
