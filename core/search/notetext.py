@@ -166,13 +166,21 @@ def note_props(e: Entry) -> str:
         return ""
     out: list[str] = []
     size = 0
-    stack: list[object] = [v for k, v in reversed(fm.items()) if str(k).casefold() not in _PROPS_LEFT_OUT]
+    left_out = _PROPS_LEFT_OUT
+    stack: list[object] = [
+        v for k, v in reversed(fm.items()) if k not in left_out and str(k).casefold() not in left_out
+    ]
     while stack and size < MAX_PROPS_CHARS:
         v = stack.pop()
         if isinstance(v, str):
-            if _DATE.fullmatch(v):
+            # each regex only where its pattern can start: this runs for every note of a first build
+            if v[:1].isdigit() and _DATE.fullmatch(v):
                 continue
-            text = _URL.sub(" ", _WIKI_LINK.sub(_link_text, v) if "[[" in v else v).strip()
+            if "[[" in v:
+                v = _WIKI_LINK.sub(_link_text, v)
+            if "://" in v:
+                v = _URL.sub(" ", v)
+            text = v.strip()
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             text = str(v)
         elif isinstance(v, list):
