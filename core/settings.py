@@ -16,7 +16,7 @@ Standard library only: the bridge, which must start fast, reads one of these.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -211,6 +211,27 @@ def env(name: str, environ: Mapping[str, str] | None = None) -> Any:
         return setting.parse(raw)
     except ValueError:
         return setting.default
+
+
+def mib(value: float) -> int:
+    """A size given in MiB, in bytes."""
+    return int(value * 2**20)
+
+
+def days(value: float) -> float:
+    """A time given in days, in seconds."""
+    return value * 86400
+
+
+def bounds(names: Mapping[str, tuple[str, Callable[[Any], Any]]]) -> dict[str, Any]:
+    """The variables of `names` (keyword -> (variable, convert)) that are set, converted: a store's
+    bounds from the environment, as keyword arguments; unset ones are left to the store's defaults."""
+    out: dict[str, Any] = {}
+    for key, (name, convert) in names.items():
+        value = env(name)
+        if value is not None:
+            out[key] = convert(value)
+    return out
 
 
 def problems(environ: Mapping[str, str] | None = None) -> list[str]:

@@ -1589,24 +1589,14 @@ def _reader(vault: Any) -> Callable[[str], bytes | None]:
 
 
 def _env_bounds() -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, env in (
-        ("max_changes", "VAULTWATCH_JOURNAL_MAX_CHANGES"),
-        ("max_bytes", "VAULTWATCH_JOURNAL_MAX_MB"),
-        ("keep_s", "VAULTWATCH_JOURNAL_KEEP_DAYS"),
-        ("agent_share", "VAULTWATCH_JOURNAL_AGENT_SHARE"),
-    ):
-        value = settings.env(env)
-        if value is not None:
-            if key == "max_bytes":
-                out[key] = int(value * 2**20)
-            elif key == "max_changes":
-                out[key] = int(value)
-            elif key == "keep_s":
-                out[key] = value * 86400
-            else:
-                out[key] = value
-    return out
+    return settings.bounds(
+        {
+            "max_changes": ("VAULTWATCH_JOURNAL_MAX_CHANGES", int),
+            "max_bytes": ("VAULTWATCH_JOURNAL_MAX_MB", settings.mib),
+            "keep_s": ("VAULTWATCH_JOURNAL_KEEP_DAYS", settings.days),
+            "agent_share": ("VAULTWATCH_JOURNAL_AGENT_SHARE", float),
+        }
+    )
 
 
 def _wall() -> float:

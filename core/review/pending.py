@@ -587,21 +587,13 @@ def _changes(count: int) -> str:
 
 
 def _env_bounds() -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, env in (
-        ("max_changes", "VAULTWATCH_PENDING_MAX_CHANGES"),
-        ("max_bytes", "VAULTWATCH_PENDING_MAX_MB"),
-        ("agent_share", "VAULTWATCH_PENDING_AGENT_SHARE"),
-    ):
-        value = settings.env(env)
-        if value is not None:
-            if key == "max_bytes":
-                out[key] = int(value * 2**20)
-            elif key == "max_changes":
-                out[key] = int(value)
-            else:
-                out[key] = value
-    return out
+    return settings.bounds(
+        {
+            "max_changes": ("VAULTWATCH_PENDING_MAX_CHANGES", int),
+            "max_bytes": ("VAULTWATCH_PENDING_MAX_MB", settings.mib),
+            "agent_share": ("VAULTWATCH_PENDING_AGENT_SHARE", float),
+        }
+    )
 
 
 # --- proposing (the gate, with no one to ask) -----------------------------------------------------
