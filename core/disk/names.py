@@ -21,6 +21,8 @@ editable and deletable. A name is refused for:
   spelled in Cyrillic beside `copy`).
 
 The error names the character (code point and Unicode name) and gives a name to use instead.
+`check_linkable_name` also refuses what a wiki link cannot reach (`# ^ [ ] |`); the write path
+asks it of names an agent gives, the person may still use them.
 """
 
 from __future__ import annotations
@@ -361,3 +363,21 @@ def _how(name: str, other: str) -> str:
     if _plain(name).casefold() == _plain(other).casefold():
         return "the same name in compatibility (NFKC) form, such as a fullwidth letter, or with invisible characters"
     return "letters of another script (or lookalike characters) drawn like the existing name's"
+
+
+# characters a wiki link cannot hold in its target: Obsidian reads # as a heading, ^ as a block, | as
+# an alias and [ ] as the link's ends, and warns that links will not work with such file names
+LINK_BREAKING = "#^[]|"
+
+
+def check_linkable_name(name: str) -> None:
+    """Refuse a new name that holds any of them (the write path asks it of an agent's names): a
+    rename rewrites every link to the note, and a link to such a name silently reaches nothing
+    (`[[Foo #x]]` names a heading of Foo), so the person would lose the note's backlinks while
+    the rename says it rewrote them."""
+    found = sorted({c for c in name if c in LINK_BREAKING})
+    if found:
+        raise UnsafeNameError(
+            f"unsafe name: {name!r} holds {' '.join(found)}, which links cannot reach (Obsidian reads # as a "
+            f"heading, ^ as a block, | as an alias, [ ] as a link's ends); choose a name without {LINK_BREAKING}"
+        )

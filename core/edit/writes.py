@@ -55,7 +55,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vaultwatch.core.disk.names import check_new_name
+from vaultwatch.core.disk.names import check_linkable_name, check_new_name
 from vaultwatch.core.disk.paths import is_hidden, normalize
 from vaultwatch.core.disk.safeio import Loc, locate, open_at, remove_created
 from vaultwatch.core.disk.walk import fwalk
@@ -79,7 +79,7 @@ from vaultwatch.core.edit.atomic import (
 )
 from vaultwatch.core.edit.fmedit import FrontmatterEditError
 from vaultwatch.core.edit.limits import MAX_WRITE_BYTES
-from vaultwatch.core.errors import NotFoundError, PathChangedError, PathError, UnsafeNameError, VaultError
+from vaultwatch.core.errors import NotFoundError, PathChangedError, PathError, VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.index.scan import walked_folder
 from vaultwatch.core.links import rewrite
@@ -277,23 +277,6 @@ def _human_attestations(data: bytes | None) -> Counter:
 def _entry_key(entry: dict) -> str:
     """One attestation's keys and values as comparable text (YAML gives dates, lists, maps)."""
     return repr(sorted((str(k), repr(v)) for k, v in entry.items()))
-
-
-# characters a wiki link cannot hold in its target: Obsidian reads # as a heading, ^ as a block, | as
-# an alias and [ ] as the link's ends, and warns that links will not work with such file names
-LINK_BREAKING = "#^[]|"
-
-
-def _refuse_link_breaking(name: str) -> None:
-    """An agent's new name may hold none of them: a rename rewrites every link to the note, and a
-    link to such a name silently reaches nothing (`[[Foo #x]]` names a heading of Foo), so the
-    person would lose the note's backlinks while the rename says it rewrote them."""
-    found = sorted({c for c in name if c in LINK_BREAKING})
-    if found:
-        raise UnsafeNameError(
-            f"unsafe name: {name!r} holds {' '.join(found)}, which links cannot reach (Obsidian reads # as a "
-            f"heading, ^ as a block, | as an alias, [ ] as a link's ends); choose a name without {LINK_BREAKING}"
-        )
 
 
 OKF_INDEX = "index.md"  # the root note whose okf_version makes the vault an OKF bundle (core.markdown.okf)
@@ -1223,7 +1206,7 @@ class Writer:
             check_new_name(part)
         if not is_human(actor):
             for part in new:
-                _refuse_link_breaking(part)
+                check_linkable_name(part)
 
     def _target(self, path: str, *, allow_attachment: bool = False) -> _Target:
         rel = normalize(path)
