@@ -31,6 +31,22 @@ def files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if not p.is_dir() or p.is_symlink()}
 
 
+def disk_full_at_third_folder(monkeypatch) -> list[str]:
+    """Make the walk's third mkdir fail as a full disk would; returns the folder names it asked for."""
+    real_mkdir = os.mkdir
+    calls: list[str] = []
+
+    def full_disk(name, mode=0o777, *, dir_fd=None):
+        if dir_fd is not None:  # the walk's own mkdirs (the journal makes its folders by path)
+            calls.append(name)
+            if len(calls) == 3:
+                raise OSError(errno.ENOSPC, "no space left on device")
+        return real_mkdir(name, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(safeio.os, "mkdir", full_disk)
+    return calls
+
+
 @pytest.fixture
 def vault(tmp_path: Path) -> Vault:
     root = tmp_path / "vault"
@@ -57,17 +73,7 @@ def test_a_deep_new_path_is_made_and_each_folder_listed(vault: Vault) -> None:
 def test_a_walk_that_fails_midway_removes_only_the_folders_it_made(vault: Vault, monkeypatch) -> None:
     root = Path(vault.root)
     before = folders(root)
-    real_mkdir = os.mkdir
-    calls = []
-
-    def full_disk(name, mode=0o777, *, dir_fd=None):
-        if dir_fd is not None:  # the walk's own mkdirs (the journal makes its folders by path)
-            calls.append(name)
-            if len(calls) == 3:
-                raise OSError(errno.ENOSPC, "no space left on device")
-        return real_mkdir(name, mode, dir_fd=dir_fd)
-
-    monkeypatch.setattr(safeio.os, "mkdir", full_disk)
+    calls = disk_full_at_third_folder(monkeypatch)
     with pytest.raises(OSError):
         locate(vault.root_real, "Old/keep/x/y/z/w/n.md", make_dirs=True, follow_last=False)
     monkeypatch.undo()
@@ -95,17 +101,7 @@ def test_a_create_whose_folders_fail_midway_leaves_none(vault: Vault, monkeypatc
     # the folders are made inside the write's commit: a failure there used to skip the clean-up
     root = Path(vault.root)
     before = folders(root), files(root)
-    real_mkdir = os.mkdir
-    calls = []
-
-    def full_disk(name, mode=0o777, *, dir_fd=None):
-        if dir_fd is not None:  # the walk's own mkdirs (the journal makes its folders by path)
-            calls.append(name)
-            if len(calls) == 3:
-                raise OSError(errno.ENOSPC, "no space left on device")
-        return real_mkdir(name, mode, dir_fd=dir_fd)
-
-    monkeypatch.setattr(safeio.os, "mkdir", full_disk)
+    calls = disk_full_at_third_folder(monkeypatch)
     with pytest.raises(VaultError):
         Writer(vault).write("Old/keep/new/sub/deeper/n.md", "x\n", actor="agent:a")
     monkeypatch.undo()
