@@ -21,9 +21,10 @@ from typing import Any
 from rich.segment import Segment
 from textual.strip import Strip
 
-_UNSENT = "\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
-_FOUND = re.compile(f"[{_UNSENT}]")
-_DROP = dict.fromkeys([*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+from vaultwatch.tui.commands.shown import CONTROLS
+
+_FOUND = re.compile("[" + "".join(re.escape(chr(c)) for c in CONTROLS) + "]")
+_DROP = dict.fromkeys(CONTROLS)
 _installed: list[Any] = []  # Textual's own Strip.render, once install() has run
 
 

@@ -17,14 +17,15 @@ from __future__ import annotations
 import io
 from typing import TextIO
 
-_CONTROLS = (
+# what a terminal acts on instead of drawing (the TUI drops them: tui/terminaltext.py)
+CONTROLS = (
     *range(0x00, 0x20),  # C0, escape among them
     0x7F,
     *range(0x80, 0xA0),  # C1: 0x9b is a one-byte CSI to some terminals
     *range(0x202A, 0x202F),  # bidirectional embeddings and overrides
     *range(0x2066, 0x206A),  # bidirectional isolates
 )
-_LINE = {c: f"\\u{c:04x}" for c in _CONTROLS}
+_LINE = {c: f"\\u{c:04x}" for c in CONTROLS}
 _TEXT = {c: e for c, e in _LINE.items() if c not in (0x09, 0x0A)}
 
 
