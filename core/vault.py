@@ -277,9 +277,11 @@ class Vault:
         """Run the one listing query against the current snapshot."""
         return run_query(self.snapshot, query or Query(), self.clock)
 
-    def stats(self) -> dict:
-        """Counts by kind, status, staleness and trust tier."""
-        return stats(self.snapshot, self.clock, template_folders(self.root))
+    def stats(self, snapshot: Snapshot | None = None, clock: Clock | None = None) -> dict:
+        """Counts by kind, status, staleness and trust tier (of `snapshot`, as of `clock`: by default
+        the current index and the vault's clock); problems in the templates folders left out, as the
+        Broken tab leaves them."""
+        return stats(snapshot or self.snapshot, clock or self.clock, template_folders(self.root))
 
     def entry(self, path: str) -> Entry:
         """The indexed entry at a caller-supplied path (validated); NotFoundError when absent."""

@@ -6,8 +6,7 @@ from typing import Any
 
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.index.snapshot import Snapshot
-from vaultwatch.core.query.listing import Query, QueryResult, run_query, stats
-from vaultwatch.core.query.problems import template_folders
+from vaultwatch.core.query.listing import Query, QueryResult, run_query
 from vaultwatch.core.query.triagerules import TriageRules
 from vaultwatch.core.review import triageviews
 from vaultwatch.core.vault import Vault
@@ -67,4 +66,4 @@ class Session:
 
     def stats(self, snapshot: Snapshot | None = None) -> dict[str, Any]:
         """Core counts with the session's as-of clock."""
-        return stats(snapshot or self.vault.snapshot, self.clock, template_folders(self.vault.root))
+        return self.vault.stats(snapshot, self.clock)
