@@ -20,12 +20,19 @@ if TYPE_CHECKING:
 def idle(app: VaultwatchApp) -> bool:
     """The main screen has no view work pending and no message is queued anywhere on the
     current screen (a list's Highlighted may be on its way to the screen)."""
-    if not app.main.idle():
-        return False
+    return busy(app) is None
+
+
+def busy(app: VaultwatchApp) -> str | None:
+    """What keeps the app from being idle, in words, or None when it is idle."""
+    reason = app.main.busy()
+    if reason is not None:
+        return reason
     nodes = (app, *app.screen.walk_children(with_self=True))
     if app.screen is not app.main:
         nodes = (*nodes, app.main)
-    return not any(node.message_queue_size for node in nodes)
+    queued = [repr(node) for node in nodes if node.message_queue_size]
+    return f"messages queued on {', '.join(queued[:5])}" if queued else None
 
 
 SETTLE_TIMEOUT = 60.0  # s: only bounds a failure; on a machine with many more runnable processes
@@ -41,11 +48,13 @@ async def settle(app: VaultwatchApp, timeout: float = SETTLE_TIMEOUT) -> None:
     timer set, no message queued, several refreshes in a row (raises TimeoutError)."""
     deadline = time.monotonic() + timeout
     quiet = 0
+    reason: str | None = None
     while time.monotonic() < deadline:
         if app.return_code is not None:
             # an app that has ended never goes idle or refreshes again: say so now
             raise RuntimeError(f"the app ended (return code {app.return_code}) while waiting for it to settle")
-        if idle(app):
+        reason = busy(app)
+        if reason is None:
             quiet += 1
             if quiet >= 3:
                 return
@@ -60,4 +69,4 @@ async def settle(app: VaultwatchApp, timeout: float = SETTLE_TIMEOUT) -> None:
             continue
         quiet = 0
         await asyncio.sleep(0.01)
-    raise TimeoutError("the views did not settle")
+    raise TimeoutError(f"the views did not settle: {reason or 'no refresh passed'}")

@@ -43,6 +43,7 @@ from vaultwatch.tui.screens.changes import (
     render_change,
 )
 from vaultwatch.tui.screens.pending import PendingScreen, waiting
+from vaultwatch.tui.timers import once
 
 if TYPE_CHECKING:
     from vaultwatch.core.events import Event
@@ -128,7 +129,7 @@ class ReviewHost(Widget):
 
     def on_review_host_finished(self, message: Finished) -> None:
         if QUICK.active:  # the call's answer goes out right after this: quick handoffs a moment longer
-            self.app.set_timer(QUICK_GRACE_S, lambda: QUICK.stop(message.pending_id))
+            once(self.app, QUICK_GRACE_S, lambda: QUICK.stop(message.pending_id))
         showing = self._showing
         if showing is not None and showing.pending.id == message.pending_id and showing.decided:
             showing.close()

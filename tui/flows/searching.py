@@ -21,6 +21,7 @@ from rich.text import Text
 from vaultwatch.core.errors import QueryError
 from vaultwatch.core.query.listing import Query
 from vaultwatch.core.search.fulltext import SearchNotReady
+from vaultwatch.tui.timers import once
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -55,6 +56,10 @@ class SearchFlow:
     @property
     def pending(self) -> bool:
         return self._busy or self._next is not None or self._retry is not None
+
+    def state(self) -> str:
+        """What keeps the search pending, in words (for tui.settle's error)."""
+        return f"busy={self._busy} queued={self._next is not None} retry={self._retry is not None}"
 
     @property
     def more(self) -> bool:
@@ -195,7 +200,7 @@ class SearchFlow:
         if not self._current(seq):
             return
         self.screen.search_list.set_rows((), empty=message, keep=False)
-        self._retry = self.screen.set_timer(RETRY, self._again)
+        self._retry = once(self.screen, RETRY, self._again)
 
     def _again(self) -> None:
         self._retry = None

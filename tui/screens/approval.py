@@ -30,6 +30,7 @@ from vaultwatch.core import handoffs
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import Pending
+from vaultwatch.tui.timers import once
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, Piece, render_diff, render_files
 
 if TYPE_CHECKING:
@@ -196,7 +197,7 @@ class ApprovalScreen(ModalScreen[None]):
         release = getattr(getattr(self.app, "session", None), "vault", None)
         if release is not None:
             release.foreground.release()
-        self.set_timer(FINISH_WAIT, self.close)
+        once(self, FINISH_WAIT, self.close)
 
     def close(self) -> None:
         if self.is_attached and self.app.screen is self:

@@ -58,6 +58,7 @@ from vaultwatch.tui.screens.navigation import Navigation
 from vaultwatch.tui.screens.tabcounts import TabCounts
 from vaultwatch.tui.screens.targets import TriageTargets
 from vaultwatch.tui.screens.typingguard import TypingGuard
+from vaultwatch.tui.timers import once
 from vaultwatch.tui.widgets.activity import ActivityList, ActivityPanel, ActivityTicker
 from vaultwatch.tui.widgets.doclist import DocList
 from vaultwatch.tui.widgets.filterbar import FilterBar
@@ -305,20 +306,31 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         return not self.app.quitting and self.app.is_running and self._tabs.is_attached
 
     def idle(self) -> bool:
-        """No view work is pending: the index is loaded, the hidden parts are built, no view
-        worker runs, no timer is set (see tui.settle)."""
-        if not (
-            self.loaded and self.app.services.started and self._preview.built and all(p.ready for p in self._panes)
+        """No view work is pending (see `busy`)."""
+        return self.busy() is None
+
+    def busy(self) -> str | None:
+        """What view work is pending, or None: the index not loaded, a hidden part not built, a
+        view worker running, a timer set (tui.settle names it when the views never settle)."""
+        if not self.loaded:
+            return "the index is not loaded"
+        if not self.app.services.started:
+            return "the services have not started"
+        if not self._preview.built:
+            return "the preview is not built"
+        unready = [p.id for p in self._panes if not p.ready]
+        if unready:
+            return f"panes not ready: {', '.join(str(u) for u in unready)}"
+        for name, pending in (
+            ("the counts timer is set", self._counts_timer is not None),
+            ("the preview timer is set", self._preview_timer is not None),
+            ("a list query is pending", self.lists.pending),
+            (f"a search is pending ({self.searcher.state()})", self.searcher.pending),
         ):
-            return False
-        if (
-            self._counts_timer is not None
-            or self._preview_timer is not None
-            or self.lists.pending
-            or self.searcher.pending
-        ):
-            return False
-        return not any(w.group in VIEW_GROUPS and not w.is_finished for w in self.app.workers)
+            if pending:
+                return name
+        running = [w.description or w.name for w in self.app.workers if w.group in VIEW_GROUPS and not w.is_finished]
+        return f"view workers running: {', '.join(running)}" if running else None
 
     def answered(self) -> bool:
         """Nothing the person asked for is still on its way (a list query, a write)."""
@@ -416,7 +428,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         # counting runs every tab's query: on a big vault wait for a pause in the typing, or the
         # counts compete with the visible list's query for the interpreter
         delay = COUNTS_DELAY if self.session.snapshot.note_count < BIG_VAULT else COUNTS_DELAY_BIG
-        self._counts_timer = self.set_timer(delay, self.run_counts)
+        self._counts_timer = once(self, delay, self.run_counts)
 
     def run_active(self, *, keep: bool = True, pane: TriagePane | None = None) -> None:
         """Re-run the visible pane's query off the UI thread (coalesced: tui.flows.querying)."""
@@ -529,7 +541,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
             self._preview_timer.stop()
         delay = max(PREVIEW_DELAY, self._typing_until - time.monotonic())
         rowlist = message.rowlist
-        self._preview_timer = self.set_timer(delay, lambda: self._preview_row(row, rowlist))
+        self._preview_timer = once(self, delay, lambda: self._preview_row(row, rowlist))
 
     def _preview_row(self, row: Any, rowlist: RowList | None = None) -> None:
         self._preview_timer = None

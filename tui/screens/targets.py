@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from vaultwatch.core.model import NOTE, Entry
+from vaultwatch.tui.timers import once
 from vaultwatch.tui.widgets.doclist import DocList
 from vaultwatch.tui.widgets.problems import ProblemList
 
@@ -40,7 +41,7 @@ class TriageTargets:
         if not self._live():
             return
         if not self.caught_up() and time.monotonic() < deadline:
-            self.set_timer(ACT_STEP, lambda: self._act_when_caught_up(message, deadline))
+            once(self, ACT_STEP, lambda: self._act_when_caught_up(message, deadline))
             return
         doclist = message.doclist
         self.triage.dispatch(doclist, message.action, self.targets(doclist, edit=message.action == "edit"))

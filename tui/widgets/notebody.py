@@ -18,6 +18,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from vaultwatch.tui.timers import once
 from vaultwatch.tui.widgets import spans
 from vaultwatch.tui.widgets.notedoc import NoteDoc
 from vaultwatch.tui.widgets.sizing import expect_size
@@ -130,7 +131,7 @@ class NoteBody(Widget):
             view = parent.size.height if isinstance(parent, Widget) else 50
             doc.extend(y + view, UI_BUDGET_S)
             if doc.height != self._height and self._redraw is None:
-                self._redraw = self.set_timer(0.03, self._relayout)
+                self._redraw = once(self, 0.03, self._relayout)
         if doc.painted is not None and not doc.painted.is_set():  # after this frame (the worker waits)
             self.call_later(doc.painted.set)
         if 0 <= y < len(doc.display):
@@ -141,7 +142,7 @@ class NoteBody(Widget):
         else:
             strip = Strip.blank(width, self.rich_style)
             if not doc.complete and self._redraw is None:
-                self._redraw = self.set_timer(0.03, self._relayout)
+                self._redraw = once(self, 0.03, self._relayout)
         return strip
 
     def _relayout(self) -> None:
