@@ -8,7 +8,9 @@ editable and deletable. A name is refused for:
   Default_Ignorable_Code_Point (zero-width, joiners, variation selectors, tag characters,
   Hangul fillers...), every other format (Cf), control (Cc), private-use (Co), unassigned (Cn)
   or surrogate (Cs) code point. Allowed where an emoji needs them: U+200D between two emoji,
-  U+FE0E/U+FE0F after a symbol (or in a keycap), and the three RGI subdivision flags' tags;
+  U+FE0E/U+FE0F after a symbol (or in a keycap), and the three RGI subdivision flags' tags; and
+  where a word's spelling needs them, as IDNA allows: U+200C and U+200D after a virama, U+200C
+  between two letters of a joining script such as Arabic (Persian "می‌خواهم");
 - a blank other than the plain ASCII space (every other Unicode White_Space, and the blanks
   that are not White_Space but draw nothing: U+2800, U+115F, U+1160, U+3164, U+FFA0, U+1D159);
   a space of any kind at either end, a dot at the end;
@@ -118,6 +120,44 @@ def _allowed_in_emoji(name: str, i: int) -> bool:
     return False
 
 
+_ZWNJ = "\u200c"
+# scripts whose letters join their neighbours, where U+200C stops a join that spelling wants
+# stopped (Persian "می‌خواهم"): RFC 5892's CONTEXTJ rule, by script, as Python has no Joining_Type
+_JOINING_SCRIPTS = frozenset({"ARABIC", "SYRIAC", "NKO", "MONGOLIAN", "MANDAIC", "ADLAM", "HANIFI", "SOGDIAN"})
+
+
+def _allowed_joiner(name: str, i: int) -> bool:
+    """Whether the joiner name[i] is part of how a word is spelled (RFC 5892's CONTEXTJ, as IDNA
+    allows in domain names): U+200C or U+200D after a virama (Indic conjuncts), and U+200C between
+    two letters of a joining script (combining marks between them aside)."""
+    ch = name[i]
+    if ch not in (_ZWNJ, _ZWJ) or i == 0:
+        return False
+    if unicodedata.combining(name[i - 1]) == 9:  # canonical combining class Virama
+        return True
+    if ch != _ZWNJ:
+        return False
+    j = i - 1
+    while j >= 0 and unicodedata.category(name[j]).startswith("M"):
+        j -= 1
+    k = i + 1
+    while k < len(name) and unicodedata.category(name[k]).startswith("M"):
+        k += 1
+    return (
+        j >= 0
+        and k < len(name)
+        and unicodedata.category(name[j]).startswith("L")
+        and unicodedata.category(name[k]).startswith("L")
+        and _script(name[j]) in _JOINING_SCRIPTS
+        and _script(name[k]) in _JOINING_SCRIPTS
+    )
+
+
+def _allowed_invisible(name: str, i: int) -> bool:
+    """Whether the invisible name[i] belongs where it is: in an emoji sequence, or in a word's spelling."""
+    return (name[i] in (_ZWJ, _VS15, _VS16) and _allowed_in_emoji(name, i)) or _allowed_joiner(name, i)
+
+
 def _char(ch: str) -> str:
     """'U+2800 BRAILLE PATTERN BLANK': a character as a person can look it up."""
     name = unicodedata.name(ch, "")
@@ -170,7 +210,7 @@ def _bad_chars(name: str) -> Iterable[tuple[int, str]]:
                 continue
         if not (ch.isascii() and ch.isprintable()):
             kind = _refused(ch)
-            if kind and not (ch in (_ZWJ, _VS15, _VS16) and _allowed_in_emoji(name, i)):
+            if kind and not _allowed_invisible(name, i):
                 yield i, kind
         i += 1
 
@@ -291,7 +331,7 @@ def _safer(name: str) -> str:
             out.append("-")
         elif unicodedata.category(ch) == "Zs":  # a space (not a line break or a tab) stays a space
             out.append(" ")
-        elif not (_refused(ch) and not (ch in (_ZWJ, _VS15, _VS16) and _allowed_in_emoji(name, i))):
+        elif not (_refused(ch) and not _allowed_invisible(name, i)):
             out.append(ch)
     safe = unicodedata.normalize("NFC", "".join(out))
     for _ in range(len(safe)):  # each pass mends one word (and its repeats) for good

@@ -114,6 +114,10 @@ ORDINARY = [
     "\u2194\ufe0f both ways.md",
     "1\ufe0f\u20e3 first.md",  # keycap
     "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Scotland.md",
+    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.md",  # Persian: ZWNJ between two Arabic-script letters
+    "\u0645\u06cc\u0651\u200c\u062e.md",  # ... with a combining mark before it
+    "\u0915\u094d\u200d\u0937.md",  # Devanagari: ZWJ after a virama (a half form)
+    "\u0915\u094d\u200c\u0937.md",  # ... and ZWNJ (the explicit virama)
     unicodedata.normalize("NFD", "Résumé café.md"),
     unicodedata.normalize("NFC", "Résumé café.md"),
     "Crème brûlée",
@@ -135,6 +139,12 @@ MISPLACED = [
     ("e\u200d\U0001f642.md", "U+200D ZERO WIDTH JOINER"),
     ("\U0001f642\u200d.md", "U+200D ZERO WIDTH JOINER"),
     ("\U0001f642\u200dx.md", "U+200D ZERO WIDTH JOINER"),
+    ("Pri\u200cvate.md", "U+200C ZERO WIDTH NON-JOINER"),  # Latin letters never join: no ZWNJ there
+    ("\u200c\u0645\u06cc.md", "U+200C ZERO WIDTH NON-JOINER"),  # at the start
+    ("\u0645\u200c.md", "U+200C ZERO WIDTH NON-JOINER"),  # with no letter after it
+    ("\u0645\u200c\u200c\u062e.md", "U+200C ZERO WIDTH NON-JOINER"),  # two in a row
+    ("\u0645\u200c x.md", "U+200C ZERO WIDTH NON-JOINER"),
+    ("\u0645\u200d\u062e.md", "U+200D ZERO WIDTH JOINER"),  # ZWJ only after a virama
     ("x\ufe0f.md", "U+FE0F VARIATION SELECTOR-16"),
     ("=\ufe0f.md", "U+FE0F VARIATION SELECTOR-16"),  # no emoji is an ASCII sign
     ("\u2764\ufe0f\ufe0f.md", "U+FE0F VARIATION SELECTOR-16"),
@@ -146,8 +156,19 @@ MISPLACED = [
 
 
 @pytest.mark.parametrize("name, named", MISPLACED, ids=[ascii(n) for n, _ in MISPLACED])
-def test_emoji_joiners_and_selectors_are_refused_outside_an_emoji_sequence(name, named):
+def test_joiners_and_selectors_are_refused_outside_an_emoji_sequence_or_a_words_spelling(name, named):
     assert named in refusal(name)
+
+
+def test_a_persian_name_with_or_without_its_non_joiner_is_a_twin_of_the_other():
+    """The non-joiner a Persian word may hold is allowed, not a way to a second note that reads the same."""
+    joined, spelled = (
+        "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645.md",
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.md",
+    )
+    for name, existing in ((joined, spelled), (spelled, joined)):
+        assert repr(existing) in refusal(name, [existing]), name
+        check_new_name(name, [])
 
 
 def test_a_word_mixing_scripts_is_refused_even_with_no_twin_beside_it():
