@@ -85,6 +85,8 @@ class Vault:
         self._journal_set = False
         self._journal_lock = threading.Lock()
         self._resumer: threading.Thread | None = None  # finish_interrupted_soon's thread, the latest
+        self._resuming_agents_only = False  # that thread finishes the agents' operations alone
+        self._resume_all_next = False  # a full run was asked for meanwhile: the thread runs one next
         # True while the process is busy answering (a client's burst of calls): the entry cache's
         # writes wait for it to end (at most entrycache.MAX_FLUSH_WAIT). Set by the server.
         self.answering: Callable[[], bool] | None = None
@@ -122,7 +124,7 @@ class Vault:
         with self._journal_lock:
             self._journal, self._journal_set = journal, True
         if journal is not None and self._live is not None:
-            journal.follow()
+            journal.follow(on_interrupted=self._journal_killed_writes_soon)
 
     def load(self) -> Snapshot:
         """Scan and parse the whole vault now (blocking); publishes progress and IndexReady.
@@ -356,24 +358,44 @@ class Vault:
         # their rows are announced from the journal's commits, whatever order their disk events come in
         journal = self.journal
         if journal is not None:
-            journal.follow()
+            journal.follow(on_interrupted=self._journal_killed_writes_soon)
         self.finish_interrupted_soon()  # what a killed run left half done, once the index is ready
 
-    def finish_interrupted_soon(self) -> None:
+    def finish_interrupted_soon(self, *, agents_only: bool = False) -> bool:
         """Finish or roll back what a killed process left open in the journal (an interrupted revert,
         rename, batch revert, redo or approval: core.review.resume), in a thread of its own that waits
         for the first index: the start's first answers never wait for it, and it runs whatever calls
         come or do not come. Every front end that serves the vault or writes to it calls it as it
         starts: `start_watching` (every `serve`, and the TUI's watcher), the MCP host and the TUI; a
         call while one runs is that one, and another process finishing them at the same moment is
-        left to it (resume.claim). With nothing to finish it costs one look at the journal."""
+        left to it (resume.claim). With nothing to finish it costs one look at the journal. A
+        watching process's journal has it finish what an agent's killed server left (`agents_only`,
+        Journal.follow: its renames rolled back, its writes journaled). Returns False when a run
+        already under way was left to go on."""
         with self._start_lock:
             if self._resumer is not None and self._resumer.is_alive():
-                return
-            self._resumer = threading.Thread(target=self._finish_interrupted, name="vaultwatch-resume", daemon=True)
+                # a full run asked for while one for the agents' operations alone runs: it follows that one
+                self._resume_all_next = self._resume_all_next or (self._resuming_agents_only and not agents_only)
+                return False
+            self._resuming_agents_only = agents_only
+            self._resumer = threading.Thread(
+                target=self._finish_interrupted, args=(agents_only,), name="vaultwatch-resume", daemon=True
+            )
             self._resumer.start()
+            return True
 
-    def _finish_interrupted(self) -> None:
+    def _journal_killed_writes_soon(self) -> bool:
+        return self.finish_interrupted_soon(agents_only=True)
+
+    def _finish_interrupted(self, agents_only: bool = False) -> None:
+        self._finish_interrupted_once(agents_only)
+        with self._start_lock:
+            again, self._resume_all_next = self._resume_all_next, False
+            self._resuming_agents_only = self._resuming_agents_only and not again
+        if again:
+            self._finish_interrupted_once(False)
+
+    def _finish_interrupted_once(self, agents_only: bool) -> None:
         # its writes refresh the index: after the first load, and after the load's check of the disk has
         # been applied, so that what the killed run left (its new folders) is seen while its intent is open
         self.wait_for_pending_writes(RESUME_READY_WAIT_S)
@@ -390,7 +412,7 @@ class Vault:
         # loads them (a warm start's first answer needs neither)
         from vaultwatch.core.review.resume import resume_and_report  # noqa: PLC0415
 
-        resume_and_report(self, journal)
+        resume_and_report(self, journal, agents_only=agents_only)
 
     def wait_watching(self, timeout: float | None = None) -> bool:
         """Block until the watcher's OS watches are in place (when it publishes WatcherReady), so

@@ -21,11 +21,11 @@ import functools
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from vaultwatch.core.edit.effects import LINKS, MOVE_FROM, EffectSet
+from vaultwatch.core.edit.effects import CREATE, LINKS, MOVE_FROM, EffectSet
 from vaultwatch.core.events import Event
 
 if TYPE_CHECKING:  # writes.py imports this module
@@ -40,8 +40,15 @@ class ChangeJournal(Protocol):
     def admit(self, actor: str, before: bytes | None, after: bytes | None) -> None:
         """Raise when an agent's change of these bytes cannot be journaled (before anything is written)."""
 
-    def begin_intent(self, change_id: int, actor: str, plan: dict[str, Any]) -> int:
-        """Record an operation about to write `plan` (a rename's move); its id."""
+    def begin_intent(
+        self,
+        change_id: int,
+        actor: str,
+        plan: dict[str, Any],
+        files: Iterable[tuple[str, bytes | None, bytes | None]] = (),
+    ) -> int:
+        """Record an operation about to write `plan` (a rename's move, an agent's write, with the
+        files it is about to commit: path, bytes before and after); its id."""
 
     def intent_file(self, intent_id: int, rel: str, before: bytes | None, after: bytes | None) -> None:
         """One file an intent's operation is about to commit."""
@@ -201,16 +208,55 @@ def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = No
         elif scope.intent is not None and scope.journal is not None and (old is not None or new is not None):
             # a rename's link rewrite, recorded before it lands: killed right after, it is still rolled back
             scope.journal.intent_file(scope.intent, first.path, old, new)
-    if scope.gate is None or scope.approved:
+    if scope.gate is not None and not scope.approved:
+        form = scope.gate.form
+        keys = {(form.key(p), e.change) for e in effects.effects for p in (e.path, e.via) if p}
+        with scope.lock:
+            asked = not keys <= scope.covered
+        if asked:
+            scope.gate.check(scope, effects, old, new)  # may wait for the person: no lock held
+            with scope.lock:
+                scope.covered |= keys
+    _intend(scope, effects, old, new)
+
+
+# an agent's operations on one note (or one delete), each recorded as an intent before it lands
+WRITE_INTENT = "write"
+_ONE_NOTE_OPERATIONS = frozenset({"write", "edit", "edit_section", "update_frontmatter", "delete"})
+
+
+def _intend(scope: Scope, effects: EffectSet, old: bytes | None, new: bytes | None) -> None:
+    """An agent's change, let through by its rules and the gate, is recorded as an intent just
+    before it lands: an agent that spawned its server can kill it between the write and the
+    journal's row, and the next start then journals the change the kill cut off
+    (core.review.unrecorded) instead of leaving it in the note unseen."""
+    if (
+        scope.journal is None
+        or scope.kind != "change"
+        or scope.operation not in _ONE_NOTE_OPERATIONS
+        or scope.intent is not None
+        or scope.actor == "human"
+        or scope.actor.startswith("human:")
+    ):
         return
-    form = scope.gate.form
-    keys = {(form.key(p), e.change) for e in effects.effects for p in (e.path, e.via) if p}
+    first = effects.effects[0]
+    caller = current_caller()
+    plan = {
+        "operation": WRITE_INTENT,
+        "tool": scope.operation,
+        "path": first.via or first.path,
+        "bytes_at": first.path,
+        "new_folders": [e.path for e in effects.effects[1:] if e.change == CREATE],
+        "paths": list(effects.paths()),
+        "agent": caller.agent if caller is not None else None,
+        "session": caller.session if caller is not None else None,
+        "caller_tool": caller.tool if caller is not None else None,
+        "arguments": _clipped(caller.arguments if caller is not None and caller.arguments else scope.arguments),
+    }
+    # (no bytes on either side: a folder's delete, or a hard-linked file's, whose bytes are never read)
+    files = [] if old is None and new is None else [(first.path, old, new)]
     with scope.lock:
-        if keys <= scope.covered:
-            return
-    scope.gate.check(scope, effects, old, new)  # may wait for the person: no lock held
-    with scope.lock:
-        scope.covered |= keys
+        scope.intent = scope.journal.begin_intent(0, scope.actor, plan, files)
 
 
 def waited() -> bool:
@@ -279,9 +325,13 @@ def _call(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
 
 
 def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
-    out = _call(fn, args, kwargs)
+    return _clipped(_call(fn, args, kwargs))
+
+
+def _clipped(arguments: dict[str, Any]) -> dict[str, Any]:
+    """`arguments` as the journal keeps them: long text clipped, anything else made JSON."""
     clean: dict[str, Any] = {}
-    for key, value in out.items():
+    for key, value in arguments.items():
         if isinstance(value, bytes):
             value = value.decode("utf-8", "replace")
         if isinstance(value, str) and len(value) > MAX_ARG_CHARS:
@@ -296,6 +346,7 @@ def _arguments(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
 
 __all__ = [
     "MAX_ARG_CHARS",
+    "WRITE_INTENT",
     "Caller",
     "ChangeJournal",
     "FileWrite",

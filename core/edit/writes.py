@@ -354,7 +354,7 @@ class Writer:
     """The write path over one Vault. Thread-safe; every Writer in the process shares the note locks."""
 
     def __init__(self, vault: Vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
-        """`fault_hook(stage)` is for crash tests only: called at "temp_written" and "replaced"."""
+        """`fault_hook(stage)` is for crash tests only: called at "temp_written", "replaced" and "deleted"."""
         self.vault = vault
         self.max_bytes = max_bytes
         self._hook = fault_hook
@@ -846,6 +846,8 @@ class Writer:
                     moved_to = self._to_trash(loc, is_dir)
             except OSError as exc:
                 raise os_error(exc, rel, "was not deleted") from None
+            if self._hook is not None:
+                self._hook("deleted")
             fsync_dir(loc.dir_fd)
         self._refresh([rel], actor)
         warnings: tuple[str, ...] = ()

@@ -1,5 +1,5 @@
 """What the journal's open intents are, for the person: an operation that started and has not been
-recorded (a rename, a revert, a batch revert, a redo or an approval), whether its process still runs
+recorded (a rename, a revert, a batch revert, a redo, an approval or an agent's write), whether its process still runs
 or was killed, what finishing it will do and how to have it finished now.
 
 Read only: finishing is core.review.resume's (at every start of vaultwatch on the vault, and
@@ -24,7 +24,7 @@ class OpenIntent:
     """One open intent as the person reads it (`as_json` for `vaultwatch changes --json`)."""
 
     intent: int
-    operation: str  # rename, revert, batch, redo or approve
+    operation: str  # rename, revert, batch, redo, approve or write
     actor: str
     at: float
     process: int | None
@@ -110,6 +110,15 @@ def _describe(
             "it is finished: what it had not redone yet is redone",
             f"vaultwatch redo {revert_id} {vault}" if isinstance(revert_id, int) else "",
             tuple(f["path"] for f in plan.get("files", ()) if isinstance(f, dict) and "path" in f),
+        )
+    if operation == "write":
+        tool, named = plan.get("tool") or "write", str(plan.get("path") or "?")
+        who = plan.get("agent") or "an agent"
+        return (
+            f"{who}'s {tool} of {named}, made and not journaled yet",
+            "it is journaled as the agent's change, unreviewed (or closed, when it never landed)",
+            "",
+            (named,),
         )
     if operation == "approve":
         pending = plan.get("pending")

@@ -74,6 +74,7 @@ from vaultwatch.core.edit.atomic import read_file
 from vaultwatch.core.edit.effects import LINKS
 from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable from here too
     MAX_ARG_CHARS,
+    WRITE_INTENT,
     Caller,
     FileWrite,
     Scope,
@@ -99,6 +100,7 @@ MAX_OUTSIDE_PATHS = 1000
 RECENT_S = 300.0  # s: a change journaled by another process this recently may explain a disk event
 RECHECK_S = 1.0  # s: an outside row is checked again this long after (another process's journal row)
 FOLLOW_S = 0.25  # s: how often a watching process looks whether another process committed to the journal
+INTERRUPTED_EVERY = 4  # looks of the follower between its looks for a dead process's open intent
 _ZLIB_LEVEL = 1  # fast: a 10 KB note compresses in ~0.05 ms; the delta against the before-bytes does the rest
 _WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
 
@@ -437,6 +439,8 @@ class Journal:
         # outside rows waiting for their recheck: (timer, its arguments); `recheck_now` runs them at a stop
         self._rechecks: dict[threading.Timer, tuple[Change, list[str], set[str]]] = {}
         self._full_announced = False  # the person was told agents' writes are refused (until marks)
+        self._on_interrupted: Callable[[], bool] | None = None  # see follow
+        self._handed_over: set[int] = set()  # dead intents on_interrupted was called for
         private_folder(os.path.dirname(path))  # its parents too: the journal may be the first to make them
         private_file(path)
         self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -481,13 +485,21 @@ class Journal:
         if self._unsubscribe is None and bus is not None:
             self._unsubscribe = bus.subscribe(self._on_event)
 
-    def follow(self, interval: float = FOLLOW_S) -> None:
+    def follow(self, interval: float = FOLLOW_S, *, on_interrupted: Callable[[], bool] | None = None) -> None:
         """Publish ChangeRecorded for every row another process commits from now on (idempotent;
         `stop_following` or `close` ends it). A watching process needs this: another process's
         revert (`vaultwatch revert` while the TUI runs) writes its files under an open intent,
         and its disk events may arrive before or after its row commits, or the process may be
         killed and its revert finished later without writing anything; only the journal's own
-        commits tell when its row exists."""
+        commits tell when its row exists.
+
+        `on_interrupted()` is called when another process died with an agent's operation open (its
+        server killed between a write and its row, or midway through a rename): this process
+        finishes it now, while the person watches, not at the next start. It returns whether it
+        started. (The person's own killed revert, rename or approval waits for them: the same
+        command again, or the next start.)"""
+        if on_interrupted is not None:
+            self._on_interrupted = on_interrupted
         with self._lock:
             if self._follower is not None and self._follower.is_alive():
                 return
@@ -507,11 +519,33 @@ class Journal:
             follower.join(5)
 
     def _follow_loop(self, stop: threading.Event, interval: float) -> None:
+        looks = 0
         while not stop.wait(interval):
             try:
                 self.announce_others()
+                looks += 1
+                if looks % INTERRUPTED_EVERY == 0:
+                    self._hand_over_interrupted()
             except (sqlite3.Error, ValueError):  # closed meanwhile
                 return
+
+    def _hand_over_interrupted(self) -> None:
+        """Call `on_interrupted` (see `follow`) when an agent's operation's process died since the
+        last look; each dead intent once, unless the call could not start finishing it (already under way)."""
+        callback = self._on_interrupted
+        if callback is None:
+            return
+        with self._lock:
+            if self._con.execute("SELECT 1 FROM intents LIMIT 1").fetchone() is None:
+                return  # the common case: one look at an empty table
+        dead = {
+            i[0]
+            for i in self.open_intents(interrupted=True)
+            if i[3].get("operation") in (WRITE_INTENT, "rename") and not _is_human(i[2])
+        }
+        dead -= self._handed_over
+        if dead and callback():
+            self._handed_over |= dead
 
     def announce_others(self) -> list[Change]:
         """Publish ChangeRecorded for each row other processes committed since the last look that
@@ -723,16 +757,39 @@ class Journal:
 
     # --- intents (a revert's plan, written before it starts) ---
 
-    def begin_intent(self, change_id: int, actor: str, plan: dict[str, Any]) -> int:
-        """Record that a revert of `change_id` is about to write `plan` (see core.review.revert)."""
+    def begin_intent(
+        self,
+        change_id: int,
+        actor: str,
+        plan: dict[str, Any],
+        files: Iterable[tuple[str, bytes | None, bytes | None]] = (),
+    ) -> int:
+        """Record that an operation is about to write `plan` (a revert of `change_id`, see
+        core.review.revert; 0: a rename, an approval, an agent's write), with the `files` (path,
+        bytes before, bytes after) it is about to commit, in one transaction."""
         plan = {**plan, "pid": os.getpid()}
         with self._lock:
-            cur = self._con.execute(
-                "INSERT INTO intents (change_id, actor, plan, at) VALUES (?,?,?,?)",
-                (int(change_id), actor, json.dumps(plan), float(self._clock())),
-            )
-            assert cur.lastrowid is not None
-            return int(cur.lastrowid)
+            con = self._con
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                cur = con.execute(
+                    "INSERT INTO intents (change_id, actor, plan, at) VALUES (?,?,?,?)",
+                    (int(change_id), actor, json.dumps(plan), float(self._clock())),
+                )
+                assert cur.lastrowid is not None
+                intent = int(cur.lastrowid)
+                con.executemany(
+                    "INSERT INTO intent_files VALUES (?,?,?,?,?)",
+                    [
+                        (intent, i, rel, _pack(before), etag(after) if after is not None else None)
+                        for i, (rel, before, after) in enumerate(files)
+                    ],
+                )
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            return intent
 
     def open_intents(self, *, interrupted: bool = False) -> list[tuple[int, int, str, dict[str, Any]]]:
         """(intent id, change id, actor, plan) of every revert (change id) or rename (0) that started
@@ -765,8 +822,9 @@ class Journal:
             self._con.execute("DELETE FROM intents WHERE id=?", (int(intent_id),))
 
     def intent_file(self, intent_id: int, rel: str, before: bytes | None, after: bytes | None) -> None:
-        """A rename's link rewrite committed `after` over `before` at `rel` (its progress, so that
-        a killed rename can be rolled back and its writes are not taken for outside edits)."""
+        """An intent's operation is about to commit `after` over `before` at `rel` (a rename's link
+        rewrite: its progress, so that a killed rename can be rolled back and its writes are not
+        taken for outside edits)."""
         with self._lock:
             self._con.execute(
                 "INSERT INTO intent_files VALUES (?, (SELECT COUNT(*) FROM intent_files WHERE intent_id=?), ?,?,?)",
@@ -774,7 +832,7 @@ class Journal:
             )
 
     def intent_files(self, intent_id: int) -> list[tuple[str, bytes | None, str | None]]:
-        """(path, before bytes, after etag) of each file a rename's intent committed, in order."""
+        """(path, before bytes, after etag) of each file an intent named, in order."""
         with self._lock:
             rows = self._con.execute(
                 "SELECT path, before, after_etag FROM intent_files WHERE intent_id=? ORDER BY seq", (int(intent_id),)
@@ -968,6 +1026,40 @@ class Journal:
             arguments={"src": src, "dst": dst},
         )
         return self._insert(row, stored, [src, dst, *moved, *(f.path for f in stored)], intent=intent_id)
+
+    def record_interrupted_write(
+        self,
+        intent_id: int,
+        actor: str,
+        plan: dict[str, Any],
+        files: list[FileWrite],
+        summary: str,
+        *,
+        moved_to: str | None = None,
+    ) -> Change:
+        """An agent's write, edit or delete killed after it landed and before its row (its intent
+        still open, core.review.unrecorded), as the change it made; closes the intent."""
+        human = _is_human(actor)
+        tool = str(plan.get("tool") or "write")
+        named = str(plan.get("path") or (files[0].path if files else ""))
+        target = files[0] if files else None
+        row = dict(
+            kind="change",
+            actor=actor,
+            agent=plan.get("agent") or (None if human else actor.removeprefix("agent:")),
+            session=plan.get("session"),
+            tool=str(plan.get("caller_tool") or tool),
+            operation=tool,
+            path=named,
+            moved_to=moved_to,
+            path_kind="note" if named.endswith(".md") else ("folder" if target is None else "attachment"),
+            summary=summary,
+            arguments=_clip_args(plan.get("arguments") or {}),
+            previous_etag=etag(target.before) if target is not None and target.before is not None else None,
+            etag=etag(target.after) if target is not None and target.after is not None else None,
+        )
+        paths = [named, *plan.get("paths", ()), *(f.path for f in files)]
+        return self._insert(row, files, paths, intent=intent_id)
 
     def record_revert(self, scope: Scope, of: Change, summary: str, path: str, *, intent: int | None = None) -> Change:
         """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""

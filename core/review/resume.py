@@ -2,7 +2,8 @@
 
 Interrupted reverts and renames first (core.review.revert), then what builds on them: batch
 reverts (core.review.batch), redos (core.review.redo) and approvals of pending changes
-(core.review.pending). The person is told how each went.
+(core.review.pending); last, agents' writes killed before their row (core.review.unrecorded:
+an approval's own write is settled by its approval first). The person is told how each went.
 
 Every front end reaches this through `Vault.finish_interrupted_soon` (once per vault, in a thread,
 after the first index), whatever calls its clients make. One process at a time finishes a
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from vaultwatch.core.disk.private import open_private
+from vaultwatch.core.edit.atomic import sweep_temp_files
 from vaultwatch.core.edit.hooks import problem
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.events import IndexProblem
@@ -26,7 +28,8 @@ from vaultwatch.core.review.batch import resume_batches
 from vaultwatch.core.review.journal import Journal
 from vaultwatch.core.review.pending import resume_approvals
 from vaultwatch.core.review.redo import resume_redos
-from vaultwatch.core.review.revert import resume_reverts
+from vaultwatch.core.review.revert import resume_reverts, roll_back_agents_renames
+from vaultwatch.core.review.unrecorded import resume_writes
 
 
 @contextlib.contextmanager
@@ -50,22 +53,32 @@ def claim(journal: Journal) -> Iterator[bool]:
         os.close(fd)  # (lets go of the flock)
 
 
-def resume_interrupted(writer: Writer, journal: Journal) -> list[tuple[int, str]] | None:
-    """Finish every revert, rename, batch revert, redo and approval a crash interrupted. Returns (change id,
+def resume_interrupted(writer: Writer, journal: Journal, *, agents_only: bool = False) -> list[tuple[int, str]] | None:
+    """Finish every revert, rename, batch revert, redo and approval a crash interrupted, and journal
+    the agents' writes it cut off before their row (`agents_only`: only what agents' own operations
+    left: their renames rolled back, their writes journaled). Returns (change id,
     what happened) for each; one that cannot finish stays open (the person sees why, and
     `vaultwatch revert ID` tries again). None: another process is finishing them right now."""
     with claim(journal) as mine:
         if not mine:
             return None
+        if agents_only:  # (a watching process, as an agent's server dies: Journal.follow)
+            out = roll_back_agents_renames(writer, journal) + resume_writes(writer, journal)
+            try:  # and the killed server's half-written temporary files (a start sweeps them too)
+                sweep_temp_files(writer.vault.root_real)
+            except OSError:
+                pass
+            return out
         out = resume_reverts(writer, journal)
-        return out + resume_batches(writer, journal) + resume_redos(writer, journal) + resume_approvals(writer, journal)
+        out += resume_batches(writer, journal) + resume_redos(writer, journal) + resume_approvals(writer, journal)
+        return out + resume_writes(writer, journal)
 
 
-def resume_and_report(vault: Any, journal: Journal) -> list[tuple[int, str]] | None:
+def resume_and_report(vault: Any, journal: Journal, *, agents_only: bool = False) -> list[tuple[int, str]] | None:
     """`resume_interrupted` on `vault`, each outcome published on its bus as a problem (the TUI
     shows it, a headless server prints it); a failure is published too, never raised."""
     try:
-        out = resume_interrupted(Writer(vault), journal)
+        out = resume_interrupted(Writer(vault), journal, agents_only=agents_only)
     except Exception as exc:  # the intents stay open: the next start, or `vaultwatch changes --finish`, tries again
         vault.bus.publish(IndexProblem(f"finishing an interrupted operation failed: {exc!r}", "error"))
         return []

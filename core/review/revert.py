@@ -33,7 +33,7 @@ from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace, sweep_temp_files
 from vaultwatch.core.edit.hooks import FileWrite, Scope, enter, leave
-from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
+from vaultwatch.core.edit.writes import TRASH, Writer, etag_of, is_human
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal
 from vaultwatch.core.review.merge import MergeResult, merge3
@@ -377,8 +377,8 @@ def resume_reverts(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
         if plan.get("operation") == "rename":
             out.append(_roll_back_rename(writer, journal, intent_id, actor, plan))
             continue
-        if plan.get("operation") in ("batch", "redo", "approve"):  # finished after this loop, once the
-            continue  # renames they cut off are rolled back (core.review.resume)
+        if plan.get("operation") in ("batch", "redo", "approve", "write"):  # finished after this loop, once
+            continue  # the renames they cut off are rolled back (core.review.resume)
         if change_id in seen:
             continue
         seen.add(change_id)
@@ -389,6 +389,16 @@ def resume_reverts(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
             continue
         out.append((change_id, done.revert.summary))
     return out
+
+
+def roll_back_agents_renames(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
+    """Roll back every rename of an agent a kill cut off (a watching process, as the agent's server
+    dies: Journal.follow); the person's own interrupted operations wait for them (see resume_reverts)."""
+    return [
+        _roll_back_rename(writer, journal, intent_id, actor, plan)
+        for intent_id, _, actor, plan in journal.open_intents(interrupted=True)
+        if plan.get("operation") == "rename" and not is_human(actor)
+    ]
 
 
 def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> str:

@@ -132,6 +132,46 @@ def test_a_folder_rename_killed_midway_is_rolled_back_at_the_next_start(tmp_path
     journal.close()
 
 
+def test_an_agents_rename_killed_midway_is_rolled_back_by_the_process_watching(tmp_path, sock_dir, monkeypatch):
+    """The person's vault stays open and watching (as the TUI's does) while the agent's server is
+    killed midway through its folder rename: the watching process rolls it back within seconds,
+    with no restart, and journals none of it as an outside edit."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("VAULTWATCH_CACHE", "0")
+    root = tmp_path / "v"
+    make_vault(root)
+    before = contents(root)
+    watching = Vault(root)
+    watching.load()
+    watching.start_watching()
+    try:
+        assert watching.wait_watching(30)
+        sock = str(sock_dir / "a.sock")
+        proc = serve_process(root, sock)
+        caller = threading.Thread(target=lambda: _quietly(call_rename(sock)), daemon=True)
+        caller.start()
+        try:
+            kill_when(proc, lambda: linking_to(root, "Moved", OUTSIDE[:40]) >= 10)
+        finally:
+            proc.communicate(timeout=30)
+            caller.join(60)
+        assert (root / "Moved").is_dir() and not (root / "Folder").exists(), "the kill did not land after the move"
+        journal = journal_for(watching)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if not journal.open_intents() and not temp_files(root) and contents(root) == before:
+                break
+            time.sleep(0.05)
+        assert contents(root) == before  # rolled back, byte for byte, by the process that watched
+        assert journal.open_intents() == []
+        revert_row, rename_row = journal.changes(limit=2)
+        assert rename_row.operation == "rename" and "interrupted" in rename_row.summary
+        assert revert_row.revert_of == rename_row.id
+        no_outside_rows(journal)
+    finally:
+        watching.stop()
+
+
 async def call_rename(sock: str) -> None:
     async with uds_client(sock, name="mover") as agent:
         await agent.call_tool("rename", {"path": "Folder", "new_path": "Moved"})

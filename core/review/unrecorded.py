@@ -1,0 +1,154 @@
+"""At a start: journal the agents' changes a kill cut off between their write and their row.
+
+An agent's write, edit or delete is recorded as an intent just before it lands (core.edit.hooks):
+the files it is about to commit, the bytes they held and the etag they will hold. An agent that
+spawned its own server (`serve --stdio`) can kill it right after the write, before the journal's
+row; without the intent the change would sit in the note with no row, unseen. For each such
+intent whose process is gone (core.review.resume runs this after the other intents are finished):
+
+- the file holds what the agent wrote (or is gone, for a delete): the change is journaled as the
+  agent's, unreviewed, with the bytes it replaced, so that it can be reviewed and reverted;
+- the file holds what it held before: the write never landed; the intent is closed, and the new
+  folders it would have made are removed when they are still empty;
+- the file holds something else (changed again since): the change is journaled all the same,
+  with the bytes before the agent's write and those there now, and its summary says so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat as stat_mod
+from typing import Any
+
+from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.edit.atomic import sweep_temp_files
+from vaultwatch.core.edit.hooks import WRITE_INTENT, FileWrite
+from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.journal import Journal
+from vaultwatch.core.review.revert import current_bytes
+
+
+def resume_writes(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
+    """Settle every agent's write a kill cut off (see module doc): (change id or 0, what happened)."""
+    out = []
+    for intent_id, _, actor, plan in journal.open_intents(interrupted=True):
+        if plan.get("operation") == WRITE_INTENT:
+            out.append(_settle(writer, journal, intent_id, actor, plan))
+    return out
+
+
+def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: dict[str, Any]) -> tuple[int, str]:
+    tool = str(plan.get("tool") or "write")
+    named = str(plan.get("path") or "")
+    who = plan.get("agent") or actor.removeprefix("agent:")
+    what = f"agent {who}'s {tool} of {named}"
+    intended = journal.intent_files(intent_id)
+    now: bytes | None = None
+    before: bytes | None = None
+    if intended:
+        rel, before, after_etag = intended[0]
+        now = current_bytes(writer, rel)
+        landed = (etag_of(now) if now is not None else None) == after_etag
+        untouched = not landed and now == before
+    else:  # no bytes either side: a folder's delete (or a hard-linked file's): gone or not
+        rel = str(plan.get("bytes_at") or named)
+        landed = not _exists(writer, rel)
+        untouched = not landed
+    if untouched:
+        removed = _remove_empty(writer, plan.get("new_folders") or [])
+        journal.drop_intent(intent_id)
+        also = f"; removed the empty folders it had made: {', '.join(removed)}" if removed else ""
+        return 0, f"{what} was stopped before it landed: nothing changed{also}"
+    moved_to = _in_trash(writer, rel, before) if tool == "delete" and now is None else None
+    files = [FileWrite(rel, before, now, "target")] if intended else []
+    if landed:
+        summary = f"{tool} of {named}, journaled at the next start: a kill stopped it after it landed"
+    else:
+        summary = (
+            f"{tool} of {named}, journaled at the next start: a kill stopped it, and the note has changed "
+            "again since; the journal holds it before the agent's change and as it is now"
+        )
+    if moved_to:
+        summary += f" (moved to {moved_to})"
+    change = journal.record_interrupted_write(intent_id, actor, plan, files, summary, moved_to=moved_to)
+    return change.id, f"journaled {what} (change {change.id}): a kill stopped it before its row; review it"
+
+
+def _exists(writer: Writer, rel: str) -> bool:
+    try:
+        with writer.locate(normalize(rel), follow_last=False) as loc:
+            return loc.lstat() is not None
+    except VaultError:
+        return False
+
+
+def _remove_empty(writer: Writer, folders: list[str]) -> list[str]:
+    """The folders of `folders` that are still empty, removed (deepest first): the killed write's
+    temporary file in them is swept first (a live write's is never: it holds its flock)."""
+    if not folders:
+        return []
+    try:
+        sweep_temp_files(writer.vault.root_real)
+    except OSError:
+        pass
+    removed = []
+    for folder in sorted(folders, key=lambda f: f.count("/"), reverse=True):
+        try:
+            with writer.locate(normalize(folder), follow_last=False) as loc:
+                st = loc.lstat()
+                if st is None or not stat_mod.S_ISDIR(st.st_mode):
+                    continue
+                os.rmdir(loc.name, dir_fd=loc.dir_fd)
+        except (VaultError, OSError):  # not empty (someone put something there), or gone
+            continue
+        removed.append(folder)
+    if removed:
+        writer.vault.refresh_paths(removed, source="vaultwatch")
+    return removed
+
+
+def _in_trash(writer: Writer, rel: str, before: bytes | None) -> str | None:
+    """Where in the vault's trash a killed delete put `rel`: the entry named as the trash names it
+    (the name, or the name with a number) that holds the bytes it had, or, without bytes to
+    compare (a folder), the one moved there last."""
+    name = rel.rpartition("/")[2]
+    stem, dot, ext = name.rpartition(".")
+    if not stem:
+        stem, dot, ext = name, "", ""
+    like = re.compile(rf"{re.escape(name)}|{re.escape(stem)} \d+{re.escape(dot + ext)}|{re.escape(name)} \d+")
+    try:
+        with writer.locate(TRASH, follow_last=False, allow_hidden=True) as trash:
+            st = trash.lstat()
+            if st is None or not stat_mod.S_ISDIR(st.st_mode):
+                return None
+            fd = os.open(trash.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=trash.dir_fd)
+    except (VaultError, OSError):
+        return None
+    try:
+        found: list[tuple[float, str]] = []
+        for entry in os.listdir(fd):
+            if not like.fullmatch(entry):
+                continue
+            try:
+                est = os.stat(entry, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if before is not None:
+                if not stat_mod.S_ISREG(est.st_mode) or est.st_size != len(before):
+                    continue
+                try:
+                    efd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+                except OSError:
+                    continue
+                with os.fdopen(efd, "rb") as f:
+                    if f.read(len(before) + 1) != before:
+                        continue
+            found.append((est.st_ctime, entry))  # a move into the trash sets the moved entry's ctime
+    finally:
+        os.close(fd)
+    return f"{TRASH}/{max(found)[1]}" if found else None
+
+
+__all__ = ["resume_writes"]

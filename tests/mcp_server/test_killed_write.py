@@ -1,0 +1,180 @@
+"""An agent's write killed (SIGKILL) after it landed and before the journal's row: the change is
+never left in the note unseen. An agent that spawned its own server can kill it at that moment.
+
+`vaultwatch changes` shows the cut-off write as an interrupted operation, `vaultwatch changes
+--finish` journals it as the agent's change (unreviewed, with the bytes it replaced), and
+`vaultwatch revert` puts the note back. A write killed before it landed is closed with nothing
+journaled, and the new folders it had made are removed.
+
+Real parts: the real write path and journal in a process of their own, with the agent named as
+the MCP layer names it, stopped at a stage of the write (Writer's fault_hook) and SIGKILLed there;
+`vaultwatch changes` and `vaultwatch revert` as processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from killed_cli import cli
+from mcp_testing import ROOT
+
+from vaultwatch.core.review.journal import ChangeRecorded, journal_for
+from vaultwatch.core.vault import Vault
+
+OLD = "---\ntitle: Plan\n---\n# Plan\n" + "old line\n" * 50
+NEW = "---\ntitle: Plan\n---\n# Plan\n" + "rewritten by the agent\n" * 50
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.edit.hooks import Caller, calling
+
+    root, op, pause_at, new = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+
+    def hook(stage):
+        if stage == pause_at:
+            print("PAUSED " + stage, flush=True)
+            time.sleep(120)
+
+    w = Writer(Vault(root), fault_hook=hook)
+    me = "agent:sneaky"
+    with calling(Caller("sneaky", "s-0123456789", op, {"path": "Plan.md"})):
+        if op == "write":
+            w.write("Plan.md", new, overwrite=True, actor=me)
+        elif op == "edit":
+            w.edit("Plan.md", "old line", "edited line", replace_all=True, actor=me)
+        elif op == "delete":
+            w.delete("Plan.md", actor=me)
+        elif op == "create":
+            w.write("Deep/er/New.md", new, actor=me)
+    print("DONE", flush=True)
+""")
+
+
+@pytest.fixture
+def place(tmp_path: Path, env: dict) -> tuple[Path, dict]:
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Plan.md").write_text(OLD)
+    (root / "Other.md").write_text("# Other\nsee [[Plan]]\n")
+    return root, {**env, "PYTHONPATH": str(ROOT)}
+
+
+def killed(root: Path, env: dict, op: str, stage: str) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), op, stage, NEW],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    line = proc.stdout.readline()
+    if line.strip() != f"PAUSED {stage}":
+        proc.kill()
+        raise AssertionError(f"the write said {line!r}; stderr: {proc.stderr.read()}")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+def changes(root: Path, env: dict) -> list[dict]:
+    done = cli("changes", str(root), "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("op", "stage", "after"),
+    [
+        ("write", "replaced", NEW),
+        ("edit", "replaced", OLD.replace("old line", "edited line")),
+        ("delete", "deleted", None),
+    ],
+)
+def test_a_write_killed_after_it_landed_is_journaled_as_the_agents_and_can_be_reverted(
+    place, op: str, stage: str, after: str | None
+) -> None:
+    root, env = place
+    killed(root, env, op, stage)
+    note = root / "Plan.md"
+    assert (note.read_text() if note.exists() else None) == after, "the kill did not land after the write"
+
+    [shown] = changes(root, env)  # before finishing: an interrupted operation, named
+    assert (shown["kind"], shown["operation"], shown["running"]) == ("interrupted", "write", False), shown
+    assert "sneaky" in shown["summary"] and shown["paths"] == ["Plan.md"], shown
+
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    assert f"journaled agent sneaky's {op} of Plan.md" in finished.stdout, finished.stdout
+
+    [row] = changes(root, env)
+    assert (row["kind"], row["operation"], row["agent"], row["reviewed"]) == ("change", op, "sneaky", False), row
+    assert row["path"] == "Plan.md" and row["session"] == "s-0123456789", row
+    if op == "delete":
+        assert row["moved_to"] == ".trash/Plan.md", row
+
+    reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
+    assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert note.read_text() == OLD
+    again = cli("changes", str(root), "--finish", env=env)
+    assert "nothing interrupted to finish" in again.stdout, again.stdout
+
+
+def test_a_write_killed_before_it_landed_journals_nothing(place) -> None:
+    """Its bytes were on disk in a temporary file, not in the note: nothing to journal or finish."""
+    root, env = place
+    killed(root, env, "write", "temp_written")
+    assert (root / "Plan.md").read_text() == OLD
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    assert "nothing interrupted to finish" in finished.stdout, finished.stdout
+    assert changes(root, env) == []
+
+
+def test_a_create_killed_after_making_its_folders_leaves_no_empty_folder(place) -> None:
+    root, env = place
+    killed(root, env, "create", "temp_written")
+    assert (root / "Deep" / "er").is_dir() and not (root / "Deep" / "er" / "New.md").exists()
+    [shown] = changes(root, env)
+    assert (shown["kind"], shown["operation"]) == ("interrupted", "write"), shown
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    assert "removed the empty folders it had made: Deep/er, Deep" in finished.stdout, finished.stdout
+    assert not (root / "Deep").exists()
+    assert changes(root, env) == []
+
+
+def test_a_watching_process_journals_a_killed_agents_write_at_once(place, monkeypatch) -> None:
+    """The person's TUI (here its vault, watching) does not wait for a restart: once the agent's
+    server is dead with its write open, the watching process journals the write and shows it, and
+    never as an outside edit."""
+    root, env = place
+    for name in ("XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, env[name])
+    vault = Vault(root)
+    vault.load()
+    vault.start_watching()
+    try:
+        assert vault.wait_watching(30)
+        shown: list = []
+        vault.bus.subscribe(lambda e: shown.append(e.change) if isinstance(e, ChangeRecorded) else None)
+        killed(root, env, "write", "replaced")
+        deadline = time.monotonic() + 30
+        while not shown and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [(c.operation, c.agent, c.kind) for c in shown] == [("write", "sneaky", "change")]
+        journal = journal_for(vault)
+        assert journal.open_intents() == []
+        assert journal.changes(kinds=("outside",)) == []
+    finally:
+        vault.stop()
