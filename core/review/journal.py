@@ -1036,9 +1036,11 @@ class Journal:
         summary: str,
         *,
         moved_to: str | None = None,
+        folder: bool = False,
     ) -> Change:
         """An agent's write, edit or delete killed after it landed and before its row (its intent
-        still open, core.review.unrecorded), as the change it made; closes the intent."""
+        still open, core.review.unrecorded), as the change it made (`folder`: of a folder); closes
+        the intent."""
         human = _is_human(actor)
         tool = str(plan.get("tool") or "write")
         named = str(plan.get("path") or (files[0].path if files else ""))
@@ -1052,7 +1054,7 @@ class Journal:
             operation=tool,
             path=named,
             moved_to=moved_to,
-            path_kind="note" if named.endswith(".md") else ("folder" if target is None else "attachment"),
+            path_kind="folder" if folder else ("note" if named.endswith(".md") else "attachment"),
             summary=summary,
             arguments=_clip_args(plan.get("arguments") or {}),
             previous_etag=etag(target.before) if target is not None and target.before is not None else None,

@@ -72,7 +72,8 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
         )
     if moved_to:
         summary += f" (moved to {moved_to})"
-    change = journal.record_interrupted_write(intent_id, actor, plan, files, summary, moved_to=moved_to)
+    folder = not intended and moved_to is not None and _is_folder(writer, moved_to)
+    change = journal.record_interrupted_write(intent_id, actor, plan, files, summary, moved_to=moved_to, folder=folder)
     return change.id, f"journaled {what} (change {change.id}): a kill stopped it before its row; review it"
 
 
@@ -82,6 +83,15 @@ def _exists(writer: Writer, rel: str) -> bool:
             return loc.lstat() is not None
     except VaultError:
         return False
+
+
+def _is_folder(writer: Writer, rel: str) -> bool:
+    try:
+        with writer.locate(rel, follow_last=False, allow_hidden=True) as loc:
+            st = loc.lstat()
+    except VaultError:
+        return False
+    return st is not None and stat_mod.S_ISDIR(st.st_mode)
 
 
 def _remove_empty(writer: Writer, folders: list[str]) -> list[str]:

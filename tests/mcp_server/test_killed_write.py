@@ -26,7 +26,7 @@ import pytest
 from killed_cli import cli
 from mcp_testing import ROOT
 
-from vaultwatch.core.review.journal import ChangeRecorded, journal_for
+from vaultwatch.core.review.journal import ChangeRecorded, Journal, journal_for, journal_path
 from vaultwatch.core.vault import Vault
 
 OLD = "---\ntitle: Plan\n---\n# Plan\n" + "old line\n" * 50
@@ -56,6 +56,10 @@ CHILD = textwrap.dedent("""
             w.delete("Plan.md", actor=me)
         elif op == "create":
             w.write("Deep/er/New.md", new, actor=me)
+        elif op == "delete_folder":
+            w.delete("Box", actor=me)
+        elif op == "delete_linked":
+            w.delete("pic.png", actor=me)
     print("DONE", flush=True)
 """)
 
@@ -128,6 +132,46 @@ def test_a_write_killed_after_it_landed_is_journaled_as_the_agents_and_can_be_re
     assert note.read_text() == OLD
     again = cli("changes", str(root), "--finish", env=env)
     assert "nothing interrupted to finish" in again.stdout, again.stdout
+
+
+def test_a_folder_delete_killed_after_the_move_is_journaled_with_its_trash_entry(place, monkeypatch) -> None:
+    """No bytes either side (a folder): the row names the folder and where in the trash it went,
+    the newest of the entries named like it, and a revert moves it back."""
+    root, env = place
+    (root / "Box").mkdir()
+    (root / "Box" / "inside.md").write_text("# inside\n")
+    (root / ".trash" / "Box").mkdir(parents=True)  # an older delete of another folder named Box
+    killed(root, env, "delete_folder", "deleted")
+    assert not (root / "Box").exists() and (root / ".trash" / "Box 1" / "inside.md").exists()
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert "journaled agent sneaky's delete of Box" in finished.stdout, finished.stdout
+    [row] = changes(root, env)
+    assert (row["operation"], row["path"], row["moved_to"]) == ("delete", "Box", ".trash/Box 1"), row
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    journal = Journal(journal_path(os.path.realpath(root)))
+    assert journal.get(row["id"]).kind_of_path == "folder"
+    journal.close()
+    reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
+    assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert (root / "Box" / "inside.md").read_text() == "# inside\n"
+
+
+def test_a_hard_linked_attachments_delete_killed_after_the_move_is_an_attachments(place, monkeypatch) -> None:
+    """A hard-linked file's bytes are never read (they are another file's too): no bytes either side,
+    as for a folder, yet the row is an attachment's."""
+    root, env = place
+    (root / "pic.png").write_bytes(b"\x89PNG not really")
+    os.link(root / "pic.png", root / "elsewhere.png")
+    killed(root, env, "delete_linked", "deleted")
+    assert not (root / "pic.png").exists()
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert "journaled agent sneaky's delete of pic.png" in finished.stdout, finished.stdout
+    [row] = changes(root, env)
+    assert row["moved_to"] == ".trash/pic.png", row
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    journal = Journal(journal_path(os.path.realpath(root)))
+    assert journal.get(row["id"]).kind_of_path == "attachment"
+    journal.close()
 
 
 def test_a_write_killed_before_it_landed_journals_nothing(place) -> None:
