@@ -772,6 +772,11 @@ class Journal:
             con = self._con
             con.execute("BEGIN IMMEDIATE")
             try:
+                if plan.get("operation") == WRITE_INTENT:
+                    # the newest row when the agent's write is about to land: the rows after it are
+                    # changes made since, which tell a resume whether the write landed before them
+                    # (see first_replace_after) and which trash entries are theirs (trash_entries_after)
+                    plan["newest"] = int(con.execute("SELECT COALESCE(MAX(id), 0) FROM changes").fetchone()[0])
                 cur = con.execute(
                     "INSERT INTO intents (change_id, actor, plan, at) VALUES (?,?,?,?)",
                     (int(change_id), actor, json.dumps(plan), float(self._clock())),
@@ -838,6 +843,34 @@ class Journal:
                 "SELECT path, before, after_etag FROM intent_files WHERE intent_id=? ORDER BY seq", (int(intent_id),)
             ).fetchall()
         return [(p, _unpack(b), a) for p, b, a in rows]
+
+    def first_replace_after(
+        self, rel: str, newest: int, etags: Iterable[str | None]
+    ) -> tuple[int, str | None, bytes | None] | None:
+        """(change id, etag, bytes) of what the first change journaled after row `newest` found at
+        `rel` and replaced, among those that found one of `etags` there (None: no file); None when
+        no such change. An agent's write killed before its row is settled by this: the change
+        after it replaced either what the write left (it landed) or what it found (it did not)."""
+        wanted = set(etags)
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT change_id, seq, before_etag FROM files WHERE path=? AND change_id > ? ORDER BY change_id, seq",
+                (rel, int(newest)),
+            ).fetchall()
+        for cid, seq, before_etag in rows:
+            if before_etag in wanted:
+                return int(cid), before_etag, self.contents(int(cid), int(seq))[0]
+        return None
+
+    def trash_entries_after(self, newest: int) -> set[str]:
+        """The trash entries (`moved_to`) the changes journaled after row `newest` moved notes to."""
+        with self._lock:
+            return {
+                r[0]
+                for r in self._con.execute(
+                    "SELECT moved_to FROM changes WHERE id > ? AND moved_to IS NOT NULL", (int(newest),)
+                )
+            }
 
     def _intended_paths(self) -> dict[str, list[dict[str, Any]]]:
         """Per path, what open intents will leave there: {"to": etag or None} (a file put back or

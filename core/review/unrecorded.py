@@ -10,8 +10,13 @@ intent whose process is gone (core.review.resume runs this after the other inten
   agent's, unreviewed, with the bytes it replaced, so that it can be reviewed and reverted;
 - the file holds what it held before: the write never landed; the intent is closed, and the new
   folders it would have made are removed when they are still empty;
-- the file holds something else (changed again since): the change is journaled all the same,
-  with the bytes before the agent's write and those there now, and its summary says so.
+- the file holds something else (changed again since): the first change journaled since that
+  replaced what the write found or what it left says which: it did not land (closed as above), or
+  it landed (journaled with the bytes that change replaced, the agent's own). With no such change
+  (an outside edit) it is journaled all the same, with the bytes before the agent's write and
+  those there now, and its summary says so.
+
+A delete's row names the trash entry it made, never one a change journaled since moved there.
 """
 
 from __future__ import annotations
@@ -45,13 +50,26 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
     who = plan.get("agent") or actor.removeprefix("agent:")
     what = f"agent {who}'s {tool} of {named}"
     intended = journal.intent_files(intent_id)
+    newest = plan.get("newest")
     now: bytes | None = None
     before: bytes | None = None
+    since = None  # the first change journaled since that replaced what the write found or left
     if intended:
         rel, before, after_etag = intended[0]
         now = current_bytes(writer, rel)
         landed = (etag_of(now) if now is not None else None) == after_etag
         untouched = not landed and now == before
+        if not landed and not untouched and isinstance(newest, int):
+            # changed again since: a change journaled since tells by what it replaced whether the
+            # write landed; without it, another's later change would be journaled as this agent's
+            # (and reverting that row would undo it)
+            before_etag = etag_of(before) if before is not None else None
+            since = journal.first_replace_after(rel, newest, (before_etag, after_etag))
+            if since is not None:
+                landed = since[1] == after_etag
+                untouched = not landed
+                if landed:
+                    now = since[2]
     else:  # no bytes either side: a folder's delete (or a hard-linked file's): gone or not
         rel = str(plan.get("bytes_at") or named)
         landed = not _exists(writer, rel)
@@ -60,11 +78,18 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
         removed = _remove_empty(writer, plan.get("new_folders") or [])
         journal.drop_intent(intent_id)
         also = f"; removed the empty folders it had made: {', '.join(removed)}" if removed else ""
-        return 0, f"{what} was stopped before it landed: nothing changed{also}"
-    moved_to = _in_trash(writer, rel, before) if tool == "delete" and now is None else None
+        later = f" (change {since[0]} changed the note since)" if since is not None else ""
+        return 0, f"{what} was stopped before it landed: nothing changed{later}{also}"
+    moved_to = None
+    if tool == "delete" and now is None:
+        # the trash entries the changes since moved there are theirs, not this delete's
+        taken = journal.trash_entries_after(newest) if isinstance(newest, int) else set()
+        moved_to = _in_trash(writer, rel, before, taken)
     files = [FileWrite(rel, before, now, "target")] if intended else []
     if landed:
         summary = f"{tool} of {named}, journaled at the next start: a kill stopped it after it landed"
+        if since is not None:
+            summary += f" (change {since[0]} changed the note since)"
     else:
         summary = (
             f"{tool} of {named}, journaled at the next start: a kill stopped it, and the note has changed "
@@ -119,10 +144,11 @@ def _remove_empty(writer: Writer, folders: list[str]) -> list[str]:
     return removed
 
 
-def _in_trash(writer: Writer, rel: str, before: bytes | None) -> str | None:
+def _in_trash(writer: Writer, rel: str, before: bytes | None, taken: set[str]) -> str | None:
     """Where in the vault's trash a killed delete put `rel`: the entry named as the trash names it
     (the name, or the name with a number) that holds the bytes it had, or, without bytes to
-    compare (a folder), the one moved there last."""
+    compare (a folder), the one moved there last; never one of `taken` (entries journaled changes
+    moved there)."""
     name = rel.rpartition("/")[2]
     stem, dot, ext = name.rpartition(".")
     if not stem:
@@ -139,7 +165,7 @@ def _in_trash(writer: Writer, rel: str, before: bytes | None) -> str | None:
     try:
         found: list[tuple[float, str]] = []
         for entry in os.listdir(fd):
-            if not like.fullmatch(entry):
+            if not like.fullmatch(entry) or f"{TRASH}/{entry}" in taken:
                 continue
             try:
                 est = os.stat(entry, dir_fd=fd, follow_symlinks=False)

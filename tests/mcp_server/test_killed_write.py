@@ -60,7 +60,25 @@ CHILD = textwrap.dedent("""
             w.delete("Box", actor=me)
         elif op == "delete_linked":
             w.delete("pic.png", actor=me)
+        elif op == "delete_proj":
+            w.delete("Proj", actor=me)
     print("DONE", flush=True)
+""")
+
+# another agent's change, made whole (its own server, journaled as usual)
+OTHER = textwrap.dedent("""
+    import sys
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.edit.hooks import Caller, calling
+
+    root, op, path, new = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    w = Writer(Vault(root))
+    with calling(Caller("other", "s-other", op, {"path": path})):
+        if op == "write":
+            w.write(path, new, overwrite=True, actor="agent:other")
+        elif op == "delete":
+            w.delete(path, actor="agent:other")
 """)
 
 
@@ -89,6 +107,13 @@ def killed(root: Path, env: dict, op: str, stage: str) -> None:
     proc.wait(30)
     proc.stdout.close()
     proc.stderr.close()
+
+
+def other(root: Path, env: dict, op: str, path: str, new: str = "") -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", OTHER, str(root), op, path, new], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def changes(root: Path, env: dict) -> list[dict]:
@@ -222,3 +247,55 @@ def test_a_watching_process_journals_a_killed_agents_write_at_once(place, monkey
         assert journal.changes(kinds=("outside",)) == []
     finally:
         vault.stop()
+
+
+def test_another_agents_later_write_is_never_journaled_as_the_killed_ones(place) -> None:
+    """The killed create never landed; another agent then created the note. Only the other agent's
+    row names it: journaled as the killed agent's too, reverting that row would delete the note."""
+    root, env = place
+    killed(root, env, "create", "temp_written")
+    other(root, env, "write", "Deep/er/New.md", "# the other agent's note\n")
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    assert "agent sneaky's write of Deep/er/New.md was stopped before it landed" in finished.stdout, finished.stdout
+    assert [(r["agent"], r["operation"]) for r in changes(root, env)] == [("other", "write")]
+    assert (root / "Deep" / "er" / "New.md").read_text() == "# the other agent's note\n"
+
+
+def test_a_killed_write_changed_since_is_journaled_with_its_own_bytes(place, monkeypatch) -> None:
+    """The killed write landed; another agent's write replaced it since. The killed write's row
+    holds what it wrote (what the later change replaced), not the later change's bytes."""
+    root, env = place
+    killed(root, env, "write", "replaced")
+    other(root, env, "write", "Plan.md", "# Plan\nthe other agent's\n")
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    rows = changes(root, env)
+    assert [(r["agent"], r["operation"]) for r in rows] == [("sneaky", "write"), ("other", "write")]
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    journal = Journal(journal_path(os.path.realpath(root)))
+    try:
+        assert journal.contents(rows[0]["id"], 0) == (OLD.encode(), NEW.encode())
+    finally:
+        journal.close()
+
+
+def test_a_killed_delete_names_its_own_trash_entry_beside_a_later_same_named_one(place) -> None:
+    """The killed delete moved folder Proj to .trash/Proj; another agent's delete then moved its
+    own Proj to .trash/Proj 1. The killed delete's row names .trash/Proj, and its revert brings back
+    that folder, not the other agent's."""
+    root, env = place
+    (root / "Proj").mkdir()
+    (root / "Proj" / "mine.md").write_text("# mine\n")
+    (root / "X" / "Proj").mkdir(parents=True)
+    (root / "X" / "Proj" / "theirs.md").write_text("# theirs\n")
+    killed(root, env, "delete_proj", "deleted")
+    other(root, env, "delete", "X/Proj")
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    rows = {r["agent"]: r for r in changes(root, env)}
+    assert (rows["sneaky"]["moved_to"], rows["other"]["moved_to"]) == (".trash/Proj", ".trash/Proj 1")
+    reverted = cli("revert", str(rows["sneaky"]["id"]), str(root), "--yes", env=env)
+    assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert sorted(p.name for p in (root / "Proj").iterdir()) == ["mine.md"]
+    assert (root / ".trash" / "Proj 1" / "theirs.md").exists()
