@@ -10,7 +10,8 @@ comes from the change journal (core.review.journal); reverts run core.review.rev
 Keys: `C` opens the Changes view, `g` cycles the approval mode (none → writes → deletes),
 enter on an agent's write in the activity panel opens that change's diff. In the Changes
 view and a change's diff, `r` reverts the change, `R` reverts every change of its agent
-(after a confirm). In the approval dialog, `y` approves, `n` denies, `d` denies with a reason.
+(after a confirm); the Changes view lists interrupted operations first, and `f` there finishes
+them. In the approval dialog, `y` approves, `n` denies, `d` denies with a reason.
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ Keys: in the Changes view and a change's diff, `r` reverts the change, `R` rever
 of its agent (after a confirm); the Changes view groups by note or agent and filters since a time;
 `m` marks the selected change reviewed, `M` every change the view shows (the journal keeps
 unreviewed changes and, when they fill it, refuses agents' writes: the title says so).
+
+Above the changes, the Changes view lists the journal's open intents (core.review.intents): an
+operation that started and was never recorded, because its process was killed (INTERRUPTED) or
+still runs (under way). Such a row is not a change: the change keys say so on it, and `f`
+finishes every interrupted one now (core.review.resume, in a worker thread), as a start would.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.batch import revert_session, session_changes
+from vaultwatch.core.review.intents import OpenIntent, open_intents
 from vaultwatch.core.review.journal import At, Change, Journal, Within, journal_for, parse_since
 from vaultwatch.core.review.merge import regions
 from vaultwatch.core.review.redo import redo
@@ -73,6 +79,42 @@ def _duration(seconds: float) -> str:
         if seconds >= size and seconds % size == 0:
             return f"{seconds / size:g}{unit}"
     return f"{seconds:g}s"
+
+
+def intent_state(intent: OpenIntent) -> str:
+    """The state column of an open intent's row."""
+    if intent.running:
+        return f"under way (process {intent.process})" if intent.process is not None else "under way"
+    return "INTERRUPTED — f finishes it"
+
+
+def render_intent(
+    intent: OpenIntent, localtime: Callable[[float], time.struct_time] = time.localtime
+) -> RenderableType:
+    """An open intent as the person reads it in the lower pane: what it was doing, what finishing
+    it does and how (core.review.intents words all three)."""
+    text = Text()
+    if intent.running:
+        text.append("operation under way", style="bold yellow")
+        text.append(" (not a change yet: its process has not recorded it)\n")
+    else:
+        text.append("INTERRUPTED operation", style="bold red")
+        text.append(" (not a change yet: its process was stopped before it recorded it)\n")
+    text.append(f"{intent.actor}", style="bold magenta")
+    text.append(f"  {_when(intent.at, localtime)}  ", style="dim")
+    text.append(intent.operation, style="bold")
+    if intent.process is not None:
+        text.append(f"  process {intent.process}", style="dim")
+    text.append("\n\n")
+    for label, body in (
+        ("what it was doing", intent.summary),
+        ("paths", ", ".join(intent.paths) or "-"),
+        ("finishing it", intent.will),
+        ("how", intent.finish if intent.running else f"f here finishes it now; or {intent.finish}"),
+    ):
+        text.append(f"{label}: ", style="bold")
+        text.append(f"{body}\n")
+    return text
 
 
 def change_title(change: Change, localtime: Callable[[float], time.struct_time] = time.localtime) -> Text:
@@ -560,6 +602,10 @@ class ChangeScreen(Screen[None], _Reverting):
             self.revert_all(changes[0])
 
 
+FINISH_GROUP = "finish-interrupted"  # the worker of `f`: one at a time
+FINISH_READY_WAIT_S = 120.0  # how long `f` waits for the first index before it gives up
+
+
 class ChangesScreen(Screen[None], _Reverting):
     """Every journaled change of this session (or all), per note and per agent, with its diff."""
 
@@ -583,6 +629,7 @@ class ChangesScreen(Screen[None], _Reverting):
         Binding("s", "ask_since", "Since…", id="changes.since_time"),
         Binding("m", "mark_reviewed", "Reviewed", id="changes.reviewed"),
         Binding("M", "mark_all_reviewed", "All shown reviewed", id="changes.reviewed_all"),
+        Binding("f", "finish", "Finish interrupted", id="changes.finish"),
     ]
 
     def __init__(self, since: float | At | None) -> None:
@@ -591,11 +638,12 @@ class ChangesScreen(Screen[None], _Reverting):
         self.since: float | Within | At | None = since
         self.note: str | None = None
         self.agent: str | None = None
-        self.rows: list[Change] = []
+        self.rows: list[Change] = []  # the journaled changes, listed below the intents
+        self.intents: list[OpenIntent] = []  # the open intents, newest first, listed first
 
     def compose(self) -> ComposeResult:
         yield Static(id="changes-title")
-        table: DataTable[str] = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable[str | Text] = DataTable(id="changes-table", cursor_type="row", zebra_stripes=False)
         yield table
         yield DiffView(id="changes-diff")
         yield Input(
@@ -613,10 +661,26 @@ class ChangesScreen(Screen[None], _Reverting):
     def reload(self) -> None:
         journal = self._journal()
         table = self.query_one(DataTable)
-        keep = table.cursor_row if self.rows else 0
+        keep = table.cursor_row if self.rows or self.intents else 0
+        # an operation a kill cut off has no row yet but leaves the vault half done: it comes first,
+        # whatever the filters, as `vaultwatch changes` lists it
+        self.intents = (
+            list(reversed(open_intents(journal, self.app.session.vault.root_real))) if journal is not None else []
+        )
         self.rows = journal.changes(agent=self.agent, since=self.since, path=self.note, limit=2000) if journal else []
         table.clear()
         localtime = self.app.config.localtime
+        for i in self.intents:
+            table.add_row(
+                "—",
+                time.strftime("%H:%M:%S", localtime(i.at)),
+                i.actor,
+                i.operation,
+                (" → " if i.operation == "rename" else ", ").join(i.paths),
+                i.summary,
+                Text(intent_state(i), style="bold yellow" if i.running else "bold red"),
+                key=f"intent-{i.intent}",
+            )
         for c in self.rows:
             where = f"{c.src} → {c.path}" if c.src else c.path
             state = (
@@ -650,6 +714,9 @@ class ChangesScreen(Screen[None], _Reverting):
                 else ("all journaled" if self.since is None else "since " + _when(self.since, localtime))
             )
         title.append(f"  {len(self.rows)} · {scope}", style="dim")
+        interrupted = sum(1 for i in self.intents if not i.running)
+        if interrupted:
+            title.append(f"  {interrupted} interrupted: f finishes", style="bold red")
         if self.note:
             title.append(f" · note {self.note}", style="dim")
         if self.agent:
@@ -667,29 +734,63 @@ class ChangesScreen(Screen[None], _Reverting):
             style="dim",
         )
         self.query_one("#changes-title", Static).update(title)
-        if self.rows:
-            table.move_cursor(row=min(keep, len(self.rows) - 1))
-            self._show(self.rows[min(keep, len(self.rows) - 1)])
+        total = len(self.intents) + len(self.rows)
+        if total:
+            table.move_cursor(row=min(keep, total - 1))
+            self._show_selected()
         else:
             self.query_one(DiffView).show(
                 Text("no changes journaled" + (" in this session" if self.since else ""), style="italic dim")
             )
 
     def selected(self) -> Change | None:
+        """The journaled change under the cursor: None on an open intent's row (not a change)."""
         table = self.query_one(DataTable)
-        if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
+        if table.cursor_row is None:
             return None
-        return self.rows[table.cursor_row]
+        at = table.cursor_row - len(self.intents)
+        if at < 0 or at >= len(self.rows):
+            return None
+        return self.rows[at]
+
+    def selected_intent(self) -> OpenIntent | None:
+        """The open intent under the cursor (its rows come first), or None."""
+        table = self.query_one(DataTable)
+        if table.cursor_row is None or not 0 <= table.cursor_row < len(self.intents):
+            return None
+        return self.intents[table.cursor_row]
+
+    def _chosen(self, title: str) -> Change | None:
+        """The selected change for a change's key; on an intent's row, says why the key does nothing."""
+        intent = self.selected_intent()
+        if intent is not None:
+            self.app.notify(
+                "this row is an operation "
+                + ("still under way" if intent.running else "that was interrupted")
+                + ", not a change yet: "
+                + ("it becomes one when its process records it" if intent.running else "f finishes it"),
+                severity="warning",
+                title=title,
+            )
+            return None
+        return self.selected()
 
     def _show(self, change: Change) -> None:
         self.query_one(DiffView).show(
             render_change(self._journal(), change, self.app.size.width, self.app.config.localtime)
         )
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def _show_selected(self) -> None:
+        intent = self.selected_intent()
+        if intent is not None:
+            self.query_one(DiffView).show(render_intent(intent, self.app.config.localtime))
+            return
         change = self.selected()
         if change is not None:
             self._show(change)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_selected()
 
     def action_close(self) -> None:
         if self.has_class("-since"):  # typing a time: escape goes back to the list, not out of the view
@@ -698,23 +799,23 @@ class ChangesScreen(Screen[None], _Reverting):
         self.dismiss(None)
 
     def action_revert(self) -> None:
-        change = self.selected()
+        change = self._chosen("revert")
         if change is not None:
             self.revert_change(change)
 
     def action_revert_all(self) -> None:
-        change = self.selected()
+        change = self._chosen("revert")
         if change is not None:
             self.revert_batch(change)
 
     def action_redo(self) -> None:
-        change = self.selected()
+        change = self._chosen("redo")
         if change is not None:
             self.redo_revert(change)
 
     def action_mark_reviewed(self) -> None:
         """m: the selected change is reviewed (the journal may drop it once past its retention age)."""
-        change = self.selected()
+        change = self._chosen("reviewed")
         journal = self._journal()
         if change is not None and journal is not None:
             journal.mark_reviewed([change.id], by=_actor(self.app))
@@ -737,14 +838,74 @@ class ChangesScreen(Screen[None], _Reverting):
             main.refresh_views()
 
     def action_by_note(self) -> None:
-        change = self.selected()
+        change = None if self.note else self._chosen("this note only")
         self.note = None if self.note or change is None else change.path
         self.reload()
 
     def action_by_agent(self) -> None:
-        change = self.selected()
+        change = None if self.agent else self._chosen("this agent only")
         self.agent = None if self.agent or change is None else change.agent
         self.reload()
+
+    def action_finish(self) -> None:
+        """f: finish every interrupted operation now, as a start or `vaultwatch changes --finish`
+        does, in a worker thread (it writes notes); then say how each went and list again."""
+        if any(w.group == FINISH_GROUP and not w.is_finished for w in self.app.workers):
+            self.app.notify("already finishing the interrupted operations", title="finish")
+            return
+        journal = self._journal()
+        if journal is None:
+            self.app.notify("the change journal is switched off (VAULTWATCH_JOURNAL=0)", title="finish")
+            return
+        if not journal.open_intents(interrupted=True):
+            running = len(journal.open_intents())
+            self.app.notify(
+                "nothing interrupted to finish"
+                + (f" ({running} operation{'s' if running != 1 else ''} under way)" if running else ""),
+                title="finish",
+            )
+            self.reload()
+            return
+        vault = self.app.session.vault
+        app = self.app
+
+        def work() -> None:
+            # the resume modules load the whole write path: only when there is something to finish
+            from vaultwatch.core.review.resume import resume_interrupted  # noqa: PLC0415
+
+            if not vault.wait_ready(FINISH_READY_WAIT_S):  # its writes refresh the index: it must be there
+                app.call_from_thread(finished, "the index is still loading: press f again once it is", True)
+                return
+            try:
+                # not resume_and_report: its bus messages would reach the person a second time
+                done = resume_interrupted(Writer(vault), journal)
+            except Exception as exc:  # the intents stay open: f again, or the next start, tries again
+                app.call_from_thread(finished, f"finishing an interrupted operation failed: {exc}", True)
+                return
+            if done is None:
+                app.call_from_thread(
+                    finished,
+                    "another vaultwatch is finishing the interrupted operations right now; this view lists "
+                    "what they become",
+                    True,
+                )
+                return
+            said = [message for _, message in done]
+            left = len(journal.open_intents(interrupted=True))
+            if left:
+                said.append(
+                    f"{left} interrupted operation{'s' if left != 1 else ''} could not be finished "
+                    "(their rows say what finishing does)"
+                )
+            app.call_from_thread(finished, "\n".join(said) or "nothing was left to finish", bool(left))
+
+        def finished(message: str, warn: bool) -> None:
+            app.notify(message, severity="warning" if warn else "information", title="finish", timeout=10)
+            screen = app.screen  # the person may have left this view and opened another meanwhile
+            if isinstance(screen, ChangesScreen):
+                screen.reload()
+
+        app.run_worker(work, thread=True, group=FINISH_GROUP, exit_on_error=False, description="finish interrupted")
 
     def action_toggle_since(self) -> None:
         self.since = None if self.since is not None else self.session_since
@@ -781,4 +942,5 @@ __all__ = [
     "render_conflict",
     "change_title",
     "render_change",
+    "render_intent",
 ]
