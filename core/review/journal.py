@@ -101,6 +101,9 @@ RECENT_S = 300.0  # s: a change journaled by another process this recently may e
 RECHECK_S = 1.0  # s: an outside row is checked again this long after (another process's journal row)
 FOLLOW_S = 0.25  # s: how often a watching process looks whether another process committed to the journal
 INTERRUPTED_EVERY = 4  # looks of the follower between its looks for a dead process's open intent
+# an agent's write holds its intent from the gate's yes to its row, a few milliseconds of writing:
+# another process's held this long is stopped (or stuck), and its write is settled as a killed one's
+STALE_WRITE_S = 30.0
 _ZLIB_LEVEL = 1  # fast: a 10 KB note compresses in ~0.05 ms; the delta against the before-bytes does the rest
 _WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
 
@@ -797,20 +800,31 @@ class Journal:
             return intent
 
     def open_intents(self, *, interrupted: bool = False) -> list[tuple[int, int, str, dict[str, Any]]]:
-        """(intent id, change id, actor, plan) of every revert (change id) or rename (0) that started
-        and was not recorded; `interrupted`: only those whose process is gone (killed)."""
+        """(intent id, change id, actor, plan) of every operation that started and was not recorded
+        (a revert of change id, or 0: a rename, an approval, an agent's write); `interrupted`: only
+        those whose process is gone (killed), and agents' writes another process has held open for
+        STALE_WRITE_S (a stopped process: SIGSTOP would otherwise keep its landed write unjournaled)."""
         with self._lock:
-            rows = self._con.execute("SELECT id, change_id, actor, plan FROM intents ORDER BY id").fetchall()
+            rows = self._con.execute("SELECT id, change_id, actor, plan, at FROM intents ORDER BY id").fetchall()
+        now = float(self._clock()) if interrupted else 0.0
         out = []
-        for iid, cid, actor, plan in rows:
+        for iid, cid, actor, plan, at in rows:
             try:
                 parsed = json.loads(plan)
             except ValueError:
                 continue
-            if interrupted and _alive(parsed.get("pid")):
-                continue
+            pid = parsed.get("pid")
+            if interrupted and _alive(pid):
+                stale = (
+                    parsed.get("operation") == WRITE_INTENT and pid != os.getpid() and now - float(at) > STALE_WRITE_S
+                )
+                if not stale:
+                    continue
             out.append((int(iid), int(cid), str(actor), parsed))
         return out
+
+    def _intent_open(self, intent_id: int) -> bool:
+        return self._con.execute("SELECT 1 FROM intents WHERE id=?", (int(intent_id),)).fetchone() is not None
 
     def intent_info(self, intent_id: int) -> tuple[float, int]:
         """(when it was opened, how many files it has committed so far) of an open intent."""
@@ -1158,6 +1172,17 @@ class Journal:
             con = self._con
             con.execute("BEGIN IMMEDIATE")
             try:
+                if intent is not None and row["kind"] == "change" and not self._intent_open(intent):
+                    # its process was taken for stopped and another journaled its change meanwhile
+                    # (core.review.unrecorded): that row stands, none is added for the same write
+                    found = con.execute(
+                        "SELECT id FROM changes WHERE kind='change' AND path=? AND session IS ? AND etag IS ? "
+                        "ORDER BY id DESC LIMIT 1",
+                        (row["path"], row.get("session"), row.get("etag")),
+                    ).fetchone()
+                    if found is not None:
+                        con.execute("COMMIT")
+                        return self.get(int(found[0]))
                 boot, mono = self._ref()
                 jt = self._journal_time(boot, mono, at)
                 cur = con.execute(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -26,24 +27,29 @@ import pytest
 from killed_cli import cli
 from mcp_testing import ROOT
 
-from vaultwatch.core.review.journal import ChangeRecorded, Journal, journal_for, journal_path
+from vaultwatch.core.review.journal import STALE_WRITE_S, ChangeRecorded, Journal, journal_for, journal_path
 from vaultwatch.core.vault import Vault
 
 OLD = "---\ntitle: Plan\n---\n# Plan\n" + "old line\n" * 50
 NEW = "---\ntitle: Plan\n---\n# Plan\n" + "rewritten by the agent\n" * 50
 
 CHILD = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     from vaultwatch.core.vault import Vault
     from vaultwatch.core.edit.writes import Writer
     from vaultwatch.core.edit.hooks import Caller, calling
 
     root, op, pause_at, new = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 
+    woken = []
+    signal.signal(signal.SIGUSR1, lambda *_: woken.append(1))  # a test ends the pause with SIGUSR1
+
     def hook(stage):
         if stage == pause_at:
             print("PAUSED " + stage, flush=True)
-            time.sleep(120)
+            deadline = time.monotonic() + 120
+            while not woken and time.monotonic() < deadline:
+                time.sleep(0.01)
 
     w = Writer(Vault(root), fault_hook=hook)
     me = "agent:sneaky"
@@ -299,3 +305,38 @@ def test_a_killed_delete_names_its_own_trash_entry_beside_a_later_same_named_one
     assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
     assert sorted(p.name for p in (root / "Proj").iterdir()) == ["mine.md"]
     assert (root / ".trash" / "Proj 1" / "theirs.md").exists()
+
+
+def test_a_stopped_agents_landed_write_is_journaled_once(place, monkeypatch) -> None:
+    """SIGSTOP instead of SIGKILL: the process lives on, its write landed, its row never comes. Once
+    its intent is STALE_WRITE_S old the write is journaled as the agent's; when the process goes on,
+    it finds that row and adds none."""
+    root, env = place
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(root), "write", "replaced", NEW],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout.readline().strip() == "PAUSED replaced"
+        os.kill(proc.pid, signal.SIGSTOP)
+        [shown] = changes(root, env)
+        assert (shown["kind"], shown["running"]) == ("in_progress", True), shown
+        monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+        with sqlite3.connect(journal_path(os.path.realpath(root))) as con:  # time passes
+            con.execute("UPDATE intents SET at = at - ?", (STALE_WRITE_S + 1,))
+        finished = cli("changes", str(root), "--finish", env=env)
+        assert "journaled agent sneaky's write of Plan.md" in finished.stdout, finished.stdout
+        [row] = changes(root, env)
+        assert (row["kind"], row["agent"], row["reviewed"]) == ("change", "sneaky", False), row
+        os.kill(proc.pid, signal.SIGCONT)
+        proc.send_signal(signal.SIGUSR1)  # ends its pause (see CHILD)
+        out, err = proc.communicate(timeout=60)
+        assert "DONE" in out, err
+        assert [r["id"] for r in changes(root, env)] == [row["id"]]  # one row for the one write
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
