@@ -691,10 +691,13 @@ def approve(vault: Any, pid: int, *, by: str) -> Proposal:
         if any(i[0] not in dead for i in mine):
             alive = next(i[3].get("pid") for i in mine if i[0] not in dead)
             raise VaultError(f"pending change {pid} is being applied right now (process {alive}); wait for it")
+        from vaultwatch.core.edit.atomic import sweep_temp_files  # noqa: PLC0415
         from vaultwatch.core.review.revert import resume_reverts  # noqa: PLC0415  (as _writer)
         from vaultwatch.core.review.unrecorded import resume_writes  # noqa: PLC0415
 
         writer = _writer(vault)  # what the killed approval did is rolled back first, then settled
+        with contextlib.suppress(OSError):  # (its half-written files first, as core.review.resume does)
+            sweep_temp_files(vault.root_real)
         resume_reverts(writer, journal)
         resume_approvals(writer, journal)
         resume_writes(writer, journal)  # its own write's intent: put back above, so closed here

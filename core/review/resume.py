@@ -58,17 +58,20 @@ def resume_interrupted(writer: Writer, journal: Journal, *, agents_only: bool = 
     the agents' writes it cut off before their row (`agents_only`: only what agents' own operations
     left: their renames rolled back, their writes journaled). Returns (change id,
     what happened) for each; one that cannot finish stays open (the person sees why, and
-    `vaultwatch revert ID` tries again). None: another process is finishing them right now."""
+    `vaultwatch revert ID` tries again). None: another process is finishing them right now.
+
+    The killed run's half-written temporary files go first, whoever finishes (a start, a watching
+    process, `vaultwatch changes --finish`, the TUI's `f`): a live write's file is never taken
+    (it holds its flock), and the empty folders a killed create made can then be removed."""
     with claim(journal) as mine:
         if not mine:
             return None
+        try:
+            sweep_temp_files(writer.vault.root_real)
+        except OSError:
+            pass
         if agents_only:  # (a watching process, as an agent's server dies: Journal.follow)
-            out = roll_back_agents_renames(writer, journal) + resume_writes(writer, journal)
-            try:  # and the killed server's half-written temporary files (a start sweeps them too)
-                sweep_temp_files(writer.vault.root_real)
-            except OSError:
-                pass
-            return out
+            return roll_back_agents_renames(writer, journal) + resume_writes(writer, journal)
         out = resume_reverts(writer, journal)
         out += resume_batches(writer, journal) + resume_redos(writer, journal) + resume_approvals(writer, journal)
         return out + resume_writes(writer, journal)

@@ -184,6 +184,11 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
             )
 
 
+def exists(writer: Writer, rel: str) -> bool:
+    """Whether something (a file, folder or link) is at the vault path `rel`."""
+    return _exists(writer, rel)
+
+
 def current_bytes(writer: Writer, rel: str) -> bytes | None:
     """What is at vault path `rel` now (None: nothing, or not a readable file)."""
     return _current(writer, rel)
@@ -520,7 +525,9 @@ __all__ = [
     "later_edit",
     "merge_revert",
     "current_bytes",
+    "exists",
     "refuse_changed",
+    "roll_back_agents_renames",
     "resume_reverts",
     "revert",
     "revert_agent",

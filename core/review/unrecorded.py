@@ -27,12 +27,11 @@ import stat as stat_mod
 from typing import Any
 
 from vaultwatch.core.disk.paths import normalize
-from vaultwatch.core.edit.atomic import sweep_temp_files
 from vaultwatch.core.edit.hooks import WRITE_INTENT, FileWrite
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import Journal
-from vaultwatch.core.review.revert import current_bytes
+from vaultwatch.core.review.revert import current_bytes, exists
 
 
 def resume_writes(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
@@ -72,7 +71,7 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
                     now = since[2]
     else:  # no bytes either side: a folder's delete (or a hard-linked file's): gone or not
         rel = str(plan.get("bytes_at") or named)
-        landed = not _exists(writer, rel)
+        landed = not exists(writer, rel)
         untouched = not landed
     if untouched:
         removed = _remove_empty(writer, plan.get("new_folders") or [])
@@ -102,14 +101,6 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
     return change.id, f"journaled {what} (change {change.id}): a kill stopped it before its row; review it"
 
 
-def _exists(writer: Writer, rel: str) -> bool:
-    try:
-        with writer.locate(normalize(rel), follow_last=False) as loc:
-            return loc.lstat() is not None
-    except VaultError:
-        return False
-
-
 def _is_folder(writer: Writer, rel: str) -> bool:
     try:
         with writer.locate(rel, follow_last=False, allow_hidden=True) as loc:
@@ -120,14 +111,8 @@ def _is_folder(writer: Writer, rel: str) -> bool:
 
 
 def _remove_empty(writer: Writer, folders: list[str]) -> list[str]:
-    """The folders of `folders` that are still empty, removed (deepest first): the killed write's
-    temporary file in them is swept first (a live write's is never: it holds its flock)."""
-    if not folders:
-        return []
-    try:
-        sweep_temp_files(writer.vault.root_real)
-    except OSError:
-        pass
+    """The folders of `folders` that are still empty, removed (deepest first; the killed write's
+    temporary file in them is swept before, core.review.resume)."""
     removed = []
     for folder in sorted(folders, key=lambda f: f.count("/"), reverse=True):
         try:

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from killed_cli import cli
 from mcp_testing import ROOT
+from paused_writer import start_paused
 
 from vaultwatch.core.review.journal import STALE_WRITE_S, ChangeRecorded, Journal, journal_for, journal_path
 from vaultwatch.core.vault import Vault
@@ -33,43 +34,6 @@ from vaultwatch.core.vault import Vault
 OLD = "---\ntitle: Plan\n---\n# Plan\n" + "old line\n" * 50
 NEW = "---\ntitle: Plan\n---\n# Plan\n" + "rewritten by the agent\n" * 50
 
-CHILD = textwrap.dedent("""
-    import signal, sys, time
-    from vaultwatch.core.vault import Vault
-    from vaultwatch.core.edit.writes import Writer
-    from vaultwatch.core.edit.hooks import Caller, calling
-
-    root, op, pause_at, new = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-
-    woken = []
-    signal.signal(signal.SIGUSR1, lambda *_: woken.append(1))  # a test ends the pause with SIGUSR1
-
-    def hook(stage):
-        if stage == pause_at:
-            print("PAUSED " + stage, flush=True)
-            deadline = time.monotonic() + 120
-            while not woken and time.monotonic() < deadline:
-                time.sleep(0.01)
-
-    w = Writer(Vault(root), fault_hook=hook)
-    me = "agent:sneaky"
-    with calling(Caller("sneaky", "s-0123456789", op, {"path": "Plan.md"})):
-        if op == "write":
-            w.write("Plan.md", new, overwrite=True, actor=me)
-        elif op == "edit":
-            w.edit("Plan.md", "old line", "edited line", replace_all=True, actor=me)
-        elif op == "delete":
-            w.delete("Plan.md", actor=me)
-        elif op == "create":
-            w.write("Deep/er/New.md", new, actor=me)
-        elif op == "delete_folder":
-            w.delete("Box", actor=me)
-        elif op == "delete_linked":
-            w.delete("pic.png", actor=me)
-        elif op == "delete_proj":
-            w.delete("Proj", actor=me)
-    print("DONE", flush=True)
-""")
 
 # another agent's change, made whole (its own server, journaled as usual)
 OTHER = textwrap.dedent("""
@@ -98,17 +62,7 @@ def place(tmp_path: Path, env: dict) -> tuple[Path, dict]:
 
 
 def killed(root: Path, env: dict, op: str, stage: str) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root), op, stage, NEW],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    line = proc.stdout.readline()
-    if line.strip() != f"PAUSED {stage}":
-        proc.kill()
-        raise AssertionError(f"the write said {line!r}; stderr: {proc.stderr.read()}")
+    proc = start_paused(root, env, op, stage, NEW)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(30)
     proc.stdout.close()
@@ -312,15 +266,8 @@ def test_a_stopped_agents_landed_write_is_journaled_once(place, monkeypatch) -> 
     its intent is STALE_WRITE_S old the write is journaled as the agent's; when the process goes on,
     it finds that row and adds none."""
     root, env = place
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root), "write", "replaced", NEW],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    proc = start_paused(root, env, "write", "replaced", NEW)
     try:
-        assert proc.stdout.readline().strip() == "PAUSED replaced"
         os.kill(proc.pid, signal.SIGSTOP)
         [shown] = changes(root, env)
         assert (shown["kind"], shown["running"]) == ("in_progress", True), shown
@@ -332,7 +279,7 @@ def test_a_stopped_agents_landed_write_is_journaled_once(place, monkeypatch) -> 
         [row] = changes(root, env)
         assert (row["kind"], row["agent"], row["reviewed"]) == ("change", "sneaky", False), row
         os.kill(proc.pid, signal.SIGCONT)
-        proc.send_signal(signal.SIGUSR1)  # ends its pause (see CHILD)
+        proc.send_signal(signal.SIGUSR1)  # ends its pause (tests/paused_writer.py)
         out, err = proc.communicate(timeout=60)
         assert "DONE" in out, err
         assert [r["id"] for r in changes(root, env)] == [row["id"]]  # one row for the one write

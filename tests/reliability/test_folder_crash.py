@@ -82,19 +82,10 @@ def kill_when(proc: subprocess.Popen, done) -> None:
     proc.wait(30)
 
 
-def no_outside_rows(journal: Journal) -> None:
-    rows = [(c.summary, c.paths[:3]) for c in journal.changes(kinds=("outside",))]
-    assert rows == [], "the interrupted operation's own writes were taken for outside edits"
-
-
-def test_a_folder_rename_killed_midway_is_rolled_back_at_the_next_start(tmp_path, sock_dir, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    root = tmp_path / "v"
-    make_vault(root)
-    before = contents(root)
-    sock = str(sock_dir / "a.sock")
+def rename_killed_midway(root: Path, sock: str) -> None:
+    """A real `vaultwatch serve` on `sock`, asked by an agent to rename Folder to Moved, SIGKILLed once
+    the rename has moved the folder and rewritten part of the links."""
     proc = serve_process(root, sock)
-
     # the agent's call waits in a thread of its own: the server dies under it
     caller = threading.Thread(target=lambda: _quietly(call_rename(sock)), daemon=True)
     caller.start()
@@ -106,6 +97,19 @@ def test_a_folder_rename_killed_midway_is_rolled_back_at_the_next_start(tmp_path
     moved = linking_to(root, "Moved", INSIDE + OUTSIDE)
     assert (root / "Moved").is_dir() and not (root / "Folder").exists(), "the kill did not land after the move"
     assert 10 <= moved < len(INSIDE + OUTSIDE), f"the rename was not cut off midway ({moved} rewritten)"
+
+
+def no_outside_rows(journal: Journal) -> None:
+    rows = [(c.summary, c.paths[:3]) for c in journal.changes(kinds=("outside",))]
+    assert rows == [], "the interrupted operation's own writes were taken for outside edits"
+
+
+def test_a_folder_rename_killed_midway_is_rolled_back_at_the_next_start(tmp_path, sock_dir, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / "v"
+    make_vault(root)
+    before = contents(root)
+    rename_killed_midway(root, str(sock_dir / "a.sock"))
 
     second = serve_process(root, str(sock_dir / "b.sock"))  # the next start
     try:
@@ -146,16 +150,7 @@ def test_an_agents_rename_killed_midway_is_rolled_back_by_the_process_watching(t
     watching.start_watching()
     try:
         assert watching.wait_watching(30)
-        sock = str(sock_dir / "a.sock")
-        proc = serve_process(root, sock)
-        caller = threading.Thread(target=lambda: _quietly(call_rename(sock)), daemon=True)
-        caller.start()
-        try:
-            kill_when(proc, lambda: linking_to(root, "Moved", OUTSIDE[:40]) >= 10)
-        finally:
-            proc.communicate(timeout=30)
-            caller.join(60)
-        assert (root / "Moved").is_dir() and not (root / "Folder").exists(), "the kill did not land after the move"
+        rename_killed_midway(root, str(sock_dir / "a.sock"))
         journal = journal_for(watching)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -15,13 +15,12 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
-import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from paused_writer import start_paused
 from tui_helpers import open_loaded
 from waiting import await_until
 
@@ -37,24 +36,6 @@ REPO = Path(__file__).resolve().parents[2]
 OLD = "# Plan\n" + "old line\n" * 20
 NEW = "# Plan\n" + "rewritten by the agent\n" * 20
 INTERRUPTED = "INTERRUPTED — f finishes it"
-
-CHILD = textwrap.dedent("""
-    import sys, time
-    from vaultwatch.core.vault import Vault
-    from vaultwatch.core.edit.writes import Writer
-    from vaultwatch.core.edit.hooks import Caller, calling
-
-    root, new = sys.argv[1], sys.argv[2]
-
-    def hook(stage):
-        if stage == "replaced":
-            print("PAUSED", flush=True)
-            time.sleep(120)
-
-    with calling(Caller("sneaky", "s-0123456789", "write", {"path": "Plan.md"})):
-        Writer(Vault(root), fault_hook=hook).write("Plan.md", new, overwrite=True, actor="agent:sneaky")
-    print("DONE", flush=True)
-""")
 
 
 @pytest.fixture
@@ -86,19 +67,8 @@ def writers() -> Iterator[list[subprocess.Popen]]:
 
 def paused_write(root: Path, env: dict[str, str], procs: list[subprocess.Popen]) -> subprocess.Popen:
     """An agent's write, stopped once it replaced the note and before its journal row."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root), NEW],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    proc = start_paused(root, env, "write", "replaced", NEW)
     procs.append(proc)
-    assert proc.stdout is not None and proc.stderr is not None
-    line = proc.stdout.readline()
-    if line.strip() != "PAUSED":
-        proc.kill()
-        raise AssertionError(f"the write said {line!r}; stderr: {proc.stderr.read()}")
     return proc
 
 
@@ -113,6 +83,13 @@ async def started(app) -> None:
     await settle(app)
     await await_until(lambda: app.services.started)
     await await_until(lambda: not any(t.name == "vaultwatch-resume" for t in threading.enumerate()))
+
+
+async def changes_view(app, pilot) -> ChangesScreen:
+    """The Changes view (C), once it lists an open intent."""
+    await pilot.press("C")
+    await await_until(lambda: isinstance(app.screen, ChangesScreen) and app.screen.intents)
+    return app.screen
 
 
 def said(app) -> list[str]:
@@ -135,9 +112,7 @@ async def test_a_killed_agents_write_is_listed_interrupted_refused_by_r_and_fini
         await started(app)
         kill(await asyncio.to_thread(paused_write, root, env, writers))
         assert (root / "Plan.md").read_text() == NEW  # landed, not journaled
-        await pilot.press("C")
-        await await_until(lambda: isinstance(app.screen, ChangesScreen) and app.screen.intents)
-        screen = app.screen
+        screen = await changes_view(app, pilot)
         [intent] = screen.intents
         assert (intent.operation, intent.actor, intent.running) == ("write", "agent:sneaky", False)
         assert screen.rows == []
@@ -190,9 +165,7 @@ async def test_an_operation_under_way_is_listed_as_such_and_f_leaves_it_to_its_p
     async with app.run_test(size=(160, 40)) as pilot:
         await started(app)
         proc = await asyncio.to_thread(paused_write, root, env, writers)
-        await pilot.press("C")
-        await await_until(lambda: isinstance(app.screen, ChangesScreen) and app.screen.intents)
-        screen = app.screen
+        screen = await changes_view(app, pilot)
         [intent] = screen.intents
         assert intent.running and intent.process == proc.pid
         cells = [str(c) for c in screen.query_one("#changes-table").get_row_at(0)]
@@ -222,9 +195,7 @@ async def test_f_while_another_finishes_them_says_so_and_a_second_f_starts_no_se
     async with app.run_test(size=(160, 40)) as pilot:
         await started(app)
         kill(await asyncio.to_thread(paused_write, root, env, writers))
-        await pilot.press("C")
-        await await_until(lambda: isinstance(app.screen, ChangesScreen) and app.screen.intents)
-        screen = app.screen
+        screen = await changes_view(app, pilot)
         journal = journal_for(vault)
 
         # another holder of the journal's claim is finishing them: said, nothing done here

@@ -17,7 +17,6 @@ module, and a `serve --stdio` start's first answer (a listing) needs neither.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import getpass
 import json
@@ -162,12 +161,7 @@ def register(cli: CommandLine) -> None:
             lambda e: problems.append(e.message) if isinstance(e, IndexProblem) and e.severity == "error" else None
         )
         try:
-            done = resume_and_report(vault, journal)
-            if done:  # the killed run's half-written temporary files, as `vaultwatch revert` removes them
-                from vaultwatch.core.edit.atomic import sweep_temp_files  # noqa: PLC0415
-
-                with contextlib.suppress(OSError):
-                    sweep_temp_files(vault.root_real)
+            done = resume_and_report(vault, journal)  # (the killed run's temporary files swept too)
         finally:
             vault.stop()
         if done is None:

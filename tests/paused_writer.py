@@ -1,0 +1,68 @@
+"""An agent's write through the real write path, in a process of its own, paused at a stage of the
+write (Writer's fault_hook: "temp_written", "replaced", "deleted") for a test to kill or stop it
+there: the tests of writes a kill cut off (tests/mcp_server/test_killed_write.py, the TUI's
+Changes view). The agent is named as the MCP layer names it: "sneaky", session "s-0123456789".
+SIGUSR1 ends the pause (the write then goes on)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+SCRIPT = textwrap.dedent("""
+    import signal, sys, time
+    from vaultwatch.core.vault import Vault
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.edit.hooks import Caller, calling
+
+    root, op, pause_at, new = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+
+    woken = []
+    signal.signal(signal.SIGUSR1, lambda *_: woken.append(1))  # a test ends the pause with SIGUSR1
+
+    def hook(stage):
+        if stage == pause_at:
+            print("PAUSED " + stage, flush=True)
+            deadline = time.monotonic() + 120
+            while not woken and time.monotonic() < deadline:
+                time.sleep(0.01)
+
+    w = Writer(Vault(root), fault_hook=hook)
+    me = "agent:sneaky"
+    with calling(Caller("sneaky", "s-0123456789", op, {"path": "Plan.md"})):
+        if op == "write":
+            w.write("Plan.md", new, overwrite=True, actor=me)
+        elif op == "edit":
+            w.edit("Plan.md", "old line", "edited line", replace_all=True, actor=me)
+        elif op == "delete":
+            w.delete("Plan.md", actor=me)
+        elif op == "create":
+            w.write("Deep/er/New.md", new, actor=me)
+        elif op == "delete_folder":
+            w.delete("Box", actor=me)
+        elif op == "delete_linked":
+            w.delete("pic.png", actor=me)
+        elif op == "delete_proj":
+            w.delete("Proj", actor=me)
+    print("DONE", flush=True)
+""")
+
+
+def start_paused(root: Path, env: dict, op: str, stage: str, new: str = "") -> subprocess.Popen:
+    """The agent's `op` on `root` (write, edit, delete, create, delete_folder, delete_linked,
+    delete_proj; see SCRIPT) under `env`, returned once it is paused at `stage`."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(root), op, stage, new],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    line = proc.stdout.readline()
+    if line.strip() != f"PAUSED {stage}":
+        proc.kill()
+        raise AssertionError(f"the write said {line!r}; stderr: {proc.stderr.read()}")
+    return proc
