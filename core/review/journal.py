@@ -591,7 +591,11 @@ class Journal:
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, DocumentsChanged) and event.source == "disk":
-            paths = [p for p in (*event.added, *event.changed, *event.removed) if p]
+            # a folder still there that "changed" changed only in its own times (a file came or went
+            # in it, or the load's check saw its mtime move under a write): each file is its own event
+            is_folder = self.is_folder
+            changed = [p for p in event.changed if not (is_folder is not None and is_folder(p))]
+            paths = [p for p in (*event.added, *changed, *event.removed) if p]
             if not paths:
                 return
             gone = set(event.removed)

@@ -516,3 +516,16 @@ def test_an_outside_row_its_own_write_explains_is_dropped_when_the_vault_stops(s
     assert [c.kind for c in journal.changes()] == ["change", "outside"]  # within the second before the recheck
     vault.stop()
     assert [c.kind for c in journal.changes()] == ["change"]
+
+
+def test_a_folder_that_changed_only_in_its_times_is_no_outside_edit(setup):
+    """The load's check of the disk can see a folder's mtime move under an agent's write into it:
+    that is the write's, which its own row shows; a folder made or removed outside still counts."""
+    from vaultwatch.core.events import DocumentsChanged
+
+    root, vault, writer, journal = setup({"Inbox/a.md": "# A\n"})
+    vault.bus.publish(DocumentsChanged(vault.snapshot.generation, changed=("Inbox",)))
+    assert journal.changes() == []
+    (root / "Made").mkdir()
+    vault.bus.publish(DocumentsChanged(vault.snapshot.generation, added=("Made",)))
+    assert [(c.kind, c.path) for c in journal.changes()] == [("outside", "Made")]
