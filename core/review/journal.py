@@ -892,7 +892,8 @@ class Journal:
 
     def _intended_paths(self) -> dict[str, list[dict[str, Any]]]:
         """Per path, what open intents will leave there: {"to": etag or None} (a file put back or
-        removed), {"moved": "from"|"to"} (the move back of a rename)."""
+        removed), {"moved": "from"|"to"} (the move back of a rename), {"made": True} (a folder an
+        agent's write makes on its way to its note)."""
         out: dict[str, list[dict[str, Any]]] = {}
         with self._lock:
             for rel, after in self._con.execute(
@@ -902,6 +903,8 @@ class Journal:
         for _, _, _, plan in self.open_intents():
             for f in plan.get("files", ()):
                 out.setdefault(f["path"], []).append({"to": f.get("to")})
+            for folder in plan.get("new_folders", ()):  # an agent's write makes them on its way
+                out.setdefault(folder, []).append({"made": True})
             for move in [plan.get("move"), *plan.get("moves", ())]:  # a revert's, or a batch's
                 if move:
                     out.setdefault(move[0], []).append({"moved": "from"})
@@ -941,6 +944,9 @@ class Journal:
         now = None if data is None else etag(data)
         for want in wants:
             if "to" in want and want["to"] == now:
+                return True
+            # made, or removed again by the finish of a write that never landed (core.review.unrecorded)
+            if want.get("made") and data is None and (removed or (self.is_folder is not None and self.is_folder(rel))):
                 return True
             if want.get("moved") == "from" and data is None:
                 return True

@@ -287,3 +287,65 @@ def test_a_stopped_agents_landed_write_is_journaled_once(place, monkeypatch) -> 
         if proc.poll() is None:
             proc.kill()
             proc.wait(30)
+
+
+def test_a_watching_process_takes_a_killed_creates_new_folders_for_its_own(place, monkeypatch) -> None:
+    """The create made Deep/er on its way and landed; while its intent is open, the folders' arrival
+    is that write's, as the note's is. An outside row for them would outlive a server killed before
+    its recheck (its own watcher sees its own folders before its row), and stay beside the agent's."""
+    root, env = place
+    for name in ("XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, env[name])
+    vault = Vault(root)
+    vault.load()
+    vault.start_watching()
+    proc = None
+    try:
+        assert vault.wait_watching(30)
+        journal = journal_for(vault)
+        proc = start_paused(root, env, "create", "replaced", NEW)
+        deadline = time.monotonic() + 30
+        while "Deep/er/New.md" not in vault.snapshot.by_path and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert "Deep/er/New.md" in vault.snapshot.by_path
+        time.sleep(0.5)  # the folders' own events, if they come apart from the note's
+        assert journal.changes(kinds=("outside",)) == []  # the writer lives on, paused: no row yet
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+        deadline = time.monotonic() + 30
+        while journal.open_intents() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        rows = journal.changes()
+        assert [(c.kind, c.operation, c.agent) for c in rows] == [("change", "write", "sneaky")], rows
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+        if proc is not None:
+            proc.stdout.close()
+            proc.stderr.close()
+        vault.stop()
+
+
+def test_a_watching_process_finishes_a_killed_create_that_never_landed_without_a_row(place, monkeypatch) -> None:
+    """Killed before the note landed: the watching process closes the write and removes the folders
+    it made. Neither their arrival nor their removal is an outside edit."""
+    root, env = place
+    for name in ("XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, env[name])
+    vault = Vault(root)
+    vault.load()
+    vault.start_watching()
+    try:
+        assert vault.wait_watching(30)
+        journal = journal_for(vault)
+        killed(root, env, "create", "temp_written")
+        deadline = time.monotonic() + 30
+        while (journal.open_intents() or (root / "Deep").exists()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not (root / "Deep").exists()
+        time.sleep(1.5)  # the removal's own disk events, and any recheck
+        assert journal.changes() == []
+    finally:
+        vault.stop()
