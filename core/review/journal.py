@@ -386,6 +386,7 @@ CREATE TABLE IF NOT EXISTS intent_files (
     path TEXT NOT NULL,
     before BLOB,
     after_etag TEXT,
+    after BLOB,
     PRIMARY KEY (intent_id, seq)
 );
 """
@@ -459,6 +460,11 @@ class Journal:
                     self._con.execute(f"ALTER TABLE changes ADD COLUMN {name} {decl}")
                 except sqlite3.OperationalError:  # another process added it meanwhile
                     pass
+        if "after" not in {r[1] for r in self._con.execute("PRAGMA table_info(intent_files)")}:
+            try:  # an older journal's intents held no bytes after
+                self._con.execute("ALTER TABLE intent_files ADD COLUMN after BLOB")
+            except sqlite3.OperationalError:  # another process added it meanwhile
+                pass
         if "jt" not in have:  # rows of an older journal: their wall time is all there is
             self._con.execute("UPDATE changes SET jt = at WHERE jt IS NULL")
         self._con.executescript(_ADDED_INDEXES)
@@ -790,10 +796,19 @@ class Journal:
                 )
                 assert cur.lastrowid is not None
                 intent = int(cur.lastrowid)
+                # the bytes after too: a write killed before its row and changed outside since is
+                # journaled as what it wrote, so that its revert finds the later edit and asks first
                 con.executemany(
-                    "INSERT INTO intent_files VALUES (?,?,?,?,?)",
+                    "INSERT INTO intent_files (intent_id, seq, path, before, after_etag, after) VALUES (?,?,?,?,?,?)",
                     [
-                        (intent, i, rel, _pack(before), etag(after) if after is not None else None)
+                        (
+                            intent,
+                            i,
+                            rel,
+                            _pack(before),
+                            etag(after) if after is not None else None,
+                            _pack(after, before),
+                        )
                         for i, (rel, before, after) in enumerate(files)
                     ],
                 )
@@ -850,7 +865,8 @@ class Journal:
         taken for outside edits)."""
         with self._lock:
             self._con.execute(
-                "INSERT INTO intent_files VALUES (?, (SELECT COUNT(*) FROM intent_files WHERE intent_id=?), ?,?,?)",
+                "INSERT INTO intent_files (intent_id, seq, path, before, after_etag) "
+                "VALUES (?, (SELECT COUNT(*) FROM intent_files WHERE intent_id=?), ?,?,?)",
                 (int(intent_id), int(intent_id), rel, _pack(before), etag(after) if after is not None else None),
             )
 
@@ -861,6 +877,15 @@ class Journal:
                 "SELECT path, before, after_etag FROM intent_files WHERE intent_id=? ORDER BY seq", (int(intent_id),)
             ).fetchall()
         return [(p, _unpack(b), a) for p, b, a in rows]
+
+    def intended_bytes(self, intent_id: int) -> list[bytes | None]:
+        """The bytes each file an intent named was to hold, in order (None: removed, or an intent
+        recorded before the journal kept them)."""
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT before, after FROM intent_files WHERE intent_id=? ORDER BY seq", (int(intent_id),)
+            ).fetchall()
+        return [_unpack(a, _unpack(b)) for b, a in rows]
 
     def first_replace_after(
         self, rel: str, newest: int, etags: Iterable[str | None]

@@ -13,8 +13,8 @@ intent whose process is gone (core.review.resume runs this after the other inten
 - the file holds something else (changed again since): the first change journaled since that
   replaced what the write found or what it left says which: it did not land (closed as above), or
   it landed (journaled with the bytes that change replaced, the agent's own). With no such change
-  (an outside edit) it is journaled all the same, with the bytes before the agent's write and
-  those there now, and its summary says so.
+  (an outside edit) it is journaled all the same, as what the agent wrote: its revert then finds
+  the outside edit and asks first (a three-way merge keeps it), and its summary says so.
 
 A delete's row names the trash entry it made, never one a change journaled since moved there.
 """
@@ -84,16 +84,29 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
         # the trash entries the changes since moved there are theirs, not this delete's
         taken = journal.trash_entries_after(newest) if isinstance(newest, int) else set()
         moved_to = _in_trash(writer, rel, before, taken)
-    files = [FileWrite(rel, before, now, "target")] if intended else []
     if landed:
         summary = f"{tool} of {named}, journaled at the next start: a kill stopped it after it landed"
         if since is not None:
             summary += f" (change {since[0]} changed the note since)"
     else:
-        summary = (
-            f"{tool} of {named}, journaled at the next start: a kill stopped it, and the note has changed "
-            "again since; the journal holds it before the agent's change and as it is now"
-        )
+        # changed outside vaultwatch since, before or after the write landed (nothing tells which):
+        # the row holds what the agent wrote, so its revert finds the later edit and asks first
+        # instead of putting the old bytes over it; an intent from before the journal kept those
+        # bytes can only hold what is there now
+        written = journal.intended_bytes(intent_id)[0] if intended else None
+        if written is not None or (intended and intended[0][2] is None):
+            now = written
+            summary = (
+                f"{tool} of {named}, journaled at the next start: a kill stopped it, and the note has "
+                "changed outside vaultwatch since; the journal holds what the agent wrote, and a revert "
+                "shows the later edit first"
+            )
+        else:
+            summary = (
+                f"{tool} of {named}, journaled at the next start: a kill stopped it, and the note has changed "
+                "again since; the journal holds it before the agent's change and as it is now"
+            )
+    files = [FileWrite(rel, before, now, "target")] if intended else []
     if moved_to:
         summary += f" (moved to {moved_to})"
     folder = not intended and moved_to is not None and _is_folder(writer, moved_to)

@@ -349,3 +349,35 @@ def test_a_watching_process_finishes_a_killed_create_that_never_landed_without_a
         assert journal.changes() == []
     finally:
         vault.stop()
+
+
+@pytest.mark.parametrize(
+    ("op", "stage", "rel", "before"),
+    [("write", "replaced", "Plan.md", OLD), ("create", "temp_written", "Deep/er/New.md", None)],
+)
+def test_a_killed_write_edited_outside_since_keeps_the_outside_edit_on_revert(
+    place, monkeypatch, op: str, stage: str, rel: str, before: str | None
+) -> None:
+    """Killed after (or, for the create, before) it landed, then the person's editor saved the
+    note: nothing in the journal tells whether the write landed first. Its row holds what the agent
+    wrote, so `revert` finds the note changed since and refuses; the outside edit stays."""
+    root, env = place
+    killed(root, env, op, stage)
+    edited = "# Plan\nsaved by the person's editor\n"
+    (root / rel).write_text(edited)
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    assert f"journaled agent sneaky's write of {rel}" in finished.stdout, finished.stdout
+    [row] = changes(root, env)
+    assert (row["kind"], row["agent"], row["reviewed"]) == ("change", "sneaky", False), row
+    assert "changed outside vaultwatch since" in row["summary"], row
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    journal = Journal(journal_path(os.path.realpath(root)))
+    try:
+        assert journal.contents(row["id"], 0) == (before and before.encode(), NEW.encode())
+    finally:
+        journal.close()
+    reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
+    assert reverted.returncode != 0, reverted.stdout
+    assert "changed" in (reverted.stdout + reverted.stderr), (reverted.stdout, reverted.stderr)
+    assert (root / rel).read_text() == edited

@@ -529,3 +529,27 @@ def test_a_folder_that_changed_only_in_its_times_is_no_outside_edit(setup):
     (root / "Made").mkdir()
     vault.bus.publish(DocumentsChanged(vault.snapshot.generation, added=("Made",)))
     assert [(c.kind, c.path) for c in journal.changes()] == [("outside", "Made")]
+
+
+def test_a_journal_from_before_intents_kept_their_bytes_after_opens_and_reads_them_as_unknown(tmp_path):
+    """A journal written by an older vaultwatch: its intent_files has no `after` column. Opening it
+    adds the column; the older intent's bytes after read as unknown, a new intent's as written."""
+    path = tmp_path / "journal.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE intents (id INTEGER PRIMARY KEY AUTOINCREMENT, change_id INTEGER NOT NULL, "
+            "actor TEXT NOT NULL, plan TEXT NOT NULL, at REAL NOT NULL);"
+            "CREATE TABLE intent_files (intent_id INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT NOT NULL, "
+            "before BLOB, after_etag TEXT, PRIMARY KEY (intent_id, seq));"
+            "INSERT INTO intents VALUES (1, 0, 'agent:a', '{\"operation\": \"write\"}', 0);"
+            "INSERT INTO intent_files VALUES (1, 0, 'a.md', NULL, 'e');"
+        )
+    con.close()
+    journal = Journal(str(path))
+    try:
+        assert journal.intended_bytes(1) == [None]
+        new = journal.begin_intent(0, "agent:a", {"operation": "write"}, [("b.md", b"old\n", b"new\n")])
+        assert journal.intended_bytes(new) == [b"new\n"]
+        assert journal.intent_files(new) == [("b.md", b"old\n", etag_of(b"new\n"))]
+    finally:
+        journal.close()
