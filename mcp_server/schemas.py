@@ -167,7 +167,7 @@ TriageRuleLines = Annotated[
     WithJsonSchema(
         {
             "type": "object",
-            "description": "Off a bundle: each group's rule",
+            "description": "Each group's rule",
         }
     ),
 ]

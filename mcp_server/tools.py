@@ -180,12 +180,11 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         snap = vault.snapshot
         counts = _counts(snap, clock, vault.root)
         person = triageviews.rules_for(vault)
-        if snap.is_bundle:  # OKF's own semantics, as the seeds say
-            journaled = triageviews.Reviews()
+        journaled = triageviews.reviews(vault)
+        if snap.is_bundle:  # OKF's own semantics, but for the journal's notes (core.review.triageviews)
             views = {"deprecated": counts["status"].get("deprecated", 0), "stale": counts["stale"]}
-            views.update(counts["trust_tier"])
+            views.update(triageviews.bundle_tier_counts(snap, counts["trust_tier"], journaled))
         else:  # the person's rules and the journal: the counts the TUI's tabs show (core.review.triageviews)
-            journaled = triageviews.reviews(vault)
             views = triageviews.counts(snap, person.rules, journaled, clock)
         out: dict[str, Any] = {
             "as_of": clock.today().isoformat(),
@@ -208,11 +207,12 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             "returned": 0,
             "next_cursor": None,
         }
-        if not snap.is_bundle:  # each view's rule, in the words of the TUI's tabs
-            out["rules"] = {
-                key.replace("-", "_"): triageviews.rule(snap, key, person, journaled)
-                for key in ("deprecated", "stale", *triageviews.JOURNAL_TIERS)
-            }
+        # each view's rule, in the words of the TUI's tabs (on a bundle they say why a note a person
+        # attested can be unverified)
+        out["rules"] = {
+            key.replace("-", "_"): triageviews.rule(snap, key, person, journaled)
+            for key in ("deprecated", "stale", *triageviews.tiers(snap))
+        }
         if category == "overview":
             current_call().listed((), 0)
             return ok(out, meta=untrusted(meta, STATUS_TEXT))
@@ -227,6 +227,10 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             q = replace(base, sort="overdue" if category == "stale" else "path", limit=limit, cursor=cursor)
         res = run_query(snap, q, clock)
         rows = _rows(vault, res.entries, res.is_bundle, clock)
+        if res.is_bundle:  # each row's tier as this view lists it, not verified:'s alone
+            for row, e in zip(rows, res.entries, strict=True):
+                if triageviews.changed_since_review(e, snap, journaled):
+                    row["trust_tier"] = triageviews.tier_of(e, snap, journaled)
         if category == "stale":
             for row, e in zip(rows, res.entries, strict=True):
                 row["overdue_days"] = triageviews.overdue_days(e, snap, person.rules, clock)
@@ -248,9 +252,8 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                     }
                     for r, p in zip(links, found, strict=True)
                 ]
-        room = env.max_answer_bytes
-        if "rules" in out:  # the rule lines ride in both copies of the answer: less room for rows
-            room -= budget.message_bytes({"rules": out["rules"]}) - budget.MESSAGE_TAIL_BYTES
+        # the rule lines ride in both copies of the answer: less room for rows
+        room = env.max_answer_bytes - (budget.message_bytes({"rules": out["rules"]}) - budget.MESSAGE_TAIL_BYTES)
         n, error = page_rows(rows, budget_bytes=room, explicit=explicit)
         if error:
             return fail(error)

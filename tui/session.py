@@ -27,7 +27,8 @@ class Session:
         self.clock: Clock = vault.clock
         self.marks = AgentMarks()
         self.colors = AgentColors()
-        # the journal's agent-changed notes as last read (off a bundle: the Trust tab and column)
+        # the journal's agent-changed notes as last read: the Trust tab and column (on a bundle, the
+        # notes a person attested that an agent changed since)
         self.reviews = triageviews.Reviews()
 
     @property
@@ -45,9 +46,7 @@ class Session:
         return self.person_rules.problem
 
     def refresh_reviews(self) -> bool:
-        """Read the journal's agent-changed notes again (off a bundle); True when they changed."""
-        if self.vault.snapshot.is_bundle:
-            return False
+        """Read the journal's agent-changed notes again; True when they changed."""
         fresh = triageviews.reviews(self.vault)
         changed, self.reviews = fresh != self.reviews, fresh
         return changed

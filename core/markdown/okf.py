@@ -62,6 +62,14 @@ def derive_trust(raw_verified: Any) -> str:
     return tier
 
 
+def triage_tier(tier: str, changed_unreviewed: bool) -> str:
+    """The tier the triage views give a note whose `verified:` gives `tier`: a note a person
+    attested that an agent changed since, and nobody has reviewed (`changed_unreviewed`, the change
+    journal's word), is unverified, since the person's review covered other content. Every other
+    note keeps its tier."""
+    return "unverified" if changed_unreviewed and tier == "human-reviewed" else tier
+
+
 def parse_stale_after(raw: Any) -> tuple[dt.date | None, dt.datetime | None]:
     """Split a stale_after value into (date, aware instant). Naive datetimes and junk give (None, None)."""
     if isinstance(raw, dt.datetime):

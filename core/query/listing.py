@@ -53,6 +53,10 @@ class Query:
     triage: ("deprecated" | "stale", TriageRules): only the notes that rule selects (the person's
         triage tabs off an OKF bundle; `core.query.triagerules`).
     only_paths: only these vault paths (sorted), e.g. the notes the journal says nobody reviewed.
+    unreviewed: the notes an agent changed that nobody has reviewed since (the change journal's,
+        sorted). On an OKF bundle a `trust_tier` filter or exclusion then reads their tier as the
+        triage views do (`okf.triage_tier`): a person's attestation no longer vouches for them.
+        Without it `trust_tier` is the tier from `verified:` alone, as list_documents' seeds say.
     """
 
     folder: str | None = None
@@ -70,6 +74,7 @@ class Query:
     broken: bool = False
     triage: tuple[str, TriageRules] | None = None
     only_paths: tuple[str, ...] | None = None
+    unreviewed: tuple[str, ...] = ()
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -218,7 +223,7 @@ def _fingerprint(q: Query) -> str:
     """What a cursor holds of its query: a digest of every argument but the page's (limit, cursor).
     Memoized by those arguments and their types (1 and True are equal keys but digest apart): every
     page of a listing asks for it, and the digest costs far more than a page's own work."""
-    values = tuple(map(q.__getattribute__, _DIGESTED))
+    values = tuple(map(q.__getattribute__, _FINGERPRINTED))
     try:
         return _FINGERPRINTS.get((values, tuple(map(type, values))), lambda: _digest(q))
     except TypeError:  # a field holding something unhashable: digested every time
@@ -226,11 +231,14 @@ def _fingerprint(q: Query) -> str:
 
 
 def _digest(q: Query) -> str:
-    core = asdict(replace(q, limit=None, cursor=None))
+    core = asdict(replace(q, limit=None, cursor=None, unreviewed=()))
     return hashlib.sha256(json.dumps(core, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
 _DIGESTED = tuple(f.name for f in fields(Query) if f.name not in ("limit", "cursor"))
+# `unreviewed` is the journal's state, not an argument: an agent's write elsewhere between two pages
+# of a bundle's trust tier must not make the next page's cursor "a different query"
+_FINGERPRINTED = tuple(name for name in _DIGESTED if name != "unreviewed")
 _FINGERPRINTS: BoundedMemo[str] = BoundedMemo(512)
 
 
@@ -350,6 +358,23 @@ def _position_page(
     return QueryResult(page, total, next_cursor, snapshot.generation, snapshot.is_bundle, snapshot.loaded)
 
 
+def _triage_trust(
+    paths: Sequence[str], entries: Sequence[Entry], unreviewed: Sequence[str], want: str, found: Iterable[int]
+) -> set[int]:
+    """`found` (the notes whose `verified:` gives tier `want`) with each note of `unreviewed` in it or
+    not by the tier the triage views give it (`okf.triage_tier`). Judged here, against the snapshot
+    the query runs on, so a note attested after the journal was read is judged by its attestation."""
+    out = set(found)
+    for path in unreviewed:
+        i = bisect_left(paths, path)
+        if i < len(paths) and paths[i] == path:
+            if okf.triage_tier(entries[i].okf_trust, True) == want:
+                out.add(i)
+            else:
+                out.discard(i)
+    return out
+
+
 def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     """Answer a Query from one snapshot. Raises QueryError/PathError for bad arguments."""
     folder = normalize_folder(q.folder)
@@ -391,8 +416,15 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
         """The positions of the notes the filters choose, ascending (filters apply to notes only: answered
         from the inverted lists)."""
         chosen: set[int] | frozenset[int] | None = None
-        for key, want in q.filters:
+
+        def matching(key: str, want: str) -> set[int] | frozenset[int]:
             found = postings.positions(snapshot, key, want, clock)
+            if key == "trust_tier" and q.unreviewed and snapshot.is_bundle:
+                found = _triage_trust(paths, entries, q.unreviewed, want, found)
+            return found
+
+        for key, want in q.filters:
+            found = matching(key, want)
             chosen = found if chosen is None else chosen & found
         if q.problems_only:
             found = postings.problems(snapshot)
@@ -410,9 +442,7 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
             found = {i for p in q.only_paths if (i := bisect_left(paths, p)) < len(paths) and paths[i] == p}
             chosen = found if chosen is None else chosen & found
         for key, want in q.exclude:
-            chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - postings.positions(
-                snapshot, key, want, clock
-            )
+            chosen = (postings.all_notes(snapshot) if chosen is None else chosen) - matching(key, want)
         if q.skip_paths:
             drop = {i for p in q.skip_paths if (i := bisect_left(paths, p)) < len(paths) and paths[i] == p}
             if drop:

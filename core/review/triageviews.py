@@ -3,7 +3,9 @@ Stale and each trust tier list, by which rule, and how many. One function answer
 agent gets the numbers the person sees.
 
 On an OKF bundle they are OKF's own (`status: deprecated`, `stale_after` reached, the tier from
-`verified:`), exactly as the seeds say. On any other vault Deprecated and Stale apply the person's
+`verified:`), but for one rule the journal adds (`okf.triage_tier`): a note a person attested that
+an agent changed since, and nobody has reviewed, is unverified, not human-reviewed, since the
+person's review covered other content. On any other vault Deprecated and Stale apply the person's
 rules (`core.query.triagerules`, from `[triage]` in the settings file), and trust comes from the
 change journal, which knows what a person who lets agents write wants to triage:
 - `unverified`: notes an agent changed that nobody has reviewed since;
@@ -43,6 +45,17 @@ JOURNAL_RULE = {
     "machine-confirmed": "Rule: only an OKF bundle's verified: entries say machine-confirmed; none off a bundle",
 }
 JOURNAL_OFF = "The change journal is off (VAULTWATCH_JOURNAL=0): no agent's change can be listed for review"
+BUNDLE_TRUST_RULE = {
+    "unverified": "Rule (OKF bundle): the tier from verified: is unverified, or human-reviewed, then changed "
+    "by an agent nobody has reviewed since",
+    "machine-confirmed": "Rule (OKF bundle): the tier from verified: is machine-confirmed",
+    "human-reviewed": "Rule (OKF bundle): the tier from verified: is human-reviewed, and no change an agent "
+    "made since waits for review",
+}
+BUNDLE_JOURNAL_OFF = " (the change journal is off: an agent's change since a person's review is not known)"
+# What a note's trust reads in the person's views when `verified:` says human-reviewed but an agent
+# changed it since and nobody has reviewed that change
+CHANGED_SINCE_REVIEW = "human-reviewed, then changed by an agent nobody has reviewed since"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +76,53 @@ class Reviews:
 
     def paths(self, tier: str) -> frozenset[str]:
         return self.unreviewed if tier == "unverified" else self.reviewed if tier == "human-reviewed" else frozenset()
+
+
+def tier_of(entry: Entry, snapshot: Snapshot, found: Reviews) -> str | None:
+    """The trust tier the triage views list `entry` under: on a bundle the tier from `verified:` as
+    `okf.triage_tier` reads it with the journal, elsewhere the journal's (None: no agent changed it)."""
+    if snapshot.is_bundle:
+        return okf.triage_tier(entry.okf_trust, entry.path in found.unreviewed)
+    return found.tier(entry.path)
+
+
+def changed_since_review(entry: Entry, snapshot: Snapshot, found: Reviews) -> bool:
+    """On an OKF bundle: `entry`'s `verified:` says human-reviewed, but an agent changed the note
+    since and nobody has reviewed that change, so the triage views list it unverified."""
+    return snapshot.is_bundle and tier_of(entry, snapshot, found) != entry.okf_trust
+
+
+def trust_word(entry: Entry, snapshot: Snapshot, found: Reviews) -> str:
+    """A note's trust as the person's views say it (the Trust column, the preview): on a bundle its
+    tier from `verified:`, or CHANGED_SINCE_REVIEW when an agent's change since a person's review
+    waits (`changed_since_review`); elsewhere the journal's tier ("" when no agent changed it)."""
+    if snapshot.is_bundle:
+        return CHANGED_SINCE_REVIEW if changed_since_review(entry, snapshot, found) else entry.okf_trust
+    return found.tier(entry.path) or ""
+
+
+def demoted(snapshot: Snapshot, found: Reviews) -> tuple[str, ...]:
+    """The notes `changed_since_review` holds for (sorted; none off a bundle), OKF's reserved files
+    left out as the tier counts leave them out."""
+    if not snapshot.is_bundle:
+        return ()
+    out = []
+    for path in sorted(found.unreviewed):
+        entry = snapshot.get(path)
+        if entry is not None and entry.kind == "note" and path not in okf.RESERVED:
+            if changed_since_review(entry, snapshot, found):
+                out.append(path)
+    return tuple(out)
+
+
+def bundle_tier_counts(snapshot: Snapshot, by_verified: dict[str, int], found: Reviews) -> dict[str, int]:
+    """A bundle's tier counts from `verified:` (core.query.listing.stats) as the triage views count
+    them: the notes `demoted` holds move from human-reviewed to unverified."""
+    moved = len(demoted(snapshot, found))
+    out = {tier: by_verified.get(tier, 0) for tier in okf.TRUST_TIERS}
+    out["human-reviewed"] -= moved
+    out["unverified"] += moved
+    return out
 
 
 def reviews(vault: Any) -> Reviews:
@@ -118,20 +178,23 @@ def query(snapshot: Snapshot, category: str, rules: TriageRules, found: Reviews)
     if category not in okf.TRUST_TIERS:
         raise VaultError(f"triage category {category!r} is unknown: use one of {', '.join(CATEGORIES)}")
     if bundle:
-        return Query(filters=(("trust_tier", category),), skip_paths=okf.RESERVED)
+        return Query(
+            filters=(("trust_tier", category),), skip_paths=okf.RESERVED, unreviewed=tuple(sorted(found.unreviewed))
+        )
     return Query(only_paths=tuple(sorted(found.paths(category))))
 
 
 def narrow_by_trust(q: Query, snapshot: Snapshot, found: Reviews) -> Query:
     """The filter bar's `trust:` terms (`trust_tier` pairs in `q`) as the Trust tab reads them:
-    on a bundle OKF's own tier (left as they are), elsewhere the journal's tiers, so `trust:TIER`
-    keeps the notes the tab lists under TIER and `-trust:TIER` leaves them out."""
-    if snapshot.is_bundle:
-        return q
+    on a bundle OKF's own tier with the journal's notes read as the tab reads them (`unreviewed`),
+    elsewhere the journal's tiers, so `trust:TIER` keeps the notes the tab lists under TIER and
+    `-trust:TIER` leaves them out."""
     keep = [tier for key, tier in q.filters if key == "trust_tier"]
     drop = [tier for key, tier in q.exclude if key == "trust_tier"]
     if not keep and not drop:
         return q
+    if snapshot.is_bundle:
+        return replace(q, unreviewed=tuple(sorted(found.unreviewed)))
     only = None if q.only_paths is None else frozenset(q.only_paths)
     for tier in keep:
         only = found.paths(tier) if only is None else only & found.paths(tier)
@@ -155,7 +218,9 @@ def rule(snapshot: Snapshot, category: str, person: PersonRules, found: Reviews)
         line = person.rules.describe(category)
         return f"{line} (the settings did not apply: {person.problem})" if person.problem else line
     if snapshot.is_bundle:
-        return f"Rule (OKF bundle): the trust tier from verified: is {category}"
+        if found.journal_on:
+            return BUNDLE_TRUST_RULE[category]
+        return f"Rule (OKF bundle): the tier from verified: is {category}{BUNDLE_JOURNAL_OFF}"
     return JOURNAL_RULE[category] if found.journal_on else JOURNAL_OFF
 
 

@@ -253,6 +253,29 @@ def test_stats_off_a_bundle_counts_the_trust_tabs_tiers_from_the_journal(
     assert "triage reviewed     1  (Rule: the person reviewed" in out
 
 
+def test_stats_on_a_bundle_counts_an_attested_note_an_agent_changed_as_unverified(
+    make_vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a bundle, stats counts the tiers as the Trust tab lists them: a note a person attested that
+    an agent changed since is unverified until the person reviews the change."""
+    from vaultwatch.core.edit.writes import Writer
+    from vaultwatch.core.vault import Vault
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    attested = "---\nverified:\n  - by: human:ana\n---\n# A\n"
+    root = make_vault({"a.md": attested, "b.md": "plain\n"}, okf=True)
+    assert json.loads(run("stats", str(root), "--json").stdout)["trust_tier"]["human-reviewed"] == 1
+    vault = Vault(root)
+    vault.load()
+    Writer(vault).write("a.md", attested + "An agent's paragraph.\n", overwrite=True, actor="agent:bot")
+    vault.stop()
+    data = json.loads(run("stats", str(root), "--json").stdout)
+    assert data["trust_tier"] == {"unverified": 2, "machine-confirmed": 0, "human-reviewed": 0}
+    assert run("changes", str(root), "--mark-reviewed", "all").returncode == 0
+    out = run("stats", str(root)).stdout
+    assert "trust tier          unverified 1, machine-confirmed 0, human-reviewed 1" in out
+
+
 def test_stats_counts_skipped_files(make_vault) -> None:
     root = make_vault({"a.md": "# a\n"})
     os.symlink("missing.md", root / "broken.md")

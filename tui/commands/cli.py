@@ -134,9 +134,14 @@ def _person_triage(vault: Vault) -> dict[str, Any]:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     vault = open_vault(args)
-    data = vault.stats()
+    snap = vault.snapshot
+    data = vault.stats(snap)
     if not data["okf_bundle"]:
         data["triage"] = _person_triage(vault)
+    else:  # the tiers as the Trust tab and agents' `triage` count them (core.review.triageviews)
+        from vaultwatch.core.review import triageviews  # noqa: PLC0415
+
+        data["trust_tier"] = triageviews.bundle_tier_counts(snap, data["trust_tier"], triageviews.reviews(vault))
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=1))
         return 0

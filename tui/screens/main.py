@@ -414,10 +414,11 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         """Re-query the visible list now and everything else shortly after (coalesced)."""
         if not self._live():
             return
-        if self.session.refresh_reviews():  # the Trust tab's notes and every list's Trust column
+        if self.session.refresh_reviews():  # the Trust tab's notes, every list's Trust column, the preview's
             for pane in self._panes:
                 if isinstance(pane.rowlist, DocList):
                     pane.rowlist.invalidate()
+            self.preview.refresh_marks()
         self.run_active(keep=keep)
         self.preview.refresh_if_changed()
         if self._counts_timer is not None:

@@ -34,7 +34,12 @@ def sort_label(sort: str, descending: bool) -> str:
     return f"{SORT_WORDS.get(sort, sort)} {'▼' if falls(sort, descending) else '▲'}"
 
 
-TRUST_SHORT = {"unverified": "unverified", "machine-confirmed": "machine", "human-reviewed": "human"}
+TRUST_SHORT = {
+    "unverified": "unverified",
+    "machine-confirmed": "machine",
+    "human-reviewed": "human",
+    triageviews.CHANGED_SINCE_REVIEW: "changed",  # the preview says it in full
+}
 JOURNAL_SHORT = {"unverified": "unreviewed", "human-reviewed": "reviewed"}  # off a bundle: the journal's tiers
 
 
@@ -249,16 +254,14 @@ class DocList(RowList):
             elif key == "stale":
                 days = triageviews.overdue_days(row, session.snapshot, session.triage_rules, session.clock)
                 out.append(("" if days is None else f"{days}d", self.cstyle("rowlist--warn")))
-            elif key == "trust":
+            elif key == "trust":  # the word core.review.triageviews gives the note, shortened
+                word = triageviews.trust_word(row, session.snapshot, session.reviews)
                 if bundle:
-                    tier = TRUST_SHORT.get(row.okf_trust, row.okf_trust)
-                    style = (
-                        self.cstyle("rowlist--ok")
-                        if tier == "human"
-                        else (self.cstyle("rowlist--dim") if tier == "unverified" else None)
-                    )
-                else:  # the journal's tiers (core.review.triageviews): an agent's change waits, or was reviewed
-                    tier = JOURNAL_SHORT.get(session.reviews.tier(row.path) or "", "")
+                    tier = TRUST_SHORT.get(word, word)
+                    shade = {"human": "rowlist--ok", "unverified": "rowlist--dim", "changed": "rowlist--warn"}
+                    style = self.cstyle(shade[tier]) if tier in shade else None
+                else:  # the journal's tiers: an agent's change waits, or was reviewed
+                    tier = JOURNAL_SHORT.get(word, "")
                     style = self.cstyle("rowlist--warn") if tier == "unreviewed" else self.cstyle("rowlist--ok")
                 out.append((tier, style))
             elif key == "modified":

@@ -15,6 +15,7 @@ from rich.text import Text
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
+from vaultwatch.core.review import triageviews
 from vaultwatch.tui.marks import ago
 from vaultwatch.tui.session import Session
 from vaultwatch.tui.widgets import spans
@@ -28,7 +29,9 @@ def _okf_line(entry: Entry, session: Session, clock: Clock) -> Text:
     status = entry.okf_status
     line.append(status, "bold red" if status == "deprecated" else ("yellow" if status == "draft" else "green"))
     line.append(" · ")  # tidy() keeps the spaces out of the next run's start
-    line.append(entry.okf_trust, "green" if entry.okf_trust == "human-reviewed" else "")
+    trust = triageviews.trust_word(entry, session.snapshot, session.reviews)
+    style = "green" if trust == "human-reviewed" else "yellow" if trust == triageviews.CHANGED_SINCE_REVIEW else ""
+    line.append(trust, style)
     days = okf.overdue_days(entry.stale_date, entry.stale_instant, clock)
     stale = entry.stale_date or entry.stale_instant  # overdue_days is None when both are
     if days is not None and stale is not None:

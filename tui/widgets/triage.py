@@ -248,7 +248,8 @@ JOURNAL_WORDS = {"unverified": "unreviewed", "human-reviewed": "reviewed"}  # as
 
 
 class TrustPane(TriagePane):
-    """On an OKF bundle, OKF's three tiers from `verified:`; elsewhere the two a person who lets
+    """On an OKF bundle, OKF's three tiers from `verified:` (a note a person attested that an agent
+    changed since, and nobody has reviewed, is unverified); elsewhere the two a person who lets
     agents write needs, from the change journal: notes an agent changed that nobody has reviewed
     since, and notes whose agents' changes the person reviewed (core.review.triageviews)."""
 
@@ -316,9 +317,11 @@ class TrustPane(TriagePane):
             )
             text.append(" ", pad)
         spans.append(text, "   [ ] switch", "dim")
-        if not bundle:  # the chosen tier's rule, and what v does here
-            bar.styles.height = "auto"
-            text.append("\n" + self.rule_line(tiers[min(self.tier, len(tiers) - 1)]))
+        # the chosen tier's rule (on a bundle too: the journal moves an attested note an agent
+        # changed to unverified, which verified: alone does not explain), and off a bundle what v does
+        bar.styles.height = "auto"
+        text.append("\n" + self.rule_line(tiers[min(self.tier, len(tiers) - 1)]))
+        if not bundle:
             if self.session.reviews.journal_on:
                 text.append(
                     " · v marks it reviewed (the note is not changed)"
