@@ -30,6 +30,7 @@ class Session:
         # the journal's agent-changed notes as last read: the Trust tab and column (on a bundle, the
         # notes a person attested that an agent changed since)
         self.reviews = triageviews.Reviews()
+        self._reviews_revision: tuple[int, int] | None = None  # the journal's when `reviews` was read
 
     @property
     def person_rules(self) -> triageviews.PersonRules:
@@ -46,10 +47,20 @@ class Session:
         return self.person_rules.problem
 
     def refresh_reviews(self) -> bool:
-        """Read the journal's agent-changed notes again; True when they changed."""
-        fresh = triageviews.reviews(self.vault)
-        changed, self.reviews = fresh != self.reviews, fresh
-        return changed
+        """Read the journal's agent-changed notes again; True when what the views show of them
+        changed. On a bundle that is only the attested notes an agent changed since: agents' writes
+        elsewhere (a stream of them, under load) must not redraw every list each time."""
+        revision = triageviews.journal_revision(self.vault)
+        if revision is not None and revision == self._reviews_revision:
+            return False  # the journal has not changed since the last read (keystrokes ask every time)
+        fresh, old = triageviews.reviews(self.vault), self.reviews
+        self.reviews, self._reviews_revision = fresh, revision
+        snapshot = self.vault.snapshot
+        if snapshot.is_bundle:
+            return fresh.journal_on != old.journal_on or triageviews.demoted(snapshot, fresh) != triageviews.demoted(
+                snapshot, old
+            )
+        return fresh != old
 
     @property
     def snapshot(self) -> Snapshot:

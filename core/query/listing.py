@@ -54,7 +54,8 @@ class Query:
         triage tabs off an OKF bundle; `core.query.triagerules`).
     only_paths: only these vault paths (sorted), e.g. the notes the journal says nobody reviewed.
     unreviewed: the notes an agent changed that nobody has reviewed since (the change journal's,
-        sorted). On an OKF bundle a `trust_tier` filter or exclusion then reads their tier as the
+        sorted; the triage views pass only those whose tier it changes, so the query stays the same
+        while agents write elsewhere). On an OKF bundle a `trust_tier` filter or exclusion then reads their tier as the
         triage views do (`okf.triage_tier`): a person's attestation no longer vouches for them.
         Without it `trust_tier` is the tier from `verified:` alone, as list_documents' seeds say.
     """

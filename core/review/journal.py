@@ -556,6 +556,19 @@ class Journal:
         if dead and callback():
             self._handed_over |= dead
 
+    def revision(self) -> tuple[int, int] | None:
+        """A value that moves whenever the journal may have changed: this process's commits (the
+        connection's count of changed rows) and, seen by the follower, other processes' commits.
+        None when nothing follows other processes' commits (then only reading again tells). Read
+        without the lock: a view that asks on every keystroke must not wait behind an agent's write."""
+        version = self._data_version
+        if self._followed is None or version is None:
+            return None
+        try:
+            return self._con.total_changes, version
+        except sqlite3.ProgrammingError:  # closed: nothing to compare, read (and fail) as before
+            return None
+
     def announce_others(self) -> list[Change]:
         """Publish ChangeRecorded for each row other processes committed since the last look that
         this journal has not published yet, then one JournalUpdated: their commits may also have

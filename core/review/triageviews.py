@@ -125,6 +125,12 @@ def bundle_tier_counts(snapshot: Snapshot, by_verified: dict[str, int], found: R
     return out
 
 
+def journal_revision(vault: Any) -> tuple[int, int] | None:
+    """What moves when the journal's reviews may have changed (`Journal.revision`); None: read them."""
+    journal = journal_for(vault)
+    return None if journal is None else journal.revision()
+
+
 def reviews(vault: Any) -> Reviews:
     """The journal's agent-changed notes now: not reviewed since, and reviewed by the person."""
     journal = journal_for(vault)
@@ -178,9 +184,7 @@ def query(snapshot: Snapshot, category: str, rules: TriageRules, found: Reviews)
     if category not in okf.TRUST_TIERS:
         raise VaultError(f"triage category {category!r} is unknown: use one of {', '.join(CATEGORIES)}")
     if bundle:
-        return Query(
-            filters=(("trust_tier", category),), skip_paths=okf.RESERVED, unreviewed=tuple(sorted(found.unreviewed))
-        )
+        return Query(filters=(("trust_tier", category),), skip_paths=okf.RESERVED, unreviewed=demoted(snapshot, found))
     return Query(only_paths=tuple(sorted(found.paths(category))))
 
 
@@ -194,7 +198,7 @@ def narrow_by_trust(q: Query, snapshot: Snapshot, found: Reviews) -> Query:
     if not keep and not drop:
         return q
     if snapshot.is_bundle:
-        return replace(q, unreviewed=tuple(sorted(found.unreviewed)))
+        return replace(q, unreviewed=demoted(snapshot, found))
     only = None if q.only_paths is None else frozenset(q.only_paths)
     for tier in keep:
         only = found.paths(tier) if only is None else only & found.paths(tier)

@@ -146,10 +146,11 @@ async def test_tui_stays_responsive_while_agents_work(tmp_path, figure, full_siz
     from vaultwatch.tui.idle import settle
     from vaultwatch.tui.screens.triage import ConfirmScreen, StatusScreen
 
-    # CI size: 40 calls each keep the six agents busy for two rounds of typing and triage (the
-    # asserts below need ten keystrokes and two triage actions while they work); the rounds after
-    # their last call only prolonged this serial, timed test
-    notes, n_agents, calls = (10_000, 20, 500) if full_size else (1_000, 6, 40)
+    # CI size: 80 calls each keep the six agents busy for two rounds of typing and triage
+    # (the asserts below need ten keystrokes and two triage actions while they work; 40 calls ended
+    # with the first round's last triage once the server answered faster); the rounds after their
+    # last call only prolong this serial, timed test
+    notes, n_agents, calls = (10_000, 20, 500) if full_size else (1_000, 6, 80)
     root = tmp_path / "vault"
     generate(root, notes)
     (root / "Load").mkdir()

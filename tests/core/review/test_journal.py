@@ -553,3 +553,28 @@ def test_a_journal_from_before_intents_kept_their_bytes_after_opens_and_reads_th
         assert journal.intent_files(new) == [("b.md", b"old\n", etag_of(b"new\n"))]
     finally:
         journal.close()
+
+
+def test_the_revision_moves_with_this_processs_commits_and_with_another_processs_once_followed(setup, tmp_path):
+    """The TUI re-reads the journal's reviews only when its revision moved: it must move for a row
+    journaled here, and for a note marked reviewed by another process once the follower looked."""
+    root, vault, writer, journal = setup({"a.md": "# A\n"})
+    assert journal.revision() is None  # nothing follows other processes: read every time
+    journal.follow(interval=3600)
+    try:
+        first = journal.revision()
+        assert first is not None and journal.revision() == first
+        writer.write("a.md", "# A\nby the agent\n", overwrite=True, actor="agent:x")
+        second = journal.revision()
+        assert second != first
+        [change] = journal.changes()
+        other = Journal(journal.path)
+        try:
+            other.mark_reviewed([change.id])
+        finally:
+            other.close()
+        assert journal.revision() == second  # not seen before the follower's look
+        journal.announce_others()
+        assert journal.revision() != second
+    finally:
+        journal.stop_following()
