@@ -1,8 +1,8 @@
 """An agent's write through the real write path, in a process of its own, paused at a stage of the
-write (Writer's fault_hook: "temp_written", "replaced", "deleted") for a test to kill or stop it
-there: the tests of writes a kill cut off (tests/mcp_server/test_killed_write.py, the TUI's
-Changes view). The agent is named as the MCP layer names it: "sneaky", session "s-0123456789".
-SIGUSR1 ends the pause (the write then goes on)."""
+write (Writer's fault_hook: "temp_written", "checked", "replaced", "deleted"; several, comma-separated)
+for a test to kill or stop it there: the tests of writes a kill cut off
+(tests/mcp_server/test_killed_write.py, the TUI's Changes view). The agent is named as the MCP layer names it: "sneaky", session "s-0123456789".
+SIGUSR1 ends a pause (the write then goes on, to the next stage named)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,12 @@ SCRIPT = textwrap.dedent("""
     signal.signal(signal.SIGUSR1, lambda *_: woken.append(1))  # a test ends the pause with SIGUSR1
 
     def hook(stage):
-        if stage == pause_at:
+        if stage in pause_at.split(","):
             print("PAUSED " + stage, flush=True)
             deadline = time.monotonic() + 120
             while not woken and time.monotonic() < deadline:
                 time.sleep(0.01)
+            woken.clear()
 
     w = Writer(Vault(root), fault_hook=hook)
     me = "agent:sneaky"
@@ -62,7 +63,7 @@ def start_paused(root: Path, env: dict, op: str, stage: str, new: str = "") -> s
     )
     assert proc.stdout is not None and proc.stderr is not None
     line = proc.stdout.readline()
-    if line.strip() != f"PAUSED {stage}":
+    if line.strip() != f"PAUSED {stage.split(',')[0]}":
         proc.kill()
         raise AssertionError(f"the write said {line!r}; stderr: {proc.stderr.read()}")
     return proc

@@ -294,6 +294,8 @@ class TempFile:
         the switch (it raises to abort, and the temporary file stays for `discard`)."""
         if precheck is not None:
             precheck()
+        if hook is not None:
+            hook("checked")
         dfd = self.dir_fd
         if create:
             os.link(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)

@@ -354,7 +354,7 @@ class Writer:
     """The write path over one Vault. Thread-safe; every Writer in the process shares the note locks."""
 
     def __init__(self, vault: Vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
-        """`fault_hook(stage)` is for crash tests only: called at "temp_written", "replaced" and "deleted"."""
+        """`fault_hook(stage)` is for crash tests only: called at "temp_written", "checked" (the last look, just before the switch), "replaced" and "deleted"."""
         self.vault = vault
         self.max_bytes = max_bytes
         self._hook = fault_hook

@@ -9,7 +9,8 @@ intent whose process is gone (core.review.resume runs this after the other inten
 - the file holds what the agent wrote (or is gone, for a delete): the change is journaled as the
   agent's, unreviewed, with the bytes it replaced, so that it can be reviewed and reverted;
 - the file holds what it held before: the write never landed; the intent is closed, and the new
-  folders it would have made are removed when they are still empty;
+  folders it would have made are removed when they are still empty (unless its process lives on,
+  stopped: then its write may still land, and the intent stays open);
 - the file holds something else (changed again since): the first change journaled since that
   replaced what the write found or what it left says which: it did not land (closed as above), or
   it landed (journaled with the bytes that change replaced, the agent's own). With no such change
@@ -26,6 +27,7 @@ import re
 import stat as stat_mod
 from typing import Any
 
+from vaultwatch.core import platform
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.edit.hooks import WRITE_INTENT, FileWrite
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
@@ -53,6 +55,7 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
     now: bytes | None = None
     before: bytes | None = None
     since = None  # the first change journaled since that replaced what the write found or left
+    by_intent = False  # `since` is a later killed write's intent, not a journaled change
     if intended:
         rel, before, after_etag = intended[0]
         now = current_bytes(writer, rel)
@@ -64,6 +67,14 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
             # (and reverting that row would undo it)
             before_etag = etag_of(before) if before is not None else None
             since = journal.first_replace_after(rel, newest, (before_etag, after_etag))
+            if since is None:  # or a later write, killed too (its row is not journaled yet)
+                found = journal.later_intent_found(intent_id, rel)
+                if found is not None and (etag_of(found[1]) if found[1] is not None else None) in (
+                    before_etag,
+                    after_etag,
+                ):
+                    since = (found[0], etag_of(found[1]) if found[1] is not None else None, found[1])
+                    by_intent = True
             if since is not None:
                 landed = since[1] == after_etag
                 untouched = not landed
@@ -73,12 +84,17 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
         rel = str(plan.get("bytes_at") or named)
         landed = not exists(writer, rel)
         untouched = not landed
+    if not landed and platform.pid_alive(plan.get("pid")):
+        # a stopped process (SIGSTOP), its intent taken as interrupted for its age: its write may
+        # still land when it goes on, so it stays open, to be journaled by that process, or here
+        # once landed or once the process is gone (closed now, the write would land unjournaled)
+        return 0, f"{what} is held up in process {plan.get('pid')} (stopped?): it has not landed; left open"
     if untouched:
         removed = _remove_empty(writer, plan.get("new_folders") or [])
         journal.drop_intent(intent_id)
         also = f"; removed the empty folders it had made: {', '.join(removed)}" if removed else ""
-        later = f" (change {since[0]} changed the note since)" if since is not None else ""
-        return 0, f"{what} was stopped before it landed: nothing changed{later}{also}"
+        since_text = f" ({_later(since[0], by_intent)} changed the note since)" if since is not None else ""
+        return 0, f"{what} was stopped before it landed: nothing changed{since_text}{also}"
     moved_to = None
     if tool == "delete" and now is None:
         # the trash entries the changes since moved there are theirs, not this delete's
@@ -87,7 +103,7 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
     if landed:
         summary = f"{tool} of {named}, journaled at the next start: a kill stopped it after it landed"
         if since is not None:
-            summary += f" (change {since[0]} changed the note since)"
+            summary += f" ({_later(since[0], by_intent)} changed the note since)"
     else:
         # changed outside vaultwatch since, before or after the write landed (nothing tells which):
         # the row holds what the agent wrote, so its revert finds the later edit and asks first
@@ -112,6 +128,10 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
     folder = not intended and moved_to is not None and _is_folder(writer, moved_to)
     change = journal.record_interrupted_write(intent_id, actor, plan, files, summary, moved_to=moved_to, folder=folder)
     return change.id, f"journaled {what} (change {change.id}): a kill stopped it before its row; review it"
+
+
+def _later(ref: int, by_intent: bool) -> str:
+    return f"a later write, stopped too (operation {ref})" if by_intent else f"change {ref}"
 
 
 def _is_folder(writer: Writer, rel: str) -> bool:

@@ -381,3 +381,89 @@ def test_a_killed_write_edited_outside_since_keeps_the_outside_edit_on_revert(
     assert reverted.returncode != 0, reverted.stdout
     assert "changed" in (reverted.stdout + reverted.stderr), (reverted.stdout, reverted.stderr)
     assert (root / rel).read_text() == edited
+
+
+def test_a_stopped_agents_write_that_has_not_landed_stays_open_until_it_lands(place, monkeypatch) -> None:
+    """Stopped after its intent and before its note landed, for longer than STALE_WRITE_S: finishing
+    must not close the intent, since the write lands when the process goes on. Killed then, right
+    after it landed, the write is still journaled as the agent's (closed, it would be nowhere)."""
+    root, env = place
+    proc = start_paused(root, env, "create", "temp_written,replaced", NEW)
+    try:
+        monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+        with sqlite3.connect(journal_path(os.path.realpath(root))) as con:  # time passes
+            con.execute("UPDATE intents SET at = at - ?", (STALE_WRITE_S + 1,))
+        finished = cli("changes", str(root), "--finish", env=env)
+        assert "is held up in process" in finished.stdout, finished.stdout
+        proc.send_signal(signal.SIGUSR1)  # goes on: the note lands, and it pauses again
+        assert proc.stdout.readline().strip() == "PAUSED replaced"
+        assert (root / "Deep" / "er" / "New.md").read_text() == NEW
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+        finished = cli("changes", str(root), "--finish", env=env)
+        assert "journaled agent sneaky's write of Deep/er/New.md" in finished.stdout, finished.stdout
+        [row] = changes(root, env)
+        assert (row["kind"], row["agent"], row["path"]) == ("change", "sneaky", "Deep/er/New.md"), row
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def test_a_write_that_lands_over_another_agents_change_made_meanwhile_holds_what_it_replaced(
+    place, monkeypatch
+) -> None:
+    """Held between its last look at the note and its switch (a stopped server makes that gap as
+    long as it likes), the write lands over another agent's change made meanwhile. Its row holds
+    the other agent's bytes as what it replaced, so reverting it gives them back."""
+    root, env = place
+    proc = start_paused(root, env, "write", "checked", NEW)
+    try:
+        theirs = "# Plan\nthe other agent's\n"
+        other(root, env, "write", "Plan.md", theirs)
+        proc.send_signal(signal.SIGUSR1)
+        out, err = proc.communicate(timeout=60)
+        assert "DONE" in out, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    assert (root / "Plan.md").read_text() == NEW
+    rows = changes(root, env)
+    assert [(r["agent"], r["operation"]) for r in rows] == [("sneaky", "write"), ("other", "write")], rows
+    assert "written while this write waited to land" in rows[0]["summary"], rows[0]
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    journal = Journal(journal_path(os.path.realpath(root)))
+    try:
+        assert journal.contents(rows[0]["id"], 0) == (theirs.encode(), NEW.encode())
+    finally:
+        journal.close()
+    reverted = cli("revert", str(rows[0]["id"]), str(root), "--yes", env=env)
+    assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert (root / "Plan.md").read_text() == theirs
+
+
+def test_two_killed_writes_of_one_note_chain_and_neither_is_called_an_outside_edit(place) -> None:
+    """The second killed write found what the first wrote: the first landed, and the note changed
+    since by a write of the agent's, not outside vaultwatch. Reverting both, newest first, puts the
+    note back as it was."""
+    root, env = place
+    killed(root, env, "write", "replaced")
+    second = "# Plan\nthe agent's second try\n"
+    proc = start_paused(root, env, "write", "replaced", second)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    proc.stdout.close()
+    proc.stderr.close()
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    rows = changes(root, env)
+    assert [(r["agent"], r["operation"]) for r in rows] == [("sneaky", "write"), ("sneaky", "write")], rows
+    assert "a later write, stopped too" in rows[1]["summary"], rows[1]
+    assert not any("outside" in r["summary"] for r in rows), rows
+    for row in rows:  # newest first
+        reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
+        assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert (root / "Plan.md").read_text() == OLD
