@@ -897,6 +897,23 @@ class Journal:
             ).fetchall()
         return [(p, _unpack(b), a) for p, b, a in rows]
 
+    def moved_back_since(self, rel: str, newest: int) -> str | None:
+        """Where `rel` is now if a revert of a folder's or note's rename journaled after row `newest`
+        moved it back (the rollback of an agent's rename a kill cut off takes along what was written
+        into the folder meanwhile), else None."""
+        with self._lock:
+            moves = self._con.execute(
+                "SELECT r.path, r.src FROM changes v JOIN changes r ON r.id = v.revert_of "
+                "WHERE v.id > ? AND v.operation = 'revert' AND r.operation = 'rename' AND r.src IS NOT NULL "
+                "ORDER BY v.id",
+                (int(newest),),
+            ).fetchall()
+        now = rel
+        for dst, src in moves:
+            if now == dst or now.startswith(dst + "/"):
+                now = src + now[len(dst) :]
+        return None if now == rel else now
+
     def later_intent_found(self, intent_id: int, rel: str) -> tuple[int, bytes | None] | None:
         """(intent id, bytes it found there) of the first write intent after `intent_id` still open
         that names `rel`: a later write, killed too, tells by what it found whether this one landed."""

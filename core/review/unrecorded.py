@@ -54,10 +54,18 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
     newest = plan.get("newest")
     now: bytes | None = None
     before: bytes | None = None
+    back = None  # where the rollback of a rename moved the note since
     since = None  # the first change journaled since that replaced what the write found or left
     by_intent = False  # `since` is a later killed write's intent, not a journaled change
     if intended:
         rel, before, after_etag = intended[0]
+        # the rollback of a rename killed beside it may have moved the note back since (resume rolls
+        # renames back first): the write is settled, and journaled, where its bytes are now
+        back = journal.moved_back_since(rel, newest) if isinstance(newest, int) else None
+        if back is not None:
+            plan = {**plan, "path": back, "paths": [*plan.get("paths", ()), back]}
+            what += f" (moved back to {back} since)"
+            rel = back
         now = current_bytes(writer, rel)
         landed = (etag_of(now) if now is not None else None) == after_etag
         untouched = not landed and now == before
@@ -125,6 +133,8 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
     files = [FileWrite(rel, before, now, "target")] if intended else []
     if moved_to:
         summary += f" (moved to {moved_to})"
+    if back is not None:
+        summary += f" (the rollback of a rename killed beside it moved the note back to {back})"
     folder = not intended and moved_to is not None and _is_folder(writer, moved_to)
     change = journal.record_interrupted_write(intent_id, actor, plan, files, summary, moved_to=moved_to, folder=folder)
     return change.id, f"journaled {what} (change {change.id}): a kill stopped it before its row; review it"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from killed_cli import cli, disk_events, spawn_cli
+from paused_writer import start_paused
 from reliability_helpers import ROOT, serve_process, serving, uds_client
 
 from vaultwatch.core.events import DocumentsChanged
@@ -177,6 +178,38 @@ def _quietly(coro) -> None:
         asyncio.run(coro)
     except BaseException:  # the server was killed under the call: its error is expected
         pass
+
+
+def test_a_killed_write_into_a_killed_renames_folder_is_journaled_where_the_rollback_put_it(
+    tmp_path, sock_dir, monkeypatch
+):
+    """The agent renamed Folder to Moved (killed midway) and created Moved/agent.md (killed after it
+    landed). Finishing rolls the rename back first, which takes the new note along to Folder: the
+    write is journaled there, as the agent's, and its revert removes it; it is never taken for a
+    write that did not land."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / "v"
+    make_vault(root)
+    rename_killed_midway(root, str(sock_dir / "a.sock"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = start_paused(root, env, "create_in_moved", "replaced", "# the agent's note\n")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    proc.stdout.close()
+    proc.stderr.close()
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    assert (root / "Folder" / "agent.md").read_text() == "# the agent's note\n", finished.stdout
+    journal = Journal(journal_path(os.path.realpath(root)))
+    try:
+        [write] = [c for c in journal.changes() if c.operation == "write"]
+        assert (write.agent, write.path, write.reviewed_at) == ("sneaky", "Folder/agent.md", None), write
+        assert "moved the note back to Folder/agent.md" in write.summary, write.summary
+    finally:
+        journal.close()
+    reverted = cli("revert", str(write.id), str(root), "--yes", env=env)
+    assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert not (root / "Folder" / "agent.md").exists()
 
 
 @pytest.mark.parametrize("finish", ["revert_again", "next_start"])
