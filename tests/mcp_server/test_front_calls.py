@@ -64,8 +64,10 @@ PLAIN = [
 TO_SDK = [
     ("read", {"path": "big.md", "max_chars": 100}),  # a heavy note: the lane's
     ("read", {"path": "Getting Started.md", "offset": "3"}),  # the SDK coerces it
-    ("search", {"query": "project", "limit": "3"}),  # the SDK coerces it
-    ("search", {"query": "project", "filters": {"status": 1.5}}),  # a float: the SDK's
+    # (after the writes above: each waits for the full-text index to take them, or whether an answer
+    # says index_stale would depend on how busy the machine is, not on who answers)
+    ("search", {"query": "project", "limit": "3", "wait_for_pending_writes": True}),  # the SDK coerces it
+    ("search", {"query": "project", "filters": {"status": 1.5}, "wait_for_pending_writes": True}),  # a float: the SDK's
     ("list_tags", {}),  # another tool
     ("write", {"path": "Inbox/sdk.md", "content": "x", "overwrite": 1}),  # the SDK coerces it
     ("write", {"path": "Inbox/sdk.md", "content": "x", "mode": "append"}),  # an unknown argument: the SDK names it
