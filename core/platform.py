@@ -11,8 +11,9 @@ this module is the one place that decides which is taken:
   callers' descriptor walks stand alone), a probe of the lock itself, and 0 bytes.
 - `peercred`: `SO_PEERCRED` (the uid and pid on the other end of a Unix socket). Fallback:
   no peer credentials; the socket's folder mode and owner checks stand alone.
-- `renameat2`: glibc's `renameat2(RENAME_NOREPLACE)`. Fallback: link + unlink for files, a
-  check-then-rename for folders (core.edit.atomic).
+- `renameat2`: glibc's `renameat2(RENAME_NOREPLACE)`, and `RENAME_EXCHANGE` for a write's switch
+  (which then holds exactly what it replaced). Fallback: link + unlink for files, a
+  check-then-rename for folders, a plain replace for a switch (core.edit.atomic).
 - `glibc`: glibc's `mallopt` and `malloc_trim` (core.memory). Fallback: do nothing.
 - `rlimit`: `setrlimit(RLIMIT_DATA)`, a cap on a worker process's memory (Linux counts the
   heap and every private writable mapping in it). Fallback: no cap.
@@ -55,6 +56,7 @@ __all__ = [
     "can_name_locks",
     "flock_holder_pid",
     "peer_credentials",
+    "renameat2_exchange",
     "renameat2_noreplace",
     "glibc_function",
     "statm_resident_pages",
@@ -355,6 +357,24 @@ def renameat2_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
         err = ctypes.get_errno()
         if err not in _UNSUPPORTED:
             raise OSError(err, os.strerror(err), dst)
+    fallback("renameat2")
+    return False
+
+
+_RENAME_EXCHANGE = 2
+
+
+def renameat2_exchange(src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
+    """renameat2(RENAME_EXCHANGE): swap two existing names atomically. True when done; False when
+    the system or its file system lacks it (or `dst` is gone), and the caller replaces instead."""
+    if _renameat2 is not None and "renameat2" not in _off:
+        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_EXCHANGE) == 0:
+            return True
+        err = ctypes.get_errno()
+        if err not in (*_UNSUPPORTED, errno.ENOENT):
+            raise OSError(err, os.strerror(err), dst)
+        if err == errno.ENOENT:
+            return False
     fallback("renameat2")
     return False
 

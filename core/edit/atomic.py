@@ -196,6 +196,36 @@ def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> None:
 Hook = Callable[[str], None]
 
 
+class _Unknown:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()  # what a switch replaced, where the system could not tell
+Replaced = bytes | None | _Unknown
+
+
+def _read_taken_out(dir_fd: int, name: str) -> Replaced:
+    """The bytes of the file a switch took out of the note's name (UNKNOWN: not a file to read)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return UNKNOWN
+    try:
+        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+            return UNKNOWN
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return UNKNOWN
+    finally:
+        os.close(fd)
+
+
 SYNC_THREADS = 2  # folder fsyncs of concurrent writes run side by side (the disk may batch them)
 _sync_queue: queue.SimpleQueue[tuple[int, threading.Event]] | None = None
 _sync_lock = threading.Lock()
@@ -286,20 +316,33 @@ class TempFile:
         precheck: Callable[[], None] | None = None,
         hook: Hook | None = None,
         later: FolderSyncs | None = None,
-    ) -> None:
+    ) -> Replaced:
         """Switch the temporary file in as `target` (in the same folder), then fsync the folder
         (in the background with `later`, which the caller waits for before it answers).
 
         create: no-clobber (FileExistsError if something appeared). precheck runs just before
-        the switch (it raises to abort, and the temporary file stays for `discard`)."""
+        the switch (it raises to abort, and the temporary file stays for `discard`). Returns the
+        bytes the switch replaced (None: nothing was there), or UNKNOWN where the system cannot
+        swap two names (a plain replace then)."""
         if precheck is not None:
             precheck()
         if hook is not None:
             hook("checked")
         dfd = self.dir_fd
+        replaced: Replaced = UNKNOWN
         if create:
             os.link(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
             os.unlink(self.name, dir_fd=dfd)
+            replaced = None
+        elif platform.renameat2_exchange(dfd, self.name, dfd, target):
+            # the switch swaps the names: the temporary name now holds the very file the write
+            # replaced, whatever reached the note between the last look and the switch (another
+            # process's write, an editor's save, a note made anew after a rename)
+            replaced = _read_taken_out(dfd, self.name)
+            try:
+                os.unlink(self.name, dir_fd=dfd)
+            except OSError:  # a folder swapped in for the note meanwhile: left for the person, hidden
+                replaced = UNKNOWN
         else:
             os.replace(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd)
         self._close()
@@ -310,6 +353,7 @@ class TempFile:
             later.start(dfd)
         else:
             fsync_dir(dfd)
+        return replaced
 
     def discard(self) -> None:
         """Remove the temporary file (nothing when it was committed); safe to call twice."""

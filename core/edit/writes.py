@@ -64,6 +64,7 @@ from vaultwatch.core.edit import fmedit, pieces
 from vaultwatch.core.edit import hooks as _journal
 from vaultwatch.core.edit.atomic import (
     O_DIRECTORY,
+    UNKNOWN,
     FolderSyncs,
     Hook,
     WriteFailed,
@@ -980,6 +981,7 @@ class Writer:
 
         done = False
         temp = None
+        replaced: Any = UNKNOWN
         try:
             if early:
                 temp = write_temp(loc, data, mode=mode)
@@ -991,7 +993,7 @@ class Writer:
                 temp = write_temp(loc, data, mode=mode)
                 if self._hook is not None:
                     self._hook("temp_written")
-            temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook, later=later)
+            replaced = temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook, later=later)
             done = True
         except FileExistsError:
             try:
@@ -1012,7 +1014,9 @@ class Writer:
                 fresh.close()
                 if not done:  # failed: exactly the folders this call made go again (when still empty)
                     remove_created(self.vault.root_real, fresh.created, fresh.created_ids)
-        _journal.committed(t.rel, old, data)
+        # the journal holds what the switch really replaced: a change that reached the note after
+        # the last look (another process's, an editor's) is given back by this write's revert
+        _journal.committed(t.rel, old if replaced is UNKNOWN else replaced, data)
         return list(fresh.created) if fresh is not None else []
 
     def _make_folders(self, canon: str, approved: str, folders: list[str]) -> Loc:

@@ -445,7 +445,6 @@ class Journal:
         self._full_announced = False  # the person was told agents' writes are refused (until marks)
         self._on_interrupted: Callable[[], bool] | None = None  # see follow
         self._handed_over: set[int] = set()  # dead intents on_interrupted was called for
-        self._newest_at: dict[int, int] = {}  # this process's write intents: the newest row when each began
         private_folder(os.path.dirname(path))  # its parents too: the journal may be the first to make them
         private_file(path)
         self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -795,7 +794,6 @@ class Journal:
         core.review.revert; 0: a rename, an approval, an agent's write), with the `files` (path,
         bytes before, bytes after) it is about to commit, in one transaction."""
         plan = {**plan, "pid": os.getpid()}
-        newest = None
         with self._lock:
             con = self._con
             con.execute("BEGIN IMMEDIATE")
@@ -805,7 +803,6 @@ class Journal:
                     # changes made since, which tell a resume whether the write landed before them
                     # (see first_replace_after) and which trash entries are theirs (trash_entries_after)
                     plan["newest"] = int(con.execute("SELECT COALESCE(MAX(id), 0) FROM changes").fetchone()[0])
-                    newest = plan["newest"]
                 cur = con.execute(
                     "INSERT INTO intents (change_id, actor, plan, at) VALUES (?,?,?,?)",
                     (int(change_id), actor, json.dumps(plan), float(self._clock())),
@@ -832,8 +829,6 @@ class Journal:
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
-            if newest is not None:
-                self._newest_at[intent] = newest
             return intent
 
     def open_intents(self, *, interrupted: bool = False) -> list[tuple[int, int, str, dict[str, Any]]]:
@@ -873,7 +868,6 @@ class Journal:
         return (float(row[0]), int(row[1])) if row else (0.0, 0)
 
     def drop_intent(self, intent_id: int) -> None:
-        self._newest_at.pop(int(intent_id), None)
         with self._lock:
             self._con.execute("DELETE FROM intent_files WHERE intent_id=?", (int(intent_id),))
             self._con.execute("DELETE FROM intents WHERE id=?", (int(intent_id),))
@@ -1092,10 +1086,19 @@ class Journal:
             except (VaultError, TypeError, ValueError):
                 pass
         files = list(scope.files)
-        newest = self._newest_at.pop(scope.intent, None) if scope.intent is not None else None
         replaced_note = ""
-        if newest is not None and len(files) == 1 and files[0].role == "target":
-            files, replaced_note = self._replaced_meanwhile(files[0], newest)
+        previous_etag = result.previous_etag
+        if len(files) == 1 and files[0].role == "target" and result.operation != "delete":
+            # what the switch really replaced (core.edit.atomic) differs from what the write last
+            # looked at: another process's change or an editor's save reached the note in between
+            # (a stopped server can stretch that gap); the row holds it, so its revert gives it back
+            found = etag(files[0].before) if files[0].before is not None else None
+            if found != previous_etag:
+                previous_etag = found
+                replaced_note = (
+                    " (the note changed between this write's last look and its switch: the journal holds what "
+                    "it replaced)"
+                )
         if result.operation == "delete" and scope.preread is not None and scope.preread[0] == result.path:
             if etag(scope.preread[1]) == result.previous_etag:
                 files = [FileWrite(result.path, scope.preread[1], None, "target"), *files]
@@ -1117,9 +1120,7 @@ class Journal:
             path_kind=path_kind,
             summary=result.diff_summary + replaced_note,
             arguments=_clip_args(arguments),
-            previous_etag=etag(files[0].before)
-            if replaced_note and files[0].before is not None
-            else result.previous_etag,
+            previous_etag=previous_etag,
             etag=result.etag,
             revert_of=scope.revert_of,
         )
@@ -1135,35 +1136,6 @@ class Journal:
         if caller is not None:
             caller.change_ids.append(change.id)
         return change
-
-    def _replaced_meanwhile(self, target: FileWrite, newest: int) -> tuple[list[FileWrite], str]:
-        """An agent's write whose note changed between its last look and its switch (another process
-        wrote it meanwhile; a stopped server makes that gap as long as it likes): its row holds what
-        it really replaced, the bytes the changes journaled since its intent left there, so that its
-        revert gives them back instead of what the write had looked at."""
-        with self._lock:
-            if not self._con.execute(
-                "SELECT 1 FROM paths WHERE path=? AND change_id > ? LIMIT 1", (target.path, newest)
-            ).fetchone():
-                return [target], ""  # the common case: nobody wrote the note meanwhile
-            rows = self._con.execute(
-                "SELECT change_id, seq, before_etag, after_etag FROM files WHERE change_id IN "
-                "(SELECT change_id FROM paths WHERE path=? AND change_id > ?) AND path=? ORDER BY change_id, seq",
-                (target.path, newest, target.path),
-            ).fetchall()
-        found = etag(target.before) if target.before is not None else None
-        ours = etag(target.after) if target.after is not None else None
-        last = None
-        for cid, seq, before_etag, after_etag in rows:
-            if before_etag == ours:
-                break  # a change after this write's switch: what it replaced came later
-            if before_etag == found:
-                found, last = after_etag, (int(cid), int(seq))
-        if last is None:
-            return [target], ""
-        replaced = self.contents(*last)[1]
-        note = f" (it replaced change {last[0]}'s bytes, written while this write waited to land)"
-        return [FileWrite(target.path, replaced, target.after, target.role)], note
 
     def record_interrupted_rename(
         self, intent_id: int, actor: str, src: str, dst: str, *, moved: Iterable[str] = ()

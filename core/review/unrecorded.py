@@ -76,11 +76,10 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
             before_etag = etag_of(before) if before is not None else None
             since = journal.first_replace_after(rel, newest, (before_etag, after_etag))
             if since is None:  # or a later write, killed too (its row is not journaled yet)
+                # only when it found what this write left: it may have looked before this write
+                # landed, so finding the bytes before tells nothing
                 found = journal.later_intent_found(intent_id, rel)
-                if found is not None and (etag_of(found[1]) if found[1] is not None else None) in (
-                    before_etag,
-                    after_etag,
-                ):
+                if found is not None and (etag_of(found[1]) if found[1] is not None else None) == after_etag:
                     since = (found[0], etag_of(found[1]) if found[1] is not None else None, found[1])
                     by_intent = True
             if since is not None:

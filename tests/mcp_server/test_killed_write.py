@@ -412,17 +412,43 @@ def test_a_stopped_agents_write_that_has_not_landed_stays_open_until_it_lands(pl
         proc.stderr.close()
 
 
-def test_a_write_that_lands_over_another_agents_change_made_meanwhile_holds_what_it_replaced(
-    place, monkeypatch
+EDITED = "# Plan\nsaved by the person's editor\n"
+
+
+@pytest.mark.parametrize(
+    "meanwhile",
+    [
+        "another agent's write",
+        "an editor's save",
+        "another agent writing the same bytes, then an editor's save",
+        "another agent's delete, then a note made anew by the editor",
+    ],
+)
+def test_a_write_that_lands_over_a_change_made_meanwhile_holds_what_it_replaced(
+    place, monkeypatch, meanwhile: str
 ) -> None:
     """Held between its last look at the note and its switch (a stopped server makes that gap as
-    long as it likes), the write lands over another agent's change made meanwhile. Its row holds
-    the other agent's bytes as what it replaced, so reverting it gives them back."""
+    long as it likes), the write lands over a change made meanwhile. Its row holds what the switch
+    really replaced, so reverting it gives that back, never the bytes the write had looked at."""
     root, env = place
+    note = root / "Plan.md"
+    theirs = "# Plan\nthe other agent's\n"
     proc = start_paused(root, env, "write", "checked", NEW)
     try:
-        theirs = "# Plan\nthe other agent's\n"
-        other(root, env, "write", "Plan.md", theirs)
+        if meanwhile == "another agent's write":
+            other(root, env, "write", "Plan.md", theirs)
+            replaced = theirs
+        elif meanwhile == "an editor's save":
+            note.write_text(EDITED)
+            replaced = EDITED
+        elif meanwhile.startswith("another agent writing the same bytes"):
+            other(root, env, "write", "Plan.md", NEW)
+            note.write_text(EDITED)
+            replaced = EDITED
+        else:
+            other(root, env, "delete", "Plan.md")
+            note.write_text(EDITED)
+            replaced = EDITED
         proc.send_signal(signal.SIGUSR1)
         out, err = proc.communicate(timeout=60)
         assert "DONE" in out, err
@@ -430,19 +456,18 @@ def test_a_write_that_lands_over_another_agents_change_made_meanwhile_holds_what
         if proc.poll() is None:
             proc.kill()
             proc.communicate(timeout=30)
-    assert (root / "Plan.md").read_text() == NEW
-    rows = changes(root, env)
-    assert [(r["agent"], r["operation"]) for r in rows] == [("sneaky", "write"), ("other", "write")], rows
-    assert "written while this write waited to land" in rows[0]["summary"], rows[0]
+    assert note.read_text() == NEW
+    [row] = [r for r in changes(root, env) if r["agent"] == "sneaky"]
+    assert "the journal holds what it replaced" in row["summary"], row
     monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
     journal = Journal(journal_path(os.path.realpath(root)))
     try:
-        assert journal.contents(rows[0]["id"], 0) == (theirs.encode(), NEW.encode())
+        assert journal.contents(row["id"], 0) == (replaced.encode(), NEW.encode())
     finally:
         journal.close()
-    reverted = cli("revert", str(rows[0]["id"]), str(root), "--yes", env=env)
+    reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
     assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
-    assert (root / "Plan.md").read_text() == theirs
+    assert note.read_text() == replaced
 
 
 def test_two_killed_writes_of_one_note_chain_and_neither_is_called_an_outside_edit(place) -> None:
