@@ -123,35 +123,67 @@ class Actions:
     def mark_reviewed(self, entries: Sequence[Entry], *, write: bool = True) -> Outcome:
         """Mark each note reviewed: its agents' changes reviewed in the change journal, and (when
         `write`: an OKF bundle, or the person's `write_verified`) a `verified` entry by this human,
-        at the clock's now, appended to the note."""
-        paths = [e.path for e in entries]
-        reviewed = self._review_changes(paths)
+        at the clock's now, appended to the note. Only a note that still holds what the person was
+        shown is marked, and only the changes journaled before that look: an agent's change that
+        came after it is not one the person has seen (a conflict, marked nothing)."""
+        listed = self._unreviewed([e.path for e in entries])  # before any look at the bytes
+        refused = Outcome("marked reviewed")
+        seen: list[Entry] = []
+        for entry in entries:
+            try:
+                self.seen_bytes(entry)
+            except ConflictError:
+                refused.conflicts.append(entry.path)
+                continue
+            except VaultError as exc:
+                refused.errors.append((entry.path, exc.message))
+                continue
+            seen.append(entry)
+        # marked before the note's own write, so that the write's index change shows both
+        reviewed = self._mark({e.path: listed[e.path] for e in seen if e.path in listed})
         if write:
             at = self._now().isoformat(timespec="seconds")
-            return self._update("marked human-reviewed", entries, append={"verified": {"by": self.actor, "at": at}})
-        out = Outcome("marked reviewed", undoable=False)
-        for path in paths:
-            n = reviewed.get(path, 0)
-            if n:
-                out.done.append((path, f"{n} agent change{'' if n == 1 else 's'} reviewed; the note is unchanged"))
-            else:
-                out.unchanged.append(path)
+            out = self._update("marked human-reviewed", seen, append={"verified": {"by": self.actor, "at": at}})
+        else:
+            out = Outcome("marked reviewed", undoable=False)
+            for entry in seen:
+                n = reviewed.get(entry.path, 0)
+                if n:
+                    out.done.append(
+                        (entry.path, f"{n} agent change{'' if n == 1 else 's'} reviewed; the note is unchanged")
+                    )
+                else:
+                    out.unchanged.append(entry.path)
+        out.conflicts[:0] = refused.conflicts
+        out.errors[:0] = refused.errors
         return out
 
-    def _review_changes(self, paths: Sequence[str]) -> dict[str, int]:
-        """Mark the journal's unreviewed changes of `paths` reviewed by this person; how many per path."""
+    def _unreviewed(self, paths: Sequence[str]) -> dict[str, list[int]]:
+        """The journal's unreviewed changes of each of `paths`, by id (none when the journal is off)."""
         from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
 
         journal = journal_for(self.vault)
         if journal is None:  # switched off: nothing to mark
             return {}
-        ids: dict[int, str] = {}
+        out: dict[str, list[int]] = {}
+        taken: set[int] = set()
         for path in paths:
             for change in journal.changes(path=path, unreviewed=True):
-                ids.setdefault(change.id, path)
-        marked = journal.mark_reviewed(list(ids), by=self.actor) if ids else []
+                if change.id not in taken:
+                    taken.add(change.id)
+                    out.setdefault(path, []).append(change.id)
+        return out
+
+    def _mark(self, listed: dict[str, list[int]]) -> dict[str, int]:
+        """Mark the changes `listed` reviewed by this person; how many per path."""
+        from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
+
+        journal = journal_for(self.vault)
+        ids = {cid: path for path, cids in listed.items() for cid in cids}
+        if journal is None or not ids:
+            return {}
         counts: dict[str, int] = {}
-        for cid in marked:
+        for cid in journal.mark_reviewed(list(ids), by=self.actor):
             counts[ids[cid]] = counts.get(ids[cid], 0) + 1
         return counts
 

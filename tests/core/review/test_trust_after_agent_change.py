@@ -124,6 +124,30 @@ def test_an_agents_rewrite_of_an_attested_note_is_unverified_until_a_person_revi
     assert bar(vault, "trust:human", reviewed) == [ATTESTED]
 
 
+@pytest.mark.parametrize("write", [True, False])
+def test_marking_reviewed_leaves_an_agents_change_the_person_was_not_shown(make_vault, open_vault, write) -> None:
+    """The person's view showed the note after the agent's first edit; a second edit landed since.
+    `v` then conflicts and marks nothing: the change the person never saw keeps the note unverified,
+    and one look at the note as it is now marks both."""
+    from vaultwatch.tui.flows.actions import Actions  # the call the TUI's `v` makes
+
+    vault = open_vault(make_vault(FILES, okf=True))
+    actions = Actions(vault, user="tester")
+    agent_rewrites(vault)
+    shown = vault.entry(ATTESTED)
+    writer = Writer(vault)
+    writer.write(ATTESTED, FRONT + "# Setup\n\nUNSEEN agent line\n", overwrite=True, actor="agent:bot")
+    outcome = actions.mark_reviewed([shown], write=write)
+    assert outcome.conflicts == [ATTESTED] and not outcome.done, outcome
+    journal = journal_for(vault)
+    assert journal is not None and len(journal.changes(path=ATTESTED, unreviewed=True)) == 2
+    assert views(vault)["lists"]["unverified"] == [ATTESTED, PLAIN]
+    outcome = actions.mark_reviewed([vault.entry(ATTESTED)], write=write)
+    assert [path for path, _ in outcome.done] == [ATTESTED], outcome
+    assert journal.changes(path=ATTESTED, unreviewed=True) == []
+    assert views(vault)["lists"]["human-reviewed"] == [ATTESTED]
+
+
 def test_a_persons_own_edit_keeps_the_attested_note_human_reviewed(make_vault, open_vault) -> None:
     vault = open_vault(make_vault(FILES, okf=True))
     Writer(vault).write(ATTESTED, FRONT + "# Setup\n\nThe person's wording.\n", overwrite=True, actor="human:ana")
