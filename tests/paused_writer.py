@@ -49,13 +49,15 @@ SCRIPT = textwrap.dedent("""
             w.delete("Proj", actor=me)
         elif op == "create_in_moved":
             w.write("Moved/agent.md", new, actor=me)
+        elif op == "write_in_proj":
+            w.write("Proj/Plan.md", new, overwrite=True, actor=me)
     print("DONE", flush=True)
 """)
 
 
 def start_paused(root: Path, env: dict, op: str, stage: str, new: str = "") -> subprocess.Popen:
     """The agent's `op` on `root` (write, edit, delete, create, delete_folder, delete_linked,
-    delete_proj, create_in_moved; see SCRIPT) under `env`, returned once it is paused at `stage`."""
+    delete_proj, create_in_moved, write_in_proj; see SCRIPT) under `env`, returned once it is paused at `stage`."""
     proc = subprocess.Popen(
         [sys.executable, "-c", SCRIPT, str(root), op, stage, new],
         stdout=subprocess.PIPE,

@@ -55,6 +55,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vaultwatch.core import platform
 from vaultwatch.core.disk.names import check_linkable_name, check_new_name
 from vaultwatch.core.disk.paths import is_hidden, normalize
 from vaultwatch.core.disk.safeio import Loc, locate, open_at, remove_created
@@ -1016,8 +1017,27 @@ class Writer:
                     remove_created(self.vault.root_real, fresh.created, fresh.created_ids)
         # the journal holds what the switch really replaced: a change that reached the note after
         # the last look (another process's, an editor's) is given back by this write's revert
-        _journal.committed(t.rel, old if replaced is UNKNOWN else replaced, data)
+        _journal.committed(self._landed_at(t, loc), old if replaced is UNKNOWN else replaced, data)
         return list(fresh.created) if fresh is not None else []
+
+    def _landed_at(self, t: _Target, loc: Loc) -> str:
+        """Where the write landed: its path, unless another process moved the note's folder between
+        the write's look and its switch (the folder's descriptor followed it), when the journal must
+        name the note where its bytes are. Outside the vault, or where the system cannot name a
+        descriptor, its path as asked."""
+        if t.rel != t.canon:  # a symlinked note: the journal names the link as asked
+            return t.rel
+        now = platform.fd_path(loc.dir_fd)
+        root = self.vault.root_real
+        folder = t.canon.rpartition("/")[0]
+        if now is None or now == (f"{root}/{folder}" if folder else root):
+            return t.rel
+        if not now.startswith(root + "/"):
+            return t.rel
+        try:
+            return normalize(f"{now[len(root) + 1 :]}/{loc.name}")
+        except VaultError:
+            return t.rel
 
     def _make_folders(self, canon: str, approved: str, folders: list[str]) -> Loc:
         """Make the missing folders on the way to `canon` (a new entry), after the gate approved

@@ -1088,14 +1088,17 @@ class Journal:
         files = list(scope.files)
         replaced_note = ""
         previous_etag = result.previous_etag
-        if len(files) == 1 and files[0].role == "target" and result.operation != "delete":
+        if len(files) == 1 and files[0].role == "target" and result.operation not in ("delete", "rename"):
+            if files[0].path != path:  # its folder was moved meanwhile (core.edit.writes): where it landed
+                replaced_note = f" (its folder was moved while it was written: it landed at {files[0].path})"
+                path = files[0].path
             # what the switch really replaced (core.edit.atomic) differs from what the write last
             # looked at: another process's change or an editor's save reached the note in between
             # (a stopped server can stretch that gap); the row holds it, so its revert gives it back
             found = etag(files[0].before) if files[0].before is not None else None
             if found != previous_etag:
                 previous_etag = found
-                replaced_note = (
+                replaced_note += (
                     " (the note changed between this write's last look and its switch: the journal holds what "
                     "it replaced)"
                 )
@@ -1131,7 +1134,7 @@ class Journal:
         if pending is not None and getattr(pending, "approved", None) is True:
             row["reviewed_by"] = "approval"  # the person saw this very change at the gate and let it through
         change = self._insert(
-            row, files, [*result.changed_paths, *([src] if src else []), *touched], intent=scope.intent
+            row, files, [*result.changed_paths, *([src] if src else []), *touched, path], intent=scope.intent
         )
         if caller is not None:
             caller.change_ids.append(change.id)

@@ -49,6 +49,9 @@ OTHER = textwrap.dedent("""
             w.write(path, new, overwrite=True, actor="agent:other")
         elif op == "delete":
             w.delete(path, actor="agent:other")
+        elif op == "rename":  # a folder's rename waits for the loaded index
+            w.vault.load()
+            w.rename(path, new, actor="agent:other")
 """)
 
 
@@ -492,3 +495,28 @@ def test_two_killed_writes_of_one_note_chain_and_neither_is_called_an_outside_ed
         reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
         assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
     assert (root / "Plan.md").read_text() == OLD
+
+
+def test_a_write_whose_folder_is_moved_before_its_switch_is_journaled_where_it_landed(place, monkeypatch) -> None:
+    """Held between its last look and its switch, the write's folder is renamed by another agent:
+    the write lands in the moved folder (its descriptor followed it). Its row names the note where
+    its bytes are, and its revert puts back what it replaced there."""
+    root, env = place
+    (root / "Proj").mkdir()
+    (root / "Proj" / "Plan.md").write_text(OLD)
+    proc = start_paused(root, env, "write_in_proj", "checked", NEW)
+    try:
+        other(root, env, "rename", "Proj", "Moved")
+        proc.send_signal(signal.SIGUSR1)
+        out, err = proc.communicate(timeout=60)
+        assert "DONE" in out, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    assert (root / "Moved" / "Plan.md").read_text() == NEW and not (root / "Proj").exists()
+    [row] = [r for r in changes(root, env) if r["agent"] == "sneaky"]
+    assert row["path"] == "Moved/Plan.md" and "it landed at Moved/Plan.md" in row["summary"], row
+    reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
+    assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert (root / "Moved" / "Plan.md").read_text() == OLD
