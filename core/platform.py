@@ -366,15 +366,14 @@ _RENAME_EXCHANGE = 2
 
 def renameat2_exchange(src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
     """renameat2(RENAME_EXCHANGE): swap two existing names atomically. True when done; False when
-    the system or its file system lacks it (or `dst` is gone), and the caller replaces instead."""
+    the system or its file system lacks it, and the caller replaces instead; FileNotFoundError
+    (an OSError) when either name is gone."""
     if _renameat2 is not None and "renameat2" not in _off:
         if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_EXCHANGE) == 0:
             return True
         err = ctypes.get_errno()
-        if err not in (*_UNSUPPORTED, errno.ENOENT):
+        if err not in _UNSUPPORTED:
             raise OSError(err, os.strerror(err), dst)
-        if err == errno.ENOENT:
-            return False
     fallback("renameat2")
     return False
 

@@ -207,21 +207,35 @@ UNKNOWN = _Unknown()  # what a switch replaced, where the system could not tell
 Replaced = bytes | None | _Unknown
 
 
-def _read_taken_out(dir_fd: int, name: str) -> Replaced:
-    """The bytes of the file a switch took out of the note's name (UNKNOWN: not a file to read)."""
+def _read_taken_out(dir_fd: int, name: str, target: str) -> bytes:
+    """The bytes of the file a switch took out of the note's name `target`, read as `read_file`
+    reads a note (never blocking, never through a link). WriteRefused for anything it would refuse
+    to write over."""
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+        fd = os.open(name, os.O_RDONLY | O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
     except OSError:
-        return UNKNOWN
+        raise WriteRefused(
+            f"{target!r} was replaced by a link or something unreadable while this write was in progress; "
+            "nothing was written",
+            "changed_kind",
+        ) from None
     try:
-        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
-            return UNKNOWN
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return UNKNOWN
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise WriteRefused(
+                f"{target!r} was replaced by a folder, FIFO or device while this write was in progress; "
+                "nothing was written",
+                "changed_kind",
+            )
+        if st.st_nlink > 1:
+            raise hardlink_refusal(target, st.st_nlink)
+        if st.st_size > MAX_EDIT_BYTES:
+            raise WriteRefused(
+                f"{target!r} was replaced by a file larger than {MAX_EDIT_BYTES // 2**20} MiB while this write "
+                "was in progress; nothing was written",
+                "too_large",
+            )
+        return read_all(fd)
     finally:
         os.close(fd)
 
@@ -337,12 +351,16 @@ class TempFile:
         elif platform.renameat2_exchange(dfd, self.name, dfd, target):
             # the switch swaps the names: the temporary name now holds the very file the write
             # replaced, whatever reached the note between the last look and the switch (another
-            # process's write, an editor's save, a note made anew after a rename)
-            replaced = _read_taken_out(dfd, self.name)
+            # process's write, an editor's save, a note made anew after a rename). (A note deleted
+            # meanwhile: FileNotFoundError, nothing written; the precheck would have refused it.)
             try:
-                os.unlink(self.name, dir_fd=dfd)
-            except OSError:  # a folder swapped in for the note meanwhile: left for the person, hidden
-                replaced = UNKNOWN
+                replaced = _read_taken_out(dfd, self.name, target)
+            except WriteRefused:
+                # not a note the write path writes over (a folder, a FIFO, a link, a hard-linked or
+                # huge file swapped in meanwhile): put it back, and nothing was written
+                platform.renameat2_exchange(dfd, self.name, dfd, target)
+                raise
+            os.unlink(self.name, dir_fd=dfd)
         else:
             os.replace(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd)
         self._close()

@@ -520,3 +520,39 @@ def test_a_write_whose_folder_is_moved_before_its_switch_is_journaled_where_it_l
     reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
     assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
     assert (root / "Moved" / "Plan.md").read_text() == OLD
+
+
+@pytest.mark.parametrize("meanwhile", ["deleted", "a folder", "a hard link to a file outside the vault"])
+def test_a_write_whose_note_is_swapped_for_what_it_does_not_write_over_writes_nothing(
+    place, tmp_path, meanwhile: str
+) -> None:
+    """In the gap between the last look and the switch the note is deleted, or replaced by a folder
+    or by a hard link to a file outside the vault: the write refuses as its last look would have,
+    puts back what it took out, and leaves no hidden copy and no row."""
+    root, env = place
+    note = root / "Plan.md"
+    proc = start_paused(root, env, "write", "checked", NEW)
+    try:
+        note.unlink()
+        if meanwhile == "a folder":
+            note.mkdir()
+            (note / "a.md").write_text("# the person's folder\n")
+        elif meanwhile.startswith("a hard link"):
+            secret = tmp_path / "secret.txt"
+            secret.write_text("OUTSIDE SECRET\n")
+            os.link(secret, note)
+        proc.send_signal(signal.SIGUSR1)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    assert proc.returncode != 0 and "DONE" not in out, (out, err)
+    if meanwhile == "deleted":
+        assert not note.exists()
+    elif meanwhile == "a folder":
+        assert (note / "a.md").read_text() == "# the person's folder\n"
+    else:
+        assert note.read_text() == "OUTSIDE SECRET\n" and note.stat().st_nlink == 2
+    assert [p.name for p in root.iterdir() if p.name.startswith(".vaultwatch-")] == []
+    assert [r for r in changes(root, env) if r["agent"] == "sneaky"] == []
