@@ -217,8 +217,19 @@ class Actions:
             self._remember(label, written)
         return out
 
-    def edited(self, path: str, before: bytes) -> Outcome:
-        """After $EDITOR returned: index what it saved and remember it for undo."""
+    def journal_mark(self) -> int:
+        """The newest change the journal holds now (0: none, or the journal is off): what `edited`
+        compares with, to tell the person's edit from an agent's change made meanwhile."""
+        from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
+
+        journal = journal_for(self.vault)
+        newest = journal.changes(limit=1) if journal is not None else []
+        return newest[0].id if newest else 0
+
+    def edited(self, path: str, before: bytes, since: int | None = None) -> Outcome:
+        """After $EDITOR returned: index what it saved and remember it for undo. An agent's change
+        of the note journaled after `since` (`journal_mark` when the editor opened) makes it a
+        conflict: what is there now is not (only) the person's edit, and is never taken for one."""
         out = Outcome("edited in $EDITOR")
         with self._lock:
             try:
@@ -228,6 +239,9 @@ class Actions:
                 self.vault.refresh_paths([path], source=self.actor)
                 return out
             self.vault.refresh_paths([path], source=self.actor)
+            if since is not None and self._agent_changed(path, since):
+                out.conflicts.append(path)
+                return out
             if after == before:
                 out.unchanged.append(path)
                 return out
@@ -238,6 +252,14 @@ class Actions:
                 (path, "edited: " + line_summary(before.decode("utf-8", "replace"), after.decode("utf-8", "replace")))
             )
         return out
+
+    def _agent_changed(self, path: str, since: int) -> bool:
+        from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
+
+        journal = journal_for(self.vault)
+        if journal is None:
+            return False
+        return any(c.id > since and c.agent is not None for c in journal.changes(path=path, limit=50))
 
     def undo(self) -> Outcome | None:
         """Restore the bytes the last action replaced (None: nothing to undo). A note changed

@@ -172,6 +172,7 @@ class TriageFlow:
         app = self.app
         try:
             before = await asyncio.to_thread(self.actions.seen_bytes, entry)
+            since = await asyncio.to_thread(self.actions.journal_mark)
         except VaultError as exc:
             self.show_outcome(
                 Outcome("edit", conflicts=[entry.path])
@@ -201,7 +202,7 @@ class TriageFlow:
                 title="edit",
             )
             return
-        outcome = await asyncio.to_thread(self.actions.edited, entry.path, before)
+        outcome = await asyncio.to_thread(self.actions.edited, entry.path, before, since)
         if code:
             outcome.errors.append((entry.path, f"the editor exited with status {code}"))
         self.show_outcome(outcome)

@@ -148,6 +148,27 @@ def test_marking_reviewed_leaves_an_agents_change_the_person_was_not_shown(make_
     assert views(vault)["lists"]["human-reviewed"] == [ATTESTED]
 
 
+def test_an_agents_change_while_the_note_is_open_in_the_editor_is_not_the_persons_edit(make_vault, open_vault) -> None:
+    """The person opened the note in $EDITOR; an agent changed it meanwhile; the person quit without
+    saving. What is there now is the agent's, not the person's edit: a conflict, never remembered
+    as the person's own bytes, so `v` on the note as it was shown is a conflict too."""
+    from vaultwatch.tui.flows.actions import Actions
+
+    vault = open_vault(make_vault(FILES, okf=True))
+    actions = Actions(vault, user="tester")
+    agent_rewrites(vault)
+    shown = vault.entry(ATTESTED)
+    before = actions.seen_bytes(shown)
+    since = actions.journal_mark()
+    assert since > 0
+    Writer(vault).write(ATTESTED, FRONT + "# Setup\n\nUNSEEN agent line\n", overwrite=True, actor="agent:bot")
+    outcome = actions.edited(ATTESTED, before, since)
+    assert outcome.conflicts == [ATTESTED] and not outcome.done, outcome
+    outcome = actions.mark_reviewed([shown], write=True)
+    assert outcome.conflicts == [ATTESTED] and not outcome.done, outcome
+    assert views(vault)["lists"]["unverified"] == [ATTESTED, PLAIN]
+
+
 def test_a_persons_own_edit_keeps_the_attested_note_human_reviewed(make_vault, open_vault) -> None:
     vault = open_vault(make_vault(FILES, okf=True))
     Writer(vault).write(ATTESTED, FRONT + "# Setup\n\nThe person's wording.\n", overwrite=True, actor="human:ana")
