@@ -207,12 +207,14 @@ UNKNOWN = _Unknown()  # what a switch replaced, where the system could not tell
 Replaced = bytes | None | _Unknown
 
 
-def _read_taken_out(dir_fd: int, name: str, target: str) -> bytes:
+def _read_taken_out(dir_fd: int, name: str, target: str) -> Replaced:
     """The bytes of the file a switch took out of the note's name `target`, read as `read_file`
     reads a note (never blocking, never through a link). WriteRefused for anything it would refuse
     to write over."""
     try:
         fd = os.open(name, os.O_RDONLY | O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:  # taken by a finish while this process was stopped: the journal has it
+        return UNKNOWN
     except OSError:
         raise WriteRefused(
             f"{target!r} was replaced by a link or something unreadable while this write was in progress; "
@@ -353,6 +355,8 @@ class TempFile:
             # replaced, whatever reached the note between the last look and the switch (another
             # process's write, an editor's save, a note made anew after a rename). (A note deleted
             # meanwhile: FileNotFoundError, nothing written; the precheck would have refused it.)
+            if hook is not None:
+                hook("exchanged")
             try:
                 replaced = _read_taken_out(dfd, self.name, target)
             except WriteRefused:
@@ -360,7 +364,8 @@ class TempFile:
                 # huge file swapped in meanwhile): put it back, and nothing was written
                 platform.renameat2_exchange(dfd, self.name, dfd, target)
                 raise
-            os.unlink(self.name, dir_fd=dfd)
+            if replaced is not UNKNOWN:
+                os.unlink(self.name, dir_fd=dfd)
         else:
             os.replace(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd)
         self._close()

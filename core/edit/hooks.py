@@ -176,7 +176,7 @@ def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
         scope.files.append(FileWrite(rel, old, new, role))
 
 
-def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = None) -> None:
+def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = None, temp: str | None = None) -> None:
     """Ask the approval gate (if any) before the write path makes the change `effects` describes;
     raises to decline. Only effects the gate already let through in this operation (the same
     paths, the same kind of change) pass without asking again."""
@@ -217,7 +217,7 @@ def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = No
             scope.gate.check(scope, effects, old, new)  # may wait for the person: no lock held
             with scope.lock:
                 scope.covered |= keys
-    _intend(scope, effects, old, new)
+    _intend(scope, effects, old, new, temp)
 
 
 # an agent's operations on one note (or one delete), each recorded as an intent before it lands
@@ -225,7 +225,7 @@ WRITE_INTENT = "write"
 _ONE_NOTE_OPERATIONS = frozenset({"write", "edit", "edit_section", "update_frontmatter", "delete"})
 
 
-def _intend(scope: Scope, effects: EffectSet, old: bytes | None, new: bytes | None) -> None:
+def _intend(scope: Scope, effects: EffectSet, old: bytes | None, new: bytes | None, temp: str | None = None) -> None:
     """An agent's change, let through by its rules and the gate, is recorded as an intent just
     before it lands: an agent that spawned its server can kill it between the write and the
     journal's row, and the next start then journals the change the kill cut off
@@ -248,6 +248,9 @@ def _intend(scope: Scope, effects: EffectSet, old: bytes | None, new: bytes | No
         "bytes_at": first.path,
         "new_folders": [e.path for e in effects.effects[1:] if e.change == CREATE],
         "paths": list(effects.paths()),
+        # the write's temporary file (vault path), when made before this: killed after the switch,
+        # it holds what the write replaced; killed before, the write's own bytes (core.review.unrecorded)
+        "temp": temp,
         "agent": caller.agent if caller is not None else None,
         "session": caller.session if caller is not None else None,
         "caller_tool": caller.tool if caller is not None else None,

@@ -356,7 +356,9 @@ class Writer:
     """The write path over one Vault. Thread-safe; every Writer in the process shares the note locks."""
 
     def __init__(self, vault: Vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
-        """`fault_hook(stage)` is for crash tests only: called at "temp_written", "checked" (the last look, just before the switch), "replaced" and "deleted"."""
+        """`fault_hook(stage)` is for crash tests only: called at "temp_written", "checked" (the last
+        look, just before the switch), "exchanged" (the names swapped, the replaced file not yet
+        removed), "replaced" and "deleted"."""
         self.vault = vault
         self.max_bytes = max_bytes
         self._hook = fault_hook
@@ -988,7 +990,9 @@ class Writer:
                 temp = write_temp(loc, data, mode=mode)
                 if self._hook is not None:
                     self._hook("temp_written")
-            _journal.approve(effects, old, data)  # raises when a rule refuses or the person declines
+            folder = loc.canon.rpartition("/")[0]
+            named = None if temp is None else f"{folder}/{temp.name}" if folder else temp.name
+            _journal.approve(effects, old, data, named)  # raises when a rule refuses or the person declines
             if temp is None:  # make the approved folders, each relative to its parent's descriptor
                 fresh = loc = self._make_folders(t.canon, loc.canon, new_folders)
                 temp = write_temp(loc, data, mode=mode)

@@ -29,7 +29,7 @@ from vaultwatch.core.review.journal import Journal
 from vaultwatch.core.review.pending import resume_approvals
 from vaultwatch.core.review.redo import resume_redos
 from vaultwatch.core.review.revert import resume_reverts, roll_back_agents_renames
-from vaultwatch.core.review.unrecorded import resume_writes
+from vaultwatch.core.review.unrecorded import resume_writes, temporary_files
 
 
 @contextlib.contextmanager
@@ -66,15 +66,16 @@ def resume_interrupted(writer: Writer, journal: Journal, *, agents_only: bool = 
     with claim(journal) as mine:
         if not mine:
             return None
+        temporary = temporary_files(writer, journal)  # what killed writes' temporary files tell, before the sweep
         try:
             sweep_temp_files(writer.vault.root_real)
         except OSError:
             pass
         if agents_only:  # (a watching process, as an agent's server dies: Journal.follow)
-            return roll_back_agents_renames(writer, journal) + resume_writes(writer, journal)
+            return roll_back_agents_renames(writer, journal) + resume_writes(writer, journal, temporary)
         out = resume_reverts(writer, journal)
         out += resume_batches(writer, journal) + resume_redos(writer, journal) + resume_approvals(writer, journal)
-        return out + resume_writes(writer, journal)
+        return out + resume_writes(writer, journal, temporary)
 
 
 def resume_and_report(vault: Any, journal: Journal, *, agents_only: bool = False) -> list[tuple[int, str]] | None:

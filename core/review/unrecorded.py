@@ -29,6 +29,7 @@ from typing import Any
 
 from vaultwatch.core import platform
 from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.edit.atomic import read_file
 from vaultwatch.core.edit.hooks import WRITE_INTENT, FileWrite
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
@@ -36,16 +37,38 @@ from vaultwatch.core.review.journal import Journal
 from vaultwatch.core.review.revert import current_bytes, exists
 
 
-def resume_writes(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
-    """Settle every agent's write a kill cut off (see module doc): (change id or 0, what happened)."""
-    out = []
-    for intent_id, _, actor, plan in journal.open_intents(interrupted=True):
-        if plan.get("operation") == WRITE_INTENT:
-            out.append(_settle(writer, journal, intent_id, actor, plan))
+def temporary_files(writer: Writer, journal: Journal) -> dict[int, bytes]:
+    """The bytes in the temporary file of each interrupted agent's write that still has one (read
+    before the killed run's temporary files are swept): its own bytes when it was killed before
+    its switch, the file it replaced when killed after the switch and before that file's removal."""
+    out = {}
+    for intent_id, _, _, plan in journal.open_intents(interrupted=True):
+        temp = plan.get("temp")
+        if plan.get("operation") != WRITE_INTENT or not isinstance(temp, str):
+            continue
+        try:
+            with writer.locate(temp, follow_last=False, allow_hidden=True) as loc:
+                found = read_file(loc, temp)
+        except VaultError:
+            continue
+        if found is not None:
+            out[intent_id] = found[0]
     return out
 
 
-def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: dict[str, Any]) -> tuple[int, str]:
+def resume_writes(writer: Writer, journal: Journal, temporary: dict[int, bytes] | None = None) -> list[tuple[int, str]]:
+    """Settle every agent's write a kill cut off (see module doc): (change id or 0, what happened).
+    `temporary`: `temporary_files`, read before the sweep."""
+    out = []
+    for intent_id, _, actor, plan in journal.open_intents(interrupted=True):
+        if plan.get("operation") == WRITE_INTENT:
+            out.append(_settle(writer, journal, intent_id, actor, plan, (temporary or {}).get(intent_id)))
+    return out
+
+
+def _settle(
+    writer: Writer, journal: Journal, intent_id: int, actor: str, plan: dict[str, Any], temp: bytes | None = None
+) -> tuple[int, str]:
     tool = str(plan.get("tool") or "write")
     named = str(plan.get("path") or "")
     who = plan.get("agent") or actor.removeprefix("agent:")
@@ -69,7 +92,17 @@ def _settle(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: 
         now = current_bytes(writer, rel)
         landed = (etag_of(now) if now is not None else None) == after_etag
         untouched = not landed and now == before
-        if not landed and not untouched and isinstance(newest, int):
+        written = journal.intended_bytes(intent_id)[0]
+        if temp is not None and written is not None:
+            # its temporary file tells: still its own bytes, the switch never came; other bytes, the
+            # switch came and that is the file it replaced (whatever reached the note before it)
+            if temp == written and not landed:
+                untouched = True
+            elif temp != written:
+                landed, untouched, before = True, False, temp
+                if now is None or etag_of(now) != after_etag:
+                    now = written
+        if not landed and not untouched and isinstance(newest, int) and temp is None:
             # changed again since: a change journaled since tells by what it replaced whether the
             # write landed; without it, another's later change would be journaled as this agent's
             # (and reverting that row would undo it)
@@ -214,4 +247,4 @@ def _in_trash(writer: Writer, rel: str, before: bytes | None, taken: set[str]) -
     return f"{TRASH}/{max(found)[1]}" if found else None
 
 
-__all__ = ["resume_writes"]
+__all__ = ["resume_writes", "temporary_files"]

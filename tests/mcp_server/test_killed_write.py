@@ -556,3 +556,51 @@ def test_a_write_whose_note_is_swapped_for_what_it_does_not_write_over_writes_no
         assert note.read_text() == "OUTSIDE SECRET\n" and note.stat().st_nlink == 2
     assert [p.name for p in root.iterdir() if p.name.startswith(".vaultwatch-")] == []
     assert [r for r in changes(root, env) if r["agent"] == "sneaky"] == []
+
+
+def test_a_write_killed_right_after_its_switch_journals_the_edit_it_replaced(place, monkeypatch) -> None:
+    """The person's editor saved the note in the gap before the switch; the write swapped it out and
+    was killed before removing it. Finishing reads the write's temporary file before the sweep: the
+    row holds the person's text as what it replaced, and its revert brings that text back."""
+    root, env = place
+    note = root / "Plan.md"
+    proc = start_paused(root, env, "write", "checked,exchanged", NEW)
+    try:
+        note.write_text(EDITED)
+        proc.send_signal(signal.SIGUSR1)
+        assert proc.stdout.readline().strip() == "PAUSED exchanged"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+        proc.stdout.close()
+        proc.stderr.close()
+    assert note.read_text() == NEW
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert "journaled agent sneaky's write of Plan.md" in finished.stdout, finished.stdout
+    [row] = changes(root, env)
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    journal = Journal(journal_path(os.path.realpath(root)))
+    try:
+        assert journal.contents(row["id"], 0) == (EDITED.encode(), NEW.encode())
+    finally:
+        journal.close()
+    reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
+    assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert note.read_text() == EDITED
+    assert [p.name for p in root.iterdir() if p.name.startswith(".vaultwatch-")] == []
+
+
+def test_a_write_killed_before_its_switch_then_edited_outside_journals_nothing(place) -> None:
+    """Killed at its last look; the person's editor then saved the note. The write's temporary file
+    still held its own bytes: it never landed, and no row claims it did."""
+    root, env = place
+    note = root / "Plan.md"
+    killed(root, env, "write", "checked")
+    note.write_text(EDITED)
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert "was stopped before it landed" in finished.stdout, finished.stdout
+    assert [r for r in changes(root, env) if r["agent"] == "sneaky"] == []
+    assert note.read_text() == EDITED
