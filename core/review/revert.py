@@ -339,6 +339,10 @@ def _revert(
             if not moved_back:
                 writer.rename(change.path, change.src, update_links=False, actor=actor)
             touched += [change.path, change.src]
+            # the folders the rename made for its destination (its paths list them) go too, when left empty
+            made = [p for p in change.paths if change.path.startswith(p + "/")]
+            if made:
+                touched += writer.remove_empty_folders(made, actor=actor)
             summary = f"moved {change.path} back to {change.src}"
             n = sum(1 for f in change.files if f.role == "links")
             if n:

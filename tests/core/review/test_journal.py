@@ -578,3 +578,17 @@ def test_the_revision_moves_with_this_processs_commits_and_with_another_processs
         assert journal.revision() != second
     finally:
         journal.stop_following()
+
+
+def test_reverting_a_rename_removes_the_folders_it_made_for_its_destination(setup):
+    """A rename into a new folder made that folder; reverting it moves the note back and removes the
+    folder, left empty, but never a folder that was there before."""
+    root, vault, writer, journal = setup({"Proj/a.md": "# A\n", "Old/keep.md": "# keep\n"})
+    (root / "Empty").mkdir()
+    writer.rename("Proj", "New/Deeper/Proj2", actor="agent:x")
+    writer.rename("Old/keep.md", "Empty/keep.md", actor="agent:x")
+    for change in journal.changes():  # newest first
+        revert(writer, journal, change.id, actor="human")
+    assert (root / "Proj" / "a.md").read_text() == "# A\n" and (root / "Old" / "keep.md").exists()
+    assert not (root / "New").exists()
+    assert (root / "Empty").is_dir()
