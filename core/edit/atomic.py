@@ -332,12 +332,14 @@ class TempFile:
         precheck: Callable[[], None] | None = None,
         hook: Hook | None = None,
         later: FolderSyncs | None = None,
+        placed: Callable[[], bool] | None = None,
     ) -> Replaced:
         """Switch the temporary file in as `target` (in the same folder), then fsync the folder
         (in the background with `later`, which the caller waits for before it answers).
 
         create: no-clobber (FileExistsError if something appeared). precheck runs just before
-        the switch (it raises to abort, and the temporary file stays for `discard`). Returns the
+        the switch (it raises to abort, and the temporary file stays for `discard`); `placed`, just
+        after it, says whether the folder is still somewhere a note may be written. Returns the
         bytes the switch replaced (None: nothing was there), or UNKNOWN where the system cannot
         swap two names (a plain replace then)."""
         if precheck is not None:
@@ -359,9 +361,16 @@ class TempFile:
                 hook("exchanged")
             try:
                 replaced = _read_taken_out(dfd, self.name, target)
+                if placed is not None and not placed():
+                    raise WriteRefused(
+                        f"the folder of {target!r} was moved out of the vault, to the trash or into a hidden "
+                        "folder while this write was in progress; nothing was written",
+                        "moved_away",
+                    )
             except WriteRefused:
                 # not a note the write path writes over (a folder, a FIFO, a link, a hard-linked or
-                # huge file swapped in meanwhile): put it back, and nothing was written
+                # huge file swapped in meanwhile), or its folder went where no note is written:
+                # put it back, and nothing was written
                 platform.renameat2_exchange(dfd, self.name, dfd, target)
                 raise
             if replaced is not UNKNOWN:

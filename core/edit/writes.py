@@ -998,7 +998,14 @@ class Writer:
                 temp = write_temp(loc, data, mode=mode)
                 if self._hook is not None:
                     self._hook("temp_written")
-            replaced = temp.commit(loc.name, create=create, precheck=precheck, hook=self._hook, later=later)
+            replaced = temp.commit(
+                loc.name,
+                create=create,
+                precheck=precheck,
+                hook=self._hook,
+                later=later,
+                placed=lambda: self._landed_at(t, loc) is not None,
+            )
             done = True
         except FileExistsError:
             try:
@@ -1021,14 +1028,15 @@ class Writer:
                     remove_created(self.vault.root_real, fresh.created, fresh.created_ids)
         # the journal holds what the switch really replaced: a change that reached the note after
         # the last look (another process's, an editor's) is given back by this write's revert
-        _journal.committed(self._landed_at(t, loc), old if replaced is UNKNOWN else replaced, data)
+        _journal.committed(self._landed_at(t, loc) or t.rel, old if replaced is UNKNOWN else replaced, data)
         return list(fresh.created) if fresh is not None else []
 
-    def _landed_at(self, t: _Target, loc: Loc) -> str:
-        """Where the write landed: its path, unless another process moved the note's folder between
+    def _landed_at(self, t: _Target, loc: Loc) -> str | None:
+        """Where the write lands: its path, unless another process moved the note's folder between
         the write's look and its switch (the folder's descriptor followed it), when the journal must
-        name the note where its bytes are. Outside the vault, or where the system cannot name a
-        descriptor, its path as asked."""
+        name the note where its bytes are; None when that is nowhere a note may be written (out of
+        the vault, into the trash or a hidden folder). Its path as asked where the system cannot
+        name a descriptor."""
         if t.rel != t.canon:  # a symlinked note: the journal names the link as asked
             return t.rel
         now = platform.fd_path(loc.dir_fd)
@@ -1037,11 +1045,12 @@ class Writer:
         if now is None or now == (f"{root}/{folder}" if folder else root):
             return t.rel
         if not now.startswith(root + "/"):
-            return t.rel
+            return None
         try:
-            return normalize(f"{now[len(root) + 1 :]}/{loc.name}")
+            moved = normalize(f"{now[len(root) + 1 :]}/{loc.name}")
         except VaultError:
-            return t.rel
+            return None
+        return None if is_hidden(moved) else moved
 
     def _make_folders(self, canon: str, approved: str, folders: list[str]) -> Loc:
         """Make the missing folders on the way to `canon` (a new entry), after the gate approved

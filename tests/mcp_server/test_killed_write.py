@@ -604,3 +604,31 @@ def test_a_write_killed_before_its_switch_then_edited_outside_journals_nothing(p
     assert "was stopped before it landed" in finished.stdout, finished.stdout
     assert [r for r in changes(root, env) if r["agent"] == "sneaky"] == []
     assert note.read_text() == EDITED
+
+
+@pytest.mark.parametrize("where", ["the trash", "out of the vault"])
+def test_a_write_whose_folder_leaves_the_vault_before_its_switch_writes_nothing(place, tmp_path, where: str) -> None:
+    """Held between its last look and its switch, the write's folder is deleted to the trash by
+    another agent, or moved out of the vault: the write refuses, puts the note back as it was, and
+    journals nothing."""
+    root, env = place
+    (root / "Proj").mkdir()
+    (root / "Proj" / "Plan.md").write_text(OLD)
+    proc = start_paused(root, env, "write_in_proj", "checked", NEW)
+    try:
+        if where == "the trash":
+            other(root, env, "delete", "Proj")
+            moved = root / ".trash" / "Proj" / "Plan.md"
+        else:
+            os.rename(root / "Proj", tmp_path / "Proj")
+            moved = tmp_path / "Proj" / "Plan.md"
+        proc.send_signal(signal.SIGUSR1)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    assert proc.returncode != 0 and "moved out of the vault, to the trash" in err, (out, err)
+    assert moved.read_text() == OLD
+    assert [p.name for p in moved.parent.iterdir()] == ["Plan.md"]
+    assert [r for r in changes(root, env) if r["agent"] == "sneaky"] == []
