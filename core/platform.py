@@ -351,14 +351,7 @@ _UNSUPPORTED = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP)
 def renameat2_noreplace(src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
     """renameat2(RENAME_NOREPLACE): True when done, FileExistsError (an OSError) when dst exists;
     False when the system or its file system lacks it, and the caller falls back."""
-    if _renameat2 is not None and "renameat2" not in _off:
-        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
-            return True
-        err = ctypes.get_errno()
-        if err not in _UNSUPPORTED:
-            raise OSError(err, os.strerror(err), dst)
-    fallback("renameat2")
-    return False
+    return _renameat2_with(_RENAME_NOREPLACE, src_dir, src, dst_dir, dst)
 
 
 _RENAME_EXCHANGE = 2
@@ -368,8 +361,14 @@ def renameat2_exchange(src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
     """renameat2(RENAME_EXCHANGE): swap two existing names atomically. True when done; False when
     the system or its file system lacks it, and the caller replaces instead; FileNotFoundError
     (an OSError) when either name is gone."""
+    return _renameat2_with(_RENAME_EXCHANGE, src_dir, src, dst_dir, dst)
+
+
+def _renameat2_with(flags: int, src_dir: int, src: str, dst_dir: int, dst: str) -> bool:
+    """renameat2 with `flags`: True when done, the OSError its errno names, or False (recorded as
+    a fallback) when the system or its file system lacks it."""
     if _renameat2 is not None and "renameat2" not in _off:
-        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), _RENAME_EXCHANGE) == 0:
+        if _renameat2(src_dir, os.fsencode(src), dst_dir, os.fsencode(dst), flags) == 0:
             return True
         err = ctypes.get_errno()
         if err not in _UNSUPPORTED:

@@ -6,6 +6,8 @@ SIGUSR1 ends a pause (the write then goes on, to the next stage named)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -71,3 +73,17 @@ def start_paused(root: Path, env: dict, op: str, stage: str, new: str = "") -> s
         proc.kill()
         raise AssertionError(f"the write said {line!r}; stderr: {proc.stderr.read()}")
     return proc
+
+
+def end(proc: subprocess.Popen) -> None:
+    """Kill the writer if it still runs and close its pipes (a test's clean-up, pass or fail)."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate(timeout=30)
+
+
+def kill_paused(root: Path, env: dict, op: str, stage: str, new: str = "") -> None:
+    """The agent's `op` SIGKILLed where it pauses at `stage` (see start_paused)."""
+    proc = start_paused(root, env, op, stage, new)
+    os.kill(proc.pid, signal.SIGKILL)
+    end(proc)

@@ -985,6 +985,12 @@ class Writer:
         done = False
         temp = None
         replaced: Any = UNKNOWN
+        landed: list[str | None] = []  # asked once, by the switch, where it can still refuse
+
+        def placed() -> bool:
+            landed.append(self._landed_at(t, loc))
+            return landed[0] is not None
+
         try:
             if early:
                 temp = write_temp(loc, data, mode=mode)
@@ -999,12 +1005,7 @@ class Writer:
                 if self._hook is not None:
                     self._hook("temp_written")
             replaced = temp.commit(
-                loc.name,
-                create=create,
-                precheck=precheck,
-                hook=self._hook,
-                later=later,
-                placed=lambda: self._landed_at(t, loc) is not None,
+                loc.name, create=create, precheck=precheck, hook=self._hook, later=later, placed=placed
             )
             done = True
         except FileExistsError:
@@ -1028,7 +1029,8 @@ class Writer:
                     remove_created(self.vault.root_real, fresh.created, fresh.created_ids)
         # the journal holds what the switch really replaced: a change that reached the note after
         # the last look (another process's, an editor's) is given back by this write's revert
-        _journal.committed(self._landed_at(t, loc) or t.rel, old if replaced is UNKNOWN else replaced, data)
+        at = landed[0] if landed else self._landed_at(t, loc)  # (a plain replace or a create never asks)
+        _journal.committed(at or t.rel, old if replaced is UNKNOWN else replaced, data)
         return list(fresh.created) if fresh is not None else []
 
     def _landed_at(self, t: _Target, loc: Loc) -> str | None:

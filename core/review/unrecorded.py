@@ -77,6 +77,7 @@ def _settle(
     newest = plan.get("newest")
     now: bytes | None = None
     before: bytes | None = None
+    written: bytes | None = None  # what the agent's write was to leave (None: a removal, or not kept)
     back = None  # where the rollback of a rename moved the note since
     since = None  # the first change journaled since that replaced what the write found or left
     by_intent = False  # `since` is a later killed write's intent, not a journaled change
@@ -112,9 +113,9 @@ def _settle(
                 # only when it found what this write left: it may have looked before this write
                 # landed, so finding the bytes before tells nothing
                 found = journal.later_intent_found(intent_id, rel)
-                if found is not None and (etag_of(found[1]) if found[1] is not None else None) == after_etag:
-                    since = (found[0], etag_of(found[1]) if found[1] is not None else None, found[1])
-                    by_intent = True
+                found_etag = etag_of(found[1]) if found is not None and found[1] is not None else None
+                if found is not None and found_etag == after_etag:
+                    since, by_intent = (found[0], found_etag, found[1]), True
             if since is not None:
                 landed = since[1] == after_etag
                 untouched = not landed
@@ -149,7 +150,6 @@ def _settle(
         # the row holds what the agent wrote, so its revert finds the later edit and asks first
         # instead of putting the old bytes over it; an intent from before the journal kept those
         # bytes can only hold what is there now
-        written = journal.intended_bytes(intent_id)[0] if intended else None
         if written is not None or (intended and intended[0][2] is None):
             now = written
             summary = (

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from killed_cli import cli
 from mcp_testing import ROOT
-from paused_writer import start_paused
+from paused_writer import end, kill_paused, start_paused
 
 from vaultwatch.core.review.journal import STALE_WRITE_S, ChangeRecorded, Journal, journal_for, journal_path
 from vaultwatch.core.vault import Vault
@@ -65,11 +65,7 @@ def place(tmp_path: Path, env: dict) -> tuple[Path, dict]:
 
 
 def killed(root: Path, env: dict, op: str, stage: str) -> None:
-    proc = start_paused(root, env, op, stage, NEW)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(30)
-    proc.stdout.close()
-    proc.stderr.close()
+    kill_paused(root, env, op, stage, NEW)
 
 
 def other(root: Path, env: dict, op: str, path: str, new: str = "") -> None:
@@ -77,6 +73,16 @@ def other(root: Path, env: dict, op: str, path: str, new: str = "") -> None:
         [sys.executable, "-c", OTHER, str(root), op, path, new], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 0, done.stderr
+
+
+def stored(root: Path, env: dict, monkeypatch, change_id: int) -> tuple[bytes | None, bytes | None]:
+    """The bytes before and after the journal holds for change `change_id`'s first file."""
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    journal = Journal(journal_path(os.path.realpath(root)))
+    try:
+        return journal.contents(change_id, 0)
+    finally:
+        journal.close()
 
 
 def changes(root: Path, env: dict) -> list[dict]:
@@ -235,12 +241,7 @@ def test_a_killed_write_changed_since_is_journaled_with_its_own_bytes(place, mon
     assert finished.returncode == 0, finished.stderr
     rows = changes(root, env)
     assert [(r["agent"], r["operation"]) for r in rows] == [("sneaky", "write"), ("other", "write")]
-    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
-    journal = Journal(journal_path(os.path.realpath(root)))
-    try:
-        assert journal.contents(rows[0]["id"], 0) == (OLD.encode(), NEW.encode())
-    finally:
-        journal.close()
+    assert stored(root, env, monkeypatch, rows[0]["id"]) == (OLD.encode(), NEW.encode())
 
 
 def test_a_killed_delete_names_its_own_trash_entry_beside_a_later_same_named_one(place) -> None:
@@ -287,9 +288,7 @@ def test_a_stopped_agents_landed_write_is_journaled_once(place, monkeypatch) -> 
         assert "DONE" in out, err
         assert [r["id"] for r in changes(root, env)] == [row["id"]]  # one row for the one write
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
+        end(proc)
 
 
 def test_a_watching_process_takes_a_killed_creates_new_folders_for_its_own(place, monkeypatch) -> None:
@@ -322,12 +321,8 @@ def test_a_watching_process_takes_a_killed_creates_new_folders_for_its_own(place
         rows = journal.changes()
         assert [(c.kind, c.operation, c.agent) for c in rows] == [("change", "write", "sneaky")], rows
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
         if proc is not None:
-            proc.stdout.close()
-            proc.stderr.close()
+            end(proc)
         vault.stop()
 
 
@@ -374,12 +369,7 @@ def test_a_killed_write_edited_outside_since_keeps_the_outside_edit_on_revert(
     [row] = changes(root, env)
     assert (row["kind"], row["agent"], row["reviewed"]) == ("change", "sneaky", False), row
     assert "changed outside vaultwatch since" in row["summary"], row
-    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
-    journal = Journal(journal_path(os.path.realpath(root)))
-    try:
-        assert journal.contents(row["id"], 0) == (before and before.encode(), NEW.encode())
-    finally:
-        journal.close()
+    assert stored(root, env, monkeypatch, row["id"]) == (before and before.encode(), NEW.encode())
     reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
     assert reverted.returncode != 0, reverted.stdout
     assert "changed" in (reverted.stdout + reverted.stderr), (reverted.stdout, reverted.stderr)
@@ -408,11 +398,7 @@ def test_a_stopped_agents_write_that_has_not_landed_stays_open_until_it_lands(pl
         [row] = changes(root, env)
         assert (row["kind"], row["agent"], row["path"]) == ("change", "sneaky", "Deep/er/New.md"), row
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
-        proc.stdout.close()
-        proc.stderr.close()
+        end(proc)
 
 
 EDITED = "# Plan\nsaved by the person's editor\n"
@@ -456,18 +442,11 @@ def test_a_write_that_lands_over_a_change_made_meanwhile_holds_what_it_replaced(
         out, err = proc.communicate(timeout=60)
         assert "DONE" in out, err
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=30)
+        end(proc)
     assert note.read_text() == NEW
     [row] = [r for r in changes(root, env) if r["agent"] == "sneaky"]
     assert "the journal holds what it replaced" in row["summary"], row
-    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
-    journal = Journal(journal_path(os.path.realpath(root)))
-    try:
-        assert journal.contents(row["id"], 0) == (replaced.encode(), NEW.encode())
-    finally:
-        journal.close()
+    assert stored(root, env, monkeypatch, row["id"]) == (replaced.encode(), NEW.encode())
     reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
     assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
     assert note.read_text() == replaced
@@ -480,11 +459,7 @@ def test_two_killed_writes_of_one_note_chain_and_neither_is_called_an_outside_ed
     root, env = place
     killed(root, env, "write", "replaced")
     second = "# Plan\nthe agent's second try\n"
-    proc = start_paused(root, env, "write", "replaced", second)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(30)
-    proc.stdout.close()
-    proc.stderr.close()
+    kill_paused(root, env, "write", "replaced", second)
     finished = cli("changes", str(root), "--finish", env=env)
     assert finished.returncode == 0, finished.stderr
     rows = changes(root, env)
@@ -511,9 +486,7 @@ def test_a_write_whose_folder_is_moved_before_its_switch_is_journaled_where_it_l
         out, err = proc.communicate(timeout=60)
         assert "DONE" in out, err
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=30)
+        end(proc)
     assert (root / "Moved" / "Plan.md").read_text() == NEW and not (root / "Proj").exists()
     [row] = [r for r in changes(root, env) if r["agent"] == "sneaky"]
     assert row["path"] == "Moved/Plan.md" and "it landed at Moved/Plan.md" in row["summary"], row
@@ -544,9 +517,7 @@ def test_a_write_whose_note_is_swapped_for_what_it_does_not_write_over_writes_no
         proc.send_signal(signal.SIGUSR1)
         out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=30)
+        end(proc)
     assert proc.returncode != 0 and "DONE" not in out, (out, err)
     if meanwhile == "deleted":
         assert not note.exists()
@@ -572,21 +543,12 @@ def test_a_write_killed_right_after_its_switch_journals_the_edit_it_replaced(pla
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(30)
-        proc.stdout.close()
-        proc.stderr.close()
+        end(proc)
     assert note.read_text() == NEW
     finished = cli("changes", str(root), "--finish", env=env)
     assert "journaled agent sneaky's write of Plan.md" in finished.stdout, finished.stdout
     [row] = changes(root, env)
-    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
-    journal = Journal(journal_path(os.path.realpath(root)))
-    try:
-        assert journal.contents(row["id"], 0) == (EDITED.encode(), NEW.encode())
-    finally:
-        journal.close()
+    assert stored(root, env, monkeypatch, row["id"]) == (EDITED.encode(), NEW.encode())
     reverted = cli("revert", str(row["id"]), str(root), "--yes", env=env)
     assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
     assert note.read_text() == EDITED
@@ -625,9 +587,7 @@ def test_a_write_whose_folder_leaves_the_vault_before_its_switch_writes_nothing(
         proc.send_signal(signal.SIGUSR1)
         out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=30)
+        end(proc)
     assert proc.returncode != 0 and "moved out of the vault, to the trash" in err, (out, err)
     assert moved.read_text() == OLD
     assert [p.name for p in moved.parent.iterdir()] == ["Plan.md"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from killed_cli import cli, disk_events, spawn_cli
-from paused_writer import start_paused
+from paused_writer import kill_paused
 from reliability_helpers import ROOT, serve_process, serving, uds_client
 
 from vaultwatch.core.events import DocumentsChanged
@@ -192,11 +192,7 @@ def test_a_killed_write_into_a_killed_renames_folder_is_journaled_where_the_roll
     make_vault(root)
     rename_killed_midway(root, str(sock_dir / "a.sock"))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = start_paused(root, env, "create_in_moved", "replaced", "# the agent's note\n")
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(30)
-    proc.stdout.close()
-    proc.stderr.close()
+    kill_paused(root, env, "create_in_moved", "replaced", "# the agent's note\n")
     finished = cli("changes", str(root), "--finish", env=env)
     assert finished.returncode == 0, finished.stderr
     assert (root / "Folder" / "agent.md").read_text() == "# the agent's note\n", finished.stdout

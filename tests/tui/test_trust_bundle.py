@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from tui_helpers import open_loaded, paste
+from waiting import await_until
 
 from tests.conftest import OKF_INDEX, write_files
 from vaultwatch.core.edit.writes import Writer
@@ -38,14 +39,6 @@ def agent_rewrites(vault) -> None:
     Writer(vault).write(ATTESTED, FRONT + "# Setup\n\nRun it twice.\n", overwrite=True, actor="agent:bot")
 
 
-async def wait_until(pilot, condition, tries: int = 200) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    assert condition()
-
-
 def label(app) -> str:
     return str(app.main.tabs.get_tab("trust").label)
 
@@ -62,33 +55,33 @@ async def test_an_agents_rewrite_moves_an_attested_note_to_unverified_and_v_brin
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(app)
         await pilot.press("4")
-        await wait_until(pilot, lambda: label(app) == "Trust ✗1 ◐0 ✓1" and listed(app) == [PLAIN])
+        await await_until(lambda: label(app) == "Trust ✗1 ◐0 ✓1" and listed(app) == [PLAIN])
         await pilot.press("]", "]")  # the human-reviewed tier
-        await wait_until(pilot, lambda: listed(app) == [ATTESTED])
+        await await_until(lambda: listed(app) == [ATTESTED])
         lst = app.main.active_list
         assert lst.cells(lst.rows[0], [TRUST])[0][0] == "human"
 
         await asyncio.to_thread(agent_rewrites, vault)
-        await wait_until(pilot, lambda: label(app) == "Trust ✗2 ◐0 ✓0" and listed(app) == [])
+        await await_until(lambda: label(app) == "Trust ✗2 ◐0 ✓0" and listed(app) == [])
         bar = str(app.query_one("#tier-bar").render())
         assert "human-reviewed 0" in bar and "no change an agent made since waits for review" in bar
 
         await pilot.press("[", "[")  # the unverified tier
-        await wait_until(pilot, lambda: listed(app) == [ATTESTED, PLAIN])
+        await await_until(lambda: listed(app) == [ATTESTED, PLAIN])
         bar = str(app.query_one("#tier-bar").render())
         assert "unverified 2" in bar and "human-reviewed, then changed by an agent nobody has reviewed since" in bar
         lst = app.main.active_list
         assert [lst.cells(row, [TRUST])[0][0] for row in lst.rows] == ["changed", "unverified"]
         lst.focus()
-        await wait_until(pilot, lambda: app.main.preview.path == ATTESTED)
-        await wait_until(pilot, lambda: triageviews.CHANGED_SINCE_REVIEW in app.main.preview.head_text)
+        await await_until(lambda: app.main.preview.path == ATTESTED)
+        await await_until(lambda: triageviews.CHANGED_SINCE_REVIEW in app.main.preview.head_text)
 
         await pilot.press("v")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await await_until(lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await wait_until(pilot, lambda: label(app) == "Trust ✗1 ◐0 ✓1" and listed(app) == [PLAIN])
+        await await_until(lambda: label(app) == "Trust ✗1 ◐0 ✓1" and listed(app) == [PLAIN])
         await pilot.press("]", "]")
-        await wait_until(pilot, lambda: listed(app) == [ATTESTED])
+        await await_until(lambda: listed(app) == [ATTESTED])
         lst = app.main.active_list
         assert lst.cells(lst.rows[0], [TRUST])[0][0] == "human"
     assert "by: human:tester" in (tmp_path / "vault" / ATTESTED).read_text()
@@ -111,4 +104,4 @@ async def test_the_filter_bars_trust_key_on_a_bundle_reads_the_trust_tabs_tiers(
             await pilot.press("ctrl+u")
             await paste(app, pilot, text)
             await settle(app)
-            await wait_until(pilot, lambda want=want: listed(app) == want)
+            await await_until(lambda want=want: listed(app) == want)
