@@ -414,6 +414,17 @@ class Vault:
 
         resume_and_report(self, journal, agents_only=agents_only)
 
+    def unsettled_temp_files(self) -> set[str]:
+        """The temporary files of agents' writes a kill cut off that are not settled yet
+        (`Journal.intent_temps`): a sweep leaves them to the settling, which reads them to tell
+        whether each write landed. Opens no journal that holds no intent."""
+        from vaultwatch.core.review.journal import has_intents, journal_path  # noqa: PLC0415
+
+        if not self._journal_set and not has_intents(journal_path(self.root_real)):
+            return set()
+        journal = self.journal
+        return set() if journal is None else journal.intent_temps()
+
     def wait_watching(self, timeout: float | None = None) -> bool:
         """Block until the watcher's OS watches are in place (when it publishes WatcherReady), so
         an outside edit made after this returned True is seen. Also waits for `start_watching()`

@@ -29,7 +29,7 @@ import secrets
 import stat as stat_mod
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -452,7 +452,13 @@ _STARTED = time.time()
 TEMP_GRACE_S = 2.0  # s: a temporary file this young may be another process's write, between create and flock
 
 
-def clean_temp_files(root_real: str, *, older_than: float | None = None, young: list[float] | None = None) -> list[str]:
+def clean_temp_files(
+    root_real: str,
+    *,
+    older_than: float | None = None,
+    young: list[float] | None = None,
+    keep: Collection[str] = (),
+) -> list[str]:
     """Remove the write path's own temporary files left by a killed run; returns their vault paths.
 
     Only names this module makes (`.vaultwatch-<16 hex>.tmp`, regular files) whose mtime is
@@ -461,6 +467,7 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None, young: 
     change waiting for the person's approval keeps its file, however old) are removed. The walk works on folder
     descriptors (core.disk.walk: iterative, any depth), skips hidden folders and never follows a symlink.
     `young` gathers the mtimes of the files left alone only for their age and no live write holds.
+    The files of `keep` (vault paths: the killed writes nobody has settled yet) are left alone too.
     """
     limit = min(_STARTED, time.time() - TEMP_GRACE_S) if older_than is None else older_than
     removed: list[str] = []
@@ -471,30 +478,31 @@ def clean_temp_files(root_real: str, *, older_than: float | None = None, young: 
                 continue
             try:
                 st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-                if not stat_mod.S_ISREG(st.st_mode) or _in_use(name, dfd):
+                rel = os.path.join(dirpath, name)[len(root_real) + 1 :]
+                if not stat_mod.S_ISREG(st.st_mode) or rel in keep or _in_use(name, dfd):
                     continue
                 if st.st_mtime >= limit:
                     if young is not None:
                         young.append(st.st_mtime)
                     continue
                 os.unlink(name, dir_fd=dfd)
-                rel = os.path.join(dirpath, name)[len(root_real) + 1 :]
                 removed.append(rel)
             except OSError:
                 continue
     return removed
 
 
-def sweep_temp_files(root_real: str) -> list[str]:
+def sweep_temp_files(root_real: str, keep: Collection[str] = ()) -> list[str]:
     """clean_temp_files, and once more when it left files alone only for their age: a run killed
     just before (a bridge restarts the server at once; `vaultwatch revert` finishes a killed one)
     left files too young to tell from another process's write; once they are old enough, a live
-    write holds its file's flock, so only the killed run's go. May wait TEMP_GRACE_S."""
+    write holds its file's flock, so only the killed run's go. May wait TEMP_GRACE_S. `keep`: as
+    clean_temp_files."""
     young: list[float] = []
-    removed = clean_temp_files(root_real, young=young)
+    removed = clean_temp_files(root_real, young=young, keep=keep)
     if young:
         time.sleep(max(0.0, max(young) + TEMP_GRACE_S - time.time()) + 0.1)
-        removed += clean_temp_files(root_real, older_than=time.time() - TEMP_GRACE_S)
+        removed += clean_temp_files(root_real, older_than=time.time() - TEMP_GRACE_S, keep=keep)
     return removed
 
 
@@ -517,7 +525,9 @@ def clean_temp_files_soon(vault: Vault) -> threading.Thread:
         # come right as the index is ready, and the walk would share the interpreter with them
         Rests().wait_pause(lambda: (busy := vault.answering) is not None and busy(), SWEEP_POLL_S, SWEEP_PAUSE_WAIT_S)
         try:
-            removed = sweep_temp_files(vault.root_real)
+            # a killed write's own file stays until its intent is settled (Vault.finish_interrupted_soon):
+            # it tells whether the write landed
+            removed = sweep_temp_files(vault.root_real, keep=vault.unsettled_temp_files())
         except OSError:
             return
         if removed:

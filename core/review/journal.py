@@ -883,6 +883,16 @@ class Journal:
                 (int(intent_id), int(intent_id), rel, _pack(before), etag(after) if after is not None else None),
             )
 
+    def intent_temps(self) -> set[str]:
+        """The temporary file (vault path) of every agent's write whose intent is still open, its
+        process alive or not: until the write is settled, what that file holds tells whether it
+        landed (core.review.unrecorded), so a sweep of a killed run's files leaves it to the settling."""
+        return {
+            plan["temp"]
+            for _, _, _, plan in self.open_intents()
+            if plan.get("operation") == WRITE_INTENT and isinstance(plan.get("temp"), str)
+        }
+
     def intent_files(self, intent_id: int) -> list[tuple[str, bytes | None, str | None]]:
         """(path, before bytes, after etag) of each file an intent named, in order."""
         with self._lock:

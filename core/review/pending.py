@@ -693,14 +693,15 @@ def approve(vault: Any, pid: int, *, by: str) -> Proposal:
             raise VaultError(f"pending change {pid} is being applied right now (process {alive}); wait for it")
         from vaultwatch.core.edit.atomic import sweep_temp_files  # noqa: PLC0415
         from vaultwatch.core.review.revert import resume_reverts  # noqa: PLC0415  (as _writer)
-        from vaultwatch.core.review.unrecorded import resume_writes  # noqa: PLC0415
+        from vaultwatch.core.review.unrecorded import resume_writes, temporary_files  # noqa: PLC0415
 
         writer = _writer(vault)  # what the killed approval did is rolled back first, then settled
+        temporary = temporary_files(writer, journal)  # (read before the sweep, as core.review.resume does)
         with contextlib.suppress(OSError):  # (its half-written files first, as core.review.resume does)
             sweep_temp_files(vault.root_real)
         resume_reverts(writer, journal)
         resume_approvals(writer, journal)
-        resume_writes(writer, journal)  # its own write's intent: put back above, so closed here
+        resume_writes(writer, journal, temporary)  # its own write's intent: put back above, so closed here
         found = store.get(pid)
         if found is not None and found.state == APPROVED:
             return found  # it had landed whole and was journaled: finished

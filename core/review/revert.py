@@ -357,7 +357,7 @@ def _revert(
     if interrupted:
         summary += " (finished an interrupted revert)"
         try:  # the killed run's half-written temporary files (a running server may not start again soon)
-            sweep_temp_files(writer.vault.root_real)
+            sweep_temp_files(writer.vault.root_real, keep=journal.intent_temps())
         except OSError:
             pass
     record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path, intent=intent)

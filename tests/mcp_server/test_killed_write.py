@@ -472,6 +472,39 @@ def test_two_killed_writes_of_one_note_chain_and_neither_is_called_an_outside_ed
     assert (root / "Plan.md").read_text() == OLD
 
 
+def test_a_sweep_before_the_finish_leaves_a_killed_writes_file_that_tells_it_never_landed(
+    place, monkeypatch
+) -> None:
+    """Two killed writes of one note: the first landed, the second was killed before its switch;
+    then the person's editor saved the note, and a start's sweep of a killed run's temporary files
+    ran before the finish. The second write's file, which tells it never landed, is left to the
+    finish: no row says the agent's second try reached the note."""
+    root, env = place
+    killed(root, env, "write", "replaced")
+    kill_paused(root, env, "write", "checked", "# Plan\nthe agent's second try\n")
+    (root / "Plan.md").write_text(EDITED)
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    vault = Vault(root)
+    try:
+        vault.load()
+        from vaultwatch.core.edit.atomic import clean_temp_files_soon
+
+        sweep = clean_temp_files_soon(vault)
+        sweep.join(60)
+        assert not sweep.is_alive()
+    finally:
+        vault.stop()
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    assert "was stopped before it landed" in finished.stdout, finished.stdout
+    rows = changes(root, env)
+    assert [(r["agent"], r["operation"]) for r in rows] == [("sneaky", "write")], rows
+    assert "after it landed" in rows[0]["summary"], rows[0]
+    assert not any("outside" in r["summary"] for r in rows), rows
+    assert (root / "Plan.md").read_text() == EDITED
+    assert [p.name for p in root.iterdir() if p.name.startswith(".vaultwatch-")] == []
+
+
 def test_a_write_whose_folder_is_moved_before_its_switch_is_journaled_where_it_landed(place, monkeypatch) -> None:
     """Held between its last look and its switch, the write's folder is renamed by another agent:
     the write lands in the moved folder (its descriptor followed it). Its row names the note where
