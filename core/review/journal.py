@@ -883,6 +883,18 @@ class Journal:
                 (int(intent_id), int(intent_id), rel, _pack(before), etag(after) if after is not None else None),
             )
 
+    def writes_under_way(self) -> set[str]:
+        """Every path an agent's write whose intent is still open touches, its process alive or not:
+        such a write may have landed with its row not written yet (a server stopped or killed in
+        between), so the note counts as an agent's change nobody has reviewed until it is settled."""
+        return {
+            path
+            for _, _, _, plan in self.open_intents()
+            if plan.get("operation") == WRITE_INTENT
+            for path in plan.get("paths") or ()
+            if isinstance(path, str)
+        }
+
     def intent_temps(self) -> set[str]:
         """The temporary file (vault path) of every agent's write whose intent is still open, its
         process alive or not: until the write is settled, what that file holds tells whether it

@@ -62,7 +62,7 @@ CHANGED_SINCE_REVIEW = "human-reviewed, then changed by an agent nobody has revi
 class Reviews:
     """What the change journal says of agents' changes, read at one moment."""
 
-    unreviewed: frozenset[str] = frozenset()  # paths an agent changed that nobody reviewed since
+    unreviewed: frozenset[str] = frozenset()  # paths an agent changed (or is changing) that nobody reviewed since
     reviewed: frozenset[str] = frozenset()  # paths whose agents' changes the person reviewed
     journal_on: bool = True
 
@@ -136,7 +136,9 @@ def reviews(vault: Any) -> Reviews:
     journal = journal_for(vault)
     if journal is None:
         return Reviews(journal_on=False)
-    unreviewed = frozenset(journal.unreviewed_paths())
+    # an agent's write under way counts already: a server stopped after its write landed and before
+    # its row would otherwise leave an attested note reading human-reviewed until it is settled
+    unreviewed = frozenset(journal.unreviewed_paths()) | journal.writes_under_way()
     return Reviews(unreviewed, frozenset(journal.reviewed_paths()) - unreviewed)
 
 

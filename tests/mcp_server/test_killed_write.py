@@ -505,6 +505,30 @@ def test_a_sweep_before_the_finish_leaves_a_killed_writes_file_that_tells_it_nev
     assert [p.name for p in root.iterdir() if p.name.startswith(".vaultwatch-")] == []
 
 
+def test_an_attested_note_a_held_up_agents_write_landed_in_is_unverified_before_its_row(place) -> None:
+    """On an OKF bundle, an agent's write landed in a note a person attested and its server stopped
+    before the journal's row: `vaultwatch stats` (as the Trust tab and the `triage` tool) counts the
+    note unverified at once, not only once the write is settled."""
+    root, env = place
+    attested = "---\nverified:\n  - by: human:ana\n    at: 2026-01-05\n---\n"
+    (root / "index.md").write_text('---\nokf_version: "0.2"\ntitle: Index\n---\n# Index\n')
+    (root / "Plan.md").write_text(attested + OLD.split("---\n", 2)[2])
+
+    def tiers() -> dict:
+        done = cli("stats", str(root), "--json", env=env)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["trust_tier"]
+
+    assert tiers()["human-reviewed"] == 1
+    proc = start_paused(root, env, "write", "replaced", attested + "# Plan\nrewritten by the agent\n")
+    try:
+        assert (root / "Plan.md").read_text().endswith("rewritten by the agent\n")  # landed, no row yet
+        now = tiers()
+        assert (now["human-reviewed"], now["unverified"]) == (0, 2), now
+    finally:
+        end(proc)
+
+
 def test_a_write_whose_folder_is_moved_before_its_switch_is_journaled_where_it_landed(place, monkeypatch) -> None:
     """Held between its last look and its switch, the write's folder is renamed by another agent:
     the write lands in the moved folder (its descriptor followed it). Its row names the note where
