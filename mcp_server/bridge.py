@@ -59,6 +59,7 @@ from collections.abc import Callable
 from typing import Any
 
 CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"  # where 2026-07-28 requests carry the client's name
+PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion"  # what marks a request as 2026-07-28
 
 from vaultwatch.core import settings
 
@@ -674,25 +675,31 @@ def _wait_for_socket(path: str, timeout: float) -> tuple[str, int | None]:
 
 
 def named_as(message: dict, raw: bytes, agent: str) -> bytes:
-    """`message` with the client's name replaced by `agent` wherever the server reads it (initialize's
-    clientInfo; on 2026-07-28 requests, the clientInfo of `_meta`); the client's own name is kept as the title."""
+    """`message` with the client's name set to `agent` wherever the server reads it (initialize's
+    clientInfo; on 2026-07-28 requests, the clientInfo of `_meta`); the client's own name is kept as the
+    title. The name is put there even when the client left it out or sent something else: a request
+    without one would reach the server as an unknown agent, under the default rule instead of the
+    person's rule for `agent`."""
     params = message.get("params")
     if not isinstance(params, dict):
         return raw
     changed = False
-    if message.get("method") == "initialize" and isinstance(params.get("clientInfo"), dict):
-        params["clientInfo"] = _renamed(params["clientInfo"], agent)
+    if message.get("method") == "initialize":
+        params["clientInfo"] = _renamed(params.get("clientInfo"), agent)
         changed = True
     meta = params.get("_meta")
-    if isinstance(meta, dict) and isinstance(meta.get(CLIENT_INFO_META), dict):
-        meta[CLIENT_INFO_META] = _renamed(meta[CLIENT_INFO_META], agent)
+    if isinstance(meta, dict) and (CLIENT_INFO_META in meta or PROTOCOL_VERSION_META in meta):
+        meta[CLIENT_INFO_META] = _renamed(meta.get(CLIENT_INFO_META), agent)
         changed = True
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() if changed else raw
 
 
-def _renamed(info: dict, agent: str) -> dict:
-    original = info.get("name")
-    out = {**info, "name": agent}
+def _renamed(info: object, agent: str) -> dict:
+    given = info if isinstance(info, dict) else {}
+    original = given.get("name")
+    out = {**given, "name": agent}
+    if not isinstance(out.get("version"), str):
+        out["version"] = "0"  # (the SDK requires one)
     if isinstance(original, str) and original != agent:
         out.setdefault("title", original)
     return out

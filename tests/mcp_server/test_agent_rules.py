@@ -94,6 +94,44 @@ async def test_a_read_only_agent_is_refused_every_write_tool(place) -> None:
     assert tree(root) == before
 
 
+@pytest.mark.parametrize("client_info", ["left out", None, "cursor", {"title": "no name"}])
+def test_a_bridged_agent_keeps_its_rule_on_a_request_that_names_no_client(place, client_info) -> None:
+    """A 2026-07-28 request through `bridge --agent reader` whose `_meta` carries no usable clientInfo
+    (left out, null, not an object, or with no name) is still the reader's: never an unknown agent
+    under the default rule."""
+    root, env = place
+    before = tree(root)
+    params = configured(root, env, "reader")
+    bridge = subprocess.Popen(
+        [params.command, *params.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=params.env,
+        cwd=ROOT,
+    )
+    assert bridge.stdin is not None and bridge.stdout is not None
+    meta: dict = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    if client_info != "left out":
+        meta["io.modelcontextprotocol/clientInfo"] = client_info
+    call = {"path": "Notes/new.md", "content": "written by the read-only agent\n"}
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "write", "arguments": call, "_meta": meta}}
+    try:
+        bridge.stdin.write(json.dumps(request).encode() + b"\n")
+        bridge.stdin.flush()
+        while True:
+            answer = json.loads(bridge.stdout.readline())
+            if answer.get("id") == 1:
+                break
+    finally:
+        bridge.stdin.close()
+        bridge.wait(timeout=60)
+        bridge.stdout.close()
+    said = json.dumps(answer)
+    assert '[agents.\\"reader\\"]' in said and "read-only" in said, said
+    assert tree(root) == before
+
+
 async def test_an_agent_writes_only_under_its_folders(place) -> None:
     root, env = place
     async with Client(configured(root, env, "scribe")) as client:
