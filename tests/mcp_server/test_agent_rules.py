@@ -111,11 +111,19 @@ def test_a_bridged_agent_keeps_its_rule_on_a_request_that_names_no_client(place,
         cwd=ROOT,
     )
     assert bridge.stdin is not None and bridge.stdout is not None
-    meta: dict = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    meta: dict = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
     if client_info != "left out":
         meta["io.modelcontextprotocol/clientInfo"] = client_info
     call = {"path": "Notes/new.md", "content": "written by the read-only agent\n"}
-    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "write", "arguments": call, "_meta": meta}}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "write", "arguments": call, "_meta": meta},
+    }
     try:
         bridge.stdin.write(json.dumps(request).encode() + b"\n")
         bridge.stdin.flush()
