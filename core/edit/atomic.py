@@ -339,17 +339,23 @@ class TempFile:
 
         create: no-clobber (FileExistsError if something appeared). precheck runs just before
         the switch (it raises to abort, and the temporary file stays for `discard`); `placed`, just
-        after it, says whether the folder is still somewhere a note may be written. Returns the
+        before and after it, says whether the folder is still where the change was decided on (when
+        not: nothing is written, or the switch is undone). Returns the
         bytes the switch replaced (None: nothing was there), or UNKNOWN where the system cannot
         swap two names (a plain replace then)."""
         if precheck is not None:
             precheck()
         if hook is not None:
             hook("checked")
+        if placed is not None and not placed():
+            raise _moved_away(target)
         dfd = self.dir_fd
         replaced: Replaced = UNKNOWN
         if create:
             os.link(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            if placed is not None and not placed():  # moved in the instant before the link
+                os.unlink(target, dir_fd=dfd)  # (the link just made: this write's own bytes)
+                raise _moved_away(target)
             os.unlink(self.name, dir_fd=dfd)
             replaced = None
         elif platform.renameat2_exchange(dfd, self.name, dfd, target):
@@ -362,11 +368,7 @@ class TempFile:
             try:
                 replaced = _read_taken_out(dfd, self.name, target)
                 if placed is not None and not placed():
-                    raise WriteRefused(
-                        f"the folder of {target!r} was moved out of the vault, to the trash or into a hidden "
-                        "folder while this write was in progress; nothing was written",
-                        "moved_away",
-                    )
+                    raise _moved_away(target)
             except WriteRefused:
                 # not a note the write path writes over (a folder, a FIFO, a link, a hard-linked or
                 # huge file swapped in meanwhile), or its folder went where no note is written:
@@ -401,6 +403,14 @@ class TempFile:
         if self.fd is not None:
             fd, self.fd = self.fd, None
             os.close(fd)  # drops the flock
+
+
+def _moved_away(target: str) -> WriteRefused:
+    return WriteRefused(
+        f"the folder of {target!r} was moved while this write was in progress or waited for approval; "
+        "nothing was written: look where it is now and try again",
+        "moved_away",
+    )
 
 
 def write_temp(loc: Loc, data: bytes, *, mode: int | None) -> TempFile:

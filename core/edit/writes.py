@@ -40,6 +40,7 @@ event), and a rename's link rewriting goes back through that same commit path fo
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import difflib
 import errno
@@ -661,11 +662,18 @@ class Writer:
                         created, created_ids = made.created, made.created_ids
                     if kind == FOLDER and (dst_rel + "/").startswith(src_rel + "/"):
                         raise WriteRefused(f"cannot move folder {src_rel!r} into itself", "invalid_destination")
+                    self._refuse_moved(sloc, dloc, what="moved")
                     try:
                         if case_only:
                             os.rename(sloc.name, dloc.name, src_dir_fd=sloc.dir_fd, dst_dir_fd=dloc.dir_fd)
                         else:
                             rename_noreplace(sloc.dir_fd, sloc.name, dloc.dir_fd, dloc.name)
+                            if not (self._in_place(sloc) and self._in_place(dloc)):
+                                # moved in the instant before the switch: put it back (the name it
+                                # left is free unless someone took it meanwhile: then it stays, journaled)
+                                with contextlib.suppress(OSError):
+                                    rename_noreplace(dloc.dir_fd, dloc.name, sloc.dir_fd, sloc.name)
+                                    self._refuse_moved(sloc, dloc, what="moved")
                     except FileExistsError:
                         raise AlreadyExistsError(
                             f"destination exists: {dst_rel!r} appeared meanwhile; choose another name", dst_rel
@@ -830,6 +838,7 @@ class Writer:
                         rel,
                         etag_of(now) if now is not None else None,
                     )
+            self._refuse_moved(loc, what="deleted")
             try:
                 if permanent:
                     if is_dir:
@@ -985,11 +994,9 @@ class Writer:
         done = False
         temp = None
         replaced: Any = UNKNOWN
-        landed: list[str | None] = []  # asked once, by the switch, where it can still refuse
 
         def placed() -> bool:
-            landed.append(self._landed_at(t, loc))
-            return landed[0] is not None
+            return self._in_place(loc)
 
         try:
             if early:
@@ -1029,30 +1036,30 @@ class Writer:
                     remove_created(self.vault.root_real, fresh.created, fresh.created_ids)
         # the journal holds what the switch really replaced: a change that reached the note after
         # the last look (another process's, an editor's) is given back by this write's revert
-        at = landed[0] if landed else self._landed_at(t, loc)  # (a plain replace or a create never asks)
-        _journal.committed(at or t.rel, old if replaced is UNKNOWN else replaced, data)
+        _journal.committed(t.rel, old if replaced is UNKNOWN else replaced, data)
         return list(fresh.created) if fresh is not None else []
 
-    def _landed_at(self, t: _Target, loc: Loc) -> str | None:
-        """Where the write lands: its path, unless another process moved the note's folder between
-        the write's look and its switch (the folder's descriptor followed it), when the journal must
-        name the note where its bytes are; None when that is nowhere a note may be written (out of
-        the vault, into the trash or a hidden folder). Its path as asked where the system cannot
-        name a descriptor."""
-        if t.rel != t.canon:  # a symlinked note: the journal names the link as asked
-            return t.rel
+    def _in_place(self, loc: Loc) -> bool:
+        """Whether `loc`'s folder is still where the change was decided on. Another process (an agent
+        allowed to, the person's file manager) may move it while the change waits for the person, or
+        between the last look and the switch, and the descriptor follows it: into a folder the agent
+        is denied, out of the vault, into the trash. The rules, the gate and the journal decided on
+        the path, so the change lands there or nowhere. True where the system cannot name a
+        descriptor (the other checks then stand alone)."""
         now = platform.fd_path(loc.dir_fd)
         root = self.vault.root_real
-        folder = t.canon.rpartition("/")[0]
-        if now is None or now == (f"{root}/{folder}" if folder else root):
-            return t.rel
-        if not now.startswith(root + "/"):
-            return None
-        try:
-            moved = normalize(f"{now[len(root) + 1 :]}/{loc.name}")
-        except VaultError:
-            return None
-        return None if is_hidden(moved) else moved
+        return now is None or now == (f"{root}/{loc.parent}" if loc.parent else root)
+
+    def _refuse_moved(self, *locs: Loc, what: str) -> None:
+        """Raise WriteRefused when the folder of any of `locs` moved since the change was decided on
+        (`_in_place`)."""
+        for loc in locs:
+            if not self._in_place(loc):
+                raise WriteRefused(
+                    f"the folder of {loc.canon!r} was moved while this change was in progress or waited for "
+                    f"approval; nothing was {what}: look where it is now and try again",
+                    "moved_away",
+                )
 
     def _make_folders(self, canon: str, approved: str, folders: list[str]) -> Loc:
         """Make the missing folders on the way to `canon` (a new entry), after the gate approved

@@ -1111,9 +1111,6 @@ class Journal:
         replaced_note = ""
         previous_etag = result.previous_etag
         if len(files) == 1 and files[0].role == "target" and result.operation not in ("delete", "rename"):
-            if files[0].path != path:  # its folder was moved meanwhile (core.edit.writes): where it landed
-                replaced_note = f" (its folder was moved while it was written: it landed at {files[0].path})"
-                path = files[0].path
             # what the switch really replaced (core.edit.atomic) differs from what the write last
             # looked at: another process's change or an editor's save reached the note in between
             # (a stopped server can stretch that gap); the row holds it, so its revert gives it back
