@@ -333,6 +333,7 @@ class TempFile:
         hook: Hook | None = None,
         later: FolderSyncs | None = None,
         placed: Callable[[], bool] | None = None,
+        shown: str | None = None,
     ) -> Replaced:
         """Switch the temporary file in as `target` (in the same folder), then fsync the folder
         (in the background with `later`, which the caller waits for before it answers).
@@ -342,20 +343,20 @@ class TempFile:
         before and after it, says whether the folder is still where the change was decided on (when
         not: nothing is written, or the switch is undone). Returns the
         bytes the switch replaced (None: nothing was there), or UNKNOWN where the system cannot
-        swap two names (a plain replace then)."""
+        swap two names (a plain replace then). `shown`: the note's vault path, for the messages."""
         if precheck is not None:
             precheck()
         if hook is not None:
             hook("checked")
         if placed is not None and not placed():
-            raise _moved_away(target)
+            raise _moved_away(shown or target)
         dfd = self.dir_fd
         replaced: Replaced = UNKNOWN
         if create:
             os.link(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
             if placed is not None and not placed():  # moved in the instant before the link
                 os.unlink(target, dir_fd=dfd)  # (the link just made: this write's own bytes)
-                raise _moved_away(target)
+                raise _moved_away(shown or target)
             os.unlink(self.name, dir_fd=dfd)
             replaced = None
         elif platform.renameat2_exchange(dfd, self.name, dfd, target):
@@ -368,7 +369,7 @@ class TempFile:
             try:
                 replaced = _read_taken_out(dfd, self.name, target)
                 if placed is not None and not placed():
-                    raise _moved_away(target)
+                    raise _moved_away(shown or target)
             except WriteRefused:
                 # not a note the write path writes over (a folder, a FIFO, a link, a hard-linked or
                 # huge file swapped in meanwhile), or its folder went where no note is written:

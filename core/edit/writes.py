@@ -1012,7 +1012,7 @@ class Writer:
                 if self._hook is not None:
                     self._hook("temp_written")
             replaced = temp.commit(
-                loc.name, create=create, precheck=precheck, hook=self._hook, later=later, placed=placed
+                loc.name, create=create, precheck=precheck, hook=self._hook, later=later, placed=placed, shown=t.rel
             )
             done = True
         except FileExistsError:
