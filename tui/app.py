@@ -50,6 +50,7 @@ from vaultwatch.tui import terminaltext
 from vaultwatch.tui.config import AppConfig
 from vaultwatch.tui.gcpolicy import TICK_SECONDS as GC_TICK_SECONDS
 from vaultwatch.tui.gcpolicy import IdleCollector
+from vaultwatch.tui.leaks import release_style_caches
 from vaultwatch.tui.messages import (
     AgentCalled,
     AgentPresence,
@@ -72,6 +73,7 @@ from vaultwatch.tui.widgets.statusline import StatusLine
 from vaultwatch.tui.widgets.triage import PANES
 
 if TYPE_CHECKING:
+    from textual.await_complete import AwaitComplete
     from textual.dom import DOMNode
     from textual.theme import Theme
 
@@ -180,6 +182,11 @@ class VaultwatchApp(App[None]):
         await self.mount(review.ReviewHost(self.session.vault))  # attends the approval gate before agents come
         self.services.start()
         await self.main.build_hidden()
+
+    def pop_screen(self) -> AwaitComplete:
+        # a closed screen's widgets would stay in memory through Textual's style cache (tui/leaks.py)
+        release_style_caches()
+        return super().pop_screen()
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
