@@ -121,6 +121,15 @@ def agent_label(name: str, version: str | None) -> str:
     return f"{name}/{version.replace('/', '_')}" if version else name
 
 
+def shown_agent(label: str) -> str:
+    """An agent's label as the person's views and commands show it. The name is the client's own
+    claim: one that reads as the person's own label (`human`, `human:<login>`) or as vaultwatch's
+    (`outside vaultwatch`) is shown as `agent <name>`, so that no agent's change passes for the
+    person's or for an outside edit."""
+    folded = unicodedata.normalize("NFKC", label).strip().casefold()
+    return f"agent {label}" if folded.startswith(("human", "outside")) else label
+
+
 def agent_name(agent: str | None) -> str:
     """The name part of an agent's `name/version` label (agent_label)."""
     if not agent:

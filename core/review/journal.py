@@ -89,6 +89,7 @@ from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable f
 )
 from vaultwatch.core.errors import NotFoundError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event
+from vaultwatch.core.review.agentrules import shown_agent
 
 DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
@@ -192,7 +193,7 @@ class Change:
         if self.kind == "outside":
             return "outside vaultwatch"
         if self.agent:
-            return self.agent
+            return shown_agent(self.agent)
         return self.actor
 
     def as_json(self) -> dict[str, Any]:

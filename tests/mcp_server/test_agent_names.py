@@ -51,3 +51,24 @@ async def test_the_server_knows_a_bridged_client_by_its_given_name(demo, sock_di
                 if not host.agents():
                     break
                 await asyncio.sleep(0.02)
+
+
+async def test_an_agent_named_like_the_person_never_reads_as_the_person(tmp_path) -> None:
+    """The name is the client's claim: an agent calling itself `human:<login>` (the label the person's
+    own edits carry) is shown as an agent in `vaultwatch changes`, never as the person."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n")
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    params = StdioServerParameters(
+        command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "serve", str(root), "--stdio"], cwd=str(ROOT), env=env
+    )
+    async with Client(params, mode="legacy", client_info=Implementation(name="human:root", version="")) as client:
+        done = await client.call_tool("write", {"path": "b.md", "content": "# B\n"})
+        assert not done.is_error, done.content
+    listed = run("changes", str(root), "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    [row] = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert row["agent"] == "human:root", row  # (a person's own change has no agent)
+    text = run("changes", str(root), env=env).stdout
+    assert "agent human:root" in text, text

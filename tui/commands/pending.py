@@ -21,6 +21,7 @@ import sys
 
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending
+from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.textdiff import text_diff
 from vaultwatch.mcp_server.commandline import CommandLine
@@ -47,7 +48,7 @@ def diff_text(p: Proposal) -> str:
 
 def _head(p: Proposal) -> str:
     where = f"{p.path} -> {p.dest}" if p.dest else p.path
-    who = (p.agent or p.actor) + (f" [{p.session[:8]}]" if p.session else "")
+    who = (shown_agent(p.agent) if p.agent else p.actor) + (f" [{p.session[:8]}]" if p.session else "")
     state = "" if p.state == pending.PENDING else f"  [{p.state}{': ' + p.reason if p.reason else ''}]"
     head = f"pending change {p.id}  {_when(p.at)}  {who}  {p.tool}  {where}{state}"
     return f"{one_line(head)}\n  why: {one_line(p.why)}"  # one line each, whatever the agent's words
