@@ -21,9 +21,11 @@ the person's answer. A denial, a timeout (default 120 s) and a change no one can
 `Declined`, whose message starts "the person declined this change: ". With no TUI attending,
 an agent's change is asked through its client when the client can ask (`Caller.ask`: MCP
 elicitation, mcp_server/elicit.py), else kept as a pending change for the person to decide
-later (core.review.pending raises `AwaitingPerson` with its id). The write path asks
-the gate with the note's lock held, right before the change reaches the disk, so what the
-person approves is exactly what is written (an outside edit meanwhile is a conflict).
+later (core.review.pending raises `AwaitingPerson` with its id). Each approval is journaled
+with how it came (`Scope.approved_via`: the TUI, `vaultwatch approve`, the agent's client).
+The write path asks the gate with the note's lock held, right before the change reaches the
+disk, so what the person approves is exactly what is written (an outside edit meanwhile is a
+conflict).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any
 
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
+from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.review import agentrules
@@ -291,6 +294,7 @@ class ApprovalGate:
         grant = pending_changes.current_grant()
         if grant is not None:  # the person approved this very change while it was pending
             grant.admit(effects, old, self.form)
+            scope.approved_via = grant.via
             return
         decision = self.decide_effects(effects, asker)
         if not decision.needs_approval:
@@ -311,6 +315,7 @@ class ApprovalGate:
                 pending_changes.binding(effects, old, new),
             )
             if approved:
+                scope.approved_via = APPROVED_BY_CLIENT
                 return
             raise Declined(reason, decision)
         if not self.attended and caller is not None and self.root_real:
@@ -354,6 +359,7 @@ class ApprovalGate:
                 caller.waiting = None
         if not pending.approved:
             raise Declined(pending.reason or "denied", decision)
+        scope.approved_via = APPROVED_IN_TUI
 
     def decide(self, pending_id: int, approved: bool, reason: str = "") -> bool:
         """The person's answer; False when that change is no longer waiting."""

@@ -51,7 +51,7 @@ from typing import Any
 from vaultwatch.core import settings
 from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
-from vaultwatch.core.edit.hooks import Caller, calling
+from vaultwatch.core.edit.hooks import APPROVED_BY_COMMAND, Caller, calling
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
 from vaultwatch.core.review.journal import etag as etag_of
@@ -635,9 +635,11 @@ def propose(
 
 @dataclass(frozen=True, slots=True)
 class Grant:
-    """A one-shot approval bound to one proposal: only its effects, only from its bytes."""
+    """A one-shot approval bound to one proposal: only its effects, only from its bytes. `via`:
+    where the person approved it (journaled with the change: core.edit.hooks.APPROVED_VIA)."""
 
     proposal: Proposal
+    via: str = APPROVED_BY_COMMAND
 
     def admit(self, effects: EffectSet, old: bytes | None, form: PathForm) -> None:
         """Return when the change is inside what the person approved; raise ApprovalRefused otherwise."""
@@ -672,7 +674,7 @@ def granted(grant: Grant) -> Iterator[None]:
         _grant.reset(token)
 
 
-def approve(vault: Any, pid: int, *, by: str) -> Proposal:
+def approve(vault: Any, pid: int, *, by: str, via: str = APPROVED_BY_COMMAND) -> Proposal:
     """Apply pending change `pid` as the agent proposed it (journaled as the agent's change), or
     refuse it (ApprovalRefused, the proposal marked refused) when anything it touches changed.
 
@@ -717,7 +719,7 @@ def approve(vault: Any, pid: int, *, by: str) -> Proposal:
             journal.drop_intent(intent)
         raise VaultError(f"pending change {pid} was decided meanwhile; `vaultwatch pending` shows its state")
     try:
-        return _apply(vault, store, proposal, by)
+        return _apply(vault, store, proposal, by, via)
     finally:
         if intent is not None and journal is not None:
             journal.drop_intent(intent)  # after the proposal is settled: a kill before leaves both open
@@ -731,7 +733,7 @@ def _writer(vault: Any) -> Any:
     return Writer(vault)
 
 
-def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str) -> Proposal:
+def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: str) -> Proposal:
     pid = proposal.id
     changed = [p for p, was in proposal.fingerprints.items() if fingerprint(vault.root_real, p) != was]
     if changed:
@@ -740,7 +742,7 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str) -> Prop
         raise ApprovalRefused(f"pending change {pid} was not applied: {reason}; nothing was changed")
     caller = Caller(proposal.agent or proposal.actor, proposal.session or "", proposal.tool, proposal.caller_arguments)
     try:
-        with granted(Grant(proposal)), calling(caller):
+        with granted(Grant(proposal, via)), calling(caller):
             getattr(_writer(vault), proposal.method)(**proposal.call, actor=proposal.actor)
     except VaultError as exc:
         store.settle(pid, REFUSED, reason=exc.message, expect=APPLYING)

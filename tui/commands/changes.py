@@ -66,6 +66,8 @@ def _line(c: Change) -> str:
     state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
     if not c.reviewed:
         state += "  [not reviewed]"
+    if c.approval:  # how it was approved, for the person's audit: an agent's client is only as good as it
+        state += f"  [{c.approval}]"
     where = f"{c.src} -> {c.path}" if c.src else c.path
     who = c.who + (f" [{c.session[:8]}]" if c.session else "")
     return one_line(f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
