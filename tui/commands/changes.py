@@ -40,8 +40,8 @@ def add_approve_option(p: argparse.ArgumentParser) -> None:
         choices=approval.MODES,
         default=None,
         help="agents' writes (or only deletes) wait for the person's approval in the TUI; "
-        "headless, they are asked through the agent's client or kept as pending changes "
-        "(`vaultwatch pending`) (default: none, or [approve] in settings.toml)",
+        "headless, they are kept as pending changes (`vaultwatch pending`), or asked through the agent's "
+        "client where settings.toml's ask_client lets it (default: none, or [approve] in settings.toml)",
     )
 
 
