@@ -21,13 +21,14 @@ the person's answer. A denial, a timeout (default 120 s) and a change no one can
 `Declined`, whose message starts "the person declined this change: ". With no TUI attending,
 an agent's change is asked through its client only when the person's settings let that agent's
 client ask (`ask_client`, off unless the person turns it on: an answer through the agent's own
-client is only as trustworthy as that client) and the client can ask (`Caller.ask`: MCP
-elicitation, mcp_server/elicit.py); else it is kept as a pending change for the person to
-decide later (core.review.pending raises `AwaitingPerson` with its id, and why the client was
-not asked). Each approval is journaled with how it came (`Scope.approved_via`: the TUI,
-`vaultwatch approve`, the agent's client). The write path asks the gate with the note's lock
-held, right before the change reaches the disk, so what the person approves is exactly what is
-written (an outside edit meanwhile is a conflict).
+client is only as trustworthy as that client), the client can ask (`Caller.ask`: MCP
+elicitation, mcp_server/elicit.py) and the whole change fits in one question
+(core.review.question: every effect and every hunk, or no question); else it is kept as a
+pending change for the person to decide later (core.review.pending raises `AwaitingPerson` with
+its id, and why the client was not asked). Each approval is journaled with how it came
+(`Scope.approved_via`: the TUI, `vaultwatch approve`, the agent's client). The write path asks
+the gate with the note's lock held, right before the change reaches the disk, so what the
+person approves is exactly what is written (an outside edit meanwhile is a conflict).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from vaultwatch.core.review import agentrules
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
+from vaultwatch.core.review.question import question
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -342,18 +344,18 @@ class ApprovalGate:
             old = scope.preread[1]
         not_asked = ""  # why the calling client, which could ask, was not asked
         if not self.attended and caller is not None and caller.ask is not None:
-            # nobody at the TUI, but the calling client can ask the person: only when the person lets it
+            # nobody at the TUI, but the calling client can ask the person: only when the person lets
+            # it, and only with the whole change in the question (else the change waits, pending)
             not_asked = self.client_may_not_ask(asker)
             if not not_asked:
-                approved, reason = caller.ask(
-                    pending_changes.summary(effects, old, new, decision.why),
-                    self.timeout,
-                    pending_changes.binding(effects, old, new),
-                )
-                if approved:
-                    scope.approved_via = APPROVED_BY_CLIENT
-                    return
-                raise Declined(reason, decision)
+                asked = question(effects, old, new, decision.why, agent=caller.agent)
+                not_asked = asked.why_not
+                if asked.text is not None:
+                    approved, reason = caller.ask(asked.text, self.timeout, pending_changes.binding(effects, old, new))
+                    if approved:
+                        scope.approved_via = APPROVED_BY_CLIENT
+                        return
+                    raise Declined(reason, decision)
         if not self.attended and caller is not None and self.root_real:
             # nobody to ask now: the change waits for the person, who decides later
             # (`vaultwatch pending`), and the agent learns its id at once

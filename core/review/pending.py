@@ -55,7 +55,6 @@ from vaultwatch.core.edit.hooks import APPROVED_BY_COMMAND, Caller, calling
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
 from vaultwatch.core.review.journal import etag as etag_of
-from vaultwatch.core.review.textdiff import text_diff
 
 PENDING = "pending"
 APPLYING = "applying"  # an approval is applying it right now
@@ -265,25 +264,6 @@ def binding(effects: EffectSet, old: bytes | None, new: bytes | None) -> str:
     for data in (old, new):
         digest.update(b"-" if data is None else hashlib.sha256(data).digest())
     return digest.hexdigest()
-
-
-def summary(effects: EffectSet, old: bytes | None, new: bytes | None, why: str, *, hunk_lines: int = 12) -> str:
-    """The change in a few lines for a question to the person: what it touches, the note's lines
-    added and removed, and its first hunk."""
-    out = [f"An agent asks to {effects.operation}; approval is needed: {why}.", "It touches:"]
-    out += [f"  {e.describe()}" for e in effects.effects[:20]]
-    if len(effects.effects) > 20:
-        out.append(f"  …and {len(effects.effects) - 20} more")
-    if old is not None or new is not None:
-        diff = text_diff(old, new)
-        out.append(f"Lines: +{diff.added} -{diff.removed}" + (" (binary)" if diff.binary else ""))
-        if diff.hunks:
-            first = diff.hunks[0]
-            out.append(first.header)
-            out += [f"{line.op}{line.text.rstrip(chr(10))}" for line in first.lines[:hunk_lines]]
-            if len(first.lines) > hunk_lines:
-                out.append("…")
-    return "\n".join(out)
 
 
 # --- the store -----------------------------------------------------------------------------------
@@ -861,5 +841,4 @@ __all__ = [
     "propose",
     "resume_approvals",
     "store_for",
-    "summary",
 ]

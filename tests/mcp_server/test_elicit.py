@@ -57,8 +57,8 @@ async def test_accept_through_the_client_applies_the_change_byte_exact(asking, m
         assert not done.is_error, done.content[0].text
     assert (root / "Notes" / "plan.md").read_bytes() == wanted.encode()
     [asked] = seen
-    # the person reads what the change touches, its lines added and removed, and its first hunk
-    assert "write Notes/plan.md" in asked and "Lines: +1 -0" in asked, asked
+    # the person reads what the change touches, its lines added and removed, and its hunk
+    assert "write Notes/plan.md" in asked and "lines: +1 -0" in asked, asked
     assert "+added by the agent" in asked and "@@" in asked, asked
     # the journal says how: through the agent's own client, which is no review by the person
     out = test_pending.vaultwatch(env, "changes", str(root), "--json", "--path", "Notes/plan.md")

@@ -1,11 +1,14 @@
-"""Who may be asked through an agent's client, in both protocol forms: "legacy" (a 2025 session:
-`elicitation/create` during the call) and "auto" (2026-07-28: the call answers
-InputRequiredResult and the client retries with the answer).
+"""Who may be asked through an agent's client, and what they are shown, in both protocol forms:
+"legacy" (a 2025 session: `elicitation/create` during the call) and "auto" (2026-07-28: the call
+answers InputRequiredResult and the client retries with the answer).
 
 - The client that answers is the agent's own: a hostile agent's client answers its own question.
   So it is asked only where the person's settings say so (`[approve] ask_client`, off unless
   turned on; per agent `[agents.NAME] ask_client`, matched by the name the agent's changes are
   journaled under); otherwise the change waits as a pending change.
+- The question shows the whole change (every effect, every hunk, every line, with characters a
+  client would act on shown as escapes); a change that does not fit in one waits as a pending
+  change, and the agent is told why.
 - The journal says how each change was approved.
 
 Real parts: the Python `mcp` client with an elicitation callback runs the bridge command
@@ -90,7 +93,7 @@ async def test_an_agents_own_rule_lets_its_client_ask_and_the_journal_says_so(pl
     async with Client(bridged(root, env, "trusted"), mode=mode, elicitation_callback=answering(seen)) as client:
         done = await client.call_tool("write", {"path": "Notes/plan.md", "content": wanted, "overwrite": True})
         assert not done.is_error, done.content[0].text
-    assert len(seen) == 1, seen
+    assert len(seen) == 1 and "The agent trusted/" in seen[0], seen
     assert (root / "Notes" / "plan.md").read_bytes() == wanted.encode()
     [row] = journaled(env, root, "Notes/plan.md")
     assert (row["approved_via"], row["reviewed"]) == ("agent-client", False), row
@@ -126,6 +129,77 @@ async def test_an_agents_own_rule_keeps_its_client_from_asking_where_the_vault_a
         assert not done.is_error, done.content[0].text
     assert len(seen) == 1  # another agent's client, under the vault's setting
     assert (root / "Notes" / "plan.md").read_bytes() == b"# Helper\r\n"
+
+
+PLAN = (
+    "Teh plan\n"
+    + "".join(f"line {i}\n" for i in range(2, 60))
+    + "Wire transfers go to account CH-111 only.\n"
+    + "".join(f"line {i}\n" for i in range(61, 80))
+)
+
+
+@MODES
+async def test_the_question_shows_every_hunk_of_the_change(place, mode) -> None:
+    """A typo fixed in the first hunk, an account number changed in a later one and a line that
+    tries to erase the line above it on a terminal: the person sees all three, the escape as text."""
+    root, env = place
+    settings(env, '[approve]\nmode = "writes"\nask_client = true\n')
+    (root / "Notes" / "plan.md").write_text(PLAN)
+    new = PLAN.replace("Teh plan", "The plan").replace("CH-111", "XX-999")
+    new = new.replace("line 30\n", "line 30 \x1b[1A\x1b[2K\u202eevil\n")
+    seen: list[str] = []
+    async with Client(
+        bridged(root, env), mode=mode, elicitation_callback=answering(seen, "decline", {"reason": "no"})
+    ) as client:
+        got = await client.call_tool("write", {"path": "Notes/plan.md", "content": new, "overwrite": True})
+    assert got.is_error and "the person declined this change: no" in got.content[0].text, got.content
+    [asked] = seen
+    lines = asked.splitlines()
+    for shown in (
+        "-Teh plan",
+        "+The plan",
+        "-Wire transfers go to account CH-111 only.",
+        "+Wire transfers go to account XX-999 only.",
+        "-line 30",
+        "+line 30 \\u001b[1A\\u001b[2K\\u202eevil",
+    ):
+        assert shown in lines, asked
+    assert sum(line.startswith("@@ ") for line in lines) == 3, asked
+    assert "\x1b" not in asked and "\u202e" not in asked
+    assert "+3 -3, in 3 hunks, all shown" in asked, asked
+    assert (root / "Notes" / "plan.md").read_text() == PLAN
+
+
+@MODES
+async def test_a_change_too_long_for_a_question_waits_whole_for_the_person(place, mode) -> None:
+    """Forty hunks are more than a question shows: the client is not asked at all (not even about
+    a part), the agent is told why, and `vaultwatch pending` shows every hunk."""
+    root, env = place
+    settings(env, '[approve]\nmode = "writes"\nask_client = true\n')
+    before = "".join(f"line {i}: unchanged words\n" for i in range(1, 401))
+    (root / "Notes" / "long.md").write_text(before)
+    after = "".join(
+        f"line {i}: {'CHANGED' if i % 10 == 5 else 'unchanged'} words\n" for i in range(1, 401)
+    )  # every tenth line: forty hunks
+    seen: list[str] = []
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=answering(seen)) as client:
+        got = await client.call_tool("write", {"path": "Notes/long.md", "content": after, "overwrite": True})
+    pid = pending_id(got)
+    assert seen == []
+    assert "longer than a question shows" in got.content[0].text, got.content[0].text
+    assert (root / "Notes" / "long.md").read_text() == before
+
+    listed = vaultwatch(env, "pending", str(root), "--json")
+    assert listed.returncode == 0, listed.stderr
+    [row] = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert row["id"] == pid
+    assert all(f"+line {i}: CHANGED words" in row["diff"] for i in range(5, 401, 10)), row["diff"]
+    done = vaultwatch(env, "approve", str(pid), str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "Notes" / "long.md").read_text() == after
+    [change] = journaled(env, root, "Notes/long.md")
+    assert change["approved_via"] == "approve-command", change
 
 
 async def test_changes_that_needed_no_approval_say_none(place) -> None:
