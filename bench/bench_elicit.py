@@ -54,7 +54,7 @@ async def _round_trips(rounds: int) -> dict:
     vaults = {name: Vault(str(tmp / name)) for name in ("gated", "plain")}
     for v in vaults.values():
         v.load()
-    approval.attach(vaults["gated"], approval.ApprovalGate("writes"))
+    approval.attach(vaults["gated"], approval.ApprovalGate("writes", ask_client=True))  # the person lets it ask
     answered: list[float] = []
 
     async def person(context, params) -> ElicitResult:

@@ -169,11 +169,20 @@ TOML: tuple[TomlKey, ...] = (
     TomlKey("keymap", "BINDING_ID", "string", "", "Keys for a binding id (as Textual's set_keymap); `?` lists ids."),
     TomlKey("approve", "mode", "string", "none", "none | writes | deletes: which agents' changes wait for you."),
     TomlKey("approve", "timeout", "number", "120", "Seconds a change waits for your decision."),
+    TomlKey(
+        "approve",
+        "ask_client",
+        "boolean",
+        "false",
+        "With no TUI open, an agent's own client may ask you (MCP elicitation); its answer applies the change, "
+        "so it is only as trustworthy as that client. Off: the change waits (`vaultwatch pending`).",
+    ),
     TomlKey("approve.folders", "GLOB", "string", "", "A folder rule: none | writes | deletes; first match wins."),
     TomlKey("agents.NAME", "read_only", "boolean", "false", "The agent may not change anything."),
     TomlKey("agents.NAME", "write", "list of globs", "everywhere", "The only folders the agent may change."),
     TomlKey("agents.NAME", "deny", "list of globs", "none", "Folders the agent may never change."),
     TomlKey("agents.NAME", "approve", "string", "the vault's", "The agent's own approval mode."),
+    TomlKey("agents.NAME", "ask_client", "boolean", "[approve]'s", "Whether this agent's client may ask you."),
     TomlKey("vaults.PATH.agents.NAME", "…", "", "", "The same agent rule for one vault only."),
     TomlKey(
         "triage",

@@ -160,8 +160,9 @@ def register(cli: CommandLine) -> None:
         "--approve",
         choices=("none", "writes", "deletes"),
         default=None,
-        help="changes that need the person's approval are asked through the agent's client when it "
-        "can ask (elicitation), else kept as pending changes (`vaultwatch pending`, `vaultwatch approve ID`)",
+        help="changes that need the person's approval wait as pending changes (`vaultwatch pending`, "
+        "`vaultwatch approve ID`), or are asked through the agent's client (elicitation) where settings.toml's "
+        "ask_client lets it",
     )
     p.add_argument("--audit-log", metavar="PATH", default=None, help="append every agent call to PATH as JSON lines")
     add_server_options(p)

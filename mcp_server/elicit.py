@@ -2,8 +2,11 @@
 
 The approval gate (core.review.approval) runs in the tool's worker thread and knows nothing of
 MCP: the middleware gives each call's `Caller` an `ask(message, timeout, binding)` function when
-the client declared the elicitation capability, and the gate calls it with the change's summary
-and a digest naming exactly that change. Two forms, by the session's protocol revision:
+the client declared the elicitation capability, and the gate calls it with the whole change
+(core.review.question) and a digest naming exactly that change, only when the person's settings
+let this agent's client ask (`ask_client`) and the whole change fits in one question: the client
+that answers is the agent's own, so its answer is only as trustworthy as that client. Two forms,
+by the session's protocol revision, carrying the same question:
 
 - 2025 revisions: `ask` sends the server-to-client `elicitation/create` request on the server's
   event loop, tied to the tool call's request id, and waits for the answer.

@@ -111,6 +111,18 @@ class FileWrite:
     role: str
 
 
+# How an approval reached the gate, journaled with the change so that the person can audit it;
+# an answer through the agent's own client is only as trustworthy as that client.
+APPROVED_IN_TUI = "tui"
+APPROVED_BY_COMMAND = "approve-command"
+APPROVED_BY_CLIENT = "agent-client"
+APPROVED_VIA = {
+    APPROVED_IN_TUI: "approved by the person in vaultwatch's TUI",
+    APPROVED_BY_COMMAND: "approved by the person with `vaultwatch approve`",
+    APPROVED_BY_CLIENT: "approved through the agent's own client (MCP elicitation)",
+}
+
+
 @dataclass
 class Scope:
     """One Writer operation in progress: what it committed so far."""
@@ -129,6 +141,7 @@ class Scope:
     lock: threading.Lock = field(default_factory=threading.Lock)
     preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
     pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
+    approved_via: str | None = None  # how the gate's approval came (APPROVED_VIA); None: none was needed
     admitted: bool = False  # the journal has room for this operation (asked once, before its first write)
     intent: int | None = None  # a rename's intent in the journal (written before the move, see approve)
     method: str = ""  # the Writer operation's name and its arguments in full (not clipped like
@@ -251,6 +264,7 @@ def _intend(scope: Scope, effects: EffectSet, old: bytes | None, new: bytes | No
         # the write's temporary file (vault path), when made before this: killed after the switch,
         # it holds what the write replaced; killed before, the write's own bytes (core.review.unrecorded)
         "temp": temp,
+        "approved_via": scope.approved_via,
         "agent": caller.agent if caller is not None else None,
         "session": caller.session if caller is not None else None,
         "caller_tool": caller.tool if caller is not None else None,
@@ -348,6 +362,10 @@ def _clipped(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = [
+    "APPROVED_BY_CLIENT",
+    "APPROVED_BY_COMMAND",
+    "APPROVED_IN_TUI",
+    "APPROVED_VIA",
     "MAX_ARG_CHARS",
     "WRITE_INTENT",
     "Caller",

@@ -10,6 +10,7 @@ In the settings file (`$XDG_CONFIG_HOME/vaultwatch/settings.toml`), beside `[app
     write = ["Inbox/**", "Daily/**"]   # the only folders it may change (absent: everywhere)
     deny = ["Private/**"]              # never these, even inside `write`
     approve = "none"                   # none | writes | deletes (absent: the vault's mode)
+    ask_client = true                  # its own client may put a gated change to you (absent: [approve]'s)
 
     [vaults."~/Notes".agents.scribe]   # this vault only: replaces the rule of that name
     write = ["Inbox/**"]
@@ -54,6 +55,7 @@ class AgentRule:
     deny: tuple[str, ...] = ()
     approve: str | None = None
     source: str = ""  # where the rule is written, e.g. '[agents."scribe"]'
+    ask_client: bool | None = None  # its client may ask the person (elicitation); None: [approve]'s setting
 
     def summary(self) -> str:
         """The rule in a few words, for the TUI's agent list and refusals."""
@@ -65,6 +67,8 @@ class AgentRule:
                 parts.append(f"never {', '.join(self.deny)}")
         if self.approve:
             parts.append(f"approval: {self.approve}")
+        if self.ask_client is not None:
+            parts.append("its client may approve" if self.ask_client else "never approved by its client")
         return "; ".join(parts)
 
     def refusal(
@@ -181,10 +185,10 @@ def _table(table: Any, where: str, origin: str) -> dict[str, AgentRule]:
             raise VaultError(f"{origin}: {source} must be a table")
         if len(str(name)) > NAME_CHARS:  # no agent's actor could carry it: the rule would never apply
             raise VaultError(f"{origin}: {source}: an agent's name has at most {NAME_CHARS} characters")
-        unknown = set(body) - {"read_only", "write", "deny", "approve"}
+        unknown = set(body) - {"read_only", "write", "deny", "approve", "ask_client"}
         if unknown:
             raise VaultError(
-                f"{origin}: {source} has unknown keys {sorted(unknown)}; use read_only, write, deny, approve"
+                f"{origin}: {source} has unknown keys {sorted(unknown)}; use read_only, write, deny, approve, ask_client"
             )
         read_only = body.get("read_only", False)
         if not isinstance(read_only, bool):
@@ -192,6 +196,9 @@ def _table(table: Any, where: str, origin: str) -> dict[str, AgentRule]:
         approve = body.get("approve")
         if approve is not None and approve not in MODES:
             raise VaultError(f"{origin}: {source} approve must be one of {', '.join(MODES)}, not {approve!r}")
+        ask_client = body.get("ask_client")
+        if ask_client is not None and not isinstance(ask_client, bool):
+            raise VaultError(f"{origin}: {source} ask_client must be true or false")
         out[str(name)] = AgentRule(
             str(name),
             read_only,
@@ -199,6 +206,7 @@ def _table(table: Any, where: str, origin: str) -> dict[str, AgentRule]:
             _globs(body.get("deny"), f"{source} deny", origin),
             approve,
             source,
+            ask_client,
         )
     return out
 

@@ -19,9 +19,14 @@ A waiting change is published as `ApprovalRequested` (with the bytes before and 
 view can show its diff) and settled as `ApprovalSettled`; `decide(id, approved, reason)` is
 the person's answer. A denial, a timeout (default 120 s) and a change no one can approve raise
 `Declined`, whose message starts "the person declined this change: ". With no TUI attending,
-an agent's change is asked through its client when the client can ask (`Caller.ask`: MCP
-elicitation, mcp_server/elicit.py), else kept as a pending change for the person to decide
-later (core.review.pending raises `AwaitingPerson` with its id). The write path asks
+an agent's change is asked through its client only when the person's settings let that agent's
+client ask (`ask_client`, off unless the person turns it on: an answer through the agent's own
+client is only as trustworthy as that client), the client can ask (`Caller.ask`: MCP
+elicitation, mcp_server/elicit.py) and the whole change fits in one question
+(core.review.question: every effect and every hunk, or no question); else it is kept as a
+pending change for the person to decide later (core.review.pending raises `AwaitingPerson` with
+its id, and why the client was not asked). Each approval is journaled with how it came
+(`Scope.approved_via`: the TUI, `vaultwatch approve`, the agent's client). The write path asks
 the gate with the note's lock held, right before the change reaches the disk, so what the
 person approves is exactly what is written (an outside edit meanwhile is a conflict).
 """
@@ -39,12 +44,14 @@ from typing import Any
 
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
+from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.events import Event
 from vaultwatch.core.review import agentrules
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
+from vaultwatch.core.review.question import question
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -129,6 +136,21 @@ def settings_path() -> str:
     return os.path.join(base, "vaultwatch", "settings.toml")
 
 
+def _settings(path: str) -> dict[str, Any] | None:
+    """The settings file's [approve] table (None: no file)."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        return None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise VaultError(f"settings file {path}: {exc}; fix or remove it") from None
+    table = data.get("approve") or {}
+    if not isinstance(table, dict):
+        raise VaultError(f"settings file {path}: [approve] must be a table")
+    return table
+
+
 def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str]], float | None]:
     """(mode, folder rules, timeout) from the settings file's [approve] table; absent file: (None, [], None).
 
@@ -140,16 +162,9 @@ def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str
     "Projects/**" = "writes"
     """
     path = path or settings_path()
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
+    table = _settings(path)
+    if table is None:
         return None, [], None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise VaultError(f"settings file {path}: {exc}; fix or remove it") from None
-    table = data.get("approve") or {}
-    if not isinstance(table, dict):
-        raise VaultError(f"settings file {path}: [approve] must be a table")
     mode = table.get("mode")
     if mode is not None and mode not in MODES:
         raise VaultError(f"settings file {path}: approve.mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -164,6 +179,16 @@ def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str
     return mode, rules, (float(timeout) if timeout is not None else None)
 
 
+def load_ask_client(path: str | None = None) -> bool:
+    """The settings file's `[approve] ask_client`: whether an agent's own client may put a gated
+    change to the person (MCP elicitation) when no TUI is open. Off when absent."""
+    path = path or settings_path()
+    value = (_settings(path) or {}).get("ask_client", False)
+    if not isinstance(value, bool):
+        raise VaultError(f"settings file {path}: approve.ask_client must be true or false")
+    return value
+
+
 class ApprovalGate:
     """See module doc. Thread-safe: agents' worker threads wait in `check`, the person calls `decide`."""
 
@@ -176,6 +201,7 @@ class ApprovalGate:
         bus: Any = None,
         clock: Callable[[], float] = time.monotonic,
         agents: AgentRules | None = None,
+        ask_client: bool = False,
     ) -> None:
         if mode not in MODES:
             raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
@@ -183,6 +209,7 @@ class ApprovalGate:
         self.folders = list(folders)
         self.agents = agents or AgentRules({})  # the person's rules per agent (core.review.agentrules)
         self.timeout = float(timeout)
+        self.ask_client = ask_client  # an agent's client may ask the person (per agent: its rule's ask_client)
         self.form = PathForm()  # attach() sets the vault's (its file system's name comparison)
         self.root_real = ""  # attach() sets it: where unattended changes are kept (core.review.pending)
         self.wall: Callable[[], float] = time.time
@@ -245,6 +272,17 @@ class ApprovalGate:
             return self.policy
         return Policy(rule.approve, [Rule(pattern, mode) for pattern, mode in self.folders])
 
+    def client_may_not_ask(self, asker: Asker) -> str:
+        """Why the person's settings do not let this agent's own client ask them ("" when they do):
+        the agent's rule's `ask_client`, matched by the name its changes are journaled under (as
+        every agent rule is), else `[approve] ask_client`."""
+        rule = None if asker.is_person else self._asker_rule(asker)
+        if rule is not None and rule.ask_client is not None:
+            return "" if rule.ask_client else f"the person's rule {rule.source} sets ask_client = false"
+        if self.ask_client:
+            return ""
+        return "the person's settings do not let an agent's client approve changes ([approve] ask_client)"
+
     def refuse_by_rule(self, effects: EffectSet, asker: Asker) -> None:
         """Raise RuleRefused when the agent's own rule forbids any effect of the change."""
         if asker.is_person:
@@ -291,6 +329,7 @@ class ApprovalGate:
         grant = pending_changes.current_grant()
         if grant is not None:  # the person approved this very change while it was pending
             grant.admit(effects, old, self.form)
+            scope.approved_via = grant.via
             return
         decision = self.decide_effects(effects, asker)
         if not decision.needs_approval:
@@ -303,20 +342,26 @@ class ApprovalGate:
         operation = scope.operation
         if operation == "delete" and old is None and scope.preread is not None and scope.preread[0] == rel:
             old = scope.preread[1]
+        not_asked = ""  # why the calling client, which could ask, was not asked
         if not self.attended and caller is not None and caller.ask is not None:
-            # nobody at the TUI, but the calling client can ask the person: apply or decline on the answer
-            approved, reason = caller.ask(
-                pending_changes.summary(effects, old, new, decision.why),
-                self.timeout,
-                pending_changes.binding(effects, old, new),
-            )
-            if approved:
-                return
-            raise Declined(reason, decision)
+            # nobody at the TUI, but the calling client can ask the person: only when the person lets
+            # it, and only with the whole change in the question (else the change waits, pending)
+            not_asked = self.client_may_not_ask(asker)
+            if not not_asked:
+                asked = question(effects, old, new, decision.why, agent=caller.agent)
+                not_asked = asked.why_not
+                if asked.text is not None:
+                    approved, reason = caller.ask(asked.text, self.timeout, pending_changes.binding(effects, old, new))
+                    if approved:
+                        scope.approved_via = APPROVED_BY_CLIENT
+                        return
+                    raise Declined(reason, decision)
         if not self.attended and caller is not None and self.root_real:
             # nobody to ask now: the change waits for the person, who decides later
             # (`vaultwatch pending`), and the agent learns its id at once
-            raise pending_changes.propose(self.root_real, scope, caller, effects, old, new, decision.why, self.wall())
+            raise pending_changes.propose(
+                self.root_real, scope, caller, effects, old, new, decision.why, self.wall(), not_asked=not_asked
+            )
         if not self.attended:
             raise Declined(
                 f"approval is required ({decision.why}) and no one is at vaultwatch's TUI to approve "
@@ -354,6 +399,7 @@ class ApprovalGate:
                 caller.waiting = None
         if not pending.approved:
             raise Declined(pending.reason or "denied", decision)
+        scope.approved_via = APPROVED_IN_TUI
 
     def decide(self, pending_id: int, approved: bool, reason: str = "") -> bool:
         """The person's answer; False when that change is no longer waiting."""
@@ -401,13 +447,16 @@ def configure(
     The option wins over the settings file's mode; the file's folder rules apply either way.
     """
     file_mode, rules, timeout = load_rules(settings)
+    ask_client = load_ask_client(settings)
     agents = agentrules.load(settings or settings_path(), vault.root_real)
     chosen = mode or file_mode or "none"
     if chosen not in MODES:
         raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {chosen!r}")
     if chosen == "none" and not rules and not agents and not always:  # always: the TUI, where it can be switched on
         return None
-    gate = ApprovalGate(chosen, folders=rules, timeout=timeout or DEFAULT_TIMEOUT, bus=vault.bus, agents=agents)
+    gate = ApprovalGate(
+        chosen, folders=rules, timeout=timeout or DEFAULT_TIMEOUT, bus=vault.bus, agents=agents, ask_client=ask_client
+    )
     attach(vault, gate)
     return gate
 
@@ -432,6 +481,7 @@ __all__ = [
     "attach",
     "configure",
     "gate_for",
+    "load_ask_client",
     "load_rules",
     "settings_path",
 ]

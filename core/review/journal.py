@@ -73,6 +73,7 @@ from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.atomic import read_file
 from vaultwatch.core.edit.effects import LINKS
 from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable from here too
+    APPROVED_VIA,
     MAX_ARG_CHARS,
     WRITE_INTENT,
     Caller,
@@ -182,6 +183,14 @@ class Change:
     revert_of: int | None = None
     reverted_by: int | None = None
     reviewed_at: float | None = None  # journal time the person reviewed it (None: not yet)
+    approved_via: str | None = None  # how the person's approval came (core.edit.hooks.APPROVED_VIA); None: none needed
+
+    @property
+    def approval(self) -> str:
+        """How this change was approved, in words ("" when it needed no approval)."""
+        if not self.approved_via:
+            return ""
+        return APPROVED_VIA.get(self.approved_via, f"approved ({self.approved_via})")
 
     @property
     def reviewed(self) -> bool:
@@ -218,6 +227,7 @@ class Change:
             "revert_of": self.revert_of,
             "reverted_by": self.reverted_by,
             "reviewed": self.reviewed,
+            "approved_via": self.approved_via,
         }
 
 
@@ -399,6 +409,7 @@ _ADDED = (
     ("jt", "REAL"),
     ("reviewed_at", "REAL"),
     ("reviewed_by", "TEXT"),
+    ("approved_via", "TEXT"),
 )
 _ADDED_INDEXES = """
 CREATE INDEX IF NOT EXISTS changes_jt ON changes(jt);
@@ -1150,6 +1161,7 @@ class Journal:
         # every path the change's effect set names (core.edit.effects): a folder's rename or delete is
         # found in the history of each file it moved, whoever made it
         touched = [p for es in scope.effects for e in es.effects if e.change != LINKS for p in (e.path, e.via) if p]
+        row["approved_via"] = scope.approved_via
         pending = scope.pending
         if pending is not None and getattr(pending, "approved", None) is True:
             row["reviewed_by"] = "approval"  # the person saw this very change at the gate and let it through
@@ -1218,6 +1230,7 @@ class Journal:
             arguments=_clip_args(plan.get("arguments") or {}),
             previous_etag=etag(target.before) if target is not None and target.before is not None else None,
             etag=etag(target.after) if target is not None and target.after is not None else None,
+            approved_via=plan.get("approved_via"),
         )
         paths = [named, *plan.get("paths", ()), *(f.path for f in files)]
         return self._insert(row, files, paths, intent=intent_id)
@@ -1300,8 +1313,8 @@ class Journal:
                 cur = con.execute(
                     "INSERT INTO changes (at, kind, actor, agent, session, tool, operation, path, src, moved_to,"
                     " path_kind, summary, arguments, previous_etag, etag, revert_of, size, boot, mono, jt,"
-                    " reviewed_at, reviewed_by)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " reviewed_at, reviewed_by, approved_via)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         at,
                         row["kind"],
@@ -1325,6 +1338,7 @@ class Journal:
                         jt,
                         jt if reviewed_by else None,
                         reviewed_by,
+                        row.get("approved_via"),
                     ),
                 )
                 assert cur.lastrowid is not None  # an INSERT just ran
@@ -1375,6 +1389,7 @@ class Journal:
             row.get("revert_of"),
             None,
             jt if reviewed_by else None,
+            row.get("approved_via"),
         )
         if self._bus is not None:
             self._bus.publish(ChangeRecorded(change))
@@ -1750,6 +1765,7 @@ class Journal:
             revert_of,
             reverted_by,
             reviewed_at,
+            approved_via,
         ) = row
         files = tuple(
             FileChange(seq, p, be, ae, bs, as_, role)
@@ -1786,12 +1802,13 @@ class Journal:
             revert_of,
             reverted_by,
             reviewed_at,
+            approved_via,
         )
 
 
 _COLS = (
     "id, at, kind, actor, agent, session, tool, operation, path, src, moved_to, path_kind, summary, "
-    "arguments, previous_etag, etag, revert_of, reverted_by, reviewed_at"
+    "arguments, previous_etag, etag, revert_of, reverted_by, reviewed_at, approved_via"
 )
 
 

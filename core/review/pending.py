@@ -51,11 +51,10 @@ from typing import Any
 from vaultwatch.core import settings
 from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
-from vaultwatch.core.edit.hooks import Caller, calling
+from vaultwatch.core.edit.hooks import APPROVED_BY_COMMAND, Caller, calling
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
 from vaultwatch.core.review.journal import etag as etag_of
-from vaultwatch.core.review.textdiff import text_diff
 
 PENDING = "pending"
 APPLYING = "applying"  # an approval is applying it right now
@@ -111,13 +110,16 @@ class AwaitingPerson(VaultError):
 
     code = "pending_approval"
 
-    def __init__(self, proposal: Proposal) -> None:
+    def __init__(self, proposal: Proposal, not_asked: str = "") -> None:
         self.proposal = proposal
+        self.not_asked = not_asked
+        # (not_asked: why the client, which could have asked the person, was not asked)
+        unasked = f"It was not put to the person through your client: {not_asked}. " if not_asked else ""
         super().__init__(
             f"not applied yet: this change awaits the person's approval as pending change "
             f"{proposal.id} ({proposal.why}); nothing was written. No one is at vaultwatch's TUI, "
             f"so the person will approve or decline it later (`vaultwatch approve {proposal.id}`). "
-            f"Do not retry it; look its state up with the history tool on {proposal.path!r} "
+            f"{unasked}Do not retry it; look its state up with the history tool on {proposal.path!r} "
             "(pending, approved, declined or refused)"
         )
 
@@ -262,25 +264,6 @@ def binding(effects: EffectSet, old: bytes | None, new: bytes | None) -> str:
     for data in (old, new):
         digest.update(b"-" if data is None else hashlib.sha256(data).digest())
     return digest.hexdigest()
-
-
-def summary(effects: EffectSet, old: bytes | None, new: bytes | None, why: str, *, hunk_lines: int = 12) -> str:
-    """The change in a few lines for a question to the person: what it touches, the note's lines
-    added and removed, and its first hunk."""
-    out = [f"An agent asks to {effects.operation}; approval is needed: {why}.", "It touches:"]
-    out += [f"  {e.describe()}" for e in effects.effects[:20]]
-    if len(effects.effects) > 20:
-        out.append(f"  …and {len(effects.effects) - 20} more")
-    if old is not None or new is not None:
-        diff = text_diff(old, new)
-        out.append(f"Lines: +{diff.added} -{diff.removed}" + (" (binary)" if diff.binary else ""))
-        if diff.hunks:
-            first = diff.hunks[0]
-            out.append(first.header)
-            out += [f"{line.op}{line.text.rstrip(chr(10))}" for line in first.lines[:hunk_lines]]
-            if len(first.lines) > hunk_lines:
-                out.append("…")
-    return "\n".join(out)
 
 
 # --- the store -----------------------------------------------------------------------------------
@@ -608,8 +591,11 @@ def propose(
     new: bytes | None,
     why: str,
     at: float,
+    *,
+    not_asked: str = "",
 ) -> AwaitingPerson:
-    """Keep the change the write path is about to make for the person; the error to answer with."""
+    """Keep the change the write path is about to make for the person; the error to answer with
+    (`not_asked`: why the calling client, which could ask the person, was not asked)."""
     if not scope.method:
         raise VaultError("this change cannot be kept for later approval (it was not made by a Writer operation)")
     first = effects.effects[0]
@@ -627,7 +613,7 @@ def propose(
         why=why,
         at=at,
     )
-    return AwaitingPerson(proposal)
+    return AwaitingPerson(proposal, not_asked)
 
 
 # --- approving -----------------------------------------------------------------------------------
@@ -635,9 +621,11 @@ def propose(
 
 @dataclass(frozen=True, slots=True)
 class Grant:
-    """A one-shot approval bound to one proposal: only its effects, only from its bytes."""
+    """A one-shot approval bound to one proposal: only its effects, only from its bytes. `via`:
+    where the person approved it (journaled with the change: core.edit.hooks.APPROVED_VIA)."""
 
     proposal: Proposal
+    via: str = APPROVED_BY_COMMAND
 
     def admit(self, effects: EffectSet, old: bytes | None, form: PathForm) -> None:
         """Return when the change is inside what the person approved; raise ApprovalRefused otherwise."""
@@ -672,7 +660,7 @@ def granted(grant: Grant) -> Iterator[None]:
         _grant.reset(token)
 
 
-def approve(vault: Any, pid: int, *, by: str) -> Proposal:
+def approve(vault: Any, pid: int, *, by: str, via: str = APPROVED_BY_COMMAND) -> Proposal:
     """Apply pending change `pid` as the agent proposed it (journaled as the agent's change), or
     refuse it (ApprovalRefused, the proposal marked refused) when anything it touches changed.
 
@@ -717,7 +705,7 @@ def approve(vault: Any, pid: int, *, by: str) -> Proposal:
             journal.drop_intent(intent)
         raise VaultError(f"pending change {pid} was decided meanwhile; `vaultwatch pending` shows its state")
     try:
-        return _apply(vault, store, proposal, by)
+        return _apply(vault, store, proposal, by, via)
     finally:
         if intent is not None and journal is not None:
             journal.drop_intent(intent)  # after the proposal is settled: a kill before leaves both open
@@ -731,7 +719,7 @@ def _writer(vault: Any) -> Any:
     return Writer(vault)
 
 
-def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str) -> Proposal:
+def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: str) -> Proposal:
     pid = proposal.id
     changed = [p for p, was in proposal.fingerprints.items() if fingerprint(vault.root_real, p) != was]
     if changed:
@@ -740,7 +728,7 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str) -> Prop
         raise ApprovalRefused(f"pending change {pid} was not applied: {reason}; nothing was changed")
     caller = Caller(proposal.agent or proposal.actor, proposal.session or "", proposal.tool, proposal.caller_arguments)
     try:
-        with granted(Grant(proposal)), calling(caller):
+        with granted(Grant(proposal, via)), calling(caller):
             getattr(_writer(vault), proposal.method)(**proposal.call, actor=proposal.actor)
     except VaultError as exc:
         store.settle(pid, REFUSED, reason=exc.message, expect=APPLYING)
@@ -853,5 +841,4 @@ __all__ = [
     "propose",
     "resume_approvals",
     "store_for",
-    "summary",
 ]

@@ -6,7 +6,8 @@ change is applied or declined on the answer.
 
 Real parts: the Python `mcp` client with an elicitation callback runs the bridge command
 `mcp-config` writes; the bridge starts the headless server, which reads `[approve]` from
-settings.toml."""
+settings.toml, where the person lets agents' clients ask (`ask_client = true`: off by default,
+test_elicit_guard.py)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,15 @@ from test_pending import NOTE, bridged, tree
 place = test_pending.place  # the same vault, settings and environment as the pending-change tests
 
 
+@pytest.fixture
+def asking(place) -> tuple[Path, dict[str, str]]:
+    """The pending-change tests' place, where the person lets an agent's client ask them."""
+    root, env = place
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    settings.write_text('[approve]\nmode = "writes"\nask_client = true\n')
+    return root, env
+
+
 MODES = pytest.mark.parametrize("mode", ["legacy", "auto"])
 
 
@@ -37,8 +47,8 @@ def answering(action: str, content: dict | None, seen: list[str]):
 
 
 @MODES
-async def test_accept_through_the_client_applies_the_change_byte_exact(place, mode) -> None:
-    root, env = place
+async def test_accept_through_the_client_applies_the_change_byte_exact(asking, mode) -> None:
+    root, env = asking
     wanted = "# Plan\r\nkeep these bytes: é\r\nadded by the agent\r\n"
     seen: list[str] = []
     callback = answering("accept", {"approve": True}, seen)
@@ -47,14 +57,18 @@ async def test_accept_through_the_client_applies_the_change_byte_exact(place, mo
         assert not done.is_error, done.content[0].text
     assert (root / "Notes" / "plan.md").read_bytes() == wanted.encode()
     [asked] = seen
-    # the person reads what the change touches, its lines added and removed, and its first hunk
-    assert "write Notes/plan.md" in asked and "Lines: +1 -0" in asked, asked
+    # the person reads what the change touches, its lines added and removed, and its hunk
+    assert "write Notes/plan.md" in asked and "lines: +1 -0" in asked, asked
     assert "+added by the agent" in asked and "@@" in asked, asked
+    # the journal says how: through the agent's own client, which is no review by the person
+    out = test_pending.vaultwatch(env, "changes", str(root), "--json", "--path", "Notes/plan.md")
+    [row] = [json.loads(line) for line in out.stdout.splitlines()]
+    assert (row["approved_via"], row["reviewed"]) == ("agent-client", False), row
 
 
 @MODES
-async def test_decline_through_the_client_changes_nothing_and_quotes_the_reason(place, mode) -> None:
-    root, env = place
+async def test_decline_through_the_client_changes_nothing_and_quotes_the_reason(asking, mode) -> None:
+    root, env = asking
     before = tree(root)
     seen: list[str] = []
     callback = answering("accept", {"approve": False, "reason": "not this week"}, seen)
@@ -69,8 +83,8 @@ async def test_decline_through_the_client_changes_nothing_and_quotes_the_reason(
 
 
 @MODES
-async def test_a_decline_action_declines(place, mode) -> None:
-    root, env = place
+async def test_a_decline_action_declines(asking, mode) -> None:
+    root, env = asking
     before = tree(root)
     async with Client(bridged(root, env), mode=mode, elicitation_callback=answering("decline", None, [])) as client:
         got = await client.call_tool("edit", {"path": "Notes/plan.md", "old_text": "# Plan", "new_text": "# X"})
@@ -80,8 +94,8 @@ async def test_a_decline_action_declines(place, mode) -> None:
 
 
 @MODES
-async def test_an_outside_edit_while_the_person_answers_is_not_overwritten(place, mode) -> None:
-    root, env = place
+async def test_an_outside_edit_while_the_person_answers_is_not_overwritten(asking, mode) -> None:
+    root, env = asking
     note = root / "Notes" / "plan.md"
     outside = b"# Plan\nthe person typed this meanwhile\n"
 
@@ -105,9 +119,9 @@ async def test_an_outside_edit_while_the_person_answers_is_not_overwritten(place
 
 
 @pytest.mark.parametrize("answer", ["accept", "decline"])
-async def test_a_typescript_sdk_client_answers_through_the_bridge(place, ts_sdk, answer) -> None:
+async def test_a_typescript_sdk_client_answers_through_the_bridge(asking, ts_sdk, answer) -> None:
     """The official TypeScript SDK (a client nobody here wrote) declares elicitation and answers."""
-    root, env = place
+    root, env = asking
     before = tree(root)
     wanted = "# Plan\r\nwritten after the TypeScript person said yes: ü\r\n"
     bridge = bridged(root, env)

@@ -306,10 +306,13 @@ async def test_a_write_the_front_hands_over_asks_the_person_through_the_client(d
 
     counts = tmp_path / "counts.txt"
     extra = ["--tool-prefix", prefix] if prefix else []
+    config = tmp_path / "config"
+    (config / "vaultwatch").mkdir(parents=True)
+    (config / "vaultwatch" / "settings.toml").write_text("[approve]\nask_client = true\n")  # the person lets it ask
     params = StdioServerParameters(
         command=sys.executable,
         args=["-c", COUNTING, "serve", str(demo_vault), "--stdio", "--approve", "writes", *extra],
-        env={**env, "COUNTS_FILE": str(counts)},
+        env={**env, "COUNTS_FILE": str(counts), "XDG_CONFIG_HOME": str(config)},
         cwd=str(ROOT),
     )
     async with Client(params, mode="legacy", elicitation_callback=approve) as client:

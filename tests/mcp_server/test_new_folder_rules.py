@@ -23,6 +23,7 @@ from mcp_types import ElicitResult, Implementation
 SETTINGS = """
 [approve]
 mode = "none"
+ask_client = true
 [approve.folders]
 "Gated/**" = "writes"
 

@@ -188,6 +188,8 @@ async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str):
                 result = await asyncio.wait_for(call, TIMEOUT)
                 if answer is None:
                     assert not result.is_error and (tui_demo / path).read_bytes() == b"# Idea\n"
+                    [change] = journal_for(vault).changes(path=path)
+                    assert change.approved_via == "tui" and change.reviewed  # the person saw it in the TUI
                 else:
                     assert result.is_error and result.content[0].text == answer
                     assert not (tui_demo / path).exists()

@@ -40,8 +40,8 @@ def add_approve_option(p: argparse.ArgumentParser) -> None:
         choices=approval.MODES,
         default=None,
         help="agents' writes (or only deletes) wait for the person's approval in the TUI; "
-        "headless, they are asked through the agent's client or kept as pending changes "
-        "(`vaultwatch pending`) (default: none, or [approve] in settings.toml)",
+        "headless, they are kept as pending changes (`vaultwatch pending`), or asked through the agent's "
+        "client where settings.toml's ask_client lets it (default: none, or [approve] in settings.toml)",
     )
 
 
@@ -66,6 +66,8 @@ def _line(c: Change) -> str:
     state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
     if not c.reviewed:
         state += "  [not reviewed]"
+    if c.approval:  # how it was approved, for the person's audit: an agent's client is only as good as it
+        state += f"  [{c.approval}]"
     where = f"{c.src} -> {c.path}" if c.src else c.path
     who = c.who + (f" [{c.session[:8]}]" if c.session else "")
     return one_line(f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")

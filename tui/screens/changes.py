@@ -33,6 +33,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.batch import revert_session, session_changes
@@ -118,7 +119,7 @@ def render_intent(
 
 
 def change_title(change: Change, localtime: Callable[[float], time.struct_time] = time.localtime) -> Text:
-    """The header of one change: id, who, when, tool, summary, revert state."""
+    """The header of one change: id, who, when, tool, summary, revert state, how it was approved."""
     text = Text()
     text.append(f"change {change.id}", style="bold")
     text.append(f"  {change.who}", style="bold magenta")
@@ -131,6 +132,8 @@ def change_title(change: Change, localtime: Callable[[float], time.struct_time] 
         text.append(f"  (reverted by change {change.reverted_by})", style="yellow")
     if change.revert_of is not None:
         text.append(f"  (reverts change {change.revert_of})", style="yellow")
+    if change.approval:  # an answer through the agent's own client is only as trustworthy as that client
+        text.append(f"  ({change.approval})", style="yellow" if change.approved_via == APPROVED_BY_CLIENT else "dim")
     return text
 
 

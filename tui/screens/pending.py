@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from vaultwatch.core.edit.hooks import APPROVED_IN_TUI
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import pending
 from vaultwatch.core.review.pending import Proposal
@@ -86,7 +87,7 @@ class PendingScreen(Screen[None]):
     @work(thread=True, exit_on_error=False)
     def _apply(self, pid: int) -> None:
         try:
-            done = pending.approve(self.vault, pid, by=person())
+            done = pending.approve(self.vault, pid, by=person(), via=APPROVED_IN_TUI)
             said = f"approved pending change {pid}: applied as {done.agent or done.actor}'s change"
         except VaultError as exc:
             said = exc.message

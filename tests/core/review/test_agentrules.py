@@ -75,6 +75,7 @@ def test_a_folder_glob_covers_the_folder_itself_in_any_unicode_form() -> None:
     [
         ({"agents": {"x": {"read_only": "yes"}}}, "read_only must be true or false"),
         ({"agents": {"x": {"approve": "always"}}}, "approve must be one of"),
+        ({"agents": {"x": {"ask_client": "yes"}}}, "ask_client must be true or false"),
         ({"agents": {"x": {"write": [1]}}}, "must be a list of folder globs"),
         ({"agents": {"x": {"writes": ["a/**"]}}}, "unknown keys ['writes']"),
         ({"agents": ["x"]}, "[agents] must be a table"),
@@ -117,3 +118,35 @@ def test_an_agents_approval_mode_replaces_the_vaults_and_folder_rules_still_appl
     delete = fx.deleted("Journal/d.md", "Journal/d.md")
     assert gate.decide_effects(delete, Asker("agent:other", "other/1")).needs_approval
     assert not gate.decide_effects(write, Asker("human:ana")).needs_approval  # the person never waits
+
+
+def test_whether_an_agents_client_may_ask_is_the_persons_rule_for_its_journaled_name(tmp_path) -> None:
+    """`ask_client` per agent replaces `[approve] ask_client` (off when absent). The rule is found by
+    the name an agent's changes are journaled under, so a client cannot reach another agent's rule
+    through the version half of its label."""
+    from vaultwatch.core.review.approval import ApprovalGate, load_ask_client
+    from vaultwatch.core.review.policy import Asker
+
+    data = {"agents": {"trusted": {"ask_client": True}, "careful": {"ask_client": False}}}
+    rules = parse(data, None)
+    assert rules.for_name("trusted").summary() == "writes anywhere; its client may approve"
+    off, on = ApprovalGate("writes", agents=rules), ApprovalGate("writes", agents=rules, ask_client=True)
+    assert off.client_may_not_ask(Asker("agent:trusted", "trusted/1")) == ""
+    assert "[approve] ask_client" in off.client_may_not_ask(Asker("agent:other", "other/1"))
+    assert on.client_may_not_ask(Asker("agent:other", "other/1")) == ""
+    assert '[agents."careful"] sets ask_client = false' in on.client_may_not_ask(Asker("agent:careful", "careful/1"))
+    # a client called `careful` claiming the version `1/trusted`: still careful's rule
+    assert on.client_may_not_ask(Asker("agent:careful", "careful/1_trusted")) != ""
+    assert off.client_may_not_ask(Asker("agent:careful/trusted", "careful/trusted/1")) != ""
+    defaults = parse({"agents": {"default": {"ask_client": True}}}, None)
+    assert ApprovalGate("writes", agents=defaults).client_may_not_ask(Asker("agent:any", "any/1")) == ""
+
+    path = tmp_path / "settings.toml"
+    assert load_ask_client(str(path)) is False  # no file: off
+    path.write_text('[approve]\nmode = "writes"\n')
+    assert load_ask_client(str(path)) is False  # not said: off
+    path.write_text("[approve]\nask_client = true\n")
+    assert load_ask_client(str(path)) is True
+    path.write_text('[approve]\nask_client = "yes"\n')
+    with pytest.raises(VaultError, match="approve.ask_client must be true or false"):
+        load_ask_client(str(path))

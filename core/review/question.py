@@ -1,0 +1,154 @@
+"""What the person is asked through an agent's client (MCP elicitation): the whole change, or nothing.
+
+    asked = question(effects, old, new, why, agent="scribe/1")
+    asked.text       # every effect, the note's line counts and every hunk, every line of each
+    asked.why_not    # "" when it fits; else why the change is not put as a question at all
+
+A question is a dialog the client draws, not a pager: a diff the client cuts, or the person
+cannot scroll back through, is a diff they approve without having seen it (a typo fixed in the
+first hunk, an account number changed in the second). So a question carries the whole change or
+is not asked: past `MAX_LINES` lines or `MAX_BYTES` bytes of text, or for a change whose bytes
+no text can show faithfully (a binary file, bytes that are not UTF-8), `text` is None and the
+gate keeps the change as a pending change instead (core.review.pending), whose whole diff
+`vaultwatch pending` shows. The same text travels in both protocol forms (the 2025
+`elicitation/create` request and the 2026-07-28 `InputRequiredResult`), so the bound is one.
+
+What a note's lines hold is anyone's to write: every character a client could act on instead of
+drawing, or draw as nothing (controls, bidirectional overrides and isolates, zero-width and
+other default-ignorable characters), is shown as `\\uXXXX`, so no line can hide, reorder or
+overwrite another. A change of line endings alone shows no line in a line diff: it is said on a
+line of its own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from vaultwatch.core.disk.names import default_ignorable
+from vaultwatch.core.edit.effects import EffectSet
+from vaultwatch.core.review.textdiff import text_diff
+
+# A dialog's worth of text: about what a terminal client's dialog shows without scrolling, and
+# a fraction of what any client carries in one message, in either protocol form.
+MAX_LINES = 60
+MAX_BYTES = 8 * 1024
+
+# what a client acts on instead of drawing (as tui/commands/shown.py escapes for a terminal)
+_CONTROLS = frozenset(
+    (
+        *range(0x00, 0x20),
+        0x7F,
+        *range(0x80, 0xA0),
+        *range(0x202A, 0x202F),  # bidirectional embeddings and overrides
+        *range(0x2066, 0x206A),  # bidirectional isolates
+    )
+)
+_ENDINGS = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """The question's text, or None with `why_not` when the change does not fit in one."""
+
+    text: str | None
+    why_not: str = ""
+    lines: int = 0
+    size: int = 0  # bytes of the text, UTF-8
+
+    @property
+    def fits(self) -> bool:
+        return self.text is not None
+
+
+def visible(text: str, *, keep_tab: bool = True) -> str:
+    """`text` with every character a client could act on, or draw as nothing, written as `\\uXXXX`."""
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if (cp in _CONTROLS and not (keep_tab and cp == 0x09)) or (cp > 0x7F and default_ignorable(ch)):
+            out.append(f"\\u{cp:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _endings(text: str) -> Counter[str]:
+    """How many lines end with each line ending (a last line without one counts for none)."""
+    counts: Counter[str] = Counter()
+    for line in text.splitlines(keepends=True):
+        if line.endswith("\r\n"):
+            counts["CRLF"] += 1
+        elif line[-1].splitlines() == [""]:  # a line boundary (else the last line's own character)
+            counts[_ENDINGS[line[-1]] if line[-1] in _ENDINGS else f"U+{ord(line[-1]):04X}"] += 1
+    return counts
+
+
+def _decoded(data: bytes | None) -> str | None:
+    """The text of `data`; None when it is not UTF-8 text (a question could not show it as it is)."""
+    if data is None:
+        return ""
+    if b"\x00" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+class _Full(Exception):
+    """The question outgrew its bound."""
+
+
+class _Text:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.size = 0
+
+    def add(self, line: str) -> None:
+        self.size += len(line.encode("utf-8")) + (1 if self.lines else 0)
+        self.lines.append(line)
+        if len(self.lines) > MAX_LINES or self.size > MAX_BYTES:
+            raise _Full
+
+
+def question(
+    effects: EffectSet, old: bytes | None, new: bytes | None, why: str, *, agent: str | None = None
+) -> Question:
+    """The whole change as one question to the person, or why it cannot be one (see module doc)."""
+    out = _Text()
+    who = f"The agent {visible(agent, keep_tab=False)}" if agent else "An agent"
+    count = len(effects.effects)
+    try:
+        out.add(f"{who} asks to {effects.operation}; approval is needed: {visible(why, keep_tab=False)}.")
+        out.add(f"It touches {count} path{'s' if count != 1 else ''}:")
+        for e in effects.effects:
+            out.add(f"  {visible(e.describe(), keep_tab=False)}")
+        if old is not None or new is not None:
+            before, after = _decoded(old), _decoded(new)
+            if before is None or after is None:
+                return Question(None, "its bytes are not UTF-8 text, which a question cannot show")
+            diff = text_diff(before, after)
+            hunks = f"{len(diff.hunks)} hunk" + ("" if len(diff.hunks) == 1 else "s")
+            out.add(f"The note's lines: +{diff.added} -{diff.removed}, in {hunks}, all shown:")
+            was, now = _endings(before), _endings(after)
+            if old is not None and new is not None and was != now:  # (a new or deleted note's: its lines)
+                kinds = sorted(set(was) | set(now))
+                out.add("Line endings change: " + ", ".join(f"{k} {was[k]} -> {now[k]}" for k in kinds))
+            for hunk in diff.hunks:
+                if len(out.lines) + 1 + hunk.rows() > MAX_LINES:
+                    raise _Full  # (before its lines and their word diffs are computed)
+                out.add(hunk.header)
+                for line in hunk.lines:
+                    out.add(f"{line.op}{visible(line.text)}")
+    except _Full:
+        return Question(
+            None,
+            f"the whole change is longer than a question shows (at most {MAX_LINES} lines, "
+            f"{MAX_BYTES // 1024} KiB), and the person approves only a change they have seen whole",
+        )
+    text = "\n".join(out.lines)
+    return Question(text, "", len(out.lines), out.size)
+
+
+__all__ = ["MAX_BYTES", "MAX_LINES", "Question", "question", "visible"]
