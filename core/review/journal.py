@@ -73,6 +73,8 @@ from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.atomic import read_file
 from vaultwatch.core.edit.effects import LINKS
 from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable from here too
+    APPROVED_BY_COMMAND,
+    APPROVED_IN_TUI,
     APPROVED_VIA,
     MAX_ARG_CHARS,
     WRITE_INTENT,
@@ -1163,8 +1165,12 @@ class Journal:
         touched = [p for es in scope.effects for e in es.effects if e.change != LINKS for p in (e.path, e.via) if p]
         row["approved_via"] = scope.approved_via
         pending = scope.pending
-        if pending is not None and getattr(pending, "approved", None) is True:
-            row["reviewed_by"] = "approval"  # the person saw this very change at the gate and let it through
+        if scope.approved_via in (APPROVED_IN_TUI, APPROVED_BY_COMMAND) or (
+            pending is not None and getattr(pending, "approved", None) is True
+        ):
+            # the person saw this very change (the TUI's dialog, `vaultwatch pending`) and let it through;
+            # an answer through the agent's own client reviews nothing (it may be the agent's)
+            row["reviewed_by"] = "approval"
         change = self._insert(
             row, files, [*result.changed_paths, *([src] if src else []), *touched, path], intent=scope.intent
         )

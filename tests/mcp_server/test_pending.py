@@ -118,6 +118,8 @@ async def test_a_gated_write_waits_and_the_person_approves_it_byte_exact(place) 
     assert [(c["id"], c["agent"].split("/")[0], c["tool"]) for c in journaled if c["id"] in row["change_ids"]] == [
         (row["change_ids"][0], "scribe", "write")
     ]
+    # the person read it in `vaultwatch pending` and approved it: reviewed, as an approval in the TUI
+    assert [c["reviewed"] for c in journaled if c["id"] in row["change_ids"]] == [True]
 
 
 async def test_an_outside_edit_in_between_makes_the_approval_refuse(place) -> None:
