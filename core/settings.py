@@ -64,7 +64,11 @@ class TomlKey:
 ENV: tuple[EnvSetting, ...] = (
     EnvSetting("VAULTWATCH_CACHE", "bool", True, "0: no entry cache (every start parses every note)."),
     EnvSetting(
-        "VAULTWATCH_JOURNAL", "bool", True, "0: no change journal (no history, review, revert or approval records)."
+        "VAULTWATCH_JOURNAL",
+        "bool",
+        True,
+        "0: no change journal (no history, review, revert or approval records). On, a journal that cannot "
+        "be opened refuses every agent's change (docs/journal.md).",
     ),
     EnvSetting("VAULTWATCH_JOURNAL_MAX_CHANGES", "int", None, "The journal keeps at most this many changes (10000)."),
     EnvSetting(
