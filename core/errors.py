@@ -69,3 +69,9 @@ class JournalUnavailable(GuardUnavailable):
     written: an agent's change it could not record is not made."""
 
     code = "journal_unavailable"
+
+
+class RulesUnreadable(GuardUnavailable):
+    """The person's settings file does not parse (or cannot be read): agents' changes wait for it."""
+
+    code = "settings_unreadable"

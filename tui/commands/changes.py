@@ -45,10 +45,11 @@ def add_approve_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def apply_approval(args: argparse.Namespace, vault: Vault, *, tui: bool = False) -> None:
-    """Attach the approval gate `--approve` and the settings file ask for (the TUI always gets one)."""
+def apply_approval(args: argparse.Namespace, vault: Vault) -> None:
+    """Attach the approval gate `--approve` and the settings file ask for: every server and the TUI
+    get one, rules or none, which reads the settings file again whenever it changes."""
     if hasattr(args, "approve"):
-        approval.configure(vault, args.approve, always=tui)
+        approval.configure(vault, args.approve)
 
 
 def person() -> str:
