@@ -521,6 +521,7 @@ class ApprovalGate:
                 pending_changes.binding(effects, old, new),
             )
             if approved:
+                self.refuse_by_rule(effects, asker)  # a rule the person added while it waited still holds
                 return
             raise Declined(reason, decision)
         if not self.attended and caller is not None and self.root_real:
@@ -564,6 +565,7 @@ class ApprovalGate:
                 caller.waiting = None
         if not pending.approved:
             raise Declined(pending.reason or "denied", decision)
+        self.refuse_by_rule(effects, asker)  # a rule the person added while it waited still holds
 
     def decide(self, pending_id: int, approved: bool, reason: str = "") -> bool:
         """The person's answer; False when that change is no longer waiting."""

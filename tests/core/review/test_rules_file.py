@@ -6,6 +6,7 @@ moment is not taken for "no rules". The real gate over a real vault and the real
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import RulesUnreadable, VaultError
 from vaultwatch.core.events import IndexProblem
-from vaultwatch.core.review import approval
+from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.agentrules import RuleRefused
 from vaultwatch.core.review.approval import RulesChanged, RulesFile
 from vaultwatch.core.vault import Vault
@@ -140,3 +141,50 @@ def test_a_start_on_a_file_that_does_not_parse_is_refused(vault: Vault, settings
     settings.write_text("[approve\n")
     with pytest.raises(VaultError, match="fix or remove it"):
         approval.configure(vault, settings=str(settings))
+
+
+def test_a_rule_added_while_a_change_waits_for_the_person_still_holds_it(vault: Vault, settings: Path) -> None:
+    """The person approves in the TUI's dialog after making the agent read-only meanwhile: the rule
+    as it is now refuses the change, as it would any later one."""
+    settings.write_text('[approve]\nmode = "writes"\n')
+    gate = approval.configure(vault, settings=str(settings))
+    leave = gate.attend()
+    asked = threading.Event()
+    vault.bus.subscribe(lambda e: asked.set() if isinstance(e, approval.ApprovalRequested) else None)
+    outcome: list[BaseException | None] = []
+
+    def write() -> None:
+        try:
+            agent_writes(vault, "agent's\n")
+            outcome.append(None)
+        except BaseException as exc:  # (the test reads it)
+            outcome.append(exc)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    try:
+        assert asked.wait(10)
+        settings.write_text('[approve]\nmode = "writes"\n' + READ_ONLY)
+        (waiting,) = gate.pending()
+        gate.decide(waiting.id, True)
+        thread.join(10)
+    finally:
+        leave()
+    assert isinstance(outcome[0], RuleRefused), outcome
+    assert (Path(vault.root) / "Notes" / "a.md").read_text() == "# A\n"
+
+
+def test_a_pending_change_approved_while_the_file_does_not_parse_still_waits(vault: Vault, settings: Path) -> None:
+    settings.write_text('[approve]\nmode = "writes"\n')
+    approval.configure(vault, settings=str(settings))  # nobody attends: the change is kept for later
+    with pytest.raises(pending.AwaitingPerson) as kept:
+        agent_writes(vault, "agent's\n")
+    pid = kept.value.proposal.id
+    settings.write_text('[approve]\nmode = "writes"\n[agents.bot\n')
+    with pytest.raises(pending.ApprovalRefused, match="still waits"):
+        pending.approve(vault, pid, by="human:ann")
+    assert pending.store_for(vault.root_real).get(pid).state == pending.PENDING
+    assert (Path(vault.root) / "Notes" / "a.md").read_text() == "# A\n"
+    settings.write_text('[approve]\nmode = "writes"\n')
+    pending.approve(vault, pid, by="human:ann")
+    assert (Path(vault.root) / "Notes" / "a.md").read_text() == "agent's\n"
