@@ -472,9 +472,7 @@ def test_two_killed_writes_of_one_note_chain_and_neither_is_called_an_outside_ed
     assert (root / "Plan.md").read_text() == OLD
 
 
-def test_a_sweep_before_the_finish_leaves_a_killed_writes_file_that_tells_it_never_landed(
-    place, monkeypatch
-) -> None:
+def test_a_sweep_before_the_finish_leaves_a_killed_writes_file_that_tells_it_never_landed(place, monkeypatch) -> None:
     """Two killed writes of one note: the first landed, the second was killed before its switch;
     then the person's editor saved the note, and a start's sweep of a killed run's temporary files
     ran before the finish. The second write's file, which tells it never landed, is left to the
