@@ -55,3 +55,23 @@ class QueryError(VaultError):
     """Bad query arguments (an unknown sort, an invalid stale value, a bad cursor...)."""
 
     code = "invalid_query"
+
+
+class GuardUnavailable(VaultError):
+    """A part of the guard an agent's change must pass (the change journal, the person's rules) cannot
+    be read: the change is refused before anything is written, and the message says what to fix."""
+
+    code = "guard_unavailable"
+
+
+class JournalUnavailable(GuardUnavailable):
+    """The change journal is meant to be on (VAULTWATCH_JOURNAL is not 0) but cannot be opened or
+    written: an agent's change it could not record is not made."""
+
+    code = "journal_unavailable"
+
+
+class RulesUnreadable(GuardUnavailable):
+    """The person's settings file does not parse (or cannot be read): agents' changes wait for it."""
+
+    code = "settings_unreadable"

@@ -64,7 +64,11 @@ class TomlKey:
 ENV: tuple[EnvSetting, ...] = (
     EnvSetting("VAULTWATCH_CACHE", "bool", True, "0: no entry cache (every start parses every note)."),
     EnvSetting(
-        "VAULTWATCH_JOURNAL", "bool", True, "0: no change journal (no history, review, revert or approval records)."
+        "VAULTWATCH_JOURNAL",
+        "bool",
+        True,
+        "0: no change journal (no history, review, revert or approval records). On, a journal that cannot "
+        "be opened refuses every agent's change (docs/journal.md).",
     ),
     EnvSetting("VAULTWATCH_JOURNAL_MAX_CHANGES", "int", None, "The journal keeps at most this many changes (10000)."),
     EnvSetting(
@@ -282,8 +286,18 @@ def markdown() -> str:
         "",
         "## settings.toml",
         "",
-        "`$XDG_CONFIG_HOME/vaultwatch/settings.toml` (default `~/.config/vaultwatch/settings.toml`). A file that",
-        "does not parse, or a value of the wrong type, is reported and the rest is used.",
+        "`$XDG_CONFIG_HOME/vaultwatch/settings.toml` (default `~/.config/vaultwatch/settings.toml`).",
+        "",
+        "Edits take effect at once, in a TUI or server already running: every decision on an agent's",
+        "change (its rules, the approval mode and folder rules, an approval a running server applies)",
+        "reads the file as it is then (one stat; read again when it changed), and the TUI's status line",
+        "and activity panel follow it within two seconds. `--approve MODE` and the TUI's `g` choose the",
+        "mode until the file's `[approve] mode` is next edited. While the file does not parse, or",
+        "`[approve]`, `[agents]` or `[vaults.PATH.agents]` hold a value of the wrong type, every agent's",
+        "change is refused, saying what is wrong, and the person's own changes and agents' reads go on",
+        "(never the rules dropped); a server or TUI started on such a file says so and does not start. A",
+        "file an editor's save leaves gone or empty for a moment keeps its rules for two seconds. In the",
+        "other tables a value of the wrong type is reported and the rest is used.",
         "",
         "| table | key | type | default | what it does |",
         "| --- | --- | --- | --- | --- |",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from vaultwatch.core import settings
 from vaultwatch.core.clock import Clock, SystemClock
 from vaultwatch.core.disk.paths import normalize, to_disk
-from vaultwatch.core.errors import NotFoundError, QueryError, VaultError
+from vaultwatch.core.errors import JournalUnavailable, NotFoundError, QueryError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, EventBus, IndexProblem, IndexProgress, IndexReady
 from vaultwatch.core.index.ignore import IgnoreRules
 from vaultwatch.core.index.scan import FileFact, ScanConfig, entry_for, parse_attachment_exts, stat_one
@@ -83,6 +83,7 @@ class Vault:
         self.approval_gate: ApprovalGate | None = None
         self._journal: Journal | None = None  # the change journal (see `journal`), once set
         self._journal_set = False
+        self._journal_problem: str | None = None  # why the journal meant to be on could not be opened
         self._journal_lock = threading.Lock()
         self._resumer: threading.Thread | None = None  # finish_interrupted_soon's thread, the latest
         self._resuming_agents_only = False  # that thread finishes the agents' operations alone
@@ -107,22 +108,62 @@ class Vault:
     @property
     def journal(self) -> Journal | None:
         """The vault's change journal, opened on first use (core.review.journal.open_journal; None
-        when it is switched off). The write path reaches it here, as it reaches `approval_gate`:
+        when it is switched off, or when it cannot be opened: `journal_problem` says so). The write path reaches it here, as it reaches `approval_gate`:
         both sit above the write path, which imports neither. The vault holds it, so it goes with
         the vault."""
         if not self._journal_set:
-            from vaultwatch.core.review.journal import open_journal  # noqa: PLC0415  (loaded on the first write)
-
+            said = None
             with self._journal_lock:
                 if not self._journal_set:
-                    self._journal = open_journal(self)
+                    said = self._open_journal_locked()
                     self._journal_set = True
+            self._say_journal_problem(said)
         return self._journal
+
+    @property
+    def journal_problem(self) -> str | None:
+        """Why the journal, meant to be on (VAULTWATCH_JOURNAL is not 0), could not be opened; None
+        when it is open or switched off. The write path refuses agents' changes while it is set
+        (core.edit.hooks): a journal that cannot be opened never reads as one switched off."""
+        self.journal  # noqa: B018  (opened on first use)
+        return self._journal_problem
+
+    def reopen_journal(self) -> Journal | None:
+        """Try once more to open a journal that could not be opened (the person may have moved the
+        damaged file away meanwhile): an agent's change asks before it is refused, so fixing the file
+        needs no restart. Returns the journal (None: still none; `journal_problem` says why)."""
+        if self.journal is not None or self._journal_problem is None:
+            return self._journal
+        said = None
+        with self._journal_lock:
+            if self._journal is None and self._journal_problem is not None:
+                said = self._open_journal_locked()
+        self._say_journal_problem(said)
+        journal = self._journal
+        if journal is not None and self._live is not None:
+            journal.follow(on_interrupted=self._journal_killed_writes_soon)
+        return journal
+
+    def _open_journal_locked(self) -> str | None:
+        """Open the journal (the caller holds `_journal_lock`); returns a new problem to publish."""
+        from vaultwatch.core.review.journal import open_journal  # noqa: PLC0415  (loaded on the first write)
+
+        try:
+            self._journal, self._journal_problem = open_journal(self), None
+        except JournalUnavailable as exc:
+            new = exc.message != self._journal_problem  # once per problem, not once per refused change
+            self._journal, self._journal_problem = None, exc.message
+            return exc.message if new else None
+        return None
+
+    def _say_journal_problem(self, message: str | None) -> None:
+        if message is not None:  # (published with no lock held: a subscriber may ask for the journal)
+            self.bus.publish(IndexProblem(message, "error"))
 
     def use_journal(self, journal: Journal | None) -> None:
         """Journal this vault's changes in `journal` (None: journal nothing) instead of opening one."""
         with self._journal_lock:
-            self._journal, self._journal_set = journal, True
+            self._journal, self._journal_set, self._journal_problem = journal, True, None
         if journal is not None and self._live is not None:
             journal.follow(on_interrupted=self._journal_killed_writes_soon)
 
@@ -414,16 +455,19 @@ class Vault:
 
         resume_and_report(self, journal, agents_only=agents_only)
 
-    def unsettled_temp_files(self) -> set[str]:
+    def unsettled_temp_files(self) -> set[str] | None:
         """The temporary files of agents' writes a kill cut off that are not settled yet
         (`Journal.intent_temps`): a sweep leaves them to the settling, which reads them to tell
-        whether each write landed. Opens no journal that holds no intent."""
+        whether each write landed. Opens no journal that holds no intent. None when the journal
+        cannot be opened: which files its intents name is unknown, so a sweep keeps every one."""
         from vaultwatch.core.review.journal import has_intents, journal_path  # noqa: PLC0415
 
         if not self._journal_set and not has_intents(journal_path(self.root_real)):
             return set()
         journal = self.journal
-        return set() if journal is None else journal.intent_temps()
+        if journal is None:
+            return None if self._journal_problem is not None else set()
+        return journal.intent_temps()
 
     def wait_watching(self, timeout: float | None = None) -> bool:
         """Block until the watcher's OS watches are in place (when it publishes WatcherReady), so

@@ -15,7 +15,7 @@ from pydantic import Field
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import pending
-from vaultwatch.core.review.journal import Change, journal_for
+from vaultwatch.core.review.journal import Change, journal_for, why_no_journal
 
 from . import schemas
 from .activity import current_call
@@ -79,7 +79,7 @@ def register(server: MCPServer, env: Any) -> None:
         rel = normalize(path)
         journal = journal_for(vault)
         if journal is None:
-            return fail("the change journal is switched off (VAULTWATCH_JOURNAL=0), so there is no history")
+            return fail(f"{why_no_journal(vault)}; so there is no history")
         changes = journal.changes(path=rel, limit=limit)
         current_call().listed([rel], len(changes))
         body: dict[str, Any] = {"path": rel, "changes": [change_row(c) for c in changes]}

@@ -58,8 +58,9 @@ def decide(vault: Any, request: dict[str, Any]) -> dict[str, Any]:
             if vault.approval_gate is None:
                 # the one-shot grant is checked by the gate (only the proposed effects, from the
                 # proposed bytes); a server started without one gets the settings' gate, which
-                # asks nothing of anyone the settings did not already cover
-                approval.configure(vault, always=True)
+                # asks nothing of anyone the settings did not already cover (and, like every gate
+                # `configure` makes, reads the settings file as it is at each decision)
+                approval.configure(vault)
             wait = getattr(vault, "wait_ready", None)
             if callable(wait):
                 wait(READY_SECONDS)

@@ -538,7 +538,10 @@ def clean_temp_files_soon(vault: Vault) -> threading.Thread:
         try:
             # a killed write's own file stays until its intent is settled (Vault.finish_interrupted_soon):
             # it tells whether the write landed
-            removed = sweep_temp_files(vault.root_real, keep=vault.unsettled_temp_files())
+            keep = vault.unsettled_temp_files()
+            if keep is None:  # the journal cannot be opened: a killed write's file may be all that tells of it
+                return
+            removed = sweep_temp_files(vault.root_real, keep=keep)
         except OSError:
             return
         if removed:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from vaultwatch.core.edit.effects import CREATE, LINKS, MOVE_FROM, EffectSet
+from vaultwatch.core.errors import JournalUnavailable
 from vaultwatch.core.events import Event
 
 if TYPE_CHECKING:  # writes.py imports this module
@@ -36,6 +37,8 @@ MAX_ARG_CHARS = 2000
 
 class ChangeJournal(Protocol):
     """What the write path asks of the change journal (core.review.journal.Journal)."""
+
+    path: str  # its file (named when it cannot take a change)
 
     def admit(self, actor: str, before: bytes | None, after: bytes | None) -> None:
         """Raise when an agent's change of these bytes cannot be journaled (before anything is written)."""
@@ -199,7 +202,7 @@ def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = No
     first = effects.effects[0]
     if effects.operation == "delete" and old is not None:
         scope.preread = (first.via or first.path, old)  # kept so that a permanent delete can be reverted
-    with scope.lock:  # a rename's link rewrites ask from several threads at once
+    with scope.lock, _recording(scope):  # a rename's link rewrites ask from several threads at once
         scope.effects.append(effects)
         if scope.journal is not None and not scope.admitted:
             # before the gate asks the person: a write the journal cannot keep is refused, not made;
@@ -272,8 +275,25 @@ def _intend(scope: Scope, effects: EffectSet, old: bytes | None, new: bytes | No
     }
     # (no bytes on either side: a folder's delete, or a hard-linked file's, whose bytes are never read)
     files = [] if old is None and new is None else [(first.path, old, new)]
-    with scope.lock:
+    with scope.lock, _recording(scope):
         scope.intent = scope.journal.begin_intent(0, scope.actor, plan, files)
+
+
+@contextlib.contextmanager
+def _recording(scope: Scope) -> Iterator[None]:
+    """The journal's part before a change lands (its room, its intent): a SQLite error there (the
+    file locked past its timeout, damaged, its disk full) refuses the change, which has written
+    nothing yet, with an error that names the journal, never a bare database error."""
+    begun = scope.intent is not None  # a rename whose move is under way: its intent says what it did
+    try:
+        yield
+    except sqlite3.Error as exc:
+        where = getattr(scope.journal, "path", "")
+        done = "it stopped midway and its intent records how far it got" if begun else "nothing was written"
+        raise JournalUnavailable(
+            f"the change journal {where} could not take this {scope.operation} ({exc or type(exc).__name__}): "
+            f"{done}; try again, and if it goes on, the person can see what is wrong with `vaultwatch changes`"
+        ) from None
 
 
 def waited() -> bool:
@@ -293,10 +313,17 @@ def journaled(operation: str) -> Callable:
                 return fn(self, *args, **kwargs)
             vault = self.vault
             journal = vault.journal
+            actor = kwargs.get("actor", "human")
+            if journal is None and not is_person(actor) and vault.journal_problem is not None:
+                # meant to be on but it cannot be opened: an agent's change it cannot record is not
+                # made (the person's own edits go on: theirs need no review, and they must be able
+                # to work while they fix it)
+                journal = vault.reopen_journal()
+                if journal is None:
+                    raise JournalUnavailable(vault.journal_problem or "the change journal cannot be opened")
             gate = vault.approval_gate
             if journal is None and gate is None:
                 return fn(self, *args, **kwargs)
-            actor = kwargs.get("actor", "human")
             scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs), label=_label.get())
             scope.method, scope.call = fn.__name__, _call(fn, args, kwargs)
             token = _scope.set(scope)
@@ -326,10 +353,15 @@ def journaled(operation: str) -> Callable:
     return wrap
 
 
-def problem(message: str) -> Event:
+def is_person(actor: str) -> bool:
+    """The person's own change (`human`, `human:<login>`), never an agent's or a recovery's."""
+    return actor == "human" or actor.startswith("human:")
+
+
+def problem(message: str, severity: str = "warning") -> Event:
     from vaultwatch.core.events import IndexProblem
 
-    return IndexProblem(message)
+    return IndexProblem(message, severity)
 
 
 def _call(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
@@ -379,6 +411,7 @@ __all__ = [
     "current_caller",
     "current_scope",
     "enter",
+    "is_person",
     "journaled",
     "leave",
     "problem",

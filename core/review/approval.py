@@ -39,14 +39,14 @@ import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI
-from vaultwatch.core.errors import VaultError
-from vaultwatch.core.events import Event
+from vaultwatch.core.errors import RulesUnreadable, VaultError
+from vaultwatch.core.events import Event, IndexProblem
 from vaultwatch.core.review import agentrules
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
@@ -136,21 +136,6 @@ def settings_path() -> str:
     return os.path.join(base, "vaultwatch", "settings.toml")
 
 
-def _settings(path: str) -> dict[str, Any] | None:
-    """The settings file's [approve] table (None: no file)."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        return None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise VaultError(f"settings file {path}: {exc}; fix or remove it") from None
-    table = data.get("approve") or {}
-    if not isinstance(table, dict):
-        raise VaultError(f"settings file {path}: [approve] must be a table")
-    return table
-
-
 def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str]], float | None]:
     """(mode, folder rules, timeout) from the settings file's [approve] table; absent file: (None, [], None).
 
@@ -162,14 +147,33 @@ def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str
     "Projects/**" = "writes"
     """
     path = path or settings_path()
-    table = _settings(path)
-    if table is None:
-        return None, [], None
+    data = _settings_data(path)
+    return (None, [], None) if data is None else _approve_table(data, path)
+
+
+def _settings_data(path: str) -> dict[str, Any] | None:
+    """The settings file parsed (None: there is none); VaultError when it cannot be read or parsed."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise VaultError(f"settings file {path}: {exc}; fix or remove it") from None
+
+
+def _approve_table(data: dict[str, Any], path: str) -> tuple[str | None, list[tuple[str, str]], float | None]:
+    table = data.get("approve") or {}
+    if not isinstance(table, dict):
+        raise VaultError(f"settings file {path}: [approve] must be a table")
     mode = table.get("mode")
     if mode is not None and mode not in MODES:
         raise VaultError(f"settings file {path}: approve.mode must be one of {', '.join(MODES)}, not {mode!r}")
     rules = []
-    for pattern, value in (table.get("folders") or {}).items():
+    folders = table.get("folders") or {}
+    if not isinstance(folders, dict):
+        raise VaultError(f"settings file {path}: [approve.folders] must be a table of folder globs")
+    for pattern, value in folders.items():
         if value not in MODES:
             raise VaultError(f"settings file {path}: approve.folders[{pattern!r}] must be one of {', '.join(MODES)}")
         rules.append((str(pattern), str(value)))
@@ -179,18 +183,160 @@ def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str
     return mode, rules, (float(timeout) if timeout is not None else None)
 
 
-def load_ask_client(path: str | None = None) -> bool:
-    """The settings file's `[approve] ask_client`: whether an agent's own client may put a gated
-    change to the person (MCP elicitation) when no TUI is open. Off when absent."""
-    path = path or settings_path()
-    value = (_settings(path) or {}).get("ask_client", False)
+def _ask_client(data: dict[str, Any], path: str) -> bool:
+    table = data.get("approve") or {}
+    value = table.get("ask_client", False) if isinstance(table, dict) else False
     if not isinstance(value, bool):
         raise VaultError(f"settings file {path}: approve.ask_client must be true or false")
     return value
 
 
+def load_ask_client(path: str | None = None) -> bool:
+    """The settings file's `[approve] ask_client`: whether an agent's own client may put a gated
+    change to the person (MCP elicitation) when no TUI is open. Off when absent."""
+    path = path or settings_path()
+    data = _settings_data(path)
+    return False if data is None else _ask_client(data, path)
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """What one reading of the settings file says the gate applies to one vault. `problem`: the file
+    could not be read or does not parse, and agents' changes are refused until it does (the rest
+    are the last rules that parsed, for the person's views)."""
+
+    mode: str | None = None
+    folders: tuple[tuple[str, str], ...] = ()
+    timeout: float | None = None
+    agents: AgentRules = field(default_factory=lambda: AgentRules({}))
+    problem: str | None = None
+    ask_client: bool = False  # `[approve] ask_client`: an agent's own client may ask the person
+
+
+def read_rules(path: str, vault_root: str | None) -> GateRules:
+    """The gate's rules for the vault at `vault_root` in the settings file at `path`, read now (an
+    absent file: none). Never raises: a file that cannot be read or parsed gives `problem`."""
+    try:
+        data = _settings_data(path)
+        if data is None:
+            return GateRules()
+        mode, folders, timeout = _approve_table(data, path)
+        ask_client = _ask_client(data, path)
+        agents = agentrules.parse(data, vault_root, origin=f"settings file {path}")
+    except VaultError as exc:
+        return GateRules(problem=exc.message)
+    return GateRules(mode, tuple(folders), timeout, agents, ask_client=ask_client)
+
+
+# a settings file changed this recently is read again at every decision: two edits within the file
+# system's timestamp granularity can leave its size, times and inode as they were. The same window
+# covers an editor's save: one that renames the old file away before writing the new one leaves no
+# file for a moment, one that truncates before writing leaves an empty one, and neither means
+# "no rules"
+RACY_NS = 2_000_000_000
+
+
+class RulesFile:
+    """The person's settings file as it is now, for one vault: `current()` costs one stat (device,
+    inode, size, modification and change times) and reads the file again only when that changed, so
+    every decision uses the file as it is, edited a moment ago or not. A file that no longer parses
+    keeps the rules that last did, with its problem (the gate then refuses agents' changes); a file
+    gone or emptied keeps them while that may be an editor's save under way (RACY_NS)."""
+
+    def __init__(self, path: str, vault_root: str | None) -> None:
+        self.path = path
+        self.vault_root = vault_root
+        self._lock = threading.Lock()
+        self._seen: tuple[int, ...] | None | bool = False  # what the last read saw (False: never read)
+        self._rules = GateRules()
+        self._racy = True
+        self._gone_at: int | None = None  # when the file was first seen gone (a save may be under way)
+
+    def current(self) -> GateRules:
+        now = time.time_ns()
+        try:
+            st = os.stat(self.path)  # (follows a link: a settings file kept in a dotfiles folder)
+            seen: tuple[int, ...] | None = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        except FileNotFoundError:
+            seen = None
+        except OSError as exc:
+            seen = (-1, exc.errno or 0)  # read below: its error is the problem
+        with self._lock:
+            if seen == self._seen and not self._racy:
+                return self._rules
+            if self._saving(seen, now):
+                return self._rules  # (not taken as seen: looked at again at the next decision)
+            self._gone_at = None
+            rules = read_rules(self.path, self.vault_root)
+            if rules.problem is None and seen is None and os.path.islink(self.path):
+                rules = GateRules(problem=f"settings file {self.path} is a symbolic link to nothing; fix or remove it")
+            if rules.problem is not None:  # the last rules that parsed stay, for the views; agents wait
+                rules = replace(self._rules, problem=rules.problem)
+            self._seen = seen
+            self._racy = seen is not None and len(seen) == 5 and now - max(seen[3], seen[4]) < RACY_NS
+            if rules != self._rules:
+                self._rules = rules
+            return self._rules
+
+    def _saving(self, seen: tuple[int, ...] | None, now: int) -> bool:
+        """Whether the file, gone or empty where rules were, may be an editor's save under way."""
+        if self._rules == GateRules():
+            return False  # no rules to keep
+        if seen is None:
+            if self._gone_at is None:
+                self._gone_at = now
+            return now - self._gone_at < RACY_NS
+        return len(seen) == 5 and seen[2] == 0 and now - max(seen[3], seen[4]) < RACY_NS
+
+
+@dataclass(frozen=True, slots=True)
+class RulesChanged(Event):
+    """The settings file changed and the gate applies what it says now (`problem`: it does not parse,
+    and agents' changes are refused until it does)."""
+
+    mode: str
+    problem: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What the gate applies at one moment, replaced whole when the settings file changes: one
+    decision reads one of these, never the mode of one reading and the rules of another."""
+
+    mode: str
+    folders: tuple[tuple[str, str], ...]
+    agents: AgentRules
+    timeout: float
+    problem: str | None = None  # the settings file does not parse: agents' changes are refused
+    ask_client: bool = False  # `[approve] ask_client` (an agent's rule may say otherwise for it)
+
+    def policy(self, mode: str | None = None) -> Policy:
+        return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders])
+
+    def rule_of(self, asker: Asker) -> AgentRule | None:
+        """The person's rule for an asking agent, by the name its changes are journaled under
+        (`agent:<clientInfo name>`, the name `bridge --agent` gives): never by a label whose other
+        half the client chose."""
+        if asker.is_person or not self.agents:
+            return None
+        if asker.actor.startswith("agent:"):
+            return self.agents.for_name(asker.actor.removeprefix("agent:"))
+        return self.agents.for_agent(asker.agent or asker.actor)
+
+    def policy_for(self, asker: Asker) -> Policy:
+        """The policy for this asker: an agent's own approval mode replaces the vault's."""
+        rule = self.rule_of(asker)
+        return self.policy(rule.approve if rule is not None else None)
+
+
 class ApprovalGate:
-    """See module doc. Thread-safe: agents' worker threads wait in `check`, the person calls `decide`."""
+    """See module doc. Thread-safe: agents' worker threads wait in `check`, the person calls `decide`.
+
+    With `rules` (a `RulesFile`: `configure` gives one), every decision reads the person's settings
+    file as it is now: its folder rules, agent rules, timeout and mode. A mode chosen here (`mode`,
+    from `--approve`, or `set_mode`, the TUI's `g`) holds until the file's `[approve] mode` is
+    edited: the person's newest word wins. While the file does not parse, agents' changes are
+    refused (RulesUnreadable), never let through under no rules."""
 
     def __init__(
         self,
@@ -201,15 +347,18 @@ class ApprovalGate:
         bus: Any = None,
         clock: Callable[[], float] = time.monotonic,
         agents: AgentRules | None = None,
+        rules: RulesFile | None = None,
+        chosen: str | None = None,
         ask_client: bool = False,
     ) -> None:
         if mode not in MODES:
             raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
-        self.folders = list(folders)
-        self.agents = agents or AgentRules({})  # the person's rules per agent (core.review.agentrules)
-        self.timeout = float(timeout)
-        self.ask_client = ask_client  # an agent's client may ask the person (per agent: its rule's ask_client)
+        # the person's rules per agent: core.review.agentrules; `ask_client`: an agent's client may ask
+        # the person (per agent: its rule's ask_client); with `rules`, the file's say wins
+        self._applied = Applied(mode, tuple(folders), agents or AgentRules({}), float(timeout), ask_client=ask_client)
+        self._rules_file = rules
+        self._read: GateRules | None = None  # the file's rules this gate applies (None: not read yet)
+        self._chosen = chosen  # the mode chosen over the file's, until the file's mode is edited
         self.form = PathForm()  # attach() sets the vault's (its file system's name comparison)
         self.root_real = ""  # attach() sets it: where unattended changes are kept (core.review.pending)
         self.wall: Callable[[], float] = time.time
@@ -219,13 +368,82 @@ class ApprovalGate:
         self._pending: dict[int, Pending] = {}
         self._ids = itertools.count(1)
         self._attended = 0
+        self.refresh()
 
     # --- configuration ---
+
+    def refresh(self) -> bool:
+        """Apply the settings file as it is now (one stat when it has not changed); True when what the
+        gate applies changed. Every decision does it; the TUI does it now and then, so its views
+        follow an edit even while no agent writes."""
+        return self._read_file()[1]
+
+    def applied(self) -> Applied:
+        """What the gate applies now, the settings file read again first when it changed."""
+        return self._read_file()[0]
+
+    def _read_file(self) -> tuple[Applied, bool]:
+        source = self._rules_file
+        if source is None:
+            return self._applied, False
+        rules = source.current()
+        with self._lock:
+            last = self._read
+            if rules is last:
+                return self._applied, False
+            self._read = rules
+            if last is not None and rules.problem is None and rules.mode != last.mode:
+                self._chosen = None  # the person edited the file's mode: it wins over an earlier choice
+            was = self._applied
+            now = Applied(
+                self._chosen or rules.mode or "none",
+                rules.folders,
+                rules.agents,
+                rules.timeout or DEFAULT_TIMEOUT,
+                rules.problem,
+                rules.ask_client,
+            )
+            self._applied = now
+        if last is None or now == was:
+            return now, False
+        if now.problem != was.problem:
+            if now.problem is not None:
+                self._publish(
+                    IndexProblem(f"{now.problem} (until it parses again, agents' changes are refused)", "error")
+                )
+            else:
+                self._publish(IndexProblem(f"settings file {source.path} parses again: its rules apply", "info"))
+        self._publish(RulesChanged(now.mode, now.problem))
+        return now, True
+
+    @property
+    def mode(self) -> str:
+        return self.applied().mode
+
+    @property
+    def folders(self) -> list[tuple[str, str]]:
+        return list(self.applied().folders)
+
+    @property
+    def agents(self) -> AgentRules:
+        return self.applied().agents
+
+    @property
+    def timeout(self) -> float:
+        return self.applied().timeout
+
+    @property
+    def problem(self) -> str | None:
+        """Why agents' changes are refused whatever the rules: the settings file does not parse."""
+        return self.applied().problem
 
     def set_mode(self, mode: str) -> None:
         if mode not in MODES:
             raise VaultError(f"approval mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
+        self.applied()
+        with self._lock:
+            self._chosen = mode
+            self._applied = replace(self._applied, mode=mode)
         self._publish(ApprovalModeChanged(mode))
 
     def attend(self) -> Callable[[], None]:
@@ -249,45 +467,37 @@ class ApprovalGate:
 
     @property
     def policy(self) -> Policy:
-        return Policy(self.mode, [Rule(pattern, mode) for pattern, mode in self.folders])
+        return self.applied().policy()
 
     def rule_for(self, agent: str | None) -> AgentRule | None:
         """The person's rule for `agent`, a `name/version` label (None: no agent rules are set)."""
-        return self.agents.for_agent(agent) if self.agents else None
+        agents = self.agents
+        return agents.for_agent(agent) if agents else None
 
-    def _asker_rule(self, asker: Asker) -> AgentRule | None:
-        """The person's rule for an asking agent, by the name its changes are journaled under
-        (`agent:<clientInfo name>`, the name `bridge --agent` gives): never by a label whose other
-        half the client chose."""
-        if not self.agents:
-            return None
-        if asker.actor.startswith("agent:"):
-            return self.agents.for_name(asker.actor.removeprefix("agent:"))
-        return self.agents.for_agent(asker.agent or asker.actor)
-
-    def _agent_policy(self, asker: Asker) -> Policy:
-        """The policy for this asker: an agent's own approval mode replaces the vault's."""
-        rule = None if asker.is_person else self._asker_rule(asker)
-        if rule is None or rule.approve is None:
-            return self.policy
-        return Policy(rule.approve, [Rule(pattern, mode) for pattern, mode in self.folders])
-
-    def client_may_not_ask(self, asker: Asker) -> str:
+    def client_may_not_ask(self, asker: Asker, applied: Applied | None = None) -> str:
         """Why the person's settings do not let this agent's own client ask them ("" when they do):
         the agent's rule's `ask_client`, matched by the name its changes are journaled under (as
         every agent rule is), else `[approve] ask_client`."""
-        rule = None if asker.is_person else self._asker_rule(asker)
+        now = applied or self.applied()
+        rule = now.rule_of(asker)
         if rule is not None and rule.ask_client is not None:
             return "" if rule.ask_client else f"the person's rule {rule.source} sets ask_client = false"
-        if self.ask_client:
+        if now.ask_client:
             return ""
         return "the person's settings do not let an agent's client approve changes ([approve] ask_client)"
 
-    def refuse_by_rule(self, effects: EffectSet, asker: Asker) -> None:
-        """Raise RuleRefused when the agent's own rule forbids any effect of the change."""
+    def refuse_by_rule(self, effects: EffectSet, asker: Asker, applied: Applied | None = None) -> None:
+        """Raise RuleRefused when the agent's own rule forbids any effect of the change, and
+        RulesUnreadable while the settings file does not parse (every agent's change waits for it)."""
         if asker.is_person:
             return
-        rule = self._asker_rule(asker)
+        now = applied or self.applied()
+        if now.problem is not None:
+            raise RulesUnreadable(
+                f"{now.problem}. Agents' changes are refused until the person's settings file parses "
+                "again; nothing was written"
+            )
+        rule = now.rule_of(asker)
         if rule is None:
             return
         paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
@@ -300,7 +510,7 @@ class ApprovalGate:
 
     def decide_effects(self, effects: EffectSet, asker: Asker) -> Decision:
         """Would this change wait for the person (and which rule says so)?"""
-        return self._agent_policy(asker).decide(effects, asker, self.form)
+        return self.applied().policy_for(asker).decide(effects, asker, self.form)
 
     def needs(self, operation: str, path: str, dest: str | None = None) -> bool:
         """The decision for a one-file change named by its paths (a note: no folder contents)."""
@@ -325,13 +535,15 @@ class ApprovalGate:
 
         caller = current_caller()
         asker = Asker(scope.actor, caller.agent if caller else None, caller.session if caller else None)
-        self.refuse_by_rule(effects, asker)
+        now = self.applied()  # the settings file as it is now: one reading for the whole decision
+        self.refuse_by_rule(effects, asker, now)
         grant = pending_changes.current_grant()
         if grant is not None:  # the person approved this very change while it was pending
             grant.admit(effects, old, self.form)
             scope.approved_via = grant.via
             return
-        decision = self.decide_effects(effects, asker)
+        decision = now.policy_for(asker).decide(effects, asker, self.form)
+        timeout = now.timeout
         if not decision.needs_approval:
             return
         if caller is not None and caller.cannot_wait:
@@ -346,13 +558,18 @@ class ApprovalGate:
         if not self.attended and caller is not None and caller.ask is not None:
             # nobody at the TUI, but the calling client can ask the person: only when the person lets
             # it, and only with the whole change in the question (else the change waits, pending)
-            not_asked = self.client_may_not_ask(asker)
+            not_asked = self.client_may_not_ask(asker, now)
             if not not_asked:
                 asked = question(effects, old, new, decision.why, agent=caller.agent)
                 not_asked = asked.why_not
                 if asked.text is not None:
-                    approved, reason = caller.ask(asked.text, self.timeout, pending_changes.binding(effects, old, new))
+                    approved, reason = caller.ask(asked.text, timeout, pending_changes.binding(effects, old, new))
                     if approved:
+                        # a rule the person added while it waited still holds, and so does taking
+                        # back the client's say
+                        self.refuse_by_rule(effects, asker)
+                        if self.client_may_not_ask(asker):
+                            raise Declined("the person's settings no longer let an agent's client approve", decision)
                         scope.approved_via = APPROVED_BY_CLIENT
                         return
                     raise Declined(reason, decision)
@@ -380,7 +597,7 @@ class ApprovalGate:
             old,
             new,
             self._clock(),
-            self.timeout,
+            timeout,
             dict(caller.arguments) if caller else dict(scope.arguments),
             effects.effects,
             decision,
@@ -392,13 +609,14 @@ class ApprovalGate:
         scope.pending = pending  # the write path calls finished() once the change is written or refused
         self._publish(ApprovalRequested(pending))
         try:
-            if not pending._done.wait(self.timeout):
-                self._settle(pending, False, f"no decision within {self.timeout:g} s", "timeout")
+            if not pending._done.wait(timeout):
+                self._settle(pending, False, f"no decision within {timeout:g} s", "timeout")
         finally:
             if caller is not None:
                 caller.waiting = None
         if not pending.approved:
             raise Declined(pending.reason or "denied", decision)
+        self.refuse_by_rule(effects, asker)  # a rule the person added while it waited still holds
         scope.approved_via = APPROVED_IN_TUI
 
     def decide(self, pending_id: int, approved: bool, reason: str = "") -> bool:
@@ -441,22 +659,21 @@ def attach(vault: Any, gate: ApprovalGate | None) -> None:
 
 def configure(
     vault: Any, mode: str | None = None, *, settings: str | None = None, always: bool = False
-) -> ApprovalGate | None:
-    """Attach the gate the command line (`--approve MODE`) and the settings file ask for; None: no gate.
+) -> ApprovalGate:
+    """Attach the gate the command line (`--approve MODE`) and the settings file ask for.
 
-    The option wins over the settings file's mode; the file's folder rules apply either way.
+    Always a gate, rules or none: it reads the settings file again whenever the file changes
+    (`RulesFile`), so rules the person adds later apply at once. The option wins over the file's
+    mode until the file's mode is edited; the file's folder and agent rules apply either way.
+    (`always` is accepted from older callers; every call attaches a gate now.)
     """
-    file_mode, rules, timeout = load_rules(settings)
-    ask_client = load_ask_client(settings)
-    agents = agentrules.load(settings or settings_path(), vault.root_real)
-    chosen = mode or file_mode or "none"
-    if chosen not in MODES:
-        raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {chosen!r}")
-    if chosen == "none" and not rules and not agents and not always:  # always: the TUI, where it can be switched on
-        return None
-    gate = ApprovalGate(
-        chosen, folders=rules, timeout=timeout or DEFAULT_TIMEOUT, bus=vault.bus, agents=agents, ask_client=ask_client
-    )
+    source = RulesFile(settings or settings_path(), vault.root_real)
+    found = source.current()
+    if found.problem is not None:  # a start on a file that does not parse says so and serves nothing
+        raise VaultError(found.problem)
+    if mode is not None and mode not in MODES:
+        raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
+    gate = ApprovalGate(mode or found.mode or "none", bus=vault.bus, rules=source, chosen=mode)
     attach(vault, gate)
     return gate
 
@@ -474,6 +691,10 @@ __all__ = [
     "ApprovalModeChanged",
     "ApprovalRequested",
     "ApprovalSettled",
+    "Applied",
+    "GateRules",
+    "RulesChanged",
+    "RulesFile",
     "DEFAULT_TIMEOUT",
     "Declined",
     "MODES",
@@ -483,5 +704,6 @@ __all__ = [
     "gate_for",
     "load_ask_client",
     "load_rules",
+    "read_rules",
     "settings_path",
 ]

@@ -53,6 +53,7 @@ them would spread that lock's rules over several modules.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -90,7 +91,7 @@ from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable f
     problem,
     waited,
 )
-from vaultwatch.core.errors import NotFoundError, VaultError
+from vaultwatch.core.errors import JournalUnavailable, NotFoundError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event
 from vaultwatch.core.review.agentrules import shown_agent
 
@@ -297,6 +298,75 @@ def journal_path(root_real: str) -> str:
     return os.path.join(state_dir(), "journal", f"{safe}-{digest}.sqlite3")
 
 
+SCHEMA_VERSION = 1  # PRAGMA user_version of the journals this version writes; a higher one is a newer vaultwatch's
+
+
+def _refuse_odd_files(path: str) -> None:
+    """JournalUnavailable when the journal's file, or its WAL or shared-memory file, is anything but
+    a regular file (a folder, a symbolic link, a device): SQLite would follow a link to wherever it
+    points, and a folder or a device is no journal."""
+    for name in (path, path + "-wal", path + "-shm"):
+        try:
+            st = os.lstat(name)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise JournalUnavailable(unopenable(path, _said(exc))) from None
+        if stat_mod.S_ISREG(st.st_mode):
+            continue
+        what = (
+            "a symbolic link"
+            if stat_mod.S_ISLNK(st.st_mode)
+            else "a folder"
+            if stat_mod.S_ISDIR(st.st_mode)
+            else "not a regular file"
+        )
+        raise JournalUnavailable(unopenable(path, f"{name} is {what}"))
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The (device, inode) at `path` now, not following a link (None: nothing there)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+@functools.cache
+def _expected_columns() -> dict[str, frozenset[str]]:
+    """Every column this version reads or writes, per table (the schema and the columns added since)."""
+    con = sqlite3.connect(":memory:")
+    try:
+        con.executescript(_SCHEMA)
+        for name, decl in _ADDED:
+            con.execute(f"ALTER TABLE changes ADD COLUMN {name} {decl}")
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {
+            t: frozenset(r[1] for r in con.execute(f"PRAGMA table_info({t})")) for t in tables if t != "sqlite_sequence"
+        }
+    finally:
+        con.close()
+
+
+def _unfit_tables(con: sqlite3.Connection) -> str | None:
+    """What keeps this version from reading and writing the journal's tables (a newer vaultwatch's,
+    or a damaged one): a table missing or not a table, a column it lacks, or a column it has that
+    this version's rows would leave empty where it may not be. None: they fit."""
+    kinds = dict(con.execute("SELECT name, type FROM sqlite_master"))
+    for table, columns in _expected_columns().items():
+        if kinds.get(table) != "table":
+            return f"its {table!r} is {'missing' if table not in kinds else 'not a table'}"
+        info = con.execute(f"PRAGMA table_info({table})").fetchall()
+        have = {r[1] for r in info}
+        if columns - have:
+            return f"its table {table!r} lacks the columns {sorted(columns - have)}"
+        unfilled = sorted(r[1] for r in info if r[1] not in columns and r[3] and r[4] is None and not r[5])
+        if unfilled:
+            return f"its table {table!r} has columns this vaultwatch cannot fill: {unfilled}"
+    return None
+
+
 def has_intents(path: str) -> bool:
     """Whether the journal file at `path` holds an open intent, read without opening it as a
     Journal (no schema, no bus subscription): False when there is no journal there. A start
@@ -319,19 +389,60 @@ def enabled_by_env() -> bool:
 
 def open_journal(vault: Any) -> Journal | None:
     """A new journal for `vault` (Vault.journal opens it on first use): None when switched off
-    (VAULTWATCH_JOURNAL=0) or when it cannot be opened (the vault's bus says why)."""
+    (VAULTWATCH_JOURNAL=0). One meant to be on that cannot be opened raises JournalUnavailable:
+    never None, which would read as "switched off" and let agents' changes through unrecorded."""
     if not enabled_by_env():
         return None
     try:
         return Journal.for_vault(vault)
+    except JournalUnavailable:
+        raise
     except (OSError, sqlite3.Error) as exc:
-        vault.bus.publish(problem(f"the change journal is off: {exc}"))
-        return None
+        raise JournalUnavailable(unopenable(journal_path(vault.root_real), _said(exc))) from None
+
+
+def unopenable(path: str, why: str, *, newer: bool = False) -> str:
+    """What an agent's refused change, `vaultwatch changes` and the TUI say of a journal that is
+    meant to be on and cannot be opened: which file, why, and what the person can do."""
+    fix = "use the newer vaultwatch that wrote it, or " if newer else ""
+    return (
+        f"the change journal {path} cannot be opened: {why}. Agents' changes are refused until it can be "
+        "(nothing of theirs is written); the person's own edits still go through, unjournaled. To go on, "
+        f"{fix}move the file (and its -wal and -shm files beside it) away to start a new journal, or put "
+        "back a copy that opens"
+    )
+
+
+def _said(exc: BaseException) -> str:
+    """An OSError or SQLite error as a person reads it (the file it names, the system's words)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror} ({exc.filename})" if exc.filename else exc.strerror
+    return str(exc) or type(exc).__name__
 
 
 def journal_for(vault: Any) -> Journal | None:
-    """The vault's journal, opened on first use (None when switched off: VAULTWATCH_JOURNAL=0)."""
+    """The vault's journal, opened on first use (None when switched off, VAULTWATCH_JOURNAL=0, or
+    when it cannot be opened: `why_no_journal` tells the two apart)."""
     return vault.journal
+
+
+def why_no_journal(vault: Any) -> str:
+    """Why `vault` has no journal, as a person reads it: the one answer every view gives (the CLI,
+    the TUI, the history and triage tools), so a journal that cannot be opened is never reported
+    as switched off."""
+    broken = vault.journal_problem
+    if broken:
+        return broken
+    return "the change journal is switched off (VAULTWATCH_JOURNAL=0)"
+
+
+def require_journal(vault: Any) -> Journal:
+    """The vault's journal; a VaultError saying why when there is none (see `why_no_journal`)."""
+    journal = vault.journal
+    if journal is None:
+        broken = vault.journal_problem
+        raise JournalUnavailable(broken) if broken else VaultError(why_no_journal(vault))
+    return journal
 
 
 def attach(vault: Any, journal: Journal | None) -> None:
@@ -457,15 +568,42 @@ class Journal:
         # outside rows waiting for their recheck: (timer, its arguments); `recheck_now` runs them at a stop
         self._rechecks: dict[threading.Timer, tuple[Change, list[str], set[str]]] = {}
         self._full_announced = False  # the person was told agents' writes are refused (until marks)
+        self._gone_announced = False  # the person was told the file was removed or replaced (see admit)
         self._on_interrupted: Callable[[], bool] | None = None  # see follow
         self._handed_over: set[int] = set()  # dead intents on_interrupted was called for
         private_folder(os.path.dirname(path))  # its parents too: the journal may be the first to make them
+        _refuse_odd_files(path)
         private_file(path)
         self._con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+        try:
+            self._open_schema()
+            # which file this connection writes: one removed or replaced while it is open would take
+            # agents' changes where nobody reads them (see `admit`)
+            self._identity = _identity(path)
+        except BaseException:
+            self._con.close()
+            raise
+        row = self._con.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM changes").fetchone()
+        self._count, self._bytes = int(row[0]), int(row[1])
+
+    def _open_schema(self) -> None:
+        """Settle the connection's modes and the schema: an older journal gets what it lacks; a newer
+        vaultwatch's journal, or one whose tables this version could not fill, is refused
+        (JournalUnavailable), never written with rows it would misread."""
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=NORMAL")  # WAL: a crash loses at most the last commits, never corrupts
         self._con.execute("PRAGMA auto_vacuum=INCREMENTAL")
         self._con.execute(f"PRAGMA journal_size_limit={self.wal_limit}")
+        version = int(self._con.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise JournalUnavailable(
+                unopenable(
+                    self.path,
+                    f"it was written by a newer vaultwatch (journal schema {version}; this one knows up to "
+                    f"{SCHEMA_VERSION})",
+                    newer=True,
+                )
+            )
         self._con.executescript(_SCHEMA)
         have = {r[1] for r in self._con.execute("PRAGMA table_info(changes)")}
         for name, decl in _ADDED:
@@ -482,8 +620,11 @@ class Journal:
         if "jt" not in have:  # rows of an older journal: their wall time is all there is
             self._con.execute("UPDATE changes SET jt = at WHERE jt IS NULL")
         self._con.executescript(_ADDED_INDEXES)
-        row = self._con.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM changes").fetchone()
-        self._count, self._bytes = int(row[0]), int(row[1])
+        wrong = _unfit_tables(self._con)
+        if wrong:
+            raise JournalUnavailable(unopenable(self.path, wrong, newer=True))
+        if version < SCHEMA_VERSION:
+            self._con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @classmethod
     def for_vault(cls, vault: Any, **options: Any) -> Journal:
@@ -1477,9 +1618,11 @@ class Journal:
     def admit(self, actor: str, before: bytes | None, after: bytes | None) -> None:
         """Raise JournalFull when an agent's change of these bytes cannot be journaled without
         dropping protected changes (see module doc). Called before anything is written; the
-        person's own changes are always admitted."""
+        person's own changes are always admitted. JournalUnavailable when the file this journal
+        writes was removed or replaced since it was opened."""
         if _is_human(actor) or actor == RECOVERY_ACTOR:
             return
+        self._still_there()
         need = len(before or b"") + len(after or b"") + _ROW_OVERHEAD  # compressed, it is never much larger
         try:
             self._admit(actor, need)
@@ -1489,6 +1632,23 @@ class Journal:
                 self._full_announced = True
                 self._bus.publish(problem(exc.message.replace("refused this write", "refuses writes", 1)))
             raise
+
+    def _still_there(self) -> None:
+        """JournalUnavailable when the journal's path no longer names the file this connection writes
+        (removed, or replaced by another file, a folder or a link, while it was open): an agent's
+        change would be journaled into a file nobody reads. One stat of the path."""
+        if _identity(self.path) == self._identity:
+            return
+        message = (
+            f"the change journal {self.path} was removed or replaced while this vaultwatch (process "
+            f"{os.getpid()}) had it open: agents' changes are refused, so that none is journaled where "
+            "nobody reads it; restart vaultwatch (the TUI, or the server serving the vault) to open the "
+            "journal that is there now"
+        )
+        if not self._gone_announced and self._bus is not None:
+            self._gone_announced = True
+            self._bus.publish(problem(message, "error"))
+        raise JournalUnavailable(message)
 
     def _agent_changes(self) -> int:
         """Changes one agent may hold that retention may not drop: its share of the change cap, as
@@ -1931,6 +2091,9 @@ __all__ = [
     "has_intents",
     "journal_for",
     "open_journal",
+    "require_journal",
+    "unopenable",
+    "why_no_journal",
     "journal_path",
     "journaled",
     "parse_since",

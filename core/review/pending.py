@@ -52,7 +52,7 @@ from vaultwatch.core import settings
 from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import APPROVED_BY_COMMAND, Caller, calling
-from vaultwatch.core.errors import VaultError
+from vaultwatch.core.errors import GuardUnavailable, VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
 from vaultwatch.core.review.journal import etag as etag_of
 
@@ -672,6 +672,10 @@ def approve(vault: Any, pid: int, *, by: str, via: str = APPROVED_BY_COMMAND) ->
     through the journal's rename intent) and, here, applies it anew."""
     store = store_for(vault.root_real)
     journal = journal_for(vault)
+    if journal is None and vault.journal_problem is not None:
+        journal = vault.reopen_journal()
+        if journal is None:  # the agent's change could not be journaled: it still waits, for later
+            raise ApprovalRefused(f"pending change {pid} was not applied and still waits: {vault.journal_problem}")
     found = store.get(pid)
     if found is not None and found.state == APPLYING and journal is not None:
         mine = [i for i in journal.open_intents() if i[3].get("operation") == APPROVE and i[3].get("pending") == pid]
@@ -730,6 +734,9 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: st
     try:
         with granted(Grant(proposal, via)), calling(caller):
             getattr(_writer(vault), proposal.method)(**proposal.call, actor=proposal.actor)
+    except GuardUnavailable as exc:  # the guard cannot judge it now (its journal, the person's rules): later
+        store.settle(pid, PENDING, expect=APPLYING)
+        raise ApprovalRefused(f"pending change {pid} was not applied and still waits: {exc.message}") from None
     except VaultError as exc:
         store.settle(pid, REFUSED, reason=exc.message, expect=APPLYING)
         raise ApprovalRefused(f"pending change {pid} was not applied: {exc.message}") from None

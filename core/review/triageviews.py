@@ -65,6 +65,7 @@ class Reviews:
     unreviewed: frozenset[str] = frozenset()  # paths an agent changed (or is changing) that nobody reviewed since
     reviewed: frozenset[str] = frozenset()  # paths whose agents' changes the person reviewed
     journal_on: bool = True
+    why_off: str = ""  # when off: the journal cannot be opened (its problem), else switched off
 
     def tier(self, path: str) -> str | None:
         """The journal's tier of `path` ("unverified", "human-reviewed"), None when no agent changed it."""
@@ -135,7 +136,7 @@ def reviews(vault: Any) -> Reviews:
     """The journal's agent-changed notes now: not reviewed since, and reviewed by the person."""
     journal = journal_for(vault)
     if journal is None:
-        return Reviews(journal_on=False)
+        return Reviews(journal_on=False, why_off=vault.journal_problem or "")
     # an agent's write under way counts already: a server stopped after its write landed and before
     # its row would otherwise leave an attested note reading human-reviewed until it is settled
     unreviewed = frozenset(journal.unreviewed_paths()) | journal.writes_under_way()
@@ -226,8 +227,13 @@ def rule(snapshot: Snapshot, category: str, person: PersonRules, found: Reviews)
     if snapshot.is_bundle:
         if found.journal_on:
             return BUNDLE_TRUST_RULE[category]
+        if found.why_off:
+            return f"Rule (OKF bundle): the tier from verified: is {category} ({found.why_off})"
         return f"Rule (OKF bundle): the tier from verified: is {category}{BUNDLE_JOURNAL_OFF}"
-    return JOURNAL_RULE[category] if found.journal_on else JOURNAL_OFF
+    if found.journal_on:
+        return JOURNAL_RULE[category]
+    # a journal that cannot be opened is never described as switched off (journal.why_no_journal)
+    return f"No agent's change can be listed for review: {found.why_off}" if found.why_off else JOURNAL_OFF
 
 
 def counts(snapshot: Snapshot, rules: TriageRules, found: Reviews, clock: Clock) -> dict[str, int]:

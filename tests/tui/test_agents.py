@@ -123,3 +123,32 @@ async def test_each_connected_agent_shows_the_persons_rule_for_it(tui_demo: Path
             await wait_for(lambda: "scribe" in str(title.render()) and "reader" in str(title.render()))
             shown = str(title.render())
             assert "reader/1.0 (read-only)" in shown and "scribe/1.0 (writes Inbox/**)" in shown, shown
+
+
+async def test_the_tui_shows_the_settings_file_as_it_is_now(tui_demo: Path, socket_path: str, tmp_path: Path) -> None:
+    """The person edits the settings file while the TUI runs and no agent writes: the status line's
+    approval mode and each agent's rule in the activity panel follow it (read by the gate, the one
+    core function every decision uses), and a file that no longer parses says so there."""
+    from vaultwatch.core.review import approval
+
+    settings = tmp_path / "settings.toml"
+    vault = open_loaded(tui_demo)
+    approval.configure(vault, settings=str(settings))  # as the `vaultwatch` command does
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 30)):
+        await settle(app)
+        await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
+        title = app.query_one("#activity-title")
+        async with agent(socket_path, "reader") as reader:
+            await reader.call_tool("list_documents", {"limit": 1})
+            await wait_for(lambda: "reader" in str(title.render()))
+            assert "approval" not in app.status.parts and "read-only" not in str(title.render())
+            settings.write_text('[approve]\nmode = "writes"\n[agents.reader]\nread_only = true\n')
+            await wait_for(
+                lambda: "approval" in app.status.parts and app.status.parts["approval"].plain == "approve: writes"
+            )
+            await wait_for(lambda: "reader/1.0 (read-only)" in str(title.render()))
+            refused = await reader.call_tool("write", {"path": "Inbox/x.md", "content": "x\n"})
+            assert refused.is_error and '[agents."reader"]' in refused.content[0].text
+            settings.write_text("[approve\n")
+            await wait_for(lambda: "does not parse" in app.status.parts["approval"].plain)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval
-from vaultwatch.core.review.journal import Change, Journal, Within, journal_for, parse_since
+from vaultwatch.core.review.journal import Change, Journal, Within, parse_since, require_journal
 from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.shown import one_line
 
@@ -45,10 +45,11 @@ def add_approve_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def apply_approval(args: argparse.Namespace, vault: Vault, *, tui: bool = False) -> None:
-    """Attach the approval gate `--approve` and the settings file ask for (the TUI always gets one)."""
+def apply_approval(args: argparse.Namespace, vault: Vault) -> None:
+    """Attach the approval gate `--approve` and the settings file ask for: every server and the TUI
+    get one, rules or none, which reads the settings file again whenever it changes."""
     if hasattr(args, "approve"):
-        approval.configure(vault, args.approve, always=tui)
+        approval.configure(vault, args.approve)
 
 
 def person() -> str:
@@ -97,9 +98,7 @@ def register(cli: CommandLine) -> None:
 
     def cmd_changes(args: argparse.Namespace) -> int:
         vault = cli.open_vault(args, load=False)
-        journal = journal_for(vault)
-        if journal is None:
-            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        journal = require_journal(vault)
         if args.mark_reviewed is not None:
             return _mark(journal, args)
         if args.finish:
@@ -253,9 +252,7 @@ def register(cli: CommandLine) -> None:
                 f"`vaultwatch changes --agent {args.agent}`)"
             )
         vault = cli.open_vault(args)
-        journal = journal_for(vault)
-        if journal is None:
-            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        journal = require_journal(vault)
         writer = Writer(vault)
         try:
             if args.agent is not None:
@@ -297,9 +294,7 @@ def register(cli: CommandLine) -> None:
                 f"`vaultwatch changes --session {args.session}`)"
             )
         vault = cli.open_vault(args)
-        journal = journal_for(vault)
-        if journal is None:
-            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        journal = require_journal(vault)
         try:
             try:
                 since = None
@@ -358,9 +353,7 @@ def _register_redo(cli: CommandLine) -> None:
                 f"REVERT_ID must be the number of a revert from `vaultwatch changes`, not {args.revert_id!r}"
             )
         vault = cli.open_vault(args)
-        journal = journal_for(vault)
-        if journal is None:
-            raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
+        journal = require_journal(vault)
         try:
             try:
                 outcome = redo(Writer(vault), journal, int(args.revert_id), actor=person())

@@ -97,7 +97,7 @@ def register(cli: CommandLine) -> None:
             return 0
         vault = cli.open_vault(args)  # loaded: a rename rewrites the links the index knows of
         # the agent's own rules still apply, and the one-shot grant is checked by the gate
-        approval.configure(vault, always=True)
+        approval.configure(vault)
         try:
             done = pending.approve(vault, args.id, by=person())
         except pending.ApprovalRefused as exc:

@@ -32,6 +32,7 @@ from vaultwatch.core.review.approval import (
     ApprovalRequested,
     ApprovalSettled,
     Pending,
+    RulesChanged,
 )
 from vaultwatch.core.review.journal import At, Change, ChangeRecorded, JournalUpdated, journal_for
 from vaultwatch.tui.screens.approval import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from vaultwatch.core.events import Event
 
 MODES_CYCLE = ("none", "writes", "deletes")
+RULES_LOOK_S = 2.0  # s: how often the TUI looks whether the settings file changed (one stat)
 
 
 # --- the host ---------------------------------------------------------------------------------
@@ -97,6 +99,9 @@ class ReviewHost(Widget):
             for pending in gate.pending():
                 self.post_message(self.Asked(pending))
             self.show_gate()
+        # the settings file edited while no agent writes: the status line and the agents' rules follow
+        # it too (a decision reads it anyway; this is one stat now and then)
+        self.set_interval(RULES_LOOK_S, self._look_at_rules, name="settings-file")
         kept = waiting(self.vault)  # changes agents proposed while no TUI was open
         if kept:
             self.call_after_refresh(lambda: self.app.push_screen(PendingScreen(self.vault, kept)))
@@ -125,7 +130,7 @@ class ReviewHost(Widget):
             self.post_message(self.Recorded(event.change))
         elif isinstance(event, JournalUpdated):
             self.post_message(self.Updated())
-        elif isinstance(event, (ApprovalSettled, ApprovalModeChanged)):
+        elif isinstance(event, (ApprovalSettled, ApprovalModeChanged, RulesChanged)):
             self.post_message(self.GateChanged())
 
     def on_review_host_finished(self, message: Finished) -> None:
@@ -137,12 +142,23 @@ class ReviewHost(Widget):
 
     def on_review_host_gate_changed(self, message: GateChanged) -> None:
         self.show_gate()
+        main = getattr(self.app, "main", None)
+        if main is not None:  # the agents' rules shown in the activity panel's title
+            main.rules_changed()
+
+    def _look_at_rules(self) -> None:
+        gate = self.gate
+        if gate is not None:
+            gate.refresh()  # a change publishes RulesChanged: GateChanged redraws what shows the rules
 
     def show_gate(self) -> None:
         """The status line's approval part: the mode and how many changes wait (nothing when off)."""
         gate = self.gate
         status = getattr(self.app, "status", None)
         if status is None:
+            return
+        if gate is not None and gate.problem is not None:
+            status.set_part("approval", Text("settings file does not parse: agents' changes refused", style="bold red"))
             return
         if gate is None or (gate.mode == "none" and not gate.folders and not gate.pending()):
             status.set_part("approval", None)

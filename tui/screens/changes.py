@@ -38,7 +38,16 @@ from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.batch import revert_session, session_changes
 from vaultwatch.core.review.intents import OpenIntent, open_intents
-from vaultwatch.core.review.journal import At, Change, Journal, Within, journal_for, parse_since
+from vaultwatch.core.review.journal import (
+    At,
+    Change,
+    Journal,
+    Within,
+    journal_for,
+    parse_since,
+    require_journal,
+    why_no_journal,
+)
 from vaultwatch.core.review.merge import regions
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import (
@@ -57,11 +66,9 @@ if TYPE_CHECKING:
 
 
 def _journal_of(vault: Vault) -> Journal:
-    """The vault's journal: a VaultError, shown as the action's error, when it is switched off."""
-    journal = journal_for(vault)
-    if journal is None:
-        raise VaultError("the change journal is switched off (VAULTWATCH_JOURNAL=0)")
-    return journal
+    """The vault's journal: a VaultError, shown as the action's error, when there is none (switched
+    off, or it cannot be opened: the error says which)."""
+    return require_journal(vault)
 
 
 def _actor(app: Any) -> str:
@@ -724,6 +731,8 @@ class ChangesScreen(Screen[None], _Reverting):
             title.append(f" · note {self.note}", style="dim")
         if self.agent:
             title.append(f" · agent {self.agent}", style="dim")
+        if journal is None:  # switched off, or it cannot be opened: the person reads which
+            title.append(f"  {why_no_journal(self.app.session.vault)}", style="bold red")
         status = journal.status() if journal else None
         if status is not None and status["full"]:
             title.append(
@@ -858,7 +867,7 @@ class ChangesScreen(Screen[None], _Reverting):
             return
         journal = self._journal()
         if journal is None:
-            self.app.notify("the change journal is switched off (VAULTWATCH_JOURNAL=0)", title="finish")
+            self.app.notify(why_no_journal(self.app.session.vault), title="finish", markup=False)
             return
         if not journal.open_intents(interrupted=True):
             running = len(journal.open_intents())

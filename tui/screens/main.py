@@ -394,6 +394,11 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self._ticker.show(events[-1], len(self._activity_panel.calls.calls))
         self.show_agents()
 
+    def rules_changed(self) -> None:
+        """The person's rules changed (the settings file edited): the activity panel's title names
+        each agent's rule."""
+        self._activity_panel.show_title()
+
     def agent_presence(self, message: AgentPresence) -> None:
         event = message.event
         self._activity_panel.presence(event.session, event.agent, event.connected)
