@@ -212,3 +212,29 @@ async def test_changes_that_needed_no_approval_say_none(place) -> None:
     assert set(tree(root)) - set(before) == {"Notes/new.md"}
     [row] = journaled(env, root, "Notes/new.md")
     assert row["approved_via"] is None and "[approved" not in change_line(env, root, row["id"])
+
+
+async def test_ask_client_follows_the_settings_file_as_it_is_now(place) -> None:
+    """One running server (the bridge's): the person turns `ask_client` on in settings.toml, and the
+    next gated change is asked through the client; the person turns it off again while a question
+    waits for its answer, and the client's yes applies nothing."""
+    root, env = place
+    seen: list[str] = []
+    taking_back: list[bool] = []
+
+    async def callback(context, params) -> ElicitResult:
+        seen.append(params.message)
+        if taking_back:
+            settings(env, '[approve]\nmode = "writes"\nask_client = false\n')
+        return ElicitResult(action="accept", content={"approve": True})
+
+    async with Client(bridged(root, env), mode="legacy", elicitation_callback=callback) as client:
+        settings(env, '[approve]\nmode = "writes"\nask_client = true\n')
+        first = await client.call_tool("write", {"path": "Notes/plan.md", "content": "# One\n", "overwrite": True})
+        assert not first.is_error, first.content[0].text
+        assert len(seen) == 1 and (root / "Notes" / "plan.md").read_text() == "# One\n"
+        taking_back.append(True)
+        second = await client.call_tool("write", {"path": "Notes/plan.md", "content": "# Two\n", "overwrite": True})
+        assert second.is_error, second.content
+        assert "no longer let an agent's client approve" in second.content[0].text, second.content[0].text
+    assert len(seen) == 2 and (root / "Notes" / "plan.md").read_text() == "# One\n"
