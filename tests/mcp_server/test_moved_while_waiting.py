@@ -11,15 +11,37 @@ settings.toml; the folder is moved with os.rename, as a file manager does."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import test_pending
 from mcp import Client
+from mcp_testing import stop_headless_servers
 from mcp_types import ElicitResult
 from test_pending import NOTE, bridged, tree, vaultwatch
 
-place = test_pending.place  # Notes/plan.md and Notes/other.md (linking to it), `[approve] mode = "writes"`
+
+@pytest.fixture
+def place(tmp_path: Path, sock_dir: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+    """test_pending's vault (Notes/plan.md, and Notes/other.md linking to it), with the person's
+    settings asking through the agent's client (`ask_client`): the wait is the person's answer."""
+    root = tmp_path / "vault"
+    (root / "Notes").mkdir(parents=True)
+    (root / "Notes" / "plan.md").write_bytes(NOTE.encode())
+    (root / "Notes" / "other.md").write_text("# Other\nsee [[plan]]\n")
+    config = tmp_path / "config"
+    (config / "vaultwatch").mkdir(parents=True)
+    (config / "vaultwatch" / "settings.toml").write_text('[approve]\nmode = "writes"\nask_client = true\n')
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(config),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_RUNTIME_DIR": str(sock_dir),
+    }
+    yield root, env
+    stop_headless_servers(root)  # the one the bridge started
+
 
 MODES = pytest.mark.parametrize("mode", ["legacy", "auto"])
 
