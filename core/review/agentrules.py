@@ -7,7 +7,7 @@ In the settings file (`$XDG_CONFIG_HOME/vaultwatch/settings.toml`), beside `[app
     [agents."claude-code"]      # the MCP clientInfo name, or the name `mcp-config --agent` gave
     read_only = true
     [agents.scribe]
-    write = ["Inbox/**", "Daily/**"]   # the only folders it may change (absent: everywhere)
+    write = ["Inbox/**", "Daily/**"]   # the only folders it may change (absent: everywhere; []: none)
     deny = ["Private/**"]              # never these, even inside `write`
     approve = "none"                   # none | writes | deletes (absent: the vault's mode)
     ask_client = true                  # its own client may put a gated change to you (absent: [approve]'s)
@@ -47,11 +47,12 @@ class RuleRefused(VaultError):
 
 @dataclass(frozen=True, slots=True)
 class AgentRule:
-    """One agent's rule. `write` empty: it may write anywhere not denied."""
+    """One agent's rule. `write` None (not given): it may write anywhere not denied; an empty list:
+    nowhere (a list names the only folders it may change, and an empty one names none)."""
 
     name: str
     read_only: bool = False
-    write: tuple[str, ...] = ()
+    write: tuple[str, ...] | None = None
     deny: tuple[str, ...] = ()
     approve: str | None = None
     source: str = ""  # where the rule is written, e.g. '[agents."scribe"]'
@@ -62,7 +63,7 @@ class AgentRule:
         if self.read_only:
             parts = ["read-only"]
         else:
-            parts = [f"writes {', '.join(self.write)}" if self.write else "writes anywhere"]
+            parts = ["writes anywhere" if self.write is None else f"writes {', '.join(self.write) or 'nowhere'}"]
             if self.deny:
                 parts.append(f"never {', '.join(self.deny)}")
         if self.approve:
@@ -83,7 +84,7 @@ class AgentRule:
         for path in paths:
             if any(match(pattern, path) for pattern in self.deny):
                 return f"the person's rule {where} denies changes to {path!r} (deny = {list(self.deny)})"
-            if self.write and not any(match(pattern, path) for pattern in self.write):
+            if self.write is not None and not any(match(pattern, path) for pattern in self.write):
                 return f"the person's rule {where} lets this agent change only {list(self.write)}, not {path!r}"
         return None
 
@@ -202,7 +203,7 @@ def _table(table: Any, where: str, origin: str) -> dict[str, AgentRule]:
         out[str(name)] = AgentRule(
             str(name),
             read_only,
-            _globs(body.get("write"), f"{source} write", origin),
+            None if body.get("write") is None else _globs(body.get("write"), f"{source} write", origin),
             _globs(body.get("deny"), f"{source} deny", origin),
             approve,
             source,
@@ -216,7 +217,7 @@ def _globs(value: Any, where: str, origin: str) -> tuple[str, ...]:
         return ()
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):  # ([] is allowed)
         raise VaultError(f'{origin}: {where} must be a list of folder globs, e.g. ["Inbox/**"]')
     for pattern in value:
         glob_match(pattern, "")  # a bad pattern is said now, not at the first write

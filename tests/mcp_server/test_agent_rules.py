@@ -188,3 +188,18 @@ async def test_a_slash_in_the_clients_version_keeps_the_agents_rule(place, versi
         done = await client.call_tool("write", {"path": "Inbox/scribe.md", "content": "x\n"})
         assert not done.is_error, done.content
     assert not (root / "Notes" / "scribe.md").exists()
+
+
+async def test_an_empty_write_list_lets_the_agent_change_nothing(place) -> None:
+    """`write = []` names no folder the agent may change: every change is refused (an absent
+    `write` means everywhere; an empty list never does)."""
+    root, env = place
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    settings.write_text(SETTINGS + '\n[agents."nowhere"]\nwrite = []\n')
+    before = tree(root)
+    async with Client(configured(root, env, "nowhere")) as client:
+        for tool, arguments in WRITES:
+            got = await client.call_tool(tool, arguments)
+            assert got.is_error, (tool, arguments)
+            assert '[agents."nowhere"]' in got.content[0].text, got.content[0].text
+    assert tree(root) == before
