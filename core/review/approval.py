@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat as stat_mod
 import threading
 import time
 import tomllib
@@ -151,15 +152,41 @@ def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str
     return (None, [], None) if data is None else _approve_table(data, path)
 
 
-def _settings_data(path: str) -> dict[str, Any] | None:
-    """The settings file parsed (None: there is none); VaultError when it cannot be read or parsed."""
+def _settings_bytes(path: str) -> tuple[bytes, os.stat_result] | None:
+    """The settings file's bytes and the stat of what was read (None: there is none); VaultError
+    when it cannot be read or is not a regular file. Opened without blocking: a FIFO put in its
+    place must not hold every later decision waiting for a writer."""
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except OSError as exc:
+        raise VaultError(f"settings file {path}: {exc.strerror or exc}; fix or remove it") from None
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise VaultError(f"settings file {path} is not a regular file (a folder, FIFO or device); fix or remove it")
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    except OSError as exc:
+        raise VaultError(f"settings file {path}: {exc.strerror or exc}; fix or remove it") from None
+    finally:
+        os.close(fd)
+
+
+def _parse_settings(raw: bytes, path: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise VaultError(f"settings file {path}: {exc}; fix or remove it") from None
+
+
+def _settings_data(path: str) -> dict[str, Any] | None:
+    """The settings file parsed (None: there is none); VaultError when it cannot be read or parsed."""
+    got = _settings_bytes(path)
+    return None if got is None else _parse_settings(got[0], path)
 
 
 def _approve_table(data: dict[str, Any], path: str) -> tuple[str | None, list[tuple[str, str]], float | None]:
@@ -218,8 +245,14 @@ def read_rules(path: str, vault_root: str | None) -> GateRules:
     absent file: none). Never raises: a file that cannot be read or parsed gives `problem`."""
     try:
         data = _settings_data(path)
-        if data is None:
-            return GateRules()
+        return GateRules() if data is None else _rules_of(data, path, vault_root)
+    except VaultError as exc:
+        return GateRules(problem=exc.message)
+
+
+def _rules_of(data: dict[str, Any], path: str, vault_root: str | None) -> GateRules:
+    """The gate's rules in a parsed settings file (see read_rules)."""
+    try:
         mode, folders, timeout = _approve_table(data, path)
         ask_client = _ask_client(data, path)
         agents = agentrules.parse(data, vault_root, origin=f"settings file {path}")
@@ -267,7 +300,9 @@ class RulesFile:
             if self._saving(seen, now):
                 return self._rules  # (not taken as seen: looked at again at the next decision)
             self._gone_at = None
-            rules = read_rules(self.path, self.vault_root)
+            rules = self._read(now)
+            if rules is None:  # emptied a moment ago by a save under way: its text comes next
+                return self._rules  # (not taken as seen: looked at again at the next decision)
             if rules.problem is None and seen is None and os.path.islink(self.path):
                 rules = GateRules(problem=f"settings file {self.path} is a symbolic link to nothing; fix or remove it")
             if rules.problem is not None:  # the last rules that parsed stay, for the views; agents wait
@@ -277,6 +312,21 @@ class RulesFile:
             if rules != self._rules:
                 self._rules = rules
             return self._rules
+
+    def _read(self, now: int) -> GateRules | None:
+        """The file's rules as read now; None when it is empty, rules applied before, and it changed
+        within RACY_NS: an in-place save truncates before it writes, and a decision that looked just
+        between the stat and the read would otherwise apply no rules at all."""
+        try:
+            got = _settings_bytes(self.path)
+            if got is None:
+                return GateRules()
+            raw, st = got
+            if not raw.strip() and self._rules != GateRules() and now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
+                return None
+            return _rules_of(_parse_settings(raw, self.path), self.path, self.vault_root)
+        except VaultError as exc:
+            return GateRules(problem=exc.message)
 
     def _saving(self, seen: tuple[int, ...] | None, now: int) -> bool:
         """Whether the file, gone or empty where rules were, may be an editor's save under way."""

@@ -78,6 +78,56 @@ def test_a_file_gone_or_emptied_for_a_moment_keeps_its_rules(settings: Path, mon
     assert not rules.current().agents  # removed for good: the person's choice
 
 
+def test_a_decision_during_an_in_place_save_never_sees_no_rules(settings: Path) -> None:
+    """An editor that saves in place truncates the file, then writes it. A decision that stats the
+    file before the truncation and reads it after reads nothing: that is a save under way, never a
+    file that says "no rules". One thread saves the same rules over and over while another decides."""
+    settings.write_text(READ_ONLY)
+    rules = RulesFile(str(settings), None)
+    assert rules.current().agents.rules["bot"].read_only
+    stop = threading.Event()
+
+    def save() -> None:  # in place: the same inode, truncated (O_TRUNC), then written
+        while not stop.is_set():
+            fd = os.open(settings, os.O_WRONLY | os.O_TRUNC)
+            os.write(fd, READ_ONLY.encode())
+            os.close(fd)
+            time.sleep(0.0005)
+
+    saver = threading.Thread(target=save)
+    saver.start()
+    loose = looks = 0
+    try:
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline:
+            got = rules.current()
+            looks += 1
+            bot = got.agents.rules.get("bot")
+            if got.problem is None and (bot is None or not bot.read_only):
+                loose += 1
+    finally:
+        stop.set()
+        saver.join()
+    assert looks > 1000 and loose == 0, (looks, loose)
+
+
+def test_a_fifo_in_place_of_the_file_is_a_problem_not_a_wait(settings: Path, monkeypatch) -> None:
+    """A FIFO put where the settings file was: the decision says what is wrong at once (agents' changes
+    are refused), and never waits for a writer that may never come."""
+    monkeypatch.setattr(approval, "RACY_NS", 0)  # (no save under way to wait out)
+    settings.write_text(READ_ONLY)
+    rules = RulesFile(str(settings), None)
+    assert rules.current().problem is None
+    settings.unlink()
+    os.mkfifo(settings)
+    done: list = []
+    looker = threading.Thread(target=lambda: done.append(rules.current()), daemon=True)
+    looker.start()
+    looker.join(5)
+    assert done, "the decision waits on the FIFO"
+    assert done[0].problem is not None and "not a regular file" in done[0].problem, done[0]
+
+
 def test_a_link_to_nothing_is_a_problem_not_an_absent_file(settings: Path, monkeypatch) -> None:
     monkeypatch.setattr(approval, "RACY_NS", 1)
     os.symlink(settings.with_name("gone.toml"), settings)
