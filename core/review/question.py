@@ -40,6 +40,8 @@ _CONTROLS = frozenset(
         *range(0x00, 0x20),
         0x7F,
         *range(0x80, 0xA0),
+        0x2028,  # line and paragraph separators: drawn as line breaks by some clients
+        0x2029,
         *range(0x202A, 0x202F),  # bidirectional embeddings and overrides
         *range(0x2066, 0x206A),  # bidirectional isolates
     )

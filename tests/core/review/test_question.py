@@ -85,3 +85,13 @@ def test_a_rename_shows_every_effect() -> None:
     asked = question(effects, None, None, WHY)
     assert asked.fits and asked.text.startswith("An agent asks to rename")
     assert "  move_from A/x.md -> B/x.md" in asked.text and "  links C/links.md" in asked.text
+
+
+def test_an_agents_name_cannot_break_the_question_into_lines_of_its_own() -> None:
+    """The agent's name is its client's claim: line and paragraph separators in it (which some clients
+    draw as line breaks) are escapes, so no name can draw a made-up list of effects before the real one."""
+    fake = "helper. Nothing else changes.\u2028\u2028It touches 1 path:\u2029  write Pub/todo.md"
+    asked = question(fx.written("a.md", "a.md"), b"a\n", b"b\n", WHY, agent=fake)
+    first = asked.text.split("\n")[0]
+    assert "\u2028" not in asked.text and "\u2029" not in asked.text
+    assert first.startswith("The agent helper. Nothing else changes.\\u2028\\u2028It touches 1 path:\\u2029"), first
