@@ -580,6 +580,9 @@ class Journal:
             # which file this connection writes: one removed or replaced while it is open would take
             # agents' changes where nobody reads them (see `admit`)
             self._identity = _identity(path)
+            # and its write-ahead log, where committed rows wait for a checkpoint: one removed while
+            # the connection is open takes those rows with it at the next crash (see `_still_there`)
+            self._wal_identity = _identity(path + "-wal")
         except BaseException:
             self._con.close()
             raise
@@ -1635,12 +1638,18 @@ class Journal:
 
     def _still_there(self) -> None:
         """JournalUnavailable when the journal's path no longer names the file this connection writes
-        (removed, or replaced by another file, a folder or a link, while it was open): an agent's
-        change would be journaled into a file nobody reads. One stat of the path."""
+        (removed, or replaced by another file, a folder or a link, while it was open), or its
+        write-ahead log was removed or replaced: an agent's change would be journaled into a file
+        nobody reads, or lost with the log at the next crash. Two stats."""
         if _identity(self.path) == self._identity:
-            return
+            wal = _identity(self.path + "-wal")
+            if self._wal_identity is None:  # (not made yet when the journal was opened)
+                self._wal_identity = wal
+            if wal == self._wal_identity:
+                return
         message = (
-            f"the change journal {self.path} was removed or replaced while this vaultwatch (process "
+            f"the change journal {self.path} (or its write-ahead log, -wal) was removed or replaced while this "
+            f"vaultwatch (process "
             f"{os.getpid()}) had it open: agents' changes are refused, so that none is journaled where "
             "nobody reads it; restart vaultwatch (the TUI, or the server serving the vault) to open the "
             "journal that is there now"

@@ -8,6 +8,7 @@ process can leave it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -240,8 +241,16 @@ def replaced_by_a_folder(path: str) -> None:
     os.mkdir(path)
 
 
+def its_log_removed(path: str) -> None:
+    """The write-ahead log removed (and its shared memory): the rows committed since the last
+    checkpoint go with it at the next crash, and SQLite starts a new log no reader sees."""
+    os.remove(path + "-wal")
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(path + "-shm")
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("spoil", [removed, replaced_by_a_copy, replaced_by_a_folder])
+@pytest.mark.parametrize("spoil", [removed, replaced_by_a_copy, replaced_by_a_folder, its_log_removed])
 async def test_a_journal_removed_or_replaced_while_the_server_runs_refuses_agents(place, spoil) -> None:
     """The server holds the journal open: a file removed or replaced under it would take agents'
     changes where nobody reads them. Its next agent's change sees the path names another file."""
