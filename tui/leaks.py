@@ -5,7 +5,7 @@ itself, so each cache key holds the `StylesCache` of a widget that drew a line, 
 them: every widget of every dialog the person has closed stays in memory with the lines it
 cached and the strips derived from them (each Textual `Strip` carries several caches of its
 own). Memory grows with every approval, and each full collection walks more of it, which
-shows as pauses while keys are pressed. Upstream knows it (Textualize/textual#6665); until
+shows as pauses while keys are pressed. It is reported upstream (see docs/performance.md); until
 the pin moves past a fix, the app empties that cache whenever a screen closes. What the cache
 saves is two `Style` objects per widget, made again on the next frame.
 """
