@@ -440,11 +440,7 @@ class Vault:
         # its writes refresh the index: after the first load, and after the load's check of the disk has
         # been applied, so that what the killed run left (its new folders) is seen while its intent is open
         self.wait_for_pending_writes(RESUME_READY_WAIT_S)
-        from vaultwatch.core.review.journal import has_intents, journal_path  # noqa: PLC0415
-
-        # a process that has not opened the journal (a TUI showing no changes yet) opens it only when
-        # there is something to finish: opening it starts recording outside edits
-        if not self._journal_set and not has_intents(journal_path(self.root_real)):
+        if not self._may_hold_intents():
             return
         journal = self.journal
         if journal is None or not journal.open_intents(interrupted=True):
@@ -455,14 +451,20 @@ class Vault:
 
         resume_and_report(self, journal, agents_only=agents_only)
 
+    def _may_hold_intents(self) -> bool:
+        """Whether the journal may hold an open intent. A process that has not opened the journal (a
+        TUI showing no changes yet) opens it only when its file holds one: opening it starts
+        recording outside edits."""
+        from vaultwatch.core.review.journal import has_intents, journal_path  # noqa: PLC0415
+
+        return self._journal_set or has_intents(journal_path(self.root_real))
+
     def unsettled_temp_files(self) -> set[str] | None:
         """The temporary files of agents' writes a kill cut off that are not settled yet
         (`Journal.intent_temps`): a sweep leaves them to the settling, which reads them to tell
         whether each write landed. Opens no journal that holds no intent. None when the journal
         cannot be opened: which files its intents name is unknown, so a sweep keeps every one."""
-        from vaultwatch.core.review.journal import has_intents, journal_path  # noqa: PLC0415
-
-        if not self._journal_set and not has_intents(journal_path(self.root_real)):
+        if not self._may_hold_intents():
             return set()
         journal = self.journal
         if journal is None:

@@ -59,6 +59,7 @@ __all__ = [
     "folds_case",
     "fsync_dir",
     "hardlink_refusal",
+    "moved_away",
     "os_error",
     "read_file",
     "rename_noreplace",
@@ -349,14 +350,14 @@ class TempFile:
         if hook is not None:
             hook("checked")
         if placed is not None and not placed():
-            raise _moved_away(shown or target)
+            raise moved_away(shown or target)
         dfd = self.dir_fd
         replaced: Replaced = UNKNOWN
         if create:
             os.link(self.name, target, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
             if placed is not None and not placed():  # moved in the instant before the link
                 os.unlink(target, dir_fd=dfd)  # (the link just made: this write's own bytes)
-                raise _moved_away(shown or target)
+                raise moved_away(shown or target)
             os.unlink(self.name, dir_fd=dfd)
             replaced = None
         elif platform.renameat2_exchange(dfd, self.name, dfd, target):
@@ -369,7 +370,7 @@ class TempFile:
             try:
                 replaced = _read_taken_out(dfd, self.name, target)
                 if placed is not None and not placed():
-                    raise _moved_away(shown or target)
+                    raise moved_away(shown or target)
             except WriteRefused:
                 # not a note the write path writes over (a folder, a FIFO, a link, a hard-linked or
                 # huge file swapped in meanwhile), or its folder went where no note is written:
@@ -406,10 +407,12 @@ class TempFile:
             os.close(fd)  # drops the flock
 
 
-def _moved_away(target: str) -> WriteRefused:
+def moved_away(path: str, change: str = "write", done: str = "written") -> WriteRefused:
+    """The refusal of a change whose folder moved after it was decided on (the write path's one
+    wording of it, for writes here and for renames and deletes in core.edit.writes)."""
     return WriteRefused(
-        f"the folder of {target!r} was moved while this write was in progress or waited for approval; "
-        "nothing was written: look where it is now and try again",
+        f"the folder of {path!r} was moved while this {change} was in progress or waited for approval; "
+        f"nothing was {done}: look where it is now and try again",
         "moved_away",
     )
 

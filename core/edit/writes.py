@@ -74,6 +74,7 @@ from vaultwatch.core.edit.atomic import (
     folds_case,
     fsync_dir,
     hardlink_refusal,
+    moved_away,
     os_error,
     read_file,
     rename_noreplace,
@@ -1055,11 +1056,7 @@ class Writer:
         (`_in_place`)."""
         for loc in locs:
             if not self._in_place(loc):
-                raise WriteRefused(
-                    f"the folder of {loc.canon!r} was moved while this change was in progress or waited for "
-                    f"approval; nothing was {what}: look where it is now and try again",
-                    "moved_away",
-                )
+                raise moved_away(loc.canon, "change", what)
 
     def _make_folders(self, canon: str, approved: str, folders: list[str]) -> Loc:
         """Make the missing folders on the way to `canon` (a new entry), after the gate approved

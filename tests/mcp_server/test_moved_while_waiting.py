@@ -11,36 +11,26 @@ settings.toml; the folder is moved with os.rename, as a file manager does."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import test_pending
 from mcp import Client
-from mcp_testing import stop_headless_servers
 from mcp_types import ElicitResult
 from test_pending import NOTE, bridged, tree, vaultwatch
 
+place = test_pending.place  # Notes/plan.md and Notes/other.md (linking to it), `[approve] mode = "writes"`
+
 
 @pytest.fixture
-def place(tmp_path: Path, sock_dir: Path) -> Iterator[tuple[Path, dict[str, str]]]:
-    """test_pending's vault (Notes/plan.md, and Notes/other.md linking to it), with the person's
-    settings asking through the agent's client (`ask_client`): the wait is the person's answer."""
-    root = tmp_path / "vault"
-    (root / "Notes").mkdir(parents=True)
-    (root / "Notes" / "plan.md").write_bytes(NOTE.encode())
-    (root / "Notes" / "other.md").write_text("# Other\nsee [[plan]]\n")
-    config = tmp_path / "config"
-    (config / "vaultwatch").mkdir(parents=True)
-    (config / "vaultwatch" / "settings.toml").write_text('[approve]\nmode = "writes"\nask_client = true\n')
-    env = {
-        **os.environ,
-        "XDG_CONFIG_HOME": str(config),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "XDG_RUNTIME_DIR": str(sock_dir),
-    }
-    yield root, env
-    stop_headless_servers(root)  # the one the bridge started
+def asking(place: tuple[Path, dict[str, str]]) -> tuple[Path, dict[str, str]]:
+    """test_pending's vault, with the person's settings asking through the agent's client
+    (`ask_client`): the wait is the person's answer."""
+    root, env = place
+    (Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml").write_text(
+        '[approve]\nmode = "writes"\nask_client = true\n'
+    )
+    return root, env
 
 
 MODES = pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -76,9 +66,9 @@ async def call(root: Path, env: dict[str, str], mode: str, callback, tool: str, 
 @MODES
 @pytest.mark.parametrize("where", ["Private/Notes", "out of the vault", ".trash/Notes"])
 async def test_a_write_waiting_for_the_person_never_lands_where_its_folder_went(
-    place, tmp_path: Path, mode: str, where: str
+    asking, tmp_path: Path, mode: str, where: str
 ) -> None:
-    root, env = place
+    root, env = asking
     dst = tmp_path / "elsewhere" / "Notes" if where == "out of the vault" else root / where
     asked: list[str] = []
     got = await call(
@@ -98,9 +88,9 @@ async def test_a_write_waiting_for_the_person_never_lands_where_its_folder_went(
 @MODES
 @pytest.mark.parametrize("where", ["Private/Notes", "out of the vault", ".trash/Notes"])
 async def test_a_create_waiting_for_the_person_never_lands_where_its_folder_went(
-    place, tmp_path: Path, mode: str, where: str
+    asking, tmp_path: Path, mode: str, where: str
 ) -> None:
-    root, env = place
+    root, env = asking
     dst = tmp_path / "elsewhere" / "Notes" if where == "out of the vault" else root / where
     asked: list[str] = []
     got = await call(
@@ -116,8 +106,8 @@ async def test_a_create_waiting_for_the_person_never_lands_where_its_folder_went
 
 
 @MODES
-async def test_a_rename_waiting_for_the_person_never_lands_where_its_destination_went(place, mode: str) -> None:
-    root, env = place
+async def test_a_rename_waiting_for_the_person_never_lands_where_its_destination_went(asking, mode: str) -> None:
+    root, env = asking
     (root / "Out").mkdir()
     (root / "Out" / "keep.md").write_text("# Keep\n")
     before = tree(root)
@@ -138,8 +128,8 @@ async def test_a_rename_waiting_for_the_person_never_lands_where_its_destination
 
 
 @MODES
-async def test_a_delete_waiting_for_the_person_never_takes_a_note_from_where_its_folder_went(place, mode: str) -> None:
-    root, env = place
+async def test_a_delete_waiting_for_the_person_never_takes_a_note_from_where_its_folder_went(asking, mode: str) -> None:
+    root, env = asking
     asked: list[str] = []
     got = await call(
         root, env, mode, moving(root / "Notes", root / "Archive" / "Notes", asked), "delete", {"path": "Notes/plan.md"}

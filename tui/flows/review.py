@@ -157,14 +157,15 @@ class ReviewHost(Widget):
         status = getattr(self.app, "status", None)
         if status is None:
             return
-        if gate is not None and gate.problem is not None:
+        now = gate.applied() if gate is not None else None  # one reading of the settings file for the part
+        if now is not None and now.problem is not None:
             status.set_part("approval", Text("settings file does not parse: agents' changes refused", style="bold red"))
             return
-        if gate is None or (gate.mode == "none" and not gate.folders and not gate.pending()):
+        if gate is None or now is None or (now.mode == "none" and not now.folders and not gate.pending()):
             status.set_part("approval", None)
             return
         waiting = len(gate.pending())
-        text = Text(f"approve: {gate.mode}" + (" + folder rules" if gate.folders else ""), style="bold yellow")
+        text = Text(f"approve: {now.mode}" + (" + folder rules" if now.folders else ""), style="bold yellow")
         if waiting:
             text.append(f" · {waiting} waiting", style="bold red")
         status.set_part("approval", text)
