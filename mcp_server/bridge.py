@@ -62,10 +62,11 @@ CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"  # where 2026-07-28 requ
 PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion"  # what marks a request as 2026-07-28
 
 from vaultwatch.core import settings
+from vaultwatch.core.review.guardenv import encoded, guard_environment
 
 from . import unixhttp
 from .launch import BridgeError, NotListening, connect_trusted
-from .wire import MCP_PATH, SESSION_HEADER
+from .wire import GUARD_ENV_HEADER, MCP_PATH, SESSION_HEADER
 
 APP_GONE = "vaultwatch stopped serving this vault (the app was closed or crashed) and no server could be reached again"
 MAYBE_APPLIED = (
@@ -178,6 +179,8 @@ class Relay:
         self.handshaking.set()
         self._out = threading.Lock()
         self._client_session = "bridge-" + uuid.uuid4().hex[:12]
+        # the rules this client's environment names: a server that applies others refuses it (sameenv.py)
+        self._guard_env = encoded(guard_environment())
         self.subscribed: set[str] = set()  # resources the client subscribed to (again after a switch)
 
     # -- stdout -------------------------------------------------------------------------
@@ -331,6 +334,7 @@ class Relay:
             "accept": "application/json, text/event-stream",
             "content-type": "application/json",
             SESSION_HEADER: self._client_session,
+            GUARD_ENV_HEADER: self._guard_env,
         }
         if self.session_id:
             headers["mcp-session-id"] = self.session_id

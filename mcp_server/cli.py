@@ -122,6 +122,7 @@ def register(cli: CommandLine) -> None:
                 kind="headless" if args.headless else "serve",
                 vault_lock=lock,
                 idle_exit=args.idle_exit,
+                started_by_bridge=args.started_by_bridge,
                 **_server_options(args),
             )
             import asyncio  # noqa: PLC0415  (a stdio server's first answers need none: stdiofront.py)
@@ -178,6 +179,8 @@ def register(cli: CommandLine) -> None:
         default=None,
         help="stop after SECONDS without MCP clients (bridges start a server again when needed)",
     )
+    # set by `vaultwatch bridge` when it starts the server: not for people (help hidden)
+    p.add_argument("--started-by-bridge", action="store_true", help=argparse.SUPPRESS)
     p.add_argument(
         "--wait-lock",
         metavar="SECONDS",

@@ -64,6 +64,7 @@ from .locations import (
 )
 from .persondesk import PersonDesk
 from .requestguard import MAX_REQUEST_BYTES, RequestGuard
+from .sameenv import SameGuardEnvironment
 from .server import ToolRegistrar, build_server
 from .splice import Splice
 from .streaming import JsonUnlessStreaming
@@ -280,12 +281,16 @@ class McpHost:
         kind: str = "serve",
         vault_lock: VaultLock | None = None,
         idle_exit: float | None = None,
+        started_by_bridge: bool = False,
         **server_options: Any,
     ) -> None:
         self.vault = vault
         self.kind = kind  # "tui", "serve" or "headless": recorded for whoever finds the vault busy
         self._vault_lock = vault_lock  # taken by the caller already (serve takes it before importing the SDK)
         self.idle_exit = idle_exit  # stop after this many seconds without clients (headless servers)
+        # a server a bridge started runs in that client's environment, not the person's: it serves
+        # only bridges whose environment names the same rules (sameenv.py)
+        self.started_by_bridge = started_by_bridge
         self._inflight = 0
         self._last_request = time.monotonic()
         self._bridges: dict[bytes, float] = {}  # bridges seen (their session header) and when last
@@ -481,7 +486,10 @@ class McpHost:
             self.splice = Splice(app)
             app = _Counting(SessionEnd(self.splice, self.activity), self)
             # the person's decisions on pending changes (`vaultwatch approve`): on the Unix socket only
-            servers.append(_uvicorn(_Counting(PersonDesk(SessionEnd(self.splice, self.activity), self.vault), self)))
+            desk: Any = PersonDesk(SessionEnd(self.splice, self.activity), self.vault)
+            if self.started_by_bridge:  # (bridges only reach the Unix socket)
+                desk = SameGuardEnvironment(desk, self.vault.root_real)
+            servers.append(_uvicorn(_Counting(desk, self)))
             if self.http:
                 token = http_token(self.vault.root_real)
                 servers.append(

@@ -149,9 +149,16 @@ def vaultwatch_command() -> list[str]:
 
 
 def spawn_headless(
-    root_real: str, socket_path: str, idle_exit: float, wait_lock: float | None = None, serve_args: Sequence[str] = ()
+    root_real: str,
+    socket_path: str,
+    idle_exit: float,
+    wait_lock: float | None = None,
+    serve_args: Sequence[str] = (),
+    *,
+    by_bridge: bool = False,
 ) -> subprocess.Popen:
-    """Start `vaultwatch serve ROOT --headless` detached from this process (see module doc)."""
+    """Start `vaultwatch serve ROOT --headless` detached from this process (see module doc).
+    `by_bridge`: started for a bridge's client, so in that client's environment (mcp_server/sameenv.py)."""
     log = log_path(root_real)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
@@ -167,6 +174,7 @@ def spawn_headless(
                 "--idle-exit",
                 f"{idle_exit:g}",
                 *(["--wait-lock", f"{wait_lock:g}"] if wait_lock else []),
+                *(["--started-by-bridge"] if by_bridge else []),
                 *serve_args,
             ],
             cwd="/",
@@ -241,7 +249,7 @@ def locate(
                     )
                 starts += 1
                 try:
-                    child = spawn_headless(root_real, default_socket, idle_exit)
+                    child = spawn_headless(root_real, default_socket, idle_exit, by_bridge=True)
                 except (OSError, ValueError, subprocess.SubprocessError) as exc:
                     # a start that raised (e.g. ValueError('bad value(s) in fds_to_keep'), as a worker
                     # start did in the TUI) is a failed start: tried again, then said to the client

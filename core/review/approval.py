@@ -51,6 +51,7 @@ from vaultwatch.core.events import Event, IndexProblem
 from vaultwatch.core.review import agentrules
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
+from vaultwatch.core.review.guardenv import settings_path
 from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
 from vaultwatch.core.review.question import question
 
@@ -127,14 +128,6 @@ class ApprovalFinished(Event):
 @dataclass(frozen=True, slots=True)
 class ApprovalModeChanged(Event):
     mode: str
-
-
-def settings_path() -> str:
-    """`$XDG_CONFIG_HOME/vaultwatch/settings.toml` (default `~/.config/vaultwatch/settings.toml`)."""
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    if not base or not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "vaultwatch", "settings.toml")
 
 
 def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str]], float | None]:

@@ -94,6 +94,7 @@ from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable f
 from vaultwatch.core.errors import JournalUnavailable, NotFoundError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event
 from vaultwatch.core.review.agentrules import shown_agent
+from vaultwatch.core.review.guardenv import state_dir
 
 DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
@@ -280,14 +281,6 @@ def _unpack(blob: bytes | None, base: bytes | None = None) -> bytes | None:
 
 
 # --- where journals live -----------------------------------------------------------------------
-
-
-def state_dir() -> str:
-    """`$XDG_STATE_HOME/vaultwatch`, or `~/.local/state/vaultwatch` when unset or relative."""
-    base = os.environ.get("XDG_STATE_HOME", "")
-    if not base or not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "vaultwatch")
 
 
 def journal_path(root_real: str) -> str:
