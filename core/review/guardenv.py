@@ -64,7 +64,10 @@ def guard_environment() -> dict[str, str]:
         STATE_FOLDER: os.path.realpath(state_dir()),
     }
     for name in GUARD_VARIABLES:
-        found[name] = str(settings.env(name))
+        value = settings.env(name)
+        found[name] = (
+            ("on" if value else "off") if isinstance(value, bool) else "default" if value is None else str(value)
+        )
     return found
 
 
