@@ -16,12 +16,16 @@ gate keeps the change as a pending change instead (core.review.pending), whose w
 What a note's lines hold is anyone's to write: every character a client could act on instead of
 drawing, or draw as nothing (controls, bidirectional overrides and isolates, zero-width and
 other default-ignorable characters), is shown as `\\uXXXX`, so no line can hide, reorder or
-overwrite another. A change of line endings alone shows no line in a line diff: it is said on a
-line of its own.
+overwrite another. So are combining marks that could make a line read as something else or draw
+over its neighbours: overlays (a stroke through a digit), enclosing marks, stacks taller than any
+script writes on one letter, and marks with no letter under them; the accents and points of real
+text (é, Vietnamese, Devanagari, pointed Hebrew, Arabic harakat) show as they are. A change of
+line endings alone shows no line in a line diff: it is said on a line of its own.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
@@ -47,6 +51,8 @@ _CONTROLS = frozenset(
     )
 )
 _ENDINGS = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
+_OVERLAY = 1  # the canonical combining class of marks drawn through their base (a stroke, a slash)
+MAX_STACKED_MARKS = 4  # nonspacing marks on one base shown as they are (see _disguises)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,15 +70,58 @@ class Question:
 
 
 def visible(text: str, *, keep_tab: bool = True) -> str:
-    """`text` with every character a client could act on, or draw as nothing, written as `\\uXXXX`."""
-    out = []
-    for ch in text:
+    """`text` with every character a client could act on, or draw as nothing, written as `\\uXXXX`,
+    and every run of combining marks that could disguise what it sits on (`_disguises`) too."""
+    out: list[str] = []
+    based = False  # the last character drawn as itself can carry combining marks
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if unicodedata.category(ch)[0] == "M":
+            end = i + 1
+            while end < n and unicodedata.category(text[end])[0] == "M":
+                end += 1
+            run = text[i:end]
+            if not based or _disguises(run):
+                # the whole run: one mark left drawn would sit on an escape's last digit instead
+                out.extend(f"\\u{ord(m):04x}" for m in run)
+                based = False
+            else:
+                out.append(run)
+            i = end
+            continue
         cp = ord(ch)
         if (cp in _CONTROLS and not (keep_tab and cp == 0x09)) or (cp > 0x7F and default_ignorable(ch)):
             out.append(f"\\u{cp:04x}")
+            based = False
         else:
             out.append(ch)
+            # marks on a blank (a tab, a space) belong to nothing the reader sees: drawn over the
+            # gap they reach into the characters beside it
+            based = not ch.isspace()
+        i += 1
     return "".join(out)
+
+
+def _disguises(run: str) -> bool:
+    """Whether a run of combining marks on one base could make it read as something else, or
+    draw over the lines beside it: an overlay (canonical combining class 1: a stroke, a slash, a
+    ring drawn through the base), an enclosing mark (drawn around the base and past it), a
+    character escaped anyway (a variation selector, the grapheme joiner), the same mark twice
+    in a row, or more stacked marks than real text puts on one letter. The bound is UTS 39's
+    (Unicode's security mechanisms flag more than four nonspacing marks in sequence, and the
+    same one twice): Vietnamese stacks two, pointed Hebrew three or four (dagesh, shin dot,
+    vowel, meteg), Arabic two (shadda and a haraka), while a longer stack climbs into the lines
+    above and below ("Zalgo" text)."""
+    stacked = 0
+    previous = ""
+    for mark in run:
+        kind = unicodedata.category(mark)
+        if kind == "Me" or unicodedata.combining(mark) == _OVERLAY or default_ignorable(mark) or mark == previous:
+            return True
+        stacked += kind == "Mn"
+        previous = mark
+    return stacked > MAX_STACKED_MARKS
 
 
 def _endings(text: str) -> Counter[str]:
