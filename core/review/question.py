@@ -2,6 +2,7 @@
 
     asked = question(effects, old, new, why, agent="scribe/1")
     asked.text       # every effect, the note's line counts and every hunk, every line of each
+                     # (a rename: every hunk of each note whose links it rewrites, `relinks`)
     asked.why_not    # "" when it fits; else why the change is not put as a question at all
 
 A question is a dialog the client draws, not a pager: a diff the client cuts, or the person
@@ -27,11 +28,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from vaultwatch.core.disk.names import default_ignorable
 from vaultwatch.core.edit.effects import EffectSet
-from vaultwatch.core.review.textdiff import text_diff
+from vaultwatch.core.review.textdiff import Diff, text_diff
 
 # A dialog's worth of text: about what a terminal client's dialog shows without scrolling, and
 # a fraction of what any client carries in one message, in either protocol form.
@@ -63,6 +65,7 @@ class Question:
     why_not: str = ""
     lines: int = 0
     size: int = 0  # bytes of the text, UTF-8
+    links: tuple[tuple[str, bytes, bytes], ...] = ()  # the link rewrites it shows (path, before, after)
 
     @property
     def fits(self) -> bool:
@@ -164,10 +167,19 @@ class _Text:
 
 
 def question(
-    effects: EffectSet, old: bytes | None, new: bytes | None, why: str, *, agent: str | None = None
+    effects: EffectSet,
+    old: bytes | None,
+    new: bytes | None,
+    why: str,
+    *,
+    agent: str | None = None,
+    relinks: Callable[[], Iterable[tuple[str, bytes, bytes]]] | None = None,
 ) -> Question:
-    """The whole change as one question to the person, or why it cannot be one (see module doc)."""
+    """The whole change as one question to the person, or why it cannot be one (see module doc).
+    `relinks`: a rename's link rewrites (each note's real path after the move, its bytes before and
+    after), asked for only once every effect fits: every hunk of each is shown, as the note's are."""
     out = _Text()
+    links: list[tuple[str, bytes, bytes]] = []
     who = f"The agent {visible(agent, keep_tab=False)}" if agent else "An agent"
     count = len(effects.effects)
     try:
@@ -180,18 +192,24 @@ def question(
             if before is None or after is None:
                 return Question(None, "its bytes are not UTF-8 text, which a question cannot show")
             diff = text_diff(before, after)
-            hunks = f"{len(diff.hunks)} hunk" + ("" if len(diff.hunks) == 1 else "s")
-            out.add(f"The note's lines: +{diff.added} -{diff.removed}, in {hunks}, all shown:")
+            out.add(f"The note's lines: +{diff.added} -{diff.removed}, in {_hunks(diff)}, all shown:")
             was, now = _endings(before), _endings(after)
             if old is not None and new is not None and was != now:  # (a new or deleted note's: its lines)
                 kinds = sorted(set(was) | set(now))
                 out.add("Line endings change: " + ", ".join(f"{k} {was[k]} -> {now[k]}" for k in kinds))
-            for hunk in diff.hunks:
-                if len(out.lines) + 1 + hunk.rows() > MAX_LINES:
-                    raise _Full  # (before its lines and their word diffs are computed)
-                out.add(hunk.header)
-                for line in hunk.lines:
-                    out.add(f"{line.op}{visible(line.text)}")
+            _add_hunks(out, diff)
+        for path, was_bytes, now_bytes in relinks() if relinks is not None else ():
+            # what each link becomes, not only which notes: the person approves the new link text
+            links.append((path, was_bytes, now_bytes))
+            before, after = _decoded(was_bytes), _decoded(now_bytes)
+            if before is None or after is None:
+                return Question(None, "a note whose links it rewrites is not UTF-8 text, which a question cannot show")
+            diff = text_diff(before, after)
+            out.add(
+                f"Links rewritten in {visible(path, keep_tab=False)}: +{diff.added} -{diff.removed}, "
+                f"in {_hunks(diff)}, all shown:"
+            )
+            _add_hunks(out, diff)
     except _Full:
         return Question(
             None,
@@ -199,7 +217,21 @@ def question(
             f"{MAX_BYTES // 1024} KiB), and the person approves only a change they have seen whole",
         )
     text = "\n".join(out.lines)
-    return Question(text, "", len(out.lines), out.size)
+    return Question(text, "", len(out.lines), out.size, tuple(links))
+
+
+def _hunks(diff: Diff) -> str:
+    return f"{len(diff.hunks)} hunk" + ("" if len(diff.hunks) == 1 else "s")
+
+
+def _add_hunks(out: _Text, diff: Diff) -> None:
+    """Every hunk of `diff`, every line of each (raises _Full past the bound)."""
+    for hunk in diff.hunks:
+        if len(out.lines) + 1 + hunk.rows() > MAX_LINES:
+            raise _Full  # (before its lines and their word diffs are computed)
+        out.add(hunk.header)
+        for line in hunk.lines:
+            out.add(f"{line.op}{visible(line.text)}")
 
 
 __all__ = ["MAX_BYTES", "MAX_LINES", "Question", "question", "visible"]

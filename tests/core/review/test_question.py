@@ -157,3 +157,46 @@ def test_names_in_the_question_show_their_marks_as_escapes() -> None:
     lines = asked.text.splitlines()
     assert lines[0].startswith("The agent \\u20dfbot\\u0336 asks"), lines[0]
     assert "  write Notes/plan\\u0338.md" in lines and "  write \\u0301x.md" in lines, lines
+
+
+def test_a_rename_shows_what_each_rewritten_link_becomes() -> None:
+    effects = fx.moved("A/x.md", "B/x.md") + fx.relinked([("C/links.md", "C/links.md"), ("C/two.md", "C/two.md")])
+    rewrites = [
+        (
+            "C/links.md",
+            b"# Links\nsee [[A/x]]\nand [[A/x#Part|the part]]\n",
+            b"# Links\nsee [[B/x]]\nand [[B/x#Part|the part]]\n",
+        ),
+        ("C/two.md", b"[[A/x]]\n", b"[[B/x]]\n"),
+    ]
+    asked = question(effects, None, None, WHY, relinks=lambda: iter(rewrites))
+    assert asked.fits, asked.why_not
+    lines = asked.text.splitlines()
+    assert "  move_from A/x.md -> B/x.md" in lines and "  links C/links.md" in lines
+    start = lines.index("Links rewritten in C/links.md: +2 -2, in 1 hunk, all shown:")
+    assert lines[start + 1 : start + 7] == [
+        "@@ -1,3 +1,3 @@",
+        " # Links",
+        "-see [[A/x]]",
+        "-and [[A/x#Part|the part]]",
+        "+see [[B/x]]",
+        "+and [[B/x#Part|the part]]",
+    ], lines
+    start = lines.index("Links rewritten in C/two.md: +1 -1, in 1 hunk, all shown:")
+    assert lines[start + 1 : start + 4] == ["@@ -1,1 +1,1 @@", "-[[A/x]]", "+[[B/x]]"], lines
+
+
+def test_a_rename_whose_link_rewrites_do_not_fit_is_not_asked() -> None:
+    """Every rewritten link counts against the bound, as a note's lines do: past it, nothing is asked."""
+    effects = fx.moved("A/x.md", "B/x.md") + fx.relinked([("C/links.md", "C/links.md")])
+    before = b"".join(b"see [[A/x]]\n" + b"filler\n" * 9 for _ in range(12))
+    asked = question(effects, None, None, WHY, relinks=lambda: [("C/links.md", before, before.replace(b"A/x", b"B/x"))])
+    assert not asked.fits and "longer than a question shows" in asked.why_not
+
+
+def test_a_renames_link_rewrites_are_read_only_when_every_effect_fits() -> None:
+    def never():
+        raise AssertionError("the rewrites were computed for a question that was never going to fit")
+
+    many = fx.moved("Old", "New", files=[f"Old/{i}.md" for i in range(MAX_LINES)])
+    assert not question(many, None, None, WHY, relinks=never).fits
