@@ -126,6 +126,12 @@ APPROVED_VIA = {
 }
 
 
+# A rename's link rewrites as they will be, computed only when asked for (the question put to the
+# person through an agent's client shows them): (path of the note's bytes after the move, its
+# bytes now, its bytes with the links rewritten), for each note whose links change.
+Relinks = Callable[[], Iterable[tuple[str, bytes, bytes]]]
+
+
 @dataclass
 class Scope:
     """One Writer operation in progress: what it committed so far."""
@@ -192,10 +198,18 @@ def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
         scope.files.append(FileWrite(rel, old, new, role))
 
 
-def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = None, temp: str | None = None) -> None:
+def approve(
+    effects: EffectSet,
+    old: bytes | None = None,
+    new: bytes | None = None,
+    temp: str | None = None,
+    *,
+    relinks: Relinks | None = None,
+) -> None:
     """Ask the approval gate (if any) before the write path makes the change `effects` describes;
     raises to decline. Only effects the gate already let through in this operation (the same
-    paths, the same kind of change) pass without asking again."""
+    paths, the same kind of change) pass without asking again. `relinks`: a rename's link
+    rewrites, for the gate to show the person."""
     scope = _scope.get()
     if scope is None:
         return
@@ -230,7 +244,7 @@ def approve(effects: EffectSet, old: bytes | None = None, new: bytes | None = No
         with scope.lock:
             asked = not keys <= scope.covered
         if asked:
-            scope.gate.check(scope, effects, old, new)  # may wait for the person: no lock held
+            scope.gate.check(scope, effects, old, new, relinks=relinks)  # may wait for the person: no lock held
             with scope.lock:
                 scope.covered |= keys
     _intend(scope, effects, old, new, temp)
@@ -404,6 +418,7 @@ __all__ = [
     "ChangeJournal",
     "FileWrite",
     "HandOver",
+    "Relinks",
     "Scope",
     "approve",
     "calling",

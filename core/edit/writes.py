@@ -315,6 +315,43 @@ def _frontmatter_ok(text: str) -> tuple[bool, str | None]:
     return True, load_yaml(block)[1]
 
 
+def _link_indexes(snap: Snapshot, moves: Mapping[str, str]) -> tuple[rewrite.LinkIndex, rewrite.LinkIndex]:
+    """How links resolve before a rename's moves and after them."""
+    before = rewrite.LinkIndex({e.path for e in snap.entries if e.kind != FOLDER} | set(moves))
+    return before, before.moved(moves)
+
+
+def _relinked_bytes(
+    old: bytes,
+    old_path: str,
+    new_path: str,
+    moves: Mapping[str, str],
+    before: rewrite.LinkIndex,
+    after: rewrite.LinkIndex,
+) -> tuple[bytes | None, rewrite.Rewrite]:
+    """A note's bytes with a rename's links rewritten (None: nothing to rewrite, or not UTF-8 text,
+    which the rewrite leaves alone), and the rewrite with its warnings."""
+    bom = BOM if old.startswith(BOM) else b""
+    try:
+        text = old[len(bom) :].decode("utf-8")
+    except UnicodeDecodeError:
+        return None, rewrite.Rewrite(text="", changed=0, warnings=(f"{new_path}: not valid UTF-8; links not updated",))
+    result = rewrite.rewrite_links(text, old_path, new_path, moves, before, after)
+    if result.changed:
+        had, err = _frontmatter_ok(text)
+        _, err_after = _frontmatter_ok(result.text)
+        if had and err is None and err_after is not None:  # a name that YAML cannot hold unquoted
+            result = rewrite.rewrite_links(text, old_path, new_path, moves, before, after, frontmatter=False)
+            result = rewrite.Rewrite(
+                result.text,
+                result.changed,
+                (*result.warnings, f"{new_path}: frontmatter links left alone (the rewrite would break the YAML)"),
+            )
+    if not result.changed:
+        return None, result
+    return bom + result.text.encode("utf-8"), result
+
+
 def _uniform_crlf(text: str) -> bool:
     n = pieces.count(text, "\n")
     return n > 0 and pieces.count(text, "\r\n") == n
@@ -640,7 +677,26 @@ class Writer:
                     _refuse_bundle_switch(actor, snap.is_bundle, lands)
                 new_folders = _new_folders(dloc)
                 effects = fx.moved(src_rel, dst_rel, files=moved_files, folders=moved_dirs, new_folders=new_folders)
-                _journal.approve(effects + fx.relinked(self._relinked(todo, moves)))
+                shown: list[tuple[str, bytes, bytes]] = []
+                asked: list[bool] = []
+
+                def relinks() -> Iterator[tuple[str, bytes, bytes]]:
+                    asked.append(True)
+                    shown.clear()
+                    for item in self._link_previews(snap, moves, todo):
+                        shown.append(item)
+                        yield item
+
+                _journal.approve(effects + fx.relinked(self._relinked(todo, moves)), relinks=relinks)
+                if asked and list(self._link_previews(snap, moves, todo)) != shown:
+                    # the person approved the link rewrites the question showed: a note edited while
+                    # they answered would be rewritten into text they never saw
+                    raise ConflictError(
+                        "revision conflict: a note whose links this rename rewrites changed while the "
+                        "person was asked about it; nothing was moved; retry",
+                        src_rel,
+                        None,
+                    )
                 if kind == FOLDER and _journal.waited():  # approved while waiting: is it still what they saw?
                     if (self.files_under(src_rel, sloc), self.dirs_under(src_rel, sloc, kind)) != (
                         moved_files,
@@ -1121,12 +1177,31 @@ class Writer:
             out.append((moves.get(path, path), moves.get(t.canon, t.canon)))
         return out
 
+    def _link_previews(
+        self, snap: Snapshot, moves: dict[str, str], todo: list[str]
+    ) -> Iterator[tuple[str, bytes, bytes]]:
+        """What the rename's link rewriting will make of each note it changes, read before the move
+        (path of its bytes after the move, bytes now, bytes after), one note at a time: for the
+        question put to the person, who approves the new link text, not only the notes' names."""
+        before, after = _link_indexes(snap, moves)
+        for old_path in todo:
+            new_path = moves.get(old_path, old_path)
+            try:
+                t = self._target(old_path)
+                with self.locate(t.canon) as loc:
+                    found = read_file(loc, t.rel)
+            except VaultError:
+                continue  # the rewrite cannot reach it either (it warns instead)
+            if found is None:
+                continue
+            data, _ = _relinked_bytes(found[0], old_path, new_path, moves, before, after)
+            if data is not None:
+                yield moves.get(t.canon, t.canon), found[0], data
+
     def _rewrite_links(
         self, snap: Snapshot, moves: dict[str, str], todo: list[str], actor: str
     ) -> tuple[int, list[str], list[str]]:
-        files = {e.path for e in snap.entries if e.kind != FOLDER} | set(moves)
-        before = rewrite.LinkIndex(files)
-        after = before.moved(moves)
+        before, after = _link_indexes(snap, moves)
         count = 0
         rewritten: list[str] = []
         warnings: list[str] = []
@@ -1167,31 +1242,10 @@ class Writer:
                 if found is None:
                     return 0, ()
                 old, mode = found
-                bom = BOM if old.startswith(BOM) else b""
-                try:
-                    text = old[len(bom) :].decode("utf-8")
-                except UnicodeDecodeError:
-                    return 0, (f"{new_path}: not valid UTF-8; links not updated",)
-                result = rewrite.rewrite_links(text, old_path, new_path, moves, before, after)
-                if result.changed:
-                    had, err = _frontmatter_ok(text)
-                    _, err_after = _frontmatter_ok(result.text)
-                    if had and err is None and err_after is not None:  # a name that YAML cannot hold unquoted
-                        result = rewrite.rewrite_links(
-                            text, old_path, new_path, moves, before, after, frontmatter=False
-                        )
-                        result = rewrite.Rewrite(
-                            result.text,
-                            result.changed,
-                            (
-                                *result.warnings,
-                                f"{new_path}: frontmatter links left alone (the rewrite would break the YAML)",
-                            ),
-                        )
-                if not result.changed:
+                data, result = _relinked_bytes(old, old_path, new_path, moves, before, after)
+                if data is None:
                     return 0, result.warnings
                 try:
-                    data = bom + result.text.encode("utf-8")
                     effects = fx.relinked([(t.rel, t.canon)])
                     self._commit(t, loc, old, data, actor=actor, mode=mode, effects=effects)
                 except ConflictError:

@@ -45,7 +45,7 @@ from typing import Any
 
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
-from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI
+from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
 from vaultwatch.core.events import Event, IndexProblem
 from vaultwatch.core.review import agentrules
@@ -571,9 +571,12 @@ class ApprovalGate:
         with self._lock:
             return sorted(self._pending.values(), key=lambda p: p.id)
 
-    def check(self, scope: Any, effects: EffectSet, old: bytes | None, new: bytes | None) -> None:
+    def check(
+        self, scope: Any, effects: EffectSet, old: bytes | None, new: bytes | None, *, relinks: Relinks | None = None
+    ) -> None:
         """Block until the person approves (return) or declines (raise Declined); called by the write
-        path with the change's whole effect set before any of it reaches the disk."""
+        path with the change's whole effect set before any of it reaches the disk (a rename's with
+        `relinks`, its link rewrites as they will be)."""
         from vaultwatch.core.edit.hooks import HandOver, current_caller  # noqa: PLC0415  (hooks imports nothing from here)
 
         caller = current_caller()
@@ -603,10 +606,12 @@ class ApprovalGate:
             # it, and only with the whole change in the question (else the change waits, pending)
             not_asked = self.client_may_not_ask(asker, now)
             if not not_asked:
-                asked = question(effects, old, new, decision.why, agent=caller.agent)
+                asked = question(effects, old, new, decision.why, agent=caller.agent, relinks=relinks)
                 not_asked = asked.why_not
                 if asked.text is not None:
-                    approved, reason = caller.ask(asked.text, timeout, pending_changes.binding(effects, old, new))
+                    approved, reason = caller.ask(
+                        asked.text, timeout, pending_changes.binding(effects, old, new, asked.links)
+                    )
                     if approved:
                         # a rule the person added while it waited still holds, and so does taking
                         # back the client's say

@@ -256,13 +256,18 @@ def _effect_paths(effects: Iterable[Effect]) -> list[str]:
     return [p for e in effects for p in (e.path, e.via, e.dest) if p]
 
 
-def binding(effects: EffectSet, old: bytes | None, new: bytes | None) -> str:
-    """A digest naming exactly this change: its effects and the bytes before and after."""
+def binding(
+    effects: EffectSet, old: bytes | None, new: bytes | None, links: Iterable[tuple[str, bytes, bytes]] = ()
+) -> str:
+    """A digest naming exactly this change: its effects and the bytes before and after (a rename's:
+    `links`, each note whose links it rewrites, by its path and its bytes before and after)."""
     digest = hashlib.sha256()
     for e in effects.effects:
         digest.update(json.dumps([e.path, e.change, e.via, e.dest]).encode())
     for data in (old, new):
         digest.update(b"-" if data is None else hashlib.sha256(data).digest())
+    for path, was, now in links:
+        digest.update(json.dumps(path).encode() + hashlib.sha256(was).digest() + hashlib.sha256(now).digest())
     return digest.hexdigest()
 
 

@@ -2,6 +2,7 @@
 
     asked = question(effects, old, new, why, agent="scribe/1")
     asked.text       # every effect, the note's line counts and every hunk, every line of each
+                     # (a rename: every hunk of each note whose links it rewrites, `relinks`)
     asked.why_not    # "" when it fits; else why the change is not put as a question at all
 
 A question is a dialog the client draws, not a pager: a diff the client cuts, or the person
@@ -16,18 +17,23 @@ gate keeps the change as a pending change instead (core.review.pending), whose w
 What a note's lines hold is anyone's to write: every character a client could act on instead of
 drawing, or draw as nothing (controls, bidirectional overrides and isolates, zero-width and
 other default-ignorable characters), is shown as `\\uXXXX`, so no line can hide, reorder or
-overwrite another. A change of line endings alone shows no line in a line diff: it is said on a
-line of its own.
+overwrite another. So are combining marks that could make a line read as something else or draw
+over its neighbours: overlays (a stroke through a digit), enclosing marks, stacks taller than any
+script writes on one letter, and marks with no letter under them; the accents and points of real
+text (é, Vietnamese, Devanagari, pointed Hebrew, Arabic harakat) show as they are. A change of
+line endings alone shows no line in a line diff: it is said on a line of its own.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from vaultwatch.core.disk.names import default_ignorable
 from vaultwatch.core.edit.effects import EffectSet
-from vaultwatch.core.review.textdiff import text_diff
+from vaultwatch.core.review.textdiff import Diff, text_diff
 
 # A dialog's worth of text: about what a terminal client's dialog shows without scrolling, and
 # a fraction of what any client carries in one message, in either protocol form.
@@ -47,6 +53,8 @@ _CONTROLS = frozenset(
     )
 )
 _ENDINGS = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
+_OVERLAY = 1  # the canonical combining class of marks drawn through their base (a stroke, a slash)
+MAX_STACKED_MARKS = 4  # nonspacing marks on one base shown as they are (see _disguises)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +65,7 @@ class Question:
     why_not: str = ""
     lines: int = 0
     size: int = 0  # bytes of the text, UTF-8
+    links: tuple[tuple[str, bytes, bytes], ...] = ()  # the link rewrites it shows (path, before, after)
 
     @property
     def fits(self) -> bool:
@@ -64,15 +73,58 @@ class Question:
 
 
 def visible(text: str, *, keep_tab: bool = True) -> str:
-    """`text` with every character a client could act on, or draw as nothing, written as `\\uXXXX`."""
-    out = []
-    for ch in text:
+    """`text` with every character a client could act on, or draw as nothing, written as `\\uXXXX`,
+    and every run of combining marks that could disguise what it sits on (`_disguises`) too."""
+    out: list[str] = []
+    based = False  # the last character drawn as itself can carry combining marks
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if unicodedata.category(ch)[0] == "M":
+            end = i + 1
+            while end < n and unicodedata.category(text[end])[0] == "M":
+                end += 1
+            run = text[i:end]
+            if not based or _disguises(run):
+                # the whole run: one mark left drawn would sit on an escape's last digit instead
+                out.extend(f"\\u{ord(m):04x}" for m in run)
+                based = False
+            else:
+                out.append(run)
+            i = end
+            continue
         cp = ord(ch)
         if (cp in _CONTROLS and not (keep_tab and cp == 0x09)) or (cp > 0x7F and default_ignorable(ch)):
             out.append(f"\\u{cp:04x}")
+            based = False
         else:
             out.append(ch)
+            # marks on a blank (a tab, a space) belong to nothing the reader sees: drawn over the
+            # gap they reach into the characters beside it
+            based = not ch.isspace()
+        i += 1
     return "".join(out)
+
+
+def _disguises(run: str) -> bool:
+    """Whether a run of combining marks on one base could make it read as something else, or
+    draw over the lines beside it: an overlay (canonical combining class 1: a stroke, a slash, a
+    ring drawn through the base), an enclosing mark (drawn around the base and past it), a
+    character escaped anyway (a variation selector, the grapheme joiner), the same mark twice
+    in a row, or more stacked marks than real text puts on one letter. The bound is UTS 39's
+    (Unicode's security mechanisms flag more than four nonspacing marks in sequence, and the
+    same one twice): Vietnamese stacks two, pointed Hebrew three or four (dagesh, shin dot,
+    vowel, meteg), Arabic two (shadda and a haraka), while a longer stack climbs into the lines
+    above and below ("Zalgo" text)."""
+    stacked = 0
+    previous = ""
+    for mark in run:
+        kind = unicodedata.category(mark)
+        if kind == "Me" or unicodedata.combining(mark) == _OVERLAY or default_ignorable(mark) or mark == previous:
+            return True
+        stacked += kind == "Mn"
+        previous = mark
+    return stacked > MAX_STACKED_MARKS
 
 
 def _endings(text: str) -> Counter[str]:
@@ -115,10 +167,19 @@ class _Text:
 
 
 def question(
-    effects: EffectSet, old: bytes | None, new: bytes | None, why: str, *, agent: str | None = None
+    effects: EffectSet,
+    old: bytes | None,
+    new: bytes | None,
+    why: str,
+    *,
+    agent: str | None = None,
+    relinks: Callable[[], Iterable[tuple[str, bytes, bytes]]] | None = None,
 ) -> Question:
-    """The whole change as one question to the person, or why it cannot be one (see module doc)."""
+    """The whole change as one question to the person, or why it cannot be one (see module doc).
+    `relinks`: a rename's link rewrites (each note's real path after the move, its bytes before and
+    after), asked for only once every effect fits: every hunk of each is shown, as the note's are."""
     out = _Text()
+    links: list[tuple[str, bytes, bytes]] = []
     who = f"The agent {visible(agent, keep_tab=False)}" if agent else "An agent"
     count = len(effects.effects)
     try:
@@ -131,18 +192,24 @@ def question(
             if before is None or after is None:
                 return Question(None, "its bytes are not UTF-8 text, which a question cannot show")
             diff = text_diff(before, after)
-            hunks = f"{len(diff.hunks)} hunk" + ("" if len(diff.hunks) == 1 else "s")
-            out.add(f"The note's lines: +{diff.added} -{diff.removed}, in {hunks}, all shown:")
+            out.add(f"The note's lines: +{diff.added} -{diff.removed}, in {_hunks(diff)}, all shown:")
             was, now = _endings(before), _endings(after)
             if old is not None and new is not None and was != now:  # (a new or deleted note's: its lines)
                 kinds = sorted(set(was) | set(now))
                 out.add("Line endings change: " + ", ".join(f"{k} {was[k]} -> {now[k]}" for k in kinds))
-            for hunk in diff.hunks:
-                if len(out.lines) + 1 + hunk.rows() > MAX_LINES:
-                    raise _Full  # (before its lines and their word diffs are computed)
-                out.add(hunk.header)
-                for line in hunk.lines:
-                    out.add(f"{line.op}{visible(line.text)}")
+            _add_hunks(out, diff)
+        for path, was_bytes, now_bytes in relinks() if relinks is not None else ():
+            # what each link becomes, not only which notes: the person approves the new link text
+            links.append((path, was_bytes, now_bytes))
+            before, after = _decoded(was_bytes), _decoded(now_bytes)
+            if before is None or after is None:
+                return Question(None, "a note whose links it rewrites is not UTF-8 text, which a question cannot show")
+            diff = text_diff(before, after)
+            out.add(
+                f"Links rewritten in {visible(path, keep_tab=False)}: +{diff.added} -{diff.removed}, "
+                f"in {_hunks(diff)}, all shown:"
+            )
+            _add_hunks(out, diff)
     except _Full:
         return Question(
             None,
@@ -150,7 +217,21 @@ def question(
             f"{MAX_BYTES // 1024} KiB), and the person approves only a change they have seen whole",
         )
     text = "\n".join(out.lines)
-    return Question(text, "", len(out.lines), out.size)
+    return Question(text, "", len(out.lines), out.size, tuple(links))
+
+
+def _hunks(diff: Diff) -> str:
+    return f"{len(diff.hunks)} hunk" + ("" if len(diff.hunks) == 1 else "s")
+
+
+def _add_hunks(out: _Text, diff: Diff) -> None:
+    """Every hunk of `diff`, every line of each (raises _Full past the bound)."""
+    for hunk in diff.hunks:
+        if len(out.lines) + 1 + hunk.rows() > MAX_LINES:
+            raise _Full  # (before its lines and their word diffs are computed)
+        out.add(hunk.header)
+        for line in hunk.lines:
+            out.add(f"{line.op}{visible(line.text)}")
 
 
 __all__ = ["MAX_BYTES", "MAX_LINES", "Question", "question", "visible"]

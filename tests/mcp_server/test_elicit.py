@@ -83,6 +83,65 @@ async def test_decline_through_the_client_changes_nothing_and_quotes_the_reason(
 
 
 @MODES
+async def test_a_renames_question_shows_what_each_rewritten_link_becomes(asking, mode) -> None:
+    """The person approves the new link text, not only the names of the notes it is written in."""
+    root, env = asking
+    seen: list[str] = []
+    callback = answering("accept", {"approve": True}, seen)
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=callback) as client:
+        done = await client.call_tool("rename", {"path": "Notes/plan.md", "new_path": "Notes/done.md"})
+        assert not done.is_error, done.content[0].text
+    [asked] = seen
+    lines = asked.splitlines()
+    assert "  links Notes/other.md" in lines, asked
+    start = lines.index("Links rewritten in Notes/other.md: +1 -1, in 1 hunk, all shown:")
+    assert lines[start + 1 :] == ["@@ -1,2 +1,2 @@", " # Other", "-see [[plan]]", "+see [[done]]"], asked
+    assert (root / "Notes" / "other.md").read_text() == "# Other\nsee [[done]]\n"  # what the person saw
+
+
+@MODES
+async def test_a_linking_note_edited_while_the_person_answers_stops_the_rename(asking, mode) -> None:
+    """The person approved the link text the question showed: a linking note edited meanwhile would be
+    rewritten into text they never saw, so the rename is refused and nothing moves."""
+    root, env = asking
+    other = root / "Notes" / "other.md"
+    edited = "# Other\nsee [[plan]]\nthe person typed this meanwhile: [[plan#Later]]\n"
+    asked: list[str] = []
+
+    async def edit_then_accept(context, params) -> ElicitResult:
+        asked.append(params.message)
+        other.write_text(edited)  # after the question, before the answer
+        return ElicitResult(action="accept", content={"approve": True})
+
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=edit_then_accept) as client:
+        got = await client.call_tool("rename", {"path": "Notes/plan.md", "new_path": "Notes/done.md"})
+    assert got.is_error, got.content
+    said = got.content[0].text
+    if mode == "legacy":  # the rename waited for the answer; it looks at the linking notes again
+        assert "revision conflict" in said and "nothing was moved" in said, said
+    else:  # the retry's link rewrites are not the ones the person was asked about
+        assert "no longer the one the person was asked about" in said, said
+    assert other.read_text() == edited and (root / "Notes" / "plan.md").exists()
+    assert not (root / "Notes" / "done.md").exists() and len(asked) == 1
+
+
+@MODES
+async def test_a_rename_whose_link_rewrites_do_not_fit_waits_as_pending(asking, mode) -> None:
+    """Every rewritten link counts against the question's bound: past it, the client is not asked at
+    all and the rename waits for the person, who sees it whole in `vaultwatch pending`."""
+    root, env = asking
+    (root / "Notes" / "other.md").write_text("# Other\n" + ("see [[plan]]\n" + "filler\n" * 9) * 12)
+    before = tree(root)
+    seen: list[str] = []
+    callback = answering("accept", {"approve": True}, seen)
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=callback) as client:
+        got = await client.call_tool("rename", {"path": "Notes/plan.md", "new_path": "Notes/done.md"})
+        test_pending.pending_id(got)
+        assert "the whole change is longer than a question shows" in got.content[0].text, got.content
+    assert seen == [] and tree(root) == before
+
+
+@MODES
 async def test_a_decline_action_declines(asking, mode) -> None:
     root, env = asking
     before = tree(root)

@@ -113,7 +113,7 @@ def test_the_gate_decides_before_any_folder_exists(vault: Vault, monkeypatch) ->
     root = Path(vault.root)
     seen = []
 
-    def gate(effects, old=None, new=None, temp=None):
+    def gate(effects, old=None, new=None, temp=None, *, relinks=None):
         seen.append(([(e.path, e.change) for e in effects.effects], folders(root)))
         raise VaultError("declined")
 

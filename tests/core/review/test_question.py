@@ -95,3 +95,108 @@ def test_an_agents_name_cannot_break_the_question_into_lines_of_its_own() -> Non
     first = asked.text.split("\n")[0]
     assert "\u2028" not in asked.text and "\u2029" not in asked.text
     assert first.startswith("The agent helper. Nothing else changes.\\u2028\\u2028It touches 1 path:\\u2029"), first
+
+
+REAL_TEXT = [
+    "café, cafe\u0301",  # é precomposed, and as e + COMBINING ACUTE ACCENT
+    "Tiếng Việt: e\u0323\u0302 a\u0306\u0301",  # two marks stacked on one letter
+    "नमस्ते, क्षत्रिय",  # Devanagari: virama, vowel signs
+    "שָׁלוֹם, בְּרֵאשִׁית, שָּֽׁ",  # pointed Hebrew, up to four points on a letter
+    "مُحَمَّدٌ",  # Arabic harakat and shadda
+    "བསྒྲུབས",  # Tibetan: a subjoined letter and a vowel sign
+]
+
+
+@pytest.mark.parametrize("text", REAL_TEXT)
+def test_the_marks_of_real_text_show_as_they_are_beside_an_overlay_that_does_not(text) -> None:
+    line = f"{text} 1\u0336"  # (a struck-out digit at the line's end: only that mark is escaped)
+    assert visible(line) == f"{text} 1\\u0336"
+    asked = ask(b"x\n", f"{line}\n".encode())
+    assert f"+{text} 1\\u0336" in asked.text.splitlines()
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        # overlays (canonical combining class 1) draw through the letter: 111 reads as struck out, 0 as 0̸
+        ("CH-111\u0336", "CH-111\\u0336"),
+        ("total 10\u0338", "total 10\\u0338"),
+        ("x\u20d2 y\u20eb z\u0334", "x\\u20d2 y\\u20eb z\\u0334"),
+        ("e\u0301\u0336", "e\\u0301\\u0336"),  # the whole run: a mark left drawn would sit on an escape
+        ("\u20e0ok", "\\u20e0ok"),  # no letter under it (and enclosing: drawn around and past it)
+        ("no\u20e0", "no\\u20e0"),  # an enclosing circle with a backslash through the o
+        ("Z" + "\u0300\u0301\u0302\u0303\u0304", "Z\\u0300\\u0301\\u0302\\u0303\\u0304"),  # a stack past four
+        ("e\u0301\u0301", "e\\u0301\\u0301"),  # the same mark twice: a double acute that is none
+        ("\u0301start", "\\u0301start"),  # at the start of a line: on the diff's + or -
+        ("a\t\u0301b", "a\t\\u0301b"),  # after a tab
+        ("a \u0302b", "a \\u0302b"),  # on a blank: it reaches into the characters beside it
+        ("a\x1b\u0301", "a\\u001b\\u0301"),  # after an escape: it would sit on the escape's last digit
+    ],
+)
+def test_marks_that_could_disguise_a_line_are_shown_as_escapes(text, shown) -> None:
+    assert visible(text) == shown
+    asked = ask(b"x\n", f"{text}\n".encode())
+    assert f"+{shown}" in asked.text.splitlines(), asked.text
+
+
+def test_zalgo_cannot_draw_over_the_lines_beside_it() -> None:
+    """A tall stack of marks on each letter climbs into the lines above and below: every mark shows as
+    an escape, so the line is long, not tall, and the lines beside it read as they are."""
+    marks = "\u030d\u030e\u0304\u0305\u033f\u0311\u0306\u0310\u0352\u0357\u0351\u0307\u0308\u030a"
+    zalgo = "".join(ch + marks for ch in "ok")
+    asked = ask(b"a\nb\nc\n", f"a\n{zalgo}\nc\n".encode())
+    [line] = [line for line in asked.text.splitlines() if line.startswith("+")]
+    assert line == "+o" + "".join(f"\\u{ord(m):04x}" for m in marks) + "k" + "".join(f"\\u{ord(m):04x}" for m in marks)
+
+
+def test_names_in_the_question_show_their_marks_as_escapes() -> None:
+    """Paths and the agent's name are escaped as a note's lines are: a struck-out path, or a mark
+    that would sit on the space before the name, is shown as its code points."""
+    effects = fx.written("Notes/plan\u0338.md", "Notes/plan\u0338.md") + fx.written("\u0301x.md", "\u0301x.md")
+    asked = question(effects, None, None, WHY, agent="\u20dfbot\u0336")
+    lines = asked.text.splitlines()
+    assert lines[0].startswith("The agent \\u20dfbot\\u0336 asks"), lines[0]
+    assert "  write Notes/plan\\u0338.md" in lines and "  write \\u0301x.md" in lines, lines
+
+
+def test_a_rename_shows_what_each_rewritten_link_becomes() -> None:
+    effects = fx.moved("A/x.md", "B/x.md") + fx.relinked([("C/links.md", "C/links.md"), ("C/two.md", "C/two.md")])
+    rewrites = [
+        (
+            "C/links.md",
+            b"# Links\nsee [[A/x]]\nand [[A/x#Part|the part]]\n",
+            b"# Links\nsee [[B/x]]\nand [[B/x#Part|the part]]\n",
+        ),
+        ("C/two.md", b"[[A/x]]\n", b"[[B/x]]\n"),
+    ]
+    asked = question(effects, None, None, WHY, relinks=lambda: iter(rewrites))
+    assert asked.fits, asked.why_not
+    lines = asked.text.splitlines()
+    assert "  move_from A/x.md -> B/x.md" in lines and "  links C/links.md" in lines
+    start = lines.index("Links rewritten in C/links.md: +2 -2, in 1 hunk, all shown:")
+    assert lines[start + 1 : start + 7] == [
+        "@@ -1,3 +1,3 @@",
+        " # Links",
+        "-see [[A/x]]",
+        "-and [[A/x#Part|the part]]",
+        "+see [[B/x]]",
+        "+and [[B/x#Part|the part]]",
+    ], lines
+    start = lines.index("Links rewritten in C/two.md: +1 -1, in 1 hunk, all shown:")
+    assert lines[start + 1 : start + 4] == ["@@ -1,1 +1,1 @@", "-[[A/x]]", "+[[B/x]]"], lines
+
+
+def test_a_rename_whose_link_rewrites_do_not_fit_is_not_asked() -> None:
+    """Every rewritten link counts against the bound, as a note's lines do: past it, nothing is asked."""
+    effects = fx.moved("A/x.md", "B/x.md") + fx.relinked([("C/links.md", "C/links.md")])
+    before = b"".join(b"see [[A/x]]\n" + b"filler\n" * 9 for _ in range(12))
+    asked = question(effects, None, None, WHY, relinks=lambda: [("C/links.md", before, before.replace(b"A/x", b"B/x"))])
+    assert not asked.fits and "longer than a question shows" in asked.why_not
+
+
+def test_a_renames_link_rewrites_are_read_only_when_every_effect_fits() -> None:
+    def never():
+        raise AssertionError("the rewrites were computed for a question that was never going to fit")
+
+    many = fx.moved("Old", "New", files=[f"Old/{i}.md" for i in range(MAX_LINES)])
+    assert not question(many, None, None, WHY, relinks=never).fits
