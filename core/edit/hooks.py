@@ -311,9 +311,10 @@ def _recording(scope: Scope) -> Iterator[None]:
 
 
 def waited() -> bool:
-    """The operation in progress waited for the person's approval (so what it read before may be stale)."""
+    """The operation in progress waited for the person's approval (so what it read before may be stale):
+    in the TUI, or through the agent's client, whose question the person may answer minutes later."""
     scope = _scope.get()
-    return scope is not None and scope.pending is not None
+    return scope is not None and (scope.pending is not None or scope.approved_via == APPROVED_BY_CLIENT)
 
 
 def journaled(operation: str) -> Callable:

@@ -177,6 +177,45 @@ async def test_an_outside_edit_while_the_person_answers_is_not_overwritten(askin
     assert len(asked) == 1
 
 
+CHANGED_WHILE_ASKED = [
+    # (the call, what changes in the vault after the question and before the answer)
+    ({"tool": "rename", "args": {"path": "Notes", "new_path": "Archive"}}, "added"),
+    ({"tool": "delete", "args": {"path": "Notes"}}, "added"),
+    ({"tool": "delete", "args": {"path": "Notes/other.md"}}, "edited"),
+]
+
+
+@MODES
+@pytest.mark.parametrize(("call", "change"), CHANGED_WHILE_ASKED)
+async def test_what_changes_while_the_person_answers_is_never_moved_or_deleted_unseen(
+    asking, mode, call, change
+) -> None:
+    """The person approved the files the question listed: a note added to the folder, or the note
+    edited, while they answered would otherwise be moved or deleted without having been shown."""
+    root, env = asking
+    asked: list[str] = []
+
+    async def change_then_accept(context, params) -> ElicitResult:
+        asked.append(params.message)
+        if change == "added":
+            (root / "Notes" / "late.md").write_text("# Late\nwritten while the person answered\n")
+        else:
+            (root / "Notes" / "other.md").write_text("# Other\nthe person typed this meanwhile\n")
+        return ElicitResult(action="accept", content={"approve": True})
+
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=change_then_accept) as client:
+        got = await client.call_tool(call["tool"], call["args"])
+        after = tree(root)
+    assert got.is_error, got.content
+    said = got.content[0].text
+    if mode == "legacy":  # the call waited for the answer: it looks at what it would touch again
+        assert "revision conflict" in said, said
+    else:  # the retry's effects or bytes are not the ones the person was asked about
+        assert "no longer the one the person was asked about" in said, said
+    assert "Notes/late.md" in after or change != "added"
+    assert all(path.startswith("Notes/") for path in after) and len(asked) == 1
+
+
 @pytest.mark.parametrize("answer", ["accept", "decline"])
 async def test_a_typescript_sdk_client_answers_through_the_bridge(asking, ts_sdk, answer) -> None:
     """The official TypeScript SDK (a client nobody here wrote) declares elicitation and answers."""
