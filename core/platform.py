@@ -7,8 +7,10 @@ this module is the one place that decides which is taken:
 - `openat2`: the kernel's `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` (Linux >= 5.6).
   Fallback: core.disk.safeio's component-by-component walk with O_NOFOLLOW.
 - `proc`: `/proc/self/fd/N` (the name the kernel gives an open file), `/proc/locks` (who
-  holds the vault's flock) and `/proc/self/statm` (resident memory). Fallback: no name (the
-  callers' descriptor walks stand alone), a probe of the lock itself, and 0 bytes.
+  holds the vault's flock), `/proc/self/statm` (resident memory) and the file watcher's inotify
+  descriptors (what the kernel still holds for them, `FIONREAD`). Fallback: no name (the
+  callers' descriptor walks stand alone), a probe of the lock itself, 0 bytes, and no count
+  (an exit's drain gives the OS a fixed moment instead: core.live.watch).
 - `peercred`: `SO_PEERCRED` (the uid and pid on the other end of a Unix socket). Fallback:
   no peer credentials; the socket's folder mode and owner checks stand alone.
 - `renameat2`: glibc's `renameat2(RENAME_NOREPLACE)`, and `RENAME_EXCHANGE` for a write's switch
@@ -63,6 +65,8 @@ __all__ = [
     "listening_unix_sockets",
     "process_cmdline",
     "pid_alive",
+    "inotify_fds",
+    "queued_event_bytes",
     "limit_data_memory",
 ]
 
@@ -292,6 +296,45 @@ def process_cmdline(pid: int) -> list[bytes] | None:
     except OSError:
         fallback("proc")
         return None
+
+
+def inotify_fds() -> frozenset[int] | None:
+    """This process's inotify descriptors now, from /proc; None where the system cannot tell."""
+    if "proc" in _off:
+        fallback("proc")
+        return None
+    found = set()
+    try:
+        for name in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/self/fd/{name}") == "anon_inode:inotify":
+                    found.add(int(name))
+    except OSError:
+        fallback("proc")
+        return None
+    return frozenset(found)
+
+
+def queued_event_bytes(fds: frozenset[int]) -> int | None:
+    """Bytes of events the kernel holds for these inotify descriptors that nobody has read yet
+    (FIONREAD); None where the system cannot tell (or a descriptor is gone)."""
+    if "proc" in _off or not fds:
+        fallback("proc")
+        return None
+    import array  # noqa: PLC0415
+    import fcntl  # noqa: PLC0415
+    import termios  # noqa: PLC0415
+
+    total = 0
+    for fd in fds:
+        count = array.array("i", [0])
+        try:
+            fcntl.ioctl(fd, termios.FIONREAD, count, True)
+        except OSError:
+            fallback("proc")
+            return None
+        total += count[0]
+    return total
 
 
 def pid_alive(pid: object) -> bool:

@@ -538,7 +538,16 @@ class Vault:
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop watching and indexing, and write the entry cache out. Safe to call twice; the
-        index stays readable, and `start_watching()`/`search()` start afresh afterwards."""
+        index stays readable, and `start_watching()`/`search()` start afresh afterwards. With the
+        journal open, outside changes the watcher was told of are applied and journaled first
+        (LiveIndex.drain, at most DRAIN_S)."""
+        live = self._live
+        if live is not None and self._journal_set and self._journal is not None:
+            # outside changes the kernel or the watcher already hold are this process's to journal:
+            # the next start indexes them, but journals nothing it did not watch happen
+            from vaultwatch.core.live.watch import DRAIN_S  # noqa: PLC0415  (loaded with the watcher)
+
+            live.drain(time.monotonic() + min(DRAIN_S, timeout))
         live, self._live = self._live, None
         if live is not None:
             live.stop(timeout)

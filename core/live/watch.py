@@ -26,6 +26,13 @@ watchfiles call that was still running SETTLE_MS after the wait began has return
 everything queued by then is applied, so edits still in the OS queue or in the debounce
 window when the wait began are in the index when it returns.
 
+An orderly exit drains (`drain`, from Vault.stop): what the kernel queued for the watcher and what
+watchfiles holds in its debounce window would otherwise die with the process, and an outside change
+made in the exit's last moments would be applied (and journaled) by nobody. The drain waits until
+the kernel's queue for the watcher's inotify descriptors is read (FIONREAD), then for one watchfiles
+look after that, then for the applier; with nothing pending that is the rest of the watcher's
+current look. Bounded (DRAIN_S): it runs on the way out of a process somebody asked to end.
+
 Over 500 lines on purpose: LiveIndex is one state machine. Its watch loop,
 apply loop, barrier (`wait_settled`) and overflow accounting share one queue, one condition
 and one cycle counter; the barrier's guarantee is a statement about both loops at once, so
@@ -41,7 +48,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, cast
 
-from vaultwatch.core import handoffs
+from vaultwatch.core import handoffs, platform
 from vaultwatch.core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
 from vaultwatch.core.events import IndexProblem, WatcherReady
 from vaultwatch.core.index.ignore import IgnoreRules
@@ -60,6 +67,15 @@ STEP_MS = 5
 TICK_MS = 50  # the watcher wakes at least this often: to check on the vault root, and to settle waits
 SETTLE_MS = 25  # how long the OS gets to hand a finished write's event to the watcher (see wait_settled)
 POLL_DELAY_MS = 500  # the polling fallback's period
+# Bound on an exit's drain. An MCP client gives a stdio server a short grace after it closes the
+# server's input and then sends SIGTERM (the SDKs' shutdown), and the person quitting the TUI waits
+# for it: a drain must end well inside that grace, whatever a hung disk or a locked journal does to
+# the applier. Applying what is pending takes far less, even for a large moved folder, so the bound
+# is reached only when something is wrong (what is left then is the next start's, unjournaled).
+DRAIN_S = 1.0
+# after the kernel's queue is seen empty, the watcher's own thread may still be putting the events it
+# just read into the batch watchfiles hands over: brief work, with room for that thread to wait for a core
+DRAIN_HANDLE_MS = 2 * STEP_MS
 STALL_S = 1.0  # a gap this long between two watcher wake-ups may have overflowed the OS event queue
 QUICK_PATHS = 50  # changed paths: a batch this small goes in with quick hand-offs (see _enqueue)
 EMPTY_GUARD = 10  # removing more than this many entries and leaving an empty root is held back
@@ -86,13 +102,18 @@ class _ArmingStop:
     watchfiles asks its stop event `is_set()` only from inside a watch session's waits, and a
     session's watches are all in place before its first wait: so the first question means the
     vault is watched. (watchfiles' own first yield comes a timeout later, when nothing changes.)
+
+    It is also asked once every step, just before watchfiles looks whether changes are waiting:
+    `asked_at` (monotonic) is when its current call last looked (LiveIndex.drain).
     """
 
     def __init__(self, stop: threading.Event, armed: threading.Event) -> None:
         self._stop, self._armed = stop, armed
         self._said = False
+        self.asked_at = float("-inf")
 
     def is_set(self) -> bool:
+        self.asked_at = time.monotonic()
         if not self._said:
             self._said = True
             self._armed.set()
@@ -182,6 +203,10 @@ class LiveIndex:
         self._received = 0
         self._applied = 0
         self._cycle_at = float("-inf")  # monotonic time the watcher last returned from watchfiles
+        # monotonic time of the last look at waiting changes by a watchfiles call whose batch is queued
+        # (see drain); and the inotify descriptors of the current watch session (empty: none known)
+        self._looked_at = float("-inf")
+        self._os_queues: frozenset[int] = frozenset()
         self.polling = False
         self.recheck_due = False  # events may have been lost: a full comparison waits for a quiet moment
         self.rechecks = 0  # full comparisons made because events may have been lost
@@ -255,6 +280,43 @@ class LiveIndex:
                 self._cond.wait(left)
         return self.wait_applied(deadline)
 
+    def drain(self, deadline: float) -> bool:
+        """Have every change the watcher was told of before this call applied: what the kernel
+        queued for it, what watchfiles holds in its debounce window, what waits for the applier.
+
+        For an orderly exit (Vault.stop), where `stop` would drop them. With the kernel's queue
+        readable (Linux) it costs, with nothing pending, the rest of the watcher's current look
+        (at most a tick); elsewhere, and while polling, the OS gets SETTLE_MS (and a poll) as in
+        `wait_settled`. False at the deadline (monotonic), or when nothing is watching to drain.
+        """
+        if not self._threads or self._stop.is_set() or not self.vault.wait_ready(0):
+            return False  # a load still under way sees the disk itself
+        since = self._os_read(deadline)
+        with self._cond:
+            while self.watching.is_set() and not self.root_missing and self._looked_at < since:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set():
+                    return False
+                self._cond.wait(left)
+        return self.wait_applied(deadline)
+
+    def _os_read(self, deadline: float) -> float:
+        """The monotonic time from which a look by watchfiles finds every change the OS reported
+        before this call: once the kernel's queue for the watches is seen empty, the events it held
+        are in watchfiles' hands (notify's thread reads it as soon as it is readable)."""
+        asked = time.monotonic()
+        fds = self._os_queues
+        if self.polling or not fds:
+            return asked + (SETTLE_MS + (POLL_DELAY_MS if self.polling else 0)) / 1000
+        while True:
+            queued = platform.queued_event_bytes(fds)
+            now = time.monotonic()
+            if queued is None:
+                return asked + SETTLE_MS / 1000
+            if queued == 0 or now >= deadline:
+                return now + DRAIN_HANDLE_MS / 1000
+            time.sleep(self.step_ms / 1000)
+
     def wait_applied(self, deadline: float) -> bool:
         """Wait until every batch received so far is applied; False at the deadline (monotonic)."""
         with self._cond:
@@ -321,9 +383,10 @@ class LiveIndex:
                 "and indexed them"
             )
 
-    def _cycle_done(self) -> None:
+    def _cycle_done(self, looked: float) -> None:
         with self._cond:
             self._cycle_at = time.monotonic()
+            self._looked_at = looked
             self._cond.notify_all()
 
     def _watch_loop(self) -> None:
@@ -355,16 +418,18 @@ class LiveIndex:
                 self._report(f"vault folder {root} is back; re-indexing it", "info")
                 needs_rescan = True
             self.polling = polling
+            known = None if polling else platform.inotify_fds()
             last_wake = None  # _wall() at the previous yield of this watch session
             recheck: tuple[str, float] | None = None  # (why, since when) a full comparison is due
             in_burst = False  # a burst re-check was queued: the rest of that burst waits for its end
+            stop = _ArmingStop(self._stop, self.armed)
             try:
                 for changes in watchfiles.watch(
                     root,
                     watch_filter=None,
                     debounce=self.debounce_ms,
                     step=self.step_ms,
-                    stop_event=_ArmingStop(self._stop, self.armed),
+                    stop_event=stop,
                     rust_timeout=TICK_MS,
                     yield_on_timeout=True,
                     raise_interrupt=False,
@@ -373,7 +438,11 @@ class LiveIndex:
                     poll_delay_ms=POLL_DELAY_MS,
                 ):
                     failures = 0
+                    looked = stop.asked_at  # (the look that handed these over, made just before it returned)
                     if not self.watching.is_set():  # the first yield: the OS watches are in place
+                        if known is not None:  # the descriptors this session opened (see drain)
+                            now_open = platform.inotify_fds()
+                            self._os_queues = frozenset() if now_open is None else now_open - known
                         self.watching.set()
                         self.vault.bus.publish(WatcherReady(polling))
                     if needs_rescan:
@@ -421,7 +490,7 @@ class LiveIndex:
                     elif not changes:
                         in_burst = False
                     self._report_missed()
-                    self._cycle_done()
+                    self._cycle_done(looked)
                     if root_event or self._root_inode() != ino:
                         if recheck is not None:
                             self.recheck(recheck[0])
@@ -430,9 +499,11 @@ class LiveIndex:
                         self.holding = False
                         self.rescan()
                 self.watching.clear()
+                self._os_queues = frozenset()
             except Exception as exc:  # the watcher must never take the app down
                 self.armed.set()  # no watches this time: the load goes on (the restart rescans)
                 self.watching.clear()
+                self._os_queues = frozenset()
                 if recheck is not None:
                     self.recheck(recheck[0])
                     recheck = None
