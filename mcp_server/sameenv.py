@@ -27,24 +27,26 @@ OTHER_ENVIRONMENT = -32003
 
 
 class SameGuardEnvironment:
-    """ASGI wrapper: see the module doc. The server's own environment is read once: a process's
-    environment does not change under it."""
+    """ASGI wrapper: see the module doc. The server's environment is resolved again for each request:
+    its variables do not change, but a folder they name may be a symlink pointed elsewhere since the
+    start, and every decision reads the settings file through it as it is then."""
 
     def __init__(self, app: Any, root_real: str) -> None:
         self.app = app
         self.root_real = root_real
-        self.environment = guard_environment()
-        self._mine = encoded(self.environment).encode("ascii")
         self._header = GUARD_ENV_HEADER.encode("ascii")
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("method") == "DELETE":  # ending a session is always allowed
             return await self.app(scope, receive, send)
         given = next((v for k, v in scope.get("headers") or () if k == self._header), None)
-        if given is None or given == self._mine:
+        if given is None:
+            return await self.app(scope, receive, send)
+        mine = guard_environment()
+        if given == encoded(mine).encode("ascii"):
             return await self.app(scope, receive, send)
         theirs = decoded(given.decode("latin-1"))
-        found = differences(self.environment, theirs) if theirs is not None else ["its environment is unreadable"]
+        found = differences(mine, theirs) if theirs is not None else ["its environment is unreadable"]
         if not found:  # the same values, spelled by another version
             return await self.app(scope, receive, send)
         return await _refuse(send, self.refusal(found))
@@ -55,7 +57,7 @@ class SameGuardEnvironment:
             "with another environment than this client's, so this agent would not be under the rules you "
             f"set for it: {'; '.join(found)}. "
             "Give every MCP client of this vault the same environment (`vaultwatch mcp-config` writes "
-            f"none), or stop that server (pid {os.getpid()}) and connect again. This request changed nothing"
+            f"yours into the configuration it prints), or stop that server (pid {os.getpid()}) and connect again. This request changed nothing"
         )
 
 

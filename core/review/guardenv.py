@@ -35,9 +35,10 @@ GUARD_VARIABLES = (
 
 SETTINGS_FILE = "settings file"
 STATE_FOLDER = "state folder"
+HOME_FOLDER = "home folder"  # what `~` in the settings file's `[vaults."~/..."]` tables means
 
 # which variables move each folder, for the person reading a refusal
-_MOVED_BY = {SETTINGS_FILE: "XDG_CONFIG_HOME or HOME", STATE_FOLDER: "XDG_STATE_HOME or HOME"}
+_MOVED_BY = {SETTINGS_FILE: "XDG_CONFIG_HOME or HOME", STATE_FOLDER: "XDG_STATE_HOME or HOME", HOME_FOLDER: "HOME"}
 
 
 def settings_path() -> str:
@@ -62,6 +63,7 @@ def guard_environment() -> dict[str, str]:
     found = {
         SETTINGS_FILE: os.path.realpath(settings_path()),
         STATE_FOLDER: os.path.realpath(state_dir()),
+        HOME_FOLDER: os.path.realpath(os.path.expanduser("~")),
     }
     for name in GUARD_VARIABLES:
         value = settings.env(name)

@@ -69,12 +69,13 @@ async def first_bridge_starts_the_server(root: Path, env: dict[str, str]) -> Non
         ({"VAULTWATCH_JOURNAL": "0"}, "VAULTWATCH_JOURNAL"),
         ({"XDG_STATE_HOME": "other-state"}, "state folder"),
         ({"VAULTWATCH_JOURNAL_AGENT_SHARE": "1"}, "VAULTWATCH_JOURNAL_AGENT_SHARE"),
+        ({"HOME": "other-home"}, "home folder"),  # what `~` in `[vaults."~/..."]` names
     ],
 )
 async def test_a_bridge_of_another_environment_is_refused(place, starter, named) -> None:
     root, person = place
     base = root.parent
-    env = {**person, **{k: str(base / v) if k.startswith("XDG_") else v for k, v in starter.items()}}
+    env = {**person, **{k: str(base / v) if k.startswith(("XDG_", "HOME")) else v for k, v in starter.items()}}
     await first_bridge_starts_the_server(root, env)
     before = tree(root)
     with pytest.raises((MCPError, BaseExceptionGroup)) as refused:
@@ -120,3 +121,24 @@ async def test_a_server_the_person_started_serves_a_trimmed_bridge_under_the_per
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+async def test_a_settings_folder_pointed_elsewhere_after_the_start_is_refused(place) -> None:
+    """The starter's settings folder is a symlink to the person's, so the person's bridges are served
+    under the person's rules; once the link points at a folder with no rules, they are refused, as
+    every decision would read the settings file through the link as it is then."""
+    root, person = place
+    link = root.parent / "config-link"
+    link.symlink_to(person["XDG_CONFIG_HOME"])
+    await first_bridge_starts_the_server(root, {**person, "XDG_CONFIG_HOME": str(link)})
+    async with Client(bridge(root, person, "helper")) as client:
+        got = await client.call_tool("write", {"path": "Notes/a.md", "content": "# by helper\n", "overwrite": True})
+        assert got.is_error and "read-only" in got.content[0].text, got
+    link.unlink()
+    link.symlink_to(root.parent / "other-config")
+    with pytest.raises((MCPError, BaseExceptionGroup)) as refused:
+        async with Client(bridge(root, person, "helper")) as client:
+            await client.call_tool("write", {"path": "Notes/a.md", "content": "# by helper\n", "overwrite": True})
+    said = " | ".join(messages(refused.value))
+    assert "another environment" in said and "settings file" in said, said
+    assert (root / "Notes" / "a.md").read_text() == "# A\n"
