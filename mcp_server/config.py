@@ -12,6 +12,8 @@ import os
 import shlex
 import sys
 
+from vaultwatch.core.review.guardenv import GUARD_VARIABLES
+
 COMPAT_SETS = ("vault-cortex", "obsidian-mcp")
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "codex", "gemini", "windsurf", "zed")
 TOKEN_ENV = "VAULTWATCH_TOKEN"  # where the URL forms read the bearer token from (kept out of config files)
@@ -85,8 +87,13 @@ def command() -> list[str]:
 
 def pinned_env() -> dict[str, str]:
     """What the bridge needs from the environment, pinned in the config: clients spawn commands with a
-    trimmed environment (no XDG_RUNTIME_DIR), so the socket and state folders named here stay the same."""
-    return {k: os.environ[k] for k in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME") if os.path.isabs(os.environ.get(k, ""))}
+    trimmed environment (no XDG_RUNTIME_DIR), so the socket, the settings file and the state folder
+    named here stay the same, and so do the journal's and pending store's switches set here: a server
+    the client's bridge starts applies your rules, not the defaults' (core/review/guardenv.py)."""
+    folders = ("XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
+    pinned = {k: os.environ[k] for k in folders if os.path.isabs(os.environ.get(k, ""))}
+    pinned.update({k: os.environ[k] for k in GUARD_VARIABLES if os.environ.get(k, "").strip()})
+    return pinned
 
 
 def _toml(value: object) -> str:

@@ -119,7 +119,14 @@ STDIO_JSON = {
 
 @pytest.mark.parametrize("client", sorted(STDIO_JSON))
 def test_mcp_config_json_runs_the_bridge_in_each_clients_format(client, tmp_path, sock_dir):
-    env = {"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(sock_dir), "XDG_STATE_HOME": str(tmp_path / "st")}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "XDG_RUNTIME_DIR": str(sock_dir),
+        "XDG_STATE_HOME": str(tmp_path / "st"),
+        "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+        "VAULTWATCH_JOURNAL_MAX_CHANGES": "500",
+        "VAULTWATCH_SEMANTIC": "0",  # not a rule: left to the client
+    }
     out = run("mcp-config", str(tmp_path), "--client", client, env=env)
     assert out.returncode == 0, out.stderr
     config = json.loads(out.stdout)
@@ -127,8 +134,14 @@ def test_mcp_config_json_runs_the_bridge_in_each_clients_format(client, tmp_path
     entry = config[STDIO_JSON[client]]["vaultwatch"]
     assert entry["args"][-3:] == ["bridge", "--vault", str(tmp_path.resolve())]
     assert entry["command"].startswith("/")
-    # clients trim the environment they spawn with: what the bridge needs is pinned in the entry
-    assert entry["env"] == {"XDG_RUNTIME_DIR": str(sock_dir), "XDG_STATE_HOME": str(tmp_path / "st")}
+    # clients trim the environment they spawn with: what the bridge needs is pinned in the entry, and
+    # so is what names your rules (the settings file, the journal's limits) for a server it starts
+    assert entry["env"] == {
+        "XDG_RUNTIME_DIR": str(sock_dir),
+        "XDG_STATE_HOME": str(tmp_path / "st"),
+        "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+        "VAULTWATCH_JOURNAL_MAX_CHANGES": "500",
+    }
     if client == "vscode":
         assert entry["type"] == "stdio"
     if client == "gemini":
