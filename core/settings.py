@@ -193,7 +193,14 @@ TOML: tuple[TomlKey, ...] = (
     TomlKey("agents.NAME", "deny", "list of globs", "none", "Folders the agent may never change."),
     TomlKey("agents.NAME", "approve", "string", "the vault's", "The agent's own approval mode."),
     TomlKey("agents.NAME", "ask_client", "boolean", "[approve]'s", "Whether this agent's client may ask you."),
-    TomlKey("vaults.PATH.agents.NAME", "…", "", "", "The same agent rule for one vault only."),
+    TomlKey(
+        "vaults.PATH.agents.NAME",
+        "…",
+        "",
+        "",
+        "The same agent rule for one vault only. A vault in a folder inside PATH, or one holding it, "
+        "needs a table of its own: until it has one, it does not start (PATH's paths are not its paths).",
+    ),
     TomlKey(
         "triage",
         "deprecated_status",

@@ -151,13 +151,35 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
         raise VaultError(f"{origin}: [vaults] must be a table of vault folders")
     if vaults and vault_root:
         mine = os.path.realpath(vault_root)
+        overlapping: list[tuple[str, str]] = []
+        own = False
         for folder, table in vaults.items():
-            if os.path.realpath(os.path.expanduser(str(folder))) != mine:
+            theirs = os.path.realpath(os.path.expanduser(str(folder)))
+            if theirs != mine:
+                if _inside(mine, theirs) or _inside(theirs, mine):
+                    overlapping.append((str(folder), theirs))
                 continue
             if not isinstance(table, dict):
                 raise VaultError(f'{origin}: [vaults."{folder}"] must be a table')
+            own = True
             rules.update(_table(table.get("agents"), f'vaults."{folder}".agents', origin))
+        if overlapping and not own:
+            # a rule's globs are relative to the vault it was written for: served from a folder above
+            # or below it, `deny = ["Projects/secret/**"]` names nothing, and the rules would quietly
+            # not apply; so agents' changes are refused until this vault has a table of its own
+            folder, theirs = overlapping[0]
+            where = "lies inside" if _inside(mine, theirs) else "holds"
+            raise VaultError(
+                f'{origin}: [vaults."{folder}"] gives rules to {theirs}, and this vault ({mine}) {where} '
+                "it: its rules' paths are not this vault's paths, so they cannot be applied here; serve "
+                f'{theirs} itself, or add a [vaults."{mine}"] table with this vault\'s own rules'
+            )
     return AgentRules(rules)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` lies strictly inside `folder` (both real, absolute)."""
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def load(path: str, vault_root: str | None) -> AgentRules:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 from mcp_testing import ROOT, VAULTWATCH, stop_headless_servers
 from mcp_types import Implementation
 
@@ -203,3 +204,30 @@ async def test_an_empty_write_list_lets_the_agent_change_nothing(place) -> None:
             assert got.is_error, (tool, arguments)
             assert '[agents."nowhere"]' in got.content[0].text, got.content[0].text
     assert tree(root) == before
+
+
+async def test_a_folder_inside_a_vault_with_rules_is_no_way_around_them(place) -> None:
+    """A client configured with a folder inside the person's vault would get a server of its own,
+    whose paths are relative to that folder: the vault's rule `deny = ["Inbox/Private/**"]` would
+    name nothing there. That server does not start (as with any settings it cannot apply), the
+    client is told why, naming the table, and nothing is written."""
+    root, env = place
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    settings.write_text(f'[vaults."{root}".agents."scribe"]\ndeny = ["Inbox/Private/**"]\n')
+    before = tree(root)
+    inner = root / "Inbox"
+    try:
+        with pytest.raises((MCPError, BaseExceptionGroup)) as refused:
+            async with Client(configured(inner, env, "scribe")) as client:
+                await client.call_tool("write", {"path": "Private/p.md", "content": "# owned\n", "overwrite": True})
+        said = " | ".join(messages(refused.value))
+        assert f'[vaults."{root}"]' in said and "cannot be applied here" in said, said
+        assert tree(root) == before
+    finally:
+        stop_headless_servers(inner)
+
+
+def messages(exc: BaseException) -> list[str]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [m for inner in exc.exceptions for m in messages(inner)]
+    return [str(exc)]

@@ -45,7 +45,25 @@ def test_a_vaults_own_rule_replaces_the_general_one(tmp_path) -> None:
     vault.mkdir()
     data = {**SETTINGS, "vaults": {str(vault): SETTINGS["vaults"]["/v/notes"]}}
     assert parse(data, str(vault)).for_agent("scribe").write == ("Journal/**",)
-    assert parse(data, str(tmp_path)).for_agent("scribe").write == ("Inbox/**", "Daily/**")
+    (tmp_path / "other").mkdir()
+    assert parse(data, str(tmp_path / "other")).for_agent("scribe").write == ("Inbox/**", "Daily/**")
+
+
+@pytest.mark.parametrize("served", ["notes/Projects", "."])
+def test_a_vault_above_or_below_one_with_rules_refuses_until_it_has_its_own(tmp_path, served) -> None:
+    """A rule's paths are relative to the vault it was written for: served from a folder inside it
+    (or one that holds it), `deny = ["Projects/secret/**"]` would name nothing and the rules would
+    quietly not apply. Agents' changes are refused instead, until the served folder has a table."""
+    vault = tmp_path / "notes"
+    (vault / "Projects").mkdir(parents=True)
+    data = {"vaults": {str(vault): {"agents": {"scribe": {"deny": ["Projects/secret/**"]}}}}}
+    root = str(tmp_path / served)
+    with pytest.raises(VaultError) as refused:
+        parse(data, root)
+    said = str(refused.value)
+    assert f'[vaults."{vault}"]' in said and "cannot be applied here" in said, said
+    own = {"vaults": {**data["vaults"], root: {"agents": {"scribe": {"read_only": True}}}}}
+    assert parse(own, root).for_agent("scribe").read_only
 
 
 def test_a_refusal_names_the_rule_that_refused() -> None:
