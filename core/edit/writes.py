@@ -321,6 +321,14 @@ def _link_indexes(snap: Snapshot, moves: Mapping[str, str]) -> tuple[rewrite.Lin
     return before, before.moved(moves)
 
 
+def _relinking(
+    snap: Snapshot, src_rel: str, dst_rel: str, moved_files: list[str], update_links: bool
+) -> tuple[dict[str, str], list[str]]:
+    """A rename's moves (each file's path before and after) and the notes whose links it may rewrite."""
+    moves = {p: dst_rel + p[len(src_rel) :] for p in moved_files}
+    return moves, list(rewrite.candidate_notes(snap.entries, moves)) if update_links else []
+
+
 def _relinked_bytes(
     old: bytes,
     old_path: str,
@@ -669,8 +677,7 @@ class Writer:
                     raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
                 moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
                 moved_dirs = self.dirs_under(src_rel, sloc, kind)
-                moves = {p: dst_rel + p[len(src_rel) :] for p in moved_files}
-                todo = list(rewrite.candidate_notes(snap.entries, moves)) if update_links else []
+                moves, todo = _relinking(snap, src_rel, dst_rel, moved_files, update_links)
                 if OKF_INDEX in (src_rel, dst_rel):
                     moved = snap.get(src_rel)
                     lands = dst_rel == OKF_INDEX and moved is not None and okf.declares_okf(moved.frontmatter)
@@ -1164,6 +1171,28 @@ class Writer:
             )
 
     # --- rename helpers ---
+
+    def link_rewrites(self, src: str, dst: str, *, update_links: bool = True) -> list[tuple[str, bytes, bytes]]:
+        """What renaming `src` to `dst` now would make of each note whose links it rewrites (each
+        note's path after the move, its bytes now, its bytes after), moving and writing nothing: for
+        a rename that waits for the person (a pending change), who approves the new link text as
+        the question through an agent's client shows it (`_link_previews`, as `rename` reads them)."""
+        if not update_links:
+            return []
+        src_rel = normalize(src, what="source path")
+        dst_rel = normalize(dst, what="destination path")
+        sloc, _st, kind = self._existing(src_rel)
+        with sloc:
+            src_rel = sloc.canon
+            with self.locate(dst_rel, follow_last=False) as probe:
+                dst_rel = probe.canon
+            snap = self.vault.snapshot
+            if not snap.loaded:
+                self.vault.wait_ready(30)
+                snap = self.vault.snapshot
+            moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
+            moves, todo = _relinking(snap, src_rel, dst_rel, moved_files, update_links)
+            return list(self._link_previews(snap, moves, todo))
 
     def _relinked(self, todo: list[str], moves: dict[str, str]) -> list[tuple[str, str]]:
         """(path after the move, path of its bytes) for each note a rename may rewrite links in:

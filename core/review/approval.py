@@ -87,6 +87,9 @@ class Pending:
     arguments: dict[str, Any] = field(default_factory=dict)
     effects: tuple[Effect, ...] = ()  # every file the change touches: what the person approves
     decision: Decision | None = None  # the rule that asked for approval
+    # a rename's link rewrites as they will be (each note's path after the move, its bytes before
+    # and after): the person approves what each link becomes, not only which notes
+    links: tuple[tuple[str, bytes, bytes], ...] = ()
     approved: bool | None = None
     reason: str = ""
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -649,6 +652,9 @@ class ApprovalGate:
             dict(caller.arguments) if caller else dict(scope.arguments),
             effects.effects,
             decision,
+            # read here, in the writer's thread, not by the dialog: the write path compares them
+            # with the notes again once the person answers (a note edited meanwhile is a conflict)
+            tuple(relinks()) if relinks is not None else (),
         )
         with self._lock:
             self._pending[pending.id] = pending

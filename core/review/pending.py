@@ -720,6 +720,21 @@ def approve(vault: Any, pid: int, *, by: str, via: str = APPROVED_BY_COMMAND) ->
             journal.drop_intent(intent)  # after the proposal is settled: a kill before leaves both open
 
 
+def link_rewrites(vault: Any, proposal: Proposal) -> list[tuple[str, bytes, bytes]]:
+    """What a pending rename would make of each note whose links it rewrites if approved now (each
+    note's path after the move, its bytes now and after; none for any other change, or one already
+    decided), computed by the write path that would apply it (`Writer.link_rewrites`, the reading the
+    question through an agent's client shows): the rename has not happened, so nothing stores them.
+    `vault` must be loaded (which notes link to what is the index's); raises VaultError when the
+    rename could not be applied as it stands (its source gone)."""
+    if proposal.method != "rename" or proposal.state != PENDING:
+        return []
+    call = proposal.call
+    return list(
+        _writer(vault).link_rewrites(call["src"], call["dst"], update_links=bool(call.get("update_links", True)))
+    )
+
+
 def _writer(vault: Any) -> Any:
     """The vault's Writer. The write path is imported only when a change is applied: the approval gate
     loads this module at every server start, before its first answer, which writes nothing."""
@@ -849,6 +864,7 @@ __all__ = [
     "fingerprint",
     "fingerprints",
     "granted",
+    "link_rewrites",
     "pending_path",
     "propose",
     "resume_approvals",

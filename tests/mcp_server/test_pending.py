@@ -351,3 +351,56 @@ async def test_what_an_agent_wrote_reaches_the_persons_terminal_as_text(place) -
     changes = vaultwatch(env, "changes", str(root))
     assert "\x1b" not in changes.stdout + changes.stderr and "FAKE LINE" not in changes.stdout.splitlines()[0][:5]
     assert [line for line in changes.stdout.splitlines() if "FAKE LINE" in line][0].lstrip().split()[0].isdigit()
+
+
+async def test_pending_shows_marks_that_could_disguise_a_line_as_escapes(place) -> None:
+    """A stroke drawn through `1` (U+0336), a circle around a name's letter, a stack of marks and a
+    mark with nothing under it are escaped in `vaultwatch pending` as the question through the
+    agent's client escapes them; the accents and points of real text print as they are."""
+    root, env = place
+    real = "cafe\u0301 Tie\u0302\u0301ng Vie\u0323\u0302t \u0939\u093f\u0928\u094d\u0926\u0940 \u05e9\u05c1\u05b8\u05dc\u05d5\u05b9\u05dd \u0645\u064f\u062d\u064e\u0645\u0651\u064e\u062f"
+    content = f"# Plan\napproved: 1\u0336 1\u0336 paid\no\u0301\u0302\u0303\u0304\u0306\u0307\n{real}\n\u0301 alone\n"
+    stdio = StdioServerParameters(command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "serve", "--stdio", str(root)], env=env)
+    async with Client(stdio, client_info=Implementation(name="scribe\u0338", version="1")) as client:
+        pid = pending_id(await client.call_tool("write", {"path": "Notes/ledger\u20dd.md", "content": content}))
+    listed = vaultwatch(env, "pending", str(root))
+    assert listed.returncode == 0, listed.stderr
+    out = listed.stdout
+    head = next(line for line in out.splitlines() if line.startswith(f"pending change {pid}"))
+    assert "scribe\\u0338" in head and "Notes/ledger\\u20dd.md" in head
+    assert "create Notes/ledger\\u20dd.md" in out  # the effects
+    assert "+approved: 1\\u0336 1\\u0336 paid" in out
+    assert "+o\\u0301\\u0302\\u0303\\u0304\\u0306\\u0307" in out
+    assert "+\\u0301 alone" in out
+    assert f"+{real}" in out
+    for raw in ("\u0336", "\u0338", "\u20dd", "\u0307"):
+        assert raw not in out, repr(raw)
+    row = json.loads(vaultwatch(env, "pending", str(root), "--json").stdout.splitlines()[0])
+    assert "+approved: 1\\u0336 1\\u0336 paid" in row["diff"]
+
+
+async def test_pending_shows_what_each_link_a_waiting_rename_rewrites_becomes(place) -> None:
+    """The rename has not happened, so nothing stores its link rewrites: `vaultwatch pending`
+    computes them as approving it now would make them, for a note's rename and a folder's."""
+    root, env = place
+    (root / "Top.md").write_text("# Top\nsee [[Notes/plan]] and [[Notes/other]]\n")
+    async with Client(bridged(root, env)) as client:
+        note = pending_id(await client.call_tool("rename", {"path": "Notes/plan.md", "new_path": "Notes/done.md"}))
+        folder = pending_id(await client.call_tool("rename", {"path": "Notes", "new_path": "Kept"}))
+    listed = vaultwatch(env, "pending", str(root))
+    assert listed.returncode == 0, listed.stderr
+    shown = {int(part.split()[0]): part for part in listed.stdout.split("pending change ")[1:]}
+    assert "links rewritten in Notes/other.md: +1 -1 lines" in shown[note]
+    assert "  -see [[plan]]\n  +see [[done]]" in shown[note]
+    assert "links rewritten in Top.md: +1 -1 lines" in shown[note]
+    assert "  +see [[Notes/done]] and [[Notes/other]]" in shown[note]
+    assert "links rewritten in Top.md: +1 -1 lines" in shown[folder]
+    assert "  -see [[Notes/plan]] and [[Notes/other]]\n  +see [[Kept/plan]] and [[Kept/other]]" in shown[folder]
+    rows = [json.loads(line) for line in vaultwatch(env, "pending", str(root), "--json").stdout.splitlines()]
+    assert "+see [[done]]" in next(r["diff"] for r in rows if r["id"] == note)
+    assert (root / "Notes" / "plan.md").exists() and not (root / "Kept").exists()  # shown, not done
+    done = vaultwatch(env, "approve", str(note), str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "Notes" / "other.md").read_text() == "# Other\nsee [[done]]\n"  # what it showed
+    after = vaultwatch(env, "pending", str(root), "--all")
+    assert "links rewritten in Notes/other.md" not in after.stdout  # decided: nothing would be rewritten

@@ -89,3 +89,15 @@ def test_changed_words_are_marked_inside_changed_lines_and_wide_views_are_side_b
     styled = unified_hunk(hunk)  # the strong colours sit on the changed words only
     strong = {styled.plain[sp.start : sp.end] for sp in styled.spans if str(sp.style) in (REMOVED_WORD, ADDED_WORD)}
     assert strong == {"beta", "BETA"}, strong
+
+
+def test_an_escaped_diff_shows_disguising_marks_as_escapes_in_both_layouts():
+    from vaultwatch.tui.widgets.diffview import SIDE_BY_SIDE_MIN, plain, render_diff
+
+    before = b"total: 100\ncafe\xcc\x81\n"
+    after = "total: 1\u0336100\ncafe\u0301\n".encode()
+    for width in (100, SIDE_BY_SIDE_MIN):
+        shown = plain(render_diff(before, after, width, escaped=True), width)
+        assert "1\\u0336100" in shown and "\u0336" not in shown, width
+        assert "cafe\u0301" in shown, width  # real text as it is
+    assert "\u0336" in plain(render_diff(before, after, 100), 100)  # (the Changes view draws as before)

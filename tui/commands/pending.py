@@ -18,32 +18,51 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Iterable, Sequence
 
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.pending import Proposal
-from vaultwatch.core.review.textdiff import text_diff
+from vaultwatch.core.review.textdiff import Diff, text_diff
+from vaultwatch.core.review.visible import visible
 from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.changes import person
-from vaultwatch.tui.commands.shown import one_line
+
+Links = Sequence[tuple[str, bytes, bytes]] | str  # a rename's link rewrites (pending.link_rewrites), or why not
 
 
 def _when(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def diff_text(p: Proposal) -> str:
-    """The change as the person reads it: its effects, then the note's diff."""
-    lines = [f"  {e.describe()}" for e in p.effects]
+def diff_text(p: Proposal, links: Links = ()) -> str:
+    """The change as the person reads it: its effects, then the note's diff; for a rename, every
+    hunk of each note whose links it rewrites (`links`: pending.link_rewrites, or why they cannot
+    be shown). What the agent wrote is shown as the question through its client shows it
+    (core.review.visible): no line can hide, reorder or disguise another."""
+    lines = [f"  {visible(e.describe(), keep_tab=False)}" for e in p.effects]
     if p.before is not None or p.after is not None:
         diff = text_diff(p.before, p.after)
         lines.append(f"  +{diff.added} -{diff.removed} lines" + (" (binary)" if diff.binary else ""))
-        for hunk in diff.hunks:
-            lines.append(f"  {hunk.header}")
-            for line in hunk.lines:
-                lines.append(f"  {line.op}{line.text.rstrip(chr(10))}")
+        lines.extend(_hunks(diff))
+    if isinstance(links, str):
+        lines.append(f"  the links it rewrites cannot be shown: {visible(links, keep_tab=False)}")
+    for path, before, after in () if isinstance(links, str) else links:
+        diff = text_diff(before, after)
+        lines.append(
+            f"  links rewritten in {visible(path, keep_tab=False)}: +{diff.added} -{diff.removed} lines"
+            + (" (binary)" if diff.binary else "")
+        )
+        lines.extend(_hunks(diff))
     return "\n".join(lines)
+
+
+def _hunks(diff: Diff) -> Iterable[str]:
+    for hunk in diff.hunks:
+        yield f"  {hunk.header}"
+        for line in hunk.lines:
+            yield f"  {line.op}{visible(line.text.rstrip(chr(10)))}"
 
 
 def _head(p: Proposal) -> str:
@@ -51,7 +70,8 @@ def _head(p: Proposal) -> str:
     who = (shown_agent(p.agent) if p.agent else p.actor) + (f" [{p.session[:8]}]" if p.session else "")
     state = "" if p.state == pending.PENDING else f"  [{p.state}{': ' + p.reason if p.reason else ''}]"
     head = f"pending change {p.id}  {_when(p.at)}  {who}  {p.tool}  {where}{state}"
-    return f"{one_line(head)}\n  why: {one_line(p.why)}"  # one line each, whatever the agent's words
+    # one line each, whatever the agent's words, as the question through its client shows them
+    return f"{visible(head, keep_tab=False)}\n  why: {visible(p.why, keep_tab=False)}"
 
 
 def register(cli: CommandLine) -> None:
@@ -61,14 +81,15 @@ def register(cli: CommandLine) -> None:
         vault = cli.open_vault(args, load=False)
         store = pending.store_for(vault.root_real)
         found = store.proposals() if args.all else store.pending()
+        links = _link_rewrites(cli, args, found)
         for p in found:
             if args.json:
                 row = p.as_json(bytes_too=True)
-                row["diff"] = diff_text(p)
+                row["diff"] = diff_text(p, links.get(p.id, ()))
                 print(json.dumps(row, ensure_ascii=False))
             else:
                 print(_head(p))
-                print(diff_text(p))
+                print(diff_text(p, links.get(p.id, ())))
         what = "change" if len(found) == 1 else "changes"
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
         for refused in store.refusing():
@@ -131,6 +152,28 @@ def register(cli: CommandLine) -> None:
     cli.vault_options(p)
     p.add_argument("--reason", metavar="TEXT", default=None, help="why (the agent sees it in history)")
     cli.handlers["decline"] = cmd_decline
+
+
+def _link_rewrites(cli: CommandLine, args: argparse.Namespace, found: list[Proposal]) -> dict[int, Links]:
+    """Each waiting rename's link rewrites as approving it now would make them: computed now, from
+    the notes as they are (the rename has not happened), with the vault loaded for it (which notes
+    link to what is the index's), only when a rename waits."""
+    renames = [p for p in found if p.method == "rename" and p.state == pending.PENDING]
+    if not renames:
+        return {}
+    vault = cli.open_vault(args)
+    out: dict[int, Links] = {}
+    try:
+        for p in renames:
+            try:
+                out[p.id] = pending.link_rewrites(vault, p)
+            except VaultError as exc:
+                out[p.id] = exc.message
+    finally:
+        stop = getattr(vault, "stop", None)
+        if callable(stop):
+            stop()
+    return out
 
 
 def _at_server(args: argparse.Namespace, request: dict) -> dict | None:

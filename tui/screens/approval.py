@@ -30,6 +30,7 @@ from vaultwatch.core import handoffs
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import Pending
+from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.timers import once
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, Piece, render_diff, render_files
 
@@ -76,20 +77,27 @@ QUICK = QuickHandoffs()
 
 def render_pending(pending: Pending, width: int, now: float) -> DiffDoc:
     """A waiting change: its title with the time left (the doc's first piece), every file it
-    touches (what the person approves), then its diff."""
+    touches (what the person approves), then its diff (a rename's: every hunk of each note whose
+    links it rewrites, what each link becomes). What the agent wrote (its name, the paths, the
+    diff) is shown as core.review.visible shows it, as the question through an agent's client is."""
     title = pending_title(pending, now)
     touched = effects_text(pending)
     if pending.operation in ("rename",):
+        files: list[tuple[str, str, bytes | None, bytes | None]] = [(p, "links", b, a) for p, b, a in pending.links]
+        said = "links to it across the vault will be rewritten" if files else "no link needs rewriting"
         return render_files(
-            title,
-            [],
-            width,
-            [Text("\nthe note moves; links to it across the vault will be rewritten", style="italic"), touched],
+            title, files, width, [Text(f"\nthe note moves; {said}", style="italic"), touched], escaped=True
         )
     if pending.operation == "delete":
-        body: RenderableType = render_diff(pending.before, None, width) if pending.before is not None else Text("")
-        return render_files(title, [], width, [Text("\nthe file goes to the trash", style="italic red"), touched, body])
-    return render_files(title, [(pending.path, "target", pending.before, pending.after)], width, [touched])
+        body: RenderableType = (
+            render_diff(pending.before, None, width, escaped=True) if pending.before is not None else Text("")
+        )
+        return render_files(
+            title, [], width, [Text("\nthe file goes to the trash", style="italic red"), touched, body], escaped=True
+        )
+    return render_files(
+        title, [(pending.path, "target", pending.before, pending.after)], width, [touched], escaped=True
+    )
 
 
 EFFECT_LABELS = {
@@ -107,30 +115,30 @@ def effects_text(pending: Pending) -> Text:
     folder's rename lists each file it moves, a symlinked note its real target."""
     out = Text("\n")
     if pending.decision is not None:
-        out.append(f"asks because {pending.decision.why}\n", style="yellow")
+        out.append(f"asks because {visible(pending.decision.why, keep_tab=False)}\n", style="yellow")
     arrivals = {e.dest for e in pending.effects if e.change == fx.MOVE_FROM}
     shown = [e for e in pending.effects if not (e.change == fx.MOVE_TO and e.path in arrivals)]
     out.append(f"it touches {len(shown)} path{'s' if len(shown) != 1 else ''}:", style="dim")
     for e in shown:
         out.append(f"\n  {EFFECT_LABELS.get(e.change, e.change)} ", style="dim")
-        out.append(e.path, style="bold")
+        out.append(visible(e.path, keep_tab=False), style="bold")
         if e.dest:
             out.append(" → ")
-            out.append(e.dest, style="bold green")
+            out.append(visible(e.dest, keep_tab=False), style="bold green")
         if e.via:
-            out.append(f"  (named as {e.via})", style="italic")
+            out.append(f"  (named as {visible(e.via, keep_tab=False)})", style="italic")
     return out
 
 
 def pending_title(pending: Pending, now: float) -> Text:
     title = Text()
-    title.append(pending.agent or pending.actor, style="bold magenta")
+    title.append(visible(pending.agent or pending.actor, keep_tab=False), style="bold magenta")
     title.append(" wants to ")
     title.append(pending.operation, style="bold")
-    title.append(f" {pending.path}", style="bold underline")
+    title.append(f" {visible(pending.path, keep_tab=False)}", style="bold underline")
     if pending.dest:
         title.append(" → ")
-        title.append(pending.dest, style="bold underline green")
+        title.append(visible(pending.dest, keep_tab=False), style="bold underline green")
     title.append(f"\n{pending.remaining(now):.0f} s left: ", style="dim")
     title.append("y", style="bold reverse")
     title.append(" approve  ", style="dim")

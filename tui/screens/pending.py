@@ -21,6 +21,7 @@ from vaultwatch.core.edit.hooks import APPROVED_IN_TUI
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import pending
 from vaultwatch.core.review.pending import Proposal
+from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.commands.changes import person
 from vaultwatch.tui.commands.pending import diff_text
 
@@ -73,11 +74,19 @@ class PendingScreen(Screen[None]):
             body.update("")
             return
         head = Text(f"{len(self.queue)} waiting · pending change {p.id}: ", style="bold yellow")
-        head.append(f"{p.agent or p.actor} · {p.tool} · {p.path}" + (f" -> {p.dest}" if p.dest else ""))
+        where = f"{p.path} -> {p.dest}" if p.dest else p.path
+        head.append(visible(f"{p.agent or p.actor} · {p.tool} · {where}", keep_tab=False))
         if self.said:
             head.append(f"\n{self.said}", style="bold")
         title.update(head)
-        body.update(Text(f"why: {p.why}\n{diff_text(p)}"))
+        body.update(Text(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, self._links(p))}"))
+
+    def _links(self, p: Proposal) -> list[tuple[str, bytes, bytes]] | str:
+        """A waiting rename's link rewrites as approving it now would make them (or why not)."""
+        try:
+            return pending.link_rewrites(self.vault, p)
+        except VaultError as exc:
+            return exc.message
 
     def action_approve(self) -> None:
         if self.current is not None and not self.busy:

@@ -24,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from vaultwatch.core.review.textdiff import Diff, Hunk, Line, text_diff
+from vaultwatch.core.review.visible import visible, visible_parts
 
 SIDE_BY_SIDE_MIN = 160  # columns from which a diff is shown side by side
 
@@ -34,15 +35,18 @@ ADDED_WORD = "bold #ffffff on #2c7a35"
 GUTTER = "dim"
 
 
-def _line_text(line: Line) -> Text:
+def _line_text(line: Line, escaped: bool = False) -> Text:
+    """A diff line coloured by its op; `escaped`: with what could disguise it written as `\\uXXXX`
+    (core.review.visible), judged on the whole line, not word by word."""
     base = REMOVED if line.op == "-" else ADDED if line.op == "+" else ""
     word = REMOVED_WORD if line.op == "-" else ADDED_WORD
     text = Text(style=base)
     if line.words:
-        for changed, part in line.words:
+        parts = [part for _, part in line.words]
+        for (changed, _), part in zip(line.words, visible_parts(parts) if escaped else parts, strict=True):
             text.append(part, style=word if changed else None)
     else:
-        text.append(line.text)
+        text.append(visible(line.text) if escaped else line.text)
     return text
 
 
@@ -55,12 +59,13 @@ def _gutter(line: Line) -> Text:
     return out
 
 
-def unified_hunk(hunk: Hunk) -> Text:
-    """One hunk in one column: its `@@` header, line numbers, -/+ lines, changed words in strong colour."""
+def unified_hunk(hunk: Hunk, escaped: bool = False) -> Text:
+    """One hunk in one column: its `@@` header, line numbers, -/+ lines, changed words in strong colour
+    (`escaped`: see _line_text)."""
     out = Text(hunk.header + "\n", style="bold cyan", no_wrap=False)
     for line in hunk.lines:
         out.append_text(_gutter(line))
-        out.append_text(_line_text(line))
+        out.append_text(_line_text(line, escaped))
         out.append("\n")
     out.rstrip()
     return out
@@ -89,17 +94,18 @@ def _pairs(lines: Iterable[Line]) -> list[tuple[Line | None, Line | None]]:
     return rows
 
 
-def side_by_side_hunk(hunk: Hunk) -> SideBySide:
+def side_by_side_hunk(hunk: Hunk, escaped: bool = False) -> SideBySide:
     """One hunk in two columns, before | after, changed lines paired across (every hunk has the
     same column widths at one width, so hunks drawn one by one line up)."""
-    return SideBySide(hunk)
+    return SideBySide(hunk, escaped)
 
 
 class SideBySide:
     """A hunk's two columns, laid out line by line (a rich Table measures every cell: ~10x slower)."""
 
-    def __init__(self, hunk: Hunk) -> None:
+    def __init__(self, hunk: Hunk, escaped: bool = False) -> None:
         self.hunk = hunk
+        self.escaped = escaped
 
     def strips(self, console: Console, width: int) -> list[Strip]:
         room = max(2, width - 13)  # two 5-column gutters and three spaces
@@ -112,7 +118,7 @@ class SideBySide:
         for left, right in _pairs(self.hunk.lines):
             cells = []
             for line, w, old in ((left, lw, True), (right, rw, False)):
-                text = _line_text(line) if line is not None else Text("")
+                text = _line_text(line, self.escaped) if line is not None else Text("")
                 number = None if line is None else (line.old_no if old else line.new_no)
                 wrapped = text.wrap(console, w) if text.plain else [Text("")]
                 cells.append(("" if number is None else str(number), wrapped, w))
@@ -139,16 +145,24 @@ class Piece:
     """A part of a rendered diff drawn on its own: a hunk, or a few fixed lines (a title, a header)."""
 
     def __init__(
-        self, renderable: RenderableType | None = None, *, hunk: Hunk | None = None, paired: bool = False
+        self,
+        renderable: RenderableType | None = None,
+        *,
+        hunk: Hunk | None = None,
+        paired: bool = False,
+        escaped: bool = False,
     ) -> None:
         self._renderable = renderable
         self.hunk = hunk
         self.paired = paired
+        self.escaped = escaped  # a hunk's lines as core.review.visible shows them (see _line_text)
 
     def renderable(self) -> RenderableType:
         if self.hunk is None:
             return self._renderable if self._renderable is not None else Text("")
-        return side_by_side_hunk(self.hunk) if self.paired else unified_hunk(self.hunk)
+        if self.paired:
+            return side_by_side_hunk(self.hunk, self.escaped)
+        return unified_hunk(self.hunk, self.escaped)
 
     def estimate(self, width: int) -> int:
         """Terminal lines this piece takes at `width`, without drawing it (a hunk: its rows, long
@@ -182,22 +196,26 @@ class DiffDoc:
             yield piece.renderable()
 
 
-def render_diff(before: bytes | None, after: bytes | None, width: int, *, diff: Diff | None = None) -> DiffDoc:
-    """The diff of two versions for a view `width` columns wide (side by side from SIDE_BY_SIDE_MIN)."""
+def render_diff(
+    before: bytes | None, after: bytes | None, width: int, *, diff: Diff | None = None, escaped: bool = False
+) -> DiffDoc:
+    """The diff of two versions for a view `width` columns wide (side by side from SIDE_BY_SIDE_MIN);
+    `escaped`: its text as core.review.visible shows it (what the person approves an agent's change from)."""
     diff = diff or text_diff(before, after)
+    seen = visible if escaped else str
     doc = DiffDoc()
     if diff.binary:
         return doc.add(Text(f"binary content ({len(before or b'')} -> {len(after or b'')} bytes)", style="italic"))
     if diff.frontmatter:
         fm = Text("frontmatter\n", style="bold")
         for key, old, new in diff.frontmatter:
-            fm.append(f"  {key}: ", style="bold")
+            fm.append(f"  {seen(str(key))}: ", style="bold")
             if old is None:
-                fm.append(f"{new!r}", style=ADDED_WORD).append("  (added)\n", style="dim")
+                fm.append(seen(f"{new!r}"), style=ADDED_WORD).append("  (added)\n", style="dim")
             elif new is None:
-                fm.append(f"{old!r}", style=REMOVED_WORD).append("  (removed)\n", style="dim")
+                fm.append(seen(f"{old!r}"), style=REMOVED_WORD).append("  (removed)\n", style="dim")
             else:
-                fm.append(f"{old!r}", style=REMOVED_WORD).append(" → ").append(f"{new!r}", style=ADDED_WORD)
+                fm.append(seen(f"{old!r}"), style=REMOVED_WORD).append(" → ").append(seen(f"{new!r}"), style=ADDED_WORD)
                 fm.append("\n")
         doc.add(fm)
     if diff.empty:
@@ -210,7 +228,7 @@ def render_diff(before: bytes | None, after: bytes | None, width: int, *, diff: 
     )
     paired = width >= SIDE_BY_SIDE_MIN
     for hunk in diff.hunks:
-        doc.add(Piece(hunk=hunk, paired=paired))
+        doc.add(Piece(hunk=hunk, paired=paired, escaped=escaped))
     return doc
 
 
@@ -219,8 +237,11 @@ def render_files(
     files: list[tuple[str, str, bytes | None, bytes | None]],
     width: int,
     lead: Iterable[RenderableType] = (),
+    *,
+    escaped: bool = False,
 ) -> DiffDoc:
-    """A header, lines before the files (a rename's move), then each (path, role, before, after) diffed."""
+    """A header, lines before the files (a rename's move), then each (path, role, before, after) diffed
+    (`escaped`: the paths and the diffs as core.review.visible shows them)."""
     doc = DiffDoc().add(title)
     for item in lead:
         doc.add(item)
@@ -228,13 +249,13 @@ def render_files(
         label = {"links": "links rewritten in", "restored": "restored", "target": ""}.get(role, "")
         head = Text("\n")
         head.append(f"{label} " if label else "", style="dim")
-        head.append(path, style="bold underline")
+        head.append(visible(path, keep_tab=False) if escaped else path, style="bold underline")
         if before is None:
             head.append("  (created)", style="green")
         elif after is None:
             head.append("  (removed)", style="red")
         doc.add(head)
-        doc.add(render_diff(before, after, width))
+        doc.add(render_diff(before, after, width, escaped=escaped))
     return doc
 
 

@@ -1,0 +1,139 @@
+"""What the TUI's approval dialog shows of an agent's change, as the question through the agent's
+client shows it (core.review.visible, core.review.question): combining marks that could disguise a
+line as `\\uXXXX`, and for a rename what each link it rewrites becomes. A real agent on the app's
+real socket, Pilot keys."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from test_agents import agent
+from tui_helpers import open_loaded
+from waiting import TIMEOUT, await_until
+
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.approval import ApprovalGate
+from vaultwatch.tui.app import make_app
+from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.flows.review import ApprovalScreen
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.diffview import DiffView, plain
+
+NOTE = "Projects/Atlas Migration.md"
+# what an agent could write to make a line read as something else, and real text that must not change
+OVERLAY = "approved: 1\u0336 1\u0336 1\u0336 paid"  # a stroke through each 1
+ZALGO = "o" + "\u0301\u0302\u0303\u0304\u0306\u0307"  # six marks stacked on one letter
+REAL = "cafe\u0301 Tie\u0302\u0301ng Vie\u0323\u0302t \u0939\u093f\u0928\u094d\u0926\u0940 \u05e9\u05c1\u05b8\u05dc\u05d5\u05b9\u05dd \u0645\u064f\u062d\u064e\u0645\u0651\u064e\u062f"
+
+
+@pytest.fixture
+def socket_path():
+    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
+        yield os.path.join(folder, "tui.sock")
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+async def started(app, socket_path):
+    await settle(app)
+    await await_until(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain)
+
+
+def dialog_text(app) -> str:
+    """The approval dialog's whole text once drawn ("" before)."""
+    views = app.screen.query(DiffView)
+    return plain(views.first().renderable) if views and views.first().renderable else ""
+
+
+async def test_the_dialog_shows_disguising_marks_as_escapes_and_real_text_as_it_is(tui_demo: Path, socket_path: str):
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    path = "Inbox/ledger\u20dd.md"  # an enclosing circle drawn around the name's last letter
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(app, socket_path)
+        async with agent(socket_path, "scribe\u0338") as scribe:  # a slash through the name's last letter
+            content = f"# Ledger\n{OVERLAY}\n{ZALGO}\n{REAL}\n\u0301 alone\n"
+            call = asyncio.create_task(scribe.call_tool("write", {"path": path, "content": content}))
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "paid" in dialog_text(app))
+            text = dialog_text(app)
+            assert "scribe\\u0338/1.0 wants to write Inbox/ledger\\u20dd.md" in text  # the title
+            assert "creates Inbox/ledger\\u20dd.md" in text  # the paths it touches
+            assert "approved: 1\\u0336 1\\u0336 1\\u0336 paid" in text
+            assert "o\\u0301\\u0302\\u0303\\u0304\\u0306\\u0307" in text
+            assert "\\u0301 alone" in text  # a mark with no letter under it
+            assert REAL in text  # accents and points of real text, as they are
+            for raw in ("\u0336", "\u0338", "\u20dd", "\u0307"):
+                assert raw not in text, repr(raw)
+            await pilot.press("n")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert result.is_error and not (tui_demo / path).exists()
+
+
+async def test_the_dialog_shows_what_each_link_a_note_rename_rewrites_becomes(tui_demo: Path, socket_path: str):
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(app, socket_path)
+        async with agent(socket_path, "mover") as mover:
+            call = asyncio.create_task(
+                mover.call_tool("rename", {"path": NOTE, "new_path": "Projects/Atlas Platform.md"})
+            )
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            text = dialog_text(app)
+            assert "links rewritten in Projects/Archive/Billing Rewrite 2024.md" in text
+            assert "Superseded by [[Atlas Migration]]" in text and "Superseded by [[Atlas Platform]]" in text
+            assert "links rewritten in Projects/Search Relevance v2.md" in text
+            assert "[[Atlas Platform#Phases]]" in text
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert not result.is_error, result.content
+    assert "[[Atlas Platform#Phases]]" in (tui_demo / "Projects" / "Search Relevance v2.md").read_text()
+
+
+async def test_the_dialog_shows_what_each_link_a_folder_rename_rewrites_becomes(tui_demo: Path, socket_path: str):
+    (tui_demo / "Inbox" / "linker.md").write_text("# Linker\nsee [[Projects/Archive/Legacy Deploy Script]]\n")
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(app, socket_path)
+        async with agent(socket_path, "mover") as mover:
+            call = asyncio.create_task(mover.call_tool("rename", {"path": "Projects/Archive", "new_path": "Old"}))
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            text = dialog_text(app)
+            assert "links rewritten in Inbox/linker.md" in text
+            assert "-see [[Projects/Archive/Legacy Deploy Script]]" in text.replace("- ", "-")
+            assert "+see [[Old/Legacy Deploy Script]]" in text.replace("+ ", "+")
+            await pilot.press("n")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert result.is_error and (tui_demo / "Projects" / "Archive").is_dir()
+
+
+async def test_a_note_edited_while_the_dialog_shows_its_link_rewrite_is_a_conflict(tui_demo: Path, socket_path: str):
+    """The person approves the link text the dialog showed: a linking note edited meanwhile would
+    be rewritten into text they never saw, so nothing moves."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    linking = tui_demo / "Projects" / "Search Relevance v2.md"
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(app, socket_path)
+        async with agent(socket_path, "mover") as mover:
+            call = asyncio.create_task(
+                mover.call_tool("rename", {"path": NOTE, "new_path": "Projects/Atlas Platform.md"})
+            )
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            linking.write_text(linking.read_text() + "\nalso [[Atlas Migration]] here\n")
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert result.is_error and "revision conflict" in result.content[0].text, result.content
+    assert (tui_demo / NOTE).exists() and not (tui_demo / "Projects" / "Atlas Platform.md").exists()
