@@ -40,8 +40,6 @@ from vaultwatch.core.review.visible import visible
 MAX_LINES = 60
 MAX_BYTES = 8 * 1024
 
-_ENDINGS = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
-
 
 @dataclass(frozen=True, slots=True)
 class Question:
@@ -59,14 +57,10 @@ class Question:
 
 
 def _endings(text: str) -> Counter[str]:
-    """How many lines end with each line ending (a last line without one counts for none)."""
-    counts: Counter[str] = Counter()
-    for line in text.splitlines(keepends=True):
-        if line.endswith("\r\n"):
-            counts["CRLF"] += 1
-        elif line[-1].splitlines() == [""]:  # a line boundary (else the last line's own character)
-            counts[_ENDINGS[line[-1]] if line[-1] in _ENDINGS else f"U+{ord(line[-1]):04X}"] += 1
-    return counts
+    """How many lines end with each line ending Markdown knows (CRLF, LF, CR; the diff's lines are
+    split at these only: textdiff.markdown_lines)."""
+    crlf = text.count("\r\n")
+    return Counter({"CRLF": crlf, "LF": text.count("\n") - crlf, "CR": text.count("\r") - crlf}) - Counter()
 
 
 def _decoded(data: bytes | None) -> str | None:

@@ -301,13 +301,30 @@ def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]
     return ops
 
 
+# what ends a line in Markdown (CommonMark's line ending: LF, CR or CRLF), as Obsidian reads a note
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def markdown_lines(text: str) -> list[str]:
+    """The lines of `text` as Markdown reads them, without their endings. Not str.splitlines, which
+    also breaks at VT, FF, U+001C-001E, U+0085, U+2028 and U+2029: a change that only turned a line
+    break into one of those (two task items run together into one line) would diff as no change at
+    all, where the person must see the line that changed (with the character escaped)."""
+    if not text:
+        return []
+    lines = _LINE_BREAK.split(text)
+    if lines[-1] == "":  # the last line's own ending
+        lines.pop()
+    return lines
+
+
 def text_diff(before: bytes | str | None, after: bytes | str | None, *, context: int = CONTEXT) -> Diff:
     """The diff of two versions (None: absent, so everything is added or removed)."""
     old, bin_a = _decode(before)
     new, bin_b = _decode(after)
     if bin_a or bin_b:
         return Diff((), 0, 0, binary=True)
-    a, b = old.splitlines(), new.splitlines()
+    a, b = markdown_lines(old), markdown_lines(new)
     ops = _opcodes(a, b)
     added = sum(j2 - j1 for t, _, _, j1, j2 in ops if t in ("replace", "insert"))
     removed = sum(i2 - i1 for t, i1, i2, _, _ in ops if t in ("replace", "delete"))

@@ -8,6 +8,7 @@ import pytest
 
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.review.question import MAX_BYTES, MAX_LINES, question, visible
+from vaultwatch.core.review.textdiff import text_diff
 
 WHY = 'approval mode "writes" covers write a.md'
 
@@ -200,3 +201,18 @@ def test_a_renames_link_rewrites_are_read_only_when_every_effect_fits() -> None:
 
     many = fx.moved("Old", "New", files=[f"Old/{i}.md" for i in range(MAX_LINES)])
     assert not question(many, None, None, WHY, relinks=never).fits
+
+
+@pytest.mark.parametrize("separator", ["\x1c", "\x1d", "\x1e", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"])
+def test_a_line_break_turned_into_another_separator_is_a_changed_line(separator) -> None:
+    """Markdown ends lines at LF, CR and CRLF only: an agent that turns the break between two task
+    items into a separator str.splitlines also splits at runs them into one line in the note. The
+    diff (the question's, the TUI dialog's and `vaultwatch pending`'s) shows that line, the
+    separator escaped, where it showed no change at all."""
+    before = "# Payments\n- [x] Alice: approved\n- [ ] Mallory: REJECTED, never pay\n"
+    after = before.replace("approved\n", "approved" + separator)
+    diff = text_diff(before, after)
+    assert (diff.added, diff.removed) == (1, 2) and len(diff.hunks) == 1
+    asked = ask(before.encode(), after.encode())
+    assert f"+- [x] Alice: approved\\u{ord(separator):04x}- [ ] Mallory: REJECTED, never pay" in asked.text.splitlines()
+    assert "Line endings change: LF 3 -> 2" in asked.text
