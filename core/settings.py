@@ -198,8 +198,9 @@ TOML: tuple[TomlKey, ...] = (
         "…",
         "",
         "",
-        "The same agent rule for one vault only. A vault in a folder inside PATH, or one holding it, "
-        "needs a table of its own: until it has one, it does not start (PATH's paths are not its paths).",
+        "The same agent rule for one vault only; PATH is the vault's full path or starts with ~/. A vault "
+        "in a folder inside PATH, or one holding it, needs a table of its own: until it has one, it does "
+        "not start (PATH's paths are not its paths).",
     ),
     TomlKey(
         "triage",

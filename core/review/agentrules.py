@@ -154,7 +154,13 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
         overlapping: list[tuple[str, str]] = []
         own = False
         for folder, table in vaults.items():
-            theirs = os.path.realpath(os.path.expanduser(str(folder)))
+            named = os.path.expanduser(str(folder))
+            if not os.path.isabs(named):  # relative to whatever folder a server was started from
+                raise VaultError(
+                    f'{origin}: [vaults."{folder}"]: name the vault by its full path (or one starting '
+                    "with ~/): a relative one means another folder for every program that reads it"
+                )
+            theirs = os.path.realpath(named)
             if theirs != mine:
                 if _inside(mine, theirs) or _inside(theirs, mine):
                     overlapping.append((str(folder), theirs))

@@ -168,3 +168,16 @@ def test_whether_an_agents_client_may_ask_is_the_persons_rule_for_its_journaled_
     path.write_text('[approve]\nask_client = "yes"\n')
     with pytest.raises(VaultError, match="approve.ask_client must be true or false"):
         load_ask_client(str(path))
+
+
+@pytest.mark.parametrize("key", ["notes", "./notes", "notes/"])
+def test_a_vault_named_by_a_relative_path_is_a_problem_not_a_guess(tmp_path, monkeypatch, key) -> None:
+    """A relative `[vaults."notes"]` meant the vault only for a program started from its parent: a
+    headless server (started from /) never applied it, and the nested-vault check missed it."""
+    (tmp_path / "notes").mkdir()
+    monkeypatch.chdir(tmp_path)
+    data = {"vaults": {key: {"agents": {"scribe": {"read_only": True}}}}}
+    for root in (str(tmp_path / "notes"), "/"):
+        with pytest.raises(VaultError) as refused:
+            parse(data, root)
+        assert "name the vault by its full path" in str(refused.value)
