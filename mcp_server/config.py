@@ -12,7 +12,7 @@ import os
 import shlex
 import sys
 
-from vaultwatch.core.review.guardenv import GUARD_VARIABLES
+from vaultwatch.core.review.guardenv import GUARD_VARIABLES, settings_path, state_dir
 
 COMPAT_SETS = ("vault-cortex", "obsidian-mcp")
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "codex", "gemini", "windsurf", "zed")
@@ -90,8 +90,15 @@ def pinned_env() -> dict[str, str]:
     trimmed environment (no XDG_RUNTIME_DIR), so the socket, the settings file and the state folder
     named here stay the same, and so do the journal's and pending store's switches set here: a server
     the client's bridge starts applies your rules, not the defaults' (core/review/guardenv.py)."""
-    folders = ("XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
-    pinned = {k: os.environ[k] for k in folders if os.path.isabs(os.environ.get(k, ""))}
+    pinned = (
+        {"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]}
+        if os.path.isabs(os.environ.get("XDG_RUNTIME_DIR", ""))
+        else {}
+    )
+    # the folders as this environment resolves them, defaults included: a client that gives its
+    # bridge an XDG_CONFIG_HOME of its own (a sandboxed editor does) would else read no rules of yours
+    pinned["XDG_CONFIG_HOME"] = os.path.dirname(os.path.dirname(settings_path()))
+    pinned["XDG_STATE_HOME"] = os.path.dirname(state_dir())
     pinned.update({k: os.environ[k] for k in GUARD_VARIABLES if os.environ.get(k, "").strip()})
     return pinned
 

@@ -156,12 +156,18 @@ def test_mcp_config_codex_is_toml_with_a_startup_timeout(tmp_path, sock_dir):
         str(tmp_path),
         "--client",
         "codex",
-        env={"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(sock_dir)},
+        env={"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(sock_dir), "HOME": str(tmp_path / "home")},
     )
     entry = tomllib.loads(out.stdout)["mcp_servers"]["vaultwatch"]
     assert entry["args"][-3:] == ["bridge", "--vault", str(tmp_path.resolve())]
     assert entry["startup_timeout_sec"] > 10  # Codex's default 10 s is less than a big vault's cold start
-    assert entry["env"] == {"XDG_RUNTIME_DIR": str(sock_dir)}
+    # unset folders are pinned as this environment resolves them: a client that gives its bridge
+    # folders of its own would else read no rules of yours
+    assert entry["env"] == {
+        "XDG_RUNTIME_DIR": str(sock_dir),
+        "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
+        "XDG_STATE_HOME": str(tmp_path / "home" / ".local" / "state"),
+    }
     http = run(
         "mcp-config",
         str(tmp_path),
@@ -204,9 +210,11 @@ def test_mcp_config_http_forms_keep_the_token_out_of_the_file(client, tmp_path):
 
 
 def test_mcp_config_claude_code_vscode_and_claude_desktop_with_http(tmp_path, sock_dir):
-    env = {"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "st")}
+    env = {"PATH": "/usr/bin:/bin", "XDG_STATE_HOME": str(tmp_path / "st"), "XDG_CONFIG_HOME": str(tmp_path / "c")}
     out = run("mcp-config", str(tmp_path), "--client", "claude-code", env=env)
-    assert out.stdout.startswith(f"claude mcp add --env XDG_STATE_HOME={tmp_path / 'st'} vaultwatch -- /")
+    assert out.stdout.startswith(
+        f"claude mcp add --env XDG_CONFIG_HOME={tmp_path / 'c'} --env XDG_STATE_HOME={tmp_path / 'st'} vaultwatch -- /"
+    )
     assert "bridge --vault" in out.stdout
     code = run("mcp-config", str(tmp_path), "--client", "claude-code", "--http", "127.0.0.1:8765", env=env)
     assert code.stdout.strip() == (
