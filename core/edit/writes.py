@@ -88,6 +88,7 @@ from vaultwatch.core.events import Event
 from vaultwatch.core.index.scan import walked_folder
 from vaultwatch.core.links import rewrite
 from vaultwatch.core.markdown import okf
+from vaultwatch.core.markdown.linebreaks import markdown_lines
 from vaultwatch.core.markdown.parse import decode, load_yaml, parse_note, split_frontmatter
 from vaultwatch.core.markdown.sections import SectionError
 from vaultwatch.core.markdown.sections import edit_section as _edit_section
@@ -370,7 +371,7 @@ def line_summary(old: str, new: str) -> str:
     # counted before splitting: splitlines of a 40 MB note is one C call of ~0.3 s that holds the interpreter
     if pieces.count(old, "\n") + pieces.count(new, "\n") > 40_000:
         return f"rewritten ({len(old)} -> {len(new)} characters)"
-    a, b = old.splitlines(), new.splitlines()
+    a, b = markdown_lines(old), markdown_lines(new)
     if len(a) + len(b) > 40_000:
         return f"rewritten ({len(old)} -> {len(new)} characters)"
     added = removed = 0

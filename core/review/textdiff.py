@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from vaultwatch.core.markdown.linebreaks import markdown_lines
+
 CONTEXT = 3
 MAX_WORD_LINE = 2000  # characters: longer lines are shown changed as a whole
 MAX_WORD_BLOCK = 200  # line pairs per block diffed by words
@@ -299,23 +301,6 @@ def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]
             ops.append(("equal", mi, mi + size, mj, mj + size))
         i, j = mi + size, mj + size
     return ops
-
-
-# what ends a line in Markdown (CommonMark's line ending: LF, CR or CRLF), as Obsidian reads a note
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def markdown_lines(text: str) -> list[str]:
-    """The lines of `text` as Markdown reads them, without their endings. Not str.splitlines, which
-    also breaks at VT, FF, U+001C-001E, U+0085, U+2028 and U+2029: a change that only turned a line
-    break into one of those (two task items run together into one line) would diff as no change at
-    all, where the person must see the line that changed (with the character escaped)."""
-    if not text:
-        return []
-    lines = _LINE_BREAK.split(text)
-    if lines[-1] == "":  # the last line's own ending
-        lines.pop()
-    return lines
 
 
 def text_diff(before: bytes | str | None, after: bytes | str | None, *, context: int = CONTEXT) -> Diff:

@@ -628,3 +628,13 @@ def test_an_agent_cannot_name_a_note_so_that_links_no_longer_reach_it(vault, wri
         assert info.value.code == "unsafe_name" and "links cannot reach" in info.value.message
     assert read(vault, "Other.md") == before and (Path(vault.root) / "Projects/Plan.md").exists()
     writer.rename("Projects/Plan.md", f"Projects/{name}.md", actor="human")
+
+
+def test_a_line_break_turned_into_a_separator_counts_as_changed_lines() -> None:
+    """The agent's answer counts lines as Markdown (and the person's diff) does: U+2028 or U+001C
+    in place of a line break runs two lines into one, which str.splitlines would call no change."""
+    from vaultwatch.core.edit.writes import line_summary
+
+    before = "- [x] Alice: approved\n- [ ] Mallory: never pay\n"
+    for separator in ("\u2028", "\x1c", "\x0b"):
+        assert line_summary(before, before.replace("\n", separator, 1)) == "+1 -2 lines"
