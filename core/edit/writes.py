@@ -406,7 +406,7 @@ class Writer:
     def __init__(self, vault: Vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
         """`fault_hook(stage)` is for crash tests only: called at "temp_written", "checked" (the last
         look, just before the switch), "exchanged" (the names swapped, the replaced file not yet
-        removed), "replaced" and "deleted"."""
+        removed), "replaced", "deleted" and "moved" (a rename's move done, its links not yet rewritten)."""
         self.vault = vault
         self.max_bytes = max_bytes
         self._hook = fault_hook
@@ -765,7 +765,11 @@ class Writer:
         rewritten: list[str] = []
         n_links = 0
         if update_links:
-            n_links, rewritten, warnings = self._rewrite_links(snap, moves, todo, actor)
+            if self._hook is not None:
+                self._hook("moved")
+            # shown to the person: each note is rewritten into exactly the bytes they approved, or left alone
+            approved = {path: (was, now) for path, was, now in shown} if asked else None
+            n_links, rewritten, warnings = self._rewrite_links(snap, moves, todo, actor, approved)
             if kind != FOLDER and dst_rel in rewritten:
                 with self.locate(dst_rel) as dloc:
                     try:
@@ -1229,8 +1233,16 @@ class Writer:
                 yield moves.get(t.canon, t.canon), found[0], data
 
     def _rewrite_links(
-        self, snap: Snapshot, moves: dict[str, str], todo: list[str], actor: str
+        self,
+        snap: Snapshot,
+        moves: dict[str, str],
+        todo: list[str],
+        actor: str,
+        approved: Mapping[str, tuple[bytes, bytes]] | None = None,
     ) -> tuple[int, list[str], list[str]]:
+        """Rewrite the rename's links in each note of `todo`. `approved`: the rewrites the person was
+        shown (path of the note's bytes after the move: its bytes before, its bytes after), the only
+        ones this may write; None when nobody was asked (each note is then read as it is now)."""
         before, after = _link_indexes(snap, moves)
         count = 0
         rewritten: list[str] = []
@@ -1239,6 +1251,11 @@ class Writer:
         def one(old_path: str) -> tuple[str, int, tuple[str, ...]]:
             new_path = moves.get(old_path, old_path)
             try:
+                if approved is not None:
+                    return (
+                        new_path,
+                        *self._rewrite_approved(old_path, new_path, moves, before, after, actor, approved),
+                    )
                 return (new_path, *self._rewrite_one(old_path, new_path, moves, before, after, actor))
             except VaultError as exc:
                 return new_path, 0, (f"{new_path}: links not updated: {exc.message}",)
@@ -1282,6 +1299,40 @@ class Writer:
                     continue  # edited meanwhile: read again and redo this note
                 return result.changed, result.warnings
         return 0, (f"{new_path}: kept changing while its links were being updated; links not updated",)
+
+    def _rewrite_approved(
+        self,
+        old_path: str,
+        new_path: str,
+        moves: dict[str, str],
+        before: rewrite.LinkIndex,
+        after: rewrite.LinkIndex,
+        actor: str,
+        approved: Mapping[str, tuple[bytes, bytes]],
+    ) -> tuple[int, tuple[str, ...]]:
+        """`_rewrite_one` for a rename the person approved: the note is written only from the bytes
+        they were shown into the bytes they were shown. One edited since (by an outside editor, which
+        takes none of our locks, or another agent) is left alone: a rewrite of its new text, or a
+        retry that reads it again, would put links there the person never saw."""
+        t = self._target(new_path)
+        left = (f"{new_path}: changed after the person approved this rename: its links were left as they are",)
+        shown = approved.get(t.canon)
+        with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
+            found = read_file(loc, t.rel)
+            if found is None:
+                return 0, left if shown is not None else ()
+            old, mode = found
+            data, result = _relinked_bytes(old, old_path, new_path, moves, before, after)
+            if shown is None:  # no rewrite of it was shown: it is never written, and said when it needs one
+                return (0, result.warnings) if data is None else (0, left)
+            if data is None or (old, data) != shown:
+                return 0, left
+            try:
+                # the commit compares `old`, the shown bytes, under the lock: a conflict is not retried
+                self._commit(t, loc, old, data, actor=actor, mode=mode, effects=fx.relinked([(t.rel, t.canon)]))
+            except ConflictError:
+                return 0, left
+            return result.changed, result.warnings
 
     # --- paths ---
 

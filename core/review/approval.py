@@ -588,7 +588,8 @@ class ApprovalGate:
         self.refuse_by_rule(effects, asker, now)
         grant = pending_changes.current_grant()
         if grant is not None:  # the person approved this very change while it was pending
-            grant.admit(effects, old, self.form)
+            # the rename's link rewrites as they are now: the write path writes these or nothing
+            grant.admit(effects, old, self.form, tuple(relinks()) if relinks is not None else ())
             scope.approved_via = grant.via
             return
         decision = now.policy_for(asker).decide(effects, asker, self.form)

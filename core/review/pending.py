@@ -50,7 +50,7 @@ from typing import Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.disk.safeio import locate
-from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
+from vaultwatch.core.edit.effects import MOVE_FROM, Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import APPROVED_BY_COMMAND, Caller, calling
 from vaultwatch.core.errors import GuardUnavailable, VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
@@ -632,8 +632,12 @@ class Grant:
     proposal: Proposal
     via: str = APPROVED_BY_COMMAND
 
-    def admit(self, effects: EffectSet, old: bytes | None, form: PathForm) -> None:
-        """Return when the change is inside what the person approved; raise ApprovalRefused otherwise."""
+    def admit(
+        self, effects: EffectSet, old: bytes | None, form: PathForm, links: Iterable[tuple[str, bytes, bytes]] = ()
+    ) -> None:
+        """Return when the change is inside what the person approved; raise ApprovalRefused otherwise.
+        `links`: a rename's link rewrites as the write path read them (each note's path after the
+        move, its bytes before and after), each from the bytes fingerprinted when it was proposed."""
         allowed = {form.key(p) for p in _effect_paths(self.proposal.effects)}
         outside = [p for p in _effect_paths(effects.effects) if form.key(p) not in allowed]
         if outside:
@@ -647,6 +651,17 @@ class Grant:
             raise ApprovalRefused(
                 f"pending change {self.proposal.id}: {first.path!r} changed since it was proposed; nothing was changed"
             )
+        # a linking note fingerprinted where it was before the move (one the rename carries along)
+        back = {form.key(e.dest): e.path for e in effects.effects if e.change == MOVE_FROM and e.dest}
+        kept = {form.key(p): was for p, was in self.proposal.fingerprints.items()}
+        for path, before, _after in links:
+            src = back.get(form.key(path), path)
+            was = kept.get(form.key(src))
+            if was is not None and was != "sha256:" + hashlib.sha256(before).hexdigest():
+                raise ApprovalRefused(
+                    f"pending change {self.proposal.id}: {src!r}, whose links it rewrites, changed since it "
+                    "was proposed; nothing was changed"
+                )
 
 
 _grant: contextvars.ContextVar[Grant | None] = contextvars.ContextVar("vaultwatch_grant", default=None)

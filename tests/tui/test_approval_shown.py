@@ -15,6 +15,7 @@ from test_agents import agent
 from tui_helpers import open_loaded
 from waiting import TIMEOUT, await_until
 
+from vaultwatch.core.edit import writes
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.tui.app import make_app
@@ -137,3 +138,51 @@ async def test_a_note_edited_while_the_dialog_shows_its_link_rewrite_is_a_confli
             result = await asyncio.wait_for(call, TIMEOUT)
     assert result.is_error and "revision conflict" in result.content[0].text, result.content
     assert (tui_demo / NOTE).exists() and not (tui_demo / "Projects" / "Atlas Platform.md").exists()
+
+
+async def test_a_note_edited_after_the_dialogs_answer_keeps_its_links(
+    tui_demo: Path, socket_path: str, monkeypatch: pytest.MonkeyPatch
+):
+    """Past the re-check after the person's key, a linking note edited before its rewrite (here as soon
+    as the moved note is at its new path, as an editor saves) is left as it is: the rewrite writes only
+    the bytes the dialog showed. The rename completes and its answer names the note."""
+    linking = tui_demo / "Projects" / "Search Relevance v2.md"
+    edited = linking.read_text() + "\nadded after the answer: [[Atlas Migration|wire the money]]\n"
+    done: list[str] = []
+
+    def edit_once_moved(stage: str) -> None:
+        if stage == "moved" and not done:
+            done.append(stage)
+            spare = tui_demo.parent / "editor.tmp"
+            spare.write_text(edited)
+            os.replace(spare, linking)
+
+    init = writes.Writer.__init__
+
+    def editing(self, vault, **options):
+        options.setdefault("fault_hook", edit_once_moved)
+        init(self, vault, **options)
+
+    monkeypatch.setattr(writes.Writer, "__init__", editing)
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(app, socket_path)
+        async with agent(socket_path, "mover") as mover:
+            call = asyncio.create_task(
+                mover.call_tool("rename", {"path": NOTE, "new_path": "Projects/Atlas Platform.md"})
+            )
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            assert "[[Atlas Platform#Phases]]" in dialog_text(app) and "wire the money" not in dialog_text(app)
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    said = result.content[0].text
+    assert not result.is_error and done == ["moved"], said
+    assert (
+        "Projects/Search Relevance v2.md: changed after the person approved this rename: "
+        "its links were left as they are" in said
+    ), said
+    assert linking.read_text() == edited  # neither the link shown nor the one added after is rewritten
+    assert "[[Atlas Platform]]" in (tui_demo / "Projects" / "Archive" / "Billing Rewrite 2024.md").read_text()
+    assert (tui_demo / "Projects" / "Atlas Platform.md").exists() and not (tui_demo / NOTE).exists()
