@@ -200,3 +200,11 @@ def test_a_renames_link_rewrites_are_read_only_when_every_effect_fits() -> None:
 
     many = fx.moved("Old", "New", files=[f"Old/{i}.md" for i in range(MAX_LINES)])
     assert not question(many, None, None, WHY, relinks=never).fits
+
+
+def test_a_line_whose_letters_were_swapped_for_lookalikes_does_not_read_as_the_one_it_replaced() -> None:
+    before = "Pay invoices at https://paypal.com/acme only. See [[Budget]].\n"
+    after = before.replace("paypal", "p\u0430ypal").replace("[[Budget]]", "[[\u0412udget]]")
+    lines = ask(before.encode(), after.encode()).text.splitlines()
+    assert "-Pay invoices at https://paypal.com/acme only. See [[Budget]]." in lines
+    assert "+Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in lines
