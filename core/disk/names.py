@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 from vaultwatch.core.errors import UnsafeNameError
 
@@ -148,8 +149,8 @@ def _allowed_joiner(name: str, i: int) -> bool:
         and k < len(name)
         and unicodedata.category(name[j]).startswith("L")
         and unicodedata.category(name[k]).startswith("L")
-        and _script(name[j]) in _JOINING_SCRIPTS
-        and _script(name[k]) in _JOINING_SCRIPTS
+        and letter_script(name[j]) in _JOINING_SCRIPTS
+        and letter_script(name[k]) in _JOINING_SCRIPTS
     )
 
 
@@ -236,7 +237,8 @@ _MIXES = (
 )
 
 
-def _script(ch: str) -> str | None:
+@lru_cache(maxsize=4096)  # a diff's lines ask again and again for the few letters of their scripts
+def letter_script(ch: str) -> str | None:
     """The script of the letter `ch` (None: Common, such as MODIFIER LETTER TURNED COMMA)."""
     if ch != "\u00b5":  # MICRO SIGN: Common, though its compatibility form is the Greek mu
         compat = unicodedata.normalize("NFKC", ch)
@@ -247,6 +249,12 @@ def _script(ch: str) -> str | None:
     return word if word and word not in _NOT_SCRIPTS else None
 
 
+def mixes_scripts(scripts: frozenset[str]) -> bool:
+    """Whether one word with letters of all of `scripts` mixes them beyond what real text mixes
+    (UTS 39 Highly Restrictive: one script, or Latin with Japanese, Chinese or Korean scripts)."""
+    return len(scripts) > 1 and not any(scripts <= allowed for allowed in _MIXES)
+
+
 def _mixed_word(name: str) -> tuple[str, frozenset[str]] | None:
     """The first word of `name` mixing scripts beyond what _MIXES allows, with its scripts (None: none)."""
     word: list[str] = []
@@ -255,8 +263,8 @@ def _mixed_word(name: str) -> tuple[str, frozenset[str]] | None:
             word.append(ch)
             continue
         if len(word) > 1:
-            scripts = frozenset(s for c in word if unicodedata.category(c)[0] == "L" and (s := _script(c)))
-            if len(scripts) > 1 and not any(scripts <= allowed for allowed in _MIXES):
+            scripts = frozenset(s for c in word if unicodedata.category(c)[0] == "L" and (s := letter_script(c)))
+            if mixes_scripts(scripts):
                 return "".join(word), scripts
         word = []
     return None
@@ -286,6 +294,16 @@ _LOOKALIKE = str.maketrans({pair[0]: pair[-1] for pair in _LOOKALIKE_PAIRS} | {
 })  # fmt: skip
 
 
+@lru_cache(maxsize=4096)
+def looks_latin(ch: str) -> bool:
+    """Whether `ch` is a letter of another script drawn like a Latin letter (Cyrillic `а`, Greek `ο`)."""
+    if letter_script(ch) in (None, "LATIN"):
+        return False
+    compat = unicodedata.normalize("NFKC", ch)
+    latin = (compat if len(compat) == 1 else ch).translate(_LOOKALIKE)
+    return len(latin) == 1 and letter_script(latin) == "LATIN"
+
+
 def _plain(name: str) -> str:
     """`name` without what draws nothing, in NFKC (the form that makes `Ｐ` a `P`)."""
     if name.isascii():
@@ -306,12 +324,12 @@ def _one_script(word: str) -> str:
     out: list[str] = []
     seen: set[str] = set()
     for c in word:
-        if _script(c) not in (None, "LATIN"):
+        if letter_script(c) not in (None, "LATIN"):
             compat = unicodedata.normalize("NFKC", c)
             latin = (compat if len(compat) == 1 else c).translate(_LOOKALIKE)
-            if len(latin) == 1 and _script(latin) == "LATIN":
+            if len(latin) == 1 and letter_script(latin) == "LATIN":
                 c = "I" if latin == "l" and c.isupper() else latin
-        script = _script(c)
+        script = letter_script(c)
         if script and seen and not any(seen | {script} <= allowed for allowed in _MIXES) and script not in seen:
             out.append("-")
             seen = set()
@@ -368,8 +386,8 @@ def check_new_name(name: str, siblings: Iterable[str] = (), *, folds_case: bool 
     mixed = _mixed_word(name)
     if mixed:
         word, scripts = mixed
-        base = "LATIN" if "LATIN" in scripts else next(s for c in word if (s := _script(c)))
-        odd = next(c for c in word if _script(c) not in (None, base))
+        base = "LATIN" if "LATIN" in scripts else next(s for c in word if (s := letter_script(c)))
+        odd = next(c for c in word if letter_script(c) not in (None, base))
         raise UnsafeNameError(
             f"unsafe name: {name!r} mixes {' and '.join(sorted(s.title() for s in scripts))} letters in the "
             f"word {word!r} ({_char(odd)} among them), as lookalike names do; write each word in one "

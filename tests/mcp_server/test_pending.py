@@ -379,6 +379,27 @@ async def test_pending_shows_marks_that_could_disguise_a_line_as_escapes(place) 
     assert "+approved: 1\\u0336 1\\u0336 paid" in row["diff"]
 
 
+async def test_pending_spells_out_letters_swapped_for_lookalikes_of_other_scripts(place) -> None:
+    """A Cyrillic `а` in `paypal` and a Cyrillic `В` in `[[Budget]]`: the '-' and '+' lines read the
+    same unless those letters print as escapes; and a tag letter past U+FFFF prints as `\\U000e0041`,
+    not as `\\ue004` and a `1`. `--json` stays JSON, with the escapes in its diff."""
+    root, env = place
+    before = "# Pay\nPay invoices at https://paypal.com/acme only. See [[Budget]].\n"
+    after = before.replace("paypal", "p\u0430ypal").replace("[[Budget]]", "[[\u0412udget]]") + "tag\U000e0041\n"
+    (root / "Notes" / "pay.md").write_text(before)
+    async with Client(bridged(root, env)) as client:
+        pending_id(await client.call_tool("write", {"path": "Notes/pay.md", "content": after, "overwrite": True}))
+    listed = vaultwatch(env, "pending", str(root))
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert "  -Pay invoices at https://paypal.com/acme only. See [[Budget]]." in lines
+    assert "  +Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in lines
+    assert "  +tag\\U000e0041" in lines
+    row = json.loads(vaultwatch(env, "pending", str(root), "--json").stdout.splitlines()[0])
+    assert "+Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in row["diff"]
+    assert "+tag\\U000e0041" in row["diff"]
+
+
 async def test_pending_shows_what_each_link_a_waiting_rename_rewrites_becomes(place) -> None:
     """The rename has not happened, so nothing stores its link rewrites: `vaultwatch pending`
     computes them as approving it now would make them, for a note's rename and a folder's."""

@@ -216,3 +216,11 @@ def test_a_line_break_turned_into_another_separator_is_a_changed_line(separator)
     asked = ask(before.encode(), after.encode())
     assert f"+- [x] Alice: approved\\u{ord(separator):04x}- [ ] Mallory: REJECTED, never pay" in asked.text.splitlines()
     assert "Line endings change: LF 3 -> 2" in asked.text
+
+
+def test_a_line_whose_letters_were_swapped_for_lookalikes_does_not_read_as_the_one_it_replaced() -> None:
+    before = "Pay invoices at https://paypal.com/acme only. See [[Budget]].\n"
+    after = before.replace("paypal", "p\u0430ypal").replace("[[Budget]]", "[[\u0412udget]]")
+    lines = ask(before.encode(), after.encode()).text.splitlines()
+    assert "-Pay invoices at https://paypal.com/acme only. See [[Budget]]." in lines
+    assert "+Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in lines

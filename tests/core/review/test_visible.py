@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from vaultwatch.core.review.visible import visible, visible_parts
 
 
@@ -13,3 +15,53 @@ def test_a_line_in_parts_is_judged_as_the_whole_line():
     assert visible_parts([" ", "\u0301"]) == [" ", "\\u0301"]  # nothing under it
     assert "".join(visible_parts(["o\u0301\u0302", "\u0303\u0304\u0306"])) == visible("o\u0301\u0302\u0303\u0304\u0306")
     assert visible_parts(["plain", " ascii"]) == ["plain", " ascii"]
+
+
+# one sentence of each script, each word in one script: shown as it is
+REAL_TEXT = [
+    "Я живу в Москве, а сахар купил у дома.",
+    "Καλημέρα κόσμε, τι κάνεις σήμερα;",
+    "今日は良い天気ですね。東京に行きます。",
+    "我们明天去北京开会。",
+    "안녕하세요, 서울에 갑니다.",
+    "مرحبا بالعالم، كيف حالك؟",
+    "שלום עולם, מה שלומך?",
+    "नमस्ते दुनिया, आप कैसे हैं?",
+    "Купил iPhone в Apple Store, потом Москва-trip с Anna в Café Paris",
+    "Tシャツ и iPhone用のケース, angle α = 0.05, ρ value",
+]
+
+
+@pytest.mark.parametrize("text", REAL_TEXT)
+def test_a_word_mixing_scripts_is_spelled_out_beside_real_text_shown_as_it_is(text) -> None:
+    # the line read the same as `paypal.com/acme` and `[[Budget]]`: a Cyrillic а and В among Latin letters
+    line = f"{text} https://p\u0430ypal.com/acme [[\u0412udget]]"
+    assert visible(line) == f"{text} https://p\\u0430ypal.com/acme [[\\u0412udget]]"
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("Москв\u0061", "Москв\\u0061"),  # a Latin letter in a Cyrillic word: the word's own script is drawn
+        ("\u0440a", "\\u0440a"),  # a tie: Latin is drawn, lookalikes pass for Latin letters
+        ("user1\u04302", "user1\\u04302"),  # digits keep a letter in its word
+        ("my_v\u0430r", "my_v\\u0430r"),
+        ("iPh\u043ene用", "iPh\\u043ene用"),  # Latin and Han mix in real text, Cyrillic does not
+        ("p\u0301\u0430\u0301ypal", "p\u0301\\u0430\\u0301ypal"),  # marks keep a word one; none sits on an escape
+        ("See the \u0441\u043e\u0440\u0443 of it", "See the \\u0441\\u043e\\u0440\\u0443 of it"),  # all lookalikes
+        ("\u0441\u043e\u0440y here", "\\u0441\\u043e\\u0440y here"),
+        ("\u039a\u0391\u0399 Apple", "\\u039a\\u0391\\u0399 Apple"),  # Greek capitals read as KAI
+    ],
+)
+def test_letters_that_disguise_a_word_as_another_are_shown_as_escapes(text, shown) -> None:
+    assert visible(text) == shown
+
+
+def test_a_mixed_word_drawn_in_parts_is_judged_whole() -> None:
+    assert visible_parts(["p", "\u0430", "ypal.com"]) == ["p", "\\u0430", "ypal.com"]
+
+
+def test_an_escape_past_the_basic_plane_is_not_four_digits_and_a_fifth() -> None:
+    # a tag letter (invisible): `\ue0041` read as U+E004 and a `1`
+    assert visible("a\U000e0041b\U000e007f") == "a\\U000e0041b\\U000e007f"
+    assert visible_parts(["a\U000e0041", "b"]) == ["a\\U000e0041", "b"]
