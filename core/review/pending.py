@@ -768,7 +768,7 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: st
     caller = Caller(proposal.agent or proposal.actor, proposal.session or "", proposal.tool, proposal.caller_arguments)
     try:
         with granted(Grant(proposal, via)), calling(caller):
-            getattr(_writer(vault), proposal.method)(**proposal.call, actor=proposal.actor)
+            result = getattr(_writer(vault), proposal.method)(**proposal.call, actor=proposal.actor)
     except GuardUnavailable as exc:  # the guard cannot judge it now (its journal, the person's rules): later
         store.settle(pid, PENDING, expect=APPLYING)
         raise ApprovalRefused(f"pending change {pid} was not applied and still waits: {exc.message}") from None
@@ -778,7 +778,10 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: st
     except BaseException:
         store.settle(pid, PENDING, expect=APPLYING)  # not our error to judge: it stays for the person
         raise
-    store.settle(pid, APPROVED, by=by, change_ids=caller.change_ids, expect=APPLYING)
+    # what the change said as it was applied (a linking note edited since the person saw the rename's
+    # rewrites, and left as it was): the person approving reads it, not only the agent
+    said = "; ".join(str(w) for w in getattr(result, "warnings", None) or ())
+    store.settle(pid, APPROVED, by=by, change_ids=caller.change_ids, expect=APPLYING, reason=said)
     done = store.get(pid)
     assert done is not None
     return done

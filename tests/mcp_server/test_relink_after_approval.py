@@ -130,6 +130,7 @@ async def test_a_linking_note_edited_while_vaultwatch_approve_applies_a_rename_i
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+    assert "but: Notes/other.md: changed after the person approved this rename" in done.stdout, done.stdout
     assert (root / "Notes" / "other.md").read_text() == EDITED
     assert (root / "Notes" / "done.md").exists() and not (root / "Notes" / "plan.md").exists()
     assert renames(root, env) == [("approve-command", [])]

@@ -115,6 +115,8 @@ def register(cli: CommandLine) -> None:
                 f"approved pending change {done['id']}: applied as {done.get('agent') or 'the agent'}'s change "
                 f"by the vaultwatch serving the vault (pid {handed['pid']}; journal: {ids})"
             )
+            if done.get("reason"):
+                print(f"  but: {done['reason']}")
             return 0
         vault = cli.open_vault(args)  # loaded: a rename rewrites the links the index knows of
         # the agent's own rules still apply, and the one-shot grant is checked by the gate
@@ -130,6 +132,8 @@ def register(cli: CommandLine) -> None:
                 stop()
         ids = ", ".join(str(i) for i in done.change_ids) or "none"
         print(f"approved pending change {done.id}: applied as {done.agent or done.actor}'s change (journal: {ids})")
+        if done.reason:
+            print(f"  but: {done.reason}")
         return 0
 
     p = cli.sub.add_parser("approve", help="apply an agent's pending change (`vaultwatch pending` lists them)")

@@ -98,6 +98,8 @@ class PendingScreen(Screen[None]):
         try:
             done = pending.approve(self.vault, pid, by=person(), via=APPROVED_IN_TUI)
             said = f"approved pending change {pid}: applied as {done.agent or done.actor}'s change"
+            if done.reason:
+                said += f", but: {visible(done.reason, keep_tab=False)}"
         except VaultError as exc:
             said = exc.message
         self.app.call_from_thread(self._settled, pid, said)
