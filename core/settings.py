@@ -218,7 +218,15 @@ TOML: tuple[TomlKey, ...] = (
     TomlKey(
         "triage", "write_verified", "boolean", "false", "`v` also writes `verified:` into the note (a bundle: always)."
     ),
-    TomlKey("vaults.PATH.triage", "…", "", "", "The same triage keys for one vault only (docs/triage.md)."),
+    TomlKey(
+        "vaults.PATH.triage",
+        "…",
+        "",
+        "",
+        "The same triage keys for one vault only; PATH is the vault's full path or starts with ~/. A vault "
+        "in a folder inside PATH, or one holding it, applies none of them until it has a triage table of "
+        "its own, and its tabs say so (docs/triage.md).",
+    ),
 )
 
 _BY_NAME: Mapping[str, EnvSetting] = {s.name: s for s in ENV}

@@ -27,6 +27,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from vaultwatch.core.clock import Clock
+from vaultwatch.core.disk.vaultkeys import nesting, vault_folder
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.markdown import okf
@@ -75,7 +76,9 @@ _WORD_LISTS = ("deprecated_status", "deprecated_tags", "deprecated_flags", "stal
 
 def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "settings file") -> TriageRules:
     """The rules for `vault_root` from a parsed settings file: the defaults, then `[triage]`,
-    then `[vaults."ROOT".triage]`. A wrong value raises VaultError naming the key."""
+    then `[vaults."ROOT".triage]`. A wrong value raises VaultError naming the key, and so do a
+    relative `[vaults."..."]` key and another vault's `triage` table when this vault lies inside or
+    holds that vault and has no `triage` table of its own."""
     rules = TriageRules()
     set_any = False
     table = data.get("triage")
@@ -83,14 +86,33 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
         rules = _apply(rules, table, "triage", origin)
         set_any = True
     vaults = data.get("vaults")
-    if isinstance(vaults, dict) and vault_root:
+    if vaults is not None and not isinstance(vaults, dict):
+        raise VaultError(f"{origin}: [vaults] must be a table of vault folders")
+    if vaults and vault_root:
         mine = os.path.realpath(vault_root)
+        overlapping: list[tuple[str, str, str]] = []
+        own = False
         for folder, vtable in vaults.items():
-            if os.path.realpath(os.path.expanduser(str(folder))) != mine or not isinstance(vtable, dict):
+            theirs = vault_folder(folder, origin)
+            if not isinstance(vtable, dict) or vtable.get("triage") is None:
                 continue
-            if vtable.get("triage") is not None:
-                rules = _apply(rules, vtable["triage"], f'vaults."{folder}".triage', origin)
-                set_any = True
+            if theirs != mine:
+                where = nesting(mine, theirs)
+                if where is not None:
+                    overlapping.append((str(folder), theirs, where))
+                continue
+            rules = _apply(rules, vtable["triage"], f'vaults."{folder}".triage', origin)
+            set_any = own = True
+        if overlapping and not own:
+            # the person wrote that table for another folder's notes: served from a folder inside
+            # or above it, whether its words fit these notes is the person's to say, and applying
+            # them (or quietly not) would make the tabs disagree with what the person set
+            folder, theirs, where = overlapping[0]
+            raise VaultError(
+                f'{origin}: [vaults."{folder}".triage] gives triage rules to {theirs}, and this vault ({mine}) '
+                f"{where} it: they are that vault's rules, so they are not applied here; open {theirs} "
+                f'itself, or add a [vaults."{mine}".triage] table with this vault\'s own rules'
+            )
     return replace(rules, source=origin) if set_any else rules
 
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vaultwatch.core.disk.vaultkeys import nesting, vault_folder
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.glob import glob_match
 
@@ -151,19 +152,14 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
         raise VaultError(f"{origin}: [vaults] must be a table of vault folders")
     if vaults and vault_root:
         mine = os.path.realpath(vault_root)
-        overlapping: list[tuple[str, str]] = []
+        overlapping: list[tuple[str, str, str]] = []
         own = False
         for folder, table in vaults.items():
-            named = os.path.expanduser(str(folder))
-            if not os.path.isabs(named):  # relative to whatever folder a server was started from
-                raise VaultError(
-                    f'{origin}: [vaults."{folder}"]: name the vault by its full path (or one starting '
-                    "with ~/): a relative one means another folder for every program that reads it"
-                )
-            theirs = os.path.realpath(named)
+            theirs = vault_folder(folder, origin)
             if theirs != mine:
-                if _inside(mine, theirs) or _inside(theirs, mine):
-                    overlapping.append((str(folder), theirs))
+                where = nesting(mine, theirs)
+                if where is not None:
+                    overlapping.append((str(folder), theirs, where))
                 continue
             if not isinstance(table, dict):
                 raise VaultError(f'{origin}: [vaults."{folder}"] must be a table')
@@ -173,19 +169,13 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
             # a rule's globs are relative to the vault it was written for: served from a folder above
             # or below it, `deny = ["Projects/secret/**"]` names nothing, and the rules would quietly
             # not apply; so agents' changes are refused until this vault has a table of its own
-            folder, theirs = overlapping[0]
-            where = "lies inside" if _inside(mine, theirs) else "holds"
+            folder, theirs, where = overlapping[0]
             raise VaultError(
                 f'{origin}: [vaults."{folder}"] gives rules to {theirs}, and this vault ({mine}) {where} '
                 "it: its rules' paths are not this vault's paths, so they cannot be applied here; serve "
                 f'{theirs} itself, or add a [vaults."{mine}"] table with this vault\'s own rules'
             )
     return AgentRules(rules)
-
-
-def _inside(path: str, folder: str) -> bool:
-    """Whether `path` lies strictly inside `folder` (both real, absolute)."""
-    return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def load(path: str, vault_root: str | None) -> AgentRules:

@@ -77,3 +77,52 @@ async def test_n_declines_and_leaves_the_note(tui_demo: Path):
         await wait_for(lambda: app.screen.queue == [], 10)
     assert pending.store_for(str(tui_demo.resolve())).get(pid).state == "declined"
     assert (tui_demo / NOTE).read_bytes() == before
+
+
+def propose_rename(root: Path, dst: str) -> int:
+    """An agent's rename while nobody attends the gate: it waits, with the links it would rewrite."""
+    vault = open_loaded(root)
+    approval.attach(vault, ApprovalGate("writes"))
+    args = {"src": NOTE, "dst": dst}
+    with calling(Caller("bot/1.0", "s-1", "rename", args)), pytest.raises(pending.AwaitingPerson) as said:
+        Writer(vault).rename(NOTE, dst, actor="agent:bot/1.0")
+    vault.stop()
+    return said.value.proposal.id
+
+
+def body(screen: PendingScreen) -> str:
+    return str(screen.query_one("#pending-body").render())
+
+
+async def test_a_waiting_renames_link_rewrites_are_shown_for_the_change_still_shown(tui_demo: Path):
+    """The links a waiting rename rewrites are worked out off the UI thread and shown with it; an
+    answer for a change the person has moved on from leaves the one shown alone, and is kept for
+    when that change is shown again."""
+    renamed = propose_rename(tui_demo, "Projects/Atlas.md")
+    wrote = propose(tui_demo, "# Atlas\nrewritten by the bot\n")
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(app)
+        await wait_for(lambda: isinstance(app.screen, PendingScreen), 10)
+        screen = app.screen
+        assert [p.id for p in screen.queue] == [renamed, wrote]
+        await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in body(screen), 10)
+        shown = body(screen)
+        assert "-after [[Atlas Migration]] and the [[Deploy Runbook]]." in shown, shown
+        assert "+after [[Atlas]] and the [[Deploy Runbook]]." in shown, shown
+        assert "working out" not in shown, shown
+
+        await pilot.press("s")  # the person moves on to the write
+        assert "+rewritten by the bot" in body(screen)
+        # the rename's links, worked out (again) while the write is shown, must not replace it
+        late = [("Elsewhere.md", b"see [[Atlas Migration]]\n", b"see [[Atlas]]\n")]
+        screen.post_message(PendingScreen.LinksWorkedOut(renamed, vault.snapshot.generation, late))
+        await settle(app)
+        shown = body(screen)
+        assert "+rewritten by the bot" in shown and "Elsewhere.md" not in shown, shown
+
+        await pilot.press("s")  # back to the rename: its links as last worked out, not read again
+        shown = body(screen)
+        assert "links rewritten in Elsewhere.md" in shown and "+see [[Atlas]]" in shown, shown

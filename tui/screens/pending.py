@@ -3,7 +3,9 @@ opens: one at a time with its effects and diff; `y` approves (applies it as the 
 refuses when a note changed since), `n` declines, `s` skips, escape closes.
 
 The same core functions as `vaultwatch approve` / `decline` (core.review.pending); the write
-runs in a worker thread, and the screen is updated from its result message.
+runs in a worker thread, and the screen is updated from its result message. So does working out
+a waiting rename's link rewrites, which reads every note whose links it rewrites: a folder's
+rename can take long, and the person may move on meanwhile.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -28,6 +31,9 @@ from vaultwatch.tui.commands.pending import diff_text
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
+Links = list[tuple[str, bytes, bytes]] | str  # pending.link_rewrites's answer, or why there is none
+WORKING = "  working out the links it rewrites…"
+
 
 def waiting(vault: Any) -> list[Proposal]:
     """The vault's pending changes (none when the store cannot be opened: the TUI opens anyway)."""
@@ -38,6 +44,16 @@ def waiting(vault: Any) -> list[Proposal]:
 
 
 class PendingScreen(Screen[None]):
+    class LinksWorkedOut(Message):
+        """A waiting rename's link rewrites, worked out off the UI thread over the index's
+        `generation` (the vault as it was read)."""
+
+        def __init__(self, pid: int, generation: int, links: Links) -> None:
+            super().__init__()
+            self.pid = pid
+            self.generation = generation
+            self.links = links
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve", id="pending.approve"),
         Binding("n", "decline", "Decline", id="pending.decline"),
@@ -51,6 +67,11 @@ class PendingScreen(Screen[None]):
         self.queue = list(proposals)
         self.busy = False
         self.said = ""
+        # (pending change id, index generation) -> its link rewrites: a change shown again over the
+        # same vault is not read again, and one shown after the vault changed (an approval applied)
+        # is, since what its rename would rewrite may have changed with it
+        self._links: dict[tuple[int, int], Links] = {}
+        self._working: set[tuple[int, int]] = set()
 
     def compose(self) -> ComposeResult:
         yield Static(id="pending-title")
@@ -79,14 +100,47 @@ class PendingScreen(Screen[None]):
         if self.said:
             head.append(f"\n{self.said}", style="bold")
         title.update(head)
-        body.update(Text(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, self._links(p))}"))
+        if p.method != "rename":
+            self._body(p, [])
+            return
+        key = (p.id, self.vault.snapshot.generation)
+        found = self._links.get(key)
+        if found is not None:
+            self._body(p, found)
+            return
+        self._body(p, None)
+        if key not in self._working:
+            self._working.add(key)
+            self._work_out_links(p, key[1])
 
-    def _links(self, p: Proposal) -> list[tuple[str, bytes, bytes]] | str:
+    def _body(self, p: Proposal, links: Links | None) -> None:
+        """The change's reason and diff; None for links still being worked out."""
+        shown = f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [])}"
+        if links is None:
+            shown += f"\n{WORKING}"
+        self.query_one("#pending-body", Static).update(Text(shown))
+
+    @work(thread=True, exit_on_error=False)
+    def _work_out_links(self, p: Proposal, generation: int) -> None:
         """A waiting rename's link rewrites as approving it now would make them (or why not)."""
         try:
-            return pending.link_rewrites(self.vault, p)
+            links: Links = pending.link_rewrites(self.vault, p)
         except VaultError as exc:
-            return exc.message
+            links = exc.message
+        self.post_message(self.LinksWorkedOut(p.id, generation, links))
+
+    def on_pending_screen_links_worked_out(self, message: LinksWorkedOut) -> None:
+        key = (message.pid, message.generation)
+        self._working.discard(key)
+        mine = [k for k in self._links if k[0] == message.pid]
+        if any(k[1] > message.generation for k in mine):
+            return  # worked out over an older vault than what is already kept (and shown) for it
+        for old in mine:
+            del self._links[old]  # an older vault's: never shown again
+        self._links[key] = message.links
+        p = self.current
+        if p is not None and p.id == message.pid:  # the person may have moved on, approved or declined
+            self._body(p, message.links)
 
     def action_approve(self) -> None:
         if self.current is not None and not self.busy:

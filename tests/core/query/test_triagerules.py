@@ -98,3 +98,37 @@ def test_okf_bundle_keeps_its_own_semantics(tmp_path: Path) -> None:
     assert v.snapshot.is_bundle
     okf = run_query(v.snapshot, Query(filters=(("status", "deprecated"),)), v.clock)
     assert okf.total > 0 and all(e.okf_status == "deprecated" for e in okf.entries)
+
+
+@pytest.mark.parametrize("key", ["notes", "./notes", "notes/"])
+def test_a_vault_named_by_a_relative_path_is_a_problem_not_a_silent_miss(tmp_path, monkeypatch, key) -> None:
+    """A relative `[vaults."notes"]` named the vault only for a program started from its parent:
+    elsewhere its rules quietly did not apply. It is a settings problem, as the agent rules say."""
+    (tmp_path / "notes").mkdir()
+    monkeypatch.chdir(tmp_path)
+    data = {"vaults": {key: {"triage": {"stale_keys": ["expires"]}}}}
+    for root in (str(tmp_path / "notes"), "/"):
+        with pytest.raises(VaultError) as refused:
+            parse(data, root, origin="settings.toml")
+        assert "name the vault by its full path" in refused.value.message and "settings.toml" in refused.value.message
+
+
+@pytest.mark.parametrize("served", ["notes/Projects", "."])
+def test_a_vault_above_or_below_one_with_triage_rules_applies_none_of_them_and_says_so(tmp_path, served) -> None:
+    """Another folder's triage table is that vault's: served from inside or above it, nothing of it
+    applies, and the problem says so (the tabs then use the defaults and show why), until the served
+    folder has a triage table of its own."""
+    vault = tmp_path / "notes"
+    (vault / "Projects").mkdir(parents=True)
+    data = {"vaults": {str(vault): {"triage": {"stale_keys": ["expires"]}}}}
+    root = str(tmp_path / served)
+    with pytest.raises(VaultError) as refused:
+        parse(data, root, origin="settings.toml")
+    said = refused.value.message
+    assert f'[vaults."{vault}".triage]' in said and "not applied here" in said, said
+    assert f'[vaults."{Path(root).resolve()}".triage]' in said, said
+    own = {"vaults": {**data["vaults"], root: {"triage": {"stale_keys": ["review_by"]}}}}
+    assert parse(own, root).stale_keys == ("review_by",)
+    # a table of the other vault's without triage rules, or one for agents only, is no triage problem
+    agents_only = {"vaults": {str(vault): {"agents": {"scribe": {"read_only": True}}}}}
+    assert parse(agents_only, root) == TriageRules()
