@@ -158,7 +158,9 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
             theirs = vault_folder(folder, origin)
             if theirs != mine:
                 where = nesting(mine, theirs)
-                if where is not None:
+                # only a table with agent rules gives rules that would not apply here (one with
+                # triage rules alone is the triage rules' to judge: core.query.triagerules)
+                if where is not None and isinstance(table, dict) and "agents" in table:
                     overlapping.append((str(folder), theirs, where))
                 continue
             if not isinstance(table, dict):

@@ -64,6 +64,8 @@ def test_a_vault_above_or_below_one_with_rules_refuses_until_it_has_its_own(tmp_
     assert f'[vaults."{vault}"]' in said and "cannot be applied here" in said, said
     own = {"vaults": {**data["vaults"], root: {"agents": {"scribe": {"read_only": True}}}}}
     assert parse(own, root).for_agent("scribe").read_only
+    triage_only = {"vaults": {str(vault): {"triage": {"stale_unmodified_days": 30}}}}
+    assert parse(triage_only, root).for_agent("scribe").name == "default"  # no agent rule to misapply
 
 
 def test_a_refusal_names_the_rule_that_refused() -> None:
