@@ -433,6 +433,12 @@ async def _serve_socket(host: McpHost) -> int:
             )
     waiter.cancel()
     await task  # raises HostError when it could not start
+    return _stopped()
+
+
+def _stopped() -> int:
+    """The end of a server that stopped in order (a socket `serve` on SIGTERM or SIGINT, a stdio one
+    on a stop signal: stdiofront.stop_on_signals): said on stderr, exit status 0."""
     print("vaultwatch: stopped", file=sys.stderr, flush=True)
     return 0
 
@@ -496,10 +502,12 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         if front.hung_up():
             if calls is not None:
                 calls.idle.wait(CALLS_END_WAIT)  # a write under way is finished, and its journal row
-            if not front.owes_sdk():  # the client hung up, every request answered: the SDK has nothing to do
+            # the client hung up with every request answered, or a stop signal came (a request still
+            # waiting for the SDK was not begun): the SDK has nothing to do
+            if front.stopped_by is not None or not front.owes_sdk():
                 if calls is not None:
                     calls.ended()
-                return 0
+                return _stopped() if front.stopped_by is not None else 0
         from .server import build_server
 
         server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
@@ -509,6 +517,8 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
             asyncio.run(front.run(server))
         if calls is not None:
             calls.idle.wait(CALLS_END_WAIT)  # the front's calls still under way (a write) end before the process
+        if front.stopped_by is not None:
+            return _stopped()
     finally:
         if stop_search_start is not None:
             stop_search_start()

@@ -39,6 +39,12 @@ library only:
   The SDK's replies to the replayed `initialize` and to a `tools/list` the front answered are
   compared with what the front sent and never sent twice (a difference updates the cache and is
   logged). A cache miss is filled from the SDK's answer as it passes.
+- SIGTERM, SIGINT and SIGHUP (`stop_on_signals`, installed with the front) end the session as the
+  client closing stdin does: the front reads no more lines (it stops taking requests), a call
+  under way is finished, the vault is stopped (its watcher drained: an outside change made just
+  before is journaled) and the process exits as a socket `serve` does on SIGTERM. The handler
+  only wakes the front's reader, so it takes no lock the interrupted thread may hold; a second
+  such signal finds the default action again and ends the process at once.
 - The front writes the SDK's lines (`_Out`): the placeholders of JSON the server's fast path parked
   for this line (a listing's cached rows and text, splice.LineParking) are filled as it leaves, and
   the line is written at once while the pipe has room (the descriptor is non-blocking when it is a
@@ -188,6 +194,9 @@ class StdioFront:
             for method in self.answers:
                 self.answers[method].update({k: v for k, v in data.get(method, {}).items() if isinstance(v, str)})
         self._in = os.dup(0)
+        # written by the signal handler (`stop_on_signals`), read beside stdin by the reader
+        self._wake_r, self._wake_w = os.pipe()
+        self.stopped_by: int | None = None  # the signal that ended the session (stdin is read no more)
         self._out = os.dup(1)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
@@ -298,7 +307,22 @@ class StdioFront:
         pieces: list[bytes] = []
         held = 0
         dropping = False  # a line over MAX_LINE_BYTES: its head and tail kept, the rest skipped
+        ready = select.poll()
+        ready.register(self._in, select.POLLIN)
+        ready.register(self._wake_r, select.POLLIN)
         while True:
+            try:
+                woken = any(fd == self._wake_r for fd, _ in ready.poll())
+            except OSError:
+                woken = False
+            if woken:  # a stop signal: what the client sends from now on is not taken, a line begun included
+                import signal  # noqa: PLC0415  (imported by stop_on_signals)
+
+                name = signal.Signals(self.stopped_by or signal.SIGTERM).name
+                print(f"vaultwatch: stopping on {name}", file=sys.stderr, flush=True)
+                self._route(None)
+                self.need_sdk.set()
+                return
             try:
                 chunk = os.read(self._in, 1 << 16)
             except OSError:
@@ -486,8 +510,16 @@ class StdioFront:
             if now.is_set():
                 return
 
+    def stop(self, signum: int) -> None:
+        """A stop signal came (`stop_on_signals`): read no more, and end the session as stdin's end
+        does. Called from the signal handler, so it takes no lock: the reader does the rest."""
+        if self.stopped_by is None:
+            self.stopped_by = signum
+            with contextlib.suppress(OSError):
+                os.write(self._wake_w, b"\0")
+
     def hung_up(self) -> bool:
-        """Whether stdin ended before the SDK ran."""
+        """Whether stdin ended (or a stop signal came: `stopped_by`) before the SDK ran."""
         with self._route_lock:
             return self._loop is None and None in self.pending
 
@@ -730,11 +762,41 @@ class _Out:
         return None
 
 
+STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")  # each ends the session as the client's closed stdin does
+
+
+def stop_on_signals(front: StdioFront) -> None:
+    """Have SIGTERM, SIGINT and SIGHUP end `front`'s session in order (see module doc). A signal
+    this process was started with ignored (nohup) or handled by someone else is left as it is.
+    Main thread only (as `signal.signal`); the handler is Python's, so it runs there too."""
+    import signal
+
+    owner = os.getpid()
+    caught: list[signal.Signals] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        if os.getpid() != owner:  # a worker process forked with this handler: the default action ends it
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        for sig in caught:  # the next one ends the process at once, whatever it is doing by then
+            signal.signal(sig, signal.SIG_DFL)
+        front.stop(signum)
+
+    for name in STOP_SIGNALS:
+        sig = getattr(signal, name, None)
+        if sig is not None and signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
+            signal.signal(sig, on_signal)
+            caught.append(sig)
+
+
 def start(argv: Sequence[str]) -> StdioFront:
-    """The process's stdio front, started now (once)."""
+    """The process's stdio front, started now (once), with its stop signals when this is the main thread."""
     global _front
     if _front is None:
         _front = StdioFront(argv)
+        if threading.current_thread() is threading.main_thread():
+            stop_on_signals(_front)
     return _front
 
 

@@ -1,0 +1,151 @@
+"""SIGTERM (as an MCP client sends it to a server that outlived its closed stdin, or a host sends it
+instead) ends `serve --stdio` in order: an outside change made just before is journaled, a write
+under way is finished and journaled whole, and the exit is a socket `serve`'s (status 0, "stopped").
+A second SIGTERM ends it at once.
+
+Real parts: `vaultwatch serve --stdio` processes on raw JSON-RPC lines, real signals, a folder moved
+with os.rename by the test, and the journal read with `vaultwatch changes --json`."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from killed_cli import tree
+from mcp_testing import ROOT, VAULTWATCH
+from test_early_calls import call
+from test_front_calls import Lines
+from test_killed_stdio_rename import OUTSIDE, make_vault, rewritten
+from test_outside_edits_at_exit import assert_the_move_is_one_outside_row, journaled, move_folder, place
+from test_stdio_front import INIT, INITIALIZED, PING
+
+__all__ = ["place"]  # the fixture, used here
+
+WAIT_S = 120.0  # bound on a condition the tests wait for (each is met within a second or two here)
+
+
+def spawn(root: Path, env: dict) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*VAULTWATCH, "serve", "--stdio", str(root)],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def ended(proc: subprocess.Popen) -> tuple[int, str]:
+    """Its exit status and what it said on stderr."""
+    _, err = proc.communicate(timeout=WAIT_S)
+    return proc.returncode, err.decode()
+
+
+def watched(proc: subprocess.Popen, *, sdk: bool) -> Lines:
+    """A session whose listing (waiting for pending writes) was answered: the vault is watched. With
+    `sdk`, a ping too, which only the SDK answers: the SDK runs the session from then on."""
+    lines = Lines(proc)
+    lines.send(INIT, INITIALIZED, call(2, {"limit": 1, "wait_for_pending_writes": True}))
+    lines.until(2)
+    if sdk:
+        lines.send(PING)
+        lines.until("ping")
+    return lines
+
+
+@pytest.mark.parametrize("sdk", [False, True], ids=["front", "sdk"])
+def test_a_folder_moved_just_before_sigterm_is_journaled(place, sdk: bool) -> None:
+    root, env = place
+    proc = spawn(root, env)
+    try:
+        watched(proc, sdk=sdk)
+        move_folder(root)
+        proc.send_signal(signal.SIGTERM)
+        code, err = ended(proc)
+    finally:
+        proc.kill()
+    assert_the_move_is_one_outside_row(journaled(root, env))
+    assert code == 0 and "vaultwatch: stopped" in err, (code, err)
+
+
+def test_sigterm_during_an_agents_rename_lets_it_finish_whole_and_journaled(tmp_path: Path, env: dict) -> None:
+    """A folder rename rewrites the links of 200 notes (through the SDK, as an agent's would): a
+    SIGTERM midway leaves it whole, one journaled change, nothing interrupted and no temporary file."""
+    root = tmp_path / "v"
+    env = {**env, "PYTHONPATH": str(ROOT)}
+    make_vault(root)
+    proc = spawn(root, env)
+    try:
+        lines = watched(proc, sdk=False)
+        lines.send(call(3, {"path": "Proj", "new_path": "Moved/Proj2"}, name="rename"))
+        deadline = time.monotonic() + WAIT_S
+        while rewritten(root) < 10 and proc.poll() is None:
+            assert time.monotonic() < deadline, "the rename never got under way"
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGTERM)
+        code, _ = ended(proc)
+    finally:
+        proc.kill()
+    assert (root / "Moved" / "Proj2").is_dir() and not (root / "Proj").exists()
+    assert rewritten(root) == len(OUTSIDE), "the rename was cut off"
+    assert not [p for p in tree(root) if ".vaultwatch-" in p]
+    rows = journaled(root, env)
+    assert [(r["kind"], r["operation"]) for r in rows] == [("change", "rename")], rows
+    assert code == 0
+
+
+def test_sigterm_during_a_write_the_front_answers_leaves_the_note_whole(place) -> None:
+    """A big plain write (the stdio front answers it, without the SDK) with SIGTERM right behind it:
+    the note is the old one (the signal came before the write was taken) or the new one, journaled
+    once as the agent's, and nothing is left half done."""
+    root, env = place
+    note = root / "Notes" / "keep.md"
+    old = note.read_text()
+    new = "# keep\n" + "rewritten by the agent\n" * 200_000
+    proc = spawn(root, env)
+    try:
+        lines = watched(proc, sdk=False)
+        lines.send(call(3, {"path": "Notes/keep.md", "content": new, "overwrite": True}, name="write"))
+        proc.send_signal(signal.SIGTERM)
+        code, _ = ended(proc)
+    finally:
+        proc.kill()
+    assert code == 0
+    after = note.read_text()
+    assert after in (old, new), "half a note"
+    assert not [p for p in tree(root) if ".vaultwatch-" in p]
+    rows = [r for r in journaled(root, env) if r["kind"] != "outside"]
+    assert [(r["kind"], r["paths"]) for r in rows] == ([("change", ["Notes/keep.md"])] if after == new else []), rows
+
+
+def test_a_second_sigterm_ends_it_at_once(place) -> None:
+    """While the first SIGTERM's orderly exit waits for a call under way (here the answer to a
+    read the client does not take in), a second SIGTERM ends the process as SIGTERM does by default."""
+    root, env = place
+    (root / "Notes" / "big.md").write_text("# big\n" + "a line of the big note\n" * 20_000)
+    proc = spawn(root, env)
+    try:
+        lines = watched(proc, sdk=False)
+        # sent in one write, so taken together: once the first is answered the others are the front's,
+        # and their answers (about 60 KB each) are more than the pipe holds while the client reads none
+        lines.send(*(call(3 + i, {"path": "Notes/big.md"}, name="read") for i in range(5)))
+        lines.until(3)
+        deadline = time.monotonic() + WAIT_S
+        proc.send_signal(signal.SIGTERM)
+        said = b""
+        while b"stopping" not in said:  # the first one was taken: the orderly exit is under way
+            assert proc.poll() is None and time.monotonic() < deadline, said
+            if select.select([proc.stderr], [], [], 0.5)[0]:
+                said += os.read(proc.stderr.fileno(), 1 << 16)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(WAIT_S) == -signal.SIGTERM
+    finally:
+        proc.kill()
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            pipe.close()
