@@ -1251,12 +1251,7 @@ class Writer:
         def one(old_path: str) -> tuple[str, int, tuple[str, ...]]:
             new_path = moves.get(old_path, old_path)
             try:
-                if approved is not None:
-                    return (
-                        new_path,
-                        *self._rewrite_approved(old_path, new_path, moves, before, after, actor, approved),
-                    )
-                return (new_path, *self._rewrite_one(old_path, new_path, moves, before, after, actor))
+                return (new_path, *self._rewrite_one(old_path, new_path, moves, before, after, actor, approved))
             except VaultError as exc:
                 return new_path, 0, (f"{new_path}: links not updated: {exc.message}",)
 
@@ -1281,58 +1276,37 @@ class Writer:
         before: rewrite.LinkIndex,
         after: rewrite.LinkIndex,
         actor: str,
+        approved: Mapping[str, tuple[bytes, bytes]] | None = None,
     ) -> tuple[int, tuple[str, ...]]:
+        """Rewrite the rename's links in one note, read as it is now (an edit meanwhile: read again and
+        redone). `approved` (a rename the person approved, see _rewrite_links): the note is written only
+        from the bytes they were shown into the bytes they were shown, once. One edited since (by an
+        outside editor, which takes none of our locks, or another agent) is left alone: a rewrite of its
+        new text, or a retry that reads it again, would put links there the person never saw."""
         t = self._target(new_path)
-        for _attempt in range(3):
+        shown = approved.get(t.canon) if approved is not None else None
+        left = (f"{new_path}: changed after the person approved this rename: its links were left as they are",)
+        for _attempt in range(3 if approved is None else 1):
             with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
                 found = read_file(loc, t.rel)
                 if found is None:
-                    return 0, ()
+                    return 0, left if shown is not None else ()
                 old, mode = found
                 data, result = _relinked_bytes(old, old_path, new_path, moves, before, after)
                 if data is None:
-                    return 0, result.warnings
+                    return 0, left if shown is not None else result.warnings
+                if approved is not None and (old, data) != shown:
+                    return 0, left  # (a rewrite nobody was shown is never written either)
                 try:
+                    # the commit compares `old` (for an approved rename, the shown bytes) under the lock
                     effects = fx.relinked([(t.rel, t.canon)])
                     self._commit(t, loc, old, data, actor=actor, mode=mode, effects=effects)
                 except ConflictError:
+                    if approved is not None:
+                        return 0, left
                     continue  # edited meanwhile: read again and redo this note
                 return result.changed, result.warnings
         return 0, (f"{new_path}: kept changing while its links were being updated; links not updated",)
-
-    def _rewrite_approved(
-        self,
-        old_path: str,
-        new_path: str,
-        moves: dict[str, str],
-        before: rewrite.LinkIndex,
-        after: rewrite.LinkIndex,
-        actor: str,
-        approved: Mapping[str, tuple[bytes, bytes]],
-    ) -> tuple[int, tuple[str, ...]]:
-        """`_rewrite_one` for a rename the person approved: the note is written only from the bytes
-        they were shown into the bytes they were shown. One edited since (by an outside editor, which
-        takes none of our locks, or another agent) is left alone: a rewrite of its new text, or a
-        retry that reads it again, would put links there the person never saw."""
-        t = self._target(new_path)
-        left = (f"{new_path}: changed after the person approved this rename: its links were left as they are",)
-        shown = approved.get(t.canon)
-        with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
-            found = read_file(loc, t.rel)
-            if found is None:
-                return 0, left if shown is not None else ()
-            old, mode = found
-            data, result = _relinked_bytes(old, old_path, new_path, moves, before, after)
-            if shown is None:  # no rewrite of it was shown: it is never written, and said when it needs one
-                return (0, result.warnings) if data is None else (0, left)
-            if data is None or (old, data) != shown:
-                return 0, left
-            try:
-                # the commit compares `old`, the shown bytes, under the lock: a conflict is not retried
-                self._commit(t, loc, old, data, actor=actor, mode=mode, effects=fx.relinked([(t.rel, t.canon)]))
-            except ConflictError:
-                return 0, left
-            return result.changed, result.warnings
 
     # --- paths ---
 
