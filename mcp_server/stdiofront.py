@@ -44,11 +44,13 @@ library only:
   under way is finished, the vault is stopped (its watcher drained: an outside change made just
   before is journaled) and the process exits as a socket `serve` does on SIGTERM. The handler
   only wakes the front's reader, so it takes no lock the interrupted thread may hold; a second
-  such signal finds the default action again and ends the process at once.
+  such signal finds the default action again and ends the process at once. An answer the client
+  takes none of for STOPPED_WRITE_WAIT_S after the signal is dropped (the client stopped reading),
+  so the call that owes it ends and the exit goes on.
 - The front writes the SDK's lines (`_Out`): the placeholders of JSON the server's fast path parked
   for this line (a listing's cached rows and text, splice.LineParking) are filled as it leaves, and
-  the line is written at once while the pipe has room (the descriptor is non-blocking when it is a
-  pipe or socket); only the rest of a line the client has not made room for yet is handed to a
+  the line is written at once while the pipe has room (the descriptor is made non-blocking at the
+  start when it is a pipe or socket); only the rest of a line the client has not made room for yet is handed to a
   thread, which waits for the pipe. The lines go out whole and in the SDK's order either way.
 """
 
@@ -88,6 +90,9 @@ REFUSED = -32000  # a JSON-RPC server error: this server does not serve (another
 QUIET_S = 0.3  # s without calls after which a client has paused (background work may start: calls_paused)
 # s between two looks for that pause: each look takes the interpreter from the thread answering the client
 QUIET_POLL_S = 0.05
+# s a line waits, once a stop signal came, for a client that takes none of its bytes: the process is
+# leaving, and a client that stopped reading would otherwise hold its exit until the calls' bound
+STOPPED_WRITE_WAIT_S = 2.0
 _front: StdioFront | None = None
 
 
@@ -198,12 +203,14 @@ class StdioFront:
         self._wake_r, self._wake_w = os.pipe()
         self.stopped_by: int | None = None  # the signal that ended the session (stdin is read no more)
         self._out = os.dup(1)
+        # a pipe or socket (never a terminal's: the shell shares it) is written without blocking, so a
+        # line waits in poll, where a stop signal can end the wait (`_write_all`)
+        self._nonblocking = _nonblocking_wire(self._out)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
         os.dup2(2, 1)
         self._out_lock = threading.Lock()
-        self._nonblocking = False  # the wire is a non-blocking pipe or socket (set when the SDK runs)
         self.parking: Any = None  # splice.LineParking, where the fast path parks JSON for the SDK's lines
         self.inline_writes = 0  # SDK lines written at once, on the event loop
         self.thread_writes = 0  # SDK lines finished by a thread (the pipe was full)
@@ -241,18 +248,26 @@ class StdioFront:
             self._write_all(memoryview(data))
 
     def _write_all(self, view: memoryview) -> None:
-        """Write all of `view`, waiting for room (the caller holds the lock)."""
+        """Write all of `view`, waiting for room (the caller holds the lock). Once a stop signal came,
+        the rest of a line the client takes nothing of for STOPPED_WRITE_WAIT_S is dropped."""
+        waiting = None
+        since = time.monotonic()  # the client last took bytes (or the wait began)
         while view:
             try:
                 n = os.write(self._out, view)
             except BlockingIOError:
-                waiting = select.poll()  # not select(): no limit on the descriptor's number
-                waiting.register(self._out, select.POLLOUT)
-                waiting.poll()
+                if waiting is None:
+                    waiting = select.poll()  # not select(): no limit on the descriptor's number
+                    waiting.register(self._out, select.POLLOUT)
+                if waiting.poll(100):
+                    continue
+                if self.stopped_by is not None and time.monotonic() - since >= STOPPED_WRITE_WAIT_S:
+                    return  # the process is leaving and the client reads no more
                 continue
             except OSError:
                 return  # the client went away; stdin's end stops the server
             view = view[n:]
+            since = time.monotonic()
 
     def _write_now(self, data: bytes) -> tuple[memoryview, bool] | None:
         """Write what the pipe takes now without waiting: None when all of `data` went out, else the rest
@@ -617,11 +632,6 @@ class StdioFront:
         queue: asyncio.Queue = asyncio.Queue()
         # the server's fast path parks a listing's JSON here; `_Out` fills it into the line as it leaves
         self.parking = server.line_parking = splice.LineParking()
-        with contextlib.suppress(OSError):
-            mode = os.fstat(self._out).st_mode
-            if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):  # never a terminal's: the shell shares it
-                os.set_blocking(self._out, False)
-                self._nonblocking = True
         with self._route_lock:
             if self.mode == "hold":  # run without serve(): nothing said the handshake may be answered early
                 self.mode = "serve"
@@ -760,6 +770,18 @@ class _Out:
 
     async def flush(self) -> None:
         return None
+
+
+def _nonblocking_wire(fd: int) -> bool:
+    """Make `fd` non-blocking when it is a pipe or a socket (never a terminal's: the shell shares it);
+    whether it now is."""
+    try:
+        if not stat.S_ISFIFO(mode := os.fstat(fd).st_mode) and not stat.S_ISSOCK(mode):
+            return False
+        os.set_blocking(fd, False)
+    except OSError:
+        return False
+    return True
 
 
 STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")  # each ends the session as the client's closed stdin does

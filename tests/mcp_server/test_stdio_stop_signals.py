@@ -12,6 +12,7 @@ import os
 import select
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from test_front_calls import Lines
 from test_killed_stdio_rename import OUTSIDE, make_vault, rewritten
 from test_outside_edits_at_exit import assert_the_move_is_one_outside_row, journaled, move_folder, place
 from test_stdio_front import INIT, INITIALIZED, PING
+
+from vaultwatch.mcp_server.cli import CALLS_END_WAIT
 
 __all__ = ["place"]  # the fixture, used here
 
@@ -123,29 +126,85 @@ def test_sigterm_during_a_write_the_front_answers_leaves_the_note_whole(place) -
     assert [(r["kind"], r["paths"]) for r in rows] == ([("change", ["Notes/keep.md"])] if after == new else []), rows
 
 
-def test_a_second_sigterm_ends_it_at_once(place) -> None:
-    """While the first SIGTERM's orderly exit waits for a call under way (here the answer to a
-    read the client does not take in), a second SIGTERM ends the process as SIGTERM does by default."""
-    root, env = place
+def big_reads(root: Path, lines: Lines, *, sdk: bool) -> None:
+    """Five reads of a big note sent in one write, the first answered: the others' answers (about 60 KB
+    each) are more than the pipe holds while the client reads none. Taken together, so once the first
+    is answered the others are the front's (with `sdk`, the session is the SDK's first: a ping)."""
     (root / "Notes" / "big.md").write_text("# big\n" + "a line of the big note\n" * 20_000)
+    if sdk:
+        lines.send(PING)
+        lines.until("ping")
+    lines.send(*(call(3 + i, {"path": "Notes/big.md"}, name="read") for i in range(5)))
+    lines.until(3)
+
+
+def stopping(proc: subprocess.Popen) -> None:
+    """Wait until the server says its orderly exit is under way."""
+    deadline = time.monotonic() + WAIT_S
+    said = b""
+    while b"stopping" not in said:
+        assert proc.poll() is None and time.monotonic() < deadline, said
+        if select.select([proc.stderr], [], [], 0.5)[0]:
+            said += os.read(proc.stderr.fileno(), 1 << 16)
+
+
+def stderr_until_exit(proc: subprocess.Popen, bound: float) -> str:
+    """What the server says on stderr until it exits (within `bound` seconds), never reading its stdout."""
+    deadline = time.monotonic() + bound
+    said = b""
+    while proc.poll() is None:
+        assert time.monotonic() < deadline, f"still running after {bound} s: {said.decode()}"
+        if select.select([proc.stderr], [], [], 0.2)[0]:
+            said += os.read(proc.stderr.fileno(), 1 << 16)
+    return (said + proc.stderr.read()).decode()
+
+
+@pytest.mark.parametrize("sdk", [False, True], ids=["front", "sdk"])
+def test_a_client_that_stopped_reading_does_not_hold_the_exit(place, sdk: bool) -> None:
+    """Answers the client never takes in are given up once a stop signal came: the exit is the orderly
+    one (status 0, "stopped"), long before the bound on calls still under way."""
+    root, env = place
     proc = spawn(root, env)
     try:
-        lines = watched(proc, sdk=False)
-        # sent in one write, so taken together: once the first is answered the others are the front's,
-        # and their answers (about 60 KB each) are more than the pipe holds while the client reads none
-        lines.send(*(call(3 + i, {"path": "Notes/big.md"}, name="read") for i in range(5)))
-        lines.until(3)
-        deadline = time.monotonic() + WAIT_S
+        big_reads(root, watched(proc, sdk=False), sdk=sdk)
         proc.send_signal(signal.SIGTERM)
-        said = b""
-        while b"stopping" not in said:  # the first one was taken: the orderly exit is under way
-            assert proc.poll() is None and time.monotonic() < deadline, said
-            if select.select([proc.stderr], [], [], 0.5)[0]:
-                said += os.read(proc.stderr.fileno(), 1 << 16)
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(WAIT_S) == -signal.SIGTERM
+        err = stderr_until_exit(proc, CALLS_END_WAIT / 2)  # stdout is never read again
+        assert proc.returncode == 0 and "vaultwatch: stopped" in err, (proc.returncode, err)
     finally:
         proc.kill()
         proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            pipe.close()
+
+
+def test_a_second_sigterm_ends_it_at_once(place) -> None:
+    """While the first SIGTERM's orderly exit waits for a call under way (here the answers to reads a
+    client takes in a trickle, so they never stop moving), a second SIGTERM ends the process as SIGTERM
+    does by default."""
+    root, env = place
+    proc = spawn(root, env)
+    taking = threading.Event()
+    taking.set()
+
+    def trickle() -> None:
+        while taking.is_set() and select.select([proc.stdout], [], [], 1.0)[0]:
+            if not os.read(proc.stdout.fileno(), 512):
+                return
+            time.sleep(0.2)
+
+    reader = threading.Thread(target=trickle, daemon=True)
+    try:
+        big_reads(root, watched(proc, sdk=False), sdk=False)
+        reader.start()
+        proc.send_signal(signal.SIGTERM)
+        stopping(proc)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(WAIT_S) == -signal.SIGTERM
+    finally:
+        taking.clear()
+        proc.kill()
+        proc.wait()
+        if reader.is_alive():
+            reader.join(WAIT_S)
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
             pipe.close()
