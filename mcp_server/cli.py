@@ -138,8 +138,8 @@ def register(cli: CommandLine) -> None:
     p = cli.sub.add_parser(
         "serve",
         help="serve the vault to MCP agents without the TUI (until Ctrl+C)",
-        description="Serve VAULT over MCP on its Unix socket (printed at start) until SIGINT or "
-        "SIGTERM; agents connect through `vaultwatch bridge` or the socket itself.",
+        description="Serve VAULT over MCP on its Unix socket (printed at start) until SIGINT, "
+        "SIGTERM or SIGHUP (a second one ends it at once); agents connect through `vaultwatch bridge` or the socket itself.",
     )
     cli.vault_options(p)
     p.add_argument("--stdio", action="store_true", help="serve one client on stdin/stdout instead (no socket)")
@@ -415,8 +415,19 @@ async def _serve_socket(host: McpHost) -> int:
     import asyncio  # noqa: PLC0415
 
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, host.stop)
+    # as `serve --stdio` (stdiofront.stop_on_signals): the first stop signal stops the server in order,
+    # and the next finds the default action again and ends the process at once; a signal the process
+    # was started with ignored (nohup) is left as it is (SIGINT's handler is asyncio.run's own by now)
+    caught = [sig for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if signal.getsignal(sig) != signal.SIG_IGN]
+
+    def stop() -> None:
+        for sig in caught:
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, signal.SIG_DFL)
+        host.stop()
+
+    for sig in caught:
+        loop.add_signal_handler(sig, stop)
     ready = asyncio.Event()
     task = asyncio.create_task(host.run(ready))
     waiter = asyncio.create_task(ready.wait())
@@ -437,7 +448,7 @@ async def _serve_socket(host: McpHost) -> int:
 
 
 def _stopped() -> int:
-    """The end of a server that stopped in order (a socket `serve` on SIGTERM or SIGINT, a stdio one
+    """The end of a server that stopped in order (a socket `serve` on SIGTERM, SIGINT or SIGHUP, a stdio one
     on a stop signal: stdiofront.stop_on_signals): said on stderr, exit status 0."""
     print("vaultwatch: stopped", file=sys.stderr, flush=True)
     return 0
