@@ -330,6 +330,13 @@ def _relinking(
     return moves, list(rewrite.candidate_notes(snap.entries, moves)) if update_links else []
 
 
+class _NoteLeft(str):
+    """A rename's warning that stands for links of a note left as they were (an edit meanwhile, an
+    error, its frontmatter), where the others each stand for one link: the summary counts them apart."""
+
+    __slots__ = ()
+
+
 def _relinked_bytes(
     old: bytes,
     old_path: str,
@@ -344,7 +351,9 @@ def _relinked_bytes(
     try:
         text = old[len(bom) :].decode("utf-8")
     except UnicodeDecodeError:
-        return None, rewrite.Rewrite(text="", changed=0, warnings=(f"{new_path}: not valid UTF-8; links not updated",))
+        return None, rewrite.Rewrite(
+            text="", changed=0, warnings=(_NoteLeft(f"{new_path}: not valid UTF-8; links not updated"),)
+        )
     result = rewrite.rewrite_links(text, old_path, new_path, moves, before, after)
     if result.changed:
         had, err = _frontmatter_ok(text)
@@ -354,7 +363,10 @@ def _relinked_bytes(
             result = rewrite.Rewrite(
                 result.text,
                 result.changed,
-                (*result.warnings, f"{new_path}: frontmatter links left alone (the rewrite would break the YAML)"),
+                (
+                    *result.warnings,
+                    _NoteLeft(f"{new_path}: frontmatter links left alone (the rewrite would break the YAML)"),
+                ),
             )
     if not result.changed:
         return None, result
@@ -763,13 +775,13 @@ class Writer:
         self._refresh([src_rel, *created, *new_paths], actor)
         warnings: list[str] = []
         rewritten: list[str] = []
-        n_links = 0
+        n_links = notes_left = 0
         if update_links:
             if self._hook is not None:
                 self._hook("moved")
             # shown to the person: each note is rewritten into exactly the bytes they approved, or left alone
             approved = {path: (was, now) for path, was, now in shown} if asked else None
-            n_links, rewritten, warnings = self._rewrite_links(snap, moves, todo, actor, approved)
+            n_links, rewritten, warnings, notes_left = self._rewrite_links(snap, moves, todo, actor, approved)
             if kind != FOLDER and dst_rel in rewritten:
                 with self.locate(dst_rel) as dloc:
                     try:
@@ -786,8 +798,10 @@ class Writer:
                 f"; rewrote {n_links} link{'s' if n_links != 1 else ''} in {len(rewritten)} "
                 f"note{'s' if len(rewritten) != 1 else ''}"
             )
-        if warnings:
-            summary += f"; {len(warnings)} link{'s' if len(warnings) != 1 else ''} left alone"
+        if links_left := len(warnings) - notes_left:  # a warning is one link, or one note's links (notes_left)
+            summary += f"; {links_left} link{'s' if links_left != 1 else ''} left alone"
+        if notes_left:
+            summary += f"; links in {notes_left} note{'s' if notes_left != 1 else ''} left as they were"
         paths = tuple(dict.fromkeys([src_rel, dst_rel, *created, *rewritten]))
         return self._publish(
             WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary, tuple(warnings), dst_rel), actor
@@ -1239,12 +1253,14 @@ class Writer:
         todo: list[str],
         actor: str,
         approved: Mapping[str, tuple[bytes, bytes]] | None = None,
-    ) -> tuple[int, list[str], list[str]]:
+    ) -> tuple[int, list[str], list[str], int]:
         """Rewrite the rename's links in each note of `todo`. `approved`: the rewrites the person was
         shown (path of the note's bytes after the move: its bytes before, its bytes after), the only
-        ones this may write; None when nobody was asked (each note is then read as it is now)."""
+        ones this may write; None when nobody was asked (each note is then read as it is now).
+        Returns the links rewritten, the notes rewritten, the warnings, and how many of those warnings
+        each stand for a whole note whose links were left as they were (the others: one link each)."""
         before, after = _link_indexes(snap, moves)
-        count = 0
+        count = notes_left = 0
         rewritten: list[str] = []
         warnings: list[str] = []
 
@@ -1253,20 +1269,21 @@ class Writer:
             try:
                 return (new_path, *self._rewrite_one(old_path, new_path, moves, before, after, actor, approved))
             except VaultError as exc:
-                return new_path, 0, (f"{new_path}: links not updated: {exc.message}",)
+                return new_path, 0, (_NoteLeft(f"{new_path}: links not updated: {exc.message}"),)
 
         # Each note is rewritten atomically under its own lock; doing several at once lets the
         # file system batch their fsyncs (a folder move can touch thousands of notes).
         ctx = contextvars.copy_context()  # the change journal's scope reaches the rewriting threads
         with ThreadPoolExecutor(max_workers=max(1, min(REWRITE_THREADS, len(todo)))) as pool:
             for new_path, n, warns in pool.map(lambda p: ctx.copy().run(one, p), todo):
-                warnings.extend(warns)
+                warnings.extend(str(w) for w in warns)
+                notes_left += sum(isinstance(w, _NoteLeft) for w in warns)
                 if n:
                     count += n
                     rewritten.append(new_path)
         if rewritten:
             self.vault.refresh_paths(rewritten, source=actor)
-        return count, rewritten, warnings
+        return count, rewritten, warnings, notes_left
 
     def _rewrite_one(
         self,
@@ -1285,7 +1302,9 @@ class Writer:
         new text, or a retry that reads it again, would put links there the person never saw."""
         t = self._target(new_path)
         shown = approved.get(t.canon) if approved is not None else None
-        left = (f"{new_path}: changed after the person approved this rename: its links were left as they are",)
+        left = (
+            _NoteLeft(f"{new_path}: changed after the person approved this rename: its links were left as they are"),
+        )
         for _attempt in range(3 if approved is None else 1):
             with _LOCKS.hold(t.key), self.locate(t.canon) as loc:
                 found = read_file(loc, t.rel)
@@ -1306,7 +1325,7 @@ class Writer:
                         return 0, left
                     continue  # edited meanwhile: read again and redo this note
                 return result.changed, result.warnings
-        return 0, (f"{new_path}: kept changing while its links were being updated; links not updated",)
+        return 0, (_NoteLeft(f"{new_path}: kept changing while its links were being updated; links not updated"),)
 
     # --- paths ---
 

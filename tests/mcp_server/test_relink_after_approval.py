@@ -97,7 +97,7 @@ async def test_a_linking_note_edited_after_the_answer_is_left_as_it_is(place, mo
     assert not got.is_error, said
     [question] = asked  # the person approved this rewrite of the note, and no other
     assert "-see [[plan]]" in question and "+see [[done]]" in question, question
-    assert LEFT in said and "rewrote 0 links in 0 notes" in said, said
+    assert LEFT in said and "rewrote 0 links in 0 notes; links in 1 note left as they were" in said, said
     assert (root / "Notes" / "other.md").read_text() == EDITED  # no link the person never saw
     assert (root / "Notes" / "done.md").exists() and not (root / "Notes" / "plan.md").exists()
     assert renames(root, env) == [("agent-client", [])]  # the journal holds no rewrite of the note left alone

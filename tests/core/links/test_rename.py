@@ -139,6 +139,19 @@ def test_ambiguous_links_are_left_alone_and_reported(tmp_path):
     assert "1 link left alone" in result.diff_summary
 
 
+def test_the_summary_counts_notes_left_as_they_were_apart_from_links(tmp_path):
+    """A warning about a note's links (here its unquoted frontmatter links, which the new name would
+    break as YAML) is not counted as one link left alone."""
+    v, w = make_vault(
+        tmp_path,
+        {"Plan.md": "x", "Home.md": "---\nrelated: [[Plan]]\nalso: [[Plan]]\n---\n[[Plan]] [[Plan|p]]\n"},
+    )
+    result = w.rename("Plan.md", "@Plan.md")
+    assert text(v, "Home.md") == "---\nrelated: [[Plan]]\nalso: [[Plan]]\n---\n[[@Plan]] [[@Plan|p]]\n"
+    assert result.warnings == ("Home.md: frontmatter links left alone (the rewrite would break the YAML)",)
+    assert result.diff_summary.endswith("rewrote 2 links in 1 note; links in 1 note left as they were")
+
+
 def test_a_rename_that_would_steal_a_bare_link_rewrites_it_to_keep_its_target(tmp_path):
     v, w = make_vault(
         tmp_path,
