@@ -23,8 +23,9 @@ editable and deletable. A name is refused for:
   spelled in Cyrillic beside `copy`).
 
 The error names the character (code point and Unicode name) and gives a name to use instead.
-`check_linkable_name` also refuses what a wiki link cannot reach (`# ^ [ ] |`); the write path
-asks it of names an agent gives, the person may still use them.
+`check_linkable_name` also refuses what a wiki link cannot reach (`# ^ [ ] |`, `%%`); the write
+path asks it of names an agent gives, the person may still use them (but not rename into one while
+notes link there: core.edit.writes).
 """
 
 from __future__ import annotations
@@ -424,8 +425,15 @@ def _how(name: str, other: str) -> str:
 
 
 # characters a wiki link cannot hold in its target: Obsidian reads # as a heading, ^ as a block, | as
-# an alias and [ ] as the link's ends, and warns that links will not work with such file names
+# an alias and [ ] as the link's ends, and warns that links will not work with such file names; %%
+# opens a comment, which ends the link where it stands
 LINK_BREAKING = "#^[]|"
+COMMENT = "%%"
+
+
+def link_breaking(name: str) -> list[str]:
+    """What of LINK_BREAKING (and COMMENT) `name` holds, in that order: what a link to it cannot hold."""
+    return sorted({c for c in name if c in LINK_BREAKING}) + ([COMMENT] if COMMENT in name else [])
 
 
 def check_linkable_name(name: str) -> None:
@@ -433,9 +441,10 @@ def check_linkable_name(name: str) -> None:
     rename rewrites every link to the note, and a link to such a name silently reaches nothing
     (`[[Foo #x]]` names a heading of Foo), so the person would lose the note's backlinks while
     the rename says it rewrote them."""
-    found = sorted({c for c in name if c in LINK_BREAKING})
+    found = link_breaking(name)
     if found:
         raise UnsafeNameError(
             f"unsafe name: {name!r} holds {' '.join(found)}, which links cannot reach (Obsidian reads # as a "
-            f"heading, ^ as a block, | as an alias, [ ] as a link's ends); choose a name without {LINK_BREAKING}"
+            f"heading, ^ as a block, | as an alias, [ ] as a link's ends, {COMMENT} as a comment); choose a "
+            f"name without {LINK_BREAKING} or {COMMENT}"
         )

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import platform
-from vaultwatch.core.disk.names import check_linkable_name, check_new_name
+from vaultwatch.core.disk.names import check_linkable_name, check_new_name, link_breaking
 from vaultwatch.core.disk.paths import is_hidden, normalize
 from vaultwatch.core.disk.safeio import Loc, locate, open_at, remove_created
 from vaultwatch.core.disk.walk import fwalk
@@ -328,6 +328,20 @@ def _relinking(
     """A rename's moves (each file's path before and after) and the notes whose links it may rewrite."""
     moves = {p: dst_rel + p[len(src_rel) :] for p in moved_files}
     return moves, list(rewrite.candidate_notes(snap.entries, moves)) if update_links else []
+
+
+def _refuse_unlinkable(dst_rel: str, held: list[str], linking: int) -> None:
+    """Refuse a rename into a path a rewritten wiki link could not hold (`held`: what of
+    names.link_breaking it holds) while `linking` notes may link to what it moves: rewriting their
+    links would break them (`[[Plan #2]]` names a heading of "Plan "), and so would leaving them.
+    An agent's new names never hold them (check_linkable_name); the person's may, with no link there."""
+    raise WriteRefused(
+        f"{dst_rel!r} holds {' '.join(held)}, which Obsidian's [[links]] cannot hold, and {linking} "
+        f"note{'s' if linking != 1 else ''} may link to what this rename moves: their links would break. "
+        "Choose a name without them, or rename without rewriting links (update_links=false) to leave "
+        "their links as they are",
+        "unlinkable_name",
+    )
 
 
 class _NoteLeft(str):
@@ -691,6 +705,10 @@ class Writer:
                 moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
                 moved_dirs = self.dirs_under(src_rel, sloc, kind)
                 moves, todo = _relinking(snap, src_rel, dst_rel, moved_files, update_links)
+                if todo and (held := link_breaking(dst_rel)):
+                    linking = sum(1 for _ in rewrite.naming_notes(snap.entries, moves))
+                    if linking:
+                        _refuse_unlinkable(dst_rel, held, linking)
                 if OKF_INDEX in (src_rel, dst_rel):
                     moved = snap.get(src_rel)
                     lands = dst_rel == OKF_INDEX and moved is not None and okf.declares_okf(moved.frontmatter)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote, unquote
 
 from vaultwatch.core.markdown import mdlex
@@ -277,16 +278,23 @@ def candidate_notes(entries: Iterable, moves: Mapping[str, str]) -> Iterator[str
     """
     names = _names([*moves.keys(), *moves.values()])
     for e in entries:
-        if e.kind != NOTE:
-            continue
-        if e.path in moves:
+        if e.kind == NOTE and (e.path in moves or _names_one(e, names)):
             yield e.path
-            continue
-        if any(_link_name(link.target) in names for link in e.links):
+
+
+def naming_notes(entries: Iterable, moves: Mapping[str, str]) -> Iterator[str]:
+    """Paths of the notes, moved or not, with a link (body or frontmatter) that names a file by an
+    old or new name of `moves` (a cheap filter: a note it yields may link elsewhere by that name)."""
+    names = _names([*moves.keys(), *moves.values()])
+    for e in entries:
+        if e.kind == NOTE and _names_one(e, names):
             yield e.path
-            continue
-        if e.frontmatter and _frontmatter_mentions(e.frontmatter, names):
-            yield e.path
+
+
+def _names_one(e: Any, names: set[str]) -> bool:
+    return any(_link_name(link.target) in names for link in e.links) or bool(
+        e.frontmatter and _frontmatter_mentions(e.frontmatter, names)
+    )
 
 
 def linking_notes(entries: Iterable, path: str, make_index: Callable[[], LinkIndex]) -> list[str]:

@@ -175,6 +175,14 @@ async def test_rename_rewrites_links_and_delete_uses_the_trash(vault, sock_dir):
         assert listed.structured_content["total"] == 0
 
 
+async def test_a_rename_into_a_name_links_cannot_hold_is_refused_with_what_to_do(vault, sock_dir):
+    async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
+        result, text = await call(client, "rename", path="Projects/Plan.md", new_path="Projects/Plan %% v2.md")
+        assert result.is_error and "unsafe name" in text and "%% as a comment" in text, text
+        assert disk(vault, "Home.md") == b"See [[Plan]] and [p](Projects/Plan.md).\n"
+        assert disk(vault, "Projects/Plan.md") == PLAN.encode()
+
+
 HOSTILE = [
     "../x.md",
     "/etc/passwd",

@@ -261,3 +261,29 @@ def test_a_same_folder_match_is_not_ambiguous(tmp_path):
     result = w.rename("A/Plan.md", "A/Goal.md")
     assert text(v, "A/Home.md") == "[[Goal]]\n" and text(v, "B/Home.md") == "[[Plan]]\n"
     assert result.warnings == ()
+
+
+@pytest.mark.parametrize("name", ["Plan | x", "Plan #2", "Plan ^x", "Plan [x]", "Plan %% x", "Plan]"])
+def test_a_rename_to_a_name_links_cannot_hold_is_refused_while_notes_link_to_it(tmp_path, name):
+    """The person's rename (an agent may not use such names at all): `[[Plan | x]]` would point at
+    "Plan " (alias " x"), `[[Plan #2]]` at a heading of "Plan ": a rewrite into such a name breaks
+    every link it touches, so nothing is moved."""
+    files = {"Plan.md": "x", "Home.md": "see [[Plan]] and [[Plan|the plan]]\n"}
+    v, w = make_vault(tmp_path, files)
+    with pytest.raises(WriteRefused) as info:
+        w.rename("Plan.md", f"{name}.md")
+    assert info.value.code == "unlinkable_name" and "1 note may link" in info.value.message
+    assert text(v, "Home.md") == files["Home.md"] and text(v, "Plan.md") == "x"
+    assert not (tmp_path / f"{name}.md").exists()
+    w.rename("Plan.md", f"{name}.md", update_links=False)  # the person's choice: the links left as they are
+    assert text(v, "Home.md") == files["Home.md"] and text(v, f"{name}.md") == "x"
+
+
+def test_a_folder_rename_into_such_a_name_is_refused_and_a_note_nobody_links_is_not(tmp_path):
+    v, w = make_vault(tmp_path, {"Proj/a.md": "[[Proj/b]]", "Proj/b.md": "b", "Lone.md": "[[elsewhere]]"})
+    with pytest.raises(WriteRefused) as info:
+        w.rename("Proj", "Proj #2")
+    assert info.value.code == "unlinkable_name"
+    assert text(v, "Proj/a.md") == "[[Proj/b]]"
+    w.rename("Lone.md", "Meeting 10:30.md")  # no link names it: no link can break
+    assert text(v, "Meeting 10:30.md") == "[[elsewhere]]"
