@@ -616,7 +616,8 @@ def test_write_result_as_dict_is_json_ready(writer):
 @pytest.mark.parametrize("name", ["Foo]] x", "Foo #x", "Foo|x", "Foo[[x", "Foo^x", "C# notes"])
 def test_an_agent_cannot_name_a_note_so_that_links_no_longer_reach_it(vault, writer, name) -> None:
     """A rename rewrites every link to the note: to `Foo #x` they became `[[Foo #x]]`, a heading of
-    Foo, and the backlinks were lost while the rename said it rewrote them. The person may still."""
+    Foo, and the backlinks were lost while the rename said it rewrote them. The person may still use
+    the name, but not rename into it while a note links there, unless the links are left as they are."""
     before = read(vault, "Other.md")
     for attempt in (
         lambda: writer.rename("Projects/Plan.md", f"Projects/{name}.md", actor="agent:a"),
@@ -627,7 +628,11 @@ def test_an_agent_cannot_name_a_note_so_that_links_no_longer_reach_it(vault, wri
             attempt()
         assert info.value.code == "unsafe_name" and "links cannot reach" in info.value.message
     assert read(vault, "Other.md") == before and (Path(vault.root) / "Projects/Plan.md").exists()
-    writer.rename("Projects/Plan.md", f"Projects/{name}.md", actor="human")
+    with pytest.raises(VaultError) as info:
+        writer.rename("Projects/Plan.md", f"Projects/{name}.md", actor="human")
+    assert info.value.code == "unlinkable_name"
+    writer.rename("Projects/Plan.md", f"Projects/{name}.md", actor="human", update_links=False)
+    assert read(vault, "Other.md") == before
 
 
 def test_a_line_break_turned_into_a_separator_counts_as_changed_lines() -> None:
