@@ -224,3 +224,13 @@ def test_a_line_whose_letters_were_swapped_for_lookalikes_does_not_read_as_the_o
     lines = ask(before.encode(), after.encode()).text.splitlines()
     assert "-Pay invoices at https://paypal.com/acme only. See [[Budget]]." in lines
     assert "+Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in lines
+
+
+def test_a_lone_lookalike_letter_in_a_link_or_number_does_not_read_as_ascii() -> None:
+    """One letter is enough when the rest of its token is ASCII: `https://х.com` (a Cyrillic х) reads
+    as `https://x.com`, `[[Report 2О24]]` (a Cyrillic О) as `[[Report 2024]]`, `pɑypal` (a Latin
+    alpha, the same script as the rest) as `paypal`. Each is an escape in the question."""
+    before = "Log in at https://x.com/login, see [[Report 2024]], pay at https://paypal.com\n"
+    after = "Log in at https://\u0445.com/login, see [[Report 2\u041e24]], pay at https://p\u0251ypal.com\n"
+    lines = ask(before.encode(), after.encode()).text.splitlines()
+    assert "+Log in at https://\\u0445.com/login, see [[Report 2\\u041e24]], pay at https://p\\u0251ypal.com" in lines
