@@ -198,7 +198,9 @@ TOML: tuple[TomlKey, ...] = (
         "…",
         "",
         "",
-        "The same agent rule for one vault only; PATH is the vault's full path or starts with ~/. A vault "
+        "The same agent rule for one vault only; PATH is the vault's full path or starts with ~/, in any "
+        "Unicode form (a vault synced from macOS stores NFD names) and, on a disk that folds case, any "
+        "case; two tables naming one vault are a settings problem. A vault "
         "in a folder inside PATH, or one holding it, needs a table of its own: until it has one, it does "
         "not start (PATH's paths are not its paths).",
     ),
@@ -223,7 +225,7 @@ TOML: tuple[TomlKey, ...] = (
         "…",
         "",
         "",
-        "The same triage keys for one vault only; PATH is the vault's full path or starts with ~/. A vault "
+        "The same triage keys for one vault only; PATH is named as for the agent rules above. A vault "
         "in a folder inside PATH, or one holding it, applies none of them until it has a triage table of "
         "its own, and its tabs say so (docs/triage.md).",
     ),

@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from vaultwatch.core.clock import Clock
-from vaultwatch.core.disk.vaultkeys import nesting, vault_folder
+from vaultwatch.core.disk.vaultkeys import nesting, one_table, same_folder, vault_folder
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.markdown import okf
@@ -92,15 +92,19 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
         mine = os.path.realpath(vault_root)
         overlapping: list[tuple[str, str, str]] = []
         own = False
+        named: str | None = None  # the key whose triage rules are this vault's
         for folder, vtable in vaults.items():
             theirs = vault_folder(folder, origin)
             if not isinstance(vtable, dict) or vtable.get("triage") is None:
                 continue
-            if theirs != mine:
+            if not same_folder(mine, theirs):
                 where = nesting(mine, theirs)
                 if where is not None:
                     overlapping.append((str(folder), theirs, where))
                 continue
+            if named is not None:
+                raise one_table(origin, mine, named, str(folder), ".triage")
+            named = str(folder)
             rules = _apply(rules, vtable["triage"], f'vaults."{folder}".triage', origin)
             set_any = own = True
         if overlapping and not own:

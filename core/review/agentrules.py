@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vaultwatch.core.disk.vaultkeys import nesting, vault_folder
+from vaultwatch.core.disk.vaultkeys import nesting, one_table, same_folder, vault_folder
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.glob import glob_match
 
@@ -154,9 +154,10 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
         mine = os.path.realpath(vault_root)
         overlapping: list[tuple[str, str, str]] = []
         own = False
+        named: str | None = None  # the key whose agent rules are this vault's
         for folder, table in vaults.items():
             theirs = vault_folder(folder, origin)
-            if theirs != mine:
+            if not same_folder(mine, theirs):
                 where = nesting(mine, theirs)
                 # only a table with agent rules gives rules that would not apply here (one with
                 # triage rules alone is the triage rules' to judge: core.query.triagerules)
@@ -166,6 +167,10 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
             if not isinstance(table, dict):
                 raise VaultError(f'{origin}: [vaults."{folder}"] must be a table')
             own = True
+            if "agents" in table:
+                if named is not None:
+                    raise one_table(origin, mine, named, str(folder), ".agents")
+                named = str(folder)
             rules.update(_table(table.get("agents"), f'vaults."{folder}".agents', origin))
         if overlapping and not own:
             # a rule's globs are relative to the vault it was written for: served from a folder above

@@ -22,11 +22,12 @@ over its neighbours: overlays (a stroke through a digit), enclosing marks, stack
 script writes on one letter, and marks with no letter under them; the accents and points of real
 text (é, Vietnamese, Devanagari, pointed Hebrew, Arabic harakat) show as they are (one rule,
 core.review.visible's, for every place the person approves from). A change of
-line endings alone shows no line in a line diff: it is said on a line of its own.
+line-ending style shows no line in a line diff: it is said on a line of its own (`_endings_change`).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -61,6 +62,51 @@ def _endings(text: str) -> Counter[str]:
     split at these only: textdiff.markdown_lines)."""
     crlf = text.count("\r\n")
     return Counter({"CRLF": crlf, "LF": text.count("\n") - crlf, "CR": text.count("\r") - crlf}) - Counter()
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # (as textdiff.markdown_lines splits a note's lines)
+
+
+def _line_endings(text: str) -> list[str]:
+    """The ending of each line of `text` as the diff splits them ("" for a last line without one)."""
+    out = _LINE_BREAK.findall(text)
+    if text and text[-1] not in "\r\n":
+        out.append("")
+    return out
+
+
+def _endings_change(before: str, after: str, diff: Diff) -> str | None:
+    """What a line diff does not show of a change of the note's line endings, or None: the style
+    changes (LF to CRLF, a mix appears or goes), or a line the diff shows as unchanged ends
+    otherwise (one line of a mixed note turned to CRLF, the last line's ending dropped). Lines
+    added or removed with the note's own endings change only the counts, which the diff shows."""
+    was, now = _line_endings(before), _line_endings(after)
+    counts = _endings(before), _endings(after)
+    changed = set(counts[0]) != set(counts[1]) and bool(counts[0]) and bool(counts[1])
+    if not changed:
+        gone = {line.old_no - 1 for h in diff.hunks for line in h.lines if line.op == "-" and line.old_no}
+        came = {line.new_no - 1 for h in diff.hunks for line in h.lines if line.op == "+" and line.new_no}
+        kept = zip(
+            (i for i in range(len(was)) if i not in gone), (j for j in range(len(now)) if j not in came), strict=True
+        )
+        for i, j in kept:
+            if was[i] == now[j]:
+                continue
+            # a last line that gets lines after it gets an ending too: that is the added lines' doing
+            last = i == len(was) - 1 and j == len(now) - 1
+            if (was[i] and now[j]) or last:
+                changed = True
+                break
+    if not changed:
+        return None
+    kinds = sorted(set(counts[0]) | set(counts[1]))
+    said = ", ".join(f"{k} {counts[0][k]} -> {counts[1][k]}" for k in kinds)
+    if was and now and was[-1] != now[-1] and "" in (was[-1], now[-1]):
+        said += ", the last line " + ("without one" if now[-1] == "" else f"ending with {_NAMES[now[-1]]}")
+    return "Line endings change: " + said
+
+
+_NAMES = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
 
 
 def _decoded(data: bytes | None) -> str | None:
@@ -118,10 +164,9 @@ def question(
                 return Question(None, "its bytes are not UTF-8 text, which a question cannot show")
             diff = text_diff(before, after)
             out.add(f"The note's lines: +{diff.added} -{diff.removed}, in {_hunks(diff)}, all shown:")
-            was, now = _endings(before), _endings(after)
-            if old is not None and new is not None and was != now:  # (a new or deleted note's: its lines)
-                kinds = sorted(set(was) | set(now))
-                out.add("Line endings change: " + ", ".join(f"{k} {was[k]} -> {now[k]}" for k in kinds))
+            endings = _endings_change(before, after, diff) if old is not None and new is not None else None
+            if endings is not None:  # (a new or deleted note's endings are its lines')
+                out.add(endings)
             _add_hunks(out, diff)
         for path, was_bytes, now_bytes in relinks() if relinks is not None else ():
             # what each link becomes, not only which notes: the person approves the new link text

@@ -17,8 +17,10 @@ stacks taller than any script writes on one letter, and marks with no letter und
 and points of real text (é, Vietnamese, Devanagari, pointed Hebrew, Arabic harakat) show as they are.
 And the letters that disguise a word as another (`_disguised`): a letter of another script inside a
 word (`pаypal`, a Cyrillic `а`), a word of lookalikes among Latin words (`сору` in Cyrillic), while
-words each in one script (Russian, Greek, Japanese text, `Москва-trip`) show as they are. Past U+FFFF
-the escape is `\\UXXXXXXXX`.
+words each in one script (Russian, Greek, Japanese text, `Москва-trip`) show as they are; and in a
+token (a run without white space: a URL, `2О24]]`) holding an ASCII letter or digit, one letter is
+enough (`_posing_in_tokens`: `https://х.com`, `pɑypal`, `ᴏ`, `ⅼ`). Past U+FFFF the escape is
+`\\UXXXXXXXX`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,22 @@ _CONTROLS = frozenset(
 # The look-behind starts a match only where a word starts, so an ASCII word is scanned once
 _FOREIGN = re.compile(r"(?<![^\W_])[^\W_]*[^\W_\x00-\x7f][^\W_]*")
 _WORD = re.compile(r"[^\W_]*")
+# a token is a run without white space (`https://х.com/login`, `2О24]]`): the tokens holding a
+# character past ASCII, matched only from a token's start; which of them hold an ASCII letter or
+# digit; and their characters past ASCII
+_TOKEN = re.compile(r"(?<!\S)\S*[^\x00-\x7f\s]\S*")
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+_PAST_ASCII = re.compile(r"[^\x00-\x7f]")
+# drawn raised and small beside digits, as real text writes them (`1ª`, `3º`, `r²`, `H₂O`, `xⁿ`):
+# their compatibility forms are ASCII, but no reader takes `r²` for `r2`
+_RAISED = frozenset(chr(cp) for cp in (0xAA, 0xBA, 0xB2, 0xB3, 0xB9, *range(0x2070, 0x20A0)))
+# letters of the IPA block drawn like an ASCII letter (`pɑypal`, `ɡoogle`) and its small capitals
+# (ɪ ʀ ʏ ɴ ʜ ʟ ɢ ʙ): the block's other letters (ə ɛ ɔ ɖ ɣ ʋ ɓ ɗ ɲ ...) are letters of real
+# orthographies (Azerbaijani, Akan, Ewe, Hausa, Bambara) and stay
+_IPA_LOOKALIKES = frozenset("\u0251\u0261\u026a\u0280\u028f\u0274\u029c\u029f\u0262\u0299")
+# blocks of Latin letters no orthography writes: phonetic extensions (small capitals such as ᴏ,
+# turned and hooked letters), letterlike symbols (ℓ, K), number forms (ⅼ, Ⅻ)
+_RARE_LATIN_BLOCKS = ((0x1D00, 0x1DBF), (0x2100, 0x214F), (0x2150, 0x218F))
 _OVERLAY = 1  # the canonical combining class of marks drawn through their base (a stroke, a slash)
 MAX_STACKED_MARKS = 4  # nonspacing marks on one base shown as they are (see _disguises)
 
@@ -129,17 +147,17 @@ def _disguised(text: str) -> frozenset[int]:
     A word is a run of letters, digits and marks, so the parts of a URL or a link (`https`,
     `pаypal`, `com`) are words of their own, and so are the two sides of `Москва-trip`; digits
     belong to no script but keep a letter between them in its word (`user1а2`)."""
+    out = _posing_in_tokens(text)
     chars = set(text)
     scripts = frozenset(filter(None, map(_script, chars)))
     if not mixes_scripts(scripts):
-        return frozenset()  # a line of one script, or of Japanese...: no word of it can mix
+        return frozenset(out)  # a line of one script, or of Japanese...: no word of it can mix
     # another script whose every letter in the line is drawn like a Latin letter, beside Latin
     # words: a word of it reads as a Latin word. Real Russian or Greek writes letters of its own
     # (б, д, и, λ...) in nearly every line, so it is not taken for one
     posing: frozenset[str] = frozenset()
     if "LATIN" in scripts:
         posing = scripts - {"LATIN"} - {s for c in chars if (s := _script(c)) and s != "LATIN" and not looks_latin(c)}
-    out: set[int] = set()
     covered = 0
     for found in _FOREIGN.finditer(text):
         start, end = found.span()
@@ -155,6 +173,68 @@ def _disguised(text: str) -> frozenset[int]:
         covered = end
         out.update(start + i for i in _odd_letters(text[start:end], posing))
     return frozenset(out)
+
+
+def _posing_in_tokens(text: str) -> set[int]:
+    """The positions of the letters that pass for ASCII ones in a token holding an ASCII letter or
+    digit, where a word-by-word look finds none: a lone letter of another script drawn like a Latin
+    one (`https://х.com` with a Cyrillic х, `2О24` with a Cyrillic О between digits), unless its
+    word holds letters of its script that look like no Latin letter (`Москва-trip` is Russian); and
+    Latin letters of the blocks prose never writes (`_rare_latin`: `pɑypal`, `ᴏ`, `ⅼ`, fullwidth `Ｐ`).
+
+    Only a token with ASCII letters or digits is looked at: a Russian, Greek or IPA word on its own,
+    a lone `в` in a Russian sentence, `π r²` or `α = 0.05` show as they are."""
+    out: set[int] = set()
+    for token in _TOKEN.finditer(text):
+        lo, hi = token.span()
+        if not _ASCII_ALNUM.search(text, lo, hi):
+            continue
+        for found in _PAST_ASCII.finditer(text, lo, hi):
+            i = found.start()
+            script = _passes_for_ascii(text[i])
+            if script is None:
+                continue
+            if script == "LATIN" or not _own_word(text, i, lo, hi, script):
+                out.add(i)
+    return out
+
+
+@lru_cache(maxsize=4096)  # asked of every character past ASCII in a token with ASCII letters
+def _passes_for_ascii(ch: str) -> str | None:
+    """The script of `ch` when a reader takes it for an ASCII letter in a token with ASCII ones:
+    "LATIN" for a Latin letter of a block prose never writes (`_rare_latin`), another script's
+    name for its letter drawn like a Latin one (`looks_latin`); None for any other character."""
+    if _rare_latin(ch):
+        return "LATIN"
+    return letter_script(ch) if looks_latin(ch) else None
+
+
+def _rare_latin(ch: str) -> bool:
+    """A letter or digit past ASCII that a reader takes for an ASCII one: its compatibility form is
+    ASCII (fullwidth `Ｐ`, `ⅼ`, mathematical `𝐚`, but not the raised `²` or `ª`), or it is a Latin
+    letter of the blocks no orthography writes (`_RARE_LATIN_BLOCKS`), or one of the IPA block's
+    lookalikes and small capitals (`ɑ`, `ɡ`, `ʀ`). Symbols stay (™, №, …): none reads as a letter."""
+    kind = unicodedata.category(ch)
+    if not (kind[0] == "L" or kind in ("Nd", "Nl")) or ch in _RAISED:
+        return False
+    compat = unicodedata.normalize("NFKC", ch)
+    if compat.isascii() and compat.isalnum():
+        return True
+    if ch in _IPA_LOOKALIKES:
+        return True
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _RARE_LATIN_BLOCKS) and letter_script(ch) == "LATIN"
+
+
+def _own_word(text: str, i: int, lo: int, hi: int, script: str) -> bool:
+    """Whether the word around `text[i]` (letters, digits and marks, inside the token lo..hi) holds a
+    letter of `script` drawn like no Latin letter: then it is a word of that script (`Москва`)."""
+    start, end = i, i + 1
+    while start > lo and (text[start - 1].isalnum() or _mark(text[start - 1])):
+        start -= 1
+    while end < hi and (text[end].isalnum() or _mark(text[end])):
+        end += 1
+    return any(_script(c) == script and not looks_latin(c) for c in text[start:end])
 
 
 @lru_cache(maxsize=4096)  # asked of every character of a line past ASCII, of a few hundred in all

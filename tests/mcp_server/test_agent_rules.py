@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -231,3 +232,45 @@ def messages(exc: BaseException) -> list[str]:
     if isinstance(exc, BaseExceptionGroup):
         return [m for inner in exc.exceptions for m in messages(inner)]
     return [str(exc)]
+
+
+async def test_a_vaults_rule_typed_in_nfc_holds_its_vault_stored_in_nfd(tmp_path: Path, sock_dir: Path) -> None:
+    """A vault synced from macOS stores its folder's name in NFD; the person types the settings key
+    in NFC. Through a real `serve --stdio` and the real client, `[vaults."…/Études".agents.scribe]
+    read_only = true` refuses the agent's write, naming the rule, and the note keeps its bytes.
+    (Before, the key was matched by its exact string: the rule silently did not apply.) A second
+    table naming the same vault in NFD is a settings problem: that server does not start."""
+    root = tmp_path / unicodedata.normalize("NFD", "Études")
+    (root / "Inbox").mkdir(parents=True)
+    (root / "Inbox" / "a.md").write_text("# A\n")
+    key = unicodedata.normalize("NFC", str(root))
+    assert key != str(root)
+    settings = tmp_path / "config" / "vaultwatch" / "settings.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(f'[vaults."{key}".agents.scribe]\nread_only = true\n', encoding="utf-8")
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_RUNTIME_DIR": str(sock_dir),
+    }
+    params = StdioServerParameters(
+        command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "serve", "--stdio", str(root)], env=env, cwd=str(ROOT)
+    )
+    before = tree(root)
+    async with Client(params, client_info=Implementation(name="scribe", version="1")) as client:
+        got = await client.call_tool("write", {"path": "Inbox/a.md", "content": "# scribe\n", "overwrite": True})
+    said = got.content[0].text
+    assert got.is_error and f'[vaults."{key}".agents."scribe"]' in said and "read-only" in said, said
+    assert tree(root) == before
+    settings.write_text(
+        f'[vaults."{key}".agents.scribe]\nread_only = true\n[vaults."{root}".agents.scribe]\nwrite = ["Inbox/**"]\n',
+        encoding="utf-8",
+    )
+    started = subprocess.run(
+        [params.command, *params.args], env=env, cwd=ROOT, input="", capture_output=True, text=True, timeout=60
+    )
+    assert started.returncode != 0 and "both name this vault" in started.stderr, started.stderr
+    assert "Unicode forms" in started.stderr, started.stderr
+    assert tree(root) == before

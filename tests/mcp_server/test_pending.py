@@ -382,10 +382,13 @@ async def test_pending_shows_marks_that_could_disguise_a_line_as_escapes(place) 
 async def test_pending_spells_out_letters_swapped_for_lookalikes_of_other_scripts(place) -> None:
     """A Cyrillic `а` in `paypal` and a Cyrillic `В` in `[[Budget]]`: the '-' and '+' lines read the
     same unless those letters print as escapes; and a tag letter past U+FFFF prints as `\\U000e0041`,
-    not as `\\ue004` and a `1`. `--json` stays JSON, with the escapes in its diff."""
+    not as `\\ue004` and a `1`. A lone lookalike in a token with ASCII letters or digits prints as an
+    escape too: a Cyrillic `х` (`https://х.com`), a Cyrillic `О` between digits (`2О24`), a Latin
+    alpha `ɑ` (`pɑypal`). `--json` stays JSON, with the escapes in its diff."""
     root, env = place
     before = "# Pay\nPay invoices at https://paypal.com/acme only. See [[Budget]].\n"
     after = before.replace("paypal", "p\u0430ypal").replace("[[Budget]]", "[[\u0412udget]]") + "tag\U000e0041\n"
+    after += "Log in at https://\u0445.com/login, see [[Report 2\u041e24]], pay at https://p\u0251ypal.com\n"
     (root / "Notes" / "pay.md").write_text(before)
     async with Client(bridged(root, env)) as client:
         pending_id(await client.call_tool("write", {"path": "Notes/pay.md", "content": after, "overwrite": True}))
@@ -395,6 +398,7 @@ async def test_pending_spells_out_letters_swapped_for_lookalikes_of_other_script
     assert "  -Pay invoices at https://paypal.com/acme only. See [[Budget]]." in lines
     assert "  +Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in lines
     assert "  +tag\\U000e0041" in lines
+    assert "  +Log in at https://\\u0445.com/login, see [[Report 2\\u041e24]], pay at https://p\\u0251ypal.com" in lines
     row = json.loads(vaultwatch(env, "pending", str(root), "--json").stdout.splitlines()[0])
     assert "+Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in row["diff"]
     assert "+tag\\U000e0041" in row["diff"]

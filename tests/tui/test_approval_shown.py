@@ -1,7 +1,7 @@
 """What the TUI's approval dialog shows of an agent's change, as the question through the agent's
-client shows it (core.review.visible, core.review.question): combining marks that could disguise a
-line as `\\uXXXX`, and for a rename what each link it rewrites becomes. A real agent on the app's
-real socket, Pilot keys."""
+client shows it (core.review.visible, core.review.question): combining marks and lookalike letters
+that could disguise a line as `\\uXXXX`, and for a rename what each link it rewrites becomes. A real
+agent on the app's real socket, Pilot keys."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ NOTE = "Projects/Atlas Migration.md"
 # what an agent could write to make a line read as something else, and real text that must not change
 OVERLAY = "approved: 1\u0336 1\u0336 1\u0336 paid"  # a stroke through each 1
 ZALGO = "o" + "\u0301\u0302\u0303\u0304\u0306\u0307"  # six marks stacked on one letter
+# one letter passing for an ASCII one in a link or a number: x.com, 2024, paypal
+LOOKALIKE = "https://\u0445.com/login [[Report 2\u041e24]] https://p\u0251ypal.com"
 REAL = "cafe\u0301 Tie\u0302\u0301ng Vie\u0323\u0302t \u0939\u093f\u0928\u094d\u0926\u0940 \u05e9\u05c1\u05b8\u05dc\u05d5\u05b9\u05dd \u0645\u064f\u062d\u064e\u0645\u0651\u064e\u062f"
 
 
@@ -61,7 +63,7 @@ async def test_the_dialog_shows_disguising_marks_as_escapes_and_real_text_as_it_
     async with app.run_test(size=(120, 40)) as pilot:
         await started(app, socket_path)
         async with agent(socket_path, "scribe\u0338") as scribe:  # a slash through the name's last letter
-            content = f"# Ledger\n{OVERLAY}\n{ZALGO}\n{REAL}\n\u0301 alone\n"
+            content = f"# Ledger\n{OVERLAY}\n{ZALGO}\n{REAL}\n\u0301 alone\n{LOOKALIKE}\n"
             call = asyncio.create_task(scribe.call_tool("write", {"path": path, "content": content}))
             await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "paid" in dialog_text(app))
             text = dialog_text(app)
@@ -71,7 +73,8 @@ async def test_the_dialog_shows_disguising_marks_as_escapes_and_real_text_as_it_
             assert "o\\u0301\\u0302\\u0303\\u0304\\u0306\\u0307" in text
             assert "\\u0301 alone" in text  # a mark with no letter under it
             assert REAL in text  # accents and points of real text, as they are
-            for raw in ("\u0336", "\u0338", "\u20dd", "\u0307"):
+            assert "https://\\u0445.com/login [[Report 2\\u041e24]] https://p\\u0251ypal.com" in text
+            for raw in ("\u0336", "\u0338", "\u20dd", "\u0307", "\u0445", "\u041e", "\u0251"):
                 assert raw not in text, repr(raw)
             await pilot.press("n")
             result = await asyncio.wait_for(call, TIMEOUT)

@@ -4,6 +4,7 @@ OKF bundle's own semantics left as they were."""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,23 @@ def test_a_vault_above_or_below_one_with_triage_rules_applies_none_of_them_and_s
     # a table of the other vault's without triage rules, or one for agents only, is no triage problem
     agents_only = {"vaults": {str(vault): {"agents": {"scribe": {"read_only": True}}}}}
     assert parse(agents_only, root) == TriageRules()
+
+
+def test_a_vaults_triage_table_names_its_folder_in_any_unicode_form(tmp_path) -> None:
+    """The triage rules share the agent rules' key resolution: a key typed in NFC applies to the
+    vault folder stored in NFD, a parent named so is an overlap, and two keys naming the vault in
+    two forms are a problem naming both."""
+    vault = tmp_path / unicodedata.normalize("NFD", "Études")
+    (vault / "Inbox").mkdir(parents=True)
+    nfc = unicodedata.normalize("NFC", str(vault))
+    assert nfc != str(vault)
+    settings = tmp_path / "settings.toml"
+    settings.write_text(f'[vaults."{nfc}".triage]\nstale_keys = ["expires"]\n', encoding="utf-8")
+    assert load(str(settings), str(vault)).stale_keys == ("expires",)
+    with pytest.raises(VaultError, match="not applied here"):
+        load(str(settings), str(vault / "Inbox"))
+    both = {"vaults": {nfc: {"triage": {"stale_keys": []}}, str(vault): {"triage": {"stale_keys": ["due"]}}}}
+    with pytest.raises(VaultError) as refused:
+        parse(both, str(vault), origin="settings.toml")
+    said = refused.value.message
+    assert f'[vaults."{nfc}".triage]' in said and f'[vaults."{vault}".triage]' in said and "both name" in said, said

@@ -3,10 +3,13 @@ deciding on a change's effects (every path it touches), in any Unicode spelling.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import unicodedata
 
 import pytest
 
+from vaultwatch.core import platform
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import agentrules
 from vaultwatch.core.review.agentrules import AgentRule, covers, parse
@@ -183,3 +186,91 @@ def test_a_vault_named_by_a_relative_path_is_a_problem_not_a_guess(tmp_path, mon
         with pytest.raises(VaultError) as refused:
             parse(data, root)
         assert "name the vault by its full path" in str(refused.value)
+
+
+def nfd_folder(parent) -> tuple[str, str]:
+    """A real folder stored in NFD (as a vault synced from macOS is), and its name typed in NFC."""
+    folder = parent / unicodedata.normalize("NFD", "Études")
+    folder.mkdir()
+    nfc = unicodedata.normalize("NFC", str(folder))
+    assert nfc != str(folder) and os.path.exists(str(folder)) and not os.path.exists(nfc)
+    return str(folder), nfc
+
+
+def test_a_vaults_table_names_its_folder_in_any_unicode_form(tmp_path) -> None:
+    """A key typed in NFC is the vault's table when its folder is stored in NFD, and the other way
+    round: before, the table silently did not apply and a per-vault read-only agent wrote."""
+    vault, nfc = nfd_folder(tmp_path)
+    settings = tmp_path / "settings.toml"
+    settings.write_text(f'[vaults."{nfc}".agents.scribe]\nread_only = true\n', encoding="utf-8")
+    assert agentrules.load(str(settings), vault).for_agent("scribe/1").read_only
+    typed_nfd = tmp_path / unicodedata.normalize("NFC", "Ärchiv")
+    typed_nfd.mkdir()
+    key = unicodedata.normalize("NFD", str(typed_nfd))
+    settings.write_text(f'[vaults."{key}".agents.scribe]\nread_only = true\n', encoding="utf-8")
+    assert agentrules.load(str(settings), str(typed_nfd)).for_agent("scribe/1").read_only
+
+
+@pytest.mark.parametrize("named", ["parent", "child"])
+def test_a_parent_or_child_named_in_another_form_is_no_way_around_the_rules(tmp_path, named) -> None:
+    """A table for a folder holding the vault, or inside it, counts as overlapping in any Unicode
+    form: the vault is refused until it has a table of its own, as with the same spelling."""
+    parent, nfc = nfd_folder(tmp_path)
+    os.mkdir(os.path.join(parent, "Inbox"))
+    served, key = (os.path.join(parent, "Inbox"), nfc) if named == "parent" else (parent, nfc + "/Inbox")
+    data = {"vaults": {key: {"agents": {"scribe": {"deny": ["Private/**"]}}}}}
+    with pytest.raises(VaultError) as refused:
+        parse(data, served)
+    said = str(refused.value)
+    assert f'[vaults."{key}"]' in said and "cannot be applied here" in said, said
+    assert ("lies inside" if named == "parent" else "holds") in said, said
+
+
+def test_two_keys_naming_one_vault_in_two_forms_are_a_problem_not_a_guess(tmp_path) -> None:
+    """`[vaults."Études"]` in NFC and in NFD name one folder: applying one of them, or both in the
+    file's order, would guess what the person meant; the settings problem names both instead."""
+    vault, nfc = nfd_folder(tmp_path)
+    data = {
+        "vaults": {
+            nfc: {"agents": {"scribe": {"read_only": True}}},
+            vault: {"agents": {"scribe": {"write": ["Inbox/**"]}}},
+        }
+    }
+    with pytest.raises(VaultError) as refused:
+        parse(data, vault)
+    said = str(refused.value)
+    assert f'[vaults."{nfc}".agents]' in said and f'[vaults."{vault}".agents]' in said and "both name" in said, said
+    # one key for the agents and another for the triage rules: each table has one key, no problem
+    split = {"vaults": {nfc: {"agents": {"scribe": {"read_only": True}}}, vault: {"triage": {"stale_keys": []}}}}
+    assert parse(split, vault).for_agent("scribe").read_only
+
+
+def test_a_vaults_table_names_its_folder_in_any_case_where_the_disk_folds_case(tmp_path) -> None:
+    """On a file system that folds case (forced here: none mounts on Linux), `~/notes` is `~/Notes`."""
+    vault = tmp_path / "Notes"
+    vault.mkdir()
+    data = {"vaults": {str(tmp_path / "NOTES"): {"agents": {"scribe": {"read_only": True}}}}}
+    assert not parse(data, str(vault)).for_agent("scribe").read_only  # a case-sensitive disk: another folder
+    with platform.force(folds_case=True):
+        assert parse(data, str(vault)).for_agent("scribe").read_only
+
+
+def test_a_key_naming_the_vaults_folder_by_another_path_applies(tmp_path) -> None:
+    """A key is compared with the vault by the folders' identity too (device and inode), which is how
+    a name in another case or form finds the vault on a disk that folds them (macOS's). No such
+    disk mounts here; a bind mount gives the folder a second path, whose spelling shares nothing."""
+    vault = tmp_path / "Notes"
+    other = tmp_path / "mounted"
+    vault.mkdir()
+    other.mkdir()
+    mounted = subprocess.run(["mount", "--bind", str(vault), str(other)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"no bind mount here: {mounted.stderr.decode(errors='replace').strip()}")
+    try:
+        data = {"vaults": {str(other): {"agents": {"scribe": {"read_only": True}}}}}
+        assert parse(data, str(vault)).for_agent("scribe").read_only
+        inner = {"vaults": {str(other / "Inbox"): {"agents": {"scribe": {"read_only": True}}}}}
+        with pytest.raises(VaultError, match="holds"):
+            parse(inner, str(vault))
+    finally:
+        subprocess.run(["umount", str(other)], check=True)

@@ -81,6 +81,27 @@ def test_line_endings_that_change_are_said() -> None:
     assert "Line endings" not in ask(b"a\r\nb\r\n", b"a\r\nc\r\n").text
 
 
+def test_line_endings_are_said_only_when_their_style_changes() -> None:
+    """Lines added or removed with the note's own line ending change only how many lines end so,
+    which the diff shows: no line about line endings. A style that changes is said: LF to CRLF, a
+    mix that appears, a line the diff shows unchanged that now ends otherwise, the last line's
+    ending dropped (none of which a line diff shows)."""
+    for before, after in [
+        (b"a\nb\n", b"a\nb\nc\nd\ne\nf\n"),  # lines added
+        (b"a\nb\nc\n", b"a\n"),  # lines removed
+        (b"a\r\nb\r\n", b"x\r\na\r\nb\r\ny\r\n"),
+        (b"a\nb", b"a\nb\nc"),  # a last line without an ending gets lines after it
+        (b"a\nb\r\n", b"a\nb\r\nc\nd\r\n"),  # a mixed note stays mixed, no line changed
+    ]:
+        asked = ask(before, after)
+        assert "Line endings" not in asked.text, (before, after, asked.text)
+    assert "Line endings change: CRLF 0 -> 1, LF 2 -> 2" in ask(b"a\nb\n", b"a\nb\r\nc\n").text  # a mix
+    assert "Line endings change: CRLF 1 -> 2, LF 2 -> 1" in ask(b"a\nb\r\nc\n", b"a\r\nb\r\nc\n").text
+    dropped = ask(b"a\nb\n", b"a\nb").text
+    assert "The note's lines: +0 -0, in 0 hunks, all shown:" in dropped
+    assert "Line endings change: LF 2 -> 1, the last line without one" in dropped
+
+
 def test_a_rename_shows_every_effect() -> None:
     effects = fx.moved("A/x.md", "B/x.md") + fx.relinked([("C/links.md", "C/links.md")])
     asked = question(effects, None, None, WHY)
@@ -215,7 +236,7 @@ def test_a_line_break_turned_into_another_separator_is_a_changed_line(separator)
     assert (diff.added, diff.removed) == (1, 2) and len(diff.hunks) == 1
     asked = ask(before.encode(), after.encode())
     assert f"+- [x] Alice: approved\\u{ord(separator):04x}- [ ] Mallory: REJECTED, never pay" in asked.text.splitlines()
-    assert "Line endings change: LF 3 -> 2" in asked.text
+    assert "Line endings" not in asked.text  # the diff shows the line: no ending changed its style
 
 
 def test_a_line_whose_letters_were_swapped_for_lookalikes_does_not_read_as_the_one_it_replaced() -> None:
@@ -224,3 +245,13 @@ def test_a_line_whose_letters_were_swapped_for_lookalikes_does_not_read_as_the_o
     lines = ask(before.encode(), after.encode()).text.splitlines()
     assert "-Pay invoices at https://paypal.com/acme only. See [[Budget]]." in lines
     assert "+Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in lines
+
+
+def test_a_lone_lookalike_letter_in_a_link_or_number_does_not_read_as_ascii() -> None:
+    """One letter is enough when the rest of its token is ASCII: `https://х.com` (a Cyrillic х) reads
+    as `https://x.com`, `[[Report 2О24]]` (a Cyrillic О) as `[[Report 2024]]`, `pɑypal` (a Latin
+    alpha, the same script as the rest) as `paypal`. Each is an escape in the question."""
+    before = "Log in at https://x.com/login, see [[Report 2024]], pay at https://paypal.com\n"
+    after = "Log in at https://\u0445.com/login, see [[Report 2\u041e24]], pay at https://p\u0251ypal.com\n"
+    lines = ask(before.encode(), after.encode()).text.splitlines()
+    assert "+Log in at https://\\u0445.com/login, see [[Report 2\\u041e24]], pay at https://p\\u0251ypal.com" in lines

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,26 @@ def test_a_pending_change_approved_while_the_file_does_not_parse_still_waits(vau
     settings.write_text('[approve]\nmode = "writes"\n')
     pending.approve(vault, pid, by="human:ann")
     assert (Path(vault.root) / "Notes" / "a.md").read_text() == "agent's\n"
+
+
+def test_a_vaults_rule_typed_in_nfc_holds_the_vault_stored_in_nfd(tmp_path: Path, settings: Path, monkeypatch) -> None:
+    """A vault synced from macOS has its folder's name in NFD; the person types the key in NFC. The
+    read-only rule of `[vaults."…/Études".agents.bot]` refuses the agent's write through the real
+    gate and write path, and the note keeps its bytes."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = tmp_path / unicodedata.normalize("NFD", "Études")
+    (root / "Notes").mkdir(parents=True)
+    (root / "Notes" / "a.md").write_text("# A\n")
+    key = unicodedata.normalize("NFC", str(root))
+    assert key != str(root)
+    settings.write_text(f'[vaults."{key}".agents.bot]\nread_only = true\n', encoding="utf-8")
+    v = Vault(root)
+    v.load()
+    try:
+        approval.configure(v, settings=str(settings))
+        with pytest.raises(RuleRefused) as refused:
+            agent_writes(v, "overwritten\n")
+        assert f'[vaults."{key}".agents."bot"]' in refused.value.message, refused.value.message
+        assert (root / "Notes" / "a.md").read_text() == "# A\n"
+    finally:
+        v.stop()

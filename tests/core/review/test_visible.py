@@ -65,3 +65,48 @@ def test_an_escape_past_the_basic_plane_is_not_four_digits_and_a_fifth() -> None
     # a tag letter (invisible): `\ue0041` read as U+E004 and a `1`
     assert visible("a\U000e0041b\U000e007f") == "a\\U000e0041b\\U000e007f"
     assert visible_parts(["a\U000e0041", "b"]) == ["a\\U000e0041", "b"]
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        # a lone letter of another script drawn like a Latin one, in a token with ASCII letters or digits
+        ("Log in at https://\u0445.com/login", "Log in at https://\\u0445.com/login"),  # Cyrillic х: x.com
+        ("See [[Report 2\u041e24]]", "See [[Report 2\\u041e24]]"),  # Cyrillic О between digits: 2024
+        ("\u0445.com", "\\u0445.com"),  # (a line of that token alone)
+        ("https://\u03bf.io", "https://\\u03bf.io"),  # Greek ο
+        # Latin letters of blocks prose never writes, in a token with ASCII letters
+        ("Sign in at https://p\u0251ypal.com", "Sign in at https://p\\u0251ypal.com"),  # IPA alpha ɑ
+        ("\u0261oogle", "\\u0261oogle"),  # script g ɡ
+        ("g\u1d0f\u1d0fgle.com", "g\\u1d0f\\u1d0fgle.com"),  # small capital ᴏ
+        ("https://examp\u217ce.com", "https://examp\\u217ce.com"),  # small roman numeral fifty ⅼ
+        ("\u0280eport", "\\u0280eport"),  # small capital ʀ
+        ("\uff30aypal", "\\uff30aypal"),  # fullwidth Ｐ
+        ("\U0001d41aws.com", "\\U0001d41aws.com"),  # mathematical bold 𝐚
+        ("5\u2113 tank", "5\\u2113 tank"),  # script small l ℓ
+    ],
+)
+def test_a_lone_letter_passing_for_an_ascii_one_in_an_ascii_token_is_an_escape(text, shown) -> None:
+    assert visible(text) == shown
+
+
+# text in which no letter passes for an ASCII one: shown as it is
+NATURAL = [
+    "Я живу в Москве, а сахар купил у дома.",  # a lone Cyrillic в, а, у in a Russian sentence
+    "Встреча с Anna в 10:00, потом Москва-trip и https://ru.wikipedia.org/wiki/Москва",
+    "Ο Γιώργος είπε: ο καιρός είναι καλός.",  # Greek, with a lone ο
+    "Kapı açık, ılık bir gün; Istanbul'da yağmur.",  # Turkish dotless ı among Latin letters
+    "Straße, Größe, café, naïve, œuvre, Hà Nội, Tiếng Việt",
+    "Azərbaycan dili; Akan: Ɛyɛ ɔkɔm; Hausa: ɗan ɓera",  # IPA-block letters of real orthographies
+    "area = π r², E = mc², H₂O, xⁿ, angle α = 0.05, ρ value",
+    "The vowel [ə] and [ʃ] in IPA; ɑ and ɡ alone are IPA too.",
+    "1ª edição, 3º lugar, iPhone™, №5, ½ cup, wait…",
+]
+
+
+@pytest.mark.parametrize("text", NATURAL)
+def test_natural_text_stays_as_it_is_beside_a_lone_lookalike_that_is_escaped(text) -> None:
+    # the line read the same as `x.com/login` and `paypal.com`: a Cyrillic х, a Latin alpha ɑ
+    line = f"{text} https://\u0445.com/login https://p\u0251ypal.com"
+    assert visible(line) == f"{text} https://\\u0445.com/login https://p\\u0251ypal.com"
+    assert visible(text) == text
