@@ -250,6 +250,9 @@ def _style_of(block: str, entries: list[_Entry], nl: str) -> _Style:
     return _Style(list_style, dash, column, nl)
 
 
+_PLAIN = _Style("flow", 2, 0, "\n")  # a value shown on its own, away from any note's layout
+
+
 def _find(entries: list[_Entry], key: str) -> _Entry | None:
     hits = [e for e in entries if e.key == key]
     if len(hits) > 1:
@@ -287,17 +290,21 @@ def _clip(out: str) -> str:
     return out if len(out) <= 60 else out[:57] + "..."
 
 
-def _written(value: Any, style: _Style, flow: bool = False) -> str:
+def _written(value: Any, style: _Style, flow: bool = False, shown: bool = False) -> str:
     """A value as YAML writes it into the file (`stable`, `'2026-03-01'`, `human:root`), for the
     summary: what the file says, not a JSON rendering of it. Scalars as a block entry writes them
-    (or, `flow`, as inside a [flow, list]); a list as [a, b], a mapping as {key: value}."""
+    (or, `flow`, as inside a [flow, list]); a list as [a, b], a mapping as {key: value}; cut at 60
+    characters. `shown`: whole, and quoted values in double quotes (`shown`)."""
+    cut = str if shown else _clip
     try:
         if isinstance(value, list):
-            return _clip("[" + ", ".join(_written(x, style, True) for x in value) + "]")
+            return cut("[" + ", ".join(_written(x, style, True, shown) for x in value) + "]")
         if isinstance(value, dict):
-            return _clip(
+            return cut(
                 "{"
-                + ", ".join(f"{_written(k, style, True)}: {_written(v, style, flow)}" for k, v in value.items())
+                + ", ".join(
+                    f"{_written(k, style, True, shown)}: {_written(v, style, flow, shown)}" for k, v in value.items()
+                )
                 + "}"
             )
         if flow:
@@ -307,7 +314,25 @@ def _written(value: Any, style: _Style, flow: bool = False) -> str:
             out = out[3:] if out.startswith("k: ") and "\n" not in out else None
     except (FrontmatterEditError, RecursionError):
         out = None
-    return _clip(out) if out is not None else _short(value)
+    if out is None:
+        return _short(value)
+    return _double_quoted(out) if shown else _clip(out)
+
+
+def _double_quoted(out: str) -> str:
+    """A scalar YAML single-quoted (`'[[Sci-fi]]'`) in double quotes, as Obsidian writes quoted values
+    (`"[[Sci-fi]]"`): a list of such in single quotes reads as a Python list, not as the note. JSON's
+    escapes are YAML's, so the text is the same YAML value."""
+    if len(out) >= 2 and out[0] == out[-1] == "'":
+        return json.dumps(out[1:-1].replace("''", "'"), ensure_ascii=False)
+    return out
+
+
+def shown(value: Any) -> str:
+    """A frontmatter value as a person reads it in their note, whole, on one line (`stable`,
+    `[idea]`, `"[[Science fiction]]"`, `{a: 1}`): what a frontmatter diff shows of a parsed value (a
+    change's summary shows the characters written, `_source` and `_written`)."""
+    return _written(value, _PLAIN, shown=True)
 
 
 def _source(text: str, entry: _Entry, value: Any, style: _Style) -> str:

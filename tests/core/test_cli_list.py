@@ -119,9 +119,13 @@ def test_list_table_output(demo_vault: Path) -> None:
     proc = run("list", str(demo_vault), *AS_OF, "--folder", "People")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split()[:5] == ["PATH", "KIND", "STATUS", "STALE", "TRUST"]
+    assert lines[0].split() == ["PATH", "KIND", "STATUS", "TRUST", "MODIFIED"]  # nobody there is overdue
     assert len(lines) == 4 and lines[1].startswith("People/Ben Okafor.md")
     assert "3 of 3 entries" in proc.stderr
+    projects = run("list", str(demo_vault), *AS_OF, "--folder", "Projects", "--no-recursive").stdout.splitlines()
+    assert projects[0].split() == ["PATH", "KIND", "STATUS", "STALE", "TRUST", "MODIFIED"]
+    onboarding = next(line for line in projects if line.startswith("Projects/Onboarding Revamp.md"))
+    assert onboarding.split()[3:6] == ["stable", "0d", "machine-confirmed"]  # the TUI's days overdue
 
 
 def test_list_okf_off(demo_vault: Path) -> None:
@@ -353,3 +357,89 @@ def test_links_of_a_missing_note_point_at_the_list_command(tmp_path: Path) -> No
     assert proc.stderr.strip() == (
         f"vaultwatch: not found: 'Kyoto' is not in the vault; `vaultwatch list {vault}` shows what exists"
     )
+
+
+LONG = "00 - Contribute to the Obsidian Hub/01 Templates/T - Auxiliary Tool Category Template.md"
+
+
+def _plain_vault(root: Path) -> Path:
+    """A vault that is no OKF bundle: one long path, an archived note past its review date."""
+    (root / LONG).parent.mkdir(parents=True)
+    (root / LONG).write_text("# template\n", encoding="utf-8")
+    (root / "Notes").mkdir()
+    (root / "Notes/Old plan.md").write_text(
+        "---\nstatus: Archived\nreview_by: 2026-01-15\n---\nOld.\n", encoding="utf-8"
+    )
+    (root / "Notes/Plain.md").write_text("Nothing declared.\n", encoding="utf-8")
+    return root
+
+
+def _on_a_terminal(*args: str, columns: int) -> str:
+    """`vaultwatch` with its stdout on a pseudo-terminal COLUMNS wide, as a person runs it."""
+    import pty
+
+    primary, secondary = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL_THEME")}
+    env["COLUMNS"] = str(columns)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
+        stdout=secondary,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal's other end closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(primary)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+def test_list_table_piped_prints_whole_paths(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path / "v")
+    for extra in ({}, {"COLUMNS": "40"}):  # piped, a COLUMNS of the shell's does not cut either
+        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL_THEME")} | extra
+        proc = subprocess.run(
+            [sys.executable, "-m", "vaultwatch.tui.commands.cli", "list", str(vault), *AS_OF],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert any(line.startswith(LONG + "  ") for line in proc.stdout.splitlines()), proc.stdout
+
+
+def test_list_table_on_a_terminal_cuts_paths_visibly_to_its_width(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path / "v")
+    wide = _on_a_terminal("list", str(vault), *AS_OF, columns=200)
+    assert any(line.startswith(LONG + "  ") for line in wide.splitlines()), wide
+    narrow = _on_a_terminal("list", str(vault), *AS_OF, columns=80)
+    lines = narrow.splitlines()
+    assert all(len(line) <= 80 for line in lines), narrow
+    cut = next(line for line in lines if line.startswith("00 - "))
+    assert "…" in cut and cut.split("  ")[0].endswith("Category Template.md"), cut  # the note's name kept
+
+
+def test_list_table_off_a_bundle_shows_what_the_notes_list_shows(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path / "v")
+    proc = run("list", str(vault), *AS_OF, "--folder", "Notes")
+    assert proc.returncode == 0, proc.stderr
+    header, *rows = proc.stdout.splitlines()
+    # the TUI's Status and Stale cells for the same notes; no row has a trust (no agent changed one)
+    assert header.split() == ["PATH", "KIND", "STATUS", "STALE", "MODIFIED"]
+    cells = {row.split("  ")[0]: row.split() for row in rows}
+    assert cells["Notes/Old plan.md"][3:5] == ["Archived", "318d"]  # review_by 2026-01-15, as of 2026-11-29
+    assert cells["Notes/Plain.md"][1] == "note" and len(cells["Notes/Plain.md"]) == 3  # blank cells
+    bare = run("list", str(vault), *AS_OF, "--folder", "00 - Contribute to the Obsidian Hub")
+    assert bare.stdout.splitlines()[0].split() == ["PATH", "KIND", "MODIFIED"]  # no column with nothing in it
+    full = json_lines(run("list", str(vault), "--json", *AS_OF))
+    assert {r["path"] for r in full} == {LONG, "Notes/Old plan.md", "Notes/Plain.md"}
+    assert next(r for r in full if r["path"] == "Notes/Old plan.md")["frontmatter"]["status"] == "Archived"

@@ -130,7 +130,8 @@ async def test_changes_view_reverts_all_of_one_agent_after_a_confirm(tui_demo: P
         screen = app.screen
         await pilot.press("down", "down")  # the frontmatter edit
         text = diff_text(screen)
-        assert "frontmatter" in text and "status: " in text and "'deprecated'" in text
+        # the value as the note writes it, not its Python repr ('deprecated')
+        assert "frontmatter" in text and "status: stable → deprecated" in text and "'deprecated'" not in text
         await pilot.press("R")
         await await_until(lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")

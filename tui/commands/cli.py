@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,7 +22,7 @@ from vaultwatch.mcp_server.commandline import CommandLine, Handler
 from vaultwatch.tui.commands.changes import add_approve_option, apply_approval
 from vaultwatch.tui.commands.changes import register as register_changes
 from vaultwatch.tui.commands.pending import register as register_pending
-from vaultwatch.tui.commands.shown import ShownStream, raw
+from vaultwatch.tui.commands.shown import ShownStream, one_line, raw
 
 
 def _vault_options(p: argparse.ArgumentParser, positional: bool = True) -> None:
@@ -102,18 +104,91 @@ def cmd_list(args: argparse.Namespace) -> int:
         if res.next_cursor:
             print(f"next cursor: {res.next_cursor}", file=sys.stderr)
         return 0
-    rows = [entry_json(e, vault.clock, snap.is_bundle, frontmatter=False) for e in res.entries]
-    width = min(max((len(r["path"]) for r in rows), default=4), 70)
-    print(f"{'PATH':<{width}}  {'KIND':<10}  {'STATUS':<10}  {'STALE':<5}  {'TRUST':<17}  MODIFIED")
-    for r in rows:
-        stale = "" if r.get("stale") is None else ("yes" if r["stale"] else "no")
-        print(
-            f"{r['path'][:width]:<{width}}  {r['kind']:<10}  {(r.get('status') or ''):<10}  {stale:<5}  "
-            f"{(r.get('trust_tier') or ''):<17}  {r['modified_at']}"
-        )
+    rows = _table_rows(vault, res.entries)
+    # a column no row of this listing fills is left out; the others are as wide as their widest cell
+    cols = ["KIND", *(c for c in _OPTIONAL if any(row[c] for row in rows)), "MODIFIED"]
+    widths = {c: min(max((_cells(row[c]) for row in rows), default=0), _MOST.get(c, 99)) for c in cols}
+    widths = {c: max(w, len(c)) for c, w in widths.items()}
+    longest = max((_cells(row["PATH"]) for row in rows), default=4)
+    if sys.stdout.isatty():  # a person's terminal: its width (shutil honours COLUMNS), paths cut visibly
+        room = shutil.get_terminal_size().columns - sum(w + 2 for w in widths.values())
+        width = max(min(longest, room), 24)
+    else:  # piped: whole paths, for a script or a copy
+        width = max(longest, 4)
+    widths = {"PATH": width, **widths}
+    print("  ".join(_pad(c, w) for c, w in widths.items()).rstrip())
+    for row in rows:
+        print("  ".join(_pad(_cut(row[c], w), w) for c, w in widths.items()).rstrip())
     more = f"; next page: --cursor {res.next_cursor}" if res.next_cursor else ""
     print(f"{len(rows)} of {res.total} entries{more}", file=sys.stderr)
     return 0
+
+
+_MOST = {"STATUS": 16}  # a longer status is cut (visibly): the path keeps the room
+_OPTIONAL = ("STATUS", "STALE", "TRUST")
+# the trust words of the TUI's Notes list (tui/widgets/doclist.py) off a bundle: the change journal's two
+_JOURNAL_WORDS = {"unverified": "unreviewed", "human-reviewed": "reviewed"}
+
+
+def _table_rows(vault: Vault, entries: Sequence[Any]) -> list[dict[str, str]]:
+    """The table's cells, as the TUI's Notes list says them for the same notes, from the same core
+    functions (core.review.triageviews): the status a note declares (its OKF status on a bundle), the
+    days its stale date is past by the person's triage rules (OKF's `stale_after` on a bundle) and
+    its trust (a bundle's `verified:` tier, else the change journal's review)."""
+    from vaultwatch.core.review import triageviews  # noqa: PLC0415
+
+    snap, clock = vault.snapshot, vault.clock
+    bundle = snap.is_bundle
+    rules = triageviews.rules_for(vault).rules
+    found = triageviews.reviews(vault)
+    out = []
+    for e in entries:
+        row = {"PATH": one_line(e.path), "KIND": e.kind, "STATUS": "", "STALE": "", "TRUST": ""}
+        row["MODIFIED"] = e.modified_at
+        if e.kind == "note":
+            if e.frontmatter_error:
+                row["STATUS"] = "broken"
+            elif bundle:
+                row["STATUS"] = e.okf_status or ""
+            elif isinstance(e.frontmatter.get("status"), str):
+                row["STATUS"] = one_line(e.frontmatter["status"].strip())
+            days = triageviews.overdue_days(e, snap, rules, clock)
+            row["STALE"] = "" if days is None else f"{days}d"
+            word = triageviews.trust_word(e, snap, found)
+            if word == triageviews.CHANGED_SINCE_REVIEW:  # as the Notes list says it; the preview in full
+                row["TRUST"] = "changed"
+            else:  # a bundle's tier as its `verified:` and the filters name it
+                row["TRUST"] = word if bundle else _JOURNAL_WORDS.get(word, "")
+        out.append(row)
+    return out
+
+
+def _cells(text: str) -> int:
+    """Terminal cells `text` takes: wide characters two, combining marks none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _cells(text))
+
+
+def _cut(path: str, width: int) -> str:
+    """`path` within `width` cells; a cut one keeps its start and its end (the note's name) around an
+    ellipsis, so that it never reads as whole."""
+    if _cells(path) <= width:
+        return path
+    tail_room = (width - 1) * 2 // 3
+    head_room = width - 1 - tail_room
+    head, tail = "", ""
+    for c in path:
+        if _cells(head + c) > head_room:
+            break
+        head += c
+    for c in reversed(path):
+        if _cells(c + tail) > tail_room:
+            break
+        tail = c + tail
+    return f"{head}…{tail}"
 
 
 def _person_triage(vault: Vault) -> dict[str, Any]:

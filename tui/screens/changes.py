@@ -24,9 +24,11 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich import box
+from rich.cells import cell_len, set_cell_size
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -59,6 +61,7 @@ from vaultwatch.core.review.revert import (
     revert_anyway,
 )
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, render_files
+from vaultwatch.tui.widgets.spans import tidy
 
 if TYPE_CHECKING:
     from vaultwatch.core.vault import Vault
@@ -612,6 +615,32 @@ class ChangeScreen(Screen[None], _Reverting):
             self.revert_all(changes[0])
 
 
+COLUMNS = ("#", "time", "who", "tool", "path", "summary", "state")
+GIVES_WAY = {5: 8, 4: 12, 3: 8, 2: 8}  # column → its least width: the summary gives way first, then path, tool, who
+TABLE_CHROME = 2  # the table's vertical scrollbar
+
+
+def fitted(rows: list[tuple[list[str | Text], str]], width: int) -> list[tuple[list[str | Text], str]]:
+    """The table's rows with their summaries (then paths, tools, agents) cut, with an ellipsis, so that
+    every column fits `width` cells: a long summary would push the state column ("not reviewed") off
+    screen."""
+    widths = [max([cell_len(h), *(cell_len(str(cells[k])) for cells, _ in rows)]) for k, h in enumerate(COLUMNS)]
+    over = sum(w + 2 for w in widths) + TABLE_CHROME - width  # each cell has a space either side
+    room = dict.fromkeys(GIVES_WAY, 0)
+    for k, least in GIVES_WAY.items():
+        room[k] = max(least, widths[k] - max(over, 0))
+        over -= widths[k] - room[k]
+    out = []
+    for cells, key in rows:
+        cut = list(cells)
+        for k, most in room.items():
+            text = str(cut[k])
+            if cell_len(text) > most:
+                cut[k] = set_cell_size(text, most - 1) + "…"
+        out.append((cut, key))
+    return out
+
+
 FINISH_GROUP = "finish-interrupted"  # the worker of `f`: one at a time
 FINISH_READY_WAIT_S = 120.0  # how long `f` waits for the first index before it gives up
 
@@ -650,6 +679,7 @@ class ChangesScreen(Screen[None], _Reverting):
         self.agent: str | None = None
         self.rows: list[Change] = []  # the journaled changes, listed below the intents
         self.intents: list[OpenIntent] = []  # the open intents, newest first, listed first
+        self._laid_width = 0  # the screen width the rows' summaries were cut to
 
     def compose(self) -> ComposeResult:
         yield Static(id="changes-title")
@@ -664,7 +694,7 @@ class ChangesScreen(Screen[None], _Reverting):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("#", "time", "who", "tool", "path", "summary", "state")
+        table.add_columns(*COLUMNS)
         self.reload()
         table.focus()
 
@@ -680,8 +710,9 @@ class ChangesScreen(Screen[None], _Reverting):
         self.rows = journal.changes(agent=self.agent, since=self.since, path=self.note, limit=2000) if journal else []
         table.clear()
         localtime = self.app.config.localtime
+        rows: list[tuple[list[str | Text], str]] = []
         for i in self.intents:
-            table.add_row(
+            cells: list[str | Text] = [
                 "—",
                 time.strftime("%H:%M:%S", localtime(i.at)),
                 i.actor,
@@ -689,8 +720,8 @@ class ChangesScreen(Screen[None], _Reverting):
                 (" → " if i.operation == "rename" else ", ").join(i.paths),
                 i.summary,
                 Text(intent_state(i), style="bold yellow" if i.running else "bold red"),
-                key=f"intent-{i.intent}",
-            )
+            ]
+            rows.append((cells, f"intent-{i.intent}"))
         for c in self.rows:
             where = f"{c.src} → {c.path}" if c.src else c.path
             state = (
@@ -702,16 +733,11 @@ class ChangesScreen(Screen[None], _Reverting):
             )
             if not c.reviewed:
                 state = (state + " · " if state else "") + "not reviewed"
-            table.add_row(
-                str(c.id),
-                time.strftime("%H:%M:%S", localtime(c.at)),
-                c.who,
-                c.tool,
-                where,
-                c.summary,
-                state,
-                key=str(c.id),
-            )
+            cells = [str(c.id), time.strftime("%H:%M:%S", localtime(c.at)), c.who, c.tool, where, c.summary, state]
+            rows.append((cells, str(c.id)))
+        self._laid_width = self.app.size.width
+        for cells, key in fitted(rows, self._laid_width):
+            table.add_row(*cells, key=key)
         title = Text("Changes", style="bold")
         if isinstance(self.since, Within):
             scope = f"last {_duration(self.since.seconds)}"
@@ -745,7 +771,7 @@ class ChangesScreen(Screen[None], _Reverting):
             " · s since…",
             style="dim",
         )
-        self.query_one("#changes-title", Static).update(title)
+        self.query_one("#changes-title", Static).update(tidy(title))  # "Changes  0", not "Changes0" in a screenshot
         total = len(self.intents) + len(self.rows)
         if total:
             table.move_cursor(row=min(keep, total - 1))
@@ -754,6 +780,10 @@ class ChangesScreen(Screen[None], _Reverting):
             self.query_one(DiffView).show(
                 Text("no changes journaled" + (" in this session" if self.since else ""), style="italic dim")
             )
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._laid_width:  # the summaries are cut to the width
+            self.reload()
 
     def selected(self) -> Change | None:
         """The journaled change under the cursor: None on an open intent's row (not a change)."""

@@ -23,8 +23,10 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from vaultwatch.core.edit.fmedit import shown as shown_value
 from vaultwatch.core.review.textdiff import Diff, Hunk, Line, text_diff
 from vaultwatch.core.review.visible import visible, visible_parts
+from vaultwatch.tui.widgets.spans import tidy
 
 SIDE_BY_SIDE_MIN = 160  # columns from which a diff is shown side by side
 
@@ -211,13 +213,15 @@ def render_diff(
         for key, old, new in diff.frontmatter:
             fm.append(f"  {seen(str(key))}: ", style="bold")
             if old is None:
-                fm.append(seen(f"{new!r}"), style=ADDED_WORD).append("  (added)\n", style="dim")
+                fm.append(seen(shown_value(new)), style=ADDED_WORD).append("  (added)\n", style="dim")
             elif new is None:
-                fm.append(seen(f"{old!r}"), style=REMOVED_WORD).append("  (removed)\n", style="dim")
+                fm.append(seen(shown_value(old)), style=REMOVED_WORD).append("  (removed)\n", style="dim")
             else:
-                fm.append(seen(f"{old!r}"), style=REMOVED_WORD).append(" → ").append(seen(f"{new!r}"), style=ADDED_WORD)
+                fm.append(seen(shown_value(old)), style=REMOVED_WORD).append(" → ").append(
+                    seen(shown_value(new)), style=ADDED_WORD
+                )
                 fm.append("\n")
-        doc.add(fm)
+        doc.add(tidy(fm))
     if diff.empty:
         return doc.add(Text("no change in the text", style="italic dim"))
     doc.add(
@@ -242,9 +246,11 @@ def render_files(
 ) -> DiffDoc:
     """A header, lines before the files (a rename's move), then each (path, role, before, after) diffed
     (`escaped`: the paths and the diffs as core.review.visible shows them)."""
-    doc = DiffDoc().add(title)
+    # spaces between runs of other styles in runs of their own (spans.tidy): an SVG screenshot's
+    # renderer would drop them and glue "change 4" to its agent, "write" to "created"
+    doc = DiffDoc().add(tidy(title))
     for item in lead:
-        doc.add(item)
+        doc.add(tidy(item) if isinstance(item, Text) else item)
     for path, role, before, after in files:
         label = {"links": "links rewritten in", "restored": "restored", "target": ""}.get(role, "")
         head = Text("\n")
@@ -254,7 +260,7 @@ def render_files(
             head.append("  (created)", style="green")
         elif after is None:
             head.append("  (removed)", style="red")
-        doc.add(head)
+        doc.add(tidy(head))
         doc.add(render_diff(before, after, width, escaped=escaped))
     return doc
 

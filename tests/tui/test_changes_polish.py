@@ -1,0 +1,67 @@
+"""The Changes view's small glitches: spaces between styled runs, frontmatter values as the note
+says them, and the state column kept on screen by cutting the summary."""
+
+from __future__ import annotations
+
+import pytest
+from test_agents import wait_for
+from test_spans import visible_runs_start_with_text
+
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.tui.flows.review import ChangesScreen
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.diffview import DiffView, render_diff
+
+FILM = '---\ngenre:\n  - "[[Sci-fi]]"\n---\nA film.\n'
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+def test_frontmatter_values_read_as_the_note_writes_them() -> None:
+    from vaultwatch.core.edit.fmedit import shown  # noqa: PLC0415
+
+    assert shown(["idea"]) == "[idea]"
+    assert shown(["[[Sci-fi]]"]) == '["[[Sci-fi]]"]'  # quoted as Obsidian quotes, not a Python list
+    assert shown({"a": [1, "x: y"]}) == '{a: [1, "x: y"]}'
+    doc = render_diff(FILM.encode(), FILM.replace("Sci-fi", "Science fiction").encode(), 100)
+    text = doc.pieces[0].renderable().plain
+    assert 'genre: ["[[Sci-fi]]"] → ["[[Science fiction]]"]' in text, text
+    added = render_diff(b"body\n", b"---\ntags: [idea]\n---\nbody\n", 100).pieces[0].renderable().plain
+    assert "tags: [idea]  (added)" in added, added
+
+
+async def test_changes_view_keeps_its_spaces_and_its_state_column_at_80(make_vault, app_for) -> None:
+    root = make_vault({"Films/Blade Runner.md": FILM, "a.md": "one\n"})
+    app = app_for(root)
+    writer = Writer(app.session.vault)
+    long_text = "".join(f"line {n} of a long note an agent wrote in one go\n" for n in range(40))
+    writer.write("Inbox/New idea with a rather long name.md", long_text, actor="agent:bot")
+    writer.update_frontmatter(
+        "a.md", set={"summary": "a value long enough to push the state column away " * 2}, actor="agent:bot"
+    )
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await settle(app)
+        screen = app.screen
+        title = [(seg.text, seg.style) for seg in screen.query_one("#changes-title").render_line(0)]
+        assert "Changes  2 · this session" in "".join(t for t, _ in title)
+        assert visible_runs_start_with_text(title), title  # a screenshot read "Changes0"
+        table = screen.query_one("#changes-table")
+        lines = [table.render_line(y).text for y in range(3)]
+        assert "state" in lines[0], lines
+        assert all(line.rstrip().endswith("not reviewed") for line in lines[1:]), lines
+        assert "…" in lines[1], lines  # the summary gave way, visibly
+        await pilot.press("down")  # the created note's diff
+        await settle(app)
+        view = screen.query_one(DiffView)
+        lines = [[(seg.text, seg.style) for seg in view.render_line(y)] for y in range(4)]
+        text = "\n".join("".join(t for t, _ in line) for line in lines)
+        assert "change 1  bot" in text and "write  created" in text, text
+        assert "Inbox/New idea with a rather long name.md  (created)" in text, text
+        for line in lines:  # a screenshot read "change 1agent:bot", "writecreated", "md(created)"
+            assert visible_runs_start_with_text(line), line
