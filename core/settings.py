@@ -201,8 +201,8 @@ TOML: tuple[TomlKey, ...] = (
         "The same agent rule for one vault only; PATH is the vault's full path or starts with ~/, in any "
         "Unicode form (a vault synced from macOS stores NFD names) and, on a disk that folds case, any "
         "case; two tables naming one vault are a settings problem. A vault "
-        "in a folder inside PATH, or one holding it, needs a table of its own: until it has one, it does "
-        "not start (PATH's paths are not its paths).",
+        "in a folder inside PATH, or one holding it, needs an agents table of its own (an empty one will do; "
+        "a triage table is not one): until it has one, it does not start (PATH's paths are not its paths).",
     ),
     TomlKey(
         "triage",

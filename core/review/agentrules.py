@@ -166,8 +166,8 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
                 continue
             if not isinstance(table, dict):
                 raise VaultError(f'{origin}: [vaults."{folder}"] must be a table')
-            own = True
-            if "agents" in table:
+            if "agents" in table:  # (a table with triage rules alone says nothing of agents)
+                own = True
                 if named is not None:
                     raise one_table(origin, mine, named, str(folder), ".agents")
                 named = str(folder)
@@ -180,7 +180,7 @@ def parse(data: Mapping[str, Any], vault_root: str | None, *, origin: str = "set
             raise VaultError(
                 f'{origin}: [vaults."{folder}"] gives rules to {theirs}, and this vault ({mine}) {where} '
                 "it: its rules' paths are not this vault's paths, so they cannot be applied here; serve "
-                f'{theirs} itself, or add a [vaults."{mine}"] table with this vault\'s own rules'
+                f'{theirs} itself, or add a [vaults."{mine}".agents] table with this vault\'s own rules'
             )
     return AgentRules(rules)
 

@@ -274,3 +274,20 @@ def test_a_key_naming_the_vaults_folder_by_another_path_applies(tmp_path) -> Non
             parse(inner, str(vault))
     finally:
         subprocess.run(["umount", str(other)], check=True)
+
+
+def test_a_vaults_table_with_triage_rules_alone_is_not_its_own_agent_rules(tmp_path) -> None:
+    """`[vaults."~/Notes/Projects".triage]` says nothing of agents: served as its own vault, Projects is
+    still refused while `[vaults."~/Notes".agents]` gives rules it cannot apply (before, the triage
+    table counted as the vault's own and its agents ran under no rule at all). An agents table of
+    its own, even an empty one, is the person's word for it."""
+    parent = tmp_path / "Notes"
+    (parent / "Projects").mkdir(parents=True)
+    served = str(parent / "Projects")
+    rules = {"agents": {"scribe": {"deny": ["Projects/secret/**"]}}}
+    data = {"vaults": {str(parent): rules, served: {"triage": {"stale_keys": ["review_by"]}}}}
+    with pytest.raises(VaultError) as refused:
+        parse(data, served)
+    assert "cannot be applied here" in str(refused.value) and f'[vaults."{served}".agents]' in str(refused.value)
+    data["vaults"][served]["agents"] = {}
+    assert parse(data, served).for_agent("scribe").deny == ()
