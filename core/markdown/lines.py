@@ -43,6 +43,7 @@ _EMPHASIS = re.compile(
 _TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _QUOTES = re.compile(r"(?: {0,3}>[ \t]?)+")
+_ONE_QUOTE = re.compile(r" {0,3}>[ \t]?")
 _CALLOUT = re.compile(r"\[!([^\]\s]+)\][+-]?")
 _TASK = re.compile(r"\[.\]")
 _PIPE = re.compile(r"(?<!\\)\|")
@@ -147,10 +148,17 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
     kinds: list[str | None] = [None] * len(lines)
     info: list[str] = [""] * len(lines)
     level = [0] * len(lines)
+    # a code block's lines are quoted only as deep as its first line: inside a fence, a `>`
+    # past that depth is code (a Markdown sample of a callout), not a quote
+    quote_cap = [-1] * len(lines)
     for a, z in blocks:
         i = bisect_right(starts, a) - 1
         j = bisect_right(starts, max(a, z - 1)) - 1
         first = lines[i]
+        first_quotes = _QUOTES.match(first) if ">" in first[:64] else None
+        depth = first.count(">", 0, first_quotes.end()) if first_quotes else 0
+        for k in range(i, j + 1):
+            quote_cap[k] = depth
         inner = _QUOTES.sub("", first, count=1) if ">" in first[:64] else first
         lm = _LIST.match(inner)
         inner = inner[lm.end() :] if lm else inner
@@ -199,6 +207,8 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
             if qm:
                 quote = line.count(">", 0, qm.end())
                 marker = qm.end()
+                if 0 <= quote_cap[n] < quote:
+                    quote, marker = quote_cap[n], _quote_end(line, quote_cap[n])
                 content = line[marker:]
         if kind is None:
             if not line.strip():
@@ -255,6 +265,17 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         if len(line_spans) > 1:
             line_spans.sort(key=_span_order)
         yield Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans))
+
+
+def _quote_end(line: str, depth: int) -> int:
+    """Where the first `depth` quote markers of `line` end."""
+    pos = 0
+    for _ in range(depth):
+        m = _ONE_QUOTE.match(line, pos)
+        if m is None:
+            break
+        pos = m.end()
+    return pos
 
 
 def _cell_count(row: str) -> int:

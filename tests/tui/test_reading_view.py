@@ -30,6 +30,14 @@ an html block comment
 -->
 Notes are the unit of knowledge. ^b15695
 
+```markdown
+> [!info] Here's a callout title
+```
+
+> ```
+> > quoted code
+> ```
+
 > [!note] Note
 > A note callout.
 
@@ -86,6 +94,14 @@ async def test_a_wrapped_quote_keeps_its_bar_on_every_line(tmp_path, app_for) ->
     quote = [q for q in lines[start:] if q]  # the last paragraph: to the end
     assert len(quote) >= 2 and all(q.startswith("▎ ") for q in quote), quote
     assert "reading view draws it." in " ".join(q[2:] for q in quote)
+
+
+async def test_a_quote_marker_in_a_code_block_is_code(tmp_path, app_for) -> None:
+    """A Markdown sample of a callout in a fence shows as written, `>` and all, with no bar;
+    a fence inside a quote keeps the quote's bar."""
+    lines = await shown_lines(tmp_path, app_for)
+    assert "  > [!info] Here's a callout title" in lines, lines
+    assert "▎   > quoted code" in lines, lines
 
 
 def test_an_empty_property_shows_empty_not_null(tmp_path) -> None:
