@@ -30,6 +30,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from typing import NamedTuple
+from urllib.parse import unquote
 
 from vaultwatch.core.markdown import mdlex
 from vaultwatch.core.model import Link
@@ -48,6 +49,9 @@ _CALLOUT = re.compile(r"\[!([^\]\s]+)\][+-]?")
 _TASK = re.compile(r"\[.\]")
 _PIPE = re.compile(r"(?<!\\)\|")
 _LIST = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+(?:\[.\][ \t]+)?|$)")
+_SIZE = re.compile(r"[0-9]+(?:x[0-9]+)?")
+# Obsidian's "Accepted file formats" for images: the embeds whose alias may be a display size
+IMAGE_EXTENSIONS = frozenset({"avif", "bmp", "gif", "jpeg", "jpg", "png", "svg", "webp"})
 
 
 class Span(NamedTuple):
@@ -265,6 +269,38 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         if len(line_spans) > 1:
             line_spans.sort(key=_span_order)
         yield Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans))
+
+
+def is_image(target: str) -> bool:
+    """Whether a link's target names an image file (by its extension)."""
+    dot = target.rfind(".")
+    return dot >= 0 and target[dot + 1 :].lower() in IMAGE_EXTENSIONS
+
+
+def without_size(text: str) -> str:
+    """An image's alias or alt text without its display size: Obsidian's "Embed files" reads
+    `|640x480` or `|100` ending an image embed (`![[Engelbart.jpg|100]]`) and a Markdown image's
+    alt text `250` or `Engelbart|100` as the size it is drawn at, never shown as text. "" when
+    the whole text is a size."""
+    head, bar, tail = text.rpartition("|")
+    if not _SIZE.fullmatch(tail.strip()):
+        return text
+    return head.removesuffix("\\").strip() if bar else ""
+
+
+def embed_alias(link: Link) -> str | None:
+    """What of a link's alias a reader sees: an image embed's alias without its size."""
+    if link.alias and link.kind == "embed" and is_image(link.target):
+        return without_size(link.alias) or None
+    return link.alias
+
+
+def file_name(dest: str) -> str:
+    """The file name a link's destination ends with (a URL's last path segment): what a Markdown
+    image whose alt text is only a size shows."""
+    path = dest.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    name = path[path.rfind("/") + 1 :]
+    return (unquote(name) if "%" in name else name) or dest
 
 
 def _quote_end(line: str, depth: int) -> int:

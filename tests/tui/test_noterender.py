@@ -101,3 +101,19 @@ def test_a_link_to_a_note_not_yet_written_is_drawn_faded_not_broken() -> None:
     assert not style_of("Here").dim and not style_of("Here").strike  # a written note: a plain link
     assert style_of("Later") == styles.unwritten and not style_of("Later").strike
     assert style_of("gone.png") == styles.broken
+
+
+def test_an_image_size_shows_the_image_name() -> None:
+    """Obsidian help, "Embed files": `![[Engelbart.jpg|100]]`, `|100x145` and a Markdown image
+    whose alt text is `250` size the image; the reader sees its name, not the number."""
+    body = (
+        "![[Engelbart.jpg#outline|100]] ![[Engelbart.jpg|100x145]] ![[Figure.png|Figure 2|200]]\n\n"
+        "| Link | Embed |\n| --- | --- |\n| [[Embed files]] | ![[Engelbart.jpg\\|100]] |\n\n"
+        "![250](https://publish.example/Attachments/Engelbart.jpg) ![Engelbart|100](https://example.org/E.jpg)\n\n"
+        "![[Some note|100]] [[Engelbart.jpg|100]]\n"
+    )
+    lines, _links = lines_of(body)
+    assert lines[0] == "▣ Engelbart.jpg ▣ Engelbart.jpg ▣ Figure 2", lines
+    assert any(line.endswith("│ ▣ Engelbart.jpg") for line in lines), lines
+    assert "Engelbart.jpg Engelbart" in lines, lines
+    assert lines[-1] == "▣ 100 100", lines  # a note's alias, a link's alias: as written

@@ -38,6 +38,8 @@ Notes are the unit of knowledge. ^b15695
 > > quoted code
 > ```
 
+![[Engelbart.jpg#outline|100]] ![250](https://e.org/Engelbart.jpg)
+
 > [!note] Note
 > A note callout.
 
@@ -102,6 +104,13 @@ async def test_a_quote_marker_in_a_code_block_is_code(tmp_path, app_for) -> None
     lines = await shown_lines(tmp_path, app_for)
     assert "  > [!info] Here's a callout title" in lines, lines
     assert "▎   > quoted code" in lines, lines
+
+
+async def test_an_image_size_shows_the_image_name(tmp_path, app_for) -> None:
+    """`|100` after an image embed and a Markdown image's alt text `250` are its size (Obsidian
+    help, "Embed files"): the reader sees the image's name."""
+    lines = await shown_lines(tmp_path, app_for)
+    assert "▣ Engelbart.jpg Engelbart.jpg" in lines, lines
 
 
 def test_an_empty_property_shows_empty_not_null(tmp_path) -> None:

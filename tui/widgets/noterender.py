@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from vaultwatch.core.markdown.lines import Line, Span, styled_lines
+from vaultwatch.core.markdown.lines import Line, Span, embed_alias, file_name, is_image, styled_lines, without_size
 from vaultwatch.core.model import Link
 from vaultwatch.tui.widgets import spans
 
@@ -307,7 +307,10 @@ def _plain(out: Text, piece: str, base: Style | None, ctx: Context, table: bool)
             continue
         if m.start() > pos:
             out.append(piece[pos : m.start()], base)
-        out.append(m.group(2) or href, ctx.styles.embed if m.group(1) else ctx.styles.link)
+        if m.group(1):  # an image: alt text that is only a size shows the file's name
+            out.append(without_size(m.group(2)) or file_name(href), ctx.styles.embed)
+        else:
+            out.append(m.group(2) or href, ctx.styles.link)
         pos = m.end()
     if pos < len(piece):
         out.append(piece[pos:], base)
@@ -344,15 +347,21 @@ def _span(
 def _label(seg: str, link: Link) -> str:
     """What a link shows: a wiki link's alias or name (› heading); a Markdown link's text."""
     if seg.startswith("[[") or seg.startswith("![["):
-        if link.alias:
-            shown = link.alias
+        embed = seg.startswith("!")
+        alias = embed_alias(link) if embed else link.alias  # an image's `|100` is its size
+        if alias:
+            shown = alias
+        elif embed and is_image(link.target):  # an image's `#outline` names no part of it
+            shown = link.target
         elif link.target and link.heading:
             shown = f"{link.target} › {link.heading}"
         else:
             shown = link.target or f"§ {link.heading}"
-        return ("▣ " if seg.startswith("!") else "") + shown
+        return ("▣ " if embed else "") + shown
     if "](" in seg:
         label = seg[seg.index("[") + 1 : seg.rfind("](")]
+        if seg.startswith("!"):
+            return without_size(label) or link.target
         return label or link.target
     return seg  # a reference definition, as written
 
