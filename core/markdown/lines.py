@@ -221,14 +221,21 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
                 "|" in content
                 and n + 1 < len(lines)
                 and kinds[n + 1] is None
-                and _TABLE_RULE.match(lines[n + 1])
+                and _TABLE_RULE.match(_unquoted(lines[n + 1], quote))
                 and "|" in lines[n + 1] + content.strip("|")
                 and _cell_count(content) == _cell_count(lines[n + 1])
             ):
+                # a table inside a quote or callout is a table too (its rows are quoted alike)
                 kind = "table_head"
                 kinds[n + 1] = "table_rule"
                 k = n + 2
-                while k < len(lines) and kinds[k] is None and "|" in lines[k] and lines[k].strip():
+                while (
+                    k < len(lines)
+                    and kinds[k] is None
+                    and "|" in lines[k]
+                    and _unquoted(lines[k], quote).strip()
+                    and _depth(lines[k]) == quote
+                ):
                     kinds[k] = "table_row"
                     k += 1
             elif _THEMATIC.match(content):
@@ -301,6 +308,24 @@ def file_name(dest: str) -> str:
     path = dest.split("?", 1)[0].split("#", 1)[0].rstrip("/")
     name = path[path.rfind("/") + 1 :]
     return (unquote(name) if "%" in name else name) or dest
+
+
+def _depth(line: str) -> int:
+    """The `>` markers in front of a line."""
+    if ">" not in line[:64]:
+        return 0
+    m = _QUOTES.match(line)
+    return line.count(">", 0, m.end()) if m else 0
+
+
+def _unquoted(line: str, depth: int) -> str:
+    """`line` without its `depth` quote markers; "" when it is quoted otherwise (a line out of
+    the quote ends it, and the quote's table with it)."""
+    if not depth:
+        return line
+    if _depth(line) != depth:
+        return ""
+    return line[_quote_end(line, depth) :]
 
 
 def _quote_end(line: str, depth: int) -> int:

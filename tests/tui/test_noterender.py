@@ -117,3 +117,17 @@ def test_an_image_size_shows_the_image_name() -> None:
     assert any(line.endswith("│ ▣ Engelbart.jpg") for line in lines), lines
     assert "Engelbart.jpg Engelbart" in lines, lines
     assert lines[-1] == "▣ 100 100", lines  # a note's alias, a link's alias: as written
+
+
+def test_a_table_in_a_callout_is_drawn_as_a_table_beside_the_bar() -> None:
+    body = (
+        "> [!note] Vertical bars in tables\n>\n"
+        "> First column | Second column\n> -- | --\n> [[Basic formatting syntax\\|Markdown syntax]] | ![[E.jpg\\|200]]\n"
+    )
+    lines, _links = lines_of(body, width=40)
+    assert lines[0] == "▎ Vertical bars in tables"
+    head, rule, row = lines[2:5]
+    assert head.startswith("▎ First column") and row.startswith("▎ Markdown syntax"), lines
+    assert head.index("│") == row.index("│") == rule.index("┼"), lines
+    assert rule.startswith("▎ ─") and "|" not in "".join(lines) and "--" not in "".join(lines), lines
+    assert all(cell_len(line) <= 40 for line in lines), lines

@@ -49,6 +49,11 @@ Notes are the unit of knowledge. ^b15695
 > [!warning]
 > Warning body.
 
+> [!note] Bars
+> First | Second
+> -- | --
+> one | two
+
 > A quoted paragraph that is long enough to wrap several times in a narrow preview, so every wrapped line must keep the bar beside it as reading view draws it.
 """
 
@@ -111,6 +116,12 @@ async def test_an_image_size_shows_the_image_name(tmp_path, app_for) -> None:
     help, "Embed files"): the reader sees the image's name."""
     lines = await shown_lines(tmp_path, app_for)
     assert "▣ Engelbart.jpg Engelbart.jpg" in lines, lines
+
+
+async def test_a_table_in_a_callout_is_a_table(tmp_path, app_for) -> None:
+    lines = await shown_lines(tmp_path, app_for)
+    start = lines.index("▎ Bars")
+    assert lines[start + 1 : start + 4] == ["▎ First │ Second", "▎ ──────┼───────", "▎ one   │ two"], lines
 
 
 def test_an_empty_property_shows_empty_not_null(tmp_path) -> None:

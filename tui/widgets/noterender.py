@@ -460,6 +460,9 @@ def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:
         left, right = spec.startswith(":"), spec.endswith(":")
         aligns.append("center" if left and right else ("right" if right else "left"))
     ncols = len(aligns)
+    # a table in a quote or callout keeps the quote's bar beside each of its lines
+    bar = Text(QUOTE_BAR * rows[0].quote, styles.quote) if rows[0].quote else None
+    width = ctx.width - bar.cell_len if ctx.width is not None and bar is not None else ctx.width
     grid: list[list[Text]] = []
     for r, row in enumerate([rows[0], *rows[2:]]):
         cells = (_cells(row) + [(0, 0)] * ncols)[:ncols]
@@ -471,7 +474,7 @@ def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:
         grid.append(texts)
     natural = [max(t[i].cell_len for t in grid) for i in range(ncols)]
     floors = [min(natural[i], max([MIN_COLUMN, *(len(w) for w in grid[0][i].plain.split())])) for i in range(ncols)]
-    widths = _fit_widths(natural, floors, ctx.width)
+    widths = _fit_widths(natural, floors, width)
     # styled runs never start with a space: some SVG renderers drop a run's leading spaces
     gap = Text.assemble(" ", ("│", styles.table_rule), " ")
     out: list[Text] = []
@@ -493,4 +496,6 @@ def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:
             out.append(line)
         if r == 0:
             out.append(Text("─┼─".join("─" * w for w in widths), styles.table_rule))
+    if bar is not None:
+        out = [bar + line for line in out]
     return out

@@ -151,3 +151,20 @@ def test_a_quote_marker_inside_a_fence_is_code() -> None:
         ("code", 1, "> x"),
         ("fence", 1, "```"),
     ]
+
+
+def test_a_table_inside_a_callout_is_a_table() -> None:
+    """A GFM table is a block a blockquote (callout) holds like any other: its rows quoted alike
+    (Obsidian's help page "Advanced formatting syntax" has one in a callout)."""
+    text = "> [!note] Bars\n>\n> First | Second\n> -- | --\n> [[A\\|a]] | x\n\n> a | b\n-- | --\n"
+    got = [(ln.kind, ln.quote) for ln in styled_lines(text)]
+    assert got == [
+        ("callout", 1),
+        ("text", 1),
+        ("table_head", 1),
+        ("table_rule", 1),
+        ("table_row", 1),
+        ("blank", 0),
+        ("text", 1),  # a delimiter row outside the quote: no table
+        ("text", 0),
+    ]
