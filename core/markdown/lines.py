@@ -30,6 +30,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from typing import NamedTuple
+from urllib.parse import unquote
 
 from vaultwatch.core.markdown import mdlex
 from vaultwatch.core.model import Link
@@ -43,10 +44,14 @@ _EMPHASIS = re.compile(
 _TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _QUOTES = re.compile(r"(?: {0,3}>[ \t]?)+")
+_ONE_QUOTE = re.compile(r" {0,3}>[ \t]?")
 _CALLOUT = re.compile(r"\[!([^\]\s]+)\][+-]?")
 _TASK = re.compile(r"\[.\]")
 _PIPE = re.compile(r"(?<!\\)\|")
 _LIST = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+(?:\[.\][ \t]+)?|$)")
+_SIZE = re.compile(r"[0-9]+(?:x[0-9]+)?")
+# Obsidian's "Accepted file formats" for images: the embeds whose alias may be a display size
+IMAGE_EXTENSIONS = frozenset({"avif", "bmp", "gif", "jpeg", "jpg", "png", "svg", "webp"})
 
 
 class Span(NamedTuple):
@@ -147,10 +152,17 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
     kinds: list[str | None] = [None] * len(lines)
     info: list[str] = [""] * len(lines)
     level = [0] * len(lines)
+    # a code block's lines are quoted only as deep as its first line: inside a fence, a `>`
+    # past that depth is code (a Markdown sample of a callout), not a quote
+    quote_cap = [-1] * len(lines)
     for a, z in blocks:
         i = bisect_right(starts, a) - 1
         j = bisect_right(starts, max(a, z - 1)) - 1
         first = lines[i]
+        first_quotes = _QUOTES.match(first) if ">" in first[:64] else None
+        depth = first.count(">", 0, first_quotes.end()) if first_quotes else 0
+        for k in range(i, j + 1):
+            quote_cap[k] = depth
         inner = _QUOTES.sub("", first, count=1) if ">" in first[:64] else first
         lm = _LIST.match(inner)
         inner = inner[lm.end() :] if lm else inner
@@ -199,6 +211,8 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
             if qm:
                 quote = line.count(">", 0, qm.end())
                 marker = qm.end()
+                if 0 <= quote_cap[n] < quote:
+                    quote, marker = quote_cap[n], _quote_end(line, quote_cap[n])
                 content = line[marker:]
         if kind is None:
             if not line.strip():
@@ -207,14 +221,21 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
                 "|" in content
                 and n + 1 < len(lines)
                 and kinds[n + 1] is None
-                and _TABLE_RULE.match(lines[n + 1])
+                and _TABLE_RULE.match(_unquoted(lines[n + 1], quote))
                 and "|" in lines[n + 1] + content.strip("|")
                 and _cell_count(content) == _cell_count(lines[n + 1])
             ):
+                # a table inside a quote or callout is a table too (its rows are quoted alike)
                 kind = "table_head"
                 kinds[n + 1] = "table_rule"
                 k = n + 2
-                while k < len(lines) and kinds[k] is None and "|" in lines[k] and lines[k].strip():
+                while (
+                    k < len(lines)
+                    and kinds[k] is None
+                    and "|" in lines[k]
+                    and _unquoted(lines[k], quote).strip()
+                    and _depth(lines[k]) == quote
+                ):
                     kinds[k] = "table_row"
                     k += 1
             elif _THEMATIC.match(content):
@@ -255,6 +276,67 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         if len(line_spans) > 1:
             line_spans.sort(key=_span_order)
         yield Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans))
+
+
+def is_image(target: str) -> bool:
+    """Whether a link's target names an image file (by its extension)."""
+    dot = target.rfind(".")
+    return dot >= 0 and target[dot + 1 :].lower() in IMAGE_EXTENSIONS
+
+
+def without_size(text: str) -> str:
+    """An image's alias or alt text without its display size: Obsidian's "Embed files" reads
+    `|640x480` or `|100` ending an image embed (`![[Engelbart.jpg|100]]`) and a Markdown image's
+    alt text `250` or `Engelbart|100` as the size it is drawn at, never shown as text. "" when
+    the whole text is a size."""
+    head, bar, tail = text.rpartition("|")
+    if not _SIZE.fullmatch(tail.strip()):
+        return text
+    return head.removesuffix("\\").strip() if bar else ""
+
+
+def embed_alias(link: Link) -> str | None:
+    """What of a link's alias a reader sees: an image embed's alias without its size."""
+    if link.alias and link.kind == "embed" and is_image(link.target):
+        return without_size(link.alias) or None
+    return link.alias
+
+
+def file_name(dest: str) -> str:
+    """The file name a link's destination ends with (a URL's last path segment): what a Markdown
+    image whose alt text is only a size shows."""
+    path = dest.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    name = path[path.rfind("/") + 1 :]
+    return (unquote(name) if "%" in name else name) or dest
+
+
+def _depth(line: str) -> int:
+    """The `>` markers in front of a line."""
+    if ">" not in line[:64]:
+        return 0
+    m = _QUOTES.match(line)
+    return line.count(">", 0, m.end()) if m else 0
+
+
+def _unquoted(line: str, depth: int) -> str:
+    """`line` without its `depth` quote markers; "" when it is quoted otherwise (a line out of
+    the quote ends it, and the quote's table with it)."""
+    if not depth:
+        return line
+    if _depth(line) != depth:
+        return ""
+    return line[_quote_end(line, depth) :]
+
+
+def _quote_end(line: str, depth: int) -> int:
+    """Where the first `depth` quote markers of `line` end."""
+    pos = 0
+    for _ in range(depth):
+        m = _ONE_QUOTE.match(line, pos)
+        if m is None:
+            break
+        pos = m.end()
+    return pos
 
 
 def _cell_count(row: str) -> int:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from vaultwatch.core.markdown.lines import styled_lines
+from vaultwatch.core.markdown.lines import embed_alias, file_name, is_image, styled_lines, without_size
 
 _MARKS = {"bold": 2, "strike": 2, "highlight": 2, "italic": 1}
-_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((?:<[^>\n]*>|[^)\s]*)(?:\s+\"[^\"\n]*\")?\)")
+_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|[^)\s]*)(?:\s+\"[^\"\n]*\")?\)")
 # an excerpt (ending with or without "…") cut inside a link, or starting inside one
 _CUT_LINK = re.compile(r"(!?)\[([^\[\]\n]*)(?:\]\([^)\n]*)?(?=…?$)")
 _CUT_WIKI = re.compile(r"!?\[\[([^\]\n|]*)(?:\|([^\]\n]*))?(?=…?$)")
@@ -90,6 +90,11 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
                 # markup removed around the words kept, so a match inside keeps its place
                 opening = 3 if seg.startswith("!") else 2
                 close = z - 2 if seg.endswith("]]") else z
+                image = sp.kind == "embed" and is_image(sp.link.target)
+                if image and sp.link.alias and embed_alias(sp.link) != sp.link.alias:
+                    # `|100` is the image's size: the alias before it, or the file's name
+                    edits.append((a, z, embed_alias(sp.link) or sp.link.target))
+                    continue
                 if sp.link.alias:
                     edits.append((a, a + seg.rfind("|", 0, close - a) + 1, ""))
                 else:
@@ -97,12 +102,18 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
                     if hash_at == opening:
                         opening += 1
                     edits.append((a, a + opening, ""))
-                    if hash_at > opening:
+                    if hash_at > opening and image:  # an image's `#outline` names no part of it
+                        close = a + hash_at
+                    elif hash_at > opening:
                         edits.append((a + hash_at, a + hash_at + 1, " › "))
                 edits.append((close, z, ""))
             elif sp.kind in ("markdown", "embed") and "](" in seg:
                 open_at = seg.index("[") + 1
                 close_at = seg.rfind("](")
+                alt = seg[open_at:close_at]
+                if seg.startswith("!") and without_size(alt) != alt:  # alt text that is the image's size
+                    edits.append((a, z, without_size(alt) or (sp.link.target if sp.link else alt)))
+                    continue
                 edits.append((a, a + open_at, ""))
                 edits.append((a + close_at, z, ""))
             elif sp.kind in ("block_id", "comment"):
@@ -114,6 +125,9 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
                 edits.append((a, a + ticks, ""))
                 edits.append((max(a + ticks, z - ticks), z, ""))
     for m in _LINK.finditer(text):  # links to URLs and same-note anchors: the lexer leaves them
+        if m.group(1) and without_size(m.group(2)) != m.group(2):  # an image's size, not its text
+            edits.append((m.start(), m.end(), without_size(m.group(2)) or file_name(m.group(3).strip("<>"))))
+            continue
         edits.append((m.start(), m.start(2), ""))
         edits.append((m.end(2), m.end(), ""))
     wiki = _CUT_WIKI.search(text)

@@ -101,3 +101,33 @@ def test_a_link_to_a_note_not_yet_written_is_drawn_faded_not_broken() -> None:
     assert not style_of("Here").dim and not style_of("Here").strike  # a written note: a plain link
     assert style_of("Later") == styles.unwritten and not style_of("Later").strike
     assert style_of("gone.png") == styles.broken
+
+
+def test_an_image_size_shows_the_image_name() -> None:
+    """Obsidian help, "Embed files": `![[Engelbart.jpg|100]]`, `|100x145` and a Markdown image
+    whose alt text is `250` size the image; the reader sees its name, not the number."""
+    body = (
+        "![[Engelbart.jpg#outline|100]] ![[Engelbart.jpg|100x145]] ![[Figure.png|Figure 2|200]]\n\n"
+        "| Link | Embed |\n| --- | --- |\n| [[Embed files]] | ![[Engelbart.jpg\\|100]] |\n\n"
+        "![250](https://publish.example/Attachments/Engelbart.jpg) ![Engelbart|100](https://example.org/E.jpg)\n\n"
+        "![[Some note|100]] [[Engelbart.jpg|100]]\n"
+    )
+    lines, _links = lines_of(body)
+    assert lines[0] == "▣ Engelbart.jpg ▣ Engelbart.jpg ▣ Figure 2", lines
+    assert any(line.endswith("│ ▣ Engelbart.jpg") for line in lines), lines
+    assert "Engelbart.jpg Engelbart" in lines, lines
+    assert lines[-1] == "▣ 100 100", lines  # a note's alias, a link's alias: as written
+
+
+def test_a_table_in_a_callout_is_drawn_as_a_table_beside_the_bar() -> None:
+    body = (
+        "> [!note] Vertical bars in tables\n>\n"
+        "> First column | Second column\n> -- | --\n> [[Basic formatting syntax\\|Markdown syntax]] | ![[E.jpg\\|200]]\n"
+    )
+    lines, _links = lines_of(body, width=40)
+    assert lines[0] == "▎ Vertical bars in tables"
+    head, rule, row = lines[2:5]
+    assert head.startswith("▎ First column") and row.startswith("▎ Markdown syntax"), lines
+    assert head.index("│") == row.index("│") == rule.index("┼"), lines
+    assert rule.startswith("▎ ─") and "|" not in "".join(lines) and "--" not in "".join(lines), lines
+    assert all(cell_len(line) <= 40 for line in lines), lines

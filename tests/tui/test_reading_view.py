@@ -30,6 +30,16 @@ an html block comment
 -->
 Notes are the unit of knowledge. ^b15695
 
+```markdown
+> [!info] Here's a callout title
+```
+
+> ```
+> > quoted code
+> ```
+
+![[Engelbart.jpg#outline|100]] ![250](https://e.org/Engelbart.jpg)
+
 > [!note] Note
 > A note callout.
 
@@ -38,6 +48,11 @@ Notes are the unit of knowledge. ^b15695
 
 > [!warning]
 > Warning body.
+
+> [!note] Bars
+> First | Second
+> -- | --
+> one | two
 
 > A quoted paragraph that is long enough to wrap several times in a narrow preview, so every wrapped line must keep the bar beside it as reading view draws it.
 """
@@ -86,6 +101,27 @@ async def test_a_wrapped_quote_keeps_its_bar_on_every_line(tmp_path, app_for) ->
     quote = [q for q in lines[start:] if q]  # the last paragraph: to the end
     assert len(quote) >= 2 and all(q.startswith("▎ ") for q in quote), quote
     assert "reading view draws it." in " ".join(q[2:] for q in quote)
+
+
+async def test_a_quote_marker_in_a_code_block_is_code(tmp_path, app_for) -> None:
+    """A Markdown sample of a callout in a fence shows as written, `>` and all, with no bar;
+    a fence inside a quote keeps the quote's bar."""
+    lines = await shown_lines(tmp_path, app_for)
+    assert "  > [!info] Here's a callout title" in lines, lines
+    assert "▎   > quoted code" in lines, lines
+
+
+async def test_an_image_size_shows_the_image_name(tmp_path, app_for) -> None:
+    """`|100` after an image embed and a Markdown image's alt text `250` are its size (Obsidian
+    help, "Embed files"): the reader sees the image's name."""
+    lines = await shown_lines(tmp_path, app_for)
+    assert "▣ Engelbart.jpg Engelbart.jpg" in lines, lines
+
+
+async def test_a_table_in_a_callout_is_a_table(tmp_path, app_for) -> None:
+    lines = await shown_lines(tmp_path, app_for)
+    start = lines.index("▎ Bars")
+    assert lines[start + 1 : start + 4] == ["▎ First │ Second", "▎ ──────┼───────", "▎ one   │ two"], lines
 
 
 def test_an_empty_property_shows_empty_not_null(tmp_path) -> None:

@@ -4,6 +4,7 @@ frontmatter as a key/value table, built from the index's entry (no file read).""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -13,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 
 from vaultwatch.core.clock import Clock
-from vaultwatch.core.markdown import okf
+from vaultwatch.core.markdown import mdlex, okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.review import triageviews
 from vaultwatch.tui.marks import ago
@@ -77,13 +78,36 @@ def _value(value: Any) -> str:
     return str(value)
 
 
+_WIKI = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+LINK = Style(underline=True)
+
+
+def _shown(value: str, link: Style) -> Text:
+    """A property's value with its wiki links (`"[[Movies]]"`) shown as Obsidian's properties
+    show them: by their alias or name, drawn as links (the Links box below follows them)."""
+    if "[[" not in value:
+        return Text(value)
+    out = Text()
+    pos = 0
+    for m in _WIKI.finditer(value):
+        inner = m.group(1)
+        s, e, heading, alias = mdlex.wiki_parts(inner)
+        target = inner[s:e]
+        label = alias or (f"{target} › {heading}" if target and heading else target or f"§ {heading}")
+        out.append(value[pos : m.start()])
+        out.append(label, link)
+        pos = m.end()
+    out.append(value[pos:])
+    return out
+
+
 class KeyValues:
     """Frontmatter as two aligned columns, values wrapped under their column.
 
     A rich Table draws the same, but measures every cell on each of Textual's layout passes:
     this renders in one pass, so opening a note stays cheap while the list scrolls."""
 
-    def __init__(self, rows: list[tuple[str, str]], key_width: int) -> None:
+    def __init__(self, rows: list[tuple[str, Text]], key_width: int) -> None:
         self.rows = rows
         self.key_width = key_width
 
@@ -99,7 +123,7 @@ class KeyValues:
         for key, value in self.rows:
             shown = Text(key)
             shown.truncate(kw, overflow="ellipsis")
-            lines = Text(value).wrap(console, value_width, overflow="fold") if value else [Text()]
+            lines = value.wrap(console, value_width, overflow="fold") if value else [Text()]
             for i, line in enumerate(lines):
                 if i:
                     head = [Segment(blank)]
@@ -110,7 +134,8 @@ class KeyValues:
                 yield Segment.line()
 
 
-def note_meta(entry: Entry) -> Any:
+def note_meta(entry: Entry, link: Style = LINK) -> Any:
+    """The frontmatter table (`link`: how a property's wiki link is drawn)."""
     if entry.kind != "note":
         return ""
     if entry.frontmatter_error:
@@ -123,5 +148,5 @@ def note_meta(entry: Entry) -> Any:
         shown = _value(value)
         if len(shown) > 300:
             shown = shown[:299] + "…"
-        rows.append((str(key), shown))
+        rows.append((str(key), _shown(shown, link)))
     return KeyValues(rows, key_width)

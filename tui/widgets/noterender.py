@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from vaultwatch.core.markdown.lines import Line, Span, styled_lines
+from vaultwatch.core.markdown.lines import Line, Span, embed_alias, file_name, is_image, styled_lines, without_size
 from vaultwatch.core.model import Link
 from vaultwatch.tui.widgets import spans
 
@@ -307,7 +307,10 @@ def _plain(out: Text, piece: str, base: Style | None, ctx: Context, table: bool)
             continue
         if m.start() > pos:
             out.append(piece[pos : m.start()], base)
-        out.append(m.group(2) or href, ctx.styles.embed if m.group(1) else ctx.styles.link)
+        if m.group(1):  # an image: alt text that is only a size shows the file's name
+            out.append(without_size(m.group(2)) or file_name(href), ctx.styles.embed)
+        else:
+            out.append(m.group(2) or href, ctx.styles.link)
         pos = m.end()
     if pos < len(piece):
         out.append(piece[pos:], base)
@@ -344,15 +347,21 @@ def _span(
 def _label(seg: str, link: Link) -> str:
     """What a link shows: a wiki link's alias or name (› heading); a Markdown link's text."""
     if seg.startswith("[[") or seg.startswith("![["):
-        if link.alias:
-            shown = link.alias
+        embed = seg.startswith("!")
+        alias = embed_alias(link) if embed else link.alias  # an image's `|100` is its size
+        if alias:
+            shown = alias
+        elif embed and is_image(link.target):  # an image's `#outline` names no part of it
+            shown = link.target
         elif link.target and link.heading:
             shown = f"{link.target} › {link.heading}"
         else:
             shown = link.target or f"§ {link.heading}"
-        return ("▣ " if seg.startswith("!") else "") + shown
+        return ("▣ " if embed else "") + shown
     if "](" in seg:
         label = seg[seg.index("[") + 1 : seg.rfind("](")]
+        if seg.startswith("!"):
+            return without_size(label) or link.target
         return label or link.target
     return seg  # a reference definition, as written
 
@@ -451,6 +460,9 @@ def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:
         left, right = spec.startswith(":"), spec.endswith(":")
         aligns.append("center" if left and right else ("right" if right else "left"))
     ncols = len(aligns)
+    # a table in a quote or callout keeps the quote's bar beside each of its lines
+    bar = Text(QUOTE_BAR * rows[0].quote, styles.quote) if rows[0].quote else None
+    width = ctx.width - bar.cell_len if ctx.width is not None and bar is not None else ctx.width
     grid: list[list[Text]] = []
     for r, row in enumerate([rows[0], *rows[2:]]):
         cells = (_cells(row) + [(0, 0)] * ncols)[:ncols]
@@ -462,7 +474,7 @@ def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:
         grid.append(texts)
     natural = [max(t[i].cell_len for t in grid) for i in range(ncols)]
     floors = [min(natural[i], max([MIN_COLUMN, *(len(w) for w in grid[0][i].plain.split())])) for i in range(ncols)]
-    widths = _fit_widths(natural, floors, ctx.width)
+    widths = _fit_widths(natural, floors, width)
     # styled runs never start with a space: some SVG renderers drop a run's leading spaces
     gap = Text.assemble(" ", ("│", styles.table_rule), " ")
     out: list[Text] = []
@@ -484,4 +496,6 @@ def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:
             out.append(line)
         if r == 0:
             out.append(Text("─┼─".join("─" * w for w in widths), styles.table_rule))
+    if bar is not None:
+        out = [bar + line for line in out]
     return out

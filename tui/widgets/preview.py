@@ -107,6 +107,7 @@ class Rendered:
     body: NoteDoc
     links: list
     backlinks: tuple[str, ...]
+    outgoing: list  # the index's outgoing links, properties' too: the Links box
     complete: bool = True
     similar: tuple[str, ...] = ()  # notes like this one, by meaning (tui.flows.similarity)
     first_line: int = 1  # the file's line number of the body's first source line (after the frontmatter)
@@ -145,7 +146,8 @@ class Preview(VerticalScroll, can_focus=True):
         self.entry: Entry | None = None
         self.wanted: str | None = None  # the note asked for last (shown, or on its way): triage's target
         self.history: list[str] = []
-        self.links: list = []
+        self.links: list = []  # the body's links, by their `@click` index
+        self.outgoing: list = []  # (Link, resolved path) of the note's links, its properties' too
         self.backlinks: tuple[str, ...] = ()
         self.similar: tuple[str, ...] = ()
         self.head_text = ""  # the header as plain text (for tests and the follow-mode status)
@@ -239,6 +241,7 @@ class Preview(VerticalScroll, can_focus=True):
         self._set_head(
             Group(Text(problem.path, style="bold"), Text(f"skipped by the scan: {problem.message}", style="red"))
         )
+        self.outgoing = []
         self._set_parts("", [], [], ())
         self.post_message(self.Opened(None))
 
@@ -273,6 +276,7 @@ class Preview(VerticalScroll, can_focus=True):
         self.wanted = None
         self._seq += 1
         self._set_head(Group(Text(message, style="italic")))
+        self.outgoing = []
         self._set_parts("", [], [], ())
         self.post_message(self.Opened(None))
 
@@ -326,7 +330,16 @@ class Preview(VerticalScroll, can_focus=True):
             return
         head = note_head(entry, self.session, snapshot.is_bundle, clock)
         if entry.kind != "note":  # attachments and folders: their facts, never their bytes
-            result = Rendered(path, entry, head, "", NoteDoc.fixed([]), [], linkmap.backlinks(snapshot, path))
+            result = Rendered(
+                path,
+                entry,
+                head,
+                "",
+                NoteDoc.fixed([]),
+                [],
+                linkmap.backlinks(snapshot, path),
+                linkmap.outgoing(snapshot, path),
+            )
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._apply, result, keep_scroll, seq)
             return
@@ -336,6 +349,9 @@ class Preview(VerticalScroll, can_focus=True):
             self.app.call_from_thread(self._clear, f"cannot read {path}: {exc}")
             return
         text, _bad = decode(data[:MAX_READ_BYTES])
+        # the Links box lists the note's links as the index (`vaultwatch links`, the agents'
+        # get_links) has them: the properties' links too, which the rendered body has not
+        outgoing = linkmap.outgoing(snapshot, path)
         if len(data) > MAX_READ_BYTES:
             text += f"\n\n… the note is larger than {MAX_READ_BYTES // (1024 * 1024)} MB; the rest is not shown"
 
@@ -356,7 +372,16 @@ class Preview(VerticalScroll, can_focus=True):
             return
         if not doc.complete:
             result = Rendered(
-                path, entry, head, note_meta(entry), doc, doc.links, (), complete=False, first_line=first_line
+                path,
+                entry,
+                head,
+                note_meta(entry, styles.link),
+                doc,
+                doc.links,
+                (),
+                outgoing,
+                complete=False,
+                first_line=first_line,
             )
             painted = doc.painted = threading.Event()
             self.app.call_from_thread(self._apply, result, keep_scroll, seq)
@@ -392,7 +417,16 @@ class Preview(VerticalScroll, can_focus=True):
         if worker.is_cancelled:
             return
         result = Rendered(
-            path, entry, head, note_meta(entry), doc, doc.links, backlinks, similar=similar, first_line=first_line
+            path,
+            entry,
+            head,
+            note_meta(entry, styles.link),
+            doc,
+            doc.links,
+            backlinks,
+            outgoing,
+            similar=similar,
+            first_line=first_line,
         )
         self.app.call_from_thread(self._apply, result, keep_scroll, seq)
 
@@ -401,6 +435,7 @@ class Preview(VerticalScroll, can_focus=True):
             return  # a later load is on its way
         same = r.path == self.path
         self.path, self.entry = r.path, r.entry
+        self.outgoing = r.outgoing
         self._set_head(r.head)
         self._set_parts(r.meta, r.body, r.links, r.backlinks, complete=r.complete, similar=r.similar)
         if not (keep_scroll and same):
@@ -473,7 +508,7 @@ class Preview(VerticalScroll, can_focus=True):
         options.clear_options()
         seen: set[str] = set()
         items: list[Option] = []
-        for _link, target in links:
+        for _link, target in self.outgoing:
             if target is None or target in seen or target == self.path:
                 continue
             seen.add(target)

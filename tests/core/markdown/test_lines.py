@@ -133,3 +133,38 @@ def test_prefix_reads_like_the_whole_note() -> None:
     part = styled_lines(text, max_chars=5000)
     assert 0 < len(part) < len(whole) and part == whole[: len(part)]
     assert part[-1].text and text.startswith("\n".join(ln.text for ln in part))
+
+
+def test_a_quote_marker_inside_a_fence_is_code() -> None:
+    """CommonMark: a fence's content is literal, so a Markdown sample of a callout inside
+    ```` ```markdown ```` is code, not a quote (Obsidian's help page "Callouts" shows one). A
+    fence inside a quote keeps the quote's own marker, and only that one."""
+    text = "```markdown\n> [!info] Title\n> > body\n```\n\n> ```\n> > x\n> ```\n"
+    got = [(ln.kind, ln.quote, ln.text[ln.marker :]) for ln in styled_lines(text)]
+    assert got == [
+        ("fence", 0, "```markdown"),
+        ("code", 0, "> [!info] Title"),
+        ("code", 0, "> > body"),
+        ("fence", 0, "```"),
+        ("blank", 0, ""),
+        ("fence", 1, "```"),
+        ("code", 1, "> x"),
+        ("fence", 1, "```"),
+    ]
+
+
+def test_a_table_inside_a_callout_is_a_table() -> None:
+    """A GFM table is a block a blockquote (callout) holds like any other: its rows quoted alike
+    (Obsidian's help page "Advanced formatting syntax" has one in a callout)."""
+    text = "> [!note] Bars\n>\n> First | Second\n> -- | --\n> [[A\\|a]] | x\n\n> a | b\n-- | --\n"
+    got = [(ln.kind, ln.quote) for ln in styled_lines(text)]
+    assert got == [
+        ("callout", 1),
+        ("text", 1),
+        ("table_head", 1),
+        ("table_rule", 1),
+        ("table_row", 1),
+        ("blank", 0),
+        ("text", 1),  # a delimiter row outside the quote: no table
+        ("text", 0),
+    ]

@@ -87,3 +87,21 @@ def test_search_snippets_are_readable_with_well_formed_marks(heavy, query, marke
 )
 def test_an_excerpt_cut_inside_markup_still_reads_as_text(source, shown):
     assert readable(source).text == shown
+
+
+@pytest.mark.parametrize(
+    "source, shown",
+    [  # Obsidian help, "Embed files": `|100`, `|640x480` and an alt text `250` are a size
+        ("a ![[Engelbart.jpg#outline|100]] b", "a Engelbart.jpg b"),
+        ("![[Engelbart.jpg|100x145]]", "Engelbart.jpg"),
+        ("| x | ![[Engelbart.jpg\\|100]] |", "| x | Engelbart.jpg |"),
+        ("![[Figure.png|Figure 2|200]]", "Figure 2"),
+        ("![250](https://publish.example/Attachments/Engelbart.jpg)", "Engelbart.jpg"),
+        ("![Engelbart|100x145](https://example.org/images/Engelbart.jpg)", "Engelbart"),
+        ("![250](Attachments/Engelbart.jpg)", "Attachments/Engelbart.jpg"),
+        # not an image, or not a size: the alias as written
+        ("![[Some note|100]] [[E.jpg|100]] ![[E.jpg|Douglas]] ![[E.jpg|100]]", "100 100 Douglas E.jpg"),
+    ],
+)
+def test_an_image_size_is_not_its_text(source, shown):
+    assert readable(source).text == shown

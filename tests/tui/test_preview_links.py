@@ -1,0 +1,61 @@
+"""The preview's Links box lists the note's links as the index has them (`vaultwatch links`,
+the agents' `get_links`): links written in properties too, which the rendered body has not
+(kepano's template vault keeps a reference note's every link in its properties)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from textual.widgets import OptionList
+from tui_helpers import open_loaded, pin_mtimes
+
+from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.notehead import note_meta
+
+FILM = """---
+categories:
+  - "[[Movies]]"
+director: "[[Ridley Scott|Scott]]"
+cast:
+  - "[[Harrison Ford]]"
+year: 1982
+---
+A film with [[Replicants]] in it.
+"""
+
+
+def film_vault(tmp_path: Path) -> Path:
+    root = tmp_path / "v"
+    (root / "People").mkdir(parents=True)
+    (root / "Blade Runner.md").write_text(FILM)
+    (root / "Movies.md").write_text("# Movies\n")
+    (root / "People" / "Ridley Scott.md").write_text("# Ridley Scott\n")
+    (root / "Replicants.md").write_text("# Replicants\n")
+    return pin_mtimes(root)
+
+
+async def test_the_links_box_lists_the_links_in_properties(tmp_path: Path, app_for) -> None:
+    root = film_vault(tmp_path)
+    app = app_for(root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        app.main.open_note("Blade Runner.md")
+        await settle(app)
+        await pilot.pause()
+        box = app.query_one("#preview-links", OptionList)
+        shown = [o.id for o in box._options]
+        # the core's outgoing links of the note, each target once (the unwritten one has none)
+        report = app.session.vault.links("Blade Runner.md")
+        expected = list(dict.fromkeys(f"to:{r.target}" for r in report.outgoing if r.target))
+        assert shown == expected == ["to:Movies.md", "to:People/Ridley Scott.md", "to:Replicants.md"]
+        assert box.display and str(box.border_title).startswith("Links 3 ")
+
+
+def test_a_property_link_shows_as_its_name(tmp_path: Path) -> None:
+    """Obsidian's properties show `"[[Movies]]"` as the link Movies (an alias by its alias)."""
+    entry = open_loaded(film_vault(tmp_path)).snapshot.get("Blade Runner.md")
+    console = Console(width=60, color_system=None, record=True)
+    console.print(note_meta(entry))
+    rows = {line.split()[0]: " ".join(line.split()[1:]) for line in console.export_text().splitlines() if line.strip()}
+    assert rows["categories"] == "Movies" and rows["director"] == "Scott" and rows["cast"] == "Harrison Ford"
