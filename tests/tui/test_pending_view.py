@@ -7,11 +7,13 @@ is on and no one attends, which keeps it as a pending change."""
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from pathlib import Path
 
 import pytest
 from test_agents import wait_for
 from tui_helpers import armed, open_loaded
+from waiting import TIMEOUT
 
 from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.edit.hooks import Caller, calling
@@ -149,6 +151,13 @@ def title(screen: PendingScreen) -> str:
     return str(screen.query_one("#pending-title").render())
 
 
+WAIT_FOR_LINKS = "wait until its link rewrites are shown"
+
+
+def told_to_wait(app) -> bool:
+    return any(WAIT_FOR_LINKS in n.message for n in app._notifications)
+
+
 async def test_y_and_n_arm_a_moment_after_each_change_is_shown(tui_demo: Path):
     """A key pressed as the screen comes up, or as the next change replaces the one approved,
     does nothing but say it came too soon; once the change has been on screen a moment it acts."""
@@ -179,6 +188,52 @@ async def test_y_and_n_arm_a_moment_after_each_change_is_shown(tui_demo: Path):
     assert store.get(second).state == "declined"
 
 
+async def test_a_rename_is_approved_only_once_its_link_rewrites_are_shown(
+    tui_demo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`y` while the rename's link rewrites are still being worked out approves nothing and says
+    to wait for them; once they are shown (and have been a moment), `y` applies the rename."""
+    renamed = propose_rename(tui_demo, "Projects/Atlas.md")
+    linking = tui_demo / "People" / "Ben Okafor.md"
+    before = linking.read_text()
+    release = threading.Event()
+    worked_out = pending.link_rewrites
+
+    def held(vault, proposal):  # the real work, once the test lets it go on (a big vault's slow read)
+        release.wait(TIMEOUT)
+        return worked_out(vault, proposal)
+
+    monkeypatch.setattr(pending, "link_rewrites", held)
+    clock = stepped()
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(monotonic=lambda: clock.reference()[1]))
+    store = pending.store_for(str(tui_demo.resolve()))
+    try:
+        async with app.run_test(size=(120, 60)) as pilot:
+            await wait_for(lambda: WORKING.strip() in on_screen(app), 10)
+            screen = app.screen
+            clock.advance(ARM_S)  # the keys have armed: only the links are not shown yet
+            await pilot.press("y")
+            await settle(app)
+            assert not screen.busy and store.get(renamed).state == "pending"
+            assert told_to_wait(app)
+            assert WORKING.strip() in body(screen)
+
+            release.set()
+            await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in body(screen), 10)
+            await pilot.press("y")  # the links just came up: what `y` approves grew, so it re-arms
+            await settle(app)
+            assert not screen.busy and store.get(renamed).state == "pending"
+            clock.advance(ARM_S)
+            await pilot.press("y")
+            await wait_for(lambda: screen.queue == [], 20)
+    finally:
+        release.set()
+    assert store.get(renamed).state == "approved"
+    assert linking.read_text() != before and "[[Atlas]]" in linking.read_text()
+
+
 async def test_a_rename_no_note_links_to_is_approved_once_the_keys_arm(tui_demo: Path):
     (tui_demo / "Inbox" / "Lonely scratch.md").write_text("# Lonely scratch\nnothing links here\n")
     renamed = propose_rename(tui_demo, "Inbox/Scratch.md", src="Inbox/Lonely scratch.md")
@@ -197,5 +252,31 @@ async def test_a_rename_no_note_links_to_is_approved_once_the_keys_arm(tui_demo:
         clock.advance(ARM_S)
         await pilot.press("y")
         await wait_for(lambda: screen.queue == [], 10)
-    assert store.get(renamed).state == "approved"
+    assert store.get(renamed).state == "approved" and not told_to_wait(app)
     assert (tui_demo / "Inbox" / "Scratch.md").exists() and not (tui_demo / "Inbox" / "Lonely scratch.md").exists()
+
+
+async def test_links_shown_over_an_older_vault_are_worked_out_again_before_y_approves(tui_demo: Path):
+    """The index moved on after the rename's links were shown (another note changed): what
+    approving would rewrite is worked out and shown again before `y` approves."""
+    renamed = propose_rename(tui_demo, "Projects/Atlas.md")
+    clock = stepped()
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(monotonic=lambda: clock.reference()[1]))
+    store = pending.store_for(str(tui_demo.resolve()))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in on_screen(app), 10)
+        screen = app.screen
+        clock.advance(ARM_S)
+        (tui_demo / "Inbox" / "unrelated.md").write_text("# Unrelated\n")
+        vault.refresh_paths(["Inbox/unrelated.md"])  # a new generation of the index
+        await pilot.press("y")
+        await settle(app)
+        assert not screen.busy and store.get(renamed).state == "pending" and told_to_wait(app)
+        await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in body(screen), 10)  # shown again
+        await wait_for(lambda: WORKING.strip() not in body(screen), 10)
+        clock.advance(ARM_S)
+        await pilot.press("y")
+        await wait_for(lambda: screen.queue == [], 20)
+    assert store.get(renamed).state == "approved"

@@ -5,7 +5,8 @@ refuses when a note changed since), `n` declines, `s` skips, escape closes.
 The same core functions as `vaultwatch approve` / `decline` (core.review.pending); the write
 runs in a worker thread, and the screen is updated from its result message. So does working out
 a waiting rename's link rewrites, which reads every note whose links it rewrites: a folder's
-rename can take long, and the person may move on meanwhile.
+rename can take long, and the person may move on meanwhile. A rename is approved only once its
+link rewrites are shown: `y` before then says to wait for them.
 
 `y` and `n` arm a moment after a change is shown, and again each time the change shown (or what
 is shown of it: a rename's links) is replaced (tui.screens.arming): a key meant for what was shown
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 Links = list[tuple[str, bytes, bytes]] | str  # pending.link_rewrites's answer, or why there is none
 WORKING = "  working out the links it rewrites…"
+UNSEEN_LINKS = "wait until its link rewrites are shown: approving it approves them"
 
 
 def waiting(vault: Any) -> list[Proposal]:
@@ -78,6 +80,7 @@ class PendingScreen(Screen[None]):
         # is, since what its rename would rewrite may have changed with it
         self._links: dict[tuple[int, int], Links] = {}
         self._working: set[tuple[int, int]] = set()
+        self._shown_links: tuple[int, int] | None = None  # the (id, generation) whose links the body shows
         # y and n act only a moment after a change shows
         self.keys = KeyArming(self, self._title, lambda: monotonic_of(self.app))
 
@@ -97,6 +100,7 @@ class PendingScreen(Screen[None]):
     def show(self) -> None:
         """The change at the head of the queue (its keys armed anew)."""
         p = self.current
+        self._shown_links = None
         self.keys.arm_soon()
         self._title()
         body = self.query_one("#pending-body", Static)
@@ -110,6 +114,7 @@ class PendingScreen(Screen[None]):
         found = self._links.get(key)
         if found is not None:
             self._body(p, found)
+            self._shown_links = key
             return
         self._body(p, None)
         if key not in self._working:
@@ -166,12 +171,26 @@ class PendingScreen(Screen[None]):
         p = self.current
         if p is not None and p.id == message.pid:  # the person may have moved on, approved or declined
             self._body(p, message.links)
+            self._shown_links = key
             self.keys.arm_soon()  # what the key approves has grown: read it first
             self._title()
+
+    def links_shown(self) -> bool:
+        """Whether what approving the current change would do is all on screen: for a rename, the
+        link rewrites it would make over the vault as it is now."""
+        p = self.current
+        if p is None or p.method != "rename":
+            return True
+        return self._shown_links == (p.id, self.vault.snapshot.generation)
 
     def action_approve(self) -> None:
         p = self.current
         if p is None or self.busy or not self.keys.allows("approve"):
+            return
+        if not self.links_shown():
+            self.notify(UNSEEN_LINKS, title=f"pending change {p.id}", severity="warning")
+            if (p.id, self.vault.snapshot.generation) not in self._working:
+                self.show()  # the vault changed since they were shown: worked out (and shown) anew
             return
         self.busy = True
         self._apply(p.id)
