@@ -7,8 +7,9 @@ socket with the approval gate on ("writes"); the agent is the real `mcp` client 
 Per round the agent writes a note, its call waits for the person, the approval dialog shows the
 change, and the benchmark presses `y`: measured from just before the key is pressed to the
 moment the agent's call returns its answer (a callback on the client's task). The key is
-pressed once the app has drawn the dialog and settled (a person reads the diff first), so the
-figure is the key's own path, not the dialog's first paint. Warm-up rounds are dropped. Target: <= 100 ms at p95. The client, the app and the server share one event
+pressed once the app has drawn the dialog, its keys have armed (tui.screens.arming: a key
+before that does nothing) and the app has settled (a person reads the diff first), so the
+figure is the key's own path, not the dialog's first paint nor the arming delay. Warm-up rounds are dropped. Target: <= 100 ms at p95. The client, the app and the server share one event
 loop here, so the client's own work on the answer is counted too (an upper bound).
 """
 
@@ -87,6 +88,7 @@ async def _rounds(rounds: int) -> dict:
                         )
                     )
                     dialog = app.screen
+                    await _until(lambda d=dialog: d.keys.armed)  # y acts only a moment after it shows
                     await settle(app)  # the person reads the diff: the app has drawn it and waits
                     pressed = time.perf_counter()
                     await pilot.press("y")

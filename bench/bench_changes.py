@@ -270,6 +270,7 @@ async def _approve_latency(rounds: int) -> dict:
                 for i in range(-1, rounds):  # round -1 warms up (the first dialog, the first approved write)
                     answer = asyncio.ensure_future(await call(f"Inbox/b{i}.md"))
                     await wait_for(lambda: isinstance(app.screen, ApprovalScreen), 20)
+                    await wait_for(lambda: app.screen.keys.armed, 20)  # y acts only a moment after it shows
                     await quiet(app)  # the dialog drawn: the person reads the diff before the key
                     t = time.monotonic()
                     await pilot.press("y")

@@ -30,6 +30,8 @@ class AppConfig:
     there; off in tests unless a test turns it on (with a tmp XDG_CONFIG_HOME).
     semantic: with the semantic extra installed, compute note vectors in the background after
     the first frame (hybrid search, the preview's similar notes); off in tests.
+    monotonic: seconds that never step, for how long something has been on screen (a dialog's
+    decision keys arm a moment after it shows: tui.screens.arming); a test may step its own.
     """
 
     mcp: bool = True
@@ -49,6 +51,7 @@ class AppConfig:
     idle_gc: bool = True
     settings: bool = True
     semantic: bool = True
+    monotonic: Callable[[], float] = field(default=time.monotonic)
 
 
 def fixed_config(**changes: Any) -> AppConfig:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_agents import agent
-from tui_helpers import open_loaded
+from tui_helpers import armed, open_loaded
 from waiting import TIMEOUT, await_until
 
 from vaultwatch.core.edit import writes
@@ -76,6 +76,7 @@ async def test_the_dialog_shows_disguising_marks_as_escapes_and_real_text_as_it_
             assert "https://\\u0445.com/login [[Report 2\\u041e24]] https://p\\u0251ypal.com" in text
             for raw in ("\u0336", "\u0338", "\u20dd", "\u0307", "\u0445", "\u041e", "\u0251"):
                 assert raw not in text, repr(raw)
+            await armed(app.screen)
             await pilot.press("n")
             result = await asyncio.wait_for(call, TIMEOUT)
     assert result.is_error and not (tui_demo / path).exists()
@@ -97,6 +98,7 @@ async def test_the_dialog_shows_what_each_link_a_note_rename_rewrites_becomes(tu
             assert "Superseded by [[Atlas Migration]]" in text and "Superseded by [[Atlas Platform]]" in text
             assert "links rewritten in Projects/Search Relevance v2.md" in text
             assert "[[Atlas Platform#Phases]]" in text
+            await armed(app.screen)
             await pilot.press("y")
             result = await asyncio.wait_for(call, TIMEOUT)
     assert not result.is_error, result.content
@@ -117,6 +119,7 @@ async def test_the_dialog_shows_what_each_link_a_folder_rename_rewrites_becomes(
             assert "links rewritten in Inbox/linker.md" in text
             assert "-see [[Projects/Archive/Legacy Deploy Script]]" in text.replace("- ", "-")
             assert "+see [[Old/Legacy Deploy Script]]" in text.replace("+ ", "+")
+            await armed(app.screen)
             await pilot.press("n")
             result = await asyncio.wait_for(call, TIMEOUT)
     assert result.is_error and (tui_demo / "Projects" / "Archive").is_dir()
@@ -137,6 +140,7 @@ async def test_a_note_edited_while_the_dialog_shows_its_link_rewrite_is_a_confli
             )
             await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
             linking.write_text(linking.read_text() + "\nalso [[Atlas Migration]] here\n")
+            await armed(app.screen)
             await pilot.press("y")
             result = await asyncio.wait_for(call, TIMEOUT)
     assert result.is_error and "revision conflict" in result.content[0].text, result.content
@@ -178,6 +182,7 @@ async def test_a_note_edited_after_the_dialogs_answer_keeps_its_links(
             )
             await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
             assert "[[Atlas Platform#Phases]]" in dialog_text(app) and "wire the money" not in dialog_text(app)
+            await armed(app.screen)
             await pilot.press("y")
             result = await asyncio.wait_for(call, TIMEOUT)
     said = result.content[0].text

@@ -6,12 +6,16 @@ is on and no one attends, which keeps it as a pending change."""
 
 from __future__ import annotations
 
+import datetime as dt
+import threading
 from pathlib import Path
 
 import pytest
 from test_agents import wait_for
-from tui_helpers import open_loaded
+from tui_helpers import armed, open_loaded
+from waiting import TIMEOUT
 
+from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review import approval, pending
@@ -20,7 +24,8 @@ from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.screens.pending import PendingScreen
+from vaultwatch.tui.screens.arming import ARM_S
+from vaultwatch.tui.screens.pending import WORKING, PendingScreen
 
 NOTE = "Projects/Atlas Migration.md"
 
@@ -50,10 +55,12 @@ async def test_the_tui_shows_pending_changes_on_open_and_y_applies_n_declines(tu
         assert [p.id for p in screen.queue] == [first, second]
         shown = str(screen.query_one("#pending-body").render())
         assert "+rewritten by the bot" in shown, shown
+        await armed(screen)
         await pilot.press("y")
         await wait_for(lambda: [p.id for p in screen.queue] == [second], 10)
         assert (tui_demo / NOTE).read_bytes() == b"# Atlas\nrewritten by the bot\n"
         # the second was proposed over the bytes before the first: it must not apply now
+        await armed(screen)
         await pilot.press("y")
         await wait_for(lambda: screen.queue == [], 10)
         assert "changed since" in screen.said, screen.said
@@ -73,19 +80,20 @@ async def test_n_declines_and_leaves_the_note(tui_demo: Path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app)
         await wait_for(lambda: isinstance(app.screen, PendingScreen), 10)
+        await armed(app.screen)
         await pilot.press("n")
         await wait_for(lambda: app.screen.queue == [], 10)
     assert pending.store_for(str(tui_demo.resolve())).get(pid).state == "declined"
     assert (tui_demo / NOTE).read_bytes() == before
 
 
-def propose_rename(root: Path, dst: str) -> int:
+def propose_rename(root: Path, dst: str, src: str = NOTE) -> int:
     """An agent's rename while nobody attends the gate: it waits, with the links it would rewrite."""
     vault = open_loaded(root)
     approval.attach(vault, ApprovalGate("writes"))
-    args = {"src": NOTE, "dst": dst}
+    args = {"src": src, "dst": dst}
     with calling(Caller("bot/1.0", "s-1", "rename", args)), pytest.raises(pending.AwaitingPerson) as said:
-        Writer(vault).rename(NOTE, dst, actor="agent:bot/1.0")
+        Writer(vault).rename(src, dst, actor="agent:bot/1.0")
     vault.stop()
     return said.value.proposal.id
 
@@ -126,3 +134,149 @@ async def test_a_waiting_renames_link_rewrites_are_shown_for_the_change_still_sh
         await pilot.press("s")  # back to the rename: its links as last worked out, not read again
         shown = body(screen)
         assert "links rewritten in Elsewhere.md" in shown and "+see [[Atlas]]" in shown, shown
+
+
+def stepped() -> SteppingClock:
+    """The app's monotonic clock, stepped by the test: "before the keys arm" is the clock not moved."""
+    return SteppingClock(dt.datetime(2026, 11, 29, 11, tzinfo=dt.UTC))
+
+
+def on_screen(app) -> str:
+    """The pending screen's body once it is up and composed ("" before)."""
+    screen = app.screen
+    return body(screen) if isinstance(screen, PendingScreen) and screen.query("#pending-body") else ""
+
+
+def title(screen: PendingScreen) -> str:
+    return str(screen.query_one("#pending-title").render())
+
+
+WAIT_FOR_LINKS = "wait until its link rewrites are shown"
+
+
+def told_to_wait(app) -> bool:
+    return any(WAIT_FOR_LINKS in n.message for n in app._notifications)
+
+
+async def test_y_and_n_arm_a_moment_after_each_change_is_shown(tui_demo: Path):
+    """A key pressed as the screen comes up, or as the next change replaces the one approved,
+    does nothing but say it came too soon; once the change has been on screen a moment it acts."""
+    first = propose(tui_demo, "# Atlas\nrewritten by the bot\n")
+    second = propose(tui_demo, "# Atlas\nanother idea\n")
+    clock = stepped()
+    vault = open_loaded(tui_demo)
+    app = make_app(vault, config=fixed_config(monotonic=lambda: clock.reference()[1]))
+    store = pending.store_for(str(tui_demo.resolve()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(lambda: "+rewritten" in on_screen(app), 10)
+        screen = app.screen
+        await pilot.press("y", "n")
+        await settle(app)
+        assert not screen.busy and [p.id for p in screen.queue] == [first, second]
+        assert store.get(first).state == "pending" and store.get(second).state == "pending"
+        assert "too soon: decline did nothing; keys arm in a moment" in title(screen)
+        clock.advance(ARM_S)
+        await pilot.press("y")
+        await wait_for(lambda: [p.id for p in screen.queue] == [second], 10)
+        assert store.get(first).state == "approved"
+        await pilot.press("n")  # as the second change replaces the first: too soon for it
+        await settle(app)
+        assert store.get(second).state == "pending" and "too soon: decline did nothing" in title(screen)
+        clock.advance(ARM_S)
+        await pilot.press("n")
+        await wait_for(lambda: screen.queue == [], 10)
+    assert store.get(second).state == "declined"
+
+
+async def test_a_rename_is_approved_only_once_its_link_rewrites_are_shown(
+    tui_demo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`y` while the rename's link rewrites are still being worked out approves nothing and says
+    to wait for them; once they are shown (and have been a moment), `y` applies the rename."""
+    renamed = propose_rename(tui_demo, "Projects/Atlas.md")
+    linking = tui_demo / "People" / "Ben Okafor.md"
+    before = linking.read_text()
+    release = threading.Event()
+    worked_out = pending.link_rewrites
+
+    def held(vault, proposal):  # the real work, once the test lets it go on (a big vault's slow read)
+        release.wait(TIMEOUT)
+        return worked_out(vault, proposal)
+
+    monkeypatch.setattr(pending, "link_rewrites", held)
+    clock = stepped()
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(monotonic=lambda: clock.reference()[1]))
+    store = pending.store_for(str(tui_demo.resolve()))
+    try:
+        async with app.run_test(size=(120, 60)) as pilot:
+            await wait_for(lambda: WORKING.strip() in on_screen(app), 10)
+            screen = app.screen
+            clock.advance(ARM_S)  # the keys have armed: only the links are not shown yet
+            await pilot.press("y")
+            await settle(app)
+            assert not screen.busy and store.get(renamed).state == "pending"
+            assert told_to_wait(app)
+            assert WORKING.strip() in body(screen)
+
+            release.set()
+            await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in body(screen), 10)
+            await pilot.press("y")  # the links just came up: what `y` approves grew, so it re-arms
+            await settle(app)
+            assert not screen.busy and store.get(renamed).state == "pending"
+            clock.advance(ARM_S)
+            await pilot.press("y")
+            await wait_for(lambda: screen.queue == [], 20)
+    finally:
+        release.set()
+    assert store.get(renamed).state == "approved"
+    assert linking.read_text() != before and "[[Atlas]]" in linking.read_text()
+
+
+async def test_a_rename_no_note_links_to_is_approved_once_the_keys_arm(tui_demo: Path):
+    (tui_demo / "Inbox" / "Lonely scratch.md").write_text("# Lonely scratch\nnothing links here\n")
+    renamed = propose_rename(tui_demo, "Inbox/Scratch.md", src="Inbox/Lonely scratch.md")
+    clock = stepped()
+    vault = open_loaded(tui_demo)
+    app = make_app(vault, config=fixed_config(monotonic=lambda: clock.reference()[1]))
+    store = pending.store_for(str(tui_demo.resolve()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        # its links worked out (none) and shown
+        await wait_for(lambda: "why:" in on_screen(app), 10)
+        screen = app.screen
+        await wait_for(lambda: WORKING.strip() not in body(screen), 10)
+        await pilot.press("y")
+        await settle(app)
+        assert store.get(renamed).state == "pending"  # too soon
+        clock.advance(ARM_S)
+        await pilot.press("y")
+        await wait_for(lambda: screen.queue == [], 10)
+    assert store.get(renamed).state == "approved" and not told_to_wait(app)
+    assert (tui_demo / "Inbox" / "Scratch.md").exists() and not (tui_demo / "Inbox" / "Lonely scratch.md").exists()
+
+
+async def test_links_shown_over_an_older_vault_are_worked_out_again_before_y_approves(tui_demo: Path):
+    """The index moved on after the rename's links were shown (another note changed): what
+    approving would rewrite is worked out and shown again before `y` approves."""
+    renamed = propose_rename(tui_demo, "Projects/Atlas.md")
+    clock = stepped()
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(monotonic=lambda: clock.reference()[1]))
+    store = pending.store_for(str(tui_demo.resolve()))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in on_screen(app), 10)
+        screen = app.screen
+        clock.advance(ARM_S)
+        (tui_demo / "Inbox" / "unrelated.md").write_text("# Unrelated\n")
+        vault.refresh_paths(["Inbox/unrelated.md"])  # a new generation of the index
+        await pilot.press("y")
+        await settle(app)
+        assert not screen.busy and store.get(renamed).state == "pending" and told_to_wait(app)
+        await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in body(screen), 10)  # shown again
+        await wait_for(lambda: WORKING.strip() not in body(screen), 10)
+        clock.advance(ARM_S)
+        await pilot.press("y")
+        await wait_for(lambda: screen.queue == [], 20)
+    assert store.get(renamed).state == "approved"

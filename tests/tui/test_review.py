@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from test_agents import agent
-from tui_helpers import open_loaded, paste
+from tui_helpers import armed, open_loaded, paste
 from waiting import TIMEOUT, await_until
 
 from vaultwatch.core.events import DocumentsChanged
@@ -185,6 +185,7 @@ async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str):
                 assert f"claude-test/1.0 wants to write {path}" in text and "# Idea" in text
                 assert not call.done()
                 await await_until(lambda: "1 waiting" in app.status.parts["approval"].plain)
+                await armed(app.screen)
                 await pilot.press(*keys)
                 result = await asyncio.wait_for(call, TIMEOUT)
                 if answer is None:
@@ -212,6 +213,7 @@ async def test_the_approval_dialog_lists_every_file_a_folder_rename_moves_and_th
             assert 'asks because rule "Projects/Archive/Retired/**" = "writes"' in text
             for note in ("Projects/Atlas Migration.md", "Projects/Archive/Retired/Q3 2024 Roadmap.md"):
                 assert f"moves {note} → Work/{note.removeprefix('Projects/')}" in text
+            await armed(app.screen)
             await pilot.press("n")
             result = await asyncio.wait_for(call, TIMEOUT)
     assert result.is_error and (tui_demo / "Projects" / "Archive" / "Retired" / "Q3 2024 Roadmap.md").exists()
@@ -231,6 +233,7 @@ async def test_the_approval_dialog_names_a_symlinked_notes_real_target(tui_demo:
             )
             await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app))
             assert f"rewrites {NOTE}  (named as Inbox/alias.md)" in diff_text(app.screen)
+            await armed(app.screen)
             await pilot.press("n")
             result = await asyncio.wait_for(call, TIMEOUT)
     assert result.is_error and (tui_demo / NOTE).read_bytes() == before
@@ -264,6 +267,7 @@ async def test_the_approve_key_lets_agents_calls_go_on_at_once_and_the_dialog_cl
             call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
             await await_until(lambda: isinstance(app.screen, ApprovalScreen))
             dialog = app.screen
+            await armed(dialog)
             vault.foreground.hold(5.0)  # the key's person-first hold (tui.app.person_acts)
             dialog.action_approve()
             assert vault.foreground.remaining() == 0.0  # the approved call and the next ones do not wait
@@ -537,6 +541,7 @@ async def test_the_approval_dialogs_countdown_keeps_the_diff_where_the_person_sc
         dialog._tick()  # the countdown's second
         await pilot.pause()
         assert view.scroll_offset.y == 200
+        await armed(app.screen)
         await pilot.press("y")
         await asyncio.get_running_loop().run_in_executor(None, thread.join, TIMEOUT)
     assert outcome and getattr(outcome[0], "changed", False)
@@ -567,6 +572,7 @@ async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answe
             for i, key in enumerate(("y", "n")):
                 call = asyncio.create_task(claude.call_tool("write", {"path": f"Inbox/q{i}.md", "content": "# Q\n"}))
                 await await_until(lambda: isinstance(app.screen, ApprovalScreen))
+                await armed(app.screen)
                 await pilot.press(key)
                 result = await asyncio.wait_for(call, TIMEOUT)
                 assert result.is_error == (key == "n")

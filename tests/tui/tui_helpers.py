@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from textual import events
+from waiting import await_until
 
 from vaultwatch.core.clock import parse_as_of
 from vaultwatch.core.events import AgentAccess
@@ -72,3 +73,9 @@ async def paste(app, pilot, text: str) -> None:
     key pressed, so typing a long text key by key costs seconds."""
     app.post_message(events.Paste(text))
     await pilot.pause()
+
+
+async def armed(screen) -> None:
+    """Until a dialog's decision keys act (tui.screens.arming: they arm a moment after what they
+    decide is shown): a test of what a key does presses it after this."""
+    await await_until(lambda: screen.keys.armed, what="the dialog's decision keys armed")

@@ -1,6 +1,8 @@
 """The approval dialog (tui/flows/review.py's ReviewHost pushes one per waiting change): an agent's
 change as a diff with the time left, `y` approves, `n` denies, `d` denies with a reason
-(core.review.approval decides; the agent's call goes on at once).
+(core.review.approval decides; the agent's call goes on at once). Those keys arm a moment after
+the dialog is on screen (tui.screens.arming): keys the person was typing elsewhere when it came up
+do nothing but say they came too soon.
 
 Between the key and the agent's answer this process runs three threads: the writer that was
 waiting, the MCP server's loop that sends the answer, and the TUI, which right after the key
@@ -29,8 +31,10 @@ from textual.widgets import Input
 from vaultwatch.core import handoffs
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.review import approval
+from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.approval import Pending
 from vaultwatch.core.review.visible import visible
+from vaultwatch.tui.screens.arming import KeyArming, monotonic_of
 from vaultwatch.tui.timers import once
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, Piece, render_diff, render_files
 
@@ -75,12 +79,13 @@ class QuickHandoffs:
 QUICK = QuickHandoffs()
 
 
-def render_pending(pending: Pending, width: int, now: float) -> DiffDoc:
+def render_pending(pending: Pending, width: int, now: float, hint: Text | None = None) -> DiffDoc:
     """A waiting change: its title with the time left (the doc's first piece), every file it
     touches (what the person approves), then its diff (a rename's: every hunk of each note whose
     links it rewrites, what each link becomes). What the agent wrote (its name, the paths, the
-    diff) is shown as core.review.visible shows it, as the question through an agent's client is."""
-    title = pending_title(pending, now)
+    diff) is shown as core.review.visible shows it, as the question through an agent's client is.
+    `hint`: what the title says while the keys are not armed (tui.screens.arming)."""
+    title = pending_title(pending, now, hint)
     touched = effects_text(pending)
     if pending.operation in ("rename",):
         files: list[tuple[str, str, bytes | None, bytes | None]] = [(p, "links", b, a) for p, b, a in pending.links]
@@ -130,9 +135,11 @@ def effects_text(pending: Pending) -> Text:
     return out
 
 
-def pending_title(pending: Pending, now: float) -> Text:
+def pending_title(pending: Pending, now: float, hint: Text | None = None) -> Text:
     title = Text()
-    title.append(visible(pending.agent or pending.actor, keep_tab=False), style="bold magenta")
+    # an agent named like the person (`human:alice`) is marked as an agent, as in every other view
+    who = shown_agent(pending.agent) if pending.agent else pending.actor
+    title.append(visible(who, keep_tab=False), style="bold magenta")
     title.append(" wants to ")
     title.append(pending.operation, style="bold")
     title.append(f" {visible(pending.path, keep_tab=False)}", style="bold underline")
@@ -146,11 +153,15 @@ def pending_title(pending: Pending, now: float) -> Text:
     title.append(" deny  ", style="dim")
     title.append("d", style="bold reverse")
     title.append(" deny with a reason", style="dim")
+    if hint is not None:
+        title.append("  ")
+        title.append(hint)
     return title
 
 
 class ApprovalScreen(ModalScreen[None]):
-    """One waiting change: its diff, the time left, y approve / n deny / d deny with a reason."""
+    """One waiting change: its diff, the time left, y approve / n deny / d deny with a reason (once
+    the keys have armed)."""
 
     DEFAULT_CSS = """
     ApprovalScreen { align: center middle; }
@@ -168,6 +179,9 @@ class ApprovalScreen(ModalScreen[None]):
         super().__init__()
         self.gate = gate
         self.pending = pending
+        self._doc: DiffDoc | None = None  # (drawn once mounted)
+        # y, n and d act only a moment after it shows
+        self.keys = KeyArming(self, self._retitle, lambda: monotonic_of(self.app))
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -179,17 +193,23 @@ class ApprovalScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._draw()
         self.set_interval(1.0, self._tick)
+        self.call_after_refresh(self.keys.arm_soon)  # counted from the first frame that shows it
 
     def _draw(self) -> None:
-        self._doc = render_pending(self.pending, self.app.size.width, time.monotonic())
+        self._doc = render_pending(self.pending, self.app.size.width, time.monotonic(), self.keys.hint())
         self.query_one(DiffView).show(self._doc)
 
     def _tick(self) -> None:
         if self.pending.settled and not self.decided:
             self.dismiss(None)
             return
-        if not self.decided:  # the time left: the title only, the diff and the scroll position stay
-            self._doc.pieces[0] = Piece(pending_title(self.pending, time.monotonic()))
+        self._retitle()
+
+    def _retitle(self) -> None:
+        """The title only (the time left, whether the keys are armed): the diff and its scroll stay."""
+        # (a key can come before the dialog has mounted and drawn itself)
+        if not self.decided and self.is_attached and self._doc is not None:
+            self._doc.pieces[0] = Piece(pending_title(self.pending, time.monotonic(), self.keys.hint()))
             self.query_one(DiffView).show(self._doc, keep_scroll=True)
 
     def _answer(self, approved: bool, reason: str = "") -> None:
@@ -211,14 +231,21 @@ class ApprovalScreen(ModalScreen[None]):
         if self.is_attached and self.app.screen is self:
             self.dismiss(None)
 
+    def _may(self, what: str) -> bool:
+        """A decision key: False when the person already answered or it came before the keys armed
+        (then it is spent here, never passed on to the screen below)."""
+        return not self.decided and self.keys.allows(what)
+
     def action_approve(self) -> None:
-        self._answer(True)
+        if self._may("approve"):
+            self._answer(True)
 
     def action_deny(self) -> None:
-        self._answer(False, "")
+        if self._may("deny"):
+            self._answer(False, "")
 
     def action_deny_with_reason(self) -> None:
-        if self.decided:
+        if not self._may("deny"):
             return
         self.set_class(True, "-reason")
         self.query_one(Input).focus()

@@ -5,7 +5,12 @@ refuses when a note changed since), `n` declines, `s` skips, escape closes.
 The same core functions as `vaultwatch approve` / `decline` (core.review.pending); the write
 runs in a worker thread, and the screen is updated from its result message. So does working out
 a waiting rename's link rewrites, which reads every note whose links it rewrites: a folder's
-rename can take long, and the person may move on meanwhile.
+rename can take long, and the person may move on meanwhile. A rename is approved only once its
+link rewrites are shown: `y` before then says to wait for them.
+
+`y` and `n` arm a moment after a change is shown, and again each time the change shown (or what
+is shown of it: a rename's links) is replaced (tui.screens.arming): a key meant for what was shown
+before does nothing but say it came too soon.
 """
 
 from __future__ import annotations
@@ -23,16 +28,19 @@ from textual.widgets import Footer, Static
 from vaultwatch.core.edit.hooks import APPROVED_IN_TUI
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import pending
+from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.commands.changes import person
 from vaultwatch.tui.commands.pending import diff_text
+from vaultwatch.tui.screens.arming import KeyArming, monotonic_of
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
 Links = list[tuple[str, bytes, bytes]] | str  # pending.link_rewrites's answer, or why there is none
 WORKING = "  working out the links it rewrites…"
+UNSEEN_LINKS = "wait until its link rewrites are shown: approving it approves them"
 
 
 def waiting(vault: Any) -> list[Proposal]:
@@ -72,6 +80,9 @@ class PendingScreen(Screen[None]):
         # is, since what its rename would rewrite may have changed with it
         self._links: dict[tuple[int, int], Links] = {}
         self._working: set[tuple[int, int]] = set()
+        self._shown_links: tuple[int, int] | None = None  # the (id, generation) whose links the body shows
+        # y and n act only a moment after a change shows
+        self.keys = KeyArming(self, self._title, lambda: monotonic_of(self.app))
 
     def compose(self) -> ComposeResult:
         yield Static(id="pending-title")
@@ -87,19 +98,15 @@ class PendingScreen(Screen[None]):
         return self.queue[0] if self.queue else None
 
     def show(self) -> None:
+        """The change at the head of the queue (its keys armed anew)."""
         p = self.current
-        title = self.query_one("#pending-title", Static)
+        self._shown_links = None
+        self.keys.arm_soon()
+        self._title()
         body = self.query_one("#pending-body", Static)
         if p is None:
-            title.update(Text(f"No agent changes wait for you. {self.said}", style="bold"))
             body.update("")
             return
-        head = Text(f"{len(self.queue)} waiting · pending change {p.id}: ", style="bold yellow")
-        where = f"{p.path} -> {p.dest}" if p.dest else p.path
-        head.append(visible(f"{p.agent or p.actor} · {p.tool} · {where}", keep_tab=False))
-        if self.said:
-            head.append(f"\n{self.said}", style="bold")
-        title.update(head)
         if p.method != "rename":
             self._body(p, [])
             return
@@ -107,11 +114,34 @@ class PendingScreen(Screen[None]):
         found = self._links.get(key)
         if found is not None:
             self._body(p, found)
+            self._shown_links = key
             return
         self._body(p, None)
         if key not in self._working:
             self._working.add(key)
             self._work_out_links(p, key[1])
+
+    def _title(self) -> None:
+        """The change's head line, what was last said, and whether its keys are armed yet."""
+        found = self.query("#pending-title") if self.is_attached else None
+        if not found:  # (a key can come before the screen has composed)
+            return
+        p = self.current
+        title = found.first(Static)
+        if p is None:
+            title.update(Text(f"No agent changes wait for you. {self.said}", style="bold"))
+            return
+        head = Text(f"{len(self.queue)} waiting · pending change {p.id}: ", style="bold yellow")
+        where = f"{p.path} -> {p.dest}" if p.dest else p.path
+        who = shown_agent(p.agent) if p.agent else p.actor  # an agent named `human:…` is marked as one
+        head.append(visible(f"{who} · {p.tool} · {where}", keep_tab=False))
+        if self.said:
+            head.append(f"\n{self.said}", style="bold")
+        hint = self.keys.hint()
+        if hint is not None:
+            head.append("\n")
+            head.append(hint)
+        title.update(head)
 
     def _body(self, p: Proposal, links: Links | None) -> None:
         """The change's reason and diff; None for links still being worked out."""
@@ -141,17 +171,36 @@ class PendingScreen(Screen[None]):
         p = self.current
         if p is not None and p.id == message.pid:  # the person may have moved on, approved or declined
             self._body(p, message.links)
+            self._shown_links = key
+            self.keys.arm_soon()  # what the key approves has grown: read it first
+            self._title()
+
+    def links_shown(self) -> bool:
+        """Whether what approving the current change would do is all on screen: for a rename, the
+        link rewrites it would make over the vault as it is now."""
+        p = self.current
+        if p is None or p.method != "rename":
+            return True
+        return self._shown_links == (p.id, self.vault.snapshot.generation)
 
     def action_approve(self) -> None:
-        if self.current is not None and not self.busy:
-            self.busy = True
-            self._apply(self.current.id)
+        p = self.current
+        if p is None or self.busy or not self.keys.allows("approve"):
+            return
+        if not self.links_shown():
+            self.notify(UNSEEN_LINKS, title=f"pending change {p.id}", severity="warning")
+            if (p.id, self.vault.snapshot.generation) not in self._working:
+                self.show()  # the vault changed since they were shown: worked out (and shown) anew
+            return
+        self.busy = True
+        self._apply(p.id)
 
     @work(thread=True, exit_on_error=False)
     def _apply(self, pid: int) -> None:
         try:
             done = pending.approve(self.vault, pid, by=person(), via=APPROVED_IN_TUI)
-            said = f"approved pending change {pid}: applied as {done.agent or done.actor}'s change"
+            who = shown_agent(done.agent) if done.agent else done.actor
+            said = f"approved pending change {pid}: applied as {who}'s change"
             if done.reason:
                 said += f", but: {visible(done.reason, keep_tab=False)}"
         except VaultError as exc:
@@ -166,7 +215,7 @@ class PendingScreen(Screen[None]):
 
     def action_decline(self) -> None:
         p = self.current
-        if p is None or self.busy:
+        if p is None or self.busy or not self.keys.allows("decline"):
             return
         try:
             pending.decline(self.vault.root_real, p.id, "declined in the TUI", by=person())
