@@ -15,6 +15,7 @@ loop here, so the client's own work on the answer is counted too (an upper bound
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import shutil
@@ -113,9 +114,18 @@ async def _rounds(rounds: int) -> dict:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument(
+        "rounds",
+        nargs="?",
+        type=int,
+        default=40,
+        help="approve key presses in the Pilot app, each answered to a real agent (default 40)",
+    )
+    args = parser.parse_args()
+    rounds = max(30, args.rounds)
     load = os.getloadavg()[0]
-    emit({"load": load, "approve_key_to_answer": asyncio.run(_rounds(max(30, rounds)))})
+    emit({"load": load, "approve_key_to_answer": asyncio.run(_rounds(rounds))})
 
 
 if __name__ == "__main__":

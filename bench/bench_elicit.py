@@ -14,6 +14,7 @@ The client runs in this process, so its own work on the answer is counted too (a
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import statistics
@@ -96,7 +97,16 @@ async def _round_trips(rounds: int) -> dict:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument(
+        "rounds",
+        nargs="?",
+        type=int,
+        default=40,
+        help="questions put through a real client (elicitation), each answered at once (default 40)",
+    )
+    args = parser.parse_args()
+    rounds = args.rounds
     emit({"load": os.getloadavg()[0], "elicit_round_trip": asyncio.run(_round_trips(rounds))})
 
 
