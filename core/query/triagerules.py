@@ -28,7 +28,7 @@ from typing import Any
 
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.disk.vaultkeys import nesting, vault_folder
-from vaultwatch.core.errors import VaultError
+from vaultwatch.core.errors import QueryError, VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
@@ -211,3 +211,20 @@ def positions(snapshot: Snapshot, kind: str, rules: TriageRules, clock: Clock) -
         key = ("triage", kind, rules, clock.today())  # a day's answers: stale dates are whole days
         return snapshot.cached(key, lambda: frozenset(i for i, e in enumerate(entries) if is_stale(e, rules, clock)))
     raise VaultError(f"triage kind {kind!r} is unknown: use one of {', '.join(KINDS)}")
+
+
+def pair_positions(snapshot: Snapshot, key: str, want: str, rules: TriageRules, clock: Clock) -> frozenset[int] | None:
+    """The note positions a filter pair selects when it names a triage tab off an OKF bundle:
+    `status:deprecated` is the Deprecated tab's notes and `stale:true`/`stale:false` the Stale tab's
+    notes or the others, by `rules` (the same `positions` the tabs list), so the filter bar's words
+    select what the tabs count. None for any other pair (plain frontmatter equality). Raises
+    QueryError for a `stale` value that is not a boolean word."""
+    if key == "status" and want == "deprecated":
+        return positions(snapshot, "deprecated", rules, clock)
+    if key == "stale":
+        flag = okf.parse_bool_word(want)
+        if flag is None:
+            raise QueryError(f"stale filter {want!r} is not a boolean: use true or false (also yes/no/1/0)")
+        stale = positions(snapshot, "stale", rules, clock)
+        return stale if flag else frozenset(postings.all_notes(snapshot) - stale)
+    return None

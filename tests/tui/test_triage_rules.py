@@ -15,6 +15,7 @@ from vaultwatch.core.edit.writes import Writer
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.filterbar import FilterBar
 from vaultwatch.tui.widgets.rowlist import Column
 
 
@@ -350,3 +351,26 @@ async def test_the_filter_bars_trust_key_off_a_bundle_reads_the_trust_tabs_tiers
             await settle(app)
             await wait_until(pilot, lambda want=want: [e.path for e in app.main.active_list.rows] == want)
             assert [e.path for e in app.main.active_list.rows] == want, text
+
+
+async def test_the_filter_bars_status_deprecated_and_stale_list_what_the_tabs_list(triage_vault: Path) -> None:
+    """Off an OKF bundle the bar's advertised `status:deprecated` and `stale:true` select the notes
+    the Deprecated and Stale tabs list (the person's rules), not a frontmatter equality no note
+    meets; excluded, they leave those notes out."""
+    app = app_on(triage_vault)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        every = [e.path for e in app.main.active_list.rows]
+        await pilot.press("slash")
+        for text, want in [
+            ("status:deprecated", DEPRECATED),
+            ("stale:true", STALE),
+            ("-status:deprecated", [p for p in every if p not in DEPRECATED]),
+            ("stale:false path:Reference", ["Reference/Style.md", "Reference/Superseded Guide.md"]),
+        ]:
+            await pilot.press("ctrl+u")
+            await paste(app, pilot, text)
+            await settle(app)
+            await wait_until(pilot, lambda want=want: [e.path for e in app.main.active_list.rows] == want)
+            assert [e.path for e in app.main.active_list.rows] == want, text
+            assert not app.query_one(FilterBar).hints, text  # nothing to explain: the tab's own words

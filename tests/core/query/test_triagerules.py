@@ -11,8 +11,10 @@ import pytest
 from tests.triage_vault import AS_OF, DEPRECATED, STALE, make_triage_vault
 from vaultwatch.core.clock import parse_as_of
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.query import filterexpr
 from vaultwatch.core.query.listing import Query, run_query
 from vaultwatch.core.query.triagerules import TriageRules, load, parse
+from vaultwatch.core.review import triageviews
 from vaultwatch.core.vault import Vault, demo_vault_path
 
 
@@ -132,3 +134,36 @@ def test_a_vault_above_or_below_one_with_triage_rules_applies_none_of_them_and_s
     # a table of the other vault's without triage rules, or one for agents only, is no triage problem
     agents_only = {"vaults": {str(vault): {"agents": {"scribe": {"read_only": True}}}}}
     assert parse(agents_only, root) == TriageRules()
+
+
+def bar(vault: Vault, text: str, rules: TriageRules, base: Query | None = None) -> list[str]:
+    """What the person's list shows for filter-bar `text` (on `base`, a tab's query)."""
+    q = filterexpr.merge(base or Query(), filterexpr.parse(text))
+    q = triageviews.narrow(q, vault.snapshot, rules, triageviews.Reviews())
+    return [e.path for e in run_query(vault.snapshot, q, vault.clock).entries]
+
+
+def test_the_filter_bars_status_deprecated_and_stale_select_what_the_tabs_list(vault: Vault) -> None:
+    """`status:deprecated` and `stale:true`, the terms the bar and the README offer, select what the
+    Deprecated and Stale tabs list off a bundle (the same rule positions), not a frontmatter
+    equality no note of an ordinary vault meets; `-` and `stale:false` take the rest."""
+    rules = TriageRules()
+    every = [e.path for e in run_query(vault.snapshot, Query(), vault.clock).entries]
+    assert bar(vault, "status:deprecated", rules) == listed(vault, "deprecated", rules) == DEPRECATED
+    assert bar(vault, "stale:true", rules) == listed(vault, "stale", rules) == STALE
+    assert bar(vault, "stale:yes", rules) == STALE
+    assert bar(vault, "-status:deprecated", rules) == [p for p in every if p not in DEPRECATED]
+    assert bar(vault, "stale:false", rules) == bar(vault, "-stale:true", rules) == [p for p in every if p not in STALE]
+    # with the rest of the bar, and on a tab, as any term
+    assert bar(vault, "status:deprecated path:Reference", rules) == DEPRECATED[2:]
+    assert bar(vault, "stale:true", rules, Query(triage=("deprecated", rules))) == []
+    # the person's own rules, not the defaults; other status values stay frontmatter equality
+    mine = TriageRules(deprecated_status=("active",))
+    assert bar(vault, "status:deprecated", mine) == listed(vault, "deprecated", mine)
+    assert "Projects/Launch.md" in listed(vault, "deprecated", mine)
+    assert bar(vault, "status:archived", rules) == ["Projects/Old Website.md"]
+    # and no "did you mean" for the tab's word on a vault where no status reads "deprecated"
+    assert filterexpr.explain(filterexpr.tokenize("status:deprecated stale:true"), vault.snapshot) == ()
+    # list_documents keeps the seeds' semantics (no rules): frontmatter equality off a bundle
+    plain = filterexpr.parse("status:deprecated")
+    assert run_query(vault.snapshot, plain, vault.clock).total == 0
