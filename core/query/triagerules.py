@@ -30,7 +30,7 @@ from vaultwatch.core.clock import Clock
 from vaultwatch.core.disk.vaultkeys import nesting, vault_folder
 from vaultwatch.core.errors import QueryError, VaultError
 from vaultwatch.core.index.snapshot import Snapshot
-from vaultwatch.core.markdown import okf
+from vaultwatch.core.markdown import mdlex, okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query import postings
 
@@ -159,11 +159,32 @@ def _true(value: Any) -> bool:
     return isinstance(value, str) and okf.parse_bool_word(value) is True
 
 
+def status_words(value: Any) -> tuple[str, ...]:
+    """The words a `status` property holds, as Obsidian shows them: a text; a link by its target
+    (`[[Archived]]`, `[[Archived|old]]` -> `Archived`), since Obsidian's properties hold links and
+    kepano's template writes `status: ["[[Active]]"]`; or a list of them. Anything else (a number,
+    a mapping, a template's `{{status}}` placeholder) holds none."""
+    out: list[str] = []
+    for item in value if isinstance(value, list) else (value,):
+        if not isinstance(item, str):
+            continue
+        word = item.strip()
+        if word.startswith("[[") and word.endswith("]]"):
+            found = mdlex.wiki_links(word)
+            if len(found) == 1 and found[0].kind == "wiki":  # the whole value is one link
+                word = found[0].target.strip()
+        if word:
+            out.append(word)
+    return tuple(out)
+
+
 def is_deprecated(entry: Entry, rules: TriageRules) -> bool:
-    """True when the note's status, tags or a flag key says so by `rules`."""
+    """True when the note's status (any of its words, `status_words`), tags or a flag key says so
+    by `rules`."""
     fm = entry.frontmatter
-    status = fm.get("status")
-    if isinstance(status, str) and status.strip().casefold() in rules.deprecated_status:
+    if rules.deprecated_status and any(
+        word.casefold() in rules.deprecated_status for word in status_words(fm.get("status"))
+    ):
         return True
     if rules.deprecated_tags:
         for tag in entry.tags:

@@ -374,3 +374,27 @@ async def test_the_filter_bars_status_deprecated_and_stale_list_what_the_tabs_li
             await wait_until(pilot, lambda want=want: [e.path for e in app.main.active_list.rows] == want)
             assert [e.path for e in app.main.active_list.rows] == want, text
             assert not app.query_one(FilterBar).hints, text  # nothing to explain: the tab's own words
+
+
+async def test_the_status_column_shows_a_status_that_is_a_list_of_links_by_its_link_text(tmp_path: Path) -> None:
+    """kepano's vault writes `status: ["[[Active]]"]`: the Status column shows `Active`, a list's
+    links each by its text, and a linked `[[Archived]]` makes the note deprecated (the tab lists it)."""
+    root = tmp_path / "vault"
+    notes = {
+        "Active.md": '---\nstatus: ["[[Active]]"]\n---\n# Active\n',
+        "Old.md": '---\nstatus:\n  - "[[Archived|old]]"\n  - "[[Evergreen]]"\n---\n# Old\n',
+        "Plain.md": "---\nstatus: draft\n---\n# Plain\n",
+    }
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    app = app_on(root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        lst = app.main.active_list
+        status = [c for c in lst.all_columns() if c.key == "status"]
+        assert status, "the Status column shows"
+        shown = {row.path: lst.cells(row, status)[0][0] for row in lst.rows}
+        assert shown == {"Active.md": "Active", "Old.md": "Archived, Evergreen", "Plain.md": "draft"}
+        lst = await open_tab(app, pilot, "2", "deprecated", 1)
+        assert [e.path for e in lst.rows] == ["Old.md"]

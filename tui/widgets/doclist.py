@@ -13,7 +13,7 @@ from textual.message import Message
 
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.model import Entry
-from vaultwatch.core.query import problems
+from vaultwatch.core.query import problems, triagerules
 from vaultwatch.core.review import triageviews
 from vaultwatch.tui.marks import ago, short_agent
 from vaultwatch.tui.session import Session
@@ -364,5 +364,5 @@ def filled_columns(snapshot: Snapshot, templates: tuple[str, ...] = ()) -> froze
 
 
 def _raw_status(entry: Entry) -> str:
-    value = entry.frontmatter.get("status")
-    return value.strip() if isinstance(value, str) else ""
+    # the words the Deprecated tab's rule reads: a link's target, each of a list's
+    return ", ".join(triagerules.status_words(entry.frontmatter.get("status")))

@@ -11,7 +11,7 @@ import pytest
 from tests.triage_vault import AS_OF, DEPRECATED, STALE, make_triage_vault
 from vaultwatch.core.clock import parse_as_of
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.query import filterexpr
+from vaultwatch.core.query import filterexpr, triagerules
 from vaultwatch.core.query.listing import Query, run_query
 from vaultwatch.core.query.triagerules import TriageRules, load, parse
 from vaultwatch.core.review import triageviews
@@ -167,3 +167,37 @@ def test_the_filter_bars_status_deprecated_and_stale_select_what_the_tabs_list(v
     # list_documents keeps the seeds' semantics (no rules): frontmatter equality off a bundle
     plain = filterexpr.parse("status:deprecated")
     assert run_query(vault.snapshot, plain, vault.clock).total == 0
+
+
+LINKED_STATUS = {
+    "Notes/Linked.md": '---\nstatus: "[[Archived]]"\n---\n# a\n',
+    "Notes/Aliased.md": '---\nstatus: "[[Archived|old]]"\n---\n# b\n',
+    "Notes/Listed.md": '---\nstatus:\n  - "[[Active]]"\n  - "[[Superseded]]"\n---\n# c\n',
+    "Notes/Active.md": '---\nstatus: ["[[Active]]"]\n---\n# d\n',
+    "Notes/Words.md": '---\nstatus: "see [[Archived]] and [[Other]]"\n---\n# e\n',
+    "Notes/Plain.md": "---\nstatus: [archived]\n---\n# f\n",
+}
+
+
+def test_a_status_that_is_a_link_or_a_list_of_links_counts_by_its_link_text(tmp_path: Path) -> None:
+    """Obsidian's properties hold links, and kepano's template writes `status: ["[[Active]]"]`: a
+    status counts by its link's target, and a list when any of its values matches; text that only
+    contains links is text."""
+    for rel, text in LINKED_STATUS.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    v = Vault(tmp_path, clock=parse_as_of(AS_OF))
+    v.load()
+    assert listed(v, "deprecated", TriageRules()) == [
+        "Notes/Aliased.md",
+        "Notes/Linked.md",
+        "Notes/Listed.md",
+        "Notes/Plain.md",
+    ]
+    words = {
+        e.path: triagerules.status_words(e.frontmatter.get("status")) for e in v.snapshot.entries if e.kind == "note"
+    }
+    assert words["Notes/Aliased.md"] == ("Archived",)
+    assert words["Notes/Listed.md"] == ("Active", "Superseded")
+    assert words["Notes/Active.md"] == ("Active",)
+    assert words["Notes/Words.md"] == ("see [[Archived]] and [[Other]]",)
