@@ -9,7 +9,7 @@ In the settings file (`$XDG_CONFIG_HOME/vaultwatch/settings.toml`):
     [triage]                                # every vault
     deprecated_status = ["deprecated", "archived", "obsolete", "superseded"]
     deprecated_tags = ["deprecated", "archived"]
-    deprecated_flags = ["deprecated"]       # keys whose true value marks a note deprecated
+    deprecated_flags = ["deprecated"]       # keys whose true/yes/on value marks a note deprecated
     stale_keys = ["stale_after", "review_by", "expires"]
     stale_unmodified_days = 0               # > 0: also stale when untouched this long
     write_verified = false                  # `v` also writes a `verified:` entry into the note
@@ -153,10 +153,18 @@ def _apply(rules: TriageRules, table: Any, where: str, origin: str) -> TriageRul
     return replace(rules, **changes)
 
 
-def _true(value: Any) -> bool:
+FLAG_WORDS = ("true", "yes", "on")  # a deprecated flag's words for "on", in any case
+
+
+def flag_on(value: Any) -> bool:
+    """True when a deprecated flag's value says "on": the words people type for it, `true`, `yes`
+    or `on` in any case, whether YAML read them as a boolean (the parser follows YAML 1.1, as
+    python-frontmatter does: an unquoted `yes` or `on` is true) or as text (Obsidian's properties
+    follow YAML 1.2, where `yes` is text, and store a quoted `"yes"`). Numbers, dates and other
+    words are not: `deprecated: 1` or `"someday"` says nothing the person can read as yes."""
     if isinstance(value, bool):
         return value
-    return isinstance(value, str) and okf.parse_bool_word(value) is True
+    return isinstance(value, str) and value.strip().casefold() in FLAG_WORDS
 
 
 def status_words(value: Any) -> tuple[str, ...]:
@@ -192,7 +200,7 @@ def is_deprecated(entry: Entry, rules: TriageRules) -> bool:
             # a nested tag (#archived/2024) counts as its top-level tag
             if word in rules.deprecated_tags or word.split("/", 1)[0] in rules.deprecated_tags:
                 return True
-    return any(_true(fm.get(key)) for key in rules.deprecated_flags)
+    return any(flag_on(fm.get(key)) for key in rules.deprecated_flags)
 
 
 def due_date(entry: Entry, rules: TriageRules) -> dt.date | None:

@@ -201,3 +201,33 @@ def test_a_status_that_is_a_link_or_a_list_of_links_counts_by_its_link_text(tmp_
     assert words["Notes/Listed.md"] == ("Active", "Superseded")
     assert words["Notes/Active.md"] == ("Active",)
     assert words["Notes/Words.md"] == ("see [[Archived]] and [[Other]]",)
+
+
+FLAGS = {
+    "yes.md": "---\ndeprecated: yes\n---\n",  # YAML 1.1 (the parser's): a boolean
+    "quoted yes.md": '---\ndeprecated: "yes"\n---\n',  # Obsidian's text property
+    "on.md": "---\ndeprecated: on\n---\n",
+    "quoted On.md": '---\ndeprecated: "On"\n---\n',
+    "TRUE.md": "---\ndeprecated: TRUE\n---\n",
+    "quoted true.md": "---\ndeprecated: 'true'\n---\n",
+    "one.md": "---\ndeprecated: 1\n---\n",
+    "quoted one.md": '---\ndeprecated: "1"\n---\n',
+    "no.md": "---\ndeprecated: no\n---\n",
+    "quoted false.md": '---\ndeprecated: "false"\n---\n',
+    "someday.md": "---\ndeprecated: someday\n---\n",
+}
+FLAGGED = ["TRUE.md", "on.md", "quoted On.md", "quoted true.md", "quoted yes.md", "yes.md"]
+
+
+def test_a_deprecated_flag_is_on_for_true_yes_or_on_read_as_a_boolean_or_as_text(tmp_path: Path) -> None:
+    """A deprecated flag says "on" with the words people type, true, yes or on (any case), whether
+    YAML 1.1 read them as a boolean or Obsidian stored them as text; a number or another word is
+    not. The tab, the filter bar's `status:deprecated` and the agents' triage counts agree."""
+    for rel, text in FLAGS.items():
+        (tmp_path / rel).write_text(text + "# note\n", encoding="utf-8")
+    v = Vault(tmp_path, clock=parse_as_of(AS_OF))
+    v.load()
+    rules = TriageRules()
+    assert listed(v, "deprecated", rules) == FLAGGED
+    assert bar(v, "status:deprecated", rules) == FLAGGED
+    assert triageviews.counts(v.snapshot, rules, triageviews.Reviews(), v.clock)["deprecated"] == len(FLAGGED)
