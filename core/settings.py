@@ -212,7 +212,13 @@ TOML: tuple[TomlKey, ...] = (
         "Off an OKF bundle: a `status` that makes a note deprecated (any case).",
     ),
     TomlKey("triage", "deprecated_tags", "list of words", "deprecated, archived", "Tags that make a note deprecated."),
-    TomlKey("triage", "deprecated_flags", "list of words", "deprecated", "Keys whose true value makes it deprecated."),
+    TomlKey(
+        "triage",
+        "deprecated_flags",
+        "list of words",
+        "deprecated",
+        "Keys whose value `true`, `yes` or `on` (any case, a boolean or text) makes it deprecated.",
+    ),
     TomlKey(
         "triage", "stale_keys", "list of words", "stale_after, review_by, expires", "Date keys: stale once reached."
     ),

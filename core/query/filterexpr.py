@@ -3,7 +3,9 @@
     status:deprecated trust:unverified stale:true tag:craft type:howto path:Projects/** -status:draft free words
 
 - `key:value` is frontmatter equality (the query's filters; OKF keys keep their OKF meaning);
-  `-key:value` excludes. Values may be quoted: `owner:"Ana Ruiz"`.
+  `-key:value` excludes. Values may be quoted: `owner:"Ana Ruiz"`. `status:deprecated` and
+  `stale:true`/`stale:false` are the Deprecated and Stale tabs' notes: OKF's on a bundle, the
+  person's triage rules elsewhere (`core.review.triageviews.narrow` gives the query those rules).
 - Aliases: `trust:` is `trust_tier` (also `trust:human`/`trust:machine` for short), `tag:` is
   `tags`, and a lone `#craft` is `tag:craft`.
 - `path:GLOB` is the path glob; a value without wildcards means that folder and everything
@@ -338,6 +340,8 @@ def _values(snapshot: Snapshot, key: str) -> tuple[str, ...]:
             return ("false", "true")
         if key == "status" and snapshot.is_bundle:
             return tuple(sorted(okf.STATUSES))
+        if key == "status":  # `status:deprecated` is the Deprecated tab's word on any vault
+            return tuple(sorted({*postings.field_values(snapshot, key), "deprecated"}))
         return tuple(sorted(postings.field_values(snapshot, key)))
 
     return snapshot.cached(("filterexpr.values", key), build)
@@ -372,8 +376,8 @@ def explain(terms: tuple[FilterTerm, ...], snapshot: Snapshot) -> tuple[Hint, ..
             key, value = _field(term)
         except FilterError:
             continue
-        if key in ("trust_tier", "stale"):
-            continue
+        if key in ("trust_tier", "stale") or (key, value) == ("status", "deprecated"):
+            continue  # the triage tabs' words: they select what the tab lists, whatever keys notes have
         if key == "tags":
             tags = _values(snapshot, "tags")
             want = value.casefold()

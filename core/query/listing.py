@@ -26,7 +26,7 @@ from vaultwatch.core.memo import BoundedMemo
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 from vaultwatch.core.query import postings
 from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint
-from vaultwatch.core.query.triagerules import TriageRules, due_date
+from vaultwatch.core.query.triagerules import TriageRules, due_date, pair_positions
 from vaultwatch.core.query.triagerules import positions as triage_positions
 
 SORTS = ("path", "modified", "title", "size", "overdue")
@@ -58,6 +58,10 @@ class Query:
         while agents write elsewhere). On an OKF bundle a `trust_tier` filter or exclusion then reads their tier as the
         triage views do (`okf.triage_tier`): a person's attestation no longer vouches for them.
         Without it `trust_tier` is the tier from `verified:` alone, as list_documents' seeds say.
+    rules: the person's triage rules, for the filter bar: off an OKF bundle a `status:deprecated`
+        pair then selects (or excluded, leaves out) what the Deprecated tab lists and a `stale:` pair
+        what the Stale tab lists (`triagerules.pair_positions`), as they do by OKF's rules on a bundle.
+        None (list_documents, the seeds) keeps them frontmatter equality off a bundle.
     """
 
     folder: str | None = None
@@ -76,6 +80,7 @@ class Query:
     triage: tuple[str, TriageRules] | None = None
     only_paths: tuple[str, ...] | None = None
     unreviewed: tuple[str, ...] = ()
+    rules: TriageRules | None = None
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -250,10 +255,10 @@ def _kept(snapshot: Snapshot, q: Query, make: Callable[[], Sequence[Any]]) -> Se
     Kept per snapshot, so a new generation never sees the matches of an older one, and for a few
     queries only (`_KEPT_QUERIES`), keyed by every argument but the page's and their types, never by
     a digest two queries could share. A query whose matches depend on the clock (the overdue sort,
-    triage, a bundle's `stale`) is made every time."""
+    triage, `stale` on a bundle or by the rules) is made every time."""
     if q.sort == "overdue" or q.triage is not None:
         return make()
-    if snapshot.is_bundle and any(key == "stale" for key, _ in (*q.filters, *q.exclude)):
+    if (snapshot.is_bundle or q.rules is not None) and any(key == "stale" for key, _ in (*q.filters, *q.exclude)):
         return make()
     values = tuple(map(q.__getattribute__, _DIGESTED))
     memo: BoundedMemo[Sequence[Any]] = snapshot.cached(("listing-matches",), lambda: BoundedMemo(_KEPT_QUERIES))
@@ -419,6 +424,10 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
         chosen: set[int] | frozenset[int] | None = None
 
         def matching(key: str, want: str) -> set[int] | frozenset[int]:
+            if q.rules is not None and not snapshot.is_bundle:
+                by_rule = pair_positions(snapshot, key, want, q.rules, clock)
+                if by_rule is not None:
+                    return by_rule
             found = postings.positions(snapshot, key, want, clock)
             if key == "trust_tier" and q.unreviewed and snapshot.is_bundle:
                 found = _triage_trust(paths, entries, q.unreviewed, want, found)

@@ -26,7 +26,7 @@ from vaultwatch.core.disk.fileopen import note_bytes
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.links.graph import ResolvedLink, unresolved_by_note
-from vaultwatch.core.model import Link
+from vaultwatch.core.model import Entry, Link
 
 # the kinds, in the order they are listed; UNWRITTEN is not breakage (see the module's docstring)
 HEADING, BLOCK, EMBED, FRONTMATTER, ENCODING, SKIPPED, UNWRITTEN = (
@@ -105,6 +105,13 @@ def template_folders(root: str) -> tuple[str, ...]:
 def in_folders(path: str, folders: Sequence[str]) -> bool:
     """True when `path` is inside one of `folders` (case-sensitive, as the vault's paths are)."""
     return any(path.startswith(folder + "/") for folder in folders)
+
+
+def broken_frontmatter(entry: Entry, folders: Sequence[str]) -> bool:
+    """True when the note's frontmatter does not parse and the note is no template (`folders`: the
+    vault's templates folders, `template_folders`): a template's `{{date}}` placeholders are not YAML
+    until it is applied, so the lists, like the Broken tab and the counts, do not call it broken."""
+    return entry.frontmatter_error is not None and not in_folders(entry.path, folders)
 
 
 def shown_link(link: Link) -> str:

@@ -9,7 +9,7 @@ In the settings file (`$XDG_CONFIG_HOME/vaultwatch/settings.toml`):
     [triage]                                # every vault
     deprecated_status = ["deprecated", "archived", "obsolete", "superseded"]
     deprecated_tags = ["deprecated", "archived"]
-    deprecated_flags = ["deprecated"]       # keys whose true value marks a note deprecated
+    deprecated_flags = ["deprecated"]       # keys whose true/yes/on value marks a note deprecated
     stale_keys = ["stale_after", "review_by", "expires"]
     stale_unmodified_days = 0               # > 0: also stale when untouched this long
     write_verified = false                  # `v` also writes a `verified:` entry into the note
@@ -28,9 +28,9 @@ from typing import Any
 
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.disk.vaultkeys import nesting, one_table, same_folder, vault_folder
-from vaultwatch.core.errors import VaultError
+from vaultwatch.core.errors import QueryError, VaultError
 from vaultwatch.core.index.snapshot import Snapshot
-from vaultwatch.core.markdown import okf
+from vaultwatch.core.markdown import mdlex, okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query import postings
 
@@ -157,17 +157,46 @@ def _apply(rules: TriageRules, table: Any, where: str, origin: str) -> TriageRul
     return replace(rules, **changes)
 
 
-def _true(value: Any) -> bool:
+FLAG_WORDS = ("true", "yes", "on")  # a deprecated flag's words for "on", in any case
+
+
+def flag_on(value: Any) -> bool:
+    """True when a deprecated flag's value says "on": the words people type for it, `true`, `yes`
+    or `on` in any case, whether YAML read them as a boolean (the parser follows YAML 1.1, as
+    python-frontmatter does: an unquoted `yes` or `on` is true) or as text (Obsidian's properties
+    follow YAML 1.2, where `yes` is text, and store a quoted `"yes"`). Numbers, dates and other
+    words are not: `deprecated: 1` or `"someday"` says nothing the person can read as yes."""
     if isinstance(value, bool):
         return value
-    return isinstance(value, str) and okf.parse_bool_word(value) is True
+    return isinstance(value, str) and value.strip().casefold() in FLAG_WORDS
+
+
+def status_words(value: Any) -> tuple[str, ...]:
+    """The words a `status` property holds, as Obsidian shows them: a text; a link by its target
+    (`[[Archived]]`, `[[Archived|old]]` -> `Archived`), since Obsidian's properties hold links and
+    kepano's template writes `status: ["[[Active]]"]`; or a list of them. Anything else (a number,
+    a mapping, a template's `{{status}}` placeholder) holds none."""
+    out: list[str] = []
+    for item in value if isinstance(value, list) else (value,):
+        if not isinstance(item, str):
+            continue
+        word = item.strip()
+        if word.startswith("[[") and word.endswith("]]"):
+            found = mdlex.wiki_links(word)
+            if len(found) == 1 and found[0].kind == "wiki":  # the whole value is one link
+                word = found[0].target.strip()
+        if word:
+            out.append(word)
+    return tuple(out)
 
 
 def is_deprecated(entry: Entry, rules: TriageRules) -> bool:
-    """True when the note's status, tags or a flag key says so by `rules`."""
+    """True when the note's status (any of its words, `status_words`), tags or a flag key says so
+    by `rules`."""
     fm = entry.frontmatter
-    status = fm.get("status")
-    if isinstance(status, str) and status.strip().casefold() in rules.deprecated_status:
+    if rules.deprecated_status and any(
+        word.casefold() in rules.deprecated_status for word in status_words(fm.get("status"))
+    ):
         return True
     if rules.deprecated_tags:
         for tag in entry.tags:
@@ -175,7 +204,7 @@ def is_deprecated(entry: Entry, rules: TriageRules) -> bool:
             # a nested tag (#archived/2024) counts as its top-level tag
             if word in rules.deprecated_tags or word.split("/", 1)[0] in rules.deprecated_tags:
                 return True
-    return any(_true(fm.get(key)) for key in rules.deprecated_flags)
+    return any(flag_on(fm.get(key)) for key in rules.deprecated_flags)
 
 
 def due_date(entry: Entry, rules: TriageRules) -> dt.date | None:
@@ -215,3 +244,20 @@ def positions(snapshot: Snapshot, kind: str, rules: TriageRules, clock: Clock) -
         key = ("triage", kind, rules, clock.today())  # a day's answers: stale dates are whole days
         return snapshot.cached(key, lambda: frozenset(i for i, e in enumerate(entries) if is_stale(e, rules, clock)))
     raise VaultError(f"triage kind {kind!r} is unknown: use one of {', '.join(KINDS)}")
+
+
+def pair_positions(snapshot: Snapshot, key: str, want: str, rules: TriageRules, clock: Clock) -> frozenset[int] | None:
+    """The note positions a filter pair selects when it names a triage tab off an OKF bundle:
+    `status:deprecated` is the Deprecated tab's notes and `stale:true`/`stale:false` the Stale tab's
+    notes or the others, by `rules` (the same `positions` the tabs list), so the filter bar's words
+    select what the tabs count. None for any other pair (plain frontmatter equality). Raises
+    QueryError for a `stale` value that is not a boolean word."""
+    if key == "status" and want == "deprecated":
+        return positions(snapshot, "deprecated", rules, clock)
+    if key == "stale":
+        flag = okf.parse_bool_word(want)
+        if flag is None:
+            raise QueryError(f"stale filter {want!r} is not a boolean: use true or false (also yes/no/1/0)")
+        stale = positions(snapshot, "stale", rules, clock)
+        return stale if flag else frozenset(postings.all_notes(snapshot) - stale)
+    return None

@@ -191,6 +191,15 @@ def query(snapshot: Snapshot, category: str, rules: TriageRules, found: Reviews)
     return Query(only_paths=tuple(sorted(found.paths(category))))
 
 
+def narrow(q: Query, snapshot: Snapshot, rules: TriageRules, found: Reviews) -> Query:
+    """The filter bar's triage words as the tabs read them: `status:deprecated` and `stale:` by
+    the person's rules off a bundle (OKF's own on one), and `trust:` as `narrow_by_trust` reads
+    it, so a term the bar offers selects the notes the tab of that name lists."""
+    if not snapshot.is_bundle and any(key in ("status", "stale") for key, _ in (*q.filters, *q.exclude)):
+        q = replace(q, rules=rules)
+    return narrow_by_trust(q, snapshot, found)
+
+
 def narrow_by_trust(q: Query, snapshot: Snapshot, found: Reviews) -> Query:
     """The filter bar's `trust:` terms (`trust_tier` pairs in `q`) as the Trust tab reads them:
     on a bundle OKF's own tier with the journal's notes read as the tab reads them (`unreviewed`),

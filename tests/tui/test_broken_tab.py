@@ -121,3 +121,18 @@ def test_snapshot_broken_tab_on_a_template_vault(snap_compare, template_vault: P
 
     os.environ.pop("VISUAL", None)
     assert snap_compare(app_on(template_vault), terminal_size=(160, 50), run_before=run_before)
+
+
+async def test_the_notes_lists_status_column_exempts_templates_as_the_broken_tab_does(template_vault: Path) -> None:
+    """A template's `{{date}}` frontmatter does not parse as YAML, but the Broken tab, the counts and
+    `links --broken` leave the templates folders out: the Notes list's Status column does not call
+    those notes broken either, while a real note whose frontmatter does not parse stays broken."""
+    app = app_on(template_vault)
+    async with app.run_test(size=(160, 50)):
+        await settle(app)
+        lst = app.main.active_list
+        status = next(c for c in lst.all_columns() if c.key == "status")
+        shown = {row.path: lst.cells(row, [status])[0][0] for row in lst.rows}
+        templates = [p for p in shown if p.startswith("Templates/")]
+        assert templates and all(app.session.snapshot.get(p).frontmatter_error for p in templates)
+        assert [p for p, word in shown.items() if word == "broken"] == ["Inbox/Broken frontmatter.md"]

@@ -15,6 +15,7 @@ from vaultwatch.core.edit.writes import Writer
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.filterbar import FilterBar
 from vaultwatch.tui.widgets.rowlist import Column
 
 
@@ -350,3 +351,50 @@ async def test_the_filter_bars_trust_key_off_a_bundle_reads_the_trust_tabs_tiers
             await settle(app)
             await wait_until(pilot, lambda want=want: [e.path for e in app.main.active_list.rows] == want)
             assert [e.path for e in app.main.active_list.rows] == want, text
+
+
+async def test_the_filter_bars_status_deprecated_and_stale_list_what_the_tabs_list(triage_vault: Path) -> None:
+    """Off an OKF bundle the bar's advertised `status:deprecated` and `stale:true` select the notes
+    the Deprecated and Stale tabs list (the person's rules), not a frontmatter equality no note
+    meets; excluded, they leave those notes out."""
+    app = app_on(triage_vault)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        every = [e.path for e in app.main.active_list.rows]
+        await pilot.press("slash")
+        for text, want in [
+            ("status:deprecated", DEPRECATED),
+            ("stale:true", STALE),
+            ("-status:deprecated", [p for p in every if p not in DEPRECATED]),
+            ("stale:false path:Reference", ["Reference/Style.md", "Reference/Superseded Guide.md"]),
+        ]:
+            await pilot.press("ctrl+u")
+            await paste(app, pilot, text)
+            await settle(app)
+            await wait_until(pilot, lambda want=want: [e.path for e in app.main.active_list.rows] == want)
+            assert [e.path for e in app.main.active_list.rows] == want, text
+            assert not app.query_one(FilterBar).hints, text  # nothing to explain: the tab's own words
+
+
+async def test_the_status_column_shows_a_status_that_is_a_list_of_links_by_its_link_text(tmp_path: Path) -> None:
+    """kepano's vault writes `status: ["[[Active]]"]`: the Status column shows `Active`, a list's
+    links each by its text, and a linked `[[Archived]]` makes the note deprecated (the tab lists it)."""
+    root = tmp_path / "vault"
+    notes = {
+        "Active.md": '---\nstatus: ["[[Active]]"]\n---\n# Active\n',
+        "Old.md": '---\nstatus:\n  - "[[Archived|old]]"\n  - "[[Evergreen]]"\n---\n# Old\n',
+        "Plain.md": "---\nstatus: draft\n---\n# Plain\n",
+    }
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    app = app_on(root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        lst = app.main.active_list
+        status = [c for c in lst.all_columns() if c.key == "status"]
+        assert status, "the Status column shows"
+        shown = {row.path: lst.cells(row, status)[0][0] for row in lst.rows}
+        assert shown == {"Active.md": "Active", "Old.md": "Archived, Evergreen", "Plain.md": "draft"}
+        lst = await open_tab(app, pilot, "2", "deprecated", 1)
+        assert [e.path for e in lst.rows] == ["Old.md"]

@@ -20,6 +20,7 @@ from rich.text import Text
 
 from vaultwatch.core.errors import QueryError
 from vaultwatch.core.query.listing import Query
+from vaultwatch.core.review import triageviews
 from vaultwatch.core.search.fulltext import SearchNotReady
 from vaultwatch.tui.timers import once
 
@@ -101,7 +102,10 @@ class SearchFlow:
             return
         self._seq += 1
         self._more, self._paging = None, False
-        self._scope_now = replace(self.scope, folder=screen.scope)
+        session = screen.session
+        # the bar's status:deprecated, stale: and trust: terms scope a search as they narrow a list
+        scope = triageviews.narrow(self.scope, session.snapshot, session.triage_rules, session.reviews)
+        self._scope_now = replace(scope, folder=screen.scope)
         self._queue((self._seq, self.text, self._scope_now, None))
 
     def _queue(self, request: tuple[int, str, Query, str | None]) -> None:

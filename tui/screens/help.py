@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 FILTER_HELP = (
     ("words", "free text: each word in the title or path, regardless of case and accents (cafe finds Café)"),
     ('"two words"', "a quoted phrase (also for words starting with - or containing :)"),
-    ("status:deprecated", "OKF status (draft, stable, deprecated); any frontmatter key:value works"),
+    ("status:deprecated", "what the Deprecated tab lists; any frontmatter key:value works"),
     ("trust:unverified", "trust tier: unverified, machine (machine-confirmed), human (human-reviewed)"),
-    ("stale:true", "stale_after reached as of the as-of date (true/false)"),
+    ("stale:true", "what the Stale tab lists as of the as-of date (stale:false: the rest)"),
     ("tag:craft  #craft", "a tag from the frontmatter or the body"),
     ("type:howto", "frontmatter equality (list fields match by membership)"),
     ("path:Projects/**", "glob on the path; path:projects means that folder, in any case"),

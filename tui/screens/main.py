@@ -408,7 +408,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
     def query_for(self, pane: TriagePane, base: Query | None = None) -> Query:
         """The pane's query narrowed by the folder scope and the filter bar (raises QueryError)."""
         q = filterexpr.merge(base or pane.base_query(), self.filter_query)
-        q = triageviews.narrow_by_trust(q, self.session.snapshot, self.session.reviews)
+        q = triageviews.narrow(q, self.session.snapshot, self.session.triage_rules, self.session.reviews)
         q = replace(q, folder=self.scope)
         rowlist = pane.rowlist
         if isinstance(rowlist, DocList):

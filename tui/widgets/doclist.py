@@ -13,6 +13,7 @@ from textual.message import Message
 
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.model import Entry
+from vaultwatch.core.query import problems, triagerules
 from vaultwatch.core.review import triageviews
 from vaultwatch.tui.marks import ago, short_agent
 from vaultwatch.tui.session import Session
@@ -77,6 +78,7 @@ class DocList(RowList):
         self._agent_column_considered = False
         self.picked: set[str] = set()  # paths marked for the next action (space)
         self.scope: str | None = None  # the folder the list is scoped to: titles name folders below it
+        self.templates: tuple[str, ...] = ()  # the vault's templates folders as the rows came (Obsidian's settings)
 
     def set_scope(self, scope: str | None) -> None:
         if scope != self.scope:
@@ -124,6 +126,9 @@ class DocList(RowList):
         return [current] if current is not None else []
 
     def set_rows(self, rows: Sequence[Any], *, empty: str | None = None, keep: bool = True) -> None:
+        # read with the rows, as the Broken tab reads them with its query: a template's placeholder
+        # frontmatter is not shown broken here while that tab leaves it out
+        self.templates = problems.template_folders(self.session.vault.root)
         super().set_rows(rows, empty=empty, keep=keep)
         if self.picked:  # a mark on a row that left the list is dropped, never acted on unseen
             listed = {e.path for e in rows}
@@ -181,7 +186,7 @@ class DocList(RowList):
         only when there is room."""
         marks = bool(self.session.marks.by_path)
         self._agent_column_considered = marks
-        filled = filled_columns(self.session.snapshot)
+        filled = filled_columns(self.session.snapshot, self.templates)
         cols = [Column("title", "Title", 14, flex=True, pos=1), Column("mark", "", 1, pos=0)]
         if "status" in filled:
             cols.append(Column("status", "Status", 10, pos=3))
@@ -248,7 +253,7 @@ class DocList(RowList):
                     style = self.cstyle("rowlist--error")
                 elif status == "draft":
                     style = self.cstyle("rowlist--warn")
-                if row.frontmatter_error:
+                if problems.broken_frontmatter(row, self.templates):
                     status, style = "broken", self.cstyle("rowlist--error")
                 out.append((status, style))
             elif key == "stale":
@@ -326,12 +331,12 @@ class DocList(RowList):
 FOLDER_SAMPLE = 2000  # rows whose folders size the Folder column
 
 
-def _filled(entries: Iterable[Entry], bundle: bool) -> frozenset[str]:
+def _filled(entries: Iterable[Entry], bundle: bool, templates: tuple[str, ...]) -> frozenset[str]:
     found: set[str] = set()
     for e in entries:
         if e is None or e.kind != "note":
             continue
-        if e.frontmatter_error or (e.okf_status if bundle else _raw_status(e)):
+        if problems.broken_frontmatter(e, templates) or (e.okf_status if bundle else _raw_status(e)):
             found.add("status")
         if bundle:
             found.add("trust")
@@ -342,20 +347,22 @@ def _filled(entries: Iterable[Entry], bundle: bool) -> frozenset[str]:
     return frozenset(found)
 
 
-def filled_columns(snapshot: Snapshot) -> frozenset[str]:
+def filled_columns(snapshot: Snapshot, templates: tuple[str, ...] = ()) -> frozenset[str]:
     """Which of the optional columns ("status", "trust", "stale") some note of the vault has a
-    value for: one pass a generation, then the changed notes only (a column stays until the
-    next full pass after its last value went)."""
+    value for (a template's placeholder frontmatter is none: `templates`, the templates folders):
+    one pass a generation, then the changed notes only (a column stays until the next full pass
+    after its last value went)."""
     bundle = snapshot.is_bundle
 
     def patch(old: frozenset[str], base: Snapshot, changed: frozenset[str]) -> frozenset[str] | None:
         if base.is_bundle != bundle:
             return None
-        return old | _filled((snapshot.get(p) for p in changed), bundle)  # type: ignore[misc]
+        return old | _filled((snapshot.get(p) for p in changed), bundle, templates)  # type: ignore[misc]
 
-    return snapshot.cached(("tui.doclist", "filled"), lambda: _filled(snapshot.entries, bundle), patch)
+    key = ("tui.doclist", "filled", templates)
+    return snapshot.cached(key, lambda: _filled(snapshot.entries, bundle, templates), patch)
 
 
 def _raw_status(entry: Entry) -> str:
-    value = entry.frontmatter.get("status")
-    return value.strip() if isinstance(value, str) else ""
+    # the words the Deprecated tab's rule reads: a link's target, each of a list's
+    return ", ".join(triagerules.status_words(entry.frontmatter.get("status")))

@@ -12,8 +12,10 @@ import pytest
 from tests.triage_vault import AS_OF, DEPRECATED, STALE, make_triage_vault
 from vaultwatch.core.clock import parse_as_of
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.query import filterexpr, triagerules
 from vaultwatch.core.query.listing import Query, run_query
 from vaultwatch.core.query.triagerules import TriageRules, load, parse
+from vaultwatch.core.review import triageviews
 from vaultwatch.core.vault import Vault, demo_vault_path
 
 
@@ -153,3 +155,100 @@ def test_a_vaults_triage_table_names_its_folder_in_any_unicode_form(tmp_path) ->
         parse(both, str(vault), origin="settings.toml")
     said = refused.value.message
     assert f'[vaults."{nfc}".triage]' in said and f'[vaults."{vault}".triage]' in said and "both name" in said, said
+
+
+def bar(vault: Vault, text: str, rules: TriageRules, base: Query | None = None) -> list[str]:
+    """What the person's list shows for filter-bar `text` (on `base`, a tab's query)."""
+    q = filterexpr.merge(base or Query(), filterexpr.parse(text))
+    q = triageviews.narrow(q, vault.snapshot, rules, triageviews.Reviews())
+    return [e.path for e in run_query(vault.snapshot, q, vault.clock).entries]
+
+
+def test_the_filter_bars_status_deprecated_and_stale_select_what_the_tabs_list(vault: Vault) -> None:
+    """`status:deprecated` and `stale:true`, the terms the bar and the README offer, select what the
+    Deprecated and Stale tabs list off a bundle (the same rule positions), not a frontmatter
+    equality no note of an ordinary vault meets; `-` and `stale:false` take the rest."""
+    rules = TriageRules()
+    every = [e.path for e in run_query(vault.snapshot, Query(), vault.clock).entries]
+    assert bar(vault, "status:deprecated", rules) == listed(vault, "deprecated", rules) == DEPRECATED
+    assert bar(vault, "stale:true", rules) == listed(vault, "stale", rules) == STALE
+    assert bar(vault, "stale:yes", rules) == STALE
+    assert bar(vault, "-status:deprecated", rules) == [p for p in every if p not in DEPRECATED]
+    assert bar(vault, "stale:false", rules) == bar(vault, "-stale:true", rules) == [p for p in every if p not in STALE]
+    # with the rest of the bar, and on a tab, as any term
+    assert bar(vault, "status:deprecated path:Reference", rules) == DEPRECATED[2:]
+    assert bar(vault, "stale:true", rules, Query(triage=("deprecated", rules))) == []
+    # the person's own rules, not the defaults; other status values stay frontmatter equality
+    mine = TriageRules(deprecated_status=("active",))
+    assert bar(vault, "status:deprecated", mine) == listed(vault, "deprecated", mine)
+    assert "Projects/Launch.md" in listed(vault, "deprecated", mine)
+    assert bar(vault, "status:archived", rules) == ["Projects/Old Website.md"]
+    # and no "did you mean" for the tab's word on a vault where no status reads "deprecated"
+    assert filterexpr.explain(filterexpr.tokenize("status:deprecated stale:true"), vault.snapshot) == ()
+    # list_documents keeps the seeds' semantics (no rules): frontmatter equality off a bundle
+    plain = filterexpr.parse("status:deprecated")
+    assert run_query(vault.snapshot, plain, vault.clock).total == 0
+
+
+LINKED_STATUS = {
+    "Notes/Linked.md": '---\nstatus: "[[Archived]]"\n---\n# a\n',
+    "Notes/Aliased.md": '---\nstatus: "[[Archived|old]]"\n---\n# b\n',
+    "Notes/Listed.md": '---\nstatus:\n  - "[[Active]]"\n  - "[[Superseded]]"\n---\n# c\n',
+    "Notes/Active.md": '---\nstatus: ["[[Active]]"]\n---\n# d\n',
+    "Notes/Words.md": '---\nstatus: "see [[Archived]] and [[Other]]"\n---\n# e\n',
+    "Notes/Plain.md": "---\nstatus: [archived]\n---\n# f\n",
+}
+
+
+def test_a_status_that_is_a_link_or_a_list_of_links_counts_by_its_link_text(tmp_path: Path) -> None:
+    """Obsidian's properties hold links, and kepano's template writes `status: ["[[Active]]"]`: a
+    status counts by its link's target, and a list when any of its values matches; text that only
+    contains links is text."""
+    for rel, text in LINKED_STATUS.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    v = Vault(tmp_path, clock=parse_as_of(AS_OF))
+    v.load()
+    assert listed(v, "deprecated", TriageRules()) == [
+        "Notes/Aliased.md",
+        "Notes/Linked.md",
+        "Notes/Listed.md",
+        "Notes/Plain.md",
+    ]
+    words = {
+        e.path: triagerules.status_words(e.frontmatter.get("status")) for e in v.snapshot.entries if e.kind == "note"
+    }
+    assert words["Notes/Aliased.md"] == ("Archived",)
+    assert words["Notes/Listed.md"] == ("Active", "Superseded")
+    assert words["Notes/Active.md"] == ("Active",)
+    assert words["Notes/Words.md"] == ("see [[Archived]] and [[Other]]",)
+
+
+FLAGS = {
+    "yes.md": "---\ndeprecated: yes\n---\n",  # YAML 1.1 (the parser's): a boolean
+    "quoted yes.md": '---\ndeprecated: "yes"\n---\n',  # Obsidian's text property
+    "on.md": "---\ndeprecated: on\n---\n",
+    "quoted On.md": '---\ndeprecated: "On"\n---\n',
+    "TRUE.md": "---\ndeprecated: TRUE\n---\n",
+    "quoted true.md": "---\ndeprecated: 'true'\n---\n",
+    "one.md": "---\ndeprecated: 1\n---\n",
+    "quoted one.md": '---\ndeprecated: "1"\n---\n',
+    "no.md": "---\ndeprecated: no\n---\n",
+    "quoted false.md": '---\ndeprecated: "false"\n---\n',
+    "someday.md": "---\ndeprecated: someday\n---\n",
+}
+FLAGGED = ["TRUE.md", "on.md", "quoted On.md", "quoted true.md", "quoted yes.md", "yes.md"]
+
+
+def test_a_deprecated_flag_is_on_for_true_yes_or_on_read_as_a_boolean_or_as_text(tmp_path: Path) -> None:
+    """A deprecated flag says "on" with the words people type, true, yes or on (any case), whether
+    YAML 1.1 read them as a boolean or Obsidian stored them as text; a number or another word is
+    not. The tab, the filter bar's `status:deprecated` and the agents' triage counts agree."""
+    for rel, text in FLAGS.items():
+        (tmp_path / rel).write_text(text + "# note\n", encoding="utf-8")
+    v = Vault(tmp_path, clock=parse_as_of(AS_OF))
+    v.load()
+    rules = TriageRules()
+    assert listed(v, "deprecated", rules) == FLAGGED
+    assert bar(v, "status:deprecated", rules) == FLAGGED
+    assert triageviews.counts(v.snapshot, rules, triageviews.Reviews(), v.clock)["deprecated"] == len(FLAGGED)
