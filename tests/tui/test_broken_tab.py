@@ -136,3 +136,49 @@ async def test_the_notes_lists_status_column_exempts_templates_as_the_broken_tab
         templates = [p for p in shown if p.startswith("Templates/")]
         assert templates and all(app.session.snapshot.get(p).frontmatter_error for p in templates)
         assert [p for p, word in shown.items() if word == "broken"] == ["Inbox/Broken frontmatter.md"]
+
+
+def hub_like_vault(root: Path) -> Path:
+    """Theme notes deep in long folders linking headings a concept note lacks: the rows differ
+    only in the heading (the user test on the Obsidian Hub)."""
+    folder = root / "02 - Community Expansions" / "02.05 All Community Expansions" / "Themes"
+    folder.mkdir(parents=True)
+    (root / "05 - Concepts").mkdir()
+    (root / "05 - Concepts" / "Obsidian Core Plugins.md").write_text("# Obsidian Core Plugins\n\n## Canvas\n")
+    for name, heading in [("Kakano", "Bookmarks"), ("Prism", "None"), ("Typewriter", "Properties view")]:
+        (folder / f"{name}.md").write_text(f"# {name}\n\nSee [[Obsidian Core Plugins#{heading}]].\n")
+    return root
+
+
+def problem_cells(lst: ProblemList) -> list[str]:
+    """The Problem column's text of every row as drawn."""
+    x = lst.column_x("problem")
+    assert x is not None
+    return [lst.render_line(y).text[x:].rstrip() for y in range(1, len(lst.rows) + 1)]
+
+
+async def test_the_problem_column_keeps_the_links_heading_and_follows_resizes(tmp_path: Path) -> None:
+    """At 160x50 (a list 63 cells wide beside the preview) the Problem column takes the width
+    the path can give (a third of the list) and a link that still does not fit loses the middle
+    of its target, never its heading; a wider screen gives the column more."""
+    app = app_on(hub_like_vault(tmp_path / "vault"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        lst = await broken_tab(app, pilot)
+        width = lst.scrollable_content_region.width
+        columns = lst.column_widths(width)
+        assert columns["path"] == width // 3
+        assert columns["problem"] == width - columns["path"] - columns["kind"] - 2
+        cells = problem_cells(lst)
+        assert [c[c.index("…") :] for c in cells] == ["…#Bookmarks]]", "…#None]]", "…#Properties view]]"]
+        assert all(c.startswith("[[Obsidian") for c in cells[:2])
+        # the path keeps the note's file name
+        assert lst.render_line(1).text[: columns["path"]].rstrip().endswith("/Kakano.md:3")
+
+        await pilot.resize_terminal(220, 50)
+        await settle(app)
+        await pilot.pause()
+        wider = lst.scrollable_content_region.width
+        assert wider > width
+        grown = lst.column_widths(wider)
+        assert grown["problem"] > columns["problem"]
+        assert problem_cells(lst)[0].startswith("[[Obsidian Core Plugins#Bookmarks]]")

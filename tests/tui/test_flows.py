@@ -404,6 +404,38 @@ async def test_sorting_by_key_and_header_click(tui_demo: Path, app_for) -> None:
         assert app.main.active_list.sort == "modified" and stamps == sorted(stamps, reverse=True)
 
 
+async def test_a_new_sort_keeps_the_note_and_shows_the_orders_top(tmp_path: Path, app_for) -> None:
+    """`s` keeps the selected note selected; when its new row is on the first screen the list
+    shows the new order from its top (keeping the row's place on screen scrolled the first rows
+    out of sight), and when it is further down the row stays in view."""
+    root = tmp_path / "vault"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    (root / "a" / "Fox.md").write_text("# Fox\n")  # first by path, sixth by title, 61st reversed
+    for i in range(5):
+        (root / "b" / f"Apple {i:02}.md").write_text(f"# Apple {i:02}\n")
+    for i in range(60):
+        (root / "b" / f"Note {i:02}.md").write_text(f"# Note {i:02}\n")
+    pin_mtimes(root)
+    app = app_for(root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        lst = app.main.active_list
+        assert isinstance(lst, DocList) and lst.current.path == "a/Fox.md" and lst.scroll_y == 0
+        await pilot.press("s")
+        await settle(app)
+        assert lst.sort == "title" and lst.current.path == "a/Fox.md" and lst.cursor == 5
+        assert lst.scroll_y == 0  # Apple 00 to 04 above it are in sight
+        await pilot.press("r")
+        await settle(app)
+        body = lst.scrollable_content_region.height - 1
+        assert lst.current.path == "a/Fox.md" and lst.cursor == 60 > body  # below the 60 Notes
+        assert lst.scroll_y <= lst.cursor < lst.scroll_y + body  # in view
+        await pilot.press("r")
+        await settle(app)
+        assert lst.current.path == "a/Fox.md" and lst.cursor == 5 and lst.scroll_y == 0
+
+
 async def test_agent_events_show_as_activity_rows_marks_and_follow(tui_demo: Path, app_for) -> None:
     app = app_for(tui_demo)
     bus = app.session.vault.bus

@@ -529,8 +529,12 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
             pane.rowlist.focus()
 
     @on(Requery)
-    @on(DocList.SortChanged)
     def _requery(self) -> None:
+        self.run_active()
+
+    @on(DocList.SortChanged)
+    def _resort(self, message: DocList.SortChanged) -> None:
+        message.doclist.reorder_next()
         self.run_active()
 
     def on_row_list_highlighted(self, message: RowList.Highlighted) -> None:

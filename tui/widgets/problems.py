@@ -33,6 +33,7 @@ class Problem:
     message: str
     entry: Entry | None = None
     line: int | None = None
+    link: str = ""  # the link at fault as the message starts with it (`[[Note#Heading]]`), or ""
 
 
 def problems_of(entries: Sequence[Entry], snapshot: Snapshot, root: str, root_real: str) -> list[Problem]:
@@ -40,7 +41,18 @@ def problems_of(entries: Sequence[Entry], snapshot: Snapshot, root: str, root_re
     applied), and every skipped file: core's problems of those files, at their lines."""
     listed = {e.path: e for e in entries}
     found = [p for p in problems.vault_problems(snapshot, root) if p.path in listed or p.kind == problems.SKIPPED]
-    return [Problem(p.path, p.kind, p.message, listed.get(p.path), p.line) for p in problems.locate(root_real, found)]
+    return [
+        Problem(p.path, p.kind, p.message, listed.get(p.path), p.line, shown_link(p))
+        for p in problems.locate(root_real, found)
+    ]
+
+
+def shown_link(problem: problems.Problem) -> str:
+    """The link a link problem's message starts with (what the Problem column keeps readable)."""
+    if problem.link is None:
+        return ""
+    text = problems.shown_link(problem.link)
+    return text if problem.message.startswith(text) else ""
 
 
 def problem_count(entries: Sequence[Entry], snapshot: Snapshot, root: str) -> int:
@@ -87,12 +99,17 @@ class ProblemList(RowList):
 
     def all_columns(self) -> Sequence[Column]:
         # the path (with its line, as compilers write it) as wide as the longest needs, up to
-        # 2/5 of the list; the kind; the rest is the problem's
+        # 2/5 of the list, giving way down to 1/3 while the links need it: the link is what
+        # tells one row from the next (its path is often the same), and a cut path still
+        # keeps its file name; the kind; the rest (however wide the list) is the problem's
         width = self.scrollable_content_region.width
         longest = max((cell_len(where(r)) for r in self.rows), default=16)
+        links = max((cell_len(r.link) for r in self.rows), default=0)
+        spare = width - KIND_WIDTH - 2 - links  # what the path may take beside the longest link
+        share = max(width // 3, min(width * 2 // 5, spare))
         return [
             Column("problem", "Problem", 20, flex=True, pos=2),
-            Column("path", "Path:line", max(16, min(longest, 48, width * 2 // 5)), pos=0),
+            Column("path", "Path:line", max(16, min(longest, 48, share)), pos=0),
             Column("kind", "Kind", KIND_WIDTH, pos=1),
         ]
 
@@ -112,7 +129,7 @@ class ProblemList(RowList):
                     style = "rowlist--warn"
                 out.append((problems.LABELS.get(row.kind, row.kind), self.cstyle(style)))
             else:
-                out.append((row.message, None))
+                out.append((problem_text(row, col.width), None))
         return out
 
 
@@ -124,6 +141,38 @@ def where(problem: Problem) -> str:
 def full_text(problem: Problem) -> str:
     """A problem's path, line, kind and whole message, for its tooltip."""
     return f"{where(problem)}\n{problems.LABELS.get(problem.kind, problem.kind)}: {problem.message}"
+
+
+def problem_text(problem: Problem, width: int) -> str:
+    """A problem's message in `width` cells. A link that does not fit loses the middle of its
+    target, not its end: rows of one note's links differ only in the heading or block
+    (`[[Obsidian Core…#Bookmarks]]` beside `[[Obsidian Core…#None]]`); what follows the link
+    is dropped first (the tooltip has it)."""
+    message, link = problem.message, problem.link
+    if not link or cell_len(message) <= width or cell_len(link) < width:
+        return message  # fits, or the link fits with room for the cut's ellipsis
+    return elide_link(link, width)
+
+
+def elide_link(link: str, width: int) -> str:
+    """`link` in `width` cells, cut in its target so that its end stays: from the heading or
+    block (`#Heading]]`, `#^block)`) when it has one, else its closing brackets."""
+    if cell_len(link) <= width:
+        return link
+    cut = link.find("#")
+    if cut < 0:
+        cut = len(link.rstrip("])"))
+    head, tail = link[:cut], link[cut:]
+    room = width - cell_len(tail) - 1  # "…" between them
+    if room >= 3:  # `[[` and a letter of the target at least
+        return set_cell_size(head, room).rstrip(" ") + "…" + tail
+    # a heading too long for the column: a third for the link's start (`[[#` says a heading
+    # of this note), the rest for its end, which is what differs between rows
+    start = set_cell_size(link, (width - 1) // 3).rstrip(" ") if width > 3 else ""
+    end = link
+    while end and cell_len(end) > width - 1 - cell_len(start):
+        end = end[1:]
+    return start + "…" + end
 
 
 def elide_path(path: str, width: int) -> str:

@@ -166,6 +166,7 @@ class RowList(ScrollView, can_focus=True):
         self._lines: LRUCache[tuple, Strip] = LRUCache(LINE_CACHE)
         self._layout: tuple[int, int, list[Column]] | None = None
         self._empty = self.empty_text
+        self._reordering = False  # the next rows are these rows in a new order (see reorder_next)
         # styles resolved once per (stamp, focus): DOMNode.rich_style walks every ancestor
         self._styles_key: tuple[int, bool] | None = None
         self._base = Style()
@@ -196,6 +197,7 @@ class RowList(ScrollView, can_focus=True):
         """Show `rows`, keeping the cursor on the same row (by key) and its place on screen."""
         old = self.current
         old_screen = self.cursor - int(self.scroll_y)
+        reordered, self._reordering = self._reordering, False
         self.rows = rows
         self.updates += 1
         self._empty = empty or self.empty_text
@@ -207,13 +209,23 @@ class RowList(ScrollView, can_focus=True):
         self.cursor = max(0, min(index, len(rows) - 1))
         self.invalidate()
         self.resize_virtual()
-        if keep and old is not None and 0 <= old_screen < self._body_height():
+        if keep and reordered and self.cursor < self._body_height():
+            # a new order starts at its top: keeping the row's place on screen scrolled the
+            # order's first rows out of sight whenever the row moved up
+            self.scroll_to(y=0, animate=False, immediate=True)
+        elif keep and old is not None and 0 <= old_screen < self._body_height():
             self.scroll_to(y=max(0, self.cursor - old_screen), animate=False, immediate=True)
         elif not keep:
             self.scroll_to(y=0, animate=False, immediate=True)
         self._reveal()
         if self.current is not old:
             self.post_message(self.Highlighted(self, self.current))
+
+    def reorder_next(self) -> None:
+        """Say that the next `set_rows` shows these rows in another order (a new sort): the
+        selected row stays selected, and the list shows the new order's top when that row is
+        on its first screen, else keeps the row where it was on screen (in view)."""
+        self._reordering = True
 
     def row_keys(self, rows: Sequence[Any]) -> Iterable[Any]:
         """`row_key` of every row, in order. A subclass whose key is an attribute returns
@@ -351,6 +363,11 @@ class RowList(ScrollView, can_focus=True):
                 return at
             at += col.width + 1
         return None
+
+    def column_widths(self, width: int | None = None) -> dict[str, int]:
+        """Each shown column's width, by key, in a list `width` cells wide (default: as drawn now)."""
+        region = self.scrollable_content_region.width if width is None else width
+        return {col.key: col.width for col in self._columns(region)}
 
     def _column_at(self, x: int) -> str | None:
         at = 0
