@@ -16,8 +16,12 @@ any kind (a fence inside a callout has quote 1).
 
 Span kinds, offsets into the line's text: "wiki", "embed", "markdown" (with `link`, the
 index's Link, to resolve with core.links.resolve.resolve), "code" (a code span), "comment", "tag",
-"block_id", "bold", "italic", "strike", "highlight". Spans are sorted by start; emphasis may
-enclose other spans; a span never crosses its line (a comment over three lines is three).
+"block_id", "bold", "italic", "strike", "highlight"; CommonMark's inline raw HTML and escapes:
+"html" (a tag, hidden: its text is the line's), "br", "anchor" (`<a href>…</a>`, `value` the
+href; `<b>`, `<i>` elements are "bold" and "italic" with `value` "html"), "autolink" (`<https://…>`)
+and "escape" (the backslash of `\-`). Spans are sorted by start; emphasis may enclose other
+spans; a span never crosses its line (a comment over three lines is three; a tag written over
+two lines is no tag here).
 
 `max_chars` reads only a prefix (cut at a line end): a preview's first screen of a 50 MB note
 without lexing all of it. Lines of the prefix read as in the whole note, except where a
@@ -50,6 +54,26 @@ _TASK = re.compile(r"\[.\]")
 _PIPE = re.compile(r"(?<!\\)\|")
 _LIST = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+(?:\[.\][ \t]+)?|$)")
 _SIZE = re.compile(r"[0-9]+(?:x[0-9]+)?")
+# A Markdown link or image as written (the lexer keeps only those to files: the renderer draws
+# the ones to URLs and `#anchors` from this)
+MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+# CommonMark inline raw HTML (open tag, closing tag, processing instruction, declaration, CDATA;
+# comments are the lexer's), autolinks and backslash escapes, on one line, leftmost first: `\<b>`
+# is an escaped `<`, no tag, and a tag's attribute value holds no escape
+_ATTRIBUTE = r"""(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^\s"'=<>`]+|'[^'\n]*'|"[^"\n]*"))?)"""
+_INLINE_HTML = re.compile(
+    r"(?P<escape>\\[!-/:-@\[-`{-~])"
+    r"|(?P<autolink><[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>"
+    r"|<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*>)"
+    r"|(?P<open><(?P<name>[A-Za-z][A-Za-z0-9-]*)" + _ATTRIBUTE + r"*[ \t]*/?>)"
+    r"|(?P<close></(?P<cname>[A-Za-z][A-Za-z0-9-]*)[ \t]*>)"
+    r"|(?P<other><\?.*?\?>|<![A-Za-z][^>]*>|<!\[CDATA\[.*?\]\]>)"
+)
+_HREF = re.compile(r"""[ \t]href[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE)
+# tags whose text the preview styles (anything else: its text, plain)
+_HTML_STYLES = {"b": "bold", "strong": "bold", "i": "italic", "em": "italic", "a": "anchor"}
 # Obsidian's "Accepted file formats" for images: the embeds whose alias may be a display size
 IMAGE_EXTENSIONS = frozenset({"avif", "bmp", "gif", "jpeg", "jpg", "png", "svg", "webp"})
 
@@ -267,15 +291,92 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
             if kind in ("code", "fence") and sp.kind not in ("comment",):
                 continue
             line_spans.append(sp._replace(start=max(a, ls) - ls, end=min(z, le) - ls))
+        masked_line = scan[ls:le]
+        if kind not in ("code", "fence", "comment") and ("<" in line or "\\" in line):
+            masked_line = _inline_html(masked_line, line_spans)
         if kind not in ("code", "fence", "comment", "frontmatter") and (
             "*" in line or "_" in line or "~~" in line or "==" in line
         ):
-            masked_line = scan[ls:le]
             for m in _EMPHASIS.finditer(masked_line):
                 line_spans.append(Span(m.lastgroup or "bold", m.start(), m.end()))
         if len(line_spans) > 1:
             line_spans.sort(key=_span_order)
         yield Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans))
+
+
+def _inline_html(masked_line: str, out: list[Span]) -> str:
+    """Append the line's inline HTML tags ("html"; "br" for a line break; "bold", "italic" and
+    "anchor" enclosing a `<b>`, `<i>`, `<a>` element's tags and text, `value` "html" or the
+    anchor's href), autolinks
+    and backslash escapes ("escape": the backslash alone) to `out`, from the line with code
+    and comments masked. Returns the line with escaped characters masked too, so that `\\*`
+    opens no emphasis. Not inside a Markdown link to a URL: the renderer draws its label whole."""
+    if "<" not in masked_line and "\\" not in masked_line:
+        return masked_line
+    taken = [(s.start, s.end) for s in out if s.kind in ("wiki", "embed", "markdown")]
+    if "](" in masked_line:
+        taken += [
+            m.span()
+            for m in MD_LINK.finditer(masked_line)
+            if _SCHEME.match(m.group(3).strip("<>")) or m.group(3)[:1] == "#"
+        ]
+    taken.sort()
+    ti = 0
+    opened: dict[str, list[tuple[int, str]]] = {}
+    escaped: list[int] = []
+    for m in _INLINE_HTML.finditer(masked_line):
+        a, z = m.span()
+        while ti < len(taken) and taken[ti][1] <= a:  # matches come left to right: one walk
+            ti += 1
+        if ti < len(taken) and taken[ti][0] <= a:
+            continue
+        group = m.lastgroup
+        if group == "escape":
+            out.append(Span("escape", a, a + 1))
+            escaped.append(a)
+        elif group == "autolink":
+            out.append(Span("autolink", a, z))
+        elif group == "open":
+            name = m.group("name").lower()
+            out.append(Span("br" if name == "br" else "html", a, z))
+            if name in _HTML_STYLES and not m.group().endswith("/>"):
+                opened.setdefault(name, []).append((a, _href(m.group()) if name == "a" else ""))
+        elif group == "close":
+            name = m.group("cname").lower()
+            out.append(Span("html", a, z))
+            if opened.get(name):
+                start, href = opened[name].pop()
+                out.append(Span(_HTML_STYLES[name], start, z, None, href if name == "a" else "html"))
+        else:
+            out.append(Span("html", a, z))
+    if not escaped:
+        return masked_line
+    chars = list(masked_line)
+    for a in escaped:
+        chars[a] = chars[a + 1] = " "
+    return "".join(chars)
+
+
+def _href(tag: str) -> str:
+    m = _HREF.search(tag)
+    return next((g for g in m.groups() if g is not None), "") if m else ""
+
+
+def without_html(text: str) -> str:
+    """`text` (a link's label) as reading view shows it: inline HTML tags and escaping
+    backslashes dropped, a `<br>` a space, an autolink its address."""
+    if "<" not in text and "\\" not in text:
+        return text
+    return _INLINE_HTML.sub(_shown, text)
+
+
+def _shown(m: re.Match[str]) -> str:
+    group = m.lastgroup
+    if group == "escape":
+        return m.group()[1]
+    if group == "autolink":
+        return m.group()[1:-1]
+    return " " if group == "open" and m.group("name").lower() == "br" else ""
 
 
 def is_image(target: str) -> bool:

@@ -82,7 +82,7 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
         for sp in line.spans:
             a, z = base + sp.start, base + sp.end
             seg = line.text[sp.start : sp.end]
-            if sp.kind in _MARKS:
+            if sp.kind in _MARKS and sp.value != "html":  # `<b>…</b>`: its tags are read below
                 mark = _MARKS[sp.kind]
                 edits.append((a, a + mark, ""))
                 edits.append((z - mark, z, ""))
@@ -116,6 +116,11 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
                     continue
                 edits.append((a, a + open_at, ""))
                 edits.append((a + close_at, z, ""))
+            elif sp.kind == "escape":  # `\\-` shows "-"
+                edits.append((a, z, ""))
+            elif sp.kind == "autolink":
+                edits.append((a, a + 1, ""))
+                edits.append((z - 1, z, ""))
             elif sp.kind in ("block_id", "comment"):
                 while a > base and text[a - 1] in " \t":
                     a -= 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from vaultwatch.tui.widgets.noterender import render_note
+from vaultwatch.tui.widgets.noterender import Styles, render_note
 
 TABLE = """Before.
 
@@ -131,3 +131,69 @@ def test_a_table_in_a_callout_is_drawn_as_a_table_beside_the_bar() -> None:
     assert head.index("│") == row.index("│") == rule.index("┼"), lines
     assert rule.startswith("▎ ─") and "|" not in "".join(lines) and "--" not in "".join(lines), lines
     assert all(cell_len(line) <= 40 for line in lines), lines
+
+
+def test_inline_html_shows_its_text_not_its_tags() -> None:
+    """Obsidian's reading view renders inline HTML: the Hub's footer span and its plugin pages'
+    `[<button>Open in Obsidian</button>](obsidian://…)` show their text."""
+    body = (
+        '<span class="git-footer">[Edit In GitHub](https://github.dev/x "edit") | [Copy](https://r/x) </span>\n'
+        "Links: [repo](https://github.com/x) or [<button id=HH>Open in Obsidian</button>](obsidian://show-plugin?id=x)\n"
+        '<b>B</b> <i>I</i> <a href="https://x.y">A</a> a < b <3 <https://ex.com/a>\n'
+        "x <!-- hidden --> y\n"
+    )
+    lines, _ = lines_of(body)
+    assert lines == [
+        "Edit In GitHub | Copy ",
+        "Links: repo or Open in Obsidian",
+        "B I A a < b <3 https://ex.com/a",
+        "x  y",
+    ]
+
+
+def test_html_styles_bold_italic_and_links() -> None:
+    text, _ = render_note('<b>B</b> <em>I</em> <a href="https://x.y">A</a> <https://ex.com>', lambda link: None)
+    styles = Styles()
+
+    def style_of(label: str):
+        at = text.plain.index(label)
+        return [s.style for s in text.spans if s.start <= at < s.end]
+
+    assert styles.bold in style_of("B") and styles.italic in style_of("I")
+    assert styles.link in style_of("A")
+    assert styles.link in style_of("https://ex.com")
+
+
+def test_br_breaks_the_line_in_text_quotes_and_table_cells() -> None:
+    lines, _ = lines_of("a<br>b<br/>c\n> q<br>r\n\n| h |\n| - |\n| one<br>two |\n")
+    assert lines[:4] == ["a", "b", "c", "▎ q"]
+    assert lines[4] == "▎ r"
+    assert "one" in lines[-2] and "two" in lines[-1] and "<br>" not in "".join(lines)
+
+
+def test_html_in_code_is_text() -> None:
+    lines, _ = lines_of("`<b>x</b>` <b>x</b>\n\n```html\n<span>y</span><br>\n```\n")
+    assert lines[0] == "<b>x</b> x"
+    assert "<span>y</span><br>" in lines[3]
+
+
+def test_a_block_level_tag_line_draws_nothing_and_its_text_shows() -> None:
+    lines, _ = lines_of('<div align="center">\n<img src="x.png" width=100>\nCentered\n</div>\n')
+    assert lines == ["Centered"]
+
+
+def test_backslash_escapes_show_the_character() -> None:
+    """CommonMark: a backslash before ASCII punctuation is dropped (help/en's `\\- Doug
+    Engelbart`); before anything else, and in code, it stays."""
+    lines, links = lines_of("\\- Doug Engelbart \\*no\\* \\q\n\n`\\-`\n\n| [[T\\|t]] | a\\|b |\n| - | - |\n")
+    assert lines[0] == "- Doug Engelbart *no* \\q"
+    assert lines[2] == "\\-"
+    assert lines[4].split() == ["t", "│", "a|b"]
+    assert [link.target for link, _ in links] == ["T"]
+
+
+def test_links_after_tags_keep_their_order() -> None:
+    """A click's link index is its place in the link table: tags around links change none."""
+    lines, links = lines_of("<span>[[A]]</span> <b>[[B]]</b><br>[[C]]\n")
+    assert lines == ["A B", "C"]
+    assert [link.target for link, _ in links] == ["A", "B", "C"]

@@ -5,8 +5,9 @@ a comment, a link or a tag is decided there, so the preview and the index never 
 this module only turns line kinds and spans into styles: headings, lists and tasks, quotes
 and callouts (a custom title alone, else the type's name), fences and code, rules, inline
 code, emphasis, tags, wiki links, embeds and Markdown links. What Obsidian's reading view
-hides is hidden here too: comments (`%% %%` and `<!-- -->`, inline or whole lines) and block
-ids (`^id` ending a line). Links carry an `@click` action with their index in
+hides is hidden here too: comments (`%% %%` and `<!-- -->`, inline or whole lines), block
+ids (`^id` ending a line), inline HTML tags (their text shows; `<br>` breaks the line) and
+the backslash of an escape. Links carry an `@click` action with their index in
 the caller's link table. Cost is linear in the lines rendered: `render_at` draws one source
 line (or one table) at a time, so that `tui.widgets.notedoc` renders on demand.
 
@@ -22,18 +23,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from vaultwatch.core.markdown.lines import Line, Span, embed_alias, file_name, is_image, styled_lines, without_size
+from vaultwatch.core.markdown.lines import (
+    MD_LINK,
+    Line,
+    Span,
+    embed_alias,
+    file_name,
+    is_image,
+    styled_lines,
+    without_html,
+    without_size,
+)
 from vaultwatch.core.model import Link
 from vaultwatch.tui.widgets import spans
 
 MAX_LINES = 3000
 MAX_LINE_CHARS = 20_000  # a longer line is cut (one 3 MB line would be 30,000 screen lines)
 
-_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\)")  # external ones
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 COLUMN_GAP = " │ "
@@ -247,11 +258,22 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
         _inline(out, text, line_spans, line.marker, len(text), ctx, styles.quote if line.quote else None)
     else:  # text (and a quote's lines)
         _inline(out, text, line_spans, body_at, len(text), ctx, styles.quote if line.quote else None)
+        if not out.plain[hanging(line) :].strip() and any(sp.kind == "html" for sp in line_spans):
+            return []  # only tags (`<div align="center">`): reading view draws no line for it
     if cut:
         out.append(cut, styles.dim)
     elif line_spans and line_spans[-1].kind == "block_id":
         out.rstrip()
+    if "\n" in out.plain:  # a `<br>`: one source line drawn as several, each with the quote's bars
+        pieces = list(out.split("\n", allow_blank=True))
+        return [pieces[0], *(_bars(line, styles) + piece for piece in pieces[1:])]
     return [out]
+
+
+def _bars(line: Line, styles: Styles) -> Text:
+    out = Text()
+    _quote_prefix(out, line, styles)
+    return out
 
 
 def _is_closing(fence: str) -> bool:
@@ -301,16 +323,17 @@ def _plain(out: Text, piece: str, base: Style | None, ctx: Context, table: bool)
         out.append(piece, base)
         return
     pos = 0
-    for m in _MDLINK.finditer(piece):
+    for m in MD_LINK.finditer(piece):
         href = m.group(3).strip("<>")
         if not (_SCHEME.match(href) or href.startswith("#")):
             continue
         if m.start() > pos:
             out.append(piece[pos : m.start()], base)
+        label = without_html(m.group(2))  # `[<button …>Open</button>](obsidian://…)` shows "Open"
         if m.group(1):  # an image: alt text that is only a size shows the file's name
-            out.append(without_size(m.group(2)) or file_name(href), ctx.styles.embed)
+            out.append(without_size(label) or file_name(href), ctx.styles.embed)
         else:
-            out.append(m.group(2) or href, ctx.styles.link)
+            out.append(label or href, ctx.styles.link)
         pos = m.end()
     if pos < len(piece):
         out.append(piece[pos:], base)
@@ -323,9 +346,15 @@ def _span(
     kind = sp.kind
     seg = text[sp.start : end]
     if kind in _MARKS:
-        mark = _MARKS[kind]
+        mark = 0 if sp.value == "html" else _MARKS[kind]  # `<b>…</b>`: its tags are inner spans, hidden
         style = (base or Style()) + getattr(styles, kind)
         _inline(out, text, inner, sp.start + mark, max(sp.start + mark, end - mark), ctx, style, table=table)
+    elif kind == "anchor":  # `<a href=…>text</a>`: its text, drawn as a link (to nothing to follow here)
+        _inline(out, text, inner, sp.start, end, ctx, (base or Style()) + styles.link, table=table)
+    elif kind == "autolink":
+        out.append(seg[1:-1], styles.link)
+    elif kind == "br":  # `_render_line` and `_table` break the line here
+        out.append("\n")
     elif kind in ("wiki", "embed", "markdown") and sp.link is not None:
         _link(out, _label(seg, sp.link), sp.link, ctx, kind == "embed")
     elif kind == "code":
@@ -336,7 +365,7 @@ def _span(
         if len(inner_text) > 2 and inner_text[0] == inner_text[-1] == " " and inner_text.strip():
             inner_text = inner_text[1:-1]
         out.append(inner_text, styles.code)
-    elif kind in ("comment", "block_id"):  # hidden in reading view
+    elif kind in ("comment", "block_id", "html", "escape"):  # hidden in reading view (an escape's backslash)
         return
     elif kind == "tag":
         out.append(seg, styles.tag)
@@ -359,7 +388,7 @@ def _label(seg: str, link: Link) -> str:
             shown = link.target or f"§ {link.heading}"
         return ("▣ " if embed else "") + shown
     if "](" in seg:
-        label = seg[seg.index("[") + 1 : seg.rfind("](")]
+        label = without_html(seg[seg.index("[") + 1 : seg.rfind("](")])
         if seg.startswith("!"):
             return without_size(label) or link.target
         return label or link.target
@@ -441,9 +470,15 @@ def _fit_widths(natural: list[int], floors: list[int], width: int | None) -> lis
     return out
 
 
+def _cell_width(cell: Text) -> int:
+    """A cell's width: its widest line (a `<br>` in a cell breaks it, as in GitHub's tables)."""
+    plain = cell.plain
+    return max(cell_len(piece) for piece in plain.split("\n")) if "\n" in plain else cell.cell_len
+
+
 def _wrap(cell: Text, width: int) -> list[Text]:
     global _console
-    if cell.cell_len <= width:
+    if cell.cell_len <= width and "\n" not in cell.plain:
         return [cell]
     if _console is None:  # Text.wrap needs a console only for tab sizes and the like
         _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)
@@ -472,7 +507,7 @@ def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:
             _inline(cell, row.text, row.spans, s, e, ctx, styles.table_head if r == 0 else None, table=True)
             texts.append(cell)
         grid.append(texts)
-    natural = [max(t[i].cell_len for t in grid) for i in range(ncols)]
+    natural = [max(_cell_width(t[i]) for t in grid) for i in range(ncols)]
     floors = [min(natural[i], max([MIN_COLUMN, *(len(w) for w in grid[0][i].plain.split())])) for i in range(ncols)]
     widths = _fit_widths(natural, floors, width)
     # styled runs never start with a space: some SVG renderers drop a run's leading spaces

@@ -101,6 +101,61 @@ SPAN_CASES = [
     ("nothing inside a fence", "```\n[[x]] #t **b**\n```", [[], [], []]),
     ("a comment over lines is one span a line", "x %%a\nb%% y", [[("comment", "%%a")], [("comment", "b%%")]]),
     ("snake_case is no italic", "a_b_c", [[]]),
+    # CommonMark "Raw HTML": open and closing tags are spans the preview hides; their text stays
+    (
+        "inline HTML tags",
+        '<span class="git-footer">Edit In GitHub</span> <!-- note -->',
+        [[("html", '<span class="git-footer">'), ("html", "</span>"), ("comment", "<!-- note -->")]],
+    ),
+    ("an unquoted attribute", "<button id=HH>Open</button>", [[("html", "<button id=HH>"), ("html", "</button>")]]),
+    (
+        "b, i and a enclose their tags and text",
+        '<b>B</b> <em>I</em> <a href="https://x.y">A</a>',
+        [
+            [
+                ("bold", "<b>B</b>"),
+                ("html", "<b>"),
+                ("html", "</b>"),
+                ("italic", "<em>I</em>"),
+                ("html", "<em>"),
+                ("html", "</em>"),
+                ("anchor", '<a href="https://x.y">A</a>'),
+                ("html", '<a href="https://x.y">'),
+                ("html", "</a>"),
+            ]
+        ],
+    ),
+    ("line breaks", "a<br>b<br/>c<BR />", [[("br", "<br>"), ("br", "<br/>"), ("br", "<BR />")]]),
+    # CommonMark "Autolinks": an absolute URI or an email address in angle brackets
+    (
+        "autolinks",
+        "<https://ex.com/a?b=1> <me@ex.com>",
+        [[("autolink", "<https://ex.com/a?b=1>"), ("autolink", "<me@ex.com>")]],
+    ),
+    (
+        "a < that opens no tag",
+        "a < b, <3, 1<2 and <not a tag <i>x</i>",
+        [[("italic", "<i>x</i>"), ("html", "<i>"), ("html", "</i>")]],
+    ),
+    ("a tag in a code span is code", "`<b>x</b>` and <br>", [[("code", "`<b>x</b>`"), ("br", "<br>")]]),
+    ("no tag inside a fence", "```html\n<span>x</span><br>\n```\n<br>", [[], [], [], [("br", "<br>")]]),
+    ("no tag in indented code", "para\n\n    <b>x</b> \\-\n\n\\-", [[], [], [], [], [("escape", "\\")]]),
+    (
+        "a block-level tag's line",
+        '<div align="center">\nText\n</div>',
+        [[("html", '<div align="center">')], [], [("html", "</div>")]],
+    ),
+    # CommonMark "Backslash escapes": a backslash before ASCII punctuation is hidden, before
+    # anything else it stays; an escaped `<` opens no tag and an escaped `*` no emphasis
+    ("backslash escapes", "\\- Doug \\# \\[x\\] \\q \\\\", [[("escape", "\\")] * 5]),
+    ("an escaped < is no tag", "\\<b>x</b>", [[("escape", "\\"), ("html", "</b>")]]),
+    ("escaped stars are no italic", "\\*not italic\\*", [[("escape", "\\"), ("escape", "\\")]]),
+    ("no escape in a code span", "`\\-` \\-", [[("code", "`\\-`"), ("escape", "\\")]]),
+    (
+        "a wiki link's escaped pipe stays the link's",
+        "| [[T\\|t]] \\| x |\n| - |",
+        [[("wiki", "[[T\\|t]]"), ("escape", "\\")], []],
+    ),
 ]
 
 
@@ -167,4 +222,21 @@ def test_a_table_inside_a_callout_is_a_table() -> None:
         ("blank", 0),
         ("text", 1),  # a delimiter row outside the quote: no table
         ("text", 0),
+    ]
+
+
+def test_html_spans_keep_the_lines_and_their_offsets() -> None:
+    """Tags are spans of the line as written: the line, its start and the links' offsets stay
+    (the preview maps lines to scroll to a problem and links to follow a click)."""
+    text = "# T\n<span>[[A]] <b>x</b> [[B]]</span>\n"
+    lines = styled_lines(text)
+    assert [ln.start for ln in lines] == [0, 4]
+    second = lines[1]
+    assert second.text == "<span>[[A]] <b>x</b> [[B]]</span>"
+    assert [second.text[s.start : s.end] for s in second.spans if s.link] == ["[[A]]", "[[B]]"]
+    assert [second.text[s.start : s.end] for s in second.spans if s.kind == "html"] == [
+        "<span>",
+        "<b>",
+        "</b>",
+        "</span>",
     ]
