@@ -218,7 +218,7 @@ async def test_preview_follows_links_and_goes_back(tmp_path: Path, app_for) -> N
         await settle(app)
         assert app.main.preview.path == "A.md"
         links = app.query_one("#preview-links", OptionList)
-        assert [o.id for o in links._options] == ["to:Sub/Target.md", "from:Sub/Target.md"]
+        assert [o.id for o in links.options] == ["to:Sub/Target.md", "from:Sub/Target.md"]
         links.focus()
         links.highlighted = 0
         await pilot.press("enter")

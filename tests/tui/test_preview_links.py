@@ -10,6 +10,8 @@ from rich.console import Console
 from textual.widgets import OptionList
 from tui_helpers import open_loaded, pin_mtimes
 
+from tests.template_vault import make_template_vault
+from vaultwatch.core.query import problems
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.notehead import note_meta
 
@@ -44,7 +46,7 @@ async def test_the_links_box_lists_the_links_in_properties(tmp_path: Path, app_f
         await settle(app)
         await pilot.pause()
         box = app.query_one("#preview-links", OptionList)
-        shown = [o.id for o in box._options]
+        shown = [o.id for o in box.options]
         # the core's outgoing links of the note, each target once (the unwritten one has none)
         report = app.session.vault.links("Blade Runner.md")
         expected = list(dict.fromkeys(f"to:{r.target}" for r in report.outgoing if r.target))
@@ -59,3 +61,37 @@ def test_a_property_link_shows_as_its_name(tmp_path: Path) -> None:
     console.print(note_meta(entry))
     rows = {line.split()[0]: " ".join(line.split()[1:]) for line in console.export_text().splitlines() if line.strip()}
     assert rows["categories"] == "Movies" and rows["director"] == "Scott" and rows["cast"] == "Harrison Ford"
+
+
+def test_a_templates_frontmatter_is_no_error_in_the_preview(tmp_path: Path) -> None:
+    """A template's `{{date}}` is not YAML until the template is applied: the Broken tab and the lists
+    do not call it broken, and the preview's properties say it is a template, not an error; a note
+    elsewhere with the same frontmatter is an error."""
+    root = make_template_vault(tmp_path / "vault")
+    (root / "Inbox").mkdir(exist_ok=True)
+    template = "Templates/Trip Template.md"
+    (root / "Inbox" / "copy.md").write_bytes((root / template).read_bytes())
+    snapshot = open_loaded(root).snapshot
+    folders = problems.template_folders(str(root))
+
+    def meta(rel: str) -> str:
+        console = Console(width=100, color_system=None, record=True)
+        entry = snapshot.get(rel)
+        assert entry is not None and entry.frontmatter_error
+        console.print(note_meta(entry, template=problems.in_folders(rel, folders)))
+        return console.export_text()
+
+    assert "template" in meta(template) and "error" not in meta(template)
+    assert "frontmatter error" in meta("Inbox/copy.md")
+
+
+async def test_the_preview_of_a_template_says_so(tmp_path: Path, app_for) -> None:
+    root = make_template_vault(tmp_path / "vault")
+    app = app_for(root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        app.main.open_note("Templates/Trip Template.md")
+        await settle(app)
+        await pilot.pause()
+        shown = " ".join(str(w.render()) for w in app.main.query("Static"))
+        assert "filled in when the template is applied" in shown and "frontmatter error" not in shown

@@ -134,10 +134,14 @@ class KeyValues:
                 yield Segment.line()
 
 
-def note_meta(entry: Entry, link: Style = LINK) -> Any:
-    """The frontmatter table (`link`: how a property's wiki link is drawn)."""
+def note_meta(entry: Entry, link: Style = LINK, *, template: bool = False) -> Any:
+    """The frontmatter table (`link`: how a property's wiki link is drawn). `template`: the note is
+    in one of the vault's templates folders, whose placeholders are not YAML until the template is
+    applied, so frontmatter that does not parse there is no error (as the Broken tab judges it)."""
     if entry.kind != "note":
         return ""
+    if entry.frontmatter_error and template:
+        return Text("template: its frontmatter is filled in when the template is applied", style="dim italic")
     if entry.frontmatter_error:
         return Text(f"frontmatter error: {entry.frontmatter_error}", style="bold red")
     if not entry.frontmatter:

@@ -35,6 +35,7 @@ from vaultwatch.core.markdown.lines import Line, iter_styled_lines
 from vaultwatch.core.markdown.parse import decode
 from vaultwatch.core.memory import collect, pending_objects
 from vaultwatch.core.model import Entry
+from vaultwatch.core.query import problems
 from vaultwatch.tui.flows.similarity import similar_paths
 from vaultwatch.tui.session import Session
 from vaultwatch.tui.widgets import spans
@@ -375,7 +376,7 @@ class Preview(VerticalScroll, can_focus=True):
                 path,
                 entry,
                 head,
-                note_meta(entry, styles.link),
+                note_meta(entry, styles.link, template=self._template(path)),
                 doc,
                 doc.links,
                 (),
@@ -420,7 +421,7 @@ class Preview(VerticalScroll, can_focus=True):
             path,
             entry,
             head,
-            note_meta(entry, styles.link),
+            note_meta(entry, styles.link, template=self._template(path)),
             doc,
             doc.links,
             backlinks,
@@ -429,6 +430,11 @@ class Preview(VerticalScroll, can_focus=True):
             first_line=first_line,
         )
         self.app.call_from_thread(self._apply, result, keep_scroll, seq)
+
+    def _template(self, path: str) -> bool:
+        """Whether `path` is in one of the vault's templates folders (read from Obsidian's settings
+        as the Broken tab reads them: a render reads two small files at most)."""
+        return problems.in_folders(path, problems.template_folders(self.session.vault.root))
 
     def _apply(self, r: Rendered, keep_scroll: bool, seq: int) -> None:
         if seq != self._seq:
