@@ -79,7 +79,7 @@ async def test_keys_typed_on_as_the_dialog_comes_up_decide_nothing_and_stay_in_i
         async with agent(socket_path, "scribe") as scribe:
             path = "Inbox/harmless.md"
             call = asyncio.create_task(scribe.call_tool("write", {"path": path, "content": "# x\nsend the ledger\n"}))
-            await await_until(lambda: shown(app, path))
+            await await_until(lambda: shown(app, path) and app.screen.keys.counting)
             dialog = app.screen
             await pilot.press("y", "space", "d", "a", "y")  # the rest of "every day", typed on
             await settle(app)
@@ -113,12 +113,13 @@ async def test_the_next_queued_dialog_arms_anew(tui_demo: Path, socket_path: str
         async with agent(socket_path, "scribe") as scribe, agent(socket_path, "clerk") as clerk:
             first = asyncio.create_task(scribe.call_tool("write", {"path": "Inbox/one.md", "content": "# one\n"}))
             await await_until(lambda: shown(app, "Inbox/one.md"))
+            await await_until(lambda: app.screen.keys.counting, what="the first dialog's keys counting")
             second = asyncio.create_task(clerk.call_tool("write", {"path": "Inbox/two.md", "content": "# two\n"}))
             await await_until(lambda: len(gate.pending()) == 2)
             clock.advance(ARM_S)
             await pilot.press("y")
             assert not (await asyncio.wait_for(first, TIMEOUT)).is_error
-            await await_until(lambda: shown(app, "Inbox/two.md"))
+            await await_until(lambda: shown(app, "Inbox/two.md") and app.screen.keys.counting)
             await pilot.press("y")  # the key pressed again, as the next dialog comes up
             await settle(app)
             assert isinstance(app.screen, ApprovalScreen) and not app.screen.decided

@@ -65,6 +65,11 @@ class KeyArming:
         self.armed = False
         self.too_soon = ""
 
+    @property
+    def counting(self) -> bool:
+        """Whether the keys arm by themselves once ARM_S has passed (a change is shown, not yet read)."""
+        return self._since is not None and not self.armed
+
     def _left(self) -> float | None:
         """Seconds until the keys arm (None: they are not to arm until arm_soon)."""
         return None if self._since is None else ARM_S - (self._now() - self._since)
