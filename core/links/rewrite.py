@@ -158,8 +158,19 @@ def _encode_like(raw: str, path: str, angle: bool) -> str | None:
 
 
 def _new_text(occ: Occurrence, how: str, new_path: str, new_source: str, after: LinkIndex, angle: bool) -> str | None:
-    """Link text that makes `occ` resolve uniquely to `new_path` from `new_source`, in its old style."""
+    """Link text that makes `occ` resolve uniquely to `new_path` from `new_source`, in its old style;
+    with the note's `.md` written out when the style without it cannot reach the note (`Budget.md.md`
+    would be `[[Budget.md]]`, a note named Budget)."""
     keep_md = occ.target.lower().endswith(".md") or not new_path.lower().endswith(".md")
+    found = _new_text_kept(occ, how, new_path, new_source, after, angle, keep_md)
+    if found is None and not keep_md:
+        found = _new_text_kept(occ, how, new_path, new_source, after, angle, True)
+    return found
+
+
+def _new_text_kept(
+    occ: Occurrence, how: str, new_path: str, new_source: str, after: LinkIndex, angle: bool, keep_md: bool
+) -> str | None:
     options: list[str] = []
     folder = posixpath.dirname(new_source)
     if how == "name":

@@ -287,3 +287,16 @@ def test_a_folder_rename_into_such_a_name_is_refused_and_a_note_nobody_links_is_
     assert text(v, "Proj/a.md") == "[[Proj/b]]"
     w.rename("Lone.md", "Meeting 10:30.md")  # no link names it: no link can break
     assert text(v, "Meeting 10:30.md") == "[[elsewhere]]"
+
+
+@pytest.mark.parametrize("name", ["Budget.md.md", "Budget .md"])
+def test_a_rename_whose_name_needs_its_md_written_out_keeps_the_links_reaching_it(tmp_path, name):
+    """`[[Budget.md]]` names a note called Budget, and `[[Budget ]]` one with no space: to reach
+    `Budget.md.md` or `Budget .md` the rewritten link writes the `.md` out, where the links were
+    left alone, every one broken, while the person had approved them as following the note."""
+    v, w = make_vault(tmp_path, {"Budget.md": "x", "A.md": "see [[Budget]] and [[Budget|b]] and [m](Budget.md)\n"})
+    result = w.rename("Budget.md", name)
+    assert not result.warnings and "rewrote 3 links in 1 note" in result.diff_summary
+    moved = Vault(tmp_path)
+    moved.load()
+    assert [r.target for r in moved.links("A.md").outgoing] == [name] * 3
