@@ -219,10 +219,13 @@ def find_heading(text: str, spec: str) -> Heading:
             hit = pick([h for h in pool if same(h.text, parts[-1]) and _has_chain(h, parts[:-1], same)])
             if hit is not None:
                 return hit
-    available = "; ".join(h.describe() for h in all_h[:30]) or "the note has no headings"
+    if all_h:
+        listed = "; ".join(h.describe() for h in all_h[:30])
+        what = f"({listed}); use one of these, or edit the note with old_text/new_text instead"
+    else:
+        what = "(the note has no headings); edit it with old_text/new_text instead, or add the heading first"
     raise SectionError(
-        f"heading not found: {spec!r} is not a heading of this note ({available}); "
-        "use one of these, or edit the note with old_text/new_text instead",
+        f"heading not found: {spec!r} is not a heading of this note {what}",
         "heading_not_found",
         tuple(h.describe() for h in all_h[:30]),
     )

@@ -346,6 +346,11 @@ def test_section_errors_list_candidates_with_line_numbers(vault, writer):
     assert info.value.code == "heading_not_found" and "line 1: # W1" in info.value.message
     with pytest.raises(SectionError):
         writer.edit_section("Week.md", "W1", "upsert", "x")
+    writer.write("Flat.md", "no headings here\n")
+    with pytest.raises(SectionError) as info:
+        writer.edit_section("Flat.md", "Itinerary", "append", "x")
+    # nothing to choose from: the error does not ask to use "one of these"
+    assert "has no headings" in info.value.message and "one of these" not in info.value.message
 
 
 def test_sections_module_details():
