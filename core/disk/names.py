@@ -85,9 +85,10 @@ def default_ignorable(ch: str) -> bool:
 # Blanks that are not White_Space yet draw nothing (the Hangul fillers are default-ignorable too).
 _BLANKS = frozenset("\u2800\u115f\u1160\u3164\uffa0\U0001d159")
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_DOT_LOOKALIKES = frozenset("\u2024\ufe52\uff0e")  # one dot leader, small and fullwidth full stops
-# drawn like '/': in a listing `Private∕secret.md` would pass for a note inside `Private`
-_SLASH_LOOKALIKES = frozenset("\u1735\u2041\u2044\u2215\u2571\u27cb\u29f8\u31d3\uff0f")
+# drawn like '.' and '/': in a listing `Private∕secret.md` would pass for a note inside `Private`
+# (core.review.visible escapes them beside ASCII letters too: `https://evil∕paypal.com`)
+DOT_LOOKALIKES = frozenset("\u2024\ufe52\uff0e")  # one dot leader, small and fullwidth full stops
+SLASH_LOOKALIKES = frozenset("\u1735\u2041\u2044\u2215\u2571\u27cb\u29f8\u31d3\uff0f")
 _ZWJ, _VS15, _VS16, _KEYCAP = "\u200d", "\ufe0e", "\ufe0f", "\u20e3"
 _SKIN_TONES = frozenset(chr(cp) for cp in range(0x1F3FB, 0x1F400))
 _EMOJI_PUNCTUATION = frozenset("\u203c\u2049\u3030\u303d")  # ‼ ⁉ 〰 〽: emoji that are not symbols
@@ -176,9 +177,9 @@ def _refused(ch: str) -> str | None:
         return "a bidirectional control character"
     if ch in ("\u2028", "\u2029"):
         return "a line or paragraph separator"
-    if ch in _DOT_LOOKALIKES:
+    if ch in DOT_LOOKALIKES:
         return "a dot lookalike"
-    if ch in _SLASH_LOOKALIKES:
+    if ch in SLASH_LOOKALIKES:
         return "a slash lookalike"
     if cp in _WHITE_SPACE:
         return None if ch == " " else "a space other than the plain space (U+0020)"
@@ -228,7 +229,11 @@ _NOT_SCRIPTS = frozenset(
     "CARON ROMAN MASU KATAKANA-HIRAGANA VEDIC PLANCK EULER INFORMATION FEMININE MASCULINE MICRO OHM KELVIN "
     "ANGSTROM ALEF BET GIMEL DALET".split()
 )
-_SCRIPT_ALIASES = {"CJK": "HAN", "IDEOGRAPHIC": "HAN", "HENTAIGANA": "HIRAGANA"}
+# (and the digits of Arabic text, ARABIC-INDIC and EXTENDED ARABIC-INDIC, are Arabic's: digits are
+# named by their script too, which core.review.visible asks of a digit beside ASCII ones)
+_SCRIPT_ALIASES = {
+    "CJK": "HAN", "IDEOGRAPHIC": "HAN", "HENTAIGANA": "HIRAGANA", "ARABIC-INDIC": "ARABIC", "EXTENDED": "ARABIC",
+}  # fmt: skip
 # the script sets a word may mix (UTS 39 Highly Restrictive): Latin with the scripts of Japanese,
 # Chinese (Bopomofo) or Korean text, where such mixes are ordinary ("Tシャツ", "iPhone用")
 _MIXES = (
@@ -273,6 +278,16 @@ def _mixed_word(name: str) -> tuple[str, frozenset[str]] | None:
 
 # --- lookalikes ----------------------------------------------------------------------------
 
+# Latin letters past ASCII drawn like an ASCII letter that no orthography of Latin-script notes
+# writes: IPA letters and small capitals (ɑ ɡ ɒ ɪ ʀ ʏ ɴ ʜ ʟ ɢ ʙ), Latin Extended-D's small
+# capitals (ꜱ ꜰ Ɪ), the dotless ȷ. Two are letters of a few orthographies all the same: ɩ (Kabiyè
+# and other languages of Togo) and the dental click ǀ (Khoekhoe, !Xóõ and other Khoisan languages);
+# core.review.visible writes each as its escape beside ASCII letters, where it passes for an i or
+# an l, and still shows it there, as `\u0269`, `\u01c0`. A new name spelled with them reads as
+# its sibling with the ASCII letter (`ꜱecure.md` beside `secure.md`), as with other scripts' below.
+LATIN_LOOKALIKE_PAIRS = "ɑa ɡg ɒa ɩi ɪl ʀr ʏy ɴn ʜh ʟl ɢg ʙb ȷj ǀl ꜱs ꜰf Ɪl".split()
+LATIN_LOOKALIKES = frozenset(pair[0] for pair in LATIN_LOOKALIKE_PAIRS)
+
 # Letters of other scripts (and a few Latin and ASCII ones) drawn like a Latin letter or sign:
 # the pairs of Unicode's confusables data (UTS 39) that a file name can use against another.
 # Capitals map before case folding, since Cyrillic В looks like B but в does not look like b;
@@ -286,9 +301,9 @@ _LOOKALIKE_PAIRS = (
     " οo νv ιi αa ρp υu γy ϳj ϲc"
     # Armenian
     " ՕO ՍU ՏS ԼL օo սu հh ոn զq"
-    # Latin and ASCII
-    " ıi ɑa ɡg ǀl Il 1l |l 0O"
-).split()
+    # Latin (Turkish ı) and ASCII
+    " ıi Il 1l |l 0O"
+).split() + LATIN_LOOKALIKE_PAIRS
 _LOOKALIKE = str.maketrans({pair[0]: pair[-1] for pair in _LOOKALIKE_PAIRS} | {
     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2043": "-", "\u2212": "-",
     "\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u02b9": "'",
@@ -344,9 +359,9 @@ def _safer(name: str) -> str:
     """A name like `name` that check_new_name accepts on its own (siblings aside)."""
     out = []
     for i, ch in enumerate(name):
-        if ch in _DOT_LOOKALIKES:
+        if ch in DOT_LOOKALIKES:
             out.append(".")
-        elif ch in _SLASH_LOOKALIKES:
+        elif ch in SLASH_LOOKALIKES:
             out.append("-")
         elif unicodedata.category(ch) == "Zs":  # a space (not a line break or a tab) stays a space
             out.append(" ")

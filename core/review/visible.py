@@ -18,8 +18,10 @@ and points of real text (é, Vietnamese, Devanagari, pointed Hebrew, Arabic hara
 And the letters that disguise a word as another (`_disguised`): a letter of another script inside a
 word (`pаypal`, a Cyrillic `а`), a word of lookalikes among Latin words (`сору` in Cyrillic), while
 words each in one script (Russian, Greek, Japanese text, `Москва-trip`) show as they are; and in a
-token (a run without white space: a URL, `2О24]]`) holding an ASCII letter or digit, one letter is
-enough (`_posing_in_tokens`: `https://х.com`, `pɑypal`, `ᴏ`, `ⅼ`). Past U+FFFF the escape is
+token (a run without white space: a URL, `2О24]]`) holding an ASCII letter or digit, one character
+is enough (`_posing_in_tokens`: `https://х.com`, `pɑypal`, `ᴏ`, `ꜱ`, `ⅼ`, `ⓐ`, a digit of another
+script as in `2०24`, a dot or slash lookalike as in `evil∕paypal.com`), while digits beside their
+script's letters or without ASCII (`२०२४ में`) show as they are. Past U+FFFF the escape is
 `\\UXXXXXXXX`.
 """
 
@@ -30,7 +32,15 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
-from vaultwatch.core.disk.names import default_ignorable, letter_script, looks_latin, mixes_scripts
+from vaultwatch.core.disk.names import (
+    DOT_LOOKALIKES,
+    LATIN_LOOKALIKES,
+    SLASH_LOOKALIKES,
+    default_ignorable,
+    letter_script,
+    looks_latin,
+    mixes_scripts,
+)
 
 # what a client acts on instead of drawing (as tui/commands/shown.py escapes for a terminal)
 _CONTROLS = frozenset(
@@ -52,20 +62,33 @@ _FOREIGN = re.compile(r"(?<![^\W_])[^\W_]*[^\W_\x00-\x7f][^\W_]*")
 _WORD = re.compile(r"[^\W_]*")
 # a token is a run without white space (`https://х.com/login`, `2О24]]`): the tokens holding a
 # character past ASCII, matched only from a token's start; which of them hold an ASCII letter or
-# digit; and their characters past ASCII
-_TOKEN = re.compile(r"(?<!\S)\S*[^\x00-\x7f\s]\S*")
+# digit; and their characters past ASCII. The spaces drawn narrower than a letter (six-per-em,
+# punctuation, thin, hair, narrow no-break) do not end a token, or `х\u200a.com` would read as
+# `x.com` with its `х` in a token of its own; and they stay as they are, as French puts a narrow
+# no-break space before `:` and `!`
+_NARROW = "\u2006\u2008\u2009\u200a\u202f"
+_TOKEN = re.compile(rf"(?<![\S{_NARROW}])[\S{_NARROW}]*(?:[^\x00-\x7f\s]|[{_NARROW}])[\S{_NARROW}]*")
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 _PAST_ASCII = re.compile(r"[^\x00-\x7f]")
 # drawn raised and small beside digits, as real text writes them (`1ª`, `3º`, `r²`, `H₂O`, `xⁿ`):
 # their compatibility forms are ASCII, but no reader takes `r²` for `r2`
 _RAISED = frozenset(chr(cp) for cp in (0xAA, 0xBA, 0xB2, 0xB3, 0xB9, *range(0x2070, 0x20A0)))
-# letters of the IPA block drawn like an ASCII letter (`pɑypal`, `ɡoogle`) and its small capitals
-# (ɪ ʀ ʏ ɴ ʜ ʟ ɢ ʙ): the block's other letters (ə ɛ ɔ ɖ ɣ ʋ ɓ ɗ ɲ ...) are letters of real
-# orthographies (Azerbaijani, Akan, Ewe, Hausa, Bambara) and stay
-_IPA_LOOKALIKES = frozenset("\u0251\u0261\u026a\u0280\u028f\u0274\u029c\u029f\u0262\u0299")
-# blocks of Latin letters no orthography writes: phonetic extensions (small capitals such as ᴏ,
-# turned and hooked letters), letterlike symbols (ℓ, K), number forms (ⅼ, Ⅻ)
-_RARE_LATIN_BLOCKS = ((0x1D00, 0x1DBF), (0x2100, 0x214F), (0x2150, 0x218F))
+# blocks of Latin letters no orthography of the product's users writes: phonetic extensions (small
+# capitals such as ᴏ, turned and hooked letters), letterlike symbols (ℓ, K), number forms (ⅼ, Ⅻ),
+# Latin Extended-C (ⱺ), -D (small capitals ꜱ ꜰ Ɪ, medievalist letters), -E, -F and -G (phonetic
+# letters). Extended-D holds the saltillo (ꞌ), which orthographies of Mexican languages write for a
+# glottal stop: beside ASCII letters it is escaped too (it passes for an apostrophe, `[[Donꞌt]]`
+# names another note than `[[Don't]]`), and still shown, as `\ua78c`. The IPA block's letters are
+# judged one by one (names.LATIN_LOOKALIKES): most of them (ə ɛ ɔ ɖ ɣ ʋ ɓ ɗ ɲ ...) are letters
+# of real orthographies (Azerbaijani, Akan, Ewe, Hausa, Bambara) and stay
+_RARE_LATIN_BLOCKS = (
+    (0x1D00, 0x1DBF), (0x2100, 0x214F), (0x2150, 0x218F), (0x2C60, 0x2C7F), (0xA720, 0xA7FF), (0xAB30, 0xAB6F),
+    (0x10780, 0x107BF), (0x1DF00, 0x1DFFF),
+)  # fmt: skip
+# drawn like `.` or `/` (names.py refuses them in a new name): `https://evil․com∕paypal.com`
+_SEPARATOR_LOOKALIKES = DOT_LOOKALIKES | SLASH_LOOKALIKES
+# a sign of another script drawn like one of its digits and an `o`: Thai ๏ (fongman), like ๐
+_DIGIT_LOOKALIKES = frozenset("\u0e4f")
 _OVERLAY = 1  # the canonical combining class of marks drawn through their base (a stroke, a slash)
 MAX_STACKED_MARKS = 4  # nonspacing marks on one base shown as they are (see _disguises)
 
@@ -176,14 +199,16 @@ def _disguised(text: str) -> frozenset[int]:
 
 
 def _posing_in_tokens(text: str) -> set[int]:
-    """The positions of the letters that pass for ASCII ones in a token holding an ASCII letter or
-    digit, where a word-by-word look finds none: a lone letter of another script drawn like a Latin
-    one (`https://х.com` with a Cyrillic х, `2О24` with a Cyrillic О between digits), unless its
-    word holds letters of its script that look like no Latin letter (`Москва-trip` is Russian); and
-    Latin letters of the blocks prose never writes (`_rare_latin`: `pɑypal`, `ᴏ`, `ⅼ`, fullwidth `Ｐ`).
+    """The positions of the characters that pass for ASCII ones in a token holding an ASCII letter
+    or digit, where a word-by-word look finds none: a lone letter of another script drawn like a
+    Latin one (`https://х.com` with a Cyrillic х, `2О24` with a Cyrillic О between digits) and a
+    digit of another script (`2०24`, `g߀ogle`), unless its word holds letters of its script that
+    look like no Latin letter (`Москва-trip` is Russian); Latin letters of the blocks prose never
+    writes (`_rare_latin`: `pɑypal`, `ᴏ`, `ꜱ`, `ⅼ`, fullwidth `Ｐ`, circled `ⓐ`); and the dot and
+    slash lookalikes (`evil∕paypal.com`).
 
     Only a token with ASCII letters or digits is looked at: a Russian, Greek or IPA word on its own,
-    a lone `в` in a Russian sentence, `π r²` or `α = 0.05` show as they are."""
+    a lone `в` in a Russian sentence, `२०२४ में`, `π r²` or `α = 0.05` show as they are."""
     out: set[int] = set()
     for token in _TOKEN.finditer(text):
         lo, hi = token.span()
@@ -201,26 +226,37 @@ def _posing_in_tokens(text: str) -> set[int]:
 
 @lru_cache(maxsize=4096)  # asked of every character past ASCII in a token with ASCII letters
 def _passes_for_ascii(ch: str) -> str | None:
-    """The script of `ch` when a reader takes it for an ASCII letter in a token with ASCII ones:
-    "LATIN" for a Latin letter of a block prose never writes (`_rare_latin`), another script's
-    name for its letter drawn like a Latin one (`looks_latin`); None for any other character."""
-    if _rare_latin(ch):
+    """The script of `ch` when a reader takes it for an ASCII letter, digit, dot or slash in a token
+    with ASCII letters or digits: "LATIN" (escaped wherever it stands) for a Latin letter prose
+    never writes (`_rare_latin`) and for a dot or slash lookalike; another script's name for its
+    letter drawn like a Latin one (`looks_latin`) and for its digits (`2०24` with a Devanagari
+    zero, `g߀ogle` with an NKo one), which stay beside its own letters; None for any other
+    character."""
+    if _rare_latin(ch) or ch in _SEPARATOR_LOOKALIKES:
         return "LATIN"
+    if unicodedata.category(ch) in ("Nd", "Nl") or ch in _DIGIT_LOOKALIKES:
+        # a numeral of no script (the Roman ↁ, drawn as no letter of a script) is escaped wherever it stands
+        return letter_script(ch) or "LATIN"
     return letter_script(ch) if looks_latin(ch) else None
 
 
 def _rare_latin(ch: str) -> bool:
     """A letter or digit past ASCII that a reader takes for an ASCII one: its compatibility form is
-    ASCII (fullwidth `Ｐ`, `ⅼ`, mathematical `𝐚`, but not the raised `²` or `ª`), or it is a Latin
-    letter of the blocks no orthography writes (`_RARE_LATIN_BLOCKS`), or one of the IPA block's
-    lookalikes and small capitals (`ɑ`, `ɡ`, `ʀ`). Symbols stay (™, №, …): none reads as a letter."""
+    ASCII (fullwidth `Ｐ`, `ⅼ`, mathematical `𝐚`, circled `ⓐ`, but not the raised `²` or `ª`), or
+    it is a Latin letter of the blocks no orthography writes (`_RARE_LATIN_BLOCKS`), or one of the
+    Latin lookalikes of other blocks (names.LATIN_LOOKALIKES: `ɑ`, `ɡ`, `ʀ`, `ȷ`, `ǀ`). Other
+    symbols stay (™, №, ½, …): none reads as one letter or digit."""
     kind = unicodedata.category(ch)
-    if not (kind[0] == "L" or kind in ("Nd", "Nl")) or ch in _RAISED:
+    if ch in _RAISED:
         return False
     compat = unicodedata.normalize("NFKC", ch)
+    if kind in ("So", "No"):  # a circled or squared letter or digit (ⓐ, ①, 🄰), but not ™ (TM)
+        return len(compat) == 1 and compat.isascii() and compat.isalnum()
+    if not (kind[0] == "L" or kind in ("Nd", "Nl")):
+        return False
     if compat.isascii() and compat.isalnum():
         return True
-    if ch in _IPA_LOOKALIKES:
+    if ch in LATIN_LOOKALIKES:
         return True
     cp = ord(ch)
     return any(lo <= cp <= hi for lo, hi in _RARE_LATIN_BLOCKS) and letter_script(ch) == "LATIN"

@@ -384,11 +384,13 @@ async def test_pending_spells_out_letters_swapped_for_lookalikes_of_other_script
     same unless those letters print as escapes; and a tag letter past U+FFFF prints as `\\U000e0041`,
     not as `\\ue004` and a `1`. A lone lookalike in a token with ASCII letters or digits prints as an
     escape too: a Cyrillic `х` (`https://х.com`), a Cyrillic `О` between digits (`2О24`), a Latin
-    alpha `ɑ` (`pɑypal`). `--json` stays JSON, with the escapes in its diff."""
+    alpha `ɑ` (`pɑypal`), a Devanagari zero (`2०24`), an NKo zero (`g߀ogle`), a small capital `ꜱ`,
+    the click `ǀ` drawn as an `l` (`paypaǀ`). `--json` stays JSON, with the escapes in its diff."""
     root, env = place
     before = "# Pay\nPay invoices at https://paypal.com/acme only. See [[Budget]].\n"
     after = before.replace("paypal", "p\u0430ypal").replace("[[Budget]]", "[[\u0412udget]]") + "tag\U000e0041\n"
     after += "Log in at https://\u0445.com/login, see [[Report 2\u041e24]], pay at https://p\u0251ypal.com\n"
+    after += "See [[Report 2\u096624]], https://g\u07c0ogle.com, https://\ua731ecure.com, https://paypa\u01c0.com\n"
     (root / "Notes" / "pay.md").write_text(before)
     async with Client(bridged(root, env)) as client:
         pending_id(await client.call_tool("write", {"path": "Notes/pay.md", "content": after, "overwrite": True}))
@@ -399,9 +401,12 @@ async def test_pending_spells_out_letters_swapped_for_lookalikes_of_other_script
     assert "  +Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in lines
     assert "  +tag\\U000e0041" in lines
     assert "  +Log in at https://\\u0445.com/login, see [[Report 2\\u041e24]], pay at https://p\\u0251ypal.com" in lines
+    shown = "See [[Report 2\\u096624]], https://g\\u07c0ogle.com, https://\\ua731ecure.com, https://paypa\\u01c0.com"
+    assert f"  +{shown}" in lines
     row = json.loads(vaultwatch(env, "pending", str(root), "--json").stdout.splitlines()[0])
     assert "+Pay invoices at https://p\\u0430ypal.com/acme only. See [[\\u0412udget]]." in row["diff"]
     assert "+tag\\U000e0041" in row["diff"]
+    assert f"+{shown}" in row["diff"]
 
 
 async def test_pending_shows_what_each_link_a_waiting_rename_rewrites_becomes(place) -> None:

@@ -192,6 +192,9 @@ def test_lookalike_signs_and_ascii_twins_are_refused_beside_the_name_they_mimic(
         ("Notes  x.md", "Notes x.md"),
         (unicodedata.normalize("NFD", "café.md"), "café.md"),
         ("caf\u00e9.md", unicodedata.normalize("NFD", "café.md")),
+        # Latin letters drawn like ASCII ones (the small capital ꜱ, the iota ɩ)
+        ("\ua731ecure.md", "secure.md"),
+        ("\u0269nfo.md", "info.md"),
     ):
         assert repr(existing) in refusal(name, [existing]), name
         check_new_name(name, [])  # alone, each is a name

@@ -250,8 +250,11 @@ def test_a_line_whose_letters_were_swapped_for_lookalikes_does_not_read_as_the_o
 def test_a_lone_lookalike_letter_in_a_link_or_number_does_not_read_as_ascii() -> None:
     """One letter is enough when the rest of its token is ASCII: `https://х.com` (a Cyrillic х) reads
     as `https://x.com`, `[[Report 2О24]]` (a Cyrillic О) as `[[Report 2024]]`, `pɑypal` (a Latin
-    alpha, the same script as the rest) as `paypal`. Each is an escape in the question."""
+    alpha, the same script as the rest) as `paypal`; so does a digit of another script (`2०24`, a
+    Devanagari zero) and a slash lookalike (`evil.com∕paypal.com`). Each is an escape in the question."""
     before = "Log in at https://x.com/login, see [[Report 2024]], pay at https://paypal.com\n"
     after = "Log in at https://\u0445.com/login, see [[Report 2\u041e24]], pay at https://p\u0251ypal.com\n"
+    after += "See [[Report 2\u096624]] and https://evil.com\u2215paypal.com\n"
     lines = ask(before.encode(), after.encode()).text.splitlines()
     assert "+Log in at https://\\u0445.com/login, see [[Report 2\\u041e24]], pay at https://p\\u0251ypal.com" in lines
+    assert "+See [[Report 2\\u096624]] and https://evil.com\\u2215paypal.com" in lines

@@ -84,10 +84,57 @@ def test_an_escape_past_the_basic_plane_is_not_four_digits_and_a_fifth() -> None
         ("\uff30aypal", "\\uff30aypal"),  # fullwidth Ｐ
         ("\U0001d41aws.com", "\\U0001d41aws.com"),  # mathematical bold 𝐚
         ("5\u2113 tank", "5\\u2113 tank"),  # script small l ℓ
+        # Latin letters of Latin Extended-C and -D, and of the IPA and Extended-B blocks drawn like ASCII ones
+        ("https://\ua731ecure-pay.com", "https://\\ua731ecure-pay.com"),  # small capital ꜱ
+        ("\ua730ile.txt", "\\ua730ile.txt"),  # small capital ꜰ
+        ("\ua7aenfo", "\\ua7aenfo"),  # capital small capital Ɪ
+        ("\u0269nfo", "\\u0269nfo"),  # iota ɩ
+        ("\u0237ava", "\\u0237ava"),  # dotless ȷ
+        ("\u0252pple", "\\u0252pple"),  # turned alpha ɒ
+        ("g\u2c7aogle", "g\\u2c7aogle"),  # o with low ring inside ⱺ
+        ("https://paypa\u01c0.com", "https://paypa\\u01c0.com"),  # dental click ǀ, drawn as an l
+        ("\u24d0pple.com", "\\u24d0pple.com"),  # circled ⓐ (a symbol whose compatibility form is `a`)
+        ("g\u0e4fogle.com", "g\\u0e4fogle.com"),  # Thai fongman ๏, drawn as an o
     ],
 )
 def test_a_lone_letter_passing_for_an_ascii_one_in_an_ascii_token_is_an_escape(text, shown) -> None:
     assert visible(text) == shown
+
+
+# the zero of each script that has its own digits, between ASCII digits: `2०24` reads as `2024`
+ZEROS = {
+    "Devanagari": "\u0966", "Bengali": "\u09e6", "Gurmukhi": "\u0a66", "Gujarati": "\u0ae6", "Oriya": "\u0b66",
+    "Telugu": "\u0c66", "Kannada": "\u0ce6", "Malayalam": "\u0d66", "Thai": "\u0e50", "Lao": "\u0ed0",
+    "Myanmar": "\u1040", "Khmer": "\u17e0", "Mongolian": "\u1810", "NKo": "\u07c0", "Arabic-Indic": "\u0660",
+    "Extended Arabic-Indic": "\u06f0", "Ideographic number zero": "\u3007",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("zero", ZEROS.values(), ids=ZEROS.keys())
+def test_a_digit_of_another_script_in_an_ascii_token_is_an_escape(zero) -> None:
+    assert visible(f"Numbers are in [[Report 2{zero}24]]") == f"Numbers are in [[Report 2\\u{ord(zero):04x}24]]"
+    assert visible(f"https://g{zero}ogle.com/docs") == f"https://g\\u{ord(zero):04x}ogle.com/docs"
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("https://evil.com\u2215paypal.com", "https://evil.com\\u2215paypal.com"),  # division slash ∕
+        ("https://evil.com\u2044paypal.com", "https://evil.com\\u2044paypal.com"),  # fraction slash ⁄
+        ("[[Private\uff0fsecret]]", "[[Private\\uff0fsecret]]"),  # fullwidth solidus ／
+        ("https://paypal\u2024com", "https://paypal\\u2024com"),  # one dot leader ․
+        ("https://paypal\ufe52com", "https://paypal\\ufe52com"),  # small full stop ﹒
+        ("https://paypal\uff0ecom", "https://paypal\\uff0ecom"),  # fullwidth full stop ．
+    ],
+)
+def test_a_dot_or_slash_lookalike_in_an_ascii_token_is_an_escape(text, shown) -> None:
+    assert visible(text) == shown
+
+
+@pytest.mark.parametrize("space", ["\u200a", "\u2009", "\u202f"], ids=["hair", "thin", "narrow no-break"])
+def test_a_narrow_space_does_not_part_a_lookalike_from_its_ascii_token(space) -> None:
+    # `х .com` with a hair space reads as `x.com`: the space stays, the Cyrillic х is an escape
+    assert visible(f"Log in at \u0445{space}.com/login") == f"Log in at \\u0445{space}.com/login"
 
 
 # text in which no letter passes for an ASCII one: shown as it is
@@ -101,6 +148,11 @@ NATURAL = [
     "area = π r², E = mc², H₂O, xⁿ, angle α = 0.05, ρ value",
     "The vowel [ə] and [ʃ] in IPA; ɑ and ɡ alone are IPA too.",
     "1ª edição, 3º lugar, iPhone™, №5, ½ cup, wait…",
+    "२०२४ में चुनाव हुए, 10:30 बजे",  # Hindi with Devanagari digits, beside no ASCII
+    "في عام ٢٠٢٤ ذهبت إلى القاهرة، ورقم ۱۴۰۳ بالفارسية",  # Arabic-Indic and Persian digits
+    "ในปี ๒๕๖๗ ฉันไปเชียงใหม่ ๏ เรื่องเล่า",  # Thai digits and a fongman among Thai words
+    "संस्करण v2-१०वाँ, iOS १८",  # Devanagari digits beside Devanagari letters (१०वाँ: 10th) or alone
+    "Prix\u202f: 10\u00a0000\u202f€\u202f! Vraiment\u202f?",  # French narrow no-break spaces
 ]
 
 
