@@ -164,3 +164,61 @@ async def test_r_reverts_only_the_change_whose_diff_is_shown(make_vault, app_for
         await pilot.press("r")  # now shown: r reverts it
         await wait_for(lambda: journal.get(4).reverted_by is not None)
         assert journal.get(6).reverted_by is None
+
+
+def stepping_vault(root: Path) -> tuple[Vault, SteppingClock]:
+    clock = SteppingClock(dt.datetime(2026, 12, 4, 12, 0, tzinfo=dt.UTC))
+    vault = Vault(root, clock=clock)
+    vault.load()
+    return vault, clock
+
+
+def title_of(screen: ChangesScreen) -> str:
+    return str(screen.query_one("#changes-title").render())
+
+
+async def test_the_empty_session_view_says_how_many_earlier_changes_wait_and_t_lists_them(make_vault) -> None:
+    """An agent worked while no TUI was open: `C` (this session) is empty, and says how many of the
+    earlier changes nobody has reviewed and that `t` lists them; `t` does."""
+    root = make_vault(vault_files())
+    vault, clock = stepping_vault(root)
+    writer = Writer(vault)
+    six_changes(writer)  # headless, before the session
+    clock.advance(60)
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        assert screen.rows == []
+        assert "0 · this session  6 not reviewed from before this session: t lists them" in title_of(screen)
+        text = shown(screen)
+        assert "no changes journaled in this session" in text
+        assert "6 changes from before this session are not reviewed yet: t lists every journaled change" in text
+        await pilot.press("t")
+        assert [c.id for c in screen.rows] == [6, 5, 4, 3, 2, 1]
+        assert "not reviewed from before" not in title_of(screen)
+        await pilot.press("M", "t")  # all reviewed: nothing waits from before any more
+        assert screen.rows == [] and "not reviewed from before" not in title_of(screen)
+        assert "not reviewed yet" not in shown(screen)
+
+
+async def test_the_session_view_counts_only_earlier_changes_not_reviewed(make_vault) -> None:
+    """The count leaves out the session's own changes and the earlier ones already reviewed."""
+    root = make_vault(vault_files())
+    vault, clock = stepping_vault(root)
+    writer = Writer(vault)
+    six_changes(writer)
+    journal_for(vault).mark_reviewed([1, 2], by="human")
+    clock.advance(60)
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app)
+        clock.advance(60)
+        writer.write("Inbox/now.md", "now\n", actor=AGENT)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        assert [c.id for c in screen.rows] == [7]
+        assert "1 · this session  4 not reviewed from before this session: t lists them" in title_of(screen)

@@ -768,6 +768,9 @@ class ChangesScreen(Screen[None], _Reverting):
         if journal is None:  # switched off, or it cannot be opened: the person reads which
             title.append(f"  {why_no_journal(self.app.session.vault)}", style="bold red")
         status = journal.status() if journal else None
+        earlier = self._unreviewed_before(journal, status)
+        if earlier:  # an agent that worked while no TUI was open: its changes are not this session's
+            title.append(f"  {earlier} not reviewed from before this session: t lists them", style="bold yellow")
         if status is not None and status["full"]:
             title.append(
                 f"  journal full: {status['unreviewed']} not reviewed; agents' writes are refused until you "
@@ -794,9 +797,27 @@ class ChangesScreen(Screen[None], _Reverting):
                 )
         else:
             self._shown = None
-            self.query_one(DiffView).show(
-                Text("no changes journaled" + (" in this session" if self.since else ""), style="italic dim")
+            empty = Text(
+                "no changes journaled"
+                + ("" if self.since is None else " in this session" if scope == "this session" else f" ({scope})"),
+                style="italic dim",
             )
+            if earlier:
+                empty.append(
+                    f"\n\n{earlier} change{'s' if earlier != 1 else ''} from before this session "
+                    f"{'are' if earlier != 1 else 'is'} not reviewed yet: t lists every journaled change",
+                    style="bold",
+                )
+            self.query_one(DiffView).show(empty)
+
+    def _unreviewed_before(self, journal: Journal | None, status: dict[str, Any] | None) -> int:
+        """How many changes from before this session nobody has reviewed, when the view lists this
+        session's changes (unfiltered): the ones the person would not see without `t`."""
+        if journal is None or status is None or self.note or self.agent:
+            return 0
+        if self.since is None or self.since != self.session_since:
+            return 0
+        return max(0, status["unreviewed"] - len(journal.changes(since=self.since, unreviewed=True)))
 
     def _key_at(self, row: int | None) -> str | None:
         """The key of the row at `row` in the rows as listed now: "intent-N" or the change's id."""
