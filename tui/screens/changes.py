@@ -646,7 +646,10 @@ FINISH_READY_WAIT_S = 120.0  # how long `f` waits for the first index before it 
 
 
 class ChangesScreen(Screen[None], _Reverting):
-    """Every journaled change of this session (or all), per note and per agent, with its diff."""
+    """Every journaled change of this session (or all), per note and per agent, with its diff.
+
+    The selection is a change (its id), not a row number: it stays on that change across reloads,
+    and the change keys act only on the change whose diff is shown."""
 
     app: VaultwatchApp
 
@@ -680,6 +683,7 @@ class ChangesScreen(Screen[None], _Reverting):
         self.rows: list[Change] = []  # the journaled changes, listed below the intents
         self.intents: list[OpenIntent] = []  # the open intents, newest first, listed first
         self._laid_width = 0  # the screen width the rows' summaries were cut to
+        self._shown: str | None = None  # the key of the row whose detail the lower pane shows
 
     def compose(self) -> ComposeResult:
         yield Static(id="changes-title")
@@ -701,7 +705,11 @@ class ChangesScreen(Screen[None], _Reverting):
     def reload(self) -> None:
         journal = self._journal()
         table = self.query_one(DataTable)
-        keep = table.cursor_row if self.rows or self.intents else 0
+        # the selection is the change (or intent) under the cursor, not its row number: a revert
+        # or an agent's new change adds a row at the top, and the same row number would then be
+        # another change, which `r` would revert
+        was_row = table.cursor_row if self.rows or self.intents else None
+        was = self._key_at(was_row)
         # an operation a kill cut off has no row yet but leaves the vault half done: it comes first,
         # whatever the filters, as `vaultwatch changes` lists it
         self.intents = (
@@ -760,6 +768,9 @@ class ChangesScreen(Screen[None], _Reverting):
         if journal is None:  # switched off, or it cannot be opened: the person reads which
             title.append(f"  {why_no_journal(self.app.session.vault)}", style="bold red")
         status = journal.status() if journal else None
+        earlier = self._unreviewed_before(journal, status)
+        if earlier:  # an agent that worked while no TUI was open: its changes are not this session's
+            title.append(f"  {earlier} not reviewed from before this session: t lists them", style="bold yellow")
         if status is not None and status["full"]:
             title.append(
                 f"  journal full: {status['unreviewed']} not reviewed; agents' writes are refused until you "
@@ -772,14 +783,67 @@ class ChangesScreen(Screen[None], _Reverting):
             style="dim",
         )
         self.query_one("#changes-title", Static).update(tidy(title))  # "Changes  0", not "Changes0" in a screenshot
-        total = len(self.intents) + len(self.rows)
-        if total:
-            table.move_cursor(row=min(keep, total - 1))
+        keys = [key for _, key in rows]
+        if keys:
+            row = self._place(was, was_row, keys)
+            table.move_cursor(row=row)
             self._show_selected()
+            if was is not None and keys[row] != was:  # never another change silently under r
+                self.app.notify(
+                    f"{self._row_words(was)} is no longer listed here: the cursor is on "
+                    f"{self._row_words(keys[row])} now",
+                    severity="warning",
+                    title="changes",
+                )
         else:
-            self.query_one(DiffView).show(
-                Text("no changes journaled" + (" in this session" if self.since else ""), style="italic dim")
+            self._shown = None
+            empty = Text(
+                "no changes journaled"
+                + ("" if self.since is None else " in this session" if scope == "this session" else f" ({scope})"),
+                style="italic dim",
             )
+            if earlier:
+                empty.append(
+                    f"\n\n{earlier} change{'s' if earlier != 1 else ''} from before this session "
+                    f"{'are' if earlier != 1 else 'is'} not reviewed yet: t lists every journaled change",
+                    style="bold",
+                )
+            self.query_one(DiffView).show(empty)
+
+    def _unreviewed_before(self, journal: Journal | None, status: dict[str, Any] | None) -> int:
+        """How many changes from before this session nobody has reviewed, when the view lists this
+        session's changes (unfiltered): the ones the person would not see without `t`."""
+        if journal is None or status is None or self.note or self.agent:
+            return 0
+        if self.since is None or self.since != self.session_since:
+            return 0
+        return max(0, status["unreviewed"] - len(journal.changes(since=self.since, unreviewed=True)))
+
+    def _key_at(self, row: int | None) -> str | None:
+        """The key of the row at `row` in the rows as listed now: "intent-N" or the change's id."""
+        if row is None or row < 0:
+            return None
+        if row < len(self.intents):
+            return f"intent-{self.intents[row].intent}"
+        at = row - len(self.intents)
+        return str(self.rows[at].id) if at < len(self.rows) else None
+
+    @staticmethod
+    def _place(was: str | None, was_row: int | None, keys: list[str]) -> int:
+        """The row to select among `keys`: the one selected before (`was`), wherever it is now; when it
+        is gone, the next older change (the one in its place), else the last row."""
+        if was is None:
+            return 0
+        if was in keys:
+            return keys.index(was)
+        if was.isdigit():
+            older = [n for n, key in enumerate(keys) if key.isdigit() and int(key) < int(was)]
+            return older[0] if older else len(keys) - 1
+        return min(was_row or 0, len(keys) - 1)
+
+    @staticmethod
+    def _row_words(key: str) -> str:
+        return f"change {key}" if key.isdigit() else "the interrupted or running operation"
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._laid_width:  # the summaries are cut to the width
@@ -802,8 +866,10 @@ class ChangesScreen(Screen[None], _Reverting):
             return None
         return self.intents[table.cursor_row]
 
-    def _chosen(self, title: str) -> Change | None:
-        """The selected change for a change's key; on an intent's row, says why the key does nothing."""
+    def _chosen(self, title: str, *, shown: bool = False) -> Change | None:
+        """The selected change for a change's key; on an intent's row, says why the key does nothing.
+        With `shown`, only the change whose detail the lower pane shows: a key acting on another
+        (the cursor moved, its diff not drawn yet) shows that one and does nothing."""
         intent = self.selected_intent()
         if intent is not None:
             self.app.notify(
@@ -815,17 +881,29 @@ class ChangesScreen(Screen[None], _Reverting):
                 title=title,
             )
             return None
-        return self.selected()
+        change = self.selected()
+        if shown and change is not None and self._shown != str(change.id):
+            self._show_selected()
+            self.app.notify(
+                f"the cursor is on change {change.id}, whose diff was not shown: it is now; press the key again for it",
+                severity="warning",
+                title=title,
+            )
+            return None
+        return change
 
     def _show(self, change: Change) -> None:
+        self._shown = None  # until it is drawn
         self.query_one(DiffView).show(
             render_change(self._journal(), change, self.app.size.width, self.app.config.localtime)
         )
+        self._shown = str(change.id)
 
     def _show_selected(self) -> None:
         intent = self.selected_intent()
         if intent is not None:
             self.query_one(DiffView).show(render_intent(intent, self.app.config.localtime))
+            self._shown = f"intent-{intent.intent}"
             return
         change = self.selected()
         if change is not None:
@@ -841,23 +919,23 @@ class ChangesScreen(Screen[None], _Reverting):
         self.dismiss(None)
 
     def action_revert(self) -> None:
-        change = self._chosen("revert")
+        change = self._chosen("revert", shown=True)
         if change is not None:
             self.revert_change(change)
 
     def action_revert_all(self) -> None:
-        change = self._chosen("revert")
+        change = self._chosen("revert", shown=True)
         if change is not None:
             self.revert_batch(change)
 
     def action_redo(self) -> None:
-        change = self._chosen("redo")
+        change = self._chosen("redo", shown=True)
         if change is not None:
             self.redo_revert(change)
 
     def action_mark_reviewed(self) -> None:
         """m: the selected change is reviewed (the journal may drop it once past its retention age)."""
-        change = self._chosen("reviewed")
+        change = self._chosen("reviewed", shown=True)
         journal = self._journal()
         if change is not None and journal is not None:
             journal.mark_reviewed([change.id], by=_actor(self.app))
