@@ -197,3 +197,35 @@ def test_links_after_tags_keep_their_order() -> None:
     lines, links = lines_of("<span>[[A]]</span> <b>[[B]]</b><br>[[C]]\n")
     assert lines == ["A B", "C"]
     assert [link.target for link, _ in links] == ["A", "B", "C"]
+
+
+def wrapped(body: str, width: int) -> list[str]:
+    """The display lines of `body` at `width` cells, as the preview wraps them."""
+    from vaultwatch.tui.widgets.notedoc import NoteDoc
+    from vaultwatch.tui.widgets.noterender import Context, body_lines
+
+    doc = NoteDoc(body_lines(body), Context(lambda link: None, []), width)
+    doc.extend()
+    return [line.plain.rstrip() for line in doc.display]
+
+
+def test_a_wrapped_list_item_hangs_under_its_text() -> None:
+    """Reading view wraps a list item's text under itself, not under its marker: numbered,
+    bulleted, nested, tasks, inside a quote, and a code block's lines under the code."""
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+    body = (
+        f"1. {words}\n- {words}\n    - {words}\n- [ ] {words}\n> - {words}\n\n"
+        f"```\n{words.replace(' ', '_')} {words}\n```\n"
+    )
+    lines = wrapped(body, 30)
+    assert lines[:3] == ["1. alpha beta gamma delta", "   epsilon zeta eta theta iota", "   kappa lambda mu"], lines
+    assert lines[3:6] == ["• alpha beta gamma delta", "  epsilon zeta eta theta iota", "  kappa lambda mu"], lines
+    nested = lines[6:9]
+    assert nested[0] == "    • alpha beta gamma delta" and all(n.startswith("      ") for n in nested[1:]), lines
+    assert nested[1].strip().startswith("epsilon"), lines
+    assert lines[9] == "☐ alpha beta gamma delta" and lines[10].startswith("  epsilon"), lines
+    quoted = [line for line in lines if line.startswith("▎")]
+    assert quoted[0] == "▎ • alpha beta gamma delta" and quoted[1].startswith("▎   epsilon"), lines
+    code = lines[lines.index(quoted[-1]) + 2 :]
+    assert code[1].startswith("  alpha_beta") and all(c.startswith("  ") for c in code[1:-1]), code
+    assert wrapped("- one<br>two\n", 30) == ["• one", "  two"]  # a `<br>` breaks to the same place
