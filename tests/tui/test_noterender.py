@@ -229,3 +229,27 @@ def test_a_wrapped_list_item_hangs_under_its_text() -> None:
     code = lines[lines.index(quoted[-1]) + 2 :]
     assert code[1].startswith("  alpha_beta") and all(c.startswith("  ") for c in code[1:-1]), code
     assert wrapped("- one<br>two\n", 30) == ["• one", "  two"]  # a `<br>` breaks to the same place
+
+
+def test_a_link_to_a_missing_heading_or_block_is_drawn_broken() -> None:
+    """The Broken tab lists `[[Kyoto#Top]]` and `![[Kyoto#Nope]]` as a missing heading when
+    Kyoto has no such heading: the preview draws them broken too, as it draws a missing embed,
+    and a click still opens Kyoto (it is there)."""
+    body = "[[Kyoto#Top]] ![[Kyoto#Nope]] [[Kyoto#Sights]] [[Kyoto#^gone]] [[Kyoto]]\n"
+    lacking = {"Top": "heading", "Nope": "heading", "^gone": "block"}
+    text, links = render_note(
+        body, lambda link: "Kyoto.md", missing=lambda link, target: lacking.get(link.heading or "")
+    )
+    styles = Styles()
+
+    def style_of(label: str):
+        at = text.plain.index(label)
+        return next(s.style for s in text.spans if s.start <= at < s.end)
+
+    for label in ("Kyoto › Top", "▣ Kyoto › Nope", "Kyoto › ^gone"):
+        assert style_of(label).color == styles.broken.color and style_of(label).strike, label
+        assert "@click" in style_of(label).meta, label
+    assert style_of("Kyoto › Sights").color == styles.link.color and not style_of("Kyoto › Sights").strike
+    last = text.plain.rstrip().rindex("Kyoto")
+    assert not next(s.style for s in text.spans if s.start <= last < s.end).strike  # the bare link
+    assert len(links) == 5

@@ -115,18 +115,26 @@ def theme_styles(variables: dict[str, str], background: Any) -> Styles:
 
 
 Resolve = Callable[[Link], "str | None"]
+# what of a link resolved to a note (the path) is missing: "heading", "block" or None
+Missing = Callable[[Link, str], "str | None"]
+
+
+def _nothing_missing(link: Link, target: str) -> str | None:
+    return None
 
 
 @dataclass(slots=True)
 class Context:
     """What rendering a note needs besides its lines: how links resolve, the link table the
-    rendered links are appended to (their index is their `@click` argument), the styles, and
-    the width tables are fitted to (None: natural widths)."""
+    rendered links are appended to (their index is their `@click` argument), the styles, the
+    width tables are fitted to (None: natural widths), and what of a resolved link's #heading
+    or #^block the linked note lacks (core.links.graph.missing_part)."""
 
     resolve: Resolve
     links: list
     styles: Styles = Styles()
     width: int | None = None
+    missing: Missing = _nothing_missing
 
 
 def body_lines(text: str, max_chars: int | None = None) -> list[Line]:
@@ -143,11 +151,16 @@ def without_frontmatter(lines: list[Line]) -> list[Line]:
 
 
 def render_note(
-    body: str, resolve: Resolve, styles: Styles = Styles(), max_lines: int = MAX_LINES, width: int | None = None
+    body: str,
+    resolve: Resolve,
+    styles: Styles = Styles(),
+    max_lines: int = MAX_LINES,
+    width: int | None = None,
+    missing: Missing = _nothing_missing,
 ) -> tuple[Text, list[tuple[Link, str | None]]]:
     """Render a whole note (tables fitted to `width` cells when given). Returns the Text and
     the links in it with their resolved paths (tests, small notes)."""
-    ctx = Context(resolve, [], styles, width)
+    ctx = Context(resolve, [], styles, width, missing)
     lines = body_lines(body)
     out: list[Text] = []
     n = 0
@@ -432,7 +445,10 @@ def _link(out: Text, label: str, link: Link, ctx: Context, embed: bool) -> None:
     if target is None:
         out.append(label, styles.unwritten if link.target and not embed else styles.broken)
         return
-    style = (styles.embed if embed else styles.link) + Style(meta={"@click": f"follow({index})"})
+    # a heading or block the note lacks is breakage, as the Broken tab lists it; the note is
+    # there, so the link still opens it
+    look = styles.broken if ctx.missing(link, target) else styles.embed if embed else styles.link
+    style = look + Style(meta={"@click": f"follow({index})"})
     out.append(label, style)
 
 
