@@ -5,6 +5,7 @@ for code or a comment is never a link in the preview, and the other way round.""
 from __future__ import annotations
 
 from rich.cells import cell_len
+from rich.style import Style
 
 from vaultwatch.tui.widgets.noterender import Styles, render_note
 
@@ -253,3 +254,24 @@ def test_a_link_to_a_missing_heading_or_block_is_drawn_broken() -> None:
     last = text.plain.rstrip().rindex("Kyoto")
     assert not next(s.style for s in text.spans if s.start <= last < s.end).strike  # the bare link
     assert len(links) == 5
+
+
+def test_nested_emphasis_shows_no_marks() -> None:
+    """Obsidian help, "Basic formatting syntax": `**Bold text and _nested italic_ text**` showed
+    its underscores and `***Bold and italic text***` showed `*Bold and italic text*` in bold."""
+    text, _ = render_note(
+        "**Bold text and _nested italic_ text** ***Bold and italic text*** *x **y** z*\n\n"
+        "| Style | Syntax |\n| --- | --- |\n| Nested | **Bold text and _nested italic_ text** |\n",
+        lambda link: None,
+    )
+    lines = text.plain.split("\n")
+    assert lines[0] == "Bold text and nested italic text Bold and italic text x y z", lines
+    assert lines[-1].endswith("│ Bold text and nested italic text"), lines
+
+    def styles_at(label: str) -> Style:
+        at = text.plain.index(label)
+        return Style.combine(s.style for s in text.spans if s.start <= at < s.end)
+
+    assert styles_at("nested").bold and styles_at("nested").italic
+    assert styles_at("Bold and").bold and styles_at("Bold and").italic
+    assert styles_at("y z").bold and styles_at("y z").italic and not styles_at(" z").bold
