@@ -67,8 +67,10 @@ _PIPE = re.compile(r"(?<!\\)\|")
 _LIST = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+(?:\[.\][ \t]+)?|$)")
 _SIZE = re.compile(r"[0-9]+(?:x[0-9]+)?")
 # A Markdown link or image as written (the lexer keeps only those to files: the renderer draws
-# the ones to URLs and `#anchors` from this)
-MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+# the ones to URLs and `#anchors` from this). CommonMark lets a destination hold balanced
+# parentheses (`https://www.wikiwand.com/en/Lint_(software)`): two levels are read.
+_DESTINATION = r"(?:[^()\s]|\((?:[^()\s]|\([^()\s]*\))*\))+"
+MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|" + _DESTINATION + r")(?:\s+\"[^\"]*\")?\)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # CommonMark inline raw HTML (open tag, closing tag, processing instruction, declaration, CDATA;
 # comments are the lexer's), autolinks and backslash escapes, on one line, leftmost first: `\<b>`

@@ -275,3 +275,16 @@ def test_nested_emphasis_shows_no_marks() -> None:
     assert styles_at("nested").bold and styles_at("nested").italic
     assert styles_at("Bold and").bold and styles_at("Bold and").italic
     assert styles_at("y z").bold and styles_at("y z").italic and not styles_at(" z").bold
+
+
+def test_a_link_address_may_hold_balanced_parentheses() -> None:
+    """CommonMark: a destination may hold balanced parentheses. The Hub's
+    `[Linters](https://www.wikiwand.com/en/Lint_(software))` showed as "Linters)"."""
+    text, _ = render_note(
+        "[Linters](https://www.wikiwand.com/en/Lint_(software)) are tools "
+        '(see [y](https://e.org/a(b)c "t")) [z](https://w/x(a(b))) [w](<https://a/(b>)\n',
+        lambda link: None,
+    )
+    assert text.plain == "Linters are tools (see y) z w"
+    at = text.plain.index("Linters")
+    assert any(s.start <= at < s.end and s.style == Styles().link for s in text.spans)

@@ -189,6 +189,12 @@ SPAN_CASES = [
     ("an escaped < is no tag", "\\<b>x</b>", [[("escape", "\\"), ("html", "</b>")]]),
     ("escaped stars are no italic", "\\*not italic\\*", [[("escape", "\\"), ("escape", "\\")]]),
     ("no escape in a code span", "`\\-` \\-", [[("code", "`\\-`"), ("escape", "\\")]]),
+    # CommonMark: a link destination may hold balanced parentheses; what is inside is the address
+    (
+        "no tag or escape in a URL with parentheses",
+        "[a](https://x.y/(b)\\*<br>) \\* <br>",
+        [[("escape", "\\"), ("br", "<br>")]],
+    ),
     (
         "a wiki link's escaped pipe stays the link's",
         "| [[T\\|t]] \\| x |\n| - |",
