@@ -155,10 +155,7 @@ class LinkGraph:
         )
 
     def _miss(self, r: ResolvedLink) -> str | None:
-        entry = self.by_path.get(r.target) if r.target is not None else None
-        if entry is None or entry.kind != NOTE:
-            return None  # an attachment's #part (a PDF's #page=3) is not checked
-        return anchor_missing(entry.anchors, r.link)
+        return missing_part(self.snapshot, r.target, r.link)
 
     def anchor_sources(self) -> set[str]:
         """Notes with a link whose linked note lacks the heading or block id it names."""
@@ -282,6 +279,16 @@ def _slug(text: str) -> str:
     """GitHub's anchor of a heading (lower case, spaces as '-', punctuation dropped): Markdown
     links written for other tools (`[x](Note.md#my-heading)`) use it."""
     return _SLUG_DROP.sub("", text.strip().casefold()).replace(" ", "-")
+
+
+def missing_part(snapshot: Snapshot, target: str | None, link: Link) -> str | None:
+    """ "heading" or "block" when `link`, resolved to `target`, names a #part the note there
+    lacks: the judgement of `LinkGraph.checked` and so of the Broken tab, which the preview
+    draws links by. None with no #part, no target or a target that is no note."""
+    entry = snapshot.by_path.get(target) if target is not None else None
+    if entry is None or entry.kind != NOTE:
+        return None  # an attachment's #part (a PDF's #page=3) is not checked
+    return anchor_missing(entry.anchors, link)
 
 
 def anchor_missing(anchors: str, link: Link) -> str | None:

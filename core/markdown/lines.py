@@ -39,12 +39,24 @@ from urllib.parse import unquote
 from vaultwatch.core.markdown import mdlex
 from vaultwatch.core.model import Link
 
+# One level of nesting, as Obsidian's help ("Basic formatting syntax") writes it: `***x***` is
+# bold and italic, and a bold run may hold an italic one of the same mark (`**a *b* c**`) and
+# the other way round; other marks nest freely (`**a _b_ c**`) and are found by a second pass
+# over the run's text (`_emphasis`).
+_STAR_I = r"\*[^*\s](?:[^*\n]*[^*\s])?\*"
+_STAR_B = r"\*\*[^*\s](?:[^*\n]*[^*\s])?\*\*"
+_LINE_I = r"(?<![_\w])_[^_\s](?:[^_\n]*[^_\s])?_(?![_\w])"
+_LINE_B = r"__[^_\s](?:[^_\n]*[^_\s])?__"
 _EMPHASIS = re.compile(
-    r"(?P<bold>\*\*[^*\s](?:[^*\n]*[^*\s])?\*\*|__[^_\s](?:[^_\n]*[^_\s])?__)"
+    r"(?P<bolditalic>\*\*\*[^*\s](?:[^*\n]*[^*\s])?\*\*\*(?!\*)|(?<![_\w])___[^_\s](?:[^_\n]*[^_\s])?___(?![_\w]))"
+    r"|(?P<bold>\*\*(?=[^*\s])(?:[^*\n]|" + _STAR_I + r")+?(?<=[^*\s])\*\*"
+    r"|__(?=[^_\s])(?:[^_\n]|" + _LINE_I + r")+?(?<=[^_\s])__)"
     r"|(?P<strike>~~[^~\s](?:[^~\n]*[^~\s])?~~)"
     r"|(?P<highlight>==[^=\s](?:[^=\n]*[^=\s])?==)"
-    r"|(?P<italic>(?<![*\w])\*[^*\s](?:[^*\n]*[^*\s])?\*(?![*\w])|(?<![_\w])_[^_\s](?:[^_\n]*[^_\s])?_(?![_\w]))"
+    r"|(?P<italic>(?<![*\w])\*(?=[^*\s])(?:[^*\n]|" + _STAR_B + r")+?(?<=[^*\s])\*(?![*\w])"
+    r"|(?<![_\w])_(?=[^_\s])(?:[^_\n]|" + _LINE_B + r")+?(?<=[^_\s])_(?![_\w]))"
 )
+_EMPHASIS_MARKS = {"bold": 2, "strike": 2, "highlight": 2, "italic": 1}
 _TABLE_RULE = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _QUOTES = re.compile(r"(?: {0,3}>[ \t]?)+")
@@ -55,8 +67,10 @@ _PIPE = re.compile(r"(?<!\\)\|")
 _LIST = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+(?:\[.\][ \t]+)?|$)")
 _SIZE = re.compile(r"[0-9]+(?:x[0-9]+)?")
 # A Markdown link or image as written (the lexer keeps only those to files: the renderer draws
-# the ones to URLs and `#anchors` from this)
-MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+# the ones to URLs and `#anchors` from this). CommonMark lets a destination hold balanced
+# parentheses (`https://www.wikiwand.com/en/Lint_(software)`): two levels are read.
+_DESTINATION = r"(?:[^()\s]|\((?:[^()\s]|\([^()\s]*\))*\))+"
+MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|" + _DESTINATION + r")(?:\s+\"[^\"]*\")?\)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # CommonMark inline raw HTML (open tag, closing tag, processing instruction, declaration, CDATA;
 # comments are the lexer's), autolinks and backslash escapes, on one line, leftmost first: `\<b>`
@@ -297,11 +311,26 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         if kind not in ("code", "fence", "comment", "frontmatter") and (
             "*" in line or "_" in line or "~~" in line or "==" in line
         ):
-            for m in _EMPHASIS.finditer(masked_line):
-                line_spans.append(Span(m.lastgroup or "bold", m.start(), m.end()))
+            _emphasis(masked_line, line_spans)
         if len(line_spans) > 1:
             line_spans.sort(key=_span_order)
         yield Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans))
+
+
+def _emphasis(masked_line: str, out: list[Span]) -> None:
+    """Append the line's emphasis spans to `out`: each run, and the runs one level inside it."""
+    for m in _EMPHASIS.finditer(masked_line):
+        kind, a, z = m.lastgroup or "bold", m.start(), m.end()
+        if kind == "bolditalic":  # `***x***`: bold around an italic (the renderer strips 2, then 1)
+            out.append(Span("bold", a, z))
+            out.append(Span("italic", a + 2, z - 2))
+            continue
+        out.append(Span(kind, a, z))
+        mark = _EMPHASIS_MARKS[kind]
+        for inner in _EMPHASIS.finditer(masked_line, a + mark, z - mark):
+            inner_kind = inner.lastgroup or "bold"
+            if inner_kind != "bolditalic":
+                out.append(Span(inner_kind, inner.start(), inner.end()))
 
 
 def _inline_html(masked_line: str, out: list[Span]) -> str:

@@ -5,6 +5,7 @@ for code or a comment is never a link in the preview, and the other way round.""
 from __future__ import annotations
 
 from rich.cells import cell_len
+from rich.style import Style
 
 from vaultwatch.tui.widgets.noterender import Styles, render_note
 
@@ -197,3 +198,93 @@ def test_links_after_tags_keep_their_order() -> None:
     lines, links = lines_of("<span>[[A]]</span> <b>[[B]]</b><br>[[C]]\n")
     assert lines == ["A B", "C"]
     assert [link.target for link, _ in links] == ["A", "B", "C"]
+
+
+def wrapped(body: str, width: int) -> list[str]:
+    """The display lines of `body` at `width` cells, as the preview wraps them."""
+    from vaultwatch.tui.widgets.notedoc import NoteDoc
+    from vaultwatch.tui.widgets.noterender import Context, body_lines
+
+    doc = NoteDoc(body_lines(body), Context(lambda link: None, []), width)
+    doc.extend()
+    return [line.plain.rstrip() for line in doc.display]
+
+
+def test_a_wrapped_list_item_hangs_under_its_text() -> None:
+    """Reading view wraps a list item's text under itself, not under its marker: numbered,
+    bulleted, nested, tasks, inside a quote, and a code block's lines under the code."""
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+    body = (
+        f"1. {words}\n- {words}\n    - {words}\n- [ ] {words}\n> - {words}\n\n"
+        f"```\n{words.replace(' ', '_')} {words}\n```\n"
+    )
+    lines = wrapped(body, 30)
+    assert lines[:3] == ["1. alpha beta gamma delta", "   epsilon zeta eta theta iota", "   kappa lambda mu"], lines
+    assert lines[3:6] == ["• alpha beta gamma delta", "  epsilon zeta eta theta iota", "  kappa lambda mu"], lines
+    nested = lines[6:9]
+    assert nested[0] == "    • alpha beta gamma delta" and all(n.startswith("      ") for n in nested[1:]), lines
+    assert nested[1].strip().startswith("epsilon"), lines
+    assert lines[9] == "☐ alpha beta gamma delta" and lines[10].startswith("  epsilon"), lines
+    quoted = [line for line in lines if line.startswith("▎")]
+    assert quoted[0] == "▎ • alpha beta gamma delta" and quoted[1].startswith("▎   epsilon"), lines
+    code = lines[lines.index(quoted[-1]) + 2 :]
+    assert code[1].startswith("  alpha_beta") and all(c.startswith("  ") for c in code[1:-1]), code
+    assert wrapped("- one<br>two\n", 30) == ["• one", "  two"]  # a `<br>` breaks to the same place
+
+
+def test_a_link_to_a_missing_heading_or_block_is_drawn_broken() -> None:
+    """The Broken tab lists `[[Kyoto#Top]]` and `![[Kyoto#Nope]]` as a missing heading when
+    Kyoto has no such heading: the preview draws them broken too, as it draws a missing embed,
+    and a click still opens Kyoto (it is there)."""
+    body = "[[Kyoto#Top]] ![[Kyoto#Nope]] [[Kyoto#Sights]] [[Kyoto#^gone]] [[Kyoto]]\n"
+    lacking = {"Top": "heading", "Nope": "heading", "^gone": "block"}
+    text, links = render_note(
+        body, lambda link: "Kyoto.md", missing=lambda link, target: lacking.get(link.heading or "")
+    )
+    styles = Styles()
+
+    def style_of(label: str):
+        at = text.plain.index(label)
+        return next(s.style for s in text.spans if s.start <= at < s.end)
+
+    for label in ("Kyoto › Top", "▣ Kyoto › Nope", "Kyoto › ^gone"):
+        assert style_of(label).color == styles.broken.color and style_of(label).strike, label
+        assert "@click" in style_of(label).meta, label
+    assert style_of("Kyoto › Sights").color == styles.link.color and not style_of("Kyoto › Sights").strike
+    last = text.plain.rstrip().rindex("Kyoto")
+    assert not next(s.style for s in text.spans if s.start <= last < s.end).strike  # the bare link
+    assert len(links) == 5
+
+
+def test_nested_emphasis_shows_no_marks() -> None:
+    """Obsidian help, "Basic formatting syntax": `**Bold text and _nested italic_ text**` showed
+    its underscores and `***Bold and italic text***` showed `*Bold and italic text*` in bold."""
+    text, _ = render_note(
+        "**Bold text and _nested italic_ text** ***Bold and italic text*** *x **y** z*\n\n"
+        "| Style | Syntax |\n| --- | --- |\n| Nested | **Bold text and _nested italic_ text** |\n",
+        lambda link: None,
+    )
+    lines = text.plain.split("\n")
+    assert lines[0] == "Bold text and nested italic text Bold and italic text x y z", lines
+    assert lines[-1].endswith("│ Bold text and nested italic text"), lines
+
+    def styles_at(label: str) -> Style:
+        at = text.plain.index(label)
+        return Style.combine(s.style for s in text.spans if s.start <= at < s.end)
+
+    assert styles_at("nested").bold and styles_at("nested").italic
+    assert styles_at("Bold and").bold and styles_at("Bold and").italic
+    assert styles_at("y z").bold and styles_at("y z").italic and not styles_at(" z").bold
+
+
+def test_a_link_address_may_hold_balanced_parentheses() -> None:
+    """CommonMark: a destination may hold balanced parentheses. The Hub's
+    `[Linters](https://www.wikiwand.com/en/Lint_(software))` showed as "Linters)"."""
+    text, _ = render_note(
+        "[Linters](https://www.wikiwand.com/en/Lint_(software)) are tools "
+        '(see [y](https://e.org/a(b)c "t")) [z](https://w/x(a(b))) [w](<https://a/(b>)\n',
+        lambda link: None,
+    )
+    assert text.plain == "Linters are tools (see y) z w"
+    at = text.plain.index("Linters")
+    assert any(s.start <= at < s.end and s.style == Styles().link for s in text.spans)

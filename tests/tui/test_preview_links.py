@@ -95,3 +95,31 @@ async def test_the_preview_of_a_template_says_so(tmp_path: Path, app_for) -> Non
         await pilot.pause()
         shown = " ".join(str(w.render()) for w in app.main.query("Static"))
         assert "filled in when the template is applied" in shown and "frontmatter error" not in shown
+
+
+async def test_the_preview_draws_a_missing_heading_as_the_broken_tab_lists_it(tmp_path: Path, app_for) -> None:
+    """`[[Kyoto#Top]]` and `![[Kyoto#Nope]]` to a Kyoto without those headings are "missing
+    heading" in the Broken tab; the preview drew them as valid links. Each link is now drawn
+    broken exactly when the Broken tab lists it."""
+    from vaultwatch.tui.widgets.notebody import NoteBody
+
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Kyoto.md").write_text("# Kyoto\n\n## Sights\n\nTemples. ^temples\n")
+    (root / "Trip.md").write_text(
+        "[[Kyoto#Top]]\n\n![[Kyoto#Nope]]\n\n[[Kyoto#Sights]]\n\n[[Kyoto#^temples]]\n\n[[Kyoto#^gone]]\n"
+    )
+    app = app_for(pin_mtimes(root))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        app.main.open_note("Trip.md")
+        await settle(app)
+        await pilot.pause()
+        lines = [line for line in app.query_one(NoteBody).lines if line.plain.strip()]
+        vault = app.session.vault
+        listed = {p.link.heading for p in problems.vault_problems(vault.snapshot, vault.root) if p.path == "Trip.md"}
+    assert listed == {"Top", "Nope", "^gone"}
+    for line, heading in zip(lines, ("Top", "Nope", "Sights", "^temples", "^gone"), strict=True):
+        at = line.plain.index(f"Kyoto › {heading}")
+        struck = any(s.start <= at < s.end and s.style.strike for s in line.spans if not isinstance(s.style, str))
+        assert struck == (heading in listed), (heading, line.plain)

@@ -133,3 +133,25 @@ def test_an_empty_property_shows_empty_not_null(tmp_path) -> None:
     console.print(note_meta(entry))
     rows = {line.split()[0]: line.split()[1:] for line in console.export_text().splitlines() if line.strip()}
     assert rows["empty_prop"] == [] and rows["kind"] == ["sample"]
+
+
+async def test_a_wrapped_list_item_hangs_under_its_text_in_the_preview(tmp_path, app_for) -> None:
+    """The Hub's "Why and How to use Stylelint…": a long numbered item's second line starts
+    under its text, not at the preview's left edge."""
+    root = tmp_path / "v"
+    root.mkdir()
+    item = "They enforce consistent styling, which increases the readability of your code, " * 3
+    (root / "List.md").write_text(f"Intro.\n\n1. {item}\n   - {item}\n")
+    app = app_for(pin_mtimes(root))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app)
+        app.main.open_note("List.md")
+        await settle(app)
+        await pilot.pause()
+        body = app.query_one(NoteBody)
+        assert body.complete
+        lines = [line.plain.rstrip() for line in body.lines]
+    first = next(i for i, line in enumerate(lines) if line.startswith("1. They"))
+    nested = next(i for i, line in enumerate(lines) if line.startswith("   • They"))
+    assert first + 1 < nested and all(line.startswith("   ") and line[3] != " " for line in lines[first + 1 : nested])
+    assert nested + 1 < len(lines) and all(line.startswith("     ") and line[5] != " " for line in lines[nested + 1 :])

@@ -22,15 +22,17 @@ from rich.console import Console
 from rich.text import Text
 
 from vaultwatch.core.markdown.lines import Line
-from vaultwatch.tui.widgets.noterender import Context, hanging, more_lines, render_at
+from vaultwatch.tui.widgets.noterender import Context, Hang, hanging, more_lines, render_at
 
 _console: Console | None = None
+_NO_HANG = Hang()
 
 
-def wrap(line: Text, width: int, hang: int = 0) -> list[Text]:
+def wrap(line: Text, width: int, hang: Hang = _NO_HANG) -> list[Text]:
     """One rendered line of the note as the display lines it takes at `width` cells (words
-    wrapped, over-long words folded); the first `hang` characters (a quote's bars) start every
-    display line. Thread-safe. (The spaces around styled runs are split off when a line is
+    wrapped, over-long words folded); every display line after the first starts with the
+    line's first `hang.bars` characters (a quote's bars) and `hang.indent` spaces (under a list
+    item's text). Thread-safe. (The spaces around styled runs are split off when a line is
     drawn, `NoteBody.render_line` with tui.widgets.spans.separate.)"""
     global _console
     if _console is None:  # wrapping needs a console only for tab sizes and the like
@@ -40,9 +42,12 @@ def wrap(line: Text, width: int, hang: int = 0) -> list[Text]:
         line.style = ""
     if line.cell_len <= width:
         return [line]
-    if 0 < hang < width // 2:
-        head, rest = line.divide([hang])
-        return [head + piece for piece in rest.wrap(_console, width - head.cell_len, overflow="fold")]
+    if 0 < hang.bars + hang.indent < width // 2:
+        head, rest = line.divide([hang.bars + hang.indent])
+        bars = head[: hang.bars]
+        lead = bars + " " * (head.cell_len - bars.cell_len)
+        pieces = rest.wrap(_console, width - head.cell_len, overflow="fold")
+        return [head + pieces[0], *(lead + piece for piece in pieces[1:])]
     return list(line.wrap(_console, width, overflow="fold"))
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -115,18 +115,26 @@ def theme_styles(variables: dict[str, str], background: Any) -> Styles:
 
 
 Resolve = Callable[[Link], "str | None"]
+# what of a link resolved to a note (the path) is missing: "heading", "block" or None
+Missing = Callable[[Link, str], "str | None"]
+
+
+def _nothing_missing(link: Link, target: str) -> str | None:
+    return None
 
 
 @dataclass(slots=True)
 class Context:
     """What rendering a note needs besides its lines: how links resolve, the link table the
-    rendered links are appended to (their index is their `@click` argument), the styles, and
-    the width tables are fitted to (None: natural widths)."""
+    rendered links are appended to (their index is their `@click` argument), the styles, the
+    width tables are fitted to (None: natural widths), and what of a resolved link's #heading
+    or #^block the linked note lacks (core.links.graph.missing_part)."""
 
     resolve: Resolve
     links: list
     styles: Styles = Styles()
     width: int | None = None
+    missing: Missing = _nothing_missing
 
 
 def body_lines(text: str, max_chars: int | None = None) -> list[Line]:
@@ -143,11 +151,16 @@ def without_frontmatter(lines: list[Line]) -> list[Line]:
 
 
 def render_note(
-    body: str, resolve: Resolve, styles: Styles = Styles(), max_lines: int = MAX_LINES, width: int | None = None
+    body: str,
+    resolve: Resolve,
+    styles: Styles = Styles(),
+    max_lines: int = MAX_LINES,
+    width: int | None = None,
+    missing: Missing = _nothing_missing,
 ) -> tuple[Text, list[tuple[Link, str | None]]]:
     """Render a whole note (tables fitted to `width` cells when given). Returns the Text and
     the links in it with their resolved paths (tests, small notes)."""
-    ctx = Context(resolve, [], styles, width)
+    ctx = Context(resolve, [], styles, width, missing)
     lines = body_lines(body)
     out: list[Text] = []
     n = 0
@@ -199,10 +212,42 @@ def _quote_prefix(out: Text, line: Line, styles: Styles) -> None:
         out.append(QUOTE_BAR * line.quote, styles.quote)
 
 
-def hanging(line: Line) -> int:
-    """Characters at the start of `line`'s drawing that every wrapped piece of it repeats: a
-    quote's (or callout's) bars, as reading view keeps the bar beside each wrapped line."""
-    return len(QUOTE_BAR) * line.quote if line.kind not in _TABLE else 0
+class Hang(NamedTuple):
+    """How a wrapped piece of a drawn line starts: `bars` characters repeated (a quote's or
+    callout's bars, as reading view keeps the bar beside each wrapped line), then `indent`
+    cells of space, so that the piece starts under the line's text (a list item's text after
+    its marker, a code block's code), as reading view hangs them."""
+
+    bars: int = 0
+    indent: int = 0
+
+
+def hanging(line: Line) -> Hang:
+    """What every wrapped piece of `line`'s drawing starts with (a table wraps inside its cells)."""
+    if line.kind in _TABLE:
+        return Hang()
+    bars = len(QUOTE_BAR) * line.quote
+    if line.kind == "list":
+        return Hang(bars, line.level + cell_len(_bullet(line)))
+    if line.kind == "code":  # under the code, at its own indent (a block inside a list item)
+        code = line.text[line.marker if line.quote else 0 :]
+        return Hang(bars, len(_CODE_INDENT) + len(code) - len(code.lstrip(" ")))
+    if line.kind == "fence":
+        return Hang(bars, len(_CODE_INDENT))
+    return Hang(bars)
+
+
+_CODE_INDENT = "  "
+
+
+def _bullet(line: Line) -> str:
+    """What a list item's marker draws as: a task's box, a bullet, or its number."""
+    if line.info:
+        return "☑ " if line.info[1:2] in ("x", "X") else "☐ "
+    marker = line.text[: line.marker].lstrip(" >\t")
+    if marker[:1] in "-+*":
+        return "• "
+    return marker.split()[0] + " " if marker.split() else "• "
 
 
 def _render_line(line: Line, ctx: Context) -> list[Text]:
@@ -221,10 +266,12 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
     if kind == "fence":
         opening = line.info or not _is_closing(text[body_at:])
         spans.append(
-            out, "  " + "╌" * 20 + (f" {line.info}" if line.info else "") if opening else "  " + "╌" * 20, styles.dim
+            out,
+            _CODE_INDENT + "╌" * 20 + (f" {line.info}" if line.info else "") if opening else _CODE_INDENT + "╌" * 20,
+            styles.dim,
         )
     elif kind == "code":
-        spans.append(out, "  " + text[line.marker if line.quote else 0 :], styles.code)
+        spans.append(out, _CODE_INDENT + text[line.marker if line.quote else 0 :], styles.code)
     elif kind == "comment":  # wholly inside a comment: reading view draws no line for it
         return []
     elif kind == "rule":
@@ -247,32 +294,27 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
             out.append(line.info.replace("-", " ").capitalize(), styles.callout)
     elif kind == "list":
         out.append(" " * line.level)
-        marker = text[: line.marker].lstrip(" >\t")
-        if line.info:
-            bullet = "☑ " if line.info[1:2] in ("x", "X") else "☐ "
-        elif marker[:1] in "-+*":
-            bullet = "• "
-        else:
-            bullet = marker.split()[0] + " " if marker.split() else "• "
-        out.append(bullet, styles.dim)
+        out.append(_bullet(line), styles.dim)
         _inline(out, text, line_spans, line.marker, len(text), ctx, styles.quote if line.quote else None)
     else:  # text (and a quote's lines)
         _inline(out, text, line_spans, body_at, len(text), ctx, styles.quote if line.quote else None)
-        if not out.plain[hanging(line) :].strip() and any(sp.kind == "html" for sp in line_spans):
+        if not out.plain[hanging(line).bars :].strip() and any(sp.kind == "html" for sp in line_spans):
             return []  # only tags (`<div align="center">`): reading view draws no line for it
     if cut:
         out.append(cut, styles.dim)
     elif line_spans and line_spans[-1].kind == "block_id":
         out.rstrip()
-    if "\n" in out.plain:  # a `<br>`: one source line drawn as several, each with the quote's bars
+    if "\n" in out.plain:  # a `<br>`: one source line drawn as several, each hung as a wrapped piece
         pieces = list(out.split("\n", allow_blank=True))
-        return [pieces[0], *(_bars(line, styles) + piece for piece in pieces[1:])]
+        return [pieces[0], *(_hung(line, styles) + piece for piece in pieces[1:])]
     return [out]
 
 
-def _bars(line: Line, styles: Styles) -> Text:
+def _hung(line: Line, styles: Styles) -> Text:
+    """The start of a line broken by a `<br>`: the quote's bars and the item's hanging indent."""
     out = Text()
     _quote_prefix(out, line, styles)
+    out.append(" " * hanging(line).indent)
     return out
 
 
@@ -403,7 +445,10 @@ def _link(out: Text, label: str, link: Link, ctx: Context, embed: bool) -> None:
     if target is None:
         out.append(label, styles.unwritten if link.target and not embed else styles.broken)
         return
-    style = (styles.embed if embed else styles.link) + Style(meta={"@click": f"follow({index})"})
+    # a heading or block the note lacks is breakage, as the Broken tab lists it; the note is
+    # there, so the link still opens it
+    look = styles.broken if ctx.missing(link, target) else styles.embed if embed else styles.link
+    style = look + Style(meta={"@click": f"follow({index})"})
     out.append(label, style)
 
 

@@ -31,6 +31,7 @@ from vaultwatch.core.disk.reader import note_bytes
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.links import resolve as linkmap
+from vaultwatch.core.links.graph import missing_part
 from vaultwatch.core.markdown.lines import Line, iter_styled_lines
 from vaultwatch.core.markdown.parse import decode
 from vaultwatch.core.memory import collect, pending_objects
@@ -359,6 +360,9 @@ class Preview(VerticalScroll, can_focus=True):
         def resolve(link: Link) -> str | None:
             return linkmap.resolve(snapshot, path, link)
 
+        def missing(link: Link, target: str) -> str | None:
+            return missing_part(snapshot, target, link)
+
         # the first screen from the lexer's reading of a prefix (a 5,000-line note lexes in
         # ~0.1 s, its first 16 KB in ~4 ms); a reload of the note on screen (keep_scroll) reads
         # it whole and renders what is on screen before it replaces it: no flicker
@@ -367,7 +371,9 @@ class Preview(VerticalScroll, can_focus=True):
         first_line = text.count("\n", 0, lines[0].start) + 1 if lines else 1
         cut = lines[-1].start + len(lines[-1].text) if lines else 0
         more = text.count("\n", cut) if prefix else 0  # the rest's lines: the scrollbar spans the note
-        doc = note_doc(lines, Context(resolve, [], styles, width), width, MAX_LINES, more=more, final=not prefix)
+        doc = note_doc(
+            lines, Context(resolve, [], styles, width, missing), width, MAX_LINES, more=more, final=not prefix
+        )
         doc.extend(max(FIRST_LINES, upto), 10.0)
         if worker.is_cancelled:
             return
@@ -397,7 +403,7 @@ class Preview(VerticalScroll, can_focus=True):
                 whole_lines = _lexed(text, worker)
                 if whole_lines is None:
                     return
-                whole = note_doc(whole_lines, Context(resolve, [], styles, width), width, MAX_LINES)
+                whole = note_doc(whole_lines, Context(resolve, [], styles, width, missing), width, MAX_LINES)
                 self.app.call_from_thread(self._adopt, whole, seq)
                 doc = whole
             posted = time.monotonic()

@@ -101,6 +101,44 @@ SPAN_CASES = [
     ("nothing inside a fence", "```\n[[x]] #t **b**\n```", [[], [], []]),
     ("a comment over lines is one span a line", "x %%a\nb%% y", [[("comment", "%%a")], [("comment", "b%%")]]),
     ("snake_case is no italic", "a_b_c", [[]]),
+    # one level of nesting (Obsidian help, "Basic formatting syntax"): `***x***` is bold and
+    # italic; a run holds another, of the other mark or of its own
+    (
+        "italic nested in bold",
+        "**Bold text and _nested italic_ text**",
+        [[("bold", "**Bold text and _nested italic_ text**"), ("italic", "_nested italic_")]],
+    ),
+    (
+        "bold and italic",
+        "***Bold and italic text*** ___b___",
+        [
+            [
+                ("bold", "***Bold and italic text***"),
+                ("italic", "*Bold and italic text*"),
+                ("bold", "___b___"),
+                ("italic", "_b_"),
+            ]
+        ],
+    ),
+    (
+        "the same mark nested (stars between spaces stay)",
+        "**a *b* c** *x **y** z* __d _e_ f__ 2*3*4 x * y * z",
+        [
+            [
+                ("bold", "**a *b* c**"),
+                ("italic", "*b*"),
+                ("italic", "*x **y** z*"),
+                ("bold", "**y**"),
+                ("bold", "__d _e_ f__"),
+                ("italic", "_e_"),
+            ]
+        ],
+    ),
+    (
+        "strike and highlight hold emphasis",
+        "~~s **b**~~ ==h *i*==",
+        [[("strike", "~~s **b**~~"), ("bold", "**b**"), ("highlight", "==h *i*=="), ("italic", "*i*")]],
+    ),
     # CommonMark "Raw HTML": open and closing tags are spans the preview hides; their text stays
     (
         "inline HTML tags",
@@ -151,6 +189,12 @@ SPAN_CASES = [
     ("an escaped < is no tag", "\\<b>x</b>", [[("escape", "\\"), ("html", "</b>")]]),
     ("escaped stars are no italic", "\\*not italic\\*", [[("escape", "\\"), ("escape", "\\")]]),
     ("no escape in a code span", "`\\-` \\-", [[("code", "`\\-`"), ("escape", "\\")]]),
+    # CommonMark: a link destination may hold balanced parentheses; what is inside is the address
+    (
+        "no tag or escape in a URL with parentheses",
+        "[a](https://x.y/(b)\\*<br>) \\* <br>",
+        [[("escape", "\\"), ("br", "<br>")]],
+    ),
     (
         "a wiki link's escaped pipe stays the link's",
         "| [[T\\|t]] \\| x |\n| - |",
