@@ -443,3 +443,25 @@ def test_list_table_off_a_bundle_shows_what_the_notes_list_shows(tmp_path: Path)
     full = json_lines(run("list", str(vault), "--json", *AS_OF))
     assert {r["path"] for r in full} == {LONG, "Notes/Old plan.md", "Notes/Plain.md"}
     assert next(r for r in full if r["path"] == "Notes/Old plan.md")["frontmatter"]["status"] == "Archived"
+
+
+def test_list_table_says_a_status_as_the_notes_list_does(make_vault) -> None:
+    # kepano's template: a status is a list of links; a template's `{{...}}` frontmatter is no YAML yet
+    vault = make_vault(
+        {
+            ".obsidian/templates.json": '{"folder": "Templates"}',
+            "Notes/Minimal Theme.md": '---\nstatus:\n  - "[[Archived]]"\n---\nx\n',
+            "Notes/Clipping.md": '---\nstatus: ["[[Published|out]]", "[[Later]]"]\n---\nx\n',
+            "Notes/Torn.md": "---\nstatus: [draft\n---\nx\n",
+            "Templates/Album Template.md": "---\nstatus: {{status}}\nyear: {{date:YYYY}}\n---\nx\n",
+        }
+    )
+    proc = run("list", str(vault), *AS_OF)
+    assert proc.returncode == 0, proc.stderr
+    cells = {row.split("  ")[0]: row.split("  ")[1:] for row in proc.stdout.splitlines()[1:]}
+    status = {path: [c.strip() for c in rest if c.strip()][1] for path, rest in cells.items()}
+    assert status["Notes/Minimal Theme.md"] == "Archived"
+    assert status["Notes/Clipping.md"] == "Published, Later"
+    assert status["Notes/Torn.md"] == "broken"
+    # the Broken tab, `stats` and the Notes list exempt a templates folder's notes
+    assert status["Templates/Album Template.md"].startswith("20")  # no status: the next cell is MODIFIED

@@ -132,26 +132,24 @@ _JOURNAL_WORDS = {"unverified": "unreviewed", "human-reviewed": "reviewed"}
 
 def _table_rows(vault: Vault, entries: Sequence[Any]) -> list[dict[str, str]]:
     """The table's cells, as the TUI's Notes list says them for the same notes, from the same core
-    functions (core.review.triageviews): the status a note declares (its OKF status on a bundle), the
+    functions (core.review.triageviews): the status a note declares (its OKF status on a bundle; a
+    link by its text; `broken` for frontmatter that does not parse, outside the templates folders), the
     days its stale date is past by the person's triage rules (OKF's `stale_after` on a bundle) and
     its trust (a bundle's `verified:` tier, else the change journal's review)."""
+    from vaultwatch.core.query import problems  # noqa: PLC0415
     from vaultwatch.core.review import triageviews  # noqa: PLC0415
 
     snap, clock = vault.snapshot, vault.clock
     bundle = snap.is_bundle
     rules = triageviews.rules_for(vault).rules
     found = triageviews.reviews(vault)
+    templates = problems.template_folders(vault.root)
     out = []
     for e in entries:
         row = {"PATH": one_line(e.path), "KIND": e.kind, "STATUS": "", "STALE": "", "TRUST": ""}
         row["MODIFIED"] = e.modified_at
         if e.kind == "note":
-            if e.frontmatter_error:
-                row["STATUS"] = "broken"
-            elif bundle:
-                row["STATUS"] = e.okf_status or ""
-            elif isinstance(e.frontmatter.get("status"), str):
-                row["STATUS"] = one_line(e.frontmatter["status"].strip())
+            row["STATUS"] = one_line(triageviews.status_shown(e, bundle, templates))
             days = triageviews.overdue_days(e, snap, rules, clock)
             row["STALE"] = "" if days is None else f"{days}d"
             word = triageviews.trust_word(e, snap, found)
