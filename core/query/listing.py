@@ -62,6 +62,10 @@ class Query:
         pair then selects (or excluded, leaves out) what the Deprecated tab lists and a `stale:` pair
         what the Stale tab lists (`triagerules.pair_positions`), as they do by OKF's rules on a bundle.
         None (list_documents, the seeds) keeps them frontmatter equality off a bundle.
+    shown: the filter bar's pairs match a value as the lists show it, regardless of case and a
+        property that is one link by its target (`status:published` finds `["[[Published]]"]`,
+        `postings.positions`). False (list_documents, `vaultwatch list --filter`, the seeds) keeps
+        them frontmatter equality.
     """
 
     folder: str | None = None
@@ -81,6 +85,7 @@ class Query:
     only_paths: tuple[str, ...] | None = None
     unreviewed: tuple[str, ...] = ()
     rules: TriageRules | None = None
+    shown: bool = False
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -425,10 +430,11 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
 
         def matching(key: str, want: str) -> set[int] | frozenset[int]:
             if q.rules is not None and not snapshot.is_bundle:
-                by_rule = pair_positions(snapshot, key, want, q.rules, clock)
+                # the bar's `status:Deprecated` names the tab as `status:deprecated` does
+                by_rule = pair_positions(snapshot, key, want.casefold() if q.shown else want, q.rules, clock)
                 if by_rule is not None:
                     return by_rule
-            found = postings.positions(snapshot, key, want, clock)
+            found = postings.positions(snapshot, key, want, clock, shown=q.shown)
             if key == "trust_tier" and q.unreviewed and snapshot.is_bundle:
                 found = _triage_trust(paths, entries, q.unreviewed, want, found)
             return found
