@@ -66,6 +66,9 @@ class Query:
         property that is one link by its target (`status:published` finds `["[[Published]]"]`,
         `postings.positions`). False (list_documents, `vaultwatch list --filter`, the seeds) keeps
         them frontmatter equality.
+    overdue_rules: the person's triage rules the "overdue" sort reads off an OKF bundle (the days
+        past their stale keys, as the Stale column says them); a `triage` query's own rules win.
+        None: OKF's `stale_after`.
     """
 
     folder: str | None = None
@@ -86,6 +89,7 @@ class Query:
     unreviewed: tuple[str, ...] = ()
     rules: TriageRules | None = None
     shown: bool = False
+    overdue_rules: TriageRules | None = None
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -281,18 +285,23 @@ def _types(value: Any) -> Any:
 _KEPT_QUERIES = 8  # a snapshot's listings whose matches are kept for their next pages (`_kept`)
 
 
-def _sort_key(sort: str, clock: Clock, triage: tuple[str, TriageRules] | None = None) -> Callable[[Entry], Any]:
+def _overdue_rules(q: Query) -> TriageRules | None:
+    """The rules whose stale keys the overdue sort reads: a triage view's, else the query's own."""
+    return q.triage[1] if q.triage is not None else q.overdue_rules
+
+
+def _sort_key(sort: str, clock: Clock, rules: TriageRules | None = None) -> Callable[[Entry], Any]:
     if sort == "modified":
         return lambda e: e.mtime_ns
     if sort == "title":
         return lambda e: e.title.casefold()
     if sort == "size":
         return lambda e: e.size_bytes
-    if sort == "overdue" and triage is not None:  # the person's stale keys, off an OKF bundle
+    if sort == "overdue" and rules is not None:  # the person's stale keys, off an OKF bundle
         today = clock.today()
 
         def overdue_by_rule(e: Entry) -> Any:
-            due = due_date(e, triage[1])
+            due = due_date(e, rules)
             return -(today - due).days if due is not None and due <= today else 1
 
         return overdue_by_rule
@@ -318,7 +327,7 @@ def encode_cursor(fp: str, key: Any, path: str) -> str:
 def cursor_after(q: Query, entry: Entry, clock: Clock) -> str:
     """The cursor that continues `q`'s listing right after `entry`, one of its rows: for a caller
     that hands out fewer rows than a page held (an MCP answer cut to its byte budget)."""
-    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock, q.triage)(entry), entry.path)
+    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock, _overdue_rules(q))(entry), entry.path)
 
 
 def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
@@ -471,7 +480,7 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     if _pages_by_position(q, recursive):
         order = _kept(snapshot, q, chosen_order) if filtered and kinds else range(lo, hi)
         return _position_page(snapshot, q, paths, entries, order)
-    keyf = _sort_key(q.sort, clock, q.triage)
+    keyf = _sort_key(q.sort, clock, _overdue_rules(q))
 
     def all_matches() -> Sequence[Entry]:
         """Every entry the query matches, in the listing's order."""

@@ -465,3 +465,22 @@ def test_list_table_says_a_status_as_the_notes_list_does(make_vault) -> None:
     assert status["Notes/Torn.md"] == "broken"
     # the Broken tab, `stats` and the Notes list exempt a templates folder's notes
     assert status["Templates/Album Template.md"].startswith("20")  # no status: the next cell is MODIFIED
+
+
+def test_list_sort_overdue_off_a_bundle_follows_the_stale_column(make_vault) -> None:
+    # off an OKF bundle the STALE column counts days past the person's stale keys (review_by,
+    # expires by default): the overdue sort orders by those days, most overdue first
+    vault = make_vault(
+        {
+            "A first.md": "plain\n",
+            "B expiring.md": "---\nexpires: 2026-11-23\n---\nx\n",
+            "C later.md": "---\nreview_by: 2027-03-01\n---\nx\n",
+            "D old plan.md": "---\nreview_by: 2026-01-07\n---\nx\n",
+        }
+    )
+    proc = run("list", str(vault), *AS_OF, "--sort", "overdue")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split("  ")[0] for line in proc.stdout.splitlines()[1:]]
+    assert rows[:2] == ["D old plan.md", "B expiring.md"], proc.stdout
+    first = json_lines(run("list", str(vault), *AS_OF, "--sort", "overdue", "--json", "--limit", "1"))
+    assert [r["path"] for r in first] == ["D old plan.md"]

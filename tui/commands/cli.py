@@ -84,6 +84,12 @@ def _parse_filters(items: Sequence[str]) -> dict[str, str]:
 
 def cmd_list(args: argparse.Namespace) -> int:
     vault = open_vault(args)
+    overdue_rules = None
+    if args.sort == "overdue" and not vault.snapshot.is_bundle:
+        from vaultwatch.core.review import triageviews  # noqa: PLC0415
+
+        # off a bundle the STALE column's days are by the person's stale keys: sort by the same
+        overdue_rules = triageviews.rules_for(vault).rules
     q = Query(
         folder=args.folder,
         recursive=not args.no_recursive,
@@ -95,6 +101,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         descending=args.reverse,
         limit=args.limit,
         cursor=args.cursor,
+        overdue_rules=overdue_rules,
     )
     res = vault.list(q)
     snap = vault.snapshot
