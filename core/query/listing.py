@@ -25,7 +25,7 @@ from vaultwatch.core.markdown import okf
 from vaultwatch.core.memo import BoundedMemo
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 from vaultwatch.core.query import postings
-from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint
+from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint, unclosed_bracket
 from vaultwatch.core.query.triagerules import TriageRules, due_date, pair_positions
 from vaultwatch.core.query.triagerules import positions as triage_positions
 
@@ -631,3 +631,25 @@ def _counts(snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int], dict[st
         return tuple(counts)
 
     return snapshot.cached("counts", build, patch)
+
+
+def why_empty(snapshot: Snapshot, q: Query) -> str | None:
+    """Why `q` lists nothing, when a slip explains it: its folder does not exist (named in the case
+    the vault spells it, when only the case differs), or its pattern has a `[` nothing closes (a
+    literal `[`, as fnmatch reads it). None when the query is as meant and nothing simply matches."""
+    folder = normalize_folder(q.folder)
+    if folder:
+        entry = snapshot.get(folder)
+        if entry is None or entry.kind != FOLDER:
+            folders = postings.subset(snapshot, frozenset({FOLDER}))[0]
+            same = next((f for f in folders if f.casefold() == folder.casefold()), None)
+            more = f"; did you mean {same!r}? Folder names are case-sensitive" if same else ""
+            return f"no folder {folder!r} in this vault{more}"
+    if q.pattern:
+        at = unclosed_bracket(q.pattern)
+        if at is not None:
+            return (
+                f"the pattern {q.pattern!r} has a '[' (character {at + 1}) that no ']' closes: it matches a "
+                "literal '[' and no path has one; close the class, e.g. '[ab]*.md'"
+            )
+    return None

@@ -163,6 +163,11 @@ def test_list_attachment_exts_option(demo_vault: Path) -> None:
         (["--limit", "0"], "limit"),
         (["--sort", "bogus"], "invalid choice"),
         (["--cursor", "garbage"], "cursor"),
+        # a slip that lists nothing says what it is, not "0 of 0 entries"
+        (["--folder", "Nope"], "no folder 'Nope' in this vault"),
+        (["--folder", "projects"], "did you mean 'Projects'?"),
+        (["--pattern", "["], "that no ']' closes"),
+        (["--pattern", "Projects/[A-C*.md"], "that no ']' closes"),
     ],
 )
 def test_list_errors_go_to_stderr_with_nonzero_exit(demo_vault: Path, args: list[str], phrase: str) -> None:
@@ -484,3 +489,21 @@ def test_list_sort_overdue_off_a_bundle_follows_the_stale_column(make_vault) -> 
     assert rows[:2] == ["D old plan.md", "B expiring.md"], proc.stdout
     first = json_lines(run("list", str(vault), *AS_OF, "--sort", "overdue", "--json", "--limit", "1"))
     assert [r["path"] for r in first] == ["D old plan.md"]
+
+
+def test_search_of_a_folder_with_no_vault_named_says_what_was_meant(tmp_path: Path) -> None:
+    # `vaultwatch search kep3`: the vault's folder taken for the query, the default vault searched
+    (tmp_path / "kep3").mkdir()
+    (tmp_path / "kep3" / "Note.md").write_text("hello\n", encoding="utf-8")
+    proc = run("search", "kep3", "--local", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "'kep3' is a folder and no vault was named" in proc.stderr
+    assert "default vault" in proc.stderr and "vaultwatch search kep3 WORDS" in proc.stderr
+    words = run("search", "zzzunfound", "--local", cwd=tmp_path)
+    assert words.returncode == 0, words.stderr
+    assert "matching notes; keyword search in the default vault " in words.stderr  # which vault it searched
+    named = run("search", "kep3", "hello", "--local", cwd=tmp_path)
+    assert named.returncode == 0 and "Note.md" in named.stdout and "default vault" not in named.stderr
+    # a well-formed glob that matches nothing is an answer, not a slip
+    listed = run("list", "kep3", "--pattern", "Nothing*", cwd=tmp_path)
+    assert listed.returncode == 0 and "0 of 0 entries" in listed.stderr
