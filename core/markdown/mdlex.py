@@ -464,6 +464,19 @@ def wiki_links(text: str, base: int = 0) -> list[LinkTok]:
     return [t for m in _WIKI.finditer(text) if (t := _wiki(m, text, base)) is not None]
 
 
+def property_link(value: str) -> str | None:
+    """The target of a property value that is one wiki link and nothing else (`[[Published]]`,
+    `[[Published|out]]` -> `Published`), as Obsidian's properties hold links (kepano's template
+    writes `status: ["[[Active]]"]`); None for any other text."""
+    word = value.strip()
+    if not (word.startswith("[[") and word.endswith("]]")):
+        return None
+    found = wiki_links(word)
+    if len(found) == 1 and found[0].kind == "wiki":
+        return found[0].target.strip()
+    return None
+
+
 def _dest(href: str, at: int, base: int, embed: bool, reference: bool) -> LinkTok | None:
     angle = href.startswith("<")
     if angle:

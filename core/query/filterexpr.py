@@ -2,8 +2,10 @@
 
     status:deprecated trust:unverified stale:true tag:craft type:howto path:Projects/** -status:draft free words
 
-- `key:value` is frontmatter equality (the query's filters; OKF keys keep their OKF meaning);
-  `-key:value` excludes. Values may be quoted: `owner:"Ana Ruiz"`. `status:deprecated` and
+- `key:value` matches a property's value as the lists show it (the query's filters, `Query.shown`):
+  regardless of case, and a value that is one link by its target (`status:published` finds
+  `status: ["[[Published]]"]`, as the Status column says `Published`); OKF keys keep their OKF
+  meaning; `-key:value` excludes. Values may be quoted: `owner:"Ana Ruiz"`. `status:deprecated` and
   `stale:true`/`stale:false` are the Deprecated and Stale tabs' notes: OKF's on a bundle, the
   person's triage rules elsewhere (`core.review.triageviews.narrow` gives the query those rules).
 - Aliases: `trust:` is `trust_tier` (also `trust:human`/`trust:machine` for short), `tag:` is
@@ -210,6 +212,7 @@ def to_query(terms: tuple[FilterTerm, ...], folders: dict[str, str] | None = Non
         filters=tuple(filters),
         exclude=tuple(exclude),
         words=tuple(words),
+        shown=bool(filters or exclude),
     )
 
 
@@ -232,6 +235,7 @@ def merge(base: Query, extra: Query) -> Query:
         text=base.text or extra.text,
         words=base.words + tuple(w for w in extra.words if w not in base.words),
         problems_only=base.problems_only or extra.problems_only,
+        shown=base.shown or extra.shown,
     )
 
 
@@ -340,11 +344,23 @@ def _values(snapshot: Snapshot, key: str) -> tuple[str, ...]:
             return ("false", "true")
         if key == "status" and snapshot.is_bundle:
             return tuple(sorted(okf.STATUSES))
+        # a link's value by its target, as the Status column shows it and the bar matches it
         if key == "status":  # `status:deprecated` is the Deprecated tab's word on any vault
-            return tuple(sorted({*postings.field_values(snapshot, key), "deprecated"}))
-        return tuple(sorted(postings.field_values(snapshot, key)))
+            return tuple(sorted({*postings.field_values(snapshot, key, shown=True), "deprecated"}))
+        return tuple(sorted(postings.field_values(snapshot, key, shown=True)))
 
     return snapshot.cached(("filterexpr.values", key), build)
+
+
+def _folded(snapshot: Snapshot, key: str) -> frozenset[str]:
+    """What a `key:value` term for `key` can match, casefolded: `_values` and the values as written
+    (`[[Published]]` matches too)."""
+
+    def build() -> frozenset[str]:
+        raw = postings.field_values(snapshot, key) if key not in ("tags", "trust_tier", "stale") else ()
+        return frozenset(v.casefold() for v in (*_values(snapshot, key), *raw))
+
+    return snapshot.cached(("filterexpr.folded", key), build)
 
 
 def _close(word: str, options: Collection[str], what: str) -> str:
@@ -376,7 +392,7 @@ def explain(terms: tuple[FilterTerm, ...], snapshot: Snapshot) -> tuple[Hint, ..
             key, value = _field(term)
         except FilterError:
             continue
-        if key in ("trust_tier", "stale") or (key, value) == ("status", "deprecated"):
+        if key in ("trust_tier", "stale") or (key, value.casefold()) == ("status", "deprecated"):
             continue  # the triage tabs' words: they select what the tab lists, whatever keys notes have
         if key == "tags":
             tags = _values(snapshot, "tags")
@@ -391,7 +407,7 @@ def explain(terms: tuple[FilterTerm, ...], snapshot: Snapshot) -> tuple[Hint, ..
             hints.append(Hint(f"no note has `{term.key}`{more}", term.start, term.end))
             continue
         values = _values(snapshot, key)
-        if value not in values and not (value.lower() in ("true", "false") and value.lower() in values):
+        if value.casefold() not in _folded(snapshot, key):  # the bar's values match in any case
             more = _close(value, values, "values")
             if more:
                 hints.append(Hint(f"no note has {term.key} `{value}`{more}", term.start, term.end))

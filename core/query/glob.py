@@ -127,6 +127,26 @@ def glob_match(pattern: str, path: str) -> bool:
     return compile_glob(pattern).fullmatch(path) is not None
 
 
+def unclosed_bracket(pattern: str) -> int | None:
+    """The index of a `[` that no `]` closes within its path level, or None: such a `[` is a literal
+    character (as fnmatch reads it), which is seldom what was meant."""
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern[i] == "[":
+            j = i + 1
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] not in "]/":
+                j += 1
+            if j >= n or pattern[j] == "/":
+                return i
+            i = j
+        i += 1
+    return None
+
+
 def literal_hint(pattern: str) -> str:
     """The longest run of literal characters every match must contain (a cheap pre-filter)."""
     best = ""

@@ -25,7 +25,7 @@ from vaultwatch.core.markdown import okf
 from vaultwatch.core.memo import BoundedMemo
 from vaultwatch.core.model import ATTACHMENT, FOLDER, NOTE, Entry
 from vaultwatch.core.query import postings
-from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint
+from vaultwatch.core.query.glob import compile_glob, literal_dir, literal_hint, unclosed_bracket
 from vaultwatch.core.query.triagerules import TriageRules, due_date, pair_positions
 from vaultwatch.core.query.triagerules import positions as triage_positions
 
@@ -62,6 +62,13 @@ class Query:
         pair then selects (or excluded, leaves out) what the Deprecated tab lists and a `stale:` pair
         what the Stale tab lists (`triagerules.pair_positions`), as they do by OKF's rules on a bundle.
         None (list_documents, the seeds) keeps them frontmatter equality off a bundle.
+    shown: the filter bar's pairs match a value as the lists show it, regardless of case and a
+        property that is one link by its target (`status:published` finds `["[[Published]]"]`,
+        `postings.positions`). False (list_documents, `vaultwatch list --filter`, the seeds) keeps
+        them frontmatter equality.
+    overdue_rules: the person's triage rules the "overdue" sort reads off an OKF bundle (the days
+        past their stale keys, as the Stale column says them); a `triage` query's own rules win.
+        None: OKF's `stale_after`.
     """
 
     folder: str | None = None
@@ -81,6 +88,8 @@ class Query:
     only_paths: tuple[str, ...] | None = None
     unreviewed: tuple[str, ...] = ()
     rules: TriageRules | None = None
+    shown: bool = False
+    overdue_rules: TriageRules | None = None
     include_notes: bool = True
     include_attachments: bool = False
     include_folders: bool = False
@@ -276,18 +285,23 @@ def _types(value: Any) -> Any:
 _KEPT_QUERIES = 8  # a snapshot's listings whose matches are kept for their next pages (`_kept`)
 
 
-def _sort_key(sort: str, clock: Clock, triage: tuple[str, TriageRules] | None = None) -> Callable[[Entry], Any]:
+def _overdue_rules(q: Query) -> TriageRules | None:
+    """The rules whose stale keys the overdue sort reads: a triage view's, else the query's own."""
+    return q.triage[1] if q.triage is not None else q.overdue_rules
+
+
+def _sort_key(sort: str, clock: Clock, rules: TriageRules | None = None) -> Callable[[Entry], Any]:
     if sort == "modified":
         return lambda e: e.mtime_ns
     if sort == "title":
         return lambda e: e.title.casefold()
     if sort == "size":
         return lambda e: e.size_bytes
-    if sort == "overdue" and triage is not None:  # the person's stale keys, off an OKF bundle
+    if sort == "overdue" and rules is not None:  # the person's stale keys, off an OKF bundle
         today = clock.today()
 
         def overdue_by_rule(e: Entry) -> Any:
-            due = due_date(e, triage[1])
+            due = due_date(e, rules)
             return -(today - due).days if due is not None and due <= today else 1
 
         return overdue_by_rule
@@ -313,7 +327,7 @@ def encode_cursor(fp: str, key: Any, path: str) -> str:
 def cursor_after(q: Query, entry: Entry, clock: Clock) -> str:
     """The cursor that continues `q`'s listing right after `entry`, one of its rows: for a caller
     that hands out fewer rows than a page held (an MCP answer cut to its byte budget)."""
-    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock, q.triage)(entry), entry.path)
+    return encode_cursor(_fingerprint(q), _sort_key(q.sort, clock, _overdue_rules(q))(entry), entry.path)
 
 
 def _decode_cursor(cursor: str, fp: str) -> tuple[Any, str]:
@@ -425,10 +439,11 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
 
         def matching(key: str, want: str) -> set[int] | frozenset[int]:
             if q.rules is not None and not snapshot.is_bundle:
-                by_rule = pair_positions(snapshot, key, want, q.rules, clock)
+                # the bar's `status:Deprecated` names the tab as `status:deprecated` does
+                by_rule = pair_positions(snapshot, key, want.casefold() if q.shown else want, q.rules, clock)
                 if by_rule is not None:
                     return by_rule
-            found = postings.positions(snapshot, key, want, clock)
+            found = postings.positions(snapshot, key, want, clock, shown=q.shown)
             if key == "trust_tier" and q.unreviewed and snapshot.is_bundle:
                 found = _triage_trust(paths, entries, q.unreviewed, want, found)
             return found
@@ -465,7 +480,7 @@ def run_query(snapshot: Snapshot, q: Query, clock: Clock) -> QueryResult:
     if _pages_by_position(q, recursive):
         order = _kept(snapshot, q, chosen_order) if filtered and kinds else range(lo, hi)
         return _position_page(snapshot, q, paths, entries, order)
-    keyf = _sort_key(q.sort, clock, q.triage)
+    keyf = _sort_key(q.sort, clock, _overdue_rules(q))
 
     def all_matches() -> Sequence[Entry]:
         """Every entry the query matches, in the listing's order."""
@@ -616,3 +631,25 @@ def _counts(snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int], dict[st
         return tuple(counts)
 
     return snapshot.cached("counts", build, patch)
+
+
+def why_empty(snapshot: Snapshot, q: Query) -> str | None:
+    """Why `q` lists nothing, when a slip explains it: its folder does not exist (named in the case
+    the vault spells it, when only the case differs), or its pattern has a `[` nothing closes (a
+    literal `[`, as fnmatch reads it). None when the query is as meant and nothing simply matches."""
+    folder = normalize_folder(q.folder)
+    if folder:
+        entry = snapshot.get(folder)
+        if entry is None or entry.kind != FOLDER:
+            folders = postings.subset(snapshot, frozenset({FOLDER}))[0]
+            same = next((f for f in folders if f.casefold() == folder.casefold()), None)
+            more = f"; did you mean {same!r}? Folder names are case-sensitive" if same else ""
+            return f"no folder {folder!r} in this vault{more}"
+    if q.pattern:
+        at = unclosed_bracket(q.pattern)
+        if at is not None:
+            return (
+                f"the pattern {q.pattern!r} has a '[' (character {at + 1}) that no ']' closes: it matches a "
+                "literal '[' and no path has one; close the class, e.g. '[ab]*.md'"
+            )
+    return None

@@ -19,7 +19,7 @@ from typing import Any, cast
 from vaultwatch.core.clock import Clock
 from vaultwatch.core.errors import QueryError
 from vaultwatch.core.index.snapshot import Patch, Snapshot
-from vaultwatch.core.markdown import okf
+from vaultwatch.core.markdown import mdlex, okf
 from vaultwatch.core.model import NOTE, Entry
 
 Positions = set[int] | frozenset[int]
@@ -247,6 +247,23 @@ def _tokens(value: Any) -> list[str]:
     return []
 
 
+def _shown_tokens(value: Any) -> list[str]:
+    """A value's tokens as the filter bar compares them: text casefolded, and a value that is one
+    link also by its target (`[[Published|out]]` is `published` too), the words the Status column
+    shows."""
+    if isinstance(value, list):
+        out: list[str] = []
+        for item in value:
+            if not isinstance(item, (list, dict)):
+                out.extend(_shown_tokens(item))
+        return out
+    if isinstance(value, str):
+        target = mdlex.property_link(value)
+        found = ["s:" + value.casefold()]
+        return found if not target else [*found, "s:" + target.casefold()]
+    return [tok.casefold() for tok in _tokens(value)]
+
+
 def _wanted(want: str) -> list[str]:
     keys = ["s:" + want]
     if want.lower() in ("true", "false"):
@@ -459,11 +476,17 @@ def unresolved_links(snapshot: Snapshot) -> Positions:
     return snapshot.cached("unresolved_links", build)
 
 
-def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Positions:
+def positions(snapshot: Snapshot, key: str, want: str, clock: Clock, *, shown: bool = False) -> Positions:
     """Note positions matching one filter pair, with OKF semantics for status, stale and
     trust_tier on a bundle; list values match by membership, booleans case-insensitively,
     tags case-insensitively, without '#' and with their nested tags (`inbox` matches
-    `inbox/to-read`, as in Obsidian). Raises QueryError for invalid OKF values."""
+    `inbox/to-read`, as in Obsidian). Raises QueryError for invalid OKF values.
+
+    `shown` (the filter bar's pairs) matches a value as the person sees it: regardless of case, and
+    a property that is one link by its target (`status:published` finds `["[[Published]]"]`);
+    without it a value is frontmatter equality, as list_documents' seeds say."""
+    if shown and key not in ("tags", "tag"):
+        want = want.casefold()
     if snapshot.is_bundle and key == "status":
         return set(_inverted(snapshot, "@status", lambda e: [e.okf_status]).get(want, ()))
     if snapshot.is_bundle and key == "trust_tier":
@@ -478,6 +501,8 @@ def positions(snapshot: Snapshot, key: str, want: str, clock: Clock) -> Position
         return stale if flag else set(all_notes(snapshot) - stale)
     if key in ("tags", "tag"):
         return set(_tag_index(snapshot).get(want.lstrip("#").casefold(), ()))
+    if shown:
+        return _union(_shown_index(snapshot, key), _wanted(want))
     return _union(_field_index(snapshot, key), _wanted(want))
 
 
@@ -500,15 +525,25 @@ def _field_index(snapshot: Snapshot, key: str) -> dict[str, array]:
     return _inverted(snapshot, "fm:" + key, lambda e: _tokens(e.frontmatter[key]) if key in e.frontmatter else [])
 
 
+def _shown_index(snapshot: Snapshot, key: str) -> dict[str, array]:
+    return _inverted(
+        snapshot, "shown:" + key, lambda e: _shown_tokens(e.frontmatter[key]) if key in e.frontmatter else []
+    )
+
+
 def tag_names(snapshot: Snapshot) -> list[str]:
     """Every tag a `tag:` term can match (casefolded, parents of nested tags included)."""
     return list(_tag_index(snapshot))
 
 
-def field_values(snapshot: Snapshot, key: str) -> list[str]:
+def field_values(snapshot: Snapshot, key: str, *, shown: bool = False) -> list[str]:
     """The text of every value of frontmatter `key` (list members one by one; booleans as
-    true/false; no null), as `key:value` terms compare them."""
-    return [tok[2:] for tok in _field_index(snapshot, key) if tok[:2] in ("s:", "b:")]
+    true/false; no null), as `key:value` terms compare them. With `shown`, as the filter bar
+    offers them: a value that is one link by its target (`Published`, not `[[Published]]`)."""
+    out = [tok[2:] for tok in _field_index(snapshot, key) if tok[:2] in ("s:", "b:")]
+    if shown:
+        return list(dict.fromkeys(target if (target := mdlex.property_link(v)) else v for v in out))
+    return out
 
 
 def warm(snapshot: Snapshot, keys: Iterable[str]) -> None:
@@ -519,3 +554,4 @@ def warm(snapshot: Snapshot, keys: Iterable[str]) -> None:
             _tag_index(snapshot)
         else:
             _field_index(snapshot, key)
+            _shown_index(snapshot, key)

@@ -180,11 +180,9 @@ def status_words(value: Any) -> tuple[str, ...]:
     for item in value if isinstance(value, list) else (value,):
         if not isinstance(item, str):
             continue
-        word = item.strip()
-        if word.startswith("[[") and word.endswith("]]"):
-            found = mdlex.wiki_links(word)
-            if len(found) == 1 and found[0].kind == "wiki":  # the whole value is one link
-                word = found[0].target.strip()
+        word = mdlex.property_link(item)
+        if word is None:
+            word = item.strip()
         if word:
             out.append(word)
     return tuple(out)

@@ -27,7 +27,8 @@ from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.markdown import okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.query.listing import Query, run_query
-from vaultwatch.core.query.triagerules import TriageRules, due_date
+from vaultwatch.core.query.problems import broken_frontmatter
+from vaultwatch.core.query.triagerules import TriageRules, due_date, status_words
 from vaultwatch.core.query.triagerules import load as load_rules
 from vaultwatch.core.review.approval import settings_path
 from vaultwatch.core.review.journal import journal_for
@@ -262,3 +263,19 @@ def overdue_days(entry: Entry, snapshot: Snapshot, rules: TriageRules, clock: Cl
         return okf.overdue_days(entry.stale_date, entry.stale_instant, clock)
     due = due_date(entry, rules)
     return (clock.today() - due).days if due is not None and due <= clock.today() else None
+
+
+BROKEN = "broken"  # the status a list shows for a note whose frontmatter does not parse
+
+
+def status_shown(entry: Entry, bundle: bool, templates: tuple[str, ...]) -> str:
+    """The status a list shows for a note, the TUI's Notes list and `vaultwatch list` alike: `broken`
+    when its frontmatter does not parse and it is no template (`templates`, the vault's templates
+    folders: a template's placeholders are not YAML until applied), its OKF status on a bundle, else
+    the words its `status` holds as Obsidian shows them (a link by its text, each of a list's), the
+    words the Deprecated tab's rule reads."""
+    if broken_frontmatter(entry, templates):
+        return BROKEN
+    if bundle:
+        return entry.okf_status or ""
+    return ", ".join(status_words(entry.frontmatter.get("status")))

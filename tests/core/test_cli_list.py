@@ -163,6 +163,11 @@ def test_list_attachment_exts_option(demo_vault: Path) -> None:
         (["--limit", "0"], "limit"),
         (["--sort", "bogus"], "invalid choice"),
         (["--cursor", "garbage"], "cursor"),
+        # a slip that lists nothing says what it is, not "0 of 0 entries"
+        (["--folder", "Nope"], "no folder 'Nope' in this vault"),
+        (["--folder", "projects"], "did you mean 'Projects'?"),
+        (["--pattern", "["], "that no ']' closes"),
+        (["--pattern", "Projects/[A-C*.md"], "that no ']' closes"),
     ],
 )
 def test_list_errors_go_to_stderr_with_nonzero_exit(demo_vault: Path, args: list[str], phrase: str) -> None:
@@ -443,3 +448,62 @@ def test_list_table_off_a_bundle_shows_what_the_notes_list_shows(tmp_path: Path)
     full = json_lines(run("list", str(vault), "--json", *AS_OF))
     assert {r["path"] for r in full} == {LONG, "Notes/Old plan.md", "Notes/Plain.md"}
     assert next(r for r in full if r["path"] == "Notes/Old plan.md")["frontmatter"]["status"] == "Archived"
+
+
+def test_list_table_says_a_status_as_the_notes_list_does(make_vault) -> None:
+    # kepano's template: a status is a list of links; a template's `{{...}}` frontmatter is no YAML yet
+    vault = make_vault(
+        {
+            ".obsidian/templates.json": '{"folder": "Templates"}',
+            "Notes/Minimal Theme.md": '---\nstatus:\n  - "[[Archived]]"\n---\nx\n',
+            "Notes/Clipping.md": '---\nstatus: ["[[Published|out]]", "[[Later]]"]\n---\nx\n',
+            "Notes/Torn.md": "---\nstatus: [draft\n---\nx\n",
+            "Templates/Album Template.md": "---\nstatus: {{status}}\nyear: {{date:YYYY}}\n---\nx\n",
+        }
+    )
+    proc = run("list", str(vault), *AS_OF)
+    assert proc.returncode == 0, proc.stderr
+    cells = {row.split("  ")[0]: row.split("  ")[1:] for row in proc.stdout.splitlines()[1:]}
+    status = {path: [c.strip() for c in rest if c.strip()][1] for path, rest in cells.items()}
+    assert status["Notes/Minimal Theme.md"] == "Archived"
+    assert status["Notes/Clipping.md"] == "Published, Later"
+    assert status["Notes/Torn.md"] == "broken"
+    # the Broken tab, `stats` and the Notes list exempt a templates folder's notes
+    assert status["Templates/Album Template.md"].startswith("20")  # no status: the next cell is MODIFIED
+
+
+def test_list_sort_overdue_off_a_bundle_follows_the_stale_column(make_vault) -> None:
+    # off an OKF bundle the STALE column counts days past the person's stale keys (review_by,
+    # expires by default): the overdue sort orders by those days, most overdue first
+    vault = make_vault(
+        {
+            "A first.md": "plain\n",
+            "B expiring.md": "---\nexpires: 2026-11-23\n---\nx\n",
+            "C later.md": "---\nreview_by: 2027-03-01\n---\nx\n",
+            "D old plan.md": "---\nreview_by: 2026-01-07\n---\nx\n",
+        }
+    )
+    proc = run("list", str(vault), *AS_OF, "--sort", "overdue")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split("  ")[0] for line in proc.stdout.splitlines()[1:]]
+    assert rows[:2] == ["D old plan.md", "B expiring.md"], proc.stdout
+    first = json_lines(run("list", str(vault), *AS_OF, "--sort", "overdue", "--json", "--limit", "1"))
+    assert [r["path"] for r in first] == ["D old plan.md"]
+
+
+def test_search_of_a_folder_with_no_vault_named_says_what_was_meant(tmp_path: Path) -> None:
+    # `vaultwatch search kep3`: the vault's folder taken for the query, the default vault searched
+    (tmp_path / "kep3").mkdir()
+    (tmp_path / "kep3" / "Note.md").write_text("hello\n", encoding="utf-8")
+    proc = run("search", "kep3", "--local", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "'kep3' is a folder and no vault was named" in proc.stderr
+    assert "default vault" in proc.stderr and "vaultwatch search kep3 WORDS" in proc.stderr
+    words = run("search", "zzzunfound", "--local", cwd=tmp_path)
+    assert words.returncode == 0, words.stderr
+    assert "matching notes; keyword search in the default vault " in words.stderr  # which vault it searched
+    named = run("search", "kep3", "hello", "--local", cwd=tmp_path)
+    assert named.returncode == 0 and "Note.md" in named.stdout and "default vault" not in named.stderr
+    # a well-formed glob that matches nothing is an answer, not a slip
+    listed = run("list", "kep3", "--pattern", "Nothing*", cwd=tmp_path)
+    assert listed.returncode == 0 and "0 of 0 entries" in listed.stderr

@@ -398,3 +398,34 @@ async def test_the_status_column_shows_a_status_that_is_a_list_of_links_by_its_l
         assert shown == {"Active.md": "Active", "Old.md": "Archived, Evergreen", "Plain.md": "draft"}
         lst = await open_tab(app, pilot, "2", "deprecated", 1)
         assert [e.path for e in lst.rows] == ["Old.md"]
+
+
+async def test_the_filter_bar_matches_a_property_as_the_lists_show_it(tmp_path: Path) -> None:
+    """The Status column shows kepano's `status: ["[[Published]]"]` as `Published`: the bar's
+    `status:Published` finds it, as does `categories:Places` for `["[[Places]]"]`, in any case."""
+    root = tmp_path / "vault"
+    notes = {
+        "Clip.md": '---\nstatus: ["[[Published]]"]\ncategories: ["[[Places]]"]\n---\n# Clip\n',
+        "Other.md": '---\nstatus: "[[Published|out]]"\n---\n# Other\n',
+        "Plain.md": "---\nstatus: draft\n---\n# Plain\n",
+    }
+    root.mkdir()
+    for rel, text in notes.items():
+        (root / rel).write_text(text, encoding="utf-8")
+    app = app_on(root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app)
+        await pilot.press("slash")
+        for text, want in [
+            ("status:Published", ["Clip.md", "Other.md"]),
+            ("status:[[Published]]", ["Clip.md"]),  # as written, still
+            ("categories:Places", ["Clip.md"]),
+            ("status:Draft", ["Plain.md"]),
+            ("-status:published", ["Plain.md"]),
+        ]:
+            await pilot.press("ctrl+u")
+            await paste(app, pilot, text)
+            await settle(app)
+            await wait_until(pilot, lambda want=want: [e.path for e in app.main.active_list.rows] == want)
+            assert [e.path for e in app.main.active_list.rows] == want, text
+            assert not app.query_one(FilterBar).hints, text

@@ -84,6 +84,12 @@ def _parse_filters(items: Sequence[str]) -> dict[str, str]:
 
 def cmd_list(args: argparse.Namespace) -> int:
     vault = open_vault(args)
+    overdue_rules = None
+    if args.sort == "overdue" and not vault.snapshot.is_bundle:
+        from vaultwatch.core.review import triageviews  # noqa: PLC0415
+
+        # off a bundle the STALE column's days are by the person's stale keys: sort by the same
+        overdue_rules = triageviews.rules_for(vault).rules
     q = Query(
         folder=args.folder,
         recursive=not args.no_recursive,
@@ -95,9 +101,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         descending=args.reverse,
         limit=args.limit,
         cursor=args.cursor,
+        overdue_rules=overdue_rules,
     )
     res = vault.list(q)
     snap = vault.snapshot
+    if not res.total:  # a folder that is not there, a glob that cannot match: say so, not "0 entries"
+        from vaultwatch.core.query.listing import why_empty  # noqa: PLC0415
+
+        why = why_empty(snap, q)
+        if why is not None:
+            raise VaultError(f"{vault.root}: {why}")
     if args.json:
         for e in res.entries:
             print(json.dumps(entry_json(e, vault.clock, snap.is_bundle), ensure_ascii=False))
@@ -132,26 +145,24 @@ _JOURNAL_WORDS = {"unverified": "unreviewed", "human-reviewed": "reviewed"}
 
 def _table_rows(vault: Vault, entries: Sequence[Any]) -> list[dict[str, str]]:
     """The table's cells, as the TUI's Notes list says them for the same notes, from the same core
-    functions (core.review.triageviews): the status a note declares (its OKF status on a bundle), the
+    functions (core.review.triageviews): the status a note declares (its OKF status on a bundle; a
+    link by its text; `broken` for frontmatter that does not parse, outside the templates folders), the
     days its stale date is past by the person's triage rules (OKF's `stale_after` on a bundle) and
     its trust (a bundle's `verified:` tier, else the change journal's review)."""
+    from vaultwatch.core.query import problems  # noqa: PLC0415
     from vaultwatch.core.review import triageviews  # noqa: PLC0415
 
     snap, clock = vault.snapshot, vault.clock
     bundle = snap.is_bundle
     rules = triageviews.rules_for(vault).rules
     found = triageviews.reviews(vault)
+    templates = problems.template_folders(vault.root)
     out = []
     for e in entries:
         row = {"PATH": one_line(e.path), "KIND": e.kind, "STATUS": "", "STALE": "", "TRUST": ""}
         row["MODIFIED"] = e.modified_at
         if e.kind == "note":
-            if e.frontmatter_error:
-                row["STATUS"] = "broken"
-            elif bundle:
-                row["STATUS"] = e.okf_status or ""
-            elif isinstance(e.frontmatter.get("status"), str):
-                row["STATUS"] = one_line(e.frontmatter["status"].strip())
+            row["STATUS"] = one_line(triageviews.status_shown(e, bundle, templates))
             days = triageviews.overdue_days(e, snap, rules, clock)
             row["STALE"] = "" if days is None else f"{days}d"
             word = triageviews.trust_word(e, snap, found)
@@ -296,7 +307,24 @@ def _summary(returned: int, total: int | None, match: str, mode: str, next_curso
     print(f"{returned}{of} matching notes{how}; {mode} search{where}{more}", file=sys.stderr)
 
 
+def _query_is_a_vault(args: argparse.Namespace) -> None:
+    """`vaultwatch search FOLDER` with no words: the folder was read as the query, to be searched for
+    in the default vault. Refuse it, naming that vault and both ways to say what was meant."""
+    import os  # noqa: PLC0415
+
+    if args.vault is not None or not os.path.isdir(args.query):
+        return
+    root = default_vault()
+    raise VaultError(
+        f"{args.query!r} is a folder and no vault was named, so it would be the query, searched for in "
+        f"the default vault {root}: name the vault, then the words (vaultwatch search "
+        f"{shlex.quote(args.query)} WORDS), or search the default vault for it by naming that vault "
+        f"(vaultwatch search {shlex.quote(root)} {shlex.quote(args.query)})"
+    )
+
+
 def cmd_search(args: argparse.Namespace) -> int:
+    _query_is_a_vault(args)
     remote = _remote_search(args)
     if remote is not None:
         rows = remote.get("result", [])
@@ -309,7 +337,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             remote.get("match", "all"),
             remote.get("mode", "keyword"),
             remote.get("next_cursor"),
-            " (answered by the running vaultwatch)",
+            _default_named(args) + " (answered by the running vaultwatch)",
         )
         return 0
     vault = open_vault(args)
@@ -342,8 +370,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         row.update({k: okf_row[k] for k in ("status", "stale", "trust_tier") if k in okf_row})
         rows.append(row)
     _print_hits(rows, args.json)
-    _summary(len(res.hits), res.total, res.match, res.mode, res.next_cursor, "")
+    _summary(len(res.hits), res.total, res.match, res.mode, res.next_cursor, _default_named(args))
     return 0
+
+
+def _default_named(args: argparse.Namespace) -> str:
+    """The summary's word on the vault searched when none was named: the default one, by its path."""
+    return "" if args.vault is not None else f" in the default vault {default_vault()}"
 
 
 def _wait_with_bar(

@@ -21,7 +21,7 @@ FILTER_HELP = (
     ("trust:unverified", "trust tier: unverified, machine (machine-confirmed), human (human-reviewed)"),
     ("stale:true", "what the Stale tab lists as of the as-of date (stale:false: the rest)"),
     ("tag:craft  #craft", "a tag from the frontmatter or the body"),
-    ("type:howto", "frontmatter equality (list fields match by membership)"),
+    ("type:howto", "a property's value as the lists show it: any case, a link by its text, a list's by membership"),
     ("path:Projects/**", "glob on the path; path:projects means that folder, in any case"),
     ("-status:draft  -path:Archive", "exclude notes matching key:value, or under a folder"),
     ("tab  →", "take the suggested key, value, tag or folder; a term that selects nothing says why"),

@@ -13,7 +13,7 @@ from textual.message import Message
 
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.model import Entry
-from vaultwatch.core.query import problems, triagerules
+from vaultwatch.core.query import problems
 from vaultwatch.core.review import triageviews
 from vaultwatch.tui.marks import ago, short_agent
 from vaultwatch.tui.session import Session
@@ -247,14 +247,12 @@ class DocList(RowList):
             elif key == "folder":
                 out.append((row.folder or "/", self.cstyle("rowlist--dim")))
             elif key == "status":
-                status = row.okf_status if bundle else _raw_status(row)
+                status = triageviews.status_shown(row, bundle, self.templates)
                 style = None
-                if status == "deprecated":
+                if status == "deprecated" or problems.broken_frontmatter(row, self.templates):
                     style = self.cstyle("rowlist--error")
                 elif status == "draft":
                     style = self.cstyle("rowlist--warn")
-                if problems.broken_frontmatter(row, self.templates):
-                    status, style = "broken", self.cstyle("rowlist--error")
                 out.append((status, style))
             elif key == "stale":
                 days = triageviews.overdue_days(row, session.snapshot, session.triage_rules, session.clock)
@@ -336,7 +334,7 @@ def _filled(entries: Iterable[Entry], bundle: bool, templates: tuple[str, ...]) 
     for e in entries:
         if e is None or e.kind != "note":
             continue
-        if problems.broken_frontmatter(e, templates) or (e.okf_status if bundle else _raw_status(e)):
+        if triageviews.status_shown(e, bundle, templates):
             found.add("status")
         if bundle:
             found.add("trust")
@@ -361,8 +359,3 @@ def filled_columns(snapshot: Snapshot, templates: tuple[str, ...] = ()) -> froze
 
     key = ("tui.doclist", "filled", templates)
     return snapshot.cached(key, lambda: _filled(snapshot.entries, bundle, templates), patch)
-
-
-def _raw_status(entry: Entry) -> str:
-    # the words the Deprecated tab's rule reads: a link's target, each of a list's
-    return ", ".join(triagerules.status_words(entry.frontmatter.get("status")))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -61,7 +63,8 @@ from vaultwatch.core.query.listing import Query, run_query
     ],
 )
 def test_terms(text: str, want: Query) -> None:
-    assert parse(text) == want
+    # key:value terms match as the lists show a value (`Query.shown`), as no agent's filters do
+    assert parse(text) == replace(want, shown=bool(want.filters or want.exclude))
 
 
 @pytest.mark.parametrize(
@@ -108,6 +111,7 @@ def test_merge_narrows_a_tab_query() -> None:
         words=("runbook",),
         pattern="Areas/**",
         sort="overdue",
+        shown=True,
     )
     assert merge(tab, parse("status:deprecated")).filters == (("status", "deprecated"),)
     with pytest.raises(QueryError):
@@ -200,8 +204,8 @@ def test_mistakes_before_the_end_stay_errors(text: str) -> None:
     "text, says",
     [
         ("stauts:deprecated", "no note has `stauts`; did you mean `status`?"),
-        ("status:Deprecated", "no note has status `Deprecated`; did you mean `deprecated`? (values differ in case)"),
-        ("type:Howto", "did you mean `howto`? (values differ in case)"),
+        ("status:deprecatd", "no note has status `deprecatd`; did you mean `deprecated`?"),
+        ("type:howtoo", "did you mean `howto`?"),
         ("tag:crafts", "no note has the tag `crafts`; did you mean `craft`?"),
         ("path:projcts", "no folder is named `projcts`; did you mean `Projects`?"),
     ],
@@ -215,7 +219,18 @@ def test_hints_explain_an_empty_answer(demo, text: str, says: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["status:deprecated", "tag:CRAFT", "type:howto", "path:projects", "runbook", "trust:human", "stale:true"]
+    "text",
+    [
+        "status:deprecated",
+        "status:Deprecated",
+        "tag:CRAFT",
+        "type:howto",
+        "type:Howto",
+        "path:projects",
+        "runbook",
+        "trust:human",
+        "stale:true",
+    ],
 )
 def test_no_hint_for_terms_that_match(demo, text: str) -> None:
     a = analyse(text, demo.snapshot)
@@ -241,3 +256,34 @@ def test_no_hint_for_terms_that_match(demo, text: str) -> None:
 )
 def test_completion_of_keys_values_tags_and_folders(demo, text: str, want: str | None) -> None:
     assert complete(text, demo.snapshot) == want
+
+
+def test_a_term_matches_a_property_as_the_lists_show_it(make_vault, open_vault) -> None:
+    """kepano's template holds `status: ["[[Published]]"]`, which the Status column shows as
+    `Published`: the bar's value matches a link by its target and any value regardless of case;
+    agents' filters stay frontmatter equality, as the seeds say."""
+    vault = open_vault(
+        make_vault(
+            {
+                "Clip.md": '---\nstatus: ["[[Published]]"]\ncategories: ["[[Places]]"]\n---\n',
+                "Other.md": '---\nstatus: "[[Published|out]]"\n---\n',
+                "Plain.md": "---\nstatus: draft\nyear: 2020\n---\n",
+            }
+        )
+    )
+
+    def paths(text: str) -> list[str]:
+        return [e.path for e in run_query(vault.snapshot, parse(text), vault.clock).entries]
+
+    assert paths("status:Published") == paths("status:published") == ["Clip.md", "Other.md"]
+    assert paths("status:[[Published]]") == ["Clip.md"]
+    assert paths("categories:Places") == ["Clip.md"]
+    assert paths("status:Draft") == ["Plain.md"]
+    assert paths("-status:PUBLISHED") == ["Plain.md"]
+    assert paths("year:2020") == ["Plain.md"]
+    a = analyse("categories:Places status:[[Published]]", vault.snapshot)
+    assert explain(a.terms, vault.snapshot) == ()
+    assert complete("status:Pu", vault.snapshot) == "status:Published"
+    agents = Query(filters=(("status", "Published"),))
+    assert run_query(vault.snapshot, agents, vault.clock).total == 0
+    assert run_query(vault.snapshot, Query(filters=(("status", "[[Published]]"),)), vault.clock).total == 1
