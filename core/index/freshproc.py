@@ -91,7 +91,11 @@ class Channel:
     def poll(self, timeout: float | None = 0.0) -> bool:
         import select  # noqa: PLC0415  (only the build's workers poll)
 
-        return bool(select.select([self.fileno()], [], [], timeout)[0])
+        # poll(), not select(): select() refuses a descriptor numbered 1024 or more, which a process
+        # holding many files and sockets (a long test run, a server with many agents) reaches
+        waiting = select.poll()
+        waiting.register(self.fileno(), select.POLLIN)
+        return bool(waiting.poll(None if timeout is None else max(0, int(timeout * 1000 + 0.999))))
 
     def close(self) -> None:
         if self.fd is not None:

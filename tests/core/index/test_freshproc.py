@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 import textwrap
@@ -372,3 +373,22 @@ def test_without_an_interpreter_a_start_fails_as_a_start_failure(monkeypatch) ->
     monkeypatch.setattr(sys, "executable", None)  # what an embedded interpreter may report
     with pytest.raises(START_FAILED):
         FreshPool(2)
+
+
+def test_a_channel_polls_a_descriptor_numbered_past_select_s_limit() -> None:
+    """select() refuses descriptors numbered 1024 or more ("filedescriptor out of range"), which a
+    process holding many files and sockets reaches: a worker's channel there still polls."""
+    r, w = os.pipe()
+    high = 1500
+    os.dup2(r, high)
+    os.close(r)
+    try:
+        with pytest.raises(ValueError):  # what the channel must not rely on
+            select.select([high], [], [], 0)
+        channel = freshproc.Channel(high)
+        assert not channel.poll(0)
+        os.write(w, b"x")
+        assert channel.poll(0) and channel.poll(None)
+    finally:
+        os.close(high)
+        os.close(w)
