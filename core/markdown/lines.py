@@ -19,7 +19,9 @@ index's Link, to resolve with core.links.resolve.resolve), "code" (a code span),
 "block_id", "bold", "italic", "strike", "highlight"; CommonMark's inline raw HTML and escapes:
 "html" (a tag, hidden: its text is the line's), "br", "anchor" (`<a href>…</a>`, `value` the
 href; `<b>`, `<i>` elements are "bold" and "italic" with `value` "html"), "autolink" (`<https://…>`)
-and "escape" (the backslash of `\-`). Spans are sorted by start; emphasis may enclose other
+"escape" (the backslash of `\-`) and "entity" (`&mdash;`, `&#8212;`: one that decodes to a
+character, drawn as that character). Math (`$…$`, and `$$…$$` over lines too) is shown as
+written: no escape, entity or emphasis inside it. Spans are sorted by start; emphasis may enclose other
 spans; a span never crosses its line (a comment over three lines is three; a tag written over
 two lines is no tag here).
 
@@ -30,6 +32,7 @@ construct opened in the prefix closes after it (an unclosed code span there stay
 
 from __future__ import annotations
 
+import html
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -73,8 +76,9 @@ _DESTINATION = r"(?:[^()\s]|\((?:[^()\s]|\([^()\s]*\))*\))+"
 MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|" + _DESTINATION + r")(?:\s+\"[^\"]*\")?\)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # CommonMark inline raw HTML (open tag, closing tag, processing instruction, declaration, CDATA;
-# comments are the lexer's), autolinks and backslash escapes, on one line, leftmost first: `\<b>`
-# is an escaped `<`, no tag, and a tag's attribute value holds no escape
+# comments are the lexer's), autolinks, backslash escapes and entity references, on one line,
+# leftmost first: `\<b>` is an escaped `<`, no tag, and a tag's attribute value holds no escape
+# or entity (the tag is hidden whole)
 _ATTRIBUTE = r"""(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^\s"'=<>`]+|'[^'\n]*'|"[^"\n]*"))?)"""
 _INLINE_HTML = re.compile(
     r"(?P<escape>\\[!-/:-@\[-`{-~])"
@@ -84,7 +88,14 @@ _INLINE_HTML = re.compile(
     r"|(?P<open><(?P<name>[A-Za-z][A-Za-z0-9-]*)" + _ATTRIBUTE + r"*[ \t]*/?>)"
     r"|(?P<close></(?P<cname>[A-Za-z][A-Za-z0-9-]*)[ \t]*>)"
     r"|(?P<other><\?.*?\?>|<![A-Za-z][^>]*>|<!\[CDATA\[.*?\]\]>)"
+    r"|(?P<entity>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
 )
+# Math as Obsidian reads it: `$$…$$` (display, over lines too, but, lest a stray `$$` swallow
+# the rest of the note, not across a blank line) and `$…$` on one line, whose opening `$` is
+# not followed by a space and whose closing `$` is not preceded by one (`$5 and $10` is no
+# math). A `$` after a backslash is an escaped dollar.
+_DISPLAY_MATH = re.compile(r"(?<![\\$])\$\$(?:[^$\n]|\n(?![ \t]*\n)|\$(?!\$))+?\$\$")
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])[^$\n]*?(?<![\s\\])\$(?!\$)")
 _HREF = re.compile(r"""[ \t]href[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE)
 # tags whose text the preview styles (anything else: its text, plain)
 _HTML_STYLES = {"b": "bold", "strong": "bold", "i": "italic", "em": "italic", "a": "anchor"}
@@ -178,6 +189,7 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         spans.append((a, z, Span("block_id", a, z, None, bid)))
     spans.sort(key=_first)
     heads = {h.start: h for h in mdlex.headings(scan, 0, body)}
+    math = _math(scan) if "$" in scan else []
     yield None
     lines = body.split("\n")
     if lines and lines[-1] == "" and body:
@@ -235,6 +247,7 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
             if j > i:
                 kinds[j] = "setext_rule"
     si = 0
+    mi = 0
     for n, line in enumerate(lines):
         ls = starts[n]
         le = ls + len(line)
@@ -306,7 +319,11 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
                 continue
             line_spans.append(sp._replace(start=max(a, ls) - ls, end=min(z, le) - ls))
         masked_line = scan[ls:le]
-        if kind not in ("code", "fence", "comment") and ("<" in line or "\\" in line):
+        while mi < len(math) and math[mi][1] <= ls:
+            mi += 1
+        if mi < len(math) and math[mi][0] < le:
+            masked_line = _mask_math(masked_line, ls, le, math, mi)
+        if kind not in ("code", "fence", "comment") and ("<" in line or "\\" in line or "&" in line):
             masked_line = _inline_html(masked_line, line_spans)
         if kind not in ("code", "fence", "comment", "frontmatter") and (
             "*" in line or "_" in line or "~~" in line or "==" in line
@@ -315,6 +332,33 @@ def iter_styled_lines(text: str, max_chars: int | None = None) -> Iterator[Line 
         if len(line_spans) > 1:
             line_spans.sort(key=_span_order)
         yield Line(kind, line, b + ls, lev, quote, marker, inf, tuple(line_spans))
+
+
+def _math(scan: str) -> list[tuple[int, int]]:
+    """The math of the body (code and comments masked), as sorted (start, end) offsets."""
+    found = [m.span() for m in _DISPLAY_MATH.finditer(scan)]
+    if not found:
+        return [m.span() for m in _INLINE_MATH.finditer(scan)]
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for a, z in [*found, (len(scan), len(scan))]:
+        out += [m.span() for m in _INLINE_MATH.finditer(scan, pos, a)]
+        if a < z:
+            out.append((a, z))
+        pos = z
+    return out
+
+
+def _mask_math(masked_line: str, ls: int, le: int, math: list[tuple[int, int]], mi: int) -> str:
+    """The line with its math blanked, so that no escape, entity or emphasis is read inside it.
+    The mask is no space and no word character: `*see $x$*` stays italic around the math."""
+    chars = list(masked_line)
+    while mi < len(math) and math[mi][0] < le:
+        a, z = math[mi]
+        for k in range(max(a, ls), min(z, le)):
+            chars[k - ls] = "\x00"
+        mi += 1
+    return "".join(chars)
 
 
 def _emphasis(masked_line: str, out: list[Span]) -> None:
@@ -336,11 +380,11 @@ def _emphasis(masked_line: str, out: list[Span]) -> None:
 def _inline_html(masked_line: str, out: list[Span]) -> str:
     """Append the line's inline HTML tags ("html"; "br" for a line break; "bold", "italic" and
     "anchor" enclosing a `<b>`, `<i>`, `<a>` element's tags and text, `value` "html" or the
-    anchor's href), autolinks
-    and backslash escapes ("escape": the backslash alone) to `out`, from the line with code
+    anchor's href), autolinks, backslash escapes ("escape": the backslash alone) and entities
+    ("entity", only those that decode to something else than their text) to `out`, from the line with code
     and comments masked. Returns the line with escaped characters masked too, so that `\\*`
     opens no emphasis. Not inside a Markdown link to a URL: the renderer draws its label whole."""
-    if "<" not in masked_line and "\\" not in masked_line:
+    if "<" not in masked_line and "\\" not in masked_line and "&" not in masked_line:
         return masked_line
     taken = [(s.start, s.end) for s in out if s.kind in ("wiki", "embed", "markdown")]
     if "](" in masked_line:
@@ -365,6 +409,9 @@ def _inline_html(masked_line: str, out: list[Span]) -> str:
             escaped.append(a)
         elif group == "autolink":
             out.append(Span("autolink", a, z))
+        elif group == "entity":
+            if html.unescape(m.group()) != m.group():
+                out.append(Span("entity", a, z))
         elif group == "open":
             name = m.group("name").lower()
             out.append(Span("br" if name == "br" else "html", a, z))
@@ -393,8 +440,8 @@ def _href(tag: str) -> str:
 
 def without_html(text: str) -> str:
     """`text` (a link's label) as reading view shows it: inline HTML tags and escaping
-    backslashes dropped, a `<br>` a space, an autolink its address."""
-    if "<" not in text and "\\" not in text:
+    backslashes dropped, a `<br>` a space, an autolink its address, an entity its character."""
+    if "<" not in text and "\\" not in text and "&" not in text:
         return text
     return _INLINE_HTML.sub(_shown, text)
 
@@ -405,6 +452,8 @@ def _shown(m: re.Match[str]) -> str:
         return m.group()[1]
     if group == "autolink":
         return m.group()[1:-1]
+    if group == "entity":
+        return html.unescape(m.group())
     return " " if group == "open" and m.group("name").lower() == "br" else ""
 
 

@@ -193,6 +193,29 @@ def test_backslash_escapes_show_the_character() -> None:
     assert [link.target for link, _ in links] == ["T"]
 
 
+def test_entities_show_their_character() -> None:
+    """Obsidian's reading view decodes HTML entities outside code; a malformed one is text."""
+    lines, _ = lines_of(
+        "API&nbsp;key &copy; &mdash; &rarr; &lt;tag&gt; &#8212; &#x2014; &foo; &amp\n\n"
+        "`&copy;` **&copy;** [&copy; x](https://x.y)\n\n```\n&copy;\n```\n"
+    )
+    assert lines[0] == "API\u00a0key \u00a9 \u2014 \u2192 <tag> \u2014 \u2014 &foo; &amp"
+    assert lines[2] == "&copy; \u00a9 \u00a9 x"
+    assert lines[5].strip() == "&copy;"
+
+
+def test_math_is_shown_as_written() -> None:
+    """Math keeps its backslashes and marks (help's "Advanced formatting syntax"); `$5 and
+    $10` is no math, so its escape is read."""
+    lines, _ = lines_of(
+        "$$\n\\begin{vmatrix}a & b\\\\\nc & d\n\\end{vmatrix}=ad-bc\n$$\n\n"
+        "$x^2\\,dx$ and $a*b*c$ and $&amp;$ \\-\n\n$5 and $10 \\- *i*\n"
+    )
+    assert lines[:5] == ["$$", "\\begin{vmatrix}a & b\\\\", "c & d", "\\end{vmatrix}=ad-bc", "$$"]
+    assert lines[6] == "$x^2\\,dx$ and $a*b*c$ and $&amp;$ -"
+    assert lines[8] == "$5 and $10 - i"
+
+
 def test_links_after_tags_keep_their_order() -> None:
     """A click's link index is its place in the link table: tags around links change none."""
     lines, links = lines_of("<span>[[A]]</span> <b>[[B]]</b><br>[[C]]\n")

@@ -7,7 +7,7 @@ and callouts (a custom title alone, else the type's name), fences and code, rule
 code, emphasis, tags, wiki links, embeds and Markdown links. What Obsidian's reading view
 hides is hidden here too: comments (`%% %%` and `<!-- -->`, inline or whole lines), block
 ids (`^id` ending a line), inline HTML tags (their text shows; `<br>` breaks the line) and
-the backslash of an escape. Links carry an `@click` action with their index in
+the backslash of an escape; an entity (`&mdash;`) is drawn as its character. Links carry an `@click` action with their index in
 the caller's link table. Cost is linear in the lines rendered: `render_at` draws one source
 line (or one table) at a time, so that `tui.widgets.notedoc` renders on demand.
 
@@ -18,6 +18,7 @@ column instead of the whole row wrapping across the screen.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -395,6 +396,8 @@ def _span(
         _inline(out, text, inner, sp.start, end, ctx, (base or Style()) + styles.link, table=table)
     elif kind == "autolink":
         out.append(seg[1:-1], styles.link)
+    elif kind == "entity":  # the lexer marks only those that decode to something else
+        out.append(html.unescape(seg), base)
     elif kind == "br":  # `_render_line` and `_table` break the line here
         out.append("\n")
     elif kind in ("wiki", "embed", "markdown") and sp.link is not None:

@@ -200,6 +200,55 @@ SPAN_CASES = [
         "| [[T\\|t]] \\| x |\n| - |",
         [[("wiki", "[[T\\|t]]"), ("escape", "\\")], []],
     ),
+    # CommonMark "Entity and numeric character references": named, decimal and hex, each with
+    # its `;`; one that decodes to nothing else (`&foo;`, `&amp` without `;`) is text, and code
+    # holds none
+    (
+        "entities",
+        "API&nbsp;key &copy; &mdash; &lt;tag&gt; &#8212; &#x2014; &foo; &amp `&amp;`",
+        [
+            [
+                ("entity", "&nbsp;"),
+                ("entity", "&copy;"),
+                ("entity", "&mdash;"),
+                ("entity", "&lt;"),
+                ("entity", "&gt;"),
+                ("entity", "&#8212;"),
+                ("entity", "&#x2014;"),
+                ("code", "`&amp;`"),
+            ]
+        ],
+    ),
+    ("no entity in a fence", "```\n&copy;\n```\n&copy;", [[], [], [], [("entity", "&copy;")]]),
+    (
+        "no entity in a tag's attribute",
+        '<a href="x?a=1&amp;b=2">A</a>&amp;',
+        [
+            [
+                ("anchor", '<a href="x?a=1&amp;b=2">A</a>'),
+                ("html", '<a href="x?a=1&amp;b=2">'),
+                ("html", "</a>"),
+                ("entity", "&amp;"),
+            ]
+        ],
+    ),
+    # Obsidian's math: `$` not followed by a space opens, `$` not preceded by one closes; inside
+    # `$…$` and `$$…$$` no escape, entity or emphasis is read (help's "Advanced formatting syntax")
+    ("no escape in inline math", "$x^2\\,dx$ and \\-", [[("escape", "\\")]]),
+    ("no emphasis or entity in inline math", "$a *b* c$ $&amp;$ *i*", [[("italic", "*i*")]]),
+    (
+        "no escape in a math block",
+        "$$\n\\begin{vmatrix}a & b\\\\\nc & d\n\\end{vmatrix}=ad-bc\n$$\n\\-",
+        [[], [], [], [], [], [("escape", "\\")]],
+    ),
+    ("prices are no math", "$5 and $10 \\- *i* $x\\,y$", [[("escape", "\\"), ("italic", "*i*")]]),
+    ("an escaped dollar opens no math", "\\$x\\-$ $y\\,z$", [[("escape", "\\"), ("escape", "\\")]]),
+    ("emphasis around math", "*see $a_1$* $b\\,c$", [[("italic", "*see $a_1$*")]]),
+    (
+        "a dollar in a code span opens no math",
+        "`$` \\- `$` $a\\,b$",
+        [[("code", "`$`"), ("escape", "\\"), ("code", "`$`")]],
+    ),
 ]
 
 
