@@ -19,7 +19,7 @@ index's Link, to resolve with core.links.resolve.resolve), "code" (a code span),
 "block_id", "bold", "italic", "strike", "highlight"; CommonMark's inline raw HTML and escapes:
 "html" (a tag, hidden: its text is the line's), "br", "anchor" (`<a href>…</a>`, `value` the
 href; `<b>`, `<i>` elements are "bold" and "italic" with `value` "html"), "autolink" (`<https://…>`)
-"escape" (the backslash of `\-`) and "entity" (`&mdash;`, `&#8212;`: one that decodes to a
+"escape" (the backslash of `\\-`) and "entity" (`&mdash;`, `&#8212;`: one that decodes to a
 character, drawn as that character). Math (`$…$`, and `$$…$$` over lines too) is shown as
 written: no escape, entity or emphasis inside it. Spans are sorted by start; emphasis may enclose other
 spans; a span never crosses its line (a comment over three lines is three; a tag written over
