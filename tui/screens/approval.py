@@ -195,17 +195,11 @@ class ApprovalScreen(ModalScreen[None]):
         self.set_interval(1.0, self._tick)
         self.call_after_refresh(self.keys.arm_soon)  # counted from the first frame that shows it
 
-    covered = False  # another screen was pushed over this one since it was shown
-
     def on_screen_suspend(self) -> None:
-        self.covered = True
-        self.keys.disarm()  # covered: the change under it is not being read
+        self.keys.covered()
 
     def on_screen_resume(self) -> None:
-        # shown again (not the first showing, which arms on its own): a key meant for the screen that
-        # covered it (a double tap, a held key) must not answer the change it reveals
-        if self.covered:
-            self.covered = False
+        if self.keys.uncovered():
             self.call_after_refresh(self.keys.arm_soon)
 
     def _draw(self) -> None:

@@ -49,12 +49,25 @@ class KeyArming:
         self._since: float | None = None  # when what the keys decide was shown (None: not armed soon)
         self.armed = False
         self.too_soon = ""  # what a key pressed before arming would have done ("" when none was)
+        self._covered = False  # another screen was pushed over this one since it was shown
 
     def arm_soon(self) -> None:
         """What the keys decide was (re)placed on screen: they act ARM_S from now."""
         self.disarm()
         self._since = self._now()
         self._look_in(ARM_S)
+
+    def covered(self) -> None:
+        """Another screen was pushed over this one: what the keys decide is not being read."""
+        self._covered = True
+        self.disarm()
+
+    def uncovered(self) -> bool:
+        """This screen is shown again: True when it had been covered (not its first showing, which arms
+        on its own), and the caller arms the keys anew after the next frame, so that a key meant for
+        the screen that covered it (a double tap, a held key) does not answer the change it reveals."""
+        was, self._covered = self._covered, False
+        return was
 
     def disarm(self) -> None:
         """The keys do nothing until arm_soon is called again."""

@@ -93,17 +93,11 @@ class PendingScreen(Screen[None]):
     def on_mount(self) -> None:
         self.show()
 
-    covered = False  # another screen was pushed over this one since it was shown
-
     def on_screen_suspend(self) -> None:
-        self.covered = True
-        self.keys.disarm()  # covered (an agent's live dialog): the change under it is not being read
+        self.keys.covered()
 
     def on_screen_resume(self) -> None:
-        # shown again (not the first showing, which arms on its own): a key meant for the screen that
-        # covered it (a double tap, a held key) must not answer the change it reveals
-        if self.covered:
-            self.covered = False
+        if self.keys.uncovered():
             self.call_after_refresh(self.keys.arm_soon)
 
     @property
