@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,20 @@ def _no_env_leakage(monkeypatch: pytest.MonkeyPatch) -> None:
     """Colour and theme settings of the developer's shell must not change what tests see."""
     for name in ("NO_COLOR", "TEXTUAL_THEME", "TEXTUAL_ANIMATIONS", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def socket_path() -> Iterator[str]:
+    """A path for the app's MCP socket: AF_UNIX paths are short, so not under pytest's long tmp_path."""
+    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
+        yield os.path.join(folder, "tui.sock")
+
+
+@pytest.fixture
+def own_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state folder of the test's own (change journals, pending approvals, server records), for a
+    module whose tests count what the journal holds (`pytestmark = pytest.mark.usefixtures(...)`)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 @pytest.fixture

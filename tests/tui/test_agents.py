@@ -2,50 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
-import httpx2
-import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.types import Implementation
+from tui_agents import agent, wait_for
 from tui_helpers import open_loaded
-from waiting import TIMEOUT, await_until
 
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.activity import ActivityList
-
-
-@contextlib.asynccontextmanager
-async def agent(socket_path: str, name: str):
-    """An MCP client session over the app's Unix socket, introducing itself as `name`."""
-    http = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=socket_path), timeout=httpx2.Timeout(30, read=60))
-    async with (
-        http,
-        Client(
-            streamable_http_client("http://localhost/mcp", http_client=http),
-            client_info=Implementation(name=name, version="1.0"),
-        ) as client,
-    ):
-        yield client
-
-
-async def wait_for(predicate, timeout: float = TIMEOUT) -> None:
-    """waiting.await_until under the name the TUI's agent tests import."""
-    await await_until(predicate, timeout)
-
-
-@pytest.fixture
-def socket_path():
-    # AF_UNIX paths are short: keep the socket out of pytest's long tmp_path
-    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
-        yield os.path.join(folder, "tui.sock")
 
 
 async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, socket_path: str) -> None:

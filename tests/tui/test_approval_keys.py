@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
-from test_agents import agent
+from tui_agents import agent, mcp_started
 from tui_helpers import armed, open_loaded
 from waiting import TIMEOUT, await_until
 
@@ -31,16 +29,7 @@ from vaultwatch.tui.idle import settle
 from vaultwatch.tui.screens.arming import ARM_S
 from vaultwatch.tui.widgets.diffview import DiffView, plain
 
-
-@pytest.fixture
-def socket_path():
-    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
-        yield os.path.join(folder, "tui.sock")
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+pytestmark = pytest.mark.usefixtures("own_state")
 
 
 def stepped() -> SteppingClock:
@@ -50,11 +39,6 @@ def stepped() -> SteppingClock:
 def dialog_text(app) -> str:
     views = app.screen.query(DiffView)
     return plain(views.first().renderable) if views and views.first().renderable else ""
-
-
-async def started(app, socket_path: str) -> None:
-    await settle(app)
-    await await_until(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain)
 
 
 def shown(app, path: str) -> bool:
@@ -70,7 +54,7 @@ async def test_keys_typed_on_as_the_dialog_comes_up_decide_nothing_and_stay_in_i
         vault, config=fixed_config(mcp=True, socket_path=socket_path, monotonic=lambda: clock.reference()[1])
     )
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(app, socket_path)
+        await mcp_started(app, socket_path)
         await pilot.press("slash", *"ever")  # the person is typing "every day" into the filter
         main = app.screen
         field = main.query_one("#filter-input")
@@ -109,7 +93,7 @@ async def test_the_next_queued_dialog_arms_anew(tui_demo: Path, socket_path: str
         vault, config=fixed_config(mcp=True, socket_path=socket_path, monotonic=lambda: clock.reference()[1])
     )
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(app, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "scribe") as scribe, agent(socket_path, "clerk") as clerk:
             first = asyncio.create_task(scribe.call_tool("write", {"path": "Inbox/one.md", "content": "# one\n"}))
             await await_until(lambda: shown(app, "Inbox/one.md"))
@@ -137,7 +121,7 @@ async def test_the_dialog_marks_an_agent_named_like_the_person_as_an_agent(tui_d
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(app, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "human:alice") as posing:
             call = asyncio.create_task(posing.call_tool("write", {"path": "Inbox/me.md", "content": "# me\n"}))
             await await_until(lambda: shown(app, "Inbox/me.md"))

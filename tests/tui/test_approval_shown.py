@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
-from test_agents import agent
+from tui_agents import agent, mcp_started
 from tui_helpers import armed, open_loaded
 from waiting import TIMEOUT, await_until
 
@@ -21,8 +20,9 @@ from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ApprovalScreen
-from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.diffview import DiffView, plain
+
+pytestmark = pytest.mark.usefixtures("own_state")
 
 NOTE = "Projects/Atlas Migration.md"
 # what an agent could write to make a line read as something else, and real text that must not change
@@ -31,22 +31,6 @@ ZALGO = "o" + "\u0301\u0302\u0303\u0304\u0306\u0307"  # six marks stacked on one
 # one letter passing for an ASCII one in a link or a number: x.com, 2024, paypal
 LOOKALIKE = "https://\u0445.com/login [[Report 2\u041e24]] https://p\u0251ypal.com"
 REAL = "cafe\u0301 Tie\u0302\u0301ng Vie\u0323\u0302t \u0939\u093f\u0928\u094d\u0926\u0940 \u05e9\u05c1\u05b8\u05dc\u05d5\u05b9\u05dd \u0645\u064f\u062d\u064e\u0645\u0651\u064e\u062f"
-
-
-@pytest.fixture
-def socket_path():
-    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
-        yield os.path.join(folder, "tui.sock")
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-
-
-async def started(app, socket_path):
-    await settle(app)
-    await await_until(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain)
 
 
 def dialog_text(app) -> str:
@@ -61,7 +45,7 @@ async def test_the_dialog_shows_disguising_marks_as_escapes_and_real_text_as_it_
     path = "Inbox/ledger\u20dd.md"  # an enclosing circle drawn around the name's last letter
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(app, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "scribe\u0338") as scribe:  # a slash through the name's last letter
             content = f"# Ledger\n{OVERLAY}\n{ZALGO}\n{REAL}\n\u0301 alone\n{LOOKALIKE}\n"
             call = asyncio.create_task(scribe.call_tool("write", {"path": path, "content": content}))
@@ -87,7 +71,7 @@ async def test_the_dialog_shows_what_each_link_a_note_rename_rewrites_becomes(tu
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(app, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "mover") as mover:
             call = asyncio.create_task(
                 mover.call_tool("rename", {"path": NOTE, "new_path": "Projects/Atlas Platform.md"})
@@ -111,7 +95,7 @@ async def test_the_dialog_shows_what_each_link_a_folder_rename_rewrites_becomes(
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(app, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "mover") as mover:
             call = asyncio.create_task(mover.call_tool("rename", {"path": "Projects/Archive", "new_path": "Old"}))
             await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
@@ -133,7 +117,7 @@ async def test_a_note_edited_while_the_dialog_shows_its_link_rewrite_is_a_confli
     linking = tui_demo / "Projects" / "Search Relevance v2.md"
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(app, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "mover") as mover:
             call = asyncio.create_task(
                 mover.call_tool("rename", {"path": NOTE, "new_path": "Projects/Atlas Platform.md"})
@@ -175,7 +159,7 @@ async def test_a_note_edited_after_the_dialogs_answer_keeps_its_links(
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await started(app, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "mover") as mover:
             call = asyncio.create_task(
                 mover.call_tool("rename", {"path": NOTE, "new_path": "Projects/Atlas Platform.md"})

@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
-from test_agents import agent, wait_for
 from test_pending_view import NOTE, propose
+from tui_agents import agent, wait_for
 from tui_helpers import armed, open_loaded
 from waiting import TIMEOUT, await_until
 
@@ -31,18 +30,9 @@ from vaultwatch.tui.idle import settle
 from vaultwatch.tui.screens.arming import ARM_S
 from vaultwatch.tui.screens.pending import PendingScreen
 
+pytestmark = pytest.mark.usefixtures("own_state")
+
 KEPT = "# Atlas\nwire the budget to acct 999\n"
-
-
-@pytest.fixture
-def socket_path():
-    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
-        yield os.path.join(folder, "tui.sock")
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 async def test_a_revealed_pending_screen_arms_anew(tui_demo: Path, socket_path: str) -> None:

@@ -3,17 +3,11 @@ changes) and redoing it (`u` on a revert): a real agent on the app's real socket
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from pathlib import Path
 
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.types import Implementation
-from test_agents import wait_for
+from tui_agents import agent, wait_for
 from tui_helpers import open_loaded
 
 from vaultwatch.core.edit.writes import Writer
@@ -23,37 +17,9 @@ from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ChangesScreen, ConfirmScreen
 from vaultwatch.tui.idle import settle
 
+pytestmark = pytest.mark.usefixtures("own_state")
+
 NOTE = "Projects/Atlas Migration.md"
-
-
-@pytest.fixture
-def socket_path():
-    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
-        yield os.path.join(folder, "tui.sock")
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-
-
-@contextlib.asynccontextmanager
-async def agent(socket_path: str, name: str, session: str):
-    """The `mcp` client on the app's socket, naming its session as the bridge does for its client
-    (a stateless request carries no session of its own)."""
-    http = httpx2.AsyncClient(
-        transport=httpx2.AsyncHTTPTransport(uds=socket_path),
-        timeout=httpx2.Timeout(30, read=60),
-        headers={"x-vaultwatch-session": session},
-    )
-    async with (
-        http,
-        Client(
-            streamable_http_client("http://localhost/mcp", http_client=http),
-            client_info=Implementation(name=name, version="1.0"),
-        ) as client,
-    ):
-        yield client
 
 
 def tree(root: Path) -> dict[str, bytes]:

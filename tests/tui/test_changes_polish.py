@@ -4,20 +4,17 @@ says them, and the state column kept on screen by cutting the summary."""
 from __future__ import annotations
 
 import pytest
-from test_agents import wait_for
 from test_spans import visible_runs_start_with_text
+from tui_agents import wait_for
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.tui.flows.review import ChangesScreen
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.diffview import DiffView, render_diff
 
+pytestmark = pytest.mark.usefixtures("own_state")
+
 FILM = '---\ngenre:\n  - "[[Sci-fi]]"\n---\nA film.\n'
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 def test_frontmatter_values_read_as_the_note_writes_them() -> None:

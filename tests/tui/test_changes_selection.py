@@ -8,7 +8,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from test_agents import wait_for
+from tui_agents import wait_for
 
 from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.edit.writes import Writer
@@ -20,14 +20,11 @@ from vaultwatch.tui.flows.review import ChangesScreen, ConflictScreen
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.diffview import DiffView, plain
 
+pytestmark = pytest.mark.usefixtures("own_state")
+
 PLAN = "Inbox/plan.md"
 BODY = "".join(f"line {i}\n" for i in range(1, 31))
 AGENT = "agent:bot"
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 def six_changes(writer: Writer) -> None:

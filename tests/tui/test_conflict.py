@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_agents import wait_for
+from tui_agents import wait_for
 from tui_helpers import open_loaded
 
 from vaultwatch.core.edit.writes import Writer
@@ -19,13 +19,10 @@ from vaultwatch.tui.flows.review import ChangesScreen, ConflictScreen
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.diffview import plain
 
+pytestmark = pytest.mark.usefixtures("own_state")
+
 NOTE = "Inbox/plan.md"
 BODY = "".join(f"line {i}\n" for i in range(1, 31))
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 def edited_since(root: Path, *, overlap: bool):

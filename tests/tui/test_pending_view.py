@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_agents import wait_for
+from tui_agents import wait_for
 from tui_helpers import armed, open_loaded
 from waiting import TIMEOUT
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
-from test_agents import agent
+from tui_agents import agent, mcp_started
 from tui_helpers import armed, open_loaded, paste
 from waiting import TIMEOUT, await_until
 
@@ -24,23 +23,9 @@ from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.activity import ActivityList
 from vaultwatch.tui.widgets.diffview import DiffView, plain
 
+pytestmark = pytest.mark.usefixtures("own_state")
+
 NOTE = "Projects/Atlas Migration.md"
-
-
-@pytest.fixture
-def socket_path():
-    with tempfile.TemporaryDirectory(prefix="vw-") as folder:
-        yield os.path.join(folder, "tui.sock")
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-
-
-async def started(app, pilot, socket_path):
-    await settle(app)
-    await await_until(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain)
 
 
 def diff_text(screen) -> str:
@@ -60,7 +45,7 @@ async def test_an_agents_edit_shows_its_diff_and_r_reverts_the_exact_bytes(tui_d
     before = (tui_demo / NOTE).read_bytes()
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 30)) as pilot:
-        await started(app, pilot, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             read = await claude.call_tool("read", {"path": NOTE})
             line = next(
@@ -169,7 +154,7 @@ async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str):
         ("why", ("d", *"not now", "enter"), "Error: the person declined this change: not now"),
     ]
     async with app.run_test(size=(120, 30)) as pilot:
-        await started(app, pilot, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             for name, keys, answer in rounds:
                 path = f"Inbox/idea-{name}.md"
@@ -205,7 +190,7 @@ async def test_the_approval_dialog_lists_every_file_a_folder_rename_moves_and_th
     approval.attach(vault, ApprovalGate("none", folders=[("Projects/Archive/Retired/**", "writes")]))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 30)) as pilot:
-        await started(app, pilot, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(claude.call_tool("rename", {"path": "Projects", "new_path": "Work"}))
             await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app))
@@ -226,7 +211,7 @@ async def test_the_approval_dialog_names_a_symlinked_notes_real_target(tui_demo:
     before = (tui_demo / NOTE).read_bytes()
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 30)) as pilot:
-        await started(app, pilot, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(
                 claude.call_tool("update_frontmatter", {"path": "Inbox/alias.md", "set": {"status": "done"}})
@@ -261,8 +246,8 @@ async def test_the_approve_key_lets_agents_calls_go_on_at_once_and_the_dialog_cl
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
-    async with app.run_test(size=(120, 30)) as pilot:
-        await started(app, pilot, socket_path)
+    async with app.run_test(size=(120, 30)):
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             call = asyncio.create_task(claude.call_tool("write", {"path": "Inbox/idea.md", "content": "# Idea\n"}))
             await await_until(lambda: isinstance(app.screen, ApprovalScreen))
@@ -281,7 +266,7 @@ async def test_following_an_agent_shows_its_newest_change_as_a_diff(tui_demo: Pa
     vault = open_loaded(tui_demo)
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 30)) as pilot:
-        await started(app, pilot, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             await claude.call_tool("read", {"path": NOTE})
             activity = app.query_one(ActivityList)
@@ -567,7 +552,7 @@ async def test_the_approved_call_runs_with_quick_thread_handoffs_until_its_answe
     )  # published inside the decision, in the key's thread
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     async with app.run_test(size=(120, 30)) as pilot:
-        await started(app, pilot, socket_path)
+        await mcp_started(app, socket_path)
         async with agent(socket_path, "claude-test") as claude:
             for i, key in enumerate(("y", "n")):
                 call = asyncio.create_task(claude.call_tool("write", {"path": f"Inbox/q{i}.md", "content": "# Q\n"}))

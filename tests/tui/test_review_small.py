@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from test_actions import INCIDENT, finish, select, start
-from test_agents import wait_for
+from tui_agents import wait_for
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review.journal import journal_for
@@ -19,12 +19,9 @@ from vaultwatch.tui.flows.review import ChangesScreen
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.screens.triage import ConfirmScreen as TriageConfirm
 
+pytestmark = pytest.mark.usefixtures("own_state")
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 async def test_a_revert_says_reverted_change_n_once(tui_demo: Path, app_for):

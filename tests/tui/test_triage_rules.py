@@ -266,7 +266,7 @@ async def test_the_agents_overview_counts_are_the_tabs_counts(
     at each step the triage tool's overview counts are the numbers on the TUI's tabs."""
     import tempfile
 
-    from test_agents import agent, wait_for
+    from tui_agents import agent, wait_for
 
     from vaultwatch.tui.screens.triage import ConfirmScreen
 
