@@ -229,7 +229,7 @@ def wrapped(body: str, width: int) -> list[str]:
     from vaultwatch.tui.widgets.noterender import Context, body_lines
 
     doc = NoteDoc(body_lines(body), Context(lambda link: None, []), width)
-    doc.extend()
+    doc.extend(budget=float("inf"))  # every line: the default budget stops when the machine is slow
     return [line.plain.rstrip() for line in doc.display]
 
 
