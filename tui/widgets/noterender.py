@@ -2,8 +2,9 @@
 
 `core.markdown.lines.styled_lines` reads the note (the one lexer of the index: what is code,
 a comment, a link or a tag is decided there, so the preview and the index never disagree);
-this module only turns line kinds and spans into styles: headings, lists and tasks, quotes
-and callouts (a custom title alone, else the type's name), fences and code, rules, inline
+this module only turns line kinds and spans into styles: headings, lists and tasks (each
+state its mark), quotes and callouts (a custom title alone, else the type's name; a folded one
+its title line alone), fences and code, rules, inline
 code, emphasis, tags, wiki links, embeds and Markdown links. What Obsidian's reading view
 hides is hidden here too: comments (`%% %%` and `<!-- -->`, inline or whole lines), block
 ids (`^id` ending a line), inline HTML tags (their text shows; `<br>` breaks the line) and
@@ -33,6 +34,7 @@ from vaultwatch.core.markdown.lines import (
     MD_LINK,
     Line,
     Span,
+    callout_fold,
     embed_alias,
     file_name,
     is_image,
@@ -189,6 +191,11 @@ def render_at(lines: Sequence[Line], n: int, ctx: Context) -> tuple[list[Text], 
         while end < len(lines) and lines[end].kind in ("table_rule", "table_row"):
             end += 1
         return _table(lines[n:end], ctx), end
+    if kind == "callout" and callout_fold(line) == "-":  # folded: its title line alone
+        end = n + 1
+        while end < len(lines) and lines[end].quote >= line.quote:
+            end += 1
+        return _render_line(line, ctx), end
     return _render_line(line, ctx), n + 1
 
 
@@ -241,10 +248,26 @@ def hanging(line: Line) -> Hang:
 _CODE_INDENT = "  "
 
 
+# A task's mark by the character in its box. Obsidian itself draws any character but a space as
+# checked; the Tasks plugin and themes (Minimal, ITS) give the common ones a look of their own.
+# Each is one cell and a space, as the box's hanging indent counts.
+TASK_MARKS = {
+    " ": "☐",
+    "x": "☑",
+    "X": "☑",
+    "/": "◐",  # in progress, half done
+    "-": "⊟",  # cancelled (its text struck through)
+    ">": "▷",  # forwarded, rescheduled
+    "<": "◁",  # scheduled
+    "*": "★",  # starred
+}
+
+
 def _bullet(line: Line) -> str:
-    """What a list item's marker draws as: a task's box, a bullet, or its number."""
+    """What a list item's marker draws as: a task's mark, a bullet, or its number."""
     if line.info:
-        return "☑ " if line.info[1:2] in ("x", "X") else "☐ "
+        state = line.info[1:2]
+        return TASK_MARKS.get(state, state if state.strip() else "☐") + " "
     marker = line.text[: line.marker].lstrip(" >\t")
     if marker[:1] in "-+*":
         return "• "
@@ -293,10 +316,19 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
             _inline(out, text, line_spans, title_at, len(text.rstrip()), ctx, styles.callout)
         else:
             out.append(line.info.replace("-", " ").capitalize(), styles.callout)
+        fold = callout_fold(line)
+        if fold:  # Obsidian's fold marker after the title: folded (its body hidden) or open
+            out.append(" ")
+            out.append("▸" if fold == "-" else "▾", styles.dim)
     elif kind == "list":
         out.append(" " * line.level)
-        out.append(_bullet(line), styles.dim)
-        _inline(out, text, line_spans, line.marker, len(text), ctx, styles.quote if line.quote else None)
+        state = line.info[1:2]
+        task = line.info and state not in (" ", "x", "X")
+        out.append(_bullet(line), styles.callout if task else styles.dim)
+        look = styles.quote if line.quote else None
+        if state == "-" and line.info:  # a cancelled task: struck through, as themes draw it
+            look = (look or Style()) + styles.strike + styles.dim
+        _inline(out, text, line_spans, line.marker, len(text), ctx, look)
     else:  # text (and a quote's lines)
         _inline(out, text, line_spans, body_at, len(text), ctx, styles.quote if line.quote else None)
         if not out.plain[hanging(line).bars :].strip() and any(sp.kind == "html" for sp in line_spans):
