@@ -10,9 +10,10 @@ Line kinds: "frontmatter_fence" and "frontmatter" (the YAML block), "blank", "te
 "heading" (level 1-6; a setext heading's paragraph lines too), "setext_rule" (its underline),
 "fence" (an opening or closing code fence; `info` is the language), "code" (inside a fenced
 or indented code block), "comment" (a line wholly inside a comment), "rule", "list" (`marker`
-ends the marker, `level` is its indent column, `info` a task's box: "[ ]", "[x]"), "table_head", "table_rule", "table_row",
-"callout" (a `> [!type]` line; `info` is the type). `quote` counts a line's `>` markers, on
-any kind (a fence inside a callout has quote 1).
+ends the marker, `level` is its indent column, `info` a task's box: "[ ]", "[x]", "[/]", any
+character), "table_head", "table_rule", "table_row", "callout" (a `> [!type]` line; `info` is the
+type, `callout_fold` its fold mark). `quote` counts a line's `>` markers, on any kind (a fence
+inside a callout has quote 1).
 
 Span kinds, offsets into the line's text: "wiki", "embed", "markdown" (with `link`, the
 index's Link, to resolve with core.links.resolve.resolve), "code" (a code span), "comment", "tag",
@@ -455,6 +456,15 @@ def _shown(m: re.Match[str]) -> str:
     if group == "entity":
         return html.unescape(m.group())
     return " " if group == "open" and m.group("name").lower() == "br" else ""
+
+
+def callout_fold(line: Line) -> str:
+    """A callout's fold mark (Obsidian's "Callouts" help): "-" folded (`> [!note]- Title`
+    shows its title alone), "+" foldable and open (`> [!note]+ Title`), "" not foldable."""
+    if line.kind != "callout" or not line.marker:
+        return ""
+    mark = line.text[line.marker - 1]
+    return mark if mark in "+-" else ""
 
 
 def is_image(target: str) -> bool:

@@ -311,3 +311,50 @@ def test_a_link_address_may_hold_balanced_parentheses() -> None:
     assert text.plain == "Linters are tools (see y) z w"
     at = text.plain.index("Linters")
     assert any(s.start <= at < s.end and s.style == Styles().link for s in text.spans)
+
+
+def test_a_folded_callout_shows_its_title_alone_with_a_fold_marker() -> None:
+    """Obsidian's "Callouts" help: `> [!tip]- Title` is folded (its title line alone, a fold
+    marker after it) and `> [!info]+ Title` foldable and open; the preview drew both open, with
+    no marker."""
+    lines, _ = lines_of(
+        "> [!tip]- Drag and drop embed\n> Hidden body.\n> > [!note] Nested\n> > Hidden too.\n\n"
+        "> [!info]+ Canvas embeds show shapes only\n> Shown body.\n\n> [!faq]-\n> Hidden.\n\nAfter.\n"
+    )
+    assert lines == [
+        "▎ Drag and drop embed ▸",
+        "",
+        "▎ Canvas embeds show shapes only ▾",
+        "▎ Shown body.",
+        "",
+        "▎ Faq ▸",
+        "",
+        "After.",
+    ], lines
+
+
+def test_each_task_state_draws_its_own_mark() -> None:
+    """`[/]`, `[-]`, `[>]` and the other states of kepano's vault and the Tasks plugin were drawn
+    as an open box (`☐`), like `[ ]`: each now has a mark of its own, a cancelled task is struck
+    through."""
+    body = "- [ ] open\n- [x] done\n- [/] half\n- [-] cancelled\n- [>] forwarded\n- [<] scheduled\n- [?] question\n- [!] important\n- [D] deferred\n"
+    text, _ = render_note(body, lambda link: None)
+    lines = text.plain.split("\n")
+    assert lines == [
+        "☐ open",
+        "☑ done",
+        "◐ half",
+        "⊟ cancelled",
+        "▷ forwarded",
+        "◁ scheduled",
+        "? question",
+        "! important",
+        "D deferred",
+    ], lines
+    assert not any("[" in line for line in lines)
+
+    def style_at(label: str) -> Style:
+        at = text.plain.index(label)
+        return Style.combine([Style(), *(s.style for s in text.spans if s.start <= at < s.end)])
+
+    assert style_at("cancelled").strike and not style_at("half").strike and not style_at("open").strike

@@ -155,3 +155,35 @@ async def test_a_wrapped_list_item_hangs_under_its_text_in_the_preview(tmp_path,
     nested = next(i for i, line in enumerate(lines) if line.startswith("   • They"))
     assert first + 1 < nested and all(line.startswith("   ") and line[3] != " " for line in lines[first + 1 : nested])
     assert nested + 1 < len(lines) and all(line.startswith("     ") and line[5] != " " for line in lines[nested + 1 :])
+
+
+async def test_folded_callouts_and_task_states_in_the_preview(tmp_path, app_for) -> None:
+    """Obsidian's help vault folds callouts (`> [!tip]- Drag and drop embed` shows its title
+    alone); the Hub's Ribbons theme page lists task states (`- [/] Half`, `- [-] Dropped`):
+    each is drawn with its own mark, never as an open box or as `[/]`."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Folds.md").write_text(
+        "> [!tip]- Drag and drop embed\n> On desktop, drag files in.\n\n"
+        "> [!info]+ Canvas embeds show shapes only\n> Embedded canvases display shapes.\n\n"
+        "- [/] Half\n- [-] Dropped\n- [?] Question\n"
+    )
+    app = app_for(pin_mtimes(root))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app)
+        app.main.open_note("Folds.md")
+        await settle(app)
+        await pilot.pause()
+        body = app.query_one(NoteBody)
+        assert body.complete
+        lines = [line.plain.rstrip() for line in body.lines]
+    assert lines == [
+        "▎ Drag and drop embed ▸",
+        "",
+        "▎ Canvas embeds show shapes only ▾",
+        "▎ Embedded canvases display shapes.",
+        "",
+        "◐ Half",
+        "⊟ Dropped",
+        "? Question",
+    ], lines

@@ -129,7 +129,7 @@ class NoteBody(Widget):
         if y >= len(doc.display) and not doc.complete:  # scrolled ahead of the worker
             parent = self.parent
             view = parent.size.height if isinstance(parent, Widget) else 50
-            doc.extend(y + view, UI_BUDGET_S)
+            doc.extend(y + view, UI_BUDGET_S, read=False)  # embedded notes are read by the worker
             if doc.height != self._height and self._redraw is None:
                 self._redraw = once(self, 0.03, self._relayout)
         if doc.painted is not None and not doc.painted.is_set():  # after this frame (the worker waits)

@@ -18,37 +18,10 @@ import threading
 import time
 from collections.abc import Sequence
 
-from rich.console import Console
 from rich.text import Text
 
 from vaultwatch.core.markdown.lines import Line
-from vaultwatch.tui.widgets.noterender import Context, Hang, hanging, more_lines, render_at
-
-_console: Console | None = None
-_NO_HANG = Hang()
-
-
-def wrap(line: Text, width: int, hang: Hang = _NO_HANG) -> list[Text]:
-    """One rendered line of the note as the display lines it takes at `width` cells (words
-    wrapped, over-long words folded); every display line after the first starts with the
-    line's first `hang.bars` characters (a quote's bars) and `hang.indent` spaces (under a list
-    item's text). Thread-safe. (The spaces around styled runs are split off when a line is
-    drawn, `NoteBody.render_line` with tui.widgets.spans.separate.)"""
-    global _console
-    if _console is None:  # wrapping needs a console only for tab sizes and the like
-        _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)
-    if line.style:  # Text.render leaves the base style out: make it the lowest span
-        line.stylize_before(line.style)
-        line.style = ""
-    if line.cell_len <= width:
-        return [line]
-    if 0 < hang.bars + hang.indent < width // 2:
-        head, rest = line.divide([hang.bars + hang.indent])
-        bars = head[: hang.bars]
-        lead = bars + " " * (head.cell_len - bars.cell_len)
-        pieces = rest.wrap(_console, width - head.cell_len, overflow="fold")
-        return [head + pieces[0], *(lead + piece for piece in pieces[1:])]
-    return list(line.wrap(_console, width, overflow="fold"))
+from vaultwatch.tui.widgets.noterender import Context, EmbedNotRead, hanging, more_lines, render_at, wrap
 
 
 def _estimate(line: Line, width: int) -> int:
@@ -106,17 +79,26 @@ class NoteDoc:
         """Display lines rendered plus an estimate of the rest."""
         return len(self.display) + max(0, self._rest)
 
-    def extend(self, upto: int | None = None, budget: float = 0.002) -> bool:
+    def extend(self, upto: int | None = None, budget: float = 0.002, *, read: bool = True) -> bool:
         """Render source lines until more than `upto` display lines exist (None: all), for at
-        most `budget` seconds (at least one line). True when lines were added."""
+        most `budget` seconds (at least one line). True when lines were added. `read` False (the
+        UI thread): stop before a line that embeds a note not read yet (the worker reads it)."""
         with self._lock:
             before = len(self.display)
             deadline = time.perf_counter() + budget
             source, ctx, width = self.source, self.ctx, self.width
+            if ctx is not None:
+                ctx.reading = read
             while self.next < len(source) and (upto is None or len(self.display) <= upto):
                 n = self.next
+                links = len(ctx.links) if ctx is not None else 0
+                try:
+                    texts, after = render_at(source, n, ctx)  # type: ignore[arg-type]
+                except EmbedNotRead:
+                    del ctx.links[links:]  # type: ignore[union-attr]
+                    break
                 self.starts.append((n, len(self.display)))
-                texts, self.next = render_at(source, n, ctx)  # type: ignore[arg-type]
+                self.next = after
                 hang = hanging(source[n])
                 for text in texts:
                     self.display.extend(wrap(text, width, hang))
@@ -136,7 +118,7 @@ class NoteDoc:
         """The first display line of the source line `source_index` (of the group it is
         rendered in), rendering up to it first; past the end: the last display line."""
         while self.next <= source_index and not self.complete:
-            if not self.extend(len(self.display) + 100, 0.05) and self.next <= source_index:
+            if not self.extend(len(self.display) + 100, 0.05, read=False) and self.next <= source_index:
                 break
         with self._lock:
             found = 0

@@ -2,8 +2,9 @@
 
 `core.markdown.lines.styled_lines` reads the note (the one lexer of the index: what is code,
 a comment, a link or a tag is decided there, so the preview and the index never disagree);
-this module only turns line kinds and spans into styles: headings, lists and tasks, quotes
-and callouts (a custom title alone, else the type's name), fences and code, rules, inline
+this module only turns line kinds and spans into styles: headings, lists and tasks (each
+state its mark), quotes and callouts (a custom title alone, else the type's name; a folded one
+its title line alone), fences and code, rules, inline
 code, emphasis, tags, wiki links, embeds and Markdown links. What Obsidian's reading view
 hides is hidden here too: comments (`%% %%` and `<!-- -->`, inline or whole lines), block
 ids (`^id` ending a line), inline HTML tags (their text shows; `<br>` breaks the line) and
@@ -14,6 +15,11 @@ line (or one table) at a time, so that `tui.widgets.notedoc` renders on demand.
 Tables (GitHub style: a header row, a `| --- | :-: |` delimiter row, body rows) are drawn as
 aligned columns; given the `width` they will be shown at, wide cells wrap inside their
 column instead of the whole row wrapping across the screen.
+
+An embed of a note, given the context's `EmbedReader` (core.links.embeds), draws the
+note's part in a frame, its lines rendered and wrapped here as the note's own; drawing one
+that is not read yet when the context may not read (the UI thread) raises `EmbedNotRead`, and
+the doc leaves that line to its worker.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -33,6 +39,7 @@ from vaultwatch.core.markdown.lines import (
     MD_LINK,
     Line,
     Span,
+    callout_fold,
     embed_alias,
     file_name,
     is_image,
@@ -42,6 +49,9 @@ from vaultwatch.core.markdown.lines import (
 )
 from vaultwatch.core.model import Link
 from vaultwatch.tui.widgets import spans
+
+if TYPE_CHECKING:
+    from vaultwatch.core.links.embeds import EmbedReader, Part
 
 MAX_LINES = 3000
 MAX_LINE_CHARS = 20_000  # a longer line is cut (one 3 MB line would be 30,000 screen lines)
@@ -136,6 +146,19 @@ class Context:
     styles: Styles = Styles()
     width: int | None = None
     missing: Missing = _nothing_missing
+    # embeds of notes are drawn in place from this reader (None: as their names, `▣ Note`)
+    embeds: EmbedReader | None = None
+    source: str = ""  # the note these lines are of (what its links resolve from)
+    depth: int = 0  # embeds around these lines
+    # (path, #part) of the note and the embeds around these lines: one of them again is a cycle
+    shown: tuple[tuple[str, str], ...] = ()
+    # False: an embedded note not read yet raises EmbedNotRead instead of being read (a caller
+    # on the UI thread leaves the read to its worker)
+    reading: bool = True
+
+
+class EmbedNotRead(Exception):
+    """Drawing the line needs an embedded note that is not read yet (Context.reading False)."""
 
 
 def body_lines(text: str, max_chars: int | None = None) -> list[Line]:
@@ -189,6 +212,11 @@ def render_at(lines: Sequence[Line], n: int, ctx: Context) -> tuple[list[Text], 
         while end < len(lines) and lines[end].kind in ("table_rule", "table_row"):
             end += 1
         return _table(lines[n:end], ctx), end
+    if kind == "callout" and callout_fold(line) == "-":  # folded: its title line alone
+        end = n + 1
+        while end < len(lines) and lines[end].quote >= line.quote:
+            end += 1
+        return _render_line(line, ctx), end
     return _render_line(line, ctx), n + 1
 
 
@@ -241,10 +269,26 @@ def hanging(line: Line) -> Hang:
 _CODE_INDENT = "  "
 
 
+# A task's mark by the character in its box. Obsidian itself draws any character but a space as
+# checked; the Tasks plugin and themes (Minimal, ITS) give the common ones a look of their own.
+# Each is one cell and a space, as the box's hanging indent counts.
+TASK_MARKS = {
+    " ": "☐",
+    "x": "☑",
+    "X": "☑",
+    "/": "◐",  # in progress, half done
+    "-": "⊟",  # cancelled (its text struck through)
+    ">": "▷",  # forwarded, rescheduled
+    "<": "◁",  # scheduled
+    "*": "★",  # starred
+}
+
+
 def _bullet(line: Line) -> str:
-    """What a list item's marker draws as: a task's box, a bullet, or its number."""
+    """What a list item's marker draws as: a task's mark, a bullet, or its number."""
     if line.info:
-        return "☑ " if line.info[1:2] in ("x", "X") else "☐ "
+        state = line.info[1:2]
+        return TASK_MARKS.get(state, state if state.strip() else "☐") + " "
     marker = line.text[: line.marker].lstrip(" >\t")
     if marker[:1] in "-+*":
         return "• "
@@ -293,11 +337,23 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
             _inline(out, text, line_spans, title_at, len(text.rstrip()), ctx, styles.callout)
         else:
             out.append(line.info.replace("-", " ").capitalize(), styles.callout)
+        fold = callout_fold(line)
+        if fold:  # Obsidian's fold marker after the title: folded (its body hidden) or open
+            out.append(" ")
+            out.append("▸" if fold == "-" else "▾", styles.dim)
     elif kind == "list":
         out.append(" " * line.level)
-        out.append(_bullet(line), styles.dim)
-        _inline(out, text, line_spans, line.marker, len(text), ctx, styles.quote if line.quote else None)
+        state = line.info[1:2]
+        task = line.info and state not in (" ", "x", "X")
+        out.append(_bullet(line), styles.callout if task else styles.dim)
+        look = styles.quote if line.quote else None
+        if state == "-" and line.info:  # a cancelled task: struck through, as themes draw it
+            look = (look or Style()) + styles.strike + styles.dim
+        _inline(out, text, line_spans, line.marker, len(text), ctx, look)
     else:  # text (and a quote's lines)
+        framed = _alone(line, text, line_spans, body_at, ctx)
+        if framed is not None:  # a line of one embed of a note: the note's part in its place
+            return _transclusion(line, framed[0], framed[1], ctx, Text())
         _inline(out, text, line_spans, body_at, len(text), ctx, styles.quote if line.quote else None)
         if not out.plain[hanging(line).bars :].strip() and any(sp.kind == "html" for sp in line_spans):
             return []  # only tags (`<div align="center">`): reading view draws no line for it
@@ -307,8 +363,134 @@ def _render_line(line: Line, ctx: Context) -> list[Text]:
         out.rstrip()
     if "\n" in out.plain:  # a `<br>`: one source line drawn as several, each hung as a wrapped piece
         pieces = list(out.split("\n", allow_blank=True))
-        return [pieces[0], *(_hung(line, styles) + piece for piece in pieces[1:])]
-    return [out]
+        drawn = [pieces[0], *(_hung(line, styles) + piece for piece in pieces[1:])]
+    else:
+        drawn = [out]
+    if ctx.embeds is not None and kind in ("text", "list"):  # embeds of notes inside the line: after it
+        for sp in line_spans:
+            if sp.kind == "embed" and sp.link is not None:
+                target = _embedded_note(sp.link, ctx)
+                if target is not None:
+                    drawn.extend(_transclusion(line, sp.link, target, ctx, _hung(line, styles)))
+    return drawn
+
+
+# Embeds of notes, drawn in place as Obsidian's reading view draws them: the note's part (all of
+# it, a section, a block) in a frame titled with the note's name.
+MAX_EMBED_DEPTH = 3  # embeds inside embeds drawn this deep; a deeper one stays a name
+FRAME_WIDTH = 60  # a frame's rules without a width to fit (render_note with width None)
+FRAME_BAR = "│ "
+
+
+def _embedded_note(link: Link, ctx: Context) -> str | None:
+    """The note `link` (an embed) shows in place, when it resolves to one that has its #part;
+    None: it stays a name (an image, a missing note or heading, drawn as such)."""
+    embeds = ctx.embeds
+    if embeds is None:
+        return None
+    target = ctx.resolve(link)
+    if embeds.note(target) is None or target is None or ctx.missing(link, target):
+        return None
+    return target
+
+
+def _alone(line: Line, text: str, line_spans: Sequence[Span], body_at: int, ctx: Context) -> tuple[Link, str] | None:
+    """(link, note) when the line is one embed of a note and nothing else (a block id may end it)."""
+    if ctx.embeds is None or not any(sp.kind == "embed" for sp in line_spans):
+        return None
+    found = None
+    pos = body_at
+    for sp in line_spans:
+        if sp.start < pos:
+            continue  # inside the embed (spans are sorted, enclosing first)
+        if text[pos : sp.start].strip():
+            return None
+        if sp.kind == "embed" and sp.link is not None and found is None:
+            found = sp.link
+        elif sp.kind != "block_id":
+            return None
+        pos = sp.end
+    if found is None or text[pos:].strip():
+        return None
+    target = _embedded_note(found, ctx)
+    return (found, target) if target is not None else None
+
+
+def _transclusion(line: Line, link: Link, target: str, ctx: Context, lead: Text) -> list[Text]:
+    """The frame of what `link` embeds of note `target`, each line starting with `lead` (the
+    bars or indent of the line the embed is in). An embed of a part already being shown around
+    it (a note embedding itself, a cycle), or nested too deep, is drawn as its name with a mark."""
+    styles = ctx.styles
+    embeds = ctx.embeds
+    assert embeds is not None
+    if not lead.plain and line.quote:
+        lead = Text(QUOTE_BAR * line.quote, styles.quote)
+    key = (target, link.heading or "")
+    chain = ctx.shown or ((ctx.source, ""),)
+    name = _label("![[" if link.kind == "embed" else "![](", link)
+    if key in chain:
+        return [_mark(lead, name, link, ctx, "↻ embeds itself: not shown again")]
+    if ctx.depth >= MAX_EMBED_DEPTH:
+        return [_mark(lead, name, link, ctx, "… embedded too deep to show here")]
+    part = embeds.part(link, target, read=ctx.reading)
+    if part is None:
+        raise EmbedNotRead(target)
+    if part.problem:
+        return [_mark(lead, name, link, ctx, "cannot be read" if part.problem == "unreadable" else "not found")]
+    width = ctx.width - lead.cell_len if ctx.width is not None else None
+    top = lead.copy()
+    top.append("╭─ ", styles.dim)
+    _title(top, part, link, ctx)
+    top.append(" ", styles.dim)
+    rule = (width if width is not None else FRAME_WIDTH) - (top.cell_len - lead.cell_len)
+    if rule > 0:
+        top.append("─" * rule, styles.dim)
+    out = [top]
+    inner_width = max(10, width - len(FRAME_BAR)) if width is not None else None
+    inner = Context(
+        lambda inner_link: embeds.resolve(target, inner_link),
+        ctx.links,
+        styles,
+        inner_width,
+        ctx.missing,
+        embeds,
+        target,
+        ctx.depth + 1,
+        (*chain, key),
+        ctx.reading,
+    )
+    bar = lead + Text(FRAME_BAR.rstrip(), styles.dim) + " "
+    k = 0
+    while k < len(part.lines):
+        texts, after = render_at(part.lines, k, inner)
+        hang = hanging(part.lines[k])
+        for drawn in texts:
+            pieces = wrap(drawn, inner_width, hang) if inner_width is not None else [drawn]
+            out.extend(bar + piece for piece in pieces)
+        k = after
+    if part.left_out:
+        more = "line" if part.left_out == 1 else "lines"
+        out.append(bar + Text(f"… {part.left_out:,} more {more} of {part.title} not shown", styles.dim))
+    bottom = lead.copy()
+    bottom.append("╰" + "─" * ((width if width is not None else FRAME_WIDTH) - 1), styles.dim)
+    out.append(bottom)
+    return out
+
+
+def _title(out: Text, part: Part, link: Link, ctx: Context) -> None:
+    """The frame's title: the note's name, a link to it (a click opens it)."""
+    index = len(ctx.links)
+    ctx.links.append((link, part.path))
+    out.append(part.title, ctx.styles.embed + Style(bold=True, meta={"@click": f"follow({index})"}))
+
+
+def _mark(lead: Text, name: str, link: Link, ctx: Context, why: str) -> Text:
+    """An embed drawn as its name, with why its content is not."""
+    out = lead.copy()
+    _link(out, name, link, ctx, True)
+    out.append(" ")
+    out.append(why, ctx.styles.dim)
+    return out
 
 
 def _hung(line: Line, styles: Styles) -> Text:
@@ -317,6 +499,38 @@ def _hung(line: Line, styles: Styles) -> Text:
     _quote_prefix(out, line, styles)
     out.append(" " * hanging(line).indent)
     return out
+
+
+_NO_HANG = Hang()
+
+
+def wrap(line: Text, width: int, hang: Hang = _NO_HANG) -> list[Text]:
+    """One rendered line of the note as the display lines it takes at `width` cells (words
+    wrapped, over-long words folded); every display line after the first starts with the
+    line's first `hang.bars` characters (a quote's bars) and `hang.indent` spaces (under a list
+    item's text). Thread-safe. (The spaces around styled runs are split off when a line is
+    drawn, `NoteBody.render_line` with tui.widgets.spans.separate.)"""
+    console = _wrap_console()
+    if line.style:  # Text.render leaves the base style out: make it the lowest span
+        line.stylize_before(line.style)
+        line.style = ""
+    if line.cell_len <= width:
+        return [line]
+    if 0 < hang.bars + hang.indent < width // 2:
+        head, rest = line.divide([hang.bars + hang.indent])
+        bars = head[: hang.bars]
+        lead = bars + " " * (head.cell_len - bars.cell_len)
+        pieces = rest.wrap(console, width - head.cell_len, overflow="fold")
+        return [head + pieces[0], *(lead + piece for piece in pieces[1:])]
+    return list(line.wrap(console, width, overflow="fold"))
+
+
+def _wrap_console() -> Console:
+    """A console for wrapping (it needs one only for tab sizes and the like)."""
+    global _console
+    if _console is None:
+        _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)
+    return _console
 
 
 def _is_closing(fence: str) -> bool:
@@ -525,12 +739,9 @@ def _cell_width(cell: Text) -> int:
 
 
 def _wrap(cell: Text, width: int) -> list[Text]:
-    global _console
     if cell.cell_len <= width and "\n" not in cell.plain:
         return [cell]
-    if _console is None:  # Text.wrap needs a console only for tab sizes and the like
-        _console = Console(width=200, color_system=None, force_terminal=False, legacy_windows=False)
-    return list(cell.wrap(_console, width, overflow="fold"))
+    return list(cell.wrap(_wrap_console(), width, overflow="fold"))
 
 
 def _table(rows: Sequence[Line], ctx: Context) -> list[Text]:

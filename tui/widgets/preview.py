@@ -4,7 +4,9 @@ The note is read, lexed, rendered and wrapped in a thread worker (never on the U
 slices with rests between them (and the garbage it makes collected there: `_rested`): the
 first screenful is shown as soon as it is ready and the rest extends the body
 (`NoteBody`, drawn with the Line API) while keys stay live; wiki links are clickable (and listed below the body for the keyboard: tab to the list, enter to follow);
-`backspace` goes back. The preview re-reads its note when the index says it changed. Its
+`backspace` goes back. The notes it embeds are read by the same worker (core.links.embeds), never
+on the UI thread. The preview re-reads its note when the index says it, or a note it embeds,
+changed. Its
 header (title, OKF facts, frontmatter table) is built in `notehead`.
 """
 
@@ -31,6 +33,7 @@ from vaultwatch.core.disk.reader import note_bytes
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.index.snapshot import Snapshot
 from vaultwatch.core.links import resolve as linkmap
+from vaultwatch.core.links.embeds import EmbedReader
 from vaultwatch.core.links.graph import missing_part
 from vaultwatch.core.markdown.lines import Line, iter_styled_lines
 from vaultwatch.core.markdown.parse import decode
@@ -286,13 +289,17 @@ class Preview(VerticalScroll, can_focus=True):
         """Re-read the note when a new index generation changed (or removed) it."""
         if self.path is None:
             return
-        current = self.session.snapshot.get(self.path)
+        snapshot = self.session.snapshot
+        current = snapshot.get(self.path)
         if current is None:
             if self.entry is not None:
                 self._clear(f"{self.path} was deleted or moved")
             return
-        if current is not self.entry:
-            self._load(self.path, self.session.snapshot, self.session.clock, True)
+        embeds = self._body.doc.ctx.embeds if self._body.doc.ctx is not None else None
+        embedded = embeds.entries if embeds is not None else {}
+        if current is not self.entry or any(snapshot.get(p) is not e for p, e in embedded.items()):
+            # the note, or a note it shows embedded, changed
+            self._load(self.path, snapshot, self.session.clock, True)
 
     def refresh_marks(self) -> None:
         """Redraw the header (agent marks or the as-of date changed)."""
@@ -363,6 +370,13 @@ class Preview(VerticalScroll, can_focus=True):
         def missing(link: Link, target: str) -> str | None:
             return missing_part(snapshot, target, link)
 
+        # the notes it embeds are drawn in place, read as this note was (core's safe open), once
+        # each, by this worker: the body's UI-thread renders leave an embed not read yet to it
+        embeds = EmbedReader(snapshot, self.session.vault.root_real)
+
+        def context() -> Context:
+            return Context(resolve, [], styles, width, missing, embeds, path)
+
         # the first screen from the lexer's reading of a prefix (a 5,000-line note lexes in
         # ~0.1 s, its first 16 KB in ~4 ms); a reload of the note on screen (keep_scroll) reads
         # it whole and renders what is on screen before it replaces it: no flicker
@@ -371,9 +385,7 @@ class Preview(VerticalScroll, can_focus=True):
         first_line = text.count("\n", 0, lines[0].start) + 1 if lines else 1
         cut = lines[-1].start + len(lines[-1].text) if lines else 0
         more = text.count("\n", cut) if prefix else 0  # the rest's lines: the scrollbar spans the note
-        doc = note_doc(
-            lines, Context(resolve, [], styles, width, missing), width, MAX_LINES, more=more, final=not prefix
-        )
+        doc = note_doc(lines, context(), width, MAX_LINES, more=more, final=not prefix)
         doc.extend(max(FIRST_LINES, upto), 10.0)
         if worker.is_cancelled:
             return
@@ -403,7 +415,7 @@ class Preview(VerticalScroll, can_focus=True):
                 whole_lines = _lexed(text, worker)
                 if whole_lines is None:
                     return
-                whole = note_doc(whole_lines, Context(resolve, [], styles, width, missing), width, MAX_LINES)
+                whole = note_doc(whole_lines, context(), width, MAX_LINES)
                 self.app.call_from_thread(self._adopt, whole, seq)
                 doc = whole
             posted = time.monotonic()
