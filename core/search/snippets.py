@@ -135,12 +135,30 @@ def _cut(body: str, start: int, end: int, focus: int, size: int = READ_CHARS) ->
         if _in_tag(body, max(start, a - 400), a) >= 0:
             gt = body.find(">", a, focus)
             a = gt + 1 if gt >= 0 else a
+        a = _link_start(body, max(start, a - 400), a, focus)
     if z < end:
         space = body.rfind(" ", max(a, z - 40), z)
         z = space if space > focus else z
         lt = _in_tag(body, max(a, z - 400), z)
         z = lt if lt >= a else z
     return a, z
+
+
+def _link_start(body: str, start: int, at: int, focus: int) -> int:
+    """Where a piece starting at `at` starts instead when that is inside a link: at the link (a
+    wiki link's target or a Markdown link's text, which readable() reads whole), or after it
+    (a Markdown link's address, where nothing shown is lost)."""
+    wiki = body.rfind("[[", start, at)
+    if wiki >= 0 and body.find("]]", wiki, at) < 0:
+        return wiki - 1 if body[wiki - 1 : wiki] == "!" else wiki
+    address = body.rfind("](", start, at)
+    if address >= 0 and body.find(")", address, at) < 0:
+        close = body.find(")", at, focus)
+        return close + 1 if close >= 0 else at
+    text = body.rfind("[", start, at)
+    if text >= 0 and body.find("]", text, at) < 0:
+        return text - 1 if body[text - 1 : text] == "!" else text
+    return at
 
 
 def _shows(body: str, start: int, end: int) -> int:

@@ -53,6 +53,13 @@ Keeps the ships in order.
 
 LONG = "# Notes\n\n" + " ".join(f"word{i}" for i in range(400)) + " the needle sits here " + "tail " * 300
 
+# a long line (a passage is read from a piece of it) whose piece would start inside a wiki link
+WIKI_CUT = (
+    "word " * 60
+    + "When you [[Sync limits#Create a new remote vault|create a remote vault]] and connect to it, "
+    + "the osprey core plugin manages it.\n"
+)
+
 AUTOLINK = "Field notes: <https://example.org/kestrel> and nothing else.\n"
 
 BIG = (
@@ -72,6 +79,7 @@ def vault(tmp_path_factory):
         "Harbour master.md": HARBOUR,
         "Long.md": LONG,
         "Birds.md": AUTOLINK,
+        "Remote.md": WIKI_CUT,
         "Big.md": BIG,
     }
     for rel, text in notes.items():
@@ -156,3 +164,11 @@ def test_a_note_too_big_for_fts5_snippets_shows_the_readable_match(vault):
 def test_a_row_of_badges_shows_only_when_nothing_else_matched(vault):
     h = hit(vault, "stars", "Plugins/lighthouse.md")
     assert h.snippet == "GitHub **stars**", h.snippet
+
+
+def test_a_passage_cut_from_a_long_line_starts_outside_a_link(vault):
+    h = hit(vault, "osprey", "Remote.md")
+    assert h.snippet.startswith("…"), h.snippet
+    assert "create a remote vault and connect to it, the **osprey** core plugin manages it." in h.snippet
+    assert "Sync limits" not in h.snippet and "|" not in h.snippet
+    no_markup(h.snippet)
