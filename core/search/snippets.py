@@ -32,6 +32,7 @@ MAX_LINES = 16  # lines holding matches read (each through `readable`) before th
 READ_CHARS = 200  # source characters a passage is read from (its text is cut to WIDTH): a longer line in a piece
 BEFORE = 60  # shown characters kept before a passage's first match
 WIDTH = 160  # shown characters of a passage at most
+LOOK_BACK = 1024  # characters before a match looked at for the link address or tag it may be in
 LEAD_SCAN = 8192  # body characters a note's first readable lines are looked for in
 _IMAGE_ROW_CHARS = 4096  # a longer line is taken for text, not a row of images
 _IMAGE = re.compile(r"!\[\[([^\]\n|#]*)[^\]\n]*\]\]|!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>\n]*>", re.IGNORECASE)
@@ -302,7 +303,7 @@ def _passage(body: str, spans: list[tuple[int, int]], terms: int) -> Parts | Non
         j = i
         while j < len(spans) and spans[j][0] < end:
             j += 1
-        found = [(s, e) for s, e in spans[i:j] if not _hidden(body, start, s)]
+        found = [(s, e) for s, e in spans[i:j] if not _hidden(body, max(start, s - LOOK_BACK), s)]
         if found:
             line = body[start:end] if end - start <= _IMAGE_ROW_CHARS else ""
             words = len({body[s:e].casefold() for s, e in found})
