@@ -18,7 +18,9 @@ from bisect import bisect_right
 from vaultwatch.core.markdown.lines import embed_alias, file_name, is_image, styled_lines, without_size
 
 _MARKS = {"bold": 2, "strike": 2, "highlight": 2, "italic": 1}
-_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((<[^>\n]*>|[^)\s]*)(?:\s+\"[^\"\n]*\")?\)")
+_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\((<[^>\n]*>|[^)\s]*)(?:\s+\"[^\"\n]*\")?\)")
+# a link around an image (a badge linking to its page): the image inside is read by _LINK
+_LINKED_IMAGE = re.compile(r"\[(" + _LINK.pattern + r")\]\((?:<[^>\n]*>|[^)\s]*)(?:\s+\"[^\"\n]*\")?\)")
 # an excerpt (ending with or without "…") cut inside a link, or starting inside one
 _CUT_LINK = re.compile(r"(!?)\[([^\[\]\n]*)(?:\]\([^)\n]*)?(?=…?$)")
 _CUT_WIKI = re.compile(r"!?\[\[([^\]\n|]*)(?:\|([^\]\n]*))?(?=…?$)")
@@ -135,6 +137,10 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
             continue
         edits.append((m.start(), m.start(2), ""))
         edits.append((m.end(2), m.end(), ""))
+    if "[![" in text:
+        for m in _LINKED_IMAGE.finditer(text):
+            edits.append((m.start(), m.start() + 1, ""))
+            edits.append((m.end(1), m.end(), ""))
     wiki = _CUT_WIKI.search(text)
     if wiki:
         edits.append((wiki.start(), wiki.end(), wiki.group(2) or wiki.group(1)))
