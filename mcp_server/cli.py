@@ -172,7 +172,8 @@ def register(cli: CommandLine) -> None:
     p.add_argument(
         "--headless",
         action="store_true",
-        help="a server started for agents (by `vaultwatch bridge`): the TUI takes the vault over from it",
+        help="a server started for agents (by `vaultwatch bridge`): the TUI takes the vault over from it; it "
+        "serves under the stricter of its own --read-only, --approve, --audit-log and the last server's",
     )
     p.add_argument(
         "--idle-exit",
