@@ -307,7 +307,9 @@ class McpHost:
         self.http_url: str | None = None
         self.audit_log_path = audit_log
         self.read_only = read_only
-        self._guard_kept = threading.Lock()  # one write of the kept guard at a time (bus events come from any thread)
+        # one write of the kept guard at a time (bus events come from any thread); reentrant: reading the
+        # gate's mode may read the settings file again, whose change is published to the same writer
+        self._guard_kept = threading.RLock()
         self._keeping_guard = False  # while this server holds the vault's lock
         self.activity = Activity(vault.bus, foreground=vault.foreground, sessions=IdleSessions(vault.clock))
         self.serve_args = serve_args(server_options)  # a hand-back server starts with the same options

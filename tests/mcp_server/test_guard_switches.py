@@ -214,3 +214,35 @@ async def test_a_kept_guard_someone_else_may_have_written_is_read_as_the_stricte
     assert not (demo_vault / WRITE["path"]).exists()
     log = tmp_path / "state" / "vaultwatch" / "logs" / f"{vault_key(str(demo_vault.resolve()))}.log"
     assert "is not a private file of yours" in log.read_text()
+
+
+def test_a_kept_guard_is_believed_only_as_written_and_combines_to_the_stricter(tmp_path, monkeypatch):
+    """guardflags on real files: what it keeps it reads back; a record that does not parse, or names
+    an approval mode or audit log vaultwatch would not write, reads as the strictest guard; and the
+    stricter of two guards never drops what either asks for."""
+    from vaultwatch.mcp_server.guardflags import STRICTEST, Guard, guard_path, keep, kept
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    root = str(vault)
+    assert kept(root) == (Guard(), None)  # never served
+    keep(root, Guard(approve="deletes", audit_log="/var/log/agents.jsonl"), kind="serve")
+    assert kept(root) == (Guard(approve="deletes", audit_log="/var/log/agents.jsonl"), None)
+    assert os.stat(guard_path(root)).st_mode & 0o777 == 0o600
+    for text in (
+        "{",
+        "[]",
+        '{"read_only": "no"}',
+        '{"read_only": false, "approve": "later"}',
+        '{"read_only": false, "audit_log": "relative.jsonl"}',
+    ):
+        with open(guard_path(root), "w") as fh:
+            fh.write(text)
+        guard, doubt = kept(root)
+        assert guard == STRICTEST and doubt, text
+    person = Guard(approve="none")
+    assert Guard().stricter(person) == person  # the person's chosen mode is kept over the file's
+    assert Guard(approve="writes").stricter(Guard(read_only=True, approve="deletes")) == Guard(True, "writes")
+    assert Guard(audit_log="/a").stricter(Guard(audit_log="/b")).audit_log == "/a"
+    assert Guard().stricter(Guard(audit_log="/b")).audit_log == "/b"
