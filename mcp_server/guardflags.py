@@ -32,11 +32,13 @@ import contextlib
 import json
 import os
 import stat as stat_mod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from vaultwatch.core.disk.private import private_folder
 from vaultwatch.core.disk.vaultlock import state_dir, vault_key
+from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.approval import load_rules
 
 # approval modes by what waits for the person: nothing, deletes, every change
 STRICTNESS = {"none": 0, "deletes": 1, "writes": 2}
@@ -139,7 +141,19 @@ def kept(root_real: str) -> tuple[Guard, str | None]:
     guard = _parsed(data)
     if guard is None:
         return STRICTEST, f"{path} does not say a guard vaultwatch knows"
+    if guard.approve is not None and data.get("file_mode", "") != file_mode():
+        # as in a running server: once the person edits the settings file's mode, it wins over a
+        # mode chosen earlier (`--approve`, `g`), so a mode kept from before the edit is dropped
+        guard = replace(guard, approve=None)
     return guard, None
+
+
+def file_mode() -> str | None:
+    """The settings file's approval mode now (None: the file sets none, or cannot be read)."""
+    try:
+        return load_rules()[0]
+    except (OSError, ValueError, VaultError):
+        return None
 
 
 def keep(root_real: str, guard: Guard, **about: Any) -> None:
@@ -153,6 +167,7 @@ def keep(root_real: str, guard: Guard, **about: Any) -> None:
         "read_only": guard.read_only,
         "approve": guard.approve,
         "audit_log": guard.audit_log,
+        "file_mode": file_mode(),  # the settings file's mode the chosen one was kept over
         "vault": root_real,
         "pid": os.getpid(),
         **about,

@@ -246,3 +246,23 @@ def test_a_kept_guard_is_believed_only_as_written_and_combines_to_the_stricter(t
     assert Guard(approve="writes").stricter(Guard(read_only=True, approve="deletes")) == Guard(True, "writes")
     assert Guard(audit_log="/a").stricter(Guard(audit_log="/b")).audit_log == "/a"
     assert Guard().stricter(Guard(audit_log="/b")).audit_log == "/b"
+
+
+def test_a_mode_kept_from_before_the_person_edited_the_settings_files_mode_is_dropped(tmp_path, monkeypatch):
+    """As in a running server, an edit of the settings file's [approve] mode wins over a mode chosen
+    earlier: `serve --approve none`, stopped; the person then sets `mode = "writes"` in the file; the
+    server a bridge starts next applies the file's mode, not the kept `none`. Left unedited, the
+    person's chosen mode is kept."""
+    from vaultwatch.mcp_server.guardflags import Guard, keep, kept
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    settings = tmp_path / "config" / "vaultwatch" / "settings.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('[approve]\nmode = "deletes"\n')
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    keep(str(vault), Guard(approve="none"), kind="serve")
+    assert kept(str(vault)) == (Guard(approve="none"), None)  # the file's mode as it was: the choice stands
+    settings.write_text('[approve]\nmode = "writes"\n')
+    assert kept(str(vault)) == (Guard(), None)  # the file's mode edited since: it applies
