@@ -101,6 +101,8 @@ def register(cli: CommandLine) -> None:
             return _err(str(exc))
         except OSError as exc:
             return _err(f"cannot lock the vault folder: {exc.strerror or exc}")
+        if args.headless:  # taking the vault over: never under a looser guard than the last server's
+            _keep_the_last_guard(args, root)
         vault: Vault | None = None
         try:
             if args.http:
@@ -170,7 +172,8 @@ def register(cli: CommandLine) -> None:
     p.add_argument(
         "--headless",
         action="store_true",
-        help="a server started for agents (by `vaultwatch bridge`): the TUI takes the vault over from it",
+        help="a server started for agents (by `vaultwatch bridge`): the TUI takes the vault over from it; it "
+        "serves under the stricter of its own --read-only, --approve, --audit-log and the last server's",
     )
     p.add_argument(
         "--idle-exit",
@@ -325,6 +328,19 @@ def _server_options(args: argparse.Namespace) -> dict:
         "max_answer_bytes": check(getattr(args, "max_answer_bytes", None) or DEFAULT_ANSWER_BYTES),
         "tool_prefix": prefix,
     }
+
+
+def _keep_the_last_guard(args: argparse.Namespace, root: str) -> None:
+    """A headless server (the TUI's hand-back, a bridge's start) serves under the stricter of its own
+    options and the guard the vault's last server kept (guardflags.py); called with the vault's lock
+    held, so the kept guard cannot change meanwhile."""
+    from .guardflags import Guard, kept
+
+    last, doubt = kept(root)
+    if doubt is not None:
+        print(f"vaultwatch: warning: {doubt}; serving {root} read-only", file=sys.stderr, flush=True)
+    guard = Guard.of(args.read_only, args.approve, args.audit_log).stricter(last)
+    args.read_only, args.approve, args.audit_log = guard.read_only, guard.approve, guard.audit_log
 
 
 def _report_problems_to_stderr(vault: Vault) -> None:

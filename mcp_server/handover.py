@@ -7,6 +7,8 @@
 - Hand-back (the TUI quits while agents are connected): before releasing the lock the TUI starts
   a headless server that waits for the lock (`serve --headless --wait-lock`): it imports and
   loads while the TUI shuts down, and serves the moment the lock is free. Bridges follow it.
+  It starts with the TUI's guard (--read-only, the approval mode chosen by then, --audit-log) on
+  its command line, and takes the guard the TUI kept as well (guardflags.py): never looser.
 
 Only a headless server is ever stopped: a TUI or `serve` someone started is left alone.
 """
@@ -75,7 +77,7 @@ def _alive(pid: int | None) -> bool:
 
 def hand_back(root_real: str, socket_path: str, serve_args: Sequence[str] = ()) -> None:
     """Start the headless server that takes over when this TUI lets go (see module doc), with
-    `serve_args` (the TUI's --tool-prefix, --max-answer-bytes)."""
+    `serve_args` (the TUI's --tool-prefix, --max-answer-bytes and guard options)."""
     with contextlib.suppress(OSError):
         spawn_headless(root_real, socket_path, IDLE_EXIT_DEFAULT, wait_lock=WAIT_LOCK_SECONDS, serve_args=serve_args)
 

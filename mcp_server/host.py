@@ -33,7 +33,7 @@ import socket
 import stat as stat_mod
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import uvicorn
@@ -41,14 +41,17 @@ from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
+from vaultwatch.core.review import approval
 from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.vault import Vault
 
 if TYPE_CHECKING:
     from vaultwatch.core.events import IndexProblem
 
+from . import guardflags
 from .activity import Activity, AuditLog
 from .config import serve_args
+from .guardflags import Guard
 from .handover import hand_back, take_over
 from .locations import (
     MAX_UNIX_PATH,
@@ -303,6 +306,11 @@ class McpHost:
         self.http = parse_http(http) if http else None
         self.http_url: str | None = None
         self.audit_log_path = audit_log
+        self.read_only = read_only
+        # one write of the kept guard at a time (bus events come from any thread); reentrant: reading the
+        # gate's mode may read the settings file again, whose change is published to the same writer
+        self._guard_kept = threading.RLock()
+        self._keeping_guard = False  # while this server holds the vault's lock
         self.activity = Activity(vault.bus, foreground=vault.foreground, sessions=IdleSessions(vault.clock))
         self.serve_args = serve_args(server_options)  # a hand-back server starts with the same options
         try:  # server_options: build_server's own (max_answer_bytes, tool_prefix)
@@ -367,6 +375,47 @@ class McpHost:
         except OSError as exc:
             raise HostError(f"cannot lock the vault folder {self.vault.root_real}: {exc.strerror or exc}") from None
         return lock
+
+    def guard(self) -> Guard:
+        """What this server lets agents do now (the approval mode as chosen by then: `g` in the TUI)."""
+        gate = approval.gate_for(self.vault)
+        return Guard.of(self.read_only, gate.chosen if gate is not None else None, self.audit_log_path)
+
+    def _keep_guard(self) -> Callable[[], None]:
+        """Keep this server's guard for the servers that take the vault over after it (guardflags.py),
+        now and whenever its approval mode changes; returns what stops it, called before the lock goes."""
+        from vaultwatch.core.events import IndexProblem
+
+        def keep(event: object = None) -> None:
+            if event is not None and not isinstance(event, (approval.ApprovalModeChanged, approval.RulesChanged)):
+                return
+            with self._guard_kept:
+                if not self._keeping_guard:
+                    return
+                guard = self.guard()
+                try:
+                    guardflags.keep(self.vault.root_real, guard, kind=self.kind)
+                except OSError as exc:
+                    self.vault.bus.publish(
+                        IndexProblem(
+                            f"cannot keep this server's guard ({guard.describe()}) for the server that takes "
+                            f"{self.vault.root_real} over after it: {exc.strerror or exc}; a server an agent's "
+                            "bridge starts later may not apply it",
+                            "error",
+                        )
+                    )
+
+        with self._guard_kept:
+            self._keeping_guard = True
+        keep()
+        unsubscribe = self.vault.bus.subscribe(keep)
+
+        def stop() -> None:
+            unsubscribe()
+            with self._guard_kept:
+                self._keeping_guard = False
+
+        return stop
 
     def _record(self) -> dict[str, Any]:
         return {"kind": self.kind, "socket": self.socket_path, "http": self.http_url, "started_at": time.time()}
@@ -445,12 +494,14 @@ class McpHost:
             if self._stop_requested:
                 self._stop.set()
         vault_lock = await self._lock_vault()
+        stop_keeping_guard = self._keep_guard()
         # the vault is this server's now: what a killed run left half done is finished or rolled back
         # (core: once per vault, in the background after the first index; `serve` asked already)
         self.vault.finish_interrupted_soon()
         try:
             lock_fd = self._lock()
         except BaseException:
+            stop_keeping_guard()
             vault_lock.release()
             raise
         audit: AuditLog | None = None
@@ -555,8 +606,9 @@ class McpHost:
                 bridges = any(now - seen < STALE_AGENT_SECONDS for seen in self._bridges.values())
                 self.activity.disconnect_all()
                 os.close(lock_fd)
-                if self.kind == "tui" and bridges:
-                    hand_back(self.vault.root_real, self.socket_path, self.serve_args)  # before the lock goes
+                stop_keeping_guard()  # the next holder's guard is its own to keep
+                if self.kind == "tui" and bridges:  # before the lock goes, under this server's guard
+                    hand_back(self.vault.root_real, self.socket_path, [*self.serve_args, *self.guard().serve_args()])
                 vault_lock.release()
 
     async def _keep_socket(self, app: Any, servers: list, sockets: list, tasks: list) -> None:

@@ -467,6 +467,13 @@ class ApprovalGate:
         return self.applied().mode
 
     @property
+    def chosen(self) -> str | None:
+        """The mode chosen over the settings file's (`--approve`, `g`), None while the file's applies."""
+        self.applied()
+        with self._lock:
+            return self._chosen
+
+    @property
     def folders(self) -> list[tuple[str, str]]:
         return list(self.applied().folders)
 
