@@ -776,7 +776,7 @@ class Journal:
                 p
                 for p in paths
                 if not self._intended(p, p in gone, intended, added=p in arrived)
-                and not (p in recent and self._explained(p, p in gone))
+                and not (p in recent and self._explained(p, p in gone, p in arrived))
                 and not self._moved_along(p, p in gone, p in arrived, recent)
             ]
             if unexplained:
@@ -818,7 +818,7 @@ class Journal:
                 )
             }
 
-    def _explained(self, rel: str, removed: bool) -> bool:
+    def _explained(self, rel: str, removed: bool, added: bool = False) -> bool:
         """`rel` holds what the newest journaled change touching it left there: the disk event is
         that change (made by another vaultwatch process, e.g. `vaultwatch revert` while the TUI
         runs), not an outside edit. Publishes ChangeRecorded for such a change, once."""
@@ -839,10 +839,15 @@ class Journal:
                 "SELECT after_etag FROM files WHERE change_id=? AND path=? ORDER BY seq DESC LIMIT 1", (cid, rel)
             ).fetchone()
             moved_back = None  # a revert of a rename moved the note from (its path) back to (its src)
+            undeleted = None  # a revert of a delete moved the note (or folder) back out of the trash
             if operation == "revert" and revert_of is not None:
-                moved_back = self._con.execute(
-                    "SELECT path, src FROM changes WHERE id=? AND operation='rename'", (revert_of,)
+                reverted = self._con.execute(
+                    "SELECT operation, path, src, previous_etag FROM changes WHERE id=?", (revert_of,)
                 ).fetchone()
+                if reverted is not None and reverted[0] == "rename":
+                    moved_back = (reverted[1], reverted[2])
+                elif reverted is not None and reverted[0] == "delete":
+                    undeleted = (reverted[1], reverted[3])
         try:
             data = None if removed else self.current(rel)
         except Exception:  # unreadable now: not explained
@@ -857,6 +862,12 @@ class Journal:
             now = etag(data)
             ok = (written is not None and written[0] == now) or (path == rel and change_etag == now)
             ok = ok or (moved_back is not None and moved_back[1] == rel)
+            # the trashed note back where it was, with the bytes it was trashed with (a restored folder's
+            # files arrive with it: the revert's row names them, and an edit in place is no arrival)
+            if undeleted is not None and not ok:
+                ok = (undeleted[0] == rel and undeleted[1] in (None, now)) or (
+                    added and rel.startswith(undeleted[0] + "/")
+                )
         if ok and self._bus is not None and self._claim(cid):
             try:
                 self._bus.publish(ChangeRecorded(self.get(cid)))
@@ -912,7 +923,8 @@ class Journal:
             recent = self._recent_paths()
             # (what the first look took for arrived is not known here: a file there now may have)
             if all(
-                self._explained(p, p in gone) or self._moved_along(p, p in gone, p not in gone, recent) for p in paths
+                self._explained(p, p in gone, p not in gone) or self._moved_along(p, p in gone, p not in gone, recent)
+                for p in paths
             ):
                 with self._lock:
                     self._con.execute("BEGIN IMMEDIATE")
@@ -1378,8 +1390,18 @@ class Journal:
         paths = [named, *plan.get("paths", ()), *(f.path for f in files)]
         return self._insert(row, files, paths, intent=intent_id)
 
-    def record_revert(self, scope: Scope, of: Change, summary: str, path: str, *, intent: int | None = None) -> Change:
-        """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""
+    def record_revert(
+        self,
+        scope: Scope,
+        of: Change,
+        summary: str,
+        path: str,
+        *,
+        intent: int | None = None,
+        also: Iterable[str] = (),
+    ) -> Change:
+        """Journal a revert of `of` (its files come from the scope the revert's writes ran in; `also`:
+        more paths it touched without writing them, such as the files of a folder it moved back)."""
         caller = current_caller()
         human = scope.actor == "human" or scope.actor.startswith("human:")
         row = dict(
@@ -1395,7 +1417,7 @@ class Journal:
             arguments={"change_id": of.id, **{k: scope.arguments[k] for k in ("batch",) if k in scope.arguments}},
             revert_of=of.id,
         )
-        paths = [f.path for f in scope.files] + [path] + list(of.paths)
+        paths = [f.path for f in scope.files] + [path] + list(of.paths) + list(also)
         change = self._insert(row, list(scope.files), paths, reverts=of.id, intent=intent)
         if caller is not None:
             caller.change_ids.append(change.id)

@@ -318,6 +318,7 @@ def _revert(
     scope = Scope(journal, None, "revert", actor, arguments, kind="revert", revert_of=change.id, approved=True)
     token = enter(scope)
     touched: list[str] = []
+    restored: list[str] = []  # the files of a folder moved back out of the trash
     try:
         for f in reversed(change.files):
             before, written = journal.contents(change.id, f.seq)
@@ -348,8 +349,8 @@ def _revert(
             if n:
                 summary += f"; restored the links in {n} note{'s' if n != 1 else ''}"
         elif change.operation == "delete":
-            summary = _undelete(writer, journal, change, scope, actor)
-            touched.append(change.path)
+            summary, restored = _undelete(writer, journal, change, scope, actor)
+            touched += [change.path, *restored]
         else:
             summary = f"restored {', '.join(dict.fromkeys(touched)) or change.path} as before change {change.id}"
     finally:
@@ -360,7 +361,9 @@ def _revert(
             sweep_temp_files(writer.vault.root_real, keep=journal.intent_temps())
         except OSError:
             pass
-    record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path, intent=intent)
+    record = journal.record_revert(
+        scope, change, f"reverted change {change.id}: {summary}", change.path, intent=intent, also=restored
+    )
     for stale in interrupted[:-1]:
         journal.drop_intent(stale[0])
     return RevertOutcome(change.id, record, tuple(dict.fromkeys(touched)))
@@ -410,7 +413,10 @@ def roll_back_agents_renames(writer: Writer, journal: Journal) -> list[tuple[int
     ]
 
 
-def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> str:
+def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> tuple[str, list[str]]:
+    """Put a deleted note (or folder) back: out of the trash, else from the journal's bytes. Returns
+    what it did and, for a folder, the paths that came back with it (the revert's row names them, so
+    a watching process tells their arrival from an outside edit)."""
     rel = normalize(change.path)
     source = _trash_source(writer, change)
     if source is not None:
@@ -423,12 +429,12 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
             if st is not None and stat_mod.S_ISDIR(st.st_mode):
                 refresh += writer.files_under(rel, dst) + writer.dirs_under(rel, dst, "folder")
         writer.vault.refresh_paths(refresh, source=actor)
-        return f"moved {change.moved_to} back to {rel}"
+        return f"moved {change.moved_to} back to {rel}", [p for p in refresh if p.startswith(rel + "/")]
     for f in change.files:
         before, _ = journal.contents(change.id, f.seq)
         if before is not None:
             writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
-    return f"re-created {rel} from the journal"
+    return f"re-created {rel} from the journal", []
 
 
 def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: dict) -> tuple[int, str]:
