@@ -21,13 +21,16 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class DocumentsChanged(Event):
-    """The index moved to `generation`; the listed paths were added, changed or removed."""
+    """The index moved to `generation`; the listed paths were added, changed or removed. `moved`:
+    the (removed, added) pairs the watcher saw keep their identity (same file or folder under a new
+    name: a `mv`, a file manager's or Obsidian's rename), each path also listed as removed and added."""
 
     generation: int
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     source: str = "disk"  # "disk" (watcher or scan), or the writer ("agent:<name>", "human")
+    moved: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -273,11 +273,12 @@ class Vault:
             }
             return self.apply_found(found, source)
 
-    def apply_found(self, found_by_path: dict, source: str) -> Snapshot:
+    def apply_found(self, found_by_path: dict, source: str, moved: Iterable[tuple[str, str]] = ()) -> Snapshot:
         """Apply stat results ({path: FileFact | Entry | Skipped | None}) to the index; publish the change.
 
         The one place single-path changes enter the index (refresh_paths and the live
-        watcher both end here). Unchanged size/mtime/inode is a no-op.
+        watcher both end here). Unchanged size/mtime/inode is a no-op. `moved`: the (old, new)
+        pairs the watcher found to be one file or folder under a new name (published with the change).
         """
         snap = self.snapshot
         upserts: list[Entry] = []
@@ -313,7 +314,11 @@ class Vault:
         # only removals and newly skipped files take paths away (an upsert never does): skip the
         # whole-index set difference for plain edits, which matters at 100k notes
         gone = tuple(sorted(snap.by_path.keys() - new.by_path.keys())) if (removals or skipped) else ()
-        self.bus.publish(DocumentsChanged(new.generation, added, changed, gone, source))
+        pairs: tuple[tuple[str, str], ...] = ()
+        if moved and gone and added:
+            went, came = set(gone), set(added)
+            pairs = tuple((a, b) for a, b in moved if a in went and b in came)
+        self.bus.publish(DocumentsChanged(new.generation, added, changed, gone, source, pairs))
         return new
 
     def list(self, query: Query | None = None) -> QueryResult:

@@ -633,8 +633,9 @@ class LiveIndex:
                         "error",
                     )
                 return
+            moves = _moves(found, snap, removed)
             self._reuse_moved(found, snap, removed)
-            vault.apply_found(found, "disk")
+            vault.apply_found(found, "disk", moves)
 
     @staticmethod
     def _removed_entries(found: dict[str, Found | None], snap: Snapshot) -> list[Entry]:
@@ -717,14 +718,39 @@ class LiveIndex:
                 if s.path not in seen:
                     found.setdefault(s.path, None)
             self.holding = False
-            self._reuse_moved(found, snap, self._removed_entries(found, snap))
-            vault.apply_found(found, "disk")
+            removed = self._removed_entries(found, snap)
+            moves = _moves(found, snap, removed)
+            self._reuse_moved(found, snap, removed)
+            vault.apply_found(found, "disk", moves)
             cache = vault.entry_cache
             if cache is not None and cache.hold:
                 cache.hold = False
                 cache.mark_all_dirty()
                 vault.flush_cache_soon()
             return set(found)
+
+
+def _identity(kind: str, inode: int, size: int, mtime_ns: int) -> tuple:
+    """What a rename keeps: a folder its inode (a move to another folder may touch its times), a
+    file its inode, size and modification time (a freed inode number may be reused at once)."""
+    return (kind, inode) if kind == FOLDER else (kind, inode, size, mtime_ns)
+
+
+def _moves(found: dict[str, Found | None], snap: Snapshot, removed: list[Entry]) -> list[tuple[str, str]]:
+    """The (old, new) pairs of one batch that are one file or folder under a new name: gone from
+    where the index had it, found where the index had nothing, with the same identity."""
+    if not removed:
+        return []
+    by_identity = {_identity(e.kind, e.inode, e.size_bytes, e.mtime_ns): e.path for e in removed if e.inode}
+    pairs: list[tuple[str, str]] = []
+    for rel, f in found.items():
+        if f is None or isinstance(f, Skipped) or snap.get(rel) is not None or not f.inode:
+            continue
+        size = f.size if isinstance(f, FileFact) else f.size_bytes
+        old = by_identity.pop(_identity(f.kind, f.inode, size, f.mtime_ns), None)
+        if old is not None and old != rel:
+            pairs.append((old, rel))
+    return pairs
 
 
 def _ancestors(rel: str) -> Iterator[str]:

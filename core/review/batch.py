@@ -5,7 +5,7 @@
 The batch is every change of one agent session (its id, or a unique prefix of it, as
 `vaultwatch changes` shows it), optionally only those between `since` and `until` on the
 journal's own time, that is not reverted yet. Before anything is written every file the batch
-touched is checked where it is now (following the batch's own renames): each must still hold
+touched is checked where it is now (following the moves journaled since: core.review.moves): each must still hold
 what the batch's last change to it left. One file changed since (outside vaultwatch, another
 agent) refuses the whole batch, naming the file and who changed it, and nothing is written.
 
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import Change, Journal
+from vaultwatch.core.review.moves import follow
 from vaultwatch.core.review.revert import (
     RevertOutcome,
     RevertRefused,
@@ -84,13 +85,15 @@ def where_now(path: str, moves: list[tuple[str, str]]) -> str:
 def check_batch(writer: Writer, journal: Journal, changes: list[Change]) -> None:
     """Raise RevertRefused when any file of the batch (`changes`, newest first) changed since the
     batch's last change to it; change nothing."""
-    later_moves: list[tuple[str, str]] = []  # the renames newer than the change looked at, oldest first
+    # where each file is now: the journal's moves since the change (the batch's own later renames,
+    # anyone's renames through vaultwatch, the person's moves outside it), core.review.moves
+    moves = journal.moves(after=min(c.id for c in changes)) if changes else []
     seen: set[str] = set()
     for change in changes:
         if change.kind != "change":
             raise RevertRefused(f"change {change.id} is not an agent's or the person's change")
         for f in change.files:
-            now = where_now(f.path, later_moves)
+            now = follow(moves, f.path, change.id, folders_only=f.after_etag is None)[0]
             if now in seen:
                 continue
             seen.add(now)
@@ -101,15 +104,14 @@ def check_batch(writer: Writer, journal: Journal, changes: list[Change]) -> None
                 before, written = journal.contents(change.id, f.seq)
                 raise refuse_changed(journal, change, now, before, written, current)
         if change.operation == "rename" and change.src:
-            dst = where_now(change.path, later_moves)
+            dst = follow(moves, change.path, change.id)[0]
             if dst not in seen and change.etag is not None:
                 seen.add(dst)
                 current = current_bytes(writer, dst)
                 if current is None or etag_of(current) != change.etag:
                     raise refuse_changed(journal, change, dst, None, None, current)
-            later_moves.insert(0, (change.src, change.path))
         elif change.operation == "delete":
-            rel = where_now(change.path, later_moves)
+            rel = follow(moves, change.path, change.id, folders_only=True)[0]
             if rel not in seen:
                 seen.add(rel)
                 if current_bytes(writer, rel) is not None:

@@ -95,6 +95,7 @@ from vaultwatch.core.errors import JournalUnavailable, NotFoundError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.guardenv import state_dir
+from vaultwatch.core.review.moves import Move, describe, follow, top_pairs
 
 DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
@@ -776,11 +777,13 @@ class Journal:
                 p
                 for p in paths
                 if not self._intended(p, p in gone, intended, added=p in arrived)
-                and not (p in recent and self._explained(p, p in gone))
+                and not (p in recent and self._explained(p, p in gone, p in arrived))
                 and not self._moved_along(p, p in gone, p in arrived, recent)
             ]
             if unexplained:
-                outside = self.record_outside(unexplained, removed=gone)
+                shown = set(unexplained)  # a move of which one end is explained is no outside move
+                pairs = [(a, b) for a, b in event.moved if a in shown and b in shown]
+                outside = self.record_outside(unexplained, removed=gone, moved=pairs)
                 if self.current is not None:  # a change journaled by another process may land just after its write
                     args = (outside, unexplained, gone)
                     timer = threading.Timer(RECHECK_S, lambda: self._recheck_once(timer))
@@ -818,7 +821,7 @@ class Journal:
                 )
             }
 
-    def _explained(self, rel: str, removed: bool) -> bool:
+    def _explained(self, rel: str, removed: bool, added: bool = False) -> bool:
         """`rel` holds what the newest journaled change touching it left there: the disk event is
         that change (made by another vaultwatch process, e.g. `vaultwatch revert` while the TUI
         runs), not an outside edit. Publishes ChangeRecorded for such a change, once."""
@@ -839,10 +842,15 @@ class Journal:
                 "SELECT after_etag FROM files WHERE change_id=? AND path=? ORDER BY seq DESC LIMIT 1", (cid, rel)
             ).fetchone()
             moved_back = None  # a revert of a rename moved the note from (its path) back to (its src)
+            undeleted = None  # a revert of a delete moved the note (or folder) back out of the trash
             if operation == "revert" and revert_of is not None:
-                moved_back = self._con.execute(
-                    "SELECT path, src FROM changes WHERE id=? AND operation='rename'", (revert_of,)
+                reverted = self._con.execute(
+                    "SELECT operation, path, src, previous_etag FROM changes WHERE id=?", (revert_of,)
                 ).fetchone()
+                if reverted is not None and reverted[0] == "rename":
+                    moved_back = (reverted[1], reverted[2])
+                elif reverted is not None and reverted[0] == "delete":
+                    undeleted = (reverted[1], reverted[3])
         try:
             data = None if removed else self.current(rel)
         except Exception:  # unreadable now: not explained
@@ -857,6 +865,12 @@ class Journal:
             now = etag(data)
             ok = (written is not None and written[0] == now) or (path == rel and change_etag == now)
             ok = ok or (moved_back is not None and moved_back[1] == rel)
+            # the trashed note back where it was, with the bytes it was trashed with (a restored folder's
+            # files arrive with it: the revert's row names them, and an edit in place is no arrival)
+            if undeleted is not None and not ok:
+                ok = (undeleted[0] == rel and undeleted[1] in (None, now)) or (
+                    added and rel.startswith(undeleted[0] + "/")
+                )
         if ok and self._bus is not None and self._claim(cid):
             try:
                 self._bus.publish(ChangeRecorded(self.get(cid)))
@@ -912,7 +926,8 @@ class Journal:
             recent = self._recent_paths()
             # (what the first look took for arrived is not known here: a file there now may have)
             if all(
-                self._explained(p, p in gone) or self._moved_along(p, p in gone, p not in gone, recent) for p in paths
+                self._explained(p, p in gone, p not in gone) or self._moved_along(p, p in gone, p not in gone, recent)
+                for p in paths
             ):
                 with self._lock:
                     self._con.execute("BEGIN IMMEDIATE")
@@ -1210,17 +1225,29 @@ class Journal:
             folder = folder.rpartition("/")[0]
         return False
 
-    def record_outside(self, paths: list[str], *, removed: Iterable[str] = ()) -> Change:
-        """An outside edit of `paths` (no bytes: vaultwatch cannot know what was there)."""
+    def record_outside(
+        self, paths: list[str], *, removed: Iterable[str] = (), moved: Iterable[tuple[str, str]] = ()
+    ) -> Change:
+        """An outside edit of `paths` (no bytes: vaultwatch cannot know what was there). `moved`: the
+        (old, new) pairs among them that the watcher saw keep their identity; the row keeps them (its
+        arguments' "moved", a folder's pair standing for what moved along under it) so that the
+        journal can tell where a note went (core.review.moves)."""
         gone = set(removed)
         shown = paths[:MAX_OUTSIDE_PATHS]
         first = shown[0]
         n = len(paths)
+        pairs = top_pairs(moved)
         summary = (
             f"{'removed' if first in gone else 'changed'} outside vaultwatch"
             if n == 1
             else f"{n} files changed outside vaultwatch"
         )
+        if pairs:
+            move = describe(Move(0, "", tuple(pairs)))
+            ends = [end for pair in pairs for end in pair]
+            whole = all(any(p == e or p.startswith(e + "/") for e in ends) for p in paths)
+            summary = f"{move} outside vaultwatch" if whole else f"{summary}; {move}"
+            first = pairs[0][1]
         return self._insert(
             dict(
                 kind="outside",
@@ -1231,7 +1258,7 @@ class Journal:
                 operation="outside",
                 path=first,
                 summary=summary,
-                arguments={},
+                arguments={"moved": [list(p) for p in pairs]} if pairs else {},
             ),
             [],
             shown,
@@ -1378,8 +1405,18 @@ class Journal:
         paths = [named, *plan.get("paths", ()), *(f.path for f in files)]
         return self._insert(row, files, paths, intent=intent_id)
 
-    def record_revert(self, scope: Scope, of: Change, summary: str, path: str, *, intent: int | None = None) -> Change:
-        """Journal a revert of `of` (its files come from the scope the revert's writes ran in)."""
+    def record_revert(
+        self,
+        scope: Scope,
+        of: Change,
+        summary: str,
+        path: str,
+        *,
+        intent: int | None = None,
+        also: Iterable[str] = (),
+    ) -> Change:
+        """Journal a revert of `of` (its files come from the scope the revert's writes ran in; `also`:
+        more paths it touched without writing them, such as the files of a folder it moved back)."""
         caller = current_caller()
         human = scope.actor == "human" or scope.actor.startswith("human:")
         row = dict(
@@ -1395,7 +1432,7 @@ class Journal:
             arguments={"change_id": of.id, **{k: scope.arguments[k] for k in ("batch",) if k in scope.arguments}},
             revert_of=of.id,
         )
-        paths = [f.path for f in scope.files] + [path] + list(of.paths)
+        paths = [f.path for f in scope.files] + [path] + list(of.paths) + list(also)
         change = self._insert(row, list(scope.files), paths, reverts=of.id, intent=intent)
         if caller is not None:
             caller.change_ids.append(change.id)
@@ -1795,31 +1832,108 @@ class Journal:
 
     def unreviewed_paths(self) -> dict[str, int]:
         """Every vault path an unreviewed change touched, with the newest such change's id: the
-        notes an agent changed that nobody has reviewed since. One indexed query."""
+        notes an agent changed that nobody has reviewed since, where they are now (a note moved
+        since, by vaultwatch or outside it, is named at its new path). One indexed query, and one
+        more for the moves when the journal holds any after those changes."""
         with self._lock:
-            return {
-                path: int(cid)
-                for path, cid in self._con.execute(
-                    "SELECT p.path, MAX(c.id) FROM changes c JOIN paths p ON p.change_id = c.id "
-                    "WHERE c.reviewed_at IS NULL GROUP BY p.path"
-                )
-            }
+            found = self._con.execute(
+                "SELECT p.path, MAX(c.id), MIN(c.id) FROM changes c JOIN paths p ON p.change_id = c.id "
+                "WHERE c.reviewed_at IS NULL GROUP BY p.path"
+            ).fetchall()
+        moves = self.moves(after=min(r[2] for r in found)) if found else []
+        if not moves:
+            return {path: int(cid) for path, cid, _ in found}
+        with self._lock:  # each change's paths on their own: a move between two of them splits their notes
+            rows = self._con.execute(
+                "SELECT p.path, c.id FROM changes c JOIN paths p ON p.change_id = c.id WHERE c.reviewed_at IS NULL"
+            ).fetchall()
+        out: dict[str, int] = {}
+        for path, cid in rows:
+            now = follow(moves, path, int(cid))[0]
+            out[now] = max(out.get(now, 0), int(cid))
+        return out
 
     def reviewed_paths(self) -> set[str]:
         """Every vault path an agent's change touched that the person has reviewed (marked, approved
         at the gate or reverted), leaving out the paths a change still waits on (`unreviewed_paths`):
-        the notes whose agents' changes the person has seen. Reviewed changes older than keep_s may
-        be dropped by the journal's bounds, and their notes with them."""
+        the notes whose agents' changes the person has seen, where they are now. Reviewed changes
+        older than keep_s may be dropped by the journal's bounds, and their notes with them."""
         with self._lock:
-            return {
-                path
-                for (path,) in self._con.execute(
-                    "SELECT DISTINCT p.path FROM changes c JOIN paths p ON p.change_id = c.id "
-                    "WHERE c.agent IS NOT NULL AND c.reviewed_at IS NOT NULL AND p.path NOT IN "
-                    "(SELECT p2.path FROM changes c2 JOIN paths p2 ON p2.change_id = c2.id "
-                    "WHERE c2.reviewed_at IS NULL)"
+            first = self._con.execute(
+                "SELECT MIN(id) FROM changes WHERE agent IS NOT NULL AND reviewed_at IS NOT NULL"
+            ).fetchone()[0]
+        moves = self.moves(after=int(first)) if first is not None else []
+        if not moves:
+            with self._lock:
+                return {
+                    path
+                    for (path,) in self._con.execute(
+                        "SELECT DISTINCT p.path FROM changes c JOIN paths p ON p.change_id = c.id "
+                        "WHERE c.agent IS NOT NULL AND c.reviewed_at IS NOT NULL AND p.path NOT IN "
+                        "(SELECT p2.path FROM changes c2 JOIN paths p2 ON p2.change_id = c2.id "
+                        "WHERE c2.reviewed_at IS NULL)"
+                    )
+                }
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT DISTINCT p.path, c.id FROM changes c JOIN paths p ON p.change_id = c.id "
+                "WHERE c.agent IS NOT NULL AND c.reviewed_at IS NOT NULL"
+            ).fetchall()
+        return {follow(moves, path, int(cid))[0] for path, cid in rows} - set(self.unreviewed_paths())
+
+    def moves(self, *, after: int = 0) -> list[Move]:
+        """The journal's rows after change `after` that moved paths, oldest first (core.review.moves):
+        renames made through vaultwatch, reverts of them (the move back), and outside moves."""
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT c.id, c.kind, c.actor, c.agent, c.operation, c.path, c.src, c.arguments, o.path, o.src "
+                "FROM changes c LEFT JOIN changes o ON c.operation = 'revert' AND o.id = c.revert_of "
+                "AND o.operation = 'rename' WHERE c.id > ? AND ((c.operation = 'rename' AND c.src IS NOT NULL) "
+                "OR (c.kind = 'outside' AND c.arguments != '{}') OR o.id IS NOT NULL) ORDER BY c.id",
+                (int(after),),
+            ).fetchall()
+        out: list[Move] = []
+        for cid, kind, actor, agent, operation, path, src, arguments, back_from, back_to in rows:
+            if kind == "outside":
+                try:
+                    listed = json.loads(arguments).get("moved") or []
+                except (ValueError, AttributeError):
+                    continue
+                pairs = tuple(
+                    (p[0], p[1])
+                    for p in listed
+                    if isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) and x for x in p)
                 )
-            }
+            elif operation == "rename":
+                pairs = ((src, path),)
+            elif back_from and back_to:
+                pairs = ((back_from, back_to),)
+            else:
+                continue
+            if pairs:
+                who = "outside vaultwatch" if kind == "outside" else shown_agent(agent) if agent else actor
+                out.append(Move(int(cid), who, pairs))
+        return out
+
+    def now_at(self, changes: Iterable[Change]) -> dict[int, str]:
+        """Where the note of each of `changes` is now, for those it moved away from since (by change
+        id): what `vaultwatch changes` and the Changes view say beside the path the change names. A
+        delete's note is in the trash, and an outside row names no note of its own: neither is here."""
+        listed = [c for c in changes if c.kind != "outside" and c.operation != "delete" and c.reverted_by is None]
+        if not listed:
+            return {}
+        moves = self.moves(after=min(c.id for c in listed))
+        out: dict[int, str] = {}
+        for c in listed:
+            now = follow(moves, c.path, c.id)[0] if moves else c.path
+            if now != c.path:
+                out[c.id] = now
+        return out
+
+    def where_now(self, path: str, after: int, *, folders_only: bool = False) -> tuple[str, tuple[Move, ...]]:
+        """Where the note at `path` just after change `after` is now, by the moves journaled since,
+        and those moves (core.review.moves.follow)."""
+        return follow(self.moves(after=after), path, after, folders_only=folders_only)
 
     # --- reading ---
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.disk.paths import is_hidden, normalize
 from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace, sweep_temp_files
 from vaultwatch.core.edit.hooks import FileWrite, Scope, enter, leave
@@ -37,10 +37,13 @@ from vaultwatch.core.edit.writes import TRASH, Writer, etag_of, is_human
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal
 from vaultwatch.core.review.merge import MergeResult, merge3
+from vaultwatch.core.review.moves import Move, follow
 
 
 class RevertRefused(VaultError):
-    """The change cannot be reverted (the note changed since, or the change is not revertible)."""
+    """The change cannot be reverted (the note changed since, or the change is not revertible).
+    `change_id`: the change refused; `moved_from`: where the note was when the change made it, when
+    it has moved to `path` since."""
 
     code = "revert_refused"
 
@@ -52,12 +55,16 @@ class RevertRefused(VaultError):
         before: bytes | None = None,
         written: bytes | None = None,
         current: bytes | None = None,
+        change_id: int | None = None,
+        moved_from: str | None = None,
     ) -> None:
         super().__init__(message)
         self.path = path
         self.before = before
         self.written = written
         self.current = current
+        self.change_id = change_id
+        self.moved_from = moved_from
 
     @property
     def versions(self) -> dict[str, bytes | None]:
@@ -101,32 +108,113 @@ def _current(writer: Writer, rel: str) -> bytes | None:
     return None if found is None else found[0]
 
 
-def _who_changed(journal: Journal, change: Change, rel: str) -> str:
-    later = [c for c in journal.changes(path=rel, limit=50) if c.id > change.id]
+NO_RECORD = (
+    "by an edit the journal has no record of (made while no vaultwatch watched the vault, or dropped "
+    "from the journal since)"
+)
+
+
+def _moved_to(journal: Journal, change: Change, rel: str) -> tuple[str, tuple[Move, ...]] | None:
+    """Where the note at vault path `rel` was when `change` made it, and the journaled moves that
+    took it to `rel` since; None when it did not move."""
+    moves = journal.moves(after=change.id)
+    if not moves:
+        return None
+    try:
+        original = journal.get(change.id)
+    except VaultError:
+        return None
+    for old in dict.fromkeys([f.path for f in original.files] + [original.path]):
+        now, via = follow(moves, old, change.id, folders_only=original.operation == "delete" and old == original.path)
+        if via and now == rel:
+            return old, via
+    return None
+
+
+def _since(journal: Journal, change: Change, rel: str, gone: bool) -> str:
+    """What happened to `rel` after `change`, in plain words, from the journal's newest later row."""
+    found = _moved_to(journal, change, rel)
+    moves = {m.change_id for m in found[1]} if found else set()
+    later = [c for c in journal.changes(path=rel, limit=50) if c.id > change.id and c.id not in moves]
     if not later:
-        return "outside vaultwatch (or by a change the journal no longer holds)"
+        return f"changed after it, {NO_RECORD}" if not gone else f"is gone: removed after it, {NO_RECORD}"
     last = later[0]
-    return "outside vaultwatch" if last.kind == "outside" else f"by {last.who} (change {last.id})"
+    who = "outside vaultwatch" if last.kind == "outside" else f"by {last.who}"
+    if not gone:
+        return f"changed after it, {who} (change {last.id})"
+    if last.operation == "delete":
+        return f"is gone: deleted after it, {who} (change {last.id})"
+    return f"is gone: removed or moved out of the vault after it, {who} (change {last.id})"
+
+
+def _shown(journal: Journal, change: Change, rel: str) -> tuple[str, str | None]:
+    """`rel` as the person reads it in a refusal (where it was, and where it moved since), and where
+    it was when the change made it (None: there)."""
+    found = _moved_to(journal, change, rel)
+    if found is None:
+        return rel, None
+    old, via = found
+    how = ", ".join(f"change {m.change_id}, {m.who}" for m in via)
+    return f"{old} (moved since to {rel}: {how})", old
 
 
 def _refuse_changed(
     journal: Journal, change: Change, rel: str, before: bytes | None, written: bytes | None, current: bytes | None
 ) -> RevertRefused:
-    now = " and is gone now" if current is None else ""
     hint = (
         "look at the hunks, revert the agent's lines anyway where the later edit did not touch them, or edit "
         "the note by hand"
         if current is not None and before is not None and written is not None
         else "edit the note by hand"
     )
+    shown, old = _shown(journal, change, rel)
     return RevertRefused(
-        f"cannot revert change {change.id}: {rel} changed after it, {_who_changed(journal, change, rel)}{now}. "
+        f"cannot revert change {change.id}: {shown} {_since(journal, change, rel, current is None)}. "
         f"Nothing was reverted; {hint}",
         path=rel,
         before=before,
         written=written,
         current=current,
+        change_id=change.id,
+        moved_from=old,
     )
+
+
+def _located(journal: Journal, change: Change) -> tuple[Change, dict[str, str]]:
+    """`change` with each file it wrote named where the note is now: the chain of moves the journal
+    recorded since (core.review.moves), and only that chain, so the revert writes the note the change
+    made and no other (and only where the bytes it wrote still are: `check`). A file the change
+    removed (a delete's note) follows only the moves of its folders. A rename is reverted where it
+    left things (its move back names both ends). Returns the located change and {old path: new}."""
+    if change.kind == "outside" or change.operation == "rename":
+        return change, {}
+    moves = journal.moves(after=change.id)
+    if not moves:
+        return change, {}
+
+    def now(rel: str, folders_only: bool) -> str:
+        new = follow(moves, rel, change.id, folders_only=folders_only)[0]
+        try:
+            ok = new != rel and normalize(new) == new and not is_hidden(new)
+        except VaultError:
+            ok = False
+        return new if ok else rel
+
+    where: dict[str, str] = {}
+    files = []
+    for f in change.files:
+        new = now(f.path, f.after_etag is None)
+        if new != f.path:
+            where[f.path] = new
+            files.append(replace(f, path=new))
+        else:
+            files.append(f)
+    path = now(change.path, True) if change.operation == "delete" else where.get(change.path, change.path)
+    if path != change.path:
+        where[change.path] = path
+    if not where:
+        return change, {}
+    return replace(change, files=tuple(files), path=path), where
 
 
 def check(writer: Writer, journal: Journal, change: Change) -> None:
@@ -261,7 +349,7 @@ def revert(
     """Revert one change (see module doc); raises RevertRefused with the reason when it cannot.
     A revert of this change that was interrupted is finished instead of refused. `batch`: the
     id of the batch revert (core.review.batch) this revert is part of, kept in its journal row."""
-    change = journal.get(change_id)
+    change, moved = _located(journal, journal.get(change_id))
     with _active_lock:
         mine = [i for i in journal.open_intents() if i[1] == change.id]
         dead = {i[0] for i in journal.open_intents(interrupted=True)}
@@ -275,7 +363,7 @@ def revert(
     try:
         if batch is None and interrupted:  # finishing a batch's revert: it stays the batch's
             batch = interrupted[-1][3].get("batch")
-        return _revert(writer, journal, change, interrupted, actor, claimed, batch)
+        return _revert(writer, journal, change, interrupted, actor, claimed, batch, moved)
     finally:
         with _active_lock:
             _active.difference_update(claimed)
@@ -293,6 +381,7 @@ def _revert(
     actor: str,
     claimed: set[int],
     batch: str | None = None,
+    moved: dict[str, str] | None = None,
 ) -> RevertOutcome:
     if interrupted and change.reverted_by is not None:  # recorded after all: nothing left to finish
         for stale in interrupted:
@@ -318,6 +407,7 @@ def _revert(
     scope = Scope(journal, None, "revert", actor, arguments, kind="revert", revert_of=change.id, approved=True)
     token = enter(scope)
     touched: list[str] = []
+    restored: list[str] = []  # the files of a folder moved back out of the trash
     try:
         for f in reversed(change.files):
             before, written = journal.contents(change.id, f.seq)
@@ -348,19 +438,23 @@ def _revert(
             if n:
                 summary += f"; restored the links in {n} note{'s' if n != 1 else ''}"
         elif change.operation == "delete":
-            summary = _undelete(writer, journal, change, scope, actor)
-            touched.append(change.path)
+            summary, restored = _undelete(writer, journal, change, scope, actor)
+            touched += [change.path, *restored]
         else:
             summary = f"restored {', '.join(dict.fromkeys(touched)) or change.path} as before change {change.id}"
     finally:
         leave(token)
+    if moved:
+        summary += "; " + ", ".join(f"{old} had moved to {new} since" for old, new in moved.items())
     if interrupted:
         summary += " (finished an interrupted revert)"
         try:  # the killed run's half-written temporary files (a running server may not start again soon)
             sweep_temp_files(writer.vault.root_real, keep=journal.intent_temps())
         except OSError:
             pass
-    record = journal.record_revert(scope, change, f"reverted change {change.id}: {summary}", change.path, intent=intent)
+    record = journal.record_revert(
+        scope, change, f"reverted change {change.id}: {summary}", change.path, intent=intent, also=restored
+    )
     for stale in interrupted[:-1]:
         journal.drop_intent(stale[0])
     return RevertOutcome(change.id, record, tuple(dict.fromkeys(touched)))
@@ -370,8 +464,6 @@ def _without(change: Change, done: set[int]) -> Change:
     """`change` without the files an interrupted revert already put back (for `check`)."""
     if not done:
         return change
-    from dataclasses import replace  # noqa: PLC0415
-
     return replace(change, files=tuple(f for f in change.files if f.seq not in done))
 
 
@@ -410,7 +502,10 @@ def roll_back_agents_renames(writer: Writer, journal: Journal) -> list[tuple[int
     ]
 
 
-def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> str:
+def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, actor: str) -> tuple[str, list[str]]:
+    """Put a deleted note (or folder) back: out of the trash, else from the journal's bytes. Returns
+    what it did and, for a folder, the paths that came back with it (the revert's row names them, so
+    a watching process tells their arrival from an outside edit)."""
     rel = normalize(change.path)
     source = _trash_source(writer, change)
     if source is not None:
@@ -423,12 +518,12 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
             if st is not None and stat_mod.S_ISDIR(st.st_mode):
                 refresh += writer.files_under(rel, dst) + writer.dirs_under(rel, dst, "folder")
         writer.vault.refresh_paths(refresh, source=actor)
-        return f"moved {change.moved_to} back to {rel}"
+        return f"moved {change.moved_to} back to {rel}", [p for p in refresh if p.startswith(rel + "/")]
     for f in change.files:
         before, _ = journal.contents(change.id, f.seq)
         if before is not None:
             writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
-    return f"re-created {rel} from the journal"
+    return f"re-created {rel} from the journal", []
 
 
 def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: dict) -> tuple[int, str]:
@@ -448,8 +543,11 @@ def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: s
 
 def later_edit(journal: Journal, change: Change, rel: str) -> Change | None:
     """The newest journaled change of `rel` after `change` (an outside edit, the person, another
-    agent), or None when the journal holds none: who changed the note since, and when."""
-    later = [c for c in journal.changes(path=rel, limit=50) if c.id > change.id]
+    agent), or None when the journal holds none: who changed the note since, and when. The moves
+    that took the note to `rel` (when it moved since) are not its changes."""
+    found = _moved_to(journal, change, rel)
+    moves = {m.change_id for m in found[1]} if found else set()
+    later = [c for c in journal.changes(path=rel, limit=50) if c.id > change.id and c.id not in moves]
     return later[0] if later else None
 
 
@@ -522,6 +620,7 @@ def revert_agent(
 
 
 __all__ = [
+    "NO_RECORD",
     "RevertAllOutcome",
     "RevertOutcome",
     "RevertRefused",

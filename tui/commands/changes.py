@@ -63,13 +63,15 @@ def _when(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _line(c: Change) -> str:
+def _line(c: Change, now_at: str | None = None) -> str:
     state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
     if not c.reviewed:
         state += "  [not reviewed]"
     if c.approval:  # how it was approved, for the person's audit: an agent's client is only as good as it
         state += f"  [{c.approval}]"
     where = f"{c.src} -> {c.path}" if c.src else c.path
+    if now_at:  # moved since (renamed, or moved outside vaultwatch): where the note is now
+        where += f" (now at {now_at})"
     who = c.who + (f" [{c.session[:8]}]" if c.session else "")
     return one_line(f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
 
@@ -118,16 +120,17 @@ def register(cli: CommandLine) -> None:
             changes = [c for c in changes if c.session and c.session.startswith(args.session)][: args.limit]
         # an operation a kill cut off has no row yet, but leaves the vault half done: it comes first,
         # whatever the filters, saying what finishing it does and how to have it finished
+        now_at = journal.now_at(changes)
         if args.json:
             for i in reversed(unfinished):
                 print(json.dumps(i.as_json(), ensure_ascii=False))
             for c in changes:
-                print(json.dumps(c.as_json(), ensure_ascii=False))
+                print(json.dumps({**c.as_json(), "now_at": now_at.get(c.id)}, ensure_ascii=False))
         else:
             for i in reversed(unfinished):
                 print(_intent_lines(i))
             for c in changes:
-                print(_line(c))
+                print(_line(c, now_at.get(c.id)))
         print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} (journal: {journal.path})", file=sys.stderr)
         interrupted = [i for i in unfinished if not i.running]
         if interrupted:

@@ -53,6 +53,7 @@ from vaultwatch.core.review.journal import (
 from vaultwatch.core.review.merge import regions
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import (
+    NO_RECORD,
     RevertRefused,
     later_edit,
     merge_revert,
@@ -176,6 +177,9 @@ def render_change(
                 style="bold red",
             )
         )
+    now_at = journal.now_at([change]).get(change.id)
+    if now_at:
+        lead.append(Text(f"\nnow at {now_at}: the note moved since (r reverts it there)", style="bold"))
     files = []
     for f in change.files:
         before, after = journal.contents(change.id, f.seq)
@@ -232,14 +236,19 @@ def _cell(lines: tuple[bytes, ...], first: int, marked: set[int], style: str) ->
     return text
 
 
-def later_words(later: Change | None, localtime: Callable[[float], time.struct_time] = time.localtime) -> str:
-    """Who changed the note since the agent's change, and when, in plain words."""
+def later_words(
+    later: Change | None, localtime: Callable[[float], time.struct_time] = time.localtime, *, gone: bool = False
+) -> str:
+    """Who changed the note since the agent's change (`gone`: removed it), and when, in plain words."""
     if later is None:
-        return "changed since, outside vaultwatch (the journal has no record of it)"
+        return f"{'removed' if gone else 'changed'} since {NO_RECORD}"
     at = time.strftime("%H:%M", localtime(later.at))
     day = time.strftime("%Y-%m-%d", localtime(later.at))
     if later.kind == "outside":
-        return f"changed by you outside vaultwatch (in Obsidian or another editor) on {day} at {at}"
+        done = "removed or moved out of the vault" if gone else "changed"
+        return f"{done} by you outside vaultwatch (in Obsidian or another editor) on {day} at {at} (change {later.id})"
+    if gone and later.operation == "delete":
+        return f"deleted by {later.who} on {day} at {at} (change {later.id})"
     if later.who.startswith("human"):
         return f"changed by you ({later.who}) in vaultwatch on {day} at {at} (change {later.id})"
     return f"changed by {later.who} on {day} at {at} (change {later.id})"
@@ -254,10 +263,13 @@ def render_conflict(
 ) -> RenderableType:
     """A refused revert as the person reads it: what happened in plain words, then only the hunks,
     the three versions aligned side by side (before the change, what it wrote, now)."""
-    agent = change.who if change is not None else "the change"
+    agent = change.who if change is not None else None
     head = Text()
     head.append(f"{refused.path}", style="bold")
-    head.append(f" was {later_words(later, localtime)}, after {agent}'s change")
+    if refused.moved_from:
+        head.append(f" (moved since from {refused.moved_from})")
+    by = f"{agent}'s change" if agent else "the change"
+    head.append(f" was {later_words(later, localtime, gone=refused.current is None)}, after {by}")
     if change is not None:
         head.append(f" (change {change.id}, {_when(change.at, localtime)})")
     head.append(".\nNothing was reverted.\n")
@@ -267,7 +279,7 @@ def render_conflict(
         return head
     table = Table(expand=True, show_lines=True, box=box.SIMPLE_HEAD, padding=(0, 1))
     table.add_column("before the change", ratio=1, overflow="fold")
-    table.add_column(f"what {agent} wrote", ratio=1, overflow="fold")
+    table.add_column(f"what {agent or 'the change'} wrote", ratio=1, overflow="fold")
     table.add_column("now", ratio=1, overflow="fold")
     for r in regions(refused.written, refused.current, refused.before or b""):  # created: nothing before
         table.add_row(
@@ -309,6 +321,11 @@ class ConflictScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         later = None
         localtime = getattr(getattr(self.app, "config", None), "localtime", time.localtime)
+        if self.change is None and self.refused.change_id is not None:  # a batch's refusal names its change
+            try:
+                self.change = _journal_of(self.app.session.vault).get(self.refused.change_id)
+            except Exception:  # dropped from the journal since: the refusal's words still stand
+                self.change = None
         if self.change is not None and self.refused.path:
             try:
                 later = later_edit(_journal_of(self.app.session.vault), self.change, self.refused.path)
@@ -730,8 +747,11 @@ class ChangesScreen(Screen[None], _Reverting):
                 Text(intent_state(i), style="bold yellow" if i.running else "bold red"),
             ]
             rows.append((cells, f"intent-{i.intent}"))
+        now_at = journal.now_at(self.rows) if journal is not None else {}
         for c in self.rows:
             where = f"{c.src} → {c.path}" if c.src else c.path
+            if c.id in now_at:  # moved since: where the note is now
+                where += f" (now at {now_at[c.id]})"
             state = (
                 f"reverted by {c.reverted_by}"
                 if c.reverted_by is not None

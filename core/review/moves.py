@@ -1,0 +1,79 @@
+"""Where a note went since a journaled change: the chain of moves the journal recorded after it.
+
+    moves = journal.moves(after=change.id)            # oldest first
+    now, via = follow(moves, "Clippings/a.md", change.id)
+
+A move is one journal row that moved paths: a rename made through vaultwatch (an agent's, the
+person's, an approved one, a killed one's roll-back), the revert of such a rename (it moves the
+note back), or an outside row whose watcher saw files and folders keep their identity under a
+new name (a file manager's or a shell's `mv`, Obsidian's rename of a note or folder). Each names
+its pairs (old path, new path); a folder's pair carries every path under it along.
+
+`follow` applies them strictly in journal order, each to the path as the moves before it left
+it, so a later move of another note onto the old path does not pull the chain there. It only
+names a vault path the journal recorded; what a revert may write there is still decided by the
+bytes (core.review.revert writes only a note that holds exactly what the change left).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One journal row that moved paths: its id, who moved them (as the journal shows it), and
+    its (old, new) pairs."""
+
+    change_id: int
+    who: str
+    pairs: tuple[tuple[str, str], ...]
+
+
+def moved(path: str, pairs: Iterable[tuple[str, str]], *, folders_only: bool = False) -> str | None:
+    """Where `pairs` (one move) took `path`: the new path, or None when they leave it where it is.
+    `folders_only`: only a move of a folder above `path` counts (a note that was not there any
+    more, such as a deleted one, did not move with its own name)."""
+    for old, new in pairs:
+        if path == old and not folders_only:
+            return new
+        if path.startswith(old + "/"):
+            return new + path[len(old) :]
+    return None
+
+
+def follow(moves: Sequence[Move], path: str, after: int, *, folders_only: bool = False) -> tuple[str, tuple[Move, ...]]:
+    """Where the note at `path` just after change `after` is now, by the journal's moves (oldest
+    first), and the moves that took it there (none: it is where it was)."""
+    via: list[Move] = []
+    for move in moves:
+        if move.change_id <= after:
+            continue
+        new = moved(path, move.pairs, folders_only=folders_only)
+        if new is not None and new != path:
+            path = new
+            via.append(move)
+    return path, tuple(via)
+
+
+def top_pairs(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The pairs no other pair already implies: a folder's pair stands for the files that moved
+    along under it with the same names."""
+    ordered = sorted(set(pairs), key=lambda p: (p[0].count("/"), p))
+    kept: list[tuple[str, str]] = []
+    for old, new in ordered:
+        if moved(old, kept, folders_only=True) == new:
+            continue
+        kept.append((old, new))
+    return kept
+
+
+def describe(move: Move) -> str:
+    """One move in words: "moved A to B" (and how many more)."""
+    old, new = move.pairs[0]
+    more = len(move.pairs) - 1
+    return f"moved {old} to {new}" + (f" and {more} more" if more else "")
+
+
+__all__ = ["Move", "describe", "follow", "moved", "top_pairs"]

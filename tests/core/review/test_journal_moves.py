@@ -1,0 +1,159 @@
+"""The journal follows the person's moves (core.review.moves): a real watcher on a real folder sees a
+`mv`, the journal's outside row keeps where each note went, and the real `vaultwatch changes` and
+`vaultwatch revert` processes find an agent's change at the note's new path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from waiting import wait_until
+
+from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.review.journal import Caller, calling, journal_for
+from vaultwatch.core.review.triageviews import reviews
+from vaultwatch.core.vault import Vault
+
+ROOT = Path(__file__).resolve().parents[3]
+A = "# In good hands\nsummary: none\n"
+B = "# 68 bits\nadvice\n"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    """`vaultwatch ARGS` as the person runs it from another shell."""
+    return subprocess.run(
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def watched(make_vault, tmp_path, monkeypatch):
+    """A vault with Clippings/a.md and Clippings/b.md, watched by a real watcher, and the journal."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    opened: list[Vault] = []
+
+    def open_(files: dict[str, str]):
+        root = make_vault(files)
+        vault = Vault(root)
+        vault.start_watching()
+        vault.load()
+        opened.append(vault)
+        assert vault.wait_watching(30)
+        return root, vault, Writer(vault), journal_for(vault)
+
+    yield open_
+    for v in opened:
+        v.stop()
+
+
+def agent_edit(writer: Writer, rel: str, old: str, new: str) -> int:
+    with calling(Caller("scribe/0.1", "s-1", "edit", {"path": rel})) as caller:
+        writer.edit(rel, old, new, actor="agent:scribe")
+    return caller.change_ids[-1]
+
+
+def outside_row(journal, after: int):
+    return wait_until(lambda: next((c for c in journal.changes() if c.id > after and c.kind == "outside"), None))
+
+
+def test_a_folder_moved_outside_keeps_its_notes_flagged_listed_and_revertible_where_they_went(watched):
+    root, vault, writer, journal = watched({"Clippings/a.md": A, "Clippings/b.md": B, "Home.md": "[[a]]\n"})
+    first = agent_edit(writer, "Clippings/a.md", "none", "On trusting craftspeople.")
+    second = agent_edit(writer, "Clippings/b.md", "advice", "advice, kept short")
+    os.rename(root / "Clippings", root / "Web clippings")  # as `mv vault/Clippings "vault/Web clippings"`
+    moved = outside_row(journal, second)
+    assert moved.summary == "moved Clippings to Web clippings outside vaultwatch"
+    assert moved.arguments == {"moved": [["Clippings", "Web clippings"]]}
+    # the Trust tab's notes: where the unreviewed notes are now
+    assert {"Web clippings/a.md", "Web clippings/b.md"} <= set(journal.unreviewed_paths())
+    assert "Clippings/a.md" not in journal.unreviewed_paths()
+    assert {"Web clippings/a.md", "Web clippings/b.md"} <= reviews(vault).unreviewed
+    listed = cli("changes", str(root), "--unreviewed")
+    assert listed.returncode == 0, listed.stderr
+    assert "Clippings/a.md (now at Web clippings/a.md)" in listed.stdout, listed.stdout
+    assert "Clippings/b.md (now at Web clippings/b.md)" in listed.stdout
+    # the move is all that happened to a.md since: its revert puts the bytes back where it is now
+    done = cli("revert", str(first), str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "Web clippings/a.md").read_text() == A
+    assert not (root / "Clippings").exists()  # nothing written where the note no longer is
+    # b.md was edited after the move: refused, saying what happened, in plain words
+    with (root / "Web clippings/b.md").open("a") as f:
+        f.write("my own line\n")
+    edited = outside_row(journal, moved.id)
+    refused = cli("revert", str(second), str(root))
+    assert refused.returncode == 1
+    assert (
+        f"cannot revert change {second}: Clippings/b.md (moved since to Web clippings/b.md: change {moved.id}, "
+        f"outside vaultwatch) changed after it, outside vaultwatch (change {edited.id}). Nothing was reverted"
+    ) in refused.stderr, refused.stderr
+    assert (root / "Web clippings/b.md").read_text() == B.replace("advice", "advice, kept short") + "my own line\n"
+
+
+def test_a_note_renamed_outside_is_reverted_at_its_new_name(watched):
+    root, _, writer, journal = watched({"a.md": A, "Home.md": "[[a]]\n"})
+    cid = agent_edit(writer, "a.md", "none", "changed")
+    os.rename(root / "a.md", root / "b.md")  # as `mv a.md b.md`
+    moved = outside_row(journal, cid)
+    assert moved.summary == "moved a.md to b.md outside vaultwatch"
+    assert "b.md" in journal.unreviewed_paths()
+    done = cli("revert", str(cid), str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "b.md").read_text() == A and not (root / "a.md").exists()
+    assert "a.md had moved to b.md since" in journal.changes()[0].summary
+
+
+def test_a_note_renamed_through_vaultwatch_is_reverted_at_its_new_name(watched):
+    root, _, writer, journal = watched({"a.md": A, "Home.md": "[[a]]\n"})
+    cid = agent_edit(writer, "a.md", "none", "changed")
+    with calling(Caller("scribe/0.1", "s-1", "rename", {"path": "a.md"})):
+        writer.rename("a.md", "Notes/a2.md", actor="agent:scribe")
+    done = cli("revert", str(cid), str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "Notes/a2.md").read_text() == A and not (root / "a.md").exists()
+
+
+def test_the_chain_of_moves_decides_which_note_a_revert_writes(watched):
+    """An agent cannot point a revert at another note: after the person moved the note it changed,
+    the agent puts a copy of what it wrote at the old path and moves it on through vaultwatch, then
+    moves another note to the old path. The revert writes only the note the recorded moves lead to."""
+    root, _, writer, journal = watched({"a.md": A, "victim.md": "# Victim\nmine\n", "Home.md": "[[a]]\n"})
+    cid = agent_edit(writer, "a.md", "none", "changed")
+    wrote = (root / "a.md").read_text()
+    os.rename(root / "a.md", root / "kept.md")  # the person's move
+    outside_row(journal, cid)
+    with calling(Caller("scribe/0.1", "s-1", "write", {"path": "a.md"})):
+        writer.write("a.md", wrote, actor="agent:scribe")  # the same bytes, at the old path
+    with calling(Caller("scribe/0.1", "s-1", "rename", {"path": "a.md"})):
+        writer.rename("a.md", "decoy.md", actor="agent:scribe")
+    with calling(Caller("scribe/0.1", "s-1", "rename", {"path": "victim.md"})):
+        writer.rename("victim.md", "a.md", actor="agent:scribe")
+    done = cli("revert", str(cid), str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "kept.md").read_text() == A  # the note the change made, where the person moved it
+    assert (root / "decoy.md").read_text() == wrote  # the agent's copy is left alone
+    assert (root / "a.md").read_text() == "# Victim\nmine\n"  # the note the agent moved to the old path
+
+
+def test_a_note_moved_out_of_the_vault_is_not_followed_and_the_refusal_says_so(watched, tmp_path):
+    root, _, writer, journal = watched({"Clippings/a.md": A, "Home.md": "x\n"})
+    cid = agent_edit(writer, "Clippings/a.md", "none", "changed")
+    os.rename(root / "Clippings", tmp_path / "elsewhere")  # out of the vault
+    gone = outside_row(journal, cid)
+    assert "moved" not in gone.arguments
+    refused = cli("revert", str(cid), str(root))
+    assert refused.returncode == 1
+    assert (
+        f"cannot revert change {cid}: Clippings/a.md is gone: removed or moved out of the vault after it, "
+        f"outside vaultwatch (change {gone.id}). Nothing was reverted"
+    ) in refused.stderr, refused.stderr
+    assert not (root / "Clippings").exists()
+    assert (tmp_path / "elsewhere/a.md").read_text() != A  # outside the vault: never written
