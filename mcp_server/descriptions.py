@@ -90,7 +90,7 @@ P_MAX_CHARS = "Most characters of content (default 40000, fewer past the answer 
 P_ATT_CONTENT = "Return an attachment's bytes as base64 (up to 1 MiB; by default when they fit)."
 
 TRIAGE = """Count the notes in each review group (deprecated, stale, each trust tier, broken files) and page through one, or the notes with broken links.
-Use it to start a review or pick what to fix first; for other combinations use list_documents filters.
+Use it to start a review; for other combinations use list_documents filters.
 Counts cover the whole vault; the stale page is most overdue first, the others in path order. Off an OKF bundle: the person's rules and the journal (rules)."""
 
 P_CATEGORY = 'Which group to page through; "overview" answers the counts only.'

@@ -142,6 +142,9 @@ class TriageCounts(TypedDict):  # TriageOutput.counts (described there: Counts)
     broken_frontmatter: int
     undecodable: int
     skipped_files: int
+    broken: int
+    broken_by_kind: dict[str, int]
+    unwritten_links: int
     by_status: dict[str, int]
 
 
@@ -150,8 +153,9 @@ Counts = Annotated[
     WithJsonSchema(
         {
             "type": "object",
-            "description": "Note counts: notes, deprecated, stale, unverified, machine_confirmed, human_reviewed, "
-            "broken_frontmatter, undecodable, skipped_files; by_status: {status: count}",
+            "description": "notes, deprecated, stale, unverified, machine_confirmed, human_reviewed, by_status; "
+            "broken (the Broken tab's: bad links, broken_frontmatter, undecodable, skipped_files), broken_by_kind, "
+            "unwritten_links",
         }
     ),
 ]

@@ -179,6 +179,8 @@ def register(server: MCPServer, env: ToolEnv) -> None:
         clock = parse_as_of(as_of) if as_of else vault.clock
         snap = vault.snapshot
         counts = _counts(snap, clock, vault.root)
+        vault.broken_links()  # the link graph, patched from the previous generation's
+        tally = problems.vault_tally(snap, vault.root)  # the person's Broken tab's number
         person = triageviews.rules_for(vault)
         journaled = triageviews.reviews(vault)
         if snap.is_bundle:  # OKF's own semantics, but for the journal's notes (core.review.triageviews)
@@ -199,6 +201,9 @@ def register(server: MCPServer, env: ToolEnv) -> None:
                 "broken_frontmatter": counts["frontmatter_errors"],
                 "undecodable": counts["decode_errors"],
                 "skipped_files": counts["skipped"],
+                "broken": tally.broken,
+                "broken_by_kind": tally.by_kind,
+                "unwritten_links": tally.unwritten,
                 "by_status": counts["status"],
             },
             "category": None if category == "overview" else category,
@@ -220,7 +225,6 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             q = Query(problems_only=True, limit=limit, cursor=cursor)
             out["skipped"] = [{"path": s.path, "reason": s.reason} for s in snap.skipped[:SKIPPED_SHOWN]]
         elif category == "broken_links":
-            vault.broken_links()  # the link graph, patched from the previous generation's
             q = Query(unresolved_links=True, limit=limit, cursor=cursor)
         else:  # the view the person's tab lists (OKF's on a bundle)
             base = triageviews.query(snap, category, person.rules, journaled)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vaultwatch.core.events import AgentAccess
+from vaultwatch.core.review.agentrules import agent_name
 
 MAX_PATHS_PER_CALL = 5000  # a full unpaged listing of a huge vault marks its first pages only
 READ_WORDS = ("read",)  # read, vault_read_note, obsidian_read_note...
@@ -64,8 +65,9 @@ class AgentMarks:
 
 
 def short_agent(agent: str) -> str:
-    """The client name without its version ("claude-desktop/0.9" -> "claude-desktop")."""
-    return agent.split("/", 1)[0] or agent
+    """The client name without its version ("claude-desktop/0.9" -> "claude-desktop"), cut as the
+    agent rules cut it (`agent_name`: a name may hold a slash)."""
+    return agent_name(agent) or agent
 
 
 def ago(seconds: float) -> str:

@@ -170,6 +170,34 @@ def vault_problems(snapshot: Snapshot, root: str) -> tuple[Problem, ...]:
     return snapshot.cached(("problems.vault", folders), build)
 
 
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """How much is broken, as the Broken tab counts it: `broken` is the tab's number (real
+    problems: every kind but UNWRITTEN), `by_kind` splits it, `files` is how many files hold one;
+    `unwritten` counts the links to notes not written yet, listed after and never in `broken`."""
+
+    broken: int
+    by_kind: dict[str, int]
+    files: int
+    unwritten: int
+
+    def as_json(self) -> dict:
+        return {"broken": self.broken, "by_kind": self.by_kind, "files": self.files, "unwritten": self.unwritten}
+
+
+def tally(problems: Iterable[Problem]) -> Tally:
+    """The Broken tab's count of `problems` (`Tally`): what the tab, the status line, `vaultwatch
+    stats` and `links --broken` and the agents' `triage` overview all say."""
+    rows = tuple(problems)
+    real = [p for p in rows if p.broken]
+    return Tally(len(real), counts(real), len({p.path for p in real}), len(rows) - len(real))
+
+
+def vault_tally(snapshot: Snapshot, root: str) -> Tally:
+    """`tally` of every problem of the vault (`vault_problems`), memoized with them."""
+    return snapshot.cached(("problems.tally", template_folders(root)), lambda: tally(vault_problems(snapshot, root)))
+
+
 def counts(problems: Iterable[Problem]) -> dict[str, int]:
     """How many problems of each kind, in KINDS' order (kinds with none left out)."""
     found: dict[str, int] = {}

@@ -123,8 +123,12 @@ def agent_label(name: str, version: str | None) -> str:
     """The label an agent's calls and changes carry: `name/version` from the client's handshake.
     A slash in the version becomes `_`: agent_name cuts a label at its last slash, and the version
     is the client's to choose, so `reader` sending version `1/x` would read as an agent `reader/1`
-    that no rule names, and get the default rule instead of reader's."""
-    return f"{name}/{version.replace('/', '_')}" if version else name
+    that no rule names, and get the default rule instead of reader's. A name that holds a slash
+    keeps one after it even with no version (`acme/writer/`): cut at its last slash, it would be
+    another agent, `acme`, whose rule it is not."""
+    if version:
+        return f"{name}/{version.replace('/', '_')}"
+    return f"{name}/" if "/" in name else name
 
 
 def shown_agent(label: str) -> str:

@@ -115,6 +115,18 @@ _ZLIB_LEVEL = 1  # fast: a 10 KB note compresses in ~0.05 ms; the delta against 
 _WINDOW = 32 * 1024  # zlib's preset dictionary reaches this far back
 
 
+# One agent's changes, as `--agent NAME` selects them: by the name its writes are journaled under
+# (`agent:<clientInfo name>`), so every version of its client is it; or by a full label as shown.
+# Never by a prefix of the label, or a LIKE pattern: `acme` would take `acme/writer`'s changes (a
+# client's name may hold a slash) and `a_me` `acme`'s, and a revert or a review is not another's.
+AGENT_WHERE = "(agent=? OR actor=? OR actor=?)"
+
+
+def agent_params(agent: str) -> list[str]:
+    """The parameters of AGENT_WHERE for `--agent NAME` (`NAME`, `agent:NAME`, a label)."""
+    return [agent, "agent:" + agent, agent]
+
+
 # --- records -------------------------------------------------------------------------------
 
 
@@ -1804,8 +1816,8 @@ class Journal:
             where.append(f"id IN ({','.join('?' * len(wanted))})")
             params += wanted
         if agent is not None:
-            where.append("(agent=? OR agent LIKE ? OR actor=?)")
-            params += [agent, agent + "/%", agent]
+            where.append(AGENT_WHERE)
+            params += agent_params(agent)
         with self._lock:
             con = self._con
             con.execute("BEGIN IMMEDIATE")
@@ -1967,8 +1979,8 @@ class Journal:
             where.append("id IN (SELECT change_id FROM paths WHERE path=?)")
             params.append(path)
         if agent is not None:
-            where.append("(agent=? OR agent LIKE ? OR actor=?)")
-            params += [agent, agent + "/%", agent]
+            where.append(AGENT_WHERE)
+            params += agent_params(agent)
         if isinstance(since, Within):
             where.append("jt>=?")
             params.append(self.now() - since.seconds)

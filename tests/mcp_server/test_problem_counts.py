@@ -58,3 +58,52 @@ async def test_triage_overview_agrees_with_the_broken_tab(tmp_path: Path, open_v
         (root / ".obsidian" / "templates.json").unlink()
         result = await client.call_tool("triage", {})
         assert result.structured_content["counts"]["broken_frontmatter"] == BROKEN_YAML + 2
+
+
+# the template vault's problems as the Broken tab counts them: a heading, a block, an embed and
+# the bad frontmatter (its three links to notes not written yet are listed, not counted)
+TAB_COUNT = 4
+UNWRITTEN = len(EXPECTED["unwritten"])
+
+
+def test_cli_stats_says_the_broken_tabs_number(tmp_path: Path) -> None:
+    """`stats` said "frontmatter errors 1" where the Broken tab said 4."""
+    root = make_template_vault(tmp_path / "v")
+    cmd = [sys.executable, "-m", "vaultwatch.tui.commands.cli", "stats", str(root)]
+    out = subprocess.run([*cmd, "--json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    broken = json.loads(out.stdout)["broken"]
+    assert broken == {
+        "broken": TAB_COUNT,
+        "by_kind": {"heading": 1, "block": 1, "embed": 1, "frontmatter": 1},
+        "files": 2,
+        "unwritten": UNWRITTEN,
+    }
+    text = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+    line = next(line for line in text.splitlines() if line.startswith("broken "))
+    assert line.split(None, 1)[1] == (
+        "4 problems in 2 files (1 missing heading · 1 missing block · 1 missing embed · 1 bad frontmatter); "
+        "3 links to notes not yet written"
+    )
+
+
+async def test_triage_overview_counts_what_the_broken_tab_counts(tmp_path: Path, open_vault, sock_dir) -> None:
+    """The overview gave only broken_frontmatter (1) beside the tab's 4: an agent could not learn
+    the person's number, nor that the broken_links page lists links to unwritten notes too."""
+    root = make_template_vault(tmp_path / "vault")
+    vault = open_vault(root)
+    assert sum(p.broken for p in problems.vault_problems(vault.snapshot, vault.root)) == TAB_COUNT
+    async with serving(vault, sock_dir / "v.sock") as host, uds_client(host.socket_path) as client:
+        result = await client.call_tool("triage", {})
+        assert not result.is_error, result.content[0].text
+        counts = result.structured_content["counts"]
+        assert counts["broken"] == TAB_COUNT
+        assert counts["broken_by_kind"] == {"heading": 1, "block": 1, "embed": 1, "frontmatter": 1}
+        assert counts["unwritten_links"] == UNWRITTEN
+        # a fixed heading link leaves the tab and the overview alike
+        note = root / "Trips" / "Kyoto 2023.md"
+        note.write_text(note.read_text().replace("[[Packing List#Shoes]]", "[[Packing List#Clothes]]"))
+        vault.refresh_paths(["Trips/Kyoto 2023.md"])
+        result = await client.call_tool("triage", {})
+        assert result.structured_content["counts"]["broken"] == TAB_COUNT - 1
+        assert sum(p.broken for p in problems.vault_problems(vault.snapshot, vault.root)) == TAB_COUNT - 1

@@ -18,6 +18,7 @@ from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.widgets.problems import ProblemList
+from vaultwatch.tui.widgets.rowlist import Column, layout
 
 KYOTO = "Trips/Kyoto 2023.md"
 
@@ -123,19 +124,48 @@ def test_snapshot_broken_tab_on_a_template_vault(snap_compare, template_vault: P
     assert snap_compare(app_on(template_vault), terminal_size=(160, 50), run_before=run_before)
 
 
-async def test_the_notes_lists_status_column_exempts_templates_as_the_broken_tab_does(template_vault: Path) -> None:
+def title_and_status(lst, row) -> tuple[str, str | None]:
+    """A Notes row's Title cell as text, and its Status cell (None: the list has no Status column),
+    at the list's width."""
+    columns = layout(lst.all_columns(), lst.scrollable_content_region.width)
+    cells = dict(zip((c.key for c in columns), lst.cells(row, columns), strict=True))
+    title = cells["title"]
+    text = "".join(part[0] for part in title) if isinstance(title, list) else title[0]
+    return text, cells["status"][0] if "status" in cells else None
+
+
+async def test_the_notes_list_says_broken_frontmatter_templates_exempt(template_vault: Path) -> None:
     """A template's `{{date}}` frontmatter does not parse as YAML, but the Broken tab, the counts and
-    `links --broken` leave the templates folders out: the Notes list's Status column does not call
-    those notes broken either, while a real note whose frontmatter does not parse stays broken."""
+    `links --broken` leave the templates folders out: the Notes list does not call those notes
+    broken either, while a real note whose frontmatter does not parse stays broken. The vault uses
+    no status property, so no Status column takes a column of blanks for that one word: the note's
+    title says it."""
+    app = app_on(template_vault)
+    async with app.run_test(size=(200, 50)):
+        await settle(app)
+        lst = app.main.active_list
+        shown = {row.path: title_and_status(lst, row) for row in lst.rows}
+        assert all(status is None for _, status in shown.values())
+        templates = [p for p in shown if p.startswith("Templates/")]
+        assert templates and all(app.session.snapshot.get(p).frontmatter_error for p in templates)
+        flagged = {p: title for p, (title, _) in shown.items() if title.endswith("  broken frontmatter")}
+        assert flagged == {"Inbox/Broken frontmatter.md": "Broken frontmatter  broken frontmatter"}
+        # a narrow title column keeps the Status column's one word and cuts the title
+        broken = app.session.snapshot.get("Inbox/Broken frontmatter.md")
+        assert lst.cells(broken, [Column("title", "Title", 14)]) == [
+            [("Broke…", None), ("  broken", lst.cstyle("rowlist--error"))]
+        ]
+
+    # once a note has a status the column is the vault's own, and it says `broken` there
+    (template_vault / "Readme.md").write_text("---\nstatus: draft\n---\n# Readme\n")
     app = app_on(template_vault)
     async with app.run_test(size=(160, 50)):
         await settle(app)
         lst = app.main.active_list
-        status = next(c for c in lst.all_columns() if c.key == "status")
-        shown = {row.path: lst.cells(row, [status])[0][0] for row in lst.rows}
-        templates = [p for p in shown if p.startswith("Templates/")]
-        assert templates and all(app.session.snapshot.get(p).frontmatter_error for p in templates)
-        assert [p for p, word in shown.items() if word == "broken"] == ["Inbox/Broken frontmatter.md"]
+        shown = {row.path: title_and_status(lst, row) for row in lst.rows}
+        assert shown["Readme.md"] == ("Readme", "draft")
+        assert shown["Inbox/Broken frontmatter.md"] == ("Broken frontmatter", "broken")
+        assert [p for p, (_, status) in shown.items() if status == "broken"] == ["Inbox/Broken frontmatter.md"]
 
 
 def hub_like_vault(root: Path) -> Path:

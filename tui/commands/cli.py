@@ -9,7 +9,7 @@ import shutil
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.about import version
@@ -23,6 +23,9 @@ from vaultwatch.tui.commands.changes import add_approve_option, apply_approval
 from vaultwatch.tui.commands.changes import register as register_changes
 from vaultwatch.tui.commands.pending import register as register_pending
 from vaultwatch.tui.commands.shown import ShownStream, one_line, raw
+
+if TYPE_CHECKING:
+    from vaultwatch.core.query.problems import Tally
 
 
 def _vault_options(p: argparse.ArgumentParser, positional: bool = True) -> None:
@@ -222,6 +225,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
     vault = open_vault(args)
     snap = vault.snapshot
     data = vault.stats(snap)
+    from vaultwatch.core.query import problems  # noqa: PLC0415
+
+    # the Broken tab's number, which the frontmatter, decode and skip counts are only parts of
+    found = problems.vault_tally(snap, vault.root)
+    data["broken"] = found.as_json()
     if not data["okf_bundle"]:
         data["triage"] = _person_triage(vault)
     else:  # the tiers as the Trust tab and agents' `triage` count them (core.review.triageviews)
@@ -237,6 +245,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     for key in ("notes", "attachments", "folders", "stale", "frontmatter_errors", "decode_errors", "skipped"):
         if key != "stale" or bundle:
             print(f"{key.replace('_', ' '):<20}{data[key]}")
+    print(f"{'broken':<20}{_problems_line(found, kinds=True)}")
     if not bundle:
         print(
             "okf fields          not counted: status, stale and trust tier apply to OKF bundles "
@@ -509,14 +518,19 @@ def _broken_links(vault: Vault, as_json: bool) -> int:
             for p in found:
                 if p.kind == kind:
                     print(f"  {p.path}" + (f":{p.line}" if p.line else "") + f"  {p.message}")
-    broken = [p for p in found if p.broken]
-    unwritten = len(found) - len(broken)
-    print(
-        f"{len(broken)} problem{'' if len(broken) == 1 else 's'} in {_files(len({p.path for p in broken}))}"
-        + (f"; {unwritten} links to notes not yet written" if unwritten else ""),
-        file=sys.stderr,
-    )
+    print(_problems_line(problems.tally(found)), file=sys.stderr)
     return 0
+
+
+def _problems_line(found: Tally, *, kinds: bool = False) -> str:
+    """How much is broken, in the Broken tab's count (`links --broken`'s last line, `stats`), with
+    how many of each kind when `kinds`."""
+    from vaultwatch.core.query.problems import LABELS  # noqa: PLC0415
+
+    line = f"{found.broken} problem{'' if found.broken == 1 else 's'} in {_files(found.files)}"
+    if kinds and found.by_kind:
+        line += " (" + " · ".join(f"{n} {LABELS[kind]}" for kind, n in found.by_kind.items()) + ")"
+    return line + (f"; {found.unwritten} links to notes not yet written" if found.unwritten else "")
 
 
 def _tui_options(p: argparse.ArgumentParser) -> None:

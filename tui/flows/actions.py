@@ -116,9 +116,10 @@ class Actions:
         return data
 
     # -- actions ----------------------------------------------------------------------------
-    def set_status(self, entries: Sequence[Entry], status: str) -> Outcome:
-        """Set `status` on each note."""
-        return self._update(f"status → {status}", entries, set={"status": status})
+    def set_status(self, entries: Sequence[Entry], status: str, value: Any = None) -> Outcome:
+        """Set `status` on each note, written as `value` when given (the form the vault's notes
+        hold that word in, `core.query.statuschoices`: a list of links stays one)."""
+        return self._update(f"status → {status}", entries, set={"status": status if value is None else value})
 
     def mark_reviewed(self, entries: Sequence[Entry], *, write: bool = True) -> Outcome:
         """Mark each note reviewed: its agents' changes reviewed in the change journal, and (when

@@ -167,8 +167,7 @@ def count_all(
     if fresh:  # the filter and folder scope change tab counts only, not the vault's totals
         stats = session.stats(snapshot)
         # what the Broken tab counts unfiltered, so that the status line and the tab agree
-        broken = sum(1 for p in problems.vault_problems(snapshot, session.vault.root) if p.broken)
-        stats = {**stats, "broken_total": broken}
+        stats = {**stats, "broken_total": problems.vault_tally(snapshot, session.vault.root).broken}
         folder_tree(snapshot)  # built here, off the UI thread, and memoized on the snapshot
         if not cancelled():
             # the first preview maps note names for its links: do it now, idle, and before

@@ -21,6 +21,7 @@ from vaultwatch.tui.widgets.doclist import DocList
 
 if TYPE_CHECKING:
     from vaultwatch.core.index.snapshot import Entry
+    from vaultwatch.core.query.statuschoices import StatusChoice
     from vaultwatch.tui.app import VaultwatchApp
     from vaultwatch.tui.flows.actions import Actions, Outcome
     from vaultwatch.tui.screens.main import MainScreen
@@ -59,17 +60,24 @@ class TriageFlow:
         app = self.app
         what = describe([e.title or e.path for e in targets])
         if action == "status":
-            current = targets[0].okf_status if len(targets) == 1 else None
+            from vaultwatch.core.query import problems, statuschoices  # noqa: PLC0415
 
-            def chosen(status: str | None) -> None:
+            snapshot = app.session.snapshot
+            # the vault's own words (OKF's on a bundle), and the person's deprecated word
+            offered = statuschoices.choices(
+                snapshot, app.session.triage_rules, problems.template_folders(app.session.vault.root)
+            )
+            current = statuschoices.current(targets[0], snapshot.is_bundle) if len(targets) == 1 else None
+
+            def chosen(status: StatusChoice | None) -> None:
                 if status is not None:
                     self._confirm_bulk(
                         targets,
-                        f"Set the status of {what} to {status}?",
-                        lambda: self._act(doclist, self.actions.set_status, targets, status),
+                        f"Set the status of {what} to {status.word}?",
+                        lambda: self._act(doclist, self.actions.set_status, targets, status.word, status.value),
                     )
 
-            app.push_screen(StatusScreen(what, current), chosen)
+            app.push_screen(StatusScreen(what, offered, current), chosen)
         elif action == "verify":
             # a bundle's trust is its `verified:` key; elsewhere the note is written to only when the
             # person's settings say so (write_verified), and the journal records the review

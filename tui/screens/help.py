@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -12,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
     from textual.app import ComposeResult
 
 FILTER_HELP = (
@@ -30,6 +32,44 @@ FILTER_HELP = (
 )
 
 
+TWO_PAIRS = 100  # from this many cells the keys take two key-description pairs a line
+
+
+class KeyTables:
+    """The keys, a table a section, as wide as they are drawn: one key and its description a line
+    when narrow, two side by side when there is room. The key column is as wide as the widest key
+    (a section's title is above its table, never in that column), the same in every section so
+    they line up."""
+
+    def __init__(self, sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
+        self.sections = [(title, rows) for title, rows in sections if rows]
+        self.key_width = max((cell_len(key) for _, rows in self.sections for key, _ in rows), default=1)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        pairs = 2 if options.max_width >= TWO_PAIRS else 1
+        for n, (title, rows) in enumerate(self.sections):
+            table = Table(
+                title=title,
+                title_justify="left",
+                title_style="bold underline",
+                show_header=False,
+                box=None,
+                padding=(0, 2, 0, 0),
+                expand=True,
+            )
+            if n:
+                yield Text("")
+            for _ in range(pairs):
+                table.add_column(style="bold", no_wrap=True, width=self.key_width)
+                table.add_column(ratio=1)
+            for i in range(0, len(rows), pairs):
+                cells: list[Text] = []
+                for key, what in rows[i : i + pairs]:
+                    cells += [Text(key), Text(what)]
+                table.add_row(*cells, *[Text("")] * (2 * pairs - len(cells)))
+            yield table
+
+
 class HelpScreen(ModalScreen[None]):
     """Keys and filter syntax; escape, q or ? closes it."""
 
@@ -42,17 +82,7 @@ class HelpScreen(ModalScreen[None]):
         self.sections = sections
 
     def compose(self) -> ComposeResult:
-        keys = Table(show_header=False, box=None, padding=(0, 2, 0, 0), expand=True)
-        for _ in range(2):
-            keys.add_column(style="bold", no_wrap=True)
-            keys.add_column(ratio=1)
-        for title, rows in self.sections:
-            if not rows:
-                continue
-            keys.add_row(Text(title, style="bold underline"), "", "", "")
-            for i in range(0, len(rows), 2):
-                pair = rows[i : i + 2] + [("", "")] * (2 - len(rows[i : i + 2]))
-                keys.add_row(Text(pair[0][0]), Text(pair[0][1]), Text(pair[1][0]), Text(pair[1][1]))
+        keys = KeyTables(self.sections)
         syntax = Table(
             title="Filter bar ( / )",
             title_justify="left",
@@ -70,7 +100,7 @@ class HelpScreen(ModalScreen[None]):
                 Text("vaultwatch", style="bold") + Text(" · watch and triage a vault while agents use it"),
                 id="help-title",
             )
-            yield Static(keys)
+            yield Static(keys, id="help-keys")
             yield Static(syntax, id="help-syntax")
             yield Static(
                 Text(

@@ -13,9 +13,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from vaultwatch.core.markdown.okf import STATUSES
+from vaultwatch.core.query.statuschoices import StatusChoice
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from textual.app import ComposeResult
 
 DIALOG_CSS = """
@@ -38,39 +40,50 @@ def describe(titles: list[str], limit: int = 3) -> str:
     return f"{len(titles)} notes: {named}{more}"
 
 
-class StatusScreen(ModalScreen[str | None]):
-    """Choose draft, stable or deprecated (1, 2, 3 or enter); escape cancels."""
+class StatusScreen(ModalScreen[StatusChoice | None]):
+    """Choose one of the vault's statuses (`core.query.statuschoices`): 1 to 9 or enter; escape
+    cancels."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="StatusScreen")
+    DEFAULT_CSS = DIALOG_CSS.format(name="StatusScreen") + "StatusScreen OptionList { max-height: 9; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="status.cancel"),
-        Binding("1", "pick(0)", "Draft", show=False, id="status.draft"),
-        Binding("2", "pick(1)", "Stable", show=False, id="status.stable"),
-        Binding("3", "pick(2)", "Deprecated", show=False, id="status.deprecated"),
+        *(Binding(str(n), f"pick({n - 1})", f"Status {n}", show=False, id=f"status.pick{n}") for n in range(1, 10)),
     ]
 
-    def __init__(self, what: str, current: str | None = None) -> None:
+    def __init__(self, what: str, choices: Sequence[StatusChoice], current: str | None = None) -> None:
         super().__init__()
         self.question = f"Set the status of {what}"
+        self.choices = tuple(choices)
         self.current = current
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.question, style="bold"))
-            yield OptionList(*(Option(f"{i + 1}  {s}", id=s) for i, s in enumerate(STATUSES)), id="status-options")
+            yield OptionList(*(self._option(i, c) for i, c in enumerate(self.choices)), id="status-options")
+
+    @staticmethod
+    def _option(index: int, choice: StatusChoice) -> Option:
+        label = Text(f"{index + 1}  {choice.word}")
+        if choice.notes:
+            label.append(f"  {choice.notes:,} note{'' if choice.notes == 1 else 's'}", style="dim")
+        elif choice.rule:  # no note holds it yet: say why it is offered
+            label.append("  the Deprecated tab's rule", style="dim")
+        return Option(label, id=str(index))
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
-        if self.current in STATUSES:
-            options.highlighted = STATUSES.index(self.current)
+        words = [c.word.casefold() for c in self.choices]
+        if self.current is not None and self.current.casefold() in words:
+            options.highlighted = words.index(self.current.casefold())
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option.id)
+        self.dismiss(self.choices[event.option_index])
 
     def action_pick(self, index: int) -> None:
-        self.dismiss(STATUSES[index])
+        if index < len(self.choices):
+            self.dismiss(self.choices[index])
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from operator import attrgetter
 from typing import Any, ClassVar
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -229,12 +229,21 @@ class DocList(RowList):
         session = self.session
         bundle = session.snapshot.is_bundle
         folder_shown = any(c.key == "folder" for c in columns)
+        # a note whose frontmatter does not parse is said in its title when no Status column says it
+        # (a vault that uses no status property has none), so the list never hides it
+        flagged = not any(c.key == "status" for c in columns) and problems.broken_frontmatter(row, self.templates)
         out: list = []
         for col in columns:
             key = col.key
             if key == "title":
                 hint = "" if folder_shown else self.folder_hint(row.folder)
-                if not hint or cell_len(row.title) + 8 > col.width:
+                if flagged:  # the whole words when they fit, else the Status column's one; the title is cut first
+                    width = col.width - (2 if row.path in self.picked else 0)
+                    tag = BROKEN_TAG if cell_len(row.title) + cell_len(BROKEN_TAG) <= width else BROKEN_SHORT
+                    room = max(1, width - cell_len(tag))
+                    title = row.title if cell_len(row.title) <= room else set_cell_size(row.title, room - 1) + "…"
+                    out.append([(title, None), (tag, self.cstyle("rowlist--error"))])
+                elif not hint or cell_len(row.title) + 8 > col.width:
                     out.append((row.title, None))
                 else:  # no folder column at this width: the folder follows the title, dimmed
                     out.append([(row.title, None), ("  ", None), (hint, self.cstyle("rowlist--dim"))])
@@ -327,6 +336,8 @@ class DocList(RowList):
 
 
 FOLDER_SAMPLE = 2000  # rows whose folders size the Folder column
+# after a title when no Status column says it: the preview's words, or the Status column's when narrow
+BROKEN_TAG, BROKEN_SHORT = "  broken frontmatter", f"  {triageviews.BROKEN}"
 
 
 def _filled(entries: Iterable[Entry], bundle: bool, templates: tuple[str, ...]) -> frozenset[str]:
@@ -334,7 +345,9 @@ def _filled(entries: Iterable[Entry], bundle: bool, templates: tuple[str, ...]) 
     for e in entries:
         if e is None or e.kind != "note":
             continue
-        if triageviews.status_shown(e, bundle, templates):
+        # the column is for a vault's own status values: frontmatter that does not parse is no
+        # status (the row's title says it, `DocList.cells`)
+        if not problems.broken_frontmatter(e, templates) and triageviews.status_shown(e, bundle, templates):
             found.add("status")
         if bundle:
             found.add("trust")

@@ -59,11 +59,8 @@ def problem_count(entries: Sequence[Entry], snapshot: Snapshot, root: str) -> in
     """What the Broken tab counts for a `broken` query's notes: their real problems (links to
     notes not yet written are listed, not counted) and the skipped files."""
     listed = {e.path for e in entries}
-    return sum(
-        1
-        for p in problems.vault_problems(snapshot, root)
-        if p.broken and (p.path in listed or p.kind == problems.SKIPPED)
-    )
+    found = problems.vault_problems(snapshot, root)
+    return problems.tally(p for p in found if p.path in listed or p.kind == problems.SKIPPED).broken
 
 
 class ProblemList(RowList):

@@ -43,6 +43,21 @@ def test_a_label_is_read_back_as_the_name_whatever_the_version() -> None:
     assert rules.for_name("scribe").write == ("Inbox/**", "Daily/**") and rules.for_name("scribe/1").name == "default"
 
 
+def test_a_name_with_a_slash_is_never_another_agent_whatever_its_version() -> None:
+    """A client named `claude-code/helper` is not `claude-code`: with no version its label was the
+    bare name, read back (cut at its last slash) as `claude-code`, whose read-only rule the person's
+    views then showed for it; the lists' Agent column cut it at its first slash."""
+    from vaultwatch.tui.marks import short_agent  # noqa: PLC0415
+
+    rules = parse(SETTINGS, "/elsewhere")
+    for version in ("2.0", "1/x", "", None):
+        label = agentrules.agent_label("claude-code/helper", version)
+        assert agentrules.agent_name(label) == "claude-code/helper", label
+        assert short_agent(label) == "claude-code/helper", label
+        assert rules.for_agent(label).name == "default", label
+    assert short_agent(agentrules.agent_label("claude-code", "2.1.3")) == "claude-code"
+
+
 def test_a_vaults_own_rule_replaces_the_general_one(tmp_path) -> None:
     vault = tmp_path / "notes"
     vault.mkdir()

@@ -592,3 +592,28 @@ def test_reverting_a_rename_removes_the_folders_it_made_for_its_destination(setu
     assert (root / "Proj" / "a.md").read_text() == "# A\n" and (root / "Old" / "keep.md").exists()
     assert not (root / "New").exists()
     assert (root / "Empty").is_dir()
+
+
+def test_one_agents_changes_are_its_own_whatever_its_version_and_no_one_elses(setup):
+    """`changes --agent`, `--mark-reviewed all --agent` and `revert --agent` select an agent by its
+    clientInfo name: every version of it, and never another agent whose name merely starts with it
+    (`acme/writer` is not `acme`) or matches it as a LIKE pattern (`a_me` is not `acme`)."""
+    root, vault, writer, journal = setup({f"{n}.md": f"# {n}\n" for n in "abcd"})
+    for path, label, name in [
+        ("a.md", "acme/1.0", "acme"),
+        ("b.md", "acme/2.0", "acme"),  # the same agent, its client upgraded
+        ("c.md", "acme/writer/1.0", "acme/writer"),  # another agent, its name holds a slash
+        ("d.md", "a_me/1.0", "a_me"),
+    ]:
+        with jmod.calling(jmod.Caller(label, "s-" + name, "write", {"path": path})):
+            writer.write(path, f"# {path} by {name}\n", overwrite=True, actor=f"agent:{name}")
+    assert sorted(c.path for c in journal.changes(agent="acme")) == ["a.md", "b.md"]
+    assert [c.path for c in journal.changes(agent="acme/writer")] == ["c.md"]
+    assert [c.path for c in journal.changes(agent="a_me")] == ["d.md"]
+    assert sorted(c.path for c in journal.unreviewed(agent="acme")) == ["a.md", "b.md"]
+    marked = journal.mark_reviewed(None, agent="acme", by="human")
+    assert sorted(c.path for c in journal.changes() if c.id in marked) == ["a.md", "b.md"]
+    assert sorted(c.path for c in journal.unreviewed()) == ["c.md", "d.md"]
+    revert_agent(writer, journal, "acme")
+    assert (root / "c.md").read_text() == "# c.md by acme/writer\n"
+    assert (root / "a.md").read_text() == "# a\n" and (root / "b.md").read_text() == "# b\n"
