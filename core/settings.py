@@ -370,6 +370,10 @@ RULE_GLOBS = [
     "that folds case, without case. Every rule is checked against every path a change touches: a",
     "rename of a folder above a covered one is checked against every file under it, a write through",
     "a symbolic link by the link's target.",
+    "",
+    "The globs are paths from the root of the vault served. No server starts on a folder inside a vault",
+    "another vaultwatch serves, nor on one holding a served folder, where they would name other paths",
+    "(docs/agents.md): to keep an agent to a folder, give it a `write` list on the vault's server.",
 ]
 
 
