@@ -334,7 +334,47 @@ def markdown() -> str:
     ]
     for k in TOML:
         lines.append(f"| `[{k.table}]` | `{k.key}` | {k.kind} | {k.default} | {k.help} |")
+    lines += RULE_GLOBS
     return "\n".join(lines) + "\n"
+
+
+# what a rule's glob covers (core/review/rulereach.py), said once for every rule that takes one
+RULE_GLOBS = [
+    "",
+    "### What a rule's glob covers",
+    "",
+    "A folder rule (`[approve.folders]`) and an agent's `write` and `deny` lists take globs on paths",
+    "relative to the vault's root (`*` and `?` within one level, `**` any number of levels), read so",
+    "that a rule never covers less than you wrote:",
+    "",
+    "- **A folder and everything in it.** `Money`, `Money/` and `Money/**` are one rule: the folder",
+    "  `Money` itself (a rename or delete of it) and every file and folder inside it, as",
+    "  `.vaultwatchignore` (gitignore) reads `Money/`. A bare name that is a file (`Taxes.md`) covers",
+    "  that file; the rule is the same whichever it is, so a folder made later under that name is",
+    "  covered too. Unlike gitignore, a bare name is anchored at the vault's root: `**/Money` names",
+    "  every folder called Money. `./Money`, `/Money` and `Money//` are `Money`; `.` is the whole vault.",
+    "- **Brackets in a real folder name.** `[...]` is read both ways: as one of its characters",
+    "  (`[Dd]rafts` covers `Drafts` and `drafts`) and as the brackets themselves, so",
+    '  `"Finance [2024]/**"` covers your folder `Finance [2024]` (and, as a glob, `Finance 2`, `Finance 0`',
+    "  and `Finance 4`). A rule covers what either reading matches: no escape is needed, and none can",
+    '  be forgotten. In a `write` list or a folder rule `"none"` that means those names are granted too.',
+    "- **A restricting rule holds what is inside a folder it matches.** A `deny` and a folder rule",
+    '  `"writes"` or `"deletes"` cover the contents of every folder their glob matches: `deny =',
+    '  ["Journal/*"]` holds `Journal/2024/d.md` as well as `Journal/d.md`.',
+    "- **A granting rule reaches no further than it names.** A `write` list and a folder rule",
+    '  `"none"` reach into a folder only when their last level names it without `*` or `?`: `write =',
+    '  ["Inbox/*"]` lets the agent change the entries of `Inbox`, not what is inside its subfolders;',
+    '  write `"Inbox"` (or `"Inbox/**"`) for all of it.',
+    "",
+    "Names are compared in Unicode NFC (a vault synced from macOS stores NFD names) and, on a disk",
+    "that folds case, without case. Every rule is checked against every path a change touches: a",
+    "rename of a folder above a covered one is checked against every file under it, a write through",
+    "a symbolic link by the link's target.",
+    "",
+    "The globs are paths from the root of the vault served. No server starts on a folder inside a vault",
+    "another vaultwatch serves, nor on one holding a served folder, where they would name other paths",
+    "(docs/agents.md): to keep an agent to a folder, give it a `write` list on the vault's server.",
+]
 
 
 __all__ = ["ENV", "TOML", "EnvSetting", "TomlKey", "declared", "env", "markdown", "problems"]

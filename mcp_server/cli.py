@@ -49,7 +49,7 @@ def register(cli: CommandLine) -> None:
     """Add `serve`, `bridge` and `mcp-config` to the vaultwatch command line."""
 
     def cmd_serve(args: argparse.Namespace) -> int:
-        from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
+        from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock, VaultNested
 
         from .locations import HostError, default_socket_path, parse_http
 
@@ -97,6 +97,8 @@ def register(cli: CommandLine) -> None:
                 else f"vaultwatch bridge --vault {root}"
             )
             return _err(f"{busy}; quit it first, or let agents use that one ({reach})")
+        except VaultNested as nested:
+            return _err(str(nested))
         except (ValueError, HostError) as exc:
             return _err(str(exc))
         except OSError as exc:
@@ -471,7 +473,7 @@ def _stopped() -> int:
 
 
 def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str]) -> int:
-    from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
+    from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock, VaultNested
 
     from . import stdiofront
 
@@ -479,9 +481,12 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
     lock = VaultLock(vault.root_real)
     try:
         lock.acquire(record={"kind": "stdio", "socket": None, "http": None})
-    except VaultBusy as busy:
-        reach = f"--socket {busy.holder.socket}" if busy.holder.socket else f"--vault {vault.root_real}"
-        message = f"{busy}; quit it first, or have this client run `vaultwatch bridge {reach}` instead"
+    except (VaultBusy, VaultNested) as busy:
+        if isinstance(busy, VaultNested):
+            message = str(busy)
+        else:
+            reach = f"--socket {busy.holder.socket}" if busy.holder.socket else f"--vault {vault.root_real}"
+            message = f"{busy}; quit it first, or have this client run `vaultwatch bridge {reach}` instead"
         front.refuse(f"vaultwatch: {message}")  # the client sees it as the answer to every request, initialize too
         _err(message)
         front.ended.wait()  # until the client hangs up (it owns this process)

@@ -40,7 +40,7 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock
+from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock, VaultNested
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.vault import Vault
@@ -372,6 +372,8 @@ class McpHost:
                 else f"vaultwatch bridge --vault {self.vault.root_real}"
             )
             raise HostError(f"{busy}; quit it first, or let agents use that one ({reach})") from None
+        except VaultNested as nested:
+            raise HostError(str(nested)) from None
         except OSError as exc:
             raise HostError(f"cannot lock the vault folder {self.vault.root_real}: {exc.strerror or exc}") from None
         return lock

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from vaultwatch.core import platform
 from vaultwatch.core.disk.private import private_folder
-from vaultwatch.core.disk.vaultlock import Holder, holder, state_dir, vault_key
+from vaultwatch.core.disk.vaultlock import Holder, VaultNested, holder, nested_server, state_dir, vault_key
 
 IDLE_EXIT_DEFAULT = 600.0  # seconds a headless server waits without clients before it exits
 START_TIMEOUT = 15.0
@@ -236,6 +236,9 @@ def locate(
                 return default_socket, connect_trusted(default_socket)
             free_since = now if free_since is None else free_since
             if spawn and now - free_since >= grace and (child is None or child.poll() is not None):
+                nested = nested_server(root_real)
+                if nested is not None:  # it would refuse to start: say why at once
+                    raise BridgeError(str(VaultNested(root_real, *nested)))
                 if starts >= 3:
                     if failed is not None:
                         raise BridgeError(

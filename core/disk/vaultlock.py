@@ -11,6 +11,11 @@ stale lock behind. Who holds it is found two ways:
 - the holder's record (`<state>/servers/<dev>-<ino>.<pid>.json`, mode 0600, in the user's state
   folder) says what it serves: socket path, HTTP URL, headless or TUI.
 
+One server per vault means per folder tree, too: a server is refused for a folder inside a vault
+another vaultwatch serves, or for one holding a served folder (`nested_server`). The person's
+folder rules are paths from the root they serve, which name nothing from a folder below it, and
+that vault's watcher would file the other server's agents' changes as outside edits.
+
 The lock is the truth and a record only describes it: each holder writes its own record (named
 by its pid, so no holder ever removes or replaces another's), publishes it only once it holds
 the lock and removes it only after letting go. A record left by a holder killed with -9 names
@@ -43,6 +48,41 @@ class VaultBusy(Exception):
         self.root = root
         self.holder = holder
         super().__init__(holder.describe(root))
+
+
+class VaultNested(Exception):
+    """Another vaultwatch serves a folder holding this vault, or one inside it (see module doc)."""
+
+    def __init__(self, root: str, other: str, holder: Holder) -> None:
+        self.root = root
+        self.other = other
+        self.holder = holder
+        kind = {"tui": ", in its TUI", "headless": ", headless", "stdio": ", on stdio"}.get(
+            str(holder.info.get("kind")), ""
+        )
+        who = f"pid {holder.pid}{kind}"
+        why = (
+            "the settings' folder rules are paths from the vault's root, so from another root they "
+            "name other folders, and the vault's journal would list the other server's agents' "
+            "changes as outside edits"
+        )
+        if _inside(root, other):
+            rel = root[len(other) :].strip("/")
+            said = (
+                f"another vaultwatch ({who}) serves {other}, which holds {root}: no second server "
+                f"starts on a folder inside a served vault ({why}). Let agents use that server "
+                f"(`vaultwatch bridge --vault {other}`) and keep an agent to this folder with "
+                f'`[agents.NAME] write = ["{rel}/**"]` in settings.toml; or quit it and serve {root}'
+            )
+        else:
+            rel = other[len(root) :].strip("/")
+            said = (
+                f"another vaultwatch ({who}) serves {other}, a folder inside {root}: no server starts on "
+                f"a folder holding a served one ({why}). Quit it first (its agents can then use this "
+                f'vault\'s server, kept to that folder with `[agents.NAME] write = ["{rel}/**"]`), or '
+                f"keep serving {other} alone"
+            )
+        super().__init__(said)
 
 
 @dataclass(frozen=True)
@@ -122,14 +162,8 @@ def _records(root_real: str) -> list[tuple[int | None, str]]:
 def _read_record(root_real: str, pid: int) -> dict[str, Any]:
     """The record process `pid` published for this vault ({} when it has none)."""
     try:
-        path = record_path(root_real, pid)
-        st = os.lstat(path)
-        if not stat_mod.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
-            return {}
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-        return data if isinstance(data, dict) and data.get("pid") == pid else {}
-    except (OSError, ValueError):
+        return _record_at(record_path(root_real, pid), pid)
+    except OSError:
         return {}
 
 
@@ -181,6 +215,63 @@ def _busy_holder(root_real: str) -> Holder:
     return Holder(newest[1], newest[2]) if newest else Holder(None, {})
 
 
+def _inside(inner: str, outer: str) -> bool:
+    """Whether the real path `inner` lies strictly inside the real path `outer`."""
+    return inner != outer and inner.startswith(outer.rstrip("/") + "/")
+
+
+def _serves_vaults(pid: int, info: dict[str, Any]) -> bool:
+    """Whether process `pid`, holding an flock on a folder, is a vaultwatch serving it: its record
+    says so, or its command line (another program may lock a folder for reasons of its own)."""
+    if info:
+        return True
+    cmdline = platform.process_cmdline(pid) or []
+    return any(b"vaultwatch" in arg for arg in cmdline)
+
+
+def nested_server(root_real: str) -> tuple[str, Holder] | None:
+    """(folder, holder) of a running vaultwatch that serves a folder holding `root_real` or one
+    inside it, or None. Folders above are asked by their lock (/proc/locks names the holder in
+    any environment); folders below, and every folder where /proc cannot tell, by the servers'
+    records in the state folder."""
+    if platform.can_name_locks():
+        folder = root_real
+        while (parent := os.path.dirname(folder)) != folder:
+            folder = parent
+            pid = lock_holder_pid(folder)
+            if pid is not None and pid != os.getpid():
+                info = _read_record(folder, pid)
+                if _serves_vaults(pid, info):
+                    return folder, Holder(pid, info)
+    with contextlib.suppress(OSError):
+        folder_of_records = _records_folder()
+        for name in sorted(os.listdir(folder_of_records)):
+            pid_text = name.rsplit(".", 2)[1] if name.endswith(".json") and name.count(".") >= 2 else ""
+            if not pid_text.isdigit() or int(pid_text) == os.getpid() or not platform.pid_alive(int(pid_text)):
+                continue
+            info = _record_at(os.path.join(folder_of_records, name), int(pid_text))
+            other = info.get("vault")
+            if not isinstance(other, str) or not (_inside(root_real, other) or _inside(other, root_real)):
+                continue
+            if platform.can_name_locks() and lock_holder_pid(other) != int(pid_text):
+                continue  # a record of a server that no longer holds that folder
+            return other, Holder(int(pid_text), info)
+    return None
+
+
+def _record_at(path: str, pid: int) -> dict[str, Any]:
+    """The record at `path` if it is this user's regular file written by `pid` ({} otherwise)."""
+    try:
+        st = os.lstat(path)
+        if not stat_mod.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            return {}
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data if isinstance(data, dict) and data.get("pid") == pid else {}
+    except (OSError, ValueError):
+        return {}
+
+
 # A refusal that names nobody means the holder let go between the refusal and the look at who
 # held it: the lock is asked for again, a few times (a holder that never publishes stays nameless).
 _NAMELESS_RETRIES = 3
@@ -217,6 +308,12 @@ class VaultLock:
         self._sweep()
         if record is not None:
             self.publish(record)
+            # a server (one that says what it serves) after it is published: of two starting at
+            # once on nested folders, the later one sees the other's lock or record
+            nested = nested_server(self.root)
+            if nested is not None:
+                self.release()
+                raise VaultNested(self.root, *nested)
 
     def _sweep(self) -> None:
         """Remove every other record of this vault: while this process holds the lock, none of

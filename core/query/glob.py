@@ -39,9 +39,10 @@ def _char_class(body: str, negate: bool) -> str:
     return f"(?!/)[{''.join(items)}]" if items else "(?!)"
 
 
-def _segment(seg: str) -> str:
-    """One path level. Between stars, each fixed run is matched at its leftmost place inside an
-    atomic group (as fnmatch does), so `*a*a*a*b` cannot backtrack exponentially."""
+def _segment(seg: str, classes: bool = True) -> str:
+    """One path level (`classes` False: a `[` is a plain character). Between stars, each fixed run
+    is matched at its leftmost place inside an atomic group (as fnmatch does), so `*a*a*a*b`
+    cannot backtrack exponentially."""
     pieces: list[list[str]] = [[]]
     out = pieces[0]
     i, n = 0, len(seg)
@@ -55,7 +56,7 @@ def _segment(seg: str) -> str:
             continue
         if c == "?":
             out.append("[^/]")
-        elif c == "[":
+        elif c == "[" and classes:
             j = i + 1
             if j < n and seg[j] in "!^":
                 j += 1
@@ -80,8 +81,9 @@ def _segment(seg: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Compile a glob to an anchored regex. Raises QueryError for empty or overly complex patterns."""
+def compile_glob(pattern: str, classes: bool = True) -> re.Pattern[str]:
+    """Compile a glob to an anchored regex (`classes` False: `[` and `]` are plain characters, no
+    character classes). Raises QueryError for empty or overly complex patterns."""
     if not isinstance(pattern, str) or pattern == "":
         raise QueryError("pattern must be a non-empty glob such as '**/*.md'")
     if len(pattern) > MAX_PATTERN_CHARS:
@@ -103,7 +105,7 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     opened = False  # inside `**` ... `**`
     for part in collapsed + [None]:
         if part is not None and part != "**":
-            run.append(_segment(part))
+            run.append(_segment(part, classes))
             continue
         body = "/".join(run)
         if part is None:
@@ -122,9 +124,10 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(rx), re.DOTALL)
 
 
-def glob_match(pattern: str, path: str) -> bool:
-    """True when the vault-relative `path` matches the glob `pattern`."""
-    return compile_glob(pattern).fullmatch(path) is not None
+def glob_match(pattern: str, path: str, *, classes: bool = True) -> bool:
+    """True when the vault-relative `path` matches the glob `pattern` (`classes` False: with its
+    brackets read as the characters themselves)."""
+    return compile_glob(pattern, classes).fullmatch(path) is not None
 
 
 def unclosed_bracket(pattern: str) -> int | None:

@@ -34,6 +34,7 @@ from typing import Any
 from vaultwatch.core.disk.vaultkeys import nesting, one_table, same_folder, vault_folder
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.glob import glob_match
+from vaultwatch.core.review import rulereach
 
 MODES = ("none", "writes", "deletes")
 DEFAULT = "default"
@@ -73,31 +74,34 @@ class AgentRule:
             parts.append("its client may approve" if self.ask_client else "never approved by its client")
         return "; ".join(parts)
 
-    def refusal(
-        self, operation: str, paths: Iterable[str], matches: Callable[[str, str], bool] | None = None
-    ) -> str | None:
+    def refusal(self, operation: str, paths: Iterable[str], key: Callable[[str], str] | None = None) -> str | None:
         """Why this rule refuses `operation` on `paths` (every effect of the change), or None.
-        `matches(pattern, path)` compares as the vault's file system does (default: `covers`)."""
-        match = matches or covers
+        `key(path)` puts a rule or a path in the form the vault's file system compares names in
+        (default: NFC)."""
+        form = key or _nfc
         where = self.source or f'[agents."{self.name}"]'
         if self.read_only:
             return f"the person's rule {where} makes this agent read-only: it may not {operation}"
         for path in paths:
-            if any(match(pattern, path) for pattern in self.deny):
+            named = form(path)
+            if any(rulereach.covers(form(pattern), named) for pattern in self.deny):
                 return f"the person's rule {where} denies changes to {path!r} (deny = {list(self.deny)})"
-            if self.write is not None and not any(match(pattern, path) for pattern in self.write):
+            if self.write is not None and not any(
+                rulereach.covers(form(pattern), named, grants=True) for pattern in self.write
+            ):
                 return f"the person's rule {where} lets this agent change only {list(self.write)}, not {path!r}"
         return None
 
 
-def covers(pattern: str, path: str) -> bool:
-    """A folder glob covers the paths under it and, for `X/**`, the folder `X` itself; both sides
-    compared in Unicode NFC, so a rule typed on one system matches names stored by another."""
-    pattern = unicodedata.normalize("NFC", pattern)
-    path = unicodedata.normalize("NFC", path)
-    if glob_match(pattern, path):
-        return True
-    return pattern.endswith("/**") and path == pattern[:-3]
+def covers(pattern: str, path: str, *, grants: bool = False) -> bool:
+    """Whether a rule's folder glob covers `path` (core.review.rulereach: `X`, `X/` and `X/**` are
+    the folder X and all in it; `grants` for a `write` list); both sides compared in Unicode NFC,
+    so a rule typed on one system matches names stored by another."""
+    return rulereach.covers(_nfc(pattern), _nfc(path), grants=grants)
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 @dataclass(frozen=True)

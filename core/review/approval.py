@@ -554,7 +554,7 @@ class ApprovalGate:
         if rule is None:
             return
         paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
-        said = rule.refusal(effects.operation, paths, lambda pattern, path: Rule(pattern, "").covers(path, self.form))
+        said = rule.refusal(effects.operation, paths, self.form.key)
         if said:
             raise RuleRefused(said)
 

@@ -6,9 +6,12 @@
     decision.why              # 'rule "Private/**" = "writes" covers write Private/secret.md (named as Pub/alias.md)'
 
 Every effect (core.edit.effects) is checked, never only the path the caller named. Per path the
-first folder rule that matches decides its mode, else the policy's mode. A rule `X/**` also
-covers the folder `X` itself (renaming or deleting `X` changes everything under it). Rules and
-paths are compared in the vault's `PathForm` (NFC, and case folded where the file system folds it).
+first folder rule that covers it decides its mode, else the policy's mode. What a rule covers is
+core.review.rulereach's one reading: `X`, `X/` and `X/**` cover the folder `X` itself (renaming or
+deleting `X` changes everything under it) and all in it, a rule asking for approval covers what is
+inside any folder it matches, and `[...]` matches a real folder name with brackets too. A rule
+`"none"` grants, so it reaches into folders only when it names them. Rules and paths are compared
+in the vault's `PathForm` (NFC, and case folded where the file system folds it).
 
 Modes: "writes": every effect on a covered path waits; "deletes": a file leaving a covered path
 waits: deleted, or moved to where no rule protects it from deletion (moving it out and then
@@ -22,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from vaultwatch.core.edit.effects import DELETE, MOVE_FROM, Effect, EffectSet, PathForm
-from vaultwatch.core.query.glob import glob_match
+from vaultwatch.core.review import rulereach
 
 MODES = ("none", "writes", "deletes")
 
@@ -35,11 +38,8 @@ class Rule:
     mode: str
 
     def covers(self, path: str, form: PathForm) -> bool:
-        pattern = form.key(self.pattern)
-        key = form.key(path)
-        if glob_match(pattern, key):
-            return True
-        return pattern.endswith("/**") and key == pattern[:-3]
+        # "none" is the one mode that lets agents do more than the mode around it
+        return rulereach.covers(form.key(self.pattern), form.key(path), grants=self.mode == "none")
 
     def describe(self) -> str:
         return f'rule "{self.pattern}" = "{self.mode}"'

@@ -1,0 +1,75 @@
+"""What a person's rule covers: the one reading of a folder glob that every rule shares (the
+folder rules of `[approve.folders]`, an agent's `write` and `deny` lists).
+
+    covers("Money/", "Money/m.md")                    # True: a folder and everything in it
+    covers("Finance [2024]/**", "Finance [2024]/b.md") # True: the brackets of a real folder name
+    covers("Inbox/*", "Inbox/Sub/a.md", grants=True)   # False: a grant reaches only what it matches
+
+A rule is written as a person writes a folder in `.vaultwatchignore` (gitignore), anchored at the
+vault's root, and read so that it never covers less than the person wrote:
+
+- `X`, `X/` and `X/**` are one rule: the folder (or file) `X` and everything in it. A rule that
+  covers a folder covers what is in it, since renaming or deleting the folder changes all of it,
+  and since a rule holding the folder but letting every write inside it through protects nothing.
+- A rule that restricts (a `deny`, a folder rule asking for approval) covers everything inside
+  any folder it matches: `Journal/*` holds `Journal/2024/d.md` too, as gitignore reads it. A rule
+  that grants (a `write` list, a folder rule `"none"`) reaches into a folder only when it names
+  the folder (its last level has no `*` or `?`): `write = ["Inbox/*"]` lets an agent change the
+  entries of Inbox, not what is inside its subfolders, so an unclear glob never grants more.
+- `[...]` is read both ways, as a set of characters (`[Dd]rafts`) and as the brackets themselves
+  (`Finance [2024]` is a real folder name): a rule covers what either reading matches, so the
+  person's own folder names are never silently missed, and a glob class keeps its meaning.
+- Empty levels and `.` are dropped (`./X`, `X//Y`), `..` takes back the level before it; a rule
+  that names no level (`.`, `/`) is the whole vault.
+
+Both sides are compared as given: the caller puts them in the vault's form first (NFC, case
+folded where its file system folds case: `PathForm.key`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from vaultwatch.core.query.glob import glob_match
+
+WILDCARDS = ("*", "?")
+
+
+@lru_cache(maxsize=256)
+def _reading(pattern: str, grants: bool) -> tuple[str, bool]:
+    """(stem, reach): the glob a path or one of its folders must match, and whether matching one
+    of its folders is enough."""
+    levels: list[str] = []
+    for level in pattern.split("/"):
+        if level in ("", "."):
+            continue
+        if level == ".." and levels and levels[-1] != "..":
+            levels.pop()
+            continue
+        levels.append(level)
+    if not levels or levels == ["**"]:
+        return "**", False  # the whole vault: `**` matches every path
+    if levels[-1] == "**":
+        return "/".join(levels[:-1]), True
+    named = not any(w in levels[-1] for w in WILDCARDS)
+    return "/".join(levels), named or not grants
+
+
+def covers(pattern: str, path: str, *, grants: bool = False) -> bool:
+    """Whether the rule `pattern` covers the vault-relative `path` (see module doc). `grants`: the
+    rule lets agents do more (a `write` list, a folder rule `"none"`) rather than less."""
+    stem, reach = _reading(pattern, grants)
+    readings = (True, False) if "[" in stem else (True,)
+    for classes in readings:
+        if glob_match(stem, path, classes=classes):
+            return True
+        if reach:
+            cut = path.find("/")
+            while cut > 0:
+                if glob_match(stem, path[:cut], classes=classes):
+                    return True
+                cut = path.find("/", cut + 1)
+    return False
+
+
+__all__ = ["covers"]

@@ -1,0 +1,133 @@
+"""No second server on a folder inside a served vault, nor on one holding a served folder: from
+another root the person's folder rules (`"Work/Clients/**" = "writes"`) name other paths, so an agent
+pointed at `VAULT/Work` wrote `Clients/acme.md` unasked, and the person's journal for VAULT listed it
+as a reviewed outside edit with no bytes to revert.
+
+Real parts: `vaultwatch serve` processes on sockets, the `vaultwatch bridge` and `serve --stdio` an
+MCP client runs, the Python `mcp` client, `vaultwatch changes --json`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp_testing import ROOT, VAULTWATCH, end_server, stop_headless_servers
+from mcp_types import Implementation
+
+from vaultwatch.core.disk.vaultlock import holder
+
+SETTINGS = '[approve]\nmode = "none"\n[approve.folders]\n"Work/Clients/**" = "writes"\n'
+ACME = "# Acme\nrate: 100 EUR/h\n"
+
+
+@pytest.fixture
+def place(tmp_path: Path, sock_dir: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+    root = (tmp_path / "vault").resolve()
+    (root / "Work" / "Clients").mkdir(parents=True)
+    (root / "Work" / "Clients" / "acme.md").write_text(ACME)
+    (root / "Work" / "todo.md").write_text("# todo\n")
+    config = tmp_path / "config"
+    (config / "vaultwatch").mkdir(parents=True)
+    (config / "vaultwatch" / "settings.toml").write_text(SETTINGS)
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(config),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_RUNTIME_DIR": str(sock_dir),
+        "VAULTWATCH_SEMANTIC": "0",
+    }
+    yield root, env
+    stop_headless_servers(root / "Work")
+
+
+def serve(root: Path, sock: Path, env: dict[str, str]) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(root), "--socket", str(sock)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    line = proc.stdout.readline().decode()
+    assert line.startswith("vaultwatch: serving "), (line, proc.stderr.read1().decode() if proc.poll() else "")
+    return proc
+
+
+def messages(exc: BaseException) -> list[str]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [m for inner in exc.exceptions for m in messages(inner)]
+    return [str(exc)]
+
+
+async def agents_write(params: StdioServerParameters) -> str:
+    """What the agent is told when it rewrites the client's rate: "APPLIED", or the refusal."""
+    try:
+        async with Client(params, client_info=Implementation(name="scribe", version="1")) as client:
+            got = await client.call_tool(
+                "write", {"path": "Clients/acme.md", "content": "# Acme\nrate: 1 EUR/h\n", "overwrite": True}
+            )
+            return got.content[0].text if got.is_error else "APPLIED"
+    except (MCPError, BaseExceptionGroup) as exc:
+        return " | ".join(messages(exc))
+
+
+def journal(root: Path, env: dict[str, str]) -> list[dict]:
+    out = subprocess.run(
+        [*VAULTWATCH, "changes", str(root), "--json"], env=env, capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("how", ["bridge", "stdio"])
+async def test_an_agent_given_a_folder_of_a_served_vault_gets_no_server_of_its_own(
+    place, sock_dir: Path, how: str
+) -> None:
+    root, env = place
+    person = serve(root, sock_dir / "v.sock", env)
+    try:
+        args = ["bridge", "--vault"] if how == "bridge" else ["serve", "--stdio"]
+        params = StdioServerParameters(
+            command=VAULTWATCH[0], args=[*VAULTWATCH[1:], *args, str(root / "Work")], env=env, cwd=str(ROOT)
+        )
+        said = await agents_write(params)
+        assert said != "APPLIED", "the write into Work/Clients landed past the folder rule"
+        assert f"serves {root}, which holds {root / 'Work'}" in said, said
+        assert f"vaultwatch bridge --vault {root}" in said and 'write = ["Work/**"]' in said, said
+        assert holder(str(root / "Work")) is None  # no server was left on the folder
+    finally:
+        end_server(person.pid)
+        person.wait(30)
+    assert (root / "Work" / "Clients" / "acme.md").read_text() == ACME
+    assert journal(root, env) == []  # nothing for the person to find filed as an outside edit
+
+
+def test_a_vault_holding_a_served_folder_does_not_start(place, sock_dir: Path) -> None:
+    root, env = place
+    inner = serve(root / "Work", sock_dir / "w.sock", env)
+    outer = subprocess.Popen(
+        [*VAULTWATCH, "serve", str(root), "--socket", str(sock_dir / "v.sock")],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = outer.stdout.readline()  # "vaultwatch: serving ..." once it serves; "" when it ended
+    finally:
+        if outer.poll() is None:
+            end_server(outer.pid)
+        stderr = outer.communicate(timeout=60)[1]
+        end_server(inner.pid)
+        inner.wait(30)
+    assert not first.startswith("vaultwatch: serving") and outer.returncode != 0, first
+    assert f"serves {root / 'Work'}, a folder inside {root}" in stderr, stderr
+    assert "Quit it first" in stderr, stderr
