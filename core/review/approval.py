@@ -147,6 +147,7 @@ class ApprovalFinished(Event):
     from the write the person just approved."""
 
     id: int
+    failed: str = ""  # why a change the person approved was not applied after all ("" when it was)
 
 
 @dataclass(frozen=True, slots=True)
@@ -718,9 +719,14 @@ class ApprovalGate:
             return False
         return self._settle(pending, approved, reason.strip() or ("" if approved else "denied in the TUI"), "person")
 
-    def finished(self, pending: Pending) -> None:
-        """The call `pending` held has finished (written, refused or declined)."""
-        self._publish(ApprovalFinished(pending.id))
+    def finished(self, pending: Pending, error: BaseException | None = None) -> None:
+        """The call `pending` held has finished (written, refused or declined; `error`: what it raised).
+        A change the person approved that still failed (the note edited or its folder moved while it
+        waited) says why, for the person, who would otherwise believe it applied."""
+        failed = ""
+        if pending.approved and error is not None:
+            failed = error.message if isinstance(error, VaultError) else str(error) or type(error).__name__
+        self._publish(ApprovalFinished(pending.id, failed))
 
     def _settle(self, pending: Pending, approved: bool, reason: str, by: str) -> bool:
         with self._lock:

@@ -23,6 +23,7 @@ from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ApprovalScreen, ConfirmScreen
 from vaultwatch.tui.screens.pending import PendingScreen
+from vaultwatch.tui.widgets.diffview import DiffView, plain
 
 pytestmark = pytest.mark.usefixtures("own_state")
 
@@ -125,3 +126,42 @@ async def test_the_pending_screen_follows_an_approval_made_elsewhere_and_d_decli
     assert store.get(first).state == "approved"
     declined = store.get(second)
     assert declined.state == "declined" and declined.reason == "keep the old plan"
+
+
+def dialog_text(app) -> str:
+    views = app.screen.query(DiffView)
+    return plain(views.first().renderable) if views and views.first().renderable else ""
+
+
+@pytest.mark.parametrize("meanwhile", ["edit", "folder"])
+async def test_the_dialog_says_when_its_change_can_no_longer_apply_and_y_then_tells_the_person(
+    tui_demo: Path, socket_path: str, meanwhile: str
+):
+    """The note edited, or its folder moved, while the dialog waits: it says so; `y` then tells the
+    person that nothing was applied, as the agent is told."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        async with agent(socket_path, "claude-test") as claude:
+            call = asyncio.create_task(
+                claude.call_tool("update_frontmatter", {"path": PLANNED, "set": {"status": "done"}})
+            )
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app))
+            dialog = app.screen
+            assert "cannot apply as shown" not in dialog_text(app)
+            if meanwhile == "edit":  # the person's editor appends a line
+                with open(tui_demo / PLANNED, "a") as note:
+                    note.write("a line of the person's\n")
+                why = f"{PLANNED} was edited since"
+            else:  # the person's file manager renames the folder
+                os.rename(tui_demo / "Projects", tui_demo / "Work")
+                why = "its folder Projects was moved, renamed or removed since"
+            await await_until(lambda: "cannot apply as shown" in dialog_text(app))
+            assert why in dialog_text(app), dialog_text(app)
+            await armed(dialog)
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+            assert result.is_error
+            await await_until(lambda: any("it was not applied" in n.message for n in app._notifications))

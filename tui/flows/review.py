@@ -142,13 +142,14 @@ class ReviewHost(Widget):
         )
 
     class Finished(Message):
-        def __init__(self, pending_id: int) -> None:
+        def __init__(self, pending_id: int, failed: str = "") -> None:
             super().__init__()
             self.pending_id = pending_id
+            self.failed = failed
 
     def _relay(self, event: Event) -> None:
         if isinstance(event, ApprovalFinished):
-            self.post_message(self.Finished(event.id))
+            self.post_message(self.Finished(event.id, event.failed))
         elif isinstance(event, ApprovalRequested):
             self.post_message(self.Asked(event.pending))
         elif isinstance(event, ChangeRecorded):
@@ -166,6 +167,13 @@ class ReviewHost(Widget):
         showing = self._showing
         if showing is not None and showing.pending.id == message.pending_id and showing.decided:
             showing.close()
+        if message.failed:  # approved, yet not applied: the person must not believe it was
+            self.app.notify(
+                f"you approved it, but it was not applied: {message.failed}",
+                title="approval",
+                severity="error",
+                timeout=30,
+            )
 
     def on_review_host_gate_changed(self, message: GateChanged) -> None:
         self.show_gate()
