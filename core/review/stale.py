@@ -8,6 +8,7 @@ waiting change (the TUI's approval dialog, `vaultwatch pending`, the TUI's list 
 changes) say so while it waits, in the person's words, from the same reading of the disk.
 
     why_stale(root_real, "write", "Notes/a.md", before, effects, links)   # "" or why not
+    proposal_stale(root_real, proposal, links, gate)                         # a pending change
 
 Reads only: one fingerprint (core.review.pending.fingerprint) per path it compares.
 """
@@ -17,9 +18,12 @@ from __future__ import annotations
 import hashlib
 import posixpath
 from collections.abc import Iterable
+from typing import Any
 
-from vaultwatch.core.edit.effects import CREATE, MOVE_FROM, Effect
+from vaultwatch.core.edit.effects import CREATE, MOVE_FROM, Effect, EffectSet
+from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.pending import fingerprint
+from vaultwatch.core.review.policy import Asker
 
 
 def _sha(data: bytes) -> str:
@@ -80,4 +84,26 @@ def why_stale(
     return f"{path} was edited since"
 
 
-__all__ = ["why_stale"]
+def proposal_stale(root_real: str, proposal: Any, links: Any = (), gate: Any = None) -> str:
+    """Why a pending change (core.review.pending.Proposal) would be refused if approved now ("" when
+    it would apply as shown): a path it touches changed since it was proposed (what `approve`
+    checks first), the agent's own rule now forbids it (`gate`: the vault's approval gate, which
+    reads the person's settings as they are now), or a rename would now rewrite links in a note it
+    did not propose (`links`: pending.link_rewrites, or why they cannot be worked out)."""
+    changed = [p for p, was in proposal.fingerprints.items() if fingerprint(root_real, p) != was]
+    if changed:
+        return f"{', '.join(changed)} changed since it was proposed"
+    if gate is not None:
+        try:
+            gate.refuse_by_rule(EffectSet(proposal.operation, proposal.effects), Asker(proposal.actor, proposal.agent))
+        except VaultError as exc:  # a rule added since, or a settings file that does not parse
+            return exc.message
+    if not isinstance(links, str):
+        proposed = {p for e in proposal.effects for p in (e.path, e.via, e.dest) if p}
+        outside = sorted({note for note, _was, _after in links if note not in proposed})
+        if outside:
+            return f"it would now also rewrite links in {', '.join(outside)}, which it did not propose"
+    return ""
+
+
+__all__ = ["proposal_stale", "why_stale"]

@@ -32,12 +32,13 @@ from textual.widgets import Footer, Input, Static
 
 from vaultwatch.core.edit.hooks import APPROVED_IN_TUI
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review import pending
+from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.pending import Proposal
+from vaultwatch.core.review.stale import proposal_stale
 from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.commands.changes import person
-from vaultwatch.tui.commands.pending import diff_text
+from vaultwatch.tui.commands.pending import diff_text, stale_text
 from vaultwatch.tui.screens.arming import KeyArming, monotonic_of
 
 if TYPE_CHECKING:
@@ -199,11 +200,16 @@ class PendingScreen(Screen[None]):
         title.update(head)
 
     def _body(self, p: Proposal, links: Links | None) -> None:
-        """The change's reason and diff; None for links still being worked out."""
-        shown = f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [])}"
+        """The change's reason and diff (marked when approving it now would be refused, and why);
+        None for links still being worked out."""
+        stale = proposal_stale(self.vault.root_real, p, links or [], approval.gate_for(self.vault))
+        shown = Text()
+        if stale:
+            shown.append(stale_text(stale).strip() + "\n", style="bold red")
+        shown.append(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [])}")
         if links is None:
-            shown += f"\n{WORKING}"
-        self.query_one("#pending-body", Static).update(Text(shown))
+            shown.append(f"\n{WORKING}")
+        self.query_one("#pending-body", Static).update(shown)
 
     @work(thread=True, exit_on_error=False)
     def _work_out_links(self, p: Proposal, generation: int) -> None:
