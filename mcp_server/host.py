@@ -341,6 +341,11 @@ class McpHost:
         """Connected (agent name, session id) pairs."""
         return self.activity.agents()
 
+    @property
+    def calls_in_flight(self) -> int:
+        """Agents' requests being answered now (a session's standalone stream is not one)."""
+        return self._inflight
+
     def stop(self) -> None:
         """Ask run() to finish (thread-safe, idempotent; run() returns within 1 s)."""
         with self._guard:

@@ -355,13 +355,29 @@ class VaultwatchApp(App[None]):
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def action_quit(self) -> None:
+        from vaultwatch.tui.flows import review  # noqa: PLC0415  (as in on_mount)
+
+        question = None if self.quitting else review.quit_question(self)
+        if question is not None and not isinstance(self.screen, review.ConfirmScreen):
+            # agents' changes wait in dialogs: quitting keeps them as pending changes, so ask first
+            self.push_screen(review.ConfirmScreen(question), self._quit_if)
+            return
         await self.shutdown()
         self.exit()
 
+    async def _quit_if(self, yes: bool | None) -> None:
+        if yes:
+            await self.shutdown()
+            self.exit()
+
     async def shutdown(self) -> None:
-        """Stop the MCP server and the watcher, and wait for them (bounded)."""
+        """Stop the MCP server and the watcher, and wait for them (bounded); changes still waiting
+        for the person become pending changes first, and their agents' answers go out."""
         self.services.quitting = True
         self.collector.stop()
+        from vaultwatch.tui.flows import review  # noqa: PLC0415  (as in on_mount)
+
+        review.hand_over(self)
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from vaultwatch.tui.app import VaultwatchApp
 
 log = logging.getLogger("vaultwatch.tui")
+ANSWER_BUDGET_S = 3.0  # s: how long quitting waits for the agents' calls in flight to be answered
+ANSWER_LOOK_S = 0.02  # s: how often it looks
 
 
 class Services:
@@ -127,6 +130,7 @@ class Services:
         if self._mcp_worker is not None:
             waits.append(self._mcp_worker)  # it may still be building the host: stop it after
         if self.host is not None:
+            await self._answered(self.host)
             self.host.stop()
         if self.watcher is not None:
             try:  # stopping flushes the index cache to disk: not on the UI thread
@@ -141,6 +145,15 @@ class Services:
                 worker.cancel()
             if worker is self._mcp_worker and self.host is not None:
                 self.host.stop()  # built while we waited
+
+    @staticmethod
+    async def _answered(host: Any) -> None:
+        """Until the agents' calls in flight have been answered (bounded): stopping the server cancels
+        them, and an agent whose change was just kept as a pending change must hear its id, not that
+        the call may or may not have been applied."""
+        deadline = time.monotonic() + ANSWER_BUDGET_S
+        while getattr(host, "calls_in_flight", 0) and time.monotonic() < deadline:
+            await asyncio.sleep(ANSWER_LOOK_S)
 
 
 def _prestart_scan_helpers() -> None:

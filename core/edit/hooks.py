@@ -342,10 +342,12 @@ def journaled(operation: str) -> Callable:
             scope = Scope(journal, gate, operation, actor, _arguments(fn, args, kwargs), label=_label.get())
             scope.method, scope.call = fn.__name__, _call(fn, args, kwargs)
             token = _scope.set(scope)
+            failed: BaseException | None = None
             try:
                 try:
                     result = fn(self, *args, **kwargs)
-                except BaseException:
+                except BaseException as exc:
+                    failed = exc  # (told to the person who approved it: core.review.approval.finished)
                     if scope.intent is not None and journal is not None and not scope.files:
                         journal.drop_intent(scope.intent)  # refused before it moved anything
                     raise
@@ -361,7 +363,7 @@ def journaled(operation: str) -> Callable:
                 return result
             finally:
                 if scope.pending is not None and gate is not None:
-                    gate.finished(scope.pending)
+                    gate.finished(scope.pending, failed)
 
         return run
 

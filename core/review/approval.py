@@ -17,8 +17,10 @@ about again, never carried by an earlier "yes" or an earlier "no approval needed
 
 A waiting change is published as `ApprovalRequested` (with the bytes before and after, so a
 view can show its diff) and settled as `ApprovalSettled`; `decide(id, approved, reason)` is
-the person's answer. A denial, a timeout (default 120 s) and a change no one can approve raise
-`Declined`, whose message starts "the person declined this change: ". With no TUI attending,
+the person's answer. A denial and a change no one can approve raise `Declined`, whose message
+starts "the person declined this change: ". One nobody decided (the dialog's timeout, default
+120 s, or the TUI closed first) was not declined: it is kept as a pending change, as it would have
+been with no TUI open (or, with no agent's call to answer, raises `Undecided`). With no TUI attending,
 an agent's change is asked through its client only when the person's settings let that agent's
 client ask (`ask_client`, off unless the person turns it on: an answer through the agent's own
 client is only as trustworthy as that client), the client can ask (`Caller.ask`: MCP
@@ -59,7 +61,7 @@ DEFAULT_TIMEOUT = 120.0
 
 
 class Declined(VaultError):
-    """The person declined the change (or nobody decided in time, or nobody is watching)."""
+    """The person declined the change (or no one is watching and no one can be asked)."""
 
     code = "declined"
 
@@ -67,6 +69,24 @@ class Declined(VaultError):
         super().__init__(f"the person declined this change: {reason}")
         self.reason = reason
         self.decision = decision  # which rule asked for approval, and for which effect
+
+
+class Undecided(VaultError):
+    """Nobody decided the change (the dialog timed out, or the TUI closed first) and it could not be
+    kept as a pending change: it was not applied. Never "declined": the person said nothing."""
+
+    code = "not_decided"
+
+    def __init__(self, reason: str, decision: Decision | None = None) -> None:
+        super().__init__(f"not applied: {reason}; nothing was written")
+        self.reason = reason
+        self.decision = decision
+
+
+# how a waiting change was settled without the person's answer (ApprovalSettled.by): it becomes a
+# pending change, as it would have with no TUI open, rather than a decline nobody made
+TIMED_OUT = "timeout"
+LEFT = "left"  # the person closed the TUI before deciding
 
 
 @dataclass(eq=False)
@@ -92,6 +112,7 @@ class Pending:
     links: tuple[tuple[str, bytes, bytes], ...] = ()
     approved: bool | None = None
     reason: str = ""
+    by: str = ""  # who settled it: the person, or TIMED_OUT / LEFT (nobody decided)
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -116,7 +137,7 @@ class ApprovalSettled(Event):
     id: int
     approved: bool
     reason: str
-    by: str  # person | timeout
+    by: str  # person | TIMED_OUT | LEFT (the last two: nobody decided; it becomes a pending change)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +147,7 @@ class ApprovalFinished(Event):
     from the write the person just approved."""
 
     id: int
+    failed: str = ""  # why a change the person approved was not applied after all ("" when it was)
 
 
 @dataclass(frozen=True, slots=True)
@@ -509,8 +531,8 @@ class ApprovalGate:
                 self._attended = max(0, self._attended - 1)
                 left = self._attended == 0
                 waiting = list(self._pending.values()) if left else []
-            for p in waiting:
-                self._settle(p, False, "the person closed vaultwatch before deciding", "timeout")
+            for p in waiting:  # each waits on as a pending change (check), as with no TUI open
+                self._settle(p, False, "they closed vaultwatch's TUI first", LEFT)
 
         return leave
 
@@ -672,10 +694,25 @@ class ApprovalGate:
         self._publish(ApprovalRequested(pending))
         try:
             if not pending._done.wait(timeout):
-                self._settle(pending, False, f"no decision within {timeout:g} s", "timeout")
+                self._settle(pending, False, f"no decision within {timeout:g} s in vaultwatch's TUI", TIMED_OUT)
         finally:
             if caller is not None:
                 caller.waiting = None
+        if not pending.approved and pending.by in (TIMED_OUT, LEFT):
+            # nobody decided: it waits for the person as it would have with no TUI open
+            if caller is not None and self.root_real:
+                raise pending_changes.propose(
+                    self.root_real,
+                    scope,
+                    caller,
+                    effects,
+                    old,
+                    new,
+                    decision.why,
+                    self.wall(),
+                    undecided=pending.reason,
+                )
+            raise Undecided(pending.reason, decision)
         if not pending.approved:
             raise Declined(pending.reason or "denied", decision)
         self.refuse_by_rule(effects, asker)  # a rule the person added while it waited still holds
@@ -689,9 +726,14 @@ class ApprovalGate:
             return False
         return self._settle(pending, approved, reason.strip() or ("" if approved else "denied in the TUI"), "person")
 
-    def finished(self, pending: Pending) -> None:
-        """The call `pending` held has finished (written, refused or declined)."""
-        self._publish(ApprovalFinished(pending.id))
+    def finished(self, pending: Pending, error: BaseException | None = None) -> None:
+        """The call `pending` held has finished (written, refused or declined; `error`: what it raised).
+        A change the person approved that still failed (the note edited or its folder moved while it
+        waited) says why, for the person, who would otherwise believe it applied."""
+        failed = ""
+        if pending.approved and error is not None:
+            failed = error.message if isinstance(error, VaultError) else str(error) or type(error).__name__
+        self._publish(ApprovalFinished(pending.id, failed))
 
     def _settle(self, pending: Pending, approved: bool, reason: str, by: str) -> bool:
         with self._lock:
@@ -699,6 +741,7 @@ class ApprovalGate:
                 return False
             pending.approved = approved
             pending.reason = reason
+            pending.by = by
             pending._done.set()
         self._publish(ApprovalSettled(pending.id, approved, reason, by))
         return True
@@ -757,8 +800,11 @@ __all__ = [
     "GateRules",
     "RulesChanged",
     "RulesFile",
+    "TIMED_OUT",
+    "Undecided",
     "DEFAULT_TIMEOUT",
     "Declined",
+    "LEFT",
     "MODES",
     "Pending",
     "attach",

@@ -110,14 +110,16 @@ class AwaitingPerson(VaultError):
 
     code = "pending_approval"
 
-    def __init__(self, proposal: Proposal, not_asked: str = "") -> None:
+    def __init__(self, proposal: Proposal, not_asked: str = "", undecided: str = "") -> None:
         self.proposal = proposal
         self.not_asked = not_asked
-        # (not_asked: why the client, which could have asked the person, was not asked)
+        # (not_asked: why the client, which could have asked the person, was not asked; undecided:
+        # why the person, asked in the TUI, did not decide it there)
         unasked = f"It was not put to the person through your client: {not_asked}. " if not_asked else ""
+        nobody = f"The person did not decide it ({undecided})" if undecided else "No one is at vaultwatch's TUI"
         super().__init__(
             f"not applied yet: this change awaits the person's approval as pending change "
-            f"{proposal.id} ({proposal.why}); nothing was written. No one is at vaultwatch's TUI, "
+            f"{proposal.id} ({proposal.why}); nothing was written. {nobody}, "
             f"so the person will approve or decline it later (`vaultwatch approve {proposal.id}`). "
             f"{unasked}Do not retry it; look its state up with the history tool on {proposal.path!r} "
             "(pending, approved, declined or refused)"
@@ -598,9 +600,11 @@ def propose(
     at: float,
     *,
     not_asked: str = "",
+    undecided: str = "",
 ) -> AwaitingPerson:
     """Keep the change the write path is about to make for the person; the error to answer with
-    (`not_asked`: why the calling client, which could ask the person, was not asked)."""
+    (`not_asked`: why the calling client, which could ask the person, was not asked; `undecided`:
+    why the person asked in the TUI did not decide it there)."""
     if not scope.method:
         raise VaultError("this change cannot be kept for later approval (it was not made by a Writer operation)")
     first = effects.effects[0]
@@ -618,7 +622,7 @@ def propose(
         why=why,
         at=at,
     )
-    return AwaitingPerson(proposal, not_asked)
+    return AwaitingPerson(proposal, not_asked, undecided)
 
 
 # --- approving -----------------------------------------------------------------------------------

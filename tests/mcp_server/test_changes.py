@@ -12,6 +12,7 @@ from mcp_testing import serving, uds_client
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review import approval
+from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.approval import ApprovalGate, ApprovalRequested
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.review.revert import revert
@@ -132,7 +133,9 @@ async def test_deny_round_trip_is_a_tool_error_with_the_reason_and_nothing_chang
 
 
 @pytest.mark.timing
-async def test_no_decision_in_time_declines(vault, sock_dir):
+async def test_no_decision_in_time_keeps_it_as_a_pending_change(vault, sock_dir):
+    """Nobody decided: the agent is never told the person declined it; it waits for the person as
+    it would have with no TUI open."""
     gate = ApprovalGate("writes", timeout=0.5)
     approval.attach(vault, gate)
     gate.attend()
@@ -140,10 +143,14 @@ async def test_no_decision_in_time_declines(vault, sock_dir):
     async with serving(vault, sock_dir / "s.sock") as host, uds_client(host.socket_path) as client:
         started = time.monotonic()
         result = await client.call_tool("write", {"path": "New.md", "content": "x\n"})
-    assert result.is_error and "the person declined this change: no decision within 0.5 s" in result.content[0].text
-    assert 0.5 <= time.monotonic() - started < 5  # declined at the timeout (10x: load), not left waiting
+    text = result.content[0].text
+    assert result.is_error and "the person declined" not in text, text
+    assert "not applied yet" in text and "did not decide it (no decision within 0.5 s in vaultwatch's TUI)" in text
+    assert 0.5 <= time.monotonic() - started < 5  # answered at the timeout (10x: load), not left waiting
     assert len(person.seen) == 1
     assert not (Path(vault.root) / "New.md").exists() and gate.pending() == []
+    [kept] = pending_changes.store_for(vault.root_real).pending()
+    assert kept.path == "New.md" and f"pending change {kept.id}" in text
 
 
 @pytest.mark.timing
@@ -284,8 +291,8 @@ async def test_a_waiting_change_makes_no_folder_before_the_key(vault, sock_dir, 
     if answer:
         assert not result.is_error and target.read_bytes() == arguments["content"].encode()
     else:
-        why = "no" if answer is False else "no decision within 1 s"
-        assert result.is_error and f"the person declined this change: {why}" in result.content[0].text
+        why = "the person declined this change: no" if answer is False else "did not decide it (no decision within 1 s"
+        assert result.is_error and why in result.content[0].text
         if arguments["path"] in before:
             assert target.read_bytes() == before["Plan.md"]
         else:  # nor the folder made for it

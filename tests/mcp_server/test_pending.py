@@ -434,3 +434,37 @@ async def test_pending_shows_what_each_link_a_waiting_rename_rewrites_becomes(pl
     assert (root / "Notes" / "other.md").read_text() == "# Other\nsee [[done]]\n"  # what it showed
     after = vaultwatch(env, "pending", str(root), "--all")
     assert "links rewritten in Notes/other.md" not in after.stdout  # decided: nothing would be rewritten
+
+
+async def test_pending_marks_the_changes_approving_would_refuse_and_says_why(place) -> None:
+    """A note edited since, a rule added since: `vaultwatch pending` says each can no longer be
+    approved as shown, and why; `approve` then refuses it for that reason."""
+    root, env = place
+    async with Client(bridged(root, env)) as client:
+        edited = pending_id(
+            await client.call_tool("write", {"path": "Notes/plan.md", "content": "# Plan v2\n", "overwrite": True})
+        )
+        ruled = pending_id(await client.call_tool("write", {"path": "Notes/new.md", "content": "# New\n"}))
+        fine = pending_id(await client.call_tool("write", {"path": "Inbox.md", "content": "# Inbox\n"}))
+    listed = vaultwatch(env, "pending", str(root))
+    assert listed.returncode == 0 and "CANNOT BE APPROVED" not in listed.stdout, listed.stdout
+    (root / "Notes" / "plan.md").write_text("# Plan\nthe person's own line\n")
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    settings.write_text('[approve]\nmode = "writes"\n[agents.scribe]\ndeny = ["Notes/new.md"]\n')
+
+    listed = vaultwatch(env, "pending", str(root))
+    assert listed.returncode == 0, listed.stderr
+    blocks = {int(b.split()[0]): b for b in listed.stdout.split("pending change ")[1:]}
+    assert (
+        "CANNOT BE APPROVED AS SHOWN: Notes/plan.md changed since it was proposed; approving it will be "
+        "refused: decline it"
+    ) in blocks[edited], blocks[edited]
+    assert 'CANNOT BE APPROVED AS SHOWN: the person\'s rule [agents."scribe"] denies' in blocks[ruled].replace(
+        "\n", " "
+    ), blocks[ruled]
+    assert "CANNOT BE APPROVED" not in blocks[fine], blocks[fine]
+    rows = {r["id"]: r for r in map(json.loads, vaultwatch(env, "pending", str(root), "--json").stdout.splitlines())}
+    assert "changed since it was proposed" in rows[edited]["cannot_apply"] and "cannot_apply" not in rows[fine]
+
+    refused = vaultwatch(env, "approve", str(edited), str(root))
+    assert refused.returncode == 1 and "changed since" in refused.stderr, refused.stderr

@@ -19,11 +19,13 @@ import datetime as dt
 import json
 import sys
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.pending import Proposal
+from vaultwatch.core.review.stale import proposal_stale
 from vaultwatch.core.review.textdiff import Diff, text_diff
 from vaultwatch.core.review.visible import visible
 from vaultwatch.mcp_server.commandline import CommandLine
@@ -65,13 +67,35 @@ def _hunks(diff: Diff) -> Iterable[str]:
             yield f"  {line.op}{visible(line.text.rstrip(chr(10)))}"
 
 
-def _head(p: Proposal) -> str:
+def stale_text(stale: str) -> str:
+    """The line that marks a pending change approving would refuse (core.review.stale)."""
+    return f"  CANNOT BE APPROVED AS SHOWN: {visible(stale, keep_tab=False)}; approving it will be refused: decline it"
+
+
+def _head(p: Proposal, stale: str = "") -> str:
     where = f"{p.path} -> {p.dest}" if p.dest else p.path
     who = (shown_agent(p.agent) if p.agent else p.actor) + (f" [{p.session[:8]}]" if p.session else "")
     state = "" if p.state == pending.PENDING else f"  [{p.state}{': ' + p.reason if p.reason else ''}]"
     head = f"pending change {p.id}  {_when(p.at)}  {who}  {p.tool}  {where}{state}"
     # one line each, whatever the agent's words, as the question through its client shows them
-    return f"{visible(head, keep_tab=False)}\n  why: {visible(p.why, keep_tab=False)}"
+    out = f"{visible(head, keep_tab=False)}\n  why: {visible(p.why, keep_tab=False)}"
+    return out + f"\n{stale_text(stale)}" if stale else out
+
+
+def staleness(vault: Any, found: Iterable[Proposal], links: dict[int, Links]) -> dict[int, str]:
+    """Why each waiting change would be refused if approved now (core.review.stale), by its id: judged
+    by the person's settings as they are now, as `approve` judges it."""
+    try:
+        gate: Any = approval.configure(vault)
+    except VaultError as exc:  # the settings file does not parse: every agent's change is refused
+        return {p.id: exc.message for p in found if p.state == pending.PENDING}
+    out = {}
+    for p in found:
+        if p.state == pending.PENDING:
+            why = proposal_stale(vault.root_real, p, links.get(p.id, ()), gate)
+            if why:
+                out[p.id] = why
+    return out
 
 
 def register(cli: CommandLine) -> None:
@@ -82,13 +106,16 @@ def register(cli: CommandLine) -> None:
         store = pending.store_for(vault.root_real)
         found = store.proposals() if args.all else store.pending()
         links = _link_rewrites(cli, args, found)
+        stale = staleness(vault, found, links)
         for p in found:
             if args.json:
                 row = p.as_json(bytes_too=True)
                 row["diff"] = diff_text(p, links.get(p.id, ()))
+                if p.id in stale:
+                    row["cannot_apply"] = stale[p.id]
                 print(json.dumps(row, ensure_ascii=False))
             else:
-                print(_head(p))
+                print(_head(p, stale.get(p.id, "")))
                 print(diff_text(p, links.get(p.id, ())))
         what = "change" if len(found) == 1 else "changes"
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
@@ -204,4 +231,4 @@ def _pending_id(text: str) -> int:
     return int(text)
 
 
-__all__ = ["diff_text", "register"]
+__all__ = ["diff_text", "register", "stale_text", "staleness"]

@@ -111,20 +111,45 @@ class ReviewHost(Widget):
         QUICK.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
-        if self._leave is not None:
-            self._leave()
+        self.hand_over()
+
+    def hand_over(self) -> None:
+        """The person leaves: the gate is no longer attended, and each change still waiting for a
+        dialog is kept as a pending change, its agent told its id (core.review.approval), as it would
+        have been with no TUI open. The app calls it before its MCP server stops, so that the agents'
+        answers still go out."""
+        leave, self._leave = self._leave, None
+        if leave is not None:
+            leave()
 
     class GateChanged(Message):
         pass
 
-    class Finished(Message):
-        def __init__(self, pending_id: int) -> None:
+    class TimedOut(Message):
+        def __init__(self, pending_id: int, reason: str) -> None:
             super().__init__()
             self.pending_id = pending_id
+            self.reason = reason
+
+    def on_review_host_timed_out(self, message: TimedOut) -> None:
+        # the agent is told the same: nothing was declined, the change waits for the person
+        self.app.notify(
+            f"{message.reason}: not applied; it waits as a pending change (`vaultwatch pending`, "
+            "or the list of pending changes when vaultwatch next opens)",
+            title="approval",
+            severity="warning",
+            timeout=30,
+        )
+
+    class Finished(Message):
+        def __init__(self, pending_id: int, failed: str = "") -> None:
+            super().__init__()
+            self.pending_id = pending_id
+            self.failed = failed
 
     def _relay(self, event: Event) -> None:
         if isinstance(event, ApprovalFinished):
-            self.post_message(self.Finished(event.id))
+            self.post_message(self.Finished(event.id, event.failed))
         elif isinstance(event, ApprovalRequested):
             self.post_message(self.Asked(event.pending))
         elif isinstance(event, ChangeRecorded):
@@ -132,6 +157,8 @@ class ReviewHost(Widget):
         elif isinstance(event, JournalUpdated):
             self.post_message(self.Updated())
         elif isinstance(event, (ApprovalSettled, ApprovalModeChanged, RulesChanged)):
+            if isinstance(event, ApprovalSettled) and event.by == approval.TIMED_OUT:
+                self.post_message(self.TimedOut(event.id, event.reason))
             self.post_message(self.GateChanged())
 
     def on_review_host_finished(self, message: Finished) -> None:
@@ -140,6 +167,13 @@ class ReviewHost(Widget):
         showing = self._showing
         if showing is not None and showing.pending.id == message.pending_id and showing.decided:
             showing.close()
+        if message.failed:  # approved, yet not applied: the person must not believe it was
+            self.app.notify(
+                f"you approved it, but it was not applied: {message.failed}",
+                title="approval",
+                severity="error",
+                timeout=30,
+            )
 
     def on_review_host_gate_changed(self, message: GateChanged) -> None:
         self.show_gate()
@@ -212,6 +246,27 @@ class ReviewHost(Widget):
         self.call_after_refresh(self._next)
 
 
+def quit_question(app: Any) -> str | None:
+    """What to ask before quitting while agents' changes wait in dialogs (None: nothing waits)."""
+    gate = approval.gate_for(app.session.vault)
+    waiting = len(gate.pending()) if gate is not None else 0
+    if not waiting:
+        return None
+    what = "1 change waits" if waiting == 1 else f"{waiting} changes wait"
+    them = "it" if waiting == 1 else "each"
+    return (
+        f"{what} for your approval: quit anyway? Nothing is applied: {them} will wait as a pending change "
+        "(`vaultwatch pending`, `vaultwatch approve ID`; listed when vaultwatch opens again), and the agent "
+        "is told its id."
+    )
+
+
+def hand_over(app: Any) -> None:
+    """Before the app's MCP server stops: every change waiting in a dialog becomes a pending change."""
+    for host in app.query(ReviewHost):
+        host.hand_over()
+
+
 def open_changes(app: Any) -> None:
     """`C`: the Changes view (this session's changes first)."""
     host = app.query_one(ReviewHost)
@@ -272,8 +327,10 @@ __all__ = [
     "VersionsScreen",
     "cycle_mode",
     "follow_changes",
+    "hand_over",
     "open_call",
     "open_changes",
+    "quit_question",
     "render_change",
     "render_pending",
 ]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual import work
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -33,6 +34,7 @@ from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.approval import Pending
+from vaultwatch.core.review.stale import why_stale
 from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.screens.arming import KeyArming, monotonic_of
 from vaultwatch.tui.timers import once
@@ -79,13 +81,14 @@ class QuickHandoffs:
 QUICK = QuickHandoffs()
 
 
-def render_pending(pending: Pending, width: int, now: float, hint: Text | None = None) -> DiffDoc:
+def render_pending(pending: Pending, width: int, now: float, hint: Text | None = None, stale: str = "") -> DiffDoc:
     """A waiting change: its title with the time left (the doc's first piece), every file it
     touches (what the person approves), then its diff (a rename's: every hunk of each note whose
     links it rewrites, what each link becomes). What the agent wrote (its name, the paths, the
     diff) is shown as core.review.visible shows it, as the question through an agent's client is.
-    `hint`: what the title says while the keys are not armed (tui.screens.arming)."""
-    title = pending_title(pending, now, hint)
+    `hint`: what the title says while the keys are not armed (tui.screens.arming); `stale`: why the
+    change can no longer apply as shown (core.review.stale)."""
+    title = pending_title(pending, now, hint, stale)
     touched = effects_text(pending)
     if pending.operation in ("rename",):
         files: list[tuple[str, str, bytes | None, bytes | None]] = [(p, "links", b, a) for p, b, a in pending.links]
@@ -135,7 +138,7 @@ def effects_text(pending: Pending) -> Text:
     return out
 
 
-def pending_title(pending: Pending, now: float, hint: Text | None = None) -> Text:
+def pending_title(pending: Pending, now: float, hint: Text | None = None, stale: str = "") -> Text:
     title = Text()
     # an agent named like the person (`human:alice`) is marked as an agent, as in every other view
     who = shown_agent(pending.agent) if pending.agent else pending.actor
@@ -156,6 +159,9 @@ def pending_title(pending: Pending, now: float, hint: Text | None = None) -> Tex
     if hint is not None:
         title.append("  ")
         title.append(hint)
+    if stale:
+        title.append(f"\ncannot apply as shown: {visible(stale, keep_tab=False)}; ", style="bold red")
+        title.append("approving it will change nothing (n denies it)", style="bold red")
     return title
 
 
@@ -180,6 +186,7 @@ class ApprovalScreen(ModalScreen[None]):
         self.gate = gate
         self.pending = pending
         self._doc: DiffDoc | None = None  # (drawn once mounted)
+        self.stale = ""  # why the change can no longer apply as shown (core.review.stale), "" while it can
         # y, n and d act only a moment after it shows
         self.keys = KeyArming(self, self._retitle, lambda: monotonic_of(self.app))
 
@@ -193,6 +200,7 @@ class ApprovalScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._draw()
         self.set_interval(1.0, self._tick)
+        self._look()
         self.call_after_refresh(self.keys.arm_soon)  # counted from the first frame that shows it
 
     def on_screen_suspend(self) -> None:
@@ -203,7 +211,7 @@ class ApprovalScreen(ModalScreen[None]):
             self.call_after_refresh(self.keys.arm_soon)
 
     def _draw(self) -> None:
-        self._doc = render_pending(self.pending, self.app.size.width, time.monotonic(), self.keys.hint())
+        self._doc = render_pending(self.pending, self.app.size.width, time.monotonic(), self.keys.hint(), self.stale)
         self.query_one(DiffView).show(self._doc)
 
     def _tick(self) -> None:
@@ -211,12 +219,27 @@ class ApprovalScreen(ModalScreen[None]):
             self.dismiss(None)
             return
         self._retitle()
+        self._look()
+
+    @work(thread=True, exclusive=True, group="approval-stale", exit_on_error=False)
+    def _look(self) -> None:
+        """Whether the change can still apply as shown: the disk is read off the UI thread."""
+        p = self.pending
+        if not self.gate.root_real:  # a gate attached to no vault folder: nothing to read
+            return
+        why = why_stale(self.gate.root_real, p.operation, p.path, p.before, p.effects, p.links)
+        if why != self.stale:
+            self.app.call_from_thread(self._stale_is, why)
+
+    def _stale_is(self, why: str) -> None:
+        self.stale = why
+        self._retitle()
 
     def _retitle(self) -> None:
         """The title only (the time left, whether the keys are armed): the diff and its scroll stay."""
         # (a key can come before the dialog has mounted and drawn itself)
         if not self.decided and self.is_attached and self._doc is not None:
-            self._doc.pieces[0] = Piece(pending_title(self.pending, time.monotonic(), self.keys.hint()))
+            self._doc.pieces[0] = Piece(pending_title(self.pending, time.monotonic(), self.keys.hint(), self.stale))
             self.query_one(DiffView).show(self._doc, keep_scroll=True)
 
     def _answer(self, approved: bool, reason: str = "") -> None:

@@ -1,6 +1,11 @@
 """The agents' changes that wait for the person (kept while no TUI was open), shown when the TUI
 opens: one at a time with its effects and diff; `y` approves (applies it as the agent, or
-refuses when a note changed since), `n` declines, `s` skips, escape closes.
+refuses when a note changed since), `n` declines, `d` declines with a reason (the agent reads it
+in `history`), `s` skips, escape closes.
+
+The screen follows the store: a change decided elsewhere meanwhile (`vaultwatch approve` or
+`decline`, which this app's own server may have applied) leaves the list, saying how it was
+decided, and one kept meanwhile (a dialog nobody answered in time) joins it.
 
 The same core functions as `vaultwatch approve` / `decline` (core.review.pending); the write
 runs in a worker thread, and the screen is updated from its result message. So does working out
@@ -8,7 +13,7 @@ a waiting rename's link rewrites, which reads every note whose links it rewrites
 rename can take long, and the person may move on meanwhile. A rename is approved only once its
 link rewrites are shown: `y` before then says to wait for them.
 
-`y` and `n` arm a moment after a change is shown, and again each time the change shown (or what
+`y`, `n` and `d` arm a moment after a change is shown, and again each time the change shown (or what
 is shown of it: a rename's links) is replaced (tui.screens.arming): a key meant for what was shown
 before does nothing but say it came too soon.
 """
@@ -23,16 +28,17 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 
 from vaultwatch.core.edit.hooks import APPROVED_IN_TUI
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review import pending
+from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.pending import Proposal
+from vaultwatch.core.review.stale import proposal_stale
 from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.commands.changes import person
-from vaultwatch.tui.commands.pending import diff_text
+from vaultwatch.tui.commands.pending import diff_text, stale_text
 from vaultwatch.tui.screens.arming import KeyArming, monotonic_of
 
 if TYPE_CHECKING:
@@ -41,6 +47,7 @@ if TYPE_CHECKING:
 Links = list[tuple[str, bytes, bytes]] | str  # pending.link_rewrites's answer, or why there is none
 WORKING = "  working out the links it rewrites…"
 UNSEEN_LINKS = "wait until its link rewrites are shown: approving it approves them"
+STORE_LOOK_S = 1.0  # s: how often the screen reads which changes still wait (one small query)
 
 
 def waiting(vault: Any) -> list[Proposal]:
@@ -52,6 +59,11 @@ def waiting(vault: Any) -> list[Proposal]:
 
 
 class PendingScreen(Screen[None]):
+    DEFAULT_CSS = """
+    PendingScreen #pending-reason { display: none; }
+    PendingScreen.-reason #pending-reason { display: block; }
+    """
+
     class LinksWorkedOut(Message):
         """A waiting rename's link rewrites, worked out off the UI thread over the index's
         `generation` (the vault as it was read)."""
@@ -65,6 +77,7 @@ class PendingScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve", id="pending.approve"),
         Binding("n", "decline", "Decline", id="pending.decline"),
+        Binding("d", "decline_with_reason", "Decline with a reason", id="pending.reason"),
         Binding("s", "skip", "Skip", id="pending.skip"),
         Binding("escape,q", "close", "Close", id="pending.close"),
     ]
@@ -88,10 +101,46 @@ class PendingScreen(Screen[None]):
         yield Static(id="pending-title")
         with VerticalScroll():
             yield Static(id="pending-body")
+        # after the body: the screen's focus starts on the body, never on the hidden field
+        yield Input(placeholder="why not? (enter declines, escape goes back)", id="pending-reason")
         yield Footer()
 
     def on_mount(self) -> None:
         self.show()
+        self.set_interval(STORE_LOOK_S, self.follow_store, name="pending-store")
+
+    def follow_store(self) -> None:
+        """Which changes wait now: one decided elsewhere leaves the list (saying how), one kept
+        since joins it at the end. Not while this screen's own approval is being applied."""
+        if self.busy:
+            return
+        now = waiting(self.vault)
+        ids = {p.id for p in now}
+        gone = [p for p in self.queue if p.id not in ids]
+        known = {p.id for p in self.queue}
+        came = [p for p in now if p.id not in known]
+        if not gone and not came:
+            return
+        head = self.current
+        if gone:
+            self.said = "; ".join(self._decided_elsewhere(p.id) for p in gone)
+            self.queue = [p for p in self.queue if p.id in ids]
+        self.queue.extend(came)
+        if self.current is not head:
+            self._reason(False)
+            self.show()  # another change is shown now: its keys arm anew
+        else:
+            self._title()
+
+    def _decided_elsewhere(self, pid: int) -> str:
+        try:
+            found = pending.store_for(self.vault.root_real).get(pid)
+        except VaultError:
+            found = None
+        if found is None:
+            return f"pending change {pid} is gone"
+        why = f": {visible(found.reason, keep_tab=False)}" if found.reason else ""
+        return f"pending change {pid} was {found.state} elsewhere{why}"
 
     def on_screen_suspend(self) -> None:
         self.keys.covered()
@@ -151,11 +200,16 @@ class PendingScreen(Screen[None]):
         title.update(head)
 
     def _body(self, p: Proposal, links: Links | None) -> None:
-        """The change's reason and diff; None for links still being worked out."""
-        shown = f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [])}"
+        """The change's reason and diff (marked when approving it now would be refused, and why);
+        None for links still being worked out."""
+        stale = proposal_stale(self.vault.root_real, p, links or [], approval.gate_for(self.vault))
+        shown = Text()
+        if stale:
+            shown.append(stale_text(stale).strip() + "\n", style="bold red")
+        shown.append(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [])}")
         if links is None:
-            shown += f"\n{WORKING}"
-        self.query_one("#pending-body", Static).update(Text(shown))
+            shown.append(f"\n{WORKING}")
+        self.query_one("#pending-body", Static).update(shown)
 
     @work(thread=True, exit_on_error=False)
     def _work_out_links(self, p: Proposal, generation: int) -> None:
@@ -224,20 +278,50 @@ class PendingScreen(Screen[None]):
         p = self.current
         if p is None or self.busy or not self.keys.allows("decline"):
             return
+        self._decline(p, "declined in the TUI")
+
+    def _decline(self, p: Proposal, reason: str) -> None:
         try:
-            pending.decline(self.vault.root_real, p.id, "declined in the TUI", by=person())
-            said = f"declined pending change {p.id}"
+            done = pending.decline(self.vault.root_real, p.id, reason, by=person())
+            said = f"declined pending change {p.id}: {visible(done.reason, keep_tab=False)}"
         except VaultError as exc:
             said = exc.message
         self._settled(p.id, said)
+
+    def action_decline_with_reason(self) -> None:
+        """`d`: the reason's field; enter declines with what it says (the agent reads it in `history`)."""
+        p = self.current
+        if p is None or self.busy or not self.keys.allows("decline"):
+            return
+        self._reason(True)
+
+    def _reason(self, shown: bool) -> None:
+        field = self.query_one("#pending-reason", Input)
+        self.set_class(shown, "-reason")
+        if shown:
+            field.value = ""
+            field.focus()
+        elif field.has_focus:
+            self.query_one(VerticalScroll).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        p = self.current
+        self._reason(False)
+        if p is not None and not self.busy:
+            self._decline(p, event.value.strip() or "declined in the TUI")
 
     def action_skip(self) -> None:
         if self.queue and not self.busy:
             self.queue.append(self.queue.pop(0))
             self.said = ""
+            self._reason(False)
             self.show()
 
     def action_close(self) -> None:
+        if self.has_class("-reason"):  # escape in the reason's field: back to the change
+            self._reason(False)
+            return
         self.dismiss(None)
 
 
