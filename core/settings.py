@@ -181,7 +181,14 @@ TOML: tuple[TomlKey, ...] = (
         "With no TUI open, an agent's own client may ask you (MCP elicitation); its answer applies the change, "
         "so it is only as trustworthy as that client. Off: the change waits (`vaultwatch pending`).",
     ),
-    TomlKey("approve.folders", "GLOB", "string", "", "A folder rule: none | writes | deletes; first match wins."),
+    TomlKey(
+        "approve.folders",
+        "GLOB",
+        "string",
+        "",
+        "A folder rule: none | writes | deletes, or never (every agent's change there is refused, whatever "
+        "its own rule); first match wins.",
+    ),
     TomlKey("agents.NAME", "read_only", "boolean", "false", "The agent may not change anything."),
     TomlKey(
         "agents.NAME",
@@ -328,6 +335,12 @@ def markdown() -> str:
         "(never the rules dropped); a server or TUI started on such a file says so and does not start. A",
         "file an editor's save leaves gone or empty for a moment keeps its rules for two seconds. In the",
         "other tables a value of the wrong type is reported and the rest is used.",
+        "",
+        "`[agents.default]` applies only to agents without an `[agents.NAME]` table of their own: a",
+        "named agent gets its own table's rule instead, never both. For a rule that covers every agent,",
+        'named or not, use a folder rule: `"Templates/**" = "never"` under `[approve.folders]` refuses every',
+        "agent's change there (a folder rename or delete that would move it, a rename that would rewrite",
+        "a link in it), and the refusal names that rule.",
         "",
         "| table | key | type | default | what it does |",
         "| --- | --- | --- | --- | --- |",

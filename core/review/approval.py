@@ -6,7 +6,9 @@
 
 Modes: "writes" (every agent write, edit, frontmatter update, rename and delete waits),
 "deletes" (only deletes wait), "none". Folder rules (globs on the vault path, first match
-wins) override the mode per folder. The person's own changes never wait.
+wins) override the mode per folder; a folder rule "never" refuses every agent's change there,
+whatever that agent's own rule says (the one rule for "no agent at all": `[agents.default]`
+covers only agents without a table of their own). The person's own changes never wait.
 
 The gate decides on a change's effects, not on the path the agent named: the write path hands
 it the change's whole effect set (core.edit.effects: every file a folder rename or delete
@@ -52,7 +54,7 @@ from vaultwatch.core.review import agentrules
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.guardenv import settings_path
-from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
+from vaultwatch.core.review.policy import FOLDER_MODES, MODES, NEVER, Asker, Decision, Policy, Rule
 from vaultwatch.core.review.question import question
 
 DEFAULT_TIMEOUT = 120.0
@@ -142,6 +144,7 @@ def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str
     [approve.folders]
     "Journal/**" = "none"
     "Projects/**" = "writes"
+    "Templates/**" = "never"   # no agent may change it
     """
     path = path or settings_path()
     data = _settings_data(path)
@@ -197,8 +200,10 @@ def _approve_table(data: dict[str, Any], path: str) -> tuple[str | None, list[tu
     if not isinstance(folders, dict):
         raise VaultError(f"settings file {path}: [approve.folders] must be a table of folder globs")
     for pattern, value in folders.items():
-        if value not in MODES:
-            raise VaultError(f"settings file {path}: approve.folders[{pattern!r}] must be one of {', '.join(MODES)}")
+        if value not in FOLDER_MODES:
+            raise VaultError(
+                f"settings file {path}: approve.folders[{pattern!r}] must be one of {', '.join(FOLDER_MODES)}"
+            )
         rules.append((str(pattern), str(value)))
     timeout = table.get("timeout")
     if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
@@ -358,6 +363,10 @@ class Applied:
 
     def policy(self, mode: str | None = None) -> Policy:
         return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders])
+
+    def nevers(self) -> tuple[str, ...]:
+        """The folder rules' globs that refuse every agent's change ("never"), in the file's order."""
+        return tuple(pattern for pattern, m in self.folders if m == NEVER)
 
     def rule_of(self, asker: Asker) -> AgentRule | None:
         """The person's rule for an asking agent, by the name its changes are journaled under
@@ -520,6 +529,17 @@ class ApprovalGate:
         agents = self.agents
         return agents.for_agent(agent) if agents else None
 
+    def rules_said(self, agent: str | None) -> str | None:
+        """What the person's rules let `agent` do, in a few words, for the person's views: its own
+        rule, and the folder rules that refuse every agent (None: no rule concerns it)."""
+        now = self.applied()
+        rule = now.agents.for_agent(agent) if now.agents else None
+        parts = [rule.summary()] if rule is not None else []
+        nevers = now.nevers()
+        if nevers:
+            parts.append(f"never {', '.join(nevers)} (every agent)")
+        return "; ".join(parts) or None
+
     def client_may_not_ask(self, asker: Asker, applied: Applied | None = None) -> str:
         """Why the person's settings do not let this agent's own client ask them ("" when they do):
         the agent's rule's `ask_client`, matched by the name its changes are journaled under (as
@@ -543,10 +563,13 @@ class ApprovalGate:
                 f"{now.problem}. Agents' changes are refused until the person's settings file parses "
                 "again; nothing was written"
             )
+        paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
+        said = now.policy().refusal(paths, self.form)  # "never" folders: every agent, its own rule or not
+        if said:
+            raise RuleRefused(said)
         rule = now.rule_of(asker)
         if rule is None:
             return
-        paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
         said = rule.refusal(effects.operation, paths, lambda pattern, path: Rule(pattern, "").covers(path, self.form))
         if said:
             raise RuleRefused(said)

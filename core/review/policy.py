@@ -12,8 +12,10 @@ paths are compared in the vault's `PathForm` (NFC, and case folded where the fil
 
 Modes: "writes": every effect on a covered path waits; "deletes": a file leaving a covered path
 waits: deleted, or moved to where no rule protects it from deletion (moving it out and then
-deleting it would otherwise get around the rule); "none": nothing waits. The person's own
-changes never wait.
+deleting it would otherwise get around the rule); "none": nothing waits. A folder rule may
+also say "never": every agent's change to a path it decides is refused, whatever the agent's own
+rule or approval mode (`refusal`; the gate refuses before it asks). The person's own changes
+never wait.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from vaultwatch.core.edit.effects import DELETE, MOVE_FROM, Effect, EffectSet, P
 from vaultwatch.core.query.glob import glob_match
 
 MODES = ("none", "writes", "deletes")
+NEVER = "never"
+FOLDER_MODES = (*MODES, NEVER)  # a folder rule's values: an approval mode, or no agent at all
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +94,16 @@ class Policy:
                 return rule.mode, rule
         return self.mode, None
 
+    def refusal(self, paths: Iterable[str], form: PathForm) -> str | None:
+        """Why a folder rule refuses every agent's change to one of `paths` (every path the change
+        touches), or None. Per path the first matching rule decides, as for approval, so an earlier
+        rule can open a subfolder of a "never" folder."""
+        for path in paths:
+            mode, rule = self.mode_for(path, form)
+            if mode == NEVER and rule is not None:
+                return f"the person's {rule.describe()} ([approve.folders]) refuses every agent's change to {path!r}"
+        return None
+
     def decide(self, effects: EffectSet, asker: Asker, form: PathForm) -> Decision:
         if asker.is_person:
             return Decision(False)
@@ -103,7 +117,7 @@ class Policy:
         return Decision(False)
 
     def _waits(self, effect: Effect, mode: str, form: PathForm) -> bool:
-        if mode == "writes":
+        if mode in ("writes", NEVER):  # (a "never" path is refused before; should one get here, it waits)
             return True
         if mode != "deletes":
             return False
@@ -114,4 +128,4 @@ class Policy:
         return False
 
 
-__all__ = ["MODES", "Asker", "Decision", "Policy", "Rule"]
+__all__ = ["FOLDER_MODES", "MODES", "NEVER", "Asker", "Decision", "Policy", "Rule"]

@@ -167,6 +167,9 @@ class ReviewHost(Widget):
             return
         waiting = len(gate.pending())
         text = Text(f"approve: {now.mode}" + (" + folder rules" if now.folders else ""), style="bold yellow")
+        nevers = now.nevers()
+        if nevers:  # refused to every agent, whatever the mode: the status line names them
+            text.append(f" · never: {', '.join(nevers)}", style="bold yellow")
         if waiting:
             text.append(f" · {waiting} waiting", style="bold red")
         status.set_part("approval", text)
