@@ -49,8 +49,8 @@ from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
-from vaultwatch.core.events import Event, IndexProblem
-from vaultwatch.core.review import agentrules
+from vaultwatch.core.events import DocumentsChanged, Event, IndexProblem
+from vaultwatch.core.review import agentrules, rulefolders
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.guardenv import settings_path
@@ -540,6 +540,36 @@ class ApprovalGate:
             parts.append(f"never {', '.join(nevers)} (every agent)")
         return "; ".join(parts) or None
 
+    def rule_notices(self) -> list[str]:
+        """A notice for each folder the rules name that this vault does not have (core.review.rulefolders):
+        such a rule matches nothing, and the person should know, not find out from an agent."""
+        if not self.root_real:
+            return []
+        now = self.applied()
+        origin = f"settings file {self._rules_file.path}" if self._rules_file is not None else "settings"
+        return _notices(now.folders, now.agents, self.root_real, self.form, origin)
+
+    def watch_rule_folders(self, bus: Any) -> Callable[[], None]:
+        """From now on, say on `bus` (IndexProblem) each folder a rule names that goes away, and each
+        rule edited in that names no folder; returns the function that stops it."""
+        now = self.applied
+
+        def named() -> list[rulefolders.Named]:
+            applied = now()
+            return rulefolders.named_folders(applied.folders, applied.agents)
+
+        watch = rulefolders.FolderWatch(
+            self.root_real, self.form, named, lambda message: self._publish(IndexProblem(message, "warning"))
+        )
+
+        def on_event(event: Event) -> None:
+            if isinstance(event, DocumentsChanged) and event.removed:
+                watch.look(moved=True)
+            elif isinstance(event, RulesChanged) and event.problem is None:
+                watch.look(moved=False)
+
+        return bus.subscribe(on_event)
+
     def client_may_not_ask(self, asker: Asker, applied: Applied | None = None) -> str:
         """Why the person's settings do not let this agent's own client ask them ("" when they do):
         the agent's rule's `ask_client`, matched by the name its changes are journaled under (as
@@ -753,7 +783,23 @@ def configure(
         raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
     gate = ApprovalGate(mode or found.mode or "none", bus=vault.bus, rules=source, chosen=mode)
     attach(vault, gate)
+    gate.watch_rule_folders(vault.bus)  # a folder a rule names moved away: the person is told at once
     return gate
+
+
+def rule_notices(root_real: str, path: str | None = None) -> list[str]:
+    """The settings file's rules for the vault at `root_real`, read now, that name a folder the vault
+    does not have (see ApprovalGate.rule_notices), for a command with no gate of its own."""
+    path = path or settings_path()
+    rules = read_rules(path, root_real)
+    return _notices(rules.folders, rules.agents, root_real, fx.form_of(root_real), f"settings file {path}")
+
+
+def _notices(
+    folders: Iterable[tuple[str, str]], agents: AgentRules, root_real: str, form: PathForm, origin: str
+) -> list[str]:
+    named = rulefolders.named_folders(folders, agents)
+    return rulefolders.start_notices(rulefolders.missing(root_real, named, form), origin)
 
 
 def gate_for(vault: Any) -> ApprovalGate | None:
@@ -783,5 +829,6 @@ __all__ = [
     "load_ask_client",
     "load_rules",
     "read_rules",
+    "rule_notices",
     "settings_path",
 ]

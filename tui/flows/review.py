@@ -100,6 +100,8 @@ class ReviewHost(Widget):
             for pending in gate.pending():
                 self.post_message(self.Asked(pending))
             self.show_gate()
+            for notice in gate.rule_notices():  # a rule naming a folder the vault does not have
+                self.app.notify(notice, severity="warning", title="settings", markup=False, timeout=10)
         # the settings file edited while no agent writes: the status line and the agents' rules follow
         # it too (a decision reads it anyway; this is one stat now and then)
         self.set_interval(RULES_LOOK_S, self._look_at_rules, name="settings-file")
