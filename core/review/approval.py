@@ -364,6 +364,33 @@ class Applied:
     def policy(self, mode: str | None = None) -> Policy:
         return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders])
 
+    def own_modes(self) -> tuple[tuple[str, str], ...]:
+        """(agent, its own approval mode) for each agent rule whose `approve` is not the vault's mode:
+        its mode replaces the vault's for that agent, so the vault's mode (the TUI's `g`) does not
+        cover it. `default` stands for the agents without a table of their own."""
+        return tuple(
+            (name, rule.approve)
+            for name, rule in self.agents.rules.items()
+            if rule.approve is not None and rule.approve != self.mode
+        )
+
+    def mode_said(self) -> str:
+        """What the vault's mode does, in the person's words, saying who it does not cover: the
+        agents with an approval mode of their own (the person set it for that agent, and a mode
+        chosen for the vault does not overrule it), and the folder rules, which decide their folders."""
+        what = {
+            "none": "agents' changes go through without asking",
+            "writes": "agents' writes wait for your approval",
+            "deletes": "agents' deletes wait for your approval",
+        }[self.mode]
+        own = self.own_modes()
+        if own:
+            names = ", ".join(f"{_agent_said(name)} ({mode})" for name, mode in own)
+            what += f"; not for agents with a mode of their own: {names}"
+        if self.folders:
+            what += "; folder rules still decide their folders"
+        return what
+
     def nevers(self) -> tuple[str, ...]:
         """The folder rules' globs that refuse every agent's change ("never"), in the file's order."""
         return tuple(pattern for pattern, m in self.folders if m == NEVER)
@@ -382,6 +409,10 @@ class Applied:
         """The policy for this asker: an agent's own approval mode replaces the vault's."""
         rule = self.rule_of(asker)
         return self.policy(rule.approve if rule is not None else None)
+
+
+def _agent_said(name: str) -> str:
+    return "agents without a table of their own" if name == agentrules.DEFAULT else name
 
 
 class ApprovalGate:

@@ -27,6 +27,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from vaultwatch.core.review import approval
+from vaultwatch.core.review.agentrules import DEFAULT
 from vaultwatch.core.review.approval import (
     ApprovalFinished,
     ApprovalModeChanged,
@@ -164,11 +165,20 @@ class ReviewHost(Widget):
         if now is not None and now.problem is not None:
             status.set_part("approval", Text("settings file does not parse: agents' changes refused", style="bold red"))
             return
-        if gate is None or now is None or (now.mode == "none" and not now.folders and not gate.pending()):
+        if (
+            gate is None
+            or now is None
+            or (now.mode == "none" and not now.folders and not now.own_modes() and not gate.pending())
+        ):
             status.set_part("approval", None)
             return
         waiting = len(gate.pending())
-        text = Text(f"approve: {now.mode}" + (" + folder rules" if now.folders else ""), style="bold yellow")
+        # an agent's own mode replaces the vault's: the status line names who the mode shown does not cover
+        own = ", ".join(f"{'others' if name == DEFAULT else name}: {mode}" for name, mode in now.own_modes())
+        text = Text(
+            f"approve: {now.mode}" + (f" ({own})" if own else "") + (" + folder rules" if now.folders else ""),
+            style="bold yellow",
+        )
         nevers = now.nevers()
         if nevers:  # refused to every agent, whatever the mode: the status line names them
             text.append(f" · never: {', '.join(nevers)}", style="bold yellow")
@@ -250,7 +260,9 @@ def follow_changes(app: Any, events: Any, agent: str | None) -> bool:
 
 
 def cycle_mode(app: Any) -> None:
-    """`g`: approval mode none → writes → deletes → none (agents' writes wait for this person)."""
+    """`g`: the vault's approval mode none → writes → deletes → none. An agent with an approval mode
+    of its own keeps it (the person chose it for that agent): the notice and the status line name
+    those agents, so the mode never reads as covering more than it does."""
     gate = approval.gate_for(app.session.vault)
     if gate is None:
         gate = approval.ApprovalGate("none", bus=app.session.vault.bus)
@@ -259,12 +271,7 @@ def cycle_mode(app: Any) -> None:
     mode = MODES_CYCLE[(MODES_CYCLE.index(gate.mode) + 1) % len(MODES_CYCLE)]
     gate.set_mode(mode)
     app.query_one(ReviewHost).show_gate()
-    what = {
-        "none": "agents' changes go through without asking",
-        "writes": "every agent write waits for your approval",
-        "deletes": "agents' deletes wait for your approval",
-    }[mode]
-    app.notify(f"approval: {mode} ({what})", title="approval mode")
+    app.notify(f"approval: {mode} ({gate.applied().mode_said()})", title="approval mode", markup=False)
 
 
 __all__ = [
