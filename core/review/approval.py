@@ -361,8 +361,8 @@ class Applied:
     problem: str | None = None  # the settings file does not parse: agents' changes are refused
     ask_client: bool = False  # `[approve] ask_client` (an agent's rule may say otherwise for it)
 
-    def policy(self, mode: str | None = None) -> Policy:
-        return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders])
+    def policy(self, mode: str | None = None, source: str = "") -> Policy:
+        return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders], source if mode else "")
 
     def own_modes(self) -> tuple[tuple[str, str], ...]:
         """(agent, its own approval mode) for each agent rule whose `approve` is not the vault's mode:
@@ -408,7 +408,9 @@ class Applied:
     def policy_for(self, asker: Asker) -> Policy:
         """The policy for this asker: an agent's own approval mode replaces the vault's."""
         rule = self.rule_of(asker)
-        return self.policy(rule.approve if rule is not None else None)
+        if rule is None or rule.approve is None:
+            return self.policy()
+        return self.policy(rule.approve, rule.source or f'[agents."{rule.name}"]')
 
 
 def _agent_said(name: str) -> str:

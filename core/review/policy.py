@@ -72,21 +72,30 @@ class Decision:
     mode: str = "none"
     rule: Rule | None = None
     effect: Effect | None = None
+    source: str = ""  # where the mode that decided is written (an agent's rule), "" for the vault's mode
 
     @property
     def why(self) -> str:
+        """The rule that asked, as the person wrote it, and the effect it covers: a folder rule, an
+        agent's own mode (`[agents."x"] approve = "writes"`), or the vault's approval mode."""
         if not self.needs_approval or self.effect is None:
             return "no rule asks for approval of this change"
-        by = self.rule.describe() if self.rule is not None else f'approval mode "{self.mode}"'
+        if self.rule is not None:
+            by = self.rule.describe()
+        elif self.source:
+            by = f'{self.source} approve = "{self.mode}"'
+        else:
+            by = f'approval mode "{self.mode}"'
         return f"{by} covers {self.effect.describe()}"
 
 
 class Policy:
     """The approval mode and the folder rules (first match wins per path)."""
 
-    def __init__(self, mode: str = "none", rules: Iterable[Rule] = ()) -> None:
+    def __init__(self, mode: str = "none", rules: Iterable[Rule] = (), source: str = "") -> None:
         self.mode = mode
         self.rules = tuple(rules)
+        self.source = source  # where `mode` is written when an agent's rule gives it (Decision.why names it)
 
     def mode_for(self, path: str, form: PathForm) -> tuple[str, Rule | None]:
         for rule in self.rules:
@@ -113,7 +122,7 @@ class Policy:
             for path in (effect.path, effect.via) if effect.via else (effect.path,):
                 mode, rule = self.mode_for(path, form)
                 if self._waits(effect, mode, form):
-                    return Decision(True, mode, rule, effect)
+                    return Decision(True, mode, rule, effect, "" if rule is not None else self.source)
         return Decision(False)
 
     def _waits(self, effect: Effect, mode: str, form: PathForm) -> bool:

@@ -302,3 +302,23 @@ async def test_a_rule_naming_a_folder_the_vault_lacks_is_said(place) -> None:
     assert out.returncode == 0, out.stderr
     assert "names the folder 'Archive'" in out.stderr and "names the folder 'Notes'" in out.stderr, out.stderr
     assert '"Notes/**" = "never"' in settings.read_text()  # the rule did not follow the rename
+
+
+async def test_a_change_held_by_an_agents_own_mode_names_that_rule(place) -> None:
+    """ts-helper's own `approve = "writes"` holds its edit while the vault's mode is "deletes": the
+    agent's error and `vaultwatch pending` name the agent's rule, not a vault mode the status line
+    contradicts."""
+    root, env = place
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    settings.write_text('[approve]\nmode = "deletes"\n' + SETTINGS + '\n[agents."ts-helper"]\napprove = "writes"\n')
+    why = '[agents."ts-helper"] approve = "writes" covers write Notes/a.md'
+    async with Client(configured(root, env, "ts-helper")) as client:
+        held = await client.call_tool("edit", {"path": "Notes/a.md", "old_text": "# A", "new_text": "# B"})
+    said = held.content[0].text
+    assert held.is_error and "awaits the person's approval as pending change" in said, said
+    assert why in said and 'approval mode "writes"' not in said, said
+    out = subprocess.run(
+        [*VAULTWATCH, "pending", str(root)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"why: {why}" in out.stdout, out.stdout
