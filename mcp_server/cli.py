@@ -349,12 +349,16 @@ def _report_problems_to_stderr(vault: Vault) -> None:
     """Headless: the problems the TUI would show (vault folder gone, cache rebuilt, socket file removed...)
     go to stderr as they happen, one line each."""
     from vaultwatch.core.events import IndexProblem
+    from vaultwatch.core.review import approval
 
     def show(event: Event) -> None:
         if isinstance(event, IndexProblem):
             print(f"vaultwatch: {event.severity}: {event.message}", file=sys.stderr, flush=True)
 
     vault.bus.subscribe(show)
+    gate = approval.gate_for(vault)
+    for notice in gate.rule_notices() if gate is not None else ():  # rules naming folders the vault lacks
+        print(f"vaultwatch: warning: {notice}", file=sys.stderr, flush=True)
 
 
 def _log_warnings_to_stderr() -> None:

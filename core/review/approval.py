@@ -6,7 +6,9 @@
 
 Modes: "writes" (every agent write, edit, frontmatter update, rename and delete waits),
 "deletes" (only deletes wait), "none". Folder rules (globs on the vault path, first match
-wins) override the mode per folder. The person's own changes never wait.
+wins) override the mode per folder; a folder rule "never" refuses every agent's change there,
+whatever that agent's own rule says (the one rule for "no agent at all": `[agents.default]`
+covers only agents without a table of their own). The person's own changes never wait.
 
 The gate decides on a change's effects, not on the path the agent named: the write path hands
 it the change's whole effect set (core.edit.effects: every file a folder rename or delete
@@ -49,12 +51,12 @@ from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
-from vaultwatch.core.events import Event, IndexProblem
-from vaultwatch.core.review import agentrules
+from vaultwatch.core.events import DocumentsChanged, Event, IndexProblem
+from vaultwatch.core.review import agentrules, rulefolders
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.guardenv import settings_path
-from vaultwatch.core.review.policy import MODES, Asker, Decision, Policy, Rule
+from vaultwatch.core.review.policy import FOLDER_MODES, MODES, NEVER, Asker, Decision, Policy, Rule
 from vaultwatch.core.review.question import question
 
 DEFAULT_TIMEOUT = 120.0
@@ -164,6 +166,7 @@ def load_rules(path: str | None = None) -> tuple[str | None, list[tuple[str, str
     [approve.folders]
     "Journal/**" = "none"
     "Projects/**" = "writes"
+    "Templates/**" = "never"   # no agent may change it
     """
     path = path or settings_path()
     data = _settings_data(path)
@@ -219,8 +222,10 @@ def _approve_table(data: dict[str, Any], path: str) -> tuple[str | None, list[tu
     if not isinstance(folders, dict):
         raise VaultError(f"settings file {path}: [approve.folders] must be a table of folder globs")
     for pattern, value in folders.items():
-        if value not in MODES:
-            raise VaultError(f"settings file {path}: approve.folders[{pattern!r}] must be one of {', '.join(MODES)}")
+        if value not in FOLDER_MODES:
+            raise VaultError(
+                f"settings file {path}: approve.folders[{pattern!r}] must be one of {', '.join(FOLDER_MODES)}"
+            )
         rules.append((str(pattern), str(value)))
     timeout = table.get("timeout")
     if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
@@ -378,8 +383,39 @@ class Applied:
     problem: str | None = None  # the settings file does not parse: agents' changes are refused
     ask_client: bool = False  # `[approve] ask_client` (an agent's rule may say otherwise for it)
 
-    def policy(self, mode: str | None = None) -> Policy:
-        return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders])
+    def policy(self, mode: str | None = None, source: str = "") -> Policy:
+        return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders], source if mode else "")
+
+    def own_modes(self) -> tuple[tuple[str, str], ...]:
+        """(agent, its own approval mode) for each agent rule whose `approve` is not the vault's mode:
+        its mode replaces the vault's for that agent, so the vault's mode (the TUI's `g`) does not
+        cover it. `default` stands for the agents without a table of their own."""
+        return tuple(
+            (name, rule.approve)
+            for name, rule in self.agents.rules.items()
+            if rule.approve is not None and rule.approve != self.mode
+        )
+
+    def mode_said(self) -> str:
+        """What the vault's mode does, in the person's words, saying who it does not cover: the
+        agents with an approval mode of their own (the person set it for that agent, and a mode
+        chosen for the vault does not overrule it), and the folder rules, which decide their folders."""
+        what = {
+            "none": "agents' changes go through without asking",
+            "writes": "agents' writes wait for your approval",
+            "deletes": "agents' deletes wait for your approval",
+        }[self.mode]
+        own = self.own_modes()
+        if own:
+            names = ", ".join(f"{_agent_said(name)} ({mode})" for name, mode in own)
+            what += f"; not for agents with a mode of their own: {names}"
+        if self.folders:
+            what += "; folder rules still decide their folders"
+        return what
+
+    def nevers(self) -> tuple[str, ...]:
+        """The folder rules' globs that refuse every agent's change ("never"), in the file's order."""
+        return tuple(pattern for pattern, m in self.folders if m == NEVER)
 
     def rule_of(self, asker: Asker) -> AgentRule | None:
         """The person's rule for an asking agent, by the name its changes are journaled under
@@ -394,7 +430,13 @@ class Applied:
     def policy_for(self, asker: Asker) -> Policy:
         """The policy for this asker: an agent's own approval mode replaces the vault's."""
         rule = self.rule_of(asker)
-        return self.policy(rule.approve if rule is not None else None)
+        if rule is None or rule.approve is None:
+            return self.policy()
+        return self.policy(rule.approve, rule.source or f'[agents."{rule.name}"]')
+
+
+def _agent_said(name: str) -> str:
+    return "agents without a table of their own" if name == agentrules.DEFAULT else name
 
 
 class ApprovalGate:
@@ -549,6 +591,47 @@ class ApprovalGate:
         agents = self.agents
         return agents.for_agent(agent) if agents else None
 
+    def rules_said(self, agent: str | None) -> str | None:
+        """What the person's rules let `agent` do, in a few words, for the person's views: its own
+        rule, and the folder rules that refuse every agent (None: no rule concerns it)."""
+        now = self.applied()
+        rule = now.agents.for_agent(agent) if now.agents else None
+        parts = [rule.summary()] if rule is not None else []
+        nevers = now.nevers()
+        if nevers:
+            parts.append(f"never {', '.join(nevers)} (every agent)")
+        return "; ".join(parts) or None
+
+    def rule_notices(self) -> list[str]:
+        """A notice for each folder the rules name that this vault does not have (core.review.rulefolders):
+        such a rule matches nothing, and the person should know, not find out from an agent."""
+        if not self.root_real:
+            return []
+        now = self.applied()
+        origin = f"settings file {self._rules_file.path}" if self._rules_file is not None else "settings"
+        return _notices(now.folders, now.agents, self.root_real, self.form, origin)
+
+    def watch_rule_folders(self, bus: Any) -> Callable[[], None]:
+        """From now on, say on `bus` (IndexProblem) each folder a rule names that goes away, and each
+        rule edited in that names no folder; returns the function that stops it."""
+        now = self.applied
+
+        def named() -> list[rulefolders.Named]:
+            applied = now()
+            return rulefolders.named_folders(applied.folders, applied.agents)
+
+        watch = rulefolders.FolderWatch(
+            self.root_real, self.form, named, lambda message: self._publish(IndexProblem(message, "warning"))
+        )
+
+        def on_event(event: Event) -> None:
+            if isinstance(event, DocumentsChanged) and event.removed:
+                watch.look(moved=True)
+            elif isinstance(event, RulesChanged) and event.problem is None:
+                watch.look(moved=False)
+
+        return bus.subscribe(on_event)
+
     def client_may_not_ask(self, asker: Asker, applied: Applied | None = None) -> str:
         """Why the person's settings do not let this agent's own client ask them ("" when they do):
         the agent's rule's `ask_client`, matched by the name its changes are journaled under (as
@@ -572,10 +655,13 @@ class ApprovalGate:
                 f"{now.problem}. Agents' changes are refused until the person's settings file parses "
                 "again; nothing was written"
             )
+        paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
+        said = now.policy().refusal(paths, self.form)  # "never" folders: every agent, its own rule or not
+        if said:
+            raise RuleRefused(said)
         rule = now.rule_of(asker)
         if rule is None:
             return
-        paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
         said = rule.refusal(effects.operation, paths, self.form.key)
         if said:
             raise RuleRefused(said)
@@ -780,7 +866,23 @@ def configure(
         raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
     gate = ApprovalGate(mode or found.mode or "none", bus=vault.bus, rules=source, chosen=mode)
     attach(vault, gate)
+    gate.watch_rule_folders(vault.bus)  # a folder a rule names moved away: the person is told at once
     return gate
+
+
+def rule_notices(root_real: str, path: str | None = None) -> list[str]:
+    """The settings file's rules for the vault at `root_real`, read now, that name a folder the vault
+    does not have (see ApprovalGate.rule_notices), for a command with no gate of its own."""
+    path = path or settings_path()
+    rules = read_rules(path, root_real)
+    return _notices(rules.folders, rules.agents, root_real, fx.form_of(root_real), f"settings file {path}")
+
+
+def _notices(
+    folders: Iterable[tuple[str, str]], agents: AgentRules, root_real: str, form: PathForm, origin: str
+) -> list[str]:
+    named = rulefolders.named_folders(folders, agents)
+    return rulefolders.start_notices(rulefolders.missing(root_real, named, form), origin)
 
 
 def gate_for(vault: Any) -> ApprovalGate | None:
@@ -813,5 +915,6 @@ __all__ = [
     "load_ask_client",
     "load_rules",
     "read_rules",
+    "rule_notices",
     "settings_path",
 ]

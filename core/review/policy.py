@@ -15,8 +15,10 @@ in the vault's `PathForm` (NFC, and case folded where the file system folds it).
 
 Modes: "writes": every effect on a covered path waits; "deletes": a file leaving a covered path
 waits: deleted, or moved to where no rule protects it from deletion (moving it out and then
-deleting it would otherwise get around the rule); "none": nothing waits. The person's own
-changes never wait.
+deleting it would otherwise get around the rule); "none": nothing waits. A folder rule may
+also say "never": every agent's change to a path it decides is refused, whatever the agent's own
+rule or approval mode (`refusal`; the gate refuses before it asks). The person's own changes
+never wait.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from vaultwatch.core.edit.effects import DELETE, MOVE_FROM, Effect, EffectSet, P
 from vaultwatch.core.review import rulereach
 
 MODES = ("none", "writes", "deletes")
+NEVER = "never"
+FOLDER_MODES = (*MODES, NEVER)  # a folder rule's values: an approval mode, or no agent at all
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,27 +72,46 @@ class Decision:
     mode: str = "none"
     rule: Rule | None = None
     effect: Effect | None = None
+    source: str = ""  # where the mode that decided is written (an agent's rule), "" for the vault's mode
 
     @property
     def why(self) -> str:
+        """The rule that asked, as the person wrote it, and the effect it covers: a folder rule, an
+        agent's own mode (`[agents."x"] approve = "writes"`), or the vault's approval mode."""
         if not self.needs_approval or self.effect is None:
             return "no rule asks for approval of this change"
-        by = self.rule.describe() if self.rule is not None else f'approval mode "{self.mode}"'
+        if self.rule is not None:
+            by = self.rule.describe()
+        elif self.source:
+            by = f'{self.source} approve = "{self.mode}"'
+        else:
+            by = f'approval mode "{self.mode}"'
         return f"{by} covers {self.effect.describe()}"
 
 
 class Policy:
     """The approval mode and the folder rules (first match wins per path)."""
 
-    def __init__(self, mode: str = "none", rules: Iterable[Rule] = ()) -> None:
+    def __init__(self, mode: str = "none", rules: Iterable[Rule] = (), source: str = "") -> None:
         self.mode = mode
         self.rules = tuple(rules)
+        self.source = source  # where `mode` is written when an agent's rule gives it (Decision.why names it)
 
     def mode_for(self, path: str, form: PathForm) -> tuple[str, Rule | None]:
         for rule in self.rules:
             if rule.covers(path, form):
                 return rule.mode, rule
         return self.mode, None
+
+    def refusal(self, paths: Iterable[str], form: PathForm) -> str | None:
+        """Why a folder rule refuses every agent's change to one of `paths` (every path the change
+        touches), or None. Per path the first matching rule decides, as for approval, so an earlier
+        rule can open a subfolder of a "never" folder."""
+        for path in paths:
+            mode, rule = self.mode_for(path, form)
+            if mode == NEVER and rule is not None:
+                return f"the person's {rule.describe()} ([approve.folders]) refuses every agent's change to {path!r}"
+        return None
 
     def decide(self, effects: EffectSet, asker: Asker, form: PathForm) -> Decision:
         if asker.is_person:
@@ -99,11 +122,11 @@ class Policy:
             for path in (effect.path, effect.via) if effect.via else (effect.path,):
                 mode, rule = self.mode_for(path, form)
                 if self._waits(effect, mode, form):
-                    return Decision(True, mode, rule, effect)
+                    return Decision(True, mode, rule, effect, "" if rule is not None else self.source)
         return Decision(False)
 
     def _waits(self, effect: Effect, mode: str, form: PathForm) -> bool:
-        if mode == "writes":
+        if mode in ("writes", NEVER):  # (a "never" path is refused before; should one get here, it waits)
             return True
         if mode != "deletes":
             return False
@@ -114,4 +137,4 @@ class Policy:
         return False
 
 
-__all__ = ["MODES", "Asker", "Decision", "Policy", "Rule"]
+__all__ = ["FOLDER_MODES", "MODES", "NEVER", "Asker", "Decision", "Policy", "Rule"]

@@ -17,6 +17,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_testing import ROOT, VAULTWATCH, stop_headless_servers
 from mcp_types import Implementation
+from waiting import wait_until
 
 SETTINGS = """
 [agents."reader"]
@@ -274,3 +275,50 @@ async def test_a_vaults_rule_typed_in_nfc_holds_its_vault_stored_in_nfd(tmp_path
     assert started.returncode != 0 and "both name this vault" in started.stderr, started.stderr
     assert "Unicode forms" in started.stderr, started.stderr
     assert tree(root) == before
+
+
+async def test_a_rule_naming_a_folder_the_vault_lacks_is_said(place) -> None:
+    """A rule whose folder is not in the vault (never made, or renamed with `mv` while a server runs)
+    matches nothing: the headless server's log says so at its start and at once when the folder goes,
+    and `vaultwatch pending` says so too; the rule itself is left as the person wrote it."""
+    root, env = place
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    settings.write_text(SETTINGS + '\n[approve.folders]\n"Archive/**" = "never"\n"Notes/**" = "never"\n')
+    logs = Path(env["XDG_STATE_HOME"]) / "vaultwatch" / "logs"
+
+    def log() -> str:
+        return "".join(p.read_text() for p in logs.glob("*.log")) if logs.is_dir() else ""
+
+    async with Client(configured(root, env, "scribe")) as client:
+        assert not (await client.call_tool("list_documents", {})).is_error
+        wait_until(lambda: "names the folder 'Archive'" in log(), what="the start's notice in the log")
+        assert "'Notes'" not in log()
+        (root / "Notes").rename(root / "Old notes")
+        wait_until(lambda: "Notes was moved or removed" in log(), what="the folder's going in the log")
+    assert 'rules naming it match nothing now: rule "Notes/**" = "never"' in log(), log()
+    out = subprocess.run(
+        [*VAULTWATCH, "pending", str(root)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert "names the folder 'Archive'" in out.stderr and "names the folder 'Notes'" in out.stderr, out.stderr
+    assert '"Notes/**" = "never"' in settings.read_text()  # the rule did not follow the rename
+
+
+async def test_a_change_held_by_an_agents_own_mode_names_that_rule(place) -> None:
+    """ts-helper's own `approve = "writes"` holds its edit while the vault's mode is "deletes": the
+    agent's error and `vaultwatch pending` name the agent's rule, not a vault mode the status line
+    contradicts."""
+    root, env = place
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    settings.write_text('[approve]\nmode = "deletes"\n' + SETTINGS + '\n[agents."ts-helper"]\napprove = "writes"\n')
+    why = '[agents."ts-helper"] approve = "writes" covers write Notes/a.md'
+    async with Client(configured(root, env, "ts-helper")) as client:
+        held = await client.call_tool("edit", {"path": "Notes/a.md", "old_text": "# A", "new_text": "# B"})
+    said = held.content[0].text
+    assert held.is_error and "awaits the person's approval as pending change" in said, said
+    assert why in said and 'approval mode "writes"' not in said, said
+    out = subprocess.run(
+        [*VAULTWATCH, "pending", str(root)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"why: {why}" in out.stdout, out.stdout

@@ -119,3 +119,26 @@ async def test_the_tui_shows_the_settings_file_as_it_is_now(tui_demo: Path, sock
             assert refused.is_error and '[agents."reader"]' in refused.content[0].text
             settings.write_text("[approve\n")
             await wait_for(lambda: "does not parse" in app.status.parts["approval"].plain)
+
+
+async def test_a_never_folder_rule_shows_for_every_agent(tui_demo: Path, socket_path: str, tmp_path: Path) -> None:
+    """A folder rule "never" holds for every agent, one with a table of its own too: the status line
+    and each agent's rules in the activity panel say so, and the agent's refusal names the rule."""
+    from vaultwatch.core.review import approval
+
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[approve.folders]\n"Projects/**" = "never"\n[agents.scribe]\napprove = "none"\n')
+    vault = open_loaded(tui_demo)
+    approval.configure(vault, settings=str(settings))  # as the `vaultwatch` command does
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(160, 30)):
+        await settle(app)
+        await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
+        assert app.status.parts["approval"].plain == "approve: none + folder rules · never: Projects/**"
+        title = app.query_one("#activity-title")
+        async with agent(socket_path, "scribe") as scribe:
+            refused = await scribe.call_tool("write", {"path": "Projects/new.md", "content": "x\n"})
+            assert refused.is_error and 'rule "Projects/**" = "never"' in refused.content[0].text
+            await wait_for(lambda: "scribe" in str(title.render()))
+            shown = str(title.render())
+            assert "scribe/1.0 (writes anywhere; approval: none; never Projects/** (every agent))" in shown, shown

@@ -121,6 +121,8 @@ def register(cli: CommandLine) -> None:
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
         for refused in store.refusing():
             print(f"vaultwatch: {refused}", file=sys.stderr)
+        for notice in approval.rule_notices(vault.root_real):  # a rule whose folder was renamed matches nothing
+            print(f"vaultwatch: {notice}", file=sys.stderr)
         return 0
 
     p = cli.sub.add_parser("pending", help="agents' changes waiting for your approval (made while no TUI was open)")

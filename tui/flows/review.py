@@ -27,6 +27,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from vaultwatch.core.review import approval
+from vaultwatch.core.review.agentrules import DEFAULT
 from vaultwatch.core.review.approval import (
     ApprovalFinished,
     ApprovalModeChanged,
@@ -100,6 +101,8 @@ class ReviewHost(Widget):
             for pending in gate.pending():
                 self.post_message(self.Asked(pending))
             self.show_gate()
+            for notice in gate.rule_notices():  # a rule naming a folder the vault does not have
+                self.app.notify(notice, severity="warning", title="settings", markup=False, timeout=10)
         # the settings file edited while no agent writes: the status line and the agents' rules follow
         # it too (a decision reads it anyway; this is one stat now and then)
         self.set_interval(RULES_LOOK_S, self._look_at_rules, name="settings-file")
@@ -196,11 +199,23 @@ class ReviewHost(Widget):
         if now is not None and now.problem is not None:
             status.set_part("approval", Text("settings file does not parse: agents' changes refused", style="bold red"))
             return
-        if gate is None or now is None or (now.mode == "none" and not now.folders and not gate.pending()):
+        if (
+            gate is None
+            or now is None
+            or (now.mode == "none" and not now.folders and not now.own_modes() and not gate.pending())
+        ):
             status.set_part("approval", None)
             return
         waiting = len(gate.pending())
-        text = Text(f"approve: {now.mode}" + (" + folder rules" if now.folders else ""), style="bold yellow")
+        # an agent's own mode replaces the vault's: the status line names who the mode shown does not cover
+        own = ", ".join(f"{'others' if name == DEFAULT else name}: {mode}" for name, mode in now.own_modes())
+        text = Text(
+            f"approve: {now.mode}" + (f" ({own})" if own else "") + (" + folder rules" if now.folders else ""),
+            style="bold yellow",
+        )
+        nevers = now.nevers()
+        if nevers:  # refused to every agent, whatever the mode: the status line names them
+            text.append(f" · never: {', '.join(nevers)}", style="bold yellow")
         if waiting:
             text.append(f" · {waiting} waiting", style="bold red")
         status.set_part("approval", text)
@@ -300,7 +315,9 @@ def follow_changes(app: Any, events: Any, agent: str | None) -> bool:
 
 
 def cycle_mode(app: Any) -> None:
-    """`g`: approval mode none → writes → deletes → none (agents' writes wait for this person)."""
+    """`g`: the vault's approval mode none → writes → deletes → none. An agent with an approval mode
+    of its own keeps it (the person chose it for that agent): the notice and the status line name
+    those agents, so the mode never reads as covering more than it does."""
     gate = approval.gate_for(app.session.vault)
     if gate is None:
         gate = approval.ApprovalGate("none", bus=app.session.vault.bus)
@@ -309,12 +326,7 @@ def cycle_mode(app: Any) -> None:
     mode = MODES_CYCLE[(MODES_CYCLE.index(gate.mode) + 1) % len(MODES_CYCLE)]
     gate.set_mode(mode)
     app.query_one(ReviewHost).show_gate()
-    what = {
-        "none": "agents' changes go through without asking",
-        "writes": "every agent write waits for your approval",
-        "deletes": "agents' deletes wait for your approval",
-    }[mode]
-    app.notify(f"approval: {mode} ({what})", title="approval mode")
+    app.notify(f"approval: {mode} ({gate.applied().mode_said()})", title="approval mode", markup=False)
 
 
 __all__ = [

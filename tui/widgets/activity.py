@@ -228,8 +228,7 @@ class ActivityPanel(Vertical):
 
     def rule_of(self, agent: str) -> str | None:
         gate = self.session.vault.approval_gate
-        rule = gate.rule_for(agent) if gate is not None else None
-        return rule.summary() if rule is not None else None
+        return gate.rules_said(agent) if gate is not None else None
 
 
 class ActivityTicker(Static):

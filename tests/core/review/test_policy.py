@@ -69,3 +69,18 @@ def test_under_a_deletes_rule_moving_a_file_out_of_protection_waits(dest, waits)
     policy = Policy("none", [Rule("Team/Secret/**", "deletes"), Rule("Archive/**", "deletes")])
     assert policy.decide(fx.moved("Team/Secret/p.md", dest), AGENT, PLAIN).needs_approval is waits
     assert not policy.decide(fx.written("Team/Secret/p.md", "Team/Secret/p.md"), AGENT, PLAIN).needs_approval
+
+
+def test_a_decision_by_an_agents_own_mode_names_that_agents_rule():
+    from vaultwatch.core.review.agentrules import parse
+
+    agents = parse({"agents": {"ts-helper": {"approve": "writes"}, "default": {"approve": "writes"}}}, None)
+    gate = ApprovalGate("deletes", folders=[("Journal/**", "writes")], agents=agents)
+    wrote = fx.written("Notes/a.md", "Notes/a.md")
+    said = {actor: gate.decide_effects(wrote, Asker(actor)).why for actor in ("agent:ts-helper", "agent:someone")}
+    assert said["agent:ts-helper"] == '[agents."ts-helper"] approve = "writes" covers write Notes/a.md'
+    assert said["agent:someone"] == '[agents."default"] approve = "writes" covers write Notes/a.md'
+    journal = gate.decide_effects(fx.written("Journal/d.md", "Journal/d.md"), Asker("agent:ts-helper"))
+    assert journal.why == 'rule "Journal/**" = "writes" covers write Journal/d.md'  # a folder rule still names itself
+    vault_mode = ApprovalGate("writes").decide_effects(wrote, AGENT)
+    assert vault_mode.why == 'approval mode "writes" covers write Notes/a.md'
