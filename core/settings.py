@@ -216,7 +216,8 @@ TOML: tuple[TomlKey, ...] = (
         "deprecated_status",
         "list of words",
         "deprecated, archived, obsolete, superseded",
-        "Off an OKF bundle: a `status` that makes a note deprecated (any case).",
+        "Off an OKF bundle: a `status` that makes a note deprecated (any case); `c` offers the first when no "
+        "note's status is one.",
     ),
     TomlKey("triage", "deprecated_tags", "list of words", "deprecated, archived", "Tags that make a note deprecated."),
     TomlKey(
