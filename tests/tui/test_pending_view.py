@@ -67,7 +67,7 @@ async def test_the_tui_shows_pending_changes_on_open_and_y_applies_n_declines(tu
     store = pending.store_for(str(tui_demo.resolve()))
     assert [(p.id, p.state) for p in store.proposals()] == [(first, "approved"), (second, "refused")]
     [change] = [c for c in journal_for(vault).changes(path=NOTE) if c.id in store.get(first).change_ids]
-    assert change.who.startswith("bot") and change.tool == "write"
+    assert change.who.startswith("agent bot") and change.tool == "write"
     assert change.approved_via == "tui"  # `y` in the TUI's list of pending changes
     assert (tui_demo / NOTE).read_bytes() == b"# Atlas\nrewritten by the bot\n"
 

@@ -137,7 +137,7 @@ def effects_text(pending: Pending) -> Text:
 
 def pending_title(pending: Pending, now: float, hint: Text | None = None) -> Text:
     title = Text()
-    # an agent named like the person (`human:alice`) is marked as an agent, as in every other view
+    # `agent <name>`, as in every other view: no agent passes for the person (`human:alice`)
     who = shown_agent(pending.agent) if pending.agent else pending.actor
     title.append(visible(who, keep_tab=False), style="bold magenta")
     title.append(" wants to ")

@@ -140,7 +140,7 @@ class PendingScreen(Screen[None]):
             return
         head = Text(f"{len(self.queue)} waiting · pending change {p.id}: ", style="bold yellow")
         where = f"{p.path} -> {p.dest}" if p.dest else p.path
-        who = shown_agent(p.agent) if p.agent else p.actor  # an agent named `human:…` is marked as one
+        who = shown_agent(p.agent) if p.agent else p.actor  # `agent <name>`: none passes for the person
         head.append(visible(f"{who} · {p.tool} · {where}", keep_tab=False))
         if self.said:
             head.append(f"\n{self.said}", style="bold")
