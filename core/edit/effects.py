@@ -56,10 +56,15 @@ class Effect:
 
 @dataclass(frozen=True, slots=True)
 class EffectSet:
-    """Every effect of one operation, in a stable order (the order the person reads them in)."""
+    """Every effect of one operation, in a stable order (the order the person reads them in), and
+    what it does beyond its paths' bytes and names, which every place that shows the change says
+    (`cautions`): `stranded`, the notes whose links to what a rename moves it leaves as they are
+    (update_links off), which will then point at nothing. They are no effects: no rule guards a
+    path the change does not touch."""
 
     operation: str
     effects: tuple[Effect, ...]
+    stranded: tuple[str, ...] = ()
 
     def paths(self) -> tuple[str, ...]:
         out: dict[str, None] = {}
@@ -73,11 +78,32 @@ class EffectSet:
         """The set's paths as the file system compares them: what an approval covers."""
         return frozenset(form.key(p) for p in self.paths())
 
+    def cautions(self) -> tuple[str, ...]:
+        """What the person must be told beyond the paths, in the words every view of it uses."""
+        return cautions(self.stranded)
+
     def __add__(self, other: EffectSet) -> EffectSet:
-        return EffectSet(self.operation, tuple(dict.fromkeys((*self.effects, *other.effects))))
+        return EffectSet(
+            self.operation,
+            tuple(dict.fromkeys((*self.effects, *other.effects))),
+            tuple(dict.fromkeys((*self.stranded, *other.stranded))),
+        )
 
     def __len__(self) -> int:
         return len(self.effects)
+
+
+def stranded_words(count: int) -> str:
+    """A rename's notes left with links to what it moves, in words (`count` of them, at least one)."""
+    some = f"{count} note{'s' if count != 1 else ''}"
+    return (
+        f"{some} link{'s' if count == 1 else ''} to what moves: the links are not rewritten and will point at nothing"
+    )
+
+
+def cautions(stranded: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The words for `EffectSet.stranded` (none when no note is left so)."""
+    return (stranded_words(len(stranded)),) if stranded else ()
 
 
 # --- builders: one per kind of operation (the write path calls these, never builds by hand) ---
@@ -94,11 +120,18 @@ def written(
 
 
 def moved(
-    src: str, dst: str, *, files: Iterable[str] = (), folders: Iterable[str] = (), new_folders: Iterable[str] = ()
+    src: str,
+    dst: str,
+    *,
+    files: Iterable[str] = (),
+    folders: Iterable[str] = (),
+    new_folders: Iterable[str] = (),
+    stranded: Iterable[str] = (),
 ) -> EffectSet:
     """A rename of `src` to `dst`; a folder's `files` and `folders` (every one under it, by their
     old paths) move with it, each one an effect at both ends; `new_folders` are the missing
-    folders made on the way to `dst`."""
+    folders made on the way to `dst`; `stranded`, the notes whose links to what moves are left as
+    they are (a rename without link rewriting)."""
     out = [Effect(src, MOVE_FROM, dest=dst), Effect(dst, MOVE_TO)]
     for p in (*folders, *files):
         if p == src:
@@ -106,7 +139,7 @@ def moved(
         new = dst + p[len(src) :]
         out += [Effect(p, MOVE_FROM, dest=new), Effect(new, MOVE_TO)]
     out += [Effect(f, CREATE) for f in new_folders]
-    return EffectSet("rename", tuple(out))
+    return EffectSet("rename", tuple(out), stranded=tuple(stranded))
 
 
 def deleted(rel: str, canon: str, *, files: Iterable[str] = (), folders: Iterable[str] = ()) -> EffectSet:
@@ -188,9 +221,11 @@ __all__ = [
     "Effect",
     "EffectSet",
     "PathForm",
+    "cautions",
     "deleted",
     "form_of",
     "moved",
     "relinked",
+    "stranded_words",
     "written",
 ]

@@ -750,6 +750,19 @@ def link_rewrites(vault: Any, proposal: Proposal) -> list[tuple[str, bytes, byte
     )
 
 
+def stranded(vault: Any, proposal: Proposal) -> list[str]:
+    """The notes whose links to what a pending rename without link rewriting moves would be left
+    pointing at nothing if it were approved now (none for any other change, or one decided), as
+    the write path finds them (`Writer.stranded`). `vault` must be loaded; raises VaultError as
+    link_rewrites does."""
+    if proposal.method != "rename" or proposal.state != PENDING:
+        return []
+    call = proposal.call
+    if call.get("update_links", True):
+        return []
+    return list(_writer(vault).stranded(call["src"], call["dst"]))
+
+
 def _writer(vault: Any) -> Any:
     """The vault's Writer. The write path is imported only when a change is applied: the approval gate
     loads this module at every server start, before its first answer, which writes nothing."""

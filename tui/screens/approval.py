@@ -89,9 +89,16 @@ def render_pending(pending: Pending, width: int, now: float, hint: Text | None =
     touched = effects_text(pending)
     if pending.operation in ("rename",):
         files: list[tuple[str, str, bytes | None, bytes | None]] = [(p, "links", b, a) for p, b, a in pending.links]
-        said = "links to it across the vault will be rewritten" if files else "no link needs rewriting"
+        said = (
+            "links to it across the vault will be rewritten"
+            if files
+            else fx.stranded_words(len(pending.stranded))
+            if pending.stranded
+            else "no link needs rewriting"
+        )
+        style = "italic red" if pending.stranded else "italic"
         return render_files(
-            title, files, width, [Text(f"\nthe note moves; {said}", style="italic"), touched], escaped=True
+            title, files, width, [Text(f"\nthe note moves; {said}", style=style), touched], escaped=True
         )
     if pending.operation == "delete":
         body: RenderableType = (
