@@ -58,12 +58,13 @@ class Effect:
 class EffectSet:
     """Every effect of one operation, in a stable order (the order the person reads them in), and
     what it does beyond its paths' bytes and names, which every place that shows the change says
-    (`cautions`): `stranded`, the notes whose links to what a rename moves it leaves as they are
-    (update_links off), which will then point at nothing. They are no effects: no rule guards a
-    path the change does not touch."""
+    (`cautions`): `permanent`, a delete for good rather than to the trash; `stranded`, the notes
+    whose links to what a rename moves it leaves as they are (update_links off), which will then
+    point at nothing. Neither is an effect: no rule guards a path the change does not touch."""
 
     operation: str
     effects: tuple[Effect, ...]
+    permanent: bool = False
     stranded: tuple[str, ...] = ()
 
     def paths(self) -> tuple[str, ...]:
@@ -80,17 +81,21 @@ class EffectSet:
 
     def cautions(self) -> tuple[str, ...]:
         """What the person must be told beyond the paths, in the words every view of it uses."""
-        return cautions(self.stranded)
+        return cautions(self.permanent, self.stranded)
 
     def __add__(self, other: EffectSet) -> EffectSet:
         return EffectSet(
             self.operation,
             tuple(dict.fromkeys((*self.effects, *other.effects))),
+            self.permanent or other.permanent,
             tuple(dict.fromkeys((*self.stranded, *other.stranded))),
         )
 
     def __len__(self) -> int:
         return len(self.effects)
+
+
+FOR_GOOD = "deleted for good (not to the trash)"
 
 
 def stranded_words(count: int) -> str:
@@ -101,9 +106,12 @@ def stranded_words(count: int) -> str:
     )
 
 
-def cautions(stranded: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The words for `EffectSet.stranded` (none when no note is left so)."""
-    return (stranded_words(len(stranded)),) if stranded else ()
+def cautions(permanent: bool, stranded: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The words for `EffectSet.permanent` and `EffectSet.stranded` (each only when it applies)."""
+    out = [FOR_GOOD] if permanent else []
+    if stranded:
+        out.append(stranded_words(len(stranded)))
+    return tuple(out)
 
 
 # --- builders: one per kind of operation (the write path calls these, never builds by hand) ---
@@ -142,11 +150,14 @@ def moved(
     return EffectSet("rename", tuple(out), stranded=tuple(stranded))
 
 
-def deleted(rel: str, canon: str, *, files: Iterable[str] = (), folders: Iterable[str] = ()) -> EffectSet:
-    """A delete of `rel` (at `canon`); a folder's files and folders under it go with it."""
+def deleted(
+    rel: str, canon: str, *, files: Iterable[str] = (), folders: Iterable[str] = (), permanent: bool = False
+) -> EffectSet:
+    """A delete of `rel` (at `canon`); a folder's files and folders under it go with it; to the
+    trash, or for good (`permanent`)."""
     out = [Effect(canon, DELETE, rel if rel != canon else None)]
     out += [Effect(p, DELETE) for p in (*folders, *files) if p != canon]
-    return EffectSet("delete", tuple(out))
+    return EffectSet("delete", tuple(out), permanent=permanent)
 
 
 def relinked(notes: Iterable[tuple[str, str]]) -> EffectSet:
@@ -211,6 +222,7 @@ def _probe_folds_case(root_real: str) -> bool | None:
 
 __all__ = [
     "CHANGES",
+    "FOR_GOOD",
     "CREATE",
     "DELETE",
     "LINKS",

@@ -937,7 +937,9 @@ class Writer:
             if OKF_INDEX in (rel, loc.canon):
                 _refuse_bundle_switch(actor, snap.is_bundle, False)
             inside = self._contents(loc, is_dir)
-            _journal.approve(fx.deleted(rel, loc.canon, files=inside[0], folders=inside[1]), shown, None)
+            _journal.approve(
+                fx.deleted(rel, loc.canon, files=inside[0], folders=inside[1], permanent=permanent), shown, None
+            )
             if is_dir and _journal.waited():
                 if self._contents(loc, is_dir) != inside:
                     raise ConflictError(
@@ -994,7 +996,7 @@ class Writer:
                     f"{n} note{'s' if n != 1 else ''} still link{'' if n != 1 else 's'} to {rel} "
                     f"(now broken links): {listed}",
                 )
-        summary = f"deleted {rel} permanently" if permanent else f"moved {rel} to {moved_to}"
+        summary = f"deleted {rel} for good (not to the trash)" if permanent else f"moved {rel} to {moved_to}"
         return self._publish(
             WriteResult("delete", rel, None, previous, False, True, (rel,), summary, warnings, moved_to), actor
         )

@@ -90,6 +90,7 @@ class Pending:
     # a rename's link rewrites as they will be (each note's path after the move, its bytes before
     # and after): the person approves what each link becomes, not only which notes
     links: tuple[tuple[str, bytes, bytes], ...] = ()
+    permanent: bool = False  # a delete for good, not to the trash (EffectSet.permanent)
     stranded: tuple[str, ...] = ()  # notes whose links a rename leaves pointing at nothing (EffectSet.stranded)
     approved: bool | None = None
     reason: str = ""
@@ -105,7 +106,7 @@ class Pending:
     @property
     def cautions(self) -> tuple[str, ...]:
         """What the change does beyond its paths, in the words every view of it uses."""
-        return cautions(self.stranded)
+        return cautions(self.permanent, self.stranded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -662,6 +663,7 @@ class ApprovalGate:
             # read here, in the writer's thread, not by the dialog: the write path compares them
             # with the notes again once the person answers (a note edited meanwhile is a conflict)
             tuple(relinks()) if relinks is not None else (),
+            effects.permanent,
             effects.stranded,
         )
         with self._lock:

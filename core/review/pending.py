@@ -162,6 +162,11 @@ class Proposal:
     decided_by: str | None
     change_ids: tuple[int, ...]
 
+    @property
+    def permanent(self) -> bool:
+        """A delete for good, not to the trash: what approving it replays (its call) says so."""
+        return self.method == "delete" and bool(self.call.get("permanent"))
+
     def touches(self, path: str) -> bool:
         return path == self.path or path == self.dest or path in self.fingerprints
 
@@ -264,6 +269,8 @@ def binding(
     digest = hashlib.sha256()
     for e in effects.effects:
         digest.update(json.dumps([e.path, e.change, e.via, e.dest]).encode())
+    if effects.permanent:  # (to the trash or for good: the same paths, another change)
+        digest.update(b"permanent")
     for data in (old, new):
         digest.update(b"-" if data is None else hashlib.sha256(data).digest())
     for path, was, now in links:

@@ -18,6 +18,7 @@ from vaultwatch.core.edit import writes
 from vaultwatch.core.links import resolve
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import ApprovalGate
+from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ApprovalScreen
@@ -229,3 +230,27 @@ async def test_a_rename_without_link_rewriting_says_the_links_it_leaves_pointing
     answer = result.content[0].text
     assert f"{len(linking)} notes still link to what moved, not rewritten" in answer, answer
     assert broken_links_to(tui_demo, "Atlas Migration") == list(linking)  # what it said is what happened
+
+
+async def test_a_permanent_delete_says_for_good_not_to_the_trash(tui_demo: Path, socket_path: str):
+    """delete with permanent=true: the dialog said "the file goes to the trash" of a note then
+    unlinked, with nothing in .trash/."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("deletes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        async with agent(socket_path, "tidy") as tidy:
+            call = asyncio.create_task(
+                tidy.call_tool("delete", {"path": NOTE, "permanent": True, "confirm_path": NOTE})
+            )
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            text = dialog_text(app)
+            assert "goes to the trash" not in text and "deleted for good (not to the trash)" in text, text
+            await armed(app.screen)
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert not result.is_error, result.content
+    assert not (tui_demo / NOTE).exists() and not (tui_demo / ".trash").exists()  # what it said is what happened
+    [row] = journal_for(vault).changes(path=NOTE)
+    assert row.summary == f"deleted {NOTE} for good (not to the trash)", row.summary

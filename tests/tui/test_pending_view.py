@@ -137,25 +137,30 @@ async def test_a_waiting_renames_link_rewrites_are_shown_for_the_change_still_sh
         assert "links rewritten in Elsewhere.md" in shown and "+see [[Atlas]]" in shown, shown
 
 
-async def test_the_pending_screen_says_what_a_rename_leaves(tui_demo: Path):
+async def test_the_pending_screen_says_what_a_rename_leaves_and_a_delete_does(tui_demo: Path):
     """A waiting rename without link rewriting says how many notes' links it leaves pointing at
-    nothing."""
+    nothing, and a waiting permanent delete that it deletes for good, not to the trash."""
     vault = open_loaded(tui_demo)
     linking = len(resolve.backlinks(vault.snapshot, NOTE))
     approval.attach(vault, ApprovalGate("writes"))
     args = {"src": NOTE, "dst": "Projects/Atlas.md", "update_links": False}
     with calling(Caller("bot/1.0", "s-1", "rename", args)), pytest.raises(pending.AwaitingPerson):
         Writer(vault).rename(NOTE, "Projects/Atlas.md", update_links=False, actor="agent:bot/1.0")
+    args = {"path": NOTE, "permanent": True, "confirm_path": NOTE}
+    with calling(Caller("bot/1.0", "s-1", "delete", args)), pytest.raises(pending.AwaitingPerson):
+        Writer(vault).delete(NOTE, permanent=True, confirm_path=NOTE, actor="agent:bot/1.0")
     vault.stop()
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
     app = make_app(vault, config=fixed_config())
-    async with app.run_test(size=(120, 60)):
+    async with app.run_test(size=(120, 60)) as pilot:
         await settle(app)
         await wait_for(lambda: isinstance(app.screen, PendingScreen), 10)
         screen = app.screen
         said = f"{linking} notes link to what moves: the links are not rewritten and will point at nothing"
         await wait_for(lambda: said in body(screen), 10)
+        await pilot.press("s")  # on to the delete
+        assert "deleted for good (not to the trash)" in body(screen), body(screen)
 
 
 def stepped() -> SteppingClock:

@@ -38,13 +38,13 @@ def _when(at: float) -> str:
 
 
 def diff_text(p: Proposal, links: Links = (), stranded: Sequence[str] = ()) -> str:
-    """The change as the person reads it: its effects, what it does beyond them (links a rename
-    leaves pointing at nothing: `stranded`, pending.stranded), then the note's diff;
+    """The change as the person reads it: its effects, what it does beyond them (a delete for good,
+    links a rename leaves pointing at nothing: `stranded`, pending.stranded), then the note's diff;
     for a rename, every hunk of each note whose links it rewrites (`links`: pending.link_rewrites,
     or why they cannot be shown). What the agent wrote is shown as the question through its client
     shows it (core.review.visible): no line can hide, reorder or disguise another."""
     lines = [f"  {visible(e.describe(), keep_tab=False)}" for e in p.effects]
-    lines += [f"  {caution}" for caution in cautions(tuple(stranded))]
+    lines += [f"  {caution}" for caution in cautions(p.permanent, tuple(stranded))]
     if p.before is not None or p.after is not None:
         diff = text_diff(p.before, p.after)
         lines.append(f"  +{diff.added} -{diff.removed} lines" + (" (binary)" if diff.binary else ""))
@@ -89,7 +89,7 @@ def register(cli: CommandLine) -> None:
             left = stranded.get(p.id, [])
             if args.json:
                 row = p.as_json(bytes_too=True)
-                row["cautions"] = list(cautions(tuple(left)))
+                row["cautions"] = list(cautions(p.permanent, tuple(left)))
                 row["diff"] = diff_text(p, links.get(p.id, ()), left)
                 print(json.dumps(row, ensure_ascii=False))
             else:

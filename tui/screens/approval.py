@@ -104,9 +104,8 @@ def render_pending(pending: Pending, width: int, now: float, hint: Text | None =
         body: RenderableType = (
             render_diff(pending.before, None, width, escaped=True) if pending.before is not None else Text("")
         )
-        return render_files(
-            title, [], width, [Text("\nthe file goes to the trash", style="italic red"), touched, body], escaped=True
-        )
+        gone = fx.FOR_GOOD if pending.permanent else "the file goes to the trash"
+        return render_files(title, [], width, [Text(f"\n{gone}", style="italic red"), touched, body], escaped=True)
     return render_files(
         title, [(pending.path, "target", pending.before, pending.after)], width, [touched], escaped=True
     )

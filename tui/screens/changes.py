@@ -174,7 +174,8 @@ def render_change(
     if change.operation == "delete":
         lead.append(
             Text(
-                f"\ndeleted {change.path}" + (f" (moved to {change.moved_to})" if change.moved_to else " permanently"),
+                f"\ndeleted {change.path}"
+                + (f" (moved to {change.moved_to})" if change.moved_to else " for good (not to the trash)"),
                 style="bold red",
             )
         )
