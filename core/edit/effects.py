@@ -56,10 +56,16 @@ class Effect:
 
 @dataclass(frozen=True, slots=True)
 class EffectSet:
-    """Every effect of one operation, in a stable order (the order the person reads them in)."""
+    """Every effect of one operation, in a stable order (the order the person reads them in), and
+    what it does beyond its paths' bytes and names, which every place that shows the change says
+    (`cautions`): `permanent`, a delete for good rather than to the trash; `stranded`, the notes
+    whose links to what a rename moves it leaves as they are (update_links off), which will then
+    point at nothing. Neither is an effect: no rule guards a path the change does not touch."""
 
     operation: str
     effects: tuple[Effect, ...]
+    permanent: bool = False
+    stranded: tuple[str, ...] = ()
 
     def paths(self) -> tuple[str, ...]:
         out: dict[str, None] = {}
@@ -73,11 +79,39 @@ class EffectSet:
         """The set's paths as the file system compares them: what an approval covers."""
         return frozenset(form.key(p) for p in self.paths())
 
+    def cautions(self) -> tuple[str, ...]:
+        """What the person must be told beyond the paths, in the words every view of it uses."""
+        return cautions(self.permanent, self.stranded)
+
     def __add__(self, other: EffectSet) -> EffectSet:
-        return EffectSet(self.operation, tuple(dict.fromkeys((*self.effects, *other.effects))))
+        return EffectSet(
+            self.operation,
+            tuple(dict.fromkeys((*self.effects, *other.effects))),
+            self.permanent or other.permanent,
+            tuple(dict.fromkeys((*self.stranded, *other.stranded))),
+        )
 
     def __len__(self) -> int:
         return len(self.effects)
+
+
+FOR_GOOD = "deleted for good (not to the trash)"
+
+
+def stranded_words(count: int) -> str:
+    """A rename's notes left with links to what it moves, in words (`count` of them, at least one)."""
+    some = f"{count} note{'s' if count != 1 else ''}"
+    return (
+        f"{some} link{'s' if count == 1 else ''} to what moves: the links are not rewritten and will point at nothing"
+    )
+
+
+def cautions(permanent: bool, stranded: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The words for `EffectSet.permanent` and `EffectSet.stranded` (each only when it applies)."""
+    out = [FOR_GOOD] if permanent else []
+    if stranded:
+        out.append(stranded_words(len(stranded)))
+    return tuple(out)
 
 
 # --- builders: one per kind of operation (the write path calls these, never builds by hand) ---
@@ -94,11 +128,18 @@ def written(
 
 
 def moved(
-    src: str, dst: str, *, files: Iterable[str] = (), folders: Iterable[str] = (), new_folders: Iterable[str] = ()
+    src: str,
+    dst: str,
+    *,
+    files: Iterable[str] = (),
+    folders: Iterable[str] = (),
+    new_folders: Iterable[str] = (),
+    stranded: Iterable[str] = (),
 ) -> EffectSet:
     """A rename of `src` to `dst`; a folder's `files` and `folders` (every one under it, by their
     old paths) move with it, each one an effect at both ends; `new_folders` are the missing
-    folders made on the way to `dst`."""
+    folders made on the way to `dst`; `stranded`, the notes whose links to what moves are left as
+    they are (a rename without link rewriting)."""
     out = [Effect(src, MOVE_FROM, dest=dst), Effect(dst, MOVE_TO)]
     for p in (*folders, *files):
         if p == src:
@@ -106,14 +147,17 @@ def moved(
         new = dst + p[len(src) :]
         out += [Effect(p, MOVE_FROM, dest=new), Effect(new, MOVE_TO)]
     out += [Effect(f, CREATE) for f in new_folders]
-    return EffectSet("rename", tuple(out))
+    return EffectSet("rename", tuple(out), stranded=tuple(stranded))
 
 
-def deleted(rel: str, canon: str, *, files: Iterable[str] = (), folders: Iterable[str] = ()) -> EffectSet:
-    """A delete of `rel` (at `canon`); a folder's files and folders under it go with it."""
+def deleted(
+    rel: str, canon: str, *, files: Iterable[str] = (), folders: Iterable[str] = (), permanent: bool = False
+) -> EffectSet:
+    """A delete of `rel` (at `canon`); a folder's files and folders under it go with it; to the
+    trash, or for good (`permanent`)."""
     out = [Effect(canon, DELETE, rel if rel != canon else None)]
     out += [Effect(p, DELETE) for p in (*folders, *files) if p != canon]
-    return EffectSet("delete", tuple(out))
+    return EffectSet("delete", tuple(out), permanent=permanent)
 
 
 def relinked(notes: Iterable[tuple[str, str]]) -> EffectSet:
@@ -178,6 +222,7 @@ def _probe_folds_case(root_real: str) -> bool | None:
 
 __all__ = [
     "CHANGES",
+    "FOR_GOOD",
     "CREATE",
     "DELETE",
     "LINKS",
@@ -188,9 +233,11 @@ __all__ = [
     "Effect",
     "EffectSet",
     "PathForm",
+    "cautions",
     "deleted",
     "form_of",
     "moved",
     "relinked",
+    "stranded_words",
     "written",
 ]

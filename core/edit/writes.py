@@ -330,6 +330,11 @@ def _relinking(
     return moves, list(rewrite.candidate_notes(snap.entries, moves)) if update_links else []
 
 
+def _stranded(snap: Snapshot, moves: dict[str, str]) -> tuple[str, ...]:
+    """The notes a rename of `moves` without link rewriting leaves with links that will point at nothing."""
+    return tuple(rewrite.stranded_notes(snap.entries, moves, *_link_indexes(snap, moves)))
+
+
 def _refuse_unlinkable(dst_rel: str, held: list[str], linking: int) -> None:
     """Refuse a rename into a path a rewritten wiki link could not hold (`held`: what of
     names.link_breaking it holds) while `linking` notes may link to what it moves: rewriting their
@@ -675,7 +680,7 @@ class Writer:
                         "not_an_attachment",
                     )
             snap = self.vault.snapshot
-            if update_links and not snap.loaded:
+            if not snap.loaded:  # which notes link to what moves is the index's, rewritten or not
                 self.vault.wait_ready(30)
                 snap = self.vault.snapshot
             if update_links:
@@ -705,6 +710,9 @@ class Writer:
                 moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
                 moved_dirs = self.dirs_under(src_rel, sloc, kind)
                 moves, todo = _relinking(snap, src_rel, dst_rel, moved_files, update_links)
+                # without link rewriting, the notes whose links to what moves will point at nothing:
+                # the person is told before approving it, and the agent after
+                stranded = () if update_links else _stranded(snap, moves)
                 if todo and (held := link_breaking(dst_rel)):
                     linking = sum(1 for _ in rewrite.naming_notes(snap.entries, moves))
                     if linking:
@@ -714,7 +722,9 @@ class Writer:
                     lands = dst_rel == OKF_INDEX and moved is not None and okf.declares_okf(moved.frontmatter)
                     _refuse_bundle_switch(actor, snap.is_bundle, lands)
                 new_folders = _new_folders(dloc)
-                effects = fx.moved(src_rel, dst_rel, files=moved_files, folders=moved_dirs, new_folders=new_folders)
+                effects = fx.moved(
+                    src_rel, dst_rel, files=moved_files, folders=moved_dirs, new_folders=new_folders, stranded=stranded
+                )
                 shown: list[tuple[str, bytes, bytes]] = []
                 asked: list[bool] = []
 
@@ -820,6 +830,14 @@ class Writer:
             summary += f"; {links_left} link{'s' if links_left != 1 else ''} left alone"
         if notes_left:
             summary += f"; links in {notes_left} note{'s' if notes_left != 1 else ''} left as they were"
+        if stranded:
+            n = len(stranded)
+            summary += f"; links in {n} note{'s' if n != 1 else ''} not rewritten (now broken)"
+            listed = ", ".join(stranded[:10]) + (" ..." if n > 10 else "")
+            warnings.append(
+                f"{n} note{'s' if n != 1 else ''} still link{'' if n != 1 else 's'} to what moved, not rewritten "
+                f"(update_links is false; now broken links): {listed}"
+            )
         paths = tuple(dict.fromkeys([src_rel, dst_rel, *created, *rewritten]))
         return self._publish(
             WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary, tuple(warnings), dst_rel), actor
@@ -919,7 +937,9 @@ class Writer:
             if OKF_INDEX in (rel, loc.canon):
                 _refuse_bundle_switch(actor, snap.is_bundle, False)
             inside = self._contents(loc, is_dir)
-            _journal.approve(fx.deleted(rel, loc.canon, files=inside[0], folders=inside[1]), shown, None)
+            _journal.approve(
+                fx.deleted(rel, loc.canon, files=inside[0], folders=inside[1], permanent=permanent), shown, None
+            )
             if is_dir and _journal.waited():
                 if self._contents(loc, is_dir) != inside:
                     raise ConflictError(
@@ -976,7 +996,7 @@ class Writer:
                     f"{n} note{'s' if n != 1 else ''} still link{'' if n != 1 else 's'} to {rel} "
                     f"(now broken links): {listed}",
                 )
-        summary = f"deleted {rel} permanently" if permanent else f"moved {rel} to {moved_to}"
+        summary = f"deleted {rel} for good (not to the trash)" if permanent else f"moved {rel} to {moved_to}"
         return self._publish(
             WriteResult("delete", rel, None, previous, False, True, (rel,), summary, warnings, moved_to), actor
         )
@@ -1230,6 +1250,25 @@ class Writer:
             moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
             moves, todo = _relinking(snap, src_rel, dst_rel, moved_files, update_links)
             return list(self._link_previews(snap, moves, todo))
+
+    def stranded(self, src: str, dst: str) -> tuple[str, ...]:
+        """The notes whose links renaming `src` to `dst` now without link rewriting would leave
+        pointing at nothing, moving nothing: for a rename that waits for the person (a pending
+        change), who is told, as `rename` tells them when it asks."""
+        src_rel = normalize(src, what="source path")
+        dst_rel = normalize(dst, what="destination path")
+        sloc, _st, kind = self._existing(src_rel)
+        with sloc:
+            src_rel = sloc.canon
+            with self.locate(dst_rel, follow_last=False) as probe:
+                dst_rel = probe.canon
+            snap = self.vault.snapshot
+            if not snap.loaded:
+                self.vault.wait_ready(30)
+                snap = self.vault.snapshot
+            moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
+            moves, _ = _relinking(snap, src_rel, dst_rel, moved_files, False)
+            return _stranded(snap, moves)
 
     def _relinked(self, todo: list[str], moves: dict[str, str]) -> list[tuple[str, str]]:
         """(path after the move, path of its bytes) for each note a rename may rewrite links in:

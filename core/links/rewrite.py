@@ -308,6 +308,55 @@ def _names_one(e: Any, names: set[str]) -> bool:
     )
 
 
+def stranded_notes(entries: Iterable, moves: Mapping[str, str], before: LinkIndex, after: LinkIndex) -> list[str]:
+    """Paths of the notes (by index entries) that a rename of `moves` made without rewriting links
+    leaves with a link to a moved file that no longer reaches it: a link (body or frontmatter)
+    that resolves to the moved file now (`before`) and, read from where its note will be, not to
+    the file's new path (`after`). The notes the rewrite would change, found as it finds them
+    (candidate_notes' names, LinkIndex's resolution)."""
+    names = _names(moves.keys())
+    out: list[str] = []
+    for e in entries:
+        if e.kind != NOTE:
+            continue
+        source = moves.get(e.path, e.path)
+        for target, markdown in _targets(e):
+            if _link_name(target) not in names:
+                continue
+            found, _ = before.resolve(target, e.path, markdown)
+            if (
+                len(found) == 1
+                and found[0] in moves
+                and after.resolve(target, source, markdown)[0] != [moves[found[0]]]
+            ):
+                out.append(e.path)
+                break
+    return out
+
+
+def _targets(e: Any) -> Iterator[tuple[str, bool]]:
+    """Each link of a note's index entry (its target, and whether it is a Markdown link), its
+    frontmatter's wiki links too."""
+    for link in e.links:
+        yield link.target, link.kind == "markdown"
+    if e.frontmatter:
+        for value in _strings(e.frontmatter):
+            if "[[" in value:
+                for t in mdlex.wiki_links(value):
+                    yield t.target, False
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
 def linking_notes(entries: Iterable, path: str, make_index: Callable[[], LinkIndex]) -> list[str]:
     """Notes (by index entries) with a link that resolves to `path` (used to warn on delete).
 

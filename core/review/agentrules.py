@@ -35,6 +35,7 @@ from vaultwatch.core.disk.vaultkeys import nesting, one_table, same_folder, vaul
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.glob import glob_match
 from vaultwatch.core.review import rulereach
+from vaultwatch.core.review.visible import visible
 
 MODES = ("none", "writes", "deletes")
 DEFAULT = "default"
@@ -136,12 +137,13 @@ def agent_label(name: str, version: str | None) -> str:
 
 
 def shown_agent(label: str) -> str:
-    """An agent's label as the person's views and commands show it. The name is the client's own
-    claim: one that reads as the person's own label (`human`, `human:<login>`) or as vaultwatch's
-    (`outside vaultwatch`) is shown as `agent <name>`, so that no agent's change passes for the
-    person's or for an outside edit."""
-    folded = unicodedata.normalize("NFKC", label).strip().casefold()
-    return f"agent {label}" if folded.startswith(("human", "outside")) else label
+    """An agent's label as the person's views and commands show it: always `agent <name>`, the name
+    as visible() draws it (invisible characters written as `\\uXXXX`, lookalike letters among
+    Latin ones too, line breaks and tabs). The name is the client's own claim; judging which
+    names read as the person's own label (`human:<login>`) or as vaultwatch's (`outside vaultwatch`)
+    would need every invisible character and lookalike letter a terminal or font draws, while with
+    the prefix on every agent's name, however it is spelled, none reads as anything but an agent's."""
+    return "agent " + visible(label, keep_tab=False)
 
 
 def agent_name(agent: str | None) -> str:

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vaultwatch.core.edit import effects as fx
-from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm
+from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm, cautions
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, IndexProblem
@@ -112,6 +112,8 @@ class Pending:
     # a rename's link rewrites as they will be (each note's path after the move, its bytes before
     # and after): the person approves what each link becomes, not only which notes
     links: tuple[tuple[str, bytes, bytes], ...] = ()
+    permanent: bool = False  # a delete for good, not to the trash (EffectSet.permanent)
+    stranded: tuple[str, ...] = ()  # notes whose links a rename leaves pointing at nothing (EffectSet.stranded)
     approved: bool | None = None
     reason: str = ""
     by: str = ""  # who settled it: the person, or TIMED_OUT / LEFT (nobody decided)
@@ -123,6 +125,11 @@ class Pending:
 
     def remaining(self, now: float) -> float:
         return max(0.0, self.asked_at + self.timeout - now)
+
+    @property
+    def cautions(self) -> tuple[str, ...]:
+        """What the change does beyond its paths, in the words every view of it uses."""
+        return cautions(self.permanent, self.stranded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -771,6 +778,8 @@ class ApprovalGate:
             # read here, in the writer's thread, not by the dialog: the write path compares them
             # with the notes again once the person answers (a note edited meanwhile is a conflict)
             tuple(relinks()) if relinks is not None else (),
+            effects.permanent,
+            effects.stranded,
         )
         with self._lock:
             self._pending[pending.id] = pending

@@ -164,6 +164,11 @@ class Proposal:
     decided_by: str | None
     change_ids: tuple[int, ...]
 
+    @property
+    def permanent(self) -> bool:
+        """A delete for good, not to the trash: what approving it replays (its call) says so."""
+        return self.method == "delete" and bool(self.call.get("permanent"))
+
     def touches(self, path: str) -> bool:
         return path == self.path or path == self.dest or path in self.fingerprints
 
@@ -266,6 +271,8 @@ def binding(
     digest = hashlib.sha256()
     for e in effects.effects:
         digest.update(json.dumps([e.path, e.change, e.via, e.dest]).encode())
+    if effects.permanent:  # (to the trash or for good: the same paths, another change)
+        digest.update(b"permanent")
     for data in (old, new):
         digest.update(b"-" if data is None else hashlib.sha256(data).digest())
     for path, was, now in links:
@@ -752,6 +759,19 @@ def link_rewrites(vault: Any, proposal: Proposal) -> list[tuple[str, bytes, byte
     return list(
         _writer(vault).link_rewrites(call["src"], call["dst"], update_links=bool(call.get("update_links", True)))
     )
+
+
+def stranded(vault: Any, proposal: Proposal) -> list[str]:
+    """The notes whose links to what a pending rename without link rewriting moves would be left
+    pointing at nothing if it were approved now (none for any other change, or one decided), as
+    the write path finds them (`Writer.stranded`). `vault` must be loaded; raises VaultError as
+    link_rewrites does."""
+    if proposal.method != "rename" or proposal.state != PENDING:
+        return []
+    call = proposal.call
+    if call.get("update_links", True):
+        return []
+    return list(_writer(vault).stranded(call["src"], call["dst"]))
 
 
 def _writer(vault: Any) -> Any:

@@ -158,6 +158,8 @@ def question(
         out.add(f"It touches {count} path{'s' if count != 1 else ''}:")
         for e in effects.effects:
             out.add(f"  {visible(e.describe(), keep_tab=False)}")
+        for caution in effects.cautions():  # (a delete for good, links a rename leaves broken)
+            out.add(f"{caution[0].upper()}{caution[1:]}.")
         if old is not None or new is not None:
             before, after = _decoded(old), _decoded(new)
             if before is None or after is None:

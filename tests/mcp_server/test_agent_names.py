@@ -8,10 +8,13 @@ import asyncio
 import json
 import os
 import subprocess
+import unicodedata
 
 from mcp import Client, StdioServerParameters
-from mcp_testing import ROOT, VAULTWATCH, serving
+from mcp_testing import ROOT, VAULTWATCH, serving, uds_client
 from mcp_types import Implementation
+
+from vaultwatch.core.vault import Vault
 
 
 def run(*args: str, **kwargs) -> subprocess.CompletedProcess:
@@ -53,22 +56,61 @@ async def test_the_server_knows_a_bridged_client_by_its_given_name(demo, sock_di
                 await asyncio.sleep(0.02)
 
 
-async def test_an_agent_named_like_the_person_never_reads_as_the_person(tmp_path) -> None:
-    """The name is the client's claim: an agent calling itself `human:<login>` (the label the person's
-    own edits carry) is shown as an agent in `vaultwatch changes`, never as the person."""
+# names a client could give to pass for the person (`human:<login>`) or for vaultwatch's label of
+# an outside edit: invisible characters in front (zero-width space, soft hyphen, word joiner,
+# grapheme joiner), one lookalike letter (Cyrillic һ, о), mixed case, a compatibility form
+# (fullwidth ｈ), a trailing invisible, a joiner inside `human`, white space in front, and mixes
+PERSON_LIKE = (
+    "human:root",
+    "\u200bhuman:root",
+    "\u00adhuman:root",
+    "\u2060human:root",
+    "\u034fhuman:root",
+    "\u04bbuman:root",
+    "\u043eutside vaultwatch",
+    "outside vaultwatch",
+    "HUMAN:root",
+    "Human:Root",
+    "\uff48uman:root",
+    unicodedata.normalize("NFKD", "human:ro\u00f6t"),
+    "human:root\u200b",
+    "hu\u200dman",
+    "   human:root",
+    "\u200b\u04bbUMAN:root\u2060",
+    "\u00ad\u043eutside\u00a0vaultwatch",
+)
+INVISIBLE = dict.fromkeys(map(ord, "\u200b\u00ad\u2060\u034f\u200d"))
+
+
+async def test_no_agent_named_like_the_person_reads_as_the_person(tmp_path, sock_dir, monkeypatch) -> None:
+    """The name is the client's claim: whatever an agent calls itself, `vaultwatch changes` draws
+    its changes as an agent's (`agent <name>`, the name's invisible characters escaped), never as
+    the person's own (`human:<login>`) or as an outside edit."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     root = tmp_path / "vault"
     root.mkdir()
     (root / "a.md").write_text("# A\n")
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    params = StdioServerParameters(
-        command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "serve", str(root), "--stdio"], cwd=str(ROOT), env=env
-    )
-    async with Client(params, mode="legacy", client_info=Implementation(name="human:root", version="")) as client:
-        done = await client.call_tool("write", {"path": "b.md", "content": "# B\n"})
-        assert not done.is_error, done.content
+    vault = Vault(root)
+    vault.load()
+    try:
+        async with serving(vault, sock_dir / "s.sock") as host:
+            for i, name in enumerate(PERSON_LIKE):
+                async with uds_client(host.socket_path, name=name, version="") as client:
+                    done = await client.call_tool("write", {"path": f"n{i}.md", "content": "# N\n"})
+                    assert not done.is_error, done.content
+    finally:
+        vault.stop()
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     listed = run("changes", str(root), "--json", env=env)
     assert listed.returncode == 0, listed.stderr
-    [row] = [json.loads(line) for line in listed.stdout.splitlines()]
-    assert row["agent"] == "human:root", row  # (a person's own change has no agent)
-    text = run("changes", str(root), env=env).stdout
-    assert "agent human:root" in text, text
+    rows = {json.loads(line)["path"]: json.loads(line) for line in listed.stdout.splitlines()}
+    assert [rows[f"n{i}.md"]["agent"] for i in range(len(PERSON_LIKE))] == list(PERSON_LIKE)  # rules see the name
+    person = run("revert", str(rows["n0.md"]["id"]), str(root), "--yes", env=env)
+    assert person.returncode == 0, person.stderr
+    lines = run("changes", str(root), env=env).stdout.splitlines()
+    # the who column as the terminal draws it, invisible characters drawing nothing
+    [mine] = [line[29:57].translate(INVISIBLE).strip() for line in lines if " revert " in line]
+    assert mine.startswith("human:"), lines
+    for i, name in enumerate(PERSON_LIKE):
+        [line] = [line for line in lines if f"  n{i}.md  " in line and " revert " not in line]
+        assert line[29:57].translate(INVISIBLE).startswith("agent "), (name, line)

@@ -63,7 +63,7 @@ async def test_an_agents_write_is_journaled_with_its_session_and_the_audit_log_c
         assert not result.is_error
         history = await client.call_tool("history", {"path": "Plan.md"})
         rows = history.structured_content["changes"]
-        assert rows[0]["who"] == "claude-test/1.0" and rows[0]["tool"] == "edit" and rows[0]["session"]
+        assert rows[0]["who"] == "agent claude-test/1.0" and rows[0]["tool"] == "edit" and rows[0]["session"]
         assert rows[0]["etag"] == result.structured_content["etag"]
         journal = journal_for(vault)
         revert(Writer(vault), journal, rows[0]["id"], actor="human:tester")
@@ -92,7 +92,7 @@ async def test_another_agent_reading_history_never_learns_a_session_id(vault, so
         assert full and len(full) > 8
         async with uds_client(host.socket_path, name="other") as other:
             rows = (await other.call_tool("history", {"path": "Plan.md"})).structured_content["changes"]
-    assert rows[0]["who"].startswith("writer") and rows[0]["session"] == full[:8]
+    assert rows[0]["who"].startswith("agent writer") and rows[0]["session"] == full[:8]
 
 
 async def test_approve_round_trip_returns_the_normal_answer_with_progress_meanwhile(vault, sock_dir, monkeypatch):

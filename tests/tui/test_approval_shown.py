@@ -15,8 +15,10 @@ from tui_helpers import armed, open_loaded
 from waiting import TIMEOUT, await_until
 
 from vaultwatch.core.edit import writes
+from vaultwatch.core.links import resolve
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.approval import ApprovalGate
+from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ApprovalScreen
@@ -178,3 +180,77 @@ async def test_a_note_edited_after_the_dialogs_answer_keeps_its_links(
     assert linking.read_text() == edited  # neither the link shown nor the one added after is rewritten
     assert "[[Atlas Platform]]" in (tui_demo / "Projects" / "Archive" / "Billing Rewrite 2024.md").read_text()
     assert (tui_demo / "Projects" / "Atlas Platform.md").exists() and not (tui_demo / NOTE).exists()
+
+
+def broken_links_to(root: Path, name: str) -> list[str]:
+    """The notes with a link naming `name` that resolves to nothing (as the index reads the vault now)."""
+    vault = open_loaded(root)
+    try:
+        return sorted(
+            {
+                e.path
+                for e in vault.snapshot.entries
+                if e.kind == "note"
+                for link, target in resolve.outgoing(vault.snapshot, e.path)
+                if target is None and name in link.target
+            }
+        )
+    finally:
+        vault.stop()
+
+
+async def test_a_rename_without_link_rewriting_says_the_links_it_leaves_pointing_at_nothing(
+    tui_demo: Path, socket_path: str
+):
+    """update_links=false rewrites no link: the dialog said "no link needs rewriting" of a rename that
+    broke the links of every note linking to the note. It says how many, and the agent's answer
+    names them."""
+    linking = resolve.backlinks(open_loaded(tui_demo).snapshot, NOTE)
+    assert len(linking) > 1 and broken_links_to(tui_demo, "Atlas Migration") == []
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        async with agent(socket_path, "mover") as mover:
+            call = asyncio.create_task(
+                mover.call_tool(
+                    "rename", {"path": NOTE, "new_path": "Projects/Atlas Platform.md", "update_links": False}
+                )
+            )
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            text = dialog_text(app)
+            assert "no link needs rewriting" not in text, text
+            said = f"{len(linking)} notes link to what moves: the links are not rewritten and will point at nothing"
+            assert said in text, text
+            await armed(app.screen)
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert not result.is_error, result.content
+    answer = result.content[0].text
+    assert f"{len(linking)} notes still link to what moved, not rewritten" in answer, answer
+    assert broken_links_to(tui_demo, "Atlas Migration") == list(linking)  # what it said is what happened
+
+
+async def test_a_permanent_delete_says_for_good_not_to_the_trash(tui_demo: Path, socket_path: str):
+    """delete with permanent=true: the dialog said "the file goes to the trash" of a note then
+    unlinked, with nothing in .trash/."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("deletes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        async with agent(socket_path, "tidy") as tidy:
+            call = asyncio.create_task(
+                tidy.call_tool("delete", {"path": NOTE, "permanent": True, "confirm_path": NOTE})
+            )
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            text = dialog_text(app)
+            assert "goes to the trash" not in text and "deleted for good (not to the trash)" in text, text
+            await armed(app.screen)
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert not result.is_error, result.content
+    assert not (tui_demo / NOTE).exists() and not (tui_demo / ".trash").exists()  # what it said is what happened
+    [row] = journal_for(vault).changes(path=NOTE)
+    assert row.summary == f"deleted {NOTE} for good (not to the trash)", row.summary

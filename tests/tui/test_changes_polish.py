@@ -58,7 +58,7 @@ async def test_changes_view_keeps_its_spaces_and_its_state_column_at_80(make_vau
         view = screen.query_one(DiffView)
         lines = [[(seg.text, seg.style) for seg in view.render_line(y)] for y in range(4)]
         text = "\n".join("".join(t for t, _ in line) for line in lines)
-        assert "change 1  bot" in text and "write  created" in text, text
+        assert "change 1  agent bot" in text and "write  created" in text, text
         assert "Inbox/New idea with a rather long name.md  (created)" in text, text
         for line in lines:  # a screenshot read "change 1agent:bot", "writecreated", "md(created)"
             assert visible_runs_start_with_text(line), line

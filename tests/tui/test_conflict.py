@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.widgets import DataTable
 from tui_agents import wait_for
 from tui_helpers import open_loaded
 
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.review.journal import journal_for
+from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ChangesScreen, ConflictScreen
@@ -109,3 +111,28 @@ def test_snapshot_the_conflict_view(snap_compare, tui_demo: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(140, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("name", ["\u200bhuman:root", "\u04bbuman:root", "hu\u200dman"])
+async def test_a_later_change_by_an_agent_named_like_the_person_reads_as_an_agents(tui_demo: Path, name: str):
+    """An agent's name is its client's claim: one spelled to read as the person's label (an
+    invisible character in front, a lookalike letter, a joiner inside) is drawn as an agent's,
+    `agent <name>` with the invisible characters escaped, in the Changes view's rows and in the
+    conflict view's words of who changed the note since."""
+    (tui_demo / NOTE).write_text(BODY)
+    vault = open_loaded(tui_demo)
+    Writer(vault).edit(NOTE, "line 20\n", "line 20 by the agent\n", actor="agent:bot")
+    Writer(vault).edit(NOTE, "line 3\n", "line 3, by whom?\n", actor=f"agent:{name}")
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        table = app.screen.query_one(DataTable)
+        whos = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+        assert whos == [f"agent {visible(name)}", "agent bot"], whos
+        await pilot.press("down", "r")
+        await wait_for(lambda: isinstance(app.screen, ConflictScreen))
+        text = screen_text(app)
+        assert f"was changed by agent {visible(name)} on 2026-" in text, text
+        assert "changed by you" not in text and "after agent bot's change" in text

@@ -18,6 +18,7 @@ from waiting import TIMEOUT
 from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
+from vaultwatch.core.links import resolve
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.core.review.journal import journal_for
@@ -67,7 +68,7 @@ async def test_the_tui_shows_pending_changes_on_open_and_y_applies_n_declines(tu
     store = pending.store_for(str(tui_demo.resolve()))
     assert [(p.id, p.state) for p in store.proposals()] == [(first, "approved"), (second, "refused")]
     [change] = [c for c in journal_for(vault).changes(path=NOTE) if c.id in store.get(first).change_ids]
-    assert change.who.startswith("bot") and change.tool == "write"
+    assert change.who.startswith("agent bot") and change.tool == "write"
     assert change.approved_via == "tui"  # `y` in the TUI's list of pending changes
     assert (tui_demo / NOTE).read_bytes() == b"# Atlas\nrewritten by the bot\n"
 
@@ -134,6 +135,32 @@ async def test_a_waiting_renames_link_rewrites_are_shown_for_the_change_still_sh
         await pilot.press("s")  # back to the rename: its links as last worked out, not read again
         shown = body(screen)
         assert "links rewritten in Elsewhere.md" in shown and "+see [[Atlas]]" in shown, shown
+
+
+async def test_the_pending_screen_says_what_a_rename_leaves_and_a_delete_does(tui_demo: Path):
+    """A waiting rename without link rewriting says how many notes' links it leaves pointing at
+    nothing, and a waiting permanent delete that it deletes for good, not to the trash."""
+    vault = open_loaded(tui_demo)
+    linking = len(resolve.backlinks(vault.snapshot, NOTE))
+    approval.attach(vault, ApprovalGate("writes"))
+    args = {"src": NOTE, "dst": "Projects/Atlas.md", "update_links": False}
+    with calling(Caller("bot/1.0", "s-1", "rename", args)), pytest.raises(pending.AwaitingPerson):
+        Writer(vault).rename(NOTE, "Projects/Atlas.md", update_links=False, actor="agent:bot/1.0")
+    args = {"path": NOTE, "permanent": True, "confirm_path": NOTE}
+    with calling(Caller("bot/1.0", "s-1", "delete", args)), pytest.raises(pending.AwaitingPerson):
+        Writer(vault).delete(NOTE, permanent=True, confirm_path=NOTE, actor="agent:bot/1.0")
+    vault.stop()
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(app)
+        await wait_for(lambda: isinstance(app.screen, PendingScreen), 10)
+        screen = app.screen
+        said = f"{linking} notes link to what moves: the links are not rewritten and will point at nothing"
+        await wait_for(lambda: said in body(screen), 10)
+        await pilot.press("s")  # on to the delete
+        assert "deleted for good (not to the trash)" in body(screen), body(screen)
 
 
 def stepped() -> SteppingClock:

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from vaultwatch.core.edit.effects import cautions
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.agentrules import shown_agent
@@ -38,12 +39,14 @@ def _when(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def diff_text(p: Proposal, links: Links = ()) -> str:
-    """The change as the person reads it: its effects, then the note's diff; for a rename, every
-    hunk of each note whose links it rewrites (`links`: pending.link_rewrites, or why they cannot
-    be shown). What the agent wrote is shown as the question through its client shows it
-    (core.review.visible): no line can hide, reorder or disguise another."""
+def diff_text(p: Proposal, links: Links = (), stranded: Sequence[str] = ()) -> str:
+    """The change as the person reads it: its effects, what it does beyond them (a delete for good,
+    links a rename leaves pointing at nothing: `stranded`, pending.stranded), then the note's diff;
+    for a rename, every hunk of each note whose links it rewrites (`links`: pending.link_rewrites,
+    or why they cannot be shown). What the agent wrote is shown as the question through its client
+    shows it (core.review.visible): no line can hide, reorder or disguise another."""
     lines = [f"  {visible(e.describe(), keep_tab=False)}" for e in p.effects]
+    lines += [f"  {caution}" for caution in cautions(p.permanent, tuple(stranded))]
     if p.before is not None or p.after is not None:
         diff = text_diff(p.before, p.after)
         lines.append(f"  +{diff.added} -{diff.removed} lines" + (" (binary)" if diff.binary else ""))
@@ -105,18 +108,20 @@ def register(cli: CommandLine) -> None:
         vault = cli.open_vault(args, load=False)
         store = pending.store_for(vault.root_real)
         found = store.proposals() if args.all else store.pending()
-        links = _link_rewrites(cli, args, found)
+        links, stranded = _link_rewrites(cli, args, found)
         stale = staleness(vault, found, links)
         for p in found:
+            left = stranded.get(p.id, [])
             if args.json:
                 row = p.as_json(bytes_too=True)
-                row["diff"] = diff_text(p, links.get(p.id, ()))
+                row["cautions"] = list(cautions(p.permanent, tuple(left)))
+                row["diff"] = diff_text(p, links.get(p.id, ()), left)
                 if p.id in stale:
                     row["cannot_apply"] = stale[p.id]
                 print(json.dumps(row, ensure_ascii=False))
             else:
                 print(_head(p, stale.get(p.id, "")))
-                print(diff_text(p, links.get(p.id, ())))
+                print(diff_text(p, links.get(p.id, ()), left))
         what = "change" if len(found) == 1 else "changes"
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
         for refused in store.refusing():
@@ -187,26 +192,31 @@ def register(cli: CommandLine) -> None:
     cli.handlers["decline"] = cmd_decline
 
 
-def _link_rewrites(cli: CommandLine, args: argparse.Namespace, found: list[Proposal]) -> dict[int, Links]:
-    """Each waiting rename's link rewrites as approving it now would make them: computed now, from
-    the notes as they are (the rename has not happened), with the vault loaded for it (which notes
-    link to what is the index's), only when a rename waits."""
+def _link_rewrites(
+    cli: CommandLine, args: argparse.Namespace, found: list[Proposal]
+) -> tuple[dict[int, Links], dict[int, list[str]]]:
+    """Each waiting rename's link rewrites as approving it now would make them, and the notes whose
+    links it would leave pointing at nothing: computed now, from the notes as they are (the rename
+    has not happened), with the vault loaded for it (which notes link to what is the index's),
+    only when a rename waits."""
     renames = [p for p in found if p.method == "rename" and p.state == pending.PENDING]
     if not renames:
-        return {}
+        return {}, {}
     vault = cli.open_vault(args)
     out: dict[int, Links] = {}
+    left: dict[int, list[str]] = {}
     try:
         for p in renames:
             try:
                 out[p.id] = pending.link_rewrites(vault, p)
+                left[p.id] = pending.stranded(vault, p)
             except VaultError as exc:
                 out[p.id] = exc.message
     finally:
         stop = getattr(vault, "stop", None)
         if callable(stop):
             stop()
-    return out
+    return out, left
 
 
 def _at_server(args: argparse.Namespace, request: dict) -> dict | None:

@@ -92,17 +92,23 @@ def render_pending(pending: Pending, width: int, now: float, hint: Text | None =
     touched = effects_text(pending)
     if pending.operation in ("rename",):
         files: list[tuple[str, str, bytes | None, bytes | None]] = [(p, "links", b, a) for p, b, a in pending.links]
-        said = "links to it across the vault will be rewritten" if files else "no link needs rewriting"
+        said = (
+            "links to it across the vault will be rewritten"
+            if files
+            else fx.stranded_words(len(pending.stranded))
+            if pending.stranded
+            else "no link needs rewriting"
+        )
+        style = "italic red" if pending.stranded else "italic"
         return render_files(
-            title, files, width, [Text(f"\nthe note moves; {said}", style="italic"), touched], escaped=True
+            title, files, width, [Text(f"\nthe note moves; {said}", style=style), touched], escaped=True
         )
     if pending.operation == "delete":
         body: RenderableType = (
             render_diff(pending.before, None, width, escaped=True) if pending.before is not None else Text("")
         )
-        return render_files(
-            title, [], width, [Text("\nthe file goes to the trash", style="italic red"), touched, body], escaped=True
-        )
+        gone = fx.FOR_GOOD if pending.permanent else "the file goes to the trash"
+        return render_files(title, [], width, [Text(f"\n{gone}", style="italic red"), touched, body], escaped=True)
     return render_files(
         title, [(pending.path, "target", pending.before, pending.after)], width, [touched], escaped=True
     )
@@ -140,7 +146,7 @@ def effects_text(pending: Pending) -> Text:
 
 def pending_title(pending: Pending, now: float, hint: Text | None = None, stale: str = "") -> Text:
     title = Text()
-    # an agent named like the person (`human:alice`) is marked as an agent, as in every other view
+    # `agent <name>`, as in every other view: no agent passes for the person (`human:alice`)
     who = shown_agent(pending.agent) if pending.agent else pending.actor
     title.append(visible(who, keep_tab=False), style="bold magenta")
     title.append(" wants to ")

@@ -35,9 +35,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT
+from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, is_person
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.batch import revert_session, session_changes
 from vaultwatch.core.review.intents import OpenIntent, open_intents
 from vaultwatch.core.review.journal import (
@@ -61,6 +62,7 @@ from vaultwatch.core.review.revert import (
     revert_agent,
     revert_anyway,
 )
+from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, render_files
 from vaultwatch.tui.widgets.spans import tidy
 
@@ -173,7 +175,8 @@ def render_change(
     if change.operation == "delete":
         lead.append(
             Text(
-                f"\ndeleted {change.path}" + (f" (moved to {change.moved_to})" if change.moved_to else " permanently"),
+                f"\ndeleted {change.path}"
+                + (f" (moved to {change.moved_to})" if change.moved_to else " for good (not to the trash)"),
                 style="bold red",
             )
         )
@@ -249,7 +252,7 @@ def later_words(
         return f"{done} by you outside vaultwatch (in Obsidian or another editor) on {day} at {at} (change {later.id})"
     if gone and later.operation == "delete":
         return f"deleted by {later.who} on {day} at {at} (change {later.id})"
-    if later.who.startswith("human"):
+    if later.agent is None and is_person(later.actor):  # who the change was, never how its name reads
         return f"changed by you ({later.who}) in vaultwatch on {day} at {at} (change {later.id})"
     return f"changed by {later.who} on {day} at {at} (change {later.id})"
 
@@ -740,7 +743,7 @@ class ChangesScreen(Screen[None], _Reverting):
             cells: list[str | Text] = [
                 "—",
                 time.strftime("%H:%M:%S", localtime(i.at)),
-                i.actor,
+                visible(i.actor, keep_tab=False),
                 i.operation,
                 (" → " if i.operation == "rename" else ", ").join(i.paths),
                 i.summary,
@@ -784,7 +787,7 @@ class ChangesScreen(Screen[None], _Reverting):
         if self.note:
             title.append(f" · note {self.note}", style="dim")
         if self.agent:
-            title.append(f" · agent {self.agent}", style="dim")
+            title.append(f" · {shown_agent(self.agent)}", style="dim")
         if journal is None:  # switched off, or it cannot be opened: the person reads which
             title.append(f"  {why_no_journal(self.app.session.vault)}", style="bold red")
         status = journal.status() if journal else None

@@ -68,11 +68,12 @@ class PendingScreen(Screen[None]):
         """A waiting rename's link rewrites, worked out off the UI thread over the index's
         `generation` (the vault as it was read)."""
 
-        def __init__(self, pid: int, generation: int, links: Links) -> None:
+        def __init__(self, pid: int, generation: int, links: Links, stranded: list[str] | None = None) -> None:
             super().__init__()
             self.pid = pid
             self.generation = generation
             self.links = links
+            self.stranded = stranded or []  # the notes whose links it leaves pointing at nothing
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve", id="pending.approve"),
@@ -91,7 +92,7 @@ class PendingScreen(Screen[None]):
         # (pending change id, index generation) -> its link rewrites: a change shown again over the
         # same vault is not read again, and one shown after the vault changed (an approval applied)
         # is, since what its rename would rewrite may have changed with it
-        self._links: dict[tuple[int, int], Links] = {}
+        self._links: dict[tuple[int, int], tuple[Links, list[str]]] = {}
         self._working: set[tuple[int, int]] = set()
         self._shown_links: tuple[int, int] | None = None  # the (id, generation) whose links the body shows
         # y and n act only a moment after a change shows
@@ -169,7 +170,7 @@ class PendingScreen(Screen[None]):
         key = (p.id, self.vault.snapshot.generation)
         found = self._links.get(key)
         if found is not None:
-            self._body(p, found)
+            self._body(p, *found)
             self._shown_links = key
             return
         self._body(p, None)
@@ -189,7 +190,7 @@ class PendingScreen(Screen[None]):
             return
         head = Text(f"{len(self.queue)} waiting · pending change {p.id}: ", style="bold yellow")
         where = f"{p.path} -> {p.dest}" if p.dest else p.path
-        who = shown_agent(p.agent) if p.agent else p.actor  # an agent named `human:…` is marked as one
+        who = shown_agent(p.agent) if p.agent else p.actor  # `agent <name>`: none passes for the person
         head.append(visible(f"{who} · {p.tool} · {where}", keep_tab=False))
         if self.said:
             head.append(f"\n{self.said}", style="bold")
@@ -199,14 +200,14 @@ class PendingScreen(Screen[None]):
             head.append(hint)
         title.update(head)
 
-    def _body(self, p: Proposal, links: Links | None) -> None:
+    def _body(self, p: Proposal, links: Links | None, stranded: list[str] | None = None) -> None:
         """The change's reason and diff (marked when approving it now would be refused, and why);
         None for links still being worked out."""
         stale = proposal_stale(self.vault.root_real, p, links or [], approval.gate_for(self.vault))
         shown = Text()
         if stale:
             shown.append(stale_text(stale).strip() + "\n", style="bold red")
-        shown.append(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [])}")
+        shown.append(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [], stranded or ())}")
         if links is None:
             shown.append(f"\n{WORKING}")
         self.query_one("#pending-body", Static).update(shown)
@@ -214,11 +215,13 @@ class PendingScreen(Screen[None]):
     @work(thread=True, exit_on_error=False)
     def _work_out_links(self, p: Proposal, generation: int) -> None:
         """A waiting rename's link rewrites as approving it now would make them (or why not)."""
+        stranded: list[str] = []
         try:
             links: Links = pending.link_rewrites(self.vault, p)
+            stranded = pending.stranded(self.vault, p)
         except VaultError as exc:
             links = exc.message
-        self.post_message(self.LinksWorkedOut(p.id, generation, links))
+        self.post_message(self.LinksWorkedOut(p.id, generation, links, stranded))
 
     def on_pending_screen_links_worked_out(self, message: LinksWorkedOut) -> None:
         key = (message.pid, message.generation)
@@ -228,10 +231,10 @@ class PendingScreen(Screen[None]):
             return  # worked out over an older vault than what is already kept (and shown) for it
         for old in mine:
             del self._links[old]  # an older vault's: never shown again
-        self._links[key] = message.links
+        self._links[key] = (message.links, message.stranded)
         p = self.current
         if p is not None and p.id == message.pid:  # the person may have moved on, approved or declined
-            self._body(p, message.links)
+            self._body(p, message.links, message.stranded)
             self._shown_links = key
             self.keys.arm_soon()  # what the key approves has grown: read it first
             self._title()

@@ -17,6 +17,7 @@ from vaultwatch.core.clock import Clock
 from vaultwatch.core.markdown import mdlex, okf
 from vaultwatch.core.model import Entry
 from vaultwatch.core.review import triageviews
+from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.tui.marks import ago
 from vaultwatch.tui.session import Session
 from vaultwatch.tui.widgets import spans
@@ -57,7 +58,7 @@ def note_head(entry: Entry, session: Session, bundle: bool, clock: Clock | None 
         change = f" · {mark.change}" if mark.change else ""  # what an agent's write changed
         parts.append(
             Text(
-                f"● {verb} by {mark.agent} {'just now' if when == 'now' else when + ' ago'}{change}",
+                f"● {verb} by {shown_agent(mark.agent)} {'just now' if when == 'now' else when + ' ago'}{change}",
                 style=Style(color=session.colors(mark.agent)),
             )
         )
