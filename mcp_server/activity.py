@@ -6,7 +6,8 @@ gives the tool a `CallRecord` (through a context variable, which also reaches th
 thread a sync tool runs in) to note the paths it listed or read and how many results it
 returned, and publishes the event when the call ends, error or not. The agent is named
 from the client's handshake (`clientInfo` name/version; on 2026-07-28 connections, the
-same fields from each request's `_meta`) and the session from the transport. The calls the
+same fields from each request's `_meta`) and the session from the transport, or from the
+bridge that relays it (one agent run keeps one session across the servers the bridge follows). The calls the
 stdio front answers before the SDK runs (earlycalls.py) come through `call_early`, published
 the same way, in the session the SDK's calls get later (`Activity(session=...)`).
 
@@ -226,6 +227,11 @@ class Activity:
         header = request.headers.get(SESSION_HEADER) if request is not None and hasattr(request, "headers") else None
         if modern:
             session = header[:80] if header else self.sessions.session_for(info.name)
+        elif header and conn is not None:
+            # a bridge names its client's session: the same across the servers it follows (the TUI
+            # opening or quitting), where each new server gives the replayed handshake a new
+            # transport session; taken on the same trust as a 2026-07-28 client's header above
+            session = header[:80]
         elif conn is not None and conn.session_id:
             session = conn.session_id
         elif conn is not None:
