@@ -6,7 +6,8 @@ gives the tool a `CallRecord` (through a context variable, which also reaches th
 thread a sync tool runs in) to note the paths it listed or read and how many results it
 returned, and publishes the event when the call ends, error or not. The agent is named
 from the client's handshake (`clientInfo` name/version; on 2026-07-28 connections, the
-same fields from each request's `_meta`) and the session from the transport. The calls the
+same fields from each request's `_meta`) and the session from the transport, or from the
+bridge that relays it (one agent run keeps one session across the servers the bridge follows). The calls the
 stdio front answers before the SDK runs (earlycalls.py) come through `call_early`, published
 the same way, in the session the SDK's calls get later (`Activity(session=...)`).
 
@@ -41,7 +42,6 @@ MAX_ARG_CHARS = 400
 MAX_SUMMARY_CHARS = 160
 AUDIT_MAX_PATHS = 200
 FOREGROUND_MAX_WAIT = 0.25  # seconds a tool call may wait while a person's input is answered
-PROGRESS_EVERY = 1.0  # seconds between progress notifications while a call waits for approval
 
 
 @dataclass
@@ -227,6 +227,11 @@ class Activity:
         header = request.headers.get(SESSION_HEADER) if request is not None and hasattr(request, "headers") else None
         if modern:
             session = header[:80] if header else self.sessions.session_for(info.name)
+        elif header and conn is not None:
+            # a bridge names its client's session: the same across the servers it follows (the TUI
+            # opening or quitting), where each new server gives the replayed handshake a new
+            # transport session; taken on the same trust as a 2026-07-28 client's header above
+            session = header[:80]
         elif conn is not None and conn.session_id:
             session = conn.session_id
         elif conn is not None:
@@ -347,7 +352,8 @@ class Activity:
             if self.foreground is not None:
                 await self.foreground.wait_turn(FOREGROUND_MAX_WAIT)
             with calling(caller):
-                result = await (_with_progress(ctx, caller, call_next) if gated else call_next(ctx))
+                # while the call waits for the person, its progress heartbeat says so (progress.py)
+                result = await call_next(ctx)
             error = _error_text(result)
             return result
         except BaseException as exc:
@@ -357,52 +363,6 @@ class Activity:
         finally:
             _current.reset(token)
             self._publish(who, tool, arguments, record, started, error, caller)
-
-
-def _progress_token(ctx: Any) -> Any:
-    params = ctx.params if isinstance(ctx.params, Mapping) else {}
-    meta = params.get("_meta")
-    return meta.get("progressToken") if isinstance(meta, Mapping) else None
-
-
-async def _progress(ctx: Any, progress: float, total: float, message: str) -> None:
-    """One progress notification for the call; on the socket (JSON responses, no stream per call)
-    it goes out on the session's standalone stream, which the SDK clients keep open."""
-    token = _progress_token(ctx)
-    if token is None:
-        return
-    try:
-        if getattr(ctx.session, "can_send_request", False):  # a duplex channel (stdio): on the call's own stream
-            await ctx.session.report_progress(progress, total, message)
-        else:
-            await ctx.session.send_progress_notification(token, progress, total, message)
-    except Exception:  # a client that went away: the call keeps waiting anyway (and may time out)
-        pass
-
-
-async def _with_progress(ctx: Any, caller: Caller, call_next: Callable[[Any], Any]) -> Any:
-    """Run the call; while it waits for the person's approval, send progress notifications
-    (clients that reset their timeout on progress keep waiting)."""
-    import asyncio  # noqa: PLC0415  (loaded by the SDK by now; a stdio server's early answers need none)
-
-    task = asyncio.ensure_future(call_next(ctx))
-    try:
-        while True:
-            done, _ = await asyncio.wait([task], timeout=PROGRESS_EVERY)
-            if done:
-                return task.result()
-            pending = caller.waiting
-            if pending is not None:
-                waited = round(pending.timeout - pending.remaining(time.monotonic()), 1)
-                await _progress(
-                    ctx,
-                    waited,
-                    pending.timeout,
-                    f"waiting for the person to approve this {pending.operation} in vaultwatch",
-                )
-    finally:
-        if not task.done():
-            task.cancel()
 
 
 class AuditLog:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from vaultwatch.core.edit.limits import MAX_WRITE_BYTES
 
-INSTRUCTIONS = """vaultwatch serves one Markdown vault (Obsidian-style notes with YAML frontmatter) to agents; a human watches every call live.
+INSTRUCTIONS = """vaultwatch serves one Markdown vault (Obsidian-style notes with YAML frontmatter) to agents; every call is shown to the person (live while vaultwatch's TUI is open) and every change journaled for them to review and revert.
 
-Tools: list_folders or triage for an overview, list_documents to enumerate or filter, search to find notes by their words or meaning (similar: notes like one), read for a note's text and etag, get_links for its links, history for its journaled changes; write, edit, update_frontmatter, rename and delete change notes (absent on a read-only server).
+Tools: list_folders or triage for an overview, list_documents to enumerate or filter, search to find notes by their words or meaning (similar: notes like one), read for a note's text and etag, get_links for its links, history for its journaled changes; write, edit, update_frontmatter, rename and delete change notes (absent on a read-only server; refused to an agent the person made read-only).
 
 Notes are read as Obsidian reads them: a title is the frontmatter title, else the file name (never a heading); links and tags in code or comments do not count.
 

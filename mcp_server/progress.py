@@ -5,8 +5,12 @@ second (a first search while the full-text index builds, wait_for_pending_writes
 rename): the tool reports real progress where it knows some (the index build: notes done of
 total), and otherwise a heartbeat says every second that the call is still working, which also
 keeps a client's request timeout from firing (the TS SDK resets it on progress when asked).
-Progress values only increase, as the spec requires; once a tool reports its own, the heartbeat
-stops. Without a token the SDK's report_progress is a no-op.
+While the call waits for the person's approval (the gate sets `Caller.waiting`), the same
+heartbeat says so, with the second at which the wait times out as its `total`: one channel per
+call, so that every notification's progress is higher than the last one's, as the spec requires
+(two senders counting on their own repeat values), and a client's progress bar does not flicker
+between two messages. Once a tool reports its own progress, the heartbeat stops. Without a
+token the SDK's report_progress is a no-op.
 
 Where they arrive: on stdio (`serve --stdio`), in-process clients, and the socket, whose HTTP
 transport answers a call that carries a progress token as an SSE stream (its notifications,
@@ -25,6 +29,8 @@ import contextvars
 import time
 from typing import Any
 
+from vaultwatch.core.edit.hooks import current_caller
+
 HEARTBEAT = 1.0
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -34,11 +40,14 @@ _current: contextvars.ContextVar[Progress | None] = contextvars.ContextVar("vaul
 class Progress:
     """The progress channel of one tool call (see module doc)."""
 
-    def __init__(self, context: Any, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, context: Any, loop: asyncio.AbstractEventLoop, caller: Any = None) -> None:
         self.context = context
         self.loop = loop
+        self.caller = caller  # the journal's Caller of this call: its `waiting` is the approval it waits on
         self.own = False  # the tool reports its own progress: no heartbeat
         self.last = -1.0  # a first report of 0 is sent (the client hears that the work started)
+        self._wait: Any = None  # the approval request the last heartbeat saw, and its end (call's seconds)
+        self._wait_end = 0
 
     async def _send(self, progress: float, total: float | None, message: str | None) -> None:
         try:
@@ -54,13 +63,30 @@ class Progress:
         self.last = progress
         asyncio.run_coroutine_threadsafe(self._send(progress, total, message), self.loop)
 
+    def _waiting(self, elapsed: float) -> tuple[int, str] | None:
+        """(total, message) while the call waits for the person's approval, else None. The total is the
+        second of the call at which the wait times out, fixed when the wait is first seen."""
+        pending = getattr(self.caller, "waiting", None)
+        if pending is None:
+            return None
+        if pending is not self._wait:
+            self._wait = pending
+            self._wait_end = round(elapsed + pending.remaining(time.monotonic()))
+        return self._wait_end, f"waiting for the person to approve this {pending.operation} in vaultwatch"
+
     async def heartbeat(self, start: float) -> None:
-        """From the first HEARTBEAT of a call begun at `start` (monotonic) on: each HEARTBEAT, say it is still working."""
+        """From the first HEARTBEAT of a call begun at `start` (monotonic) on: each HEARTBEAT, say it is
+        still working, or waiting for the person's approval; progress counts the call's seconds."""
         while True:
-            seconds = round(time.monotonic() - start)
+            elapsed = time.monotonic() - start
+            seconds = round(elapsed)
             if not self.own and seconds > self.last:
                 self.last = seconds
-                await self._send(seconds, None, f"still working ({seconds} s)")
+                waiting = self._waiting(elapsed)
+                if waiting is None:
+                    await self._send(seconds, None, f"still working ({seconds} s)")
+                else:
+                    await self._send(seconds, max(waiting[0], seconds), waiting[1])
             await asyncio.sleep(HEARTBEAT)
 
 
@@ -77,7 +103,7 @@ async def around(context: Any, call: Any) -> Any:
         return await call
     loop = asyncio.get_running_loop()
     start = time.monotonic()
-    progress = Progress(context, loop)
+    progress = Progress(context, loop, current_caller())
     token = _current.set(progress)
     # the heartbeat task starts only once the call has run for a first HEARTBEAT: most calls end well
     # before, and a timer costs them less than a task that must be started and then cancelled

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.vault import Vault
 
-from . import budget, completions, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
+from . import briefing, budget, completions, descriptions, handshake, progress, prompts, resources, schemas, sdk, splice
 from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
@@ -252,6 +252,7 @@ def build_server(
     compat_tools.register(server, env)
     sdk.check(server)
     server.middleware.append(server.fixed_lists)
+    server.middleware.append(briefing.middleware(lambda: vault.approval_gate))  # the agent's own situation
     server.fast_tools = {t.name for t in sdk.tools(server)}
     if sdk.fast_path_enabled():
         server.middleware.append(server.fast_path)

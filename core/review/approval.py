@@ -52,7 +52,7 @@ from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm, cautions
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, IndexProblem
-from vaultwatch.core.review import agentrules, rulefolders
+from vaultwatch.core.review import agentrules, refusals, rulefolders
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.guardenv import settings_path
@@ -701,7 +701,38 @@ class ApprovalGate:
     ) -> None:
         """Block until the person approves (return) or declines (raise Declined); called by the write
         path with the change's whole effect set before any of it reaches the disk (a rename's with
-        `relinks`, its link rewrites as they will be)."""
+        `relinks`, its link rewrites as they will be). A refusal by rule and a decline are kept in the
+        vault's record of them (core.review.refusals), which outlives the TUI."""
+        try:
+            self._check(scope, effects, old, new, relinks=relinks)
+        except (RuleRefused, Declined) as exc:
+            self._keep_refusal(scope, effects, exc)
+            raise
+
+    def _keep_refusal(self, scope: Any, effects: EffectSet, exc: VaultError) -> None:
+        from vaultwatch.core.edit.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
+
+        caller = current_caller()
+        if not self.root_real or caller is None:  # only an agent's call is refused or declined
+            return
+        paths = list(dict.fromkeys(p for e in effects.effects for p in (e.via or e.path, e.dest) if p))
+        refusals.note(
+            self.root_real,
+            refusals.Refusal(
+                at=self.wall(),
+                kind=refusals.REFUSED if isinstance(exc, RuleRefused) else refusals.DECLINED,
+                agent=caller.agent,
+                session=caller.session,
+                tool=caller.tool,
+                operation=str(scope.operation),
+                paths=paths,
+                reason=exc.reason if isinstance(exc, Declined) else exc.message,
+            ),
+        )
+
+    def _check(
+        self, scope: Any, effects: EffectSet, old: bytes | None, new: bytes | None, *, relinks: Relinks | None = None
+    ) -> None:
         from vaultwatch.core.edit.hooks import HandOver, current_caller  # noqa: PLC0415  (hooks imports nothing from here)
 
         caller = current_caller()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review import sessionids
 from vaultwatch.core.review.journal import Change, Journal
 from vaultwatch.core.review.moves import follow
 from vaultwatch.core.review.revert import (
@@ -53,12 +54,9 @@ def session_changes(
 ) -> list[Change]:
     """The changes of `session` (an id or a unique prefix) not reverted yet, newest first;
     `since`/`until` bound them on the journal's own time (`Journal.now()`)."""
-    rows = [c for c in journal.changes(kinds=("change",)) if c.session and c.session.startswith(session)]
-    sessions = {c.session for c in rows}
+    rows = journal.changes(kinds=("change",), session=sessionids.resolve(session, journal.sessions()))
     if not rows:
         raise VaultError(f"no change of session {session!r} in the journal (`vaultwatch changes` lists sessions)")
-    if len(sessions) > 1:
-        raise VaultError(f"{session!r} names {len(sessions)} sessions; give more of its id")
     times = journal.journal_times(c.id for c in rows)
     out = []
     for c in rows:

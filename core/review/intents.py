@@ -98,9 +98,9 @@ def _describe(
         session = str(plan.get("session", ""))
         n = len(plan.get("changes", ()))
         return (
-            f"revert of session {session[:8]} ({n} changes) as one batch",
+            f"revert of session {session} ({n} changes) as one batch",
             "it is finished: the changes of the session not reverted yet are reverted",
-            f"vaultwatch revert --session {session[:8]} {vault} --yes",
+            f"vaultwatch revert --session {session} {vault} --yes",  # the whole id: it names one session
             tuple(f["path"] for f in plan.get("files", ()) if isinstance(f, dict) and "path" in f),
         )
     if operation == "redo":

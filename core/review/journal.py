@@ -1969,12 +1969,17 @@ class Journal:
         limit: int | None = None,
         kinds: Iterable[str] | None = None,
         unreviewed: bool = False,
+        session: str | None = None,
     ) -> list[Change]:
         """Journaled changes, newest first (by id), optionally of one agent, since a time (a wall
-        time, or `Within`: a duration back on the journal's own time), touching a path, or unreviewed."""
+        time, or `Within`: a duration back on the journal's own time), touching a path, unreviewed,
+        or of one session (its whole id: core.review.sessionids resolves what the person typed)."""
         sql = f"SELECT {_COLS} FROM changes"
         where: list[str] = []
         params: list[Any] = []
+        if session is not None:
+            where.append("session=?")
+            params.append(session)
         if path is not None:
             where.append("id IN (SELECT change_id FROM paths WHERE path=?)")
             params.append(path)
@@ -2004,6 +2009,12 @@ class Journal:
             params.append(int(limit))
         with self._lock:
             return [self._change(r) for r in self._con.execute(sql, params).fetchall()]
+
+    def sessions(self) -> list[str]:
+        """Every agent session that has a change in the journal (what a shown id must tell apart)."""
+        with self._lock:
+            rows = self._con.execute("SELECT DISTINCT session FROM changes WHERE session IS NOT NULL").fetchall()
+        return [r[0] for r in rows]
 
     def journal_times(self, ids: Iterable[int]) -> dict[int, float]:
         """Each change's time on the journal's own clock (the one "since" counts on)."""

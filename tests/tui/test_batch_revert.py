@@ -4,6 +4,7 @@ changes) and redoing it (`u` on a revert): a real agent on the app's real socket
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ChangesScreen, ConfirmScreen
 from vaultwatch.tui.idle import settle
+from vaultwatch.tui.widgets.diffview import DiffView, plain
 
 pytestmark = pytest.mark.usefixtures("own_state")
 
@@ -83,3 +85,39 @@ async def test_R_on_a_sessions_change_reverts_its_batch_after_a_confirm_and_u_re
         await pilot.pause()
         await pilot.press("u")
         await wait_for(lambda: {k: v for k, v in tree(tui_demo).items() if k != "Inbox/mine.md"} == after, 10)
+
+
+async def test_a_sessions_id_reads_the_same_in_the_change_and_the_confirm_and_tells_sessions_apart(
+    tui_demo: Path, socket_path: str
+):
+    """Two sessions whose ids start alike (two bridges'): the change's header and R's confirm show
+    the same id, one that names only this session (`vaultwatch revert --session` takes it back)."""
+    long_lived, one_shot = "bridge-722146057f53", "bridge-7c1428f570f8"
+    vault = open_loaded(tui_demo)
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app)
+        await wait_for(lambda: os.path.exists(socket_path) and socket_path in app.status.parts["mcp"].plain, 10)
+        for session, path in ((long_lived, "Inbox/a.md"), (one_shot, "Inbox/b.md")):
+            async with agent(socket_path, "scribe", session) as bot:
+                r = await bot.call_tool("write", {"path": path, "content": "text\n"})
+                assert not r.is_error, r.content[0].text
+        journal = journal_for(vault)
+        await wait_for(lambda: len(journal.changes(kinds=("change",))) == 2)
+        if not isinstance(app.screen, ChangesScreen):
+            await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        screen.reload()
+        await wait_for(lambda: any(c.session == long_lived for c in screen.rows))
+        row = next(i for i, c in enumerate(screen.rows) if c.session == long_lived)
+        screen.query_one("DataTable").move_cursor(row=row)
+        await pilot.pause()
+        header = plain(screen.query_one(DiffView).renderable).splitlines()[0]
+        [form] = re.findall(r"\[(bridge-[0-9a-f]+)\]", header)
+        assert long_lived.startswith(form) and not one_shot.startswith(form), header
+        await pilot.press("R")
+        await wait_for(lambda: isinstance(app.screen, ConfirmScreen))
+        shown = " ".join(str(s.render()) for s in app.screen.query("Static"))
+        assert f"session {form} " in shown, shown
+        await pilot.press("n")

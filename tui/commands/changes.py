@@ -24,7 +24,7 @@ import sys
 from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review import approval
+from vaultwatch.core.review import approval, sessionids
 from vaultwatch.core.review.journal import Change, Journal, Within, parse_since, require_journal
 from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.shown import one_line
@@ -63,7 +63,7 @@ def _when(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _line(c: Change, now_at: str | None = None) -> str:
+def _line(c: Change, sessions: dict[str, str], now_at: str | None = None) -> str:
     state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
     if not c.reviewed:
         state += "  [not reviewed]"
@@ -72,8 +72,9 @@ def _line(c: Change, now_at: str | None = None) -> str:
     where = f"{c.src} -> {c.path}" if c.src else c.path
     if now_at:  # moved since (renamed, or moved outside vaultwatch): where the note is now
         where += f" (now at {now_at})"
-    who = c.who + (f" [{c.session[:8]}]" if c.session else "")
-    return one_line(f"{c.id:>6}  {_when(c.at)}  {who[:28]:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
+    # the session as `--session` takes it back: a prefix no other session of the journal starts with
+    who = c.who + (f" [{sessions.get(c.session, c.session)}]" if c.session else "")
+    return one_line(f"{c.id:>6}  {_when(c.at)}  {who:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
 
 
 def _intent_lines(i: OpenIntent) -> str:
@@ -109,15 +110,18 @@ def register(cli: CommandLine) -> None:
 
         unfinished = open_intents(journal, vault.root_real, args.vault)
         since = parse_since(args.since, vault.clock.now()) if args.since else None
+        sessions = journal.sessions()
+        # a prefix naming several sessions is refused, as `revert --session` refuses it: listing
+        # them together would pass two agent runs off as one
+        session = sessionids.resolve(args.session, sessions) if args.session else None
         changes = journal.changes(
             agent=args.agent,
             since=since,
             path=args.path,
-            limit=None if args.session else args.limit,
+            limit=args.limit,
             unreviewed=args.unreviewed,
+            session=session,
         )
-        if args.session:
-            changes = [c for c in changes if c.session and c.session.startswith(args.session)][: args.limit]
         # an operation a kill cut off has no row yet, but leaves the vault half done: it comes first,
         # whatever the filters, saying what finishing it does and how to have it finished
         now_at = journal.now_at(changes)
@@ -129,8 +133,9 @@ def register(cli: CommandLine) -> None:
         else:
             for i in reversed(unfinished):
                 print(_intent_lines(i))
+            forms = sessionids.shown_forms(sessions)
             for c in changes:
-                print(_line(c, now_at.get(c.id)))
+                print(_line(c, forms, now_at.get(c.id)))
         print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} (journal: {journal.path})", file=sys.stderr)
         interrupted = [i for i in unfinished if not i.running]
         if interrupted:

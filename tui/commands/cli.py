@@ -22,6 +22,7 @@ from vaultwatch.mcp_server.commandline import CommandLine, Handler
 from vaultwatch.tui.commands.changes import add_approve_option, apply_approval
 from vaultwatch.tui.commands.changes import register as register_changes
 from vaultwatch.tui.commands.pending import register as register_pending
+from vaultwatch.tui.commands.refusals import register as register_refusals
 from vaultwatch.tui.commands.shown import ShownStream, one_line, raw
 
 if TYPE_CHECKING:
@@ -696,6 +697,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     register_mcp(commands)
     register_changes(commands)
     register_pending(commands)
+    register_refusals(commands)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = "commands and their options (`vaultwatch COMMAND --help` explains each):\n" + "\n".join(
         "  " + " ".join(cp.format_usage().split()[1:]) for cp in sub.choices.values()

@@ -38,6 +38,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, is_person
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review import sessionids
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.batch import revert_session, session_changes
 from vaultwatch.core.review.intents import OpenIntent, open_intents
@@ -131,13 +132,16 @@ def render_intent(
     return text
 
 
-def change_title(change: Change, localtime: Callable[[float], time.struct_time] = time.localtime) -> Text:
-    """The header of one change: id, who, when, tool, summary, revert state, how it was approved."""
+def change_title(
+    change: Change, localtime: Callable[[float], time.struct_time] = time.localtime, session: str | None = None
+) -> Text:
+    """The header of one change: id, who (and `session`, its session as shown: sessionids), when,
+    tool, summary, revert state, how it was approved."""
     text = Text()
     text.append(f"change {change.id}", style="bold")
     text.append(f"  {change.who}", style="bold magenta")
     if change.session:
-        text.append(f" [{change.session[:12]}]", style="dim")
+        text.append(f" [{session or change.session}]", style="dim")
     text.append(f"  {_when(change.at, localtime)}  ", style="dim")
     text.append(change.tool, style="bold")
     text.append(f"  {change.summary}")
@@ -189,7 +193,8 @@ def render_change(
         if change.operation == "delete" and f.role == "target":
             continue
         files.append((f.path, f.role, before, after))
-    return render_files(change_title(change, localtime), files, width, lead)
+    session = sessionids.shown(change.session, journal.sessions()) if change.session else None
+    return render_files(change_title(change, localtime, session), files, width, lead)
 
 
 # --- dialogs ---------------------------------------------------------------------------------
@@ -489,10 +494,12 @@ class _Reverting:
         vault = self.app.session.vault
         actor = _actor(self.app)
         try:
-            count = len(session_changes(_journal_of(vault), session))
+            journal = _journal_of(vault)
+            count = len(session_changes(journal, session))
         except VaultError as exc:
             self.app.notify(exc.message, severity="warning", title="revert")
             return
+        shown = sessionids.shown(session, journal.sessions())  # as `vaultwatch revert --session` takes it
 
         def answered(yes: bool | None) -> None:
             if not yes:
@@ -507,14 +514,14 @@ class _Reverting:
                 except Exception as exc:  # a write error: say it (a rerun finishes the batch)
                     self.app.call_from_thread(self.app.notify, str(exc), severity="error", title="revert")
                     return
-                message = f"reverted {len(outcome.reverted)} change(s) of session {session[:8]} as one batch"
+                message = f"reverted {len(outcome.reverted)} change(s) of session {shown} as one batch"
                 self.app.call_from_thread(self._reverted, message)
 
             self.app.run_worker(work, thread=True, group="revert", exit_on_error=False, description="revert session")
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Revert the {count} change(s) of {change.who}'s session {session[:8]} not reverted yet, as one "
+                f"Revert the {count} change(s) of {change.who}'s session {shown} not reverted yet, as one "
                 "unit, newest first? If any of its notes changed since, nothing is reverted."
             ),
             answered,
