@@ -470,3 +470,17 @@ async def test_pending_marks_the_changes_approving_would_refuse_and_says_why(pla
 
     refused = vaultwatch(env, "approve", str(edited), str(root))
     assert refused.returncode == 1 and "changed since" in refused.stderr, refused.stderr
+
+
+async def test_pending_shows_a_session_as_changes_and_revert_take_it_back(place) -> None:
+    """`vaultwatch pending` names an agent's session as `changes` and `revert --session` show and
+    take it (core.review.sessionids: at least 12 characters, unique), never by a fixed 8-character
+    cut, which for a bridge's `bridge-<12 hex>` is `bridge-` and one digit, shared by sessions."""
+    root, env = place
+    async with Client(bridged(root, env)) as client:
+        pending_id(await client.call_tool("write", {"path": "Notes/new.md", "content": "# New\n"}))
+        listed = vaultwatch(env, "pending", str(root), "--json")
+        session = json.loads(listed.stdout.splitlines()[0])["session"]
+        assert session.startswith("bridge-") and len(session) > 12, session
+        text = vaultwatch(env, "pending", str(root)).stdout
+        assert f"[{session[:12]}]" in text, text

@@ -23,7 +23,7 @@ from typing import Any
 
 from vaultwatch.core.edit.effects import cautions
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review import approval, pending
+from vaultwatch.core.review import approval, pending, sessionids
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.stale import proposal_stale
@@ -75,9 +75,11 @@ def stale_text(stale: str) -> str:
     return f"  CANNOT BE APPROVED AS SHOWN: {visible(stale, keep_tab=False)}; approving it will be refused: decline it"
 
 
-def _head(p: Proposal, stale: str = "") -> str:
+def _head(p: Proposal, stale: str = "", sessions: dict[str, str] | None = None) -> str:
     where = f"{p.path} -> {p.dest}" if p.dest else p.path
-    who = (shown_agent(p.agent) if p.agent else p.actor) + (f" [{p.session[:8]}]" if p.session else "")
+    # a session by a prefix no other listed change's session starts with (sessionids), never a fixed cut
+    session = (sessions or {}).get(p.session, p.session) if p.session else ""
+    who = (shown_agent(p.agent) if p.agent else p.actor) + (f" [{session}]" if session else "")
     state = "" if p.state == pending.PENDING else f"  [{p.state}{': ' + p.reason if p.reason else ''}]"
     head = f"pending change {p.id}  {_when(p.at)}  {who}  {p.tool}  {where}{state}"
     # one line each, whatever the agent's words, as the question through its client shows them
@@ -110,6 +112,7 @@ def register(cli: CommandLine) -> None:
         found = store.proposals() if args.all else store.pending()
         links, stranded = _link_rewrites(cli, args, found)
         stale = staleness(vault, found, links)
+        forms = sessionids.shown_forms(p.session for p in found if p.session)
         for p in found:
             left = stranded.get(p.id, [])
             if args.json:
@@ -120,7 +123,7 @@ def register(cli: CommandLine) -> None:
                     row["cannot_apply"] = stale[p.id]
                 print(json.dumps(row, ensure_ascii=False))
             else:
-                print(_head(p, stale.get(p.id, "")))
+                print(_head(p, stale.get(p.id, ""), forms))
                 print(diff_text(p, links.get(p.id, ()), left))
         what = "change" if len(found) == 1 else "changes"
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
