@@ -73,7 +73,7 @@ def _line(c: Change, sessions: dict[str, str], now_at: str | None = None) -> str
     if now_at:  # moved since (renamed, or moved outside vaultwatch): where the note is now
         where += f" (now at {now_at})"
     # the session as `--session` takes it back: a prefix no other session of the journal starts with
-    who = c.who + (f" [{sessions.get(c.session, c.session)}]" if c.session else "")
+    who = c.who[:28] + (f" [{sessions.get(c.session, c.session)}]" if c.session else "")
     return one_line(f"{c.id:>6}  {_when(c.at)}  {who:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
 
 
