@@ -42,7 +42,7 @@ async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, s
             await wait_for(lambda: len(activity.rows) >= 3)
             await settle(app)
             assert app.main.preview.path == "Projects/Atlas Migration.md"  # claude's read, not cursor's
-            assert "read by claude-test" in app.main.preview.head_text
+            assert "read by agent claude-test" in app.main.preview.head_text
             assert app.session.marks.get("People/Ben Okafor.md").agent.startswith("cursor-test")
 
             bad = await claude.call_tool("read", {"path": "../etc/passwd"})

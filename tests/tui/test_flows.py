@@ -471,7 +471,7 @@ async def test_agent_events_show_as_activity_rows_marks_and_follow(tui_demo: Pat
         await pilot.pause()
         await settle(app)
         assert app.main.preview.path == "Getting Started.md"
-        assert "read by claude just now" in app.main.preview.head_text
+        assert "read by agent claude just now" in app.main.preview.head_text
         activity.focus()
         await pilot.press("up")  # the cursor rode on the newest row: select cursor's row, follow cursor instead
         assert activity.current.agent == "cursor" and app.main.activity.follow_agent == "cursor"

@@ -234,7 +234,7 @@ async def test_follow_keeps_the_newest_call_in_view_and_follows_writes(tui_demo:
         assert activity.cursor == newest
         assert activity.scroll_y <= newest - 1 < activity.scroll_y + activity.size.height  # in view, under the header
         assert app.main.preview.path == "People/Priya Raman.md"  # the write is followed, with what it changed
-        assert "written by claude" in app.main.preview.head_text and "+2 -1 lines" in app.main.preview.head_text
+        assert "written by agent claude" in app.main.preview.head_text and "+2 -1 lines" in app.main.preview.head_text
 
 
 async def test_tree_keeps_open_orders_as_obsidian_and_reveals_the_note(tmp_path: Path, app_for) -> None:

@@ -129,6 +129,6 @@ async def test_a_folder_moved_outside_keeps_its_notes_in_trust_and_the_conflict_
             "Work projects/Roadmap.md (moved since from Projects/Roadmap.md) was changed by you "
             "outside vaultwatch (in Obsidian or another editor)"
         ) in shown, shown
-        assert f"(change {edited.id}), after scribe/0.1's change (change {second}," in shown, shown
+        assert f"(change {edited.id}), after agent scribe/0.1's change (change {second}," in shown, shown
         assert "no record" not in shown and "the change's change" not in shown
     assert b"my own line" in (root / "Work projects/Roadmap.md").read_bytes()
