@@ -1236,6 +1236,20 @@ class Writer:
         the question through an agent's client shows it (`_link_previews`, as `rename` reads them)."""
         if not update_links:
             return []
+        snap, moves, todo = self._planned_moves(src, dst, update_links)
+        return list(self._link_previews(snap, moves, todo))
+
+    def stranded(self, src: str, dst: str) -> tuple[str, ...]:
+        """The notes whose links renaming `src` to `dst` now without link rewriting would leave
+        pointing at nothing, moving nothing: for a rename that waits for the person (a pending
+        change), who is told, as `rename` tells them when it asks."""
+        snap, moves, _ = self._planned_moves(src, dst, False)
+        return _stranded(snap, moves)
+
+    def _planned_moves(self, src: str, dst: str, update_links: bool) -> tuple[Snapshot, dict[str, str], list[str]]:
+        """What renaming `src` to `dst` now would move (old path -> new path) and which notes it
+        would rewrite links in, over the loaded index, moving nothing (for the views of a waiting
+        rename: its link rewrites, the links it would leave pointing at nothing)."""
         src_rel = normalize(src, what="source path")
         dst_rel = normalize(dst, what="destination path")
         sloc, _st, kind = self._existing(src_rel)
@@ -1249,26 +1263,7 @@ class Writer:
                 snap = self.vault.snapshot
             moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
             moves, todo = _relinking(snap, src_rel, dst_rel, moved_files, update_links)
-            return list(self._link_previews(snap, moves, todo))
-
-    def stranded(self, src: str, dst: str) -> tuple[str, ...]:
-        """The notes whose links renaming `src` to `dst` now without link rewriting would leave
-        pointing at nothing, moving nothing: for a rename that waits for the person (a pending
-        change), who is told, as `rename` tells them when it asks."""
-        src_rel = normalize(src, what="source path")
-        dst_rel = normalize(dst, what="destination path")
-        sloc, _st, kind = self._existing(src_rel)
-        with sloc:
-            src_rel = sloc.canon
-            with self.locate(dst_rel, follow_last=False) as probe:
-                dst_rel = probe.canon
-            snap = self.vault.snapshot
-            if not snap.loaded:
-                self.vault.wait_ready(30)
-                snap = self.vault.snapshot
-            moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
-            moves, _ = _relinking(snap, src_rel, dst_rel, moved_files, False)
-            return _stranded(snap, moves)
+            return snap, moves, todo
 
     def _relinked(self, todo: list[str], moves: dict[str, str]) -> list[tuple[str, str]]:
         """(path after the move, path of its bytes) for each note a rename may rewrite links in:

@@ -277,13 +277,18 @@ def _marked(plain: str, spans: Iterable[tuple[int, int]]) -> Parts:
             runs[-1] = (runs[-1][0], max(runs[-1][1], e))
         else:
             runs.append((s, e))
+    return _with_marks(plain, runs), plain, tuple(runs)
+
+
+def _with_marks(plain: str, spans: Iterable[tuple[int, int]]) -> str:
+    """`plain` with a `**` mark around each of `spans` (in order, apart)."""
     pieces: list[str] = []
     pos = 0
-    for s, e in runs:
-        pieces += [plain[pos:s], "**", plain[s:e], "**"]
-        pos = e
+    for a, z in spans:
+        pieces += [plain[pos:a], "**", plain[a:z], "**"]
+        pos = z
     pieces.append(plain[pos:])
-    return "".join(pieces), plain, tuple(runs)
+    return "".join(pieces)
 
 
 def _passage(body: str, spans: list[tuple[int, int]], terms: int) -> Parts | None:
@@ -335,13 +340,7 @@ def snippet_parts(raw: str) -> tuple[str, str, tuple[tuple[int, int], ...]]:
     shown = readable(source)
     plain, at = _collapse(shown.text)
     spans = tuple((a, z) for a, z in (_both(at, span) for span in spans_after(shown, found)) if z > a)
-    pieces: list[str] = []
-    pos = 0
-    for a, z in spans:
-        pieces += [plain[pos:a], "**", plain[a:z], "**"]
-        pos = z
-    pieces.append(plain[pos:])
-    return "".join(pieces), plain, spans
+    return _with_marks(plain, spans), plain, spans
 
 
 def _both(at: Callable[[int], int], span: tuple[int, int]) -> tuple[int, int]:
