@@ -546,7 +546,11 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
                 return _stopped() if front.stopped_by is not None else 0
         from .server import build_server
 
-        server, _ = build_server(vault, compat=compat, read_only=args.read_only, activity=activity, **options)
+        # brief=False: the front answered `initialize` before the SDK (the general instructions, as
+        # cached), and the SDK's answer must be the same bytes for the cache to stay true
+        server, _ = build_server(
+            vault, compat=compat, read_only=args.read_only, activity=activity, brief=False, **options
+        )
         import asyncio  # noqa: PLC0415  (imported by the SDK by now; the first answers needed none)
 
         with contextlib.suppress(KeyboardInterrupt):

@@ -229,11 +229,13 @@ def build_server(
     name: str = handshake.NAME,
     max_answer_bytes: int = budget.DEFAULT_ANSWER_BYTES,
     tool_prefix: str = "",
+    brief: bool = True,
 ) -> tuple[VaultMCPServer, Activity]:
     """The MCP server for `vault` and the Activity that attributes its calls (see module doc).
 
     `max_answer_bytes` is the budget of a default answer's whole message (mcp_server/budget.py);
-    `tool_prefix` starts every tool's name (add_prefix). ValueError for a value out of range.
+    `tool_prefix` starts every tool's name (add_prefix); `brief`: add the agent's own paragraph to
+    its `initialize` answer (briefing.py). ValueError for a value out of range.
     """
     budget.check(max_answer_bytes)
     quiet_logging()
@@ -252,7 +254,8 @@ def build_server(
     compat_tools.register(server, env)
     sdk.check(server)
     server.middleware.append(server.fixed_lists)
-    server.middleware.append(briefing.middleware(lambda: vault.approval_gate))  # the agent's own situation
+    if brief:
+        server.middleware.append(briefing.middleware(lambda: vault.approval_gate))  # the agent's own situation
     server.fast_tools = {t.name for t in sdk.tools(server)}
     if sdk.fast_path_enabled():
         server.middleware.append(server.fast_path)
