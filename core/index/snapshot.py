@@ -36,6 +36,9 @@ class Snapshot:
     loaded: bool = True
     problems: tuple[str, ...] = ()
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
+    # key -> the lock its one builder holds: callers asking for a structure while another thread
+    # builds it wait for that build instead of building it again beside it
+    _building: dict = field(default_factory=dict, compare=False, repr=False)
 
     def get(self, path: str) -> Entry | None:
         """The entry at a canonical vault-relative path, or None."""
@@ -59,9 +62,15 @@ class Snapshot:
         edit at 100k notes in milliseconds instead of a rebuild per structure.
         """
         value = self._derive(key, patch)
-        if value is _MISSING:
-            value = build()
-            self._cache[key] = value
+        if value is not _MISSING:
+            return value
+        with _BUILDERS:
+            lock = self._building.setdefault(key, threading.RLock())  # reentrant: a build may ask again
+        with lock:
+            value = self._derive(key, patch)  # built (or patched) by another caller meanwhile
+            if value is _MISSING:
+                value = build()
+                self._cache[key] = value
         return value
 
     def derived(self, key: object, patch: Callable[[Any, Snapshot, frozenset[str]], Any] | None = None) -> Any:
@@ -102,6 +111,7 @@ class Snapshot:
         return self.cached("note_count", lambda: sum(1 for e in self.entries if e.kind == NOTE))
 
 
+_BUILDERS = threading.Lock()  # guards Snapshot._building's setdefault (one lock per key and snapshot)
 _ORIGIN = "__origin__"  # in Snapshot._cache: (earlier snapshot, paths changed since, in place?)
 _MISSING = object()
 
