@@ -192,3 +192,29 @@ def test_what_notes_hold_is_drawn_never_obeyed_by_the_terminal(tui_env: dict[str
     assert b"Title ]0;OWNED-TITLE" in out  # drawn, less what the terminal would act on
     for raw in (b"\x1b]0;OWNED", b"\x1b]52;", b"\x1b[2J", b"\x07 ", b"\x1b[1A", "\x9b".encode(), "\u202e".encode()):
         assert raw not in out, raw
+
+
+def test_a_word_that_is_no_command_and_no_folder_is_said_to_be_neither(tmp_path: Path) -> None:
+    """`vaultwatch history` (an agent's tool, not a command) was taken for a vault folder and
+    answered "vault folder not found: '.../history'"; it now says it is no command, suggests the
+    nearest one, and opens nothing. A word naming a folder still opens that vault."""
+    out = subprocess.run(
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "histroy"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and "'histroy' is no command" in out.stderr, out.stderr
+    assert "vault folder not found" not in out.stderr and "Traceback" not in out.stderr
+    (tmp_path / "notes").mkdir()
+    listed = subprocess.run(
+        [sys.executable, "-m", "vaultwatch.tui.commands.cli", "stats", "notes"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert listed.returncode == 0, listed.stderr

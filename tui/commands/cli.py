@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -723,10 +725,32 @@ def _in_cli_words(message: str, args: argparse.Namespace) -> str:
     return message.replace(_LIST_HINT, f"`{command}` shows what exists")
 
 
+def _mistyped_command(word: str, handlers: dict) -> bool:
+    """Whether `word`, first on the command line, reads as a command that does not exist rather than
+    a vault folder: a plain word (no path separator, not an option) naming nothing on disk."""
+    return (
+        word not in handlers
+        and not word.startswith(("-", "~", "."))
+        and os.sep not in word
+        and "/" not in word
+        and not os.path.exists(word)
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the vaultwatch command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser, handlers = build_parser()
+    if argv and _mistyped_command(argv[0], handlers):
+        near = difflib.get_close_matches(argv[0], sorted(handlers), n=1)
+        hint = f"did you mean `vaultwatch {near[0]}`? " if near else ""
+        print(
+            f"vaultwatch: {argv[0]!r} is no command, and no folder of that name is here: {hint}"
+            f"`vaultwatch --help` lists the commands (an agent's tool such as `history` is not one: "
+            "`vaultwatch changes` lists the journal)",
+            file=sys.stderr,
+        )
+        return 2
     if not argv or (argv[0] not in handlers and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]  # no command (or a VAULT path first): the TUI
     args = parser.parse_args(argv)
