@@ -47,6 +47,9 @@ def test_help_documents_every_command_and_the_tui_options() -> None:
         assert word in out.stdout, word
     tui = run_cli("tui", "--help")
     assert tui.returncode == 0 and "--no-watch" in tui.stdout and "--theme" in tui.stdout
+    for command, says in (("approve", "apply an agent's pending change"), ("decline", "nothing is changed")):
+        own = run_cli(command, "--help")  # a command's own help says what it does, not only its options
+        assert own.returncode == 0 and says in own.stdout, own.stdout
 
 
 def test_subcommands_still_work() -> None:

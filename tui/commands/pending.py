@@ -173,7 +173,11 @@ def register(cli: CommandLine) -> None:
             print(f"  but: {done.reason}")
         return 0
 
-    p = cli.sub.add_parser("approve", help="apply an agent's pending change (`vaultwatch pending` lists them)")
+    p = cli.sub.add_parser(
+        "approve",
+        help="apply an agent's pending change (`vaultwatch pending` lists them)",
+        description="apply an agent's pending change (`vaultwatch pending` lists them)",
+    )
     p.add_argument("id", type=_pending_id, help="the pending change's id")
     cli.vault_options(p)
     cli.handlers["approve"] = cmd_approve
@@ -188,7 +192,11 @@ def register(cli: CommandLine) -> None:
         print(f"declined pending change {done.id}: {done.reason}")
         return 0
 
-    p = cli.sub.add_parser("decline", help="decline an agent's pending change; nothing is changed")
+    p = cli.sub.add_parser(
+        "decline",
+        help="decline an agent's pending change; nothing is changed",
+        description="decline an agent's pending change; nothing is changed",
+    )
     p.add_argument("id", type=_pending_id, help="the pending change's id")
     cli.vault_options(p)
     p.add_argument("--reason", metavar="TEXT", default=None, help="why (the agent sees it in history)")
