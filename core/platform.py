@@ -57,6 +57,8 @@ __all__ = [
     "fd_path",
     "can_name_locks",
     "flock_holder_pid",
+    "flock_holders",
+    "flock_holders_of",
     "peer_credentials",
     "renameat2_exchange",
     "renameat2_noreplace",
@@ -242,20 +244,36 @@ def can_name_locks() -> bool:
 def flock_holder_pid(st: os.stat_result) -> int | None:
     """The pid holding an flock on the file with this stat's (device, inode), from /proc/locks;
     None when nobody holds one or the system cannot tell."""
+    return flock_holders().get(_lock_key(st))
+
+
+def flock_holders_of(stats: list[os.stat_result]) -> list[int | None]:
+    """`flock_holder_pid` of each of `stats`, from one read of /proc/locks (a server's start asks
+    of every folder above its vault)."""
+    held = flock_holders() if stats else {}
+    return [held.get(_lock_key(st)) for st in stats]
+
+
+def _lock_key(st: os.stat_result) -> str:
+    return f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+
+
+def flock_holders() -> dict[str, int]:
+    """{"dev:dev:inode": pid} of every flock /proc/locks lists as held ({} when the system cannot tell)."""
     if "proc" in _off:
         fallback("proc")
-        return None
-    want = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+        return {}
+    held: dict[str, int] = {}
     try:
         with open("/proc/locks", encoding="ascii", errors="replace") as fh:
             for line in fh:
                 parts = line.split()
                 # "1: FLOCK  ADVISORY  WRITE 1234 fe:00:2156312 0 EOF" (blocked waiters start with "->")
-                if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5] == want and parts[4].isdigit():
-                    return int(parts[4])
+                if len(parts) >= 6 and parts[1] == "FLOCK" and parts[4].isdigit():
+                    held.setdefault(parts[5], int(parts[4]))
     except OSError:
         fallback("proc")
-    return None
+    return held
 
 
 def listening_unix_sockets(pid: int) -> list[str]:

@@ -235,10 +235,19 @@ def nested_server(root_real: str) -> tuple[str, Holder] | None:
     any environment); folders below, and every folder where /proc cannot tell, by the servers'
     records in the state folder."""
     if platform.can_name_locks():
+        above: list[str] = []
         folder = root_real
         while (parent := os.path.dirname(folder)) != folder:
             folder = parent
-            pid = lock_holder_pid(folder)
+            above.append(folder)
+        stats = []
+        for folder in above:
+            try:
+                stats.append((folder, os.stat(folder)))
+            except OSError:
+                continue
+        pids = platform.flock_holders_of([st for _, st in stats])  # /proc/locks read once for them all
+        for (folder, _st), pid in zip(stats, pids, strict=True):
             if pid is not None and pid != os.getpid():
                 info = _read_record(folder, pid)
                 if _serves_vaults(pid, info):
