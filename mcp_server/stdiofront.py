@@ -540,6 +540,8 @@ class StdioFront:
             return raw, True
         if method == "tools/list" and bare and self._loop is None:
             cached = self.answers["tools/list"].get(version)
+            if cached is None and self.tool_list is not None:
+                cached = self.tool_list.result(version)
             if cached is None:
                 self.capture[id_text] = ("tools/list", version)
                 return raw, False

@@ -49,17 +49,15 @@ def test_discover_is_answered_before_the_sdk_with_the_sdks_bytes(demo_vault_ro, 
 
 
 def test_a_modern_session_is_answered_by_the_front_with_the_sdks_bytes(demo_vault, env):
-    """A first start answers discover and the first listing itself; the tools/list it cannot answer yet is
-    the SDK's, which fills the cache (the listing behind it waits for it, in order). The next start answers
-    all four before the SDK is imported, with the bytes the SDK writes (the listings compared with a run
-    where the front takes no call)."""
-    prefixed = listing("c1", limit=2)
-    messages = (DISCOVER, prefixed, TOOLS, listing("c2", folder="Projects"))
+    """A first start (no cache) answers discover, the tools/list (shipped with the package, toollist.py)
+    and the listings before the SDK is imported, and so does the next start, with the bytes the SDK
+    writes (the listings compared with a run where the front takes no call)."""
+    messages = (DISCOVER, listing("c1", limit=2), TOOLS, listing("c2", folder="Projects"))
     first_lines, first_err = exchange(early(demo_vault), env, *messages)
-    assert "early=2 " in first_err  # discover and the first listing: the rest waited for the SDK (none cached)
+    assert "early=4 before_sdk=4" in first_err  # the SDK was never imported
     first = by_id(first_lines)
     warm_lines, warm_err = exchange(early(demo_vault), env, *messages)
-    assert "early=4 before_sdk=4" in warm_err  # the SDK was never imported
+    assert "early=4 before_sdk=4" in warm_err
     warm = by_id(warm_lines)
     assert warm == first
     sdk_off = by_id(exchange(early(demo_vault), {**env, earlycalls.ENV_SWITCH: "0"}, *messages)[0])
@@ -69,3 +67,15 @@ def test_a_modern_session_is_answered_by_the_front_with_the_sdks_bytes(demo_vaul
     result = json.loads(warm["c1"])["result"]
     assert result["resultType"] == "complete" and result["structuredContent"]["returned"] == 2
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "vaultwatch"
+
+
+def test_without_a_shipped_list_a_modern_tools_list_waits_for_the_sdk_and_fills_the_cache(demo_vault, env):
+    """toollist.json made for another SDK: the first start's tools/list is the SDK's (the listing behind it
+    waits for it, in order), and its answer fills the cache, which the next start answers from."""
+    from test_stdio_front import serve_unshipped
+
+    messages = (DISCOVER, listing("c1", limit=2), TOOLS, listing("c2", folder="Projects"))
+    first = by_id(exchange(serve_unshipped(demo_vault), env, *messages)[0])
+    again = by_id(exchange(serve_unshipped(demo_vault), env, *messages)[0])
+    assert first == again
+    assert first["t"] == sdk_answers(demo_vault, {}, DISCOVER, TOOLS)["t"]
