@@ -399,7 +399,10 @@ RULE_GLOBS = [
     "",
     "The globs are paths from the root of the vault served. No server starts on a folder inside a vault",
     "another vaultwatch serves, nor on one holding a served folder, where they would name other paths",
-    "(docs/agents.md): to keep an agent to a folder, give it a `write` list on the vault's server.",
+    "(docs/agents.md): to keep an agent to a folder, give it a `write` list on the vault's server. With",
+    "no server above, a folder inside a vault vaultwatch knows (it keeps a change journal of it, or this",
+    'file has a `[vaults."PATH"]` table for it) is refused too, unless it is a vault of its own: give it',
+    'a `[vaults."FOLDER"]` table (an empty one will do), or start it with `--allow-nested`.',
 ]
 
 

@@ -103,6 +103,10 @@ def register(cli: CommandLine) -> None:
             return _err(str(exc))
         except OSError as exc:
             return _err(f"cannot lock the vault folder: {exc.strerror or exc}")
+        above = _vault_above(args, root)
+        if above is not None:
+            lock.release()
+            return _err(above)
         if args.headless:  # taking the vault over: never under a looser guard than the last server's
             _keep_the_last_guard(args, root)
         vault: Vault | None = None
@@ -315,6 +319,24 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
         default="",
         help="start every tool name with PREFIX (e.g. vault_), for clients that do not namespace servers",
     )
+    p.add_argument(
+        "--allow-nested",
+        action="store_true",
+        help="serve a folder inside a vault vaultwatch knows (one with a change journal or a "
+        "[vaults.PATH] table) as a vault of its own, whose rules' paths start at this folder",
+    )
+
+
+def _vault_above(args: argparse.Namespace, root: str) -> str | None:
+    """Why `root` may not be served: it lies inside a vault the person has rules for (None when it
+    does not, or `--allow-nested` says it is a vault of its own)."""
+    from vaultwatch.core.review.guardenv import settings_path
+    from vaultwatch.core.review.nestedvault import vault_above
+
+    if getattr(args, "allow_nested", False):
+        return None
+    above = vault_above(root, settings_path())
+    return above.refusal() if above is not None else None
 
 
 def server_options(args: argparse.Namespace) -> dict:
@@ -494,6 +516,13 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         front.refuse(f"vaultwatch: {message}")  # the client sees it as the answer to every request, initialize too
         _err(message)
         front.ended.wait()  # until the client hangs up (it owns this process)
+        return 2
+    above = _vault_above(args, vault.root_real)
+    if above is not None:
+        lock.release()
+        front.refuse(f"vaultwatch: {above}")
+        _err(above)
+        front.ended.wait()
         return 2
     import uuid
 

@@ -74,6 +74,17 @@ def check_folder(path: str) -> None:
         raise BridgeError(f"refusing {path}: the socket belongs to uid {sst.st_uid}, not to you (uid {uid})")
 
 
+def _vault_above(root_real: str) -> str | None:
+    """Why a headless server of `root_real` would refuse to start inside a vault the person has
+    rules for (core.review.nestedvault), or None. Imported here only: the journal's module is no
+    part of a bridge's quick path to a running server."""
+    from vaultwatch.core.review.guardenv import settings_path  # noqa: PLC0415
+    from vaultwatch.core.review.nestedvault import vault_above  # noqa: PLC0415
+
+    above = vault_above(root_real, settings_path())
+    return above.refusal() if above is not None else None
+
+
 def peer(sock: socket.socket) -> tuple[int | None, int | None]:
     """(pid, uid) of the process on the other end of a connected Unix socket, when the OS tells."""
     return platform.peer_credentials(sock)
@@ -239,6 +250,9 @@ def locate(
                 nested = nested_server(root_real)
                 if nested is not None:  # it would refuse to start: say why at once
                     raise BridgeError(str(VaultNested(root_real, *nested)))
+                above = _vault_above(root_real)
+                if above is not None:  # so would it inside a vault the person has rules for
+                    raise BridgeError(above)
                 if starts >= 3:
                     if failed is not None:
                         raise BridgeError(

@@ -559,6 +559,7 @@ def make_app(vault: Vault, *, config: AppConfig | None = None) -> VaultwatchApp:
                 audit_log=config.audit_log,
                 http=config.http,
                 kind="tui",
+                allow_nested=config.allow_nested,
                 **config.server_options,
             )
 

@@ -18,6 +18,7 @@ class AppConfig:
     watch: follow outside edits with the core watcher when it is available.
     socket_path / compat / read_only / audit_log / http: handed to the MCP host.
     server_options: build_server's own for the host (max_answer_bytes, tool_prefix).
+    allow_nested: serve a folder inside a vault the person has rules for (core.review.nestedvault).
     wall: the wall clock for "how long ago" labels (fixed in snapshots).
     localtime: how activity times are shown (time.gmtime in snapshots: no time-zone leakage).
     tick: seconds between refreshes of those labels; None switches the timer off.
@@ -42,6 +43,7 @@ class AppConfig:
     audit_log: str | None = None
     http: str | None = None
     server_options: dict = field(default_factory=dict)
+    allow_nested: bool = False
     wall: Callable[[], float] = field(default=time.time)
     localtime: Callable[[float], time.struct_time] = field(default=time.localtime)
     tick: float | None = 5.0

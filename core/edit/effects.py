@@ -59,8 +59,8 @@ class EffectSet:
     """Every effect of one operation, in a stable order (the order the person reads them in), and
     what it does beyond its paths' bytes and names, which every place that shows the change says
     (`cautions`): `permanent`, a delete for good rather than to the trash; `stranded`, the notes
-    whose links to what a rename moves it leaves as they are (update_links off), which will then
-    point at nothing. Neither is an effect: no rule guards a path the change does not touch."""
+    whose links a rename leaves as they are (update_links off) and which will then point at
+    nothing: links to what it moves, and a moved note's own relative links. Neither is an effect: no rule guards a path the change does not touch."""
 
     operation: str
     effects: tuple[Effect, ...]
@@ -102,7 +102,8 @@ def stranded_words(count: int) -> str:
     """A rename's notes left with links to what it moves, in words (`count` of them, at least one)."""
     some = f"{count} note{'s' if count != 1 else ''}"
     return (
-        f"{some} link{'s' if count == 1 else ''} to what moves: the links are not rewritten and will point at nothing"
+        f"{some} with links the move breaks (to what moves, or a moved note's relative links): the links are "
+        "not rewritten and will point at nothing"
     )
 
 

@@ -331,7 +331,8 @@ def _relinking(
 
 
 def _stranded(snap: Snapshot, moves: dict[str, str]) -> tuple[str, ...]:
-    """The notes a rename of `moves` without link rewriting leaves with links that will point at nothing."""
+    """The notes a rename of `moves` without link rewriting leaves with links that will point at nothing
+    (links into what moves, and a moved note's own relative links: core.links.rewrite.stranded_notes)."""
     return tuple(rewrite.stranded_notes(snap.entries, moves, *_link_indexes(snap, moves)))
 
 
@@ -710,7 +711,8 @@ class Writer:
                 moved_files = self.files_under(src_rel, sloc) if kind == FOLDER else [src_rel]
                 moved_dirs = self.dirs_under(src_rel, sloc, kind)
                 moves, todo = _relinking(snap, src_rel, dst_rel, moved_files, update_links)
-                # without link rewriting, the notes whose links to what moves will point at nothing:
+                # without link rewriting, the notes whose links will point at nothing (into what moves,
+                # or a moved note's relative ones):
                 # the person is told before approving it, and the agent after
                 stranded = () if update_links else _stranded(snap, moves)
                 if todo and (held := link_breaking(dst_rel)):
@@ -834,10 +836,7 @@ class Writer:
             n = len(stranded)
             summary += f"; links in {n} note{'s' if n != 1 else ''} not rewritten (now broken)"
             listed = ", ".join(stranded[:10]) + (" ..." if n > 10 else "")
-            warnings.append(
-                f"{n} note{'s' if n != 1 else ''} still link{'' if n != 1 else 's'} to what moved, not rewritten "
-                f"(update_links is false; now broken links): {listed}"
-            )
+            warnings.append(f"{fx.stranded_words(n)} (update_links is false): {listed}")
         paths = tuple(dict.fromkeys([src_rel, dst_rel, *created, *rewritten]))
         return self._publish(
             WriteResult("rename", dst_rel, etag, previous, False, True, paths, summary, tuple(warnings), dst_rel), actor

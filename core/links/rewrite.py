@@ -310,25 +310,26 @@ def _names_one(e: Any, names: set[str]) -> bool:
 
 def stranded_notes(entries: Iterable, moves: Mapping[str, str], before: LinkIndex, after: LinkIndex) -> list[str]:
     """Paths of the notes (by index entries) that a rename of `moves` made without rewriting links
-    leaves with a link to a moved file that no longer reaches it: a link (body or frontmatter)
-    that resolves to the moved file now (`before`) and, read from where its note will be, not to
-    the file's new path (`after`). The notes the rewrite would change, found as it finds them
-    (candidate_notes' names, LinkIndex's resolution)."""
+    leaves with a link that no longer reaches its file: a link (body or frontmatter) that resolves
+    now (`before`) and, read from where its note will be, not to where that file will be (`after`).
+    That is a link to a moved file, and a moved note's own link that depends on where the note
+    stands (a relative Markdown link, `../Other.md`); a wiki link by name or by path and a link
+    from the vault's root still reach their file, as the resolution says. The notes the rewrite
+    would change, found as it finds them (candidate_notes' notes, LinkIndex's resolution)."""
     names = _names(moves.keys())
     out: list[str] = []
     for e in entries:
         if e.kind != NOTE:
             continue
         source = moves.get(e.path, e.path)
+        moving = e.path in moves
         for target, markdown in _targets(e):
-            if _link_name(target) not in names:
+            if not moving and _link_name(target) not in names:
                 continue
             found, _ = before.resolve(target, e.path, markdown)
-            if (
-                len(found) == 1
-                and found[0] in moves
-                and after.resolve(target, source, markdown)[0] != [moves[found[0]]]
-            ):
+            if len(found) != 1 or not (moving or found[0] in moves):
+                continue
+            if after.resolve(target, source, markdown)[0] != [moves.get(found[0], found[0])]:
                 out.append(e.path)
                 break
     return out

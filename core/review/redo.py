@@ -4,13 +4,14 @@
 
 Given a revert row of a batch (core.review.batch), the whole batch is redone, oldest change
 first, all or nothing: every file must still hold what the revert left (following the batch's
-own renames) or what the redo puts there (a redo cut off by a kill, run again, skips what it
-already did); one file changed since refuses the whole redo, naming it, before anything is
-written. A rename is done again (the note moved, then the rewritten links written back), a
-delete moves the note to the trash again. Each redo is journaled as a revert of the revert
-(kind "revert", `revert_of` the revert row), so a redo of content changes can itself be
-reverted. While it runs, its intent names every path and etag it leaves, so the server never
-takes its writes for outside edits.
+own renames, and the moves the journal recorded since, as a revert follows them: a note the
+person moved with `mv` is redone where it is now) or what the redo puts there (a redo cut off by
+a kill, run again, skips what it already did); one file changed since refuses the whole redo,
+naming it, before anything is written. A rename is done again (the note moved, then the
+rewritten links written back), a delete moves the note to the trash again. Each redo is
+journaled as a revert of the revert (kind "revert", `revert_of` the revert row), so a redo of
+content changes can itself be reverted. While it runs, its intent names every path and etag it
+leaves, so the server never takes its writes for outside edits.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.batch import batch_reverts, where_now
 from vaultwatch.core.review.journal import Change, Journal
-from vaultwatch.core.review.revert import RevertRefused, current_bytes, refuse_changed
+from vaultwatch.core.review.revert import RevertRefused, current_bytes, located, refuse_changed
 
 REDO = "redo"  # an intent's plan "operation" for a redo
 
@@ -48,6 +49,23 @@ def _rows(journal: Journal, revert_id: int) -> list[tuple[Change, Change]]:
     if not todo:
         raise RevertRefused(f"revert {revert_id} was redone already (by change {row.reverted_by})")
     return todo
+
+
+def _followed(journal: Journal, todo: list[tuple[Change, Change]]) -> list[tuple[Change, Change, dict[str, str]]]:
+    """Each revert row with its files named where the notes are now: the journal's moves after the
+    last revert of the batch (a person's `mv`, a rename through vaultwatch), the chain a revert
+    follows (core.review.revert.located), and {old path: new}. The moves between the batch's own
+    reverts are its renames put back, which the redo does again itself; a rename's or a delete's
+    row is redone where the journal named it (its check refuses when the note is not there)."""
+    last = max(row.id for row, _ in todo)
+    out: list[tuple[Change, Change, dict[str, str]]] = []
+    for row, original in todo:
+        if original.operation in ("rename", "delete"):
+            out.append((row, original, {}))
+            continue
+        here, moved = located(journal, row, after=last)
+        out.append((here, original, moved))
+    return out
 
 
 def _check(writer: Writer, journal: Journal, todo: list[tuple[Change, Change]]) -> None:
@@ -99,6 +117,8 @@ def redo(writer: Writer, journal: Journal, revert_id: int, *, actor: str = "huma
         for intent in stale:  # killed after its last row was recorded: nothing left to redo
             journal.drop_intent(intent)
         return RedoOutcome("", finished=True)
+    followed = _followed(journal, todo)
+    todo = [(row, original) for row, original, _ in followed]
     _check(writer, journal, todo)
     batch = uuid.uuid4().hex[:12]
     plan = {
@@ -111,8 +131,8 @@ def redo(writer: Writer, journal: Journal, revert_id: int, *, actor: str = "huma
     intent = journal.begin_intent(0, actor, plan)
     out = RedoOutcome(batch, finished=bool(stale))
     try:
-        for row, original in todo:
-            out.redone.append(_redo_one(writer, journal, row, original, batch, actor))
+        for row, original, moved in followed:
+            out.redone.append(_redo_one(writer, journal, row, original, batch, actor, moved))
     except BaseException:
         journal.drop_intent(intent)  # refused midway: the cut-off ones stay for the next try
         raise
@@ -141,7 +161,9 @@ def resume_redos(writer: Writer, journal: Journal) -> list[tuple[int, str]]:
     return out
 
 
-def _redo_one(writer: Writer, journal: Journal, row: Change, original: Change, batch: str, actor: str) -> Change:
+def _redo_one(
+    writer: Writer, journal: Journal, row: Change, original: Change, batch: str, actor: str, moved: dict[str, str]
+) -> Change:
     scope = Scope(journal, None, "redo", actor, {"change_id": row.id, "batch": batch}, kind="revert", revert_of=row.id)
     scope.approved = True
     token = enter(scope)
@@ -154,7 +176,9 @@ def _redo_one(writer: Writer, journal: Journal, row: Change, original: Change, b
             writer.delete(original.path, actor=actor)
             summary = f"deleted {original.path} again"
         else:
-            summary = f"re-applied change {original.id} to {original.path}"
+            summary = f"re-applied change {original.id} to {row.path}"
+            if moved:
+                summary += "; " + ", ".join(f"{old} had moved to {new} since" for old, new in moved.items())
         if original.operation != "delete":
             for f in reversed(row.files):
                 wrote, left = journal.contents(row.id, f.seq)  # the revert replaced `wrote` by `left`

@@ -180,20 +180,23 @@ def _refuse_changed(
     )
 
 
-def _located(journal: Journal, change: Change) -> tuple[Change, dict[str, str]]:
+def located(journal: Journal, change: Change, *, after: int | None = None) -> tuple[Change, dict[str, str]]:
     """`change` with each file it wrote named where the note is now: the chain of moves the journal
     recorded since (core.review.moves), and only that chain, so the revert writes the note the change
     made and no other (and only where the bytes it wrote still are: `check`). A file the change
     removed (a delete's note) follows only the moves of its folders. A rename is reverted where it
-    left things (its move back names both ends). Returns the located change and {old path: new}."""
+    left things (its move back names both ends). Returns the located change and {old path: new}.
+    `after`: follow only the moves after that change (a redo of a batch's reverts: after its last).
+    A redo (core.review.redo) follows the one chain too."""
     if change.kind == "outside" or change.operation == "rename":
         return change, {}
-    moves = journal.moves(after=change.id)
+    since = change.id if after is None else after
+    moves = journal.moves(after=since)
     if not moves:
         return change, {}
 
     def now(rel: str, folders_only: bool) -> str:
-        new = follow(moves, rel, change.id, folders_only=folders_only)[0]
+        new = follow(moves, rel, since, folders_only=folders_only)[0]
         try:
             ok = new != rel and normalize(new) == new and not is_hidden(new)
         except VaultError:
@@ -349,7 +352,7 @@ def revert(
     """Revert one change (see module doc); raises RevertRefused with the reason when it cannot.
     A revert of this change that was interrupted is finished instead of refused. `batch`: the
     id of the batch revert (core.review.batch) this revert is part of, kept in its journal row."""
-    change, moved = _located(journal, journal.get(change_id))
+    change, moved = located(journal, journal.get(change_id))
     with _active_lock:
         mine = [i for i in journal.open_intents() if i[1] == change.id]
         dead = {i[0] for i in journal.open_intents(interrupted=True)}
@@ -620,6 +623,7 @@ def revert_agent(
 
 
 __all__ = [
+    "located",
     "NO_RECORD",
     "RevertAllOutcome",
     "RevertOutcome",

@@ -211,8 +211,9 @@ async def test_an_empty_write_list_lets_the_agent_change_nothing(place) -> None:
 async def test_a_folder_inside_a_vault_with_rules_is_no_way_around_them(place) -> None:
     """A client configured with a folder inside the person's vault would get a server of its own,
     whose paths are relative to that folder: the vault's rule `deny = ["Inbox/Private/**"]` would
-    name nothing there. That server does not start (as with any settings it cannot apply), the
-    client is told why, naming the table, and nothing is written."""
+    name nothing there. That server does not start (the folder lies inside a vault with a table of
+    its own: core.review.nestedvault), the client is told why, naming the table, and nothing is
+    written."""
     root, env = place
     settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
     settings.write_text(f'[vaults."{root}".agents."scribe"]\ndeny = ["Inbox/Private/**"]\n')
@@ -223,7 +224,7 @@ async def test_a_folder_inside_a_vault_with_rules_is_no_way_around_them(place) -
             async with Client(configured(inner, env, "scribe")) as client:
                 await client.call_tool("write", {"path": "Private/p.md", "content": "# owned\n", "overwrite": True})
         said = " | ".join(messages(refused.value))
-        assert f'[vaults."{root}"]' in said and "cannot be applied here" in said, said
+        assert f'[vaults."{root}"] table for it' in said and "would name other folders" in said, said
         assert tree(root) == before
     finally:
         stop_headless_servers(inner)

@@ -47,9 +47,9 @@ def place(tmp_path: Path, sock_dir: Path) -> Iterator[tuple[Path, dict[str, str]
     stop_headless_servers(root / "Work")
 
 
-def serve(root: Path, sock: Path, env: dict[str, str]) -> subprocess.Popen:
+def serve(root: Path, sock: Path, env: dict[str, str], *extra: str) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [*VAULTWATCH, "serve", str(root), "--socket", str(sock)],
+        [*VAULTWATCH, "serve", str(root), "--socket", str(sock), *extra],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -131,3 +131,64 @@ def test_a_vault_holding_a_served_folder_does_not_start(place, sock_dir: Path) -
     assert not first.startswith("vaultwatch: serving") and outer.returncode != 0, first
     assert f"serves {root / 'Work'}, a folder inside {root}" in stderr, stderr
     assert "Quit it first" in stderr, stderr
+
+
+# With no server running above, a server on the folder read its rules from the folder itself:
+# `"Finance/**" = "never"`, written for the vault, covered nothing of `Vault/Finance` served alone.
+NEVER = '[approve]\nmode = "none"\n[approve.folders]\n"Work/Clients/**" = "never"\n'
+
+
+def start_refused(args: list[str], env: dict[str, str]) -> str:
+    """The stderr of a `vaultwatch` start that must end without serving."""
+    out = subprocess.run([*VAULTWATCH, *args], env=env, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode != 0 and "vaultwatch: serving" not in out.stdout, (out.stdout, out.stderr)
+    return out.stderr
+
+
+@pytest.mark.parametrize("how", ["serve", "stdio", "bridge"])
+async def test_a_folder_of_a_vault_with_a_journal_gets_no_server_when_none_runs_above(
+    place, sock_dir: Path, how: str
+) -> None:
+    root, env = place
+    (Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml").write_text(NEVER)
+    journal(root, env)  # the person has used vaultwatch on the vault: it has a journal of its own
+    work = root / "Work"
+    if how == "serve":
+        said = start_refused(["serve", str(work), "--socket", str(sock_dir / "w.sock")], env)
+    else:
+        args = ["bridge", "--vault"] if how == "bridge" else ["serve", "--stdio"]
+        params = StdioServerParameters(
+            command=VAULTWATCH[0], args=[*VAULTWATCH[1:], *args, str(work)], env=env, cwd=str(ROOT)
+        )
+        said = await agents_write(params)
+        assert said != "APPLIED", "the write into Work/Clients landed past the folder rule"
+    assert f"{work} lies inside the vault {root} (vaultwatch keeps its change journal" in said, said
+    assert f"Serve {root} instead" in said and 'write = ["Work/**"]' in said, said
+    assert "--allow-nested" in said and f'[vaults."{work}"]' in said, said
+    assert holder(str(work)) is None
+    assert (work / "Clients" / "acme.md").read_text() == ACME
+
+
+def test_a_vaults_table_above_refuses_and_one_of_its_own_or_the_flag_lets_it_start(place, sock_dir: Path) -> None:
+    root, env = place
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    work = root / "Work"
+    settings.write_text(NEVER + f'[vaults."{root}".triage]\nstale_unmodified_days = 30\n')
+    said = start_refused(["serve", str(work), "--socket", str(sock_dir / "w.sock")], env)
+    assert f'(settings.toml has a [vaults."{root}"] table for it)' in said, said
+    for extra, text in (
+        (["--allow-nested"], settings.read_text()),
+        ([], settings.read_text() + f'[vaults."{work}"]\n'),  # the person names the folder a vault
+    ):
+        settings.write_text(text)
+        proc = serve(work, sock_dir / "w.sock", env, *extra)
+        end_server(proc.pid)
+        proc.wait(30)
+
+
+def test_a_vault_in_a_folder_vaultwatch_never_knew_starts(place, sock_dir: Path) -> None:
+    root, env = place
+    (root / ".obsidian").mkdir()  # Obsidian's vault above is no vaultwatch rule of the person's
+    proc = serve(root / "Work", sock_dir / "w.sock", env)
+    end_server(proc.pid)
+    proc.wait(30)

@@ -18,9 +18,11 @@ from mcp import Client
 from mcp_types import ElicitResult
 from test_pending import bridged, pending_id, vaultwatch
 
+from vaultwatch.core.edit.effects import stranded_words
+
 place = test_pending.place  # the pending-change tests' vault: Notes/other.md links to [[plan]]
 
-STRANDED = "2 notes link to what moves: the links are not rewritten and will point at nothing"
+STRANDED = stranded_words(2)
 FOR_GOOD = "deleted for good (not to the trash)"
 
 
@@ -92,7 +94,42 @@ async def test_the_question_and_the_answer_say_what_the_change_does(asking) -> N
     assert f"{STRANDED[0].upper()}{STRANDED[1:]}." in asked_rename, asked_rename
     assert "Deleted for good (not to the trash)." in asked_delete, asked_delete
     answer = moved.content[0].text
-    assert "2 notes still link to what moved, not rewritten (update_links is false" in answer, answer
+    assert f"{STRANDED} (update_links is false" in answer, answer
     assert "Notes/other.md" in answer and "Top.md" in answer, answer
     assert "deleted Top.md for good (not to the trash)" in gone.content[0].text, gone.content
     assert not (root / "Top.md").exists() and not (root / ".trash").exists()
+
+
+async def test_a_moved_notes_own_relative_links_count_and_links_that_still_resolve_do_not(place) -> None:
+    """A note moved to another folder without link rewriting breaks its own relative Markdown links
+    (`../Top.md`, `./other.md` read from the new folder name nothing), while its wiki links by name
+    or by path and its link from the vault's root still reach their notes (core.links' resolution,
+    as Obsidian's). The count says so in `vaultwatch pending`, and in the agent's answer once the
+    person approves, and the approved move leaves exactly those links pointing at nothing."""
+    root, env = place
+    with_top(root)
+    (root / "Notes" / "rel.md").write_text("# Rel\nup [t](../Top.md) and [o](./other.md)\n")
+    (root / "Notes" / "fine.md").write_text("# Fine\n[[other]] [[Notes/plan]] [t](/Top.md)\n")
+    async with Client(bridged(root, env)) as client:
+        rel = pending_id(
+            await client.call_tool(
+                "rename", {"path": "Notes/rel.md", "new_path": "Archive/Deep/rel.md", "update_links": False}
+            )
+        )
+        fine = pending_id(
+            await client.call_tool(
+                "rename", {"path": "Notes/fine.md", "new_path": "Old/Deep/fine.md", "update_links": False}
+            )
+        )
+    rows = {r["id"]: r for r in map(json.loads, vaultwatch(env, "pending", str(root), "--json").stdout.splitlines())}
+    assert rows[rel]["cautions"] == [stranded_words(1)], rows[rel]
+    assert rows[fine]["cautions"] == [], rows[fine]
+    approved = vaultwatch(env, "approve", str(rel), str(root))
+    assert approved.returncode == 0, approved.stderr
+    assert f"{stranded_words(1)} (update_links is false): Notes/rel.md" in approved.stdout + approved.stderr, (
+        approved.stdout + approved.stderr
+    )
+    assert vaultwatch(env, "approve", str(fine), str(root)).returncode == 0
+    for note, broken in (("Archive/Deep/rel.md", ["../Top.md", "./other.md"]), ("Old/Deep/fine.md", [])):
+        links = json.loads(vaultwatch(env, "links", str(root), note, "--json").stdout)
+        assert [b["target"] for b in links["broken"]] == broken, links  # what it said is what happened

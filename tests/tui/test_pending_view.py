@@ -16,6 +16,7 @@ from tui_helpers import armed, open_loaded
 from waiting import TIMEOUT
 
 from vaultwatch.core.clock import SteppingClock
+from vaultwatch.core.edit.effects import stranded_words
 from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.links import resolve
@@ -157,7 +158,7 @@ async def test_the_pending_screen_says_what_a_rename_leaves_and_a_delete_does(tu
         await settle(app)
         await wait_for(lambda: isinstance(app.screen, PendingScreen), 10)
         screen = app.screen
-        said = f"{linking} notes link to what moves: the links are not rewritten and will point at nothing"
+        said = stranded_words(linking)
         await wait_for(lambda: said in body(screen), 10)
         await pilot.press("s")  # on to the delete
         assert "deleted for good (not to the trash)" in body(screen), body(screen)

@@ -589,6 +589,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
     vault = open_vault(args, load=False)  # the app loads it in the background
     config = AppConfig(
         server_options=options,
+        allow_nested=args.allow_nested,
         mcp=not args.no_mcp,
         watch=not args.no_watch,
         socket_path=args.socket,

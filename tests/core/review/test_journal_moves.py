@@ -157,3 +157,38 @@ def test_a_note_moved_out_of_the_vault_is_not_followed_and_the_refusal_says_so(w
     ) in refused.stderr, refused.stderr
     assert not (root / "Clippings").exists()
     assert (tmp_path / "elsewhere/a.md").read_text() != A  # outside the vault: never written
+
+
+def test_a_redo_follows_the_persons_move_and_writes_only_what_the_revert_left(watched):
+    """An agent's change, reverted, then the person moves the note with `mv` (the watcher records
+    it): `vaultwatch redo` writes the agent's bytes where the note is now, and nothing at the old
+    path. After a second move and an edit of the person's, a redo is refused, saying where the
+    note went and that it changed, and the note keeps the person's bytes."""
+    root, _, writer, journal = watched({"Clippings/a.md": A, "Home.md": "[[a]]\n"})
+    cid = agent_edit(writer, "Clippings/a.md", "none", "On trusting craftspeople.")
+    wrote = (root / "Clippings/a.md").read_text()
+    done = cli("revert", str(cid), str(root))
+    assert done.returncode == 0, done.stderr
+    revert = next(c for c in journal.changes() if c.revert_of == cid)
+    os.rename(root / "Clippings", root / "Web clippings")  # as `mv vault/Clippings "vault/Web clippings"`
+    outside_row(journal, revert.id)
+    redone = cli("redo", str(revert.id), str(root))
+    assert redone.returncode == 0, redone.stderr
+    assert (root / "Web clippings/a.md").read_text() == wrote
+    assert not (root / "Clippings").exists()  # nothing written where the note no longer is
+    assert "Clippings/a.md had moved to Web clippings/a.md since" in redone.stdout, redone.stdout
+    # the redo is reverted at the same place; then the person moves and edits the note: refused
+    again = journal.changes()[0]
+    assert cli("revert", str(again.id), str(root)).returncode == 0
+    revert2 = journal.changes()[0]
+    os.rename(root / "Web clippings/a.md", root / "Web clippings/kept.md")
+    moved = outside_row(journal, revert2.id)
+    with (root / "Web clippings/kept.md").open("a") as f:
+        f.write("my own line\n")
+    edited = outside_row(journal, moved.id)
+    refused = cli("redo", str(revert2.id), str(root))
+    assert refused.returncode == 1
+    assert "(moved since to Web clippings/kept.md: change" in refused.stderr, refused.stderr
+    assert f"outside vaultwatch (change {edited.id})" in refused.stderr, refused.stderr
+    assert (root / "Web clippings/kept.md").read_text() == A + "my own line\n"
+    assert not (root / "Web clippings/a.md").exists()
