@@ -259,11 +259,25 @@ class Activity:
             self.bus.publish(AgentConnected(agent, session, True))
         return unhooked and hook
 
-    def call_early(self, agent: str, tool: str, arguments: Mapping[str, Any], run: Callable[[], Any]) -> Any:
+    def call_early(
+        self,
+        agent: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        run: Callable[[], Any],
+        *,
+        sessionless: str | None = None,
+    ) -> Any:
         """A tools/call the stdio front answers before the SDK runs (earlycalls.py): attributed and
-        published as `middleware` does for the SDK's calls; `run()` gives the wire result."""
-        who = (agent, self.session or "stdio")
-        self._register(*who, False, hook=False)  # the SDK's first request hooks the session's end
+        published as `middleware` does for the SDK's calls; `run()` gives the wire result. `sessionless`:
+        the clientInfo name of a 2026-07-28-era request, which has no session: its working session is
+        the name's, as `_identify` gives the SDK's calls of such a client."""
+        if sessionless is not None:
+            who = (agent, self.sessions.session_for(sessionless))
+            self._register(*who, True, hook=False)
+        else:
+            who = (agent, self.session or "stdio")
+            self._register(*who, False, hook=False)  # the SDK's first request hooks the session's end
         return self._attributed(who, tool, arguments, run, cannot_wait=True)
 
     def _attributed(

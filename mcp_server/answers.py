@@ -32,6 +32,7 @@ from vaultwatch.core.serialize import RowCache, entry_json, json_bytes, row_shap
 
 from . import budget, splice
 from .activity import current_call
+from .handshake import SERVER_INFO_META as MODERN_SERVER_INFO
 
 
 @dataclass(frozen=True)
@@ -476,6 +477,15 @@ def _dumps_wire(result: dict[str, Any]) -> str | None:
     if _plain_json(result):
         return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
     return None
+
+
+def modern_result(wire: dict[str, Any], server_info: Any) -> dict[str, Any]:
+    """A wire result as a 2026-07-28-era request gets it: `resultType` and the server's name under
+    `_meta` (`server_info`: handshake.SERVER_INFO_META's value), in the SDK's key order."""
+    out = {k: v for k, v in wire.items() if k != "_meta"}
+    out["resultType"] = "complete"
+    out["_meta"] = {**(wire.get("_meta") or {}), MODERN_SERVER_INFO: server_info}
+    return out
 
 
 def wire_result(answer: Answer) -> dict[str, Any]:

@@ -62,7 +62,7 @@ from vaultwatch.core.edit.hooks import HandOver
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.vault import Vault
 
-from . import answers, readcalls, splice
+from . import answers, handshake, readcalls, splice
 from .activity import Activity, CallRecord, current_call
 
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ def plain_write_arguments(arguments: Any) -> dict[str, Any] | None:
 class _Call:
     """One tools/call taken by the front, waiting for (or on) its worker."""
 
-    __slots__ = ("agent", "arguments", "client_name", "give_back", "id_text", "send", "tool")
+    __slots__ = ("agent", "arguments", "client_name", "give_back", "id_text", "modern", "send", "tool")
 
     def __init__(
         self,
@@ -235,13 +235,20 @@ class _Call:
         send: Callable[[str, bytes], None],
         give_back: Callable[[], None],
         client_name: Any = None,
+        modern: bool = False,
     ) -> None:
         self.tool, self.arguments, self.id_text, self.agent = tool, arguments, id_text, agent
-        self.send, self.give_back, self.client_name = send, give_back, client_name
+        self.send, self.give_back, self.client_name, self.modern = send, give_back, client_name, modern
 
 
-def _key(arguments: Mapping[str, Any]) -> str:
-    return json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+def _key(arguments: Mapping[str, Any], modern: bool) -> str:
+    return ("modern:" if modern else "") + json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+
+
+def _shaped(wire: dict[str, Any], modern: bool) -> dict[str, Any]:
+    """The wire result as the call's protocol era gets it (a 2026-07-28-era request: resultType and the
+    server's name under _meta, as server.VaultMCPServer._wire adds them)."""
+    return answers.modern_result(wire, handshake.server_info()) if modern else wire
 
 
 def _served(record: CallRecord, wire: dict[str, Any]) -> dict[str, Any]:
@@ -302,9 +309,10 @@ class EarlyCalls:
         self.answered = 0
         self.taken = 0
         self.dropped = 0  # answers not sent: the client cancelled the call
-        # the listing page a client walking the cursor asks for next: (its call's arguments, the cursor);
-        # its rows are made while the worker has nothing to answer (`_serve`)
-        self._ahead: tuple[dict[str, Any], str] | None = None
+        # the listing page a client walking the cursor asks for next: (its call's arguments, the cursor,
+        # whether the call was a 2026-07-28-era request); its rows are made while the worker has nothing
+        # to answer (`_serve`)
+        self._ahead: tuple[dict[str, Any], str, bool] | None = None
         # that page's whole answer once made: (its arguments' key, wire result, bytes, activity record, the
         # check that it is still the answer); only the worker sets and takes it
         self._made: tuple[str, dict[str, Any], bytes, CallRecord, Callable[[], bool]] | None = None
@@ -320,12 +328,16 @@ class EarlyCalls:
         send: Callable[[str, bytes], None],
         give_back: Callable[[], None],
         client_name: Any = None,
+        modern: bool = False,
     ) -> bool:
         """Take a tools/call with these params to answer it on the worker (True), or leave it to the SDK
         (False). `send(id_text, result_json)` writes the answer; `give_back()` hands the call to the SDK after
         all, when its answer cannot be written as the SDK would (a value JSON cannot carry), or a write
         needs the person (core.edit.hooks.HandOver). `client_name`: the clientInfo name of the session's
-        initialize, which names a write's author in the journal (writecalls.actor)."""
+        initialize (or of a 2026-07-28-era request's `_meta`), which names a write's author in the journal
+        (writecalls.actor). `modern`: the request is a 2026-07-28-era one (its `_meta`, which the
+        front checked, already taken off `params`): its answer is shaped for that era, and its agent
+        attributed as the SDK attributes a sessionless client (activity.Activity.call_early)."""
         if not isinstance(params, Mapping) or set(params) - {"name", "arguments"}:
             return False
         name = params.get("name")
@@ -357,7 +369,7 @@ class EarlyCalls:
             self._busy += 1
             self._waiting[id_text] = self._waiting.get(id_text, 0) + 1
             self.idle.clear()
-            self._queue.append(_Call(name, arguments, id_text, agent, send, give_back, client_name))
+            self._queue.append(_Call(name, arguments, id_text, agent, send, give_back, client_name, modern))
             if self._worker is None:  # named apart from the index's vaultwatch-* threads: it answers calls
                 self._worker = threading.Thread(target=self._serve, name="stdio-front-calls", daemon=True)
                 self._worker.start()
@@ -421,7 +433,7 @@ class EarlyCalls:
             else:
                 self._finish(call)
 
-    def _warm(self, arguments: dict[str, Any], cursor: str) -> None:
+    def _warm(self, arguments: dict[str, Any], cursor: str, modern: bool) -> None:
         """Make the next listing page ahead of its call: its rows, until a call comes, then the whole answer
         if none came (module doc)."""
         queue = self._queue
@@ -430,11 +442,11 @@ class EarlyCalls:
                 self.vault, self.row_cache, self.max_answer_bytes, cursor, lambda: bool(queue), **arguments
             )
             if not queue:
-                self._make_ahead({**arguments, "cursor": cursor})
+                self._make_ahead({**arguments, "cursor": cursor}, modern)
         except Exception:  # only kept for later: the call itself makes its answer, or says what is wrong
             log.debug("making the next listing page ahead failed", exc_info=True)
 
-    def _make_ahead(self, arguments: dict[str, Any]) -> None:
+    def _make_ahead(self, arguments: dict[str, Any], modern: bool) -> None:
         """The whole answer to a list_documents call with `arguments`, made now and kept with the check that
         says whether it is still that call's answer (readcalls.listing_ahead)."""
         parked: dict[bytes, tuple[bytes, ...]] = {}
@@ -442,7 +454,8 @@ class EarlyCalls:
         if made is None or made[0].get("isError"):
             return
         wire, record, still = made
-        self._made = (_key(arguments), wire, _wire_bytes(wire, parked), record, still)
+        wire = _shaped(wire, modern)
+        self._made = (_key(arguments, modern), wire, _wire_bytes(wire, parked), record, still)
         self.made_ahead += 1
 
     def _made_for(self, call: _Call) -> tuple[dict[str, Any], bytes, CallRecord] | None:
@@ -451,7 +464,7 @@ class EarlyCalls:
             return None
         made, self._made = self._made, None
         key, wire, data, record, still = made
-        if key != _key(call.arguments) or not still():
+        if key != _key(call.arguments, call.modern) or not still():
             return None
         return wire, data, record
 
@@ -525,7 +538,13 @@ class EarlyCalls:
             made = self._made_for(call)
             if made is not None:  # made ahead, and still what the call would get (`_make_ahead`)
                 wire, data, record = made
-                self.activity.call_early(call.agent, call.tool, call.arguments, lambda: _served(record, wire))
+                self.activity.call_early(
+                    call.agent,
+                    call.tool,
+                    call.arguments,
+                    lambda: _served(record, wire),
+                    sessionless=call.client_name if call.modern else None,
+                )
                 self.served_ahead += 1
             else:
                 parked: dict[bytes, tuple[bytes, ...]] = {}
@@ -535,10 +554,12 @@ class EarlyCalls:
                         call.tool,
                         call.arguments,
                         lambda: self._run(call.tool, call.arguments, call.client_name, parked),
+                        sessionless=call.client_name if call.modern else None,
                     )
                 except HandOver:  # a write that needs the person: the SDK's path waits for them, or asks them
                     call.give_back()
                     return
+                wire = _shaped(wire, call.modern)
                 try:
                     data = _wire_bytes(wire, parked)
                 except (ValueError, UnicodeError) as exc:  # PydanticSerializationError is a ValueError
@@ -553,7 +574,8 @@ class EarlyCalls:
             with self._lock:
                 self.answered += 1
                 if call.tool == self.tool:
-                    self._ahead = _next_page(call.arguments, wire)
+                    page = _next_page(call.arguments, wire)
+                    self._ahead = None if page is None else (*page, call.modern)
         except Exception:  # never the process: the SDK answers the call instead
             log.exception("answering %s in the stdio front failed; the SDK answers it", call.tool)
             call.give_back()

@@ -1,4 +1,5 @@
-"""The answer to `initialize`, on the standard library: what the server says about itself.
+"""The answer to `initialize` (and to a 2026-07-28 client's `server/discover`), on the standard
+library: what the server says about itself.
 
 The server's name, title, version, instructions and handshake-era capabilities are vaultwatch's
 own, so they are decided here, once: `server.build_server` gives the SDK's server these values,
@@ -55,11 +56,15 @@ def instructions(tool_prefix: str = "") -> str:
     )
 
 
+# where a 2026-07-28 result names the server (the SDK's SERVER_INFO_META_KEY)
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+
+
 @cache
-def handshake_versions() -> tuple[tuple[str, ...], str] | None:
-    """(the protocol versions the installed SDK negotiates in `initialize`, the one it offers instead
-    of any other), from mcp_types/version.py read as a file; None when that cannot be read."""
-    with contextlib.suppress(ImportError, ValueError, OSError, SyntaxError, KeyError, TypeError):
+def _sdk_versions() -> dict | None:
+    """The names of the installed SDK's mcp_types/version.py, read as a file (the package is not
+    imported); None when it cannot be read."""
+    with contextlib.suppress(ImportError, ValueError, OSError, SyntaxError):
         spec = importlib.util.find_spec("mcp_types")  # finds the package without importing it
         if spec is None or not spec.submodule_search_locations:
             return None
@@ -69,11 +74,35 @@ def handshake_versions() -> tuple[tuple[str, ...], str] | None:
                 names: dict = {}
                 with open(path, encoding="utf-8") as fh:
                     exec(compile(fh.read(), path, "exec"), names)  # noqa: S102  (the SDK's own constants file)
-                versions = tuple(names["HANDSHAKE_PROTOCOL_VERSIONS"])
-                latest = names["LATEST_HANDSHAKE_VERSION"]
-                if all(isinstance(v, str) for v in versions) and latest in versions:
-                    return versions, latest
+                return names
     return None
+
+
+@cache
+def handshake_versions() -> tuple[tuple[str, ...], str] | None:
+    """(the protocol versions the installed SDK negotiates in `initialize`, the one it offers instead
+    of any other), from mcp_types/version.py; None when that cannot be read."""
+    names = _sdk_versions()
+    with contextlib.suppress(KeyError, TypeError):
+        if names is not None:
+            versions = tuple(names["HANDSHAKE_PROTOCOL_VERSIONS"])
+            latest = names["LATEST_HANDSHAKE_VERSION"]
+            if all(isinstance(v, str) for v in versions) and latest in versions:
+                return versions, latest
+    return None
+
+
+@cache
+def modern_versions() -> tuple[str, ...]:
+    """The 2026-07-28-era protocol versions the installed SDK serves (no handshake: each request names
+    its version in `_meta`), from mcp_types/version.py; empty when that cannot be read."""
+    names = _sdk_versions()
+    with contextlib.suppress(KeyError, TypeError):
+        if names is not None:
+            versions = tuple(names["MODERN_PROTOCOL_VERSIONS"])
+            if all(isinstance(v, str) for v in versions):
+                return versions
+    return ()
 
 
 def negotiate(requested: str) -> str | None:
@@ -83,6 +112,11 @@ def negotiate(requested: str) -> str | None:
         return None
     versions, latest = known
     return requested if requested in versions else latest
+
+
+def server_info() -> dict[str, str]:
+    """The server's name, title and version, as the handshake and every 2026-07-28 result carry them."""
+    return {"name": NAME, "title": TITLE, "version": server_version()}
 
 
 def initialize_result(requested: str, *, tool_prefix: str = "") -> str | None:
@@ -95,6 +129,26 @@ def initialize_result(requested: str, *, tool_prefix: str = "") -> str | None:
         "capabilities": CAPABILITIES,
         "instructions": instructions(tool_prefix),
         "protocolVersion": version,
-        "serverInfo": {"name": NAME, "title": TITLE, "version": server_version()},
+        "serverInfo": server_info(),
+    }
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def discover_result(requested: str, *, tool_prefix: str = "") -> str | None:
+    """The `server/discover` result for a 2026-07-28-era request at protocol `requested`, as JSON text
+    exactly as the SDK writes it; None when `requested` is not a version the installed SDK serves
+    (the SDK says what is wrong). The capabilities are the handshake's: server.VaultMCPServer.fixed_lists
+    makes the SDK's say so too."""
+    versions = modern_versions()
+    if requested not in versions:
+        return None
+    result = {
+        "cacheScope": "private",
+        "capabilities": CAPABILITIES,
+        "instructions": instructions(tool_prefix),
+        "resultType": "complete",
+        "supportedVersions": list(versions),
+        "ttlMs": 0,
+        "_meta": {SERVER_INFO_META: server_info()},
     }
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))

@@ -19,7 +19,7 @@ from typing import Any
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, SERVER_INFO_META_KEY, CallToolResult
+from mcp_types import INVALID_PARAMS, CallToolResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
@@ -30,7 +30,7 @@ from . import briefing, budget, completions, descriptions, handshake, progress, 
 from . import compat as compat_tools
 from . import tools as native_tools
 from .activity import Activity
-from .answers import Answer, wire_result
+from .answers import Answer, modern_result, wire_result
 from .config import check_prefix
 from .history_tool import register as register_history
 from .lane import Lane
@@ -137,12 +137,10 @@ class VaultMCPServer(MCPServer):
             }
             if result.structured_content is not None:
                 out["structuredContent"] = result.structured_content
-        meta = dict(result.meta) if result.meta else None
+        if result.meta:
+            out["_meta"] = dict(result.meta)
         if version in MODERN_PROTOCOL_VERSIONS:
-            out["resultType"] = "complete"
-            meta = {**(meta or {}), SERVER_INFO_META_KEY: sdk.server_info_stamp(self)}
-        if meta:
-            out["_meta"] = meta
+            return modern_result(out, sdk.server_info_stamp(self))
         return out
 
     @staticmethod

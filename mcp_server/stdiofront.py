@@ -20,6 +20,11 @@ library only:
   (`$XDG_CACHE_HOME/vaultwatch/handshake/`) is keyed by the command line, the VAULTWATCH_*
   environment, the vaultwatch sources and the installed SDK (size and mtime of each file), and
   by the protocol version.
+- A 2026-07-28-era client (the Python SDK's default `Client`) has no handshake: it asks
+  `server/discover`, then names its protocol version and itself in each request's `_meta`. The
+  front answers discover from handshake.py, a plain tools/list from the cache of the SDK's answer at
+  that version, and the tool calls EarlyCalls takes, as in a handshake session (`_answer_modern`);
+  a request whose `_meta` carries anything more (a progress token, a log level) is the SDK's.
 - A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents, read,
   search by words or write) is answered by the front's worker thread, never passed to the SDK, once
   the session's initialize was the front's, the client said `notifications/initialized`, and no
@@ -161,6 +166,37 @@ def _plain_initialize(params: Any) -> str | None:
     return version
 
 
+# what every 2026-07-28-era request carries in its `_meta` (no handshake: each request says who asks, at
+# which protocol version); a request whose `_meta` holds anything else (a progress token, a log level) is
+# the SDK's
+_MODERN_VERSION = "io.modelcontextprotocol/protocolVersion"
+_MODERN_CLIENT = "io.modelcontextprotocol/clientInfo"
+_MODERN_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+_MODERN_META = frozenset({_MODERN_VERSION, _MODERN_CLIENT, _MODERN_CAPABILITIES})
+
+
+def _plain_modern(params: Any) -> tuple[str, dict[str, Any]] | None:
+    """(protocol version, clientInfo) of a 2026-07-28-era request whose `_meta` holds only what every such
+    request carries, at a version the installed SDK serves; None for any other request."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict) or set(meta) - _MODERN_META:
+        return None
+    from . import handshake  # noqa: PLC0415  (the standard library only)
+
+    version, info, caps = meta.get(_MODERN_VERSION), meta.get(_MODERN_CLIENT), meta.get(_MODERN_CAPABILITIES, {})
+    if not (
+        isinstance(version, str)
+        and version in handshake.modern_versions()
+        and isinstance(caps, dict)
+        and all(isinstance(v, dict) for v in caps.values())
+        and isinstance(info, dict)
+        and isinstance(info.get("name"), str)
+        and isinstance(info.get("version"), str)
+    ):
+        return None
+    return version, info
+
+
 _REPLY = '{"jsonrpc":"2.0","id":'
 _decoder = json.JSONDecoder()
 
@@ -192,7 +228,7 @@ class StdioFront:
     def __init__(self, argv: Sequence[str]) -> None:
         self.key = signature(argv)
         self.path = os.path.join(cache_dir(), self.key + ".json")
-        self.answers: dict[str, dict[str, str]] = {"initialize": {}, "tools/list": {}}
+        self.answers: dict[str, dict[str, str]] = {"initialize": {}, "server/discover": {}, "tools/list": {}}
         with contextlib.suppress(OSError, ValueError, AttributeError):
             with open(self.path, encoding="utf-8") as fh:
                 data = json.load(fh)
@@ -438,7 +474,13 @@ class StdioFront:
         id_text = _id_text(message.get("id"))
         method, params = message.get("method"), message.get("params")
         answered = False
-        if method == "initialize" and id_text is not None and self.version is None and self._loop is None:
+        modern = _plain_modern(params) if id_text is not None and isinstance(params, dict) else None
+        if modern is not None:
+            assert id_text is not None and isinstance(params, dict)
+            raw, answered = self._answer_modern(raw, id_text, method, params, *modern)
+            if raw is _TAKEN:
+                return _TAKEN
+        elif method == "initialize" and id_text is not None and self.version is None and self._loop is None:
             requested = _plain_initialize(params)
             if requested is not None:
                 answered = self._answer_initialize(id_text, requested)
@@ -476,6 +518,69 @@ class StdioFront:
         if "method" in message and "id" in message and not answered:
             self._owe(id_text)
         return raw
+
+    def _answer_modern(
+        self, raw: bytes, id_text: str, method: Any, params: dict[str, Any], version: str, info: dict[str, Any]
+    ) -> tuple[bytes, bool]:
+        """A 2026-07-28-era request (`_plain_modern`), which needs no handshake: `server/discover` from
+        handshake.py (the cache's when it has none), a plain tools/list from the cache of the SDK's own
+        answer, and the tool calls EarlyCalls takes, as in a handshake session. Returns the line the SDK
+        gets in its place (_TAKEN: none) and whether the front answered it."""
+        bare = set(params) == {"_meta"}
+        if method == "server/discover" and bare and id_text not in self.swallow:
+            from . import handshake  # noqa: PLC0415  (the standard library only)
+
+            answer = handshake.discover_result(version, tool_prefix=self.tool_prefix)
+            answer = answer or self.answers["server/discover"].get(version)
+            if answer is None:
+                self.capture[id_text] = ("server/discover", version)
+                return raw, False
+            self._send_result(id_text, answer)
+            self.swallow[id_text] = ("server/discover", version, answer)  # the SDK answers it too: compared
+            return raw, True
+        if method == "tools/list" and bare and self._loop is None:
+            cached = self.answers["tools/list"].get(version)
+            if cached is None and self.tool_list is not None:
+                cached = self.tool_list.result(version)
+            if cached is None:
+                self.capture[id_text] = ("tools/list", version)
+                return raw, False
+            if id_text in self.swallow:
+                return raw, False
+            self._send_result(id_text, cached)
+            self._verify += 1  # the SDK answers it too, under an id of ours: compared, not sent
+            verify_id = f"vaultwatch-front-verify-{self._verify}"
+            self.swallow[json.dumps(verify_id)] = ("tools/list", version, cached)
+            return json.dumps(
+                {"jsonrpc": "2.0", "id": verify_id, "method": "tools/list", "params": params}
+            ).encode(), True
+        if method == "tools/call" and self._may_answer_modern_call():
+            from vaultwatch.core.review.agentrules import agent_label  # noqa: PLC0415  (loaded with the calls)
+
+            call = {k: v for k, v in params.items() if k != "_meta"}
+            give_back = lambda: self._give_back(raw, id_text)  # noqa: E731
+            if self.calls.take(
+                call,
+                id_text,
+                agent_label(info["name"], info["version"]),
+                self._send_result,
+                give_back,
+                info["name"],
+                True,
+            ):
+                return _TAKEN, True
+        return raw, False
+
+    def _may_answer_modern_call(self) -> bool:
+        """Whether a 2026-07-28-era tools/call may be answered by the front: as `_may_answer_call`, without
+        a handshake (each such request says who asks)."""
+        return (
+            self.calls is not None
+            and self.mode == "serve"
+            and not self.owed
+            and not self.owed_unknown
+            and not self.client_logs
+        )
 
     def _tools_list(self) -> str | None:
         """The tools/list result for this session's protocol version: the cached answer of the SDK, else
@@ -669,10 +774,19 @@ class StdioFront:
             method, params = message.get("method"), message.get("params")
             if id_text is None or id_text in self.swallow:
                 return
+            modern = _plain_modern(params)
             if method == "initialize" and self.version is None and _plain_initialize(params):
                 self.capture[id_text] = ("initialize", _plain_initialize(params) or "")
             elif method == "tools/list" and params in (None, {}) and self.version not in self.answers["tools/list"]:
                 self.capture[id_text] = ("tools/list", "")
+            elif (
+                method == "tools/list"
+                and modern is not None
+                and isinstance(params, dict)
+                and set(params) == {"_meta"}
+                and modern[0] not in self.answers["tools/list"]
+            ):
+                self.capture[id_text] = ("tools/list", modern[0])
 
     def _outgoing(self, line: str) -> bool:
         """An SDK reply on its way to the client: False when it must not be sent (the front sent it)."""

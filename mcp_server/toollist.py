@@ -27,11 +27,17 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
+from . import handshake
+
 PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "toollist.json")
 REGENERATE = "python -m vaultwatch.mcp_server.toollist"
 # the distributions whose versions decide the SDK's answer: its wire form, and pydantic's JSON schemas
 DISTRIBUTIONS = ("mcp", "mcp-types", "pydantic", "pydantic-core")
 COMPAT_SETS = ("vault-cortex", "obsidian-mcp")  # as config.COMPAT_SETS (not imported: the front starts lean)
+# a 2026-07-28-era tools/list result around the tools (the server's name, with its version, is added as it is
+# now: handshake.server_info)
+MODERN_HEAD = '{"cacheScope":"private","resultType":"complete","tools":['
+MODERN_TAIL = '],"ttlMs":0,"_meta":'
 
 
 def variant(*, read_only: bool, compat: Iterable[str], semantic: bool) -> str:
@@ -72,7 +78,14 @@ class ToolList:
         for i in picked:
             head, name, tail = self._entries[i]
             entries.append(head + json.dumps(self._prefix + name, ensure_ascii=False) + tail)
+        if protocol_version in handshake.modern_versions():
+            return MODERN_HEAD + ",".join(entries) + _modern_tail()
         return '{"tools":[' + ",".join(entries) + "]}"
+
+
+def _modern_tail() -> str:
+    info = {handshake.SERVER_INFO_META: handshake.server_info()}
+    return MODERN_TAIL + json.dumps(info, ensure_ascii=False, separators=(",", ":")) + "}"
 
 
 def shipped(*, read_only: bool, compat: Iterable[str], semantic: bool, prefix: str = "") -> ToolList | None:
@@ -93,12 +106,18 @@ def variants(semantic: bool) -> list[dict[str, Any]]:
 
 
 def sdk_answer(server: Any, protocol_version: str) -> str:
-    """The tools/list result text the SDK writes after an initialize at `protocol_version`, on its own stdio transport
-    (sdk.run_stdio, as `serve --stdio` runs it) over in-memory lines: exactly what `serve --stdio` writes."""
+    """The tools/list result text the SDK writes after an initialize at `protocol_version` (a 2026-07-28-era
+    version: for a request naming it in `_meta`), on its own stdio transport (sdk.run_stdio, as `serve --stdio`
+    runs it) over in-memory lines: exactly what `serve --stdio` writes."""
     import anyio
 
     from . import sdk
 
+    modern = {
+        "io.modelcontextprotocol/protocolVersion": protocol_version,
+        "io.modelcontextprotocol/clientInfo": {"name": "toollist", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
     messages: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
@@ -113,7 +132,9 @@ def sdk_answer(server: Any, protocol_version: str) -> str:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
     ]
-    want = {'"init"', '"list"'}
+    if protocol_version in handshake.modern_versions():
+        messages = [{"jsonrpc": "2.0", "id": "list", "method": "tools/list", "params": {"_meta": modern}}]
+    want = {json.dumps(m["id"]) for m in messages if "id" in m}
     results: dict[str, str] = {}
 
     class Input:
@@ -159,7 +180,7 @@ def generate_here() -> dict[str, Any]:
     """This process's half of the file: every variant with its own semantic setting, from the SDK."""
     import tempfile
 
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
     from vaultwatch.core.search.semantic import offered
     from vaultwatch.core.vault import Vault
@@ -177,11 +198,18 @@ def generate_here() -> dict[str, Any]:
                 server, _ = build_server(vault, **options)
                 key = variant(semantic=semantic, **options)
                 lists[key] = {}
-                for version in HANDSHAKE_PROTOCOL_VERSIONS:
+                for version in (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS):
                     text = sdk_answer(server, version)
                     entries = json.loads(text)["tools"]
                     picked = []
-                    rest = text.removeprefix('{"tools":[').removesuffix("]}")
+                    if version in MODERN_PROTOCOL_VERSIONS:
+                        if not (text.startswith(MODERN_HEAD) and text.endswith(_modern_tail())):
+                            raise RuntimeError(
+                                f"the SDK's tools/list is not the shape toollist.py writes: {text[:200]!r}"
+                            )
+                        rest = text.removeprefix(MODERN_HEAD).removesuffix(_modern_tail())
+                    else:
+                        rest = text.removeprefix('{"tools":[').removesuffix("]}")
                     for tool in entries:  # each entry's own text, as the SDK wrote it
                         one = json.dumps(tool, ensure_ascii=False, separators=(",", ":"))
                         if not rest.startswith(one):

@@ -88,13 +88,16 @@ PALETTE = ("#5fafff", "#ffaf5f", "#af87ff", "#5fd787", "#ff87af", "#d7d75f", "#8
 
 
 class AgentColors:
-    """A stable colour per agent name, in order of first appearance."""
+    """A stable colour per agent name, in order of first appearance. Keyed by the name alone, not the
+    `name/version` label: the same agent after an update of its client is still the agent the person
+    has learnt to pick out by its colour."""
 
     def __init__(self) -> None:
         self._colors: dict[str, str] = {}
 
     def __call__(self, agent: str) -> str:
-        color = self._colors.get(agent)
+        name = agent_name(agent)
+        color = self._colors.get(name)
         if color is None:
-            color = self._colors[agent] = PALETTE[len(self._colors) % len(PALETTE)]
+            color = self._colors[name] = PALETTE[len(self._colors) % len(PALETTE)]
         return color

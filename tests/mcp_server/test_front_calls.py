@@ -97,13 +97,15 @@ def audit_lines(path: Path) -> list[dict]:
 
 
 async def session(
-    vault: Path, env: dict, tmp: Path, front: bool, calls: list | None = None, *extra: str
+    vault: Path, env: dict, tmp: Path, front: bool, calls: list | None = None, *extra: str, mode: str = "legacy"
 ) -> tuple[list[str], list[dict], int]:
     """The same calls through the real client, on a copy of `vault` of its own (the writes change it):
-    (answers, audit lines, answers the front sent once the SDK ran)."""
-    copy = tmp / f"vault-{front}"
+    (answers, audit lines, answers the front sent once the SDK ran). `mode`: the client's (legacy: the
+    initialize handshake; auto: a 2026-07-28-era client, the Python SDK's default)."""
+    tag = f"{front}" if mode == "legacy" else f"{front}-{mode}"
+    copy = tmp / f"vault-{tag}"
     shutil.copytree(vault, copy, symlinks=True)
-    counts, audit = tmp / f"counts-{front}.txt", tmp / f"audit-{front}.jsonl"
+    counts, audit = tmp / f"counts-{tag}.txt", tmp / f"audit-{tag}.jsonl"
     server_env = {**env, "COUNTS_FILE": str(counts), earlycalls.ENV_SWITCH: "1" if front else "0"}
     params = StdioServerParameters(
         command=sys.executable,
@@ -117,8 +119,9 @@ async def session(
     async def on_progress(*report) -> None:
         progress.append(report)
 
-    async with Client(params, mode="legacy") as client:
-        await client.send_ping()  # only the SDK answers it: the SDK runs once it is answered
+    async with Client(params, mode=mode) as client:
+        # only the SDK answers these: the SDK runs once it is answered (a 2026-07-28 client has no ping)
+        await (client.send_ping() if mode == "legacy" else client.list_prompts())
         # the front takes a search only once the full-text index is built: the SDK's search waits for it
         while (await client.call_tool("search", {"query": "project"}, progress_callback=on_progress)).is_error:
             pass
@@ -136,10 +139,11 @@ def with_odd_notes(vault: Path, tmp: Path) -> Path:
     return vault
 
 
-async def test_steady_state_calls_are_the_sdks_answers_and_activity(demo_vault, env, tmp_path):
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_steady_state_calls_are_the_sdks_answers_and_activity(demo_vault, env, tmp_path, mode):
     vault = with_odd_notes(demo_vault, tmp_path)
-    front, front_audit, front_count = await session(vault, env, tmp_path, front=True)
-    sdk, sdk_audit, sdk_count = await session(vault, env, tmp_path, front=False)
+    front, front_audit, front_count = await session(vault, env, tmp_path, True, mode=mode)
+    sdk, sdk_audit, sdk_count = await session(vault, env, tmp_path, False, mode=mode)
     assert front == sdk
     assert front_audit == sdk_audit and len(front_audit) == len(front)
     assert sdk_count == 0
@@ -152,7 +156,8 @@ async def test_steady_state_calls_are_the_sdks_answers_and_activity(demo_vault, 
     assert found[1]["next_cursor"] and found[1]["returned"] == 2
     assert "outside-the-vault-marker" not in json.dumps(answers)  # the symlink's target is never read
     assert not answers[len(PLAIN)][2]  # the heavy read, answered by the SDK
-    assert (tmp_path / "vault-True" / "Inbox" / "front new.md").read_text(encoding="utf-8") == "# again\n"
+    written_to = tmp_path / ("vault-True" if mode == "legacy" else f"vault-True-{mode}")
+    assert (written_to / "Inbox" / "front new.md").read_text(encoding="utf-8") == "# again\n"
     assert (tmp_path / "secret.md").read_text(encoding="utf-8") == "# outside-the-vault-marker\n"
     assert not (tmp_path / "outside.md").exists()
     written = [e for e in front_audit if e["tool"] == "write"]

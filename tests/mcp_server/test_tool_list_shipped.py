@@ -34,7 +34,7 @@ def test_the_shipped_list_is_the_sdks_answer_for_every_variant():
 def test_the_prefix_is_applied_as_the_sdks_renaming(demo_vault_ro, built):
     """The shipped list with `--tool-prefix` applied is what the SDK answers for a server built with it
     (on another vault than the one it was generated on; the answer budget does not change it)."""
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
     from vaultwatch.core.search.semantic import offered
     from vaultwatch.core.vault import Vault
@@ -47,7 +47,7 @@ def test_the_prefix_is_applied_as_the_sdks_renaming(demo_vault_ro, built):
     vault = Vault(demo_vault_ro)
     try:
         server, _ = build_server(vault, **built)
-        for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        for version in (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS):
             assert tool_list.result(version) == toollist.sdk_answer(server, version), version
     finally:
         vault.stop()

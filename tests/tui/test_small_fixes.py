@@ -82,3 +82,22 @@ async def test_calls_arriving_below_the_view_are_announced(tui_demo: Path, app_f
         await pilot.pause()
         await settle(app)
         assert "new below" not in str(title.render())
+
+
+async def test_an_agent_keeps_its_colour_across_versions_of_its_client(tui_demo: Path, app_for) -> None:
+    """The activity panel colours an agent by its name: `claude/1.2` and `claude/1.3` (its client updated
+    between two sessions) are drawn alike, and another agent in another colour."""
+    app = app_for(tui_demo)
+    bus = app.session.vault.bus
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app)
+        for i, agent in enumerate(("claude/1.2", "cursor/0.9", "claude/1.3")):
+            bus.publish(access(agent, "read", ("Getting Started.md",), ago=3 - i))
+        await pilot.pause()
+        await settle(app)
+        activity = app.query_one(ActivityList)
+        columns = list(activity.all_columns())
+        at = [c.key for c in columns].index("agent")
+        colours = {row.agent: activity.cells(row, columns)[at][1].color for row in activity.rows}
+        assert len(colours) == 3
+        assert colours["claude/1.2"] == colours["claude/1.3"] != colours["cursor/0.9"]
