@@ -51,7 +51,7 @@ from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm, cautions
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
-from vaultwatch.core.events import DocumentsChanged, Event, IndexProblem
+from vaultwatch.core.events import DocumentsChanged, Event, ExcludedGone, IndexProblem
 from vaultwatch.core.review import agentrules, refusals, rulefolders
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
@@ -636,6 +636,8 @@ class ApprovalGate:
             # additions too: a folder the rules name that is made since (an empty one, say, after the
             # start's notice) must leave the missing ones, or its going later would not be said
             if isinstance(event, DocumentsChanged) and (event.removed or event.added):
+                watch.look(moved=True)
+            elif isinstance(event, ExcludedGone):  # a folder the ignore rules keep out of the index
                 watch.look(moved=True)
             elif isinstance(event, RulesChanged) and event.problem is None:
                 watch.look(moved=False)

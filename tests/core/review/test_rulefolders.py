@@ -110,3 +110,29 @@ def test_an_empty_folder_a_rule_names_is_said_at_once_when_removed_with_the_real
         ]
     finally:
         vault.stop()
+
+
+def test_a_folder_the_ignore_rules_exclude_is_said_at_once_when_removed(make_vault, tmp_path: Path):
+    """A folder `.vaultwatchignore` keeps out of the index makes no index event when it goes (the
+    index never held it), yet agents may still write there and a rule may name it: the real
+    watcher sees the directory go and the rule's notice comes at once."""
+    root = make_vault({"Notes/a.md": "# A\n", ".vaultwatchignore": "Private/\n"})
+    (root / "Private").mkdir()
+    (root / "Private" / "keys.md").write_text("# Keys\n")
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[approve.folders]\n"Private/**" = "never"\n')
+    vault = Vault(root)
+    said: list[str] = []
+    vault.bus.subscribe(lambda e: said.append(e.message) if isinstance(e, IndexProblem) else None)
+    gate = approval.configure(vault, settings=str(settings))
+    assert gate.rule_notices() == []
+    vault.start_live(search=False)
+    try:
+        assert vault.wait_watching(TIMEOUT)
+        assert vault.wait_ready(TIMEOUT)
+        assert vault.snapshot.get("Private") is None and vault.snapshot.get("Private/keys.md") is None
+        (root / "Private" / "keys.md").unlink()
+        (root / "Private").rmdir()
+        wait_until(lambda: any(m.startswith("Private was moved or removed") for m in said), what=f"said: {said}")
+    finally:
+        vault.stop()
