@@ -129,6 +129,16 @@ async def test_no_refusals_says_so(tui_demo: Path):
         assert "No agent's change was refused or declined" in str(screen.query_one("#refusals-title").render())
 
 
+async def test_a_record_that_cannot_be_read_is_said_not_shown_as_none(tui_demo: Path):
+    kept = Path(refusals.refusals_path(str(tui_demo.resolve())))
+    kept.mkdir(parents=True)  # a folder where the file should be: reading it fails
+    app = make_app(open_loaded(tui_demo), config=fixed_config())
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_from_changes(app, pilot)
+        title = str(screen.query_one("#refusals-title").render())
+        assert f"cannot read {kept}" in title and "No agent's change" not in title, title
+
+
 def test_snapshot_the_refusals_view(snap_compare, tui_demo: Path) -> None:
     record(tui_demo)
     app = make_app(open_loaded(tui_demo), config=fixed_config())

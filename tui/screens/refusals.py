@@ -70,16 +70,18 @@ class RefusalsScreen(Screen[None]):
         """The kept refusals as read off the UI thread: their rows (newest first) and each session's
         shown form (as `vaultwatch changes` shows it, so that one pastes into `--session`)."""
 
-        def __init__(self, rows: list[refusals.Refusal], sessions: dict[str, str]) -> None:
+        def __init__(self, rows: list[refusals.Refusal], sessions: dict[str, str], problem: str = "") -> None:
             super().__init__()
             self.rows = rows
             self.sessions = sessions
+            self.problem = problem  # why the record could not be read ("" when it was)
 
     def __init__(self, vault: Any) -> None:
         super().__init__()
         self.vault = vault
         self.rows: list[refusals.Refusal] | None = None  # None until the record is read
         self.sessions: dict[str, str] = {}
+        self.problem = ""
         self.kind: str | None = None  # refusals.REFUSED, DECLINED, or None for both
 
     def compose(self) -> ComposeResult:
@@ -98,7 +100,12 @@ class RefusalsScreen(Screen[None]):
 
     @work(thread=True, exit_on_error=False, group="refusals-read")
     def _read(self) -> None:
-        rows = refusals.kept(self.vault.root_real, limit=SHOWN_ROWS)
+        try:
+            rows = refusals.kept(self.vault.root_real, limit=SHOWN_ROWS)
+        except OSError as exc:  # a record that cannot be read is said, never shown as "none"
+            path = refusals.refusals_path(self.vault.root_real)
+            self.post_message(self.Read([], {}, f"cannot read {path}: {exc.strerror or exc}"))
+            return
         journal = journal_for(self.vault)
         known = journal.sessions() if journal is not None else []
         forms = sessionids.shown_forms([*known, *(r.session for r in rows if r.session)])
@@ -107,6 +114,7 @@ class RefusalsScreen(Screen[None]):
     def on_refusals_screen_read(self, message: Read) -> None:
         self.rows = message.rows
         self.sessions = message.sessions
+        self.problem = message.problem
         self._draw()
 
     def shown(self) -> list[refusals.Refusal]:
@@ -123,7 +131,9 @@ class RefusalsScreen(Screen[None]):
                 Text(_when(r.at, self.app.config.localtime)),
                 Text(_cut(shown_agent(r.agent), 40)),
                 Text(visible(session, keep_tab=False)),
-                Text(r.kind, style="bold red" if r.kind == refusals.REFUSED else "bold yellow"),
+                Text(
+                    visible(r.kind, keep_tab=False), style="bold red" if r.kind == refusals.REFUSED else "bold yellow"
+                ),
                 Text(visible(_cut(r.tool, 18), keep_tab=False)),
                 Text(_cut(visible(_paths(r), keep_tab=False))),
                 Text(_cut(visible(r.reason, keep_tab=False))),
@@ -131,7 +141,9 @@ class RefusalsScreen(Screen[None]):
             table.add_row(*cells, key=str(n))
         which = {None: "refused and declined", refusals.REFUSED: "refused", refusals.DECLINED: "declined"}[self.kind]
         title = Text(f"{len(rows)} {which} change{'s' if len(rows) != 1 else ''}, newest first", style="bold")
-        if not rows:
+        if self.problem:
+            title.append(f"\n{visible(self.problem, keep_tab=False)}", style="bold red")
+        elif not rows:
             title.append("\nNo agent's change was refused or declined" + ("" if self.kind is None else " of that kind"))
         self.query_one("#refusals-title", Static).update(title)
         self._detail(0 if rows else None)
