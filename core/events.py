@@ -34,6 +34,15 @@ class DocumentsChanged(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ExcludedGone(Event):
+    """Paths the watcher saw go that the vault's ignore rules keep out of the index: the index did
+    not change (no DocumentsChanged), but what watches folders by name (a rule naming one of them,
+    core.review.rulefolders) looks again."""
+
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class IndexProgress(Event):
     """Start-up or rescan progress: `done` of `total` files in `phase`."""
 

@@ -458,11 +458,23 @@ class VaultwatchApp(App[None]):
             self.action_copy_bridge_config,
         )
         yield SystemCommand("Clear filter", "Show every note again", main.clear_filter)
+        yield SystemCommand(
+            "Show refusals",
+            "Agents' changes your rules refused, you declined, or that timed out waiting (x in the Changes view)",
+            self.action_refusals,
+        )
+
+    def action_refusals(self) -> None:
+        """The agents' changes that did not happen (ctrl+p, or `x` in the Changes view)."""
+        from vaultwatch.tui.screens.refusals import RefusalsScreen  # noqa: PLC0415  (dialogs load when first opened)
+
+        self.push_screen(RefusalsScreen(self.session.vault))
 
     def key_help(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Sections of (key, description) for the help screen, from the bindings themselves."""
         from vaultwatch.tui.screens.approval import ApprovalScreen  # noqa: PLC0415
         from vaultwatch.tui.screens.changes import ChangeScreen, ChangesScreen, ConflictScreen  # noqa: PLC0415
+        from vaultwatch.tui.screens.refusals import RefusalsScreen  # noqa: PLC0415
         from vaultwatch.tui.widgets.triage import TrustPane  # noqa: PLC0415
 
         sections: list[tuple[str, list[type[DOMNode] | DOMNode]]] = [
@@ -472,6 +484,7 @@ class VaultwatchApp(App[None]):
             ("Folder tree", [FolderView]),
             ("Filter bar", [FilterBar]),
             ("Changes view and a change's diff", [ChangesScreen, ChangeScreen]),
+            ("Refused and declined changes (x in the Changes view)", [RefusalsScreen]),
             ("Approval dialog (an agent's call waits)", [ApprovalScreen]),
             ("Revert refused: the conflict view", [ConflictScreen]),
             ("Trust tab", [TrustPane]),  # last: the tier counts' legend follows it

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core import handoffs, platform
 from vaultwatch.core.disk.paths import MAX_PATH_CHARS, displayable, is_hidden, unaddressable
-from vaultwatch.core.events import IndexProblem, WatcherReady
+from vaultwatch.core.events import ExcludedGone, IndexProblem, WatcherReady
 from vaultwatch.core.index.ignore import IgnoreRules
 from vaultwatch.core.index.scan import FileFact, Found, ScanConfig, is_dir, listed_elsewhere, visit, walk, walked_folder
 from vaultwatch.core.model import FOLDER, NOTE, Entry, Skipped
@@ -613,10 +613,16 @@ class LiveIndex:
                     rels.add(parent)
                     parent = parent.rpartition("/")[0]
             found = stat_many(root, rels, config)
-            if not config.ignore.empty:  # a path below an excluded folder is not part of the vault
-                for rel in found:
-                    if any(config.ignore.excluded(a, is_dir=True) for a in _ancestors(rel)):
+            if not config.ignore.empty:
+                gone: list[str] = []
+                for rel, f in found.items():
+                    below = any(config.ignore.excluded(a, is_dir=True) for a in _ancestors(rel))
+                    if below:  # a path below an excluded folder is not part of the vault
                         found[rel] = None
+                    if f is None and snap.get(rel) is None and (below or config.ignore.excluded(rel, is_dir=True)):
+                        gone.append(rel)
+                if gone:  # no index change says it: a rule naming an excluded folder must still hear
+                    vault.bus.publish(ExcludedGone(tuple(sorted(gone))))
             for rel, f in list(found.items()):
                 if isinstance(f, Entry) and f.kind == FOLDER:
                     old = snap.get(rel)

@@ -8,6 +8,10 @@ first word of the person's `deprecated_status` rule when no offered word is one 
 it is how a note moves to the Deprecated tab. That word is written as plain text, never as a link
 to a note nobody wrote. Notes in the templates folders and notes whose frontmatter does not parse
 hold no status here, as in the Notes list.
+
+The person may also type a word none of them is (`typed`): a new status, written as plain text,
+checked first so that what lands in the note's frontmatter is one short, visible word (a line break
+would end the YAML value, an invisible character would make two statuses that read the same).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from vaultwatch.core.query.problems import in_folders
 from vaultwatch.core.query.triagerules import TriageRules, status_words
 
 MOST = 9  # the dialog picks them with the keys 1 to 9
+MAX_TYPED = 40  # characters of a typed status: a word or a few, never a paragraph in the frontmatter
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,26 @@ def _vault_choices(snapshot: Snapshot, rules: TriageRules, templates: tuple[str,
     if needs_rule:
         out.append(StatusChoice(deprecated[0], deprecated[0], rule=True))
     return tuple(out)
+
+
+def typed(text: str, offered: tuple[StatusChoice, ...], bundle: bool) -> StatusChoice | str:
+    """The status the person typed, as a choice to write (an offered one when it is that word, in
+    any case: written in the vault's form of it), or why it cannot be one, in the person's words."""
+    word = text.strip(" ")
+    if not word:
+        return "type a status word: an empty status says nothing"
+    if any(c in word for c in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
+        return "a status is one line: no line breaks"
+    if not word.isprintable():
+        return "a status holds visible characters only: no tabs, control or invisible characters"
+    if len(word) > MAX_TYPED:
+        return f"a status is at most {MAX_TYPED} characters; this one has {len(word)}"
+    for choice in offered:
+        if choice.word.casefold() == word.casefold():
+            return choice
+    if bundle:
+        return f"an OKF bundle's status is one of {', '.join(okf.STATUSES)}, not {word!r}"
+    return StatusChoice(word, word)
 
 
 def current(entry: Entry, bundle: bool) -> str | None:

@@ -51,7 +51,7 @@ from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm, cautions
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
-from vaultwatch.core.events import DocumentsChanged, Event, IndexProblem
+from vaultwatch.core.events import DocumentsChanged, Event, ExcludedGone, IndexProblem
 from vaultwatch.core.review import agentrules, refusals, rulefolders
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
@@ -619,8 +619,9 @@ class ApprovalGate:
         return _notices(now.folders, now.agents, self.root_real, self.form, origin)
 
     def watch_rule_folders(self, bus: Any) -> Callable[[], None]:
-        """From now on, say on `bus` (IndexProblem) each folder a rule names that goes away, and each
-        rule edited in that names no folder; returns the function that stops it."""
+        """From now on, say on `bus` (IndexProblem) each folder a rule names that goes away (the index
+        keeps folders, empty ones too, so removing one is a DocumentsChanged), and each rule edited in
+        that names no folder; returns the function that stops it."""
         now = self.applied
 
         def named() -> list[rulefolders.Named]:
@@ -632,7 +633,11 @@ class ApprovalGate:
         )
 
         def on_event(event: Event) -> None:
-            if isinstance(event, DocumentsChanged) and event.removed:
+            # additions too: a folder the rules name that is made since (an empty one, say, after the
+            # start's notice) must leave the missing ones, or its going later would not be said
+            if isinstance(event, DocumentsChanged) and (event.removed or event.added):
+                watch.look(moved=True)
+            elif isinstance(event, ExcludedGone):  # a folder the ignore rules keep out of the index
                 watch.look(moved=True)
             elif isinstance(event, RulesChanged) and event.problem is None:
                 watch.look(moved=False)

@@ -6,6 +6,7 @@ is on and no one attends, which keeps it as a pending change."""
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
 import threading
 from pathlib import Path
@@ -26,8 +27,9 @@ from vaultwatch.core.review.journal import journal_for
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
+from vaultwatch.tui.screens import pending as pending_screen
 from vaultwatch.tui.screens.arming import ARM_S
-from vaultwatch.tui.screens.pending import WORKING, PendingScreen
+from vaultwatch.tui.screens.pending import CHECKING, WORKING, PendingScreen
 
 NOTE = "Projects/Atlas Migration.md"
 
@@ -308,3 +310,94 @@ async def test_links_shown_over_an_older_vault_are_worked_out_again_before_y_app
         await pilot.press("y")
         await wait_for(lambda: screen.queue == [], 20)
     assert store.get(renamed).state == "approved"
+
+
+def many_notes(root: Path, folder: str, count: int) -> list[str]:
+    (root / folder).mkdir()
+    for n in range(count):
+        (root / folder / f"n{n}.md").write_text(f"# Note {n}\nbody {n}\n")
+    return [f"{folder}/n{n}.md" for n in range(count)]
+
+
+def held_stale(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[int, threading.Event], list[int]]:
+    """The real staleness check of each change, once the test lets it go on (a big folder's
+    hashing), on whichever thread calls it; returns each change's release and the ids asked."""
+    gates: dict[int, threading.Event] = collections.defaultdict(threading.Event)
+    asked: list[int] = []
+    checked = pending_screen.proposal_stale
+
+    def held(root_real, proposal, links=(), gate=None):
+        asked.append(proposal.id)
+        gates[proposal.id].wait(TIMEOUT)
+        return checked(root_real, proposal, links, gate)
+
+    monkeypatch.setattr(pending_screen, "proposal_stale", held)
+    return gates, asked
+
+
+def checking(app) -> int:
+    """How many staleness checks are still running (a worker's answer is posted before it ends)."""
+    return len([w for w in app.workers if w.group == "pending-stale" and w.is_running])
+
+
+async def test_a_waiting_folder_rename_shows_at_once_and_says_later_whether_it_still_applies(
+    tui_demo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Whether a waiting change still applies hashes every file it touches (a folder's rename:
+    every note in it): the screen shows the change at once, saying it is being checked, and the
+    answer replaces that when it comes."""
+    notes = many_notes(tui_demo, "Bulk", 300)
+    renamed = propose_rename(tui_demo, "Archive/Bulk", src="Bulk")
+    (tui_demo / notes[7]).write_text("# Note 7\nedited by the person since\n")
+    gates, _asked = held_stale(monkeypatch)
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config())
+    try:
+        async with app.run_test(size=(120, 60)):
+            # the UI thread is free while the check is held: the change and "checking" are shown
+            await wait_for(lambda: CHECKING in on_screen(app), 10)
+            screen = app.screen
+            assert [p.id for p in screen.queue] == [renamed]
+            assert "Bulk" in title(screen)
+            gates[renamed].set()
+            said = f"CANNOT BE APPROVED AS SHOWN: {notes[7]} changed since it was proposed"
+            await wait_for(lambda: said in body(screen) and WORKING.strip() not in body(screen), 20)
+            await wait_for(lambda: CHECKING not in body(screen), 10)
+            assert said in body(screen), body(screen)
+    finally:
+        gates[renamed].set()
+
+
+async def test_an_answer_for_a_change_no_longer_shown_is_dropped(tui_demo: Path, monkeypatch: pytest.MonkeyPatch):
+    """The person moves on while a stale change is checked: its answer (it cannot apply) never
+    marks the change shown meanwhile, which still can."""
+    notes = many_notes(tui_demo, "Bulk", 50)
+    renamed = propose_rename(tui_demo, "Archive/Bulk", src="Bulk")
+    wrote = propose(tui_demo, "# Atlas\nrewritten by the bot\n")
+    (tui_demo / notes[3]).write_text("# Note 3\nedited since\n")
+    gates, asked = held_stale(monkeypatch)
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config())
+    try:
+        async with app.run_test(size=(120, 60)) as pilot:
+            await wait_for(lambda: CHECKING in on_screen(app), 10)
+            screen = app.screen
+            assert [p.id for p in screen.queue] == [renamed, wrote]
+            await wait_for(lambda: renamed in asked and WORKING.strip() not in body(screen), 10)
+            await pilot.press("s")  # on to the write while the rename is still being checked
+            await wait_for(lambda: "+rewritten by the bot" in body(screen) and wrote in asked, 10)
+            gates[renamed].set()  # the rename's answers come while the write is shown
+            await wait_for(lambda: checking(app) == 1, 20)
+            await settle(app)
+            shown = body(screen)
+            assert "+rewritten by the bot" in shown and CHECKING in shown, shown
+            assert "CANNOT BE APPROVED" not in shown, shown
+            gates[wrote].set()
+            await wait_for(lambda: CHECKING not in body(screen), 10)
+            shown = body(screen)
+            assert "+rewritten by the bot" in shown and "CANNOT BE APPROVED" not in shown, shown
+    finally:
+        for gate in (renamed, wrote):
+            gates[gate].set()

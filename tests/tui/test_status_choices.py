@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 from tui_helpers import open_loaded
 
+from vaultwatch.core.query.statuschoices import MAX_TYPED
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.idle import settle
@@ -81,3 +82,39 @@ async def test_the_status_dialog_offers_the_vaults_own_words_and_writes_their_fo
         # the rule's word is plain text, not a link to a note nobody wrote; the Deprecated tab lists it
         assert app.session.snapshot.get("Notes/Minimal.md").frontmatter["status"] == "retired"
         assert str(app.main.tabs.get_tab("deprecated").label) == "Depr 1"
+
+
+def error(dialog: StatusScreen) -> str:
+    return str(dialog.query_one("#status-error").render())
+
+
+async def test_a_new_status_word_is_typed_checked_and_written(kepano_like: Path) -> None:
+    """Tab from the vault's words to the field, type a word none of them is: refused, saying why,
+    while empty, too long, or on more than one line (the field keeps it, to be mended); written as
+    plain text once it is one short word. A typed word the vault has is written in the vault's form."""
+    app = make_app(open_loaded(kepano_like), config=fixed_config())
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app)
+        dialog = await open_dialog(app, pilot, "Notes/Plain.md")
+        field = dialog.query_one("#status-typed", Input)
+        await pilot.press("tab")
+        assert field.has_focus
+        await pilot.press("enter")
+        assert app.screen is dialog and "type a status word: an empty status says nothing" in error(dialog)
+        await pilot.press(*"x" * (MAX_TYPED + 1), "enter")
+        assert app.screen is dialog, "a word too long was taken"
+        assert f"at most {MAX_TYPED} characters; this one has {MAX_TYPED + 1}" in error(dialog)
+        assert field.value == "x" * (MAX_TYPED + 1)  # kept, to be mended
+        field.value = "in review\nstatus: published"  # a paste of two lines
+        await pilot.press("enter")
+        assert app.screen is dialog and "a status is one line: no line breaks" in error(dialog)
+        field.value = ""
+        await pilot.press(*"in review 2", "enter")  # the digit is typed, not a pick of the 2nd word
+        await finish(app, pilot)
+        assert not isinstance(app.screen, StatusScreen)
+        assert app.session.snapshot.get("Notes/Plain.md").frontmatter["status"] == "in review 2"
+
+        dialog = await open_dialog(app, pilot, "Notes/Plain.md")
+        await pilot.press("tab", *"published", "enter")  # the vault's word: its form, a list of links
+        await finish(app, pilot)
+        assert app.session.snapshot.get("Notes/Plain.md").frontmatter["status"] == ["[[Published]]"]

@@ -77,7 +77,7 @@ class TriageFlow:
                         lambda: self._act(doclist, self.actions.set_status, targets, status.word, status.value),
                     )
 
-            app.push_screen(StatusScreen(what, offered, current), chosen)
+            app.push_screen(StatusScreen(what, offered, current, bundle=snapshot.is_bundle), chosen)
         elif action == "verify":
             # a bundle's trust is its `verified:` key; elsewhere the note is written to only when the
             # person's settings say so (write_verified), and the journal records the review

@@ -6,7 +6,8 @@ when a revert is refused.
 Keys: in the Changes view and a change's diff, `r` reverts the change, `R` reverts every change
 of its agent (after a confirm); the Changes view groups by note or agent and filters since a time;
 `m` marks the selected change reviewed, `M` every change the view shows (the journal keeps
-unreviewed changes and, when they fill it, refuses agents' writes: the title says so).
+unreviewed changes and, when they fill it, refuses agents' writes: the title says so); `x` lists
+the agents' changes that did not happen (tui.screens.refusals).
 
 Above the changes, the Changes view lists the journal's open intents (core.review.intents): an
 operation that started and was never recorded, because its process was killed (INTERRUPTED) or
@@ -699,6 +700,7 @@ class ChangesScreen(Screen[None], _Reverting):
         Binding("m", "mark_reviewed", "Reviewed", id="changes.reviewed"),
         Binding("M", "mark_all_reviewed", "All shown reviewed", id="changes.reviewed_all"),
         Binding("f", "finish", "Finish interrupted", id="changes.finish"),
+        Binding("x", "refusals", "Refused and declined", id="changes.refusals"),
     ]
 
     def __init__(self, since: float | At | None) -> None:
@@ -996,6 +998,10 @@ class ChangesScreen(Screen[None], _Reverting):
         change = None if self.agent else self._chosen("this agent only")
         self.agent = None if self.agent or change is None else change.agent
         self.reload()
+
+    def action_refusals(self) -> None:
+        """`x`: the agents' changes that did not happen (the journal keeps only what was written)."""
+        self.app.action_refusals()
 
     def action_finish(self) -> None:
         """f: finish every interrupted operation now, as a start or `vaultwatch changes --finish`

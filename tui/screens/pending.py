@@ -11,7 +11,10 @@ The same core functions as `vaultwatch approve` / `decline` (core.review.pending
 runs in a worker thread, and the screen is updated from its result message. So does working out
 a waiting rename's link rewrites, which reads every note whose links it rewrites: a folder's
 rename can take long, and the person may move on meanwhile. A rename is approved only once its
-link rewrites are shown: `y` before then says to wait for them.
+link rewrites are shown: `y` before then says to wait for them. Whether a change shown can still
+apply as shown reads every file it touches (a folder's rename: every note in it), so that too is
+worked out in a worker: the change shows at once, saying it is being checked, and an answer for
+what is no longer shown is dropped.
 
 `y`, `n` and `d` arm a moment after a change is shown, and again each time the change shown (or what
 is shown of it: a rename's links) is replaced (tui.screens.arming): a key meant for what was shown
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
 
 Links = list[tuple[str, bytes, bytes]] | str  # pending.link_rewrites's answer, or why there is none
 WORKING = "  working out the links it rewrites…"
+CHECKING = "checking whether it still applies as shown…"
 UNSEEN_LINKS = "wait until its link rewrites are shown: approving it approves them"
 STORE_LOOK_S = 1.0  # s: how often the screen reads which changes still wait (one small query)
 
@@ -75,6 +79,15 @@ class PendingScreen(Screen[None]):
             self.links = links
             self.stranded = stranded or []  # the notes whose links it leaves pointing at nothing
 
+    class StaleChecked(Message):
+        """Whether the change shown by the body's drawing `check` would be refused if approved now
+        (core.review.stale: "" when it would apply as shown), read off the UI thread."""
+
+        def __init__(self, check: int, stale: str) -> None:
+            super().__init__()
+            self.check = check
+            self.stale = stale
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve", id="pending.approve"),
         Binding("n", "decline", "Decline", id="pending.decline"),
@@ -95,6 +108,10 @@ class PendingScreen(Screen[None]):
         self._links: dict[tuple[int, int], tuple[Links, list[str]]] = {}
         self._working: set[tuple[int, int]] = set()
         self._shown_links: tuple[int, int] | None = None  # the (id, generation) whose links the body shows
+        # each drawing of the body asks anew whether its change still applies; only the answer for
+        # the latest drawing is shown (the person may have moved on while the disk was read)
+        self._check = 0
+        self._drawn: tuple[Proposal, Links | None, list[str]] | None = None
         # y and n act only a moment after a change shows
         self.keys = KeyArming(self, self._title, lambda: monotonic_of(self.app))
 
@@ -162,6 +179,8 @@ class PendingScreen(Screen[None]):
         self._title()
         body = self.query_one("#pending-body", Static)
         if p is None:
+            self._check += 1  # nothing shown: a late answer has nothing to go with
+            self._drawn = None
             body.update("")
             return
         if p.method != "rename":
@@ -201,16 +220,41 @@ class PendingScreen(Screen[None]):
         title.update(head)
 
     def _body(self, p: Proposal, links: Links | None, stranded: list[str] | None = None) -> None:
-        """The change's reason and diff (marked when approving it now would be refused, and why);
-        None for links still being worked out."""
-        stale = proposal_stale(self.vault.root_real, p, links or [], approval.gate_for(self.vault))
+        """The change's reason and diff (None for links still being worked out), saying it is being
+        checked until a worker says whether approving it now would be refused, and why."""
+        self._check += 1
+        self._drawn = (p, links, list(stranded or ()))
+        self._draw(None)
+        self._check_stale(self._check, p, links or [], approval.gate_for(self.vault))
+
+    def _draw(self, stale: str | None) -> None:
+        """The body as last asked for, with what is known of its staleness (None: not yet)."""
+        if self._drawn is None:
+            return
+        p, links, stranded = self._drawn
         shown = Text()
-        if stale:
+        if stale is None:
+            shown.append(CHECKING + "\n", style="dim italic")
+        elif stale:
             shown.append(stale_text(stale).strip() + "\n", style="bold red")
-        shown.append(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [], stranded or ())}")
+        shown.append(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [], stranded)}")
         if links is None:
             shown.append(f"\n{WORKING}")
         self.query_one("#pending-body", Static).update(shown)
+
+    @work(thread=True, exit_on_error=False, group="pending-stale")
+    def _check_stale(self, check: int, p: Proposal, links: Links, gate: Any) -> None:
+        """Hashes every file the change touches: off the UI thread, since a folder's rename touches
+        every note in it."""
+        try:
+            stale = proposal_stale(self.vault.root_real, p, links, gate)
+        except VaultError as exc:
+            stale = exc.message
+        self.post_message(self.StaleChecked(check, stale))
+
+    def on_pending_screen_stale_checked(self, message: StaleChecked) -> None:
+        if message.check == self._check:  # else the body was drawn anew since: its own answer comes
+            self._draw(message.stale)
 
     @work(thread=True, exit_on_error=False)
     def _work_out_links(self, p: Proposal, generation: int) -> None:

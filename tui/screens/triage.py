@@ -1,5 +1,6 @@
-"""Small dialogs of the triage actions: pick a status (`c`), snooze for N days (`z`), and the
-one-key confirmation of the human attestation (`v`). Each names the note(s) it acts on."""
+"""Small dialogs of the triage actions: pick a status or type a new one (`c`), snooze for N days
+(`z`), and the one-key confirmation of the human attestation (`v`). Each names the note(s) it acts
+on."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from vaultwatch.core.query.statuschoices import StatusChoice
+from vaultwatch.core.query.statuschoices import StatusChoice, typed
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,7 +42,8 @@ def describe(titles: list[str], limit: int = 3) -> str:
 
 
 class StatusScreen(ModalScreen[StatusChoice | None]):
-    """Choose one of the vault's statuses (`core.query.statuschoices`): 1 to 9 or enter; escape
+    """Choose one of the vault's statuses (`core.query.statuschoices`): 1 to 9 or enter; or tab to
+    the field below and type a new word (enter sets it, or says why it cannot be one); escape
     cancels."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="StatusScreen") + "StatusScreen OptionList { max-height: 9; }"
@@ -50,16 +52,22 @@ class StatusScreen(ModalScreen[StatusChoice | None]):
         *(Binding(str(n), f"pick({n - 1})", f"Status {n}", show=False, id=f"status.pick{n}") for n in range(1, 10)),
     ]
 
-    def __init__(self, what: str, choices: Sequence[StatusChoice], current: str | None = None) -> None:
+    def __init__(
+        self, what: str, choices: Sequence[StatusChoice], current: str | None = None, *, bundle: bool = False
+    ) -> None:
         super().__init__()
         self.question = f"Set the status of {what}"
         self.choices = tuple(choices)
         self.current = current
+        self.bundle = bundle  # an OKF bundle's statuses are OKF's three: a typed word must be one
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.question, style="bold"))
             yield OptionList(*(self._option(i, c) for i, c in enumerate(self.choices)), id="status-options")
+            # no max_length: a word too long is refused saying so, never silently cut
+            yield Input(placeholder="tab, then type a new status (enter sets it)", id="status-typed")
+            yield Static("", classes="dialog-error", id="status-error")
 
     @staticmethod
     def _option(index: int, choice: StatusChoice) -> Option:
@@ -75,11 +83,26 @@ class StatusScreen(ModalScreen[StatusChoice | None]):
         words = [c.word.casefold() for c in self.choices]
         if self.current is not None and self.current.casefold() in words:
             options.highlighted = words.index(self.current.casefold())
-        options.focus()
+        if self.choices:
+            options.focus()
+        else:  # nothing to pick: straight to typing one
+            self.query_one("#status-typed", Input).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(self.choices[event.option_index])
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_one("#status-error", Static).update("")  # what was refused is being corrected
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        found = typed(event.value, self.choices, self.bundle)
+        if isinstance(found, str):  # refused: the field keeps what was typed, to be mended
+            self.query_one("#status-error", Static).update(Text(found, style="bold red"))
+            return
+        self.dismiss(found)
 
     def action_pick(self, index: int) -> None:
         if index < len(self.choices):

@@ -1,0 +1,185 @@
+"""The refusals view: agents' changes that did not happen, newest first, as `vaultwatch refusals`
+lists them and from the same record (core.review.refusals.kept): refused by a rule of the
+person's, declined by the person, or left undecided until the wait timed out. The journal keeps
+only what was written, so without this view the person learns what an agent tried and was
+refused only from the command line.
+
+Opened with `x` in the Changes view or ctrl+p › Show refusals; the record is read in a worker
+thread (it is a file of up to a few thousand lines) and the view drawn from its answer. An
+agent's name is its client's own claim: it is shown as `agent <name>`, escaped (shown_agent),
+and every other text of a record escaped too, never read as markup.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from vaultwatch.core.review import refusals, sessionids
+from vaultwatch.core.review.agentrules import shown_agent
+from vaultwatch.core.review.journal import journal_for
+from vaultwatch.core.review.visible import visible
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from vaultwatch.tui.app import VaultwatchApp
+
+COLUMNS = ("when", "agent", "session", "what", "tool", "paths", "why")
+SHOWN_ROWS = 500  # the newest this many: the record keeps a few thousand, `vaultwatch refusals` the rest
+CELL = 48  # characters of a path or reason in its cell: the whole of it is below the table
+
+
+def _when(at: float, localtime: Callable[[float], time.struct_time]) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", localtime(at))
+
+
+def _cut(text: str, most: int = CELL) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _paths(r: refusals.Refusal) -> str:
+    return " -> ".join(r.paths[:2]) + (f" (+{len(r.paths) - 2})" if len(r.paths) > 2 else "")
+
+
+class RefusalsScreen(Screen[None]):
+    """The vault's kept refusals and declines, one a row, the selected one in full below."""
+
+    app: VaultwatchApp
+
+    DEFAULT_CSS = """
+    RefusalsScreen #refusals-title { height: auto; background: $panel; padding: 0 1; }
+    RefusalsScreen #refusals-table { height: 60%; }
+    RefusalsScreen #refusals-detail { border-top: hkey $foreground 20%; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Back", id="refusals.close"),
+        Binding("k", "kind", "Refused / declined / all", id="refusals.kind"),
+    ]
+
+    class Read(Message):
+        """The kept refusals as read off the UI thread: their rows (newest first) and each session's
+        shown form (as `vaultwatch changes` shows it, so that one pastes into `--session`)."""
+
+        def __init__(self, rows: list[refusals.Refusal], sessions: dict[str, str], problem: str = "") -> None:
+            super().__init__()
+            self.rows = rows
+            self.sessions = sessions
+            self.problem = problem  # why the record could not be read ("" when it was)
+
+    def __init__(self, vault: Any) -> None:
+        super().__init__()
+        self.vault = vault
+        self.rows: list[refusals.Refusal] | None = None  # None until the record is read
+        self.sessions: dict[str, str] = {}
+        self.problem = ""
+        self.kind: str | None = None  # refusals.REFUSED, DECLINED, or None for both
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Refused and declined changes: reading them…", style="bold"), id="refusals-title")
+        table: DataTable[Text] = DataTable(id="refusals-table", cursor_type="row", zebra_stripes=False)
+        yield table
+        with VerticalScroll():
+            yield Static(id="refusals-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns(*COLUMNS)
+        table.focus()
+        self._read()
+
+    @work(thread=True, exit_on_error=False, group="refusals-read")
+    def _read(self) -> None:
+        try:
+            rows = refusals.kept(self.vault.root_real, limit=SHOWN_ROWS)
+        except OSError as exc:  # a record that cannot be read is said, never shown as "none"
+            path = refusals.refusals_path(self.vault.root_real)
+            self.post_message(self.Read([], {}, f"cannot read {path}: {exc.strerror or exc}"))
+            return
+        journal = journal_for(self.vault)
+        known = journal.sessions() if journal is not None else []
+        forms = sessionids.shown_forms([*known, *(r.session for r in rows if r.session)])
+        self.post_message(self.Read(rows, forms))
+
+    def on_refusals_screen_read(self, message: Read) -> None:
+        self.rows = message.rows
+        self.sessions = message.sessions
+        self.problem = message.problem
+        self._draw()
+
+    def shown(self) -> list[refusals.Refusal]:
+        """The rows the table lists (the kind chosen with `k`)."""
+        return [r for r in self.rows or [] if self.kind in (None, r.kind)]
+
+    def _draw(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        rows = self.shown()
+        for n, r in enumerate(rows):
+            session = self.sessions.get(r.session, r.session) if r.session else ""
+            cells = [
+                Text(_when(r.at, self.app.config.localtime)),
+                Text(_cut(shown_agent(r.agent), 40)),
+                Text(visible(session, keep_tab=False)),
+                Text(
+                    visible(r.kind, keep_tab=False), style="bold red" if r.kind == refusals.REFUSED else "bold yellow"
+                ),
+                Text(visible(_cut(r.tool, 18), keep_tab=False)),
+                Text(_cut(visible(_paths(r), keep_tab=False))),
+                Text(_cut(visible(r.reason, keep_tab=False))),
+            ]
+            table.add_row(*cells, key=str(n))
+        which = {None: "refused and declined", refusals.REFUSED: "refused", refusals.DECLINED: "declined"}[self.kind]
+        title = Text(f"{len(rows)} {which} change{'s' if len(rows) != 1 else ''}, newest first", style="bold")
+        if self.problem:
+            title.append(f"\n{visible(self.problem, keep_tab=False)}", style="bold red")
+        elif not rows:
+            title.append("\nNo agent's change was refused or declined" + ("" if self.kind is None else " of that kind"))
+        self.query_one("#refusals-title", Static).update(title)
+        self._detail(0 if rows else None)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail(event.cursor_row)
+
+    def _detail(self, row: int | None) -> None:
+        """The selected record in full: every path it names and the whole reason."""
+        detail = self.query_one("#refusals-detail", Static)
+        rows = self.shown()
+        if row is None or not 0 <= row < len(rows):
+            detail.update("")
+            return
+        r = rows[row]
+        shown = Text()
+        shown.append(f"{r.kind} · {_when(r.at, self.app.config.localtime)} · ", style="bold")
+        shown.append(shown_agent(r.agent), style="bold")
+        if r.session:
+            shown.append(f" · session {visible(self.sessions.get(r.session, r.session), keep_tab=False)}")
+        shown.append(f"\n{visible(r.tool, keep_tab=False)} {visible(r.operation, keep_tab=False)}\n")
+        for path in r.paths:
+            shown.append(f"  {visible(path, keep_tab=False)}\n")
+        shown.append(f"why: {visible(r.reason, keep_tab=False)}")
+        shown.append("\n\n`vaultwatch refusals` lists the same record, and its path", style="dim")
+        detail.update(shown)
+
+    def action_kind(self) -> None:
+        """`k`: only the refused, only the declined, then both again."""
+        order = (None, refusals.REFUSED, refusals.DECLINED)
+        self.kind = order[(order.index(self.kind) + 1) % len(order)]
+        if self.rows is not None:
+            self._draw()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+__all__ = ["RefusalsScreen"]
