@@ -1122,6 +1122,7 @@ class Writer:
 
         try:
             if early:
+                _journal.refuse_first(effects)  # no byte of a change its rules refuse reaches the disk
                 temp = write_temp(loc, data, mode=mode, hook=self._hook)
                 if self._hook is not None:
                     self._hook("temp_written")
