@@ -1,5 +1,5 @@
 """An agent's write through the real write path, in a process of its own, paused at a stage of the
-write (Writer's fault_hook: "temp_written", "checked", "replaced", "deleted"; several, comma-separated)
+write (Writer's fault_hook: "temp_created", "temp_written", "checked", "replaced", "deleted"; several, comma-separated)
 for a test to kill or stop it there: the tests of writes a kill cut off
 (tests/mcp_server/test_killed_write.py, the TUI's Changes view). The agent is named as the MCP layer names it: "sneaky", session "s-0123456789".
 SIGUSR1 ends a pause (the write then goes on, to the next stage named)."""

@@ -417,13 +417,19 @@ def moved_away(path: str, change: str = "write", done: str = "written") -> Write
     )
 
 
-def write_temp(loc: Loc, data: bytes, *, mode: int | None) -> TempFile:
-    """`data` in a new hidden temporary file in `loc`'s folder, written and fsynced (see TempFile)."""
+def write_temp(loc: Loc, data: bytes, *, mode: int | None, hook: Hook | None = None) -> TempFile:
+    """`data` in a new hidden temporary file in `loc`'s folder, written and fsynced (see TempFile).
+    `mode`: the note's own, which it takes before its switch in; `hook("temp_created")` (crash tests)
+    runs once it exists, before any byte is in it."""
     dfd = loc.dir_fd
+    # Replacing a note: made readable by its owner only, and given the note's mode once written. Made
+    # with the usual 0666 (less the umask), a private note's new bytes would lie open to every local
+    # user until the chmod, and a descriptor opened meanwhile goes on reading them after it.
+    first = 0o600 if mode is not None else 0o666
     for _ in range(50):
         candidate = f"{TEMP_PREFIX}{secrets.token_hex(8)}{TEMP_SUFFIX}"  # hidden: never indexed
         try:
-            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666, dir_fd=dfd)
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, first, dir_fd=dfd)
         except FileExistsError:
             continue
         break
@@ -432,6 +438,8 @@ def write_temp(loc: Loc, data: bytes, *, mode: int | None) -> TempFile:
     temp = TempFile(dfd, candidate, fd)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # "in use" for clean_temp_files until it is committed or discarded
+        if hook is not None:
+            hook("temp_created")
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]

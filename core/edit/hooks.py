@@ -250,6 +250,16 @@ def approve(
     _intend(scope, effects, old, new, temp)
 
 
+def refuse_first(effects: EffectSet) -> None:
+    """Let the approval gate (if any) refuse `effects` by a rule that asks nobody (a "never" folder,
+    the agent's own rule, a settings file that does not parse) before the write path puts any of the
+    change's bytes on disk, its temporary file included; `approve` asks the rest."""
+    scope = _scope.get()
+    if scope is None or scope.gate is None or scope.approved:
+        return
+    scope.gate.refuse_first(scope, effects)
+
+
 # an agent's operations on one note (or one delete), each recorded as an intent before it lands
 WRITE_INTENT = "write"
 _ONE_NOTE_OPERATIONS = frozenset({"write", "edit", "edit_section", "update_frontmatter", "delete"})
@@ -433,5 +443,6 @@ __all__ = [
     "journaled",
     "leave",
     "problem",
+    "refuse_first",
     "waited",
 ]

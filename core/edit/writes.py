@@ -436,7 +436,8 @@ class Writer:
     """The write path over one Vault. Thread-safe; every Writer in the process shares the note locks."""
 
     def __init__(self, vault: Vault, *, max_bytes: int = MAX_WRITE_BYTES, fault_hook: Hook | None = None) -> None:
-        """`fault_hook(stage)` is for crash tests only: called at "temp_written", "checked" (the last
+        """`fault_hook(stage)` is for crash tests only: called at "temp_created" (the temporary file made,
+        empty), "temp_written", "checked" (the last
         look, just before the switch), "exchanged" (the names swapped, the replaced file not yet
         removed), "replaced", "deleted" and "moved" (a rename's move done, its links not yet rewritten)."""
         self.vault = vault
@@ -1120,7 +1121,8 @@ class Writer:
 
         try:
             if early:
-                temp = write_temp(loc, data, mode=mode)
+                _journal.refuse_first(effects)  # no byte of a change its rules refuse reaches the disk
+                temp = write_temp(loc, data, mode=mode, hook=self._hook)
                 if self._hook is not None:
                     self._hook("temp_written")
             folder = loc.canon.rpartition("/")[0]
@@ -1128,7 +1130,7 @@ class Writer:
             _journal.approve(effects, old, data, named)  # raises when a rule refuses or the person declines
             if temp is None:  # make the approved folders, each relative to its parent's descriptor
                 fresh = loc = self._make_folders(t.canon, loc.canon, new_folders)
-                temp = write_temp(loc, data, mode=mode)
+                temp = write_temp(loc, data, mode=mode, hook=self._hook)
                 if self._hook is not None:
                     self._hook("temp_written")
             replaced = temp.commit(

@@ -678,6 +678,21 @@ class ApprovalGate:
         if said:
             raise RuleRefused(said)
 
+    def refuse_first(self, scope: Any, effects: EffectSet) -> None:
+        """Raise as `refuse_by_rule` does, before the write path puts any byte on disk: a rule that
+        refuses outright asks nobody, so nothing of the change (not even its hidden temporary file,
+        which a change the person may approve writes ahead) reaches a folder the rule keeps agents
+        out of. The refusal is kept in the vault's record as `check` keeps it."""
+        from vaultwatch.core.edit.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
+
+        caller = current_caller()
+        asker = Asker(scope.actor, caller.agent if caller else None, caller.session if caller else None)
+        try:
+            self.refuse_by_rule(effects, asker)
+        except RuleRefused as exc:
+            self._keep_refusal(scope, effects, exc)
+            raise
+
     def mode_for(self, path: str) -> str:
         return self.policy.mode_for(path, self.form)[0]
 

@@ -10,8 +10,9 @@ Storage: one JSON-lines file per vault under `$XDG_STATE_HOME/vaultwatch/refusal
 0700, file 0600, named like the vault's journal), apart from the journal so that refusals never
 count against the journal's bounds or push its records out. Each record is rewritten whole
 under a lock (a sidecar `.lock` file; another process may record at the same time) and
-replaced atomically. Bounded: at most `max_records` records, and one agent at most
-`agent_share` of them: an agent flooding refusals drops its own oldest ones first, so the
+replaced atomically. Bounded: at most `max_records` records, and one agent (by its name, whatever
+version it sends) at most `agent_share` of them; past the cap the agent holding the most drops its
+oldest: an agent flooding refusals, under one name or several, drops its own ones first, so the
 others', and the person's declines of them, stay. A record's text is cut to bounded lengths.
 (`vaultwatch decline` keeps its decision with the pending change itself: core.review.pending.)
 """
@@ -23,11 +24,12 @@ import datetime as dt
 import fcntl
 import json
 import os
-from collections import Counter
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from vaultwatch.core.review.agentrules import agent_name
 from vaultwatch.core.review.journal import journal_path, state_dir
 
 DEFAULT_MAX_RECORDS = 2000
@@ -92,17 +94,27 @@ def _read(path: str) -> list[dict[str, Any]]:
 
 def _bounded(rows: list[dict[str, Any]], most: int, share: float) -> list[dict[str, Any]]:
     """`rows` (oldest first) within the bounds: each agent's oldest go first while it holds over its
-    share, then the oldest of all while there are too many."""
+    share, then, while there are too many, the oldest of the agent holding the most.
+
+    An agent is its name (`agent_name`: a label's version left out), as in the journal's shares: the
+    version is the client's to choose, so a share per label let one agent, connecting under a few
+    versions, fill the record and push out every other agent's rows. Past the cap the biggest holder
+    gives way first, so an agent flooding under several names loses its own rows before an agent
+    with fewer loses any (a name is a claim: one that took more names than the record has rows
+    could still push them all out)."""
     per_agent = max(1, int(most * share))
-    counts = Counter(str(r.get("agent")) for r in rows)
-    kept: list[dict[str, Any]] = []
-    for row in rows:
-        agent = str(row.get("agent"))
-        if counts[agent] > per_agent:
-            counts[agent] -= 1
-            continue
-        kept.append(row)
-    return kept[-most:]
+    held: dict[str, deque[int]] = {}
+    for i, row in enumerate(rows):
+        held.setdefault(agent_name(str(row.get("agent"))), deque()).append(i)
+    for mine in held.values():
+        while len(mine) > per_agent:
+            mine.popleft()
+    total = sum(len(mine) for mine in held.values())
+    while total > most:
+        biggest = max(held.values(), key=lambda mine: (len(mine), -mine[0]))  # a tie: the oldest row goes
+        biggest.popleft()
+        total -= 1
+    return [rows[i] for i in sorted(i for mine in held.values() for i in mine)]
 
 
 def note(
@@ -154,7 +166,9 @@ def kept(
             )
         except (KeyError, TypeError, ValueError):
             continue
-        if agent is not None and r.agent != agent and not r.agent.startswith(agent + "/"):
+        # one agent: by its name (every version of it) or by its whole label, never by a prefix
+        # (`scribe` would take `scribe/evil`'s rows, an agent's name being its own claim)
+        if agent is not None and agent not in (r.agent, agent_name(r.agent)):
             continue
         if since is not None and r.at < since:
             continue

@@ -88,3 +88,56 @@ def test_a_flooding_agent_drops_only_its_own_oldest_records(tmp_path: Path, monk
     assert [r.agent for r in kept].count("flooder") == 20 and kept[0].paths == ["N199.md"]  # its newest stay
     assert any(r.agent == "person-asked" for r in kept)  # the other agent's record is not pushed out
     assert all(len(r.reason) <= refusals.MAX_TEXT for r in kept)
+
+
+def test_an_agent_flooding_under_many_versions_or_names_drops_its_own_records_first(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The version a client sends (and its name) is its own claim: a share per `name/version` label let
+    one agent, connected under three versions, push every other agent's refusals out of the record."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = str(tmp_path / "v")
+
+    def one(agent: str, i: int) -> refusals.Refusal:
+        return refusals.Refusal(float(i), refusals.REFUSED, agent, "s", "write", "write", [f"N{i}.md"], "x")
+
+    refusals.note(root, one("victim/1.0", 0), max_records=40, agent_share=0.5)
+    for i in range(1, 200):  # one agent, another version every call
+        refusals.note(root, one(f"flooder/{i % 3}", i), max_records=40, agent_share=0.5)
+    kept = refusals.kept(root)
+    assert [r.agent for r in kept].count("victim/1.0") == 1, [r.agent for r in kept]
+    assert len(refusals.kept(root, agent="flooder")) == 20  # its share, every version counted as it
+    for i in range(200, 400):  # one agent under ten names: past the cap, the biggest holders give way
+        refusals.note(root, one(f"flood{i % 10}/1", i), max_records=40, agent_share=0.5)
+    kept = refusals.kept(root)
+    assert len(kept) == 40
+    assert [r.agent for r in kept].count("victim/1.0") == 1, [r.agent for r in kept]
+
+
+def test_refusals_of_one_agent_are_its_own_never_those_of_a_name_it_starts(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_STATE_HOME": str(state)}
+    root = tmp_path / "v"
+    root.mkdir()
+    old = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(state)
+    try:
+        for at, agent in enumerate(["scribe/1.0", "scribe/2.0", "scribe/evil/1"]):
+            refusals.note(
+                os.path.realpath(root),
+                refusals.Refusal(float(at), refusals.REFUSED, agent, "s", "write", "write", [f"{at}.md"], "no"),
+            )
+    finally:
+        if old is None:
+            del os.environ["XDG_STATE_HOME"]
+        else:
+            os.environ["XDG_STATE_HOME"] = old
+
+    def listed(agent: str) -> list[str]:
+        done = cli("refusals", str(root), "--agent", agent, "--json", env=env)
+        assert done.returncode == 0, done.stderr
+        return sorted(json.loads(line)["agent"] for line in done.stdout.splitlines())
+
+    assert listed("scribe") == ["scribe/1.0", "scribe/2.0"]  # every version of scribe, not scribe/evil
+    assert listed("scribe/evil") == ["scribe/evil/1"]
+    assert listed("scribe/2.0") == ["scribe/2.0"]  # a whole label as shown
