@@ -92,8 +92,9 @@ def render_pending(pending: Pending, width: int, now: float, hint: Text | None =
     touched = effects_text(pending)
     if pending.operation in ("rename",):
         files: list[tuple[str, str, bytes | None, bytes | None]] = [(p, "links", b, a) for p, b, a in pending.links]
+        notes = len(files)
         said = (
-            "links to it across the vault will be rewritten"
+            f"the links in {notes} note{'s' if notes != 1 else ''} will be rewritten, as shown below"
             if files
             else fx.stranded_words(len(pending.stranded))
             if pending.stranded
@@ -120,7 +121,7 @@ EFFECT_LABELS = {
     fx.DELETE: "removes",
     fx.MOVE_FROM: "moves",
     fx.MOVE_TO: "creates",
-    fx.LINKS: "may rewrite links in",
+    fx.LINKS: "rewrites links in",
 }
 
 
@@ -131,7 +132,14 @@ def effects_text(pending: Pending) -> Text:
     if pending.decision is not None:
         out.append(f"asks because {visible(pending.decision.why, keep_tab=False)}\n", style="yellow")
     arrivals = {e.dest for e in pending.effects if e.change == fx.MOVE_FROM}
-    shown = [e for e in pending.effects if not (e.change == fx.MOVE_TO and e.path in arrivals)]
+    # a rename's links were worked out before it was shown (Pending.links), and the write path
+    # rewrites exactly those: a note that only might have needed it is not touched, so it is not listed
+    relinked = {path for path, _, _ in pending.links}
+    shown = [
+        e
+        for e in pending.effects
+        if not (e.change == fx.MOVE_TO and e.path in arrivals) and (e.change != fx.LINKS or e.path in relinked)
+    ]
     out.append(f"it touches {len(shown)} path{'s' if len(shown) != 1 else ''}:", style="dim")
     for e in shown:
         out.append(f"\n  {EFFECT_LABELS.get(e.change, e.change)} ", style="dim")
