@@ -206,8 +206,13 @@ class ApprovalScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield DiffView(id="approval-diff")
+            # above the diff, where the title says what d does: below a tall diff it was out of the
+            # person's sight (hidden until d, so the dialog's focus starts on the diff)
             yield Input(placeholder="why not? (enter sends, escape goes back)", id="approval-reason")
+            yield DiffView(id="approval-diff")
+
+    # the reason's field comes first (above the diff) but is hidden until d: focus starts on the diff
+    AUTO_FOCUS = "#approval-diff"
 
     decided = False  # the person answered; the dialog stays until the call has finished (see _answer)
 
@@ -301,7 +306,9 @@ class ApprovalScreen(ModalScreen[None]):
     def key_escape(self) -> None:
         if self.has_class("-reason"):
             self.set_class(False, "-reason")
-            self.focus()
+            # the diff: focusing the screen left the hidden field, first in the dialog, the focus
+            # (and so the next y or n)
+            self.query_one(DiffView).focus()
 
 
 __all__ = [
