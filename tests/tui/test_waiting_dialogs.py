@@ -186,6 +186,10 @@ async def test_d_shows_the_reasons_field_next_to_the_keys_above_a_tall_change(tu
             screen = app.screen
             diff = screen.query_one(DiffView)
             assert diff.has_focus
+            # the person declines a waiting change (as `vaultwatch decline` and the pending screen
+            # say); a rule denies a folder
+            assert "y approve  n decline  d decline with a reason" in dialog_text(app), dialog_text(app)
+            assert "deny" not in dialog_text(app)
             await armed(screen)
             await pilot.press("end")  # the person read the diff to its end
             await pilot.press("d")

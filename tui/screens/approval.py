@@ -1,5 +1,5 @@
 """The approval dialog (tui/flows/review.py's ReviewHost pushes one per waiting change): an agent's
-change as a diff with the time left, `y` approves, `n` denies, `d` denies with a reason
+change as a diff with the time left, `y` approves, `n` declines, `d` declines with a reason
 (core.review.approval decides; the agent's call goes on at once). Those keys arm a moment after
 the dialog is on screen (tui.screens.arming): keys the person was typing elsewhere when it came up
 do nothing but say they came too soon.
@@ -167,20 +167,20 @@ def pending_title(pending: Pending, now: float, hint: Text | None = None, stale:
     title.append("y", style="bold reverse")
     title.append(" approve  ", style="dim")
     title.append("n", style="bold reverse")
-    title.append(" deny  ", style="dim")
+    title.append(" decline  ", style="dim")
     title.append("d", style="bold reverse")
-    title.append(" deny with a reason", style="dim")
+    title.append(" decline with a reason", style="dim")
     if hint is not None:
         title.append("  ")
         title.append(hint)
     if stale:
         title.append(f"\ncannot apply as shown: {visible(stale, keep_tab=False)}; ", style="bold red")
-        title.append("approving it will change nothing (n denies it)", style="bold red")
+        title.append("approving it will change nothing (n declines it)", style="bold red")
     return title
 
 
 class ApprovalScreen(ModalScreen[None]):
-    """One waiting change: its diff, the time left, y approve / n deny / d deny with a reason (once
+    """One waiting change: its diff, the time left, y approve / n decline / d decline with a reason (once
     the keys have armed)."""
 
     DEFAULT_CSS = """
@@ -191,8 +191,8 @@ class ApprovalScreen(ModalScreen[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve", id="approval.approve"),
-        Binding("n", "deny", "Deny", id="approval.deny"),
-        Binding("d", "deny_with_reason", "Deny with a reason", id="approval.reason"),
+        Binding("n", "deny", "Decline", id="approval.deny"),
+        Binding("d", "deny_with_reason", "Decline with a reason", id="approval.reason"),
     ]
 
     def __init__(self, gate: approval.ApprovalGate, pending: Pending) -> None:
@@ -290,11 +290,11 @@ class ApprovalScreen(ModalScreen[None]):
             self._answer(True)
 
     def action_deny(self) -> None:
-        if self._may("deny"):
+        if self._may("decline"):
             self._answer(False, "")
 
     def action_deny_with_reason(self) -> None:
-        if not self._may("deny"):
+        if not self._may("decline"):
             return
         self.set_class(True, "-reason")
         self.query_one(Input).focus()
