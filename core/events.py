@@ -91,10 +91,11 @@ class AgentAccess(Event):
     result_count: int | None = None
     duration_ms: float = 0.0
     error: str | None = None
-    at: float = 0.0  # epoch seconds
+    at: float = 0.0  # epoch seconds: when the call was answered
     write: bool = False
     diff_summary: str | None = None
     change_ids: tuple[int, ...] = ()  # the change journal's ids of what this call changed
+    asked_at: float = 0.0  # epoch seconds: when the agent's call came (0: not known, read `at`)
 
 
 @dataclass(frozen=True, slots=True)

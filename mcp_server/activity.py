@@ -295,6 +295,7 @@ class Activity:
         record = CallRecord()
         token = _current.set(record)
         started = time.perf_counter()
+        asked = self._clock()
         error: str | None = None
         caller = Caller(who[0], who[1], tool, _clip(dict(arguments)), cannot_wait=cannot_wait)
         handed = False
@@ -312,7 +313,7 @@ class Activity:
         finally:
             _current.reset(token)
             if not handed:
-                self._publish(who, tool, arguments, record, started, error, caller)
+                self._publish(who, tool, arguments, record, (started, asked), error, caller)
 
     def _publish(
         self,
@@ -320,10 +321,13 @@ class Activity:
         tool: str,
         arguments: Mapping[str, Any],
         record: CallRecord,
-        started: float,
+        begun: tuple[float, float],
         error: str | None,
         caller: Caller,
     ) -> None:
+        """`begun`: the call's start, by the performance counter (its latency) and the clock (the
+        activity panel's time: when the agent asked, a wait for the person not counted in it)."""
+        started, asked = begun
         self.bus.publish(
             AgentAccess(
                 agent=who[0],
@@ -339,6 +343,7 @@ class Activity:
                 write=record.write,
                 diff_summary=record.diff_summary,
                 change_ids=tuple(caller.change_ids),
+                asked_at=asked,
             )
         )
 
@@ -357,6 +362,7 @@ class Activity:
         record = CallRecord()
         token = _current.set(record)
         started = time.perf_counter()  # the latency shown includes any wait for the person
+        asked = self._clock()
         error: str | None = None
         caller = Caller(who[0], who[1], tool, _clip(dict(arguments)))  # names the call's changes in the journal
         gated = elicit.gated(tool, self.tool_prefix)
@@ -376,7 +382,7 @@ class Activity:
             raise
         finally:
             _current.reset(token)
-            self._publish(who, tool, arguments, record, started, error, caller)
+            self._publish(who, tool, arguments, record, (started, asked), error, caller)
 
 
 class AuditLog:

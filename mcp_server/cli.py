@@ -365,6 +365,14 @@ def _keep_the_last_guard(args: argparse.Namespace, root: str) -> None:
         print(f"vaultwatch: warning: {doubt}; serving {root} read-only", file=sys.stderr, flush=True)
     guard = Guard.of(args.read_only, args.approve, args.audit_log).stricter(last)
     args.read_only, args.approve, args.audit_log = guard.read_only, guard.approve, guard.audit_log
+    # its log is where the person looks for who serves the vault once the TUI has quit
+    idle = f"it stops by itself after {args.idle_exit:g} s with no agent connected; " if args.idle_exit else ""
+    print(
+        f"vaultwatch: this headless server (pid {os.getpid()}) holds {root} now and serves its agents; "
+        f"{guard.plainly()}; {idle}opening the TUI on the vault takes it over",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _report_problems_to_stderr(vault: Vault) -> None:

@@ -85,6 +85,24 @@ class Guard:
         ]
         return ", ".join(said) or "no guard options"
 
+    def plainly(self) -> str:
+        """What agents may do under this guard, in the person's words (a headless server's log)."""
+        if self.read_only:
+            said = "read-only: agents can read the vault but change nothing"
+        elif self.approve is None:
+            said = "agents' changes wait for your approval as your settings file's rules say"
+        else:
+            said = {
+                "writes": "approval mode writes: every change an agent makes waits for your approval",
+                "deletes": "approval mode deletes: an agent's delete waits for your approval",
+                "none": "approval mode none: agents' changes are written without asking you",
+            }.get(self.approve, f"approval mode {self.approve}")
+        if not self.read_only and self.approve != "none":
+            said += " (`vaultwatch pending` lists what waits)"
+        if self.audit_log:
+            said += f"; every agent call is recorded in {self.audit_log}"
+        return said
+
 
 STRICTEST = Guard(read_only=True, approve="writes")
 

@@ -79,7 +79,9 @@ def hand_back(root_real: str, socket_path: str, serve_args: Sequence[str] = ()) 
     """Start the headless server that takes over when this TUI lets go (see module doc), with
     `serve_args` (the TUI's --tool-prefix, --max-answer-bytes and guard options)."""
     with contextlib.suppress(OSError):
-        spawn_headless(root_real, socket_path, IDLE_EXIT_DEFAULT, wait_lock=WAIT_LOCK_SECONDS, serve_args=serve_args)
+        spawn_headless(
+            root_real, socket_path, IDLE_EXIT_DEFAULT, wait_lock=WAIT_LOCK_SECONDS, serve_args=serve_args, by_tui=True
+        )
 
 
 __all__ = ["hand_back", "is_headless", "log_path", "take_over"]

@@ -167,13 +167,20 @@ def spawn_headless(
     serve_args: Sequence[str] = (),
     *,
     by_bridge: bool = False,
+    by_tui: bool = False,
 ) -> subprocess.Popen:
     """Start `vaultwatch serve ROOT --headless` detached from this process (see module doc).
-    `by_bridge`: started for a bridge's client, so in that client's environment (mcp_server/sameenv.py)."""
+    `by_bridge`: started for a bridge's client, so in that client's environment (mcp_server/sameenv.py);
+    `by_tui`: the TUI handing the vault back as it quits (the log says which)."""
     log = log_path(root_real)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    who = (
+        f"the TUI (pid {os.getpid()}) is quitting and hands the vault to a headless server for agents"
+        if by_tui
+        else f"an agent's bridge (pid {os.getpid()}) starts a headless server: no vaultwatch served the vault"
+    )
     try:
-        os.write(fd, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} started by a bridge (pid {os.getpid()})\n".encode())
+        os.write(fd, f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {who}\n".encode())
         return subprocess.Popen(
             [
                 *vaultwatch_command(),

@@ -1,4 +1,4 @@
-"""The approval gate: an agent's change waits for the person to approve or deny it.
+"""The approval gate: an agent's change waits for the person to approve or decline it.
 
     gate = ApprovalGate("writes", folders=[("Journal/**", "none")], timeout=120)
     attach(vault, gate)      # every Writer over the vault now asks the gate first
@@ -134,14 +134,14 @@ class Pending:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequested(Event):
-    """An agent's change waits for the person (the TUI shows it with approve / deny keys)."""
+    """An agent's change waits for the person (the TUI shows it with approve / decline keys)."""
 
     pending: Pending
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalSettled(Event):
-    """A waiting change was approved, denied or timed out."""
+    """A waiting change was approved, declined or timed out."""
 
     id: int
     approved: bool
@@ -860,7 +860,7 @@ class ApprovalGate:
                 )
             raise Undecided(pending.reason, decision)
         if not pending.approved:
-            raise Declined(pending.reason or "denied", decision)
+            raise Declined(pending.reason or "declined", decision)
         self.refuse_by_rule(effects, asker)  # a rule the person added while it waited still holds
         scope.approved_via = APPROVED_IN_TUI
 
@@ -870,7 +870,7 @@ class ApprovalGate:
             pending = self._pending.get(pending_id)
         if pending is None:
             return False
-        return self._settle(pending, approved, reason.strip() or ("" if approved else "denied in the TUI"), "person")
+        return self._settle(pending, approved, reason.strip() or ("" if approved else "declined in the TUI"), "person")
 
     def finished(self, pending: Pending, error: BaseException | None = None) -> None:
         """The call `pending` held has finished (written, refused or declined; `error`: what it raised).

@@ -1257,8 +1257,21 @@ class Journal:
         if pairs:
             move = describe(Move(0, "", tuple(pairs)))
             ends = [end for pair in pairs for end in pair]
-            whole = all(any(p == e or p.startswith(e + "/") for e in ends) for p in paths)
-            summary = f"{move} outside vaultwatch" if whole else f"{summary}; {move}"
+            rest = [p for p in paths if not any(p == e or p.startswith(e + "/") for e in ends)]
+            # a moved folder's files are listed at their old and their new place: each one moved
+            # once, so it is counted once, at its new place, and folders are not files
+            dests = [new for _, new in pairs]
+            parents = _parents(paths)
+            files = [p for p in paths if p not in parents and any(p == d or p.startswith(d + "/") for d in dests)]
+            if any(d in parents or (self.is_folder is not None and self.is_folder(d)) for d in dests):
+                move = f"{move} ({len(files)} file{'s' if len(files) != 1 else ''})"
+            summary = (
+                f"{move} outside vaultwatch"
+                if not rest
+                else f"{rest[0]} {'removed' if rest[0] in gone else 'changed'} outside vaultwatch; {move}"
+                if len(rest) == 1
+                else f"{len(rest)} files changed outside vaultwatch; {move}"
+            )
             first = pairs[0][1]
         return self._insert(
             dict(
@@ -2136,6 +2149,17 @@ def _clip_args(arguments: dict[str, Any]) -> dict[str, Any]:
         if isinstance(v, str) and len(v) > MAX_ARG_CHARS:
             v = v[:MAX_ARG_CHARS] + f"…(+{len(v) - MAX_ARG_CHARS})"
         out[str(k)[:80]] = v
+    return out
+
+
+def _parents(paths: Iterable[str]) -> set[str]:
+    """Every folder above one of `paths`."""
+    out: set[str] = set()
+    for p in paths:
+        folder = p.rpartition("/")[0]
+        while folder and folder not in out:
+            out.add(folder)
+            folder = folder.rpartition("/")[0]
     return out
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import contextvars
+import datetime as dt
 import hashlib
 import json
 import os
@@ -175,7 +176,8 @@ class Proposal:
     def as_json(self, *, bytes_too: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
             "id": self.id,
-            "at": self.at,
+            # as the journal's rows show their times (an epoch float read as noise beside them)
+            "at": dt.datetime.fromtimestamp(self.at, dt.UTC).isoformat(timespec="milliseconds"),
             "state": self.state,
             "agent": self.agent,
             "session": self.session,

@@ -64,12 +64,21 @@ def kept_mode(tmp_path, vault) -> str | None:
         return None
 
 
+def log_of(tmp_path, vault) -> str:
+    """The log of the headless servers started for `vault` (the hand-back's, a bridge's)."""
+    path = tmp_path / "state" / "vaultwatch" / "logs" / f"{vault_key(os.path.realpath(vault))}.log"
+    return path.read_text() if path.exists() else ""
+
+
 @pytest.mark.parametrize(
-    ("options", "refusal"),
-    [(["--read-only"], READ_ONLY), (["--approve", "writes"], PENDING)],
+    ("options", "refusal", "words"),
+    [
+        (["--read-only"], READ_ONLY, "read-only: agents can read the vault but change nothing"),
+        (["--approve", "writes"], PENDING, "approval mode writes: every change an agent makes waits for your approval"),
+    ],
     ids=["read-only", "approve"],
 )
-async def test_quitting_the_tui_hands_the_vault_back_under_its_guard(demo_vault, tmp_path, options, refusal):
+async def test_quitting_the_tui_hands_the_vault_back_under_its_guard(demo_vault, tmp_path, options, refusal, words):
     root = str(demo_vault.resolve())
     env = env_for(tmp_path)
     tui = Tui([root, *options], tui_env(env))
@@ -82,6 +91,13 @@ async def test_quitting_the_tui_hands_the_vault_back_under_its_guard(demo_vault,
         assert tui.quit() == 0
         assert await wait_for(lambda: (h := holder(root)) is not None and h.pid != tui.proc.pid, 60)
         assert refusal in await write_after_switch(bridge)
+        # the log says, in plain words, who holds the vault now and under which guard
+        served = holder(root)
+        assert served is not None
+        log = log_of(tmp_path, demo_vault)
+        assert f"the TUI (pid {tui.proc.pid}) is quitting and hands the vault to a headless server" in log, log
+        assert f"this headless server (pid {served.pid}) holds {root} now and serves its agents; {words}" in log, log
+        assert "started by a bridge" not in log, log
     finally:
         if tui.proc.poll() is None:
             tui.proc.kill()

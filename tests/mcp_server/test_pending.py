@@ -66,6 +66,9 @@ def bridged(root: Path, env: dict[str, str], agent: str = "scribe") -> StdioServ
     return StdioServerParameters(command=entry["command"], args=entry["args"], env={**env, **entry.get("env", {})})
 
 
+ISO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00"  # the journal's rows' times
+
+
 def pending_id(result) -> int:
     assert result.is_error, "a change that was not applied must not read as done"
     text = result.content[0].text
@@ -97,6 +100,7 @@ async def test_a_gated_write_waits_and_the_person_approves_it_byte_exact(place) 
         assert tree(root) == before  # nothing written while it waits
         seen = (await history_of(client, "Notes/plan.md"))["pending"]
         assert [(p["id"], p["state"], p["agent"].split("/")[0]) for p in seen] == [(pid, "pending", "scribe")]
+        assert re.fullmatch(ISO_TIME, seen[0]["at"]), seen  # as every other time is shown, not an epoch float
 
         listed = vaultwatch(env, "pending", str(root), "--json")
         assert listed.returncode == 0, listed.stderr
@@ -104,6 +108,7 @@ async def test_a_gated_write_waits_and_the_person_approves_it_byte_exact(place) 
         assert [(r["id"], r["path"], r["agent"].split("/")[0], r["tool"]) for r in rows] == [
             (pid, "Notes/plan.md", "scribe", "write")
         ]
+        assert re.fullmatch(ISO_TIME, rows[0]["at"]), rows
         assert "-keep these bytes: é" in rows[0]["diff"] and "+rewritten by the agent: ü" in rows[0]["diff"]
 
         done = vaultwatch(env, "approve", str(pid), str(root))
@@ -118,6 +123,7 @@ async def test_a_gated_write_waits_and_the_person_approves_it_byte_exact(place) 
     assert [(c["id"], c["agent"].split("/")[0], c["tool"]) for c in journaled if c["id"] in row["change_ids"]] == [
         (row["change_ids"][0], "scribe", "write")
     ]
+    assert all(re.fullmatch(ISO_TIME, c["at"]) for c in journaled)  # the same form as the journal's
     # the person read it in `vaultwatch pending` and approved it: reviewed, as an approval in the TUI
     assert [c["reviewed"] for c in journaled if c["id"] in row["change_ids"]] == [True]
 

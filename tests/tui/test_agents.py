@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import math
 import os
 import stat
+import time
 from pathlib import Path
 
-from tui_agents import agent, wait_for
-from tui_helpers import open_loaded
+import pytest
+from tui_agents import agent, mcp_started, wait_for
+from tui_helpers import armed, open_loaded
+from waiting import TIMEOUT, await_until
 
+from vaultwatch.core.review import approval
+from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
+from vaultwatch.tui.flows.review import ApprovalScreen
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.widgets.activity import ActivityList
+from vaultwatch.tui.widgets.activity import ActivityList, clock_time
 
 
 async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, socket_path: str) -> None:
@@ -168,3 +176,35 @@ async def test_a_tui_on_a_folder_of_a_vault_with_rules_serves_no_agents_and_says
     async with app.run_test(size=(120, 30)) as pilot:
         await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
         await pilot.press("q")
+
+
+@pytest.mark.usefixtures("own_state")
+async def test_the_activity_panel_shows_when_the_agent_asked_not_when_the_call_ended(
+    tui_demo: Path, socket_path: str
+) -> None:
+    """A write that waited for the person's approval: its row's Time was when the call ended (after
+    the person answered). It is when the agent asked."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        activity = app.query_one(ActivityList)
+        async with agent(socket_path, "scribe") as scribe:
+            before = time.time()
+            call = asyncio.create_task(scribe.call_tool("write", {"path": "Inbox/asked.md", "content": "# Asked\n"}))
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen))
+            shown = time.time()
+            # the person answers in a later second than any the agent could have asked in
+            await await_until(lambda: time.time() >= math.floor(shown) + 1)
+            await armed(app.screen)
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+            assert not result.is_error, result.content
+            await await_until(lambda: any(r.tool == "write" for r in activity.rows))
+        row = next(r for r in activity.rows if r.tool == "write")
+        localtime = app.session.config.localtime
+        asked = {clock_time(t, localtime) for t in range(math.floor(before), math.floor(shown) + 1)}
+        [column] = [c for c in activity.all_columns() if c.key == "time"]
+        [(shown_time, _)] = activity.cells(row, [column])
+        assert shown_time in asked and shown_time != clock_time(row.at, localtime), (shown_time, asked)

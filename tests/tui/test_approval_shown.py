@@ -255,3 +255,50 @@ async def test_a_permanent_delete_says_for_good_not_to_the_trash(tui_demo: Path,
     assert not (tui_demo / NOTE).exists() and not (tui_demo / ".trash").exists()  # what it said is what happened
     [row] = journal_for(vault).changes(path=NOTE)
     assert row.summary == f"deleted {NOTE} for good (not to the trash)", row.summary
+
+
+async def test_a_folder_rename_whose_links_all_still_resolve_says_only_that_none_is_rewritten(
+    tui_demo: Path, socket_path: str
+):
+    """Notes link to People's notes by their names alone, which still resolve once the folder moves:
+    the dialog said "no link needs rewriting" and listed those notes as ones it "may rewrite links
+    in". It says one thing: no link is rewritten, and no note is listed as touched for its links."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        async with agent(socket_path, "mover") as mover:
+            call = asyncio.create_task(mover.call_tool("rename", {"path": "People", "new_path": "Crew"}))
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            text = dialog_text(app)
+            assert "no link needs rewriting" in text, text
+            assert "links in" not in text, text
+            assert "moves People/Marta Lindqvist.md → Crew/Marta Lindqvist.md" in text, text
+            await armed(app.screen)
+            await pilot.press("y")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert not result.is_error, result.content
+    assert (tui_demo / "Crew" / "Marta Lindqvist.md").exists()
+
+
+async def test_a_folder_rename_that_rewrites_links_counts_the_notes_and_lists_each(tui_demo: Path, socket_path: str):
+    """A link spelled with the folder's path is rewritten: the dialog counts the notes whose links it
+    rewrites and lists each as touched, in the same words."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        async with agent(socket_path, "mover") as mover:
+            call = asyncio.create_task(
+                mover.call_tool("rename", {"path": "Areas/Craft/Woodworking", "new_path": "Areas/Craft/Wood"})
+            )
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "it touches" in dialog_text(app))
+            text = dialog_text(app)
+            assert "no link needs rewriting" not in text and "may rewrite" not in text, text
+            assert "the links in 1 note will be rewritten" in text, text
+            assert text.count("rewrites links in ") == 1, text
+            await armed(app.screen)
+            await pilot.press("n")
+            await asyncio.wait_for(call, TIMEOUT)

@@ -21,7 +21,7 @@ from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ChangesScreen, ConfirmScreen, ConflictScreen
 from vaultwatch.tui.idle import settle
 from vaultwatch.tui.screens.changes import COLUMNS
-from vaultwatch.tui.widgets.diffview import plain
+from vaultwatch.tui.widgets.diffview import DiffView, plain
 
 pytestmark = pytest.mark.usefixtures("own_state")
 
@@ -99,7 +99,7 @@ async def test_a_folder_moved_outside_keeps_its_notes_in_trust_and_the_conflict_
         os.rename(root / "Projects", root / "Work projects")  # the person's `mv`, outside vaultwatch
         await await_until(lambda: any(c.kind == "outside" for c in journal.changes()))
         moved = journal.changes()[0]
-        assert moved.summary == "moved Projects to Work projects outside vaultwatch"
+        assert moved.summary == "moved Projects to Work projects (4 files) outside vaultwatch"
         # both notes stay flagged, at their new paths
         await await_until(
             lambda: (
@@ -118,6 +118,12 @@ async def test_a_folder_moved_outside_keeps_its_notes_in_trust_and_the_conflict_
         table = screen.query_one(DataTable)
         path_cell = COLUMNS.index("path")
         assert str(table.get_row(str(first))[path_cell]) == ("Projects/Launch.md (now at Work projects/Launch.md)")
+        # the move's row lists each moved note once, at its new place
+        table.move_cursor(row=next(i for i, c in enumerate(screen.rows) if c.id == moved.id))
+        diff = screen.query_one(DiffView)
+        await await_until(lambda: plain(diff.renderable or "").startswith(f"change {moved.id} "))
+        lines = plain(diff.renderable).splitlines()
+        assert "  Work projects/Launch.md" in lines and "  Projects/Launch.md" not in lines, lines
         table.move_cursor(row=next(i for i, c in enumerate(screen.rows) if c.id == second))
         await pilot.pause()
         await pilot.press("R")  # the session's changes, as one unit

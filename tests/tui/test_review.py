@@ -150,7 +150,7 @@ async def test_approval_dialog_round_trips(tui_demo: Path, socket_path: str):
     app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
     rounds = [
         ("yes", ("y",), None),
-        ("no", ("n",), "Error: the person declined this change: denied in the TUI"),
+        ("no", ("n",), "Error: the person declined this change: declined in the TUI"),
         ("why", ("d", *"not now", "enter"), "Error: the person declined this change: not now"),
     ]
     async with app.run_test(size=(120, 30)) as pilot:

@@ -165,3 +165,66 @@ async def test_the_dialog_says_when_its_change_can_no_longer_apply_and_y_then_te
             result = await asyncio.wait_for(call, TIMEOUT)
             assert result.is_error
             await await_until(lambda: any("it was not applied" in n.message for n in app._notifications))
+
+
+TALL = "".join(f"line {i} of the agent's long note\n" for i in range(300))
+
+
+async def test_d_shows_the_reasons_field_next_to_the_keys_above_a_tall_change(tui_demo: Path, socket_path: str):
+    """The approval dialog of a 300-line write, read down to its end: `d` put the reason's field at the
+    dialog's foot, below the diff, away from the title that says what d does. It comes up at the top,
+    right above the diff that starts with that title, focused; escape hides it and gives the diff the
+    focus back, so `n` then denies."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        async with agent(socket_path, "scribe") as scribe:
+            call = asyncio.create_task(scribe.call_tool("write", {"path": "Inbox/long.md", "content": TALL}))
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "line 299" in dialog_text(app))
+            screen = app.screen
+            diff = screen.query_one(DiffView)
+            assert diff.has_focus
+            # the person declines a waiting change (as `vaultwatch decline` and the pending screen
+            # say); a rule denies a folder
+            assert "y approve  n decline  d decline with a reason" in dialog_text(app), dialog_text(app)
+            assert "deny" not in dialog_text(app)
+            await armed(screen)
+            await pilot.press("end")  # the person read the diff to its end
+            await pilot.press("d")
+            field = screen.query_one("#approval-reason")
+            await await_until(lambda: field.has_focus and field.region.height > 0)
+            dialog = screen.query_one("Vertical")
+            assert field.region.y == dialog.content_region.y and field.region.bottom == diff.region.y, (
+                field.region,
+                diff.region,
+            )
+            await pilot.press("escape")
+            await await_until(lambda: diff.has_focus and field.region.height == 0)
+            await pilot.press("n")
+            result = await asyncio.wait_for(call, TIMEOUT)
+    assert result.is_error and not (tui_demo / "Inbox" / "long.md").exists()
+
+
+async def test_d_on_the_pending_screen_shows_the_reasons_field_under_its_title(tui_demo: Path, socket_path: str):
+    """A tall waiting change: the reason's field comes up right under the title that says what d does,
+    not below the change's 300 lines."""
+    first = propose(tui_demo, TALL)
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        await await_until(lambda: isinstance(app.screen, PendingScreen))
+        screen = app.screen
+        await armed(screen)
+        await pilot.press("d")
+        field = screen.query_one("#pending-reason")
+        await await_until(lambda: field.has_focus and field.region.height > 0)
+        assert field.region.y == screen.query_one("#pending-title").region.bottom, field.region
+        await paste(app, pilot, "too long")
+        await pilot.press("enter")
+        await await_until(lambda: screen.queue == [])
+    declined = pending.store_for(str(tui_demo.resolve())).get(first)
+    assert declined.state == "declined" and declined.reason == "too long"

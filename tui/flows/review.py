@@ -11,7 +11,7 @@ Keys: `C` opens the Changes view, `g` cycles the approval mode (none → writes 
 enter on an agent's write in the activity panel opens that change's diff. In the Changes
 view and a change's diff, `r` reverts the change, `R` reverts every change of its agent
 (after a confirm); the Changes view lists interrupted operations first, and `f` there finishes
-them. In the approval dialog, `y` approves, `n` denies, `d` denies with a reason, once the keys
+them. In the approval dialog, `y` approves, `n` declines, `d` declines with a reason, once the keys
 have armed (a moment after it shows: tui.screens.arming).
 """
 

@@ -1,5 +1,5 @@
 """The approval dialog (tui/flows/review.py's ReviewHost pushes one per waiting change): an agent's
-change as a diff with the time left, `y` approves, `n` denies, `d` denies with a reason
+change as a diff with the time left, `y` approves, `n` declines, `d` declines with a reason
 (core.review.approval decides; the agent's call goes on at once). Those keys arm a moment after
 the dialog is on screen (tui.screens.arming): keys the person was typing elsewhere when it came up
 do nothing but say they came too soon.
@@ -92,8 +92,9 @@ def render_pending(pending: Pending, width: int, now: float, hint: Text | None =
     touched = effects_text(pending)
     if pending.operation in ("rename",):
         files: list[tuple[str, str, bytes | None, bytes | None]] = [(p, "links", b, a) for p, b, a in pending.links]
+        notes = len(files)
         said = (
-            "links to it across the vault will be rewritten"
+            f"the links in {notes} note{'s' if notes != 1 else ''} will be rewritten, as shown below"
             if files
             else fx.stranded_words(len(pending.stranded))
             if pending.stranded
@@ -120,7 +121,7 @@ EFFECT_LABELS = {
     fx.DELETE: "removes",
     fx.MOVE_FROM: "moves",
     fx.MOVE_TO: "creates",
-    fx.LINKS: "may rewrite links in",
+    fx.LINKS: "rewrites links in",
 }
 
 
@@ -131,7 +132,14 @@ def effects_text(pending: Pending) -> Text:
     if pending.decision is not None:
         out.append(f"asks because {visible(pending.decision.why, keep_tab=False)}\n", style="yellow")
     arrivals = {e.dest for e in pending.effects if e.change == fx.MOVE_FROM}
-    shown = [e for e in pending.effects if not (e.change == fx.MOVE_TO and e.path in arrivals)]
+    # a rename's links were worked out before it was shown (Pending.links), and the write path
+    # rewrites exactly those: a note that only might have needed it is not touched, so it is not listed
+    relinked = {path for path, _, _ in pending.links}
+    shown = [
+        e
+        for e in pending.effects
+        if not (e.change == fx.MOVE_TO and e.path in arrivals) and (e.change != fx.LINKS or e.path in relinked)
+    ]
     out.append(f"it touches {len(shown)} path{'s' if len(shown) != 1 else ''}:", style="dim")
     for e in shown:
         out.append(f"\n  {EFFECT_LABELS.get(e.change, e.change)} ", style="dim")
@@ -159,20 +167,20 @@ def pending_title(pending: Pending, now: float, hint: Text | None = None, stale:
     title.append("y", style="bold reverse")
     title.append(" approve  ", style="dim")
     title.append("n", style="bold reverse")
-    title.append(" deny  ", style="dim")
+    title.append(" decline  ", style="dim")
     title.append("d", style="bold reverse")
-    title.append(" deny with a reason", style="dim")
+    title.append(" decline with a reason", style="dim")
     if hint is not None:
         title.append("  ")
         title.append(hint)
     if stale:
         title.append(f"\ncannot apply as shown: {visible(stale, keep_tab=False)}; ", style="bold red")
-        title.append("approving it will change nothing (n denies it)", style="bold red")
+        title.append("approving it will change nothing (n declines it)", style="bold red")
     return title
 
 
 class ApprovalScreen(ModalScreen[None]):
-    """One waiting change: its diff, the time left, y approve / n deny / d deny with a reason (once
+    """One waiting change: its diff, the time left, y approve / n decline / d decline with a reason (once
     the keys have armed)."""
 
     DEFAULT_CSS = """
@@ -183,8 +191,8 @@ class ApprovalScreen(ModalScreen[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve", id="approval.approve"),
-        Binding("n", "deny", "Deny", id="approval.deny"),
-        Binding("d", "deny_with_reason", "Deny with a reason", id="approval.reason"),
+        Binding("n", "deny", "Decline", id="approval.deny"),
+        Binding("d", "deny_with_reason", "Decline with a reason", id="approval.reason"),
     ]
 
     def __init__(self, gate: approval.ApprovalGate, pending: Pending) -> None:
@@ -198,8 +206,13 @@ class ApprovalScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield DiffView(id="approval-diff")
+            # above the diff, where the title says what d does: below a tall diff it was out of the
+            # person's sight (hidden until d, so the dialog's focus starts on the diff)
             yield Input(placeholder="why not? (enter sends, escape goes back)", id="approval-reason")
+            yield DiffView(id="approval-diff")
+
+    # the reason's field comes first (above the diff) but is hidden until d: focus starts on the diff
+    AUTO_FOCUS = "#approval-diff"
 
     decided = False  # the person answered; the dialog stays until the call has finished (see _answer)
 
@@ -277,11 +290,11 @@ class ApprovalScreen(ModalScreen[None]):
             self._answer(True)
 
     def action_deny(self) -> None:
-        if self._may("deny"):
+        if self._may("decline"):
             self._answer(False, "")
 
     def action_deny_with_reason(self) -> None:
-        if not self._may("deny"):
+        if not self._may("decline"):
             return
         self.set_class(True, "-reason")
         self.query_one(Input).focus()
@@ -293,7 +306,9 @@ class ApprovalScreen(ModalScreen[None]):
     def key_escape(self) -> None:
         if self.has_class("-reason"):
             self.set_class(False, "-reason")
-            self.focus()
+            # the diff: focusing the screen left the hidden field, first in the dialog, the focus
+            # (and so the next y or n)
+            self.query_one(DiffView).focus()
 
 
 __all__ = [

@@ -161,10 +161,13 @@ def render_change(
     """A journaled change as the person reads it: the move of a rename, then each file's diff."""
     lead: list[RenderableType] = []
     if change.kind == "outside":
+        # a moved folder's files are listed once, at their new place (the summary names the move)
+        olds = [str(pair[0]) for pair in change.arguments.get("moved", ()) if pair]
+        paths = [p for p in change.paths if not any(p == o or p.startswith(o + "/") for o in olds)]
         lead.append(
             Text(
                 "\nchanged outside vaultwatch: the journal has no before-state for these paths\n"
-                + "\n".join(f"  {p}" for p in change.paths[:50]),
+                + "\n".join(f"  {p}" for p in paths[:50]),
                 style="italic",
             )
         )

@@ -115,12 +115,14 @@ class PendingScreen(Screen[None]):
         # y and n act only a moment after a change shows
         self.keys = KeyArming(self, self._title, lambda: monotonic_of(self.app))
 
+    AUTO_FOCUS = "VerticalScroll"  # the body, not the reason's field above it (hidden until d)
+
     def compose(self) -> ComposeResult:
         yield Static(id="pending-title")
+        # right under the title that says what d does, not below a tall diff (hidden until d)
+        yield Input(placeholder="why not? (enter declines, escape goes back)", id="pending-reason")
         with VerticalScroll():
             yield Static(id="pending-body")
-        # after the body: the screen's focus starts on the body, never on the hidden field
-        yield Input(placeholder="why not? (enter declines, escape goes back)", id="pending-reason")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -102,7 +102,8 @@ class ActivityList(RowList):
         if row.diff_summary:
             summary = f"{summary} · {row.diff_summary}"
         values = {
-            "time": (clock_time(row.at, self.session.config.localtime), self.cstyle("rowlist--dim")),
+            # when the agent asked: a call that waited for the person ended long after
+            "time": (clock_time(row.asked_at or row.at, self.session.config.localtime), self.cstyle("rowlist--dim")),
             "agent": (row.agent, color),
             "tool": (row.tool, err if row.error else None),
             "summary": (summary, None),
@@ -244,7 +245,7 @@ class ActivityTicker(Static):
         if newest is None:
             spans.append(text, "No agent calls yet · a shows the activity panel", "dim")
         else:
-            spans.append(text, f"{clock_time(newest.at, self.session.config.localtime)} ", "dim")
+            spans.append(text, f"{clock_time(newest.asked_at or newest.at, self.session.config.localtime)} ", "dim")
             text.append(newest.agent, style=Style(color=self.session.colors(newest.agent), bold=True))
             text.append(" ")
             text.append(newest.tool, style="bold red" if newest.error else "")

@@ -13,7 +13,7 @@ import pytest
 from waiting import wait_until
 
 from vaultwatch.core.edit.writes import Writer
-from vaultwatch.core.review.journal import Caller, calling, journal_for
+from vaultwatch.core.review.journal import Caller, Journal, calling, journal_for
 from vaultwatch.core.review.triageviews import reviews
 from vaultwatch.core.vault import Vault
 
@@ -70,7 +70,7 @@ def test_a_folder_moved_outside_keeps_its_notes_flagged_listed_and_revertible_wh
     second = agent_edit(writer, "Clippings/b.md", "advice", "advice, kept short")
     os.rename(root / "Clippings", root / "Web clippings")  # as `mv vault/Clippings "vault/Web clippings"`
     moved = outside_row(journal, second)
-    assert moved.summary == "moved Clippings to Web clippings outside vaultwatch"
+    assert moved.summary == "moved Clippings to Web clippings (2 files) outside vaultwatch"
     assert moved.arguments == {"moved": [["Clippings", "Web clippings"]]}
     # the Trust tab's notes: where the unreviewed notes are now
     assert {"Web clippings/a.md", "Web clippings/b.md"} <= set(journal.unreviewed_paths())
@@ -80,6 +80,8 @@ def test_a_folder_moved_outside_keeps_its_notes_flagged_listed_and_revertible_wh
     assert listed.returncode == 0, listed.stderr
     assert "Clippings/a.md (now at Web clippings/a.md)" in listed.stdout, listed.stdout
     assert "Clippings/b.md (now at Web clippings/b.md)" in listed.stdout
+    every = cli("changes", str(root))
+    assert "moved Clippings to Web clippings (2 files) outside vaultwatch" in every.stdout, every.stdout
     # the move is all that happened to a.md since: its revert puts the bytes back where it is now
     done = cli("revert", str(first), str(root))
     assert done.returncode == 0, done.stderr
@@ -192,3 +194,28 @@ def test_a_redo_follows_the_persons_move_and_writes_only_what_the_revert_left(wa
     assert f"outside vaultwatch (change {edited.id})" in refused.stderr, refused.stderr
     assert (root / "Web clippings/kept.md").read_text() == A + "my own line\n"
     assert not (root / "Web clippings/a.md").exists()
+
+
+def test_a_folder_moved_with_another_edit_counts_each_moved_file_once(tmp_path):
+    """A `mv` of a folder and an edit seen in one batch: the row said "9 files changed outside
+    vaultwatch; moved Clippings to Web clippings" of three notes moved (each counted at its old and
+    its new place, the folder at both too) and one edited. The moved folder is a move of its files,
+    counted once, and only the edit is counted as changed."""
+    journal = Journal(str(tmp_path / "j.sqlite3"))
+    names = ["n0.md", "n1.md", "n2.md"]
+    old = ["Clippings", *(f"Clippings/{n}" for n in names)]
+    new = ["Web clippings", *(f"Web clippings/{n}" for n in names)]
+    row = journal.record_outside(
+        [*new, "Home.md", *old],
+        removed=old,
+        moved=[("Clippings", "Web clippings")] + list(zip(old[1:], new[1:], strict=True)),
+    )
+    assert row.summary == "Home.md changed outside vaultwatch; moved Clippings to Web clippings (3 files)"
+    two = journal.record_outside(
+        [*new, "Home.md", "Inbox.md", *old], removed=old, moved=[("Clippings", "Web clippings")]
+    )
+    assert two.summary == "2 files changed outside vaultwatch; moved Clippings to Web clippings (3 files)"
+    # a note's own move is one file: no count
+    one = journal.record_outside(["b.md", "a.md"], removed=["a.md"], moved=[("a.md", "b.md")])
+    assert one.summary == "moved a.md to b.md outside vaultwatch"
+    journal.close()
