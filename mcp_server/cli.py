@@ -387,7 +387,7 @@ def _report_problems_to_stderr(vault: Vault) -> None:
 
     vault.bus.subscribe(show)
     gate = approval.gate_for(vault)
-    for notice in gate.rule_notices() if gate is not None else ():  # rules naming folders the vault lacks
+    for notice in gate.rule_notices() if gate is not None else ():  # rules that match nothing, said
         print(f"vaultwatch: warning: {notice}", file=sys.stderr, flush=True)
 
 

@@ -85,7 +85,8 @@ class AgentRule:
             return f"the person's rule {where} makes this agent read-only: it may not {operation}"
         for path in paths:
             named = form(path)
-            if any(rulereach.covers(form(pattern), named) for pattern in self.deny):
+            denied = (reading for pattern in self.deny for reading in rulereach.readings(pattern))
+            if any(rulereach.covers(form(reading), named) for reading in denied):
                 return f"the person's rule {where} denies changes to {path!r} (deny = {list(self.deny)})"
             if self.write is not None and not any(
                 rulereach.covers(form(pattern), named, grants=True) for pattern in self.write

@@ -52,7 +52,7 @@ from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm, cautions
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, ExcludedGone, IndexProblem
-from vaultwatch.core.review import agentrules, refusals, rulefolders
+from vaultwatch.core.review import agentrules, refusals, rulefolders, rulespelling
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.guardenv import settings_path
@@ -610,27 +610,41 @@ class ApprovalGate:
         return "; ".join(parts) or None
 
     def rule_notices(self) -> list[str]:
-        """A notice for each folder the rules name that this vault does not have (core.review.rulefolders):
-        such a rule matches nothing, and the person should know, not find out from an agent."""
+        """A notice for each rule spelled so that it covers nothing (core.review.rulespelling) and each
+        folder the rules name that this vault does not have (core.review.rulefolders): such a rule
+        matches nothing, and the person should know, not find out from an agent."""
         if not self.root_real:
             return []
         now = self.applied()
-        origin = f"settings file {self._rules_file.path}" if self._rules_file is not None else "settings"
-        return _notices(now.folders, now.agents, self.root_real, self.form, origin)
+        return _notices(now.folders, now.agents, self.root_real, self.form, self._origin())
+
+    def _origin(self) -> str:
+        """Where the rules are written, as a notice names it."""
+        return f"settings file {self._rules_file.path}" if self._rules_file is not None else "settings"
 
     def watch_rule_folders(self, bus: Any) -> Callable[[], None]:
         """From now on, say on `bus` (IndexProblem) each folder a rule names that goes away (the index
         keeps folders, empty ones too, so removing one is a DocumentsChanged), and each rule edited in
-        that names no folder; returns the function that stops it."""
+        that names no folder or is spelled amiss; returns the function that stops it."""
         now = self.applied
 
         def named() -> list[rulefolders.Named]:
             applied = now()
-            return rulefolders.named_folders(applied.folders, applied.agents)
+            spelled = rulespelling.rules_of(applied.folders, applied.agents)
+            return rulefolders.named_folders(
+                applied.folders, applied.agents, rulespelling.amiss(spelled, self.root_real)
+            )
 
-        watch = rulefolders.FolderWatch(
-            self.root_real, self.form, named, lambda message: self._publish(IndexProblem(message, "warning"))
-        )
+        def say(message: str) -> None:
+            self._publish(IndexProblem(message, "warning"))
+
+        def misspelled() -> set[str]:
+            applied = now()
+            spelled = rulespelling.rules_of(applied.folders, applied.agents)
+            return set(rulespelling.notices(spelled, self.root_real, self._origin()))
+
+        watch = rulefolders.FolderWatch(self.root_real, self.form, named, say)
+        spelled = misspelled()  # said at the start (rule_notices); a rule edited in amiss is said once
 
         def on_event(event: Event) -> None:
             # additions too: a folder the rules name that is made since (an empty one, say, after the
@@ -641,6 +655,11 @@ class ApprovalGate:
                 watch.look(moved=True)
             elif isinstance(event, RulesChanged) and event.problem is None:
                 watch.look(moved=False)
+                now_amiss = misspelled()
+                for message in sorted(now_amiss - spelled):
+                    say(message)
+                spelled.clear()
+                spelled.update(now_amiss)
 
         return bus.subscribe(on_event)
 
@@ -941,8 +960,10 @@ def rule_notices(root_real: str, path: str | None = None) -> list[str]:
 def _notices(
     folders: Iterable[tuple[str, str]], agents: AgentRules, root_real: str, form: PathForm, origin: str
 ) -> list[str]:
-    named = rulefolders.named_folders(folders, agents)
-    return rulefolders.start_notices(rulefolders.missing(root_real, named, form), origin)
+    spelled = rulespelling.rules_of(folders, agents)
+    named = rulefolders.named_folders(folders, agents, rulespelling.amiss(spelled, root_real))
+    missing = rulefolders.start_notices(rulefolders.missing(root_real, named, form), origin)
+    return rulespelling.notices(spelled, root_real, origin) + missing
 
 
 def gate_for(vault: Any) -> ApprovalGate | None:

@@ -6,7 +6,8 @@
     decision.why              # 'rule "Private/**" = "writes" covers write Private/secret.md (named as Pub/alias.md)'
 
 Every effect (core.edit.effects) is checked, never only the path the caller named. Per path the
-first folder rule that covers it decides its mode, else the policy's mode. What a rule covers is
+first folder rule that covers it decides its mode, else the policy's mode (a rule spelled otherwise
+than meant, `Templates\\**`, is read both ways and the stricter answer wins). What a rule covers is
 core.review.rulereach's one reading: `X`, `X/` and `X/**` cover the folder `X` itself (renaming or
 deleting `X` changes everything under it) and all in it, a rule asking for approval covers what is
 inside any folder it matches, and `[...]` matches a real folder name with brackets too. A rule
@@ -32,6 +33,7 @@ from vaultwatch.core.review import rulereach
 MODES = ("none", "writes", "deletes")
 NEVER = "never"
 FOLDER_MODES = (*MODES, NEVER)  # a folder rule's values: an approval mode, or no agent at all
+STRICTNESS = ("none", "deletes", "writes", NEVER)  # each asks at least what the one before asks
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +43,12 @@ class Rule:
     pattern: str
     mode: str
 
-    def covers(self, path: str, form: PathForm) -> bool:
+    def covers(self, path: str, form: PathForm, *, plainly: bool = False) -> bool:
+        """Whether the rule covers `path`; `plainly`: read as the person plainly meant it
+        (rulereach.plain: backslashes as slashes), when it is spelled otherwise."""
+        pattern = (rulereach.plain(self.pattern) or self.pattern) if plainly else self.pattern
         # "none" is the one mode that lets agents do more than the mode around it
-        return rulereach.covers(form.key(self.pattern), form.key(path), grants=self.mode == "none")
+        return rulereach.covers(form.key(pattern), form.key(path), grants=self.mode == "none")
 
     def describe(self) -> str:
         return f'rule "{self.pattern}" = "{self.mode}"'
@@ -98,8 +103,20 @@ class Policy:
         self.source = source  # where `mode` is written when an agent's rule gives it (Decision.why names it)
 
     def mode_for(self, path: str, form: PathForm) -> tuple[str, Rule | None]:
+        """The mode that decides `path` and the rule that gives it. When a rule is spelled otherwise
+        than plainly meant (`Templates\\**`), the rules are read both as written and as meant, and
+        the stricter answer wins: reading a restricting rule as meant must not let it shadow a
+        stricter rule below it that the written reading reaches."""
+        found = self._first(path, form, plainly=False)
+        if any(rulereach.plain(rule.pattern) for rule in self.rules):
+            meant = self._first(path, form, plainly=True)
+            if STRICTNESS.index(meant[0]) > STRICTNESS.index(found[0]):
+                return meant
+        return found
+
+    def _first(self, path: str, form: PathForm, *, plainly: bool) -> tuple[str, Rule | None]:
         for rule in self.rules:
-            if rule.covers(path, form):
+            if rule.covers(path, form, plainly=plainly):
                 return rule.mode, rule
         return self.mode, None
 

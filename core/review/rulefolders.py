@@ -18,7 +18,7 @@ rules are read, and at once when a folder a rule names goes away while vaultwatc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 from vaultwatch.core.edit.effects import PathForm
 from vaultwatch.core.review.agentrules import AgentRules
@@ -30,28 +30,34 @@ Named = tuple[str, str]  # (a rule's literal folder, the rule as the person wrot
 
 def literal_folder(pattern: str) -> str | None:
     """The folder a glob names literally: its segments before the first one with a glob character,
-    less the last segment (a file name or a pattern); None when it names none (`**/x`, `x.md`)."""
+    less the last segment (a file name or a pattern); None when it names none (`**/x`, `x.md`).
+    Empty levels and `.` are passed over, as the rules read them (`./X/**` and `/X/**` name `X`)."""
     parts = pattern.split("/")
     literal: list[str] = []
     for part in parts[:-1]:
-        if not part or part in (".", "..") or GLOB_CHARS.intersection(part):
+        if part in ("", "."):
+            continue
+        if part == ".." or GLOB_CHARS.intersection(part):
             break
         literal.append(part)
     return "/".join(literal) or None
 
 
-def named_folders(folders: Iterable[tuple[str, str]], agents: AgentRules) -> list[Named]:
-    """Every (literal folder, rule) of the folder rules and of each agent's `write` and `deny`."""
+def named_folders(
+    folders: Iterable[tuple[str, str]], agents: AgentRules, skip: Collection[str] = frozenset()
+) -> list[Named]:
+    """Every (literal folder, rule) of the folder rules and of each agent's `write` and `deny`;
+    none for a pattern in `skip` (one spelled amiss, said as such: core.review.rulespelling)."""
     out: list[Named] = []
     for pattern, mode in folders:
-        folder = literal_folder(pattern)
+        folder = None if pattern in skip else literal_folder(pattern)
         if folder:
             out.append((folder, f'rule "{pattern}" = "{mode}"'))
     for rule in agents.rules.values():
         where = rule.source or f'[agents."{rule.name}"]'
         for key, patterns in (("write", rule.write or ()), ("deny", rule.deny)):
             for pattern in patterns:
-                folder = literal_folder(pattern)
+                folder = None if pattern in skip else literal_folder(pattern)
                 if folder:
                     out.append((folder, f'{where} {key} "{pattern}"'))
     return out

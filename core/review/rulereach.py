@@ -21,6 +21,11 @@ vault's root, and read so that it never covers less than the person wrote:
   person's own folder names are never silently missed, and a glob class keeps its meaning.
 - Empty levels and `.` are dropped (`./X`, `X//Y`), `..` takes back the level before it; a rule
   that names no level (`.`, `/`) is the whole vault.
+- A rule spelled with backslashes (`Templates\\**`, as Windows writes paths) or with spaces around it
+  covers nothing as written (vault paths are separated by `/`), yet plainly means its `plain`
+  spelling (`Templates/**`). A rule that restricts is applied both ways (`readings`), so it never
+  covers less than either reading; a rule that grants is applied only as written, so a slip never
+  grants more. Either way the person is told (core.review.rulespelling).
 
 Both sides are compared as given: the caller puts them in the vault's form first (NFC, case
 folded where its file system folds case: `PathForm.key`).
@@ -55,6 +60,20 @@ def _reading(pattern: str, grants: bool) -> tuple[str, bool]:
     return "/".join(levels), named or not grants
 
 
+def plain(pattern: str) -> str | None:
+    """The rule as plainly meant when it is spelled otherwise (backslashes for slashes, spaces around
+    it), or None when it is spelled as meant."""
+    fixed = pattern.replace("\\", "/").strip()
+    return fixed if fixed and fixed != pattern else None
+
+
+def readings(pattern: str, *, grants: bool = False) -> tuple[str, ...]:
+    """The spellings a rule is applied as: as written, and, for a rule that restricts, as plainly
+    meant too (`plain`), so that it never covers less than either."""
+    meant = None if grants else plain(pattern)
+    return (pattern,) if meant is None else (pattern, meant)
+
+
 def covers(pattern: str, path: str, *, grants: bool = False) -> bool:
     """Whether the rule `pattern` covers the vault-relative `path` (see module doc). `grants`: the
     rule lets agents do more (a `write` list, a folder rule `"none"`) rather than less."""
@@ -72,4 +91,4 @@ def covers(pattern: str, path: str, *, grants: bool = False) -> bool:
     return False
 
 
-__all__ = ["covers"]
+__all__ = ["covers", "plain", "readings"]

@@ -323,3 +323,82 @@ async def test_a_change_held_by_an_agents_own_mode_names_that_rule(place) -> Non
     )
     assert out.returncode == 0, out.stderr
     assert f"why: {why}" in out.stdout, out.stdout
+
+
+async def test_rules_spelled_to_cover_nothing_are_said(place) -> None:
+    """A Windows path, a path climbing out of the vault, the vault's absolute path, a space after the
+    rule, an empty rule: each covers nothing (or the whole vault) as written, and the headless
+    server's log and `vaultwatch pending` say so with the spelling meant; a rule spelled as meant
+    (`./Inbox/**`, `deny = ["**"]`) says nothing. The settings file is left as the person wrote it."""
+    root, env = place
+    (root / "Templates").mkdir()
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    written = (
+        SETTINGS
+        + '\n[agents."keeper"]\ndeny = ["**"]\n'
+        + '\n[approve.folders]\n"Templates\\\\**" = "never"\n"../Templates/**" = "writes"\n'
+        + f'"{root}/Templates/**" = "deletes"\n"Notes/** " = "writes"\n"./Inbox/**" = "none"\n"" = "deletes"\n'
+    )
+    settings.write_text(written)
+    expected = [
+        'rule "Templates\\**" = "never" covers nothing as written: a vault path\'s folders are separated by "/", '
+        'not "\\" (it is applied as "Templates/**" too, so it protects no less): write it as "Templates/**"',
+        'rule "../Templates/**" = "writes" covers nothing: ".." climbs out of the vault, and rules are paths from '
+        'its top folder: write it as "Templates/**"',
+        f'rule "{root}/Templates/**" = "deletes" covers nothing: rules are paths from the vault\'s top folder, '
+        'not absolute paths: write it as "Templates/**"',
+        'rule "Notes/** " = "writes" covers only names that begin or end with a space, which is seldom meant '
+        '(it is applied as "Notes/**" too, so it protects no less): write it as "Notes/**"',
+        'rule "" = "deletes" names no folder, so it covers the whole vault: write "**" if that is meant, or remove it',
+    ]
+    logs = Path(env["XDG_STATE_HOME"]) / "vaultwatch" / "logs"
+
+    def log() -> str:
+        return "".join(p.read_text() for p in logs.glob("*.log")) if logs.is_dir() else ""
+
+    async with Client(configured(root, env, "scribe")) as client:
+        assert not (await client.call_tool("list_documents", {})).is_error
+        wait_until(lambda: all(e in log() for e in expected), what=f"every notice in the log: {log()}")
+    out = subprocess.run(
+        [*VAULTWATCH, "pending", str(root)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    for said in (out.stderr, log()):
+        for e in expected:
+            assert f"settings file {settings}: {e}" in said, said
+        assert '"./Inbox/**"' not in said, said
+        assert 'deny "**"' not in said and "names the folder" not in said, said
+    assert settings.read_text() == written
+
+
+async def test_a_rule_with_backslashes_refuses_the_folder_it_means(place) -> None:
+    """`"Templates\\**" = "never"` (a Windows path) matches no vault path as written; it restricts,
+    so it is applied as `Templates/**` too: an agent's write, rename into it and delete there are
+    refused through the real server, naming the rule as written, and no byte changes. An agent's
+    `deny` with backslashes holds the same way."""
+    root, env = place
+    (root / "Templates").mkdir()
+    (root / "Templates" / "t.md").write_text("# T\n")
+    settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
+    settings.write_text(
+        SETTINGS
+        + '\n[agents."helper"]\ndeny = ["Inbox\\\\Private\\\\**"]\n'
+        + '\n[approve.folders]\n"Templates\\\\**" = "never"\n'
+    )
+    before = tree(root)
+    async with Client(configured(root, env, "helper")) as client:
+        for tool, arguments in [
+            ("write", {"path": "Templates/new.md", "content": "# agent\n"}),
+            ("write", {"path": "Templates/t.md", "content": "# agent\n", "overwrite": True}),
+            ("rename", {"path": "Notes/a.md", "new_path": "Templates/a.md"}),
+            ("delete", {"path": "Templates/t.md"}),
+        ]:
+            got = await client.call_tool(tool, arguments)
+            said = got.content[0].text
+            assert got.is_error and 'rule "Templates\\**" = "never"' in said, (tool, said)
+        got = await client.call_tool("write", {"path": "Inbox/Private/p.md", "content": "x\n", "overwrite": True})
+        said = got.content[0].text
+        assert got.is_error and '[agents."helper"] denies' in said, said
+        assert tree(root) == before
+        done = await client.call_tool("write", {"path": "Notes/new.md", "content": "x\n"})
+        assert not done.is_error, done.content[0].text  # elsewhere the rules are as they were

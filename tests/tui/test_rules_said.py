@@ -41,6 +41,20 @@ async def test_a_rule_whose_folder_is_missing_or_goes_away_is_said(tui_demo: Pat
         assert 'rule "Projects/**" = "never", [agents."scribe"] write "Projects/**"' in gone, gone
 
 
+async def test_a_rule_spelled_to_cover_nothing_is_said_at_start(tui_demo: Path, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[approve.folders]\n"Projects\\\\**" = "never"\n[agents.scribe]\ndeny = ["**"]\n')
+    vault = open_loaded(tui_demo)
+    approval.configure(vault, settings=str(settings))  # as the `vaultwatch` command does
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 30)):
+        await settle(app)
+        await await_until(lambda: any(s.startswith("settings: ") for s in said(app)))
+        [start] = [s for s in said(app) if s.startswith("settings: ")]
+        assert 'rule "Projects\\**" = "never" covers nothing as written' in start, start
+        assert start.endswith('write it as "Projects/**"'), start  # and nothing of `deny = ["**"]`
+
+
 async def test_g_names_the_agents_and_folder_rules_its_mode_does_not_cover(
     tui_demo: Path, tmp_path: Path, socket_path: str
 ) -> None:

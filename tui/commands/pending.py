@@ -129,7 +129,7 @@ def register(cli: CommandLine) -> None:
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
         for refused in store.refusing():
             print(f"vaultwatch: {refused}", file=sys.stderr)
-        for notice in approval.rule_notices(vault.root_real):  # a rule whose folder was renamed matches nothing
+        for notice in approval.rule_notices(vault.root_real):  # a rule renamed away or misspelled matches nothing
             print(f"vaultwatch: {notice}", file=sys.stderr)
         return 0
 

@@ -101,7 +101,7 @@ class ReviewHost(Widget):
             for pending in gate.pending():
                 self.post_message(self.Asked(pending))
             self.show_gate()
-            for notice in gate.rule_notices():  # a rule naming a folder the vault does not have
+            for notice in gate.rule_notices():  # a rule naming a folder the vault lacks, or covering nothing
                 self.app.notify(notice, severity="warning", title="settings", markup=False, timeout=10)
         # the settings file edited while no agent writes: the status line and the agents' rules follow
         # it too (a decision reads it anyway; this is one stat now and then)

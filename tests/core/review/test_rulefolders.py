@@ -30,6 +30,9 @@ from vaultwatch.core.vault import Vault
         ("*.md", None),
         ("Templates", None),
         ("[Tt]emplates/**", None),
+        ("./Templates/**", "Templates"),  # `.` and a leading `/` are passed over, as the rules read them
+        ("/Templates/**", "Templates"),
+        ("../Templates/**", None),
     ],
 )
 def test_the_literal_folder_of_a_glob(pattern: str, folder: str | None) -> None:
