@@ -55,8 +55,11 @@ def watched(make_vault, tmp_path, monkeypatch):
 
 
 def agent_edit(writer: Writer, rel: str, old: str, new: str) -> int:
+    """An agent's edit, and its file events taken in by the watcher: the person's `mv` comes after it
+    (a move the same instant as the write's own events would be one outside row with them)."""
     with calling(Caller("scribe/0.1", "s-1", "edit", {"path": rel})) as caller:
         writer.edit(rel, old, new, actor="agent:scribe")
+    assert writer.vault.wait_for_pending_writes(30)
     return caller.change_ids[-1]
 
 
