@@ -41,6 +41,8 @@ SCRIPT = textwrap.dedent("""
             w.edit("Plan.md", "old line", "edited line", replace_all=True, actor=me)
         elif op == "delete":
             w.delete("Plan.md", actor=me)
+        elif op == "delete_for_good":
+            w.delete("Plan.md", permanent=True, confirm_path="Plan.md", actor=me)
         elif op == "create":
             w.write("Deep/er/New.md", new, actor=me)
         elif op == "delete_folder":
@@ -58,7 +60,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def start_paused(root: Path, env: dict, op: str, stage: str, new: str = "") -> subprocess.Popen:
-    """The agent's `op` on `root` (write, edit, delete, create, delete_folder, delete_linked,
+    """The agent's `op` on `root` (write, edit, delete, delete_for_good, create, delete_folder, delete_linked,
     delete_proj, create_in_moved, write_in_proj; see SCRIPT) under `env`, returned once it is paused at `stage`."""
     proc = subprocess.Popen(
         [sys.executable, "-c", SCRIPT, str(root), op, stage, new],

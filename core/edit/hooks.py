@@ -112,6 +112,14 @@ class FileWrite:
     before: bytes | None
     after: bytes | None
     role: str
+    # the permission bits of the file `before` was (None: unknown, or no file): a revert that
+    # re-creates it gives it these, so a private note never comes back readable by others
+    mode: int | None = None
+
+
+def permission_bits(mode: int | None) -> int | None:
+    """`mode` narrowed to the permission bits a journaled file keeps: never setuid, setgid or sticky."""
+    return None if mode is None else int(mode) & 0o777
 
 
 # How an approval reached the gate, journaled with the change so that the person can audit it;
@@ -149,6 +157,7 @@ class Scope:
     revert_of: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     preread: tuple[str, bytes] | None = None  # delete: the bytes of the note before it went (see approve)
+    preread_mode: int | None = None  # and its permission bits
     pending: Any = None  # the approval gate's Pending this operation waited on (core.approval)
     approved_via: str | None = None  # how the gate's approval came (APPROVED_VIA); None: none was needed
     admitted: bool = False  # the journal has room for this operation (asked once, before its first write)
@@ -188,14 +197,15 @@ def leave(token: contextvars.Token) -> None:
     _scope.reset(token)
 
 
-def committed(rel: str, old: bytes | None, new: bytes | None) -> None:
-    """The write path wrote `new` over `old` at `rel` (called with the note's lock held)."""
+def committed(rel: str, old: bytes | None, new: bytes | None, mode: int | None = None) -> None:
+    """The write path wrote `new` over `old` at `rel` (called with the note's lock held); `mode`:
+    the permission bits of the file it replaced."""
     scope = _scope.get()
     if scope is None or scope.journal is None:
         return
     role = {"rename": "links", "revert": "restored"}.get(scope.operation, "target")
     with scope.lock:
-        scope.files.append(FileWrite(rel, old, new, role))
+        scope.files.append(FileWrite(rel, old, new, role, permission_bits(mode) if old is not None else None))
 
 
 def approve(
@@ -205,17 +215,20 @@ def approve(
     temp: str | None = None,
     *,
     relinks: Relinks | None = None,
+    old_mode: int | None = None,
 ) -> None:
     """Ask the approval gate (if any) before the write path makes the change `effects` describes;
     raises to decline. Only effects the gate already let through in this operation (the same
     paths, the same kind of change) pass without asking again. `relinks`: a rename's link
-    rewrites, for the gate to show the person."""
+    rewrites, for the gate to show the person; `old_mode`: the permission bits of the file `old` is."""
     scope = _scope.get()
     if scope is None:
         return
     first = effects.effects[0]
+    old_mode = permission_bits(old_mode) if old is not None else None
     if effects.operation == "delete" and old is not None:
         scope.preread = (first.via or first.path, old)  # kept so that a permanent delete can be reverted
+        scope.preread_mode = old_mode  # with its mode: a private note comes back private
     with scope.lock, _recording(scope):  # a rename's link rewrites ask from several threads at once
         scope.effects.append(effects)
         if scope.journal is not None and not scope.admitted:
@@ -247,7 +260,7 @@ def approve(
             scope.gate.check(scope, effects, old, new, relinks=relinks)  # may wait for the person: no lock held
             with scope.lock:
                 scope.covered |= keys
-    _intend(scope, effects, old, new, temp)
+    _intend(scope, effects, old, new, temp, old_mode)
 
 
 def refuse_first(effects: EffectSet) -> None:
@@ -265,7 +278,14 @@ WRITE_INTENT = "write"
 _ONE_NOTE_OPERATIONS = frozenset({"write", "edit", "edit_section", "update_frontmatter", "delete"})
 
 
-def _intend(scope: Scope, effects: EffectSet, old: bytes | None, new: bytes | None, temp: str | None = None) -> None:
+def _intend(
+    scope: Scope,
+    effects: EffectSet,
+    old: bytes | None,
+    new: bytes | None,
+    temp: str | None = None,
+    old_mode: int | None = None,
+) -> None:
     """An agent's change, let through by its rules and the gate, is recorded as an intent just
     before it lands: an agent that spawned its server can kill it between the write and the
     journal's row, and the next start then journals the change the kill cut off
@@ -291,6 +311,9 @@ def _intend(scope: Scope, effects: EffectSet, old: bytes | None, new: bytes | No
         # the write's temporary file (vault path), when made before this: killed after the switch,
         # it holds what the write replaced; killed before, the write's own bytes (core.review.unrecorded)
         "temp": temp,
+        # the permission bits of the file the write replaces or removes: journaled with its bytes
+        # when a kill cuts the write off, so that a revert puts a private note back private
+        "mode": old_mode,
         "approved_via": scope.approved_via,
         "agent": caller.agent if caller is not None else None,
         "session": caller.session if caller is not None else None,
@@ -442,6 +465,7 @@ __all__ = [
     "is_person",
     "journaled",
     "leave",
+    "permission_bits",
     "problem",
     "refuse_first",
     "waited",

@@ -467,6 +467,7 @@ class Writer:
         actor: str = "human",
         allow_attachment: bool = False,
         exact: bool = False,
+        mode: int | None = None,
     ) -> WriteResult:
         """Create a note, or replace an existing one wholesale.
 
@@ -474,6 +475,8 @@ class Writer:
         `if_match` (the etag you read) or `overwrite=True`; `create_only=True` refuses to
         replace anything. A replaced note keeps its BOM and, when the new content has plain
         LF line breaks, its CRLF line breaks. Writing the bytes already there is a no-op.
+        `mode`: the permission bits a created file gets (a revert re-creating a removed file
+        gives it the ones the journal kept); a replaced note keeps its own.
         """
         t = self._target(path, allow_attachment=allow_attachment)
         data = self._encode(content, t)
@@ -488,7 +491,9 @@ class Writer:
                         None,
                     )
                 self._check_new(loc, actor=actor)
-                created = self._commit(t, loc, None, data, actor=actor, create=True, later=later)
+                created = self._commit(
+                    t, loc, None, data, actor=actor, create=True, later=later, mode=_journal.permission_bits(mode)
+                )
                 return self._done(
                     "write",
                     t,
@@ -866,8 +871,9 @@ class Writer:
             if n > rewrite.MAX_REWRITE_LINKS:
                 raise WriteRefused(rewrite.too_many_links(path, n), "too_many_links")
 
-    def _journal_bytes(self, loc: Loc, st: os.stat_result, rel: str) -> bytes | None:
-        """The bytes a delete removes, for the change journal (None for a hard-linked file, never read)."""
+    def _journal_bytes(self, loc: Loc, st: os.stat_result, rel: str) -> tuple[bytes, int] | None:
+        """The bytes a delete removes and their file's mode, for the change journal (None for a
+        hard-linked file, never read)."""
         if st.st_nlink > 1 and not stat_mod.S_ISLNK(st.st_mode):
             return None
         try:
@@ -878,7 +884,7 @@ class Writer:
                 found = read_file(loc, rel)
         except VaultError:
             return None
-        return found[0] if found else None
+        return found
 
     def _previous_etag(self, loc: Loc, st: os.stat_result, rel: str, kind: str, if_match: str | None) -> str | None:
         """The etag of the file a rename or delete moves (None for a hard-linked one, which is never read)."""
@@ -933,12 +939,16 @@ class Writer:
                 raise WriteRefused("if_match applies to files; a folder has no etag: omit it", "invalid_arguments")
             moved_to = None
             is_dir = stat_mod.S_ISDIR(st.st_mode)
-            shown = self._journal_bytes(loc, st, rel) if kind != FOLDER else None
+            journaled = self._journal_bytes(loc, st, rel) if kind != FOLDER else None
+            shown = journaled[0] if journaled is not None else None
             if OKF_INDEX in (rel, loc.canon):
                 _refuse_bundle_switch(actor, snap.is_bundle, False)
             inside = self._contents(loc, is_dir)
             _journal.approve(
-                fx.deleted(rel, loc.canon, files=inside[0], folders=inside[1], permanent=permanent), shown, None
+                fx.deleted(rel, loc.canon, files=inside[0], folders=inside[1], permanent=permanent),
+                shown,
+                None,
+                old_mode=journaled[1] if journaled is not None else None,
             )
             if is_dir and _journal.waited():
                 if self._contents(loc, is_dir) != inside:
@@ -950,7 +960,8 @@ class Writer:
                     )
             if kind != FOLDER and _journal.waited():  # the person approved what they saw: is it still there?
                 again = loc.lstat()
-                now = self._journal_bytes(loc, again, rel) if again is not None else None
+                found = self._journal_bytes(loc, again, rel) if again is not None else None
+                now = found[0] if found is not None else None
                 if now != shown:
                     raise ConflictError(
                         f"revision conflict: {rel!r} was changed by someone else while this delete "
@@ -1069,6 +1080,7 @@ class Writer:
         later: FolderSyncs | None = None,
     ) -> list[str]:
         """Write `data` atomically (lock held). Returns vault paths of folders created for it.
+        `mode`: the replaced note's permission bits, which the new bytes keep (a create: the new file's).
         `effects`: what the approval gate is asked about (default: this note written or created,
         with the folders a create makes); `later`: the folder's fsync runs in the background, the
         caller waits for it (see `_done`)."""
@@ -1127,7 +1139,8 @@ class Writer:
                     self._hook("temp_written")
             folder = loc.canon.rpartition("/")[0]
             named = None if temp is None else f"{folder}/{temp.name}" if folder else temp.name
-            _journal.approve(effects, old, data, named)  # raises when a rule refuses or the person declines
+            # raises when a rule refuses or the person declines
+            _journal.approve(effects, old, data, named, old_mode=None if create else mode)
             if temp is None:  # make the approved folders, each relative to its parent's descriptor
                 fresh = loc = self._make_folders(t.canon, loc.canon, new_folders)
                 temp = write_temp(loc, data, mode=mode, hook=self._hook)
@@ -1158,7 +1171,7 @@ class Writer:
                     remove_created(self.vault.root_real, fresh.created, fresh.created_ids)
         # the journal holds what the switch really replaced: a change that reached the note after
         # the last look (another process's, an editor's) is given back by this write's revert
-        _journal.committed(t.rel, old if replaced is UNKNOWN else replaced, data)
+        _journal.committed(t.rel, old if replaced is UNKNOWN else replaced, data, None if create else mode)
         return list(fresh.created) if fresh is not None else []
 
     def _in_place(self, loc: Loc) -> bool:

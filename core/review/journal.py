@@ -163,6 +163,7 @@ class FileChange:
     before_size: int
     after_size: int
     role: str = "target"  # target (the note asked for) | links (rewritten by a rename) | restored
+    before_mode: int | None = None  # the permission bits of the file before (None: none, or not kept)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -529,6 +530,9 @@ _ADDED = (
     ("reviewed_at", "REAL"),
     ("reviewed_by", "TEXT"),
     ("approved_via", "TEXT"),
+    # the permission bits of each file a change replaced or removed, as JSON {seq: mode}: a column of
+    # `changes`, not of `files`, whose rows an older vaultwatch inserts without naming their columns
+    ("before_modes", "TEXT"),
 )
 _ADDED_INDEXES = """
 CREATE INDEX IF NOT EXISTS changes_jt ON changes(jt);
@@ -1326,7 +1330,7 @@ class Journal:
                 )
         if result.operation == "delete" and scope.preread is not None and scope.preread[0] == result.path:
             if etag(scope.preread[1]) == result.previous_etag:
-                files = [FileWrite(result.path, scope.preread[1], None, "target"), *files]
+                files = [FileWrite(result.path, scope.preread[1], None, "target", scope.preread_mode), *files]
         path_kind = (
             "folder"
             if result.operation in ("rename", "delete") and result.etag is None and result.previous_etag is None
@@ -1475,6 +1479,7 @@ class Journal:
         at = float(self._clock())
         packed = []
         size = 0
+        modes = {str(i): f.mode & 0o777 for i, f in enumerate(files) if f.mode is not None and f.before is not None}
         for i, f in enumerate(files):
             b = _pack(f.before)
             a = _pack(f.after, f.before)
@@ -1518,8 +1523,8 @@ class Journal:
                 cur = con.execute(
                     "INSERT INTO changes (at, kind, actor, agent, session, tool, operation, path, src, moved_to,"
                     " path_kind, summary, arguments, previous_etag, etag, revert_of, size, boot, mono, jt,"
-                    " reviewed_at, reviewed_by, approved_via)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " reviewed_at, reviewed_by, approved_via, before_modes)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         at,
                         row["kind"],
@@ -1544,6 +1549,7 @@ class Journal:
                         jt if reviewed_by else None,
                         reviewed_by,
                         row.get("approved_via"),
+                        json.dumps(modes) if modes else None,
                     ),
                 )
                 assert cur.lastrowid is not None  # an INSERT just ran
@@ -1590,7 +1596,7 @@ class Journal:
             row.get("previous_etag"),
             row.get("etag"),
             tuple(unique_paths),
-            tuple(FileChange(p[0], p[1], p[5], p[6], p[7], p[8], p[2]) for p in packed),
+            tuple(FileChange(p[0], p[1], p[5], p[6], p[7], p[8], p[2], modes.get(str(p[0]))) for p in packed),
             row.get("revert_of"),
             None,
             jt if reviewed_by else None,
@@ -2084,9 +2090,11 @@ class Journal:
             reverted_by,
             reviewed_at,
             approved_via,
+            before_modes,
         ) = row
+        modes = _modes(before_modes)
         files = tuple(
-            FileChange(seq, p, be, ae, bs, as_, role)
+            FileChange(seq, p, be, ae, bs, as_, role, modes.get(seq))
             for seq, p, role, be, ae, bs, as_ in self._con.execute(
                 "SELECT seq, path, role, before_etag, after_etag, before_size, after_size "
                 "FROM files WHERE change_id=? ORDER BY seq",
@@ -2126,8 +2134,20 @@ class Journal:
 
 _COLS = (
     "id, at, kind, actor, agent, session, tool, operation, path, src, moved_to, path_kind, summary, "
-    "arguments, previous_etag, etag, revert_of, reverted_by, reviewed_at, approved_via"
+    "arguments, previous_etag, etag, revert_of, reverted_by, reviewed_at, approved_via, before_modes"
 )
+
+
+def _modes(text: str | None) -> dict[int, int]:
+    """A row's `before_modes` as {seq: permission bits}: empty for a row written before the journal
+    kept them (its revert gives a re-created file the usual mode), and for anything unreadable."""
+    if not text:
+        return {}
+    try:
+        found = json.loads(text)
+        return {int(k): int(v) & 0o777 for k, v in found.items()}
+    except (ValueError, TypeError, AttributeError):
+        return {}
 
 
 def _is_human(actor: str) -> bool:

@@ -188,8 +188,16 @@ def _redo_one(
                     scope.files.append(FileWrite(f.path, left, wrote, "restored"))
                 elif wrote is not None and left is not None:
                     writer.write(f.path, wrote, if_match=f.after_etag, exact=True, actor=actor, allow_attachment=True)
-                elif wrote is not None:
-                    writer.write(f.path, wrote, create_only=True, exact=True, actor=actor, allow_attachment=True)
+                elif wrote is not None:  # with the mode it had when the revert removed it
+                    writer.write(
+                        f.path,
+                        wrote,
+                        create_only=True,
+                        exact=True,
+                        actor=actor,
+                        allow_attachment=True,
+                        mode=f.before_mode,
+                    )
                 elif left is not None:
                     writer.delete(f.path, if_match=f.after_etag, actor=actor)
                     scope.files.append(FileWrite(f.path, left, None, "restored"))

@@ -392,12 +392,16 @@ def _revert(
         interrupted = []
     done: set[int] = set()
     moved_back = False
+    undeleted = False
     if interrupted and change.reverted_by is None:
         intent = interrupted[-1][0]
         done = _resume_check(writer, journal, change)
         if change.operation == "rename" and change.src:
             moved_back = _exists(writer, change.src) and not _exists(writer, change.path)
-        if not moved_back:
+        # a delete's revert killed once the note was back (moved out of the trash or re-created):
+        # the note there is the revert's own, not one that "exists again"
+        undeleted = change.operation == "delete" and bool(change.files) and {f.seq for f in change.files} <= done
+        if not moved_back and not undeleted:
             check(writer, journal, _without(change, done))
     else:
         check(writer, journal, change)
@@ -421,13 +425,21 @@ def _revert(
                 writer.write(f.path, before, if_match=f.after_etag, exact=True, actor=actor, allow_attachment=True)
             elif written is not None:  # the change created it: to the trash (the journal keeps its bytes)
                 writer.delete(f.path, if_match=f.after_etag, actor=actor)
-                scope.files.append(FileWrite(f.path, written, None, "restored"))
+                scope.files.append(FileWrite(f.path, written, None, "restored", _removed_mode(scope, f.path)))
                 # the folders the change made for it (its paths list them) go too, when left empty
                 made = [p for p in change.paths if f.path.startswith(p + "/")]
                 if made:
                     touched += writer.remove_empty_folders(made, actor=actor)
             elif before is not None and change.operation != "delete":
-                writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
+                writer.write(
+                    f.path,
+                    before,
+                    create_only=True,
+                    exact=True,
+                    actor=actor,
+                    allow_attachment=True,
+                    mode=f.before_mode,
+                )
         if change.operation == "rename" and change.src:
             if not moved_back:
                 writer.rename(change.path, change.src, update_links=False, actor=actor)
@@ -440,6 +452,9 @@ def _revert(
             n = sum(1 for f in change.files if f.role == "links")
             if n:
                 summary += f"; restored the links in {n} note{'s' if n != 1 else ''}"
+        elif change.operation == "delete" and undeleted:
+            summary = f"put {change.path} back"
+            touched.append(change.path)
         elif change.operation == "delete":
             summary, restored = _undelete(writer, journal, change, scope, actor)
             touched += [change.path, *restored]
@@ -524,9 +539,19 @@ def _undelete(writer: Writer, journal: Journal, change: Change, scope: Scope, ac
         return f"moved {change.moved_to} back to {rel}", [p for p in refresh if p.startswith(rel + "/")]
     for f in change.files:
         before, _ = journal.contents(change.id, f.seq)
-        if before is not None:
-            writer.write(f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True)
+        if before is not None:  # with the mode it had (a row from before the journal kept it: the usual one)
+            writer.write(
+                f.path, before, create_only=True, exact=True, actor=actor, allow_attachment=True, mode=f.before_mode
+            )
     return f"re-created {rel} from the journal", []
+
+
+def _removed_mode(scope: Scope, rel: str) -> int | None:
+    """The permission bits of the file the revert's delete of `rel` just removed (kept in its row,
+    so that a redo re-creates it as it was)."""
+    if scope.preread is not None and scope.preread[0] == normalize(rel):
+        return scope.preread_mode
+    return None
 
 
 def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: str, plan: dict) -> tuple[int, str]:

@@ -30,7 +30,7 @@ from typing import Any
 from vaultwatch.core import platform
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.edit.atomic import read_file
-from vaultwatch.core.edit.hooks import WRITE_INTENT, FileWrite
+from vaultwatch.core.edit.hooks import WRITE_INTENT, FileWrite, permission_bits
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import Journal
@@ -162,7 +162,9 @@ def _settle(
                 f"{tool} of {named}, journaled at the next start: a kill stopped it, and the note has changed "
                 "again since; the journal holds it before the agent's change and as it is now"
             )
-    files = [FileWrite(rel, before, now, "target")] if intended else []
+    mode = plan.get("mode")  # the permission bits of the file it replaced or removed (None: not kept)
+    kept = permission_bits(mode) if isinstance(mode, int) and before is not None else None
+    files = [FileWrite(rel, before, now, "target", kept)] if intended else []
     if moved_to:
         summary += f" (moved to {moved_to})"
     if back is not None:

@@ -128,6 +128,24 @@ def test_a_write_killed_after_it_landed_is_journaled_as_the_agents_and_can_be_re
     assert "nothing interrupted to finish" in again.stdout, again.stdout
 
 
+def test_a_private_notes_delete_for_good_killed_before_its_row_is_reverted_private(place) -> None:
+    """The journal's row a later start writes for the killed delete keeps the note's mode (from the
+    delete's intent): its revert re-creates the note 0600, not with the usual mode."""
+    root, env = place
+    note = root / "Plan.md"
+    note.chmod(0o600)
+    killed(root, env, "delete_for_good", "deleted")
+    assert not note.exists() and not (root / ".trash").exists()
+    finished = cli("changes", str(root), "--finish", env=env)
+    assert finished.returncode == 0, finished.stderr
+    [row] = changes(root, env)
+    assert (row["kind"], row["operation"], row["moved_to"]) == ("change", "delete", None), row
+    reverted = cli("revert", str(row["id"]), str(root), env=env)
+    assert reverted.returncode == 0, (reverted.stdout, reverted.stderr)
+    assert note.read_text() == OLD
+    assert note.stat().st_mode & 0o7777 == 0o600, oct(note.stat().st_mode)
+
+
 def test_a_folder_delete_killed_after_the_move_is_journaled_with_its_trash_entry(place, monkeypatch) -> None:
     """No bytes either side (a folder): the row names the folder and where in the trash it went,
     the newest of the entries named like it, and a revert moves it back."""

@@ -113,7 +113,7 @@ def test_the_gate_decides_before_any_folder_exists(vault: Vault, monkeypatch) ->
     root = Path(vault.root)
     seen = []
 
-    def gate(effects, old=None, new=None, temp=None, *, relinks=None):
+    def gate(effects, old=None, new=None, temp=None, *, relinks=None, old_mode=None):
         seen.append(([(e.path, e.change) for e in effects.effects], folders(root)))
         raise VaultError("declined")
 
@@ -144,8 +144,8 @@ def test_a_folder_swapped_for_a_link_after_the_gate_puts_nothing_anywhere(
     target = elsewhere if outside else root / "Secret"
     real = writes._journal.approve
 
-    def swap(effects, old=None, new=None, temp=None):
-        real(effects, old, new, temp)
+    def swap(effects, old=None, new=None, temp=None, *, old_mode=None):
+        real(effects, old, new, temp, old_mode=old_mode)
         (root / "New").symlink_to(target)
 
     monkeypatch.setattr(writes._journal, "approve", swap)
