@@ -115,7 +115,8 @@ async def test_an_agents_write_is_unverified_until_the_person_reviews_it(tmp_pat
 async def test_triage_rules_written_for_a_vault_this_one_lies_in_are_a_problem_it_names(
     tmp_path: Path, open_vault, sock_dir
 ) -> None:
-    """Served from a folder inside a vault that has triage rules, the agent's answer says the
+    """Served from a folder inside a vault that has triage rules (which the person allowed with
+    --allow-nested: without it the server refuses, nestedvault.py), the agent's answer says the
     settings did not apply and why, as the TUI's tabs do, instead of quietly using other rules."""
     outer = tmp_path / "outer"
     root = make_triage_vault(outer / "vault")
@@ -123,7 +124,7 @@ async def test_triage_rules_written_for_a_vault_this_one_lies_in_are_a_problem_i
     settings.parent.mkdir(parents=True)
     settings.write_text(f'[vaults."{outer}".triage]\nstale_keys = ["expires"]\n')
     vault = open_vault(root)
-    async with serving(vault, sock_dir / "v.sock") as host, uds_client(host.socket_path) as client:
+    async with serving(vault, sock_dir / "v.sock", allow_nested=True) as host, uds_client(host.socket_path) as client:
         overview = await triage(client)
     said = overview["rules"]["stale"]
     assert "the settings did not apply" in said and f'[vaults."{outer}".triage]' in said, said
