@@ -153,17 +153,21 @@ def _plain_initialize(params: Any) -> str | None:
     """The requested protocol version of an initialize the SDK would accept as it is, else None."""
     if not isinstance(params, dict) or set(params) - {"protocolVersion", "capabilities", "clientInfo", "_meta"}:
         return None
-    info, caps, version = params.get("clientInfo"), params.get("capabilities"), params.get("protocolVersion")
-    if not (
-        isinstance(version, str)
-        and isinstance(caps, dict)
+    version = params.get("protocolVersion")
+    if not isinstance(version, str) or not _plain_client(params.get("clientInfo"), params.get("capabilities")):
+        return None
+    return version
+
+
+def _plain_client(info: Any, caps: Any) -> bool:
+    """Whether a client's clientInfo and capabilities are as the SDK takes them unchanged."""
+    return (
+        isinstance(caps, dict)
         and all(isinstance(v, dict) for v in caps.values())
         and isinstance(info, dict)
         and isinstance(info.get("name"), str)
         and isinstance(info.get("version"), str)
-    ):
-        return None
-    return version
+    )
 
 
 # what every 2026-07-28-era request carries in its `_meta` (no handshake: each request says who asks, at
@@ -183,16 +187,10 @@ def _plain_modern(params: Any) -> tuple[str, dict[str, Any]] | None:
         return None
     from . import handshake  # noqa: PLC0415  (the standard library only)
 
-    version, info, caps = meta.get(_MODERN_VERSION), meta.get(_MODERN_CLIENT), meta.get(_MODERN_CAPABILITIES, {})
-    if not (
-        isinstance(version, str)
-        and version in handshake.modern_versions()
-        and isinstance(caps, dict)
-        and all(isinstance(v, dict) for v in caps.values())
-        and isinstance(info, dict)
-        and isinstance(info.get("name"), str)
-        and isinstance(info.get("version"), str)
-    ):
+    version, info = meta.get(_MODERN_VERSION), meta.get(_MODERN_CLIENT)
+    if not isinstance(version, str) or version not in handshake.modern_versions():
+        return None
+    if not isinstance(info, dict) or not _plain_client(info, meta.get(_MODERN_CAPABILITIES, {})):
         return None
     return version, info
 
