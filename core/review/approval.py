@@ -52,7 +52,7 @@ from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm, cautions
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, ExcludedGone, IndexProblem
-from vaultwatch.core.review import agentrules, refusals, rulefolders, rulespelling
+from vaultwatch.core.review import agentrules, refusals, rulefolders, rulespelling, settingkeys
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.guardenv import settings_path
@@ -268,6 +268,7 @@ class GateRules:
     agents: AgentRules = field(default_factory=lambda: AgentRules({}))
     problem: str | None = None
     ask_client: bool = False  # `[approve] ask_client`: an agent's own client may ask the person
+    unknown: tuple[str, ...] = ()  # notices of tables and keys vaultwatch does not read (settingkeys)
 
 
 def read_rules(path: str, vault_root: str | None) -> GateRules:
@@ -285,10 +286,11 @@ def _rules_of(data: dict[str, Any], path: str, vault_root: str | None) -> GateRu
     try:
         mode, folders, timeout = _approve_table(data, path)
         ask_client = _ask_client(data, path)
+        unknown = settingkeys.judge(data, vault_root, f"settings file {path}")
         agents = agentrules.parse(data, vault_root, origin=f"settings file {path}")
     except VaultError as exc:
         return GateRules(problem=exc.message)
-    return GateRules(mode, tuple(folders), timeout, agents, ask_client=ask_client)
+    return GateRules(mode, tuple(folders), timeout, agents, ask_client=ask_client, unknown=unknown)
 
 
 # a settings file changed this recently is read again at every decision: two edits within the file
@@ -389,6 +391,7 @@ class Applied:
     timeout: float
     problem: str | None = None  # the settings file does not parse: agents' changes are refused
     ask_client: bool = False  # `[approve] ask_client` (an agent's rule may say otherwise for it)
+    unknown: tuple[str, ...] = ()  # notices of tables and keys the settings file holds that nothing reads
 
     def policy(self, mode: str | None = None, source: str = "") -> Policy:
         return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders], source if mode else "")
@@ -519,15 +522,14 @@ class ApprovalGate:
                 rules.timeout or DEFAULT_TIMEOUT,
                 rules.problem,
                 rules.ask_client,
+                rules.unknown,
             )
             self._applied = now
         if last is None or now == was:
             return now, False
         if now.problem != was.problem:
             if now.problem is not None:
-                self._publish(
-                    IndexProblem(f"{now.problem} (until it parses again, agents' changes are refused)", "error")
-                )
+                self._publish(IndexProblem(f"{now.problem} (until it is fixed, agents' changes are refused)", "error"))
             else:
                 self._publish(IndexProblem(f"settings file {source.path} parses again: its rules apply", "info"))
         self._publish(RulesChanged(now.mode, now.problem))
@@ -616,7 +618,7 @@ class ApprovalGate:
         if not self.root_real:
             return []
         now = self.applied()
-        return _notices(now.folders, now.agents, self.root_real, self.form, self._origin())
+        return [*now.unknown, *_notices(now.folders, now.agents, self.root_real, self.form, self._origin())]
 
     def _origin(self) -> str:
         """Where the rules are written, as a notice names it."""
@@ -683,8 +685,8 @@ class ApprovalGate:
         now = applied or self.applied()
         if now.problem is not None:
             raise RulesUnreadable(
-                f"{now.problem}. Agents' changes are refused until the person's settings file parses "
-                "again; nothing was written"
+                f"{now.problem}. Agents' changes are refused until the person's settings file is fixed; "
+                "nothing was written"
             )
         paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
         said = now.policy().refusal(paths, self.form)  # "never" folders: every agent, its own rule or not
@@ -954,7 +956,10 @@ def rule_notices(root_real: str, path: str | None = None) -> list[str]:
     does not have (see ApprovalGate.rule_notices), for a command with no gate of its own."""
     path = path or settings_path()
     rules = read_rules(path, root_real)
-    return _notices(rules.folders, rules.agents, root_real, fx.form_of(root_real), f"settings file {path}")
+    if rules.problem is not None:  # (a gate refuses every agent's change while it stands)
+        return [f"{rules.problem} (until it is fixed, agents' changes are refused)"]
+    found = _notices(rules.folders, rules.agents, root_real, fx.form_of(root_real), f"settings file {path}")
+    return [*rules.unknown, *found]
 
 
 def _notices(
