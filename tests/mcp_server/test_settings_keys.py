@@ -97,3 +97,27 @@ async def test_an_unknown_key_outside_the_rules_is_said_and_the_rules_apply(plac
         assert refused.is_error and 'rule "Archive/**" = "never"' in refused.content[0].text
         done = await client.call_tool("write", {"path": "Notes/b.md", "content": "b\n"})
         assert not done.is_error, done.content[0].text
+
+
+async def test_a_global_rule_naming_a_folder_this_vault_never_had_gets_no_rename_advice(place) -> None:
+    """Finding: every start of every other vault said a global rule's folder "was renamed: edit the
+    rule or remove it", and removing it would drop the other vault's protection. Said at a start only
+    for a folder this vault had (its journal holds a change there); `vaultwatch pending` says the
+    other once, without the advice to remove it."""
+    root, env, settings = place
+    async with Client(stdio(root, env), client_info=Implementation(name="helper", version="1")) as client:
+        done = await client.call_tool("write", {"path": "Archive/one.md", "content": "one\n"})
+        assert not done.is_error, done.content[0].text
+    (root / "Archive").rename(root / "Attic")  # while nothing watches: only the journal knew Archive
+    settings.write_text('[approve.folders]\n"Archive/**" = "never"\n"Templates/**" = "never"\n')
+    started = subprocess.run(
+        [*VAULTWATCH, "serve", "--stdio", str(root)], env=env, cwd=ROOT, input="", capture_output=True, text=True
+    )
+    assert "names the folder 'Archive', which this vault does not have" in started.stderr, started.stderr
+    assert "edit the rule to the folder's new name" in started.stderr, started.stderr
+    assert "Templates" not in started.stderr, started.stderr
+    out = pending(root, env)
+    [templates] = [line for line in out.stderr.splitlines() if "'Templates'" in line]
+    assert "which this vault has never had" in templates and "apply in every vault" in templates, templates
+    assert "remove it" not in templates and "renamed" not in templates, templates
+    assert "names the folder 'Archive', which this vault does not have" in out.stderr, out.stderr
