@@ -247,6 +247,114 @@ TOML: tuple[TomlKey, ...] = (
 
 _BY_NAME: Mapping[str, EnvSetting] = {s.name: s for s in ENV}
 
+# the parts of a table's name that stand for a name of the person's choosing, and keys of theirs
+_ANY_PARTS = ("NAME", "PATH")
+_ANY_KEYS = ("BINDING_ID", "GLOB")
+
+
+def _schema() -> dict[str, Any]:
+    """The tables and keys `TOML` declares, as a tree: a table is a dict, a key None, "*" any name
+    (an agent's, a vault's path); a table whose whole content is the person's (`[keymap]`,
+    `[approve.folders]`) is "*" itself; `…` (the same keys as the table it repeats for one vault)
+    is filled in from that table."""
+    tree: dict[str, Any] = {}
+
+    def at(parts: list[str]) -> dict[str, Any]:
+        node = tree
+        for part in parts:
+            node = node.setdefault("*" if part in _ANY_PARTS else part, {})
+        return node
+
+    for k in TOML:
+        parts = k.table.split(".")
+        if k.key == "…":  # `vaults.PATH.agents.NAME`: the keys of `agents.NAME`
+            tail = parts[2:]
+            node = tree
+            for part in tail:
+                node = node["*" if part in _ANY_PARTS else part]
+            parent = at(parts[:-1])
+            parent["*" if parts[-1] in _ANY_PARTS else parts[-1]] = node
+        elif k.key in _ANY_KEYS:
+            at(parts[:-1])[parts[-1]] = "*"
+        else:
+            at(parts)[k.key] = None
+    return tree
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownKey:
+    """A table or key of settings.toml that vaultwatch does not read: `parents` the names of the
+    tables it is in (as the file spells them), `meant` the nearest known name as the file would
+    spell it (None: none is near), `table` whether it is a table."""
+
+    parents: tuple[str, ...]
+    name: str
+    table: bool
+    meant: str | None
+
+    @property
+    def where(self) -> str:
+        """Where it is, as the file spells it: `[approve.folder]`, `[agents."x"] aprove`."""
+        if self.table:
+            return f"[{_dotted((*self.parents, self.name))}]"
+        return _spelled(self.parents, self.name)
+
+
+def _spelled(parents: tuple[str, ...], key: str) -> str:
+    """A key as the file spells it: `[approve] mode`, or the key alone at the top of the file."""
+    return f"[{_dotted(parents)}] {_quoted(key)}" if parents else _quoted(key)
+
+
+def _quoted(part: str) -> str:
+    return part if part and all(c.isalnum() or c in "_-" for c in part) else '"' + part.replace('"', '\\"') + '"'
+
+
+def _dotted(parts: tuple[str, ...]) -> str:
+    return ".".join(_quoted(p) for p in parts)
+
+
+def unknown_keys(data: Mapping[str, Any]) -> list[UnknownKey]:
+    """Every table and key of a parsed settings file that `TOML` does not declare, in the file's
+    order, each with the nearest known name: a misspelt or misplaced rules table is otherwise
+    ignored without a word, and the person believes a rule protects a folder when none does. Values
+    of the wrong type are not judged here (their readers say so)."""
+    import difflib  # noqa: PLC0415 (the bridge reads this module and never calls this)
+
+    tree = _schema()
+    keys_of: dict[str, list[str]] = {}  # a key's name -> the tables declaring it, for a misplaced key
+
+    def index(node: dict[str, Any], parts: tuple[str, ...]) -> None:
+        for name, sub in node.items():
+            shown = (*parts, ("NAME" if parts[-1:] == ("agents",) else "PATH") if name == "*" else name)
+            if name != "*":
+                keys_of.setdefault(name, []).append(
+                    f"[{'.'.join(shown)}]" if sub is not None else _spelled(parts, name)
+                )
+            if isinstance(sub, dict):
+                index(sub, shown)
+
+    index(tree, ())
+    out: list[UnknownKey] = []
+
+    def walk(node: dict[str, Any], value: Mapping[str, Any], parents: tuple[str, ...]) -> None:
+        for name, sub in value.items():
+            name = str(name)
+            known = node.get(name, node.get("*", ...))
+            if known is ...:
+                out.append(UnknownKey(parents, name, isinstance(sub, dict), _meant(name, node, parents, keys_of)))
+            elif isinstance(known, dict) and isinstance(sub, dict):
+                walk(known, sub, (*parents, name))
+
+    def _meant(name: str, node: dict[str, Any], parents: tuple[str, ...], keys: dict[str, list[str]]) -> str | None:
+        near = difflib.get_close_matches(name, [n for n in node if n != "*"], n=1, cutoff=0.6)
+        if near:
+            return f"[{_dotted((*parents, near[0]))}]" if node[near[0]] is not None else _spelled(parents, near[0])
+        elsewhere = keys.get(name)  # a known name in the wrong table (`mode` above `[approve]`)
+        return elsewhere[0] if elsewhere else None
+
+    walk(tree, data, ())
+    return out
+
 
 def declared(name: str) -> EnvSetting:
     return _BY_NAME[name]
@@ -340,6 +448,14 @@ def markdown() -> str:
         "file an editor's save leaves gone or empty for a moment keeps its rules for two seconds. In the",
         "other tables a value of the wrong type is reported and the rest is used.",
         "",
+        "A table or key vaultwatch does not know (`[approve.folder]`, `aprove = ...`) is reported with",
+        "the known name nearest it (`did you mean [approve.folders]?`), where a rule's notices are said.",
+        "Under `[approve]`, `[agents]` or the served vault's `[vaults.PATH]` table, or at the top of the",
+        "file nearest one of them (`[aprove]`), it refuses agents' changes as a wrong value there does:",
+        "the rule you typed there would not apply. Folder rules are global: `[vaults.PATH.approve]` is",
+        "not supported (it is refused, saying so); keep agents out of one vault's folder with a `deny`",
+        "in its `[vaults.PATH.agents.NAME]` tables.",
+        "",
         "`[agents.default]` applies only to agents without an `[agents.NAME]` table of their own: a",
         "named agent gets its own table's rule instead, never both. For a rule that covers every agent,",
         'named or not, use a folder rule: `"Templates/**" = "never"` under `[approve.folders]` refuses every',
@@ -351,9 +467,12 @@ def markdown() -> str:
         "do without your word, or hand a folder's protection to another made later under its old name. A",
         "rule (a folder rule, an agent's `write` or `deny`) whose literal folder part names no folder of",
         "the vault matches nothing, so it is reported: as a settings notice in the TUI, by",
-        "`vaultwatch pending` and in the server's log; and when a folder a rule names goes away while",
-        "vaultwatch runs, the TUI says so at once (`Templates was moved or removed: rules naming it match",
-        "nothing now: ...`). Edit the rule to the folder's new name.",
+        "`vaultwatch pending` and in the server's log, when the vault is known to have had that folder",
+        "(its change journal holds a change there, or the rule is in its own `[vaults.PATH]` table); and",
+        "when a folder a rule names goes away while vaultwatch runs, the TUI says so at once (`Templates",
+        "was moved or removed: rules naming it match nothing now: ...`). Edit the rule to the folder's new",
+        "name. A global rule naming a folder the vault never had is as likely another vault's: only",
+        "`vaultwatch pending` says it (correct it if it is misspelt), never advising to remove it.",
         "",
         "| table | key | type | default | what it does |",
         "| --- | --- | --- | --- | --- |",
@@ -414,4 +533,15 @@ RULE_GLOBS = [
 ]
 
 
-__all__ = ["ENV", "TOML", "EnvSetting", "TomlKey", "declared", "env", "markdown", "problems"]
+__all__ = [
+    "ENV",
+    "TOML",
+    "EnvSetting",
+    "TomlKey",
+    "UnknownKey",
+    "declared",
+    "env",
+    "markdown",
+    "problems",
+    "unknown_keys",
+]

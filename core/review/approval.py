@@ -43,7 +43,7 @@ import stat as stat_mod
 import threading
 import time
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -52,7 +52,7 @@ from vaultwatch.core.edit.effects import Effect, EffectSet, PathForm, cautions
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, APPROVED_IN_TUI, Relinks
 from vaultwatch.core.errors import RulesUnreadable, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, ExcludedGone, IndexProblem
-from vaultwatch.core.review import agentrules, refusals, rulefolders, rulespelling
+from vaultwatch.core.review import agentrules, refusals, rulefolders, rulespelling, settingkeys
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.guardenv import settings_path
@@ -268,6 +268,7 @@ class GateRules:
     agents: AgentRules = field(default_factory=lambda: AgentRules({}))
     problem: str | None = None
     ask_client: bool = False  # `[approve] ask_client`: an agent's own client may ask the person
+    unknown: tuple[str, ...] = ()  # notices of tables and keys vaultwatch does not read (settingkeys)
 
 
 def read_rules(path: str, vault_root: str | None) -> GateRules:
@@ -285,10 +286,11 @@ def _rules_of(data: dict[str, Any], path: str, vault_root: str | None) -> GateRu
     try:
         mode, folders, timeout = _approve_table(data, path)
         ask_client = _ask_client(data, path)
+        unknown = settingkeys.judge(data, vault_root, f"settings file {path}")
         agents = agentrules.parse(data, vault_root, origin=f"settings file {path}")
     except VaultError as exc:
         return GateRules(problem=exc.message)
-    return GateRules(mode, tuple(folders), timeout, agents, ask_client=ask_client)
+    return GateRules(mode, tuple(folders), timeout, agents, ask_client=ask_client, unknown=unknown)
 
 
 # a settings file changed this recently is read again at every decision: two edits within the file
@@ -389,6 +391,7 @@ class Applied:
     timeout: float
     problem: str | None = None  # the settings file does not parse: agents' changes are refused
     ask_client: bool = False  # `[approve] ask_client` (an agent's rule may say otherwise for it)
+    unknown: tuple[str, ...] = ()  # notices of tables and keys the settings file holds that nothing reads
 
     def policy(self, mode: str | None = None, source: str = "") -> Policy:
         return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders], source if mode else "")
@@ -478,6 +481,7 @@ class ApprovalGate:
         self._chosen = chosen  # the mode chosen over the file's, until the file's mode is edited
         self.form = PathForm()  # attach() sets the vault's (its file system's name comparison)
         self.root_real = ""  # attach() sets it: where unattended changes are kept (core.review.pending)
+        self.history: Callable[[], Any] = lambda: None  # attach() sets it: the vault's change journal
         self.wall: Callable[[], float] = time.time
         self.bus = bus
         self._clock = clock
@@ -519,15 +523,14 @@ class ApprovalGate:
                 rules.timeout or DEFAULT_TIMEOUT,
                 rules.problem,
                 rules.ask_client,
+                rules.unknown,
             )
             self._applied = now
         if last is None or now == was:
             return now, False
         if now.problem != was.problem:
             if now.problem is not None:
-                self._publish(
-                    IndexProblem(f"{now.problem} (until it parses again, agents' changes are refused)", "error")
-                )
+                self._publish(IndexProblem(f"{now.problem} (until it is fixed, agents' changes are refused)", "error"))
             else:
                 self._publish(IndexProblem(f"settings file {source.path} parses again: its rules apply", "info"))
         self._publish(RulesChanged(now.mode, now.problem))
@@ -616,7 +619,8 @@ class ApprovalGate:
         if not self.root_real:
             return []
         now = self.applied()
-        return _notices(now.folders, now.agents, self.root_real, self.form, self._origin())
+        found = _notices(now.folders, now.agents, self.root_real, self.form, self._origin(), self.history)
+        return [*now.unknown, *found]
 
     def _origin(self) -> str:
         """Where the rules are written, as a notice names it."""
@@ -643,7 +647,10 @@ class ApprovalGate:
             spelled = rulespelling.rules_of(applied.folders, applied.agents)
             return set(rulespelling.notices(spelled, self.root_real, self._origin()))
 
-        watch = rulefolders.FolderWatch(self.root_real, self.form, named, say)
+        def here(gone: Mapping[str, list[str]]) -> set[str]:
+            return _here(gone, self.history, self.form)
+
+        watch = rulefolders.FolderWatch(self.root_real, self.form, named, say, here)
         spelled = misspelled()  # said at the start (rule_notices); a rule edited in amiss is said once
 
         def on_event(event: Event) -> None:
@@ -683,8 +690,8 @@ class ApprovalGate:
         now = applied or self.applied()
         if now.problem is not None:
             raise RulesUnreadable(
-                f"{now.problem}. Agents' changes are refused until the person's settings file parses "
-                "again; nothing was written"
+                f"{now.problem}. Agents' changes are refused until the person's settings file is fixed; "
+                "nothing was written"
             )
         paths = [p for e in effects.effects for p in (e.path, e.via, e.dest) if p]
         said = now.policy().refusal(paths, self.form)  # "never" folders: every agent, its own rule or not
@@ -923,6 +930,7 @@ def attach(vault: Any, gate: ApprovalGate | None) -> None:
             gate.bus = vault.bus
         gate.form = fx.form_of(vault.root_real)
         gate.root_real = vault.root_real
+        gate.history = lambda: vault.journal  # (opened on first use, None when off)
         gate.wall = lambda: vault.clock.now().timestamp()
     vault.approval_gate = gate
 
@@ -949,21 +957,50 @@ def configure(
     return gate
 
 
-def rule_notices(root_real: str, path: str | None = None) -> list[str]:
+def rule_notices(root_real: str, path: str | None = None, journal: Callable[[], Any] | None = None) -> list[str]:
     """The settings file's rules for the vault at `root_real`, read now, that name a folder the vault
-    does not have (see ApprovalGate.rule_notices), for a command with no gate of its own."""
+    does not have (see ApprovalGate.rule_notices), for a command with no gate of its own: the one
+    place a global rule naming a folder this vault never had is said (`quiet=False`), since the
+    person asked, without the advice to remove it (`journal()`: the vault's, for what it has had;
+    opened only when a rule names a missing folder)."""
     path = path or settings_path()
     rules = read_rules(path, root_real)
-    return _notices(rules.folders, rules.agents, root_real, fx.form_of(root_real), f"settings file {path}")
+    if rules.problem is not None:  # (a gate refuses every agent's change while it stands)
+        return [f"{rules.problem} (until it is fixed, agents' changes are refused)"]
+    origin = f"settings file {path}"
+    found = _notices(rules.folders, rules.agents, root_real, fx.form_of(root_real), origin, journal, quiet=False)
+    return [*rules.unknown, *found]
 
 
 def _notices(
-    folders: Iterable[tuple[str, str]], agents: AgentRules, root_real: str, form: PathForm, origin: str
+    folders: Iterable[tuple[str, str]],
+    agents: AgentRules,
+    root_real: str,
+    form: PathForm,
+    origin: str,
+    journal: Callable[[], Any] | None = None,
+    *,
+    quiet: bool = True,
 ) -> list[str]:
+    """The rules spelled amiss and those naming a folder the vault lacks; `quiet`: only the folders
+    known to have been this vault's (said at every start: a global rule naming another vault's
+    folder is no news there, and would be said at each start of every other vault)."""
     spelled = rulespelling.rules_of(folders, agents)
     named = rulefolders.named_folders(folders, agents, rulespelling.amiss(spelled, root_real))
-    missing = rulefolders.start_notices(rulefolders.missing(root_real, named, form), origin)
-    return rulespelling.notices(spelled, root_real, origin) + missing
+    gone = rulefolders.missing(root_real, named, form)
+    here = _here(gone, journal, form)
+    if quiet:
+        gone = {folder: rules for folder, rules in gone.items() if folder in here}
+    return rulespelling.notices(spelled, root_real, origin) + rulefolders.start_notices(gone, origin, here)
+
+
+def _here(gone: Mapping[str, list[str]], journal: Callable[[], Any] | None, form: PathForm) -> set[str]:
+    """Of the missing folders, those known to have been this vault's: named by a rule of its own
+    `[vaults."PATH"]` table, or holding a path the vault's journal has a change of."""
+    own = {folder for folder, rules in gone.items() if any(rulefolders.own_rule(r) for r in rules)}
+    rest = [folder for folder in gone if folder not in own]
+    found = journal() if journal is not None and rest else None
+    return own | (found.folders_seen(rest, form.key) if found is not None else set())
 
 
 def gate_for(vault: Any) -> ApprovalGate | None:

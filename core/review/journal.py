@@ -1912,6 +1912,30 @@ class Journal:
             ).fetchall()
         return {follow(moves, path, int(cid))[0] for path, cid in rows} - set(self.unreviewed_paths())
 
+    def folders_seen(self, folders: Iterable[str], key: Callable[[str], str]) -> set[str]:
+        """Those of `folders` (vault paths) that some journaled change touched a path in or under:
+        evidence that the folder was this vault's (a rule naming it that matches nothing now names
+        a folder renamed or removed, not one of another vault). `key` puts a name in the form the
+        vault's file system compares names in."""
+        wanted: dict[str, list[str]] = {}
+        for folder in folders:
+            wanted.setdefault(key(folder), []).append(folder)
+        if not wanted:
+            return set()
+        try:
+            with self._lock:
+                rows = self._con.execute("SELECT DISTINCT path FROM paths").fetchall()
+        except sqlite3.Error:  # (a journal closed or broken under it: no evidence, said as such)
+            return set()
+        found: set[str] = set()
+        for (path,) in rows:
+            parts = str(path).split("/")
+            for depth in range(1, len(parts) + 1):
+                named = wanted.get(key("/".join(parts[:depth])))
+                if named:
+                    found.update(named)
+        return found
+
     def moves(self, *, after: int = 0) -> list[Move]:
         """The journal's rows after change `after` that moved paths, oldest first (core.review.moves):
         renames made through vaultwatch, reverts of them (the move back), and outside moves."""

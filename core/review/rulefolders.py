@@ -100,14 +100,35 @@ def missing(root: str, named: Iterable[Named], form: PathForm) -> dict[str, list
     return out
 
 
-def start_notices(gone: Mapping[str, list[str]], origin: str = "settings file") -> list[str]:
-    """One notice per named folder the vault does not have, for where settings problems are said."""
-    return [
-        f"{origin}: {', '.join(rules)} names the folder {folder!r}, which this vault does not have: "
-        f"{'it matches' if len(rules) == 1 else 'they match'} nothing (rules do not follow a renamed "
-        "folder: edit the rule to the folder's new name, or remove it)"
-        for folder, rules in gone.items()
-    ]
+def start_notices(
+    gone: Mapping[str, list[str]], origin: str = "settings file", here: Collection[str] | None = None
+) -> list[str]:
+    """One notice per named folder the vault does not have, for where settings problems are said.
+    `here`: the folders known to have been this vault's (None: all). Only for those is a rename
+    the likely cause: a global rule naming a folder this vault never had is another vault's, and
+    the advice to remove it would drop that vault's protection; it is said as such instead."""
+    out = []
+    for folder, rules in gone.items():
+        matches = "it matches" if len(rules) == 1 else "they match"
+        if here is None or folder in here:
+            out.append(
+                f"{origin}: {', '.join(rules)} names the folder {folder!r}, which this vault does not have: "
+                f"{matches} nothing (rules do not follow a renamed folder: edit the rule to the folder's new "
+                "name, or remove it)"
+            )
+        else:
+            out.append(
+                f"{origin}: {', '.join(rules)} names the folder {folder!r}, which this vault has never had: "
+                f"{matches} nothing here (rules in [approve.folders] and [agents] apply in every vault, each "
+                "to the folders it has; if the name is misspelt, correct it)"
+            )
+    return out
+
+
+def own_rule(rule: str) -> bool:
+    """Whether a rule as named_folders says it is written in this vault's own `[vaults."PATH"]`
+    table (its folders are this vault's, so a missing one is renamed or misspelt here)."""
+    return rule.startswith("[vaults.")
 
 
 def gone_notice(folder: str, rules: list[str]) -> str:
@@ -122,8 +143,16 @@ class FolderWatch:
     """Remembers which folders named by the rules were missing; `look` says those missing since.
     `named()` gives the rules as they are now; `say(message)` tells the person."""
 
-    def __init__(self, root: str, form: PathForm, named: Callable[[], list[Named]], say: Callable[[str], None]):
+    def __init__(
+        self,
+        root: str,
+        form: PathForm,
+        named: Callable[[], list[Named]],
+        say: Callable[[str], None],
+        here: Callable[[Mapping[str, list[str]]], Collection[str]] | None = None,
+    ):
         self.root, self.form, self.named, self.say = root, form, named, say
+        self.here = here  # of the missing folders, those known to have been this vault's (None: all)
         self._missing = frozenset(self._keys(missing(root, named(), form)))
 
     def _keys(self, gone: Mapping[str, list[str]]) -> set[str]:
@@ -134,9 +163,11 @@ class FolderWatch:
         vault changed (a folder went away); else the rules changed (a rule names no folder)."""
         gone = missing(self.root, self.named(), self.form)
         said = []
-        for folder, rules in gone.items():
-            if self.form.key(folder) not in self._missing:
-                said.extend([gone_notice(folder, rules)] if moved else start_notices({folder: rules}))
+        new = {folder: rules for folder, rules in gone.items() if self.form.key(folder) not in self._missing}
+        if moved:  # (seen going while watched: this vault's folder, whatever the journal holds)
+            said = [gone_notice(folder, rules) for folder, rules in new.items()]
+        elif new:
+            said = start_notices(new, here=None if self.here is None else self.here(new))
         self._missing = frozenset(self._keys(gone))
         for message in said:
             self.say(message)
@@ -151,5 +182,6 @@ __all__ = [
     "literal_folder",
     "missing",
     "named_folders",
+    "own_rule",
     "start_notices",
 ]

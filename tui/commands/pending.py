@@ -129,7 +129,8 @@ def register(cli: CommandLine) -> None:
         print(f"{len(found)} {'' if args.all else 'pending '}{what} (store: {store.path})", file=sys.stderr)
         for refused in store.refusing():
             print(f"vaultwatch: {refused}", file=sys.stderr)
-        for notice in approval.rule_notices(vault.root_real):  # a rule renamed away or misspelled matches nothing
+        # a rule renamed away or misspelled matches nothing; the journal tells this vault's folders apart
+        for notice in approval.rule_notices(vault.root_real, journal=lambda: vault.journal):
             print(f"vaultwatch: {notice}", file=sys.stderr)
         return 0
 

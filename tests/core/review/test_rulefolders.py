@@ -83,10 +83,20 @@ def test_the_settings_notice_names_the_rule_and_the_file(tmp_path: Path) -> None
     assert "matches nothing" in notice
 
 
+def test_a_folder_the_vault_never_had_is_said_without_rename_advice(tmp_path: Path) -> None:
+    """With no journal to say the vault had it, the rule is another vault's as likely as a renamed
+    one's: no advice to remove it (it would drop the other vault's protection)."""
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[approve.folders]\n"Templates/**" = "never"\n')
+    (tmp_path / "v").mkdir()
+    [notice] = approval.rule_notices(str(tmp_path / "v"), str(settings))
+    assert "which this vault has never had" in notice and "remove it" not in notice, notice
+
+
 def test_an_empty_folder_a_rule_names_is_said_at_once_when_removed_with_the_real_watcher(make_vault, tmp_path: Path):
     """An empty folder's removal makes no note event; the index keeps folders, so the watcher's
-    DocumentsChanged names it. Said at once for one there at the start, and for one the start
-    said was missing, made since (empty) and removed again."""
+    DocumentsChanged names it. Said at once for one there at the start, and for one missing at the
+    start (not said then: the vault never had it), made since (empty) and removed again."""
     root = make_vault({"Notes/a.md": "# A\n"})
     (root / "Drafts").mkdir()
     settings = tmp_path / "settings.toml"
@@ -95,8 +105,7 @@ def test_an_empty_folder_a_rule_names_is_said_at_once_when_removed_with_the_real
     said: list[str] = []
     vault.bus.subscribe(lambda e: said.append(e.message) if isinstance(e, IndexProblem) else None)
     gate = approval.configure(vault, settings=str(settings))
-    [start] = gate.rule_notices()
-    assert "names the folder 'Later'" in start, start
+    assert gate.rule_notices() == []  # a folder this vault never had: another vault's, no news here
     vault.start_live(search=False)
     try:
         assert vault.wait_watching(TIMEOUT)
