@@ -16,8 +16,9 @@ home folder, the demo vault in an installed package and a test's temporary folde
 
 A folder with a journal or a table of its own is a vault of its own: one inside a known vault
 starts (an accidental serve of the folder above does not lock the real vault out). A journal is
-made only by a server or the TUI that started, so a refused start makes none and never becomes a
-vault of its own by being refused: every entry point asks here before anything opens the journal.
+made by vaultwatch run by the person (a server, the TUI, `vaultwatch changes`), never by an agent,
+and never for a folder inside a known vault (`journal_withheld`, asked by the Vault before it makes
+one) unless `--allow-nested`: so a refused folder never becomes a vault of its own by being opened.
 A folder holding a known vault is refused even with a journal of its own (that journal may be the
 accident); only a table of its own or `--allow-nested` says the person means it.
 
@@ -236,9 +237,8 @@ def journal_withheld(root_real: str) -> str | None:
     if above is None:
         return None
     return (
-        f"vaultwatch makes no change journal for {root_real}, since a journal of its own would make it a "
-        f"vault of its own, outside the rules of the vault around it; agents' changes are refused here. "
-        f"{above.refusal()}"
+        f"no change journal is made for {root_real}: one of its own would make it a vault of its own, "
+        f"outside the rules of the vault around it, so agents' changes are refused here. {above.refusal()}"
     )
 
 
