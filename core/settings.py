@@ -527,9 +527,16 @@ RULE_GLOBS = [
     "The globs are paths from the root of the vault served. No server starts on a folder inside a vault",
     "another vaultwatch serves, nor on one holding a served folder, where they would name other paths",
     "(docs/agents.md): to keep an agent to a folder, give it a `write` list on the vault's server. With",
-    "no server above, a folder inside a vault vaultwatch knows (it keeps a change journal of it, or this",
-    'file has a `[vaults."PATH"]` table for it) is refused too, unless it is a vault of its own: give it',
-    'a `[vaults."FOLDER"]` table (an empty one will do), or start it with `--allow-nested`.',
+    "no server running, a folder inside a vault vaultwatch knows (it keeps a change journal of it, or",
+    'this file has a `[vaults."PATH"]` table for it) is refused too, unless it is a vault of its own: it',
+    'has a journal of its own (it was served or opened before), a `[vaults."FOLDER"]` table (an empty',
+    "one will do), or is started with `--allow-nested`. A refused folder gets no journal (opening it in",
+    "the TUI or `vaultwatch changes` makes none), so being refused never makes it a vault of its own.",
+    "A folder holding a vault vaultwatch knows is refused the same way, even with a journal of its own",
+    "(the vault's rules would not apply to it from there): serve that vault, or, if you mean it,",
+    'give the folder a `[vaults."FOLDER"]` table or start it with `--allow-nested`. The refusal names',
+    "the journal that makes a folder known: if that folder was served by accident, move the journal",
+    "file out of the state folder (after `vaultwatch changes FOLDER`: it is that folder's history).",
 ]
 
 

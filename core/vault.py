@@ -85,6 +85,9 @@ class Vault:
         self._journal_set = False
         self._journal_problem: str | None = None  # why the journal meant to be on could not be opened
         self._journal_lock = threading.Lock()
+        # the person started this folder as a vault of its own though it lies inside a vault of theirs
+        # (--allow-nested): its journal may be made (core.review.nestedvault.journal_withheld)
+        self.nested_allowed = False
         self._resumer: threading.Thread | None = None  # finish_interrupted_soon's thread, the latest
         self._resuming_agents_only = False  # that thread finishes the agents' operations alone
         self._resume_all_next = False  # a full run was asked for meanwhile: the thread runs one next
@@ -147,7 +150,13 @@ class Vault:
     def _open_journal_locked(self) -> str | None:
         """Open the journal (the caller holds `_journal_lock`); returns a new problem to publish."""
         from vaultwatch.core.review.journal import open_journal  # noqa: PLC0415  (loaded on the first write)
+        from vaultwatch.core.review.nestedvault import journal_withheld  # noqa: PLC0415
 
+        withheld = None if self.nested_allowed else journal_withheld(self.root_real)
+        if withheld is not None:  # a journal made here would make the folder a vault of its own
+            new = withheld != self._journal_problem
+            self._journal, self._journal_problem = None, withheld
+            return withheld if new else None
         try:
             self._journal, self._journal_problem = open_journal(self), None
         except JournalUnavailable as exc:

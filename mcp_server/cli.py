@@ -328,15 +328,14 @@ def add_server_options(p: argparse.ArgumentParser) -> None:
 
 
 def _vault_above(args: argparse.Namespace, root: str) -> str | None:
-    """Why `root` may not be served: it lies inside a vault the person has rules for (None when it
-    does not, or `--allow-nested` says it is a vault of its own)."""
+    """Why `root` may not be served: it lies inside, or holds, a vault the person has rules for
+    (None when it does not, or `--allow-nested` says it is a vault of its own)."""
     from vaultwatch.core.review.guardenv import settings_path
-    from vaultwatch.core.review.nestedvault import vault_above
+    from vaultwatch.core.review.nestedvault import refusal
 
     if getattr(args, "allow_nested", False):
         return None
-    above = vault_above(root, settings_path())
-    return above.refusal() if above is not None else None
+    return refusal(root, settings_path())
 
 
 def server_options(args: argparse.Namespace) -> dict:

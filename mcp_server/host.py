@@ -44,7 +44,7 @@ from vaultwatch.core.disk.vaultlock import VaultBusy, VaultLock, VaultNested
 from vaultwatch.core.review import approval
 from vaultwatch.core.review.guardenv import settings_path
 from vaultwatch.core.review.idlesessions import IdleSessions
-from vaultwatch.core.review.nestedvault import vault_above
+from vaultwatch.core.review.nestedvault import refusal as nested_refusal
 from vaultwatch.core.vault import Vault
 
 if TYPE_CHECKING:
@@ -292,6 +292,8 @@ class McpHost:
     ) -> None:
         self.vault = vault
         self.allow_nested = allow_nested  # serve even inside a vault the person has rules for (nestedvault.py)
+        if allow_nested:  # and keep its journal, which makes it a vault of its own from now on
+            vault.nested_allowed = True
         self.kind = kind  # "tui", "serve" or "headless": recorded for whoever finds the vault busy
         self._vault_lock = vault_lock  # taken by the caller already (serve takes it before importing the SDK)
         self.idle_exit = idle_exit  # stop after this many seconds without clients (headless servers)
@@ -385,10 +387,10 @@ class McpHost:
             raise HostError(str(nested)) from None
         except OSError as exc:
             raise HostError(f"cannot lock the vault folder {self.vault.root_real}: {exc.strerror or exc}") from None
-        above = None if self.allow_nested else vault_above(self.vault.root_real, settings_path())
-        if above is not None:
+        refused = None if self.allow_nested else nested_refusal(self.vault.root_real, settings_path())
+        if refused is not None:
             lock.release()
-            raise HostError(above.refusal())
+            raise HostError(refused)
         return lock
 
     def guard(self) -> Guard:

@@ -75,14 +75,13 @@ def check_folder(path: str) -> None:
 
 
 def _vault_above(root_real: str) -> str | None:
-    """Why a headless server of `root_real` would refuse to start inside a vault the person has
-    rules for (core.review.nestedvault), or None. Imported here only: the journal's module is no
+    """Why a headless server of `root_real` would refuse to start inside, or holding, a vault the
+    person has rules for (core.review.nestedvault), or None. Imported here only: the journal's module is no
     part of a bridge's quick path to a running server."""
     from vaultwatch.core.review.guardenv import settings_path  # noqa: PLC0415
-    from vaultwatch.core.review.nestedvault import vault_above  # noqa: PLC0415
+    from vaultwatch.core.review.nestedvault import refusal  # noqa: PLC0415
 
-    above = vault_above(root_real, settings_path())
-    return above.refusal() if above is not None else None
+    return refusal(root_real, settings_path())
 
 
 def peer(sock: socket.socket) -> tuple[int | None, int | None]:

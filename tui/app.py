@@ -556,6 +556,8 @@ def make_app(vault: Vault, *, config: AppConfig | None = None) -> VaultwatchApp:
     """Build the session (and the watcher, and how to build the MCP host, that the config asks
     for) and the app. The host is built by the app after its first frame."""
     config = config or AppConfig()
+    if config.allow_nested:  # the person said the folder is a vault of its own: it keeps a journal
+        vault.nested_allowed = True
     session = Session(vault, config)
     host_factory = None
     if config.mcp:

@@ -1,21 +1,30 @@
-"""Whether a folder about to be served lies inside a vault the person has rules for.
+"""Whether a folder about to be served lies inside, or holds, a vault the person has rules for.
 
 The rules of the settings file (`[approve.folders]`, an agent's `write` and `deny`) are globs on
 paths from the root of the vault served. Served from a folder inside that vault, they name other
 paths: `"Finance/**" = "never"` covers nothing of `Vault/Finance` served on its own, and an agent
-given that folder writes there unasked. A server already running above is refused by the vault
-lock (core.disk.vaultlock.nested_server); this is the same refusal when none runs.
+given that folder writes there unasked. Served from a folder above it, they name other paths too:
+`"Templates/**" = "never"` covers nothing of `Parent/Vault/Templates`. A server already running
+above or below is refused by the vault lock (core.disk.vaultlock.nested_server); this is the same
+refusal when none runs.
 
-A folder above counts as a vault of the person's only where vaultwatch has something of it: a
-change journal in the state folder (vaultwatch served or opened it), or a `[vaults."FOLDER"]`
-table in the settings file. A `.obsidian` folder alone does not count (Obsidian's own vault
-holds no vaultwatch rules), nor does a home folder or a repository that was never served, so a
-vault in a home folder, the demo vault in an installed package and a test's temporary folder
-start as before.
+A folder counts as a vault of the person's only where vaultwatch has something of it: a change
+journal in the state folder (vaultwatch served or opened it), or a `[vaults."FOLDER"]` table in
+the settings file. A `.obsidian` folder alone does not count (Obsidian's own vault holds no
+vaultwatch rules), nor does a home folder or a repository that was never served, so a vault in a
+home folder, the demo vault in an installed package and a test's temporary folder start as before.
 
-The person says a folder is a vault of its own by a `[vaults."FOLDER"]` table for it (an empty
-one will do: it is read before any server starts, so bridges' headless servers follow it too),
-or for one start by `--allow-nested`.
+A folder with a journal or a table of its own is a vault of its own: one inside a known vault
+starts (an accidental serve of the folder above does not lock the real vault out). A journal is
+made by vaultwatch run by the person (a server, the TUI, `vaultwatch changes`), never by an agent,
+and never for a folder inside a known vault (`journal_withheld`, asked by the Vault before it makes
+one) unless `--allow-nested`: so a refused folder never becomes a vault of its own by being opened.
+A folder holding a known vault is refused even with a journal of its own (that journal may be the
+accident); only a table of its own or `--allow-nested` says the person means it.
+
+The journals' file names are the vault's folder name and a digest of its path, so the vaults below
+a folder are found by walking its folders (not its files, no symbolic links) for names that match a
+journal's; the walk is skipped when no journal but the folder's own and its parents' is left.
 """
 
 from __future__ import annotations
@@ -23,30 +32,90 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from vaultwatch.core.disk.vaultkeys import same_folder, vault_folder
+from vaultwatch.core.disk.vaultkeys import nesting, same_folder, vault_folder
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.journal import journal_path
+from vaultwatch.core.review.guardenv import settings_path
+from vaultwatch.core.review.journal import enabled_by_env, journal_path
 
 ALLOW_FLAG = "--allow-nested"
 
 
 @dataclass(frozen=True, slots=True)
+class Known:
+    """A folder vaultwatch knows as a vault of the person's, and what shows it."""
+
+    folder: str
+    journal: str | None  # its journal file, when that is the evidence
+    table: str | None  # the key of its `[vaults."..."]` table, when that is the evidence
+
+    @property
+    def evidence(self) -> str:
+        if self.table is not None:
+            return f'settings.toml has a [vaults."{self.table}"] table for it'
+        return f"vaultwatch keeps its change journal {self.journal}"
+
+    def forget(self) -> str:
+        """How the person forgets this folder as a vault, if it was served by accident."""
+        if self.table is not None:
+            return f'remove its [vaults."{self.table}"] table from settings.toml'
+        return (
+            f"move its journal {self.journal} (and any -wal and -shm files beside it) out of the state "
+            f"folder; that file is the history of changes made there, so look at it first with "
+            f"`vaultwatch changes {self.folder}` and keep the copy"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class VaultAbove:
-    """The vault `folder` holding the folder to serve, and what shows it is one of the person's."""
+    """The vault `known.folder` holding the folder `root` to serve, which has no rules of its own."""
 
     root: str
-    folder: str
-    evidence: str
+    known: Known
+    parent_refused: str | None = None  # why serving the vault above would be refused too (a vault in it)
+
+    @property
+    def folder(self) -> str:
+        return self.known.folder
 
     def refusal(self) -> str:
         rel = self.root[len(self.folder) :].strip("/")
+        if self.parent_refused is None:
+            instead = (
+                f"Serve {self.folder} instead and keep an agent to this folder with "
+                f'`[agents.NAME] write = ["{rel}/**"]` in settings.toml; or, if'
+            )
+        else:
+            instead = f"Serving {self.folder} instead is refused too: {self.parent_refused}. If"
         return (
-            f"{self.root} lies inside the vault {self.folder} ({self.evidence}): the settings' folder "
+            f"{self.root} lies inside the vault {self.folder} ({self.known.evidence}): the settings' folder "
             f"rules and agents' write and deny lists are paths from {self.folder}, so served from "
-            f"{self.root} they would name other folders and not apply. Serve {self.folder} instead and "
-            f'keep an agent to this folder with `[agents.NAME] write = ["{rel}/**"]` in settings.toml; '
-            f"or, if {self.root} is a vault of its own, start it with {ALLOW_FLAG} (or give it a "
-            f'[vaults."{self.root}"] table in settings.toml)'
+            f"{self.root} they would name other folders and not apply. {instead} "
+            f"{self.root} is a vault of its own, start it with {ALLOW_FLAG} (or give it a "
+            f'[vaults."{self.root}"] table in settings.toml). If {self.folder} is no vault of yours and '
+            f"was served by accident, {self.known.forget()}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class VaultBelow:
+    """The vault `known.folder` inside the folder `root` to serve."""
+
+    root: str
+    known: Known
+
+    @property
+    def folder(self) -> str:
+        return self.known.folder
+
+    def refusal(self) -> str:
+        return (
+            f"{self.root} holds the vault {self.folder} ({self.known.evidence}): the settings' folder rules "
+            f"and agents' write and deny lists are paths from {self.folder}, so served from {self.root} "
+            f"they would name other folders and not apply to it (an agent could write where they say "
+            f"never). Serve {self.folder} itself; or, if you mean {self.root} to be a vault with "
+            f"{self.folder} in it under {self.root}'s rules, start it with {ALLOW_FLAG} (or give it a "
+            f'[vaults."{self.root}"] table in settings.toml). If {self.folder} is no vault of yours and '
+            f"was opened by accident, {self.known.forget()}"
         )
 
 
@@ -72,22 +141,114 @@ def _tables(settings_file: str) -> list[tuple[str, str]]:
     return found
 
 
-def vault_above(root_real: str, settings_file: str) -> VaultAbove | None:
-    """The nearest folder above `root_real` that is a vault of the person's (see module doc), or
-    None: also when the settings file gives `root_real` a table of its own."""
-    tables = _tables(settings_file)
-    if any(same_folder(root_real, theirs) for _, theirs in tables):
-        return None
+def _own(folder: str, tables: list[tuple[str, str]]) -> Known | None:
+    """What shows `folder` itself is a vault of the person's: its table first, then its journal."""
+    for key, theirs in tables:
+        if same_folder(folder, theirs):
+            return Known(folder, None, key)
+    journal = journal_path(folder)
+    return Known(folder, journal, None) if os.path.exists(journal) else None
+
+
+def _above(root_real: str, tables: list[tuple[str, str]]) -> Known | None:
     folder = root_real
     while (parent := os.path.dirname(folder)) != folder:
         folder = parent
-        for key, theirs in tables:
-            if same_folder(folder, theirs):
-                return VaultAbove(root_real, folder, f'settings.toml has a [vaults."{key}"] table for it')
-        journal = journal_path(folder)
-        if os.path.exists(journal):
-            return VaultAbove(root_real, folder, f"vaultwatch keeps its change journal {journal}")
+        known = _own(folder, tables)
+        if known is not None:
+            return known
     return None
 
 
-__all__ = ["ALLOW_FLAG", "VaultAbove", "vault_above"]
+def _below(root_real: str, tables: list[tuple[str, str]]) -> Known | None:
+    """A vault of the person's strictly inside `root_real`: a table's folder, else a journal's."""
+    for key, theirs in tables:
+        if not same_folder(root_real, theirs) and nesting(root_real, theirs) == "holds":
+            return Known(theirs, None, key)
+    folder_of_journals = os.path.dirname(journal_path(root_real))
+    try:
+        names = set(os.listdir(folder_of_journals))
+    except OSError:
+        return None
+    # the folder's own journal and its parents' are no vault below it
+    folder = root_real
+    while True:
+        names.discard(os.path.basename(journal_path(folder)))
+        if (parent := os.path.dirname(folder)) == folder:
+            break
+        folder = parent
+    names = {name for name in names if name.endswith(".sqlite3")}
+    if not names:
+        return None
+    for dirpath, dirnames, _files in os.walk(root_real, onerror=lambda _exc: None):
+        dirnames.sort()
+        for name in dirnames:
+            inner = os.path.join(dirpath, name)
+            journal = journal_path(inner)
+            if os.path.basename(journal) in names:
+                return Known(inner, journal, None)
+    return None
+
+
+def vault_above(root_real: str, settings_file: str) -> VaultAbove | None:
+    """The nearest folder above `root_real` that is a vault of the person's (see module doc), or
+    None: also when `root_real` has a table or a journal of its own."""
+    tables = _tables(settings_file)
+    if _own(root_real, tables) is not None:
+        return None
+    known = _above(root_real, tables)
+    if known is None:
+        return None
+    below = _below(known.folder, [t for t in tables if not same_folder(t[1], root_real)])
+    # never advise serving the vault above when that would be refused too, or would take in a
+    # vault of the person's whose rules then would not apply
+    refused = None if below is None else f"it holds the vault {below.folder}"
+    return VaultAbove(root_real, known, refused)
+
+
+def vault_below(root_real: str, settings_file: str) -> VaultBelow | None:
+    """A vault of the person's inside `root_real` (see module doc), or None: also when the settings
+    file gives `root_real` a table of its own (a journal of its own is no answer: it may be the
+    accident)."""
+    tables = _tables(settings_file)
+    if any(same_folder(root_real, theirs) for _, theirs in tables):
+        return None
+    known = _below(root_real, tables)
+    return None if known is None else VaultBelow(root_real, known)
+
+
+def refusal(root_real: str, settings_file: str) -> str | None:
+    """Why `root_real` may not be served on its own (a vault of the person's lies above or below
+    it), or None."""
+    found: VaultAbove | VaultBelow | None = vault_above(root_real, settings_file) or vault_below(
+        root_real, settings_file
+    )
+    return None if found is None else found.refusal()
+
+
+def journal_withheld(root_real: str) -> str | None:
+    """Why no change journal may be made for `root_real`, or None. A journal of its own makes a
+    folder a vault of its own (see module doc): one made by opening a folder inside a vault of the
+    person's (the TUI with its MCP server refused, `vaultwatch changes FOLDER`) would let the next
+    server of that folder start outside the vault's rules. An existing journal is always opened."""
+    if not enabled_by_env() or os.path.exists(journal_path(root_real)):
+        return None
+    above = vault_above(root_real, settings_path())
+    if above is None:
+        return None
+    return (
+        f"no change journal is made for {root_real}: one of its own would make it a vault of its own, "
+        f"outside the rules of the vault around it, so agents' changes are refused here. {above.refusal()}"
+    )
+
+
+__all__ = [
+    "ALLOW_FLAG",
+    "Known",
+    "VaultAbove",
+    "VaultBelow",
+    "journal_withheld",
+    "refusal",
+    "vault_above",
+    "vault_below",
+]

@@ -192,3 +192,115 @@ def test_a_vault_in_a_folder_vaultwatch_never_knew_starts(place, sock_dir: Path)
     proc = serve(root / "Work", sock_dir / "w.sock", env)
     end_server(proc.pid)
     proc.wait(30)
+
+
+# A folder holding a vault with rules, served, applied none of them: `"Work/Clients/**" = "never"`
+# covers nothing of `Home/vault/Work/Clients`. And a vault with a journal of its own inside a folder
+# served once by accident was refused, told to serve that folder instead: the unsafe choice.
+@pytest.fixture
+def home(place) -> tuple[Path, Path, dict[str, str]]:
+    """(the folder holding the vault, the vault, env): the vault has rules and a journal."""
+    root, env = place
+    holder_folder = root.parent / "home"
+    holder_folder.mkdir()
+    inner = holder_folder / "vault"
+    root.rename(inner)
+    (Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml").write_text(NEVER)
+    journal(inner, env)  # the person has used vaultwatch on the vault
+    return holder_folder, inner, env
+
+
+def journal_file(folder: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Path:
+    from vaultwatch.core.review.journal import journal_path
+
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    return Path(journal_path(str(folder)))
+
+
+async def agent_writes(params: StdioServerParameters, path: str) -> str:
+    """What the agent is told when it writes `path`: "APPLIED", or the refusal."""
+    try:
+        async with Client(params, client_info=Implementation(name="scribe", version="1")) as client:
+            got = await client.call_tool("write", {"path": path, "content": "# from the agent\n", "overwrite": True})
+            return got.content[0].text if got.is_error else "APPLIED"
+    except (MCPError, BaseExceptionGroup) as exc:
+        return " | ".join(messages(exc))
+
+
+@pytest.mark.parametrize("how", ["serve", "stdio", "bridge"])
+async def test_a_folder_holding_a_vault_with_rules_gets_no_server(
+    home, sock_dir: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent, root, env = home
+    try:
+        if how == "serve":
+            said = start_refused(["serve", str(parent), "--socket", str(sock_dir / "h.sock")], env)
+        else:
+            args = ["bridge", "--vault"] if how == "bridge" else ["serve", "--stdio"]
+            params = StdioServerParameters(
+                command=VAULTWATCH[0], args=[*VAULTWATCH[1:], *args, str(parent)], env=env, cwd=str(ROOT)
+            )
+            said = await agent_writes(params, "vault/Work/Clients/acme.md")
+            assert said != "APPLIED", "the write into the vault's never folder landed through the folder above"
+    finally:
+        stop_headless_servers(parent)
+    assert f"{parent} holds the vault {root} (vaultwatch keeps its change journal" in said, said
+    assert f"Serve {root} itself" in said and "--allow-nested" in said, said
+    assert f"Serve {parent} instead" not in said and f"Serve {parent.parent} instead" not in said, said
+    assert f"move its journal {journal_file(root, env, monkeypatch)}" in said, said
+    assert "vaultwatch changes" in said, said  # look at the history before moving it away
+    assert holder(str(parent)) is None
+    assert (root / "Work" / "Clients" / "acme.md").read_text() == ACME
+    assert not journal_file(parent, env, monkeypatch).exists()  # a refused start made no vault of it
+    if how == "serve":  # the person who means it
+        proc = serve(parent, sock_dir / "h.sock", env, "--allow-nested")
+        end_server(proc.pid)
+        proc.wait(30)
+
+
+@pytest.mark.parametrize("how", ["serve", "stdio"])
+async def test_a_vault_with_a_journal_of_its_own_starts_inside_a_folder_served_by_accident(
+    home, sock_dir: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent, root, env = home
+    journal(parent, env)  # the folder above was opened once by accident: it has a journal too
+    assert journal_file(parent, env, monkeypatch).exists()
+    if how == "serve":
+        proc = serve(root, sock_dir / "v.sock", env, "--headless")
+        end_server(proc.pid)
+        proc.wait(30)
+    else:
+        params = StdioServerParameters(
+            command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "serve", "--stdio", str(root)], env=env, cwd=str(ROOT)
+        )
+        said = await agent_writes(params, "Work/Clients/acme.md")
+        assert "never" in said and said != "APPLIED", said  # served on its own, under its own rules
+        assert await agent_writes(params, "Work/note.md") == "APPLIED"
+    # and the accidental folder above is the one refused now, with no advice to serve it
+    said = start_refused(["serve", str(parent), "--socket", str(sock_dir / "h.sock")], env)
+    assert f"{parent} holds the vault {root}" in said and f"Serve {root} itself" in said, said
+    assert (root / "Work" / "Clients" / "acme.md").read_text() == ACME
+    if how == "serve":  # a folder beside the vault is refused, never told to serve the folder above
+        (parent / "other").mkdir()
+        said = start_refused(["serve", str(parent / "other"), "--socket", str(sock_dir / "o.sock")], env)
+        assert f"lies inside the vault {parent}" in said and f"Serve {parent} instead" not in said, said
+        assert f"Serving {parent} instead is refused too: it holds the vault {root}" in said, said
+        assert f"move its journal {journal_file(parent, env, monkeypatch)}" in said, said
+
+
+def test_opening_a_folder_inside_a_vault_makes_no_journal_that_would_let_it_start(
+    place, sock_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, env = place
+    (Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml").write_text(NEVER)
+    journal(root, env)
+    work = root / "Work"
+    out = subprocess.run(
+        [*VAULTWATCH, "changes", str(work)], env=env, capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert f"no change journal is made for {work}: " in out.stderr, (out.stdout, out.stderr)
+    assert f"{work} lies inside the vault {root}" in out.stderr, out.stderr
+    for args in (["serve", str(work), "--socket", str(sock_dir / "w.sock")], ["serve", str(work), "--headless"]):
+        said = start_refused(args, env)
+        assert f"{work} lies inside the vault {root}" in said, said
+    assert not journal_file(work, env, monkeypatch).exists()

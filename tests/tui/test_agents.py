@@ -152,13 +152,18 @@ async def test_a_never_folder_rule_shows_for_every_agent(tui_demo: Path, socket_
             assert "scribe/1.0 (writes anywhere; approval: none; never Projects/** (every agent))" in shown, shown
 
 
+@pytest.mark.usefixtures("own_state")
 async def test_a_tui_on_a_folder_of_a_vault_with_rules_serves_no_agents_and_says_why(
     tui_demo: Path, socket_path: str, tmp_path: Path, monkeypatch
 ) -> None:
     """The TUI opened on a folder of a vault the settings file has a table for shows the folder, but
     its MCP server does not start (the vault's rules' paths would not be this folder's), and the
-    status line says why; with --allow-nested (AppConfig.allow_nested) it serves."""
+    status line says why; with --allow-nested (AppConfig.allow_nested) it serves. The refused TUI
+    makes no change journal for the folder: one would make it a vault of its own, served next time."""
+    from vaultwatch.core.review.journal import journal_path
+
     root = os.path.realpath(tui_demo)
+    journal = journal_path(os.path.join(root, "Projects"))
     (tmp_path / "vaultwatch").mkdir()
     (tmp_path / "vaultwatch" / "settings.toml").write_text(f'[vaults."{root}".triage]\nstale_unmodified_days = 9\n')
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
@@ -171,11 +176,13 @@ async def test_a_tui_on_a_folder_of_a_vault_with_rules_serves_no_agents_and_says
         assert "MCP off" in app.status.parts["mcp"].plain
         assert not os.path.exists(socket_path)
         assert len(app.main.active_list.rows) > 0  # the TUI itself keeps working
+        assert not os.path.exists(journal)
     config = fixed_config(mcp=True, socket_path=socket_path, allow_nested=True)
     app = make_app(open_loaded(tui_demo / "Projects"), config=config)
     async with app.run_test(size=(120, 30)) as pilot:
         await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
         await pilot.press("q")
+    assert os.path.exists(journal)  # the person's --allow-nested made it a vault of its own
 
 
 @pytest.mark.usefixtures("own_state")

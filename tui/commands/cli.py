@@ -72,6 +72,7 @@ def open_vault(args: argparse.Namespace, *, load: bool = True) -> Vault:
     """Open (and by default fully load) the vault named on the command line."""
     root = args.vault or default_vault()
     vault = Vault(root, clock=clock_from(args), okf_mode=args.okf, attachment_exts=args.attachment_exts)
+    vault.nested_allowed = bool(getattr(args, "allow_nested", False))
     apply_approval(args, vault)
     if load:
         vault.load()
