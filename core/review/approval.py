@@ -56,6 +56,7 @@ from vaultwatch.core.review import agentrules, refusals, rulefolders, rulespelli
 from vaultwatch.core.review import pending as pending_changes
 from vaultwatch.core.review.agentrules import AgentRule, AgentRules, RuleRefused
 from vaultwatch.core.review.guardenv import settings_path
+from vaultwatch.core.review.journal import journal_path
 from vaultwatch.core.review.policy import FOLDER_MODES, MODES, NEVER, Asker, Decision, Policy, Rule
 from vaultwatch.core.review.question import question
 
@@ -930,9 +931,18 @@ def attach(vault: Any, gate: ApprovalGate | None) -> None:
             gate.bus = vault.bus
         gate.form = fx.form_of(vault.root_real)
         gate.root_real = vault.root_real
-        gate.history = lambda: vault.journal  # (opened on first use, None when off)
+        gate.history = lambda: kept_journal(vault)
         gate.wall = lambda: vault.clock.now().timestamp()
     vault.approval_gate = gate
+
+
+def kept_journal(vault: Any) -> Any:
+    """The vault's journal when it has one on disk, else None: what the rule notices read to know a
+    folder was this vault's. Never made for that alone: a journal of its own makes a folder a vault
+    of its own (core.review.nestedvault), and a start that is then refused must leave none."""
+    if not os.path.exists(journal_path(vault.root_real)):
+        return None
+    return vault.journal
 
 
 def configure(

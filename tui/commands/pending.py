@@ -130,7 +130,7 @@ def register(cli: CommandLine) -> None:
         for refused in store.refusing():
             print(f"vaultwatch: {refused}", file=sys.stderr)
         # a rule renamed away or misspelled matches nothing; the journal tells this vault's folders apart
-        for notice in approval.rule_notices(vault.root_real, journal=lambda: vault.journal):
+        for notice in approval.rule_notices(vault.root_real, journal=lambda: approval.kept_journal(vault)):
             print(f"vaultwatch: {notice}", file=sys.stderr)
         return 0
 
