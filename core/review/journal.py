@@ -93,6 +93,7 @@ from vaultwatch.core.edit.hooks import (  # the write path's hooks, importable f
 )
 from vaultwatch.core.errors import JournalUnavailable, NotFoundError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event
+from vaultwatch.core.review import vaultroots
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.guardenv import state_dir
 from vaultwatch.core.review.moves import Move, describe, follow, top_pairs
@@ -654,6 +655,7 @@ class Journal:
         journal.current = _reader(vault)
         journal.is_folder = _folder_probe(vault.root_real)
         journal.watch(vault.bus)
+        vaultroots.record(os.path.dirname(journal.path), vault.root_real)  # for nestedvault's look below a folder
         return journal
 
     def watch(self, bus: Any) -> None:

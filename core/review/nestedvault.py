@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from vaultwatch.core.disk.vaultkeys import nesting, same_folder, vault_folder
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review import vaultroots
 from vaultwatch.core.review.guardenv import settings_path
 from vaultwatch.core.review.journal import enabled_by_env, journal_path
 
@@ -178,7 +179,13 @@ def _below(root_real: str, tables: list[tuple[str, str]]) -> Known | None:
             break
         folder = parent
     names = {name for name in names if name.endswith(".sqlite3")}
-    if not names:
+    for root in vaultroots.recorded(folder_of_journals):  # the vaults whose journals are listed: no walk
+        name = os.path.basename(journal_path(root))
+        if name in names:
+            names.discard(name)
+            if nesting(root_real, root) == "holds" and not same_folder(root_real, root):
+                return Known(root, os.path.join(folder_of_journals, name), None)
+    if not names:  # every journal left is listed: none lies below
         return None
     for dirpath, dirnames, _files in os.walk(root_real, onerror=lambda _exc: None):
         dirnames.sort()

@@ -1,0 +1,64 @@
+"""The list of vaults with a journal (core/review/vaultroots.py): written when a vault's journal opens,
+private, and what lets nestedvault find a vault inside a folder without walking the folder's tree."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from vaultwatch.core.review import nestedvault, vaultroots
+from vaultwatch.core.review.journal import journal_path
+from vaultwatch.core.vault import Vault
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path
+
+
+def opened(root: Path) -> None:
+    """Open the vault's journal, as any vaultwatch command on it does."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "note.md").write_text("# note\n")
+    vault = Vault(root)
+    vault.load()
+    try:
+        assert vault.journal is not None
+    finally:
+        vault.stop()
+
+
+def test_opening_a_vaults_journal_lists_its_folder_once_in_a_private_file(state: Path) -> None:
+    inner = (state / "home" / "vault").resolve()
+    opened(inner)
+    opened(inner)
+    folder = os.path.dirname(journal_path(str(inner)))
+    assert vaultroots.recorded(folder) == [str(inner)]
+    listed = Path(folder) / vaultroots.ROOTS
+    assert stat.S_IMODE(listed.stat().st_mode) == 0o600
+    with listed.open("a") as fh:
+        fh.write('"/cut off\n')  # a write cut off: skipped
+    assert vaultroots.recorded(folder) == [str(inner)]
+
+
+def test_a_listed_vault_inside_a_folder_is_found_without_walking_the_folder(
+    state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = (state / "home").resolve()
+    inner = home / "deep" / "er" / "vault"
+    opened(inner)
+    opened(state / "elsewhere")  # another vault's journal: without the list, a reason to walk home
+    settings = str(state / "config" / "vaultwatch" / "settings.toml")
+
+    def no_walk(*_args, **_kwargs):
+        raise AssertionError("walked the folder's tree")
+
+    monkeypatch.setattr(os, "walk", no_walk)
+    below = nestedvault.vault_below(str(home), settings)
+    assert below is not None and below.known.folder == str(inner)
+    assert nestedvault.vault_below(str(state / "elsewhere"), settings) is None
