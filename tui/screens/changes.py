@@ -190,7 +190,9 @@ def render_change(
         )
     now_at = journal.now_at([change]).get(change.id)
     if now_at:
-        lead.append(Text(f"\nnow at {now_at}: the note moved since (r reverts it there)", style="bold"))
+        # a rename's revert is a move back, which would undo the later move too: it is refused there
+        there = "move it back to revert it" if change.operation == "rename" else "r reverts it there"
+        lead.append(Text(f"\nnow at {now_at}: the note moved since ({there})", style="bold"))
     files = []
     for f in change.files:
         before, after = journal.contents(change.id, f.seq)
