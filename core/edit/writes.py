@@ -507,7 +507,7 @@ class Writer:
                     later,
                     created=True,
                     extra=created,
-                    summary=f"created ({_count_lines(data)} lines)"
+                    summary=f"created ({_count_lines(data)} line{'s' if _count_lines(data) != 1 else ''})"
                     if t.kind == NOTE
                     else f"created ({len(data)} bytes)",
                 )

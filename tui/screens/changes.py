@@ -732,7 +732,6 @@ class ChangesScreen(Screen[None], _Reverting):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns(*COLUMNS)
         self.reload()
         table.focus()
 
@@ -750,7 +749,11 @@ class ChangesScreen(Screen[None], _Reverting):
             list(reversed(open_intents(journal, self.app.session.vault.root_real))) if journal is not None else []
         )
         self.rows = journal.changes(agent=self.agent, since=self.since, path=self.note, limit=2000) if journal else []
-        table.clear()
+        # the columns too: a DataTable's column only ever widens to its cells, so a long summary of
+        # an earlier load kept its width and pushed the state column past the edge, cut mid-number
+        # ("reverts 1" for "reverts 11"); `fitted` sizes this load's rows to the screen
+        table.clear(columns=True)
+        table.add_columns(*COLUMNS)
         localtime = self.app.config.localtime
         rows: list[tuple[list[str | Text], str]] = []
         for i in self.intents:

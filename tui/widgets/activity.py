@@ -130,7 +130,7 @@ class ActivityTitle(Static):
     ) -> None:
         text = Text()
         text.append("Agent activity", style="bold")
-        spans.append(text, f"  {calls:,} calls", "dim")
+        spans.append(text, f"  {calls:,} call{'s' if calls != 1 else ''}", "dim")
         if unseen:
             text.append("  ")
             text.append(f"↓ {unseen:,} new below", style="bold reverse")
@@ -252,7 +252,7 @@ class ActivityTicker(Static):
             summary = newest.error or newest.summary
             if summary:
                 text.append(f" {summary}")
-            spans.append(text, f" · {latency(newest.duration_ms)} · {calls:,} calls", "dim")
+            spans.append(text, f" · {latency(newest.duration_ms)} · {calls:,} call{'s' if calls != 1 else ''}", "dim")
         text.no_wrap, text.overflow = True, "ellipsis"
         self.plain = text.plain
         self.update(spans.tidy(text), layout=False)
