@@ -72,7 +72,7 @@ def _line(c: Change, sessions: dict[str, str], now_at: str | None = None) -> str
     where = f"{c.src} -> {c.path}" if c.src else c.path
     if now_at:  # moved since (renamed, or moved outside vaultwatch): where the note is now
         where += f" (now at {now_at})"
-    # the session as `--session` takes it back: a prefix no other session of the journal starts with
+    # the session in its one short form (core.review.sessionids), which `--session` takes back
     who = c.who[:28] + (f" [{sessions.get(c.session, c.session)}]" if c.session else "")
     return one_line(f"{c.id:>6}  {_when(c.at)}  {who:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
 
