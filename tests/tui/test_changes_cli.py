@@ -98,6 +98,7 @@ def test_a_redo_is_listed_with_tool_redo_not_revert(agent_changed):
     assert revert["tool"] == "revert"
     done = run("redo", str(revert["id"]), str(root), env=env)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "redid 1 change", done.stdout  # no batch id for one change
     redo = json.loads(run("changes", str(root), "--json", env=env).stdout.splitlines()[0])
     assert redo["revert_of"] == revert["id"] and redo["tool"] == "redo", redo
     assert "  redo  " in run("changes", str(root), env=env).stdout.splitlines()[0]

@@ -373,7 +373,8 @@ def _register_redo(cli: CommandLine) -> None:
             n = len(outcome.redone)
             print(
                 f"redid {n} change{'s' if n != 1 else ''}"
-                + (f" (batch {outcome.batch})" if outcome.batch else "")
+                # a batch's id says which changes went together: for one change it is noise
+                + (f" (batch {outcome.batch})" if outcome.batch and n > 1 else "")
                 + (" (finished an interrupted redo)" if outcome.finished else "")
             )
             return 0
