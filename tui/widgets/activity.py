@@ -109,9 +109,21 @@ class ActivityList(RowList):
             "summary": (summary, None),
             "count": ("" if row.result_count is None else str(row.result_count), None),
             "latency": (latency(row.duration_ms), self.cstyle("rowlist--dim")),
-            "error": (row.error or "", err),
+            "error": (error_cell(row.error or ""), err),
         }
         return [values[c.key] for c in columns]
+
+
+ERROR_LEAD = "Error: "  # how a tool's error answer starts: the column's header says it already
+RULE_LEAD = "the person's rule "  # how every refusal by rule starts
+
+
+def error_cell(error: str) -> str:
+    """An error as its narrow cell shows it: a refusal by rule from the rule's name on (the leads the
+    same on every refused call left `Error: the person's rule "T…`, the name that told them apart
+    cut); the whole of a refusal is in the refusals view."""
+    error = error.removeprefix(ERROR_LEAD)
+    return error.removeprefix(RULE_LEAD)
 
 
 class ActivityTitle(Static):
