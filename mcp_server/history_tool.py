@@ -14,7 +14,7 @@ from pydantic import Field
 
 from vaultwatch.core.disk.paths import normalize
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review import pending
+from vaultwatch.core.review import pending, sessionids
 from vaultwatch.core.review.journal import Change, journal_for, why_no_journal
 
 from . import schemas
@@ -31,15 +31,13 @@ P_PATH = "Vault-relative path (a renamed note is found under both paths)."
 P_LIMIT = "Most changes to return (default 20)."
 
 
-SESSION_TAG = 8  # characters of a session id an agent is shown, as the person's `changes` shows them
-
-
 def session_tag(session: str) -> str:
-    """What an agent sees of a change's session: enough to tell sessions apart, never the id. On
-    the HTTP socket a session id is what a request carries to act in that session, so the whole
-    id let any agent that read a note's history call tools, and answer the person's approval
-    questions, as the agent that wrote it."""
-    return session[:SESSION_TAG]
+    """What an agent sees of a change's session: the label and a little of the random part, enough
+    to tell sessions apart, never the id (core.review.sessionids.agent_tag). On the HTTP socket a
+    session id is what a request carries to act in that session, so the whole id let any agent that
+    read a note's history call tools, and answer the person's approval questions, as the agent that
+    wrote it."""
+    return sessionids.agent_tag(session)
 
 
 def change_row(c: Change) -> dict[str, Any]:

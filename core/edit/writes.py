@@ -479,6 +479,10 @@ class Writer:
         gives it the ones the journal kept); a replaced note keeps its own.
         """
         t = self._target(path, allow_attachment=allow_attachment)
+        # a rule that refuses outright answers before whether the note exists or its etag matches:
+        # "already exists: pass overwrite=true" would tell an agent what a folder kept from it holds
+        # and teach it the flag to retry with
+        _journal.refuse_first(fx.written(t.rel, t.canon))
         data = self._encode(content, t)
         with _LOCKS.hold(t.key), self.locate(t.canon) as loc, FolderSyncs() as later:
             found = read_file(loc, t.rel)
@@ -503,7 +507,7 @@ class Writer:
                     later,
                     created=True,
                     extra=created,
-                    summary=f"created ({_count_lines(data)} lines)"
+                    summary=f"created ({_count_lines(data)} line{'s' if _count_lines(data) != 1 else ''})"
                     if t.kind == NOTE
                     else f"created ({len(data)} bytes)",
                 )
@@ -656,6 +660,9 @@ class Writer:
         """
         src_rel = normalize(src, what="source path")
         dst_rel = normalize(dst, what="destination path")
+        # the rules that refuse outright answer first, by the paths as named and again by their real
+        # ones, before "not found", "destination exists" or an etag check tell what a kept folder holds
+        _journal.refuse_first(fx.moved(src_rel, dst_rel))
         sloc, sst, kind = self._existing(src_rel)
         with sloc:
             if stat_mod.S_ISLNK(sst.st_mode):
@@ -665,6 +672,7 @@ class Writer:
             src_rel = sloc.canon  # through an in-vault folder link: the path read and the index use
             with self.locate(dst_rel, follow_last=False) as probe:
                 dst_rel = probe.canon
+            _journal.refuse_first(fx.moved(src_rel, dst_rel))
             if dst_rel == src_rel:
                 raise WriteRefused(
                     f"source and destination are the same path ({src_rel!r}): nothing to do", "same_path"
@@ -918,6 +926,8 @@ class Writer:
         a folder is deleted permanently only when empty.
         """
         rel = normalize(path)
+        # the rules that refuse outright answer before "not found" or an etag check (see write)
+        _journal.refuse_first(fx.deleted(rel, rel, permanent=permanent))
         if permanent and confirm_path != path:
             raise WriteRefused(
                 f"permanent deletion needs confirm_path={path!r} (the exact same path repeated); "
@@ -928,6 +938,8 @@ class Writer:
         loc, st, kind = self._existing(rel)
         snap = self.vault.snapshot
         with loc, _LOCKS.hold(self._key(loc.canon)):
+            if loc.canon != rel:  # named through a folder link: its real path is what the rules look at
+                _journal.refuse_first(fx.deleted(rel, loc.canon, permanent=permanent))
             now_st = loc.lstat()
             if now_st is None:
                 raise NotFoundError(f"not found: {rel!r} does not exist; list_documents shows what exists")
@@ -1024,6 +1036,7 @@ class Writer:
         actor: str,
     ) -> WriteResult:
         t = self._target(path)
+        _journal.refuse_first(fx.written(t.rel, t.canon, operation=operation))  # before "not found" (see write)
         with _LOCKS.hold(t.key), self.locate(t.canon) as loc, FolderSyncs() as later:
             found = read_file(loc, t.rel)
             if found is None:

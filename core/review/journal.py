@@ -1455,7 +1455,8 @@ class Journal:
             actor=scope.actor,
             agent=None if human else (caller.agent if caller else scope.actor.removeprefix("agent:")),
             session=caller.session if caller and not human else None,
-            tool="revert",
+            # a redo is journaled as a revert of a revert (core.review.redo), listed as what it is
+            tool="redo" if scope.operation == "redo" else "revert",
             operation="revert",
             path=path,
             summary=summary,

@@ -254,7 +254,7 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
                 path=src,
             )
         if not _exists(writer, dst):
-            raise RevertRefused(f"cannot revert change {change.id}: {dst} is gone (moved or deleted since)", path=dst)
+            raise _refuse_moved_rename(writer, journal, change, src, dst)
         if change.etag is not None and not any(f.path == dst for f in change.files):
             current = _current(writer, dst)
             if current is None or etag_of(current) != change.etag:
@@ -273,6 +273,25 @@ def check(writer: Writer, journal: Journal, change: Change) -> None:
                 f"cannot revert change {change.id}: {rel} is no longer in the trash "
                 f"({change.moved_to or 'deleted permanently'}) and the journal holds no copy"
             )
+
+
+def _refuse_moved_rename(writer: Writer, journal: Journal, change: Change, src: str, dst: str) -> RevertRefused:
+    """The refusal for a rename whose note is no longer where the rename put it. Moved since (the
+    journal followed it), it says where it is and how to undo the rename: the revert does not move it
+    back from there, because a rename's revert is a move, and moving it would undo the later move too
+    (a revert of an edit after a move changes the note's bytes and leaves it where it was moved to)."""
+    now, via = journal.where_now(dst, change.id)
+    if not via or now == dst or not _exists(writer, now):
+        return RevertRefused(f"cannot revert change {change.id}: {dst} is gone (moved or deleted since)", path=dst)
+    how = ", ".join(f"change {m.change_id}, {m.who}" for m in via)
+    return RevertRefused(
+        f"cannot revert change {change.id}: {dst} was moved since to {now} ({how}). Reverting the rename "
+        f"from there would undo that move too, so nothing was reverted. To put it back at {src}, move it "
+        f"back to {dst} and revert again (the links the rename rewrote are put back too), or rename it "
+        "yourself",
+        path=dst,
+        change_id=change.id,
+    )
 
 
 def exists(writer: Writer, rel: str) -> bool:

@@ -79,8 +79,8 @@ async def test_a_sessions_twenty_changes_are_reverted_as_one_unit_byte_exact(vau
 
         listed = cli("changes", str(root), "--session", session[:8], env=env)
         assert listed.returncode == 0, listed.stderr
-        # the session as shown: its first twelve characters, which start no other session's id
-        assert len(listed.stdout.splitlines()) == 20 and f"[{session[:12]}]" in listed.stdout
+        # the session as shown: a bare id by its first 8 digits, which start no other session's id
+        assert len(listed.stdout.splitlines()) == 20 and f"[{session[:8]}]" in listed.stdout
 
         without_yes = cli("revert", "--session", session, str(root), env=env)
         assert without_yes.returncode != 0 and "--yes" in without_yes.stderr

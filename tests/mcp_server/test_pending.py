@@ -480,7 +480,7 @@ async def test_pending_marks_the_changes_approving_would_refuse_and_says_why(pla
 
 async def test_pending_shows_a_session_as_changes_and_revert_take_it_back(place) -> None:
     """`vaultwatch pending` names an agent's session as `changes` and `revert --session` show and
-    take it (core.review.sessionids: at least 12 characters, unique), never by a fixed 8-character
+    take it (core.review.sessionids: the label and 8 or more unique digits), never by a fixed 8-character
     cut, which for a bridge's `bridge-<12 hex>` is `bridge-` and one digit, shared by sessions."""
     root, env = place
     async with Client(bridged(root, env)) as client:
@@ -489,4 +489,4 @@ async def test_pending_shows_a_session_as_changes_and_revert_take_it_back(place)
         session = json.loads(listed.stdout.splitlines()[0])["session"]
         assert session.startswith("bridge-") and len(session) > 12, session
         text = vaultwatch(env, "pending", str(root)).stdout
-        assert f"[{session[:12]}]" in text, text
+        assert f"[{session[:15]}]" in text, text  # bridge- and 8 of its 12 hex digits

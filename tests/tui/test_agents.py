@@ -215,3 +215,21 @@ async def test_the_activity_panel_shows_when_the_agent_asked_not_when_the_call_e
         [column] = [c for c in activity.all_columns() if c.key == "time"]
         [(shown_time, _)] = activity.cells(row, [column])
         assert shown_time in asked and shown_time != clock_time(row.at, localtime), (shown_time, asked)
+
+
+async def test_the_error_cell_of_a_refused_call_starts_at_the_rules_name(tui_demo: Path, socket_path: str) -> None:
+    """Every refusal by rule began `the person's rule `, so the 28-wide Error cell cut the rule's name."""
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("none", folders=[("Projects/**", "never")]))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)):
+        await mcp_started(app, socket_path)
+        activity = app.query_one(ActivityList)
+        async with agent(socket_path, "scribe") as scribe:
+            result = await scribe.call_tool("write", {"path": "Projects/x.md", "content": "# X\n"})
+            assert result.is_error and "the person's rule" in result.content[0].text, result.content
+            await await_until(lambda: any(r.tool == "write" for r in activity.rows))
+        row = next(r for r in activity.rows if r.tool == "write")
+        [column] = [c for c in activity.all_columns() if c.key == "error"]
+        [(shown, _)] = activity.cells(row, [column])
+        assert shown.startswith('"Projects/**" = "never"'), shown

@@ -302,3 +302,25 @@ async def test_a_folder_rename_that_rewrites_links_counts_the_notes_and_lists_ea
             await armed(app.screen)
             await pilot.press("n")
             await asyncio.wait_for(call, TIMEOUT)
+
+
+async def test_the_dialogs_footer_offers_its_own_keys_not_quit(tui_demo: Path, socket_path: str):
+    """Under the dialog the main screen's footer said `q Quit`, where q does nothing."""
+    from vaultwatch.tui.widgets.footer import KeyFooter  # noqa: PLC0415
+
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes"))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        async with agent(socket_path, "scribe") as scribe:
+            call = asyncio.create_task(scribe.call_tool("write", {"path": "Inbox/x.md", "content": "# X\n"}))
+            await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "Inbox/x.md" in dialog_text(app))
+            await armed(app.screen)
+            await pilot.pause()
+            footer = app.screen.query_one(KeyFooter)
+            line = footer.render_line(0).text
+            assert "Approve" in line and "Decline" in line and "Quit" not in line, line
+            assert footer.region.y == 39  # the bottom line, over the main screen's
+            await pilot.press("n")
+            await asyncio.wait_for(call, TIMEOUT)

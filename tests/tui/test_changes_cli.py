@@ -89,3 +89,16 @@ def test_revert_all_of_an_agent_needs_yes(agent_changed):
     out = run("revert", "--agent", "cursor", str(root), "--yes", env=env)
     assert out.returncode == 0, out.stderr
     assert (root / "Plan.md").read_bytes() == b"# Plan v2\n"
+
+
+def test_a_redo_is_listed_with_tool_redo_not_revert(agent_changed):
+    root, env, ids = agent_changed
+    assert run("revert", str(ids[1]), str(root), env=env).returncode == 0  # the write
+    revert = json.loads(run("changes", str(root), "--json", env=env).stdout.splitlines()[0])
+    assert revert["tool"] == "revert"
+    done = run("redo", str(revert["id"]), str(root), env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "redid 1 change", done.stdout  # no batch id for one change
+    redo = json.loads(run("changes", str(root), "--json", env=env).stdout.splitlines()[0])
+    assert redo["revert_of"] == revert["id"] and redo["tool"] == "redo", redo
+    assert "  redo  " in run("changes", str(root), env=env).stdout.splitlines()[0]

@@ -62,3 +62,38 @@ async def test_changes_view_keeps_its_spaces_and_its_state_column_at_80(make_vau
         assert "Inbox/New idea with a rather long name.md  (created)" in text, text
         for line in lines:  # a screenshot read "change 1agent:bot", "writecreated", "md(created)"
             assert visible_runs_start_with_text(line), line
+
+
+async def test_the_state_column_is_never_cut_after_a_reload_at_120(make_vault, app_for) -> None:
+    """A reload fits its own rows: the columns an earlier load widened (a long path) do not keep their
+    width and push the state column past the edge, cut mid-number ("reverts 1" for "reverts 11")."""
+    root = make_vault(
+        {f"Projects/Area {n}/A note with a long enough name to widen the path column.md": f"# {n}\n" for n in range(3)}
+    )
+    app = app_for(root)
+    writer = Writer(app.session.vault)
+    for n in range(3):
+        writer.edit(
+            f"Projects/Area {n}/A note with a long enough name to widen the path column.md",
+            f"# {n}",
+            "# x",
+            actor="agent:bot",
+        )
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await settle(app)
+        screen = app.screen
+        writer.write(
+            "b.md", "".join(f"a summary-widening line {n}\n" for n in range(30)), actor="agent:a-much-longer-agent-name"
+        )
+        writer.update_frontmatter(
+            "b.md", set={"summary": "a value long enough to push the state column away " * 2}, actor="agent:bot"
+        )
+        screen.reload()
+        await settle(app)
+        table = screen.query_one("#changes-table")
+        lines = [table.render_line(y).text.rstrip() for y in range(6)]
+        assert lines[0].endswith("state"), lines
+        assert all(line.endswith("not reviewed") for line in lines[1:]), lines

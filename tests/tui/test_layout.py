@@ -99,7 +99,11 @@ async def test_a_one_line_ticker_shows_the_newest_call_at_80x24(tui_demo: Path, 
         app.session.vault.bus.publish(access("claude", "read", ("Getting Started.md",), summary="Getting Started.md"))
         await pilot.pause()
         await settle(app)
-        assert "claude read Getting Started.md" in ticker.plain and "1 calls" in ticker.plain
+        assert (
+            "claude read Getting Started.md" in ticker.plain
+            and "1 call" in ticker.plain
+            and "1 calls" not in ticker.plain
+        )
         await pilot.press("a")  # the panel shown: the ticker goes
         assert app.main.activity.display and not ticker.display
 

@@ -138,3 +138,27 @@ async def test_a_folder_moved_outside_keeps_its_notes_in_trust_and_the_conflict_
         assert f"(change {edited.id}), after agent scribe/0.1's change (change {second}," in shown, shown
         assert "no record" not in shown and "the change's change" not in shown
     assert b"my own line" in (root / "Work projects/Roadmap.md").read_bytes()
+
+
+async def test_a_rename_moved_on_since_does_not_offer_r_to_revert_it_there(tmp_path: Path):
+    """A rename's revert is a move back, refused once the note moved on (it would undo that move
+    too): the detail says to move it back, not that r reverts it where it is now."""
+    root = make_triage_vault(tmp_path / "vault")
+    vault = open_loaded(root)
+    writer = Writer(vault)
+    with calling(Caller("scribe/0.1", "s-move", "rename", {"path": "Projects/Launch.md"})) as caller:
+        writer.rename("Projects/Launch.md", "Projects/Launch plan.md", actor="agent:scribe")
+    renamed = caller.change_ids[-1]
+    writer.rename("Projects/Launch plan.md", "Launch (kept).md", actor="human")  # the person moves it on
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await await_until(lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=next(i for i, c in enumerate(screen.rows) if c.id == renamed))
+        diff = screen.query_one(DiffView)
+        await await_until(lambda: plain(diff.renderable or "").startswith(f"change {renamed} "))
+        text = plain(diff.renderable)
+        assert "now at Launch (kept).md: the note moved since (move it back to revert it)" in text, text

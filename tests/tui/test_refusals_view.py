@@ -148,3 +148,31 @@ def test_snapshot_the_refusals_view(snap_compare, tui_demo: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(140, 30), run_before=run_before)
+
+
+async def test_the_why_column_shows_the_rule_on_screen_and_a_rename_reads_as_one(tui_demo: Path):
+    """At 120 columns every refused row's why read `the person'`, cut at the edge; its detail said
+    `rename rename` and listed the two ends as separate lines."""
+    refusals.note(
+        str(tui_demo.resolve()),
+        Refusal(
+            at=AT,
+            kind=refusals.REFUSED,
+            agent="scribe/1.0",
+            session="scribe@stateless-a6c7e1f2",
+            tool="rename",
+            operation="rename",
+            paths=["Clippings/Buy wisely.md", "Notes/Private/Buy wisely.md"],
+            reason="the person's rule [agents.\"scribe\"] denies changes to 'Notes/Private/Buy wisely.md' "
+            "(deny = ['Notes/Private/**'])",
+        ),
+    )
+    app = make_app(open_loaded(tui_demo), config=fixed_config())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_from_changes(app, pilot)
+        table = screen.query_one(DataTable)
+        line = table.render_line(1).text
+        assert '[agents."scribe"]' in line and "the person" not in line, line
+        assert line.rstrip().endswith("…"), line  # cut where the screen ends, visibly
+        shown = detail(screen)
+        assert "rename rename" not in shown and "Clippings/Buy wisely.md → Notes/Private/Buy wisely.md" in shown, shown

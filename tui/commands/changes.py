@@ -72,7 +72,7 @@ def _line(c: Change, sessions: dict[str, str], now_at: str | None = None) -> str
     where = f"{c.src} -> {c.path}" if c.src else c.path
     if now_at:  # moved since (renamed, or moved outside vaultwatch): where the note is now
         where += f" (now at {now_at})"
-    # the session as `--session` takes it back: a prefix no other session of the journal starts with
+    # the session in its one short form (core.review.sessionids), which `--session` takes back
     who = c.who[:28] + (f" [{sessions.get(c.session, c.session)}]" if c.session else "")
     return one_line(f"{c.id:>6}  {_when(c.at)}  {who:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
 
@@ -373,7 +373,8 @@ def _register_redo(cli: CommandLine) -> None:
             n = len(outcome.redone)
             print(
                 f"redid {n} change{'s' if n != 1 else ''}"
-                + (f" (batch {outcome.batch})" if outcome.batch else "")
+                # a batch's id says which changes went together: for one change it is noise
+                + (f" (batch {outcome.batch})" if outcome.batch and n > 1 else "")
                 + (" (finished an interrupted redo)" if outcome.finished else "")
             )
             return 0

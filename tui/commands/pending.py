@@ -25,6 +25,7 @@ from vaultwatch.core.edit.effects import cautions
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending, sessionids
 from vaultwatch.core.review.agentrules import shown_agent
+from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.review.pending import Proposal
 from vaultwatch.core.review.stale import proposal_stale
 from vaultwatch.core.review.textdiff import Diff, text_diff
@@ -77,7 +78,7 @@ def stale_text(stale: str) -> str:
 
 def _head(p: Proposal, stale: str = "", sessions: dict[str, str] | None = None) -> str:
     where = f"{p.path} -> {p.dest}" if p.dest else p.path
-    # a session by a prefix no other listed change's session starts with (sessionids), never a fixed cut
+    # a session in the one short form (sessionids), never a fixed cut
     session = (sessions or {}).get(p.session, p.session) if p.session else ""
     who = (shown_agent(p.agent) if p.agent else p.actor) + (f" [{session}]" if session else "")
     state = "" if p.state == pending.PENDING else f"  [{p.state}{': ' + p.reason if p.reason else ''}]"
@@ -112,7 +113,10 @@ def register(cli: CommandLine) -> None:
         found = store.proposals() if args.all else store.pending()
         links, stranded = _link_rewrites(cli, args, found)
         stale = staleness(vault, found, links)
-        forms = sessionids.shown_forms(p.session for p in found if p.session)
+        journal = journal_for(vault)
+        known = journal.sessions() if journal is not None else []
+        # among the journal's sessions too: the form `vaultwatch changes` shows and `--session` takes
+        forms = sessionids.shown_forms([*known, *(p.session for p in found if p.session)])
         for p in found:
             left = stranded.get(p.id, [])
             if args.json:

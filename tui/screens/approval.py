@@ -39,6 +39,7 @@ from vaultwatch.core.review.visible import visible
 from vaultwatch.tui.screens.arming import KeyArming, monotonic_of
 from vaultwatch.tui.timers import once
 from vaultwatch.tui.widgets.diffview import DiffDoc, DiffView, Piece, render_diff, render_files
+from vaultwatch.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -210,6 +211,8 @@ class ApprovalScreen(ModalScreen[None]):
             # person's sight (hidden until d, so the dialog's focus starts on the diff)
             yield Input(placeholder="why not? (enter sends, escape goes back)", id="approval-reason")
             yield DiffView(id="approval-diff")
+        # its own keys: below it the main screen's footer offered `q Quit`, which does nothing here
+        yield KeyFooter()
 
     # the reason's field comes first (above the diff) but is hidden until d: focus starts on the diff
     AUTO_FOCUS = "#approval-diff"

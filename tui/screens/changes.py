@@ -190,7 +190,9 @@ def render_change(
         )
     now_at = journal.now_at([change]).get(change.id)
     if now_at:
-        lead.append(Text(f"\nnow at {now_at}: the note moved since (r reverts it there)", style="bold"))
+        # a rename's revert is a move back, which would undo the later move too: it is refused there
+        there = "move it back to revert it" if change.operation == "rename" else "r reverts it there"
+        lead.append(Text(f"\nnow at {now_at}: the note moved since ({there})", style="bold"))
     files = []
     for f in change.files:
         before, after = journal.contents(change.id, f.seq)
@@ -730,7 +732,6 @@ class ChangesScreen(Screen[None], _Reverting):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns(*COLUMNS)
         self.reload()
         table.focus()
 
@@ -748,7 +749,11 @@ class ChangesScreen(Screen[None], _Reverting):
             list(reversed(open_intents(journal, self.app.session.vault.root_real))) if journal is not None else []
         )
         self.rows = journal.changes(agent=self.agent, since=self.since, path=self.note, limit=2000) if journal else []
-        table.clear()
+        # the columns too: a DataTable's column only ever widens to its cells, so a long summary of
+        # an earlier load kept its width and pushed the state column past the edge, cut mid-number
+        # ("reverts 1" for "reverts 11"); `fitted` sizes this load's rows to the screen
+        table.clear(columns=True)
+        table.add_columns(*COLUMNS)
         localtime = self.app.config.localtime
         rows: list[tuple[list[str | Text], str]] = []
         for i in self.intents:

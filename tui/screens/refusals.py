@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
@@ -36,15 +37,26 @@ if TYPE_CHECKING:
 
 COLUMNS = ("when", "agent", "session", "what", "tool", "paths", "why")
 SHOWN_ROWS = 500  # the newest this many: the record keeps a few thousand, `vaultwatch refusals` the rest
-CELL = 48  # characters of a path or reason in its cell: the whole of it is below the table
+PATHS_LEAST = 16  # the paths cell gives the why cell up to half the room, down to this many characters
+WHY_LEAST = 16  # and the why cell keeps at least this many
+TABLE_CHROME = 2  # the table's vertical scrollbar
 
 
 def _when(at: float, localtime: Callable[[float], time.struct_time]) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", localtime(at))
 
 
-def _cut(text: str, most: int = CELL) -> str:
+def _cut(text: str, most: int) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
+
+
+RULE_LEAD = "the person's rule "  # how every refusal by rule starts: the title says whose rules they are
+
+
+def _why(reason: str) -> str:
+    """The reason as its cell shows it: a refusal by rule from the rule's name on (the same lead on
+    every refused row filled the cell with "the person'" and nothing that told the rows apart)."""
+    return reason[len(RULE_LEAD) :] if reason.startswith(RULE_LEAD) else reason
 
 
 def _paths(r: refusals.Refusal) -> str:
@@ -124,21 +136,35 @@ class RefusalsScreen(Screen[None]):
     def _draw(self) -> None:
         table = self.query_one(DataTable)
         table.clear()
+        table.clear(columns=True)  # a column only ever widens to its cells: each draw fits its own rows
+        table.add_columns(*COLUMNS)
         rows = self.shown()
-        for n, r in enumerate(rows):
+        laid = []
+        for r in rows:
             session = self.sessions.get(r.session, r.session) if r.session else ""
-            cells = [
-                Text(_when(r.at, self.app.config.localtime)),
-                Text(_cut(shown_agent(r.agent), 40)),
-                Text(visible(session, keep_tab=False)),
-                Text(
-                    visible(r.kind, keep_tab=False), style="bold red" if r.kind == refusals.REFUSED else "bold yellow"
-                ),
-                Text(visible(_cut(r.tool, 18), keep_tab=False)),
-                Text(_cut(visible(_paths(r), keep_tab=False))),
-                Text(_cut(visible(r.reason, keep_tab=False))),
-            ]
-            table.add_row(*cells, key=str(n))
+            laid.append(
+                [
+                    Text(_when(r.at, self.app.config.localtime)),
+                    Text(_cut(shown_agent(r.agent), 40)),
+                    Text(visible(session, keep_tab=False)),
+                    Text(
+                        visible(r.kind, keep_tab=False),
+                        style="bold red" if r.kind == refusals.REFUSED else "bold yellow",
+                    ),
+                    Text(visible(_cut(r.tool, 18), keep_tab=False)),
+                    visible(_paths(r), keep_tab=False),
+                    visible(_why(r.reason), keep_tab=False),
+                ]
+            )
+        # the paths and why columns share the room the others leave (each cell has a space either
+        # side, the table a scrollbar), cut with an ellipsis: the whole of both is in the detail below
+        widths = [max([len(h), *(cell_len(str(cells[k])) for cells in laid)]) for k, h in enumerate(COLUMNS)]
+        left = self.app.size.width - sum(w + 2 for w in widths[:-2]) - 4 - TABLE_CHROME
+        paths = widths[-2] if widths[-2] + widths[-1] <= left else max(PATHS_LEAST, min(widths[-2], left // 2))
+        room = max(WHY_LEAST, left - paths)
+        for n, cells in enumerate(laid):
+            cut = [Text(_cut(str(cells[-2]), paths)), Text(_cut(str(cells[-1]), room))]
+            table.add_row(*cells[:-2], *cut, key=str(n))
         which = {None: "refused and declined", refusals.REFUSED: "refused", refusals.DECLINED: "declined"}[self.kind]
         title = Text(f"{len(rows)} {which} change{'s' if len(rows) != 1 else ''}, newest first", style="bold")
         if self.problem:
@@ -164,9 +190,14 @@ class RefusalsScreen(Screen[None]):
         shown.append(shown_agent(r.agent), style="bold")
         if r.session:
             shown.append(f" · session {visible(self.sessions.get(r.session, r.session), keep_tab=False)}")
-        shown.append(f"\n{visible(r.tool, keep_tab=False)} {visible(r.operation, keep_tab=False)}\n")
-        for path in r.paths:
-            shown.append(f"  {visible(path, keep_tab=False)}\n")
+        # the tool, and the operation when it says more ("write" of a compat tool), not "rename rename"
+        what = r.tool if r.operation in ("", r.tool) else f"{r.tool} ({r.operation})"
+        shown.append(f"\n{visible(what, keep_tab=False)}\n")
+        if r.operation == "rename" and len(r.paths) == 2:  # the record keeps a rename as (from, to)
+            shown.append(f"  {visible(r.paths[0], keep_tab=False)} → {visible(r.paths[1], keep_tab=False)}\n")
+        else:
+            for path in r.paths:
+                shown.append(f"  {visible(path, keep_tab=False)}\n")
         shown.append(f"why: {visible(r.reason, keep_tab=False)}")
         shown.append("\n\n`vaultwatch refusals` lists the same record, and its path", style="dim")
         detail.update(shown)

@@ -109,9 +109,21 @@ class ActivityList(RowList):
             "summary": (summary, None),
             "count": ("" if row.result_count is None else str(row.result_count), None),
             "latency": (latency(row.duration_ms), self.cstyle("rowlist--dim")),
-            "error": (row.error or "", err),
+            "error": (error_cell(row.error or ""), err),
         }
         return [values[c.key] for c in columns]
+
+
+ERROR_LEAD = "Error: "  # how a tool's error answer starts: the column's header says it already
+RULE_LEAD = "the person's rule "  # how every refusal by rule starts
+
+
+def error_cell(error: str) -> str:
+    """An error as its narrow cell shows it: a refusal by rule from the rule's name on (the leads the
+    same on every refused call left `Error: the person's rule "T…`, the name that told them apart
+    cut); the whole of a refusal is in the refusals view."""
+    error = error.removeprefix(ERROR_LEAD)
+    return error.removeprefix(RULE_LEAD)
 
 
 class ActivityTitle(Static):
@@ -130,7 +142,7 @@ class ActivityTitle(Static):
     ) -> None:
         text = Text()
         text.append("Agent activity", style="bold")
-        spans.append(text, f"  {calls:,} calls", "dim")
+        spans.append(text, f"  {calls:,} call{'s' if calls != 1 else ''}", "dim")
         if unseen:
             text.append("  ")
             text.append(f"↓ {unseen:,} new below", style="bold reverse")
@@ -252,7 +264,7 @@ class ActivityTicker(Static):
             summary = newest.error or newest.summary
             if summary:
                 text.append(f" {summary}")
-            spans.append(text, f" · {latency(newest.duration_ms)} · {calls:,} calls", "dim")
+            spans.append(text, f" · {latency(newest.duration_ms)} · {calls:,} call{'s' if calls != 1 else ''}", "dim")
         text.no_wrap, text.overflow = True, "ellipsis"
         self.plain = text.plain
         self.update(spans.tidy(text), layout=False)

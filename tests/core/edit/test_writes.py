@@ -648,3 +648,8 @@ def test_a_line_break_turned_into_a_separator_counts_as_changed_lines() -> None:
     before = "- [x] Alice: approved\n- [ ] Mallory: never pay\n"
     for separator in ("\u2028", "\x1c", "\x0b"):
         assert line_summary(before, before.replace("\n", separator, 1)) == "+1 -2 lines"
+
+
+def test_a_created_notes_summary_counts_its_lines_in_words(writer: Writer) -> None:
+    assert writer.write("One.md", "# One\n").diff_summary == "created (1 line)"  # not "1 lines"
+    assert writer.write("Two.md", "# Two\nbody\n").diff_summary == "created (2 lines)"

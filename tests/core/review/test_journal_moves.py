@@ -222,3 +222,33 @@ def test_a_folder_moved_with_another_edit_counts_each_moved_file_once(tmp_path):
     one = journal.record_outside(["b.md", "a.md"], removed=["a.md"], moved=[("a.md", "b.md")])
     assert one.summary == "moved a.md to b.md outside vaultwatch"
     journal.close()
+
+
+def test_a_rename_the_person_moved_on_is_refused_saying_where_it_is_and_what_to_do(watched):
+    """An agent renames a note, the person moves it on with `mv`: `vaultwatch revert` of the rename
+    says where the note is now (not "gone") and how to undo it; moving it back as told, the revert
+    puts it where it was and its link rewrites back."""
+    root, _, writer, journal = watched(
+        {"Clippings/Buy wisely.md": A, "Inbox/Start.md": "x\n", "Home.md": "[[Clippings/Buy wisely]]\n"}
+    )
+    with calling(Caller("scribe/0.1", "s-1", "rename", {"path": "Clippings/Buy wisely.md"})) as caller:
+        writer.rename("Clippings/Buy wisely.md", "Inbox/Buy wisely.md", actor="agent:scribe")
+    cid = caller.change_ids[-1]
+    assert writer.vault.wait_for_pending_writes(30)
+    os.rename(root / "Inbox/Buy wisely.md", root / "Notes (kept).md")  # as `mv`
+    moved = wait_until(lambda: next((c for c in journal.changes() if c.id > cid and "moved" in c.arguments), None))
+    refused = cli("revert", str(cid), str(root))
+    assert refused.returncode == 1
+    assert (
+        f"cannot revert change {cid}: Inbox/Buy wisely.md was moved since to Notes (kept).md (change {moved.id}, "
+        "outside vaultwatch). Reverting the rename from there would undo that move too, so nothing was "
+        "reverted. To put it back at Clippings/Buy wisely.md, move it back to Inbox/Buy wisely.md and revert again"
+    ) in refused.stderr, refused.stderr
+    assert "gone" not in refused.stderr
+    assert (root / "Notes (kept).md").read_text() == A and not (root / "Clippings/Buy wisely.md").exists()
+    os.rename(root / "Notes (kept).md", root / "Inbox/Buy wisely.md")  # as the refusal says
+    outside_row(journal, moved.id)  # the watcher took the move back in
+    done = cli("revert", str(cid), str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "Clippings/Buy wisely.md").read_text() == A
+    assert (root / "Home.md").read_text() == "[[Clippings/Buy wisely]]\n"
