@@ -379,6 +379,14 @@ class RulesChanged(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RuleFoldersChanged(Event):
+    """The folders the rules name that the vault does not have changed: one went away (its rules match
+    nothing now) or came back. The views that show the rules say it for as long as it lasts."""
+
+    gone: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Applied:
     """What the gate applies at one moment, replaced whole when the settings file changes: one
     decision reads one of these, never the mode of one reading and the rules of another."""
@@ -485,6 +493,7 @@ class ApprovalGate:
         self._pending: dict[int, Pending] = {}
         self._ids = itertools.count(1)
         self._attended = 0
+        self._folder_watch: rulefolders.FolderWatch | None = None  # watch_rule_folders sets it
         self.refresh()
 
     # --- configuration ---
@@ -618,6 +627,17 @@ class ApprovalGate:
         now = self.applied()
         return _notices(now.folders, now.agents, self.root_real, self.form, self._origin())
 
+    def matches_nothing(self, pattern: str) -> bool:
+        """Whether a rule's folder was missing from the vault when last looked at (at the start, and on
+        every change of the vault's folders or the rules): such a rule protects nothing until it is back."""
+        watch = self._folder_watch
+        return watch is not None and watch.names_gone(pattern)
+
+    def folders_gone(self) -> dict[str, list[str]]:
+        """{folder: the rules naming it} for each folder the rules name that was missing when last looked at."""
+        watch = self._folder_watch
+        return dict(watch.gone) if watch is not None else {}
+
     def _origin(self) -> str:
         """Where the rules are written, as a notice names it."""
         return f"settings file {self._rules_file.path}" if self._rules_file is not None else "settings"
@@ -636,7 +656,7 @@ class ApprovalGate:
             )
 
         def say(message: str) -> None:
-            self._publish(IndexProblem(message, "warning"))
+            self._publish(IndexProblem(message, "warning", lasting=True))
 
         def misspelled() -> set[str]:
             applied = now()
@@ -644,17 +664,25 @@ class ApprovalGate:
             return set(rulespelling.notices(spelled, self.root_real, self._origin()))
 
         watch = rulefolders.FolderWatch(self.root_real, self.form, named, say)
+        self._folder_watch = watch
+
+        def look(*, moved: bool) -> None:
+            before = set(watch.gone)
+            watch.look(moved=moved)
+            if set(watch.gone) != before:  # went away or came back: the views' lasting marks follow
+                self._publish(RuleFoldersChanged(tuple(watch.gone)))
+
         spelled = misspelled()  # said at the start (rule_notices); a rule edited in amiss is said once
 
         def on_event(event: Event) -> None:
             # additions too: a folder the rules name that is made since (an empty one, say, after the
             # start's notice) must leave the missing ones, or its going later would not be said
             if isinstance(event, DocumentsChanged) and (event.removed or event.added):
-                watch.look(moved=True)
+                look(moved=True)
             elif isinstance(event, ExcludedGone):  # a folder the ignore rules keep out of the index
-                watch.look(moved=True)
+                look(moved=True)
             elif isinstance(event, RulesChanged) and event.problem is None:
-                watch.look(moved=False)
+                look(moved=False)
                 now_amiss = misspelled()
                 for message in sorted(now_amiss - spelled):
                     say(message)
@@ -981,6 +1009,7 @@ __all__ = [
     "ApprovalSettled",
     "Applied",
     "GateRules",
+    "RuleFoldersChanged",
     "RulesChanged",
     "RulesFile",
     "TIMED_OUT",

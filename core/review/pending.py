@@ -496,6 +496,12 @@ class PendingStore:
     def pending(self) -> list[Proposal]:
         return self.proposals(state=PENDING)
 
+    def count(self, state: str = PENDING) -> int:
+        """How many proposals are in `state` (one small query: a view's count, read now and then)."""
+        with self._lock:
+            row = self._con.execute("SELECT COUNT(*) FROM proposals WHERE state = ?", (state,)).fetchone()
+        return int(row[0])
+
     def settle(
         self,
         pid: int,

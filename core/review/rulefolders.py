@@ -124,7 +124,13 @@ class FolderWatch:
 
     def __init__(self, root: str, form: PathForm, named: Callable[[], list[Named]], say: Callable[[str], None]):
         self.root, self.form, self.named, self.say = root, form, named, say
-        self._missing = frozenset(self._keys(missing(root, named(), form)))
+        self.gone: Mapping[str, list[str]] = missing(root, named(), form)  # as of the last look
+        self._missing = frozenset(self._keys(self.gone))
+
+    def names_gone(self, pattern: str) -> bool:
+        """Whether the literal folder of `pattern` was missing at the last look (the rule matches nothing)."""
+        folder = literal_folder(pattern)
+        return folder is not None and self.form.key(folder) in self._missing
 
     def _keys(self, gone: Mapping[str, list[str]]) -> set[str]:
         return {self.form.key(folder) for folder in gone}
@@ -137,6 +143,7 @@ class FolderWatch:
         for folder, rules in gone.items():
             if self.form.key(folder) not in self._missing:
                 said.extend([gone_notice(folder, rules)] if moved else start_notices({folder: rules}))
+        self.gone = gone
         self._missing = frozenset(self._keys(gone))
         for message in said:
             self.say(message)

@@ -62,6 +62,14 @@ def waiting(vault: Any) -> list[Proposal]:
         return []
 
 
+def kept_count(vault: Any) -> int:
+    """How many pending changes wait in the vault's store (0 when it cannot be opened)."""
+    try:
+        return pending.store_for(vault.root_real).count()
+    except VaultError:
+        return 0
+
+
 class PendingScreen(Screen[None]):
     DEFAULT_CSS = """
     PendingScreen #pending-reason { display: none; }
@@ -374,4 +382,4 @@ class PendingScreen(Screen[None]):
         self.dismiss(None)
 
 
-__all__ = ["PendingScreen", "waiting"]
+__all__ = ["PendingScreen", "kept_count", "waiting"]
