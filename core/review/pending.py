@@ -54,6 +54,7 @@ from vaultwatch.core.disk.safeio import locate
 from vaultwatch.core.edit.effects import MOVE_FROM, Effect, EffectSet, PathForm
 from vaultwatch.core.edit.hooks import APPROVED_BY_COMMAND, Caller, calling
 from vaultwatch.core.errors import GuardUnavailable, VaultError
+from vaultwatch.core.review import refusals
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
 from vaultwatch.core.review.journal import etag as etag_of
 
@@ -795,7 +796,7 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: st
     changed = [p for p, was in proposal.fingerprints.items() if fingerprint(vault.root_real, p) != was]
     if changed:
         reason = f"{', '.join(changed)} changed since the change was proposed"
-        store.settle(pid, REFUSED, reason=reason, expect=APPLYING)
+        _refuse(vault.root_real, store, proposal, reason)
         raise ApprovalRefused(f"pending change {pid} was not applied: {reason}; nothing was changed")
     caller = Caller(proposal.agent or proposal.actor, proposal.session or "", proposal.tool, proposal.caller_arguments)
     try:
@@ -805,7 +806,7 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: st
         store.settle(pid, PENDING, expect=APPLYING)
         raise ApprovalRefused(f"pending change {pid} was not applied and still waits: {exc.message}") from None
     except VaultError as exc:
-        store.settle(pid, REFUSED, reason=exc.message, expect=APPLYING)
+        _refuse(vault.root_real, store, proposal, exc.message)
         raise ApprovalRefused(f"pending change {pid} was not applied: {exc.message}") from None
     except BaseException:
         store.settle(pid, PENDING, expect=APPLYING)  # not our error to judge: it stays for the person
@@ -871,18 +872,45 @@ def _recover(writer: Any, journal: Any, plan: dict[str, Any]) -> str:
         store.settle(pid, PENDING, expect=APPLYING)
         return f"rolled back the interrupted approval of pending change {pid}; it waits for the person again"
     reason = f"{', '.join(changed)} changed while its approval was cut off"
-    store.settle(pid, REFUSED, reason=reason, expect=APPLYING)
+    _refuse(root, store, p, reason)
     return f"interrupted approval of pending change {pid} refused: {reason}"
 
 
 def decline(root_real: str, pid: int, reason: str = "", *, by: str) -> Proposal:
+    """Decline pending change `pid` (the pending screen's `n` and `d`, `vaultwatch decline`, the person's
+    desk of a running server): kept with the proposal, and in the record of changes that did not happen."""
     store = store_for(root_real)
     _waiting(store, pid)
     if not store.settle(pid, DECLINED, reason=reason.strip() or "declined by the person", by=by):
         raise VaultError(f"pending change {pid} was decided meanwhile; `vaultwatch pending` shows its state")
     done = store.get(pid)
     assert done is not None
+    _keep_outcome(root_real, done, refusals.DECLINED, done.reason)
     return done
+
+
+def _refuse(root_real: str, store: PendingStore, proposal: Proposal, reason: str) -> None:
+    """Settle an approval that cannot apply as refused: kept with the proposal, and in the record of
+    changes that did not happen (`vaultwatch refusals`, the TUI's refusals view), as a decline is."""
+    if store.settle(proposal.id, REFUSED, reason=reason, expect=APPLYING):
+        _keep_outcome(root_real, proposal, refusals.REFUSED, f"approved, but could not apply: {reason}")
+
+
+def _keep_outcome(root_real: str, proposal: Proposal, kind: str, reason: str) -> None:
+    paths = list(dict.fromkeys(p for p in (proposal.path, proposal.dest) if p))
+    refusals.note(
+        root_real,
+        refusals.Refusal(
+            at=time.time(),
+            kind=kind,
+            agent=proposal.agent or proposal.actor,
+            session=proposal.session,
+            tool=proposal.tool,
+            operation=proposal.operation,
+            paths=paths,
+            reason=f"pending change {proposal.id}: {reason}",
+        ),
+    )
 
 
 def _waiting(store: PendingStore, pid: int) -> Proposal:
