@@ -51,7 +51,7 @@ from typing import Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.disk.safeio import locate
-from vaultwatch.core.edit.effects import MOVE_FROM, Effect, EffectSet, PathForm
+from vaultwatch.core.edit.effects import MOVE_FROM, Effect, EffectSet, PathForm, form_of
 from vaultwatch.core.edit.hooks import APPROVED_BY_COMMAND, Caller, calling
 from vaultwatch.core.errors import GuardUnavailable, VaultError
 from vaultwatch.core.review import refusals
@@ -783,6 +783,19 @@ def stranded(vault: Any, proposal: Proposal) -> list[str]:
     return list(_writer(vault).stranded(call["src"], call["dst"]))
 
 
+def unproposed(vault: Any, proposal: Proposal) -> list[str]:
+    """What a pending folder rename or delete would now also move or delete that it did not propose
+    (a note put in the folder since), by the paths under the folder, as the write path lists them
+    (`Writer.contents`): approving it would be refused (Grant.admit), so the person is told first.
+    None for any other change, or one decided; raises VaultError when its folder is gone."""
+    if proposal.method not in ("rename", "delete") or proposal.state != PENDING:
+        return []
+    files, folders = _writer(vault).contents(proposal.path)
+    form = form_of(vault.root_real)
+    allowed = {form.key(p) for p in _effect_paths(proposal.effects)}
+    return sorted(p for p in (*folders, *files) if form.key(p) not in allowed)
+
+
 def _writer(vault: Any) -> Any:
     """The vault's Writer. The write path is imported only when a change is applied: the approval gate
     loads this module at every server start, before its first answer, which writes nothing."""
@@ -947,4 +960,5 @@ __all__ = [
     "propose",
     "resume_approvals",
     "store_for",
+    "unproposed",
 ]
