@@ -459,9 +459,8 @@ class VaultwatchApp(App[None]):
         )
         yield SystemCommand("Clear filter", "Show every note again", main.clear_filter)
         yield SystemCommand(
-            "Show pending changes",
-            "Agents' changes that wait for your approval: a dialog nobody answered in time, or made while "
-            "vaultwatch was closed (P)",
+            "Show pending changes (waiting for your approval)",  # found by "pending", "approv" or "wait"
+            "Agents' changes kept for you: a dialog nobody answered in time, or made while vaultwatch was closed (P)",
             self.action_pending,
         )
         yield SystemCommand(

@@ -51,7 +51,7 @@ async def test_a_timed_out_dialog_leaves_a_counted_pending_change_p_opens(tui_de
         await settle(app)
         assert not isinstance(app.screen, PendingScreen)
         commands = [c.title for c in app.get_system_commands(app.screen)]
-        assert "Show pending changes" in commands, commands
+        assert "Show pending changes (waiting for your approval)" in commands, commands
         # declined elsewhere (as `vaultwatch decline` does): the count follows the store
         pending.decline(str(tui_demo.resolve()), kept.id, "no", by="human:test")
         await await_until(lambda: "waiting" not in status(app))

@@ -144,7 +144,7 @@ class ReviewHost(Widget):
         # the agent is told the same: nothing was declined, the change waits for the person
         self._count_kept()
         self.app.notify(
-            f"{message.reason}: not applied; it waits as a pending change (P, or ctrl+p: Show pending changes)",
+            f"{message.reason}: not applied; it waits as a pending change (P, or ctrl+p › Show pending changes)",
             title="approval",
             severity="warning",
             timeout=30,
