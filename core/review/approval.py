@@ -613,7 +613,8 @@ class ApprovalGate:
         now = self.applied()
         rule = now.agents.for_agent(agent) if now.agents else None
         parts = [rule.summary()] if rule is not None else []
-        nevers = now.nevers()
+        # a rule whose folder went away protects nothing while it lasts: said, not promised
+        nevers = [p + (" (no such folder)" if self.matches_nothing(p) else "") for p in now.nevers()]
         if nevers:
             parts.append(f"never {', '.join(nevers)} (every agent)")
         return "; ".join(parts) or None

@@ -51,3 +51,14 @@ async def test_a_never_rule_whose_folder_goes_says_so_in_the_status_line_while_i
         (tui_demo / "Projets").rename(tui_demo / "Projects")  # back: the promise holds again
         await await_until(lambda: "no such folder" not in status(app))
         assert status(app).startswith("approve: none + folder rules · never: Projects/**"), status(app)
+
+
+async def test_the_activity_panels_rules_say_a_never_rule_matching_nothing(tui_demo: Path, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[approve.folders]\n"Attic/**" = "never"\n')
+    vault = open_loaded(tui_demo)
+    gate = approval.configure(vault, settings=str(settings))  # as the `vaultwatch` command does
+    assert gate.rules_said("scribe/1.0") == "never Attic/** (no such folder) (every agent)"
+    (tui_demo / "Attic").mkdir()
+    vault.refresh_paths(["Attic"])
+    await await_until(lambda: gate.rules_said("scribe/1.0") == "never Attic/** (every agent)")
