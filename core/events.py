@@ -76,6 +76,7 @@ class IndexProblem(Event):
 
     message: str
     severity: str = "warning"
+    lasting: bool = False  # true while it stands (a rule matching nothing): a view keeps it until dismissed
 
 
 @dataclass(frozen=True, slots=True)

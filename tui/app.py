@@ -298,7 +298,7 @@ class VaultwatchApp(App[None]):
         elif isinstance(event, IndexReady):
             self.post_message(IndexLoaded(event.notes, event.seconds))
         elif isinstance(event, IndexProblem):
-            self.post_message(ProblemReported(event.message, event.severity))
+            self.post_message(ProblemReported(event.message, event.severity, event.lasting))
 
     # handled in the app's queue, not the main screen's, which carries the compositor's updates
     def on_index_changed(self, message: IndexChanged) -> None:
@@ -459,10 +459,21 @@ class VaultwatchApp(App[None]):
         )
         yield SystemCommand("Clear filter", "Show every note again", main.clear_filter)
         yield SystemCommand(
+            "Show pending changes (waiting for your approval)",  # found by "pending", "approv" or "wait"
+            "Agents' changes kept for you: a dialog nobody answered in time, or made while vaultwatch was closed (P)",
+            self.action_pending,
+        )
+        yield SystemCommand(
             "Show refusals",
             "Agents' changes your rules refused, you declined, or that timed out waiting (x in the Changes view)",
             self.action_refusals,
         )
+
+    def action_pending(self) -> None:
+        """The pending changes kept for the person (ctrl+p, or `P`)."""
+        from vaultwatch.tui.flows import review  # noqa: PLC0415
+
+        review.open_pending(self)
 
     def action_refusals(self) -> None:
         """The agents' changes that did not happen (ctrl+p, or `x` in the Changes view)."""

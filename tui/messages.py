@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from vaultwatch.tui.flows.querying import ListRequest
 
 
+# s: a notice of something that stands until the person acts (a rule matching nothing) stays until
+# they dismiss it (a click), not the few seconds a passing notice gets
+LASTING_NOTICE_S = 24 * 3600.0
+
+
 class IndexChanged(Message):
     """The index moved to a new generation (the views re-query)."""
 
@@ -52,9 +57,9 @@ class IndexLoaded(Message):
 class ProblemReported(Message):
     """Something the user should know (a vanished vault, a cache rebuilt, an indexing error)."""
 
-    def __init__(self, text: str, severity: str) -> None:
+    def __init__(self, text: str, severity: str, lasting: bool = False) -> None:
         super().__init__()
-        self.text, self.severity = text, severity
+        self.text, self.severity, self.lasting = text, severity, lasting
 
 
 class AgentCalled(Message):

@@ -98,6 +98,32 @@ class EffectSet:
 FOR_GOOD = "deleted for good (not to the trash)"
 
 
+# each effect in the words a person reads it in (a move's arrival is said with it: `read_as`)
+IN_WORDS = {
+    WRITE: "rewrites",
+    CREATE: "creates",
+    DELETE: "removes",
+    MOVE_FROM: "moves",
+    MOVE_TO: "creates",
+    LINKS: "rewrites links in",
+}
+MAY_RELINK = "may rewrite links in"  # a note a rename's link rewriting looks at, before it is known whether it does
+
+
+def read_as(effects: Iterable[Effect], relinked: Iterable[str] | None = None) -> list[Effect]:
+    """The effects as a person reads them: a move once (its arrival goes with it, `→ dest`), and of
+    the notes whose links a rename might rewrite, only those it does rewrite (`relinked`, once worked
+    out; None: not known yet, every one is kept and said as MAY_RELINK)."""
+    effects = tuple(effects)
+    arrivals = {e.dest for e in effects if e.change == MOVE_FROM}
+    known = None if relinked is None else set(relinked)
+    return [
+        e
+        for e in effects
+        if not (e.change == MOVE_TO and e.path in arrivals) and (e.change != LINKS or known is None or e.path in known)
+    ]
+
+
 def stranded_words(count: int) -> str:
     """A rename's notes left with links to what it moves, in words (`count` of them, at least one)."""
     some = f"{count} note{'s' if count != 1 else ''}"

@@ -1273,6 +1273,16 @@ class Writer:
         snap, moves, _ = self._planned_moves(src, dst, False)
         return _stranded(snap, moves)
 
+    def contents(self, rel: str) -> tuple[list[str], list[str]]:
+        """(files, folders) under the folder at `rel` that a rename or delete of it now would carry
+        along, by their real paths, moving nothing (none for a file): for a folder's change that waits
+        for the person, whose folder may hold notes since that they never saw."""
+        loc, _st, kind = self._existing(normalize(rel, what="path"))
+        with loc:
+            if kind != FOLDER:
+                return [], []
+            return self.files_under(loc.canon, loc), self.dirs_under(loc.canon, loc, FOLDER)
+
     def _planned_moves(self, src: str, dst: str, update_links: bool) -> tuple[Snapshot, dict[str, str], list[str]]:
         """What renaming `src` to `dst` now would move (old path -> new path) and which notes it
         would rewrite links in, over the loaded index, moving nothing (for the views of a waiting

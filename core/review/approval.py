@@ -382,6 +382,14 @@ class RulesChanged(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RuleFoldersChanged(Event):
+    """The folders the rules name that the vault does not have changed: one went away (its rules match
+    nothing now) or came back. The views that show the rules say it for as long as it lasts."""
+
+    gone: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Applied:
     """What the gate applies at one moment, replaced whole when the settings file changes: one
     decision reads one of these, never the mode of one reading and the rules of another."""
@@ -490,6 +498,7 @@ class ApprovalGate:
         self._pending: dict[int, Pending] = {}
         self._ids = itertools.count(1)
         self._attended = 0
+        self._folder_watch: rulefolders.FolderWatch | None = None  # watch_rule_folders sets it
         self.refresh()
 
     # --- configuration ---
@@ -608,7 +617,8 @@ class ApprovalGate:
         now = self.applied()
         rule = now.agents.for_agent(agent) if now.agents else None
         parts = [rule.summary()] if rule is not None else []
-        nevers = now.nevers()
+        # a rule whose folder went away protects nothing while it lasts: said, not promised
+        nevers = [p + (" (no such folder)" if self.matches_nothing(p) else "") for p in now.nevers()]
         if nevers:
             parts.append(f"never {', '.join(nevers)} (every agent)")
         return "; ".join(parts) or None
@@ -622,6 +632,17 @@ class ApprovalGate:
         now = self.applied()
         found = _notices(now.folders, now.agents, self.root_real, self.form, self._origin(), self.history)
         return [*now.unknown, *found]
+
+    def matches_nothing(self, pattern: str) -> bool:
+        """Whether a rule's folder was missing from the vault when last looked at (at the start, and on
+        every change of the vault's folders or the rules): such a rule protects nothing until it is back."""
+        watch = self._folder_watch
+        return watch is not None and watch.names_gone(pattern)
+
+    def folders_gone(self) -> dict[str, list[str]]:
+        """{folder: the rules naming it} for each folder the rules name that was missing when last looked at."""
+        watch = self._folder_watch
+        return dict(watch.gone) if watch is not None else {}
 
     def _origin(self) -> str:
         """Where the rules are written, as a notice names it."""
@@ -641,7 +662,7 @@ class ApprovalGate:
             )
 
         def say(message: str) -> None:
-            self._publish(IndexProblem(message, "warning"))
+            self._publish(IndexProblem(message, "warning", lasting=True))
 
         def misspelled() -> set[str]:
             applied = now()
@@ -652,17 +673,25 @@ class ApprovalGate:
             return _here(gone, self.history, self.form)
 
         watch = rulefolders.FolderWatch(self.root_real, self.form, named, say, here)
+        self._folder_watch = watch
+
+        def look(*, moved: bool) -> None:
+            before = set(watch.gone)
+            watch.look(moved=moved)
+            if set(watch.gone) != before:  # went away or came back: the views' lasting marks follow
+                self._publish(RuleFoldersChanged(tuple(watch.gone)))
+
         spelled = misspelled()  # said at the start (rule_notices); a rule edited in amiss is said once
 
         def on_event(event: Event) -> None:
             # additions too: a folder the rules name that is made since (an empty one, say, after the
             # start's notice) must leave the missing ones, or its going later would not be said
             if isinstance(event, DocumentsChanged) and (event.removed or event.added):
-                watch.look(moved=True)
+                look(moved=True)
             elif isinstance(event, ExcludedGone):  # a folder the ignore rules keep out of the index
-                watch.look(moved=True)
+                look(moved=True)
             elif isinstance(event, RulesChanged) and event.problem is None:
-                watch.look(moved=False)
+                look(moved=False)
                 now_amiss = misspelled()
                 for message in sorted(now_amiss - spelled):
                     say(message)
@@ -1028,6 +1057,7 @@ __all__ = [
     "ApprovalSettled",
     "Applied",
     "GateRules",
+    "RuleFoldersChanged",
     "RulesChanged",
     "RulesFile",
     "TIMED_OUT",

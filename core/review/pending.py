@@ -51,9 +51,10 @@ from typing import Any
 
 from vaultwatch.core import settings
 from vaultwatch.core.disk.safeio import locate
-from vaultwatch.core.edit.effects import MOVE_FROM, Effect, EffectSet, PathForm
+from vaultwatch.core.edit.effects import MOVE_FROM, Effect, EffectSet, PathForm, form_of
 from vaultwatch.core.edit.hooks import APPROVED_BY_COMMAND, Caller, calling
 from vaultwatch.core.errors import GuardUnavailable, VaultError
+from vaultwatch.core.review import refusals
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, journal_for, journal_path, state_dir
 from vaultwatch.core.review.journal import etag as etag_of
 
@@ -496,6 +497,12 @@ class PendingStore:
     def pending(self) -> list[Proposal]:
         return self.proposals(state=PENDING)
 
+    def count(self, state: str = PENDING) -> int:
+        """How many proposals are in `state` (one small query: a view's count, read now and then)."""
+        with self._lock:
+            row = self._con.execute("SELECT COUNT(*) FROM proposals WHERE state = ?", (state,)).fetchone()
+        return int(row[0])
+
     def settle(
         self,
         pid: int,
@@ -776,6 +783,19 @@ def stranded(vault: Any, proposal: Proposal) -> list[str]:
     return list(_writer(vault).stranded(call["src"], call["dst"]))
 
 
+def unproposed(vault: Any, proposal: Proposal) -> list[str]:
+    """What a pending folder rename or delete would now also move or delete that it did not propose
+    (a note put in the folder since), by the paths under the folder, as the write path lists them
+    (`Writer.contents`): approving it would be refused (Grant.admit), so the person is told first.
+    None for any other change, or one decided; raises VaultError when its folder is gone."""
+    if proposal.method not in ("rename", "delete") or proposal.state != PENDING:
+        return []
+    files, folders = _writer(vault).contents(proposal.path)
+    form = form_of(vault.root_real)
+    allowed = {form.key(p) for p in _effect_paths(proposal.effects)}
+    return sorted(p for p in (*folders, *files) if form.key(p) not in allowed)
+
+
 def _writer(vault: Any) -> Any:
     """The vault's Writer. The write path is imported only when a change is applied: the approval gate
     loads this module at every server start, before its first answer, which writes nothing."""
@@ -789,7 +809,7 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: st
     changed = [p for p, was in proposal.fingerprints.items() if fingerprint(vault.root_real, p) != was]
     if changed:
         reason = f"{', '.join(changed)} changed since the change was proposed"
-        store.settle(pid, REFUSED, reason=reason, expect=APPLYING)
+        _refuse(vault.root_real, store, proposal, reason)
         raise ApprovalRefused(f"pending change {pid} was not applied: {reason}; nothing was changed")
     caller = Caller(proposal.agent or proposal.actor, proposal.session or "", proposal.tool, proposal.caller_arguments)
     try:
@@ -799,7 +819,7 @@ def _apply(vault: Any, store: PendingStore, proposal: Proposal, by: str, via: st
         store.settle(pid, PENDING, expect=APPLYING)
         raise ApprovalRefused(f"pending change {pid} was not applied and still waits: {exc.message}") from None
     except VaultError as exc:
-        store.settle(pid, REFUSED, reason=exc.message, expect=APPLYING)
+        _refuse(vault.root_real, store, proposal, exc.message)
         raise ApprovalRefused(f"pending change {pid} was not applied: {exc.message}") from None
     except BaseException:
         store.settle(pid, PENDING, expect=APPLYING)  # not our error to judge: it stays for the person
@@ -865,18 +885,45 @@ def _recover(writer: Any, journal: Any, plan: dict[str, Any]) -> str:
         store.settle(pid, PENDING, expect=APPLYING)
         return f"rolled back the interrupted approval of pending change {pid}; it waits for the person again"
     reason = f"{', '.join(changed)} changed while its approval was cut off"
-    store.settle(pid, REFUSED, reason=reason, expect=APPLYING)
+    _refuse(root, store, p, reason)
     return f"interrupted approval of pending change {pid} refused: {reason}"
 
 
 def decline(root_real: str, pid: int, reason: str = "", *, by: str) -> Proposal:
+    """Decline pending change `pid` (the pending screen's `n` and `d`, `vaultwatch decline`, the person's
+    desk of a running server): kept with the proposal, and in the record of changes that did not happen."""
     store = store_for(root_real)
     _waiting(store, pid)
     if not store.settle(pid, DECLINED, reason=reason.strip() or "declined by the person", by=by):
         raise VaultError(f"pending change {pid} was decided meanwhile; `vaultwatch pending` shows its state")
     done = store.get(pid)
     assert done is not None
+    _keep_outcome(root_real, done, refusals.DECLINED, done.reason)
     return done
+
+
+def _refuse(root_real: str, store: PendingStore, proposal: Proposal, reason: str) -> None:
+    """Settle an approval that cannot apply as refused: kept with the proposal, and in the record of
+    changes that did not happen (`vaultwatch refusals`, the TUI's refusals view), as a decline is."""
+    if store.settle(proposal.id, REFUSED, reason=reason, expect=APPLYING):
+        _keep_outcome(root_real, proposal, refusals.REFUSED, f"approved, but could not apply: {reason}")
+
+
+def _keep_outcome(root_real: str, proposal: Proposal, kind: str, reason: str) -> None:
+    paths = list(dict.fromkeys(p for p in (proposal.path, proposal.dest) if p))
+    refusals.note(
+        root_real,
+        refusals.Refusal(
+            at=time.time(),
+            kind=kind,
+            agent=proposal.agent or proposal.actor,
+            session=proposal.session,
+            tool=proposal.tool,
+            operation=proposal.operation,
+            paths=paths,
+            reason=f"pending change {proposal.id}: {reason}",
+        ),
+    )
 
 
 def _waiting(store: PendingStore, pid: int) -> Proposal:
@@ -913,4 +960,5 @@ __all__ = [
     "propose",
     "resume_approvals",
     "store_for",
+    "unproposed",
 ]

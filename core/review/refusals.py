@@ -3,7 +3,7 @@ the person (in the TUI's dialog, through the agent's own client), or left undeci
 wait timed out. The journal keeps only what was written; this answers, after the TUI is closed,
 "did scribe try to write outside Clippings?" and "what did I decline, and why?".
 
-    note(root_real, Refusal(...))            # the approval gate, as it refuses or declines
+    note(root_real, Refusal(...))            # the approval gate, as it refuses or declines; core.review.pending
     kept(root_real, agent="scribe")          # newest first
 
 Storage: one JSON-lines file per vault under `$XDG_STATE_HOME/vaultwatch/refusals/` (folder
@@ -14,7 +14,8 @@ replaced atomically. Bounded: at most `max_records` records, and one agent (by i
 version it sends) at most `agent_share` of them; past the cap the agent holding the most drops its
 oldest: an agent flooding refusals, under one name or several, drops its own ones first, so the
 others', and the person's declines of them, stay. A record's text is cut to bounded lengths.
-(`vaultwatch decline` keeps its decision with the pending change itself: core.review.pending.)
+A pending change declined (the pending screen, `vaultwatch decline`) or approved but no longer able to
+apply is kept here too, by core.review.pending where it is settled, as well as with the proposal.
 """
 
 from __future__ import annotations

@@ -153,7 +153,13 @@ class FolderWatch:
     ):
         self.root, self.form, self.named, self.say = root, form, named, say
         self.here = here  # of the missing folders, those known to have been this vault's (None: all)
-        self._missing = frozenset(self._keys(missing(root, named(), form)))
+        self.gone: Mapping[str, list[str]] = missing(root, named(), form)  # as of the last look
+        self._missing = frozenset(self._keys(self.gone))
+
+    def names_gone(self, pattern: str) -> bool:
+        """Whether the literal folder of `pattern` was missing at the last look (the rule matches nothing)."""
+        folder = literal_folder(pattern)
+        return folder is not None and self.form.key(folder) in self._missing
 
     def _keys(self, gone: Mapping[str, list[str]]) -> set[str]:
         return {self.form.key(folder) for folder in gone}
@@ -168,6 +174,7 @@ class FolderWatch:
             said = [gone_notice(folder, rules) for folder, rules in new.items()]
         elif new:
             said = start_notices(new, here=None if self.here is None else self.here(new))
+        self.gone = gone
         self._missing = frozenset(self._keys(gone))
         for message in said:
             self.say(message)

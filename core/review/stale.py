@@ -22,7 +22,7 @@ from typing import Any
 
 from vaultwatch.core.edit.effects import CREATE, MOVE_FROM, Effect, EffectSet
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.pending import fingerprint
+from vaultwatch.core.review.pending import fingerprint, unproposed
 from vaultwatch.core.review.policy import Asker
 
 
@@ -84,15 +84,25 @@ def why_stale(
     return f"{path} was edited since"
 
 
-def proposal_stale(root_real: str, proposal: Any, links: Any = (), gate: Any = None) -> str:
+def proposal_stale(root_real: str, proposal: Any, links: Any = (), gate: Any = None, vault: Any = None) -> str:
     """Why a pending change (core.review.pending.Proposal) would be refused if approved now ("" when
     it would apply as shown): a path it touches changed since it was proposed (what `approve`
-    checks first), the agent's own rule now forbids it (`gate`: the vault's approval gate, which
-    reads the person's settings as they are now), or a rename would now rewrite links in a note it
-    did not propose (`links`: pending.link_rewrites, or why they cannot be worked out)."""
+    checks first), a folder it renames or deletes holds a file or folder since that it did not
+    propose (`vault`: the vault, whose write path lists the folder; a folder's own fingerprint does
+    not change when a note is put in it), the agent's own rule now forbids it (`gate`: the vault's
+    approval gate, which reads the person's settings as they are now), or a rename would now rewrite
+    links in a note it did not propose (`links`: pending.link_rewrites, or why they cannot be worked out)."""
     changed = [p for p, was in proposal.fingerprints.items() if fingerprint(root_real, p) != was]
     if changed:
         return f"{', '.join(changed)} changed since it was proposed"
+    if vault is not None:
+        try:
+            added = unproposed(vault, proposal)
+        except VaultError as exc:
+            return exc.message
+        if added:
+            verb = "move" if proposal.method == "rename" else "delete"
+            return f"it would now also {verb} {', '.join(added)}, which it did not propose (put in the folder since)"
     if gate is not None:
         try:
             gate.refuse_by_rule(EffectSet(proposal.operation, proposal.effects), Asker(proposal.actor, proposal.agent))

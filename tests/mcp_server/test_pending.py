@@ -152,7 +152,7 @@ async def test_decline_leaves_every_byte_and_the_agent_sees_the_reason(place) ->
         # a rename: its effects reach the note whose link it would rewrite
         pid = pending_id(await client.call_tool("rename", {"path": "Notes/plan.md", "new_path": "Notes/done.md"}))
         listed = vaultwatch(env, "pending", str(root))
-        assert "links Notes/other.md" in listed.stdout, listed.stdout
+        assert "rewrites links in Notes/other.md" in listed.stdout, listed.stdout
         out = vaultwatch(env, "decline", str(pid), str(root), "--reason", "keep the name")
         assert out.returncode == 0, out.stderr
         assert tree(root) == before

@@ -243,6 +243,7 @@ async def test_a_rename_is_approved_only_once_its_link_rewrites_are_shown(
         async with app.run_test(size=(120, 60)) as pilot:
             await wait_for(lambda: WORKING.strip() in on_screen(app), 10)
             screen = app.screen
+            await wait_for(lambda: CHECKING not in body(screen), 10)  # the keys arm once this is said
             clock.advance(ARM_S)  # the keys have armed: only the links are not shown yet
             await pilot.press("y")
             await settle(app)
@@ -255,6 +256,7 @@ async def test_a_rename_is_approved_only_once_its_link_rewrites_are_shown(
             await pilot.press("y")  # the links just came up: what `y` approves grew, so it re-arms
             await settle(app)
             assert not screen.busy and store.get(renamed).state == "pending"
+            await wait_for(lambda: CHECKING not in body(screen), 10)
             clock.advance(ARM_S)
             await pilot.press("y")
             await wait_for(lambda: screen.queue == [], 20)
@@ -298,6 +300,7 @@ async def test_links_shown_over_an_older_vault_are_worked_out_again_before_y_app
     async with app.run_test(size=(120, 60)) as pilot:
         await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in on_screen(app), 10)
         screen = app.screen
+        await wait_for(lambda: CHECKING not in body(screen), 10)  # the keys arm once this is said
         clock.advance(ARM_S)
         (tui_demo / "Inbox" / "unrelated.md").write_text("# Unrelated\n")
         vault.refresh_paths(["Inbox/unrelated.md"])  # a new generation of the index
@@ -305,7 +308,7 @@ async def test_links_shown_over_an_older_vault_are_worked_out_again_before_y_app
         await settle(app)
         assert not screen.busy and store.get(renamed).state == "pending" and told_to_wait(app)
         await wait_for(lambda: "links rewritten in People/Ben Okafor.md" in body(screen), 10)  # shown again
-        await wait_for(lambda: WORKING.strip() not in body(screen), 10)
+        await wait_for(lambda: WORKING.strip() not in body(screen) and CHECKING not in body(screen), 10)
         clock.advance(ARM_S)
         await pilot.press("y")
         await wait_for(lambda: screen.queue == [], 20)
@@ -326,10 +329,10 @@ def held_stale(monkeypatch: pytest.MonkeyPatch) -> tuple[dict[int, threading.Eve
     asked: list[int] = []
     checked = pending_screen.proposal_stale
 
-    def held(root_real, proposal, links=(), gate=None):
+    def held(root_real, proposal, links=(), gate=None, vault=None):
         asked.append(proposal.id)
         gates[proposal.id].wait(TIMEOUT)
-        return checked(root_real, proposal, links, gate)
+        return checked(root_real, proposal, links, gate, vault)
 
     monkeypatch.setattr(pending_screen, "proposal_stale", held)
     return gates, asked

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from vaultwatch.core.edit.effects import cautions
+from vaultwatch.core.edit.effects import IN_WORDS, LINKS, MAY_RELINK, cautions, read_as
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending, sessionids
 from vaultwatch.core.review.agentrules import shown_agent
@@ -40,13 +40,20 @@ def _when(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def diff_text(p: Proposal, links: Links = (), stranded: Sequence[str] = ()) -> str:
+def diff_text(p: Proposal, links: Links | None = (), stranded: Sequence[str] = ()) -> str:
     """The change as the person reads it: its effects, what it does beyond them (a delete for good,
     links a rename leaves pointing at nothing: `stranded`, pending.stranded), then the note's diff;
     for a rename, every hunk of each note whose links it rewrites (`links`: pending.link_rewrites,
-    or why they cannot be shown). What the agent wrote is shown as the question through its client
-    shows it (core.review.visible): no line can hide, reorder or disguise another."""
-    lines = [f"  {visible(e.describe(), keep_tab=False)}" for e in p.effects]
+    or why they cannot be shown; None while they are worked out). What the agent wrote is shown as the
+    question through its client shows it (core.review.visible): no line can hide, reorder or disguise
+    another. The effects are said in words, as the approval dialog says them (core.edit.effects)."""
+    relinked = None if links is None or isinstance(links, str) else [path for path, _, _ in links]
+    shown = read_as(p.effects, relinked)
+    lines = [f"  it touches {len(shown)} path{'s' if len(shown) != 1 else ''}:"]
+    for e in shown:
+        said = MAY_RELINK if e.change == LINKS and relinked is None else IN_WORDS.get(e.change, e.change)
+        line = f"{said} {e.path}" + (f" → {e.dest}" if e.dest else "") + (f"  (named as {e.via})" if e.via else "")
+        lines.append(f"    {visible(line, keep_tab=False)}")
     lines += [f"  {caution}" for caution in cautions(p.permanent, tuple(stranded))]
     if p.before is not None or p.after is not None:
         diff = text_diff(p.before, p.after)
@@ -54,7 +61,7 @@ def diff_text(p: Proposal, links: Links = (), stranded: Sequence[str] = ()) -> s
         lines.extend(_hunks(diff))
     if isinstance(links, str):
         lines.append(f"  the links it rewrites cannot be shown: {visible(links, keep_tab=False)}")
-    for path, before, after in () if isinstance(links, str) else links:
+    for path, before, after in () if links is None or isinstance(links, str) else links:
         diff = text_diff(before, after)
         lines.append(
             f"  links rewritten in {visible(path, keep_tab=False)}: +{diff.added} -{diff.removed} lines"
@@ -98,7 +105,7 @@ def staleness(vault: Any, found: Iterable[Proposal], links: dict[int, Links]) ->
     out = {}
     for p in found:
         if p.state == pending.PENDING:
-            why = proposal_stale(vault.root_real, p, links.get(p.id, ()), gate)
+            why = proposal_stale(vault.root_real, p, links.get(p.id, ()), gate, vault)
             if why:
                 out[p.id] = why
     return out

@@ -26,7 +26,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widget import Widget
 
-from vaultwatch.core.review import approval
+from vaultwatch.core.review import approval, rulefolders
 from vaultwatch.core.review.agentrules import DEFAULT
 from vaultwatch.core.review.approval import (
     ApprovalFinished,
@@ -34,9 +34,11 @@ from vaultwatch.core.review.approval import (
     ApprovalRequested,
     ApprovalSettled,
     Pending,
+    RuleFoldersChanged,
     RulesChanged,
 )
 from vaultwatch.core.review.journal import At, Change, ChangeRecorded, JournalUpdated, journal_for
+from vaultwatch.tui.messages import LASTING_NOTICE_S
 from vaultwatch.tui.screens.approval import QUICK, QUICK_GRACE_S, ApprovalScreen, render_pending
 from vaultwatch.tui.screens.changes import (
     ChangeScreen,
@@ -46,7 +48,7 @@ from vaultwatch.tui.screens.changes import (
     VersionsScreen,
     render_change,
 )
-from vaultwatch.tui.screens.pending import PendingScreen, waiting
+from vaultwatch.tui.screens.pending import PendingScreen, kept_count, waiting
 from vaultwatch.tui.timers import once
 
 if TYPE_CHECKING:
@@ -85,6 +87,7 @@ class ReviewHost(Widget):
         self._showing: ApprovalScreen | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._leave: Callable[[], None] | None = None
+        self._kept = 0  # pending changes in the store (a dialog nobody answered in time, or kept with no TUI)
 
     @property
     def gate(self) -> approval.ApprovalGate | None:
@@ -102,11 +105,14 @@ class ReviewHost(Widget):
                 self.post_message(self.Asked(pending))
             self.show_gate()
             for notice in gate.rule_notices():  # a rule naming a folder the vault lacks, or covering nothing
-                self.app.notify(notice, severity="warning", title="settings", markup=False, timeout=10)
+                # stays until dismissed: the person may be looking at the pending screen as it comes
+                self.app.notify(notice, severity="warning", title="settings", markup=False, timeout=LASTING_NOTICE_S)
         # the settings file edited while no agent writes: the status line and the agents' rules follow
         # it too (a decision reads it anyway; this is one stat now and then)
         self.set_interval(RULES_LOOK_S, self._look_at_rules, name="settings-file")
         kept = waiting(self.vault)  # changes agents proposed while no TUI was open
+        self._kept = len(kept)
+        self.show_gate()
         if kept:
             self.call_after_refresh(lambda: self.app.push_screen(PendingScreen(self.vault, kept)))
 
@@ -136,9 +142,9 @@ class ReviewHost(Widget):
 
     def on_review_host_timed_out(self, message: TimedOut) -> None:
         # the agent is told the same: nothing was declined, the change waits for the person
+        self._count_kept()
         self.app.notify(
-            f"{message.reason}: not applied; it waits as a pending change (`vaultwatch pending`, "
-            "or the list of pending changes when vaultwatch next opens)",
+            f"{message.reason}: not applied; it waits as a pending change (P, or ctrl+p › Show pending changes)",
             title="approval",
             severity="warning",
             timeout=30,
@@ -159,7 +165,7 @@ class ReviewHost(Widget):
             self.post_message(self.Recorded(event.change))
         elif isinstance(event, JournalUpdated):
             self.post_message(self.Updated())
-        elif isinstance(event, (ApprovalSettled, ApprovalModeChanged, RulesChanged)):
+        elif isinstance(event, (ApprovalSettled, ApprovalModeChanged, RulesChanged, RuleFoldersChanged)):
             if isinstance(event, ApprovalSettled) and event.by == approval.TIMED_OUT:
                 self.post_message(self.TimedOut(event.id, event.reason))
             self.post_message(self.GateChanged())
@@ -188,6 +194,15 @@ class ReviewHost(Widget):
         gate = self.gate
         if gate is not None:
             gate.refresh()  # a change publishes RulesChanged: GateChanged redraws what shows the rules
+        self._count_kept()
+
+    def _count_kept(self) -> None:
+        """The status line's count follows the pending store: a change kept, or decided elsewhere
+        (`vaultwatch decline`, the pending screen), changes it with no event of this process's bus."""
+        kept = kept_count(self.vault)
+        if kept != self._kept:
+            self._kept = kept
+            self.show_gate()
 
     def show_gate(self) -> None:
         """The status line's approval part: the mode and how many changes wait (nothing when off)."""
@@ -202,11 +217,18 @@ class ReviewHost(Widget):
         if (
             gate is None
             or now is None
-            or (now.mode == "none" and not now.folders and not now.own_modes() and not gate.pending())
+            or (
+                now.mode == "none"
+                and not now.folders
+                and not now.own_modes()
+                and not gate.pending()
+                and not self._kept
+                and not gate.folders_gone()
+            )
         ):
             status.set_part("approval", None)
             return
-        waiting = len(gate.pending())
+        waiting = len(gate.pending()) + self._kept
         # an agent's own mode replaces the vault's: the status line names who the mode shown does not cover
         own = ", ".join(f"{'others' if name == DEFAULT else name}: {mode}" for name, mode in now.own_modes())
         text = Text(
@@ -215,7 +237,16 @@ class ReviewHost(Widget):
         )
         nevers = now.nevers()
         if nevers:  # refused to every agent, whatever the mode: the status line names them
-            text.append(f" · never: {', '.join(nevers)}", style="bold yellow")
+            text.append(" · never: ", style="bold yellow")
+            for i, pattern in enumerate(nevers):
+                text.append(", " if i else "", style="bold yellow")
+                text.append(pattern, style="bold yellow")
+                if gate.matches_nothing(pattern):  # its folder went: it promises nothing while it lasts
+                    text.append(" (no such folder)", style="bold red")
+        said = {gate.form.key(rulefolders.literal_folder(p) or "") for p in nevers if gate.matches_nothing(p)}
+        others = [folder for folder in gate.folders_gone() if gate.form.key(folder) not in said]
+        if others:  # another rule (a mode, an agent's folders) matches nothing: said while it lasts
+            text.append(f" · rules name missing folders: {', '.join(others)}", style="bold red")
         if waiting:
             text.append(f" · {waiting} waiting", style="bold red")
         status.set_part("approval", text)
@@ -288,6 +319,14 @@ def open_changes(app: Any) -> None:
     app.push_screen(ChangesScreen(host.started))
 
 
+def open_pending(app: Any) -> None:
+    """`P` (or the palette): the pending changes, kept for the person (a dialog nobody answered in
+    time, a change made while no TUI was open), at any time, not only when vaultwatch opens."""
+    if isinstance(app.screen, PendingScreen):
+        return
+    app.push_screen(PendingScreen(app.session.vault, waiting(app.session.vault)))
+
+
 def open_call(app: Any, event: Any) -> bool:
     """Enter on an activity row: the diff of the changes that call made (False: it made none)."""
     ids = tuple(getattr(event, "change_ids", ()) or ())
@@ -336,6 +375,7 @@ __all__ = [
     "ConfirmScreen",
     "ConflictScreen",
     "ReviewHost",
+    "open_pending",
     "VersionsScreen",
     "cycle_mode",
     "follow_changes",

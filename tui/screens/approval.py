@@ -116,34 +116,18 @@ def render_pending(pending: Pending, width: int, now: float, hint: Text | None =
     )
 
 
-EFFECT_LABELS = {
-    fx.WRITE: "rewrites",
-    fx.CREATE: "creates",
-    fx.DELETE: "removes",
-    fx.MOVE_FROM: "moves",
-    fx.MOVE_TO: "creates",
-    fx.LINKS: "rewrites links in",
-}
-
-
 def effects_text(pending: Pending) -> Text:
     """Which rule asked, and every path the change touches (core.edit.effects), one a line: a
     folder's rename lists each file it moves, a symlinked note its real target."""
     out = Text("\n")
     if pending.decision is not None:
         out.append(f"asks because {visible(pending.decision.why, keep_tab=False)}\n", style="yellow")
-    arrivals = {e.dest for e in pending.effects if e.change == fx.MOVE_FROM}
     # a rename's links were worked out before it was shown (Pending.links), and the write path
     # rewrites exactly those: a note that only might have needed it is not touched, so it is not listed
-    relinked = {path for path, _, _ in pending.links}
-    shown = [
-        e
-        for e in pending.effects
-        if not (e.change == fx.MOVE_TO and e.path in arrivals) and (e.change != fx.LINKS or e.path in relinked)
-    ]
+    shown = fx.read_as(pending.effects, [path for path, _, _ in pending.links])
     out.append(f"it touches {len(shown)} path{'s' if len(shown) != 1 else ''}:", style="dim")
     for e in shown:
-        out.append(f"\n  {EFFECT_LABELS.get(e.change, e.change)} ", style="dim")
+        out.append(f"\n  {fx.IN_WORDS.get(e.change, e.change)} ", style="dim")
         out.append(visible(e.path, keep_tab=False), style="bold")
         if e.dest:
             out.append(" → ")

@@ -45,6 +45,7 @@ from vaultwatch.tui.flows.querying import ListScheduler
 from vaultwatch.tui.flows.searching import SearchFlow
 from vaultwatch.tui.flows.triaging import TriageFlow
 from vaultwatch.tui.messages import (
+    LASTING_NOTICE_S,
     AgentCalled,
     AgentPresence,
     IndexChanged,
@@ -119,6 +120,7 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
             "C", "changes", "Changes", show=False, id="app.changes"
         ),  # tui/flows/review.py: diffs, revert, approval
         Binding("g", "approval_mode", "Approval mode", show=False, id="app.approval"),
+        Binding("P", "pending", "Pending changes (kept for your approval)", show=False, id="app.pending"),
     ]
 
     # keys typed before the first frame reach the list, as they would a moment later (the
@@ -355,7 +357,12 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
         self.refresh_views(keep=False)
 
     def problem_reported(self, message: ProblemReported) -> None:
-        self.app.notify(message.text, severity="error" if message.severity == "error" else "warning", title="vault")
+        self.app.notify(
+            message.text,
+            severity="error" if message.severity == "error" else "warning",
+            title="vault",
+            timeout=LASTING_NOTICE_S if message.lasting else None,  # stays until the person dismisses it
+        )
         if message.severity == "error" and not self.loaded and self.session.vault.wait_ready(0):
             self.loaded = True  # the load gave up: say so where the notes would be
             self._status.set_part("index", Text("indexing failed", style="bold red"))

@@ -109,6 +109,11 @@ class Navigation:
 
         review.open_changes(self.app)
 
+    def action_pending(self: MainParts) -> None:
+        from vaultwatch.tui.flows import review  # noqa: PLC0415
+
+        review.open_pending(self.app)
+
     def action_approval_mode(self: MainParts) -> None:
         from vaultwatch.tui.flows import review  # noqa: PLC0415
 

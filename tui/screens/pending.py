@@ -18,7 +18,9 @@ what is no longer shown is dropped.
 
 `y`, `n` and `d` arm a moment after a change is shown, and again each time the change shown (or what
 is shown of it: a rename's links) is replaced (tui.screens.arming): a key meant for what was shown
-before does nothing but say it came too soon.
+before does nothing but say it came too soon. They arm only once it is said whether the change still
+applies (core.review.stale: a folder's rename or delete also by what was put in the folder since), so
+`y` is never offered for a change before the screen can say it would be refused.
 """
 
 from __future__ import annotations
@@ -60,6 +62,14 @@ def waiting(vault: Any) -> list[Proposal]:
         return pending.store_for(vault.root_real).pending()
     except VaultError:
         return []
+
+
+def kept_count(vault: Any) -> int:
+    """How many pending changes wait in the vault's store (0 when it cannot be opened)."""
+    try:
+        return pending.store_for(vault.root_real).count()
+    except VaultError:
+        return 0
 
 
 class PendingScreen(Screen[None]):
@@ -111,6 +121,7 @@ class PendingScreen(Screen[None]):
         # each drawing of the body asks anew whether its change still applies; only the answer for
         # the latest drawing is shown (the person may have moved on while the disk was read)
         self._check = 0
+        self._stale: str | None = None  # the answer for the latest drawing (None: not come yet)
         self._drawn: tuple[Proposal, Links | None, list[str]] | None = None
         # y and n act only a moment after a change shows
         self.keys = KeyArming(self, self._title, lambda: monotonic_of(self.app))
@@ -166,7 +177,7 @@ class PendingScreen(Screen[None]):
         self.keys.covered()
 
     def on_screen_resume(self) -> None:
-        if self.keys.uncovered():
+        if self.keys.uncovered() and (self.current is None or self._stale is not None):
             self.call_after_refresh(self.keys.arm_soon)
 
     @property
@@ -225,7 +236,10 @@ class PendingScreen(Screen[None]):
         """The change's reason and diff (None for links still being worked out), saying it is being
         checked until a worker says whether approving it now would be refused, and why."""
         self._check += 1
+        self._stale = None
         self._drawn = (p, links, list(stranded or ()))
+        # the keys arm only once it is said whether the change still applies (and then a moment later)
+        self.keys.disarm()
         self._draw(None)
         self._check_stale(self._check, p, links or [], approval.gate_for(self.vault))
 
@@ -239,7 +253,7 @@ class PendingScreen(Screen[None]):
             shown.append(CHECKING + "\n", style="dim italic")
         elif stale:
             shown.append(stale_text(stale).strip() + "\n", style="bold red")
-        shown.append(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links or [], stranded)}")
+        shown.append(f"why: {visible(p.why, keep_tab=False)}\n{diff_text(p, links, stranded)}")
         if links is None:
             shown.append(f"\n{WORKING}")
         self.query_one("#pending-body", Static).update(shown)
@@ -249,14 +263,17 @@ class PendingScreen(Screen[None]):
         """Hashes every file the change touches: off the UI thread, since a folder's rename touches
         every note in it."""
         try:
-            stale = proposal_stale(self.vault.root_real, p, links, gate)
+            stale = proposal_stale(self.vault.root_real, p, links, gate, self.vault)
         except VaultError as exc:
             stale = exc.message
         self.post_message(self.StaleChecked(check, stale))
 
     def on_pending_screen_stale_checked(self, message: StaleChecked) -> None:
         if message.check == self._check:  # else the body was drawn anew since: its own answer comes
+            self._stale = message.stale
             self._draw(message.stale)
+            self.keys.arm_soon()
+            self._title()
 
     @work(thread=True, exit_on_error=False)
     def _work_out_links(self, p: Proposal, generation: int) -> None:
@@ -280,9 +297,8 @@ class PendingScreen(Screen[None]):
         self._links[key] = (message.links, message.stranded)
         p = self.current
         if p is not None and p.id == message.pid:  # the person may have moved on, approved or declined
-            self._body(p, message.links, message.stranded)
+            self._body(p, message.links, message.stranded)  # what the key approves has grown: read it first
             self._shown_links = key
-            self.keys.arm_soon()  # what the key approves has grown: read it first
             self._title()
 
     def links_shown(self) -> bool:
@@ -374,4 +390,4 @@ class PendingScreen(Screen[None]):
         self.dismiss(None)
 
 
-__all__ = ["PendingScreen", "waiting"]
+__all__ = ["PendingScreen", "kept_count", "waiting"]
