@@ -507,18 +507,18 @@ class StdioFront:
             raw, answered = self._answer_modern(raw, id_text, method, params, *modern)
             if raw is _TAKEN:
                 return _TAKEN
-        elif (
-            method == "initialize"
-            and id_text is not None
-            and self.era == "handshake"
-            and self.version is None
-            and self._loop is None
-        ):
-            requested = _plain_initialize(params)
-            if requested is not None:
+        elif method == "initialize":
+            first = id_text is not None and self.era == "handshake" and self.version is None and self._loop is None
+            requested = _plain_initialize(params) if first else None
+            if requested is not None and id_text is not None:
                 answered = self._answer_initialize(id_text, requested)
                 if answered and isinstance(params, dict):
                     self.client_info = params["clientInfo"]
+            else:
+                # another handshake: the SDK's session may now name another client (its calls are
+                # attributed to the latest), or keep the first; the front cannot tell which, so it
+                # takes no more calls on the first one's name
+                self.client_info = None
         elif method == "notifications/initialized":
             self.initialized = True
         elif method == "notifications/cancelled":
