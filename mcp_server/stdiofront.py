@@ -24,7 +24,9 @@ library only:
   `server/discover`, then names its protocol version and itself in each request's `_meta`. The
   front answers discover from handshake.py, a plain tools/list from the cache of the SDK's answer at
   that version, and the tool calls EarlyCalls takes, as in a handshake session (`_answer_modern`);
-  a request whose `_meta` carries anything more (a progress token, a log level) is the SDK's.
+  a request whose `_meta` carries anything more (a progress token, a log level) is the SDK's. As in
+  the SDK, the client's first request fixes the connection's era: a request of the other era is
+  the SDK's to refuse, and the SDK is given a request of the era in place of a first call the front took.
 - A `tools/call` the server's EarlyCalls can answer (earlycalls.py: a plain list_documents, read,
   search by words or write) is answered by the front's worker thread, never passed to the SDK, once
   the session's initialize was the front's, the client said `notifications/initialized`, and no
@@ -190,9 +192,23 @@ def _plain_modern(params: Any) -> tuple[str, dict[str, Any]] | None:
     version, info = meta.get(_MODERN_VERSION), meta.get(_MODERN_CLIENT)
     if not isinstance(version, str) or version not in handshake.modern_versions():
         return None
-    if not isinstance(info, dict) or not _plain_client(info, meta.get(_MODERN_CAPABILITIES, {})):
+    # (the SDK refuses a request without the capabilities key: INVALID_PARAMS, whatever else it holds)
+    if (
+        not isinstance(info, dict)
+        or _MODERN_CAPABILITIES not in meta
+        or not _plain_client(info, meta[_MODERN_CAPABILITIES])
+    ):
         return None
     return version, info
+
+
+def _enveloped(method: Any, params: Any) -> bool:
+    """Whether a request opens a 2026-07-28-era connection, as the SDK decides it (mcp/server/runner.py:
+    a request other than `initialize` whose `_meta` names a protocol version, well formed or not)."""
+    if method == "initialize" or not isinstance(params, dict):
+        return False
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and _MODERN_VERSION in meta
 
 
 _REPLY = '{"jsonrpc":"2.0","id":'
@@ -265,6 +281,15 @@ class StdioFront:
         self.ended = threading.Event()  # stdin ended (a refusing front waits for it)
         self.calls: Any = None  # the server's EarlyCalls (set by `serve`)
         self.client_info: dict[str, Any] | None = None  # the clientInfo of the initialize the front answered
+        # the connection's protocol era, "modern" or "handshake", fixed as the SDK fixes it: by the client's
+        # first request. The SDK refuses a request of the other era (an enveloped call on a handshake
+        # connection, an initialize on a 2026-07-28 one), so the front answers none either: else a client
+        # that handshook as one agent would write as another, named in a call's envelope
+        self.era: str | None = None
+        # whether the SDK has been given a request of this connection: its first decides the SDK's era, so
+        # a 2026-07-28 connection whose first request the front answers gives the SDK one in its place
+        self._era_told = False
+        self.silent: set[str] = set()  # ids of requests of the front's own whose SDK answers are dropped
         self.initialized = False  # the client said notifications/initialized
         self.owed: dict[str, int] = {}  # id -> requests of the client with that id the SDK has not answered
         self.owed_unknown = 0  # requests passed to the SDK whose answer the front cannot tell (an odd id)
@@ -471,19 +496,29 @@ class StdioFront:
             return raw
         id_text = _id_text(message.get("id"))
         method, params = message.get("method"), message.get("params")
+        if self.era is None and "method" in message and "id" in message:
+            self.era = "modern" if _enveloped(method, params) else "handshake"
         answered = False
-        modern = _plain_modern(params) if id_text is not None and isinstance(params, dict) else None
+        modern = (
+            _plain_modern(params) if self.era == "modern" and id_text is not None and isinstance(params, dict) else None
+        )
         if modern is not None:
             assert id_text is not None and isinstance(params, dict)
             raw, answered = self._answer_modern(raw, id_text, method, params, *modern)
             if raw is _TAKEN:
                 return _TAKEN
-        elif method == "initialize" and id_text is not None and self.version is None and self._loop is None:
-            requested = _plain_initialize(params)
-            if requested is not None:
+        elif method == "initialize":
+            first = id_text is not None and self.era == "handshake" and self.version is None and self._loop is None
+            requested = _plain_initialize(params) if first else None
+            if requested is not None and id_text is not None:
                 answered = self._answer_initialize(id_text, requested)
                 if answered and isinstance(params, dict):
                     self.client_info = params["clientInfo"]
+            else:
+                # another handshake: the SDK's session may now name another client (its calls are
+                # attributed to the latest), or keep the first; the front cannot tell which, so it
+                # takes no more calls on the first one's name
+                self.client_info = None
         elif method == "notifications/initialized":
             self.initialized = True
         elif method == "notifications/cancelled":
@@ -515,6 +550,8 @@ class StdioFront:
                 self.capture[id_text] = ("tools/list", "")  # "": the version negotiated by then
         if "method" in message and "id" in message and not answered:
             self._owe(id_text)
+        if "method" in message and "id" in message:
+            self._era_told = True
         return raw
 
     def _answer_modern(
@@ -566,8 +603,19 @@ class StdioFront:
                 info["name"],
                 True,
             ):
-                return _TAKEN, True
+                return (_TAKEN if self._era_told else self._opening(params["_meta"])), True
         return raw, False
+
+    def _opening(self, meta: dict[str, Any]) -> bytes:
+        """The request the SDK gets in place of a 2026-07-28 connection's first one, which the front
+        answered: a discover with the same envelope (its answer is dropped), so the SDK serves the
+        connection in that era, as it would have, and refuses a later initialize as it would have."""
+        self._era_told = True
+        opening_id = "vaultwatch-front-era"
+        self.silent.add(json.dumps(opening_id))
+        return json.dumps(
+            {"jsonrpc": "2.0", "id": opening_id, "method": "server/discover", "params": {"_meta": meta}}
+        ).encode()
 
     def _may_answer_modern_call(self) -> bool:
         """Whether a 2026-07-28-era tools/call may be answered by the front: as `_may_answer_call`, without
@@ -790,7 +838,7 @@ class StdioFront:
         """An SDK reply on its way to the client: False when it must not be sent (the front sent it)."""
         if self.owed:
             self._settle(_reply_id(line))
-        if not (self.swallow or self.capture):
+        if not (self.swallow or self.capture or self.silent):
             return True
         try:
             message = json.loads(line)
@@ -799,6 +847,9 @@ class StdioFront:
         id_text = _id_text(message.get("id")) if isinstance(message, dict) and "method" not in message else None
         if id_text is None:
             return True
+        if id_text in self.silent:
+            self.silent.discard(id_text)
+            return False
         if id_text in self.swallow:
             method, key, sent = self.swallow.pop(id_text)
             got = _result_text(line, id_text)

@@ -7,7 +7,8 @@ A misspelt or misplaced table (`[approve.folder]`, `[vaults."~/Notes".approve.fo
 TOML, so nothing else notices it, and the person believes a rule protects a folder when none does.
 A person who typed a rule meant it: so an unknown table or key under `[approve]`, `[agents]`, this
 vault's `[vaults."PATH"]` table, or at the top of the file but nearest a rules table (`[aprove]`,
-`mode = ...` above `[approve]`) refuses agents' changes, as a value of the wrong type there does
+`mode = ...` above `[approve]`), or at the top holding what reads as a rule whatever its name
+(`[never]` with `"Finance/**" = "never"`: `_holds_rule`), refuses agents' changes, as a value of the wrong type there does
 (the gate's `problem`), saying what is wrong and the name meant. Anywhere else (`[tui]`, a table
 near no rules table) it is only said, where the rules' notices are said. The triage tables check
 their own keys (core.query.triagerules), and another vault's `[vaults."PATH"]` table is that
@@ -23,6 +24,7 @@ from typing import Any
 from vaultwatch.core import settings
 from vaultwatch.core.disk.vaultkeys import same_folder, vault_folder
 from vaultwatch.core.errors import VaultError
+from vaultwatch.core.review.policy import FOLDER_MODES, NEVER
 
 RULE_TABLES = ("approve", "agents", "vaults")
 CHECKED_ELSEWHERE = ("triage",)  # its reader refuses an unknown key itself
@@ -47,12 +49,36 @@ def judge(data: Mapping[str, Any], vault_root: str | None, origin: str) -> tuple
         if top in CHECKED_ELSEWHERE:
             continue
         meant_rules = found.meant is not None and found.meant.startswith(tuple(f"[{t}" for t in RULE_TABLES))
-        if top in RULE_TABLES or (top is None and meant_rules):
+        if top in RULE_TABLES or top is None and (meant_rules or _holds_rule(found.name, _value(data, found))):
             raise VaultError(_refused(origin, found))
         notices.append(
             f"{origin}: {found.where} is not a setting vaultwatch knows{_did_you_mean(found)}: it is ignored"
         )
     return tuple(notices)
+
+
+def _value(data: Mapping[str, Any], found: settings.UnknownKey) -> Any:
+    node: Any = data
+    for part in (*found.parents, found.name):
+        node = node.get(part) if isinstance(node, Mapping) else None
+    return node
+
+
+def _holds_rule(key: str, value: Any, depth: int = 0) -> bool:
+    """Whether an unknown key or table holds what reads as a rule the person typed, whatever its name:
+    a folder rule (`"Finance/**" = "never"`, a path or glob set to a folder mode, or anything set to
+    "never") or an agent's (`deny` or `write` as a list of globs, `read_only = true`). A table named far
+    from every rules table (`[never]`, `[protect]`, a folder rule above the file's first table) would
+    otherwise only be said, and the person would believe the folder protected. Asked only of what lies
+    at the top of the file: an unknown key in a table vaultwatch reads elsewhere (`[tui]`) is only said."""
+    if isinstance(value, Mapping):
+        return depth < 8 and any(_holds_rule(str(k), v, depth + 1) for k, v in value.items())
+    if key in ("deny", "write"):
+        return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+    if key == "read_only":
+        return value is True
+    pathlike = any(c in key for c in "/*?")
+    return (value == NEVER and (depth > 0 or pathlike)) or (value in FOLDER_MODES and pathlike)
 
 
 def _is_mine(mine: str, key: str, origin: str) -> bool:
@@ -67,9 +93,15 @@ def _did_you_mean(found: settings.UnknownKey) -> str:
 
 
 def _refused(origin: str, found: settings.UnknownKey) -> str:
+    where = (
+        ""
+        if found.meant
+        else " (folder rules go in [approve.folders], an agent's in [agents.NAME] or this vault's "
+        '[vaults."PATH".agents.NAME])'
+    )
     return (
         f"{origin}: {found.where} is not a setting vaultwatch knows{_did_you_mean(found)}, so the rules "
-        "written there are not applied: correct the name, or remove it"
+        f"written there are not applied{where}: correct the name, or remove it"
     )
 
 

@@ -12,19 +12,39 @@ from its next opening on; until then nestedvault looks for the journals the list
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import stat
 
 from vaultwatch.core.disk.private import open_private
 
 ROOTS = "roots"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _listing(path: str, flags: int) -> int:
+    """A descriptor on the list at `path`, only when it is a regular file: a FIFO there (opened
+    without O_NONBLOCK) would hold every start that looks for vaults below its folder, and a link
+    (to a device that never ends) is not followed. OSError otherwise."""
+    fd = os.open(path, flags | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def recorded(folder_of_journals: str) -> list[str]:
     """The vault folders listed in `folder_of_journals` (none when there is no list, or it cannot be
-    read); a line that is not a JSON string (a write cut off) is skipped."""
+    read: also when it is no regular file); a line that is not a JSON string (a write cut off) is
+    skipped."""
     try:
-        with open(os.path.join(folder_of_journals, ROOTS), encoding="utf-8") as fh:
+        with os.fdopen(_listing(os.path.join(folder_of_journals, ROOTS), os.O_RDONLY), encoding="utf-8") as fh:
             lines = fh.read().splitlines()
     except (OSError, UnicodeDecodeError):
         return []
@@ -45,8 +65,10 @@ def record(folder_of_journals: str, root_real: str) -> None:
         return
     line = (json.dumps(root_real, ensure_ascii=True) + "\n").encode("ascii")
     with contextlib.suppress(OSError):
-        fd = open_private(os.path.join(folder_of_journals, ROOTS), os.O_WRONLY | os.O_APPEND)
+        fd = open_private(os.path.join(folder_of_journals, ROOTS), os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO with a reader: nothing is written to it
+                return
             os.write(fd, line)
         finally:
             os.close(fd)

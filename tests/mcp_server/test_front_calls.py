@@ -426,3 +426,23 @@ def test_a_server_killed_during_a_front_write_leaves_the_old_note_or_the_new_one
         assert time.monotonic() < deadline, "a killed write's temporary file was not cleaned up"
         time.sleep(0.1)
     lines.close()
+
+
+def test_a_second_handshake_leaves_the_calls_to_the_sdk_which_names_its_client(demo_vault, env, tmp_path):
+    """A client that handshakes as `raw`, then again as `reader` (read-only by the person's rule): the SDK
+    attributes the calls after it to the latest handshake, so the write is refused as reader's; the front,
+    which knew only the first name, leaves the calls to the SDK from then on (it wrote it as raw's)."""
+    config = tmp_path / "config"
+    (config / "vaultwatch").mkdir(parents=True)
+    (config / "vaultwatch" / "settings.toml").write_text("[agents.reader]\nread_only = true\n")
+    proc = spawn(demo_vault, {**env, "XDG_CONFIG_HOME": str(config)})
+    lines = Lines(proc)
+    lines.send(INIT, INITIALIZED)
+    lines.until(1)
+    lines.send({**INIT, "id": 2, "params": {**INIT["params"], "clientInfo": {"name": "reader", "version": "1"}}})
+    lines.until(2)  # the SDK answered the second handshake: it owes the client nothing now
+    lines.send(call("w", {"path": "Inbox/second.md", "content": "x\n"}, name="write"))
+    result = lines.until("w")["result"]
+    lines.close()
+    assert result["isError"] and "read-only" in result["content"][0]["text"]
+    assert not (demo_vault / "Inbox" / "second.md").exists()

@@ -141,3 +141,23 @@ def test_refusals_of_one_agent_are_its_own_never_those_of_a_name_it_starts(tmp_p
     assert listed("scribe") == ["scribe/1.0", "scribe/2.0"]  # every version of scribe, not scribe/evil
     assert listed("scribe/evil") == ["scribe/evil/1"]
     assert listed("scribe/2.0") == ["scribe/2.0"]  # a whole label as shown
+
+
+def test_the_listing_shows_an_agents_name_as_an_agents_however_it_is_spelled(tmp_path: Path, monkeypatch) -> None:
+    """An agent's name is its client's claim: `vaultwatch refusals` shows it as `vaultwatch changes` and
+    the TUI do (shown_agent: `agent <name>`, invisible characters written out), so `scribe` with a zero
+    width space is never read as scribe, nor a name as the person's own."""
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    root = tmp_path / "v"
+    root.mkdir()
+    for at, agent in enumerate(["scribe\u200b/1", "human:ann"]):
+        refusals.note(
+            os.path.realpath(root),
+            refusals.Refusal(float(at), refusals.REFUSED, agent, None, "write", "write", [f"{at}.md"], "no"),
+        )
+    done = cli("refusals", str(root), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[2:4] == ["agent", "human:ann"], lines
+    assert lines[1].split()[2:4] == ["agent", "scribe\\u200b/1"], lines

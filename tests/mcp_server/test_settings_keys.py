@@ -121,3 +121,27 @@ async def test_a_global_rule_naming_a_folder_this_vault_never_had_gets_no_rename
     assert "which this vault has never had" in templates and "apply in every vault" in templates, templates
     assert "remove it" not in templates and "renamed" not in templates, templates
     assert "names the folder 'Archive', which this vault does not have" in out.stderr, out.stderr
+
+
+async def test_a_rule_under_a_name_near_no_rules_table_refuses_agents_too(place) -> None:
+    """A folder rule or an agent's rule typed under a table named far from every rules table (`[never]`,
+    `[permissions.NAME]`), or above the file's first table, was only said: the person believed the
+    folder protected while an agent wrote there. What reads as a rule refuses agents' changes, as a
+    misspelt rules table does; an unknown key that holds none (`[mcp] log = "none"`) is still only said."""
+    root, env, settings = place
+    async with Client(stdio(root, env), client_info=Implementation(name="helper", version="1")) as client:
+        for written, named in (
+            ('[never]\n"Archive/**" = "never"\n', "[never]"),
+            ('"Archive/**" = "never"\n[approve]\nmode = "none"\n', '"Archive/**"'),
+            ('[permissions.helper]\ndeny = ["Archive/**"]\n', "[permissions]"),
+        ):
+            settings.write_text(written)
+            before = tree(root)
+            refused = await client.call_tool("write", {"path": "Archive/two.md", "content": "two\n"})
+            said = refused.content[0].text
+            assert refused.is_error and f"{named} is not a setting vaultwatch knows" in said, said
+            assert "folder rules go in [approve.folders]" in said and "refused until" in said, said
+            assert tree(root) == before
+        settings.write_text('[mcp]\nlog = "none"\n')
+        done = await client.call_tool("write", {"path": "Archive/two.md", "content": "two\n"})
+        assert not done.is_error, done.content[0].text

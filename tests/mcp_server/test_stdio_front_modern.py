@@ -79,3 +79,30 @@ def test_without_a_shipped_list_a_modern_tools_list_waits_for_the_sdk_and_fills_
     again = by_id(exchange(serve_unshipped(demo_vault), env, *messages)[0])
     assert first == again
     assert first["t"] == sdk_answers(demo_vault, {}, DISCOVER, TOOLS)["t"]
+
+
+def test_a_connection_keeps_the_era_its_first_request_opened_as_the_sdk_does(demo_vault, env):
+    """The SDK serves a connection in the era of its first request and refuses a request of the other:
+    an enveloped call on a handshake connection, an initialize (and then a handshake call) on a
+    2026-07-28 one, and an envelope without the capabilities key. The front answers each as the SDK does
+    (the same bytes as with every call left to the SDK): a client that handshook as one agent never has
+    a call run as another named in an envelope, nor a handshake after a front-answered first call."""
+    from test_stdio_front import INIT, INITIALIZED
+
+    bare = {k: v for k, v in META.items() if k != "io.modelcontextprotocol/clientCapabilities"}
+    handshake_first = (INIT, INITIALIZED, listing("c1", limit=2), listing("c2", limit=2))
+    init = {**INIT, "id": "i"}
+    modern_first = (
+        listing("c1", limit=2),
+        init,
+        INITIALIZED,
+        {**listing("c2", limit=2), "params": {"name": "list_documents", "arguments": {"limit": 2}}},
+        {**listing("c3", limit=1), "params": {"name": "list_documents", "arguments": {"limit": 1}, "_meta": bare}},
+    )
+    for messages in (handshake_first, modern_first):
+        front = by_id(exchange(early(demo_vault), env, *messages)[0])
+        sdk_off = by_id(exchange(early(demo_vault), {**env, earlycalls.ENV_SWITCH: "0"}, *messages)[0])
+        assert front == sdk_off
+        assert "error" in json.loads(front["c2"])
+    assert "error" in json.loads(front["i"]) and "error" in json.loads(front["c3"])
+    assert "error" not in json.loads(front["c1"])

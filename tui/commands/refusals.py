@@ -16,6 +16,7 @@ import json
 import sys
 
 from vaultwatch.core.review import refusals, sessionids
+from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.journal import Within, journal_for, parse_since
 from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.shown import one_line
@@ -26,7 +27,8 @@ def _when(at: float) -> str:
 
 
 def _line(r: refusals.Refusal, sessions: dict[str, str]) -> str:
-    who = r.agent + (f" [{sessions.get(r.session, r.session)}]" if r.session else "")
+    # the name as `vaultwatch changes` and the TUI show it: a client's claim, invisible characters written out
+    who = shown_agent(r.agent) + (f" [{sessions.get(r.session, r.session)}]" if r.session else "")
     where = " -> ".join(r.paths[:2]) + (f" (+{len(r.paths) - 2})" if len(r.paths) > 2 else "")
     return one_line(f"{_when(r.at)}  {who:<28}  {r.kind:<8}  {r.tool[:18]:<18}  {where}  {r.reason}")
 

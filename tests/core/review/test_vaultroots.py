@@ -62,3 +62,24 @@ def test_a_listed_vault_inside_a_folder_is_found_without_walking_the_folder(
     below = nestedvault.vault_below(str(home), settings)
     assert below is not None and below.known.folder == str(inner)
     assert nestedvault.vault_below(str(state / "elsewhere"), settings) is None
+
+
+def test_a_list_that_is_no_regular_file_is_read_as_none_and_never_waited_on(state: Path) -> None:
+    """The list is read at every start that looks below a folder: a FIFO in its place (no writer) held
+    that start forever, and a link was followed (to a device that never ends, say). Neither is read,
+    nor written to; the journals are then looked for as without a list."""
+    inner = (state / "home" / "vault").resolve()
+    opened(inner)
+    folder = Path(os.path.dirname(journal_path(str(inner))))
+    listed = folder / vaultroots.ROOTS
+    elsewhere = state / "elsewhere-roots"
+    listed.rename(elsewhere)
+    listed.symlink_to(elsewhere)
+    assert vaultroots.recorded(str(folder)) == []
+    listed.unlink()
+    os.mkfifo(listed, 0o600)
+    assert vaultroots.recorded(str(folder)) == []
+    vaultroots.record(str(folder), str(state / "other"))  # no reader: not waited on, nothing written
+    settings = str(state / "config" / "vaultwatch" / "settings.toml")
+    assert "holds the vault" in (nestedvault.refusal(str(state / "home"), settings) or "")
+    assert stat.S_ISFIFO(listed.lstat().st_mode)
