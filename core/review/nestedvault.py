@@ -187,13 +187,20 @@ def _below(root_real: str, tables: list[tuple[str, str]]) -> Known | None:
                 return Known(root, os.path.join(folder_of_journals, name), None)
     if not names:  # every journal left is listed: none lies below
         return None
-    for dirpath, dirnames, _files in os.walk(root_real, onerror=lambda _exc: None):
-        dirnames.sort()
-        for name in dirnames:
-            inner = os.path.join(dirpath, name)
-            journal = journal_path(inner)
+    # folders only, no symbolic links, with a list of its own rather than recursion: a vault may
+    # nest folders deeper than Python's recursion limit (os.walk recurses)
+    stack = [root_real]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                inner = sorted(e.path for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        for folder in inner:
+            journal = journal_path(folder)
             if os.path.basename(journal) in names:
-                return Known(inner, journal, None)
+                return Known(folder, journal, None)
+        stack.extend(reversed(inner))
     return None
 
 

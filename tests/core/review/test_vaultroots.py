@@ -58,7 +58,7 @@ def test_a_listed_vault_inside_a_folder_is_found_without_walking_the_folder(
     def no_walk(*_args, **_kwargs):
         raise AssertionError("walked the folder's tree")
 
-    monkeypatch.setattr(os, "walk", no_walk)
+    monkeypatch.setattr(os, "scandir", no_walk)
     below = nestedvault.vault_below(str(home), settings)
     assert below is not None and below.known.folder == str(inner)
     assert nestedvault.vault_below(str(state / "elsewhere"), settings) is None
