@@ -101,6 +101,8 @@ class Policy:
         self.mode = mode
         self.rules = tuple(rules)
         self.source = source  # where `mode` is written when an agent's rule gives it (Decision.why names it)
+        # looked at once: mode_for runs for every path of every change
+        self._spelled_otherwise = any(rulereach.plain(rule.pattern) for rule in self.rules)
 
     def mode_for(self, path: str, form: PathForm) -> tuple[str, Rule | None]:
         """The mode that decides `path` and the rule that gives it. When a rule is spelled otherwise
@@ -108,7 +110,7 @@ class Policy:
         the stricter answer wins: reading a restricting rule as meant must not let it shadow a
         stricter rule below it that the written reading reaches."""
         found = self._first(path, form, plainly=False)
-        if any(rulereach.plain(rule.pattern) for rule in self.rules):
+        if self._spelled_otherwise:
             meant = self._first(path, form, plainly=True)
             if STRICTNESS.index(meant[0]) > STRICTNESS.index(found[0]):
                 return meant

@@ -55,6 +55,11 @@ class Refusal:
     paths: list[str] = field(default_factory=list)
     reason: str = ""
 
+    @property
+    def where(self) -> str:
+        """The paths as one line shows them: the first two (a move's two ends), then how many more."""
+        return " -> ".join(self.paths[:2]) + (f" (+{len(self.paths) - 2})" if len(self.paths) > 2 else "")
+
     def as_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["at"] = dt.datetime.fromtimestamp(self.at, dt.UTC).isoformat(timespec="seconds")

@@ -21,6 +21,7 @@ import bisect
 import os
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from vaultwatch.core.errors import VaultError
 
@@ -89,6 +90,13 @@ def shown_forms(sessions: Iterable[str]) -> dict[str, str]:
     """Each session's shown form among `sessions` (label and the random part's unique prefix)."""
     known = _Known(sessions)
     return {s: known.form(s) for s in known.ids}
+
+
+def forms_among(journal: Any, sessions: Iterable[str]) -> dict[str, str]:
+    """`shown_forms` of `sessions`, unique among the journal's sessions too (None: no journal): the
+    forms `vaultwatch changes` shows and `--session` takes back, wherever else they are listed."""
+    known = journal.sessions() if journal is not None else []
+    return shown_forms([*known, *sessions])
 
 
 def shown(session: str, sessions: Iterable[str]) -> str:

@@ -120,10 +120,8 @@ def register(cli: CommandLine) -> None:
         found = store.proposals() if args.all else store.pending()
         links, stranded = _link_rewrites(cli, args, found)
         stale = staleness(vault, found, links)
-        journal = journal_for(vault)
-        known = journal.sessions() if journal is not None else []
         # among the journal's sessions too: the form `vaultwatch changes` shows and `--session` takes
-        forms = sessionids.shown_forms([*known, *(p.session for p in found if p.session)])
+        forms = sessionids.forms_among(journal_for(vault), (p.session for p in found if p.session))
         for p in found:
             left = stranded.get(p.id, [])
             if args.json:

@@ -29,8 +29,7 @@ def _when(at: float) -> str:
 def _line(r: refusals.Refusal, sessions: dict[str, str]) -> str:
     # the name as `vaultwatch changes` and the TUI show it: a client's claim, invisible characters written out
     who = shown_agent(r.agent) + (f" [{sessions.get(r.session, r.session)}]" if r.session else "")
-    where = " -> ".join(r.paths[:2]) + (f" (+{len(r.paths) - 2})" if len(r.paths) > 2 else "")
-    return one_line(f"{_when(r.at)}  {who:<28}  {r.kind:<8}  {r.tool[:18]:<18}  {where}  {r.reason}")
+    return one_line(f"{_when(r.at)}  {who:<28}  {r.kind:<8}  {r.tool[:18]:<18}  {r.where}  {r.reason}")
 
 
 def register(cli: CommandLine) -> None:
@@ -50,10 +49,8 @@ def register(cli: CommandLine) -> None:
             for r in rows:
                 print(json.dumps(r.as_json(), ensure_ascii=False))
         else:
-            journal = journal_for(vault)
-            known = journal.sessions() if journal is not None else []
             # shown as `vaultwatch changes` shows sessions, so that one pastes into `changes --session`
-            forms = sessionids.shown_forms([*known, *(r.session for r in rows if r.session)])
+            forms = sessionids.forms_among(journal_for(vault), (r.session for r in rows if r.session))
             for r in rows:
                 print(_line(r, forms))
         print(

@@ -196,12 +196,26 @@ class ReviewHost(Widget):
             gate.refresh()  # a change publishes RulesChanged: GateChanged redraws what shows the rules
         self._count_kept()
 
+    class KeptCounted(Message):
+        """How many pending changes the store holds, counted off the UI thread."""
+
+        def __init__(self, count: int) -> None:
+            super().__init__()
+            self.count = count
+
     def _count_kept(self) -> None:
         """The status line's count follows the pending store: a change kept, or decided elsewhere
-        (`vaultwatch decline`, the pending screen), changes it with no event of this process's bus."""
-        kept = kept_count(self.vault)
-        if kept != self._kept:
-            self._kept = kept
+        (`vaultwatch decline`, the pending screen), changes it with no event of this process's bus.
+        Counted in a worker: the store is SQLite another process may be writing, and this runs every
+        RULES_LOOK_S whatever the person is doing."""
+        self.run_worker(self._read_kept, thread=True, group="pending-count", exclusive=True, exit_on_error=False)
+
+    def _read_kept(self) -> None:
+        self.post_message(self.KeptCounted(kept_count(self.vault)))
+
+    def on_review_host_kept_counted(self, message: KeptCounted) -> None:
+        if message.count != self._kept:
+            self._kept = message.count
             self.show_gate()
 
     def show_gate(self) -> None:

@@ -59,10 +59,6 @@ def _why(reason: str) -> str:
     return reason[len(RULE_LEAD) :] if reason.startswith(RULE_LEAD) else reason
 
 
-def _paths(r: refusals.Refusal) -> str:
-    return " -> ".join(r.paths[:2]) + (f" (+{len(r.paths) - 2})" if len(r.paths) > 2 else "")
-
-
 class RefusalsScreen(Screen[None]):
     """The vault's kept refusals and declines, one a row, the selected one in full below."""
 
@@ -118,9 +114,7 @@ class RefusalsScreen(Screen[None]):
             path = refusals.refusals_path(self.vault.root_real)
             self.post_message(self.Read([], {}, f"cannot read {path}: {exc.strerror or exc}"))
             return
-        journal = journal_for(self.vault)
-        known = journal.sessions() if journal is not None else []
-        forms = sessionids.shown_forms([*known, *(r.session for r in rows if r.session)])
+        forms = sessionids.forms_among(journal_for(self.vault), (r.session for r in rows if r.session))
         self.post_message(self.Read(rows, forms))
 
     def on_refusals_screen_read(self, message: Read) -> None:
@@ -152,7 +146,7 @@ class RefusalsScreen(Screen[None]):
                         style="bold red" if r.kind == refusals.REFUSED else "bold yellow",
                     ),
                     Text(visible(_cut(r.tool, 18), keep_tab=False)),
-                    visible(_paths(r), keep_tab=False),
+                    visible(r.where, keep_tab=False),
                     visible(_why(r.reason), keep_tab=False),
                 ]
             )
