@@ -640,7 +640,7 @@ class LiveIndex:
                     )
                 return
             moves = _moves(found, snap, removed)
-            self._reuse_moved(found, snap, removed)
+            self._reuse_moved(found, snap, moves)
             vault.apply_found(found, "disk", moves)
 
     @staticmethod
@@ -656,18 +656,12 @@ class LiveIndex:
         return removed
 
     @staticmethod
-    def _reuse_moved(found: dict[str, Found | None], snap: Snapshot, removed: list[Entry]) -> None:
-        """A note that only moved keeps its parsed entry (same inode, size and mtime): no re-read."""
-        if not removed:
-            return
-        by_key = {(e.inode, e.size_bytes, e.mtime_ns): e for e in removed if e.kind == NOTE and e.inode}
-        if not by_key:
-            return
-        for rel, f in found.items():
-            if not isinstance(f, FileFact) or f.kind != NOTE or snap.get(rel) is not None:
-                continue
-            old = by_key.get((f.inode, f.size, f.mtime_ns))
-            if old is None:
+    def _reuse_moved(found: dict[str, Found | None], snap: Snapshot, moves: list[tuple[str, str]]) -> None:
+        """A note that only moved (one of `_moves`' pairs: same inode, size and mtime) keeps its parsed
+        entry: no re-read."""
+        for was, rel in moves:
+            old, f = snap.get(was), found.get(rel)
+            if old is None or old.kind != NOTE or not isinstance(f, FileFact) or f.kind != NOTE:
                 continue
             stem = old.path.rsplit("/", 1)[-1][:-3]
             if old.title == stem:
@@ -726,7 +720,7 @@ class LiveIndex:
             self.holding = False
             removed = self._removed_entries(found, snap)
             moves = _moves(found, snap, removed)
-            self._reuse_moved(found, snap, removed)
+            self._reuse_moved(found, snap, moves)
             vault.apply_found(found, "disk", moves)
             cache = vault.entry_cache
             if cache is not None and cache.hold:
