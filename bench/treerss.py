@@ -2,7 +2,9 @@
 
 `python -m bench.treerss ROOT [SKIP,...]` samples every 10 ms the summed RSS of every process below
 ROOT (ROOT itself left out, and the processes in SKIP with everything below them, and this sampler),
-until its standard input closes; then it prints the peak in MiB. The tree is followed through each
+until its standard input closes; then it prints the peak in MiB. A process whose command line is
+still ROOT's is left out too: it is ROOT forked to start a program that has not yet replaced it
+(the client spawning a server), and its resident pages are ROOT's own, counted again. The tree is followed through each
 thread's `children` file (Linux), so a sample reads a few files per process of the tree, not all of
 /proc.
 
@@ -43,10 +45,21 @@ def below(root: int, skip: set[int] | frozenset[int] = frozenset()) -> Iterator[
                     yield kid
 
 
-def tree_pages(root: int, skip: set[int]) -> int:
-    """Resident pages of every process below `root`, leaving out those in `skip` and their trees."""
+def cmdline(pid: int) -> bytes | None:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def tree_pages(root: int, skip: set[int], unstarted: bytes | None = None) -> int:
+    """Resident pages of every process below `root`, leaving out those in `skip` and their trees, and
+    those whose command line is `unstarted` (forks of the root that have not yet run their program)."""
     total = 0
     for pid in below(root, skip):
+        if unstarted is not None and cmdline(pid) == unstarted:
+            continue
         try:
             with open(f"/proc/{pid}/statm", "rb") as fh:
                 total += int(fh.read().split()[1])
@@ -59,10 +72,11 @@ def main(argv: list[str]) -> int:
     root = int(argv[0])
     skip = {int(p) for p in argv[1].split(",") if p} if len(argv) > 1 else set()
     skip.add(os.getpid())
+    unstarted = cmdline(root)
     peak = 0
     while not select.select([sys.stdin], [], [], PERIOD_S)[0]:
-        peak = max(peak, tree_pages(root, skip))
-    peak = max(peak, tree_pages(root, skip))
+        peak = max(peak, tree_pages(root, skip, unstarted))
+    peak = max(peak, tree_pages(root, skip, unstarted))
     print(round(peak * os.sysconf("SC_PAGE_SIZE") / 2**20, 2), flush=True)
     return 0
 

@@ -23,6 +23,18 @@ HOLDER = (
     "g.stdout.readline(); print(g.pid, flush=True); sys.stdin.read(); g.stdin.close(); g.wait()\n"
 )
 
+# a process that touches 64 MiB, then forks a child that never starts a program of its own (as a
+# client's spawn looks before its exec), says the child's pid and waits for its input to close
+FORKER = (
+    "import os, sys\n"
+    "b = bytearray(64 * 2**20); b[::4096] = b'x' * len(b[::4096])\n"
+    "r, w = os.pipe()\n"
+    "kid = os.fork()\n"
+    "if kid == 0:\n"
+    "    os.close(w); os.read(r, 1); os._exit(0)\n"
+    "print(kid, flush=True); sys.stdin.read(); os.close(w); os.waitpid(kid, 0)\n"
+)
+
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
 
 
@@ -55,3 +67,16 @@ def test_the_peak_counts_a_grandchild_and_leaves_out_what_it_skips_and_itself() 
         assert sample(os.getpid(), list(descendants_rss(os.getpid())), 0.3) < 5
     finally:
         holder.communicate("", timeout=30)
+
+
+def test_a_fork_of_the_root_not_yet_started_is_not_counted() -> None:
+    """Its pages are the root's own: counted, a client's spawn of a server would add the benchmark's
+    whole memory to the server's peak."""
+    forker = subprocess.Popen([sys.executable, "-c", FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert forker.stdout is not None
+        kid = int(forker.stdout.readline())
+        assert Path(f"/proc/{kid}/statm").read_text().split()[1] != "0"  # resident: it would count
+        assert sample(forker.pid, [], 0.3) < 5
+    finally:
+        forker.communicate("", timeout=30)
