@@ -74,7 +74,7 @@ def read(path: str = MOUNTINFO) -> tuple[Mount, ...]:
     comes after it); none where mountinfo cannot be read."""
     try:
         with open(path, "rb") as fh:
-            lines = fh.read().splitlines()
+            lines = fh.read().split(b"\n")  # not splitlines: mountinfo leaves a carriage return in a path as it is
     except OSError:
         return ()
     return tuple(m for m in map(parse_line, lines) if m is not None)

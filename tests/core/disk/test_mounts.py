@@ -37,6 +37,12 @@ def test_a_line_not_in_mountinfos_form_is_skipped(tmp_path: Path) -> None:
     assert mounts.read(str(tmp_path / "absent")) == ()
 
 
+def test_a_carriage_return_in_a_mount_point_stays_in_its_line(tmp_path: Path) -> None:
+    info = tmp_path / "mountinfo"  # the kernel escapes space, tab, newline and backslash, not \r
+    info.write_bytes(LINES[0] + b"47 27 254:0 /srv /mnt/a\rb rw shared:1 - ext4 /dev/vda rw\n")
+    assert mounts.read(str(info))[1] == Mount("254:0", "/srv", "/mnt/a\rb")
+
+
 def test_a_folder_reached_through_a_bind_mount_has_its_other_path(tmp_path: Path) -> None:
     private = tmp_path / "vault" / "Pri vate"
     (private / "Inner").mkdir(parents=True)
