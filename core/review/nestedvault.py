@@ -25,6 +25,12 @@ accident); only a table of its own or `--allow-nested` says the person means it.
 The journals' file names are the vault's folder name and a digest of its path, so the vaults below
 a folder are found by walking its folders (not its files, no symbolic links) for names that match a
 journal's; the walk is skipped when no journal but the folder's own and its parents' is left.
+
+Real paths do not see mounts: `mount --bind VAULT/Private /mnt/p` shows a folder of the vault at a
+path outside it, and `/mnt/p` served would be a vault of its own with none of the vault's rules. So
+the folder is looked at under every path it is reachable at (core.disk.mounts), and so are the
+known vaults when looking below it (a vault shown by a mount inside the folder); the refusal names
+both paths and the mounts.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from vaultwatch.core.disk import mounts
+from vaultwatch.core.disk.mounts import Alias
 from vaultwatch.core.disk.vaultkeys import nesting, same_folder, vault_folder
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import vaultroots
@@ -73,12 +81,16 @@ class VaultAbove:
     root: str
     known: Known
     parent_refused: str | None = None  # why serving the vault above would be refused too (a vault in it)
+    via: Alias | None = None  # `root` is this other path of the folder asked about, through a mount
 
     @property
     def folder(self) -> str:
         return self.known.folder
 
     def refusal(self) -> str:
+        return _through(self.via) + self._refusal()
+
+    def _refusal(self) -> str:
         rel = self.root[len(self.folder) :].strip("/")
         if self.parent_refused is None:
             instead = (
@@ -103,12 +115,16 @@ class VaultBelow:
 
     root: str
     known: Known
+    via: tuple[Alias, ...] = ()  # the paths, through mounts, at which `root` holds `known.folder`
 
     @property
     def folder(self) -> str:
         return self.known.folder
 
     def refusal(self) -> str:
+        return "".join(_through(alias) for alias in self.via) + self._refusal()
+
+    def _refusal(self) -> str:
         return (
             f"{self.root} holds the vault {self.folder} ({self.known.evidence}): the settings' folder rules "
             f"and agents' write and deny lists are paths from {self.folder}, so served from {self.root} "
@@ -118,6 +134,15 @@ class VaultBelow:
             f'[vaults."{self.root}"] table in settings.toml). If {self.folder} is no vault of yours and '
             f"was opened by accident, {self.known.forget()}"
         )
+
+
+def _through(alias: Alias | None) -> str:
+    return "" if alias is None else f"{alias.said()}. "
+
+
+def _places(folder: str, known_mounts: tuple[mounts.Mount, ...]) -> list[tuple[str, Alias | None]]:
+    """`folder` and every other path it is reachable at through the mounts (with the mounts)."""
+    return [(folder, None), *((alias.path, alias) for alias in mounts.aliases(folder, known_mounts))]
 
 
 def _tables(settings_file: str) -> list[tuple[str, str]]:
@@ -161,11 +186,27 @@ def _above(root_real: str, tables: list[tuple[str, str]]) -> Known | None:
     return None
 
 
-def _below(root_real: str, tables: list[tuple[str, str]]) -> Known | None:
-    """A vault of the person's strictly inside `root_real`: a table's folder, else a journal's."""
+def _holds(root_real: str, theirs: str, seen: tuple[mounts.Mount, ...]) -> Alias | bool:
+    """Whether `root_real` holds the vault `theirs` strictly inside it: True at its real path, the
+    alias when at another path a mount shows it at, False when not."""
+    if same_folder(root_real, theirs):
+        return False
+    if nesting(root_real, theirs) == "holds":
+        return True
+    for alias in mounts.aliases(theirs, seen):
+        if not same_folder(root_real, alias.path) and nesting(root_real, alias.path) == "holds":
+            return alias
+    return False
+
+
+def _below(
+    root_real: str, tables: list[tuple[str, str]], seen: tuple[mounts.Mount, ...] = ()
+) -> tuple[Known, Alias | None] | None:
+    """A vault of the person's strictly inside `root_real`: a table's folder, else a journal's (and
+    the mount it is seen through, when only through one)."""
     for key, theirs in tables:
-        if not same_folder(root_real, theirs) and nesting(root_real, theirs) == "holds":
-            return Known(theirs, None, key)
+        if (how := _holds(root_real, theirs, seen)) is not False:
+            return Known(theirs, None, key), (how if isinstance(how, Alias) else None)
     folder_of_journals = os.path.dirname(journal_path(root_real))
     try:
         names = set(os.listdir(folder_of_journals))
@@ -183,8 +224,10 @@ def _below(root_real: str, tables: list[tuple[str, str]]) -> Known | None:
         name = os.path.basename(journal_path(root))
         if name in names:
             names.discard(name)
-            if nesting(root_real, root) == "holds" and not same_folder(root_real, root):
-                return Known(root, os.path.join(folder_of_journals, name), None)
+            if (how := _holds(root_real, root, seen)) is not False:
+                return Known(root, os.path.join(folder_of_journals, name), None), (
+                    how if isinstance(how, Alias) else None
+                )
     if not names:  # every journal left is listed: none lies below
         return None
     # folders only, no symbolic links, with a list of its own rather than recursion: a vault may
@@ -199,36 +242,51 @@ def _below(root_real: str, tables: list[tuple[str, str]]) -> Known | None:
         for folder in inner:
             journal = journal_path(folder)
             if os.path.basename(journal) in names:
-                return Known(folder, journal, None)
+                return Known(folder, journal, None), None
         stack.extend(reversed(inner))
     return None
 
 
 def vault_above(root_real: str, settings_file: str) -> VaultAbove | None:
-    """The nearest folder above `root_real` that is a vault of the person's (see module doc), or
-    None: also when `root_real` has a table or a journal of its own."""
+    """The nearest folder above `root_real`, or above another path a mount shows it at, that is a
+    vault of the person's (see module doc), or None: also when `root_real` has a table or a journal
+    of its own (at any of its paths)."""
     tables = _tables(settings_file)
-    if _own(root_real, tables) is not None:
+    seen = mounts.read()
+    places = _places(root_real, seen)
+    if any(_own(place, tables) is not None for place, _ in places):
         return None
-    known = _above(root_real, tables)
-    if known is None:
-        return None
-    below = _below(known.folder, [t for t in tables if not same_folder(t[1], root_real)])
-    # never advise serving the vault above when that would be refused too, or would take in a
-    # vault of the person's whose rules then would not apply
-    refused = None if below is None else f"it holds the vault {below.folder}"
-    return VaultAbove(root_real, known, refused)
+    others = [t for t in tables if not any(same_folder(t[1], place) for place, _ in places)]
+    for place, via in places:
+        known = _above(place, tables)
+        if known is None:
+            continue
+        below = _below(known.folder, others, seen)
+        # never advise serving the vault above when that would be refused too, or would take in a
+        # vault of the person's whose rules then would not apply
+        refused = None if below is None else f"it holds the vault {below[0].folder}"
+        return VaultAbove(place, known, refused, via)
+    return None
 
 
 def vault_below(root_real: str, settings_file: str) -> VaultBelow | None:
-    """A vault of the person's inside `root_real` (see module doc), or None: also when the settings
-    file gives `root_real` a table of its own (a journal of its own is no answer: it may be the
-    accident)."""
+    """A vault of the person's inside `root_real` (see module doc), or inside another path a mount
+    shows it at, or shown by a mount inside it; None also when the settings file gives `root_real` a
+    table of its own (a journal of its own is no answer: it may be the accident)."""
     tables = _tables(settings_file)
-    if any(same_folder(root_real, theirs) for _, theirs in tables):
+    seen = mounts.read()
+    places = _places(root_real, seen)
+    if any(same_folder(place, theirs) for place, _ in places for _, theirs in tables):
         return None
-    known = _below(root_real, tables)
-    return None if known is None else VaultBelow(root_real, known)
+    # the paths through mounts first: a vault below one of them may be found from the real path too
+    # (a parent of the vault's is the served folder by device and inode), but the refusal then names
+    # no mount and reads as a contradiction
+    for place, via in places[1:] + places[:1]:
+        found = _below(place, tables, seen)
+        if found is not None:
+            known, how = found
+            return VaultBelow(place, known, tuple(alias for alias in (via, how) if alias is not None))
+    return None
 
 
 def refusal(root_real: str, settings_file: str) -> str | None:

@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_testing import ROOT, VAULTWATCH, end_server, stop_headless_servers
 from mcp_types import Implementation
 
+from tests.bind_mount import bound
 from vaultwatch.core.disk.vaultlock import holder
 
 SETTINGS = '[approve]\nmode = "none"\n[approve.folders]\n"Work/Clients/**" = "writes"\n'
@@ -304,3 +305,59 @@ def test_opening_a_folder_inside_a_vault_makes_no_journal_that_would_let_it_star
         said = start_refused(args, env)
         assert f"{work} lies inside the vault {root}" in said, said
     assert not journal_file(work, env, monkeypatch).exists()
+
+
+# The checks above compared real paths, and a bind mount shows a folder of the vault at another:
+# `mount --bind VAULT/Work /mnt/w; vaultwatch serve /mnt/w` served the folder as a vault of its own,
+# `"Work/Clients/**" = "never"` covering nothing of it.
+@pytest.mark.parametrize("how", ["serve", "stdio"])
+async def test_a_folder_of_a_vault_bind_mounted_elsewhere_gets_no_server_of_its_own(
+    place, sock_dir: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, env = place
+    (Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml").write_text(NEVER)
+    journal(root, env)
+    work = root / "Work"
+    mnt = root.parent / "mnt w"  # a space: mountinfo writes it as \040
+    mnt.mkdir()
+    with bound(work, mnt):
+        try:
+            if how == "serve":
+                said = start_refused(["serve", str(mnt), "--socket", str(sock_dir / "m.sock")], env)
+            else:
+                params = StdioServerParameters(
+                    command=VAULTWATCH[0], args=[*VAULTWATCH[1:], "serve", "--stdio", str(mnt)], env=env, cwd=str(ROOT)
+                )
+                said = await agent_writes(params, "Clients/acme.md")
+                assert said != "APPLIED", "the write into Work/Clients landed through the bind mount"
+        finally:
+            stop_headless_servers(mnt)
+        assert f"{mnt} and {work} are one folder, reached through two mounts" in said, said
+        assert f"{work} lies inside the vault {root} (vaultwatch keeps its change journal" in said, said
+        assert "--allow-nested" in said, said
+        assert (work / "Clients" / "acme.md").read_text() == ACME
+        assert not journal_file(mnt, env, monkeypatch).exists()  # a refused start made no vault of it
+        if how == "serve":  # the person who means it
+            proc = serve(mnt, sock_dir / "m.sock", env, "--allow-nested")
+            end_server(proc.pid)
+            proc.wait(30)
+
+
+@pytest.mark.parametrize("shown", ["the folder above", "the vault"])
+def test_a_folder_holding_a_vault_through_a_bind_mount_gets_no_server(
+    home, sock_dir: Path, shown: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    parent, root, env = home
+    if shown == "the folder above":  # the folder holding the vault, shown elsewhere
+        source, served = parent, tmp_path_factory.mktemp("elsewhere")
+        target = served
+    else:  # the vault, shown inside another folder
+        served = tmp_path_factory.mktemp("outer")
+        source, target = root, served / "v"
+        target.mkdir()
+    with bound(source, target):
+        said = start_refused(["serve", str(served), "--socket", str(sock_dir / "h.sock")], env)
+    assert "are one folder, reached through two mounts" in said, said
+    assert f"holds the vault {root} (vaultwatch keeps its change journal" in said, said
+    assert f"Serve {root} itself" in said, said
+    assert holder(str(served)) is None
