@@ -136,6 +136,31 @@ class VaultBelow:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class VaultElsewhere:
+    """The folder `root` to serve is the vault `known.folder` itself, reached through a mount at
+    another path: served there it would have a journal and a socket of its own, so the vault's
+    history would split in two, and a server on each path would guard the one folder twice, each
+    unaware of the other's agents."""
+
+    root: str
+    known: Known
+    via: Alias
+
+    @property
+    def folder(self) -> str:
+        return self.known.folder
+
+    def refusal(self) -> str:
+        return (
+            f"{_through(self.via)}{self.folder} is a vault of the person's ({self.known.evidence}), so "
+            f"{self.root} is that vault under another name: served from {self.root}, its changes would go "
+            f"to a second journal, and a server there would not know the agents of the one on {self.folder}. "
+            f"Serve it as {self.folder} (`vaultwatch bridge --vault {self.folder}`, or `vaultwatch serve "
+            f"{self.folder}`), or start this one with `{ALLOW_FLAG}` if two histories of one vault are meant."
+        )
+
+
 def _through(alias: Alias | None) -> str:
     return "" if alias is None else f"{alias.said()}. "
 
@@ -247,6 +272,26 @@ def _below(
     return None
 
 
+def vault_elsewhere(root_real: str, settings_file: str) -> VaultElsewhere | None:
+    """The vault of the person's that `root_real` is, reached at another path through a mount (see
+    VaultElsewhere), or None: also when `root_real` has a table of its own (the person named this
+    path; a journal of its own is no answer, it may be the accident)."""
+    seen = mounts.read()
+    aliases = mounts.aliases(root_real, seen)
+    if not aliases:  # the common case: nothing else is read
+        return None
+    tables = _tables(settings_file)
+    # a table keyed by this very path (not one that matches it by device and inode through the
+    # mount): the person named this path, so they mean it served
+    if any(theirs == root_real for _, theirs in tables):
+        return None
+    for alias in aliases:
+        known = _own(alias.path, tables)
+        if known is not None:
+            return VaultElsewhere(root_real, known, alias)
+    return None
+
+
 def vault_above(root_real: str, settings_file: str) -> VaultAbove | None:
     """The nearest folder above `root_real`, or above another path a mount shows it at, that is a
     vault of the person's (see module doc), or None: also when `root_real` has a table or a journal
@@ -292,8 +337,10 @@ def vault_below(root_real: str, settings_file: str) -> VaultBelow | None:
 def refusal(root_real: str, settings_file: str) -> str | None:
     """Why `root_real` may not be served on its own (a vault of the person's lies above or below
     it), or None."""
-    found: VaultAbove | VaultBelow | None = vault_above(root_real, settings_file) or vault_below(
-        root_real, settings_file
+    found: VaultElsewhere | VaultAbove | VaultBelow | None = (
+        vault_elsewhere(root_real, settings_file)
+        or vault_above(root_real, settings_file)
+        or vault_below(root_real, settings_file)
     )
     return None if found is None else found.refusal()
 
@@ -305,7 +352,7 @@ def journal_withheld(root_real: str) -> str | None:
     server of that folder start outside the vault's rules. An existing journal is always opened."""
     if not enabled_by_env() or os.path.exists(journal_path(root_real)):
         return None
-    above = vault_above(root_real, settings_path())
+    above = vault_elsewhere(root_real, settings_path()) or vault_above(root_real, settings_path())
     if above is None:
         return None
     return (
@@ -319,8 +366,10 @@ __all__ = [
     "Known",
     "VaultAbove",
     "VaultBelow",
+    "VaultElsewhere",
     "journal_withheld",
     "refusal",
     "vault_above",
     "vault_below",
+    "vault_elsewhere",
 ]

@@ -361,3 +361,24 @@ def test_a_folder_holding_a_vault_through_a_bind_mount_gets_no_server(
     assert f"holds the vault {root} (vaultwatch keeps its change journal" in said, said
     assert f"Serve {root} itself" in said, said
     assert holder(str(served)) is None
+
+
+# A bind mount of the vault's own folder: the settings' tables match it by device and inode, so the
+# rules held, but it was served as a vault of its own, with a second journal and a socket of its own:
+# an agent's changes there reached the person's journal of the vault only as outside edits.
+def test_a_vault_bind_mounted_elsewhere_is_served_only_as_itself(place, sock_dir: Path, monkeypatch) -> None:
+    root, env = place
+    journal(root, env)
+    mnt = root.parent / "mnt v"
+    mnt.mkdir()
+    with bound(root, mnt):
+        try:
+            said = start_refused(["serve", str(mnt), "--socket", str(sock_dir / "m.sock")], env)
+        finally:
+            stop_headless_servers(mnt)
+        assert f"{mnt} and {root} are one folder, reached through two mounts" in said, said
+        assert f"Serve it as {root}" in said and "--allow-nested" in said, said
+        assert not journal_file(mnt, env, monkeypatch).exists()  # no second history was begun
+        proc = serve(mnt, sock_dir / "m.sock", env, "--allow-nested")  # the person who means it
+        end_server(proc.pid)
+        proc.wait(30)
