@@ -124,6 +124,41 @@ def read_as(effects: Iterable[Effect], relinked: Iterable[str] | None = None) ->
     ]
 
 
+def verb(effect: Effect, *, relinks_known: bool = True) -> str:
+    """What `effect` does, in the word a person reads it in ("moves", "rewrites links in"); a link
+    rewrite not worked out yet (`relinks_known` False) is one it may do."""
+    if effect.change == LINKS and not relinks_known:
+        return MAY_RELINK
+    return IN_WORDS.get(effect.change, effect.change)
+
+
+def in_words(effect: Effect, *, relinks_known: bool = True) -> str:
+    """One effect in the words every place that asks the person says it in: the approval dialog, the
+    pending screen and `vaultwatch pending`, the question through an agent's client and the rule
+    that asked ("moves Daily → Inbox/Daily", "rewrites a.md (named as b.md)")."""
+    text = f"{verb(effect, relinks_known=relinks_known)} {effect.path}"
+    if effect.dest:
+        text += f" → {effect.dest}"
+    if effect.via:
+        text += f"  (named as {effect.via})"
+    return text
+
+
+def what_moves(effects: Iterable[Effect]) -> str:
+    """What a rename moves, in words: "the note moves", or for a folder "the folder Daily and the 2
+    files in it move" (the files: what moves under it that holds nothing else that moves)."""
+    moves = [e for e in effects if e.change == MOVE_FROM]
+    if not moves:
+        return "the note moves"
+    top = moves[0].path
+    under = [e.path for e in moves if e.path.startswith(top + "/")]
+    if not under:
+        return "the note moves"
+    files = [p for p in under if not any(q.startswith(p + "/") for q in under)]
+    n = len(files)
+    return f"the folder {top} and the {n} file{'s' if n != 1 else ''} in it move"
+
+
 def stranded_words(count: int) -> str:
     """A rename's notes left with links to what it moves, in words (`count` of them, at least one)."""
     some = f"{count} note{'s' if count != 1 else ''}"
@@ -266,5 +301,8 @@ __all__ = [
     "moved",
     "relinked",
     "stranded_words",
+    "what_moves",
+    "in_words",
+    "verb",
     "written",
 ]

@@ -792,6 +792,9 @@ class ApprovalGate:
         if not self.root_real or caller is None:  # only an agent's call is refused or declined
             return
         paths = list(dict.fromkeys(p for e in effects.effects for p in (e.via or e.path, e.dest) if p))
+        # refused while the person's approval of a pending change applies it: that pending change's
+        # record, which its settling as refused replaces (one record, the final outcome)
+        grant = pending_changes.current_grant()
         refusals.note(
             self.root_real,
             refusals.Refusal(
@@ -803,6 +806,8 @@ class ApprovalGate:
                 operation=str(scope.operation),
                 paths=paths,
                 reason=exc.reason if isinstance(exc, Declined) else exc.message,
+                pending=grant.proposal.id if grant is not None else None,
+                proposed=grant.proposal.at if grant is not None else None,
             ),
         )
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from vaultwatch.core.edit.writes import Writer, etag_of
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import sessionids
-from vaultwatch.core.review.journal import Change, Journal
+from vaultwatch.core.review.journal import Change, Journal, left_at
 from vaultwatch.core.review.moves import follow
 from vaultwatch.core.review.revert import (
     RevertOutcome,
@@ -91,7 +91,8 @@ def check_batch(writer: Writer, journal: Journal, changes: list[Change]) -> None
         if change.kind != "change":
             raise RevertRefused(f"change {change.id} is not an agent's or the person's change")
         for f in change.files:
-            now = follow(moves, f.path, change.id, folders_only=f.after_etag is None)[0]
+            disk = journal.on_disk(f.after_etag)  # None for a removed file: it follows its folders only
+            now = follow(moves, f.path, change.id, folders_only=f.after_etag is None, disk=disk)[0]
             if now in seen:
                 continue
             seen.add(now)
@@ -102,7 +103,7 @@ def check_batch(writer: Writer, journal: Journal, changes: list[Change]) -> None
                 before, written = journal.contents(change.id, f.seq)
                 raise refuse_changed(journal, change, now, before, written, current)
         if change.operation == "rename" and change.src:
-            dst = follow(moves, change.path, change.id)[0]
+            dst = follow(moves, change.path, change.id, disk=journal.on_disk(left_at(change, change.path)))[0]
             if dst not in seen and change.etag is not None:
                 seen.add(dst)
                 current = current_bytes(writer, dst)

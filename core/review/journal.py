@@ -96,7 +96,7 @@ from vaultwatch.core.events import DocumentsChanged, Event
 from vaultwatch.core.review import vaultroots
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.guardenv import state_dir
-from vaultwatch.core.review.moves import Move, describe, follow, top_pairs
+from vaultwatch.core.review.moves import Move, OnDisk, describe, follow, top_pairs
 
 DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
@@ -571,6 +571,7 @@ class Journal:
         self._unsubscribe: Callable[[], None] | None = None
         self.current: Callable[[str], bytes | None] | None = None  # a vault path's bytes now (see _explained)
         self.is_folder: Callable[[str], bool] | None = None  # a vault path is a real folder now (see _explained)
+        self.exists: Callable[[str], bool] | None = None  # anything is at a vault path now (see on_disk)
         self._announced: set[int] = set()  # rows published on the bus above the follower's mark
         self._followed: int | None = None  # the newest row id the follower has looked at (None: not following)
         self._data_version: int | None = None
@@ -654,6 +655,7 @@ class Journal:
         )
         journal.current = _reader(vault)
         journal.is_folder = _folder_probe(vault.root_real)
+        journal.exists = _exists_probe(vault.root_real)
         journal.watch(vault.bus)
         vaultroots.record(os.path.dirname(journal.path), vault.root_real)  # for nestedvault's look below a folder
         return journal
@@ -1879,11 +1881,12 @@ class Journal:
             return {path: int(cid) for path, cid, _ in found}
         with self._lock:  # each change's paths on their own: a move between two of them splits their notes
             rows = self._con.execute(
-                "SELECT p.path, c.id FROM changes c JOIN paths p ON p.change_id = c.id WHERE c.reviewed_at IS NULL"
+                f"SELECT p.path, c.id, {_LEFT} FROM changes c JOIN paths p ON p.change_id = c.id "
+                "WHERE c.reviewed_at IS NULL"
             ).fetchall()
         out: dict[str, int] = {}
-        for path, cid in rows:
-            now = follow(moves, path, int(cid))[0]
+        for path, cid, left in rows:
+            now = follow(moves, path, int(cid), disk=self.on_disk(left))[0]
             out[now] = max(out.get(now, 0), int(cid))
         return out
 
@@ -1910,10 +1913,12 @@ class Journal:
                 }
         with self._lock:
             rows = self._con.execute(
-                "SELECT DISTINCT p.path, c.id FROM changes c JOIN paths p ON p.change_id = c.id "
+                f"SELECT DISTINCT p.path, c.id, {_LEFT} FROM changes c JOIN paths p ON p.change_id = c.id "
                 "WHERE c.agent IS NOT NULL AND c.reviewed_at IS NOT NULL"
             ).fetchall()
-        return {follow(moves, path, int(cid))[0] for path, cid in rows} - set(self.unreviewed_paths())
+        return {follow(moves, path, int(cid), disk=self.on_disk(left))[0] for path, cid, left in rows} - set(
+            self.unreviewed_paths()
+        )
 
     def folders_seen(self, folders: Iterable[str], key: Callable[[str], str]) -> set[str]:
         """Those of `folders` (vault paths) that some journaled change touched a path in or under:
@@ -1983,15 +1988,34 @@ class Journal:
         moves = self.moves(after=min(c.id for c in listed))
         out: dict[int, str] = {}
         for c in listed:
-            now = follow(moves, c.path, c.id)[0] if moves else c.path
+            now = follow(moves, c.path, c.id, disk=self.on_disk(left_at(c, c.path)))[0] if moves else c.path
             if now != c.path:
                 out[c.id] = now
         return out
 
-    def where_now(self, path: str, after: int, *, folders_only: bool = False) -> tuple[str, tuple[Move, ...]]:
+    def where_now(
+        self, path: str, after: int, *, folders_only: bool = False, etag: str | None = None
+    ) -> tuple[str, tuple[Move, ...]]:
         """Where the note at `path` just after change `after` is now, by the moves journaled since,
-        and those moves (core.review.moves.follow)."""
-        return follow(self.moves(after=after), path, after, folders_only=folders_only)
+        and those moves (core.review.moves.follow). `etag`: the bytes the note held then, to find it
+        at an earlier place of the chain when the moves end where nothing is (`on_disk`)."""
+        return follow(self.moves(after=after), path, after, folders_only=folders_only, disk=self.on_disk(etag))
+
+    def on_disk(self, recorded: str | None) -> OnDisk | None:
+        """How core.review.moves.follow checks a followed place against this journal's vault, for a
+        note whose recorded bytes have `etag`: a chain of moves that ends where nothing is (a move
+        back made while nothing watched) falls back to the earlier place that holds those bytes.
+        None when there is nothing to check with (no etag: a removed note; a journal not opened
+        for a vault)."""
+        current, exists = self.current, self.exists
+        if recorded is None or current is None or exists is None:
+            return None
+
+        def holds(rel: str) -> bool:
+            data = current(rel)
+            return data is not None and etag(data) == recorded
+
+        return OnDisk(exists, holds)
 
     # --- reading ---
 
@@ -2224,6 +2248,34 @@ def _folder_probe(root_real: str) -> Callable[[str], bool]:
     return is_folder
 
 
+def left_at(change: Change, path: str) -> str | None:
+    """The etag of what `change` left at vault path `path` (None: nothing, or not recorded)."""
+    for f in reversed(change.files):
+        if f.path == path:
+            return f.after_etag
+    return change.etag if path == change.path else None
+
+
+# what a change left at one of its paths, in the journal's paths query (`left_at` in SQL)
+_LEFT = (
+    "COALESCE((SELECT f.after_etag FROM files f WHERE f.change_id = c.id AND f.path = p.path "
+    "ORDER BY f.seq DESC LIMIT 1), CASE WHEN p.path = c.path THEN c.etag END)"
+)
+
+
+def _exists_probe(root_real: str) -> Callable[[str], bool]:
+    """Whether anything (a file, folder or link) is at a vault path now, reached inside the vault only."""
+
+    def exists(rel: str) -> bool:
+        try:
+            with locate(root_real, rel, follow_last=False, missing_ok=True) as loc:
+                return loc.lstat() is not None
+        except (OSError, VaultError):
+            return False
+
+    return exists
+
+
 def _reader(vault: Any) -> Callable[[str], bytes | None]:
     """The bytes of a vault path now, read as the write path reads them (inside the vault only)."""
     writers: list[Any] = []
@@ -2306,6 +2358,7 @@ __all__ = [
     "why_no_journal",
     "journal_path",
     "journaled",
+    "left_at",
     "parse_since",
     "state_dir",
     "waited",

@@ -13,11 +13,17 @@ its pairs (old path, new path); a folder's pair carries every path under it alon
 it, so a later move of another note onto the old path does not pull the chain there. It only
 names a vault path the journal recorded; what a revert may write there is still decided by the
 bytes (core.review.revert writes only a note that holds exactly what the change left).
+
+The journal only knows the moves made while vaultwatch watched. A move made while nothing
+watched (the folder moved back after the server quit) leaves the chain naming a place that
+does not exist; given an `OnDisk` check, `follow` then looks at the chain's earlier places
+(newest first, down to the place the change named) and takes the first that holds the bytes
+the journal recorded. Only the places of the one chain are read, never the vault.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -29,6 +35,17 @@ class Move:
     change_id: int
     who: str
     pairs: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OnDisk:
+    """How `follow` checks the place its chain ends at against the disk. `exists(path)`: whether
+    anything is there (a cheap look, asked of every followed note, so no view hashes the vault);
+    `holds(path)`: whether a place holds the bytes the journal recorded for the note (read and
+    hashed, asked only of a missing place's earlier places)."""
+
+    exists: Callable[[str], bool]
+    holds: Callable[[str], bool]
 
 
 def moved(path: str, pairs: Iterable[tuple[str, str]], *, folders_only: bool = False) -> str | None:
@@ -43,10 +60,16 @@ def moved(path: str, pairs: Iterable[tuple[str, str]], *, folders_only: bool = F
     return None
 
 
-def follow(moves: Sequence[Move], path: str, after: int, *, folders_only: bool = False) -> tuple[str, tuple[Move, ...]]:
+def follow(
+    moves: Sequence[Move], path: str, after: int, *, folders_only: bool = False, disk: OnDisk | None = None
+) -> tuple[str, tuple[Move, ...]]:
     """Where the note at `path` just after change `after` is now, by the journal's moves (oldest
-    first), and the moves that took it there (none: it is where it was)."""
+    first), and the moves that took it there (none: it is where it was). `disk`: when the chain
+    ends where nothing is, the newest earlier place of the chain that holds the note's recorded
+    bytes, with the moves up to it (a move back made while nothing watched); when none holds
+    them, where the chain ends (the note is gone)."""
     via: list[Move] = []
+    places = [path]
     for move in moves:
         if move.change_id <= after:
             continue
@@ -54,6 +77,12 @@ def follow(moves: Sequence[Move], path: str, after: int, *, folders_only: bool =
         if new is not None and new != path:
             path = new
             via.append(move)
+            places.append(path)
+    if disk is None or not via or disk.exists(path):
+        return path, tuple(via)
+    for back in range(len(places) - 2, -1, -1):
+        if places[back] != path and disk.holds(places[back]):
+            return places[back], tuple(via[:back])
     return path, tuple(via)
 
 
@@ -76,4 +105,4 @@ def describe(move: Move) -> str:
     return f"moved {old} to {new}" + (f" and {more} more" if more else "")
 
 
-__all__ = ["Move", "describe", "follow", "moved", "top_pairs"]
+__all__ = ["Move", "OnDisk", "describe", "follow", "moved", "top_pairs"]

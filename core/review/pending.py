@@ -922,6 +922,8 @@ def _keep_outcome(root_real: str, proposal: Proposal, kind: str, reason: str) ->
             operation=proposal.operation,
             paths=paths,
             reason=f"pending change {proposal.id}: {reason}",
+            pending=proposal.id,
+            proposed=proposal.at,
         ),
     )
 

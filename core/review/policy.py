@@ -3,7 +3,7 @@
     policy = Policy("none", [Rule("Private/**", "writes")])
     decision = policy.decide(effects.written("Pub/alias.md", "Private/secret.md"), Asker("agent:x"), PathForm())
     decision.needs_approval   # True
-    decision.why              # 'rule "Private/**" = "writes" covers write Private/secret.md (named as Pub/alias.md)'
+    decision.why              # 'rule "Private/**" = "writes" covers the change, which rewrites Private/secret.md  (named as Pub/alias.md)'
 
 Every effect (core.edit.effects) is checked, never only the path the caller named. Per path the
 first folder rule that covers it decides its mode, else the policy's mode (a rule spelled otherwise
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from vaultwatch.core.edit.effects import DELETE, MOVE_FROM, Effect, EffectSet, PathForm
+from vaultwatch.core.edit.effects import DELETE, MOVE_FROM, Effect, EffectSet, PathForm, in_words
 from vaultwatch.core.review import rulereach
 
 MODES = ("none", "writes", "deletes")
@@ -91,7 +91,9 @@ class Decision:
             by = f'{self.source} approve = "{self.mode}"'
         else:
             by = f'approval mode "{self.mode}"'
-        return f"{by} covers {self.effect.describe()}"
+        # in the words the dialog lists the effects in; a rename's link rewrites are not worked out
+        # when the rule decides, so one is said as one it may do
+        return f"{by} covers the change, which {in_words(self.effect, relinks_known=False)}"
 
 
 class Policy:

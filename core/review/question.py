@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from vaultwatch.core.edit.effects import EffectSet
+from vaultwatch.core.edit.effects import EffectSet, in_words, read_as
 from vaultwatch.core.review.textdiff import Diff, text_diff
 from vaultwatch.core.review.visible import visible
 
@@ -152,12 +152,15 @@ def question(
     out = _Text()
     links: list[tuple[str, bytes, bytes]] = []
     who = f"The agent {visible(agent, keep_tab=False)}" if agent else "An agent"
-    count = len(effects.effects)
+    # as the dialog lists them: a move once (its arrival with it); the link rewrites are worked out
+    # below, so each note is one whose links it may rewrite
+    shown = read_as(effects.effects)
+    count = len(shown)
     try:
         out.add(f"{who} asks to {effects.operation}; approval is needed: {visible(why, keep_tab=False)}.")
         out.add(f"It touches {count} path{'s' if count != 1 else ''}:")
-        for e in effects.effects:
-            out.add(f"  {visible(e.describe(), keep_tab=False)}")
+        for e in shown:
+            out.add(f"  {visible(in_words(e, relinks_known=False), keep_tab=False)}")
         for caution in effects.cautions():  # (a delete for good, links a rename leaves broken)
             out.add(f"{caution[0].upper()}{caution[1:]}.")
         if old is not None or new is not None:

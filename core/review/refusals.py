@@ -16,6 +16,9 @@ oldest: an agent flooding refusals, under one name or several, drops its own one
 others', and the person's declines of them, stay. A record's text is cut to bounded lengths.
 A pending change declined (the pending screen, `vaultwatch decline`) or approved but no longer able to
 apply is kept here too, by core.review.pending where it is settled, as well as with the proposal.
+One pending change is one record, with its final outcome: a record naming it (`pending`, `proposed`)
+replaces the one before (approving it ran the gate, whose rule refused it, before the approval
+settled it as refused).
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ class Refusal:
     operation: str
     paths: list[str] = field(default_factory=list)
     reason: str = ""
+    pending: int | None = None  # the pending change it is the outcome of (core.review.pending), if any
+    proposed: float | None = None  # and when that was proposed: with the id, one pending change
 
     @property
     def where(self) -> str:
@@ -63,6 +68,8 @@ class Refusal:
     def as_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["at"] = dt.datetime.fromtimestamp(self.at, dt.UTC).isoformat(timespec="seconds")
+        if self.proposed is not None:
+            out["proposed"] = dt.datetime.fromtimestamp(self.proposed, dt.UTC).isoformat(timespec="seconds")
         return out
 
 
@@ -141,7 +148,12 @@ def note(
         "tool": refusal.tool[:100],
     }
     with contextlib.suppress(OSError), _locked(path):
-        rows = _bounded([*_read(path), row], max(1, max_records), min(1.0, max(0.01, agent_share)))
+        earlier = _read(path)
+        if refusal.pending is not None:  # one pending change, one record: its newest outcome
+            earlier = [
+                r for r in earlier if (r.get("pending"), r.get("proposed")) != (refusal.pending, refusal.proposed)
+            ]
+        rows = _bounded([*earlier, row], max(1, max_records), min(1.0, max(0.01, agent_share)))
         data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
         temp = f"{path}.{os.getpid()}.tmp"
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
@@ -169,6 +181,8 @@ def kept(
                 operation=str(row.get("operation", "")),
                 paths=[str(p) for p in row.get("paths", [])],
                 reason=str(row.get("reason", "")),
+                pending=int(row["pending"]) if row.get("pending") is not None else None,
+                proposed=float(row["proposed"]) if row.get("proposed") is not None else None,
             )
         except (KeyError, TypeError, ValueError):
             continue

@@ -35,7 +35,7 @@ from vaultwatch.core.edit.atomic import fsync_dir, read_file, rename_noreplace, 
 from vaultwatch.core.edit.hooks import FileWrite, Scope, enter, leave
 from vaultwatch.core.edit.writes import TRASH, Writer, etag_of, is_human
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal
+from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal, left_at
 from vaultwatch.core.review.merge import MergeResult, merge3
 from vaultwatch.core.review.moves import Move, follow
 
@@ -125,7 +125,9 @@ def _moved_to(journal: Journal, change: Change, rel: str) -> tuple[str, tuple[Mo
     except VaultError:
         return None
     for old in dict.fromkeys([f.path for f in original.files] + [original.path]):
-        now, via = follow(moves, old, change.id, folders_only=original.operation == "delete" and old == original.path)
+        removed = original.operation == "delete" and old == original.path
+        disk = None if removed else journal.on_disk(left_at(original, old))
+        now, via = follow(moves, old, change.id, folders_only=removed, disk=disk)
         if via and now == rel:
             return old, via
     return None
@@ -196,7 +198,9 @@ def located(journal: Journal, change: Change, *, after: int | None = None) -> tu
         return change, {}
 
     def now(rel: str, folders_only: bool) -> str:
-        new = follow(moves, rel, since, folders_only=folders_only)[0]
+        # a move back made while nothing watched: the place that holds what the change left
+        disk = None if folders_only else journal.on_disk(left_at(change, rel))
+        new = follow(moves, rel, since, folders_only=folders_only, disk=disk)[0]
         try:
             ok = new != rel and normalize(new) == new and not is_hidden(new)
         except VaultError:

@@ -313,7 +313,7 @@ async def test_a_change_held_by_an_agents_own_mode_names_that_rule(place) -> Non
     root, env = place
     settings = Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml"
     settings.write_text('[approve]\nmode = "deletes"\n' + SETTINGS + '\n[agents."ts-helper"]\napprove = "writes"\n')
-    why = '[agents."ts-helper"] approve = "writes" covers write Notes/a.md'
+    why = '[agents."ts-helper"] approve = "writes" covers the change, which rewrites Notes/a.md'
     async with Client(configured(root, env, "ts-helper")) as client:
         held = await client.call_tool("edit", {"path": "Notes/a.md", "old_text": "# A", "new_text": "# B"})
     said = held.content[0].text

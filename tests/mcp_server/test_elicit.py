@@ -58,7 +58,7 @@ async def test_accept_through_the_client_applies_the_change_byte_exact(asking, m
     assert (root / "Notes" / "plan.md").read_bytes() == wanted.encode()
     [asked] = seen
     # the person reads what the change touches, its lines added and removed, and its hunk
-    assert "write Notes/plan.md" in asked and "lines: +1 -0" in asked, asked
+    assert "rewrites Notes/plan.md" in asked and "lines: +1 -0" in asked, asked
     assert "+added by the agent" in asked and "@@" in asked, asked
     # the journal says how: through the agent's own client, which is no review by the person
     out = test_pending.vaultwatch(env, "changes", str(root), "--json", "--path", "Notes/plan.md")
@@ -78,7 +78,7 @@ async def test_decline_through_the_client_changes_nothing_and_quotes_the_reason(
         plain = await client.call_tool("delete", {"path": "Notes/plan.md"})
         assert plain.is_error
     assert tree(root) == before
-    assert "links Notes/other.md" in seen[0], seen[0]  # every effect, not only the path the agent named
+    assert "may rewrite links in Notes/other.md" in seen[0], seen[0]  # every effect, not only the path the agent named
     assert len(seen) == 2
 
 
@@ -93,7 +93,7 @@ async def test_a_renames_question_shows_what_each_rewritten_link_becomes(asking,
         assert not done.is_error, done.content[0].text
     [asked] = seen
     lines = asked.splitlines()
-    assert "  links Notes/other.md" in lines, asked
+    assert "  may rewrite links in Notes/other.md" in lines, asked
     start = lines.index("Links rewritten in Notes/other.md: +1 -1, in 1 hunk, all shown:")
     assert lines[start + 1 :] == ["@@ -1,2 +1,2 @@", " # Other", "-see [[plan]]", "+see [[done]]"], asked
     assert (root / "Notes" / "other.md").read_text() == "# Other\nsee [[done]]\n"  # what the person saw
@@ -240,7 +240,7 @@ async def test_a_typescript_sdk_client_answers_through_the_bridge(asking, ts_sdk
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     report = json.loads(out)
     assert report["ok"], report.get("error") or err.decode()
-    assert len(report["asked"]) == 1 and "write Notes/plan.md" in report["asked"][0], report
+    assert len(report["asked"]) == 1 and "rewrites Notes/plan.md" in report["asked"][0], report
     if answer == "accept":
         assert not report["isError"], report["text"]
         assert (root / "Notes" / "plan.md").read_bytes() == wanted.encode()

@@ -376,7 +376,7 @@ async def test_pending_shows_marks_that_could_disguise_a_line_as_escapes(place) 
     out = listed.stdout
     head = next(line for line in out.splitlines() if line.startswith(f"pending change {pid}"))
     assert "scribe\\u0338" in head and "Notes/ledger\\u20dd.md" in head
-    assert "create Notes/ledger\\u20dd.md" in out  # the effects
+    assert "creates Notes/ledger\\u20dd.md" in out  # the effects
     assert "+approved: 1\\u0336 1\\u0336 paid" in out
     assert "+o\\u0301\\u0302\\u0303\\u0304\\u0306\\u0307" in out
     assert "+\\u0301 alone" in out

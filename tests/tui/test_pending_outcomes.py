@@ -92,3 +92,24 @@ async def test_declined_and_stale_pending_changes_show_in_the_refusals_view(tui_
     kept = refusals.kept(str(tui_demo.resolve()))
     assert kept[0].reason.startswith(f"pending change {stale}: approved, but could not apply: {NOTE} changed"), kept
     assert kept[1].reason == f"pending change {declined}: declined in the TUI", kept
+
+
+def test_a_pending_change_a_rule_refuses_as_it_is_approved_is_one_record(tui_demo: Path) -> None:
+    """Approving a pending change runs the gate again: a rule added since refuses it there, and the
+    approval then settles it as refused. The record of changes that did not happen holds it once,
+    with that final outcome, not also as the gate's refusal of the same change."""
+    pid = propose(tui_demo, "# Atlas\nrewritten by the bot\n")
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("writes", folders=[("Projects/**", "never")]))
+    try:
+        with pytest.raises(pending.ApprovalRefused):
+            pending.approve(vault, pid, by="human:test")
+    finally:
+        vault.stop()
+    kept = refusals.kept(str(tui_demo.resolve()))
+    assert [r.kind for r in kept] == [refusals.REFUSED], kept
+    assert kept[0].pending == pid, kept
+    assert kept[0].reason.startswith(f"pending change {pid}: approved, but could not apply: the person's rule"), kept
+    listed = cli("refusals", str(tui_demo))
+    assert listed.returncode == 0, listed.stderr
+    assert len([line for line in listed.stdout.splitlines() if NOTE in line]) == 1, listed.stdout

@@ -195,7 +195,10 @@ async def test_the_approval_dialog_lists_every_file_a_folder_rename_moves_and_th
             call = asyncio.create_task(claude.call_tool("rename", {"path": "Projects", "new_path": "Work"}))
             await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app))
             text = diff_text(app.screen)
-            assert 'asks because rule "Projects/Archive/Retired/**" = "writes"' in text
+            assert 'asks because rule "Projects/Archive/Retired/**" = "writes" covers the change, which moves ' in text
+            assert "move_from" not in text and "move_to" not in text, text  # the effects in words, the why too
+            files = sum(1 for p in (tui_demo / "Projects").rglob("*") if p.is_file())
+            assert f"the folder Projects and the {files} files in it move; " in text, text
             for note in ("Projects/Atlas Migration.md", "Projects/Archive/Retired/Q3 2024 Roadmap.md"):
                 assert f"moves {note} → Work/{note.removeprefix('Projects/')}" in text
             await armed(app.screen)

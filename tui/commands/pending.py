@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from vaultwatch.core.edit.effects import IN_WORDS, LINKS, MAY_RELINK, cautions, read_as
+from vaultwatch.core.edit.effects import cautions, in_words, read_as
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending, sessionids
 from vaultwatch.core.review.agentrules import shown_agent
@@ -51,9 +51,7 @@ def diff_text(p: Proposal, links: Links | None = (), stranded: Sequence[str] = (
     shown = read_as(p.effects, relinked)
     lines = [f"  it touches {len(shown)} path{'s' if len(shown) != 1 else ''}:"]
     for e in shown:
-        said = MAY_RELINK if e.change == LINKS and relinked is None else IN_WORDS.get(e.change, e.change)
-        line = f"{said} {e.path}" + (f" → {e.dest}" if e.dest else "") + (f"  (named as {e.via})" if e.via else "")
-        lines.append(f"    {visible(line, keep_tab=False)}")
+        lines.append(f"    {visible(in_words(e, relinks_known=relinked is not None), keep_tab=False)}")
     lines += [f"  {caution}" for caution in cautions(p.permanent, tuple(stranded))]
     if p.before is not None or p.after is not None:
         diff = text_diff(p.before, p.after)

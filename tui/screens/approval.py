@@ -103,7 +103,11 @@ def render_pending(pending: Pending, width: int, now: float, hint: Text | None =
         )
         style = "italic red" if pending.stranded else "italic"
         return render_files(
-            title, files, width, [Text(f"\nthe note moves; {said}", style=style), touched], escaped=True
+            title,
+            files,
+            width,
+            [Text(f"\n{visible(fx.what_moves(pending.effects), keep_tab=False)}; {said}", style=style), touched],
+            escaped=True,
         )
     if pending.operation == "delete":
         body: RenderableType = (
@@ -127,7 +131,7 @@ def effects_text(pending: Pending) -> Text:
     shown = fx.read_as(pending.effects, [path for path, _, _ in pending.links])
     out.append(f"it touches {len(shown)} path{'s' if len(shown) != 1 else ''}:", style="dim")
     for e in shown:
-        out.append(f"\n  {fx.IN_WORDS.get(e.change, e.change)} ", style="dim")
+        out.append(f"\n  {fx.verb(e)} ", style="dim")
         out.append(visible(e.path, keep_tab=False), style="bold")
         if e.dest:
             out.append(" → ")

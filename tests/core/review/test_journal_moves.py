@@ -252,3 +252,44 @@ def test_a_rename_the_person_moved_on_is_refused_saying_where_it_is_and_what_to_
     assert done.returncode == 0, done.stderr
     assert (root / "Clippings/Buy wisely.md").read_text() == A
     assert (root / "Home.md").read_text() == "[[Clippings/Buy wisely]]\n"
+
+
+def test_a_move_back_made_while_nothing_watched_finds_the_note_where_its_bytes_are(watched):
+    """An agent changes Templates/Evil.md; the person's `mv Templates Templates2` is watched, vaultwatch
+    quits, and `mv Templates2 Templates` happens while nothing watches. The journal's chain ends at
+    Templates2/Evil.md, where nothing is: every view finds the note at Templates/Evil.md, which holds
+    what the agent left (no "now at", no "is gone", still in the Trust tab's unreviewed tier). A note
+    the person edited meanwhile is in no place of the chain with those bytes: gone, as before."""
+    root, vault, writer, journal = watched({"Templates/Evil.md": A, "Templates/Edited.md": B, "Home.md": "x\n"})
+    cid = agent_edit(writer, "Templates/Evil.md", "none", "changed")
+    other = agent_edit(writer, "Templates/Edited.md", "advice", "advice, kept short")
+    os.rename(root / "Templates", root / "Templates2")  # watched
+    outside_row(journal, other)
+    assert "Templates2/Evil.md" in journal.unreviewed_paths()
+    vault.stop()  # quit
+    os.rename(root / "Templates2", root / "Templates")  # while nothing watches
+    with (root / "Templates/Edited.md").open("a") as f:
+        f.write("my own line\n")
+    again = Vault(root)
+    again.load()
+    try:
+        journal2 = journal_for(again)
+        unreviewed = journal2.unreviewed_paths()
+        assert "Templates/Evil.md" in unreviewed and "Templates2/Evil.md" not in unreviewed
+        assert "Templates/Evil.md" in reviews(again).unreviewed
+        assert journal2.where_now("Templates/Evil.md", cid, etag=journal2.get(cid).etag)[0] == "Templates/Evil.md"
+    finally:
+        again.stop()
+    listed = cli("changes", str(root), "--unreviewed")
+    assert listed.returncode == 0, listed.stderr
+    evil = next(line for line in listed.stdout.splitlines() if "Templates/Evil.md" in line)
+    assert "now at" not in evil, listed.stdout
+    assert "Templates/Edited.md (now at Templates2/Edited.md)" in listed.stdout  # the journal knows no better
+    done = cli("revert", str(cid), str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "Templates/Evil.md").read_text() == A
+    assert not (root / "Templates2").exists()
+    refused = cli("revert", str(other), str(root))
+    assert refused.returncode == 1
+    assert "is gone" in refused.stderr, refused.stderr
+    assert (root / "Templates/Edited.md").read_text().endswith("my own line\n")

@@ -46,7 +46,10 @@ def test_every_effect_is_checked_and_the_decision_names_the_rule_and_the_effect(
     effects = fx.moved("Pub/a.md", "Pub/b.md") + fx.relinked([("Pub/c.md", "Pub/c.md"), ("Pub/x.md", "Private/s.md")])
     decision = policy.decide(effects, AGENT, PLAIN)
     assert decision.needs_approval and decision.rule == Rule("Private/**", "writes")
-    assert decision.why == 'rule "Private/**" = "writes" covers links Private/s.md (named as Pub/x.md)'
+    assert (
+        decision.why
+        == 'rule "Private/**" = "writes" covers the change, which may rewrite links in Private/s.md  (named as Pub/x.md)'
+    )
     assert not policy.decide(effects, Asker("human:me"), PLAIN).needs_approval  # the person never waits
 
 
@@ -71,6 +74,17 @@ def test_under_a_deletes_rule_moving_a_file_out_of_protection_waits(dest, waits)
     assert not policy.decide(fx.written("Team/Secret/p.md", "Team/Secret/p.md"), AGENT, PLAIN).needs_approval
 
 
+def test_the_rule_that_asks_for_a_folder_rename_says_the_move_in_words():
+    """The why line the dialog, the pending screen and the question through the agent's client show
+    words the effect as their lists of effects do, not as `move_from Daily -> Inbox/Daily`."""
+    policy = Policy("none", [Rule("Daily/**", "writes")])
+    effects = fx.moved("Daily", "Inbox/Daily", files=["Daily/a.md", "Daily/b.md"])
+    decision = policy.decide(effects, AGENT, PLAIN)
+    assert decision.why == 'rule "Daily/**" = "writes" covers the change, which moves Daily → Inbox/Daily'
+    assert fx.what_moves(effects.effects) == "the folder Daily and the 2 files in it move"
+    assert fx.what_moves(fx.moved("a.md", "b.md").effects) == "the note moves"
+
+
 def test_a_decision_by_an_agents_own_mode_names_that_agents_rule():
     from vaultwatch.core.review.agentrules import parse
 
@@ -78,9 +92,14 @@ def test_a_decision_by_an_agents_own_mode_names_that_agents_rule():
     gate = ApprovalGate("deletes", folders=[("Journal/**", "writes")], agents=agents)
     wrote = fx.written("Notes/a.md", "Notes/a.md")
     said = {actor: gate.decide_effects(wrote, Asker(actor)).why for actor in ("agent:ts-helper", "agent:someone")}
-    assert said["agent:ts-helper"] == '[agents."ts-helper"] approve = "writes" covers write Notes/a.md'
-    assert said["agent:someone"] == '[agents."default"] approve = "writes" covers write Notes/a.md'
+    assert (
+        said["agent:ts-helper"]
+        == '[agents."ts-helper"] approve = "writes" covers the change, which rewrites Notes/a.md'
+    )
+    assert said["agent:someone"] == '[agents."default"] approve = "writes" covers the change, which rewrites Notes/a.md'
     journal = gate.decide_effects(fx.written("Journal/d.md", "Journal/d.md"), Asker("agent:ts-helper"))
-    assert journal.why == 'rule "Journal/**" = "writes" covers write Journal/d.md'  # a folder rule still names itself
+    assert (
+        journal.why == 'rule "Journal/**" = "writes" covers the change, which rewrites Journal/d.md'
+    )  # a folder rule still names itself
     vault_mode = ApprovalGate("writes").decide_effects(wrote, AGENT)
-    assert vault_mode.why == 'approval mode "writes" covers write Notes/a.md'
+    assert vault_mode.why == 'approval mode "writes" covers the change, which rewrites Notes/a.md'

@@ -24,7 +24,7 @@ def test_every_hunk_is_shown_with_every_line() -> None:
     assert asked.fits and asked.why_not == ""
     lines = asked.text.splitlines()
     assert lines[0] == f"The agent bot/1 asks to write; approval is needed: {WHY}."
-    assert "  write a.md" in lines and "The note's lines: +2 -3, in 3 hunks, all shown:" in lines
+    assert "  rewrites a.md" in lines and "The note's lines: +2 -3, in 3 hunks, all shown:" in lines
     assert [line for line in lines if line[:1] in "+-"] == ["-line 2", "+line two", "-line 50", "-line 98", "+l98"]
     assert sum(line.startswith("@@ ") for line in lines) == 3
     assert asked.lines == len(lines) and asked.size == len(asked.text.encode())
@@ -106,7 +106,7 @@ def test_a_rename_shows_every_effect() -> None:
     effects = fx.moved("A/x.md", "B/x.md") + fx.relinked([("C/links.md", "C/links.md")])
     asked = question(effects, None, None, WHY)
     assert asked.fits and asked.text.startswith("An agent asks to rename")
-    assert "  move_from A/x.md -> B/x.md" in asked.text and "  links C/links.md" in asked.text
+    assert "  moves A/x.md → B/x.md" in asked.text and "  may rewrite links in C/links.md" in asked.text
 
 
 def test_an_agents_name_cannot_break_the_question_into_lines_of_its_own() -> None:
@@ -178,7 +178,7 @@ def test_names_in_the_question_show_their_marks_as_escapes() -> None:
     asked = question(effects, None, None, WHY, agent="\u20dfbot\u0336")
     lines = asked.text.splitlines()
     assert lines[0].startswith("The agent \\u20dfbot\\u0336 asks"), lines[0]
-    assert "  write Notes/plan\\u0338.md" in lines and "  write \\u0301x.md" in lines, lines
+    assert "  rewrites Notes/plan\\u0338.md" in lines and "  rewrites \\u0301x.md" in lines, lines
 
 
 def test_a_rename_shows_what_each_rewritten_link_becomes() -> None:
@@ -194,7 +194,7 @@ def test_a_rename_shows_what_each_rewritten_link_becomes() -> None:
     asked = question(effects, None, None, WHY, relinks=lambda: iter(rewrites))
     assert asked.fits, asked.why_not
     lines = asked.text.splitlines()
-    assert "  move_from A/x.md -> B/x.md" in lines and "  links C/links.md" in lines
+    assert "  moves A/x.md → B/x.md" in lines and "  may rewrite links in C/links.md" in lines
     start = lines.index("Links rewritten in C/links.md: +2 -2, in 1 hunk, all shown:")
     assert lines[start + 1 : start + 7] == [
         "@@ -1,3 +1,3 @@",
