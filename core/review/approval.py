@@ -151,6 +151,14 @@ class ApprovalSettled(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RefusalKept(Event):
+    """An agent's change was refused by a rule or declined, and kept in the vault's record of them
+    (core.review.refusals): a view listing that record reads it again."""
+
+    kind: str  # refusals.REFUSED | refusals.DECLINED
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalFinished(Event):
     """The call of a change that waited has finished its write (or its refusal): a view that
     held its dialog open after the decision may close it now, without taking the interpreter
@@ -792,11 +800,12 @@ class ApprovalGate:
         if not self.root_real or caller is None:  # only an agent's call is refused or declined
             return
         paths = list(dict.fromkeys(p for e in effects.effects for p in (e.via or e.path, e.dest) if p))
+        kind = refusals.REFUSED if isinstance(exc, RuleRefused) else refusals.DECLINED
         refusals.note(
             self.root_real,
             refusals.Refusal(
                 at=self.wall(),
-                kind=refusals.REFUSED if isinstance(exc, RuleRefused) else refusals.DECLINED,
+                kind=kind,
                 agent=caller.agent,
                 session=caller.session,
                 tool=caller.tool,
@@ -805,6 +814,7 @@ class ApprovalGate:
                 reason=exc.reason if isinstance(exc, Declined) else exc.message,
             ),
         )
+        self._publish(RefusalKept(kind))
 
     def _check(
         self, scope: Any, effects: EffectSet, old: bytes | None, new: bytes | None, *, relinks: Relinks | None = None
@@ -1057,6 +1067,7 @@ __all__ = [
     "ApprovalSettled",
     "Applied",
     "GateRules",
+    "RefusalKept",
     "RuleFoldersChanged",
     "RulesChanged",
     "RulesFile",
