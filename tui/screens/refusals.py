@@ -37,6 +37,7 @@ from vaultwatch.core.review.visible import visible
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
+    from vaultwatch.core.events import AgentAccess
     from vaultwatch.tui.app import VaultwatchApp
 
 COLUMNS = ("when", "agent", "session", "what", "tool", "paths", "why")
@@ -92,9 +93,10 @@ class RefusalsScreen(Screen[None]):
             self.problem = problem  # why the record could not be read ("" when it was)
             self.reading = reading  # which reading this answers: only the latest one is drawn
 
-    def __init__(self, vault: Any) -> None:
+    def __init__(self, vault: Any, *, call: AgentAccess | None = None) -> None:
         super().__init__()
         self.vault = vault
+        self._call = call  # an activity row's refused call: its record is selected once read
         self.rows: list[refusals.Refusal] | None = None  # None until the record is read
         self.sessions: dict[str, str] = {}
         self.problem = ""
@@ -151,10 +153,19 @@ class RefusalsScreen(Screen[None]):
         if message.reading != self._reading:  # a newer reading is on its way
             return
         selected = self._selected()
+        if self._call is not None:  # opened from a refused call: its record, once
+            selected = self._record_of(self._call, message.rows) or selected
+            self._call = None
         self.rows = message.rows
         self.sessions = message.sessions
         self.problem = message.problem
         self._draw(selected)
+
+    @staticmethod
+    def _record_of(call: AgentAccess, rows: list[refusals.Refusal]) -> refusals.Refusal | None:
+        """The kept record of a refused call: its agent's, session's and tool's nearest in time."""
+        mine = [r for r in rows if (r.agent, r.session or "", r.tool) == (call.agent, call.session or "", call.tool)]
+        return min(mine, key=lambda r: abs(r.at - call.at), default=None)
 
     def shown(self) -> list[refusals.Refusal]:
         """The rows the table lists (the kind chosen with `k`)."""
