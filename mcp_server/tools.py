@@ -219,7 +219,7 @@ def register(server: MCPServer, env: ToolEnv) -> None:
             for key in ("deprecated", "stale", *triageviews.tiers(snap))
         }
         if category == "overview":
-            current_call().listed((), 0)
+            # counts, not rows: no Results count (a 0 in the activity panel read as "found nothing")
             return ok(out, meta=untrusted(meta, STATUS_TEXT))
         if category == "broken":
             q = Query(problems_only=True, limit=limit, cursor=cursor)

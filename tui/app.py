@@ -475,11 +475,12 @@ class VaultwatchApp(App[None]):
 
         review.open_pending(self)
 
-    def action_refusals(self) -> None:
-        """The agents' changes that did not happen (ctrl+p, or `x` in the Changes view)."""
+    def action_refusals(self, call: AgentAccess | None = None) -> None:
+        """The agents' changes that did not happen (ctrl+p, `x` in the Changes view, or enter on a
+        refused call in the activity panel: `call`, its record selected)."""
         from vaultwatch.tui.screens.refusals import RefusalsScreen  # noqa: PLC0415  (dialogs load when first opened)
 
-        self.push_screen(RefusalsScreen(self.session.vault))
+        self.push_screen(RefusalsScreen(self.session.vault, call=call))
 
     def key_help(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Sections of (key, description) for the help screen, from the bindings themselves."""

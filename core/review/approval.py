@@ -151,6 +151,14 @@ class ApprovalSettled(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RefusalKept(Event):
+    """An agent's change was refused by a rule or declined, and kept in the vault's record of them
+    (core.review.refusals): a view listing that record reads it again."""
+
+    kind: str  # refusals.REFUSED | refusals.DECLINED
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalFinished(Event):
     """The call of a change that waited has finished its write (or its refusal): a view that
     held its dialog open after the decision may close it now, without taking the interpreter
@@ -795,11 +803,12 @@ class ApprovalGate:
         # refused while the person's approval of a pending change applies it: that pending change's
         # record, which its settling as refused replaces (one record, the final outcome)
         grant = pending_changes.current_grant()
+        kind = refusals.REFUSED if isinstance(exc, RuleRefused) else refusals.DECLINED
         refusals.note(
             self.root_real,
             refusals.Refusal(
                 at=self.wall(),
-                kind=refusals.REFUSED if isinstance(exc, RuleRefused) else refusals.DECLINED,
+                kind=kind,
                 agent=caller.agent,
                 session=caller.session,
                 tool=caller.tool,
@@ -810,6 +819,7 @@ class ApprovalGate:
                 proposed=grant.proposal.at if grant is not None else None,
             ),
         )
+        self._publish(RefusalKept(kind))
 
     def _check(
         self, scope: Any, effects: EffectSet, old: bytes | None, new: bytes | None, *, relinks: Relinks | None = None
@@ -1062,6 +1072,7 @@ __all__ = [
     "ApprovalSettled",
     "Applied",
     "GateRules",
+    "RefusalKept",
     "RuleFoldersChanged",
     "RulesChanged",
     "RulesFile",

@@ -20,7 +20,7 @@ from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ApprovalScreen
 from vaultwatch.tui.idle import settle
-from vaultwatch.tui.widgets.activity import ActivityList, clock_time
+from vaultwatch.tui.widgets.activity import ActivityList, clock_time, error_cell
 
 
 async def test_real_agents_list_and_read_while_the_tui_watches(tui_demo: Path, socket_path: str) -> None:
@@ -233,3 +233,51 @@ async def test_the_error_cell_of_a_refused_call_starts_at_the_rules_name(tui_dem
         [column] = [c for c in activity.all_columns() if c.key == "error"]
         [(shown, _)] = activity.cells(row, [column])
         assert shown.startswith('"Projects/**" = "never"'), shown
+
+
+async def test_a_refused_calls_whole_rule_is_in_its_tooltip_and_enter_opens_its_refusal(
+    tui_demo: Path, socket_path: str
+) -> None:
+    """A rule's name longer than the 28-wide Error cell was cut there, and nothing showed it whole: the
+    row's tooltip says the whole error now, and enter on the row opens the refusals view with the
+    call's record selected, its detail saying the whole rule."""
+    from textual.widgets import DataTable  # noqa: PLC0415
+
+    from vaultwatch.tui.screens.refusals import RefusalsScreen  # noqa: PLC0415
+
+    rule = "Projects/Archive/Retired/**"
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("none", folders=[(rule, "never")]))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        activity = app.query_one(ActivityList)
+        async with agent(socket_path, "scribe") as scribe:
+            await scribe.call_tool("read", {"path": "index.md"})
+            target = "Projects/Archive/Retired/Q3 2024 Roadmap.md"
+            result = await scribe.call_tool("delete", {"path": target})
+            assert result.is_error and f'"{rule}"' in result.content[0].text, result.content
+            # a later refusal: the view's newest record is not the one asked for
+            later = await scribe.call_tool("write", {"path": "Projects/Archive/Retired/x.md", "content": "# X\n"})
+            assert later.is_error
+            await await_until(lambda: len(activity.rows) == 3)
+        await settle(app)
+        y = next(n for n, r in enumerate(activity.rows) if r.tool == "delete")
+        row = activity.rows[y]
+        [column] = [c for c in activity.all_columns() if c.key == "error"]
+        [(shown, _)] = activity.cells(row, [column])
+        assert shown.startswith(f'"{rule}"'), shown
+        await pilot.hover(activity, offset=(2, y + 1))
+        await pilot.pause()
+        assert activity.tooltip is not None and row.error in str(activity.tooltip), activity.tooltip
+        activity.focus()
+        activity.cursor = y
+        await pilot.press("enter")
+        await await_until(lambda: isinstance(app.screen, RefusalsScreen) and app.screen.rows is not None)
+        await settle(app)
+        screen = app.screen
+        shown_detail = str(screen.query_one("#refusals-detail").render())
+        assert f'"{rule}"' in shown_detail and target in shown_detail and "delete" in shown_detail, shown_detail
+        assert screen.query_one(DataTable).cursor_row == 1
+    # a decline's cell leads with what happened, not `the person declined this cha…`
+    assert error_cell("Error: the person declined this change: not now") == "declined: not now"

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
-from tui_agents import wait_for
+from tui_agents import agent, mcp_started, wait_for
 from tui_helpers import open_loaded
+from waiting import await_until
 
-from vaultwatch.core.review import refusals
+from vaultwatch.core.review import approval, refusals
+from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.core.review.refusals import Refusal
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
@@ -176,3 +178,42 @@ async def test_the_why_column_shows_the_rule_on_screen_and_a_rename_reads_as_one
         assert line.rstrip().endswith("…"), line  # cut where the screen ends, visibly
         shown = detail(screen)
         assert "rename rename" not in shown and "Clippings/Buy wisely.md → Notes/Private/Buy wisely.md" in shown, shown
+
+
+async def test_the_open_view_follows_an_agents_refusal_and_keeps_the_selection(
+    tui_demo: Path, socket_path: str
+) -> None:
+    """The view read the record once, when it opened: an agent refused while the person looked at it
+    did not appear. It follows the core bus now, the selected record staying selected."""
+    record(tui_demo)
+    vault = open_loaded(tui_demo)
+    approval.attach(vault, ApprovalGate("none", folders=[("Projects/**", "never")]))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await mcp_started(app, socket_path)
+        screen = await open_from_changes(app, pilot)
+        await pilot.press("down")  # the person selects the older record: scribe's refused edit
+        await settle(app)
+        assert "agent scribe/1.0" in detail(screen)
+        async with agent(socket_path, "helper") as helper:
+            result = await helper.call_tool("write", {"path": "Projects/x.md", "content": "# X\n"})
+            assert result.is_error and "the person's rule" in result.content[0].text, result.content
+        await await_until(lambda: len(cells(screen)) == 3)
+        await settle(app)
+        rows = cells(screen)
+        assert rows[0][1].startswith("agent helper") and rows[0][4] == "write", rows
+        assert "3 refused and declined changes" in str(screen.query_one("#refusals-title").render())
+        table = screen.query_one(DataTable)
+        assert table.cursor_row == 2 and rows[2][1] == "agent scribe/1.0", (table.cursor_row, rows)
+        assert "agent scribe/1.0" in detail(screen)
+
+
+async def test_the_open_view_follows_a_record_kept_by_another_process(tui_demo: Path) -> None:
+    """A decline from a shell (`vaultwatch decline`) writes the record with no event on the TUI's bus."""
+    app = make_app(open_loaded(tui_demo), config=fixed_config())
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_from_changes(app, pilot)
+        assert cells(screen) == []
+        record(tui_demo)  # as another process keeps them: the file, nothing else
+        await await_until(lambda: len(cells(screen)) == 2)
+        assert [r[3] for r in cells(screen)] == ["declined", "refused"]

@@ -34,6 +34,7 @@ from vaultwatch.core.review.approval import (
     ApprovalRequested,
     ApprovalSettled,
     Pending,
+    RefusalKept,
     RuleFoldersChanged,
     RulesChanged,
 )
@@ -78,6 +79,9 @@ class ReviewHost(Widget):
 
     class Updated(Message):
         """Another process committed to the journal."""
+
+    class Refused(Message):
+        """An agent's change was refused or declined and kept in the vault's record of them."""
 
     def __init__(self, vault: Any) -> None:
         super().__init__(id="review-host")
@@ -165,6 +169,8 @@ class ReviewHost(Widget):
             self.post_message(self.Recorded(event.change))
         elif isinstance(event, JournalUpdated):
             self.post_message(self.Updated())
+        elif isinstance(event, RefusalKept):
+            self.post_message(self.Refused())
         elif isinstance(event, (ApprovalSettled, ApprovalModeChanged, RulesChanged, RuleFoldersChanged)):
             if isinstance(event, ApprovalSettled) and event.by == approval.TIMED_OUT:
                 self.post_message(self.TimedOut(event.id, event.reason))
@@ -278,6 +284,15 @@ class ReviewHost(Widget):
         screen = self.app.screen
         if isinstance(screen, ChangesScreen):
             screen.reload()
+
+    def on_review_host_refused(self, message: Refused) -> None:
+        # the refusals view reads the record again, under a dialog too (a decline closes the dialog
+        # that covered it, and the person looks at the view again)
+        from vaultwatch.tui.screens.refusals import RefusalsScreen  # noqa: PLC0415  (loads when first opened)
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, RefusalsScreen):
+                screen.reload()
 
     def on_review_host_updated(self, message: Updated) -> None:
         # `vaultwatch changes --mark-reviewed` from a shell moves notes between the Trust tiers and

@@ -60,7 +60,7 @@ from vaultwatch.tui.screens.tabcounts import TabCounts
 from vaultwatch.tui.screens.targets import TriageTargets
 from vaultwatch.tui.screens.typingguard import TypingGuard
 from vaultwatch.tui.timers import once
-from vaultwatch.tui.widgets.activity import ActivityList, ActivityPanel, ActivityTicker
+from vaultwatch.tui.widgets.activity import ActivityList, ActivityPanel, ActivityTicker, refused
 from vaultwatch.tui.widgets.doclist import DocList
 from vaultwatch.tui.widgets.filterbar import FilterBar
 from vaultwatch.tui.widgets.folders import FolderView
@@ -577,6 +577,9 @@ class MainScreen(TabCounts, TypingGuard, TriageTargets, Navigation, Screen[None]
             from vaultwatch.tui.flows import review  # noqa: PLC0415
 
             if row is not None and review.open_call(self.app, row):  # an agent's write: its diff
+                return
+            if row is not None and refused(row.error):  # the whole refusal, with its rule, selected
+                self.app.action_refusals(row)
                 return
             if row is not None and row.paths:
                 self.preview.show(row.paths[0], push=True)

@@ -5,13 +5,17 @@ only what was written, so without this view the person learns what an agent trie
 refused only from the command line.
 
 Opened with `x` in the Changes view or ctrl+p › Show refusals; the record is read in a worker
-thread (it is a file of up to a few thousand lines) and the view drawn from its answer. An
+thread (it is a file of up to a few thousand lines) and the view drawn from its answer. The view
+follows the record while it is open: read again when this process's gate keeps a refusal (the
+core bus's RefusalKept, relayed by tui.flows.review) and when the file changes otherwise (a
+`vaultwatch decline` from a shell: one stat now and then), the selected record staying selected. An
 agent's name is its client's own claim: it is shown as `agent <name>`, escaped (shown_agent),
 and every other text of a record escaped too, never read as markup.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -33,6 +37,7 @@ from vaultwatch.core.review.visible import visible
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
+    from vaultwatch.core.events import AgentAccess
     from vaultwatch.tui.app import VaultwatchApp
 
 COLUMNS = ("when", "agent", "session", "what", "tool", "paths", "why")
@@ -40,6 +45,7 @@ SHOWN_ROWS = 500  # the newest this many: the record keeps a few thousand, `vaul
 PATHS_LEAST = 16  # the paths cell gives the why cell up to half the room, down to this many characters
 WHY_LEAST = 16  # and the why cell keeps at least this many
 TABLE_CHROME = 2  # the table's vertical scrollbar
+RECORD_LOOK_S = 1.0  # s: how often the view looks whether another process kept a record (one stat)
 
 
 def _when(at: float, localtime: Callable[[float], time.struct_time]) -> str:
@@ -78,19 +84,25 @@ class RefusalsScreen(Screen[None]):
         """The kept refusals as read off the UI thread: their rows (newest first) and each session's
         shown form (as `vaultwatch changes` shows it, so that one pastes into `--session`)."""
 
-        def __init__(self, rows: list[refusals.Refusal], sessions: dict[str, str], problem: str = "") -> None:
+        def __init__(
+            self, rows: list[refusals.Refusal], sessions: dict[str, str], problem: str = "", reading: int = 0
+        ) -> None:
             super().__init__()
             self.rows = rows
             self.sessions = sessions
             self.problem = problem  # why the record could not be read ("" when it was)
+            self.reading = reading  # which reading this answers: only the latest one is drawn
 
-    def __init__(self, vault: Any) -> None:
+    def __init__(self, vault: Any, *, call: AgentAccess | None = None) -> None:
         super().__init__()
         self.vault = vault
+        self._call = call  # an activity row's refused call: its record is selected once read
         self.rows: list[refusals.Refusal] | None = None  # None until the record is read
         self.sessions: dict[str, str] = {}
         self.problem = ""
         self.kind: str | None = None  # refusals.REFUSED, DECLINED, or None for both
+        self._reading = 0  # each reading of the record counts up: an older answer is dropped
+        self._seen: tuple[int, int, int] | None = None  # the record file's (inode, size, mtime) as last read
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Refused and declined changes: reading them…", style="bold"), id="refusals-title")
@@ -104,30 +116,64 @@ class RefusalsScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns(*COLUMNS)
         table.focus()
-        self._read()
+        self.reload()
+        self.set_interval(RECORD_LOOK_S, self._look, name="refusals-record")
+
+    def reload(self) -> None:
+        """Read the record again (in a worker) and draw what it holds now."""
+        self._reading += 1
+        self._read(self._reading)
+
+    def _stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(refusals.refusals_path(self.vault.root_real))
+        except OSError:
+            return None
+        return st.st_ino, st.st_size, st.st_mtime_ns
+
+    def _look(self) -> None:
+        """A record kept by another process (`vaultwatch decline`, a server of its own) makes no
+        event on this process's bus: the file replaced since it was read is read again."""
+        if self._stat() != self._seen:
+            self.reload()
 
     @work(thread=True, exit_on_error=False, group="refusals-read")
-    def _read(self) -> None:
+    def _read(self, reading: int) -> None:
+        self._seen = self._stat()  # before the read: a record kept during it is read next time
         try:
             rows = refusals.kept(self.vault.root_real, limit=SHOWN_ROWS)
         except OSError as exc:  # a record that cannot be read is said, never shown as "none"
             path = refusals.refusals_path(self.vault.root_real)
-            self.post_message(self.Read([], {}, f"cannot read {path}: {exc.strerror or exc}"))
+            self.post_message(self.Read([], {}, f"cannot read {path}: {exc.strerror or exc}", reading))
             return
         forms = sessionids.forms_among(journal_for(self.vault), (r.session for r in rows if r.session))
-        self.post_message(self.Read(rows, forms))
+        self.post_message(self.Read(rows, forms, reading=reading))
 
     def on_refusals_screen_read(self, message: Read) -> None:
+        if message.reading != self._reading:  # a newer reading is on its way
+            return
+        selected = self._selected()
+        if self._call is not None:  # opened from a refused call: its record, once
+            selected = self._record_of(self._call, message.rows) or selected
+            self._call = None
         self.rows = message.rows
         self.sessions = message.sessions
         self.problem = message.problem
-        self._draw()
+        self._draw(selected)
+
+    @staticmethod
+    def _record_of(call: AgentAccess, rows: list[refusals.Refusal]) -> refusals.Refusal | None:
+        """The kept record of a refused call: its agent's, session's and tool's nearest in time."""
+        mine = [r for r in rows if (r.agent, r.session or "", r.tool) == (call.agent, call.session or "", call.tool)]
+        return min(mine, key=lambda r: abs(r.at - call.at), default=None)
 
     def shown(self) -> list[refusals.Refusal]:
         """The rows the table lists (the kind chosen with `k`)."""
         return [r for r in self.rows or [] if self.kind in (None, r.kind)]
 
-    def _draw(self) -> None:
+    def _draw(self, selected: refusals.Refusal | None = None) -> None:
+        """The rows of the kind chosen, the cursor on `selected` where the rows put it now (a new
+        refusal comes in above it), else on the newest."""
         table = self.query_one(DataTable)
         table.clear()
         table.clear(columns=True)  # a column only ever widens to its cells: each draw fits its own rows
@@ -166,7 +212,16 @@ class RefusalsScreen(Screen[None]):
         elif not rows:
             title.append("\nNo agent's change was refused or declined" + ("" if self.kind is None else " of that kind"))
         self.query_one("#refusals-title", Static).update(title)
-        self._detail(0 if rows else None)
+        row = rows.index(selected) if selected is not None and selected in rows else 0
+        if row:
+            table.move_cursor(row=row)
+        self._detail(row if rows else None)
+
+    def _selected(self) -> refusals.Refusal | None:
+        """The record under the table's cursor, of the rows drawn now (None before the first drawing)."""
+        table = self.query_one(DataTable)
+        shown = self.shown() if self.rows is not None else []
+        return shown[table.cursor_row] if table.row_count and 0 <= table.cursor_row < len(shown) else None
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._detail(event.cursor_row)
@@ -199,9 +254,10 @@ class RefusalsScreen(Screen[None]):
     def action_kind(self) -> None:
         """`k`: only the refused, only the declined, then both again."""
         order = (None, refusals.REFUSED, refusals.DECLINED)
+        selected = self._selected()
         self.kind = order[(order.index(self.kind) + 1) % len(order)]
         if self.rows is not None:
-            self._draw()
+            self._draw(selected)
 
     def action_close(self) -> None:
         self.dismiss(None)

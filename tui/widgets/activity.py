@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -84,6 +85,16 @@ class ActivityList(RowList):
     def row_key(self, row: AgentAccess) -> int:
         return id(row)
 
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The row under the pointer says its whole error in a tooltip (the Error column cuts it)."""
+        offset = event.get_content_offset(self)
+        index = int(self.scroll_y) + offset.y - 1 if offset is not None and offset.y > 0 else -1
+        row = self.rows[index] if 0 <= index < len(self.rows) else None
+        error = row.error if isinstance(row, AgentAccess) else None
+        if error and refused(error):
+            error += "\n(enter: this refusal in the refusals view)"
+        self.tooltip = error or None
+
     def all_columns(self) -> Sequence[Column]:
         return [
             Column("summary", "Call", 16, flex=True, pos=3),
@@ -116,14 +127,24 @@ class ActivityList(RowList):
 
 ERROR_LEAD = "Error: "  # how a tool's error answer starts: the column's header says it already
 RULE_LEAD = "the person's rule "  # how every refusal by rule starts
+DECLINE_LEAD = "the person declined this change: "  # and every decline (core.review.approval.Declined)
 
 
 def error_cell(error: str) -> str:
     """An error as its narrow cell shows it: a refusal by rule from the rule's name on (the leads the
     same on every refused call left `Error: the person's rule "T…`, the name that told them apart
-    cut); the whole of a refusal is in the refusals view."""
+    cut), a decline as `declined: ` and its reason; the whole of either is in the refusals view
+    (enter on the row), the whole of any error in the row's tooltip."""
     error = error.removeprefix(ERROR_LEAD)
+    if error.startswith(DECLINE_LEAD):
+        return "declined: " + error[len(DECLINE_LEAD) :]
     return error.removeprefix(RULE_LEAD)
+
+
+def refused(error: str | None) -> bool:
+    """Whether a call's error is a refusal by the person's rule or the person's decline: one kept in
+    the refusals view."""
+    return bool(error) and str(error).removeprefix(ERROR_LEAD).startswith((RULE_LEAD, DECLINE_LEAD))
 
 
 class ActivityTitle(Static):

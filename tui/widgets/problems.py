@@ -4,7 +4,7 @@ not yet written. Enter previews the note at the problem's line; `e` opens $EDITO
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from vaultwatch.core.index.snapshot import Snapshot
 
 KIND_WIDTH = max(len(label) for label in problems.LABELS.values())
+PATH_LEAST = 16  # the Path column's least width: a file name and its line
+PATH_MOST = 48  # and its most: past it the problem's text is worth more
+PROBLEM_LEAST = 12  # the Problem column's least width: a short link whole
+PROBLEM_MOST = 40  # past this a link is cut in its middle (its end stays) rather than take the path's room
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,20 +99,34 @@ class ProblemList(RowList):
         self.tooltip = full_text(self.rows[index]) if 0 <= index < len(self.rows) else None
 
     def all_columns(self) -> Sequence[Column]:
-        # the path (with its line, as compilers write it) as wide as the longest needs, up to
-        # 2/5 of the list, giving way down to 1/3 while the links need it: the link is what
-        # tells one row from the next (its path is often the same), and a cut path still
-        # keeps its file name; the kind; the rest (however wide the list) is the problem's
+        # The room goes first to what tells rows apart, the path's file name and line (as compilers
+        # write it) and the problem's link, each as wide as three rows in four need: one long link
+        # or name does not take the room of every other row; then to the longest link (up to
+        # PROBLEM_MOST), the longest path (up to PATH_MOST), and the rest to the problem (a link cut
+        # keeps its end). The Kind column only where the rows' kinds differ and the path keeps a
+        # third of the list beside it (the line above the list counts the kinds).
         width = self.scrollable_content_region.width
-        longest = max((cell_len(where(r)) for r in self.rows), default=16)
-        links = max((cell_len(r.link) for r in self.rows), default=0)
-        spare = width - KIND_WIDTH - 2 - links  # what the path may take beside the longest link
-        share = max(width // 3, min(width * 2 // 5, spare))
-        return [
-            Column("problem", "Problem", 20, flex=True, pos=2),
-            Column("path", "Path:line", max(16, min(longest, 48, share)), pos=0),
-            Column("kind", "Kind", KIND_WIDTH, pos=1),
+        rows = self.rows
+        problem = min(PROBLEM_MOST, max(PROBLEM_LEAST, typical(problem_need(r) for r in rows)))
+        kind = len({r.kind for r in rows}) > 1 and width >= problem + KIND_WIDTH + 2 + width // 3
+        room = width - (KIND_WIDTH + 2) if kind else width - 1  # the path's and the problem's
+        path = max(PATH_LEAST, width // 3, min(typical(cell_len(where(r, named=True)) for r in rows), room - problem))
+        path = min(path, PATH_MOST)
+        wants = [
+            ("problem", max((problem_need(r) for r in rows), default=0)),
+            ("path", max((cell_len(where(r)) for r in rows), default=0)),
         ]
+        for column, want in wants:  # each as far as the room left allows
+            left = room - path - problem
+            if column == "path":
+                path += max(0, min(left, min(want, PATH_MOST) - path))
+            else:
+                problem += max(0, min(left, min(want, PROBLEM_MOST) - problem))
+        columns = [
+            Column("problem", "Problem", max(1, min(problem, room - path)), flex=True, pos=2),
+            Column("path", "Path:line", path, pos=0),
+        ]
+        return [*columns, Column("kind", "Kind", KIND_WIDTH, pos=1)] if kind else columns
 
     def cells(self, row: Problem, columns: Sequence[Column]) -> list[Cell]:
         out: list[Cell] = []
@@ -130,9 +148,26 @@ class ProblemList(RowList):
         return out
 
 
-def where(problem: Problem) -> str:
-    """`path:line` (the path alone when the line is not known)."""
-    return f"{problem.path}:{problem.line}" if problem.line else problem.path
+def problem_need(problem: Problem) -> int:
+    """The cells that tell a row's problem from the next one's: its link (what follows the link is
+    dropped first), or the start of a message without one."""
+    return cell_len(problem.link) if problem.link else min(cell_len(problem.message), PROBLEM_LEAST)
+
+
+def typical(needs: Iterable[int]) -> int:
+    """The width three rows in four need at most (0 for none): what one long row needs is not
+    taken from every other row's other columns."""
+    ordered = sorted(needs)
+    return ordered[(len(ordered) - 1) * 3 // 4] if ordered else 0
+
+
+def where(problem: Problem, *, named: bool = False) -> str:
+    """`path:line` (the path alone when the line is not known); `named`: its file name alone, as a
+    cut path keeps it (`…/name:line`)."""
+    path = problem.path
+    if named and "/" in path:
+        path = "…/" + path.rsplit("/", 1)[1]
+    return f"{path}:{problem.line}" if problem.line else path
 
 
 def full_text(problem: Problem) -> str:
